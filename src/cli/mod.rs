@@ -1,0 +1,121 @@
+//! Command-line definitions, one module per subcommand.
+//!
+//! The binary only parses flags and wires the library together; the work is in the library.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+mod common;
+
+mod capture;
+mod check_events;
+mod extract;
+mod list;
+mod record;
+mod report;
+mod show;
+mod simple;
+mod stat;
+mod stream;
+
+/// Drive Linux ftrace through tracefs and decode what it records.
+#[derive(Debug, Parser)]
+#[command(name = "tracectl", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// Tracefs root to use: a live mount, a debugfs `tracing/` dir or a recorded fixture
+    /// tree (default: found from /proc/mounts, mounted if absent and root)
+    #[arg(long, global = true, value_name = "DIR", env = "TRACECTL_TRACEFS")]
+    pub tracefs: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands, named after trace-cmd's verbs where one exists.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List available events, tracers, clocks, options, functions or instances
+    List(list::Args),
+    /// Reset, configure and enable tracing, then exit
+    Start(simple::StartArgs),
+    /// Configure tracing without resetting first
+    Set(simple::StartArgs),
+    /// Stop writing to the ring buffer (tracing_on=0)
+    Stop(simple::InstanceArgs),
+    /// Resume writing to the ring buffer (tracing_on=1)
+    Restart(simple::InstanceArgs),
+    /// Put everything back to the kernel's defaults
+    Reset(simple::ResetArgs),
+    /// Clear the ring buffer
+    Clear(simple::InstanceArgs),
+    /// Show the trace or a control file
+    Show(show::Args),
+    /// Show the whole current tracing state
+    Stat(stat::Args),
+    /// Take, show, clear or free a snapshot
+    Snapshot(simple::SnapshotArgs),
+    /// Write a line to trace_marker
+    Marker(simple::MarkerArgs),
+    /// Record a trace to a trace.dat file
+    Record(record::Args),
+    /// Print a trace.dat file
+    Report(report::Args),
+    /// Decode and print events as they arrive (or replay a fixture tree)
+    Stream(stream::Args),
+    /// Write the current buffers to a trace.dat file
+    Extract(extract::Args),
+    /// Parse every event format and list the ones that fail
+    CheckEvents(check_events::Args),
+    /// Copy a tracefs tree (metadata, and optionally a trace) into a fixture directory
+    Capture(capture::Args),
+    /// Print the man page (roff) for tracectl or one subcommand
+    Man(simple::ManArgs),
+}
+
+/// Run the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return 0;
+            }
+            let _ = writeln!(io::stderr(), "tracectl: {err:#}");
+            1
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<i32> {
+    let ctx = common::Context { tracefs: cli.tracefs };
+    match cli.command {
+        Command::List(a) => list::run(&ctx, a),
+        Command::Start(a) => simple::start(&ctx, a, true),
+        Command::Set(a) => simple::start(&ctx, a, false),
+        Command::Stop(a) => simple::stop(&ctx, a),
+        Command::Restart(a) => simple::restart(&ctx, a),
+        Command::Reset(a) => simple::reset(&ctx, a),
+        Command::Clear(a) => simple::clear(&ctx, a),
+        Command::Show(a) => show::run(&ctx, a),
+        Command::Stat(a) => stat::run(&ctx, a),
+        Command::Snapshot(a) => simple::snapshot(&ctx, a),
+        Command::Marker(a) => simple::marker(&ctx, a),
+        Command::Record(a) => record::run(&ctx, a),
+        Command::Report(a) => report::run(&ctx, a),
+        Command::Stream(a) => stream::run(&ctx, a),
+        Command::Extract(a) => extract::run(&ctx, a),
+        Command::CheckEvents(a) => check_events::run(&ctx, a),
+        Command::Capture(a) => capture::run(&ctx, a),
+        Command::Man(a) => simple::man(a),
+    }
+}
+
+/// A broken pipe anywhere in the chain ends quietly, as `| head` users expect.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

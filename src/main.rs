@@ -1,0 +1,8 @@
+//! The `tracectl` command line.
+
+mod cli;
+
+fn main() {
+    let code = cli::main();
+    std::process::exit(code);
+}

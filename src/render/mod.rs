@@ -1,0 +1,1 @@
+//! Sinks: kernel-style text, trace-cmd-style text, JSON lines.

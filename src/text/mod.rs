@@ -1,0 +1,1 @@
+//! The kernel's `trace` / `trace_pipe` text, parsed back into records.

@@ -1,0 +1,64 @@
+use std::fs::OpenOptions;
+use std::io::{Read, Write};
+use std::path::Path;
+
+use super::TracefsError;
+
+/// How a write opens its file: `>` (truncate) or `>>` (append).
+///
+/// The difference matters in tracefs: truncating `kprobe_events` or `synthetic_events`
+/// removes every entry, truncating `set_ftrace_filter` replaces the filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppendMode {
+    /// Open with O_TRUNC, like the shell's `>`.
+    Truncate,
+    /// Open with O_APPEND, like the shell's `>>`.
+    Append,
+}
+
+/// Read a whole tracefs file.
+///
+/// Several tracefs files (`events/header_page`, `events/<sys>/filter`, ...) return EOF for
+/// any read at a non-zero offset, and every file reports `st_size` 0, so the small probe
+/// read of `std::fs::read` truncates them. One large read(2) first, then read to EOF.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, TracefsError> {
+    let mut file = std::fs::File::open(path).map_err(|e| TracefsError::from_io(path, e))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0;
+    loop {
+        if len == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(TracefsError::from_io(path, e)),
+        }
+    }
+    buf.truncate(len);
+    Ok(buf)
+}
+
+/// Write `data` to a tracefs file in one write(2).
+///
+/// A rejected write (EINVAL) becomes [`TracefsError::Rejected`]; the caller that knows
+/// the instance adds the `error_log` text.
+pub fn write_file(path: &Path, data: &[u8], mode: AppendMode) -> Result<(), TracefsError> {
+    let mut opts = OpenOptions::new();
+    opts.write(true);
+    match mode {
+        AppendMode::Truncate => opts.truncate(true),
+        AppendMode::Append => opts.append(true),
+    };
+    let mut file = opts.open(path).map_err(|e| TracefsError::from_io(path, e))?;
+    match file.write(data) {
+        Ok(_) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Err(TracefsError::Rejected {
+            path: path.to_path_buf(),
+            written: String::from_utf8_lossy(data).into_owned(),
+            error_log: None,
+        }),
+        Err(e) => Err(TracefsError::from_io(path, e)),
+    }
+}

@@ -1,0 +1,59 @@
+//! The control plane: a tracefs root (live mount, debugfs `tracing/` or a fixture tree).
+
+mod error;
+mod file;
+
+pub use error::TracefsError;
+pub use file::{read_file, write_file, AppendMode};
+
+use std::path::{Path, PathBuf};
+
+/// A tracefs root directory.
+///
+/// Everything goes through this path, so a recorded fixture tree replays through the same
+/// code as the live mount.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tracefs {
+    root: PathBuf,
+}
+
+impl Tracefs {
+    /// Use `root` as the tracefs root without checking what it is.
+    pub fn at(root: impl Into<PathBuf>) -> Tracefs {
+        Tracefs { root: root.into() }
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Absolute path of a file relative to the root, e.g. `events/header_page`.
+    pub fn path(&self, rel: impl AsRef<Path>) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Read a whole tracefs file (one large read, see [`read_file`]).
+    pub fn read(&self, rel: impl AsRef<Path>) -> Result<Vec<u8>, TracefsError> {
+        read_file(&self.path(rel))
+    }
+
+    /// Read a whole tracefs file as text (invalid UTF-8 is replaced).
+    pub fn read_string(&self, rel: impl AsRef<Path>) -> Result<String, TracefsError> {
+        let bytes = self.read(rel)?;
+        Ok(match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    /// Write `data` to a tracefs file, truncating (`>`) or appending (`>>`).
+    pub fn write(&self, rel: impl AsRef<Path>, data: &[u8], mode: AppendMode) -> Result<(), TracefsError> {
+        write_file(&self.path(rel), data, mode)
+    }
+
+    /// Whether a file or directory exists below the root.
+    pub fn exists(&self, rel: impl AsRef<Path>) -> bool {
+        self.path(rel).exists()
+    }
+}
