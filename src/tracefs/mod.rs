@@ -1,5 +1,6 @@
 //! The control plane: a tracefs root (live mount, debugfs `tracing/` or a fixture tree).
 
+pub mod capture;
 mod error;
 mod file;
 

@@ -1,0 +1,601 @@
+//! Copying a live tracefs root into a fixture tree (`tracectl capture`).
+//!
+//! A fixture tree is a directory laid out like tracefs, so pointing `--tracefs` at it
+//! replays it through the same code as the live mount. A data capture runs in a private
+//! instance, so the top-level buffer and every other user's settings stay untouched: the
+//! only lasting trace of a capture is what the kernel itself keeps globally
+//! (`saved_cmdlines`).
+
+use std::fmt;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::{AppendMode, Tracefs, TracefsError};
+
+/// What to capture.
+#[derive(Debug, Clone, Default)]
+pub struct CaptureOptions {
+    /// Events to enable for a data capture: `all`, `SYSTEM`, `SYSTEM:EVENT`, globs such as
+    /// `sched:sched_*`, or a bare event name. Empty: metadata only.
+    pub events: Vec<String>,
+    /// Copy every `events/<sys>/<ev>/` directory even when only a few events are enabled.
+    pub all_formats: bool,
+    /// Store `/proc/kallsyms` as `host/kallsyms.zst` (zstd), for `%pS` and call sites.
+    pub kallsyms: bool,
+    /// Workload to run while tracing; when absent the capture sleeps for `duration`.
+    pub command: Option<Vec<String>>,
+    /// How long to trace when there is no command.
+    pub duration: Duration,
+    /// Per-CPU buffer size of the private instance (`buffer_size_kb`), to keep trees small.
+    pub buffer_size_kb: Option<u64>,
+    /// Extra instance options to set while recording, e.g. `record-tgid` (written as `1`).
+    pub options: Vec<String>,
+}
+
+/// What a capture did.
+#[derive(Debug, Clone, Default)]
+pub struct CaptureReport {
+    /// Files written into the tree.
+    pub files: usize,
+    /// Files that could not be read, with the reason (e.g. EPERM in a sandbox).
+    pub skipped: Vec<(String, String)>,
+    /// Bytes of `trace_pipe_raw` drained per CPU (data captures only).
+    pub raw_bytes: Vec<u64>,
+    /// Lines of the kernel's `trace` text (data captures only).
+    pub trace_lines: usize,
+    /// Exit status of the workload, if one ran.
+    pub workload_status: Option<i32>,
+}
+
+/// A capture that could not be completed.
+#[derive(Debug)]
+pub enum CaptureError {
+    /// A tracefs file could not be read or written.
+    Tracefs(TracefsError),
+    /// A file in the destination tree could not be written.
+    Write {
+        /// The destination file.
+        path: PathBuf,
+        /// The cause.
+        err: io::Error,
+    },
+    /// An event given with `-e` matches nothing in `available_events`.
+    UnknownEvent {
+        /// What was asked for.
+        spec: String,
+        /// Close names from `available_events`.
+        suggestions: Vec<String>,
+    },
+    /// The workload could not be started.
+    Workload {
+        /// The command.
+        command: String,
+        /// The cause.
+        err: io::Error,
+    },
+    /// SIGINT or SIGTERM arrived; the instance was removed and nothing more was written.
+    Interrupted,
+}
+
+impl fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaptureError::Tracefs(e) => write!(f, "{e}"),
+            CaptureError::Write { path, err } => write!(f, "{}: cannot write: {err}", path.display()),
+            CaptureError::UnknownEvent { spec, suggestions } => {
+                write!(f, "no event matches {spec:?} in available_events")?;
+                if !suggestions.is_empty() {
+                    write!(f, " (did you mean {}?)", suggestions.join(", "))?;
+                }
+                Ok(())
+            }
+            CaptureError::Workload { command, err } => write!(f, "cannot run {command:?}: {err}"),
+            CaptureError::Interrupted => write!(f, "interrupted; the capture instance was removed"),
+        }
+    }
+}
+
+impl std::error::Error for CaptureError {}
+
+impl From<TracefsError> for CaptureError {
+    fn from(e: TracefsError) -> Self {
+        CaptureError::Tracefs(e)
+    }
+}
+
+/// Top-level files never read: they consume data, block, or only accept writes.
+const NEVER_READ: &[&str] = &[
+    "trace_pipe",
+    "trace_pipe_raw",
+    "snapshot_raw",
+    "trace_marker",
+    "trace_marker_raw",
+    "free_buffer",
+    "snapshot",
+    // Function lists are megabytes and not part of what a fixture replays.
+    "available_filter_functions",
+    "available_filter_functions_addrs",
+    "enabled_functions",
+    "touched_functions",
+];
+
+/// Files of an instance that describe the data in its buffer; a data capture takes them
+/// from the private instance rather than from the top level.
+const INSTANCE_FILES: &[&str] = &[
+    "trace_clock",
+    "trace_options",
+    "buffer_size_kb",
+    "buffer_total_size_kb",
+    "buffer_subbuf_size_kb",
+    "buffer_percent",
+    "current_tracer",
+    "set_event",
+    "timestamp_mode",
+    "tracing_cpumask",
+];
+
+/// Copy `src` into the fixture tree `dest` (created if needed).
+///
+/// With events, this is a data capture: a private instance `instances/tracectl-capture-<pid>`
+/// gets `options/hash-ptr` off (the kernel would otherwise print `%p` values hashed with a
+/// boot secret), the events enabled, the workload run, tracing stopped; then its `trace` text
+/// and, from the same stopped buffer, every `per_cpu/cpuN/trace_pipe_raw` are written to the
+/// tree. The instance is removed on every path, including `stop` being set by a signal
+/// handler.
+pub fn capture(
+    src: &Tracefs,
+    dest: &Path,
+    opts: &CaptureOptions,
+    stop: &AtomicBool,
+) -> Result<CaptureReport, CaptureError> {
+    let mut report = CaptureReport::default();
+    mkdirs(dest)?;
+    let available = src.read_string("available_events")?;
+    let selected = select_events(&available, &opts.events)?;
+    let data = !opts.events.is_empty();
+
+    // Global metadata first; the instance's own view overwrites the per-buffer files.
+    copy_top_level(src, dest, &mut report)?;
+    let copy_all = opts.all_formats || !data;
+
+    if data {
+        let name = format!("tracectl-capture-{}", std::process::id());
+        let inst = InstanceGuard::create(src, &name)?;
+        let it = Tracefs::at(src.path(format!("instances/{name}")));
+        record_in(&it, opts, &selected, stop, &mut report)?;
+        // Per-buffer state while the instance still has it.
+        for f in INSTANCE_FILES {
+            copy_file(&it, f, dest, f, &mut report)?;
+        }
+        copy_dir_files(&it, "options", dest, &mut report)?;
+        copy_per_cpu(&it, dest, &mut report)?;
+        copy_events(&it, src, dest, if copy_all { None } else { Some(&selected) }, &mut report)?;
+        let text = it.read("trace")?;
+        report.trace_lines = text.iter().filter(|&&b| b == b'\n').count();
+        write_dest(dest, "trace", &text)?;
+        report.files += 1;
+        // The comm cache the kernel's text just used; read before anything else runs.
+        copy_file(src, "saved_cmdlines", dest, "saved_cmdlines", &mut report)?;
+        copy_file(src, "saved_tgids", dest, "saved_tgids", &mut report)?;
+        report.raw_bytes = drain_raw(&it, dest, &mut report)?;
+        drop(inst);
+    } else {
+        copy_events(src, src, dest, None, &mut report)?;
+    }
+
+    write_host(dest, opts, &mut report)?;
+    Ok(report)
+}
+
+/// Enable, run, stop. Every change stays inside the private instance `it`.
+fn record_in(
+    it: &Tracefs,
+    opts: &CaptureOptions,
+    selected: &[(String, String)],
+    stop: &AtomicBool,
+    report: &mut CaptureReport,
+) -> Result<(), CaptureError> {
+    it.write("tracing_on", b"0", AppendMode::Truncate)?;
+    if let Some(kb) = opts.buffer_size_kb {
+        it.write("buffer_size_kb", kb.to_string().as_bytes(), AppendMode::Truncate)?;
+    }
+    if it.exists("options/hash-ptr") {
+        it.write("options/hash-ptr", b"0", AppendMode::Truncate)?;
+    }
+    for o in &opts.options {
+        let (name, val) = match o.strip_prefix("no") {
+            Some(rest) if it.exists(format!("options/{rest}")) => (rest, b"0"),
+            _ => (o.as_str(), b"1"),
+        };
+        it.write(format!("options/{name}"), val, AppendMode::Truncate)?;
+    }
+    if opts.events.iter().any(|e| e == "all") {
+        it.write("events/enable", b"1", AppendMode::Truncate)?;
+    } else {
+        for (sys, ev) in selected {
+            it.write(format!("events/{sys}/{ev}/enable"), b"1", AppendMode::Truncate)?;
+        }
+    }
+    it.write("trace", b"", AppendMode::Truncate)?;
+    it.write("tracing_on", b"1", AppendMode::Truncate)?;
+    let outcome = run_workload(opts, stop);
+    it.write("tracing_on", b"0", AppendMode::Truncate)?;
+    report.workload_status = outcome?;
+    if stop.load(Ordering::SeqCst) {
+        return Err(CaptureError::Interrupted);
+    }
+    Ok(())
+}
+
+fn run_workload(opts: &CaptureOptions, stop: &AtomicBool) -> Result<Option<i32>, CaptureError> {
+    match &opts.command {
+        Some(argv) if !argv.is_empty() => {
+            let mut child = Command::new(&argv[0]).args(&argv[1..]).spawn().map_err(|err| {
+                CaptureError::Workload { command: argv.join(" "), err }
+            })?;
+            let status = child.wait().map_err(|err| CaptureError::Workload { command: argv.join(" "), err })?;
+            Ok(Some(status.code().unwrap_or(-1)))
+        }
+        _ => {
+            let end = Instant::now() + opts.duration;
+            while Instant::now() < end && !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(10).min(end.saturating_duration_since(Instant::now())));
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Removes the private instance on drop, whatever happened.
+struct InstanceGuard {
+    tracefs: Tracefs,
+    name: String,
+}
+
+impl InstanceGuard {
+    fn create(t: &Tracefs, name: &str) -> Result<InstanceGuard, CaptureError> {
+        let path = t.path(format!("instances/{name}"));
+        fs::create_dir(&path).map_err(|e| TracefsError::from_io(&path, e))?;
+        Ok(InstanceGuard { tracefs: t.clone(), name: name.to_string() })
+    }
+}
+
+impl Drop for InstanceGuard {
+    fn drop(&mut self) {
+        let rel = format!("instances/{}", self.name);
+        let _ = self.tracefs.write(format!("{rel}/tracing_on"), b"0", AppendMode::Truncate);
+        let _ = self.tracefs.write(format!("{rel}/events/enable"), b"0", AppendMode::Truncate);
+        let path = self.tracefs.path(&rel);
+        // rmdir fails with EBUSY while a reader still holds a file; retry briefly.
+        for _ in 0..50 {
+            match fs::remove_dir(&path) {
+                Ok(()) => return,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return,
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        eprintln!("tracectl: could not remove {}: remove it with rmdir", path.display());
+    }
+}
+
+/// Resolve `-e` specs against `available_events` (`sys:ev` lines).
+pub fn select_events(available: &str, specs: &[String]) -> Result<Vec<(String, String)>, CaptureError> {
+    let all: Vec<(&str, &str)> = available.lines().filter_map(|l| l.trim().split_once(':')).collect();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for spec in specs {
+        let before = out.len();
+        let matches: Vec<&(&str, &str)> = if spec == "all" {
+            all.iter().collect()
+        } else if let Some((s, e)) = spec.split_once(':') {
+            all.iter().filter(|(sys, ev)| glob(s, sys) && glob(e, ev)).collect()
+        } else {
+            let by_sys: Vec<_> = all.iter().filter(|(sys, _)| glob(spec, sys)).collect();
+            if by_sys.is_empty() {
+                all.iter().filter(|(_, ev)| glob(spec, ev)).collect()
+            } else {
+                by_sys
+            }
+        };
+        for (s, e) in matches {
+            if !out.iter().any(|(a, b)| a == s && b == e) {
+                out.push((s.to_string(), e.to_string()));
+            }
+        }
+        if out.len() == before && !all.iter().any(|(s, e)| spec.split_once(':') == Some((s, e))) {
+            let want = spec.as_str();
+            let mut close: Vec<(usize, String)> = all
+                .iter()
+                .map(|(s, e)| {
+                    let full = format!("{s}:{e}");
+                    let d = edit_distance(want, if want.contains(':') { &full } else { e });
+                    (d, full)
+                })
+                .filter(|(d, _)| *d <= 3)
+                .collect();
+            close.sort();
+            return Err(CaptureError::UnknownEvent {
+                spec: spec.clone(),
+                suggestions: close.into_iter().take(3).map(|(_, n)| n).collect(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Shell-style glob with `*` and `?`.
+fn glob(pat: &str, s: &str) -> bool {
+    fn go(p: &[u8], s: &[u8]) -> bool {
+        match (p.first(), s.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => go(&p[1..], s) || (!s.is_empty() && go(p, &s[1..])),
+            (Some(b'?'), Some(_)) => go(&p[1..], &s[1..]),
+            (Some(a), Some(b)) if a == b => go(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    go(pat.as_bytes(), s.as_bytes())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn mkdirs(p: &Path) -> Result<(), CaptureError> {
+    fs::create_dir_all(p).map_err(|err| CaptureError::Write { path: p.to_path_buf(), err })
+}
+
+fn write_dest(dest: &Path, rel: &str, data: &[u8]) -> Result<(), CaptureError> {
+    let path = dest.join(rel);
+    if let Some(parent) = path.parent() {
+        mkdirs(parent)?;
+    }
+    fs::write(&path, data).map_err(|err| CaptureError::Write { path, err })
+}
+
+/// Copy one file; unreadable files (EPERM in a sandbox, write-only files) are noted, not fatal.
+fn copy_file(
+    from: &Tracefs,
+    rel: &str,
+    dest: &Path,
+    to: &str,
+    report: &mut CaptureReport,
+) -> Result<(), CaptureError> {
+    match from.read(rel) {
+        Ok(bytes) => {
+            write_dest(dest, to, &bytes)?;
+            report.files += 1;
+        }
+        Err(TracefsError::NotFound { .. }) => {}
+        Err(e) => report.skipped.push((to.to_string(), e.to_string())),
+    }
+    Ok(())
+}
+
+fn list_dir(dir: &Path) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = match fs::read_dir(dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let is_dir = e.file_type().ok()?.is_dir();
+                Some((e.file_name().into_string().ok()?, is_dir))
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    out.sort();
+    out
+}
+
+fn copy_top_level(src: &Tracefs, dest: &Path, report: &mut CaptureReport) -> Result<(), CaptureError> {
+    for (name, is_dir) in list_dir(src.root()) {
+        if is_dir || NEVER_READ.contains(&name.as_str()) || name == "trace" {
+            continue;
+        }
+        copy_file(src, &name, dest, &name, report)?;
+    }
+    copy_dir_files(src, "options", dest, report)?;
+    copy_per_cpu(src, dest, report)?;
+    for f in ["header_page", "header_event"] {
+        let rel = format!("events/{f}");
+        copy_file(src, &rel, dest, &rel, report)?;
+    }
+    Ok(())
+}
+
+fn copy_dir_files(from: &Tracefs, dir: &str, dest: &Path, report: &mut CaptureReport) -> Result<(), CaptureError> {
+    for (name, is_dir) in list_dir(&from.path(dir)) {
+        if !is_dir {
+            let rel = format!("{dir}/{name}");
+            copy_file(from, &rel, dest, &rel, report)?;
+        }
+    }
+    Ok(())
+}
+
+fn copy_per_cpu(from: &Tracefs, dest: &Path, report: &mut CaptureReport) -> Result<(), CaptureError> {
+    for (cpu, is_dir) in list_dir(&from.path("per_cpu")) {
+        if is_dir {
+            for f in ["buffer_size_kb", "stats"] {
+                let rel = format!("per_cpu/{cpu}/{f}");
+                copy_file(from, &rel, dest, &rel, report)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copy `events/`: per-system `enable`/`filter`, and per event `format`, `id`, `enable`,
+/// `filter`, `trigger`. `only`: just these events plus `events/ftrace/*` (whose formats
+/// describe the tracer records any tree may hold).
+fn copy_events(
+    from: &Tracefs,
+    top: &Tracefs,
+    dest: &Path,
+    only: Option<&[(String, String)]>,
+    report: &mut CaptureReport,
+) -> Result<(), CaptureError> {
+    if from.exists("events/enable") {
+        copy_file(from, "events/enable", dest, "events/enable", report)?;
+    }
+    // The ftrace system only lives at the top level.
+    let mut systems: Vec<(Tracefs, String)> = Vec::new();
+    for (sys, is_dir) in list_dir(&top.path("events")) {
+        if is_dir {
+            let src = if from.exists(format!("events/{sys}")) { from.clone() } else { top.clone() };
+            systems.push((src, sys));
+        }
+    }
+    for (src, sys) in systems {
+        let wanted: Vec<String> = list_dir(&src.path(format!("events/{sys}")))
+            .into_iter()
+            .filter(|(_, d)| *d)
+            .map(|(e, _)| e)
+            .filter(|e| match only {
+                None => true,
+                Some(sel) => sys == "ftrace" || sel.iter().any(|(s, n)| *s == sys && n == e),
+            })
+            .collect();
+        if wanted.is_empty() {
+            continue;
+        }
+        for f in ["enable", "filter"] {
+            let rel = format!("events/{sys}/{f}");
+            copy_file(&src, &rel, dest, &rel, report)?;
+        }
+        for ev in wanted {
+            for f in ["format", "id", "enable", "filter", "trigger"] {
+                let rel = format!("events/{sys}/{ev}/{f}");
+                copy_file(&src, &rel, dest, &rel, report)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Drain every `per_cpu/cpuN/trace_pipe_raw` of a stopped buffer into the tree, whole
+/// sub-buffers, without blocking.
+fn drain_raw(it: &Tracefs, dest: &Path, report: &mut CaptureReport) -> Result<Vec<u64>, CaptureError> {
+    let subbuf = it
+        .read_string("buffer_subbuf_size_kb")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .unwrap_or(4)
+        * 1024;
+    let mut sizes = Vec::new();
+    let mut cpus: Vec<u32> = list_dir(&it.path("per_cpu"))
+        .into_iter()
+        .filter_map(|(n, _)| n.strip_prefix("cpu")?.parse().ok())
+        .collect();
+    cpus.sort_unstable();
+    for cpu in cpus {
+        let rel = format!("per_cpu/cpu{cpu}/trace_pipe_raw");
+        let path = it.path(&rel);
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&path)
+            .map_err(|e| TracefsError::from_io(&path, e))?;
+        let mut out = Vec::new();
+        let mut page = vec![0u8; subbuf];
+        loop {
+            match file.read(&mut page) {
+                Ok(0) => break,
+                Ok(n) => {
+                    out.extend_from_slice(&page[..n]);
+                    // A short read is a partial page; pad so every page stays whole.
+                    out.resize(out.len() + (subbuf - n % subbuf) % subbuf, 0);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(TracefsError::from_io(&path, e).into()),
+            }
+        }
+        let dpath = dest.join(&rel);
+        mkdirs(dpath.parent().unwrap_or(dest))?;
+        let mut f = fs::File::create(&dpath).map_err(|err| CaptureError::Write { path: dpath.clone(), err })?;
+        f.write_all(&out).map_err(|err| CaptureError::Write { path: dpath.clone(), err })?;
+        report.files += 1;
+        sizes.push(out.len() as u64);
+    }
+    Ok(sizes)
+}
+
+fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) -> Result<(), CaptureError> {
+    let uts = nix::sys::utsname::uname().map_err(|e| CaptureError::Write {
+        path: dest.join("host/uname"),
+        err: io::Error::from_raw_os_error(e as i32),
+    })?;
+    let uname = format!(
+        "{} {} {} {} {}\n",
+        uts.sysname().to_string_lossy(),
+        uts.nodename().to_string_lossy(),
+        uts.release().to_string_lossy(),
+        uts.version().to_string_lossy(),
+        uts.machine().to_string_lossy()
+    );
+    write_dest(dest, "host/uname", uname.as_bytes())?;
+    report.files += 1;
+    if opts.kallsyms {
+        let raw = fs::read("/proc/kallsyms").map_err(|err| CaptureError::Write { path: "/proc/kallsyms".into(), err })?;
+        let z = zstd::encode_all(&raw[..], 12)
+            .map_err(|err| CaptureError::Write { path: dest.join("host/kallsyms.zst"), err })?;
+        write_dest(dest, "host/kallsyms.zst", &z)?;
+        report.files += 1;
+    }
+    let mut notes = String::new();
+    notes.push_str(&format!("date: {}\n", chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ")));
+    notes.push_str(&format!("kernel: {}", uname));
+    notes.push_str(&format!("events: {}\n", opts.events.join(" ")));
+    if let Some(cmd) = &opts.command {
+        notes.push_str(&format!("command: {}\n", cmd.join(" ")));
+    } else if !opts.events.is_empty() {
+        notes.push_str(&format!("duration_ms: {}\n", opts.duration.as_millis()));
+    }
+    if let Some(kb) = opts.buffer_size_kb {
+        notes.push_str(&format!("buffer_size_kb: {kb}\n"));
+    }
+    for (f, why) in &report.skipped {
+        notes.push_str(&format!("skipped: {f}: {why}\n"));
+    }
+    write_dest(dest, "host/capture.txt", notes.as_bytes())?;
+    report.files += 1;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AVAIL: &str = "sched:sched_switch\nsched:sched_wakeup\nirq:irq_handler_entry\nirq:softirq_entry\n";
+
+    #[test]
+    fn selects_by_system_event_and_glob() {
+        let s = |v: &[&str]| select_events(AVAIL, &v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        assert_eq!(s(&["irq"]).len(), 2);
+        assert_eq!(s(&["sched:sched_switch"]), vec![("sched".into(), "sched_switch".into())]);
+        assert_eq!(s(&["*:*_entry"]).len(), 2);
+        assert_eq!(s(&["sched_wakeup"]), vec![("sched".into(), "sched_wakeup".into())]);
+        assert_eq!(s(&["all"]).len(), 4);
+    }
+
+    #[test]
+    fn unknown_event_suggests_close_names() {
+        let err = select_events(AVAIL, &["sched:sched_swich".to_string()]).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("sched:sched_switch"), "{msg}");
+    }
+}
