@@ -2,13 +2,12 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use clap::{ArgMatches, CommandFactory};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
-use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 use tracectl::dat::{Compression, WriteOptions};
 use tracectl::record::{EventSpec, RecordConfig, RecordSummary, Recorder};
@@ -169,17 +168,10 @@ pub fn print_summary(s: &RecordSummary, output: &std::path::Path) {
 
 /// Run `tracectl record`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
-    // Signals become readable events instead of killing us, so a Ctrl-C or kill always
-    // ends with a drained, written file and a restored tracefs. The child gets a clean
-    // signal mask from std::process.
-    let mut mask = SigSet::empty();
-    mask.add(Signal::SIGINT);
-    mask.add(Signal::SIGTERM);
-    mask.thread_block().context("blocking SIGINT/SIGTERM")?;
-    let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).context("signalfd")?;
-
-    let t = live_tracefs(ctx)?;
-    let cfg = RecordConfig {
+    if a.only_command && a.command.is_empty() {
+        anyhow::bail!("-F needs a command after `--`");
+    }
+    let mut cfg = RecordConfig {
         events: event_specs(&a),
         plugin: a.plugin.clone(),
         clock: a.clock.clone(),
@@ -199,26 +191,32 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if cfg.events.is_empty() && cfg.plugin.is_none() {
         anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
     }
-    if a.only_command && a.command.is_empty() {
-        anyhow::bail!("-F needs a command after `--`");
-    }
-
-    // With -F the command is started stopped, so its pid can be filtered before it runs.
+    // The command starts stopped (its shell stops itself before exec) so no event of it
+    // is missed and -F can filter its pid first. It is spawned before our signals are
+    // blocked because a child inherits the blocked mask.
     let mut child = None;
-    let mut cfg = cfg;
-    if !a.command.is_empty() && a.only_command {
+    if !a.command.is_empty() {
         let c = Command::new("/bin/sh")
             .arg("-c")
             .arg("kill -STOP $$; exec \"$0\" \"$@\"")
             .args(&a.command)
             .spawn()
             .with_context(|| format!("running {}", a.command[0]))?;
-        let pid = Pid::from_raw(c.id() as i32);
-        let _ = waitpid(pid, Some(WaitPidFlag::WUNTRACED));
-        cfg.pids.push(c.id());
+        let _ = waitpid(Pid::from_raw(c.id() as i32), Some(WaitPidFlag::WUNTRACED));
         child = Some(c);
     }
-    let rec = match Recorder::start(t, cfg, &a.output) {
+    // Signals become readable events instead of killing us, so a Ctrl-C or kill always
+    // ends with a drained, written file and a restored tracefs.
+    let mut mask = SigSet::empty();
+    mask.add(Signal::SIGINT);
+    mask.add(Signal::SIGTERM);
+    mask.thread_block().context("blocking SIGINT/SIGTERM")?;
+    let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).context("signalfd")?;
+
+    if let (Some(c), true) = (&child, a.only_command) {
+        cfg.pids.push(c.id());
+    }
+    let rec = match live_tracefs(ctx).and_then(|t| Ok(Recorder::start(t, cfg, &a.output)?)) {
         Ok(r) => r,
         Err(e) => {
             if let Some(mut c) = child {
@@ -226,13 +224,11 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
                 let _ = c.wait();
             }
-            return Err(e.into());
+            return Err(e);
         }
     };
     if let Some(c) = &child {
         let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
-    } else if !a.command.is_empty() {
-        child = Some(Command::new(&a.command[0]).args(&a.command[1..]).spawn().with_context(|| format!("running {}", a.command[0]))?);
     }
     if !a.quiet && child.is_none() {
         eprintln!("Hit Ctrl^C to stop recording");
@@ -259,11 +255,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             let _ = c.wait();
         }
     }
-    let _ = WaitStatus::StillAlive;
     let summary = rec.finish()?;
     if !a.quiet {
         print_summary(&summary, &a.output);
     }
-    std::thread::sleep(Duration::from_millis(0));
     Ok(0)
 }
