@@ -112,3 +112,30 @@ pub(crate) fn spawn(
     })?;
     Ok(CpuThread { cpu, tmp, handle: Some(handle) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(commit: u64, stored: Option<u64>) -> Vec<u8> {
+        let mut p = vec![0u8; 4096];
+        p[8..16].copy_from_slice(&commit.to_ne_bytes());
+        if let Some(n) = stored {
+            let at = 16 + (commit & ((1 << 27) - 1)) as usize;
+            p[at..at + 8].copy_from_slice(&n.to_ne_bytes());
+        }
+        p
+    }
+
+    #[test]
+    fn lost_events_from_page_flags() {
+        let info = PageInfo { subbuf: 4096, commit_offset: 8, data_offset: 16, long_size: 8 };
+        let mut c = CpuCaptured::default();
+        account(&page(100, None), &info, &mut c);
+        assert_eq!((c.lost_events, c.lost_unknown), (0, 0));
+        account(&page(100 | 1 << 31 | 1 << 30, Some(42)), &info, &mut c);
+        assert_eq!((c.lost_events, c.lost_unknown), (42, 0));
+        account(&page(64 | 1 << 31, None), &info, &mut c);
+        assert_eq!((c.lost_events, c.lost_unknown), (42, 1));
+    }
+}
