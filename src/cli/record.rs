@@ -75,6 +75,9 @@ pub struct Args {
     /// Graph this function (set_graph_function; needs function_graph)
     #[arg(short = 'g')]
     pub graph: Vec<String>,
+    /// Also record tracectl's own threads
+    #[arg(long = "no-filter")]
+    pub no_filter: bool,
     /// trace.dat version to write, 6 or 7
     #[arg(long = "file-version", default_value_t = 7)]
     pub file_version: u32,
@@ -186,6 +189,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         graph_functions: a.graph.clone(),
         all_formats: a.all_formats,
         date: a.date,
+        no_filter: a.no_filter,
         write: write_options(a.file_version, &a.compression)?,
     };
     if cfg.events.is_empty() && cfg.plugin.is_none() {

@@ -42,6 +42,8 @@ pub(crate) struct CpuThread {
     pub cpu: u32,
     pub tmp: PathBuf,
     pub handle: Option<JoinHandle<Result<CpuCaptured, String>>>,
+    /// Kernel thread id, so the recorder can keep its own threads out of the trace.
+    pub tid: Option<i32>,
 }
 
 fn read_long(b: &[u8], at: usize, long: usize) -> u64 {
@@ -74,7 +76,9 @@ pub(crate) fn spawn(
 ) -> io::Result<CpuThread> {
     let src = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&pipe)?;
     let mut dst = File::create(&tmp)?;
+    let (tid_tx, tid_rx) = std::sync::mpsc::sync_channel(1);
     let handle = std::thread::Builder::new().name(format!("capture-cpu{cpu}")).spawn(move || {
+        let _ = tid_tx.send(nix::unistd::gettid().as_raw());
         let mut out = CpuCaptured { cpu, ..Default::default() };
         let mut buf = vec![0u8; info.subbuf];
         let ctx = |e: io::Error, what: &str| format!("cpu{cpu}: {what}: {e}");
@@ -110,7 +114,8 @@ pub(crate) fn spawn(
         dst.flush().map_err(|e| ctx(e, "flushing capture file"))?;
         Ok(out)
     })?;
-    Ok(CpuThread { cpu, tmp, handle: Some(handle) })
+    let tid = tid_rx.recv().ok();
+    Ok(CpuThread { cpu, tmp, handle: Some(handle), tid })
 }
 
 #[cfg(test)]

@@ -63,6 +63,8 @@ pub struct RecordConfig {
     pub all_formats: bool,
     /// `--date`: store the offset to wall-clock time.
     pub date: bool,
+    /// `--no-filter`: also record the recorder's own threads.
+    pub no_filter: bool,
     /// File version and compression.
     pub write: WriteOptions,
 }
@@ -234,6 +236,7 @@ impl Recorder {
         // From here on Drop restores whatever was changed, whatever fails next.
         rec.configure()?;
         rec.spawn_threads()?;
+        rec.exclude_self()?;
         rec.set("tracing_on", "1", None)?;
         Ok(rec)
     }
@@ -340,6 +343,18 @@ impl Recorder {
                 .map_err(|e| RecordError::Capture(format!("cpu{cpu}: {} / {}: {e}", pipe.display(), tmp.display())))?;
             self.threads.push(th);
         }
+        Ok(())
+    }
+
+    /// Keep the recorder's own threads out of the trace (set_event_notrace_pid), as
+    /// their reads and wake-ups would otherwise fill it.
+    fn exclude_self(&mut self) -> Result<(), RecordError> {
+        if self.cfg.no_filter || !self.t.exists(self.rel("set_event_notrace_pid")) {
+            return Ok(());
+        }
+        let mut pids = vec![std::process::id().to_string()];
+        pids.extend(self.threads.iter().filter_map(|t| t.tid).map(|t| t.to_string()));
+        self.set("set_event_notrace_pid", &pids.join(" "), None)?;
         Ok(())
     }
 
