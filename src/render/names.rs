@@ -116,6 +116,11 @@ impl EventNames {
         self.get(rec.event_id(self.big_endian)?)
     }
 
+    /// Every known event with its id.
+    pub fn iter(&self) -> impl Iterator<Item = (u16, &EventInfo)> {
+        self.by_id.iter().map(|(id, e)| (*id, e))
+    }
+
     /// Number of events known.
     pub fn len(&self) -> usize {
         self.by_id.len()
