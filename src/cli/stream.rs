@@ -54,6 +54,10 @@ struct Printer {
     only: Option<HashSet<u16>>,
     errors: u64,
     lost_unknown_ids: HashSet<u16>,
+    /// Live only: learn comms from the events themselves (the kernel's cache moves on).
+    learn: bool,
+    /// A pid printed as `<...>` in this batch: re-read saved_cmdlines.
+    saw_unknown: bool,
 }
 
 impl Printer {
@@ -67,6 +71,9 @@ impl Printer {
     fn entry(&mut self, item: Result<Entry<'_>, PageError>, out: &mut Vec<u8>) {
         match item {
             Ok(Entry::Event(rec)) => {
+                if self.learn {
+                    self.learn_comms(&rec);
+                }
                 if !self.wanted(&rec) {
                     return;
                 }
@@ -93,6 +100,38 @@ impl Printer {
                     eprintln!("tracectl: {e}");
                 }
             }
+        }
+    }
+
+    /// Pick task names out of the events that carry them.
+    fn learn_comms(&mut self, rec: &Record) {
+        let pid = self.style.pid(rec);
+        if pid > 0 && self.comms.comm(pid) == "<...>" {
+            self.saw_unknown = true;
+        }
+        let Some(ev) = self.names.of(rec) else { return };
+        let pairs: &[(&str, &str)] = match (ev.system.as_str(), ev.name.as_str()) {
+            ("sched", "sched_switch") => &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")],
+            ("sched", "sched_process_fork") => &[("parent_pid", "parent_comm"), ("child_pid", "child_comm")],
+            ("sched", "sched_wakeup" | "sched_waking" | "sched_wakeup_new" | "sched_process_exit" | "sched_process_free") => {
+                &[("pid", "comm")]
+            }
+            ("task", "task_newtask") => &[("pid", "comm")],
+            ("task", "task_rename") => &[("pid", "newcomm")],
+            _ => return,
+        };
+        let be = self.style.big_endian;
+        let field = |name: &str| ev.fields.iter().find(|f| f.name == name).map(|f| json::field_value(f, rec.data, be));
+        let mut learned = Vec::new();
+        for (pid_field, comm_field) in pairs {
+            if let (Some(serde_json::Value::Number(p)), Some(serde_json::Value::String(c))) = (field(pid_field), field(comm_field)) {
+                if let Some(p) = p.as_i64() {
+                    learned.push((p as i32, c));
+                }
+            }
+        }
+        for (p, c) in learned {
+            self.comms.learn(p, &c);
         }
     }
 
@@ -153,6 +192,8 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
         only,
         errors: 0,
         lost_unknown_ids: HashSet::new(),
+        learn: false,
+        saw_unknown: false,
     }
 }
 
@@ -253,6 +294,7 @@ fn live(top: &Tracefs, args: &Args) -> Result<i32> {
         layout.subbuf_size = kb * 1024;
     }
     let mut p = printer_for(&buffer, top, layout.big_endian, args);
+    p.learn = true;
     let mut reader = LiveReader::open(&buffer, &layout, args.cpu)?;
     let cpus = reader.cpus();
     let mut bufs: Vec<Vec<u8>> = cpus.iter().map(|_| Vec::new()).collect();
@@ -268,7 +310,8 @@ fn live(top: &Tracefs, args: &Args) -> Result<i32> {
         }
         if reader.read_available(&mut bufs)? > 0 {
             // The kernel's comm cache moves on while we stream; refresh it now and then.
-            if last_cmdlines.elapsed() > Duration::from_millis(500) {
+            if p.saw_unknown && last_cmdlines.elapsed() > Duration::from_millis(200) {
+                p.saw_unknown = false;
                 p.comms.load_saved_cmdlines(&top.read_string("saved_cmdlines").unwrap_or_default());
                 last_cmdlines = Instant::now();
             }
