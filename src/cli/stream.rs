@@ -58,6 +58,15 @@ struct Printer {
     learn: bool,
     /// A pid printed as `<...>` in this batch: re-read saved_cmdlines.
     saw_unknown: bool,
+    /// Replay in kernel style: the kernel's `trace` file has no `[LOST]` lines for events
+    /// overwritten before it was read, so they go to stderr instead of the text.
+    lost_to_stderr: bool,
+    /// The kernel's `trace` marks the first line of each CPU with `##### CPU N buffer
+    /// started ####` when `options/annotate` is on and the buffer overran.
+    annotate: bool,
+    started: HashSet<u32>,
+    /// Index of the current event in the whole buffer (the kernel's `iter->idx`).
+    idx: u64,
 }
 
 impl Printer {
@@ -74,8 +83,14 @@ impl Printer {
                 if self.learn {
                     self.learn_comms(&rec);
                 }
+                let idx = self.idx;
+                self.idx += 1;
                 if !self.wanted(&rec) {
                     return;
+                }
+                // The kernel skips the mark for the first two entries of the trace.
+                if self.annotate && !self.json && self.started.insert(rec.cpu) && idx > 1 {
+                    out.extend_from_slice(format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes());
                 }
                 if self.json {
                     json::write_record(out, &rec, &self.comms, &self.names, &self.style);
@@ -90,6 +105,11 @@ impl Printer {
             Ok(Entry::Lost { cpu, ts, count }) => {
                 if self.json {
                     json::write_lost(out, cpu, ts, count);
+                } else if self.lost_to_stderr {
+                    match count {
+                        Some(n) => eprintln!("tracectl: cpu{cpu}: {n} events were overwritten before the capture"),
+                        None => eprintln!("tracectl: cpu{cpu}: events were overwritten before the capture"),
+                    }
                 } else {
                     self.style.write_lost(out, cpu, count);
                 }
@@ -194,6 +214,10 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
         lost_unknown_ids: HashSet::new(),
         learn: false,
         saw_unknown: false,
+        lost_to_stderr: false,
+        annotate: false,
+        started: HashSet::new(),
+        idx: 0,
     }
 }
 
@@ -201,6 +225,8 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
     let layout = page_layout(t).context("reading the sub-buffer layout")?;
     let data = load_cpu_files(t, args.cpu)?;
     let mut p = printer_for(t, t, layout.big_endian, args);
+    p.lost_to_stderr = true;
+    p.annotate = t.read_string("options/annotate").map_or(true, |s| s.trim() == "1") && buffer_overran(t);
     let stdout = io::stdout();
     let mut w = stdout.lock();
     let mut out = Vec::with_capacity(1 << 16);
@@ -222,6 +248,16 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+/// Whether any CPU's `per_cpu/cpuN/stats` reports an overrun.
+fn buffer_overran(t: &Tracefs) -> bool {
+    let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) else { return false };
+    rd.filter_map(|e| e.ok()).any(|e| {
+        std::fs::read_to_string(e.path().join("stats")).is_ok_and(|s| {
+            s.lines().any(|l| l.strip_prefix("overrun:").is_some_and(|v| v.trim() != "0"))
+        })
+    })
 }
 
 /// The `trace` file's header: tracer, entries from `per_cpu/cpuN/stats`, CPU count, legend.

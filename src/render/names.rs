@@ -203,6 +203,9 @@ impl EventFormatter for EventNames {
             out.extend_from_slice(format!("<unknown event id {id}>").as_bytes());
             return false;
         };
+        if ev.system == "syscalls" && write_syscall(ev, rec.data, self.big_endian, out) {
+            return true;
+        }
         out.extend_from_slice(ev.name.as_bytes());
         out.extend_from_slice(b": ");
         let mut first = true;
@@ -220,5 +223,49 @@ impl EventFormatter for EventNames {
             }
         }
         true
+    }
+}
+
+/// The kernel prints `syscalls:sys_enter_*` / `sys_exit_*` with its own output functions,
+/// not with their `print fmt`: `sys_write(fd: 1, buf: 0x55c0..., count: 6)` (arguments
+/// below 10 in decimal, the rest in hex) and `sys_write -> 0x1`. Returns false when the
+/// record does not look like a syscall event.
+pub fn write_syscall(ev: &EventInfo, data: &[u8], be: bool, out: &mut Vec<u8>) -> bool {
+    let read = |f: &FieldDesc| -> Option<u64> {
+        let b = data.get(f.offset..f.offset + f.size)?;
+        let mut v = 0u64;
+        if be {
+            b.iter().for_each(|&x| v = (v << 8) | u64::from(x));
+        } else {
+            b.iter().rev().for_each(|&x| v = (v << 8) | u64::from(x));
+        }
+        Some(v)
+    };
+    let args = ev.fields.iter().filter(|f| !f.name.starts_with("common_") && f.name != "__syscall_nr");
+    if let Some(call) = ev.name.strip_prefix("sys_enter_") {
+        out.extend_from_slice(b"sys_");
+        out.extend_from_slice(call.as_bytes());
+        out.push(b'(');
+        for (i, f) in args.enumerate() {
+            let Some(v) = read(f) else { return false };
+            if i > 0 {
+                out.extend_from_slice(b", ");
+            }
+            out.extend_from_slice(f.name.as_bytes());
+            out.extend_from_slice(b": ");
+            if v < 10 {
+                super::kernel::push_padded(out, v, 0, b' ');
+            } else {
+                out.extend_from_slice(format!("{v:#x}").as_bytes());
+            }
+        }
+        out.push(b')');
+        true
+    } else if let Some(call) = ev.name.strip_prefix("sys_exit_") {
+        let Some(ret) = ev.fields.iter().find(|f| f.name == "ret").and_then(read) else { return false };
+        out.extend_from_slice(format!("sys_{call} -> {ret:#x}").as_bytes());
+        true
+    } else {
+        false
     }
 }
