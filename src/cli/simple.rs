@@ -160,7 +160,9 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let mut failed = 0;
     if reset_first {
         let rep = inst.reset()?;
-        report_skipped(&rep.skipped);
+        if std::env::var_os("TRACECTL_VERBOSE").is_some() {
+            report_skipped(&rep.skipped);
+        }
     }
     let mut soft = |r: Result<(), TracefsError>| -> Result<()> {
         match r {
@@ -260,9 +262,15 @@ fn report_skipped(skipped: &[String]) {
             eprintln!("tracectl: note: {s}");
         }
     } else {
+        let names: Vec<&str> = skipped
+            .iter()
+            .map(|s| s.split(": ").next().unwrap_or(s))
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .collect();
         eprintln!(
-            "tracectl: note: {} file(s) could not be reset (missing or refused by the kernel; set TRACECTL_VERBOSE=1 to list them)",
-            skipped.len()
+            "tracectl: note: left alone what the kernel refused or lacks: {} (a locked-down kernel or sandbox; \
+             TRACECTL_VERBOSE=1 says why)",
+            names.join(", ")
         );
     }
 }
