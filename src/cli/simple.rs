@@ -453,7 +453,7 @@ pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>> {
     let mut top = super::Cli::command();
     top.build();
     let mut pages = vec![("tracectl.1".to_string(), render(top.clone())?)];
-    for sub in top.get_subcommands() {
+    for sub in top.get_subcommands().filter(|s| s.get_name() != "help") {
         let name = format!("tracectl-{}", sub.get_name());
         // clap keeps names as &'static str without its `string` feature; a handful of
         // short strings for the life of the process.
