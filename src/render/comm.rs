@@ -38,6 +38,13 @@ pub struct Comms {
 }
 
 impl Comms {
+    #[inline]
+    fn lookup(&self, pid: i32) -> Option<&String> {
+        self.comms.get(&pid)
+    }
+}
+
+impl Comms {
     /// An empty table: every pid but 0 prints as `<...>`.
     pub fn new() -> Comms {
         Comms::default()
@@ -79,7 +86,7 @@ impl Comms {
         if pid < 0 {
             return "<XXX>";
         }
-        self.comms.get(&pid).map_or("<...>", String::as_str)
+        self.lookup(pid).map_or("<...>", String::as_str)
     }
 
     /// The tgid recorded for `pid` (0 when unknown, printed as `(-------)`).
