@@ -65,8 +65,14 @@ pub struct TraceClocks {
 }
 
 impl TraceClocks {
-    /// Parse `[local] global counter ...`.
+    /// Parse `[local] global counter ...`. A lone word without brackets (a copied
+    /// tree after a write) is taken as the current clock.
     pub fn parse(text: &str) -> Option<TraceClocks> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        if let [one] = words[..] {
+            let c = one.trim_start_matches('[').trim_end_matches(']').to_string();
+            return Some(TraceClocks { available: vec![c.clone()], current: c });
+        }
         let mut available = Vec::new();
         let mut current = None;
         for w in text.split_whitespace() {
@@ -421,7 +427,8 @@ impl Instance {
     /// Set `trace_clock`; an unknown clock is refused with the list.
     pub fn set_trace_clock(&self, clock: &str) -> Result<(), TracefsError> {
         if let Ok(c) = self.trace_clock() {
-            if !c.available.iter().any(|a| a == clock) {
+            // A single entry is a copied tree's last write, not the kernel's list.
+            if c.available.len() > 1 && !c.available.iter().any(|a| a == clock) {
                 return Err(TracefsError::BadValue {
                     path: self.path("trace_clock"),
                     detail: format!("unknown clock {clock:?}; this kernel has: {}", c.available.join(" ")),
@@ -704,6 +711,7 @@ mod tests {
         assert_eq!(c.available.len(), 10);
         assert_eq!(c.available[1], "global");
         assert!(TraceClocks::parse("local global").is_none());
+        assert_eq!(TraceClocks::parse("global\n").unwrap().current, "global");
     }
 
     #[test]

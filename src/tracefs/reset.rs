@@ -108,10 +108,15 @@ impl Instance {
             let r = self.write_str("current_tracer", "nop");
             rep.note(self, "current_tracer", r)?;
         }
-        // Events off.
-        if !self.enabled_events().map(|v| v.is_empty()).unwrap_or(true) || differs("events/enable", "0") {
+        // Events off: `events/enable`, then `set_event` and any enable file still on
+        // (a kernel turns them all off at once; a copied tree needs each file written).
+        if differs("events/enable", "0") {
             let r = self.disable_all_events();
             rep.note(self, "events/enable", r)?;
+        }
+        if !self.enabled_events().map(|v| v.is_empty()).unwrap_or(true) {
+            let r = self.write("set_event", b"", AppendMode::Truncate);
+            rep.note(self, "set_event", r)?;
         }
         // Triggers first (an enable_event trigger can re-enable events), then filters.
         let available: Vec<EventName> = self.tracefs().available_events().unwrap_or_default();
@@ -119,6 +124,11 @@ impl Instance {
         for e in &available {
             if systems.last() != Some(&e.system.as_str()) {
                 systems.push(&e.system);
+            }
+            let en = e.dir().join("enable");
+            if self.read_value(&en).map(|v| v != "0").unwrap_or(false) {
+                let r = self.write_str(&en, "0");
+                rep.note(self, &en.display().to_string(), r)?;
             }
             let trig = e.dir().join("trigger");
             if let Ok(lines) = self.trigger_lines(e) {
@@ -138,6 +148,11 @@ impl Instance {
             }
         }
         for s in systems {
+            let en = format!("events/{s}/enable");
+            if self.read_value(&en).map(|v| v != "0").unwrap_or(false) {
+                let r = self.write_str(&en, "0");
+                rep.note(self, &en, r)?;
+            }
             let filt = format!("events/{s}/filter");
             if let Ok(f) = self.read_value(&filt) {
                 if f != "none" && !f.is_empty() {
@@ -175,7 +190,7 @@ impl Instance {
         }
         // Clock.
         if let Ok(c) = self.trace_clock() {
-            if c.current != "local" && c.available.iter().any(|a| a == "local") {
+            if c.current != "local" {
                 let r = self.write_str("trace_clock", "local");
                 rep.note(self, "trace_clock", r)?;
             }
