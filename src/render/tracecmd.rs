@@ -41,6 +41,10 @@
 //! The installed libtraceevent plugins that replace the print fmt of events seen on this
 //! kind of machine are implemented in [`super::plugins`]; see there for each format.
 
+mod filter;
+
+pub use filter::{EventFilter, FilterContext, FilterError};
+
 use std::collections::HashMap;
 
 use crate::event::Record;
@@ -56,6 +60,25 @@ pub struct FieldSpec {
     pub size: usize,
     /// Whether the field's type is signed.
     pub signed: bool,
+    /// What the field holds beyond a plain number.
+    pub kind: FieldKind,
+}
+
+/// The shape of a field, as far as trace-cmd's filters and plugins care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// A number that is not a pointer or a `long`.
+    Number,
+    /// A pointer or a `long` (filters compare it to strings as a function name).
+    Long,
+    /// A fixed `char` array holding a string.
+    CharArray,
+    /// `__data_loc char[]`: a u32 with length << 16 | offset from the payload start.
+    DataLocString,
+    /// `__rel_loc char[]`: like a data_loc, the offset counted from the end of the field.
+    RelLocString,
+    /// Any other array or dynamic array.
+    Array,
 }
 
 /// What the trace-cmd renderer needs to know about events: the event model behind it.
@@ -63,6 +86,8 @@ pub struct FieldSpec {
 /// Implemented by the event registry (schemas from format files plus kallsyms and printk
 /// formats); tests implement it directly.
 pub trait Catalog {
+    /// Every event id with its system and name (used to match `-F` event regexes).
+    fn events(&self) -> Vec<(u16, &str, &str)>;
     /// `(system, name)` of the event with this id.
     fn event(&self, id: u16) -> Option<(&str, &str)>;
     /// The field `name` of the event with this id.

@@ -26,6 +26,10 @@
 //! All numbers are read as libtraceevent's `tep_read_number` does: unsigned, no sign
 //! extension (a pid of -1 in a 4-byte field prints as 4294967295).
 
+mod functions;
+
+pub use functions::FunctionMap;
+
 use crate::event::Record;
 
 use super::tracecmd::{push_hex, push_i64, push_u64, push_zero_padded, read_uint, Catalog, Cmdlines, FieldSpec};
