@@ -42,8 +42,10 @@
 //! kind of machine are implemented in [`super::plugins`]; see there for each format.
 
 mod filter;
+mod report;
 
 pub use filter::{EventFilter, FilterContext, FilterError};
+pub use report::{parse_cpu_list, write_report, ReportInput, ReportOptions, ReportSummary};
 
 use std::collections::HashMap;
 
