@@ -58,16 +58,16 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn record(dir: &Path, events: &[&str]) -> PathBuf {
+fn record(dir: &Path, events: &[&str], extra: &[&str], workload: &str) -> PathBuf {
     let rec = recorder().expect("checked by the caller");
     let file = dir.join("trace.dat");
     let mut cmd = Command::new(rec);
-    cmd.arg("record");
+    cmd.arg("record").args(extra);
     for e in events {
         cmd.args(["-e", e]);
     }
     cmd.arg("-o").arg(&file);
-    cmd.args(["--", "sh", "-c", "ls -R /usr/share/doc >/dev/null; sleep 0.05; cat /proc/self/status >/dev/null"]);
+    cmd.args(["--", "sh", "-c", workload]);
     run(&mut cmd);
     file
 }
@@ -265,7 +265,8 @@ fn sched_irq_timer_kmem_lines_match_trace_cmd() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let file = record(dir.path(), &["sched", "irq", "timer", "kmem", "workqueue"]);
+    let workload = "ls -R /usr/share/doc >/dev/null; sleep 0.05; cat /proc/self/status >/dev/null";
+    let file = record(dir.path(), &["sched", "irq", "timer", "kmem", "workqueue"], &[], workload);
     let all = ReportOptions::default();
     check("default", compare(&file, TraceCmdStyle::default(), &[], &all, &[]));
     let ns = TraceCmdStyle { time: TimeFormat::Nsecs, ..TraceCmdStyle::default() };
@@ -298,4 +299,24 @@ fn sched_irq_timer_kmem_lines_match_trace_cmd() {
     );
     let cpu1 = ReportOptions { cpus: Some(vec![1]) };
     check("--cpu 1", compare(&file, TraceCmdStyle::default(), &[], &cpu1, &["--cpu", "1"]));
+}
+
+#[test]
+fn dropped_events_lines_match_trace_cmd() {
+    if recorder().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // A 4 KiB buffer per CPU cannot keep up with kmem events: the kernel drops some.
+    let file = record(dir.path(), &["sched", "kmem"], &["-b", "4"], "ls -R /usr/share >/dev/null");
+    let golden = run(Command::new("trace-cmd").arg("report").arg("-i").arg(&file));
+    let dropped = golden.lines().filter(|l| l.contains("EVENTS DROPPED]")).count();
+    eprintln!("trace-cmd printed {dropped} dropped-events lines");
+    let all = ReportOptions::default();
+    check("-b 4", compare(&file, TraceCmdStyle::default(), &[], &all, &[]));
+    check("-b 4 --cpu 0", compare(&file, TraceCmdStyle::default(), &[], &ReportOptions { cpus: Some(vec![0]) }, &["--cpu", "0"]));
+    check(
+        "-b 4 -F sched",
+        compare(&file, TraceCmdStyle::default(), &[("sched", false)], &all, &["-F", "sched"]),
+    );
 }
