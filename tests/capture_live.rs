@@ -126,3 +126,24 @@ fn live_stream_shows_enabled_events_and_cleans_up_on_sigint() {
     assert!(v["fields"]["next_pid"].is_number());
     assert_eq!(our_instances(), before, "stream left its instance behind");
 }
+
+#[test]
+fn capture_whose_workload_cannot_start_still_removes_its_instance() {
+    if !live() {
+        return;
+    }
+    let before = our_instances();
+    let dir = tempfile::tempdir().unwrap();
+    let out = tracectl(&[
+        "capture",
+        dir.path().join("t").to_str().unwrap(),
+        "-e",
+        "sched:sched_switch",
+        "--",
+        "/nonexistent/tracectl-workload",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/tracectl-workload"), "{err}");
+    assert_eq!(our_instances(), before, "the failed capture left its instance behind");
+}

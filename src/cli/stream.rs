@@ -56,8 +56,6 @@ struct Printer {
     lost_unknown_ids: HashSet<u16>,
     /// Live only: learn comms from the events themselves (the kernel's cache moves on).
     learn: bool,
-    /// A pid printed as `<...>` in this batch: re-read saved_cmdlines.
-    saw_unknown: bool,
     /// Replay in kernel style: the kernel's `trace` file has no `[LOST]` lines for events
     /// overwritten before it was read, so they go to stderr instead of the text.
     lost_to_stderr: bool,
@@ -125,10 +123,6 @@ impl Printer {
 
     /// Pick task names out of the events that carry them.
     fn learn_comms(&mut self, rec: &Record) {
-        let pid = self.style.pid(rec);
-        if pid > 0 && self.comms.comm(pid) == "<...>" {
-            self.saw_unknown = true;
-        }
         let Some(ev) = self.names.of(rec) else { return };
         let pairs: &[(&str, &str)] = match (ev.system.as_str(), ev.name.as_str()) {
             ("sched", "sched_switch") => &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")],
@@ -213,7 +207,6 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
         errors: 0,
         lost_unknown_ids: HashSet::new(),
         learn: false,
-        saw_unknown: false,
         lost_to_stderr: false,
         annotate: false,
         started: HashSet::new(),
@@ -345,9 +338,14 @@ fn live(top: &Tracefs, args: &Args) -> Result<i32> {
             reader.wait(Duration::from_millis(100))?;
         }
         if reader.read_available(&mut bufs)? > 0 {
-            // The kernel's comm cache moves on while we stream; refresh it now and then.
-            if p.saw_unknown && last_cmdlines.elapsed() > Duration::from_millis(200) {
-                p.saw_unknown = false;
+            // The kernel's comm cache moves on while we stream: when this batch has a pid
+            // we cannot name, read it again before printing (at most every 50 ms).
+            let unknown = bufs.iter().zip(&cpus).any(|(b, c)| {
+                CpuStream::new(layout, *c, b).any(|e| {
+                    matches!(e, Ok(Entry::Event(r)) if { let pid = p.style.pid(&r); pid > 0 && p.comms.comm(pid) == "<...>" })
+                })
+            });
+            if unknown && last_cmdlines.elapsed() > Duration::from_millis(50) {
                 p.comms.load_saved_cmdlines(&top.read_string("saved_cmdlines").unwrap_or_default());
                 last_cmdlines = Instant::now();
             }

@@ -1,6 +1,28 @@
 //! Task names (comms) and thread-group ids for pids, as the kernel's `trace` prints them.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Pids are small integers chosen by the kernel, not by an attacker of this process, so a
+/// multiplicative hash is enough and much cheaper than SipHash on the per-line path.
+#[derive(Default, Clone, Copy)]
+struct PidHasher(u64);
+
+impl Hasher for PidHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.0 = (v as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type PidMap<V> = HashMap<i32, V, BuildHasherDefault<PidHasher>>;
 
 /// Comms and tgids by pid.
 ///
@@ -11,8 +33,15 @@ use std::collections::HashMap;
 /// `task_rename`, ...) through [`Comms::learn`], since the cache keeps changing under it.
 #[derive(Debug, Clone, Default)]
 pub struct Comms {
-    comms: HashMap<i32, String>,
-    tgids: HashMap<i32, i32>,
+    comms: PidMap<String>,
+    tgids: PidMap<i32>,
+}
+
+impl Comms {
+    #[inline]
+    fn lookup(&self, pid: i32) -> Option<&String> {
+        self.comms.get(&pid)
+    }
 }
 
 impl Comms {
@@ -57,7 +86,7 @@ impl Comms {
         if pid < 0 {
             return "<XXX>";
         }
-        self.comms.get(&pid).map_or("<...>", String::as_str)
+        self.lookup(pid).map_or("<...>", String::as_str)
     }
 
     /// The tgid recorded for `pid` (0 when unknown, printed as `(-------)`).

@@ -46,9 +46,12 @@ fn c_string(bytes: &[u8]) -> Value {
 pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
     match f.shape {
         FieldShape::Scalar => int_value(data, f.offset, f.size, f.signed, be),
+        // `char buf[]` with size 0 (ftrace's print, bputs): the string runs to the end.
+        FieldShape::CharArray if f.size == 0 => data.get(f.offset..).map_or(Value::Null, c_string),
         FieldShape::CharArray => data.get(f.offset..f.offset + f.size).map_or(Value::Null, c_string),
         FieldShape::Array { elem } => {
-            let n = if elem == 0 { 0 } else { f.size / elem };
+            let size = if f.size == 0 { data.len().saturating_sub(f.offset) } else { f.size };
+            let n = if elem == 0 { 0 } else { size / elem };
             Value::Array((0..n).map(|i| int_value(data, f.offset + i * elem, elem, f.signed, be)).collect())
         }
         FieldShape::Dynamic { relative, string, elem } => {
@@ -133,6 +136,20 @@ mod tests {
 \tfield:u16 ports[2];\toffset:24;\tsize:4;\tsigned:0;\n\
 \tfield:__rel_loc u8[] blob;\toffset:28;\tsize:4;\tsigned:0;\n\
 \nprint fmt: \"x\"\n";
+
+    #[test]
+    fn trailing_flexible_arrays_run_to_the_end_of_the_record() {
+        let mut names = EventNames::default();
+        let fmt = "name: print\nID: 5\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\
+\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n";
+        names.add_format("ftrace", fmt).unwrap();
+        let f = &names.get(5).unwrap().fields[2];
+        let mut d = vec![0u8; 16];
+        d.extend_from_slice(b"hello\n\0\0");
+        assert_eq!(field_value(f, &d, false), Value::from("hello\n"));
+    }
 
     #[test]
     fn every_field_typed() {

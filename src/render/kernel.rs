@@ -191,8 +191,59 @@ impl KernelStyle {
     pub fn write_context(&self, out: &mut Vec<u8>, rec: &Record, comms: &Comms) {
         let pid = self.pid(rec);
         let comm = comms.comm(pid).as_bytes();
+        if comm.len() > 64 {
+            return self.write_context_slow(out, rec, comm, pid, comms);
+        }
+        // Built in a stack buffer: one copy into `out` instead of a dozen small ones.
+        let mut b = [b' '; 160];
         // "%16s-%-7d "
-        out.resize(out.len() + 16usize.saturating_sub(comm.len()), b' ');
+        let mut i = 16usize.saturating_sub(comm.len());
+        b[i..i + comm.len()].copy_from_slice(comm);
+        i += comm.len();
+        b[i] = b'-';
+        i += 1;
+        let start = i;
+        i = put_i64(&mut b, i, i64::from(pid));
+        i = i.max(start + 7) + 1;
+        if self.record_tgid {
+            let tgid = comms.tgid(pid);
+            if tgid == 0 {
+                b[i..i + 10].copy_from_slice(b"(-------) ");
+                i += 10;
+            } else {
+                b[i] = b'(';
+                i = put_right(&mut b, i + 1, u64::from(tgid.unsigned_abs()), 7);
+                b[i..i + 2].copy_from_slice(b") ");
+                i += 2;
+            }
+        }
+        // "[%03d] "
+        b[i] = b'[';
+        i = put_zero(&mut b, i + 1, u64::from(rec.cpu), 3);
+        b[i..i + 2].copy_from_slice(b"] ");
+        i += 2;
+        if self.irq_info {
+            let (f, p) = self.flags(rec);
+            b[i..i + 5].copy_from_slice(&latency_chars(f, p));
+            i += 5;
+        }
+        i += 1;
+        if self.time_in_ns {
+            // " %5lu.%06lu", rounded to the nearest microsecond like the kernel's ns2usecs().
+            let us = rec.ts.saturating_add(500) / 1000;
+            i = put_right(&mut b, i, us / 1_000_000, 5);
+            b[i] = b'.';
+            i = put_zero(&mut b, i + 1, us % 1_000_000, 6);
+        } else {
+            i = put_right(&mut b, i, rec.ts, 12);
+        }
+        b[i..i + 2].copy_from_slice(b": ");
+        out.extend_from_slice(&b[..i + 2]);
+    }
+
+    /// The same columns for a comm too long for the stack buffer (never seen in practice:
+    /// comms are at most 15 bytes, but a tree's saved_cmdlines is input).
+    fn write_context_slow(&self, out: &mut Vec<u8>, rec: &Record, comm: &[u8], pid: i32, comms: &Comms) {
         out.extend_from_slice(comm);
         out.push(b'-');
         let before = out.len();
@@ -210,7 +261,6 @@ impl KernelStyle {
                 out.extend_from_slice(b") ");
             }
         }
-        // "[%03d] "
         out.push(b'[');
         push_padded(out, u64::from(rec.cpu), 3, b'0');
         out.extend_from_slice(b"] ");
@@ -220,7 +270,6 @@ impl KernelStyle {
         }
         out.push(b' ');
         if self.time_in_ns {
-            // " %5lu.%06lu", rounded to the nearest microsecond like the kernel's ns2usecs().
             let us = rec.ts.saturating_add(500) / 1000;
             push_padded(out, us / 1_000_000, 5, b' ');
             out.push(b'.');
@@ -291,6 +340,69 @@ impl KernelStyle {
             out.extend_from_slice(b"#              | |         |         |         |\n");
         }
     }
+}
+
+const DIGITS2: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Decimal digits of `v` into the end of `tmp`; returns where they start.
+#[inline]
+fn digits(tmp: &mut [u8; 20], mut v: u64) -> usize {
+    let mut i = 20;
+    while v >= 100 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+    }
+    if v >= 10 {
+        let d = v as usize * 2;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+    } else {
+        i -= 1;
+        tmp[i] = b'0' + v as u8;
+    }
+    i
+}
+
+/// `v` right-aligned in `width` (spaces already in `b`) at `at`; returns the end.
+#[inline]
+fn put_right(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
+    let mut tmp = [0u8; 20];
+    let s = digits(&mut tmp, v);
+    let n = 20 - s;
+    let start = at + width.saturating_sub(n);
+    b[start..start + n].copy_from_slice(&tmp[s..]);
+    start + n
+}
+
+/// `v` zero-padded to `width` at `at`; returns the end.
+#[inline]
+fn put_zero(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
+    let mut tmp = [0u8; 20];
+    let s = digits(&mut tmp, v);
+    let n = 20 - s;
+    let pad = width.saturating_sub(n);
+    b[at..at + pad].fill(b'0');
+    b[at + pad..at + pad + n].copy_from_slice(&tmp[s..]);
+    at + pad + n
+}
+
+/// Signed `v` at `at`, left-aligned; returns the end.
+#[inline]
+fn put_i64(b: &mut [u8], mut at: usize, v: i64) -> usize {
+    if v < 0 {
+        b[at] = b'-';
+        at += 1;
+    }
+    let mut tmp = [0u8; 20];
+    let s = digits(&mut tmp, v.unsigned_abs());
+    b[at..at + 20 - s].copy_from_slice(&tmp[s..]);
+    at + 20 - s
 }
 
 /// Append `v` in decimal, right-aligned in `width` with `fill`.
@@ -371,6 +483,26 @@ mod tests {
         let mut out = Vec::new();
         style.write_context(&mut out, &rec, &comms);
         assert_eq!(String::from_utf8(out).unwrap(), "           <...>-5       (      4) [001]      1.000000: ");
+    }
+
+    #[test]
+    fn long_numbers_and_long_comms_take_the_same_columns() {
+        let long = "x".repeat(80);
+        let comms = Comms::from_saved_cmdlines(&format!("4194304 {long}\n"));
+        let data = payload(0, 0, 4_194_304);
+        let rec = Record { cpu: 1234, ts: 123_456_789_012_345_678, data: &data };
+        let style = KernelStyle { big_endian: false, ..KernelStyle::default() };
+        let mut out = Vec::new();
+        style.write_context(&mut out, &rec, &comms);
+        assert_eq!(String::from_utf8(out).unwrap(), format!("{long}-4194304 [1234] ..... 123456789.012346: "));
+        let comms = Comms::from_saved_cmdlines("4194304 short\n");
+        let mut out = Vec::new();
+        let style = KernelStyle { record_tgid: true, time_in_ns: false, big_endian: false, ..KernelStyle::default() };
+        style.write_context(&mut out, &rec, &comms);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "           short-4194304 (-------) [1234] ..... 123456789012345678: "
+        );
     }
 
     #[test]
