@@ -323,7 +323,7 @@ pub struct ResetArgs {
     /// With -B: remove the instance instead of resetting it
     #[arg(short = 'd', requires = "instance")]
     pub delete: bool,
-    /// Reset instances instead of removing them
+    /// Leave instances alone (neither reset nor removed); only the top level is reset
     #[arg(long = "keep-instances", conflicts_with = "instance")]
     pub keep_instances: bool,
     /// Also empty the ring buffer
