@@ -379,3 +379,20 @@ fn top_level_start_show_reset_round_trip() {
         assert_eq!(b, a, "{f} differs after reset");
     }
 }
+
+#[test]
+fn two_triggers_on_one_event_both_stay() {
+    let Some(t) = live() else { return };
+    let g = Guard::new(&t, "trig2");
+    let o = Command::new(bin())
+        .args(["set", "-B", &g.name, "-e", "sched:sched_switch", "-R", "traceoff:2", "-R", "stacktrace if prev_pid == 1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines = g.inst().trigger_lines(&EventName::new("sched", "sched_switch")).unwrap();
+    // The count goes down as the trigger fires.
+    assert!(lines.iter().any(|l| l.starts_with("traceoff:count=")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("stacktrace:unlimited if prev_pid == 1")), "{lines:?}");
+    let o = Command::new(bin()).args(["show", "-B", &g.name, "--trigger", "sched:sched_switch"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("traceoff:count="));
+}

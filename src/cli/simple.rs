@@ -230,13 +230,17 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         for f in &s.filters {
             inst.set_filter(target, f)?;
         }
-        for r in &s.triggers {
+        for (n, r) in s.triggers.iter().enumerate() {
             let evs = match target {
                 EventTarget::Events(v) => v.clone(),
                 _ => anyhow::bail!("-R {r:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}", s.event),
             };
+            // Like trace-cmd (and `echo TRIGGER > trigger`), the first trigger opens the
+            // file with O_TRUNC; the kernel adds it. Further ones append, since O_TRUNC
+            // also drops hist triggers.
+            let mode = if n == 0 { AppendMode::Truncate } else { AppendMode::Append };
             for e in &evs {
-                inst.add_trigger_raw(e, r)?;
+                inst.write(e.dir().join("trigger"), r.as_bytes(), mode)?;
             }
         }
     }
