@@ -282,3 +282,16 @@ fn man_pages_are_up_to_date() {
     }
     assert!(stale.is_empty(), "man/ is out of date: {stale:?}; regenerate with `cargo run -- man --out man` (or TRACECTL_UPDATE_MAN=1 cargo test --test cli_fixture)");
 }
+
+#[test]
+fn unknown_tracer_or_clock_changes_nothing() {
+    let t = Tree::new();
+    let before = snapshot(&t.root);
+    let o = t.run(&["start", "-e", "sched", "-p", "nosuch"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not in available_tracers (blk function nop)"));
+    let o = t.run(&["start", "-e", "sched", "-C", "sundial"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown clock \"sundial\""));
+    assert_eq!(before, snapshot(&t.root));
+}

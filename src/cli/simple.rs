@@ -153,6 +153,19 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         }
         targets.push((s, target));
     }
+    // Values the kernel lists are checked up front too, against the top level (an
+    // instance to be created has the same lists).
+    let top = t.top();
+    if let (Some(p), Ok(avail)) = (&a.tracer, top.available_tracers()) {
+        if !avail.iter().any(|x| x == p) {
+            anyhow::bail!("tracer {p:?} is not in available_tracers ({}); nothing was changed", avail.join(" "));
+        }
+    }
+    if let (Some(c), Ok(clocks)) = (&a.clock, top.trace_clock()) {
+        if clocks.available.len() > 1 && !clocks.available.iter().any(|x| x == c) {
+            anyhow::bail!("unknown clock {c:?}; this kernel has: {}; nothing was changed", clocks.available.join(" "));
+        }
+    }
     let inst = match &a.instance {
         Some(n) => t.create_instance(n)?,
         None => t.top(),
