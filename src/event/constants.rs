@@ -25,6 +25,12 @@ pub(crate) fn constant(name: &str) -> Option<u64> {
         "HRTIMER_MODE_REL_HARD" => 9,
         "HRTIMER_MODE_ABS_PINNED_HARD" => 10,
         "HRTIMER_MODE_REL_PINNED_HARD" => 11,
+        // enum ioprio_class (include/uapi/linux/ioprio.h).
+        "IOPRIO_CLASS_NONE" => 0,
+        "IOPRIO_CLASS_RT" => 1,
+        "IOPRIO_CLASS_BE" => 2,
+        "IOPRIO_CLASS_IDLE" => 3,
+        "IOPRIO_CLASS_INVALID" => 7,
         // x86-64: start of the struct page array (no memory-layout randomization).
         "vmemmap_base" => 0xffff_ea00_0000_0000,
         _ => return None,
