@@ -327,6 +327,18 @@ pub fn select_events(available: &str, specs: &[String]) -> Result<Vec<(String, S
     Ok(out)
 }
 
+/// Whether an `-e` spec (`all`, `SYSTEM`, `SYSTEM:EVENT`, globs, a bare event name)
+/// selects the event `system:name`.
+pub fn event_matches(spec: &str, system: &str, name: &str) -> bool {
+    if spec == "all" {
+        return true;
+    }
+    match spec.split_once(':') {
+        Some((s, e)) => glob(s, system) && glob(e, name),
+        None => glob(spec, system) || glob(spec, name),
+    }
+}
+
 /// Shell-style glob with `*` and `?`.
 fn glob(pat: &str, s: &str) -> bool {
     fn go(p: &[u8], s: &[u8]) -> bool {

@@ -1,11 +1,26 @@
 //! The control plane: a tracefs root (live mount, debugfs `tracing/` or a fixture tree).
 
 pub mod capture;
+mod dynevent;
 mod error;
+mod events;
 mod file;
+mod ftrace;
+mod instance;
+mod mount;
+mod reset;
+pub mod suggest;
+mod trigger;
 
+pub use dynevent::{DynamicEvent, ProbeKind};
 pub use error::TracefsError;
+pub use events::{parse_available_events, resolve_event, EventName, EventPattern, EventTarget};
 pub use file::{read_file, write_file, AppendMode};
+pub use ftrace::{parse_available_functions, validate_functions, FunctionFilter, FunctionTrigger, FunctionTriggerAction};
+pub use instance::{parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks};
+pub use mount::{looks_like_tracefs, parse_mounts, MountEntry, USUAL_PATHS};
+pub use reset::{default_option, ResetReport, DEFAULT_BUFFER_KB, DEFAULT_OPTIONS};
+pub use trigger::{parse_trigger_file, removal_text, Hist, HistCommand, Trigger, TriggerAction};
 
 use std::path::{Path, PathBuf};
 
