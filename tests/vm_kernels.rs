@@ -91,3 +91,47 @@ cat $T/set_graph_function > /out/sgf_after
         assert_eq!(run.file("sgf_after"), run.file("sgf_before"));
     }
 }
+
+#[test]
+fn vm_function_filter_trigger_snapshot_and_hist_then_reset() {
+    let Some(bin) = vm_binary() else { return };
+    let run = run_guest(
+        DEBIAN_6_12,
+        &bin,
+        r#"set -e
+T=/sys/kernel/tracing
+for f in set_ftrace_filter current_tracer trace_clock events/syscalls/sys_enter_openat/trigger; do
+    cat $T/$f > /out/before.$(echo $f | tr / _)
+done
+tracectl start -p function -l do_sys_openat2 -l 'vfs_rea*' -C global \
+    -e syscalls:sys_enter_openat -R 'hist:keys=common_pid:sort=hitcount'
+cat /etc/hostname > /dev/null
+tracectl stop
+tracectl show --ftrace_filter > /out/ftrace_filter
+tracectl show > /out/trace
+tracectl show --hist syscalls:sys_enter_openat > /out/hist
+tracectl snapshot -s
+tracectl snapshot > /out/snapshot
+tracectl snapshot -f
+tracectl stat > /out/stat
+tracectl reset
+for f in set_ftrace_filter current_tracer trace_clock events/syscalls/sys_enter_openat/trigger; do
+    cat $T/$f > /out/after.$(echo $f | tr / _)
+done
+"#,
+    );
+    assert_eq!(run.status, 0, "guest script failed:\n{}", run.log());
+    let filter = run.file("ftrace_filter");
+    assert!(filter.lines().any(|l| l == "do_sys_openat2"), "{filter}");
+    assert!(filter.lines().any(|l| l.starts_with("vfs_read")), "{filter}");
+    let trace = run.file("trace");
+    assert!(trace.starts_with("# tracer: function"), "{trace}");
+    assert!(trace.contains("do_sys_openat2 <-"), "no function line for do_sys_openat2:\n{trace}");
+    assert!(run.file("hist").contains("hitcount:"), "{}", run.file("hist"));
+    assert!(run.file("snapshot").contains("do_sys_openat2 <-"), "snapshot lacks the swapped trace");
+    let stat = run.file("stat");
+    assert!(stat.contains("function"), "{stat}");
+    for f in ["set_ftrace_filter", "current_tracer", "trace_clock", "events_syscalls_sys_enter_openat_trigger"] {
+        assert_eq!(run.file(&format!("after.{f}")), run.file(&format!("before.{f}")), "{f} not restored");
+    }
+}

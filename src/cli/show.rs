@@ -178,8 +178,10 @@ fn write_json_line(out: &mut impl Write, line: &str) -> Result<()> {
         None if line.trim_start().starts_with('#') || line.trim().is_empty() => return Ok(()),
         None => serde_json::json!({ "text": line }),
     };
-    serde_json::to_writer(&mut *out, &v)?;
-    out.write_all(b"\n")?;
+    // Encode first: serde_json wraps write errors, which would hide a closed pipe.
+    let mut buf = serde_json::to_vec(&v)?;
+    buf.push(b'\n');
+    out.write_all(&buf)?;
     Ok(())
 }
 

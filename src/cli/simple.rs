@@ -160,7 +160,9 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let mut failed = 0;
     if reset_first {
         let rep = inst.reset()?;
-        report_skipped(&rep.skipped);
+        if std::env::var_os("TRACECTL_VERBOSE").is_some() {
+            report_skipped(&rep.skipped);
+        }
     }
     let mut soft = |r: Result<(), TracefsError>| -> Result<()> {
         match r {
@@ -260,9 +262,15 @@ fn report_skipped(skipped: &[String]) {
             eprintln!("tracectl: note: {s}");
         }
     } else {
+        let names: Vec<&str> = skipped
+            .iter()
+            .map(|s| s.split(": ").next().unwrap_or(s))
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .collect();
         eprintln!(
-            "tracectl: note: {} file(s) could not be reset (missing or refused by the kernel; set TRACECTL_VERBOSE=1 to list them)",
-            skipped.len()
+            "tracectl: note: left alone what the kernel refused or lacks: {} (a locked-down kernel or sandbox; \
+             TRACECTL_VERBOSE=1 says why)",
+            names.join(", ")
         );
     }
 }
@@ -445,7 +453,7 @@ pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>> {
     let mut top = super::Cli::command();
     top.build();
     let mut pages = vec![("tracectl.1".to_string(), render(top.clone())?)];
-    for sub in top.get_subcommands() {
+    for sub in top.get_subcommands().filter(|s| s.get_name() != "help") {
         let name = format!("tracectl-{}", sub.get_name());
         // clap keeps names as &'static str without its `string` feature; a handful of
         // short strings for the life of the process.

@@ -1,9 +1,11 @@
-//! Sinks: kernel-style text, JSON lines.
+//! Sinks: kernel-style text, trace-cmd-style text, JSON lines.
 
 pub mod comm;
 pub mod json;
 pub mod kernel;
 mod names;
+pub mod plugins;
+pub mod tracecmd;
 
 pub use comm::Comms;
 pub use kernel::{latency_chars, CommonFields, KernelStyle};

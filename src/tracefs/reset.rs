@@ -141,7 +141,7 @@ impl Instance {
             }
             let filt = e.dir().join("filter");
             if let Ok(f) = self.read_value(&filt) {
-                if f != "none" {
+                if !filter_is_clear(&f) {
                     let r = self.clear_filter(e.dir());
                     rep.note(self, &filt.display().to_string(), r)?;
                 }
@@ -155,7 +155,7 @@ impl Instance {
             }
             let filt = format!("events/{s}/filter");
             if let Ok(f) = self.read_value(&filt) {
-                if f != "none" && !f.is_empty() {
+                if !filter_is_clear(&f) {
                     let r = self.clear_filter(format!("events/{s}"));
                     rep.note(self, &filt, r)?;
                 }
@@ -241,6 +241,11 @@ impl Instance {
         }
         Ok(rep)
     }
+}
+
+/// A kernel reads `none` for no filter; a copied tree holds the `0` that cleared it.
+fn filter_is_clear(f: &str) -> bool {
+    matches!(f, "none" | "0" | "")
 }
 
 /// The mask of every CPU this buffer has (`per_cpu/cpuN`), in hex.

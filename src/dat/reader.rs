@@ -1,0 +1,775 @@
+//! Reading trace.dat v6 and v7 files.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::compress::Compression;
+use super::error::{DatError, DatErrorKind};
+use super::input::{num_u16, num_u32, num_u64, FileCur, FileSrc, Input, SliceCur};
+use super::options::{opt, DatOption, Options};
+use super::pages::CpuPages;
+use crate::event::HeaderPage;
+
+/// The trace.dat magic: `0x17 0x08 0x44` then `"tracing"`.
+pub const MAGIC: &[u8; 10] = b"\x17\x08\x44tracing";
+
+/// The fixed header at the start of every trace.dat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHeader {
+    /// 6 or 7.
+    pub version: u32,
+    /// Byte order of every number after the header (and of the traced kernel's data).
+    pub big_endian: bool,
+    /// `sizeof(long)` of the recording program; the kernel's comes from `header_page`.
+    pub file_long_size: u8,
+    /// Page size of the traced host.
+    pub page_size: u32,
+    /// Compression of sections and data (v7; `None` for v6).
+    pub compression: Compression,
+    /// Codec version string as stored (v7).
+    pub compression_version: String,
+}
+
+/// How a buffer's data is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BufferData {
+    /// Binary ring-buffer pages per CPU (`flyrecord`).
+    Flyrecord(Vec<CpuData>),
+    /// The kernel's `trace` text (a `latency` file, `trace-cmd record` of a latency tracer).
+    Latency {
+        /// Offset of the text (v6) or of the section body (v7).
+        offset: u64,
+        /// Bytes of text (v6) or of the section body (v7).
+        size: u64,
+    },
+}
+
+/// Where one CPU's pages are in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuData {
+    /// The CPU number.
+    pub cpu: u32,
+    /// File offset of the data.
+    pub offset: u64,
+    /// Stored size. For compressed v7 data written by trace-cmd <= 3.1 this is 4 bytes
+    /// short, which is why page streaming walks the chunks instead of trusting it.
+    pub size: u64,
+}
+
+/// One trace buffer: the top instance (name `""`) or a named instance (`record -B`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Buffer {
+    /// Instance name; empty for the top instance.
+    pub name: String,
+    /// Trace clock the buffer was recorded with (`local`, `global`, `x86-tsc`, ...), if stored.
+    pub clock: Option<String>,
+    /// Bytes per sub-buffer page.
+    pub page_size: usize,
+    /// Whether the data is stored in compressed chunks.
+    pub compressed: bool,
+    /// The data.
+    pub data: BufferData,
+}
+
+impl Buffer {
+    /// The per-CPU data locations (empty for latency text).
+    pub fn cpus(&self) -> &[CpuData] {
+        match &self.data {
+            BufferData::Flyrecord(c) => c,
+            BufferData::Latency { .. } => &[],
+        }
+    }
+}
+
+/// An open trace.dat file: all metadata parsed, trace data left in the file.
+///
+/// ```no_run
+/// let dat = tracectl::dat::DatFile::open("trace.dat")?;
+/// for (i, buffer) in dat.buffers().iter().enumerate() {
+///     for cpu in 0..buffer.cpus().len() {
+///         let mut pages = dat.cpu_pages(i, cpu)?;
+///         while let Some(page) = pages.next_page()? {
+///             let _ = page.len(); // decode with tracectl::ring
+///         }
+///     }
+/// }
+/// # Ok::<(), tracectl::dat::DatError>(())
+/// ```
+#[derive(Debug)]
+pub struct DatFile {
+    src: Arc<FileSrc>,
+    header: FileHeader,
+    header_page: String,
+    header_event: String,
+    ftrace_formats: Vec<String>,
+    event_formats: Vec<(String, String)>,
+    kallsyms: String,
+    printk_formats: String,
+    cmdlines: String,
+    nr_cpus: u32,
+    options: Options,
+    buffers: Vec<Buffer>,
+    warnings: Vec<String>,
+}
+
+/// Section ids of v7 files (the option id space).
+mod section {
+    pub const OPTIONS: u16 = 0;
+    pub const BUFFER: u16 = 3;
+    pub const STRINGS: u16 = 15;
+}
+
+impl DatFile {
+    /// Open and parse the metadata of a trace.dat.
+    pub fn open(path: impl AsRef<Path>) -> Result<DatFile, DatError> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| DatError::new(path, "open", 0, DatErrorKind::Io(e)))?;
+        let len = file.metadata().map_err(|e| DatError::new(path, "open", 0, DatErrorKind::Io(e)))?.len();
+        let mut src = FileSrc { file, path: path.to_path_buf(), len, big_endian: false };
+
+        // The fixed part is read before the byte order is known.
+        let head = src.read_at(0, 10, "initial header")?;
+        if head != MAGIC {
+            return Err(src.err(
+                "initial header",
+                0,
+                DatErrorKind::Corrupt("no trace.dat magic (\\x17\\x08\\x44tracing)".into()),
+            ));
+        }
+        let mut cur = FileCur { src: &src, pos: 10, section: "initial header".into() };
+        let vs = cur.cstr()?;
+        let version: u32 = vs.parse().map_err(|_| cur.corrupt(format!("version {vs:?} is not a number")))?;
+        if !(6..=7).contains(&version) {
+            return Err(src.err(
+                "initial header",
+                10,
+                DatErrorKind::Unsupported(format!(
+                    "trace.dat version {version}; versions 6 and 7 are supported (convert with `trace-cmd convert --file-version 7`)"
+                )),
+            ));
+        }
+        let b = cur.take(6)?;
+        let big_endian = match b[0] {
+            0 => false,
+            1 => true,
+            x => return Err(cur.corrupt(format!("endianness byte {x}, expected 0 or 1"))),
+        };
+        let file_long_size = b[1];
+        let page_size = if big_endian { u32::from_be_bytes([b[2], b[3], b[4], b[5]]) } else { u32::from_le_bytes([b[2], b[3], b[4], b[5]]) };
+        if page_size == 0 || page_size > 1 << 24 {
+            return Err(cur.corrupt(format!("page size {page_size}")));
+        }
+        let mut pos = cur.pos;
+        src.big_endian = big_endian;
+        let mut dat = DatFile {
+            src: Arc::new(src),
+            header: FileHeader {
+                version,
+                big_endian,
+                file_long_size,
+                page_size,
+                compression: Compression::None,
+                compression_version: String::new(),
+            },
+            header_page: String::new(),
+            header_event: String::new(),
+            ftrace_formats: Vec::new(),
+            event_formats: Vec::new(),
+            kallsyms: String::new(),
+            printk_formats: String::new(),
+            cmdlines: String::new(),
+            nr_cpus: 0,
+            options: Options::default(),
+            buffers: Vec::new(),
+            warnings: Vec::new(),
+        };
+        if version == 6 {
+            dat.read_v6(pos)?;
+        } else {
+            let src = dat.src.clone();
+            let mut cur = FileCur { src: &src, pos, section: "initial header".into() };
+            let name = cur.cstr()?;
+            let cversion = cur.cstr()?;
+            let compression = Compression::from_name(&name).ok_or_else(|| {
+                src.err(
+                    "initial header",
+                    pos,
+                    DatErrorKind::Unsupported(format!(
+                        "compression {name:?}; zstd, zlib and none are supported (convert with `trace-cmd convert --compression none`)"
+                    )),
+                )
+            })?;
+            dat.header.compression = compression;
+            dat.header.compression_version = cversion;
+            let first = cur.u64()?;
+            pos = cur.pos;
+            let _ = pos;
+            dat.read_v7(first)?;
+        }
+        Ok(dat)
+    }
+
+    // ---- v6 -------------------------------------------------------------------------
+
+    fn read_v6(&mut self, pos: u64) -> Result<(), DatError> {
+        let src = self.src.clone();
+        let mut cur = FileCur { src: &src, pos, section: "header_page".into() };
+        self.read_headers(&mut cur)?;
+        cur.set_section("ftrace formats");
+        self.ftrace_formats = read_ftrace_formats(&mut cur)?;
+        cur.set_section("event formats");
+        self.event_formats = read_event_formats(&mut cur)?;
+        cur.set_section("kallsyms");
+        let n = cur.u32()? as u64;
+        self.kallsyms = cur.text(n)?;
+        cur.set_section("printk formats");
+        let n = cur.u32()? as u64;
+        self.printk_formats = cur.text(n)?;
+        cur.set_section("cmdlines");
+        let n = cur.u64()?;
+        self.cmdlines = cur.text(n)?;
+        cur.set_section("cpu count");
+        self.nr_cpus = cur.u32()?;
+        cur.set_section("options");
+        cur.expect(b"options  \0")?;
+        loop {
+            let at = cur.pos;
+            let id = cur.u16()?;
+            if id == opt::DONE {
+                break;
+            }
+            let size = cur.u32()?;
+            let data = cur.take(size as u64)?;
+            self.add_option(DatOption { id, data, offset: at });
+        }
+        cur.set_section("data kind");
+        let kind = cur.take(10)?;
+        let top = match &kind[..] {
+            b"latency  \0" => Buffer {
+                name: String::new(),
+                clock: None,
+                page_size: self.header.page_size as usize,
+                compressed: false,
+                data: BufferData::Latency { offset: cur.pos, size: cur.remaining() },
+            },
+            b"flyrecord\0" => {
+                let has_clock = self.options.trace_clock.is_some();
+                self.read_v6_flyrecord(&mut cur, String::new(), has_clock)?
+            }
+            other => {
+                return Err(cur.corrupt(format!(
+                    "expected \"flyrecord\" or \"latency\", found {:?}",
+                    String::from_utf8_lossy(other)
+                )))
+            }
+        };
+        self.buffers.push(top);
+        // Named instances: BUFFER options point at their own flyrecord blocks.
+        let extra: Vec<DatOption> = self.options.all.iter().filter(|o| o.id == opt::BUFFER).cloned().collect();
+        for o in extra {
+            let mut oc = SliceCur {
+                data: &o.data,
+                pos: 0,
+                base: o.offset,
+                path: &src.path,
+                section: "BUFFER option".into(),
+                big_endian: self.header.big_endian,
+            };
+            let offset = oc.u64()?;
+            let name = oc.cstr()?;
+            let mut bc = FileCur { src: &src, pos: offset, section: format!("flyrecord \"{name}\"") };
+            // The writer points either at the "flyrecord" marker or just past it.
+            if src.len.saturating_sub(offset) >= 10 && src.read_at(offset, 10, "BUFFER")? == b"flyrecord\0" {
+                bc.pos += 10;
+            } else if src.len.saturating_sub(offset) >= 10 && src.read_at(offset, 10, "BUFFER")? == b"latency  \0" {
+                self.buffers.push(Buffer {
+                    name,
+                    clock: None,
+                    page_size: self.header.page_size as usize,
+                    compressed: false,
+                    data: BufferData::Latency { offset: offset + 10, size: src.len - offset - 10 },
+                });
+                continue;
+            }
+            let b = self.read_v6_flyrecord(&mut bc, name, true)?;
+            self.buffers.push(b);
+        }
+        Ok(())
+    }
+
+    /// The CPU table after a v6 `flyrecord` marker, and the clock trailer after it.
+    fn read_v6_flyrecord(&mut self, cur: &mut FileCur<'_>, name: String, clock_follows: bool) -> Result<Buffer, DatError> {
+        let sect = if name.is_empty() { "flyrecord".to_string() } else { format!("flyrecord \"{name}\"") };
+        cur.set_section(&sect);
+        let mut cpus = Vec::new();
+        for cpu in 0..self.nr_cpus {
+            let at = cur.pos;
+            let offset = cur.u64()?;
+            let size = cur.u64()?;
+            if offset.saturating_add(size) > self.src.len {
+                return Err(self.src.err(
+                    &format!("flyrecord cpu{cpu} table"),
+                    at,
+                    DatErrorKind::Truncated { needed: size, available: self.src.len.saturating_sub(offset) },
+                ));
+            }
+            cpus.push(CpuData { cpu, offset, size });
+        }
+        let mut clock = None;
+        if clock_follows {
+            // Not in the v6 spec, but every writer stores `u64 len` + the trace_clock text.
+            let at = cur.pos;
+            match cur.u64().and_then(|n| if n <= 4096 { cur.text(n) } else { Err(cur.corrupt(format!("clock length {n}"))) }) {
+                Ok(text) => clock = selected_clock(&text),
+                Err(_) => self.warnings.push(format!(
+                    "{}: no trace clock after the CPU table at offset {at} (file has the trace_clock bug); assuming local",
+                    self.src.path.display()
+                )),
+            }
+        }
+        if clock.is_none() && name.is_empty() {
+            clock = self.options.trace_clock.as_deref().and_then(selected_clock);
+        }
+        Ok(Buffer {
+            name,
+            clock,
+            page_size: self.header.page_size as usize,
+            compressed: false,
+            data: BufferData::Flyrecord(cpus),
+        })
+    }
+
+    fn read_headers(&mut self, cur: &mut dyn Input) -> Result<(), DatError> {
+        cur.set_section("header_page");
+        cur.expect(b"header_page\0")?;
+        let n = cur.u64()?;
+        self.header_page = cur.text(n)?;
+        cur.set_section("header_event");
+        cur.expect(b"header_event\0")?;
+        let n = cur.u64()?;
+        self.header_event = cur.text(n)?;
+        Ok(())
+    }
+
+    // ---- v7 -------------------------------------------------------------------------
+
+    /// A section's 16-byte header and its body, decompressed when flagged.
+    fn read_section(&self, offset: u64, want: Option<u16>, what: &str) -> Result<(u16, Vec<u8>, u64), DatError> {
+        let h = self.src.read_at(offset, 16, what)?;
+        let be = self.header.big_endian;
+        let id = num_u16(&h[0..2], be);
+        let flags = num_u16(&h[2..4], be);
+        let size = num_u64(&h[8..16], be);
+        if let Some(w) = want {
+            if id != w {
+                return Err(self.src.err(
+                    what,
+                    offset,
+                    DatErrorKind::Corrupt(format!("section id {id} where {w} ({what}) was expected")),
+                ));
+            }
+        }
+        let body_at = offset + 16;
+        let body = self.src.read_at(body_at, size, what)?;
+        if flags & 1 != 0 && id != section::BUFFER {
+            if body.len() < 8 {
+                return Err(self.src.err(what, body_at, DatErrorKind::Truncated { needed: 8, available: body.len() as u64 }));
+            }
+            let csize = num_u32(&body[0..4], be) as usize;
+            let usize_ = num_u32(&body[4..8], be) as u64;
+            if 8 + csize > body.len() {
+                return Err(self.src.err(
+                    what,
+                    body_at,
+                    DatErrorKind::Truncated { needed: csize as u64, available: body.len() as u64 - 8 },
+                ));
+            }
+            let out = self
+                .header
+                .compression
+                .decompress(&body[8..8 + csize], usize_)
+                .map_err(|m| self.src.err(what, body_at, DatErrorKind::Corrupt(m)))?;
+            return Ok((flags, out, body_at));
+        }
+        Ok((flags, body, body_at))
+    }
+
+    fn slice<'a>(&'a self, data: &'a [u8], base: u64, section: &str) -> SliceCur<'a> {
+        SliceCur { data, pos: 0, base, path: &self.src.path, section: section.into(), big_endian: self.header.big_endian }
+    }
+
+    fn read_v7(&mut self, first: u64) -> Result<(), DatError> {
+        let mut next = first;
+        let mut seen = Vec::new();
+        let mut last_end = 0;
+        while next != 0 {
+            if seen.contains(&next) {
+                return Err(self.src.err("options", next, DatErrorKind::Corrupt("options sections form a loop".into())));
+            }
+            seen.push(next);
+            let (_, body, base) = self.read_section(next, Some(section::OPTIONS), "options")?;
+            last_end = base + {
+                let h = self.src.read_at(next + 8, 8, "options")?;
+                num_u64(&h, self.header.big_endian)
+            };
+            next = 0;
+            let mut cur = self.slice(&body, base, "options");
+            let mut found = Vec::new();
+            while cur.remaining() > 0 {
+                let at = base + cur.pos as u64;
+                let id = cur.u16()?;
+                let size = cur.u32()?;
+                let data = cur.take(size as u64)?;
+                if id == opt::DONE {
+                    if data.len() >= 8 {
+                        next = num_u64(&data, self.header.big_endian);
+                    }
+                    break;
+                }
+                found.push(DatOption { id, data, offset: at });
+            }
+            for o in found {
+                self.add_option(o);
+            }
+        }
+        // The writer appends the STRINGS section right after the last options section;
+        // only descriptions live there, so a missing one is not an error.
+        let _ = last_end;
+        self.nr_cpus = self.options.cpu_count.unwrap_or(0);
+        let be = self.header.big_endian;
+        let opts = self.options.all.clone();
+        for o in &opts {
+            let ptr = || -> Result<u64, DatError> {
+                if o.data.len() < 8 {
+                    return Err(self.src.err(
+                        "options",
+                        o.offset,
+                        DatErrorKind::Corrupt(format!("option {} has {} bytes, expected an 8-byte offset", o.id, o.data.len())),
+                    ));
+                }
+                Ok(num_u64(&o.data, be))
+            };
+            match o.id {
+                opt::HEADER_INFO => {
+                    let (_, body, base) = self.read_section(ptr()?, Some(o.id), "headers")?;
+                    let mut c = self.slice(&body, base, "headers");
+                    let mut hp = String::new();
+                    let mut he = String::new();
+                    c.expect(b"header_page\0")?;
+                    let n = c.u64()?;
+                    hp.push_str(&c.text(n)?);
+                    c.set_section("header_event");
+                    c.expect(b"header_event\0")?;
+                    let n = c.u64()?;
+                    he.push_str(&c.text(n)?);
+                    self.header_page = hp;
+                    self.header_event = he;
+                }
+                opt::FTRACE_EVENTS => {
+                    let (_, body, base) = self.read_section(ptr()?, Some(o.id), "ftrace events")?;
+                    let v = read_ftrace_formats(&mut self.slice(&body, base, "ftrace events"))?;
+                    self.ftrace_formats = v;
+                }
+                opt::EVENT_FORMATS => {
+                    let (_, body, base) = self.read_section(ptr()?, Some(o.id), "events format")?;
+                    let v = read_event_formats(&mut self.slice(&body, base, "events format"))?;
+                    self.event_formats = v;
+                }
+                opt::KALLSYMS => {
+                    let (_, body, base) = self.read_section(ptr()?, Some(o.id), "kallsyms")?;
+                    let mut c = self.slice(&body, base, "kallsyms");
+                    let n = c.u32()? as u64;
+                    let t = c.text(n)?;
+                    self.kallsyms = t;
+                }
+                opt::PRINTK => {
+                    let (_, body, base) = self.read_section(ptr()?, Some(o.id), "printk")?;
+                    let mut c = self.slice(&body, base, "printk");
+                    let n = c.u32()? as u64;
+                    let t = c.text(n)?;
+                    self.printk_formats = t;
+                }
+                opt::CMDLINES => {
+                    let (_, body, base) = self.read_section(ptr()?, Some(o.id), "command lines")?;
+                    let mut c = self.slice(&body, base, "command lines");
+                    let n = c.u64()?;
+                    let t = c.text(n)?;
+                    self.cmdlines = t;
+                }
+                opt::BUFFER => {
+                    let b = self.read_v7_buffer(o)?;
+                    self.buffers.push(b);
+                }
+                opt::BUFFER_TEXT => {
+                    let b = self.read_v7_text_buffer(o)?;
+                    self.buffers.push(b);
+                }
+                _ => {}
+            }
+        }
+        // trace-cmd lists the top instance first; keep that order for callers.
+        self.buffers.sort_by_key(|b| !b.name.is_empty());
+        Ok(())
+    }
+
+    fn read_v7_buffer(&self, o: &DatOption) -> Result<Buffer, DatError> {
+        let mut c = self.slice(&o.data, o.offset, "BUFFER option");
+        let offset = c.u64()?;
+        let name = c.cstr()?;
+        let clock = c.cstr()?;
+        let page_size = c.u32()? as usize;
+        let count = c.u32()?;
+        let mut cpus = Vec::new();
+        for _ in 0..count {
+            let cpu = c.u32()?;
+            let off = c.u64()?;
+            let size = c.u64()?;
+            cpus.push(CpuData { cpu, offset: off, size });
+        }
+        let h = self.src.read_at(offset, 16, "buffer flyrecord")?;
+        let be = self.header.big_endian;
+        let id = num_u16(&h[0..2], be);
+        if id != section::BUFFER {
+            return Err(self.src.err(
+                "buffer flyrecord",
+                offset,
+                DatErrorKind::Corrupt(format!("section id {id} where a BUFFER section (3) was expected")),
+            ));
+        }
+        let compressed = num_u16(&h[2..4], be) & 1 != 0;
+        for c in &cpus {
+            // Compressed sizes may be 4 bytes short (trace-cmd <= 3.1); only the start is checked.
+            let need = if compressed { 4 } else { c.size };
+            if c.offset.saturating_add(need) > self.src.len {
+                return Err(self.src.err(
+                    &format!("flyrecord \"{name}\" cpu{}", c.cpu),
+                    c.offset,
+                    DatErrorKind::Truncated { needed: need, available: self.src.len.saturating_sub(c.offset) },
+                ));
+            }
+        }
+        if page_size == 0 || page_size > 1 << 24 {
+            return Err(self.src.err("BUFFER option", o.offset, DatErrorKind::Corrupt(format!("page size {page_size}"))));
+        }
+        Ok(Buffer { name, clock: Some(clock), page_size, compressed, data: BufferData::Flyrecord(cpus) })
+    }
+
+    fn read_v7_text_buffer(&self, o: &DatOption) -> Result<Buffer, DatError> {
+        let mut c = self.slice(&o.data, o.offset, "BUFFER_TEXT option");
+        let offset = c.u64()?;
+        let name = c.cstr()?;
+        let clock = if c.remaining() > 0 { Some(c.cstr()?) } else { None };
+        let h = self.src.read_at(offset, 16, "buffer latency")?;
+        let be = self.header.big_endian;
+        let compressed = num_u16(&h[2..4], be) & 1 != 0;
+        let size = num_u64(&h[8..16], be);
+        Ok(Buffer {
+            name,
+            clock,
+            page_size: self.header.page_size as usize,
+            compressed,
+            data: BufferData::Latency { offset: offset + 16, size },
+        })
+    }
+
+    fn add_option(&mut self, o: DatOption) {
+        if let Some(w) = self.options.add(o, self.header.big_endian) {
+            self.warnings.push(format!("{}: {w}", self.src.path.display()));
+        }
+    }
+
+    // ---- accessors ------------------------------------------------------------------
+
+    /// The fixed header: version, byte order, page size, compression.
+    pub fn header(&self) -> &FileHeader {
+        &self.header
+    }
+
+    /// Whether numbers in the file (and in the trace data) are big-endian.
+    pub fn big_endian(&self) -> bool {
+        self.header.big_endian
+    }
+
+    /// The text of `events/header_page` stored in the file.
+    pub fn header_page(&self) -> &str {
+        &self.header_page
+    }
+
+    /// `header_page` parsed; its `commit` size is the traced kernel's `long` size.
+    pub fn header_page_layout(&self) -> Result<HeaderPage, DatError> {
+        HeaderPage::parse(&self.header_page)
+            .map_err(|e| self.src.err("header_page", 0, DatErrorKind::Corrupt(e.message)))
+    }
+
+    /// The kernel's `sizeof(long)` (from header_page), falling back to the file header.
+    pub fn long_size(&self) -> usize {
+        self.header_page_layout().map(|h| h.long_size()).unwrap_or(self.header.file_long_size as usize)
+    }
+
+    /// The text of `events/header_event`.
+    pub fn header_event(&self) -> &str {
+        &self.header_event
+    }
+
+    /// `events/ftrace/*/format` texts (system `ftrace`).
+    pub fn ftrace_formats(&self) -> &[String] {
+        &self.ftrace_formats
+    }
+
+    /// `(system, format text)` for every other recorded event.
+    pub fn event_formats(&self) -> &[(String, String)] {
+        &self.event_formats
+    }
+
+    /// Every format with its system, ftrace ones first: what an event registry needs.
+    pub fn all_formats(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.ftrace_formats
+            .iter()
+            .map(|t| ("ftrace", t.as_str()))
+            .chain(self.event_formats.iter().map(|(s, t)| (s.as_str(), t.as_str())))
+    }
+
+    /// `/proc/kallsyms` text as recorded (may be empty).
+    pub fn kallsyms(&self) -> &str {
+        &self.kallsyms
+    }
+
+    /// `printk_formats` text (`0xADDR : "fmt"` lines).
+    pub fn printk_formats(&self) -> &str {
+        &self.printk_formats
+    }
+
+    /// `saved_cmdlines` text (`pid comm` lines).
+    pub fn cmdlines(&self) -> &str {
+        &self.cmdlines
+    }
+
+    /// CPU count (v6 header word, v7 CPUCOUNT option).
+    pub fn nr_cpus(&self) -> u32 {
+        self.nr_cpus
+    }
+
+    /// Every option, raw and decoded.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The buffers, top instance first.
+    pub fn buffers(&self) -> &[Buffer] {
+        &self.buffers
+    }
+
+    /// Things the reader skipped or guessed (unknown options, the v6 clock bug).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The file this was read from.
+    pub fn path(&self) -> &Path {
+        &self.src.path
+    }
+
+    /// Stream the pages of the `cpu_index`-th entry of buffer `buffer`'s CPU table.
+    pub fn cpu_pages(&self, buffer: usize, cpu_index: usize) -> Result<CpuPages, DatError> {
+        let b = self.buffers.get(buffer).ok_or_else(|| {
+            self.src.err("buffers", 0, DatErrorKind::Corrupt(format!("no buffer #{buffer} (file has {})", self.buffers.len())))
+        })?;
+        let c = b.cpus().get(cpu_index).ok_or_else(|| {
+            self.src.err("buffers", 0, DatErrorKind::Corrupt(format!("buffer #{buffer} has no CPU entry #{cpu_index}")))
+        })?;
+        let codec = if b.compressed { self.header.compression } else { Compression::None };
+        Ok(CpuPages::new(self.src.clone(), &b.name, c.cpu, b.page_size, c.offset, c.size, codec))
+    }
+
+    /// The text of a latency buffer.
+    pub fn latency_text(&self, buffer: usize) -> Result<Vec<u8>, DatError> {
+        let b = self.buffers.get(buffer).ok_or_else(|| {
+            self.src.err("buffers", 0, DatErrorKind::Corrupt(format!("no buffer #{buffer}")))
+        })?;
+        let BufferData::Latency { offset, size } = b.data else {
+            return Err(self.src.err("buffers", 0, DatErrorKind::Corrupt(format!("buffer #{buffer} is not latency text"))));
+        };
+        if !b.compressed {
+            return self.src.read_at(offset, size, "latency");
+        }
+        let mut pages = CpuPages::new(self.src.clone(), &b.name, 0, 1, offset, size, self.header.compression);
+        pages.read_all()
+    }
+
+    /// How stored timestamps map to displayed ones (DATE, OFFSET, TSC2NSEC options).
+    pub fn ts_adjust(&self) -> TsAdjust {
+        TsAdjust {
+            offset_ns: self.options.date_offset_ns.unwrap_or(0).wrapping_add(self.options.ts_offset.unwrap_or(0)),
+            tsc2nsec: self.options.tsc2nsec,
+        }
+    }
+}
+
+/// Timestamp adjustments recorded in the file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TsAdjust {
+    /// Nanoseconds added to every timestamp (DATE, converted from µs, plus OFFSET).
+    pub offset_ns: i64,
+    /// TSC to ns conversion `(mult, shift, offset)` (TSC2NSEC option).
+    pub tsc2nsec: Option<(u32, u32, u64)>,
+}
+
+impl TsAdjust {
+    /// The displayed timestamp for a stored one, as trace-cmd computes it: TSC conversion
+    /// first (`(ts - offset) * mult >> shift`), then the offset.
+    pub fn apply(&self, ts: u64) -> u64 {
+        let mut t = ts;
+        if let Some((mult, shift, off)) = self.tsc2nsec {
+            if mult != 0 {
+                t = ((t.wrapping_sub(off) as u128 * mult as u128) >> shift.min(127)) as u64;
+            }
+        }
+        t.wrapping_add(self.offset_ns as u64)
+    }
+
+    /// Whether anything changes timestamps.
+    pub fn is_identity(&self) -> bool {
+        self.offset_ns == 0 && self.tsc2nsec.is_none()
+    }
+}
+
+/// The clock in brackets of a `trace_clock` listing (`"[local] global"` -> `local`), or
+/// the bare name.
+pub fn selected_clock(text: &str) -> Option<String> {
+    let t = text.trim_end_matches('\0').trim();
+    if let (Some(a), Some(b)) = (t.find('['), t.find(']')) {
+        if a < b {
+            return Some(t[a + 1..b].to_string());
+        }
+    }
+    if t.is_empty() || t.contains(char::is_whitespace) {
+        None
+    } else {
+        Some(t.to_string())
+    }
+}
+
+fn read_ftrace_formats(cur: &mut dyn Input) -> Result<Vec<String>, DatError> {
+    let count = cur.u32()?;
+    let mut v = Vec::new();
+    for _ in 0..count {
+        let n = cur.u64()?;
+        v.push(cur.text(n)?);
+    }
+    Ok(v)
+}
+
+fn read_event_formats(cur: &mut dyn Input) -> Result<Vec<(String, String)>, DatError> {
+    let systems = cur.u32()?;
+    let mut v = Vec::new();
+    for _ in 0..systems {
+        let sys = cur.cstr()?;
+        let count = cur.u32()?;
+        for _ in 0..count {
+            let n = cur.u64()?;
+            v.push((sys.clone(), cur.text(n)?));
+        }
+    }
+    Ok(v)
+}

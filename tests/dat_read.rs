@@ -1,0 +1,54 @@
+//! Reading trace.dat files recorded by trace-cmd during the test run: our reader must
+//! find as many events of each type as `trace-cmd report` prints.
+
+mod dat_common;
+
+use dat_common::*;
+use tracectl::dat::{Compression, DatFile};
+
+fn check(args: &[&str], version: u32, compression: Compression) {
+    if let Some(why) = skip_reason() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.dat");
+    let mut a = vec!["-e", "sched", "-e", "irq"];
+    a.extend_from_slice(args);
+    tracecmd_record(&file, &a);
+    let dat = DatFile::open(&file).unwrap();
+    assert_eq!(dat.header().version, version);
+    assert_eq!(dat.header().compression, compression);
+    assert!(dat.header_page().contains("commit"));
+    assert!(dat.header_event().contains("type_len"));
+    assert!(dat.event_formats().iter().any(|(s, t)| s == "sched" && t.contains("name: sched_switch")));
+    assert!(dat.ftrace_formats().iter().any(|t| t.contains("name: function")));
+    assert!(dat.kallsyms().lines().count() > 1000, "kallsyms section read");
+    assert!(dat.printk_formats().contains(" : \""));
+    assert!(!dat.cmdlines().is_empty());
+    assert_eq!(dat.buffers()[0].name, "");
+    assert_eq!(dat.buffers()[0].clock.as_deref(), Some("local"));
+    assert!(dat.options().uname.is_some());
+    assert!(dat.options().version.as_deref().unwrap_or("").starts_with("3."));
+    assert_eq!(dat.options().cpustats.len() as u32, dat.nr_cpus());
+    assert!(dat.warnings().is_empty(), "{:?}", dat.warnings());
+    let ours = our_counts(&dat, 0);
+    let theirs = report_counts(&file, &[]);
+    assert!(!theirs.is_empty());
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn v7_zstd_counts_match_tracecmd() {
+    check(&[], 7, Compression::Zstd);
+}
+
+#[test]
+fn v7_uncompressed_counts_match_tracecmd() {
+    check(&["--compression", "none"], 7, Compression::None);
+}
+
+#[test]
+fn v6_counts_match_tracecmd() {
+    check(&["--file-version", "6"], 6, Compression::None);
+}
