@@ -198,8 +198,10 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
     let names = EventNames::from_tracefs(meta, big_endian);
     let only = ids_for(&names, &args.events);
+    let mut style = KernelStyle::from_tracefs(t, big_endian);
+    style.common = names.common_fields();
     Printer {
-        style: KernelStyle::from_tracefs(t, big_endian),
+        style,
         comms,
         names,
         json: args.style == Style::Json,
