@@ -46,10 +46,12 @@
 //! The installed libtraceevent plugins that replace the print fmt of events seen on this
 //! kind of machine are implemented in [`super::plugins`]; see there for each format.
 
+mod catalog;
 mod filter;
 mod report;
 mod source;
 
+pub use catalog::DatCatalog;
 pub use filter::{EventFilter, FilterContext, FilterError};
 pub use report::{parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary};
 pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken};
