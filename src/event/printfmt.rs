@@ -315,7 +315,8 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
     if !p.at_end() {
         return Err("unexpected text after the print fmt arguments".into());
     }
-    for a in &args {
+    for a in &mut args {
+        resolve_names(a, schema);
         check_expr(a)?;
     }
     let needed: usize = segs
@@ -329,6 +330,38 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
         return Err(format!("the format has {needed} conversions but only {} arguments", args.len()));
     }
     Ok(Kind::Printf { segs, args })
+}
+
+/// `__get_str(name)` and friends name their field without `REC->`.
+fn resolve_names(e: &mut Expr, schema: &Schema) {
+    match e {
+        Expr::Call(name, args) => {
+            let takes_field = name.starts_with("__get_") || name == "__print_dynamic_array" || name == "sizeof";
+            for (n, a) in args.iter_mut().enumerate() {
+                if n == 0 && takes_field {
+                    if let Expr::Ident(f) = a {
+                        if let Some(i) = schema.field_index(f) {
+                            *a = Expr::Field(i);
+                            continue;
+                        }
+                    }
+                }
+                resolve_names(a, schema);
+            }
+        }
+        Expr::Unary(_, x) | Expr::Cast(_, x) | Expr::Member(x, _) => resolve_names(x, schema),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+            resolve_names(a, schema);
+            resolve_names(b, schema);
+        }
+        Expr::Cond(a, b, c) => {
+            resolve_names(a, schema);
+            resolve_names(b, schema);
+            resolve_names(c, schema);
+        }
+        Expr::List(xs) => xs.iter_mut().for_each(|x| resolve_names(x, schema)),
+        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) | Expr::Ident(_) => {}
+    }
 }
 
 /// Reject, at compile time, names the evaluator would not know.
@@ -522,7 +555,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     Val::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
                     Val::Text(t) => fmt_str(out, &t, spec),
                     Val::Int { v: 0, .. } => fmt_str(out, b"(null)", spec),
-                    Val::Int { .. } => return Err("%s of a kernel pointer".into()),
+                    // A constant kernel string (`tracepoint_string()`, `__func__`): the
+                    // kernel lists those in printk_formats.
+                    Val::Int { v, .. } => match self.env.printk.and_then(|p| p.get(v)) {
+                        Some(s) => fmt_str(out, s.as_bytes(), spec),
+                        None => return Err(format!("%s of kernel address {v:#x}, not in printk_formats")),
+                    },
                 }
                 Ok(())
             }
