@@ -2,7 +2,7 @@
 //! kallsyms and printk formats from its sections.
 
 use crate::dat::DatFile;
-use crate::event::{FieldKind as EvKind, Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
+use crate::event::{FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry};
 use crate::render::plugins::FunctionMap;
 
 use super::{Catalog, FieldKind, FieldSpec};
@@ -60,6 +60,7 @@ impl DatCatalog {
             big_endian: self.big_endian,
             long_size: self.long_size,
             hz: None,
+            style: PrintStyle::TraceCmd,
         }
     }
 }
