@@ -1,9 +1,9 @@
-//! What every subcommand shares: finding the tracefs root.
+//! What every subcommand shares: finding the tracefs root and the buffer to act on.
 
 use std::path::PathBuf;
 
-use anyhow::Result;
-use tracectl::tracefs::Tracefs;
+use anyhow::{Context as _, Result};
+use tracectl::tracefs::{looks_like_tracefs, Instance, Tracefs, TracefsError};
 
 /// Global options resolved once.
 pub struct Context {
@@ -12,11 +12,47 @@ pub struct Context {
 }
 
 impl Context {
-    /// The tracefs root: the one given, else the live mount.
+    /// The tracefs root: the one given (a live mount, debugfs `tracing/` or a fixture
+    /// tree), else the live mount found in /proc/mounts (mounted when absent and root).
     pub fn tracefs(&self) -> Result<Tracefs> {
         match &self.tracefs {
-            Some(dir) => Ok(Tracefs::at(dir)),
-            None => anyhow::bail!("no tracefs found yet: pass --tracefs DIR (discovery lands with the control plane)"),
+            Some(dir) => {
+                if !dir.is_dir() {
+                    anyhow::bail!("--tracefs {}: no such directory", dir.display());
+                }
+                // A debugfs mount point holds tracing/ below it.
+                if !looks_like_tracefs(dir) && looks_like_tracefs(&dir.join("tracing")) {
+                    return Ok(Tracefs::at(dir.join("tracing")));
+                }
+                if !looks_like_tracefs(dir) {
+                    anyhow::bail!(
+                        "--tracefs {}: does not look like a tracefs root (no trace, available_events or events/)",
+                        dir.display()
+                    );
+                }
+                Ok(Tracefs::at(dir))
+            }
+            None => Ok(Tracefs::discover()?),
         }
     }
+
+    /// The buffer named by `-B` (the top level when `None`); it must exist.
+    pub fn instance(&self, name: Option<&str>) -> Result<Instance> {
+        Ok(self.tracefs()?.instance(name)?)
+    }
+}
+
+/// Print a warning for a file the kernel refused and say that we carry on.
+pub fn warn_unavailable(e: &TracefsError) {
+    eprintln!("tracectl: warning: {e}; carrying on without it");
+}
+
+/// Write a JSON value as one line to stdout.
+pub fn print_json(v: &serde_json::Value) -> Result<()> {
+    use std::io::Write;
+    // Serialize first so a closed pipe surfaces as the io::Error main() treats as quiet.
+    let mut text = serde_json::to_string_pretty(v).context("encoding JSON")?;
+    text.push('\n');
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
 }

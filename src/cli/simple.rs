@@ -1,52 +1,506 @@
 //! The small control verbs: start, set, stop, restart, reset, clear, snapshot, marker, man.
 
-use anyhow::Result;
+use std::io::Write;
+use std::path::PathBuf;
 
-use super::common::Context;
+use anyhow::{Context as _, Result};
+use clap::{ArgMatches, CommandFactory};
+use tracectl::tracefs::{AppendMode, EventTarget, FunctionFilter, Instance, TracefsError};
 
-/// Options of `start` and `set`.
+use super::common::{warn_unavailable, Context};
+
+/// Options of `start` and `set`, named as in trace-cmd.
 #[derive(Debug, clap::Args)]
-pub struct StartArgs {}
+pub struct StartArgs {
+    /// Event to enable: all, SYSTEM, SYSTEM:EVENT, EVENT, with globs (repeatable); a
+    /// following -f or -R applies to it
+    #[arg(short = 'e', long = "event", value_name = "EVENT")]
+    pub events: Vec<String>,
+    /// Filter for the preceding -e (its `filter` file), e.g. 'prev_pid != 0'
+    #[arg(short = 'f', long = "filter", value_name = "FILTER")]
+    pub filters: Vec<String>,
+    /// Trigger for the preceding -e (its `trigger` file), e.g. 'traceoff:1 if prev_pid == 1'
+    #[arg(short = 'R', long = "trigger", value_name = "TRIGGER")]
+    pub triggers: Vec<String>,
+    /// Disable the next -e instead of enabling it
+    #[arg(short = 'v', action = clap::ArgAction::Count)]
+    pub invert: u8,
+    /// Tracer to use (current_tracer), e.g. nop, function, function_graph
+    #[arg(short = 'p', long = "plugin", value_name = "TRACER")]
+    pub tracer: Option<String>,
+    /// Function to trace only (set_ftrace_filter; globs, :mod:MODULE)
+    #[arg(short = 'l', value_name = "FUNC")]
+    pub ftrace_filter: Vec<String>,
+    /// Function not to trace (set_ftrace_notrace)
+    #[arg(short = 'n', value_name = "FUNC")]
+    pub ftrace_notrace: Vec<String>,
+    /// Function to graph (set_graph_function)
+    #[arg(short = 'g', value_name = "FUNC")]
+    pub graph_function: Vec<String>,
+    /// Depth limit for function_graph (max_graph_depth)
+    #[arg(long = "max-graph-depth", value_name = "N")]
+    pub max_graph_depth: Option<u32>,
+    /// Trace only this pid (set_event_pid and set_ftrace_pid; repeatable)
+    #[arg(short = 'P', value_name = "PID")]
+    pub pids: Vec<u32>,
+    /// Follow forks of the -P pids (options/event-fork and function-fork)
+    #[arg(short = 'c', long = "fork")]
+    pub fork: bool,
+    /// Trace clock (trace_clock), e.g. global, mono
+    #[arg(short = 'C', long = "clock", value_name = "CLOCK")]
+    pub clock: Option<String>,
+    /// Per-CPU buffer size in KiB (buffer_size_kb)
+    #[arg(short = 'b', value_name = "KB")]
+    pub buffer_kb: Option<u64>,
+    /// Sub-buffer (page) size in KiB (buffer_subbuf_size_kb)
+    #[arg(long = "subbuf-size", value_name = "KB")]
+    pub subbuf_kb: Option<u64>,
+    /// How full a buffer gets before readers wake (buffer_percent)
+    #[arg(long = "buffer-percent", value_name = "PCT")]
+    pub buffer_percent: Option<u64>,
+    /// Instance to configure (instances/NAME, created when missing)
+    #[arg(short = 'B', value_name = "INSTANCE")]
+    pub instance: Option<String>,
+    /// CPUs to trace, as a hex mask (tracing_cpumask)
+    #[arg(short = 'M', value_name = "CPUMASK")]
+    pub cpumask: Option<String>,
+    /// Trace option to set, or noOPTION to clear (repeatable)
+    #[arg(short = 'O', value_name = "OPTION")]
+    pub options: Vec<String>,
+}
 
-/// Options of verbs that act on one instance.
-#[derive(Debug, clap::Args)]
-pub struct InstanceArgs {}
+/// An -e with what binds to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventSpec {
+    /// The event argument.
+    pub event: String,
+    /// Set by a preceding -v.
+    pub invert: bool,
+    /// -f after it.
+    pub filters: Vec<String>,
+    /// -R after it.
+    pub triggers: Vec<String>,
+}
 
-/// Options of `reset`.
-#[derive(Debug, clap::Args)]
-pub struct ResetArgs {}
+/// Bind each -f/-R to the -e before it and each -v to the -e after it, in command-line order.
+pub fn bind_events(m: &ArgMatches) -> Result<Vec<EventSpec>> {
+    #[derive(Clone, Copy)]
+    enum K {
+        E,
+        F,
+        R,
+        V,
+    }
+    let mut items: Vec<(usize, K, String)> = Vec::new();
+    for (id, k) in [("events", K::E), ("filters", K::F), ("triggers", K::R)] {
+        if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
+            for (i, v) in idx.zip(vals) {
+                items.push((i, k, v.clone()));
+            }
+        }
+    }
+    // A counted flag has a default value (0) whose index is not an occurrence.
+    let given = m.value_source("invert") == Some(clap::parser::ValueSource::CommandLine);
+    if let Some(idx) = m.indices_of("invert").filter(|_| given) {
+        for i in idx {
+            items.push((i, K::V, String::new()));
+        }
+    }
+    items.sort_by_key(|x| x.0);
+    let mut out: Vec<EventSpec> = Vec::new();
+    let mut pending_invert = false;
+    for (_, k, v) in items {
+        match k {
+            K::V => pending_invert = true,
+            K::E => {
+                out.push(EventSpec { event: v, invert: pending_invert, filters: vec![], triggers: vec![] });
+                pending_invert = false;
+            }
+            K::F => match out.last_mut() {
+                Some(e) => e.filters.push(v),
+                None => anyhow::bail!("-f {v:?} must follow the -e EVENT it filters"),
+            },
+            K::R => match out.last_mut() {
+                Some(e) => e.triggers.push(v),
+                None => anyhow::bail!("-R {v:?} must follow the -e EVENT it triggers on"),
+            },
+        }
+    }
+    if pending_invert {
+        anyhow::bail!("-v must come before the -e EVENT it disables");
+    }
+    Ok(out)
+}
 
-/// Options of `snapshot`.
-#[derive(Debug, clap::Args)]
-pub struct SnapshotArgs {}
-
-/// Options of `marker`.
-#[derive(Debug, clap::Args)]
-pub struct MarkerArgs {}
-
-/// Options of `man`.
-#[derive(Debug, clap::Args)]
-pub struct ManArgs {}
-
-fn todo(verb: &str) -> Result<i32> {
-    anyhow::bail!("`tracectl {verb}` is not implemented yet")
+/// The ArgMatches of the running subcommand, for argument order (clap's derive drops it).
+fn subcommand_matches(name: &str) -> Result<ArgMatches> {
+    let m = super::Cli::command().try_get_matches_from(std::env::args_os())?;
+    m.subcommand_matches(name).cloned().with_context(|| format!("no `{name}` subcommand in the arguments"))
 }
 
 /// `start` (reset first) and `set` (no reset).
-pub fn start(_ctx: &Context, _a: StartArgs, reset_first: bool) -> Result<i32> {
-    todo(if reset_first { "start" } else { "set" })
+pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
+    let verb = if reset_first { "start" } else { "set" };
+    let specs = bind_events(&subcommand_matches(verb)?)?;
+    let t = ctx.tracefs()?;
+    // Resolve every event before touching anything: a typo changes nothing.
+    let available = t.available_events()?;
+    let mut targets: Vec<(EventSpec, EventTarget)> = Vec::new();
+    for s in specs {
+        let target = tracectl::tracefs::resolve_event(&s.event, &available)?;
+        if matches!(target, EventTarget::All) && !s.filters.is_empty() {
+            anyhow::bail!("-f cannot apply to -e all; give a system or an event");
+        }
+        targets.push((s, target));
+    }
+    // Values the kernel lists are checked up front too, against the top level (an
+    // instance to be created has the same lists).
+    let top = t.top();
+    if let (Some(p), Ok(avail)) = (&a.tracer, top.available_tracers()) {
+        if !avail.iter().any(|x| x == p) {
+            anyhow::bail!("tracer {p:?} is not in available_tracers ({}); nothing was changed", avail.join(" "));
+        }
+    }
+    if let (Some(c), Ok(clocks)) = (&a.clock, top.trace_clock()) {
+        if clocks.available.len() > 1 && !clocks.available.iter().any(|x| x == c) {
+            anyhow::bail!("unknown clock {c:?}; this kernel has: {}; nothing was changed", clocks.available.join(" "));
+        }
+    }
+    let inst = match &a.instance {
+        Some(n) => t.create_instance(n)?,
+        None => t.top(),
+    };
+    let mut failed = 0;
+    if reset_first {
+        let rep = inst.reset()?;
+        if std::env::var_os("TRACECTL_VERBOSE").is_some() {
+            report_skipped(&rep.skipped);
+        }
+    }
+    let mut soft = |r: Result<(), TracefsError>| -> Result<()> {
+        match r {
+            Err(e) if e.is_unavailable() => {
+                warn_unavailable(&e);
+                failed += 1;
+                Ok(())
+            }
+            r => Ok(r?),
+        }
+    };
+    if let Some(c) = &a.clock {
+        inst.set_trace_clock(c)?;
+    }
+    if let Some(kb) = a.subbuf_kb {
+        inst.set_subbuf_size_kb(kb)?;
+    }
+    if let Some(kb) = a.buffer_kb {
+        inst.set_buffer_size(kb)?;
+    }
+    if let Some(p) = a.buffer_percent {
+        inst.set_buffer_percent(p)?;
+    }
+    if let Some(m) = &a.cpumask {
+        inst.set_cpumask(m)?;
+    }
+    for o in &a.options {
+        inst.apply_option(o)?;
+    }
+    if !a.pids.is_empty() {
+        inst.set_event_pids(&a.pids, AppendMode::Truncate)?;
+        if a.fork {
+            inst.set_event_fork(true)?;
+        }
+        let function_tracer = a.tracer.as_deref().is_some_and(|p| p.starts_with("function"));
+        match inst.set_ftrace_pids(&a.pids, AppendMode::Truncate) {
+            Ok(()) => {
+                if a.fork {
+                    soft(inst.set_function_fork(true))?;
+                }
+            }
+            // Only events are traced: the event pid filter did the job.
+            Err(e) if e.is_unavailable() && !function_tracer => {}
+            Err(e) => soft(Err(e))?,
+        }
+    }
+    for (which, list) in [
+        (FunctionFilter::Filter, &a.ftrace_filter),
+        (FunctionFilter::Notrace, &a.ftrace_notrace),
+        (FunctionFilter::GraphFunction, &a.graph_function),
+    ] {
+        if !list.is_empty() {
+            let pats: Vec<&str> = list.iter().map(String::as_str).collect();
+            soft(inst.set_function_filter(which, &pats, AppendMode::Truncate))?;
+        }
+    }
+    if let Some(d) = a.max_graph_depth {
+        soft(inst.set_max_graph_depth(d))?;
+    }
+    if let Some(p) = &a.tracer {
+        soft(inst.set_tracer(p))?;
+    }
+    // Filters and triggers before enabling, so the first events already obey them.
+    for (s, target) in &targets {
+        for f in &s.filters {
+            inst.set_filter(target, f)?;
+        }
+        for (n, r) in s.triggers.iter().enumerate() {
+            let evs = match target {
+                EventTarget::Events(v) => v.clone(),
+                _ => anyhow::bail!("-R {r:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}", s.event),
+            };
+            // Like trace-cmd (and `echo TRIGGER > trigger`), the first trigger opens the
+            // file with O_TRUNC; the kernel adds it. Further ones append, since O_TRUNC
+            // also drops hist triggers.
+            let mode = if n == 0 { AppendMode::Truncate } else { AppendMode::Append };
+            for e in &evs {
+                inst.write(e.dir().join("trigger"), r.as_bytes(), mode)?;
+            }
+        }
+    }
+    for (s, target) in targets.iter().filter(|(s, _)| !s.invert) {
+        let _ = s;
+        inst.set_target_enabled(target, true)?;
+    }
+    for (_, target) in targets.iter().filter(|(s, _)| s.invert) {
+        inst.set_target_enabled(target, false)?;
+    }
+    if reset_first {
+        inst.set_tracing_on(true)?;
+    }
+    Ok(if failed > 0 { 1 } else { 0 })
 }
+
+fn report_skipped(skipped: &[String]) {
+    if skipped.is_empty() {
+        return;
+    }
+    if std::env::var_os("TRACECTL_VERBOSE").is_some() {
+        for s in skipped {
+            eprintln!("tracectl: note: {s}");
+        }
+    } else {
+        let names: Vec<&str> = skipped
+            .iter()
+            .map(|s| s.split(": ").next().unwrap_or(s))
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .collect();
+        eprintln!(
+            "tracectl: note: left alone what the kernel refused or lacks: {} (a locked-down kernel or sandbox; \
+             TRACECTL_VERBOSE=1 says why)",
+            names.join(", ")
+        );
+    }
+}
+
+/// Options of verbs that act on one instance.
+#[derive(Debug, clap::Args)]
+pub struct InstanceArgs {
+    /// Instance to act on (instances/NAME)
+    #[arg(short = 'B', value_name = "INSTANCE")]
+    pub instance: Option<String>,
+    /// Act on the top level and every instance
+    #[arg(short = 'a', long = "all", conflicts_with = "instance")]
+    pub all: bool,
+}
+
+fn each_instance(ctx: &Context, a: &InstanceArgs, mut f: impl FnMut(&Instance) -> Result<(), TracefsError>) -> Result<i32> {
+    let t = ctx.tracefs()?;
+    if a.all {
+        f(&t.top())?;
+        for n in t.instances()? {
+            f(&t.instance(Some(&n))?)?;
+        }
+    } else {
+        f(&t.instance(a.instance.as_deref())?)?;
+    }
+    Ok(0)
+}
+
 /// `stop`.
-pub fn stop(_ctx: &Context, _a: InstanceArgs) -> Result<i32> { todo("stop") }
+pub fn stop(ctx: &Context, a: InstanceArgs) -> Result<i32> {
+    each_instance(ctx, &a, |i| i.set_tracing_on(false))
+}
+
 /// `restart`.
-pub fn restart(_ctx: &Context, _a: InstanceArgs) -> Result<i32> { todo("restart") }
-/// `reset`.
-pub fn reset(_ctx: &Context, _a: ResetArgs) -> Result<i32> { todo("reset") }
+pub fn restart(ctx: &Context, a: InstanceArgs) -> Result<i32> {
+    each_instance(ctx, &a, |i| i.set_tracing_on(true))
+}
+
 /// `clear`.
-pub fn clear(_ctx: &Context, _a: InstanceArgs) -> Result<i32> { todo("clear") }
+pub fn clear(ctx: &Context, a: InstanceArgs) -> Result<i32> {
+    each_instance(ctx, &a, |i| i.clear())
+}
+
+/// Options of `reset`.
+#[derive(Debug, clap::Args)]
+pub struct ResetArgs {
+    /// Reset only this instance (with -d: remove it)
+    #[arg(short = 'B', value_name = "INSTANCE")]
+    pub instance: Option<String>,
+    /// With -B: remove the instance instead of resetting it
+    #[arg(short = 'd', requires = "instance")]
+    pub delete: bool,
+    /// Leave instances alone (neither reset nor removed); only the top level is reset
+    #[arg(long = "keep-instances", conflicts_with = "instance")]
+    pub keep_instances: bool,
+    /// Also empty the ring buffer
+    #[arg(long = "clear")]
+    pub clear: bool,
+    /// Print what was changed as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `reset`.
+pub fn reset(ctx: &Context, a: ResetArgs) -> Result<i32> {
+    let t = ctx.tracefs()?;
+    let rep = match &a.instance {
+        Some(n) if a.delete => {
+            t.remove_instance(n)?;
+            tracectl::tracefs::ResetReport { changed: vec![format!("instances/{n} (removed)")], skipped: vec![] }
+        }
+        Some(n) => {
+            let i = t.instance(Some(n))?;
+            if a.clear {
+                i.clear()?;
+            }
+            i.reset()?
+        }
+        None => {
+            if a.clear {
+                t.top().clear()?;
+            }
+            t.reset_all(a.keep_instances)?
+        }
+    };
+    if a.json {
+        super::common::print_json(&serde_json::json!({"changed": rep.changed, "skipped": rep.skipped}))?;
+    } else {
+        report_skipped(&rep.skipped);
+    }
+    Ok(0)
+}
+
+/// Options of `snapshot`.
+#[derive(Debug, clap::Args)]
+pub struct SnapshotArgs {
+    /// Take a snapshot (swap the live buffer into the snapshot buffer)
+    #[arg(short = 's', group = "op")]
+    pub take: bool,
+    /// Clear the snapshot buffer
+    #[arg(short = 'c', group = "op")]
+    pub clear: bool,
+    /// Free the snapshot buffer
+    #[arg(short = 'f', group = "op")]
+    pub free: bool,
+    /// Only this CPU
+    #[arg(long = "cpu", value_name = "CPU")]
+    pub cpu: Option<u32>,
+    /// Instance (instances/NAME)
+    #[arg(short = 'B', value_name = "INSTANCE")]
+    pub instance: Option<String>,
+    /// When showing: print the lines as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// `snapshot`.
-pub fn snapshot(_ctx: &Context, _a: SnapshotArgs) -> Result<i32> { todo("snapshot") }
+pub fn snapshot(ctx: &Context, a: SnapshotArgs) -> Result<i32> {
+    let i = ctx.instance(a.instance.as_deref())?;
+    if a.take {
+        i.snapshot_take(a.cpu)?;
+    } else if a.clear {
+        i.snapshot_clear(a.cpu)?;
+    } else if a.free {
+        if a.cpu.is_some() {
+            anyhow::bail!("the kernel frees the snapshot buffer only for all CPUs; drop --cpu");
+        }
+        i.snapshot_free()?;
+    } else {
+        let text = i.snapshot_text(a.cpu)?;
+        super::show::print_trace_text(&text, a.json)?;
+    }
+    Ok(0)
+}
+
+/// Options of `marker`.
+#[derive(Debug, clap::Args)]
+pub struct MarkerArgs {
+    /// The text to write (words are joined with spaces)
+    #[arg(required = true)]
+    pub text: Vec<String>,
+    /// Write to trace_marker_raw with this id instead (the text becomes the payload)
+    #[arg(long = "raw-id", value_name = "ID")]
+    pub raw_id: Option<u32>,
+    /// Instance (instances/NAME)
+    #[arg(short = 'B', value_name = "INSTANCE")]
+    pub instance: Option<String>,
+}
+
 /// `marker`.
-pub fn marker(_ctx: &Context, _a: MarkerArgs) -> Result<i32> { todo("marker") }
+pub fn marker(ctx: &Context, a: MarkerArgs) -> Result<i32> {
+    let i = ctx.instance(a.instance.as_deref())?;
+    let text = a.text.join(" ");
+    match a.raw_id {
+        Some(id) => i.mark_raw(id, text.as_bytes())?,
+        None => i.mark(&text)?,
+    }
+    Ok(0)
+}
+
+/// Options of `man`.
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// Subcommand whose page to print (default: tracectl itself)
+    pub subcommand: Option<String>,
+    /// Write every page (tracectl.1 and tracectl-VERB.1) into this directory instead
+    #[arg(long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Render the man page of a command into roff.
+fn render(cmd: clap::Command) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(cmd).render(&mut buf)?;
+    Ok(buf)
+}
+
+/// Every page: (file name, roff).
+pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>> {
+    let mut top = super::Cli::command();
+    top.build();
+    let mut pages = vec![("tracectl.1".to_string(), render(top.clone())?)];
+    for sub in top.get_subcommands().filter(|s| s.get_name() != "help") {
+        let name = format!("tracectl-{}", sub.get_name());
+        // clap keeps names as &'static str without its `string` feature; a handful of
+        // short strings for the life of the process.
+        let leaked: &'static str = Box::leak(name.clone().into_boxed_str());
+        let cmd = sub.clone().name(leaked).display_name(leaked);
+        pages.push((format!("{name}.1"), render(cmd)?));
+    }
+    Ok(pages)
+}
+
 /// `man`.
-pub fn man(_a: ManArgs) -> Result<i32> { todo("man") }
+pub fn man(a: ManArgs) -> Result<i32> {
+    let pages = man_pages()?;
+    if let Some(dir) = a.out {
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (name, roff) in pages {
+            let p = dir.join(&name);
+            std::fs::write(&p, roff).with_context(|| format!("writing {}", p.display()))?;
+        }
+        return Ok(0);
+    }
+    let want = match &a.subcommand {
+        Some(s) => format!("tracectl-{s}.1"),
+        None => "tracectl.1".to_string(),
+    };
+    let (_, roff) = pages
+        .into_iter()
+        .find(|(n, _)| *n == want)
+        .with_context(|| format!("no subcommand {:?} (see `tracectl --help`)", a.subcommand.as_deref().unwrap_or("")))?;
+    std::io::stdout().lock().write_all(&roff)?;
+    Ok(0)
+}
+

@@ -1,18 +1,439 @@
-//! `tracectl stream`.
+//! `tracectl stream`: decode ring-buffer pages as they arrive, or replay a fixture tree.
 
+use std::collections::HashSet;
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
+use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
+use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
+use tracectl::render::{json, Comms, EventFormatter, EventNames, KernelStyle};
+use tracectl::tracefs::capture::{event_matches, select_events};
+use tracectl::tracefs::{AppendMode, Tracefs};
 
 use super::common::Context;
 
+/// Output styles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Style {
+    /// Exactly the lines of the kernel's `trace` file
+    Kernel,
+    /// One JSON object per line, every field typed
+    Json,
+}
+
 /// Options of `tracectl stream`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Event to show (repeatable): all, SYSTEM, SYSTEM:EVENT, globs. Live, the events are
+    /// enabled in a private instance for the duration; without -e the top-level buffer is
+    /// read (and consumed) with whatever is enabled there
+    #[arg(short = 'e', long = "event", value_name = "EVENT")]
+    pub events: Vec<String>,
+    /// Output style
+    #[arg(long, value_enum, default_value_t = Style::Kernel)]
+    pub style: Style,
+    /// Only this CPU's buffer
+    #[arg(long, value_name = "N")]
+    pub cpu: Option<u32>,
+    /// Omit the `# tracer:` header lines of a replay
+    #[arg(long)]
+    pub no_header: bool,
+    /// Live: stop after this many milliseconds (default: until Ctrl-C)
+    #[arg(long, value_name = "MS")]
+    pub duration_ms: Option<u64>,
+}
+
+/// Everything needed to print records of one buffer.
+struct Printer {
+    style: KernelStyle,
+    comms: Comms,
+    names: EventNames,
+    /// The event model: print-fmt text exactly as the kernel prints it.
+    text: EventText,
+    json: bool,
+    only: Option<HashSet<u16>>,
+    errors: u64,
+    lost_unknown_ids: HashSet<u16>,
+    /// Live only: learn comms from the events themselves (the kernel's cache moves on).
+    learn: bool,
+    /// Replay in kernel style: the kernel's `trace` file has no `[LOST]` lines for events
+    /// overwritten before it was read, so they go to stderr instead of the text.
+    lost_to_stderr: bool,
+    /// The kernel's `trace` marks the first line of each CPU with `##### CPU N buffer
+    /// started ####` when `options/annotate` is on and the buffer overran.
+    annotate: bool,
+    started: HashSet<u32>,
+    /// Index of the current event in the whole buffer (the kernel's `iter->idx`).
+    idx: u64,
+}
+
+impl Printer {
+    fn wanted(&self, rec: &Record) -> bool {
+        match &self.only {
+            None => true,
+            Some(ids) => rec.event_id(self.style.big_endian).is_some_and(|id| ids.contains(&id)),
+        }
+    }
+
+    fn entry(&mut self, item: Result<Entry<'_>, PageError>, out: &mut Vec<u8>) {
+        match item {
+            Ok(Entry::Event(rec)) => {
+                if self.learn {
+                    self.learn_comms(&rec);
+                }
+                let idx = self.idx;
+                self.idx += 1;
+                if !self.wanted(&rec) {
+                    return;
+                }
+                // The kernel skips the mark for the first two entries of the trace.
+                if self.annotate && !self.json && self.started.insert(rec.cpu) && idx > 1 {
+                    out.extend_from_slice(format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes());
+                }
+                if self.json {
+                    json::write_record(out, &rec, &self.comms, &self.names, &self.style);
+                } else if !self.style_line(&rec, out) && self.names.of(&rec).is_none() {
+                    if let Some(id) = rec.event_id(self.style.big_endian) {
+                        if self.lost_unknown_ids.insert(id) {
+                            eprintln!("tracectl: event id {id} has no format under events/ (was the tree captured with its formats?)");
+                        }
+                    }
+                }
+            }
+            Ok(Entry::Lost { cpu, ts, count }) => {
+                if self.json {
+                    json::write_lost(out, cpu, ts, count);
+                } else if self.lost_to_stderr {
+                    match count {
+                        Some(n) => eprintln!("tracectl: cpu{cpu}: {n} events were overwritten before the capture"),
+                        None => eprintln!("tracectl: cpu{cpu}: events were overwritten before the capture"),
+                    }
+                } else {
+                    self.style.write_lost(out, cpu, count);
+                }
+            }
+            Err(e) => {
+                self.errors += 1;
+                if self.errors <= 20 {
+                    eprintln!("tracectl: {e}");
+                }
+            }
+        }
+    }
+
+    /// Pick task names out of the events that carry them.
+    fn learn_comms(&mut self, rec: &Record) {
+        let Some(ev) = self.names.of(rec) else { return };
+        let pairs: &[(&str, &str)] = match (ev.system.as_str(), ev.name.as_str()) {
+            ("sched", "sched_switch") => &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")],
+            ("sched", "sched_process_fork") => &[("parent_pid", "parent_comm"), ("child_pid", "child_comm")],
+            ("sched", "sched_wakeup" | "sched_waking" | "sched_wakeup_new" | "sched_process_exit" | "sched_process_free") => {
+                &[("pid", "comm")]
+            }
+            ("task", "task_newtask") => &[("pid", "comm")],
+            ("task", "task_rename") => &[("pid", "newcomm")],
+            _ => return,
+        };
+        let be = self.style.big_endian;
+        let field = |name: &str| ev.fields.iter().find(|f| f.name == name).map(|f| json::field_value(f, rec.data, be));
+        let mut learned = Vec::new();
+        for (pid_field, comm_field) in pairs {
+            if let (Some(serde_json::Value::Number(p)), Some(serde_json::Value::String(c))) = (field(pid_field), field(comm_field)) {
+                if let Some(p) = p.as_i64() {
+                    learned.push((p as i32, c));
+                }
+            }
+        }
+        for (p, c) in learned {
+            self.comms.learn(p, &c);
+        }
+    }
+
+    fn style_line(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
+        self.style.write_context(out, rec, &self.comms);
+        let known = self.text.write_event(rec, out, &self.names);
+        out.push(b'\n');
+        known
+    }
+}
+
+/// The event model's registry with the symbol tables its `%p` conversions and
+/// `bprint`/`bputs` events need.
+struct EventText {
+    registry: Option<Registry>,
+    kallsyms: Option<Kallsyms>,
+    printk: Option<PrintkFormats>,
+    big_endian: bool,
+}
+
+impl EventText {
+    /// One stderr line per event type whose text fell back to `field=value` pairs.
+    fn report_fallbacks(&self) {
+        if let Some(reg) = &self.registry {
+            for (event, why, n) in reg.fallback_report() {
+                eprintln!("tracectl: {event}: {n} record(s) printed as field=value ({why})");
+            }
+        }
+    }
+
+    /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
+    fn load(t: &Tracefs, big_endian: bool) -> EventText {
+        let registry = match Registry::from_tracefs(t) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("tracectl: {e}; printing events as field=value pairs");
+                None
+            }
+        };
+        let kallsyms_text = if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
+            zstd::decode_all(&z[..]).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+        } else if let Ok(s) = std::fs::read_to_string(t.path("host/kallsyms")) {
+            Some(s)
+        } else if is_live(t) {
+            std::fs::read_to_string("/proc/kallsyms").ok()
+        } else {
+            None
+        };
+        let printk = t.read_string("printk_formats").ok().map(|s| PrintkFormats::parse(&s));
+        EventText { registry, kallsyms: kallsyms_text.map(|s| Kallsyms::parse(&s)), printk, big_endian }
+    }
+
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>, fallback: &EventNames) -> bool {
+        let Some(reg) = &self.registry else { return fallback.write_event(rec, out) };
+        let env = PrintEnv {
+            kallsyms: self.kallsyms.as_ref(),
+            printk: self.printk.as_ref(),
+            big_endian: self.big_endian,
+            long_size: reg.long_size(),
+            hz: None,
+            style: tracectl::event::PrintStyle::Kernel,
+        };
+        reg.write_event(rec, &env, out)
+    }
+}
+
+/// Whether `t` is a mounted tracefs/debugfs rather than a copy on disk.
+fn is_live(t: &Tracefs) -> bool {
+    const TRACEFS_MAGIC: i64 = 0x7472_6163;
+    const DEBUGFS_MAGIC: i64 = 0x6462_6720;
+    match nix::sys::statfs::statfs(t.root()) {
+        Ok(s) => {
+            let ty = s.filesystem_type().0 as i64;
+            ty == TRACEFS_MAGIC || ty == DEBUGFS_MAGIC
+        }
+        Err(_) => false,
+    }
+}
+
+fn ids_for(names: &EventNames, specs: &[String]) -> Option<HashSet<u16>> {
+    if specs.is_empty() {
+        return None;
+    }
+    Some(
+        names
+            .iter()
+            .filter(|(_, e)| specs.iter().any(|s| event_matches(s, &e.system, &e.name)))
+            .map(|(id, _)| id)
+            .collect(),
+    )
+}
 
 /// Run `tracectl stream`.
-pub fn run(_ctx: &Context, _args: Args) -> Result<i32> {
-    anyhow::bail!("`tracectl stream` is not implemented yet")
+pub fn run(ctx: &Context, args: Args) -> Result<i32> {
+    let tracefs = ctx.tracefs()?;
+    if is_live(&tracefs) {
+        live(&tracefs, &args)
+    } else {
+        replay(&tracefs, &args)
+    }
+}
+
+fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Printer {
+    let mut comms = Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
+    comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
+    let names = EventNames::from_tracefs(meta, big_endian);
+    let text = EventText::load(meta, big_endian);
+    let only = ids_for(&names, &args.events);
+    let mut style = KernelStyle::from_tracefs(t, big_endian);
+    style.common = names.common_fields();
+    Printer {
+        style,
+        comms,
+        names,
+        text,
+        json: args.style == Style::Json,
+        only,
+        errors: 0,
+        lost_unknown_ids: HashSet::new(),
+        learn: false,
+        lost_to_stderr: false,
+        annotate: false,
+        started: HashSet::new(),
+        idx: 0,
+    }
+}
+
+fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
+    let layout = page_layout(t).context("reading the sub-buffer layout")?;
+    let data = load_cpu_files(t, args.cpu)?;
+    let mut p = printer_for(t, t, layout.big_endian, args);
+    p.lost_to_stderr = true;
+    p.annotate = t.read_string("options/annotate").map_or(true, |s| s.trim() == "1") && buffer_overran(t);
+    let stdout = io::stdout();
+    let mut w = stdout.lock();
+    let mut out = Vec::with_capacity(1 << 16);
+    if !args.no_header && !p.json {
+        write_trace_header(t, &p.style, &mut out);
+    }
+    let streams: Vec<_> = data.iter().map(|d| CpuStream::new(layout, d.cpu, &d.bytes)).collect();
+    for item in Merge::new(streams) {
+        p.entry(item, &mut out);
+        if out.len() >= 1 << 16 {
+            w.write_all(&out)?;
+            out.clear();
+        }
+    }
+    w.write_all(&out)?;
+    w.flush()?;
+    if !p.json {
+        p.text.report_fallbacks();
+    }
+    if p.errors > 0 {
+        eprintln!("tracectl: {} malformed sub-buffer(s) skipped", p.errors);
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// Whether any CPU's `per_cpu/cpuN/stats` reports an overrun.
+fn buffer_overran(t: &Tracefs) -> bool {
+    let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) else { return false };
+    rd.filter_map(|e| e.ok()).any(|e| {
+        std::fs::read_to_string(e.path().join("stats")).is_ok_and(|s| {
+            s.lines().any(|l| l.strip_prefix("overrun:").is_some_and(|v| v.trim() != "0"))
+        })
+    })
+}
+
+/// The `trace` file's header: tracer, entries from `per_cpu/cpuN/stats`, CPU count, legend.
+fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
+    let tracer = t.read_string("current_tracer").unwrap_or_else(|_| "nop".into());
+    let (mut entries, mut written, mut cpus) = (0u64, 0u64, 0usize);
+    if let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) {
+        for e in rd.filter_map(|e| e.ok()) {
+            if !e.file_name().to_string_lossy().starts_with("cpu") {
+                continue;
+            }
+            cpus += 1;
+            let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
+            let get = |key: &str| {
+                stats
+                    .lines()
+                    .find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            entries += get("entries:");
+            written += get("entries:") + get("overrun:");
+        }
+    }
+    style.write_header(out, tracer.trim(), entries, written, cpus);
+}
+
+/// A private instance for a live stream, removed on drop (also after Ctrl-C).
+struct StreamInstance {
+    top: Tracefs,
+    name: String,
+}
+
+impl Drop for StreamInstance {
+    fn drop(&mut self) {
+        let rel = format!("instances/{}", self.name);
+        let _ = self.top.write(format!("{rel}/tracing_on"), b"0", AppendMode::Truncate);
+        let _ = self.top.write(format!("{rel}/events/enable"), b"0", AppendMode::Truncate);
+        for _ in 0..50 {
+            match std::fs::remove_dir(self.top.path(&rel)) {
+                Ok(()) => return,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return,
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        eprintln!("tracectl: could not remove {}: rmdir it by hand", self.top.path(&rel).display());
+    }
+}
+
+fn live(top: &Tracefs, args: &Args) -> Result<i32> {
+    let stop = stop_flag();
+    let layout = page_layout(top).context("reading the sub-buffer layout")?;
+    let mut guard = None;
+    let buffer = if args.events.is_empty() {
+        top.clone()
+    } else {
+        let available = top.read_string("available_events")?;
+        let selected = select_events(&available, &args.events)?;
+        let name = format!("tracectl-stream-{}", std::process::id());
+        let path = top.path(format!("instances/{name}"));
+        std::fs::create_dir(&path).with_context(|| format!("creating {}", path.display()))?;
+        guard = Some(StreamInstance { top: top.clone(), name: name.clone() });
+        let it = Tracefs::at(path);
+        for (sys, ev) in &selected {
+            it.write(format!("events/{sys}/{ev}/enable"), b"1", AppendMode::Truncate)?;
+        }
+        it
+    };
+    let mut layout = layout;
+    if let Some(kb) = buffer.read_string("buffer_subbuf_size_kb").ok().and_then(|s| s.trim().parse::<usize>().ok()) {
+        layout.subbuf_size = kb * 1024;
+    }
+    let mut p = printer_for(&buffer, top, layout.big_endian, args);
+    p.learn = true;
+    let mut reader = LiveReader::open(&buffer, &layout, args.cpu)?;
+    let cpus = reader.cpus();
+    let mut bufs: Vec<Vec<u8>> = cpus.iter().map(|_| Vec::new()).collect();
+    let deadline = args.duration_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
+    let stdout = io::stdout();
+    let mut w = stdout.lock();
+    let mut out = Vec::with_capacity(1 << 16);
+    let mut last_cmdlines = Instant::now();
+    loop {
+        let done = stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
+        if !done {
+            reader.wait(Duration::from_millis(100))?;
+        }
+        if reader.read_available(&mut bufs)? > 0 {
+            // The kernel's comm cache moves on while we stream: when this batch has a pid
+            // we cannot name, read it again before printing (at most every 50 ms).
+            let unknown = bufs.iter().zip(&cpus).any(|(b, c)| {
+                CpuStream::new(layout, *c, b).any(|e| {
+                    matches!(e, Ok(Entry::Event(r)) if { let pid = p.style.pid(&r); pid > 0 && p.comms.comm(pid) == "<...>" })
+                })
+            });
+            if unknown && last_cmdlines.elapsed() > Duration::from_millis(50) {
+                p.comms.load_saved_cmdlines(&top.read_string("saved_cmdlines").unwrap_or_default());
+                last_cmdlines = Instant::now();
+            }
+            let streams: Vec<_> = bufs.iter().zip(&cpus).map(|(b, c)| CpuStream::new(layout, *c, b)).collect();
+            for item in Merge::new(streams) {
+                p.entry(item, &mut out);
+            }
+            for b in &mut bufs {
+                b.clear();
+            }
+            w.write_all(&out)?;
+            w.flush()?;
+            out.clear();
+        }
+        if done {
+            break;
+        }
+    }
+    drop(reader);
+    drop(guard);
+    if !p.json {
+        p.text.report_fallbacks();
+    }
+    Ok(0)
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);

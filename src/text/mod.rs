@@ -1,1 +1,248 @@
 //! The kernel's `trace` / `trace_pipe` text, parsed back into records.
+//!
+//! A line looks like
+//! `          <idle>-0       [001] d.h2. 12345.678901: irq_handler_entry: irq=24 name=virtio0`
+//! with an optional `(  tgid)` column after the pid (options/record-tgid) and no flags
+//! column when options/irq-info is off.
+
+use indexmap::IndexMap;
+
+/// One parsed line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceLine<'a> {
+    /// The task's comm (may contain spaces and dashes).
+    pub comm: &'a str,
+    /// The pid.
+    pub pid: u32,
+    /// The tgid when the column is shown and known.
+    pub tgid: Option<u32>,
+    /// The CPU.
+    pub cpu: u32,
+    /// The latency flags column (`d.h2.`), when shown.
+    pub flags: Option<&'a str>,
+    /// The timestamp as printed (`12345.678901`).
+    pub timestamp: &'a str,
+    /// The event name.
+    pub event: &'a str,
+    /// The text after `event: `.
+    pub body: &'a str,
+}
+
+impl<'a> TraceLine<'a> {
+    /// The timestamp in nanoseconds (printed with µs or ns precision; a counter clock
+    /// prints a plain number, returned as is).
+    pub fn timestamp_ns(&self) -> Option<u64> {
+        match self.timestamp.split_once('.') {
+            Some((s, frac)) => {
+                let secs: u64 = s.parse().ok()?;
+                let mut f: String = frac.chars().take(9).collect();
+                while f.len() < 9 {
+                    f.push('0');
+                }
+                Some(secs * 1_000_000_000 + f.parse::<u64>().ok()?)
+            }
+            None => self.timestamp.parse().ok(),
+        }
+    }
+
+    /// `name=value` pairs of the body, when it is written in that form. A value runs to
+    /// the space before the next `name=`, so values with spaces survive.
+    pub fn fields(&self) -> IndexMap<&'a str, &'a str> {
+        parse_fields(self.body)
+    }
+}
+
+/// Parse one line; `None` for header (`#`) lines and anything not in the format.
+pub fn parse_line(line: &str) -> Option<TraceLine<'_>> {
+    let line = line.trim_end_matches(['\n', '\r']);
+    let t = line.trim_start();
+    if t.is_empty() || t.starts_with('#') {
+        return None;
+    }
+    // The CPU column `[NNN]` is the anchor: comm can hold anything, so take the first
+    // ` [digits]` that is followed by a timestamp and an event name.
+    let bytes = line.as_bytes();
+    let mut search = 0;
+    while let Some(off) = line[search..].find('[') {
+        let open = search + off;
+        search = open + 1;
+        let Some(close_rel) = line[open..].find(']') else { break };
+        let close = open + close_rel;
+        let cpu_txt = &line[open + 1..close];
+        if cpu_txt.is_empty() || !cpu_txt.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if open == 0 || bytes[open - 1] != b' ' {
+            continue;
+        }
+        let Some(parsed) = parse_after_cpu(&line[close + 1..]) else { continue };
+        let Some(task) = parse_task(&line[..open]) else { continue };
+        let (comm, pid, tgid) = task;
+        let (flags, timestamp, event, body) = parsed;
+        return Some(TraceLine { comm, pid, tgid, cpu: cpu_txt.parse().ok()?, flags, timestamp, event, body });
+    }
+    None
+}
+
+/// `comm-pid` with an optional `(tgid)` column after it.
+fn parse_task(s: &str) -> Option<(&str, u32, Option<u32>)> {
+    let s = s.trim();
+    let (task, tgid) = match s.strip_suffix(')') {
+        Some(inner) => {
+            let open = inner.rfind('(')?;
+            let t = inner[open + 1..].trim();
+            let tgid = if t.bytes().all(|b| b == b'-') { None } else { Some(t.parse().ok()?) };
+            (inner[..open].trim_end(), tgid)
+        }
+        None => (s, None),
+    };
+    let dash = task.rfind('-')?;
+    let pid = task[dash + 1..].parse().ok()?;
+    Some((task[..dash].trim_start(), pid, tgid))
+}
+
+type AfterCpu<'a> = (Option<&'a str>, &'a str, &'a str, &'a str);
+
+/// ` d.h2. 12345.678901: event: body` or ` 12345.678901: event: body`.
+fn parse_after_cpu(s: &str) -> Option<AfterCpu<'_>> {
+    let s = s.trim_start();
+    let (first, rest) = s.split_once(' ')?;
+    let (flags, rest) = if is_timestamp(first.strip_suffix(':').unwrap_or("")) {
+        (None, s)
+    } else {
+        (Some(first), rest.trim_start())
+    };
+    let (ts, rest) = rest.split_once(": ")?;
+    if !is_timestamp(ts) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    // `event: body` for most events; syscall events print `sys_write(fd: 1, ...)` and
+    // `sys_write -> 0x1`, the function tracer `func <-parent`: the name is the leading
+    // identifier and the body what follows it.
+    let name_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.').count();
+    if name_len == 0 {
+        return None;
+    }
+    let (event, after) = rest.split_at(name_len);
+    let body = match after.strip_prefix(':') {
+        Some(b) => b.strip_prefix(' ').unwrap_or(b),
+        None => after.trim_start(),
+    };
+    Some((flags, ts, event, body))
+}
+
+fn is_timestamp(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.') && s.as_bytes()[0].is_ascii_digit()
+}
+
+/// `name=value` pairs of an event body; empty when the body does not start with one.
+pub fn parse_fields(body: &str) -> IndexMap<&str, &str> {
+    let mut out = IndexMap::new();
+    let b = body.as_bytes();
+    // Positions of every `name=` whose name starts the body or follows a space.
+    let mut keys: Vec<(usize, usize)> = Vec::new(); // (start of name, index of '=')
+    let mut i = 0;
+    while i < b.len() {
+        if i == 0 || b[i - 1] == b' ' {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.') {
+                j += 1;
+            }
+            if j > i && j < b.len() && b[j] == b'=' && (b[i].is_ascii_alphabetic() || b[i] == b'_') {
+                keys.push((i, j));
+                i = j + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if keys.first().map(|k| k.0) != Some(0) {
+        return out;
+    }
+    for (n, &(start, eq)) in keys.iter().enumerate() {
+        let end = keys.get(n + 1).map(|k| k.0).unwrap_or(b.len());
+        out.insert(&body[start..eq], body[eq + 1..end].trim_end());
+    }
+    out
+}
+
+/// A parsed line as JSON: the columns, then `fields` when the body has `name=value`
+/// pairs, and always the `body` text.
+pub fn line_to_json(l: &TraceLine<'_>) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    m.insert("comm".into(), l.comm.into());
+    m.insert("pid".into(), l.pid.into());
+    if let Some(t) = l.tgid {
+        m.insert("tgid".into(), t.into());
+    }
+    m.insert("cpu".into(), l.cpu.into());
+    if let Some(f) = l.flags {
+        m.insert("flags".into(), f.into());
+    }
+    m.insert("timestamp".into(), l.timestamp.into());
+    if let Some(ns) = l.timestamp_ns() {
+        m.insert("timestamp_ns".into(), ns.into());
+    }
+    m.insert("event".into(), l.event.into());
+    let fields = l.fields();
+    if !fields.is_empty() {
+        let f: serde_json::Map<String, serde_json::Value> =
+            fields.into_iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(v))).collect();
+        m.insert("fields".into(), f.into());
+    }
+    m.insert("body".into(), l.body.into());
+    m.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_line() {
+        let l = parse_line("          <idle>-0       [001] d.h2. 12345.678901: irq_handler_entry: irq=24 name=virtio0-input.0").unwrap();
+        assert_eq!((l.comm, l.pid, l.tgid, l.cpu), ("<idle>", 0, None, 1));
+        assert_eq!(l.flags, Some("d.h2."));
+        assert_eq!(l.timestamp, "12345.678901");
+        assert_eq!(l.timestamp_ns(), Some(12_345_678_901_000));
+        assert_eq!(l.event, "irq_handler_entry");
+        let f = l.fields();
+        assert_eq!(f["irq"], "24");
+        assert_eq!(f["name"], "virtio0-input.0");
+    }
+
+    #[test]
+    fn comm_with_spaces_dashes_and_tgid() {
+        let l = parse_line(" kworker/u8:2-ev-1234    (   1200) [000] ..... 5.000001: sched_switch: prev_comm=a b prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120").unwrap();
+        assert_eq!(l.comm, "kworker/u8:2-ev");
+        assert_eq!(l.pid, 1234);
+        assert_eq!(l.tgid, Some(1200));
+        let f = l.fields();
+        assert_eq!(f["prev_comm"], "a b");
+        assert_eq!(f["prev_state"], "S ==>");
+        assert_eq!(f["next_comm"], "swapper/0");
+        let l = parse_line("  bash-7  (-------) [003] 7.5: tracing_mark_write: hello").unwrap();
+        assert_eq!((l.tgid, l.flags), (None, None));
+        assert!(l.fields().is_empty());
+        assert_eq!(l.body, "hello");
+    }
+
+    #[test]
+    fn headers_and_noise() {
+        assert!(parse_line("# tracer: nop").is_none());
+        assert!(parse_line("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION").is_none());
+        assert!(parse_line("").is_none());
+        assert!(parse_line("CPU:1 [LOST 3 EVENTS]").is_none());
+    }
+
+    #[test]
+    fn syscall_and_function_lines() {
+        let l = parse_line("        tracectl-10474   [000] .....   626.243848: sys_write -> 0x1").unwrap();
+        assert_eq!((l.event, l.body), ("sys_write", "-> 0x1"));
+        let l = parse_line("  cat-5 [001] ..... 1.000000: sys_openat(dfd: ffffff9c, filename: 7ffd, flags: 0, mode: 0)").unwrap();
+        assert_eq!((l.event, l.body), ("sys_openat", "(dfd: ffffff9c, filename: 7ffd, flags: 0, mode: 0)"));
+        let l = parse_line("  cat-5 [001] ..... 1.000000: do_sys_openat2 <-do_syscall_64").unwrap();
+        assert_eq!((l.event, l.body), ("do_sys_openat2", "<-do_syscall_64"));
+    }
+}

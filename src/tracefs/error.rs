@@ -24,6 +24,52 @@ pub enum TracefsError {
         /// The kernel's `error_log` lines about it, if any.
         error_log: Option<String>,
     },
+    /// The file is missing although its directory exists: this kernel (or its
+    /// configuration) does not provide the feature.
+    NotSupported {
+        /// The file.
+        path: PathBuf,
+        /// The feature, in ftrace's words (e.g. `snapshot`, `kprobe_events`).
+        feature: String,
+    },
+    /// No tracefs mount could be found or made.
+    NotMounted {
+        /// Where we looked and what went wrong.
+        detail: String,
+    },
+    /// tracefs is mounted read-only.
+    ReadOnly {
+        /// The mount point.
+        path: PathBuf,
+    },
+    /// An event or system name that the kernel does not know.
+    UnknownEvent {
+        /// What was asked for.
+        name: String,
+        /// The closest known names, best first.
+        suggestions: Vec<String>,
+    },
+    /// A function name absent from `available_filter_functions`.
+    UnknownFunction {
+        /// What was asked for.
+        name: String,
+        /// The closest known names, best first.
+        suggestions: Vec<String>,
+    },
+    /// A value that cannot be written to the named file (checked before writing).
+    BadValue {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A file whose contents could not be understood.
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
     /// Any other I/O error.
     Io {
         /// The file.
@@ -40,18 +86,37 @@ impl TracefsError {
         match err.raw_os_error() {
             Some(libc::ENOENT) => TracefsError::NotFound { path },
             Some(libc::EPERM) | Some(libc::EACCES) => TracefsError::PermissionDenied { path },
+            Some(libc::EROFS) => TracefsError::ReadOnly { path },
             _ => TracefsError::Io { path, err },
         }
     }
 
     /// The file this error concerns.
-    pub fn path(&self) -> &std::path::Path {
+    pub fn path(&self) -> Option<&std::path::Path> {
         match self {
             TracefsError::NotFound { path }
             | TracefsError::PermissionDenied { path }
             | TracefsError::Rejected { path, .. }
-            | TracefsError::Io { path, .. } => path,
+            | TracefsError::NotSupported { path, .. }
+            | TracefsError::ReadOnly { path }
+            | TracefsError::BadValue { path, .. }
+            | TracefsError::Parse { path, .. }
+            | TracefsError::Io { path, .. } => Some(path),
+            TracefsError::NotMounted { .. }
+            | TracefsError::UnknownEvent { .. }
+            | TracefsError::UnknownFunction { .. } => None,
         }
+    }
+
+    /// Whether the kernel lacks the file or refuses it (missing, EPERM, unsupported):
+    /// callers that can carry on without it (reset, stat) skip it.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            TracefsError::NotFound { .. }
+                | TracefsError::PermissionDenied { .. }
+                | TracefsError::NotSupported { .. }
+        )
     }
 }
 
@@ -65,7 +130,7 @@ impl fmt::Display for TracefsError {
             ),
             TracefsError::PermissionDenied { path } => write!(
                 f,
-                "{}: permission denied (run as root; if you are root, the kernel or a sandbox is locking this file down)",
+                "{}: permission denied (run as root; if you are root, this looks like a locked-down kernel or a sandbox refusing the file)",
                 path.display()
             ),
             TracefsError::Rejected { path, written, error_log } => {
@@ -75,6 +140,35 @@ impl fmt::Display for TracefsError {
                     None => write!(f, " (invalid argument)"),
                 }
             }
+            TracefsError::NotSupported { path, feature } => write!(
+                f,
+                "{}: not supported by this kernel ({feature} is missing; it may need a kernel built with it)",
+                path.display()
+            ),
+            TracefsError::NotMounted { detail } => write!(f, "tracefs not found: {detail}"),
+            TracefsError::ReadOnly { path } => write!(
+                f,
+                "{}: tracefs is mounted read-only (remount it read-write: mount -o remount,rw MOUNTPOINT)",
+                path.display()
+            ),
+            TracefsError::UnknownEvent { name, suggestions } => {
+                write!(f, "unknown event {name:?}")?;
+                if suggestions.is_empty() {
+                    write!(f, " (see `tracectl list -e`)")
+                } else {
+                    write!(f, "; did you mean {}?", suggestions.join(", "))
+                }
+            }
+            TracefsError::UnknownFunction { name, suggestions } => {
+                write!(f, "function {name:?} is not in available_filter_functions")?;
+                if suggestions.is_empty() {
+                    write!(f, " (see `tracectl list -f`)")
+                } else {
+                    write!(f, "; did you mean {}?", suggestions.join(", "))
+                }
+            }
+            TracefsError::BadValue { path, detail } => write!(f, "{}: {detail}", path.display()),
+            TracefsError::Parse { path, detail } => write!(f, "{}: cannot parse: {detail}", path.display()),
             TracefsError::Io { path, err } => write!(f, "{}: {}", path.display(), err),
         }
     }

@@ -40,7 +40,7 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, TracefsError> {
     Ok(buf)
 }
 
-/// Write `data` to a tracefs file in one write(2).
+/// Write all of `data` to a tracefs file.
 ///
 /// A rejected write (EINVAL) becomes [`TracefsError::Rejected`]; the caller that knows
 /// the instance adds the `error_log` text.
@@ -52,13 +52,28 @@ pub fn write_file(path: &Path, data: &[u8], mode: AppendMode) -> Result<(), Trac
         AppendMode::Append => opts.append(true),
     };
     let mut file = opts.open(path).map_err(|e| TracefsError::from_io(path, e))?;
-    match file.write(data) {
-        Ok(_) => Ok(()),
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Err(TracefsError::Rejected {
-            path: path.to_path_buf(),
-            written: String::from_utf8_lossy(data).into_owned(),
-            error_log: None,
-        }),
-        Err(e) => Err(TracefsError::from_io(path, e)),
+    // Files that take a list (set_ftrace_filter, set_event, ...) consume one token per
+    // write(2) and return a short count, so keep writing the rest, as the shell's echo does.
+    let mut rest = data;
+    loop {
+        match file.write(rest) {
+            Ok(n) if n >= rest.len() => return Ok(()),
+            Ok(0) => {
+                return Err(TracefsError::from_io(
+                    path,
+                    std::io::Error::new(std::io::ErrorKind::WriteZero, "the kernel accepted no more bytes"),
+                ))
+            }
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                return Err(TracefsError::Rejected {
+                    path: path.to_path_buf(),
+                    written: String::from_utf8_lossy(data).into_owned(),
+                    error_log: None,
+                })
+            }
+            Err(e) => return Err(TracefsError::from_io(path, e)),
+        }
     }
 }

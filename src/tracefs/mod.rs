@@ -1,11 +1,45 @@
 //! The control plane: a tracefs root (live mount, debugfs `tracing/` or a fixture tree).
+//!
+//! [`Tracefs`] is a root directory; [`Instance`] is one trace buffer in it (the top level
+//! or `instances/NAME`) with typed access to its control files. Everything works the
+//! same on a recorded tree, which is how the tests replay other kernels:
+//!
+//! ```
+//! use tracectl::tracefs::{EventTarget, Tracefs};
+//! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tracefs-fixtures/linux-6.18-sched-irq");
+//! let t = Tracefs::at(root);
+//! let sched = t.list_events(Some("sched:sched_swi*")).unwrap();
+//! assert_eq!(sched[0].to_string(), "sched:sched_switch");
+//! let top = t.top();
+//! assert_eq!(top.trace_clock().unwrap().current, "local");
+//! assert_eq!(top.resolve_event("irq").unwrap(), EventTarget::System("irq".into()));
+//! // A typo comes back with the closest names.
+//! let err = top.resolve_event("sched:sched_swich").unwrap_err();
+//! assert!(err.to_string().contains("did you mean sched:sched_switch"));
+//! ```
 
 pub mod capture;
+mod dynevent;
 mod error;
+mod events;
 mod file;
+mod ftrace;
+pub mod graph;
+mod instance;
+mod mount;
+mod reset;
+pub mod suggest;
+mod trigger;
 
+pub use dynevent::{DynamicEvent, ProbeKind};
 pub use error::TracefsError;
+pub use events::{parse_available_events, resolve_event, EventName, EventPattern, EventTarget};
 pub use file::{read_file, write_file, AppendMode};
+pub use ftrace::{parse_available_functions, validate_functions, FunctionFilter, FunctionTrigger, FunctionTriggerAction};
+pub use instance::{parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks};
+pub use mount::{looks_like_tracefs, parse_mounts, MountEntry, USUAL_PATHS};
+pub use reset::{default_option, ResetReport, DEFAULT_BUFFER_KB, DEFAULT_OPTIONS};
+pub use trigger::{parse_trigger_file, removal_text, Hist, HistCommand, Trigger, TriggerAction};
 
 use std::path::{Path, PathBuf};
 

@@ -37,6 +37,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 root=$work/root
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,out,etc}
+echo guest > "$root/etc/hostname"
 cp "$(command -v busybox)" "$root/bin/busybox"
 for f in "$@"; do cp "$f" "$root/bin/"; done
 cp "$guest" "$root/guest.sh"

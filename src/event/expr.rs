@@ -1,0 +1,509 @@
+//! The C expressions of a `print fmt`: tokens and a precedence-climbing parser.
+//!
+//! The kernel writes `print fmt: "format", arg, arg...` where each arg is the C expression
+//! of the event's `TP_printk` after macro expansion: `REC->field`, casts, `?:`, helper
+//! calls such as `__print_flags(...)` with `{ value, "name" }` tables.
+
+/// One token of a `print fmt`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Tok {
+    Num(u64),
+    /// A number with an `L`/`UL`/`ULL` suffix: at least `long` wide.
+    LNum(u64),
+    Str(Vec<u8>),
+    Ident(String),
+    Punct(&'static str),
+}
+
+const PUNCTS: &[&str] = &[
+    "<<=", ">>=", "...", "->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=",
+    "|=", "^=", "(", ")", "[", "]", "{", "}", ",", ";", "?", ":", "+", "-", "*", "/", "%", "&", "|", "^", "!", "~", "<", ">",
+    "=", ".",
+];
+
+/// Split a `print fmt` into tokens; adjacent string literals are joined, as C does.
+pub(crate) fn lex(src: &str) -> Result<Vec<Tok>, String> {
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut out: Vec<Tok> = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() || c == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            i += 1;
+            continue;
+        }
+        if c == b'"' || c == b'\'' {
+            let (bytes, next) = lex_quoted(b, i)?;
+            i = next;
+            if c == b'\'' {
+                let v = bytes.first().copied().unwrap_or(0) as u64;
+                out.push(Tok::Num(v));
+            } else if let Some(Tok::Str(prev)) = out.last_mut() {
+                prev.extend_from_slice(&bytes);
+            } else {
+                out.push(Tok::Str(bytes));
+            }
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let text = &src[start..i];
+            let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
+            let v = if let Some(h) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+                u64::from_str_radix(h, 16)
+            } else if digits.len() > 1 && digits.starts_with('0') {
+                u64::from_str_radix(&digits[1..], 8)
+            } else {
+                digits.parse::<u64>()
+            };
+            let v = v.map_err(|_| format!("bad number `{text}`"))?;
+            out.push(if digits.len() != text.len() && text.contains(['l', 'L']) { Tok::LNum(v) } else { Tok::Num(v) });
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            out.push(Tok::Ident(src[start..i].to_string()));
+            continue;
+        }
+        match PUNCTS.iter().find(|p| b[i..].starts_with(p.as_bytes())) {
+            Some(p) => {
+                out.push(Tok::Punct(p));
+                i += p.len();
+            }
+            None => return Err(format!("unexpected character `{}`", src[i..].chars().next().unwrap_or('?'))),
+        }
+    }
+    Ok(out)
+}
+
+fn lex_quoted(b: &[u8], start: usize) -> Result<(Vec<u8>, usize), String> {
+    let q = b[start];
+    let mut i = start + 1;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c == q {
+            return Ok((out, i + 1));
+        }
+        if c == b'\\' && i + 1 < b.len() {
+            i += 1;
+            let e = b[i];
+            match e {
+                b'n' => out.push(b'\n'),
+                b't' => out.push(b'\t'),
+                b'r' => out.push(b'\r'),
+                b'a' => out.push(7),
+                b'b' => out.push(8),
+                b'f' => out.push(12),
+                b'v' => out.push(11),
+                b'e' => out.push(27),
+                b'x' => {
+                    let mut v = 0u32;
+                    let mut n = 0;
+                    while n < 2 && i + 1 < b.len() && b[i + 1].is_ascii_hexdigit() {
+                        i += 1;
+                        v = v * 16 + (b[i] as char).to_digit(16).unwrap_or(0);
+                        n += 1;
+                    }
+                    out.push(v as u8);
+                }
+                b'0'..=b'7' => {
+                    let mut v = (e - b'0') as u32;
+                    let mut n = 1;
+                    while n < 3 && i + 1 < b.len() && (b'0'..=b'7').contains(&b[i + 1]) {
+                        i += 1;
+                        v = v * 8 + (b[i] - b'0') as u32;
+                        n += 1;
+                    }
+                    out.push(v as u8);
+                }
+                other => out.push(other),
+            }
+            i += 1;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    Err("unterminated string literal".into())
+}
+
+/// A C type named in a cast or `sizeof`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CType {
+    /// Size in bytes of the value (pointers: long size).
+    pub size: u8,
+    pub signed: bool,
+    pub pointer: bool,
+    /// For pointers, the pointee size (1 for `char *`), 0 when unknown/void.
+    pub elem: u8,
+}
+
+/// The parsed expression tree.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Expr {
+    Num(u64),
+    Str(Vec<u8>),
+    /// `REC->name`, resolved to a field index at compile time.
+    Field(usize),
+    /// An identifier that is not a field (an enum constant the kernel left unexpanded).
+    Ident(String),
+    Unary(&'static str, Box<Expr>),
+    Binary(&'static str, Box<Expr>, Box<Expr>),
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    Cast(CType, Box<Expr>),
+    Call(String, Vec<Expr>),
+    Index(Box<Expr>, Box<Expr>),
+    /// `{ a, b }` entries of symbol and flag tables.
+    List(Vec<Expr>),
+    /// `x.member` / `x->member` on something that is not `REC`.
+    Member(Box<Expr>, String),
+}
+
+pub(crate) struct Parser<'t, F: Fn(&str) -> Option<usize>> {
+    toks: &'t [Tok],
+    pos: usize,
+    long_size: usize,
+    field: F,
+}
+
+fn prec(op: &str) -> Option<u8> {
+    Some(match op {
+        "||" => 1,
+        "&&" => 2,
+        "|" => 3,
+        "^" => 4,
+        "&" => 5,
+        "==" | "!=" => 6,
+        "<" | ">" | "<=" | ">=" => 7,
+        "<<" | ">>" => 8,
+        "+" | "-" => 9,
+        "*" | "/" | "%" => 10,
+        _ => return None,
+    })
+}
+
+const TYPE_WORDS: &[&str] = &[
+    "unsigned", "signed", "int", "long", "short", "char", "void", "bool", "_Bool", "const", "volatile", "struct", "enum",
+    "union", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "__u8", "__u16", "__u32", "__u64", "__s8", "__s16",
+    "__s32", "__s64", "uint", "ulong", "__le16", "__le32", "__le64", "__be16", "__be32", "__be64", "__user",
+];
+
+fn is_type_word(s: &str) -> bool {
+    TYPE_WORDS.contains(&s) || s.ends_with("_t")
+}
+
+impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
+    pub(crate) fn new(toks: &'t [Tok], long_size: usize, field: F) -> Self {
+        Parser { toks, pos: 0, long_size, field }
+    }
+
+    pub(crate) fn at_end(&self) -> bool {
+        self.pos >= self.toks.len()
+    }
+
+    fn peek(&self) -> Option<&'t Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn peek_punct(&self, p: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Punct(q)) if *q == p)
+    }
+
+    pub(crate) fn eat(&mut self, p: &str) -> bool {
+        if self.peek_punct(p) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, p: &str) -> Result<(), String> {
+        if self.eat(p) {
+            Ok(())
+        } else {
+            Err(format!("expected `{p}` at {}", self.describe()))
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self.peek() {
+            None => "end of print fmt".into(),
+            Some(Tok::Num(n)) | Some(Tok::LNum(n)) => format!("`{n}`"),
+            Some(Tok::Str(s)) => format!("\"{}\"", String::from_utf8_lossy(s)),
+            Some(Tok::Ident(s)) => format!("`{s}`"),
+            Some(Tok::Punct(p)) => format!("`{p}`"),
+        }
+    }
+
+    /// The leading string literal.
+    pub(crate) fn format_string(&mut self) -> Result<Vec<u8>, String> {
+        match self.peek() {
+            Some(Tok::Str(s)) => {
+                self.pos += 1;
+                Ok(s.clone())
+            }
+            _ => Err(format!("print fmt does not start with a string literal but {}", self.describe())),
+        }
+    }
+
+    /// An assignment-level expression (no comma operator: commas separate arguments).
+    pub(crate) fn expr(&mut self) -> Result<Expr, String> {
+        let c = self.binary(1)?;
+        if self.eat("?") {
+            // GNU `a ?: b`
+            let t = if self.peek_punct(":") { c.clone() } else { self.expr()? };
+            self.expect(":")?;
+            let f = self.expr()?;
+            return Ok(Expr::Cond(Box::new(c), Box::new(t), Box::new(f)));
+        }
+        Ok(c)
+    }
+
+    fn binary(&mut self, min: u8) -> Result<Expr, String> {
+        let mut lhs = self.unary()?;
+        loop {
+            let op = match self.peek() {
+                Some(Tok::Punct(p)) => match prec(p) {
+                    Some(pr) if pr >= min => (*p, pr),
+                    _ => break,
+                },
+                _ => break,
+            };
+            self.pos += 1;
+            let rhs = self.binary(op.1 + 1)?;
+            lhs = Expr::Binary(op.0, Box::new(lhs), Box::new(rhs));
+        }
+        Ok(lhs)
+    }
+
+    /// Try to read `( type )` at the current position; restore on failure.
+    fn try_type_in_parens(&mut self) -> Option<CType> {
+        let save = self.pos;
+        if !self.eat("(") {
+            return None;
+        }
+        let ty = self.type_name();
+        if ty.is_some() && self.eat(")") {
+            return ty;
+        }
+        self.pos = save;
+        None
+    }
+
+    fn type_name(&mut self) -> Option<CType> {
+        let start = self.pos;
+        let mut words: Vec<&str> = Vec::new();
+        while let Some(Tok::Ident(w)) = self.peek() {
+            if words.is_empty() && !is_type_word(w) {
+                break;
+            }
+            // `struct foo`: the tag is any identifier.
+            let after_tag = matches!(words.last(), Some(&"struct") | Some(&"union") | Some(&"enum"));
+            if !words.is_empty() && !after_tag && !is_type_word(w) {
+                break;
+            }
+            words.push(w);
+            self.pos += 1;
+        }
+        if words.is_empty() {
+            self.pos = start;
+            return None;
+        }
+        let mut stars = 0;
+        while self.eat("*") {
+            stars += 1;
+        }
+        let base = words.iter().filter(|w| !matches!(**w, "const" | "volatile" | "__user")).copied().collect::<Vec<_>>().join(" ");
+        let signed_word = words.contains(&"signed");
+        let unsigned = words.contains(&"unsigned") || base.starts_with('u') || base.starts_with("__u") || base.starts_with("__le") || base.starts_with("__be");
+        let base_size = super::format::c_type_size(&base, self.long_size);
+        if stars > 0 {
+            let tagged = base.strip_prefix("struct ").and_then(super::constants::struct_size);
+            let elem = if stars == 1 { base_size.or(tagged).unwrap_or(0) as u8 } else { self.long_size as u8 };
+            return Some(CType { size: self.long_size as u8, signed: false, pointer: true, elem });
+        }
+        if base == "void" {
+            return Some(CType { size: 0, signed: false, pointer: false, elem: 0 });
+        }
+        let size = match base_size {
+            Some(s) => s,
+            None if base.starts_with("struct") || base.starts_with("union") => return None,
+            // An unknown typedef (`gfp_t`, `__kernel_rwf_t`): keep the value's width.
+            None => 0,
+        };
+        let signed = if base == "char" { !unsigned } else { !unsigned || signed_word };
+        let signed = signed && !matches!(base.as_str(), "bool" | "_Bool" | "size_t" | "dev_t" | "gfp_t");
+        Some(CType { size: size as u8, signed, pointer: false, elem: 0 })
+    }
+
+    fn unary(&mut self) -> Result<Expr, String> {
+        if let Some(Tok::Punct(p)) = self.peek() {
+            let p = *p;
+            match p {
+                "-" | "!" | "~" | "+" | "*" | "&" => {
+                    self.pos += 1;
+                    let e = self.unary()?;
+                    return Ok(Expr::Unary(p, Box::new(e)));
+                }
+                "(" => {
+                    if let Some(ty) = self.try_type_in_parens() {
+                        let e = self.unary()?;
+                        return Ok(Expr::Cast(ty, Box::new(e)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(Tok::Ident(w)) = self.peek() {
+            if w == "sizeof" {
+                self.pos += 1;
+                if let Some(ty) = self.try_type_in_parens() {
+                    if ty.size == 0 && !ty.pointer {
+                        return Err("sizeof of an unknown type".into());
+                    }
+                    return Ok(Expr::Num(ty.size as u64));
+                }
+                let e = self.unary()?;
+                return Ok(Expr::Call("sizeof".into(), vec![e]));
+            }
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> Result<Expr, String> {
+        let mut e = self.primary()?;
+        loop {
+            if self.eat("[") {
+                let i = self.expr()?;
+                self.expect("]")?;
+                e = Expr::Index(Box::new(e), Box::new(i));
+            } else if self.peek_punct("->") || self.peek_punct(".") {
+                self.pos += 1;
+                let name = match self.peek() {
+                    Some(Tok::Ident(n)) => n.clone(),
+                    _ => return Err(format!("expected a member name at {}", self.describe())),
+                };
+                self.pos += 1;
+                e = match e {
+                    Expr::Ident(ref r) if r == "REC" => match (self.field)(&name) {
+                        Some(i) => Expr::Field(i),
+                        None => return Err(format!("REC->{name}: no such field")),
+                    },
+                    other => Expr::Member(Box::new(other), name),
+                };
+            } else if self.peek_punct("(") {
+                let name = match &e {
+                    Expr::Ident(n) => n.clone(),
+                    _ => return Err(format!("call of a non-name at {}", self.describe())),
+                };
+                self.pos += 1;
+                let mut args = Vec::new();
+                if !self.eat(")") {
+                    loop {
+                        args.push(self.expr()?);
+                        if self.eat(")") {
+                            break;
+                        }
+                        self.expect(",")?;
+                    }
+                }
+                e = Expr::Call(name, args);
+            } else {
+                break;
+            }
+        }
+        Ok(e)
+    }
+
+    fn primary(&mut self) -> Result<Expr, String> {
+        let t = self.peek().ok_or_else(|| "expression expected at end of print fmt".to_string())?;
+        self.pos += 1;
+        match t {
+            Tok::Num(n) => Ok(Expr::Num(*n)),
+            Tok::LNum(n) => Ok(Expr::Cast(CType { size: 8, signed: *n <= i64::MAX as u64, pointer: false, elem: 0 }, Box::new(Expr::Num(*n)))),
+            Tok::Str(s) => Ok(Expr::Str(s.clone())),
+            Tok::Ident(s) => Ok(Expr::Ident(s.clone())),
+            Tok::Punct("(") => {
+                let mut e = self.expr()?;
+                // The comma operator inside parentheses: value of the last.
+                while self.eat(",") {
+                    e = self.expr()?;
+                }
+                self.expect(")")?;
+                Ok(e)
+            }
+            Tok::Punct("{") => {
+                let mut items = Vec::new();
+                if !self.eat("}") {
+                    loop {
+                        items.push(self.expr()?);
+                        if self.eat("}") {
+                            break;
+                        }
+                        self.expect(",")?;
+                        if self.eat("}") {
+                            break;
+                        }
+                    }
+                }
+                Ok(Expr::List(items))
+            }
+            Tok::Punct(p) => {
+                self.pos -= 1;
+                Err(format!("unexpected `{p}`"))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Expr {
+        let t = lex(s).unwrap();
+        let mut p = Parser::new(&t, 8, |n| if n == "a" { Some(7) } else { None });
+        let e = p.expr().unwrap();
+        assert!(p.at_end(), "{s}");
+        e
+    }
+
+    #[test]
+    fn lexes_literals() {
+        let t = lex(r#""a\n" "b%d", 0x1fUL, 017, 'c', REC->a"#).unwrap();
+        assert_eq!(t[0], Tok::Str(b"a\nb%d".to_vec()));
+        assert_eq!(t[2], Tok::LNum(0x1f));
+        assert_eq!(t[4], Tok::Num(0o17));
+        assert_eq!(t[6], Tok::Num(b'c' as u64));
+    }
+
+    #[test]
+    fn precedence_casts_and_fields() {
+        assert_eq!(
+            parse("1 + 2 * 3"),
+            Expr::Binary("+", Box::new(Expr::Num(1)), Box::new(Expr::Binary("*", Box::new(Expr::Num(2)), Box::new(Expr::Num(3)))))
+        );
+        assert_eq!(
+            parse("(unsigned int)REC->a"),
+            Expr::Cast(CType { size: 4, signed: false, pointer: false, elem: 0 }, Box::new(Expr::Field(7)))
+        );
+        assert_eq!(parse("sizeof(u64)"), Expr::Num(8));
+        assert!(matches!(parse("REC->a ? \"x\" : \"y\""), Expr::Cond(..)));
+        assert!(matches!(parse("(char *)REC->a"), Expr::Cast(CType { pointer: true, elem: 1, .. }, _)));
+    }
+
+    #[test]
+    fn unknown_field_is_an_error() {
+        let t = lex("REC->nope").unwrap();
+        let mut p = Parser::new(&t, 8, |_| None);
+        assert!(p.expr().unwrap_err().contains("REC->nope"));
+    }
+}

@@ -1,0 +1,418 @@
+//! The kernel's `%p` family: symbols, addresses, MACs, UUIDs, hex dumps and bitmaps.
+
+use super::printfmt::{push_hex, push_hex2, push_u64, Spec};
+use super::{PrintEnv, PrintStyle};
+
+/// What a `%p` conversion receives.
+pub(crate) enum PtrArg<'a> {
+    /// A plain address (pointers, symbols).
+    Addr(u64),
+    /// A pointer into the record: the bytes it points to.
+    Data(&'a [u8]),
+}
+
+/// Format one `%p` conversion.
+pub(crate) fn format(env: &PrintEnv, spec: &Spec, arg: &PtrArg, long: u8, out: &mut Vec<u8>) -> Result<(), String> {
+    let ext = spec.ext();
+    let first = ext.first().copied().unwrap_or(0);
+    if env.style == PrintStyle::TraceCmd {
+        if let PtrArg::Addr(a) = arg {
+            if !matches!(first, b'M' | b'm' | b'I' | b'i' | b'U' | b'h') {
+                tracecmd_addr(env, *a, first, long, out);
+                return Ok(());
+            }
+        }
+    }
+    match (first, arg) {
+        (b'S' | b's' | b'F' | b'f' | b'B', PtrArg::Addr(a)) => {
+            symbol(env, *a, first, ext, out);
+            Ok(())
+        }
+        (b'I' | b'i', PtrArg::Data(d)) => ip(ext, d, out),
+        (b'M' | b'm', PtrArg::Data(d)) => {
+            let d = d.get(..6).ok_or("%pM needs 6 bytes")?;
+            let sep = if first == b'm' {
+                None
+            } else if ext.contains(&b'F') {
+                Some(b'-')
+            } else {
+                Some(b':')
+            };
+            let rev = ext.contains(&b'R');
+            for i in 0..6 {
+                if i != 0 {
+                    if let Some(s) = sep {
+                        out.push(s);
+                    }
+                }
+                push_hex2(out, d[if rev { 5 - i } else { i }]);
+            }
+            Ok(())
+        }
+        (b'U', PtrArg::Data(d)) => {
+            let d = d.get(..16).ok_or("%pU needs 16 bytes")?;
+            let kind = ext.get(1).copied().unwrap_or(b'b');
+            let le = matches!(kind, b'l' | b'L');
+            let upper = matches!(kind, b'B' | b'L');
+            let order: [usize; 16] =
+                if le { [3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15] } else { core::array::from_fn(|i| i) };
+            for (n, &i) in order.iter().enumerate() {
+                if matches!(n, 4 | 6 | 8 | 10) {
+                    out.push(b'-');
+                }
+                let start = out.len();
+                push_hex2(out, d[i]);
+                if upper {
+                    out[start..].make_ascii_uppercase();
+                }
+            }
+            Ok(())
+        }
+        (b'h', PtrArg::Data(d)) => {
+            let n = if spec.width < 0 { 1 } else { spec.width.min(64) as usize };
+            let sep = match ext.get(1) {
+                Some(b'C') => Some(b':'),
+                Some(b'D') => Some(b'-'),
+                Some(b'N') => None,
+                _ => Some(b' '),
+            };
+            for (i, b) in d.iter().take(n).enumerate() {
+                if i != 0 {
+                    if let Some(s) = sep {
+                        out.push(s);
+                    }
+                }
+                push_hex2(out, *b);
+            }
+            Ok(())
+        }
+        (b'b', PtrArg::Data(d)) => {
+            let nbits = spec.width.max(0) as usize;
+            bitmap(out, d, nbits, ext.get(1) == Some(&b'l'), long as usize, env.big_endian);
+            Ok(())
+        }
+        (0 | b'x' | b'K' | b'X', PtrArg::Addr(a)) => {
+            // With options/hash-ptr off the kernel prints `%p` as `%px`: the address in
+            // zero-padded hex, no `0x`.
+            let start = out.len();
+            push_hex(out, *a, false);
+            let digits = out.len() - start;
+            let w = 2 * long as usize;
+            if digits < w {
+                out.splice(start..start, std::iter::repeat(b'0').take(w - digits));
+            }
+            Ok(())
+        }
+        (0 | b'x' | b'K', PtrArg::Data(_)) => Err("%p of a payload pointer (its kernel address is unknown)".into()),
+        _ => Err(format!("%p{} is not supported for this argument", String::from_utf8_lossy(ext))),
+    }
+}
+
+/// `%pS` `name+0xoff/0xsize [module]`, `%ps` `name [module]`, `%pB` (return addresses).
+/// libtraceevent's `%p`, `%ps` and `%pS`: glibc's `%p` for plain pointers (and every
+/// extension it does not know), `name` / `name+0xoff` for symbols.
+fn tracecmd_addr(env: &PrintEnv, addr: u64, kind: u8, long: u8, out: &mut Vec<u8>) {
+    let addr = if long == 4 { addr & 0xffff_ffff } else { addr };
+    if matches!(kind, b'S' | b's' | b'F' | b'f') {
+        match env.kallsyms.and_then(|k| k.lookup(addr)) {
+            Some(s) => {
+                out.extend_from_slice(s.name.as_bytes());
+                if matches!(kind, b'S' | b'F') {
+                    out.extend_from_slice(b"+0x");
+                    push_hex(out, addr - s.addr, false);
+                }
+            }
+            None => {
+                out.extend_from_slice(b"0x");
+                push_hex(out, addr, false);
+            }
+        }
+    } else if addr == 0 {
+        out.extend_from_slice(b"(nil)");
+    } else {
+        out.extend_from_slice(b"0x");
+        push_hex(out, addr, false);
+    }
+}
+
+fn symbol(env: &PrintEnv, addr: u64, kind: u8, ext: &[u8], out: &mut Vec<u8>) {
+    let _ = ext;
+    let back = kind == b'B';
+    let look = if back { addr.wrapping_sub(1) } else { addr };
+    match env.kallsyms.and_then(|k| k.lookup(look)) {
+        Some(s) => {
+            out.extend_from_slice(s.name.as_bytes());
+            if matches!(kind, b'S' | b'F' | b'B') {
+                out.extend_from_slice(b"+0x");
+                push_hex(out, addr - s.addr, false);
+                out.extend_from_slice(b"/0x");
+                push_hex(out, s.size, false);
+            }
+            if let Some(m) = s.module {
+                out.extend_from_slice(b" [");
+                out.extend_from_slice(m.as_bytes());
+                out.push(b']');
+            }
+        }
+        None => {
+            out.extend_from_slice(b"0x");
+            push_hex(out, addr, false);
+        }
+    }
+}
+
+fn ip(ext: &[u8], d: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let leading = ext[0] == b'i';
+    match ext.get(1) {
+        Some(b'4') => {
+            ip4(d.get(..4).ok_or("%pI4 needs 4 bytes")?, leading, out);
+            Ok(())
+        }
+        Some(b'6') => {
+            let a = d.get(..16).ok_or("%pI6 needs 16 bytes")?;
+            if leading {
+                a.iter().for_each(|b| push_hex2(out, *b));
+            } else if ext.get(2) == Some(&b'c') {
+                ip6_compressed(a, out);
+            } else {
+                ip6_full(a, out);
+            }
+            Ok(())
+        }
+        Some(b'S') => {
+            let flags = &ext[2..];
+            let fam = u16::from_ne_bytes([*d.first().ok_or("empty sockaddr")?, *d.get(1).ok_or("short sockaddr")?]);
+            let port = d.get(2..4).map(|p| u16::from_be_bytes([p[0], p[1]])).unwrap_or(0);
+            match fam {
+                2 => {
+                    ip4(d.get(4..8).ok_or("short sockaddr_in")?, leading, out);
+                    if flags.contains(&b'p') {
+                        out.push(b':');
+                        push_u64(out, port as u64);
+                    }
+                }
+                10 => {
+                    let a = d.get(8..24).ok_or("short sockaddr_in6")?;
+                    let p = flags.contains(&b'p');
+                    if p {
+                        out.push(b'[');
+                    }
+                    if flags.contains(&b'c') {
+                        ip6_compressed(a, out);
+                    } else {
+                        ip6_full(a, out);
+                    }
+                    if p {
+                        out.extend_from_slice(b"]:");
+                        push_u64(out, port as u64);
+                    }
+                }
+                _ => out.extend_from_slice(b"(invalid address)"),
+            }
+            Ok(())
+        }
+        _ => Err(format!("%p{} is not supported", String::from_utf8_lossy(ext))),
+    }
+}
+
+fn ip4(a: &[u8], leading: bool, out: &mut Vec<u8>) {
+    for (i, b) in a.iter().enumerate() {
+        if i != 0 {
+            out.push(b'.');
+        }
+        if leading {
+            out.push(b'0' + b / 100);
+            out.push(b'0' + b / 10 % 10);
+            out.push(b'0' + b % 10);
+        } else {
+            push_u64(out, *b as u64);
+        }
+    }
+}
+
+fn ip6_full(a: &[u8], out: &mut Vec<u8>) {
+    for i in 0..8 {
+        if i != 0 {
+            out.push(b':');
+        }
+        push_hex2(out, a[2 * i]);
+        push_hex2(out, a[2 * i + 1]);
+    }
+}
+
+/// RFC 5952 style as the kernel's `ip6_compressed_string` writes it: the longest run of
+/// zero words (more than one) becomes `::`, IPv4-mapped and -compatible tails print dotted.
+fn ip6_compressed(a: &[u8], out: &mut Vec<u8>) {
+    let words: Vec<u16> = (0..8).map(|i| u16::from_be_bytes([a[2 * i], a[2 * i + 1]])).collect();
+    let mapped = words[..5].iter().all(|&w| w == 0) && words[5] == 0xffff;
+    let useful = if mapped { 6 } else { 8 };
+    // Longest run of zeros.
+    let (mut best, mut best_len) = (usize::MAX, 0);
+    let mut i = 0;
+    while i < useful {
+        let mut j = i;
+        while j < useful && words[j] == 0 {
+            j += 1;
+        }
+        if j - i > best_len {
+            best = i;
+            best_len = j - i;
+        }
+        i = j + 1;
+    }
+    if best_len <= 1 {
+        best = usize::MAX;
+    }
+    let mut need_colon = false;
+    let mut i = 0;
+    while i < useful {
+        if i == best {
+            out.extend_from_slice(b"::");
+            i += best_len;
+            need_colon = false;
+            continue;
+        }
+        if need_colon {
+            out.push(b':');
+        }
+        push_hex(out, words[i] as u64, false);
+        need_colon = true;
+        i += 1;
+    }
+    if mapped {
+        if need_colon {
+            out.push(b':');
+        }
+        ip4(&a[12..16], false, out);
+    }
+}
+
+fn bit(d: &[u8], k: usize, long: usize, be: bool) -> bool {
+    if be {
+        let word = k / (long * 8);
+        let b = k % (long * 8);
+        let byte = word * long + (long - 1 - b / 8);
+        d.get(byte).is_some_and(|x| x >> (b % 8) & 1 == 1)
+    } else {
+        d.get(k / 8).is_some_and(|x| x >> (k % 8) & 1 == 1)
+    }
+}
+
+/// `%*pb` (hex, 32-bit chunks separated by commas) or `%*pbl` (ranges like `0-3,5`).
+pub(crate) fn bitmap(out: &mut Vec<u8>, d: &[u8], nbits: usize, list: bool, long: usize, be: bool) {
+    if list {
+        let mut first = true;
+        let mut k = 0;
+        while k < nbits {
+            if !bit(d, k, long, be) {
+                k += 1;
+                continue;
+            }
+            let start = k;
+            while k + 1 < nbits && bit(d, k + 1, long, be) {
+                k += 1;
+            }
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            push_u64(out, start as u64);
+            if k > start {
+                out.push(b'-');
+                push_u64(out, k as u64);
+            }
+            k += 1;
+        }
+        return;
+    }
+    let mut chunk = nbits % 32;
+    if chunk == 0 {
+        chunk = 32;
+    }
+    let mut i = nbits.div_ceil(32) * 32;
+    let mut first = true;
+    while i >= 32 {
+        i -= 32;
+        let mut v: u64 = 0;
+        for b in (0..chunk).rev() {
+            v = v << 1 | bit(d, i + b, long, be) as u64;
+        }
+        if !first {
+            out.push(b',');
+        }
+        let start = out.len();
+        push_hex(out, v, false);
+        let w = chunk.div_ceil(4);
+        let n = out.len() - start;
+        if n < w {
+            out.splice(start..start, std::iter::repeat(b'0').take(w - n));
+        }
+        chunk = 32;
+        first = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> PrintEnv<'static> {
+        PrintEnv { kallsyms: None, printk: None, big_endian: false, long_size: 8, hz: None, style: Default::default() }
+    }
+
+    fn p(ext: &str, width: i32, arg: PtrArg) -> String {
+        let mut spec = Spec { width, prec: -1, conv: b'p', ..Spec::default() };
+        spec.ext[..ext.len()].copy_from_slice(ext.as_bytes());
+        let mut out = Vec::new();
+        format(&env(), &spec, &arg, 8, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn addresses_and_network() {
+        assert_eq!(p("", -1, PtrArg::Addr(0)), "0000000000000000");
+        assert_eq!(p("", -1, PtrArg::Addr(0xffff888103458600)), "ffff888103458600");
+        assert_eq!(p("S", -1, PtrArg::Addr(0)), "0x0");
+        assert_eq!(p("I4", -1, PtrArg::Data(&[10, 0, 2, 15])), "10.0.2.15");
+        assert_eq!(p("i4", -1, PtrArg::Data(&[10, 0, 2, 15])), "010.000.002.015");
+        let mut v6 = [0u8; 16];
+        v6[0] = 0xfe;
+        v6[1] = 0x80;
+        v6[15] = 1;
+        assert_eq!(p("I6c", -1, PtrArg::Data(&v6)), "fe80::1");
+        assert_eq!(p("I6", -1, PtrArg::Data(&v6)), "fe80:0000:0000:0000:0000:0000:0000:0001");
+        assert_eq!(p("I6c", -1, PtrArg::Data(&[0; 16])), "::");
+        let mut mapped = [0u8; 16];
+        mapped[10] = 0xff;
+        mapped[11] = 0xff;
+        mapped[12..].copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(p("I6c", -1, PtrArg::Data(&mapped)), "::ffff:1.2.3.4");
+        let mut sin = [0u8; 16];
+        sin[..2].copy_from_slice(&2u16.to_ne_bytes());
+        sin[2..4].copy_from_slice(&8080u16.to_be_bytes());
+        sin[4..8].copy_from_slice(&[127, 0, 0, 1]);
+        assert_eq!(p("ISpc", -1, PtrArg::Data(&sin)), "127.0.0.1:8080");
+        let mut sin6 = [0u8; 28];
+        sin6[..2].copy_from_slice(&10u16.to_ne_bytes());
+        sin6[2..4].copy_from_slice(&443u16.to_be_bytes());
+        sin6[8..24].copy_from_slice(&v6);
+        assert_eq!(p("ISpc", -1, PtrArg::Data(&sin6)), "[fe80::1]:443");
+        assert_eq!(p("M", -1, PtrArg::Data(&[0, 0x1b, 0x21, 0xa, 0xb, 0xc])), "00:1b:21:0a:0b:0c");
+        assert_eq!(p("m", -1, PtrArg::Data(&[0, 0x1b, 0x21, 0xa, 0xb, 0xc])), "001b210a0b0c");
+    }
+
+    #[test]
+    fn uuid_hex_and_bitmaps() {
+        let u: Vec<u8> = (0..16).collect();
+        assert_eq!(p("U", -1, PtrArg::Data(&u)), "00010203-0405-0607-0809-0a0b0c0d0e0f");
+        assert_eq!(p("Ul", -1, PtrArg::Data(&u)), "03020100-0504-0706-0809-0a0b0c0d0e0f");
+        assert_eq!(p("h", 3, PtrArg::Data(&[1, 0xab, 3, 4])), "01 ab 03");
+        assert_eq!(p("hC", 2, PtrArg::Data(&[1, 0xab])), "01:ab");
+        assert_eq!(p("hN", 2, PtrArg::Data(&[1, 0xab])), "01ab");
+        assert_eq!(p("b", 8, PtrArg::Data(&[0x0f, 0, 0, 0, 0, 0, 0, 0])), "0f");
+        assert_eq!(p("bl", 16, PtrArg::Data(&[0x2f, 0x01, 0, 0, 0, 0, 0, 0])), "0-3,5,8");
+        let mut out = Vec::new();
+        bitmap(&mut out, &[3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0], 128, false, 8, false);
+        assert_eq!(out, b"00000000,00000001,00000000,00000003");
+    }
+}

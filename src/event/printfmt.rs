@@ -1,0 +1,1378 @@
+//! The `print fmt` engine: compiled once per schema, evaluated per record into the
+//! caller's buffer, producing the text the kernel itself writes in the `trace` file.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::expr::{lex, CType, Expr, Parser};
+use super::format::{sign_extend, until_nul, Field, FieldKind, Schema};
+use super::pointer;
+use super::{PrintEnv, PrintStyle, Record};
+
+/// Helpers (functions and macros left in `print fmt` after expansion) the engine knows.
+///
+/// The survey test `tests/event_survey.rs` lists every name seen on the running kernel
+/// and fails when one is missing here.
+pub const HELPERS: &[&str] = &[
+    "__print_flags",
+    "__print_flags_u64",
+    "__print_symbolic",
+    "__print_symbolic_u64",
+    "__print_hex",
+    "__print_hex_str",
+    "__print_array",
+    "__print_dynamic_array",
+    "__get_str",
+    "__get_rel_str",
+    "__get_dynamic_array",
+    "__get_dynamic_array_len",
+    "__get_rel_dynamic_array",
+    "__get_rel_dynamic_array_len",
+    "__get_bitmask",
+    "__get_rel_bitmask",
+    "__get_cpumask",
+    "__get_rel_cpumask",
+    "__get_sockaddr",
+    "__get_rel_sockaddr",
+    "__builtin_expect",
+    "__builtin_constant_p",
+    "sizeof",
+    "jiffies_to_msecs",
+    "jiffies_to_usecs",
+    "is_signed_type",
+];
+
+/// One piece of the format string.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Seg {
+    Lit(Vec<u8>),
+    Conv(Spec),
+}
+
+/// A printf conversion: `%[flags][width][.prec][len]conv[ext]`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct Spec {
+    pub left: bool,
+    pub plus: bool,
+    pub space: bool,
+    pub alt: bool,
+    pub zero: bool,
+    /// -1: none; -2: `*`.
+    pub width: i32,
+    pub prec: i32,
+    /// Size in bytes the length modifier reads (0 = int, i.e. 4).
+    pub len: u8,
+    pub conv: u8,
+    /// `%p` extension letters (`S`, `I4`, `ISpc`, `hC`...), NUL-padded.
+    pub ext: [u8; 4],
+}
+
+impl Spec {
+    pub(crate) fn ext(&self) -> &[u8] {
+        until_nul(&self.ext)
+    }
+}
+
+/// Parse a printf format into literal pieces and conversions.
+pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, String> {
+    let mut segs = Vec::new();
+    let mut lit = Vec::new();
+    let mut i = 0;
+    while i < fmt.len() {
+        let c = fmt[i];
+        if c != b'%' {
+            lit.push(c);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if fmt.get(i) == Some(&b'%') {
+            lit.push(b'%');
+            i += 1;
+            continue;
+        }
+        let mut s = Spec { width: -1, prec: -1, ..Spec::default() };
+        while let Some(&f) = fmt.get(i) {
+            match f {
+                b'-' => s.left = true,
+                b'+' => s.plus = true,
+                b' ' => s.space = true,
+                b'#' => s.alt = true,
+                b'0' => s.zero = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        let num = |i: &mut usize| -> i32 {
+            let mut v: i32 = 0;
+            while let Some(d) = fmt.get(*i).filter(|d| d.is_ascii_digit()) {
+                v = v.saturating_mul(10).saturating_add((d - b'0') as i32);
+                *i += 1;
+            }
+            v
+        };
+        if fmt.get(i) == Some(&b'*') {
+            s.width = -2;
+            i += 1;
+        } else if fmt.get(i).is_some_and(|d| d.is_ascii_digit()) {
+            s.width = num(&mut i);
+        }
+        if fmt.get(i) == Some(&b'.') {
+            i += 1;
+            if fmt.get(i) == Some(&b'*') {
+                s.prec = -2;
+                i += 1;
+            } else {
+                s.prec = num(&mut i).max(0);
+            }
+        }
+        let rest = &fmt[i..];
+        let (len, skip) = if rest.starts_with(b"hh") {
+            (1, 2)
+        } else if rest.starts_with(b"ll") {
+            (8, 2)
+        } else {
+            match rest.first() {
+                Some(b'h') => (2, 1),
+                Some(b'l') => (long_size as u8, 1),
+                Some(b'L') | Some(b'q') | Some(b'j') => (8, 1),
+                Some(b'z') | Some(b'Z') | Some(b't') => (long_size as u8, 1),
+                _ => (0, 0),
+            }
+        };
+        s.len = len;
+        i += skip;
+        let conv = *fmt.get(i).ok_or("format ends inside a conversion")?;
+        i += 1;
+        match conv {
+            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' | b's' => {}
+            b'p' => {
+                let mut n = 0;
+                while n < 4 && fmt.get(i).is_some_and(|c| c.is_ascii_alphanumeric()) {
+                    s.ext[n] = fmt[i];
+                    n += 1;
+                    i += 1;
+                }
+                // Longer extensions than we keep are unknown to the engine.
+                if fmt.get(i).is_some_and(|c| c.is_ascii_alphanumeric()) && n == 4 {
+                    return Err(format!("unknown %p extension `%p{}`", String::from_utf8_lossy(&fmt[i - 4..=i])));
+                }
+            }
+            other => return Err(format!("unknown conversion `%{}`", other as char)),
+        }
+        s.conv = conv;
+        if !lit.is_empty() {
+            segs.push(Seg::Lit(std::mem::take(&mut lit)));
+        }
+        segs.push(Seg::Conv(s));
+    }
+    if !lit.is_empty() {
+        segs.push(Seg::Lit(lit));
+    }
+    Ok(segs)
+}
+
+/// How a schema prints.
+#[derive(Debug, Clone, Default)]
+enum Kind {
+    /// The format string and its compiled argument expressions.
+    Printf { segs: Vec<Seg>, args: Vec<Expr> },
+    /// `ftrace:print`: `<ip symbol>: <buf>`.
+    FtracePrint { ip: usize, buf: usize },
+    /// `ftrace:bprint`: `<ip symbol>: ` and `fmt` (a printk_formats address) applied to the
+    /// binary argument words in `buf`.
+    FtraceBprint { ip: usize, fmt: usize, buf: usize },
+    /// `ftrace:bputs`: `<ip symbol>: ` and the constant string at `str`.
+    FtraceBputs { ip: usize, str: usize },
+    /// `ftrace:function`: `<ip> <-<parent>`.
+    FtraceFunction { ip: usize, parent: usize },
+    /// `syscalls:sys_enter_*`: the kernel's `sys_name(arg: value, ...)`.
+    SyscallEnter { call: String, args: Vec<usize> },
+    /// `syscalls:sys_exit_*`: `sys_name -> 0xret`.
+    SyscallExit { call: String, ret: usize },
+    /// The print fmt cannot be evaluated: print `field=value` pairs.
+    Fallback(String),
+    #[default]
+    Empty,
+}
+
+/// A compiled `print fmt`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Program {
+    kind: Kind,
+    /// Records that had to fall back to `field=value` pairs.
+    fallbacks: Arc<AtomicU64>,
+    /// The reason of the first runtime fallback, when the compiled program failed on a record.
+    runtime_reason: Arc<std::sync::OnceLock<String>>,
+}
+
+/// A failure while evaluating one record.
+type EvalResult<T> = Result<T, String>;
+
+/// A value of the expression language.
+#[derive(Debug, Clone)]
+enum Val<'a> {
+    /// An integer with its C type: the value is kept sign-extended when signed.
+    Int { v: u64, signed: bool, size: u8 },
+    /// A pointer to bytes in the payload or in the program (strings, arrays).
+    Bytes(&'a [u8], u8),
+    /// Text made by a helper.
+    Text(Vec<u8>),
+}
+
+fn norm(v: u64, signed: bool, size: u8) -> Val<'static> {
+    let size = if size == 0 { 8 } else { size };
+    let v = match size {
+        8 => v,
+        s => {
+            let bits = s as u32 * 8;
+            let t = v & ((1u64 << bits) - 1);
+            if signed {
+                sign_extend(t, s as usize) as u64
+            } else {
+                t
+            }
+        }
+    };
+    Val::Int { v, signed, size }
+}
+
+fn int_of(v: u64) -> Val<'static> {
+    if v <= i32::MAX as u64 {
+        Val::Int { v, signed: true, size: 4 }
+    } else if v <= u32::MAX as u64 {
+        Val::Int { v, signed: false, size: 4 }
+    } else {
+        Val::Int { v, signed: v <= i64::MAX as u64, size: 8 }
+    }
+}
+
+impl Program {
+    pub(crate) fn compile(schema: &Schema) -> Program {
+        let kind = match compile_kind(schema) {
+            Ok(k) => k,
+            Err(e) => Kind::Fallback(e),
+        };
+        Program { kind, ..Program::default() }
+    }
+
+    pub(crate) fn fallback_reason(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Fallback(r) => Some(r),
+            _ => self.runtime_reason.get().map(|s| s.as_str()),
+        }
+    }
+
+    /// Whether the kernel writes `name: ` before this event's text (its own printers for
+    /// syscalls and ftrace-internal events do not).
+    pub(crate) fn prints_name(&self) -> bool {
+        !matches!(
+            self.kind,
+            Kind::FtracePrint { .. }
+                | Kind::FtraceBprint { .. }
+                | Kind::FtraceBputs { .. }
+                | Kind::FtraceFunction { .. }
+                | Kind::SyscallEnter { .. }
+                | Kind::SyscallExit { .. }
+        )
+    }
+
+    pub(crate) fn fallback_count(&self) -> u64 {
+        self.fallbacks.load(Ordering::Relaxed)
+    }
+}
+
+fn compile_kind(schema: &Schema) -> Result<Kind, String> {
+    let idx = |n: &str| schema.field_index(n).ok_or_else(|| format!("no field `{n}`"));
+    if schema.system == "ftrace" {
+        match schema.name.as_str() {
+            "print" => return Ok(Kind::FtracePrint { ip: idx("ip")?, buf: idx("buf")? }),
+            "bprint" => return Ok(Kind::FtraceBprint { ip: idx("ip")?, fmt: idx("fmt")?, buf: idx("buf")? }),
+            "bputs" => return Ok(Kind::FtraceBputs { ip: idx("ip")?, str: idx("str")? }),
+            "function" => return Ok(Kind::FtraceFunction { ip: idx("ip")?, parent: idx("parent_ip")? }),
+            _ => {}
+        }
+    }
+    if schema.system == "syscalls" {
+        if let Some(call) = schema.name.strip_prefix("sys_enter_") {
+            let args = (0..schema.fields.len())
+                .filter(|&i| !schema.fields[i].name.starts_with("common_") && schema.fields[i].name != "__syscall_nr")
+                .collect();
+            return Ok(Kind::SyscallEnter { call: format!("sys_{call}"), args });
+        }
+        if let Some(call) = schema.name.strip_prefix("sys_exit_") {
+            return Ok(Kind::SyscallExit { call: format!("sys_{call}"), ret: idx("ret")? });
+        }
+    }
+    let toks = lex(&schema.print_fmt)?;
+    let mut p = Parser::new(&toks, schema.long_size, |n| schema.field_index(n));
+    let fmt = p.format_string()?;
+    let segs = parse_format(&fmt, schema.long_size)?;
+    let mut args = Vec::new();
+    while p.eat(",") {
+        args.push(p.expr()?);
+    }
+    if !p.at_end() {
+        return Err("unexpected text after the print fmt arguments".into());
+    }
+    for a in &mut args {
+        resolve_names(a, schema);
+        check_expr(a)?;
+    }
+    let needed: usize = segs
+        .iter()
+        .map(|s| match s {
+            Seg::Conv(c) => 1 + (c.width == -2) as usize + (c.prec == -2) as usize,
+            Seg::Lit(_) => 0,
+        })
+        .sum();
+    if needed > args.len() {
+        return Err(format!("the format has {needed} conversions but only {} arguments", args.len()));
+    }
+    Ok(Kind::Printf { segs, args })
+}
+
+/// `__get_str(name)` and friends name their field without `REC->`.
+fn resolve_names(e: &mut Expr, schema: &Schema) {
+    match e {
+        Expr::Call(name, args) => {
+            let takes_field = name.starts_with("__get_") || name == "__print_dynamic_array" || name == "sizeof";
+            for (n, a) in args.iter_mut().enumerate() {
+                if n == 0 && takes_field {
+                    if let Expr::Ident(f) = a {
+                        if let Some(i) = schema.field_index(f) {
+                            *a = Expr::Field(i);
+                            continue;
+                        }
+                    }
+                }
+                resolve_names(a, schema);
+            }
+        }
+        Expr::Unary(_, x) | Expr::Cast(_, x) | Expr::Member(x, _) => resolve_names(x, schema),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+            resolve_names(a, schema);
+            resolve_names(b, schema);
+        }
+        Expr::Cond(a, b, c) => {
+            resolve_names(a, schema);
+            resolve_names(b, schema);
+            resolve_names(c, schema);
+        }
+        Expr::List(xs) => xs.iter_mut().for_each(|x| resolve_names(x, schema)),
+        Expr::Ident(n) => {
+            if let Some(v) = super::constants::constant(n) {
+                *e = Expr::Num(v);
+            }
+        }
+        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
+    }
+}
+
+/// Reject, at compile time, names the evaluator would not know.
+fn check_expr(e: &Expr) -> Result<(), String> {
+    match e {
+        Expr::Call(name, args) => {
+            if !HELPERS.contains(&name.as_str()) {
+                return Err(format!("unknown function `{name}`"));
+            }
+            args.iter().try_for_each(check_expr)
+        }
+        // Unknown to the kernel-style evaluator (it fails at run time), evaluated by the
+        // trace-cmd style; see `PrintStyle`.
+        Expr::Ident(_) => Ok(()),
+        Expr::Member(_, name) => Err(format!("member access `.{name}` outside REC")),
+        Expr::Unary(op, x) => {
+            if *op == "&" {
+                return Err("address-of `&` is not supported".into());
+            }
+            check_expr(x)
+        }
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+            check_expr(a)?;
+            check_expr(b)
+        }
+        Expr::Cond(a, b, c) => {
+            check_expr(a)?;
+            check_expr(b)?;
+            check_expr(c)
+        }
+        Expr::Cast(_, x) => check_expr(x),
+        Expr::List(xs) => xs.iter().try_for_each(check_expr),
+        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => Ok(()),
+    }
+}
+
+/// Everything an evaluation needs about one record.
+struct Ctx<'a, 'e> {
+    schema: &'a Schema,
+    data: &'a [u8],
+    env: &'e PrintEnv<'e>,
+}
+
+impl Schema {
+    /// Append the kernel's text for this event (what follows `name: ` in the `trace`
+    /// file, without the newline) to `out`.
+    ///
+    /// Returns false when the `print fmt` could not be evaluated for this record and
+    /// `field=value` pairs were written instead (counted per schema, see
+    /// [`Schema::fallback_count`]).
+    pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
+        let start = out.len();
+        let cx = Ctx { schema: self, data: rec.data, env };
+        let res = match &self.program.kind {
+            Kind::Printf { segs, args } => cx.printf(segs, args, out),
+            Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
+            Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
+            Kind::FtraceBputs { ip, str } => cx.ftrace_bputs(*ip, *str, out),
+            Kind::FtraceFunction { ip, parent } => cx.ftrace_function(*ip, *parent, out),
+            Kind::SyscallEnter { call, args } => cx.sys_enter(call, args, out),
+            Kind::SyscallExit { call, ret } => {
+                cx.u(*ret).map(|v| {
+                    out.extend_from_slice(call.as_bytes());
+                    out.extend_from_slice(b" -> 0x");
+                    push_hex(out, v, false);
+                })
+            }
+            Kind::Fallback(_) | Kind::Empty => Err(String::new()),
+        };
+        match res {
+            Ok(()) => true,
+            Err(reason) => {
+                if !reason.is_empty() {
+                    let _ = self.program.runtime_reason.set(reason);
+                }
+                self.program.fallbacks.fetch_add(1, Ordering::Relaxed);
+                out.truncate(start);
+                self.write_fields(rec, env, out);
+                false
+            }
+        }
+    }
+
+    /// Whether the kernel's `trace` line shows `name: ` before [`Schema::write_text`]'s
+    /// text. False for `syscalls:sys_enter_*`/`sys_exit_*` and the ftrace-internal
+    /// `print`, `bprint`, `bputs` and `function` events, which the kernel prints with its
+    /// own output functions.
+    pub fn prints_name(&self) -> bool {
+        self.program.prints_name()
+    }
+
+    /// How many records of this event were printed as `field=value` pairs because the
+    /// `print fmt` could not be evaluated.
+    pub fn fallback_count(&self) -> u64 {
+        self.program.fallback_count()
+    }
+
+    /// Append every non-common field as `name=value`, separated by spaces: the text used
+    /// when the `print fmt` cannot be evaluated.
+    pub fn write_fields(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
+        let be = env.big_endian;
+        let mut first = true;
+        for f in self.fields.iter().filter(|f| !f.name.starts_with("common_")) {
+            if !first {
+                out.push(b' ');
+            }
+            first = false;
+            out.extend_from_slice(f.name.as_bytes());
+            out.push(b'=');
+            write_field_value(f, rec.data, be, out);
+        }
+    }
+}
+
+/// One field's value in the fallback and JSON-ish form: integers in decimal (pointers in
+/// hex), strings as text, other arrays as `{0x..,0x..}`.
+pub(crate) fn write_field_value(f: &Field, data: &[u8], be: bool, out: &mut Vec<u8>) {
+    let is_char = f.type_name.contains("char");
+    match f.kind {
+        FieldKind::Scalar => match f.read_u64(data, be) {
+            Some(v) if f.signed => push_i64(out, sign_extend(v, f.size)),
+            Some(v) => push_u64(out, v),
+            None => out.extend_from_slice(b"<short>"),
+        },
+        FieldKind::Pointer => match f.read_u64(data, be) {
+            Some(v) => {
+                out.extend_from_slice(b"0x");
+                push_hex(out, v, false);
+            }
+            None => out.extend_from_slice(b"<short>"),
+        },
+        FieldKind::CharArray { .. } => out.extend_from_slice(f.str(data, be).unwrap_or(b"<short>")),
+        _ if is_char => out.extend_from_slice(f.str(data, be).unwrap_or(b"<bad data_loc>")),
+        FieldKind::Array { elem_size, .. } | FieldKind::DataLoc { elem_size } | FieldKind::RelLoc { elem_size } | FieldKind::DynamicArray { elem_size } => {
+            match f.bytes(data, be) {
+                Some(b) => print_array(out, b, elem_size, b.len() / elem_size.max(1), be),
+                None => out.extend_from_slice(b"<bad data_loc>"),
+            }
+        }
+    }
+}
+
+impl<'a, 'e> Ctx<'a, 'e> {
+    fn be(&self) -> bool {
+        self.env.big_endian
+    }
+
+    fn long(&self) -> u8 {
+        self.schema.long_size as u8
+    }
+
+    fn printf(&self, segs: &'a [Seg], args: &'a [Expr], out: &mut Vec<u8>) -> EvalResult<()> {
+        let mut next = 0;
+        let mut take = || -> EvalResult<&'a Expr> {
+            let a = args.get(next).ok_or("too few arguments")?;
+            next += 1;
+            Ok(a)
+        };
+        for seg in segs {
+            match seg {
+                Seg::Lit(b) => out.extend_from_slice(b),
+                Seg::Conv(spec) => {
+                    let mut spec = *spec;
+                    if spec.width == -2 {
+                        let w = self.int(take()?)? as i32;
+                        if w < 0 {
+                            spec.left = true;
+                        }
+                        spec.width = w.unsigned_abs().min(4096) as i32;
+                    }
+                    if spec.prec == -2 {
+                        let p = self.int(take()?)? as i32;
+                        spec.prec = if p < 0 { -1 } else { p.min(4096) };
+                    }
+                    let arg = take()?;
+                    self.conv(&spec, arg, out)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn conv(&self, spec: &Spec, arg: &'a Expr, out: &mut Vec<u8>) -> EvalResult<()> {
+        match spec.conv {
+            b's' => {
+                // Helpers that make text write straight into `out` when nothing pads them.
+                if let Expr::Call(name, args) = arg {
+                    if spec.width < 0 && spec.prec < 0 && is_text_helper(name) {
+                        return self.text_helper(name, args, out);
+                    }
+                }
+                match self.eval(arg)? {
+                    Val::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
+                    Val::Text(t) => fmt_str(out, &t, spec),
+                    Val::Int { v: 0, .. } => fmt_str(out, b"(null)", spec),
+                    // A constant kernel string (`tracepoint_string()`, `__func__`): the
+                    // kernel lists those in printk_formats.
+                    Val::Int { v, .. } => match self.env.printk.and_then(|p| p.get(v)) {
+                        Some(s) => fmt_str(out, s.as_bytes(), spec),
+                        None => return Err(format!("%s of kernel address {v:#x}, not in printk_formats")),
+                    },
+                }
+                Ok(())
+            }
+            b'p' => {
+                let v = self.eval(arg)?;
+                pointer::format(self.env, spec, &v.as_ptr_arg(), self.long(), out)
+            }
+            _ => {
+                let v = self.int(arg)?;
+                fmt_int(out, v, spec, self.long());
+                Ok(())
+            }
+        }
+    }
+
+    fn int(&self, e: &'a Expr) -> EvalResult<u64> {
+        match self.eval(e)? {
+            Val::Int { v, .. } => Ok(v),
+            Val::Bytes(..) | Val::Text(_) => Err("a string used as a number".into()),
+        }
+    }
+
+    fn field(&self, i: usize) -> EvalResult<Val<'a>> {
+        let f = &self.schema.fields[i];
+        let be = self.be();
+        let short = || format!("field `{}` lies outside the payload", f.name);
+        Ok(match f.kind {
+            FieldKind::Scalar => {
+                let v = f.read_u64(self.data, be).ok_or_else(short)?;
+                if f.size < 4 {
+                    let v = if f.signed { sign_extend(v, f.size) as u64 } else { v };
+                    Val::Int { v, signed: true, size: 4 }
+                } else {
+                    norm(v, f.signed, f.size as u8)
+                }
+            }
+            FieldKind::Pointer => norm(f.read_u64(self.data, be).ok_or_else(short)?, false, f.size as u8),
+            FieldKind::CharArray { .. } => Val::Bytes(f.bytes(self.data, be).ok_or_else(short)?, 1),
+            FieldKind::Array { elem_size, .. }
+            | FieldKind::DataLoc { elem_size }
+            | FieldKind::RelLoc { elem_size }
+            | FieldKind::DynamicArray { elem_size } => Val::Bytes(f.bytes(self.data, be).ok_or_else(short)?, elem_size as u8),
+        })
+    }
+
+    fn dyn_field(&self, args: &'a [Expr]) -> EvalResult<&'a Field> {
+        match args.first() {
+            Some(Expr::Field(i)) => Ok(&self.schema.fields[*i]),
+            // `__get_str(name)` names the field without REC->.
+            _ => Err("helper argument is not a field".into()),
+        }
+    }
+
+    fn eval(&self, e: &'a Expr) -> EvalResult<Val<'a>> {
+        Ok(match e {
+            Expr::Num(n) => int_of(*n),
+            Expr::Str(s) => Val::Bytes(s, 1),
+            Expr::Field(i) => self.field(*i)?,
+            Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => {
+                // libtraceevent reads an atom it does not know with strtoull: 0.
+                let _ = n;
+                int_of(0)
+            }
+            Expr::Ident(n) => return Err(format!("unknown identifier `{n}`")),
+            Expr::Member(_, n) => return Err(format!("member `{n}`")),
+            Expr::List(_) => return Err("a `{...}` table outside a helper".into()),
+            Expr::Cast(ty, x) => self.cast(ty, self.eval(x)?),
+            Expr::Unary(op, x) => {
+                let v = self.eval(x)?;
+                match (*op, v) {
+                    ("!", v) => int_of(!truthy(&v) as u64),
+                    ("*", Val::Bytes(b, el)) => {
+                        let el = el.max(1) as usize;
+                        let raw = read_elem(b, 0, el, self.be()).ok_or("dereference past the data")?;
+                        norm(raw, false, if el < 4 { 4 } else { el as u8 })
+                    }
+                    (_, Val::Int { v, signed, size }) => {
+                        let (signed, size) = if size < 4 { (true, 4) } else { (signed, size) };
+                        match *op {
+                            "-" => norm(v.wrapping_neg(), signed, size),
+                            "~" => norm(!v, signed, size),
+                            "+" => norm(v, signed, size),
+                            _ => return Err(format!("unary `{op}` on a number")),
+                        }
+                    }
+                    _ => return Err(format!("unary `{op}` on a string")),
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                if *op == "&&" {
+                    let r = truthy(&self.eval(a)?) && truthy(&self.eval(b)?);
+                    return Ok(int_of(r as u64));
+                }
+                if *op == "||" {
+                    let r = truthy(&self.eval(a)?) || truthy(&self.eval(b)?);
+                    return Ok(int_of(r as u64));
+                }
+                let (av, mut bv) = (self.eval(a)?, self.eval(b)?);
+                // Pointer arithmetic: `(struct page *)base + n` steps by the struct size.
+                if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
+                    if *elem > 1 {
+                        bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                    }
+                }
+                binary(op, av, bv)?
+            }
+            Expr::Cond(c, t, f) => {
+                if truthy(&self.eval(c)?) {
+                    self.eval(t)?
+                } else {
+                    self.eval(f)?
+                }
+            }
+            Expr::Index(a, i) => {
+                let idx = self.int(i)? as usize;
+                match self.eval(a)? {
+                    Val::Bytes(b, el) => {
+                        let el = el.max(1) as usize;
+                        let raw = read_elem(b, idx, el, self.be()).ok_or("array index past the data")?;
+                        if el < 4 {
+                            Val::Int { v: raw, signed: true, size: 4 }
+                        } else {
+                            norm(raw, false, el as u8)
+                        }
+                    }
+                    _ => return Err("indexing a number".into()),
+                }
+            }
+            Expr::Call(name, args) => self.call(name, args)?,
+        })
+    }
+
+    fn cast(&self, ty: &CType, v: Val<'a>) -> Val<'a> {
+        match v {
+            Val::Int { v, size, signed } => {
+                if ty.pointer {
+                    norm(v, false, self.long())
+                } else if ty.size == 0 {
+                    Val::Int { v, signed, size }
+                } else {
+                    let r = norm(v, ty.signed, ty.size);
+                    // Integer promotion: small types compute as int.
+                    match r {
+                        Val::Int { v, signed: _, size: s } if s < 4 => Val::Int { v, signed: true, size: 4 },
+                        r => r,
+                    }
+                }
+            }
+            Val::Bytes(b, el) if ty.pointer => Val::Bytes(b, if ty.elem == 0 { el } else { ty.elem }),
+            other => other,
+        }
+    }
+
+    fn call(&self, name: &str, args: &'a [Expr]) -> EvalResult<Val<'a>> {
+        let be = self.be();
+        match name {
+            "__get_str" | "__get_rel_str" => {
+                let f = self.dyn_field(args)?;
+                Ok(Val::Bytes(until_nul(f.bytes(self.data, be).ok_or("bad __data_loc")?), 1))
+            }
+            "__get_dynamic_array" | "__get_rel_dynamic_array" | "__get_sockaddr" | "__get_rel_sockaddr" => {
+                let f = self.dyn_field(args)?;
+                let el = match f.kind {
+                    FieldKind::DataLoc { elem_size } | FieldKind::RelLoc { elem_size } | FieldKind::DynamicArray { elem_size } => elem_size,
+                    _ => 1,
+                };
+                Ok(Val::Bytes(f.bytes(self.data, be).ok_or("bad __data_loc")?, el as u8))
+            }
+            "__get_dynamic_array_len" | "__get_rel_dynamic_array_len" => {
+                let f = self.dyn_field(args)?;
+                Ok(Val::Int { v: f.bytes(self.data, be).ok_or("bad __data_loc")?.len() as u64, signed: true, size: 4 })
+            }
+            "__builtin_expect" => self.eval(args.first().ok_or("__builtin_expect()")?),
+            "__builtin_constant_p" => Ok(int_of(0)),
+            "is_signed_type" => Err("is_signed_type".into()),
+            "sizeof" => match args.first() {
+                Some(Expr::Field(i)) => Ok(int_of(self.schema.fields[*i].size as u64)),
+                _ => Err("sizeof of an expression".into()),
+            },
+            "jiffies_to_msecs" | "jiffies_to_usecs" => {
+                let hz = self.env.hz.ok_or("jiffies conversion needs the kernel's HZ")?;
+                let v = self.int(args.first().ok_or("jiffies_to_msecs()")?)?;
+                let per = if name == "jiffies_to_msecs" { 1000 } else { 1_000_000 };
+                Ok(norm(v.wrapping_mul(per) / hz.max(1) as u64, false, 4))
+            }
+            _ if is_text_helper(name) => {
+                let mut t = Vec::new();
+                self.text_helper(name, args, &mut t)?;
+                Ok(Val::Text(t))
+            }
+            _ => Err(format!("unknown function `{name}`")),
+        }
+    }
+
+    /// Helpers whose value is text the kernel prints into its trace_seq scratch buffer.
+    fn text_helper(&self, name: &str, args: &'a [Expr], out: &mut Vec<u8>) -> EvalResult<()> {
+        let be = self.be();
+        let long_mask = if self.long() == 4 { u32::MAX as u64 } else { u64::MAX };
+        match name {
+            "__print_flags" | "__print_flags_u64" => {
+                let mut flags = self.int(args.first().ok_or("__print_flags()")?)?;
+                if name == "__print_flags" {
+                    flags &= long_mask;
+                }
+                let delim = match self.eval(args.get(1).ok_or("__print_flags delimiter")?)? {
+                    Val::Bytes(b, _) => until_nul(b),
+                    _ => b"",
+                };
+                let mut first = true;
+                for ent in &args[2..] {
+                    if flags == 0 {
+                        break;
+                    }
+                    let (mask, label) = self.table_entry(ent)?;
+                    if flags & mask != mask {
+                        continue;
+                    }
+                    flags &= !mask;
+                    if !first {
+                        out.extend_from_slice(delim);
+                    }
+                    first = false;
+                    out.extend_from_slice(label);
+                }
+                if flags != 0 {
+                    if !first {
+                        out.extend_from_slice(delim);
+                    }
+                    out.extend_from_slice(b"0x");
+                    push_hex(out, flags, false);
+                }
+                Ok(())
+            }
+            "__print_symbolic" | "__print_symbolic_u64" => {
+                let mut v = self.int(args.first().ok_or("__print_symbolic()")?)?;
+                if name == "__print_symbolic" {
+                    v &= long_mask;
+                }
+                for ent in &args[1..] {
+                    let (mask, label) = self.table_entry(ent)?;
+                    let mask = if name == "__print_symbolic" { mask & long_mask } else { mask };
+                    if mask == v {
+                        out.extend_from_slice(label);
+                        return Ok(());
+                    }
+                }
+                out.extend_from_slice(b"0x");
+                push_hex(out, v, false);
+                Ok(())
+            }
+            "__print_hex" | "__print_hex_str" => {
+                let b = self.ptr_bytes(args.first().ok_or("__print_hex()")?)?;
+                let len = self.int(args.get(1).ok_or("__print_hex length")?)? as i32;
+                let len = (len.max(0) as usize).min(b.len());
+                let concat = name == "__print_hex_str";
+                for (n, chunk) in b[..len].chunks(16).enumerate() {
+                    if !concat && n != 0 {
+                        out.push(b' ');
+                    }
+                    for (j, byte) in chunk.iter().enumerate() {
+                        if !concat && j != 0 {
+                            out.push(b' ');
+                        }
+                        push_hex2(out, *byte);
+                    }
+                }
+                Ok(())
+            }
+            "__print_array" => {
+                let b = self.ptr_bytes(args.first().ok_or("__print_array()")?)?;
+                let count = self.int(args.get(1).ok_or("__print_array count")?)? as usize;
+                let el = self.int(args.get(2).ok_or("__print_array size")?)? as usize;
+                print_array(out, b, el, count, be);
+                Ok(())
+            }
+            "__print_dynamic_array" => {
+                let f = self.dyn_field(args)?;
+                let el = self.int(args.get(1).ok_or("__print_dynamic_array size")?)? as usize;
+                let b = f.bytes(self.data, be).ok_or("bad __data_loc")?;
+                print_array(out, b, el, b.len() / el.max(1), be);
+                Ok(())
+            }
+            "__get_bitmask" | "__get_rel_bitmask" | "__get_cpumask" | "__get_rel_cpumask" => {
+                let f = self.dyn_field(args)?;
+                let b = f.bytes(self.data, be).ok_or("bad __data_loc")?;
+                pointer::bitmap(out, b, b.len() * 8, false, self.long() as usize, be);
+                Ok(())
+            }
+            _ => Err(format!("unknown function `{name}`")),
+        }
+    }
+
+    fn ptr_bytes(&self, e: &'a Expr) -> EvalResult<&'a [u8]> {
+        match self.eval(e)? {
+            Val::Bytes(b, _) => Ok(b),
+            _ => Err("a helper needs a pointer into the payload".into()),
+        }
+    }
+
+    fn table_entry(&self, e: &'a Expr) -> EvalResult<(u64, &'a [u8])> {
+        match e {
+            Expr::List(items) if items.len() == 2 => {
+                let v = match &items[0] {
+                    // libtraceevent's table values: a few names it knows, else -1.
+                    Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => tracecmd_flag_value(n),
+                    x => self.int(x)?,
+                };
+                match &items[1] {
+                    Expr::Str(s) => Ok((v, s)),
+                    _ => Err("a table entry's name is not a string".into()),
+                }
+            }
+            _ => Err("a flag/symbol table entry is not `{ value, \"name\" }`".into()),
+        }
+    }
+
+    fn ip_sym(&self, ip: u64, out: &mut Vec<u8>) {
+        if ip == 0 {
+            out.push(b'0');
+            return;
+        }
+        match self.env.kallsyms.and_then(|k| k.lookup(ip)) {
+            Some(s) => out.extend_from_slice(s.name.as_bytes()),
+            None => {
+                out.extend_from_slice(b"0x");
+                let start = out.len();
+                push_hex(out, ip, false);
+                let n = out.len() - start;
+                if n < 8 {
+                    out.splice(start..start, std::iter::repeat(b'0').take(8 - n));
+                }
+            }
+        }
+    }
+
+    fn u(&self, i: usize) -> EvalResult<u64> {
+        let f = &self.schema.fields[i];
+        f.read_u64(self.data, self.be()).ok_or_else(|| format!("field `{}` lies outside the payload", f.name))
+    }
+
+    fn sys_enter(&self, call: &str, args: &[usize], out: &mut Vec<u8>) -> EvalResult<()> {
+        out.extend_from_slice(call.as_bytes());
+        out.push(b'(');
+        for (n, &i) in args.iter().enumerate() {
+            if n != 0 {
+                out.extend_from_slice(b", ");
+            }
+            out.extend_from_slice(self.schema.fields[i].name.as_bytes());
+            out.extend_from_slice(b": ");
+            let v = self.u(i)?;
+            if v < 10 {
+                push_u64(out, v);
+            } else {
+                out.extend_from_slice(b"0x");
+                push_hex(out, v, false);
+            }
+        }
+        out.push(b')');
+        Ok(())
+    }
+
+    fn ftrace_print(&self, ip: usize, buf: usize, out: &mut Vec<u8>) -> EvalResult<()> {
+        self.ip_sym(self.u(ip)?, out);
+        out.extend_from_slice(b": ");
+        let b = self.schema.fields[buf].str(self.data, self.be()).ok_or("buf outside the payload")?;
+        // The kernel's line ends with the buffer's own newline; the caller adds one.
+        out.extend_from_slice(b.strip_suffix(b"\n").unwrap_or(b));
+        Ok(())
+    }
+
+    fn ftrace_bputs(&self, ip: usize, str: usize, out: &mut Vec<u8>) -> EvalResult<()> {
+        self.ip_sym(self.u(ip)?, out);
+        out.extend_from_slice(b": ");
+        let addr = self.u(str)?;
+        let s = self.env.printk.and_then(|p| p.get(addr)).ok_or_else(|| format!("bputs string {addr:#x} is not in printk_formats"))?;
+        let s = s.as_bytes();
+        out.extend_from_slice(s.strip_suffix(b"\n").unwrap_or(s));
+        Ok(())
+    }
+
+    fn ftrace_function(&self, ip: usize, parent: usize, out: &mut Vec<u8>) -> EvalResult<()> {
+        self.ip_sym(self.u(ip)?, out);
+        out.extend_from_slice(b" <-");
+        self.ip_sym(self.u(parent)?, out);
+        Ok(())
+    }
+
+    fn ftrace_bprint(&self, ip: usize, fmt: usize, buf: usize, out: &mut Vec<u8>) -> EvalResult<()> {
+        self.ip_sym(self.u(ip)?, out);
+        out.extend_from_slice(b": ");
+        let addr = self.u(fmt)?;
+        let f = self.env.printk.and_then(|p| p.get(addr)).ok_or_else(|| format!("bprint format {addr:#x} is not in printk_formats"))?;
+        let segs = parse_format(f.as_bytes(), self.schema.long_size)?;
+        let args = self.schema.fields[buf].bytes(self.data, self.be()).ok_or("buf outside the payload")?;
+        let start = out.len();
+        bprintf(self.env, &segs, args, self.long(), out)?;
+        if out.len() > start && out.last() == Some(&b'\n') {
+            out.pop();
+        }
+        Ok(())
+    }
+}
+
+/// Apply a format to the binary argument buffer `trace_printk` stores (each integer at its
+/// natural alignment, 8-byte ones at 4; strings inline and NUL-terminated; `%p`
+/// extensions that dereference memory already rendered to strings).
+pub(crate) fn bprintf(env: &PrintEnv, segs: &[Seg], args: &[u8], long: u8, out: &mut Vec<u8>) -> EvalResult<()> {
+    let be = env.big_endian;
+    let mut pos = 0usize;
+    let word = |pos: &mut usize, size: usize| -> EvalResult<u64> {
+        let align = if size == 8 { 4 } else { size };
+        *pos = pos.div_ceil(align) * align;
+        let v = read_elem(args.get(*pos..).unwrap_or(&[]), 0, size, be).ok_or("bprint arguments end early")?;
+        *pos += size;
+        Ok(v)
+    };
+    let string = |pos: &mut usize| -> &[u8] {
+        let rest = args.get(*pos..).unwrap_or(&[]);
+        let s = until_nul(rest);
+        *pos += (s.len() + 1).min(rest.len());
+        s
+    };
+    for seg in segs {
+        match seg {
+            Seg::Lit(b) => out.extend_from_slice(b),
+            Seg::Conv(spec) => {
+                let mut spec = *spec;
+                if spec.width == -2 {
+                    let w = word(&mut pos, 4)? as u32 as i32;
+                    if w < 0 {
+                        spec.left = true;
+                    }
+                    spec.width = w.unsigned_abs().min(4096) as i32;
+                }
+                if spec.prec == -2 {
+                    let p = word(&mut pos, 4)? as u32 as i32;
+                    spec.prec = if p < 0 { -1 } else { p.min(4096) };
+                }
+                match spec.conv {
+                    b's' => {
+                        let s = string(&mut pos);
+                        fmt_str(out, s, &spec);
+                    }
+                    b'p' => {
+                        let ext = spec.ext();
+                        let deref = !ext.is_empty() && !matches!(ext[0], b'S' | b's' | b'F' | b'f' | b'x' | b'K' | b'e' | b'B');
+                        if deref {
+                            // Already rendered by the kernel when the event was written.
+                            let s = string(&mut pos);
+                            out.extend_from_slice(s);
+                        } else {
+                            let v = word(&mut pos, long as usize)?;
+                            pointer::format(env, &spec, &pointer::PtrArg::Addr(v), long, out)?;
+                        }
+                    }
+                    _ => {
+                        let size = match spec.len {
+                            0 => 4,
+                            n => n as usize,
+                        };
+                        let size = if spec.conv == b'c' { 1 } else { size };
+                        let v = word(&mut pos, size)?;
+                        fmt_int(out, v, &spec, long);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_text_helper(name: &str) -> bool {
+    matches!(
+        name,
+        "__print_flags"
+            | "__print_flags_u64"
+            | "__print_symbolic"
+            | "__print_symbolic_u64"
+            | "__print_hex"
+            | "__print_hex_str"
+            | "__print_array"
+            | "__print_dynamic_array"
+            | "__get_bitmask"
+            | "__get_rel_bitmask"
+            | "__get_cpumask"
+            | "__get_rel_cpumask"
+    )
+}
+
+fn truthy(v: &Val) -> bool {
+    match v {
+        Val::Int { v, .. } => *v != 0,
+        Val::Bytes(..) | Val::Text(_) => true,
+    }
+}
+
+fn read_elem(b: &[u8], i: usize, el: usize, be: bool) -> Option<u64> {
+    let s = b.get(i.checked_mul(el)?..i.checked_mul(el)?.checked_add(el)?)?;
+    Some(match el {
+        1 => s[0] as u64,
+        2 => {
+            let a = [s[0], s[1]];
+            (if be { u16::from_be_bytes(a) } else { u16::from_le_bytes(a) }) as u64
+        }
+        4 => {
+            let a = [s[0], s[1], s[2], s[3]];
+            (if be { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }) as u64
+        }
+        8 => {
+            let a: [u8; 8] = s.try_into().ok()?;
+            if be {
+                u64::from_be_bytes(a)
+            } else {
+                u64::from_le_bytes(a)
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
+    let (Val::Int { v: x, signed: sa, size: za }, Val::Int { v: y, signed: sb, size: zb }) = (&a, &b) else {
+        // Pointer comparisons against 0 (`REC->ptr != NULL` after expansion).
+        return match (op, &a, &b) {
+            ("==", Val::Bytes(..), Val::Int { v: 0, .. }) | ("==", Val::Int { v: 0, .. }, Val::Bytes(..)) => Ok(int_of(0)),
+            ("!=", Val::Bytes(..), Val::Int { v: 0, .. }) | ("!=", Val::Int { v: 0, .. }, Val::Bytes(..)) => Ok(int_of(1)),
+            _ => Err(format!("`{op}` on a string")),
+        };
+    };
+    let (x, y) = (*x, *y);
+    let (za, sa) = if *za < 4 { (4, true) } else { (*za, *sa) };
+    let (zb, sb) = if *zb < 4 { (4, true) } else { (*zb, *sb) };
+    if op == "<<" || op == ">>" {
+        let sh = (y & 63) as u32;
+        let r = if op == "<<" {
+            x.wrapping_shl(sh)
+        } else if sa {
+            ((x as i64) >> sh) as u64
+        } else {
+            let x = if za == 4 { x & 0xffff_ffff } else { x };
+            x >> sh
+        };
+        return Ok(norm(r, sa, za));
+    }
+    let size = za.max(zb);
+    let signed = if za == zb { sa && sb } else if za > zb { sa } else { sb };
+    let (x, y) = match (norm(x, signed, size), norm(y, signed, size)) {
+        (Val::Int { v: x, .. }, Val::Int { v: y, .. }) => (x, y),
+        _ => unreachable!("norm makes integers"),
+    };
+    let cmp = |r: bool| Ok(int_of(r as u64));
+    match op {
+        "+" => Ok(norm(x.wrapping_add(y), signed, size)),
+        "-" => Ok(norm(x.wrapping_sub(y), signed, size)),
+        "*" => Ok(norm(x.wrapping_mul(y), signed, size)),
+        "/" | "%" => {
+            if y == 0 {
+                return Err("division by zero".into());
+            }
+            let r = if signed {
+                let (a, b) = (x as i64, y as i64);
+                (if op == "/" { a.wrapping_div(b) } else { a.wrapping_rem(b) }) as u64
+            } else if size == 4 {
+                let (a, b) = (x & 0xffff_ffff, y & 0xffff_ffff);
+                if op == "/" { a / b } else { a % b }
+            } else if op == "/" {
+                x / y
+            } else {
+                x % y
+            };
+            Ok(norm(r, signed, size))
+        }
+        "&" => Ok(norm(x & y, signed, size)),
+        "|" => Ok(norm(x | y, signed, size)),
+        "^" => Ok(norm(x ^ y, signed, size)),
+        "==" => cmp(x == y),
+        "!=" => cmp(x != y),
+        "<" | ">" | "<=" | ">=" => {
+            let o = if signed { (x as i64).cmp(&(y as i64)) } else { x.cmp(&y) };
+            cmp(match op {
+                "<" => o.is_lt(),
+                ">" => o.is_gt(),
+                "<=" => o.is_le(),
+                _ => o.is_ge(),
+            })
+        }
+        _ => Err(format!("operator `{op}`")),
+    }
+}
+
+impl<'a> Val<'a> {
+    fn as_ptr_arg(&self) -> pointer::PtrArg<'_> {
+        match self {
+            Val::Int { v, .. } => pointer::PtrArg::Addr(*v),
+            Val::Bytes(b, _) => pointer::PtrArg::Data(b),
+            Val::Text(t) => pointer::PtrArg::Data(t),
+        }
+    }
+}
+
+/// `{0x1,0x2}` as the kernel's `trace_print_array_seq` writes it.
+pub(crate) fn print_array(out: &mut Vec<u8>, b: &[u8], el: usize, count: usize, be: bool) {
+    out.push(b'{');
+    for i in 0..count {
+        if i != 0 {
+            out.push(b',');
+        }
+        match read_elem(b, i, el, be) {
+            Some(v) => {
+                out.extend_from_slice(b"0x");
+                push_hex(out, v, false);
+            }
+            None if matches!(el, 1 | 2 | 4 | 8) => break,
+            None => {
+                out.extend_from_slice(b"BAD SIZE:");
+                push_u64(out, el as u64);
+                out.extend_from_slice(b" 0x");
+                push_hex(out, b.get(i * el).copied().unwrap_or(0) as u64, false);
+            }
+        }
+    }
+    out.push(b'}');
+}
+
+/// A string conversion with width and precision, as the kernel's `string()` does it.
+pub(crate) fn fmt_str(out: &mut Vec<u8>, s: &[u8], spec: &Spec) {
+    let s = if spec.prec >= 0 { &s[..s.len().min(spec.prec as usize)] } else { s };
+    let pad = (spec.width.max(0) as usize).saturating_sub(s.len());
+    if !spec.left {
+        out.extend(std::iter::repeat(b' ').take(pad));
+    }
+    out.extend_from_slice(s);
+    if spec.left {
+        out.extend(std::iter::repeat(b' ').take(pad));
+    }
+}
+
+/// An integer conversion (`d i u x X o c`) with the kernel's `number()` rules.
+pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
+    let size = match spec.len {
+        0 => 4,
+        n => n,
+    };
+    let _ = long;
+    if spec.conv == b'c' {
+        let pad = (spec.width.max(1) as usize) - 1;
+        if !spec.left {
+            out.extend(std::iter::repeat(b' ').take(pad));
+        }
+        out.push(v as u8);
+        if spec.left {
+            out.extend(std::iter::repeat(b' ').take(pad));
+        }
+        return;
+    }
+    let signed_conv = matches!(spec.conv, b'd' | b'i');
+    let bits = size as u32 * 8;
+    let mut num = if bits >= 64 { v } else { v & ((1u64 << bits) - 1) };
+    let mut sign = 0u8;
+    let mut width = spec.width.max(0) as i64;
+    if signed_conv {
+        let s = sign_extend(num, size as usize);
+        if s < 0 {
+            sign = b'-';
+            num = s.unsigned_abs();
+            width -= 1;
+        } else if spec.plus {
+            sign = b'+';
+            width -= 1;
+        } else if spec.space {
+            sign = b' ';
+            width -= 1;
+        }
+    }
+    let base: u64 = match spec.conv {
+        b'x' | b'X' => 16,
+        b'o' => 8,
+        _ => 10,
+    };
+    let upper = spec.conv == b'X';
+    let need_pfx = spec.alt && base != 10;
+    let is_zero = num == 0;
+    if need_pfx {
+        if base == 16 {
+            width -= 2;
+        } else if !is_zero {
+            width -= 1;
+        }
+    }
+    let mut tmp = [0u8; 24];
+    let mut n = 0;
+    loop {
+        let d = (num % base) as u8;
+        tmp[n] = if d < 10 { b'0' + d } else if upper { b'A' + d - 10 } else { b'a' + d - 10 };
+        n += 1;
+        num /= base;
+        if num == 0 {
+            break;
+        }
+    }
+    let zero = spec.zero && !spec.left;
+    let mut prec = spec.prec.max(0) as i64;
+    if n as i64 > prec {
+        prec = n as i64;
+    }
+    width -= prec;
+    if !zero && !spec.left {
+        while width > 0 {
+            out.push(b' ');
+            width -= 1;
+        }
+    }
+    if sign != 0 {
+        out.push(sign);
+    }
+    if need_pfx {
+        if base == 16 || !is_zero {
+            out.push(b'0');
+        }
+        if base == 16 {
+            out.push(if upper { b'X' } else { b'x' });
+        }
+    }
+    if !spec.left {
+        let c = if zero { b'0' } else { b' ' };
+        while width > 0 {
+            out.push(c);
+            width -= 1;
+        }
+    }
+    while prec > n as i64 {
+        out.push(b'0');
+        prec -= 1;
+    }
+    for i in (0..n).rev() {
+        out.push(tmp[i]);
+    }
+    while width > 0 {
+        out.push(b' ');
+        width -= 1;
+    }
+}
+
+pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut tmp = [0u8; 20];
+    let mut n = 0;
+    loop {
+        tmp[n] = b'0' + (v % 10) as u8;
+        n += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for i in (0..n).rev() {
+        out.push(tmp[i]);
+    }
+}
+
+pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, v.unsigned_abs());
+}
+
+pub(crate) fn push_hex(out: &mut Vec<u8>, mut v: u64, upper: bool) {
+    let mut tmp = [0u8; 16];
+    let mut n = 0;
+    let digits = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
+    loop {
+        tmp[n] = digits[(v & 15) as usize];
+        n += 1;
+        v >>= 4;
+        if v == 0 {
+            break;
+        }
+    }
+    for i in (0..n).rev() {
+        out.push(tmp[i]);
+    }
+}
+
+pub(crate) fn push_hex2(out: &mut Vec<u8>, b: u8) {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    out.push(D[(b >> 4) as usize]);
+    out.push(D[(b & 15) as usize]);
+}
+
+/// The names libtraceevent resolves in flag and symbol tables when the kernel left them
+/// unexpanded (softirq vectors, hrtimer restart values); any other name is -1.
+fn tracecmd_flag_value(name: &str) -> u64 {
+    const KNOWN: [(&str, u64); 12] = [
+        ("HI_SOFTIRQ", 0),
+        ("TIMER_SOFTIRQ", 1),
+        ("NET_TX_SOFTIRQ", 2),
+        ("NET_RX_SOFTIRQ", 3),
+        ("BLOCK_SOFTIRQ", 4),
+        ("IRQ_POLL_SOFTIRQ", 5),
+        ("TASKLET_SOFTIRQ", 6),
+        ("SCHED_SOFTIRQ", 7),
+        ("HRTIMER_SOFTIRQ", 8),
+        ("RCU_SOFTIRQ", 9),
+        ("HRTIMER_NORESTART", 0),
+        ("HRTIMER_RESTART", 1),
+    ];
+    KNOWN.iter().find(|(n, _)| *n == name).map_or(u64::MAX, |(_, v)| *v)
+}

@@ -1,0 +1,235 @@
+//! Schemas by id and by `system:name`, parsed on first use.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use indexmap::IndexMap;
+
+use super::format::{FormatError, Schema};
+use super::{HeaderPage, PrintEnv, Record};
+use crate::tracefs::{Tracefs, TracefsError};
+
+/// Where a schema's format text comes from.
+#[derive(Debug)]
+enum Source {
+    Text(String),
+    /// `events/<system>/<event>/format` under the registry's root.
+    Tracefs,
+}
+
+#[derive(Debug)]
+struct Entry {
+    system: String,
+    name: String,
+    id: Option<u16>,
+    source: Source,
+    schema: OnceLock<Result<Schema, FormatError>>,
+}
+
+/// A registry that could not be built.
+#[derive(Debug)]
+pub enum RegistryError {
+    /// A tracefs file could not be read.
+    Tracefs(TracefsError),
+    /// `events/header_page` did not parse.
+    HeaderPage(super::HeaderPageError),
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegistryError::Tracefs(e) => write!(f, "{e}"),
+            RegistryError::HeaderPage(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+/// Every event schema of one kernel, by id and by `system:name`.
+///
+/// From a tracefs root only the ids are read up front (`events/*/*/id`); a format is
+/// parsed the first time its event is asked for.
+#[derive(Debug)]
+pub struct Registry {
+    root: Option<Tracefs>,
+    entries: IndexMap<String, Entry>,
+    by_id: HashMap<u16, usize>,
+    long_size: usize,
+    big_endian: bool,
+}
+
+impl Registry {
+    /// An empty registry for a kernel with this `sizeof(long)` and byte order; fill it
+    /// with [`Registry::add_format`].
+    pub fn new(long_size: usize, big_endian: bool) -> Registry {
+        Registry { root: None, entries: IndexMap::new(), by_id: HashMap::new(), long_size, big_endian }
+    }
+
+    /// Index every event under `events/` of a tracefs root (live or fixture tree). The
+    /// long size comes from `events/header_page`; the byte order is the host's.
+    pub fn from_tracefs(t: &Tracefs) -> Result<Registry, RegistryError> {
+        let hp = t.read_string("events/header_page").map_err(RegistryError::Tracefs)?;
+        let header = HeaderPage::parse(&hp).map_err(RegistryError::HeaderPage)?;
+        let mut reg = Registry::new(header.long_size(), cfg!(target_endian = "big"));
+        reg.root = Some(t.clone());
+        let dir = t.path("events");
+        let systems = std::fs::read_dir(&dir).map_err(|e| RegistryError::Tracefs(TracefsError::from_io(&dir, e)))?;
+        let mut names: Vec<(String, String)> = Vec::new();
+        for sys in systems.flatten() {
+            if !sys.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let Ok(events) = std::fs::read_dir(sys.path()) else { continue };
+            let system = sys.file_name().to_string_lossy().into_owned();
+            for ev in events.flatten() {
+                if ev.file_type().is_ok_and(|t| t.is_dir()) {
+                    names.push((system.clone(), ev.file_name().to_string_lossy().into_owned()));
+                }
+            }
+        }
+        names.sort();
+        for (system, name) in names {
+            let id = t
+                .read_string(format!("events/{system}/{name}/id"))
+                .ok()
+                .and_then(|s| s.trim().parse::<u16>().ok());
+            // events/ftrace/* have no `id` file: the ID is only in the format.
+            let id = id.or_else(|| {
+                let text = t.read_string(format!("events/{system}/{name}/format")).ok()?;
+                text.lines().find_map(|l| l.strip_prefix("ID:")).and_then(|v| v.trim().parse::<u16>().ok())
+            });
+            let i = reg.entries.len();
+            if let Some(id) = id {
+                reg.by_id.insert(id, i);
+            }
+            reg.entries.insert(
+                format!("{system}:{name}"),
+                Entry { system, name, id, source: Source::Tracefs, schema: OnceLock::new() },
+            );
+        }
+        Ok(reg)
+    }
+
+    /// Parse one format text (from a trace.dat or perf metadata block) and register it.
+    pub fn add_format(&mut self, system: &str, text: &str) -> Result<u16, FormatError> {
+        let schema = Schema::parse(system, text, self.long_size)?;
+        let id = schema.id;
+        let key = format!("{system}:{}", schema.name);
+        let entry = Entry {
+            system: system.to_string(),
+            name: schema.name.clone(),
+            id: Some(id),
+            source: Source::Text(text.to_string()),
+            schema: OnceLock::from(Ok(schema)),
+        };
+        let (i, _) = self.entries.insert_full(key, entry);
+        self.by_id.insert(id, i);
+        Ok(id)
+    }
+
+    /// The kernel's `sizeof(long)`.
+    pub fn long_size(&self) -> usize {
+        self.long_size
+    }
+
+    /// Whether payloads are big-endian.
+    pub fn big_endian(&self) -> bool {
+        self.big_endian
+    }
+
+    fn load<'s>(&'s self, e: &'s Entry) -> &'s Result<Schema, FormatError> {
+        e.schema.get_or_init(|| {
+            let text = match (&e.source, &self.root) {
+                (Source::Text(t), _) => t.clone(),
+                (Source::Tracefs, Some(root)) => match root.read_string(format!("events/{}/{}/format", e.system, e.name)) {
+                    Ok(t) => t,
+                    Err(err) => {
+                        return Err(FormatError {
+                            event: format!("{}:{}", e.system, e.name),
+                            message: format!("cannot read it: {err}"),
+                        })
+                    }
+                },
+                (Source::Tracefs, None) => String::new(),
+            };
+            Schema::parse(&e.system, &text, self.long_size)
+        })
+    }
+
+    /// The schema for an event id, parsing its format on first use; None when the id is
+    /// unknown or its format does not parse (see [`Registry::try_get`]).
+    pub fn get(&self, id: u16) -> Option<&Schema> {
+        self.try_get(id)?.ok()
+    }
+
+    /// Like [`Registry::get`] but tells why a known id has no schema.
+    pub fn try_get(&self, id: u16) -> Option<Result<&Schema, &FormatError>> {
+        let e = &self.entries[*self.by_id.get(&id)?];
+        Some(self.load(e).as_ref())
+    }
+
+    /// The schema of `system:name`.
+    pub fn by_name(&self, system: &str, name: &str) -> Option<&Schema> {
+        let e = self.entries.get(&format!("{system}:{name}"))?;
+        self.load(e).as_ref().ok()
+    }
+
+    /// The schema of a record, from its `common_type`.
+    pub fn of(&self, rec: &Record) -> Option<&Schema> {
+        self.get(rec.event_id(self.big_endian)?)
+    }
+
+    /// Every known event as `(system, name, id)`, sorted by system and name for a tracefs
+    /// root, else in insertion order.
+    pub fn events(&self) -> impl Iterator<Item = (&str, &str, Option<u16>)> {
+        self.entries.values().map(|e| (e.system.as_str(), e.name.as_str(), e.id))
+    }
+
+    /// Parse every format now; returns the ones that fail.
+    pub fn check_all(&self) -> Vec<FormatError> {
+        self.entries
+            .values()
+            .filter_map(|e| {
+                if e.id.is_none() {
+                    return Some(FormatError {
+                        event: format!("{}:{}", e.system, e.name),
+                        message: "no readable `id` file and no `ID:` line in its format".into(),
+                    });
+                }
+                self.load(e).as_ref().err().cloned()
+            })
+            .collect()
+    }
+
+    /// Write what the kernel's `trace` file shows after the context columns:
+    /// `name: text` (or the text alone for events the kernel prints without their name).
+    /// An unknown id writes a placeholder naming it. Returns false when the text is not
+    /// the kernel's (unknown event or `field=value` fallback).
+    pub fn write_event(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
+        let id = rec.event_id(self.big_endian);
+        let Some(schema) = id.and_then(|id| self.get(id)) else {
+            out.extend_from_slice(format!("<unknown event id {}>", id.map_or(-1, i32::from)).as_bytes());
+            return false;
+        };
+        if schema.prints_name() {
+            out.extend_from_slice(schema.name.as_bytes());
+            out.extend_from_slice(b": ");
+        }
+        schema.write_text(rec, env, out)
+    }
+
+    /// Events whose print fmt fell back to `field=value` pairs at least once (or could not
+    /// be compiled), with the reason and the number of records: one line per event type.
+    pub fn fallback_report(&self) -> Vec<(String, String, u64)> {
+        self.entries
+            .values()
+            .filter_map(|e| {
+                let s = e.schema.get()?.as_ref().ok()?;
+                let n = s.fallback_count();
+                (n > 0).then(|| (s.full_name(), s.print_fallback().unwrap_or("").to_string(), n))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,178 @@
+//! `/proc/kallsyms` (for `%pS` and friends) and `printk_formats` (for `trace_printk`).
+
+use std::collections::HashMap;
+
+/// A kernel symbol table from the text of `/proc/kallsyms` (or a fixture's
+/// `host/kallsyms`).
+#[derive(Debug, Clone, Default)]
+pub struct Kallsyms {
+    /// (address, name index, module index or u32::MAX), sorted by address.
+    syms: Vec<(u64, u32, u32)>,
+    names: Vec<String>,
+    modules: Vec<String>,
+}
+
+/// A symbol found for an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Symbol<'a> {
+    /// The symbol's name.
+    pub name: &'a str,
+    /// Its start address.
+    pub addr: u64,
+    /// Distance to the next symbol: what `%pS` prints after the `/`.
+    pub size: u64,
+    /// The module it belongs to, for module symbols.
+    pub module: Option<&'a str>,
+}
+
+impl Kallsyms {
+    /// Parse `address type name [module]` lines. Lines that do not parse are skipped;
+    /// all-zero addresses (what a non-root reader sees) are dropped.
+    pub fn parse(text: &str) -> Kallsyms {
+        let mut k = Kallsyms::default();
+        let mut mods: HashMap<&str, u32> = HashMap::new();
+        for line in text.lines() {
+            let mut it = line.split_whitespace();
+            let (Some(a), Some(ty), Some(name)) = (it.next(), it.next(), it.next()) else { continue };
+            let Ok(addr) = u64::from_str_radix(a, 16) else { continue };
+            if addr == 0 || ty.len() != 1 {
+                continue;
+            }
+            let module = match it.next() {
+                Some(m) if m.starts_with('[') => {
+                    let m = m.trim_matches(|c| c == '[' || c == ']');
+                    let next = k.modules.len() as u32;
+                    let id = *mods.entry(m).or_insert(next);
+                    if id == next {
+                        k.modules.push(m.to_string());
+                    }
+                    id
+                }
+                _ => u32::MAX,
+            };
+            k.syms.push((addr, k.names.len() as u32, module));
+            k.names.push(name.to_string());
+        }
+        k.syms.sort_by_key(|s| s.0);
+        k
+    }
+
+    /// Number of symbols.
+    pub fn len(&self) -> usize {
+        self.syms.len()
+    }
+
+    /// Whether the table is empty (kallsyms read without privileges shows zero addresses).
+    pub fn is_empty(&self) -> bool {
+        self.syms.is_empty()
+    }
+
+    /// The symbol containing `addr`: the last one at or below it. Its size runs to the next
+    /// symbol with a higher address; an address past the last symbol is not found.
+    pub fn lookup(&self, addr: u64) -> Option<Symbol<'_>> {
+        let i = self.syms.partition_point(|s| s.0 <= addr);
+        if i == 0 {
+            return None;
+        }
+        // Among aliases at the same address, the kernel reports the first in its table;
+        // keep the first one we read.
+        let at = self.syms[i - 1].0;
+        let first = self.syms[..i].partition_point(|s| s.0 < at);
+        let (a, n, m) = self.syms[first];
+        let next = self.syms.get(i).map(|s| s.0)?;
+        Some(Symbol {
+            name: &self.names[n as usize],
+            addr: a,
+            size: next - a,
+            module: (m != u32::MAX).then(|| self.modules[m as usize].as_str()),
+        })
+    }
+}
+
+/// The `printk_formats` file: constant strings of `trace_printk`/`trace_puts` by address.
+#[derive(Debug, Clone, Default)]
+pub struct PrintkFormats {
+    map: HashMap<u64, String>,
+}
+
+impl PrintkFormats {
+    /// Parse `0xffffffff82a0b1c8 : "format\n"` lines; C escapes in the string are undone.
+    pub fn parse(text: &str) -> PrintkFormats {
+        let mut map = HashMap::new();
+        for line in text.lines() {
+            let Some((a, s)) = line.split_once(" : ") else { continue };
+            let a = a.trim().trim_start_matches("0x");
+            let Ok(addr) = u64::from_str_radix(a, 16) else { continue };
+            let s = s.trim();
+            let s = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s);
+            map.insert(addr, unescape(s));
+        }
+        PrintkFormats { map }
+    }
+
+    /// The string at `addr`.
+    pub fn get(&self, addr: u64) -> Option<&str> {
+        self.map.get(&addr).map(|s| s.as_str())
+    }
+
+    /// Number of strings.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some(o) => {
+                out.push('\\');
+                out.push(o);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kallsyms_lookup() {
+        let k = Kallsyms::parse(
+            "ffffffff81000000 T _stext\nffffffff81000000 T startup_64\nffffffff81000100 t foo\n\
+             ffffffff81000180 t bar\nffffffffc0000000 t modfn\t[kvm]\nffffffffc0000040 t modend\t[kvm]\n\
+             0000000000000000 A zero\n",
+        );
+        let s = k.lookup(0xffffffff81000110).unwrap();
+        assert_eq!((s.name, s.addr, s.size, s.module), ("foo", 0xffffffff81000100, 0x80, None));
+        assert_eq!(k.lookup(0xffffffff81000000).unwrap().name, "_stext");
+        assert_eq!(k.lookup(0xffffffffc0000004).unwrap().module, Some("kvm"));
+        assert_eq!(k.lookup(0x1000), None);
+        assert_eq!(k.lookup(0xffffffffc0000050), None);
+    }
+
+    #[test]
+    fn printk_formats() {
+        let p = PrintkFormats::parse("0xffffffff82a0b1c8 : \"hello %d\\n\"\n0xffffffff82a0b1d0 : \"x\\\"y\"\n");
+        assert_eq!(p.get(0xffffffff82a0b1c8), Some("hello %d\n"));
+        assert_eq!(p.get(0xffffffff82a0b1d0), Some("x\"y"));
+    }
+}

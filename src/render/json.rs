@@ -1,0 +1,183 @@
+//! JSON lines: one object per record, every field typed.
+//!
+//! `{"ts":595863753400,"cpu":0,"pid":9643,"comm":"cc1","flags":"d.h2.","system":"sched",
+//! "event":"sched_waking","fields":{"comm":"build-script-bu","pid":9298,...}}`; numbers as
+//! numbers, strings as strings, arrays as arrays. A lost-events marker is
+//! `{"lost":N,"cpu":C,"ts":T}` (`"lost":null` when the kernel did not count them).
+
+use serde_json::{Map, Value};
+
+use super::comm::Comms;
+use super::kernel::{latency_chars, KernelStyle};
+use super::names::{EventNames, FieldDesc, FieldShape};
+use crate::event::Record;
+
+fn uint(data: &[u8], off: usize, size: usize, be: bool) -> Option<u64> {
+    let b = data.get(off..off + size)?;
+    let mut v: u64 = 0;
+    if be {
+        for &x in b {
+            v = (v << 8) | u64::from(x);
+        }
+    } else {
+        for &x in b.iter().rev() {
+            v = (v << 8) | u64::from(x);
+        }
+    }
+    Some(v)
+}
+
+fn int_value(data: &[u8], off: usize, size: usize, signed: bool, be: bool) -> Value {
+    let Some(v) = uint(data, off, size, be) else { return Value::Null };
+    if signed && size > 0 && size <= 8 {
+        let shift = 64 - 8 * size as u32;
+        Value::from(((v << shift) as i64) >> shift)
+    } else {
+        Value::from(v)
+    }
+}
+
+fn c_string(bytes: &[u8]) -> Value {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    Value::String(String::from_utf8_lossy(&bytes[..end]).into_owned())
+}
+
+/// The typed value of one field of a payload (`null` when the payload is too short).
+pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
+    match f.shape {
+        FieldShape::Scalar => int_value(data, f.offset, f.size, f.signed, be),
+        // `char buf[]` with size 0 (ftrace's print, bputs): the string runs to the end.
+        FieldShape::CharArray if f.size == 0 => data.get(f.offset..).map_or(Value::Null, c_string),
+        FieldShape::CharArray => data.get(f.offset..f.offset + f.size).map_or(Value::Null, c_string),
+        FieldShape::Array { elem } => {
+            let size = if f.size == 0 { data.len().saturating_sub(f.offset) } else { f.size };
+            let n = if elem == 0 { 0 } else { size / elem };
+            Value::Array((0..n).map(|i| int_value(data, f.offset + i * elem, elem, f.signed, be)).collect())
+        }
+        FieldShape::Dynamic { relative, string, elem } => {
+            let Some(word) = uint(data, f.offset, f.size.min(4), be) else { return Value::Null };
+            let (mut off, len) = if f.size == 2 {
+                // A 2-byte location holds only the offset; the data runs to the record's end.
+                (word as usize, usize::MAX)
+            } else {
+                ((word & 0xffff) as usize, (word >> 16) as usize)
+            };
+            if relative {
+                off += f.offset + f.size;
+            }
+            let end = if len == usize::MAX { data.len() } else { off.saturating_add(len).min(data.len()) };
+            let Some(bytes) = data.get(off.min(end)..end) else { return Value::Null };
+            if string {
+                c_string(bytes)
+            } else {
+                let e = elem.max(1);
+                Value::Array(
+                    (0..bytes.len() / e).map(|i| int_value(bytes, i * e, e, f.signed, be)).collect(),
+                )
+            }
+        }
+    }
+}
+
+/// Append one record as a JSON line.
+pub fn write_record(out: &mut Vec<u8>, rec: &Record, comms: &Comms, names: &EventNames, style: &KernelStyle) {
+    let pid = style.pid(rec);
+    let (flags, preempt) = style.flags(rec);
+    let mut obj = Map::new();
+    obj.insert("ts".into(), Value::from(rec.ts));
+    obj.insert("cpu".into(), Value::from(rec.cpu));
+    obj.insert("pid".into(), Value::from(pid));
+    obj.insert("comm".into(), Value::from(comms.comm(pid)));
+    if style.record_tgid {
+        obj.insert("tgid".into(), Value::from(comms.tgid(pid)));
+    }
+    obj.insert(
+        "flags".into(),
+        Value::from(String::from_utf8_lossy(&latency_chars(flags, preempt)).into_owned()),
+    );
+    match names.of(rec) {
+        Some(ev) => {
+            obj.insert("system".into(), Value::from(ev.system.as_str()));
+            obj.insert("event".into(), Value::from(ev.name.as_str()));
+            let mut fields = Map::new();
+            for f in ev.fields.iter().filter(|f| !f.name.starts_with("common_")) {
+                fields.insert(f.name.clone(), field_value(f, rec.data, style.big_endian));
+            }
+            obj.insert("fields".into(), Value::Object(fields));
+        }
+        None => {
+            obj.insert("event_id".into(), Value::from(rec.event_id(style.big_endian).unwrap_or(0)));
+        }
+    }
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, &Value::Object(obj));
+    out.push(b'\n');
+}
+
+/// Append a lost-events marker.
+pub fn write_lost(out: &mut Vec<u8>, cpu: u32, ts: u64, count: Option<u64>) {
+    let v = serde_json::json!({ "lost": count, "cpu": cpu, "ts": ts });
+    let _ = serde_json::to_writer(&mut *out, &v);
+    out.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FORMAT: &str = "name: demo\nID: 7\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\
+\tfield:char comm[8];\toffset:8;\tsize:8;\tsigned:0;\n\
+\tfield:int delta;\toffset:16;\tsize:4;\tsigned:1;\n\
+\tfield:__data_loc char[] name;\toffset:20;\tsize:4;\tsigned:0;\n\
+\tfield:u16 ports[2];\toffset:24;\tsize:4;\tsigned:0;\n\
+\tfield:__rel_loc u8[] blob;\toffset:28;\tsize:4;\tsigned:0;\n\
+\nprint fmt: \"x\"\n";
+
+    #[test]
+    fn trailing_flexible_arrays_run_to_the_end_of_the_record() {
+        let mut names = EventNames::default();
+        let fmt = "name: print\nID: 5\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\
+\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n";
+        names.add_format("ftrace", fmt).unwrap();
+        let f = &names.get(5).unwrap().fields[2];
+        let mut d = vec![0u8; 16];
+        d.extend_from_slice(b"hello\n\0\0");
+        assert_eq!(field_value(f, &d, false), Value::from("hello\n"));
+    }
+
+    #[test]
+    fn every_field_typed() {
+        let mut names = EventNames::default();
+        assert_eq!(names.add_format("demo_sys", FORMAT), Some(7));
+        let mut d = vec![0u8; 40];
+        d[0..2].copy_from_slice(&7u16.to_le_bytes());
+        d[2] = 0x01;
+        d[4..8].copy_from_slice(&42i32.to_le_bytes());
+        d[8..11].copy_from_slice(b"cat");
+        d[16..20].copy_from_slice(&(-5i32).to_le_bytes());
+        d[20..24].copy_from_slice(&((4u32 << 16) | 32).to_le_bytes());
+        d[24..26].copy_from_slice(&80u16.to_le_bytes());
+        d[26..28].copy_from_slice(&443u16.to_le_bytes());
+        // rel_loc: offset from the end of the field (32), 2 bytes.
+        d[28..32].copy_from_slice(&((2u32 << 16) | 4).to_le_bytes());
+        d[32..36].copy_from_slice(b"abc\0");
+        d[36..38].copy_from_slice(&[9, 8]);
+        let rec = Record { cpu: 1, ts: 1234, data: &d };
+        let comms = Comms::from_saved_cmdlines("42 cat\n");
+        let style = KernelStyle { big_endian: false, ..KernelStyle::default() };
+        let mut out = Vec::new();
+        write_record(&mut out, &rec, &comms, &names, &style);
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"ts":1234,"cpu":1,"pid":42,"comm":"cat","flags":"d....","system":"demo_sys",
+                "event":"demo","fields":{"comm":"cat","delta":-5,"name":"abc","ports":[80,443],"blob":[9,8]}})
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! Address-to-function lookup the way libtraceevent resolves it for trace-cmd.
+//!
+//! Why not the event model's kallsyms table: trace-cmd's answers depend on details that a
+//! symbolizer would do differently, and report output must match them byte for byte:
+//!
+//! * every kallsyms line is kept except names starting with `$` and types `A`/`a`
+//!   (absolute symbols, which x86-64 uses for per-cpu offsets); data symbols (`d`, `b`,
+//!   `r`, ...) are kept, so an address may resolve to a variable;
+//! * the table is sorted by address (stably) and searched with glibc's `bsearch`, where an
+//!   entry matches a key equal to its address or lying strictly between it and the next
+//!   entry's address; the last entry therefore matches only its exact address, and among
+//!   entries with equal addresses the one the binary search lands on wins;
+//! * a line that does not parse (`%16llx %c name`) ends the parse, keeping what was read.
+
+/// A sorted table of kernel function names by start address.
+#[derive(Debug, Default, Clone)]
+pub struct FunctionMap {
+    addrs: Vec<u64>,
+    names: Vec<Box<str>>,
+}
+
+impl FunctionMap {
+    /// An empty map: every lookup fails.
+    pub fn new() -> FunctionMap {
+        FunctionMap::default()
+    }
+
+    /// Parse `/proc/kallsyms` text (`addr type name [module]` lines).
+    pub fn parse(text: &str) -> FunctionMap {
+        let mut pairs: Vec<(u64, &str)> = Vec::new();
+        for line in text.split('\n').filter(|l| !l.is_empty()) {
+            let mut it = line.split_ascii_whitespace();
+            let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else { break };
+            // sscanf's %16llx reads at most 16 hex digits.
+            let digits = &addr[..addr.len().min(16)];
+            let Ok(addr) = u64::from_str_radix(digits, 16) else { break };
+            if kind.len() != 1 {
+                break;
+            }
+            if name.starts_with('$') || kind == "A" || kind == "a" {
+                continue;
+            }
+            pairs.push((addr, name));
+        }
+        pairs.sort_by_key(|p| p.0);
+        FunctionMap {
+            addrs: pairs.iter().map(|p| p.0).collect(),
+            names: pairs.iter().map(|p| p.1.into()).collect(),
+        }
+    }
+
+    /// Number of symbols kept.
+    pub fn len(&self) -> usize {
+        self.addrs.len()
+    }
+
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.addrs.is_empty()
+    }
+
+    /// The function holding `addr` and its start address.
+    pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
+        let n = self.addrs.len();
+        let (mut l, mut u) = (0usize, n);
+        while l < u {
+            let idx = (l + u) / 2;
+            let here = self.addrs[idx];
+            // The entry after the last one is a sentinel at address 0.
+            let next = if idx + 1 < n { self.addrs[idx + 1] } else { 0 };
+            if addr == here || (addr > here && addr < next) {
+                return Some((&self.names[idx], here));
+            }
+            if addr < here {
+                u = idx;
+            } else {
+                l = idx + 1;
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FunctionMap;
+
+    #[test]
+    fn lookup_between_entries_and_last_exact_only() {
+        let m = FunctionMap::parse(
+            "ffffffff81000000 T _stext\nffffffff81000100 t foo\n0000000000001000 A fixed_percpu_data\nffffffff81000200 T bar [mod]\n",
+        );
+        assert_eq!(m.len(), 3);
+        assert_eq!(m.find(0xffffffff81000104), Some(("foo", 0xffffffff81000100)));
+        assert_eq!(m.find(0xffffffff81000000), Some(("_stext", 0xffffffff81000000)));
+        assert_eq!(m.find(0xffffffff81000200), Some(("bar", 0xffffffff81000200)));
+        assert_eq!(m.find(0xffffffff81000201), None);
+        assert_eq!(m.find(0x1000), None);
+        assert_eq!(m.find(0x10), None);
+    }
+}

@@ -1,0 +1,326 @@
+//! The output formats of libtraceevent's event plugins, as `trace-cmd report` applies them.
+//!
+//! Debian's libtraceevent 1.7.1 installs plugins in
+//! `/usr/lib/x86_64-linux-gnu/traceevent/plugins/`; the ones that replace or prefix the
+//! print fmt of an event are implemented here (facts from reading their behaviour, the
+//! code is ours):
+//!
+//! * `sched:sched_switch`: `prev_comm:prev_pid [prev_prio] STATE ==> next_comm:next_pid
+//!   [next_prio]`. STATE is the letters of the set bits of `prev_state` among `SDTtZXxW`
+//!   (bit 0 = `S`), joined by `|`, or `R` when none is set. The comms are printed up to
+//!   their NUL and registered in the comm table (never replacing a known one).
+//! * `sched:sched_wakeup`, `sched:sched_wakeup_new`: `comm:pid [prio]`, then ` success=N`
+//!   when the event has `success`, then ` CPU:%03u` of `target_cpu`. `sched_waking` has no
+//!   plugin (plain print fmt).
+//! * `kmem:kfree`, `kmalloc`, `kmalloc_node`, `kmem_cache_alloc`, `kmem_cache_alloc_node`,
+//!   `kmem_cache_free`: `(func+0xOFF) ` of `call_site` looked up in kallsyms, then the
+//!   normal print fmt. The offset is printed as a 32-bit hex. No prefix when the address
+//!   is not in a known function.
+//! * `timer:hrtimer_start`: `hrtimer=0x%x function=F expires=%u softexpires=%u`;
+//!   `timer:hrtimer_expire_entry`: `hrtimer=0x%x now=%u function=F`. F is `name/0x%x` with
+//!   the hex of `function_start - address` (so `/0x0` for an exact match and a wrapped
+//!   64-bit value otherwise), or `0x%08x` of the address when no function contains it.
+//! * `syscalls:sys_enter_futex`: `op=FUTEX_CMD[|FUTEX_PRIVATE_FLAG][|FUTEX_CLOCK_REALTIME]
+//!   uaddr=0x%08x` then the arguments that command uses.
+//!
+//! All numbers are read as libtraceevent's `tep_read_number` does: unsigned, no sign
+//! extension (a pid of -1 in a 4-byte field prints as 4294967295).
+
+mod functions;
+
+pub use functions::FunctionMap;
+
+use crate::event::Record;
+
+use super::tracecmd::{push_hex, push_i64, push_u64, push_zero_padded, read_uint, Catalog, Cmdlines, FieldSpec};
+
+/// A plugin bound to one event id, with the fields it reads already resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plugin {
+    /// `sched_switch`.
+    SchedSwitch {
+        /// prev_pid, prev_comm, prev_prio, prev_state, next_pid, next_comm, next_prio.
+        f: [Option<FieldSpec>; 7],
+    },
+    /// `sched_wakeup`, `sched_wakeup_new`.
+    SchedWakeup {
+        /// pid, comm, prio, success, target_cpu.
+        f: [Option<FieldSpec>; 5],
+    },
+    /// The kmem events with a `call_site`.
+    CallSite {
+        /// The `call_site` field.
+        call_site: FieldSpec,
+    },
+    /// `hrtimer_start`.
+    HrtimerStart {
+        /// hrtimer (or timer), function, expires, softexpires.
+        f: [Option<FieldSpec>; 4],
+    },
+    /// `hrtimer_expire_entry`.
+    HrtimerExpire {
+        /// hrtimer (or timer), now, function.
+        f: [Option<FieldSpec>; 3],
+    },
+    /// `sys_enter_futex`.
+    Futex {
+        /// uaddr, op, val, utime, uaddr2, val3.
+        f: [FieldSpec; 6],
+    },
+}
+
+/// The plugin trace-cmd applies to `system:name`, if any.
+pub fn resolve<C: Catalog + ?Sized>(c: &C, id: u16, system: &str, name: &str) -> Option<Plugin> {
+    let f = |n: &str| c.field(id, n);
+    match (system, name) {
+        ("sched", "sched_switch") => Some(Plugin::SchedSwitch {
+            f: [
+                f("prev_pid"),
+                f("prev_comm"),
+                f("prev_prio"),
+                f("prev_state"),
+                f("next_pid"),
+                f("next_comm"),
+                f("next_prio"),
+            ],
+        }),
+        ("sched", "sched_wakeup" | "sched_wakeup_new") => Some(Plugin::SchedWakeup {
+            f: [f("pid"), f("comm"), f("prio"), f("success"), f("target_cpu")],
+        }),
+        (
+            "kmem",
+            "kfree" | "kmalloc" | "kmalloc_node" | "kmem_cache_alloc" | "kmem_cache_alloc_node" | "kmem_cache_free",
+        ) => f("call_site").map(|call_site| Plugin::CallSite { call_site }),
+        ("timer", "hrtimer_start") => Some(Plugin::HrtimerStart {
+            f: [f("timer").or_else(|| f("hrtimer")), f("function"), f("expires"), f("softexpires")],
+        }),
+        ("timer", "hrtimer_expire_entry") => Some(Plugin::HrtimerExpire {
+            f: [f("timer").or_else(|| f("hrtimer")), f("now"), f("function")],
+        }),
+        ("syscalls", "sys_enter_futex") => {
+            let all = [f("uaddr")?, f("op")?, f("val")?, f("utime")?, f("uaddr2")?, f("val3")?];
+            Some(Plugin::Futex { f: all })
+        }
+        _ => None,
+    }
+}
+
+/// The futex commands in `FUTEX_CMD_MASK` order, with the formats of val, utime (val2),
+/// uaddr2 and val3 each one prints (`None` = not printed; `true` = hex `0x%08x`).
+type FutexArgs = [Option<bool>; 4];
+const FUTEX_OPS: [(&str, FutexArgs); 13] = [
+    ("FUTEX_WAIT", [Some(true), Some(true), None, None]),
+    ("FUTEX_WAKE", [Some(false), None, None, None]),
+    ("FUTEX_FD", [Some(false), None, None, None]),
+    ("FUTEX_REQUEUE", [Some(false), Some(false), Some(true), None]),
+    ("FUTEX_CMP_REQUEUE", [Some(false), Some(false), Some(true), Some(true)]),
+    ("FUTEX_WAKE_OP", [Some(false), Some(false), Some(true), Some(true)]),
+    ("FUTEX_LOCK_PI", [None, Some(true), None, None]),
+    ("FUTEX_UNLOCK_PI", [None, None, None, None]),
+    ("FUTEX_TRYLOCK_PI", [None, None, None, None]),
+    ("FUTEX_WAIT_BITSET", [Some(true), Some(true), None, Some(true)]),
+    ("FUTEX_WAKE_BITSET", [Some(false), None, None, Some(true)]),
+    ("FUTEX_WAIT_REQUEUE_PI", [Some(true), Some(true), Some(true), Some(true)]),
+    ("FUTEX_CMP_REQUEUE_PI", [Some(false), Some(false), Some(true), Some(true)]),
+];
+const FUTEX_ARG_NAMES: [&str; 4] = [" val=", " val2=", " uaddr2=", " val3="];
+const FUTEX_PRIVATE_FLAG: u64 = 128;
+const FUTEX_CLOCK_REALTIME: u64 = 256;
+
+fn hex08(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(b"0x");
+    let mut b = Vec::with_capacity(16);
+    push_hex(&mut b, v);
+    for _ in b.len()..8 {
+        out.push(b'0');
+    }
+    out.extend_from_slice(&b);
+}
+
+/// `%.*s` of a char array: up to the first NUL.
+fn c_str(data: &[u8], f: FieldSpec) -> &[u8] {
+    let b = data.get(f.offset..f.offset + f.size).unwrap_or(&[]);
+    let end = memchr::memchr(0, b).unwrap_or(b.len());
+    &b[..end]
+}
+
+fn func_field<C: Catalog + ?Sized>(c: &C, out: &mut Vec<u8>, addr: u64) {
+    match c.function(addr) {
+        Some((name, start)) => {
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"/0x");
+            push_hex(out, start.wrapping_sub(addr));
+        }
+        None => hex08(out, addr),
+    }
+}
+
+fn comm_pid(out: &mut Vec<u8>, data: &[u8], comm: Option<FieldSpec>, pid: u64, cmdlines: &mut Cmdlines) {
+    if let Some(cf) = comm {
+        let name = c_str(data, cf);
+        out.extend_from_slice(name);
+        cmdlines.register(pid as i32, &String::from_utf8_lossy(name));
+        out.push(b':');
+    }
+    push_i64(out, pid as i64);
+}
+
+fn write_state(out: &mut Vec<u8>, val: u64) {
+    let mut found = false;
+    for (i, &ch) in b"SDTtZXxW".iter().enumerate() {
+        if val & (1 << i) != 0 {
+            if found {
+                out.push(b'|');
+            }
+            found = true;
+            out.push(ch);
+        }
+    }
+    if !found {
+        out.push(b'R');
+    }
+}
+
+impl Plugin {
+    /// Write the plugin's text; true when the event's print fmt must follow (libtraceevent's
+    /// handler return value).
+    pub fn write<C: Catalog + ?Sized>(&self, c: &C, rec: &Record, cmdlines: &mut Cmdlines, out: &mut Vec<u8>) -> bool {
+        let be = c.big_endian();
+        let d = rec.data;
+        let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(d, f, be));
+        match *self {
+            Plugin::SchedSwitch { f } => {
+                let Some(prev_pid) = num(f[0]) else {
+                    out.push(b'!');
+                    return true;
+                };
+                comm_pid(out, d, f[1], prev_pid, cmdlines);
+                out.push(b' ');
+                if let Some(p) = num(f[2]) {
+                    out.push(b'[');
+                    push_i64(out, i64::from(p as u32 as i32));
+                    out.extend_from_slice(b"] ");
+                }
+                if let Some(s) = num(f[3]) {
+                    write_state(out, s);
+                }
+                out.extend_from_slice(b" ==> ");
+                let Some(next_pid) = num(f[4]) else {
+                    out.push(b'!');
+                    return true;
+                };
+                comm_pid(out, d, f[5], next_pid, cmdlines);
+                if let Some(p) = num(f[6]) {
+                    out.extend_from_slice(b" [");
+                    push_i64(out, i64::from(p as u32 as i32));
+                    out.push(b']');
+                }
+                false
+            }
+            Plugin::SchedWakeup { f } => {
+                let Some(pid) = num(f[0]) else {
+                    out.push(b'!');
+                    return true;
+                };
+                comm_pid(out, d, f[1], pid, cmdlines);
+                if let Some(p) = num(f[2]) {
+                    out.extend_from_slice(b" [");
+                    push_i64(out, p as i64);
+                    out.push(b']');
+                }
+                if let Some(s) = num(f[3]) {
+                    out.extend_from_slice(b" success=");
+                    push_i64(out, s as i64);
+                }
+                if let Some(cpu) = num(f[4]) {
+                    out.extend_from_slice(b" CPU:");
+                    push_zero_padded(out, cpu, 3);
+                }
+                false
+            }
+            Plugin::CallSite { call_site } => {
+                if let Some(addr) = num(Some(call_site)) {
+                    if let Some((name, start)) = c.function(addr) {
+                        out.push(b'(');
+                        out.extend_from_slice(name.as_bytes());
+                        out.extend_from_slice(b"+0x");
+                        push_hex(out, u64::from(addr.wrapping_sub(start) as u32));
+                        out.extend_from_slice(b") ");
+                    }
+                }
+                true
+            }
+            Plugin::HrtimerStart { f } => {
+                out.extend_from_slice(b"hrtimer=");
+                if let Some(t) = num(f[0]) {
+                    out.extend_from_slice(b"0x");
+                    push_hex(out, t);
+                }
+                if let Some(func) = num(f[1]) {
+                    out.extend_from_slice(b" function=");
+                    func_field(c, out, func);
+                }
+                out.extend_from_slice(b" expires=");
+                if let Some(v) = num(f[2]) {
+                    push_u64(out, v);
+                }
+                out.extend_from_slice(b" softexpires=");
+                if let Some(v) = num(f[3]) {
+                    push_u64(out, v);
+                }
+                false
+            }
+            Plugin::HrtimerExpire { f } => {
+                out.extend_from_slice(b"hrtimer=");
+                if let Some(t) = num(f[0]) {
+                    out.extend_from_slice(b"0x");
+                    push_hex(out, t);
+                }
+                out.extend_from_slice(b" now=");
+                if let Some(v) = num(f[1]) {
+                    push_u64(out, v);
+                }
+                if let Some(func) = num(f[2]) {
+                    out.extend_from_slice(b" function=");
+                    func_field(c, out, func);
+                }
+                false
+            }
+            Plugin::Futex { f } => {
+                let mut a = [0u64; 6];
+                for (v, spec) in a.iter_mut().zip(f) {
+                    match read_uint(d, spec, be) {
+                        Some(x) => *v = x,
+                        None => return true,
+                    }
+                }
+                let cmd = a[1] & !(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+                let Some((name, args)) = FUTEX_OPS.get(cmd as usize) else { return true };
+                out.extend_from_slice(b"op=");
+                out.extend_from_slice(name.as_bytes());
+                if a[1] & FUTEX_PRIVATE_FLAG != 0 {
+                    out.extend_from_slice(b"|FUTEX_PRIVATE_FLAG");
+                }
+                if a[1] & FUTEX_CLOCK_REALTIME != 0 {
+                    out.extend_from_slice(b"|FUTEX_CLOCK_REALTIME");
+                }
+                out.extend_from_slice(b" uaddr=");
+                hex08(out, a[0]);
+                let vals = [a[2], a[3], a[4], a[5]];
+                for ((fmt, label), v) in args.iter().zip(FUTEX_ARG_NAMES).zip(vals) {
+                    if let Some(hex) = fmt {
+                        // utime and val2 share the slot: hex when it is a timeout.
+                        let label = if label == " val2=" && *hex { " utime=" } else { label };
+                        out.extend_from_slice(label.as_bytes());
+                        if *hex {
+                            hex08(out, v);
+                        } else {
+                            push_u64(out, v);
+                        }
+                    }
+                }
+                false
+            }
+        }
+    }
+}

@@ -1,0 +1,537 @@
+//! trace-cmd-style text: what `trace-cmd report` (3.1.6 with libtraceevent 1.7.1) prints.
+//!
+//! # Line layout
+//!
+//! The output starts with one line `cpus=N` (N from the file's CPU count; when several
+//! files or instances are shown, each line is prefixed by the file name right-aligned to
+//! the longest name and `": "`). Then, one line per record:
+//!
+//! ```text
+//!               sh-16142 [001]  1099.227007: kmem_cache_alloc:     (getname_flags.part.0+0x24) call_site=...
+//! |--comm %16s--|-pid %-5d|[cpu %03d]|time|" name: "+pad to 20|info
+//! ```
+//!
+//! * comm: right-aligned in 16 columns, never cut; `<idle>` for pid 0 and `<...>` for a pid
+//!   with no known comm. The comm table starts from the file's saved cmdlines and grows
+//!   with the comms the sched plugins print (`sched_switch`, `sched_wakeup`); an entry
+//!   once known is never replaced (libtraceevent registers comms without override).
+//! * `-pid` left-aligned in 5 columns, then ` [cpu]` with 3 digits.
+//! * time: for the nanosecond clocks (`local`, `global`, `uptime`, `perf`, `mono*`,
+//!   `x86-tsc` with a TSC2NSEC option, `tai`) it is ` %5u.%06u:` of the timestamp rounded
+//!   to microseconds (`(ts + 500) / 1000`); with `-t` ` %5u.%09u:` of the nanoseconds. For
+//!   other clocks (`counter`, raw `x86-tsc`) it is `%12u:` of the raw value.
+//! * name: ` name: `, then spaces to make the name at least 20 columns wide.
+//! * info: the event's plugin output when a plugin claims the event, else the print fmt
+//!   rendered by libtraceevent's engine (see [`Catalog::write_info`]). A trailing newline
+//!   of the info (trace_printk text) is dropped; the line ends in `\n`.
+//!
+//! With `-l` (latency format) the head is `%8.8s-%-5d %3d` (comm cut to 8 columns, no
+//! brackets around the CPU) directly followed by libtraceevent's latency flags
+//! (`d`/`X`/`.`, `N`/`.`, `H`/`h`/`s`/`.`, preempt depth low nibble in hex or `.`, and the
+//! high nibble in hex or `.`, then migrate-disable when the event has
+//! `common_migrate_disable`). Unlike the kernel's own text, libtraceevent knows nothing
+//! of the lazy-resched bit (0x02 prints as `X`, its old IRQS_NOSUPPORT meaning) nor of
+//! `b` (BH off), `Z`/`z` (NMI).
+//!
+//! A record whose event id has no format in the file prints as
+//! `[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]` (one more
+//! `[UNKNOWN EVENT]` with `-l`); that happens when events were enabled outside the
+//! recording session while it ran.
+//!
+//! A record that follows lost events is preceded by `CPU:N [M EVENTS DROPPED]` (or
+//! `CPU:N [EVENTS DROPPED]` when the count is unknown).
+//!
+//! # Plugins
+//!
+//! The installed libtraceevent plugins that replace the print fmt of events seen on this
+//! kind of machine are implemented in [`super::plugins`]; see there for each format.
+
+mod catalog;
+mod filter;
+mod report;
+mod source;
+
+pub use catalog::DatCatalog;
+pub use filter::{EventFilter, FilterContext, FilterError};
+pub use report::{parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary};
+pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken};
+
+use std::collections::HashMap;
+
+use crate::event::Record;
+
+use super::plugins::{self, Plugin};
+
+/// Where a field of an event lies in the payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldSpec {
+    /// Byte offset from the start of the payload (`common_type`).
+    pub offset: usize,
+    /// Size in bytes (for arrays, the whole array).
+    pub size: usize,
+    /// Whether the field's type is signed.
+    pub signed: bool,
+    /// What the field holds beyond a plain number.
+    pub kind: FieldKind,
+}
+
+/// The shape of a field, as far as trace-cmd's filters and plugins care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// A number that is not a pointer or a `long`.
+    Number,
+    /// A pointer or a `long` (filters compare it to strings as a function name).
+    Long,
+    /// A fixed `char` array holding a string.
+    CharArray,
+    /// `__data_loc char[]`: a u32 with length << 16 | offset from the payload start.
+    DataLocString,
+    /// `__rel_loc char[]`: like a data_loc, the offset counted from the end of the field.
+    RelLocString,
+    /// Any other array or dynamic array.
+    Array,
+}
+
+/// What the trace-cmd renderer needs to know about events: the event model behind it.
+///
+/// Implemented by the event registry (schemas from format files plus kallsyms and printk
+/// formats); tests implement it directly.
+pub trait Catalog {
+    /// Every event id with its system and name (used to match `-F` event regexes).
+    fn events(&self) -> Vec<(u16, &str, &str)>;
+    /// `(system, name)` of the event with this id.
+    fn event(&self, id: u16) -> Option<(&str, &str)>;
+    /// The field `name` of the event with this id.
+    fn field(&self, id: u16, name: &str) -> Option<FieldSpec>;
+    /// The function containing `addr` and that function's start address, from kallsyms.
+    fn function(&self, addr: u64) -> Option<(&str, u64)>;
+    /// The event's print fmt rendered the way libtraceevent's `pretty_print` does.
+    fn write_info(&self, rec: &Record, out: &mut Vec<u8>);
+    /// libtraceevent's raw field listing (`tep_print_fields`, used by `-R`).
+    fn write_fields(&self, rec: &Record, out: &mut Vec<u8>);
+    /// Whether the traced kernel is big-endian.
+    fn big_endian(&self) -> bool;
+}
+
+/// How the time column is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeFormat {
+    /// ` %5u.%06u:` of the nanosecond timestamp rounded to microseconds (the default for
+    /// the nanosecond trace clocks).
+    Usecs,
+    /// ` %5u.%09u:` of nanoseconds (`-t`).
+    Nsecs,
+    /// `%12u:` of the raw clock value (`counter`, `x86-tsc` without TSC2NSEC).
+    Raw,
+}
+
+impl TimeFormat {
+    /// The format trace-cmd chooses for a trace clock name (`local`, `[local]`, ...).
+    ///
+    /// `tsc2nsec` is whether the file carries a TSC2NSEC conversion; `nsecs` is `-t`.
+    pub fn for_clock(clock: &str, tsc2nsec: bool, nsecs: bool) -> TimeFormat {
+        let clock = clock.trim().trim_start_matches('[').trim_end_matches(']');
+        let in_usecs = tsc2nsec
+            || matches!(clock, "local" | "global" | "uptime" | "perf" | "tai" | "x86-tsc-nsec")
+            || clock.starts_with("mono");
+        match (in_usecs, nsecs) {
+            (false, _) => TimeFormat::Raw,
+            (true, false) => TimeFormat::Usecs,
+            (true, true) => TimeFormat::Nsecs,
+        }
+    }
+}
+
+/// Options of the trace-cmd-style renderer (the flags of `trace-cmd report`).
+#[derive(Debug, Clone)]
+pub struct TraceCmdStyle {
+    /// Time column format.
+    pub time: TimeFormat,
+    /// `-l`: latency format head with the flag characters.
+    pub latency: bool,
+    /// `-R`: raw field listing instead of the print fmt and plugins.
+    pub raw: bool,
+    /// `-O fgraph:tailprint`: `/* func */` after closing braces of function_graph.
+    pub fgraph_tailprint: bool,
+    /// `-O fgraph:depth`: ` (depth)` after function_graph lines.
+    pub fgraph_depth: bool,
+}
+
+impl Default for TraceCmdStyle {
+    fn default() -> TraceCmdStyle {
+        TraceCmdStyle { time: TimeFormat::Usecs, latency: false, raw: false, fgraph_tailprint: false, fgraph_depth: false }
+    }
+}
+
+/// Comms by pid, the way libtraceevent keeps them for `trace-cmd report`.
+///
+/// Entries come from the file's saved cmdlines and from the sched plugins; a pid once
+/// known keeps its first comm.
+#[derive(Debug, Default, Clone)]
+pub struct Cmdlines {
+    comms: HashMap<i32, Box<str>>,
+}
+
+impl Cmdlines {
+    /// An empty table.
+    pub fn new() -> Cmdlines {
+        Cmdlines::default()
+    }
+
+    /// Add the `pid comm` lines of a saved_cmdlines text (the first entry for a pid wins).
+    pub fn load(&mut self, text: &str) {
+        for line in text.lines() {
+            let line = line.trim_start();
+            if let Some((pid, comm)) = line.split_once(' ') {
+                if let Ok(pid) = pid.parse::<i32>() {
+                    self.register(pid, comm);
+                }
+            }
+        }
+    }
+
+    /// Remember `comm` for `pid` unless the pid already has one (pid 0 is always `<idle>`).
+    pub fn register(&mut self, pid: i32, comm: &str) {
+        if pid != 0 && !self.comms.contains_key(&pid) {
+            self.comms.insert(pid, comm.into());
+        }
+    }
+
+    /// The comm printed for `pid`.
+    pub fn comm(&self, pid: i32) -> &str {
+        if pid == 0 {
+            return "<idle>";
+        }
+        self.comms.get(&pid).map_or("<...>", |c| c)
+    }
+}
+
+/// Renders records as `trace-cmd report` lines.
+pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
+    catalog: &'c C,
+    style: TraceCmdStyle,
+    /// The comm table, shared by every record printed.
+    pub cmdlines: Cmdlines,
+    /// Plugin resolved per event id (index = id); `None` inside = no plugin.
+    plugins: Vec<Option<Option<Plugin>>>,
+    common_pid: Option<FieldSpec>,
+    common_flags: Option<FieldSpec>,
+    common_pc: Option<FieldSpec>,
+    common_migrate: Option<Option<FieldSpec>>,
+}
+
+impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
+    /// A renderer for events described by `catalog`.
+    pub fn new(catalog: &'c C, style: TraceCmdStyle, cmdlines: Cmdlines) -> Self {
+        TraceCmdRenderer {
+            catalog,
+            style,
+            cmdlines,
+            plugins: Vec::new(),
+            common_pid: None,
+            common_flags: None,
+            common_pc: None,
+            common_migrate: None,
+        }
+    }
+
+    /// The style in use.
+    pub fn style(&self) -> &TraceCmdStyle {
+        &self.style
+    }
+
+    fn common(&mut self, id: u16) {
+        if self.common_pid.is_none() {
+            self.common_pid = self.catalog.field(id, "common_pid");
+            self.common_flags = self.catalog.field(id, "common_flags");
+            self.common_pc = self.catalog.field(id, "common_preempt_count");
+        }
+    }
+
+    /// The pid of a record (`common_pid`; 0 when unknown).
+    pub fn pid(&mut self, rec: &Record) -> i32 {
+        let be = self.catalog.big_endian();
+        let Some(id) = rec.event_id(be) else { return 0 };
+        self.common(id);
+        match self.common_pid {
+            Some(f) => read_uint(rec.data, f, be).map_or(0, |v| v as u32 as i32),
+            None => 0,
+        }
+    }
+
+    fn plugin(&mut self, id: u16) -> Option<Plugin> {
+        let i = usize::from(id);
+        if i >= self.plugins.len() {
+            self.plugins.resize(i + 1, None);
+        }
+        if let Some(p) = self.plugins[i] {
+            return p;
+        }
+        let p = self.catalog.event(id).and_then(|(sys, name)| plugins::resolve(self.catalog, id, sys, name));
+        self.plugins[i] = Some(p);
+        p
+    }
+
+    /// `CPU:N [M EVENTS DROPPED]` (`count` None: the kernel did not count them).
+    pub fn write_dropped(&self, out: &mut Vec<u8>, cpu: u32, count: Option<u64>) {
+        out.extend_from_slice(b"CPU:");
+        push_u64(out, u64::from(cpu));
+        match count {
+            Some(n) => {
+                out.extend_from_slice(b" [");
+                push_u64(out, n);
+                out.extend_from_slice(b" EVENTS DROPPED]\n");
+            }
+            None => out.extend_from_slice(b" [EVENTS DROPPED]\n"),
+        }
+    }
+
+    /// Write the head: comm, pid, cpu (and latency flags with `-l`) and the time column.
+    pub fn write_head(&mut self, out: &mut Vec<u8>, rec: &Record) {
+        let pid = self.pid(rec);
+        let comm = self.cmdlines.comm(pid);
+        if self.style.latency {
+            let c = comm.as_bytes();
+            let c = &c[..c.len().min(8)];
+            pad_left(out, c, 8);
+            out.push(b'-');
+            push_i64_left(out, i64::from(pid), 5);
+            out.push(b' ');
+            let mut b = Vec::with_capacity(8);
+            push_u64(&mut b, u64::from(rec.cpu));
+            pad_left(out, &b, 3);
+            self.write_latency(out, rec);
+        } else {
+            pad_left(out, comm.as_bytes(), 16);
+            out.push(b'-');
+            push_i64_left(out, i64::from(pid), 5);
+            out.extend_from_slice(b" [");
+            push_zero_padded(out, u64::from(rec.cpu), 3);
+            out.push(b']');
+        }
+        write_time(out, rec.ts, self.style.time);
+    }
+
+    fn write_latency(&mut self, out: &mut Vec<u8>, rec: &Record) {
+        let be = self.catalog.big_endian();
+        let Some(id) = rec.event_id(be) else { return };
+        self.common(id);
+        if self.common_migrate.is_none() {
+            self.common_migrate = Some(self.catalog.field(id, "common_migrate_disable"));
+        }
+        let flags = self.common_flags.and_then(|f| read_uint(rec.data, f, be)).unwrap_or(0);
+        let pc = self.common_pc.and_then(|f| read_uint(rec.data, f, be)).unwrap_or(0);
+        let hard = flags & 0x08 != 0;
+        let soft = flags & 0x10 != 0;
+        out.push(if flags & 0x01 != 0 {
+            b'd'
+        } else if flags & 0x02 != 0 {
+            b'X'
+        } else {
+            b'.'
+        });
+        out.push(if flags & 0x04 != 0 { b'N' } else { b'.' });
+        out.push(match (hard, soft) {
+            (true, true) => b'H',
+            (true, false) => b'h',
+            (false, true) => b's',
+            _ => b'.',
+        });
+        let hex = b"0123456789abcdef";
+        out.push(if pc & 0xf != 0 { hex[(pc & 0xf) as usize] } else { b'.' });
+        if pc & 0xf0 != 0 {
+            let mut b = Vec::new();
+            push_hex(&mut b, pc >> 4);
+            out.extend_from_slice(&b);
+        } else {
+            out.push(b'.');
+        }
+        if let Some(Some(f)) = self.common_migrate {
+            match read_uint(rec.data, f, be) {
+                Some(v) => push_i64(out, sign_extend(v, f.size)),
+                None => out.push(b'.'),
+            }
+        }
+    }
+
+    /// Write ` name: ` padded to 20 columns.
+    pub fn write_name(&self, out: &mut Vec<u8>, rec: &Record) {
+        let name = rec
+            .event_id(self.catalog.big_endian())
+            .and_then(|id| self.catalog.event(id))
+            .map_or("(NULL)", |(_, n)| n);
+        out.push(b' ');
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b": ");
+        for _ in name.len()..20 {
+            out.push(b' ');
+        }
+    }
+
+    /// Write the info part: plugin output or the print fmt (or the raw fields with `-R`).
+    pub fn write_info(&mut self, out: &mut Vec<u8>, rec: &Record) {
+        let start = out.len();
+        let be = self.catalog.big_endian();
+        let id = rec.event_id(be);
+        if self.style.raw {
+            self.catalog.write_fields(rec, out);
+        } else {
+            let plugin = id.and_then(|id| self.plugin(id));
+            let pretty = match plugin {
+                Some(p) => p.write(self.catalog, rec, &mut self.cmdlines, out),
+                None => true,
+            };
+            if pretty {
+                self.catalog.write_info(rec, out);
+            }
+        }
+        if out.len() > start && out.last() == Some(&b'\n') {
+            out.pop();
+        }
+    }
+
+    /// Write one whole line (head, name, info, newline), preceded by the dropped-events line
+    /// when `missed` says events were lost before this record (`Some(None)`: unknown count).
+    pub fn write_record(&mut self, out: &mut Vec<u8>, rec: &Record, missed: Option<Option<u64>>) {
+        if let Some(count) = missed {
+            self.write_dropped(out, rec.cpu, count);
+        }
+        let known = rec.event_id(self.catalog.big_endian()).and_then(|id| self.catalog.event(id)).is_some();
+        if !known {
+            // libtraceevent prints this for each part it cannot find the event for: the
+            // head, (the latency flags,) the time, then the name "(NULL)" and the info.
+            out.extend_from_slice(UNKNOWN);
+            if self.style.latency {
+                out.extend_from_slice(UNKNOWN);
+            }
+            out.extend_from_slice(UNKNOWN);
+            out.extend_from_slice(b" (NULL):               ");
+            out.extend_from_slice(UNKNOWN);
+            out.push(b'\n');
+            return;
+        }
+        self.write_head(out, rec);
+        self.write_name(out, rec);
+        self.write_info(out, rec);
+        out.push(b'\n');
+    }
+}
+
+const UNKNOWN: &[u8] = b"[UNKNOWN EVENT]";
+
+/// Write the time column in `fmt`.
+pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
+    match fmt {
+        TimeFormat::Usecs => {
+            let us = ts.saturating_add(500) / 1000;
+            out.push(b' ');
+            let mut b = Vec::with_capacity(24);
+            push_u64(&mut b, us / 1_000_000);
+            pad_left(out, &b, 5);
+            out.push(b'.');
+            push_zero_padded(out, us % 1_000_000, 6);
+        }
+        TimeFormat::Nsecs => {
+            out.push(b' ');
+            let mut b = Vec::with_capacity(24);
+            push_u64(&mut b, ts / 1_000_000_000);
+            pad_left(out, &b, 5);
+            out.push(b'.');
+            push_zero_padded(out, ts % 1_000_000_000, 9);
+        }
+        TimeFormat::Raw => {
+            let mut b = Vec::with_capacity(24);
+            push_u64(&mut b, ts);
+            pad_left(out, &b, 12);
+        }
+    }
+    out.push(b':');
+}
+
+/// Read a field as an unsigned number of its size (1, 2, 4 or 8 bytes), as
+/// libtraceevent's `tep_read_number` does: no sign extension.
+pub fn read_uint(data: &[u8], f: FieldSpec, big_endian: bool) -> Option<u64> {
+    let b = data.get(f.offset..f.offset.checked_add(f.size)?)?;
+    if !matches!(f.size, 1 | 2 | 4 | 8) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    if big_endian {
+        for &x in b {
+            v = (v << 8) | u64::from(x);
+        }
+    } else {
+        for &x in b.iter().rev() {
+            v = (v << 8) | u64::from(x);
+        }
+    }
+    Some(v)
+}
+
+/// Sign-extend the low `size` bytes of `v`.
+pub fn sign_extend(v: u64, size: usize) -> i64 {
+    if size == 0 || size >= 8 {
+        return v as i64;
+    }
+    let shift = 64 - 8 * size as u32;
+    ((v << shift) as i64) >> shift
+}
+
+pub(crate) fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
+    for _ in s.len()..width {
+        out.push(b' ');
+    }
+    out.extend_from_slice(s);
+}
+
+pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, v.unsigned_abs());
+}
+
+pub(crate) fn push_hex(out: &mut Vec<u8>, mut v: u64) {
+    let mut buf = [0u8; 16];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b"0123456789abcdef"[(v & 0xf) as usize];
+        v >>= 4;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+fn push_i64_left(out: &mut Vec<u8>, v: i64, width: usize) {
+    let start = out.len();
+    push_i64(out, v);
+    for _ in (out.len() - start)..width {
+        out.push(b' ');
+    }
+}
+
+pub(crate) fn push_zero_padded(out: &mut Vec<u8>, v: u64, width: usize) {
+    let mut b = Vec::with_capacity(24);
+    push_u64(&mut b, v);
+    for _ in b.len()..width {
+        out.push(b'0');
+    }
+    out.extend_from_slice(&b);
+}

@@ -1,0 +1,620 @@
+//! `trace-cmd report -F`: libtraceevent's event filter language.
+//!
+//! A filter string is `EVENTS[:EXPR]`. EVENTS is a comma-separated list of `system/event`
+//! or `name` patterns; each pattern is a POSIX basic regular expression matched
+//! case-insensitively against the whole name (`^pattern$`), and a bare `name` matches
+//! events whose system *or* name matches. Without `:EXPR` every record of the matched
+//! events passes.
+//!
+//! EXPR combines comparisons with `&&`, `||` (equal precedence, evaluated left to
+//! right: `a || b && c` is `(a || b) && c`), `!` and parentheses. A comparison is
+//! `FIELD OP VALUE` with `==`, `!=`, `<`, `<=`, `>`, `>=` on numbers (`strtoull` syntax:
+//! `0x..`, octal `0..`), `==`, `!=`, `=~`, `!~` (regex, case-insensitive) on strings in
+//! quotes, or `FIELD ARITH NUMBER` (`+ - * / % << >> & | ^`) used as a truth value. `COMM`
+//! is the task name of the record's pid and `CPU` its CPU, unless the event has fields of
+//! those names. A field the event lacks makes its comparison false (not an error), so
+//! `.*:prev_pid==0` keeps only the events that have `prev_pid`. A non-string field
+//! compared with a string is compared as the name of the kernel function at that address
+//! (pointers and longs) or as `0x%x` of its value. A one-character single-quoted value is
+//! a number (its character code).
+//!
+//! Several `-F` options: a record passes when any of them passes it; a record of an
+//! event that no `-F` names is dropped. After `-v`, further `-F` options remove the
+//! records they match instead.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use regex::Regex;
+
+use super::{read_uint, sign_extend, Catalog, FieldKind, FieldSpec};
+use crate::event::Record;
+
+/// A filter string that could not be used, with what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterError {
+    /// The `-F` argument.
+    pub filter: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl fmt::Display for FilterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "filter '{}': {}", self.filter, self.message)
+    }
+}
+
+impl std::error::Error for FilterError {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Re,
+    NotRe,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Shr,
+    Shl,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Debug, Clone)]
+enum Value {
+    Field(FieldSpec),
+    Comm,
+    Cpu,
+    Const(u64),
+    Arith(Box<Value>, Arith, Box<Value>),
+}
+
+#[derive(Debug, Clone)]
+enum StrSource {
+    Field(FieldSpec),
+    Comm,
+    Cpu,
+}
+
+#[derive(Debug, Clone)]
+enum Expr {
+    Bool(bool),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    Num(Value, Cmp, Value),
+    Str { src: StrSource, equal: bool, text: String },
+    Regex { src: StrSource, negate: bool, re: Regex },
+    Truthy(Value),
+}
+
+/// One `-F` argument compiled for every event it names.
+#[derive(Debug, Clone)]
+struct FilterSet {
+    by_id: HashMap<u16, Expr>,
+}
+
+/// All `-F` filters of a report.
+#[derive(Debug, Clone, Default)]
+pub struct EventFilter {
+    keep: Vec<FilterSet>,
+    drop: Vec<FilterSet>,
+}
+
+/// What a filter needs to know about a record beyond its payload.
+pub struct FilterContext<'a> {
+    /// The comm of a pid (`COMM`).
+    pub comm: &'a dyn Fn(i32) -> String,
+    /// The pid of the record.
+    pub pid: i32,
+}
+
+impl EventFilter {
+    /// No filters: everything passes.
+    pub fn new() -> EventFilter {
+        EventFilter::default()
+    }
+
+    /// Whether no `-F` was given.
+    pub fn is_empty(&self) -> bool {
+        self.keep.is_empty() && self.drop.is_empty()
+    }
+
+    /// Add one `-F` argument; `negate` for those given after `-v`.
+    pub fn add<C: Catalog + ?Sized>(&mut self, catalog: &C, text: &str, negate: bool) -> Result<(), FilterError> {
+        let err = |m: String| FilterError { filter: text.to_string(), message: m };
+        let (events_part, expr_part) = match text.find(':') {
+            Some(i) => (&text[..i], Some(&text[i + 1..])),
+            None => (text, None),
+        };
+        let all = catalog.events();
+        let mut ids: Vec<u16> = Vec::new();
+        for pat in events_part.split(',') {
+            let mut parts = pat.split('/').filter(|s| !s.is_empty());
+            let first = parts.next().map(str::trim).ok_or_else(|| err("no event named".into()))?;
+            let second = parts.next().map(str::trim);
+            let (sys_re, ev_re) = match second {
+                Some(ev) => (Some(anchored(first).map_err(&err)?), anchored(ev).map_err(&err)?),
+                None => (None, anchored(first).map_err(&err)?),
+            };
+            let mut matched = false;
+            for &(id, sys, name) in &all {
+                let ok = match &sys_re {
+                    Some(s) => s.is_match(sys) && ev_re.is_match(name),
+                    None => ev_re.is_match(sys) || ev_re.is_match(name),
+                };
+                if ok {
+                    matched = true;
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+            }
+            if !matched {
+                return Err(err(format!(
+                    "no event matches '{}' (see `tracectl report --events` for the events in the file)",
+                    pat.trim()
+                )));
+            }
+        }
+        let mut by_id = HashMap::new();
+        for id in ids {
+            let expr = match expr_part {
+                None => Expr::Bool(true),
+                Some(e) => {
+                    let toks = tokenize(e).map_err(&err)?;
+                    let mut p = Parser { toks: &toks, pos: 0, catalog, id };
+                    let x = p.expr().map_err(&err)?;
+                    if p.pos != toks.len() {
+                        return Err(err(format!("syntax error near '{}'", toks[p.pos].text())));
+                    }
+                    x
+                }
+            };
+            by_id.insert(id, expr);
+        }
+        let set = FilterSet { by_id };
+        if negate {
+            self.drop.push(set);
+        } else {
+            self.keep.push(set);
+        }
+        Ok(())
+    }
+
+    /// Whether a record of event `id` passes the filters.
+    pub fn accepts<C: Catalog + ?Sized>(&self, catalog: &C, id: u16, rec: &Record, ctx: &FilterContext) -> bool {
+        let eval = |set: &FilterSet| set.by_id.get(&id).is_some_and(|e| eval(e, catalog, rec, ctx));
+        if !self.keep.is_empty() && !self.keep.iter().any(eval) {
+            return false;
+        }
+        !self.drop.iter().any(eval)
+    }
+}
+
+/// Compile a POSIX basic regex (as `regcomp` without `REG_EXTENDED`, case-insensitive)
+/// anchored at both ends.
+fn anchored(pat: &str) -> Result<Regex, String> {
+    basic_regex(&format!("^{pat}$"))
+}
+
+/// Translate a POSIX basic regular expression into the `regex` crate's syntax: `+ ? | ( )
+/// { }` are literal unless escaped, and their escaped forms are the operators (GNU).
+fn basic_regex(pat: &str) -> Result<Regex, String> {
+    let mut out = String::from("(?i)");
+    let mut chars = pat.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(n @ ('+' | '?' | '|' | '(' | ')' | '{' | '}')) => out.push(n),
+                Some(n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push_str("\\\\"),
+            },
+            '+' | '?' | '|' | '(' | ')' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    Regex::new(&out).map_err(|e| format!("regex '{pat}' did not compile: {e}"))
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tok {
+    Item(String),
+    DQuote(String),
+    SQuote(String),
+    Op(String),
+    Open,
+    Close,
+}
+
+impl Tok {
+    fn text(&self) -> String {
+        match self {
+            Tok::Item(s) | Tok::Op(s) => s.clone(),
+            Tok::DQuote(s) => format!("\"{s}\""),
+            Tok::SQuote(s) => format!("'{s}'"),
+            Tok::Open => "(".into(),
+            Tok::Close => ")".into(),
+        }
+    }
+}
+
+fn tokenize(s: &str) -> Result<Vec<Tok>, String> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c == b'(' {
+            out.push(Tok::Open);
+            i += 1;
+        } else if c == b')' {
+            out.push(Tok::Close);
+            i += 1;
+        } else if c == b'"' || c == b'\'' {
+            let mut j = i + 1;
+            let mut text = Vec::new();
+            while j < b.len() && b[j] != c {
+                if b[j] == b'\\' && j + 1 < b.len() {
+                    j += 1;
+                }
+                text.push(b[j]);
+                j += 1;
+            }
+            if j >= b.len() {
+                return Err("unterminated quote".into());
+            }
+            let text = String::from_utf8_lossy(&text).into_owned();
+            out.push(if c == b'"' { Tok::DQuote(text) } else { Tok::SQuote(text) });
+            i = j + 1;
+        } else if c.is_ascii_alphanumeric() || c == b'_' {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.') {
+                j += 1;
+            }
+            out.push(Tok::Item(s[i..j].to_string()));
+            i = j;
+        } else if c == b',' {
+            return Err("illegal token ','".into());
+        } else {
+            let two = s.get(i..i + 2).unwrap_or("");
+            let op = match two {
+                "&&" | "||" | "==" | "!=" | "<=" | ">=" | "=~" | "!~" | "<<" | ">>" => two,
+                _ => match c {
+                    b'!' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'~' => &s[i..i + 1],
+                    _ => return Err(format!("unknown token '{}'", &s[i..].chars().next().unwrap_or('?'))),
+                },
+            };
+            out.push(Tok::Op(op.to_string()));
+            i += op.len();
+        }
+    }
+    Ok(out)
+}
+
+struct Parser<'t, 'c, C: Catalog + ?Sized> {
+    toks: &'t [Tok],
+    pos: usize,
+    catalog: &'c C,
+    id: u16,
+}
+
+enum Item {
+    Value(Value),
+    /// A name that is no field of the event: its comparisons are false.
+    Missing,
+    DQ(String),
+    SQ(String),
+}
+
+impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.pos).cloned();
+        self.pos += 1;
+        t
+    }
+
+    /// `term (('&&'|'||') term)*`, left to right with one precedence.
+    fn expr(&mut self) -> Result<Expr, String> {
+        let mut left = self.term()?;
+        while let Some(Tok::Op(op)) = self.peek() {
+            let and = match op.as_str() {
+                "&&" => true,
+                "||" => false,
+                _ => break,
+            };
+            self.pos += 1;
+            let right = self.term()?;
+            left = if and { Expr::And(Box::new(left), Box::new(right)) } else { Expr::Or(Box::new(left), Box::new(right)) };
+        }
+        Ok(left)
+    }
+
+    fn term(&mut self) -> Result<Expr, String> {
+        match self.next() {
+            Some(Tok::Op(op)) if op == "!" => Ok(Expr::Not(Box::new(self.term()?))),
+            Some(Tok::Open) => {
+                let e = self.expr()?;
+                match self.next() {
+                    Some(Tok::Close) => Ok(e),
+                    _ => Err("unbalanced '('".into()),
+                }
+            }
+            Some(t @ (Tok::Item(_) | Tok::DQuote(_) | Tok::SQuote(_))) => {
+                let left = self.item(t)?;
+                self.comparison(left)
+            }
+            Some(t) => Err(format!("syntax error near '{}'", t.text())),
+            None => Err("syntax error: expression ends early".into()),
+        }
+    }
+
+    fn item(&self, t: Tok) -> Result<Item, String> {
+        Ok(match t {
+            Tok::DQuote(s) => Item::DQ(s),
+            Tok::SQuote(s) => Item::SQ(s),
+            Tok::Item(s) => {
+                if s.as_bytes()[0].is_ascii_digit() {
+                    Item::Value(Value::Const(parse_ull(&s)))
+                } else if let Some(f) = self.catalog.field(self.id, &s) {
+                    Item::Value(Value::Field(f))
+                } else if s == "COMM" {
+                    Item::Value(Value::Comm)
+                } else if s == "CPU" {
+                    Item::Value(Value::Cpu)
+                } else {
+                    Item::Missing
+                }
+            }
+            other => return Err(format!("expected a value but found '{}'", other.text())),
+        })
+    }
+
+    fn comparison(&mut self, left: Item) -> Result<Expr, String> {
+        let op = match self.peek() {
+            Some(Tok::Op(op)) if op != "&&" && op != "||" && op != "!" => op.clone(),
+            _ => {
+                return Ok(match left {
+                    Item::Value(v) => Expr::Truthy(v),
+                    Item::Missing => Expr::Bool(false),
+                    Item::DQ(_) | Item::SQ(_) => return Err("a string is no condition".into()),
+                })
+            }
+        };
+        self.pos += 1;
+        let arith = match op.as_str() {
+            "+" => Some(Arith::Add),
+            "-" => Some(Arith::Sub),
+            "*" => Some(Arith::Mul),
+            "/" => Some(Arith::Div),
+            "%" => Some(Arith::Mod),
+            ">>" => Some(Arith::Shr),
+            "<<" => Some(Arith::Shl),
+            "&" => Some(Arith::And),
+            "|" => Some(Arith::Or),
+            "^" => Some(Arith::Xor),
+            _ => None,
+        };
+        let right_tok = self.next().ok_or_else(|| "syntax error: missing right operand".to_string())?;
+        let right = self.item(right_tok)?;
+        if let Some(a) = arith {
+            return Ok(match (left, right) {
+                (Item::Value(l), Item::Value(r)) => Expr::Truthy(Value::Arith(Box::new(l), a, Box::new(r))),
+                (Item::Missing, _) | (_, Item::Missing) => Expr::Bool(false),
+                _ => return Err("arithmetic needs numbers".into()),
+            });
+        }
+        let cmp = match op.as_str() {
+            "==" => Cmp::Eq,
+            "!=" => Cmp::Ne,
+            "<" => Cmp::Lt,
+            "<=" => Cmp::Le,
+            ">" => Cmp::Gt,
+            ">=" => Cmp::Ge,
+            "=~" => Cmp::Re,
+            "!~" => Cmp::NotRe,
+            other => return Err(format!("unknown op token {other}")),
+        };
+        let is_re = matches!(cmp, Cmp::Re | Cmp::NotRe);
+        let right = match right {
+            Item::SQ(s) if s.len() == 1 && !is_re => Item::Value(Value::Const(u64::from(s.as_bytes()[0]))),
+            other => other,
+        };
+        match right {
+            Item::DQ(text) | Item::SQ(text) => {
+                let src = match left {
+                    Item::Missing => return Ok(Expr::Bool(false)),
+                    Item::Value(Value::Field(f)) => StrSource::Field(f),
+                    Item::Value(Value::Comm) => StrSource::Comm,
+                    Item::Value(Value::Cpu) => StrSource::Cpu,
+                    _ => return Err("illegal lvalue for string comparison".into()),
+                };
+                match cmp {
+                    Cmp::Eq | Cmp::Ne => Ok(Expr::Str { src, equal: cmp == Cmp::Eq, text }),
+                    Cmp::Re | Cmp::NotRe => {
+                        let re = basic_regex(&text)?;
+                        Ok(Expr::Regex { src, negate: cmp == Cmp::NotRe, re })
+                    }
+                    _ => Err("illegal comparison for string".into()),
+                }
+            }
+            Item::Value(r) => {
+                if is_re {
+                    return Err("op not allowed with integers".into());
+                }
+                match left {
+                    Item::Missing => Ok(Expr::Bool(false)),
+                    Item::Value(l) => Ok(Expr::Num(l, cmp, r)),
+                    _ => Err("illegal lvalue".into()),
+                }
+            }
+            Item::Missing => Ok(Expr::Bool(false)),
+        }
+    }
+}
+
+/// `strtoull(s, NULL, 0)`: hex with `0x`, octal with a leading 0, stops at the first
+/// character that is not a digit.
+fn parse_ull(s: &str) -> u64 {
+    let (digits, radix) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (h, 16)
+    } else if s.len() > 1 && s.starts_with('0') {
+        (&s[1..], 8)
+    } else {
+        (s, 10)
+    };
+    let mut v: u64 = 0;
+    for c in digits.chars() {
+        match c.to_digit(radix) {
+            Some(d) => v = v.wrapping_mul(u64::from(radix)).wrapping_add(u64::from(d)),
+            None => break,
+        }
+    }
+    v
+}
+
+fn value<C: Catalog + ?Sized>(v: &Value, c: &C, rec: &Record, ctx: &FilterContext) -> u64 {
+    match v {
+        Value::Const(x) => *x,
+        Value::Cpu => u64::from(rec.cpu),
+        // libtraceevent compares the address of the comm string here; it is never useful.
+        Value::Comm => 0,
+        Value::Field(f) => {
+            let raw = read_uint(rec.data, *f, c.big_endian()).unwrap_or(0);
+            if f.signed {
+                sign_extend(raw, f.size) as u64
+            } else {
+                raw
+            }
+        }
+        Value::Arith(l, op, r) => {
+            let (l, r) = (value(l, c, rec, ctx), value(r, c, rec, ctx));
+            match op {
+                Arith::Add => l.wrapping_add(r),
+                Arith::Sub => l.wrapping_sub(r),
+                Arith::Mul => l.wrapping_mul(r),
+                Arith::Div => l.checked_div(r).unwrap_or(0),
+                Arith::Mod => l.checked_rem(r).unwrap_or(0),
+                Arith::Shr => l.checked_shr(r as u32).unwrap_or(0),
+                Arith::Shl => l.checked_shl(r as u32).unwrap_or(0),
+                Arith::And => l & r,
+                Arith::Or => l | r,
+                Arith::Xor => l ^ r,
+            }
+        }
+    }
+}
+
+fn string<C: Catalog + ?Sized>(src: &StrSource, c: &C, rec: &Record, ctx: &FilterContext) -> String {
+    match src {
+        StrSource::Comm => (ctx.comm)(ctx.pid),
+        StrSource::Cpu => format!("0x{:x}", rec.cpu),
+        StrSource::Field(f) => {
+            let d = rec.data;
+            let be = c.big_endian();
+            let bytes = match f.kind {
+                FieldKind::CharArray => d.get(f.offset..f.offset + f.size).unwrap_or(&[]),
+                FieldKind::DataLocString | FieldKind::RelLocString => {
+                    let loc = read_uint(d, FieldSpec { size: 4, ..*f }, be).unwrap_or(0);
+                    let mut off = (loc & 0xffff) as usize;
+                    let len = (loc >> 16) as usize;
+                    if f.kind == FieldKind::RelLocString {
+                        off += f.offset + f.size;
+                    }
+                    d.get(off..off + len).unwrap_or(&[])
+                }
+                _ => {
+                    let raw = read_uint(d, *f, be).unwrap_or(0);
+                    let v = if f.signed { sign_extend(raw, f.size) as u64 } else { raw };
+                    if f.kind == FieldKind::Long {
+                        if let Some((name, _)) = c.function(v) {
+                            return name.to_string();
+                        }
+                    }
+                    return format!("0x{v:x}");
+                }
+            };
+            let end = memchr::memchr(0, bytes).unwrap_or(bytes.len());
+            String::from_utf8_lossy(&bytes[..end]).into_owned()
+        }
+    }
+}
+
+fn eval<C: Catalog + ?Sized>(e: &Expr, c: &C, rec: &Record, ctx: &FilterContext) -> bool {
+    match e {
+        Expr::Bool(b) => *b,
+        Expr::And(l, r) => eval(l, c, rec, ctx) && eval(r, c, rec, ctx),
+        Expr::Or(l, r) => eval(l, c, rec, ctx) || eval(r, c, rec, ctx),
+        Expr::Not(x) => !eval(x, c, rec, ctx),
+        Expr::Truthy(v) => value(v, c, rec, ctx) != 0,
+        Expr::Num(l, cmp, r) => {
+            let (l, r) = (value(l, c, rec, ctx), value(r, c, rec, ctx));
+            match cmp {
+                Cmp::Eq => l == r,
+                Cmp::Ne => l != r,
+                Cmp::Lt => l < r,
+                Cmp::Le => l <= r,
+                Cmp::Gt => l > r,
+                Cmp::Ge => l >= r,
+                Cmp::Re | Cmp::NotRe => false,
+            }
+        }
+        Expr::Str { src, equal, text } => (string(src, c, rec, ctx) == *text) == *equal,
+        Expr::Regex { src, negate, re } => re.is_match(&string(src, c, rec, ctx)) != *negate,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basic_regex_translation() {
+        assert!(anchored("sched_.*").unwrap().is_match("sched_switch"));
+        assert!(anchored("SCHED_SWITCH").unwrap().is_match("sched_switch"));
+        assert!(!anchored("sched").unwrap().is_match("sched_switch"));
+        // In a basic regex `|` is a literal character, `\|` the alternation.
+        assert!(!anchored("sched_switch|sched_wakeup").unwrap().is_match("sched_wakeup"));
+        assert!(anchored("sched_switch\\|sched_wakeup").unwrap().is_match("sched_wakeup"));
+    }
+
+    #[test]
+    fn numbers_like_strtoull() {
+        assert_eq!(parse_ull("0x1f"), 31);
+        assert_eq!(parse_ull("010"), 8);
+        assert_eq!(parse_ull("42"), 42);
+        assert_eq!(parse_ull("0"), 0);
+    }
+
+    #[test]
+    fn tokens() {
+        let t = tokenize("prev_pid==0 && COMM=~\"ls\"||!(x&4)").unwrap();
+        assert_eq!(t.len(), 14);
+        assert!(tokenize("a == 1, b").is_err());
+    }
+}

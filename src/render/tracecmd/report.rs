@@ -1,0 +1,211 @@
+//! The `trace-cmd report` main loop: inputs merged by time, CPU and event filters, the
+//! dropped-events lines, and output written in large blocks.
+//!
+//! Behaviour copied from trace-cmd 3.1.6 (facts, not code):
+//!
+//! * each input prints `cpus=N` before any record; with several inputs, every line (the
+//!   `cpus=` lines included) starts with the input's name right-aligned to the longest
+//!   name and `": "`;
+//! * records of all inputs are merged by timestamp (after each input's `--ts-offset`);
+//!   ties go to the earlier input, then the lower CPU;
+//! * a lost-events mark belongs to the next record of its CPU: it is printed as
+//!   `CPU:N [M EVENTS DROPPED]` just before that record, and is never printed when that
+//!   record is filtered out (by `--cpu`, `-F` or `-v -F`).
+
+use std::io::{self, Write};
+
+use crate::event::Record;
+
+use super::source::{RecordSource, SourceError};
+use super::{Catalog, EventFilter, FilterContext, TraceCmdRenderer, TraceCmdStyle};
+
+/// One trace file (or buffer instance) to report.
+pub struct ReportInput<'a> {
+    /// Its name, printed before each line when several inputs are reported.
+    pub name: String,
+    /// The events of this input.
+    pub catalog: &'a dyn Catalog,
+    /// Renderer options (time format from its trace clock, `-l`, `-R`, ...).
+    pub style: TraceCmdStyle,
+    /// Comm table to start from (the file's saved cmdlines).
+    pub cmdlines: super::Cmdlines,
+    /// CPU count printed in the `cpus=N` line.
+    pub cpus: usize,
+    /// Added to every timestamp (`--ts-offset`).
+    pub ts_offset: i64,
+    /// `-F` filters of this input.
+    pub filter: EventFilter,
+    /// The records of all CPUs, merged by time, with lost-events marks.
+    pub source: Box<dyn RecordSource + 'a>,
+}
+
+/// Options shared by all inputs.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    /// `--cpu LIST`: only these CPUs (None: all).
+    pub cpus: Option<Vec<u32>>,
+}
+
+/// What a report printed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReportSummary {
+    /// Records printed.
+    pub records: u64,
+    /// Dropped-events lines printed.
+    pub dropped_lines: u64,
+    /// Sub-buffers that failed to decode (reported on stderr, skipped).
+    pub bad_pages: u64,
+}
+
+struct Live<'a> {
+    input: ReportInput<'a>,
+    renderer: TraceCmdRenderer<'a, dyn Catalog + 'a>,
+    prefix: Vec<u8>,
+}
+
+/// A report that could not be written: the output failed or an input could not be read.
+#[derive(Debug)]
+pub enum ReportError {
+    /// Writing the output failed (a closed pipe ends the report this way).
+    Output(io::Error),
+    /// Reading input `name` failed.
+    Input {
+        /// The input's name.
+        name: String,
+        /// What failed.
+        source: SourceError,
+    },
+}
+
+impl std::fmt::Display for ReportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportError::Output(e) => write!(f, "writing the report: {e}"),
+            ReportError::Input { name, source } => write!(f, "reading {name}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for ReportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReportError::Output(e) => Some(e),
+            ReportError::Input { source, .. } => Some(source.as_ref()),
+        }
+    }
+}
+
+impl From<io::Error> for ReportError {
+    fn from(e: io::Error) -> ReportError {
+        ReportError::Output(e)
+    }
+}
+
+/// Write the report of `inputs` to `out`.
+///
+/// Output is buffered in blocks; an error of `out` (a closed pipe) or of an input ends
+/// the report and is returned.
+pub fn write_report<'a>(
+    inputs: Vec<ReportInput<'a>>,
+    opts: &ReportOptions,
+    out: &mut dyn Write,
+) -> Result<ReportSummary, ReportError> {
+    let multi = inputs.len() > 1;
+    let width = inputs.iter().map(|i| i.name.len()).max().unwrap_or(0);
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
+    let mut summary = ReportSummary::default();
+    let mut lives: Vec<Live<'a>> = Vec::new();
+    for input in inputs {
+        let mut prefix = Vec::new();
+        if multi {
+            for _ in input.name.len()..width {
+                prefix.push(b' ');
+            }
+            prefix.extend_from_slice(input.name.as_bytes());
+            prefix.extend_from_slice(b": ");
+        }
+        buf.extend_from_slice(&prefix);
+        buf.extend_from_slice(format!("cpus={}\n", input.cpus).as_bytes());
+        let renderer = TraceCmdRenderer::new(input.catalog, input.style.clone(), input.cmdlines.clone());
+        lives.push(Live { input, renderer, prefix });
+    }
+    loop {
+        // The next record: smallest time (after the input's offset), earliest input on
+        // ties; each source already ordered its CPUs.
+        let mut best: Option<(usize, i128)> = None;
+        for (i, l) in lives.iter_mut().enumerate() {
+            let ts = l.input.source.peek_ts().map_err(|source| ReportError::Input { name: l.input.name.clone(), source })?;
+            if let Some(ts) = ts {
+                let t = i128::from(ts) + i128::from(l.input.ts_offset);
+                if best.map_or(true, |(_, b)| t < b) {
+                    best = Some((i, t));
+                }
+            }
+        }
+        let Some((i, _)) = best else { break };
+        let l = &mut lives[i];
+        let offset = l.input.ts_offset;
+        let Some(taken) = l.input.source.take() else { break };
+        let mut rec = taken.rec;
+        rec.ts = rec.ts.wrapping_add_signed(offset);
+        if accept(&mut l.renderer, &l.input.filter, l.input.catalog, &rec, opts) {
+            if let Some(count) = taken.missed {
+                buf.extend_from_slice(&l.prefix);
+                l.renderer.write_dropped(&mut buf, rec.cpu, count);
+                summary.dropped_lines += 1;
+            }
+            buf.extend_from_slice(&l.prefix);
+            l.renderer.write_record(&mut buf, &rec, None);
+            summary.records += 1;
+            if buf.len() >= 1 << 16 {
+                out.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+    }
+    out.write_all(&buf)?;
+    out.flush()?;
+    summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
+    Ok(summary)
+}
+
+fn accept<C: Catalog + ?Sized>(
+    renderer: &mut TraceCmdRenderer<'_, C>,
+    filter: &EventFilter,
+    catalog: &C,
+    rec: &Record,
+    opts: &ReportOptions,
+) -> bool {
+    if let Some(cpus) = &opts.cpus {
+        if !cpus.contains(&rec.cpu) {
+            return false;
+        }
+    }
+    if filter.is_empty() {
+        return true;
+    }
+    let Some(id) = rec.event_id(catalog.big_endian()) else { return false };
+    let pid = renderer.pid(rec);
+    let cmdlines = &renderer.cmdlines;
+    let comm = |p: i32| cmdlines.comm(p).to_string();
+    let ctx = FilterContext { comm: &comm, pid };
+    filter.accepts(catalog, id, rec, &ctx)
+}
+/// Parse a `--cpu` list: `0,2-4`.
+pub fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
+    let mut v = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || format!("bad CPU list '{s}': expected numbers and ranges like 0,2-3");
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                if a > b {
+                    return Err(bad());
+                }
+                v.extend(a..=b);
+            }
+            None => v.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    Ok(v)
+}
