@@ -238,3 +238,29 @@ fn kill_points_leave_valid_file_and_no_instance() {
         check_file(&out);
     }
 }
+
+#[test]
+fn subbuf_size_cmdlines_size_and_ignore_missing() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cmdlines_before = std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap();
+    let mut args = vec!["-i", "-e", "no_such_event_xyz", "-e", "sched", "--cmdlines-size", "300", "-s", "20000"];
+    let subbuf = Path::new(TRACEFS).join("buffer_subbuf_size_kb").exists();
+    if subbuf {
+        args.extend(["--subbuf-size", "8"]);
+    }
+    args.extend(["--", "sleep", "0.1"]);
+    let (file, o) = record(dir.path(), "s.dat", &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no_such_event_xyz"));
+    let dat = DatFile::open(&file).unwrap();
+    if subbuf {
+        assert_eq!(dat.buffers()[0].page_size, 8192);
+    }
+    let c = check_file(&file);
+    assert_eq!(ring_counts(&dat, 0), c);
+    assert!(c.get("sched_switch").copied().unwrap_or(0) > 0);
+    assert_eq!(std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap(), cmdlines_before);
+}

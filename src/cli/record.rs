@@ -75,6 +75,21 @@ pub struct Args {
     /// Graph this function (set_graph_function; needs function_graph)
     #[arg(short = 'g')]
     pub graph: Vec<String>,
+    /// Longest sleep between buffer reads, in microseconds
+    #[arg(short = 's', value_name = "USECS")]
+    pub sleep: Option<u64>,
+    /// Ignore events that do not exist instead of failing
+    #[arg(short = 'i')]
+    pub ignore_missing: bool,
+    /// Sub-buffer size in KiB (buffer_subbuf_size_kb)
+    #[arg(long = "subbuf-size", value_name = "KB")]
+    pub subbuf_size: Option<u64>,
+    /// Number of saved command names (saved_cmdlines_size)
+    #[arg(long = "cmdlines-size")]
+    pub cmdlines_size: Option<u64>,
+    /// Maximum function_graph depth (max_graph_depth)
+    #[arg(long = "max-graph-depth")]
+    pub max_graph_depth: Option<u32>,
     /// Also record tracectl's own threads
     #[arg(long = "no-filter")]
     pub no_filter: bool,
@@ -190,6 +205,11 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         all_formats: a.all_formats,
         date: a.date,
         no_filter: a.no_filter,
+        sleep_us: a.sleep,
+        ignore_missing: a.ignore_missing,
+        subbuf_size_kb: a.subbuf_size,
+        cmdlines_size: a.cmdlines_size,
+        max_graph_depth: a.max_graph_depth,
         write: write_options(a.file_version, &a.compression)?,
     };
     if cfg.events.is_empty() && cfg.plugin.is_none() {
@@ -231,6 +251,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             return Err(e);
         }
     };
+    for w in rec.warnings() {
+        eprintln!("tracectl: warning: {w}");
+    }
     if let Some(c) = &child {
         let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
     }

@@ -23,6 +23,8 @@ pub(crate) struct PageInfo {
     pub commit_offset: usize,
     pub data_offset: usize,
     pub long_size: usize,
+    /// Longest wait between two looks at `stop` and the buffer (`record -s`), in ms.
+    pub sleep_ms: u16,
 }
 
 /// What one CPU's capture produced.
@@ -104,9 +106,9 @@ pub(crate) fn spawn(
             if stopping {
                 break;
             }
-            // Wake on data (the kernel's buffer_percent) or every 100 ms to see `stop`.
+            // Wake on data (the kernel's buffer_percent) or every `sleep_ms` to see `stop`.
             let mut fds = [PollFd::new(src.as_fd(), PollFlags::POLLIN)];
-            match poll(&mut fds, PollTimeout::from(100u16)) {
+            match poll(&mut fds, PollTimeout::from(info.sleep_ms.max(1))) {
                 Ok(_) | Err(nix::errno::Errno::EINTR) => {}
                 Err(e) => return Err(format!("cpu{cpu}: poll {}: {e}", pipe.display())),
             }
@@ -134,7 +136,7 @@ mod tests {
 
     #[test]
     fn lost_events_from_page_flags() {
-        let info = PageInfo { subbuf: 4096, commit_offset: 8, data_offset: 16, long_size: 8 };
+        let info = PageInfo { subbuf: 4096, commit_offset: 8, data_offset: 16, long_size: 8, sleep_ms: 100 };
         let mut c = CpuCaptured::default();
         account(&page(100, None), &info, &mut c);
         assert_eq!((c.lost_events, c.lost_unknown), (0, 0));
