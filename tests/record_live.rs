@@ -264,3 +264,46 @@ fn subbuf_size_cmdlines_size_and_ignore_missing() {
     assert!(c.get("sched_switch").copied().unwrap_or(0) > 0);
     assert_eq!(std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap(), cmdlines_before);
 }
+
+/// Overflow a tiny buffer, extract it: the lost counts in the page headers, the
+/// `[N EVENTS DROPPED]` lines of trace-cmd and the kernel's overrun stats agree.
+#[test]
+fn lost_events_are_counted_and_stored() {
+    if skip() {
+        return;
+    }
+    let name = format!("tracectl-test-lost-{}", std::process::id());
+    let inst = Path::new(TRACEFS).join("instances").join(&name);
+    std::fs::create_dir(&inst).unwrap();
+    let _g = InstanceGuard(inst.clone());
+    std::fs::write(inst.join("buffer_size_kb"), "8").unwrap();
+    std::fs::write(inst.join("events/syscalls/enable"), "1").unwrap();
+    let _ = Command::new("ls").args(["-R", "/usr"]).output();
+    std::fs::write(inst.join("tracing_on"), "0").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lost.dat");
+    let o = tracectl().args(["extract", "-B", &name, "-o"]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    // CPUs whose pages had no room for the count ("unknown count") are left out.
+    let known: Vec<&str> = stderr.lines().filter(|l| l.contains("lost events: ") && !l.contains("unknown count")).collect();
+    let ours: u64 = known.iter().filter_map(|l| l.split("lost events: ").nth(1)?.split(' ').next()?.parse::<u64>().ok()).sum();
+    let overrun: u64 = known.iter().filter_map(|l| l.split("overrun: ").nth(1)?.split(',').next()?.parse::<u64>().ok()).sum();
+    assert!(stderr.contains("lost events: ") && !stderr.contains("lost events: 0 "), "the 8 KiB buffer overflowed: {stderr}");
+    assert_eq!(ours, overrun, "page headers vs per_cpu stats: {stderr}");
+    let dat = DatFile::open(&out).unwrap();
+    assert!(
+        dat.options().cpustats.iter().flat_map(|s| s.lines()).any(|l| l.starts_with("overrun: ") && l != "overrun: 0"),
+        "CPUSTAT stores the overrun: {:?}",
+        dat.options().cpustats
+    );
+    if have_tracecmd() {
+        let r = Command::new("trace-cmd").arg("report").arg(&out).output().unwrap();
+        let dropped: u64 = String::from_utf8_lossy(&r.stdout)
+            .lines()
+            .filter_map(|l| l.split(" [").nth(1)?.strip_suffix(" EVENTS DROPPED]")?.parse::<u64>().ok())
+            .sum();
+        assert_eq!(dropped, ours);
+        check_file(&out);
+    }
+}
