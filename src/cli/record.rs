@@ -234,6 +234,8 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let mut mask = SigSet::empty();
     mask.add(Signal::SIGINT);
     mask.add(Signal::SIGTERM);
+    // The command's exit wakes the wait below at once.
+    mask.add(Signal::SIGCHLD);
     mask.thread_block().context("blocking SIGINT/SIGTERM")?;
     let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).context("signalfd")?;
 
@@ -264,8 +266,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let mut signalled = None;
     loop {
         if let Ok(Some(si)) = sfd.read_signal() {
-            signalled = Some(si.ssi_signo);
-            break;
+            if si.ssi_signo != Signal::SIGCHLD as u32 {
+                signalled = Some(si.ssi_signo);
+                break;
+            }
         }
         if let Some(c) = child.as_mut() {
             if c.try_wait().ok().flatten().is_some() {
@@ -273,7 +277,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             }
         }
         let mut fds = [nix::poll::PollFd::new(std::os::fd::AsFd::as_fd(&sfd), nix::poll::PollFlags::POLLIN)];
-        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(if child.is_some() { 50u16 } else { 1000u16 }));
+        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(1000u16));
     }
     if let (Some(c), Some(_)) = (child.as_mut(), signalled) {
         // A Ctrl-C reaches the child too; a kill aimed at us is passed on.

@@ -16,6 +16,33 @@ use std::thread::JoinHandle;
 
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
+/// Tells capture threads to drain and end, waking them at once from poll.
+#[derive(Debug)]
+pub(crate) struct Stop {
+    flag: AtomicBool,
+    rd: std::os::fd::OwnedFd,
+    wr: std::os::fd::OwnedFd,
+}
+
+impl Stop {
+    pub fn new() -> io::Result<Arc<Stop>> {
+        let (rd, wr) = nix::unistd::pipe().map_err(io::Error::from)?;
+        Ok(Arc::new(Stop { flag: AtomicBool::new(false), rd, wr }))
+    }
+
+    /// Set the flag, then make the pipe readable (it is never drained, so every
+    /// thread's poll sees it).
+    pub fn trigger(&self) {
+        if !self.flag.swap(true, Ordering::AcqRel) {
+            let _ = nix::unistd::write(&self.wr, b"x");
+        }
+    }
+
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Acquire)
+    }
+}
+
 /// Where the sub-buffer header keeps what the lost-events count needs.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PageInfo {
@@ -74,7 +101,7 @@ pub(crate) fn spawn(
     pipe: PathBuf,
     tmp: PathBuf,
     info: PageInfo,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
 ) -> io::Result<CpuThread> {
     let src = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&pipe)?;
     let mut dst = File::create(&tmp)?;
@@ -86,7 +113,7 @@ pub(crate) fn spawn(
         let ctx = |e: io::Error, what: &str| format!("cpu{cpu}: {what}: {e}");
         loop {
             // The last pass after stop drains everything the kernel still holds.
-            let stopping = stop.load(Ordering::Acquire);
+            let stopping = stop.is_set();
             loop {
                 match nix::unistd::read(std::os::fd::AsRawFd::as_raw_fd(&src), &mut buf) {
                     Ok(0) => break,
@@ -107,7 +134,7 @@ pub(crate) fn spawn(
                 break;
             }
             // Wake on data (the kernel's buffer_percent) or every `sleep_ms` to see `stop`.
-            let mut fds = [PollFd::new(src.as_fd(), PollFlags::POLLIN)];
+            let mut fds = [PollFd::new(src.as_fd(), PollFlags::POLLIN), PollFd::new(stop.rd.as_fd(), PollFlags::POLLIN)];
             match poll(&mut fds, PollTimeout::from(info.sleep_ms.max(1))) {
                 Ok(_) | Err(nix::errno::Errno::EINTR) => {}
                 Err(e) => return Err(format!("cpu{cpu}: poll {}: {e}", pipe.display())),

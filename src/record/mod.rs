@@ -10,7 +10,6 @@ mod meta;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub use capture::CpuCaptured;
@@ -19,7 +18,7 @@ pub use meta::{all_events, enabled_events, metadata};
 use crate::dat::{opt, write_dat, BufferSource, Compression, DatError, NewOption, WriteOptions, WriteSummary};
 use crate::event::HeaderPage;
 use crate::tracefs::{AppendMode, Tracefs, TracefsError};
-use capture::{CpuThread, PageInfo};
+use capture::{CpuThread, PageInfo, Stop};
 
 /// An event to enable, with the filters and triggers bound to it (`-e X -f F -R T`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -179,7 +178,7 @@ pub struct Recorder {
     created: bool,
     restore: Vec<(PathBuf, Vec<u8>, AppendMode)>,
     threads: Vec<CpuThread>,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
     info: PageInfo,
     torn_down: bool,
     top_restore: Vec<(PathBuf, Vec<u8>)>,
@@ -219,6 +218,7 @@ impl Recorder {
     /// Set up tracefs and start one capture thread per CPU; `output` is the trace.dat
     /// to write (per-CPU capture files go next to it as `<output>.cpuN`).
     pub fn start(t: Tracefs, cfg: RecordConfig, output: &Path) -> Result<Recorder, RecordError> {
+        let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
         let (name, created) = match &cfg.instance {
             Some(n) => {
                 let exists = t.path(format!("instances/{n}")).is_dir();
@@ -239,7 +239,7 @@ impl Recorder {
             created,
             restore: Vec::new(),
             threads: Vec::new(),
-            stop: Arc::new(AtomicBool::new(false)),
+            stop,
             info: PageInfo { subbuf: hp.page_size(), commit_offset: hp.commit_offset, data_offset: hp.data_offset, long_size: hp.long_size(), sleep_ms: 100 },
             torn_down: false,
             top_restore: Vec::new(),
@@ -417,7 +417,7 @@ impl Recorder {
 
     fn stop_threads(&mut self) -> Vec<Result<CpuCaptured, String>> {
         let _ = self.t.write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
-        self.stop.store(true, Ordering::Release);
+        self.stop.trigger();
         let mut v = Vec::new();
         for th in &mut self.threads {
             if let Some(h) = th.handle.take() {
@@ -433,7 +433,7 @@ impl Recorder {
         }
         self.torn_down = true;
         let _ = self.t.write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
-        self.stop.store(true, Ordering::Release);
+        self.stop.trigger();
         for th in &mut self.threads {
             if let Some(h) = th.handle.take() {
                 let _ = h.join();
@@ -580,7 +580,8 @@ pub fn extract(
         .filter_map(|e| e.file_name().to_string_lossy().strip_prefix("cpu").and_then(|n| n.parse().ok()))
         .collect();
     cpus.sort();
-    let stop = Arc::new(AtomicBool::new(true));
+    let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
+    stop.trigger();
     let mut summary = RecordSummary::default();
     let mut tmps = Vec::new();
     for cpu in cpus {
