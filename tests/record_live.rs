@@ -307,3 +307,37 @@ fn lost_events_are_counted_and_stored() {
         check_file(&out);
     }
 }
+
+#[test]
+fn cpumask_option_and_clock() {
+    if skip() {
+        return;
+    }
+    let ncpu = std::fs::read_dir(Path::new(TRACEFS).join("per_cpu")).unwrap().count();
+    if ncpu < 2 {
+        eprintln!("skipping: needs 2 CPUs");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(dir.path(), "m.dat", &["-M", "1", "-O", "record-tgid", "-C", "global", "-e", "sched_switch", "--", "sleep", "0.3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dat = DatFile::open(&file).unwrap();
+    assert_eq!(dat.buffers()[0].clock.as_deref(), Some("global"));
+    assert!(dat.options().trace_clock.as_deref().unwrap().contains("[global]"));
+    let names = names(&dat);
+    let layout_long = dat.long_size();
+    for (i, c) in dat.buffers()[0].cpus().iter().enumerate() {
+        let mut n = std::collections::BTreeMap::new();
+        let mut pages = dat.cpu_pages(0, i).unwrap();
+        while let Some(p) = pages.next_page().unwrap() {
+            count_page(p, layout_long, dat.big_endian(), &names, &mut n);
+        }
+        let total: u64 = n.values().sum();
+        if c.cpu == 0 {
+            assert!(total > 0, "cpu0 recorded");
+        } else {
+            assert_eq!(total, 0, "cpu{} is outside the mask", c.cpu);
+        }
+    }
+    check_file(&file);
+}
