@@ -361,7 +361,10 @@ impl Recorder {
                     let undo = format!("!{}", tr.split(" if ").next().unwrap_or(tr));
                     self.restore.push((rel, undo.into_bytes(), AppendMode::Append));
                 }
-                self.set(&format!("{dir}/enable"), "1", Some(("0".into(), AppendMode::Truncate)))?;
+                // A system's enable reads `X` when mixed, which cannot be written back.
+                let was = self.t.read_string(self.rel(&format!("{dir}/enable"))).unwrap_or_default();
+                let undo = if was.trim() == "1" { "1" } else { "0" };
+                self.set(&format!("{dir}/enable"), "1", Some((undo.into(), AppendMode::Truncate)))?;
             }
         }
         if let Ok(kb) = self.t.read_string(self.rel("buffer_subbuf_size_kb")) {
