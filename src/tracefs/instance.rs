@@ -269,7 +269,7 @@ fn looks_recorded(dir: &Path) -> bool {
     match nix::sys::statfs::statfs(dir) {
         // TRACEFS_MAGIC and DEBUGFS_MAGIC
         Ok(s) => {
-            let t = s.filesystem_type().0 as i64;
+            let t = s.filesystem_type().0;
             t != 0x74726163 && t != 0x64626720
         }
         Err(_) => false,
