@@ -648,9 +648,19 @@ impl Instance {
         }
     }
 
-    /// Take a snapshot (`echo 1 > snapshot`), of all CPUs or one.
+    /// Take a snapshot (`echo 1 > snapshot`), of all CPUs or one. Most kernels swap
+    /// single CPUs only when built with CONFIG_RING_BUFFER_ALLOW_SWAP and refuse with
+    /// EINVAL otherwise; that comes back as [`TracefsError::NotSupported`].
     pub fn snapshot_take(&self, cpu: Option<u32>) -> Result<(), TracefsError> {
-        self.write_str(Self::snapshot_file(cpu), "1")
+        match self.write_str(Self::snapshot_file(cpu), "1") {
+            Err(TracefsError::Rejected { path, .. }) if cpu.is_some() => Err(TracefsError::NotSupported {
+                path,
+                feature: "per-CPU snapshots (CONFIG_RING_BUFFER_ALLOW_SWAP); take one of all CPUs and read \
+                          per_cpu/cpuN/snapshot instead"
+                    .into(),
+            }),
+            r => r,
+        }
     }
 
     /// Clear the snapshot buffer without freeing it (`echo 2 > snapshot`).
