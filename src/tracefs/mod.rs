@@ -24,6 +24,7 @@ mod error;
 mod events;
 mod file;
 mod ftrace;
+pub mod graph;
 mod instance;
 mod mount;
 mod reset;
