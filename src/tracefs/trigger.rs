@@ -258,8 +258,11 @@ impl Instance {
         // Plain triggers first: an enable_hist/disable_hist may point at a hist trigger.
         let mut left = self.trigger_lines(e)?;
         left.sort_by_key(|l| l.starts_with("hist"));
+        // Each `!` line opened like `echo '!traceoff' > trigger`: the kernel removes that
+        // trigger (and any hist trigger, already gone here), and a copied tree keeps
+        // exactly the last line written.
         for l in &left {
-            self.write(&file, removal_text(l).as_bytes(), AppendMode::Append)?;
+            self.write(&file, removal_text(l).as_bytes(), AppendMode::Truncate)?;
         }
         Ok(lines.len())
     }
