@@ -164,11 +164,19 @@ pub(crate) enum Expr {
     List(Vec<Expr>),
     /// `x.member` / `x->member` on something that is not `REC`.
     Member(Box<Expr>, String),
+    /// A local of a statement expression, by slot.
+    Local(usize),
+    /// `({ T x = e; ...; value; })`: slot assignments (with their declared type), then the value.
+    Block(Vec<(usize, CType, Expr)>, Box<Expr>),
 }
+
+/// Most locals one print fmt may declare in statement expressions.
+pub(crate) const MAX_LOCALS: usize = 16;
 
 pub(crate) struct Parser<'t, F: Fn(&str) -> Option<usize>> {
     toks: &'t [Tok],
     pos: usize,
+    locals: Vec<String>,
     long_size: usize,
     field: F,
 }
@@ -201,7 +209,7 @@ fn is_type_word(s: &str) -> bool {
 
 impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
     pub(crate) fn new(toks: &'t [Tok], long_size: usize, field: F) -> Self {
-        Parser { toks, pos: 0, long_size, field }
+        Parser { toks, pos: 0, locals: Vec::new(), long_size, field }
     }
 
     pub(crate) fn at_end(&self) -> bool {
@@ -430,7 +438,40 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
             Tok::Num(n) => Ok(Expr::Num(*n)),
             Tok::LNum(n) => Ok(Expr::Cast(CType { size: 8, signed: *n <= i64::MAX as u64, pointer: false, elem: 0 }, Box::new(Expr::Num(*n)))),
             Tok::Str(s) => Ok(Expr::Str(s.clone())),
-            Tok::Ident(s) => Ok(Expr::Ident(s.clone())),
+            Tok::Ident(s) => match self.locals.iter().rposition(|l| l == s) {
+                Some(slot) => Ok(Expr::Local(slot)),
+                None => Ok(Expr::Ident(s.clone())),
+            },
+            Tok::Punct("(") if self.peek_punct("{") => {
+                self.pos += 1;
+                let mut decls = Vec::new();
+                loop {
+                    let save = self.pos;
+                    if let Some(ty) = self.type_name() {
+                        if let Some(Tok::Ident(name)) = self.peek() {
+                            let name = name.clone();
+                            self.pos += 1;
+                            if self.eat("=") {
+                                let init = self.expr()?;
+                                self.expect(";")?;
+                                if self.locals.len() >= MAX_LOCALS {
+                                    return Err("too many locals in statement expressions".into());
+                                }
+                                self.locals.push(name);
+                                decls.push((self.locals.len() - 1, ty, init));
+                                continue;
+                            }
+                        }
+                    }
+                    self.pos = save;
+                    break;
+                }
+                let value = self.expr()?;
+                self.expect(";")?;
+                self.expect("}")?;
+                self.expect(")")?;
+                Ok(Expr::Block(decls, Box::new(value)))
+            }
             Tok::Punct("(") => {
                 let mut e = self.expr()?;
                 // The comma operator inside parentheses: value of the last.

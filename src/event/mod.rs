@@ -20,6 +20,7 @@ mod expr;
 mod format;
 mod header;
 mod pointer;
+mod printer;
 mod printfmt;
 mod record;
 mod registry;
@@ -27,6 +28,7 @@ mod symbols;
 
 pub use format::{Field, FieldKind, FormatError, Schema};
 pub use header::{HeaderPage, HeaderPageError};
+pub use printer::EventPrinter;
 pub use printfmt::HELPERS;
 pub use record::Record;
 pub use registry::{Registry, RegistryError};

@@ -4,7 +4,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::expr::{lex, CType, Expr, Parser};
+use std::cell::Cell;
+
+use super::expr::{lex, CType, Expr, Parser, MAX_LOCALS};
 use super::format::{sign_extend, until_nul, Field, FieldKind, Schema};
 use super::pointer;
 use super::{PrintEnv, Record};
@@ -360,6 +362,11 @@ fn resolve_names(e: &mut Expr, schema: &Schema) {
             resolve_names(c, schema);
         }
         Expr::List(xs) => xs.iter_mut().for_each(|x| resolve_names(x, schema)),
+        Expr::Block(decls, v) => {
+            decls.iter_mut().for_each(|(_, _, e)| resolve_names(e, schema));
+            resolve_names(v, schema);
+        }
+        Expr::Local(_) => {}
         Expr::Ident(n) => {
             if let Some(v) = super::constants::constant(n) {
                 *e = Expr::Num(v);
@@ -397,6 +404,11 @@ fn check_expr(e: &Expr) -> Result<(), String> {
         }
         Expr::Cast(_, x) => check_expr(x),
         Expr::List(xs) => xs.iter().try_for_each(check_expr),
+        Expr::Local(_) => Ok(()),
+        Expr::Block(decls, v) => {
+            decls.iter().try_for_each(|(_, _, e)| check_expr(e))?;
+            check_expr(v)
+        }
         Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => Ok(()),
     }
 }
@@ -406,6 +418,8 @@ struct Ctx<'a, 'e> {
     schema: &'a Schema,
     data: &'a [u8],
     env: &'e PrintEnv<'e>,
+    /// Integer locals of statement expressions: (value, signed, size).
+    locals: [Cell<(u64, bool, u8)>; MAX_LOCALS],
 }
 
 impl Schema {
@@ -417,7 +431,7 @@ impl Schema {
     /// [`Schema::fallback_count`]).
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
-        let cx = Ctx { schema: self, data: rec.data, env };
+        let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
         let res = match &self.program.kind {
             Kind::Printf { segs, args } => cx.printf(segs, args, out),
             Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
@@ -628,6 +642,20 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::Member(_, n) => return Err(format!("member `{n}`")),
             Expr::List(_) => return Err("a `{...}` table outside a helper".into()),
             Expr::Cast(ty, x) => self.cast(ty, self.eval(x)?),
+            Expr::Local(slot) => {
+                let (v, signed, size) = self.locals[*slot].get();
+                Val::Int { v, signed, size }
+            }
+            Expr::Block(decls, value) => {
+                for (slot, ty, init) in decls {
+                    let v = self.eval(init)?;
+                    match self.cast(ty, v) {
+                        Val::Int { v, signed, size } => self.locals[*slot].set((v, signed, size)),
+                        _ => return Err("a statement-expression local that is not a number".into()),
+                    }
+                }
+                self.eval(value)?
+            }
             Expr::Unary(op, x) => {
                 let v = self.eval(x)?;
                 match (*op, v) {

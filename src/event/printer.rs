@@ -1,0 +1,67 @@
+//! The event model as the renderers' [`EventFormatter`]: a registry plus the symbol
+//! tables of the same root.
+
+use super::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry, RegistryError};
+use crate::render::EventFormatter;
+use crate::tracefs::Tracefs;
+
+/// Everything needed to print events of one kernel as its `trace` file does: the schemas,
+/// `printk_formats` and kallsyms.
+#[derive(Debug)]
+pub struct EventPrinter {
+    /// Schemas by id.
+    pub registry: Registry,
+    /// Kernel symbols (`host/kallsyms.zst` or `host/kallsyms` of a fixture tree, or
+    /// `/proc/kallsyms` for a live root); None prints addresses in hex.
+    pub kallsyms: Option<Kallsyms>,
+    /// The root's `printk_formats`.
+    pub printk: Option<PrintkFormats>,
+    /// The kernel's HZ, for `jiffies_to_msecs()`.
+    pub hz: Option<u32>,
+}
+
+impl EventPrinter {
+    /// Load the registry (lazily), `printk_formats` and kallsyms of a tracefs root. A live
+    /// root (one without `host/`) reads `/proc/kallsyms`; symbols that cannot be read are
+    /// left out (addresses then print in hex) rather than failing.
+    pub fn from_tracefs(t: &Tracefs) -> Result<EventPrinter, RegistryError> {
+        let registry = Registry::from_tracefs(t)?;
+        let printk = t.read_string("printk_formats").ok().map(|s| PrintkFormats::parse(&s));
+        let kallsyms = load_kallsyms(t);
+        Ok(EventPrinter { registry, kallsyms, printk, hz: None })
+    }
+
+    /// The environment to pass to [`super::Schema::write_text`].
+    pub fn env(&self) -> PrintEnv<'_> {
+        PrintEnv {
+            kallsyms: self.kallsyms.as_ref(),
+            printk: self.printk.as_ref(),
+            big_endian: self.registry.big_endian(),
+            long_size: self.registry.long_size(),
+            hz: self.hz,
+        }
+    }
+}
+
+fn load_kallsyms(t: &Tracefs) -> Option<Kallsyms> {
+    if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
+        let text = zstd::decode_all(&z[..]).ok()?;
+        return Some(Kallsyms::parse(&String::from_utf8_lossy(&text)));
+    }
+    if let Ok(text) = std::fs::read_to_string(t.path("host/kallsyms")) {
+        return Some(Kallsyms::parse(&text));
+    }
+    if t.path("host").exists() {
+        return None;
+    }
+    let k = Kallsyms::parse(&std::fs::read_to_string("/proc/kallsyms").ok()?);
+    (!k.is_empty()).then_some(k)
+}
+
+impl EventFormatter for EventPrinter {
+    /// `name: text` as the kernel prints it, or the text alone for syscalls and ftrace
+    /// events; false for an unknown id or a `field=value` fallback.
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
+        self.registry.write_event(rec, &self.env(), out)
+    }
+}
