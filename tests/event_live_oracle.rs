@@ -93,7 +93,7 @@ fn live_events_print_like_the_kernel() {
     let (ok, bad) = report.total();
     assert!(ok + bad > 100, "only {} records paired; the workload or the reader failed", ok + bad);
     let rate = ok as f64 / (ok + bad) as f64;
-    // The remaining differences are the events whose print fmt names enum constants or
-    // vmemmap_base (see check-events -v); they print as field=value pairs.
-    assert!(rate >= 0.99, "{:.2}% of live records match the kernel's text", rate * 100.0);
+    // Events this workload does not hit may still differ (check-events -v lists the
+    // formats that print as field=value pairs); the ones it hits all matched on 6.18.
+    assert!(rate >= 0.999, "{:.2}% of live records match the kernel's text", rate * 100.0);
 }
