@@ -564,12 +564,37 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn conv(&self, spec: &Spec, arg: &'a Expr, out: &mut Vec<u8>) -> EvalResult<()> {
         match spec.conv {
             b's' => {
-                // Helpers that make text write straight into `out` when nothing pads them.
-                if let Expr::Call(name, args) = arg {
-                    if spec.width < 0 && spec.prec < 0 && is_text_helper(name) {
-                        return self.text_helper(name, args, out);
+                // Helpers that make text write straight into `out` when nothing pads them
+                // (also through `?:`, as in sched_switch's prev_state).
+                if spec.width < 0 && spec.prec < 0 {
+                    let mut e = arg;
+                    while let Expr::Cond(c, t, f) = e {
+                        e = if truthy(&self.eval(c)?) { t } else { f };
                     }
+                    if let Expr::Call(name, args) = e {
+                        if is_text_helper(name) {
+                            return self.text_helper(name, args, out);
+                        }
+                    }
+                    return self.conv_str(spec, e, out);
                 }
+                self.conv_str(spec, arg, out)
+            }
+            b'p' => {
+                let v = self.eval(arg)?;
+                pointer::format(self.env, spec, &v.as_ptr_arg(), self.long(), out)
+            }
+            _ => {
+                let v = self.int(arg)?;
+                fmt_int(out, v, spec, self.long());
+                Ok(())
+            }
+        }
+    }
+
+    fn conv_str(&self, spec: &Spec, arg: &'a Expr, out: &mut Vec<u8>) -> EvalResult<()> {
+        {
+            {
                 match self.eval(arg)? {
                     Val::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
                     Val::Text(t) => fmt_str(out, &t, spec),
@@ -581,15 +606,6 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         None => return Err(format!("%s of kernel address {v:#x}, not in printk_formats")),
                     },
                 }
-                Ok(())
-            }
-            b'p' => {
-                let v = self.eval(arg)?;
-                pointer::format(self.env, spec, &v.as_ptr_arg(), self.long(), out)
-            }
-            _ => {
-                let v = self.int(arg)?;
-                fmt_int(out, v, spec, self.long());
                 Ok(())
             }
         }
@@ -967,8 +983,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
 
     fn ftrace_function(&self, ip: usize, parent: usize, out: &mut Vec<u8>) -> EvalResult<()> {
         self.ip_sym(self.u(ip)?, out);
-        out.extend_from_slice(b" <-");
-        self.ip_sym(self.u(parent)?, out);
+        let parent = self.u(parent)?;
+        if parent != 0 {
+            out.extend_from_slice(b" <-");
+            self.ip_sym(parent, out);
+        }
         Ok(())
     }
 
