@@ -213,3 +213,12 @@ fn trace_printk_events() {
     d.extend_from_slice(&0xffffffff82000100u64.to_le_bytes());
     assert_eq!(show(&d), "do_work: just a string");
 }
+
+#[test]
+fn huge_widths_and_counts_stay_bounded() {
+    let s = schema(r#""%999999999d|%s", 1, __print_array(REC->fixed, 1000000000, 3)"#);
+    let d = record();
+    let mut out = Vec::new();
+    s.write_text(&Record { cpu: 0, ts: 0, data: &d }, &PrintEnv::default(), &mut out);
+    assert!(out.len() < 10_000, "{} bytes", out.len());
+}

@@ -111,7 +111,8 @@ pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, Str
                 v = v.saturating_mul(10).saturating_add((d - b'0') as i32);
                 *i += 1;
             }
-            v
+            // The kernel's trace_seq holds one page; wider fields cannot be shown anyway.
+            v.min(4096)
         };
         if fmt.get(i) == Some(&b'*') {
             s.width = -2;
@@ -1208,6 +1209,9 @@ impl<'a> Val<'a> {
 pub(crate) fn print_array(out: &mut Vec<u8>, b: &[u8], el: usize, count: usize, be: bool) {
     out.push(b'{');
     for i in 0..count {
+        if i.saturating_mul(el) >= b.len() {
+            break;
+        }
         if i != 0 {
             out.push(b',');
         }
