@@ -222,3 +222,26 @@ fn huge_widths_and_counts_stay_bounded() {
     s.write_text(&Record { cpu: 0, ts: 0, data: &d }, &PrintEnv::default(), &mut out);
     assert!(out.len() < 10_000, "{} bytes", out.len());
 }
+
+#[test]
+fn big_endian_and_32_bit_kernels() {
+    let text = "name: demo\nID: 901\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:long v;\toffset:4;\tsize:4;\tsigned:1;\n\
+\tfield:void * p;\toffset:8;\tsize:4;\tsigned:0;\n\
+\tfield:__data_loc char[] s;\toffset:12;\tsize:4;\tsigned:0;\n\n\
+print fmt: \"v=%ld lx=%lx p=%p s=%s\", REC->v, REC->v, REC->p, __get_str(s)\n";
+    let s = Schema::parse("demo", text, 4).unwrap();
+    let mut d = vec![0u8; 24];
+    d[0..2].copy_from_slice(&901u16.to_be_bytes());
+    d[4..8].copy_from_slice(&(-2i32).to_be_bytes());
+    d[8..12].copy_from_slice(&0xc0101234u32.to_be_bytes());
+    d[12..16].copy_from_slice(&((3u32 << 16) | 16).to_be_bytes());
+    d[16..19].copy_from_slice(b"ok\0");
+    let env = PrintEnv { big_endian: true, long_size: 4, ..PrintEnv::default() };
+    let rec = Record { cpu: 0, ts: 0, data: &d };
+    assert_eq!(rec.event_id(true), Some(901));
+    let mut out = Vec::new();
+    assert!(s.write_text(&rec, &env, &mut out));
+    assert_eq!(String::from_utf8(out).unwrap(), "v=-2 lx=fffffffe p=c0101234 s=ok");
+}

@@ -27,7 +27,7 @@ mod registry;
 mod symbols;
 
 pub use format::{Field, FieldKind, FormatError, Schema};
-pub use header::{HeaderPage, HeaderPageError};
+pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
 pub use printer::EventPrinter;
 pub use printfmt::HELPERS;
 pub use record::Record;
