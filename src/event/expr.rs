@@ -275,16 +275,17 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
         Ok(c)
     }
 
+    /// The binary operator at the cursor if it binds at least as tightly as `min`.
+    fn peek_binary(&self, min: u8) -> Option<(&'static str, u8)> {
+        match self.peek() {
+            Some(Tok::Punct(p)) => prec(p).filter(|&pr| pr >= min).map(|pr| (*p, pr)),
+            _ => None,
+        }
+    }
+
     fn binary(&mut self, min: u8) -> Result<Expr, String> {
         let mut lhs = self.unary()?;
-        loop {
-            let op = match self.peek() {
-                Some(Tok::Punct(p)) => match prec(p) {
-                    Some(pr) if pr >= min => (*p, pr),
-                    _ => break,
-                },
-                _ => break,
-            };
+        while let Some(op) = self.peek_binary(min) {
             self.pos += 1;
             let rhs = self.binary(op.1 + 1)?;
             lhs = Expr::Binary(op.0, Box::new(lhs), Box::new(rhs));

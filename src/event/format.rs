@@ -278,7 +278,7 @@ fn parse_field_line(line: &str, long_size: usize) -> Result<Field, String> {
                 (None, Some(e)) if e > 0 && size % e == 0 => e,
                 _ => 1,
             };
-            FieldKind::Array { len: if elem_size == 0 { 0 } else { size / elem_size }, elem_size }
+            FieldKind::Array { len: size.checked_div(elem_size).unwrap_or(0), elem_size }
         }
     } else if type_name.ends_with('*') {
         FieldKind::Pointer
