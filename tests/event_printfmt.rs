@@ -245,3 +245,15 @@ print fmt: \"v=%ld lx=%lx p=%p s=%s\", REC->v, REC->v, REC->p, __get_str(s)\n";
     assert!(s.write_text(&rec, &env, &mut out));
     assert_eq!(String::from_utf8(out).unwrap(), "v=-2 lx=fffffffe p=c0101234 s=ok");
 }
+
+#[test]
+fn jiffies_need_hz() {
+    let s = schema(r#""%u ms", jiffies_to_msecs(REC->b)"#);
+    let d = record();
+    let rec = Record { cpu: 0, ts: 0, data: &d };
+    let mut out = Vec::new();
+    assert!(!s.write_text(&rec, &PrintEnv::default(), &mut out), "without HZ the value is unknown");
+    out.clear();
+    assert!(s.write_text(&rec, &PrintEnv { hz: Some(250), ..PrintEnv::default() }, &mut out));
+    assert_eq!(String::from_utf8(out).unwrap(), "18640 ms");
+}

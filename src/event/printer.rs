@@ -28,7 +28,8 @@ impl EventPrinter {
         let registry = Registry::from_tracefs(t)?;
         let printk = t.read_string("printk_formats").ok().map(|s| PrintkFormats::parse(&s));
         let kallsyms = load_kallsyms(t);
-        Ok(EventPrinter { registry, kallsyms, printk, hz: None })
+        let hz = load_hz(t);
+        Ok(EventPrinter { registry, kallsyms, printk, hz })
     }
 
     /// The environment to pass to [`super::Schema::write_text`].
@@ -58,10 +59,38 @@ fn load_kallsyms(t: &Tracefs) -> Option<Kallsyms> {
     (!k.is_empty()).then_some(k)
 }
 
+/// `CONFIG_HZ` from the tree's `host/config(.gz)`, or `/proc/config.gz` for a live root.
+fn load_hz(t: &Tracefs) -> Option<u32> {
+    let text = if let Ok(s) = std::fs::read_to_string(t.path("host/config")) {
+        s
+    } else {
+        let gz = if t.path("host").exists() { t.path("host/config.gz") } else { "/proc/config.gz".into() };
+        let bytes = std::fs::read(gz).ok()?;
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut s).ok()?;
+        s
+    };
+    parse_config_hz(&text)
+}
+
+/// The value of `CONFIG_HZ=` in a kernel config.
+pub(crate) fn parse_config_hz(config: &str) -> Option<u32> {
+    config.lines().find_map(|l| l.strip_prefix("CONFIG_HZ=")).and_then(|v| v.trim().parse().ok()).filter(|&hz| hz > 0)
+}
+
 impl EventFormatter for EventPrinter {
     /// `name: text` as the kernel prints it, or the text alone for syscalls and ftrace
     /// events; false for an unknown id or a `field=value` fallback.
     fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
         self.registry.write_event(rec, &self.env(), out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn config_hz() {
+        assert_eq!(super::parse_config_hz("# CONFIG_HZ_100 is not set\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n"), Some(250));
+        assert_eq!(super::parse_config_hz("CONFIG_HZ_PERIODIC=y\n"), None);
     }
 }
