@@ -77,6 +77,19 @@ fn live_events_print_like_the_kernel() {
         .status()
         .unwrap();
     assert!(status.success());
+    // Loopback TCP over IPv4 and IPv6, for the net/sock/tcp/skb events' address formats.
+    for addr in ["127.0.0.1:0", "[::1]:0"] {
+        if let Ok(l) = std::net::TcpListener::bind(addr) {
+            let a = l.local_addr().unwrap();
+            if let Ok(mut c) = std::net::TcpStream::connect(a) {
+                use std::io::Write;
+                let (mut s, _) = l.accept().unwrap();
+                let _ = c.write_all(b"ping");
+                let mut b = [0u8; 4];
+                let _ = s.read(&mut b);
+            }
+        }
+    }
     inst.write("tracing_on", b"0", AppendMode::Truncate).unwrap();
     let text = String::from_utf8_lossy(&inst.read("trace").unwrap()).into_owned();
     let mut raw = Vec::new();

@@ -139,7 +139,7 @@ impl Report {
         let (ok, bad) = self.total();
         eprintln!("{what}: {ok} of {} records match the kernel's text ({} unpaired)", ok + bad, self.unpaired);
         for (ev, (o, b)) in &self.per_event {
-            if *b > 0 {
+            if *b > 0 || std::env::var("ORACLE_DEBUG").is_ok() {
                 eprintln!("  {ev}: {o}/{} ({:.1}%)", o + b, 100.0 * *o as f64 / (o + b) as f64);
             }
         }
