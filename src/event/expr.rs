@@ -149,6 +149,8 @@ pub(crate) struct CType {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Expr {
     Num(u64),
+    /// A folded constant with its C type (value, signed, size).
+    Const(u64, bool, u8),
     Str(Vec<u8>),
     /// `REC->name`, resolved to a field index at compile time.
     Field(usize),

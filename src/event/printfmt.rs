@@ -321,6 +321,7 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
     for a in &mut args {
         resolve_names(a, schema);
         check_expr(a)?;
+        fold(a, schema);
     }
     let needed: usize = segs
         .iter()
@@ -367,7 +368,7 @@ fn resolve_names(e: &mut Expr, schema: &Schema) {
             decls.iter_mut().for_each(|(_, _, e)| resolve_names(e, schema));
             resolve_names(v, schema);
         }
-        Expr::Local(_) => {}
+        Expr::Local(_) | Expr::Const(..) => {}
         Expr::Ident(n) => {
             if let Some(v) = super::constants::constant(n) {
                 *e = Expr::Num(v);
@@ -410,7 +411,66 @@ fn check_expr(e: &Expr) -> Result<(), String> {
             decls.iter().try_for_each(|(_, _, e)| check_expr(e))?;
             check_expr(v)
         }
-        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => Ok(()),
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) => Ok(()),
+    }
+}
+
+/// Whether an expression is a number known at compile time.
+fn is_const(e: &Expr) -> bool {
+    matches!(e, Expr::Num(_) | Expr::Const(..))
+}
+
+/// Fold constant subexpressions once (the gfp flag tables are long constant
+/// expressions the hot path would otherwise evaluate for every record).
+fn fold(e: &mut Expr, schema: &Schema) {
+    let foldable = match e {
+        // A pointer cast keeps its element size for pointer arithmetic.
+        Expr::Cast(ty, x) => {
+            fold(x, schema);
+            is_const(x) && !ty.pointer
+        }
+        Expr::Unary(_, x) => {
+            fold(x, schema);
+            is_const(x)
+        }
+        Expr::Binary(_, a, b) => {
+            fold(a, schema);
+            fold(b, schema);
+            is_const(a) && is_const(b)
+        }
+        Expr::Cond(a, b, c) => {
+            fold(a, schema);
+            fold(b, schema);
+            fold(c, schema);
+            is_const(a) && is_const(b) && is_const(c)
+        }
+        Expr::Index(a, b) => {
+            fold(a, schema);
+            fold(b, schema);
+            false
+        }
+        Expr::Call(_, args) | Expr::List(args) => {
+            args.iter_mut().for_each(|a| fold(a, schema));
+            false
+        }
+        Expr::Block(decls, v) => {
+            decls.iter_mut().for_each(|(_, _, x)| fold(x, schema));
+            fold(v, schema);
+            false
+        }
+        Expr::Member(x, _) => {
+            fold(x, schema);
+            false
+        }
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) | Expr::Ident(_) | Expr::Local(_) => false,
+    };
+    if !foldable {
+        return;
+    }
+    let env = PrintEnv::default();
+    let cx = Ctx { schema, data: &[], env: &env, locals: Default::default() };
+    if let Ok(Val::Int { v, signed, size }) = cx.eval(e) {
+        *e = Expr::Const(v, signed, size);
     }
 }
 
@@ -653,6 +713,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn eval(&self, e: &'a Expr) -> EvalResult<Val<'a>> {
         Ok(match e {
             Expr::Num(n) => int_of(*n),
+            Expr::Const(v, signed, size) => Val::Int { v: *v, signed: *signed, size: *size },
             Expr::Str(s) => Val::Bytes(s, 1),
             Expr::Field(i) => self.field(*i)?,
             Expr::Ident(n) => return Err(format!("unknown identifier `{n}`")),
