@@ -9,7 +9,7 @@ use std::cell::Cell;
 use super::expr::{lex, CType, Expr, Parser, MAX_LOCALS};
 use super::format::{sign_extend, until_nul, Field, FieldKind, Schema};
 use super::pointer;
-use super::{PrintEnv, Record};
+use super::{PrintEnv, PrintStyle, Record};
 
 /// Helpers (functions and macros left in `print fmt` after expansion) the engine knows.
 ///
@@ -387,7 +387,9 @@ fn check_expr(e: &Expr) -> Result<(), String> {
             }
             args.iter().try_for_each(check_expr)
         }
-        Expr::Ident(name) => Err(format!("unknown identifier `{name}`")),
+        // Unknown to the kernel-style evaluator (it fails at run time), evaluated by the
+        // trace-cmd style; see `PrintStyle`.
+        Expr::Ident(_) => Ok(()),
         Expr::Member(_, name) => Err(format!("member access `.{name}` outside REC")),
         Expr::Unary(op, x) => {
             if *op == "&" {
@@ -716,6 +718,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::Const(v, signed, size) => Val::Int { v: *v, signed: *signed, size: *size },
             Expr::Str(s) => Val::Bytes(s, 1),
             Expr::Field(i) => self.field(*i)?,
+            Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => {
+                // libtraceevent reads an atom it does not know with strtoull: 0.
+                let _ = n;
+                int_of(0)
+            }
             Expr::Ident(n) => return Err(format!("unknown identifier `{n}`")),
             Expr::Member(_, n) => return Err(format!("member `{n}`")),
             Expr::List(_) => return Err("a `{...}` table outside a helper".into()),
@@ -969,7 +976,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn table_entry(&self, e: &'a Expr) -> EvalResult<(u64, &'a [u8])> {
         match e {
             Expr::List(items) if items.len() == 2 => {
-                let v = self.int(&items[0])?;
+                let v = match &items[0] {
+                    // libtraceevent's table values: a few names it knows, else -1.
+                    Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => tracecmd_flag_value(n),
+                    x => self.int(x)?,
+                };
                 match &items[1] {
                     Expr::Str(s) => Ok((v, s)),
                     _ => Err("a table entry's name is not a string".into()),
@@ -1456,4 +1467,24 @@ pub(crate) fn push_hex2(out: &mut Vec<u8>, b: u8) {
     const D: &[u8; 16] = b"0123456789abcdef";
     out.push(D[(b >> 4) as usize]);
     out.push(D[(b & 15) as usize]);
+}
+
+/// The names libtraceevent resolves in flag and symbol tables when the kernel left them
+/// unexpanded (softirq vectors, hrtimer restart values); any other name is -1.
+fn tracecmd_flag_value(name: &str) -> u64 {
+    const KNOWN: [(&str, u64); 12] = [
+        ("HI_SOFTIRQ", 0),
+        ("TIMER_SOFTIRQ", 1),
+        ("NET_TX_SOFTIRQ", 2),
+        ("NET_RX_SOFTIRQ", 3),
+        ("BLOCK_SOFTIRQ", 4),
+        ("IRQ_POLL_SOFTIRQ", 5),
+        ("TASKLET_SOFTIRQ", 6),
+        ("SCHED_SOFTIRQ", 7),
+        ("HRTIMER_SOFTIRQ", 8),
+        ("RCU_SOFTIRQ", 9),
+        ("HRTIMER_NORESTART", 0),
+        ("HRTIMER_RESTART", 1),
+    ];
+    KNOWN.iter().find(|(n, _)| *n == name).map_or(u64::MAX, |(_, v)| *v)
 }

@@ -166,6 +166,7 @@ pub fn check_tree(t: &Tracefs, kallsyms: Option<&Kallsyms>, trace_text: &str, ra
         big_endian: false,
         long_size: header.long_size(),
         hz: None,
+        style: Default::default(),
     };
     let lines = parse_trace(trace_text);
     let mut report = Report::default();
