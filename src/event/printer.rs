@@ -1,7 +1,7 @@
 //! The event model as the renderers' [`EventFormatter`]: a registry plus the symbol
 //! tables of the same root.
 
-use super::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry, RegistryError};
+use super::{Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, RegistryError};
 use crate::render::EventFormatter;
 use crate::tracefs::Tracefs;
 
@@ -18,6 +18,8 @@ pub struct EventPrinter {
     pub printk: Option<PrintkFormats>,
     /// The kernel's HZ, for `jiffies_to_msecs()`.
     pub hz: Option<u32>,
+    /// Whose text to reproduce (the kernel's by default).
+    pub style: PrintStyle,
 }
 
 impl EventPrinter {
@@ -29,7 +31,7 @@ impl EventPrinter {
         let printk = t.read_string("printk_formats").ok().map(|s| PrintkFormats::parse(&s));
         let kallsyms = load_kallsyms(t);
         let hz = load_hz(t);
-        Ok(EventPrinter { registry, kallsyms, printk, hz })
+        Ok(EventPrinter { registry, kallsyms, printk, hz, style: PrintStyle::Kernel })
     }
 
     /// The environment to pass to [`super::Schema::write_text`].
@@ -40,6 +42,7 @@ impl EventPrinter {
             big_endian: self.registry.big_endian(),
             long_size: self.registry.long_size(),
             hz: self.hz,
+            style: self.style,
         }
     }
 }

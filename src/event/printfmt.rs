@@ -179,7 +179,13 @@ pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, Str
 #[derive(Debug, Clone, Default)]
 enum Kind {
     /// The format string and its compiled argument expressions.
-    Printf { segs: Vec<Seg>, args: Vec<Expr> },
+    Printf {
+        segs: Vec<Seg>,
+        args: Vec<Expr>,
+        /// An identifier the kernel style cannot evaluate (an unexported enum constant),
+        /// reported by `check-events`; records fall back at run time.
+        unknown: Option<String>,
+    },
     /// `ftrace:print`: `<ip symbol>: <buf>`.
     FtracePrint { ip: usize, buf: usize },
     /// `ftrace:bprint`: `<ip symbol>: ` and `fmt` (a printk_formats address) applied to the
@@ -262,6 +268,7 @@ impl Program {
     pub(crate) fn fallback_reason(&self) -> Option<&str> {
         match &self.kind {
             Kind::Fallback(r) => Some(r),
+            Kind::Printf { unknown: Some(r), .. } => Some(r),
             _ => self.runtime_reason.get().map(|s| s.as_str()),
         }
     }
@@ -318,10 +325,14 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
     if !p.at_end() {
         return Err("unexpected text after the print fmt arguments".into());
     }
+    let mut unknown = None;
     for a in &mut args {
         resolve_names(a, schema);
         check_expr(a)?;
         fold(a, schema);
+        if unknown.is_none() {
+            unknown = first_ident(a);
+        }
     }
     let needed: usize = segs
         .iter()
@@ -333,7 +344,7 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
     if needed > args.len() {
         return Err(format!("the format has {needed} conversions but only {} arguments", args.len()));
     }
-    Ok(Kind::Printf { segs, args })
+    Ok(Kind::Printf { segs, args, unknown })
 }
 
 /// `__get_str(name)` and friends name their field without `REC->`.
@@ -417,6 +428,19 @@ fn check_expr(e: &Expr) -> Result<(), String> {
     }
 }
 
+/// `unknown identifier `X`` for the first identifier left after name resolution.
+fn first_ident(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Ident(n) => Some(format!("unknown identifier `{n}`")),
+        Expr::Unary(_, x) | Expr::Cast(_, x) | Expr::Member(x, _) => first_ident(x),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => first_ident(a).or_else(|| first_ident(b)),
+        Expr::Cond(a, b, c) => first_ident(a).or_else(|| first_ident(b)).or_else(|| first_ident(c)),
+        Expr::Call(_, xs) | Expr::List(xs) => xs.iter().find_map(first_ident),
+        Expr::Block(d, v) => d.iter().find_map(|(_, _, x)| first_ident(x)).or_else(|| first_ident(v)),
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) | Expr::Local(_) => None,
+    }
+}
+
 /// Whether an expression is a number known at compile time.
 fn is_const(e: &Expr) -> bool {
     matches!(e, Expr::Num(_) | Expr::Const(..))
@@ -496,7 +520,7 @@ impl Schema {
         let start = out.len();
         let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
         let res = match &self.program.kind {
-            Kind::Printf { segs, args } => cx.printf(segs, args, out),
+            Kind::Printf { segs, args, .. } => cx.printf(segs, args, out),
             Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
             Kind::FtraceBputs { ip, str } => cx.ftrace_bputs(*ip, *str, out),
