@@ -39,6 +39,11 @@ fn sched_irq_tree_matches_the_kernel_text() {
 }
 
 #[test]
+fn sixteen_kib_sub_buffer_tree_matches_the_kernel_text() {
+    run("linux-6.18-sched-subbuf16", 1.0);
+}
+
+#[test]
 fn overrun_tree_matches_the_kernel_text() {
     run("linux-6.18-all-overrun", 1.0);
 }
