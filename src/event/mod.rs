@@ -26,7 +26,7 @@ mod record;
 mod registry;
 mod symbols;
 
-pub use format::{Field, FieldKind, FormatError, Schema};
+pub use format::{Field, FieldKind, FieldValue, FormatError, Schema};
 pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
 pub use printer::EventPrinter;
 pub use printfmt::HELPERS;
