@@ -77,6 +77,9 @@ fn live_events_print_like_the_kernel() {
         }
     }
     inst.write("trace_marker", b"tracectl event oracle", AppendMode::Truncate).ok();
+    // trace_marker_raw: a 4-byte id, then bytes; the kernel prints the record's padding too.
+    inst.write("trace_marker_raw", &[0x34, 0x12, 0, 0, 1, 2, 3], AppendMode::Truncate).ok();
+    inst.write("trace_marker_raw", &[0x78, 0x56, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd, 0xee], AppendMode::Truncate).ok();
     let status = std::process::Command::new("sh")
         .arg("-c")
         .arg("ls /proc >/dev/null; f=/tmp/tracectl-ev.$$; echo hello > $f; cat $f >/dev/null; rm $f; sleep 0.02; kill -0 $$")

@@ -193,6 +193,9 @@ enum Kind {
     FtraceBprint { ip: usize, fmt: usize, buf: usize },
     /// `ftrace:bputs`: `<ip symbol>: ` and the constant string at `str`.
     FtraceBputs { ip: usize, str: usize },
+    /// `ftrace:raw_data` (`trace_marker_raw`): `# <id hex> buf: xx xx ...`, every byte of
+    /// the record after `id`, padding included, as the kernel prints it.
+    FtraceRawData { id: usize, buf: usize },
     /// `ftrace:function`: `<ip> <-<parent>`.
     FtraceFunction { ip: usize, parent: usize },
     /// `syscalls:sys_enter_*`: the kernel's `sys_name(arg: value, ...)`.
@@ -282,6 +285,7 @@ impl Program {
                 | Kind::FtraceBprint { .. }
                 | Kind::FtraceBputs { .. }
                 | Kind::FtraceFunction { .. }
+                | Kind::FtraceRawData { .. }
                 | Kind::SyscallEnter { .. }
                 | Kind::SyscallExit { .. }
         )
@@ -300,6 +304,7 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
             "bprint" => return Ok(Kind::FtraceBprint { ip: idx("ip")?, fmt: idx("fmt")?, buf: idx("buf")? }),
             "bputs" => return Ok(Kind::FtraceBputs { ip: idx("ip")?, str: idx("str")? }),
             "function" => return Ok(Kind::FtraceFunction { ip: idx("ip")?, parent: idx("parent_ip")? }),
+            "raw_data" => return Ok(Kind::FtraceRawData { id: idx("id")?, buf: idx("buf")? }),
             _ => {}
         }
     }
@@ -525,6 +530,17 @@ impl Schema {
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
             Kind::FtraceBputs { ip, str } => cx.ftrace_bputs(*ip, *str, out),
             Kind::FtraceFunction { ip, parent } => cx.ftrace_function(*ip, *parent, out),
+            Kind::FtraceRawData { id, buf } => cx.u(*id).and_then(|v| {
+                out.extend_from_slice(b"# ");
+                push_hex(out, v, false);
+                out.extend_from_slice(b" buf:");
+                let b = self.fields[*buf].bytes(rec.data, env.big_endian).ok_or("buf outside the payload")?;
+                for byte in b {
+                    out.push(b' ');
+                    push_hex2(out, *byte);
+                }
+                Ok(())
+            }),
             Kind::SyscallEnter { call, args } => cx.sys_enter(call, args, out),
             Kind::SyscallExit { call, ret } => {
                 cx.u(*ret).map(|v| {
