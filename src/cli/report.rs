@@ -1,14 +1,276 @@
-//! `tracectl report`.
+//! `tracectl report`: print trace.dat files the way `trace-cmd report` does.
 
-use anyhow::Result;
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context as _, Result};
+use tracectl::dat::DatFile;
+use tracectl::render::tracecmd::{
+    parse_cpu_list, write_report, Cmdlines, DatCatalog, DatSource, EventFilter, ReportError, ReportInput,
+    ReportOptions, TimeFormat, TraceCmdStyle,
+};
 
 use super::common::Context;
 
-/// Options of `tracectl report`.
+/// Options of `tracectl report` (trace-cmd report's names and meanings).
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Input file (repeatable: files are merged by timestamp); default trace.dat
+    #[arg(short = 'i', value_name = "FILE")]
+    pub input: Vec<PathBuf>,
+    /// Input file, as an alternative to -i
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Only show records of these CPUs (e.g. 0,2-3)
+    #[arg(long = "cpu", value_name = "LIST")]
+    pub cpu: Vec<String>,
+    /// Event filter in libtraceevent syntax: 'EVENTS[:EXPR]', e.g.
+    /// 'sched_switch:prev_pid==0' or '.*:COMM=="ls"' (repeatable)
+    #[arg(short = 'F', value_name = "FILTER")]
+    pub filter: Vec<String>,
+    /// Filters given after -v remove the records they match
+    #[arg(short = 'v')]
+    pub invert: bool,
+    /// Print raw field values instead of the events' formats and plugins
+    #[arg(short = 'R')]
+    pub raw: bool,
+    /// Print timestamps in nanoseconds
+    #[arg(short = 't')]
+    pub nsecs: bool,
+    /// Latency format: show the irq, need-resched, softirq and preempt flags
+    #[arg(short = 'l')]
+    pub latency: bool,
+    /// List the CPUs with data and each one's first record time
+    #[arg(long = "first-event")]
+    pub first_event: bool,
+    /// List the CPUs with data and each one's last record time
+    #[arg(long = "last-event")]
+    pub last_event: bool,
+    /// List the CPUs that have data
+    #[arg(long = "cpus")]
+    pub cpus: bool,
+    /// Print the kernel buffer statistics stored in the file
+    #[arg(long = "stat")]
+    pub stat: bool,
+    /// Add this many nanoseconds to every timestamp
+    #[arg(long = "ts-offset", value_name = "NS", allow_hyphen_values = true)]
+    pub ts_offset: Option<i64>,
+    /// List the events whose formats the file holds (system:name)
+    #[arg(short = 'E')]
+    pub list_events: bool,
+    /// Plugin option, e.g. fgraph:tailprint (accepted for compatibility)
+    #[arg(short = 'O', value_name = "OPTION")]
+    pub plugin_option: Vec<String>,
+    /// Quiet: no warnings
+    #[arg(short = 'q')]
+    pub quiet: bool,
+    /// Verbose: after the report, list on stderr the events whose print fmt could not be
+    /// evaluated (printed as field=value) and why
+    #[arg(long = "verbose")]
+    pub verbose: bool,
+}
+
+/// Which -F filters come after -v: trace-cmd makes every -F after the flag a negative one,
+/// an order clap's derive API does not keep.
+fn negated_filters(args: &[OsString], total: usize) -> usize {
+    let mut seen_v = false;
+    let mut before_v = 0;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].to_string_lossy();
+        if a == "--" {
+            break;
+        }
+        if a == "-v" {
+            seen_v = true;
+        } else if a.starts_with("-F") && !seen_v {
+            before_v += 1;
+            if a == "-F" {
+                i += 1;
+            }
+        } else if a.starts_with('-') && !a.starts_with("--") && a.len() > 2 && a[1..].chars().all(|c| c.is_ascii_alphabetic()) {
+            // Bundled short flags such as -tv.
+            if a.contains('v') {
+                seen_v = true;
+            }
+        }
+        i += 1;
+    }
+    if seen_v {
+        total - before_v.min(total)
+    } else {
+        0
+    }
+}
 
 /// Run `tracectl report`.
-pub fn run(_ctx: &Context, _args: Args) -> Result<i32> {
-    anyhow::bail!("`tracectl report` is not implemented yet")
+pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
+    let mut files = args.input.clone();
+    if let Some(f) = &args.file {
+        files.push(f.clone());
+    }
+    if files.is_empty() {
+        files.push(PathBuf::from("trace.dat"));
+    }
+    let mut dats = Vec::new();
+    for f in &files {
+        let dat = DatFile::open(f).with_context(|| format!("cannot read {} as a trace.dat file", f.display()))?;
+        if !args.quiet {
+            for w in dat.warnings() {
+                eprintln!("tracectl: warning: {}: {w}", f.display());
+            }
+        }
+        dats.push(dat);
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+
+    if args.list_events {
+        for dat in &dats {
+            let mut names: Vec<(String, String)> = Vec::new();
+            let catalog = DatCatalog::from_dat(dat);
+            for (s, n, _) in catalog.registry().events() {
+                names.push((s.to_string(), n.to_string()));
+            }
+            names.sort();
+            for (s, n) in names {
+                writeln!(out, "{s}:{n}")?;
+            }
+        }
+        out.flush()?;
+        return Ok(0);
+    }
+
+    if args.first_event || args.last_event || args.cpus {
+        for (dat, f) in dats.iter().zip(&files) {
+            let clock = clock_of(dat);
+            let time = TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs);
+            writeln!(out, "List of CPUs in {} with data:", f.display())?;
+            let bounds = DatSource::cpu_bounds(dat, 0).with_context(|| format!("reading {}", f.display()))?;
+            for (cpu, first, last) in bounds {
+                let mut line = format!("  {cpu}").into_bytes();
+                if args.first_event {
+                    line.extend_from_slice(b"\tFirst event:");
+                    push_ts(&mut line, first, time);
+                }
+                if args.last_event {
+                    line.extend_from_slice(b"\tLast event:");
+                    push_ts(&mut line, last, time);
+                }
+                line.push(b'\n');
+                out.write_all(&line)?;
+            }
+        }
+        out.flush()?;
+        return Ok(0);
+    }
+
+    if args.stat {
+        for dat in &dats {
+            writeln!(out, "cpus={}", dat.nr_cpus())?;
+            writeln!(
+                out,
+                "\nKernel buffer statistics:\n  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n        recorded in the trace data. They should all be zero.\n"
+            )?;
+            let stats = cpu_stats(dat);
+            if stats.is_empty() {
+                writeln!(out, "(the file holds no CPUSTAT option)")?;
+            }
+            for (cpu, text) in stats {
+                writeln!(out, "CPU: {cpu}")?;
+                out.write_all(text.as_bytes())?;
+                writeln!(out)?;
+            }
+        }
+        out.flush()?;
+        return Ok(0);
+    }
+
+    let cpus = if args.cpu.is_empty() {
+        None
+    } else {
+        let mut v = Vec::new();
+        for c in &args.cpu {
+            v.extend(parse_cpu_list(c).map_err(anyhow::Error::msg)?);
+        }
+        Some(v)
+    };
+    let raw_args: Vec<OsString> = std::env::args_os().collect();
+    let negated = negated_filters(&raw_args, args.filter.len());
+    let first_negated = args.filter.len() - negated;
+
+    let catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::from_dat).collect();
+    if !args.quiet {
+        for (c, f) in catalogs.iter().zip(&files) {
+            for (sys, e) in &c.format_errors {
+                eprintln!("tracectl: warning: {}: event format of system {sys} not understood: {e}", f.display());
+            }
+        }
+    }
+    let mut inputs = Vec::new();
+    for ((dat, f), catalog) in dats.iter().zip(&files).zip(&catalogs) {
+        let clock = clock_of(dat);
+        let style = TraceCmdStyle {
+            time: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs),
+            latency: args.latency,
+            raw: args.raw,
+            fgraph_tailprint: args.plugin_option.iter().any(|o| o == "fgraph:tailprint"),
+            fgraph_depth: args.plugin_option.iter().any(|o| o == "fgraph:depth"),
+        };
+        let mut filter = EventFilter::new();
+        for (i, text) in args.filter.iter().enumerate() {
+            filter.add(catalog, text, i >= first_negated).map_err(|e| {
+                anyhow::anyhow!("{e} (in {}; try `tracectl report -E -i {}` to list its events)", f.display(), f.display())
+            })?;
+        }
+        let mut cmdlines = Cmdlines::new();
+        cmdlines.load(dat.cmdlines());
+        if dat.buffers().is_empty() {
+            bail!("{} holds no trace data (no flyrecord buffer)", f.display());
+        }
+        let source = DatSource::open(dat, 0).with_context(|| format!("reading the trace data of {}", f.display()))?;
+        inputs.push(ReportInput {
+            name: f.display().to_string(),
+            catalog,
+            style,
+            cmdlines,
+            cpus: dat.nr_cpus() as usize,
+            ts_offset: args.ts_offset.unwrap_or(0),
+            filter,
+            source: Box::new(source),
+        });
+    }
+    let opts = ReportOptions { cpus };
+    let res = write_report(inputs, &opts, &mut out);
+    if args.verbose {
+        for (c, f) in catalogs.iter().zip(&files) {
+            for (event, why, n) in c.registry().fallback_report() {
+                eprintln!("tracectl: {}: {event}: {n} records printed as fields: {why}", f.display());
+            }
+        }
+    }
+    match res {
+        Ok(_) => Ok(0),
+        Err(ReportError::Output(e)) => Err(e.into()),
+        Err(e) => Err(anyhow::Error::new(e)),
+    }
+}
+
+fn clock_of(dat: &DatFile) -> String {
+    dat.buffers().first().and_then(|b| b.clock.clone()).unwrap_or_else(|| "local".to_string())
+}
+
+fn push_ts(out: &mut Vec<u8>, ts: u64, time: TimeFormat) {
+    let mut b = Vec::new();
+    tracectl::render::tracecmd::write_time(&mut b, ts, time);
+    // The list prints the time without the report's leading space and trailing colon.
+    let s = &b[..b.len() - 1];
+    let s = if time == TimeFormat::Raw { s } else { &s[1..] };
+    out.extend_from_slice(s);
+}
+
+/// The CPUSTAT option texts of the file, by CPU.
+fn cpu_stats(dat: &DatFile) -> Vec<(u32, String)> {
+    dat.options().cpustats.iter().enumerate().map(|(i, t)| (i as u32, t.trim_end_matches('\0').to_string())).collect()
 }

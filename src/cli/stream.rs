@@ -259,6 +259,7 @@ impl EventText {
             big_endian: self.big_endian,
             long_size: reg.long_size(),
             hz: None,
+            style: tracectl::event::PrintStyle::Kernel,
         };
         reg.write_event(rec, &env, out)
     }

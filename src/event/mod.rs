@@ -15,6 +15,7 @@
 //! assert_eq!(out, b"value=-3 (negative)");
 //! ```
 
+mod constants;
 mod expr;
 mod format;
 mod header;
@@ -44,11 +45,39 @@ pub struct PrintEnv<'a> {
     pub long_size: usize,
     /// The kernel's HZ, for `jiffies_to_msecs()`; None prints those events as fields.
     pub hz: Option<u32>,
+    /// Whose print engine to imitate: the kernel's `trace` text or libtraceevent's
+    /// (`trace-cmd report`).
+    pub style: PrintStyle,
+}
+
+/// Whose text the print engine reproduces where the kernel and libtraceevent differ.
+///
+/// libtraceevent (1.7, used by `trace-cmd report` 3.1) prints plain `%p` with glibc's
+/// `%p` (`0x` + hex, `(nil)` for NULL) where the kernel prints bare hex; `%pS`/`%pF` as
+/// `name+0xoff` without the `/0xsize` and module the kernel adds (`%pB` as a plain
+/// pointer); and it evaluates identifiers it does not know (`vmemmap_base`,
+/// `HRTIMER_MODE_ABS`) instead of giving up: 0 inside expressions, and in
+/// `__print_flags`/`__print_symbolic` tables the softirq and hrtimer-restart names it
+/// knows, else -1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PrintStyle {
+    /// The kernel's own `trace` text.
+    #[default]
+    Kernel,
+    /// libtraceevent's text, as `trace-cmd report` prints it.
+    TraceCmd,
 }
 
 impl Default for PrintEnv<'_> {
     /// No symbols, host byte order, 64-bit long.
     fn default() -> Self {
-        PrintEnv { kallsyms: None, printk: None, big_endian: cfg!(target_endian = "big"), long_size: 8, hz: None }
+        PrintEnv {
+            kallsyms: None,
+            printk: None,
+            big_endian: cfg!(target_endian = "big"),
+            long_size: 8,
+            hz: None,
+            style: PrintStyle::Kernel,
+        }
     }
 }

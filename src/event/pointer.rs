@@ -1,7 +1,7 @@
 //! The kernel's `%p` family: symbols, addresses, MACs, UUIDs, hex dumps and bitmaps.
 
 use super::printfmt::{push_hex, push_hex2, push_u64, Spec};
-use super::PrintEnv;
+use super::{PrintEnv, PrintStyle};
 
 /// What a `%p` conversion receives.
 pub(crate) enum PtrArg<'a> {
@@ -15,6 +15,14 @@ pub(crate) enum PtrArg<'a> {
 pub(crate) fn format(env: &PrintEnv, spec: &Spec, arg: &PtrArg, long: u8, out: &mut Vec<u8>) -> Result<(), String> {
     let ext = spec.ext();
     let first = ext.first().copied().unwrap_or(0);
+    if env.style == PrintStyle::TraceCmd {
+        if let PtrArg::Addr(a) = arg {
+            if !matches!(first, b'M' | b'm' | b'I' | b'i' | b'U' | b'h') {
+                tracecmd_addr(env, *a, first, long, out);
+                return Ok(());
+            }
+        }
+    }
     match (first, arg) {
         (b'S' | b's' | b'F' | b'f' | b'B', PtrArg::Addr(a)) => {
             symbol(env, *a, first, ext, out);
@@ -101,6 +109,32 @@ pub(crate) fn format(env: &PrintEnv, spec: &Spec, arg: &PtrArg, long: u8, out: &
 }
 
 /// `%pS` `name+0xoff/0xsize [module]`, `%ps` `name [module]`, `%pB` (return addresses).
+/// libtraceevent's `%p`, `%ps` and `%pS`: glibc's `%p` for plain pointers (and every
+/// extension it does not know), `name` / `name+0xoff` for symbols.
+fn tracecmd_addr(env: &PrintEnv, addr: u64, kind: u8, long: u8, out: &mut Vec<u8>) {
+    let addr = if long == 4 { addr & 0xffff_ffff } else { addr };
+    if matches!(kind, b'S' | b's' | b'F' | b'f') {
+        match env.kallsyms.and_then(|k| k.lookup(addr)) {
+            Some(s) => {
+                out.extend_from_slice(s.name.as_bytes());
+                if matches!(kind, b'S' | b'F') {
+                    out.extend_from_slice(b"+0x");
+                    push_hex(out, addr - s.addr, false);
+                }
+            }
+            None => {
+                out.extend_from_slice(b"0x");
+                push_hex(out, addr, false);
+            }
+        }
+    } else if addr == 0 {
+        out.extend_from_slice(b"(nil)");
+    } else {
+        out.extend_from_slice(b"0x");
+        push_hex(out, addr, false);
+    }
+}
+
 fn symbol(env: &PrintEnv, addr: u64, kind: u8, ext: &[u8], out: &mut Vec<u8>) {
     let _ = ext;
     let back = kind == b'B';
@@ -323,7 +357,7 @@ mod tests {
     use super::*;
 
     fn env() -> PrintEnv<'static> {
-        PrintEnv { kallsyms: None, printk: None, big_endian: false, long_size: 8, hz: None }
+        PrintEnv { kallsyms: None, printk: None, big_endian: false, long_size: 8, hz: None, style: Default::default() }
     }
 
     fn p(ext: &str, width: i32, arg: PtrArg) -> String {

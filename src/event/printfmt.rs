@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::expr::{lex, CType, Expr, Parser};
 use super::format::{sign_extend, until_nul, Field, FieldKind, Schema};
 use super::pointer;
-use super::{PrintEnv, Record};
+use super::{PrintEnv, PrintStyle, Record};
 
 /// Helpers (functions and macros left in `print fmt` after expansion) the engine knows.
 ///
@@ -315,7 +315,8 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
     if !p.at_end() {
         return Err("unexpected text after the print fmt arguments".into());
     }
-    for a in &args {
+    for a in &mut args {
+        resolve_names(a, schema);
         check_expr(a)?;
     }
     let needed: usize = segs
@@ -331,6 +332,43 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
     Ok(Kind::Printf { segs, args })
 }
 
+/// `__get_str(name)` and friends name their field without `REC->`.
+fn resolve_names(e: &mut Expr, schema: &Schema) {
+    match e {
+        Expr::Call(name, args) => {
+            let takes_field = name.starts_with("__get_") || name == "__print_dynamic_array" || name == "sizeof";
+            for (n, a) in args.iter_mut().enumerate() {
+                if n == 0 && takes_field {
+                    if let Expr::Ident(f) = a {
+                        if let Some(i) = schema.field_index(f) {
+                            *a = Expr::Field(i);
+                            continue;
+                        }
+                    }
+                }
+                resolve_names(a, schema);
+            }
+        }
+        Expr::Unary(_, x) | Expr::Cast(_, x) | Expr::Member(x, _) => resolve_names(x, schema),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+            resolve_names(a, schema);
+            resolve_names(b, schema);
+        }
+        Expr::Cond(a, b, c) => {
+            resolve_names(a, schema);
+            resolve_names(b, schema);
+            resolve_names(c, schema);
+        }
+        Expr::List(xs) => xs.iter_mut().for_each(|x| resolve_names(x, schema)),
+        Expr::Ident(n) => {
+            if let Some(v) = super::constants::constant(n) {
+                *e = Expr::Num(v);
+            }
+        }
+        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
+    }
+}
+
 /// Reject, at compile time, names the evaluator would not know.
 fn check_expr(e: &Expr) -> Result<(), String> {
     match e {
@@ -340,7 +378,9 @@ fn check_expr(e: &Expr) -> Result<(), String> {
             }
             args.iter().try_for_each(check_expr)
         }
-        Expr::Ident(name) => Err(format!("unknown identifier `{name}`")),
+        // Unknown to the kernel-style evaluator (it fails at run time), evaluated by the
+        // trace-cmd style; see `PrintStyle`.
+        Expr::Ident(_) => Ok(()),
         Expr::Member(_, name) => Err(format!("member access `.{name}` outside REC")),
         Expr::Unary(op, x) => {
             if *op == "&" {
@@ -522,7 +562,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     Val::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
                     Val::Text(t) => fmt_str(out, &t, spec),
                     Val::Int { v: 0, .. } => fmt_str(out, b"(null)", spec),
-                    Val::Int { .. } => return Err("%s of a kernel pointer".into()),
+                    // A constant kernel string (`tracepoint_string()`, `__func__`): the
+                    // kernel lists those in printk_formats.
+                    Val::Int { v, .. } => match self.env.printk.and_then(|p| p.get(v)) {
+                        Some(s) => fmt_str(out, s.as_bytes(), spec),
+                        None => return Err(format!("%s of kernel address {v:#x}, not in printk_formats")),
+                    },
                 }
                 Ok(())
             }
@@ -581,6 +626,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::Num(n) => int_of(*n),
             Expr::Str(s) => Val::Bytes(s, 1),
             Expr::Field(i) => self.field(*i)?,
+            Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => {
+                // libtraceevent reads an atom it does not know with strtoull: 0.
+                let _ = n;
+                int_of(0)
+            }
             Expr::Ident(n) => return Err(format!("unknown identifier `{n}`")),
             Expr::Member(_, n) => return Err(format!("member `{n}`")),
             Expr::List(_) => return Err("a `{...}` table outside a helper".into()),
@@ -615,7 +665,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     let r = truthy(&self.eval(a)?) || truthy(&self.eval(b)?);
                     return Ok(int_of(r as u64));
                 }
-                let (av, bv) = (self.eval(a)?, self.eval(b)?);
+                let (av, mut bv) = (self.eval(a)?, self.eval(b)?);
+                // Pointer arithmetic: `(struct page *)base + n` steps by the struct size.
+                if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
+                    if *elem > 1 {
+                        bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                    }
+                }
                 binary(op, av, bv)?
             }
             Expr::Cond(c, t, f) => {
@@ -814,7 +870,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn table_entry(&self, e: &'a Expr) -> EvalResult<(u64, &'a [u8])> {
         match e {
             Expr::List(items) if items.len() == 2 => {
-                let v = self.int(&items[0])?;
+                let v = match &items[0] {
+                    // libtraceevent's table values: a few names it knows, else -1.
+                    Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => tracecmd_flag_value(n),
+                    x => self.int(x)?,
+                };
                 match &items[1] {
                     Expr::Str(s) => Ok((v, s)),
                     _ => Err("a table entry's name is not a string".into()),
@@ -1295,4 +1355,24 @@ pub(crate) fn push_hex2(out: &mut Vec<u8>, b: u8) {
     const D: &[u8; 16] = b"0123456789abcdef";
     out.push(D[(b >> 4) as usize]);
     out.push(D[(b & 15) as usize]);
+}
+
+/// The names libtraceevent resolves in flag and symbol tables when the kernel left them
+/// unexpanded (softirq vectors, hrtimer restart values); any other name is -1.
+fn tracecmd_flag_value(name: &str) -> u64 {
+    const KNOWN: [(&str, u64); 12] = [
+        ("HI_SOFTIRQ", 0),
+        ("TIMER_SOFTIRQ", 1),
+        ("NET_TX_SOFTIRQ", 2),
+        ("NET_RX_SOFTIRQ", 3),
+        ("BLOCK_SOFTIRQ", 4),
+        ("IRQ_POLL_SOFTIRQ", 5),
+        ("TASKLET_SOFTIRQ", 6),
+        ("SCHED_SOFTIRQ", 7),
+        ("HRTIMER_SOFTIRQ", 8),
+        ("RCU_SOFTIRQ", 9),
+        ("HRTIMER_NORESTART", 0),
+        ("HRTIMER_RESTART", 1),
+    ];
+    KNOWN.iter().find(|(n, _)| *n == name).map_or(u64::MAX, |(_, v)| *v)
 }

@@ -33,6 +33,11 @@
 //! of the lazy-resched bit (0x02 prints as `X`, its old IRQS_NOSUPPORT meaning) nor of
 //! `b` (BH off), `Z`/`z` (NMI).
 //!
+//! A record whose event id has no format in the file prints as
+//! `[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]` (one more
+//! `[UNKNOWN EVENT]` with `-l`); that happens when events were enabled outside the
+//! recording session while it ran.
+//!
 //! A record that follows lost events is preceded by `CPU:N [M EVENTS DROPPED]` (or
 //! `CPU:N [EVENTS DROPPED]` when the count is unknown).
 //!
@@ -41,11 +46,15 @@
 //! The installed libtraceevent plugins that replace the print fmt of events seen on this
 //! kind of machine are implemented in [`super::plugins`]; see there for each format.
 
+mod catalog;
 mod filter;
 mod report;
+mod source;
 
+pub use catalog::DatCatalog;
 pub use filter::{EventFilter, FilterContext, FilterError};
-pub use report::{parse_cpu_list, write_report, ReportInput, ReportOptions, ReportSummary};
+pub use report::{parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary};
+pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken};
 
 use std::collections::HashMap;
 
@@ -387,12 +396,28 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         if let Some(count) = missed {
             self.write_dropped(out, rec.cpu, count);
         }
+        let known = rec.event_id(self.catalog.big_endian()).and_then(|id| self.catalog.event(id)).is_some();
+        if !known {
+            // libtraceevent prints this for each part it cannot find the event for: the
+            // head, (the latency flags,) the time, then the name "(NULL)" and the info.
+            out.extend_from_slice(UNKNOWN);
+            if self.style.latency {
+                out.extend_from_slice(UNKNOWN);
+            }
+            out.extend_from_slice(UNKNOWN);
+            out.extend_from_slice(b" (NULL):               ");
+            out.extend_from_slice(UNKNOWN);
+            out.push(b'\n');
+            return;
+        }
         self.write_head(out, rec);
         self.write_name(out, rec);
         self.write_info(out, rec);
         out.push(b'\n');
     }
 }
+
+const UNKNOWN: &[u8] = b"[UNKNOWN EVENT]";
 
 /// Write the time column in `fmt`.
 pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {

@@ -15,8 +15,8 @@
 use std::io::{self, Write};
 
 use crate::event::Record;
-use crate::ring::{Entry, PageError};
 
+use super::source::{RecordSource, SourceError};
 use super::{Catalog, EventFilter, FilterContext, TraceCmdRenderer, TraceCmdStyle};
 
 /// One trace file (or buffer instance) to report.
@@ -36,7 +36,7 @@ pub struct ReportInput<'a> {
     /// `-F` filters of this input.
     pub filter: EventFilter,
     /// The records of all CPUs, merged by time, with lost-events marks.
-    pub entries: Box<dyn Iterator<Item = Result<Entry<'a>, PageError>> + 'a>,
+    pub source: Box<dyn RecordSource + 'a>,
 }
 
 /// Options shared by all inputs.
@@ -60,45 +60,56 @@ pub struct ReportSummary {
 struct Live<'a> {
     input: ReportInput<'a>,
     renderer: TraceCmdRenderer<'a, dyn Catalog + 'a>,
-    head: Option<Record<'a>>,
-    lost: Vec<Option<Option<u64>>>,
     prefix: Vec<u8>,
 }
 
-impl<'a> Live<'a> {
-    /// Advance to the next record, remembering lost-events marks; page errors are counted
-    /// and written to `errors`.
-    fn pull(&mut self, errors: &mut dyn FnMut(PageError)) {
-        self.head = None;
-        for e in self.input.entries.by_ref() {
-            match e {
-                Ok(Entry::Event(mut rec)) => {
-                    rec.ts = rec.ts.wrapping_add_signed(self.input.ts_offset);
-                    self.head = Some(rec);
-                    return;
-                }
-                Ok(Entry::Lost { cpu, count, .. }) => {
-                    let i = cpu as usize;
-                    if i >= self.lost.len() {
-                        self.lost.resize(i + 1, None);
-                    }
-                    self.lost[i] = Some(count);
-                }
-                Err(err) => errors(err),
-            }
+/// A report that could not be written: the output failed or an input could not be read.
+#[derive(Debug)]
+pub enum ReportError {
+    /// Writing the output failed (a closed pipe ends the report this way).
+    Output(io::Error),
+    /// Reading input `name` failed.
+    Input {
+        /// The input's name.
+        name: String,
+        /// What failed.
+        source: SourceError,
+    },
+}
+
+impl std::fmt::Display for ReportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportError::Output(e) => write!(f, "writing the report: {e}"),
+            ReportError::Input { name, source } => write!(f, "reading {name}: {source}"),
         }
+    }
+}
+
+impl std::error::Error for ReportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReportError::Output(e) => Some(e),
+            ReportError::Input { source, .. } => Some(source.as_ref()),
+        }
+    }
+}
+
+impl From<io::Error> for ReportError {
+    fn from(e: io::Error) -> ReportError {
+        ReportError::Output(e)
     }
 }
 
 /// Write the report of `inputs` to `out`.
 ///
-/// Output is buffered in blocks; an error of `out` (a closed pipe) ends the report and is
-/// returned.
+/// Output is buffered in blocks; an error of `out` (a closed pipe) or of an input ends
+/// the report and is returned.
 pub fn write_report<'a>(
     inputs: Vec<ReportInput<'a>>,
     opts: &ReportOptions,
     out: &mut dyn Write,
-) -> io::Result<ReportSummary> {
+) -> Result<ReportSummary, ReportError> {
     let multi = inputs.len() > 1;
     let width = inputs.iter().map(|i| i.name.len()).max().unwrap_or(0);
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
@@ -116,34 +127,29 @@ pub fn write_report<'a>(
         buf.extend_from_slice(&prefix);
         buf.extend_from_slice(format!("cpus={}\n", input.cpus).as_bytes());
         let renderer = TraceCmdRenderer::new(input.catalog, input.style.clone(), input.cmdlines.clone());
-        lives.push(Live { input, renderer, head: None, lost: Vec::new(), prefix });
-    }
-    let mut bad = 0u64;
-    let mut on_error = |e: PageError| {
-        bad += 1;
-        eprintln!("tracectl: warning: {e}");
-    };
-    for l in lives.iter_mut() {
-        l.pull(&mut on_error);
+        lives.push(Live { input, renderer, prefix });
     }
     loop {
-        // The next record: smallest time, earliest input on ties (each input's own merge
-        // already ordered its CPUs).
-        let mut best: Option<(usize, u64)> = None;
-        for (i, l) in lives.iter().enumerate() {
-            if let Some(r) = &l.head {
-                if best.map_or(true, |(_, t)| r.ts < t) {
-                    best = Some((i, r.ts));
+        // The next record: smallest time (after the input's offset), earliest input on
+        // ties; each source already ordered its CPUs.
+        let mut best: Option<(usize, i128)> = None;
+        for (i, l) in lives.iter_mut().enumerate() {
+            let ts = l.input.source.peek_ts().map_err(|source| ReportError::Input { name: l.input.name.clone(), source })?;
+            if let Some(ts) = ts {
+                let t = i128::from(ts) + i128::from(l.input.ts_offset);
+                if best.map_or(true, |(_, b)| t < b) {
+                    best = Some((i, t));
                 }
             }
         }
         let Some((i, _)) = best else { break };
         let l = &mut lives[i];
-        let rec = l.head.take().expect("chosen input has a record");
-        let cpu = rec.cpu as usize;
-        let missed = l.lost.get_mut(cpu).and_then(Option::take);
-        if accept(l, &rec, opts) {
-            if let Some(count) = missed {
+        let offset = l.input.ts_offset;
+        let Some(taken) = l.input.source.take() else { break };
+        let mut rec = taken.rec;
+        rec.ts = rec.ts.wrapping_add_signed(offset);
+        if accept(&mut l.renderer, &l.input.filter, l.input.catalog, &rec, opts) {
+            if let Some(count) = taken.missed {
                 buf.extend_from_slice(&l.prefix);
                 l.renderer.write_dropped(&mut buf, rec.cpu, count);
                 summary.dropped_lines += 1;
@@ -156,31 +162,35 @@ pub fn write_report<'a>(
                 buf.clear();
             }
         }
-        l.pull(&mut on_error);
     }
     out.write_all(&buf)?;
     out.flush()?;
-    summary.bad_pages = bad;
+    summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
     Ok(summary)
 }
 
-fn accept(l: &mut Live, rec: &Record, opts: &ReportOptions) -> bool {
+fn accept<C: Catalog + ?Sized>(
+    renderer: &mut TraceCmdRenderer<'_, C>,
+    filter: &EventFilter,
+    catalog: &C,
+    rec: &Record,
+    opts: &ReportOptions,
+) -> bool {
     if let Some(cpus) = &opts.cpus {
         if !cpus.contains(&rec.cpu) {
             return false;
         }
     }
-    if l.input.filter.is_empty() {
+    if filter.is_empty() {
         return true;
     }
-    let Some(id) = rec.event_id(l.input.catalog.big_endian()) else { return false };
-    let pid = l.renderer.pid(rec);
-    let cmdlines = &l.renderer.cmdlines;
+    let Some(id) = rec.event_id(catalog.big_endian()) else { return false };
+    let pid = renderer.pid(rec);
+    let cmdlines = &renderer.cmdlines;
     let comm = |p: i32| cmdlines.comm(p).to_string();
     let ctx = FilterContext { comm: &comm, pid };
-    l.input.filter.accepts(l.input.catalog, id, rec, &ctx)
+    filter.accepts(catalog, id, rec, &ctx)
 }
-
 /// Parse a `--cpu` list: `0,2-4`.
 pub fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
     let mut v = Vec::new();

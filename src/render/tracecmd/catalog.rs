@@ -1,0 +1,112 @@
+//! The event model seen through [`Catalog`]: schemas from a trace.dat's format texts,
+//! kallsyms and printk formats from its sections.
+
+use crate::dat::DatFile;
+use crate::event::{FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry};
+use crate::render::plugins::FunctionMap;
+
+use super::{Catalog, FieldKind, FieldSpec};
+
+/// Events, symbols and print settings of one trace.dat file.
+pub struct DatCatalog {
+    registry: Registry,
+    ids: Vec<(u16, String, String)>,
+    functions: FunctionMap,
+    kallsyms: Kallsyms,
+    printk: PrintkFormats,
+    long_size: usize,
+    big_endian: bool,
+    /// Formats that did not parse: `(system, reason)`; their records print as unknown.
+    pub format_errors: Vec<(String, String)>,
+}
+
+impl DatCatalog {
+    /// Build the catalog from the metadata sections of `dat`.
+    pub fn from_dat(dat: &DatFile) -> DatCatalog {
+        let long_size = dat.long_size();
+        let big_endian = dat.big_endian();
+        let mut registry = Registry::new(long_size, big_endian);
+        let mut format_errors = Vec::new();
+        for (system, text) in dat.all_formats() {
+            if let Err(e) = registry.add_format(system, text) {
+                format_errors.push((system.to_string(), e.to_string()));
+            }
+        }
+        let ids = registry
+            .events()
+            .filter_map(|(s, n, id)| Some((id?, s.to_string(), n.to_string())))
+            .collect();
+        DatCatalog {
+            registry,
+            ids,
+            functions: FunctionMap::parse(dat.kallsyms()),
+            kallsyms: Kallsyms::parse(dat.kallsyms()),
+            printk: PrintkFormats::parse(dat.printk_formats()),
+            long_size,
+            big_endian,
+            format_errors,
+        }
+    }
+
+    /// The event registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    fn env(&self) -> PrintEnv<'_> {
+        PrintEnv {
+            kallsyms: Some(&self.kallsyms),
+            printk: Some(&self.printk),
+            big_endian: self.big_endian,
+            long_size: self.long_size,
+            hz: None,
+            style: PrintStyle::TraceCmd,
+        }
+    }
+}
+
+impl Catalog for DatCatalog {
+    fn events(&self) -> Vec<(u16, &str, &str)> {
+        self.ids.iter().map(|(id, s, n)| (*id, s.as_str(), n.as_str())).collect()
+    }
+
+    fn event(&self, id: u16) -> Option<(&str, &str)> {
+        let s = self.registry.get(id)?;
+        Some((s.system.as_str(), s.name.as_str()))
+    }
+
+    fn field(&self, id: u16, name: &str) -> Option<FieldSpec> {
+        let f = self.registry.get(id)?.field(name)?;
+        let is_char = f.type_name.contains("char");
+        let kind = match f.kind {
+            EvKind::Pointer => FieldKind::Long,
+            EvKind::Scalar if f.type_name.contains("long") && f.size == self.long_size => FieldKind::Long,
+            EvKind::Scalar => FieldKind::Number,
+            EvKind::CharArray { .. } => FieldKind::CharArray,
+            EvKind::DataLoc { .. } if is_char => FieldKind::DataLocString,
+            EvKind::RelLoc { .. } if is_char => FieldKind::RelLocString,
+            _ => FieldKind::Array,
+        };
+        Some(FieldSpec { offset: f.offset, size: f.size, signed: f.signed, kind })
+    }
+
+    fn function(&self, addr: u64) -> Option<(&str, u64)> {
+        self.functions.find(addr)
+    }
+
+    fn write_info(&self, rec: &Record, out: &mut Vec<u8>) {
+        if let Some(s) = self.registry.of(rec) {
+            s.write_text(rec, &self.env(), out);
+        }
+    }
+
+    fn write_fields(&self, rec: &Record, out: &mut Vec<u8>) {
+        if let Some(s) = self.registry.of(rec) {
+            s.write_fields(rec, &self.env(), out);
+        }
+    }
+
+    fn big_endian(&self) -> bool {
+        self.big_endian
+    }
+}
