@@ -118,6 +118,7 @@ fn main() {
         big_endian: layout.big_endian,
         long_size: registry.long_size(),
         hz: None,
+        style: tracectl::event::PrintStyle::Kernel,
     };
     let (full_ns, _) = time(rounds, || {
         out.clear();
