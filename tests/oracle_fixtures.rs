@@ -8,7 +8,11 @@
 //! events that still differ, and must not fall below the floor recorded here (raise it as
 //! the engine improves).
 //!
-//! Known exceptions: none yet.
+//! Known exceptions (November 2026): the writeback inode events
+//! (`writeback_mark_inode_dirty`, `writeback_dirty_inode{,_start,_enqueue}`) print
+//! `I_DIRTY_*` names through `__print_flags` with enum constants the format file leaves
+//! unresolved, so their text falls back to `field=value` pairs (10 of 11219 lines in
+//! linux-6.18-all, 3 of 3707 in linux-6.18-all-overrun).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,22 +74,22 @@ fn check(name: &str, full_match_floor: f64) {
 
 #[test]
 fn sched_irq_tree_matches_the_kernel_text() {
-    check("linux-6.18-sched-irq", 0.70);
+    check("linux-6.18-sched-irq", 1.0);
 }
 
 #[test]
 fn sixteen_kib_sub_buffer_tree_matches_the_kernel_text() {
-    check("linux-6.18-sched-subbuf16", 0.66);
+    check("linux-6.18-sched-subbuf16", 1.0);
 }
 
 #[test]
 fn overrun_tree_matches_the_kernel_text() {
     // The kernel's `trace` shows no [LOST] line for events overwritten before it was
     // read; the replay reports them on stderr instead (see ring_fixture.rs).
-    check("linux-6.18-all-overrun", 0.74);
+    check("linux-6.18-all-overrun", 0.999);
 }
 
 #[test]
 fn all_events_tree_matches_the_kernel_text() {
-    check("linux-6.18-all", 0.74);
+    check("linux-6.18-all", 0.999);
 }
