@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
-use tracectl::tracefs::capture::{event_matches, select_events};
+use tracectl::tracefs::capture::{btf_enums, event_matches, parse_enums, select_events, substitute_enums};
 use tracectl::tracefs::{AppendMode, Tracefs};
 
 use super::common::Context;
@@ -232,7 +232,10 @@ impl EventText {
     /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
     fn load(t: &Tracefs, big_endian: bool) -> EventText {
         let registry = match Registry::from_tracefs(t) {
-            Ok(r) => Some(r),
+            Ok(mut r) => {
+                substitute_enum_constants(t, &mut r);
+                Some(r)
+            }
             Err(e) => {
                 eprintln!("tracectl: {e}; printing events as field=value pairs");
                 None
@@ -262,6 +265,31 @@ impl EventText {
             style: tracectl::event::PrintStyle::Kernel,
         };
         reg.write_event(rec, &env, out)
+    }
+}
+
+/// Give the registry the formats whose `print fmt` names enum constants the kernel left
+/// unresolved, with their values filled in from the tree's `host/enums` (or, live, from
+/// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows.
+fn substitute_enum_constants(t: &Tracefs, reg: &mut Registry) {
+    let enums = match t.read_string("host/enums") {
+        Ok(text) => parse_enums(&text),
+        Err(_) if is_live(t) => match std::fs::read("/sys/kernel/btf/vmlinux").map(|b| btf_enums(&b)) {
+            Ok(Ok(list)) => list.into_iter().collect(),
+            _ => return,
+        },
+        Err(_) => return,
+    };
+    if enums.is_empty() {
+        return;
+    }
+    let events: Vec<(String, String)> = reg.events().map(|(s, n, _)| (s.to_string(), n.to_string())).collect();
+    for (system, name) in events {
+        let Ok(text) = t.read_string(format!("events/{system}/{name}/format")) else { continue };
+        if let Some(fixed) = substitute_enums(&text, &enums) {
+            // A format that still does not parse keeps the kernel's text and its fallback.
+            let _ = reg.add_format(&system, &fixed);
+        }
     }
 }
 
