@@ -1,6 +1,6 @@
 //! `tracectl stream`: decode ring-buffer pages as they arrive, or replay a fixture tree.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -272,21 +272,36 @@ impl EventText {
 /// unresolved, with their values filled in from the tree's `host/enums` (or, live, from
 /// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows.
 fn substitute_enum_constants(t: &Tracefs, reg: &mut Registry) {
-    let enums = match t.read_string("host/enums") {
-        Ok(text) => parse_enums(&text),
-        Err(_) if is_live(t) => match std::fs::read("/sys/kernel/btf/vmlinux").map(|b| btf_enums(&b)) {
-            Ok(Ok(list)) => list.into_iter().collect(),
+    let live_btf = || -> Option<HashMap<String, i64>> {
+        let bytes = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
+        Some(btf_enums(&bytes).ok()?.into_iter().collect())
+    };
+    // A tree without host/enums (captured by another tool) may still come from the running
+    // kernel: then its formats are byte-identical to the live ones, and so are the enums.
+    let (enums, same_as_live) = match t.read_string("host/enums") {
+        Ok(text) => (parse_enums(&text), None),
+        Err(_) if is_live(t) => match live_btf() {
+            Some(e) => (e, None),
+            None => return,
+        },
+        Err(_) => match (live_btf(), Tracefs::discover()) {
+            (Some(e), Ok(live)) => (e, Some(live)),
             _ => return,
         },
-        Err(_) => return,
     };
     if enums.is_empty() {
         return;
     }
     let events: Vec<(String, String)> = reg.events().map(|(s, n, _)| (s.to_string(), n.to_string())).collect();
     for (system, name) in events {
-        let Ok(text) = t.read_string(format!("events/{system}/{name}/format")) else { continue };
+        let rel = format!("events/{system}/{name}/format");
+        let Ok(text) = t.read_string(&rel) else { continue };
         if let Some(fixed) = substitute_enums(&text, &enums) {
+            if let Some(live) = &same_as_live {
+                if live.read_string(&rel).ok().as_deref() != Some(text.as_str()) {
+                    continue;
+                }
+            }
             // A format that still does not parse keeps the kernel's text and its fallback.
             let _ = reg.add_format(&system, &fixed);
         }
