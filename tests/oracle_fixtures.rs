@@ -81,6 +81,12 @@ fn sixteen_kib_sub_buffer_tree_matches_the_kernel_text() {
 }
 
 #[test]
+fn record_tgid_and_counter_clock_tree_matches_the_kernel_text() {
+    // `(tgid)` column from saved_tgids, raw `counter` timestamps.
+    check("linux-6.18-sched-tgid-counter", 1.0);
+}
+
+#[test]
 fn overrun_tree_matches_the_kernel_text() {
     // The kernel's `trace` shows no [LOST] line for events overwritten before it was
     // read; the replay reports them on stderr instead (see ring_fixture.rs).

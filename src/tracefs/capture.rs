@@ -33,6 +33,8 @@ pub struct CaptureOptions {
     pub duration: Duration,
     /// Per-CPU buffer size of the private instance (`buffer_size_kb`), to keep trees small.
     pub buffer_size_kb: Option<u64>,
+    /// Trace clock of the private instance (`trace_clock`), e.g. `counter` or `mono`.
+    pub clock: Option<String>,
     /// Sub-buffer size of the private instance (`buffer_subbuf_size_kb`, 6.8+).
     pub subbuf_size_kb: Option<u64>,
     /// Extra instance options to set while recording, e.g. `record-tgid` (written as `1`).
@@ -205,6 +207,9 @@ fn record_in(
     it.write("tracing_on", b"0", AppendMode::Truncate)?;
     if let Some(kb) = opts.buffer_size_kb {
         it.write("buffer_size_kb", kb.to_string().as_bytes(), AppendMode::Truncate)?;
+    }
+    if let Some(clock) = &opts.clock {
+        it.write("trace_clock", clock.as_bytes(), AppendMode::Truncate)?;
     }
     if let Some(kb) = opts.subbuf_size_kb {
         it.write("buffer_subbuf_size_kb", kb.to_string().as_bytes(), AppendMode::Truncate)?;
@@ -589,6 +594,12 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
     }
     if let Some(kb) = opts.buffer_size_kb {
         notes.push_str(&format!("buffer_size_kb: {kb}\n"));
+    }
+    if let Some(clock) = &opts.clock {
+        notes.push_str(&format!("trace_clock: {clock}\n"));
+    }
+    for o in &opts.options {
+        notes.push_str(&format!("option: {o}\n"));
     }
     if let Some(kb) = opts.subbuf_size_kb {
         notes.push_str(&format!("buffer_subbuf_size_kb: {kb}\n"));
