@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
-use tracectl::tracefs::capture::{btf_enums, event_matches, parse_enums, select_events, substitute_enums};
+use tracectl::tracefs::capture::{btf_enums, count_cpu_list, event_matches, parse_enums, select_events, substitute_enums};
 use tracectl::tracefs::{AppendMode, Tracefs};
 
 use super::common::Context;
@@ -439,7 +439,12 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
             written += get("entries:") + get("overrun:");
         }
     }
-    style.write_header(out, tracer.trim(), entries, written, cpus);
+    let online = match t.read_string("host/cpu_online") {
+        Ok(list) => count_cpu_list(&list),
+        Err(_) if is_live(t) => std::fs::read_to_string("/sys/devices/system/cpu/online").ok().and_then(|l| count_cpu_list(&l)),
+        Err(_) => None,
+    };
+    style.write_header(out, tracer.trim(), entries, written, online.unwrap_or(cpus));
 }
 
 /// A private instance for a live stream, removed on drop (also after Ctrl-C).

@@ -337,6 +337,24 @@ pub fn select_events(available: &str, specs: &[String]) -> Result<Vec<(String, S
     Ok(out)
 }
 
+/// Number of CPUs in a CPU list such as `0-3,6` (`/sys/devices/system/cpu/online`).
+pub fn count_cpu_list(text: &str) -> Option<usize> {
+    let mut n = 0;
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                n += b.checked_sub(a)? + 1;
+            }
+            None => {
+                part.trim().parse::<usize>().ok()?;
+                n += 1;
+            }
+        }
+    }
+    Some(n)
+}
+
 /// Whether an `-e` spec (`all`, `SYSTEM`, `SYSTEM:EVENT`, globs, a bare event name)
 /// selects the event `system:name`.
 pub fn event_matches(spec: &str, system: &str, name: &str) -> bool {
@@ -571,6 +589,11 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
     );
     write_dest(dest, "host/uname", uname.as_bytes())?;
     report.files += 1;
+    // The `trace` header's `#P:` counts online CPUs, which per_cpu/ (possible CPUs) may not.
+    if let Ok(online) = fs::read("/sys/devices/system/cpu/online") {
+        write_dest(dest, "host/cpu_online", &online)?;
+        report.files += 1;
+    }
     if opts.kallsyms {
         let raw = fs::read("/proc/kallsyms").map_err(|err| CaptureError::Write { path: "/proc/kallsyms".into(), err })?;
         let z = zstd::encode_all(&raw[..], 12)
@@ -626,6 +649,13 @@ mod tests {
         assert_eq!(s(&["*:*_entry"]).len(), 2);
         assert_eq!(s(&["sched_wakeup"]), vec![("sched".into(), "sched_wakeup".into())]);
         assert_eq!(s(&["all"]).len(), 4);
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(count_cpu_list("0-1\n"), Some(2));
+        assert_eq!(count_cpu_list("0-3,6,8-9"), Some(7));
+        assert_eq!(count_cpu_list("x"), None);
     }
 
     #[test]
