@@ -651,6 +651,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     _ => return Err(format!("unary `{op}` on a string")),
                 }
             }
+            Expr::Binary(op, a, b) if self.env.style == PrintStyle::TraceCmd && looser_right(op, b) => {
+                self.eval_rotated(op, a, b)?
+            }
             Expr::Binary(op, a, b) => {
                 if *op == "&&" {
                     let r = truthy(&self.eval(a)?) && truthy(&self.eval(b)?);
@@ -854,6 +857,36 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Val::Bytes(b, _) => Ok(b),
             _ => Err("a helper needs a pointer into the payload".into()),
         }
+    }
+
+    /// libtraceevent's reading of `a OP (b OP2 c ...)` when OP2 binds looser than OP: it
+    /// forgets the parentheses and computes `(a OP b) OP2 c ...` (so `flags & (M | D)`
+    /// becomes `(flags & M) | D`). `trace-cmd report` prints what that computes.
+    fn eval_rotated(&self, op: &'static str, a: &'a Expr, b: &'a Expr) -> EvalResult<Val<'a>> {
+        let Expr::Binary(op2, ..) = b else { return Err("internal: not a binary expression".into()) };
+        let level = super::expr::prec(op2);
+        let mut rest: Vec<(&'static str, &'a Expr)> = Vec::new();
+        let mut node = b;
+        while let Expr::Binary(o, l, r) = node {
+            if super::expr::prec(o) != level {
+                break;
+            }
+            rest.push((o, r));
+            node = l;
+        }
+        rest.reverse();
+        let apply = |o: &str, x: Val<'a>, y: Val<'a>| -> EvalResult<Val<'a>> {
+            match o {
+                "&&" => Ok(int_of((truthy(&x) && truthy(&y)) as u64)),
+                "||" => Ok(int_of((truthy(&x) || truthy(&y)) as u64)),
+                _ => binary(o, x, y),
+            }
+        };
+        let mut v = apply(op, self.eval(a)?, self.eval(node)?)?;
+        for (o, r) in rest {
+            v = apply(o, v, self.eval(r)?)?;
+        }
+        Ok(v)
     }
 
     fn table_entry(&self, e: &'a Expr) -> EvalResult<(u64, &'a [u8])> {
@@ -1364,4 +1397,13 @@ fn tracecmd_flag_value(name: &str) -> u64 {
         ("HRTIMER_RESTART", 1),
     ];
     KNOWN.iter().find(|(n, _)| *n == name).map_or(u64::MAX, |(_, v)| *v)
+}
+
+/// Whether `b`, the right operand of `op`, is a binary expression that binds looser: one
+/// the print fmt wrote in parentheses.
+fn looser_right(op: &str, b: &Expr) -> bool {
+    match (super::expr::prec(op), b) {
+        (Some(p), Expr::Binary(o, ..)) => super::expr::prec(o).is_some_and(|q| q < p),
+        _ => false,
+    }
 }
