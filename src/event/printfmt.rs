@@ -200,6 +200,9 @@ enum Kind {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Program {
     kind: Kind,
+    /// For events the kernel prints with its own code (syscalls): the print fmt as
+    /// written, which the trace-cmd style prints.
+    as_written: Option<Box<Kind>>,
     /// Records that had to fall back to `field=value` pairs.
     fallbacks: Arc<AtomicU64>,
     /// The reason of the first runtime fallback, when the compiled program failed on a record.
@@ -253,7 +256,11 @@ impl Program {
             Ok(k) => k,
             Err(e) => Kind::Fallback(e),
         };
-        Program { kind, ..Program::default() }
+        let as_written = match kind {
+            Kind::SyscallEnter { .. } | Kind::SyscallExit { .. } => compile_printf(schema).ok().map(Box::new),
+            _ => None,
+        };
+        Program { kind, as_written, ..Program::default() }
     }
 
     pub(crate) fn fallback_reason(&self) -> Option<&str> {
@@ -304,6 +311,11 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
             return Ok(Kind::SyscallExit { call: format!("sys_{call}"), ret: idx("ret")? });
         }
     }
+    compile_printf(schema)
+}
+
+/// The `print fmt` compiled as written (what libtraceevent prints for every event).
+fn compile_printf(schema: &Schema) -> Result<Kind, String> {
     let toks = lex(&schema.print_fmt)?;
     let mut p = Parser::new(&toks, schema.long_size, |n| schema.field_index(n));
     let fmt = p.format_string()?;
@@ -415,7 +427,11 @@ impl Schema {
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
         let cx = Ctx { schema: self, data: rec.data, env };
-        let res = match &self.program.kind {
+        let kind = match (&self.program.as_written, env.style) {
+            (Some(k), PrintStyle::TraceCmd) => k,
+            _ => &self.program.kind,
+        };
+        let res = match kind {
             Kind::Printf { segs, args } => cx.printf(segs, args, out),
             Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
