@@ -173,14 +173,31 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
                 out,
                 "\nKernel buffer statistics:\n  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n        recorded in the trace data. They should all be zero.\n"
             )?;
-            let stats = cpu_stats(dat);
-            if stats.is_empty() {
-                writeln!(out, "(the file holds no CPUSTAT option)")?;
-            }
-            for (cpu, text) in stats {
-                writeln!(out, "CPU: {cpu}")?;
-                out.write_all(text.as_bytes())?;
+            // The CPUSTAT texts start with their own `CPU: N` line.
+            for text in &dat.options().cpustats {
+                out.write_all(text.trim_end_matches('\0').as_bytes())?;
                 writeln!(out)?;
+            }
+            writeln!(out)?;
+            if let Some(b) = dat.buffers().first() {
+                // trace-cmd reads compressed data into a scratch file that starts one page
+                // in, CPU after CPU, and reports those offsets and uncompressed sizes.
+                let mut scratch = u64::from(dat.header().page_size);
+                for (i, c) in b.cpus().iter().enumerate() {
+                    let (offset, size) = if b.compressed {
+                        let mut pages = dat.cpu_pages(0, i)?;
+                        let mut n = 0u64;
+                        while let Some(p) = pages.next_page()? {
+                            n += p.len() as u64;
+                        }
+                        let at = scratch;
+                        scratch += n;
+                        (at, n)
+                    } else {
+                        (c.offset, c.size)
+                    };
+                    writeln!(out, "CPU{} data recorded at offset=0x{offset:x}\n    {size} bytes in size", c.cpu)?;
+                }
             }
         }
         out.flush()?;
@@ -268,9 +285,4 @@ fn push_ts(out: &mut Vec<u8>, ts: u64, time: TimeFormat) {
     let s = &b[..b.len() - 1];
     let s = if time == TimeFormat::Raw { s } else { &s[1..] };
     out.extend_from_slice(s);
-}
-
-/// The CPUSTAT option texts of the file, by CPU.
-fn cpu_stats(dat: &DatFile) -> Vec<(u32, String)> {
-    dat.options().cpustats.iter().enumerate().map(|(i, t)| (i as u32, t.trim_end_matches('\0').to_string())).collect()
 }
