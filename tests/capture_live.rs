@@ -147,3 +147,28 @@ fn capture_whose_workload_cannot_start_still_removes_its_instance() {
     assert!(err.contains("/nonexistent/tracectl-workload"), "{err}");
     assert_eq!(our_instances(), before, "the failed capture left its instance behind");
 }
+
+#[test]
+fn record_tgid_capture_replays_with_the_tgid_column() {
+    if !live() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("tree");
+    let out = tracectl(&["capture", dest.to_str().unwrap(), "-e", "sched", "-O", "record-tgid", "--", "sh", "-c", "sleep 0.02"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let trace = std::fs::read_to_string(dest.join("trace")).unwrap();
+    assert!(trace.contains("TGID"), "{trace}");
+    let replay = Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("--tracefs").arg(&dest).arg("stream").output().unwrap();
+    assert!(replay.status.success());
+    let ours = String::from_utf8(replay.stdout).unwrap();
+    assert_eq!(ours.lines().count(), trace.lines().count());
+    for (a, b) in ours.lines().zip(trace.lines()) {
+        if b.starts_with('#') {
+            assert_eq!(a, b);
+        } else {
+            let cut = |l: &str| l[..l.find(": ").unwrap()].to_string();
+            assert_eq!(cut(a), cut(b));
+        }
+    }
+}

@@ -99,8 +99,7 @@ fn start_writes_the_expected_bytes() {
     ]);
     assert_eq!(t.read("events/sched/sched_switch/enable"), "1");
     assert_eq!(t.read("events/sched/sched_switch/filter"), "prev_pid != 0");
-    // Triggers are appended to what the file held (the kernel's header lines here).
-    assert!(t.read("events/sched/sched_switch/trigger").ends_with("disable_event\ntraceoff:1"), "{:?}", t.read("events/sched/sched_switch/trigger"));
+    assert_eq!(t.read("events/sched/sched_switch/trigger"), "traceoff:1");
     assert_eq!(t.read("events/irq/enable"), "1");
     assert_eq!(t.read("trace_clock"), "global");
     assert_eq!(t.read("buffer_size_kb"), "2048");
@@ -282,4 +281,17 @@ fn man_pages_are_up_to_date() {
         }
     }
     assert!(stale.is_empty(), "man/ is out of date: {stale:?}; regenerate with `cargo run -- man --out man` (or TRACECTL_UPDATE_MAN=1 cargo test --test cli_fixture)");
+}
+
+#[test]
+fn unknown_tracer_or_clock_changes_nothing() {
+    let t = Tree::new();
+    let before = snapshot(&t.root);
+    let o = t.run(&["start", "-e", "sched", "-p", "nosuch"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not in available_tracers (blk function nop)"));
+    let o = t.run(&["start", "-e", "sched", "-C", "sundial"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown clock \"sundial\""));
+    assert_eq!(before, snapshot(&t.root));
 }

@@ -327,3 +327,72 @@ fn uprobe_create_list_remove() {
     assert_eq!(found.group.as_deref(), Some("tracectl_test"));
     assert!(!t.dynamic_events().unwrap().iter().any(|d| d.name == ev.name));
 }
+
+/// The top level: `start -e sched:sched_switch -e irq`, `show`, `reset` leaves every
+/// control file as it was. Runs only when the top level is at its defaults, and puts
+/// back what it found on every exit path.
+#[test]
+fn top_level_start_show_reset_round_trip() {
+    let Some(t) = live() else { return };
+    let top = t.top();
+    let at_defaults = top.enabled_events().map(|v| v.is_empty()).unwrap_or(false)
+        && top.current_tracer().map(|c| c == "nop").unwrap_or(false)
+        && top.trace_clock().map(|c| c.current == "local").unwrap_or(false)
+        && top.tracing_on().unwrap_or(false)
+        && top.buffer_size().ok().and_then(|b| b.effective_kb()) == Some(tracectl::tracefs::DEFAULT_BUFFER_KB);
+    if !at_defaults {
+        eprintln!("skipping: the top-level buffer is not at the kernel defaults (events, tracer, clock or buffer size in use)");
+        return;
+    }
+    struct Restore(Instance, Vec<(String, String)>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let _ = self.0.disable_all_events();
+            for e in ["sched/sched_switch", "sched/sched_waking", "irq/irq_handler_entry", "irq/softirq_entry"] {
+                let _ = self.0.write_str(format!("events/{e}/filter"), "0");
+            }
+            for (f, v) in &self.1 {
+                if ["tracing_on", "buffer_size_kb", "buffer_percent"].contains(&f.as_str()) {
+                    let _ = self.0.write_str(f, v.trim());
+                }
+            }
+        }
+    }
+    let before = state(&top);
+    let _restore = Restore(top.clone(), before.clone());
+    let o = Command::new(bin()).args(["start", "-e", "sched:sched_switch", "-e", "irq"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut seen = (false, false);
+    let start = Instant::now();
+    while !(seen.0 && seen.1) && start.elapsed() < Duration::from_secs(5) {
+        workload();
+        let out = Command::new(bin()).arg("show").output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        seen = (text.contains("sched_switch: "), text.contains("irq_handler_entry: ") || text.contains("softirq_entry: "));
+    }
+    assert!(seen.0 && seen.1, "show saw sched_switch={} irq={}", seen.0, seen.1);
+    // Other work on this machine keeps its instances: test the top-level part of reset.
+    let o = Command::new(bin()).args(["reset", "--keep-instances"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let after = state(&top);
+    for ((f, b), (_, a)) in before.iter().zip(&after) {
+        assert_eq!(b, a, "{f} differs after reset");
+    }
+}
+
+#[test]
+fn two_triggers_on_one_event_both_stay() {
+    let Some(t) = live() else { return };
+    let g = Guard::new(&t, "trig2");
+    let o = Command::new(bin())
+        .args(["set", "-B", &g.name, "-e", "sched:sched_switch", "-R", "traceoff:2", "-R", "stacktrace if prev_pid == 1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines = g.inst().trigger_lines(&EventName::new("sched", "sched_switch")).unwrap();
+    // The count goes down as the trigger fires.
+    assert!(lines.iter().any(|l| l.starts_with("traceoff:count=")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("stacktrace:unlimited if prev_pid == 1")), "{lines:?}");
+    let o = Command::new(bin()).args(["show", "-B", &g.name, "--trigger", "sched:sched_switch"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("traceoff:count="));
+}

@@ -52,3 +52,38 @@ fn v7_uncompressed_counts_match_tracecmd() {
 fn v6_counts_match_tracecmd() {
     check(&["--file-version", "6"], 6, Compression::None);
 }
+
+fn check_instances(args: &[&str]) {
+    if let Some(why) = skip_reason() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.dat");
+    let inst = format!("dat-read-{}", std::process::id());
+    let mut a = vec!["-e", "sched_switch", "-e", "sched_wakeup", "-B", &inst, "-e", "sched_switch"];
+    a.extend_from_slice(args);
+    tracecmd_record(&file, &a);
+    let dat = DatFile::open(&file).unwrap();
+    let names: Vec<&str> = dat.buffers().iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["", inst.as_str()]);
+    let mut ours = std::collections::BTreeMap::new();
+    for b in 0..dat.buffers().len() {
+        assert_eq!(dat.buffers()[b].clock.as_deref(), Some("local"));
+        for (k, v) in our_counts(&dat, b) {
+            *ours.entry(k).or_insert(0) += v;
+        }
+    }
+    assert_eq!(ours, report_counts(&file, &[]));
+    assert!(ours.get("sched_switch").copied().unwrap_or(0) > 0);
+}
+
+#[test]
+fn v7_instances_counts_match_tracecmd() {
+    check_instances(&[]);
+}
+
+#[test]
+fn v6_instances_counts_match_tracecmd() {
+    check_instances(&["--file-version", "6"]);
+}

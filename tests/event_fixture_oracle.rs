@@ -40,8 +40,8 @@ fn sched_irq_tree_matches_the_kernel_text() {
 
 #[test]
 fn all_events_tree_matches_the_kernel_text() {
-    // Known exceptions: mm_page_* print `(struct page *)vmemmap_base + pfn` and
-    // hrtimer_* and writeback_* name enum constants the format leaves unexpanded; the
-    // engine prints those records as `field=value` pairs.
-    run("linux-6.18-all", 0.93);
+    // Known exception: writeback_* name the inode state bits (I_DIRTY_SYNC...) that the
+    // format leaves unexpanded and whose values changed across 6.x; the engine prints those
+    // 10 records as `field=value` pairs.
+    run("linux-6.18-all", 0.999);
 }

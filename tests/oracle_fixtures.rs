@@ -4,8 +4,9 @@
 //! What must be identical today: the header lines, the number and order of the lines, and
 //! every line's context columns up to and including the event name (comm-pid, [cpu], the
 //! latency characters, the timestamp, `name:`). The event text after the name comes from
-//! the print-fmt engine of the event model; the whole-line match rate is printed and must
-//! not fall below the floor recorded here.
+//! the print-fmt engine of the event model; the whole-line match rate is printed, with the
+//! events that still differ, and must not fall below the floor recorded here (raise it as
+//! the engine improves).
 //!
 //! Known exceptions: none yet.
 
@@ -47,12 +48,20 @@ fn check(name: &str, full_match_floor: f64) {
     let o: Vec<&str> = ours.lines().skip(o_header.len()).collect();
     assert_eq!(o.len(), k.len(), "{name}: number of body lines");
     let mut full = 0usize;
+    let mut differing: std::collections::BTreeMap<String, (usize, String, String)> = Default::default();
     for (i, (a, b)) in o.iter().zip(&k).enumerate() {
         if a == b {
             full += 1;
             continue;
         }
         assert_eq!(context(a), context(b), "{name}: body line {} context columns", i + 1);
+        let event = context(b).rsplit(": ").next().unwrap_or("").trim_end_matches(':').to_string();
+        differing.entry(event).or_insert_with(|| (0, b.to_string(), a.to_string())).0 += 1;
+    }
+    let mut worst: Vec<_> = differing.into_iter().collect();
+    worst.sort_by(|x, y| y.1 .0.cmp(&x.1 .0));
+    for (event, (n, kernel, ours)) in worst.iter().take(12) {
+        eprintln!("{name}: {n} x {event}\n  kernel: {kernel}\n  ours:   {ours}");
     }
     let rate = full as f64 / k.len() as f64;
     eprintln!("{name}: {full}/{} body lines identical ({:.2}%)", k.len(), rate * 100.0);
@@ -61,17 +70,22 @@ fn check(name: &str, full_match_floor: f64) {
 
 #[test]
 fn sched_irq_tree_matches_the_kernel_text() {
-    check("linux-6.18-sched-irq", 0.08);
+    check("linux-6.18-sched-irq", 0.70);
+}
+
+#[test]
+fn sixteen_kib_sub_buffer_tree_matches_the_kernel_text() {
+    check("linux-6.18-sched-subbuf16", 0.66);
 }
 
 #[test]
 fn overrun_tree_matches_the_kernel_text() {
     // The kernel's `trace` shows no [LOST] line for events overwritten before it was
     // read; the replay reports them on stderr instead (see ring_fixture.rs).
-    check("linux-6.18-all-overrun", 0.01);
+    check("linux-6.18-all-overrun", 0.74);
 }
 
 #[test]
 fn all_events_tree_matches_the_kernel_text() {
-    check("linux-6.18-all", 0.011);
+    check("linux-6.18-all", 0.74);
 }

@@ -63,6 +63,14 @@ fn all_events_tree_decodes_to_the_kernel_order_and_times() {
 }
 
 #[test]
+fn sixteen_kib_sub_buffers_decode_to_the_kernel_order_and_times() {
+    // buffer_subbuf_size_kb=16 while events/header_page still describes a 4 KiB page.
+    let t = tree("linux-6.18-sched-subbuf16");
+    assert_eq!(page_layout(&t).unwrap().subbuf_size, 16384);
+    assert_eq!(check("linux-6.18-sched-subbuf16"), vec![]);
+}
+
+#[test]
 fn overrun_tree_reports_the_overwritten_events_per_cpu() {
     // Both CPUs overran their 64 KiB buffers; the first sub-buffer of each says so, and
     // cpu1's stored count equals the `overrun:` of its stats (cpu0's page had no room

@@ -135,3 +135,37 @@ done
         assert_eq!(run.file(&format!("after.{f}")), run.file(&format!("before.{f}")), "{f} not restored");
     }
 }
+
+#[test]
+fn vm_graph_of_one_syscall_of_one_command_restores_every_file() {
+    let Some(bin) = vm_binary() else { return };
+    for kernel in [DEBIAN_6_1, DEBIAN_6_12] {
+        let run = run_guest(
+            kernel,
+            &bin,
+            r#"set -e
+T=/sys/kernel/tracing
+save() { for f in current_tracer set_graph_function set_ftrace_pid max_graph_depth tracing_on options/funcgraph-proc; do
+    cat $T/$f > /out/$1.$(echo $f | tr / _); done; }
+save before
+tracectl graph --syscall openat -O funcgraph-proc -o /out/graph -- cat /etc/hostname
+save after
+"#,
+        );
+        assert_eq!(run.status, 0, "guest script failed on {kernel}:\n{}", run.log());
+        let graph = run.file("graph");
+        assert!(graph.starts_with("# tracer: function_graph"), "{kernel}: {graph}");
+        assert!(graph.contains("__x64_sys_openat() {"), "{kernel}: no openat graph:\n{graph}");
+        assert!(graph.contains("do_sys_openat2() {"), "{kernel}: openat graph lacks do_sys_openat2:\n{graph}");
+        // funcgraph-proc shows who ran each line: only the command itself.
+        let procs: std::collections::BTreeSet<&str> = graph
+            .lines()
+            .filter(|l| !l.starts_with('#') && l.contains('|'))
+            .filter_map(|l| l.split(')').nth(1)?.split_whitespace().next())
+            .collect();
+        assert!(procs.iter().all(|p| p.starts_with("cat-")), "{kernel}: lines from other tasks: {procs:?}\n{graph}");
+        for f in ["current_tracer", "set_graph_function", "set_ftrace_pid", "max_graph_depth", "tracing_on", "options_funcgraph-proc"] {
+            assert_eq!(run.file(&format!("after.{f}")), run.file(&format!("before.{f}")), "{kernel}: {f} not restored");
+        }
+    }
+}

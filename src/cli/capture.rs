@@ -25,6 +25,9 @@ pub struct Args {
     /// Per-CPU buffer size (KiB) of the capture instance, to keep the tree small
     #[arg(short = 'b', long = "buffer-size-kb", value_name = "KB")]
     pub buffer_size_kb: Option<u64>,
+    /// Sub-buffer size (KiB) of the capture instance (buffer_subbuf_size_kb, 6.8+)
+    #[arg(long = "subbuf-size-kb", value_name = "KB")]
+    pub subbuf_size_kb: Option<u64>,
     /// How long to trace when no command is given, in milliseconds
     #[arg(short = 'd', long = "duration-ms", default_value_t = 1000)]
     pub duration_ms: u64,
@@ -49,6 +52,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         command: if args.command.is_empty() { None } else { Some(args.command) },
         duration: Duration::from_millis(args.duration_ms),
         buffer_size_kb: args.buffer_size_kb,
+        subbuf_size_kb: args.subbuf_size_kb,
         options: args.options,
     };
     let stop = super::stream::stop_flag();

@@ -1,14 +1,50 @@
 //! `tracectl check-events`.
 
-use anyhow::Result;
+use std::io::Write;
+
+use anyhow::{Context as _, Result};
+use tracectl::event::Registry;
 
 use super::common::Context;
 
 /// Options of `tracectl check-events`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Also list events whose `print fmt` the engine cannot evaluate (they print as
+    /// `field=value` pairs); these do not make the command fail
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
 
-/// Run `tracectl check-events`.
-pub fn run(_ctx: &Context, _args: Args) -> Result<i32> {
-    anyhow::bail!("`tracectl check-events` is not implemented yet")
+/// Run `tracectl check-events`: parse every `events/<system>/<event>/format` under the
+/// root, list the failures with their reason, exit 1 when any fails.
+pub fn run(ctx: &Context, args: Args) -> Result<i32> {
+    let t = ctx.tracefs()?;
+    let reg = Registry::from_tracefs(&t)
+        .with_context(|| format!("cannot index the events under {}", t.root().display()))?;
+    let failures = reg.check_all();
+    let total = reg.events().count();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for f in &failures {
+        writeln!(out, "FAIL {}: {}", f.event, f.message)?;
+    }
+    let mut fallbacks = 0;
+    for (system, name, _) in reg.events() {
+        if let Some(s) = reg.by_name(system, name) {
+            if let Some(why) = s.print_fallback() {
+                fallbacks += 1;
+                if args.verbose {
+                    writeln!(out, "FIELDS {system}:{name}: print fmt not evaluated ({why})")?;
+                }
+            }
+        }
+    }
+    writeln!(
+        out,
+        "{} of {total} event formats parsed; {} failed; {fallbacks} print as field=value pairs",
+        total - failures.len(),
+        failures.len()
+    )?;
+    Ok(if failures.is_empty() { 0 } else { 1 })
 }

@@ -12,6 +12,7 @@ mod common;
 mod capture;
 mod check_events;
 mod extract;
+mod graph;
 mod list;
 mod record;
 mod report;
@@ -66,6 +67,8 @@ pub enum Command {
     Stream(stream::Args),
     /// Write the current buffers to a trace.dat file
     Extract(extract::Args),
+    /// function_graph of one command (or one system call of it) in one step
+    Graph(graph::Args),
     /// Parse every event format and list the ones that fail
     CheckEvents(check_events::Args),
     /// Copy a tracefs tree (metadata, and optionally a trace) into a fixture directory
@@ -107,6 +110,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Report(a) => report::run(&ctx, a),
         Command::Stream(a) => stream::run(&ctx, a),
         Command::Extract(a) => extract::run(&ctx, a),
+        Command::Graph(a) => graph::run(&ctx, a),
         Command::CheckEvents(a) => check_events::run(&ctx, a),
         Command::Capture(a) => capture::run(&ctx, a),
         Command::Man(a) => simple::man(a),

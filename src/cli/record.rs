@@ -1,14 +1,269 @@
 //! `tracectl record`.
 
-use anyhow::Result;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use clap::{ArgMatches, CommandFactory};
+use nix::sys::signal::{SigSet, Signal};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+use tracectl::dat::{Compression, WriteOptions};
+use tracectl::record::{EventSpec, RecordConfig, RecordSummary, Recorder};
+use tracectl::tracefs::Tracefs;
 
 use super::common::Context;
 
-/// Options of `tracectl record`.
+/// Options of `tracectl record` (trace-cmd record's names).
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Event to record: `system`, `event`, `system:event` or `all` (repeatable)
+    #[arg(short = 'e', long = "event", value_name = "EVENT")]
+    pub events: Vec<String>,
+    /// Filter for the preceding -e event
+    #[arg(short = 'f', value_name = "FILTER")]
+    pub filters: Vec<String>,
+    /// Trigger for the preceding -e event
+    #[arg(short = 'R', value_name = "TRIGGER")]
+    pub triggers: Vec<String>,
+    /// Tracer plugin (current_tracer)
+    #[arg(short = 'p', long = "plugin")]
+    pub plugin: Option<String>,
+    /// Trace clock (trace_clock)
+    #[arg(short = 'C', long = "clock")]
+    pub clock: Option<String>,
+    /// Per-CPU buffer size in KiB (buffer_size_kb)
+    #[arg(short = 'b')]
+    pub buffer_size: Option<u64>,
+    /// Record into this instance (created and removed if it does not exist)
+    #[arg(short = 'B')]
+    pub instance: Option<String>,
+    /// CPU mask in hex (tracing_cpumask)
+    #[arg(short = 'M')]
+    pub cpumask: Option<String>,
+    /// Trace option to set, `name` or `noname` (repeatable)
+    #[arg(short = 'O')]
+    pub options: Vec<String>,
+    /// Output file
+    #[arg(short = 'o', default_value = "trace.dat")]
+    pub output: PathBuf,
+    /// Store the formats of all events, not only the recorded ones
+    #[arg(short = 'a')]
+    pub all_formats: bool,
+    /// Print nothing but errors
+    #[arg(short = 'q')]
+    pub quiet: bool,
+    /// Store the offset from trace time to wall-clock time
+    #[arg(long)]
+    pub date: bool,
+    /// Trace only these pids (set_event_pid; repeatable)
+    #[arg(short = 'P')]
+    pub pids: Vec<u32>,
+    /// Also trace the children of the traced pids
+    #[arg(short = 'c')]
+    pub children: bool,
+    /// Trace only the command given after `--`
+    #[arg(short = 'F')]
+    pub only_command: bool,
+    /// Function filter (set_ftrace_filter; needs function tracing)
+    #[arg(short = 'l')]
+    pub ftrace_filter: Vec<String>,
+    /// Functions not to trace (set_ftrace_notrace; needs function tracing)
+    #[arg(short = 'n')]
+    pub ftrace_notrace: Vec<String>,
+    /// Graph this function (set_graph_function; needs function_graph)
+    #[arg(short = 'g')]
+    pub graph: Vec<String>,
+    /// trace.dat version to write, 6 or 7
+    #[arg(long = "file-version", default_value_t = 7)]
+    pub file_version: u32,
+    /// Compression for version 7: zstd, zlib or none
+    #[arg(long, default_value = "zstd")]
+    pub compression: String,
+    /// Command to run while recording (else record until Ctrl-C)
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+/// Tie each -f / -R to the -e before it, by position on the command line.
+fn bind_events(m: &ArgMatches) -> Vec<EventSpec> {
+    let mut marks: Vec<(usize, char, String)> = Vec::new();
+    for (id, tag) in [("events", 'e'), ("filters", 'f'), ("triggers", 'R')] {
+        if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
+            marks.extend(idx.zip(vals).map(|(i, v)| (i, tag, v.clone())));
+        }
+    }
+    marks.sort_by_key(|m| m.0);
+    let mut out: Vec<EventSpec> = Vec::new();
+    for (_, tag, v) in marks {
+        match (tag, out.last_mut()) {
+            ('e', _) => out.push(EventSpec { name: v, ..Default::default() }),
+            ('f', Some(e)) => e.filters.push(v),
+            ('R', Some(e)) => e.triggers.push(v),
+            // A filter before any event applies to every event, as `-e all -f`.
+            ('f', None) => out.push(EventSpec { name: "all".into(), filters: vec![v], triggers: vec![] }),
+            (_, None) => out.push(EventSpec { name: "all".into(), filters: vec![], triggers: vec![v] }),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn event_specs(a: &Args) -> Vec<EventSpec> {
+    let m = super::Cli::command().try_get_matches_from(std::env::args_os()).ok();
+    if let Some(sub) = m.as_ref().and_then(|m| m.subcommand_matches("record")) {
+        return bind_events(sub);
+    }
+    // Not parsed from the process arguments (embedded use): bind by order of appearance.
+    let mut v: Vec<EventSpec> = a.events.iter().map(|e| EventSpec { name: e.clone(), ..Default::default() }).collect();
+    if let Some(last) = v.last_mut() {
+        last.filters = a.filters.clone();
+        last.triggers = a.triggers.clone();
+    }
+    v
+}
+
+/// The tracefs root: the one given, else the usual mount points.
+pub fn live_tracefs(ctx: &Context) -> Result<Tracefs> {
+    if let Ok(t) = ctx.tracefs() {
+        return Ok(t);
+    }
+    for p in ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"] {
+        if std::path::Path::new(p).join("events").is_dir() {
+            return Ok(Tracefs::at(p));
+        }
+    }
+    anyhow::bail!("tracefs is not mounted: mount it (`mount -t tracefs nodev /sys/kernel/tracing`) or pass --tracefs DIR")
+}
+
+/// Version and compression from the command line.
+pub fn write_options(version: u32, compression: &str) -> Result<WriteOptions> {
+    let compression = Compression::from_name(compression)
+        .with_context(|| format!("--compression {compression}: use zstd, zlib or none"))?;
+    if !(6..=7).contains(&version) {
+        anyhow::bail!("--file-version {version}: use 6 or 7");
+    }
+    Ok(WriteOptions { version, compression, ..WriteOptions::default() })
+}
+
+/// Print the end-of-recording statistics (trace-cmd prints the stats files too).
+pub fn print_summary(s: &RecordSummary, output: &std::path::Path) {
+    for c in &s.cpus {
+        let stats = s.stats.iter().find(|(cpu, _)| *cpu == c.cpu).map(|(_, t)| t.as_str()).unwrap_or("");
+        let field = |name: &str| {
+            stats.lines().find_map(|l| l.strip_prefix(name)).and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0)
+        };
+        let lost = if c.lost_unknown > 0 { format!("{}+ ({} pages with an unknown count)", c.lost_events, c.lost_unknown) } else { c.lost_events.to_string() };
+        eprintln!(
+            "CPU{}: {} pages, lost events: {lost} (page headers), overrun: {}, dropped: {}",
+            c.cpu,
+            c.pages,
+            field("overrun:"),
+            field("dropped events:")
+        );
+    }
+    eprintln!("{}: {} bytes, {} pages", output.display(), s.written.bytes, s.written.pages);
+}
 
 /// Run `tracectl record`.
-pub fn run(_ctx: &Context, _args: Args) -> Result<i32> {
-    anyhow::bail!("`tracectl record` is not implemented yet")
+pub fn run(ctx: &Context, a: Args) -> Result<i32> {
+    // Signals become readable events instead of killing us, so a Ctrl-C or kill always
+    // ends with a drained, written file and a restored tracefs. The child gets a clean
+    // signal mask from std::process.
+    let mut mask = SigSet::empty();
+    mask.add(Signal::SIGINT);
+    mask.add(Signal::SIGTERM);
+    mask.thread_block().context("blocking SIGINT/SIGTERM")?;
+    let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).context("signalfd")?;
+
+    let t = live_tracefs(ctx)?;
+    let cfg = RecordConfig {
+        events: event_specs(&a),
+        plugin: a.plugin.clone(),
+        clock: a.clock.clone(),
+        buffer_size_kb: a.buffer_size,
+        instance: a.instance.clone(),
+        cpumask: a.cpumask.clone(),
+        options: a.options.clone(),
+        pids: a.pids.clone(),
+        follow_children: a.children,
+        ftrace_filter: a.ftrace_filter.clone(),
+        ftrace_notrace: a.ftrace_notrace.clone(),
+        graph_functions: a.graph.clone(),
+        all_formats: a.all_formats,
+        date: a.date,
+        write: write_options(a.file_version, &a.compression)?,
+    };
+    if cfg.events.is_empty() && cfg.plugin.is_none() {
+        anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
+    }
+    if a.only_command && a.command.is_empty() {
+        anyhow::bail!("-F needs a command after `--`");
+    }
+
+    // With -F the command is started stopped, so its pid can be filtered before it runs.
+    let mut child = None;
+    let mut cfg = cfg;
+    if !a.command.is_empty() && a.only_command {
+        let c = Command::new("/bin/sh")
+            .arg("-c")
+            .arg("kill -STOP $$; exec \"$0\" \"$@\"")
+            .args(&a.command)
+            .spawn()
+            .with_context(|| format!("running {}", a.command[0]))?;
+        let pid = Pid::from_raw(c.id() as i32);
+        let _ = waitpid(pid, Some(WaitPidFlag::WUNTRACED));
+        cfg.pids.push(c.id());
+        child = Some(c);
+    }
+    let rec = match Recorder::start(t, cfg, &a.output) {
+        Ok(r) => r,
+        Err(e) => {
+            if let Some(mut c) = child {
+                let _ = c.kill();
+                let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
+                let _ = c.wait();
+            }
+            return Err(e.into());
+        }
+    };
+    if let Some(c) = &child {
+        let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
+    } else if !a.command.is_empty() {
+        child = Some(Command::new(&a.command[0]).args(&a.command[1..]).spawn().with_context(|| format!("running {}", a.command[0]))?);
+    }
+    if !a.quiet && child.is_none() {
+        eprintln!("Hit Ctrl^C to stop recording");
+    }
+
+    let mut signalled = None;
+    loop {
+        if let Ok(Some(si)) = sfd.read_signal() {
+            signalled = Some(si.ssi_signo);
+            break;
+        }
+        if let Some(c) = child.as_mut() {
+            if c.try_wait().ok().flatten().is_some() {
+                break;
+            }
+        }
+        let mut fds = [nix::poll::PollFd::new(std::os::fd::AsFd::as_fd(&sfd), nix::poll::PollFlags::POLLIN)];
+        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(if child.is_some() { 50u16 } else { 1000u16 }));
+    }
+    if let (Some(c), Some(_)) = (child.as_mut(), signalled) {
+        // A Ctrl-C reaches the child too; a kill aimed at us is passed on.
+        if c.try_wait().ok().flatten().is_none() {
+            let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGTERM);
+            let _ = c.wait();
+        }
+    }
+    let _ = WaitStatus::StillAlive;
+    let summary = rec.finish()?;
+    if !a.quiet {
+        print_summary(&summary, &a.output);
+    }
+    std::thread::sleep(Duration::from_millis(0));
+    Ok(0)
 }

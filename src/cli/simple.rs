@@ -153,6 +153,19 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         }
         targets.push((s, target));
     }
+    // Values the kernel lists are checked up front too, against the top level (an
+    // instance to be created has the same lists).
+    let top = t.top();
+    if let (Some(p), Ok(avail)) = (&a.tracer, top.available_tracers()) {
+        if !avail.iter().any(|x| x == p) {
+            anyhow::bail!("tracer {p:?} is not in available_tracers ({}); nothing was changed", avail.join(" "));
+        }
+    }
+    if let (Some(c), Ok(clocks)) = (&a.clock, top.trace_clock()) {
+        if clocks.available.len() > 1 && !clocks.available.iter().any(|x| x == c) {
+            anyhow::bail!("unknown clock {c:?}; this kernel has: {}; nothing was changed", clocks.available.join(" "));
+        }
+    }
     let inst = match &a.instance {
         Some(n) => t.create_instance(n)?,
         None => t.top(),
@@ -230,13 +243,17 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         for f in &s.filters {
             inst.set_filter(target, f)?;
         }
-        for r in &s.triggers {
+        for (n, r) in s.triggers.iter().enumerate() {
             let evs = match target {
                 EventTarget::Events(v) => v.clone(),
                 _ => anyhow::bail!("-R {r:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}", s.event),
             };
+            // Like trace-cmd (and `echo TRIGGER > trigger`), the first trigger opens the
+            // file with O_TRUNC; the kernel adds it. Further ones append, since O_TRUNC
+            // also drops hist triggers.
+            let mode = if n == 0 { AppendMode::Truncate } else { AppendMode::Append };
             for e in &evs {
-                inst.add_trigger_raw(e, r)?;
+                inst.write(e.dir().join("trigger"), r.as_bytes(), mode)?;
             }
         }
     }
@@ -323,7 +340,7 @@ pub struct ResetArgs {
     /// With -B: remove the instance instead of resetting it
     #[arg(short = 'd', requires = "instance")]
     pub delete: bool,
-    /// Reset instances instead of removing them
+    /// Leave instances alone (neither reset nor removed); only the top level is reset
     #[arg(long = "keep-instances", conflicts_with = "instance")]
     pub keep_instances: bool,
     /// Also empty the ring buffer

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
-use tracectl::event::Record;
+use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::render::{json, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::tracefs::capture::{event_matches, select_events};
@@ -50,6 +50,8 @@ struct Printer {
     style: KernelStyle,
     comms: Comms,
     names: EventNames,
+    /// The event model: print-fmt text exactly as the kernel prints it.
+    text: EventText,
     json: bool,
     only: Option<HashSet<u16>>,
     errors: u64,
@@ -92,7 +94,7 @@ impl Printer {
                 }
                 if self.json {
                     json::write_record(out, &rec, &self.comms, &self.names, &self.style);
-                } else if !self.style_line(&rec, out) {
+                } else if !self.style_line(&rec, out) && self.names.of(&rec).is_none() {
                     if let Some(id) = rec.event_id(self.style.big_endian) {
                         if self.lost_unknown_ids.insert(id) {
                             eprintln!("tracectl: event id {id} has no format under events/ (was the tree captured with its formats?)");
@@ -151,9 +153,64 @@ impl Printer {
 
     fn style_line(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
         self.style.write_context(out, rec, &self.comms);
-        let known = self.names.write_event(rec, out);
+        let known = self.text.write_event(rec, out, &self.names);
         out.push(b'\n');
         known
+    }
+}
+
+/// The event model's registry with the symbol tables its `%p` conversions and
+/// `bprint`/`bputs` events need.
+struct EventText {
+    registry: Option<Registry>,
+    kallsyms: Option<Kallsyms>,
+    printk: Option<PrintkFormats>,
+    big_endian: bool,
+}
+
+impl EventText {
+    /// One stderr line per event type whose text fell back to `field=value` pairs.
+    fn report_fallbacks(&self) {
+        if let Some(reg) = &self.registry {
+            for (event, why, n) in reg.fallback_report() {
+                eprintln!("tracectl: {event}: {n} record(s) printed as field=value ({why})");
+            }
+        }
+    }
+
+    /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
+    fn load(t: &Tracefs, big_endian: bool) -> EventText {
+        let registry = match Registry::from_tracefs(t) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("tracectl: {e}; printing events as field=value pairs");
+                None
+            }
+        };
+        let kallsyms_text = if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
+            zstd::decode_all(&z[..]).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+        } else if let Ok(s) = std::fs::read_to_string(t.path("host/kallsyms")) {
+            Some(s)
+        } else if is_live(t) {
+            std::fs::read_to_string("/proc/kallsyms").ok()
+        } else {
+            None
+        };
+        let printk = t.read_string("printk_formats").ok().map(|s| PrintkFormats::parse(&s));
+        EventText { registry, kallsyms: kallsyms_text.map(|s| Kallsyms::parse(&s)), printk, big_endian }
+    }
+
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>, fallback: &EventNames) -> bool {
+        let Some(reg) = &self.registry else { return fallback.write_event(rec, out) };
+        let env = PrintEnv {
+            kallsyms: self.kallsyms.as_ref(),
+            printk: self.printk.as_ref(),
+            big_endian: self.big_endian,
+            long_size: reg.long_size(),
+            hz: None,
+            style: tracectl::event::PrintStyle::Kernel,
+        };
+        reg.write_event(rec, &env, out)
     }
 }
 
@@ -197,11 +254,15 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
     let mut comms = Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
     let names = EventNames::from_tracefs(meta, big_endian);
+    let text = EventText::load(meta, big_endian);
     let only = ids_for(&names, &args.events);
+    let mut style = KernelStyle::from_tracefs(t, big_endian);
+    style.common = names.common_fields();
     Printer {
-        style: KernelStyle::from_tracefs(t, big_endian),
+        style,
         comms,
         names,
+        text,
         json: args.style == Style::Json,
         only,
         errors: 0,
@@ -236,6 +297,9 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
     }
     w.write_all(&out)?;
     w.flush()?;
+    if !p.json {
+        p.text.report_fallbacks();
+    }
     if p.errors > 0 {
         eprintln!("tracectl: {} malformed sub-buffer(s) skipped", p.errors);
         return Ok(1);
@@ -366,6 +430,9 @@ fn live(top: &Tracefs, args: &Args) -> Result<i32> {
     }
     drop(reader);
     drop(guard);
+    if !p.json {
+        p.text.report_fallbacks();
+    }
     Ok(0)
 }
 

@@ -117,7 +117,6 @@ pub struct DatFile {
 mod section {
     pub const OPTIONS: u16 = 0;
     pub const BUFFER: u16 = 3;
-    pub const STRINGS: u16 = 15;
 }
 
 impl DatFile {

@@ -326,7 +326,8 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
         let unsigned = words.contains(&"unsigned") || base.starts_with('u') || base.starts_with("__u") || base.starts_with("__le") || base.starts_with("__be");
         let base_size = super::format::c_type_size(&base, self.long_size);
         if stars > 0 {
-            let elem = if stars == 1 { base_size.unwrap_or(0) as u8 } else { self.long_size as u8 };
+            let tagged = base.strip_prefix("struct ").and_then(super::constants::struct_size);
+            let elem = if stars == 1 { base_size.or(tagged).unwrap_or(0) as u8 } else { self.long_size as u8 };
             return Some(CType { size: self.long_size as u8, signed: false, pointer: true, elem });
         }
         if base == "void" {

@@ -110,7 +110,16 @@ impl Schema {
         let mut id = None;
         let mut fields = Vec::new();
         let mut print_fmt = None;
-        for (lineno, line) in format_text.lines().enumerate() {
+        // The print fmt is last and may span lines (a format string with a raw newline).
+        let (head, fmt_rest) = match format_text.find("\nprint fmt:") {
+            Some(i) => (&format_text[..i + 1], Some(&format_text[i + 1 + "print fmt:".len()..])),
+            None if format_text.starts_with("print fmt:") => ("", Some(&format_text["print fmt:".len()..])),
+            None => (format_text, None),
+        };
+        if let Some(rest) = fmt_rest {
+            print_fmt = Some(rest.trim().to_string());
+        }
+        for (lineno, line) in head.lines().enumerate() {
             let ev = name.as_deref().unwrap_or("");
             let t = line.trim();
             if let Some(v) = line.strip_prefix("name:") {
@@ -118,8 +127,6 @@ impl Schema {
             } else if let Some(v) = line.strip_prefix("ID:") {
                 let v = v.trim();
                 id = Some(v.parse::<u16>().map_err(|_| err(ev, format!("line {}: ID `{v}` is not a number 0..65535", lineno + 1)))?);
-            } else if let Some(v) = line.strip_prefix("print fmt:") {
-                print_fmt = Some(v.trim().to_string());
             } else if t.starts_with("field:") || t.starts_with("field ") {
                 let f = parse_field_line(t, long_size).map_err(|m| err(ev, format!("line {}: {m}: `{t}`", lineno + 1)))?;
                 fields.push(f);

@@ -15,6 +15,7 @@
 //! assert_eq!(out, b"value=-3 (negative)");
 //! ```
 
+mod constants;
 mod expr;
 mod format;
 mod header;

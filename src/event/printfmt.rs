@@ -372,7 +372,12 @@ fn resolve_names(e: &mut Expr, schema: &Schema) {
             resolve_names(c, schema);
         }
         Expr::List(xs) => xs.iter_mut().for_each(|x| resolve_names(x, schema)),
-        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) | Expr::Ident(_) => {}
+        Expr::Ident(n) => {
+            if let Some(v) = super::constants::constant(n) {
+                *e = Expr::Num(v);
+            }
+        }
+        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
     }
 }
 
@@ -679,7 +684,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     let r = truthy(&self.eval(a)?) || truthy(&self.eval(b)?);
                     return Ok(int_of(r as u64));
                 }
-                let (av, bv) = (self.eval(a)?, self.eval(b)?);
+                let (av, mut bv) = (self.eval(a)?, self.eval(b)?);
+                // Pointer arithmetic: `(struct page *)base + n` steps by the struct size.
+                if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
+                    if *elem > 1 {
+                        bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                    }
+                }
                 binary(op, av, bv)?
             }
             Expr::Cond(c, t, f) => {

@@ -95,6 +95,11 @@ impl Registry {
                 .read_string(format!("events/{system}/{name}/id"))
                 .ok()
                 .and_then(|s| s.trim().parse::<u16>().ok());
+            // events/ftrace/* have no `id` file: the ID is only in the format.
+            let id = id.or_else(|| {
+                let text = t.read_string(format!("events/{system}/{name}/format")).ok()?;
+                text.lines().find_map(|l| l.strip_prefix("ID:")).and_then(|v| v.trim().parse::<u16>().ok())
+            });
             let i = reg.entries.len();
             if let Some(id) = id {
                 reg.by_id.insert(id, i);
@@ -190,7 +195,7 @@ impl Registry {
                 if e.id.is_none() {
                     return Some(FormatError {
                         event: format!("{}:{}", e.system, e.name),
-                        message: "no readable `id` file".into(),
+                        message: "no readable `id` file and no `ID:` line in its format".into(),
                     });
                 }
                 self.load(e).as_ref().err().cloned()

@@ -131,9 +131,12 @@ impl Default for KernelStyle {
     }
 }
 
-/// Whether a `trace_clock` name counts nanoseconds.
+/// Whether a `trace_clock` name counts nanoseconds (the kernel then prints `sec.usec`).
+///
+/// `counter`, `uptime` (jiffies) and the architecture clocks (`x86-tsc`, `ppc-tb`, ...)
+/// are printed as raw counts.
 pub fn clock_in_ns(clock: &str) -> bool {
-    !matches!(clock, "counter" | "x86-tsc")
+    matches!(clock, "local" | "global" | "perf" | "mono" | "mono_raw" | "boot" | "tai")
 }
 
 /// The selected clock in `trace_clock` text (`[local] global ...` -> `local`).
@@ -503,6 +506,22 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "           short-4194304 (-------) [1234] ..... 123456789012345678: "
         );
+    }
+
+    #[test]
+    fn raw_clocks() {
+        // `trace` of an instance with trace_clock=uptime on 6.18:
+        // " qemu-system-x86-19293   [000] d..2.       192026: sched_switch: ..."
+        assert!(!clock_in_ns(selected_clock("local global counter [uptime] perf").unwrap()));
+        assert!(!clock_in_ns("x86-tsc") && !clock_in_ns("counter"));
+        assert!(clock_in_ns(selected_clock("[local] global counter").unwrap()) && clock_in_ns("boot"));
+        let comms = Comms::from_saved_cmdlines("19293 qemu-system-x86\n");
+        let data = payload(F_IRQS_OFF, 2, 19293);
+        let rec = Record { cpu: 0, ts: 192026, data: &data };
+        let style = KernelStyle { time_in_ns: false, big_endian: false, ..KernelStyle::default() };
+        let mut out = Vec::new();
+        style.write_context(&mut out, &rec, &comms);
+        assert_eq!(String::from_utf8(out).unwrap(), " qemu-system-x86-19293   [000] d..2.       192026: ");
     }
 
     #[test]

@@ -116,6 +116,23 @@ impl EventNames {
         self.get(rec.event_id(self.big_endian)?)
     }
 
+    /// Offsets of the common fields as the format files declare them (defaults when no
+    /// format lists them).
+    pub fn common_fields(&self) -> super::CommonFields {
+        let mut c = super::CommonFields::default();
+        if let Some(ev) = self.by_id.values().find(|e| e.fields.iter().any(|f| f.name == "common_pid")) {
+            for f in &ev.fields {
+                match f.name.as_str() {
+                    "common_flags" => c.flags = f.offset,
+                    "common_preempt_count" => c.preempt_count = f.offset,
+                    "common_pid" => c.pid = f.offset,
+                    _ => {}
+                }
+            }
+        }
+        c
+    }
+
     /// Every known event with its id.
     pub fn iter(&self) -> impl Iterator<Item = (u16, &EventInfo)> {
         self.by_id.iter().map(|(id, e)| (*id, e))

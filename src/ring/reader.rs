@@ -20,6 +20,12 @@ pub enum RingError {
     Tracefs(TracefsError),
     /// `events/header_page` could not be understood.
     HeaderPage(HeaderPageError),
+    /// Another reader holds this buffer (EBUSY: since 6.5 the per-CPU `trace_pipe_raw` and
+    /// the global `trace_pipe` of one buffer cannot be read at the same time).
+    Busy {
+        /// The file.
+        path: PathBuf,
+    },
     /// No `per_cpu/cpuN/trace_pipe_raw` at all under the root.
     NoData {
         /// The root searched.
@@ -32,6 +38,11 @@ impl fmt::Display for RingError {
         match self {
             RingError::Tracefs(e) => write!(f, "{e}"),
             RingError::HeaderPage(e) => write!(f, "{e}"),
+            RingError::Busy { path } => write!(
+                f,
+                "{}: busy, another program is reading this buffer (stop it, or give -e EVENT to read a private instance)",
+                path.display()
+            ),
             RingError::NoData { root } => write!(
                 f,
                 "{}: no per_cpu/cpuN/trace_pipe_raw files (capture a tree with data: tracectl capture DIR -e EVENT)",
@@ -139,7 +150,13 @@ impl LiveReader {
                 .read(true)
                 .custom_flags(libc::O_NONBLOCK)
                 .open(&path)
-                .map_err(|e| TracefsError::from_io(&path, e))?;
+                .map_err(|e| {
+                    if e.raw_os_error() == Some(libc::EBUSY) {
+                        RingError::Busy { path: path.clone() }
+                    } else {
+                        TracefsError::from_io(&path, e).into()
+                    }
+                })?;
             files.push((c, f));
         }
         if files.is_empty() {

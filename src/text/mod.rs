@@ -117,12 +117,17 @@ fn parse_after_cpu(s: &str) -> Option<AfterCpu<'_>> {
         return None;
     }
     let rest = rest.trim_start();
-    let (event, body) = match rest.split_once(": ") {
-        Some((e, b)) if !e.contains(' ') => (e, b),
-        _ => match rest.strip_suffix(':') {
-            Some(e) if !e.contains(' ') => (e, ""),
-            _ => return None,
-        },
+    // `event: body` for most events; syscall events print `sys_write(fd: 1, ...)` and
+    // `sys_write -> 0x1`, the function tracer `func <-parent`: the name is the leading
+    // identifier and the body what follows it.
+    let name_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.').count();
+    if name_len == 0 {
+        return None;
+    }
+    let (event, after) = rest.split_at(name_len);
+    let body = match after.strip_prefix(':') {
+        Some(b) => b.strip_prefix(' ').unwrap_or(b),
+        None => after.trim_start(),
     };
     Some((flags, ts, event, body))
 }
@@ -229,5 +234,15 @@ mod tests {
         assert!(parse_line("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION").is_none());
         assert!(parse_line("").is_none());
         assert!(parse_line("CPU:1 [LOST 3 EVENTS]").is_none());
+    }
+
+    #[test]
+    fn syscall_and_function_lines() {
+        let l = parse_line("        tracectl-10474   [000] .....   626.243848: sys_write -> 0x1").unwrap();
+        assert_eq!((l.event, l.body), ("sys_write", "-> 0x1"));
+        let l = parse_line("  cat-5 [001] ..... 1.000000: sys_openat(dfd: ffffff9c, filename: 7ffd, flags: 0, mode: 0)").unwrap();
+        assert_eq!((l.event, l.body), ("sys_openat", "(dfd: ffffff9c, filename: 7ffd, flags: 0, mode: 0)"));
+        let l = parse_line("  cat-5 [001] ..... 1.000000: do_sys_openat2 <-do_syscall_64").unwrap();
+        assert_eq!((l.event, l.body), ("do_sys_openat2", "<-do_syscall_64"));
     }
 }

@@ -33,6 +33,8 @@ pub struct CaptureOptions {
     pub duration: Duration,
     /// Per-CPU buffer size of the private instance (`buffer_size_kb`), to keep trees small.
     pub buffer_size_kb: Option<u64>,
+    /// Sub-buffer size of the private instance (`buffer_subbuf_size_kb`, 6.8+).
+    pub subbuf_size_kb: Option<u64>,
     /// Extra instance options to set while recording, e.g. `record-tgid` (written as `1`).
     pub options: Vec<String>,
 }
@@ -203,6 +205,9 @@ fn record_in(
     it.write("tracing_on", b"0", AppendMode::Truncate)?;
     if let Some(kb) = opts.buffer_size_kb {
         it.write("buffer_size_kb", kb.to_string().as_bytes(), AppendMode::Truncate)?;
+    }
+    if let Some(kb) = opts.subbuf_size_kb {
+        it.write("buffer_subbuf_size_kb", kb.to_string().as_bytes(), AppendMode::Truncate)?;
     }
     if it.exists("options/hash-ptr") {
         it.write("options/hash-ptr", b"0", AppendMode::Truncate)?;
@@ -579,6 +584,9 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
     }
     if let Some(kb) = opts.buffer_size_kb {
         notes.push_str(&format!("buffer_size_kb: {kb}\n"));
+    }
+    if let Some(kb) = opts.subbuf_size_kb {
+        notes.push_str(&format!("buffer_subbuf_size_kb: {kb}\n"));
     }
     for (f, why) in &report.skipped {
         notes.push_str(&format!("skipped: {f}: {why}\n"));

@@ -148,8 +148,7 @@ impl fmt::Display for TracefsError {
             TracefsError::NotMounted { detail } => write!(f, "tracefs not found: {detail}"),
             TracefsError::ReadOnly { path } => write!(
                 f,
-                "{}: tracefs is mounted read-only (remount it read-write: mount -o remount,rw {})",
-                path.display(),
+                "{}: tracefs is mounted read-only (remount it read-write: mount -o remount,rw MOUNTPOINT)",
                 path.display()
             ),
             TracefsError::UnknownEvent { name, suggestions } => {

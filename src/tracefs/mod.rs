@@ -1,4 +1,22 @@
 //! The control plane: a tracefs root (live mount, debugfs `tracing/` or a fixture tree).
+//!
+//! [`Tracefs`] is a root directory; [`Instance`] is one trace buffer in it (the top level
+//! or `instances/NAME`) with typed access to its control files. Everything works the
+//! same on a recorded tree, which is how the tests replay other kernels:
+//!
+//! ```
+//! use tracectl::tracefs::{EventTarget, Tracefs};
+//! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tracefs-fixtures/linux-6.18-sched-irq");
+//! let t = Tracefs::at(root);
+//! let sched = t.list_events(Some("sched:sched_swi*")).unwrap();
+//! assert_eq!(sched[0].to_string(), "sched:sched_switch");
+//! let top = t.top();
+//! assert_eq!(top.trace_clock().unwrap().current, "local");
+//! assert_eq!(top.resolve_event("irq").unwrap(), EventTarget::System("irq".into()));
+//! // A typo comes back with the closest names.
+//! let err = top.resolve_event("sched:sched_swich").unwrap_err();
+//! assert!(err.to_string().contains("did you mean sched:sched_switch"));
+//! ```
 
 pub mod capture;
 mod dynevent;
@@ -6,6 +24,7 @@ mod error;
 mod events;
 mod file;
 mod ftrace;
+pub mod graph;
 mod instance;
 mod mount;
 mod reset;

@@ -265,18 +265,15 @@ fn mask_value(mask: &str) -> Option<u128> {
 }
 
 impl Tracefs {
-    /// Reset the top level and every instance, then remove the instances (unless
-    /// `keep_instances`). An instance that is busy (a reader holds it open) is reported
-    /// in `skipped`.
+    /// Reset the top level, then remove every instance (unless `keep_instances`: then
+    /// they are left exactly as they are, for tools sharing the machine). An instance
+    /// that is busy (a reader holds it open) is reported in `skipped`.
     pub fn reset_all(&self, keep_instances: bool) -> Result<ResetReport, TracefsError> {
         let mut rep = self.top().reset()?;
+        if keep_instances {
+            return Ok(rep);
+        }
         for name in self.instances().unwrap_or_default() {
-            if keep_instances {
-                let r = self.instance(Some(&name))?.reset()?;
-                rep.changed.extend(r.changed);
-                rep.skipped.extend(r.skipped);
-                continue;
-            }
             match self.remove_instance(&name) {
                 Ok(()) => rep.changed.push(format!("instances/{name} (removed)")),
                 Err(e) => rep.skipped.push(e.to_string()),

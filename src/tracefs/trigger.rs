@@ -202,14 +202,14 @@ pub fn parse_trigger_file(text: &str) -> Vec<Trigger> {
 pub fn removal_text(listed: &str) -> String {
     let t = listed.trim();
     let t = t.strip_suffix("[active]").or_else(|| t.strip_suffix("[paused]")).unwrap_or(t).trim();
+    if t.starts_with("hist:") {
+        // The kernel finds a hist trigger to remove by its whole definition, filter included.
+        return format!("!{t}");
+    }
     let head = match t.find(" if ") {
         Some(i) => &t[..i],
         None => t,
     };
-    if head.starts_with("hist:") {
-        // A hist trigger is removed by its full definition, as listed.
-        return format!("!{head}");
-    }
     let parts: Vec<&str> = head.split(':').collect();
     let keep = match parts[0] {
         "enable_event" | "disable_event" => parts.len().min(3),
@@ -309,5 +309,6 @@ mod tests {
         assert_eq!(removal_text("traceon:3 if pid == 1"), "!traceon");
         assert_eq!(removal_text("enable_event:irq:softirq_entry:unlimited"), "!enable_event:irq:softirq_entry");
         assert_eq!(removal_text("hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 [active]"), "!hist:keys=pid:vals=hitcount:sort=hitcount:size=2048");
+        assert_eq!(removal_text("hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 if pid > 1 [paused]"), "!hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 if pid > 1");
     }
 }

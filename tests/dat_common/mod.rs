@@ -67,7 +67,11 @@ fn report_event_name(line: &str) -> Option<&str> {
 /// Lines per event name in `trace-cmd report FILE` (optionally extra args).
 pub fn report_counts(file: &Path, extra: &[&str]) -> BTreeMap<String, u64> {
     let out = Command::new("trace-cmd").arg("report").args(extra).arg(file).output().expect("run trace-cmd report");
-    assert!(out.status.success(), "trace-cmd report failed: {}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr).to_lowercase();
+    assert!(out.status.success(), "trace-cmd report failed: {err}");
+    for bad in ["error", "fail", "bug", "warn", "invalid", "unknown"] {
+        assert!(!err.contains(bad), "trace-cmd report complained about {}: {err}", file.display());
+    }
     let mut m = BTreeMap::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         if line.contains("[LOST") || line.starts_with("cpus=") {

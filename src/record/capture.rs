@@ -1,0 +1,114 @@
+//! One capture thread per CPU: `per_cpu/cpuN/trace_pipe_raw` pages appended to a file.
+//!
+//! Why read(2): each page must be looked at anyway (its `commit` flags carry the lost
+//! events count), a page-sized read hands over exactly one sub-buffer, and at the event
+//! rates this recorder targets the copy is far below the cost of the kernel's own
+//! page swap. splice would save the copy but not the page inspection.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::fd::AsFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+
+/// Where the sub-buffer header keeps what the lost-events count needs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageInfo {
+    pub subbuf: usize,
+    pub commit_offset: usize,
+    pub data_offset: usize,
+    pub long_size: usize,
+}
+
+/// What one CPU's capture produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CpuCaptured {
+    /// The CPU.
+    pub cpu: u32,
+    /// Sub-buffers written.
+    pub pages: u64,
+    /// Events the kernel reported lost in page headers (counts it stored).
+    pub lost_events: u64,
+    /// Pages whose header says events were lost without saying how many.
+    pub lost_unknown: u64,
+}
+
+pub(crate) struct CpuThread {
+    pub cpu: u32,
+    pub tmp: PathBuf,
+    pub handle: Option<JoinHandle<Result<CpuCaptured, String>>>,
+}
+
+fn read_long(b: &[u8], at: usize, long: usize) -> u64 {
+    if long == 8 {
+        b.get(at..at + 8).map(|s| u64::from_ne_bytes(s.try_into().unwrap())).unwrap_or(0)
+    } else {
+        b.get(at..at + 4).map(|s| u32::from_ne_bytes(s.try_into().unwrap()) as u64).unwrap_or(0)
+    }
+}
+
+fn account(page: &[u8], info: &PageInfo, out: &mut CpuCaptured) {
+    let commit = read_long(page, info.commit_offset, info.long_size);
+    if commit & (1 << 31) != 0 {
+        if commit & (1 << 30) != 0 {
+            let size = (commit & ((1 << 27) - 1)) as usize;
+            out.lost_events += read_long(page, info.data_offset + size, info.long_size);
+        } else {
+            out.lost_unknown += 1;
+        }
+    }
+}
+
+/// Start capturing `pipe` into `tmp` until `stop` is set, then drain what is left.
+pub(crate) fn spawn(
+    cpu: u32,
+    pipe: PathBuf,
+    tmp: PathBuf,
+    info: PageInfo,
+    stop: Arc<AtomicBool>,
+) -> io::Result<CpuThread> {
+    let src = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&pipe)?;
+    let mut dst = File::create(&tmp)?;
+    let handle = std::thread::Builder::new().name(format!("capture-cpu{cpu}")).spawn(move || {
+        let mut out = CpuCaptured { cpu, ..Default::default() };
+        let mut buf = vec![0u8; info.subbuf];
+        let ctx = |e: io::Error, what: &str| format!("cpu{cpu}: {what}: {e}");
+        loop {
+            // The last pass after stop drains everything the kernel still holds.
+            let stopping = stop.load(Ordering::Acquire);
+            loop {
+                match nix::unistd::read(std::os::fd::AsRawFd::as_raw_fd(&src), &mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        buf[n..].fill(0);
+                        account(&buf, &info, &mut out);
+                        // Written straight through: data already read is on disk even if
+                        // the process is killed right after.
+                        dst.write_all(&buf).map_err(|e| ctx(e, "writing capture file"))?;
+                        out.pages += 1;
+                    }
+                    Err(nix::errno::Errno::EAGAIN) => break,
+                    Err(nix::errno::Errno::EINTR) => continue,
+                    Err(e) => return Err(format!("cpu{cpu}: reading {}: {e}", pipe.display())),
+                }
+            }
+            if stopping {
+                break;
+            }
+            // Wake on data (the kernel's buffer_percent) or every 100 ms to see `stop`.
+            let mut fds = [PollFd::new(src.as_fd(), PollFlags::POLLIN)];
+            match poll(&mut fds, PollTimeout::from(100u16)) {
+                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                Err(e) => return Err(format!("cpu{cpu}: poll {}: {e}", pipe.display())),
+            }
+        }
+        dst.flush().map_err(|e| ctx(e, "flushing capture file"))?;
+        Ok(out)
+    })?;
+    Ok(CpuThread { cpu, tmp, handle: Some(handle) })
+}

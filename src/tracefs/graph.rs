@@ -1,0 +1,287 @@
+//! function_graph of one command: the setup `echo FUNC > set_graph_function; echo PID >
+//! set_ftrace_pid; echo function_graph > current_tracer` done for one child process, with
+//! every file put back afterwards.
+//!
+//! The child is started held (a shell blocked reading a FIFO), its pid goes into
+//! `set_ftrace_pid` before the tracer is switched on, then it is released and `exec`s the
+//! command, so the graph holds that command and nothing else (children too, with
+//! `options/function-fork`).
+
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus};
+
+use super::instance::Instance;
+use super::{AppendMode, FunctionFilter, TracefsError};
+
+/// What to graph.
+#[derive(Debug, Clone, Default)]
+pub struct GraphOptions {
+    /// Functions to graph from (`set_graph_function`); globs allowed.
+    pub functions: Vec<String>,
+    /// Functions whose subtrees are left out (`set_graph_notrace`).
+    pub notrace: Vec<String>,
+    /// `max_graph_depth` (0 = unlimited).
+    pub max_depth: Option<u32>,
+    /// funcgraph options to set (`funcgraph-proc`, `nofuncgraph-irqs`, ...).
+    pub options: Vec<String>,
+    /// Follow the command's children (`options/function-fork`).
+    pub follow_forks: bool,
+}
+
+/// What [`graph_command`] produced.
+#[derive(Debug)]
+pub struct GraphResult {
+    /// The kernel's own `trace` text for the run (function_graph layout).
+    pub trace: String,
+    /// How the command ended.
+    pub status: ExitStatus,
+}
+
+/// An error of a function_graph run.
+#[derive(Debug)]
+pub enum GraphError {
+    /// This kernel or sandbox has no function_graph tracer.
+    NoFunctionGraph {
+        /// What `available_tracers` lists.
+        available: Vec<String>,
+    },
+    /// A tracefs file could not be used.
+    Tracefs(TracefsError),
+    /// The command could not be started.
+    Spawn {
+        /// The command.
+        command: String,
+        /// The cause.
+        err: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for GraphError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GraphError::NoFunctionGraph { available } => write!(
+                f,
+                "this kernel offers no function_graph tracer (available_tracers: {}); it needs \
+                 CONFIG_FUNCTION_GRAPH_TRACER and a kernel or sandbox that allows function tracing",
+                if available.is_empty() { "none".to_string() } else { available.join(" ") }
+            ),
+            GraphError::Tracefs(e) => write!(f, "{e}"),
+            GraphError::Spawn { command, err } => write!(f, "cannot run {command:?}: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for GraphError {}
+
+impl From<TracefsError> for GraphError {
+    fn from(e: TracefsError) -> Self {
+        GraphError::Tracefs(e)
+    }
+}
+
+/// The entry symbol of a system call on this kernel, e.g. `openat` -> `__x64_sys_openat`,
+/// chosen from `available_filter_functions` (or kallsyms text) when given.
+pub fn syscall_entry_symbol(name: &str, available: Option<&[String]>) -> String {
+    let candidates = [
+        format!("__x64_sys_{name}"),
+        format!("__arm64_sys_{name}"),
+        format!("__riscv_sys_{name}"),
+        format!("__s390x_sys_{name}"),
+        format!("__se_sys_{name}"),
+        format!("sys_{name}"),
+    ];
+    if let Some(avail) = available {
+        for c in &candidates {
+            if avail.iter().any(|f| f == c) {
+                return c.clone();
+            }
+        }
+    }
+    let arch = if cfg!(target_arch = "aarch64") { 1 } else { 0 };
+    candidates[arch].clone()
+}
+
+/// Puts a file back to the text it held, on drop.
+struct Saved {
+    inst: Instance,
+    file: &'static str,
+    restore: Option<String>,
+}
+
+impl Drop for Saved {
+    fn drop(&mut self) {
+        if let Some(text) = self.restore.take() {
+            if let Err(e) = self.inst.write(self.file, text.as_bytes(), AppendMode::Truncate) {
+                eprintln!("tracectl: could not restore {}: {e}", self.file);
+            }
+        }
+    }
+}
+
+/// Text that, written to `file`, recreates what reading it returned.
+fn restorable(file: &str, text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let l = l.trim();
+            !l.is_empty() && !l.starts_with('#') && l != "no pid"
+        })
+        .collect();
+    match file {
+        "set_graph_function" | "set_graph_notrace" | "set_ftrace_pid" => {
+            let mut s = lines.join("\n");
+            s.push('\n');
+            if lines.is_empty() {
+                String::new()
+            } else {
+                s
+            }
+        }
+        _ => text.trim().to_string(),
+    }
+}
+
+fn save(inst: &Instance, file: &'static str) -> Result<Saved, TracefsError> {
+    let text = inst.read_string(file)?;
+    Ok(Saved { inst: inst.clone(), file, restore: Some(restorable(file, &text)) })
+}
+
+/// Graph `command` with function_graph in `inst`, restoring every file it changes.
+pub fn graph_command(inst: &Instance, command: &[String], opts: &GraphOptions) -> Result<GraphResult, GraphError> {
+    let available = inst.available_tracers().unwrap_or_default();
+    if !available.iter().any(|t| t == "function_graph") {
+        return Err(GraphError::NoFunctionGraph { available });
+    }
+    // Restored in reverse order of declaration: tracer first, then filters.
+    let mut guards = Vec::new();
+    for file in ["tracing_on", "set_ftrace_pid", "set_graph_function", "set_graph_notrace", "max_graph_depth"] {
+        if inst.exists(file) {
+            guards.push(save(inst, file)?);
+        }
+    }
+    let mut option_guards = Vec::new();
+    let mut options = opts.options.clone();
+    if opts.follow_forks {
+        options.push("function-fork".into());
+    }
+    for o in &options {
+        let name = o.strip_prefix("no").filter(|n| inst.exists(format!("options/{n}"))).unwrap_or(o);
+        let was = inst.option(name)?;
+        option_guards.push((name.to_string(), was));
+        inst.apply_option(o)?;
+    }
+    let tracer_guard = save(inst, "current_tracer")?;
+
+    inst.set_tracing_on(false)?;
+    inst.write("set_ftrace_pid", b"", AppendMode::Truncate)?;
+    if !opts.functions.is_empty() {
+        let f: Vec<&str> = opts.functions.iter().map(String::as_str).collect();
+        inst.set_function_filter(FunctionFilter::GraphFunction, &f, AppendMode::Truncate)?;
+    }
+    if !opts.notrace.is_empty() {
+        let f: Vec<&str> = opts.notrace.iter().map(String::as_str).collect();
+        inst.set_function_filter(FunctionFilter::GraphNotrace, &f, AppendMode::Truncate)?;
+    }
+    if let Some(d) = opts.max_depth {
+        inst.set_max_graph_depth(d)?;
+    }
+
+    let held = HeldChild::spawn(command)?;
+    let result = (|| -> Result<ExitStatus, GraphError> {
+        inst.write("set_ftrace_pid", held.pid().to_string().as_bytes(), AppendMode::Truncate)?;
+        inst.set_tracer("function_graph")?;
+        inst.clear()?;
+        inst.set_tracing_on(true)?;
+        Ok(held.release_and_wait()?)
+    })();
+    let _ = inst.set_tracing_on(false);
+    let trace = inst.trace_text(None);
+    drop(tracer_guard);
+    for (name, was) in option_guards.into_iter().rev() {
+        if let Err(e) = inst.set_option(&name, was) {
+            eprintln!("tracectl: could not restore options/{name}: {e}");
+        }
+    }
+    drop(guards);
+    let status = result?;
+    Ok(GraphResult { trace: trace?, status })
+}
+
+/// A child shell blocked on a FIFO until released; then it `exec`s the command, keeping its pid.
+struct HeldChild {
+    child: Option<Child>,
+    fifo: PathBuf,
+    dir: PathBuf,
+    command: String,
+}
+
+impl HeldChild {
+    fn spawn(command: &[String]) -> Result<HeldChild, GraphError> {
+        let cmd_text = command.join(" ");
+        let spawn_err = |err| GraphError::Spawn { command: cmd_text.clone(), err };
+        if command.is_empty() {
+            return Err(spawn_err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command given")));
+        }
+        let dir = std::env::temp_dir().join(format!("tracectl-graph-{}", std::process::id()));
+        fs::create_dir_all(&dir).map_err(spawn_err)?;
+        let fifo = dir.join("go");
+        let _ = fs::remove_file(&fifo);
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .map_err(|e| spawn_err(std::io::Error::from(e)))?;
+        let child = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(r#"read _ < "$0"; exec "$@""#)
+            .arg(&fifo)
+            .args(command)
+            .spawn()
+            .map_err(spawn_err)?;
+        Ok(HeldChild { child: Some(child), fifo, dir, command: cmd_text })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.as_ref().map(|c| c.id()).unwrap_or(0)
+    }
+
+    fn release_and_wait(mut self) -> Result<ExitStatus, GraphError> {
+        let spawn_err = |err| GraphError::Spawn { command: self.command.clone(), err };
+        let mut f = fs::OpenOptions::new().write(true).open(&self.fifo).map_err(spawn_err)?;
+        f.write_all(b"go\n").map_err(spawn_err)?;
+        drop(f);
+        let mut child = self.child.take().expect("child present until waited");
+        child.wait().map_err(|err| GraphError::Spawn { command: self.command.clone(), err })
+    }
+}
+
+impl Drop for HeldChild {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        let _ = fs::remove_file(&self.fifo);
+        let _ = fs::remove_dir(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syscall_symbol_prefers_what_the_kernel_has() {
+        let avail = vec!["__se_sys_openat".to_string(), "do_sys_openat2".to_string()];
+        assert_eq!(syscall_entry_symbol("openat", Some(&avail)), "__se_sys_openat");
+        let avail = vec!["__x64_sys_openat".to_string()];
+        assert_eq!(syscall_entry_symbol("openat", Some(&avail)), "__x64_sys_openat");
+    }
+
+    #[test]
+    fn restorable_text_of_empty_filters_is_empty() {
+        assert_eq!(restorable("set_graph_function", "#### all functions enabled ####\n"), "");
+        assert_eq!(restorable("set_ftrace_pid", "no pid\n"), "");
+        assert_eq!(restorable("set_ftrace_pid", "123\n456\n"), "123\n456\n");
+        assert_eq!(restorable("current_tracer", "nop\n"), "nop");
+    }
+}
