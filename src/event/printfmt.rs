@@ -372,12 +372,9 @@ fn resolve_names(e: &mut Expr, schema: &Schema) {
             resolve_names(c, schema);
         }
         Expr::List(xs) => xs.iter_mut().for_each(|x| resolve_names(x, schema)),
-        Expr::Ident(n) => {
-            if let Some(v) = super::constants::constant(n) {
-                *e = Expr::Num(v);
-            }
-        }
-        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
+        // Known constants are looked up when evaluating: the trace-cmd style reads them
+        // the way libtraceevent does (see `PrintStyle`).
+        Expr::Ident(_) | Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
     }
 }
 
@@ -647,7 +644,10 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 let _ = n;
                 int_of(0)
             }
-            Expr::Ident(n) => return Err(format!("unknown identifier `{n}`")),
+            Expr::Ident(n) => match super::constants::constant(n) {
+                Some(v) => int_of(v),
+                None => return Err(format!("unknown identifier `{n}`")),
+            },
             Expr::Member(_, n) => return Err(format!("member `{n}`")),
             Expr::List(_) => return Err("a `{...}` table outside a helper".into()),
             Expr::Cast(ty, x) => self.cast(ty, self.eval(x)?),
@@ -685,10 +685,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     return Ok(int_of(r as u64));
                 }
                 let (av, mut bv) = (self.eval(a)?, self.eval(b)?);
-                // Pointer arithmetic: `(struct page *)base + n` steps by the struct size.
-                if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
-                    if *elem > 1 {
-                        bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                // Pointer arithmetic: `(struct page *)base + n` steps by the struct size
+                // (libtraceevent ignores the cast and adds plain numbers).
+                if self.env.style == PrintStyle::Kernel {
+                    if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
+                        if *elem > 1 {
+                            bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                        }
                     }
                 }
                 binary(op, av, bv)?
@@ -922,6 +925,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 let v = match &items[0] {
                     // libtraceevent's table values: a few names it knows, else -1.
                     Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => tracecmd_flag_value(n),
+                    Expr::Ident(n) => super::constants::constant(n).ok_or_else(|| format!("unknown identifier `{n}`"))?,
                     x => self.int(x)?,
                 };
                 match &items[1] {
