@@ -53,6 +53,11 @@ impl DatCatalog {
         &self.registry
     }
 
+    /// The print settings of this file in `style`.
+    pub fn print_env(&self, style: PrintStyle) -> PrintEnv<'_> {
+        PrintEnv { style, ..self.env() }
+    }
+
     fn env(&self) -> PrintEnv<'_> {
         PrintEnv {
             kallsyms: Some(&self.kallsyms),
