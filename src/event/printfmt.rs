@@ -494,6 +494,120 @@ impl Schema {
     }
 }
 
+impl Schema {
+    /// libtraceevent's raw listing (`trace-cmd report -R`): ` name=value` for every
+    /// non-common field. A field that a print-fmt conversion takes as its whole argument
+    /// (casts aside) is printed with that conversion, with `0x` before it when the format
+    /// text right before ends in `0x`; the search for that conversion starts after the one
+    /// the previous field used. Other fields print raw: strings as text (or `ARRAY[xx, ..]`
+    /// when not printable), pointers and longs in hex, signed 16- and 8-bit values as
+    /// `%2d`/`%1d`.
+    pub fn write_fields_tracecmd(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
+        let cx = Ctx { schema: self, data: rec.data, env };
+        // (segment index, field index of its argument, spec, literal-before-ends-in-0x)
+        let mut convs: Vec<(Option<usize>, Spec, bool, &Expr)> = Vec::new();
+        let kind = self.program.as_written.as_deref().unwrap_or(&self.program.kind);
+        if let Kind::Printf { segs, args } = kind {
+            let mut next = 0;
+            let mut has_0x = false;
+            for seg in segs {
+                match seg {
+                    Seg::Lit(b) => has_0x = b.len() > 1 && b.ends_with(b"0x"),
+                    Seg::Conv(spec) => {
+                        next += (spec.width == -2) as usize + (spec.prec == -2) as usize;
+                        let Some(arg) = args.get(next) else { break };
+                        next += 1;
+                        let mut a = arg;
+                        while let Expr::Cast(_, x) = a {
+                            a = x;
+                        }
+                        let field = if let Expr::Field(i) = a { Some(*i) } else { None };
+                        let plain = spec.width != -2 && spec.prec != -2;
+                        convs.push((field.filter(|_| plain), *spec, has_0x, arg));
+                        has_0x = false;
+                    }
+                }
+            }
+        }
+        let mut start = 0;
+        for (i, f) in self.fields.iter().enumerate() {
+            if f.name.starts_with("common_") {
+                continue;
+            }
+            out.push(b' ');
+            out.extend_from_slice(f.name.as_bytes());
+            out.push(b'=');
+            let is_array = !matches!(f.kind, FieldKind::Scalar | FieldKind::Pointer);
+            let found = if is_array || convs.is_empty() {
+                None
+            } else {
+                (0..convs.len()).map(|k| (start + k) % convs.len()).find(|&k| convs[k].0 == Some(i))
+            };
+            if let Some(k) = found {
+                let (_, spec, has_0x, arg) = &convs[k];
+                let mark = out.len();
+                if *has_0x {
+                    out.extend_from_slice(b"0x");
+                }
+                if cx.conv(spec, arg, out).is_ok() {
+                    start = k + 1;
+                    continue;
+                }
+                out.truncate(mark);
+            }
+            raw_field(f, rec.data, env, out);
+        }
+    }
+}
+
+/// libtraceevent's `print_field_raw`.
+fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
+    let be = env.big_endian;
+    let is_string = f.type_name.contains("char");
+    match f.kind {
+        FieldKind::Scalar | FieldKind::Pointer => {
+            let v = f.read_u64(data, be).unwrap_or(0);
+            let is_long = f.type_name.contains("long");
+            let is_pointer = f.kind == FieldKind::Pointer || f.type_name.contains('*');
+            if is_pointer || (!f.signed && is_long) {
+                out.extend_from_slice(b"0x");
+                push_hex(out, v, false);
+            } else if f.signed {
+                match f.size {
+                    4 if is_long => {
+                        out.extend_from_slice(b"0x");
+                        push_hex(out, v & 0xffff_ffff, false);
+                    }
+                    4 | 2 | 1 => push_i64(out, sign_extend(v, f.size)),
+                    _ => push_i64(out, v as i64),
+                }
+            } else {
+                push_u64(out, v);
+            }
+        }
+        _ => {
+            let b = f.bytes(data, be).unwrap_or(&[]);
+            let printable = {
+                let t = until_nul(b);
+                t.iter().all(|c| c.is_ascii_graphic() || *c == b' ' || (*c as char).is_ascii_whitespace())
+                    && b.get(t.len()).is_none_or(|z| *z == 0)
+            };
+            if is_string && printable {
+                out.extend_from_slice(until_nul(b));
+            } else {
+                out.extend_from_slice(b"ARRAY[");
+                for (n, x) in b.iter().enumerate() {
+                    if n != 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    push_hex2(out, *x);
+                }
+                out.push(b']');
+            }
+        }
+    }
+}
+
 /// One field's value in the fallback and JSON-ish form: integers in decimal (pointers in
 /// hex), strings as text, other arrays as `{0x..,0x..}`.
 pub(crate) fn write_field_value(f: &Field, data: &[u8], be: bool, out: &mut Vec<u8>) {
