@@ -107,7 +107,7 @@ impl Catalog for DatCatalog {
 
     fn write_fields(&self, rec: &Record, out: &mut Vec<u8>) {
         if let Some(s) = self.registry.of(rec) {
-            s.write_fields(rec, &self.env(), out);
+            s.write_fields_tracecmd(rec, &self.env(), out);
         }
     }
 
