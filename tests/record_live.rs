@@ -341,3 +341,23 @@ fn cpumask_option_and_clock() {
     }
     check_file(&file);
 }
+
+/// The whole workflow: our recording, printed by `tracectl report` and by
+/// `trace-cmd report`, line for line the same.
+#[test]
+fn our_recording_reports_identically_in_both_tools() {
+    if skip() || !have_tracecmd() {
+        eprintln!("skipping: needs root, tracefs and trace-cmd");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(dir.path(), "r.dat", &["-e", "sched", "-e", "irq", "-e", "syscalls", "--", "ls", "-R", "/usr/share/doc"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ours = Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("report").arg(&file).output().unwrap();
+    assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+    let theirs = Command::new("trace-cmd").arg("report").arg(&file).output().unwrap();
+    let (a, b) = (String::from_utf8_lossy(&ours.stdout), String::from_utf8_lossy(&theirs.stdout));
+    assert!(b.lines().count() > 100);
+    let diff: Vec<_> = a.lines().zip(b.lines()).filter(|(x, y)| x != y).take(5).collect();
+    assert!(diff.is_empty() && a.lines().count() == b.lines().count(), "first differences: {diff:#?}");
+}
