@@ -120,6 +120,12 @@ fn record_filter_bound_to_event_and_only_command() {
     assert_eq!(c.get("sched_switch"), None, "impossible filter keeps sched_switch out: {c:?}");
     assert!(c.get("sched_process_exec").copied().unwrap_or(0) >= 1, "{c:?}");
 
+    let (file, o) = record(dir.path(), "v.dat", &["-e", "sched", "-v", "-e", "sched_switch", "--", "sleep", "0.1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = check_file(&file);
+    assert_eq!(c.get("sched_switch"), None, "-v carves sched_switch out: {c:?}");
+    assert!(c.get("sched_process_exec").copied().unwrap_or(0) >= 1, "{c:?}");
+
     let (file, o) = record(dir.path(), "F.dat", &["-F", "-e", "sched:sched_process_exec", "-e", "syscalls", "--", "sleep", "0.1"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = check_file(&file);

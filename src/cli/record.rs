@@ -27,6 +27,9 @@ pub struct Args {
     /// Trigger for the preceding -e event
     #[arg(short = 'R', value_name = "TRIGGER")]
     pub triggers: Vec<String>,
+    /// Do not record the next -e event (carve it out of an enabled system)
+    #[arg(short = 'v', action = clap::ArgAction::Count)]
+    pub invert: u8,
     /// Tracer plugin (current_tracer)
     #[arg(short = 'p', long = "plugin")]
     pub plugin: Option<String>,
@@ -112,16 +115,26 @@ fn bind_events(m: &ArgMatches) -> Vec<EventSpec> {
             marks.extend(idx.zip(vals).map(|(i, v)| (i, tag, v.clone())));
         }
     }
+    if m.get_count("invert") > 0 {
+        if let Some(idx) = m.indices_of("invert") {
+            marks.extend(idx.map(|i| (i, 'v', String::new())));
+        }
+    }
     marks.sort_by_key(|m| m.0);
     let mut out: Vec<EventSpec> = Vec::new();
+    let mut invert_next = false;
     for (_, tag, v) in marks {
         match (tag, out.last_mut()) {
-            ('e', _) => out.push(EventSpec { name: v, ..Default::default() }),
+            ('v', _) => invert_next = true,
+            ('e', _) => {
+                out.push(EventSpec { name: v, invert: invert_next, ..Default::default() });
+                invert_next = false;
+            }
             ('f', Some(e)) => e.filters.push(v),
             ('R', Some(e)) => e.triggers.push(v),
             // A filter before any event applies to every event, as `-e all -f`.
-            ('f', None) => out.push(EventSpec { name: "all".into(), filters: vec![v], triggers: vec![] }),
-            (_, None) => out.push(EventSpec { name: "all".into(), filters: vec![], triggers: vec![v] }),
+            ('f', None) => out.push(EventSpec { name: "all".into(), filters: vec![v], ..Default::default() }),
+            (_, None) => out.push(EventSpec { name: "all".into(), triggers: vec![v], ..Default::default() }),
             _ => {}
         }
     }

@@ -29,6 +29,8 @@ pub struct EventSpec {
     pub filters: Vec<String>,
     /// Triggers to add to it.
     pub triggers: Vec<String>,
+    /// `-v -e X`: disable X instead (to carve it out of an enabled system).
+    pub invert: bool,
 }
 
 /// What to record and how; mirrors `trace-cmd record`'s options.
@@ -364,7 +366,8 @@ impl Recorder {
                 // A system's enable reads `X` when mixed, which cannot be written back.
                 let was = self.t.read_string(self.rel(&format!("{dir}/enable"))).unwrap_or_default();
                 let undo = if was.trim() == "1" { "1" } else { "0" };
-                self.set(&format!("{dir}/enable"), "1", Some((undo.into(), AppendMode::Truncate)))?;
+                let value = if ev.invert { "0" } else { "1" };
+                self.set(&format!("{dir}/enable"), value, Some((undo.into(), AppendMode::Truncate)))?;
             }
         }
         if let Ok(kb) = self.t.read_string(self.rel("buffer_subbuf_size_kb")) {
