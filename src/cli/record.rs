@@ -127,14 +127,26 @@ fn bind_events(m: &ArgMatches) -> Vec<EventSpec> {
         match (tag, out.last_mut()) {
             ('v', _) => invert_next = true,
             ('e', _) => {
-                out.push(EventSpec { name: v, invert: invert_next, ..Default::default() });
+                out.push(EventSpec {
+                    name: v,
+                    invert: invert_next,
+                    ..Default::default()
+                });
                 invert_next = false;
             }
             ('f', Some(e)) => e.filters.push(v),
             ('R', Some(e)) => e.triggers.push(v),
             // A filter before any event applies to every event, as `-e all -f`.
-            ('f', None) => out.push(EventSpec { name: "all".into(), filters: vec![v], ..Default::default() }),
-            (_, None) => out.push(EventSpec { name: "all".into(), triggers: vec![v], ..Default::default() }),
+            ('f', None) => out.push(EventSpec {
+                name: "all".into(),
+                filters: vec![v],
+                ..Default::default()
+            }),
+            (_, None) => out.push(EventSpec {
+                name: "all".into(),
+                triggers: vec![v],
+                ..Default::default()
+            }),
             _ => {}
         }
     }
@@ -142,12 +154,21 @@ fn bind_events(m: &ArgMatches) -> Vec<EventSpec> {
 }
 
 fn event_specs(a: &Args) -> Vec<EventSpec> {
-    let m = super::Cli::command().try_get_matches_from(std::env::args_os()).ok();
+    let m = super::Cli::command()
+        .try_get_matches_from(std::env::args_os())
+        .ok();
     if let Some(sub) = m.as_ref().and_then(|m| m.subcommand_matches("record")) {
         return bind_events(sub);
     }
     // Not parsed from the process arguments (embedded use): bind by order of appearance.
-    let mut v: Vec<EventSpec> = a.events.iter().map(|e| EventSpec { name: e.clone(), ..Default::default() }).collect();
+    let mut v: Vec<EventSpec> = a
+        .events
+        .iter()
+        .map(|e| EventSpec {
+            name: e.clone(),
+            ..Default::default()
+        })
+        .collect();
     if let Some(last) = v.last_mut() {
         last.filters = a.filters.clone();
         last.triggers = a.triggers.clone();
@@ -175,17 +196,37 @@ pub fn write_options(version: u32, compression: &str) -> Result<WriteOptions> {
     if !(6..=7).contains(&version) {
         anyhow::bail!("--file-version {version}: use 6 or 7");
     }
-    Ok(WriteOptions { version, compression, ..WriteOptions::default() })
+    Ok(WriteOptions {
+        version,
+        compression,
+        ..WriteOptions::default()
+    })
 }
 
 /// Print the end-of-recording statistics (trace-cmd prints the stats files too).
 pub fn print_summary(s: &RecordSummary, output: &std::path::Path) {
     for c in &s.cpus {
-        let stats = s.stats.iter().find(|(cpu, _)| *cpu == c.cpu).map(|(_, t)| t.as_str()).unwrap_or("");
+        let stats = s
+            .stats
+            .iter()
+            .find(|(cpu, _)| *cpu == c.cpu)
+            .map(|(_, t)| t.as_str())
+            .unwrap_or("");
         let field = |name: &str| {
-            stats.lines().find_map(|l| l.strip_prefix(name)).and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0)
+            stats
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(0)
         };
-        let lost = if c.lost_unknown > 0 { format!("{}+ ({} pages with an unknown count)", c.lost_events, c.lost_unknown) } else { c.lost_events.to_string() };
+        let lost = if c.lost_unknown > 0 {
+            format!(
+                "{}+ ({} pages with an unknown count)",
+                c.lost_events, c.lost_unknown
+            )
+        } else {
+            c.lost_events.to_string()
+        };
         eprintln!(
             "CPU{}: {} pages, lost events: {lost} (page headers), overrun: {}, dropped: {}",
             c.cpu,
@@ -194,7 +235,12 @@ pub fn print_summary(s: &RecordSummary, output: &std::path::Path) {
             field("dropped events:")
         );
     }
-    eprintln!("{}: {} bytes, {} pages", output.display(), s.written.bytes, s.written.pages);
+    eprintln!(
+        "{}: {} bytes, {} pages",
+        output.display(),
+        s.written.bytes,
+        s.written.pages
+    );
 }
 
 /// Run `tracectl record`.
@@ -250,7 +296,8 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     // The command's exit wakes the wait below at once.
     mask.add(Signal::SIGCHLD);
     mask.thread_block().context("blocking SIGINT/SIGTERM")?;
-    let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).context("signalfd")?;
+    let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
+        .context("signalfd")?;
 
     if let (Some(c), true) = (&child, a.only_command) {
         cfg.pids.push(c.id());
@@ -289,7 +336,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 break;
             }
         }
-        let mut fds = [nix::poll::PollFd::new(std::os::fd::AsFd::as_fd(&sfd), nix::poll::PollFlags::POLLIN)];
+        let mut fds = [nix::poll::PollFd::new(
+            std::os::fd::AsFd::as_fd(&sfd),
+            nix::poll::PollFlags::POLLIN,
+        )];
         let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(1000u16));
     }
     if let (Some(c), Some(_)) = (child.as_mut(), signalled) {

@@ -106,7 +106,11 @@ impl NewOption {
 
     /// The DATE option for `offset_us` microseconds (`record --date`).
     pub fn date(offset_us: i64) -> NewOption {
-        let s = if offset_us < 0 { format!("-0x{:x}", offset_us.unsigned_abs()) } else { format!("0x{offset_us:x}") };
+        let s = if offset_us < 0 {
+            format!("-0x{:x}", offset_us.unsigned_abs())
+        } else {
+            format!("0x{offset_us:x}")
+        };
         NewOption::text(opt::DATE, &s)
     }
 }
@@ -130,7 +134,12 @@ struct Out {
 
 impl Out {
     fn err(&self, e: io::Error) -> DatError {
-        DatError::new(&self.path, format!("writing {}", self.section), self.pos, DatErrorKind::Io(e))
+        DatError::new(
+            &self.path,
+            format!("writing {}", self.section),
+            self.pos,
+            DatErrorKind::Io(e),
+        )
     }
     fn bytes(&mut self, b: &[u8]) -> Result<(), DatError> {
         self.w.write_all(b).map_err(|e| self.err(e))?;
@@ -138,13 +147,25 @@ impl Out {
         Ok(())
     }
     fn u16(&mut self, v: u16) -> Result<(), DatError> {
-        self.bytes(&if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.bytes(&if self.be {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        })
     }
     fn u32(&mut self, v: u32) -> Result<(), DatError> {
-        self.bytes(&if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.bytes(&if self.be {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        })
     }
     fn u64(&mut self, v: u64) -> Result<(), DatError> {
-        self.bytes(&if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.bytes(&if self.be {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        })
     }
     fn cstr(&mut self, s: &str) -> Result<(), DatError> {
         self.bytes(s.as_bytes())?;
@@ -167,10 +188,24 @@ impl Out {
         r.map_err(|e| self.err(e))
     }
     fn patch_u64(&mut self, at: u64, v: u64) -> Result<(), DatError> {
-        self.patch(at, &if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.patch(
+            at,
+            &if self.be {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            },
+        )
     }
     fn patch_u32(&mut self, at: u64, v: u32) -> Result<(), DatError> {
-        self.patch(at, &if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.patch(
+            at,
+            &if self.be {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            },
+        )
     }
 }
 
@@ -182,10 +217,18 @@ struct Body {
 
 impl Body {
     fn u32(&mut self, x: u32) {
-        self.v.extend_from_slice(&if self.be { x.to_be_bytes() } else { x.to_le_bytes() });
+        self.v.extend_from_slice(&if self.be {
+            x.to_be_bytes()
+        } else {
+            x.to_le_bytes()
+        });
     }
     fn u64(&mut self, x: u64) {
-        self.v.extend_from_slice(&if self.be { x.to_be_bytes() } else { x.to_le_bytes() });
+        self.v.extend_from_slice(&if self.be {
+            x.to_be_bytes()
+        } else {
+            x.to_le_bytes()
+        });
     }
     fn cstr(&mut self, s: &str) {
         self.v.extend_from_slice(s.as_bytes());
@@ -273,24 +316,58 @@ pub fn write_dat(
     options: &[NewOption],
     mut buffers: Vec<BufferSource<'_>>,
 ) -> Result<WriteSummary, DatError> {
-    let file = File::create(path).map_err(|e| DatError::new(path, "create", 0, DatErrorKind::Io(e)))?;
-    let mut out = Out { w: BufWriter::with_capacity(1 << 16, file), path: path.to_path_buf(), pos: 0, be: wo.big_endian, section: "initial header".into() };
+    let file =
+        File::create(path).map_err(|e| DatError::new(path, "create", 0, DatErrorKind::Io(e)))?;
+    let mut out = Out {
+        w: BufWriter::with_capacity(1 << 16, file),
+        path: path.to_path_buf(),
+        pos: 0,
+        be: wo.big_endian,
+        section: "initial header".into(),
+    };
     if !(6..=7).contains(&wo.version) {
-        return Err(DatError::new(path, "write options", 0, DatErrorKind::Unsupported(format!("version {}; write 6 or 7", wo.version))));
+        return Err(DatError::new(
+            path,
+            "write options",
+            0,
+            DatErrorKind::Unsupported(format!("version {}; write 6 or 7", wo.version)),
+        ));
     }
     if buffers.first().map(|b| !b.name.is_empty()).unwrap_or(false) {
-        return Err(DatError::new(path, "write options", 0, DatErrorKind::Unsupported("the first buffer must be the top instance (name \"\")".into())));
+        return Err(DatError::new(
+            path,
+            "write options",
+            0,
+            DatErrorKind::Unsupported(
+                "the first buffer must be the top instance (name \"\")".into(),
+            ),
+        ));
     }
     let mut opts: Vec<NewOption> = options
         .iter()
-        .filter(|o| !matches!(o.id, opt::DONE | opt::BUFFER | opt::CPUCOUNT | opt::STRINGS..=opt::BUFFER_TEXT))
+        .filter(|o| {
+            !matches!(
+                o.id,
+                opt::DONE | opt::BUFFER | opt::CPUCOUNT | opt::STRINGS..=opt::BUFFER_TEXT
+            )
+        })
         .cloned()
         .collect();
-    let top_clock = buffers.first().map(|b| b.clock.clone()).unwrap_or_else(|| "local".into());
+    let top_clock = buffers
+        .first()
+        .map(|b| b.clock.clone())
+        .unwrap_or_else(|| "local".into());
     if !opts.iter().any(|o| o.id == opt::TRACECLOCK) {
-        opts.insert(0, NewOption::text(opt::TRACECLOCK, &format!("[{top_clock}]")));
+        opts.insert(
+            0,
+            NewOption::text(opt::TRACECLOCK, &format!("[{top_clock}]")),
+        );
     }
-    let nr_cpus = buffers.iter().flat_map(|b| b.cpus.iter().map(|(c, _)| c + 1)).max().unwrap_or(0);
+    let nr_cpus = buffers
+        .iter()
+        .flat_map(|b| b.cpus.iter().map(|(c, _)| c + 1))
+        .max()
+        .unwrap_or(0);
 
     out.bytes(MAGIC)?;
     out.cstr(&wo.version.to_string())?;
@@ -298,9 +375,25 @@ pub fn write_dat(
     out.u32(wo.page_size)?;
     let mut summary = WriteSummary::default();
     if wo.version == 6 {
-        write_v6(&mut out, wo, meta, &opts, &mut buffers, nr_cpus, &mut summary)?;
+        write_v6(
+            &mut out,
+            wo,
+            meta,
+            &opts,
+            &mut buffers,
+            nr_cpus,
+            &mut summary,
+        )?;
     } else {
-        write_v7(&mut out, wo, meta, &opts, &mut buffers, nr_cpus, &mut summary)?;
+        write_v7(
+            &mut out,
+            wo,
+            meta,
+            &opts,
+            &mut buffers,
+            nr_cpus,
+            &mut summary,
+        )?;
     }
     out.section = "end of file".into();
     out.w.flush().map_err(|e| out.err(e))?;
@@ -309,7 +402,12 @@ pub fn write_dat(
 }
 
 /// Copy one CPU's pages; returns bytes written (pages padded to whole pages).
-fn copy_raw(out: &mut Out, src: &mut dyn Read, page: usize, summary: &mut WriteSummary) -> Result<u64, DatError> {
+fn copy_raw(
+    out: &mut Out,
+    src: &mut dyn Read,
+    page: usize,
+    summary: &mut WriteSummary,
+) -> Result<u64, DatError> {
     let mut buf = vec![0u8; page * 16];
     let mut total = 0;
     loop {
@@ -331,7 +429,13 @@ fn copy_raw(out: &mut Out, src: &mut dyn Read, page: usize, summary: &mut WriteS
 
 /// Write one CPU's pages as compressed chunks; returns bytes written including the
 /// chunk count (the size trace-cmd >= 3.2 stores).
-fn copy_chunked(out: &mut Out, src: &mut dyn Read, page: usize, c: Compression, summary: &mut WriteSummary) -> Result<u64, DatError> {
+fn copy_chunked(
+    out: &mut Out,
+    src: &mut dyn Read,
+    page: usize,
+    c: Compression,
+    summary: &mut WriteSummary,
+) -> Result<u64, DatError> {
     let start = out.pos;
     out.u32(0)?;
     let mut buf = vec![0u8; page * PAGES_IN_CHUNK];
@@ -464,9 +568,21 @@ fn write_v7(
         (opt::HEADER_INFO, "headers", headers_body(m, be)),
         (opt::FTRACE_EVENTS, "ftrace events", ftrace_body(m, be)),
         (opt::EVENT_FORMATS, "events format", events_body(m, be)),
-        (opt::KALLSYMS, "kallsyms", sized_body(&m.kallsyms, be, false)),
-        (opt::PRINTK, "printk", sized_body(&m.printk_formats, be, false)),
-        (opt::CMDLINES, "command lines", sized_body(&m.cmdlines, be, true)),
+        (
+            opt::KALLSYMS,
+            "kallsyms",
+            sized_body(&m.kallsyms, be, false),
+        ),
+        (
+            opt::PRINTK,
+            "printk",
+            sized_body(&m.printk_formats, be, false),
+        ),
+        (
+            opt::CMDLINES,
+            "command lines",
+            sized_body(&m.cmdlines, be, true),
+        ),
     ];
     let mut pointers = Vec::new();
     for (id, desc, body) in sections {
@@ -477,7 +593,10 @@ fn write_v7(
             body
         } else {
             let z = c.compress(&body).map_err(|e| out.err(e))?;
-            let mut b = Body { v: Vec::with_capacity(z.len() + 8), be };
+            let mut b = Body {
+                v: Vec::with_capacity(z.len() + 8),
+                be,
+            };
             b.u32(z.len() as u32);
             b.u32(body.len() as u32);
             b.v.extend_from_slice(&z);
@@ -494,17 +613,37 @@ fn write_v7(
     // First options section: pointers to the metadata and the given options.
     let mut body = Body { v: Vec::new(), be };
     let add = |b: &mut Body, id: u16, data: &[u8]| {
-        b.v.extend_from_slice(&if be { id.to_be_bytes() } else { id.to_le_bytes() });
+        b.v.extend_from_slice(&if be {
+            id.to_be_bytes()
+        } else {
+            id.to_le_bytes()
+        });
         b.u32(data.len() as u32);
         b.v.extend_from_slice(data);
     };
     for (id, at) in &pointers {
-        add(&mut body, *id, &if be { at.to_be_bytes() } else { at.to_le_bytes() });
+        add(
+            &mut body,
+            *id,
+            &if be {
+                at.to_be_bytes()
+            } else {
+                at.to_le_bytes()
+            },
+        );
     }
     for o in opts {
         add(&mut body, o.id, &o.data);
     }
-    add(&mut body, opt::CPUCOUNT, &if be { nr_cpus.to_be_bytes() } else { nr_cpus.to_le_bytes() });
+    add(
+        &mut body,
+        opt::CPUCOUNT,
+        &if be {
+            nr_cpus.to_be_bytes()
+        } else {
+            nr_cpus.to_le_bytes()
+        },
+    );
     out.section = "options".into();
     let opts1_at = out.pos;
     out.patch_u64(first_opts_at, opts1_at)?;
@@ -602,7 +741,10 @@ fn write_v7(
 
 impl From<&super::options::DatOption> for NewOption {
     fn from(o: &super::options::DatOption) -> NewOption {
-        NewOption { id: o.id, data: o.data.clone() }
+        NewOption {
+            id: o.id,
+            data: o.data.clone(),
+        }
     }
 }
 
@@ -620,9 +762,21 @@ pub fn buffers_of(d: &DatFile) -> Result<Vec<BufferSource<'static>>, DatError> {
         }
         let mut cpus: Vec<(u32, Box<dyn Read>)> = Vec::new();
         for (j, c) in b.cpus().iter().enumerate() {
-            cpus.push((c.cpu, Box::new(PagesReader { pages: d.cpu_pages(i, j)?, buf: Vec::new(), pos: 0 })));
+            cpus.push((
+                c.cpu,
+                Box::new(PagesReader {
+                    pages: d.cpu_pages(i, j)?,
+                    buf: Vec::new(),
+                    pos: 0,
+                }),
+            ));
         }
-        v.push(BufferSource { name: b.name.clone(), clock: b.clock.clone().unwrap_or_else(|| "local".into()), page_size: b.page_size, cpus });
+        v.push(BufferSource {
+            name: b.name.clone(),
+            clock: b.clock.clone().unwrap_or_else(|| "local".into()),
+            page_size: b.page_size,
+            cpus,
+        });
     }
     Ok(v)
 }
@@ -637,7 +791,11 @@ struct PagesReader {
 impl Read for PagesReader {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if self.pos == self.buf.len() {
-            match self.pages.next_page().map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))? {
+            match self
+                .pages
+                .next_page()
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?
+            {
                 Some(p) => {
                     self.buf.clear();
                     self.buf.extend_from_slice(p);
