@@ -271,6 +271,13 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         max_graph_depth: a.max_graph_depth,
         write: write_options(a.file_version, &a.compression)?,
     };
+    let parent = match a.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !parent.is_dir() {
+        anyhow::bail!("-o {}: directory {} does not exist", a.output.display(), parent.display());
+    }
     if cfg.events.is_empty() && cfg.plugin.is_none() {
         anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
     }
