@@ -2,8 +2,8 @@
 //! files, latency (text) files, unknown options and timestamp adjustments.
 
 use tracectl::dat::{
-    opt, write_dat, BufferData, BufferSource, Compression, DatFile, Metadata, NewOption,
-    WriteOptions,
+    opt, write_dat, write_latency_dat, BufferData, BufferSource, Compression, DatFile, Metadata,
+    NewOption, WriteOptions,
 };
 
 const HEADER_PAGE: &str = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
@@ -220,4 +220,55 @@ fn events_of_a_system_are_stored_together() {
     let d = DatFile::open(&path).unwrap();
     let systems: Vec<&str> = d.event_formats().iter().map(|(s, _)| s.as_str()).collect();
     assert_eq!(systems, ["sched", "sched", "irq"]);
+}
+
+#[test]
+fn latency_files_round_trip_and_trace_cmd_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: Vec<u8> = (0..3000)
+        .flat_map(|i| format!("  <idle>-0       0d.h1  {i}us : irq_enter\n").into_bytes())
+        .collect();
+    for (version, compression) in [
+        (7, Compression::Zstd),
+        (7, Compression::None),
+        (6, Compression::None),
+    ] {
+        let path = dir
+            .path()
+            .join(format!("lat-{version}-{}.dat", compression.name()));
+        let wo = WriteOptions {
+            version,
+            compression,
+            ..WriteOptions::default()
+        };
+        write_latency_dat(&path, &wo, &meta(), &[], "local", &text).unwrap();
+        let d = DatFile::open(&path).unwrap();
+        assert_eq!(d.buffers().len(), 1);
+        assert!(matches!(d.buffers()[0].data, BufferData::Latency { .. }));
+        assert_eq!(d.latency_text(0).unwrap(), text, "{}", path.display());
+        if std::process::Command::new("trace-cmd")
+            .arg("--help")
+            .output()
+            .is_ok()
+        {
+            let o = std::process::Command::new("trace-cmd")
+                .arg("report")
+                .arg(&path)
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                o.status.success(),
+                "{}: {}",
+                path.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert_eq!(
+                out.matches("irq_enter").count(),
+                3000,
+                "{}: {out:.300}",
+                path.display()
+            );
+        }
+    }
 }

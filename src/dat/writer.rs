@@ -314,7 +314,32 @@ pub fn write_dat(
     wo: &WriteOptions,
     meta: &Metadata,
     options: &[NewOption],
+    buffers: Vec<BufferSource<'_>>,
+) -> Result<WriteSummary, DatError> {
+    write_any(path, wo, meta, options, buffers, None)
+}
+
+/// Write a latency trace.dat: the kernel's `trace` text (of a latency tracer such as
+/// irqsoff) instead of binary pages, as `trace-cmd record` stores latency tracers.
+/// v6 puts it after a `latency` marker, v7 in a BUFFER_TEXT section.
+pub fn write_latency_dat(
+    path: &Path,
+    wo: &WriteOptions,
+    meta: &Metadata,
+    options: &[NewOption],
+    clock: &str,
+    text: &[u8],
+) -> Result<WriteSummary, DatError> {
+    write_any(path, wo, meta, options, Vec::new(), Some((clock, text)))
+}
+
+fn write_any(
+    path: &Path,
+    wo: &WriteOptions,
+    meta: &Metadata,
+    options: &[NewOption],
     mut buffers: Vec<BufferSource<'_>>,
+    latency: Option<(&str, &[u8])>,
 ) -> Result<WriteSummary, DatError> {
     let file =
         File::create(path).map_err(|e| DatError::new(path, "create", 0, DatErrorKind::Io(e)))?;
@@ -356,6 +381,7 @@ pub fn write_dat(
     let top_clock = buffers
         .first()
         .map(|b| b.clock.clone())
+        .or_else(|| latency.map(|(c, _)| c.to_string()))
         .unwrap_or_else(|| "local".into());
     if !opts.iter().any(|o| o.id == opt::TRACECLOCK) {
         opts.insert(
@@ -383,6 +409,7 @@ pub fn write_dat(
             &mut buffers,
             nr_cpus,
             &mut summary,
+            latency,
         )?;
     } else {
         write_v7(
@@ -393,6 +420,7 @@ pub fn write_dat(
             &mut buffers,
             nr_cpus,
             &mut summary,
+            latency,
         )?;
     }
     out.section = "end of file".into();
@@ -469,6 +497,7 @@ fn write_v6(
     buffers: &mut [BufferSource<'_>],
     nr_cpus: u32,
     summary: &mut WriteSummary,
+    latency: Option<(&str, &[u8])>,
 ) -> Result<(), DatError> {
     let be = wo.big_endian;
     out.section = "headers".into();
@@ -500,6 +529,12 @@ fn write_v6(
         out.cstr(&b.name)?;
     }
     out.u16(opt::DONE)?;
+    if let Some((_, text)) = latency {
+        out.section = "latency".into();
+        out.bytes(b"latency  \0")?;
+        out.bytes(text)?;
+        return Ok(());
+    }
     for (i, b) in buffers.iter_mut().enumerate() {
         out.section = format!("flyrecord \"{}\"", b.name);
         if i > 0 {
@@ -547,6 +582,7 @@ fn write_v7(
     buffers: &mut [BufferSource<'_>],
     nr_cpus: u32,
     summary: &mut WriteSummary,
+    latency: Option<(&str, &[u8])>,
 ) -> Result<(), DatError> {
     let be = wo.big_endian;
     let c = wo.compression;
@@ -700,13 +736,50 @@ fn write_v7(
         buffer_opts.push(o.v);
     }
 
+    if let Some((clock, text)) = latency {
+        out.section = "buffer latency".into();
+        let sect_at = out.pos;
+        let sid = string_id("buffer latency ");
+        let compressed = c != Compression::None;
+        out.u16(opt::BUFFER_TEXT)?;
+        out.u16(compressed as u16)?;
+        out.u32(sid)?;
+        let size_at = out.pos;
+        out.u64(0)?;
+        let body_start = out.pos;
+        if compressed {
+            let chunk = wo.page_size.max(1) as usize * PAGES_IN_CHUNK;
+            out.u32(text.len().div_ceil(chunk) as u32)?;
+            for part in text.chunks(chunk) {
+                let z = c.compress(part).map_err(|e| out.err(e))?;
+                out.u32(z.len() as u32)?;
+                out.u32(part.len() as u32)?;
+                out.bytes(&z)?;
+            }
+        } else {
+            out.bytes(text)?;
+        }
+        let len = out.pos - body_start;
+        out.patch_u64(size_at, len)?;
+        let mut o = Body { v: Vec::new(), be };
+        o.u64(sect_at);
+        o.cstr("");
+        o.cstr(clock);
+        buffer_opts.push(o.v);
+    }
+
     // Last options section: the buffers, then DONE 0.
     out.section = "options".into();
     let opts2_at = out.pos;
     out.patch_u64(next_ptr, opts2_at)?;
     let mut body = Body { v: Vec::new(), be };
-    for b in &buffer_opts {
-        add(&mut body, opt::BUFFER, b);
+    for (i, b) in buffer_opts.iter().enumerate() {
+        let id = if i == buffers.len() {
+            opt::BUFFER_TEXT
+        } else {
+            opt::BUFFER
+        };
+        add(&mut body, id, b);
     }
     let sid = string_id("options");
     out.u16(0)?;
