@@ -633,3 +633,58 @@ fn our_recording_reports_identically_in_both_tools() {
         "first differences: {diff:#?}"
     );
 }
+
+/// `-e A -B name -e B`: A in the top buffer, B in a named one, as trace-cmd records.
+#[test]
+fn several_instances_become_buffers() {
+    if skip() {
+        return;
+    }
+    let name = format!("tracectl-test-multi-{}", std::process::id());
+    let _g = InstanceGuard(Path::new(TRACEFS).join("instances").join(&name));
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(
+        dir.path(),
+        "multi.dat",
+        &[
+            "-e",
+            "sched_switch",
+            "-B",
+            &name,
+            "-e",
+            "sched_wakeup",
+            "-e",
+            "sched_waking",
+            "--",
+            "sleep",
+            "0.2",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dat = DatFile::open(&file).unwrap();
+    let names: Vec<&str> = dat.buffers().iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["", name.as_str()]);
+    let top = our_counts(&dat, 0);
+    let inst = our_counts(&dat, 1);
+    assert!(
+        top.keys().all(|k| k == "sched_switch") && !top.is_empty(),
+        "{top:?}"
+    );
+    assert!(
+        inst.keys()
+            .all(|k| k == "sched_wakeup" || k == "sched_waking")
+            && !inst.is_empty(),
+        "{inst:?}"
+    );
+    if have_tracecmd() {
+        let mut all = top.clone();
+        for (k, v) in inst {
+            *all.entry(k).or_insert(0) += v;
+        }
+        assert_eq!(report_counts(&file, &[]), all);
+    }
+    assert!(
+        !Path::new(TRACEFS).join("instances").join(&name).exists(),
+        "created instance removed"
+    );
+}

@@ -39,9 +39,10 @@ pub struct Args {
     /// Per-CPU buffer size in KiB (buffer_size_kb)
     #[arg(short = 'b')]
     pub buffer_size: Option<u64>,
-    /// Record into this instance (created and removed if it does not exist)
+    /// Record the following -e events into this instance (created and removed if it
+    /// does not exist); repeatable, one buffer per instance in the file
     #[arg(short = 'B')]
-    pub instance: Option<String>,
+    pub instance: Vec<String>,
     /// CPU mask in hex (tracing_cpumask)
     #[arg(short = 'M')]
     pub cpumask: Option<String>,
@@ -107,10 +108,19 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
-/// Tie each -f / -R to the -e before it, by position on the command line.
-fn bind_events(m: &ArgMatches) -> Vec<EventSpec> {
+/// Events per target: `(None, events)` for the events before any -B, then one entry per
+/// -B with the events that follow it. Each -f / -R belongs to the -e before it, a -v to
+/// the -e after it.
+type Targets = Vec<(Option<String>, Vec<EventSpec>)>;
+
+fn bind_events(m: &ArgMatches) -> Targets {
     let mut marks: Vec<(usize, char, String)> = Vec::new();
-    for (id, tag) in [("events", 'e'), ("filters", 'f'), ("triggers", 'R')] {
+    for (id, tag) in [
+        ("events", 'e'),
+        ("filters", 'f'),
+        ("triggers", 'R'),
+        ("instance", 'B'),
+    ] {
         if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
             marks.extend(idx.zip(vals).map(|(i, v)| (i, tag, v.clone())));
         }
@@ -121,9 +131,14 @@ fn bind_events(m: &ArgMatches) -> Vec<EventSpec> {
         }
     }
     marks.sort_by_key(|m| m.0);
-    let mut out: Vec<EventSpec> = Vec::new();
+    let mut targets: Targets = vec![(None, Vec::new())];
     let mut invert_next = false;
     for (_, tag, v) in marks {
+        if tag == 'B' {
+            targets.push((Some(v), Vec::new()));
+            continue;
+        }
+        let out = &mut targets.last_mut().expect("one target").1;
         match (tag, out.last_mut()) {
             ('v', _) => invert_next = true,
             ('e', _) => {
@@ -150,17 +165,17 @@ fn bind_events(m: &ArgMatches) -> Vec<EventSpec> {
             _ => {}
         }
     }
-    out
+    targets
 }
 
-fn event_specs(a: &Args) -> Vec<EventSpec> {
+fn targets(a: &Args) -> Targets {
     let m = super::Cli::command()
         .try_get_matches_from(std::env::args_os())
         .ok();
     if let Some(sub) = m.as_ref().and_then(|m| m.subcommand_matches("record")) {
         return bind_events(sub);
     }
-    // Not parsed from the process arguments (embedded use): bind by order of appearance.
+    // Not parsed from the process arguments (embedded use): everything in one target.
     let mut v: Vec<EventSpec> = a
         .events
         .iter()
@@ -173,7 +188,27 @@ fn event_specs(a: &Args) -> Vec<EventSpec> {
         last.filters = a.filters.clone();
         last.triggers = a.triggers.clone();
     }
-    v
+    vec![(a.instance.first().cloned(), v)]
+}
+
+/// The first target is recorded as the top buffer: the events before any -B (in a
+/// private instance), or else the first -B instance. The rest become named buffers.
+fn split_targets(
+    mut t: Targets,
+) -> (
+    Option<String>,
+    Vec<EventSpec>,
+    Vec<(String, Vec<EventSpec>)>,
+) {
+    if t.len() > 1 && t[0].1.is_empty() {
+        t.remove(0);
+    }
+    let (inst, events) = t.remove(0);
+    let more = t
+        .into_iter()
+        .map(|(n, e)| (n.unwrap_or_default(), e))
+        .collect();
+    (inst, events, more)
 }
 
 /// The tracefs root: the one given, else the usual mount points.
@@ -248,12 +283,14 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
         anyhow::bail!("-F needs a command after `--`");
     }
+    let (main_instance, main_events, more_instances) = split_targets(targets(&a));
     let mut cfg = RecordConfig {
-        events: event_specs(&a),
+        events: main_events,
+        more_instances,
         plugin: a.plugin.clone(),
         clock: a.clock.clone(),
         buffer_size_kb: a.buffer_size,
-        instance: a.instance.clone(),
+        instance: main_instance,
         cpumask: a.cpumask.clone(),
         options: a.options.clone(),
         pids: a.pids.clone(),
@@ -276,7 +313,11 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         _ => PathBuf::from("."),
     };
     if !parent.is_dir() {
-        anyhow::bail!("-o {}: directory {} does not exist", a.output.display(), parent.display());
+        anyhow::bail!(
+            "-o {}: directory {} does not exist",
+            a.output.display(),
+            parent.display()
+        );
     }
     if cfg.events.is_empty() && cfg.plugin.is_none() {
         anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");

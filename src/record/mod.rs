@@ -78,6 +78,9 @@ pub struct RecordConfig {
     pub max_graph_depth: Option<u32>,
     /// `--no-filter`: also record the recorder's own threads.
     pub no_filter: bool,
+    /// More instances recorded at the same time (`-B name -e ...` after the first
+    /// target), each with its own events; stored as named buffers.
+    pub more_instances: Vec<(String, Vec<EventSpec>)>,
     /// File version and compression.
     pub write: WriteOptions,
 }
@@ -198,6 +201,7 @@ pub struct Recorder {
     torn_down: bool,
     top_restore: Vec<(PathBuf, Vec<u8>)>,
     warnings: Vec<String>,
+    extra: Vec<Recorder>,
     cfg: RecordConfig,
     output: PathBuf,
 }
@@ -271,6 +275,7 @@ impl Recorder {
             torn_down: false,
             top_restore: Vec::new(),
             warnings: Vec::new(),
+            extra: Vec::new(),
             cfg,
             output: output.to_path_buf(),
         };
@@ -278,6 +283,18 @@ impl Recorder {
         rec.configure()?;
         rec.spawn_threads()?;
         rec.exclude_self()?;
+        for (name, events) in rec.cfg.more_instances.clone() {
+            let mut sub = rec.cfg.clone();
+            sub.instance = Some(name.clone());
+            sub.events = events;
+            sub.more_instances.clear();
+            // Global files are handled once, by the first target.
+            sub.cmdlines_size = None;
+            let prefix = PathBuf::from(format!("{}.{name}", rec.output.display()));
+            let x = Recorder::start(rec.t.clone(), sub, &prefix)?;
+            rec.warnings.extend(x.warnings.iter().cloned());
+            rec.extra.push(x);
+        }
         rec.set("tracing_on", "1", None)?;
         Ok(rec)
     }
@@ -580,9 +597,83 @@ impl Recorder {
 
     /// Stop, drain every CPU, restore tracefs, and write the trace.dat.
     pub fn finish(mut self) -> Result<RecordSummary, RecordError> {
-        let results = self.stop_threads();
         let mut summary = RecordSummary::default();
-        for r in results {
+        let main = self.collect(&mut summary)?;
+        let mut extra = Vec::new();
+        let mut extras = std::mem::take(&mut self.extra);
+        for x in &mut extras {
+            // Per-CPU results of other instances are not part of the top summary.
+            let mut s = RecordSummary::default();
+            extra.push(x.collect(&mut s)?);
+        }
+        let mut events = main.events.clone();
+        for e in extra.iter().flat_map(|c| c.events.iter()) {
+            if !events.contains(e) {
+                events.push(e.clone());
+            }
+        }
+        let meta = metadata(&self.t, &events)?;
+        for x in &mut extras {
+            x.teardown();
+        }
+        self.teardown();
+
+        let clock = main.clock.clone();
+        let mut options = vec![
+            NewOption::text(opt::TRACECLOCK, main.clock_text.trim_end()),
+            NewOption::text(opt::UNAME, &uname()),
+            NewOption::text(
+                opt::VERSION,
+                concat!("tracectl ", env!("CARGO_PKG_VERSION")),
+            ),
+        ];
+        if self.cfg.date {
+            options.push(NewOption::date(date_offset_us(&clock)));
+        }
+        for (cpu, s) in &summary.stats {
+            options.push(NewOption::text(opt::CPUSTAT, &format!("CPU: {cpu}\n{s}")));
+        }
+        let mut buffers = Vec::new();
+        let mut all_tmp = Vec::new();
+        for (name, c) in std::iter::once((String::new(), &main)).chain(
+            extras
+                .iter()
+                .map(|x| x.instance_name.clone())
+                .zip(extra.iter()),
+        ) {
+            let mut files = Vec::new();
+            for (cpu, tmp) in &c.files {
+                let f = std::fs::File::open(tmp)
+                    .map_err(|e| RecordError::Capture(format!("{}: {e}", tmp.display())))?;
+                files.push((
+                    *cpu,
+                    Box::new(std::io::BufReader::new(f)) as Box<dyn std::io::Read>,
+                ));
+                all_tmp.push(tmp.clone());
+            }
+            buffers.push(BufferSource {
+                name,
+                clock: c.clock.clone(),
+                page_size: c.subbuf,
+                cpus: files,
+            });
+        }
+        let mut wo = self.cfg.write;
+        // trace-cmd 3.1 walks pages with the header's page size, so larger sub-buffers
+        // (--subbuf-size, 6.8+) are stored as the page size.
+        let biggest = buffers.iter().map(|b| b.page_size).max().unwrap_or(0);
+        wo.page_size = page_size().max(biggest as u32);
+        let r = write_dat(&self.output, &wo, &meta, &options, buffers);
+        for tmp in &all_tmp {
+            let _ = std::fs::remove_file(tmp);
+        }
+        summary.written = r?;
+        Ok(summary)
+    }
+
+    /// Stop capturing and gather what the file needs, leaving tracefs as it is.
+    fn collect(&mut self, summary: &mut RecordSummary) -> Result<Collected, RecordError> {
+        for r in self.stop_threads() {
             summary.cpus.push(r.map_err(RecordError::Capture)?);
         }
         for c in &summary.cpus {
@@ -602,49 +693,27 @@ impl Recorder {
         } else {
             enabled_events(&self.t, &self.inst)?
         };
-        let meta = metadata(&self.t, &events)?;
-        self.teardown();
-
-        let clock = crate::dat::selected_clock(&clock_text).unwrap_or_else(|| "local".into());
-        let mut options = vec![
-            NewOption::text(opt::TRACECLOCK, clock_text.trim_end()),
-            NewOption::text(opt::UNAME, &uname()),
-            NewOption::text(
-                opt::VERSION,
-                concat!("tracectl ", env!("CARGO_PKG_VERSION")),
-            ),
-        ];
-        if self.cfg.date {
-            options.push(NewOption::date(date_offset_us(&clock)));
-        }
-        for (cpu, s) in &summary.stats {
-            options.push(NewOption::text(opt::CPUSTAT, &format!("CPU: {cpu}\n{s}")));
-        }
-        let mut files = Vec::new();
-        for th in &self.threads {
-            let f = std::fs::File::open(&th.tmp)
-                .map_err(|e| RecordError::Capture(format!("{}: {e}", th.tmp.display())))?;
-            files.push((
-                th.cpu,
-                Box::new(std::io::BufReader::new(f)) as Box<dyn std::io::Read>,
-            ));
-        }
-        let buffers = vec![BufferSource {
-            name: String::new(),
-            clock,
-            page_size: self.info.subbuf,
-            cpus: files,
-        }];
-        let mut wo = self.cfg.write;
-        // trace-cmd 3.1 walks pages with the header's page size, so larger sub-buffers
-        // (--subbuf-size, 6.8+) are stored as the page size.
-        wo.page_size = page_size().max(self.info.subbuf as u32);
-        summary.written = write_dat(&self.output, &wo, &meta, &options, buffers)?;
-        for th in &self.threads {
-            let _ = std::fs::remove_file(&th.tmp);
-        }
-        Ok(summary)
+        Ok(Collected {
+            clock: crate::dat::selected_clock(&clock_text).unwrap_or_else(|| "local".into()),
+            clock_text,
+            events,
+            files: self
+                .threads
+                .iter()
+                .map(|t| (t.cpu, t.tmp.clone()))
+                .collect(),
+            subbuf: self.info.subbuf,
+        })
     }
+}
+
+/// What one instance's recording left for the file.
+struct Collected {
+    clock: String,
+    clock_text: String,
+    events: Vec<(String, String)>,
+    files: Vec<(u32, PathBuf)>,
+    subbuf: usize,
 }
 
 impl Drop for Recorder {
