@@ -688,3 +688,46 @@ fn several_instances_become_buffers() {
         "created instance removed"
     );
 }
+
+/// `-m KB` keeps only the newest pages of each CPU, and the file stays valid.
+#[test]
+fn max_size_per_cpu_keeps_the_newest_pages() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(
+        dir.path(),
+        "m.dat",
+        &[
+            "-m",
+            "32",
+            "-e",
+            "sched",
+            "-e",
+            "syscalls",
+            "--",
+            "sh",
+            "-c",
+            "find /usr -maxdepth 3 >/dev/null",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dat = DatFile::open(&file).unwrap();
+    let page = dat.buffers()[0].page_size as u64;
+    for i in 0..dat.buffers()[0].cpus().len() {
+        let n = dat.cpu_pages(0, i).unwrap().read_all().unwrap().len() as u64 / page;
+        assert!(n <= 32 * 1024 / page, "cpu entry {i}: {n} pages kept");
+    }
+    let c = check_file(&file);
+    assert!(
+        c.contains_key("sched_process_exit"),
+        "the newest events are kept: {c:?}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name() != "m.dat")
+        .collect();
+    assert!(left.is_empty(), "capture files removed: {left:?}");
+}

@@ -82,6 +82,9 @@ pub struct Args {
     /// Longest sleep between buffer reads, in microseconds
     #[arg(short = 's', value_name = "USECS")]
     pub sleep: Option<u64>,
+    /// Keep at most about this many KiB per CPU, the newest (two halves alternate)
+    #[arg(short = 'm', value_name = "KB")]
+    pub max_kb: Option<u64>,
     /// Ignore events that do not exist instead of failing
     #[arg(short = 'i')]
     pub ignore_missing: bool,
@@ -303,6 +306,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         no_filter: a.no_filter,
         sleep_us: a.sleep,
         ignore_missing: a.ignore_missing,
+        max_kb_per_cpu: a.max_kb,
         subbuf_size_kb: a.subbuf_size,
         cmdlines_size: a.cmdlines_size,
         max_graph_depth: a.max_graph_depth,

@@ -56,6 +56,8 @@ pub(crate) struct PageInfo {
     pub long_size: usize,
     /// Longest wait between two looks at `stop` and the buffer (`record -s`), in ms.
     pub sleep_ms: u16,
+    /// `record -m`: keep about this many bytes per CPU, the newest ones.
+    pub max_bytes: Option<u64>,
 }
 
 /// What one CPU's capture produced.
@@ -69,6 +71,8 @@ pub struct CpuCaptured {
     pub lost_events: u64,
     /// Pages whose header says events were lost without saying how many.
     pub lost_unknown: u64,
+    /// Capture files holding the kept pages, oldest first.
+    pub files: Vec<PathBuf>,
 }
 
 pub(crate) struct CpuThread {
@@ -116,6 +120,12 @@ pub(crate) fn spawn(
         .custom_flags(libc::O_NONBLOCK)
         .open(&pipe)?;
     let mut dst = File::create(&tmp)?;
+    // With -m, two halves alternate: when the current one is full the older one is
+    // emptied and written next, so the newest max/2..max bytes are kept.
+    let other = PathBuf::from(format!("{}.b", tmp.display()));
+    let mut order = vec![tmp.clone()];
+    let first = tmp.clone();
+    let half_pages = info.max_bytes.map(|m| (m / 2 / info.subbuf as u64).max(1));
     let (tid_tx, tid_rx) = std::sync::mpsc::sync_channel(1);
     let handle = std::thread::Builder::new()
         .name(format!("capture-cpu{cpu}"))
@@ -138,6 +148,19 @@ pub(crate) fn spawn(
                             account(&buf, &info, &mut out);
                             // Written straight through: data already read is on disk even if
                             // the process is killed right after.
+                            if let Some(half) = half_pages {
+                                if out.pages > 0 && out.pages % half == 0 {
+                                    let next = if order.last() == Some(&first) {
+                                        &other
+                                    } else {
+                                        &first
+                                    };
+                                    dst = File::create(next)
+                                        .map_err(|e| ctx(e, "rotating capture file"))?;
+                                    order.retain(|p| p != next);
+                                    order.push(next.clone());
+                                }
+                            }
                             dst.write_all(&buf)
                                 .map_err(|e| ctx(e, "writing capture file"))?;
                             out.pages += 1;
@@ -161,6 +184,7 @@ pub(crate) fn spawn(
                 }
             }
             dst.flush().map_err(|e| ctx(e, "flushing capture file"))?;
+            out.files = order;
             Ok(out)
         })?;
     let tid = tid_rx.recv().ok();

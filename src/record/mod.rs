@@ -9,6 +9,7 @@ mod capture;
 mod meta;
 
 use std::fmt;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -76,6 +77,8 @@ pub struct RecordConfig {
     pub cmdlines_size: Option<u64>,
     /// `--max-graph-depth`: max_graph_depth (function_graph).
     pub max_graph_depth: Option<u32>,
+    /// `-m`: keep at most about this many KiB per CPU (the newest).
+    pub max_kb_per_cpu: Option<u64>,
     /// `--no-filter`: also record the recorder's own threads.
     pub no_filter: bool,
     /// More instances recorded at the same time (`-B name -e ...` after the first
@@ -271,6 +274,7 @@ impl Recorder {
                 data_offset: hp.data_offset,
                 long_size: hp.long_size(),
                 sleep_ms: 100,
+                max_bytes: None,
             },
             torn_down: false,
             top_restore: Vec::new(),
@@ -301,6 +305,7 @@ impl Recorder {
 
     fn configure(&mut self) -> Result<(), RecordError> {
         let cfg = self.cfg.clone();
+        self.info.max_bytes = cfg.max_kb_per_cpu.map(|k| k * 1024);
         if let Some(us) = cfg.sleep_us {
             self.info.sleep_ms = (us / 1000).clamp(1, u16::MAX as u64) as u16;
         }
@@ -642,14 +647,18 @@ impl Recorder {
                 .zip(extra.iter()),
         ) {
             let mut files = Vec::new();
-            for (cpu, tmp) in &c.files {
-                let f = std::fs::File::open(tmp)
-                    .map_err(|e| RecordError::Capture(format!("{}: {e}", tmp.display())))?;
-                files.push((
-                    *cpu,
-                    Box::new(std::io::BufReader::new(f)) as Box<dyn std::io::Read>,
-                ));
-                all_tmp.push(tmp.clone());
+            for (cpu, parts) in &c.files {
+                let mut reader: Box<dyn std::io::Read> = Box::new(std::io::empty());
+                for tmp in parts {
+                    let f = std::fs::File::open(tmp)
+                        .map_err(|e| RecordError::Capture(format!("{}: {e}", tmp.display())))?;
+                    reader = Box::new(reader.chain(std::io::BufReader::new(f)));
+                }
+                files.push((*cpu, reader));
+            }
+            for th in extras_threads_and(&self.threads, &extras) {
+                all_tmp.push(th.clone());
+                all_tmp.push(PathBuf::from(format!("{}.b", th.display())));
             }
             buffers.push(BufferSource {
                 name,
@@ -673,8 +682,11 @@ impl Recorder {
 
     /// Stop capturing and gather what the file needs, leaving tracefs as it is.
     fn collect(&mut self, summary: &mut RecordSummary) -> Result<Collected, RecordError> {
+        let mut files = Vec::new();
         for r in self.stop_threads() {
-            summary.cpus.push(r.map_err(RecordError::Capture)?);
+            let c = r.map_err(RecordError::Capture)?;
+            files.push((c.cpu, c.files.clone()));
+            summary.cpus.push(c);
         }
         for c in &summary.cpus {
             if let Ok(s) = self
@@ -697,14 +709,18 @@ impl Recorder {
             clock: crate::dat::selected_clock(&clock_text).unwrap_or_else(|| "local".into()),
             clock_text,
             events,
-            files: self
-                .threads
-                .iter()
-                .map(|t| (t.cpu, t.tmp.clone()))
-                .collect(),
+            files,
             subbuf: self.info.subbuf,
         })
     }
+}
+
+/// Every capture file path (first halves) of the main and the extra recorders.
+fn extras_threads_and(main: &[CpuThread], extras: &[Recorder]) -> Vec<PathBuf> {
+    main.iter()
+        .chain(extras.iter().flat_map(|x| x.threads.iter()))
+        .map(|t| t.tmp.clone())
+        .collect()
 }
 
 /// What one instance's recording left for the file.
@@ -712,7 +728,7 @@ struct Collected {
     clock: String,
     clock_text: String,
     events: Vec<(String, String)>,
-    files: Vec<(u32, PathBuf)>,
+    files: Vec<(u32, Vec<PathBuf>)>,
     subbuf: usize,
 }
 
@@ -795,6 +811,7 @@ pub fn extract(
         data_offset: hp.data_offset,
         long_size: hp.long_size(),
         sleep_ms: 100,
+        max_bytes: None,
     };
     if let Ok(kb) = t.read_string(inst.join("buffer_subbuf_size_kb")) {
         if let Ok(kb) = kb.trim().parse::<usize>() {
