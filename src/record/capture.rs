@@ -218,6 +218,7 @@ mod tests {
             data_offset: 16,
             long_size: 8,
             sleep_ms: 100,
+            max_bytes: None,
         };
         let mut c = CpuCaptured::default();
         account(&page(100, None), &info, &mut c);
