@@ -738,7 +738,7 @@ pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry) {
     }
 }
 
-/// Whether `t` is a mounted tracefs/debugfs rather than a copy on disk.
+/// Whether `root` is a mounted tracefs/debugfs rather than a copy on disk.
 pub fn is_mounted_tracefs(root: &Path) -> bool {
     const TRACEFS_MAGIC: i64 = 0x7472_6163;
     const DEBUGFS_MAGIC: i64 = 0x6462_6720;
