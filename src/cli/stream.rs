@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
-use tracectl::tracefs::capture::{count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants, select_events};
+use tracectl::tracefs::capture::{count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events};
 use tracectl::tracefs::{AppendMode, Tracefs};
 
 use super::common::Context;
@@ -230,10 +230,10 @@ impl EventText {
     }
 
     /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
-    fn load(t: &Tracefs, big_endian: bool) -> EventText {
+    fn load(t: &Tracefs, big_endian: bool, specs: &[String]) -> EventText {
         let registry = match Registry::from_tracefs(t) {
             Ok(mut r) => {
-                resolve_enum_constants(t, &mut r);
+                resolve_enum_constants_of(t, &mut r, specs);
                 Some(r)
             }
             Err(e) => {
@@ -298,7 +298,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
 fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Printer {
     let mut comms = Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
-    let text = EventText::load(meta, big_endian);
+    let text = EventText::load(meta, big_endian, &args.events);
     // The minimal table is only needed when the event model cannot read the tree.
     let names = if text.registry.is_some() {
         let mut n = EventNames::default();

@@ -702,10 +702,31 @@ pub fn write_enums(dest: &Path) -> Result<bool, String> {
 /// `host/enums` uses the running kernel's BTF only for formats byte-identical to the live
 /// ones.
 pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry) {
+    resolve_enum_constants_of(t, reg, &[])
+}
+
+/// [`resolve_enum_constants`] for the events matching `specs` only (`-e` specs as in
+/// [`event_matches`]; empty: every event), which spares a live root reading thousands of
+/// format files.
+pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[String]) {
     let live_btf = || -> Option<std::collections::HashMap<String, i64>> {
         let bytes = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
         Some(btf_enums(&bytes).ok()?.into_iter().collect())
     };
+    // Only formats whose print fmt names a bare identifier can need a value; the BTF
+    // (megabytes) is read only when there is one.
+    let candidates: Vec<(String, String)> = reg
+        .events()
+        .filter(|(s, n, _)| specs.is_empty() || specs.iter().any(|spec| event_matches(spec, s, n)))
+        .map(|(s, n, _)| (s.to_string(), n.to_string()))
+        .filter_map(|(system, name)| {
+            let text = t.read_string(format!("events/{system}/{name}/format")).ok()?;
+            (!print_fmt_identifiers(&text).is_empty()).then_some((system, text))
+        })
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
     // A tree without host/enums (captured by another tool) may still come from the running
     // kernel: then its formats are byte-identical to the live ones, and so are the enums.
     let (enums, same_as_live) = match t.read_string("host/enums") {
@@ -722,13 +743,11 @@ pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry) {
     if enums.is_empty() {
         return;
     }
-    let events: Vec<(String, String)> = reg.events().map(|(s, n, _)| (s.to_string(), n.to_string())).collect();
-    for (system, name) in events {
-        let rel = format!("events/{system}/{name}/format");
-        let Ok(text) = t.read_string(&rel) else { continue };
+    for (system, text) in candidates {
         if let Some(fixed) = substitute_enums(&text, &enums) {
             if let Some(live) = &same_as_live {
-                if live.read_string(&rel).ok().as_deref() != Some(text.as_str()) {
+                let name = text.lines().find_map(|l| l.strip_prefix("name:")).map(str::trim).unwrap_or("");
+                if live.read_string(format!("events/{system}/{name}/format")).ok().as_deref() != Some(text.as_str()) {
                     continue;
                 }
             }
