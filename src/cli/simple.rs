@@ -347,6 +347,10 @@ pub struct ResetArgs {
     /// With -B: remove the instance instead of resetting it
     #[arg(short = 'd', requires = "instance")]
     pub delete: bool,
+    /// Reset the top level and remove every instance (what reset does without -B; accepted
+    /// for trace-cmd's scripts)
+    #[arg(short = 'a', long = "all", conflicts_with_all = ["instance", "keep_instances"])]
+    pub all: bool,
     /// Leave instances alone (neither reset nor removed); only the top level is reset
     #[arg(long = "keep-instances", conflicts_with = "instance")]
     pub keep_instances: bool,
