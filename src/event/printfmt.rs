@@ -4,7 +4,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::expr::{lex, CType, Expr, Parser};
+use std::cell::Cell;
+
+use super::expr::{lex, CType, Expr, Parser, MAX_LOCALS};
 use super::format::{sign_extend, until_nul, Field, FieldKind, Schema};
 use super::pointer;
 use super::{PrintEnv, PrintStyle, Record};
@@ -109,7 +111,8 @@ pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, Str
                 v = v.saturating_mul(10).saturating_add((d - b'0') as i32);
                 *i += 1;
             }
-            v
+            // The kernel's trace_seq holds one page; wider fields cannot be shown anyway.
+            v.min(4096)
         };
         if fmt.get(i) == Some(&b'*') {
             s.width = -2;
@@ -176,7 +179,13 @@ pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, Str
 #[derive(Debug, Clone, Default)]
 enum Kind {
     /// The format string and its compiled argument expressions.
-    Printf { segs: Vec<Seg>, args: Vec<Expr> },
+    Printf {
+        segs: Vec<Seg>,
+        args: Vec<Expr>,
+        /// An identifier the kernel style cannot evaluate (an unexported enum constant),
+        /// reported by `check-events`; records fall back at run time.
+        unknown: Option<String>,
+    },
     /// `ftrace:print`: `<ip symbol>: <buf>`.
     FtracePrint { ip: usize, buf: usize },
     /// `ftrace:bprint`: `<ip symbol>: ` and `fmt` (a printk_formats address) applied to the
@@ -184,6 +193,9 @@ enum Kind {
     FtraceBprint { ip: usize, fmt: usize, buf: usize },
     /// `ftrace:bputs`: `<ip symbol>: ` and the constant string at `str`.
     FtraceBputs { ip: usize, str: usize },
+    /// `ftrace:raw_data` (`trace_marker_raw`): `# <id hex> buf: xx xx ...`, every byte of
+    /// the record after `id`, padding included, as the kernel prints it.
+    FtraceRawData { id: usize, buf: usize },
     /// `ftrace:function`: `<ip> <-<parent>`.
     FtraceFunction { ip: usize, parent: usize },
     /// `syscalls:sys_enter_*`: the kernel's `sys_name(arg: value, ...)`.
@@ -200,6 +212,9 @@ enum Kind {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Program {
     kind: Kind,
+    /// For events the kernel prints with its own code (syscalls): the print fmt as
+    /// written, which the trace-cmd style prints.
+    as_written: Option<Box<Kind>>,
     /// Records that had to fall back to `field=value` pairs.
     fallbacks: Arc<AtomicU64>,
     /// The reason of the first runtime fallback, when the compiled program failed on a record.
@@ -253,12 +268,17 @@ impl Program {
             Ok(k) => k,
             Err(e) => Kind::Fallback(e),
         };
-        Program { kind, ..Program::default() }
+        let as_written = match kind {
+            Kind::SyscallEnter { .. } | Kind::SyscallExit { .. } => compile_printf(schema).ok().map(Box::new),
+            _ => None,
+        };
+        Program { kind, as_written, ..Program::default() }
     }
 
     pub(crate) fn fallback_reason(&self) -> Option<&str> {
         match &self.kind {
             Kind::Fallback(r) => Some(r),
+            Kind::Printf { unknown: Some(r), .. } => Some(r),
             _ => self.runtime_reason.get().map(|s| s.as_str()),
         }
     }
@@ -272,6 +292,7 @@ impl Program {
                 | Kind::FtraceBprint { .. }
                 | Kind::FtraceBputs { .. }
                 | Kind::FtraceFunction { .. }
+                | Kind::FtraceRawData { .. }
                 | Kind::SyscallEnter { .. }
                 | Kind::SyscallExit { .. }
         )
@@ -290,6 +311,7 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
             "bprint" => return Ok(Kind::FtraceBprint { ip: idx("ip")?, fmt: idx("fmt")?, buf: idx("buf")? }),
             "bputs" => return Ok(Kind::FtraceBputs { ip: idx("ip")?, str: idx("str")? }),
             "function" => return Ok(Kind::FtraceFunction { ip: idx("ip")?, parent: idx("parent_ip")? }),
+            "raw_data" => return Ok(Kind::FtraceRawData { id: idx("id")?, buf: idx("buf")? }),
             _ => {}
         }
     }
@@ -304,6 +326,11 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
             return Ok(Kind::SyscallExit { call: format!("sys_{call}"), ret: idx("ret")? });
         }
     }
+    compile_printf(schema)
+}
+
+/// The `print fmt` compiled as written (what libtraceevent prints for every event).
+fn compile_printf(schema: &Schema) -> Result<Kind, String> {
     let toks = lex(&schema.print_fmt)?;
     let mut p = Parser::new(&toks, schema.long_size, |n| schema.field_index(n));
     let fmt = p.format_string()?;
@@ -315,9 +342,14 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
     if !p.at_end() {
         return Err("unexpected text after the print fmt arguments".into());
     }
+    let mut unknown = None;
     for a in &mut args {
         resolve_names(a, schema);
         check_expr(a)?;
+        fold(a, schema);
+        if unknown.is_none() {
+            unknown = first_ident(a);
+        }
     }
     let needed: usize = segs
         .iter()
@@ -329,7 +361,7 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
     if needed > args.len() {
         return Err(format!("the format has {needed} conversions but only {} arguments", args.len()));
     }
-    Ok(Kind::Printf { segs, args })
+    Ok(Kind::Printf { segs, args, unknown })
 }
 
 /// `__get_str(name)` and friends name their field without `REC->`.
@@ -360,12 +392,13 @@ fn resolve_names(e: &mut Expr, schema: &Schema) {
             resolve_names(c, schema);
         }
         Expr::List(xs) => xs.iter_mut().for_each(|x| resolve_names(x, schema)),
-        Expr::Ident(n) => {
-            if let Some(v) = super::constants::constant(n) {
-                *e = Expr::Num(v);
-            }
+        Expr::Block(decls, v) => {
+            decls.iter_mut().for_each(|(_, _, e)| resolve_names(e, schema));
+            resolve_names(v, schema);
         }
-        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
+        // Known constants are looked up when evaluating: the trace-cmd style reads them
+        // the way libtraceevent does (see `PrintStyle`).
+        Expr::Local(_) | Expr::Const(..) | Expr::Ident(_) | Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
     }
 }
 
@@ -399,7 +432,85 @@ fn check_expr(e: &Expr) -> Result<(), String> {
         }
         Expr::Cast(_, x) => check_expr(x),
         Expr::List(xs) => xs.iter().try_for_each(check_expr),
-        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => Ok(()),
+        Expr::Local(_) => Ok(()),
+        Expr::Block(decls, v) => {
+            decls.iter().try_for_each(|(_, _, e)| check_expr(e))?;
+            check_expr(v)
+        }
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) => Ok(()),
+    }
+}
+
+/// `unknown identifier `X`` for the first identifier left after name resolution.
+fn first_ident(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Ident(n) if super::constants::constant(n).is_none() => Some(format!("unknown identifier `{n}`")),
+        Expr::Ident(_) => None,
+        Expr::Unary(_, x) | Expr::Cast(_, x) | Expr::Member(x, _) => first_ident(x),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => first_ident(a).or_else(|| first_ident(b)),
+        Expr::Cond(a, b, c) => first_ident(a).or_else(|| first_ident(b)).or_else(|| first_ident(c)),
+        Expr::Call(_, xs) | Expr::List(xs) => xs.iter().find_map(first_ident),
+        Expr::Block(d, v) => d.iter().find_map(|(_, _, x)| first_ident(x)).or_else(|| first_ident(v)),
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) | Expr::Local(_) => None,
+    }
+}
+
+/// Whether an expression is a number known at compile time.
+fn is_const(e: &Expr) -> bool {
+    matches!(e, Expr::Num(_) | Expr::Const(..))
+}
+
+/// Fold constant subexpressions once (the gfp flag tables are long constant
+/// expressions the hot path would otherwise evaluate for every record).
+fn fold(e: &mut Expr, schema: &Schema) {
+    let foldable = match e {
+        // A pointer cast keeps its element size for pointer arithmetic.
+        Expr::Cast(ty, x) => {
+            fold(x, schema);
+            is_const(x) && !ty.pointer
+        }
+        Expr::Unary(_, x) => {
+            fold(x, schema);
+            is_const(x)
+        }
+        Expr::Binary(_, a, b) => {
+            fold(a, schema);
+            fold(b, schema);
+            is_const(a) && is_const(b)
+        }
+        Expr::Cond(a, b, c) => {
+            fold(a, schema);
+            fold(b, schema);
+            fold(c, schema);
+            is_const(a) && is_const(b) && is_const(c)
+        }
+        Expr::Index(a, b) => {
+            fold(a, schema);
+            fold(b, schema);
+            false
+        }
+        Expr::Call(_, args) | Expr::List(args) => {
+            args.iter_mut().for_each(|a| fold(a, schema));
+            false
+        }
+        Expr::Block(decls, v) => {
+            decls.iter_mut().for_each(|(_, _, x)| fold(x, schema));
+            fold(v, schema);
+            false
+        }
+        Expr::Member(x, _) => {
+            fold(x, schema);
+            false
+        }
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) | Expr::Ident(_) | Expr::Local(_) => false,
+    };
+    if !foldable {
+        return;
+    }
+    let env = PrintEnv::default();
+    let cx = Ctx { schema, data: &[], env: &env, locals: Default::default() };
+    if let Ok(Val::Int { v, signed, size }) = cx.eval(e) {
+        *e = Expr::Const(v, signed, size);
     }
 }
 
@@ -408,6 +519,8 @@ struct Ctx<'a, 'e> {
     schema: &'a Schema,
     data: &'a [u8],
     env: &'e PrintEnv<'e>,
+    /// Integer locals of statement expressions: (value, signed, size).
+    locals: [Cell<(u64, bool, u8)>; MAX_LOCALS],
 }
 
 impl Schema {
@@ -419,13 +532,28 @@ impl Schema {
     /// [`Schema::fallback_count`]).
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
-        let cx = Ctx { schema: self, data: rec.data, env };
-        let res = match &self.program.kind {
-            Kind::Printf { segs, args } => cx.printf(segs, args, out),
+        let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
+        let kind = match (&self.program.as_written, env.style) {
+            (Some(k), PrintStyle::TraceCmd) => k,
+            _ => &self.program.kind,
+        };
+        let res = match kind {
+            Kind::Printf { segs, args, .. } => cx.printf(segs, args, out),
             Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
             Kind::FtraceBputs { ip, str } => cx.ftrace_bputs(*ip, *str, out),
             Kind::FtraceFunction { ip, parent } => cx.ftrace_function(*ip, *parent, out),
+            Kind::FtraceRawData { id, buf } => cx.u(*id).and_then(|v| {
+                out.extend_from_slice(b"# ");
+                push_hex(out, v, false);
+                out.extend_from_slice(b" buf:");
+                let b = self.fields[*buf].bytes(rec.data, env.big_endian).ok_or("buf outside the payload")?;
+                for byte in b {
+                    out.push(b' ');
+                    push_hex2(out, *byte);
+                }
+                Ok(())
+            }),
             Kind::SyscallEnter { call, args } => cx.sys_enter(call, args, out),
             Kind::SyscallExit { call, ret } => {
                 cx.u(*ret).map(|v| {
@@ -477,6 +605,120 @@ impl Schema {
             out.extend_from_slice(f.name.as_bytes());
             out.push(b'=');
             write_field_value(f, rec.data, be, out);
+        }
+    }
+}
+
+impl Schema {
+    /// libtraceevent's raw listing (`trace-cmd report -R`): ` name=value` for every
+    /// non-common field. A field that a print-fmt conversion takes as its whole argument
+    /// (casts aside) is printed with that conversion, with `0x` before it when the format
+    /// text right before ends in `0x`; the search for that conversion starts after the one
+    /// the previous field used. Other fields print raw: strings as text (or `ARRAY[xx, ..]`
+    /// when not printable), pointers and longs in hex, signed 16- and 8-bit values as
+    /// `%2d`/`%1d`.
+    pub fn write_fields_tracecmd(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
+        let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
+        // (segment index, field index of its argument, spec, literal-before-ends-in-0x)
+        let mut convs: Vec<(Option<usize>, Spec, bool, &Expr)> = Vec::new();
+        let kind = self.program.as_written.as_deref().unwrap_or(&self.program.kind);
+        if let Kind::Printf { segs, args, .. } = kind {
+            let mut next = 0;
+            let mut has_0x = false;
+            for seg in segs {
+                match seg {
+                    Seg::Lit(b) => has_0x = b.len() > 1 && b.ends_with(b"0x"),
+                    Seg::Conv(spec) => {
+                        next += (spec.width == -2) as usize + (spec.prec == -2) as usize;
+                        let Some(arg) = args.get(next) else { break };
+                        next += 1;
+                        let mut a = arg;
+                        while let Expr::Cast(_, x) = a {
+                            a = x;
+                        }
+                        let field = if let Expr::Field(i) = a { Some(*i) } else { None };
+                        let plain = spec.width != -2 && spec.prec != -2;
+                        convs.push((field.filter(|_| plain), *spec, has_0x, arg));
+                        has_0x = false;
+                    }
+                }
+            }
+        }
+        let mut start = 0;
+        for (i, f) in self.fields.iter().enumerate() {
+            if f.name.starts_with("common_") {
+                continue;
+            }
+            out.push(b' ');
+            out.extend_from_slice(f.name.as_bytes());
+            out.push(b'=');
+            let is_array = !matches!(f.kind, FieldKind::Scalar | FieldKind::Pointer);
+            let found = if is_array || convs.is_empty() {
+                None
+            } else {
+                (0..convs.len()).map(|k| (start + k) % convs.len()).find(|&k| convs[k].0 == Some(i))
+            };
+            if let Some(k) = found {
+                let (_, spec, has_0x, arg) = &convs[k];
+                let mark = out.len();
+                if *has_0x {
+                    out.extend_from_slice(b"0x");
+                }
+                if cx.conv(spec, arg, out).is_ok() {
+                    start = k + 1;
+                    continue;
+                }
+                out.truncate(mark);
+            }
+            raw_field(f, rec.data, env, out);
+        }
+    }
+}
+
+/// libtraceevent's `print_field_raw`.
+fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
+    let be = env.big_endian;
+    let is_string = f.type_name.contains("char");
+    match f.kind {
+        FieldKind::Scalar | FieldKind::Pointer => {
+            let v = f.read_u64(data, be).unwrap_or(0);
+            let is_long = f.type_name.contains("long");
+            let is_pointer = f.kind == FieldKind::Pointer || f.type_name.contains('*');
+            if is_pointer || (!f.signed && is_long) {
+                out.extend_from_slice(b"0x");
+                push_hex(out, v, false);
+            } else if f.signed {
+                match f.size {
+                    4 if is_long => {
+                        out.extend_from_slice(b"0x");
+                        push_hex(out, v & 0xffff_ffff, false);
+                    }
+                    4 | 2 | 1 => push_i64(out, sign_extend(v, f.size)),
+                    _ => push_i64(out, v as i64),
+                }
+            } else {
+                push_u64(out, v);
+            }
+        }
+        _ => {
+            let b = f.bytes(data, be).unwrap_or(&[]);
+            let printable = {
+                let t = until_nul(b);
+                t.iter().all(|c| c.is_ascii_graphic() || *c == b' ' || (*c as char).is_ascii_whitespace())
+                    && b.get(t.len()).is_none_or(|z| *z == 0)
+            };
+            if is_string && printable {
+                out.extend_from_slice(until_nul(b));
+            } else {
+                out.extend_from_slice(b"ARRAY[");
+                for (n, x) in b.iter().enumerate() {
+                    if n != 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    push_hex2(out, *x);
+                }
+                out.push(b']');
+            }
         }
     }
 }
@@ -552,12 +794,37 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn conv(&self, spec: &Spec, arg: &'a Expr, out: &mut Vec<u8>) -> EvalResult<()> {
         match spec.conv {
             b's' => {
-                // Helpers that make text write straight into `out` when nothing pads them.
-                if let Expr::Call(name, args) = arg {
-                    if spec.width < 0 && spec.prec < 0 && is_text_helper(name) {
-                        return self.text_helper(name, args, out);
+                // Helpers that make text write straight into `out` when nothing pads them
+                // (also through `?:`, as in sched_switch's prev_state).
+                if spec.width < 0 && spec.prec < 0 {
+                    let mut e = arg;
+                    while let Expr::Cond(c, t, f) = e {
+                        e = if truthy(&self.eval(c)?) { t } else { f };
                     }
+                    if let Expr::Call(name, args) = e {
+                        if is_text_helper(name) {
+                            return self.text_helper(name, args, out);
+                        }
+                    }
+                    return self.conv_str(spec, e, out);
                 }
+                self.conv_str(spec, arg, out)
+            }
+            b'p' => {
+                let v = self.eval(arg)?;
+                pointer::format(self.env, spec, &v.as_ptr_arg(), self.long(), out)
+            }
+            _ => {
+                let v = self.int(arg)?;
+                fmt_int(out, v, spec, self.long());
+                Ok(())
+            }
+        }
+    }
+
+    fn conv_str(&self, spec: &Spec, arg: &'a Expr, out: &mut Vec<u8>) -> EvalResult<()> {
+        {
+            {
                 match self.eval(arg)? {
                     Val::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
                     Val::Text(t) => fmt_str(out, &t, spec),
@@ -569,15 +836,6 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         None => return Err(format!("%s of kernel address {v:#x}, not in printk_formats")),
                     },
                 }
-                Ok(())
-            }
-            b'p' => {
-                let v = self.eval(arg)?;
-                pointer::format(self.env, spec, &v.as_ptr_arg(), self.long(), out)
-            }
-            _ => {
-                let v = self.int(arg)?;
-                fmt_int(out, v, spec, self.long());
                 Ok(())
             }
         }
@@ -624,6 +882,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn eval(&self, e: &'a Expr) -> EvalResult<Val<'a>> {
         Ok(match e {
             Expr::Num(n) => int_of(*n),
+            Expr::Const(v, signed, size) => Val::Int { v: *v, signed: *signed, size: *size },
             Expr::Str(s) => Val::Bytes(s, 1),
             Expr::Field(i) => self.field(*i)?,
             Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => {
@@ -631,10 +890,27 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 let _ = n;
                 int_of(0)
             }
-            Expr::Ident(n) => return Err(format!("unknown identifier `{n}`")),
+            Expr::Ident(n) => match super::constants::constant(n) {
+                Some(v) => int_of(v),
+                None => return Err(format!("unknown identifier `{n}`")),
+            },
             Expr::Member(_, n) => return Err(format!("member `{n}`")),
             Expr::List(_) => return Err("a `{...}` table outside a helper".into()),
             Expr::Cast(ty, x) => self.cast(ty, self.eval(x)?),
+            Expr::Local(slot) => {
+                let (v, signed, size) = self.locals[*slot].get();
+                Val::Int { v, signed, size }
+            }
+            Expr::Block(decls, value) => {
+                for (slot, ty, init) in decls {
+                    let v = self.eval(init)?;
+                    match self.cast(ty, v) {
+                        Val::Int { v, signed, size } => self.locals[*slot].set((v, signed, size)),
+                        _ => return Err("a statement-expression local that is not a number".into()),
+                    }
+                }
+                self.eval(value)?
+            }
             Expr::Unary(op, x) => {
                 let v = self.eval(x)?;
                 match (*op, v) {
@@ -656,6 +932,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     _ => return Err(format!("unary `{op}` on a string")),
                 }
             }
+            Expr::Binary(op, a, b) if self.env.style == PrintStyle::TraceCmd && looser_right(op, b) => {
+                self.eval_rotated(op, a, b)?
+            }
             Expr::Binary(op, a, b) => {
                 if *op == "&&" {
                     let r = truthy(&self.eval(a)?) && truthy(&self.eval(b)?);
@@ -666,10 +945,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     return Ok(int_of(r as u64));
                 }
                 let (av, mut bv) = (self.eval(a)?, self.eval(b)?);
-                // Pointer arithmetic: `(struct page *)base + n` steps by the struct size.
-                if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
-                    if *elem > 1 {
-                        bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                // Pointer arithmetic: `(struct page *)base + n` steps by the struct size
+                // (libtraceevent ignores the cast and adds plain numbers).
+                if self.env.style == PrintStyle::Kernel {
+                    if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
+                        if *elem > 1 {
+                            bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                        }
                     }
                 }
                 binary(op, av, bv)?
@@ -867,12 +1149,43 @@ impl<'a, 'e> Ctx<'a, 'e> {
         }
     }
 
+    /// libtraceevent's reading of `a OP (b OP2 c ...)` when OP2 binds looser than OP: it
+    /// forgets the parentheses and computes `(a OP b) OP2 c ...` (so `flags & (M | D)`
+    /// becomes `(flags & M) | D`). `trace-cmd report` prints what that computes.
+    fn eval_rotated(&self, op: &'static str, a: &'a Expr, b: &'a Expr) -> EvalResult<Val<'a>> {
+        let Expr::Binary(op2, ..) = b else { return Err("internal: not a binary expression".into()) };
+        let level = super::expr::prec(op2);
+        let mut rest: Vec<(&'static str, &'a Expr)> = Vec::new();
+        let mut node = b;
+        while let Expr::Binary(o, l, r) = node {
+            if super::expr::prec(o) != level {
+                break;
+            }
+            rest.push((o, r));
+            node = l;
+        }
+        rest.reverse();
+        let apply = |o: &str, x: Val<'a>, y: Val<'a>| -> EvalResult<Val<'a>> {
+            match o {
+                "&&" => Ok(int_of((truthy(&x) && truthy(&y)) as u64)),
+                "||" => Ok(int_of((truthy(&x) || truthy(&y)) as u64)),
+                _ => binary(o, x, y),
+            }
+        };
+        let mut v = apply(op, self.eval(a)?, self.eval(node)?)?;
+        for (o, r) in rest {
+            v = apply(o, v, self.eval(r)?)?;
+        }
+        Ok(v)
+    }
+
     fn table_entry(&self, e: &'a Expr) -> EvalResult<(u64, &'a [u8])> {
         match e {
             Expr::List(items) if items.len() == 2 => {
                 let v = match &items[0] {
                     // libtraceevent's table values: a few names it knows, else -1.
                     Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => tracecmd_flag_value(n),
+                    Expr::Ident(n) => super::constants::constant(n).ok_or_else(|| format!("unknown identifier `{n}`"))?,
                     x => self.int(x)?,
                 };
                 match &items[1] {
@@ -950,8 +1263,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
 
     fn ftrace_function(&self, ip: usize, parent: usize, out: &mut Vec<u8>) -> EvalResult<()> {
         self.ip_sym(self.u(ip)?, out);
-        out.extend_from_slice(b" <-");
-        self.ip_sym(self.u(parent)?, out);
+        let parent = self.u(parent)?;
+        if parent != 0 {
+            out.extend_from_slice(b" <-");
+            self.ip_sym(parent, out);
+        }
         Ok(())
     }
 
@@ -1172,6 +1488,9 @@ impl<'a> Val<'a> {
 pub(crate) fn print_array(out: &mut Vec<u8>, b: &[u8], el: usize, count: usize, be: bool) {
     out.push(b'{');
     for i in 0..count {
+        if i.saturating_mul(el) >= b.len() {
+            break;
+        }
         if i != 0 {
             out.push(b',');
         }
@@ -1375,4 +1694,13 @@ fn tracecmd_flag_value(name: &str) -> u64 {
         ("HRTIMER_RESTART", 1),
     ];
     KNOWN.iter().find(|(n, _)| *n == name).map_or(u64::MAX, |(_, v)| *v)
+}
+
+/// Whether `b`, the right operand of `op`, is a binary expression that binds looser: one
+/// the print fmt wrote in parentheses.
+fn looser_right(op: &str, b: &Expr) -> bool {
+    match (super::expr::prec(op), b) {
+        (Some(p), Expr::Binary(o, ..)) => super::expr::prec(o).is_some_and(|q| q < p),
+        _ => false,
+    }
 }
