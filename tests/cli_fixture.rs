@@ -327,3 +327,12 @@ fn function_filters_are_checked_against_available_filter_functions() {
     assert_eq!(t.read("set_graph_function"), "");
     assert_eq!(t.read("max_graph_depth"), "0");
 }
+
+#[test]
+fn list_full_prints_each_format() {
+    let t = Tree::new();
+    let out = t.ok(&["list", "-e", "sched:sched_switch", "-F"]);
+    assert_eq!(out, format!("system: sched\n{}\n", t.read("events/sched/sched_switch/format")));
+    let v: serde_json::Value = serde_json::from_str(&t.ok(&["list", "-e", "sched:sched_switch", "-F", "--json"])).unwrap();
+    assert_eq!(v["events"][0]["format"], t.read("events/sched/sched_switch/format"));
+}
