@@ -194,15 +194,12 @@ fn targets(a: &Args) -> Targets {
     vec![(a.instance.first().cloned(), v)]
 }
 
+/// The top target (instance, events) and the named buffers recorded beside it.
+type Split = (Option<String>, Vec<EventSpec>, Vec<(String, Vec<EventSpec>)>);
+
 /// The first target is recorded as the top buffer: the events before any -B (in a
 /// private instance), or else the first -B instance. The rest become named buffers.
-fn split_targets(
-    mut t: Targets,
-) -> (
-    Option<String>,
-    Vec<EventSpec>,
-    Vec<(String, Vec<EventSpec>)>,
-) {
+fn split_targets(mut t: Targets) -> Split {
     if t.len() > 1 && t[0].1.is_empty() {
         t.remove(0);
     }

@@ -489,6 +489,8 @@ fn copy_chunked(
     Ok(out.pos - start)
 }
 
+// The sections share one output and one summary; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
 fn write_v6(
     out: &mut Out,
     wo: &WriteOptions,
@@ -574,6 +576,7 @@ fn write_v6(
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_v7(
     out: &mut Out,
     wo: &WriteOptions,
