@@ -196,6 +196,9 @@ enum Kind {
     /// `ftrace:raw_data` (`trace_marker_raw`): `# <id hex> buf: xx xx ...`, every byte of
     /// the record after `id`, padding included, as the kernel prints it.
     FtraceRawData { id: usize, buf: usize },
+    /// `ftrace:kernel_stack` (options/stacktrace): `<stack trace>` then ` => symbol` per
+    /// return address to the end of the record or the first all-ones word.
+    FtraceKernelStack { caller: usize },
     /// `ftrace:function`: `<ip> <-<parent>`.
     FtraceFunction { ip: usize, parent: usize },
     /// `syscalls:sys_enter_*`: the kernel's `sys_name(arg: value, ...)`.
@@ -286,6 +289,7 @@ impl Program {
                 | Kind::FtraceBputs { .. }
                 | Kind::FtraceFunction { .. }
                 | Kind::FtraceRawData { .. }
+                | Kind::FtraceKernelStack { .. }
                 | Kind::SyscallEnter { .. }
                 | Kind::SyscallExit { .. }
         )
@@ -305,6 +309,7 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
             "bputs" => return Ok(Kind::FtraceBputs { ip: idx("ip")?, str: idx("str")? }),
             "function" => return Ok(Kind::FtraceFunction { ip: idx("ip")?, parent: idx("parent_ip")? }),
             "raw_data" => return Ok(Kind::FtraceRawData { id: idx("id")?, buf: idx("buf")? }),
+            "kernel_stack" => return Ok(Kind::FtraceKernelStack { caller: idx("caller")? }),
             _ => {}
         }
     }
@@ -530,6 +535,7 @@ impl Schema {
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
             Kind::FtraceBputs { ip, str } => cx.ftrace_bputs(*ip, *str, out),
             Kind::FtraceFunction { ip, parent } => cx.ftrace_function(*ip, *parent, out),
+            Kind::FtraceKernelStack { caller } => cx.kernel_stack(*caller, out),
             Kind::FtraceRawData { id, buf } => cx.u(*id).and_then(|v| {
                 out.extend_from_slice(b"# ");
                 push_hex(out, v, false);
@@ -1052,6 +1058,28 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn u(&self, i: usize) -> EvalResult<u64> {
         let f = &self.schema.fields[i];
         f.read_u64(self.data, self.be()).ok_or_else(|| format!("field `{}` lies outside the payload", f.name))
+    }
+
+    fn kernel_stack(&self, caller: usize, out: &mut Vec<u8>) -> EvalResult<()> {
+        let f = &self.schema.fields[caller];
+        let long = self.schema.long_size;
+        let words = self.data.get(f.offset..).ok_or("caller outside the payload")?;
+        let all_ones = if long == 4 { u32::MAX as u64 } else { u64::MAX };
+        out.extend_from_slice(b"<stack trace>");
+        for w in words.chunks_exact(long) {
+            let ip = read_elem(w, 0, long, self.be()).unwrap_or(all_ones);
+            if ip == all_ones {
+                break;
+            }
+            out.extend_from_slice(b"\n => ");
+            // FTRACE_TRAMPOLINE_MARKER: INT_MAX stands for an ftrace trampoline.
+            if ip == i32::MAX as u64 {
+                out.extend_from_slice(b"[FTRACE TRAMPOLINE]");
+            } else {
+                self.ip_sym(ip, out);
+            }
+        }
+        Ok(())
     }
 
     fn sys_enter(&self, call: &str, args: &[usize], out: &mut Vec<u8>) -> EvalResult<()> {
