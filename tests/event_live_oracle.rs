@@ -61,8 +61,9 @@ fn live_events_print_like_the_kernel() {
     let inst = Tracefs::at(&dir);
     inst.write("options/hash-ptr", b"0", AppendMode::Truncate).unwrap();
     inst.write("buffer_size_kb", b"2048", AppendMode::Truncate).unwrap();
-    // A kernel stack after every event: the ftrace kernel_stack records.
+    // A kernel and a user stack after every event: ftrace kernel_stack/user_stack records.
     inst.write("options/stacktrace", b"1", AppendMode::Truncate).unwrap();
+    inst.write("options/userstacktrace", b"1", AppendMode::Truncate).unwrap();
     let systems = ["sched", "irq", "timer", "syscalls", "raw_syscalls", "kmem", "signal", "workqueue", "task", "rcu",
                    "mmap_lock", "filemap", "ext4", "block", "writeback", "pagemap", "lock", "module", "net", "sock",
                    "skb", "tcp", "vmscan", "compaction", "oom", "percpu", "cgroup", "ipi", "x86_fpu", "tlb", "msr",

@@ -199,6 +199,9 @@ enum Kind {
     /// `ftrace:kernel_stack` (options/stacktrace): `<stack trace>` then ` => symbol` per
     /// return address to the end of the record or the first all-ones word.
     FtraceKernelStack { caller: usize },
+    /// `ftrace:user_stack` (options/userstacktrace): `<user stack trace>` then
+    /// ` =>  <address>` per non-zero entry of `caller`.
+    FtraceUserStack { caller: usize },
     /// `ftrace:function`: `<ip> <-<parent>`.
     FtraceFunction { ip: usize, parent: usize },
     /// `syscalls:sys_enter_*`: the kernel's `sys_name(arg: value, ...)`.
@@ -290,6 +293,7 @@ impl Program {
                 | Kind::FtraceFunction { .. }
                 | Kind::FtraceRawData { .. }
                 | Kind::FtraceKernelStack { .. }
+                | Kind::FtraceUserStack { .. }
                 | Kind::SyscallEnter { .. }
                 | Kind::SyscallExit { .. }
         )
@@ -310,6 +314,7 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
             "function" => return Ok(Kind::FtraceFunction { ip: idx("ip")?, parent: idx("parent_ip")? }),
             "raw_data" => return Ok(Kind::FtraceRawData { id: idx("id")?, buf: idx("buf")? }),
             "kernel_stack" => return Ok(Kind::FtraceKernelStack { caller: idx("caller")? }),
+            "user_stack" => return Ok(Kind::FtraceUserStack { caller: idx("caller")? }),
             _ => {}
         }
     }
@@ -536,6 +541,7 @@ impl Schema {
             Kind::FtraceBputs { ip, str } => cx.ftrace_bputs(*ip, *str, out),
             Kind::FtraceFunction { ip, parent } => cx.ftrace_function(*ip, *parent, out),
             Kind::FtraceKernelStack { caller } => cx.kernel_stack(*caller, out),
+            Kind::FtraceUserStack { caller } => cx.user_stack(*caller, out),
             Kind::FtraceRawData { id, buf } => cx.u(*id).and_then(|v| {
                 out.extend_from_slice(b"# ");
                 push_hex(out, v, false);
@@ -1078,6 +1084,28 @@ impl<'a, 'e> Ctx<'a, 'e> {
             } else {
                 self.ip_sym(ip, out);
             }
+        }
+        Ok(())
+    }
+
+    fn user_stack(&self, caller: usize, out: &mut Vec<u8>) -> EvalResult<()> {
+        let f = &self.schema.fields[caller];
+        let long = self.schema.long_size;
+        let words = f.bytes(self.data, self.be()).ok_or("caller outside the payload")?;
+        out.extend_from_slice(b"<user stack trace>");
+        for w in words.chunks_exact(long) {
+            let ip = read_elem(w, 0, long, self.be()).unwrap_or(0);
+            if ip == 0 {
+                break;
+            }
+            out.extend_from_slice(b"\n =>  <");
+            let start = out.len();
+            push_hex(out, ip, false);
+            let n = out.len() - start;
+            if n < 2 * long {
+                out.splice(start..start, std::iter::repeat(b'0').take(2 * long - n));
+            }
+            out.push(b'>');
         }
         Ok(())
     }
