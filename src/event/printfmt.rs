@@ -1164,8 +1164,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
         self.ip_sym(self.u(ip)?, out);
         out.extend_from_slice(b": ");
         let addr = self.u(fmt)?;
-        let f = self.env.printk.and_then(|p| p.get(addr)).ok_or_else(|| format!("bprint format {addr:#x} is not in printk_formats"))?;
-        let segs = parse_format(f.as_bytes(), self.schema.long_size)?;
+        let segs = self
+            .env
+            .printk
+            .and_then(|p| p.format(addr, self.schema.long_size))
+            .ok_or_else(|| format!("bprint format {addr:#x} is not in printk_formats"))??;
         let args = self.schema.fields[buf].bytes(self.data, self.be()).ok_or("buf outside the payload")?;
         let start = out.len();
         bprintf(self.env, &segs, args, self.long(), out)?;

@@ -1,6 +1,9 @@
 //! `/proc/kallsyms` (for `%pS` and friends) and `printk_formats` (for `trace_printk`).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::printfmt::{parse_format, Seg};
 
 /// A kernel symbol table from the text of `/proc/kallsyms` (or a fixture's
 /// `host/kallsyms`).
@@ -92,7 +95,14 @@ impl Kallsyms {
 /// The `printk_formats` file: constant strings of `trace_printk`/`trace_puts` by address.
 #[derive(Debug, Clone, Default)]
 pub struct PrintkFormats {
-    map: HashMap<u64, String>,
+    map: HashMap<u64, PrintkEntry>,
+}
+
+#[derive(Debug, Clone)]
+struct PrintkEntry {
+    text: String,
+    /// The format compiled on first use by a `bprint` record (for one long size).
+    compiled: OnceLock<(usize, Result<Vec<Seg>, String>)>,
 }
 
 impl PrintkFormats {
@@ -105,14 +115,25 @@ impl PrintkFormats {
             let Ok(addr) = u64::from_str_radix(a, 16) else { continue };
             let s = s.trim();
             let s = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s);
-            map.insert(addr, unescape(s));
+            map.insert(addr, PrintkEntry { text: unescape(s), compiled: OnceLock::new() });
         }
         PrintkFormats { map }
     }
 
     /// The string at `addr`.
     pub fn get(&self, addr: u64) -> Option<&str> {
-        self.map.get(&addr).map(|s| s.as_str())
+        self.map.get(&addr).map(|e| e.text.as_str())
+    }
+
+    /// The string at `addr` compiled as a printf format, once.
+    pub(crate) fn format(&self, addr: u64, long_size: usize) -> Option<Result<std::borrow::Cow<'_, [Seg]>, String>> {
+        let e = self.map.get(&addr)?;
+        let (long, compiled) = e.compiled.get_or_init(|| (long_size, parse_format(e.text.as_bytes(), long_size)));
+        Some(if *long == long_size {
+            compiled.as_deref().map(std::borrow::Cow::Borrowed).map_err(|m| m.clone())
+        } else {
+            parse_format(e.text.as_bytes(), long_size).map(std::borrow::Cow::Owned)
+        })
     }
 
     /// Number of strings.
