@@ -6,10 +6,12 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use tracectl::dat::DatFile;
+use tracectl::event::{PrintEnv, PrintStyle, Record};
 use tracectl::render::tracecmd::{
-    parse_cpu_list, write_report, Cmdlines, DatCatalog, DatSource, EventFilter, ReportError, ReportInput,
-    ReportOptions, TimeFormat, TraceCmdStyle,
+    parse_cpu_list, write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FilterContext, RecordSource,
+    ReportError, ReportInput, ReportOptions, TimeFormat, TraceCmdStyle,
 };
+use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 
 use super::common::Context;
 
@@ -65,6 +67,12 @@ pub struct Args {
     /// Quiet: no warnings
     #[arg(short = 'q')]
     pub quiet: bool,
+    /// One JSON object per record (typed fields), one per line
+    #[arg(long = "json")]
+    pub json: bool,
+    /// Output style: trace-cmd (default) or kernel (the kernel's own `trace` text)
+    #[arg(long = "style", value_name = "STYLE", default_value = "trace-cmd")]
+    pub style: String,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
     /// evaluated (printed as field=value) and why
     #[arg(long = "verbose")]
@@ -173,14 +181,31 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
                 out,
                 "\nKernel buffer statistics:\n  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n        recorded in the trace data. They should all be zero.\n"
             )?;
-            let stats = cpu_stats(dat);
-            if stats.is_empty() {
-                writeln!(out, "(the file holds no CPUSTAT option)")?;
-            }
-            for (cpu, text) in stats {
-                writeln!(out, "CPU: {cpu}")?;
-                out.write_all(text.as_bytes())?;
+            // The CPUSTAT texts start with their own `CPU: N` line.
+            for text in &dat.options().cpustats {
+                out.write_all(text.trim_end_matches('\0').as_bytes())?;
                 writeln!(out)?;
+            }
+            writeln!(out)?;
+            if let Some(b) = dat.buffers().first() {
+                // trace-cmd reads compressed data into a scratch file that starts one page
+                // in, CPU after CPU, and reports those offsets and uncompressed sizes.
+                let mut scratch = u64::from(dat.header().page_size);
+                for (i, c) in b.cpus().iter().enumerate() {
+                    let (offset, size) = if b.compressed {
+                        let mut pages = dat.cpu_pages(0, i)?;
+                        let mut n = 0u64;
+                        while let Some(p) = pages.next_page()? {
+                            n += p.len() as u64;
+                        }
+                        let at = scratch;
+                        scratch += n;
+                        (at, n)
+                    } else {
+                        (c.offset, c.size)
+                    };
+                    writeln!(out, "CPU{} data recorded at offset=0x{offset:x}\n    {size} bytes in size", c.cpu)?;
+                }
             }
         }
         out.flush()?;
@@ -207,6 +232,19 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
                 eprintln!("tracectl: warning: {}: event format of system {sys} not understood: {e}", f.display());
             }
         }
+    }
+    if args.json || args.style != "trace-cmd" {
+        if args.style != "trace-cmd" && args.style != "kernel" {
+            bail!("unknown --style '{}': use trace-cmd or kernel", args.style);
+        }
+        if dats.len() != 1 {
+            bail!("--json and --style kernel read one file; give a single -i");
+        }
+        let mut filter = EventFilter::new();
+        for (i, text) in args.filter.iter().enumerate() {
+            filter.add(&catalogs[0], text, i >= first_negated).map_err(anyhow::Error::msg)?;
+        }
+        return kernel_or_json(&dats[0], &catalogs[0], &filter, cpus.as_deref(), args.json, &mut out);
     }
     let mut inputs = Vec::new();
     for ((dat, f), catalog) in dats.iter().zip(&files).zip(&catalogs) {
@@ -270,7 +308,101 @@ fn push_ts(out: &mut Vec<u8>, ts: u64, time: TimeFormat) {
     out.extend_from_slice(s);
 }
 
-/// The CPUSTAT option texts of the file, by CPU.
-fn cpu_stats(dat: &DatFile) -> Vec<(u32, String)> {
-    dat.options().cpustats.iter().enumerate().map(|(i, t)| (i as u32, t.trim_end_matches('\0').to_string())).collect()
+/// The kernel's own text for each event, through the event model.
+struct KernelText<'a> {
+    catalog: &'a DatCatalog,
+    env: PrintEnv<'a>,
+}
+
+impl EventFormatter for KernelText<'_> {
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
+        self.catalog.registry().write_event(rec, &self.env, out)
+    }
+}
+
+/// `--json` and `--style kernel`: the stream's sinks over a trace.dat.
+fn kernel_or_json(
+    dat: &DatFile,
+    catalog: &DatCatalog,
+    filter: &EventFilter,
+    cpus: Option<&[u32]>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<i32> {
+    let be = dat.big_endian();
+    let mut names = EventNames::default();
+    names.big_endian = be;
+    let mut common = None;
+    for (system, text) in dat.all_formats() {
+        names.add_format(system, text);
+        if common.is_none() && text.contains("common_pid") {
+            common = Some(CommonFields::from_format(text));
+        }
+    }
+    let clock = clock_of(dat);
+    let style = KernelStyle {
+        time_in_ns: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), false) != TimeFormat::Raw,
+        record_tgid: false,
+        irq_info: true,
+        big_endian: be,
+        common: common.unwrap_or_default(),
+    };
+    let mut comms = Comms::from_saved_cmdlines(dat.cmdlines());
+    let mut cmdlines = Cmdlines::new();
+    cmdlines.load(dat.cmdlines());
+    let text = KernelText { catalog, env: catalog.print_env(PrintStyle::Kernel) };
+    let mut source = DatSource::open(dat, 0)?;
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
+    while source.peek_ts().map_err(anyhow::Error::from_boxed)?.is_some() {
+        let Some(t) = source.take() else { break };
+        let rec = t.rec;
+        if cpus.is_some_and(|c| !c.contains(&rec.cpu)) {
+            continue;
+        }
+        if !filter.is_empty() {
+            let id = rec.event_id(be).unwrap_or(u16::MAX);
+            let pid = style.pid(&rec);
+            let comm = |p: i32| cmdlines.comm(p).to_string();
+            if !filter.accepts(catalog, id, &rec, &FilterContext { comm: &comm, pid }) {
+                continue;
+            }
+        }
+        if let Some(count) = t.missed {
+            if json {
+                json::write_lost(&mut buf, rec.cpu, rec.ts, count);
+            } else {
+                style.write_lost(&mut buf, rec.cpu, count);
+            }
+        }
+        if json {
+            json::write_record(&mut buf, &rec, &comms, &names, &style);
+        } else {
+            style.write_line(&mut buf, &rec, &comms, &text);
+        }
+        // Live comms: the sched events name tasks the saved cmdlines may have missed.
+        learn_comm(catalog, &rec, &mut comms);
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)?;
+    out.flush()?;
+    Ok(0)
+}
+
+/// Remember the comm a sched_switch's next task carries, for later lines.
+fn learn_comm(catalog: &DatCatalog, rec: &Record, comms: &mut Comms) {
+    let Some(id) = rec.event_id(catalog.big_endian()) else { return };
+    if catalog.event(id).map(|e| e.1) != Some("sched_switch") {
+        return;
+    }
+    if let (Some(p), Some(c)) = (catalog.field(id, "next_pid"), catalog.field(id, "next_comm")) {
+        let pid = tracectl::render::tracecmd::read_uint(rec.data, p, catalog.big_endian()).unwrap_or(0) as u32 as i32;
+        let bytes = rec.data.get(c.offset..c.offset + c.size).unwrap_or(&[]);
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        if pid > 0 && comms.comm(pid) == "<...>" {
+            comms.learn(pid, &String::from_utf8_lossy(&bytes[..end]));
+        }
+    }
 }

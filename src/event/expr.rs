@@ -183,7 +183,7 @@ pub(crate) struct Parser<'t, F: Fn(&str) -> Option<usize>> {
     field: F,
 }
 
-fn prec(op: &str) -> Option<u8> {
+pub(crate) fn prec(op: &str) -> Option<u8> {
     Some(match op {
         "||" => 1,
         "&&" => 2,

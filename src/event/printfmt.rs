@@ -218,6 +218,9 @@ enum Kind {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Program {
     kind: Kind,
+    /// For events the kernel prints with its own code (syscalls): the print fmt as
+    /// written, which the trace-cmd style prints.
+    as_written: Option<Box<Kind>>,
     /// Records that had to fall back to `field=value` pairs.
     fallbacks: Arc<AtomicU64>,
     /// The reason of the first runtime fallback, when the compiled program failed on a record.
@@ -271,7 +274,11 @@ impl Program {
             Ok(k) => k,
             Err(e) => Kind::Fallback(e),
         };
-        Program { kind, ..Program::default() }
+        let as_written = match kind {
+            Kind::SyscallEnter { .. } | Kind::SyscallExit { .. } => compile_printf(schema).ok().map(Box::new),
+            _ => None,
+        };
+        Program { kind, as_written, ..Program::default() }
     }
 
     pub(crate) fn fallback_reason(&self) -> Option<&str> {
@@ -329,6 +336,11 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
             return Ok(Kind::SyscallExit { call: format!("sys_{call}"), ret: idx("ret")? });
         }
     }
+    compile_printf(schema)
+}
+
+/// The `print fmt` compiled as written (what libtraceevent prints for every event).
+fn compile_printf(schema: &Schema) -> Result<Kind, String> {
     let toks = lex(&schema.print_fmt)?;
     let mut p = Parser::new(&toks, schema.long_size, |n| schema.field_index(n));
     let fmt = p.format_string()?;
@@ -394,13 +406,9 @@ fn resolve_names(e: &mut Expr, schema: &Schema) {
             decls.iter_mut().for_each(|(_, _, e)| resolve_names(e, schema));
             resolve_names(v, schema);
         }
-        Expr::Local(_) | Expr::Const(..) => {}
-        Expr::Ident(n) => {
-            if let Some(v) = super::constants::constant(n) {
-                *e = Expr::Num(v);
-            }
-        }
-        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
+        // Known constants are looked up when evaluating: the trace-cmd style reads them
+        // the way libtraceevent does (see `PrintStyle`).
+        Expr::Local(_) | Expr::Const(..) | Expr::Ident(_) | Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
     }
 }
 
@@ -446,7 +454,8 @@ fn check_expr(e: &Expr) -> Result<(), String> {
 /// `unknown identifier `X`` for the first identifier left after name resolution.
 fn first_ident(e: &Expr) -> Option<String> {
     match e {
-        Expr::Ident(n) => Some(format!("unknown identifier `{n}`")),
+        Expr::Ident(n) if super::constants::constant(n).is_none() => Some(format!("unknown identifier `{n}`")),
+        Expr::Ident(_) => None,
         Expr::Unary(_, x) | Expr::Cast(_, x) | Expr::Member(x, _) => first_ident(x),
         Expr::Binary(_, a, b) | Expr::Index(a, b) => first_ident(a).or_else(|| first_ident(b)),
         Expr::Cond(a, b, c) => first_ident(a).or_else(|| first_ident(b)).or_else(|| first_ident(c)),
@@ -534,7 +543,11 @@ impl Schema {
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
         let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
-        let res = match &self.program.kind {
+        let kind = match (&self.program.as_written, env.style) {
+            (Some(k), PrintStyle::TraceCmd) => k,
+            _ => &self.program.kind,
+        };
+        let res = match kind {
             Kind::Printf { segs, args, .. } => cx.printf(segs, args, out),
             Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
@@ -604,6 +617,120 @@ impl Schema {
             out.extend_from_slice(f.name.as_bytes());
             out.push(b'=');
             write_field_value(f, rec.data, be, out);
+        }
+    }
+}
+
+impl Schema {
+    /// libtraceevent's raw listing (`trace-cmd report -R`): ` name=value` for every
+    /// non-common field. A field that a print-fmt conversion takes as its whole argument
+    /// (casts aside) is printed with that conversion, with `0x` before it when the format
+    /// text right before ends in `0x`; the search for that conversion starts after the one
+    /// the previous field used. Other fields print raw: strings as text (or `ARRAY[xx, ..]`
+    /// when not printable), pointers and longs in hex, signed 16- and 8-bit values as
+    /// `%2d`/`%1d`.
+    pub fn write_fields_tracecmd(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
+        let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
+        // (segment index, field index of its argument, spec, literal-before-ends-in-0x)
+        let mut convs: Vec<(Option<usize>, Spec, bool, &Expr)> = Vec::new();
+        let kind = self.program.as_written.as_deref().unwrap_or(&self.program.kind);
+        if let Kind::Printf { segs, args, .. } = kind {
+            let mut next = 0;
+            let mut has_0x = false;
+            for seg in segs {
+                match seg {
+                    Seg::Lit(b) => has_0x = b.len() > 1 && b.ends_with(b"0x"),
+                    Seg::Conv(spec) => {
+                        next += (spec.width == -2) as usize + (spec.prec == -2) as usize;
+                        let Some(arg) = args.get(next) else { break };
+                        next += 1;
+                        let mut a = arg;
+                        while let Expr::Cast(_, x) = a {
+                            a = x;
+                        }
+                        let field = if let Expr::Field(i) = a { Some(*i) } else { None };
+                        let plain = spec.width != -2 && spec.prec != -2;
+                        convs.push((field.filter(|_| plain), *spec, has_0x, arg));
+                        has_0x = false;
+                    }
+                }
+            }
+        }
+        let mut start = 0;
+        for (i, f) in self.fields.iter().enumerate() {
+            if f.name.starts_with("common_") {
+                continue;
+            }
+            out.push(b' ');
+            out.extend_from_slice(f.name.as_bytes());
+            out.push(b'=');
+            let is_array = !matches!(f.kind, FieldKind::Scalar | FieldKind::Pointer);
+            let found = if is_array || convs.is_empty() {
+                None
+            } else {
+                (0..convs.len()).map(|k| (start + k) % convs.len()).find(|&k| convs[k].0 == Some(i))
+            };
+            if let Some(k) = found {
+                let (_, spec, has_0x, arg) = &convs[k];
+                let mark = out.len();
+                if *has_0x {
+                    out.extend_from_slice(b"0x");
+                }
+                if cx.conv(spec, arg, out).is_ok() {
+                    start = k + 1;
+                    continue;
+                }
+                out.truncate(mark);
+            }
+            raw_field(f, rec.data, env, out);
+        }
+    }
+}
+
+/// libtraceevent's `print_field_raw`.
+fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
+    let be = env.big_endian;
+    let is_string = f.type_name.contains("char");
+    match f.kind {
+        FieldKind::Scalar | FieldKind::Pointer => {
+            let v = f.read_u64(data, be).unwrap_or(0);
+            let is_long = f.type_name.contains("long");
+            let is_pointer = f.kind == FieldKind::Pointer || f.type_name.contains('*');
+            if is_pointer || (!f.signed && is_long) {
+                out.extend_from_slice(b"0x");
+                push_hex(out, v, false);
+            } else if f.signed {
+                match f.size {
+                    4 if is_long => {
+                        out.extend_from_slice(b"0x");
+                        push_hex(out, v & 0xffff_ffff, false);
+                    }
+                    4 | 2 | 1 => push_i64(out, sign_extend(v, f.size)),
+                    _ => push_i64(out, v as i64),
+                }
+            } else {
+                push_u64(out, v);
+            }
+        }
+        _ => {
+            let b = f.bytes(data, be).unwrap_or(&[]);
+            let printable = {
+                let t = until_nul(b);
+                t.iter().all(|c| c.is_ascii_graphic() || *c == b' ' || (*c as char).is_ascii_whitespace())
+                    && b.get(t.len()).is_none_or(|z| *z == 0)
+            };
+            if is_string && printable {
+                out.extend_from_slice(until_nul(b));
+            } else {
+                out.extend_from_slice(b"ARRAY[");
+                for (n, x) in b.iter().enumerate() {
+                    if n != 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    push_hex2(out, *x);
+                }
+                out.push(b']');
+            }
         }
     }
 }
@@ -775,7 +902,10 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 let _ = n;
                 int_of(0)
             }
-            Expr::Ident(n) => return Err(format!("unknown identifier `{n}`")),
+            Expr::Ident(n) => match super::constants::constant(n) {
+                Some(v) => int_of(v),
+                None => return Err(format!("unknown identifier `{n}`")),
+            },
             Expr::Member(_, n) => return Err(format!("member `{n}`")),
             Expr::List(_) => return Err("a `{...}` table outside a helper".into()),
             Expr::Cast(ty, x) => self.cast(ty, self.eval(x)?),
@@ -814,6 +944,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     _ => return Err(format!("unary `{op}` on a string")),
                 }
             }
+            Expr::Binary(op, a, b) if self.env.style == PrintStyle::TraceCmd && looser_right(op, b) => {
+                self.eval_rotated(op, a, b)?
+            }
             Expr::Binary(op, a, b) => {
                 if *op == "&&" {
                     let r = truthy(&self.eval(a)?) && truthy(&self.eval(b)?);
@@ -824,10 +957,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     return Ok(int_of(r as u64));
                 }
                 let (av, mut bv) = (self.eval(a)?, self.eval(b)?);
-                // Pointer arithmetic: `(struct page *)base + n` steps by the struct size.
-                if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
-                    if *elem > 1 {
-                        bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                // Pointer arithmetic: `(struct page *)base + n` steps by the struct size
+                // (libtraceevent ignores the cast and adds plain numbers).
+                if self.env.style == PrintStyle::Kernel {
+                    if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
+                        if *elem > 1 {
+                            bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                        }
                     }
                 }
                 binary(op, av, bv)?
@@ -1025,12 +1161,43 @@ impl<'a, 'e> Ctx<'a, 'e> {
         }
     }
 
+    /// libtraceevent's reading of `a OP (b OP2 c ...)` when OP2 binds looser than OP: it
+    /// forgets the parentheses and computes `(a OP b) OP2 c ...` (so `flags & (M | D)`
+    /// becomes `(flags & M) | D`). `trace-cmd report` prints what that computes.
+    fn eval_rotated(&self, op: &'static str, a: &'a Expr, b: &'a Expr) -> EvalResult<Val<'a>> {
+        let Expr::Binary(op2, ..) = b else { return Err("internal: not a binary expression".into()) };
+        let level = super::expr::prec(op2);
+        let mut rest: Vec<(&'static str, &'a Expr)> = Vec::new();
+        let mut node = b;
+        while let Expr::Binary(o, l, r) = node {
+            if super::expr::prec(o) != level {
+                break;
+            }
+            rest.push((o, r));
+            node = l;
+        }
+        rest.reverse();
+        let apply = |o: &str, x: Val<'a>, y: Val<'a>| -> EvalResult<Val<'a>> {
+            match o {
+                "&&" => Ok(int_of((truthy(&x) && truthy(&y)) as u64)),
+                "||" => Ok(int_of((truthy(&x) || truthy(&y)) as u64)),
+                _ => binary(o, x, y),
+            }
+        };
+        let mut v = apply(op, self.eval(a)?, self.eval(node)?)?;
+        for (o, r) in rest {
+            v = apply(o, v, self.eval(r)?)?;
+        }
+        Ok(v)
+    }
+
     fn table_entry(&self, e: &'a Expr) -> EvalResult<(u64, &'a [u8])> {
         match e {
             Expr::List(items) if items.len() == 2 => {
                 let v = match &items[0] {
                     // libtraceevent's table values: a few names it knows, else -1.
                     Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => tracecmd_flag_value(n),
+                    Expr::Ident(n) => super::constants::constant(n).ok_or_else(|| format!("unknown identifier `{n}`"))?,
                     x => self.int(x)?,
                 };
                 match &items[1] {
@@ -1586,4 +1753,13 @@ fn tracecmd_flag_value(name: &str) -> u64 {
         ("HRTIMER_RESTART", 1),
     ];
     KNOWN.iter().find(|(n, _)| *n == name).map_or(u64::MAX, |(_, v)| *v)
+}
+
+/// Whether `b`, the right operand of `op`, is a binary expression that binds looser: one
+/// the print fmt wrote in parentheses.
+fn looser_right(op: &str, b: &Expr) -> bool {
+    match (super::expr::prec(op), b) {
+        (Some(p), Expr::Binary(o, ..)) => super::expr::prec(o).is_some_and(|q| q < p),
+        _ => false,
+    }
 }

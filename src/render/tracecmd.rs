@@ -60,7 +60,7 @@ use std::collections::HashMap;
 
 use crate::event::Record;
 
-use super::plugins::{self, Plugin};
+use super::plugins::{self, GraphOptions, Plugin};
 
 /// Where a field of an event lies in the payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,6 +240,37 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         &self.style
     }
 
+    fn graph(&self) -> GraphOptions {
+        GraphOptions { tailprint: self.style.fgraph_tailprint, depth: self.style.fgraph_depth }
+    }
+
+    /// The fields of `id` when it is `ftrace:funcgraph_entry` (for leaf merging).
+    pub fn graph_entry(&mut self, id: u16) -> Option<[FieldSpec; 2]> {
+        match self.plugin(id) {
+            Some(Plugin::FuncgraphEntry { f }) if !self.style.raw => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Whether `next` is the exit of the function_graph entry `entry` (same pid and
+    /// function), and its fields if so.
+    pub fn graph_exit_of(&mut self, entry: &Record, f: [FieldSpec; 2], next: &Record) -> Option<[FieldSpec; 4]> {
+        let be = self.catalog.big_endian();
+        let id = next.event_id(be)?;
+        let Some(Plugin::FuncgraphExit { f: x }) = self.plugin(id) else { return None };
+        let same_pid = self.pid(entry) == self.pid(next);
+        let same_func = read_uint(entry.data, f[0], be) == read_uint(next.data, x[0], be);
+        (same_pid && same_func).then_some(x)
+    }
+
+    /// Write a function_graph leaf (entry and exit merged) as one whole line.
+    pub fn write_graph_leaf(&mut self, out: &mut Vec<u8>, entry: &Record, f: [FieldSpec; 2], exit: &Record, x: [FieldSpec; 4]) {
+        self.write_head(out, entry);
+        self.write_name(out, entry);
+        plugins::write_graph_leaf(self.catalog, (entry, f), (exit, x), self.style.fgraph_depth, out);
+        out.push(b'\n');
+    }
+
     fn common(&mut self, id: u16) {
         if self.common_pid.is_none() {
             self.common_pid = self.catalog.field(id, "common_pid");
@@ -378,7 +409,10 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         } else {
             let plugin = id.and_then(|id| self.plugin(id));
             let pretty = match plugin {
-                Some(p) => p.write(self.catalog, rec, &mut self.cmdlines, out),
+                Some(p) => {
+                    let graph = self.graph();
+                    p.write(self.catalog, rec, &mut self.cmdlines, graph, out)
+                }
                 None => true,
             };
             if pretty {

@@ -20,6 +20,16 @@
 //!   `timer:hrtimer_expire_entry`: `hrtimer=0x%x now=%u function=F`. F is `name/0x%x` with
 //!   the hex of `function_start - address` (so `/0x0` for an exact match and a wrapped
 //!   64-bit value otherwise), or `0x%08x` of the address when no function contains it.
+//! * `ftrace:function` (trace-cmd's built-in handler, which overrides the plugin): the
+//!   function's name, or `0x%x` of its address.
+//! * `ftrace:funcgraph_entry` / `funcgraph_exit` (trace-cmd's built-in handlers): an
+//!   entry whose next record (in merged order) is its own exit (same pid and function)
+//!   is a leaf, printed as one line `MARK DURATION |  INDENTfunc();` and the exit is
+//!   consumed; other entries print `  ` + `           |  ` + indent + `func() {`; exits
+//!   print `MARK DURATION |  INDENT}` (+ ` /* func */` with `-O fgraph:tailprint`, + `
+//!   (depth)` with `fgraph:depth`). MARK is `$ `, `# `, `! `, `+ ` above 1 s, 1 ms, 100 us,
+//!   10 us; DURATION is `usecs.nnn us ` (nanoseconds only while usecs has fewer than 7
+//!   digits) padded so the `|` lines up; indent is 2 spaces per depth.
 //! * `syscalls:sys_enter_futex`: `op=FUTEX_CMD[|FUTEX_PRIVATE_FLAG][|FUTEX_CLOCK_REALTIME]
 //!   uaddr=0x%08x` then the arguments that command uses.
 //!
@@ -62,11 +72,36 @@ pub enum Plugin {
         /// hrtimer (or timer), now, function.
         f: [Option<FieldSpec>; 3],
     },
+    /// `ftrace:function` (trace-cmd's own handler): the function's name.
+    Function {
+        /// The `ip` field.
+        ip: FieldSpec,
+    },
+    /// `ftrace:funcgraph_entry` printed as the opening of a nested call (`func() {`);
+    /// leaves are merged with their exit by the report loop.
+    FuncgraphEntry {
+        /// func, depth.
+        f: [FieldSpec; 2],
+    },
+    /// `ftrace:funcgraph_exit`: duration and the closing brace.
+    FuncgraphExit {
+        /// func, depth, calltime, rettime.
+        f: [FieldSpec; 4],
+    },
     /// `sys_enter_futex`.
     Futex {
         /// uaddr, op, val, utime, uaddr2, val3.
         f: [FieldSpec; 6],
     },
+}
+
+/// trace-cmd's `-O fgraph:...` options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GraphOptions {
+    /// `fgraph:tailprint`: `/* func */` after closing braces.
+    pub tailprint: bool,
+    /// `fgraph:depth`: ` (depth)` after each line.
+    pub depth: bool,
 }
 
 /// The plugin trace-cmd applies to `system:name`, if any.
@@ -97,6 +132,11 @@ pub fn resolve<C: Catalog + ?Sized>(c: &C, id: u16, system: &str, name: &str) ->
         ("timer", "hrtimer_expire_entry") => Some(Plugin::HrtimerExpire {
             f: [f("timer").or_else(|| f("hrtimer")), f("now"), f("function")],
         }),
+        ("ftrace", "function") => f("ip").map(|ip| Plugin::Function { ip }),
+        ("ftrace", "funcgraph_entry") => Some(Plugin::FuncgraphEntry { f: [f("func")?, f("depth")?] }),
+        ("ftrace", "funcgraph_exit") => {
+            Some(Plugin::FuncgraphExit { f: [f("func")?, f("depth")?, f("calltime")?, f("rettime")?] })
+        }
         ("syscalls", "sys_enter_futex") => {
             let all = [f("uaddr")?, f("op")?, f("val")?, f("utime")?, f("uaddr2")?, f("val3")?];
             Some(Plugin::Futex { f: all })
@@ -181,10 +221,79 @@ fn write_state(out: &mut Vec<u8>, val: u64) {
     }
 }
 
+/// trace-cmd's duration mark: `$ ` over 1 s, `# ` over 1 ms, `! ` over 100 us, `+ ` over
+/// 10 us (no `@` or `*` as the kernel has), else two spaces.
+fn graph_overhead(out: &mut Vec<u8>, duration: u64) {
+    out.extend_from_slice(match duration {
+        d if d > 1_000_000_000 => b"$ ",
+        d if d > 1_000_000 => b"# ",
+        d if d > 100_000 => b"! ",
+        d if d > 10_000 => b"+ ",
+        _ => b"  ",
+    });
+}
+
+/// `usecs[.nnn] us ` padded to the duration column, then `|  `; the nanoseconds are shown
+/// while the microseconds take fewer than 7 digits.
+fn graph_duration(out: &mut Vec<u8>, duration: u64) {
+    let start = out.len();
+    push_u64(out, duration / 1000);
+    if out.len() - start < 7 {
+        out.push(b'.');
+        push_zero_padded(out, duration % 1000, 3);
+    }
+    let len = out.len() - start;
+    out.extend_from_slice(b" us ");
+    for _ in len..7 {
+        out.push(b' ');
+    }
+    out.extend_from_slice(b"|  ");
+}
+
+fn graph_func<C: Catalog + ?Sized>(c: &C, out: &mut Vec<u8>, depth: u64, func: u64) {
+    for _ in 0..(depth as i32).saturating_mul(2).max(0) {
+        out.push(b' ');
+    }
+    match c.function(func) {
+        Some((name, _)) => out.extend_from_slice(name.as_bytes()),
+        None => push_hex(out, func),
+    }
+}
+
+/// A function_graph leaf: an entry directly followed by its own exit, as one line.
+pub fn write_graph_leaf<C: Catalog + ?Sized>(
+    c: &C,
+    entry: (&Record, [FieldSpec; 2]),
+    exit: (&Record, [FieldSpec; 4]),
+    show_depth: bool,
+    out: &mut Vec<u8>,
+) {
+    let be = c.big_endian();
+    let num = |r: &Record, f: FieldSpec| read_uint(r.data, f, be).unwrap_or(0);
+    let duration = num(exit.0, exit.1[3]).wrapping_sub(num(exit.0, exit.1[2]));
+    graph_overhead(out, duration);
+    graph_duration(out, duration);
+    let depth = num(entry.0, entry.1[1]);
+    graph_func(c, out, depth, num(entry.0, entry.1[0]));
+    out.extend_from_slice(b"();");
+    if show_depth {
+        out.extend_from_slice(b" (");
+        push_i64(out, depth as i64);
+        out.push(b')');
+    }
+}
+
 impl Plugin {
     /// Write the plugin's text; true when the event's print fmt must follow (libtraceevent's
     /// handler return value).
-    pub fn write<C: Catalog + ?Sized>(&self, c: &C, rec: &Record, cmdlines: &mut Cmdlines, out: &mut Vec<u8>) -> bool {
+    pub fn write<C: Catalog + ?Sized>(
+        &self,
+        c: &C,
+        rec: &Record,
+        cmdlines: &mut Cmdlines,
+        graph: GraphOptions,
+        out: &mut Vec<u8>,
+    ) -> bool {
         let be = c.big_endian();
         let d = rec.data;
         let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(d, f, be));
@@ -283,6 +392,54 @@ impl Plugin {
                 if let Some(func) = num(f[2]) {
                     out.extend_from_slice(b" function=");
                     func_field(c, out, func);
+                }
+                false
+            }
+            Plugin::Function { ip } => {
+                if let Some(v) = num(Some(ip)) {
+                    match c.function(v) {
+                        Some((name, _)) => out.extend_from_slice(name.as_bytes()),
+                        None => {
+                            out.extend_from_slice(b"0x");
+                            push_hex(out, v);
+                        }
+                    }
+                }
+                false
+            }
+            Plugin::FuncgraphEntry { f } => {
+                out.extend_from_slice(b"  ");
+                out.extend_from_slice(b"           |  ");
+                let depth = num(Some(f[1])).unwrap_or(0);
+                graph_func(c, out, depth, num(Some(f[0])).unwrap_or(0));
+                out.extend_from_slice(b"() {");
+                if graph.depth {
+                    out.extend_from_slice(b" (");
+                    push_i64(out, depth as i64);
+                    out.push(b')');
+                }
+                false
+            }
+            Plugin::FuncgraphExit { f } => {
+                let duration = num(Some(f[3])).unwrap_or(0).wrapping_sub(num(Some(f[2])).unwrap_or(0));
+                graph_overhead(out, duration);
+                graph_duration(out, duration);
+                let depth = num(Some(f[1])).unwrap_or(0);
+                for _ in 0..(depth as i32).saturating_mul(2).max(0) {
+                    out.push(b' ');
+                }
+                out.push(b'}');
+                if graph.tailprint {
+                    if let Some((name, _)) = num(Some(f[0])).and_then(|v| c.function(v)) {
+                        out.extend_from_slice(b" /* ");
+                        out.extend_from_slice(name.as_bytes());
+                        out.extend_from_slice(b" */");
+                    }
+                }
+                if graph.depth {
+                    out.extend_from_slice(b" (");
+                    push_i64(out, depth as i64);
+                    out.push(b')');
                 }
                 false
             }

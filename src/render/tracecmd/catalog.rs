@@ -53,6 +53,11 @@ impl DatCatalog {
         &self.registry
     }
 
+    /// The print settings of this file in `style`.
+    pub fn print_env(&self, style: PrintStyle) -> PrintEnv<'_> {
+        PrintEnv { style, ..self.env() }
+    }
+
     fn env(&self) -> PrintEnv<'_> {
         PrintEnv {
             kallsyms: Some(&self.kallsyms),
@@ -102,7 +107,7 @@ impl Catalog for DatCatalog {
 
     fn write_fields(&self, rec: &Record, out: &mut Vec<u8>) {
         if let Some(s) = self.registry.of(rec) {
-            s.write_fields(rec, &self.env(), out);
+            s.write_fields_tracecmd(rec, &self.env(), out);
         }
     }
 

@@ -164,10 +164,7 @@ impl EventFilter {
                 }
             }
             if !matched {
-                return Err(err(format!(
-                    "no event matches '{}' (see `tracectl report --events` for the events in the file)",
-                    pat.trim()
-                )));
+                return Err(err(format!("no event of the file matches '{}'", pat.trim())));
             }
         }
         let mut by_id = HashMap::new();

@@ -155,7 +155,16 @@ pub fn write_report<'a>(
                 summary.dropped_lines += 1;
             }
             buf.extend_from_slice(&l.prefix);
-            l.renderer.write_record(&mut buf, &rec, None);
+            let graph = rec.event_id(l.input.catalog.big_endian()).and_then(|id| l.renderer.graph_entry(id));
+            match graph {
+                None => l.renderer.write_record(&mut buf, &rec, None),
+                Some(f) => {
+                    // A function_graph entry: a leaf when the very next record is its exit.
+                    let owned = rec.data.to_vec();
+                    let entry = Record { data: &owned, ..rec };
+                    write_graph_entry(l, &entry, f, offset, &mut buf)?;
+                }
+            }
             summary.records += 1;
             if buf.len() >= 1 << 16 {
                 out.write_all(&buf)?;
@@ -167,6 +176,29 @@ pub fn write_report<'a>(
     out.flush()?;
     summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
     Ok(summary)
+}
+
+fn write_graph_entry(
+    l: &mut Live,
+    entry: &Record,
+    f: [super::FieldSpec; 2],
+    offset: i64,
+    buf: &mut Vec<u8>,
+) -> Result<(), ReportError> {
+    let next_ts = l.input.source.peek_ts().map_err(|source| ReportError::Input { name: l.input.name.clone(), source })?;
+    if next_ts.is_some() {
+        let exit = l.input.source.peek().and_then(|next| l.renderer.graph_exit_of(entry, f, &next));
+        if let Some(x) = exit {
+            if let Some(t) = l.input.source.take() {
+                let mut exit_rec = t.rec;
+                exit_rec.ts = exit_rec.ts.wrapping_add_signed(offset);
+                l.renderer.write_graph_leaf(buf, entry, f, &exit_rec, x);
+                return Ok(());
+            }
+        }
+    }
+    l.renderer.write_record(buf, entry, None);
+    Ok(())
 }
 
 fn accept<C: Catalog + ?Sized>(

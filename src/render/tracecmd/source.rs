@@ -30,6 +30,9 @@ pub trait RecordSource {
     fn peek_ts(&mut self) -> Result<Option<u64>, SourceError>;
     /// The next record; call after [`RecordSource::peek_ts`] returned `Some`.
     fn take(&mut self) -> Option<Taken<'_>>;
+    /// The next record without consuming it; call after [`RecordSource::peek_ts`]
+    /// returned `Some`. Its lost-events mark stays with it.
+    fn peek(&mut self) -> Option<Record<'_>>;
     /// Sub-buffers that failed to decode so far (skipped after a warning on stderr).
     fn bad_pages(&self) -> u64 {
         0
@@ -73,6 +76,10 @@ impl<'a, I: Iterator<Item = Result<Entry<'a>, PageError>>> RecordSource for Entr
             }
         }
         Ok(self.head.map(|r| r.ts))
+    }
+
+    fn peek(&mut self) -> Option<Record<'_>> {
+        self.head
     }
 
     fn take(&mut self) -> Option<Taken<'_>> {
@@ -240,6 +247,12 @@ impl RecordSource for DatSource {
         }
         self.current = best.map(|(i, _)| i);
         Ok(best.map(|(_, ts)| ts))
+    }
+
+    fn peek(&mut self) -> Option<Record<'_>> {
+        let c = &self.cursors[self.current?];
+        let it = c.items[c.pos];
+        Some(Record { cpu: c.cpu, ts: it.ts, data: &c.page[it.off as usize..(it.off + it.len) as usize] })
     }
 
     fn take(&mut self) -> Option<Taken<'_>> {
