@@ -343,7 +343,16 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
 fn compile_printf(schema: &Schema) -> Result<Kind, String> {
     let toks = lex(&schema.print_fmt)?;
     let mut p = Parser::new(&toks, schema.long_size, |n| schema.field_index(n));
-    let fmt = p.format_string()?;
+    let mut fmt = p.format_string()?;
+    // The kernel's uprobe printer writes the probed address as `(0x...)` where the format
+    // file says `(%lx)`.
+    if schema.system == "uprobes" {
+        if let Some(rest) = fmt.strip_prefix(b"(%lx <- %lx)") {
+            fmt = [&b"(0x%lx <- 0x%lx)"[..], rest].concat();
+        } else if let Some(rest) = fmt.strip_prefix(b"(%lx)") {
+            fmt = [&b"(0x%lx)"[..], rest].concat();
+        }
+    }
     let segs = parse_format(&fmt, schema.long_size)?;
     let mut args = Vec::new();
     while p.eat(",") {
