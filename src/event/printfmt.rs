@@ -726,7 +726,7 @@ fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
             let printable = {
                 let t = until_nul(b);
                 t.iter().all(|c| c.is_ascii_graphic() || *c == b' ' || (*c as char).is_ascii_whitespace())
-                    && b.get(t.len()).is_none_or(|z| *z == 0)
+                    && b.get(t.len()).map_or(true, |z| *z == 0)
             };
             if is_string && printable {
                 out.extend_from_slice(until_nul(b));
