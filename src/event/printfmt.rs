@@ -789,6 +789,23 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::Binary(op, a, b) if self.env.style == PrintStyle::TraceCmd && looser_right(op, b) => {
                 self.eval_rotated(op, a, b)?
             }
+            // The same for a parenthesized `?:` on the right: `a OP (c ? t : f)` reads as
+            // `(a OP c) ? t : f`.
+            Expr::Binary(op, a, b) if self.env.style == PrintStyle::TraceCmd && matches!(**b, Expr::Cond(..)) => {
+                let Expr::Cond(c, t, f) = &**b else { unreachable!() };
+                let l = self.eval(a)?;
+                let r = self.eval(c)?;
+                let cond = match *op {
+                    "&&" => truthy(&l) && truthy(&r),
+                    "||" => truthy(&l) || truthy(&r),
+                    _ => truthy(&binary(op, l, r)?),
+                };
+                if cond {
+                    self.eval(t)?
+                } else {
+                    self.eval(f)?
+                }
+            }
             Expr::Binary(op, a, b) => {
                 if *op == "&&" {
                     let r = truthy(&self.eval(a)?) && truthy(&self.eval(b)?);
