@@ -704,7 +704,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
             }
             _ => {
                 let v = self.int(arg)?;
-                fmt_int(out, v, spec, self.long());
+                if self.env.style == PrintStyle::TraceCmd && spec.alt && int_is_zero(v, spec, self.long()) {
+                    // glibc prints `%#x` of 0 as `0`, the kernel as `0x0`.
+                    let plain = Spec { alt: false, ..*spec };
+                    fmt_int(out, v, &plain, self.long());
+                } else {
+                    fmt_int(out, v, spec, self.long());
+                }
                 Ok(())
             }
         }
@@ -1567,5 +1573,19 @@ fn looser_right(op: &str, b: &Expr) -> bool {
     match (super::expr::prec(op), b) {
         (Some(p), Expr::Binary(o, ..)) => super::expr::prec(o).is_some_and(|q| q < p),
         _ => false,
+    }
+}
+
+/// Whether `v` is 0 once cut to the conversion's length modifier.
+fn int_is_zero(v: u64, spec: &Spec, long: u8) -> bool {
+    let bytes = match spec.len {
+        0 => 4,
+        n => n.min(8) as u32,
+    };
+    let _ = long;
+    if bytes >= 8 {
+        v == 0
+    } else {
+        v & ((1u64 << (bytes * 8)) - 1) == 0
     }
 }
