@@ -1,6 +1,7 @@
 //! The `print fmt` engine: compiled once per schema, evaluated per record into the
 //! caller's buffer, producing the text the kernel itself writes in the `trace` file.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -200,6 +201,9 @@ enum Kind {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Program {
     kind: Kind,
+    /// Values of constant `__print_flags`/`__print_symbolic` tables, by (table address,
+    /// style): evaluated once instead of for every record.
+    tables: Arc<std::sync::Mutex<HashMap<(usize, u8), Arc<Vec<Option<u64>>>>>>,
     /// For events the kernel prints with its own code (syscalls): the print fmt as
     /// written, which the trace-cmd style prints.
     as_written: Option<Box<Kind>>,
@@ -936,11 +940,15 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     _ => b"",
                 };
                 let mut first = true;
-                for ent in &args[2..] {
+                let values = self.table_values(&args[2..])?;
+                for (ent, &mask) in args[2..].iter().zip(values.iter()) {
                     if flags == 0 {
                         break;
                     }
-                    let (mask, label) = self.table_entry(ent)?;
+                    let (mask, label) = match mask {
+                        Some(m) => (m, table_label(ent)?),
+                        None => self.table_entry(ent)?,
+                    };
                     if flags & mask != mask {
                         continue;
                     }
@@ -965,8 +973,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 if name == "__print_symbolic" {
                     v &= long_mask;
                 }
-                for ent in &args[1..] {
-                    let (mask, label) = self.table_entry(ent)?;
+                let values = self.table_values(&args[1..])?;
+                for (ent, &mask) in args[1..].iter().zip(values.iter()) {
+                    let (mask, label) = match mask {
+                        Some(m) => (m, table_label(ent)?),
+                        None => self.table_entry(ent)?,
+                    };
                     let mask = if name == "__print_symbolic" { mask & long_mask } else { mask };
                     if mask == v {
                         out.extend_from_slice(label);
@@ -1054,6 +1066,25 @@ impl<'a, 'e> Ctx<'a, 'e> {
             v = apply(o, v, self.eval(r)?)?;
         }
         Ok(v)
+    }
+
+    /// The values of a flag/symbol table, cached in the program when they are constant.
+    ///
+    /// An entry that does not evaluate is None: the caller reports its error only if the
+    /// loop reaches it, as evaluating entry by entry would.
+    fn table_values(&self, entries: &'a [Expr]) -> EvalResult<Arc<Vec<Option<u64>>>> {
+        let key = (entries.as_ptr() as usize, self.env.style as u8);
+        let tables = &self.schema.program.tables;
+        if let Some(v) = tables.lock().ok().and_then(|t| t.get(&key).cloned()) {
+            return Ok(v);
+        }
+        let values: Arc<Vec<Option<u64>>> = Arc::new(entries.iter().map(|e| self.table_entry(e).ok().map(|(v, _)| v)).collect());
+        if !entries.iter().any(reads_record) {
+            if let Ok(mut t) = tables.lock() {
+                t.insert(key, values.clone());
+            }
+        }
+        Ok(values)
     }
 
     fn table_entry(&self, e: &'a Expr) -> EvalResult<(u64, &'a [u8])> {
@@ -1587,5 +1618,28 @@ fn int_is_zero(v: u64, spec: &Spec, long: u8) -> bool {
         v == 0
     } else {
         v & ((1u64 << (bytes * 8)) - 1) == 0
+    }
+}
+
+/// The label of a `{ value, "name" }` table entry.
+fn table_label(e: &Expr) -> EvalResult<&[u8]> {
+    match e {
+        Expr::List(items) if items.len() == 2 => match &items[1] {
+            Expr::Str(s) => Ok(s),
+            other => Err(format!("a table entry's name is not a string: {other:?}")),
+        },
+        _ => Err("a flag/symbol table entry is not `{ value, \"name\" }`".into()),
+    }
+}
+
+/// Whether an expression reads the record (a field), so its value is not constant.
+fn reads_record(e: &Expr) -> bool {
+    match e {
+        Expr::Field(_) | Expr::Member(..) | Expr::Call(..) | Expr::Index(..) => true,
+        Expr::Num(_) | Expr::Str(_) | Expr::Ident(_) => false,
+        Expr::Unary(_, x) | Expr::Cast(_, x) => reads_record(x),
+        Expr::Binary(_, a, b) => reads_record(a) || reads_record(b),
+        Expr::Cond(a, b, c) => reads_record(a) || reads_record(b) || reads_record(c),
+        Expr::List(xs) => xs.iter().any(reads_record),
     }
 }
