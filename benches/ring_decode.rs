@@ -3,7 +3,8 @@
 //! * baseline: a plain loop that walks the record headers of little-endian 64-bit pages
 //!   (no checks, no merge), the floor any decoder is measured against;
 //! * decode: `CpuStream` + `Merge` producing `Record`s with absolute timestamps;
-//! * render: decode plus the kernel-style context columns (comm-pid, cpu, flags, time).
+//! * render: decode plus the kernel-style context columns (comm-pid, cpu, flags, time),
+//!   then the whole line with the event model's print-fmt text.
 //!
 //! Run with `cargo bench --bench ring_decode`; prints ns/event and the ratios.
 
@@ -11,6 +12,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
+use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, Merge, PageLayout};
 use tracectl::render::{Comms, KernelStyle};
 use tracectl::tracefs::Tracefs;
@@ -106,9 +108,37 @@ fn main() {
         black_box(&out);
         n
     });
+    let registry = Registry::from_tracefs(&t).unwrap();
+    let ksyms = zstd::decode_all(&std::fs::read(t.path("host/kallsyms.zst")).unwrap()[..]).unwrap();
+    let kallsyms = Kallsyms::parse(&String::from_utf8_lossy(&ksyms));
+    let printk = PrintkFormats::parse(&t.read_string("printk_formats").unwrap());
+    let env = PrintEnv {
+        kallsyms: Some(&kallsyms),
+        printk: Some(&printk),
+        big_endian: layout.big_endian,
+        long_size: registry.long_size(),
+        hz: None,
+        style: tracectl::event::PrintStyle::Kernel,
+    };
+    let (full_ns, _) = time(rounds, || {
+        out.clear();
+        let streams = data.iter().map(|d| CpuStream::new(layout, d.cpu, &d.bytes)).collect();
+        let mut n = 0;
+        for e in Merge::new(streams) {
+            if let Ok(Entry::Event(r)) = e {
+                style.write_context(&mut out, &r, &comms);
+                registry.write_event(&r, &env, &mut out);
+                out.push(b'\n');
+                n += 1;
+            }
+        }
+        black_box(&out);
+        n
+    });
     assert_eq!(base_n, dec_n, "baseline and decoder disagree on the event count");
     println!("{dec_n} events, best of {rounds} rounds");
     println!("baseline header walk (one CPU at a time, no merge): {base_ns:6.1} ns/event");
     println!("decode + merge into Records:                        {dec_ns:6.1} ns/event ({:.2}x baseline)", dec_ns / base_ns);
     println!("decode + merge + kernel-style context columns:      {ren_ns:6.1} ns/event ({:.2}x baseline)", ren_ns / base_ns);
+    println!("decode + merge + whole kernel-style line:           {full_ns:6.1} ns/event ({:.2}x baseline)", full_ns / base_ns);
 }

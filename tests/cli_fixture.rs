@@ -135,8 +135,13 @@ fn set_does_not_reset_but_start_does() {
 #[test]
 fn reset_restores_what_start_changed() {
     let t = Tree::new();
-    t.ok(&["start", "-e", "sched:sched_switch", "-f", "prev_pid != 0", "-e", "irq", "-C", "global", "-b", "2048", "-P", "123"]);
+    t.ok(&[
+        "start", "-e", "sched:sched_switch", "-f", "prev_pid != 0", "-R", "traceoff", "-e", "irq", "-C", "global", "-b", "2048",
+        "-P", "123",
+    ]);
     t.ok(&["reset"]);
+    // The kernel takes `!TRIGGER` as removal; a copy keeps that last write.
+    assert_eq!(t.read("events/sched/sched_switch/trigger"), "!traceoff");
     assert_eq!(t.read("events/sched/sched_switch/enable"), "0");
     assert_eq!(t.read("events/irq/enable"), "0");
     assert_eq!(t.read("events/sched/sched_switch/filter"), "0");

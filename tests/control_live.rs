@@ -396,3 +396,16 @@ fn two_triggers_on_one_event_both_stay() {
     let o = Command::new(bin()).args(["show", "-B", &g.name, "--trigger", "sched:sched_switch"]).output().unwrap();
     assert!(String::from_utf8_lossy(&o.stdout).contains("traceoff:count="));
 }
+
+#[test]
+fn discovery_finds_the_mount_listed_in_proc_mounts() {
+    let Some(t) = live() else { return };
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    let listed = tracectl::tracefs::parse_mounts(&mounts);
+    assert!(listed.iter().any(|m| m.root == t.root()), "{} not among {listed:?}", t.root().display());
+    assert!(tracectl::tracefs::looks_like_tracefs(t.root()));
+    // The same root through the CLI's global option and environment variable.
+    let o = Command::new(bin()).args(["show", "--tracing_on"]).env("TRACECTL_TRACEFS", t.root()).output().unwrap();
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), t.top().read_value("tracing_on").unwrap());
+}

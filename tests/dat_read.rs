@@ -36,6 +36,7 @@ fn check(args: &[&str], version: u32, compression: Compression) {
     let theirs = report_counts(&file, &[]);
     assert!(!theirs.is_empty());
     assert_eq!(ours, theirs);
+    assert_eq!(ring_counts(&dat, 0), theirs, "tracectl::ring on our pages");
 }
 
 #[test]

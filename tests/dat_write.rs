@@ -64,7 +64,7 @@ fn roundtrip(record_args: &[&str]) {
         let v = Command::new("trace-cmd").args(["dump", "-v", "-i"]).arg(&out).output().unwrap();
         assert!(v.status.success() && v.stderr.is_empty(), "trace-cmd dump -v {name}: {}", String::from_utf8_lossy(&v.stderr));
         let dumped = String::from_utf8_lossy(&dump.stdout);
-        assert!(dumped.contains(&format!("{inst}")), "{name}: dump lists the instance");
+        assert!(dumped.contains(inst.as_str()), "{name}: dump lists the instance");
     }
 }
 

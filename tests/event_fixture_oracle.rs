@@ -39,9 +39,16 @@ fn sched_irq_tree_matches_the_kernel_text() {
 }
 
 #[test]
+fn sixteen_kib_sub_buffer_tree_matches_the_kernel_text() {
+    run("linux-6.18-sched-subbuf16", 1.0);
+}
+
+#[test]
+fn overrun_tree_matches_the_kernel_text() {
+    run("linux-6.18-all-overrun", 1.0);
+}
+
+#[test]
 fn all_events_tree_matches_the_kernel_text() {
-    // Known exception: writeback_* name the inode state bits (I_DIRTY_SYNC...) that the
-    // format leaves unexpanded and whose values changed across 6.x; the engine prints those
-    // 10 records as `field=value` pairs.
-    run("linux-6.18-all", 0.999);
+    run("linux-6.18-all", 1.0);
 }

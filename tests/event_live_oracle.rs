@@ -65,18 +65,40 @@ fn live_events_print_like_the_kernel() {
                    "mmap_lock", "filemap", "ext4", "block", "writeback", "pagemap", "lock", "module", "net", "sock",
                    "skb", "tcp", "vmscan", "compaction", "oom", "percpu", "cgroup", "ipi", "x86_fpu", "tlb", "msr",
                    "exceptions", "maple_tree", "page_pool", "initcall"];
-    for s in systems {
+    // ORACLE_ALL=1 enables every event of the kernel instead of the list above (on 6.18:
+    // ~130k records, all identical to the kernel's text).
+    let all = std::env::var("ORACLE_ALL").is_ok();
+    if all {
+        inst.write("events/enable", b"1", AppendMode::Truncate).unwrap();
+    }
+    for s in systems.iter().filter(|_| !all) {
         if inst.exists(format!("events/{s}/enable")) {
             let _ = inst.write(format!("events/{s}/enable"), b"1", AppendMode::Truncate);
         }
     }
     inst.write("trace_marker", b"tracectl event oracle", AppendMode::Truncate).ok();
+    // trace_marker_raw: a 4-byte id, then bytes; the kernel prints the record's padding too.
+    inst.write("trace_marker_raw", &[0x34, 0x12, 0, 0, 1, 2, 3], AppendMode::Truncate).ok();
+    inst.write("trace_marker_raw", &[0x78, 0x56, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd, 0xee], AppendMode::Truncate).ok();
     let status = std::process::Command::new("sh")
         .arg("-c")
         .arg("ls /proc >/dev/null; f=/tmp/tracectl-ev.$$; echo hello > $f; cat $f >/dev/null; rm $f; sleep 0.02; kill -0 $$")
         .status()
         .unwrap();
     assert!(status.success());
+    // Loopback TCP over IPv4 and IPv6, for the net/sock/tcp/skb events' address formats.
+    for addr in ["127.0.0.1:0", "[::1]:0"] {
+        if let Ok(l) = std::net::TcpListener::bind(addr) {
+            let a = l.local_addr().unwrap();
+            if let Ok(mut c) = std::net::TcpStream::connect(a) {
+                use std::io::Write;
+                let (mut s, _) = l.accept().unwrap();
+                let _ = c.write_all(b"ping");
+                let mut b = [0u8; 4];
+                let _ = s.read(&mut b);
+            }
+        }
+    }
     inst.write("tracing_on", b"0", AppendMode::Truncate).unwrap();
     let text = String::from_utf8_lossy(&inst.read("trace").unwrap()).into_owned();
     let mut raw = Vec::new();
@@ -93,7 +115,7 @@ fn live_events_print_like_the_kernel() {
     let (ok, bad) = report.total();
     assert!(ok + bad > 100, "only {} records paired; the workload or the reader failed", ok + bad);
     let rate = ok as f64 / (ok + bad) as f64;
-    // The remaining differences are the events whose print fmt names enum constants or
-    // vmemmap_base (see check-events -v); they print as field=value pairs.
-    assert!(rate >= 0.99, "{:.2}% of live records match the kernel's text", rate * 100.0);
+    // Events this workload does not hit may still differ (check-events -v lists the
+    // formats that print as field=value pairs); the ones it hits all matched on 6.18.
+    assert!(rate >= 0.999, "{:.2}% of live records match the kernel's text", rate * 100.0);
 }

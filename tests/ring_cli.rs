@@ -82,3 +82,21 @@ fn a_tree_without_data_says_how_to_capture_one() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("trace_pipe_raw") && err.contains("tracectl capture"), "{err}");
 }
+
+#[test]
+fn a_tree_without_host_enums_from_the_running_kernel_uses_its_btf() {
+    let rel = "events/writeback/writeback_mark_inode_dirty/format";
+    let tree_fmt = std::fs::read_to_string(tree("linux-6.18-all").join(rel)).unwrap();
+    let live_fmt = tracectl::tracefs::read_file(&Path::new("/sys/kernel/tracing").join(rel));
+    if live_fmt.map(|b| b != tree_fmt.as_bytes()).unwrap_or(true) || !Path::new("/sys/kernel/btf/vmlinux").exists() {
+        eprintln!("skipped: the running kernel is not the one linux-6.18-all was captured on");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&tree("linux-6.18-all"), dir.path());
+    std::fs::remove_file(dir.path().join("host/enums")).unwrap();
+    let out = stream(dir.path(), &[]);
+    assert!(out.status.success());
+    let kernel = std::fs::read(tree("linux-6.18-all").join("trace")).unwrap();
+    assert!(out.stdout == kernel, "replay differs from the kernel's trace text");
+}

@@ -25,6 +25,9 @@ pub struct Args {
     /// Per-CPU buffer size (KiB) of the capture instance, to keep the tree small
     #[arg(short = 'b', long = "buffer-size-kb", value_name = "KB")]
     pub buffer_size_kb: Option<u64>,
+    /// Trace clock of the capture instance (see trace_clock), e.g. counter or mono
+    #[arg(short = 'C', long = "clock", value_name = "CLOCK")]
+    pub clock: Option<String>,
     /// Sub-buffer size (KiB) of the capture instance (buffer_subbuf_size_kb, 6.8+)
     #[arg(long = "subbuf-size-kb", value_name = "KB")]
     pub subbuf_size_kb: Option<u64>,
@@ -53,6 +56,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         duration: Duration::from_millis(args.duration_ms),
         buffer_size_kb: args.buffer_size_kb,
         subbuf_size_kb: args.subbuf_size_kb,
+        clock: args.clock,
         options: args.options,
     };
     let stop = super::stream::stop_flag();

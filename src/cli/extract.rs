@@ -35,12 +35,9 @@ pub struct Args {
 
 /// Run `tracectl extract`: drain the buffer's trace_pipe_raw into a trace.dat.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
-    if a.snapshot {
-        anyhow::bail!("extract -s: reading the snapshot buffer is not supported yet; copy it with `tracectl show snapshot` instead");
-    }
     let t = live_tracefs(ctx)?;
     let wo = write_options(a.file_version, &a.compression)?;
-    let s = tracectl::record::extract(&t, a.instance.as_deref(), &a.output, a.all_formats, wo)?;
+    let s = tracectl::record::extract(&t, a.instance.as_deref(), &a.output, a.all_formats, a.snapshot, wo)?;
     if !a.quiet {
         print_summary(&s, &a.output);
     }

@@ -154,7 +154,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     Ok(code)
 }
 
-fn function_matcher(pat: &str) -> Result<Box<dyn Fn(&str) -> bool>> {
+type Matcher = Box<dyn Fn(&str) -> bool>;
+
+fn function_matcher(pat: &str) -> Result<Matcher> {
     use tracectl::tracefs::suggest::{glob_match, is_glob};
     if pat.is_empty() {
         return Ok(Box::new(|_| true));

@@ -2,13 +2,12 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use clap::{ArgMatches, CommandFactory};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
-use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 use tracectl::dat::{Compression, WriteOptions};
 use tracectl::record::{EventSpec, RecordConfig, RecordSummary, Recorder};
@@ -76,6 +75,24 @@ pub struct Args {
     /// Graph this function (set_graph_function; needs function_graph)
     #[arg(short = 'g')]
     pub graph: Vec<String>,
+    /// Longest sleep between buffer reads, in microseconds
+    #[arg(short = 's', value_name = "USECS")]
+    pub sleep: Option<u64>,
+    /// Ignore events that do not exist instead of failing
+    #[arg(short = 'i')]
+    pub ignore_missing: bool,
+    /// Sub-buffer size in KiB (buffer_subbuf_size_kb)
+    #[arg(long = "subbuf-size", value_name = "KB")]
+    pub subbuf_size: Option<u64>,
+    /// Number of saved command names (saved_cmdlines_size)
+    #[arg(long = "cmdlines-size")]
+    pub cmdlines_size: Option<u64>,
+    /// Maximum function_graph depth (max_graph_depth)
+    #[arg(long = "max-graph-depth")]
+    pub max_graph_depth: Option<u32>,
+    /// Also record tracectl's own threads
+    #[arg(long = "no-filter")]
+    pub no_filter: bool,
     /// trace.dat version to write, 6 or 7
     #[arg(long = "file-version", default_value_t = 7)]
     pub file_version: u32,
@@ -169,17 +186,10 @@ pub fn print_summary(s: &RecordSummary, output: &std::path::Path) {
 
 /// Run `tracectl record`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
-    // Signals become readable events instead of killing us, so a Ctrl-C or kill always
-    // ends with a drained, written file and a restored tracefs. The child gets a clean
-    // signal mask from std::process.
-    let mut mask = SigSet::empty();
-    mask.add(Signal::SIGINT);
-    mask.add(Signal::SIGTERM);
-    mask.thread_block().context("blocking SIGINT/SIGTERM")?;
-    let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).context("signalfd")?;
-
-    let t = live_tracefs(ctx)?;
-    let cfg = RecordConfig {
+    if a.only_command && a.command.is_empty() {
+        anyhow::bail!("-F needs a command after `--`");
+    }
+    let mut cfg = RecordConfig {
         events: event_specs(&a),
         plugin: a.plugin.clone(),
         clock: a.clock.clone(),
@@ -194,31 +204,45 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         graph_functions: a.graph.clone(),
         all_formats: a.all_formats,
         date: a.date,
+        no_filter: a.no_filter,
+        sleep_us: a.sleep,
+        ignore_missing: a.ignore_missing,
+        subbuf_size_kb: a.subbuf_size,
+        cmdlines_size: a.cmdlines_size,
+        max_graph_depth: a.max_graph_depth,
         write: write_options(a.file_version, &a.compression)?,
     };
     if cfg.events.is_empty() && cfg.plugin.is_none() {
         anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
     }
-    if a.only_command && a.command.is_empty() {
-        anyhow::bail!("-F needs a command after `--`");
-    }
-
-    // With -F the command is started stopped, so its pid can be filtered before it runs.
+    // The command starts stopped (its shell stops itself before exec) so no event of it
+    // is missed and -F can filter its pid first. It is spawned before our signals are
+    // blocked because a child inherits the blocked mask.
     let mut child = None;
-    let mut cfg = cfg;
-    if !a.command.is_empty() && a.only_command {
+    if !a.command.is_empty() {
         let c = Command::new("/bin/sh")
             .arg("-c")
             .arg("kill -STOP $$; exec \"$0\" \"$@\"")
             .args(&a.command)
             .spawn()
             .with_context(|| format!("running {}", a.command[0]))?;
-        let pid = Pid::from_raw(c.id() as i32);
-        let _ = waitpid(pid, Some(WaitPidFlag::WUNTRACED));
-        cfg.pids.push(c.id());
+        let _ = waitpid(Pid::from_raw(c.id() as i32), Some(WaitPidFlag::WUNTRACED));
         child = Some(c);
     }
-    let rec = match Recorder::start(t, cfg, &a.output) {
+    // Signals become readable events instead of killing us, so a Ctrl-C or kill always
+    // ends with a drained, written file and a restored tracefs.
+    let mut mask = SigSet::empty();
+    mask.add(Signal::SIGINT);
+    mask.add(Signal::SIGTERM);
+    // The command's exit wakes the wait below at once.
+    mask.add(Signal::SIGCHLD);
+    mask.thread_block().context("blocking SIGINT/SIGTERM")?;
+    let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).context("signalfd")?;
+
+    if let (Some(c), true) = (&child, a.only_command) {
+        cfg.pids.push(c.id());
+    }
+    let rec = match live_tracefs(ctx).and_then(|t| Ok(Recorder::start(t, cfg, &a.output)?)) {
         Ok(r) => r,
         Err(e) => {
             if let Some(mut c) = child {
@@ -226,13 +250,14 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
                 let _ = c.wait();
             }
-            return Err(e.into());
+            return Err(e);
         }
     };
+    for w in rec.warnings() {
+        eprintln!("tracectl: warning: {w}");
+    }
     if let Some(c) = &child {
         let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
-    } else if !a.command.is_empty() {
-        child = Some(Command::new(&a.command[0]).args(&a.command[1..]).spawn().with_context(|| format!("running {}", a.command[0]))?);
     }
     if !a.quiet && child.is_none() {
         eprintln!("Hit Ctrl^C to stop recording");
@@ -241,8 +266,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let mut signalled = None;
     loop {
         if let Ok(Some(si)) = sfd.read_signal() {
-            signalled = Some(si.ssi_signo);
-            break;
+            if si.ssi_signo != Signal::SIGCHLD as u32 {
+                signalled = Some(si.ssi_signo);
+                break;
+            }
         }
         if let Some(c) = child.as_mut() {
             if c.try_wait().ok().flatten().is_some() {
@@ -250,7 +277,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             }
         }
         let mut fds = [nix::poll::PollFd::new(std::os::fd::AsFd::as_fd(&sfd), nix::poll::PollFlags::POLLIN)];
-        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(if child.is_some() { 50u16 } else { 1000u16 }));
+        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(1000u16));
     }
     if let (Some(c), Some(_)) = (child.as_mut(), signalled) {
         // A Ctrl-C reaches the child too; a kill aimed at us is passed on.
@@ -259,11 +286,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             let _ = c.wait();
         }
     }
-    let _ = WaitStatus::StillAlive;
     let summary = rec.finish()?;
     if !a.quiet {
         print_summary(&summary, &a.output);
     }
-    std::thread::sleep(Duration::from_millis(0));
     Ok(0)
 }

@@ -1,6 +1,6 @@
 //! `tracectl stream`: decode ring-buffer pages as they arrive, or replay a fixture tree.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
-use tracectl::render::{json, Comms, EventFormatter, EventNames, KernelStyle};
-use tracectl::tracefs::capture::{event_matches, select_events};
+use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use tracectl::tracefs::capture::{btf_enums, count_cpu_list, event_matches, parse_enums, select_events, substitute_enums};
 use tracectl::tracefs::{AppendMode, Tracefs};
 
 use super::common::Context;
@@ -93,8 +93,11 @@ impl Printer {
                     out.extend_from_slice(format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes());
                 }
                 if self.json {
-                    json::write_record(out, &rec, &self.comms, &self.names, &self.style);
-                } else if !self.style_line(&rec, out) && self.names.of(&rec).is_none() {
+                    match &self.text.registry {
+                        Some(reg) => json::write_schema_record(out, &rec, &self.comms, reg.of(&rec), &self.style),
+                        None => json::write_record(out, &rec, &self.comms, &self.names, &self.style),
+                    }
+                } else if !self.style_line(&rec, out) && !self.text.knows(&rec, &self.names) {
                     if let Some(id) = rec.event_id(self.style.big_endian) {
                         if self.lost_unknown_ids.insert(id) {
                             eprintln!("tracectl: event id {id} has no format under events/ (was the tree captured with its formats?)");
@@ -125,24 +128,37 @@ impl Printer {
 
     /// Pick task names out of the events that carry them.
     fn learn_comms(&mut self, rec: &Record) {
-        let Some(ev) = self.names.of(rec) else { return };
-        let pairs: &[(&str, &str)] = match (ev.system.as_str(), ev.name.as_str()) {
-            ("sched", "sched_switch") => &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")],
-            ("sched", "sched_process_fork") => &[("parent_pid", "parent_comm"), ("child_pid", "child_comm")],
-            ("sched", "sched_wakeup" | "sched_waking" | "sched_wakeup_new" | "sched_process_exit" | "sched_process_free") => {
-                &[("pid", "comm")]
-            }
-            ("task", "task_newtask") => &[("pid", "comm")],
-            ("task", "task_rename") => &[("pid", "newcomm")],
-            _ => return,
-        };
         let be = self.style.big_endian;
-        let field = |name: &str| ev.fields.iter().find(|f| f.name == name).map(|f| json::field_value(f, rec.data, be));
-        let mut learned = Vec::new();
-        for (pid_field, comm_field) in pairs {
-            if let (Some(serde_json::Value::Number(p)), Some(serde_json::Value::String(c))) = (field(pid_field), field(comm_field)) {
-                if let Some(p) = p.as_i64() {
-                    learned.push((p as i32, c));
+        let mut learned: Vec<(i32, String)> = Vec::new();
+        {
+            let (system, name, fields): (&str, &str, Vec<(&str, serde_json::Value)>) = match &self.text.registry {
+                Some(reg) => {
+                    let Some(s) = reg.of(rec) else { return };
+                    let vals = s.fields.iter().map(|f| (f.name.as_str(), json::schema_field_value(f, rec.data, be))).collect();
+                    (s.system.as_str(), s.name.as_str(), vals)
+                }
+                None => {
+                    let Some(ev) = self.names.of(rec) else { return };
+                    let vals = ev.fields.iter().map(|f| (f.name.as_str(), json::field_value(f, rec.data, be))).collect();
+                    (ev.system.as_str(), ev.name.as_str(), vals)
+                }
+            };
+            let pairs: &[(&str, &str)] = match (system, name) {
+                ("sched", "sched_switch") => &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")],
+                ("sched", "sched_process_fork") => &[("parent_pid", "parent_comm"), ("child_pid", "child_comm")],
+                ("sched", "sched_wakeup" | "sched_waking" | "sched_wakeup_new" | "sched_process_exit" | "sched_process_free") => {
+                    &[("pid", "comm")]
+                }
+                ("task", "task_newtask") => &[("pid", "comm")],
+                ("task", "task_rename") => &[("pid", "newcomm")],
+                _ => return,
+            };
+            let field = |n: &str| fields.iter().find(|(k, _)| *k == n).map(|(_, v)| v);
+            for (pid_field, comm_field) in pairs {
+                if let (Some(serde_json::Value::Number(p)), Some(serde_json::Value::String(c))) = (field(pid_field), field(comm_field)) {
+                    if let Some(p) = p.as_i64() {
+                        learned.push((p as i32, c.clone()));
+                    }
                 }
             }
         }
@@ -169,6 +185,41 @@ struct EventText {
 }
 
 impl EventText {
+    /// Whether the record's event id has a format.
+    fn knows(&self, rec: &Record, fallback: &EventNames) -> bool {
+        match &self.registry {
+            Some(reg) => rec.event_id(self.big_endian).is_some_and(|id| reg.try_get(id).is_some()),
+            None => fallback.of(rec).is_some(),
+        }
+    }
+
+    /// Every event as (system, name, id).
+    fn events(&self, fallback: &EventNames) -> Vec<(String, String, u16)> {
+        match &self.registry {
+            Some(reg) => reg.events().filter_map(|(s, n, id)| Some((s.to_string(), n.to_string(), id?))).collect(),
+            None => fallback.iter().map(|(id, e)| (e.system.clone(), e.name.clone(), id)).collect(),
+        }
+    }
+
+    /// Offsets of the common fields, from the first format that parses.
+    fn common_fields(&self, fallback: &EventNames) -> CommonFields {
+        let Some(reg) = &self.registry else { return fallback.common_fields() };
+        let mut c = CommonFields::default();
+        for (s, n, _) in reg.events() {
+            if let Some(schema) = reg.by_name(s, n) {
+                for f in &schema.fields {
+                    match f.name.as_str() {
+                        "common_flags" => c.flags = f.offset,
+                        "common_preempt_count" => c.preempt_count = f.offset,
+                        "common_pid" => c.pid = f.offset,
+                        _ => {}
+                    }
+                }
+                break;
+            }
+        }
+        c
+    }
     /// One stderr line per event type whose text fell back to `field=value` pairs.
     fn report_fallbacks(&self) {
         if let Some(reg) = &self.registry {
@@ -181,7 +232,10 @@ impl EventText {
     /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
     fn load(t: &Tracefs, big_endian: bool) -> EventText {
         let registry = match Registry::from_tracefs(t) {
-            Ok(r) => Some(r),
+            Ok(mut r) => {
+                substitute_enum_constants(t, &mut r);
+                Some(r)
+            }
             Err(e) => {
                 eprintln!("tracectl: {e}; printing events as field=value pairs");
                 None
@@ -214,6 +268,46 @@ impl EventText {
     }
 }
 
+/// Give the registry the formats whose `print fmt` names enum constants the kernel left
+/// unresolved, with their values filled in from the tree's `host/enums` (or, live, from
+/// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows.
+fn substitute_enum_constants(t: &Tracefs, reg: &mut Registry) {
+    let live_btf = || -> Option<HashMap<String, i64>> {
+        let bytes = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
+        Some(btf_enums(&bytes).ok()?.into_iter().collect())
+    };
+    // A tree without host/enums (captured by another tool) may still come from the running
+    // kernel: then its formats are byte-identical to the live ones, and so are the enums.
+    let (enums, same_as_live) = match t.read_string("host/enums") {
+        Ok(text) => (parse_enums(&text), None),
+        Err(_) if is_live(t) => match live_btf() {
+            Some(e) => (e, None),
+            None => return,
+        },
+        Err(_) => match (live_btf(), Tracefs::discover()) {
+            (Some(e), Ok(live)) => (e, Some(live)),
+            _ => return,
+        },
+    };
+    if enums.is_empty() {
+        return;
+    }
+    let events: Vec<(String, String)> = reg.events().map(|(s, n, _)| (s.to_string(), n.to_string())).collect();
+    for (system, name) in events {
+        let rel = format!("events/{system}/{name}/format");
+        let Ok(text) = t.read_string(&rel) else { continue };
+        if let Some(fixed) = substitute_enums(&text, &enums) {
+            if let Some(live) = &same_as_live {
+                if live.read_string(&rel).ok().as_deref() != Some(text.as_str()) {
+                    continue;
+                }
+            }
+            // A format that still does not parse keeps the kernel's text and its fallback.
+            let _ = reg.add_format(&system, &fixed);
+        }
+    }
+}
+
 /// Whether `t` is a mounted tracefs/debugfs rather than a copy on disk.
 fn is_live(t: &Tracefs) -> bool {
     const TRACEFS_MAGIC: i64 = 0x7472_6163;
@@ -227,15 +321,15 @@ fn is_live(t: &Tracefs) -> bool {
     }
 }
 
-fn ids_for(names: &EventNames, specs: &[String]) -> Option<HashSet<u16>> {
+fn ids_for(events: &[(String, String, u16)], specs: &[String]) -> Option<HashSet<u16>> {
     if specs.is_empty() {
         return None;
     }
     Some(
-        names
+        events
             .iter()
-            .filter(|(_, e)| specs.iter().any(|s| event_matches(s, &e.system, &e.name)))
-            .map(|(id, _)| id)
+            .filter(|(sys, name, _)| specs.iter().any(|s| event_matches(s, sys, name)))
+            .map(|(_, _, id)| *id)
             .collect(),
     )
 }
@@ -253,11 +347,18 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
 fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Printer {
     let mut comms = Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
-    let names = EventNames::from_tracefs(meta, big_endian);
     let text = EventText::load(meta, big_endian);
-    let only = ids_for(&names, &args.events);
+    // The minimal table is only needed when the event model cannot read the tree.
+    let names = if text.registry.is_some() {
+        let mut n = EventNames::default();
+        n.big_endian = big_endian;
+        n
+    } else {
+        EventNames::from_tracefs(meta, big_endian)
+    };
+    let only = ids_for(&text.events(&names), &args.events);
     let mut style = KernelStyle::from_tracefs(t, big_endian);
-    style.common = names.common_fields();
+    style.common = text.common_fields(&names);
     Printer {
         style,
         comms,
@@ -338,7 +439,12 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
             written += get("entries:") + get("overrun:");
         }
     }
-    style.write_header(out, tracer.trim(), entries, written, cpus);
+    let online = match t.read_string("host/cpu_online") {
+        Ok(list) => count_cpu_list(&list),
+        Err(_) if is_live(t) => std::fs::read_to_string("/sys/devices/system/cpu/online").ok().and_then(|l| count_cpu_list(&l)),
+        Err(_) => None,
+    };
+    style.write_header(out, tracer.trim(), entries, written, online.unwrap_or(cpus));
 }
 
 /// A private instance for a live stream, removed on drop (also after Ctrl-C).

@@ -3,7 +3,19 @@
 //! [`DatFile::open`] parses all metadata (headers, formats, kallsyms, printk formats,
 //! cmdlines, options, buffers) and leaves the trace data in the file; [`CpuPages`]
 //! then streams one CPU's sub-buffer pages a chunk at a time, so memory stays flat
-//! whatever the file size. Decode the pages with [`crate::ring`].
+//! whatever the file size. Decode the pages with [`crate::ring`]. Stored timestamps
+//! become displayed ones through [`DatFile::ts_adjust`] (DATE, OFFSET, TSC2NSEC).
+//!
+//! [`write_dat`] writes v7 (zstd by default, zlib or none) or v6 files with the metadata
+//! and options trace-cmd writes; `trace-cmd report` and `trace-cmd dump` read them.
+//! CPU data comes from any [`std::io::Read`] of whole pages, so a recording streams from
+//! its capture files and [`buffers_of`] copies or converts an existing file.
+//!
+//! What real writers do that the format documents do not say, and this module handles:
+//! v6 stores the trace clock after the CPU table; v7 compressed per-CPU sizes from
+//! trace-cmd <= 3.1 are 4 bytes short (the chunks are walked instead); the STRINGS
+//! section is not referenced by any option; a v6 instance BUFFER option points at its
+//! own `flyrecord` marker.
 
 mod compress;
 mod error;

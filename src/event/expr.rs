@@ -149,6 +149,8 @@ pub(crate) struct CType {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Expr {
     Num(u64),
+    /// A folded constant with its C type (value, signed, size).
+    Const(u64, bool, u8),
     Str(Vec<u8>),
     /// `REC->name`, resolved to a field index at compile time.
     Field(usize),
@@ -164,11 +166,19 @@ pub(crate) enum Expr {
     List(Vec<Expr>),
     /// `x.member` / `x->member` on something that is not `REC`.
     Member(Box<Expr>, String),
+    /// A local of a statement expression, by slot.
+    Local(usize),
+    /// `({ T x = e; ...; value; })`: slot assignments (with their declared type), then the value.
+    Block(Vec<(usize, CType, Expr)>, Box<Expr>),
 }
+
+/// Most locals one print fmt may declare in statement expressions.
+pub(crate) const MAX_LOCALS: usize = 16;
 
 pub(crate) struct Parser<'t, F: Fn(&str) -> Option<usize>> {
     toks: &'t [Tok],
     pos: usize,
+    locals: Vec<String>,
     long_size: usize,
     field: F,
 }
@@ -201,7 +211,7 @@ fn is_type_word(s: &str) -> bool {
 
 impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
     pub(crate) fn new(toks: &'t [Tok], long_size: usize, field: F) -> Self {
-        Parser { toks, pos: 0, long_size, field }
+        Parser { toks, pos: 0, locals: Vec::new(), long_size, field }
     }
 
     pub(crate) fn at_end(&self) -> bool {
@@ -267,16 +277,17 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
         Ok(c)
     }
 
+    /// The binary operator at the cursor if it binds at least as tightly as `min`.
+    fn peek_binary(&self, min: u8) -> Option<(&'static str, u8)> {
+        match self.peek() {
+            Some(Tok::Punct(p)) => prec(p).filter(|&pr| pr >= min).map(|pr| (*p, pr)),
+            _ => None,
+        }
+    }
+
     fn binary(&mut self, min: u8) -> Result<Expr, String> {
         let mut lhs = self.unary()?;
-        loop {
-            let op = match self.peek() {
-                Some(Tok::Punct(p)) => match prec(p) {
-                    Some(pr) if pr >= min => (*p, pr),
-                    _ => break,
-                },
-                _ => break,
-            };
+        while let Some(op) = self.peek_binary(min) {
             self.pos += 1;
             let rhs = self.binary(op.1 + 1)?;
             lhs = Expr::Binary(op.0, Box::new(lhs), Box::new(rhs));
@@ -430,7 +441,40 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
             Tok::Num(n) => Ok(Expr::Num(*n)),
             Tok::LNum(n) => Ok(Expr::Cast(CType { size: 8, signed: *n <= i64::MAX as u64, pointer: false, elem: 0 }, Box::new(Expr::Num(*n)))),
             Tok::Str(s) => Ok(Expr::Str(s.clone())),
-            Tok::Ident(s) => Ok(Expr::Ident(s.clone())),
+            Tok::Ident(s) => match self.locals.iter().rposition(|l| l == s) {
+                Some(slot) => Ok(Expr::Local(slot)),
+                None => Ok(Expr::Ident(s.clone())),
+            },
+            Tok::Punct("(") if self.peek_punct("{") => {
+                self.pos += 1;
+                let mut decls = Vec::new();
+                loop {
+                    let save = self.pos;
+                    if let Some(ty) = self.type_name() {
+                        if let Some(Tok::Ident(name)) = self.peek() {
+                            let name = name.clone();
+                            self.pos += 1;
+                            if self.eat("=") {
+                                let init = self.expr()?;
+                                self.expect(";")?;
+                                if self.locals.len() >= MAX_LOCALS {
+                                    return Err("too many locals in statement expressions".into());
+                                }
+                                self.locals.push(name);
+                                decls.push((self.locals.len() - 1, ty, init));
+                                continue;
+                            }
+                        }
+                    }
+                    self.pos = save;
+                    break;
+                }
+                let value = self.expr()?;
+                self.expect(";")?;
+                self.expect("}")?;
+                self.expect(")")?;
+                Ok(Expr::Block(decls, Box::new(value)))
+            }
             Tok::Punct("(") => {
                 let mut e = self.expr()?;
                 // The comma operator inside parentheses: value of the last.

@@ -278,7 +278,7 @@ fn parse_field_line(line: &str, long_size: usize) -> Result<Field, String> {
                 (None, Some(e)) if e > 0 && size % e == 0 => e,
                 _ => 1,
             };
-            FieldKind::Array { len: if elem_size == 0 { 0 } else { size / elem_size }, elem_size }
+            FieldKind::Array { len: size.checked_div(elem_size).unwrap_or(0), elem_size }
         }
     } else if type_name.ends_with('*') {
         FieldKind::Pointer
@@ -377,6 +377,43 @@ impl Field {
     }
 }
 
+/// A field's value, typed as the format declares it (for JSON and filters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldValue<'a> {
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer or a pointer.
+    UInt(u64),
+    /// A string (char arrays, `__data_loc char[]`), without its NUL.
+    Str(&'a [u8]),
+    /// The elements of an integer array, zero-extended.
+    Array(Vec<u64>),
+}
+
+impl Field {
+    /// The field's value; None when the payload is too short or a locator points outside
+    /// it. Strings are the bytes up to the first NUL.
+    pub fn value<'a>(&self, data: &'a [u8], big_endian: bool) -> Option<FieldValue<'a>> {
+        let is_char = self.type_name.contains("char") && !self.type_name.contains("unsigned char");
+        match self.kind {
+            FieldKind::Scalar if self.signed => self.read_i64(data, big_endian).map(FieldValue::Int),
+            FieldKind::Scalar | FieldKind::Pointer => self.read_u64(data, big_endian).map(FieldValue::UInt),
+            FieldKind::CharArray { .. } => self.str(data, big_endian).map(FieldValue::Str),
+            _ if is_char => self.str(data, big_endian).map(FieldValue::Str),
+            FieldKind::Array { elem_size, .. }
+            | FieldKind::DataLoc { elem_size }
+            | FieldKind::RelLoc { elem_size }
+            | FieldKind::DynamicArray { elem_size } => {
+                let b = self.bytes(data, big_endian)?;
+                let el = elem_size.max(1);
+                Some(FieldValue::Array(
+                    b.chunks_exact(el).filter_map(|c| self.raw(c, big_endian, 0, el).or(Some(c[0] as u64))).collect(),
+                ))
+            }
+        }
+    }
+}
+
 /// `b` up to its first NUL.
 pub(crate) fn until_nul(b: &[u8]) -> &[u8] {
     match memchr::memchr(0, b) {
@@ -463,6 +500,22 @@ print fmt: \"prev_comm=%s\", REC->prev_comm\n";
         bad[28..32].copy_from_slice(&((300u32 << 16) | 60).to_le_bytes());
         assert_eq!(f("name").bytes(&bad, false), None);
         assert_eq!(f("prev_pid").read_u64(&le[..10], false), None);
+    }
+
+    #[test]
+    fn typed_values() {
+        let s = Schema::parse("sched", SWITCH, 8).unwrap();
+        let mut d = vec![0u8; 80];
+        d[8..12].copy_from_slice(b"sh\0\0");
+        d[24..28].copy_from_slice(&(-1i32).to_le_bytes());
+        d[32..36].copy_from_slice(&((8u32 << 16) | 28).to_le_bytes());
+        d[64..68].copy_from_slice(&5u32.to_le_bytes());
+        d[68..72].copy_from_slice(&6u32.to_le_bytes());
+        let v = |n: &str| s.field(n).unwrap().value(&d, false);
+        assert_eq!(v("prev_comm"), Some(FieldValue::Str(b"sh")));
+        assert_eq!(v("prev_pid"), Some(FieldValue::Int(-1)));
+        assert_eq!(v("fmt"), Some(FieldValue::UInt(0)));
+        assert_eq!(v("rel"), Some(FieldValue::Array(vec![5, 6])));
     }
 
     #[test]

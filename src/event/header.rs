@@ -76,6 +76,68 @@ impl HeaderPage {
     }
 }
 
+/// The record header layout, from `events/header_event`.
+///
+/// The kernel has used 5 bits of type/length and 27 bits of time delta, with padding 29,
+/// time extend 30 and absolute time stamp 31, since tracefs exists; reading the file
+/// lets a decoder refuse a kernel that changes them instead of misreading its pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderEvent {
+    /// Bits of the `type_len` field (5).
+    pub type_len_bits: u32,
+    /// Bits of the `time_delta` field (27).
+    pub time_delta_bits: u32,
+    /// `type_len` of padding / discarded records (29).
+    pub padding: u32,
+    /// `type_len` of a time extend (30).
+    pub time_extend: u32,
+    /// `type_len` of an absolute time stamp (31).
+    pub time_stamp: u32,
+    /// The largest `type_len` that encodes a data length (28).
+    pub data_max_type_len: u32,
+}
+
+impl Default for HeaderEvent {
+    fn default() -> Self {
+        HeaderEvent { type_len_bits: 5, time_delta_bits: 27, padding: 29, time_extend: 30, time_stamp: 31, data_max_type_len: 28 }
+    }
+}
+
+impl HeaderEvent {
+    /// Parse the text of `events/header_event`; values the file does not mention keep the
+    /// kernel's long-standing defaults.
+    pub fn parse(text: &str) -> Result<HeaderEvent, HeaderPageError> {
+        let mut h = HeaderEvent::default();
+        let mut seen = false;
+        let num = |v: &str| -> Option<u32> { v.split_whitespace().find_map(|w| w.parse::<u32>().ok()) };
+        for line in text.lines() {
+            let line = line.trim();
+            let Some((key, val)) = line.split_once(':').or_else(|| line.split_once("==")) else { continue };
+            let key = key.trim();
+            let val = val.trim().trim_start_matches("type").trim().trim_start_matches("==");
+            match key {
+                "type_len" => h.type_len_bits = num(val).unwrap_or(h.type_len_bits),
+                "time_delta" => h.time_delta_bits = num(val).unwrap_or(h.time_delta_bits),
+                "padding" => h.padding = num(val).unwrap_or(h.padding),
+                "time_extend" => h.time_extend = num(val).unwrap_or(h.time_extend),
+                "time_stamp" => h.time_stamp = num(val).unwrap_or(h.time_stamp),
+                k if k.starts_with("data max type_len") => h.data_max_type_len = num(val).unwrap_or(h.data_max_type_len),
+                _ => continue,
+            }
+            seen = true;
+        }
+        if !seen {
+            return Err(HeaderPageError { message: "events/header_event has no `type_len`/`time_delta` lines".into() });
+        }
+        if h.type_len_bits + h.time_delta_bits != 32 {
+            return Err(HeaderPageError {
+                message: format!("events/header_event: type_len {} + time_delta {} bits is not 32", h.type_len_bits, h.time_delta_bits),
+            });
+        }
+        Ok(h)
+    }
+}
+
 /// `\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;` -> ("timestamp", 0, 8)
 fn parse_field_line(line: &str) -> Option<(&str, usize, usize)> {
     let rest = line.trim().strip_prefix("field:")?;
@@ -106,6 +168,18 @@ mod tests {
                     \tfield: char data;\toffset:12;\tsize:4084;\tsigned:0;\n";
         let h = HeaderPage::parse(text).unwrap();
         assert_eq!((h.commit_size, h.data_offset, h.page_size()), (4, 12, 4096));
+    }
+
+    #[test]
+    fn parses_header_event() {
+        let text = "# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n\
+                    \tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n\
+                    \ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+        assert_eq!(HeaderEvent::parse(text).unwrap(), HeaderEvent::default());
+        let odd = text.replace("== 29", "== 20").replace("== 28", "== 19");
+        let h = HeaderEvent::parse(&odd).unwrap();
+        assert_eq!((h.padding, h.data_max_type_len), (20, 19));
+        assert!(HeaderEvent::parse("nothing here").is_err());
     }
 
     #[test]

@@ -20,13 +20,15 @@ mod expr;
 mod format;
 mod header;
 mod pointer;
+mod printer;
 mod printfmt;
 mod record;
 mod registry;
 mod symbols;
 
-pub use format::{Field, FieldKind, FormatError, Schema};
-pub use header::{HeaderPage, HeaderPageError};
+pub use format::{Field, FieldKind, FieldValue, FormatError, Schema};
+pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
+pub use printer::EventPrinter;
 pub use printfmt::HELPERS;
 pub use record::Record;
 pub use registry::{Registry, RegistryError};

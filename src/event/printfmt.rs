@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::expr::{lex, CType, Expr, Parser};
+use std::cell::Cell;
+
+use super::expr::{lex, CType, Expr, Parser, MAX_LOCALS};
 use super::format::{sign_extend, until_nul, Field, FieldKind, Schema};
 use super::pointer;
 use super::{PrintEnv, PrintStyle, Record};
@@ -110,7 +112,8 @@ pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, Str
                 v = v.saturating_mul(10).saturating_add((d - b'0') as i32);
                 *i += 1;
             }
-            v
+            // The kernel's trace_seq holds one page; wider fields cannot be shown anyway.
+            v.min(4096)
         };
         if fmt.get(i) == Some(&b'*') {
             s.width = -2;
@@ -177,7 +180,13 @@ pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, Str
 #[derive(Debug, Clone, Default)]
 enum Kind {
     /// The format string and its compiled argument expressions.
-    Printf { segs: Vec<Seg>, args: Vec<Expr> },
+    Printf {
+        segs: Vec<Seg>,
+        args: Vec<Expr>,
+        /// An identifier the kernel style cannot evaluate (an unexported enum constant),
+        /// reported by `check-events`; records fall back at run time.
+        unknown: Option<String>,
+    },
     /// `ftrace:print`: `<ip symbol>: <buf>`.
     FtracePrint { ip: usize, buf: usize },
     /// `ftrace:bprint`: `<ip symbol>: ` and `fmt` (a printk_formats address) applied to the
@@ -185,6 +194,9 @@ enum Kind {
     FtraceBprint { ip: usize, fmt: usize, buf: usize },
     /// `ftrace:bputs`: `<ip symbol>: ` and the constant string at `str`.
     FtraceBputs { ip: usize, str: usize },
+    /// `ftrace:raw_data` (`trace_marker_raw`): `# <id hex> buf: xx xx ...`, every byte of
+    /// the record after `id`, padding included, as the kernel prints it.
+    FtraceRawData { id: usize, buf: usize },
     /// `ftrace:function`: `<ip> <-<parent>`.
     FtraceFunction { ip: usize, parent: usize },
     /// `syscalls:sys_enter_*`: the kernel's `sys_name(arg: value, ...)`.
@@ -270,6 +282,7 @@ impl Program {
     pub(crate) fn fallback_reason(&self) -> Option<&str> {
         match &self.kind {
             Kind::Fallback(r) => Some(r),
+            Kind::Printf { unknown: Some(r), .. } => Some(r),
             _ => self.runtime_reason.get().map(|s| s.as_str()),
         }
     }
@@ -283,6 +296,7 @@ impl Program {
                 | Kind::FtraceBprint { .. }
                 | Kind::FtraceBputs { .. }
                 | Kind::FtraceFunction { .. }
+                | Kind::FtraceRawData { .. }
                 | Kind::SyscallEnter { .. }
                 | Kind::SyscallExit { .. }
         )
@@ -301,6 +315,7 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
             "bprint" => return Ok(Kind::FtraceBprint { ip: idx("ip")?, fmt: idx("fmt")?, buf: idx("buf")? }),
             "bputs" => return Ok(Kind::FtraceBputs { ip: idx("ip")?, str: idx("str")? }),
             "function" => return Ok(Kind::FtraceFunction { ip: idx("ip")?, parent: idx("parent_ip")? }),
+            "raw_data" => return Ok(Kind::FtraceRawData { id: idx("id")?, buf: idx("buf")? }),
             _ => {}
         }
     }
@@ -331,9 +346,14 @@ fn compile_printf(schema: &Schema) -> Result<Kind, String> {
     if !p.at_end() {
         return Err("unexpected text after the print fmt arguments".into());
     }
+    let mut unknown = None;
     for a in &mut args {
         resolve_names(a, schema);
         check_expr(a)?;
+        fold(a, schema);
+        if unknown.is_none() {
+            unknown = first_ident(a);
+        }
     }
     let needed: usize = segs
         .iter()
@@ -345,7 +365,7 @@ fn compile_printf(schema: &Schema) -> Result<Kind, String> {
     if needed > args.len() {
         return Err(format!("the format has {needed} conversions but only {} arguments", args.len()));
     }
-    Ok(Kind::Printf { segs, args })
+    Ok(Kind::Printf { segs, args, unknown })
 }
 
 /// `__get_str(name)` and friends name their field without `REC->`.
@@ -376,9 +396,13 @@ fn resolve_names(e: &mut Expr, schema: &Schema) {
             resolve_names(c, schema);
         }
         Expr::List(xs) => xs.iter_mut().for_each(|x| resolve_names(x, schema)),
+        Expr::Block(decls, v) => {
+            decls.iter_mut().for_each(|(_, _, e)| resolve_names(e, schema));
+            resolve_names(v, schema);
+        }
         // Known constants are looked up when evaluating: the trace-cmd style reads them
         // the way libtraceevent does (see `PrintStyle`).
-        Expr::Ident(_) | Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
+        Expr::Local(_) | Expr::Const(..) | Expr::Ident(_) | Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
     }
 }
 
@@ -412,7 +436,110 @@ fn check_expr(e: &Expr) -> Result<(), String> {
         }
         Expr::Cast(_, x) => check_expr(x),
         Expr::List(xs) => xs.iter().try_for_each(check_expr),
-        Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => Ok(()),
+        Expr::Local(_) => Ok(()),
+        Expr::Block(decls, v) => {
+            decls.iter().try_for_each(|(_, _, e)| check_expr(e))?;
+            check_expr(v)
+        }
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) => Ok(()),
+    }
+}
+
+/// `unknown identifier `X`` for the first identifier left after name resolution.
+fn first_ident(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Ident(n) if super::constants::constant(n).is_none() => Some(format!("unknown identifier `{n}`")),
+        Expr::Ident(_) => None,
+        Expr::Unary(_, x) | Expr::Cast(_, x) | Expr::Member(x, _) => first_ident(x),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => first_ident(a).or_else(|| first_ident(b)),
+        Expr::Cond(a, b, c) => first_ident(a).or_else(|| first_ident(b)).or_else(|| first_ident(c)),
+        Expr::Call(_, xs) | Expr::List(xs) => xs.iter().find_map(first_ident),
+        Expr::Block(d, v) => d.iter().find_map(|(_, _, x)| first_ident(x)).or_else(|| first_ident(v)),
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) | Expr::Local(_) => None,
+    }
+}
+
+/// Whether an expression is a number known at compile time.
+fn is_const(e: &Expr) -> bool {
+    matches!(e, Expr::Num(_) | Expr::Const(..))
+}
+
+/// Fold constant subexpressions once (the gfp flag tables are long constant
+/// expressions the hot path would otherwise evaluate for every record).
+fn fold(e: &mut Expr, schema: &Schema) {
+    let foldable = match e {
+        // A pointer cast keeps its element size for pointer arithmetic.
+        Expr::Cast(ty, x) => {
+            fold(x, schema);
+            is_const(x) && !ty.pointer
+        }
+        Expr::Unary(_, x) => {
+            fold(x, schema);
+            is_const(x)
+        }
+        Expr::Binary(op, a, b) => {
+            fold(a, schema);
+            // Shapes the trace-cmd style reads differently (see `eval_rotated`) keep
+            // their operators: only their operands are folded.
+            if looser_right(op, b) {
+                let Expr::Binary(o, ..) = &**b else { unreachable!() };
+                let level = super::expr::prec(o);
+                fold_chain(b, level, schema);
+                false
+            } else if let Expr::Cond(c, t, f) = &mut **b {
+                fold(c, schema);
+                fold(t, schema);
+                fold(f, schema);
+                false
+            } else {
+                fold(b, schema);
+                is_const(a) && is_const(b)
+            }
+        }
+        Expr::Cond(a, b, c) => {
+            fold(a, schema);
+            fold(b, schema);
+            fold(c, schema);
+            is_const(a) && is_const(b) && is_const(c)
+        }
+        Expr::Index(a, b) => {
+            fold(a, schema);
+            fold(b, schema);
+            false
+        }
+        Expr::Call(_, args) | Expr::List(args) => {
+            args.iter_mut().for_each(|a| fold(a, schema));
+            false
+        }
+        Expr::Block(decls, v) => {
+            decls.iter_mut().for_each(|(_, _, x)| fold(x, schema));
+            fold(v, schema);
+            false
+        }
+        Expr::Member(x, _) => {
+            fold(x, schema);
+            false
+        }
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) | Expr::Ident(_) | Expr::Local(_) => false,
+    };
+    if !foldable {
+        return;
+    }
+    let env = PrintEnv::default();
+    let cx = Ctx { schema, data: &[], env: &env, locals: Default::default() };
+    if let Ok(Val::Int { v, signed, size }) = cx.eval(e) {
+        *e = Expr::Const(v, signed, size);
+    }
+}
+
+/// Fold the operands of a chain of same-precedence binary operators, keeping the chain.
+fn fold_chain(e: &mut Expr, level: Option<u8>, schema: &Schema) {
+    match e {
+        Expr::Binary(o, l, r) if super::expr::prec(o) == level => {
+            fold_chain(l, level, schema);
+            fold(r, schema);
+        }
+        other => fold(other, schema),
     }
 }
 
@@ -421,6 +548,8 @@ struct Ctx<'a, 'e> {
     schema: &'a Schema,
     data: &'a [u8],
     env: &'e PrintEnv<'e>,
+    /// Integer locals of statement expressions: (value, signed, size).
+    locals: [Cell<(u64, bool, u8)>; MAX_LOCALS],
 }
 
 impl Schema {
@@ -432,17 +561,28 @@ impl Schema {
     /// [`Schema::fallback_count`]).
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
-        let cx = Ctx { schema: self, data: rec.data, env };
+        let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
         let kind = match (&self.program.as_written, env.style) {
             (Some(k), PrintStyle::TraceCmd) => k,
             _ => &self.program.kind,
         };
         let res = match kind {
-            Kind::Printf { segs, args } => cx.printf(segs, args, out),
+            Kind::Printf { segs, args, .. } => cx.printf(segs, args, out),
             Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
             Kind::FtraceBputs { ip, str } => cx.ftrace_bputs(*ip, *str, out),
             Kind::FtraceFunction { ip, parent } => cx.ftrace_function(*ip, *parent, out),
+            Kind::FtraceRawData { id, buf } => cx.u(*id).and_then(|v| {
+                out.extend_from_slice(b"# ");
+                push_hex(out, v, false);
+                out.extend_from_slice(b" buf:");
+                let b = self.fields[*buf].bytes(rec.data, env.big_endian).ok_or("buf outside the payload")?;
+                for byte in b {
+                    out.push(b' ');
+                    push_hex2(out, *byte);
+                }
+                Ok(())
+            }),
             Kind::SyscallEnter { call, args } => cx.sys_enter(call, args, out),
             Kind::SyscallExit { call, ret } => {
                 cx.u(*ret).map(|v| {
@@ -507,11 +647,11 @@ impl Schema {
     /// when not printable), pointers and longs in hex, signed 16- and 8-bit values as
     /// `%2d`/`%1d`.
     pub fn write_fields_tracecmd(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
-        let cx = Ctx { schema: self, data: rec.data, env };
+        let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
         // (segment index, field index of its argument, spec, literal-before-ends-in-0x)
         let mut convs: Vec<(Option<usize>, Spec, bool, &Expr)> = Vec::new();
         let kind = self.program.as_written.as_deref().unwrap_or(&self.program.kind);
-        if let Kind::Printf { segs, args } = kind {
+        if let Kind::Printf { segs, args, .. } = kind {
             let mut next = 0;
             let mut has_0x = false;
             for seg in segs {
@@ -683,24 +823,21 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn conv(&self, spec: &Spec, arg: &'a Expr, out: &mut Vec<u8>) -> EvalResult<()> {
         match spec.conv {
             b's' => {
-                // Helpers that make text write straight into `out` when nothing pads them.
-                if let Expr::Call(name, args) = arg {
-                    if spec.width < 0 && spec.prec < 0 && is_text_helper(name) {
-                        return self.text_helper(name, args, out);
+                // Helpers that make text write straight into `out` when nothing pads them
+                // (also through `?:`, as in sched_switch's prev_state).
+                if spec.width < 0 && spec.prec < 0 {
+                    let mut e = arg;
+                    while let Expr::Cond(c, t, f) = e {
+                        e = if truthy(&self.eval(c)?) { t } else { f };
                     }
+                    if let Expr::Call(name, args) = e {
+                        if is_text_helper(name) {
+                            return self.text_helper(name, args, out);
+                        }
+                    }
+                    return self.conv_str(spec, e, out);
                 }
-                match self.eval(arg)? {
-                    Val::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
-                    Val::Text(t) => fmt_str(out, &t, spec),
-                    Val::Int { v: 0, .. } => fmt_str(out, b"(null)", spec),
-                    // A constant kernel string (`tracepoint_string()`, `__func__`): the
-                    // kernel lists those in printk_formats.
-                    Val::Int { v, .. } => match self.env.printk.and_then(|p| p.get(v)) {
-                        Some(s) => fmt_str(out, s.as_bytes(), spec),
-                        None => return Err(format!("%s of kernel address {v:#x}, not in printk_formats")),
-                    },
-                }
-                Ok(())
+                self.conv_str(spec, arg, out)
             }
             b'p' => {
                 let v = self.eval(arg)?;
@@ -714,6 +851,25 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     fmt_int(out, v, &plain, self.long());
                 } else {
                     fmt_int(out, v, spec, self.long());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn conv_str(&self, spec: &Spec, arg: &'a Expr, out: &mut Vec<u8>) -> EvalResult<()> {
+        {
+            {
+                match self.eval(arg)? {
+                    Val::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
+                    Val::Text(t) => fmt_str(out, &t, spec),
+                    Val::Int { v: 0, .. } => fmt_str(out, b"(null)", spec),
+                    // A constant kernel string (`tracepoint_string()`, `__func__`): the
+                    // kernel lists those in printk_formats.
+                    Val::Int { v, .. } => match self.env.printk.and_then(|p| p.get(v)) {
+                        Some(s) => fmt_str(out, s.as_bytes(), spec),
+                        None => return Err(format!("%s of kernel address {v:#x}, not in printk_formats")),
+                    },
                 }
                 Ok(())
             }
@@ -761,6 +917,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn eval(&self, e: &'a Expr) -> EvalResult<Val<'a>> {
         Ok(match e {
             Expr::Num(n) => int_of(*n),
+            Expr::Const(v, signed, size) => Val::Int { v: *v, signed: *signed, size: *size },
             Expr::Str(s) => Val::Bytes(s, 1),
             Expr::Field(i) => self.field(*i)?,
             Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => {
@@ -775,6 +932,20 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::Member(_, n) => return Err(format!("member `{n}`")),
             Expr::List(_) => return Err("a `{...}` table outside a helper".into()),
             Expr::Cast(ty, x) => self.cast(ty, self.eval(x)?),
+            Expr::Local(slot) => {
+                let (v, signed, size) = self.locals[*slot].get();
+                Val::Int { v, signed, size }
+            }
+            Expr::Block(decls, value) => {
+                for (slot, ty, init) in decls {
+                    let v = self.eval(init)?;
+                    match self.cast(ty, v) {
+                        Val::Int { v, signed, size } => self.locals[*slot].set((v, signed, size)),
+                        _ => return Err("a statement-expression local that is not a number".into()),
+                    }
+                }
+                self.eval(value)?
+            }
             Expr::Unary(op, x) => {
                 let v = self.eval(x)?;
                 match (*op, v) {
@@ -1171,8 +1342,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
 
     fn ftrace_function(&self, ip: usize, parent: usize, out: &mut Vec<u8>) -> EvalResult<()> {
         self.ip_sym(self.u(ip)?, out);
-        out.extend_from_slice(b" <-");
-        self.ip_sym(self.u(parent)?, out);
+        let parent = self.u(parent)?;
+        if parent != 0 {
+            out.extend_from_slice(b" <-");
+            self.ip_sym(parent, out);
+        }
         Ok(())
     }
 
@@ -1393,6 +1567,9 @@ impl<'a> Val<'a> {
 pub(crate) fn print_array(out: &mut Vec<u8>, b: &[u8], el: usize, count: usize, be: bool) {
     out.push(b'{');
     for i in 0..count {
+        if i.saturating_mul(el) >= b.len() {
+            break;
+        }
         if i != 0 {
             out.push(b',');
         }
@@ -1636,7 +1813,9 @@ fn table_label(e: &Expr) -> EvalResult<&[u8]> {
 fn reads_record(e: &Expr) -> bool {
     match e {
         Expr::Field(_) | Expr::Member(..) | Expr::Call(..) | Expr::Index(..) => true,
-        Expr::Num(_) | Expr::Str(_) | Expr::Ident(_) => false,
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Ident(_) => false,
+        // Locals hold values computed from the record.
+        Expr::Local(_) | Expr::Block(..) => true,
         Expr::Unary(_, x) | Expr::Cast(_, x) => reads_record(x),
         Expr::Binary(_, a, b) => reads_record(a) || reads_record(b),
         Expr::Cond(a, b, c) => reads_record(a) || reads_record(b) || reads_record(c),

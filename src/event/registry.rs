@@ -1,6 +1,5 @@
 //! Schemas by id and by `system:name`, parsed on first use.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -51,20 +50,32 @@ impl std::error::Error for RegistryError {}
 ///
 /// From a tracefs root only the ids are read up front (`events/*/*/id`); a format is
 /// parsed the first time its event is asked for.
-#[derive(Debug)]
 pub struct Registry {
     root: Option<Tracefs>,
     entries: IndexMap<String, Entry>,
-    by_id: HashMap<u16, usize>,
+    /// Entry index + 1 by event id (0: unknown); a flat table keeps the per-record lookup
+    /// to one load.
+    by_id: Vec<u32>,
     long_size: usize,
     big_endian: bool,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("root", &self.root)
+            .field("events", &self.entries.len())
+            .field("long_size", &self.long_size)
+            .field("big_endian", &self.big_endian)
+            .finish()
+    }
 }
 
 impl Registry {
     /// An empty registry for a kernel with this `sizeof(long)` and byte order; fill it
     /// with [`Registry::add_format`].
     pub fn new(long_size: usize, big_endian: bool) -> Registry {
-        Registry { root: None, entries: IndexMap::new(), by_id: HashMap::new(), long_size, big_endian }
+        Registry { root: None, entries: IndexMap::new(), by_id: vec![0; 1 << 16], long_size, big_endian }
     }
 
     /// Index every event under `events/` of a tracefs root (live or fixture tree). The
@@ -102,7 +113,7 @@ impl Registry {
             });
             let i = reg.entries.len();
             if let Some(id) = id {
-                reg.by_id.insert(id, i);
+                reg.by_id[id as usize] = i as u32 + 1;
             }
             reg.entries.insert(
                 format!("{system}:{name}"),
@@ -125,7 +136,7 @@ impl Registry {
             schema: OnceLock::from(Ok(schema)),
         };
         let (i, _) = self.entries.insert_full(key, entry);
-        self.by_id.insert(id, i);
+        self.by_id[id as usize] = i as u32 + 1;
         Ok(id)
     }
 
@@ -166,7 +177,8 @@ impl Registry {
 
     /// Like [`Registry::get`] but tells why a known id has no schema.
     pub fn try_get(&self, id: u16) -> Option<Result<&Schema, &FormatError>> {
-        let e = &self.entries[*self.by_id.get(&id)?];
+        let i = self.by_id[id as usize].checked_sub(1)?;
+        let e = &self.entries[i as usize];
         Some(self.load(e).as_ref())
     }
 

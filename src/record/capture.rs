@@ -16,6 +16,33 @@ use std::thread::JoinHandle;
 
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
+/// Tells capture threads to drain and end, waking them at once from poll.
+#[derive(Debug)]
+pub(crate) struct Stop {
+    flag: AtomicBool,
+    rd: std::os::fd::OwnedFd,
+    wr: std::os::fd::OwnedFd,
+}
+
+impl Stop {
+    pub fn new() -> io::Result<Arc<Stop>> {
+        let (rd, wr) = nix::unistd::pipe().map_err(io::Error::from)?;
+        Ok(Arc::new(Stop { flag: AtomicBool::new(false), rd, wr }))
+    }
+
+    /// Set the flag, then make the pipe readable (it is never drained, so every
+    /// thread's poll sees it).
+    pub fn trigger(&self) {
+        if !self.flag.swap(true, Ordering::AcqRel) {
+            let _ = nix::unistd::write(&self.wr, b"x");
+        }
+    }
+
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Acquire)
+    }
+}
+
 /// Where the sub-buffer header keeps what the lost-events count needs.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PageInfo {
@@ -23,6 +50,8 @@ pub(crate) struct PageInfo {
     pub commit_offset: usize,
     pub data_offset: usize,
     pub long_size: usize,
+    /// Longest wait between two looks at `stop` and the buffer (`record -s`), in ms.
+    pub sleep_ms: u16,
 }
 
 /// What one CPU's capture produced.
@@ -42,6 +71,8 @@ pub(crate) struct CpuThread {
     pub cpu: u32,
     pub tmp: PathBuf,
     pub handle: Option<JoinHandle<Result<CpuCaptured, String>>>,
+    /// Kernel thread id, so the recorder can keep its own threads out of the trace.
+    pub tid: Option<i32>,
 }
 
 fn read_long(b: &[u8], at: usize, long: usize) -> u64 {
@@ -70,17 +101,19 @@ pub(crate) fn spawn(
     pipe: PathBuf,
     tmp: PathBuf,
     info: PageInfo,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
 ) -> io::Result<CpuThread> {
     let src = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&pipe)?;
     let mut dst = File::create(&tmp)?;
+    let (tid_tx, tid_rx) = std::sync::mpsc::sync_channel(1);
     let handle = std::thread::Builder::new().name(format!("capture-cpu{cpu}")).spawn(move || {
+        let _ = tid_tx.send(nix::unistd::gettid().as_raw());
         let mut out = CpuCaptured { cpu, ..Default::default() };
         let mut buf = vec![0u8; info.subbuf];
         let ctx = |e: io::Error, what: &str| format!("cpu{cpu}: {what}: {e}");
         loop {
             // The last pass after stop drains everything the kernel still holds.
-            let stopping = stop.load(Ordering::Acquire);
+            let stopping = stop.is_set();
             loop {
                 match nix::unistd::read(std::os::fd::AsRawFd::as_raw_fd(&src), &mut buf) {
                     Ok(0) => break,
@@ -100,9 +133,9 @@ pub(crate) fn spawn(
             if stopping {
                 break;
             }
-            // Wake on data (the kernel's buffer_percent) or every 100 ms to see `stop`.
-            let mut fds = [PollFd::new(src.as_fd(), PollFlags::POLLIN)];
-            match poll(&mut fds, PollTimeout::from(100u16)) {
+            // Wake on data (the kernel's buffer_percent) or every `sleep_ms` to see `stop`.
+            let mut fds = [PollFd::new(src.as_fd(), PollFlags::POLLIN), PollFd::new(stop.rd.as_fd(), PollFlags::POLLIN)];
+            match poll(&mut fds, PollTimeout::from(info.sleep_ms.max(1))) {
                 Ok(_) | Err(nix::errno::Errno::EINTR) => {}
                 Err(e) => return Err(format!("cpu{cpu}: poll {}: {e}", pipe.display())),
             }
@@ -110,5 +143,33 @@ pub(crate) fn spawn(
         dst.flush().map_err(|e| ctx(e, "flushing capture file"))?;
         Ok(out)
     })?;
-    Ok(CpuThread { cpu, tmp, handle: Some(handle) })
+    let tid = tid_rx.recv().ok();
+    Ok(CpuThread { cpu, tmp, handle: Some(handle), tid })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(commit: u64, stored: Option<u64>) -> Vec<u8> {
+        let mut p = vec![0u8; 4096];
+        p[8..16].copy_from_slice(&commit.to_ne_bytes());
+        if let Some(n) = stored {
+            let at = 16 + (commit & ((1 << 27) - 1)) as usize;
+            p[at..at + 8].copy_from_slice(&n.to_ne_bytes());
+        }
+        p
+    }
+
+    #[test]
+    fn lost_events_from_page_flags() {
+        let info = PageInfo { subbuf: 4096, commit_offset: 8, data_offset: 16, long_size: 8, sleep_ms: 100 };
+        let mut c = CpuCaptured::default();
+        account(&page(100, None), &info, &mut c);
+        assert_eq!((c.lost_events, c.lost_unknown), (0, 0));
+        account(&page(100 | 1 << 31 | 1 << 30, Some(42)), &info, &mut c);
+        assert_eq!((c.lost_events, c.lost_unknown), (42, 0));
+        account(&page(64 | 1 << 31, None), &info, &mut c);
+        assert_eq!((c.lost_events, c.lost_unknown), (42, 1));
+    }
 }

@@ -10,7 +10,6 @@ mod meta;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub use capture::CpuCaptured;
@@ -19,7 +18,7 @@ pub use meta::{all_events, enabled_events, metadata};
 use crate::dat::{opt, write_dat, BufferSource, Compression, DatError, NewOption, WriteOptions, WriteSummary};
 use crate::event::HeaderPage;
 use crate::tracefs::{AppendMode, Tracefs, TracefsError};
-use capture::{CpuThread, PageInfo};
+use capture::{CpuThread, PageInfo, Stop};
 
 /// An event to enable, with the filters and triggers bound to it (`-e X -f F -R T`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,6 +62,18 @@ pub struct RecordConfig {
     pub all_formats: bool,
     /// `--date`: store the offset to wall-clock time.
     pub date: bool,
+    /// `-s`: longest sleep of a capture thread between reads, in µs (default 100 ms).
+    pub sleep_us: Option<u64>,
+    /// `-i`: warn about events that do not exist instead of failing.
+    pub ignore_missing: bool,
+    /// `--subbuf-size`: sub-buffer size in KiB (buffer_subbuf_size_kb, 6.8+).
+    pub subbuf_size_kb: Option<u64>,
+    /// `--cmdlines-size`: saved_cmdlines_size (top level: it is global).
+    pub cmdlines_size: Option<u64>,
+    /// `--max-graph-depth`: max_graph_depth (function_graph).
+    pub max_graph_depth: Option<u32>,
+    /// `--no-filter`: also record the recorder's own threads.
+    pub no_filter: bool,
     /// File version and compression.
     pub write: WriteOptions,
 }
@@ -167,9 +178,11 @@ pub struct Recorder {
     created: bool,
     restore: Vec<(PathBuf, Vec<u8>, AppendMode)>,
     threads: Vec<CpuThread>,
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
     info: PageInfo,
     torn_down: bool,
+    top_restore: Vec<(PathBuf, Vec<u8>)>,
+    warnings: Vec<String>,
     cfg: RecordConfig,
     output: PathBuf,
 }
@@ -205,6 +218,7 @@ impl Recorder {
     /// Set up tracefs and start one capture thread per CPU; `output` is the trace.dat
     /// to write (per-CPU capture files go next to it as `<output>.cpuN`).
     pub fn start(t: Tracefs, cfg: RecordConfig, output: &Path) -> Result<Recorder, RecordError> {
+        let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
         let (name, created) = match &cfg.instance {
             Some(n) => {
                 let exists = t.path(format!("instances/{n}")).is_dir();
@@ -225,21 +239,46 @@ impl Recorder {
             created,
             restore: Vec::new(),
             threads: Vec::new(),
-            stop: Arc::new(AtomicBool::new(false)),
-            info: PageInfo { subbuf: hp.page_size(), commit_offset: hp.commit_offset, data_offset: hp.data_offset, long_size: hp.long_size() },
+            stop,
+            info: PageInfo { subbuf: hp.page_size(), commit_offset: hp.commit_offset, data_offset: hp.data_offset, long_size: hp.long_size(), sleep_ms: 100 },
             torn_down: false,
+            top_restore: Vec::new(),
+            warnings: Vec::new(),
             cfg,
             output: output.to_path_buf(),
         };
         // From here on Drop restores whatever was changed, whatever fails next.
         rec.configure()?;
         rec.spawn_threads()?;
+        rec.exclude_self()?;
         rec.set("tracing_on", "1", None)?;
         Ok(rec)
     }
 
     fn configure(&mut self) -> Result<(), RecordError> {
         let cfg = self.cfg.clone();
+        if let Some(us) = cfg.sleep_us {
+            self.info.sleep_ms = (us / 1000).clamp(1, u16::MAX as u64) as u16;
+        }
+        if let Some(kb) = cfg.subbuf_size_kb {
+            self.set("buffer_subbuf_size_kb", &kb.to_string(), None)?;
+        }
+        if let Some(n) = cfg.cmdlines_size {
+            // Global, so always restored, also when our instance is private.
+            let rel = PathBuf::from("saved_cmdlines_size");
+            let old = self.t.read(&rel)?;
+            self.t.write(&rel, n.to_string().as_bytes(), AppendMode::Truncate)?;
+            self.top_restore.push((rel, old));
+        }
+        if let Some(d) = cfg.max_graph_depth {
+            let rel = self.rel("max_graph_depth");
+            match self.set("max_graph_depth", &d.to_string(), None) {
+                Err(e) if is_refused(&e) || matches!(e, TracefsError::NotFound { .. }) => {
+                    return Err(RecordError::Refused { what: "--max-graph-depth".into(), file: self.t.path(rel) })
+                }
+                r => r?,
+            }
+        }
         if let Ok(kb) = self.t.read_string(self.rel("buffer_subbuf_size_kb")) {
             if let Ok(kb) = kb.trim().parse::<usize>() {
                 self.info.subbuf = kb * 1024;
@@ -304,7 +343,13 @@ impl Recorder {
             }
         }
         for ev in &cfg.events {
-            let targets = resolve_event(&self.t, &ev.name)?;
+            let targets = match resolve_event(&self.t, &ev.name) {
+                Err(RecordError::UnknownEvent(n)) if cfg.ignore_missing => {
+                    self.warnings.push(format!("event {n:?} not found; ignored (-i)"));
+                    continue;
+                }
+                r => r?,
+            };
             for (s, e) in targets {
                 let dir = if s == "*" { "events".to_string() } else if e == "*" { format!("events/{s}") } else { format!("events/{s}/{e}") };
                 for f in &ev.filters {
@@ -317,6 +362,11 @@ impl Recorder {
                     self.restore.push((rel, undo.into_bytes(), AppendMode::Append));
                 }
                 self.set(&format!("{dir}/enable"), "1", Some(("0".into(), AppendMode::Truncate)))?;
+            }
+        }
+        if let Ok(kb) = self.t.read_string(self.rel("buffer_subbuf_size_kb")) {
+            if let Ok(kb) = kb.trim().parse::<usize>() {
+                self.info.subbuf = kb * 1024;
             }
         }
         // Start from an empty buffer: old events are not part of this recording.
@@ -343,6 +393,23 @@ impl Recorder {
         Ok(())
     }
 
+    /// Keep the recorder's own threads out of the trace (set_event_notrace_pid), as
+    /// their reads and wake-ups would otherwise fill it.
+    fn exclude_self(&mut self) -> Result<(), RecordError> {
+        if self.cfg.no_filter || !self.t.exists(self.rel("set_event_notrace_pid")) {
+            return Ok(());
+        }
+        let mut pids = vec![std::process::id().to_string()];
+        pids.extend(self.threads.iter().filter_map(|t| t.tid).map(|t| t.to_string()));
+        self.set("set_event_notrace_pid", &pids.join(" "), None)?;
+        Ok(())
+    }
+
+    /// Problems that did not stop the recording (`-i` events that do not exist).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
     /// Name of the instance recorded.
     pub fn instance_name(&self) -> &str {
         &self.instance_name
@@ -350,7 +417,7 @@ impl Recorder {
 
     fn stop_threads(&mut self) -> Vec<Result<CpuCaptured, String>> {
         let _ = self.t.write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
-        self.stop.store(true, Ordering::Release);
+        self.stop.trigger();
         let mut v = Vec::new();
         for th in &mut self.threads {
             if let Some(h) = th.handle.take() {
@@ -366,7 +433,7 @@ impl Recorder {
         }
         self.torn_down = true;
         let _ = self.t.write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
-        self.stop.store(true, Ordering::Release);
+        self.stop.trigger();
         for th in &mut self.threads {
             if let Some(h) = th.handle.take() {
                 let _ = h.join();
@@ -375,6 +442,9 @@ impl Recorder {
         // Triggers must go before the events they hang on are disabled.
         while let Some((rel, v, m)) = self.restore.pop() {
             let _ = self.t.write(&rel, &v, m);
+        }
+        while let Some((rel, v)) = self.top_restore.pop() {
+            let _ = self.t.write(&rel, &v, AppendMode::Truncate);
         }
         if self.created {
             // Disabling first lets rmdir succeed even if a reader lingers.
@@ -425,7 +495,9 @@ impl Recorder {
         }
         let buffers = vec![BufferSource { name: String::new(), clock, page_size: self.info.subbuf, cpus: files }];
         let mut wo = self.cfg.write;
-        wo.page_size = page_size();
+        // trace-cmd 3.1 walks pages with the header's page size, so larger sub-buffers
+        // (--subbuf-size, 6.8+) are stored as the page size.
+        wo.page_size = page_size().max(self.info.subbuf as u32);
         summary.written = write_dat(&self.output, &wo, &meta, &options, buffers)?;
         for th in &self.threads {
             let _ = std::fs::remove_file(&th.tmp);
@@ -478,7 +550,16 @@ fn date_offset_us(clock: &str) -> i64 {
 
 /// Write what instance `instance` (top level when `None`) holds now to `output`,
 /// consuming it from `trace_pipe_raw`.
-pub fn extract(t: &Tracefs, instance: Option<&str>, output: &Path, all_formats: bool, wo: WriteOptions) -> Result<RecordSummary, RecordError> {
+///
+/// With `snapshot`, the snapshot buffer is read instead (`per_cpu/cpuN/snapshot_raw`).
+pub fn extract(
+    t: &Tracefs,
+    instance: Option<&str>,
+    output: &Path,
+    all_formats: bool,
+    snapshot: bool,
+    wo: WriteOptions,
+) -> Result<RecordSummary, RecordError> {
     let inst = match instance {
         Some(n) => PathBuf::from(format!("instances/{n}")),
         None => PathBuf::new(),
@@ -487,7 +568,7 @@ pub fn extract(t: &Tracefs, instance: Option<&str>, output: &Path, all_formats: 
         return Err(RecordError::Tracefs(TracefsError::NotFound { path: t.path(&inst) }));
     }
     let hp = HeaderPage::parse(&String::from_utf8_lossy(&t.read("events/header_page")?)).map_err(|e| RecordError::Capture(e.to_string()))?;
-    let mut info = PageInfo { subbuf: hp.page_size(), commit_offset: hp.commit_offset, data_offset: hp.data_offset, long_size: hp.long_size() };
+    let mut info = PageInfo { subbuf: hp.page_size(), commit_offset: hp.commit_offset, data_offset: hp.data_offset, long_size: hp.long_size(), sleep_ms: 100 };
     if let Ok(kb) = t.read_string(inst.join("buffer_subbuf_size_kb")) {
         if let Ok(kb) = kb.trim().parse::<usize>() {
             info.subbuf = kb * 1024;
@@ -499,11 +580,16 @@ pub fn extract(t: &Tracefs, instance: Option<&str>, output: &Path, all_formats: 
         .filter_map(|e| e.file_name().to_string_lossy().strip_prefix("cpu").and_then(|n| n.parse().ok()))
         .collect();
     cpus.sort();
-    let stop = Arc::new(AtomicBool::new(true));
+    let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
+    stop.trigger();
     let mut summary = RecordSummary::default();
     let mut tmps = Vec::new();
     for cpu in cpus {
-        let pipe = t.path(inst.join(format!("per_cpu/cpu{cpu}/trace_pipe_raw")));
+        let raw = if snapshot { "snapshot_raw" } else { "trace_pipe_raw" };
+        let pipe = t.path(inst.join(format!("per_cpu/cpu{cpu}/{raw}")));
+        if !pipe.exists() {
+            return Err(RecordError::Tracefs(TracefsError::NotFound { path: pipe }));
+        }
         let tmp = PathBuf::from(format!("{}.cpu{cpu}", output.display()));
         // With stop already set, the thread drains once and ends.
         let mut th = capture::spawn(cpu, pipe.clone(), tmp.clone(), info, stop.clone())
@@ -533,7 +619,7 @@ pub fn extract(t: &Tracefs, instance: Option<&str>, output: &Path, all_formats: 
         files.push((*cpu, Box::new(std::io::BufReader::new(f)) as Box<dyn std::io::Read>));
     }
     let mut wo = wo;
-    wo.page_size = page_size();
+    wo.page_size = page_size().max(info.subbuf as u32);
     let buffers = vec![BufferSource { name: String::new(), clock, page_size: info.subbuf, cpus: files }];
     let r = write_dat(output, &wo, &meta, &options, buffers);
     for (_, tmp) in &tmps {

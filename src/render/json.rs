@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::comm::Comms;
 use super::kernel::{latency_chars, KernelStyle};
 use super::names::{EventNames, FieldDesc, FieldShape};
-use crate::event::Record;
+use crate::event::{Field, FieldKind, Record, Schema};
 
 fn uint(data: &[u8], off: usize, size: usize, be: bool) -> Option<u64> {
     let b = data.get(off..off + size)?;
@@ -77,6 +77,93 @@ pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
             }
         }
     }
+}
+
+fn signed_elem(v: u64, size: usize, signed: bool) -> Value {
+    if signed && (1..8).contains(&size) {
+        let shift = 64 - 8 * size as u32;
+        Value::from(((v << shift) as i64) >> shift)
+    } else if signed {
+        Value::from(v as i64)
+    } else {
+        Value::from(v)
+    }
+}
+
+fn is_char_type(type_name: &str) -> bool {
+    let t = type_name.trim_start_matches("__data_loc").trim_start_matches("__rel_loc").trim();
+    let t = t.trim_end_matches("[]").trim();
+    matches!(t, "char" | "const char" | "signed char")
+}
+
+/// The typed value of one field of the event model's schema (`null` when the payload is
+/// too short): integers and pointers as numbers, char arrays and `__data_loc char[]` as
+/// strings, other arrays as arrays of numbers.
+pub fn schema_field_value(f: &Field, data: &[u8], be: bool) -> Value {
+    let elems = |bytes: &[u8], elem: usize| -> Value {
+        let e = elem.max(1);
+        Value::Array(
+            bytes
+                .chunks_exact(e)
+                .map(|c| match uint(c, 0, e, be) {
+                    Some(v) => signed_elem(v, e, f.signed),
+                    None => Value::Null,
+                })
+                .collect(),
+        )
+    };
+    match f.kind {
+        FieldKind::Scalar | FieldKind::Pointer => {
+            if f.signed {
+                f.read_i64(data, be).map_or(Value::Null, Value::from)
+            } else {
+                f.read_u64(data, be).map_or(Value::Null, Value::from)
+            }
+        }
+        FieldKind::CharArray { .. } => f.str(data, be).map_or(Value::Null, |b| Value::from(String::from_utf8_lossy(b).into_owned())),
+        FieldKind::Array { elem_size, .. } => f.bytes(data, be).map_or(Value::Null, |b| elems(b, elem_size)),
+        FieldKind::DataLoc { elem_size } | FieldKind::RelLoc { elem_size } | FieldKind::DynamicArray { elem_size } => {
+            if is_char_type(&f.type_name) {
+                f.str(data, be).map_or(Value::Null, |b| Value::from(String::from_utf8_lossy(b).into_owned()))
+            } else {
+                f.bytes(data, be).map_or(Value::Null, |b| elems(b, elem_size))
+            }
+        }
+    }
+}
+
+/// Append one record as a JSON line, its fields typed from the event model's schema.
+pub fn write_schema_record(out: &mut Vec<u8>, rec: &Record, comms: &Comms, schema: Option<&Schema>, style: &KernelStyle) {
+    let pid = style.pid(rec);
+    let (flags, preempt) = style.flags(rec);
+    let mut obj = Map::new();
+    obj.insert("ts".into(), Value::from(rec.ts));
+    obj.insert("cpu".into(), Value::from(rec.cpu));
+    obj.insert("pid".into(), Value::from(pid));
+    obj.insert("comm".into(), Value::from(comms.comm(pid)));
+    if style.record_tgid {
+        obj.insert("tgid".into(), Value::from(comms.tgid(pid)));
+    }
+    obj.insert(
+        "flags".into(),
+        Value::from(String::from_utf8_lossy(&latency_chars(flags, preempt)).into_owned()),
+    );
+    match schema {
+        Some(s) => {
+            obj.insert("system".into(), Value::from(s.system.as_str()));
+            obj.insert("event".into(), Value::from(s.name.as_str()));
+            let mut fields = Map::new();
+            for f in s.fields.iter().filter(|f| !f.name.starts_with("common_")) {
+                fields.insert(f.name.clone(), schema_field_value(f, rec.data, style.big_endian));
+            }
+            obj.insert("fields".into(), Value::Object(fields));
+        }
+        None => {
+            obj.insert("event_id".into(), Value::from(rec.event_id(style.big_endian).unwrap_or(0)));
+        }
+    }
+    let _ = serde_json::to_writer(&mut *out, &Value::Object(obj));
+    out.push(b'\n');
 }
 
 /// Append one record as a JSON line.
@@ -149,6 +236,37 @@ mod tests {
         let mut d = vec![0u8; 16];
         d.extend_from_slice(b"hello\n\0\0");
         assert_eq!(field_value(f, &d, false), Value::from("hello\n"));
+    }
+
+    #[test]
+    fn schema_fields_typed_like_the_minimal_table() {
+        let schema = crate::event::Schema::parse("demo_sys", FORMAT, 8).unwrap();
+        let mut names = EventNames::default();
+        names.add_format("demo_sys", FORMAT).unwrap();
+        let d = demo_payload();
+        let rec = Record { cpu: 1, ts: 1234, data: &d };
+        let comms = Comms::from_saved_cmdlines("42 cat\n");
+        let style = KernelStyle { big_endian: false, ..KernelStyle::default() };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        write_schema_record(&mut a, &rec, &comms, Some(&schema), &style);
+        write_record(&mut b, &rec, &comms, &names, &style);
+        assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+    }
+
+    fn demo_payload() -> Vec<u8> {
+        let mut d = vec![0u8; 40];
+        d[0..2].copy_from_slice(&7u16.to_le_bytes());
+        d[2] = 0x01;
+        d[4..8].copy_from_slice(&42i32.to_le_bytes());
+        d[8..11].copy_from_slice(b"cat");
+        d[16..20].copy_from_slice(&(-5i32).to_le_bytes());
+        d[20..24].copy_from_slice(&((4u32 << 16) | 32).to_le_bytes());
+        d[24..26].copy_from_slice(&80u16.to_le_bytes());
+        d[26..28].copy_from_slice(&443u16.to_le_bytes());
+        d[28..32].copy_from_slice(&((2u32 << 16) | 4).to_le_bytes());
+        d[32..36].copy_from_slice(b"abc\0");
+        d[36..38].copy_from_slice(&[9, 8]);
+        d
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub struct CaptureOptions {
     pub duration: Duration,
     /// Per-CPU buffer size of the private instance (`buffer_size_kb`), to keep trees small.
     pub buffer_size_kb: Option<u64>,
+    /// Trace clock of the private instance (`trace_clock`), e.g. `counter` or `mono`.
+    pub clock: Option<String>,
     /// Sub-buffer size of the private instance (`buffer_subbuf_size_kb`, 6.8+).
     pub subbuf_size_kb: Option<u64>,
     /// Extra instance options to set while recording, e.g. `record-tgid` (written as `1`).
@@ -206,6 +208,9 @@ fn record_in(
     if let Some(kb) = opts.buffer_size_kb {
         it.write("buffer_size_kb", kb.to_string().as_bytes(), AppendMode::Truncate)?;
     }
+    if let Some(clock) = &opts.clock {
+        it.write("trace_clock", clock.as_bytes(), AppendMode::Truncate)?;
+    }
     if let Some(kb) = opts.subbuf_size_kb {
         it.write("buffer_subbuf_size_kb", kb.to_string().as_bytes(), AppendMode::Truncate)?;
     }
@@ -330,6 +335,24 @@ pub fn select_events(available: &str, specs: &[String]) -> Result<Vec<(String, S
         }
     }
     Ok(out)
+}
+
+/// Number of CPUs in a CPU list such as `0-3,6` (`/sys/devices/system/cpu/online`).
+pub fn count_cpu_list(text: &str) -> Option<usize> {
+    let mut n = 0;
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                n += b.checked_sub(a)? + 1;
+            }
+            None => {
+                part.trim().parse::<usize>().ok()?;
+                n += 1;
+            }
+        }
+    }
+    Some(n)
 }
 
 /// Whether an `-e` spec (`all`, `SYSTEM`, `SYSTEM:EVENT`, globs, a bare event name)
@@ -566,12 +589,22 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
     );
     write_dest(dest, "host/uname", uname.as_bytes())?;
     report.files += 1;
+    // The `trace` header's `#P:` counts online CPUs, which per_cpu/ (possible CPUs) may not.
+    if let Ok(online) = fs::read("/sys/devices/system/cpu/online") {
+        write_dest(dest, "host/cpu_online", &online)?;
+        report.files += 1;
+    }
     if opts.kallsyms {
         let raw = fs::read("/proc/kallsyms").map_err(|err| CaptureError::Write { path: "/proc/kallsyms".into(), err })?;
         let z = zstd::encode_all(&raw[..], 12)
             .map_err(|err| CaptureError::Write { path: dest.join("host/kallsyms.zst"), err })?;
         write_dest(dest, "host/kallsyms.zst", &z)?;
         report.files += 1;
+    }
+    match write_enums(dest) {
+        Ok(true) => report.files += 1,
+        Ok(false) => {}
+        Err(why) => report.skipped.push(("host/enums".into(), why)),
     }
     let mut notes = String::new();
     notes.push_str(&format!("date: {}\n", chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ")));
@@ -584,6 +617,12 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
     }
     if let Some(kb) = opts.buffer_size_kb {
         notes.push_str(&format!("buffer_size_kb: {kb}\n"));
+    }
+    if let Some(clock) = &opts.clock {
+        notes.push_str(&format!("trace_clock: {clock}\n"));
+    }
+    for o in &opts.options {
+        notes.push_str(&format!("option: {o}\n"));
     }
     if let Some(kb) = opts.subbuf_size_kb {
         notes.push_str(&format!("buffer_subbuf_size_kb: {kb}\n"));
@@ -613,9 +652,258 @@ mod tests {
     }
 
     #[test]
+    fn cpu_lists() {
+        assert_eq!(count_cpu_list("0-1\n"), Some(2));
+        assert_eq!(count_cpu_list("0-3,6,8-9"), Some(7));
+        assert_eq!(count_cpu_list("x"), None);
+    }
+
+    #[test]
     fn unknown_event_suggests_close_names() {
         let err = select_events(AVAIL, &["sched:sched_swich".to_string()]).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("sched:sched_switch"), "{msg}");
+    }
+}
+
+/// Write `host/enums` into a tree: the value of every enum constant that a copied `print fmt` names,
+/// from this kernel's BTF. Returns whether the file was written.
+pub fn write_enums(dest: &Path) -> Result<bool, String> {
+    let mut wanted = std::collections::BTreeSet::new();
+    for (sys, is_dir) in list_dir(&dest.join("events")) {
+        if !is_dir {
+            continue;
+        }
+        for (ev, is_dir) in list_dir(&dest.join("events").join(&sys)) {
+            if let (true, Ok(text)) = (is_dir, fs::read_to_string(dest.join("events").join(&sys).join(&ev).join("format"))) {
+                wanted.extend(print_fmt_identifiers(&text).into_iter().map(String::from));
+            }
+        }
+    }
+    if wanted.is_empty() {
+        return Ok(false);
+    }
+    let btf = fs::read("/sys/kernel/btf/vmlinux").map_err(|e| format!("/sys/kernel/btf/vmlinux: {e}"))?;
+    let mut lines: Vec<String> =
+        btf_enums(&btf)?.into_iter().filter(|(n, _)| wanted.contains(n)).map(|(n, v)| format!("{n} {v}\n")).collect();
+    lines.sort();
+    lines.dedup();
+    if lines.is_empty() {
+        return Ok(false);
+    }
+    write_dest(dest, "host/enums", lines.concat().as_bytes()).map_err(|e| e.to_string())?;
+    Ok(true)
+}
+
+/// Enumerator values from the kernel's BTF (`/sys/kernel/btf/vmlinux`).
+///
+/// Some `print fmt`s name enum constants the kernel never rewrote into numbers (no
+/// `TRACE_DEFINE_ENUM`), e.g. writeback's `I_DIRTY_SYNC`: the kernel prints them with the
+/// values compiled into it, which only BTF tells user space. Returns `(name, value)` for
+/// every enumerator of every `BTF_KIND_ENUM`/`BTF_KIND_ENUM64`.
+pub fn btf_enums(btf: &[u8]) -> Result<Vec<(String, i64)>, String> {
+    let le = match btf.get(0..2) {
+        Some([0x9f, 0xeb]) => true,
+        Some([0xeb, 0x9f]) => false,
+        _ => return Err("not BTF data (bad magic)".into()),
+    };
+    let u32_at = |off: usize| -> Result<u32, String> {
+        let b: [u8; 4] = btf
+            .get(off..off + 4)
+            .and_then(|s| s.try_into().ok())
+            .ok_or_else(|| format!("BTF truncated at offset {off}"))?;
+        Ok(if le { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) })
+    };
+    let hdr_len = u32_at(4)? as usize;
+    let (type_off, type_len) = (u32_at(8)? as usize, u32_at(12)? as usize);
+    let (str_off, str_len) = (u32_at(16)? as usize, u32_at(20)? as usize);
+    let types = hdr_len + type_off;
+    let strings = hdr_len + str_off;
+    let name = |off: u32| -> String {
+        let start = strings + off as usize;
+        let end = (strings + str_len).min(btf.len());
+        let s = btf.get(start..end).unwrap_or(&[]);
+        let n = s.iter().position(|&b| b == 0).unwrap_or(s.len());
+        String::from_utf8_lossy(&s[..n]).into_owned()
+    };
+    let mut out = Vec::new();
+    let mut pos = types;
+    let end = types + type_len;
+    while pos + 12 <= end {
+        let info = u32_at(pos + 4)?;
+        let vlen = (info & 0xffff) as usize;
+        let kind = (info >> 24) & 0x1f;
+        let signed = info >> 31 == 1;
+        pos += 12;
+        let extra = match kind {
+            1 | 14 | 17 => 4,
+            3 => 12,
+            4 | 5 | 15 => vlen * 12,
+            13 => vlen * 8,
+            6 => {
+                for i in 0..vlen {
+                    let at = pos + i * 8;
+                    let raw = u32_at(at + 4)?;
+                    let v = if signed { i64::from(raw as i32) } else { i64::from(raw) };
+                    out.push((name(u32_at(at)?), v));
+                }
+                vlen * 8
+            }
+            19 => {
+                for i in 0..vlen {
+                    let at = pos + i * 12;
+                    let v = (u64::from(u32_at(at + 8)?) << 32) | u64::from(u32_at(at + 4)?);
+                    out.push((name(u32_at(at)?), v as i64));
+                }
+                vlen * 12
+            }
+            2 | 7..=12 | 16 | 18 => 0,
+            other => return Err(format!("unknown BTF kind {other} at offset {}", pos - 12)),
+        };
+        pos += extra;
+    }
+    Ok(out)
+}
+
+/// The identifiers a `print fmt` uses outside string literals, `REC->` field accesses and
+/// function calls: the candidates for enum constants.
+pub fn print_fmt_identifiers(format_text: &str) -> Vec<&str> {
+    let Some(start) = format_text.find("print fmt:") else { return Vec::new() };
+    let s = &format_text[start + "print fmt:".len()..];
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let st = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                let after_arrow = st >= 2 && &b[st - 2..st] == b"->" || st >= 1 && b[st - 1] == b'.';
+                let mut j = i;
+                while j < b.len() && b[j] == b' ' {
+                    j += 1;
+                }
+                let call_or_rec = j < b.len() && (b[j] == b'(' || b[j..].starts_with(b"->"));
+                if !after_arrow && !call_or_rec {
+                    out.push(&s[st..i]);
+                }
+            }
+            c if c.is_ascii_digit() => {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// `host/enums` text: `NAME VALUE` lines.
+pub fn parse_enums(text: &str) -> std::collections::HashMap<String, i64> {
+    text.lines()
+        .filter_map(|l| {
+            let (n, v) = l.split_once(' ')?;
+            Some((n.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// The format text with every enum constant of its `print fmt` replaced by its value, as
+/// the kernel itself does for the enums it knows (`TRACE_DEFINE_ENUM`). None when the
+/// text names no constant of `enums`.
+pub fn substitute_enums(format_text: &str, enums: &std::collections::HashMap<String, i64>) -> Option<String> {
+    let start = format_text.find("print fmt:")? + "print fmt:".len();
+    let (head, s) = format_text.split_at(start);
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(format_text.len());
+    out.push_str(head);
+    let mut changed = false;
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let st = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                let after_arrow = st >= 2 && &b[st - 2..st] == b"->" || st >= 1 && b[st - 1] == b'.';
+                let mut j = i;
+                while j < b.len() && b[j] == b' ' {
+                    j += 1;
+                }
+                let call_or_rec = j < b.len() && (b[j] == b'(' || b[j..].starts_with(b"->"));
+                if !after_arrow && !call_or_rec {
+                    if let Some(v) = enums.get(&s[st..i]) {
+                        out.push_str(&s[copied..st]);
+                        out.push_str(&v.to_string());
+                        copied = i;
+                        changed = true;
+                    }
+                }
+            }
+            c if c.is_ascii_digit() => {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&s[copied.min(s.len())..]);
+    changed.then_some(out)
+}
+
+#[cfg(test)]
+mod enum_tests {
+    use super::*;
+
+    const FMT: &str = "name: writeback_dirty_inode\nID: 1\nformat:\n\tfield:unsigned long state;\toffset:8;\tsize:8;\tsigned:0;\n\n\
+print fmt: \"state=%s x=%d\", __print_flags(REC->state, \"|\", {I_DIRTY_SYNC, \"I_DIRTY_SYNC\"}, {I_DIRTY_PAGES, \"I_DIRTY_PAGES\"}), REC->I_DIRTY_SYNC + sizeof(long)\n";
+
+    #[test]
+    fn finds_and_replaces_enum_constants_only() {
+        let ids = print_fmt_identifiers(FMT);
+        assert_eq!(ids, vec!["I_DIRTY_SYNC", "I_DIRTY_PAGES", "long"]);
+        let enums = parse_enums("I_DIRTY_SYNC 16\nI_DIRTY_PAGES 64\n");
+        let out = substitute_enums(FMT, &enums).unwrap();
+        assert!(
+            out.ends_with(
+                "print fmt: \"state=%s x=%d\", __print_flags(REC->state, \"|\", {16, \"I_DIRTY_SYNC\"}, {64, \"I_DIRTY_PAGES\"}), REC->I_DIRTY_SYNC + sizeof(long)\n"
+            ),
+            "{out}"
+        );
+        assert_eq!(substitute_enums(FMT, &parse_enums("OTHER 1\n")), None);
+    }
+
+    #[test]
+    fn reads_enums_from_this_kernels_btf() {
+        let Ok(btf) = std::fs::read("/sys/kernel/btf/vmlinux") else {
+            eprintln!("skipped: no /sys/kernel/btf/vmlinux");
+            return;
+        };
+        let enums = btf_enums(&btf).unwrap();
+        let find = |n: &str| enums.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        // Stable across kernels: the sched policy and hrtimer mode constants.
+        assert_eq!(find("HRTIMER_MODE_ABS"), Some(0));
+        assert_eq!(find("HRTIMER_MODE_REL"), Some(1));
+        assert!(enums.len() > 1000, "{}", enums.len());
     }
 }

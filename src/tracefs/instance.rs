@@ -269,7 +269,7 @@ fn looks_recorded(dir: &Path) -> bool {
     match nix::sys::statfs::statfs(dir) {
         // TRACEFS_MAGIC and DEBUGFS_MAGIC
         Ok(s) => {
-            let t = s.filesystem_type().0 as i64;
+            let t = s.filesystem_type().0;
             t != 0x74726163 && t != 0x64626720
         }
         Err(_) => false,
@@ -648,9 +648,19 @@ impl Instance {
         }
     }
 
-    /// Take a snapshot (`echo 1 > snapshot`), of all CPUs or one.
+    /// Take a snapshot (`echo 1 > snapshot`), of all CPUs or one. Most kernels swap
+    /// single CPUs only when built with CONFIG_RING_BUFFER_ALLOW_SWAP and refuse with
+    /// EINVAL otherwise; that comes back as [`TracefsError::NotSupported`].
     pub fn snapshot_take(&self, cpu: Option<u32>) -> Result<(), TracefsError> {
-        self.write_str(Self::snapshot_file(cpu), "1")
+        match self.write_str(Self::snapshot_file(cpu), "1") {
+            Err(TracefsError::Rejected { path, .. }) if cpu.is_some() => Err(TracefsError::NotSupported {
+                path,
+                feature: "per-CPU snapshots (CONFIG_RING_BUFFER_ALLOW_SWAP); take one of all CPUs and read \
+                          per_cpu/cpuN/snapshot instead"
+                    .into(),
+            }),
+            r => r,
+        }
     }
 
     /// Clear the snapshot buffer without freeing it (`echo 2 > snapshot`).

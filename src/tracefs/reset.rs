@@ -131,13 +131,9 @@ impl Instance {
                 rep.note(self, &en.display().to_string(), r)?;
             }
             let trig = e.dir().join("trigger");
-            if let Ok(lines) = self.trigger_lines(e) {
-                // Hist triggers last: other triggers may reference their variables.
-                let (hist, other): (Vec<_>, Vec<_>) = lines.iter().partition(|l| l.starts_with("hist"));
-                for l in other.into_iter().chain(hist) {
-                    let r = self.write(&trig, super::trigger::removal_text(l).as_bytes(), AppendMode::Append);
-                    rep.note(self, &trig.display().to_string(), r)?;
-                }
+            if self.trigger_lines(e).map(|l| !l.is_empty()).unwrap_or(false) {
+                let r = self.clear_triggers(e).map(|_| ());
+                rep.note(self, &trig.display().to_string(), r)?;
             }
             let filt = e.dir().join("filter");
             if let Ok(f) = self.read_value(&filt) {

@@ -245,12 +245,24 @@ impl Instance {
         self.write(e.dir().join("trigger"), removal_text(&t.to_string()).as_bytes(), AppendMode::Append)
     }
 
-    /// Remove every trigger of an event; returns how many were removed.
+    /// Remove every trigger of an event; returns how many there were.
+    ///
+    /// Opening the file with O_TRUNC makes the kernel drop the hist triggers (in any
+    /// order, whatever refers to what); each trigger still listed then gets its `!` line.
     pub fn clear_triggers(&self, e: &EventName) -> Result<usize, TracefsError> {
+        let file = e.dir().join("trigger");
         let lines = self.trigger_lines(e)?;
-        // enable_event/disable_event triggers before hist ones that may feed them.
-        for l in &lines {
-            self.write(e.dir().join("trigger"), removal_text(l).as_bytes(), AppendMode::Append)?;
+        if lines.iter().any(|l| l.starts_with("hist")) {
+            self.write(&file, b"", AppendMode::Truncate)?;
+        }
+        // Plain triggers first: an enable_hist/disable_hist may point at a hist trigger.
+        let mut left = self.trigger_lines(e)?;
+        left.sort_by_key(|l| l.starts_with("hist"));
+        // Each `!` line opened like `echo '!traceoff' > trigger`: the kernel removes that
+        // trigger (and any hist trigger, already gone here), and a copied tree keeps
+        // exactly the last line written.
+        for l in &left {
+            self.write(&file, removal_text(l).as_bytes(), AppendMode::Truncate)?;
         }
         Ok(lines.len())
     }

@@ -149,3 +149,32 @@ pub fn our_counts(dat: &DatFile, buffer: usize) -> BTreeMap<String, u64> {
     }
     out
 }
+
+/// Events per name decoded with the library's page decoder (`tracectl::ring`), and the
+/// timestamps in order per CPU (checked to never go backwards).
+pub fn ring_counts(dat: &DatFile, buffer: usize) -> BTreeMap<String, u64> {
+    use tracectl::ring::{Entry, PageLayout, SubBuffer};
+    let names = names(dat);
+    let hp = dat.header_page_layout().unwrap();
+    let b = &dat.buffers()[buffer];
+    let layout = PageLayout::new(&hp, Some(b.page_size), dat.big_endian());
+    let mut out = BTreeMap::new();
+    for i in 0..b.cpus().len() {
+        let mut pages = dat.cpu_pages(buffer, i).unwrap();
+        let cpu = pages.cpu();
+        let mut index = 0;
+        let mut last = 0;
+        while let Some(p) = pages.next_page().unwrap() {
+            for e in SubBuffer::new(layout, p, cpu, index).unwrap() {
+                if let Entry::Event(r) = e.unwrap() {
+                    assert!(r.ts >= last, "cpu{cpu} page {index}: time goes backwards");
+                    last = r.ts;
+                    let id = r.event_id(dat.big_endian()).unwrap();
+                    *out.entry(names.get(&id).cloned().unwrap_or_else(|| format!("id{id}"))).or_insert(0) += 1;
+                }
+            }
+            index += 1;
+        }
+    }
+    out
+}

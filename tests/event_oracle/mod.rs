@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! Oracle check of the print-fmt engine: each record's text against the kernel's own
 //! `trace` line for it.
 //!
@@ -138,7 +139,7 @@ impl Report {
         let (ok, bad) = self.total();
         eprintln!("{what}: {ok} of {} records match the kernel's text ({} unpaired)", ok + bad, self.unpaired);
         for (ev, (o, b)) in &self.per_event {
-            if *b > 0 {
+            if *b > 0 || std::env::var("ORACLE_DEBUG").is_ok() {
                 eprintln!("  {ev}: {o}/{} ({:.1}%)", o + b, 100.0 * *o as f64 / (o + b) as f64);
             }
         }
@@ -192,14 +193,14 @@ pub fn check_tree(t: &Tracefs, kallsyms: Option<&Kallsyms>, trace_text: &str, ra
             let name = reg.of(&rec).map(|s| s.full_name()).unwrap_or_else(|| "<unknown>".into());
             let e = report.per_event.entry(name.clone()).or_default();
             if out != mine[j].body.as_bytes() && std::env::var("ORACLE_DEBUG").is_ok() && report.examples.len() < 3 {
-                for k in j.saturating_sub(3)..(j + 3).min(mine.len()) {
-                    eprintln!("K cpu{cpu} {} {}", mine[k].usec, mine[k].body);
+                for l in &mine[j.saturating_sub(3)..(j + 3).min(mine.len())] {
+                    eprintln!("K cpu{cpu} {} {}", l.usec, l.body);
                 }
-                for k in i.saturating_sub(3)..(i + 3).min(recs.len()) {
-                    let r = Record { cpu: *cpu, ts: recs[k].ts, data: &recs[k].data };
+                for raw in &recs[i.saturating_sub(3)..(i + 3).min(recs.len())] {
+                    let r = Record { cpu: *cpu, ts: raw.ts, data: &raw.data };
                     let mut o = Vec::new();
                     reg.write_event(&r, &env, &mut o);
-                    eprintln!("O cpu{cpu} {} {}", recs[k].ts, String::from_utf8_lossy(&o));
+                    eprintln!("O cpu{cpu} {} {}", raw.ts, String::from_utf8_lossy(&o));
                 }
             }
             if out == mine[j].body.as_bytes() {

@@ -1,0 +1,343 @@
+//! `tracectl record` / `extract` on the live tracefs: the files are read by
+//! `trace-cmd report` with the events our reader finds, and tracefs is left as found.
+
+#[path = "dat_common/mod.rs"]
+mod dat_common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use dat_common::*;
+use tracectl::dat::DatFile;
+
+const TRACEFS: &str = "/sys/kernel/tracing";
+
+fn skip() -> bool {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipping: not root");
+        return true;
+    }
+    if !Path::new(TRACEFS).join("instances").is_dir() {
+        eprintln!("skipping: tracefs is not mounted at {TRACEFS}");
+        return true;
+    }
+    false
+}
+
+fn have_tracecmd() -> bool {
+    Command::new("trace-cmd").arg("--help").output().is_ok()
+}
+
+fn tracectl() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_tracectl"));
+    c.arg("--tracefs").arg(TRACEFS);
+    c
+}
+
+/// Removes an instance this test made, even if an assertion fails first.
+struct InstanceGuard(PathBuf);
+
+impl Drop for InstanceGuard {
+    fn drop(&mut self) {
+        if self.0.exists() {
+            let _ = std::fs::write(self.0.join("events/enable"), "0");
+            let _ = std::fs::remove_dir(&self.0);
+        }
+    }
+}
+
+fn record(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, Output) {
+    let out = dir.join(name);
+    let o = tracectl().arg("record").arg("-q").arg("-o").arg(&out).args(args).output().unwrap();
+    (out, o)
+}
+
+fn check_file(file: &Path) -> std::collections::BTreeMap<String, u64> {
+    let dat = DatFile::open(file).unwrap();
+    let ours = our_counts(&dat, 0);
+    if have_tracecmd() {
+        assert_eq!(report_counts(file, &[]), ours, "trace-cmd report vs our reader on {}", file.display());
+    }
+    ours
+}
+
+fn no_private_instances_of(pid: u32) {
+    let p = Path::new(TRACEFS).join(format!("instances/tracectl-record-{pid}"));
+    assert!(!p.exists(), "instance {} left behind", p.display());
+}
+
+#[test]
+fn record_command_v7_v6_none() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (name, extra) in [
+        ("v7.dat", vec![]),
+        ("v6.dat", vec!["--file-version", "6"]),
+        ("none.dat", vec!["--compression", "none"]),
+    ] {
+        let mut args = vec!["-e", "sched", "-e", "irq"];
+        args.extend(extra);
+        args.extend(["--", "sleep", "0.2"]);
+        let (file, o) = record(dir.path(), name, &args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let counts = check_file(&file);
+        assert!(counts.get("sched_switch").copied().unwrap_or(0) > 0, "{counts:?}");
+        assert!(counts.contains_key("sched_process_exit"), "the command's exit is recorded: {counts:?}");
+        let dat = DatFile::open(&file).unwrap();
+        assert_eq!(dat.options().cpustats.len() as u32, dat.nr_cpus());
+        assert!(dat.options().cpustats[0].starts_with("CPU: 0\nentries:"));
+        assert!(dat.event_formats().iter().all(|(s, _)| s == "sched" || s == "irq"));
+        // Capture files are gone.
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().contains(".cpu")).collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    let dirs = std::fs::read_dir(Path::new(TRACEFS).join("instances")).unwrap();
+    for d in dirs.flatten() {
+        let n = d.file_name().to_string_lossy().into_owned();
+        if let Some(pid) = n.strip_prefix("tracectl-record-").and_then(|p| p.parse::<i32>().ok()) {
+            // Only instances of live processes may exist (other recordings running now).
+            assert!(Path::new(&format!("/proc/{pid}")).exists(), "stale instance {n}");
+        }
+    }
+}
+
+#[test]
+fn record_filter_bound_to_event_and_only_command() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(
+        dir.path(),
+        "f.dat",
+        &["-e", "sched_switch", "-f", "prev_pid == 1 && next_pid == 1", "-e", "sched_process_exec", "--", "sleep", "0.1"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = check_file(&file);
+    assert_eq!(c.get("sched_switch"), None, "impossible filter keeps sched_switch out: {c:?}");
+    assert!(c.get("sched_process_exec").copied().unwrap_or(0) >= 1, "{c:?}");
+
+    let (file, o) = record(dir.path(), "F.dat", &["-F", "-e", "sched:sched_process_exec", "-e", "syscalls", "--", "sleep", "0.1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = check_file(&file);
+    assert!(c.get("sched_process_exec").copied().unwrap_or(0) >= 1, "{c:?}");
+    if have_tracecmd() {
+        let out = Command::new("trace-cmd").arg("report").arg(&file).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let pids: std::collections::BTreeSet<&str> = text
+            .lines()
+            .filter(|l| l.contains(": sys_"))
+            .filter_map(|l| l.split('[').next()?.trim().rsplit('-').next())
+            .collect();
+        assert_eq!(pids.len(), 1, "-F keeps only the command's pid: {pids:?}");
+    }
+}
+
+#[test]
+fn refused_and_unknown_give_clear_errors_and_clean_up() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_, o) = record(dir.path(), "x.dat", &["-e", "no_such_event_xyz", "--", "true"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no_such_event_xyz") && err.contains("tracectl list"), "{err}");
+
+    let avail = std::fs::read_to_string(Path::new(TRACEFS).join("available_tracers")).unwrap_or_default();
+    let func_refused = std::fs::OpenOptions::new().write(true).open(Path::new(TRACEFS).join("set_ftrace_filter")).is_err();
+    if func_refused {
+        let (_, o) = record(dir.path(), "x.dat", &["-e", "sched", "-l", "schedule", "--", "true"]);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("set_ftrace_filter") && err.contains("EPERM"), "{err}");
+        if avail.contains("function") {
+            let (_, o) = record(dir.path(), "x.dat", &["-p", "function", "--", "true"]);
+            assert!(!o.status.success());
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains("-p function") && err.contains("current_tracer"), "{err}");
+        }
+    }
+    // Plain tracepoint recording is unaffected by the refused function tracer.
+    let (file, o) = record(dir.path(), "ok.dat", &["-e", "sched_switch", "--", "sleep", "0.05"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check_file(&file);
+    assert!(!dir.path().join("x.dat").exists() || DatFile::open(dir.path().join("x.dat")).is_ok());
+}
+
+#[test]
+fn named_instance_is_restored_and_extract_reads_it() {
+    if skip() {
+        return;
+    }
+    let name = format!("tracectl-test-dat-{}", std::process::id());
+    let inst = Path::new(TRACEFS).join("instances").join(&name);
+    std::fs::create_dir(&inst).unwrap();
+    let _g = InstanceGuard(inst.clone());
+    let clock_before = std::fs::read_to_string(inst.join("trace_clock")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(dir.path(), "b.dat", &["-B", &name, "-C", "global", "-e", "sched_switch", "--", "sleep", "0.1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dat = DatFile::open(&file).unwrap();
+    assert_eq!(dat.buffers()[0].clock.as_deref(), Some("global"));
+    check_file(&file);
+    assert!(inst.is_dir(), "an existing instance is kept");
+    assert_eq!(std::fs::read_to_string(inst.join("trace_clock")).unwrap(), clock_before);
+    assert_eq!(std::fs::read_to_string(inst.join("events/sched/sched_switch/enable")).unwrap().trim(), "0");
+
+    // extract: enable by hand, let events accumulate, stop, extract.
+    std::fs::write(inst.join("events/sched/sched_switch/enable"), "1").unwrap();
+    std::fs::write(inst.join("tracing_on"), "1").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::write(inst.join("tracing_on"), "0").unwrap();
+    let out = dir.path().join("e.dat");
+    let o = tracectl().args(["extract", "-q", "-B", &name, "-o"]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = check_file(&out);
+    assert!(c.get("sched_switch").copied().unwrap_or(0) > 0, "{c:?}");
+    std::fs::write(inst.join("events/sched/sched_switch/enable"), "0").unwrap();
+}
+
+/// SIGINT/SIGTERM at several moments of `record -- sleep 5`: a valid file, the private
+/// instance removed, quickly.
+#[test]
+fn kill_points_leave_valid_file_and_no_instance() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (libc::SIGINT, 30u64, true),
+        (libc::SIGTERM, 30, true),
+        (libc::SIGINT, 400, true),
+        (libc::SIGTERM, 400, true),
+        (libc::SIGINT, 1200, true),
+        (libc::SIGTERM, 1200, true),
+        // No command: record until interrupted.
+        (libc::SIGINT, 300, false),
+        (libc::SIGTERM, 300, false),
+    ];
+    for (i, (sig, after_ms, with_cmd)) in cases.into_iter().enumerate() {
+        let out = dir.path().join(format!("k{i}.dat"));
+        let mut cmd = tracectl();
+        cmd.args(["record", "-q", "-e", "sched", "-e", "irq", "-o"]).arg(&out);
+        if with_cmd {
+            cmd.args(["--", "sleep", "5"]);
+        }
+        let mut child = cmd.spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(after_ms));
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let t0 = Instant::now();
+        let st = child.wait().unwrap();
+        assert!(t0.elapsed() < Duration::from_secs(4), "record took {:?} to stop", t0.elapsed());
+        assert!(st.success(), "signal {sig} after {after_ms} ms (command: {with_cmd}): {st:?}");
+        no_private_instances_of(child.id());
+        check_file(&out);
+    }
+}
+
+#[test]
+fn subbuf_size_cmdlines_size_and_ignore_missing() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cmdlines_before = std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap();
+    let mut args = vec!["-i", "-e", "no_such_event_xyz", "-e", "sched", "--cmdlines-size", "300", "-s", "20000"];
+    let subbuf = Path::new(TRACEFS).join("buffer_subbuf_size_kb").exists();
+    if subbuf {
+        args.extend(["--subbuf-size", "8"]);
+    }
+    args.extend(["--", "sleep", "0.1"]);
+    let (file, o) = record(dir.path(), "s.dat", &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no_such_event_xyz"));
+    let dat = DatFile::open(&file).unwrap();
+    if subbuf {
+        assert_eq!(dat.buffers()[0].page_size, 8192);
+    }
+    let c = check_file(&file);
+    assert_eq!(ring_counts(&dat, 0), c);
+    assert!(c.get("sched_switch").copied().unwrap_or(0) > 0);
+    assert_eq!(std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap(), cmdlines_before);
+}
+
+/// Overflow a tiny buffer, extract it: the lost counts in the page headers, the
+/// `[N EVENTS DROPPED]` lines of trace-cmd and the kernel's overrun stats agree.
+#[test]
+fn lost_events_are_counted_and_stored() {
+    if skip() {
+        return;
+    }
+    let name = format!("tracectl-test-lost-{}", std::process::id());
+    let inst = Path::new(TRACEFS).join("instances").join(&name);
+    std::fs::create_dir(&inst).unwrap();
+    let _g = InstanceGuard(inst.clone());
+    std::fs::write(inst.join("buffer_size_kb"), "8").unwrap();
+    std::fs::write(inst.join("events/syscalls/enable"), "1").unwrap();
+    let _ = Command::new("ls").args(["-R", "/usr"]).output();
+    std::fs::write(inst.join("tracing_on"), "0").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lost.dat");
+    let o = tracectl().args(["extract", "-B", &name, "-o"]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    // CPUs whose pages had no room for the count ("unknown count") are left out.
+    let known: Vec<&str> = stderr.lines().filter(|l| l.contains("lost events: ") && !l.contains("unknown count")).collect();
+    let ours: u64 = known.iter().filter_map(|l| l.split("lost events: ").nth(1)?.split(' ').next()?.parse::<u64>().ok()).sum();
+    let overrun: u64 = known.iter().filter_map(|l| l.split("overrun: ").nth(1)?.split(',').next()?.parse::<u64>().ok()).sum();
+    assert!(stderr.contains("lost events: ") && !stderr.contains("lost events: 0 "), "the 8 KiB buffer overflowed: {stderr}");
+    assert_eq!(ours, overrun, "page headers vs per_cpu stats: {stderr}");
+    let dat = DatFile::open(&out).unwrap();
+    assert!(
+        dat.options().cpustats.iter().flat_map(|s| s.lines()).any(|l| l.starts_with("overrun: ") && l != "overrun: 0"),
+        "CPUSTAT stores the overrun: {:?}",
+        dat.options().cpustats
+    );
+    if have_tracecmd() {
+        let r = Command::new("trace-cmd").arg("report").arg(&out).output().unwrap();
+        let dropped: u64 = String::from_utf8_lossy(&r.stdout)
+            .lines()
+            .filter_map(|l| l.split(" [").nth(1)?.strip_suffix(" EVENTS DROPPED]")?.parse::<u64>().ok())
+            .sum();
+        assert_eq!(dropped, ours);
+        check_file(&out);
+    }
+}
+
+#[test]
+fn cpumask_option_and_clock() {
+    if skip() {
+        return;
+    }
+    let ncpu = std::fs::read_dir(Path::new(TRACEFS).join("per_cpu")).unwrap().count();
+    if ncpu < 2 {
+        eprintln!("skipping: needs 2 CPUs");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(dir.path(), "m.dat", &["-M", "1", "-O", "record-tgid", "-C", "global", "-e", "sched_switch", "--", "sleep", "0.3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dat = DatFile::open(&file).unwrap();
+    assert_eq!(dat.buffers()[0].clock.as_deref(), Some("global"));
+    assert!(dat.options().trace_clock.as_deref().unwrap().contains("[global]"));
+    let names = names(&dat);
+    let layout_long = dat.long_size();
+    for (i, c) in dat.buffers()[0].cpus().iter().enumerate() {
+        let mut n = std::collections::BTreeMap::new();
+        let mut pages = dat.cpu_pages(0, i).unwrap();
+        while let Some(p) = pages.next_page().unwrap() {
+            count_page(p, layout_long, dat.big_endian(), &names, &mut n);
+        }
+        let total: u64 = n.values().sum();
+        if c.cpu == 0 {
+            assert!(total > 0, "cpu0 recorded");
+        } else {
+            assert_eq!(total, 0, "cpu{} is outside the mask", c.cpu);
+        }
+    }
+    check_file(&file);
+}
