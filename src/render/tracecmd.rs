@@ -41,6 +41,28 @@
 //! A record that follows lost events is preceded by `CPU:N [M EVENTS DROPPED]` (or
 //! `CPU:N [EVENTS DROPPED]` when the count is unknown).
 //!
+//! # Where libtraceevent prints differently from the kernel
+//!
+//! The info of events without a plugin is the event's print fmt evaluated by the event
+//! model with [`crate::event::PrintStyle::TraceCmd`], which reproduces libtraceevent
+//! 1.7's own readings (all checked against `trace-cmd report` on this kernel):
+//!
+//! * plain `%p` is glibc's: `0x` + hex, `(nil)` for NULL (the kernel: bare hex);
+//! * `%pS`/`%pF` are `name+0xoff` (no `/0xsize`, no `[module]`), `%ps` the name,
+//!   `0x...` when no symbol holds the address; `%pB` is a plain pointer;
+//! * `%#x`/`%#o` of 0 print `0` (the kernel: `0x0`);
+//! * names the kernel left unexpanded (`vmemmap_base`, `HRTIMER_MODE_ABS`) are 0 in
+//!   expressions and -1 in `__print_symbolic`/`__print_flags` tables, except the softirq
+//!   and hrtimer-restart names libtraceevent knows; casts to pointers do not scale
+//!   additions (`page=0x<pfn>` for the mm_page events);
+//! * `a OP (b OP2 c)` with OP2 looser than OP reads as `(a OP b) OP2 c` (timer_start's
+//!   `flags=D|P|I`), and `a OP (c ? t : f)` as `(a OP c) ? t : f`
+//!   (mm_page_alloc_extfrag's `fragmenting=`);
+//! * syscall events print their print fmt as written (`fd: 0x00000003, ...`), not the
+//!   kernel's `sys_read(fd: 3, ...)`; `sys_exit_*` print `0x1000`, not `sys_read -> 0x1000`;
+//! * `-R` lists ` name=value` per field, each printed by the print-fmt conversion that
+//!   takes that field whole when there is one.
+//!
 //! # Plugins
 //!
 //! The installed libtraceevent plugins that replace the print fmt of events seen on this
