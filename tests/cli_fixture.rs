@@ -300,3 +300,39 @@ fn unknown_tracer_or_clock_changes_nothing() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown clock \"sundial\""));
     assert_eq!(before, snapshot(&t.root));
 }
+
+#[test]
+fn function_filters_are_checked_against_available_filter_functions() {
+    let t = Tree::new();
+    // This sandboxed kernel refused these files at capture time; give the copy some.
+    t.put("available_filter_functions", "schedule\nschedule_idle\nvfs_read\next4_sync_fs [ext4]\n");
+    t.put("set_ftrace_filter", "#### all functions enabled ####\n");
+    t.put("set_ftrace_notrace", "");
+    t.put("set_graph_function", "");
+    t.put("max_graph_depth", "0\n");
+    let before = snapshot(&t.root);
+    let o = t.run(&["set", "-l", "schedul"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("\"schedul\" is not in available_filter_functions; did you mean schedule"), "{err}");
+    assert_eq!(before, snapshot(&t.root));
+    t.ok(&["set", "-l", "vfs_*", "-l", ":mod:ext4", "-n", "schedule_idle", "-g", "schedule", "--max-graph-depth", "2"]);
+    assert_eq!(t.read("set_ftrace_filter"), "vfs_*\n:mod:ext4\n");
+    assert_eq!(t.read("set_ftrace_notrace"), "schedule_idle\n");
+    assert_eq!(t.read("set_graph_function"), "schedule\n");
+    assert_eq!(t.read("max_graph_depth"), "2");
+    assert_eq!(t.ok(&["show", "--ftrace_filter"]), "vfs_*\n:mod:ext4\n");
+    t.ok(&["reset"]);
+    assert_eq!(t.read("set_ftrace_filter"), "");
+    assert_eq!(t.read("set_graph_function"), "");
+    assert_eq!(t.read("max_graph_depth"), "0");
+}
+
+#[test]
+fn list_full_prints_each_format() {
+    let t = Tree::new();
+    let out = t.ok(&["list", "-e", "sched:sched_switch", "-F"]);
+    assert_eq!(out, format!("system: sched\n{}\n", t.read("events/sched/sched_switch/format")));
+    let v: serde_json::Value = serde_json::from_str(&t.ok(&["list", "-e", "sched:sched_switch", "-F", "--json"])).unwrap();
+    assert_eq!(v["events"][0]["format"], t.read("events/sched/sched_switch/format"));
+}

@@ -166,6 +166,13 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
             anyhow::bail!("unknown clock {c:?}; this kernel has: {}; nothing was changed", clocks.available.join(" "));
         }
     }
+    let funcs: Vec<&str> =
+        a.ftrace_filter.iter().chain(&a.ftrace_notrace).chain(&a.graph_function).map(String::as_str).collect();
+    if !funcs.is_empty() {
+        if let Ok(avail) = t.available_functions() {
+            tracectl::tracefs::validate_functions(&funcs, &avail).map_err(|e| anyhow::anyhow!("{e}; nothing was changed"))?;
+        }
+    }
     let inst = match &a.instance {
         Some(n) => t.create_instance(n)?,
         None => t.top(),
@@ -340,6 +347,10 @@ pub struct ResetArgs {
     /// With -B: remove the instance instead of resetting it
     #[arg(short = 'd', requires = "instance")]
     pub delete: bool,
+    /// Reset the top level and remove every instance (what reset does without -B; accepted
+    /// for trace-cmd's scripts)
+    #[arg(short = 'a', long = "all", conflicts_with_all = ["instance", "keep_instances"])]
+    pub all: bool,
     /// Leave instances alone (neither reset nor removed); only the top level is reset
     #[arg(long = "keep-instances", conflicts_with = "instance")]
     pub keep_instances: bool,

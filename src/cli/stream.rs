@@ -1,6 +1,6 @@
 //! `tracectl stream`: decode ring-buffer pages as they arrive, or replay a fixture tree.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
-use tracectl::tracefs::capture::{btf_enums, count_cpu_list, event_matches, parse_enums, select_events, substitute_enums};
+use tracectl::tracefs::capture::{count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events};
 use tracectl::tracefs::{AppendMode, Tracefs};
 
 use super::common::Context;
@@ -230,10 +230,10 @@ impl EventText {
     }
 
     /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
-    fn load(t: &Tracefs, big_endian: bool) -> EventText {
+    fn load(t: &Tracefs, big_endian: bool, specs: &[String]) -> EventText {
         let registry = match Registry::from_tracefs(t) {
             Ok(mut r) => {
-                substitute_enum_constants(t, &mut r);
+                resolve_enum_constants_of(t, &mut r, specs);
                 Some(r)
             }
             Err(e) => {
@@ -268,57 +268,8 @@ impl EventText {
     }
 }
 
-/// Give the registry the formats whose `print fmt` names enum constants the kernel left
-/// unresolved, with their values filled in from the tree's `host/enums` (or, live, from
-/// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows.
-fn substitute_enum_constants(t: &Tracefs, reg: &mut Registry) {
-    let live_btf = || -> Option<HashMap<String, i64>> {
-        let bytes = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
-        Some(btf_enums(&bytes).ok()?.into_iter().collect())
-    };
-    // A tree without host/enums (captured by another tool) may still come from the running
-    // kernel: then its formats are byte-identical to the live ones, and so are the enums.
-    let (enums, same_as_live) = match t.read_string("host/enums") {
-        Ok(text) => (parse_enums(&text), None),
-        Err(_) if is_live(t) => match live_btf() {
-            Some(e) => (e, None),
-            None => return,
-        },
-        Err(_) => match (live_btf(), Tracefs::discover()) {
-            (Some(e), Ok(live)) => (e, Some(live)),
-            _ => return,
-        },
-    };
-    if enums.is_empty() {
-        return;
-    }
-    let events: Vec<(String, String)> = reg.events().map(|(s, n, _)| (s.to_string(), n.to_string())).collect();
-    for (system, name) in events {
-        let rel = format!("events/{system}/{name}/format");
-        let Ok(text) = t.read_string(&rel) else { continue };
-        if let Some(fixed) = substitute_enums(&text, &enums) {
-            if let Some(live) = &same_as_live {
-                if live.read_string(&rel).ok().as_deref() != Some(text.as_str()) {
-                    continue;
-                }
-            }
-            // A format that still does not parse keeps the kernel's text and its fallback.
-            let _ = reg.add_format(&system, &fixed);
-        }
-    }
-}
-
-/// Whether `t` is a mounted tracefs/debugfs rather than a copy on disk.
 fn is_live(t: &Tracefs) -> bool {
-    const TRACEFS_MAGIC: i64 = 0x7472_6163;
-    const DEBUGFS_MAGIC: i64 = 0x6462_6720;
-    match nix::sys::statfs::statfs(t.root()) {
-        Ok(s) => {
-            let ty = s.filesystem_type().0 as i64;
-            ty == TRACEFS_MAGIC || ty == DEBUGFS_MAGIC
-        }
-        Err(_) => false,
-    }
+    is_mounted_tracefs(t.root())
 }
 
 fn ids_for(events: &[(String, String, u16)], specs: &[String]) -> Option<HashSet<u16>> {
@@ -347,7 +298,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
 fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Printer {
     let mut comms = Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
-    let text = EventText::load(meta, big_endian);
+    let text = EventText::load(meta, big_endian, &args.events);
     // The minimal table is only needed when the event model cannot read the tree.
     let names = if text.registry.is_some() {
         let mut n = EventNames::default();

@@ -3,7 +3,7 @@
 pub mod comm;
 pub mod json;
 pub mod kernel;
-mod names;
+pub mod names;
 pub mod plugins;
 pub mod tracecmd;
 

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{AppendMode, Tracefs, TracefsError};
+use crate::event::Registry;
 
 /// What to capture.
 #[derive(Debug, Clone, Default)]
@@ -693,6 +694,80 @@ pub fn write_enums(dest: &Path) -> Result<bool, String> {
     }
     write_dest(dest, "host/enums", lines.concat().as_bytes()).map_err(|e| e.to_string())?;
     Ok(true)
+}
+
+/// Give the registry the formats whose `print fmt` names enum constants the kernel left
+/// unresolved, with their values filled in from the tree's `host/enums` (or, live, from
+/// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows. A tree without
+/// `host/enums` uses the running kernel's BTF only for formats byte-identical to the live
+/// ones.
+pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry) {
+    resolve_enum_constants_of(t, reg, &[])
+}
+
+/// [`resolve_enum_constants`] for the events matching `specs` only (`-e` specs as in
+/// [`event_matches`]; empty: every event), which spares a live root reading thousands of
+/// format files.
+pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[String]) {
+    let live_btf = || -> Option<std::collections::HashMap<String, i64>> {
+        let bytes = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
+        Some(btf_enums(&bytes).ok()?.into_iter().collect())
+    };
+    // Only formats whose print fmt names a bare identifier can need a value; the BTF
+    // (megabytes) is read only when there is one.
+    let candidates: Vec<(String, String)> = reg
+        .events()
+        .filter(|(s, n, _)| specs.is_empty() || specs.iter().any(|spec| event_matches(spec, s, n)))
+        .map(|(s, n, _)| (s.to_string(), n.to_string()))
+        .filter_map(|(system, name)| {
+            let text = t.read_string(format!("events/{system}/{name}/format")).ok()?;
+            (!print_fmt_identifiers(&text).is_empty()).then_some((system, text))
+        })
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
+    // A tree without host/enums (captured by another tool) may still come from the running
+    // kernel: then its formats are byte-identical to the live ones, and so are the enums.
+    let (enums, same_as_live) = match t.read_string("host/enums") {
+        Ok(text) => (parse_enums(&text), None),
+        Err(_) if is_mounted_tracefs(t.root()) => match live_btf() {
+            Some(e) => (e, None),
+            None => return,
+        },
+        Err(_) => match (live_btf(), Tracefs::discover()) {
+            (Some(e), Ok(live)) => (e, Some(live)),
+            _ => return,
+        },
+    };
+    if enums.is_empty() {
+        return;
+    }
+    for (system, text) in candidates {
+        if let Some(fixed) = substitute_enums(&text, &enums) {
+            if let Some(live) = &same_as_live {
+                let name = text.lines().find_map(|l| l.strip_prefix("name:")).map(str::trim).unwrap_or("");
+                if live.read_string(format!("events/{system}/{name}/format")).ok().as_deref() != Some(text.as_str()) {
+                    continue;
+                }
+            }
+            // A format that still does not parse keeps the kernel's text and its fallback.
+            let _ = reg.add_format(&system, &fixed);
+        }
+    }
+}
+
+/// Whether `root` is a mounted tracefs/debugfs rather than a copy on disk.
+pub fn is_mounted_tracefs(root: &Path) -> bool {
+    const TRACEFS_MAGIC: i64 = 0x7472_6163;
+    const DEBUGFS_MAGIC: i64 = 0x6462_6720;
+    match nix::sys::statfs::statfs(root) {
+        Ok(s) => {
+            let ty = s.filesystem_type().0 as i64;
+            ty == TRACEFS_MAGIC || ty == DEBUGFS_MAGIC
+        }
+        Err(_) => false,
+    }
 }
 
 /// Enumerator values from the kernel's BTF (`/sys/kernel/btf/vmlinux`).

@@ -360,7 +360,9 @@ impl Instance {
     }
 
     /// The `error_log` entry about `written`: the newest whose `Command:` is what we
-    /// wrote, else the newest entry (the kernel shortens long commands).
+    /// wrote (or a part of it: a probe definition is logged without its prefix). Files
+    /// that do not log (trace_clock, buffer_size_kb, ...) get none rather than an older,
+    /// unrelated entry.
     fn error_log_for(&self, written: &str) -> Option<String> {
         let text = self.tracefs.read_string(self.rel("error_log")).ok()?;
         let entries = parse_error_log(&text);
@@ -368,8 +370,10 @@ impl Instance {
         entries
             .iter()
             .rev()
-            .find(|e| !e.command.is_empty() && (w.contains(e.command.trim()) || e.command.trim().contains(w)))
-            .or(entries.last())
+            .find(|e| {
+                let c = e.command.trim();
+                !c.is_empty() && (w.contains(c) || c.contains(w))
+            })
             .map(|e| e.text.clone())
     }
 

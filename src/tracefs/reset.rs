@@ -101,9 +101,6 @@ impl Instance {
                 Err(_) => true,
             }
         };
-        if differs("tracing_on", "0") {
-            // Stop writing while we undo things; turned back on at the end.
-        }
         if self.current_tracer().map(|t| t != "nop").unwrap_or(false) {
             let r = self.write_str("current_tracer", "nop");
             rep.note(self, "current_tracer", r)?;
