@@ -132,7 +132,7 @@ fn mixed_recording_matches_trace_cmd() {
     );
     let events = [
         "sched", "irq", "timer", "kmem", "workqueue", "signal", "syscalls", "block", "ext4", "filemap", "net", "skb",
-        "rcu", "task",
+        "rcu", "task", "sock", "tcp", "udp", "napi",
     ];
     let v7 = record(dir.path(), "mix.dat", &events, &work);
     let v6 = to_v6(&v7);

@@ -41,6 +41,28 @@
 //! A record that follows lost events is preceded by `CPU:N [M EVENTS DROPPED]` (or
 //! `CPU:N [EVENTS DROPPED]` when the count is unknown).
 //!
+//! # Where libtraceevent prints differently from the kernel
+//!
+//! The info of events without a plugin is the event's print fmt evaluated by the event
+//! model with [`crate::event::PrintStyle::TraceCmd`], which reproduces libtraceevent
+//! 1.7's own readings (all checked against `trace-cmd report` on this kernel):
+//!
+//! * plain `%p` is glibc's: `0x` + hex, `(nil)` for NULL (the kernel: bare hex);
+//! * `%pS`/`%pF` are `name+0xoff` (no `/0xsize`, no `[module]`), `%ps` the name,
+//!   `0x...` when no symbol holds the address; `%pB` is a plain pointer;
+//! * `%#x`/`%#o` of 0 print `0` (the kernel: `0x0`);
+//! * names the kernel left unexpanded (`vmemmap_base`, `HRTIMER_MODE_ABS`) are 0 in
+//!   expressions and -1 in `__print_symbolic`/`__print_flags` tables, except the softirq
+//!   and hrtimer-restart names libtraceevent knows; casts to pointers do not scale
+//!   additions (`page=0x<pfn>` for the mm_page events);
+//! * `a OP (b OP2 c)` with OP2 looser than OP reads as `(a OP b) OP2 c` (timer_start's
+//!   `flags=D|P|I`), and `a OP (c ? t : f)` as `(a OP c) ? t : f`
+//!   (mm_page_alloc_extfrag's `fragmenting=`);
+//! * syscall events print their print fmt as written (`fd: 0x00000003, ...`), not the
+//!   kernel's `sys_read(fd: 3, ...)`; `sys_exit_*` print `0x1000`, not `sys_read -> 0x1000`;
+//! * `-R` lists ` name=value` per field, each printed by the print-fmt conversion that
+//!   takes that field whole when there is one.
+//!
 //! # Plugins
 //!
 //! The installed libtraceevent plugins that replace the print fmt of events seen on this
@@ -57,6 +79,7 @@ pub use report::{parse_cpu_list, write_report, ReportError, ReportInput, ReportO
 pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken};
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::event::Record;
 
@@ -169,7 +192,26 @@ impl Default for TraceCmdStyle {
 /// known keeps its first comm.
 #[derive(Debug, Default, Clone)]
 pub struct Cmdlines {
-    comms: HashMap<i32, Box<str>>,
+    comms: HashMap<i32, Box<str>, BuildHasherDefault<PidHasher>>,
+}
+
+/// Pids are small integers: a multiply is hash enough, and far cheaper than SipHash on a
+/// lookup made for every record.
+#[derive(Debug, Default, Clone, Copy)]
+struct PidHasher(u64);
+
+impl Hasher for PidHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.0 = u64::from(v as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
 
 impl Cmdlines {
@@ -206,6 +248,15 @@ impl Cmdlines {
     }
 }
 
+/// What the renderer keeps per event id.
+#[derive(Debug, Clone)]
+struct IdInfo {
+    known: bool,
+    /// ` name: ` padded to 20 columns.
+    name_column: Box<[u8]>,
+    plugin: Option<Plugin>,
+}
+
 /// Renders records as `trace-cmd report` lines.
 pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     catalog: &'c C,
@@ -213,7 +264,8 @@ pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     /// The comm table, shared by every record printed.
     pub cmdlines: Cmdlines,
     /// Plugin resolved per event id (index = id); `None` inside = no plugin.
-    plugins: Vec<Option<Option<Plugin>>>,
+    /// Per event id (index): resolved on first use.
+    ids: Vec<Option<IdInfo>>,
     common_pid: Option<FieldSpec>,
     common_flags: Option<FieldSpec>,
     common_pc: Option<FieldSpec>,
@@ -227,7 +279,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             catalog,
             style,
             cmdlines,
-            plugins: Vec::new(),
+            ids: Vec::new(),
             common_pid: None,
             common_flags: None,
             common_pc: None,
@@ -290,17 +342,29 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         }
     }
 
-    fn plugin(&mut self, id: u16) -> Option<Plugin> {
+    fn info(&mut self, id: u16) -> &IdInfo {
         let i = usize::from(id);
-        if i >= self.plugins.len() {
-            self.plugins.resize(i + 1, None);
+        if i >= self.ids.len() {
+            self.ids.resize(i + 1, None);
         }
-        if let Some(p) = self.plugins[i] {
-            return p;
+        if self.ids[i].is_none() {
+            let ev = self.catalog.event(id);
+            let name = ev.map_or("(NULL)", |(_, n)| n);
+            let mut col = Vec::with_capacity(name.len() + 24);
+            col.push(b' ');
+            col.extend_from_slice(name.as_bytes());
+            col.extend_from_slice(b": ");
+            for _ in name.len()..20 {
+                col.push(b' ');
+            }
+            let plugin = ev.and_then(|(sys, name)| plugins::resolve(self.catalog, id, sys, name));
+            self.ids[i] = Some(IdInfo { known: ev.is_some(), name_column: col.into(), plugin });
         }
-        let p = self.catalog.event(id).and_then(|(sys, name)| plugins::resolve(self.catalog, id, sys, name));
-        self.plugins[i] = Some(p);
-        p
+        self.ids[i].as_ref().expect("filled above")
+    }
+
+    fn plugin(&mut self, id: u16) -> Option<Plugin> {
+        self.info(id).plugin
     }
 
     /// `CPU:N [M EVENTS DROPPED]` (`count` None: the kernel did not count them).
@@ -328,9 +392,8 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             out.push(b'-');
             push_i64_left(out, i64::from(pid), 5);
             out.push(b' ');
-            let mut b = Vec::with_capacity(8);
-            push_u64(&mut b, u64::from(rec.cpu));
-            pad_left(out, &b, 3);
+            let (b, i) = digits(u64::from(rec.cpu));
+            pad_left(out, &b[i..], 3);
             self.write_latency(out, rec);
         } else {
             pad_left(out, comm.as_bytes(), 16);
@@ -386,16 +449,10 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     }
 
     /// Write ` name: ` padded to 20 columns.
-    pub fn write_name(&self, out: &mut Vec<u8>, rec: &Record) {
-        let name = rec
-            .event_id(self.catalog.big_endian())
-            .and_then(|id| self.catalog.event(id))
-            .map_or("(NULL)", |(_, n)| n);
-        out.push(b' ');
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b": ");
-        for _ in name.len()..20 {
-            out.push(b' ');
+    pub fn write_name(&mut self, out: &mut Vec<u8>, rec: &Record) {
+        match rec.event_id(self.catalog.big_endian()) {
+            Some(id) => out.extend_from_slice(&self.info(id).name_column),
+            None => out.extend_from_slice(b" (NULL):               "),
         }
     }
 
@@ -430,7 +487,10 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         if let Some(count) = missed {
             self.write_dropped(out, rec.cpu, count);
         }
-        let known = rec.event_id(self.catalog.big_endian()).and_then(|id| self.catalog.event(id)).is_some();
+        let known = match rec.event_id(self.catalog.big_endian()) {
+            Some(id) => self.info(id).known,
+            None => false,
+        };
         if !known {
             // libtraceevent prints this for each part it cannot find the event for: the
             // head, (the latency flags,) the time, then the name "(NULL)" and the info.
@@ -459,24 +519,21 @@ pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
         TimeFormat::Usecs => {
             let us = ts.saturating_add(500) / 1000;
             out.push(b' ');
-            let mut b = Vec::with_capacity(24);
-            push_u64(&mut b, us / 1_000_000);
-            pad_left(out, &b, 5);
+            let (b, i) = digits(us / 1_000_000);
+            pad_left(out, &b[i..], 5);
             out.push(b'.');
             push_zero_padded(out, us % 1_000_000, 6);
         }
         TimeFormat::Nsecs => {
             out.push(b' ');
-            let mut b = Vec::with_capacity(24);
-            push_u64(&mut b, ts / 1_000_000_000);
-            pad_left(out, &b, 5);
+            let (b, i) = digits(ts / 1_000_000_000);
+            pad_left(out, &b[i..], 5);
             out.push(b'.');
             push_zero_padded(out, ts % 1_000_000_000, 9);
         }
         TimeFormat::Raw => {
-            let mut b = Vec::with_capacity(24);
-            push_u64(&mut b, ts);
-            pad_left(out, &b, 12);
+            let (b, i) = digits(ts);
+            pad_left(out, &b[i..], 12);
         }
     }
     out.push(b':');
@@ -511,14 +568,9 @@ pub fn sign_extend(v: u64, size: usize) -> i64 {
     ((v << shift) as i64) >> shift
 }
 
-pub(crate) fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
-    for _ in s.len()..width {
-        out.push(b' ');
-    }
-    out.extend_from_slice(s);
-}
-
-pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+/// Decimal digits of `v` in a stack buffer: (buffer, start index).
+#[inline]
+fn digits(mut v: u64) -> ([u8; 20], usize) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {
@@ -529,6 +581,19 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
             break;
         }
     }
+    (buf, i)
+}
+
+pub(crate) fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
+    for _ in s.len()..width {
+        out.push(b' ');
+    }
+    out.extend_from_slice(s);
+}
+
+#[inline]
+pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
+    let (buf, i) = digits(v);
     out.extend_from_slice(&buf[i..]);
 }
 
@@ -561,11 +626,11 @@ fn push_i64_left(out: &mut Vec<u8>, v: i64, width: usize) {
     }
 }
 
+#[inline]
 pub(crate) fn push_zero_padded(out: &mut Vec<u8>, v: u64, width: usize) {
-    let mut b = Vec::with_capacity(24);
-    push_u64(&mut b, v);
-    for _ in b.len()..width {
+    let (buf, i) = digits(v);
+    for _ in (buf.len() - i)..width {
         out.push(b'0');
     }
-    out.extend_from_slice(&b);
+    out.extend_from_slice(&buf[i..]);
 }
