@@ -362,11 +362,29 @@ impl DatFile {
         };
         cur.set_section(&sect);
         let mut cpus = Vec::new();
+        if cur.pos >= self.src.len {
+            // trace-cmd leaves files like this when its recorders wrote nothing before
+            // being stopped; its report shows them as empty, and so do we, with a warning.
+            self.warnings.push(format!(
+                "{}: the file ends where the {sect} CPU table should start (offset {}): no trace data was recorded",
+                self.src.path.display(),
+                cur.pos
+            ));
+            return Ok(Buffer {
+                name,
+                clock: self.options.trace_clock.as_deref().and_then(selected_clock),
+                page_size: self.header.page_size as usize,
+                compressed: false,
+                data: BufferData::Flyrecord(cpus),
+            });
+        }
         for cpu in 0..self.nr_cpus {
             let at = cur.pos;
             let offset = cur.u64()?;
             let size = cur.u64()?;
-            if offset.saturating_add(size) > self.src.len {
+            // An empty CPU may point at the page-aligned place its data would start, past
+            // the end of a file that holds no data after it (trace-cmd writes such files).
+            if size > 0 && offset.saturating_add(size) > self.src.len {
                 return Err(self.src.err(
                     &format!("flyrecord cpu{cpu} table"),
                     at,

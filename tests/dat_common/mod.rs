@@ -41,19 +41,30 @@ pub fn tracecmd_here() -> PathBuf {
 
 /// Record with trace-cmd: `record <args> -o out -- sleep 0.2`.
 pub fn tracecmd_record(out: &Path, args: &[&str]) {
-    let st = Command::new(tracecmd_here())
-        .arg("record")
-        .args(args)
-        .arg("-o")
-        .arg(out)
-        .args(["--", "sleep", "0.2"])
-        .output()
-        .expect("run trace-cmd-here");
-    assert!(
-        out.exists(),
-        "trace-cmd record wrote nothing: {}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    // Under load trace-cmd 3.1.6 sometimes stops its recorders before they wrote a page
+    // and leaves a file that ends at the CPU table; record again until it holds data.
+    for attempt in 1..=4 {
+        let _ = std::fs::remove_file(out);
+        let st = Command::new(tracecmd_here())
+            .arg("record")
+            .args(args)
+            .arg("-o")
+            .arg(out)
+            .args(["--", "sleep", "0.2"])
+            .output()
+            .expect("run trace-cmd-here");
+        assert!(
+            out.exists(),
+            "trace-cmd record wrote nothing: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let report = Command::new("trace-cmd").arg("report").arg("-i").arg(out).output().expect("run trace-cmd report");
+        if String::from_utf8_lossy(&report.stdout).lines().count() > 1 {
+            return;
+        }
+        eprintln!("trace-cmd recorded no events (attempt {attempt}); recording again");
+    }
+    panic!("trace-cmd record {args:?} gave no events in 4 attempts");
 }
 
 /// Event name of one `trace-cmd report` line: `comm-pid [cpu] ts: name: ...`.
