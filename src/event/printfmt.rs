@@ -215,7 +215,7 @@ pub(crate) struct Program {
     kind: Kind,
     /// Values of constant `__print_flags`/`__print_symbolic` tables, by (table address,
     /// style): evaluated once instead of for every record.
-    tables: Arc<std::sync::Mutex<HashMap<(usize, u8), Arc<Vec<Option<u64>>>>>>,
+    tables: Arc<std::sync::Mutex<TableCache>>,
     /// For events the kernel prints with its own code (syscalls): the print fmt as
     /// written, which the trace-cmd style prints.
     as_written: Option<Box<Kind>>,
@@ -227,6 +227,9 @@ pub(crate) struct Program {
 
 /// A failure while evaluating one record.
 type EvalResult<T> = Result<T, String>;
+
+/// Constant table values by (table address, style).
+type TableCache = HashMap<(usize, u8), Arc<Vec<Option<u64>>>>;
 
 /// A value of the expression language.
 #[derive(Debug, Clone)]
@@ -734,7 +737,7 @@ fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
             let printable = {
                 let t = until_nul(b);
                 t.iter().all(|c| c.is_ascii_graphic() || *c == b' ' || (*c as char).is_ascii_whitespace())
-                    && b.get(t.len()).is_none_or(|z| *z == 0)
+                    && b.get(t.len()).map_or(true, |z| *z == 0)
             };
             if is_string && printable {
                 out.extend_from_slice(until_nul(b));
