@@ -106,7 +106,7 @@ fn sched_irq_timer_identical_to_trace_cmd() {
     let v6 = to_v6(&v7);
     for (kind, f) in [("v7+zstd", &v7), ("v6", &v6)] {
         let f = f.to_str().unwrap();
-        require_all(&format!("{kind}"), &["-i", f]);
+        require_all(kind, &["-i", f]);
         require_all(&format!("{kind} -t"), &["-t", "-i", f]);
         require_all(&format!("{kind} -l"), &["-l", "-i", f]);
     }

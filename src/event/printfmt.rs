@@ -221,7 +221,7 @@ pub(crate) struct Program {
     kind: Kind,
     /// Values of constant `__print_flags`/`__print_symbolic` tables, by (table address,
     /// style): evaluated once instead of for every record.
-    tables: Arc<std::sync::Mutex<HashMap<(usize, u8), Arc<Vec<Option<u64>>>>>>,
+    tables: Arc<std::sync::Mutex<TableCache>>,
     /// For events the kernel prints with its own code (syscalls): the print fmt as
     /// written, which the trace-cmd style prints.
     as_written: Option<Box<Kind>>,
@@ -233,6 +233,9 @@ pub(crate) struct Program {
 
 /// A failure while evaluating one record.
 type EvalResult<T> = Result<T, String>;
+
+/// Constant table values by (table address, style).
+type TableCache = HashMap<(usize, u8), Arc<Vec<Option<u64>>>>;
 
 /// A value of the expression language.
 #[derive(Debug, Clone)]
