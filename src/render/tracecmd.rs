@@ -78,8 +78,7 @@ pub use filter::{EventFilter, FilterContext, FilterError};
 pub use report::{parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary};
 pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken};
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::cell::RefCell;
 
 use crate::event::Record;
 
@@ -186,31 +185,56 @@ impl Default for TraceCmdStyle {
     }
 }
 
-/// Comms by pid, the way libtraceevent keeps them for `trace-cmd report`.
+/// Comms by pid, kept exactly the way libtraceevent 1.7 keeps them for `trace-cmd report`.
 ///
-/// Entries come from the file's saved cmdlines and from the sched plugins; a pid once
-/// known keeps its first comm.
+/// Which comm trace-cmd prints for a pid that was registered twice (saved cmdlines, then a
+/// sched plugin seeing another name) depends on libtraceevent's data structure, so this
+/// reproduces it:
+/// * Until the first lookup of a non-zero pid, registrations go to a list, newest first,
+///   duplicates kept. `<idle>` (pid 0) never looks anything up.
+/// * The first lookup turns the list into an array sorted by pid with a stable sort (glibc's
+///   `qsort` is a merge sort for arrays this size), so duplicates stay newest first.
+/// * Lookups are glibc's `bsearch`, which returns whichever duplicate its midpoints reach
+///   first.
+/// * Later registrations of a pid already present are refused; new pids are inserted
+///   after every smaller pid.
+/// * Saved cmdlines are read line by line and reading stops at the first line that is not
+///   `pid comm`.
 #[derive(Debug, Default, Clone)]
 pub struct Cmdlines {
-    comms: HashMap<i32, Box<str>, BuildHasherDefault<PidHasher>>,
+    inner: RefCell<CommTable>,
 }
 
-/// Pids are small integers: a multiply is hash enough, and far cheaper than SipHash on a
-/// lookup made for every record.
-#[derive(Debug, Default, Clone, Copy)]
-struct PidHasher(u64);
+#[derive(Debug, Default, Clone)]
+struct CommTable {
+    /// Registrations before the first lookup, oldest first.
+    list: Vec<(i32, Box<str>)>,
+    /// The sorted array, once a lookup has built it.
+    array: Option<Vec<(i32, Box<str>)>>,
+}
 
-impl Hasher for PidHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+impl CommTable {
+    fn build(&mut self) -> &mut Vec<(i32, Box<str>)> {
+        if self.array.is_none() {
+            let mut v: Vec<(i32, Box<str>)> = std::mem::take(&mut self.list).into_iter().rev().collect();
+            v.sort_by_key(|e| e.0);
+            self.array = Some(v);
         }
+        self.array.as_mut().expect("just built")
     }
-    fn write_i32(&mut self, v: i32) {
-        self.0 = u64::from(v as u32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+
+    /// glibc's bsearch over `array` for `pid`.
+    fn search(array: &[(i32, Box<str>)], pid: i32) -> Option<usize> {
+        let (mut l, mut u) = (0usize, array.len());
+        while l < u {
+            let idx = (l + u) / 2;
+            match pid.cmp(&array[idx].0) {
+                std::cmp::Ordering::Less => u = idx,
+                std::cmp::Ordering::Greater => l = idx + 1,
+                std::cmp::Ordering::Equal => return Some(idx),
+            }
+        }
+        None
     }
 }
 
@@ -220,31 +244,50 @@ impl Cmdlines {
         Cmdlines::default()
     }
 
-    /// Add the `pid comm` lines of a saved_cmdlines text (the first entry for a pid wins).
+    /// Register the `pid comm` lines of a saved_cmdlines text, stopping at the first line
+    /// that is not one.
     pub fn load(&mut self, text: &str) {
-        for line in text.lines() {
+        for line in text.split('\n').filter(|l| !l.is_empty()) {
             let line = line.trim_start();
-            if let Some((pid, comm)) = line.split_once(' ') {
-                if let Ok(pid) = pid.parse::<i32>() {
-                    self.register(pid, comm);
+            let digits = line.strip_prefix('-').unwrap_or(line);
+            let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+            let num_len = line.len() - digits.len() + end;
+            let Ok(pid) = line[..num_len].parse::<i32>() else { return };
+            let comm = line[num_len..].trim_start();
+            if comm.is_empty() {
+                return;
+            }
+            self.register(pid, comm);
+        }
+    }
+
+    /// Register `comm` for `pid` (`tep_register_comm`).
+    pub fn register(&mut self, pid: i32, comm: &str) {
+        let t = self.inner.get_mut();
+        match &mut t.array {
+            None => t.list.push((pid, comm.into())),
+            Some(array) => {
+                if pid == 0 || CommTable::search(array, pid).is_some() {
+                    return;
                 }
+                let at = array.partition_point(|e| e.0 < pid);
+                array.insert(at, (pid, comm.into()));
             }
         }
     }
 
-    /// Remember `comm` for `pid` unless the pid already has one (pid 0 is always `<idle>`).
-    pub fn register(&mut self, pid: i32, comm: &str) {
-        if pid != 0 && !self.comms.contains_key(&pid) {
-            self.comms.insert(pid, comm.into());
-        }
-    }
-
     /// The comm printed for `pid`.
-    pub fn comm(&self, pid: i32) -> &str {
+    pub fn comm(&self, pid: i32) -> std::cell::Ref<'_, str> {
+        const IDLE: &str = "<idle>";
+        const UNKNOWN: &str = "<...>";
         if pid == 0 {
-            return "<idle>";
+            return std::cell::Ref::map(self.inner.borrow(), |_| IDLE);
         }
-        self.comms.get(&pid).map_or("<...>", |c| c)
+        self.inner.borrow_mut().build();
+        std::cell::Ref::map(self.inner.borrow(), |t| {
+            let array = t.array.as_deref().unwrap_or(&[]);
+            CommTable::search(array, pid).map_or(UNKNOWN, |i| &*array[i].1)
+        })
     }
 }
 
@@ -389,6 +432,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             let c = comm.as_bytes();
             let c = &c[..c.len().min(8)];
             pad_left(out, c, 8);
+            drop(comm);
             out.push(b'-');
             push_i64_left(out, i64::from(pid), 5);
             out.push(b' ');
