@@ -280,7 +280,9 @@ fn check(name: &str, c: Compare) {
     for d in &c.diffs {
         eprintln!("{d}");
     }
-    assert!(c.total > 100, "{name}: too few lines recorded ({})", c.total);
+    // A filtered view of a quiet recording can be small; it still has to hold something.
+    let min = if name.starts_with("-F") { 10 } else { 100 };
+    assert!(c.total > min, "{name}: too few lines recorded ({})", c.total);
     assert_eq!(c.same, c.total, "{name}: lines differ from trace-cmd report");
 }
 
@@ -290,7 +292,8 @@ fn sched_irq_timer_kmem_lines_match_trace_cmd() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let workload = "ls -R /usr/share/doc >/dev/null; sleep 0.05; cat /proc/self/status >/dev/null";
+    let workload = "ls -R /usr/share/doc >/dev/null; sleep 0.05; cat /proc/self/status >/dev/null; \
+                    for i in 1 2 3 4 5 6 7 8; do sleep 0.01; done";
     let file = record(dir.path(), &["sched", "irq", "timer", "kmem", "workqueue"], &[], workload);
     let all = ReportOptions::default();
     check("default", compare(&file, TraceCmdStyle::default(), &[], &all, &[]));
