@@ -40,6 +40,17 @@ pub struct CaptureOptions {
     pub subbuf_size_kb: Option<u64>,
     /// Extra instance options to set while recording, e.g. `record-tgid` (written as `1`).
     pub options: Vec<String>,
+    /// Tracer to run while recording (`current_tracer`), e.g. `function_graph`.
+    pub tracer: Option<String>,
+    /// Functions written to `set_graph_function` before the tracer starts (a graph filter
+    /// also keeps the code patching fast).
+    pub graph_functions: Vec<String>,
+    /// `max_graph_depth` while recording.
+    pub max_graph_depth: Option<u32>,
+    /// Record in the top-level instance instead of a private one, for kernels whose
+    /// instances lack the tracer (Debian 6.1 has no function_graph in instances). Every
+    /// top-level file changed is written back afterwards; the buffer itself is consumed.
+    pub top_level: bool,
 }
 
 /// What a capture did.
@@ -162,7 +173,7 @@ pub fn capture(
     mkdirs(dest)?;
     let available = src.read_string("available_events")?;
     let selected = select_events(&available, &opts.events)?;
-    let data = !opts.events.is_empty();
+    let data = !opts.events.is_empty() || opts.tracer.is_some();
 
     // Global metadata first; the instance's own view overwrites the per-buffer files.
     copy_top_level(src, dest, &mut report)?;
@@ -170,9 +181,19 @@ pub fn capture(
 
     if data {
         let name = format!("tracectl-capture-{}", std::process::id());
-        let inst = InstanceGuard::create(src, &name)?;
-        let it = Tracefs::at(src.path(format!("instances/{name}")));
+        // Exactly one of the two guards undoes the recording's changes when dropped.
+        let (inst, restore, it) = if opts.top_level {
+            (None, Some(TopLevelRestore::save(src, opts)?), src.clone())
+        } else {
+            (Some(InstanceGuard::create(src, &name)?), None, Tracefs::at(src.path(format!("instances/{name}"))))
+        };
         record_in(&it, opts, &selected, stop, &mut report)?;
+        // The graph filter lives at the top level; copy what the recording used.
+        for f in ["set_graph_function", "set_graph_notrace", "max_graph_depth"] {
+            if src.exists(f) {
+                copy_file(src, f, dest, f, &mut report)?;
+            }
+        }
         // Per-buffer state while the instance still has it.
         for f in INSTANCE_FILES {
             copy_file(&it, f, dest, f, &mut report)?;
@@ -189,6 +210,7 @@ pub fn capture(
         copy_file(src, "saved_tgids", dest, "saved_tgids", &mut report)?;
         report.raw_bytes = drain_raw(&it, dest, &mut report)?;
         drop(inst);
+        drop(restore);
     } else {
         copy_events(src, src, dest, None, &mut report)?;
     }
@@ -232,6 +254,16 @@ fn record_in(
             it.write(format!("events/{sys}/{ev}/enable"), b"1", AppendMode::Truncate)?;
         }
     }
+    if let Some(tracer) = &opts.tracer {
+        // Filters first: an unfiltered graph tracer patches every call site (seconds).
+        if !opts.graph_functions.is_empty() {
+            it.write("set_graph_function", opts.graph_functions.join(" ").as_bytes(), AppendMode::Truncate)?;
+        }
+        if let Some(d) = opts.max_graph_depth {
+            it.write("max_graph_depth", d.to_string().as_bytes(), AppendMode::Truncate)?;
+        }
+        it.write("current_tracer", tracer.as_bytes(), AppendMode::Truncate)?;
+    }
     it.write("trace", b"", AppendMode::Truncate)?;
     it.write("tracing_on", b"1", AppendMode::Truncate)?;
     let outcome = run_workload(opts, stop);
@@ -258,6 +290,69 @@ fn run_workload(opts: &CaptureOptions, stop: &AtomicBool) -> Result<Option<i32>,
                 std::thread::sleep(Duration::from_millis(10).min(end.saturating_duration_since(Instant::now())));
             }
             Ok(None)
+        }
+    }
+}
+
+/// Top-level files a top-level recording may change, written back on drop.
+struct TopLevelRestore {
+    tracefs: Tracefs,
+    saved: Vec<(String, Vec<u8>)>,
+}
+
+impl TopLevelRestore {
+    fn save(t: &Tracefs, opts: &CaptureOptions) -> Result<TopLevelRestore, CaptureError> {
+        let mut names: Vec<String> = ["tracing_on", "buffer_size_kb", "trace_clock", "buffer_subbuf_size_kb", "max_graph_depth", "current_tracer", "set_graph_function", "options/hash-ptr"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for o in &opts.options {
+            let rest = o.strip_prefix("no").filter(|r| t.exists(format!("options/{r}"))).unwrap_or(o);
+            names.push(format!("options/{rest}"));
+        }
+        let mut saved = Vec::new();
+        for n in names {
+            if !t.exists(&n) {
+                continue;
+            }
+            let mut v = t.read(&n)?;
+            if n == "trace_clock" {
+                // `local [global] counter` -> the bracketed one.
+                let s = String::from_utf8_lossy(&v).to_string();
+                if let Some(cur) = s.split_whitespace().find(|w| w.starts_with('[')) {
+                    v = cur.trim_matches(|c| c == '[' || c == ']').as_bytes().to_vec();
+                }
+            }
+            if n.starts_with("buffer_") {
+                // `7 (expanded: 1408)` before the buffer was first used.
+                let s = String::from_utf8_lossy(&v).to_string();
+                v = s.split_whitespace().next().unwrap_or("").as_bytes().to_vec();
+            }
+            if n == "set_graph_function" && String::from_utf8_lossy(&v).starts_with("#### all functions") {
+                v.clear();
+            }
+            saved.push((n, v));
+        }
+        Ok(TopLevelRestore { tracefs: t.clone(), saved })
+    }
+}
+
+impl Drop for TopLevelRestore {
+    fn drop(&mut self) {
+        let _ = self.tracefs.write("tracing_on", b"0", AppendMode::Truncate);
+        let _ = self.tracefs.write("events/enable", b"0", AppendMode::Truncate);
+        // The tracer goes first so that its filters can change without re-patching.
+        let order = ["current_tracer"];
+        for (n, v) in self.saved.iter().filter(|(n, _)| order.contains(&n.as_str())) {
+            let _ = self.tracefs.write(n, v, AppendMode::Truncate);
+        }
+        for (n, v) in self.saved.iter().filter(|(n, _)| !order.contains(&n.as_str()) && n != "tracing_on") {
+            if let Err(e) = self.tracefs.write(n, v, AppendMode::Truncate) {
+                eprintln!("tracectl: could not restore {n}: {e}");
+            }
+        }
+        for (n, v) in self.saved.iter().filter(|(n, _)| n == "tracing_on") {
+            let _ = self.tracefs.write(n, v, AppendMode::Truncate);
         }
     }
 }
@@ -627,6 +722,18 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
     }
     if let Some(kb) = opts.subbuf_size_kb {
         notes.push_str(&format!("buffer_subbuf_size_kb: {kb}\n"));
+    }
+    if let Some(t) = &opts.tracer {
+        notes.push_str(&format!("tracer: {t}\n"));
+    }
+    for g in &opts.graph_functions {
+        notes.push_str(&format!("graph_function: {g}\n"));
+    }
+    if let Some(d) = opts.max_graph_depth {
+        notes.push_str(&format!("max_graph_depth: {d}\n"));
+    }
+    if opts.top_level {
+        notes.push_str("instance: top level\n");
     }
     for (f, why) in &report.skipped {
         notes.push_str(&format!("skipped: {f}: {why}\n"));
