@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
+use tracectl::render::graph::{irq_range_from_kallsyms, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord};
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::tracefs::capture::{count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events};
 use tracectl::tracefs::{AppendMode, Tracefs};
@@ -336,10 +337,25 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
     let stdout = io::stdout();
     let mut w = stdout.lock();
     let mut out = Vec::with_capacity(1 << 16);
+    let graph = !p.json && t.read_string("current_tracer").is_ok_and(|s| s.trim() == "function_graph");
     if !args.no_header && !p.json {
-        write_trace_header(t, &p.style, &mut out);
+        if graph {
+            // The graph tracer prints its own legend after `# tracer:` and `#`.
+            out.extend_from_slice(b"# tracer: function_graph\n#\n");
+            GraphOptions::from_tracefs(t).write_header(&mut out);
+        } else {
+            write_trace_header(t, &p.style, &mut out);
+        }
     }
     let streams: Vec<_> = data.iter().map(|d| CpuStream::new(layout, d.cpu, &d.bytes)).collect();
+    if graph {
+        if let Some(rc) = replay_graph(t, &mut p, Merge::new(streams), &mut out)? {
+            w.write_all(&out)?;
+            w.flush()?;
+            return Ok(rc);
+        }
+        return Ok(1);
+    }
     for item in Merge::new(streams) {
         p.entry(item, &mut out);
         if out.len() >= 1 << 16 {
@@ -357,6 +373,86 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+/// function_graph replay: the kernel's graph layout needs a look ahead on each CPU (leaf
+/// calls), so the records are gathered first and laid out by [`GraphRenderer`].
+fn replay_graph<'a>(
+    t: &Tracefs,
+    p: &mut Printer,
+    merged: impl Iterator<Item = Result<Entry<'a>, PageError>>,
+    out: &mut Vec<u8>,
+) -> Result<Option<i32>> {
+    let Some(reg) = &p.text.registry else {
+        anyhow::bail!("the tree's event formats could not be read; function_graph needs events/ftrace/funcgraph_*/format");
+    };
+    let Some(glayout) = GraphLayout::from_registry(reg, p.text.big_endian) else {
+        anyhow::bail!(
+            "{}: no events/ftrace/funcgraph_entry or funcgraph_exit format; capture the tree again (capture copies events/ftrace)",
+            t.root().display()
+        );
+    };
+    let mut recs = Vec::new();
+    for item in merged {
+        match item {
+            Ok(Entry::Event(r)) => {
+                if p.wanted(&r) || r.event_id(p.style.big_endian).is_some_and(|id| reg.try_get(id).is_some_and(|s| s.is_ok_and(|s| s.system == "ftrace" && s.name.starts_with("funcgraph_")))) {
+                    recs.push(OwnedRecord { cpu: r.cpu, ts: r.ts, data: r.data.to_vec() });
+                }
+            }
+            Ok(Entry::Lost { cpu, count, .. }) => match count {
+                Some(n) => eprintln!("tracectl: cpu{cpu}: {n} events were overwritten before the capture"),
+                None => eprintln!("tracectl: cpu{cpu}: events were overwritten before the capture"),
+            },
+            Err(e) => {
+                p.errors += 1;
+                if p.errors <= 20 {
+                    eprintln!("tracectl: {e}");
+                }
+            }
+        }
+    }
+    let irq_range = std::fs::read(t.path("host/kallsyms.zst"))
+        .ok()
+        .and_then(|z| zstd::decode_all(&z[..]).ok())
+        .and_then(|b| irq_range_from_kallsyms(&String::from_utf8_lossy(&b)));
+    let ncpus = t
+        .read_string("host/cpu_online")
+        .ok()
+        .and_then(|l| count_cpu_list(&l))
+        .unwrap_or_else(|| std::fs::read_dir(t.path("per_cpu")).map(|d| d.count()).unwrap_or(1));
+    let r = GraphRenderer {
+        layout: glayout,
+        opts: GraphOptions::from_tracefs(t),
+        kallsyms: p.text.kallsyms.as_ref(),
+        comms: &p.comms,
+        ncpus,
+        irq_range,
+    };
+    let text = &p.text;
+    let names = &p.names;
+    // trace_marker and trace_printk text shows without its `ip: ` prefix in a comment.
+    let msg_only: HashSet<u16> = ["print", "bprint", "bputs"]
+        .iter()
+        .filter_map(|n| reg.by_name("ftrace", n).map(|s| s.id))
+        .collect();
+    let be = p.style.big_endian;
+    let mut comment = |rec: &Record, o: &mut Vec<u8>| {
+        let start = o.len();
+        let known = text.write_event(rec, o, names);
+        if known && rec.event_id(be).is_some_and(|id| msg_only.contains(&id)) {
+            if let Some(i) = o[start..].windows(2).position(|w| w == b": ") {
+                o.drain(start..start + i + 2);
+            }
+        }
+        known
+    };
+    r.render(&recs, &mut comment, out);
+    if p.errors > 0 {
+        eprintln!("tracectl: {} malformed sub-buffer(s) skipped", p.errors);
+        return Ok(Some(1));
+    }
+    Ok(Some(0))
 }
 
 /// Whether any CPU's `per_cpu/cpuN/stats` reports an overrun.
