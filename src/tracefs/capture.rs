@@ -183,7 +183,7 @@ pub fn capture(
         let name = format!("tracectl-capture-{}", std::process::id());
         // Exactly one of the two guards undoes the recording's changes when dropped.
         let (inst, restore, it) = if opts.top_level {
-            (None, Some(TopLevelRestore::save(src, opts)?), src.clone())
+            (None, Some(TopLevelRestore::save(src, opts, &selected)?), src.clone())
         } else {
             (Some(InstanceGuard::create(src, &name)?), None, Tracefs::at(src.path(format!("instances/{name}"))))
         };
@@ -301,7 +301,7 @@ struct TopLevelRestore {
 }
 
 impl TopLevelRestore {
-    fn save(t: &Tracefs, opts: &CaptureOptions) -> Result<TopLevelRestore, CaptureError> {
+    fn save(t: &Tracefs, opts: &CaptureOptions, selected: &[(String, String)]) -> Result<TopLevelRestore, CaptureError> {
         let mut names: Vec<String> = ["tracing_on", "buffer_size_kb", "trace_clock", "buffer_subbuf_size_kb", "max_graph_depth", "current_tracer", "set_graph_function", "options/hash-ptr"]
             .iter()
             .map(|s| s.to_string())
@@ -309,6 +309,10 @@ impl TopLevelRestore {
         for o in &opts.options {
             let rest = o.strip_prefix("no").filter(|r| t.exists(format!("options/{r}"))).unwrap_or(o);
             names.push(format!("options/{rest}"));
+        }
+        // Each enabled event's own switch, so that events enabled before stay enabled.
+        for (sys, ev) in selected {
+            names.push(format!("events/{sys}/{ev}/enable"));
         }
         let mut saved = Vec::new();
         for n in names {
@@ -340,7 +344,6 @@ impl TopLevelRestore {
 impl Drop for TopLevelRestore {
     fn drop(&mut self) {
         let _ = self.tracefs.write("tracing_on", b"0", AppendMode::Truncate);
-        let _ = self.tracefs.write("events/enable", b"0", AppendMode::Truncate);
         // The tracer goes first so that its filters can change without re-patching.
         let order = ["current_tracer"];
         for (n, v) in self.saved.iter().filter(|(n, _)| order.contains(&n.as_str())) {
