@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
-use tracectl::render::graph::{irq_range_from_kallsyms, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord};
+use tracectl::render::graph::{blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord};
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::tracefs::capture::{count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events};
 use tracectl::tracefs::{AppendMode, Tracefs};
@@ -437,12 +437,19 @@ fn replay_graph<'a>(
         .filter_map(|n| reg.by_name("ftrace", n).map(|s| s.id))
         .collect();
     let be = p.style.big_endian;
+    let release = t.read_string("host/uname").ok().and_then(|u| u.split_whitespace().nth(2).map(str::to_string));
+    let blank_first = release.as_deref().is_some_and(blanks_first_string_in_comments);
     let mut comment = |rec: &Record, o: &mut Vec<u8>| {
         let start = o.len();
         let known = text.write_event(rec, o, names);
+        let Some(name_end) = o[start..].windows(2).position(|w| w == b": ").map(|i| start + i + 2) else { return known };
         if known && rec.event_id(be).is_some_and(|id| msg_only.contains(&id)) {
-            if let Some(i) = o[start..].windows(2).position(|w| w == b": ") {
-                o.drain(start..start + i + 2);
+            o.drain(start..name_end);
+        } else if known && blank_first {
+            if let Some(schema) = reg.of(rec) {
+                let mut body = o.split_off(name_end);
+                blank_first_string(&schema.print_fmt, &mut body);
+                o.extend_from_slice(&body);
             }
         }
         known

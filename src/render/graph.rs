@@ -575,3 +575,51 @@ mod tests {
         assert_eq!(mark(1_000_000_001), b'$');
     }
 }
+
+/// Whether the kernel that printed the tree leaves the first `%s` of an event empty inside
+/// a graph comment. Seen on Debian 6.1.192 for `sched_switch` (`prev_comm=`, a char array)
+/// and `sched_process_exec` (`filename=`, a `__data_loc` string) while the later `%s`
+/// (`next_comm=`) prints; Debian 6.12.117 prints all of them. The other releases are
+/// unknown, so only 6.1 gets the emulation. `release` is `uname -r`.
+pub fn blanks_first_string_in_comments(release: &str) -> bool {
+    release.starts_with("6.1.") || release.starts_with("6.1-")
+}
+
+/// Emulate [`blanks_first_string_in_comments`] on `body` (the event text after `name: `):
+/// when the print format starts with literal text and a `%s` followed by more literal text,
+/// the value between the two literals is removed. Formats of any other shape are left as
+/// they are.
+pub fn blank_first_string(print_fmt: &str, body: &mut Vec<u8>) {
+    let Some(fmt) = print_fmt.trim_start().strip_prefix('"') else { return };
+    let Some(pct) = fmt.find('%') else { return };
+    let (lead, rest) = fmt.split_at(pct);
+    let Some(after) = rest.strip_prefix("%s") else { return };
+    let end = after.find(['%', '"']).unwrap_or(after.len());
+    let follow = &after[..end];
+    if lead.contains('\\') || follow.is_empty() || follow.contains('\\') || !body.starts_with(lead.as_bytes()) {
+        return;
+    }
+    let from = lead.len();
+    if let Some(i) = body[from..].windows(follow.len()).position(|w| w == follow.as_bytes()) {
+        body.drain(from..from + i);
+    }
+}
+
+#[cfg(test)]
+mod quirk_tests {
+    use super::*;
+
+    #[test]
+    fn first_string_is_blanked_like_debian_6_1() {
+        // Kernel text from tracefs-fixtures/debian-6.1-function-graph-nested/trace.
+        let fmt = "\"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d\", REC->prev_comm";
+        let mut b = b"prev_comm=tracectl prev_pid=104 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0".to_vec();
+        blank_first_string(fmt, &mut b);
+        assert_eq!(b, b"prev_comm= prev_pid=104 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0".to_vec());
+        let mut other = b"irq=1 name=x".to_vec();
+        blank_first_string("\"irq=%d name=%s\", REC->irq", &mut other);
+        assert_eq!(other, b"irq=1 name=x".to_vec());
+        assert!(blanks_first_string_in_comments("6.1.0-56-amd64"));
+        assert!(!blanks_first_string_in_comments("6.12.117+deb12-amd64"));
+    }
+}

@@ -185,7 +185,11 @@ pub fn capture(
         let (inst, restore, it) = if opts.top_level {
             (None, Some(TopLevelRestore::save(src, opts, &selected)?), src.clone())
         } else {
-            (Some(InstanceGuard::create(src, &name)?), None, Tracefs::at(src.path(format!("instances/{name}"))))
+            // A tracer's own options (options/funcgraph-*) are global to the tracer on
+            // Debian 6.1 and 6.12: written in an instance they change the top level too, and
+            // outlive the instance. Save the top level's copies of those.
+            let restore = if opts.tracer.is_some() { Some(TopLevelRestore::save_options(src, opts)?) } else { None };
+            (Some(InstanceGuard::create(src, &name)?), restore, Tracefs::at(src.path(format!("instances/{name}"))))
         };
         record_in(&it, opts, &selected, stop, &mut report)?;
         // The graph filter lives at the top level; copy what the recording used.
@@ -298,9 +302,23 @@ fn run_workload(opts: &CaptureOptions, stop: &AtomicBool) -> Result<Option<i32>,
 struct TopLevelRestore {
     tracefs: Tracefs,
     saved: Vec<(String, Vec<u8>)>,
+    /// Write back the saved files only (the recording ran in an instance).
+    only_saved: bool,
 }
 
 impl TopLevelRestore {
+    fn save_options(t: &Tracefs, opts: &CaptureOptions) -> Result<TopLevelRestore, CaptureError> {
+        let mut saved = Vec::new();
+        for o in &opts.options {
+            let rest = o.strip_prefix("no").filter(|r| t.exists(format!("options/{r}"))).unwrap_or(o);
+            let n = format!("options/{rest}");
+            if t.exists(&n) {
+                saved.push((n.clone(), t.read(&n)?));
+            }
+        }
+        Ok(TopLevelRestore { tracefs: t.clone(), saved, only_saved: true })
+    }
+
     fn save(t: &Tracefs, opts: &CaptureOptions, selected: &[(String, String)]) -> Result<TopLevelRestore, CaptureError> {
         let mut names: Vec<String> = ["tracing_on", "buffer_size_kb", "trace_clock", "buffer_subbuf_size_kb", "max_graph_depth", "current_tracer", "set_graph_function", "options/hash-ptr"]
             .iter()
@@ -337,13 +355,15 @@ impl TopLevelRestore {
             }
             saved.push((n, v));
         }
-        Ok(TopLevelRestore { tracefs: t.clone(), saved })
+        Ok(TopLevelRestore { tracefs: t.clone(), saved, only_saved: false })
     }
 }
 
 impl Drop for TopLevelRestore {
     fn drop(&mut self) {
-        let _ = self.tracefs.write("tracing_on", b"0", AppendMode::Truncate);
+        if !self.only_saved {
+            let _ = self.tracefs.write("tracing_on", b"0", AppendMode::Truncate);
+        }
         // The tracer goes first so that its filters can change without re-patching.
         let order = ["current_tracer"];
         for (n, v) in self.saved.iter().filter(|(n, _)| order.contains(&n.as_str())) {
