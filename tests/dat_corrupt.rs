@@ -45,11 +45,17 @@ fn torture(args: &[&str]) {
     for cut in cuts {
         std::fs::write(&bad, &orig[..cut]).unwrap();
         if let Err(e) = read_everything(&bad) {
-            assert!(e.contains("bad.dat") && e.contains("offset"), "error names file and offset: {e}");
+            assert!(
+                e.contains("bad.dat") && e.contains("offset"),
+                "error names file and offset: {e}"
+            );
             errors += 1;
         }
     }
-    assert!(errors > 40, "truncated files must be refused ({errors} errors)");
+    assert!(
+        errors > 40,
+        "truncated files must be refused ({errors} errors)"
+    );
 
     // Bit flips, deterministic.
     let mut x: u64 = 0x9e3779b97f4a7c15;
@@ -59,7 +65,11 @@ fn torture(args: &[&str]) {
         x ^= x << 17;
         let mut v = orig.clone();
         // Half the flips hit the first 4 KiB where most of the structure is.
-        let pos = if x & 1 == 0 { (x >> 8) as usize % 4096.min(v.len()) } else { (x >> 8) as usize % v.len() };
+        let pos = if x & 1 == 0 {
+            (x >> 8) as usize % 4096.min(v.len())
+        } else {
+            (x >> 8) as usize % v.len()
+        };
         v[pos] ^= 1 << ((x >> 3) & 7);
         std::fs::write(&bad, &v).unwrap();
         let _ = read_everything(&bad);
@@ -82,7 +92,12 @@ fn not_a_trace_dat() {
     let p = dir.path().join("x.dat");
     std::fs::write(&p, b"hello world, not a trace").unwrap();
     let e = DatFile::open(&p).unwrap_err().to_string();
-    assert!(e.contains("x.dat") && e.contains("initial header") && e.contains("magic"), "{e}");
-    let e = DatFile::open(dir.path().join("missing.dat")).unwrap_err().to_string();
+    assert!(
+        e.contains("x.dat") && e.contains("initial header") && e.contains("magic"),
+        "{e}"
+    );
+    let e = DatFile::open(dir.path().join("missing.dat"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("missing.dat"), "{e}");
 }

@@ -21,15 +21,29 @@ fn check(args: &[&str], version: u32, compression: Compression) {
     assert_eq!(dat.header().compression, compression);
     assert!(dat.header_page().contains("commit"));
     assert!(dat.header_event().contains("type_len"));
-    assert!(dat.event_formats().iter().any(|(s, t)| s == "sched" && t.contains("name: sched_switch")));
-    assert!(dat.ftrace_formats().iter().any(|t| t.contains("name: function")));
-    assert!(dat.kallsyms().lines().count() > 1000, "kallsyms section read");
+    assert!(dat
+        .event_formats()
+        .iter()
+        .any(|(s, t)| s == "sched" && t.contains("name: sched_switch")));
+    assert!(dat
+        .ftrace_formats()
+        .iter()
+        .any(|t| t.contains("name: function")));
+    assert!(
+        dat.kallsyms().lines().count() > 1000,
+        "kallsyms section read"
+    );
     assert!(dat.printk_formats().contains(" : \""));
     assert!(!dat.cmdlines().is_empty());
     assert_eq!(dat.buffers()[0].name, "");
     assert_eq!(dat.buffers()[0].clock.as_deref(), Some("local"));
     assert!(dat.options().uname.is_some());
-    assert!(dat.options().version.as_deref().unwrap_or("").starts_with("3."));
+    assert!(dat
+        .options()
+        .version
+        .as_deref()
+        .unwrap_or("")
+        .starts_with("3."));
     assert_eq!(dat.options().cpustats.len() as u32, dat.nr_cpus());
     assert!(dat.warnings().is_empty(), "{:?}", dat.warnings());
     let ours = our_counts(&dat, 0);
@@ -62,7 +76,16 @@ fn check_instances(args: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.dat");
     let inst = format!("dat-read-{}", std::process::id());
-    let mut a = vec!["-e", "sched_switch", "-e", "sched_wakeup", "-B", &inst, "-e", "sched_switch"];
+    let mut a = vec![
+        "-e",
+        "sched_switch",
+        "-e",
+        "sched_wakeup",
+        "-B",
+        &inst,
+        "-e",
+        "sched_switch",
+    ];
     a.extend_from_slice(args);
     tracecmd_record(&file, &a);
     let dat = DatFile::open(&file).unwrap();

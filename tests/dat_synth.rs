@@ -2,7 +2,8 @@
 //! files, latency (text) files, unknown options and timestamp adjustments.
 
 use tracectl::dat::{
-    opt, write_dat, BufferData, BufferSource, Compression, DatFile, Metadata, NewOption, WriteOptions,
+    opt, write_dat, write_latency_dat, BufferData, BufferSource, Compression, DatFile, Metadata,
+    NewOption, WriteOptions,
 };
 
 const HEADER_PAGE: &str = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
@@ -12,7 +13,11 @@ fn meta() -> Metadata {
         header_page: HEADER_PAGE.into(),
         header_event: "# compressed entry header\n\ttype_len    :    5 bits\n".into(),
         ftrace_formats: vec!["name: function\nID: 1\n".into()],
-        event_formats: vec![("sched".into(), "name: sched_switch\nID: 300\n".into()), ("sched".into(), "name: sched_wakeup\nID: 301\n".into()), ("irq".into(), "name: irq_handler_entry\nID: 40\n".into())],
+        event_formats: vec![
+            ("sched".into(), "name: sched_switch\nID: 300\n".into()),
+            ("sched".into(), "name: sched_wakeup\nID: 301\n".into()),
+            ("irq".into(), "name: irq_handler_entry\nID: 40\n".into()),
+        ],
         kallsyms: "ffffffff81000000 T _stext\n".into(),
         printk_formats: "0xffffffff82000000 : \"hello\\n\"\n".into(),
         cmdlines: "1 systemd\n".into(),
@@ -20,15 +25,30 @@ fn meta() -> Metadata {
 }
 
 fn pages(n: usize, seed: u8) -> Vec<u8> {
-    (0..n * 4096).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+    (0..n * 4096)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
 }
 
 #[test]
 fn big_endian_files_round_trip_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
-    for (version, compression) in [(7, Compression::Zstd), (7, Compression::None), (7, Compression::Zlib), (6, Compression::None)] {
-        let path = dir.path().join(format!("be-{version}-{}.dat", compression.name()));
-        let wo = WriteOptions { version, compression, big_endian: true, long_size: 8, page_size: 4096 };
+    for (version, compression) in [
+        (7, Compression::Zstd),
+        (7, Compression::None),
+        (7, Compression::Zlib),
+        (6, Compression::None),
+    ] {
+        let path = dir
+            .path()
+            .join(format!("be-{version}-{}.dat", compression.name()));
+        let wo = WriteOptions {
+            version,
+            compression,
+            big_endian: true,
+            long_size: 8,
+            page_size: 4096,
+        };
         let cpu0 = pages(23, 1); // more than two compressed chunks of 10 pages
         let cpu1 = pages(1, 2);
         let buffers = vec![
@@ -36,11 +56,22 @@ fn big_endian_files_round_trip_in_every_format() {
                 name: String::new(),
                 clock: "global".into(),
                 page_size: 4096,
-                cpus: vec![(0, Box::new(std::io::Cursor::new(cpu0.clone()))), (1, Box::new(std::io::Cursor::new(cpu1.clone())))],
+                cpus: vec![
+                    (0, Box::new(std::io::Cursor::new(cpu0.clone()))),
+                    (1, Box::new(std::io::Cursor::new(cpu1.clone()))),
+                ],
             },
-            BufferSource { name: "inst".into(), clock: "mono".into(), page_size: 4096, cpus: vec![(1, Box::new(std::io::Cursor::new(cpu1.clone())))] },
+            BufferSource {
+                name: "inst".into(),
+                clock: "mono".into(),
+                page_size: 4096,
+                cpus: vec![(1, Box::new(std::io::Cursor::new(cpu1.clone())))],
+            },
         ];
-        let opts = [NewOption::text(opt::UNAME, "Linux s390 6.18 s390x"), NewOption::date(-5)];
+        let opts = [
+            NewOption::text(opt::UNAME, "Linux s390 6.18 s390x"),
+            NewOption::date(-5),
+        ];
         let s = write_dat(&path, &wo, &meta(), &opts, buffers).unwrap();
         assert_eq!(s.pages, 25);
         let d = DatFile::open(&path).unwrap();
@@ -52,12 +83,24 @@ fn big_endian_files_round_trip_in_every_format() {
         assert_eq!(d.ts_adjust().offset_ns, -5000);
         assert_eq!(d.ts_adjust().apply(10_000), 5_000);
         assert_eq!(d.long_size(), 8);
-        let names: Vec<_> = d.buffers().iter().map(|b| (b.name.as_str(), b.clock.as_deref())).collect();
+        let names: Vec<_> = d
+            .buffers()
+            .iter()
+            .map(|b| (b.name.as_str(), b.clock.as_deref()))
+            .collect();
         assert_eq!(names, [("", Some("global")), ("inst", Some("mono"))]);
         assert_eq!(d.cpu_pages(0, 0).unwrap().read_all().unwrap(), cpu0);
-        let top_cpu1 = d.buffers()[0].cpus().iter().position(|c| c.cpu == 1).unwrap();
+        let top_cpu1 = d.buffers()[0]
+            .cpus()
+            .iter()
+            .position(|c| c.cpu == 1)
+            .unwrap();
         assert_eq!(d.cpu_pages(0, top_cpu1).unwrap().read_all().unwrap(), cpu1);
-        let inst_cpu1 = d.buffers()[1].cpus().iter().position(|c| c.cpu == 1).unwrap();
+        let inst_cpu1 = d.buffers()[1]
+            .cpus()
+            .iter()
+            .position(|c| c.cpu == 1)
+            .unwrap();
         assert_eq!(d.cpu_pages(1, inst_cpu1).unwrap().read_all().unwrap(), cpu1);
         assert!(d.warnings().is_empty(), "{:?}", d.warnings());
     }
@@ -113,7 +156,11 @@ fn v6_latency_file_with_unknown_option_and_adjustments() {
     assert!(matches!(d.buffers()[0].data, BufferData::Latency { .. }));
     assert_eq!(d.latency_text(0).unwrap(), text);
     assert_eq!(d.warnings().len(), 1);
-    assert!(d.warnings()[0].contains("unknown option 99"), "{:?}", d.warnings());
+    assert!(
+        d.warnings()[0].contains("unknown option 99"),
+        "{:?}",
+        d.warnings()
+    );
     assert_eq!(d.options().all.len(), 5, "unknown options are kept raw");
     let adj = d.ts_adjust();
     assert_eq!(adj.offset_ns, 16_000 + 7);
@@ -130,8 +177,19 @@ fn chunk_walk_ignores_a_short_size() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("short.dat");
     let data = pages(12, 9);
-    let wo = WriteOptions { version: 7, compression: Compression::Zstd, big_endian: false, long_size: 8, page_size: 4096 };
-    let buffers = vec![BufferSource { name: String::new(), clock: "local".into(), page_size: 4096, cpus: vec![(0, Box::new(std::io::Cursor::new(data.clone())))] }];
+    let wo = WriteOptions {
+        version: 7,
+        compression: Compression::Zstd,
+        big_endian: false,
+        long_size: 8,
+        page_size: 4096,
+    };
+    let buffers = vec![BufferSource {
+        name: String::new(),
+        clock: "local".into(),
+        page_size: 4096,
+        cpus: vec![(0, Box::new(std::io::Cursor::new(data.clone())))],
+    }];
     write_dat(&path, &wo, &meta(), &[], buffers).unwrap();
     let d = DatFile::open(&path).unwrap();
     let c = d.buffers()[0].cpus()[0];
@@ -141,7 +199,10 @@ fn chunk_walk_ignores_a_short_size() {
     needle.extend_from_slice(&0u32.to_le_bytes());
     needle.extend_from_slice(&c.offset.to_le_bytes());
     needle.extend_from_slice(&c.size.to_le_bytes());
-    let at = bytes.windows(needle.len()).rposition(|w| w == needle.as_slice()).unwrap();
+    let at = bytes
+        .windows(needle.len())
+        .rposition(|w| w == needle.as_slice())
+        .unwrap();
     bytes[at + 12..at + 20].copy_from_slice(&(c.size - 4).to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
     let d = DatFile::open(&path).unwrap();
@@ -159,4 +220,55 @@ fn events_of_a_system_are_stored_together() {
     let d = DatFile::open(&path).unwrap();
     let systems: Vec<&str> = d.event_formats().iter().map(|(s, _)| s.as_str()).collect();
     assert_eq!(systems, ["sched", "sched", "irq"]);
+}
+
+#[test]
+fn latency_files_round_trip_and_trace_cmd_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: Vec<u8> = (0..3000)
+        .flat_map(|i| format!("  <idle>-0       0d.h1  {i}us : irq_enter\n").into_bytes())
+        .collect();
+    for (version, compression) in [
+        (7, Compression::Zstd),
+        (7, Compression::None),
+        (6, Compression::None),
+    ] {
+        let path = dir
+            .path()
+            .join(format!("lat-{version}-{}.dat", compression.name()));
+        let wo = WriteOptions {
+            version,
+            compression,
+            ..WriteOptions::default()
+        };
+        write_latency_dat(&path, &wo, &meta(), &[], "local", &text).unwrap();
+        let d = DatFile::open(&path).unwrap();
+        assert_eq!(d.buffers().len(), 1);
+        assert!(matches!(d.buffers()[0].data, BufferData::Latency { .. }));
+        assert_eq!(d.latency_text(0).unwrap(), text, "{}", path.display());
+        if std::process::Command::new("trace-cmd")
+            .arg("--help")
+            .output()
+            .is_ok()
+        {
+            let o = std::process::Command::new("trace-cmd")
+                .arg("report")
+                .arg(&path)
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                o.status.success(),
+                "{}: {}",
+                path.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert_eq!(
+                out.matches("irq_enter").count(),
+                3000,
+                "{}: {out:.300}",
+                path.display()
+            );
+        }
+    }
 }

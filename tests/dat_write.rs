@@ -6,13 +6,33 @@ mod dat_common;
 use std::process::Command;
 
 use dat_common::*;
-use tracectl::dat::{buffers_of, write_dat, Compression, DatFile, Metadata, NewOption, WriteOptions};
+use tracectl::dat::{
+    buffers_of, write_dat, Compression, DatFile, Metadata, NewOption, WriteOptions,
+};
 
-fn rewrite(src: &std::path::Path, dst: &std::path::Path, version: u32, compression: Compression) -> DatFile {
+fn rewrite(
+    src: &std::path::Path,
+    dst: &std::path::Path,
+    version: u32,
+    compression: Compression,
+) -> DatFile {
     let d = DatFile::open(src).unwrap();
     let opts: Vec<NewOption> = d.options().all.iter().map(NewOption::from).collect();
-    let wo = WriteOptions { version, compression, big_endian: d.big_endian(), long_size: d.header().file_long_size, page_size: d.header().page_size };
-    write_dat(dst, &wo, &Metadata::from_dat(&d), &opts, buffers_of(&d).unwrap()).unwrap();
+    let wo = WriteOptions {
+        version,
+        compression,
+        big_endian: d.big_endian(),
+        long_size: d.header().file_long_size,
+        page_size: d.header().page_size,
+    };
+    write_dat(
+        dst,
+        &wo,
+        &Metadata::from_dat(&d),
+        &opts,
+        buffers_of(&d).unwrap(),
+    )
+    .unwrap();
     d
 }
 
@@ -24,7 +44,16 @@ fn roundtrip(record_args: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let orig = dir.path().join("orig.dat");
     let inst = format!("dat-write-{}", std::process::id());
-    let mut a = vec!["-e", "sched", "-e", "irq", "-B", &inst, "-e", "sched_switch"];
+    let mut a = vec![
+        "-e",
+        "sched",
+        "-e",
+        "irq",
+        "-B",
+        &inst,
+        "-e",
+        "sched_switch",
+    ];
     a.extend_from_slice(record_args);
     tracecmd_record(&orig, &a);
     let want = report_counts(&orig, &[]);
@@ -51,20 +80,46 @@ fn roundtrip(record_args: &[&str]) {
             assert_eq!(our_counts(&back, b), our_counts(&d, b), "{name} buffer {b}");
             // Byte-identical pages.
             for c in 0..back.buffers()[b].cpus().len() {
-                assert_eq!(back.cpu_pages(b, c).unwrap().read_all().unwrap(), d.cpu_pages(b, c).unwrap().read_all().unwrap());
+                assert_eq!(
+                    back.cpu_pages(b, c).unwrap().read_all().unwrap(),
+                    d.cpu_pages(b, c).unwrap().read_all().unwrap()
+                );
             }
         }
         // zlib is not built into every trace-cmd; only check it with our reader.
         if compression == Compression::Zlib {
             continue;
         }
-        assert_eq!(report_counts(&out, &[]), want, "trace-cmd report on our {name}");
-        let dump = Command::new("trace-cmd").args(["dump", "--all", "-i"]).arg(&out).output().unwrap();
-        assert!(dump.status.success(), "trace-cmd dump {name}: {}", String::from_utf8_lossy(&dump.stderr));
-        let v = Command::new("trace-cmd").args(["dump", "-v", "-i"]).arg(&out).output().unwrap();
-        assert!(v.status.success() && v.stderr.is_empty(), "trace-cmd dump -v {name}: {}", String::from_utf8_lossy(&v.stderr));
+        assert_eq!(
+            report_counts(&out, &[]),
+            want,
+            "trace-cmd report on our {name}"
+        );
+        let dump = Command::new("trace-cmd")
+            .args(["dump", "--all", "-i"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            dump.status.success(),
+            "trace-cmd dump {name}: {}",
+            String::from_utf8_lossy(&dump.stderr)
+        );
+        let v = Command::new("trace-cmd")
+            .args(["dump", "-v", "-i"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            v.status.success() && v.stderr.is_empty(),
+            "trace-cmd dump -v {name}: {}",
+            String::from_utf8_lossy(&v.stderr)
+        );
         let dumped = String::from_utf8_lossy(&dump.stdout);
-        assert!(dumped.contains(inst.as_str()), "{name}: dump lists the instance");
+        assert!(
+            dumped.contains(inst.as_str()),
+            "{name}: dump lists the instance"
+        );
     }
 }
 

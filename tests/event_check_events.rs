@@ -73,3 +73,15 @@ fn a_broken_format_is_named_and_fails_the_command() {
     let (code, out) = check_events(r);
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn every_format_of_the_all_events_tree_parses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures/linux-6.18-all");
+    if !root.join("events").is_dir() {
+        eprintln!("skipping: tracefs-fixtures/linux-6.18-all is not in this checkout");
+        return;
+    }
+    let (code, out) = check_events(&root);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("2323 of 2323 event formats parsed; 0 failed"), "{out}");
+}

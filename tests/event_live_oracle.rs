@@ -12,6 +12,25 @@ use tracectl::tracefs::{AppendMode, Tracefs};
 
 const LIVE: &str = "/sys/kernel/tracing";
 
+/// Removes a uprobe this test created from the top-level `uprobe_events`.
+struct UprobeGuard {
+    events: PathBuf,
+    name: String,
+}
+
+impl Drop for UprobeGuard {
+    fn drop(&mut self) {
+        let del = format!("-:uprobes/{}\n", self.name);
+        let r = std::fs::OpenOptions::new().append(true).open(&self.events).and_then(|mut f| {
+            use std::io::Write;
+            f.write_all(del.as_bytes())
+        });
+        if let Err(e) = r {
+            eprintln!("could not remove uprobe {}: {e}", self.name);
+        }
+    }
+}
+
 /// Removes the instance (and with it every event enabled in it) on every exit path.
 struct InstanceGuard {
     dir: PathBuf,
@@ -22,6 +41,23 @@ impl Drop for InstanceGuard {
         let _ = std::fs::write(self.dir.join("tracing_on"), "0");
         if let Err(e) = std::fs::remove_dir(&self.dir) {
             eprintln!("could not remove {}: {e}", self.dir.display());
+        }
+    }
+}
+
+/// The entry point of /usr/bin/true as a file offset (PIE text maps 1:1 on Debian).
+fn uprobe_on_true(top: &Tracefs, name: &str) -> Option<UprobeGuard> {
+    let elf = std::fs::read("/usr/bin/true").ok()?;
+    if elf.get(..5)? != b"\x7fELF\x02" || elf[5] != 1 {
+        return None;
+    }
+    let entry = u64::from_le_bytes(elf.get(24..32)?.try_into().ok()?);
+    let def = format!("p:uprobes/{name} /usr/bin/true:{entry:#x} a=%di:x64 b=%si:u32 c=%sp:s16\n");
+    match top.write("uprobe_events", def.as_bytes(), AppendMode::Append) {
+        Ok(()) => Some(UprobeGuard { events: top.path("uprobe_events"), name: name.to_string() }),
+        Err(e) => {
+            eprintln!("no uprobe: {e}");
+            None
         }
     }
 }
@@ -54,6 +90,10 @@ fn live_events_print_like_the_kernel() {
         return;
     }
     let top = Tracefs::at(LIVE);
+    // A uprobe on /usr/bin/true's entry (declared before the instance guard so that the
+    // instance, which has it enabled, goes first).
+    let up_name = format!("tracectl_event_{}", std::process::id());
+    let _uprobe = uprobe_on_true(&top, &up_name);
     let name = format!("tracectl-event-{}", std::process::id());
     let dir = top.path(format!("instances/{name}"));
     std::fs::create_dir(&dir).expect("create instance");
@@ -61,6 +101,9 @@ fn live_events_print_like_the_kernel() {
     let inst = Tracefs::at(&dir);
     inst.write("options/hash-ptr", b"0", AppendMode::Truncate).unwrap();
     inst.write("buffer_size_kb", b"2048", AppendMode::Truncate).unwrap();
+    // A kernel and a user stack after every event: ftrace kernel_stack/user_stack records.
+    inst.write("options/stacktrace", b"1", AppendMode::Truncate).unwrap();
+    inst.write("options/userstacktrace", b"1", AppendMode::Truncate).unwrap();
     let systems = ["sched", "irq", "timer", "syscalls", "raw_syscalls", "kmem", "signal", "workqueue", "task", "rcu",
                    "mmap_lock", "filemap", "ext4", "block", "writeback", "pagemap", "lock", "module", "net", "sock",
                    "skb", "tcp", "vmscan", "compaction", "oom", "percpu", "cgroup", "ipi", "x86_fpu", "tlb", "msr",
@@ -86,6 +129,10 @@ fn live_events_print_like_the_kernel() {
         .status()
         .unwrap();
     assert!(status.success());
+    if _uprobe.is_some() {
+        let _ = inst.write(format!("events/uprobes/{up_name}/enable"), b"1", AppendMode::Truncate);
+        let _ = std::process::Command::new("/usr/bin/true").status();
+    }
     // Loopback TCP over IPv4 and IPv6, for the net/sock/tcp/skb events' address formats.
     for addr in ["127.0.0.1:0", "[::1]:0"] {
         if let Ok(l) = std::net::TcpListener::bind(addr) {

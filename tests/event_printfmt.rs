@@ -257,3 +257,39 @@ fn jiffies_need_hz() {
     assert!(s.write_text(&rec, &PrintEnv { hz: Some(250), ..PrintEnv::default() }, &mut out));
     assert_eq!(String::from_utf8(out).unwrap(), "18640 ms");
 }
+
+#[test]
+fn ftrace_stacks_and_raw_data() {
+    let common = "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+    let stack_fmt = "print fmt: \"\\t=> %ps\\n\", (void *)REC->caller[0]\n";
+    let mut reg = Registry::new(8, false);
+    reg.add_format("ftrace", &format!("name: kernel_stack\nID: 4\nformat:\n{common}\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n{stack_fmt}")).unwrap();
+    reg.add_format("ftrace", &format!("name: user_stack\nID: 12\nformat:\n{common}\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n{stack_fmt}")).unwrap();
+    reg.add_format("ftrace", &format!("name: raw_data\nID: 16\nformat:\n{common}\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\nprint fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n")).unwrap();
+    let k = kallsyms();
+    let env = PrintEnv { kallsyms: Some(&k), ..PrintEnv::default() };
+    let show = |data: &[u8]| {
+        let mut out = Vec::new();
+        assert!(reg.write_event(&Record { cpu: 0, ts: 0, data }, &env, &mut out));
+        String::from_utf8(out).unwrap()
+    };
+    // kernel_stack: the record holds 3 addresses, the last one all ones ends the list early.
+    let mut d = vec![4u8, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0];
+    for a in [0xffffffff81000110u64, 0xffffffff81000184, u64::MAX] {
+        d.extend_from_slice(&a.to_le_bytes());
+    }
+    assert_eq!(show(&d), "<stack trace>\n => do_work\n => next_fn");
+    // user_stack: addresses until the first zero, as 16 hex digits.
+    let mut d = vec![12u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    for a in [0x7f8f17271aa7u64, 0x5561c80059ee, 0, 0, 0, 0, 0, 0] {
+        d.extend_from_slice(&a.to_le_bytes());
+    }
+    assert_eq!(show(&d), "<user stack trace>\n =>  <00007f8f17271aa7>\n =>  <00005561c80059ee>");
+    // raw_data: every byte after the id, the record's padding included.
+    let mut d = vec![16u8, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12, 0, 0];
+    d.extend_from_slice(&[1, 2, 3, 0]);
+    assert_eq!(show(&d), "# 1234 buf: 01 02 03 00");
+}

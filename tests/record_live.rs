@@ -49,7 +49,14 @@ impl Drop for InstanceGuard {
 
 fn record(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, Output) {
     let out = dir.join(name);
-    let o = tracectl().arg("record").arg("-q").arg("-o").arg(&out).args(args).output().unwrap();
+    let o = tracectl()
+        .arg("record")
+        .arg("-q")
+        .arg("-o")
+        .arg(&out)
+        .args(args)
+        .output()
+        .unwrap();
     (out, o)
 }
 
@@ -57,7 +64,12 @@ fn check_file(file: &Path) -> std::collections::BTreeMap<String, u64> {
     let dat = DatFile::open(file).unwrap();
     let ours = our_counts(&dat, 0);
     if have_tracecmd() {
-        assert_eq!(report_counts(file, &[]), ours, "trace-cmd report vs our reader on {}", file.display());
+        assert_eq!(
+            report_counts(file, &[]),
+            ours,
+            "trace-cmd report vs our reader on {}",
+            file.display()
+        );
     }
     ours
 }
@@ -84,22 +96,41 @@ fn record_command_v7_v6_none() {
         let (file, o) = record(dir.path(), name, &args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let counts = check_file(&file);
-        assert!(counts.get("sched_switch").copied().unwrap_or(0) > 0, "{counts:?}");
-        assert!(counts.contains_key("sched_process_exit"), "the command's exit is recorded: {counts:?}");
+        assert!(
+            counts.get("sched_switch").copied().unwrap_or(0) > 0,
+            "{counts:?}"
+        );
+        assert!(
+            counts.contains_key("sched_process_exit"),
+            "the command's exit is recorded: {counts:?}"
+        );
         let dat = DatFile::open(&file).unwrap();
         assert_eq!(dat.options().cpustats.len() as u32, dat.nr_cpus());
         assert!(dat.options().cpustats[0].starts_with("CPU: 0\nentries:"));
-        assert!(dat.event_formats().iter().all(|(s, _)| s == "sched" || s == "irq"));
+        assert!(dat
+            .event_formats()
+            .iter()
+            .all(|(s, _)| s == "sched" || s == "irq"));
         // Capture files are gone.
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().contains(".cpu")).collect();
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".cpu"))
+            .collect();
         assert!(left.is_empty(), "{left:?}");
     }
     let dirs = std::fs::read_dir(Path::new(TRACEFS).join("instances")).unwrap();
     for d in dirs.flatten() {
         let n = d.file_name().to_string_lossy().into_owned();
-        if let Some(pid) = n.strip_prefix("tracectl-record-").and_then(|p| p.parse::<i32>().ok()) {
+        if let Some(pid) = n
+            .strip_prefix("tracectl-record-")
+            .and_then(|p| p.parse::<i32>().ok())
+        {
             // Only instances of live processes may exist (other recordings running now).
-            assert!(Path::new(&format!("/proc/{pid}")).exists(), "stale instance {n}");
+            assert!(
+                Path::new(&format!("/proc/{pid}")).exists(),
+                "stale instance {n}"
+            );
         }
     }
 }
@@ -113,19 +144,82 @@ fn record_filter_bound_to_event_and_only_command() {
     let (file, o) = record(
         dir.path(),
         "f.dat",
-        &["-e", "sched_switch", "-f", "prev_pid == 1 && next_pid == 1", "-e", "sched_process_exec", "--", "sleep", "0.1"],
+        &[
+            "-e",
+            "sched_switch",
+            "-f",
+            "prev_pid == 1 && next_pid == 1",
+            "-e",
+            "sched_process_exec",
+            "--",
+            "sleep",
+            "0.1",
+        ],
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = check_file(&file);
-    assert_eq!(c.get("sched_switch"), None, "impossible filter keeps sched_switch out: {c:?}");
-    assert!(c.get("sched_process_exec").copied().unwrap_or(0) >= 1, "{c:?}");
+    assert_eq!(
+        c.get("sched_switch"),
+        None,
+        "impossible filter keeps sched_switch out: {c:?}"
+    );
+    assert!(
+        c.get("sched_process_exec").copied().unwrap_or(0) >= 1,
+        "{c:?}"
+    );
 
-    let (file, o) = record(dir.path(), "F.dat", &["-F", "-e", "sched:sched_process_exec", "-e", "syscalls", "--", "sleep", "0.1"]);
+    let (file, o) = record(
+        dir.path(),
+        "v.dat",
+        &[
+            "-e",
+            "sched",
+            "-v",
+            "-e",
+            "sched_switch",
+            "--",
+            "sleep",
+            "0.1",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = check_file(&file);
-    assert!(c.get("sched_process_exec").copied().unwrap_or(0) >= 1, "{c:?}");
+    assert_eq!(
+        c.get("sched_switch"),
+        None,
+        "-v carves sched_switch out: {c:?}"
+    );
+    assert!(
+        c.get("sched_process_exec").copied().unwrap_or(0) >= 1,
+        "{c:?}"
+    );
+
+    let (file, o) = record(
+        dir.path(),
+        "F.dat",
+        &[
+            "-F",
+            "-e",
+            "sched:sched_process_exec",
+            "-e",
+            "syscalls",
+            "--",
+            "sleep",
+            "0.1",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = check_file(&file);
+    assert!(
+        c.get("sched_process_exec").copied().unwrap_or(0) >= 1,
+        "{c:?}"
+    );
     if have_tracecmd() {
-        let out = Command::new("trace-cmd").arg("report").arg(&file).output().unwrap();
+        let out = Command::new("trace-cmd")
+            .arg("report")
+            .arg(&file)
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         let pids: std::collections::BTreeSet<&str> = text
             .lines()
@@ -142,27 +236,52 @@ fn refused_and_unknown_give_clear_errors_and_clean_up() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (_, o) = record(dir.path(), "x.dat", &["-e", "no_such_event_xyz", "--", "true"]);
+    let (_, o) = record(
+        dir.path(),
+        "x.dat",
+        &["-e", "no_such_event_xyz", "--", "true"],
+    );
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("no_such_event_xyz") && err.contains("tracectl list"), "{err}");
+    assert!(
+        err.contains("no_such_event_xyz") && err.contains("tracectl list"),
+        "{err}"
+    );
 
-    let avail = std::fs::read_to_string(Path::new(TRACEFS).join("available_tracers")).unwrap_or_default();
-    let func_refused = std::fs::OpenOptions::new().write(true).open(Path::new(TRACEFS).join("set_ftrace_filter")).is_err();
+    let avail =
+        std::fs::read_to_string(Path::new(TRACEFS).join("available_tracers")).unwrap_or_default();
+    let func_refused = std::fs::OpenOptions::new()
+        .write(true)
+        .open(Path::new(TRACEFS).join("set_ftrace_filter"))
+        .is_err();
     if func_refused {
-        let (_, o) = record(dir.path(), "x.dat", &["-e", "sched", "-l", "schedule", "--", "true"]);
+        let (_, o) = record(
+            dir.path(),
+            "x.dat",
+            &["-e", "sched", "-l", "schedule", "--", "true"],
+        );
         assert!(!o.status.success());
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains("set_ftrace_filter") && err.contains("EPERM"), "{err}");
+        assert!(
+            err.contains("set_ftrace_filter") && err.contains("EPERM"),
+            "{err}"
+        );
         if avail.contains("function") {
             let (_, o) = record(dir.path(), "x.dat", &["-p", "function", "--", "true"]);
             assert!(!o.status.success());
             let err = String::from_utf8_lossy(&o.stderr);
-            assert!(err.contains("-p function") && err.contains("current_tracer"), "{err}");
+            assert!(
+                err.contains("-p function") && err.contains("current_tracer"),
+                "{err}"
+            );
         }
     }
     // Plain tracepoint recording is unaffected by the refused function tracer.
-    let (file, o) = record(dir.path(), "ok.dat", &["-e", "sched_switch", "--", "sleep", "0.05"]);
+    let (file, o) = record(
+        dir.path(),
+        "ok.dat",
+        &["-e", "sched_switch", "--", "sleep", "0.05"],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     check_file(&file);
     assert!(!dir.path().join("x.dat").exists() || DatFile::open(dir.path().join("x.dat")).is_ok());
@@ -179,14 +298,36 @@ fn named_instance_is_restored_and_extract_reads_it() {
     let _g = InstanceGuard(inst.clone());
     let clock_before = std::fs::read_to_string(inst.join("trace_clock")).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (file, o) = record(dir.path(), "b.dat", &["-B", &name, "-C", "global", "-e", "sched_switch", "--", "sleep", "0.1"]);
+    let (file, o) = record(
+        dir.path(),
+        "b.dat",
+        &[
+            "-B",
+            &name,
+            "-C",
+            "global",
+            "-e",
+            "sched_switch",
+            "--",
+            "sleep",
+            "0.1",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let dat = DatFile::open(&file).unwrap();
     assert_eq!(dat.buffers()[0].clock.as_deref(), Some("global"));
     check_file(&file);
     assert!(inst.is_dir(), "an existing instance is kept");
-    assert_eq!(std::fs::read_to_string(inst.join("trace_clock")).unwrap(), clock_before);
-    assert_eq!(std::fs::read_to_string(inst.join("events/sched/sched_switch/enable")).unwrap().trim(), "0");
+    assert_eq!(
+        std::fs::read_to_string(inst.join("trace_clock")).unwrap(),
+        clock_before
+    );
+    assert_eq!(
+        std::fs::read_to_string(inst.join("events/sched/sched_switch/enable"))
+            .unwrap()
+            .trim(),
+        "0"
+    );
 
     // extract: enable by hand, let events accumulate, stop, extract.
     std::fs::write(inst.join("events/sched/sched_switch/enable"), "1").unwrap();
@@ -194,7 +335,11 @@ fn named_instance_is_restored_and_extract_reads_it() {
     std::thread::sleep(Duration::from_millis(200));
     std::fs::write(inst.join("tracing_on"), "0").unwrap();
     let out = dir.path().join("e.dat");
-    let o = tracectl().args(["extract", "-q", "-B", &name, "-o"]).arg(&out).output().unwrap();
+    let o = tracectl()
+        .args(["extract", "-q", "-B", &name, "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = check_file(&out);
     assert!(c.get("sched_switch").copied().unwrap_or(0) > 0, "{c:?}");
@@ -223,7 +368,8 @@ fn kill_points_leave_valid_file_and_no_instance() {
     for (i, (sig, after_ms, with_cmd)) in cases.into_iter().enumerate() {
         let out = dir.path().join(format!("k{i}.dat"));
         let mut cmd = tracectl();
-        cmd.args(["record", "-q", "-e", "sched", "-e", "irq", "-o"]).arg(&out);
+        cmd.args(["record", "-q", "-e", "sched", "-e", "irq", "-o"])
+            .arg(&out);
         if with_cmd {
             cmd.args(["--", "sleep", "5"]);
         }
@@ -232,8 +378,15 @@ fn kill_points_leave_valid_file_and_no_instance() {
         unsafe { libc::kill(child.id() as i32, sig) };
         let t0 = Instant::now();
         let st = child.wait().unwrap();
-        assert!(t0.elapsed() < Duration::from_secs(4), "record took {:?} to stop", t0.elapsed());
-        assert!(st.success(), "signal {sig} after {after_ms} ms (command: {with_cmd}): {st:?}");
+        assert!(
+            t0.elapsed() < Duration::from_secs(4),
+            "record took {:?} to stop",
+            t0.elapsed()
+        );
+        assert!(
+            st.success(),
+            "signal {sig} after {after_ms} ms (command: {with_cmd}): {st:?}"
+        );
         no_private_instances_of(child.id());
         check_file(&out);
     }
@@ -245,8 +398,19 @@ fn subbuf_size_cmdlines_size_and_ignore_missing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let cmdlines_before = std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap();
-    let mut args = vec!["-i", "-e", "no_such_event_xyz", "-e", "sched", "--cmdlines-size", "300", "-s", "20000"];
+    let cmdlines_before =
+        std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap();
+    let mut args = vec![
+        "-i",
+        "-e",
+        "no_such_event_xyz",
+        "-e",
+        "sched",
+        "--cmdlines-size",
+        "300",
+        "-s",
+        "20000",
+    ];
     let subbuf = Path::new(TRACEFS).join("buffer_subbuf_size_kb").exists();
     if subbuf {
         args.extend(["--subbuf-size", "8"]);
@@ -262,7 +426,10 @@ fn subbuf_size_cmdlines_size_and_ignore_missing() {
     let c = check_file(&file);
     assert_eq!(ring_counts(&dat, 0), c);
     assert!(c.get("sched_switch").copied().unwrap_or(0) > 0);
-    assert_eq!(std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap(), cmdlines_before);
+    assert_eq!(
+        std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap(),
+        cmdlines_before
+    );
 }
 
 /// Overflow a tiny buffer, extract it: the lost counts in the page headers, the
@@ -282,26 +449,70 @@ fn lost_events_are_counted_and_stored() {
     std::fs::write(inst.join("tracing_on"), "0").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("lost.dat");
-    let o = tracectl().args(["extract", "-B", &name, "-o"]).arg(&out).output().unwrap();
+    let o = tracectl()
+        .args(["extract", "-B", &name, "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
     // CPUs whose pages had no room for the count ("unknown count") are left out.
-    let known: Vec<&str> = stderr.lines().filter(|l| l.contains("lost events: ") && !l.contains("unknown count")).collect();
-    let ours: u64 = known.iter().filter_map(|l| l.split("lost events: ").nth(1)?.split(' ').next()?.parse::<u64>().ok()).sum();
-    let overrun: u64 = known.iter().filter_map(|l| l.split("overrun: ").nth(1)?.split(',').next()?.parse::<u64>().ok()).sum();
-    assert!(stderr.contains("lost events: ") && !stderr.contains("lost events: 0 "), "the 8 KiB buffer overflowed: {stderr}");
+    let known: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("lost events: ") && !l.contains("unknown count"))
+        .collect();
+    let ours: u64 = known
+        .iter()
+        .filter_map(|l| {
+            l.split("lost events: ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
+    let overrun: u64 = known
+        .iter()
+        .filter_map(|l| {
+            l.split("overrun: ")
+                .nth(1)?
+                .split(',')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
+    assert!(
+        stderr.contains("lost events: ") && !stderr.contains("lost events: 0 "),
+        "the 8 KiB buffer overflowed: {stderr}"
+    );
     assert_eq!(ours, overrun, "page headers vs per_cpu stats: {stderr}");
     let dat = DatFile::open(&out).unwrap();
     assert!(
-        dat.options().cpustats.iter().flat_map(|s| s.lines()).any(|l| l.starts_with("overrun: ") && l != "overrun: 0"),
+        dat.options()
+            .cpustats
+            .iter()
+            .flat_map(|s| s.lines())
+            .any(|l| l.starts_with("overrun: ") && l != "overrun: 0"),
         "CPUSTAT stores the overrun: {:?}",
         dat.options().cpustats
     );
     if have_tracecmd() {
-        let r = Command::new("trace-cmd").arg("report").arg(&out).output().unwrap();
+        let r = Command::new("trace-cmd")
+            .arg("report")
+            .arg(&out)
+            .output()
+            .unwrap();
         let dropped: u64 = String::from_utf8_lossy(&r.stdout)
             .lines()
-            .filter_map(|l| l.split(" [").nth(1)?.strip_suffix(" EVENTS DROPPED]")?.parse::<u64>().ok())
+            .filter_map(|l| {
+                l.split(" [")
+                    .nth(1)?
+                    .strip_suffix(" EVENTS DROPPED]")?
+                    .parse::<u64>()
+                    .ok()
+            })
             .sum();
         assert_eq!(dropped, ours);
         check_file(&out);
@@ -313,17 +524,40 @@ fn cpumask_option_and_clock() {
     if skip() {
         return;
     }
-    let ncpu = std::fs::read_dir(Path::new(TRACEFS).join("per_cpu")).unwrap().count();
+    let ncpu = std::fs::read_dir(Path::new(TRACEFS).join("per_cpu"))
+        .unwrap()
+        .count();
     if ncpu < 2 {
         eprintln!("skipping: needs 2 CPUs");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (file, o) = record(dir.path(), "m.dat", &["-M", "1", "-O", "record-tgid", "-C", "global", "-e", "sched_switch", "--", "sleep", "0.3"]);
+    let (file, o) = record(
+        dir.path(),
+        "m.dat",
+        &[
+            "-M",
+            "1",
+            "-O",
+            "record-tgid",
+            "-C",
+            "global",
+            "-e",
+            "sched_switch",
+            "--",
+            "sleep",
+            "0.3",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let dat = DatFile::open(&file).unwrap();
     assert_eq!(dat.buffers()[0].clock.as_deref(), Some("global"));
-    assert!(dat.options().trace_clock.as_deref().unwrap().contains("[global]"));
+    assert!(dat
+        .options()
+        .trace_clock
+        .as_deref()
+        .unwrap()
+        .contains("[global]"));
     let names = names(&dat);
     let layout_long = dat.long_size();
     for (i, c) in dat.buffers()[0].cpus().iter().enumerate() {
@@ -340,4 +574,160 @@ fn cpumask_option_and_clock() {
         }
     }
     check_file(&file);
+}
+
+/// The whole workflow: our recording, printed by `tracectl report` and by
+/// `trace-cmd report`, line for line the same.
+#[test]
+fn our_recording_reports_identically_in_both_tools() {
+    if skip() || !have_tracecmd() {
+        eprintln!("skipping: needs root, tracefs and trace-cmd");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(
+        dir.path(),
+        "r.dat",
+        &[
+            "-e",
+            "sched",
+            "-e",
+            "irq",
+            "-e",
+            "syscalls",
+            "--",
+            "ls",
+            "-R",
+            "/usr/share/doc",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ours = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .arg("report")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        ours.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    let theirs = Command::new("trace-cmd")
+        .arg("report")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let (a, b) = (
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&theirs.stdout),
+    );
+    assert!(b.lines().count() > 100);
+    let diff: Vec<_> = a
+        .lines()
+        .zip(b.lines())
+        .filter(|(x, y)| x != y)
+        .take(5)
+        .collect();
+    assert!(
+        diff.is_empty() && a.lines().count() == b.lines().count(),
+        "first differences: {diff:#?}"
+    );
+}
+
+/// `-e A -B name -e B`: A in the top buffer, B in a named one, as trace-cmd records.
+#[test]
+fn several_instances_become_buffers() {
+    if skip() {
+        return;
+    }
+    let name = format!("tracectl-test-multi-{}", std::process::id());
+    let _g = InstanceGuard(Path::new(TRACEFS).join("instances").join(&name));
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(
+        dir.path(),
+        "multi.dat",
+        &[
+            "-e",
+            "sched_switch",
+            "-B",
+            &name,
+            "-e",
+            "sched_wakeup",
+            "-e",
+            "sched_waking",
+            "--",
+            "sleep",
+            "0.2",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dat = DatFile::open(&file).unwrap();
+    let names: Vec<&str> = dat.buffers().iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["", name.as_str()]);
+    let top = our_counts(&dat, 0);
+    let inst = our_counts(&dat, 1);
+    assert!(
+        top.keys().all(|k| k == "sched_switch") && !top.is_empty(),
+        "{top:?}"
+    );
+    assert!(
+        inst.keys()
+            .all(|k| k == "sched_wakeup" || k == "sched_waking")
+            && !inst.is_empty(),
+        "{inst:?}"
+    );
+    if have_tracecmd() {
+        let mut all = top.clone();
+        for (k, v) in inst {
+            *all.entry(k).or_insert(0) += v;
+        }
+        assert_eq!(report_counts(&file, &[]), all);
+    }
+    assert!(
+        !Path::new(TRACEFS).join("instances").join(&name).exists(),
+        "created instance removed"
+    );
+}
+
+/// `-m KB` keeps only the newest pages of each CPU, and the file stays valid.
+#[test]
+fn max_size_per_cpu_keeps_the_newest_pages() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (file, o) = record(
+        dir.path(),
+        "m.dat",
+        &[
+            "-m",
+            "32",
+            "-e",
+            "sched",
+            "-e",
+            "syscalls",
+            "--",
+            "sh",
+            "-c",
+            "find /usr -maxdepth 3 >/dev/null",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dat = DatFile::open(&file).unwrap();
+    let page = dat.buffers()[0].page_size as u64;
+    for i in 0..dat.buffers()[0].cpus().len() {
+        let n = dat.cpu_pages(0, i).unwrap().read_all().unwrap().len() as u64 / page;
+        assert!(n <= 32 * 1024 / page, "cpu entry {i}: {n} pages kept");
+    }
+    let c = check_file(&file);
+    assert!(
+        c.contains_key("sched_process_exit"),
+        "the newest events are kept: {c:?}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name() != "m.dat")
+        .collect();
+    assert!(left.is_empty(), "capture files removed: {left:?}");
 }

@@ -69,8 +69,23 @@ fn record(dir: &Path, events: &[&str], extra: &[&str], workload: &str) -> PathBu
     }
     cmd.arg("-o").arg(&file);
     cmd.args(["--", "sh", "-c", workload]);
+    // trace-cmd record leaves the top level's buffer size as -b set it: put it back.
+    let before = read_top("buffer_size_kb");
     run(&mut cmd);
+    if let Some(before) = before {
+        if read_top("buffer_size_kb").as_deref() != Some(before.as_str()) {
+            // A never-used buffer reads `7 (expanded: 1410)`; 1410 is its real size.
+            let size = before.split("(expanded: ").nth(1).map_or(before.as_str(), |r| r.trim_end_matches(')'));
+            let _ = std::fs::write("/sys/kernel/tracing/buffer_size_kb", size.trim());
+        }
+    }
     file
+}
+
+fn read_top(file: &str) -> Option<String> {
+    tracectl::tracefs::read_file(&Path::new("/sys/kernel/tracing").join(file))
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
 }
 
 struct Event {

@@ -106,7 +106,7 @@ fn sched_irq_timer_identical_to_trace_cmd() {
     let v6 = to_v6(&v7);
     for (kind, f) in [("v7+zstd", &v7), ("v6", &v6)] {
         let f = f.to_str().unwrap();
-        require_all(&format!("{kind}"), &["-i", f]);
+        require_all(kind, &["-i", f]);
         require_all(&format!("{kind} -t"), &["-t", "-i", f]);
         require_all(&format!("{kind} -l"), &["-l", "-i", f]);
     }
@@ -132,7 +132,7 @@ fn mixed_recording_matches_trace_cmd() {
     );
     let events = [
         "sched", "irq", "timer", "kmem", "workqueue", "signal", "syscalls", "block", "ext4", "filemap", "net", "skb",
-        "rcu", "task",
+        "rcu", "task", "sock", "tcp", "udp", "napi",
     ];
     let v7 = record(dir.path(), "mix.dat", &events, &work);
     let v6 = to_v6(&v7);

@@ -169,3 +169,55 @@ save after
         }
     }
 }
+
+/// `trace-cmd report` and `tracectl report` on the same file, line by line.
+fn assert_reports_match(file: &Path) {
+    let tc = Command::new("trace-cmd").arg("report").arg("-i").arg(file).output();
+    let Ok(tc) = tc else {
+        eprintln!("skipping the report comparison: trace-cmd is not installed");
+        return;
+    };
+    assert!(tc.status.success(), "trace-cmd report failed: {}", String::from_utf8_lossy(&tc.stderr));
+    let ours = Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("report").arg("-i").arg(file).output().unwrap();
+    assert!(ours.status.success(), "tracectl report failed: {}", String::from_utf8_lossy(&ours.stderr));
+    let (tc, ours) = (String::from_utf8_lossy(&tc.stdout), String::from_utf8_lossy(&ours.stdout));
+    let differing: Vec<(usize, &str, &str)> =
+        tc.lines().zip(ours.lines()).enumerate().filter(|(_, (a, b))| a != b).map(|(i, (a, b))| (i + 1, a, b)).take(10).collect();
+    assert!(
+        differing.is_empty() && tc.lines().count() == ours.lines().count(),
+        "{}: {} lines from trace-cmd, {} from tracectl; first differences: {differing:#?}",
+        file.display(),
+        tc.lines().count(),
+        ours.lines().count()
+    );
+}
+
+#[test]
+fn vm_record_function_and_function_graph_then_report_like_trace_cmd() {
+    let Some(bin) = vm_binary() else { return };
+    for kernel in [DEBIAN_6_1, DEBIAN_6_12] {
+        let run = run_guest(
+            kernel,
+            &bin,
+            r#"set -e
+T=/sys/kernel/tracing
+save() { for f in current_tracer set_graph_function set_ftrace_filter set_ftrace_pid tracing_on; do
+    cat $T/$f > /out/$1.$f; done; ls $T/instances > /out/$1.instances; }
+save before
+tracectl record -q -p function_graph -g do_sys_openat2 -F -o /out/graph.dat -- cat /etc/hostname
+tracectl record -q -p function -l do_sys_openat2 -l 'vfs_*' -e sched:sched_switch -o /out/function.dat -- cat /etc/hostname
+save after
+"#,
+        );
+        assert_eq!(run.status, 0, "guest script failed on {kernel}:\n{}", run.log());
+        for f in ["current_tracer", "set_graph_function", "set_ftrace_filter", "set_ftrace_pid", "tracing_on", "instances"] {
+            assert_eq!(run.file(&format!("after.{f}")), run.file(&format!("before.{f}")), "{kernel}: {f} not restored");
+        }
+        let graph = run.out.path().join("graph.dat");
+        let ours = Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("report").arg("-i").arg(&graph).output().unwrap();
+        let text = String::from_utf8_lossy(&ours.stdout);
+        assert!(text.contains("do_sys_openat2() {"), "{kernel}: no graph of do_sys_openat2:\n{text}");
+        assert_reports_match(&graph);
+        assert_reports_match(&run.out.path().join("function.dat"));
+    }
+}

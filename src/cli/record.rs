@@ -27,6 +27,9 @@ pub struct Args {
     /// Trigger for the preceding -e event
     #[arg(short = 'R', value_name = "TRIGGER")]
     pub triggers: Vec<String>,
+    /// Do not record the next -e event (carve it out of an enabled system)
+    #[arg(short = 'v', action = clap::ArgAction::Count)]
+    pub invert: u8,
     /// Tracer plugin (current_tracer)
     #[arg(short = 'p', long = "plugin")]
     pub plugin: Option<String>,
@@ -36,9 +39,10 @@ pub struct Args {
     /// Per-CPU buffer size in KiB (buffer_size_kb)
     #[arg(short = 'b')]
     pub buffer_size: Option<u64>,
-    /// Record into this instance (created and removed if it does not exist)
+    /// Record the following -e events into this instance (created and removed if it
+    /// does not exist); repeatable, one buffer per instance in the file
     #[arg(short = 'B')]
-    pub instance: Option<String>,
+    pub instance: Vec<String>,
     /// CPU mask in hex (tracing_cpumask)
     #[arg(short = 'M')]
     pub cpumask: Option<String>,
@@ -78,6 +82,9 @@ pub struct Args {
     /// Longest sleep between buffer reads, in microseconds
     #[arg(short = 's', value_name = "USECS")]
     pub sleep: Option<u64>,
+    /// Keep at most about this many KiB per CPU, the newest (two halves alternate)
+    #[arg(short = 'm', value_name = "KB")]
+    pub max_kb: Option<u64>,
     /// Ignore events that do not exist instead of failing
     #[arg(short = 'i')]
     pub ignore_missing: bool,
@@ -104,42 +111,104 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
-/// Tie each -f / -R to the -e before it, by position on the command line.
-fn bind_events(m: &ArgMatches) -> Vec<EventSpec> {
+/// Events per target: `(None, events)` for the events before any -B, then one entry per
+/// -B with the events that follow it. Each -f / -R belongs to the -e before it, a -v to
+/// the -e after it.
+type Targets = Vec<(Option<String>, Vec<EventSpec>)>;
+
+fn bind_events(m: &ArgMatches) -> Targets {
     let mut marks: Vec<(usize, char, String)> = Vec::new();
-    for (id, tag) in [("events", 'e'), ("filters", 'f'), ("triggers", 'R')] {
+    for (id, tag) in [
+        ("events", 'e'),
+        ("filters", 'f'),
+        ("triggers", 'R'),
+        ("instance", 'B'),
+    ] {
         if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
             marks.extend(idx.zip(vals).map(|(i, v)| (i, tag, v.clone())));
         }
     }
+    if m.get_count("invert") > 0 {
+        if let Some(idx) = m.indices_of("invert") {
+            marks.extend(idx.map(|i| (i, 'v', String::new())));
+        }
+    }
     marks.sort_by_key(|m| m.0);
-    let mut out: Vec<EventSpec> = Vec::new();
+    let mut targets: Targets = vec![(None, Vec::new())];
+    let mut invert_next = false;
     for (_, tag, v) in marks {
+        if tag == 'B' {
+            targets.push((Some(v), Vec::new()));
+            continue;
+        }
+        let out = &mut targets.last_mut().expect("one target").1;
         match (tag, out.last_mut()) {
-            ('e', _) => out.push(EventSpec { name: v, ..Default::default() }),
+            ('v', _) => invert_next = true,
+            ('e', _) => {
+                out.push(EventSpec {
+                    name: v,
+                    invert: invert_next,
+                    ..Default::default()
+                });
+                invert_next = false;
+            }
             ('f', Some(e)) => e.filters.push(v),
             ('R', Some(e)) => e.triggers.push(v),
             // A filter before any event applies to every event, as `-e all -f`.
-            ('f', None) => out.push(EventSpec { name: "all".into(), filters: vec![v], triggers: vec![] }),
-            (_, None) => out.push(EventSpec { name: "all".into(), filters: vec![], triggers: vec![v] }),
+            ('f', None) => out.push(EventSpec {
+                name: "all".into(),
+                filters: vec![v],
+                ..Default::default()
+            }),
+            (_, None) => out.push(EventSpec {
+                name: "all".into(),
+                triggers: vec![v],
+                ..Default::default()
+            }),
             _ => {}
         }
     }
-    out
+    targets
 }
 
-fn event_specs(a: &Args) -> Vec<EventSpec> {
-    let m = super::Cli::command().try_get_matches_from(std::env::args_os()).ok();
+fn targets(a: &Args) -> Targets {
+    let m = super::Cli::command()
+        .try_get_matches_from(std::env::args_os())
+        .ok();
     if let Some(sub) = m.as_ref().and_then(|m| m.subcommand_matches("record")) {
         return bind_events(sub);
     }
-    // Not parsed from the process arguments (embedded use): bind by order of appearance.
-    let mut v: Vec<EventSpec> = a.events.iter().map(|e| EventSpec { name: e.clone(), ..Default::default() }).collect();
+    // Not parsed from the process arguments (embedded use): everything in one target.
+    let mut v: Vec<EventSpec> = a
+        .events
+        .iter()
+        .map(|e| EventSpec {
+            name: e.clone(),
+            ..Default::default()
+        })
+        .collect();
     if let Some(last) = v.last_mut() {
         last.filters = a.filters.clone();
         last.triggers = a.triggers.clone();
     }
-    v
+    vec![(a.instance.first().cloned(), v)]
+}
+
+/// The top target (instance, events) and the named buffers recorded beside it.
+type Split = (Option<String>, Vec<EventSpec>, Vec<(String, Vec<EventSpec>)>);
+
+/// The first target is recorded as the top buffer: the events before any -B (in a
+/// private instance), or else the first -B instance. The rest become named buffers.
+fn split_targets(mut t: Targets) -> Split {
+    if t.len() > 1 && t[0].1.is_empty() {
+        t.remove(0);
+    }
+    let (inst, events) = t.remove(0);
+    let more = t
+        .into_iter()
+        .map(|(n, e)| (n.unwrap_or_default(), e))
+        .collect();
+    (inst, events, more)
 }
 
 /// The tracefs root: the one given, else the usual mount points.
@@ -162,17 +231,37 @@ pub fn write_options(version: u32, compression: &str) -> Result<WriteOptions> {
     if !(6..=7).contains(&version) {
         anyhow::bail!("--file-version {version}: use 6 or 7");
     }
-    Ok(WriteOptions { version, compression, ..WriteOptions::default() })
+    Ok(WriteOptions {
+        version,
+        compression,
+        ..WriteOptions::default()
+    })
 }
 
 /// Print the end-of-recording statistics (trace-cmd prints the stats files too).
 pub fn print_summary(s: &RecordSummary, output: &std::path::Path) {
     for c in &s.cpus {
-        let stats = s.stats.iter().find(|(cpu, _)| *cpu == c.cpu).map(|(_, t)| t.as_str()).unwrap_or("");
+        let stats = s
+            .stats
+            .iter()
+            .find(|(cpu, _)| *cpu == c.cpu)
+            .map(|(_, t)| t.as_str())
+            .unwrap_or("");
         let field = |name: &str| {
-            stats.lines().find_map(|l| l.strip_prefix(name)).and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0)
+            stats
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(0)
         };
-        let lost = if c.lost_unknown > 0 { format!("{}+ ({} pages with an unknown count)", c.lost_events, c.lost_unknown) } else { c.lost_events.to_string() };
+        let lost = if c.lost_unknown > 0 {
+            format!(
+                "{}+ ({} pages with an unknown count)",
+                c.lost_events, c.lost_unknown
+            )
+        } else {
+            c.lost_events.to_string()
+        };
         eprintln!(
             "CPU{}: {} pages, lost events: {lost} (page headers), overrun: {}, dropped: {}",
             c.cpu,
@@ -181,7 +270,12 @@ pub fn print_summary(s: &RecordSummary, output: &std::path::Path) {
             field("dropped events:")
         );
     }
-    eprintln!("{}: {} bytes, {} pages", output.display(), s.written.bytes, s.written.pages);
+    eprintln!(
+        "{}: {} bytes, {} pages",
+        output.display(),
+        s.written.bytes,
+        s.written.pages
+    );
 }
 
 /// Run `tracectl record`.
@@ -189,12 +283,14 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
         anyhow::bail!("-F needs a command after `--`");
     }
+    let (main_instance, main_events, more_instances) = split_targets(targets(&a));
     let mut cfg = RecordConfig {
-        events: event_specs(&a),
+        events: main_events,
+        more_instances,
         plugin: a.plugin.clone(),
         clock: a.clock.clone(),
         buffer_size_kb: a.buffer_size,
-        instance: a.instance.clone(),
+        instance: main_instance,
         cpumask: a.cpumask.clone(),
         options: a.options.clone(),
         pids: a.pids.clone(),
@@ -207,11 +303,23 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         no_filter: a.no_filter,
         sleep_us: a.sleep,
         ignore_missing: a.ignore_missing,
+        max_kb_per_cpu: a.max_kb,
         subbuf_size_kb: a.subbuf_size,
         cmdlines_size: a.cmdlines_size,
         max_graph_depth: a.max_graph_depth,
         write: write_options(a.file_version, &a.compression)?,
     };
+    let parent = match a.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !parent.is_dir() {
+        anyhow::bail!(
+            "-o {}: directory {} does not exist",
+            a.output.display(),
+            parent.display()
+        );
+    }
     if cfg.events.is_empty() && cfg.plugin.is_none() {
         anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
     }
@@ -237,7 +345,8 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     // The command's exit wakes the wait below at once.
     mask.add(Signal::SIGCHLD);
     mask.thread_block().context("blocking SIGINT/SIGTERM")?;
-    let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC).context("signalfd")?;
+    let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
+        .context("signalfd")?;
 
     if let (Some(c), true) = (&child, a.only_command) {
         cfg.pids.push(c.id());
@@ -276,7 +385,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 break;
             }
         }
-        let mut fds = [nix::poll::PollFd::new(std::os::fd::AsFd::as_fd(&sfd), nix::poll::PollFlags::POLLIN)];
+        let mut fds = [nix::poll::PollFd::new(
+            std::os::fd::AsFd::as_fd(&sfd),
+            nix::poll::PollFlags::POLLIN,
+        )];
         let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(1000u16));
     }
     if let (Some(c), Some(_)) = (child.as_mut(), signalled) {

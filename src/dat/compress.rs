@@ -57,7 +57,9 @@ impl Compression {
         }
         let out = match self {
             Compression::None => src.to_vec(),
-            Compression::Zstd => zstd::bulk::decompress(src, expected as usize).map_err(|e| format!("zstd: {e}"))?,
+            Compression::Zstd => {
+                zstd::bulk::decompress(src, expected as usize).map_err(|e| format!("zstd: {e}"))?
+            }
             Compression::Zlib => {
                 let mut out = Vec::with_capacity(expected as usize);
                 flate2::read::ZlibDecoder::new(src)
@@ -68,7 +70,10 @@ impl Compression {
             }
         };
         if out.len() as u64 != expected {
-            return Err(format!("block expanded to {} bytes, header says {expected}", out.len()));
+            return Err(format!(
+                "block expanded to {} bytes, header says {expected}",
+                out.len()
+            ));
         }
         Ok(out)
     }
@@ -79,7 +84,8 @@ impl Compression {
             Compression::None => Ok(src.to_vec()),
             Compression::Zstd => zstd::bulk::compress(src, 3),
             Compression::Zlib => {
-                let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+                let mut e =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
                 e.write_all(src)?;
                 e.finish()
             }

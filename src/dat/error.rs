@@ -37,14 +37,30 @@ pub enum DatErrorKind {
 }
 
 impl DatError {
-    pub(crate) fn new(path: impl Into<PathBuf>, section: impl Into<String>, offset: u64, kind: DatErrorKind) -> DatError {
-        DatError { path: path.into(), section: section.into(), offset, kind }
+    pub(crate) fn new(
+        path: impl Into<PathBuf>,
+        section: impl Into<String>,
+        offset: u64,
+        kind: DatErrorKind,
+    ) -> DatError {
+        DatError {
+            path: path.into(),
+            section: section.into(),
+            offset,
+            kind,
+        }
     }
 }
 
 impl fmt::Display for DatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {} at offset {}: ", self.path.display(), self.section, self.offset)?;
+        write!(
+            f,
+            "{}: {} at offset {}: ",
+            self.path.display(),
+            self.section,
+            self.offset
+        )?;
         match &self.kind {
             DatErrorKind::Io(e) => write!(f, "{e} (check that the file exists and is readable/writable)"),
             DatErrorKind::Truncated { needed, available } => write!(

@@ -27,7 +27,14 @@ impl FileSrc {
     pub fn read_at(&self, off: u64, n: u64, section: &str) -> Result<Vec<u8>, DatError> {
         let available = self.len.saturating_sub(off);
         if n > available {
-            return Err(self.err(section, off, DatErrorKind::Truncated { needed: n, available }));
+            return Err(self.err(
+                section,
+                off,
+                DatErrorKind::Truncated {
+                    needed: n,
+                    available,
+                },
+            ));
         }
         let mut buf = vec![0u8; n as usize];
         self.read_into(off, &mut buf, section)?;
@@ -37,9 +44,18 @@ impl FileSrc {
     pub fn read_into(&self, off: u64, buf: &mut [u8], section: &str) -> Result<(), DatError> {
         let available = self.len.saturating_sub(off);
         if buf.len() as u64 > available {
-            return Err(self.err(section, off, DatErrorKind::Truncated { needed: buf.len() as u64, available }));
+            return Err(self.err(
+                section,
+                off,
+                DatErrorKind::Truncated {
+                    needed: buf.len() as u64,
+                    available,
+                },
+            ));
         }
-        self.file.read_exact_at(buf, off).map_err(|e| self.err(section, off, DatErrorKind::Io(e)))
+        self.file
+            .read_exact_at(buf, off)
+            .map_err(|e| self.err(section, off, DatErrorKind::Io(e)))
     }
 }
 
@@ -99,7 +115,8 @@ pub(crate) trait Input {
     /// formats and kallsyms are only ever displayed.
     fn text(&mut self, n: u64) -> Result<String, DatError> {
         let b = self.take(n)?;
-        Ok(String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+        Ok(String::from_utf8(b)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
     /// Check a fixed marker such as `"header_page\0"`.
     fn expect(&mut self, magic: &[u8]) -> Result<(), DatError> {
@@ -137,7 +154,10 @@ impl Input for FileCur<'_> {
                 return Err(self.src.err(
                     &self.section,
                     start,
-                    DatErrorKind::Truncated { needed: out.len() as u64 + 1, available: out.len() as u64 },
+                    DatErrorKind::Truncated {
+                        needed: out.len() as u64 + 1,
+                        available: out.len() as u64,
+                    },
                 ));
             }
             let b = self.src.read_at(self.pos, n, &self.section)?;
@@ -160,7 +180,8 @@ impl Input for FileCur<'_> {
         self.src.len.saturating_sub(self.pos)
     }
     fn corrupt(&self, msg: String) -> DatError {
-        self.src.err(&self.section, self.pos, DatErrorKind::Corrupt(msg))
+        self.src
+            .err(&self.section, self.pos, DatErrorKind::Corrupt(msg))
     }
     fn set_section(&mut self, name: &str) {
         self.section = name.to_string();
@@ -180,7 +201,12 @@ pub(crate) struct SliceCur<'a> {
 
 impl SliceCur<'_> {
     fn err(&self, kind: DatErrorKind) -> DatError {
-        DatError::new(self.path, format!("{} (byte {} of the section body)", self.section, self.pos), self.base, kind)
+        DatError::new(
+            self.path,
+            format!("{} (byte {} of the section body)", self.section, self.pos),
+            self.base,
+            kind,
+        )
     }
 }
 
@@ -188,7 +214,10 @@ impl Input for SliceCur<'_> {
     fn take(&mut self, n: u64) -> Result<Vec<u8>, DatError> {
         let available = (self.data.len() - self.pos) as u64;
         if n > available {
-            return Err(self.err(DatErrorKind::Truncated { needed: n, available }));
+            return Err(self.err(DatErrorKind::Truncated {
+                needed: n,
+                available,
+            }));
         }
         let b = self.data[self.pos..self.pos + n as usize].to_vec();
         self.pos += n as usize;
@@ -202,7 +231,10 @@ impl Input for SliceCur<'_> {
                 self.pos += i + 1;
                 Ok(s)
             }
-            None => Err(self.err(DatErrorKind::Truncated { needed: rest.len() as u64 + 1, available: rest.len() as u64 })),
+            None => Err(self.err(DatErrorKind::Truncated {
+                needed: rest.len() as u64 + 1,
+                available: rest.len() as u64,
+            })),
         }
     }
     fn big_endian(&self) -> bool {

@@ -29,5 +29,10 @@ pub use compress::Compression;
 pub use error::{DatError, DatErrorKind};
 pub use options::{opt, DatOption, Options};
 pub use pages::CpuPages;
-pub use reader::{selected_clock, Buffer, BufferData, CpuData, DatFile, FileHeader, TsAdjust, MAGIC};
-pub use writer::{buffers_of, write_dat, BufferSource, Metadata, NewOption, WriteOptions, WriteSummary};
+pub use reader::{
+    selected_clock, Buffer, BufferData, CpuData, DatFile, FileHeader, TsAdjust, MAGIC,
+};
+pub use writer::{
+    buffers_of, write_dat, write_latency_dat, BufferSource, Metadata, NewOption, WriteOptions,
+    WriteSummary,
+};

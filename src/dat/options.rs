@@ -134,7 +134,9 @@ pub struct Options {
 }
 
 fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).trim_end_matches('\0').to_string()
+    String::from_utf8_lossy(b)
+        .trim_end_matches('\0')
+        .to_string()
 }
 
 /// `strtoll(s, NULL, 0)`: decimal, `0x` hex or leading-0 octal, optional sign.
@@ -161,12 +163,30 @@ impl Options {
         let mut warn = None;
         match o.id {
             opt::DATE => match parse_c_int(&text(d)) {
-                Some(us) => self.date_offset_ns = Some(self.date_offset_ns.unwrap_or(0).wrapping_add(us.wrapping_mul(1000))),
-                None => warn = Some(format!("DATE option {:?} at offset {} is not a number; ignored", text(d), o.offset)),
+                Some(us) => {
+                    self.date_offset_ns = Some(
+                        self.date_offset_ns
+                            .unwrap_or(0)
+                            .wrapping_add(us.wrapping_mul(1000)),
+                    )
+                }
+                None => {
+                    warn = Some(format!(
+                        "DATE option {:?} at offset {} is not a number; ignored",
+                        text(d),
+                        o.offset
+                    ))
+                }
             },
             opt::OFFSET => match parse_c_int(&text(d)) {
                 Some(v) => self.ts_offset = Some(self.ts_offset.unwrap_or(0).wrapping_add(v)),
-                None => warn = Some(format!("OFFSET option {:?} at offset {} is not a number; ignored", text(d), o.offset)),
+                None => {
+                    warn = Some(format!(
+                        "OFFSET option {:?} at offset {} is not a number; ignored",
+                        text(d),
+                        o.offset
+                    ))
+                }
             },
             opt::CPUSTAT => self.cpustats.push(text(d)),
             opt::TRACECLOCK => self.trace_clock = Some(text(d)),
@@ -190,7 +210,11 @@ impl Options {
             }
             id if id <= opt::MODULES_FILE => {}
             id => {
-                warn = Some(format!("unknown option {id} ({} bytes) at offset {}; skipped", d.len(), o.offset))
+                warn = Some(format!(
+                    "unknown option {id} ({} bytes) at offset {}; skipped",
+                    d.len(),
+                    o.offset
+                ))
             }
         }
         self.all.push(o);
@@ -219,7 +243,14 @@ mod tests {
     #[test]
     fn unknown_option_warns_and_is_kept() {
         let mut o = Options::default();
-        let w = o.add(DatOption { id: 99, data: vec![1, 2, 3], offset: 7 }, false);
+        let w = o.add(
+            DatOption {
+                id: 99,
+                data: vec![1, 2, 3],
+                offset: 7,
+            },
+            false,
+        );
         assert!(w.unwrap().contains("unknown option 99"));
         assert_eq!(o.all.len(), 1);
     }
@@ -227,7 +258,14 @@ mod tests {
     #[test]
     fn date_is_microseconds() {
         let mut o = Options::default();
-        o.add(DatOption { id: opt::DATE, data: b"0x3e8\0".to_vec(), offset: 0 }, false);
+        o.add(
+            DatOption {
+                id: opt::DATE,
+                data: b"0x3e8\0".to_vec(),
+                offset: 0,
+            },
+            false,
+        );
         assert_eq!(o.date_offset_ns, Some(1_000_000));
     }
 }

@@ -15,7 +15,11 @@ enum Mode {
     Raw { pos: u64, end: u64 },
     /// `u32 chunk_count`, then chunks of `u32 compressed, u32 uncompressed, bytes`.
     /// The stored data size is not used: trace-cmd <= 3.1 wrote it 4 bytes short.
-    Chunked { pos: u64, left: u32, codec: Compression },
+    Chunked {
+        pos: u64,
+        left: u32,
+        codec: Compression,
+    },
 }
 
 /// The pages of one CPU of one buffer, in file order.
@@ -52,8 +56,15 @@ impl CpuPages {
             format!("flyrecord \"{buffer_name}\" cpu{cpu}")
         };
         let mode = match codec {
-            Compression::None => Mode::Raw { pos: offset, end: offset.saturating_add(size) },
-            c => Mode::Chunked { pos: offset, left: 0, codec: c },
+            Compression::None => Mode::Raw {
+                pos: offset,
+                end: offset.saturating_add(size),
+            },
+            c => Mode::Chunked {
+                pos: offset,
+                left: 0,
+                codec: c,
+            },
         };
         CpuPages {
             src,
@@ -91,7 +102,10 @@ impl CpuPages {
     /// The next whole page, or `None` at the end of this CPU's data.
     pub fn next_page(&mut self) -> Result<Option<&[u8]>, DatError> {
         if self.page_size == 0 {
-            return Err(self.err(self.data_offset, DatErrorKind::Corrupt("page size 0".into())));
+            return Err(self.err(
+                self.data_offset,
+                DatErrorKind::Corrupt("page size 0".into()),
+            ));
         }
         while self.buf.len() - self.start < self.page_size {
             if !self.refill()? {
@@ -148,12 +162,21 @@ impl CpuPages {
                 let csize = num_u32(&h[0..4], be) as u64;
                 let usize_ = num_u32(&h[4..8], be) as u64;
                 if usize_ > MAX_BLOCK {
-                    return Err(self.err(pos, DatErrorKind::Corrupt(format!("chunk claims {usize_} bytes"))));
+                    return Err(self.err(
+                        pos,
+                        DatErrorKind::Corrupt(format!("chunk claims {usize_} bytes")),
+                    ));
                 }
                 let data = self.src.read_at(pos + 8, csize, &self.section)?;
-                let out = codec.decompress(&data, usize_).map_err(|m| self.err(pos, DatErrorKind::Corrupt(m)))?;
+                let out = codec
+                    .decompress(&data, usize_)
+                    .map_err(|m| self.err(pos, DatErrorKind::Corrupt(m)))?;
                 self.buf.extend_from_slice(&out);
-                self.mode = Mode::Chunked { pos: pos + 8 + csize, left: left - 1, codec };
+                self.mode = Mode::Chunked {
+                    pos: pos + 8 + csize,
+                    left: left - 1,
+                    codec,
+                };
                 Ok(true)
             }
         }

@@ -123,9 +123,18 @@ impl DatFile {
     /// Open and parse the metadata of a trace.dat.
     pub fn open(path: impl AsRef<Path>) -> Result<DatFile, DatError> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| DatError::new(path, "open", 0, DatErrorKind::Io(e)))?;
-        let len = file.metadata().map_err(|e| DatError::new(path, "open", 0, DatErrorKind::Io(e)))?.len();
-        let mut src = FileSrc { file, path: path.to_path_buf(), len, big_endian: false };
+        let file =
+            File::open(path).map_err(|e| DatError::new(path, "open", 0, DatErrorKind::Io(e)))?;
+        let len = file
+            .metadata()
+            .map_err(|e| DatError::new(path, "open", 0, DatErrorKind::Io(e)))?
+            .len();
+        let mut src = FileSrc {
+            file,
+            path: path.to_path_buf(),
+            len,
+            big_endian: false,
+        };
 
         // The fixed part is read before the byte order is known.
         let head = src.read_at(0, 10, "initial header")?;
@@ -136,9 +145,15 @@ impl DatFile {
                 DatErrorKind::Corrupt("no trace.dat magic (\\x17\\x08\\x44tracing)".into()),
             ));
         }
-        let mut cur = FileCur { src: &src, pos: 10, section: "initial header".into() };
+        let mut cur = FileCur {
+            src: &src,
+            pos: 10,
+            section: "initial header".into(),
+        };
         let vs = cur.cstr()?;
-        let version: u32 = vs.parse().map_err(|_| cur.corrupt(format!("version {vs:?} is not a number")))?;
+        let version: u32 = vs
+            .parse()
+            .map_err(|_| cur.corrupt(format!("version {vs:?} is not a number")))?;
         if !(6..=7).contains(&version) {
             return Err(src.err(
                 "initial header",
@@ -155,7 +170,11 @@ impl DatFile {
             x => return Err(cur.corrupt(format!("endianness byte {x}, expected 0 or 1"))),
         };
         let file_long_size = b[1];
-        let page_size = if big_endian { u32::from_be_bytes([b[2], b[3], b[4], b[5]]) } else { u32::from_le_bytes([b[2], b[3], b[4], b[5]]) };
+        let page_size = if big_endian {
+            u32::from_be_bytes([b[2], b[3], b[4], b[5]])
+        } else {
+            u32::from_le_bytes([b[2], b[3], b[4], b[5]])
+        };
         if page_size == 0 || page_size > 1 << 24 {
             return Err(cur.corrupt(format!("page size {page_size}")));
         }
@@ -187,7 +206,11 @@ impl DatFile {
             dat.read_v6(pos)?;
         } else {
             let src = dat.src.clone();
-            let mut cur = FileCur { src: &src, pos, section: "initial header".into() };
+            let mut cur = FileCur {
+                src: &src,
+                pos,
+                section: "initial header".into(),
+            };
             let name = cur.cstr()?;
             let cversion = cur.cstr()?;
             let compression = Compression::from_name(&name).ok_or_else(|| {
@@ -213,7 +236,11 @@ impl DatFile {
 
     fn read_v6(&mut self, pos: u64) -> Result<(), DatError> {
         let src = self.src.clone();
-        let mut cur = FileCur { src: &src, pos, section: "header_page".into() };
+        let mut cur = FileCur {
+            src: &src,
+            pos,
+            section: "header_page".into(),
+        };
         self.read_headers(&mut cur)?;
         cur.set_section("ftrace formats");
         self.ftrace_formats = read_ftrace_formats(&mut cur)?;
@@ -240,7 +267,11 @@ impl DatFile {
             }
             let size = cur.u32()?;
             let data = cur.take(size as u64)?;
-            self.add_option(DatOption { id, data, offset: at });
+            self.add_option(DatOption {
+                id,
+                data,
+                offset: at,
+            });
         }
         cur.set_section("data kind");
         let kind = cur.take(10)?;
@@ -250,7 +281,10 @@ impl DatFile {
                 clock: None,
                 page_size: self.header.page_size as usize,
                 compressed: false,
-                data: BufferData::Latency { offset: cur.pos, size: cur.remaining() },
+                data: BufferData::Latency {
+                    offset: cur.pos,
+                    size: cur.remaining(),
+                },
             },
             b"flyrecord\0" => {
                 let has_clock = self.options.trace_clock.is_some();
@@ -265,7 +299,13 @@ impl DatFile {
         };
         self.buffers.push(top);
         // Named instances: BUFFER options point at their own flyrecord blocks.
-        let extra: Vec<DatOption> = self.options.all.iter().filter(|o| o.id == opt::BUFFER).cloned().collect();
+        let extra: Vec<DatOption> = self
+            .options
+            .all
+            .iter()
+            .filter(|o| o.id == opt::BUFFER)
+            .cloned()
+            .collect();
         for o in extra {
             let mut oc = SliceCur {
                 data: &o.data,
@@ -277,17 +317,28 @@ impl DatFile {
             };
             let offset = oc.u64()?;
             let name = oc.cstr()?;
-            let mut bc = FileCur { src: &src, pos: offset, section: format!("flyrecord \"{name}\"") };
+            let mut bc = FileCur {
+                src: &src,
+                pos: offset,
+                section: format!("flyrecord \"{name}\""),
+            };
             // The writer points either at the "flyrecord" marker or just past it.
-            if src.len.saturating_sub(offset) >= 10 && src.read_at(offset, 10, "BUFFER")? == b"flyrecord\0" {
+            if src.len.saturating_sub(offset) >= 10
+                && src.read_at(offset, 10, "BUFFER")? == b"flyrecord\0"
+            {
                 bc.pos += 10;
-            } else if src.len.saturating_sub(offset) >= 10 && src.read_at(offset, 10, "BUFFER")? == b"latency  \0" {
+            } else if src.len.saturating_sub(offset) >= 10
+                && src.read_at(offset, 10, "BUFFER")? == b"latency  \0"
+            {
                 self.buffers.push(Buffer {
                     name,
                     clock: None,
                     page_size: self.header.page_size as usize,
                     compressed: false,
-                    data: BufferData::Latency { offset: offset + 10, size: src.len - offset - 10 },
+                    data: BufferData::Latency {
+                        offset: offset + 10,
+                        size: src.len - offset - 10,
+                    },
                 });
                 continue;
             }
@@ -298,19 +349,49 @@ impl DatFile {
     }
 
     /// The CPU table after a v6 `flyrecord` marker, and the clock trailer after it.
-    fn read_v6_flyrecord(&mut self, cur: &mut FileCur<'_>, name: String, clock_follows: bool) -> Result<Buffer, DatError> {
-        let sect = if name.is_empty() { "flyrecord".to_string() } else { format!("flyrecord \"{name}\"") };
+    fn read_v6_flyrecord(
+        &mut self,
+        cur: &mut FileCur<'_>,
+        name: String,
+        clock_follows: bool,
+    ) -> Result<Buffer, DatError> {
+        let sect = if name.is_empty() {
+            "flyrecord".to_string()
+        } else {
+            format!("flyrecord \"{name}\"")
+        };
         cur.set_section(&sect);
         let mut cpus = Vec::new();
+        if cur.pos >= self.src.len {
+            // trace-cmd leaves files like this when its recorders wrote nothing before
+            // being stopped; its report shows them as empty, and so do we, with a warning.
+            self.warnings.push(format!(
+                "{}: the file ends where the {sect} CPU table should start (offset {}): no trace data was recorded",
+                self.src.path.display(),
+                cur.pos
+            ));
+            return Ok(Buffer {
+                name,
+                clock: self.options.trace_clock.as_deref().and_then(selected_clock),
+                page_size: self.header.page_size as usize,
+                compressed: false,
+                data: BufferData::Flyrecord(cpus),
+            });
+        }
         for cpu in 0..self.nr_cpus {
             let at = cur.pos;
             let offset = cur.u64()?;
             let size = cur.u64()?;
-            if offset.saturating_add(size) > self.src.len {
+            // An empty CPU may point at the page-aligned place its data would start, past
+            // the end of a file that holds no data after it (trace-cmd writes such files).
+            if size > 0 && offset.saturating_add(size) > self.src.len {
                 return Err(self.src.err(
                     &format!("flyrecord cpu{cpu} table"),
                     at,
-                    DatErrorKind::Truncated { needed: size, available: self.src.len.saturating_sub(offset) },
+                    DatErrorKind::Truncated {
+                        needed: size,
+                        available: self.src.len.saturating_sub(offset),
+                    },
                 ));
             }
             cpus.push(CpuData { cpu, offset, size });
@@ -354,7 +435,12 @@ impl DatFile {
     // ---- v7 -------------------------------------------------------------------------
 
     /// A section's 16-byte header and its body, decompressed when flagged.
-    fn read_section(&self, offset: u64, want: Option<u16>, what: &str) -> Result<(u16, Vec<u8>, u64), DatError> {
+    fn read_section(
+        &self,
+        offset: u64,
+        want: Option<u16>,
+        what: &str,
+    ) -> Result<(u16, Vec<u8>, u64), DatError> {
         let h = self.src.read_at(offset, 16, what)?;
         let be = self.header.big_endian;
         let id = num_u16(&h[0..2], be);
@@ -365,7 +451,9 @@ impl DatFile {
                 return Err(self.src.err(
                     what,
                     offset,
-                    DatErrorKind::Corrupt(format!("section id {id} where {w} ({what}) was expected")),
+                    DatErrorKind::Corrupt(format!(
+                        "section id {id} where {w} ({what}) was expected"
+                    )),
                 ));
             }
         }
@@ -373,7 +461,14 @@ impl DatFile {
         let body = self.src.read_at(body_at, size, what)?;
         if flags & 1 != 0 && id != section::BUFFER {
             if body.len() < 8 {
-                return Err(self.src.err(what, body_at, DatErrorKind::Truncated { needed: 8, available: body.len() as u64 }));
+                return Err(self.src.err(
+                    what,
+                    body_at,
+                    DatErrorKind::Truncated {
+                        needed: 8,
+                        available: body.len() as u64,
+                    },
+                ));
             }
             let csize = num_u32(&body[0..4], be) as usize;
             let usize_ = num_u32(&body[4..8], be) as u64;
@@ -381,7 +476,10 @@ impl DatFile {
                 return Err(self.src.err(
                     what,
                     body_at,
-                    DatErrorKind::Truncated { needed: csize as u64, available: body.len() as u64 - 8 },
+                    DatErrorKind::Truncated {
+                        needed: csize as u64,
+                        available: body.len() as u64 - 8,
+                    },
                 ));
             }
             let out = self
@@ -395,7 +493,14 @@ impl DatFile {
     }
 
     fn slice<'a>(&'a self, data: &'a [u8], base: u64, section: &str) -> SliceCur<'a> {
-        SliceCur { data, pos: 0, base, path: &self.src.path, section: section.into(), big_endian: self.header.big_endian }
+        SliceCur {
+            data,
+            pos: 0,
+            base,
+            path: &self.src.path,
+            section: section.into(),
+            big_endian: self.header.big_endian,
+        }
     }
 
     fn read_v7(&mut self, first: u64) -> Result<(), DatError> {
@@ -404,7 +509,11 @@ impl DatFile {
         let mut last_end = 0;
         while next != 0 {
             if seen.contains(&next) {
-                return Err(self.src.err("options", next, DatErrorKind::Corrupt("options sections form a loop".into())));
+                return Err(self.src.err(
+                    "options",
+                    next,
+                    DatErrorKind::Corrupt("options sections form a loop".into()),
+                ));
             }
             seen.push(next);
             let (_, body, base) = self.read_section(next, Some(section::OPTIONS), "options")?;
@@ -426,7 +535,11 @@ impl DatFile {
                     }
                     break;
                 }
-                found.push(DatOption { id, data, offset: at });
+                found.push(DatOption {
+                    id,
+                    data,
+                    offset: at,
+                });
             }
             for o in found {
                 self.add_option(o);
@@ -444,7 +557,11 @@ impl DatFile {
                     return Err(self.src.err(
                         "options",
                         o.offset,
-                        DatErrorKind::Corrupt(format!("option {} has {} bytes, expected an 8-byte offset", o.id, o.data.len())),
+                        DatErrorKind::Corrupt(format!(
+                            "option {} has {} bytes, expected an 8-byte offset",
+                            o.id,
+                            o.data.len()
+                        )),
                     ));
                 }
                 Ok(num_u64(&o.data, be))
@@ -524,7 +641,11 @@ impl DatFile {
             let cpu = c.u32()?;
             let off = c.u64()?;
             let size = c.u64()?;
-            cpus.push(CpuData { cpu, offset: off, size });
+            cpus.push(CpuData {
+                cpu,
+                offset: off,
+                size,
+            });
         }
         let h = self.src.read_at(offset, 16, "buffer flyrecord")?;
         let be = self.header.big_endian;
@@ -533,7 +654,9 @@ impl DatFile {
             return Err(self.src.err(
                 "buffer flyrecord",
                 offset,
-                DatErrorKind::Corrupt(format!("section id {id} where a BUFFER section (3) was expected")),
+                DatErrorKind::Corrupt(format!(
+                    "section id {id} where a BUFFER section (3) was expected"
+                )),
             ));
         }
         let compressed = num_u16(&h[2..4], be) & 1 != 0;
@@ -544,21 +667,38 @@ impl DatFile {
                 return Err(self.src.err(
                     &format!("flyrecord \"{name}\" cpu{}", c.cpu),
                     c.offset,
-                    DatErrorKind::Truncated { needed: need, available: self.src.len.saturating_sub(c.offset) },
+                    DatErrorKind::Truncated {
+                        needed: need,
+                        available: self.src.len.saturating_sub(c.offset),
+                    },
                 ));
             }
         }
         if page_size == 0 || page_size > 1 << 24 {
-            return Err(self.src.err("BUFFER option", o.offset, DatErrorKind::Corrupt(format!("page size {page_size}"))));
+            return Err(self.src.err(
+                "BUFFER option",
+                o.offset,
+                DatErrorKind::Corrupt(format!("page size {page_size}")),
+            ));
         }
-        Ok(Buffer { name, clock: Some(clock), page_size, compressed, data: BufferData::Flyrecord(cpus) })
+        Ok(Buffer {
+            name,
+            clock: Some(clock),
+            page_size,
+            compressed,
+            data: BufferData::Flyrecord(cpus),
+        })
     }
 
     fn read_v7_text_buffer(&self, o: &DatOption) -> Result<Buffer, DatError> {
         let mut c = self.slice(&o.data, o.offset, "BUFFER_TEXT option");
         let offset = c.u64()?;
         let name = c.cstr()?;
-        let clock = if c.remaining() > 0 { Some(c.cstr()?) } else { None };
+        let clock = if c.remaining() > 0 {
+            Some(c.cstr()?)
+        } else {
+            None
+        };
         let h = self.src.read_at(offset, 16, "buffer latency")?;
         let be = self.header.big_endian;
         let compressed = num_u16(&h[2..4], be) & 1 != 0;
@@ -568,13 +708,17 @@ impl DatFile {
             clock,
             page_size: self.header.page_size as usize,
             compressed,
-            data: BufferData::Latency { offset: offset + 16, size },
+            data: BufferData::Latency {
+                offset: offset + 16,
+                size,
+            },
         })
     }
 
     fn add_option(&mut self, o: DatOption) {
         if let Some(w) = self.options.add(o, self.header.big_endian) {
-            self.warnings.push(format!("{}: {w}", self.src.path.display()));
+            self.warnings
+                .push(format!("{}: {w}", self.src.path.display()));
         }
     }
 
@@ -597,13 +741,17 @@ impl DatFile {
 
     /// `header_page` parsed; its `commit` size is the traced kernel's `long` size.
     pub fn header_page_layout(&self) -> Result<HeaderPage, DatError> {
-        HeaderPage::parse(&self.header_page)
-            .map_err(|e| self.src.err("header_page", 0, DatErrorKind::Corrupt(e.message)))
+        HeaderPage::parse(&self.header_page).map_err(|e| {
+            self.src
+                .err("header_page", 0, DatErrorKind::Corrupt(e.message))
+        })
     }
 
     /// The kernel's `sizeof(long)` (from header_page), falling back to the file header.
     pub fn long_size(&self) -> usize {
-        self.header_page_layout().map(|h| h.long_size()).unwrap_or(self.header.file_long_size as usize)
+        self.header_page_layout()
+            .map(|h| h.long_size())
+            .unwrap_or(self.header.file_long_size as usize)
     }
 
     /// The text of `events/header_event`.
@@ -626,7 +774,11 @@ impl DatFile {
         self.ftrace_formats
             .iter()
             .map(|t| ("ftrace", t.as_str()))
-            .chain(self.event_formats.iter().map(|(s, t)| (s.as_str(), t.as_str())))
+            .chain(
+                self.event_formats
+                    .iter()
+                    .map(|(s, t)| (s.as_str(), t.as_str())),
+            )
     }
 
     /// `/proc/kallsyms` text as recorded (may be empty).
@@ -672,34 +824,77 @@ impl DatFile {
     /// Stream the pages of the `cpu_index`-th entry of buffer `buffer`'s CPU table.
     pub fn cpu_pages(&self, buffer: usize, cpu_index: usize) -> Result<CpuPages, DatError> {
         let b = self.buffers.get(buffer).ok_or_else(|| {
-            self.src.err("buffers", 0, DatErrorKind::Corrupt(format!("no buffer #{buffer} (file has {})", self.buffers.len())))
+            self.src.err(
+                "buffers",
+                0,
+                DatErrorKind::Corrupt(format!(
+                    "no buffer #{buffer} (file has {})",
+                    self.buffers.len()
+                )),
+            )
         })?;
         let c = b.cpus().get(cpu_index).ok_or_else(|| {
-            self.src.err("buffers", 0, DatErrorKind::Corrupt(format!("buffer #{buffer} has no CPU entry #{cpu_index}")))
+            self.src.err(
+                "buffers",
+                0,
+                DatErrorKind::Corrupt(format!("buffer #{buffer} has no CPU entry #{cpu_index}")),
+            )
         })?;
-        let codec = if b.compressed { self.header.compression } else { Compression::None };
-        Ok(CpuPages::new(self.src.clone(), &b.name, c.cpu, b.page_size, c.offset, c.size, codec))
+        let codec = if b.compressed {
+            self.header.compression
+        } else {
+            Compression::None
+        };
+        Ok(CpuPages::new(
+            self.src.clone(),
+            &b.name,
+            c.cpu,
+            b.page_size,
+            c.offset,
+            c.size,
+            codec,
+        ))
     }
 
     /// The text of a latency buffer.
     pub fn latency_text(&self, buffer: usize) -> Result<Vec<u8>, DatError> {
         let b = self.buffers.get(buffer).ok_or_else(|| {
-            self.src.err("buffers", 0, DatErrorKind::Corrupt(format!("no buffer #{buffer}")))
+            self.src.err(
+                "buffers",
+                0,
+                DatErrorKind::Corrupt(format!("no buffer #{buffer}")),
+            )
         })?;
         let BufferData::Latency { offset, size } = b.data else {
-            return Err(self.src.err("buffers", 0, DatErrorKind::Corrupt(format!("buffer #{buffer} is not latency text"))));
+            return Err(self.src.err(
+                "buffers",
+                0,
+                DatErrorKind::Corrupt(format!("buffer #{buffer} is not latency text")),
+            ));
         };
         if !b.compressed {
             return self.src.read_at(offset, size, "latency");
         }
-        let mut pages = CpuPages::new(self.src.clone(), &b.name, 0, 1, offset, size, self.header.compression);
+        let mut pages = CpuPages::new(
+            self.src.clone(),
+            &b.name,
+            0,
+            1,
+            offset,
+            size,
+            self.header.compression,
+        );
         pages.read_all()
     }
 
     /// How stored timestamps map to displayed ones (DATE, OFFSET, TSC2NSEC options).
     pub fn ts_adjust(&self) -> TsAdjust {
         TsAdjust {
-            offset_ns: self.options.date_offset_ns.unwrap_or(0).wrapping_add(self.options.ts_offset.unwrap_or(0)),
+            offset_ns: self
+                .options
+                .date_offset_ns
+                .unwrap_or(0)
+                .wrapping_add(self.options.ts_offset.unwrap_or(0)),
             tsc2nsec: self.options.tsc2nsec,
         }
     }

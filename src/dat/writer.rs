@@ -106,7 +106,11 @@ impl NewOption {
 
     /// The DATE option for `offset_us` microseconds (`record --date`).
     pub fn date(offset_us: i64) -> NewOption {
-        let s = if offset_us < 0 { format!("-0x{:x}", offset_us.unsigned_abs()) } else { format!("0x{offset_us:x}") };
+        let s = if offset_us < 0 {
+            format!("-0x{:x}", offset_us.unsigned_abs())
+        } else {
+            format!("0x{offset_us:x}")
+        };
         NewOption::text(opt::DATE, &s)
     }
 }
@@ -130,7 +134,12 @@ struct Out {
 
 impl Out {
     fn err(&self, e: io::Error) -> DatError {
-        DatError::new(&self.path, format!("writing {}", self.section), self.pos, DatErrorKind::Io(e))
+        DatError::new(
+            &self.path,
+            format!("writing {}", self.section),
+            self.pos,
+            DatErrorKind::Io(e),
+        )
     }
     fn bytes(&mut self, b: &[u8]) -> Result<(), DatError> {
         self.w.write_all(b).map_err(|e| self.err(e))?;
@@ -138,13 +147,25 @@ impl Out {
         Ok(())
     }
     fn u16(&mut self, v: u16) -> Result<(), DatError> {
-        self.bytes(&if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.bytes(&if self.be {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        })
     }
     fn u32(&mut self, v: u32) -> Result<(), DatError> {
-        self.bytes(&if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.bytes(&if self.be {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        })
     }
     fn u64(&mut self, v: u64) -> Result<(), DatError> {
-        self.bytes(&if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.bytes(&if self.be {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        })
     }
     fn cstr(&mut self, s: &str) -> Result<(), DatError> {
         self.bytes(s.as_bytes())?;
@@ -167,10 +188,24 @@ impl Out {
         r.map_err(|e| self.err(e))
     }
     fn patch_u64(&mut self, at: u64, v: u64) -> Result<(), DatError> {
-        self.patch(at, &if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.patch(
+            at,
+            &if self.be {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            },
+        )
     }
     fn patch_u32(&mut self, at: u64, v: u32) -> Result<(), DatError> {
-        self.patch(at, &if self.be { v.to_be_bytes() } else { v.to_le_bytes() })
+        self.patch(
+            at,
+            &if self.be {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            },
+        )
     }
 }
 
@@ -182,10 +217,18 @@ struct Body {
 
 impl Body {
     fn u32(&mut self, x: u32) {
-        self.v.extend_from_slice(&if self.be { x.to_be_bytes() } else { x.to_le_bytes() });
+        self.v.extend_from_slice(&if self.be {
+            x.to_be_bytes()
+        } else {
+            x.to_le_bytes()
+        });
     }
     fn u64(&mut self, x: u64) {
-        self.v.extend_from_slice(&if self.be { x.to_be_bytes() } else { x.to_le_bytes() });
+        self.v.extend_from_slice(&if self.be {
+            x.to_be_bytes()
+        } else {
+            x.to_le_bytes()
+        });
     }
     fn cstr(&mut self, s: &str) {
         self.v.extend_from_slice(s.as_bytes());
@@ -271,26 +314,86 @@ pub fn write_dat(
     wo: &WriteOptions,
     meta: &Metadata,
     options: &[NewOption],
-    mut buffers: Vec<BufferSource<'_>>,
+    buffers: Vec<BufferSource<'_>>,
 ) -> Result<WriteSummary, DatError> {
-    let file = File::create(path).map_err(|e| DatError::new(path, "create", 0, DatErrorKind::Io(e)))?;
-    let mut out = Out { w: BufWriter::with_capacity(1 << 16, file), path: path.to_path_buf(), pos: 0, be: wo.big_endian, section: "initial header".into() };
+    write_any(path, wo, meta, options, buffers, None)
+}
+
+/// Write a latency trace.dat: the kernel's `trace` text (of a latency tracer such as
+/// irqsoff) instead of binary pages, as `trace-cmd record` stores latency tracers.
+/// v6 puts it after a `latency` marker, v7 in a BUFFER_TEXT section.
+pub fn write_latency_dat(
+    path: &Path,
+    wo: &WriteOptions,
+    meta: &Metadata,
+    options: &[NewOption],
+    clock: &str,
+    text: &[u8],
+) -> Result<WriteSummary, DatError> {
+    write_any(path, wo, meta, options, Vec::new(), Some((clock, text)))
+}
+
+fn write_any(
+    path: &Path,
+    wo: &WriteOptions,
+    meta: &Metadata,
+    options: &[NewOption],
+    mut buffers: Vec<BufferSource<'_>>,
+    latency: Option<(&str, &[u8])>,
+) -> Result<WriteSummary, DatError> {
+    let file =
+        File::create(path).map_err(|e| DatError::new(path, "create", 0, DatErrorKind::Io(e)))?;
+    let mut out = Out {
+        w: BufWriter::with_capacity(1 << 16, file),
+        path: path.to_path_buf(),
+        pos: 0,
+        be: wo.big_endian,
+        section: "initial header".into(),
+    };
     if !(6..=7).contains(&wo.version) {
-        return Err(DatError::new(path, "write options", 0, DatErrorKind::Unsupported(format!("version {}; write 6 or 7", wo.version))));
+        return Err(DatError::new(
+            path,
+            "write options",
+            0,
+            DatErrorKind::Unsupported(format!("version {}; write 6 or 7", wo.version)),
+        ));
     }
     if buffers.first().map(|b| !b.name.is_empty()).unwrap_or(false) {
-        return Err(DatError::new(path, "write options", 0, DatErrorKind::Unsupported("the first buffer must be the top instance (name \"\")".into())));
+        return Err(DatError::new(
+            path,
+            "write options",
+            0,
+            DatErrorKind::Unsupported(
+                "the first buffer must be the top instance (name \"\")".into(),
+            ),
+        ));
     }
     let mut opts: Vec<NewOption> = options
         .iter()
-        .filter(|o| !matches!(o.id, opt::DONE | opt::BUFFER | opt::CPUCOUNT | opt::STRINGS..=opt::BUFFER_TEXT))
+        .filter(|o| {
+            !matches!(
+                o.id,
+                opt::DONE | opt::BUFFER | opt::CPUCOUNT | opt::STRINGS..=opt::BUFFER_TEXT
+            )
+        })
         .cloned()
         .collect();
-    let top_clock = buffers.first().map(|b| b.clock.clone()).unwrap_or_else(|| "local".into());
+    let top_clock = buffers
+        .first()
+        .map(|b| b.clock.clone())
+        .or_else(|| latency.map(|(c, _)| c.to_string()))
+        .unwrap_or_else(|| "local".into());
     if !opts.iter().any(|o| o.id == opt::TRACECLOCK) {
-        opts.insert(0, NewOption::text(opt::TRACECLOCK, &format!("[{top_clock}]")));
+        opts.insert(
+            0,
+            NewOption::text(opt::TRACECLOCK, &format!("[{top_clock}]")),
+        );
     }
-    let nr_cpus = buffers.iter().flat_map(|b| b.cpus.iter().map(|(c, _)| c + 1)).max().unwrap_or(0);
+    let nr_cpus = buffers
+        .iter()
+        .flat_map(|b| b.cpus.iter().map(|(c, _)| c + 1))
+        .max()
+        .unwrap_or(0);
 
     out.bytes(MAGIC)?;
     out.cstr(&wo.version.to_string())?;
@@ -298,9 +401,27 @@ pub fn write_dat(
     out.u32(wo.page_size)?;
     let mut summary = WriteSummary::default();
     if wo.version == 6 {
-        write_v6(&mut out, wo, meta, &opts, &mut buffers, nr_cpus, &mut summary)?;
+        write_v6(
+            &mut out,
+            wo,
+            meta,
+            &opts,
+            &mut buffers,
+            nr_cpus,
+            &mut summary,
+            latency,
+        )?;
     } else {
-        write_v7(&mut out, wo, meta, &opts, &mut buffers, nr_cpus, &mut summary)?;
+        write_v7(
+            &mut out,
+            wo,
+            meta,
+            &opts,
+            &mut buffers,
+            nr_cpus,
+            &mut summary,
+            latency,
+        )?;
     }
     out.section = "end of file".into();
     out.w.flush().map_err(|e| out.err(e))?;
@@ -309,7 +430,12 @@ pub fn write_dat(
 }
 
 /// Copy one CPU's pages; returns bytes written (pages padded to whole pages).
-fn copy_raw(out: &mut Out, src: &mut dyn Read, page: usize, summary: &mut WriteSummary) -> Result<u64, DatError> {
+fn copy_raw(
+    out: &mut Out,
+    src: &mut dyn Read,
+    page: usize,
+    summary: &mut WriteSummary,
+) -> Result<u64, DatError> {
     let mut buf = vec![0u8; page * 16];
     let mut total = 0;
     loop {
@@ -331,7 +457,13 @@ fn copy_raw(out: &mut Out, src: &mut dyn Read, page: usize, summary: &mut WriteS
 
 /// Write one CPU's pages as compressed chunks; returns bytes written including the
 /// chunk count (the size trace-cmd >= 3.2 stores).
-fn copy_chunked(out: &mut Out, src: &mut dyn Read, page: usize, c: Compression, summary: &mut WriteSummary) -> Result<u64, DatError> {
+fn copy_chunked(
+    out: &mut Out,
+    src: &mut dyn Read,
+    page: usize,
+    c: Compression,
+    summary: &mut WriteSummary,
+) -> Result<u64, DatError> {
     let start = out.pos;
     out.u32(0)?;
     let mut buf = vec![0u8; page * PAGES_IN_CHUNK];
@@ -357,6 +489,8 @@ fn copy_chunked(out: &mut Out, src: &mut dyn Read, page: usize, c: Compression, 
     Ok(out.pos - start)
 }
 
+// The sections share one output and one summary; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
 fn write_v6(
     out: &mut Out,
     wo: &WriteOptions,
@@ -365,6 +499,7 @@ fn write_v6(
     buffers: &mut [BufferSource<'_>],
     nr_cpus: u32,
     summary: &mut WriteSummary,
+    latency: Option<(&str, &[u8])>,
 ) -> Result<(), DatError> {
     let be = wo.big_endian;
     out.section = "headers".into();
@@ -396,6 +531,12 @@ fn write_v6(
         out.cstr(&b.name)?;
     }
     out.u16(opt::DONE)?;
+    if let Some((_, text)) = latency {
+        out.section = "latency".into();
+        out.bytes(b"latency  \0")?;
+        out.bytes(text)?;
+        return Ok(());
+    }
     for (i, b) in buffers.iter_mut().enumerate() {
         out.section = format!("flyrecord \"{}\"", b.name);
         if i > 0 {
@@ -435,6 +576,7 @@ fn write_v6(
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_v7(
     out: &mut Out,
     wo: &WriteOptions,
@@ -443,6 +585,7 @@ fn write_v7(
     buffers: &mut [BufferSource<'_>],
     nr_cpus: u32,
     summary: &mut WriteSummary,
+    latency: Option<(&str, &[u8])>,
 ) -> Result<(), DatError> {
     let be = wo.big_endian;
     let c = wo.compression;
@@ -464,9 +607,21 @@ fn write_v7(
         (opt::HEADER_INFO, "headers", headers_body(m, be)),
         (opt::FTRACE_EVENTS, "ftrace events", ftrace_body(m, be)),
         (opt::EVENT_FORMATS, "events format", events_body(m, be)),
-        (opt::KALLSYMS, "kallsyms", sized_body(&m.kallsyms, be, false)),
-        (opt::PRINTK, "printk", sized_body(&m.printk_formats, be, false)),
-        (opt::CMDLINES, "command lines", sized_body(&m.cmdlines, be, true)),
+        (
+            opt::KALLSYMS,
+            "kallsyms",
+            sized_body(&m.kallsyms, be, false),
+        ),
+        (
+            opt::PRINTK,
+            "printk",
+            sized_body(&m.printk_formats, be, false),
+        ),
+        (
+            opt::CMDLINES,
+            "command lines",
+            sized_body(&m.cmdlines, be, true),
+        ),
     ];
     let mut pointers = Vec::new();
     for (id, desc, body) in sections {
@@ -477,7 +632,10 @@ fn write_v7(
             body
         } else {
             let z = c.compress(&body).map_err(|e| out.err(e))?;
-            let mut b = Body { v: Vec::with_capacity(z.len() + 8), be };
+            let mut b = Body {
+                v: Vec::with_capacity(z.len() + 8),
+                be,
+            };
             b.u32(z.len() as u32);
             b.u32(body.len() as u32);
             b.v.extend_from_slice(&z);
@@ -494,17 +652,37 @@ fn write_v7(
     // First options section: pointers to the metadata and the given options.
     let mut body = Body { v: Vec::new(), be };
     let add = |b: &mut Body, id: u16, data: &[u8]| {
-        b.v.extend_from_slice(&if be { id.to_be_bytes() } else { id.to_le_bytes() });
+        b.v.extend_from_slice(&if be {
+            id.to_be_bytes()
+        } else {
+            id.to_le_bytes()
+        });
         b.u32(data.len() as u32);
         b.v.extend_from_slice(data);
     };
     for (id, at) in &pointers {
-        add(&mut body, *id, &if be { at.to_be_bytes() } else { at.to_le_bytes() });
+        add(
+            &mut body,
+            *id,
+            &if be {
+                at.to_be_bytes()
+            } else {
+                at.to_le_bytes()
+            },
+        );
     }
     for o in opts {
         add(&mut body, o.id, &o.data);
     }
-    add(&mut body, opt::CPUCOUNT, &if be { nr_cpus.to_be_bytes() } else { nr_cpus.to_le_bytes() });
+    add(
+        &mut body,
+        opt::CPUCOUNT,
+        &if be {
+            nr_cpus.to_be_bytes()
+        } else {
+            nr_cpus.to_le_bytes()
+        },
+    );
     out.section = "options".into();
     let opts1_at = out.pos;
     out.patch_u64(first_opts_at, opts1_at)?;
@@ -561,13 +739,50 @@ fn write_v7(
         buffer_opts.push(o.v);
     }
 
+    if let Some((clock, text)) = latency {
+        out.section = "buffer latency".into();
+        let sect_at = out.pos;
+        let sid = string_id("buffer latency ");
+        let compressed = c != Compression::None;
+        out.u16(opt::BUFFER_TEXT)?;
+        out.u16(compressed as u16)?;
+        out.u32(sid)?;
+        let size_at = out.pos;
+        out.u64(0)?;
+        let body_start = out.pos;
+        if compressed {
+            let chunk = wo.page_size.max(1) as usize * PAGES_IN_CHUNK;
+            out.u32(text.len().div_ceil(chunk) as u32)?;
+            for part in text.chunks(chunk) {
+                let z = c.compress(part).map_err(|e| out.err(e))?;
+                out.u32(z.len() as u32)?;
+                out.u32(part.len() as u32)?;
+                out.bytes(&z)?;
+            }
+        } else {
+            out.bytes(text)?;
+        }
+        let len = out.pos - body_start;
+        out.patch_u64(size_at, len)?;
+        let mut o = Body { v: Vec::new(), be };
+        o.u64(sect_at);
+        o.cstr("");
+        o.cstr(clock);
+        buffer_opts.push(o.v);
+    }
+
     // Last options section: the buffers, then DONE 0.
     out.section = "options".into();
     let opts2_at = out.pos;
     out.patch_u64(next_ptr, opts2_at)?;
     let mut body = Body { v: Vec::new(), be };
-    for b in &buffer_opts {
-        add(&mut body, opt::BUFFER, b);
+    for (i, b) in buffer_opts.iter().enumerate() {
+        let id = if i == buffers.len() {
+            opt::BUFFER_TEXT
+        } else {
+            opt::BUFFER
+        };
+        add(&mut body, id, b);
     }
     let sid = string_id("options");
     out.u16(0)?;
@@ -602,7 +817,10 @@ fn write_v7(
 
 impl From<&super::options::DatOption> for NewOption {
     fn from(o: &super::options::DatOption) -> NewOption {
-        NewOption { id: o.id, data: o.data.clone() }
+        NewOption {
+            id: o.id,
+            data: o.data.clone(),
+        }
     }
 }
 
@@ -620,9 +838,21 @@ pub fn buffers_of(d: &DatFile) -> Result<Vec<BufferSource<'static>>, DatError> {
         }
         let mut cpus: Vec<(u32, Box<dyn Read>)> = Vec::new();
         for (j, c) in b.cpus().iter().enumerate() {
-            cpus.push((c.cpu, Box::new(PagesReader { pages: d.cpu_pages(i, j)?, buf: Vec::new(), pos: 0 })));
+            cpus.push((
+                c.cpu,
+                Box::new(PagesReader {
+                    pages: d.cpu_pages(i, j)?,
+                    buf: Vec::new(),
+                    pos: 0,
+                }),
+            ));
         }
-        v.push(BufferSource { name: b.name.clone(), clock: b.clock.clone().unwrap_or_else(|| "local".into()), page_size: b.page_size, cpus });
+        v.push(BufferSource {
+            name: b.name.clone(),
+            clock: b.clock.clone().unwrap_or_else(|| "local".into()),
+            page_size: b.page_size,
+            cpus,
+        });
     }
     Ok(v)
 }
@@ -637,7 +867,11 @@ struct PagesReader {
 impl Read for PagesReader {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if self.pos == self.buf.len() {
-            match self.pages.next_page().map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))? {
+            match self
+                .pages
+                .next_page()
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?
+            {
                 Some(p) => {
                     self.buf.clear();
                     self.buf.extend_from_slice(p);

@@ -241,8 +241,10 @@ fn parse_field_line(line: &str, long_size: usize) -> Result<Field, String> {
     };
     let head = head.trim_end();
     let name_start = head
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map(|i| i + 1)
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+        .map(|(i, c)| i + c.len_utf8())
         .unwrap_or(0);
     let name = &head[name_start..];
     if name.is_empty() || name.as_bytes()[0].is_ascii_digit() {
@@ -532,6 +534,8 @@ print fmt: \"prev_comm=%s\", REC->prev_comm\n";
         assert!(e.to_string().contains("events/x/y/format: no `ID:`"), "{e}");
         let e = Schema::parse("x", "name: y\nID: 9\n\tfield:int a;\toffset:zz;\tsize:4;\n", 8).unwrap_err();
         assert!(e.to_string().contains("offset:zz"), "{e}");
+        let e = Schema::parse("x", "name: y\nID: 9\n\tfield:int é;\toffset:0;\tsize:4;\n", 8).unwrap_err();
+        assert!(e.to_string().contains("no field name"), "{e}");
         let e = Schema::parse("x", "name: y\nID: 70000\n", 8).unwrap_err();
         assert!(e.to_string().contains("70000"), "{e}");
     }

@@ -1,5 +1,23 @@
 //! The event model: `format` files, schemas, records and the print-fmt engine.
 //!
+//! * [`Schema::parse`] reads `events/<system>/<event>/format`: typed [`Field`]s (scalars,
+//!   pointers, char and fixed arrays, `__data_loc`/`__rel_loc` incl. zero-length, `[]`
+//!   arrays) and the `print fmt`, compiled once into a program whose fields are resolved
+//!   to indexes and whose constant subexpressions are folded.
+//! * [`Registry`] maps ids and `system:name` to schemas, parsing a format on first use.
+//! * [`Schema::write_text`] appends the kernel's own text for a record, allocation-free:
+//!   C expressions (casts, `?:`, `sizeof`, statement expressions), the kernel's printf
+//!   (flags, width, precision, length modifiers, `%#x` as `0x0`), the `%p` family (`%p` as
+//!   with `options/hash-ptr` off, `%pS`/`%ps`/`%pB` via [`Kallsyms`], `%pI4`/`%pI6c`/
+//!   `%pISpc`, `%pM`, `%pU`, `%*ph`, `%*pb(l)`), the helpers in [`HELPERS`], `%s` of
+//!   constant kernel strings via [`PrintkFormats`], and the kernel's own printers for
+//!   syscalls and the ftrace events `print`, `bprint`, `bputs`, `raw_data`,
+//!   `kernel_stack`, `user_stack` and `function`.
+//! * A `print fmt` the engine cannot evaluate (an enum constant the kernel did not export,
+//!   `jiffies`, a driver's `trace_seq_printf` block) prints `field=value` pairs instead,
+//!   counted per event ([`Schema::fallback_count`], [`Registry::fallback_report`]);
+//!   `tracectl check-events -v` lists those formats.
+//!
 //! ```
 //! use tracectl::event::{PrintEnv, Record, Registry};
 //! let mut reg = Registry::new(8, false);

@@ -1,6 +1,7 @@
 //! The `print fmt` engine: compiled once per schema, evaluated per record into the
 //! caller's buffer, producing the text the kernel itself writes in the `trace` file.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -196,6 +197,12 @@ enum Kind {
     /// `ftrace:raw_data` (`trace_marker_raw`): `# <id hex> buf: xx xx ...`, every byte of
     /// the record after `id`, padding included, as the kernel prints it.
     FtraceRawData { id: usize, buf: usize },
+    /// `ftrace:kernel_stack` (options/stacktrace): `<stack trace>` then ` => symbol` per
+    /// return address to the end of the record or the first all-ones word.
+    FtraceKernelStack { caller: usize },
+    /// `ftrace:user_stack` (options/userstacktrace): `<user stack trace>` then
+    /// ` =>  <address>` per non-zero entry of `caller`.
+    FtraceUserStack { caller: usize },
     /// `ftrace:function`: `<ip> <-<parent>`.
     FtraceFunction { ip: usize, parent: usize },
     /// `syscalls:sys_enter_*`: the kernel's `sys_name(arg: value, ...)`.
@@ -212,6 +219,9 @@ enum Kind {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Program {
     kind: Kind,
+    /// Values of constant `__print_flags`/`__print_symbolic` tables, by (table address,
+    /// style): evaluated once instead of for every record.
+    tables: Arc<std::sync::Mutex<TableCache>>,
     /// For events the kernel prints with its own code (syscalls): the print fmt as
     /// written, which the trace-cmd style prints.
     as_written: Option<Box<Kind>>,
@@ -223,6 +233,9 @@ pub(crate) struct Program {
 
 /// A failure while evaluating one record.
 type EvalResult<T> = Result<T, String>;
+
+/// Constant table values by (table address, style).
+type TableCache = HashMap<(usize, u8), Arc<Vec<Option<u64>>>>;
 
 /// A value of the expression language.
 #[derive(Debug, Clone)]
@@ -293,6 +306,8 @@ impl Program {
                 | Kind::FtraceBputs { .. }
                 | Kind::FtraceFunction { .. }
                 | Kind::FtraceRawData { .. }
+                | Kind::FtraceKernelStack { .. }
+                | Kind::FtraceUserStack { .. }
                 | Kind::SyscallEnter { .. }
                 | Kind::SyscallExit { .. }
         )
@@ -312,6 +327,8 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
             "bputs" => return Ok(Kind::FtraceBputs { ip: idx("ip")?, str: idx("str")? }),
             "function" => return Ok(Kind::FtraceFunction { ip: idx("ip")?, parent: idx("parent_ip")? }),
             "raw_data" => return Ok(Kind::FtraceRawData { id: idx("id")?, buf: idx("buf")? }),
+            "kernel_stack" => return Ok(Kind::FtraceKernelStack { caller: idx("caller")? }),
+            "user_stack" => return Ok(Kind::FtraceUserStack { caller: idx("caller")? }),
             _ => {}
         }
     }
@@ -333,7 +350,16 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
 fn compile_printf(schema: &Schema) -> Result<Kind, String> {
     let toks = lex(&schema.print_fmt)?;
     let mut p = Parser::new(&toks, schema.long_size, |n| schema.field_index(n));
-    let fmt = p.format_string()?;
+    let mut fmt = p.format_string()?;
+    // The kernel's uprobe printer writes the probed address as `(0x...)` where the format
+    // file says `(%lx)`.
+    if schema.system == "uprobes" {
+        if let Some(rest) = fmt.strip_prefix(b"(%lx <- %lx)") {
+            fmt = [&b"(0x%lx <- 0x%lx)"[..], rest].concat();
+        } else if let Some(rest) = fmt.strip_prefix(b"(%lx)") {
+            fmt = [&b"(0x%lx)"[..], rest].concat();
+        }
+    }
     let segs = parse_format(&fmt, schema.long_size)?;
     let mut args = Vec::new();
     while p.eat(",") {
@@ -473,10 +499,24 @@ fn fold(e: &mut Expr, schema: &Schema) {
             fold(x, schema);
             is_const(x)
         }
-        Expr::Binary(_, a, b) => {
+        Expr::Binary(op, a, b) => {
             fold(a, schema);
-            fold(b, schema);
-            is_const(a) && is_const(b)
+            // Shapes the trace-cmd style reads differently (see `eval_rotated`) keep
+            // their operators: only their operands are folded.
+            if looser_right(op, b) {
+                let Expr::Binary(o, ..) = &**b else { unreachable!() };
+                let level = super::expr::prec(o);
+                fold_chain(b, level, schema);
+                false
+            } else if let Expr::Cond(c, t, f) = &mut **b {
+                fold(c, schema);
+                fold(t, schema);
+                fold(f, schema);
+                false
+            } else {
+                fold(b, schema);
+                is_const(a) && is_const(b)
+            }
         }
         Expr::Cond(a, b, c) => {
             fold(a, schema);
@@ -514,6 +554,17 @@ fn fold(e: &mut Expr, schema: &Schema) {
     }
 }
 
+/// Fold the operands of a chain of same-precedence binary operators, keeping the chain.
+fn fold_chain(e: &mut Expr, level: Option<u8>, schema: &Schema) {
+    match e {
+        Expr::Binary(o, l, r) if super::expr::prec(o) == level => {
+            fold_chain(l, level, schema);
+            fold(r, schema);
+        }
+        other => fold(other, schema),
+    }
+}
+
 /// Everything an evaluation needs about one record.
 struct Ctx<'a, 'e> {
     schema: &'a Schema,
@@ -543,6 +594,8 @@ impl Schema {
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
             Kind::FtraceBputs { ip, str } => cx.ftrace_bputs(*ip, *str, out),
             Kind::FtraceFunction { ip, parent } => cx.ftrace_function(*ip, *parent, out),
+            Kind::FtraceKernelStack { caller } => cx.kernel_stack(*caller, out),
+            Kind::FtraceUserStack { caller } => cx.user_stack(*caller, out),
             Kind::FtraceRawData { id, buf } => cx.u(*id).and_then(|v| {
                 out.extend_from_slice(b"# ");
                 push_hex(out, v, false);
@@ -705,7 +758,7 @@ fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
             let printable = {
                 let t = until_nul(b);
                 t.iter().all(|c| c.is_ascii_graphic() || *c == b' ' || (*c as char).is_ascii_whitespace())
-                    && b.get(t.len()).is_none_or(|z| *z == 0)
+                    && b.get(t.len()).map_or(true, |z| *z == 0)
             };
             if is_string && printable {
                 out.extend_from_slice(until_nul(b));
@@ -816,7 +869,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
             }
             _ => {
                 let v = self.int(arg)?;
-                fmt_int(out, v, spec, self.long());
+                if self.env.style == PrintStyle::TraceCmd && spec.alt && int_is_zero(v, spec, self.long()) {
+                    // glibc prints `%#x` of 0 as `0`, the kernel as `0x0`.
+                    let plain = Spec { alt: false, ..*spec };
+                    fmt_int(out, v, &plain, self.long());
+                } else {
+                    fmt_int(out, v, spec, self.long());
+                }
                 Ok(())
             }
         }
@@ -934,6 +993,23 @@ impl<'a, 'e> Ctx<'a, 'e> {
             }
             Expr::Binary(op, a, b) if self.env.style == PrintStyle::TraceCmd && looser_right(op, b) => {
                 self.eval_rotated(op, a, b)?
+            }
+            // The same for a parenthesized `?:` on the right: `a OP (c ? t : f)` reads as
+            // `(a OP c) ? t : f`.
+            Expr::Binary(op, a, b) if self.env.style == PrintStyle::TraceCmd && matches!(**b, Expr::Cond(..)) => {
+                let Expr::Cond(c, t, f) = &**b else { unreachable!() };
+                let l = self.eval(a)?;
+                let r = self.eval(c)?;
+                let cond = match *op {
+                    "&&" => truthy(&l) && truthy(&r),
+                    "||" => truthy(&l) || truthy(&r),
+                    _ => truthy(&binary(op, l, r)?),
+                };
+                if cond {
+                    self.eval(t)?
+                } else {
+                    self.eval(f)?
+                }
             }
             Expr::Binary(op, a, b) => {
                 if *op == "&&" {
@@ -1059,11 +1135,15 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     _ => b"",
                 };
                 let mut first = true;
-                for ent in &args[2..] {
+                let values = self.table_values(&args[2..])?;
+                for (ent, &mask) in args[2..].iter().zip(values.iter()) {
                     if flags == 0 {
                         break;
                     }
-                    let (mask, label) = self.table_entry(ent)?;
+                    let (mask, label) = match mask {
+                        Some(m) => (m, table_label(ent)?),
+                        None => self.table_entry(ent)?,
+                    };
                     if flags & mask != mask {
                         continue;
                     }
@@ -1088,8 +1168,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 if name == "__print_symbolic" {
                     v &= long_mask;
                 }
-                for ent in &args[1..] {
-                    let (mask, label) = self.table_entry(ent)?;
+                let values = self.table_values(&args[1..])?;
+                for (ent, &mask) in args[1..].iter().zip(values.iter()) {
+                    let (mask, label) = match mask {
+                        Some(m) => (m, table_label(ent)?),
+                        None => self.table_entry(ent)?,
+                    };
                     let mask = if name == "__print_symbolic" { mask & long_mask } else { mask };
                     if mask == v {
                         out.extend_from_slice(label);
@@ -1179,6 +1263,25 @@ impl<'a, 'e> Ctx<'a, 'e> {
         Ok(v)
     }
 
+    /// The values of a flag/symbol table, cached in the program when they are constant.
+    ///
+    /// An entry that does not evaluate is None: the caller reports its error only if the
+    /// loop reaches it, as evaluating entry by entry would.
+    fn table_values(&self, entries: &'a [Expr]) -> EvalResult<Arc<Vec<Option<u64>>>> {
+        let key = (entries.as_ptr() as usize, self.env.style as u8);
+        let tables = &self.schema.program.tables;
+        if let Some(v) = tables.lock().ok().and_then(|t| t.get(&key).cloned()) {
+            return Ok(v);
+        }
+        let values: Arc<Vec<Option<u64>>> = Arc::new(entries.iter().map(|e| self.table_entry(e).ok().map(|(v, _)| v)).collect());
+        if !entries.iter().any(reads_record) {
+            if let Ok(mut t) = tables.lock() {
+                t.insert(key, values.clone());
+            }
+        }
+        Ok(values)
+    }
+
     fn table_entry(&self, e: &'a Expr) -> EvalResult<(u64, &'a [u8])> {
         match e {
             Expr::List(items) if items.len() == 2 => {
@@ -1219,6 +1322,50 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn u(&self, i: usize) -> EvalResult<u64> {
         let f = &self.schema.fields[i];
         f.read_u64(self.data, self.be()).ok_or_else(|| format!("field `{}` lies outside the payload", f.name))
+    }
+
+    fn kernel_stack(&self, caller: usize, out: &mut Vec<u8>) -> EvalResult<()> {
+        let f = &self.schema.fields[caller];
+        let long = self.schema.long_size;
+        let words = self.data.get(f.offset..).ok_or("caller outside the payload")?;
+        let all_ones = if long == 4 { u32::MAX as u64 } else { u64::MAX };
+        out.extend_from_slice(b"<stack trace>");
+        for w in words.chunks_exact(long) {
+            let ip = read_elem(w, 0, long, self.be()).unwrap_or(all_ones);
+            if ip == all_ones {
+                break;
+            }
+            out.extend_from_slice(b"\n => ");
+            // FTRACE_TRAMPOLINE_MARKER: INT_MAX stands for an ftrace trampoline.
+            if ip == i32::MAX as u64 {
+                out.extend_from_slice(b"[FTRACE TRAMPOLINE]");
+            } else {
+                self.ip_sym(ip, out);
+            }
+        }
+        Ok(())
+    }
+
+    fn user_stack(&self, caller: usize, out: &mut Vec<u8>) -> EvalResult<()> {
+        let f = &self.schema.fields[caller];
+        let long = self.schema.long_size;
+        let words = f.bytes(self.data, self.be()).ok_or("caller outside the payload")?;
+        out.extend_from_slice(b"<user stack trace>");
+        for w in words.chunks_exact(long) {
+            let ip = read_elem(w, 0, long, self.be()).unwrap_or(0);
+            if ip == 0 {
+                break;
+            }
+            out.extend_from_slice(b"\n =>  <");
+            let start = out.len();
+            push_hex(out, ip, false);
+            let n = out.len() - start;
+            if n < 2 * long {
+                out.splice(start..start, std::iter::repeat(b'0').take(2 * long - n));
+            }
+            out.push(b'>');
+        }
+        Ok(())
     }
 
     fn sys_enter(&self, call: &str, args: &[usize], out: &mut Vec<u8>) -> EvalResult<()> {
@@ -1275,8 +1422,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
         self.ip_sym(self.u(ip)?, out);
         out.extend_from_slice(b": ");
         let addr = self.u(fmt)?;
-        let f = self.env.printk.and_then(|p| p.get(addr)).ok_or_else(|| format!("bprint format {addr:#x} is not in printk_formats"))?;
-        let segs = parse_format(f.as_bytes(), self.schema.long_size)?;
+        let segs = self
+            .env
+            .printk
+            .and_then(|p| p.format(addr, self.schema.long_size))
+            .ok_or_else(|| format!("bprint format {addr:#x} is not in printk_formats"))??;
         let args = self.schema.fields[buf].bytes(self.data, self.be()).ok_or("buf outside the payload")?;
         let start = out.len();
         bprintf(self.env, &segs, args, self.long(), out)?;
@@ -1702,5 +1852,44 @@ fn looser_right(op: &str, b: &Expr) -> bool {
     match (super::expr::prec(op), b) {
         (Some(p), Expr::Binary(o, ..)) => super::expr::prec(o).is_some_and(|q| q < p),
         _ => false,
+    }
+}
+
+/// Whether `v` is 0 once cut to the conversion's length modifier.
+fn int_is_zero(v: u64, spec: &Spec, long: u8) -> bool {
+    let bytes = match spec.len {
+        0 => 4,
+        n => n.min(8) as u32,
+    };
+    let _ = long;
+    if bytes >= 8 {
+        v == 0
+    } else {
+        v & ((1u64 << (bytes * 8)) - 1) == 0
+    }
+}
+
+/// The label of a `{ value, "name" }` table entry.
+fn table_label(e: &Expr) -> EvalResult<&[u8]> {
+    match e {
+        Expr::List(items) if items.len() == 2 => match &items[1] {
+            Expr::Str(s) => Ok(s),
+            other => Err(format!("a table entry's name is not a string: {other:?}")),
+        },
+        _ => Err("a flag/symbol table entry is not `{ value, \"name\" }`".into()),
+    }
+}
+
+/// Whether an expression reads the record (a field), so its value is not constant.
+fn reads_record(e: &Expr) -> bool {
+    match e {
+        Expr::Field(_) | Expr::Member(..) | Expr::Call(..) | Expr::Index(..) => true,
+        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Ident(_) => false,
+        // Locals hold values computed from the record.
+        Expr::Local(_) | Expr::Block(..) => true,
+        Expr::Unary(_, x) | Expr::Cast(_, x) => reads_record(x),
+        Expr::Binary(_, a, b) => reads_record(a) || reads_record(b),
+        Expr::Cond(a, b, c) => reads_record(a) || reads_record(b) || reads_record(c),
+        Expr::List(xs) => xs.iter().any(reads_record),
     }
 }

@@ -1,6 +1,9 @@
 //! `/proc/kallsyms` (for `%pS` and friends) and `printk_formats` (for `trace_printk`).
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::printfmt::{parse_format, Seg};
 
 /// A kernel symbol table from the text of `/proc/kallsyms` (or a fixture's
 /// `host/kallsyms`).
@@ -10,6 +13,16 @@ pub struct Kallsyms {
     syms: Vec<(u64, u32, u32)>,
     names: Vec<String>,
     modules: Vec<String>,
+    /// Unique per parsed table (0 for an empty one), the key of the lookup cache.
+    id: u64,
+}
+
+static NEXT_TABLE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+type CacheSlot = ((usize, u64), (usize, usize));
+
+thread_local! {
+    static LOOKUP_CACHE: std::cell::RefCell<Vec<CacheSlot>> = std::cell::RefCell::new(vec![((0, u64::MAX), (0, 0)); 256]);
 }
 
 /// A symbol found for an address.
@@ -29,7 +42,7 @@ impl Kallsyms {
     /// Parse `address type name [module]` lines. Lines that do not parse are skipped;
     /// all-zero addresses (what a non-root reader sees) are dropped.
     pub fn parse(text: &str) -> Kallsyms {
-        let mut k = Kallsyms::default();
+        let mut k = Kallsyms { id: NEXT_TABLE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), ..Kallsyms::default() };
         let mut mods: HashMap<&str, u32> = HashMap::new();
         for line in text.lines() {
             let mut it = line.split_whitespace();
@@ -70,14 +83,28 @@ impl Kallsyms {
     /// The symbol containing `addr`: the last one at or below it. Its size runs to the next
     /// symbol with a higher address; an address past the last symbol is not found.
     pub fn lookup(&self, addr: u64) -> Option<Symbol<'_>> {
-        let i = self.syms.partition_point(|s| s.0 <= addr);
+        // Traces name the same few call sites over and over: a small per-thread cache of
+        // (table, address) -> result index saves two binary searches per lookup.
+        if self.syms.is_empty() {
+            return None;
+        }
+        let key = (self.id as usize, addr);
+        let slot = (addr ^ (addr >> 12)).wrapping_mul(0x9e37_79b9_7f4a_7c15) as usize >> 56;
+        let hit = LOOKUP_CACHE.with(|c| {
+            let (k, v) = c.borrow()[slot];
+            (k == key && self.id != 0).then_some(v)
+        });
+        let (first, i) = match hit {
+            Some(v) => v,
+            None => {
+                let v = self.search(addr);
+                LOOKUP_CACHE.with(|c| c.borrow_mut()[slot] = (key, v));
+                v
+            }
+        };
         if i == 0 {
             return None;
         }
-        // Among aliases at the same address, the kernel reports the first in its table;
-        // keep the first one we read.
-        let at = self.syms[i - 1].0;
-        let first = self.syms[..i].partition_point(|s| s.0 < at);
         let (a, n, m) = self.syms[first];
         let next = self.syms.get(i).map(|s| s.0)?;
         Some(Symbol {
@@ -87,12 +114,29 @@ impl Kallsyms {
             module: (m != u32::MAX).then(|| self.modules[m as usize].as_str()),
         })
     }
+
+    /// (index of the first alias, partition point) for `addr`; (0, 0) when below all.
+    fn search(&self, addr: u64) -> (usize, usize) {
+        let i = self.syms.partition_point(|s| s.0 <= addr);
+        if i == 0 {
+            return (0, 0);
+        }
+        let at = self.syms[i - 1].0;
+        (self.syms[..i].partition_point(|s| s.0 < at), i)
+    }
 }
 
 /// The `printk_formats` file: constant strings of `trace_printk`/`trace_puts` by address.
 #[derive(Debug, Clone, Default)]
 pub struct PrintkFormats {
-    map: HashMap<u64, String>,
+    map: HashMap<u64, PrintkEntry>,
+}
+
+#[derive(Debug, Clone)]
+struct PrintkEntry {
+    text: String,
+    /// The format compiled on first use by a `bprint` record (for one long size).
+    compiled: OnceLock<(usize, Result<Vec<Seg>, String>)>,
 }
 
 impl PrintkFormats {
@@ -105,14 +149,25 @@ impl PrintkFormats {
             let Ok(addr) = u64::from_str_radix(a, 16) else { continue };
             let s = s.trim();
             let s = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s);
-            map.insert(addr, unescape(s));
+            map.insert(addr, PrintkEntry { text: unescape(s), compiled: OnceLock::new() });
         }
         PrintkFormats { map }
     }
 
     /// The string at `addr`.
     pub fn get(&self, addr: u64) -> Option<&str> {
-        self.map.get(&addr).map(|s| s.as_str())
+        self.map.get(&addr).map(|e| e.text.as_str())
+    }
+
+    /// The string at `addr` compiled as a printf format, once.
+    pub(crate) fn format(&self, addr: u64, long_size: usize) -> Option<Result<std::borrow::Cow<'_, [Seg]>, String>> {
+        let e = self.map.get(&addr)?;
+        let (long, compiled) = e.compiled.get_or_init(|| (long_size, parse_format(e.text.as_bytes(), long_size)));
+        Some(if *long == long_size {
+            compiled.as_deref().map(std::borrow::Cow::Borrowed).map_err(|m| m.clone())
+        } else {
+            parse_format(e.text.as_bytes(), long_size).map(std::borrow::Cow::Owned)
+        })
     }
 
     /// Number of strings.

@@ -27,7 +27,11 @@ pub(crate) struct Stop {
 impl Stop {
     pub fn new() -> io::Result<Arc<Stop>> {
         let (rd, wr) = nix::unistd::pipe().map_err(io::Error::from)?;
-        Ok(Arc::new(Stop { flag: AtomicBool::new(false), rd, wr }))
+        Ok(Arc::new(Stop {
+            flag: AtomicBool::new(false),
+            rd,
+            wr,
+        }))
     }
 
     /// Set the flag, then make the pipe readable (it is never drained, so every
@@ -52,6 +56,8 @@ pub(crate) struct PageInfo {
     pub long_size: usize,
     /// Longest wait between two looks at `stop` and the buffer (`record -s`), in ms.
     pub sleep_ms: u16,
+    /// `record -m`: keep about this many bytes per CPU, the newest ones.
+    pub max_bytes: Option<u64>,
 }
 
 /// What one CPU's capture produced.
@@ -65,6 +71,8 @@ pub struct CpuCaptured {
     pub lost_events: u64,
     /// Pages whose header says events were lost without saying how many.
     pub lost_unknown: u64,
+    /// Capture files holding the kept pages, oldest first.
+    pub files: Vec<PathBuf>,
 }
 
 pub(crate) struct CpuThread {
@@ -77,9 +85,13 @@ pub(crate) struct CpuThread {
 
 fn read_long(b: &[u8], at: usize, long: usize) -> u64 {
     if long == 8 {
-        b.get(at..at + 8).map(|s| u64::from_ne_bytes(s.try_into().unwrap())).unwrap_or(0)
+        b.get(at..at + 8)
+            .map(|s| u64::from_ne_bytes(s.try_into().unwrap()))
+            .unwrap_or(0)
     } else {
-        b.get(at..at + 4).map(|s| u32::from_ne_bytes(s.try_into().unwrap()) as u64).unwrap_or(0)
+        b.get(at..at + 4)
+            .map(|s| u32::from_ne_bytes(s.try_into().unwrap()) as u64)
+            .unwrap_or(0)
     }
 }
 
@@ -103,48 +115,85 @@ pub(crate) fn spawn(
     info: PageInfo,
     stop: Arc<Stop>,
 ) -> io::Result<CpuThread> {
-    let src = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&pipe)?;
+    let src = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&pipe)?;
     let mut dst = File::create(&tmp)?;
+    // With -m, two halves alternate: when the current one is full the older one is
+    // emptied and written next, so the newest max/2..max bytes are kept.
+    let other = PathBuf::from(format!("{}.b", tmp.display()));
+    let mut order = vec![tmp.clone()];
+    let first = tmp.clone();
+    let half_pages = info.max_bytes.map(|m| (m / 2 / info.subbuf as u64).max(1));
     let (tid_tx, tid_rx) = std::sync::mpsc::sync_channel(1);
-    let handle = std::thread::Builder::new().name(format!("capture-cpu{cpu}")).spawn(move || {
-        let _ = tid_tx.send(nix::unistd::gettid().as_raw());
-        let mut out = CpuCaptured { cpu, ..Default::default() };
-        let mut buf = vec![0u8; info.subbuf];
-        let ctx = |e: io::Error, what: &str| format!("cpu{cpu}: {what}: {e}");
-        loop {
-            // The last pass after stop drains everything the kernel still holds.
-            let stopping = stop.is_set();
+    let handle = std::thread::Builder::new()
+        .name(format!("capture-cpu{cpu}"))
+        .spawn(move || {
+            let _ = tid_tx.send(nix::unistd::gettid().as_raw());
+            let mut out = CpuCaptured {
+                cpu,
+                ..Default::default()
+            };
+            let mut buf = vec![0u8; info.subbuf];
+            let ctx = |e: io::Error, what: &str| format!("cpu{cpu}: {what}: {e}");
             loop {
-                match nix::unistd::read(std::os::fd::AsRawFd::as_raw_fd(&src), &mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        buf[n..].fill(0);
-                        account(&buf, &info, &mut out);
-                        // Written straight through: data already read is on disk even if
-                        // the process is killed right after.
-                        dst.write_all(&buf).map_err(|e| ctx(e, "writing capture file"))?;
-                        out.pages += 1;
+                // The last pass after stop drains everything the kernel still holds.
+                let stopping = stop.is_set();
+                loop {
+                    match nix::unistd::read(std::os::fd::AsRawFd::as_raw_fd(&src), &mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            buf[n..].fill(0);
+                            account(&buf, &info, &mut out);
+                            // Written straight through: data already read is on disk even if
+                            // the process is killed right after.
+                            if let Some(half) = half_pages {
+                                if out.pages > 0 && out.pages % half == 0 {
+                                    let next = if order.last() == Some(&first) {
+                                        &other
+                                    } else {
+                                        &first
+                                    };
+                                    dst = File::create(next)
+                                        .map_err(|e| ctx(e, "rotating capture file"))?;
+                                    order.retain(|p| p != next);
+                                    order.push(next.clone());
+                                }
+                            }
+                            dst.write_all(&buf)
+                                .map_err(|e| ctx(e, "writing capture file"))?;
+                            out.pages += 1;
+                        }
+                        Err(nix::errno::Errno::EAGAIN) => break,
+                        Err(nix::errno::Errno::EINTR) => continue,
+                        Err(e) => return Err(format!("cpu{cpu}: reading {}: {e}", pipe.display())),
                     }
-                    Err(nix::errno::Errno::EAGAIN) => break,
-                    Err(nix::errno::Errno::EINTR) => continue,
-                    Err(e) => return Err(format!("cpu{cpu}: reading {}: {e}", pipe.display())),
+                }
+                if stopping {
+                    break;
+                }
+                // Wake on data (the kernel's buffer_percent) or every `sleep_ms` to see `stop`.
+                let mut fds = [
+                    PollFd::new(src.as_fd(), PollFlags::POLLIN),
+                    PollFd::new(stop.rd.as_fd(), PollFlags::POLLIN),
+                ];
+                match poll(&mut fds, PollTimeout::from(info.sleep_ms.max(1))) {
+                    Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                    Err(e) => return Err(format!("cpu{cpu}: poll {}: {e}", pipe.display())),
                 }
             }
-            if stopping {
-                break;
-            }
-            // Wake on data (the kernel's buffer_percent) or every `sleep_ms` to see `stop`.
-            let mut fds = [PollFd::new(src.as_fd(), PollFlags::POLLIN), PollFd::new(stop.rd.as_fd(), PollFlags::POLLIN)];
-            match poll(&mut fds, PollTimeout::from(info.sleep_ms.max(1))) {
-                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
-                Err(e) => return Err(format!("cpu{cpu}: poll {}: {e}", pipe.display())),
-            }
-        }
-        dst.flush().map_err(|e| ctx(e, "flushing capture file"))?;
-        Ok(out)
-    })?;
+            dst.flush().map_err(|e| ctx(e, "flushing capture file"))?;
+            out.files = order;
+            Ok(out)
+        })?;
     let tid = tid_rx.recv().ok();
-    Ok(CpuThread { cpu, tmp, handle: Some(handle), tid })
+    Ok(CpuThread {
+        cpu,
+        tmp,
+        handle: Some(handle),
+        tid,
+    })
 }
 
 #[cfg(test)]
@@ -163,7 +212,14 @@ mod tests {
 
     #[test]
     fn lost_events_from_page_flags() {
-        let info = PageInfo { subbuf: 4096, commit_offset: 8, data_offset: 16, long_size: 8, sleep_ms: 100 };
+        let info = PageInfo {
+            subbuf: 4096,
+            commit_offset: 8,
+            data_offset: 16,
+            long_size: 8,
+            sleep_ms: 100,
+            max_bytes: None,
+        };
         let mut c = CpuCaptured::default();
         account(&page(100, None), &info, &mut c);
         assert_eq!((c.lost_events, c.lost_unknown), (0, 0));

@@ -12,14 +12,22 @@ fn text(t: &Tracefs, rel: &str) -> Result<String, TracefsError> {
 /// Every `(system, event)` under `events/` (ftrace's own excluded: they are stored apart).
 pub fn all_events(t: &Tracefs) -> Vec<(String, String)> {
     let mut v = Vec::new();
-    let Ok(systems) = std::fs::read_dir(t.path("events")) else { return v };
-    let mut systems: Vec<_> = systems.flatten().filter(|e| e.path().is_dir()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let Ok(systems) = std::fs::read_dir(t.path("events")) else {
+        return v;
+    };
+    let mut systems: Vec<_> = systems
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     systems.sort();
     for s in systems {
         if s == "ftrace" {
             continue;
         }
-        let Ok(evs) = std::fs::read_dir(t.path(format!("events/{s}"))) else { continue };
+        let Ok(evs) = std::fs::read_dir(t.path(format!("events/{s}"))) else {
+            continue;
+        };
         let mut evs: Vec<_> = evs
             .flatten()
             .filter(|e| e.path().join("format").exists())
@@ -32,9 +40,15 @@ pub fn all_events(t: &Tracefs) -> Vec<(String, String)> {
 }
 
 /// The `(system, event)`s enabled in an instance, from its `set_event` file.
-pub fn enabled_events(t: &Tracefs, instance_rel: &Path) -> Result<Vec<(String, String)>, TracefsError> {
+pub fn enabled_events(
+    t: &Tracefs,
+    instance_rel: &Path,
+) -> Result<Vec<(String, String)>, TracefsError> {
     let s = text(t, &instance_rel.join("set_event").to_string_lossy())?;
-    Ok(s.lines().filter_map(|l| l.split_once(':')).map(|(a, b)| (a.to_string(), b.to_string())).collect())
+    Ok(s.lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect())
 }
 
 /// Kallsyms for a root: `host/kallsyms` in a fixture tree, else `/proc/kallsyms` with
@@ -46,7 +60,8 @@ fn kallsyms(t: &Tracefs) -> String {
     }
     let knob = Path::new("/proc/sys/kernel/kptr_restrict");
     let old = std::fs::read_to_string(knob).ok();
-    let lowered = matches!(old.as_deref().map(str::trim), Some(v) if v != "0") && std::fs::write(knob, "0").is_ok();
+    let lowered = matches!(old.as_deref().map(str::trim), Some(v) if v != "0")
+        && std::fs::write(knob, "0").is_ok();
     let s = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
     if lowered {
         if let Some(o) = old {
@@ -64,7 +79,11 @@ pub fn metadata(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, Tr
         ..Metadata::default()
     };
     if let Ok(rd) = std::fs::read_dir(t.path("events/ftrace")) {
-        let mut names: Vec<_> = rd.flatten().filter(|e| e.path().join("format").exists()).map(|e| e.file_name()).collect();
+        let mut names: Vec<_> = rd
+            .flatten()
+            .filter(|e| e.path().join("format").exists())
+            .map(|e| e.file_name())
+            .collect();
         names.sort();
         for n in names {
             let rel = format!("events/ftrace/{}/format", n.to_string_lossy());
@@ -78,7 +97,8 @@ pub fn metadata(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, Tr
         if s == "ftrace" {
             continue;
         }
-        m.event_formats.push((s.clone(), text(t, &format!("events/{s}/{e}/format"))?));
+        m.event_formats
+            .push((s.clone(), text(t, &format!("events/{s}/{e}/format"))?));
     }
     m.kallsyms = kallsyms(t);
     m.printk_formats = text(t, "printk_formats").unwrap_or_default();

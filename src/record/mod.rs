@@ -9,13 +9,16 @@ mod capture;
 mod meta;
 
 use std::fmt;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use capture::CpuCaptured;
 pub use meta::{all_events, enabled_events, metadata};
 
-use crate::dat::{opt, write_dat, BufferSource, Compression, DatError, NewOption, WriteOptions, WriteSummary};
+use crate::dat::{
+    opt, write_dat, BufferSource, Compression, DatError, NewOption, WriteOptions, WriteSummary,
+};
 use crate::event::HeaderPage;
 use crate::tracefs::{AppendMode, Tracefs, TracefsError};
 use capture::{CpuThread, PageInfo, Stop};
@@ -29,6 +32,8 @@ pub struct EventSpec {
     pub filters: Vec<String>,
     /// Triggers to add to it.
     pub triggers: Vec<String>,
+    /// `-v -e X`: disable X instead (to carve it out of an enabled system).
+    pub invert: bool,
 }
 
 /// What to record and how; mirrors `trace-cmd record`'s options.
@@ -72,8 +77,13 @@ pub struct RecordConfig {
     pub cmdlines_size: Option<u64>,
     /// `--max-graph-depth`: max_graph_depth (function_graph).
     pub max_graph_depth: Option<u32>,
+    /// `-m`: keep at most about this many KiB per CPU (the newest).
+    pub max_kb_per_cpu: Option<u64>,
     /// `--no-filter`: also record the recorder's own threads.
     pub no_filter: bool,
+    /// More instances recorded at the same time (`-B name -e ...` after the first
+    /// target), each with its own events; stored as named buffers.
+    pub more_instances: Vec<(String, Vec<EventSpec>)>,
     /// File version and compression.
     pub write: WriteOptions,
 }
@@ -137,8 +147,16 @@ pub fn resolve_event(t: &Tracefs, name: &str) -> Result<Vec<(String, String)>, R
     }
     if let Some((s, e)) = name.split_once(':') {
         let e = if e.is_empty() { "*" } else { e };
-        let ok = if e == "*" { t.path(format!("events/{s}")).is_dir() } else { t.path(format!("events/{s}/{e}")).is_dir() };
-        return if ok { Ok(vec![(s.into(), e.into())]) } else { Err(RecordError::UnknownEvent(name.into())) };
+        let ok = if e == "*" {
+            t.path(format!("events/{s}")).is_dir()
+        } else {
+            t.path(format!("events/{s}/{e}")).is_dir()
+        };
+        return if ok {
+            Ok(vec![(s.into(), e.into())])
+        } else {
+            Err(RecordError::UnknownEvent(name.into()))
+        };
     }
     if name != "ftrace" && t.path(format!("events/{name}/enable")).exists() {
         return Ok(vec![(name.into(), "*".into())]);
@@ -147,7 +165,10 @@ pub fn resolve_event(t: &Tracefs, name: &str) -> Result<Vec<(String, String)>, R
     if let Ok(rd) = std::fs::read_dir(t.path("events")) {
         for s in rd.flatten() {
             if s.path().join(name).join("enable").exists() {
-                v.push((s.file_name().to_string_lossy().into_owned(), name.to_string()));
+                v.push((
+                    s.file_name().to_string_lossy().into_owned(),
+                    name.to_string(),
+                ));
             }
         }
     }
@@ -183,8 +204,39 @@ pub struct Recorder {
     torn_down: bool,
     top_restore: Vec<(PathBuf, Vec<u8>)>,
     warnings: Vec<String>,
+    extra: Vec<Recorder>,
     cfg: RecordConfig,
     output: PathBuf,
+}
+
+/// What, written back, recreates a file's state as read: pid and function lists read
+/// `no pid` or `#### all functions enabled ####` when empty, which are not valid input.
+fn restorable(read: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(read);
+    let t = text.trim();
+    if t == "no pid" || t.starts_with("#### all functions enabled") {
+        return Vec::new();
+    }
+    // `7 (expanded: 1410)`: a buffer that was never used; the expanded size is its size.
+    if let Some((_, rest)) = t.split_once("(expanded: ") {
+        return rest.trim_end_matches(')').as_bytes().to_vec();
+    }
+    read.to_vec()
+}
+
+/// Whether a function tracer (or its filters) asked for cannot work in a private instance
+/// of this kernel, so that the top level must be used.
+fn needs_top_level(t: &Tracefs, cfg: &RecordConfig) -> bool {
+    let Some(plugin) = cfg.plugin.as_deref().filter(|p| *p != "nop") else { return false };
+    let probe = PathBuf::from(format!("instances/tracectl-probe-{}", std::process::id()));
+    if std::fs::create_dir(t.path(&probe)).is_err() {
+        return false;
+    }
+    let tracers = t.read(probe.join("available_tracers")).unwrap_or_default();
+    let has_tracer = String::from_utf8_lossy(&tracers).split_whitespace().any(|x| x == plugin);
+    let has_graph_filter = cfg.graph_functions.is_empty() || t.exists(probe.join("set_graph_function"));
+    let _ = std::fs::remove_dir(t.path(&probe));
+    !(has_tracer && has_graph_filter)
 }
 
 fn is_refused(e: &TracefsError) -> bool {
@@ -198,12 +250,17 @@ impl Recorder {
 
     /// Write `value`, remembering the old contents to restore (named instances only:
     /// a private instance is removed whole).
-    fn set(&mut self, file: &str, value: &str, restore_as: Option<(String, AppendMode)>) -> Result<(), TracefsError> {
+    fn set(
+        &mut self,
+        file: &str,
+        value: &str,
+        restore_as: Option<(String, AppendMode)>,
+    ) -> Result<(), TracefsError> {
         let rel = self.rel(file);
         if !self.created {
             let old = match restore_as {
                 Some((v, m)) => Some((v.into_bytes(), m)),
-                None => self.t.read(&rel).ok().map(|v| (v, AppendMode::Truncate)),
+                None => self.t.read(&rel).ok().map(|v| (restorable(&v), AppendMode::Truncate)),
             };
             self.t.write(&rel, value.as_bytes(), AppendMode::Truncate)?;
             if let Some((v, m)) = old {
@@ -224,11 +281,15 @@ impl Recorder {
                 let exists = t.path(format!("instances/{n}")).is_dir();
                 (n.clone(), !exists)
             }
+            // Older kernels offer function_graph (and the graph filters) only at the top
+            // level; record there, as trace-cmd does, restoring what we change.
+            None if needs_top_level(&t, &cfg) => (String::new(), false),
             None => (format!("tracectl-record-{}", std::process::id()), true),
         };
-        let inst = PathBuf::from(format!("instances/{name}"));
+        let inst = if name.is_empty() { PathBuf::new() } else { PathBuf::from(format!("instances/{name}")) };
         if created {
-            std::fs::create_dir(t.path(&inst)).map_err(|e| TracefsError::from_io(t.path(&inst), e))?;
+            std::fs::create_dir(t.path(&inst))
+                .map_err(|e| TracefsError::from_io(t.path(&inst), e))?;
         }
         let hp = HeaderPage::parse(&String::from_utf8_lossy(&t.read("events/header_page")?))
             .map_err(|e| RecordError::Capture(e.to_string()))?;
@@ -240,10 +301,18 @@ impl Recorder {
             restore: Vec::new(),
             threads: Vec::new(),
             stop,
-            info: PageInfo { subbuf: hp.page_size(), commit_offset: hp.commit_offset, data_offset: hp.data_offset, long_size: hp.long_size(), sleep_ms: 100 },
+            info: PageInfo {
+                subbuf: hp.page_size(),
+                commit_offset: hp.commit_offset,
+                data_offset: hp.data_offset,
+                long_size: hp.long_size(),
+                sleep_ms: 100,
+                max_bytes: None,
+            },
             torn_down: false,
             top_restore: Vec::new(),
             warnings: Vec::new(),
+            extra: Vec::new(),
             cfg,
             output: output.to_path_buf(),
         };
@@ -251,12 +320,25 @@ impl Recorder {
         rec.configure()?;
         rec.spawn_threads()?;
         rec.exclude_self()?;
+        for (name, events) in rec.cfg.more_instances.clone() {
+            let mut sub = rec.cfg.clone();
+            sub.instance = Some(name.clone());
+            sub.events = events;
+            sub.more_instances.clear();
+            // Global files are handled once, by the first target.
+            sub.cmdlines_size = None;
+            let prefix = PathBuf::from(format!("{}.{name}", rec.output.display()));
+            let x = Recorder::start(rec.t.clone(), sub, &prefix)?;
+            rec.warnings.extend(x.warnings.iter().cloned());
+            rec.extra.push(x);
+        }
         rec.set("tracing_on", "1", None)?;
         Ok(rec)
     }
 
     fn configure(&mut self) -> Result<(), RecordError> {
         let cfg = self.cfg.clone();
+        self.info.max_bytes = cfg.max_kb_per_cpu.map(|k| k * 1024);
         if let Some(us) = cfg.sleep_us {
             self.info.sleep_ms = (us / 1000).clamp(1, u16::MAX as u64) as u16;
         }
@@ -267,14 +349,18 @@ impl Recorder {
             // Global, so always restored, also when our instance is private.
             let rel = PathBuf::from("saved_cmdlines_size");
             let old = self.t.read(&rel)?;
-            self.t.write(&rel, n.to_string().as_bytes(), AppendMode::Truncate)?;
+            self.t
+                .write(&rel, n.to_string().as_bytes(), AppendMode::Truncate)?;
             self.top_restore.push((rel, old));
         }
         if let Some(d) = cfg.max_graph_depth {
             let rel = self.rel("max_graph_depth");
             match self.set("max_graph_depth", &d.to_string(), None) {
                 Err(e) if is_refused(&e) || matches!(e, TracefsError::NotFound { .. }) => {
-                    return Err(RecordError::Refused { what: "--max-graph-depth".into(), file: self.t.path(rel) })
+                    return Err(RecordError::Refused {
+                        what: "--max-graph-depth".into(),
+                        file: self.t.path(rel),
+                    })
                 }
                 r => r?,
             }
@@ -286,7 +372,11 @@ impl Recorder {
         }
         self.set("tracing_on", "0", None)?;
         if let Some(c) = &cfg.clock {
-            let old = self.t.read_string(self.rel("trace_clock")).ok().and_then(|s| crate::dat::selected_clock(&s));
+            let old = self
+                .t
+                .read_string(self.rel("trace_clock"))
+                .ok()
+                .and_then(|s| crate::dat::selected_clock(&s));
             self.set("trace_clock", c, old.map(|o| (o, AppendMode::Truncate)))?;
         }
         if let Some(kb) = cfg.buffer_size_kb {
@@ -302,18 +392,38 @@ impl Recorder {
             };
             self.set(&format!("options/{name}"), val, None)?;
         }
-        let function = cfg.plugin.as_deref().is_some_and(|p| p.starts_with("function"));
+        let function = cfg
+            .plugin
+            .as_deref()
+            .is_some_and(|p| p.starts_with("function"));
         let ftrace_files: [(&Vec<String>, &str, &str); 3] = [
-            (&cfg.ftrace_filter, "set_ftrace_filter", "-l (set_ftrace_filter)"),
-            (&cfg.ftrace_notrace, "set_ftrace_notrace", "-n (set_ftrace_notrace)"),
-            (&cfg.graph_functions, "set_graph_function", "-g (set_graph_function)"),
+            (
+                &cfg.ftrace_filter,
+                "set_ftrace_filter",
+                "-l (set_ftrace_filter)",
+            ),
+            (
+                &cfg.ftrace_notrace,
+                "set_ftrace_notrace",
+                "-n (set_ftrace_notrace)",
+            ),
+            (
+                &cfg.graph_functions,
+                "set_graph_function",
+                "-g (set_graph_function)",
+            ),
         ];
         for (list, file, what) in ftrace_files {
             for f in list {
                 let rel = self.rel(file);
                 match self.t.write(&rel, f.as_bytes(), AppendMode::Append) {
                     Ok(()) => self.restore.push((rel, Vec::new(), AppendMode::Truncate)),
-                    Err(e) if is_refused(&e) => return Err(RecordError::Refused { what: what.into(), file: self.t.path(&rel) }),
+                    Err(e) if is_refused(&e) => {
+                        return Err(RecordError::Refused {
+                            what: what.into(),
+                            file: self.t.path(&rel),
+                        })
+                    }
                     Err(e) => return Err(e.into()),
                 }
             }
@@ -327,7 +437,12 @@ impl Recorder {
             if function {
                 let rel = self.rel("set_ftrace_pid");
                 match self.set("set_ftrace_pid", &pids.join(" "), None) {
-                    Err(e) if is_refused(&e) => return Err(RecordError::Refused { what: "-P with a function tracer".into(), file: self.t.path(rel) }),
+                    Err(e) if is_refused(&e) => {
+                        return Err(RecordError::Refused {
+                            what: "-P with a function tracer".into(),
+                            file: self.t.path(rel),
+                        })
+                    }
                     r => r?,
                 }
                 if cfg.follow_children {
@@ -337,31 +452,63 @@ impl Recorder {
         }
         if let Some(p) = &cfg.plugin {
             let rel = self.rel("current_tracer");
-            match self.set("current_tracer", p, Some(("nop".into(), AppendMode::Truncate))) {
-                Err(e) if is_refused(&e) => return Err(RecordError::Refused { what: format!("-p {p}"), file: self.t.path(rel) }),
+            match self.set(
+                "current_tracer",
+                p,
+                Some(("nop".into(), AppendMode::Truncate)),
+            ) {
+                Err(e) if is_refused(&e) => {
+                    return Err(RecordError::Refused {
+                        what: format!("-p {p}"),
+                        file: self.t.path(rel),
+                    })
+                }
                 r => r?,
             }
         }
         for ev in &cfg.events {
             let targets = match resolve_event(&self.t, &ev.name) {
                 Err(RecordError::UnknownEvent(n)) if cfg.ignore_missing => {
-                    self.warnings.push(format!("event {n:?} not found; ignored (-i)"));
+                    self.warnings
+                        .push(format!("event {n:?} not found; ignored (-i)"));
                     continue;
                 }
                 r => r?,
             };
             for (s, e) in targets {
-                let dir = if s == "*" { "events".to_string() } else if e == "*" { format!("events/{s}") } else { format!("events/{s}/{e}") };
+                let dir = if s == "*" {
+                    "events".to_string()
+                } else if e == "*" {
+                    format!("events/{s}")
+                } else {
+                    format!("events/{s}/{e}")
+                };
                 for f in &ev.filters {
-                    self.set(&format!("{dir}/filter"), f, Some(("0".into(), AppendMode::Truncate)))?;
+                    self.set(
+                        &format!("{dir}/filter"),
+                        f,
+                        Some(("0".into(), AppendMode::Truncate)),
+                    )?;
                 }
                 for tr in &ev.triggers {
                     let rel = self.rel(&format!("{dir}/trigger"));
                     self.t.write(&rel, tr.as_bytes(), AppendMode::Append)?;
                     let undo = format!("!{}", tr.split(" if ").next().unwrap_or(tr));
-                    self.restore.push((rel, undo.into_bytes(), AppendMode::Append));
+                    self.restore
+                        .push((rel, undo.into_bytes(), AppendMode::Append));
                 }
-                self.set(&format!("{dir}/enable"), "1", Some(("0".into(), AppendMode::Truncate)))?;
+                // A system's enable reads `X` when mixed, which cannot be written back.
+                let was = self
+                    .t
+                    .read_string(self.rel(&format!("{dir}/enable")))
+                    .unwrap_or_default();
+                let undo = if was.trim() == "1" { "1" } else { "0" };
+                let value = if ev.invert { "0" } else { "1" };
+                self.set(
+                    &format!("{dir}/enable"),
+                    value,
+                    Some((undo.into(), AppendMode::Truncate)),
+                )?;
             }
         }
         if let Ok(kb) = self.t.read_string(self.rel("buffer_subbuf_size_kb")) {
@@ -380,14 +527,27 @@ impl Recorder {
         let mut cpus: Vec<u32> = std::fs::read_dir(self.t.path(self.rel("per_cpu")))
             .map_err(|e| TracefsError::from_io(self.t.path(self.rel("per_cpu")), e))?
             .flatten()
-            .filter_map(|e| e.file_name().to_string_lossy().strip_prefix("cpu").and_then(|n| n.parse().ok()))
+            .filter_map(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .strip_prefix("cpu")
+                    .and_then(|n| n.parse().ok())
+            })
             .collect();
         cpus.sort();
         for cpu in cpus {
-            let pipe = self.t.path(self.rel(&format!("per_cpu/cpu{cpu}/trace_pipe_raw")));
+            let pipe = self
+                .t
+                .path(self.rel(&format!("per_cpu/cpu{cpu}/trace_pipe_raw")));
             let tmp = PathBuf::from(format!("{}.cpu{cpu}", self.output.display()));
             let th = capture::spawn(cpu, pipe.clone(), tmp.clone(), self.info, self.stop.clone())
-                .map_err(|e| RecordError::Capture(format!("cpu{cpu}: {} / {}: {e}", pipe.display(), tmp.display())))?;
+                .map_err(|e| {
+                RecordError::Capture(format!(
+                    "cpu{cpu}: {} / {}: {e}",
+                    pipe.display(),
+                    tmp.display()
+                ))
+            })?;
             self.threads.push(th);
         }
         Ok(())
@@ -400,8 +560,20 @@ impl Recorder {
             return Ok(());
         }
         let mut pids = vec![std::process::id().to_string()];
-        pids.extend(self.threads.iter().filter_map(|t| t.tid).map(|t| t.to_string()));
+        pids.extend(
+            self.threads
+                .iter()
+                .filter_map(|t| t.tid)
+                .map(|t| t.to_string()),
+        );
         self.set("set_event_notrace_pid", &pids.join(" "), None)?;
+        let function = self.cfg.plugin.as_deref().is_some_and(|p| p.starts_with("function"));
+        if function && self.cfg.pids.is_empty() && self.t.exists(self.rel("set_ftrace_notrace_pid")) {
+            match self.set("set_ftrace_notrace_pid", &pids.join(" "), None) {
+                Err(e) if is_refused(&e) => {}
+                r => r?,
+            }
+        }
         Ok(())
     }
 
@@ -416,12 +588,17 @@ impl Recorder {
     }
 
     fn stop_threads(&mut self) -> Vec<Result<CpuCaptured, String>> {
-        let _ = self.t.write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
+        let _ = self
+            .t
+            .write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
         self.stop.trigger();
         let mut v = Vec::new();
         for th in &mut self.threads {
             if let Some(h) = th.handle.take() {
-                v.push(h.join().unwrap_or_else(|_| Err(format!("cpu{}: capture thread panicked", th.cpu))));
+                v.push(
+                    h.join()
+                        .unwrap_or_else(|_| Err(format!("cpu{}: capture thread panicked", th.cpu))),
+                );
             }
         }
         v
@@ -432,7 +609,9 @@ impl Recorder {
             return;
         }
         self.torn_down = true;
-        let _ = self.t.write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
+        let _ = self
+            .t
+            .write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
         self.stop.trigger();
         for th in &mut self.threads {
             if let Some(h) = th.handle.take() {
@@ -448,7 +627,9 @@ impl Recorder {
         }
         if self.created {
             // Disabling first lets rmdir succeed even if a reader lingers.
-            let _ = self.t.write(self.rel("events/enable"), b"0", AppendMode::Truncate);
+            let _ = self
+                .t
+                .write(self.rel("events/enable"), b"0", AppendMode::Truncate);
             let p = self.t.path(&self.inst);
             for _ in 0..50 {
                 if std::fs::remove_dir(&p).is_ok() || !p.exists() {
@@ -461,26 +642,35 @@ impl Recorder {
 
     /// Stop, drain every CPU, restore tracefs, and write the trace.dat.
     pub fn finish(mut self) -> Result<RecordSummary, RecordError> {
-        let results = self.stop_threads();
         let mut summary = RecordSummary::default();
-        for r in results {
-            summary.cpus.push(r.map_err(RecordError::Capture)?);
+        let main = self.collect(&mut summary)?;
+        let mut extra = Vec::new();
+        let mut extras = std::mem::take(&mut self.extra);
+        for x in &mut extras {
+            // Per-CPU results of other instances are not part of the top summary.
+            let mut s = RecordSummary::default();
+            extra.push(x.collect(&mut s)?);
         }
-        for c in &summary.cpus {
-            if let Ok(s) = self.t.read_string(self.rel(&format!("per_cpu/cpu{}/stats", c.cpu))) {
-                summary.stats.push((c.cpu, s));
+        let mut events = main.events.clone();
+        for e in extra.iter().flat_map(|c| c.events.iter()) {
+            if !events.contains(e) {
+                events.push(e.clone());
             }
         }
-        let clock_text = self.t.read_string(self.rel("trace_clock")).unwrap_or_else(|_| "[local]".into());
-        let events = if self.cfg.all_formats { all_events(&self.t) } else { enabled_events(&self.t, &self.inst)? };
         let meta = metadata(&self.t, &events)?;
+        for x in &mut extras {
+            x.teardown();
+        }
         self.teardown();
 
-        let clock = crate::dat::selected_clock(&clock_text).unwrap_or_else(|| "local".into());
+        let clock = main.clock.clone();
         let mut options = vec![
-            NewOption::text(opt::TRACECLOCK, clock_text.trim_end()),
+            NewOption::text(opt::TRACECLOCK, main.clock_text.trim_end()),
             NewOption::text(opt::UNAME, &uname()),
-            NewOption::text(opt::VERSION, concat!("tracectl ", env!("CARGO_PKG_VERSION"))),
+            NewOption::text(
+                opt::VERSION,
+                concat!("tracectl ", env!("CARGO_PKG_VERSION")),
+            ),
         ];
         if self.cfg.date {
             options.push(NewOption::date(date_offset_us(&clock)));
@@ -488,22 +678,98 @@ impl Recorder {
         for (cpu, s) in &summary.stats {
             options.push(NewOption::text(opt::CPUSTAT, &format!("CPU: {cpu}\n{s}")));
         }
-        let mut files = Vec::new();
-        for th in &self.threads {
-            let f = std::fs::File::open(&th.tmp).map_err(|e| RecordError::Capture(format!("{}: {e}", th.tmp.display())))?;
-            files.push((th.cpu, Box::new(std::io::BufReader::new(f)) as Box<dyn std::io::Read>));
+        let mut buffers = Vec::new();
+        let mut all_tmp = Vec::new();
+        for (name, c) in std::iter::once((String::new(), &main)).chain(
+            extras
+                .iter()
+                .map(|x| x.instance_name.clone())
+                .zip(extra.iter()),
+        ) {
+            let mut files = Vec::new();
+            for (cpu, parts) in &c.files {
+                let mut reader: Box<dyn std::io::Read> = Box::new(std::io::empty());
+                for tmp in parts {
+                    let f = std::fs::File::open(tmp)
+                        .map_err(|e| RecordError::Capture(format!("{}: {e}", tmp.display())))?;
+                    reader = Box::new(reader.chain(std::io::BufReader::new(f)));
+                }
+                files.push((*cpu, reader));
+            }
+            for th in extras_threads_and(&self.threads, &extras) {
+                all_tmp.push(th.clone());
+                all_tmp.push(PathBuf::from(format!("{}.b", th.display())));
+            }
+            buffers.push(BufferSource {
+                name,
+                clock: c.clock.clone(),
+                page_size: c.subbuf,
+                cpus: files,
+            });
         }
-        let buffers = vec![BufferSource { name: String::new(), clock, page_size: self.info.subbuf, cpus: files }];
         let mut wo = self.cfg.write;
         // trace-cmd 3.1 walks pages with the header's page size, so larger sub-buffers
         // (--subbuf-size, 6.8+) are stored as the page size.
-        wo.page_size = page_size().max(self.info.subbuf as u32);
-        summary.written = write_dat(&self.output, &wo, &meta, &options, buffers)?;
-        for th in &self.threads {
-            let _ = std::fs::remove_file(&th.tmp);
+        let biggest = buffers.iter().map(|b| b.page_size).max().unwrap_or(0);
+        wo.page_size = page_size().max(biggest as u32);
+        let r = write_dat(&self.output, &wo, &meta, &options, buffers);
+        for tmp in &all_tmp {
+            let _ = std::fs::remove_file(tmp);
         }
+        summary.written = r?;
         Ok(summary)
     }
+
+    /// Stop capturing and gather what the file needs, leaving tracefs as it is.
+    fn collect(&mut self, summary: &mut RecordSummary) -> Result<Collected, RecordError> {
+        let mut files = Vec::new();
+        for r in self.stop_threads() {
+            let c = r.map_err(RecordError::Capture)?;
+            files.push((c.cpu, c.files.clone()));
+            summary.cpus.push(c);
+        }
+        for c in &summary.cpus {
+            if let Ok(s) = self
+                .t
+                .read_string(self.rel(&format!("per_cpu/cpu{}/stats", c.cpu)))
+            {
+                summary.stats.push((c.cpu, s));
+            }
+        }
+        let clock_text = self
+            .t
+            .read_string(self.rel("trace_clock"))
+            .unwrap_or_else(|_| "[local]".into());
+        let events = if self.cfg.all_formats {
+            all_events(&self.t)
+        } else {
+            enabled_events(&self.t, &self.inst)?
+        };
+        Ok(Collected {
+            clock: crate::dat::selected_clock(&clock_text).unwrap_or_else(|| "local".into()),
+            clock_text,
+            events,
+            files,
+            subbuf: self.info.subbuf,
+        })
+    }
+}
+
+/// Every capture file path (first halves) of the main and the extra recorders.
+fn extras_threads_and(main: &[CpuThread], extras: &[Recorder]) -> Vec<PathBuf> {
+    main.iter()
+        .chain(extras.iter().flat_map(|x| x.threads.iter()))
+        .map(|t| t.tmp.clone())
+        .collect()
+}
+
+/// What one instance's recording left for the file.
+struct Collected {
+    clock: String,
+    clock_text: String,
+    events: Vec<(String, String)>,
+    files: Vec<(u32, Vec<PathBuf>)>,
+    subbuf: usize,
 }
 
 impl Drop for Recorder {
@@ -527,7 +793,11 @@ pub fn uname() -> String {
 }
 
 fn page_size() -> u32 {
-    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE).ok().flatten().map(|v| v as u32).unwrap_or(4096)
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .map(|v| v as u32)
+        .unwrap_or(4096)
 }
 
 /// Wall-clock minus trace-clock time in µs, for the DATE option.
@@ -544,7 +814,11 @@ fn date_offset_us(clock: &str) -> i64 {
         "counter" | "x86-tsc" => return 0,
         _ => ClockId::CLOCK_MONOTONIC,
     };
-    let us = |c| clock_gettime(c).map(|t| t.tv_sec() * 1_000_000 + t.tv_nsec() / 1000).unwrap_or(0);
+    let us = |c| {
+        clock_gettime(c)
+            .map(|t| t.tv_sec() * 1_000_000 + t.tv_nsec() / 1000)
+            .unwrap_or(0)
+    };
     us(ClockId::CLOCK_REALTIME) - us(id)
 }
 
@@ -565,10 +839,20 @@ pub fn extract(
         None => PathBuf::new(),
     };
     if instance.is_some() && !t.path(&inst).is_dir() {
-        return Err(RecordError::Tracefs(TracefsError::NotFound { path: t.path(&inst) }));
+        return Err(RecordError::Tracefs(TracefsError::NotFound {
+            path: t.path(&inst),
+        }));
     }
-    let hp = HeaderPage::parse(&String::from_utf8_lossy(&t.read("events/header_page")?)).map_err(|e| RecordError::Capture(e.to_string()))?;
-    let mut info = PageInfo { subbuf: hp.page_size(), commit_offset: hp.commit_offset, data_offset: hp.data_offset, long_size: hp.long_size(), sleep_ms: 100 };
+    let hp = HeaderPage::parse(&String::from_utf8_lossy(&t.read("events/header_page")?))
+        .map_err(|e| RecordError::Capture(e.to_string()))?;
+    let mut info = PageInfo {
+        subbuf: hp.page_size(),
+        commit_offset: hp.commit_offset,
+        data_offset: hp.data_offset,
+        long_size: hp.long_size(),
+        sleep_ms: 100,
+        max_bytes: None,
+    };
     if let Ok(kb) = t.read_string(inst.join("buffer_subbuf_size_kb")) {
         if let Ok(kb) = kb.trim().parse::<usize>() {
             info.subbuf = kb * 1024;
@@ -577,7 +861,12 @@ pub fn extract(
     let mut cpus: Vec<u32> = std::fs::read_dir(t.path(inst.join("per_cpu")))
         .map_err(|e| TracefsError::from_io(t.path(inst.join("per_cpu")), e))?
         .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().strip_prefix("cpu").and_then(|n| n.parse().ok()))
+        .filter_map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .strip_prefix("cpu")
+                .and_then(|n| n.parse().ok())
+        })
         .collect();
     cpus.sort();
     let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
@@ -585,7 +874,11 @@ pub fn extract(
     let mut summary = RecordSummary::default();
     let mut tmps = Vec::new();
     for cpu in cpus {
-        let raw = if snapshot { "snapshot_raw" } else { "trace_pipe_raw" };
+        let raw = if snapshot {
+            "snapshot_raw"
+        } else {
+            "trace_pipe_raw"
+        };
         let pipe = t.path(inst.join(format!("per_cpu/cpu{cpu}/{raw}")));
         if !pipe.exists() {
             return Err(RecordError::Tracefs(TracefsError::NotFound { path: pipe }));
@@ -594,33 +887,57 @@ pub fn extract(
         // With stop already set, the thread drains once and ends.
         let mut th = capture::spawn(cpu, pipe.clone(), tmp.clone(), info, stop.clone())
             .map_err(|e| RecordError::Capture(format!("{}: {e}", pipe.display())))?;
-        let r = th.handle.take().map(|h| h.join().unwrap_or_else(|_| Err("capture thread panicked".into())));
-        summary.cpus.push(r.unwrap_or_else(|| Err("no thread".into())).map_err(RecordError::Capture)?);
+        let r = th.handle.take().map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err("capture thread panicked".into()))
+        });
+        summary.cpus.push(
+            r.unwrap_or_else(|| Err("no thread".into()))
+                .map_err(RecordError::Capture)?,
+        );
         if let Ok(s) = t.read_string(inst.join(format!("per_cpu/cpu{cpu}/stats"))) {
             summary.stats.push((cpu, s));
         }
         tmps.push((cpu, tmp));
     }
-    let clock_text = t.read_string(inst.join("trace_clock")).unwrap_or_else(|_| "[local]".into());
+    let clock_text = t
+        .read_string(inst.join("trace_clock"))
+        .unwrap_or_else(|_| "[local]".into());
     let clock = crate::dat::selected_clock(&clock_text).unwrap_or_else(|| "local".into());
-    let events = if all_formats { all_events(t) } else { enabled_events(t, &inst)? };
+    let events = if all_formats {
+        all_events(t)
+    } else {
+        enabled_events(t, &inst)?
+    };
     let meta = metadata(t, &events)?;
     let mut options = vec![
         NewOption::text(opt::TRACECLOCK, clock_text.trim_end()),
         NewOption::text(opt::UNAME, &uname()),
-        NewOption::text(opt::VERSION, concat!("tracectl ", env!("CARGO_PKG_VERSION"))),
+        NewOption::text(
+            opt::VERSION,
+            concat!("tracectl ", env!("CARGO_PKG_VERSION")),
+        ),
     ];
     for (cpu, s) in &summary.stats {
         options.push(NewOption::text(opt::CPUSTAT, &format!("CPU: {cpu}\n{s}")));
     }
     let mut files = Vec::new();
     for (cpu, tmp) in &tmps {
-        let f = std::fs::File::open(tmp).map_err(|e| RecordError::Capture(format!("{}: {e}", tmp.display())))?;
-        files.push((*cpu, Box::new(std::io::BufReader::new(f)) as Box<dyn std::io::Read>));
+        let f = std::fs::File::open(tmp)
+            .map_err(|e| RecordError::Capture(format!("{}: {e}", tmp.display())))?;
+        files.push((
+            *cpu,
+            Box::new(std::io::BufReader::new(f)) as Box<dyn std::io::Read>,
+        ));
     }
     let mut wo = wo;
     wo.page_size = page_size().max(info.subbuf as u32);
-    let buffers = vec![BufferSource { name: String::new(), clock, page_size: info.subbuf, cpus: files }];
+    let buffers = vec![BufferSource {
+        name: String::new(),
+        clock,
+        page_size: info.subbuf,
+        cpus: files,
+    }];
     let r = write_dat(output, &wo, &meta, &options, buffers);
     for (_, tmp) in &tmps {
         let _ = std::fs::remove_file(tmp);

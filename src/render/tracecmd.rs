@@ -41,6 +41,28 @@
 //! A record that follows lost events is preceded by `CPU:N [M EVENTS DROPPED]` (or
 //! `CPU:N [EVENTS DROPPED]` when the count is unknown).
 //!
+//! # Where libtraceevent prints differently from the kernel
+//!
+//! The info of events without a plugin is the event's print fmt evaluated by the event
+//! model with [`crate::event::PrintStyle::TraceCmd`], which reproduces libtraceevent
+//! 1.7's own readings (all checked against `trace-cmd report` on this kernel):
+//!
+//! * plain `%p` is glibc's: `0x` + hex, `(nil)` for NULL (the kernel: bare hex);
+//! * `%pS`/`%pF` are `name+0xoff` (no `/0xsize`, no `[module]`), `%ps` the name,
+//!   `0x...` when no symbol holds the address; `%pB` is a plain pointer;
+//! * `%#x`/`%#o` of 0 print `0` (the kernel: `0x0`);
+//! * names the kernel left unexpanded (`vmemmap_base`, `HRTIMER_MODE_ABS`) are 0 in
+//!   expressions and -1 in `__print_symbolic`/`__print_flags` tables, except the softirq
+//!   and hrtimer-restart names libtraceevent knows; casts to pointers do not scale
+//!   additions (`page=0x<pfn>` for the mm_page events);
+//! * `a OP (b OP2 c)` with OP2 looser than OP reads as `(a OP b) OP2 c` (timer_start's
+//!   `flags=D|P|I`), and `a OP (c ? t : f)` as `(a OP c) ? t : f`
+//!   (mm_page_alloc_extfrag's `fragmenting=`);
+//! * syscall events print their print fmt as written (`fd: 0x00000003, ...`), not the
+//!   kernel's `sys_read(fd: 3, ...)`; `sys_exit_*` print `0x1000`, not `sys_read -> 0x1000`;
+//! * `-R` lists ` name=value` per field, each printed by the print-fmt conversion that
+//!   takes that field whole when there is one.
+//!
 //! # Plugins
 //!
 //! The installed libtraceevent plugins that replace the print fmt of events seen on this
@@ -56,7 +78,7 @@ pub use filter::{EventFilter, FilterContext, FilterError};
 pub use report::{parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary};
 pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken};
 
-use std::collections::HashMap;
+use std::cell::RefCell;
 
 use crate::event::Record;
 
@@ -163,13 +185,57 @@ impl Default for TraceCmdStyle {
     }
 }
 
-/// Comms by pid, the way libtraceevent keeps them for `trace-cmd report`.
+/// Comms by pid, kept exactly the way libtraceevent 1.7 keeps them for `trace-cmd report`.
 ///
-/// Entries come from the file's saved cmdlines and from the sched plugins; a pid once
-/// known keeps its first comm.
+/// Which comm trace-cmd prints for a pid that was registered twice (saved cmdlines, then a
+/// sched plugin seeing another name) depends on libtraceevent's data structure, so this
+/// reproduces it:
+/// * Until the first lookup of a non-zero pid, registrations go to a list, newest first,
+///   duplicates kept. `<idle>` (pid 0) never looks anything up.
+/// * The first lookup turns the list into an array sorted by pid with a stable sort (glibc's
+///   `qsort` is a merge sort for arrays this size), so duplicates stay newest first.
+/// * Lookups are glibc's `bsearch`, which returns whichever duplicate its midpoints reach
+///   first.
+/// * Later registrations of a pid already present are refused; new pids are inserted
+///   after every smaller pid.
+/// * Saved cmdlines are read line by line and reading stops at the first line that is not
+///   `pid comm`.
 #[derive(Debug, Default, Clone)]
 pub struct Cmdlines {
-    comms: HashMap<i32, Box<str>>,
+    inner: RefCell<CommTable>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct CommTable {
+    /// Registrations before the first lookup, oldest first.
+    list: Vec<(i32, Box<str>)>,
+    /// The sorted array, once a lookup has built it.
+    array: Option<Vec<(i32, Box<str>)>>,
+}
+
+impl CommTable {
+    fn build(&mut self) -> &mut Vec<(i32, Box<str>)> {
+        if self.array.is_none() {
+            let mut v: Vec<(i32, Box<str>)> = std::mem::take(&mut self.list).into_iter().rev().collect();
+            v.sort_by_key(|e| e.0);
+            self.array = Some(v);
+        }
+        self.array.as_mut().expect("just built")
+    }
+
+    /// glibc's bsearch over `array` for `pid`.
+    fn search(array: &[(i32, Box<str>)], pid: i32) -> Option<usize> {
+        let (mut l, mut u) = (0usize, array.len());
+        while l < u {
+            let idx = (l + u) / 2;
+            match pid.cmp(&array[idx].0) {
+                std::cmp::Ordering::Less => u = idx,
+                std::cmp::Ordering::Greater => l = idx + 1,
+                std::cmp::Ordering::Equal => return Some(idx),
+            }
+        }
+        None
+    }
 }
 
 impl Cmdlines {
@@ -178,32 +244,60 @@ impl Cmdlines {
         Cmdlines::default()
     }
 
-    /// Add the `pid comm` lines of a saved_cmdlines text (the first entry for a pid wins).
+    /// Register the `pid comm` lines of a saved_cmdlines text, stopping at the first line
+    /// that is not one.
     pub fn load(&mut self, text: &str) {
-        for line in text.lines() {
+        for line in text.split('\n').filter(|l| !l.is_empty()) {
             let line = line.trim_start();
-            if let Some((pid, comm)) = line.split_once(' ') {
-                if let Ok(pid) = pid.parse::<i32>() {
-                    self.register(pid, comm);
+            let digits = line.strip_prefix('-').unwrap_or(line);
+            let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+            let num_len = line.len() - digits.len() + end;
+            let Ok(pid) = line[..num_len].parse::<i32>() else { return };
+            let comm = line[num_len..].trim_start();
+            if comm.is_empty() {
+                return;
+            }
+            self.register(pid, comm);
+        }
+    }
+
+    /// Register `comm` for `pid` (`tep_register_comm`).
+    pub fn register(&mut self, pid: i32, comm: &str) {
+        let t = self.inner.get_mut();
+        match &mut t.array {
+            None => t.list.push((pid, comm.into())),
+            Some(array) => {
+                if pid == 0 || CommTable::search(array, pid).is_some() {
+                    return;
                 }
+                let at = array.partition_point(|e| e.0 < pid);
+                array.insert(at, (pid, comm.into()));
             }
         }
     }
 
-    /// Remember `comm` for `pid` unless the pid already has one (pid 0 is always `<idle>`).
-    pub fn register(&mut self, pid: i32, comm: &str) {
-        if pid != 0 && !self.comms.contains_key(&pid) {
-            self.comms.insert(pid, comm.into());
-        }
-    }
-
     /// The comm printed for `pid`.
-    pub fn comm(&self, pid: i32) -> &str {
+    pub fn comm(&self, pid: i32) -> std::cell::Ref<'_, str> {
+        const IDLE: &str = "<idle>";
+        const UNKNOWN: &str = "<...>";
         if pid == 0 {
-            return "<idle>";
+            return std::cell::Ref::map(self.inner.borrow(), |_| IDLE);
         }
-        self.comms.get(&pid).map_or("<...>", |c| c)
+        self.inner.borrow_mut().build();
+        std::cell::Ref::map(self.inner.borrow(), |t| {
+            let array = t.array.as_deref().unwrap_or(&[]);
+            CommTable::search(array, pid).map_or(UNKNOWN, |i| &*array[i].1)
+        })
     }
+}
+
+/// What the renderer keeps per event id.
+#[derive(Debug, Clone)]
+struct IdInfo {
+    known: bool,
+    /// ` name: ` padded to 20 columns.
+    name_column: Box<[u8]>,
+    plugin: Option<Plugin>,
 }
 
 /// Renders records as `trace-cmd report` lines.
@@ -213,7 +307,8 @@ pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     /// The comm table, shared by every record printed.
     pub cmdlines: Cmdlines,
     /// Plugin resolved per event id (index = id); `None` inside = no plugin.
-    plugins: Vec<Option<Option<Plugin>>>,
+    /// Per event id (index): resolved on first use.
+    ids: Vec<Option<IdInfo>>,
     common_pid: Option<FieldSpec>,
     common_flags: Option<FieldSpec>,
     common_pc: Option<FieldSpec>,
@@ -227,7 +322,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             catalog,
             style,
             cmdlines,
-            plugins: Vec::new(),
+            ids: Vec::new(),
             common_pid: None,
             common_flags: None,
             common_pc: None,
@@ -290,17 +385,29 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         }
     }
 
-    fn plugin(&mut self, id: u16) -> Option<Plugin> {
+    fn info(&mut self, id: u16) -> &IdInfo {
         let i = usize::from(id);
-        if i >= self.plugins.len() {
-            self.plugins.resize(i + 1, None);
+        if i >= self.ids.len() {
+            self.ids.resize(i + 1, None);
         }
-        if let Some(p) = self.plugins[i] {
-            return p;
+        if self.ids[i].is_none() {
+            let ev = self.catalog.event(id);
+            let name = ev.map_or("(NULL)", |(_, n)| n);
+            let mut col = Vec::with_capacity(name.len() + 24);
+            col.push(b' ');
+            col.extend_from_slice(name.as_bytes());
+            col.extend_from_slice(b": ");
+            for _ in name.len()..20 {
+                col.push(b' ');
+            }
+            let plugin = ev.and_then(|(sys, name)| plugins::resolve(self.catalog, id, sys, name));
+            self.ids[i] = Some(IdInfo { known: ev.is_some(), name_column: col.into(), plugin });
         }
-        let p = self.catalog.event(id).and_then(|(sys, name)| plugins::resolve(self.catalog, id, sys, name));
-        self.plugins[i] = Some(p);
-        p
+        self.ids[i].as_ref().expect("filled above")
+    }
+
+    fn plugin(&mut self, id: u16) -> Option<Plugin> {
+        self.info(id).plugin
     }
 
     /// `CPU:N [M EVENTS DROPPED]` (`count` None: the kernel did not count them).
@@ -325,12 +432,12 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             let c = comm.as_bytes();
             let c = &c[..c.len().min(8)];
             pad_left(out, c, 8);
+            drop(comm);
             out.push(b'-');
             push_i64_left(out, i64::from(pid), 5);
             out.push(b' ');
-            let mut b = Vec::with_capacity(8);
-            push_u64(&mut b, u64::from(rec.cpu));
-            pad_left(out, &b, 3);
+            let (b, i) = digits(u64::from(rec.cpu));
+            pad_left(out, &b[i..], 3);
             self.write_latency(out, rec);
         } else {
             pad_left(out, comm.as_bytes(), 16);
@@ -386,16 +493,10 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     }
 
     /// Write ` name: ` padded to 20 columns.
-    pub fn write_name(&self, out: &mut Vec<u8>, rec: &Record) {
-        let name = rec
-            .event_id(self.catalog.big_endian())
-            .and_then(|id| self.catalog.event(id))
-            .map_or("(NULL)", |(_, n)| n);
-        out.push(b' ');
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b": ");
-        for _ in name.len()..20 {
-            out.push(b' ');
+    pub fn write_name(&mut self, out: &mut Vec<u8>, rec: &Record) {
+        match rec.event_id(self.catalog.big_endian()) {
+            Some(id) => out.extend_from_slice(&self.info(id).name_column),
+            None => out.extend_from_slice(b" (NULL):               "),
         }
     }
 
@@ -430,7 +531,10 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         if let Some(count) = missed {
             self.write_dropped(out, rec.cpu, count);
         }
-        let known = rec.event_id(self.catalog.big_endian()).and_then(|id| self.catalog.event(id)).is_some();
+        let known = match rec.event_id(self.catalog.big_endian()) {
+            Some(id) => self.info(id).known,
+            None => false,
+        };
         if !known {
             // libtraceevent prints this for each part it cannot find the event for: the
             // head, (the latency flags,) the time, then the name "(NULL)" and the info.
@@ -459,24 +563,21 @@ pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
         TimeFormat::Usecs => {
             let us = ts.saturating_add(500) / 1000;
             out.push(b' ');
-            let mut b = Vec::with_capacity(24);
-            push_u64(&mut b, us / 1_000_000);
-            pad_left(out, &b, 5);
+            let (b, i) = digits(us / 1_000_000);
+            pad_left(out, &b[i..], 5);
             out.push(b'.');
             push_zero_padded(out, us % 1_000_000, 6);
         }
         TimeFormat::Nsecs => {
             out.push(b' ');
-            let mut b = Vec::with_capacity(24);
-            push_u64(&mut b, ts / 1_000_000_000);
-            pad_left(out, &b, 5);
+            let (b, i) = digits(ts / 1_000_000_000);
+            pad_left(out, &b[i..], 5);
             out.push(b'.');
             push_zero_padded(out, ts % 1_000_000_000, 9);
         }
         TimeFormat::Raw => {
-            let mut b = Vec::with_capacity(24);
-            push_u64(&mut b, ts);
-            pad_left(out, &b, 12);
+            let (b, i) = digits(ts);
+            pad_left(out, &b[i..], 12);
         }
     }
     out.push(b':');
@@ -511,14 +612,9 @@ pub fn sign_extend(v: u64, size: usize) -> i64 {
     ((v << shift) as i64) >> shift
 }
 
-pub(crate) fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
-    for _ in s.len()..width {
-        out.push(b' ');
-    }
-    out.extend_from_slice(s);
-}
-
-pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+/// Decimal digits of `v` in a stack buffer: (buffer, start index).
+#[inline]
+fn digits(mut v: u64) -> ([u8; 20], usize) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {
@@ -529,6 +625,19 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
             break;
         }
     }
+    (buf, i)
+}
+
+pub(crate) fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
+    for _ in s.len()..width {
+        out.push(b' ');
+    }
+    out.extend_from_slice(s);
+}
+
+#[inline]
+pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
+    let (buf, i) = digits(v);
     out.extend_from_slice(&buf[i..]);
 }
 
@@ -561,11 +670,11 @@ fn push_i64_left(out: &mut Vec<u8>, v: i64, width: usize) {
     }
 }
 
+#[inline]
 pub(crate) fn push_zero_padded(out: &mut Vec<u8>, v: u64, width: usize) {
-    let mut b = Vec::with_capacity(24);
-    push_u64(&mut b, v);
-    for _ in b.len()..width {
+    let (buf, i) = digits(v);
+    for _ in (buf.len() - i)..width {
         out.push(b'0');
     }
-    out.extend_from_slice(&b);
+    out.extend_from_slice(&buf[i..]);
 }

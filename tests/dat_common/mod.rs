@@ -41,15 +41,30 @@ pub fn tracecmd_here() -> PathBuf {
 
 /// Record with trace-cmd: `record <args> -o out -- sleep 0.2`.
 pub fn tracecmd_record(out: &Path, args: &[&str]) {
-    let st = Command::new(tracecmd_here())
-        .arg("record")
-        .args(args)
-        .arg("-o")
-        .arg(out)
-        .args(["--", "sleep", "0.2"])
-        .output()
-        .expect("run trace-cmd-here");
-    assert!(out.exists(), "trace-cmd record wrote nothing: {}", String::from_utf8_lossy(&st.stderr));
+    // Under load trace-cmd 3.1.6 sometimes stops its recorders before they wrote a page
+    // and leaves a file that ends at the CPU table; record again until it holds data.
+    for attempt in 1..=4 {
+        let _ = std::fs::remove_file(out);
+        let st = Command::new(tracecmd_here())
+            .arg("record")
+            .args(args)
+            .arg("-o")
+            .arg(out)
+            .args(["--", "sleep", "0.2"])
+            .output()
+            .expect("run trace-cmd-here");
+        assert!(
+            out.exists(),
+            "trace-cmd record wrote nothing: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let report = Command::new("trace-cmd").arg("report").arg("-i").arg(out).output().expect("run trace-cmd report");
+        if String::from_utf8_lossy(&report.stdout).lines().count() > 1 {
+            return;
+        }
+        eprintln!("trace-cmd recorded no events (attempt {attempt}); recording again");
+    }
+    panic!("trace-cmd record {args:?} gave no events in 4 attempts");
 }
 
 /// Event name of one `trace-cmd report` line: `comm-pid [cpu] ts: name: ...`.
@@ -66,11 +81,20 @@ fn report_event_name(line: &str) -> Option<&str> {
 
 /// Lines per event name in `trace-cmd report FILE` (optionally extra args).
 pub fn report_counts(file: &Path, extra: &[&str]) -> BTreeMap<String, u64> {
-    let out = Command::new("trace-cmd").arg("report").args(extra).arg(file).output().expect("run trace-cmd report");
+    let out = Command::new("trace-cmd")
+        .arg("report")
+        .args(extra)
+        .arg(file)
+        .output()
+        .expect("run trace-cmd report");
     let err = String::from_utf8_lossy(&out.stderr).to_lowercase();
     assert!(out.status.success(), "trace-cmd report failed: {err}");
     for bad in ["error", "fail", "bug", "warn", "invalid", "unknown"] {
-        assert!(!err.contains(bad), "trace-cmd report complained about {}: {err}", file.display());
+        assert!(
+            !err.contains(bad),
+            "trace-cmd report complained about {}: {err}",
+            file.display()
+        );
     }
     let mut m = BTreeMap::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
@@ -85,11 +109,27 @@ pub fn report_counts(file: &Path, extra: &[&str]) -> BTreeMap<String, u64> {
 }
 
 /// Minimal sub-buffer walker for counting (the full decoder is `tracectl::ring`).
-pub fn count_page(page: &[u8], long: usize, be: bool, names: &BTreeMap<u16, String>, out: &mut BTreeMap<String, u64>) {
-    let rd32 = |b: &[u8]| if be { u32::from_be_bytes(b[..4].try_into().unwrap()) } else { u32::from_le_bytes(b[..4].try_into().unwrap()) };
+pub fn count_page(
+    page: &[u8],
+    long: usize,
+    be: bool,
+    names: &BTreeMap<u16, String>,
+    out: &mut BTreeMap<String, u64>,
+) {
+    let rd32 = |b: &[u8]| {
+        if be {
+            u32::from_be_bytes(b[..4].try_into().unwrap())
+        } else {
+            u32::from_le_bytes(b[..4].try_into().unwrap())
+        }
+    };
     let commit = if long == 8 {
         let b: [u8; 8] = page[8..16].try_into().unwrap();
-        (if be { u64::from_be_bytes(b) } else { u64::from_le_bytes(b) }) as usize
+        (if be {
+            u64::from_be_bytes(b)
+        } else {
+            u64::from_le_bytes(b)
+        }) as usize
     } else {
         rd32(&page[8..12]) as usize
     } & ((1 << 27) - 1);
@@ -98,7 +138,11 @@ pub fn count_page(page: &[u8], long: usize, be: bool, names: &BTreeMap<u16, Stri
     let mut p = 0;
     while p + 4 <= end {
         let w = rd32(&data[p..]);
-        let (tl, delta) = if be { (w >> 27, w & ((1 << 27) - 1)) } else { (w & 31, w >> 5) };
+        let (tl, delta) = if be {
+            (w >> 27, w & ((1 << 27) - 1))
+        } else {
+            (w & 31, w >> 5)
+        };
         let (payload, size) = match tl {
             0 => {
                 let len = rd32(&data[p + 4..]) as usize;
@@ -115,7 +159,11 @@ pub fn count_page(page: &[u8], long: usize, be: bool, names: &BTreeMap<u16, Stri
         };
         if let Some(at) = payload {
             let b = &data[at..at + 2];
-            let id = if be { u16::from_be_bytes([b[0], b[1]]) } else { u16::from_le_bytes([b[0], b[1]]) };
+            let id = if be {
+                u16::from_be_bytes([b[0], b[1]])
+            } else {
+                u16::from_le_bytes([b[0], b[1]])
+            };
             let name = names.get(&id).cloned().unwrap_or_else(|| format!("id{id}"));
             *out.entry(name).or_insert(0) += 1;
         }
@@ -127,8 +175,14 @@ pub fn count_page(page: &[u8], long: usize, be: bool, names: &BTreeMap<u16, Stri
 pub fn names(dat: &DatFile) -> BTreeMap<u16, String> {
     let mut m = BTreeMap::new();
     for (_, text) in dat.all_formats() {
-        let name = text.lines().find_map(|l| l.strip_prefix("name: ")).map(str::trim);
-        let id = text.lines().find_map(|l| l.strip_prefix("ID: ")).and_then(|s| s.trim().parse::<u16>().ok());
+        let name = text
+            .lines()
+            .find_map(|l| l.strip_prefix("name: "))
+            .map(str::trim);
+        let id = text
+            .lines()
+            .find_map(|l| l.strip_prefix("ID: "))
+            .and_then(|s| s.trim().parse::<u16>().ok());
         if let (Some(n), Some(i)) = (name, id) {
             m.insert(i, n.to_string());
         }
@@ -170,7 +224,8 @@ pub fn ring_counts(dat: &DatFile, buffer: usize) -> BTreeMap<String, u64> {
                     assert!(r.ts >= last, "cpu{cpu} page {index}: time goes backwards");
                     last = r.ts;
                     let id = r.event_id(dat.big_endian()).unwrap();
-                    *out.entry(names.get(&id).cloned().unwrap_or_else(|| format!("id{id}"))).or_insert(0) += 1;
+                    *out.entry(names.get(&id).cloned().unwrap_or_else(|| format!("id{id}")))
+                        .or_insert(0) += 1;
                 }
             }
             index += 1;

@@ -115,8 +115,16 @@ pub fn parse_trace(text: &str) -> Vec<Line> {
             found = Some(Line { cpu, usec: s * 1_000_000 + us, body: rest[colon + 2..].to_string() });
             break;
         }
-        if let Some(l) = found {
-            out.push(l);
+        match found {
+            Some(l) => out.push(l),
+            // Continuation of a multi-line event (stack traces).
+            None if !line.starts_with("CPU:") => {
+                if let Some(prev) = out.last_mut() {
+                    prev.body.push('\n');
+                    prev.body.push_str(line);
+                }
+            }
+            None => {}
         }
     }
     out

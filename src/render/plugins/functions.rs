@@ -17,6 +17,8 @@
 pub struct FunctionMap {
     addrs: Vec<u64>,
     names: Vec<Box<str>>,
+    /// Recent lookups (address, index or usize::MAX), direct-mapped: call sites repeat.
+    cache: std::cell::RefCell<Vec<(u64, usize)>>,
 }
 
 impl FunctionMap {
@@ -46,6 +48,7 @@ impl FunctionMap {
         FunctionMap {
             addrs: pairs.iter().map(|p| p.0).collect(),
             names: pairs.iter().map(|p| p.1.into()).collect(),
+            cache: std::cell::RefCell::new(vec![(u64::MAX, usize::MAX); 512]),
         }
     }
 
@@ -61,6 +64,24 @@ impl FunctionMap {
 
     /// The function holding `addr` and its start address.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
+        let slot = ((addr ^ (addr >> 11)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 55) as usize;
+        if let Ok(c) = self.cache.try_borrow() {
+            if let Some(&(a, i)) = c.get(slot) {
+                if a == addr && addr != u64::MAX {
+                    return (i != usize::MAX).then(|| (&*self.names[i], self.addrs[i]));
+                }
+            }
+        }
+        let i = self.search(addr);
+        if let Ok(mut c) = self.cache.try_borrow_mut() {
+            if let Some(e) = c.get_mut(slot) {
+                *e = (addr, i.unwrap_or(usize::MAX));
+            }
+        }
+        i.map(|i| (&*self.names[i], self.addrs[i]))
+    }
+
+    fn search(&self, addr: u64) -> Option<usize> {
         let n = self.addrs.len();
         let (mut l, mut u) = (0usize, n);
         while l < u {
@@ -69,7 +90,7 @@ impl FunctionMap {
             // The entry after the last one is a sentinel at address 0.
             let next = if idx + 1 < n { self.addrs[idx + 1] } else { 0 };
             if addr == here || (addr > here && addr < next) {
-                return Some((&self.names[idx], here));
+                return Some(idx);
             }
             if addr < here {
                 u = idx;

@@ -2,7 +2,7 @@
 //! kallsyms and printk formats from its sections.
 
 use crate::dat::DatFile;
-use crate::event::{FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry};
+use crate::event::{FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema};
 use crate::render::plugins::FunctionMap;
 
 use super::{Catalog, FieldKind, FieldSpec};
@@ -10,6 +10,9 @@ use super::{Catalog, FieldKind, FieldSpec};
 /// Events, symbols and print settings of one trace.dat file.
 pub struct DatCatalog {
     registry: Registry,
+    /// Schemas by id (index), cloned out of the registry for a lookup without hashing;
+    /// clones share the compiled program and its counters.
+    by_id: Vec<Option<Schema>>,
     ids: Vec<(u16, String, String)>,
     functions: FunctionMap,
     kallsyms: Kallsyms,
@@ -32,12 +35,21 @@ impl DatCatalog {
                 format_errors.push((system.to_string(), e.to_string()));
             }
         }
-        let ids = registry
+        let ids: Vec<(u16, String, String)> = registry
             .events()
             .filter_map(|(s, n, id)| Some((id?, s.to_string(), n.to_string())))
             .collect();
+        let mut by_id: Vec<Option<Schema>> = Vec::new();
+        for (id, _, _) in &ids {
+            let i = usize::from(*id);
+            if i >= by_id.len() {
+                by_id.resize(i + 1, None);
+            }
+            by_id[i] = registry.get(*id).cloned();
+        }
         DatCatalog {
             registry,
+            by_id,
             ids,
             functions: FunctionMap::parse(dat.kallsyms()),
             kallsyms: Kallsyms::parse(dat.kallsyms()),
@@ -56,6 +68,11 @@ impl DatCatalog {
     /// The print settings of this file in `style`.
     pub fn print_env(&self, style: PrintStyle) -> PrintEnv<'_> {
         PrintEnv { style, ..self.env() }
+    }
+
+    fn schema(&self, rec: &Record) -> Option<&Schema> {
+        let id = rec.event_id(self.big_endian)?;
+        self.by_id.get(usize::from(id))?.as_ref()
     }
 
     fn env(&self) -> PrintEnv<'_> {
@@ -100,13 +117,13 @@ impl Catalog for DatCatalog {
     }
 
     fn write_info(&self, rec: &Record, out: &mut Vec<u8>) {
-        if let Some(s) = self.registry.of(rec) {
+        if let Some(s) = self.schema(rec) {
             s.write_text(rec, &self.env(), out);
         }
     }
 
     fn write_fields(&self, rec: &Record, out: &mut Vec<u8>) {
-        if let Some(s) = self.registry.of(rec) {
+        if let Some(s) = self.schema(rec) {
             s.write_fields_tracecmd(rec, &self.env(), out);
         }
     }
