@@ -96,6 +96,9 @@ pub enum CaptureError {
     },
     /// SIGINT or SIGTERM arrived; the instance was removed and nothing more was written.
     Interrupted,
+    /// The buffer cannot do what was asked (e.g. a tracer missing from an instance); the
+    /// text says what to do instead.
+    Unsupported(String),
 }
 
 impl fmt::Display for CaptureError {
@@ -112,6 +115,7 @@ impl fmt::Display for CaptureError {
             }
             CaptureError::Workload { command, err } => write!(f, "cannot run {command:?}: {err}"),
             CaptureError::Interrupted => write!(f, "interrupted; the capture instance was removed"),
+            CaptureError::Unsupported(why) => write!(f, "{why}"),
         }
     }
 }
@@ -259,6 +263,18 @@ fn record_in(
         }
     }
     if let Some(tracer) = &opts.tracer {
+        let where_ = if opts.top_level { "the top-level instance" } else { "a tracefs instance on this kernel" };
+        let hint = if opts.top_level { "" } else { "; try --top-level" };
+        let avail = it.read_string("available_tracers").unwrap_or_default();
+        if !avail.split_whitespace().any(|t| t == tracer) {
+            return Err(CaptureError::Unsupported(format!(
+                "tracer {tracer:?} is not available in {where_} (available_tracers: {}){hint}",
+                avail.trim()
+            )));
+        }
+        if !opts.graph_functions.is_empty() && !it.exists("set_graph_function") {
+            return Err(CaptureError::Unsupported(format!("-g needs set_graph_function, which {where_} lacks{hint}")));
+        }
         // Filters first: an unfiltered graph tracer patches every call site (seconds).
         if !opts.graph_functions.is_empty() {
             it.write("set_graph_function", opts.graph_functions.join(" ").as_bytes(), AppendMode::Truncate)?;
