@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
-use tracectl::render::graph::{blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord};
+use tracectl::render::graph::{write_latency_header, blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord};
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::tracefs::capture::{count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events};
 use tracectl::tracefs::{AppendMode, Tracefs};
@@ -342,7 +342,14 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
         if graph {
             // The graph tracer prints its own legend after `# tracer:` and `#`.
             out.extend_from_slice(b"# tracer: function_graph\n#\n");
-            GraphOptions::from_tracefs(t).write_header(&mut out);
+            let gopts = GraphOptions::from_tracefs(t);
+            if gopts.latency && gopts.context_info {
+                let (entries, total) = buffer_counts(t);
+                let uname = t.read_string("host/uname").unwrap_or_default();
+                let ncpus = t.read_string("host/cpu_online").ok().and_then(|l| count_cpu_list(&l)).unwrap_or(1);
+                write_latency_header(&mut out, &uname, entries, total, ncpus);
+            }
+            gopts.write_header(&mut out);
         } else {
             write_trace_header(t, &p.style, &mut out);
         }
@@ -460,6 +467,20 @@ fn replay_graph<'a>(
         return Ok(Some(1));
     }
     Ok(Some(0))
+}
+
+/// Entries in the buffer and entries written, summed over `per_cpu/cpuN/stats`.
+fn buffer_counts(t: &Tracefs) -> (u64, u64) {
+    let (mut entries, mut written) = (0u64, 0u64);
+    if let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) {
+        for e in rd.filter_map(|e| e.ok()) {
+            let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
+            let get = |key: &str| stats.lines().find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok()).unwrap_or(0);
+            entries += get("entries:");
+            written += get("entries:") + get("overrun:");
+        }
+    }
+    (entries, written)
 }
 
 /// Whether any CPU's `per_cpu/cpuN/stats` reports an overrun.

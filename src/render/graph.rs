@@ -74,6 +74,8 @@ pub struct GraphOptions {
     pub retval_hex: bool,
     /// context-info: when off only the function column is printed.
     pub context_info: bool,
+    /// latency-format: the latency characters column and the latency header.
+    pub latency: bool,
 }
 
 impl Default for GraphOptions {
@@ -90,6 +92,7 @@ impl Default for GraphOptions {
             retval: false,
             retval_hex: false,
             context_info: true,
+            latency: false,
         }
     }
 }
@@ -113,6 +116,7 @@ impl GraphOptions {
         o.retval = get("funcgraph-retval", o.retval);
         o.retval_hex = get("funcgraph-retval-hex", o.retval_hex);
         o.context_info = get("context-info", o.context_info);
+        o.latency = get("latency-format", o.latency);
         o
     }
 
@@ -120,6 +124,20 @@ impl GraphOptions {
     pub fn write_header(&self, out: &mut Vec<u8>) {
         if !self.context_info {
             return;
+        }
+        if self.latency {
+            // The irqs-off .. preempt-depth legend, indented past the enabled columns.
+            let size = if self.abstime { 16 } else { 0 } + if self.cpu { 4 } else { 0 } + if self.proc_ { 17 } else { 0 };
+            let pad = " ".repeat(size);
+            for tail in [
+                "  _-----=> irqs-off        ",
+                " / _----=> need-resched    ",
+                "| / _---=> hardirq/softirq ",
+                "|| / _--=> preempt-depth   ",
+                "||| /                      ",
+            ] {
+                out.extend_from_slice(format!("#{pad}{tail}\n").as_bytes());
+            }
         }
         out.push(b'#');
         if self.abstime {
@@ -130,6 +148,9 @@ impl GraphOptions {
         }
         if self.proc_ {
             out.extend_from_slice(b"  TASK/PID       ");
+        }
+        if self.latency {
+            out.extend_from_slice(b"||||   ");
         }
         if self.duration {
             out.extend_from_slice(b"  DURATION   ");
@@ -143,6 +164,9 @@ impl GraphOptions {
         }
         if self.proc_ {
             out.extend_from_slice(b"   |    |        ");
+        }
+        if self.latency {
+            out.extend_from_slice(b"||||   ");
         }
         if self.duration {
             out.extend_from_slice(b"   |   |      ");
@@ -166,6 +190,8 @@ pub struct GraphLayout {
     rettime: (usize, usize),
     retval: Option<(usize, usize)>,
     pid: (usize, usize),
+    flags: (usize, usize),
+    preempt: (usize, usize),
     big_endian: bool,
 }
 
@@ -188,6 +214,8 @@ impl GraphLayout {
             rettime: f(x, "rettime")?,
             retval: f(x, "retval"),
             pid: f(e, "common_pid")?,
+            flags: f(e, "common_flags")?,
+            preempt: f(e, "common_preempt_count")?,
             big_endian,
         })
     }
@@ -424,6 +452,13 @@ impl<'a> GraphRenderer<'a> {
             self.proc_col(out, pid);
             out.extend_from_slice(b" | ");
         }
+        if self.opts.latency {
+            let l = &self.layout;
+            let c = crate::render::latency_chars(l.get(&r.data, l.flags) as u8, l.get(&r.data, l.preempt) as u8);
+            out.push(b' ');
+            out.extend_from_slice(&c);
+            out.extend_from_slice(b" | ");
+        }
     }
 
     fn irq_marker(&self, out: &mut Vec<u8>, r: &OwnedRecord, pid: i32, irq: Option<(u64, u64)>, func: u64, enter: bool) {
@@ -622,4 +657,36 @@ mod quirk_tests {
         assert!(blanks_first_string_in_comments("6.1.0-56-amd64"));
         assert!(!blanks_first_string_in_comments("6.12.117+deb12-amd64"));
     }
+}
+
+/// The latency-format header block that precedes the graph legend:
+/// `# function_graph latency trace v1.1.5 on RELEASE` and the summary lines.
+///
+/// `entries`/`total` come from the per-CPU stats, `ncpus` is `#P:`. Two values are not in
+/// a tree: the CPU the reader of `trace` ran on (`CPU#`), printed as 0, and the preemption
+/// model, taken from `uname -v` (`PREEMPT_RT` -> `preempt_rt`, a bare `PREEMPT` ->
+/// `preempt`, else `desktop`; Debian 6.1 and 6.12 with `PREEMPT_DYNAMIC` print `desktop`).
+pub fn write_latency_header(out: &mut Vec<u8>, uname: &str, entries: u64, total: u64, ncpus: usize) {
+    let mut words = uname.split_whitespace();
+    let release = words.nth(2).unwrap_or("");
+    let rest: Vec<&str> = words.collect();
+    let model = if rest.contains(&"PREEMPT_RT") {
+        "preempt_rt"
+    } else if rest.contains(&"PREEMPT") {
+        "preempt"
+    } else {
+        "desktop"
+    };
+    out.extend_from_slice(
+        format!(
+            "# function_graph latency trace v1.1.5 on {release}\n\
+             # --------------------------------------------------------------------\n\
+             # latency: 0 us, #{entries}/{total}, CPU#0 | (M:{model} VP:0, KP:0, SP:0 HP:0 #P:{ncpus})\n\
+             #    -----------------\n\
+             #    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n\
+             #    -----------------\n\
+             #\n"
+        )
+        .as_bytes(),
+    );
 }
