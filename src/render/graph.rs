@@ -22,9 +22,21 @@
 //! * **Other events** print as comments `/* text */`, indented by (depth + 1) levels when
 //!   the CPU's current depth is positive; `trace_marker` and `trace_printk` text shows
 //!   without the event name.
-//! * **Columns** (options/funcgraph-*): abstime `%5lu.%06lu |  `, cpu ` N) ` (width of the
-//!   highest CPU number), proc (`comm-pid` centred, then ` | `), duration, overrun
-//!   (` (Overruns: N)` after a closing brace), retval (`/* = value */`).
+//! * **Columns** (options/funcgraph-*): abstime `%5lu.%06lu |  ` (the record's own
+//!   timestamp, also on exit lines), cpu ` N) ` (width of the highest CPU number), proc
+//!   (`comm-pid` centred, then ` | `), latency-format (` ` + the five latency characters +
+//!   ` | `, plus the latency header and legend), duration, overrun (` (Overruns: N)` on its
+//!   own line after a closing brace). With context-info off only the function column and
+//!   the task-switch blocks remain, and the legend is not printed. All verified on both
+//!   kernels (the `-proc-abstime`, `-overrun-nocpu`, `-nested`, `-latency`, `-nocontext`
+//!   trees).
+//! * **Debian 6.1 comments** print the first `%s` of an event empty; see
+//!   [`blanks_first_string_in_comments`].
+//!
+//! Written from the kernel's layout but NOT verified against real output (neither Debian
+//! kernel offers them or produced them): funcgraph-retval (`/* = value */`; the option is
+//! absent from both), the irq `==========>` / `<==========` markers (no traced function lay
+//! in `__irqentry_text_start..__irqentry_text_end`), and funcgraph-irqs off.
 
 use std::collections::HashMap;
 
