@@ -130,6 +130,20 @@ fn debian_6_12_nocontext() {
     check("debian-6.12-function-graph-nocontext");
 }
 
+/// Unfiltered graph in a 16 KiB buffer that overwrote thousands of events, funcgraph-irqs
+/// off: exits whose entries were overwritten print `} /* func */`.
+#[test]
+fn debian_6_1_wrapped() {
+    check("debian-6.1-function-graph-wrapped");
+}
+
+/// Unfiltered graph in a 16 KiB buffer that overwrote thousands of events, funcgraph-irqs
+/// off: exits whose entries were overwritten print `} /* func */`.
+#[test]
+fn debian_6_12_wrapped() {
+    check("debian-6.12-function-graph-wrapped");
+}
+
 #[test]
 fn graph_tree_without_funcgraph_formats_is_a_clear_error() {
     let src = tree("debian-6.12-function-graph-openat");
