@@ -36,7 +36,9 @@
 //! Written from the kernel's layout but NOT verified against real output (neither Debian
 //! kernel offers them or produced them): funcgraph-retval (`/* = value */`; the option is
 //! absent from both), the irq `==========>` / `<==========` markers (no traced function lay
-//! in `__irqentry_text_start..__irqentry_text_end`), and funcgraph-irqs off.
+//! in `__irqentry_text_start..__irqentry_text_end`). funcgraph-irqs off (the `-wrapped`
+//! trees) hides irq-entry functions and their callees in the kernel; that hiding is not
+//! implemented here, since on these kernels no traced function lies in that range.
 
 use std::collections::HashMap;
 
