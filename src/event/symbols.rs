@@ -9,9 +9,11 @@ use super::printfmt::{parse_format, Seg};
 /// `host/kallsyms`).
 #[derive(Debug, Clone, Default)]
 pub struct Kallsyms {
-    /// (address, name index, module index or u32::MAX), sorted by address.
-    syms: Vec<(u64, u32, u32)>,
-    names: Vec<String>,
+    /// (address, name start in `names`, module index or u32::MAX, name length), sorted
+    /// by address.
+    syms: Vec<(u64, u32, u32, u32)>,
+    /// Every name, one after another: one allocation instead of one per symbol.
+    names: String,
     modules: Vec<String>,
     /// Unique per parsed table (0 for an empty one), the key of the lookup cache.
     id: u64,
@@ -44,8 +46,9 @@ impl Kallsyms {
     pub fn parse(text: &str) -> Kallsyms {
         let mut k = Kallsyms { id: NEXT_TABLE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), ..Kallsyms::default() };
         let mut mods: HashMap<&str, u32> = HashMap::new();
+        k.names.reserve(text.len() / 2);
         for line in text.lines() {
-            let mut it = line.split_whitespace();
+            let mut it = line.split_ascii_whitespace();
             let (Some(a), Some(ty), Some(name)) = (it.next(), it.next(), it.next()) else { continue };
             let Ok(addr) = u64::from_str_radix(a, 16) else { continue };
             if addr == 0 || ty.len() != 1 {
@@ -63,8 +66,8 @@ impl Kallsyms {
                 }
                 _ => u32::MAX,
             };
-            k.syms.push((addr, k.names.len() as u32, module));
-            k.names.push(name.to_string());
+            k.syms.push((addr, k.names.len() as u32, module, name.len() as u32));
+            k.names.push_str(name);
         }
         k.syms.sort_by_key(|s| s.0);
         k
@@ -105,10 +108,10 @@ impl Kallsyms {
         if i == 0 {
             return None;
         }
-        let (a, n, m) = self.syms[first];
+        let (a, n, m, len) = self.syms[first];
         let next = self.syms.get(i).map(|s| s.0)?;
         Some(Symbol {
-            name: &self.names[n as usize],
+            name: &self.names[n as usize..(n + len) as usize],
             addr: a,
             size: next - a,
             module: (m != u32::MAX).then(|| self.modules[m as usize].as_str()),

@@ -16,7 +16,10 @@
 #[derive(Debug, Default, Clone)]
 pub struct FunctionMap {
     addrs: Vec<u64>,
-    names: Vec<Box<str>>,
+    /// (start, length) of each name in `text`.
+    names: Vec<(u32, u32)>,
+    /// Every name, one after another: one allocation instead of one per symbol.
+    text: String,
     /// Recent lookups (address, index or usize::MAX), direct-mapped: call sites repeat.
     cache: std::cell::RefCell<Vec<(u64, usize)>>,
 }
@@ -45,11 +48,26 @@ impl FunctionMap {
             pairs.push((addr, name));
         }
         pairs.sort_by_key(|p| p.0);
+        let mut all = String::with_capacity(pairs.iter().map(|p| p.1.len()).sum());
+        let names = pairs
+            .iter()
+            .map(|p| {
+                let start = all.len() as u32;
+                all.push_str(p.1);
+                (start, p.1.len() as u32)
+            })
+            .collect();
         FunctionMap {
             addrs: pairs.iter().map(|p| p.0).collect(),
-            names: pairs.iter().map(|p| p.1.into()).collect(),
+            names,
+            text: all,
             cache: std::cell::RefCell::new(vec![(u64::MAX, usize::MAX); 512]),
         }
+    }
+
+    fn name(&self, i: usize) -> &str {
+        let (start, len) = self.names[i];
+        &self.text[start as usize..(start + len) as usize]
     }
 
     /// Number of symbols kept.
@@ -68,7 +86,7 @@ impl FunctionMap {
         if let Ok(c) = self.cache.try_borrow() {
             if let Some(&(a, i)) = c.get(slot) {
                 if a == addr && addr != u64::MAX {
-                    return (i != usize::MAX).then(|| (&*self.names[i], self.addrs[i]));
+                    return (i != usize::MAX).then(|| (self.name(i), self.addrs[i]));
                 }
             }
         }
@@ -78,7 +96,7 @@ impl FunctionMap {
                 *e = (addr, i.unwrap_or(usize::MAX));
             }
         }
-        i.map(|i| (&*self.names[i], self.addrs[i]))
+        i.map(|i| (self.name(i), self.addrs[i]))
     }
 
     fn search(&self, addr: u64) -> Option<usize> {
