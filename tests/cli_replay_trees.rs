@@ -40,6 +40,7 @@ fn list_events_is_available_events_in_every_tree() {
 fn every_trace_line_of_every_tree_parses() {
     for t in trees() {
         let Ok(text) = fs::read_to_string(t.join("trace")) else { continue };
+        if fs::read_to_string(t.join("current_tracer")).is_ok_and(|s| s.trim() == "function_graph") { continue } // graph layout: tests/oracle_graph.rs
         let mut n = 0;
         for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
             let p = tracectl::text::parse_line(line).unwrap_or_else(|| panic!("{}: cannot parse {line:?}", t.display()));

@@ -37,6 +37,18 @@ pub struct Args {
     /// Trace option to set in the capture instance (repeatable), e.g. record-tgid
     #[arg(short = 'O', long = "option", value_name = "OPTION")]
     pub options: Vec<String>,
+    /// Tracer to run while recording, e.g. function_graph
+    #[arg(short = 'p', long = "tracer", value_name = "TRACER")]
+    pub tracer: Option<String>,
+    /// Graph only these functions (set_graph_function; repeatable)
+    #[arg(short = 'g', long = "graph-function", value_name = "FUNC")]
+    pub graph_functions: Vec<String>,
+    /// max_graph_depth while recording
+    #[arg(long = "max-graph-depth", value_name = "N")]
+    pub max_graph_depth: Option<u32>,
+    /// Record in the top-level instance (its settings are restored afterwards, its buffer consumed)
+    #[arg(long)]
+    pub top_level: bool,
     /// Workload to run while tracing
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -45,7 +57,7 @@ pub struct Args {
 /// Run `tracectl capture`.
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let tracefs = ctx.tracefs()?;
-    if !args.command.is_empty() && args.events.is_empty() {
+    if !args.command.is_empty() && args.events.is_empty() && args.tracer.is_none() {
         anyhow::bail!("a workload needs events to record: add -e EVENT (e.g. -e sched -e irq)");
     }
     let opts = CaptureOptions {
@@ -58,6 +70,10 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         subbuf_size_kb: args.subbuf_size_kb,
         clock: args.clock,
         options: args.options,
+        tracer: args.tracer,
+        graph_functions: args.graph_functions,
+        max_graph_depth: args.max_graph_depth,
+        top_level: args.top_level,
     };
     let stop = super::stream::stop_flag();
     let report = capture(&tracefs, &args.dir, &opts, stop)

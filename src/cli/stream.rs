@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
+use tracectl::render::graph::{write_latency_header, blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord};
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::tracefs::capture::{count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events};
 use tracectl::tracefs::{AppendMode, Tracefs};
@@ -336,10 +337,32 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
     let stdout = io::stdout();
     let mut w = stdout.lock();
     let mut out = Vec::with_capacity(1 << 16);
+    let graph = !p.json && t.read_string("current_tracer").is_ok_and(|s| s.trim() == "function_graph");
     if !args.no_header && !p.json {
-        write_trace_header(t, &p.style, &mut out);
+        if graph {
+            // The graph tracer prints its own legend after `# tracer:` and `#`.
+            out.extend_from_slice(b"# tracer: function_graph\n#\n");
+            let gopts = GraphOptions::from_tracefs(t);
+            if gopts.latency && gopts.context_info {
+                let (entries, total) = buffer_counts(t);
+                let uname = t.read_string("host/uname").unwrap_or_default();
+                let ncpus = t.read_string("host/cpu_online").ok().and_then(|l| count_cpu_list(&l)).unwrap_or(1);
+                write_latency_header(&mut out, &uname, entries, total, ncpus);
+            }
+            gopts.write_header(&mut out);
+        } else {
+            write_trace_header(t, &p.style, &mut out);
+        }
     }
     let streams: Vec<_> = data.iter().map(|d| CpuStream::new(layout, d.cpu, &d.bytes)).collect();
+    if graph {
+        if let Some(rc) = replay_graph(t, &mut p, Merge::new(streams), &mut out)? {
+            w.write_all(&out)?;
+            w.flush()?;
+            return Ok(rc);
+        }
+        return Ok(1);
+    }
     for item in Merge::new(streams) {
         p.entry(item, &mut out);
         if out.len() >= 1 << 16 {
@@ -357,6 +380,107 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+/// function_graph replay: the kernel's graph layout needs a look ahead on each CPU (leaf
+/// calls), so the records are gathered first and laid out by [`GraphRenderer`].
+fn replay_graph<'a>(
+    t: &Tracefs,
+    p: &mut Printer,
+    merged: impl Iterator<Item = Result<Entry<'a>, PageError>>,
+    out: &mut Vec<u8>,
+) -> Result<Option<i32>> {
+    let Some(reg) = &p.text.registry else {
+        anyhow::bail!("the tree's event formats could not be read; function_graph needs events/ftrace/funcgraph_*/format");
+    };
+    let Some(glayout) = GraphLayout::from_registry(reg, p.text.big_endian) else {
+        anyhow::bail!(
+            "{}: no events/ftrace/funcgraph_entry or funcgraph_exit format; capture the tree again (capture copies events/ftrace)",
+            t.root().display()
+        );
+    };
+    let mut recs = Vec::new();
+    for item in merged {
+        match item {
+            Ok(Entry::Event(r)) => {
+                if p.wanted(&r) || r.event_id(p.style.big_endian).is_some_and(|id| reg.try_get(id).is_some_and(|s| s.is_ok_and(|s| s.system == "ftrace" && s.name.starts_with("funcgraph_")))) {
+                    recs.push(OwnedRecord { cpu: r.cpu, ts: r.ts, data: r.data.to_vec() });
+                }
+            }
+            Ok(Entry::Lost { cpu, count, .. }) => match count {
+                Some(n) => eprintln!("tracectl: cpu{cpu}: {n} events were overwritten before the capture"),
+                None => eprintln!("tracectl: cpu{cpu}: events were overwritten before the capture"),
+            },
+            Err(e) => {
+                p.errors += 1;
+                if p.errors <= 20 {
+                    eprintln!("tracectl: {e}");
+                }
+            }
+        }
+    }
+    let irq_range = std::fs::read(t.path("host/kallsyms.zst"))
+        .ok()
+        .and_then(|z| zstd::decode_all(&z[..]).ok())
+        .and_then(|b| irq_range_from_kallsyms(&String::from_utf8_lossy(&b)));
+    let ncpus = t
+        .read_string("host/cpu_online")
+        .ok()
+        .and_then(|l| count_cpu_list(&l))
+        .unwrap_or_else(|| std::fs::read_dir(t.path("per_cpu")).map(|d| d.count()).unwrap_or(1));
+    let r = GraphRenderer {
+        layout: glayout,
+        opts: GraphOptions::from_tracefs(t),
+        kallsyms: p.text.kallsyms.as_ref(),
+        comms: &p.comms,
+        ncpus,
+        irq_range,
+    };
+    let text = &p.text;
+    let names = &p.names;
+    // trace_marker and trace_printk text shows without its `ip: ` prefix in a comment.
+    let msg_only: HashSet<u16> = ["print", "bprint", "bputs"]
+        .iter()
+        .filter_map(|n| reg.by_name("ftrace", n).map(|s| s.id))
+        .collect();
+    let be = p.style.big_endian;
+    let release = t.read_string("host/uname").ok().and_then(|u| u.split_whitespace().nth(2).map(str::to_string));
+    let blank_first = release.as_deref().is_some_and(blanks_first_string_in_comments);
+    let mut comment = |rec: &Record, o: &mut Vec<u8>| {
+        let start = o.len();
+        let known = text.write_event(rec, o, names);
+        let Some(name_end) = o[start..].windows(2).position(|w| w == b": ").map(|i| start + i + 2) else { return known };
+        if known && rec.event_id(be).is_some_and(|id| msg_only.contains(&id)) {
+            o.drain(start..name_end);
+        } else if known && blank_first {
+            if let Some(schema) = reg.of(rec) {
+                let mut body = o.split_off(name_end);
+                blank_first_string(&schema.print_fmt, &mut body);
+                o.extend_from_slice(&body);
+            }
+        }
+        known
+    };
+    r.render(&recs, &mut comment, out);
+    if p.errors > 0 {
+        eprintln!("tracectl: {} malformed sub-buffer(s) skipped", p.errors);
+        return Ok(Some(1));
+    }
+    Ok(Some(0))
+}
+
+/// Entries in the buffer and entries written, summed over `per_cpu/cpuN/stats`.
+fn buffer_counts(t: &Tracefs) -> (u64, u64) {
+    let (mut entries, mut written) = (0u64, 0u64);
+    if let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) {
+        for e in rd.filter_map(|e| e.ok()) {
+            let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
+            let get = |key: &str| stats.lines().find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok()).unwrap_or(0);
+            entries += get("entries:");
+            written += get("entries:") + get("overrun:");
+        }
+    }
+    (entries, written)
 }
 
 /// Whether any CPU's `per_cpu/cpuN/stats` reports an overrun.

@@ -40,6 +40,17 @@ pub struct CaptureOptions {
     pub subbuf_size_kb: Option<u64>,
     /// Extra instance options to set while recording, e.g. `record-tgid` (written as `1`).
     pub options: Vec<String>,
+    /// Tracer to run while recording (`current_tracer`), e.g. `function_graph`.
+    pub tracer: Option<String>,
+    /// Functions written to `set_graph_function` before the tracer starts (a graph filter
+    /// also keeps the code patching fast).
+    pub graph_functions: Vec<String>,
+    /// `max_graph_depth` while recording.
+    pub max_graph_depth: Option<u32>,
+    /// Record in the top-level instance instead of a private one, for kernels whose
+    /// instances lack the tracer (Debian 6.1 has no function_graph in instances). Every
+    /// top-level file changed is written back afterwards; the buffer itself is consumed.
+    pub top_level: bool,
 }
 
 /// What a capture did.
@@ -85,6 +96,9 @@ pub enum CaptureError {
     },
     /// SIGINT or SIGTERM arrived; the instance was removed and nothing more was written.
     Interrupted,
+    /// The buffer cannot do what was asked (e.g. a tracer missing from an instance); the
+    /// text says what to do instead.
+    Unsupported(String),
 }
 
 impl fmt::Display for CaptureError {
@@ -101,6 +115,7 @@ impl fmt::Display for CaptureError {
             }
             CaptureError::Workload { command, err } => write!(f, "cannot run {command:?}: {err}"),
             CaptureError::Interrupted => write!(f, "interrupted; the capture instance was removed"),
+            CaptureError::Unsupported(why) => write!(f, "{why}"),
         }
     }
 }
@@ -162,7 +177,7 @@ pub fn capture(
     mkdirs(dest)?;
     let available = src.read_string("available_events")?;
     let selected = select_events(&available, &opts.events)?;
-    let data = !opts.events.is_empty();
+    let data = !opts.events.is_empty() || opts.tracer.is_some();
 
     // Global metadata first; the instance's own view overwrites the per-buffer files.
     copy_top_level(src, dest, &mut report)?;
@@ -170,9 +185,23 @@ pub fn capture(
 
     if data {
         let name = format!("tracectl-capture-{}", std::process::id());
-        let inst = InstanceGuard::create(src, &name)?;
-        let it = Tracefs::at(src.path(format!("instances/{name}")));
+        // Exactly one of the two guards undoes the recording's changes when dropped.
+        let (inst, restore, it) = if opts.top_level {
+            (None, Some(TopLevelRestore::save(src, opts, &selected)?), src.clone())
+        } else {
+            // A tracer's own options (options/funcgraph-*) are global to the tracer on
+            // Debian 6.1 and 6.12: written in an instance they change the top level too, and
+            // outlive the instance. Save the top level's copies of those.
+            let restore = if opts.tracer.is_some() { Some(TopLevelRestore::save_options(src, opts)?) } else { None };
+            (Some(InstanceGuard::create(src, &name)?), restore, Tracefs::at(src.path(format!("instances/{name}"))))
+        };
         record_in(&it, opts, &selected, stop, &mut report)?;
+        // The graph filter lives at the top level; copy what the recording used.
+        for f in ["set_graph_function", "set_graph_notrace", "max_graph_depth"] {
+            if src.exists(f) {
+                copy_file(src, f, dest, f, &mut report)?;
+            }
+        }
         // Per-buffer state while the instance still has it.
         for f in INSTANCE_FILES {
             copy_file(&it, f, dest, f, &mut report)?;
@@ -189,6 +218,7 @@ pub fn capture(
         copy_file(src, "saved_tgids", dest, "saved_tgids", &mut report)?;
         report.raw_bytes = drain_raw(&it, dest, &mut report)?;
         drop(inst);
+        drop(restore);
     } else {
         copy_events(src, src, dest, None, &mut report)?;
     }
@@ -232,6 +262,28 @@ fn record_in(
             it.write(format!("events/{sys}/{ev}/enable"), b"1", AppendMode::Truncate)?;
         }
     }
+    if let Some(tracer) = &opts.tracer {
+        let where_ = if opts.top_level { "the top-level instance" } else { "a tracefs instance on this kernel" };
+        let hint = if opts.top_level { "" } else { "; try --top-level" };
+        let avail = it.read_string("available_tracers").unwrap_or_default();
+        if !avail.split_whitespace().any(|t| t == tracer) {
+            return Err(CaptureError::Unsupported(format!(
+                "tracer {tracer:?} is not available in {where_} (available_tracers: {}){hint}",
+                avail.trim()
+            )));
+        }
+        if !opts.graph_functions.is_empty() && !it.exists("set_graph_function") {
+            return Err(CaptureError::Unsupported(format!("-g needs set_graph_function, which {where_} lacks{hint}")));
+        }
+        // Filters first: an unfiltered graph tracer patches every call site (seconds).
+        if !opts.graph_functions.is_empty() {
+            it.write("set_graph_function", opts.graph_functions.join(" ").as_bytes(), AppendMode::Truncate)?;
+        }
+        if let Some(d) = opts.max_graph_depth {
+            it.write("max_graph_depth", d.to_string().as_bytes(), AppendMode::Truncate)?;
+        }
+        it.write("current_tracer", tracer.as_bytes(), AppendMode::Truncate)?;
+    }
     it.write("trace", b"", AppendMode::Truncate)?;
     it.write("tracing_on", b"1", AppendMode::Truncate)?;
     let outcome = run_workload(opts, stop);
@@ -258,6 +310,88 @@ fn run_workload(opts: &CaptureOptions, stop: &AtomicBool) -> Result<Option<i32>,
                 std::thread::sleep(Duration::from_millis(10).min(end.saturating_duration_since(Instant::now())));
             }
             Ok(None)
+        }
+    }
+}
+
+/// Top-level files a top-level recording may change, written back on drop.
+struct TopLevelRestore {
+    tracefs: Tracefs,
+    saved: Vec<(String, Vec<u8>)>,
+    /// Write back the saved files only (the recording ran in an instance).
+    only_saved: bool,
+}
+
+impl TopLevelRestore {
+    fn save_options(t: &Tracefs, opts: &CaptureOptions) -> Result<TopLevelRestore, CaptureError> {
+        let mut saved = Vec::new();
+        for o in &opts.options {
+            let rest = o.strip_prefix("no").filter(|r| t.exists(format!("options/{r}"))).unwrap_or(o);
+            let n = format!("options/{rest}");
+            if t.exists(&n) {
+                saved.push((n.clone(), t.read(&n)?));
+            }
+        }
+        Ok(TopLevelRestore { tracefs: t.clone(), saved, only_saved: true })
+    }
+
+    fn save(t: &Tracefs, opts: &CaptureOptions, selected: &[(String, String)]) -> Result<TopLevelRestore, CaptureError> {
+        let mut names: Vec<String> = ["tracing_on", "buffer_size_kb", "trace_clock", "buffer_subbuf_size_kb", "max_graph_depth", "current_tracer", "set_graph_function", "options/hash-ptr"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for o in &opts.options {
+            let rest = o.strip_prefix("no").filter(|r| t.exists(format!("options/{r}"))).unwrap_or(o);
+            names.push(format!("options/{rest}"));
+        }
+        // Each enabled event's own switch, so that events enabled before stay enabled.
+        for (sys, ev) in selected {
+            names.push(format!("events/{sys}/{ev}/enable"));
+        }
+        let mut saved = Vec::new();
+        for n in names {
+            if !t.exists(&n) {
+                continue;
+            }
+            let mut v = t.read(&n)?;
+            if n == "trace_clock" {
+                // `local [global] counter` -> the bracketed one.
+                let s = String::from_utf8_lossy(&v).to_string();
+                if let Some(cur) = s.split_whitespace().find(|w| w.starts_with('[')) {
+                    v = cur.trim_matches(|c| c == '[' || c == ']').as_bytes().to_vec();
+                }
+            }
+            if n.starts_with("buffer_") {
+                // `7 (expanded: 1408)` before the buffer was first used.
+                let s = String::from_utf8_lossy(&v).to_string();
+                v = s.split_whitespace().next().unwrap_or("").as_bytes().to_vec();
+            }
+            if n == "set_graph_function" && String::from_utf8_lossy(&v).starts_with("#### all functions") {
+                v.clear();
+            }
+            saved.push((n, v));
+        }
+        Ok(TopLevelRestore { tracefs: t.clone(), saved, only_saved: false })
+    }
+}
+
+impl Drop for TopLevelRestore {
+    fn drop(&mut self) {
+        if !self.only_saved {
+            let _ = self.tracefs.write("tracing_on", b"0", AppendMode::Truncate);
+        }
+        // The tracer goes first so that its filters can change without re-patching.
+        let order = ["current_tracer"];
+        for (n, v) in self.saved.iter().filter(|(n, _)| order.contains(&n.as_str())) {
+            let _ = self.tracefs.write(n, v, AppendMode::Truncate);
+        }
+        for (n, v) in self.saved.iter().filter(|(n, _)| !order.contains(&n.as_str()) && n != "tracing_on") {
+            if let Err(e) = self.tracefs.write(n, v, AppendMode::Truncate) {
+                eprintln!("tracectl: could not restore {n}: {e}");
+            }
+        }
+        for (n, v) in self.saved.iter().filter(|(n, _)| n == "tracing_on") {
+            let _ = self.tracefs.write(n, v, AppendMode::Truncate);
         }
     }
 }
@@ -627,6 +761,18 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
     }
     if let Some(kb) = opts.subbuf_size_kb {
         notes.push_str(&format!("buffer_subbuf_size_kb: {kb}\n"));
+    }
+    if let Some(t) = &opts.tracer {
+        notes.push_str(&format!("tracer: {t}\n"));
+    }
+    for g in &opts.graph_functions {
+        notes.push_str(&format!("graph_function: {g}\n"));
+    }
+    if let Some(d) = opts.max_graph_depth {
+        notes.push_str(&format!("max_graph_depth: {d}\n"));
+    }
+    if opts.top_level {
+        notes.push_str("instance: top level\n");
     }
     for (f, why) in &report.skipped {
         notes.push_str(&format!("skipped: {f}: {why}\n"));
