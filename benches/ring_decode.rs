@@ -13,15 +13,16 @@ use std::path::Path;
 use std::time::Instant;
 
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Registry};
-use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, Merge, PageLayout};
 use tracectl::render::{Comms, KernelStyle};
+use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, Merge, PageLayout};
 use tracectl::tracefs::Tracefs;
 
 fn baseline(layout: &PageLayout, bytes: &[u8]) -> (u64, u64) {
     let (mut n, mut sum) = (0u64, 0u64);
     for page in bytes.chunks_exact(layout.subbuf_size) {
         let mut ts = u64::from_le_bytes(page[0..8].try_into().unwrap());
-        let commit = (u64::from_le_bytes(page[8..16].try_into().unwrap()) & ((1 << 27) - 1)) as usize;
+        let commit =
+            (u64::from_le_bytes(page[8..16].try_into().unwrap()) & ((1 << 27) - 1)) as usize;
         let mut pos = 16;
         let end = 16 + commit;
         while pos + 4 <= end {
@@ -29,7 +30,8 @@ fn baseline(layout: &PageLayout, bytes: &[u8]) -> (u64, u64) {
             let (tl, delta) = (w & 31, u64::from(w >> 5));
             match tl {
                 0 => {
-                    let len = u32::from_le_bytes(page[pos + 4..pos + 8].try_into().unwrap()) as usize;
+                    let len =
+                        u32::from_le_bytes(page[pos + 4..pos + 8].try_into().unwrap()) as usize;
                     ts += delta;
                     sum = sum.wrapping_add(ts);
                     n += 1;
@@ -39,7 +41,8 @@ fn baseline(layout: &PageLayout, bytes: &[u8]) -> (u64, u64) {
                     if delta == 0 {
                         break;
                     }
-                    pos += 4 + u32::from_le_bytes(page[pos + 4..pos + 8].try_into().unwrap()) as usize;
+                    pos +=
+                        4 + u32::from_le_bytes(page[pos + 4..pos + 8].try_into().unwrap()) as usize;
                 }
                 30 | 31 => pos += 8,
                 _ => {
@@ -66,7 +69,8 @@ fn time<F: FnMut() -> u64>(rounds: u32, mut f: F) -> (f64, u64) {
 }
 
 fn main() {
-    let t = Tracefs::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures/linux-6.18-all"));
+    let t =
+        Tracefs::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures/linux-6.18-all"));
     let layout = page_layout(&t).unwrap();
     let data = load_cpu_files(&t, None).unwrap();
     let comms = Comms::from_saved_cmdlines(&t.read_string("saved_cmdlines").unwrap());
@@ -83,7 +87,10 @@ fn main() {
         n
     });
     let (dec_ns, dec_n) = time(rounds, || {
-        let streams = data.iter().map(|d| CpuStream::new(layout, d.cpu, &d.bytes)).collect();
+        let streams = data
+            .iter()
+            .map(|d| CpuStream::new(layout, d.cpu, &d.bytes))
+            .collect();
         let mut n = 0;
         for e in Merge::new(streams) {
             if let Ok(Entry::Event(r)) = e {
@@ -96,7 +103,10 @@ fn main() {
     let mut out = Vec::with_capacity(1 << 20);
     let (ren_ns, _) = time(rounds, || {
         out.clear();
-        let streams = data.iter().map(|d| CpuStream::new(layout, d.cpu, &d.bytes)).collect();
+        let streams = data
+            .iter()
+            .map(|d| CpuStream::new(layout, d.cpu, &d.bytes))
+            .collect();
         let mut n = 0;
         for e in Merge::new(streams) {
             if let Ok(Entry::Event(r)) = e {
@@ -122,7 +132,10 @@ fn main() {
     };
     let (full_ns, _) = time(rounds, || {
         out.clear();
-        let streams = data.iter().map(|d| CpuStream::new(layout, d.cpu, &d.bytes)).collect();
+        let streams = data
+            .iter()
+            .map(|d| CpuStream::new(layout, d.cpu, &d.bytes))
+            .collect();
         let mut n = 0;
         for e in Merge::new(streams) {
             if let Ok(Entry::Event(r)) = e {
@@ -135,7 +148,10 @@ fn main() {
         black_box(&out);
         n
     });
-    assert_eq!(base_n, dec_n, "baseline and decoder disagree on the event count");
+    assert_eq!(
+        base_n, dec_n,
+        "baseline and decoder disagree on the event count"
+    );
     println!("{dec_n} events, best of {rounds} rounds");
     println!("baseline header walk (one CPU at a time, no merge): {base_ns:6.1} ns/event");
     println!("decode + merge into Records:                        {dec_ns:6.1} ns/event ({:.2}x baseline)", dec_ns / base_ns);

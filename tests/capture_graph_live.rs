@@ -18,7 +18,8 @@ fn missing_tracer_is_refused_with_a_hint_and_no_instance_left() {
         eprintln!("skipped: tracefs is not mounted at {ROOT}");
         return;
     }
-    let avail = std::fs::read_to_string(Path::new(ROOT).join("available_tracers")).unwrap_or_default();
+    let avail =
+        std::fs::read_to_string(Path::new(ROOT).join("available_tracers")).unwrap_or_default();
     if avail.split_whitespace().any(|t| t == "function_graph") {
         eprintln!("skipped: this kernel has function_graph");
         return;
@@ -32,7 +33,10 @@ fn missing_tracer_is_refused_with_a_hint_and_no_instance_left() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("\"function_graph\" is not available") && err.contains("--top-level"), "{err}");
+    assert!(
+        err.contains("\"function_graph\" is not available") && err.contains("--top-level"),
+        "{err}"
+    );
     let left: Vec<String> = std::fs::read_dir(Path::new(ROOT).join("instances"))
         .unwrap()
         .filter_map(|e| e.ok())
@@ -40,7 +44,9 @@ fn missing_tracer_is_refused_with_a_hint_and_no_instance_left() {
         .filter(|n| n.starts_with("tracectl-capture-"))
         .filter(|n| {
             // Only an instance of a process that no longer runs can be ours.
-            n.trim_start_matches("tracectl-capture-").parse::<u32>().is_ok_and(|p| !Path::new(&format!("/proc/{p}")).exists())
+            n.trim_start_matches("tracectl-capture-")
+                .parse::<u32>()
+                .is_ok_and(|p| !Path::new(&format!("/proc/{p}")).exists())
         })
         .collect();
     assert!(left.is_empty(), "instances left behind: {left:?}");

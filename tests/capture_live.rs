@@ -32,7 +32,12 @@ fn our_instances() -> Vec<String> {
 }
 
 fn tracectl(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("--tracefs").arg(ROOT).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .arg("--tracefs")
+        .arg(ROOT)
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -55,17 +60,35 @@ fn capture_writes_a_replayable_tree_and_removes_its_instance() {
         "-c",
         "/bin/true; sleep 0.05",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(our_instances(), before, "capture left an instance behind");
-    for f in ["available_events", "events/header_page", "events/sched/sched_switch/format", "saved_cmdlines", "host/uname"] {
+    for f in [
+        "available_events",
+        "events/header_page",
+        "events/sched/sched_switch/format",
+        "saved_cmdlines",
+        "host/uname",
+    ] {
         assert!(dest.join(f).is_file(), "{f} missing");
     }
     // header_page must not be cut short by a small first read.
     let hp = std::fs::read_to_string(dest.join("events/header_page")).unwrap();
     assert!(hp.contains("field: char data;"), "{hp}");
-    assert_eq!(std::fs::read_to_string(dest.join("options/hash-ptr")).unwrap().trim(), "0");
+    assert_eq!(
+        std::fs::read_to_string(dest.join("options/hash-ptr"))
+            .unwrap()
+            .trim(),
+        "0"
+    );
     let trace = std::fs::read_to_string(dest.join("trace")).unwrap();
-    assert!(trace.contains("sched_process_exec: filename=/bin/true"), "{trace}");
+    assert!(
+        trace.contains("sched_process_exec: filename=/bin/true"),
+        "{trace}"
+    );
     // Only the recorded events' formats (and ftrace's) were copied.
     assert!(!dest.join("events/irq").exists());
     // The tree replays: the same number of body lines as the kernel's text, same contexts.
@@ -92,7 +115,12 @@ fn capture_of_an_unknown_event_fails_with_a_suggestion_and_leaves_nothing() {
     }
     let before = our_instances();
     let dir = tempfile::tempdir().unwrap();
-    let out = tracectl(&["capture", dir.path().join("t").to_str().unwrap(), "-e", "sched:sched_swich"]);
+    let out = tracectl(&[
+        "capture",
+        dir.path().join("t").to_str().unwrap(),
+        "-e",
+        "sched:sched_swich",
+    ]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("sched:sched_switch"), "{err}");
@@ -116,7 +144,11 @@ fn live_stream_shows_enabled_events_and_cleans_up_on_sigint() {
     // Make sure something switches.
     let _ = Command::new("sh").args(["-c", "sleep 0.01"]).status();
     std::thread::sleep(std::time::Duration::from_millis(300));
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -145,7 +177,11 @@ fn capture_whose_workload_cannot_start_still_removes_its_instance() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/tracectl-workload"), "{err}");
-    assert_eq!(our_instances(), before, "the failed capture left its instance behind");
+    assert_eq!(
+        our_instances(),
+        before,
+        "the failed capture left its instance behind"
+    );
 }
 
 #[test]
@@ -155,11 +191,31 @@ fn record_tgid_capture_replays_with_the_tgid_column() {
     }
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join("tree");
-    let out = tracectl(&["capture", dest.to_str().unwrap(), "-e", "sched", "-O", "record-tgid", "--", "sh", "-c", "sleep 0.02"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = tracectl(&[
+        "capture",
+        dest.to_str().unwrap(),
+        "-e",
+        "sched",
+        "-O",
+        "record-tgid",
+        "--",
+        "sh",
+        "-c",
+        "sleep 0.02",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let trace = std::fs::read_to_string(dest.join("trace")).unwrap();
     assert!(trace.contains("TGID"), "{trace}");
-    let replay = Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("--tracefs").arg(&dest).arg("stream").output().unwrap();
+    let replay = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .arg("--tracefs")
+        .arg(&dest)
+        .arg("stream")
+        .output()
+        .unwrap();
     assert!(replay.status.success());
     let ours = String::from_utf8(replay.stdout).unwrap();
     assert_eq!(ours.lines().count(), trace.lines().count());

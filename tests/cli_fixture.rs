@@ -43,12 +43,22 @@ impl Tree {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(bin()).arg("--tracefs").arg(&self.root).args(args).env_remove("TRACECTL_TRACEFS").output().unwrap()
+        Command::new(bin())
+            .arg("--tracefs")
+            .arg(&self.root)
+            .args(args)
+            .env_remove("TRACECTL_TRACEFS")
+            .output()
+            .unwrap()
     }
 
     fn ok(&self, args: &[&str]) -> String {
         let o = self.run(args);
-        assert!(o.status.success(), "tracectl {args:?} failed: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "tracectl {args:?} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         String::from_utf8(o.stdout).unwrap()
     }
 
@@ -65,8 +75,12 @@ impl Tree {
 fn list_sched_glob_matches_available_events() {
     let t = Tree::new();
     let out = t.ok(&["list", "-e", "sched:*"]);
-    let want: Vec<String> =
-        t.read("available_events").lines().filter(|l| l.starts_with("sched:")).map(|l| l.trim().to_string()).collect();
+    let want: Vec<String> = t
+        .read("available_events")
+        .lines()
+        .filter(|l| l.starts_with("sched:"))
+        .map(|l| l.trim().to_string())
+        .collect();
     let got: Vec<String> = out.lines().map(String::from).collect();
     assert!(!want.is_empty());
     assert_eq!(got, want);
@@ -83,8 +97,13 @@ fn list_regex_and_json() {
         .map(String::from)
         .collect();
     assert_eq!(out.lines().map(String::from).collect::<Vec<_>>(), want);
-    let v: serde_json::Value = serde_json::from_str(&t.ok(&["list", "-e", "irq", "-t", "-C", "-o", "--json"])).unwrap();
-    assert!(v["events"].as_array().unwrap().iter().any(|e| e["name"] == "irq_handler_entry"));
+    let v: serde_json::Value =
+        serde_json::from_str(&t.ok(&["list", "-e", "irq", "-t", "-C", "-o", "--json"])).unwrap();
+    assert!(v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "irq_handler_entry"));
     assert_eq!(v["tracers"], serde_json::json!(["blk", "function", "nop"]));
     assert_eq!(v["clocks"]["current"], "local");
     assert_eq!(v["options"]["irq-info"], true);
@@ -94,8 +113,27 @@ fn list_regex_and_json() {
 fn start_writes_the_expected_bytes() {
     let t = Tree::new();
     t.ok(&[
-        "start", "-e", "sched:sched_switch", "-f", "prev_pid != 0", "-R", "traceoff:1", "-e", "irq", "-C", "global", "-b",
-        "2048", "-P", "123", "-P", "456", "-M", "1", "-O", "norecord-cmd",
+        "start",
+        "-e",
+        "sched:sched_switch",
+        "-f",
+        "prev_pid != 0",
+        "-R",
+        "traceoff:1",
+        "-e",
+        "irq",
+        "-C",
+        "global",
+        "-b",
+        "2048",
+        "-P",
+        "123",
+        "-P",
+        "456",
+        "-M",
+        "1",
+        "-O",
+        "norecord-cmd",
     ]);
     assert_eq!(t.read("events/sched/sched_switch/enable"), "1");
     assert_eq!(t.read("events/sched/sched_switch/filter"), "prev_pid != 0");
@@ -112,7 +150,18 @@ fn start_writes_the_expected_bytes() {
 #[test]
 fn filter_binds_to_the_preceding_event_and_v_inverts_the_next() {
     let t = Tree::new();
-    t.ok(&["set", "-e", "irq", "-v", "-e", "irq:softirq_raise", "-e", "sched:sched_waking", "-f", "pid == 1"]);
+    t.ok(&[
+        "set",
+        "-e",
+        "irq",
+        "-v",
+        "-e",
+        "irq:softirq_raise",
+        "-e",
+        "sched:sched_waking",
+        "-f",
+        "pid == 1",
+    ]);
     assert_eq!(t.read("events/irq/enable"), "1");
     assert_eq!(t.read("events/irq/softirq_raise/enable"), "0");
     assert_eq!(t.read("events/sched/sched_waking/filter"), "pid == 1");
@@ -136,8 +185,21 @@ fn set_does_not_reset_but_start_does() {
 fn reset_restores_what_start_changed() {
     let t = Tree::new();
     t.ok(&[
-        "start", "-e", "sched:sched_switch", "-f", "prev_pid != 0", "-R", "traceoff", "-e", "irq", "-C", "global", "-b", "2048",
-        "-P", "123",
+        "start",
+        "-e",
+        "sched:sched_switch",
+        "-f",
+        "prev_pid != 0",
+        "-R",
+        "traceoff",
+        "-e",
+        "irq",
+        "-C",
+        "global",
+        "-b",
+        "2048",
+        "-P",
+        "123",
     ]);
     t.ok(&["reset"]);
     // The kernel takes `!TRIGGER` as removal; a copy keeps that last write.
@@ -213,14 +275,36 @@ fn instances_are_created_by_set_and_removed_by_reset() {
     // A copied tree has no kernel behind mkdir; give the new instance the files it needs.
     let inst = t.root.join("instances/work");
     copy_tree(&t.root.join("events"), &inst.join("events"));
-    for f in ["trace_clock", "tracing_on", "set_event", "set_event_pid", "buffer_size_kb", "available_tracers", "current_tracer"] {
+    for f in [
+        "trace_clock",
+        "tracing_on",
+        "set_event",
+        "set_event_pid",
+        "buffer_size_kb",
+        "available_tracers",
+        "current_tracer",
+    ] {
         fs::copy(t.root.join(f), inst.join(f)).unwrap();
     }
-    t.ok(&["set", "-B", "work", "-e", "sched:sched_switch", "-C", "global"]);
-    assert_eq!(t.read("instances/work/events/sched/sched_switch/enable"), "1");
+    t.ok(&[
+        "set",
+        "-B",
+        "work",
+        "-e",
+        "sched:sched_switch",
+        "-C",
+        "global",
+    ]);
+    assert_eq!(
+        t.read("instances/work/events/sched/sched_switch/enable"),
+        "1"
+    );
     assert_eq!(t.read("instances/work/trace_clock"), "global");
     // The top level is untouched.
-    assert_eq!(t.read("events/sched/sched_switch/enable"), fs::read_to_string(repo().join(TREE).join("events/sched/sched_switch/enable")).unwrap());
+    assert_eq!(
+        t.read("events/sched/sched_switch/enable"),
+        fs::read_to_string(repo().join(TREE).join("events/sched/sched_switch/enable")).unwrap()
+    );
     assert_eq!(t.ok(&["list", "-B"]), "work\n");
     t.ok(&["reset"]);
     assert!(!inst.exists());
@@ -230,12 +314,26 @@ fn instances_are_created_by_set_and_removed_by_reset() {
 fn show_shortcuts_and_json() {
     let t = Tree::new();
     assert_eq!(t.ok(&["show", "--tracing_on"]), t.read("tracing_on"));
-    assert_eq!(t.ok(&["show", "--current_tracer"]), t.read("current_tracer"));
-    assert_eq!(t.ok(&["show", "--trigger", "sched:sched_switch"]), t.read("events/sched/sched_switch/trigger"));
+    assert_eq!(
+        t.ok(&["show", "--current_tracer"]),
+        t.read("current_tracer")
+    );
+    assert_eq!(
+        t.ok(&["show", "--trigger", "sched:sched_switch"]),
+        t.read("events/sched/sched_switch/trigger")
+    );
     assert_eq!(t.ok(&["show"]), t.read("trace"));
-    let body: Vec<String> = t.read("trace").lines().filter(|l| !l.starts_with('#') && !l.is_empty()).map(String::from).collect();
+    let body: Vec<String> = t
+        .read("trace")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(String::from)
+        .collect();
     let json = t.ok(&["show", "--json"]);
-    let lines: Vec<serde_json::Value> = json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), body.len());
     // Every line of the kernel's own text parses into its columns.
     for (l, text) in lines.iter().zip(&body) {
@@ -245,23 +343,44 @@ fn show_shortcuts_and_json() {
     }
     let v: serde_json::Value = serde_json::from_str(&t.ok(&["stat", "--json"])).unwrap();
     assert_eq!(v[0]["tracer"], "nop");
-    assert_eq!(v[0]["clock"], t.read("trace_clock").split('[').nth(1).unwrap().split(']').next().unwrap());
+    assert_eq!(
+        v[0]["clock"],
+        t.read("trace_clock")
+            .split('[')
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap()
+    );
 }
 
 #[test]
 fn bad_tracefs_dir_is_a_clear_error() {
-    let o = Command::new(bin()).args(["--tracefs", "/nonexistent/dir", "stat"]).output().unwrap();
+    let o = Command::new(bin())
+        .args(["--tracefs", "/nonexistent/dir", "stat"])
+        .output()
+        .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/dir: no such directory"));
     let d = tempfile::tempdir().unwrap();
-    let o = Command::new(bin()).arg("--tracefs").arg(d.path()).arg("stat").output().unwrap();
+    let o = Command::new(bin())
+        .arg("--tracefs")
+        .arg(d.path())
+        .arg("stat")
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not look like a tracefs root"));
 }
 
 #[test]
 fn man_pages_are_up_to_date() {
     let dir = tempfile::tempdir().unwrap();
-    let o = Command::new(bin()).args(["man", "--out"]).arg(dir.path()).output().unwrap();
+    let o = Command::new(bin())
+        .args(["man", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert!(o.status.success());
     let man = repo().join("man");
     if std::env::var_os("TRACECTL_UPDATE_MAN").is_some() {
@@ -282,7 +401,10 @@ fn man_pages_are_up_to_date() {
     for e in fs::read_dir(&man).unwrap() {
         let e = e.unwrap();
         if !dir.path().join(e.file_name()).exists() {
-            stale.push(format!("{} (no such subcommand any more)", e.file_name().to_string_lossy()));
+            stale.push(format!(
+                "{} (no such subcommand any more)",
+                e.file_name().to_string_lossy()
+            ));
         }
     }
     assert!(stale.is_empty(), "man/ is out of date: {stale:?}; regenerate with `cargo run -- man --out man` (or TRACECTL_UPDATE_MAN=1 cargo test --test cli_fixture)");
@@ -294,7 +416,9 @@ fn unknown_tracer_or_clock_changes_nothing() {
     let before = snapshot(&t.root);
     let o = t.run(&["start", "-e", "sched", "-p", "nosuch"]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not in available_tracers (blk function nop)"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not in available_tracers (blk function nop)")
+    );
     let o = t.run(&["start", "-e", "sched", "-C", "sundial"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown clock \"sundial\""));
@@ -305,7 +429,10 @@ fn unknown_tracer_or_clock_changes_nothing() {
 fn function_filters_are_checked_against_available_filter_functions() {
     let t = Tree::new();
     // This sandboxed kernel refused these files at capture time; give the copy some.
-    t.put("available_filter_functions", "schedule\nschedule_idle\nvfs_read\next4_sync_fs [ext4]\n");
+    t.put(
+        "available_filter_functions",
+        "schedule\nschedule_idle\nvfs_read\next4_sync_fs [ext4]\n",
+    );
     t.put("set_ftrace_filter", "#### all functions enabled ####\n");
     t.put("set_ftrace_notrace", "");
     t.put("set_graph_function", "");
@@ -314,9 +441,24 @@ fn function_filters_are_checked_against_available_filter_functions() {
     let o = t.run(&["set", "-l", "schedul"]);
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("\"schedul\" is not in available_filter_functions; did you mean schedule"), "{err}");
+    assert!(
+        err.contains("\"schedul\" is not in available_filter_functions; did you mean schedule"),
+        "{err}"
+    );
     assert_eq!(before, snapshot(&t.root));
-    t.ok(&["set", "-l", "vfs_*", "-l", ":mod:ext4", "-n", "schedule_idle", "-g", "schedule", "--max-graph-depth", "2"]);
+    t.ok(&[
+        "set",
+        "-l",
+        "vfs_*",
+        "-l",
+        ":mod:ext4",
+        "-n",
+        "schedule_idle",
+        "-g",
+        "schedule",
+        "--max-graph-depth",
+        "2",
+    ]);
     assert_eq!(t.read("set_ftrace_filter"), "vfs_*\n:mod:ext4\n");
     assert_eq!(t.read("set_ftrace_notrace"), "schedule_idle\n");
     assert_eq!(t.read("set_graph_function"), "schedule\n");
@@ -332,7 +474,17 @@ fn function_filters_are_checked_against_available_filter_functions() {
 fn list_full_prints_each_format() {
     let t = Tree::new();
     let out = t.ok(&["list", "-e", "sched:sched_switch", "-F"]);
-    assert_eq!(out, format!("system: sched\n{}\n", t.read("events/sched/sched_switch/format")));
-    let v: serde_json::Value = serde_json::from_str(&t.ok(&["list", "-e", "sched:sched_switch", "-F", "--json"])).unwrap();
-    assert_eq!(v["events"][0]["format"], t.read("events/sched/sched_switch/format"));
+    assert_eq!(
+        out,
+        format!(
+            "system: sched\n{}\n",
+            t.read("events/sched/sched_switch/format")
+        )
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&t.ok(&["list", "-e", "sched:sched_switch", "-F", "--json"])).unwrap();
+    assert_eq!(
+        v["events"][0]["format"],
+        t.read("events/sched/sched_switch/format")
+    );
 }

@@ -86,21 +86,38 @@ done
     assert_eq!(file(&out, "sgf"), "vfs_read\n");
     assert_eq!(file(&out, "depth"), "3\n");
     assert_ne!(file(&out, "typo_rc").trim(), "0");
-    assert!(file(&out, "typo_err").contains("did you mean schedule"), "{}", file(&out, "typo_err"));
+    assert!(
+        file(&out, "typo_err").contains("did you mean schedule"),
+        "{}",
+        file(&out, "typo_err")
+    );
     let hist = file(&out, "hist");
-    assert!(hist.contains("next_pid:") && hist.contains("hitcount:"), "{hist}");
+    assert!(
+        hist.contains("next_pid:") && hist.contains("hitcount:"),
+        "{hist}"
+    );
     let waking = file(&out, "waking_trigger");
-    assert!(waking.contains("traceoff:count=") && waking.contains("stacktrace:unlimited"), "{waking}");
+    assert!(
+        waking.contains("traceoff:count=") && waking.contains("stacktrace:unlimited"),
+        "{waking}"
+    );
     let e = file(&out, "snap_cpu_err");
     assert!(e.is_empty() || e.contains("per-CPU snapshots"), "{e}");
-    assert!(file(&out, "snapshot0").starts_with("# tracer: function_graph"), "{}", file(&out, "snapshot0"));
+    assert!(
+        file(&out, "snapshot0").starts_with("# tracer: function_graph"),
+        "{}",
+        file(&out, "snapshot0")
+    );
     for l in file(&out, "snapshot_json").lines() {
         let _: serde_json::Value = serde_json::from_str(l).unwrap();
     }
     assert_eq!(file(&out, "kprobes"), "kprobes:tracectl_open\n");
     let stat = file(&out, "stat");
     assert!(stat.contains("Tracer: function_graph"), "{stat}");
-    assert!(stat.contains("Dynamic event: p:kprobes/tracectl_open do_sys_openat2"), "{stat}");
+    assert!(
+        stat.contains("Dynamic event: p:kprobes/tracectl_open do_sys_openat2"),
+        "{stat}"
+    );
     assert!(stat.contains("set_graph_function: vfs_read"), "{stat}");
     for f in [
         "current_tracer",
@@ -110,6 +127,10 @@ done
         "events_sched_sched_switch_trigger",
         "events_sched_sched_waking_trigger",
     ] {
-        assert_eq!(file(&out, &format!("after.{f}")), file(&out, &format!("before.{f}")), "{f} not restored");
+        assert_eq!(
+            file(&out, &format!("after.{f}")),
+            file(&out, &format!("before.{f}")),
+            "{f} not restored"
+        );
     }
 }

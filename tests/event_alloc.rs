@@ -51,20 +51,38 @@ fn printing_records_does_not_allocate() {
     let mut out = Vec::with_capacity(1 << 20);
     // First pass: schemas are parsed lazily on first use.
     for (cpu, r) in &recs {
-        printer.write_event(&Record { cpu: *cpu, ts: r.ts, data: &r.data }, &mut out);
+        printer.write_event(
+            &Record {
+                cpu: *cpu,
+                ts: r.ts,
+                data: &r.data,
+            },
+            &mut out,
+        );
     }
     let mut per_event: std::collections::BTreeMap<String, u64> = Default::default();
     for (cpu, r) in &recs {
         out.clear();
-        let rec = Record { cpu: *cpu, ts: r.ts, data: &r.data };
+        let rec = Record {
+            cpu: *cpu,
+            ts: r.ts,
+            data: &r.data,
+        };
         let before = ALLOCS.load(Ordering::Relaxed);
         printer.write_event(&rec, &mut out);
         let n = ALLOCS.load(Ordering::Relaxed) - before;
         if n > 0 {
-            let name = printer.registry.of(&rec).map(|s| s.full_name()).unwrap_or_default();
+            let name = printer
+                .registry
+                .of(&rec)
+                .map(|s| s.full_name())
+                .unwrap_or_default();
             *per_event.entry(name).or_default() += n;
         }
     }
     assert!(recs.len() > 10_000);
-    assert!(per_event.is_empty(), "allocations while printing: {per_event:?}");
+    assert!(
+        per_event.is_empty(),
+        "allocations while printing: {per_event:?}"
+    );
 }

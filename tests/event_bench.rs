@@ -28,15 +28,32 @@ fn print_fmt_engine_ns_per_event() {
     }
     let mut out = Vec::with_capacity(1 << 22);
     for (cpu, r) in &recs {
-        printer.write_event(&Record { cpu: *cpu, ts: r.ts, data: &r.data }, &mut out);
+        printer.write_event(
+            &Record {
+                cpu: *cpu,
+                ts: r.ts,
+                data: &r.data,
+            },
+            &mut out,
+        );
     }
-    let rounds = std::env::var("BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
+    let rounds = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
     let n = (recs.len() * rounds) as f64;
     let start = Instant::now();
     for _ in 0..rounds {
         for (cpu, r) in &recs {
             out.clear();
-            printer.write_event(&Record { cpu: *cpu, ts: r.ts, data: &r.data }, &mut out);
+            printer.write_event(
+                &Record {
+                    cpu: *cpu,
+                    ts: r.ts,
+                    data: &r.data,
+                },
+                &mut out,
+            );
         }
     }
     let ours = start.elapsed().as_nanos() as f64 / n;
@@ -44,8 +61,14 @@ fn print_fmt_engine_ns_per_event() {
     for _ in 0..rounds {
         for (_, r) in &recs {
             out.clear();
-            let a = r.data.get(8..16).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap()));
-            let b = r.data.get(4..8).map_or(0, |b| i32::from_le_bytes(b.try_into().unwrap()));
+            let a = r
+                .data
+                .get(8..16)
+                .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap()));
+            let b = r
+                .data
+                .get(4..8)
+                .map_or(0, |b| i32::from_le_bytes(b.try_into().unwrap()));
             let _ = write!(out, "a={a:#x} b={b} ts={}", r.ts);
         }
     }

@@ -22,7 +22,10 @@ fn check_events(root: &Path) -> (i32, String) {
         .args(["--tracefs", root.to_str().unwrap(), "check-events"])
         .output()
         .unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
 }
 
 #[test]
@@ -33,10 +36,19 @@ fn every_live_format_parses() {
         .unwrap()
         .flatten()
         .filter(|s| s.path().is_dir())
-        .map(|s| std::fs::read_dir(s.path()).unwrap().flatten().filter(|e| e.path().is_dir()).count())
+        .map(|s| {
+            std::fs::read_dir(s.path())
+                .unwrap()
+                .flatten()
+                .filter(|e| e.path().is_dir())
+                .count()
+        })
         .sum::<usize>();
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains(&format!("{n} of {n} event formats parsed; 0 failed")), "{out}");
+    assert!(
+        out.contains(&format!("{n} of {n} event formats parsed; 0 failed")),
+        "{out}"
+    );
 }
 
 fn write(p: &Path, text: &str) {
@@ -66,8 +78,14 @@ fn a_broken_format_is_named_and_fails_the_command() {
     );
     let (code, out) = check_events(r);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("FAIL demo:broken: line 4: `offset:four` is not a number"), "{out}");
-    assert!(out.contains("1 of 2 event formats parsed; 1 failed"), "{out}");
+    assert!(
+        out.contains("FAIL demo:broken: line 4: `offset:four` is not a number"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 of 2 event formats parsed; 1 failed"),
+        "{out}"
+    );
     // Without the broken one it passes.
     std::fs::remove_dir_all(r.join("events/demo/broken")).unwrap();
     let (code, out) = check_events(r);
@@ -83,5 +101,8 @@ fn every_format_of_the_all_events_tree_parses() {
     }
     let (code, out) = check_events(&root);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("2323 of 2323 event formats parsed; 0 failed"), "{out}");
+    assert!(
+        out.contains("2323 of 2323 event formats parsed; 0 failed"),
+        "{out}"
+    );
 }

@@ -8,7 +8,9 @@ use tracectl::event::Kallsyms;
 use tracectl::tracefs::Tracefs;
 
 fn tree(name: &str) -> Option<Tracefs> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tracefs-fixtures")
+        .join(name);
     p.join("trace").exists().then(|| Tracefs::at(p))
 }
 
@@ -28,9 +30,17 @@ fn run(name: &str, min_rate: f64) {
     let report = event_oracle::check_tree(&t, k.as_ref(), &text, &event_oracle::fixture_raw(&t));
     report.print(name);
     let (ok, bad) = report.total();
-    assert!(ok + bad > 100, "{name}: too few records paired ({ok} + {bad}); the walker or the line parser is broken");
+    assert!(
+        ok + bad > 100,
+        "{name}: too few records paired ({ok} + {bad}); the walker or the line parser is broken"
+    );
     let rate = ok as f64 / (ok + bad) as f64;
-    assert!(rate >= min_rate, "{name}: {:.2}% of records match, expected at least {:.2}%", rate * 100.0, min_rate * 100.0);
+    assert!(
+        rate >= min_rate,
+        "{name}: {:.2}% of records match, expected at least {:.2}%",
+        rate * 100.0,
+        min_rate * 100.0
+    );
 }
 
 #[test]

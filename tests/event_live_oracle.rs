@@ -21,10 +21,13 @@ struct UprobeGuard {
 impl Drop for UprobeGuard {
     fn drop(&mut self) {
         let del = format!("-:uprobes/{}\n", self.name);
-        let r = std::fs::OpenOptions::new().append(true).open(&self.events).and_then(|mut f| {
-            use std::io::Write;
-            f.write_all(del.as_bytes())
-        });
+        let r = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.events)
+            .and_then(|mut f| {
+                use std::io::Write;
+                f.write_all(del.as_bytes())
+            });
         if let Err(e) = r {
             eprintln!("could not remove uprobe {}: {e}", self.name);
         }
@@ -54,7 +57,10 @@ fn uprobe_on_true(top: &Tracefs, name: &str) -> Option<UprobeGuard> {
     let entry = u64::from_le_bytes(elf.get(24..32)?.try_into().ok()?);
     let def = format!("p:uprobes/{name} /usr/bin/true:{entry:#x} a=%di:x64 b=%si:u32 c=%sp:s16\n");
     match top.write("uprobe_events", def.as_bytes(), AppendMode::Append) {
-        Ok(()) => Some(UprobeGuard { events: top.path("uprobe_events"), name: name.to_string() }),
+        Ok(()) => Some(UprobeGuard {
+            events: top.path("uprobe_events"),
+            name: name.to_string(),
+        }),
         Err(e) => {
             eprintln!("no uprobe: {e}");
             None
@@ -63,7 +69,11 @@ fn uprobe_on_true(top: &Tracefs, name: &str) -> Option<UprobeGuard> {
 }
 
 fn drain_raw(path: &Path) -> Vec<u8> {
-    let mut f = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
+    let mut f = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+    {
         Ok(f) => f,
         Err(_) => return Vec::new(),
     };
@@ -99,30 +109,83 @@ fn live_events_print_like_the_kernel() {
     std::fs::create_dir(&dir).expect("create instance");
     let _guard = InstanceGuard { dir: dir.clone() };
     let inst = Tracefs::at(&dir);
-    inst.write("options/hash-ptr", b"0", AppendMode::Truncate).unwrap();
-    inst.write("buffer_size_kb", b"2048", AppendMode::Truncate).unwrap();
+    inst.write("options/hash-ptr", b"0", AppendMode::Truncate)
+        .unwrap();
+    inst.write("buffer_size_kb", b"2048", AppendMode::Truncate)
+        .unwrap();
     // A kernel and a user stack after every event: ftrace kernel_stack/user_stack records.
-    inst.write("options/stacktrace", b"1", AppendMode::Truncate).unwrap();
-    inst.write("options/userstacktrace", b"1", AppendMode::Truncate).unwrap();
-    let systems = ["sched", "irq", "timer", "syscalls", "raw_syscalls", "kmem", "signal", "workqueue", "task", "rcu",
-                   "mmap_lock", "filemap", "ext4", "block", "writeback", "pagemap", "lock", "module", "net", "sock",
-                   "skb", "tcp", "vmscan", "compaction", "oom", "percpu", "cgroup", "ipi", "x86_fpu", "tlb", "msr",
-                   "exceptions", "maple_tree", "page_pool", "initcall"];
+    inst.write("options/stacktrace", b"1", AppendMode::Truncate)
+        .unwrap();
+    inst.write("options/userstacktrace", b"1", AppendMode::Truncate)
+        .unwrap();
+    let systems = [
+        "sched",
+        "irq",
+        "timer",
+        "syscalls",
+        "raw_syscalls",
+        "kmem",
+        "signal",
+        "workqueue",
+        "task",
+        "rcu",
+        "mmap_lock",
+        "filemap",
+        "ext4",
+        "block",
+        "writeback",
+        "pagemap",
+        "lock",
+        "module",
+        "net",
+        "sock",
+        "skb",
+        "tcp",
+        "vmscan",
+        "compaction",
+        "oom",
+        "percpu",
+        "cgroup",
+        "ipi",
+        "x86_fpu",
+        "tlb",
+        "msr",
+        "exceptions",
+        "maple_tree",
+        "page_pool",
+        "initcall",
+    ];
     // ORACLE_ALL=1 enables every event of the kernel instead of the list above (on 6.18:
     // ~130k records, all identical to the kernel's text).
     let all = std::env::var("ORACLE_ALL").is_ok();
     if all {
-        inst.write("events/enable", b"1", AppendMode::Truncate).unwrap();
+        inst.write("events/enable", b"1", AppendMode::Truncate)
+            .unwrap();
     }
     for s in systems.iter().filter(|_| !all) {
         if inst.exists(format!("events/{s}/enable")) {
             let _ = inst.write(format!("events/{s}/enable"), b"1", AppendMode::Truncate);
         }
     }
-    inst.write("trace_marker", b"tracectl event oracle", AppendMode::Truncate).ok();
+    inst.write(
+        "trace_marker",
+        b"tracectl event oracle",
+        AppendMode::Truncate,
+    )
+    .ok();
     // trace_marker_raw: a 4-byte id, then bytes; the kernel prints the record's padding too.
-    inst.write("trace_marker_raw", &[0x34, 0x12, 0, 0, 1, 2, 3], AppendMode::Truncate).ok();
-    inst.write("trace_marker_raw", &[0x78, 0x56, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd, 0xee], AppendMode::Truncate).ok();
+    inst.write(
+        "trace_marker_raw",
+        &[0x34, 0x12, 0, 0, 1, 2, 3],
+        AppendMode::Truncate,
+    )
+    .ok();
+    inst.write(
+        "trace_marker_raw",
+        &[0x78, 0x56, 0, 0, 0xaa, 0xbb, 0xcc, 0xdd, 0xee],
+        AppendMode::Truncate,
+    )
+    .ok();
     let status = std::process::Command::new("sh")
         .arg("-c")
         .arg("ls /proc >/dev/null; f=/tmp/tracectl-ev.$$; echo hello > $f; cat $f >/dev/null; rm $f; sleep 0.02; kill -0 $$")
@@ -130,7 +193,11 @@ fn live_events_print_like_the_kernel() {
         .unwrap();
     assert!(status.success());
     if _uprobe.is_some() {
-        let _ = inst.write(format!("events/uprobes/{up_name}/enable"), b"1", AppendMode::Truncate);
+        let _ = inst.write(
+            format!("events/uprobes/{up_name}/enable"),
+            b"1",
+            AppendMode::Truncate,
+        );
         let _ = std::process::Command::new("/usr/bin/true").status();
     }
     // Loopback TCP over IPv4 and IPv6, for the net/sock/tcp/skb events' address formats.
@@ -146,7 +213,8 @@ fn live_events_print_like_the_kernel() {
             }
         }
     }
-    inst.write("tracing_on", b"0", AppendMode::Truncate).unwrap();
+    inst.write("tracing_on", b"0", AppendMode::Truncate)
+        .unwrap();
     let text = String::from_utf8_lossy(&inst.read("trace").unwrap()).into_owned();
     let mut raw = Vec::new();
     for cpu in 0..4096u32 {
@@ -156,13 +224,23 @@ fn live_events_print_like_the_kernel() {
         }
         raw.push((cpu, drain_raw(&p.join("trace_pipe_raw"))));
     }
-    let k = std::fs::read_to_string("/proc/kallsyms").ok().map(|t| Kallsyms::parse(&t));
+    let k = std::fs::read_to_string("/proc/kallsyms")
+        .ok()
+        .map(|t| Kallsyms::parse(&t));
     let report = event_oracle::check_tree(&top, k.as_ref(), &text, &raw);
     report.print("live");
     let (ok, bad) = report.total();
-    assert!(ok + bad > 100, "only {} records paired; the workload or the reader failed", ok + bad);
+    assert!(
+        ok + bad > 100,
+        "only {} records paired; the workload or the reader failed",
+        ok + bad
+    );
     let rate = ok as f64 / (ok + bad) as f64;
     // Events this workload does not hit may still differ (check-events -v lists the
     // formats that print as field=value pairs); the ones it hits all matched on 6.18.
-    assert!(rate >= 0.999, "{:.2}% of live records match the kernel's text", rate * 100.0);
+    assert!(
+        rate >= 0.999,
+        "{:.2}% of live records match the kernel's text",
+        rate * 100.0
+    );
 }

@@ -24,9 +24,13 @@ impl Rng {
 fn formats() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures/linux-6.18-all/events");
     let mut out = Vec::new();
-    let Ok(systems) = std::fs::read_dir(&root) else { return out };
+    let Ok(systems) = std::fs::read_dir(&root) else {
+        return out;
+    };
     for s in systems.flatten() {
-        let Ok(evs) = std::fs::read_dir(s.path()) else { continue };
+        let Ok(evs) = std::fs::read_dir(s.path()) else {
+            continue;
+        };
         for e in evs.flatten() {
             if let Ok(t) = std::fs::read_to_string(e.path().join("format")) {
                 out.push((s.file_name().to_string_lossy().into_owned(), t));
@@ -46,7 +50,15 @@ fn print_random(s: &Schema, rng: &mut Rng) {
             data[..2].copy_from_slice(&s.id.to_le_bytes());
         }
         out.clear();
-        s.write_text(&Record { cpu: 0, ts: 0, data: &data }, &env, &mut out);
+        s.write_text(
+            &Record {
+                cpu: 0,
+                ts: 0,
+                data: &data,
+            },
+            &env,
+            &mut out,
+        );
     }
 }
 
@@ -63,7 +75,10 @@ fn mutated_formats_and_random_payloads_never_panic() {
         // The original, with random payloads.
         let s = Schema::parse(sys, text, 8).expect("an unmodified format parses");
         print_random(&s, &mut rng);
-        let per = std::env::var("MUTATIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(3);
+        let per = std::env::var("MUTATIONS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(3);
         for _ in 0..per {
             let mut b = text.clone().into_bytes();
             match rng.below(3) {
@@ -95,5 +110,8 @@ fn mutated_formats_and_random_payloads_never_panic() {
             }
         }
     }
-    eprintln!("{} formats, {parsed} mutants parsed, {rejected} rejected", fmts.len());
+    eprintln!(
+        "{} formats, {parsed} mutants parsed, {rejected} rejected",
+        fmts.len()
+    );
 }

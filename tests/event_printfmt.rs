@@ -51,29 +51,65 @@ fn kallsyms() -> Kallsyms {
 fn text(print_fmt: &str) -> String {
     let s = schema(print_fmt);
     let k = kallsyms();
-    let env = PrintEnv { kallsyms: Some(&k), ..PrintEnv::default() };
+    let env = PrintEnv {
+        kallsyms: Some(&k),
+        ..PrintEnv::default()
+    };
     let d = record();
     let mut out = Vec::new();
-    let ok = s.write_text(&Record { cpu: 0, ts: 0, data: &d }, &env, &mut out);
+    let ok = s.write_text(
+        &Record {
+            cpu: 0,
+            ts: 0,
+            data: &d,
+        },
+        &env,
+        &mut out,
+    );
     let t = String::from_utf8(out).unwrap();
-    assert!(ok, "fell back for {print_fmt}: {t} ({:?})", s.print_fallback());
+    assert!(
+        ok,
+        "fell back for {print_fmt}: {t} ({:?})",
+        s.print_fallback()
+    );
     t
 }
 
 #[test]
 fn integer_conversions() {
-    assert_eq!(text(r#""%d %i %u %x %X %o", REC->a, REC->a, REC->a, REC->a, REC->b, REC->b"#), "-5 -5 4294967291 fffffffb 1234 11064");
-    assert_eq!(text(r#""%ld %lu %lx %llx %zu", REC->a, REC->b, REC->b, REC->b, REC->b"#), "-5 4660 1234 1234 4660");
-    assert_eq!(text(r#""%hhx %hd %hu", REC->b, REC->sh, REC->sh"#), "34 -2 65534");
-    assert_eq!(text(r#""[%5d] [%-5d] [%05d] [%+d] [% d]", REC->a, REC->a, REC->a, REC->b, REC->b"#), "[   -5] [-5   ] [-0005] [+4660] [ 4660]");
-    assert_eq!(text(r#""%#x %#o %#lx %#x %08x %.3d", REC->b, REC->b, REC->b, 0, REC->b, 7"#), "0x1234 011064 0x1234 0x0 00001234 007");
-    assert_eq!(text(r#""%#010x|%*d|%-*d|", REC->b, 4, 7, 3, 7"#), "0x00001234|   7|7  |");
+    assert_eq!(
+        text(r#""%d %i %u %x %X %o", REC->a, REC->a, REC->a, REC->a, REC->b, REC->b"#),
+        "-5 -5 4294967291 fffffffb 1234 11064"
+    );
+    assert_eq!(
+        text(r#""%ld %lu %lx %llx %zu", REC->a, REC->b, REC->b, REC->b, REC->b"#),
+        "-5 4660 1234 1234 4660"
+    );
+    assert_eq!(
+        text(r#""%hhx %hd %hu", REC->b, REC->sh, REC->sh"#),
+        "34 -2 65534"
+    );
+    assert_eq!(
+        text(r#""[%5d] [%-5d] [%05d] [%+d] [% d]", REC->a, REC->a, REC->a, REC->b, REC->b"#),
+        "[   -5] [-5   ] [-0005] [+4660] [ 4660]"
+    );
+    assert_eq!(
+        text(r#""%#x %#o %#lx %#x %08x %.3d", REC->b, REC->b, REC->b, 0, REC->b, 7"#),
+        "0x1234 011064 0x1234 0x0 00001234 007"
+    );
+    assert_eq!(
+        text(r#""%#010x|%*d|%-*d|", REC->b, 4, 7, 3, 7"#),
+        "0x00001234|   7|7  |"
+    );
     assert_eq!(text(r#""%c%c", 'o', 107"#), "ok");
 }
 
 #[test]
 fn strings() {
-    assert_eq!(text(r#""%s|%-6s|%6s|%.2s|%.*s", REC->c, REC->c, __get_str(s), REC->c, 3, __get_str(s)"#), "bash|bash  | hello|ba|hel");
+    assert_eq!(
+        text(r#""%s|%-6s|%6s|%.2s|%.*s", REC->c, REC->c, __get_str(s), REC->c, 3, __get_str(s)"#),
+        "bash|bash  | hello|ba|hel"
+    );
     assert_eq!(text(r#""%s", (REC->a < 0) ? "neg" : "pos""#), "neg");
     assert_eq!(text(r#""%s", __get_str(s)"#), "hello");
     // %s of a NULL pointer
@@ -82,50 +118,126 @@ fn strings() {
 
 #[test]
 fn expressions() {
-    assert_eq!(text(r#""%d %d %d %d", REC->a * 2 + 1, REC->a / 2, REC->a % 3, -REC->a"#), "-9 -2 -2 5");
-    assert_eq!(text(r#""%lx %lx %d %d", REC->b >> 4, REC->b << 4 | 1, REC->b & 0xf0, ~0"#), "123 12341 48 -1");
-    assert_eq!(text(r#""%d %d %d %d", REC->a < 0 && REC->b, REC->a > 0 || 0, !REC->a, REC->a == -5"#), "1 0 0 1");
-    assert_eq!(text(r#""%u %d", (unsigned int)REC->a, (unsigned char)REC->a"#), "4294967291 251");
+    assert_eq!(
+        text(r#""%d %d %d %d", REC->a * 2 + 1, REC->a / 2, REC->a % 3, -REC->a"#),
+        "-9 -2 -2 5"
+    );
+    assert_eq!(
+        text(r#""%lx %lx %d %d", REC->b >> 4, REC->b << 4 | 1, REC->b & 0xf0, ~0"#),
+        "123 12341 48 -1"
+    );
+    assert_eq!(
+        text(r#""%d %d %d %d", REC->a < 0 && REC->b, REC->a > 0 || 0, !REC->a, REC->a == -5"#),
+        "1 0 0 1"
+    );
+    assert_eq!(
+        text(r#""%u %d", (unsigned int)REC->a, (unsigned char)REC->a"#),
+        "4294967291 251"
+    );
     assert_eq!(text(r#""%d %d", sizeof(u64), sizeof(unsigned int)"#), "8 4");
     // unsigned comparison after the usual arithmetic conversions
     assert_eq!(text(r#""%d", REC->a < (unsigned int)1"#), "0");
     assert_eq!(text(r#""%d %d", REC->c[0], REC->fixed[1]"#), "98 27");
     assert_eq!(text(r#""%d", __builtin_expect(REC->a, 0)"#), "-5");
-    assert_eq!(text(r#""%d", ({ int __x = (REC->a); int __y = (3); ((__x) < (__y) ? (__x) : (__y)); })"#), "-5");
+    assert_eq!(
+        text(r#""%d", ({ int __x = (REC->a); int __y = (3); ((__x) < (__y) ? (__x) : (__y)); })"#),
+        "-5"
+    );
 }
 
 #[test]
 fn flags_and_symbols() {
     let f = r#"{ 0x1000, "A" }, { 0x0200, "B" }, { 0x0030, "C" }, { 0x4, "D" }"#;
-    assert_eq!(text(&format!(r#""%s", __print_flags(REC->b, "|", {f})"#)), "A|B|C|D");
-    assert_eq!(text(&format!(r#""%s", __print_flags(0x1239, "|", {f})"#)), "A|B|C|0x9");
-    assert_eq!(text(&format!(r#""%s", __print_flags(0x1200, "|", {f})"#)), "A|B");
-    assert_eq!(text(&format!(r#""[%s]", __print_flags(0, "|", {f})"#)), "[]");
-    assert_eq!(text(&format!(r#""%s", __print_flags(0x8, "|", {f})"#)), "0x8");
-    assert_eq!(text(r#""%s %s", __print_symbolic(REC->a, { -5, "MINUS_FIVE" }, { 1, "ONE" }), __print_symbolic(7, { 1, "ONE" })"#), "MINUS_FIVE 0x7");
-    assert_eq!(text(r#""%s", __print_flags_u64(REC->b, ",", { 0x1000, "A" })"#), "A,0x234");
-    assert_eq!(text(r#""%s", __print_symbolic_u64(REC->b, { 0x1234, "X" })"#), "X");
+    assert_eq!(
+        text(&format!(r#""%s", __print_flags(REC->b, "|", {f})"#)),
+        "A|B|C|D"
+    );
+    assert_eq!(
+        text(&format!(r#""%s", __print_flags(0x1239, "|", {f})"#)),
+        "A|B|C|0x9"
+    );
+    assert_eq!(
+        text(&format!(r#""%s", __print_flags(0x1200, "|", {f})"#)),
+        "A|B"
+    );
+    assert_eq!(
+        text(&format!(r#""[%s]", __print_flags(0, "|", {f})"#)),
+        "[]"
+    );
+    assert_eq!(
+        text(&format!(r#""%s", __print_flags(0x8, "|", {f})"#)),
+        "0x8"
+    );
+    assert_eq!(
+        text(
+            r#""%s %s", __print_symbolic(REC->a, { -5, "MINUS_FIVE" }, { 1, "ONE" }), __print_symbolic(7, { 1, "ONE" })"#
+        ),
+        "MINUS_FIVE 0x7"
+    );
+    assert_eq!(
+        text(r#""%s", __print_flags_u64(REC->b, ",", { 0x1000, "A" })"#),
+        "A,0x234"
+    );
+    assert_eq!(
+        text(r#""%s", __print_symbolic_u64(REC->b, { 0x1234, "X" })"#),
+        "X"
+    );
 }
 
 #[test]
 fn arrays_and_hex() {
-    assert_eq!(text(r#""%s", __print_array(__get_dynamic_array(arr), __get_dynamic_array_len(arr) / 4, 4)"#), "{0x1,0x2,0xdeadbeef}");
-    assert_eq!(text(r#""%s", __print_array(REC->fixed, 3, 1)"#), "{0x0,0x1b,0x21}");
-    assert_eq!(text(r#""%s", __print_hex(REC->fixed, 6)"#), "00 1b 21 0a 0b 0c");
-    assert_eq!(text(r#""%s", __print_hex_str(REC->fixed, 6)"#), "001b210a0b0c");
+    assert_eq!(
+        text(
+            r#""%s", __print_array(__get_dynamic_array(arr), __get_dynamic_array_len(arr) / 4, 4)"#
+        ),
+        "{0x1,0x2,0xdeadbeef}"
+    );
+    assert_eq!(
+        text(r#""%s", __print_array(REC->fixed, 3, 1)"#),
+        "{0x0,0x1b,0x21}"
+    );
+    assert_eq!(
+        text(r#""%s", __print_hex(REC->fixed, 6)"#),
+        "00 1b 21 0a 0b 0c"
+    );
+    assert_eq!(
+        text(r#""%s", __print_hex_str(REC->fixed, 6)"#),
+        "001b210a0b0c"
+    );
     assert_eq!(text(r#""%d", __get_dynamic_array_len(arr)"#), "12");
-    assert_eq!(text(r#""%s", __print_dynamic_array(arr, 4)"#), "{0x1,0x2,0xdeadbeef}");
-    assert_eq!(text(r#""%*ph|%*phD", 3, REC->fixed, 2, REC->fixed"#), "00 1b 21|00-1b");
-    assert_eq!(text(r#""%pM %pm", REC->fixed, REC->fixed"#), "00:1b:21:0a:0b:0c 001b210a0b0c");
+    assert_eq!(
+        text(r#""%s", __print_dynamic_array(arr, 4)"#),
+        "{0x1,0x2,0xdeadbeef}"
+    );
+    assert_eq!(
+        text(r#""%*ph|%*phD", 3, REC->fixed, 2, REC->fixed"#),
+        "00 1b 21|00-1b"
+    );
+    assert_eq!(
+        text(r#""%pM %pm", REC->fixed, REC->fixed"#),
+        "00:1b:21:0a:0b:0c 001b210a0b0c"
+    );
     // bitmask of 12 bytes: 0x1, 0x2 and 0xdeadbeef in 32-bit chunks, most significant first
-    assert_eq!(text(r#""%s", __get_bitmask(arr)"#), "deadbeef,00000002,00000001");
+    assert_eq!(
+        text(r#""%s", __get_bitmask(arr)"#),
+        "deadbeef,00000002,00000001"
+    );
 }
 
 #[test]
 fn pointers_and_symbols() {
-    assert_eq!(text(r#""%p %p", REC->p, (void *)0"#), "ffffffff81000110 0000000000000000");
-    assert_eq!(text(r#""%pS|%ps|%pB", REC->p, REC->p, REC->p"#), "do_work+0x10/0x80|do_work|do_work+0x10/0x80");
-    assert_eq!(text(r#""%pS %ps", (void *)0xffffffffc0000004, (void *)0xffffffffc0000004"#), "modfn+0x4/0x40 [kvm] modfn [kvm]");
+    assert_eq!(
+        text(r#""%p %p", REC->p, (void *)0"#),
+        "ffffffff81000110 0000000000000000"
+    );
+    assert_eq!(
+        text(r#""%pS|%ps|%pB", REC->p, REC->p, REC->p"#),
+        "do_work+0x10/0x80|do_work|do_work+0x10/0x80"
+    );
+    assert_eq!(
+        text(r#""%pS %ps", (void *)0xffffffffc0000004, (void *)0xffffffffc0000004"#),
+        "modfn+0x4/0x40 [kvm] modfn [kvm]"
+    );
     assert_eq!(text(r#""%pS", (void *)0x10"#), "0x10");
 }
 
@@ -136,7 +248,15 @@ fn unknown_constructs_fall_back_to_fields() {
     let d = record();
     let mut out = Vec::new();
     let env = PrintEnv::default();
-    assert!(!s.write_text(&Record { cpu: 0, ts: 0, data: &d }, &env, &mut out));
+    assert!(!s.write_text(
+        &Record {
+            cpu: 0,
+            ts: 0,
+            data: &d
+        },
+        &env,
+        &mut out
+    ));
     assert_eq!(
         String::from_utf8(out).unwrap(),
         "a=-5 b=4660 c=bash s=hello arr={0x1,0x2,0xdeadbeef} fixed={0x0,0x1b,0x21,0xa,0xb,0xc} sh=-2 p=0xffffffff81000110"
@@ -145,23 +265,58 @@ fn unknown_constructs_fall_back_to_fields() {
     // A runtime failure (a truncated payload) falls back too, never panics.
     let mut out = Vec::new();
     let s = schema(r#""%s", __get_str(s)"#);
-    assert!(!s.write_text(&Record { cpu: 0, ts: 0, data: &d[..40] }, &env, &mut out));
+    assert!(!s.write_text(
+        &Record {
+            cpu: 0,
+            ts: 0,
+            data: &d[..40]
+        },
+        &env,
+        &mut out
+    ));
     assert!(s.print_fallback().is_some());
 }
 
 #[test]
 fn never_panics_on_garbage() {
     let fmts = [
-        r#""%d"#, r#""%"#, r#""%d %d", REC->a"#, r#""%s", REC->"#, r#""%d", (("#, r#""%d", 1 ? : 2"#, r#""%d", REC->a / 0"#,
-        r#""%pI4", REC->a"#, r#""%d", REC->c[100]"#, r#""%s", __print_flags(REC->a)"#, "", r#""%llllllld", 1"#,
-        r#""%*.*ph", -1, -1, REC->fixed"#, r#""%s", __print_array(REC->fixed, 1000000, 3)"#,
+        r#""%d"#,
+        r#""%"#,
+        r#""%d %d", REC->a"#,
+        r#""%s", REC->"#,
+        r#""%d", (("#,
+        r#""%d", 1 ? : 2"#,
+        r#""%d", REC->a / 0"#,
+        r#""%pI4", REC->a"#,
+        r#""%d", REC->c[100]"#,
+        r#""%s", __print_flags(REC->a)"#,
+        "",
+        r#""%llllllld", 1"#,
+        r#""%*.*ph", -1, -1, REC->fixed"#,
+        r#""%s", __print_array(REC->fixed, 1000000, 3)"#,
     ];
     let d = record();
     for f in fmts {
         if let Ok(s) = std::panic::catch_unwind(|| schema(f)) {
             let mut out = Vec::new();
-            s.write_text(&Record { cpu: 0, ts: 0, data: &d }, &PrintEnv::default(), &mut out);
-            s.write_text(&Record { cpu: 0, ts: 0, data: &d[..3] }, &PrintEnv::default(), &mut out);
+            s.write_text(
+                &Record {
+                    cpu: 0,
+                    ts: 0,
+                    data: &d,
+                },
+                &PrintEnv::default(),
+                &mut out,
+            );
+            s.write_text(
+                &Record {
+                    cpu: 0,
+                    ts: 0,
+                    data: &d[..3],
+                },
+                &PrintEnv::default(),
+                &mut out,
+            );
         } else {
             panic!("schema parse panicked on {f}");
         }
@@ -180,10 +335,22 @@ fn trace_printk_events() {
     reg.add_format("ftrace", &format!("name: bputs\nID: 15\nformat:\n{common}\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\tfield:const char * str;\toffset:16;\tsize:8;\tsigned:0;\n\nprint fmt: \"%ps: %s\", (void *)REC->ip, REC->str\n")).unwrap();
     let k = kallsyms();
     let p = PrintkFormats::parse("0xffffffff82000000 : \"x=%d name=%s big=%llx c=%c\\n\"\n0xffffffff82000100 : \"just a string\\n\"\n");
-    let env = PrintEnv { kallsyms: Some(&k), printk: Some(&p), ..PrintEnv::default() };
+    let env = PrintEnv {
+        kallsyms: Some(&k),
+        printk: Some(&p),
+        ..PrintEnv::default()
+    };
     let show = |data: &[u8]| {
         let mut out = Vec::new();
-        assert!(reg.write_event(&Record { cpu: 0, ts: 0, data }, &env, &mut out));
+        assert!(reg.write_event(
+            &Record {
+                cpu: 0,
+                ts: 0,
+                data
+            },
+            &env,
+            &mut out
+        ));
         String::from_utf8(out).unwrap()
     };
     // print: `<ip symbol>: <buf>` without the event name; the buffer's newline is the line's.
@@ -219,7 +386,15 @@ fn huge_widths_and_counts_stay_bounded() {
     let s = schema(r#""%999999999d|%s", 1, __print_array(REC->fixed, 1000000000, 3)"#);
     let d = record();
     let mut out = Vec::new();
-    s.write_text(&Record { cpu: 0, ts: 0, data: &d }, &PrintEnv::default(), &mut out);
+    s.write_text(
+        &Record {
+            cpu: 0,
+            ts: 0,
+            data: &d,
+        },
+        &PrintEnv::default(),
+        &mut out,
+    );
     assert!(out.len() < 10_000, "{} bytes", out.len());
 }
 
@@ -238,23 +413,48 @@ print fmt: \"v=%ld lx=%lx p=%p s=%s\", REC->v, REC->v, REC->p, __get_str(s)\n";
     d[8..12].copy_from_slice(&0xc0101234u32.to_be_bytes());
     d[12..16].copy_from_slice(&((3u32 << 16) | 16).to_be_bytes());
     d[16..19].copy_from_slice(b"ok\0");
-    let env = PrintEnv { big_endian: true, long_size: 4, ..PrintEnv::default() };
-    let rec = Record { cpu: 0, ts: 0, data: &d };
+    let env = PrintEnv {
+        big_endian: true,
+        long_size: 4,
+        ..PrintEnv::default()
+    };
+    let rec = Record {
+        cpu: 0,
+        ts: 0,
+        data: &d,
+    };
     assert_eq!(rec.event_id(true), Some(901));
     let mut out = Vec::new();
     assert!(s.write_text(&rec, &env, &mut out));
-    assert_eq!(String::from_utf8(out).unwrap(), "v=-2 lx=fffffffe p=c0101234 s=ok");
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "v=-2 lx=fffffffe p=c0101234 s=ok"
+    );
 }
 
 #[test]
 fn jiffies_need_hz() {
     let s = schema(r#""%u ms", jiffies_to_msecs(REC->b)"#);
     let d = record();
-    let rec = Record { cpu: 0, ts: 0, data: &d };
+    let rec = Record {
+        cpu: 0,
+        ts: 0,
+        data: &d,
+    };
     let mut out = Vec::new();
-    assert!(!s.write_text(&rec, &PrintEnv::default(), &mut out), "without HZ the value is unknown");
+    assert!(
+        !s.write_text(&rec, &PrintEnv::default(), &mut out),
+        "without HZ the value is unknown"
+    );
     out.clear();
-    assert!(s.write_text(&rec, &PrintEnv { hz: Some(250), ..PrintEnv::default() }, &mut out));
+    assert!(s.write_text(
+        &rec,
+        &PrintEnv {
+            hz: Some(250),
+            ..PrintEnv::default()
+        },
+        &mut out
+    ));
     assert_eq!(String::from_utf8(out).unwrap(), "18640 ms");
 }
 
@@ -270,10 +470,21 @@ fn ftrace_stacks_and_raw_data() {
     reg.add_format("ftrace", &format!("name: user_stack\nID: 12\nformat:\n{common}\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n{stack_fmt}")).unwrap();
     reg.add_format("ftrace", &format!("name: raw_data\nID: 16\nformat:\n{common}\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\nprint fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n")).unwrap();
     let k = kallsyms();
-    let env = PrintEnv { kallsyms: Some(&k), ..PrintEnv::default() };
+    let env = PrintEnv {
+        kallsyms: Some(&k),
+        ..PrintEnv::default()
+    };
     let show = |data: &[u8]| {
         let mut out = Vec::new();
-        assert!(reg.write_event(&Record { cpu: 0, ts: 0, data }, &env, &mut out));
+        assert!(reg.write_event(
+            &Record {
+                cpu: 0,
+                ts: 0,
+                data
+            },
+            &env,
+            &mut out
+        ));
         String::from_utf8(out).unwrap()
     };
     // kernel_stack: the record holds 3 addresses, the last one all ones ends the list early.
@@ -287,7 +498,10 @@ fn ftrace_stacks_and_raw_data() {
     for a in [0x7f8f17271aa7u64, 0x5561c80059ee, 0, 0, 0, 0, 0, 0] {
         d.extend_from_slice(&a.to_le_bytes());
     }
-    assert_eq!(show(&d), "<user stack trace>\n =>  <00007f8f17271aa7>\n =>  <00005561c80059ee>");
+    assert_eq!(
+        show(&d),
+        "<user stack trace>\n =>  <00007f8f17271aa7>\n =>  <00005561c80059ee>"
+    );
     // raw_data: every byte after the id, the record's padding included.
     let mut d = vec![16u8, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12, 0, 0];
     d.extend_from_slice(&[1, 2, 3, 0]);

@@ -64,7 +64,9 @@ fn survey_helpers_of_every_live_format() {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut fallbacks = Vec::new();
     for (system, name, _) in reg.events() {
-        let s = reg.by_name(system, name).unwrap_or_else(|| panic!("{system}:{name} does not parse"));
+        let s = reg
+            .by_name(system, name)
+            .unwrap_or_else(|| panic!("{system}:{name} does not parse"));
         for c in calls(&s.print_fmt) {
             *seen.entry(c).or_default() += 1;
         }
@@ -74,7 +76,14 @@ fn survey_helpers_of_every_live_format() {
     }
     eprintln!("helpers seen in {} formats:", reg.events().count());
     for (name, n) in &seen {
-        eprintln!("  {name:32} {n:5} {}", if HELPERS.contains(&name.as_str()) { "" } else { "(not a helper)" });
+        eprintln!(
+            "  {name:32} {n:5} {}",
+            if HELPERS.contains(&name.as_str()) {
+                ""
+            } else {
+                "(not a helper)"
+            }
+        );
     }
     eprintln!("{} formats print as field=value pairs:", fallbacks.len());
     for f in &fallbacks {
@@ -83,13 +92,29 @@ fn survey_helpers_of_every_live_format() {
     // Calls in a print fmt that are not helpers are statement expressions of a few
     // drivers (trace_seq_printf inside `({ ... })`) or arch functions; everything else
     // must be known.
-    let allowed_unknown = ["trace_seq_printf", "trace_seq_buffer_ptr", "mc_event_error_type", "__builtin_expect"];
+    let allowed_unknown = [
+        "trace_seq_printf",
+        "trace_seq_buffer_ptr",
+        "mc_event_error_type",
+        "__builtin_expect",
+    ];
     let unknown: Vec<_> = seen
         .keys()
-        .filter(|n| n.starts_with("__") && !HELPERS.contains(&n.as_str()) && !allowed_unknown.contains(&n.as_str()))
+        .filter(|n| {
+            n.starts_with("__")
+                && !HELPERS.contains(&n.as_str())
+                && !allowed_unknown.contains(&n.as_str())
+        })
         .collect();
-    assert!(unknown.is_empty(), "helpers the engine does not know: {unknown:?}");
+    assert!(
+        unknown.is_empty(),
+        "helpers the engine does not know: {unknown:?}"
+    );
     // The survey on 6.18 found 43 formats the engine cannot evaluate (unexpanded enum
     // constants, vmemmap_base, kvm's trace_seq_printf blocks); more means a regression.
-    assert!(fallbacks.len() <= 43, "{} formats fall back", fallbacks.len());
+    assert!(
+        fallbacks.len() <= 43,
+        "{} formats fall back",
+        fallbacks.len()
+    );
 }

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn tree(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tracefs-fixtures")
+        .join(name)
 }
 
 fn stream_kernel(dir: &Path) -> String {
@@ -26,13 +28,20 @@ fn stream_kernel(dir: &Path) -> String {
         .args(["stream", "--style", "kernel"])
         .output()
         .expect("run tracectl");
-    assert!(out.status.success(), "stream failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "stream failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
 /// The line up to and including the event name's colon.
 fn context(line: &str) -> &str {
-    let after_ts = line.find("] ").and_then(|i| line[i..].find(": ").map(|j| i + j + 2)).unwrap_or(line.len());
+    let after_ts = line
+        .find("] ")
+        .and_then(|i| line[i..].find(": ").map(|j| i + j + 2))
+        .unwrap_or(line.len());
     match line[after_ts..].find(':') {
         Some(j) => &line[..after_ts + j + 1],
         None => line,
@@ -50,15 +59,29 @@ fn check(name: &str, full_match_floor: f64) {
     let o: Vec<&str> = ours.lines().skip(o_header.len()).collect();
     assert_eq!(o.len(), k.len(), "{name}: number of body lines");
     let mut full = 0usize;
-    let mut differing: std::collections::BTreeMap<String, (usize, String, String)> = Default::default();
+    let mut differing: std::collections::BTreeMap<String, (usize, String, String)> =
+        Default::default();
     for (i, (a, b)) in o.iter().zip(&k).enumerate() {
         if a == b {
             full += 1;
             continue;
         }
-        assert_eq!(context(a), context(b), "{name}: body line {} context columns", i + 1);
-        let event = context(b).rsplit(": ").next().unwrap_or("").trim_end_matches(':').to_string();
-        differing.entry(event).or_insert_with(|| (0, b.to_string(), a.to_string())).0 += 1;
+        assert_eq!(
+            context(a),
+            context(b),
+            "{name}: body line {} context columns",
+            i + 1
+        );
+        let event = context(b)
+            .rsplit(": ")
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(':')
+            .to_string();
+        differing
+            .entry(event)
+            .or_insert_with(|| (0, b.to_string(), a.to_string()))
+            .0 += 1;
     }
     let mut worst: Vec<_> = differing.into_iter().collect();
     worst.sort_by(|x, y| y.1 .0.cmp(&x.1 .0));
@@ -66,8 +89,15 @@ fn check(name: &str, full_match_floor: f64) {
         eprintln!("{name}: {n} x {event}\n  kernel: {kernel}\n  ours:   {ours}");
     }
     let rate = full as f64 / k.len() as f64;
-    eprintln!("{name}: {full}/{} body lines identical ({:.2}%)", k.len(), rate * 100.0);
-    assert!(rate >= full_match_floor, "{name}: full-line match rate {rate:.4} fell below {full_match_floor}");
+    eprintln!(
+        "{name}: {full}/{} body lines identical ({:.2}%)",
+        k.len(),
+        rate * 100.0
+    );
+    assert!(
+        rate >= full_match_floor,
+        "{name}: full-line match rate {rate:.4} fell below {full_match_floor}"
+    );
 }
 
 #[test]

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn tree(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tracefs-fixtures")
+        .join(name)
 }
 
 fn stream_kernel(dir: &Path) -> std::process::Output {
@@ -27,7 +29,9 @@ fn without_cpu(line: &str) -> String {
     match line.find("CPU#") {
         Some(i) => {
             let rest = &line[i + 4..];
-            let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            let end = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
             format!("{}CPU#{}", &line[..i], &rest[end..])
         }
         None => line.to_string(),
@@ -38,7 +42,11 @@ fn check(name: &str) {
     let dir = tree(name);
     let kernel = std::fs::read_to_string(dir.join("trace")).unwrap();
     let out = stream_kernel(&dir);
-    assert!(out.status.success(), "{name}: stream failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{name}: stream failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let ours = String::from_utf8(out.stdout).expect("utf-8 output");
     let k: Vec<&str> = kernel.lines().collect();
     let o: Vec<&str> = ours.lines().collect();
@@ -51,10 +59,16 @@ fn check(name: &str) {
         if b.starts_with("# latency:") && without_cpu(a) == without_cpu(b) {
             continue;
         }
-        panic!("{name}: line {} differs\n  kernel: {b:?}\n  ours:   {a:?}", i + 1);
+        panic!(
+            "{name}: line {} differs\n  kernel: {b:?}\n  ours:   {a:?}",
+            i + 1
+        );
     }
     assert_eq!(o.len(), k.len(), "{name}: number of lines");
-    assert!(k.iter().any(|l| l.contains("() {")), "{name}: the tree holds no graph");
+    assert!(
+        k.iter().any(|l| l.contains("() {")),
+        "{name}: the tree holds no graph"
+    );
     eprintln!("{name}: {}/{} lines identical", k.len(), k.len());
 }
 
@@ -149,11 +163,19 @@ fn graph_tree_without_funcgraph_formats_is_a_clear_error() {
     let src = tree("debian-6.12-function-graph-openat");
     let tmp = tempfile::tempdir().unwrap();
     let dst = tmp.path().join("t");
-    let status = Command::new("cp").arg("-a").arg(&src).arg(&dst).status().unwrap();
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(&src)
+        .arg(&dst)
+        .status()
+        .unwrap();
     assert!(status.success());
     std::fs::remove_dir_all(dst.join("events/ftrace/funcgraph_exit")).unwrap();
     let out = stream_kernel(&dst);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("funcgraph_exit") && err.contains("capture"), "unexpected error: {err}");
+    assert!(
+        err.contains("funcgraph_exit") && err.contains("capture"),
+        "unexpected error: {err}"
+    );
 }

@@ -54,12 +54,20 @@ fn write(path: &Path, pages: Vec<u8>) {
         page_size: 4096,
         cpus: vec![(0, Box::new(Cursor::new(pages)) as Box<dyn std::io::Read>)],
     }];
-    let wo = WriteOptions { big_endian: false, long_size: 8, ..WriteOptions::default() };
+    let wo = WriteOptions {
+        big_endian: false,
+        long_size: 8,
+        ..WriteOptions::default()
+    };
     write_dat(path, &wo, &meta, &[], buffers).unwrap();
 }
 
 fn report(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("report").args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .arg("report")
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn text(b: &[u8]) -> String {
@@ -74,7 +82,12 @@ fn good_file_matches_trace_cmd() {
     let out = report(&["-i", f.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 4);
-    match Command::new("trace-cmd").arg("report").arg("-i").arg(&f).output() {
+    match Command::new("trace-cmd")
+        .arg("report")
+        .arg("-i")
+        .arg(&f)
+        .output()
+    {
         Ok(tc) if tc.status.success() => assert_eq!(text(&out.stdout), text(&tc.stdout)),
         _ => eprintln!("trace-cmd not available: compared the line count only"),
     }
@@ -96,7 +109,10 @@ fn damaged_page_is_skipped_with_a_warning() {
     assert_eq!(stdout.lines().count(), 1 + 2 + 1, "{stdout}");
     assert!(stdout.contains("     3.000000: tick"), "{stdout}");
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("warning") && stderr.contains("commit"), "{stderr}");
+    assert!(
+        stderr.contains("warning") && stderr.contains("commit"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -105,7 +121,11 @@ fn missing_and_truncated_files_are_errors_naming_the_file() {
     let missing = dir.path().join("nope.dat");
     let out = report(&["-i", missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("nope.dat"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("nope.dat"),
+        "{}",
+        text(&out.stderr)
+    );
 
     let f = dir.path().join("cut.dat");
     write(&f, page(1_000_000_000, 3));
@@ -114,7 +134,10 @@ fn missing_and_truncated_files_are_errors_naming_the_file() {
     let out = report(&["-i", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     let err = text(&out.stderr);
-    assert!(err.contains("cut.dat") && !err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("cut.dat") && !err.contains("panicked"),
+        "{err}"
+    );
 
     std::fs::write(&f, b"not a trace file at all").unwrap();
     let out = report(&["-i", f.to_str().unwrap()]);
@@ -128,11 +151,18 @@ fn bad_filters_are_errors_with_a_hint() {
     let f = dir.path().join("ok.dat");
     write(&f, page(1_000_000_000, 3));
     let f = f.to_str().unwrap();
-    for (filter, says) in [("nosuch", "no event of the file matches"), ("tick:n==", "missing right operand"), ("tick:(n==1", "(")] {
+    for (filter, says) in [
+        ("nosuch", "no event of the file matches"),
+        ("tick:n==", "missing right operand"),
+        ("tick:(n==1", "("),
+    ] {
         let out = report(&["-i", f, "-F", filter]);
         assert_eq!(out.status.code(), Some(1), "-F {filter}");
         let err = text(&out.stderr);
-        assert!(err.contains(says) && err.contains("-E"), "-F {filter}: {err}");
+        assert!(
+            err.contains(says) && err.contains("-E"),
+            "-F {filter}: {err}"
+        );
     }
     // A field the event lacks makes the comparison false, as in trace-cmd.
     let out = report(&["-i", f, "-F", "tick:nosuchfield==1"]);

@@ -29,9 +29,18 @@ fn format(text: &str) -> Format {
         if let Some(v) = line.strip_prefix("ID: ") {
             id = v.trim().parse().unwrap();
         }
-        let Some(rest) = line.trim().strip_prefix("field:") else { continue };
+        let Some(rest) = line.trim().strip_prefix("field:") else {
+            continue;
+        };
         let decl = rest.split(';').next().unwrap();
-        let name = decl.split_whitespace().last().unwrap().split('[').next().unwrap().to_string();
+        let name = decl
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .split('[')
+            .next()
+            .unwrap()
+            .to_string();
         let num = |k: &str| -> usize {
             let i = line.find(k).unwrap() + k.len();
             line[i..].split(';').next().unwrap().trim().parse().unwrap()
@@ -48,7 +57,11 @@ fn payload(f: &Format, pid: i32, values: &[(&str, u64)]) -> Vec<u8> {
     d[0..2].copy_from_slice(&f.id.to_le_bytes());
     d[4..8].copy_from_slice(&pid.to_le_bytes());
     for (name, v) in values {
-        let (_, off, sz) = f.fields.iter().find(|x| x.0 == *name).unwrap_or_else(|| panic!("no field {name}"));
+        let (_, off, sz) = f
+            .fields
+            .iter()
+            .find(|x| x.0 == *name)
+            .unwrap_or_else(|| panic!("no field {name}"));
         d[*off..*off + *sz].copy_from_slice(&v.to_le_bytes()[..*sz]);
     }
     d
@@ -75,8 +88,14 @@ fn page(start: u64, records: &[(u64, Vec<u8>)]) -> Vec<u8> {
 }
 
 fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -87,7 +106,10 @@ fn function_graph_lines_match_trace_cmd() {
         return;
     }
     // tracefs files must be read in one large read (a short read gives a cut text).
-    let read = |p: &str| tracectl::tracefs::read_file(&Path::new(ROOT).join(p)).map(|b| String::from_utf8_lossy(&b).into_owned());
+    let read = |p: &str| {
+        tracectl::tracefs::read_file(&Path::new(ROOT).join(p))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
     let (Ok(fn_fmt), Ok(ent_fmt), Ok(exit_fmt), Ok(hp), Ok(he)) = (
         read("events/ftrace/function/format"),
         read("events/ftrace/funcgraph_entry/format"),
@@ -101,11 +123,19 @@ fn function_graph_lines_match_trace_cmd() {
     let (func, ent, exit) = (format(&fn_fmt), format(&ent_fmt), format(&exit_fmt));
     let base = 0xffffffff81000000u64;
     let sym = |i: u64| base + i * 0x100;
-    let kallsyms: String = ["do_work", "lock_it", "unlock_it", "compute", "inner_leaf", "slow_path", "after"]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| format!("{:016x} T {n}\n", sym(i as u64)))
-        .collect();
+    let kallsyms: String = [
+        "do_work",
+        "lock_it",
+        "unlock_it",
+        "compute",
+        "inner_leaf",
+        "slow_path",
+        "after",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, n)| format!("{:016x} T {n}\n", sym(i as u64)))
+    .collect();
 
     let t0 = 5_000_000_000u64;
     let mut recs: Vec<(u64, Vec<u8>)> = Vec::new();
@@ -116,7 +146,16 @@ fn function_graph_lines_match_trace_cmd() {
     };
     let entry = |pid, f: u64, depth: u64| payload(&ent, pid, &[("func", f), ("depth", depth)]);
     let exit_ = |pid, f: u64, depth: u64, call: u64, ret: u64| {
-        payload(&exit, pid, &[("func", f), ("depth", depth), ("calltime", call), ("rettime", ret)])
+        payload(
+            &exit,
+            pid,
+            &[
+                ("func", f),
+                ("depth", depth),
+                ("calltime", call),
+                ("rettime", ret),
+            ],
+        )
     };
     // do_work() { lock_it(); compute() { inner_leaf(); } slow_path(); unlock_it(); }
     push(0, entry(100, sym(0), 0));
@@ -127,14 +166,27 @@ fn function_graph_lines_match_trace_cmd() {
     push(15_000, exit_(100, sym(4), 2, t0 + 490, t0 + 15_490)); // 15 us leaf: "+"
     push(200_000, exit_(100, sym(3), 1, t0 + 450, t0 + 215_490)); // 215 us: "!"
     push(10, entry(100, sym(5), 1));
-    push(2_000_000, exit_(100, sym(5), 1, t0 + 215_500, t0 + 2_215_500)); // 2 ms: "#"
+    push(
+        2_000_000,
+        exit_(100, sym(5), 1, t0 + 215_500, t0 + 2_215_500),
+    ); // 2 ms: "#"
     push(10, entry(100, sym(2), 1));
     push(10, function_payload(&func, 200, sym(6), sym(0))); // another pid in between
     push(10, exit_(100, sym(2), 1, t0 + 2_215_510, t0 + 2_215_530));
     push(100_000_000, exit_(100, sym(0), 0, t0, t0 + 1_500_000_000)); // over a second: "$"
-    push(10, payload(&func, 100, &[("ip", sym(6)), ("parent_ip", sym(0))]));
-    push(10, payload(&func, 100, &[("ip", 0xffffffffa0000000), ("parent_ip", sym(0))])); // no symbol
-    // Deltas over 27 bits need a TIME_EXTEND; keep the test's pages within one delta each.
+    push(
+        10,
+        payload(&func, 100, &[("ip", sym(6)), ("parent_ip", sym(0))]),
+    );
+    push(
+        10,
+        payload(
+            &func,
+            100,
+            &[("ip", 0xffffffffa0000000), ("parent_ip", sym(0))],
+        ),
+    ); // no symbol
+       // Deltas over 27 bits need a TIME_EXTEND; keep the test's pages within one delta each.
     let mut pages = Vec::new();
     let mut chunk: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut start = t0;
@@ -171,12 +223,26 @@ fn function_graph_lines_match_trace_cmd() {
     write_dat(&file, &WriteOptions::default(), &meta, &[], buffers).unwrap();
 
     let f = file.to_str().unwrap();
-    for extra in [&[][..], &["-O", "fgraph:tailprint"], &["-O", "fgraph:depth"], &["-t"]] {
-        let theirs = run(Command::new("trace-cmd").arg("report").args(extra).args(["-i", f]));
-        let ours = run(Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("report").args(extra).args(["-i", f]));
+    for extra in [
+        &[][..],
+        &["-O", "fgraph:tailprint"],
+        &["-O", "fgraph:depth"],
+        &["-t"],
+    ] {
+        let theirs = run(Command::new("trace-cmd")
+            .arg("report")
+            .args(extra)
+            .args(["-i", f]));
+        let ours = run(Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .arg("report")
+            .args(extra)
+            .args(["-i", f]));
         eprintln!("trace-cmd report {extra:?}:\n{theirs}");
         assert!(theirs.lines().count() > 10, "trace-cmd printed too little");
-        assert_eq!(ours, theirs, "tracectl report {extra:?} differs from trace-cmd");
+        assert_eq!(
+            ours, theirs,
+            "tracectl report {extra:?} differs from trace-cmd"
+        );
     }
 }
 

@@ -16,8 +16,8 @@ use tracectl::dat::DatFile;
 use tracectl::event::{HeaderPage, Record};
 use tracectl::render::plugins::FunctionMap;
 use tracectl::render::tracecmd::{
-    write_report, Catalog, DatSource, EntrySource, RecordSource, Cmdlines, EventFilter, FieldKind, FieldSpec, ReportInput, ReportOptions, TimeFormat,
-    TraceCmdStyle,
+    write_report, Catalog, Cmdlines, DatSource, EntrySource, EventFilter, FieldKind, FieldSpec,
+    RecordSource, ReportInput, ReportOptions, TimeFormat, TraceCmdStyle,
 };
 use tracectl::ring::{CpuStream, Merge, PageLayout};
 
@@ -26,10 +26,13 @@ fn trace_cmd_here() -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["../shared/tools/trace-cmd-here", "../../shared/tools/trace-cmd-here"]
-        .iter()
-        .map(|p| root.join(p))
-        .find(|p| p.exists())
+    [
+        "../shared/tools/trace-cmd-here",
+        "../../shared/tools/trace-cmd-here",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .find(|p| p.exists())
 }
 
 /// The recorder, or None (with the reason printed) when this machine cannot record.
@@ -54,8 +57,14 @@ fn recorder() -> Option<PathBuf> {
 }
 
 fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -75,7 +84,10 @@ fn record(dir: &Path, events: &[&str], extra: &[&str], workload: &str) -> PathBu
     if let Some(before) = before {
         if read_top("buffer_size_kb").as_deref() != Some(before.as_str()) {
             // A never-used buffer reads `7 (expanded: 1410)`; 1410 is its real size.
-            let size = before.split("(expanded: ").nth(1).map_or(before.as_str(), |r| r.trim_end_matches(')'));
+            let size = before
+                .split("(expanded: ")
+                .nth(1)
+                .map_or(before.as_str(), |r| r.trim_end_matches(')'));
             let _ = std::fs::write("/sys/kernel/tracing/buffer_size_kb", size.trim());
         }
     }
@@ -125,15 +137,29 @@ fn parse_field(line: &str) -> Option<(String, FieldSpec)> {
     } else {
         FieldKind::Number
     };
-    Some((name, FieldSpec { offset, size, signed, kind }))
+    Some((
+        name,
+        FieldSpec {
+            offset,
+            size,
+            signed,
+            kind,
+        },
+    ))
 }
 
 impl DumpCatalog {
     fn load(file: &Path) -> DumpCatalog {
-        let formats = run(Command::new("trace-cmd").args(["dump", "--events", "-i"]).arg(file));
-        let available = std::fs::read_to_string("/sys/kernel/tracing/available_events").unwrap_or_default();
-        let system_of: HashMap<&str, &str> =
-            available.lines().filter_map(|l| l.split_once(':')).map(|(s, n)| (n, s)).collect();
+        let formats = run(Command::new("trace-cmd")
+            .args(["dump", "--events", "-i"])
+            .arg(file));
+        let available =
+            std::fs::read_to_string("/sys/kernel/tracing/available_events").unwrap_or_default();
+        let system_of: HashMap<&str, &str> = available
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .map(|(s, n)| (n, s))
+            .collect();
         let mut events = HashMap::new();
         for block in formats.split("\nname: ").skip(1) {
             let name = block.lines().next().unwrap_or("").trim().to_string();
@@ -143,21 +169,42 @@ impl DumpCatalog {
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(0);
             let fields = block.lines().filter_map(parse_field).collect();
-            let system = system_of.get(name.as_str()).copied().unwrap_or("unknown").to_string();
-            events.insert(id, Event { system, name, fields });
+            let system = system_of
+                .get(name.as_str())
+                .copied()
+                .unwrap_or("unknown")
+                .to_string();
+            events.insert(
+                id,
+                Event {
+                    system,
+                    name,
+                    fields,
+                },
+            );
         }
-        let kallsyms = run(Command::new("trace-cmd").args(["dump", "--kallsyms", "-i"]).arg(file));
+        let kallsyms = run(Command::new("trace-cmd")
+            .args(["dump", "--kallsyms", "-i"])
+            .arg(file));
         let kallsyms: String = kallsyms.lines().skip(1).map(|l| format!("{l}\n")).collect();
-        DumpCatalog { events, functions: FunctionMap::parse(&kallsyms) }
+        DumpCatalog {
+            events,
+            functions: FunctionMap::parse(&kallsyms),
+        }
     }
 }
 
 impl Catalog for DumpCatalog {
     fn events(&self) -> Vec<(u16, &str, &str)> {
-        self.events.iter().map(|(id, e)| (*id, e.system.as_str(), e.name.as_str())).collect()
+        self.events
+            .iter()
+            .map(|(id, e)| (*id, e.system.as_str(), e.name.as_str()))
+            .collect()
     }
     fn event(&self, id: u16) -> Option<(&str, &str)> {
-        self.events.get(&id).map(|e| (e.system.as_str(), e.name.as_str()))
+        self.events
+            .get(&id)
+            .map(|e| (e.system.as_str(), e.name.as_str()))
     }
     fn field(&self, id: u16, name: &str) -> Option<FieldSpec> {
         let e = self.events.get(&id)?;
@@ -175,32 +222,60 @@ impl Catalog for DumpCatalog {
 
 /// The file's CPU data (raw pages) and page layout, found with `trace-cmd dump`.
 fn cpu_data(v6: &Path) -> (PageLayout, Vec<(u32, Vec<u8>)>) {
-    let head = run(Command::new("trace-cmd").args(["dump", "--head-page", "-i"]).arg(v6));
-    let head: String = head.lines().filter(|l| l.contains("field:")).map(|l| format!("{}\n", l.trim_start())).collect();
+    let head = run(Command::new("trace-cmd")
+        .args(["dump", "--head-page", "-i"])
+        .arg(v6));
+    let head: String = head
+        .lines()
+        .filter(|l| l.contains("field:"))
+        .map(|l| format!("{}\n", l.trim_start()))
+        .collect();
     let hp = HeaderPage::parse(&head).expect("header page from trace-cmd dump");
     let layout = PageLayout::new(&hp, Some(4096), false);
-    let fly = run(Command::new("trace-cmd").args(["dump", "--flyrecord", "-i"]).arg(v6));
+    let fly = run(Command::new("trace-cmd")
+        .args(["dump", "--flyrecord", "-i"])
+        .arg(v6));
     let bytes = std::fs::read(v6).unwrap();
     let mut cpus = Vec::new();
     for line in fly.lines().filter(|l| l.contains("[offset, size of cpu")) {
         let mut it = line.split_whitespace();
         let off: usize = it.next().unwrap().parse().unwrap();
         let size: usize = it.next().unwrap().parse().unwrap();
-        let cpu: u32 = line.rsplit(' ').next().unwrap().trim_end_matches(']').parse().unwrap();
+        let cpu: u32 = line
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .trim_end_matches(']')
+            .parse()
+            .unwrap();
         cpus.push((cpu, bytes[off..off + size].to_vec()));
     }
     (layout, cpus)
 }
 
 fn cmdlines(file: &Path) -> Cmdlines {
-    let text = run(Command::new("trace-cmd").args(["dump", "--cmd-lines", "-i"]).arg(file));
+    let text = run(Command::new("trace-cmd")
+        .args(["dump", "--cmd-lines", "-i"])
+        .arg(file));
     let mut c = Cmdlines::new();
-    c.load(&text.lines().filter(|l| !l.starts_with('\t')).map(|l| format!("{l}\n")).collect::<String>());
+    c.load(
+        &text
+            .lines()
+            .filter(|l| !l.starts_with('\t'))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    );
     c
 }
 
 /// Events whose whole line comes from a plugin.
-const FULL: &[&str] = &["sched_switch", "sched_wakeup", "sched_wakeup_new", "hrtimer_start", "hrtimer_expire_entry"];
+const FULL: &[&str] = &[
+    "sched_switch",
+    "sched_wakeup",
+    "sched_wakeup_new",
+    "hrtimer_start",
+    "hrtimer_expire_entry",
+];
 
 struct Compare {
     total: usize,
@@ -209,27 +284,51 @@ struct Compare {
 }
 
 /// Render every record like `trace-cmd report` would (up to the print-fmt text) and compare.
-fn compare(file: &Path, style: TraceCmdStyle, filters: &[(&str, bool)], opts: &ReportOptions, args: &[&str]) -> Compare {
+fn compare(
+    file: &Path,
+    style: TraceCmdStyle,
+    filters: &[(&str, bool)],
+    opts: &ReportOptions,
+    args: &[&str],
+) -> Compare {
     let dir = file.parent().unwrap();
     let v6 = dir.join("v6.dat");
     if !v6.exists() {
         run(Command::new("trace-cmd")
-            .args(["convert", "--file-version", "6", "--compression", "none", "-i"])
+            .args([
+                "convert",
+                "--file-version",
+                "6",
+                "--compression",
+                "none",
+                "-i",
+            ])
             .arg(file)
             .arg("-o")
             .arg(&v6));
     }
     let catalog = DumpCatalog::load(&v6);
     let (layout, cpus) = cpu_data(&v6);
-    let golden = run(Command::new("trace-cmd").arg("report").args(args).arg("-i").arg(file));
+    let golden = run(Command::new("trace-cmd")
+        .arg("report")
+        .args(args)
+        .arg("-i")
+        .arg(file));
     let mut golden = golden.lines();
-    let golden_cpus: usize = golden.next().and_then(|l| l.strip_prefix("cpus=")).and_then(|n| n.parse().ok()).unwrap();
+    let golden_cpus: usize = golden
+        .next()
+        .and_then(|l| l.strip_prefix("cpus="))
+        .and_then(|n| n.parse().ok())
+        .unwrap();
 
     let mut filter = EventFilter::new();
     for (f, neg) in filters {
         filter.add(&catalog, f, *neg).unwrap();
     }
-    let streams: Vec<_> = cpus.iter().map(|(cpu, b)| CpuStream::new(layout, *cpu, b)).collect();
+    let streams: Vec<_> = cpus
+        .iter()
+        .map(|(cpu, b)| CpuStream::new(layout, *cpu, b))
+        .collect();
     // The pages come from the trace.dat reader for the file itself (v7 + zstd as recorded)
     // or, with TRACECTL_TEST_DUMP_PAGES set, straight from the v6 copy's flyrecord offsets.
     let dat;
@@ -254,7 +353,11 @@ fn compare(file: &Path, style: TraceCmdStyle, filters: &[(&str, bool)], opts: &R
     let ours = String::from_utf8_lossy(&out).into_owned();
     let mut ours = ours.lines();
     assert_eq!(ours.next(), Some(format!("cpus={golden_cpus}").as_str()));
-    let mut cmp = Compare { total: 0, same: 0, diffs: Vec::new() };
+    let mut cmp = Compare {
+        total: 0,
+        same: 0,
+        diffs: Vec::new(),
+    };
     loop {
         let (want, got) = match (golden.next(), ours.next()) {
             (None, None) => break,
@@ -263,7 +366,9 @@ fn compare(file: &Path, style: TraceCmdStyle, filters: &[(&str, bool)], opts: &R
         cmp.total += 1;
         // Only plugin events print their whole line here; the others stop before the
         // print-fmt text, which the event model's engine writes.
-        let full = want.starts_with("CPU:") || want.starts_with("[UNKNOWN") || FULL.iter().any(|n| want.contains(&format!(" {n}: ")));
+        let full = want.starts_with("CPU:")
+            || want.starts_with("[UNKNOWN")
+            || FULL.iter().any(|n| want.contains(&format!(" {n}: ")));
         let ok = got == want || (!full && want.starts_with(got) && got.len() > 30);
         if ok {
             cmp.same += 1;
@@ -282,8 +387,15 @@ fn check(name: &str, c: Compare) {
     }
     // A filtered view of a quiet recording can be small; it still has to hold something.
     let min = if name.starts_with("-F") { 10 } else { 100 };
-    assert!(c.total > min, "{name}: too few lines recorded ({})", c.total);
-    assert_eq!(c.same, c.total, "{name}: lines differ from trace-cmd report");
+    assert!(
+        c.total > min,
+        "{name}: too few lines recorded ({})",
+        c.total
+    );
+    assert_eq!(
+        c.same, c.total,
+        "{name}: lines differ from trace-cmd report"
+    );
 }
 
 #[test]
@@ -292,41 +404,67 @@ fn sched_irq_timer_kmem_lines_match_trace_cmd() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let workload = "ls -R /usr/share/doc >/dev/null; sleep 0.05; cat /proc/self/status >/dev/null; \
+    let workload =
+        "ls -R /usr/share/doc >/dev/null; sleep 0.05; cat /proc/self/status >/dev/null; \
                     for i in 1 2 3 4 5 6 7 8; do sleep 0.01; done";
-    let file = record(dir.path(), &["sched", "irq", "timer", "kmem", "workqueue"], &[], workload);
+    let file = record(
+        dir.path(),
+        &["sched", "irq", "timer", "kmem", "workqueue"],
+        &[],
+        workload,
+    );
     let all = ReportOptions::default();
-    check("default", compare(&file, TraceCmdStyle::default(), &[], &all, &[]));
-    let ns = TraceCmdStyle { time: TimeFormat::Nsecs, ..TraceCmdStyle::default() };
+    check(
+        "default",
+        compare(&file, TraceCmdStyle::default(), &[], &all, &[]),
+    );
+    let ns = TraceCmdStyle {
+        time: TimeFormat::Nsecs,
+        ..TraceCmdStyle::default()
+    };
     check("-t", compare(&file, ns, &[], &all, &["-t"]));
-    let lat = TraceCmdStyle { latency: true, ..TraceCmdStyle::default() };
+    let lat = TraceCmdStyle {
+        latency: true,
+        ..TraceCmdStyle::default()
+    };
     check("-l", compare(&file, lat, &[], &all, &["-l"]));
     check(
         "-F sched_switch,sched_wakeup:prev_pid==0||pid>100",
-        compare(&file, TraceCmdStyle::default(), &[("sched_switch,sched_wakeup:prev_pid==0||pid>100", false)], &all, &[
-            "-F",
-            "sched_switch,sched_wakeup:prev_pid==0||pid>100",
-        ]),
+        compare(
+            &file,
+            TraceCmdStyle::default(),
+            &[("sched_switch,sched_wakeup:prev_pid==0||pid>100", false)],
+            &all,
+            &["-F", "sched_switch,sched_wakeup:prev_pid==0||pid>100"],
+        ),
     );
     check(
         "-F sched/.*:COMM regex, -v -F timer",
-        compare(&file, TraceCmdStyle::default(), &[(".*:COMM=~\"^ls\"", false), ("kmem/k.*", true)], &all, &[
-            "-F",
-            ".*:COMM=~\"^ls\"",
-            "-v",
-            "-F",
-            "kmem/k.*",
-        ]),
+        compare(
+            &file,
+            TraceCmdStyle::default(),
+            &[(".*:COMM=~\"^ls\"", false), ("kmem/k.*", true)],
+            &all,
+            &["-F", ".*:COMM=~\"^ls\"", "-v", "-F", "kmem/k.*"],
+        ),
     );
     check(
         "-F kmem string compare",
-        compare(&file, TraceCmdStyle::default(), &[("kmem_cache_alloc:name==\"filp\" && bytes_alloc>=192", false)], &all, &[
-            "-F",
-            "kmem_cache_alloc:name==\"filp\" && bytes_alloc>=192",
-        ]),
+        compare(
+            &file,
+            TraceCmdStyle::default(),
+            &[("kmem_cache_alloc:name==\"filp\" && bytes_alloc>=192", false)],
+            &all,
+            &["-F", "kmem_cache_alloc:name==\"filp\" && bytes_alloc>=192"],
+        ),
     );
-    let cpu1 = ReportOptions { cpus: Some(vec![1]) };
-    check("--cpu 1", compare(&file, TraceCmdStyle::default(), &[], &cpu1, &["--cpu", "1"]));
+    let cpu1 = ReportOptions {
+        cpus: Some(vec![1]),
+    };
+    check(
+        "--cpu 1",
+        compare(&file, TraceCmdStyle::default(), &[], &cpu1, &["--cpu", "1"]),
+    );
 }
 
 #[test]
@@ -336,15 +474,43 @@ fn dropped_events_lines_match_trace_cmd() {
     }
     let dir = tempfile::tempdir().unwrap();
     // A 4 KiB buffer per CPU cannot keep up with kmem events: the kernel drops some.
-    let file = record(dir.path(), &["sched", "kmem"], &["-b", "4"], "ls -R /usr/share >/dev/null");
+    let file = record(
+        dir.path(),
+        &["sched", "kmem"],
+        &["-b", "4"],
+        "ls -R /usr/share >/dev/null",
+    );
     let golden = run(Command::new("trace-cmd").arg("report").arg("-i").arg(&file));
-    let dropped = golden.lines().filter(|l| l.contains("EVENTS DROPPED]")).count();
+    let dropped = golden
+        .lines()
+        .filter(|l| l.contains("EVENTS DROPPED]"))
+        .count();
     eprintln!("trace-cmd printed {dropped} dropped-events lines");
     let all = ReportOptions::default();
-    check("-b 4", compare(&file, TraceCmdStyle::default(), &[], &all, &[]));
-    check("-b 4 --cpu 0", compare(&file, TraceCmdStyle::default(), &[], &ReportOptions { cpus: Some(vec![0]) }, &["--cpu", "0"]));
+    check(
+        "-b 4",
+        compare(&file, TraceCmdStyle::default(), &[], &all, &[]),
+    );
+    check(
+        "-b 4 --cpu 0",
+        compare(
+            &file,
+            TraceCmdStyle::default(),
+            &[],
+            &ReportOptions {
+                cpus: Some(vec![0]),
+            },
+            &["--cpu", "0"],
+        ),
+    );
     check(
         "-b 4 -F sched",
-        compare(&file, TraceCmdStyle::default(), &[("sched", false)], &all, &["-F", "sched"]),
+        compare(
+            &file,
+            TraceCmdStyle::default(),
+            &[("sched", false)],
+            &all,
+            &["-F", "sched"],
+        ),
     );
 }

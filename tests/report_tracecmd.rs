@@ -11,10 +11,13 @@ fn trace_cmd_here() -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["../shared/tools/trace-cmd-here", "../../shared/tools/trace-cmd-here"]
-        .iter()
-        .map(|p| root.join(p))
-        .find(|p| p.exists())
+    [
+        "../shared/tools/trace-cmd-here",
+        "../../shared/tools/trace-cmd-here",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .find(|p| p.exists())
 }
 
 /// The recorder, or None (with the reason printed) when this machine cannot record.
@@ -39,8 +42,14 @@ fn recorder() -> Option<PathBuf> {
 }
 
 fn output(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("report output is UTF-8")
 }
 
@@ -60,7 +69,14 @@ fn to_v6(file: &Path) -> PathBuf {
     let v6 = file.with_extension("v6.dat");
     output(
         Command::new("trace-cmd")
-            .args(["convert", "--file-version", "6", "--compression", "none", "-i"])
+            .args([
+                "convert",
+                "--file-version",
+                "6",
+                "--compression",
+                "none",
+                "-i",
+            ])
             .arg(file)
             .arg("-o")
             .arg(&v6),
@@ -71,21 +87,34 @@ fn to_v6(file: &Path) -> PathBuf {
 /// Run both reports with `args`; returns (matching lines, total lines).
 fn compare(label: &str, args: &[&str]) -> (usize, usize) {
     let theirs = output(Command::new("trace-cmd").arg("report").args(args));
-    let ours = output(Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("report").args(args));
+    let ours = output(
+        Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .arg("report")
+            .args(args),
+    );
     let (t, o): (Vec<&str>, Vec<&str>) = (theirs.lines().collect(), ours.lines().collect());
     let total = t.len().max(o.len());
     let mut same = 0;
     let mut shown = 0;
     for i in 0..total {
-        let (a, b) = (t.get(i).copied().unwrap_or("<none>"), o.get(i).copied().unwrap_or("<none>"));
+        let (a, b) = (
+            t.get(i).copied().unwrap_or("<none>"),
+            o.get(i).copied().unwrap_or("<none>"),
+        );
         if a == b {
             same += 1;
         } else if shown < 15 {
             shown += 1;
-            eprintln!("{label}: line {}:\n  trace-cmd: {a}\n  tracectl:  {b}", i + 1);
+            eprintln!(
+                "{label}: line {}:\n  trace-cmd: {a}\n  tracectl:  {b}",
+                i + 1
+            );
         }
     }
-    eprintln!("{label}: {same}/{total} lines identical ({:.4}%)", 100.0 * same as f64 / total.max(1) as f64);
+    eprintln!(
+        "{label}: {same}/{total} lines identical ({:.4}%)",
+        100.0 * same as f64 / total.max(1) as f64
+    );
     (same, total)
 }
 
@@ -112,9 +141,33 @@ fn sched_irq_timer_identical_to_trace_cmd() {
     }
     let f = v7.to_str().unwrap();
     require_all("--cpu 0", &["--cpu", "0", "-i", f]);
-    require_all("-F", &["-F", "sched_switch:prev_state==0 || next_pid==0", "-F", "irq/.*", "-i", f]);
-    require_all("-v -F", &["-v", "-F", "sched/.*", "-F", "timer:COMM==\"<idle>\"", "-i", f]);
-    require_all("--first-event --last-event", &["--first-event", "--last-event", "-i", f]);
+    require_all(
+        "-F",
+        &[
+            "-F",
+            "sched_switch:prev_state==0 || next_pid==0",
+            "-F",
+            "irq/.*",
+            "-i",
+            f,
+        ],
+    );
+    require_all(
+        "-v -F",
+        &[
+            "-v",
+            "-F",
+            "sched/.*",
+            "-F",
+            "timer:COMM==\"<idle>\"",
+            "-i",
+            f,
+        ],
+    );
+    require_all(
+        "--first-event --last-event",
+        &["--first-event", "--last-event", "-i", f],
+    );
     require_all("--stat", &["--stat", "-i", f]);
 }
 
@@ -131,8 +184,24 @@ fn mixed_recording_matches_trace_cmd() {
         scratch.display()
     );
     let events = [
-        "sched", "irq", "timer", "kmem", "workqueue", "signal", "syscalls", "block", "ext4", "filemap", "net", "skb",
-        "rcu", "task", "sock", "tcp", "udp", "napi",
+        "sched",
+        "irq",
+        "timer",
+        "kmem",
+        "workqueue",
+        "signal",
+        "syscalls",
+        "block",
+        "ext4",
+        "filemap",
+        "net",
+        "skb",
+        "rcu",
+        "task",
+        "sock",
+        "tcp",
+        "udp",
+        "napi",
     ];
     let v7 = record(dir.path(), "mix.dat", &events, &work);
     let v6 = to_v6(&v7);
@@ -145,5 +214,9 @@ fn mixed_recording_matches_trace_cmd() {
     }
     assert!(total > 1000, "only {total} lines recorded");
     let rate = same as f64 / total as f64;
-    assert!(rate >= 0.999, "match rate {:.4}% is below 99.9%", 100.0 * rate);
+    assert!(
+        rate >= 0.999,
+        "match rate {:.4}% is below 99.9%",
+        100.0 * rate
+    );
 }

@@ -5,11 +5,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn tree(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tracefs-fixtures")
+        .join(name)
 }
 
 fn stream(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("--tracefs").arg(dir).arg("stream").args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .arg("--tracefs")
+        .arg(dir)
+        .arg("stream")
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -27,11 +35,17 @@ fn copy_tree(from: &Path, to: &Path) {
 
 #[test]
 fn json_lines_parse_and_carry_typed_fields() {
-    let out = stream(&tree("linux-6.18-sched-irq"), &["--style", "json", "-e", "sched:sched_switch"]);
+    let out = stream(
+        &tree("linux-6.18-sched-irq"),
+        &["--style", "json", "-e", "sched:sched_switch"],
+    );
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let kernel = std::fs::read_to_string(tree("linux-6.18-sched-irq").join("trace")).unwrap();
-    let want = kernel.lines().filter(|l| l.contains(": sched_switch: ")).count();
+    let want = kernel
+        .lines()
+        .filter(|l| l.contains(": sched_switch: "))
+        .count();
     assert!(want > 0);
     assert_eq!(text.lines().count(), want);
     for line in text.lines() {
@@ -46,7 +60,10 @@ fn json_lines_parse_and_carry_typed_fields() {
 
 #[test]
 fn one_cpu_only() {
-    let out = stream(&tree("linux-6.18-sched-irq"), &["--cpu", "1", "--no-header"]);
+    let out = stream(
+        &tree("linux-6.18-sched-irq"),
+        &["--cpu", "1", "--no-header"],
+    );
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().count() > 0);
@@ -66,21 +83,33 @@ fn a_corrupt_sub_buffer_is_reported_and_the_rest_decoded() {
     let out = stream(dir.path(), &["--no-header"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cpu0 sub-buffer 1 offset 8: commit 5000"), "{err}");
+    assert!(
+        err.contains("cpu0 sub-buffer 1 offset 8: commit 5000"),
+        "{err}"
+    );
     assert!(err.contains("1 malformed sub-buffer(s) skipped"), "{err}");
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.lines().any(|l| l.contains(" [000] ")) && text.lines().any(|l| l.contains(" [001] ")));
+    assert!(
+        text.lines().any(|l| l.contains(" [000] ")) && text.lines().any(|l| l.contains(" [001] "))
+    );
 }
 
 #[test]
 fn a_tree_without_data_says_how_to_capture_one() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("events")).unwrap();
-    std::fs::copy(tree("linux-6.18-sched-irq").join("events/header_page"), dir.path().join("events/header_page")).unwrap();
+    std::fs::copy(
+        tree("linux-6.18-sched-irq").join("events/header_page"),
+        dir.path().join("events/header_page"),
+    )
+    .unwrap();
     let out = stream(dir.path(), &[]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("trace_pipe_raw") && err.contains("tracectl capture"), "{err}");
+    assert!(
+        err.contains("trace_pipe_raw") && err.contains("tracectl capture"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -88,7 +117,9 @@ fn a_tree_without_host_enums_from_the_running_kernel_uses_its_btf() {
     let rel = "events/writeback/writeback_mark_inode_dirty/format";
     let tree_fmt = std::fs::read_to_string(tree("linux-6.18-all").join(rel)).unwrap();
     let live_fmt = tracectl::tracefs::read_file(&Path::new("/sys/kernel/tracing").join(rel));
-    if live_fmt.map(|b| b != tree_fmt.as_bytes()).unwrap_or(true) || !Path::new("/sys/kernel/btf/vmlinux").exists() {
+    if live_fmt.map(|b| b != tree_fmt.as_bytes()).unwrap_or(true)
+        || !Path::new("/sys/kernel/btf/vmlinux").exists()
+    {
         eprintln!("skipped: the running kernel is not the one linux-6.18-all was captured on");
         return;
     }
@@ -98,5 +129,8 @@ fn a_tree_without_host_enums_from_the_running_kernel_uses_its_btf() {
     let out = stream(dir.path(), &[]);
     assert!(out.status.success());
     let kernel = std::fs::read(tree("linux-6.18-all").join("trace")).unwrap();
-    assert!(out.stdout == kernel, "replay differs from the kernel's trace text");
+    assert!(
+        out.stdout == kernel,
+        "replay differs from the kernel's trace text"
+    );
 }

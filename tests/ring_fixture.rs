@@ -7,7 +7,11 @@ use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, Merge};
 use tracectl::tracefs::Tracefs;
 
 fn tree(name: &str) -> Tracefs {
-    Tracefs::at(Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures").join(name))
+    Tracefs::at(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tracefs-fixtures")
+            .join(name),
+    )
 }
 
 /// (cpu, timestamp text) of every body line of the kernel's `trace`.
@@ -19,7 +23,12 @@ fn kernel_lines(t: &Tracefs) -> Vec<(u32, String)> {
             let open = l.find("] ").expect("cpu column");
             let cpu: u32 = l[open - 3..open].parse().unwrap();
             let rest = &l[open + 2..];
-            let ts = rest.split_whitespace().nth(1).unwrap().trim_end_matches(':').to_string();
+            let ts = rest
+                .split_whitespace()
+                .nth(1)
+                .unwrap()
+                .trim_end_matches(':')
+                .to_string();
             (cpu, ts)
         })
         .collect()
@@ -30,7 +39,10 @@ fn check(name: &str) -> Vec<(u32, Option<u64>)> {
     let t = tree(name);
     let layout = page_layout(&t).unwrap();
     let data = load_cpu_files(&t, None).unwrap();
-    let streams: Vec<_> = data.iter().map(|d| CpuStream::new(layout, d.cpu, &d.bytes)).collect();
+    let streams: Vec<_> = data
+        .iter()
+        .map(|d| CpuStream::new(layout, d.cpu, &d.bytes))
+        .collect();
     let ours: Vec<(u32, String)> = Merge::new(streams)
         .filter_map(|e| match e.unwrap() {
             Entry::Lost { cpu, count, .. } => {
@@ -78,6 +90,12 @@ fn overrun_tree_reports_the_overwritten_events_per_cpu() {
     let lost = check("linux-6.18-all-overrun");
     let t = tree("linux-6.18-all-overrun");
     let stats = t.read_string("per_cpu/cpu1/stats").unwrap();
-    let overrun: u64 = stats.lines().find_map(|l| l.strip_prefix("overrun:")).unwrap().trim().parse().unwrap();
+    let overrun: u64 = stats
+        .lines()
+        .find_map(|l| l.strip_prefix("overrun:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert_eq!(lost, vec![(0, None), (1, Some(overrun))]);
 }

@@ -16,7 +16,9 @@ fn vm_binary() -> Option<PathBuf> {
     match std::env::var_os("TRACECTL_VM_BIN").map(PathBuf::from) {
         Some(p) if p.is_file() => Some(p),
         _ => {
-            eprintln!("skipping: TRACECTL_VM_BIN must name a static tracectl (scripts/test.sh builds it)");
+            eprintln!(
+                "skipping: TRACECTL_VM_BIN must name a static tracectl (scripts/test.sh builds it)"
+            );
             None
         }
     }
@@ -43,13 +45,34 @@ fn vm_top_level_graph_capture_replays_and_restores() {
         std::fs::write(&script, GUEST).unwrap();
         let out = tempfile::tempdir().unwrap();
         let harness = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vm/harness.sh");
-        let status = Command::new("bash").arg(&harness).arg(kernel).arg(&script).arg(out.path()).arg(&bin).status().unwrap();
+        let status = Command::new("bash")
+            .arg(&harness)
+            .arg(kernel)
+            .arg(&script)
+            .arg(out.path())
+            .arg(&bin)
+            .status()
+            .unwrap();
         let read = |n: &str| std::fs::read_to_string(out.path().join(n)).unwrap_or_default();
         let log = read("guest.log");
-        assert!(status.success() && log.contains("capture=0"), "{kernel}: {log}");
-        assert_eq!(read("after"), read("before"), "{kernel}: top-level files not restored");
+        assert!(
+            status.success() && log.contains("capture=0"),
+            "{kernel}: {log}"
+        );
+        assert_eq!(
+            read("after"),
+            read("before"),
+            "{kernel}: top-level files not restored"
+        );
         let kernel_text = read("tree/trace");
-        assert!(kernel_text.contains("do_sys_openat2() {"), "{kernel}: no graph in {kernel_text}");
-        assert_eq!(read("ours"), kernel_text, "{kernel}: replay differs from the kernel's text");
+        assert!(
+            kernel_text.contains("do_sys_openat2() {"),
+            "{kernel}: no graph in {kernel_text}"
+        );
+        assert_eq!(
+            read("ours"),
+            kernel_text,
+            "{kernel}: replay differs from the kernel's text"
+        );
     }
 }

@@ -20,7 +20,9 @@ fn vm_binary() -> Option<PathBuf> {
     match std::env::var_os("TRACECTL_VM_BIN").map(PathBuf::from) {
         Some(p) if p.is_file() => Some(p),
         _ => {
-            eprintln!("skipping: TRACECTL_VM_BIN must name a static tracectl (scripts/test.sh builds it)");
+            eprintln!(
+                "skipping: TRACECTL_VM_BIN must name a static tracectl (scripts/test.sh builds it)"
+            );
             None
         }
     }
@@ -56,7 +58,10 @@ fn run_guest(kernel: &str, bin: &Path, script: &str) -> GuestRun {
         .arg(bin)
         .status()
         .expect("run tests/vm/harness.sh");
-    let run = GuestRun { status: status.code().unwrap_or(-1), out };
+    let run = GuestRun {
+        status: status.code().unwrap_or(-1),
+        out,
+    };
     eprintln!("--- guest log ({kernel}) ---\n{}", run.log());
     run
 }
@@ -82,11 +87,23 @@ cat $T/current_tracer > /out/tracer_after
 cat $T/set_graph_function > /out/sgf_after
 "#,
         );
-        assert_eq!(run.status, 0, "guest script failed on {kernel}:\n{}", run.log());
+        assert_eq!(
+            run.status,
+            0,
+            "guest script failed on {kernel}:\n{}",
+            run.log()
+        );
         assert_eq!(run.file("tracer_during"), "function_graph\n");
         let trace = run.file("trace");
-        assert!(trace.starts_with("# tracer: function_graph"), "{kernel}: {}", &trace[..trace.len().min(400)]);
-        assert!(trace.contains("do_sys_openat2() {"), "{kernel}: no do_sys_openat2 graph in:\n{trace}");
+        assert!(
+            trace.starts_with("# tracer: function_graph"),
+            "{kernel}: {}",
+            &trace[..trace.len().min(400)]
+        );
+        assert!(
+            trace.contains("do_sys_openat2() {"),
+            "{kernel}: no do_sys_openat2 graph in:\n{trace}"
+        );
         assert_eq!(run.file("tracer_after"), run.file("tracer_before"));
         assert_eq!(run.file("sgf_after"), run.file("sgf_before"));
     }
@@ -123,16 +140,38 @@ done
     assert_eq!(run.status, 0, "guest script failed:\n{}", run.log());
     let filter = run.file("ftrace_filter");
     assert!(filter.lines().any(|l| l == "do_sys_openat2"), "{filter}");
-    assert!(filter.lines().any(|l| l.starts_with("vfs_read")), "{filter}");
+    assert!(
+        filter.lines().any(|l| l.starts_with("vfs_read")),
+        "{filter}"
+    );
     let trace = run.file("trace");
     assert!(trace.starts_with("# tracer: function"), "{trace}");
-    assert!(trace.contains("do_sys_openat2 <-"), "no function line for do_sys_openat2:\n{trace}");
-    assert!(run.file("hist").contains("hitcount:"), "{}", run.file("hist"));
-    assert!(run.file("snapshot").contains("do_sys_openat2 <-"), "snapshot lacks the swapped trace");
+    assert!(
+        trace.contains("do_sys_openat2 <-"),
+        "no function line for do_sys_openat2:\n{trace}"
+    );
+    assert!(
+        run.file("hist").contains("hitcount:"),
+        "{}",
+        run.file("hist")
+    );
+    assert!(
+        run.file("snapshot").contains("do_sys_openat2 <-"),
+        "snapshot lacks the swapped trace"
+    );
     let stat = run.file("stat");
     assert!(stat.contains("function"), "{stat}");
-    for f in ["set_ftrace_filter", "current_tracer", "trace_clock", "events_syscalls_sys_enter_openat_trigger"] {
-        assert_eq!(run.file(&format!("after.{f}")), run.file(&format!("before.{f}")), "{f} not restored");
+    for f in [
+        "set_ftrace_filter",
+        "current_tracer",
+        "trace_clock",
+        "events_syscalls_sys_enter_openat_trigger",
+    ] {
+        assert_eq!(
+            run.file(&format!("after.{f}")),
+            run.file(&format!("before.{f}")),
+            "{f} not restored"
+        );
     }
 }
 
@@ -152,37 +191,91 @@ tracectl graph --syscall openat -O funcgraph-proc -o /out/graph -- cat /etc/host
 save after
 "#,
         );
-        assert_eq!(run.status, 0, "guest script failed on {kernel}:\n{}", run.log());
+        assert_eq!(
+            run.status,
+            0,
+            "guest script failed on {kernel}:\n{}",
+            run.log()
+        );
         let graph = run.file("graph");
-        assert!(graph.starts_with("# tracer: function_graph"), "{kernel}: {graph}");
-        assert!(graph.contains("__x64_sys_openat() {"), "{kernel}: no openat graph:\n{graph}");
-        assert!(graph.contains("do_sys_openat2() {"), "{kernel}: openat graph lacks do_sys_openat2:\n{graph}");
+        assert!(
+            graph.starts_with("# tracer: function_graph"),
+            "{kernel}: {graph}"
+        );
+        assert!(
+            graph.contains("__x64_sys_openat() {"),
+            "{kernel}: no openat graph:\n{graph}"
+        );
+        assert!(
+            graph.contains("do_sys_openat2() {"),
+            "{kernel}: openat graph lacks do_sys_openat2:\n{graph}"
+        );
         // funcgraph-proc shows who ran each line: only the command itself.
         let procs: std::collections::BTreeSet<&str> = graph
             .lines()
             .filter(|l| !l.starts_with('#') && l.contains('|'))
             .filter_map(|l| l.split(')').nth(1)?.split_whitespace().next())
             .collect();
-        assert!(procs.iter().all(|p| p.starts_with("cat-")), "{kernel}: lines from other tasks: {procs:?}\n{graph}");
-        for f in ["current_tracer", "set_graph_function", "set_ftrace_pid", "max_graph_depth", "tracing_on", "options_funcgraph-proc"] {
-            assert_eq!(run.file(&format!("after.{f}")), run.file(&format!("before.{f}")), "{kernel}: {f} not restored");
+        assert!(
+            procs.iter().all(|p| p.starts_with("cat-")),
+            "{kernel}: lines from other tasks: {procs:?}\n{graph}"
+        );
+        for f in [
+            "current_tracer",
+            "set_graph_function",
+            "set_ftrace_pid",
+            "max_graph_depth",
+            "tracing_on",
+            "options_funcgraph-proc",
+        ] {
+            assert_eq!(
+                run.file(&format!("after.{f}")),
+                run.file(&format!("before.{f}")),
+                "{kernel}: {f} not restored"
+            );
         }
     }
 }
 
 /// `trace-cmd report` and `tracectl report` on the same file, line by line.
 fn assert_reports_match(file: &Path) {
-    let tc = Command::new("trace-cmd").arg("report").arg("-i").arg(file).output();
+    let tc = Command::new("trace-cmd")
+        .arg("report")
+        .arg("-i")
+        .arg(file)
+        .output();
     let Ok(tc) = tc else {
         eprintln!("skipping the report comparison: trace-cmd is not installed");
         return;
     };
-    assert!(tc.status.success(), "trace-cmd report failed: {}", String::from_utf8_lossy(&tc.stderr));
-    let ours = Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("report").arg("-i").arg(file).output().unwrap();
-    assert!(ours.status.success(), "tracectl report failed: {}", String::from_utf8_lossy(&ours.stderr));
-    let (tc, ours) = (String::from_utf8_lossy(&tc.stdout), String::from_utf8_lossy(&ours.stdout));
-    let differing: Vec<(usize, &str, &str)> =
-        tc.lines().zip(ours.lines()).enumerate().filter(|(_, (a, b))| a != b).map(|(i, (a, b))| (i + 1, a, b)).take(10).collect();
+    assert!(
+        tc.status.success(),
+        "trace-cmd report failed: {}",
+        String::from_utf8_lossy(&tc.stderr)
+    );
+    let ours = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .arg("report")
+        .arg("-i")
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        ours.status.success(),
+        "tracectl report failed: {}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    let (tc, ours) = (
+        String::from_utf8_lossy(&tc.stdout),
+        String::from_utf8_lossy(&ours.stdout),
+    );
+    let differing: Vec<(usize, &str, &str)> = tc
+        .lines()
+        .zip(ours.lines())
+        .enumerate()
+        .filter(|(_, (a, b))| a != b)
+        .map(|(i, (a, b))| (i + 1, a, b))
+        .take(10)
+        .collect();
     assert!(
         differing.is_empty() && tc.lines().count() == ours.lines().count(),
         "{}: {} lines from trace-cmd, {} from tracectl; first differences: {differing:#?}",
@@ -209,14 +302,38 @@ tracectl record -q -p function -l do_sys_openat2 -l 'vfs_*' -e sched:sched_switc
 save after
 "#,
         );
-        assert_eq!(run.status, 0, "guest script failed on {kernel}:\n{}", run.log());
-        for f in ["current_tracer", "set_graph_function", "set_ftrace_filter", "set_ftrace_pid", "tracing_on", "instances"] {
-            assert_eq!(run.file(&format!("after.{f}")), run.file(&format!("before.{f}")), "{kernel}: {f} not restored");
+        assert_eq!(
+            run.status,
+            0,
+            "guest script failed on {kernel}:\n{}",
+            run.log()
+        );
+        for f in [
+            "current_tracer",
+            "set_graph_function",
+            "set_ftrace_filter",
+            "set_ftrace_pid",
+            "tracing_on",
+            "instances",
+        ] {
+            assert_eq!(
+                run.file(&format!("after.{f}")),
+                run.file(&format!("before.{f}")),
+                "{kernel}: {f} not restored"
+            );
         }
         let graph = run.out.path().join("graph.dat");
-        let ours = Command::new(env!("CARGO_BIN_EXE_tracectl")).arg("report").arg("-i").arg(&graph).output().unwrap();
+        let ours = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .arg("report")
+            .arg("-i")
+            .arg(&graph)
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&ours.stdout);
-        assert!(text.contains("do_sys_openat2() {"), "{kernel}: no graph of do_sys_openat2:\n{text}");
+        assert!(
+            text.contains("do_sys_openat2() {"),
+            "{kernel}: no graph of do_sys_openat2:\n{text}"
+        );
         assert_reports_match(&graph);
         assert_reports_match(&run.out.path().join("function.dat"));
     }

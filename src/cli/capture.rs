@@ -64,7 +64,11 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         events: args.events,
         all_formats: args.all_formats,
         kallsyms: args.kallsyms,
-        command: if args.command.is_empty() { None } else { Some(args.command) },
+        command: if args.command.is_empty() {
+            None
+        } else {
+            Some(args.command)
+        },
         duration: Duration::from_millis(args.duration_ms),
         buffer_size_kb: args.buffer_size_kb,
         subbuf_size_kb: args.subbuf_size_kb,
@@ -76,8 +80,13 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         top_level: args.top_level,
     };
     let stop = super::stream::stop_flag();
-    let report = capture(&tracefs, &args.dir, &opts, stop)
-        .with_context(|| format!("capturing {} into {}", tracefs.root().display(), args.dir.display()))?;
+    let report = capture(&tracefs, &args.dir, &opts, stop).with_context(|| {
+        format!(
+            "capturing {} into {}",
+            tracefs.root().display(),
+            args.dir.display()
+        )
+    })?;
     for (file, why) in &report.skipped {
         eprintln!("tracectl: skipped {file}: {why}");
     }

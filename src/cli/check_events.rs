@@ -35,7 +35,10 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
             if let Some(why) = s.print_fallback() {
                 fallbacks += 1;
                 if args.verbose {
-                    writeln!(out, "FIELDS {system}:{name}: print fmt not evaluated ({why})")?;
+                    writeln!(
+                        out,
+                        "FIELDS {system}:{name}: print fmt not evaluated ({why})"
+                    )?;
                 }
             }
         }

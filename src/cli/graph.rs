@@ -9,8 +9,10 @@ use super::common::Context;
 
 /// Options of `tracectl graph`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  tracectl graph --syscall openat -- cat /etc/hostname\n  \
-                        tracectl graph -g vfs_read --max-graph-depth 3 -- dd if=/dev/zero of=/dev/null count=1")]
+#[command(
+    after_help = "Examples:\n  tracectl graph --syscall openat -- cat /etc/hostname\n  \
+                        tracectl graph -g vfs_read --max-graph-depth 3 -- dd if=/dev/zero of=/dev/null count=1"
+)]
 pub struct Args {
     /// Function to graph from (set_graph_function; repeatable, globs allowed)
     #[arg(short = 'g', value_name = "FUNC")]
@@ -48,12 +50,21 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let inst = t.instance(a.instance.as_deref())?;
     let mut functions = a.functions;
     if !a.syscall.is_empty() {
-        let avail = t.read_string("available_filter_functions").ok().map(|s| parse_available_functions(&s));
+        let avail = t
+            .read_string("available_filter_functions")
+            .ok()
+            .map(|s| parse_available_functions(&s));
         for s in &a.syscall {
             functions.push(syscall_entry_symbol(s, avail.as_deref()));
         }
     }
-    let opts = GraphOptions { functions, notrace: a.notrace, max_depth: a.max_depth, options: a.options, follow_forks: a.fork };
+    let opts = GraphOptions {
+        functions,
+        notrace: a.notrace,
+        max_depth: a.max_depth,
+        options: a.options,
+        follow_forks: a.fork,
+    };
     let output = a.output;
     let result = graph_command(&inst, &a.command, &opts).context("function_graph run")?;
     match &output {

@@ -43,7 +43,12 @@ pub struct Args {
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let t = ctx.tracefs()?;
     let inst = t.instance(a.instance.as_deref())?;
-    let nothing = a.events.is_none() && !a.tracers && !a.clocks && !a.options && a.functions.is_none() && !a.buffers;
+    let nothing = a.events.is_none()
+        && !a.tracers
+        && !a.clocks
+        && !a.options
+        && a.functions.is_none()
+        && !a.buffers;
     let show_events = a.events.is_some() || nothing;
     let mut json = serde_json::Map::new();
     let mut out = std::io::stdout().lock();
@@ -58,7 +63,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 .map(|e| {
                     let mut o = json!({"system": e.system, "name": e.name});
                     if a.full {
-                        o["format"] = t.event_format(e).map(serde_json::Value::from).unwrap_or(serde_json::Value::Null);
+                        o["format"] = t
+                            .event_format(e)
+                            .map(serde_json::Value::from)
+                            .unwrap_or(serde_json::Value::Null);
                     }
                     o
                 })
@@ -96,17 +104,30 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.clocks {
         let c = inst.trace_clock()?;
         if a.json {
-            json.insert("clocks".into(), json!({"available": c.available, "current": c.current}));
+            json.insert(
+                "clocks".into(),
+                json!({"available": c.available, "current": c.current}),
+            );
         } else {
-            let words: Vec<String> =
-                c.available.iter().map(|k| if *k == c.current { format!("[{k}]") } else { k.clone() }).collect();
+            let words: Vec<String> = c
+                .available
+                .iter()
+                .map(|k| {
+                    if *k == c.current {
+                        format!("[{k}]")
+                    } else {
+                        k.clone()
+                    }
+                })
+                .collect();
             writeln!(out, "{}", words.join(" "))?;
         }
     }
     if a.options || nothing {
         let opts = inst.options()?;
         if a.json {
-            let m: serde_json::Map<String, serde_json::Value> = opts.iter().map(|(n, v)| (n.clone(), (*v).into())).collect();
+            let m: serde_json::Map<String, serde_json::Value> =
+                opts.iter().map(|(n, v)| (n.clone(), (*v).into())).collect();
             json.insert("options".into(), m.into());
         } else {
             if nothing {
@@ -123,7 +144,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 let matcher = function_matcher(pat)?;
                 let v: Vec<&String> = funcs.iter().filter(|f| matcher(f)).collect();
                 if a.json {
-                    json.insert("functions".into(), v.into_iter().cloned().collect::<Vec<_>>().into());
+                    json.insert(
+                        "functions".into(),
+                        v.into_iter().cloned().collect::<Vec<_>>().into(),
+                    );
                 } else {
                     for f in v {
                         writeln!(out, "{f}")?;
@@ -165,6 +189,7 @@ fn function_matcher(pat: &str) -> Result<Matcher> {
     if is_glob(pat) {
         return Ok(Box::new(move |f| glob_match(&p, f)));
     }
-    let re = regex::Regex::new(pat).map_err(|e| anyhow::anyhow!("{pat:?} is neither a glob nor a valid regex: {e}"))?;
+    let re = regex::Regex::new(pat)
+        .map_err(|e| anyhow::anyhow!("{pat:?} is neither a glob nor a valid regex: {e}"))?;
     Ok(Box::new(move |f| re.is_match(f)))
 }

@@ -93,7 +93,9 @@ pub fn main() -> i32 {
 }
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
-    let ctx = common::Context { tracefs: cli.tracefs };
+    let ctx = common::Context {
+        tracefs: cli.tracefs,
+    };
     match cli.command {
         Command::List(a) => list::run(&ctx, a),
         Command::Start(a) => simple::start(&ctx, a, true),
@@ -120,6 +122,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
 /// A broken pipe anywhere in the chain ends quietly, as `| head` users expect.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
-        e.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+        e.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
 }

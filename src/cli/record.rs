@@ -195,7 +195,11 @@ fn targets(a: &Args) -> Targets {
 }
 
 /// The top target (instance, events) and the named buffers recorded beside it.
-type Split = (Option<String>, Vec<EventSpec>, Vec<(String, Vec<EventSpec>)>);
+type Split = (
+    Option<String>,
+    Vec<EventSpec>,
+    Vec<(String, Vec<EventSpec>)>,
+);
 
 /// The first target is recorded as the top buffer: the events before any -B (in a
 /// private instance), or else the first -B instance. The rest become named buffers.

@@ -8,8 +8,9 @@ use anyhow::{bail, Context as _, Result};
 use tracectl::dat::DatFile;
 use tracectl::event::{PrintEnv, PrintStyle, Record};
 use tracectl::render::tracecmd::{
-    parse_cpu_list, write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FilterContext, RecordSource,
-    ReportError, ReportInput, ReportOptions, TimeFormat, TraceCmdStyle,
+    parse_cpu_list, write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter,
+    FilterContext, RecordSource, ReportError, ReportInput, ReportOptions, TimeFormat,
+    TraceCmdStyle,
 };
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 
@@ -97,7 +98,11 @@ fn negated_filters(args: &[OsString], total: usize) -> usize {
             if a == "-F" {
                 i += 1;
             }
-        } else if a.starts_with('-') && !a.starts_with("--") && a.len() > 2 && a[1..].chars().all(|c| c.is_ascii_alphabetic()) {
+        } else if a.starts_with('-')
+            && !a.starts_with("--")
+            && a.len() > 2
+            && a[1..].chars().all(|c| c.is_ascii_alphabetic())
+        {
             // Bundled short flags such as -tv.
             if a.contains('v') {
                 seen_v = true;
@@ -123,7 +128,8 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     }
     let mut dats = Vec::new();
     for f in &files {
-        let dat = DatFile::open(f).with_context(|| format!("cannot read {} as a trace.dat file", f.display()))?;
+        let dat = DatFile::open(f)
+            .with_context(|| format!("cannot read {} as a trace.dat file", f.display()))?;
         if !args.quiet {
             for w in dat.warnings() {
                 eprintln!("tracectl: warning: {}: {w}", f.display());
@@ -153,9 +159,11 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     if args.first_event || args.last_event || args.cpus {
         for (dat, f) in dats.iter().zip(&files) {
             let clock = clock_of(dat);
-            let time = TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs);
+            let time =
+                TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs);
             writeln!(out, "List of CPUs in {} with data:", f.display())?;
-            let bounds = DatSource::cpu_bounds(dat, 0).with_context(|| format!("reading {}", f.display()))?;
+            let bounds = DatSource::cpu_bounds(dat, 0)
+                .with_context(|| format!("reading {}", f.display()))?;
             for (cpu, first, last) in bounds {
                 let mut line = format!("  {cpu}").into_bytes();
                 if args.first_event {
@@ -204,7 +212,11 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
                     } else {
                         (c.offset, c.size)
                     };
-                    writeln!(out, "CPU{} data recorded at offset=0x{offset:x}\n    {size} bytes in size", c.cpu)?;
+                    writeln!(
+                        out,
+                        "CPU{} data recorded at offset=0x{offset:x}\n    {size} bytes in size",
+                        c.cpu
+                    )?;
                 }
             }
         }
@@ -229,7 +241,10 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     if !args.quiet {
         for (c, f) in catalogs.iter().zip(&files) {
             for (sys, e) in &c.format_errors {
-                eprintln!("tracectl: warning: {}: event format of system {sys} not understood: {e}", f.display());
+                eprintln!(
+                    "tracectl: warning: {}: event format of system {sys} not understood: {e}",
+                    f.display()
+                );
             }
         }
     }
@@ -242,9 +257,18 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         }
         let mut filter = EventFilter::new();
         for (i, text) in args.filter.iter().enumerate() {
-            filter.add(&catalogs[0], text, i >= first_negated).map_err(anyhow::Error::msg)?;
+            filter
+                .add(&catalogs[0], text, i >= first_negated)
+                .map_err(anyhow::Error::msg)?;
         }
-        return kernel_or_json(&dats[0], &catalogs[0], &filter, cpus.as_deref(), args.json, &mut out);
+        return kernel_or_json(
+            &dats[0],
+            &catalogs[0],
+            &filter,
+            cpus.as_deref(),
+            args.json,
+            &mut out,
+        );
     }
     let mut inputs = Vec::new();
     for ((dat, f), catalog) in dats.iter().zip(&files).zip(&catalogs) {
@@ -259,7 +283,11 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         let mut filter = EventFilter::new();
         for (i, text) in args.filter.iter().enumerate() {
             filter.add(catalog, text, i >= first_negated).map_err(|e| {
-                anyhow::anyhow!("{e} (in {}; try `tracectl report -E -i {}` to list its events)", f.display(), f.display())
+                anyhow::anyhow!(
+                    "{e} (in {}; try `tracectl report -E -i {}` to list its events)",
+                    f.display(),
+                    f.display()
+                )
             })?;
         }
         let mut cmdlines = Cmdlines::new();
@@ -267,7 +295,8 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         if dat.buffers().is_empty() {
             bail!("{} holds no trace data (no flyrecord buffer)", f.display());
         }
-        let source = DatSource::open(dat, 0).with_context(|| format!("reading the trace data of {}", f.display()))?;
+        let source = DatSource::open(dat, 0)
+            .with_context(|| format!("reading the trace data of {}", f.display()))?;
         inputs.push(ReportInput {
             name: f.display().to_string(),
             catalog,
@@ -284,7 +313,10 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     if args.verbose {
         for (c, f) in catalogs.iter().zip(&files) {
             for (event, why, n) in c.registry().fallback_report() {
-                eprintln!("tracectl: {}: {event}: {n} records printed as fields: {why}", f.display());
+                eprintln!(
+                    "tracectl: {}: {event}: {n} records printed as fields: {why}",
+                    f.display()
+                );
             }
         }
     }
@@ -296,7 +328,10 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
 }
 
 fn clock_of(dat: &DatFile) -> String {
-    dat.buffers().first().and_then(|b| b.clock.clone()).unwrap_or_else(|| "local".to_string())
+    dat.buffers()
+        .first()
+        .and_then(|b| b.clock.clone())
+        .unwrap_or_else(|| "local".to_string())
 }
 
 fn push_ts(out: &mut Vec<u8>, ts: u64, time: TimeFormat) {
@@ -341,7 +376,8 @@ fn kernel_or_json(
     }
     let clock = clock_of(dat);
     let style = KernelStyle {
-        time_in_ns: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), false) != TimeFormat::Raw,
+        time_in_ns: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), false)
+            != TimeFormat::Raw,
         record_tgid: false,
         irq_info: true,
         big_endian: be,
@@ -350,10 +386,17 @@ fn kernel_or_json(
     let mut comms = Comms::from_saved_cmdlines(dat.cmdlines());
     let mut cmdlines = Cmdlines::new();
     cmdlines.load(dat.cmdlines());
-    let text = KernelText { catalog, env: catalog.print_env(PrintStyle::Kernel) };
+    let text = KernelText {
+        catalog,
+        env: catalog.print_env(PrintStyle::Kernel),
+    };
     let mut source = DatSource::open(dat, 0)?;
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
-    while source.peek_ts().map_err(anyhow::Error::from_boxed)?.is_some() {
+    while source
+        .peek_ts()
+        .map_err(anyhow::Error::from_boxed)?
+        .is_some()
+    {
         let Some(t) = source.take() else { break };
         let rec = t.rec;
         if cpus.is_some_and(|c| !c.contains(&rec.cpu)) {
@@ -393,12 +436,18 @@ fn kernel_or_json(
 
 /// Remember the comm a sched_switch's next task carries, for later lines.
 fn learn_comm(catalog: &DatCatalog, rec: &Record, comms: &mut Comms) {
-    let Some(id) = rec.event_id(catalog.big_endian()) else { return };
+    let Some(id) = rec.event_id(catalog.big_endian()) else {
+        return;
+    };
     if catalog.event(id).map(|e| e.1) != Some("sched_switch") {
         return;
     }
-    if let (Some(p), Some(c)) = (catalog.field(id, "next_pid"), catalog.field(id, "next_comm")) {
-        let pid = tracectl::render::tracecmd::read_uint(rec.data, p, catalog.big_endian()).unwrap_or(0) as u32 as i32;
+    if let (Some(p), Some(c)) = (
+        catalog.field(id, "next_pid"),
+        catalog.field(id, "next_comm"),
+    ) {
+        let pid = tracectl::render::tracecmd::read_uint(rec.data, p, catalog.big_endian())
+            .unwrap_or(0) as u32 as i32;
         let bytes = rec.data.get(c.offset..c.offset + c.size).unwrap_or(&[]);
         let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
         if pid > 0 && comms.comm(pid) == "<...>" {

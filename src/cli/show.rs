@@ -107,11 +107,17 @@ fn shortcut(a: &Args, t: &tracectl::tracefs::Tracefs) -> Result<Option<String>> 
     if a.error_log {
         return Ok(Some("error_log".into()));
     }
-    for (ev, file) in [(&a.trigger, "trigger"), (&a.filter, "filter"), (&a.hist, "hist")] {
+    for (ev, file) in [
+        (&a.trigger, "trigger"),
+        (&a.filter, "filter"),
+        (&a.hist, "hist"),
+    ] {
         if let Some(ev) = ev {
             let avail = t.available_events()?;
             let e = match tracectl::tracefs::resolve_event(ev, &avail)? {
-                tracectl::tracefs::EventTarget::Events(v) if v.len() == 1 => v.into_iter().next().unwrap_or_else(|| unreachable!()),
+                tracectl::tracefs::EventTarget::Events(v) if v.len() == 1 => {
+                    v.into_iter().next().unwrap_or_else(|| unreachable!())
+                }
                 _ => anyhow::bail!("--{file} needs one event as SYSTEM:EVENT, not {ev:?}"),
             };
             return Ok(Some(format!("events/{}/{}/{file}", e.system, e.name)));
@@ -134,7 +140,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         }
         let text = inst.read_string(&file)?;
         if a.json {
-            super::common::print_json(&serde_json::json!({"file": file, "value": text.trim_end()}))?;
+            super::common::print_json(
+                &serde_json::json!({"file": file, "value": text.trim_end()}),
+            )?;
         } else {
             std::io::stdout().lock().write_all(text.as_bytes())?;
         }
@@ -188,13 +196,16 @@ fn write_json_line(out: &mut impl Write, line: &str) -> Result<()> {
 /// Follow trace_pipe line by line; each line is flushed so `| head` and `| grep` see it
 /// at once. A fixture tree's trace_pipe is a plain file and ends.
 fn stream_pipe(path: &std::path::Path, json: bool) -> Result<i32> {
-    let f = std::fs::File::open(path).map_err(|e| tracectl::tracefs::TracefsError::from_io(path, e))?;
+    let f =
+        std::fs::File::open(path).map_err(|e| tracectl::tracefs::TracefsError::from_io(path, e))?;
     let mut r = BufReader::new(f);
     let mut out = std::io::stdout().lock();
     let mut line = String::new();
     loop {
         line.clear();
-        let n = r.read_line(&mut line).with_context(|| format!("reading {}", path.display()))?;
+        let n = r
+            .read_line(&mut line)
+            .with_context(|| format!("reading {}", path.display()))?;
         if n == 0 {
             return Ok(0);
         }

@@ -113,7 +113,12 @@ pub fn bind_events(m: &ArgMatches) -> Result<Vec<EventSpec>> {
         match k {
             K::V => pending_invert = true,
             K::E => {
-                out.push(EventSpec { event: v, invert: pending_invert, filters: vec![], triggers: vec![] });
+                out.push(EventSpec {
+                    event: v,
+                    invert: pending_invert,
+                    filters: vec![],
+                    triggers: vec![],
+                });
                 pending_invert = false;
             }
             K::F => match out.last_mut() {
@@ -135,7 +140,9 @@ pub fn bind_events(m: &ArgMatches) -> Result<Vec<EventSpec>> {
 /// The ArgMatches of the running subcommand, for argument order (clap's derive drops it).
 fn subcommand_matches(name: &str) -> Result<ArgMatches> {
     let m = super::Cli::command().try_get_matches_from(std::env::args_os())?;
-    m.subcommand_matches(name).cloned().with_context(|| format!("no `{name}` subcommand in the arguments"))
+    m.subcommand_matches(name)
+        .cloned()
+        .with_context(|| format!("no `{name}` subcommand in the arguments"))
 }
 
 /// `start` (reset first) and `set` (no reset).
@@ -158,19 +165,31 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let top = t.top();
     if let (Some(p), Ok(avail)) = (&a.tracer, top.available_tracers()) {
         if !avail.iter().any(|x| x == p) {
-            anyhow::bail!("tracer {p:?} is not in available_tracers ({}); nothing was changed", avail.join(" "));
+            anyhow::bail!(
+                "tracer {p:?} is not in available_tracers ({}); nothing was changed",
+                avail.join(" ")
+            );
         }
     }
     if let (Some(c), Ok(clocks)) = (&a.clock, top.trace_clock()) {
         if clocks.available.len() > 1 && !clocks.available.iter().any(|x| x == c) {
-            anyhow::bail!("unknown clock {c:?}; this kernel has: {}; nothing was changed", clocks.available.join(" "));
+            anyhow::bail!(
+                "unknown clock {c:?}; this kernel has: {}; nothing was changed",
+                clocks.available.join(" ")
+            );
         }
     }
-    let funcs: Vec<&str> =
-        a.ftrace_filter.iter().chain(&a.ftrace_notrace).chain(&a.graph_function).map(String::as_str).collect();
+    let funcs: Vec<&str> = a
+        .ftrace_filter
+        .iter()
+        .chain(&a.ftrace_notrace)
+        .chain(&a.graph_function)
+        .map(String::as_str)
+        .collect();
     if !funcs.is_empty() {
         if let Ok(avail) = t.available_functions() {
-            tracectl::tracefs::validate_functions(&funcs, &avail).map_err(|e| anyhow::anyhow!("{e}; nothing was changed"))?;
+            tracectl::tracefs::validate_functions(&funcs, &avail)
+                .map_err(|e| anyhow::anyhow!("{e}; nothing was changed"))?;
         }
     }
     let inst = match &a.instance {
@@ -217,7 +236,10 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         if a.fork {
             inst.set_event_fork(true)?;
         }
-        let function_tracer = a.tracer.as_deref().is_some_and(|p| p.starts_with("function"));
+        let function_tracer = a
+            .tracer
+            .as_deref()
+            .is_some_and(|p| p.starts_with("function"));
         match inst.set_ftrace_pids(&a.pids, AppendMode::Truncate) {
             Ok(()) => {
                 if a.fork {
@@ -253,12 +275,19 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         for (n, r) in s.triggers.iter().enumerate() {
             let evs = match target {
                 EventTarget::Events(v) => v.clone(),
-                _ => anyhow::bail!("-R {r:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}", s.event),
+                _ => anyhow::bail!(
+                    "-R {r:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}",
+                    s.event
+                ),
             };
             // Like trace-cmd (and `echo TRIGGER > trigger`), the first trigger opens the
             // file with O_TRUNC; the kernel adds it. Further ones append, since O_TRUNC
             // also drops hist triggers.
-            let mode = if n == 0 { AppendMode::Truncate } else { AppendMode::Append };
+            let mode = if n == 0 {
+                AppendMode::Truncate
+            } else {
+                AppendMode::Append
+            };
             for e in &evs {
                 inst.write(e.dir().join("trigger"), r.as_bytes(), mode)?;
             }
@@ -310,7 +339,11 @@ pub struct InstanceArgs {
     pub all: bool,
 }
 
-fn each_instance(ctx: &Context, a: &InstanceArgs, mut f: impl FnMut(&Instance) -> Result<(), TracefsError>) -> Result<i32> {
+fn each_instance(
+    ctx: &Context,
+    a: &InstanceArgs,
+    mut f: impl FnMut(&Instance) -> Result<(), TracefsError>,
+) -> Result<i32> {
     let t = ctx.tracefs()?;
     if a.all {
         f(&t.top())?;
@@ -368,7 +401,10 @@ pub fn reset(ctx: &Context, a: ResetArgs) -> Result<i32> {
     let rep = match &a.instance {
         Some(n) if a.delete => {
             t.remove_instance(n)?;
-            tracectl::tracefs::ResetReport { changed: vec![format!("instances/{n} (removed)")], skipped: vec![] }
+            tracectl::tracefs::ResetReport {
+                changed: vec![format!("instances/{n} (removed)")],
+                skipped: vec![],
+            }
         }
         Some(n) => {
             let i = t.instance(Some(n))?;
@@ -385,7 +421,9 @@ pub fn reset(ctx: &Context, a: ResetArgs) -> Result<i32> {
         }
     };
     if a.json {
-        super::common::print_json(&serde_json::json!({"changed": rep.changed, "skipped": rep.skipped}))?;
+        super::common::print_json(
+            &serde_json::json!({"changed": rep.changed, "skipped": rep.skipped}),
+        )?;
     } else {
         report_skipped(&rep.skipped);
     }
@@ -510,8 +548,12 @@ pub fn man(a: ManArgs) -> Result<i32> {
     let (_, roff) = pages
         .into_iter()
         .find(|(n, _)| *n == want)
-        .with_context(|| format!("no subcommand {:?} (see `tracectl --help`)", a.subcommand.as_deref().unwrap_or("")))?;
+        .with_context(|| {
+            format!(
+                "no subcommand {:?} (see `tracectl --help`)",
+                a.subcommand.as_deref().unwrap_or("")
+            )
+        })?;
     std::io::stdout().lock().write_all(&roff)?;
     Ok(0)
 }
-

@@ -33,7 +33,11 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         }
     }
     if a.json {
-        let v = if a.instance.is_some() { states.remove(0) } else { Value::Array(states) };
+        let v = if a.instance.is_some() {
+            states.remove(0)
+        } else {
+            Value::Array(states)
+        };
         super::common::print_json(&v)?;
         return Ok(0);
     }
@@ -51,7 +55,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
 /// refuses are left out).
 fn state(t: &Tracefs, inst: &Instance) -> Value {
     let mut m = serde_json::Map::new();
-    m.insert("instance".into(), inst.name().map(Value::from).unwrap_or(Value::Null));
+    m.insert(
+        "instance".into(),
+        inst.name().map(Value::from).unwrap_or(Value::Null),
+    );
     if let Ok(v) = inst.current_tracer() {
         m.insert("tracer".into(), v.into());
     }
@@ -59,7 +66,14 @@ fn state(t: &Tracefs, inst: &Instance) -> Value {
         m.insert("tracing_on".into(), v.into());
     }
     let enabled = inst.enabled_events().unwrap_or_default();
-    m.insert("events".into(), enabled.iter().map(|e| e.to_string()).collect::<Vec<_>>().into());
+    m.insert(
+        "events".into(),
+        enabled
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .into(),
+    );
     // Filters and triggers can sit on disabled events too: look at every event.
     let mut filters = serde_json::Map::new();
     let mut triggers = serde_json::Map::new();
@@ -90,7 +104,12 @@ fn state(t: &Tracefs, inst: &Instance) -> Value {
     }
     m.insert("pid_filters".into(), pids.into());
     let mut ff = serde_json::Map::new();
-    for w in [FunctionFilter::Filter, FunctionFilter::Notrace, FunctionFilter::GraphFunction, FunctionFilter::GraphNotrace] {
+    for w in [
+        FunctionFilter::Filter,
+        FunctionFilter::Notrace,
+        FunctionFilter::GraphFunction,
+        FunctionFilter::GraphNotrace,
+    ] {
         if let Ok(v) = inst.function_filter(w) {
             ff.insert(w.file().into(), v.into());
         }
@@ -124,13 +143,17 @@ fn state(t: &Tracefs, inst: &Instance) -> Value {
     if inst.is_top() {
         m.insert("instances".into(), t.instances().unwrap_or_default().into());
         if let Ok(d) = t.dynamic_events() {
-            m.insert("dynamic_events".into(), d.iter().map(|e| e.to_string()).collect::<Vec<_>>().into());
+            m.insert(
+                "dynamic_events".into(),
+                d.iter().map(|e| e.to_string()).collect::<Vec<_>>().into(),
+            );
         }
     }
     let mut stats = serde_json::Map::new();
     for c in inst.cpus().unwrap_or_default() {
         if let Ok(s) = inst.cpu_stats(c) {
-            let o: serde_json::Map<String, Value> = s.values.into_iter().map(|(k, v)| (k, v.into())).collect();
+            let o: serde_json::Map<String, Value> =
+                s.values.into_iter().map(|(k, v)| (k, v.into())).collect();
             stats.insert(format!("cpu{c}"), o.into());
         }
     }
@@ -139,23 +162,50 @@ fn state(t: &Tracefs, inst: &Instance) -> Value {
 }
 
 fn print_text(out: &mut impl Write, s: &Value) -> Result<()> {
-    let name = s["instance"].as_str().map(|n| format!("instance {n}")).unwrap_or_else(|| "top level".into());
+    let name = s["instance"]
+        .as_str()
+        .map(|n| format!("instance {n}"))
+        .unwrap_or_else(|| "top level".into());
     writeln!(out, "{name}:")?;
-    let str_of = |v: &Value| v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
-    for (key, label) in [("tracer", "Tracer"), ("tracing_on", "Tracing on"), ("clock", "Clock")] {
+    let str_of = |v: &Value| {
+        v.as_str()
+            .map(String::from)
+            .unwrap_or_else(|| v.to_string())
+    };
+    for (key, label) in [
+        ("tracer", "Tracer"),
+        ("tracing_on", "Tracing on"),
+        ("clock", "Clock"),
+    ] {
         if let Some(v) = s.get(key) {
             writeln!(out, "  {label}: {}", str_of(v))?;
         }
     }
-    let list = |v: &Value| v.as_array().map(|a| a.iter().map(str_of).collect::<Vec<_>>()).unwrap_or_default();
+    let list = |v: &Value| {
+        v.as_array()
+            .map(|a| a.iter().map(str_of).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
     let events = list(&s["events"]);
-    writeln!(out, "  Events: {}", if events.is_empty() { "none".into() } else { events.join(" ") })?;
+    writeln!(
+        out,
+        "  Events: {}",
+        if events.is_empty() {
+            "none".into()
+        } else {
+            events.join(" ")
+        }
+    )?;
     for (key, label) in [("filters", "Filters"), ("triggers", "Triggers")] {
         if let Some(m) = s[key].as_object() {
             if !m.is_empty() {
                 writeln!(out, "  {label}:")?;
                 for (e, v) in m {
-                    let text = if v.is_array() { list(v).join("; ") } else { str_of(v) };
+                    let text = if v.is_array() {
+                        list(v).join("; ")
+                    } else {
+                        str_of(v)
+                    };
                     writeln!(out, "    {e}: {text}")?;
                 }
             }
@@ -184,8 +234,16 @@ fn print_text(out: &mut impl Write, s: &Value) -> Result<()> {
     }
     if let Some(m) = s["options_changed"].as_object() {
         if !m.is_empty() {
-            let words: Vec<String> =
-                m.iter().map(|(n, v)| if v.as_bool() == Some(true) { n.clone() } else { format!("no{n}") }).collect();
+            let words: Vec<String> = m
+                .iter()
+                .map(|(n, v)| {
+                    if v.as_bool() == Some(true) {
+                        n.clone()
+                    } else {
+                        format!("no{n}")
+                    }
+                })
+                .collect();
             writeln!(out, "  Options (not default): {}", words.join(" "))?;
         }
     }

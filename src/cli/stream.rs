@@ -7,10 +7,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
-use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
-use tracectl::render::graph::{write_latency_header, blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord};
+use tracectl::render::graph::{
+    blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms,
+    write_latency_header, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord,
+};
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
-use tracectl::tracefs::capture::{count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events};
+use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
+use tracectl::tracefs::capture::{
+    count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events,
+};
 use tracectl::tracefs::{AppendMode, Tracefs};
 
 use super::common::Context;
@@ -74,7 +79,9 @@ impl Printer {
     fn wanted(&self, rec: &Record) -> bool {
         match &self.only {
             None => true,
-            Some(ids) => rec.event_id(self.style.big_endian).is_some_and(|id| ids.contains(&id)),
+            Some(ids) => rec
+                .event_id(self.style.big_endian)
+                .is_some_and(|id| ids.contains(&id)),
         }
     }
 
@@ -91,12 +98,22 @@ impl Printer {
                 }
                 // The kernel skips the mark for the first two entries of the trace.
                 if self.annotate && !self.json && self.started.insert(rec.cpu) && idx > 1 {
-                    out.extend_from_slice(format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes());
+                    out.extend_from_slice(
+                        format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes(),
+                    );
                 }
                 if self.json {
                     match &self.text.registry {
-                        Some(reg) => json::write_schema_record(out, &rec, &self.comms, reg.of(&rec), &self.style),
-                        None => json::write_record(out, &rec, &self.comms, &self.names, &self.style),
+                        Some(reg) => json::write_schema_record(
+                            out,
+                            &rec,
+                            &self.comms,
+                            reg.of(&rec),
+                            &self.style,
+                        ),
+                        None => {
+                            json::write_record(out, &rec, &self.comms, &self.names, &self.style)
+                        }
                     }
                 } else if !self.style_line(&rec, out) && !self.text.knows(&rec, &self.names) {
                     if let Some(id) = rec.event_id(self.style.big_endian) {
@@ -111,8 +128,12 @@ impl Printer {
                     json::write_lost(out, cpu, ts, count);
                 } else if self.lost_to_stderr {
                     match count {
-                        Some(n) => eprintln!("tracectl: cpu{cpu}: {n} events were overwritten before the capture"),
-                        None => eprintln!("tracectl: cpu{cpu}: events were overwritten before the capture"),
+                        Some(n) => eprintln!(
+                            "tracectl: cpu{cpu}: {n} events were overwritten before the capture"
+                        ),
+                        None => eprintln!(
+                            "tracectl: cpu{cpu}: events were overwritten before the capture"
+                        ),
                     }
                 } else {
                     self.style.write_lost(out, cpu, count);
@@ -132,31 +153,48 @@ impl Printer {
         let be = self.style.big_endian;
         let mut learned: Vec<(i32, String)> = Vec::new();
         {
-            let (system, name, fields): (&str, &str, Vec<(&str, serde_json::Value)>) = match &self.text.registry {
-                Some(reg) => {
-                    let Some(s) = reg.of(rec) else { return };
-                    let vals = s.fields.iter().map(|f| (f.name.as_str(), json::schema_field_value(f, rec.data, be))).collect();
-                    (s.system.as_str(), s.name.as_str(), vals)
-                }
-                None => {
-                    let Some(ev) = self.names.of(rec) else { return };
-                    let vals = ev.fields.iter().map(|f| (f.name.as_str(), json::field_value(f, rec.data, be))).collect();
-                    (ev.system.as_str(), ev.name.as_str(), vals)
-                }
-            };
+            let (system, name, fields): (&str, &str, Vec<(&str, serde_json::Value)>) =
+                match &self.text.registry {
+                    Some(reg) => {
+                        let Some(s) = reg.of(rec) else { return };
+                        let vals = s
+                            .fields
+                            .iter()
+                            .map(|f| (f.name.as_str(), json::schema_field_value(f, rec.data, be)))
+                            .collect();
+                        (s.system.as_str(), s.name.as_str(), vals)
+                    }
+                    None => {
+                        let Some(ev) = self.names.of(rec) else { return };
+                        let vals = ev
+                            .fields
+                            .iter()
+                            .map(|f| (f.name.as_str(), json::field_value(f, rec.data, be)))
+                            .collect();
+                        (ev.system.as_str(), ev.name.as_str(), vals)
+                    }
+                };
             let pairs: &[(&str, &str)] = match (system, name) {
-                ("sched", "sched_switch") => &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")],
-                ("sched", "sched_process_fork") => &[("parent_pid", "parent_comm"), ("child_pid", "child_comm")],
-                ("sched", "sched_wakeup" | "sched_waking" | "sched_wakeup_new" | "sched_process_exit" | "sched_process_free") => {
-                    &[("pid", "comm")]
+                ("sched", "sched_switch") => {
+                    &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")]
                 }
+                ("sched", "sched_process_fork") => {
+                    &[("parent_pid", "parent_comm"), ("child_pid", "child_comm")]
+                }
+                (
+                    "sched",
+                    "sched_wakeup" | "sched_waking" | "sched_wakeup_new" | "sched_process_exit"
+                    | "sched_process_free",
+                ) => &[("pid", "comm")],
                 ("task", "task_newtask") => &[("pid", "comm")],
                 ("task", "task_rename") => &[("pid", "newcomm")],
                 _ => return,
             };
             let field = |n: &str| fields.iter().find(|(k, _)| *k == n).map(|(_, v)| v);
             for (pid_field, comm_field) in pairs {
-                if let (Some(serde_json::Value::Number(p)), Some(serde_json::Value::String(c))) = (field(pid_field), field(comm_field)) {
+                if let (Some(serde_json::Value::Number(p)), Some(serde_json::Value::String(c))) =
+                    (field(pid_field), field(comm_field))
+                {
                     if let Some(p) = p.as_i64() {
                         learned.push((p as i32, c.clone()));
                     }
@@ -189,7 +227,9 @@ impl EventText {
     /// Whether the record's event id has a format.
     fn knows(&self, rec: &Record, fallback: &EventNames) -> bool {
         match &self.registry {
-            Some(reg) => rec.event_id(self.big_endian).is_some_and(|id| reg.try_get(id).is_some()),
+            Some(reg) => rec
+                .event_id(self.big_endian)
+                .is_some_and(|id| reg.try_get(id).is_some()),
             None => fallback.of(rec).is_some(),
         }
     }
@@ -197,14 +237,22 @@ impl EventText {
     /// Every event as (system, name, id).
     fn events(&self, fallback: &EventNames) -> Vec<(String, String, u16)> {
         match &self.registry {
-            Some(reg) => reg.events().filter_map(|(s, n, id)| Some((s.to_string(), n.to_string(), id?))).collect(),
-            None => fallback.iter().map(|(id, e)| (e.system.clone(), e.name.clone(), id)).collect(),
+            Some(reg) => reg
+                .events()
+                .filter_map(|(s, n, id)| Some((s.to_string(), n.to_string(), id?)))
+                .collect(),
+            None => fallback
+                .iter()
+                .map(|(id, e)| (e.system.clone(), e.name.clone(), id))
+                .collect(),
         }
     }
 
     /// Offsets of the common fields, from the first format that parses.
     fn common_fields(&self, fallback: &EventNames) -> CommonFields {
-        let Some(reg) = &self.registry else { return fallback.common_fields() };
+        let Some(reg) = &self.registry else {
+            return fallback.common_fields();
+        };
         let mut c = CommonFields::default();
         for (s, n, _) in reg.events() {
             if let Some(schema) = reg.by_name(s, n) {
@@ -243,7 +291,9 @@ impl EventText {
             }
         };
         let kallsyms_text = if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
-            zstd::decode_all(&z[..]).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+            zstd::decode_all(&z[..])
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
         } else if let Ok(s) = std::fs::read_to_string(t.path("host/kallsyms")) {
             Some(s)
         } else if is_live(t) {
@@ -251,12 +301,22 @@ impl EventText {
         } else {
             None
         };
-        let printk = t.read_string("printk_formats").ok().map(|s| PrintkFormats::parse(&s));
-        EventText { registry, kallsyms: kallsyms_text.map(|s| Kallsyms::parse(&s)), printk, big_endian }
+        let printk = t
+            .read_string("printk_formats")
+            .ok()
+            .map(|s| PrintkFormats::parse(&s));
+        EventText {
+            registry,
+            kallsyms: kallsyms_text.map(|s| Kallsyms::parse(&s)),
+            printk,
+            big_endian,
+        }
     }
 
     fn write_event(&self, rec: &Record, out: &mut Vec<u8>, fallback: &EventNames) -> bool {
-        let Some(reg) = &self.registry else { return fallback.write_event(rec, out) };
+        let Some(reg) = &self.registry else {
+            return fallback.write_event(rec, out);
+        };
         let env = PrintEnv {
             kallsyms: self.kallsyms.as_ref(),
             printk: self.printk.as_ref(),
@@ -297,7 +357,8 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
 }
 
 fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Printer {
-    let mut comms = Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
+    let mut comms =
+        Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
     let text = EventText::load(meta, big_endian, &args.events);
     // The minimal table is only needed when the event model cannot read the tree.
@@ -333,11 +394,16 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
     let data = load_cpu_files(t, args.cpu)?;
     let mut p = printer_for(t, t, layout.big_endian, args);
     p.lost_to_stderr = true;
-    p.annotate = t.read_string("options/annotate").map_or(true, |s| s.trim() == "1") && buffer_overran(t);
+    p.annotate = t
+        .read_string("options/annotate")
+        .map_or(true, |s| s.trim() == "1")
+        && buffer_overran(t);
     let stdout = io::stdout();
     let mut w = stdout.lock();
     let mut out = Vec::with_capacity(1 << 16);
-    let graph = !p.json && t.read_string("current_tracer").is_ok_and(|s| s.trim() == "function_graph");
+    let graph = !p.json
+        && t.read_string("current_tracer")
+            .is_ok_and(|s| s.trim() == "function_graph");
     if !args.no_header && !p.json {
         if graph {
             // The graph tracer prints its own legend after `# tracer:` and `#`.
@@ -346,7 +412,11 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
             if gopts.latency && gopts.context_info {
                 let (entries, total) = buffer_counts(t);
                 let uname = t.read_string("host/uname").unwrap_or_default();
-                let ncpus = t.read_string("host/cpu_online").ok().and_then(|l| count_cpu_list(&l)).unwrap_or(1);
+                let ncpus = t
+                    .read_string("host/cpu_online")
+                    .ok()
+                    .and_then(|l| count_cpu_list(&l))
+                    .unwrap_or(1);
                 write_latency_header(&mut out, &uname, entries, total, ncpus);
             }
             gopts.write_header(&mut out);
@@ -354,7 +424,10 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
             write_trace_header(t, &p.style, &mut out);
         }
     }
-    let streams: Vec<_> = data.iter().map(|d| CpuStream::new(layout, d.cpu, &d.bytes)).collect();
+    let streams: Vec<_> = data
+        .iter()
+        .map(|d| CpuStream::new(layout, d.cpu, &d.bytes))
+        .collect();
     if graph {
         if let Some(rc) = replay_graph(t, &mut p, Merge::new(streams), &mut out)? {
             w.write_all(&out)?;
@@ -403,12 +476,26 @@ fn replay_graph<'a>(
     for item in merged {
         match item {
             Ok(Entry::Event(r)) => {
-                if p.wanted(&r) || r.event_id(p.style.big_endian).is_some_and(|id| reg.try_get(id).is_some_and(|s| s.is_ok_and(|s| s.system == "ftrace" && s.name.starts_with("funcgraph_")))) {
-                    recs.push(OwnedRecord { cpu: r.cpu, ts: r.ts, data: r.data.to_vec() });
+                if p.wanted(&r)
+                    || r.event_id(p.style.big_endian).is_some_and(|id| {
+                        reg.try_get(id).is_some_and(|s| {
+                            s.is_ok_and(|s| {
+                                s.system == "ftrace" && s.name.starts_with("funcgraph_")
+                            })
+                        })
+                    })
+                {
+                    recs.push(OwnedRecord {
+                        cpu: r.cpu,
+                        ts: r.ts,
+                        data: r.data.to_vec(),
+                    });
                 }
             }
             Ok(Entry::Lost { cpu, count, .. }) => match count {
-                Some(n) => eprintln!("tracectl: cpu{cpu}: {n} events were overwritten before the capture"),
+                Some(n) => {
+                    eprintln!("tracectl: cpu{cpu}: {n} events were overwritten before the capture")
+                }
                 None => eprintln!("tracectl: cpu{cpu}: events were overwritten before the capture"),
             },
             Err(e) => {
@@ -427,7 +514,11 @@ fn replay_graph<'a>(
         .read_string("host/cpu_online")
         .ok()
         .and_then(|l| count_cpu_list(&l))
-        .unwrap_or_else(|| std::fs::read_dir(t.path("per_cpu")).map(|d| d.count()).unwrap_or(1));
+        .unwrap_or_else(|| {
+            std::fs::read_dir(t.path("per_cpu"))
+                .map(|d| d.count())
+                .unwrap_or(1)
+        });
     let r = GraphRenderer {
         layout: glayout,
         opts: GraphOptions::from_tracefs(t),
@@ -444,12 +535,23 @@ fn replay_graph<'a>(
         .filter_map(|n| reg.by_name("ftrace", n).map(|s| s.id))
         .collect();
     let be = p.style.big_endian;
-    let release = t.read_string("host/uname").ok().and_then(|u| u.split_whitespace().nth(2).map(str::to_string));
-    let blank_first = release.as_deref().is_some_and(blanks_first_string_in_comments);
+    let release = t
+        .read_string("host/uname")
+        .ok()
+        .and_then(|u| u.split_whitespace().nth(2).map(str::to_string));
+    let blank_first = release
+        .as_deref()
+        .is_some_and(blanks_first_string_in_comments);
     let mut comment = |rec: &Record, o: &mut Vec<u8>| {
         let start = o.len();
         let known = text.write_event(rec, o, names);
-        let Some(name_end) = o[start..].windows(2).position(|w| w == b": ").map(|i| start + i + 2) else { return known };
+        let Some(name_end) = o[start..]
+            .windows(2)
+            .position(|w| w == b": ")
+            .map(|i| start + i + 2)
+        else {
+            return known;
+        };
         if known && rec.event_id(be).is_some_and(|id| msg_only.contains(&id)) {
             o.drain(start..name_end);
         } else if known && blank_first {
@@ -475,7 +577,12 @@ fn buffer_counts(t: &Tracefs) -> (u64, u64) {
     if let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) {
         for e in rd.filter_map(|e| e.ok()) {
             let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
-            let get = |key: &str| stats.lines().find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok()).unwrap_or(0);
+            let get = |key: &str| {
+                stats
+                    .lines()
+                    .find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
             entries += get("entries:");
             written += get("entries:") + get("overrun:");
         }
@@ -485,17 +592,22 @@ fn buffer_counts(t: &Tracefs) -> (u64, u64) {
 
 /// Whether any CPU's `per_cpu/cpuN/stats` reports an overrun.
 fn buffer_overran(t: &Tracefs) -> bool {
-    let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) else { return false };
+    let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) else {
+        return false;
+    };
     rd.filter_map(|e| e.ok()).any(|e| {
         std::fs::read_to_string(e.path().join("stats")).is_ok_and(|s| {
-            s.lines().any(|l| l.strip_prefix("overrun:").is_some_and(|v| v.trim() != "0"))
+            s.lines()
+                .any(|l| l.strip_prefix("overrun:").is_some_and(|v| v.trim() != "0"))
         })
     })
 }
 
 /// The `trace` file's header: tracer, entries from `per_cpu/cpuN/stats`, CPU count, legend.
 fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
-    let tracer = t.read_string("current_tracer").unwrap_or_else(|_| "nop".into());
+    let tracer = t
+        .read_string("current_tracer")
+        .unwrap_or_else(|_| "nop".into());
     let (mut entries, mut written, mut cpus) = (0u64, 0u64, 0usize);
     if let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) {
         for e in rd.filter_map(|e| e.ok()) {
@@ -516,7 +628,9 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
     }
     let online = match t.read_string("host/cpu_online") {
         Ok(list) => count_cpu_list(&list),
-        Err(_) if is_live(t) => std::fs::read_to_string("/sys/devices/system/cpu/online").ok().and_then(|l| count_cpu_list(&l)),
+        Err(_) if is_live(t) => std::fs::read_to_string("/sys/devices/system/cpu/online")
+            .ok()
+            .and_then(|l| count_cpu_list(&l)),
         Err(_) => None,
     };
     style.write_header(out, tracer.trim(), entries, written, online.unwrap_or(cpus));
@@ -531,8 +645,12 @@ struct StreamInstance {
 impl Drop for StreamInstance {
     fn drop(&mut self) {
         let rel = format!("instances/{}", self.name);
-        let _ = self.top.write(format!("{rel}/tracing_on"), b"0", AppendMode::Truncate);
-        let _ = self.top.write(format!("{rel}/events/enable"), b"0", AppendMode::Truncate);
+        let _ = self
+            .top
+            .write(format!("{rel}/tracing_on"), b"0", AppendMode::Truncate);
+        let _ = self
+            .top
+            .write(format!("{rel}/events/enable"), b"0", AppendMode::Truncate);
         for _ in 0..50 {
             match std::fs::remove_dir(self.top.path(&rel)) {
                 Ok(()) => return,
@@ -540,7 +658,10 @@ impl Drop for StreamInstance {
                 Err(_) => std::thread::sleep(Duration::from_millis(20)),
             }
         }
-        eprintln!("tracectl: could not remove {}: rmdir it by hand", self.top.path(&rel).display());
+        eprintln!(
+            "tracectl: could not remove {}: rmdir it by hand",
+            self.top.path(&rel).display()
+        );
     }
 }
 
@@ -556,15 +677,26 @@ fn live(top: &Tracefs, args: &Args) -> Result<i32> {
         let name = format!("tracectl-stream-{}", std::process::id());
         let path = top.path(format!("instances/{name}"));
         std::fs::create_dir(&path).with_context(|| format!("creating {}", path.display()))?;
-        guard = Some(StreamInstance { top: top.clone(), name: name.clone() });
+        guard = Some(StreamInstance {
+            top: top.clone(),
+            name: name.clone(),
+        });
         let it = Tracefs::at(path);
         for (sys, ev) in &selected {
-            it.write(format!("events/{sys}/{ev}/enable"), b"1", AppendMode::Truncate)?;
+            it.write(
+                format!("events/{sys}/{ev}/enable"),
+                b"1",
+                AppendMode::Truncate,
+            )?;
         }
         it
     };
     let mut layout = layout;
-    if let Some(kb) = buffer.read_string("buffer_subbuf_size_kb").ok().and_then(|s| s.trim().parse::<usize>().ok()) {
+    if let Some(kb) = buffer
+        .read_string("buffer_subbuf_size_kb")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+    {
         layout.subbuf_size = kb * 1024;
     }
     let mut p = printer_for(&buffer, top, layout.big_endian, args);
@@ -572,7 +704,9 @@ fn live(top: &Tracefs, args: &Args) -> Result<i32> {
     let mut reader = LiveReader::open(&buffer, &layout, args.cpu)?;
     let cpus = reader.cpus();
     let mut bufs: Vec<Vec<u8>> = cpus.iter().map(|_| Vec::new()).collect();
-    let deadline = args.duration_ms.map(|ms| Instant::now() + Duration::from_millis(ms));
+    let deadline = args
+        .duration_ms
+        .map(|ms| Instant::now() + Duration::from_millis(ms));
     let stdout = io::stdout();
     let mut w = stdout.lock();
     let mut out = Vec::with_capacity(1 << 16);
@@ -591,10 +725,15 @@ fn live(top: &Tracefs, args: &Args) -> Result<i32> {
                 })
             });
             if unknown && last_cmdlines.elapsed() > Duration::from_millis(50) {
-                p.comms.load_saved_cmdlines(&top.read_string("saved_cmdlines").unwrap_or_default());
+                p.comms
+                    .load_saved_cmdlines(&top.read_string("saved_cmdlines").unwrap_or_default());
                 last_cmdlines = Instant::now();
             }
-            let streams: Vec<_> = bufs.iter().zip(&cpus).map(|(b, c)| CpuStream::new(layout, *c, b)).collect();
+            let streams: Vec<_> = bufs
+                .iter()
+                .zip(&cpus)
+                .map(|(b, c)| CpuStream::new(layout, *c, b))
+                .collect();
             for item in Merge::new(streams) {
                 p.entry(item, &mut out);
             }
@@ -627,7 +766,11 @@ extern "C" fn on_signal(_: libc::c_int) {
 /// state on its own exit path; returns that flag.
 pub fn stop_flag() -> &'static AtomicBool {
     use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    let action = SigAction::new(SigHandler::Handler(on_signal), SaFlags::empty(), SigSet::empty());
+    let action = SigAction::new(
+        SigHandler::Handler(on_signal),
+        SaFlags::empty(),
+        SigSet::empty(),
+    );
     for sig in [Signal::SIGINT, Signal::SIGTERM] {
         // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
         let _ = unsafe { sigaction(sig, &action) };

@@ -16,9 +16,9 @@ pub(crate) enum Tok {
 }
 
 const PUNCTS: &[&str] = &[
-    "<<=", ">>=", "...", "->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=",
-    "|=", "^=", "(", ")", "[", "]", "{", "}", ",", ";", "?", ":", "+", "-", "*", "/", "%", "&", "|", "^", "!", "~", "<", ">",
-    "=", ".",
+    "<<=", ">>=", "...", "->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--", "+=",
+    "-=", "*=", "/=", "%=", "&=", "|=", "^=", "(", ")", "[", "]", "{", "}", ",", ";", "?", ":",
+    "+", "-", "*", "/", "%", "&", "|", "^", "!", "~", "<", ">", "=", ".",
 ];
 
 /// Split a `print fmt` into tokens; adjacent string literals are joined, as C does.
@@ -52,7 +52,10 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Tok>, String> {
             }
             let text = &src[start..i];
             let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
-            let v = if let Some(h) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+            let v = if let Some(h) = digits
+                .strip_prefix("0x")
+                .or_else(|| digits.strip_prefix("0X"))
+            {
                 u64::from_str_radix(h, 16)
             } else if digits.len() > 1 && digits.starts_with('0') {
                 u64::from_str_radix(&digits[1..], 8)
@@ -60,7 +63,11 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Tok>, String> {
                 digits.parse::<u64>()
             };
             let v = v.map_err(|_| format!("bad number `{text}`"))?;
-            out.push(if digits.len() != text.len() && text.contains(['l', 'L']) { Tok::LNum(v) } else { Tok::Num(v) });
+            out.push(if digits.len() != text.len() && text.contains(['l', 'L']) {
+                Tok::LNum(v)
+            } else {
+                Tok::Num(v)
+            });
             continue;
         }
         if c.is_ascii_alphabetic() || c == b'_' {
@@ -76,7 +83,12 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Tok>, String> {
                 out.push(Tok::Punct(p));
                 i += p.len();
             }
-            None => return Err(format!("unexpected character `{}`", src[i..].chars().next().unwrap_or('?'))),
+            None => {
+                return Err(format!(
+                    "unexpected character `{}`",
+                    src[i..].chars().next().unwrap_or('?')
+                ))
+            }
         }
     }
     Ok(out)
@@ -200,9 +212,10 @@ pub(crate) fn prec(op: &str) -> Option<u8> {
 }
 
 const TYPE_WORDS: &[&str] = &[
-    "unsigned", "signed", "int", "long", "short", "char", "void", "bool", "_Bool", "const", "volatile", "struct", "enum",
-    "union", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "__u8", "__u16", "__u32", "__u64", "__s8", "__s16",
-    "__s32", "__s64", "uint", "ulong", "__le16", "__le32", "__le64", "__be16", "__be32", "__be64", "__user",
+    "unsigned", "signed", "int", "long", "short", "char", "void", "bool", "_Bool", "const",
+    "volatile", "struct", "enum", "union", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+    "__u8", "__u16", "__u32", "__u64", "__s8", "__s16", "__s32", "__s64", "uint", "ulong",
+    "__le16", "__le32", "__le64", "__be16", "__be32", "__be64", "__user",
 ];
 
 fn is_type_word(s: &str) -> bool {
@@ -211,7 +224,13 @@ fn is_type_word(s: &str) -> bool {
 
 impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
     pub(crate) fn new(toks: &'t [Tok], long_size: usize, field: F) -> Self {
-        Parser { toks, pos: 0, locals: Vec::new(), long_size, field }
+        Parser {
+            toks,
+            pos: 0,
+            locals: Vec::new(),
+            long_size,
+            field,
+        }
     }
 
     pub(crate) fn at_end(&self) -> bool {
@@ -260,7 +279,10 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
                 self.pos += 1;
                 Ok(s.clone())
             }
-            _ => Err(format!("print fmt does not start with a string literal but {}", self.describe())),
+            _ => Err(format!(
+                "print fmt does not start with a string literal but {}",
+                self.describe()
+            )),
         }
     }
 
@@ -269,7 +291,11 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
         let c = self.binary(1)?;
         if self.eat("?") {
             // GNU `a ?: b`
-            let t = if self.peek_punct(":") { c.clone() } else { self.expr()? };
+            let t = if self.peek_punct(":") {
+                c.clone()
+            } else {
+                self.expr()?
+            };
             self.expect(":")?;
             let f = self.expr()?;
             return Ok(Expr::Cond(Box::new(c), Box::new(t), Box::new(f)));
@@ -317,7 +343,10 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
                 break;
             }
             // `struct foo`: the tag is any identifier.
-            let after_tag = matches!(words.last(), Some(&"struct") | Some(&"union") | Some(&"enum"));
+            let after_tag = matches!(
+                words.last(),
+                Some(&"struct") | Some(&"union") | Some(&"enum")
+            );
             if !words.is_empty() && !after_tag && !is_type_word(w) {
                 break;
             }
@@ -332,17 +361,42 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
         while self.eat("*") {
             stars += 1;
         }
-        let base = words.iter().filter(|w| !matches!(**w, "const" | "volatile" | "__user")).copied().collect::<Vec<_>>().join(" ");
+        let base = words
+            .iter()
+            .filter(|w| !matches!(**w, "const" | "volatile" | "__user"))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
         let signed_word = words.contains(&"signed");
-        let unsigned = words.contains(&"unsigned") || base.starts_with('u') || base.starts_with("__u") || base.starts_with("__le") || base.starts_with("__be");
+        let unsigned = words.contains(&"unsigned")
+            || base.starts_with('u')
+            || base.starts_with("__u")
+            || base.starts_with("__le")
+            || base.starts_with("__be");
         let base_size = super::format::c_type_size(&base, self.long_size);
         if stars > 0 {
-            let tagged = base.strip_prefix("struct ").and_then(super::constants::struct_size);
-            let elem = if stars == 1 { base_size.or(tagged).unwrap_or(0) as u8 } else { self.long_size as u8 };
-            return Some(CType { size: self.long_size as u8, signed: false, pointer: true, elem });
+            let tagged = base
+                .strip_prefix("struct ")
+                .and_then(super::constants::struct_size);
+            let elem = if stars == 1 {
+                base_size.or(tagged).unwrap_or(0) as u8
+            } else {
+                self.long_size as u8
+            };
+            return Some(CType {
+                size: self.long_size as u8,
+                signed: false,
+                pointer: true,
+                elem,
+            });
         }
         if base == "void" {
-            return Some(CType { size: 0, signed: false, pointer: false, elem: 0 });
+            return Some(CType {
+                size: 0,
+                signed: false,
+                pointer: false,
+                elem: 0,
+            });
         }
         let size = match base_size {
             Some(s) => s,
@@ -350,9 +404,22 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
             // An unknown typedef (`gfp_t`, `__kernel_rwf_t`): keep the value's width.
             None => 0,
         };
-        let signed = if base == "char" { !unsigned } else { !unsigned || signed_word };
-        let signed = signed && !matches!(base.as_str(), "bool" | "_Bool" | "size_t" | "dev_t" | "gfp_t");
-        Some(CType { size: size as u8, signed, pointer: false, elem: 0 })
+        let signed = if base == "char" {
+            !unsigned
+        } else {
+            !unsigned || signed_word
+        };
+        let signed = signed
+            && !matches!(
+                base.as_str(),
+                "bool" | "_Bool" | "size_t" | "dev_t" | "gfp_t"
+            );
+        Some(CType {
+            size: size as u8,
+            signed,
+            pointer: false,
+            elem: 0,
+        })
     }
 
     fn unary(&mut self) -> Result<Expr, String> {
@@ -435,11 +502,21 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
     }
 
     fn primary(&mut self) -> Result<Expr, String> {
-        let t = self.peek().ok_or_else(|| "expression expected at end of print fmt".to_string())?;
+        let t = self
+            .peek()
+            .ok_or_else(|| "expression expected at end of print fmt".to_string())?;
         self.pos += 1;
         match t {
             Tok::Num(n) => Ok(Expr::Num(*n)),
-            Tok::LNum(n) => Ok(Expr::Cast(CType { size: 8, signed: *n <= i64::MAX as u64, pointer: false, elem: 0 }, Box::new(Expr::Num(*n)))),
+            Tok::LNum(n) => Ok(Expr::Cast(
+                CType {
+                    size: 8,
+                    signed: *n <= i64::MAX as u64,
+                    pointer: false,
+                    elem: 0,
+                },
+                Box::new(Expr::Num(*n)),
+            )),
             Tok::Str(s) => Ok(Expr::Str(s.clone())),
             Tok::Ident(s) => match self.locals.iter().rposition(|l| l == s) {
                 Some(slot) => Ok(Expr::Local(slot)),
@@ -533,15 +610,41 @@ mod tests {
     fn precedence_casts_and_fields() {
         assert_eq!(
             parse("1 + 2 * 3"),
-            Expr::Binary("+", Box::new(Expr::Num(1)), Box::new(Expr::Binary("*", Box::new(Expr::Num(2)), Box::new(Expr::Num(3)))))
+            Expr::Binary(
+                "+",
+                Box::new(Expr::Num(1)),
+                Box::new(Expr::Binary(
+                    "*",
+                    Box::new(Expr::Num(2)),
+                    Box::new(Expr::Num(3))
+                ))
+            )
         );
         assert_eq!(
             parse("(unsigned int)REC->a"),
-            Expr::Cast(CType { size: 4, signed: false, pointer: false, elem: 0 }, Box::new(Expr::Field(7)))
+            Expr::Cast(
+                CType {
+                    size: 4,
+                    signed: false,
+                    pointer: false,
+                    elem: 0
+                },
+                Box::new(Expr::Field(7))
+            )
         );
         assert_eq!(parse("sizeof(u64)"), Expr::Num(8));
         assert!(matches!(parse("REC->a ? \"x\" : \"y\""), Expr::Cond(..)));
-        assert!(matches!(parse("(char *)REC->a"), Expr::Cast(CType { pointer: true, elem: 1, .. }, _)));
+        assert!(matches!(
+            parse("(char *)REC->a"),
+            Expr::Cast(
+                CType {
+                    pointer: true,
+                    elem: 1,
+                    ..
+                },
+                _
+            )
+        ));
     }
 
     #[test]

@@ -71,7 +71,12 @@ pub struct FormatError {
 
 impl fmt::Display for FormatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "events/{}/format: {}", self.event.replace(':', "/"), self.message)
+        write!(
+            f,
+            "events/{}/format: {}",
+            self.event.replace(':', "/"),
+            self.message
+        )
     }
 }
 
@@ -103,7 +108,11 @@ impl Schema {
     /// prints `field=value` pairs instead (see [`Schema::print_fallback`]).
     pub fn parse(system: &str, format_text: &str, long_size: usize) -> Result<Schema, FormatError> {
         let err = |event: &str, message: String| FormatError {
-            event: if event.is_empty() { system.to_string() } else { format!("{system}:{event}") },
+            event: if event.is_empty() {
+                system.to_string()
+            } else {
+                format!("{system}:{event}")
+            },
             message,
         };
         let mut name = None;
@@ -112,8 +121,13 @@ impl Schema {
         let mut print_fmt = None;
         // The print fmt is last and may span lines (a format string with a raw newline).
         let (head, fmt_rest) = match format_text.find("\nprint fmt:") {
-            Some(i) => (&format_text[..i + 1], Some(&format_text[i + 1 + "print fmt:".len()..])),
-            None if format_text.starts_with("print fmt:") => ("", Some(&format_text["print fmt:".len()..])),
+            Some(i) => (
+                &format_text[..i + 1],
+                Some(&format_text[i + 1 + "print fmt:".len()..]),
+            ),
+            None if format_text.starts_with("print fmt:") => {
+                ("", Some(&format_text["print fmt:".len()..]))
+            }
             None => (format_text, None),
         };
         if let Some(rest) = fmt_rest {
@@ -126,17 +140,27 @@ impl Schema {
                 name = Some(v.trim().to_string());
             } else if let Some(v) = line.strip_prefix("ID:") {
                 let v = v.trim();
-                id = Some(v.parse::<u16>().map_err(|_| err(ev, format!("line {}: ID `{v}` is not a number 0..65535", lineno + 1)))?);
+                id = Some(v.parse::<u16>().map_err(|_| {
+                    err(
+                        ev,
+                        format!("line {}: ID `{v}` is not a number 0..65535", lineno + 1),
+                    )
+                })?);
             } else if t.starts_with("field:") || t.starts_with("field ") {
-                let f = parse_field_line(t, long_size).map_err(|m| err(ev, format!("line {}: {m}: `{t}`", lineno + 1)))?;
+                let f = parse_field_line(t, long_size)
+                    .map_err(|m| err(ev, format!("line {}: {m}: `{t}`", lineno + 1)))?;
                 fields.push(f);
             }
         }
-        let name = name.ok_or_else(|| err("", "no `name:` line (is this a format file?)".into()))?;
+        let name =
+            name.ok_or_else(|| err("", "no `name:` line (is this a format file?)".into()))?;
         let id = id.ok_or_else(|| err(&name, "no `ID:` line".into()))?;
         let print_fmt = print_fmt.ok_or_else(|| err(&name, "no `print fmt:` line".into()))?;
         if long_size != 4 && long_size != 8 {
-            return Err(err(&name, format!("long size {long_size}, expected 4 or 8")));
+            return Err(err(
+                &name,
+                format!("long size {long_size}, expected 4 or 8"),
+            ));
         }
         let mut schema = Schema {
             id,
@@ -181,36 +205,54 @@ pub(crate) fn c_type_size(ty: &str, long_size: usize) -> Option<usize> {
     }
     let words: Vec<&str> = ty
         .split_whitespace()
-        .filter(|w| !matches!(*w, "const" | "volatile" | "unsigned" | "signed" | "struct" | "enum" | "__user"))
+        .filter(|w| {
+            !matches!(
+                *w,
+                "const" | "volatile" | "unsigned" | "signed" | "struct" | "enum" | "__user"
+            )
+        })
         .collect();
     let base = words.join(" ");
     Some(match base.as_str() {
         "" | "int" => 4, // bare `unsigned`
         "char" | "bool" | "_Bool" | "u8" | "s8" | "__u8" | "__s8" | "uint8_t" | "int8_t" => 1,
-        "short" | "short int" | "u16" | "s16" | "__u16" | "__s16" | "__le16" | "__be16" | "uint16_t" | "int16_t" | "umode_t" => 2,
-        "u32" | "s32" | "__u32" | "__s32" | "__le32" | "__be32" | "uint32_t" | "int32_t" | "pid_t" | "uid_t" | "gid_t" | "dev_t"
-        | "gfp_t" | "fmode_t" | "blk_opf_t" | "blk_status_t" | "xfs_agnumber_t" | "xfs_agblock_t" | "xfs_extlen_t" | "__wsum"
-        | "slab_flags_t" | "clockid_t" | "key_serial_t" | "ext4_lblk_t" | "xfs_nlink_t" | "xfs_dahash_t" => 4,
-        "long long" | "long long int" | "u64" | "s64" | "__u64" | "__s64" | "__le64" | "__be64" | "uint64_t" | "int64_t" | "loff_t"
-        | "sector_t" | "ktime_t" | "blkcnt_t" | "xfs_ino_t" | "xfs_fsblock_t" | "xfs_daddr_t" | "xfs_off_t" | "xfs_fileoff_t"
-        | "xfs_rfsblock_t" | "xfs_filblks_t" | "xfs_fsize_t" | "xfs_lsn_t" | "ino_t" | "time64_t" | "phys_addr_t" | "dma_addr_t"
-        | "resource_size_t" | "netdev_features_t" | "u128" => 8,
-        "long" | "long int" | "size_t" | "ssize_t" | "unsigned long" | "ulong" | "off_t" | "pgoff_t" | "uintptr_t" | "intptr_t"
-        | "time_t" | "clock_t" | "atomic_long_t" => long_size,
+        "short" | "short int" | "u16" | "s16" | "__u16" | "__s16" | "__le16" | "__be16"
+        | "uint16_t" | "int16_t" | "umode_t" => 2,
+        "u32" | "s32" | "__u32" | "__s32" | "__le32" | "__be32" | "uint32_t" | "int32_t"
+        | "pid_t" | "uid_t" | "gid_t" | "dev_t" | "gfp_t" | "fmode_t" | "blk_opf_t"
+        | "blk_status_t" | "xfs_agnumber_t" | "xfs_agblock_t" | "xfs_extlen_t" | "__wsum"
+        | "slab_flags_t" | "clockid_t" | "key_serial_t" | "ext4_lblk_t" | "xfs_nlink_t"
+        | "xfs_dahash_t" => 4,
+        "long long" | "long long int" | "u64" | "s64" | "__u64" | "__s64" | "__le64" | "__be64"
+        | "uint64_t" | "int64_t" | "loff_t" | "sector_t" | "ktime_t" | "blkcnt_t" | "xfs_ino_t"
+        | "xfs_fsblock_t" | "xfs_daddr_t" | "xfs_off_t" | "xfs_fileoff_t" | "xfs_rfsblock_t"
+        | "xfs_filblks_t" | "xfs_fsize_t" | "xfs_lsn_t" | "ino_t" | "time64_t" | "phys_addr_t"
+        | "dma_addr_t" | "resource_size_t" | "netdev_features_t" | "u128" => 8,
+        "long" | "long int" | "size_t" | "ssize_t" | "unsigned long" | "ulong" | "off_t"
+        | "pgoff_t" | "uintptr_t" | "intptr_t" | "time_t" | "clock_t" | "atomic_long_t" => {
+            long_size
+        }
         _ => return None,
     })
 }
 
 /// `field:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;`
 fn parse_field_line(line: &str, long_size: usize) -> Result<Field, String> {
-    let rest = line.strip_prefix("field:").or_else(|| line.strip_prefix("field")).ok_or("not a field line")?;
+    let rest = line
+        .strip_prefix("field:")
+        .or_else(|| line.strip_prefix("field"))
+        .ok_or("not a field line")?;
     let (decl, attrs) = rest.split_once(';').ok_or("no `;` after the declaration")?;
     let mut offset = None;
     let mut size = None;
     let mut signed = None;
     for attr in attrs.split(';') {
         let attr = attr.trim();
-        let num = |v: &str| v.trim().parse::<usize>().map_err(|_| format!("`{attr}` is not a number"));
+        let num = |v: &str| {
+            v.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("`{attr}` is not a number"))
+        };
         if let Some(v) = attr.strip_prefix("offset:") {
             offset = Some(num(v)?);
         } else if let Some(v) = attr.strip_prefix("size:") {
@@ -255,7 +297,10 @@ fn parse_field_line(line: &str, long_size: usize) -> Result<Field, String> {
         return Err("no type before the field name".into());
     }
     let bad_size = |what: &str| Err(format!("{what} field with size {size}"));
-    let kind = if let Some(t) = type_name.strip_prefix("__data_loc").or_else(|| type_name.strip_prefix("__rel_loc")) {
+    let kind = if let Some(t) = type_name
+        .strip_prefix("__data_loc")
+        .or_else(|| type_name.strip_prefix("__rel_loc"))
+    {
         if size != 4 {
             return bad_size("__data_loc/__rel_loc");
         }
@@ -267,27 +312,45 @@ fn parse_field_line(line: &str, long_size: usize) -> Result<Field, String> {
             FieldKind::RelLoc { elem_size }
         }
     } else if let Some(len) = array {
-        let is_char = matches!(type_name.as_str(), "char" | "const char" | "unsigned char" | "signed char");
+        let is_char = matches!(
+            type_name.as_str(),
+            "char" | "const char" | "unsigned char" | "signed char"
+        );
         let elem_guess = c_type_size(&type_name, long_size);
         if len.is_empty() {
-            FieldKind::DynamicArray { elem_size: elem_guess.unwrap_or(1).max(1) }
+            FieldKind::DynamicArray {
+                elem_size: elem_guess.unwrap_or(1).max(1),
+            }
         } else if is_char && type_name != "unsigned char" {
             FieldKind::CharArray { len: size }
         } else {
-            let n = len.parse::<usize>().ok().filter(|&n| n > 0 && size % n == 0);
+            let n = len
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0 && size % n == 0);
             let elem_size = match (n, elem_guess) {
                 (Some(n), _) => size / n,
                 (None, Some(e)) if e > 0 && size % e == 0 => e,
                 _ => 1,
             };
-            FieldKind::Array { len: size.checked_div(elem_size).unwrap_or(0), elem_size }
+            FieldKind::Array {
+                len: size.checked_div(elem_size).unwrap_or(0),
+                elem_size,
+            }
         }
     } else if type_name.ends_with('*') {
         FieldKind::Pointer
     } else {
         FieldKind::Scalar
     };
-    Ok(Field { name: name.to_string(), type_name, offset, size, signed, kind })
+    Ok(Field {
+        name: name.to_string(),
+        type_name,
+        offset,
+        size,
+        signed,
+        kind,
+    })
 }
 
 impl Field {
@@ -297,11 +360,19 @@ impl Field {
             1 => b[0] as u64,
             2 => {
                 let a = [b[0], b[1]];
-                (if big_endian { u16::from_be_bytes(a) } else { u16::from_le_bytes(a) }) as u64
+                (if big_endian {
+                    u16::from_be_bytes(a)
+                } else {
+                    u16::from_le_bytes(a)
+                }) as u64
             }
             4 => {
                 let a = [b[0], b[1], b[2], b[3]];
-                (if big_endian { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }) as u64
+                (if big_endian {
+                    u32::from_be_bytes(a)
+                } else {
+                    u32::from_le_bytes(a)
+                }) as u64
             }
             8 => {
                 let a: [u8; 8] = b.try_into().ok()?;
@@ -375,7 +446,10 @@ impl Field {
 
     /// Whether the field's value lives outside its fixed slot.
     pub fn is_dynamic(&self) -> bool {
-        matches!(self.kind, FieldKind::DataLoc { .. } | FieldKind::RelLoc { .. } | FieldKind::DynamicArray { .. })
+        matches!(
+            self.kind,
+            FieldKind::DataLoc { .. } | FieldKind::RelLoc { .. } | FieldKind::DynamicArray { .. }
+        )
     }
 }
 
@@ -398,8 +472,12 @@ impl Field {
     pub fn value<'a>(&self, data: &'a [u8], big_endian: bool) -> Option<FieldValue<'a>> {
         let is_char = self.type_name.contains("char") && !self.type_name.contains("unsigned char");
         match self.kind {
-            FieldKind::Scalar if self.signed => self.read_i64(data, big_endian).map(FieldValue::Int),
-            FieldKind::Scalar | FieldKind::Pointer => self.read_u64(data, big_endian).map(FieldValue::UInt),
+            FieldKind::Scalar if self.signed => {
+                self.read_i64(data, big_endian).map(FieldValue::Int)
+            }
+            FieldKind::Scalar | FieldKind::Pointer => {
+                self.read_u64(data, big_endian).map(FieldValue::UInt)
+            }
             FieldKind::CharArray { .. } => self.str(data, big_endian).map(FieldValue::Str),
             _ if is_char => self.str(data, big_endian).map(FieldValue::Str),
             FieldKind::Array { elem_size, .. }
@@ -409,7 +487,9 @@ impl Field {
                 let b = self.bytes(data, big_endian)?;
                 let el = elem_size.max(1);
                 Some(FieldValue::Array(
-                    b.chunks_exact(el).filter_map(|c| self.raw(c, big_endian, 0, el).or(Some(c[0] as u64))).collect(),
+                    b.chunks_exact(el)
+                        .filter_map(|c| self.raw(c, big_endian, 0, el).or(Some(c[0] as u64)))
+                        .collect(),
                 ))
             }
         }
@@ -467,8 +547,20 @@ print fmt: \"prev_comm=%s\", REC->prev_comm\n";
         assert_eq!(k("rel"), FieldKind::RelLoc { elem_size: 4 });
         assert_eq!(k("fmt"), FieldKind::Pointer);
         assert_eq!(k("buf"), FieldKind::DynamicArray { elem_size: 4 });
-        assert_eq!(k("arr"), FieldKind::Array { len: 3, elem_size: 8 });
-        assert_eq!(k("saddr"), FieldKind::Array { len: 28, elem_size: 1 });
+        assert_eq!(
+            k("arr"),
+            FieldKind::Array {
+                len: 3,
+                elem_size: 8
+            }
+        );
+        assert_eq!(
+            k("saddr"),
+            FieldKind::Array {
+                len: 28,
+                elem_size: 1
+            }
+        );
         assert!(s.field("prev_pid").unwrap().signed);
         assert_eq!(s.field("fmt").unwrap().type_name, "const char *");
         assert_eq!(s.print_fmt, "\"prev_comm=%s\", REC->prev_comm");
@@ -532,9 +624,19 @@ print fmt: \"prev_comm=%s\", REC->prev_comm\n";
     fn errors_name_the_problem() {
         let e = Schema::parse("x", "name: y\nformat:\nprint fmt: \"\"\n", 8).unwrap_err();
         assert!(e.to_string().contains("events/x/y/format: no `ID:`"), "{e}");
-        let e = Schema::parse("x", "name: y\nID: 9\n\tfield:int a;\toffset:zz;\tsize:4;\n", 8).unwrap_err();
+        let e = Schema::parse(
+            "x",
+            "name: y\nID: 9\n\tfield:int a;\toffset:zz;\tsize:4;\n",
+            8,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("offset:zz"), "{e}");
-        let e = Schema::parse("x", "name: y\nID: 9\n\tfield:int é;\toffset:0;\tsize:4;\n", 8).unwrap_err();
+        let e = Schema::parse(
+            "x",
+            "name: y\nID: 9\n\tfield:int é;\toffset:0;\tsize:4;\n",
+            8,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("no field name"), "{e}");
         let e = Schema::parse("x", "name: y\nID: 70000\n", 8).unwrap_err();
         assert!(e.to_string().contains("70000"), "{e}");

@@ -42,7 +42,9 @@ impl HeaderPage {
         let mut commit = None;
         let mut data = None;
         for line in text.lines() {
-            let Some((name, offset, size)) = parse_field_line(line) else { continue };
+            let Some((name, offset, size)) = parse_field_line(line) else {
+                continue;
+            };
             match name {
                 "timestamp" => ts = Some((offset, size)),
                 "commit" => commit = Some((offset, size)),
@@ -57,12 +59,23 @@ impl HeaderPage {
         let (commit_offset, commit_size) = commit.ok_or_else(|| missing("commit"))?;
         let (data_offset, data_size) = data.ok_or_else(|| missing("data"))?;
         if commit_size != 4 && commit_size != 8 {
-            return Err(HeaderPageError { message: format!("commit size {commit_size}, expected 4 or 8") });
+            return Err(HeaderPageError {
+                message: format!("commit size {commit_size}, expected 4 or 8"),
+            });
         }
         if timestamp_size != 8 {
-            return Err(HeaderPageError { message: format!("timestamp size {timestamp_size}, expected 8") });
+            return Err(HeaderPageError {
+                message: format!("timestamp size {timestamp_size}, expected 8"),
+            });
         }
-        Ok(HeaderPage { timestamp_offset, timestamp_size, commit_offset, commit_size, data_offset, data_size })
+        Ok(HeaderPage {
+            timestamp_offset,
+            timestamp_size,
+            commit_offset,
+            commit_size,
+            data_offset,
+            data_size,
+        })
     }
 
     /// The kernel's `sizeof(long)`, taken from the `commit` field.
@@ -99,7 +112,14 @@ pub struct HeaderEvent {
 
 impl Default for HeaderEvent {
     fn default() -> Self {
-        HeaderEvent { type_len_bits: 5, time_delta_bits: 27, padding: 29, time_extend: 30, time_stamp: 31, data_max_type_len: 28 }
+        HeaderEvent {
+            type_len_bits: 5,
+            time_delta_bits: 27,
+            padding: 29,
+            time_extend: 30,
+            time_stamp: 31,
+            data_max_type_len: 28,
+        }
     }
 }
 
@@ -109,29 +129,43 @@ impl HeaderEvent {
     pub fn parse(text: &str) -> Result<HeaderEvent, HeaderPageError> {
         let mut h = HeaderEvent::default();
         let mut seen = false;
-        let num = |v: &str| -> Option<u32> { v.split_whitespace().find_map(|w| w.parse::<u32>().ok()) };
+        let num =
+            |v: &str| -> Option<u32> { v.split_whitespace().find_map(|w| w.parse::<u32>().ok()) };
         for line in text.lines() {
             let line = line.trim();
-            let Some((key, val)) = line.split_once(':').or_else(|| line.split_once("==")) else { continue };
+            let Some((key, val)) = line.split_once(':').or_else(|| line.split_once("==")) else {
+                continue;
+            };
             let key = key.trim();
-            let val = val.trim().trim_start_matches("type").trim().trim_start_matches("==");
+            let val = val
+                .trim()
+                .trim_start_matches("type")
+                .trim()
+                .trim_start_matches("==");
             match key {
                 "type_len" => h.type_len_bits = num(val).unwrap_or(h.type_len_bits),
                 "time_delta" => h.time_delta_bits = num(val).unwrap_or(h.time_delta_bits),
                 "padding" => h.padding = num(val).unwrap_or(h.padding),
                 "time_extend" => h.time_extend = num(val).unwrap_or(h.time_extend),
                 "time_stamp" => h.time_stamp = num(val).unwrap_or(h.time_stamp),
-                k if k.starts_with("data max type_len") => h.data_max_type_len = num(val).unwrap_or(h.data_max_type_len),
+                k if k.starts_with("data max type_len") => {
+                    h.data_max_type_len = num(val).unwrap_or(h.data_max_type_len)
+                }
                 _ => continue,
             }
             seen = true;
         }
         if !seen {
-            return Err(HeaderPageError { message: "events/header_event has no `type_len`/`time_delta` lines".into() });
+            return Err(HeaderPageError {
+                message: "events/header_event has no `type_len`/`time_delta` lines".into(),
+            });
         }
         if h.type_len_bits + h.time_delta_bits != 32 {
             return Err(HeaderPageError {
-                message: format!("events/header_event: type_len {} + time_delta {} bits is not 32", h.type_len_bits, h.time_delta_bits),
+                message: format!(
+                    "events/header_event: type_len {} + time_delta {} bits is not 32",
+                    h.type_len_bits, h.time_delta_bits
+                ),
             });
         }
         Ok(h)
@@ -142,7 +176,10 @@ impl HeaderEvent {
 fn parse_field_line(line: &str) -> Option<(&str, usize, usize)> {
     let rest = line.trim().strip_prefix("field:")?;
     let (decl, attrs) = rest.split_once(';')?;
-    let name = decl.trim().rsplit(|c: char| c.is_whitespace() || c == '*').next()?;
+    let name = decl
+        .trim()
+        .rsplit(|c: char| c.is_whitespace() || c == '*')
+        .next()?;
     let mut offset = None;
     let mut size = None;
     for attr in attrs.split(';') {
@@ -184,7 +221,8 @@ mod tests {
 
     #[test]
     fn names_the_missing_field() {
-        let err = HeaderPage::parse("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n").unwrap_err();
+        let err = HeaderPage::parse("\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n")
+            .unwrap_err();
         assert!(err.to_string().contains("`commit`"), "{err}");
     }
 }

@@ -12,7 +12,13 @@ pub(crate) enum PtrArg<'a> {
 }
 
 /// Format one `%p` conversion.
-pub(crate) fn format(env: &PrintEnv, spec: &Spec, arg: &PtrArg, long: u8, out: &mut Vec<u8>) -> Result<(), String> {
+pub(crate) fn format(
+    env: &PrintEnv,
+    spec: &Spec,
+    arg: &PtrArg,
+    long: u8,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     let ext = spec.ext();
     let first = ext.first().copied().unwrap_or(0);
     if env.style == PrintStyle::TraceCmd {
@@ -54,8 +60,11 @@ pub(crate) fn format(env: &PrintEnv, spec: &Spec, arg: &PtrArg, long: u8, out: &
             let kind = ext.get(1).copied().unwrap_or(b'b');
             let le = matches!(kind, b'l' | b'L');
             let upper = matches!(kind, b'B' | b'L');
-            let order: [usize; 16] =
-                if le { [3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15] } else { core::array::from_fn(|i| i) };
+            let order: [usize; 16] = if le {
+                [3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15]
+            } else {
+                core::array::from_fn(|i| i)
+            };
             for (n, &i) in order.iter().enumerate() {
                 if matches!(n, 4 | 6 | 8 | 10) {
                     out.push(b'-');
@@ -69,7 +78,11 @@ pub(crate) fn format(env: &PrintEnv, spec: &Spec, arg: &PtrArg, long: u8, out: &
             Ok(())
         }
         (b'h', PtrArg::Data(d)) => {
-            let n = if spec.width < 0 { 1 } else { spec.width.min(64) as usize };
+            let n = if spec.width < 0 {
+                1
+            } else {
+                spec.width.min(64) as usize
+            };
             let sep = match ext.get(1) {
                 Some(b'C') => Some(b':'),
                 Some(b'D') => Some(b'-'),
@@ -88,7 +101,14 @@ pub(crate) fn format(env: &PrintEnv, spec: &Spec, arg: &PtrArg, long: u8, out: &
         }
         (b'b', PtrArg::Data(d)) => {
             let nbits = spec.width.max(0) as usize;
-            bitmap(out, d, nbits, ext.get(1) == Some(&b'l'), long as usize, env.big_endian);
+            bitmap(
+                out,
+                d,
+                nbits,
+                ext.get(1) == Some(&b'l'),
+                long as usize,
+                env.big_endian,
+            );
             Ok(())
         }
         (0 | b'x' | b'K' | b'X', PtrArg::Addr(a)) => {
@@ -103,8 +123,13 @@ pub(crate) fn format(env: &PrintEnv, spec: &Spec, arg: &PtrArg, long: u8, out: &
             }
             Ok(())
         }
-        (0 | b'x' | b'K', PtrArg::Data(_)) => Err("%p of a payload pointer (its kernel address is unknown)".into()),
-        _ => Err(format!("%p{} is not supported for this argument", String::from_utf8_lossy(ext))),
+        (0 | b'x' | b'K', PtrArg::Data(_)) => {
+            Err("%p of a payload pointer (its kernel address is unknown)".into())
+        }
+        _ => Err(format!(
+            "%p{} is not supported for this argument",
+            String::from_utf8_lossy(ext)
+        )),
     }
 }
 
@@ -181,8 +206,14 @@ fn ip(ext: &[u8], d: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
         }
         Some(b'S') => {
             let flags = &ext[2..];
-            let fam = u16::from_ne_bytes([*d.first().ok_or("empty sockaddr")?, *d.get(1).ok_or("short sockaddr")?]);
-            let port = d.get(2..4).map(|p| u16::from_be_bytes([p[0], p[1]])).unwrap_or(0);
+            let fam = u16::from_ne_bytes([
+                *d.first().ok_or("empty sockaddr")?,
+                *d.get(1).ok_or("short sockaddr")?,
+            ]);
+            let port = d
+                .get(2..4)
+                .map(|p| u16::from_be_bytes([p[0], p[1]]))
+                .unwrap_or(0);
             match fam {
                 2 => {
                     ip4(d.get(4..8).ok_or("short sockaddr_in")?, leading, out);
@@ -211,7 +242,10 @@ fn ip(ext: &[u8], d: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
             }
             Ok(())
         }
-        _ => Err(format!("%p{} is not supported", String::from_utf8_lossy(ext))),
+        _ => Err(format!(
+            "%p{} is not supported",
+            String::from_utf8_lossy(ext)
+        )),
     }
 }
 
@@ -243,7 +277,9 @@ fn ip6_full(a: &[u8], out: &mut Vec<u8>) {
 /// RFC 5952 style as the kernel's `ip6_compressed_string` writes it: the longest run of
 /// zero words (more than one) becomes `::`, IPv4-mapped and -compatible tails print dotted.
 fn ip6_compressed(a: &[u8], out: &mut Vec<u8>) {
-    let words: Vec<u16> = (0..8).map(|i| u16::from_be_bytes([a[2 * i], a[2 * i + 1]])).collect();
+    let words: Vec<u16> = (0..8)
+        .map(|i| u16::from_be_bytes([a[2 * i], a[2 * i + 1]]))
+        .collect();
     let mapped = words[..5].iter().all(|&w| w == 0) && words[5] == 0xffff;
     let useful = if mapped { 6 } else { 8 };
     // Longest run of zeros.
@@ -357,11 +393,23 @@ mod tests {
     use super::*;
 
     fn env() -> PrintEnv<'static> {
-        PrintEnv { kallsyms: None, printk: None, big_endian: false, long_size: 8, hz: None, style: Default::default() }
+        PrintEnv {
+            kallsyms: None,
+            printk: None,
+            big_endian: false,
+            long_size: 8,
+            hz: None,
+            style: Default::default(),
+        }
     }
 
     fn p(ext: &str, width: i32, arg: PtrArg) -> String {
-        let mut spec = Spec { width, prec: -1, conv: b'p', ..Spec::default() };
+        let mut spec = Spec {
+            width,
+            prec: -1,
+            conv: b'p',
+            ..Spec::default()
+        };
         spec.ext[..ext.len()].copy_from_slice(ext.as_bytes());
         let mut out = Vec::new();
         format(&env(), &spec, &arg, 8, &mut out).unwrap();
@@ -371,16 +419,25 @@ mod tests {
     #[test]
     fn addresses_and_network() {
         assert_eq!(p("", -1, PtrArg::Addr(0)), "0000000000000000");
-        assert_eq!(p("", -1, PtrArg::Addr(0xffff888103458600)), "ffff888103458600");
+        assert_eq!(
+            p("", -1, PtrArg::Addr(0xffff888103458600)),
+            "ffff888103458600"
+        );
         assert_eq!(p("S", -1, PtrArg::Addr(0)), "0x0");
         assert_eq!(p("I4", -1, PtrArg::Data(&[10, 0, 2, 15])), "10.0.2.15");
-        assert_eq!(p("i4", -1, PtrArg::Data(&[10, 0, 2, 15])), "010.000.002.015");
+        assert_eq!(
+            p("i4", -1, PtrArg::Data(&[10, 0, 2, 15])),
+            "010.000.002.015"
+        );
         let mut v6 = [0u8; 16];
         v6[0] = 0xfe;
         v6[1] = 0x80;
         v6[15] = 1;
         assert_eq!(p("I6c", -1, PtrArg::Data(&v6)), "fe80::1");
-        assert_eq!(p("I6", -1, PtrArg::Data(&v6)), "fe80:0000:0000:0000:0000:0000:0000:0001");
+        assert_eq!(
+            p("I6", -1, PtrArg::Data(&v6)),
+            "fe80:0000:0000:0000:0000:0000:0000:0001"
+        );
         assert_eq!(p("I6c", -1, PtrArg::Data(&[0; 16])), "::");
         let mut mapped = [0u8; 16];
         mapped[10] = 0xff;
@@ -397,22 +454,44 @@ mod tests {
         sin6[2..4].copy_from_slice(&443u16.to_be_bytes());
         sin6[8..24].copy_from_slice(&v6);
         assert_eq!(p("ISpc", -1, PtrArg::Data(&sin6)), "[fe80::1]:443");
-        assert_eq!(p("M", -1, PtrArg::Data(&[0, 0x1b, 0x21, 0xa, 0xb, 0xc])), "00:1b:21:0a:0b:0c");
-        assert_eq!(p("m", -1, PtrArg::Data(&[0, 0x1b, 0x21, 0xa, 0xb, 0xc])), "001b210a0b0c");
+        assert_eq!(
+            p("M", -1, PtrArg::Data(&[0, 0x1b, 0x21, 0xa, 0xb, 0xc])),
+            "00:1b:21:0a:0b:0c"
+        );
+        assert_eq!(
+            p("m", -1, PtrArg::Data(&[0, 0x1b, 0x21, 0xa, 0xb, 0xc])),
+            "001b210a0b0c"
+        );
     }
 
     #[test]
     fn uuid_hex_and_bitmaps() {
         let u: Vec<u8> = (0..16).collect();
-        assert_eq!(p("U", -1, PtrArg::Data(&u)), "00010203-0405-0607-0809-0a0b0c0d0e0f");
-        assert_eq!(p("Ul", -1, PtrArg::Data(&u)), "03020100-0504-0706-0809-0a0b0c0d0e0f");
+        assert_eq!(
+            p("U", -1, PtrArg::Data(&u)),
+            "00010203-0405-0607-0809-0a0b0c0d0e0f"
+        );
+        assert_eq!(
+            p("Ul", -1, PtrArg::Data(&u)),
+            "03020100-0504-0706-0809-0a0b0c0d0e0f"
+        );
         assert_eq!(p("h", 3, PtrArg::Data(&[1, 0xab, 3, 4])), "01 ab 03");
         assert_eq!(p("hC", 2, PtrArg::Data(&[1, 0xab])), "01:ab");
         assert_eq!(p("hN", 2, PtrArg::Data(&[1, 0xab])), "01ab");
         assert_eq!(p("b", 8, PtrArg::Data(&[0x0f, 0, 0, 0, 0, 0, 0, 0])), "0f");
-        assert_eq!(p("bl", 16, PtrArg::Data(&[0x2f, 0x01, 0, 0, 0, 0, 0, 0])), "0-3,5,8");
+        assert_eq!(
+            p("bl", 16, PtrArg::Data(&[0x2f, 0x01, 0, 0, 0, 0, 0, 0])),
+            "0-3,5,8"
+        );
         let mut out = Vec::new();
-        bitmap(&mut out, &[3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0], 128, false, 8, false);
+        bitmap(
+            &mut out,
+            &[3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],
+            128,
+            false,
+            8,
+            false,
+        );
         assert_eq!(out, b"00000000,00000001,00000000,00000003");
     }
 }

@@ -28,10 +28,19 @@ impl EventPrinter {
     /// left out (addresses then print in hex) rather than failing.
     pub fn from_tracefs(t: &Tracefs) -> Result<EventPrinter, RegistryError> {
         let registry = Registry::from_tracefs(t)?;
-        let printk = t.read_string("printk_formats").ok().map(|s| PrintkFormats::parse(&s));
+        let printk = t
+            .read_string("printk_formats")
+            .ok()
+            .map(|s| PrintkFormats::parse(&s));
         let kallsyms = load_kallsyms(t);
         let hz = load_hz(t);
-        Ok(EventPrinter { registry, kallsyms, printk, hz, style: PrintStyle::Kernel })
+        Ok(EventPrinter {
+            registry,
+            kallsyms,
+            printk,
+            hz,
+            style: PrintStyle::Kernel,
+        })
     }
 
     /// The environment to pass to [`super::Schema::write_text`].
@@ -67,10 +76,15 @@ fn load_hz(t: &Tracefs) -> Option<u32> {
     let text = if let Ok(s) = std::fs::read_to_string(t.path("host/config")) {
         s
     } else {
-        let gz = if t.path("host").exists() { t.path("host/config.gz") } else { "/proc/config.gz".into() };
+        let gz = if t.path("host").exists() {
+            t.path("host/config.gz")
+        } else {
+            "/proc/config.gz".into()
+        };
         let bytes = std::fs::read(gz).ok()?;
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut s).ok()?;
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut s)
+            .ok()?;
         s
     };
     parse_config_hz(&text)
@@ -78,7 +92,11 @@ fn load_hz(t: &Tracefs) -> Option<u32> {
 
 /// The value of `CONFIG_HZ=` in a kernel config.
 pub(crate) fn parse_config_hz(config: &str) -> Option<u32> {
-    config.lines().find_map(|l| l.strip_prefix("CONFIG_HZ=")).and_then(|v| v.trim().parse().ok()).filter(|&hz| hz > 0)
+    config
+        .lines()
+        .find_map(|l| l.strip_prefix("CONFIG_HZ="))
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&hz| hz > 0)
 }
 
 impl EventFormatter for EventPrinter {
@@ -93,7 +111,10 @@ impl EventFormatter for EventPrinter {
 mod tests {
     #[test]
     fn config_hz() {
-        assert_eq!(super::parse_config_hz("# CONFIG_HZ_100 is not set\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n"), Some(250));
+        assert_eq!(
+            super::parse_config_hz("# CONFIG_HZ_100 is not set\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n"),
+            Some(250)
+        );
         assert_eq!(super::parse_config_hz("CONFIG_HZ_PERIODIC=y\n"), None);
     }
 }

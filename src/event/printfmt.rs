@@ -94,7 +94,11 @@ pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, Str
             i += 1;
             continue;
         }
-        let mut s = Spec { width: -1, prec: -1, ..Spec::default() };
+        let mut s = Spec {
+            width: -1,
+            prec: -1,
+            ..Spec::default()
+        };
         while let Some(&f) = fmt.get(i) {
             match f {
                 b'-' => s.left = true,
@@ -159,7 +163,10 @@ pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, Str
                 }
                 // Longer extensions than we keep are unknown to the engine.
                 if fmt.get(i).is_some_and(|c| c.is_ascii_alphanumeric()) && n == 4 {
-                    return Err(format!("unknown %p extension `%p{}`", String::from_utf8_lossy(&fmt[i - 4..=i])));
+                    return Err(format!(
+                        "unknown %p extension `%p{}`",
+                        String::from_utf8_lossy(&fmt[i - 4..=i])
+                    ));
                 }
             }
             other => return Err(format!("unknown conversion `%{}`", other as char)),
@@ -267,11 +274,23 @@ fn norm(v: u64, signed: bool, size: u8) -> Val<'static> {
 
 fn int_of(v: u64) -> Val<'static> {
     if v <= i32::MAX as u64 {
-        Val::Int { v, signed: true, size: 4 }
+        Val::Int {
+            v,
+            signed: true,
+            size: 4,
+        }
     } else if v <= u32::MAX as u64 {
-        Val::Int { v, signed: false, size: 4 }
+        Val::Int {
+            v,
+            signed: false,
+            size: 4,
+        }
     } else {
-        Val::Int { v, signed: v <= i64::MAX as u64, size: 8 }
+        Val::Int {
+            v,
+            signed: v <= i64::MAX as u64,
+            size: 8,
+        }
     }
 }
 
@@ -282,16 +301,24 @@ impl Program {
             Err(e) => Kind::Fallback(e),
         };
         let as_written = match kind {
-            Kind::SyscallEnter { .. } | Kind::SyscallExit { .. } => compile_printf(schema).ok().map(Box::new),
+            Kind::SyscallEnter { .. } | Kind::SyscallExit { .. } => {
+                compile_printf(schema).ok().map(Box::new)
+            }
             _ => None,
         };
-        Program { kind, as_written, ..Program::default() }
+        Program {
+            kind,
+            as_written,
+            ..Program::default()
+        }
     }
 
     pub(crate) fn fallback_reason(&self) -> Option<&str> {
         match &self.kind {
             Kind::Fallback(r) => Some(r),
-            Kind::Printf { unknown: Some(r), .. } => Some(r),
+            Kind::Printf {
+                unknown: Some(r), ..
+            } => Some(r),
             _ => self.runtime_reason.get().map(|s| s.as_str()),
         }
     }
@@ -319,28 +346,75 @@ impl Program {
 }
 
 fn compile_kind(schema: &Schema) -> Result<Kind, String> {
-    let idx = |n: &str| schema.field_index(n).ok_or_else(|| format!("no field `{n}`"));
+    let idx = |n: &str| {
+        schema
+            .field_index(n)
+            .ok_or_else(|| format!("no field `{n}`"))
+    };
     if schema.system == "ftrace" {
         match schema.name.as_str() {
-            "print" => return Ok(Kind::FtracePrint { ip: idx("ip")?, buf: idx("buf")? }),
-            "bprint" => return Ok(Kind::FtraceBprint { ip: idx("ip")?, fmt: idx("fmt")?, buf: idx("buf")? }),
-            "bputs" => return Ok(Kind::FtraceBputs { ip: idx("ip")?, str: idx("str")? }),
-            "function" => return Ok(Kind::FtraceFunction { ip: idx("ip")?, parent: idx("parent_ip")? }),
-            "raw_data" => return Ok(Kind::FtraceRawData { id: idx("id")?, buf: idx("buf")? }),
-            "kernel_stack" => return Ok(Kind::FtraceKernelStack { caller: idx("caller")? }),
-            "user_stack" => return Ok(Kind::FtraceUserStack { caller: idx("caller")? }),
+            "print" => {
+                return Ok(Kind::FtracePrint {
+                    ip: idx("ip")?,
+                    buf: idx("buf")?,
+                })
+            }
+            "bprint" => {
+                return Ok(Kind::FtraceBprint {
+                    ip: idx("ip")?,
+                    fmt: idx("fmt")?,
+                    buf: idx("buf")?,
+                })
+            }
+            "bputs" => {
+                return Ok(Kind::FtraceBputs {
+                    ip: idx("ip")?,
+                    str: idx("str")?,
+                })
+            }
+            "function" => {
+                return Ok(Kind::FtraceFunction {
+                    ip: idx("ip")?,
+                    parent: idx("parent_ip")?,
+                })
+            }
+            "raw_data" => {
+                return Ok(Kind::FtraceRawData {
+                    id: idx("id")?,
+                    buf: idx("buf")?,
+                })
+            }
+            "kernel_stack" => {
+                return Ok(Kind::FtraceKernelStack {
+                    caller: idx("caller")?,
+                })
+            }
+            "user_stack" => {
+                return Ok(Kind::FtraceUserStack {
+                    caller: idx("caller")?,
+                })
+            }
             _ => {}
         }
     }
     if schema.system == "syscalls" {
         if let Some(call) = schema.name.strip_prefix("sys_enter_") {
             let args = (0..schema.fields.len())
-                .filter(|&i| !schema.fields[i].name.starts_with("common_") && schema.fields[i].name != "__syscall_nr")
+                .filter(|&i| {
+                    !schema.fields[i].name.starts_with("common_")
+                        && schema.fields[i].name != "__syscall_nr"
+                })
                 .collect();
-            return Ok(Kind::SyscallEnter { call: format!("sys_{call}"), args });
+            return Ok(Kind::SyscallEnter {
+                call: format!("sys_{call}"),
+                args,
+            });
         }
         if let Some(call) = schema.name.strip_prefix("sys_exit_") {
-            return Ok(Kind::SyscallExit { call: format!("sys_{call}"), ret: idx("ret")? });
+            return Ok(Kind::SyscallExit {
+                call: format!("sys_{call}"),
+                ret: idx("ret")?,
+            });
         }
     }
     compile_printf(schema)
@@ -385,16 +459,24 @@ fn compile_printf(schema: &Schema) -> Result<Kind, String> {
         })
         .sum();
     if needed > args.len() {
-        return Err(format!("the format has {needed} conversions but only {} arguments", args.len()));
+        return Err(format!(
+            "the format has {needed} conversions but only {} arguments",
+            args.len()
+        ));
     }
-    Ok(Kind::Printf { segs, args, unknown })
+    Ok(Kind::Printf {
+        segs,
+        args,
+        unknown,
+    })
 }
 
 /// `__get_str(name)` and friends name their field without `REC->`.
 fn resolve_names(e: &mut Expr, schema: &Schema) {
     match e {
         Expr::Call(name, args) => {
-            let takes_field = name.starts_with("__get_") || name == "__print_dynamic_array" || name == "sizeof";
+            let takes_field =
+                name.starts_with("__get_") || name == "__print_dynamic_array" || name == "sizeof";
             for (n, a) in args.iter_mut().enumerate() {
                 if n == 0 && takes_field {
                     if let Expr::Ident(f) = a {
@@ -419,12 +501,19 @@ fn resolve_names(e: &mut Expr, schema: &Schema) {
         }
         Expr::List(xs) => xs.iter_mut().for_each(|x| resolve_names(x, schema)),
         Expr::Block(decls, v) => {
-            decls.iter_mut().for_each(|(_, _, e)| resolve_names(e, schema));
+            decls
+                .iter_mut()
+                .for_each(|(_, _, e)| resolve_names(e, schema));
             resolve_names(v, schema);
         }
         // Known constants are looked up when evaluating: the trace-cmd style reads them
         // the way libtraceevent does (see `PrintStyle`).
-        Expr::Local(_) | Expr::Const(..) | Expr::Ident(_) | Expr::Num(_) | Expr::Str(_) | Expr::Field(_) => {}
+        Expr::Local(_)
+        | Expr::Const(..)
+        | Expr::Ident(_)
+        | Expr::Num(_)
+        | Expr::Str(_)
+        | Expr::Field(_) => {}
     }
 }
 
@@ -470,13 +559,20 @@ fn check_expr(e: &Expr) -> Result<(), String> {
 /// `unknown identifier `X`` for the first identifier left after name resolution.
 fn first_ident(e: &Expr) -> Option<String> {
     match e {
-        Expr::Ident(n) if super::constants::constant(n).is_none() => Some(format!("unknown identifier `{n}`")),
+        Expr::Ident(n) if super::constants::constant(n).is_none() => {
+            Some(format!("unknown identifier `{n}`"))
+        }
         Expr::Ident(_) => None,
         Expr::Unary(_, x) | Expr::Cast(_, x) | Expr::Member(x, _) => first_ident(x),
         Expr::Binary(_, a, b) | Expr::Index(a, b) => first_ident(a).or_else(|| first_ident(b)),
-        Expr::Cond(a, b, c) => first_ident(a).or_else(|| first_ident(b)).or_else(|| first_ident(c)),
+        Expr::Cond(a, b, c) => first_ident(a)
+            .or_else(|| first_ident(b))
+            .or_else(|| first_ident(c)),
         Expr::Call(_, xs) | Expr::List(xs) => xs.iter().find_map(first_ident),
-        Expr::Block(d, v) => d.iter().find_map(|(_, _, x)| first_ident(x)).or_else(|| first_ident(v)),
+        Expr::Block(d, v) => d
+            .iter()
+            .find_map(|(_, _, x)| first_ident(x))
+            .or_else(|| first_ident(v)),
         Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) | Expr::Local(_) => None,
     }
 }
@@ -504,7 +600,9 @@ fn fold(e: &mut Expr, schema: &Schema) {
             // Shapes the trace-cmd style reads differently (see `eval_rotated`) keep
             // their operators: only their operands are folded.
             if looser_right(op, b) {
-                let Expr::Binary(o, ..) = &**b else { unreachable!() };
+                let Expr::Binary(o, ..) = &**b else {
+                    unreachable!()
+                };
                 let level = super::expr::prec(o);
                 fold_chain(b, level, schema);
                 false
@@ -542,13 +640,23 @@ fn fold(e: &mut Expr, schema: &Schema) {
             fold(x, schema);
             false
         }
-        Expr::Num(_) | Expr::Const(..) | Expr::Str(_) | Expr::Field(_) | Expr::Ident(_) | Expr::Local(_) => false,
+        Expr::Num(_)
+        | Expr::Const(..)
+        | Expr::Str(_)
+        | Expr::Field(_)
+        | Expr::Ident(_)
+        | Expr::Local(_) => false,
     };
     if !foldable {
         return;
     }
     let env = PrintEnv::default();
-    let cx = Ctx { schema, data: &[], env: &env, locals: Default::default() };
+    let cx = Ctx {
+        schema,
+        data: &[],
+        env: &env,
+        locals: Default::default(),
+    };
     if let Ok(Val::Int { v, signed, size }) = cx.eval(e) {
         *e = Expr::Const(v, signed, size);
     }
@@ -583,7 +691,12 @@ impl Schema {
     /// [`Schema::fallback_count`]).
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
-        let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
+        let cx = Ctx {
+            schema: self,
+            data: rec.data,
+            env,
+            locals: Default::default(),
+        };
         let kind = match (&self.program.as_written, env.style) {
             (Some(k), PrintStyle::TraceCmd) => k,
             _ => &self.program.kind,
@@ -600,7 +713,9 @@ impl Schema {
                 out.extend_from_slice(b"# ");
                 push_hex(out, v, false);
                 out.extend_from_slice(b" buf:");
-                let b = self.fields[*buf].bytes(rec.data, env.big_endian).ok_or("buf outside the payload")?;
+                let b = self.fields[*buf]
+                    .bytes(rec.data, env.big_endian)
+                    .ok_or("buf outside the payload")?;
                 for byte in b {
                     out.push(b' ');
                     push_hex2(out, *byte);
@@ -608,13 +723,11 @@ impl Schema {
                 Ok(())
             }),
             Kind::SyscallEnter { call, args } => cx.sys_enter(call, args, out),
-            Kind::SyscallExit { call, ret } => {
-                cx.u(*ret).map(|v| {
-                    out.extend_from_slice(call.as_bytes());
-                    out.extend_from_slice(b" -> 0x");
-                    push_hex(out, v, false);
-                })
-            }
+            Kind::SyscallExit { call, ret } => cx.u(*ret).map(|v| {
+                out.extend_from_slice(call.as_bytes());
+                out.extend_from_slice(b" -> 0x");
+                push_hex(out, v, false);
+            }),
             Kind::Fallback(_) | Kind::Empty => Err(String::new()),
         };
         match res {
@@ -650,7 +763,11 @@ impl Schema {
     pub fn write_fields(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
         let be = env.big_endian;
         let mut first = true;
-        for f in self.fields.iter().filter(|f| !f.name.starts_with("common_")) {
+        for f in self
+            .fields
+            .iter()
+            .filter(|f| !f.name.starts_with("common_"))
+        {
             if !first {
                 out.push(b' ');
             }
@@ -671,10 +788,19 @@ impl Schema {
     /// when not printable), pointers and longs in hex, signed 16- and 8-bit values as
     /// `%2d`/`%1d`.
     pub fn write_fields_tracecmd(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
-        let cx = Ctx { schema: self, data: rec.data, env, locals: Default::default() };
+        let cx = Ctx {
+            schema: self,
+            data: rec.data,
+            env,
+            locals: Default::default(),
+        };
         // (segment index, field index of its argument, spec, literal-before-ends-in-0x)
         let mut convs: Vec<(Option<usize>, Spec, bool, &Expr)> = Vec::new();
-        let kind = self.program.as_written.as_deref().unwrap_or(&self.program.kind);
+        let kind = self
+            .program
+            .as_written
+            .as_deref()
+            .unwrap_or(&self.program.kind);
         if let Kind::Printf { segs, args, .. } = kind {
             let mut next = 0;
             let mut has_0x = false;
@@ -689,7 +815,11 @@ impl Schema {
                         while let Expr::Cast(_, x) = a {
                             a = x;
                         }
-                        let field = if let Expr::Field(i) = a { Some(*i) } else { None };
+                        let field = if let Expr::Field(i) = a {
+                            Some(*i)
+                        } else {
+                            None
+                        };
                         let plain = spec.width != -2 && spec.prec != -2;
                         convs.push((field.filter(|_| plain), *spec, has_0x, arg));
                         has_0x = false;
@@ -709,7 +839,9 @@ impl Schema {
             let found = if is_array || convs.is_empty() {
                 None
             } else {
-                (0..convs.len()).map(|k| (start + k) % convs.len()).find(|&k| convs[k].0 == Some(i))
+                (0..convs.len())
+                    .map(|k| (start + k) % convs.len())
+                    .find(|&k| convs[k].0 == Some(i))
             };
             if let Some(k) = found {
                 let (_, spec, has_0x, arg) = &convs[k];
@@ -757,8 +889,9 @@ fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
             let b = f.bytes(data, be).unwrap_or(&[]);
             let printable = {
                 let t = until_nul(b);
-                t.iter().all(|c| c.is_ascii_graphic() || *c == b' ' || (*c as char).is_ascii_whitespace())
-                    && b.get(t.len()).map_or(true, |z| *z == 0)
+                t.iter().all(|c| {
+                    c.is_ascii_graphic() || *c == b' ' || (*c as char).is_ascii_whitespace()
+                }) && b.get(t.len()).map_or(true, |z| *z == 0)
             };
             if is_string && printable {
                 out.extend_from_slice(until_nul(b));
@@ -795,12 +928,13 @@ pub(crate) fn write_field_value(f: &Field, data: &[u8], be: bool, out: &mut Vec<
         },
         FieldKind::CharArray { .. } => out.extend_from_slice(f.str(data, be).unwrap_or(b"<short>")),
         _ if is_char => out.extend_from_slice(f.str(data, be).unwrap_or(b"<bad data_loc>")),
-        FieldKind::Array { elem_size, .. } | FieldKind::DataLoc { elem_size } | FieldKind::RelLoc { elem_size } | FieldKind::DynamicArray { elem_size } => {
-            match f.bytes(data, be) {
-                Some(b) => print_array(out, b, elem_size, b.len() / elem_size.max(1), be),
-                None => out.extend_from_slice(b"<bad data_loc>"),
-            }
-        }
+        FieldKind::Array { elem_size, .. }
+        | FieldKind::DataLoc { elem_size }
+        | FieldKind::RelLoc { elem_size }
+        | FieldKind::DynamicArray { elem_size } => match f.bytes(data, be) {
+            Some(b) => print_array(out, b, elem_size, b.len() / elem_size.max(1), be),
+            None => out.extend_from_slice(b"<bad data_loc>"),
+        },
     }
 }
 
@@ -869,9 +1003,15 @@ impl<'a, 'e> Ctx<'a, 'e> {
             }
             _ => {
                 let v = self.int(arg)?;
-                if self.env.style == PrintStyle::TraceCmd && spec.alt && int_is_zero(v, spec, self.long()) {
+                if self.env.style == PrintStyle::TraceCmd
+                    && spec.alt
+                    && int_is_zero(v, spec, self.long())
+                {
                     // glibc prints `%#x` of 0 as `0`, the kernel as `0x0`.
-                    let plain = Spec { alt: false, ..*spec };
+                    let plain = Spec {
+                        alt: false,
+                        ..*spec
+                    };
                     fmt_int(out, v, &plain, self.long());
                 } else {
                     fmt_int(out, v, spec, self.long());
@@ -892,7 +1032,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     // kernel lists those in printk_formats.
                     Val::Int { v, .. } => match self.env.printk.and_then(|p| p.get(v)) {
                         Some(s) => fmt_str(out, s.as_bytes(), spec),
-                        None => return Err(format!("%s of kernel address {v:#x}, not in printk_formats")),
+                        None => {
+                            return Err(format!(
+                                "%s of kernel address {v:#x}, not in printk_formats"
+                            ))
+                        }
                     },
                 }
                 Ok(())
@@ -915,18 +1059,32 @@ impl<'a, 'e> Ctx<'a, 'e> {
             FieldKind::Scalar => {
                 let v = f.read_u64(self.data, be).ok_or_else(short)?;
                 if f.size < 4 {
-                    let v = if f.signed { sign_extend(v, f.size) as u64 } else { v };
-                    Val::Int { v, signed: true, size: 4 }
+                    let v = if f.signed {
+                        sign_extend(v, f.size) as u64
+                    } else {
+                        v
+                    };
+                    Val::Int {
+                        v,
+                        signed: true,
+                        size: 4,
+                    }
                 } else {
                     norm(v, f.signed, f.size as u8)
                 }
             }
-            FieldKind::Pointer => norm(f.read_u64(self.data, be).ok_or_else(short)?, false, f.size as u8),
+            FieldKind::Pointer => norm(
+                f.read_u64(self.data, be).ok_or_else(short)?,
+                false,
+                f.size as u8,
+            ),
             FieldKind::CharArray { .. } => Val::Bytes(f.bytes(self.data, be).ok_or_else(short)?, 1),
             FieldKind::Array { elem_size, .. }
             | FieldKind::DataLoc { elem_size }
             | FieldKind::RelLoc { elem_size }
-            | FieldKind::DynamicArray { elem_size } => Val::Bytes(f.bytes(self.data, be).ok_or_else(short)?, elem_size as u8),
+            | FieldKind::DynamicArray { elem_size } => {
+                Val::Bytes(f.bytes(self.data, be).ok_or_else(short)?, elem_size as u8)
+            }
         })
     }
 
@@ -941,7 +1099,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn eval(&self, e: &'a Expr) -> EvalResult<Val<'a>> {
         Ok(match e {
             Expr::Num(n) => int_of(*n),
-            Expr::Const(v, signed, size) => Val::Int { v: *v, signed: *signed, size: *size },
+            Expr::Const(v, signed, size) => Val::Int {
+                v: *v,
+                signed: *signed,
+                size: *size,
+            },
             Expr::Str(s) => Val::Bytes(s, 1),
             Expr::Field(i) => self.field(*i)?,
             Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => {
@@ -976,7 +1138,8 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     ("!", v) => int_of(!truthy(&v) as u64),
                     ("*", Val::Bytes(b, el)) => {
                         let el = el.max(1) as usize;
-                        let raw = read_elem(b, 0, el, self.be()).ok_or("dereference past the data")?;
+                        let raw =
+                            read_elem(b, 0, el, self.be()).ok_or("dereference past the data")?;
                         norm(raw, false, if el < 4 { 4 } else { el as u8 })
                     }
                     (_, Val::Int { v, signed, size }) => {
@@ -991,13 +1154,19 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     _ => return Err(format!("unary `{op}` on a string")),
                 }
             }
-            Expr::Binary(op, a, b) if self.env.style == PrintStyle::TraceCmd && looser_right(op, b) => {
+            Expr::Binary(op, a, b)
+                if self.env.style == PrintStyle::TraceCmd && looser_right(op, b) =>
+            {
                 self.eval_rotated(op, a, b)?
             }
             // The same for a parenthesized `?:` on the right: `a OP (c ? t : f)` reads as
             // `(a OP c) ? t : f`.
-            Expr::Binary(op, a, b) if self.env.style == PrintStyle::TraceCmd && matches!(**b, Expr::Cond(..)) => {
-                let Expr::Cond(c, t, f) = &**b else { unreachable!() };
+            Expr::Binary(op, a, b)
+                if self.env.style == PrintStyle::TraceCmd && matches!(**b, Expr::Cond(..)) =>
+            {
+                let Expr::Cond(c, t, f) = &**b else {
+                    unreachable!()
+                };
                 let l = self.eval(a)?;
                 let r = self.eval(c)?;
                 let cond = match *op {
@@ -1024,9 +1193,25 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 // Pointer arithmetic: `(struct page *)base + n` steps by the struct size
                 // (libtraceevent ignores the cast and adds plain numbers).
                 if self.env.style == PrintStyle::Kernel {
-                    if let (Expr::Cast(CType { pointer: true, elem, .. }, _), "+" | "-", Val::Int { v, signed, size }) = (&**a, *op, &bv) {
+                    if let (
+                        Expr::Cast(
+                            CType {
+                                pointer: true,
+                                elem,
+                                ..
+                            },
+                            _,
+                        ),
+                        "+" | "-",
+                        Val::Int { v, signed, size },
+                    ) = (&**a, *op, &bv)
+                    {
                         if *elem > 1 {
-                            bv = Val::Int { v: v.wrapping_mul(*elem as u64), signed: *signed, size: (*size).max(8) };
+                            bv = Val::Int {
+                                v: v.wrapping_mul(*elem as u64),
+                                signed: *signed,
+                                size: (*size).max(8),
+                            };
                         }
                     }
                 }
@@ -1044,9 +1229,14 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 match self.eval(a)? {
                     Val::Bytes(b, el) => {
                         let el = el.max(1) as usize;
-                        let raw = read_elem(b, idx, el, self.be()).ok_or("array index past the data")?;
+                        let raw =
+                            read_elem(b, idx, el, self.be()).ok_or("array index past the data")?;
                         if el < 4 {
-                            Val::Int { v: raw, signed: true, size: 4 }
+                            Val::Int {
+                                v: raw,
+                                signed: true,
+                                size: 4,
+                            }
                         } else {
                             norm(raw, false, el as u8)
                         }
@@ -1069,12 +1259,22 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     let r = norm(v, ty.signed, ty.size);
                     // Integer promotion: small types compute as int.
                     match r {
-                        Val::Int { v, signed: _, size: s } if s < 4 => Val::Int { v, signed: true, size: 4 },
+                        Val::Int {
+                            v,
+                            signed: _,
+                            size: s,
+                        } if s < 4 => Val::Int {
+                            v,
+                            signed: true,
+                            size: 4,
+                        },
                         r => r,
                     }
                 }
             }
-            Val::Bytes(b, el) if ty.pointer => Val::Bytes(b, if ty.elem == 0 { el } else { ty.elem }),
+            Val::Bytes(b, el) if ty.pointer => {
+                Val::Bytes(b, if ty.elem == 0 { el } else { ty.elem })
+            }
             other => other,
         }
     }
@@ -1084,19 +1284,34 @@ impl<'a, 'e> Ctx<'a, 'e> {
         match name {
             "__get_str" | "__get_rel_str" => {
                 let f = self.dyn_field(args)?;
-                Ok(Val::Bytes(until_nul(f.bytes(self.data, be).ok_or("bad __data_loc")?), 1))
+                Ok(Val::Bytes(
+                    until_nul(f.bytes(self.data, be).ok_or("bad __data_loc")?),
+                    1,
+                ))
             }
-            "__get_dynamic_array" | "__get_rel_dynamic_array" | "__get_sockaddr" | "__get_rel_sockaddr" => {
+            "__get_dynamic_array"
+            | "__get_rel_dynamic_array"
+            | "__get_sockaddr"
+            | "__get_rel_sockaddr" => {
                 let f = self.dyn_field(args)?;
                 let el = match f.kind {
-                    FieldKind::DataLoc { elem_size } | FieldKind::RelLoc { elem_size } | FieldKind::DynamicArray { elem_size } => elem_size,
+                    FieldKind::DataLoc { elem_size }
+                    | FieldKind::RelLoc { elem_size }
+                    | FieldKind::DynamicArray { elem_size } => elem_size,
                     _ => 1,
                 };
-                Ok(Val::Bytes(f.bytes(self.data, be).ok_or("bad __data_loc")?, el as u8))
+                Ok(Val::Bytes(
+                    f.bytes(self.data, be).ok_or("bad __data_loc")?,
+                    el as u8,
+                ))
             }
             "__get_dynamic_array_len" | "__get_rel_dynamic_array_len" => {
                 let f = self.dyn_field(args)?;
-                Ok(Val::Int { v: f.bytes(self.data, be).ok_or("bad __data_loc")?.len() as u64, signed: true, size: 4 })
+                Ok(Val::Int {
+                    v: f.bytes(self.data, be).ok_or("bad __data_loc")?.len() as u64,
+                    signed: true,
+                    size: 4,
+                })
             }
             "__builtin_expect" => self.eval(args.first().ok_or("__builtin_expect()")?),
             "__builtin_constant_p" => Ok(int_of(0)),
@@ -1106,9 +1321,16 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 _ => Err("sizeof of an expression".into()),
             },
             "jiffies_to_msecs" | "jiffies_to_usecs" => {
-                let hz = self.env.hz.ok_or("jiffies conversion needs the kernel's HZ")?;
+                let hz = self
+                    .env
+                    .hz
+                    .ok_or("jiffies conversion needs the kernel's HZ")?;
                 let v = self.int(args.first().ok_or("jiffies_to_msecs()")?)?;
-                let per = if name == "jiffies_to_msecs" { 1000 } else { 1_000_000 };
+                let per = if name == "jiffies_to_msecs" {
+                    1000
+                } else {
+                    1_000_000
+                };
                 Ok(norm(v.wrapping_mul(per) / hz.max(1) as u64, false, 4))
             }
             _ if is_text_helper(name) => {
@@ -1123,7 +1345,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
     /// Helpers whose value is text the kernel prints into its trace_seq scratch buffer.
     fn text_helper(&self, name: &str, args: &'a [Expr], out: &mut Vec<u8>) -> EvalResult<()> {
         let be = self.be();
-        let long_mask = if self.long() == 4 { u32::MAX as u64 } else { u64::MAX };
+        let long_mask = if self.long() == 4 {
+            u32::MAX as u64
+        } else {
+            u64::MAX
+        };
         match name {
             "__print_flags" | "__print_flags_u64" => {
                 let mut flags = self.int(args.first().ok_or("__print_flags()")?)?;
@@ -1174,7 +1400,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         Some(m) => (m, table_label(ent)?),
                         None => self.table_entry(ent)?,
                     };
-                    let mask = if name == "__print_symbolic" { mask & long_mask } else { mask };
+                    let mask = if name == "__print_symbolic" {
+                        mask & long_mask
+                    } else {
+                        mask
+                    };
                     if mask == v {
                         out.extend_from_slice(label);
                         return Ok(());
@@ -1237,7 +1467,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
     /// forgets the parentheses and computes `(a OP b) OP2 c ...` (so `flags & (M | D)`
     /// becomes `(flags & M) | D`). `trace-cmd report` prints what that computes.
     fn eval_rotated(&self, op: &'static str, a: &'a Expr, b: &'a Expr) -> EvalResult<Val<'a>> {
-        let Expr::Binary(op2, ..) = b else { return Err("internal: not a binary expression".into()) };
+        let Expr::Binary(op2, ..) = b else {
+            return Err("internal: not a binary expression".into());
+        };
         let level = super::expr::prec(op2);
         let mut rest: Vec<(&'static str, &'a Expr)> = Vec::new();
         let mut node = b;
@@ -1273,7 +1505,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
         if let Some(v) = tables.lock().ok().and_then(|t| t.get(&key).cloned()) {
             return Ok(v);
         }
-        let values: Arc<Vec<Option<u64>>> = Arc::new(entries.iter().map(|e| self.table_entry(e).ok().map(|(v, _)| v)).collect());
+        let values: Arc<Vec<Option<u64>>> = Arc::new(
+            entries
+                .iter()
+                .map(|e| self.table_entry(e).ok().map(|(v, _)| v))
+                .collect(),
+        );
         if !entries.iter().any(reads_record) {
             if let Ok(mut t) = tables.lock() {
                 t.insert(key, values.clone());
@@ -1287,8 +1524,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::List(items) if items.len() == 2 => {
                 let v = match &items[0] {
                     // libtraceevent's table values: a few names it knows, else -1.
-                    Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => tracecmd_flag_value(n),
-                    Expr::Ident(n) => super::constants::constant(n).ok_or_else(|| format!("unknown identifier `{n}`"))?,
+                    Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => {
+                        tracecmd_flag_value(n)
+                    }
+                    Expr::Ident(n) => super::constants::constant(n)
+                        .ok_or_else(|| format!("unknown identifier `{n}`"))?,
                     x => self.int(x)?,
                 };
                 match &items[1] {
@@ -1321,13 +1561,17 @@ impl<'a, 'e> Ctx<'a, 'e> {
 
     fn u(&self, i: usize) -> EvalResult<u64> {
         let f = &self.schema.fields[i];
-        f.read_u64(self.data, self.be()).ok_or_else(|| format!("field `{}` lies outside the payload", f.name))
+        f.read_u64(self.data, self.be())
+            .ok_or_else(|| format!("field `{}` lies outside the payload", f.name))
     }
 
     fn kernel_stack(&self, caller: usize, out: &mut Vec<u8>) -> EvalResult<()> {
         let f = &self.schema.fields[caller];
         let long = self.schema.long_size;
-        let words = self.data.get(f.offset..).ok_or("caller outside the payload")?;
+        let words = self
+            .data
+            .get(f.offset..)
+            .ok_or("caller outside the payload")?;
         let all_ones = if long == 4 { u32::MAX as u64 } else { u64::MAX };
         out.extend_from_slice(b"<stack trace>");
         for w in words.chunks_exact(long) {
@@ -1349,7 +1593,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn user_stack(&self, caller: usize, out: &mut Vec<u8>) -> EvalResult<()> {
         let f = &self.schema.fields[caller];
         let long = self.schema.long_size;
-        let words = f.bytes(self.data, self.be()).ok_or("caller outside the payload")?;
+        let words = f
+            .bytes(self.data, self.be())
+            .ok_or("caller outside the payload")?;
         out.extend_from_slice(b"<user stack trace>");
         for w in words.chunks_exact(long) {
             let ip = read_elem(w, 0, long, self.be()).unwrap_or(0);
@@ -1392,7 +1638,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
     fn ftrace_print(&self, ip: usize, buf: usize, out: &mut Vec<u8>) -> EvalResult<()> {
         self.ip_sym(self.u(ip)?, out);
         out.extend_from_slice(b": ");
-        let b = self.schema.fields[buf].str(self.data, self.be()).ok_or("buf outside the payload")?;
+        let b = self.schema.fields[buf]
+            .str(self.data, self.be())
+            .ok_or("buf outside the payload")?;
         // The kernel's line ends with the buffer's own newline; the caller adds one.
         out.extend_from_slice(b.strip_suffix(b"\n").unwrap_or(b));
         Ok(())
@@ -1402,7 +1650,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
         self.ip_sym(self.u(ip)?, out);
         out.extend_from_slice(b": ");
         let addr = self.u(str)?;
-        let s = self.env.printk.and_then(|p| p.get(addr)).ok_or_else(|| format!("bputs string {addr:#x} is not in printk_formats"))?;
+        let s = self
+            .env
+            .printk
+            .and_then(|p| p.get(addr))
+            .ok_or_else(|| format!("bputs string {addr:#x} is not in printk_formats"))?;
         let s = s.as_bytes();
         out.extend_from_slice(s.strip_suffix(b"\n").unwrap_or(s));
         Ok(())
@@ -1418,7 +1670,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
         Ok(())
     }
 
-    fn ftrace_bprint(&self, ip: usize, fmt: usize, buf: usize, out: &mut Vec<u8>) -> EvalResult<()> {
+    fn ftrace_bprint(
+        &self,
+        ip: usize,
+        fmt: usize,
+        buf: usize,
+        out: &mut Vec<u8>,
+    ) -> EvalResult<()> {
         self.ip_sym(self.u(ip)?, out);
         out.extend_from_slice(b": ");
         let addr = self.u(fmt)?;
@@ -1427,7 +1685,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
             .printk
             .and_then(|p| p.format(addr, self.schema.long_size))
             .ok_or_else(|| format!("bprint format {addr:#x} is not in printk_formats"))??;
-        let args = self.schema.fields[buf].bytes(self.data, self.be()).ok_or("buf outside the payload")?;
+        let args = self.schema.fields[buf]
+            .bytes(self.data, self.be())
+            .ok_or("buf outside the payload")?;
         let start = out.len();
         bprintf(self.env, &segs, args, self.long(), out)?;
         if out.len() > start && out.last() == Some(&b'\n') {
@@ -1440,13 +1700,20 @@ impl<'a, 'e> Ctx<'a, 'e> {
 /// Apply a format to the binary argument buffer `trace_printk` stores (each integer at its
 /// natural alignment, 8-byte ones at 4; strings inline and NUL-terminated; `%p`
 /// extensions that dereference memory already rendered to strings).
-pub(crate) fn bprintf(env: &PrintEnv, segs: &[Seg], args: &[u8], long: u8, out: &mut Vec<u8>) -> EvalResult<()> {
+pub(crate) fn bprintf(
+    env: &PrintEnv,
+    segs: &[Seg],
+    args: &[u8],
+    long: u8,
+    out: &mut Vec<u8>,
+) -> EvalResult<()> {
     let be = env.big_endian;
     let mut pos = 0usize;
     let word = |pos: &mut usize, size: usize| -> EvalResult<u64> {
         let align = if size == 8 { 4 } else { size };
         *pos = pos.div_ceil(align) * align;
-        let v = read_elem(args.get(*pos..).unwrap_or(&[]), 0, size, be).ok_or("bprint arguments end early")?;
+        let v = read_elem(args.get(*pos..).unwrap_or(&[]), 0, size, be)
+            .ok_or("bprint arguments end early")?;
         *pos += size;
         Ok(v)
     };
@@ -1479,7 +1746,11 @@ pub(crate) fn bprintf(env: &PrintEnv, segs: &[Seg], args: &[u8], long: u8, out: 
                     }
                     b'p' => {
                         let ext = spec.ext();
-                        let deref = !ext.is_empty() && !matches!(ext[0], b'S' | b's' | b'F' | b'f' | b'x' | b'K' | b'e' | b'B');
+                        let deref = !ext.is_empty()
+                            && !matches!(
+                                ext[0],
+                                b'S' | b's' | b'F' | b'f' | b'x' | b'K' | b'e' | b'B'
+                            );
                         if deref {
                             // Already rendered by the kernel when the event was written.
                             let s = string(&mut pos);
@@ -1536,11 +1807,19 @@ fn read_elem(b: &[u8], i: usize, el: usize, be: bool) -> Option<u64> {
         1 => s[0] as u64,
         2 => {
             let a = [s[0], s[1]];
-            (if be { u16::from_be_bytes(a) } else { u16::from_le_bytes(a) }) as u64
+            (if be {
+                u16::from_be_bytes(a)
+            } else {
+                u16::from_le_bytes(a)
+            }) as u64
         }
         4 => {
             let a = [s[0], s[1], s[2], s[3]];
-            (if be { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }) as u64
+            (if be {
+                u32::from_be_bytes(a)
+            } else {
+                u32::from_le_bytes(a)
+            }) as u64
         }
         8 => {
             let a: [u8; 8] = s.try_into().ok()?;
@@ -1555,11 +1834,25 @@ fn read_elem(b: &[u8], i: usize, el: usize, be: bool) -> Option<u64> {
 }
 
 fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
-    let (Val::Int { v: x, signed: sa, size: za }, Val::Int { v: y, signed: sb, size: zb }) = (&a, &b) else {
+    let (
+        Val::Int {
+            v: x,
+            signed: sa,
+            size: za,
+        },
+        Val::Int {
+            v: y,
+            signed: sb,
+            size: zb,
+        },
+    ) = (&a, &b)
+    else {
         // Pointer comparisons against 0 (`REC->ptr != NULL` after expansion).
         return match (op, &a, &b) {
-            ("==", Val::Bytes(..), Val::Int { v: 0, .. }) | ("==", Val::Int { v: 0, .. }, Val::Bytes(..)) => Ok(int_of(0)),
-            ("!=", Val::Bytes(..), Val::Int { v: 0, .. }) | ("!=", Val::Int { v: 0, .. }, Val::Bytes(..)) => Ok(int_of(1)),
+            ("==", Val::Bytes(..), Val::Int { v: 0, .. })
+            | ("==", Val::Int { v: 0, .. }, Val::Bytes(..)) => Ok(int_of(0)),
+            ("!=", Val::Bytes(..), Val::Int { v: 0, .. })
+            | ("!=", Val::Int { v: 0, .. }, Val::Bytes(..)) => Ok(int_of(1)),
             _ => Err(format!("`{op}` on a string")),
         };
     };
@@ -1579,7 +1872,13 @@ fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
         return Ok(norm(r, sa, za));
     }
     let size = za.max(zb);
-    let signed = if za == zb { sa && sb } else if za > zb { sa } else { sb };
+    let signed = if za == zb {
+        sa && sb
+    } else if za > zb {
+        sa
+    } else {
+        sb
+    };
     let (x, y) = match (norm(x, signed, size), norm(y, signed, size)) {
         (Val::Int { v: x, .. }, Val::Int { v: y, .. }) => (x, y),
         _ => unreachable!("norm makes integers"),
@@ -1595,10 +1894,18 @@ fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
             }
             let r = if signed {
                 let (a, b) = (x as i64, y as i64);
-                (if op == "/" { a.wrapping_div(b) } else { a.wrapping_rem(b) }) as u64
+                (if op == "/" {
+                    a.wrapping_div(b)
+                } else {
+                    a.wrapping_rem(b)
+                }) as u64
             } else if size == 4 {
                 let (a, b) = (x & 0xffff_ffff, y & 0xffff_ffff);
-                if op == "/" { a / b } else { a % b }
+                if op == "/" {
+                    a / b
+                } else {
+                    a % b
+                }
             } else if op == "/" {
                 x / y
             } else {
@@ -1612,7 +1919,11 @@ fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
         "==" => cmp(x == y),
         "!=" => cmp(x != y),
         "<" | ">" | "<=" | ">=" => {
-            let o = if signed { (x as i64).cmp(&(y as i64)) } else { x.cmp(&y) };
+            let o = if signed {
+                (x as i64).cmp(&(y as i64))
+            } else {
+                x.cmp(&y)
+            };
             cmp(match op {
                 "<" => o.is_lt(),
                 ">" => o.is_gt(),
@@ -1663,7 +1974,11 @@ pub(crate) fn print_array(out: &mut Vec<u8>, b: &[u8], el: usize, count: usize, 
 
 /// A string conversion with width and precision, as the kernel's `string()` does it.
 pub(crate) fn fmt_str(out: &mut Vec<u8>, s: &[u8], spec: &Spec) {
-    let s = if spec.prec >= 0 { &s[..s.len().min(spec.prec as usize)] } else { s };
+    let s = if spec.prec >= 0 {
+        &s[..s.len().min(spec.prec as usize)]
+    } else {
+        s
+    };
     let pad = (spec.width.max(0) as usize).saturating_sub(s.len());
     if !spec.left {
         out.extend(std::iter::repeat(b' ').take(pad));
@@ -1694,7 +2009,11 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
     }
     let signed_conv = matches!(spec.conv, b'd' | b'i');
     let bits = size as u32 * 8;
-    let mut num = if bits >= 64 { v } else { v & ((1u64 << bits) - 1) };
+    let mut num = if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    };
     let mut sign = 0u8;
     let mut width = spec.width.max(0) as i64;
     if signed_conv {
@@ -1730,7 +2049,13 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
     let mut n = 0;
     loop {
         let d = (num % base) as u8;
-        tmp[n] = if d < 10 { b'0' + d } else if upper { b'A' + d - 10 } else { b'a' + d - 10 };
+        tmp[n] = if d < 10 {
+            b'0' + d
+        } else if upper {
+            b'A' + d - 10
+        } else {
+            b'a' + d - 10
+        };
         n += 1;
         num /= base;
         if num == 0 {
@@ -1806,7 +2131,11 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
 pub(crate) fn push_hex(out: &mut Vec<u8>, mut v: u64, upper: bool) {
     let mut tmp = [0u8; 16];
     let mut n = 0;
-    let digits = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
+    let digits = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
     loop {
         tmp[n] = digits[(v & 15) as usize];
         n += 1;
@@ -1843,7 +2172,10 @@ fn tracecmd_flag_value(name: &str) -> u64 {
         ("HRTIMER_NORESTART", 0),
         ("HRTIMER_RESTART", 1),
     ];
-    KNOWN.iter().find(|(n, _)| *n == name).map_or(u64::MAX, |(_, v)| *v)
+    KNOWN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(u64::MAX, |(_, v)| *v)
 }
 
 /// Whether `b`, the right operand of `op`, is a binary expression that binds looser: one

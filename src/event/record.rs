@@ -18,6 +18,10 @@ impl<'a> Record<'a> {
     /// Every kernel since tracefs has had `unsigned short common_type; offset:0; size:2`.
     pub fn event_id(&self, big_endian: bool) -> Option<u16> {
         let b: [u8; 2] = self.data.get(0..2)?.try_into().ok()?;
-        Some(if big_endian { u16::from_be_bytes(b) } else { u16::from_le_bytes(b) })
+        Some(if big_endian {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        })
     }
 }

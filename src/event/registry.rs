@@ -75,28 +75,42 @@ impl Registry {
     /// An empty registry for a kernel with this `sizeof(long)` and byte order; fill it
     /// with [`Registry::add_format`].
     pub fn new(long_size: usize, big_endian: bool) -> Registry {
-        Registry { root: None, entries: IndexMap::new(), by_id: vec![0; 1 << 16], long_size, big_endian }
+        Registry {
+            root: None,
+            entries: IndexMap::new(),
+            by_id: vec![0; 1 << 16],
+            long_size,
+            big_endian,
+        }
     }
 
     /// Index every event under `events/` of a tracefs root (live or fixture tree). The
     /// long size comes from `events/header_page`; the byte order is the host's.
     pub fn from_tracefs(t: &Tracefs) -> Result<Registry, RegistryError> {
-        let hp = t.read_string("events/header_page").map_err(RegistryError::Tracefs)?;
+        let hp = t
+            .read_string("events/header_page")
+            .map_err(RegistryError::Tracefs)?;
         let header = HeaderPage::parse(&hp).map_err(RegistryError::HeaderPage)?;
         let mut reg = Registry::new(header.long_size(), cfg!(target_endian = "big"));
         reg.root = Some(t.clone());
         let dir = t.path("events");
-        let systems = std::fs::read_dir(&dir).map_err(|e| RegistryError::Tracefs(TracefsError::from_io(&dir, e)))?;
+        let systems = std::fs::read_dir(&dir)
+            .map_err(|e| RegistryError::Tracefs(TracefsError::from_io(&dir, e)))?;
         let mut names: Vec<(String, String)> = Vec::new();
         for sys in systems.flatten() {
             if !sys.file_type().is_ok_and(|t| t.is_dir()) {
                 continue;
             }
-            let Ok(events) = std::fs::read_dir(sys.path()) else { continue };
+            let Ok(events) = std::fs::read_dir(sys.path()) else {
+                continue;
+            };
             let system = sys.file_name().to_string_lossy().into_owned();
             for ev in events.flatten() {
                 if ev.file_type().is_ok_and(|t| t.is_dir()) {
-                    names.push((system.clone(), ev.file_name().to_string_lossy().into_owned()));
+                    names.push((
+                        system.clone(),
+                        ev.file_name().to_string_lossy().into_owned(),
+                    ));
                 }
             }
         }
@@ -108,8 +122,12 @@ impl Registry {
                 .and_then(|s| s.trim().parse::<u16>().ok());
             // events/ftrace/* have no `id` file: the ID is only in the format.
             let id = id.or_else(|| {
-                let text = t.read_string(format!("events/{system}/{name}/format")).ok()?;
-                text.lines().find_map(|l| l.strip_prefix("ID:")).and_then(|v| v.trim().parse::<u16>().ok())
+                let text = t
+                    .read_string(format!("events/{system}/{name}/format"))
+                    .ok()?;
+                text.lines()
+                    .find_map(|l| l.strip_prefix("ID:"))
+                    .and_then(|v| v.trim().parse::<u16>().ok())
             });
             let i = reg.entries.len();
             if let Some(id) = id {
@@ -117,7 +135,13 @@ impl Registry {
             }
             reg.entries.insert(
                 format!("{system}:{name}"),
-                Entry { system, name, id, source: Source::Tracefs, schema: OnceLock::new() },
+                Entry {
+                    system,
+                    name,
+                    id,
+                    source: Source::Tracefs,
+                    schema: OnceLock::new(),
+                },
             );
         }
         Ok(reg)
@@ -154,15 +178,17 @@ impl Registry {
         e.schema.get_or_init(|| {
             let text = match (&e.source, &self.root) {
                 (Source::Text(t), _) => t.clone(),
-                (Source::Tracefs, Some(root)) => match root.read_string(format!("events/{}/{}/format", e.system, e.name)) {
-                    Ok(t) => t,
-                    Err(err) => {
-                        return Err(FormatError {
-                            event: format!("{}:{}", e.system, e.name),
-                            message: format!("cannot read it: {err}"),
-                        })
+                (Source::Tracefs, Some(root)) => {
+                    match root.read_string(format!("events/{}/{}/format", e.system, e.name)) {
+                        Ok(t) => t,
+                        Err(err) => {
+                            return Err(FormatError {
+                                event: format!("{}:{}", e.system, e.name),
+                                message: format!("cannot read it: {err}"),
+                            })
+                        }
                     }
-                },
+                }
                 (Source::Tracefs, None) => String::new(),
             };
             Schema::parse(&e.system, &text, self.long_size)
@@ -196,7 +222,9 @@ impl Registry {
     /// Every known event as `(system, name, id)`, sorted by system and name for a tracefs
     /// root, else in insertion order.
     pub fn events(&self) -> impl Iterator<Item = (&str, &str, Option<u16>)> {
-        self.entries.values().map(|e| (e.system.as_str(), e.name.as_str(), e.id))
+        self.entries
+            .values()
+            .map(|e| (e.system.as_str(), e.name.as_str(), e.id))
     }
 
     /// Parse every format now; returns the ones that fail.
@@ -222,7 +250,9 @@ impl Registry {
     pub fn write_event(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let id = rec.event_id(self.big_endian);
         let Some(schema) = id.and_then(|id| self.get(id)) else {
-            out.extend_from_slice(format!("<unknown event id {}>", id.map_or(-1, i32::from)).as_bytes());
+            out.extend_from_slice(
+                format!("<unknown event id {}>", id.map_or(-1, i32::from)).as_bytes(),
+            );
             return false;
         };
         if schema.prints_name() {
@@ -240,7 +270,13 @@ impl Registry {
             .filter_map(|e| {
                 let s = e.schema.get()?.as_ref().ok()?;
                 let n = s.fallback_count();
-                (n > 0).then(|| (s.full_name(), s.print_fallback().unwrap_or("").to_string(), n))
+                (n > 0).then(|| {
+                    (
+                        s.full_name(),
+                        s.print_fallback().unwrap_or("").to_string(),
+                        n,
+                    )
+                })
             })
             .collect()
     }

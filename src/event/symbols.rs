@@ -44,13 +44,20 @@ impl Kallsyms {
     /// Parse `address type name [module]` lines. Lines that do not parse are skipped;
     /// all-zero addresses (what a non-root reader sees) are dropped.
     pub fn parse(text: &str) -> Kallsyms {
-        let mut k = Kallsyms { id: NEXT_TABLE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed), ..Kallsyms::default() };
+        let mut k = Kallsyms {
+            id: NEXT_TABLE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            ..Kallsyms::default()
+        };
         let mut mods: HashMap<&str, u32> = HashMap::new();
         k.names.reserve(text.len() / 2);
         for line in text.lines() {
             let mut it = line.split_ascii_whitespace();
-            let (Some(a), Some(ty), Some(name)) = (it.next(), it.next(), it.next()) else { continue };
-            let Ok(addr) = u64::from_str_radix(a, 16) else { continue };
+            let (Some(a), Some(ty), Some(name)) = (it.next(), it.next(), it.next()) else {
+                continue;
+            };
+            let Ok(addr) = u64::from_str_radix(a, 16) else {
+                continue;
+            };
             if addr == 0 || ty.len() != 1 {
                 continue;
             }
@@ -66,7 +73,8 @@ impl Kallsyms {
                 }
                 _ => u32::MAX,
             };
-            k.syms.push((addr, k.names.len() as u32, module, name.len() as u32));
+            k.syms
+                .push((addr, k.names.len() as u32, module, name.len() as u32));
             k.names.push_str(name);
         }
         k.syms.sort_by_key(|s| s.0);
@@ -147,12 +155,25 @@ impl PrintkFormats {
     pub fn parse(text: &str) -> PrintkFormats {
         let mut map = HashMap::new();
         for line in text.lines() {
-            let Some((a, s)) = line.split_once(" : ") else { continue };
+            let Some((a, s)) = line.split_once(" : ") else {
+                continue;
+            };
             let a = a.trim().trim_start_matches("0x");
-            let Ok(addr) = u64::from_str_radix(a, 16) else { continue };
+            let Ok(addr) = u64::from_str_radix(a, 16) else {
+                continue;
+            };
             let s = s.trim();
-            let s = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s);
-            map.insert(addr, PrintkEntry { text: unescape(s), compiled: OnceLock::new() });
+            let s = s
+                .strip_prefix('"')
+                .and_then(|s| s.strip_suffix('"'))
+                .unwrap_or(s);
+            map.insert(
+                addr,
+                PrintkEntry {
+                    text: unescape(s),
+                    compiled: OnceLock::new(),
+                },
+            );
         }
         PrintkFormats { map }
     }
@@ -163,11 +184,20 @@ impl PrintkFormats {
     }
 
     /// The string at `addr` compiled as a printf format, once.
-    pub(crate) fn format(&self, addr: u64, long_size: usize) -> Option<Result<std::borrow::Cow<'_, [Seg]>, String>> {
+    pub(crate) fn format(
+        &self,
+        addr: u64,
+        long_size: usize,
+    ) -> Option<Result<std::borrow::Cow<'_, [Seg]>, String>> {
         let e = self.map.get(&addr)?;
-        let (long, compiled) = e.compiled.get_or_init(|| (long_size, parse_format(e.text.as_bytes(), long_size)));
+        let (long, compiled) = e
+            .compiled
+            .get_or_init(|| (long_size, parse_format(e.text.as_bytes(), long_size)));
         Some(if *long == long_size {
-            compiled.as_deref().map(std::borrow::Cow::Borrowed).map_err(|m| m.clone())
+            compiled
+                .as_deref()
+                .map(std::borrow::Cow::Borrowed)
+                .map_err(|m| m.clone())
         } else {
             parse_format(e.text.as_bytes(), long_size).map(std::borrow::Cow::Owned)
         })
@@ -220,7 +250,10 @@ mod tests {
              0000000000000000 A zero\n",
         );
         let s = k.lookup(0xffffffff81000110).unwrap();
-        assert_eq!((s.name, s.addr, s.size, s.module), ("foo", 0xffffffff81000100, 0x80, None));
+        assert_eq!(
+            (s.name, s.addr, s.size, s.module),
+            ("foo", 0xffffffff81000100, 0x80, None)
+        );
         assert_eq!(k.lookup(0xffffffff81000000).unwrap().name, "_stext");
         assert_eq!(k.lookup(0xffffffffc0000004).unwrap().module, Some("kvm"));
         assert_eq!(k.lookup(0x1000), None);
@@ -229,7 +262,9 @@ mod tests {
 
     #[test]
     fn printk_formats() {
-        let p = PrintkFormats::parse("0xffffffff82a0b1c8 : \"hello %d\\n\"\n0xffffffff82a0b1d0 : \"x\\\"y\"\n");
+        let p = PrintkFormats::parse(
+            "0xffffffff82a0b1c8 : \"hello %d\\n\"\n0xffffffff82a0b1d0 : \"x\\\"y\"\n",
+        );
         assert_eq!(p.get(0xffffffff82a0b1c8), Some("hello %d\n"));
         assert_eq!(p.get(0xffffffff82a0b1d0), Some("x\"y"));
     }

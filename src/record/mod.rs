@@ -227,14 +227,19 @@ fn restorable(read: &[u8]) -> Vec<u8> {
 /// Whether a function tracer (or its filters) asked for cannot work in a private instance
 /// of this kernel, so that the top level must be used.
 fn needs_top_level(t: &Tracefs, cfg: &RecordConfig) -> bool {
-    let Some(plugin) = cfg.plugin.as_deref().filter(|p| *p != "nop") else { return false };
+    let Some(plugin) = cfg.plugin.as_deref().filter(|p| *p != "nop") else {
+        return false;
+    };
     let probe = PathBuf::from(format!("instances/tracectl-probe-{}", std::process::id()));
     if std::fs::create_dir(t.path(&probe)).is_err() {
         return false;
     }
     let tracers = t.read(probe.join("available_tracers")).unwrap_or_default();
-    let has_tracer = String::from_utf8_lossy(&tracers).split_whitespace().any(|x| x == plugin);
-    let has_graph_filter = cfg.graph_functions.is_empty() || t.exists(probe.join("set_graph_function"));
+    let has_tracer = String::from_utf8_lossy(&tracers)
+        .split_whitespace()
+        .any(|x| x == plugin);
+    let has_graph_filter =
+        cfg.graph_functions.is_empty() || t.exists(probe.join("set_graph_function"));
     let _ = std::fs::remove_dir(t.path(&probe));
     !(has_tracer && has_graph_filter)
 }
@@ -260,7 +265,11 @@ impl Recorder {
         if !self.created {
             let old = match restore_as {
                 Some((v, m)) => Some((v.into_bytes(), m)),
-                None => self.t.read(&rel).ok().map(|v| (restorable(&v), AppendMode::Truncate)),
+                None => self
+                    .t
+                    .read(&rel)
+                    .ok()
+                    .map(|v| (restorable(&v), AppendMode::Truncate)),
             };
             self.t.write(&rel, value.as_bytes(), AppendMode::Truncate)?;
             if let Some((v, m)) = old {
@@ -286,7 +295,11 @@ impl Recorder {
             None if needs_top_level(&t, &cfg) => (String::new(), false),
             None => (format!("tracectl-record-{}", std::process::id()), true),
         };
-        let inst = if name.is_empty() { PathBuf::new() } else { PathBuf::from(format!("instances/{name}")) };
+        let inst = if name.is_empty() {
+            PathBuf::new()
+        } else {
+            PathBuf::from(format!("instances/{name}"))
+        };
         if created {
             std::fs::create_dir(t.path(&inst))
                 .map_err(|e| TracefsError::from_io(t.path(&inst), e))?;
@@ -567,8 +580,13 @@ impl Recorder {
                 .map(|t| t.to_string()),
         );
         self.set("set_event_notrace_pid", &pids.join(" "), None)?;
-        let function = self.cfg.plugin.as_deref().is_some_and(|p| p.starts_with("function"));
-        if function && self.cfg.pids.is_empty() && self.t.exists(self.rel("set_ftrace_notrace_pid")) {
+        let function = self
+            .cfg
+            .plugin
+            .as_deref()
+            .is_some_and(|p| p.starts_with("function"));
+        if function && self.cfg.pids.is_empty() && self.t.exists(self.rel("set_ftrace_notrace_pid"))
+        {
             match self.set("set_ftrace_notrace_pid", &pids.join(" "), None) {
                 Err(e) if is_refused(&e) => {}
                 r => r?,

@@ -72,7 +72,9 @@ impl Comms {
     pub fn load_saved_tgids(&mut self, text: &str) {
         for line in text.lines() {
             let mut it = line.split_whitespace();
-            if let (Some(Ok(pid)), Some(Ok(tgid))) = (it.next().map(str::parse), it.next().map(str::parse)) {
+            if let (Some(Ok(pid)), Some(Ok(tgid))) =
+                (it.next().map(str::parse), it.next().map(str::parse))
+            {
                 self.tgids.insert(pid, tgid);
             }
         }

@@ -59,7 +59,11 @@ pub struct OwnedRecord {
 impl OwnedRecord {
     /// A borrowed view in the shape the event model expects.
     pub fn record(&self) -> Record<'_> {
-        Record { cpu: self.cpu, ts: self.ts, data: &self.data }
+        Record {
+            cpu: self.cpu,
+            ts: self.ts,
+            data: &self.data,
+        }
     }
 }
 
@@ -141,7 +145,9 @@ impl GraphOptions {
         }
         if self.latency {
             // The irqs-off .. preempt-depth legend, indented past the enabled columns.
-            let size = if self.abstime { 16 } else { 0 } + if self.cpu { 4 } else { 0 } + if self.proc_ { 17 } else { 0 };
+            let size = if self.abstime { 16 } else { 0 }
+                + if self.cpu { 4 } else { 0 }
+                + if self.proc_ { 17 } else { 0 };
             let pad = " ".repeat(size);
             for tail in [
                 "  _-----=> irqs-off        ",
@@ -235,10 +241,16 @@ impl GraphLayout {
     }
 
     fn get(&self, data: &[u8], (off, size): (usize, usize)) -> u64 {
-        let Some(b) = data.get(off..off + size) else { return 0 };
+        let Some(b) = data.get(off..off + size) else {
+            return 0;
+        };
         let mut v = 0u64;
         for i in 0..size.min(8) {
-            let byte = if self.big_endian { b[i] } else { b[size - 1 - i] };
+            let byte = if self.big_endian {
+                b[i]
+            } else {
+                b[size - 1 - i]
+            };
             v = (v << 8) | byte as u64;
         }
         v
@@ -274,7 +286,9 @@ pub fn irq_range_from_kallsyms(text: &str) -> Option<(u64, u64)> {
     let (mut lo, mut hi) = (None, None);
     for line in text.lines() {
         let mut it = line.split_whitespace();
-        let (Some(a), Some(_), Some(name)) = (it.next(), it.next(), it.next()) else { continue };
+        let (Some(a), Some(_), Some(name)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
         match name {
             "__irqentry_text_start" => lo = u64::from_str_radix(a, 16).ok(),
             "__irqentry_text_end" => hi = u64::from_str_radix(a, 16).ok(),
@@ -326,7 +340,10 @@ impl<'a> GraphRenderer<'a> {
             if consumed[i] {
                 continue;
             }
-            let st = cpus.entry(r.cpu).or_insert_with(|| CpuState { depth: 0, ..Default::default() });
+            let st = cpus.entry(r.cpu).or_insert_with(|| CpuState {
+                depth: 0,
+                ..Default::default()
+            });
             let id = l.id(&r.data);
             let pid = l.pid(&r.data);
             if id == l.entry_id {
@@ -336,7 +353,9 @@ impl<'a> GraphRenderer<'a> {
                     usize::MAX => None,
                     j => {
                         let n = &recs[j];
-                        (l.id(&n.data) == l.exit_id && l.pid(&n.data) == pid && l.get(&n.data, l.ret_func) == func)
+                        (l.id(&n.data) == l.exit_id
+                            && l.pid(&n.data) == pid
+                            && l.get(&n.data, l.ret_func) == func)
                             .then_some(j)
                     }
                 };
@@ -384,7 +403,9 @@ impl<'a> GraphRenderer<'a> {
                     st.enter_funcs.insert(depth as u64, 0);
                 }
                 self.prologue(out, st, r, pid, irq, None);
-                let dur = l.get(&r.data, l.rettime).wrapping_sub(l.get(&r.data, l.calltime));
+                let dur = l
+                    .get(&r.data, l.rettime)
+                    .wrapping_sub(l.get(&r.data, l.calltime));
                 self.duration(out, Some(dur));
                 indent(out, depth);
                 if self.opts.retval {
@@ -457,7 +478,14 @@ impl<'a> GraphRenderer<'a> {
             return;
         }
         if self.opts.abstime {
-            out.extend_from_slice(format!("{:5}.{:06} |  ", r.ts / 1_000_000_000, (r.ts % 1_000_000_000) / 1000).as_bytes());
+            out.extend_from_slice(
+                format!(
+                    "{:5}.{:06} |  ",
+                    r.ts / 1_000_000_000,
+                    (r.ts % 1_000_000_000) / 1000
+                )
+                .as_bytes(),
+            );
         }
         if self.opts.cpu {
             self.cpu_col(out, r.cpu);
@@ -468,14 +496,25 @@ impl<'a> GraphRenderer<'a> {
         }
         if self.opts.latency {
             let l = &self.layout;
-            let c = crate::render::latency_chars(l.get(&r.data, l.flags) as u8, l.get(&r.data, l.preempt) as u8);
+            let c = crate::render::latency_chars(
+                l.get(&r.data, l.flags) as u8,
+                l.get(&r.data, l.preempt) as u8,
+            );
             out.push(b' ');
             out.extend_from_slice(&c);
             out.extend_from_slice(b" | ");
         }
     }
 
-    fn irq_marker(&self, out: &mut Vec<u8>, r: &OwnedRecord, pid: i32, irq: Option<(u64, u64)>, func: u64, enter: bool) {
+    fn irq_marker(
+        &self,
+        out: &mut Vec<u8>,
+        r: &OwnedRecord,
+        pid: i32,
+        irq: Option<(u64, u64)>,
+        func: u64,
+        enter: bool,
+    ) {
         let Some((lo, hi)) = irq else { return };
         if !self.opts.irqs || func < lo || func >= hi {
             return;
@@ -484,7 +523,11 @@ impl<'a> GraphRenderer<'a> {
         if self.opts.duration && self.opts.context_info {
             out.extend_from_slice(b"  ");
         }
-        out.extend_from_slice(if enter { b"==========>" } else { b"<==========" });
+        out.extend_from_slice(if enter {
+            b"==========>"
+        } else {
+            b"<=========="
+        });
         if self.opts.duration && self.opts.context_info {
             out.extend_from_slice(b" |");
         }
@@ -520,7 +563,9 @@ impl<'a> GraphRenderer<'a> {
     }
 
     fn duration(&self, out: &mut Vec<u8>, d: Option<u64>) {
-        let Some(d) = d else { return self.duration_fill(out) };
+        let Some(d) = d else {
+            return self.duration_fill(out);
+        };
         if !self.opts.duration || !self.opts.context_info {
             return;
         }
@@ -549,7 +594,11 @@ impl<'a> GraphRenderer<'a> {
     fn write_retval(&self, out: &mut Vec<u8>, rv: u64, leaf: bool, func: u64) {
         let mut err: i64 = 0;
         if rv != 0 && !self.opts.retval_hex {
-            let e = if rv & (1 << 31) != 0 && rv >> 32 == 0 { rv as u32 as i32 as i64 } else { rv as i64 };
+            let e = if rv & (1 << 31) != 0 && rv >> 32 == 0 {
+                rv as u32 as i32 as i64
+            } else {
+                rv as i64
+            };
             if (-4095..0).contains(&e) {
                 err = e;
             }
@@ -578,8 +627,14 @@ fn indent(out: &mut Vec<u8>, depth: i64) {
 
 /// The duration mark (funcgraph-overhead): first threshold exceeded, in ns.
 pub fn mark(d: u64) -> u8 {
-    const MARKS: [(u64, u8); 6] =
-        [(1_000_000_000, b'$'), (100_000_000, b'@'), (10_000_000, b'*'), (1_000_000, b'#'), (100_000, b'!'), (10_000, b'+')];
+    const MARKS: [(u64, u8); 6] = [
+        (1_000_000_000, b'$'),
+        (100_000_000, b'@'),
+        (10_000_000, b'*'),
+        (1_000_000, b'#'),
+        (100_000, b'!'),
+        (10_000, b'+'),
+    ];
     MARKS.iter().find(|(v, _)| d > *v).map_or(b' ', |m| m.1)
 }
 
@@ -617,8 +672,14 @@ mod tests {
     fn duration_cells_match_the_kernel_samples() {
         // Samples from the kernel's text: "  0.318 us    |", "! 310.041 us  |", "* 52999.05 us |".
         assert_eq!(format!("  {}|", dur(318)), "  0.318 us    |");
-        assert_eq!(format!("{} {}|", mark(310_041) as char, dur(310_041)), "! 310.041 us  |");
-        assert_eq!(format!("{} {}|", mark(52_999_050) as char, dur(52_999_050)), "* 52999.05 us |");
+        assert_eq!(
+            format!("{} {}|", mark(310_041) as char, dur(310_041)),
+            "! 310.041 us  |"
+        );
+        assert_eq!(
+            format!("{} {}|", mark(52_999_050) as char, dur(52_999_050)),
+            "* 52999.05 us |"
+        );
         assert_eq!(mark(10_000), b' ');
         assert_eq!(mark(10_001), b'+');
         assert_eq!(mark(1_000_000_001), b'$');
@@ -639,17 +700,28 @@ pub fn blanks_first_string_in_comments(release: &str) -> bool {
 /// the value between the two literals is removed. Formats of any other shape are left as
 /// they are.
 pub fn blank_first_string(print_fmt: &str, body: &mut Vec<u8>) {
-    let Some(fmt) = print_fmt.trim_start().strip_prefix('"') else { return };
+    let Some(fmt) = print_fmt.trim_start().strip_prefix('"') else {
+        return;
+    };
     let Some(pct) = fmt.find('%') else { return };
     let (lead, rest) = fmt.split_at(pct);
-    let Some(after) = rest.strip_prefix("%s") else { return };
+    let Some(after) = rest.strip_prefix("%s") else {
+        return;
+    };
     let end = after.find(['%', '"']).unwrap_or(after.len());
     let follow = &after[..end];
-    if lead.contains('\\') || follow.is_empty() || follow.contains('\\') || !body.starts_with(lead.as_bytes()) {
+    if lead.contains('\\')
+        || follow.is_empty()
+        || follow.contains('\\')
+        || !body.starts_with(lead.as_bytes())
+    {
         return;
     }
     let from = lead.len();
-    if let Some(i) = body[from..].windows(follow.len()).position(|w| w == follow.as_bytes()) {
+    if let Some(i) = body[from..]
+        .windows(follow.len())
+        .position(|w| w == follow.as_bytes())
+    {
         body.drain(from..from + i);
     }
 }
@@ -680,7 +752,13 @@ mod quirk_tests {
 /// a tree: the CPU the reader of `trace` ran on (`CPU#`), printed as 0, and the preemption
 /// model, taken from `uname -v` (`PREEMPT_RT` -> `preempt_rt`, a bare `PREEMPT` ->
 /// `preempt`, else `desktop`; Debian 6.1 and 6.12 with `PREEMPT_DYNAMIC` print `desktop`).
-pub fn write_latency_header(out: &mut Vec<u8>, uname: &str, entries: u64, total: u64, ncpus: usize) {
+pub fn write_latency_header(
+    out: &mut Vec<u8>,
+    uname: &str,
+    entries: u64,
+    total: u64,
+    ncpus: usize,
+) {
     let mut words = uname.split_whitespace();
     let release = words.nth(2).unwrap_or("");
     let rest: Vec<&str> = words.collect();

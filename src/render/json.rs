@@ -28,7 +28,9 @@ fn uint(data: &[u8], off: usize, size: usize, be: bool) -> Option<u64> {
 }
 
 fn int_value(data: &[u8], off: usize, size: usize, signed: bool, be: bool) -> Value {
-    let Some(v) = uint(data, off, size, be) else { return Value::Null };
+    let Some(v) = uint(data, off, size, be) else {
+        return Value::Null;
+    };
     if signed && size > 0 && size <= 8 {
         let shift = 64 - 8 * size as u32;
         Value::from(((v << shift) as i64) >> shift)
@@ -48,14 +50,30 @@ pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
         FieldShape::Scalar => int_value(data, f.offset, f.size, f.signed, be),
         // `char buf[]` with size 0 (ftrace's print, bputs): the string runs to the end.
         FieldShape::CharArray if f.size == 0 => data.get(f.offset..).map_or(Value::Null, c_string),
-        FieldShape::CharArray => data.get(f.offset..f.offset + f.size).map_or(Value::Null, c_string),
+        FieldShape::CharArray => data
+            .get(f.offset..f.offset + f.size)
+            .map_or(Value::Null, c_string),
         FieldShape::Array { elem } => {
-            let size = if f.size == 0 { data.len().saturating_sub(f.offset) } else { f.size };
+            let size = if f.size == 0 {
+                data.len().saturating_sub(f.offset)
+            } else {
+                f.size
+            };
             let n = if elem == 0 { 0 } else { size / elem };
-            Value::Array((0..n).map(|i| int_value(data, f.offset + i * elem, elem, f.signed, be)).collect())
+            Value::Array(
+                (0..n)
+                    .map(|i| int_value(data, f.offset + i * elem, elem, f.signed, be))
+                    .collect(),
+            )
         }
-        FieldShape::Dynamic { relative, string, elem } => {
-            let Some(word) = uint(data, f.offset, f.size.min(4), be) else { return Value::Null };
+        FieldShape::Dynamic {
+            relative,
+            string,
+            elem,
+        } => {
+            let Some(word) = uint(data, f.offset, f.size.min(4), be) else {
+                return Value::Null;
+            };
             let (mut off, len) = if f.size == 2 {
                 // A 2-byte location holds only the offset; the data runs to the record's end.
                 (word as usize, usize::MAX)
@@ -65,14 +83,22 @@ pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
             if relative {
                 off += f.offset + f.size;
             }
-            let end = if len == usize::MAX { data.len() } else { off.saturating_add(len).min(data.len()) };
-            let Some(bytes) = data.get(off.min(end)..end) else { return Value::Null };
+            let end = if len == usize::MAX {
+                data.len()
+            } else {
+                off.saturating_add(len).min(data.len())
+            };
+            let Some(bytes) = data.get(off.min(end)..end) else {
+                return Value::Null;
+            };
             if string {
                 c_string(bytes)
             } else {
                 let e = elem.max(1);
                 Value::Array(
-                    (0..bytes.len() / e).map(|i| int_value(bytes, i * e, e, f.signed, be)).collect(),
+                    (0..bytes.len() / e)
+                        .map(|i| int_value(bytes, i * e, e, f.signed, be))
+                        .collect(),
                 )
             }
         }
@@ -91,7 +117,10 @@ fn signed_elem(v: u64, size: usize, signed: bool) -> Value {
 }
 
 fn is_char_type(type_name: &str) -> bool {
-    let t = type_name.trim_start_matches("__data_loc").trim_start_matches("__rel_loc").trim();
+    let t = type_name
+        .trim_start_matches("__data_loc")
+        .trim_start_matches("__rel_loc")
+        .trim();
     let t = t.trim_end_matches("[]").trim();
     matches!(t, "char" | "const char" | "signed char")
 }
@@ -120,20 +149,35 @@ pub fn schema_field_value(f: &Field, data: &[u8], be: bool) -> Value {
                 f.read_u64(data, be).map_or(Value::Null, Value::from)
             }
         }
-        FieldKind::CharArray { .. } => f.str(data, be).map_or(Value::Null, |b| Value::from(String::from_utf8_lossy(b).into_owned())),
-        FieldKind::Array { elem_size, .. } => f.bytes(data, be).map_or(Value::Null, |b| elems(b, elem_size)),
-        FieldKind::DataLoc { elem_size } | FieldKind::RelLoc { elem_size } | FieldKind::DynamicArray { elem_size } => {
+        FieldKind::CharArray { .. } => f.str(data, be).map_or(Value::Null, |b| {
+            Value::from(String::from_utf8_lossy(b).into_owned())
+        }),
+        FieldKind::Array { elem_size, .. } => f
+            .bytes(data, be)
+            .map_or(Value::Null, |b| elems(b, elem_size)),
+        FieldKind::DataLoc { elem_size }
+        | FieldKind::RelLoc { elem_size }
+        | FieldKind::DynamicArray { elem_size } => {
             if is_char_type(&f.type_name) {
-                f.str(data, be).map_or(Value::Null, |b| Value::from(String::from_utf8_lossy(b).into_owned()))
+                f.str(data, be).map_or(Value::Null, |b| {
+                    Value::from(String::from_utf8_lossy(b).into_owned())
+                })
             } else {
-                f.bytes(data, be).map_or(Value::Null, |b| elems(b, elem_size))
+                f.bytes(data, be)
+                    .map_or(Value::Null, |b| elems(b, elem_size))
             }
         }
     }
 }
 
 /// Append one record as a JSON line, its fields typed from the event model's schema.
-pub fn write_schema_record(out: &mut Vec<u8>, rec: &Record, comms: &Comms, schema: Option<&Schema>, style: &KernelStyle) {
+pub fn write_schema_record(
+    out: &mut Vec<u8>,
+    rec: &Record,
+    comms: &Comms,
+    schema: Option<&Schema>,
+    style: &KernelStyle,
+) {
     let pid = style.pid(rec);
     let (flags, preempt) = style.flags(rec);
     let mut obj = Map::new();
@@ -154,12 +198,18 @@ pub fn write_schema_record(out: &mut Vec<u8>, rec: &Record, comms: &Comms, schem
             obj.insert("event".into(), Value::from(s.name.as_str()));
             let mut fields = Map::new();
             for f in s.fields.iter().filter(|f| !f.name.starts_with("common_")) {
-                fields.insert(f.name.clone(), schema_field_value(f, rec.data, style.big_endian));
+                fields.insert(
+                    f.name.clone(),
+                    schema_field_value(f, rec.data, style.big_endian),
+                );
             }
             obj.insert("fields".into(), Value::Object(fields));
         }
         None => {
-            obj.insert("event_id".into(), Value::from(rec.event_id(style.big_endian).unwrap_or(0)));
+            obj.insert(
+                "event_id".into(),
+                Value::from(rec.event_id(style.big_endian).unwrap_or(0)),
+            );
         }
     }
     let _ = serde_json::to_writer(&mut *out, &Value::Object(obj));
@@ -167,7 +217,13 @@ pub fn write_schema_record(out: &mut Vec<u8>, rec: &Record, comms: &Comms, schem
 }
 
 /// Append one record as a JSON line.
-pub fn write_record(out: &mut Vec<u8>, rec: &Record, comms: &Comms, names: &EventNames, style: &KernelStyle) {
+pub fn write_record(
+    out: &mut Vec<u8>,
+    rec: &Record,
+    comms: &Comms,
+    names: &EventNames,
+    style: &KernelStyle,
+) {
     let pid = style.pid(rec);
     let (flags, preempt) = style.flags(rec);
     let mut obj = Map::new();
@@ -193,7 +249,10 @@ pub fn write_record(out: &mut Vec<u8>, rec: &Record, comms: &Comms, names: &Even
             obj.insert("fields".into(), Value::Object(fields));
         }
         None => {
-            obj.insert("event_id".into(), Value::from(rec.event_id(style.big_endian).unwrap_or(0)));
+            obj.insert(
+                "event_id".into(),
+                Value::from(rec.event_id(style.big_endian).unwrap_or(0)),
+            );
         }
     }
     // Writing to a Vec cannot fail.
@@ -244,9 +303,16 @@ mod tests {
         let mut names = EventNames::default();
         names.add_format("demo_sys", FORMAT).unwrap();
         let d = demo_payload();
-        let rec = Record { cpu: 1, ts: 1234, data: &d };
+        let rec = Record {
+            cpu: 1,
+            ts: 1234,
+            data: &d,
+        };
         let comms = Comms::from_saved_cmdlines("42 cat\n");
-        let style = KernelStyle { big_endian: false, ..KernelStyle::default() };
+        let style = KernelStyle {
+            big_endian: false,
+            ..KernelStyle::default()
+        };
         let (mut a, mut b) = (Vec::new(), Vec::new());
         write_schema_record(&mut a, &rec, &comms, Some(&schema), &style);
         write_record(&mut b, &rec, &comms, &names, &style);
@@ -286,9 +352,16 @@ mod tests {
         d[28..32].copy_from_slice(&((2u32 << 16) | 4).to_le_bytes());
         d[32..36].copy_from_slice(b"abc\0");
         d[36..38].copy_from_slice(&[9, 8]);
-        let rec = Record { cpu: 1, ts: 1234, data: &d };
+        let rec = Record {
+            cpu: 1,
+            ts: 1234,
+            data: &d,
+        };
         let comms = Comms::from_saved_cmdlines("42 cat\n");
-        let style = KernelStyle { big_endian: false, ..KernelStyle::default() };
+        let style = KernelStyle {
+            big_endian: false,
+            ..KernelStyle::default()
+        };
         let mut out = Vec::new();
         write_record(&mut out, &rec, &comms, &names, &style);
         let v: Value = serde_json::from_slice(&out).unwrap();

@@ -37,7 +37,11 @@ pub struct CommonFields {
 
 impl Default for CommonFields {
     fn default() -> Self {
-        CommonFields { flags: 2, preempt_count: 3, pid: 4 }
+        CommonFields {
+            flags: 2,
+            preempt_count: 3,
+            pid: 4,
+        }
     }
 }
 
@@ -46,12 +50,17 @@ impl CommonFields {
     pub fn from_format(text: &str) -> CommonFields {
         let mut c = CommonFields::default();
         for line in text.lines() {
-            let Some(rest) = line.trim().strip_prefix("field:") else { continue };
-            let Some((decl, attrs)) = rest.split_once(';') else { continue };
-            let Some(off) = attrs
-                .split(';')
-                .find_map(|a| a.trim().strip_prefix("offset:").and_then(|v| v.trim().parse::<usize>().ok()))
-            else {
+            let Some(rest) = line.trim().strip_prefix("field:") else {
+                continue;
+            };
+            let Some((decl, attrs)) = rest.split_once(';') else {
+                continue;
+            };
+            let Some(off) = attrs.split(';').find_map(|a| {
+                a.trim()
+                    .strip_prefix("offset:")
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+            }) else {
                 continue;
             };
             match decl.split_whitespace().last() {
@@ -105,8 +114,20 @@ pub fn latency_chars(flags: u8, preempt_count: u8) -> [u8; 5] {
     } else {
         b'.'
     };
-    let hex = |n: u8| if n == 0 { b'.' } else { b"0123456789abcdef"[n as usize] };
-    [c0, c1, c2, hex(preempt_count & 0xf), hex(preempt_count >> 4)]
+    let hex = |n: u8| {
+        if n == 0 {
+            b'.'
+        } else {
+            b"0123456789abcdef"[n as usize]
+        }
+    };
+    [
+        c0,
+        c1,
+        c2,
+        hex(preempt_count & 0xf),
+        hex(preempt_count >> 4),
+    ]
 }
 
 /// How the kernel prints the context columns of one buffer.
@@ -127,7 +148,13 @@ pub struct KernelStyle {
 
 impl Default for KernelStyle {
     fn default() -> Self {
-        KernelStyle { time_in_ns: true, record_tgid: false, irq_info: true, big_endian: cfg!(target_endian = "big"), common: CommonFields::default() }
+        KernelStyle {
+            time_in_ns: true,
+            record_tgid: false,
+            irq_info: true,
+            big_endian: cfg!(target_endian = "big"),
+            common: CommonFields::default(),
+        }
     }
 }
 
@@ -136,7 +163,10 @@ impl Default for KernelStyle {
 /// `counter`, `uptime` (jiffies) and the architecture clocks (`x86-tsc`, `ppc-tb`, ...)
 /// are printed as raw counts.
 pub fn clock_in_ns(clock: &str) -> bool {
-    matches!(clock, "local" | "global" | "perf" | "mono" | "mono_raw" | "boot" | "tai")
+    matches!(
+        clock,
+        "local" | "global" | "perf" | "mono" | "mono_raw" | "boot" | "tai"
+    )
 }
 
 /// The selected clock in `trace_clock` text (`[local] global ...` -> `local`).
@@ -151,7 +181,9 @@ impl KernelStyle {
     /// an instance directory or a fixture tree); missing files keep the kernel defaults.
     pub fn from_tracefs(t: &Tracefs, big_endian: bool) -> KernelStyle {
         let opt = |name: &str, default: bool| {
-            t.read_string(format!("options/{name}")).map(|s| s.trim() == "1").unwrap_or(default)
+            t.read_string(format!("options/{name}"))
+                .map(|s| s.trim() == "1")
+                .unwrap_or(default)
         };
         let time_in_ns = t
             .read_string("trace_clock")
@@ -171,7 +203,9 @@ impl KernelStyle {
     #[inline]
     pub fn pid(&self, rec: &Record) -> i32 {
         let o = self.common.pid;
-        let Some(b) = rec.data.get(o..o + 4) else { return 0 };
+        let Some(b) = rec.data.get(o..o + 4) else {
+            return 0;
+        };
         let b: [u8; 4] = b.try_into().unwrap_or_default();
         if self.big_endian {
             i32::from_be_bytes(b)
@@ -185,7 +219,10 @@ impl KernelStyle {
     pub fn flags(&self, rec: &Record) -> (u8, u8) {
         (
             rec.data.get(self.common.flags).copied().unwrap_or(0),
-            rec.data.get(self.common.preempt_count).copied().unwrap_or(0),
+            rec.data
+                .get(self.common.preempt_count)
+                .copied()
+                .unwrap_or(0),
         )
     }
 
@@ -246,7 +283,14 @@ impl KernelStyle {
 
     /// The same columns for a comm too long for the stack buffer (never seen in practice:
     /// comms are at most 15 bytes, but a tree's saved_cmdlines is input).
-    fn write_context_slow(&self, out: &mut Vec<u8>, rec: &Record, comm: &[u8], pid: i32, comms: &Comms) {
+    fn write_context_slow(
+        &self,
+        out: &mut Vec<u8>,
+        rec: &Record,
+        comm: &[u8],
+        pid: i32,
+        comms: &Comms,
+    ) {
         out.extend_from_slice(comm);
         out.push(b'-');
         let before = out.len();
@@ -285,7 +329,13 @@ impl KernelStyle {
 
     /// Write one whole body line: context, the event's text and a newline.
     #[inline]
-    pub fn write_line(&self, out: &mut Vec<u8>, rec: &Record, comms: &Comms, events: &dyn EventFormatter) {
+    pub fn write_line(
+        &self,
+        out: &mut Vec<u8>,
+        rec: &Record,
+        comms: &Comms,
+        events: &dyn EventFormatter,
+    ) {
         self.write_context(out, rec, comms);
         events.write_event(rec, out);
         out.push(b'\n');
@@ -307,12 +357,24 @@ impl KernelStyle {
 
     /// The kernel's header lines for the `trace` file: tracer, entry counts, CPU count and
     /// the column legend matching these options.
-    pub fn write_header(&self, out: &mut Vec<u8>, tracer: &str, entries: u64, written: u64, cpus: usize) {
+    pub fn write_header(
+        &self,
+        out: &mut Vec<u8>,
+        tracer: &str,
+        entries: u64,
+        written: u64,
+        cpus: usize,
+    ) {
         out.extend_from_slice(format!("# tracer: {tracer}\n#\n").as_bytes());
         out.extend_from_slice(
-            format!("# entries-in-buffer/entries-written: {entries}/{written}   #P:{cpus}\n#\n").as_bytes(),
+            format!("# entries-in-buffer/entries-written: {entries}/{written}   #P:{cpus}\n#\n")
+                .as_bytes(),
         );
-        let pad = if self.record_tgid { "            " } else { "  " };
+        let pad = if self.record_tgid {
+            "            "
+        } else {
+            "  "
+        };
         if self.irq_info {
             for rest in [
                 "  _-----=> irqs-off/BH-disabled",
@@ -329,14 +391,22 @@ impl KernelStyle {
                 out.push(b'\n');
             }
             if self.record_tgid {
-                out.extend_from_slice(b"#           TASK-PID       TGID    CPU#  |||||  TIMESTAMP  FUNCTION\n");
-                out.extend_from_slice(b"#              | |           |       |   |||||     |         |\n");
+                out.extend_from_slice(
+                    b"#           TASK-PID       TGID    CPU#  |||||  TIMESTAMP  FUNCTION\n",
+                );
+                out.extend_from_slice(
+                    b"#              | |           |       |   |||||     |         |\n",
+                );
             } else {
-                out.extend_from_slice(b"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n");
+                out.extend_from_slice(
+                    b"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n",
+                );
                 out.extend_from_slice(b"#              | |         |   |||||     |         |\n");
             }
         } else if self.record_tgid {
-            out.extend_from_slice(b"#           TASK-PID       TGID    CPU#     TIMESTAMP  FUNCTION\n");
+            out.extend_from_slice(
+                b"#           TASK-PID       TGID    CPU#     TIMESTAMP  FUNCTION\n",
+            );
             out.extend_from_slice(b"#              | |           |       |         |         |\n");
         } else {
             out.extend_from_slice(b"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
@@ -463,8 +533,15 @@ mod tests {
         let want = "             cc1-9643    [000] d.h2.   595.863753: sched_waking: x\n";
         let comms = Comms::from_saved_cmdlines("9643 cc1\n");
         let data = payload(F_IRQS_OFF | F_HARDIRQ, 2, 9643);
-        let rec = Record { cpu: 0, ts: 595_863_753_400, data: &data };
-        let style = KernelStyle { big_endian: false, ..KernelStyle::default() };
+        let rec = Record {
+            cpu: 0,
+            ts: 595_863_753_400,
+            data: &data,
+        };
+        let style = KernelStyle {
+            big_endian: false,
+            ..KernelStyle::default()
+        };
         let mut out = Vec::new();
         style.write_line(&mut out, &rec, &comms, &Name("sched_waking: x"));
         assert_eq!(String::from_utf8(out).unwrap(), want);
@@ -475,17 +552,41 @@ mod tests {
         let mut comms = Comms::new();
         comms.load_saved_tgids("5 4\n");
         let data = payload(0, 0, 0);
-        let rec = Record { cpu: 1, ts: 123456789, data: &data };
-        let style = KernelStyle { record_tgid: true, time_in_ns: false, big_endian: false, ..KernelStyle::default() };
+        let rec = Record {
+            cpu: 1,
+            ts: 123456789,
+            data: &data,
+        };
+        let style = KernelStyle {
+            record_tgid: true,
+            time_in_ns: false,
+            big_endian: false,
+            ..KernelStyle::default()
+        };
         let mut out = Vec::new();
         style.write_context(&mut out, &rec, &comms);
-        assert_eq!(String::from_utf8(out).unwrap(), "          <idle>-0       (-------) [001] .....    123456789: ");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "          <idle>-0       (-------) [001] .....    123456789: "
+        );
         let data = payload(0, 0, 5);
-        let rec = Record { cpu: 1, ts: 1_000_000_499, data: &data };
-        let style = KernelStyle { record_tgid: true, big_endian: false, irq_info: false, ..KernelStyle::default() };
+        let rec = Record {
+            cpu: 1,
+            ts: 1_000_000_499,
+            data: &data,
+        };
+        let style = KernelStyle {
+            record_tgid: true,
+            big_endian: false,
+            irq_info: false,
+            ..KernelStyle::default()
+        };
         let mut out = Vec::new();
         style.write_context(&mut out, &rec, &comms);
-        assert_eq!(String::from_utf8(out).unwrap(), "           <...>-5       (      4) [001]      1.000000: ");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "           <...>-5       (      4) [001]      1.000000: "
+        );
     }
 
     #[test]
@@ -493,14 +594,29 @@ mod tests {
         let long = "x".repeat(80);
         let comms = Comms::from_saved_cmdlines(&format!("4194304 {long}\n"));
         let data = payload(0, 0, 4_194_304);
-        let rec = Record { cpu: 1234, ts: 123_456_789_012_345_678, data: &data };
-        let style = KernelStyle { big_endian: false, ..KernelStyle::default() };
+        let rec = Record {
+            cpu: 1234,
+            ts: 123_456_789_012_345_678,
+            data: &data,
+        };
+        let style = KernelStyle {
+            big_endian: false,
+            ..KernelStyle::default()
+        };
         let mut out = Vec::new();
         style.write_context(&mut out, &rec, &comms);
-        assert_eq!(String::from_utf8(out).unwrap(), format!("{long}-4194304 [1234] ..... 123456789.012346: "));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("{long}-4194304 [1234] ..... 123456789.012346: ")
+        );
         let comms = Comms::from_saved_cmdlines("4194304 short\n");
         let mut out = Vec::new();
-        let style = KernelStyle { record_tgid: true, time_in_ns: false, big_endian: false, ..KernelStyle::default() };
+        let style = KernelStyle {
+            record_tgid: true,
+            time_in_ns: false,
+            big_endian: false,
+            ..KernelStyle::default()
+        };
         style.write_context(&mut out, &rec, &comms);
         assert_eq!(
             String::from_utf8(out).unwrap(),
@@ -512,16 +628,31 @@ mod tests {
     fn raw_clocks() {
         // `trace` of an instance with trace_clock=uptime on 6.18:
         // " qemu-system-x86-19293   [000] d..2.       192026: sched_switch: ..."
-        assert!(!clock_in_ns(selected_clock("local global counter [uptime] perf").unwrap()));
+        assert!(!clock_in_ns(
+            selected_clock("local global counter [uptime] perf").unwrap()
+        ));
         assert!(!clock_in_ns("x86-tsc") && !clock_in_ns("counter"));
-        assert!(clock_in_ns(selected_clock("[local] global counter").unwrap()) && clock_in_ns("boot"));
+        assert!(
+            clock_in_ns(selected_clock("[local] global counter").unwrap()) && clock_in_ns("boot")
+        );
         let comms = Comms::from_saved_cmdlines("19293 qemu-system-x86\n");
         let data = payload(F_IRQS_OFF, 2, 19293);
-        let rec = Record { cpu: 0, ts: 192026, data: &data };
-        let style = KernelStyle { time_in_ns: false, big_endian: false, ..KernelStyle::default() };
+        let rec = Record {
+            cpu: 0,
+            ts: 192026,
+            data: &data,
+        };
+        let style = KernelStyle {
+            time_in_ns: false,
+            big_endian: false,
+            ..KernelStyle::default()
+        };
         let mut out = Vec::new();
         style.write_context(&mut out, &rec, &comms);
-        assert_eq!(String::from_utf8(out).unwrap(), " qemu-system-x86-19293   [000] d..2.       192026: ");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            " qemu-system-x86-19293   [000] d..2.       192026: "
+        );
     }
 
     #[test]
@@ -529,10 +660,22 @@ mod tests {
         assert_eq!(&latency_chars(0, 0), b".....");
         assert_eq!(&latency_chars(F_IRQS_OFF | F_BH_OFF, 0x21), b"D..12");
         assert_eq!(&latency_chars(F_BH_OFF | F_NEED_RESCHED_LAZY, 0), b"bl...");
-        assert_eq!(&latency_chars(F_NEED_RESCHED | F_NEED_RESCHED_LAZY | F_PREEMPT_RESCHED, 0), b".B...");
-        assert_eq!(&latency_chars(F_NEED_RESCHED | F_PREEMPT_RESCHED, 0), b".N...");
-        assert_eq!(&latency_chars(F_NEED_RESCHED_LAZY | F_PREEMPT_RESCHED, 0), b".L...");
-        assert_eq!(&latency_chars(F_NEED_RESCHED | F_NEED_RESCHED_LAZY, 0), b".b...");
+        assert_eq!(
+            &latency_chars(F_NEED_RESCHED | F_NEED_RESCHED_LAZY | F_PREEMPT_RESCHED, 0),
+            b".B..."
+        );
+        assert_eq!(
+            &latency_chars(F_NEED_RESCHED | F_PREEMPT_RESCHED, 0),
+            b".N..."
+        );
+        assert_eq!(
+            &latency_chars(F_NEED_RESCHED_LAZY | F_PREEMPT_RESCHED, 0),
+            b".L..."
+        );
+        assert_eq!(
+            &latency_chars(F_NEED_RESCHED | F_NEED_RESCHED_LAZY, 0),
+            b".b..."
+        );
         assert_eq!(&latency_chars(F_PREEMPT_RESCHED, 0), b".p...");
         assert_eq!(&latency_chars(F_NMI | F_HARDIRQ, 0xf), b"..Zf.");
         assert_eq!(&latency_chars(F_NMI, 0), b"..z..");
@@ -556,9 +699,21 @@ mod tests {
 #              | |         |   |||||     |         |\n";
         assert_eq!(String::from_utf8(out).unwrap(), want);
         let mut out = Vec::new();
-        KernelStyle { record_tgid: true, ..KernelStyle::default() }.write_header(&mut out, "nop", 0, 0, 2);
+        KernelStyle {
+            record_tgid: true,
+            ..KernelStyle::default()
+        }
+        .write_header(&mut out, "nop", 0, 0, 2);
         let s = String::from_utf8(out).unwrap();
-        assert!(s.contains("\n#                                          _-----=> irqs-off/BH-disabled\n"), "{s}");
-        assert!(s.contains("\n#                                        |||| /     delay\n"), "{s}");
+        assert!(
+            s.contains(
+                "\n#                                          _-----=> irqs-off/BH-disabled\n"
+            ),
+            "{s}"
+        );
+        assert!(
+            s.contains("\n#                                        |||| /     delay\n"),
+            "{s}"
+        );
     }
 }

@@ -69,10 +69,17 @@ pub struct EventNames {
 impl EventNames {
     /// Read every `events/<sys>/<ev>/format` under `t`; unreadable ones are skipped.
     pub fn from_tracefs(t: &Tracefs, big_endian: bool) -> EventNames {
-        let mut n = EventNames { by_id: HashMap::new(), big_endian };
-        let Ok(systems) = std::fs::read_dir(t.path("events")) else { return n };
+        let mut n = EventNames {
+            by_id: HashMap::new(),
+            big_endian,
+        };
+        let Ok(systems) = std::fs::read_dir(t.path("events")) else {
+            return n;
+        };
         for sys in systems.filter_map(|e| e.ok()) {
-            let Ok(events) = std::fs::read_dir(sys.path()) else { continue };
+            let Ok(events) = std::fs::read_dir(sys.path()) else {
+                continue;
+            };
             let sys_name = sys.file_name().to_string_lossy().into_owned();
             for ev in events.filter_map(|e| e.ok()) {
                 let path = ev.path().join("format");
@@ -102,7 +109,14 @@ impl EventNames {
             }
         }
         let id = id?;
-        self.by_id.insert(id, EventInfo { system: system.to_string(), name: name?, fields });
+        self.by_id.insert(
+            id,
+            EventInfo {
+                system: system.to_string(),
+                name: name?,
+                fields,
+            },
+        );
         Some(id)
     }
 
@@ -120,7 +134,11 @@ impl EventNames {
     /// format lists them).
     pub fn common_fields(&self) -> super::CommonFields {
         let mut c = super::CommonFields::default();
-        if let Some(ev) = self.by_id.values().find(|e| e.fields.iter().any(|f| f.name == "common_pid")) {
+        if let Some(ev) = self
+            .by_id
+            .values()
+            .find(|e| e.fields.iter().any(|f| f.name == "common_pid"))
+        {
             for f in &ev.fields {
                 match f.name.as_str() {
                     "common_flags" => c.flags = f.offset,
@@ -172,8 +190,16 @@ fn parse_field(rest: &str) -> Option<FieldDesc> {
         None => ("", decl.to_string()),
     };
     let is_char = {
-        let base = ty.trim_start_matches("__data_loc").trim_start_matches("__rel_loc").trim().trim_end_matches("[]").trim();
-        matches!(base, "char" | "const char" | "unsigned char" | "signed char") && !ty.contains('*')
+        let base = ty
+            .trim_start_matches("__data_loc")
+            .trim_start_matches("__rel_loc")
+            .trim()
+            .trim_end_matches("[]")
+            .trim();
+        matches!(
+            base,
+            "char" | "const char" | "unsigned char" | "signed char"
+        ) && !ty.contains('*')
     };
     let mut array_len: Option<usize> = None;
     if let Some(i) = name.find('[') {
@@ -183,7 +209,11 @@ fn parse_field(rest: &str) -> Option<FieldDesc> {
     }
     let shape = if ty.starts_with("__data_loc") || ty.starts_with("__rel_loc") {
         let elem = elem_size(ty);
-        FieldShape::Dynamic { relative: ty.starts_with("__rel_loc"), string: is_char, elem }
+        FieldShape::Dynamic {
+            relative: ty.starts_with("__rel_loc"),
+            string: is_char,
+            elem,
+        }
     } else if let Some(n) = array_len {
         if is_char {
             FieldShape::CharArray
@@ -194,11 +224,20 @@ fn parse_field(rest: &str) -> Option<FieldDesc> {
     } else {
         FieldShape::Scalar
     };
-    Some(FieldDesc { name, offset, size, signed, shape })
+    Some(FieldDesc {
+        name,
+        offset,
+        size,
+        signed,
+        shape,
+    })
 }
 
 fn elem_size(ty: &str) -> usize {
-    let t = ty.trim_start_matches("__data_loc").trim_start_matches("__rel_loc").trim();
+    let t = ty
+        .trim_start_matches("__data_loc")
+        .trim_start_matches("__rel_loc")
+        .trim();
     if t.contains('*') || t.contains("long long") || t.contains("u64") || t.contains("s64") {
         8
     } else if t.contains("long") {
@@ -258,7 +297,10 @@ pub fn write_syscall(ev: &EventInfo, data: &[u8], be: bool, out: &mut Vec<u8>) -
         }
         Some(v)
     };
-    let args = ev.fields.iter().filter(|f| !f.name.starts_with("common_") && f.name != "__syscall_nr");
+    let args = ev
+        .fields
+        .iter()
+        .filter(|f| !f.name.starts_with("common_") && f.name != "__syscall_nr");
     if let Some(call) = ev.name.strip_prefix("sys_enter_") {
         out.extend_from_slice(b"sys_");
         out.extend_from_slice(call.as_bytes());
@@ -279,7 +321,9 @@ pub fn write_syscall(ev: &EventInfo, data: &[u8], be: bool, out: &mut Vec<u8>) -
         out.push(b')');
         true
     } else if let Some(call) = ev.name.strip_prefix("sys_exit_") {
-        let Some(ret) = ev.fields.iter().find(|f| f.name == "ret").and_then(read) else { return false };
+        let Some(ret) = ev.fields.iter().find(|f| f.name == "ret").and_then(read) else {
+            return false;
+        };
         out.extend_from_slice(format!("sys_{call} -> {ret:#x}").as_bytes());
         true
     } else {

@@ -75,7 +75,9 @@ mod source;
 
 pub use catalog::DatCatalog;
 pub use filter::{EventFilter, FilterContext, FilterError};
-pub use report::{parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary};
+pub use report::{
+    parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
+};
 pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken};
 
 use std::cell::RefCell;
@@ -154,7 +156,10 @@ impl TimeFormat {
     pub fn for_clock(clock: &str, tsc2nsec: bool, nsecs: bool) -> TimeFormat {
         let clock = clock.trim().trim_start_matches('[').trim_end_matches(']');
         let in_usecs = tsc2nsec
-            || matches!(clock, "local" | "global" | "uptime" | "perf" | "tai" | "x86-tsc-nsec")
+            || matches!(
+                clock,
+                "local" | "global" | "uptime" | "perf" | "tai" | "x86-tsc-nsec"
+            )
             || clock.starts_with("mono");
         match (in_usecs, nsecs) {
             (false, _) => TimeFormat::Raw,
@@ -181,7 +186,13 @@ pub struct TraceCmdStyle {
 
 impl Default for TraceCmdStyle {
     fn default() -> TraceCmdStyle {
-        TraceCmdStyle { time: TimeFormat::Usecs, latency: false, raw: false, fgraph_tailprint: false, fgraph_depth: false }
+        TraceCmdStyle {
+            time: TimeFormat::Usecs,
+            latency: false,
+            raw: false,
+            fgraph_tailprint: false,
+            fgraph_depth: false,
+        }
     }
 }
 
@@ -216,7 +227,8 @@ struct CommTable {
 impl CommTable {
     fn build(&mut self) -> &mut Vec<(i32, Box<str>)> {
         if self.array.is_none() {
-            let mut v: Vec<(i32, Box<str>)> = std::mem::take(&mut self.list).into_iter().rev().collect();
+            let mut v: Vec<(i32, Box<str>)> =
+                std::mem::take(&mut self.list).into_iter().rev().collect();
             v.sort_by_key(|e| e.0);
             self.array = Some(v);
         }
@@ -250,9 +262,13 @@ impl Cmdlines {
         for line in text.split('\n').filter(|l| !l.is_empty()) {
             let line = line.trim_start();
             let digits = line.strip_prefix('-').unwrap_or(line);
-            let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+            let end = digits
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(digits.len());
             let num_len = line.len() - digits.len() + end;
-            let Ok(pid) = line[..num_len].parse::<i32>() else { return };
+            let Ok(pid) = line[..num_len].parse::<i32>() else {
+                return;
+            };
             let comm = line[num_len..].trim_start();
             if comm.is_empty() {
                 return;
@@ -336,7 +352,10 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     }
 
     fn graph(&self) -> GraphOptions {
-        GraphOptions { tailprint: self.style.fgraph_tailprint, depth: self.style.fgraph_depth }
+        GraphOptions {
+            tailprint: self.style.fgraph_tailprint,
+            depth: self.style.fgraph_depth,
+        }
     }
 
     /// The fields of `id` when it is `ftrace:funcgraph_entry` (for leaf merging).
@@ -349,20 +368,40 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 
     /// Whether `next` is the exit of the function_graph entry `entry` (same pid and
     /// function), and its fields if so.
-    pub fn graph_exit_of(&mut self, entry: &Record, f: [FieldSpec; 2], next: &Record) -> Option<[FieldSpec; 4]> {
+    pub fn graph_exit_of(
+        &mut self,
+        entry: &Record,
+        f: [FieldSpec; 2],
+        next: &Record,
+    ) -> Option<[FieldSpec; 4]> {
         let be = self.catalog.big_endian();
         let id = next.event_id(be)?;
-        let Some(Plugin::FuncgraphExit { f: x }) = self.plugin(id) else { return None };
+        let Some(Plugin::FuncgraphExit { f: x }) = self.plugin(id) else {
+            return None;
+        };
         let same_pid = self.pid(entry) == self.pid(next);
         let same_func = read_uint(entry.data, f[0], be) == read_uint(next.data, x[0], be);
         (same_pid && same_func).then_some(x)
     }
 
     /// Write a function_graph leaf (entry and exit merged) as one whole line.
-    pub fn write_graph_leaf(&mut self, out: &mut Vec<u8>, entry: &Record, f: [FieldSpec; 2], exit: &Record, x: [FieldSpec; 4]) {
+    pub fn write_graph_leaf(
+        &mut self,
+        out: &mut Vec<u8>,
+        entry: &Record,
+        f: [FieldSpec; 2],
+        exit: &Record,
+        x: [FieldSpec; 4],
+    ) {
         self.write_head(out, entry);
         self.write_name(out, entry);
-        plugins::write_graph_leaf(self.catalog, (entry, f), (exit, x), self.style.fgraph_depth, out);
+        plugins::write_graph_leaf(
+            self.catalog,
+            (entry, f),
+            (exit, x),
+            self.style.fgraph_depth,
+            out,
+        );
         out.push(b'\n');
     }
 
@@ -401,7 +440,11 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                 col.push(b' ');
             }
             let plugin = ev.and_then(|(sys, name)| plugins::resolve(self.catalog, id, sys, name));
-            self.ids[i] = Some(IdInfo { known: ev.is_some(), name_column: col.into(), plugin });
+            self.ids[i] = Some(IdInfo {
+                known: ev.is_some(),
+                name_column: col.into(),
+                plugin,
+            });
         }
         self.ids[i].as_ref().expect("filled above")
     }
@@ -457,8 +500,14 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         if self.common_migrate.is_none() {
             self.common_migrate = Some(self.catalog.field(id, "common_migrate_disable"));
         }
-        let flags = self.common_flags.and_then(|f| read_uint(rec.data, f, be)).unwrap_or(0);
-        let pc = self.common_pc.and_then(|f| read_uint(rec.data, f, be)).unwrap_or(0);
+        let flags = self
+            .common_flags
+            .and_then(|f| read_uint(rec.data, f, be))
+            .unwrap_or(0);
+        let pc = self
+            .common_pc
+            .and_then(|f| read_uint(rec.data, f, be))
+            .unwrap_or(0);
         let hard = flags & 0x08 != 0;
         let soft = flags & 0x10 != 0;
         out.push(if flags & 0x01 != 0 {
@@ -476,7 +525,11 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             _ => b'.',
         });
         let hex = b"0123456789abcdef";
-        out.push(if pc & 0xf != 0 { hex[(pc & 0xf) as usize] } else { b'.' });
+        out.push(if pc & 0xf != 0 {
+            hex[(pc & 0xf) as usize]
+        } else {
+            b'.'
+        });
         if pc & 0xf0 != 0 {
             let mut b = Vec::new();
             push_hex(&mut b, pc >> 4);

@@ -57,12 +57,20 @@ impl PageLayout {
 
     fn u32_at(&self, b: &[u8], off: usize) -> Option<u32> {
         let a: [u8; 4] = b.get(off..off + 4)?.try_into().ok()?;
-        Some(if self.big_endian { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) })
+        Some(if self.big_endian {
+            u32::from_be_bytes(a)
+        } else {
+            u32::from_le_bytes(a)
+        })
     }
 
     fn u64_at(&self, b: &[u8], off: usize) -> Option<u64> {
         let a: [u8; 8] = b.get(off..off + 8)?.try_into().ok()?;
-        Some(if self.big_endian { u64::from_be_bytes(a) } else { u64::from_le_bytes(a) })
+        Some(if self.big_endian {
+            u64::from_be_bytes(a)
+        } else {
+            u64::from_le_bytes(a)
+        })
     }
 
     fn long_at(&self, b: &[u8], off: usize) -> Option<u64> {
@@ -148,12 +156,17 @@ pub struct SubBufferHeader {
 impl SubBufferHeader {
     /// Parse the header of `page`, checking the commit against the page size.
     pub fn parse(layout: &PageLayout, page: &[u8]) -> Result<SubBufferHeader, (usize, String)> {
-        let time_stamp = layout
-            .u64_at(page, layout.timestamp_offset)
-            .ok_or((0, format!("sub-buffer of {} bytes is shorter than its header", page.len())))?;
-        let raw = layout
-            .long_at(page, layout.commit_offset)
-            .ok_or((layout.commit_offset, "sub-buffer shorter than its commit word".to_string()))?;
+        let time_stamp = layout.u64_at(page, layout.timestamp_offset).ok_or((
+            0,
+            format!(
+                "sub-buffer of {} bytes is shorter than its header",
+                page.len()
+            ),
+        ))?;
+        let raw = layout.long_at(page, layout.commit_offset).ok_or((
+            layout.commit_offset,
+            "sub-buffer shorter than its commit word".to_string(),
+        ))?;
         let commit = (raw & COMMIT_MASK) as usize;
         let room = page.len().saturating_sub(layout.data_offset);
         if commit > room {
@@ -171,7 +184,11 @@ impl SubBufferHeader {
         } else {
             None
         };
-        Ok(SubBufferHeader { time_stamp, commit, missed })
+        Ok(SubBufferHeader {
+            time_stamp,
+            commit,
+            missed,
+        })
     }
 }
 
@@ -194,9 +211,18 @@ pub struct SubBuffer<'a> {
 
 impl<'a> SubBuffer<'a> {
     /// Start decoding `page` (one whole sub-buffer) of `cpu`, the `index`th of its stream.
-    pub fn new(layout: PageLayout, page: &'a [u8], cpu: u32, index: u64) -> Result<SubBuffer<'a>, PageError> {
-        let h = SubBufferHeader::parse(&layout, page)
-            .map_err(|(offset, message)| PageError { cpu, page: index, offset, message })?;
+    pub fn new(
+        layout: PageLayout,
+        page: &'a [u8],
+        cpu: u32,
+        index: u64,
+    ) -> Result<SubBuffer<'a>, PageError> {
+        let h = SubBufferHeader::parse(&layout, page).map_err(|(offset, message)| PageError {
+            cpu,
+            page: index,
+            offset,
+            message,
+        })?;
         Ok(SubBuffer {
             layout,
             page,
@@ -212,7 +238,12 @@ impl<'a> SubBuffer<'a> {
 
     fn error(&mut self, offset: usize, message: String) -> Option<Result<Entry<'a>, PageError>> {
         self.done = true;
-        Some(Err(PageError { cpu: self.cpu, page: self.index, offset, message }))
+        Some(Err(PageError {
+            cpu: self.cpu,
+            page: self.index,
+            offset,
+            message,
+        }))
     }
 }
 
@@ -225,14 +256,21 @@ impl<'a> Iterator for SubBuffer<'a> {
             return None;
         }
         if let Some(count) = self.pending_lost.take() {
-            return Some(Ok(Entry::Lost { cpu: self.cpu, ts: self.ts, count }));
+            return Some(Ok(Entry::Lost {
+                cpu: self.cpu,
+                ts: self.ts,
+                count,
+            }));
         }
         loop {
             if self.pos + 4 > self.end {
                 self.done = true;
                 if self.pos < self.end {
                     let (pos, end) = (self.pos, self.end);
-                    return self.error(pos, format!("{} stray bytes before the commit end {end}", end - pos));
+                    return self.error(
+                        pos,
+                        format!("{} stray bytes before the commit end {end}", end - pos),
+                    );
                 }
                 return None;
             }
@@ -241,8 +279,11 @@ impl<'a> Iterator for SubBuffer<'a> {
                 let pos = self.pos;
                 return self.error(pos, "record header past the end of the sub-buffer".into());
             };
-            let (type_len, delta) =
-                if l.big_endian { (word >> 27, word & DELTA_MASK) } else { (word & 31, word >> 5) };
+            let (type_len, delta) = if l.big_endian {
+                (word >> 27, word & DELTA_MASK)
+            } else {
+                (word & 31, word >> 5)
+            };
             let at = self.pos;
             match type_len {
                 TYPE_PADDING => {
@@ -256,13 +297,17 @@ impl<'a> Iterator for SubBuffer<'a> {
                     };
                     let next = at + 4 + len as usize;
                     if len < 4 || next > self.end {
-                        return self.error(at, format!("discarded record of {len} bytes runs past the commit end"));
+                        return self.error(
+                            at,
+                            format!("discarded record of {len} bytes runs past the commit end"),
+                        );
                     }
                     self.ts += u64::from(delta);
                     self.pos = next;
                 }
                 TYPE_TIME_EXTEND | TYPE_TIME_STAMP => {
-                    let Some(hi) = l.u32_at(self.page, at + 4).filter(|_| at + 8 <= self.end) else {
+                    let Some(hi) = l.u32_at(self.page, at + 4).filter(|_| at + 8 <= self.end)
+                    else {
                         return self.error(at, "time record runs past the commit end".into());
                     };
                     let v = (u64::from(hi) << TS_SHIFT) | u64::from(delta);
@@ -278,12 +323,18 @@ impl<'a> Iterator for SubBuffer<'a> {
                         return self.error(at, "record length word past the end".into());
                     };
                     if len < 4 {
-                        return self.error(at, format!("record length {len} is smaller than its own length word"));
+                        return self.error(
+                            at,
+                            format!("record length {len} is smaller than its own length word"),
+                        );
                     }
                     let data_len = ((len - 4 + 3) & !3) as usize;
                     let start = at + 8;
                     if start + data_len > self.end {
-                        return self.error(at, format!("record of {data_len} bytes runs past the commit end"));
+                        return self.error(
+                            at,
+                            format!("record of {data_len} bytes runs past the commit end"),
+                        );
                     }
                     self.ts = self.ts.wrapping_add(u64::from(delta));
                     self.pos = start + data_len;
@@ -294,7 +345,10 @@ impl<'a> Iterator for SubBuffer<'a> {
                     let data_len = (type_len * 4) as usize;
                     let start = at + 4;
                     if start + data_len > self.end {
-                        return self.error(at, format!("record of {data_len} bytes runs past the commit end"));
+                        return self.error(
+                            at,
+                            format!("record of {data_len} bytes runs past the commit end"),
+                        );
                     }
                     self.ts = self.ts.wrapping_add(u64::from(delta));
                     self.pos = start + data_len;
@@ -308,6 +362,10 @@ impl<'a> Iterator for SubBuffer<'a> {
 impl<'a> SubBuffer<'a> {
     #[inline]
     fn emit(&self, start: usize, len: usize) -> Entry<'a> {
-        Entry::Event(Record { cpu: self.cpu, ts: self.ts, data: &self.page[start..start + len] })
+        Entry::Event(Record {
+            cpu: self.cpu,
+            ts: self.ts,
+            data: &self.page[start..start + len],
+        })
     }
 }

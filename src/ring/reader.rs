@@ -63,22 +63,40 @@ impl From<TracefsError> for RingError {
 /// Whether the machine named in `uname -m` style is big-endian.
 fn machine_is_big_endian(machine: &str) -> bool {
     let m = machine.trim();
-    ["s390", "s390x", "ppc", "ppc64", "powerpc", "mips", "mips64", "sparc", "sparc64", "m68k", "parisc", "armeb", "aarch64_be"]
-        .contains(&m)
+    [
+        "s390",
+        "s390x",
+        "ppc",
+        "ppc64",
+        "powerpc",
+        "mips",
+        "mips64",
+        "sparc",
+        "sparc64",
+        "m68k",
+        "parisc",
+        "armeb",
+        "aarch64_be",
+    ]
+    .contains(&m)
 }
 
 /// The sub-buffer layout of a tracefs root (or of an instance directory's parent root):
 /// `events/header_page`, `buffer_subbuf_size_kb` when present, and the byte order from
 /// the tree's `host/uname` (live roots: this machine's).
 pub fn page_layout(t: &Tracefs) -> Result<PageLayout, RingError> {
-    let header = HeaderPage::parse(&t.read_string("events/header_page")?).map_err(RingError::HeaderPage)?;
+    let header =
+        HeaderPage::parse(&t.read_string("events/header_page")?).map_err(RingError::HeaderPage)?;
     let subbuf = t
         .read_string("buffer_subbuf_size_kb")
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
         .map(|kb| kb * 1024);
     let big_endian = match t.read_string("host/uname") {
-        Ok(u) => u.split_whitespace().last().is_some_and(machine_is_big_endian),
+        Ok(u) => u
+            .split_whitespace()
+            .last()
+            .is_some_and(machine_is_big_endian),
         Err(_) => cfg!(target_endian = "big"),
     };
     Ok(PageLayout::new(&header, subbuf, big_endian))
@@ -122,7 +140,9 @@ pub fn load_cpu_files(t: &Tracefs, cpu: Option<u32>) -> Result<Vec<RawCpuData>, 
         out.push(RawCpuData { cpu: c, bytes });
     }
     if out.is_empty() {
-        return Err(RingError::NoData { root: t.root().to_path_buf() });
+        return Err(RingError::NoData {
+            root: t.root().to_path_buf(),
+        });
     }
     Ok(out)
 }
@@ -139,7 +159,11 @@ pub struct LiveReader {
 impl LiveReader {
     /// Open `per_cpu/cpuN/trace_pipe_raw` under `t` (a live root or instance directory) for
     /// every CPU, or just `cpu`.
-    pub fn open(t: &Tracefs, layout: &PageLayout, cpu: Option<u32>) -> Result<LiveReader, RingError> {
+    pub fn open(
+        t: &Tracefs,
+        layout: &PageLayout,
+        cpu: Option<u32>,
+    ) -> Result<LiveReader, RingError> {
         let mut files = Vec::new();
         for c in cpu_numbers(t) {
             if cpu.is_some_and(|want| want != c) {
@@ -160,15 +184,25 @@ impl LiveReader {
             files.push((c, f));
         }
         if files.is_empty() {
-            return Err(RingError::NoData { root: t.root().to_path_buf() });
+            return Err(RingError::NoData {
+                root: t.root().to_path_buf(),
+            });
         }
-        Ok(LiveReader { files, subbuf_size: layout.subbuf_size, scratch: vec![0; layout.subbuf_size] })
+        Ok(LiveReader {
+            files,
+            subbuf_size: layout.subbuf_size,
+            scratch: vec![0; layout.subbuf_size],
+        })
     }
 
     /// Wait until some CPU has data or `timeout` passes (interrupted waits return early).
     pub fn wait(&self, timeout: Duration) -> io::Result<()> {
         use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-        let mut fds: Vec<PollFd> = self.files.iter().map(|(_, f)| PollFd::new(f.as_fd(), PollFlags::POLLIN)).collect();
+        let mut fds: Vec<PollFd> = self
+            .files
+            .iter()
+            .map(|(_, f)| PollFd::new(f.as_fd(), PollFlags::POLLIN))
+            .collect();
         let ms = u16::try_from(timeout.as_millis()).unwrap_or(u16::MAX);
         match poll(&mut fds, PollTimeout::from(ms)) {
             Ok(_) | Err(nix::errno::Errno::EINTR) => Ok(()),
@@ -188,7 +222,11 @@ impl LiveReader {
                         let dst = &mut out[i];
                         dst.extend_from_slice(&self.scratch[..n]);
                         // Keep sub-buffers aligned even if a read came back short.
-                        dst.resize(dst.len() + (self.subbuf_size - n % self.subbuf_size) % self.subbuf_size, 0);
+                        dst.resize(
+                            dst.len()
+                                + (self.subbuf_size - n % self.subbuf_size) % self.subbuf_size,
+                            0,
+                        );
                         total += n;
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,

@@ -17,7 +17,13 @@ pub struct CpuStream<'a> {
 impl<'a> CpuStream<'a> {
     /// Decode `bytes` (concatenated sub-buffers of `layout.subbuf_size`) read from `cpu`.
     pub fn new(layout: PageLayout, cpu: u32, bytes: &'a [u8]) -> CpuStream<'a> {
-        CpuStream { layout, bytes, cpu, next_page: 0, current: None }
+        CpuStream {
+            layout,
+            bytes,
+            cpu,
+            next_page: 0,
+            current: None,
+        }
     }
 
     /// The CPU this stream reads.
@@ -73,7 +79,11 @@ where
     /// Merge `streams`, ordered by CPU (their order decides ties).
     pub fn new(streams: Vec<I>) -> Merge<I> {
         let heads = streams.iter().map(|_| None).collect();
-        Merge { streams, heads, primed: false }
+        Merge {
+            streams,
+            heads,
+            primed: false,
+        }
     }
 }
 

@@ -10,14 +10,25 @@ struct PageBuilder {
 
 impl PageBuilder {
     fn new(layout: PageLayout) -> Self {
-        PageBuilder { layout, body: Vec::new() }
+        PageBuilder {
+            layout,
+            body: Vec::new(),
+        }
     }
     fn u32(&mut self, v: u32) {
-        let b = if self.layout.big_endian { v.to_be_bytes() } else { v.to_le_bytes() };
+        let b = if self.layout.big_endian {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        };
         self.body.extend_from_slice(&b);
     }
     fn header(&mut self, type_len: u32, delta: u32) {
-        let w = if self.layout.big_endian { (type_len << 27) | delta } else { (delta << 5) | type_len };
+        let w = if self.layout.big_endian {
+            (type_len << 27) | delta
+        } else {
+            (delta << 5) | type_len
+        };
         self.u32(w);
     }
     /// A data record, small (type_len) or large (type 0 + length word).
@@ -30,7 +41,8 @@ impl PageBuilder {
             self.u32(padded as u32 + 4);
         }
         self.body.extend_from_slice(payload);
-        self.body.resize(self.body.len() + padded - payload.len(), 0);
+        self.body
+            .resize(self.body.len() + padded - payload.len(), 0);
     }
     fn extend(&mut self, delta: u64) {
         self.header(30, (delta & ((1 << 27) - 1)) as u32);
@@ -49,12 +61,25 @@ impl PageBuilder {
         let l = &self.layout;
         let mut page = vec![0u8; l.subbuf_size];
         let put = |page: &mut Vec<u8>, off: usize, v: u64, size: usize| {
-            let bytes = if l.big_endian { v.to_be_bytes() } else { v.to_le_bytes() };
-            let bytes = if l.big_endian { &bytes[8 - size..] } else { &bytes[..size] };
+            let bytes = if l.big_endian {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            };
+            let bytes = if l.big_endian {
+                &bytes[8 - size..]
+            } else {
+                &bytes[..size]
+            };
             page[off..off + size].copy_from_slice(bytes);
         };
         put(&mut page, l.timestamp_offset, ts, 8);
-        put(&mut page, l.commit_offset, self.body.len() as u64 | flags, l.long_size);
+        put(
+            &mut page,
+            l.commit_offset,
+            self.body.len() as u64 | flags,
+            l.long_size,
+        );
         page[l.data_offset..l.data_offset + self.body.len()].copy_from_slice(&self.body);
         if let Some(n) = stored_missed {
             put(&mut page, l.data_offset + self.body.len(), n, l.long_size);
@@ -156,9 +181,23 @@ fn missed_events_with_and_without_a_stored_count() {
         bytes.extend_from_slice(&unknown);
         let got: Vec<Entry> = CpuStream::new(l, 1, &bytes).map(Result::unwrap).collect();
         assert_eq!(got.len(), 4, "{l:?}");
-        assert_eq!(got[0], Entry::Lost { cpu: 1, ts: 10, count: Some(42) });
+        assert_eq!(
+            got[0],
+            Entry::Lost {
+                cpu: 1,
+                ts: 10,
+                count: Some(42)
+            }
+        );
         assert!(matches!(got[1], Entry::Event(r) if r.ts == 11 && r.cpu == 1));
-        assert_eq!(got[2], Entry::Lost { cpu: 1, ts: 20, count: None });
+        assert_eq!(
+            got[2],
+            Entry::Lost {
+                cpu: 1,
+                ts: 20,
+                count: None
+            }
+        );
     }
 }
 
@@ -179,7 +218,8 @@ fn a_malformed_page_is_reported_and_the_next_one_decoded() {
         } else {
             (l.subbuf_size as u64).to_le_bytes()
         };
-        huge[l.commit_offset..l.commit_offset + l.long_size].copy_from_slice(&commit_bytes[..l.long_size]);
+        huge[l.commit_offset..l.commit_offset + l.long_size]
+            .copy_from_slice(&commit_bytes[..l.long_size]);
         bytes.extend_from_slice(&huge);
         bytes.extend_from_slice(&good.finish(200, 0, None));
         let items: Vec<_> = CpuStream::new(l, 1, &bytes).collect();
@@ -218,20 +258,27 @@ fn merge_orders_by_time_and_breaks_ties_by_lower_cpu() {
     };
     let cpu0 = mk(&[0, 10, 10], 100); // 100 110 120
     let cpu1 = mk(&[5, 5, 10], 100); // 105 110 120
-    let merged: Vec<(u32, u64)> = Merge::new(vec![CpuStream::new(l, 0, &cpu0), CpuStream::new(l, 1, &cpu1)])
-        .map(|e| {
-            let e = e.unwrap();
-            (e.cpu(), e.ts())
-        })
-        .collect();
-    assert_eq!(merged, vec![(0, 100), (1, 105), (0, 110), (1, 110), (0, 120), (1, 120)]);
+    let merged: Vec<(u32, u64)> = Merge::new(vec![
+        CpuStream::new(l, 0, &cpu0),
+        CpuStream::new(l, 1, &cpu1),
+    ])
+    .map(|e| {
+        let e = e.unwrap();
+        (e.cpu(), e.ts())
+    })
+    .collect();
+    assert_eq!(
+        merged,
+        vec![(0, 100), (1, 105), (0, 110), (1, 110), (0, 120), (1, 120)]
+    );
 }
 
 /// Real pages with random bytes flipped, in every layout: decoding never panics, never
 /// loops, and every error names a page inside the input.
 #[test]
 fn mutated_real_pages_never_panic() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures/linux-6.18-sched-irq");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tracefs-fixtures/linux-6.18-sched-irq");
     let original = std::fs::read(root.join("per_cpu/cpu0/trace_pipe_raw")).unwrap();
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut rand = move || {

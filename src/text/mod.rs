@@ -66,7 +66,9 @@ pub fn parse_line(line: &str) -> Option<TraceLine<'_>> {
     while let Some(off) = line[search..].find('[') {
         let open = search + off;
         search = open + 1;
-        let Some(close_rel) = line[open..].find(']') else { break };
+        let Some(close_rel) = line[open..].find(']') else {
+            break;
+        };
         let close = open + close_rel;
         let cpu_txt = &line[open + 1..close];
         if cpu_txt.is_empty() || !cpu_txt.bytes().all(|b| b.is_ascii_digit()) {
@@ -75,11 +77,24 @@ pub fn parse_line(line: &str) -> Option<TraceLine<'_>> {
         if open == 0 || bytes[open - 1] != b' ' {
             continue;
         }
-        let Some(parsed) = parse_after_cpu(&line[close + 1..]) else { continue };
-        let Some(task) = parse_task(&line[..open]) else { continue };
+        let Some(parsed) = parse_after_cpu(&line[close + 1..]) else {
+            continue;
+        };
+        let Some(task) = parse_task(&line[..open]) else {
+            continue;
+        };
         let (comm, pid, tgid) = task;
         let (flags, timestamp, event, body) = parsed;
-        return Some(TraceLine { comm, pid, tgid, cpu: cpu_txt.parse().ok()?, flags, timestamp, event, body });
+        return Some(TraceLine {
+            comm,
+            pid,
+            tgid,
+            cpu: cpu_txt.parse().ok()?,
+            flags,
+            timestamp,
+            event,
+            body,
+        });
     }
     None
 }
@@ -91,7 +106,11 @@ fn parse_task(s: &str) -> Option<(&str, u32, Option<u32>)> {
         Some(inner) => {
             let open = inner.rfind('(')?;
             let t = inner[open + 1..].trim();
-            let tgid = if t.bytes().all(|b| b == b'-') { None } else { Some(t.parse().ok()?) };
+            let tgid = if t.bytes().all(|b| b == b'-') {
+                None
+            } else {
+                Some(t.parse().ok()?)
+            };
             (inner[..open].trim_end(), tgid)
         }
         None => (s, None),
@@ -120,7 +139,10 @@ fn parse_after_cpu(s: &str) -> Option<AfterCpu<'_>> {
     // `event: body` for most events; syscall events print `sys_write(fd: 1, ...)` and
     // `sys_write -> 0x1`, the function tracer `func <-parent`: the name is the leading
     // identifier and the body what follows it.
-    let name_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.').count();
+    let name_len = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.')
+        .count();
     if name_len == 0 {
         return None;
     }
@@ -133,7 +155,9 @@ fn parse_after_cpu(s: &str) -> Option<AfterCpu<'_>> {
 }
 
 fn is_timestamp(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.') && s.as_bytes()[0].is_ascii_digit()
+    !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && s.as_bytes()[0].is_ascii_digit()
 }
 
 /// `name=value` pairs of an event body; empty when the body does not start with one.
@@ -149,7 +173,8 @@ pub fn parse_fields(body: &str) -> IndexMap<&str, &str> {
             while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.') {
                 j += 1;
             }
-            if j > i && j < b.len() && b[j] == b'=' && (b[i].is_ascii_alphabetic() || b[i] == b'_') {
+            if j > i && j < b.len() && b[j] == b'=' && (b[i].is_ascii_alphabetic() || b[i] == b'_')
+            {
                 keys.push((i, j));
                 i = j + 1;
                 continue;
@@ -187,8 +212,10 @@ pub fn line_to_json(l: &TraceLine<'_>) -> serde_json::Value {
     m.insert("event".into(), l.event.into());
     let fields = l.fields();
     if !fields.is_empty() {
-        let f: serde_json::Map<String, serde_json::Value> =
-            fields.into_iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(v))).collect();
+        let f: serde_json::Map<String, serde_json::Value> = fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
+            .collect();
         m.insert("fields".into(), f.into());
     }
     m.insert("body".into(), l.body.into());
@@ -238,10 +265,17 @@ mod tests {
 
     #[test]
     fn syscall_and_function_lines() {
-        let l = parse_line("        tracectl-10474   [000] .....   626.243848: sys_write -> 0x1").unwrap();
+        let l = parse_line("        tracectl-10474   [000] .....   626.243848: sys_write -> 0x1")
+            .unwrap();
         assert_eq!((l.event, l.body), ("sys_write", "-> 0x1"));
         let l = parse_line("  cat-5 [001] ..... 1.000000: sys_openat(dfd: ffffff9c, filename: 7ffd, flags: 0, mode: 0)").unwrap();
-        assert_eq!((l.event, l.body), ("sys_openat", "(dfd: ffffff9c, filename: 7ffd, flags: 0, mode: 0)"));
+        assert_eq!(
+            (l.event, l.body),
+            (
+                "sys_openat",
+                "(dfd: ffffff9c, filename: 7ffd, flags: 0, mode: 0)"
+            )
+        );
         let l = parse_line("  cat-5 [001] ..... 1.000000: do_sys_openat2 <-do_syscall_64").unwrap();
         assert_eq!((l.event, l.body), ("do_sys_openat2", "<-do_syscall_64"));
     }

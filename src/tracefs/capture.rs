@@ -105,7 +105,9 @@ impl fmt::Display for CaptureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CaptureError::Tracefs(e) => write!(f, "{e}"),
-            CaptureError::Write { path, err } => write!(f, "{}: cannot write: {err}", path.display()),
+            CaptureError::Write { path, err } => {
+                write!(f, "{}: cannot write: {err}", path.display())
+            }
             CaptureError::UnknownEvent { spec, suggestions } => {
                 write!(f, "no event matches {spec:?} in available_events")?;
                 if !suggestions.is_empty() {
@@ -187,13 +189,25 @@ pub fn capture(
         let name = format!("tracectl-capture-{}", std::process::id());
         // Exactly one of the two guards undoes the recording's changes when dropped.
         let (inst, restore, it) = if opts.top_level {
-            (None, Some(TopLevelRestore::save(src, opts, &selected)?), src.clone())
+            (
+                None,
+                Some(TopLevelRestore::save(src, opts, &selected)?),
+                src.clone(),
+            )
         } else {
             // A tracer's own options (options/funcgraph-*) are global to the tracer on
             // Debian 6.1 and 6.12: written in an instance they change the top level too, and
             // outlive the instance. Save the top level's copies of those.
-            let restore = if opts.tracer.is_some() { Some(TopLevelRestore::save_options(src, opts)?) } else { None };
-            (Some(InstanceGuard::create(src, &name)?), restore, Tracefs::at(src.path(format!("instances/{name}"))))
+            let restore = if opts.tracer.is_some() {
+                Some(TopLevelRestore::save_options(src, opts)?)
+            } else {
+                None
+            };
+            (
+                Some(InstanceGuard::create(src, &name)?),
+                restore,
+                Tracefs::at(src.path(format!("instances/{name}"))),
+            )
         };
         record_in(&it, opts, &selected, stop, &mut report)?;
         // The graph filter lives at the top level; copy what the recording used.
@@ -208,7 +222,13 @@ pub fn capture(
         }
         copy_dir_files(&it, "options", dest, &mut report)?;
         copy_per_cpu(&it, dest, &mut report)?;
-        copy_events(&it, src, dest, if copy_all { None } else { Some(&selected) }, &mut report)?;
+        copy_events(
+            &it,
+            src,
+            dest,
+            if copy_all { None } else { Some(&selected) },
+            &mut report,
+        )?;
         let text = it.read("trace")?;
         report.trace_lines = text.iter().filter(|&&b| b == b'\n').count();
         write_dest(dest, "trace", &text)?;
@@ -237,13 +257,21 @@ fn record_in(
 ) -> Result<(), CaptureError> {
     it.write("tracing_on", b"0", AppendMode::Truncate)?;
     if let Some(kb) = opts.buffer_size_kb {
-        it.write("buffer_size_kb", kb.to_string().as_bytes(), AppendMode::Truncate)?;
+        it.write(
+            "buffer_size_kb",
+            kb.to_string().as_bytes(),
+            AppendMode::Truncate,
+        )?;
     }
     if let Some(clock) = &opts.clock {
         it.write("trace_clock", clock.as_bytes(), AppendMode::Truncate)?;
     }
     if let Some(kb) = opts.subbuf_size_kb {
-        it.write("buffer_subbuf_size_kb", kb.to_string().as_bytes(), AppendMode::Truncate)?;
+        it.write(
+            "buffer_subbuf_size_kb",
+            kb.to_string().as_bytes(),
+            AppendMode::Truncate,
+        )?;
     }
     if it.exists("options/hash-ptr") {
         it.write("options/hash-ptr", b"0", AppendMode::Truncate)?;
@@ -259,12 +287,24 @@ fn record_in(
         it.write("events/enable", b"1", AppendMode::Truncate)?;
     } else {
         for (sys, ev) in selected {
-            it.write(format!("events/{sys}/{ev}/enable"), b"1", AppendMode::Truncate)?;
+            it.write(
+                format!("events/{sys}/{ev}/enable"),
+                b"1",
+                AppendMode::Truncate,
+            )?;
         }
     }
     if let Some(tracer) = &opts.tracer {
-        let where_ = if opts.top_level { "the top-level instance" } else { "a tracefs instance on this kernel" };
-        let hint = if opts.top_level { "" } else { "; try --top-level" };
+        let where_ = if opts.top_level {
+            "the top-level instance"
+        } else {
+            "a tracefs instance on this kernel"
+        };
+        let hint = if opts.top_level {
+            ""
+        } else {
+            "; try --top-level"
+        };
         let avail = it.read_string("available_tracers").unwrap_or_default();
         if !avail.split_whitespace().any(|t| t == tracer) {
             return Err(CaptureError::Unsupported(format!(
@@ -273,14 +313,24 @@ fn record_in(
             )));
         }
         if !opts.graph_functions.is_empty() && !it.exists("set_graph_function") {
-            return Err(CaptureError::Unsupported(format!("-g needs set_graph_function, which {where_} lacks{hint}")));
+            return Err(CaptureError::Unsupported(format!(
+                "-g needs set_graph_function, which {where_} lacks{hint}"
+            )));
         }
         // Filters first: an unfiltered graph tracer patches every call site (seconds).
         if !opts.graph_functions.is_empty() {
-            it.write("set_graph_function", opts.graph_functions.join(" ").as_bytes(), AppendMode::Truncate)?;
+            it.write(
+                "set_graph_function",
+                opts.graph_functions.join(" ").as_bytes(),
+                AppendMode::Truncate,
+            )?;
         }
         if let Some(d) = opts.max_graph_depth {
-            it.write("max_graph_depth", d.to_string().as_bytes(), AppendMode::Truncate)?;
+            it.write(
+                "max_graph_depth",
+                d.to_string().as_bytes(),
+                AppendMode::Truncate,
+            )?;
         }
         it.write("current_tracer", tracer.as_bytes(), AppendMode::Truncate)?;
     }
@@ -298,16 +348,25 @@ fn record_in(
 fn run_workload(opts: &CaptureOptions, stop: &AtomicBool) -> Result<Option<i32>, CaptureError> {
     match &opts.command {
         Some(argv) if !argv.is_empty() => {
-            let mut child = Command::new(&argv[0]).args(&argv[1..]).spawn().map_err(|err| {
-                CaptureError::Workload { command: argv.join(" "), err }
+            let mut child = Command::new(&argv[0])
+                .args(&argv[1..])
+                .spawn()
+                .map_err(|err| CaptureError::Workload {
+                    command: argv.join(" "),
+                    err,
+                })?;
+            let status = child.wait().map_err(|err| CaptureError::Workload {
+                command: argv.join(" "),
+                err,
             })?;
-            let status = child.wait().map_err(|err| CaptureError::Workload { command: argv.join(" "), err })?;
             Ok(Some(status.code().unwrap_or(-1)))
         }
         _ => {
             let end = Instant::now() + opts.duration;
             while Instant::now() < end && !stop.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(10).min(end.saturating_duration_since(Instant::now())));
+                std::thread::sleep(
+                    Duration::from_millis(10).min(end.saturating_duration_since(Instant::now())),
+                );
             }
             Ok(None)
         }
@@ -326,22 +385,45 @@ impl TopLevelRestore {
     fn save_options(t: &Tracefs, opts: &CaptureOptions) -> Result<TopLevelRestore, CaptureError> {
         let mut saved = Vec::new();
         for o in &opts.options {
-            let rest = o.strip_prefix("no").filter(|r| t.exists(format!("options/{r}"))).unwrap_or(o);
+            let rest = o
+                .strip_prefix("no")
+                .filter(|r| t.exists(format!("options/{r}")))
+                .unwrap_or(o);
             let n = format!("options/{rest}");
             if t.exists(&n) {
                 saved.push((n.clone(), t.read(&n)?));
             }
         }
-        Ok(TopLevelRestore { tracefs: t.clone(), saved, only_saved: true })
+        Ok(TopLevelRestore {
+            tracefs: t.clone(),
+            saved,
+            only_saved: true,
+        })
     }
 
-    fn save(t: &Tracefs, opts: &CaptureOptions, selected: &[(String, String)]) -> Result<TopLevelRestore, CaptureError> {
-        let mut names: Vec<String> = ["tracing_on", "buffer_size_kb", "trace_clock", "buffer_subbuf_size_kb", "max_graph_depth", "current_tracer", "set_graph_function", "options/hash-ptr"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+    fn save(
+        t: &Tracefs,
+        opts: &CaptureOptions,
+        selected: &[(String, String)],
+    ) -> Result<TopLevelRestore, CaptureError> {
+        let mut names: Vec<String> = [
+            "tracing_on",
+            "buffer_size_kb",
+            "trace_clock",
+            "buffer_subbuf_size_kb",
+            "max_graph_depth",
+            "current_tracer",
+            "set_graph_function",
+            "options/hash-ptr",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         for o in &opts.options {
-            let rest = o.strip_prefix("no").filter(|r| t.exists(format!("options/{r}"))).unwrap_or(o);
+            let rest = o
+                .strip_prefix("no")
+                .filter(|r| t.exists(format!("options/{r}")))
+                .unwrap_or(o);
             names.push(format!("options/{rest}"));
         }
         // Each enabled event's own switch, so that events enabled before stay enabled.
@@ -358,20 +440,34 @@ impl TopLevelRestore {
                 // `local [global] counter` -> the bracketed one.
                 let s = String::from_utf8_lossy(&v).to_string();
                 if let Some(cur) = s.split_whitespace().find(|w| w.starts_with('[')) {
-                    v = cur.trim_matches(|c| c == '[' || c == ']').as_bytes().to_vec();
+                    v = cur
+                        .trim_matches(|c| c == '[' || c == ']')
+                        .as_bytes()
+                        .to_vec();
                 }
             }
             if n.starts_with("buffer_") {
                 // `7 (expanded: 1408)` before the buffer was first used.
                 let s = String::from_utf8_lossy(&v).to_string();
-                v = s.split_whitespace().next().unwrap_or("").as_bytes().to_vec();
+                v = s
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .as_bytes()
+                    .to_vec();
             }
-            if n == "set_graph_function" && String::from_utf8_lossy(&v).starts_with("#### all functions") {
+            if n == "set_graph_function"
+                && String::from_utf8_lossy(&v).starts_with("#### all functions")
+            {
                 v.clear();
             }
             saved.push((n, v));
         }
-        Ok(TopLevelRestore { tracefs: t.clone(), saved, only_saved: false })
+        Ok(TopLevelRestore {
+            tracefs: t.clone(),
+            saved,
+            only_saved: false,
+        })
     }
 }
 
@@ -382,10 +478,18 @@ impl Drop for TopLevelRestore {
         }
         // The tracer goes first so that its filters can change without re-patching.
         let order = ["current_tracer"];
-        for (n, v) in self.saved.iter().filter(|(n, _)| order.contains(&n.as_str())) {
+        for (n, v) in self
+            .saved
+            .iter()
+            .filter(|(n, _)| order.contains(&n.as_str()))
+        {
             let _ = self.tracefs.write(n, v, AppendMode::Truncate);
         }
-        for (n, v) in self.saved.iter().filter(|(n, _)| !order.contains(&n.as_str()) && n != "tracing_on") {
+        for (n, v) in self
+            .saved
+            .iter()
+            .filter(|(n, _)| !order.contains(&n.as_str()) && n != "tracing_on")
+        {
             if let Err(e) = self.tracefs.write(n, v, AppendMode::Truncate) {
                 eprintln!("tracectl: could not restore {n}: {e}");
             }
@@ -406,15 +510,22 @@ impl InstanceGuard {
     fn create(t: &Tracefs, name: &str) -> Result<InstanceGuard, CaptureError> {
         let path = t.path(format!("instances/{name}"));
         fs::create_dir(&path).map_err(|e| TracefsError::from_io(&path, e))?;
-        Ok(InstanceGuard { tracefs: t.clone(), name: name.to_string() })
+        Ok(InstanceGuard {
+            tracefs: t.clone(),
+            name: name.to_string(),
+        })
     }
 }
 
 impl Drop for InstanceGuard {
     fn drop(&mut self) {
         let rel = format!("instances/{}", self.name);
-        let _ = self.tracefs.write(format!("{rel}/tracing_on"), b"0", AppendMode::Truncate);
-        let _ = self.tracefs.write(format!("{rel}/events/enable"), b"0", AppendMode::Truncate);
+        let _ = self
+            .tracefs
+            .write(format!("{rel}/tracing_on"), b"0", AppendMode::Truncate);
+        let _ = self
+            .tracefs
+            .write(format!("{rel}/events/enable"), b"0", AppendMode::Truncate);
         let path = self.tracefs.path(&rel);
         // rmdir fails with EBUSY while a reader still holds a file; retry briefly.
         for _ in 0..50 {
@@ -424,20 +535,31 @@ impl Drop for InstanceGuard {
                 Err(_) => std::thread::sleep(Duration::from_millis(20)),
             }
         }
-        eprintln!("tracectl: could not remove {}: remove it with rmdir", path.display());
+        eprintln!(
+            "tracectl: could not remove {}: remove it with rmdir",
+            path.display()
+        );
     }
 }
 
 /// Resolve `-e` specs against `available_events` (`sys:ev` lines).
-pub fn select_events(available: &str, specs: &[String]) -> Result<Vec<(String, String)>, CaptureError> {
-    let all: Vec<(&str, &str)> = available.lines().filter_map(|l| l.trim().split_once(':')).collect();
+pub fn select_events(
+    available: &str,
+    specs: &[String],
+) -> Result<Vec<(String, String)>, CaptureError> {
+    let all: Vec<(&str, &str)> = available
+        .lines()
+        .filter_map(|l| l.trim().split_once(':'))
+        .collect();
     let mut out: Vec<(String, String)> = Vec::new();
     for spec in specs {
         let before = out.len();
         let matches: Vec<&(&str, &str)> = if spec == "all" {
             all.iter().collect()
         } else if let Some((s, e)) = spec.split_once(':') {
-            all.iter().filter(|(sys, ev)| glob(s, sys) && glob(e, ev)).collect()
+            all.iter()
+                .filter(|(sys, ev)| glob(s, sys) && glob(e, ev))
+                .collect()
         } else {
             let by_sys: Vec<_> = all.iter().filter(|(sys, _)| glob(spec, sys)).collect();
             if by_sys.is_empty() {
@@ -451,7 +573,11 @@ pub fn select_events(available: &str, specs: &[String]) -> Result<Vec<(String, S
                 out.push((s.to_string(), e.to_string()));
             }
         }
-        if out.len() == before && !all.iter().any(|(s, e)| spec.split_once(':') == Some((s, e))) {
+        if out.len() == before
+            && !all
+                .iter()
+                .any(|(s, e)| spec.split_once(':') == Some((s, e)))
+        {
             let want = spec.as_str();
             let mut close: Vec<(usize, String)> = all
                 .iter()
@@ -522,7 +648,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -530,7 +658,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 fn mkdirs(p: &Path) -> Result<(), CaptureError> {
-    fs::create_dir_all(p).map_err(|err| CaptureError::Write { path: p.to_path_buf(), err })
+    fs::create_dir_all(p).map_err(|err| CaptureError::Write {
+        path: p.to_path_buf(),
+        err,
+    })
 }
 
 fn write_dest(dest: &Path, rel: &str, data: &[u8]) -> Result<(), CaptureError> {
@@ -575,7 +706,11 @@ fn list_dir(dir: &Path) -> Vec<(String, bool)> {
     out
 }
 
-fn copy_top_level(src: &Tracefs, dest: &Path, report: &mut CaptureReport) -> Result<(), CaptureError> {
+fn copy_top_level(
+    src: &Tracefs,
+    dest: &Path,
+    report: &mut CaptureReport,
+) -> Result<(), CaptureError> {
     for (name, is_dir) in list_dir(src.root()) {
         if is_dir || NEVER_READ.contains(&name.as_str()) || name == "trace" {
             continue;
@@ -591,7 +726,12 @@ fn copy_top_level(src: &Tracefs, dest: &Path, report: &mut CaptureReport) -> Res
     Ok(())
 }
 
-fn copy_dir_files(from: &Tracefs, dir: &str, dest: &Path, report: &mut CaptureReport) -> Result<(), CaptureError> {
+fn copy_dir_files(
+    from: &Tracefs,
+    dir: &str,
+    dest: &Path,
+    report: &mut CaptureReport,
+) -> Result<(), CaptureError> {
     for (name, is_dir) in list_dir(&from.path(dir)) {
         if !is_dir {
             let rel = format!("{dir}/{name}");
@@ -601,7 +741,11 @@ fn copy_dir_files(from: &Tracefs, dir: &str, dest: &Path, report: &mut CaptureRe
     Ok(())
 }
 
-fn copy_per_cpu(from: &Tracefs, dest: &Path, report: &mut CaptureReport) -> Result<(), CaptureError> {
+fn copy_per_cpu(
+    from: &Tracefs,
+    dest: &Path,
+    report: &mut CaptureReport,
+) -> Result<(), CaptureError> {
     for (cpu, is_dir) in list_dir(&from.path("per_cpu")) {
         if is_dir {
             for f in ["buffer_size_kb", "stats"] {
@@ -630,7 +774,11 @@ fn copy_events(
     let mut systems: Vec<(Tracefs, String)> = Vec::new();
     for (sys, is_dir) in list_dir(&top.path("events")) {
         if is_dir {
-            let src = if from.exists(format!("events/{sys}")) { from.clone() } else { top.clone() };
+            let src = if from.exists(format!("events/{sys}")) {
+                from.clone()
+            } else {
+                top.clone()
+            };
             systems.push((src, sys));
         }
     }
@@ -663,7 +811,11 @@ fn copy_events(
 
 /// Drain every `per_cpu/cpuN/trace_pipe_raw` of a stopped buffer into the tree, whole
 /// sub-buffers, without blocking.
-fn drain_raw(it: &Tracefs, dest: &Path, report: &mut CaptureReport) -> Result<Vec<u64>, CaptureError> {
+fn drain_raw(
+    it: &Tracefs,
+    dest: &Path,
+    report: &mut CaptureReport,
+) -> Result<Vec<u64>, CaptureError> {
     let subbuf = it
         .read_string("buffer_subbuf_size_kb")
         .ok()
@@ -701,15 +853,25 @@ fn drain_raw(it: &Tracefs, dest: &Path, report: &mut CaptureReport) -> Result<Ve
         }
         let dpath = dest.join(&rel);
         mkdirs(dpath.parent().unwrap_or(dest))?;
-        let mut f = fs::File::create(&dpath).map_err(|err| CaptureError::Write { path: dpath.clone(), err })?;
-        f.write_all(&out).map_err(|err| CaptureError::Write { path: dpath.clone(), err })?;
+        let mut f = fs::File::create(&dpath).map_err(|err| CaptureError::Write {
+            path: dpath.clone(),
+            err,
+        })?;
+        f.write_all(&out).map_err(|err| CaptureError::Write {
+            path: dpath.clone(),
+            err,
+        })?;
         report.files += 1;
         sizes.push(out.len() as u64);
     }
     Ok(sizes)
 }
 
-fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) -> Result<(), CaptureError> {
+fn write_host(
+    dest: &Path,
+    opts: &CaptureOptions,
+    report: &mut CaptureReport,
+) -> Result<(), CaptureError> {
     let uts = nix::sys::utsname::uname().map_err(|e| CaptureError::Write {
         path: dest.join("host/uname"),
         err: io::Error::from_raw_os_error(e as i32),
@@ -730,9 +892,14 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
         report.files += 1;
     }
     if opts.kallsyms {
-        let raw = fs::read("/proc/kallsyms").map_err(|err| CaptureError::Write { path: "/proc/kallsyms".into(), err })?;
-        let z = zstd::encode_all(&raw[..], 12)
-            .map_err(|err| CaptureError::Write { path: dest.join("host/kallsyms.zst"), err })?;
+        let raw = fs::read("/proc/kallsyms").map_err(|err| CaptureError::Write {
+            path: "/proc/kallsyms".into(),
+            err,
+        })?;
+        let z = zstd::encode_all(&raw[..], 12).map_err(|err| CaptureError::Write {
+            path: dest.join("host/kallsyms.zst"),
+            err,
+        })?;
         write_dest(dest, "host/kallsyms.zst", &z)?;
         report.files += 1;
     }
@@ -742,7 +909,10 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
         Err(why) => report.skipped.push(("host/enums".into(), why)),
     }
     let mut notes = String::new();
-    notes.push_str(&format!("date: {}\n", chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ")));
+    notes.push_str(&format!(
+        "date: {}\n",
+        chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ")
+    ));
     notes.push_str(&format!("kernel: {}", uname));
     notes.push_str(&format!("events: {}\n", opts.events.join(" ")));
     if let Some(cmd) = &opts.command {
@@ -786,15 +956,24 @@ fn write_host(dest: &Path, opts: &CaptureOptions, report: &mut CaptureReport) ->
 mod tests {
     use super::*;
 
-    const AVAIL: &str = "sched:sched_switch\nsched:sched_wakeup\nirq:irq_handler_entry\nirq:softirq_entry\n";
+    const AVAIL: &str =
+        "sched:sched_switch\nsched:sched_wakeup\nirq:irq_handler_entry\nirq:softirq_entry\n";
 
     #[test]
     fn selects_by_system_event_and_glob() {
-        let s = |v: &[&str]| select_events(AVAIL, &v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        let s = |v: &[&str]| {
+            select_events(AVAIL, &v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+        };
         assert_eq!(s(&["irq"]).len(), 2);
-        assert_eq!(s(&["sched:sched_switch"]), vec![("sched".into(), "sched_switch".into())]);
+        assert_eq!(
+            s(&["sched:sched_switch"]),
+            vec![("sched".into(), "sched_switch".into())]
+        );
         assert_eq!(s(&["*:*_entry"]).len(), 2);
-        assert_eq!(s(&["sched_wakeup"]), vec![("sched".into(), "sched_wakeup".into())]);
+        assert_eq!(
+            s(&["sched_wakeup"]),
+            vec![("sched".into(), "sched_wakeup".into())]
+        );
         assert_eq!(s(&["all"]).len(), 4);
     }
 
@@ -822,7 +1001,10 @@ pub fn write_enums(dest: &Path) -> Result<bool, String> {
             continue;
         }
         for (ev, is_dir) in list_dir(&dest.join("events").join(&sys)) {
-            if let (true, Ok(text)) = (is_dir, fs::read_to_string(dest.join("events").join(&sys).join(&ev).join("format"))) {
+            if let (true, Ok(text)) = (
+                is_dir,
+                fs::read_to_string(dest.join("events").join(&sys).join(&ev).join("format")),
+            ) {
                 wanted.extend(print_fmt_identifiers(&text).into_iter().map(String::from));
             }
         }
@@ -830,9 +1012,13 @@ pub fn write_enums(dest: &Path) -> Result<bool, String> {
     if wanted.is_empty() {
         return Ok(false);
     }
-    let btf = fs::read("/sys/kernel/btf/vmlinux").map_err(|e| format!("/sys/kernel/btf/vmlinux: {e}"))?;
-    let mut lines: Vec<String> =
-        btf_enums(&btf)?.into_iter().filter(|(n, _)| wanted.contains(n)).map(|(n, v)| format!("{n} {v}\n")).collect();
+    let btf =
+        fs::read("/sys/kernel/btf/vmlinux").map_err(|e| format!("/sys/kernel/btf/vmlinux: {e}"))?;
+    let mut lines: Vec<String> = btf_enums(&btf)?
+        .into_iter()
+        .filter(|(n, _)| wanted.contains(n))
+        .map(|(n, v)| format!("{n} {v}\n"))
+        .collect();
     lines.sort();
     lines.dedup();
     if lines.is_empty() {
@@ -866,7 +1052,9 @@ pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[Strin
         .filter(|(s, n, _)| specs.is_empty() || specs.iter().any(|spec| event_matches(spec, s, n)))
         .map(|(s, n, _)| (s.to_string(), n.to_string()))
         .filter_map(|(system, name)| {
-            let text = t.read_string(format!("events/{system}/{name}/format")).ok()?;
+            let text = t
+                .read_string(format!("events/{system}/{name}/format"))
+                .ok()?;
             (!print_fmt_identifiers(&text).is_empty()).then_some((system, text))
         })
         .collect();
@@ -892,8 +1080,17 @@ pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[Strin
     for (system, text) in candidates {
         if let Some(fixed) = substitute_enums(&text, &enums) {
             if let Some(live) = &same_as_live {
-                let name = text.lines().find_map(|l| l.strip_prefix("name:")).map(str::trim).unwrap_or("");
-                if live.read_string(format!("events/{system}/{name}/format")).ok().as_deref() != Some(text.as_str()) {
+                let name = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("name:"))
+                    .map(str::trim)
+                    .unwrap_or("");
+                if live
+                    .read_string(format!("events/{system}/{name}/format"))
+                    .ok()
+                    .as_deref()
+                    != Some(text.as_str())
+                {
                     continue;
                 }
             }
@@ -933,7 +1130,11 @@ pub fn btf_enums(btf: &[u8]) -> Result<Vec<(String, i64)>, String> {
             .get(off..off + 4)
             .and_then(|s| s.try_into().ok())
             .ok_or_else(|| format!("BTF truncated at offset {off}"))?;
-        Ok(if le { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) })
+        Ok(if le {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        })
     };
     let hdr_len = u32_at(4)? as usize;
     let (type_off, type_len) = (u32_at(8)? as usize, u32_at(12)? as usize);
@@ -965,7 +1166,11 @@ pub fn btf_enums(btf: &[u8]) -> Result<Vec<(String, i64)>, String> {
                 for i in 0..vlen {
                     let at = pos + i * 8;
                     let raw = u32_at(at + 4)?;
-                    let v = if signed { i64::from(raw as i32) } else { i64::from(raw) };
+                    let v = if signed {
+                        i64::from(raw as i32)
+                    } else {
+                        i64::from(raw)
+                    };
                     out.push((name(u32_at(at)?), v));
                 }
                 vlen * 8
@@ -989,7 +1194,9 @@ pub fn btf_enums(btf: &[u8]) -> Result<Vec<(String, i64)>, String> {
 /// The identifiers a `print fmt` uses outside string literals, `REC->` field accesses and
 /// function calls: the candidates for enum constants.
 pub fn print_fmt_identifiers(format_text: &str) -> Vec<&str> {
-    let Some(start) = format_text.find("print fmt:") else { return Vec::new() };
+    let Some(start) = format_text.find("print fmt:") else {
+        return Vec::new();
+    };
     let s = &format_text[start + "print fmt:".len()..];
     let b = s.as_bytes();
     let mut out = Vec::new();
@@ -1008,7 +1215,8 @@ pub fn print_fmt_identifiers(format_text: &str) -> Vec<&str> {
                 while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
                     i += 1;
                 }
-                let after_arrow = st >= 2 && &b[st - 2..st] == b"->" || st >= 1 && b[st - 1] == b'.';
+                let after_arrow =
+                    st >= 2 && &b[st - 2..st] == b"->" || st >= 1 && b[st - 1] == b'.';
                 let mut j = i;
                 while j < b.len() && b[j] == b' ' {
                     j += 1;
@@ -1042,7 +1250,10 @@ pub fn parse_enums(text: &str) -> std::collections::HashMap<String, i64> {
 /// The format text with every enum constant of its `print fmt` replaced by its value, as
 /// the kernel itself does for the enums it knows (`TRACE_DEFINE_ENUM`). None when the
 /// text names no constant of `enums`.
-pub fn substitute_enums(format_text: &str, enums: &std::collections::HashMap<String, i64>) -> Option<String> {
+pub fn substitute_enums(
+    format_text: &str,
+    enums: &std::collections::HashMap<String, i64>,
+) -> Option<String> {
     let start = format_text.find("print fmt:")? + "print fmt:".len();
     let (head, s) = format_text.split_at(start);
     let b = s.as_bytes();
@@ -1065,7 +1276,8 @@ pub fn substitute_enums(format_text: &str, enums: &std::collections::HashMap<Str
                 while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
                     i += 1;
                 }
-                let after_arrow = st >= 2 && &b[st - 2..st] == b"->" || st >= 1 && b[st - 1] == b'.';
+                let after_arrow =
+                    st >= 2 && &b[st - 2..st] == b"->" || st >= 1 && b[st - 1] == b'.';
                 let mut j = i;
                 while j < b.len() && b[j] == b' ' {
                     j += 1;

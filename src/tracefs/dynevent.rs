@@ -96,7 +96,11 @@ impl DynamicEvent {
         let mut pc = prefix.chars();
         let letter = pc.next()?;
         let rest: String = pc.collect();
-        let maxactive = if rest.is_empty() { None } else { Some(rest.parse().ok()?) };
+        let maxactive = if rest.is_empty() {
+            None
+        } else {
+            Some(rest.parse().ok()?)
+        };
         let (group, name) = match ident.split_once('/') {
             Some((g, n)) => (Some(g.to_string()), n.to_string()),
             None => (None, ident.to_string()),
@@ -114,7 +118,14 @@ impl DynamicEvent {
             ('s', _) => ProbeKind::Synthetic,
             _ => return None,
         };
-        Some(DynamicEvent { kind, group, name, maxactive, location, args: words.map(String::from).collect() })
+        Some(DynamicEvent {
+            kind,
+            group,
+            name,
+            maxactive,
+            location,
+            args: words.map(String::from).collect(),
+        })
     }
 
     /// `-:GROUP/NAME`, the removal line.
@@ -130,21 +141,32 @@ impl Tracefs {
     /// Every dynamic event: `dynamic_events` when present, else `kprobe_events` and
     /// `uprobe_events`.
     pub fn dynamic_events(&self) -> Result<Vec<DynamicEvent>, TracefsError> {
-        let files: &[&str] = if self.exists("dynamic_events") { &["dynamic_events"] } else { &["kprobe_events", "uprobe_events"] };
+        let files: &[&str] = if self.exists("dynamic_events") {
+            &["dynamic_events"]
+        } else {
+            &["kprobe_events", "uprobe_events"]
+        };
         let mut out = Vec::new();
         let mut any = false;
         for f in files {
             match self.read_string(f) {
                 Ok(t) => {
                     any = true;
-                    out.extend(t.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).filter_map(DynamicEvent::parse));
+                    out.extend(
+                        t.lines()
+                            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+                            .filter_map(DynamicEvent::parse),
+                    );
                 }
                 Err(TracefsError::NotFound { .. }) => {}
                 Err(e) => return Err(e),
             }
         }
         if !any {
-            return Err(TracefsError::NotSupported { path: self.path("dynamic_events"), feature: "dynamic events".into() });
+            return Err(TracefsError::NotSupported {
+                path: self.path("dynamic_events"),
+                feature: "dynamic events".into(),
+            });
         }
         Ok(out)
     }
@@ -157,19 +179,27 @@ impl Tracefs {
         if self.exists("dynamic_events") && kind != ProbeKind::Synthetic {
             return Ok("dynamic_events");
         }
-        Err(TracefsError::NotSupported { path: self.path(f), feature: format!("{kind:?} events (no {f})") })
+        Err(TracefsError::NotSupported {
+            path: self.path(f),
+            feature: format!("{kind:?} events (no {f})"),
+        })
     }
 
     /// Create a dynamic event (appended, so others stay).
     pub fn create_dynamic_event(&self, ev: &DynamicEvent) -> Result<(), TracefsError> {
         let f = self.probe_file(ev.kind)?;
-        self.top().write(f, format!("{ev}\n").as_bytes(), AppendMode::Append)
+        self.top()
+            .write(f, format!("{ev}\n").as_bytes(), AppendMode::Append)
     }
 
     /// Remove one dynamic event (`-:GROUP/NAME`, appended: truncating would remove all).
     pub fn remove_dynamic_event(&self, ev: &DynamicEvent) -> Result<(), TracefsError> {
         let f = self.probe_file(ev.kind)?;
-        self.top().write(f, format!("{}\n", ev.removal_text()).as_bytes(), AppendMode::Append)
+        self.top().write(
+            f,
+            format!("{}\n", ev.removal_text()).as_bytes(),
+            AppendMode::Append,
+        )
     }
 }
 
@@ -189,9 +219,24 @@ mod tests {
         assert_eq!(r.to_string(), "r10:kprobes/myretprobe do_sys_open $retval");
         let u = DynamicEvent::parse("p:uprobes/bash_rl /bin/bash:0x4245c0").unwrap();
         assert_eq!(u.kind, ProbeKind::Uprobe);
-        assert_eq!(DynamicEvent::parse("r:uprobes/x /bin/true:0x10").unwrap().kind, ProbeKind::Uretprobe);
-        assert_eq!(DynamicEvent::parse("e:eprobes/sw sched.sched_switch").unwrap().kind, ProbeKind::Eprobe);
-        assert_eq!(DynamicEvent::parse("f:fprobes/vfs_read_entry vfs_read").unwrap().kind, ProbeKind::Fprobe);
+        assert_eq!(
+            DynamicEvent::parse("r:uprobes/x /bin/true:0x10")
+                .unwrap()
+                .kind,
+            ProbeKind::Uretprobe
+        );
+        assert_eq!(
+            DynamicEvent::parse("e:eprobes/sw sched.sched_switch")
+                .unwrap()
+                .kind,
+            ProbeKind::Eprobe
+        );
+        assert_eq!(
+            DynamicEvent::parse("f:fprobes/vfs_read_entry vfs_read")
+                .unwrap()
+                .kind,
+            ProbeKind::Fprobe
+        );
         assert!(DynamicEvent::parse("garbage").is_none());
     }
 }

@@ -192,27 +192,49 @@ mod tests {
         let p = PathBuf::from("/sys/kernel/tracing/set_ftrace_filter");
         let e = TracefsError::from_io(&p, io::Error::from_raw_os_error(libc::EPERM));
         let m = e.to_string();
-        assert!(m.starts_with("/sys/kernel/tracing/set_ftrace_filter: permission denied"), "{m}");
+        assert!(
+            m.starts_with("/sys/kernel/tracing/set_ftrace_filter: permission denied"),
+            "{m}"
+        );
         assert!(m.contains("sandbox"), "{m}");
         assert!(e.is_unavailable());
         let e = TracefsError::from_io(&p, io::Error::from_raw_os_error(libc::EROFS));
         assert!(e.to_string().contains("read-only"));
-        let e = TracefsError::NotSupported { path: PathBuf::from("/t/snapshot"), feature: "the snapshot buffer".into() };
+        let e = TracefsError::NotSupported {
+            path: PathBuf::from("/t/snapshot"),
+            feature: "the snapshot buffer".into(),
+        };
         assert_eq!(
             e.to_string(),
             "/t/snapshot: not supported by this kernel (the snapshot buffer is missing; it may need a kernel built with it)"
         );
-        let e = TracefsError::UnknownEvent { name: "sched:sched_swich".into(), suggestions: vec!["sched:sched_switch".into()] };
-        assert_eq!(e.to_string(), "unknown event \"sched:sched_swich\"; did you mean sched:sched_switch?");
+        let e = TracefsError::UnknownEvent {
+            name: "sched:sched_swich".into(),
+            suggestions: vec!["sched:sched_switch".into()],
+        };
+        assert_eq!(
+            e.to_string(),
+            "unknown event \"sched:sched_swich\"; did you mean sched:sched_switch?"
+        );
         assert!(e.path().is_none());
         let e = TracefsError::Rejected {
             path: PathBuf::from("/t/events/sched/sched_switch/filter"),
             written: "x == 1".into(),
-            error_log: Some("[ 1.0] event filter parse error: error: Field not found\n  Command: x == 1\n  ^\n".into()),
+            error_log: Some(
+                "[ 1.0] event filter parse error: error: Field not found\n  Command: x == 1\n  ^\n"
+                    .into(),
+            ),
         };
         let m = e.to_string();
-        assert!(m.contains("the kernel rejected \"x == 1\"; error_log says:\n[ 1.0] event filter parse error"), "{m}");
-        let e = TracefsError::NotMounted { detail: "run as root".into() };
+        assert!(
+            m.contains(
+                "the kernel rejected \"x == 1\"; error_log says:\n[ 1.0] event filter parse error"
+            ),
+            "{m}"
+        );
+        let e = TracefsError::NotMounted {
+            detail: "run as root".into(),
+        };
         assert_eq!(e.to_string(), "tracefs not found: run as root");
     }
 }

@@ -19,7 +19,10 @@ pub struct EventName {
 impl EventName {
     /// Build from parts.
     pub fn new(system: impl Into<String>, name: impl Into<String>) -> EventName {
-        EventName { system: system.into(), name: name.into() }
+        EventName {
+            system: system.into(),
+            name: name.into(),
+        }
     }
 
     /// The event's directory relative to a buffer: `events/SYSTEM/NAME`.
@@ -101,21 +104,26 @@ impl EventPattern {
         if is_plain_or_glob(pat) && is_glob(pat) {
             return Ok(EventPattern::Glob(pat.to_string()));
         }
-        regex::Regex::new(pat).map(EventPattern::Regex).map_err(|e| format!("{pat:?} is neither a glob nor a valid regex: {e}"))
+        regex::Regex::new(pat)
+            .map(EventPattern::Regex)
+            .map_err(|e| format!("{pat:?} is neither a glob nor a valid regex: {e}"))
     }
 
     /// Whether an event matches.
     pub fn matches(&self, e: &EventName) -> bool {
         match self {
             EventPattern::Split(s, n) => glob_match(s, &e.system) && glob_match(n, &e.name),
-            EventPattern::Glob(g) => glob_match(g, &e.name) || glob_match(g, &e.system) || glob_match(g, &e.to_string()),
+            EventPattern::Glob(g) => {
+                glob_match(g, &e.name) || glob_match(g, &e.system) || glob_match(g, &e.to_string())
+            }
             EventPattern::Regex(r) => r.is_match(&e.to_string()),
         }
     }
 }
 
 fn is_plain_or_glob(s: &str) -> bool {
-    s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.*?[]!".contains(c))
+    s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_-.*?[]!".contains(c))
 }
 
 /// Resolve an `-e` argument against the available events: `all`, `SYSTEM`,
@@ -137,12 +145,20 @@ pub fn resolve_event(spec: &str, available: &[EventName]) -> Result<EventTarget,
             }
             Vec::new()
         }
-        Some(s) => available.iter().filter(|e| glob_match(s, &e.system) && glob_match(name, &e.name)).cloned().collect(),
+        Some(s) => available
+            .iter()
+            .filter(|e| glob_match(s, &e.system) && glob_match(name, &e.name))
+            .cloned()
+            .collect(),
         None => {
             if !is_glob(name) && available.iter().any(|e| e.system == name) {
                 return Ok(EventTarget::System(name.to_string()));
             }
-            available.iter().filter(|e| glob_match(name, &e.name)).cloned().collect()
+            available
+                .iter()
+                .filter(|e| glob_match(name, &e.name))
+                .cloned()
+                .collect()
         }
     };
     if matched.is_empty() {
@@ -172,18 +188,27 @@ pub fn unknown_event(spec: &str, available: &[EventName]) -> TracefsError {
         }
         s
     };
-    TracefsError::UnknownEvent { name: spec.to_string(), suggestions }
+    TracefsError::UnknownEvent {
+        name: spec.to_string(),
+        suggestions,
+    }
 }
 
 impl Tracefs {
     /// `available_events` (shared by every instance).
     pub fn available_events(&self) -> Result<Vec<EventName>, TracefsError> {
-        Ok(parse_available_events(&self.read_string("available_events")?))
+        Ok(parse_available_events(
+            &self.read_string("available_events")?,
+        ))
     }
 
     /// The event systems, sorted.
     pub fn systems(&self) -> Result<Vec<String>, TracefsError> {
-        let mut v: Vec<String> = self.available_events()?.into_iter().map(|e| e.system).collect();
+        let mut v: Vec<String> = self
+            .available_events()?
+            .into_iter()
+            .map(|e| e.system)
+            .collect();
         v.sort();
         v.dedup();
         Ok(v)
@@ -193,7 +218,10 @@ impl Tracefs {
     pub fn list_events(&self, pattern: Option<&str>) -> Result<Vec<EventName>, TracefsError> {
         let all = self.available_events()?;
         let Some(p) = pattern else { return Ok(all) };
-        let pat = EventPattern::parse(p).map_err(|detail| TracefsError::BadValue { path: self.path("available_events"), detail })?;
+        let pat = EventPattern::parse(p).map_err(|detail| TracefsError::BadValue {
+            path: self.path("available_events"),
+            detail,
+        })?;
         Ok(all.into_iter().filter(|e| pat.matches(e)).collect())
     }
 
@@ -233,7 +261,10 @@ impl Instance {
     pub fn enable_state(&self, target_dir: impl AsRef<Path>) -> Result<EnableState, TracefsError> {
         let f = target_dir.as_ref().join("enable");
         let t = self.read_string(&f)?;
-        EnableState::parse(&t).ok_or_else(|| TracefsError::Parse { path: self.path(&f), detail: format!("{:?}", t.trim()) })
+        EnableState::parse(&t).ok_or_else(|| TracefsError::Parse {
+            path: self.path(&f),
+            detail: format!("{:?}", t.trim()),
+        })
     }
 
     /// State of one event.
@@ -293,7 +324,11 @@ impl Instance {
     }
 
     /// Never trace events of these pids (`set_event_notrace_pid`).
-    pub fn set_event_notrace_pids(&self, pids: &[u32], mode: AppendMode) -> Result<(), TracefsError> {
+    pub fn set_event_notrace_pids(
+        &self,
+        pids: &[u32],
+        mode: AppendMode,
+    ) -> Result<(), TracefsError> {
         self.write("set_event_notrace_pid", pid_text(pids).as_bytes(), mode)
     }
 
@@ -305,7 +340,10 @@ impl Instance {
 
 /// Pids as written by trace-cmd: separated by spaces; empty clears the file.
 pub(crate) fn pid_text(pids: &[u32]) -> String {
-    pids.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" ")
+    pids.iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub(crate) fn parse_pids(inst: &Instance, file: &str) -> Result<Vec<u32>, TracefsError> {
@@ -315,7 +353,10 @@ pub(crate) fn parse_pids(inst: &Instance, file: &str) -> Result<Vec<u32>, Tracef
         if w.starts_with('#') || w == "no" || w == "pid" {
             continue;
         }
-        out.push(w.parse().map_err(|_| TracefsError::Parse { path: inst.path(file), detail: format!("{w:?} is not a pid") })?);
+        out.push(w.parse().map_err(|_| TracefsError::Parse {
+            path: inst.path(file),
+            detail: format!("{w:?} is not a pid"),
+        })?);
     }
     Ok(out)
 }
@@ -334,8 +375,14 @@ mod tests {
     fn resolve_forms() {
         let a = avail();
         assert_eq!(resolve_event("all", &a).unwrap(), EventTarget::All);
-        assert_eq!(resolve_event("sched", &a).unwrap(), EventTarget::System("sched".into()));
-        assert_eq!(resolve_event("sched:*", &a).unwrap(), EventTarget::System("sched".into()));
+        assert_eq!(
+            resolve_event("sched", &a).unwrap(),
+            EventTarget::System("sched".into())
+        );
+        assert_eq!(
+            resolve_event("sched:*", &a).unwrap(),
+            EventTarget::System("sched".into())
+        );
         assert_eq!(
             resolve_event("sched:sched_switch", &a).unwrap(),
             EventTarget::Events(vec![EventName::new("sched", "sched_switch")])

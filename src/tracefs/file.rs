@@ -51,7 +51,9 @@ pub fn write_file(path: &Path, data: &[u8], mode: AppendMode) -> Result<(), Trac
         AppendMode::Truncate => opts.truncate(true),
         AppendMode::Append => opts.append(true),
     };
-    let mut file = opts.open(path).map_err(|e| TracefsError::from_io(path, e))?;
+    let mut file = opts
+        .open(path)
+        .map_err(|e| TracefsError::from_io(path, e))?;
     // Files that take a list (set_ftrace_filter, set_event, ...) consume one token per
     // write(2) and return a short count, so keep writing the rest, as the shell's echo does.
     let mut rest = data;
@@ -61,7 +63,10 @@ pub fn write_file(path: &Path, data: &[u8], mode: AppendMode) -> Result<(), Trac
             Ok(0) => {
                 return Err(TracefsError::from_io(
                     path,
-                    std::io::Error::new(std::io::ErrorKind::WriteZero, "the kernel accepted no more bytes"),
+                    std::io::Error::new(
+                        std::io::ErrorKind::WriteZero,
+                        "the kernel accepted no more bytes",
+                    ),
                 ))
             }
             Ok(n) => rest = &rest[n..],

@@ -89,7 +89,11 @@ impl fmt::Display for FunctionTrigger {
 impl FunctionTrigger {
     /// The text that removes it (`!FUNC:COMMAND[:ARG]`, appended).
     pub fn removal_text(&self) -> String {
-        let mut t = FunctionTrigger { count: None, ..self.clone() }.to_string();
+        let mut t = FunctionTrigger {
+            count: None,
+            ..self.clone()
+        }
+        .to_string();
         t.insert(0, '!');
         t
     }
@@ -97,7 +101,10 @@ impl FunctionTrigger {
 
 /// Parse `available_filter_functions`: the name before any ` [module]`.
 pub fn parse_available_functions(text: &str) -> Vec<String> {
-    text.lines().filter_map(|l| l.split_whitespace().next()).map(String::from).collect()
+    text.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(String::from)
+        .collect()
 }
 
 /// Check each function pattern against the available functions: plain names must be
@@ -127,7 +134,9 @@ pub fn validate_functions(patterns: &[&str], available: &[String]) -> Result<(),
 impl Tracefs {
     /// `available_filter_functions` (root only; EPERM in sandboxes).
     pub fn available_functions(&self) -> Result<Vec<String>, TracefsError> {
-        Ok(parse_available_functions(&self.top().read_string("available_filter_functions")?))
+        Ok(parse_available_functions(
+            &self.top().read_string("available_filter_functions")?,
+        ))
     }
 }
 
@@ -135,12 +144,22 @@ impl Instance {
     /// The entries of a function-filter file (header comments skipped).
     pub fn function_filter(&self, which: FunctionFilter) -> Result<Vec<String>, TracefsError> {
         let text = self.read_string(which.file())?;
-        Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from).collect())
+        Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect())
     }
 
     /// Set a function filter, replacing (`>`) or adding (`>>`). Patterns are checked
     /// against `available_filter_functions` when it can be read.
-    pub fn set_function_filter(&self, which: FunctionFilter, patterns: &[&str], mode: AppendMode) -> Result<(), TracefsError> {
+    pub fn set_function_filter(
+        &self,
+        which: FunctionFilter,
+        patterns: &[&str],
+        mode: AppendMode,
+    ) -> Result<(), TracefsError> {
         if let Ok(avail) = self.tracefs().available_functions() {
             validate_functions(patterns, &avail)?;
         }
@@ -156,18 +175,29 @@ impl Instance {
 
     /// Add a function trigger (appended to `set_ftrace_filter`).
     pub fn add_function_trigger(&self, t: &FunctionTrigger) -> Result<(), TracefsError> {
-        self.write("set_ftrace_filter", t.to_string().as_bytes(), AppendMode::Append)
+        self.write(
+            "set_ftrace_filter",
+            t.to_string().as_bytes(),
+            AppendMode::Append,
+        )
     }
 
     /// Remove a function trigger.
     pub fn remove_function_trigger(&self, t: &FunctionTrigger) -> Result<(), TracefsError> {
-        self.write("set_ftrace_filter", t.removal_text().as_bytes(), AppendMode::Append)
+        self.write(
+            "set_ftrace_filter",
+            t.removal_text().as_bytes(),
+            AppendMode::Append,
+        )
     }
 
     /// `max_graph_depth` (0 = unlimited).
     pub fn max_graph_depth(&self) -> Result<u32, TracefsError> {
         let v = self.read_value("max_graph_depth")?;
-        v.parse().map_err(|_| TracefsError::Parse { path: self.path("max_graph_depth"), detail: v })
+        v.parse().map_err(|_| TracefsError::Parse {
+            path: self.path("max_graph_depth"),
+            detail: v,
+        })
     }
 
     /// Set `max_graph_depth`.
@@ -191,7 +221,11 @@ impl Instance {
     }
 
     /// Never trace functions of these pids.
-    pub fn set_ftrace_notrace_pids(&self, pids: &[u32], mode: AppendMode) -> Result<(), TracefsError> {
+    pub fn set_ftrace_notrace_pids(
+        &self,
+        pids: &[u32],
+        mode: AppendMode,
+    ) -> Result<(), TracefsError> {
         self.write("set_ftrace_notrace_pid", pid_text(pids).as_bytes(), mode)
     }
 
@@ -207,7 +241,11 @@ mod tests {
 
     #[test]
     fn triggers_text() {
-        let t = FunctionTrigger { function: "schedule".into(), action: FunctionTriggerAction::TraceOff, count: Some(1) };
+        let t = FunctionTrigger {
+            function: "schedule".into(),
+            action: FunctionTriggerAction::TraceOff,
+            count: Some(1),
+        };
         assert_eq!(t.to_string(), "schedule:traceoff:1");
         assert_eq!(t.removal_text(), "!schedule:traceoff");
         let t = FunctionTrigger {
@@ -220,11 +258,14 @@ mod tests {
 
     #[test]
     fn validation() {
-        let avail = parse_available_functions("schedule\nschedule_idle\nvfs_read\next4_sync_fs [ext4]\n");
+        let avail =
+            parse_available_functions("schedule\nschedule_idle\nvfs_read\next4_sync_fs [ext4]\n");
         assert_eq!(avail[3], "ext4_sync_fs");
         validate_functions(&["schedule", "vfs_*", ":mod:ext4", "!vfs_read"], &avail).unwrap();
         match validate_functions(&["schedul"], &avail) {
-            Err(TracefsError::UnknownFunction { suggestions, .. }) => assert_eq!(suggestions[0], "schedule"),
+            Err(TracefsError::UnknownFunction { suggestions, .. }) => {
+                assert_eq!(suggestions[0], "schedule")
+            }
             r => panic!("{r:?}"),
         }
         assert!(validate_functions(&["nosuch_*"], &avail).is_err());

@@ -61,12 +61,14 @@ pub enum GraphError {
 impl std::fmt::Display for GraphError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            GraphError::NoFunctionGraph { available } => write!(
+            GraphError::NoFunctionGraph { available } => {
+                write!(
                 f,
                 "this kernel offers no function_graph tracer (available_tracers: {}); it needs \
                  CONFIG_FUNCTION_GRAPH_TRACER and a kernel or sandbox that allows function tracing",
                 if available.is_empty() { "none".to_string() } else { available.join(" ") }
-            ),
+            )
+            }
             GraphError::Tracefs(e) => write!(f, "{e}"),
             GraphError::Spawn { command, err } => write!(f, "cannot run {command:?}: {err}"),
         }
@@ -113,7 +115,10 @@ struct Saved {
 impl Drop for Saved {
     fn drop(&mut self) {
         if let Some(text) = self.restore.take() {
-            if let Err(e) = self.inst.write(self.file, text.as_bytes(), AppendMode::Truncate) {
+            if let Err(e) = self
+                .inst
+                .write(self.file, text.as_bytes(), AppendMode::Truncate)
+            {
                 eprintln!("tracectl: could not restore {}: {e}", self.file);
             }
         }
@@ -145,18 +150,32 @@ fn restorable(file: &str, text: &str) -> String {
 
 fn save(inst: &Instance, file: &'static str) -> Result<Saved, TracefsError> {
     let text = inst.read_string(file)?;
-    Ok(Saved { inst: inst.clone(), file, restore: Some(restorable(file, &text)) })
+    Ok(Saved {
+        inst: inst.clone(),
+        file,
+        restore: Some(restorable(file, &text)),
+    })
 }
 
 /// Graph `command` with function_graph in `inst`, restoring every file it changes.
-pub fn graph_command(inst: &Instance, command: &[String], opts: &GraphOptions) -> Result<GraphResult, GraphError> {
+pub fn graph_command(
+    inst: &Instance,
+    command: &[String],
+    opts: &GraphOptions,
+) -> Result<GraphResult, GraphError> {
     let available = inst.available_tracers().unwrap_or_default();
     if !available.iter().any(|t| t == "function_graph") {
         return Err(GraphError::NoFunctionGraph { available });
     }
     // Restored in reverse order of declaration: tracer first, then filters.
     let mut guards = Vec::new();
-    for file in ["tracing_on", "set_ftrace_pid", "set_graph_function", "set_graph_notrace", "max_graph_depth"] {
+    for file in [
+        "tracing_on",
+        "set_ftrace_pid",
+        "set_graph_function",
+        "set_graph_notrace",
+        "max_graph_depth",
+    ] {
         if inst.exists(file) {
             guards.push(save(inst, file)?);
         }
@@ -167,7 +186,10 @@ pub fn graph_command(inst: &Instance, command: &[String], opts: &GraphOptions) -
         options.push("function-fork".into());
     }
     for o in &options {
-        let name = o.strip_prefix("no").filter(|n| inst.exists(format!("options/{n}"))).unwrap_or(o);
+        let name = o
+            .strip_prefix("no")
+            .filter(|n| inst.exists(format!("options/{n}")))
+            .unwrap_or(o);
         let was = inst.option(name)?;
         option_guards.push((name.to_string(), was));
         inst.apply_option(o)?;
@@ -190,7 +212,11 @@ pub fn graph_command(inst: &Instance, command: &[String], opts: &GraphOptions) -
 
     let held = HeldChild::spawn(command)?;
     let result = (|| -> Result<ExitStatus, GraphError> {
-        inst.write("set_ftrace_pid", held.pid().to_string().as_bytes(), AppendMode::Truncate)?;
+        inst.write(
+            "set_ftrace_pid",
+            held.pid().to_string().as_bytes(),
+            AppendMode::Truncate,
+        )?;
         inst.set_tracer("function_graph")?;
         inst.clear()?;
         inst.set_tracing_on(true)?;
@@ -206,7 +232,10 @@ pub fn graph_command(inst: &Instance, command: &[String], opts: &GraphOptions) -
     }
     drop(guards);
     let status = result?;
-    Ok(GraphResult { trace: trace?, status })
+    Ok(GraphResult {
+        trace: trace?,
+        status,
+    })
 }
 
 /// A child shell blocked on a FIFO until released; then it `exec`s the command, keeping its pid.
@@ -220,9 +249,15 @@ struct HeldChild {
 impl HeldChild {
     fn spawn(command: &[String]) -> Result<HeldChild, GraphError> {
         let cmd_text = command.join(" ");
-        let spawn_err = |err| GraphError::Spawn { command: cmd_text.clone(), err };
+        let spawn_err = |err| GraphError::Spawn {
+            command: cmd_text.clone(),
+            err,
+        };
         if command.is_empty() {
-            return Err(spawn_err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command given")));
+            return Err(spawn_err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "no command given",
+            )));
         }
         let dir = std::env::temp_dir().join(format!("tracectl-graph-{}", std::process::id()));
         fs::create_dir_all(&dir).map_err(spawn_err)?;
@@ -237,7 +272,12 @@ impl HeldChild {
             .args(command)
             .spawn()
             .map_err(spawn_err)?;
-        Ok(HeldChild { child: Some(child), fifo, dir, command: cmd_text })
+        Ok(HeldChild {
+            child: Some(child),
+            fifo,
+            dir,
+            command: cmd_text,
+        })
     }
 
     fn pid(&self) -> u32 {
@@ -245,12 +285,21 @@ impl HeldChild {
     }
 
     fn release_and_wait(mut self) -> Result<ExitStatus, GraphError> {
-        let spawn_err = |err| GraphError::Spawn { command: self.command.clone(), err };
-        let mut f = fs::OpenOptions::new().write(true).open(&self.fifo).map_err(spawn_err)?;
+        let spawn_err = |err| GraphError::Spawn {
+            command: self.command.clone(),
+            err,
+        };
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .open(&self.fifo)
+            .map_err(spawn_err)?;
         f.write_all(b"go\n").map_err(spawn_err)?;
         drop(f);
         let mut child = self.child.take().expect("child present until waited");
-        child.wait().map_err(|err| GraphError::Spawn { command: self.command.clone(), err })
+        child.wait().map_err(|err| GraphError::Spawn {
+            command: self.command.clone(),
+            err,
+        })
     }
 }
 
@@ -272,14 +321,23 @@ mod tests {
     #[test]
     fn syscall_symbol_prefers_what_the_kernel_has() {
         let avail = vec!["__se_sys_openat".to_string(), "do_sys_openat2".to_string()];
-        assert_eq!(syscall_entry_symbol("openat", Some(&avail)), "__se_sys_openat");
+        assert_eq!(
+            syscall_entry_symbol("openat", Some(&avail)),
+            "__se_sys_openat"
+        );
         let avail = vec!["__x64_sys_openat".to_string()];
-        assert_eq!(syscall_entry_symbol("openat", Some(&avail)), "__x64_sys_openat");
+        assert_eq!(
+            syscall_entry_symbol("openat", Some(&avail)),
+            "__x64_sys_openat"
+        );
     }
 
     #[test]
     fn restorable_text_of_empty_filters_is_empty() {
-        assert_eq!(restorable("set_graph_function", "#### all functions enabled ####\n"), "");
+        assert_eq!(
+            restorable("set_graph_function", "#### all functions enabled ####\n"),
+            ""
+        );
         assert_eq!(restorable("set_ftrace_pid", "no pid\n"), "");
         assert_eq!(restorable("set_ftrace_pid", "123\n456\n"), "123\n456\n");
         assert_eq!(restorable("current_tracer", "nop\n"), "nop");

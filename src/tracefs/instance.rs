@@ -70,8 +70,14 @@ impl TraceClocks {
     pub fn parse(text: &str) -> Option<TraceClocks> {
         let words: Vec<&str> = text.split_whitespace().collect();
         if let [one] = words[..] {
-            let c = one.trim_start_matches('[').trim_end_matches(']').to_string();
-            return Some(TraceClocks { available: vec![c.clone()], current: c });
+            let c = one
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string();
+            return Some(TraceClocks {
+                available: vec![c.clone()],
+                current: c,
+            });
         }
         let mut available = Vec::new();
         let mut current = None;
@@ -83,7 +89,10 @@ impl TraceClocks {
                 available.push(w.to_string());
             }
         }
-        Some(TraceClocks { available, current: current? })
+        Some(TraceClocks {
+            available,
+            current: current?,
+        })
     }
 }
 
@@ -113,7 +122,10 @@ impl BufferSize {
         }
         if let Some((cur, rest)) = t.split_once(" (expanded: ") {
             let exp = rest.strip_suffix(')')?;
-            return Some(BufferSize::Unexpanded { current: cur.trim().parse().ok()?, expanded: exp.trim().parse().ok()? });
+            return Some(BufferSize::Unexpanded {
+                current: cur.trim().parse().ok()?,
+                expanded: exp.trim().parse().ok()?,
+            });
         }
         t.parse().ok().map(BufferSize::Kb)
     }
@@ -184,7 +196,11 @@ pub fn parse_error_log(text: &str) -> Vec<ErrorLogEntry> {
     let mut out: Vec<ErrorLogEntry> = Vec::new();
     for line in text.lines() {
         if line.starts_with('[') {
-            out.push(ErrorLogEntry { header: line.to_string(), command: String::new(), text: format!("{line}\n") });
+            out.push(ErrorLogEntry {
+                header: line.to_string(),
+                command: String::new(),
+                text: format!("{line}\n"),
+            });
         } else if let Some(e) = out.last_mut() {
             if let Some(cmd) = line.trim_start().strip_prefix("Command: ") {
                 e.command = cmd.to_string();
@@ -199,12 +215,17 @@ pub fn parse_error_log(text: &str) -> Vec<ErrorLogEntry> {
 impl Tracefs {
     /// The top-level buffer.
     pub fn top(&self) -> Instance {
-        Instance { tracefs: self.clone(), name: None }
+        Instance {
+            tracefs: self.clone(),
+            name: None,
+        }
     }
 
     /// An existing instance, or the top level for `None`.
     pub fn instance(&self, name: Option<&str>) -> Result<Instance, TracefsError> {
-        let Some(name) = name else { return Ok(self.top()) };
+        let Some(name) = name else {
+            return Ok(self.top());
+        };
         check_instance_name(self, name)?;
         let dir = self.path(Path::new("instances").join(name));
         if !dir.is_dir() {
@@ -215,9 +236,15 @@ impl Tracefs {
             } else {
                 format!("did you mean {}?", near.join(", "))
             };
-            return Err(TracefsError::BadValue { path: dir, detail: format!("no such instance; {hint}") });
+            return Err(TracefsError::BadValue {
+                path: dir,
+                detail: format!("no such instance; {hint}"),
+            });
         }
-        Ok(Instance { tracefs: self.clone(), name: Some(name.to_string()) })
+        Ok(Instance {
+            tracefs: self.clone(),
+            name: Some(name.to_string()),
+        })
     }
 
     /// The names under `instances/`, sorted.
@@ -226,7 +253,10 @@ impl Tracefs {
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(TracefsError::NotSupported { path: dir, feature: "instances".into() })
+                return Err(TracefsError::NotSupported {
+                    path: dir,
+                    feature: "instances".into(),
+                })
             }
             Err(e) => return Err(TracefsError::from_io(&dir, e)),
         };
@@ -247,18 +277,28 @@ impl Tracefs {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(TracefsError::NotSupported { path: dir, feature: "instances".into() })
+                return Err(TracefsError::NotSupported {
+                    path: dir,
+                    feature: "instances".into(),
+                })
             }
             Err(e) => return Err(TracefsError::from_io(&dir, e)),
         }
-        Ok(Instance { tracefs: self.clone(), name: Some(name.to_string()) })
+        Ok(Instance {
+            tracefs: self.clone(),
+            name: Some(name.to_string()),
+        })
     }
 
     /// Remove `instances/NAME` (rmdir; the kernel refuses while a reader holds it open).
     pub fn remove_instance(&self, name: &str) -> Result<(), TracefsError> {
         check_instance_name(self, name)?;
         let dir = self.path(Path::new("instances").join(name));
-        let res = if looks_recorded(&dir) { std::fs::remove_dir_all(&dir) } else { std::fs::remove_dir(&dir) };
+        let res = if looks_recorded(&dir) {
+            std::fs::remove_dir_all(&dir)
+        } else {
+            std::fs::remove_dir(&dir)
+        };
         res.map_err(|e| TracefsError::from_io(&dir, e))
     }
 }
@@ -323,7 +363,10 @@ impl Instance {
     fn unsupported(&self, file: &Path, e: TracefsError) -> TracefsError {
         match e {
             TracefsError::NotFound { path } if path.parent().is_some_and(|p| p.is_dir()) => {
-                TracefsError::NotSupported { path, feature: feature_name(file) }
+                TracefsError::NotSupported {
+                    path,
+                    feature: feature_name(file),
+                }
             }
             e => e,
         }
@@ -332,23 +375,40 @@ impl Instance {
     /// Read one of this buffer's files as bytes.
     pub fn read(&self, file: impl AsRef<Path>) -> Result<Vec<u8>, TracefsError> {
         let file = file.as_ref();
-        self.tracefs.read(self.rel(file)).map_err(|e| self.unsupported(file, e))
+        self.tracefs
+            .read(self.rel(file))
+            .map_err(|e| self.unsupported(file, e))
     }
 
     /// Read one of this buffer's files as text.
     pub fn read_string(&self, file: impl AsRef<Path>) -> Result<String, TracefsError> {
         let file = file.as_ref();
-        self.tracefs.read_string(self.rel(file)).map_err(|e| self.unsupported(file, e))
+        self.tracefs
+            .read_string(self.rel(file))
+            .map_err(|e| self.unsupported(file, e))
     }
 
     /// Write one of this buffer's files; a rejected write carries the `error_log` entry
     /// that the kernel wrote about it.
-    pub fn write(&self, file: impl AsRef<Path>, data: &[u8], mode: AppendMode) -> Result<(), TracefsError> {
+    pub fn write(
+        &self,
+        file: impl AsRef<Path>,
+        data: &[u8],
+        mode: AppendMode,
+    ) -> Result<(), TracefsError> {
         let file = file.as_ref();
         match self.tracefs.write(self.rel(file), data, mode) {
-            Err(TracefsError::Rejected { path, written, error_log: None }) => {
+            Err(TracefsError::Rejected {
+                path,
+                written,
+                error_log: None,
+            }) => {
                 let error_log = self.error_log_for(&written);
-                Err(TracefsError::Rejected { path, written, error_log })
+                Err(TracefsError::Rejected {
+                    path,
+                    written,
+                    error_log,
+                })
             }
             r => r.map_err(|e| self.unsupported(file, e)),
         }
@@ -384,14 +444,21 @@ impl Instance {
 
     fn read_number(&self, file: &str) -> Result<u64, TracefsError> {
         let v = self.read_value(file)?;
-        v.parse().map_err(|_| TracefsError::Parse { path: self.path(file), detail: format!("{v:?} is not a number") })
+        v.parse().map_err(|_| TracefsError::Parse {
+            path: self.path(file),
+            detail: format!("{v:?} is not a number"),
+        })
     }
 
     // ---- tracers -------------------------------------------------------------------
 
     /// `available_tracers`.
     pub fn available_tracers(&self) -> Result<Vec<String>, TracefsError> {
-        Ok(self.read_string("available_tracers")?.split_whitespace().map(String::from).collect())
+        Ok(self
+            .read_string("available_tracers")?
+            .split_whitespace()
+            .map(String::from)
+            .collect())
     }
 
     /// `current_tracer`.
@@ -409,7 +476,11 @@ impl Instance {
                     detail: format!(
                         "tracer {tracer:?} is not in available_tracers ({}){}",
                         avail.join(" "),
-                        if near.is_empty() { String::new() } else { format!("; did you mean {}?", near.join(", ")) }
+                        if near.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; did you mean {}?", near.join(", "))
+                        }
                     ),
                 });
             }
@@ -435,7 +506,10 @@ impl Instance {
             if c.available.len() > 1 && !c.available.iter().any(|a| a == clock) {
                 return Err(TracefsError::BadValue {
                     path: self.path("trace_clock"),
-                    detail: format!("unknown clock {clock:?}; this kernel has: {}", c.available.join(" ")),
+                    detail: format!(
+                        "unknown clock {clock:?}; this kernel has: {}",
+                        c.available.join(" ")
+                    ),
                 });
             }
         }
@@ -446,7 +520,10 @@ impl Instance {
     pub fn options(&self) -> Result<Vec<(String, bool)>, TracefsError> {
         let dir = self.path("options");
         if let Ok(rd) = std::fs::read_dir(&dir) {
-            let mut names: Vec<String> = rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+            let mut names: Vec<String> = rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
             names.sort();
             let mut out = Vec::new();
             for n in names {
@@ -470,21 +547,34 @@ impl Instance {
         if self.exists("options") {
             return match self.read_value(Path::new("options").join(name)) {
                 Ok(v) => Ok(v == "1"),
-                Err(TracefsError::NotSupported { .. }) | Err(TracefsError::NotFound { .. }) => Err(self.unknown_option(name)),
+                Err(TracefsError::NotSupported { .. }) | Err(TracefsError::NotFound { .. }) => {
+                    Err(self.unknown_option(name))
+                }
                 Err(e) => Err(e),
             };
         }
-        self.options()?.into_iter().find(|(n, _)| n == name).map(|(_, v)| v).ok_or_else(|| self.unknown_option(name))
+        self.options()?
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| self.unknown_option(name))
     }
 
     fn unknown_option(&self, name: &str) -> TracefsError {
-        let known: Vec<String> = self.options().map(|o| o.into_iter().map(|(n, _)| n).collect()).unwrap_or_default();
+        let known: Vec<String> = self
+            .options()
+            .map(|o| o.into_iter().map(|(n, _)| n).collect())
+            .unwrap_or_default();
         let near = super::suggest::closest(name, known.iter().map(|s| s.as_str()), 3);
         TracefsError::BadValue {
             path: self.path(Path::new("options").join(name)),
             detail: format!(
                 "no option {name:?} in this buffer{}",
-                if near.is_empty() { " (see `tracectl list -o`)".to_string() } else { format!("; did you mean {}?", near.join(", ")) }
+                if near.is_empty() {
+                    " (see `tracectl list -o`)".to_string()
+                } else {
+                    format!("; did you mean {}?", near.join(", "))
+                }
             ),
         }
     }
@@ -497,7 +587,11 @@ impl Instance {
             }
             return self.write_str(Path::new("options").join(name), if on { "1" } else { "0" });
         }
-        let word = if on { name.to_string() } else { format!("no{name}") };
+        let word = if on {
+            name.to_string()
+        } else {
+            format!("no{name}")
+        };
         self.write_str("trace_options", &word)
     }
 
@@ -517,7 +611,10 @@ impl Instance {
     /// `buffer_size_kb`.
     pub fn buffer_size(&self) -> Result<BufferSize, TracefsError> {
         let t = self.read_string("buffer_size_kb")?;
-        BufferSize::parse(&t).ok_or_else(|| TracefsError::Parse { path: self.path("buffer_size_kb"), detail: format!("{:?}", t.trim()) })
+        BufferSize::parse(&t).ok_or_else(|| TracefsError::Parse {
+            path: self.path("buffer_size_kb"),
+            detail: format!("{:?}", t.trim()),
+        })
     }
 
     /// Set every CPU's buffer to `kb` KiB.
@@ -529,7 +626,10 @@ impl Instance {
     pub fn cpu_buffer_size(&self, cpu: u32) -> Result<BufferSize, TracefsError> {
         let f = format!("per_cpu/cpu{cpu}/buffer_size_kb");
         let t = self.read_string(&f)?;
-        BufferSize::parse(&t).ok_or_else(|| TracefsError::Parse { path: self.path(&f), detail: format!("{:?}", t.trim()) })
+        BufferSize::parse(&t).ok_or_else(|| TracefsError::Parse {
+            path: self.path(&f),
+            detail: format!("{:?}", t.trim()),
+        })
     }
 
     /// Set one CPU's buffer size.
@@ -540,8 +640,10 @@ impl Instance {
     /// `buffer_total_size_kb` (read-only in the kernel; may say `N (expanded: M)`).
     pub fn buffer_total_size(&self) -> Result<BufferSize, TracefsError> {
         let t = self.read_string("buffer_total_size_kb")?;
-        BufferSize::parse(&t)
-            .ok_or_else(|| TracefsError::Parse { path: self.path("buffer_total_size_kb"), detail: format!("{:?}", t.trim()) })
+        BufferSize::parse(&t).ok_or_else(|| TracefsError::Parse {
+            path: self.path("buffer_total_size_kb"),
+            detail: format!("{:?}", t.trim()),
+        })
     }
 
     /// `buffer_subbuf_size_kb`: the size of one ring-buffer page.
@@ -562,7 +664,10 @@ impl Instance {
     /// Set `buffer_percent` (0..=100).
     pub fn set_buffer_percent(&self, pct: u64) -> Result<(), TracefsError> {
         if pct > 100 {
-            return Err(TracefsError::BadValue { path: self.path("buffer_percent"), detail: format!("{pct} is over 100") });
+            return Err(TracefsError::BadValue {
+                path: self.path("buffer_percent"),
+                detail: format!("{pct} is over 100"),
+            });
         }
         self.write_str("buffer_percent", &pct.to_string())
     }
@@ -608,7 +713,9 @@ impl Instance {
 
     /// `per_cpu/cpuN/stats`.
     pub fn cpu_stats(&self, cpu: u32) -> Result<CpuStats, TracefsError> {
-        Ok(CpuStats::parse(&self.read_string(format!("per_cpu/cpu{cpu}/stats"))?))
+        Ok(CpuStats::parse(
+            &self.read_string(format!("per_cpu/cpu{cpu}/stats"))?,
+        ))
     }
 
     // ---- buffer contents ---------------------------------------------------------------
@@ -720,7 +827,10 @@ mod tests {
 
     #[test]
     fn clocks() {
-        let c = TraceClocks::parse("[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n").unwrap();
+        let c = TraceClocks::parse(
+            "[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n",
+        )
+        .unwrap();
         assert_eq!(c.current, "local");
         assert_eq!(c.available.len(), 10);
         assert_eq!(c.available[1], "global");
@@ -731,9 +841,20 @@ mod tests {
     #[test]
     fn buffer_sizes() {
         assert_eq!(BufferSize::parse("1410\n"), Some(BufferSize::Kb(1410)));
-        assert_eq!(BufferSize::parse("7 (expanded: 1410)\n"), Some(BufferSize::Unexpanded { current: 7, expanded: 1410 }));
+        assert_eq!(
+            BufferSize::parse("7 (expanded: 1410)\n"),
+            Some(BufferSize::Unexpanded {
+                current: 7,
+                expanded: 1410
+            })
+        );
         assert_eq!(BufferSize::parse("X\n"), Some(BufferSize::PerCpu));
-        assert_eq!(BufferSize::parse("7 (expanded: 1410)").unwrap().effective_kb(), Some(1410));
+        assert_eq!(
+            BufferSize::parse("7 (expanded: 1410)")
+                .unwrap()
+                .effective_kb(),
+            Some(1410)
+        );
         assert_eq!(BufferSize::parse("lots"), None);
     }
 

@@ -35,8 +35,13 @@ pub use dynevent::{DynamicEvent, ProbeKind};
 pub use error::TracefsError;
 pub use events::{parse_available_events, resolve_event, EventName, EventPattern, EventTarget};
 pub use file::{read_file, write_file, AppendMode};
-pub use ftrace::{parse_available_functions, validate_functions, FunctionFilter, FunctionTrigger, FunctionTriggerAction};
-pub use instance::{parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks};
+pub use ftrace::{
+    parse_available_functions, validate_functions, FunctionFilter, FunctionTrigger,
+    FunctionTriggerAction,
+};
+pub use instance::{
+    parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks,
+};
 pub use mount::{looks_like_tracefs, parse_mounts, MountEntry, USUAL_PATHS};
 pub use reset::{default_option, ResetReport, DEFAULT_BUFFER_KB, DEFAULT_OPTIONS};
 pub use trigger::{parse_trigger_file, removal_text, Hist, HistCommand, Trigger, TriggerAction};
@@ -83,7 +88,12 @@ impl Tracefs {
     }
 
     /// Write `data` to a tracefs file, truncating (`>`) or appending (`>>`).
-    pub fn write(&self, rel: impl AsRef<Path>, data: &[u8], mode: AppendMode) -> Result<(), TracefsError> {
+    pub fn write(
+        &self,
+        rel: impl AsRef<Path>,
+        data: &[u8],
+        mode: AppendMode,
+    ) -> Result<(), TracefsError> {
         write_file(&self.path(rel), data, mode)
     }
 

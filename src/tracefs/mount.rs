@@ -28,7 +28,11 @@ pub fn parse_mounts(text: &str) -> Vec<MountEntry> {
         let dir = unescape_mount_path(dir);
         let read_only = opts.split(',').any(|o| o == "ro");
         match fstype {
-            "tracefs" => tracefs.push(MountEntry { root: PathBuf::from(dir), fstype: fstype.into(), read_only }),
+            "tracefs" => tracefs.push(MountEntry {
+                root: PathBuf::from(dir),
+                fstype: fstype.into(),
+                read_only,
+            }),
             "debugfs" => debugfs.push(MountEntry {
                 root: Path::new(&dir).join("tracing"),
                 fstype: fstype.into(),
@@ -47,7 +51,10 @@ fn unescape_mount_path(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
             out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
             i += 4;
         } else {
@@ -63,7 +70,9 @@ pub const USUAL_PATHS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tr
 
 /// A directory looks like a tracing root when it has the files every kernel has.
 pub fn looks_like_tracefs(dir: &Path) -> bool {
-    dir.join("trace").exists() || dir.join("available_events").exists() || dir.join("events").is_dir()
+    dir.join("trace").exists()
+        || dir.join("available_events").exists()
+        || dir.join("events").is_dir()
 }
 
 impl Tracefs {
@@ -93,14 +102,20 @@ impl Tracefs {
             });
         }
         let target = Path::new(USUAL_PATHS[0]);
-        nix::mount::mount(Some("nodev"), target, Some("tracefs"), nix::mount::MsFlags::empty(), None::<&str>)
-            .map_err(|e| TracefsError::NotMounted {
-                detail: format!(
-                    "not mounted, and mounting tracefs on {} failed: {e} (is CONFIG_TRACING enabled? \
+        nix::mount::mount(
+            Some("nodev"),
+            target,
+            Some("tracefs"),
+            nix::mount::MsFlags::empty(),
+            None::<&str>,
+        )
+        .map_err(|e| TracefsError::NotMounted {
+            detail: format!(
+                "not mounted, and mounting tracefs on {} failed: {e} (is CONFIG_TRACING enabled? \
                      pass --tracefs DIR to use another root)",
-                    target.display()
-                ),
-            })?;
+                target.display()
+            ),
+        })?;
         Ok(Tracefs::at(target))
     }
 }

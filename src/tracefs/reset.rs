@@ -1,8 +1,8 @@
 //! Putting a buffer back to the kernel's defaults.
 
-use super::instance::{BufferSize, Instance};
 use super::events::EventName;
 use super::ftrace::FunctionFilter;
+use super::instance::{BufferSize, Instance};
 use super::{AppendMode, Tracefs, TracefsError};
 
 /// The kernel's default state of each trace option, as a freshly booted 6.x kernel shows
@@ -59,7 +59,10 @@ pub fn default_option(name: &str, top: bool) -> Option<bool> {
     if !top && (name == "trace_printk_dest" || name == "copy_trace_marker") {
         return Some(false);
     }
-    DEFAULT_OPTIONS.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    DEFAULT_OPTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
 }
 
 /// What a reset changed and what it had to leave alone.
@@ -72,7 +75,12 @@ pub struct ResetReport {
 }
 
 impl ResetReport {
-    fn note(&mut self, inst: &Instance, file: &str, r: Result<(), TracefsError>) -> Result<(), TracefsError> {
+    fn note(
+        &mut self,
+        inst: &Instance,
+        file: &str,
+        r: Result<(), TracefsError>,
+    ) -> Result<(), TracefsError> {
         match r {
             Ok(()) => {
                 self.changed.push(inst.rel(file).display().to_string());
@@ -128,7 +136,11 @@ impl Instance {
                 rep.note(self, &en.display().to_string(), r)?;
             }
             let trig = e.dir().join("trigger");
-            if self.trigger_lines(e).map(|l| !l.is_empty()).unwrap_or(false) {
+            if self
+                .trigger_lines(e)
+                .map(|l| !l.is_empty())
+                .unwrap_or(false)
+            {
                 let r = self.clear_triggers(e).map(|_| ());
                 rep.note(self, &trig.display().to_string(), r)?;
             }
@@ -155,7 +167,12 @@ impl Instance {
             }
         }
         // Pid filters.
-        for f in ["set_event_pid", "set_event_notrace_pid", "set_ftrace_pid", "set_ftrace_notrace_pid"] {
+        for f in [
+            "set_event_pid",
+            "set_event_notrace_pid",
+            "set_ftrace_pid",
+            "set_ftrace_notrace_pid",
+        ] {
             if let Ok(v) = self.read_value(f) {
                 if !v.is_empty() && !v.starts_with("no pid") {
                     let r = self.write(f, b"", AppendMode::Truncate);
@@ -164,14 +181,21 @@ impl Instance {
             }
         }
         // Function filters.
-        for which in [FunctionFilter::Filter, FunctionFilter::Notrace, FunctionFilter::GraphFunction, FunctionFilter::GraphNotrace] {
+        for which in [
+            FunctionFilter::Filter,
+            FunctionFilter::Notrace,
+            FunctionFilter::GraphFunction,
+            FunctionFilter::GraphNotrace,
+        ] {
             match self.function_filter(which) {
                 Ok(v) if !v.is_empty() => {
                     let r = self.clear_function_filter(which);
                     rep.note(self, which.file(), r)?;
                 }
                 Ok(_) => {}
-                Err(e) if self.exists(which.file()) && e.is_unavailable() => rep.skipped.push(e.to_string()),
+                Err(e) if self.exists(which.file()) && e.is_unavailable() => {
+                    rep.skipped.push(e.to_string())
+                }
                 Err(_) => {}
             }
         }
@@ -208,7 +232,11 @@ impl Instance {
                 rep.note(self, "buffer_size_kb", r)?;
             }
         }
-        let page_kb = (nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE).ok().flatten().unwrap_or(4096) / 1024) as u64;
+        let page_kb = (nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+            .ok()
+            .flatten()
+            .unwrap_or(4096)
+            / 1024) as u64;
         if let Ok(kb) = self.subbuf_size_kb() {
             if kb != page_kb {
                 let r = self.set_subbuf_size_kb(page_kb);

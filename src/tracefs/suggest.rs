@@ -33,7 +33,12 @@ where
     scored.dedup_by(|a, b| a.1 == b.1);
     // Names much further than the best one are noise next to it.
     let best = scored.first().map(|s| s.0).unwrap_or(0);
-    scored.into_iter().take_while(|(d, _)| *d <= best + 1).take(max).map(|(_, c)| c.to_string()).collect()
+    scored
+        .into_iter()
+        .take_while(|(d, _)| *d <= best + 1)
+        .take(max)
+        .map(|(_, c)| c.to_string())
+        .collect()
 }
 
 /// Shell-style glob match with `*`, `?` and `[...]` classes, as ftrace accepts them.
@@ -138,7 +143,15 @@ mod tests {
 
     #[test]
     fn closest_picks_the_typo() {
-        let c = closest("sched:sched_swich", ["sched:sched_switch", "sched:sched_waking", "irq:softirq_entry"], 3);
+        let c = closest(
+            "sched:sched_swich",
+            [
+                "sched:sched_switch",
+                "sched:sched_waking",
+                "irq:softirq_entry",
+            ],
+            3,
+        );
         assert_eq!(c, vec!["sched:sched_switch".to_string()]);
         assert!(closest("zzzzzzzz", ["sched:sched_switch"], 3).is_empty());
     }

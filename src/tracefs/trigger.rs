@@ -69,7 +69,11 @@ pub struct Trigger {
 impl Trigger {
     /// A trigger without count or filter.
     pub fn new(action: TriggerAction) -> Trigger {
-        Trigger { action, count: None, filter: None }
+        Trigger {
+            action,
+            count: None,
+            filter: None,
+        }
     }
 
     /// With `:count`.
@@ -89,7 +93,11 @@ impl Trigger {
     /// Unknown forms come back as [`TriggerAction::Raw`].
     pub fn parse(text: &str) -> Trigger {
         let text = text.trim();
-        let text = text.strip_suffix("[active]").or_else(|| text.strip_suffix("[paused]")).unwrap_or(text).trim();
+        let text = text
+            .strip_suffix("[active]")
+            .or_else(|| text.strip_suffix("[paused]"))
+            .unwrap_or(text)
+            .trim();
         let (head, filter) = match text.find(" if ") {
             Some(i) => (text[..i].trim(), Some(text[i + 4..].trim().to_string())),
             None => (text, None),
@@ -105,8 +113,16 @@ impl Trigger {
         };
         let simple = |a: TriggerAction, rest: &[&str]| -> Option<Trigger> {
             match rest {
-                [] => Some(Trigger { action: a, count: None, filter: filter.clone() }),
-                [c] => Some(Trigger { action: a, count: count_of(c)?, filter: filter.clone() }),
+                [] => Some(Trigger {
+                    action: a,
+                    count: None,
+                    filter: filter.clone(),
+                }),
+                [c] => Some(Trigger {
+                    action: a,
+                    count: count_of(c)?,
+                    filter: filter.clone(),
+                }),
                 _ => None,
             }
         };
@@ -117,13 +133,25 @@ impl Trigger {
             "stacktrace" => simple(TriggerAction::Stacktrace, &parts[1..]),
             "enable_event" | "disable_event" if parts.len() >= 3 => {
                 let ev = EventName::new(parts[1], parts[2]);
-                let a = if parts[0] == "enable_event" { TriggerAction::EnableEvent(ev) } else { TriggerAction::DisableEvent(ev) };
+                let a = if parts[0] == "enable_event" {
+                    TriggerAction::EnableEvent(ev)
+                } else {
+                    TriggerAction::DisableEvent(ev)
+                };
                 simple(a, &parts[3..])
             }
-            "hist" => parse_hist(&parts[1..]).map(|h| Trigger { action: TriggerAction::Hist(h), count: None, filter: filter.clone() }),
+            "hist" => parse_hist(&parts[1..]).map(|h| Trigger {
+                action: TriggerAction::Hist(h),
+                count: None,
+                filter: filter.clone(),
+            }),
             _ => None,
         };
-        parsed.unwrap_or_else(|| Trigger { action: TriggerAction::Raw(text.to_string()), count: None, filter: None })
+        parsed.unwrap_or_else(|| Trigger {
+            action: TriggerAction::Raw(text.to_string()),
+            count: None,
+            filter: None,
+        })
     }
 }
 
@@ -194,14 +222,22 @@ impl fmt::Display for Trigger {
 
 /// Parse a `trigger` file: skip the `# Available triggers` header.
 pub fn parse_trigger_file(text: &str) -> Vec<Trigger> {
-    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(Trigger::parse).collect()
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(Trigger::parse)
+        .collect()
 }
 
 /// The text that removes a listed trigger: `!` and the trigger without its count
 /// (the kernel matches removals on the command and its event, not the remaining count).
 pub fn removal_text(listed: &str) -> String {
     let t = listed.trim();
-    let t = t.strip_suffix("[active]").or_else(|| t.strip_suffix("[paused]")).unwrap_or(t).trim();
+    let t = t
+        .strip_suffix("[active]")
+        .or_else(|| t.strip_suffix("[paused]"))
+        .unwrap_or(t)
+        .trim();
     if t.starts_with("hist:") {
         // The kernel finds a hist trigger to remove by its whole definition, filter included.
         return format!("!{t}");
@@ -221,13 +257,20 @@ pub fn removal_text(listed: &str) -> String {
 impl Instance {
     /// The triggers of an event (its `trigger` file).
     pub fn triggers(&self, e: &EventName) -> Result<Vec<Trigger>, TracefsError> {
-        Ok(parse_trigger_file(&self.read_string(e.dir().join("trigger"))?))
+        Ok(parse_trigger_file(
+            &self.read_string(e.dir().join("trigger"))?,
+        ))
     }
 
     /// The raw lines of an event's `trigger` file, without the header.
     pub fn trigger_lines(&self, e: &EventName) -> Result<Vec<String>, TracefsError> {
         let text = self.read_string(e.dir().join("trigger"))?;
-        Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from).collect())
+        Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect())
     }
 
     /// Add a trigger to an event (appended: the kernel adds, it never replaces).
@@ -242,7 +285,11 @@ impl Instance {
 
     /// Remove a trigger (`!TRIGGER`, appended).
     pub fn remove_trigger(&self, e: &EventName, t: &Trigger) -> Result<(), TracefsError> {
-        self.write(e.dir().join("trigger"), removal_text(&t.to_string()).as_bytes(), AppendMode::Append)
+        self.write(
+            e.dir().join("trigger"),
+            removal_text(&t.to_string()).as_bytes(),
+            AppendMode::Append,
+        )
     }
 
     /// Remove every trigger of an event; returns how many there were.
@@ -274,10 +321,24 @@ mod tests {
 
     #[test]
     fn display_forms() {
-        assert_eq!(Trigger::new(TriggerAction::TraceOff).to_string(), "traceoff");
-        assert_eq!(Trigger::new(TriggerAction::TraceOn).count(5).when("prev_pid == 1").to_string(), "traceon:5 if prev_pid == 1");
         assert_eq!(
-            Trigger::new(TriggerAction::EnableEvent(EventName::new("irq", "softirq_entry"))).count(2).to_string(),
+            Trigger::new(TriggerAction::TraceOff).to_string(),
+            "traceoff"
+        );
+        assert_eq!(
+            Trigger::new(TriggerAction::TraceOn)
+                .count(5)
+                .when("prev_pid == 1")
+                .to_string(),
+            "traceon:5 if prev_pid == 1"
+        );
+        assert_eq!(
+            Trigger::new(TriggerAction::EnableEvent(EventName::new(
+                "irq",
+                "softirq_entry"
+            )))
+            .count(2)
+            .to_string(),
             "enable_event:irq:softirq_entry:2"
         );
         let h = Hist {
@@ -297,11 +358,17 @@ mod tests {
     #[test]
     fn parse_listed() {
         let t = Trigger::parse("traceon:unlimited if prev_pid == 1");
-        assert_eq!(t, Trigger::new(TriggerAction::TraceOn).when("prev_pid == 1"));
+        assert_eq!(
+            t,
+            Trigger::new(TriggerAction::TraceOn).when("prev_pid == 1")
+        );
         let t = Trigger::parse("stacktrace:count=3");
         assert_eq!(t, Trigger::new(TriggerAction::Stacktrace).count(3));
         let t = Trigger::parse("disable_event:sched:sched_switch:unlimited");
-        assert_eq!(t.action, TriggerAction::DisableEvent(EventName::new("sched", "sched_switch")));
+        assert_eq!(
+            t.action,
+            TriggerAction::DisableEvent(EventName::new("sched", "sched_switch"))
+        );
         let t = Trigger::parse("hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 [active]");
         match t.action {
             TriggerAction::Hist(h) => {
@@ -310,17 +377,32 @@ mod tests {
             }
             a => panic!("{a:?}"),
         }
-        assert!(matches!(Trigger::parse("onmax(x).save(y)").action, TriggerAction::Raw(_)));
+        assert!(matches!(
+            Trigger::parse("onmax(x).save(y)").action,
+            TriggerAction::Raw(_)
+        ));
         let listed = "# Available triggers:\n# traceon traceoff stacktrace enable_event disable_event\ntraceoff:unlimited\n";
-        assert_eq!(parse_trigger_file(listed), vec![Trigger::new(TriggerAction::TraceOff)]);
+        assert_eq!(
+            parse_trigger_file(listed),
+            vec![Trigger::new(TriggerAction::TraceOff)]
+        );
     }
 
     #[test]
     fn removal() {
         assert_eq!(removal_text("traceoff:unlimited"), "!traceoff");
         assert_eq!(removal_text("traceon:3 if pid == 1"), "!traceon");
-        assert_eq!(removal_text("enable_event:irq:softirq_entry:unlimited"), "!enable_event:irq:softirq_entry");
-        assert_eq!(removal_text("hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 [active]"), "!hist:keys=pid:vals=hitcount:sort=hitcount:size=2048");
-        assert_eq!(removal_text("hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 if pid > 1 [paused]"), "!hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 if pid > 1");
+        assert_eq!(
+            removal_text("enable_event:irq:softirq_entry:unlimited"),
+            "!enable_event:irq:softirq_entry"
+        );
+        assert_eq!(
+            removal_text("hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 [active]"),
+            "!hist:keys=pid:vals=hitcount:sort=hitcount:size=2048"
+        );
+        assert_eq!(
+            removal_text("hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 if pid > 1 [paused]"),
+            "!hist:keys=pid:vals=hitcount:sort=hitcount:size=2048 if pid > 1"
+        );
     }
 }

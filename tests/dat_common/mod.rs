@@ -58,7 +58,12 @@ pub fn tracecmd_record(out: &Path, args: &[&str]) {
             "trace-cmd record wrote nothing: {}",
             String::from_utf8_lossy(&st.stderr)
         );
-        let report = Command::new("trace-cmd").arg("report").arg("-i").arg(out).output().expect("run trace-cmd report");
+        let report = Command::new("trace-cmd")
+            .arg("report")
+            .arg("-i")
+            .arg(out)
+            .output()
+            .expect("run trace-cmd report");
         if String::from_utf8_lossy(&report.stdout).lines().count() > 1 {
             return;
         }

@@ -19,14 +19,25 @@ pub struct Raw {
 /// Walk the sub-buffers of one CPU's `trace_pipe_raw` bytes (little-endian host).
 pub fn walk_pages(bytes: &[u8], header: &HeaderPage, page_size: usize) -> Vec<Raw> {
     let mut out = Vec::new();
-    let u32at = |b: &[u8], o: usize| b.get(o..o + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap()));
+    let u32at = |b: &[u8], o: usize| {
+        b.get(o..o + 4)
+            .map(|s| u32::from_le_bytes(s.try_into().unwrap()))
+    };
     for page in bytes.chunks(page_size) {
         if page.len() < header.data_offset {
             break;
         }
-        let mut ts = u64::from_le_bytes(page[header.timestamp_offset..header.timestamp_offset + 8].try_into().unwrap());
+        let mut ts = u64::from_le_bytes(
+            page[header.timestamp_offset..header.timestamp_offset + 8]
+                .try_into()
+                .unwrap(),
+        );
         let commit = if header.commit_size == 8 {
-            u64::from_le_bytes(page[header.commit_offset..header.commit_offset + 8].try_into().unwrap())
+            u64::from_le_bytes(
+                page[header.commit_offset..header.commit_offset + 8]
+                    .try_into()
+                    .unwrap(),
+            )
         } else {
             u32at(page, header.commit_offset).unwrap() as u64
         };
@@ -63,7 +74,10 @@ pub fn walk_pages(bytes: &[u8], header: &HeaderPage, page_size: usize) -> Vec<Ra
                     let start = off + 8;
                     let end = (off + 4 + l as usize).min(data.len());
                     if start <= end {
-                        out.push(Raw { ts, data: data[start..end].to_vec() });
+                        out.push(Raw {
+                            ts,
+                            data: data[start..end].to_vec(),
+                        });
                     }
                     off += 4 + (l as usize).max(4);
                 }
@@ -71,7 +85,10 @@ pub fn walk_pages(bytes: &[u8], header: &HeaderPage, page_size: usize) -> Vec<Ra
                     ts += delta;
                     let start = off + 4;
                     let end = (start + 4 * n as usize).min(data.len());
-                    out.push(Raw { ts, data: data[start..end].to_vec() });
+                    out.push(Raw {
+                        ts,
+                        data: data[start..end].to_vec(),
+                    });
                     off = start + 4 * n as usize;
                 }
             }
@@ -108,11 +125,21 @@ pub fn parse_trace(text: &str) -> Vec<Line> {
                 _ => continue,
             };
             let rest = rest.trim_start();
-            let Some(colon) = rest.find(": ") else { continue };
+            let Some(colon) = rest.find(": ") else {
+                continue;
+            };
             let ts = &rest[..colon];
-            let Some((s, us)) = ts.split_once('.') else { continue };
-            let (Ok(s), Ok(us)) = (s.parse::<u64>(), us.parse::<u64>()) else { continue };
-            found = Some(Line { cpu, usec: s * 1_000_000 + us, body: rest[colon + 2..].to_string() });
+            let Some((s, us)) = ts.split_once('.') else {
+                continue;
+            };
+            let (Ok(s), Ok(us)) = (s.parse::<u64>(), us.parse::<u64>()) else {
+                continue;
+            };
+            found = Some(Line {
+                cpu,
+                usec: s * 1_000_000 + us,
+                body: rest[colon + 2..].to_string(),
+            });
             break;
         }
         match found {
@@ -140,15 +167,25 @@ pub struct Report {
 
 impl Report {
     pub fn total(&self) -> (u64, u64) {
-        self.per_event.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1))
+        self.per_event
+            .values()
+            .fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1))
     }
 
     pub fn print(&self, what: &str) {
         let (ok, bad) = self.total();
-        eprintln!("{what}: {ok} of {} records match the kernel's text ({} unpaired)", ok + bad, self.unpaired);
+        eprintln!(
+            "{what}: {ok} of {} records match the kernel's text ({} unpaired)",
+            ok + bad,
+            self.unpaired
+        );
         for (ev, (o, b)) in &self.per_event {
             if *b > 0 || std::env::var("ORACLE_DEBUG").is_ok() {
-                eprintln!("  {ev}: {o}/{} ({:.1}%)", o + b, 100.0 * *o as f64 / (o + b) as f64);
+                eprintln!(
+                    "  {ev}: {o}/{} ({:.1}%)",
+                    o + b,
+                    100.0 * *o as f64 / (o + b) as f64
+                );
             }
         }
         for e in &self.examples {
@@ -158,7 +195,12 @@ impl Report {
 }
 
 /// Decode the tree's raw pages and compare with its `trace` text.
-pub fn check_tree(t: &Tracefs, kallsyms: Option<&Kallsyms>, trace_text: &str, raw: &[(u32, Vec<u8>)]) -> Report {
+pub fn check_tree(
+    t: &Tracefs,
+    kallsyms: Option<&Kallsyms>,
+    trace_text: &str,
+    raw: &[(u32, Vec<u8>)],
+) -> Report {
     let reg = Registry::from_tracefs(t).expect("registry");
     let header = HeaderPage::parse(&t.read_string("events/header_page").unwrap()).unwrap();
     let page_size = t
@@ -167,7 +209,10 @@ pub fn check_tree(t: &Tracefs, kallsyms: Option<&Kallsyms>, trace_text: &str, ra
         .and_then(|s| s.trim().parse::<usize>().ok())
         .map(|kb| kb * 1024)
         .unwrap_or(header.page_size());
-    let printk = t.read_string("printk_formats").ok().map(|s| PrintkFormats::parse(&s));
+    let printk = t
+        .read_string("printk_formats")
+        .ok()
+        .map(|s| PrintkFormats::parse(&s));
     let env = PrintEnv {
         kallsyms,
         printk: printk.as_ref(),
@@ -195,17 +240,31 @@ pub fn check_tree(t: &Tracefs, kallsyms: Option<&Kallsyms>, trace_text: &str, ra
                 report.unpaired += 1;
                 continue;
             }
-            let rec = Record { cpu: *cpu, ts: recs[i].ts, data: &recs[i].data };
+            let rec = Record {
+                cpu: *cpu,
+                ts: recs[i].ts,
+                data: &recs[i].data,
+            };
             out.clear();
             reg.write_event(&rec, &env, &mut out);
-            let name = reg.of(&rec).map(|s| s.full_name()).unwrap_or_else(|| "<unknown>".into());
+            let name = reg
+                .of(&rec)
+                .map(|s| s.full_name())
+                .unwrap_or_else(|| "<unknown>".into());
             let e = report.per_event.entry(name.clone()).or_default();
-            if out != mine[j].body.as_bytes() && std::env::var("ORACLE_DEBUG").is_ok() && report.examples.len() < 3 {
+            if out != mine[j].body.as_bytes()
+                && std::env::var("ORACLE_DEBUG").is_ok()
+                && report.examples.len() < 3
+            {
                 for l in &mine[j.saturating_sub(3)..(j + 3).min(mine.len())] {
                     eprintln!("K cpu{cpu} {} {}", l.usec, l.body);
                 }
                 for raw in &recs[i.saturating_sub(3)..(i + 3).min(recs.len())] {
-                    let r = Record { cpu: *cpu, ts: raw.ts, data: &raw.data };
+                    let r = Record {
+                        cpu: *cpu,
+                        ts: raw.ts,
+                        data: &raw.data,
+                    };
                     let mut o = Vec::new();
                     reg.write_event(&r, &env, &mut o);
                     eprintln!("O cpu{cpu} {} {}", raw.ts, String::from_utf8_lossy(&o));

@@ -35,10 +35,14 @@ impl FunctionMap {
         let mut pairs: Vec<(u64, &str)> = Vec::new();
         for line in text.split('\n').filter(|l| !l.is_empty()) {
             let mut it = line.split_ascii_whitespace();
-            let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else { break };
+            let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else {
+                break;
+            };
             // sscanf's %16llx reads at most 16 hex digits.
             let digits = &addr[..addr.len().min(16)];
-            let Ok(addr) = u64::from_str_radix(digits, 16) else { break };
+            let Ok(addr) = u64::from_str_radix(digits, 16) else {
+                break;
+            };
             if kind.len() != 1 {
                 break;
             }
@@ -130,9 +134,18 @@ mod tests {
             "ffffffff81000000 T _stext\nffffffff81000100 t foo\n0000000000001000 A fixed_percpu_data\nffffffff81000200 T bar [mod]\n",
         );
         assert_eq!(m.len(), 3);
-        assert_eq!(m.find(0xffffffff81000104), Some(("foo", 0xffffffff81000100)));
-        assert_eq!(m.find(0xffffffff81000000), Some(("_stext", 0xffffffff81000000)));
-        assert_eq!(m.find(0xffffffff81000200), Some(("bar", 0xffffffff81000200)));
+        assert_eq!(
+            m.find(0xffffffff81000104),
+            Some(("foo", 0xffffffff81000100))
+        );
+        assert_eq!(
+            m.find(0xffffffff81000000),
+            Some(("_stext", 0xffffffff81000000))
+        );
+        assert_eq!(
+            m.find(0xffffffff81000200),
+            Some(("bar", 0xffffffff81000200))
+        );
         assert_eq!(m.find(0xffffffff81000201), None);
         assert_eq!(m.find(0x1000), None);
         assert_eq!(m.find(0x10), None);

@@ -42,7 +42,9 @@ pub use functions::FunctionMap;
 
 use crate::event::Record;
 
-use super::tracecmd::{push_hex, push_i64, push_u64, push_zero_padded, read_uint, Catalog, Cmdlines, FieldSpec};
+use super::tracecmd::{
+    push_hex, push_i64, push_u64, push_zero_padded, read_uint, Catalog, Cmdlines, FieldSpec,
+};
 
 /// A plugin bound to one event id, with the fields it reads already resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,25 +122,50 @@ pub fn resolve<C: Catalog + ?Sized>(c: &C, id: u16, system: &str, name: &str) ->
             ],
         }),
         ("sched", "sched_wakeup" | "sched_wakeup_new") => Some(Plugin::SchedWakeup {
-            f: [f("pid"), f("comm"), f("prio"), f("success"), f("target_cpu")],
+            f: [
+                f("pid"),
+                f("comm"),
+                f("prio"),
+                f("success"),
+                f("target_cpu"),
+            ],
         }),
         (
             "kmem",
-            "kfree" | "kmalloc" | "kmalloc_node" | "kmem_cache_alloc" | "kmem_cache_alloc_node" | "kmem_cache_free",
+            "kfree"
+            | "kmalloc"
+            | "kmalloc_node"
+            | "kmem_cache_alloc"
+            | "kmem_cache_alloc_node"
+            | "kmem_cache_free",
         ) => f("call_site").map(|call_site| Plugin::CallSite { call_site }),
         ("timer", "hrtimer_start") => Some(Plugin::HrtimerStart {
-            f: [f("timer").or_else(|| f("hrtimer")), f("function"), f("expires"), f("softexpires")],
+            f: [
+                f("timer").or_else(|| f("hrtimer")),
+                f("function"),
+                f("expires"),
+                f("softexpires"),
+            ],
         }),
         ("timer", "hrtimer_expire_entry") => Some(Plugin::HrtimerExpire {
             f: [f("timer").or_else(|| f("hrtimer")), f("now"), f("function")],
         }),
         ("ftrace", "function") => f("ip").map(|ip| Plugin::Function { ip }),
-        ("ftrace", "funcgraph_entry") => Some(Plugin::FuncgraphEntry { f: [f("func")?, f("depth")?] }),
-        ("ftrace", "funcgraph_exit") => {
-            Some(Plugin::FuncgraphExit { f: [f("func")?, f("depth")?, f("calltime")?, f("rettime")?] })
-        }
+        ("ftrace", "funcgraph_entry") => Some(Plugin::FuncgraphEntry {
+            f: [f("func")?, f("depth")?],
+        }),
+        ("ftrace", "funcgraph_exit") => Some(Plugin::FuncgraphExit {
+            f: [f("func")?, f("depth")?, f("calltime")?, f("rettime")?],
+        }),
         ("syscalls", "sys_enter_futex") => {
-            let all = [f("uaddr")?, f("op")?, f("val")?, f("utime")?, f("uaddr2")?, f("val3")?];
+            let all = [
+                f("uaddr")?,
+                f("op")?,
+                f("val")?,
+                f("utime")?,
+                f("uaddr2")?,
+                f("val3")?,
+            ];
             Some(Plugin::Futex { f: all })
         }
         _ => None,
@@ -152,16 +179,34 @@ const FUTEX_OPS: [(&str, FutexArgs); 13] = [
     ("FUTEX_WAIT", [Some(true), Some(true), None, None]),
     ("FUTEX_WAKE", [Some(false), None, None, None]),
     ("FUTEX_FD", [Some(false), None, None, None]),
-    ("FUTEX_REQUEUE", [Some(false), Some(false), Some(true), None]),
-    ("FUTEX_CMP_REQUEUE", [Some(false), Some(false), Some(true), Some(true)]),
-    ("FUTEX_WAKE_OP", [Some(false), Some(false), Some(true), Some(true)]),
+    (
+        "FUTEX_REQUEUE",
+        [Some(false), Some(false), Some(true), None],
+    ),
+    (
+        "FUTEX_CMP_REQUEUE",
+        [Some(false), Some(false), Some(true), Some(true)],
+    ),
+    (
+        "FUTEX_WAKE_OP",
+        [Some(false), Some(false), Some(true), Some(true)],
+    ),
     ("FUTEX_LOCK_PI", [None, Some(true), None, None]),
     ("FUTEX_UNLOCK_PI", [None, None, None, None]),
     ("FUTEX_TRYLOCK_PI", [None, None, None, None]),
-    ("FUTEX_WAIT_BITSET", [Some(true), Some(true), None, Some(true)]),
+    (
+        "FUTEX_WAIT_BITSET",
+        [Some(true), Some(true), None, Some(true)],
+    ),
     ("FUTEX_WAKE_BITSET", [Some(false), None, None, Some(true)]),
-    ("FUTEX_WAIT_REQUEUE_PI", [Some(true), Some(true), Some(true), Some(true)]),
-    ("FUTEX_CMP_REQUEUE_PI", [Some(false), Some(false), Some(true), Some(true)]),
+    (
+        "FUTEX_WAIT_REQUEUE_PI",
+        [Some(true), Some(true), Some(true), Some(true)],
+    ),
+    (
+        "FUTEX_CMP_REQUEUE_PI",
+        [Some(false), Some(false), Some(true), Some(true)],
+    ),
 ];
 const FUTEX_ARG_NAMES: [&str; 4] = [" val=", " val2=", " uaddr2=", " val3="];
 const FUTEX_PRIVATE_FLAG: u64 = 128;
@@ -195,7 +240,13 @@ fn func_field<C: Catalog + ?Sized>(c: &C, out: &mut Vec<u8>, addr: u64) {
     }
 }
 
-fn comm_pid(out: &mut Vec<u8>, data: &[u8], comm: Option<FieldSpec>, pid: u64, cmdlines: &mut Cmdlines) {
+fn comm_pid(
+    out: &mut Vec<u8>,
+    data: &[u8],
+    comm: Option<FieldSpec>,
+    pid: u64,
+    cmdlines: &mut Cmdlines,
+) {
     if let Some(cf) = comm {
         let name = c_str(data, cf);
         out.extend_from_slice(name);
@@ -421,7 +472,9 @@ impl Plugin {
                 false
             }
             Plugin::FuncgraphExit { f } => {
-                let duration = num(Some(f[3])).unwrap_or(0).wrapping_sub(num(Some(f[2])).unwrap_or(0));
+                let duration = num(Some(f[3]))
+                    .unwrap_or(0)
+                    .wrapping_sub(num(Some(f[2])).unwrap_or(0));
                 graph_overhead(out, duration);
                 graph_duration(out, duration);
                 let depth = num(Some(f[1])).unwrap_or(0);
@@ -452,7 +505,9 @@ impl Plugin {
                     }
                 }
                 let cmd = a[1] & !(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
-                let Some((name, args)) = FUTEX_OPS.get(cmd as usize) else { return true };
+                let Some((name, args)) = FUTEX_OPS.get(cmd as usize) else {
+                    return true;
+                };
                 out.extend_from_slice(b"op=");
                 out.extend_from_slice(name.as_bytes());
                 if a[1] & FUTEX_PRIVATE_FLAG != 0 {
@@ -467,7 +522,11 @@ impl Plugin {
                 for ((fmt, label), v) in args.iter().zip(FUTEX_ARG_NAMES).zip(vals) {
                     if let Some(hex) = fmt {
                         // utime and val2 share the slot: hex when it is a timeout.
-                        let label = if label == " val2=" && *hex { " utime=" } else { label };
+                        let label = if label == " val2=" && *hex {
+                            " utime="
+                        } else {
+                            label
+                        };
                         out.extend_from_slice(label.as_bytes());
                         if *hex {
                             hex08(out, v);

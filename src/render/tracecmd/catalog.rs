@@ -2,7 +2,9 @@
 //! kallsyms and printk formats from its sections.
 
 use crate::dat::DatFile;
-use crate::event::{FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema};
+use crate::event::{
+    FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema,
+};
 use crate::render::plugins::FunctionMap;
 
 use super::{Catalog, FieldKind, FieldSpec};
@@ -67,7 +69,10 @@ impl DatCatalog {
 
     /// The print settings of this file in `style`.
     pub fn print_env(&self, style: PrintStyle) -> PrintEnv<'_> {
-        PrintEnv { style, ..self.env() }
+        PrintEnv {
+            style,
+            ..self.env()
+        }
     }
 
     fn schema(&self, rec: &Record) -> Option<&Schema> {
@@ -89,7 +94,10 @@ impl DatCatalog {
 
 impl Catalog for DatCatalog {
     fn events(&self) -> Vec<(u16, &str, &str)> {
-        self.ids.iter().map(|(id, s, n)| (*id, s.as_str(), n.as_str())).collect()
+        self.ids
+            .iter()
+            .map(|(id, s, n)| (*id, s.as_str(), n.as_str()))
+            .collect()
     }
 
     fn event(&self, id: u16) -> Option<(&str, &str)> {
@@ -102,14 +110,21 @@ impl Catalog for DatCatalog {
         let is_char = f.type_name.contains("char");
         let kind = match f.kind {
             EvKind::Pointer => FieldKind::Long,
-            EvKind::Scalar if f.type_name.contains("long") && f.size == self.long_size => FieldKind::Long,
+            EvKind::Scalar if f.type_name.contains("long") && f.size == self.long_size => {
+                FieldKind::Long
+            }
             EvKind::Scalar => FieldKind::Number,
             EvKind::CharArray { .. } => FieldKind::CharArray,
             EvKind::DataLoc { .. } if is_char => FieldKind::DataLocString,
             EvKind::RelLoc { .. } if is_char => FieldKind::RelLocString,
             _ => FieldKind::Array,
         };
-        Some(FieldSpec { offset: f.offset, size: f.size, signed: f.signed, kind })
+        Some(FieldSpec {
+            offset: f.offset,
+            size: f.size,
+            signed: f.signed,
+            kind,
+        })
     }
 
     fn function(&self, addr: u64) -> Option<(&str, u64)> {

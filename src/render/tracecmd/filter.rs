@@ -96,8 +96,16 @@ enum Expr {
     Or(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
     Num(Value, Cmp, Value),
-    Str { src: StrSource, equal: bool, text: String },
-    Regex { src: StrSource, negate: bool, re: Regex },
+    Str {
+        src: StrSource,
+        equal: bool,
+        text: String,
+    },
+    Regex {
+        src: StrSource,
+        negate: bool,
+        re: Regex,
+    },
     Truthy(Value),
 }
 
@@ -134,8 +142,16 @@ impl EventFilter {
     }
 
     /// Add one `-F` argument; `negate` for those given after `-v`.
-    pub fn add<C: Catalog + ?Sized>(&mut self, catalog: &C, text: &str, negate: bool) -> Result<(), FilterError> {
-        let err = |m: String| FilterError { filter: text.to_string(), message: m };
+    pub fn add<C: Catalog + ?Sized>(
+        &mut self,
+        catalog: &C,
+        text: &str,
+        negate: bool,
+    ) -> Result<(), FilterError> {
+        let err = |m: String| FilterError {
+            filter: text.to_string(),
+            message: m,
+        };
         let (events_part, expr_part) = match text.find(':') {
             Some(i) => (&text[..i], Some(&text[i + 1..])),
             None => (text, None),
@@ -144,10 +160,16 @@ impl EventFilter {
         let mut ids: Vec<u16> = Vec::new();
         for pat in events_part.split(',') {
             let mut parts = pat.split('/').filter(|s| !s.is_empty());
-            let first = parts.next().map(str::trim).ok_or_else(|| err("no event named".into()))?;
+            let first = parts
+                .next()
+                .map(str::trim)
+                .ok_or_else(|| err("no event named".into()))?;
             let second = parts.next().map(str::trim);
             let (sys_re, ev_re) = match second {
-                Some(ev) => (Some(anchored(first).map_err(&err)?), anchored(ev).map_err(&err)?),
+                Some(ev) => (
+                    Some(anchored(first).map_err(&err)?),
+                    anchored(ev).map_err(&err)?,
+                ),
                 None => (None, anchored(first).map_err(&err)?),
             };
             let mut matched = false;
@@ -164,7 +186,10 @@ impl EventFilter {
                 }
             }
             if !matched {
-                return Err(err(format!("no event of the file matches '{}'", pat.trim())));
+                return Err(err(format!(
+                    "no event of the file matches '{}'",
+                    pat.trim()
+                )));
             }
         }
         let mut by_id = HashMap::new();
@@ -173,7 +198,12 @@ impl EventFilter {
                 None => Expr::Bool(true),
                 Some(e) => {
                     let toks = tokenize(e).map_err(&err)?;
-                    let mut p = Parser { toks: &toks, pos: 0, catalog, id };
+                    let mut p = Parser {
+                        toks: &toks,
+                        pos: 0,
+                        catalog,
+                        id,
+                    };
                     let x = p.expr().map_err(&err)?;
                     if p.pos != toks.len() {
                         return Err(err(format!("syntax error near '{}'", toks[p.pos].text())));
@@ -193,8 +223,18 @@ impl EventFilter {
     }
 
     /// Whether a record of event `id` passes the filters.
-    pub fn accepts<C: Catalog + ?Sized>(&self, catalog: &C, id: u16, rec: &Record, ctx: &FilterContext) -> bool {
-        let eval = |set: &FilterSet| set.by_id.get(&id).is_some_and(|e| eval(e, catalog, rec, ctx));
+    pub fn accepts<C: Catalog + ?Sized>(
+        &self,
+        catalog: &C,
+        id: u16,
+        rec: &Record,
+        ctx: &FilterContext,
+    ) -> bool {
+        let eval = |set: &FilterSet| {
+            set.by_id
+                .get(&id)
+                .is_some_and(|e| eval(e, catalog, rec, ctx))
+        };
         if !self.keep.is_empty() && !self.keep.iter().any(eval) {
             return false;
         }
@@ -283,7 +323,11 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, String> {
                 return Err("unterminated quote".into());
             }
             let text = String::from_utf8_lossy(&text).into_owned();
-            out.push(if c == b'"' { Tok::DQuote(text) } else { Tok::SQuote(text) });
+            out.push(if c == b'"' {
+                Tok::DQuote(text)
+            } else {
+                Tok::SQuote(text)
+            });
             i = j + 1;
         } else if c.is_ascii_alphanumeric() || c == b'_' {
             let mut j = i;
@@ -299,8 +343,14 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, String> {
             let op = match two {
                 "&&" | "||" | "==" | "!=" | "<=" | ">=" | "=~" | "!~" | "<<" | ">>" => two,
                 _ => match c {
-                    b'!' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'~' => &s[i..i + 1],
-                    _ => return Err(format!("unknown token '{}'", &s[i..].chars().next().unwrap_or('?'))),
+                    b'!' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^'
+                    | b'~' => &s[i..i + 1],
+                    _ => {
+                        return Err(format!(
+                            "unknown token '{}'",
+                            &s[i..].chars().next().unwrap_or('?')
+                        ))
+                    }
                 },
             };
             out.push(Tok::Op(op.to_string()));
@@ -347,7 +397,11 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
             };
             self.pos += 1;
             let right = self.term()?;
-            left = if and { Expr::And(Box::new(left), Box::new(right)) } else { Expr::Or(Box::new(left), Box::new(right)) };
+            left = if and {
+                Expr::And(Box::new(left), Box::new(right))
+            } else {
+                Expr::Or(Box::new(left), Box::new(right))
+            };
         }
         Ok(left)
     }
@@ -417,11 +471,15 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
             "^" => Some(Arith::Xor),
             _ => None,
         };
-        let right_tok = self.next().ok_or_else(|| "syntax error: missing right operand".to_string())?;
+        let right_tok = self
+            .next()
+            .ok_or_else(|| "syntax error: missing right operand".to_string())?;
         let right = self.item(right_tok)?;
         if let Some(a) = arith {
             return Ok(match (left, right) {
-                (Item::Value(l), Item::Value(r)) => Expr::Truthy(Value::Arith(Box::new(l), a, Box::new(r))),
+                (Item::Value(l), Item::Value(r)) => {
+                    Expr::Truthy(Value::Arith(Box::new(l), a, Box::new(r)))
+                }
                 (Item::Missing, _) | (_, Item::Missing) => Expr::Bool(false),
                 _ => return Err("arithmetic needs numbers".into()),
             });
@@ -439,7 +497,9 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
         };
         let is_re = matches!(cmp, Cmp::Re | Cmp::NotRe);
         let right = match right {
-            Item::SQ(s) if s.len() == 1 && !is_re => Item::Value(Value::Const(u64::from(s.as_bytes()[0]))),
+            Item::SQ(s) if s.len() == 1 && !is_re => {
+                Item::Value(Value::Const(u64::from(s.as_bytes()[0])))
+            }
             other => other,
         };
         match right {
@@ -452,10 +512,18 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
                     _ => return Err("illegal lvalue for string comparison".into()),
                 };
                 match cmp {
-                    Cmp::Eq | Cmp::Ne => Ok(Expr::Str { src, equal: cmp == Cmp::Eq, text }),
+                    Cmp::Eq | Cmp::Ne => Ok(Expr::Str {
+                        src,
+                        equal: cmp == Cmp::Eq,
+                        text,
+                    }),
                     Cmp::Re | Cmp::NotRe => {
                         let re = basic_regex(&text)?;
-                        Ok(Expr::Regex { src, negate: cmp == Cmp::NotRe, re })
+                        Ok(Expr::Regex {
+                            src,
+                            negate: cmp == Cmp::NotRe,
+                            re,
+                        })
                     }
                     _ => Err("illegal comparison for string".into()),
                 }
@@ -527,7 +595,12 @@ fn value<C: Catalog + ?Sized>(v: &Value, c: &C, rec: &Record, ctx: &FilterContex
     }
 }
 
-fn string<C: Catalog + ?Sized>(src: &StrSource, c: &C, rec: &Record, ctx: &FilterContext) -> String {
+fn string<C: Catalog + ?Sized>(
+    src: &StrSource,
+    c: &C,
+    rec: &Record,
+    ctx: &FilterContext,
+) -> String {
     match src {
         StrSource::Comm => (ctx.comm)(ctx.pid),
         StrSource::Cpu => format!("0x{:x}", rec.cpu),
@@ -547,7 +620,11 @@ fn string<C: Catalog + ?Sized>(src: &StrSource, c: &C, rec: &Record, ctx: &Filte
                 }
                 _ => {
                     let raw = read_uint(d, *f, be).unwrap_or(0);
-                    let v = if f.signed { sign_extend(raw, f.size) as u64 } else { raw };
+                    let v = if f.signed {
+                        sign_extend(raw, f.size) as u64
+                    } else {
+                        raw
+                    };
                     if f.kind == FieldKind::Long {
                         if let Some((name, _)) = c.function(v) {
                             return name.to_string();
@@ -596,8 +673,12 @@ mod tests {
         assert!(anchored("SCHED_SWITCH").unwrap().is_match("sched_switch"));
         assert!(!anchored("sched").unwrap().is_match("sched_switch"));
         // In a basic regex `|` is a literal character, `\|` the alternation.
-        assert!(!anchored("sched_switch|sched_wakeup").unwrap().is_match("sched_wakeup"));
-        assert!(anchored("sched_switch\\|sched_wakeup").unwrap().is_match("sched_wakeup"));
+        assert!(!anchored("sched_switch|sched_wakeup")
+            .unwrap()
+            .is_match("sched_wakeup"));
+        assert!(anchored("sched_switch\\|sched_wakeup")
+            .unwrap()
+            .is_match("sched_wakeup"));
     }
 
     #[test]

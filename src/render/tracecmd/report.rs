@@ -126,15 +126,27 @@ pub fn write_report<'a>(
         }
         buf.extend_from_slice(&prefix);
         buf.extend_from_slice(format!("cpus={}\n", input.cpus).as_bytes());
-        let renderer = TraceCmdRenderer::new(input.catalog, input.style.clone(), input.cmdlines.clone());
-        lives.push(Live { input, renderer, prefix });
+        let renderer =
+            TraceCmdRenderer::new(input.catalog, input.style.clone(), input.cmdlines.clone());
+        lives.push(Live {
+            input,
+            renderer,
+            prefix,
+        });
     }
     loop {
         // The next record: smallest time (after the input's offset), earliest input on
         // ties; each source already ordered its CPUs.
         let mut best: Option<(usize, i128)> = None;
         for (i, l) in lives.iter_mut().enumerate() {
-            let ts = l.input.source.peek_ts().map_err(|source| ReportError::Input { name: l.input.name.clone(), source })?;
+            let ts = l
+                .input
+                .source
+                .peek_ts()
+                .map_err(|source| ReportError::Input {
+                    name: l.input.name.clone(),
+                    source,
+                })?;
             if let Some(ts) = ts {
                 let t = i128::from(ts) + i128::from(l.input.ts_offset);
                 if best.map_or(true, |(_, b)| t < b) {
@@ -145,23 +157,36 @@ pub fn write_report<'a>(
         let Some((i, _)) = best else { break };
         let l = &mut lives[i];
         let offset = l.input.ts_offset;
-        let Some(taken) = l.input.source.take() else { break };
+        let Some(taken) = l.input.source.take() else {
+            break;
+        };
         let mut rec = taken.rec;
         rec.ts = rec.ts.wrapping_add_signed(offset);
-        if accept(&mut l.renderer, &l.input.filter, l.input.catalog, &rec, opts) {
+        if accept(
+            &mut l.renderer,
+            &l.input.filter,
+            l.input.catalog,
+            &rec,
+            opts,
+        ) {
             if let Some(count) = taken.missed {
                 buf.extend_from_slice(&l.prefix);
                 l.renderer.write_dropped(&mut buf, rec.cpu, count);
                 summary.dropped_lines += 1;
             }
             buf.extend_from_slice(&l.prefix);
-            let graph = rec.event_id(l.input.catalog.big_endian()).and_then(|id| l.renderer.graph_entry(id));
+            let graph = rec
+                .event_id(l.input.catalog.big_endian())
+                .and_then(|id| l.renderer.graph_entry(id));
             match graph {
                 None => l.renderer.write_record(&mut buf, &rec, None),
                 Some(f) => {
                     // A function_graph entry: a leaf when the very next record is its exit.
                     let owned = rec.data.to_vec();
-                    let entry = Record { data: &owned, ..rec };
+                    let entry = Record {
+                        data: &owned,
+                        ..rec
+                    };
                     write_graph_entry(l, &entry, f, offset, &mut buf)?;
                 }
             }
@@ -185,9 +210,20 @@ fn write_graph_entry(
     offset: i64,
     buf: &mut Vec<u8>,
 ) -> Result<(), ReportError> {
-    let next_ts = l.input.source.peek_ts().map_err(|source| ReportError::Input { name: l.input.name.clone(), source })?;
+    let next_ts = l
+        .input
+        .source
+        .peek_ts()
+        .map_err(|source| ReportError::Input {
+            name: l.input.name.clone(),
+            source,
+        })?;
     if next_ts.is_some() {
-        let exit = l.input.source.peek().and_then(|next| l.renderer.graph_exit_of(entry, f, &next));
+        let exit = l
+            .input
+            .source
+            .peek()
+            .and_then(|next| l.renderer.graph_exit_of(entry, f, &next));
         if let Some(x) = exit {
             if let Some(t) = l.input.source.take() {
                 let mut exit_rec = t.rec;
@@ -216,7 +252,9 @@ fn accept<C: Catalog + ?Sized>(
     if filter.is_empty() {
         return true;
     }
-    let Some(id) = rec.event_id(catalog.big_endian()) else { return false };
+    let Some(id) = rec.event_id(catalog.big_endian()) else {
+        return false;
+    };
     let pid = renderer.pid(rec);
     let cmdlines = &renderer.cmdlines;
     let comm = |p: i32| cmdlines.comm(p).to_string();
@@ -230,7 +268,10 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
         let bad = || format!("bad CPU list '{s}': expected numbers and ranges like 0,2-3");
         match part.split_once('-') {
             Some((a, b)) => {
-                let (a, b): (u32, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                let (a, b): (u32, u32) = (
+                    a.trim().parse().map_err(|_| bad())?,
+                    b.trim().parse().map_err(|_| bad())?,
+                );
                 if a > b {
                     return Err(bad());
                 }

@@ -50,7 +50,12 @@ pub struct EntrySource<'a, I: Iterator<Item = Result<Entry<'a>, PageError>>> {
 impl<'a, I: Iterator<Item = Result<Entry<'a>, PageError>>> EntrySource<'a, I> {
     /// Wrap a time-ordered entry iterator (for example [`crate::ring::Merge`]).
     pub fn new(iter: I) -> Self {
-        EntrySource { iter, head: None, lost: Vec::new(), bad: 0 }
+        EntrySource {
+            iter,
+            head: None,
+            lost: Vec::new(),
+            bad: 0,
+        }
     }
 }
 
@@ -141,9 +146,17 @@ impl CpuCursor {
                     for entry in sb {
                         match entry {
                             Ok(Entry::Event(r)) => {
-                                let ts = if adjust.is_identity() { r.ts } else { adjust.apply(r.ts) };
+                                let ts = if adjust.is_identity() {
+                                    r.ts
+                                } else {
+                                    adjust.apply(r.ts)
+                                };
                                 let off = (r.data.as_ptr() as usize - base) as u32;
-                                self.items.push(Item { ts, off, len: r.data.len() as u32 });
+                                self.items.push(Item {
+                                    ts,
+                                    off,
+                                    len: r.data.len() as u32,
+                                });
                             }
                             Ok(Entry::Lost { count, .. }) => self.lost = Some(count),
                             Err(e) => {
@@ -177,7 +190,11 @@ impl DatSource {
         DatSource::with_header(dat, buffer, &header)
     }
 
-    fn with_header(dat: &DatFile, buffer: usize, header: &HeaderPage) -> Result<DatSource, DatError> {
+    fn with_header(
+        dat: &DatFile,
+        buffer: usize,
+        header: &HeaderPage,
+    ) -> Result<DatSource, DatError> {
         let b = &dat.buffers()[buffer];
         let mut cursors = Vec::new();
         for (i, c) in b.cpus().iter().enumerate() {
@@ -196,7 +213,12 @@ impl DatSource {
             });
         }
         cursors.sort_by_key(|c| c.cpu);
-        Ok(DatSource { cursors, adjust: dat.ts_adjust(), current: None, bad: 0 })
+        Ok(DatSource {
+            cursors,
+            adjust: dat.ts_adjust(),
+            current: None,
+            bad: 0,
+        })
     }
 
     /// The first and last record timestamps of every CPU with data: `(cpu, first, last)`.
@@ -252,7 +274,11 @@ impl RecordSource for DatSource {
     fn peek(&mut self) -> Option<Record<'_>> {
         let c = &self.cursors[self.current?];
         let it = c.items[c.pos];
-        Some(Record { cpu: c.cpu, ts: it.ts, data: &c.page[it.off as usize..(it.off + it.len) as usize] })
+        Some(Record {
+            cpu: c.cpu,
+            ts: it.ts,
+            data: &c.page[it.off as usize..(it.off + it.len) as usize],
+        })
     }
 
     fn take(&mut self) -> Option<Taken<'_>> {
@@ -262,7 +288,14 @@ impl RecordSource for DatSource {
         c.pos += 1;
         let missed = c.lost.take();
         let data = &c.page[it.off as usize..(it.off + it.len) as usize];
-        Some(Taken { rec: Record { cpu: c.cpu, ts: it.ts, data }, missed })
+        Some(Taken {
+            rec: Record {
+                cpu: c.cpu,
+                ts: it.ts,
+                data,
+            },
+            missed,
+        })
     }
 
     fn bad_pages(&self) -> u64 {
