@@ -170,14 +170,8 @@ pub fn schema_field_value(f: &Field, data: &[u8], be: bool) -> Value {
     }
 }
 
-/// Append one record as a JSON line, its fields typed from the event model's schema.
-pub fn write_schema_record(
-    out: &mut Vec<u8>,
-    rec: &Record,
-    comms: &Comms,
-    schema: Option<&Schema>,
-    style: &KernelStyle,
-) {
+/// The context every JSON line starts with: ts, cpu, pid, comm, (tgid,) flags.
+fn context_object(rec: &Record, comms: &Comms, style: &KernelStyle) -> Map<String, Value> {
     let pid = style.pid(rec);
     let (flags, preempt) = style.flags(rec);
     let mut obj = Map::new();
@@ -192,6 +186,18 @@ pub fn write_schema_record(
         "flags".into(),
         Value::from(String::from_utf8_lossy(&latency_chars(flags, preempt)).into_owned()),
     );
+    obj
+}
+
+/// Append one record as a JSON line, its fields typed from the event model's schema.
+pub fn write_schema_record(
+    out: &mut Vec<u8>,
+    rec: &Record,
+    comms: &Comms,
+    schema: Option<&Schema>,
+    style: &KernelStyle,
+) {
+    let mut obj = context_object(rec, comms, style);
     match schema {
         Some(s) => {
             obj.insert("system".into(), Value::from(s.system.as_str()));
@@ -224,20 +230,7 @@ pub fn write_record(
     names: &EventNames,
     style: &KernelStyle,
 ) {
-    let pid = style.pid(rec);
-    let (flags, preempt) = style.flags(rec);
-    let mut obj = Map::new();
-    obj.insert("ts".into(), Value::from(rec.ts));
-    obj.insert("cpu".into(), Value::from(rec.cpu));
-    obj.insert("pid".into(), Value::from(pid));
-    obj.insert("comm".into(), Value::from(comms.comm(pid)));
-    if style.record_tgid {
-        obj.insert("tgid".into(), Value::from(comms.tgid(pid)));
-    }
-    obj.insert(
-        "flags".into(),
-        Value::from(String::from_utf8_lossy(&latency_chars(flags, preempt)).into_owned()),
-    );
+    let mut obj = context_object(rec, comms, style);
     match names.of(rec) {
         Some(ev) => {
             obj.insert("system".into(), Value::from(ev.system.as_str()));
