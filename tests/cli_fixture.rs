@@ -66,6 +66,16 @@ impl Tree {
         fs::read_to_string(self.root.join(rel)).unwrap()
     }
 
+    /// Each file holds exactly the given text; all differences are reported at once.
+    fn expect(&self, want: &[(&str, &str)]) {
+        let bad: Vec<String> = want
+            .iter()
+            .filter(|(rel, text)| self.read(rel) != *text)
+            .map(|(rel, text)| format!("{rel}: {:?}, expected {text:?}", self.read(rel)))
+            .collect();
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
     fn put(&self, rel: &str, text: &str) {
         fs::write(self.root.join(rel), text).unwrap()
     }
@@ -135,16 +145,18 @@ fn start_writes_the_expected_bytes() {
         "-O",
         "norecord-cmd",
     ]);
-    assert_eq!(t.read("events/sched/sched_switch/enable"), "1");
-    assert_eq!(t.read("events/sched/sched_switch/filter"), "prev_pid != 0");
-    assert_eq!(t.read("events/sched/sched_switch/trigger"), "traceoff:1");
-    assert_eq!(t.read("events/irq/enable"), "1");
-    assert_eq!(t.read("trace_clock"), "global");
-    assert_eq!(t.read("buffer_size_kb"), "2048");
-    assert_eq!(t.read("set_event_pid"), "123 456");
-    assert_eq!(t.read("tracing_cpumask"), "1");
-    assert_eq!(t.read("options/record-cmd"), "0");
-    assert_eq!(t.read("tracing_on"), "1");
+    t.expect(&[
+        ("events/sched/sched_switch/enable", "1"),
+        ("events/sched/sched_switch/filter", "prev_pid != 0"),
+        ("events/sched/sched_switch/trigger", "traceoff:1"),
+        ("events/irq/enable", "1"),
+        ("trace_clock", "global"),
+        ("buffer_size_kb", "2048"),
+        ("set_event_pid", "123 456"),
+        ("tracing_cpumask", "1"),
+        ("options/record-cmd", "0"),
+        ("tracing_on", "1"),
+    ]);
 }
 
 #[test]
@@ -162,10 +174,12 @@ fn filter_binds_to_the_preceding_event_and_v_inverts_the_next() {
         "-f",
         "pid == 1",
     ]);
-    assert_eq!(t.read("events/irq/enable"), "1");
-    assert_eq!(t.read("events/irq/softirq_raise/enable"), "0");
-    assert_eq!(t.read("events/sched/sched_waking/filter"), "pid == 1");
-    assert_eq!(t.read("events/sched/sched_waking/enable"), "1");
+    t.expect(&[
+        ("events/irq/enable", "1"),
+        ("events/irq/softirq_raise/enable", "0"),
+        ("events/sched/sched_waking/filter", "pid == 1"),
+        ("events/sched/sched_waking/enable", "1"),
+    ]);
     let o = t.run(&["set", "-f", "pid == 1", "-e", "irq"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("must follow the -e"));
@@ -203,14 +217,16 @@ fn reset_restores_what_start_changed() {
     ]);
     t.ok(&["reset"]);
     // The kernel takes `!TRIGGER` as removal; a copy keeps that last write.
-    assert_eq!(t.read("events/sched/sched_switch/trigger"), "!traceoff");
-    assert_eq!(t.read("events/sched/sched_switch/enable"), "0");
-    assert_eq!(t.read("events/irq/enable"), "0");
-    assert_eq!(t.read("events/sched/sched_switch/filter"), "0");
-    assert_eq!(t.read("trace_clock"), "local");
-    assert_eq!(t.read("buffer_size_kb"), "1410");
-    assert_eq!(t.read("set_event_pid"), "");
-    assert_eq!(t.read("tracing_on"), "1");
+    t.expect(&[
+        ("events/sched/sched_switch/trigger", "!traceoff"),
+        ("events/sched/sched_switch/enable", "0"),
+        ("events/irq/enable", "0"),
+        ("events/sched/sched_switch/filter", "0"),
+        ("trace_clock", "local"),
+        ("buffer_size_kb", "1410"),
+        ("set_event_pid", ""),
+        ("tracing_on", "1"),
+    ]);
 }
 
 #[test]
@@ -459,15 +475,19 @@ fn function_filters_are_checked_against_available_filter_functions() {
         "--max-graph-depth",
         "2",
     ]);
-    assert_eq!(t.read("set_ftrace_filter"), "vfs_*\n:mod:ext4\n");
-    assert_eq!(t.read("set_ftrace_notrace"), "schedule_idle\n");
-    assert_eq!(t.read("set_graph_function"), "schedule\n");
-    assert_eq!(t.read("max_graph_depth"), "2");
+    t.expect(&[
+        ("set_ftrace_filter", "vfs_*\n:mod:ext4\n"),
+        ("set_ftrace_notrace", "schedule_idle\n"),
+        ("set_graph_function", "schedule\n"),
+        ("max_graph_depth", "2"),
+    ]);
     assert_eq!(t.ok(&["show", "--ftrace_filter"]), "vfs_*\n:mod:ext4\n");
     t.ok(&["reset"]);
-    assert_eq!(t.read("set_ftrace_filter"), "");
-    assert_eq!(t.read("set_graph_function"), "");
-    assert_eq!(t.read("max_graph_depth"), "0");
+    t.expect(&[
+        ("set_ftrace_filter", ""),
+        ("set_graph_function", ""),
+        ("max_graph_depth", "0"),
+    ]);
 }
 
 #[test]

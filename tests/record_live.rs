@@ -60,6 +60,18 @@ fn record(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, Output) {
     (out, o)
 }
 
+/// `record` that must succeed: the file's path.
+fn record_ok(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let (file, o) = record(dir, name, args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    file
+}
+
+/// How many `event` records a count map holds (0 when absent).
+fn n(c: &std::collections::BTreeMap<String, u64>, event: &str) -> u64 {
+    c.get(event).copied().unwrap_or(0)
+}
+
 fn check_file(file: &Path) -> std::collections::BTreeMap<String, u64> {
     let dat = DatFile::open(file).unwrap();
     let ours = our_counts(&dat, 0);
@@ -93,13 +105,9 @@ fn record_command_v7_v6_none() {
         let mut args = vec!["-e", "sched", "-e", "irq"];
         args.extend(extra);
         args.extend(["--", "sleep", "0.2"]);
-        let (file, o) = record(dir.path(), name, &args);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let file = record_ok(dir.path(), name, &args);
         let counts = check_file(&file);
-        assert!(
-            counts.get("sched_switch").copied().unwrap_or(0) > 0,
-            "{counts:?}"
-        );
+        assert!(n(&counts, "sched_switch") > 0, "{counts:?}");
         assert!(
             counts.contains_key("sched_process_exit"),
             "the command's exit is recorded: {counts:?}"
@@ -141,60 +149,21 @@ fn record_filter_bound_to_event_and_only_command() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (file, o) = record(
-        dir.path(),
-        "f.dat",
-        &[
-            "-e",
-            "sched_switch",
-            "-f",
-            "prev_pid == 1 && next_pid == 1",
-            "-e",
-            "sched_process_exec",
-            "--",
-            "sleep",
-            "0.1",
-        ],
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let c = check_file(&file);
-    assert_eq!(
-        c.get("sched_switch"),
-        None,
-        "impossible filter keeps sched_switch out: {c:?}"
-    );
-    assert!(
-        c.get("sched_process_exec").copied().unwrap_or(0) >= 1,
-        "{c:?}"
-    );
+    let exec = ["-e", "sched_process_exec", "--", "sleep", "0.1"];
+    let filtered = ["-e", "sched_switch", "-f", "prev_pid == 1 && next_pid == 1"];
+    let inverted = ["-e", "sched", "-v", "-e", "sched_switch"];
+    let cases = [
+        ("f.dat", &filtered[..], "an impossible filter keeps it out"),
+        ("v.dat", &inverted[..], "-v carves it out"),
+    ];
+    for (name, first, why) in cases {
+        let args: Vec<&str> = first.iter().chain(&exec).copied().collect();
+        let c = check_file(&record_ok(dir.path(), name, &args));
+        assert_eq!(c.get("sched_switch"), None, "{why}: {c:?}");
+        assert!(n(&c, "sched_process_exec") >= 1, "{c:?}");
+    }
 
-    let (file, o) = record(
-        dir.path(),
-        "v.dat",
-        &[
-            "-e",
-            "sched",
-            "-v",
-            "-e",
-            "sched_switch",
-            "--",
-            "sleep",
-            "0.1",
-        ],
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let c = check_file(&file);
-    assert_eq!(
-        c.get("sched_switch"),
-        None,
-        "-v carves sched_switch out: {c:?}"
-    );
-    assert!(
-        c.get("sched_process_exec").copied().unwrap_or(0) >= 1,
-        "{c:?}"
-    );
-
-    let (file, o) = record(
+    let file = record_ok(
         dir.path(),
         "F.dat",
         &[
@@ -208,12 +177,8 @@ fn record_filter_bound_to_event_and_only_command() {
             "0.1",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = check_file(&file);
-    assert!(
-        c.get("sched_process_exec").copied().unwrap_or(0) >= 1,
-        "{c:?}"
-    );
+    assert!(n(&c, "sched_process_exec") >= 1, "{c:?}");
     if have_tracecmd() {
         let out = Command::new("trace-cmd")
             .arg("report")
@@ -277,12 +242,11 @@ fn refused_and_unknown_give_clear_errors_and_clean_up() {
         }
     }
     // Plain tracepoint recording is unaffected by the refused function tracer.
-    let (file, o) = record(
+    let file = record_ok(
         dir.path(),
         "ok.dat",
         &["-e", "sched_switch", "--", "sleep", "0.05"],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     check_file(&file);
     assert!(!dir.path().join("x.dat").exists() || DatFile::open(dir.path().join("x.dat")).is_ok());
 }
@@ -298,7 +262,7 @@ fn named_instance_is_restored_and_extract_reads_it() {
     let _g = InstanceGuard(inst.clone());
     let clock_before = std::fs::read_to_string(inst.join("trace_clock")).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (file, o) = record(
+    let file = record_ok(
         dir.path(),
         "b.dat",
         &[
@@ -313,7 +277,6 @@ fn named_instance_is_restored_and_extract_reads_it() {
             "0.1",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let dat = DatFile::open(&file).unwrap();
     assert_eq!(dat.buffers()[0].clock.as_deref(), Some("global"));
     check_file(&file);
@@ -342,7 +305,7 @@ fn named_instance_is_restored_and_extract_reads_it() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = check_file(&out);
-    assert!(c.get("sched_switch").copied().unwrap_or(0) > 0, "{c:?}");
+    assert!(n(&c, "sched_switch") > 0, "{c:?}");
     std::fs::write(inst.join("events/sched/sched_switch/enable"), "0").unwrap();
 }
 
@@ -425,7 +388,7 @@ fn subbuf_size_cmdlines_size_and_ignore_missing() {
     }
     let c = check_file(&file);
     assert_eq!(ring_counts(&dat, 0), c);
-    assert!(c.get("sched_switch").copied().unwrap_or(0) > 0);
+    assert!(n(&c, "sched_switch") > 0);
     assert_eq!(
         std::fs::read_to_string(Path::new(TRACEFS).join("saved_cmdlines_size")).unwrap(),
         cmdlines_before
@@ -532,7 +495,7 @@ fn cpumask_option_and_clock() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (file, o) = record(
+    let file = record_ok(
         dir.path(),
         "m.dat",
         &[
@@ -549,7 +512,6 @@ fn cpumask_option_and_clock() {
             "0.3",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let dat = DatFile::open(&file).unwrap();
     assert_eq!(dat.buffers()[0].clock.as_deref(), Some("global"));
     assert!(dat
@@ -585,7 +547,7 @@ fn our_recording_reports_identically_in_both_tools() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (file, o) = record(
+    let file = record_ok(
         dir.path(),
         "r.dat",
         &[
@@ -601,7 +563,6 @@ fn our_recording_reports_identically_in_both_tools() {
             "/usr/share/doc",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let ours = Command::new(env!("CARGO_BIN_EXE_tracectl"))
         .arg("report")
         .arg(&file)
@@ -643,7 +604,7 @@ fn several_instances_become_buffers() {
     let name = format!("tracectl-test-multi-{}", std::process::id());
     let _g = InstanceGuard(Path::new(TRACEFS).join("instances").join(&name));
     let dir = tempfile::tempdir().unwrap();
-    let (file, o) = record(
+    let file = record_ok(
         dir.path(),
         "multi.dat",
         &[
@@ -660,7 +621,6 @@ fn several_instances_become_buffers() {
             "0.2",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let dat = DatFile::open(&file).unwrap();
     let names: Vec<&str> = dat.buffers().iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["", name.as_str()]);
@@ -696,7 +656,7 @@ fn max_size_per_cpu_keeps_the_newest_pages() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (file, o) = record(
+    let file = record_ok(
         dir.path(),
         "m.dat",
         &[
@@ -712,7 +672,6 @@ fn max_size_per_cpu_keeps_the_newest_pages() {
             "find /usr -maxdepth 3 >/dev/null",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let dat = DatFile::open(&file).unwrap();
     let page = dat.buffers()[0].page_size as u64;
     for i in 0..dat.buffers()[0].cpus().len() {
