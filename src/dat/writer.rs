@@ -489,6 +489,31 @@ fn copy_chunked(
     Ok(out.pos - start)
 }
 
+/// The metadata every file carries, in file order: (option id in version 7, the section
+/// description version 7 stores in its string table, body).
+fn metadata_sections(m: &Metadata, be: bool) -> [(u16, &'static str, Vec<u8>); 6] {
+    [
+        (opt::HEADER_INFO, "headers", headers_body(m, be)),
+        (opt::FTRACE_EVENTS, "ftrace events", ftrace_body(m, be)),
+        (opt::EVENT_FORMATS, "events format", events_body(m, be)),
+        (
+            opt::KALLSYMS,
+            "kallsyms",
+            sized_body(&m.kallsyms, be, false),
+        ),
+        (
+            opt::PRINTK,
+            "printk",
+            sized_body(&m.printk_formats, be, false),
+        ),
+        (
+            opt::CMDLINES,
+            "command lines",
+            sized_body(&m.cmdlines, be, true),
+        ),
+    ]
+}
+
 // The sections share one output and one summary; a struct would only rename them.
 #[allow(clippy::too_many_arguments)]
 fn write_v6(
@@ -502,18 +527,11 @@ fn write_v6(
     latency: Option<(&str, &[u8])>,
 ) -> Result<(), DatError> {
     let be = wo.big_endian;
-    out.section = "headers".into();
-    out.bytes(&headers_body(m, be))?;
-    out.section = "ftrace formats".into();
-    out.bytes(&ftrace_body(m, be))?;
-    out.section = "event formats".into();
-    out.bytes(&events_body(m, be))?;
-    out.section = "kallsyms".into();
-    out.bytes(&sized_body(&m.kallsyms, be, false))?;
-    out.section = "printk formats".into();
-    out.bytes(&sized_body(&m.printk_formats, be, false))?;
-    out.section = "cmdlines".into();
-    out.bytes(&sized_body(&m.cmdlines, be, true))?;
+    // Version 6 stores the same metadata bodies back to back, without section headers.
+    for (_, desc, body) in metadata_sections(m, be) {
+        out.section = desc.into();
+        out.bytes(&body)?;
+    }
     out.u32(nr_cpus)?;
     out.section = "options".into();
     out.bytes(b"options  \0")?;
@@ -603,26 +621,7 @@ fn write_v7(
     };
 
     // Metadata sections, compressed whole when the file is compressed.
-    let sections: [(u16, &str, Vec<u8>); 6] = [
-        (opt::HEADER_INFO, "headers", headers_body(m, be)),
-        (opt::FTRACE_EVENTS, "ftrace events", ftrace_body(m, be)),
-        (opt::EVENT_FORMATS, "events format", events_body(m, be)),
-        (
-            opt::KALLSYMS,
-            "kallsyms",
-            sized_body(&m.kallsyms, be, false),
-        ),
-        (
-            opt::PRINTK,
-            "printk",
-            sized_body(&m.printk_formats, be, false),
-        ),
-        (
-            opt::CMDLINES,
-            "command lines",
-            sized_body(&m.cmdlines, be, true),
-        ),
-    ];
+    let sections = metadata_sections(m, be);
     let mut pointers = Vec::new();
     for (id, desc, body) in sections {
         out.section = desc.to_string();
