@@ -1191,13 +1191,10 @@ pub fn btf_enums(btf: &[u8]) -> Result<Vec<(String, i64)>, String> {
     Ok(out)
 }
 
-/// The identifiers a `print fmt` uses outside string literals, `REC->` field accesses and
-/// function calls: the candidates for enum constants.
-pub fn print_fmt_identifiers(format_text: &str) -> Vec<&str> {
-    let Some(start) = format_text.find("print fmt:") else {
-        return Vec::new();
-    };
-    let s = &format_text[start + "print fmt:".len()..];
+/// Byte ranges in `s` (a `print fmt` argument list) of the identifiers it uses outside
+/// string literals, `REC->` field accesses and function calls: the candidates for enum
+/// constants.
+fn bare_identifier_spans(s: &str) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -1223,7 +1220,7 @@ pub fn print_fmt_identifiers(format_text: &str) -> Vec<&str> {
                 }
                 let call_or_rec = j < b.len() && (b[j] == b'(' || b[j..].starts_with(b"->"));
                 if !after_arrow && !call_or_rec {
-                    out.push(&s[st..i]);
+                    out.push((st, i));
                 }
             }
             c if c.is_ascii_digit() => {
@@ -1235,6 +1232,19 @@ pub fn print_fmt_identifiers(format_text: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// The identifiers a `print fmt` uses outside string literals, `REC->` field accesses and
+/// function calls: the candidates for enum constants.
+pub fn print_fmt_identifiers(format_text: &str) -> Vec<&str> {
+    let Some(start) = format_text.find("print fmt:") else {
+        return Vec::new();
+    };
+    let s = &format_text[start + "print fmt:".len()..];
+    bare_identifier_spans(s)
+        .into_iter()
+        .map(|(a, b)| &s[a..b])
+        .collect()
 }
 
 /// `host/enums` text: `NAME VALUE` lines.
@@ -1256,51 +1266,19 @@ pub fn substitute_enums(
 ) -> Option<String> {
     let start = format_text.find("print fmt:")? + "print fmt:".len();
     let (head, s) = format_text.split_at(start);
-    let b = s.as_bytes();
     let mut out = String::with_capacity(format_text.len());
     out.push_str(head);
     let mut changed = false;
-    let mut i = 0;
     let mut copied = 0;
-    while i < b.len() {
-        match b[i] {
-            q @ (b'"' | b'\'') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let st = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                let after_arrow =
-                    st >= 2 && &b[st - 2..st] == b"->" || st >= 1 && b[st - 1] == b'.';
-                let mut j = i;
-                while j < b.len() && b[j] == b' ' {
-                    j += 1;
-                }
-                let call_or_rec = j < b.len() && (b[j] == b'(' || b[j..].starts_with(b"->"));
-                if !after_arrow && !call_or_rec {
-                    if let Some(v) = enums.get(&s[st..i]) {
-                        out.push_str(&s[copied..st]);
-                        out.push_str(&v.to_string());
-                        copied = i;
-                        changed = true;
-                    }
-                }
-            }
-            c if c.is_ascii_digit() => {
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
-                    i += 1;
-                }
-            }
-            _ => i += 1,
+    for (st, end) in bare_identifier_spans(s) {
+        if let Some(v) = enums.get(&s[st..end]) {
+            out.push_str(&s[copied..st]);
+            out.push_str(&v.to_string());
+            copied = end;
+            changed = true;
         }
     }
-    out.push_str(&s[copied.min(s.len())..]);
+    out.push_str(&s[copied..]);
     changed.then_some(out)
 }
 
