@@ -133,7 +133,7 @@ fn live_stream_shows_enabled_events_and_cleans_up_on_sigint() {
         return;
     }
     let before = our_instances();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+    let child = Command::new(env!("CARGO_BIN_EXE_tracectl"))
         .arg("--tracefs")
         .arg(ROOT)
         .args(["stream", "-e", "sched:sched_switch", "--style", "json"])

@@ -84,7 +84,7 @@ fn check(name: &str, full_match_floor: f64) {
             .0 += 1;
     }
     let mut worst: Vec<_> = differing.into_iter().collect();
-    worst.sort_by(|x, y| y.1 .0.cmp(&x.1 .0));
+    worst.sort_by_key(|w| std::cmp::Reverse(w.1 .0));
     for (event, (n, kernel, ours)) in worst.iter().take(12) {
         eprintln!("{name}: {n} x {event}\n  kernel: {kernel}\n  ours:   {ours}");
     }

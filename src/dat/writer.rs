@@ -400,28 +400,17 @@ fn write_any(
     out.bytes(&[wo.big_endian as u8, wo.long_size])?;
     out.u32(wo.page_size)?;
     let mut summary = WriteSummary::default();
+    let job = Job {
+        wo,
+        meta,
+        opts: &opts,
+        nr_cpus,
+        latency,
+    };
     if wo.version == 6 {
-        write_v6(
-            &mut out,
-            wo,
-            meta,
-            &opts,
-            &mut buffers,
-            nr_cpus,
-            &mut summary,
-            latency,
-        )?;
+        write_v6(&mut out, &job, &mut buffers, &mut summary)?;
     } else {
-        write_v7(
-            &mut out,
-            wo,
-            meta,
-            &opts,
-            &mut buffers,
-            nr_cpus,
-            &mut summary,
-            latency,
-        )?;
+        write_v7(&mut out, &job, &mut buffers, &mut summary)?;
     }
     out.section = "end of file".into();
     out.w.flush().map_err(|e| out.err(e))?;
@@ -514,18 +503,28 @@ fn metadata_sections(m: &Metadata, be: bool) -> [(u16, &'static str, Vec<u8>); 6
     ]
 }
 
-// The sections share one output and one summary; a struct would only rename them.
-#[allow(clippy::too_many_arguments)]
+/// What both version writers need besides the output, the buffers and the summary.
+struct Job<'a> {
+    wo: &'a WriteOptions,
+    meta: &'a Metadata,
+    opts: &'a [NewOption],
+    nr_cpus: u32,
+    latency: Option<(&'a str, &'a [u8])>,
+}
+
 fn write_v6(
     out: &mut Out,
-    wo: &WriteOptions,
-    m: &Metadata,
-    opts: &[NewOption],
+    job: &Job<'_>,
     buffers: &mut [BufferSource<'_>],
-    nr_cpus: u32,
     summary: &mut WriteSummary,
-    latency: Option<(&str, &[u8])>,
 ) -> Result<(), DatError> {
+    let Job {
+        wo,
+        meta: m,
+        opts,
+        nr_cpus,
+        latency,
+    } = *job;
     let be = wo.big_endian;
     // Version 6 stores the same metadata bodies back to back, without section headers.
     for (_, desc, body) in metadata_sections(m, be) {
@@ -594,17 +593,19 @@ fn write_v6(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn write_v7(
     out: &mut Out,
-    wo: &WriteOptions,
-    m: &Metadata,
-    opts: &[NewOption],
+    job: &Job<'_>,
     buffers: &mut [BufferSource<'_>],
-    nr_cpus: u32,
     summary: &mut WriteSummary,
-    latency: Option<(&str, &[u8])>,
 ) -> Result<(), DatError> {
+    let Job {
+        wo,
+        meta: m,
+        opts,
+        nr_cpus,
+        latency,
+    } = *job;
     let be = wo.big_endian;
     let c = wo.compression;
     out.cstr(c.name())?;

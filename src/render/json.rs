@@ -59,7 +59,7 @@ pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
             } else {
                 f.size
             };
-            let n = if elem == 0 { 0 } else { size / elem };
+            let n = size.checked_div(elem).unwrap_or(0);
             Value::Array(
                 (0..n)
                     .map(|i| int_value(data, f.offset + i * elem, elem, f.signed, be))

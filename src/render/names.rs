@@ -171,7 +171,7 @@ impl EventNames {
 fn parse_field(rest: &str) -> Option<FieldDesc> {
     let (decl, attrs) = rest.split_once(';')?;
     let mut offset = None;
-    let mut size = None;
+    let mut size: Option<usize> = None;
     let mut signed = false;
     for a in attrs.split(';') {
         let a = a.trim();
@@ -218,7 +218,7 @@ fn parse_field(rest: &str) -> Option<FieldDesc> {
         if is_char {
             FieldShape::CharArray
         } else {
-            let elem = if n > 0 { size / n } else { elem_size(ty) };
+            let elem = size.checked_div(n).unwrap_or_else(|| elem_size(ty));
             FieldShape::Array { elem: elem.max(1) }
         }
     } else {
@@ -238,9 +238,8 @@ fn elem_size(ty: &str) -> usize {
         .trim_start_matches("__data_loc")
         .trim_start_matches("__rel_loc")
         .trim();
-    if t.contains('*') || t.contains("long long") || t.contains("u64") || t.contains("s64") {
-        8
-    } else if t.contains("long") {
+    // `long` counts as 8 bytes: these descriptions come from 64-bit recordings.
+    if t.contains('*') || t.contains("long") || t.contains("u64") || t.contains("s64") {
         8
     } else if t.contains("short") || t.contains("u16") || t.contains("s16") {
         2

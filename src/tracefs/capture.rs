@@ -1106,7 +1106,9 @@ pub fn is_mounted_tracefs(root: &Path) -> bool {
     const DEBUGFS_MAGIC: i64 = 0x6462_6720;
     match nix::sys::statfs::statfs(root) {
         Ok(s) => {
-            let ty = s.filesystem_type().0 as i64;
+            // The magic is a C long: i32 on 32-bit targets, hence the conversion.
+            #[allow(clippy::useless_conversion)]
+            let ty = i64::from(s.filesystem_type().0);
             ty == TRACEFS_MAGIC || ty == DEBUGFS_MAGIC
         }
         Err(_) => false,

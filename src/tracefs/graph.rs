@@ -220,7 +220,7 @@ pub fn graph_command(
         inst.set_tracer("function_graph")?;
         inst.clear()?;
         inst.set_tracing_on(true)?;
-        Ok(held.release_and_wait()?)
+        held.release_and_wait()
     })();
     let _ = inst.set_tracing_on(false);
     let trace = inst.trace_text(None);
