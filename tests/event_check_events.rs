@@ -106,3 +106,33 @@ fn every_format_of_the_all_events_tree_parses() {
         "{out}"
     );
 }
+
+/// Enum constants the kernel left as names are filled in from the tree's `host/enums`
+/// before the fallbacks are counted: only print fmts the engine truly cannot evaluate
+/// (current `jiffies`, kvm's statement blocks, unknown helper functions) are listed.
+#[test]
+fn enum_constants_from_host_enums_are_not_fallbacks() {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures/linux-6.18-all");
+    let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .args(["--tracefs", tree.to_str().unwrap(), "check-events", "-v"])
+        .env_remove("TRACECTL_TRACEFS")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let enums = std::fs::read_to_string(tree.join("host/enums")).unwrap();
+    let known: std::collections::HashSet<&str> =
+        enums.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert!(known.contains("BTRFS_ORDERED_REGULAR"), "{enums}");
+    let fallbacks: Vec<&str> = text.lines().filter(|l| l.starts_with("FIELDS ")).collect();
+    assert!(!fallbacks.is_empty(), "jiffies-based formats stay: {text}");
+    for l in &fallbacks {
+        let unresolved = l
+            .split("unknown identifier `")
+            .nth(1)
+            .and_then(|r| r.split('`').next());
+        assert!(
+            unresolved.map_or(true, |id| !known.contains(id)),
+            "{l}: host/enums has a value for it"
+        );
+    }
+}

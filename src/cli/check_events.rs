@@ -20,9 +20,12 @@ pub struct Args {
 /// root, list the failures with their reason, exit 1 when any fails.
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let t = ctx.tracefs()?;
-    let reg = Registry::from_tracefs(&t)
+    let mut reg = Registry::from_tracefs(&t)
         .with_context(|| format!("cannot index the events under {}", t.root().display()))?;
     let failures = reg.check_all();
+    // What a stream would print: enum constants the kernel left as names get their values
+    // from the tree's host/enums or the running kernel's BTF, as `stream` and `report` do.
+    tracectl::tracefs::capture::resolve_enum_constants(&t, &mut reg);
     let total = reg.events().count();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
