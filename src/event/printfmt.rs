@@ -193,6 +193,9 @@ enum Kind {
         /// An identifier the kernel style cannot evaluate (an unexported enum constant),
         /// reported by `check-events`; records fall back at run time.
         unknown: Option<String>,
+        /// The same print fmt with its plain field conversions resolved at compile time;
+        /// None when a `*` width or precision makes argument positions vary.
+        plan: Option<Vec<Piece>>,
     },
     /// `ftrace:print`: `<ip symbol>: <buf>`.
     FtracePrint { ip: usize, buf: usize },
@@ -220,6 +223,93 @@ enum Kind {
     Fallback(String),
     #[default]
     Empty,
+}
+
+/// One step of a planned `print fmt`. Most conversions print one field as it is
+/// (`REC->pid` with `%d`, `__get_str(name)` with `%s`, `(void *)REC->ip` with `%pS`);
+/// those read the field directly instead of going through the expression evaluator,
+/// which is most of the cost of a line. Results are identical by construction: both
+/// paths share [`Ctx::field_int`], [`Ctx::int_conv`], `fmt_str` and `pointer::format`.
+#[derive(Debug, Clone)]
+enum Piece {
+    /// The literal text of `segs[i]`.
+    Lit(usize),
+    /// An integer conversion of a scalar or pointer field.
+    Int { field: usize, spec: Spec },
+    /// A `%p` conversion of a pointer field, or of a scalar field cast to a pointer
+    /// (`cast`: the value is then truncated to the kernel's long).
+    Ptr { field: usize, cast: bool, spec: Spec },
+    /// `%s` of a char array field or of `__get_str(field)`: the bytes up to the first NUL.
+    Str { field: usize, spec: Spec },
+    /// Any other conversion: argument `arg` through the general evaluator.
+    General { spec: Spec, arg: usize },
+}
+
+/// The plan of a print fmt, or None when it has `*` widths or precisions.
+fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
+    let scalar = |i: usize| {
+        matches!(
+            schema.fields.get(i).map(|f| &f.kind),
+            Some(FieldKind::Scalar | FieldKind::Pointer)
+        )
+    };
+    let mut pieces = Vec::with_capacity(segs.len());
+    let mut next = 0;
+    for (i, seg) in segs.iter().enumerate() {
+        let spec = match seg {
+            Seg::Lit(_) => {
+                pieces.push(Piece::Lit(i));
+                continue;
+            }
+            Seg::Conv(spec) => *spec,
+        };
+        if spec.width == -2 || spec.prec == -2 {
+            return None;
+        }
+        let arg = args.get(next)?;
+        let piece = match (spec.conv, arg) {
+            (b's', Expr::Field(f))
+                if matches!(schema.fields[*f].kind, FieldKind::CharArray { .. }) =>
+            {
+                Piece::Str { field: *f, spec }
+            }
+            (b's', Expr::Call(name, a))
+                if matches!(name.as_str(), "__get_str" | "__get_rel_str")
+                    && matches!(a.as_slice(), [Expr::Field(_)]) =>
+            {
+                let [Expr::Field(f)] = a.as_slice() else {
+                    return None;
+                };
+                Piece::Str { field: *f, spec }
+            }
+            (b'p', Expr::Field(f))
+                if matches!(schema.fields[*f].kind, FieldKind::Pointer) =>
+            {
+                Piece::Ptr {
+                    field: *f,
+                    cast: false,
+                    spec,
+                }
+            }
+            (b'p', Expr::Cast(ty, x)) if ty.pointer && matches!(**x, Expr::Field(f) if scalar(f)) => {
+                let Expr::Field(f) = **x else {
+                    return None;
+                };
+                Piece::Ptr {
+                    field: f,
+                    cast: true,
+                    spec,
+                }
+            }
+            (c, Expr::Field(f)) if c != b's' && c != b'p' && scalar(*f) => {
+                Piece::Int { field: *f, spec }
+            }
+            _ => Piece::General { spec, arg: next },
+        };
+        pieces.push(piece);
+        next += 1;
+    }
+    Some(pieces)
 }
 
 /// A compiled `print fmt`.
@@ -257,8 +347,18 @@ enum Val<'a> {
 
 fn norm(v: u64, signed: bool, size: u8) -> Val<'static> {
     let size = if size == 0 { 8 } else { size };
-    let v = match size {
-        8 => v,
+    Val::Int {
+        v: norm_value(v, signed, size),
+        signed,
+        size,
+    }
+}
+
+/// `v` as a C integer of `size` bytes (0: 8): truncated, sign-extended when signed.
+#[inline]
+fn norm_value(v: u64, signed: bool, size: u8) -> u64 {
+    match size {
+        0 | 8.. => v,
         s => {
             let bits = s as u32 * 8;
             let t = v & ((1u64 << bits) - 1);
@@ -268,8 +368,7 @@ fn norm(v: u64, signed: bool, size: u8) -> Val<'static> {
                 t
             }
         }
-    };
-    Val::Int { v, signed, size }
+    }
 }
 
 fn int_of(v: u64) -> Val<'static> {
@@ -464,10 +563,12 @@ fn compile_printf(schema: &Schema) -> Result<Kind, String> {
             args.len()
         ));
     }
+    let plan = plan(&segs, &args, schema);
     Ok(Kind::Printf {
         segs,
         args,
         unknown,
+        plan,
     })
 }
 
@@ -702,6 +803,12 @@ impl Schema {
             _ => &self.program.kind,
         };
         let res = match kind {
+            Kind::Printf {
+                segs,
+                args,
+                plan: Some(plan),
+                ..
+            } => cx.printf_planned(segs, args, plan, out),
             Kind::Printf { segs, args, .. } => cx.printf(segs, args, out),
             Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
@@ -1003,22 +1110,89 @@ impl<'a, 'e> Ctx<'a, 'e> {
             }
             _ => {
                 let v = self.int(arg)?;
-                if self.env.style == PrintStyle::TraceCmd
-                    && spec.alt
-                    && int_is_zero(v, spec, self.long())
-                {
-                    // glibc prints `%#x` of 0 as `0`, the kernel as `0x0`.
-                    let plain = Spec {
-                        alt: false,
-                        ..*spec
-                    };
-                    fmt_int(out, v, &plain, self.long());
-                } else {
-                    fmt_int(out, v, spec, self.long());
-                }
+                self.int_conv(spec, v, out);
                 Ok(())
             }
         }
+    }
+
+    /// An integer conversion of `v`.
+    #[inline]
+    fn int_conv(&self, spec: &Spec, v: u64, out: &mut Vec<u8>) {
+        if self.env.style == PrintStyle::TraceCmd && spec.alt && int_is_zero(v, spec, self.long())
+        {
+            // glibc prints `%#x` of 0 as `0`, the kernel as `0x0`.
+            let plain = Spec {
+                alt: false,
+                ..*spec
+            };
+            fmt_int(out, v, &plain, self.long());
+        } else {
+            fmt_int(out, v, spec, self.long());
+        }
+    }
+
+    /// [`Ctx::printf`] over a plan made at compile time.
+    fn printf_planned(
+        &self,
+        segs: &'a [Seg],
+        args: &'a [Expr],
+        plan: &[Piece],
+        out: &mut Vec<u8>,
+    ) -> EvalResult<()> {
+        for piece in plan {
+            match piece {
+                Piece::Lit(i) => {
+                    if let Seg::Lit(b) = &segs[*i] {
+                        out.extend_from_slice(b);
+                    }
+                }
+                Piece::Int { field, spec } => {
+                    let v = self.field_int(*field)?;
+                    self.int_conv(spec, v, out);
+                }
+                Piece::Ptr { field, cast, spec } => {
+                    let mut v = self.field_int(*field)?;
+                    if *cast {
+                        v = norm_value(v, false, self.long());
+                    }
+                    pointer::format(self.env, spec, &pointer::PtrArg::Addr(v), self.long(), out)?;
+                }
+                Piece::Str { field, spec } => {
+                    let f = &self.schema.fields[*field];
+                    let b = f.bytes(self.data, self.be()).ok_or_else(|| {
+                        if f.is_dynamic() {
+                            "bad __data_loc".to_string()
+                        } else {
+                            format!("field `{}` lies outside the payload", f.name)
+                        }
+                    })?;
+                    fmt_str(out, until_nul(b), spec);
+                }
+                Piece::General { spec, arg } => self.conv(spec, &args[*arg], out)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The integer value [`Ctx::field`] gives a scalar or pointer field.
+    #[inline]
+    fn field_int(&self, i: usize) -> EvalResult<u64> {
+        let f = &self.schema.fields[i];
+        let v = f
+            .read_u64(self.data, self.be())
+            .ok_or_else(|| format!("field `{}` lies outside the payload", f.name))?;
+        Ok(match f.kind {
+            FieldKind::Scalar if f.size < 4 => {
+                if f.signed {
+                    sign_extend(v, f.size) as u64
+                } else {
+                    v
+                }
+            }
+            FieldKind::Scalar => norm_value(v, f.signed, f.size as u8),
+            _ => norm_value(v, false, f.size as u8),
+        })
     }
 
     fn conv_str(&self, spec: &Spec, arg: &'a Expr, out: &mut Vec<u8>) -> EvalResult<()> {
@@ -1056,28 +1230,21 @@ impl<'a, 'e> Ctx<'a, 'e> {
         let be = self.be();
         let short = || format!("field `{}` lies outside the payload", f.name);
         Ok(match f.kind {
-            FieldKind::Scalar => {
-                let v = f.read_u64(self.data, be).ok_or_else(short)?;
-                if f.size < 4 {
-                    let v = if f.signed {
-                        sign_extend(v, f.size) as u64
-                    } else {
-                        v
-                    };
-                    Val::Int {
-                        v,
-                        signed: true,
-                        size: 4,
-                    }
-                } else {
-                    norm(v, f.signed, f.size as u8)
-                }
-            }
-            FieldKind::Pointer => norm(
-                f.read_u64(self.data, be).ok_or_else(short)?,
-                false,
-                f.size as u8,
-            ),
+            FieldKind::Scalar if f.size < 4 => Val::Int {
+                v: self.field_int(i)?,
+                signed: true,
+                size: 4,
+            },
+            FieldKind::Scalar => Val::Int {
+                v: self.field_int(i)?,
+                signed: f.signed,
+                size: if f.size == 0 { 8 } else { f.size as u8 },
+            },
+            FieldKind::Pointer => Val::Int {
+                v: self.field_int(i)?,
+                signed: false,
+                size: if f.size == 0 { 8 } else { f.size as u8 },
+            },
             FieldKind::CharArray { .. } => Val::Bytes(f.bytes(self.data, be).ok_or_else(short)?, 1),
             FieldKind::Array { elem_size, .. }
             | FieldKind::DataLoc { elem_size }
@@ -1996,6 +2163,21 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
         n => n,
     };
     let _ = long;
+    // No width, precision or flag: the digits alone (most conversions in print fmts).
+    if spec.width <= 0 && spec.prec < 0 && !spec.alt && !spec.plus && !spec.space {
+        let num = if size >= 8 {
+            v
+        } else {
+            v & ((1u64 << (size as u32 * 8)) - 1)
+        };
+        match spec.conv {
+            b'u' => return push_u64(out, num),
+            b'd' | b'i' => return push_i64(out, sign_extend(num, size as usize)),
+            b'x' => return push_hex(out, num, false),
+            b'X' => return push_hex(out, num, true),
+            _ => {}
+        }
+    }
     if spec.conv == b'c' {
         let pad = (spec.width.max(1) as usize) - 1;
         if !spec.left {
@@ -2096,29 +2278,46 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
         out.push(b'0');
         prec -= 1;
     }
-    for i in (0..n).rev() {
-        out.push(tmp[i]);
-    }
+    tmp[..n].reverse();
+    out.extend_from_slice(&tmp[..n]);
     while width > 0 {
         out.push(b' ');
         width -= 1;
     }
 }
 
-pub(crate) fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+/// Two-digit pairs "00".."99": one division per two digits.
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// `v` in decimal at the end of `tmp`; returns where the digits start.
+#[inline]
+fn decimal(tmp: &mut [u8; 20], mut v: u64) -> usize {
+    let mut i = 20;
+    while v >= 100 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+    }
+    if v >= 10 {
+        let d = v as usize * 2;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+    } else {
+        i -= 1;
+        tmp[i] = b'0' + v as u8;
+    }
+    i
+}
+
+pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
     let mut tmp = [0u8; 20];
-    let mut n = 0;
-    loop {
-        tmp[n] = b'0' + (v % 10) as u8;
-        n += 1;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    for i in (0..n).rev() {
-        out.push(tmp[i]);
-    }
+    let start = decimal(&mut tmp, v);
+    out.extend_from_slice(&tmp[start..]);
 }
 
 pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
@@ -2130,23 +2329,21 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
 
 pub(crate) fn push_hex(out: &mut Vec<u8>, mut v: u64, upper: bool) {
     let mut tmp = [0u8; 16];
-    let mut n = 0;
+    let mut i = 16;
     let digits = if upper {
         b"0123456789ABCDEF"
     } else {
         b"0123456789abcdef"
     };
     loop {
-        tmp[n] = digits[(v & 15) as usize];
-        n += 1;
+        i -= 1;
+        tmp[i] = digits[(v & 15) as usize];
         v >>= 4;
         if v == 0 {
             break;
         }
     }
-    for i in (0..n).rev() {
-        out.push(tmp[i]);
-    }
+    out.extend_from_slice(&tmp[i..]);
 }
 
 pub(crate) fn push_hex2(out: &mut Vec<u8>, b: u8) {
