@@ -114,13 +114,10 @@ pub(crate) fn format(
         (0 | b'x' | b'K' | b'X', PtrArg::Addr(a)) => {
             // With options/hash-ptr off the kernel prints `%p` as `%px`: the address in
             // zero-padded hex, no `0x`.
-            let start = out.len();
-            push_hex(out, *a, false);
-            let digits = out.len() - start;
+            let digits = (64 - a.leading_zeros() as usize).div_ceil(4).max(1);
             let w = 2 * long as usize;
-            if digits < w {
-                out.splice(start..start, std::iter::repeat(b'0').take(w - digits));
-            }
+            out.resize(out.len() + w.saturating_sub(digits), b'0');
+            push_hex(out, *a, false);
             Ok(())
         }
         (0 | b'x' | b'K', PtrArg::Data(_)) => {

@@ -241,6 +241,12 @@ enum Piece {
     Ptr { field: usize, cast: bool, spec: Spec },
     /// `%s` of a char array field or of `__get_str(field)`: the bytes up to the first NUL.
     Str { field: usize, spec: Spec },
+    /// An integer conversion of `REC->array[index]` with a constant index.
+    Elem {
+        field: usize,
+        index: usize,
+        spec: Spec,
+    },
     /// Any other conversion: argument `arg` through the general evaluator.
     General { spec: Spec, arg: usize },
 }
@@ -304,12 +310,96 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
             (c, Expr::Field(f)) if c != b's' && c != b'p' && scalar(*f) => {
                 Piece::Int { field: *f, spec }
             }
+            (c, Expr::Index(a, i)) if c != b's' && c != b'p' => match (&**a, &**i) {
+                (Expr::Field(f), Expr::Num(n) | Expr::Const(n, ..))
+                    if matches!(schema.fields[*f].kind, FieldKind::Array { .. })
+                        && *n < 1 << 16 =>
+                {
+                    Piece::Elem {
+                        field: *f,
+                        index: *n as usize,
+                        spec,
+                    }
+                }
+                _ => Piece::General { spec, arg: next },
+            },
             _ => Piece::General { spec, arg: next },
         };
         pieces.push(piece);
         next += 1;
     }
     Some(pieces)
+}
+
+/// The values of every constant flag/symbol table in `program`, in both styles.
+fn const_tables(program: &Program, schema: &Schema) -> Vec<(usize, [Vec<Option<u64>>; 2])> {
+    fn walk<'e>(e: &'e Expr, found: &mut Vec<&'e [Expr]>) {
+        match e {
+            Expr::Call(name, args) => {
+                let skip = match name.as_str() {
+                    "__print_flags" | "__print_flags_u64" => 2,
+                    "__print_symbolic" | "__print_symbolic_u64" => 1,
+                    _ => usize::MAX,
+                };
+                if let Some(entries) = args.get(skip..) {
+                    if !entries.iter().any(reads_record) {
+                        found.push(entries);
+                    }
+                }
+                args.iter().for_each(|a| walk(a, found));
+            }
+            Expr::Cast(_, x) | Expr::Unary(_, x) => walk(x, found),
+            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+                walk(a, found);
+                walk(b, found);
+            }
+            Expr::Cond(c, t, f) => {
+                walk(c, found);
+                walk(t, found);
+                walk(f, found);
+            }
+            Expr::Block(decls, value) => {
+                decls.iter().for_each(|d| walk(&d.2, found));
+                walk(value, found);
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for kind in std::iter::once(&program.kind).chain(program.as_written.as_deref()) {
+        if let Kind::Printf { args, .. } = kind {
+            args.iter().for_each(|a| walk(a, &mut found));
+        }
+    }
+    let values = |style: PrintStyle, entries: &[Expr]| {
+        let env = PrintEnv {
+            style,
+            long_size: schema.long_size,
+            ..PrintEnv::default()
+        };
+        let cx = Ctx {
+            schema,
+            data: &[],
+            env: &env,
+            locals: Default::default(),
+        };
+        entries
+            .iter()
+            .map(|e| cx.table_entry(e).ok().map(|(v, _)| v))
+            .collect::<Vec<_>>()
+    };
+    found
+        .into_iter()
+        .map(|entries| {
+            (
+                entries.as_ptr() as usize,
+                [
+                    values(PrintStyle::Kernel, entries),
+                    values(PrintStyle::TraceCmd, entries),
+                ],
+            )
+        })
+        .collect()
 }
 
 /// A compiled `print fmt`.
@@ -319,6 +409,10 @@ pub(crate) struct Program {
     /// Values of constant `__print_flags`/`__print_symbolic` tables, by (table address,
     /// style): evaluated once instead of for every record.
     tables: Arc<std::sync::Mutex<TableCache>>,
+    /// The same for every constant table of the compiled program, computed at compile time
+    /// for both styles: (table address, [kernel values, trace-cmd values]). Read without a
+    /// lock; a clone of the program (new addresses) falls back to `tables`.
+    const_tables: Vec<(usize, [Vec<Option<u64>>; 2])>,
     /// For events the kernel prints with its own code (syscalls): the print fmt as
     /// written, which the trace-cmd style prints.
     as_written: Option<Box<Kind>>,
@@ -405,11 +499,13 @@ impl Program {
             }
             _ => None,
         };
-        Program {
+        let mut program = Program {
             kind,
             as_written,
             ..Program::default()
-        }
+        };
+        program.const_tables = const_tables(&program, schema);
+        program
     }
 
     pub(crate) fn fallback_reason(&self) -> Option<&str> {
@@ -1169,6 +1265,25 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     })?;
                     fmt_str(out, until_nul(b), spec);
                 }
+                Piece::Elem { field, index, spec } => {
+                    // As the evaluator reads `REC->array[i]` (see `Expr::Index`).
+                    let f = &self.schema.fields[*field];
+                    let FieldKind::Array { elem_size, .. } = f.kind else {
+                        return Err("an indexed field is not an array".into());
+                    };
+                    let b = f.bytes(self.data, self.be()).ok_or_else(|| {
+                        format!("field `{}` lies outside the payload", f.name)
+                    })?;
+                    let el = (elem_size as u8).max(1) as usize;
+                    let raw =
+                        read_elem(b, *index, el, self.be()).ok_or("array index past the data")?;
+                    let v = if el < 4 {
+                        raw
+                    } else {
+                        norm_value(raw, false, el as u8)
+                    };
+                    self.int_conv(spec, v, out);
+                }
                 Piece::General { spec, arg } => self.conv(spec, &args[*arg], out)?,
             }
         }
@@ -1666,7 +1781,19 @@ impl<'a, 'e> Ctx<'a, 'e> {
     ///
     /// An entry that does not evaluate is None: the caller reports its error only if the
     /// loop reaches it, as evaluating entry by entry would.
-    fn table_values(&self, entries: &'a [Expr]) -> EvalResult<Arc<Vec<Option<u64>>>> {
+    fn table_values(
+        &self,
+        entries: &'a [Expr],
+    ) -> EvalResult<std::borrow::Cow<'a, [Option<u64>]>> {
+        let at = entries.as_ptr() as usize;
+        let style = (self.env.style == PrintStyle::TraceCmd) as usize;
+        if let Some((_, v)) = self.schema.program.const_tables.iter().find(|t| t.0 == at) {
+            return Ok(std::borrow::Cow::Borrowed(&v[style]));
+        }
+        Ok(std::borrow::Cow::Owned(self.table_values_cached(entries)?.to_vec()))
+    }
+
+    fn table_values_cached(&self, entries: &'a [Expr]) -> EvalResult<Arc<Vec<Option<u64>>>> {
         let key = (entries.as_ptr() as usize, self.env.style as u8);
         let tables = &self.schema.program.tables;
         if let Some(v) = tables.lock().ok().and_then(|t| t.get(&key).cloned()) {
