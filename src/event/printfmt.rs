@@ -189,7 +189,9 @@ enum Kind {
     /// The format string and its compiled argument expressions.
     Printf {
         segs: Vec<Seg>,
-        args: Vec<Expr>,
+        /// Shared by clones of the program, so the addresses `const_tables` is keyed by
+        /// stay valid in every clone of the schema.
+        args: Arc<Vec<Expr>>,
         /// An identifier the kernel style cannot evaluate (an unexported enum constant),
         /// reported by `check-events`; records fall back at run time.
         unknown: Option<String>,
@@ -662,7 +664,7 @@ fn compile_printf(schema: &Schema) -> Result<Kind, String> {
     let plan = plan(&segs, &args, schema);
     Ok(Kind::Printf {
         segs,
-        args,
+        args: Arc::new(args),
         unknown,
         plan,
     })
