@@ -100,6 +100,14 @@ pub struct Args {
     /// Also record tracectl's own threads
     #[arg(long = "no-filter")]
     pub no_filter: bool,
+    /// Keep the tracing state at the end: do not disable the tracer and events nor restore
+    /// what was changed (tracing_on is left at 0; a private instance is kept and named)
+    #[arg(short = 'k')]
+    pub keep_after: bool,
+    /// Do not reset the target before recording: its buffer keeps older events and events
+    /// enabled before stay enabled (like `tracectl set`, but recording)
+    #[arg(short = 'K')]
+    pub keep_before: bool,
     /// trace.dat version to write, 6 or 7
     #[arg(long = "file-version", default_value_t = 7)]
     pub file_version: u32,
@@ -305,6 +313,8 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         all_formats: a.all_formats,
         date: a.date,
         no_filter: a.no_filter,
+        keep_after: a.keep_after,
+        keep_before: a.keep_before,
         sleep_us: a.sleep,
         ignore_missing: a.ignore_missing,
         max_kb_per_cpu: a.max_kb,
@@ -402,7 +412,15 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             let _ = c.wait();
         }
     }
+    let kept = a.keep_after.then(|| rec.instance_name().to_string());
     let summary = rec.finish()?;
+    if let Some(name) = kept {
+        if name.is_empty() {
+            eprintln!("tracectl: -k: the top-level tracing state was kept (tracing_on is 0); `tracectl reset` restores the defaults");
+        } else {
+            eprintln!("tracectl: -k: the tracing state was kept in instance {name} (tracing_on is 0); `tracectl reset -B {name} -d` removes it");
+        }
+    }
     if !a.quiet {
         print_summary(&summary, &a.output);
     }

@@ -240,7 +240,11 @@ enum Piece {
     Int { field: usize, spec: Spec },
     /// A `%p` conversion of a pointer field, or of a scalar field cast to a pointer
     /// (`cast`: the value is then truncated to the kernel's long).
-    Ptr { field: usize, cast: bool, spec: Spec },
+    Ptr {
+        field: usize,
+        cast: bool,
+        spec: Spec,
+    },
     /// `%s` of a char array field or of `__get_str(field)`: the bytes up to the first NUL.
     Str { field: usize, spec: Spec },
     /// An integer conversion of `REC->array[index]` with a constant index.
@@ -290,16 +294,16 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                 };
                 Piece::Str { field: *f, spec }
             }
-            (b'p', Expr::Field(f))
-                if matches!(schema.fields[*f].kind, FieldKind::Pointer) =>
-            {
+            (b'p', Expr::Field(f)) if matches!(schema.fields[*f].kind, FieldKind::Pointer) => {
                 Piece::Ptr {
                     field: *f,
                     cast: false,
                     spec,
                 }
             }
-            (b'p', Expr::Cast(ty, x)) if ty.pointer && matches!(**x, Expr::Field(f) if scalar(f)) => {
+            (b'p', Expr::Cast(ty, x))
+                if ty.pointer && matches!(**x, Expr::Field(f) if scalar(f)) =>
+            {
                 let Expr::Field(f) = **x else {
                     return None;
                 };
@@ -1217,8 +1221,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
     /// An integer conversion of `v`.
     #[inline]
     fn int_conv(&self, spec: &Spec, v: u64, out: &mut Vec<u8>) {
-        if self.env.style == PrintStyle::TraceCmd && spec.alt && int_is_zero(v, spec, self.long())
-        {
+        if self.env.style == PrintStyle::TraceCmd && spec.alt && int_is_zero(v, spec, self.long()) {
             // glibc prints `%#x` of 0 as `0`, the kernel as `0x0`.
             let plain = Spec {
                 alt: false,
@@ -1273,9 +1276,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     let FieldKind::Array { elem_size, .. } = f.kind else {
                         return Err("an indexed field is not an array".into());
                     };
-                    let b = f.bytes(self.data, self.be()).ok_or_else(|| {
-                        format!("field `{}` lies outside the payload", f.name)
-                    })?;
+                    let b = f
+                        .bytes(self.data, self.be())
+                        .ok_or_else(|| format!("field `{}` lies outside the payload", f.name))?;
                     let el = (elem_size as u8).max(1) as usize;
                     let raw =
                         read_elem(b, *index, el, self.be()).ok_or("array index past the data")?;
@@ -1783,16 +1786,15 @@ impl<'a, 'e> Ctx<'a, 'e> {
     ///
     /// An entry that does not evaluate is None: the caller reports its error only if the
     /// loop reaches it, as evaluating entry by entry would.
-    fn table_values(
-        &self,
-        entries: &'a [Expr],
-    ) -> EvalResult<std::borrow::Cow<'a, [Option<u64>]>> {
+    fn table_values(&self, entries: &'a [Expr]) -> EvalResult<std::borrow::Cow<'a, [Option<u64>]>> {
         let at = entries.as_ptr() as usize;
         let style = (self.env.style == PrintStyle::TraceCmd) as usize;
         if let Some((_, v)) = self.schema.program.const_tables.iter().find(|t| t.0 == at) {
             return Ok(std::borrow::Cow::Borrowed(&v[style]));
         }
-        Ok(std::borrow::Cow::Owned(self.table_values_cached(entries)?.to_vec()))
+        Ok(std::borrow::Cow::Owned(
+            self.table_values_cached(entries)?.to_vec(),
+        ))
     }
 
     fn table_values_cached(&self, entries: &'a [Expr]) -> EvalResult<Arc<Vec<Option<u64>>>> {

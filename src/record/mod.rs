@@ -81,6 +81,12 @@ pub struct RecordConfig {
     pub max_kb_per_cpu: Option<u64>,
     /// `--no-filter`: also record the recorder's own threads.
     pub no_filter: bool,
+    /// `-k`: at the end, leave the tracer, events, filters and buffers as the recording
+    /// set them (tracing_on 0) instead of restoring them; a private instance is kept.
+    pub keep_after: bool,
+    /// `-K`: do not reset the target before recording (its buffer keeps older events and
+    /// events already enabled stay enabled), like `set` but recording.
+    pub keep_before: bool,
     /// More instances recorded at the same time (`-B name -e ...` after the first
     /// target), each with its own events; stored as named buffers.
     pub more_instances: Vec<(String, Vec<EventSpec>)>,
@@ -207,6 +213,9 @@ pub struct Recorder {
     extra: Vec<Recorder>,
     cfg: RecordConfig,
     output: PathBuf,
+    /// Set by a successful [`Recorder::finish`]: only then does -k keep the state (a
+    /// recording that fails or is dropped always restores).
+    finishing: bool,
 }
 
 /// What, written back, recreates a file's state as read: pid and function lists read
@@ -328,6 +337,7 @@ impl Recorder {
             extra: Vec::new(),
             cfg,
             output: output.to_path_buf(),
+            finishing: false,
         };
         // From here on Drop restores whatever was changed, whatever fails next.
         rec.configure()?;
@@ -384,6 +394,21 @@ impl Recorder {
             }
         }
         self.set("tracing_on", "0", None)?;
+        if !self.created && !cfg.keep_before {
+            // Events enabled before us are not part of this recording: disable them now,
+            // enable them again at the end (set_event lists them one per line).
+            let before = self.t.read(self.rel("set_event")).unwrap_or_default();
+            if !before.iter().all(u8::is_ascii_whitespace) {
+                self.set(
+                    "set_event",
+                    "",
+                    Some((
+                        String::from_utf8_lossy(&before).into_owned(),
+                        AppendMode::Truncate,
+                    )),
+                )?;
+            }
+        }
         if let Some(c) = &cfg.clock {
             let old = self
                 .t
@@ -529,8 +554,9 @@ impl Recorder {
                 self.info.subbuf = kb * 1024;
             }
         }
-        // Start from an empty buffer: old events are not part of this recording.
-        if self.created {
+        // Start from an empty buffer: old events are not part of this recording. A target
+        // that existed before is reset too, as trace-cmd does, unless -K keeps its state.
+        if self.created || !cfg.keep_before {
             self.t.write(self.rel("trace"), b"", AppendMode::Truncate)?;
         }
         Ok(())
@@ -636,6 +662,15 @@ impl Recorder {
                 let _ = h.join();
             }
         }
+        if self.cfg.keep_after && self.finishing {
+            // -k: leave everything as the recording set it, tracing_on at 0. Global files
+            // (saved_cmdlines_size) are still restored: they are not tracing state.
+            self.restore.clear();
+            while let Some((rel, v)) = self.top_restore.pop() {
+                let _ = self.t.write(&rel, &v, AppendMode::Truncate);
+            }
+            return;
+        }
         // Triggers must go before the events they hang on are disabled.
         while let Some((rel, v, m)) = self.restore.pop() {
             let _ = self.t.write(&rel, &v, m);
@@ -677,8 +712,10 @@ impl Recorder {
         }
         let meta = metadata(&self.t, &events)?;
         for x in &mut extras {
+            x.finishing = true;
             x.teardown();
         }
+        self.finishing = true;
         self.teardown();
 
         let clock = main.clock.clone();
