@@ -309,6 +309,8 @@ fn compare(
     };
     let input = ReportInput {
         name: String::new(),
+        instance: false,
+        file: 0,
         catalog: &catalog,
         style,
         cmdlines: cmdlines(&v6),

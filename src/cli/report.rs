@@ -271,43 +271,65 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         );
     }
     let mut inputs = Vec::new();
-    for ((dat, f), catalog) in dats.iter().zip(&files).zip(&catalogs) {
-        let clock = clock_of(dat);
-        let style = TraceCmdStyle {
-            time: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs),
-            latency: args.latency,
-            raw: args.raw,
-            fgraph_tailprint: args.plugin_option.iter().any(|o| o == "fgraph:tailprint"),
-            fgraph_depth: args.plugin_option.iter().any(|o| o == "fgraph:depth"),
-        };
-        let mut filter = EventFilter::new();
-        for (i, text) in args.filter.iter().enumerate() {
-            filter.add(catalog, text, i >= first_negated).map_err(|e| {
-                anyhow::anyhow!(
-                    "{e} (in {}; try `tracectl report -E -i {}` to list its events)",
-                    f.display(),
-                    f.display()
-                )
-            })?;
-        }
-        let mut cmdlines = Cmdlines::new();
-        cmdlines.load(dat.cmdlines());
+    // Buffer instances come after every file's top buffer, as trace-cmd orders them (ties
+    // in time go to the earlier input).
+    let mut instance_inputs = Vec::new();
+    for (file_index, ((dat, f), catalog)) in dats.iter().zip(&files).zip(&catalogs).enumerate() {
         if dat.buffers().is_empty() {
             bail!("{} holds no trace data (no flyrecord buffer)", f.display());
         }
-        let source = DatSource::open(dat, 0)
-            .with_context(|| format!("reading the trace data of {}", f.display()))?;
-        inputs.push(ReportInput {
-            name: f.display().to_string(),
-            catalog,
-            style,
-            cmdlines,
-            cpus: dat.nr_cpus() as usize,
-            ts_offset: args.ts_offset.unwrap_or(0),
-            filter,
-            source: Box::new(source),
-        });
+        let mut cmdlines = Cmdlines::new();
+        cmdlines.load(dat.cmdlines());
+        for (b, buffer) in dat.buffers().iter().enumerate() {
+            let clock = buffer.clock.clone().unwrap_or_else(|| clock_of(dat));
+            let style = TraceCmdStyle {
+                time: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs),
+                latency: args.latency,
+                raw: args.raw,
+                fgraph_tailprint: args.plugin_option.iter().any(|o| o == "fgraph:tailprint"),
+                fgraph_depth: args.plugin_option.iter().any(|o| o == "fgraph:depth"),
+            };
+            let mut filter = EventFilter::new();
+            for (i, text) in args.filter.iter().enumerate() {
+                filter.add(catalog, text, i >= first_negated).map_err(|e| {
+                    anyhow::anyhow!(
+                        "{e} (in {}; try `tracectl report -E -i {}` to list its events)",
+                        f.display(),
+                        f.display()
+                    )
+                })?;
+            }
+            let source = DatSource::open(dat, b).with_context(|| {
+                format!(
+                    "reading the trace data of {} (buffer {:?})",
+                    f.display(),
+                    buffer.name
+                )
+            })?;
+            // trace-cmd labels a file by its base name.
+            let base = f
+                .file_name()
+                .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into());
+            let input = ReportInput {
+                name: if b == 0 { base } else { buffer.name.clone() },
+                instance: b > 0,
+                file: file_index,
+                catalog,
+                style,
+                cmdlines: cmdlines.clone(),
+                cpus: dat.nr_cpus() as usize,
+                ts_offset: args.ts_offset.unwrap_or(0),
+                filter,
+                source: Box::new(source),
+            };
+            if b == 0 {
+                inputs.push(input);
+            } else {
+                instance_inputs.push(input);
+            }
+        }
     }
+    inputs.extend(instance_inputs);
     let opts = ReportOptions { cpus };
     let res = write_report(inputs, &opts, &mut out);
     if args.verbose {

@@ -6,6 +6,13 @@
 //! * each input prints `cpus=N` before any record; with several inputs, every line (the
 //!   `cpus=` lines included) starts with the input's name right-aligned to the longest
 //!   name and `": "`;
+//! * the buffer instances of a file are inputs of their own, after every file's top
+//!   buffer: they print no `cpus=` line, and their records start with the instance name
+//!   (right-aligned, `": "`) while the top buffer's records start with as many blanks.
+//!   trace-cmd learns the names as it goes: a file's `cpus=` line is aligned to the names
+//!   seen so far (every file, the instances of the files before it) and is prefixed only
+//!   when several files are read or the file before it had instances; records are
+//!   prefixed when several files are read or the last file has instances;
 //! * records of all inputs are merged by timestamp (after each input's `--ts-offset`);
 //!   ties go to the earlier input, then the lower CPU;
 //! * a lost-events mark belongs to the next record of its CPU: it is printed as
@@ -21,8 +28,13 @@ use super::{Catalog, EventFilter, FilterContext, TraceCmdRenderer, TraceCmdStyle
 
 /// One trace file (or buffer instance) to report.
 pub struct ReportInput<'a> {
-    /// Its name, printed before each line when several inputs are reported.
+    /// Its name (a file's base name or an instance's name), printed before each line when
+    /// several inputs or buffer instances are reported.
     pub name: String,
+    /// A buffer instance of a file (not its top buffer): no `cpus=` line, always named.
+    pub instance: bool,
+    /// Index of the file it comes from, in the order the files were given.
+    pub file: usize,
     /// The events of this input.
     pub catalog: &'a dyn Catalog,
     /// Renderer options (time format from its trace clock, `-l`, `-R`, ...).
@@ -110,22 +122,52 @@ pub fn write_report<'a>(
     opts: &ReportOptions,
     out: &mut dyn Write,
 ) -> Result<ReportSummary, ReportError> {
-    let multi = inputs.len() > 1;
-    let width = inputs.iter().map(|i| i.name.len()).max().unwrap_or(0);
+    let files = inputs.iter().filter(|i| !i.instance).count();
+    let multi = files > 1;
+    let has_instances = |file: usize| inputs.iter().any(|i| i.instance && i.file == file);
+    let named = |i: &ReportInput| multi || i.instance;
+    let label = |name: &str, named: bool, width: usize| {
+        let mut p = Vec::new();
+        if named {
+            p.resize(width.saturating_sub(name.len()), b' ');
+            p.extend_from_slice(name.as_bytes());
+            p.extend_from_slice(b": ");
+        } else {
+            p.resize(width + 2, b' ');
+        }
+        p
+    };
+    let width = inputs
+        .iter()
+        .filter(|i| named(i))
+        .map(|i| i.name.len())
+        .max()
+        .unwrap_or(0);
+    let prefixed = multi || (files > 0 && has_instances(files - 1));
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
     let mut summary = ReportSummary::default();
     let mut lives: Vec<Live<'a>> = Vec::new();
-    for input in inputs {
-        let mut prefix = Vec::new();
-        if multi {
-            for _ in input.name.len()..width {
-                prefix.push(b' ');
-            }
-            prefix.extend_from_slice(input.name.as_bytes());
-            prefix.extend_from_slice(b": ");
+    for input in &inputs {
+        if input.instance {
+            continue;
         }
-        buf.extend_from_slice(&prefix);
+        if multi || (input.file > 0 && has_instances(input.file - 1)) {
+            let seen = inputs
+                .iter()
+                .filter(|i| (multi && !i.instance) || (i.instance && i.file < input.file))
+                .map(|i| i.name.len())
+                .max()
+                .unwrap_or(0);
+            buf.extend_from_slice(&label(&input.name, named(input), seen));
+        }
         buf.extend_from_slice(format!("cpus={}\n", input.cpus).as_bytes());
+    }
+    for input in inputs {
+        let prefix = if prefixed {
+            label(&input.name, named(&input), width)
+        } else {
+            Vec::new()
+        };
         let renderer =
             TraceCmdRenderer::new(input.catalog, input.style.clone(), input.cmdlines.clone());
         lives.push(Live {

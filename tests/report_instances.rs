@@ -1,0 +1,98 @@
+//! Files with buffer instances (`record -B`): `tracectl report` prints every buffer,
+//! merged by time and labelled by instance, line for line as `trace-cmd report` does.
+
+#[path = "dat_common/mod.rs"]
+mod dat_common;
+
+use std::path::Path;
+use std::process::Command;
+
+use dat_common::*;
+
+fn report(tool: &str, args: &[&str]) -> String {
+    let exe = if tool == "ours" {
+        env!("CARGO_BIN_EXE_tracectl")
+    } else {
+        "trace-cmd"
+    };
+    let o = Command::new(exe).arg("report").args(args).output().unwrap();
+    assert!(
+        o.status.success(),
+        "{tool} report {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn same(args: &[&str]) -> usize {
+    let (theirs, ours) = (report("trace-cmd", args), report("ours", args));
+    let diff: Vec<_> = theirs
+        .lines()
+        .zip(ours.lines())
+        .filter(|(a, b)| a != b)
+        .take(5)
+        .collect();
+    assert!(
+        diff.is_empty() && theirs.lines().count() == ours.lines().count(),
+        "report {args:?}: {} vs {} lines; first differences (trace-cmd, ours): {diff:#?}",
+        theirs.lines().count(),
+        ours.lines().count()
+    );
+    theirs.lines().count()
+}
+
+#[test]
+fn instance_buffers_are_reported_like_trace_cmd() {
+    if let Some(why) = skip_reason() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let inst = format!("tctest{}", std::process::id());
+    let multi = dir.path().join("multi.dat");
+    tracecmd_record(
+        &multi,
+        &["-e", "sched_switch", "-B", &inst, "-e", "sched_waking"],
+    );
+    let multi_s = multi.to_str().unwrap();
+    let lines = same(&["-i", multi_s]);
+    let text = report("ours", &["-i", multi_s]);
+    assert!(
+        text.lines().any(|l| l.starts_with(&format!("{inst}: "))),
+        "instance lines are labelled: {text}"
+    );
+    assert!(lines > 3, "{text}");
+    assert!(
+        !Path::new("/sys/kernel/tracing/instances")
+            .join(&inst)
+            .exists(),
+        "trace-cmd removed its instance"
+    );
+    // Merged with a second, plain file: names are base names, the top buffer of each
+    // file is labelled by it.
+    let plain = dir.path().join("plain.dat");
+    tracecmd_record(&plain, &["-e", "sched_switch"]);
+    same(&["-i", multi_s, "-i", plain.to_str().unwrap()]);
+    same(&["-i", plain.to_str().unwrap(), "-i", multi_s]);
+}
+
+/// A file tracectl recorded with two targets reads the same in both tools.
+#[test]
+fn our_instance_recording_reports_like_trace_cmd() {
+    if let Some(why) = skip_reason() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let inst = format!("tctest-ours-{}", std::process::id());
+    let file = dir.path().join("ours.dat");
+    let o = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .args(["record", "-q", "-o", file.to_str().unwrap()])
+        .args(["-e", "sched_switch", "-B", &inst, "-e", "sched_waking"])
+        .args(["--", "sleep", "0.2"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines = same(&["-i", file.to_str().unwrap()]);
+    assert!(lines > 3);
+}
