@@ -88,7 +88,7 @@ fn parse_field(line: &str) -> Option<(String, FieldSpec)> {
         line[i..].split(';').next()?.trim().parse().ok()
     };
     let (offset, size, signed) = (num("offset:")?, num("size:")?, num("signed:")? != 0);
-    let last = decl.rsplit(|c: char| c == ' ' || c == '*').next()?;
+    let last = decl.rsplit([' ', '*']).next()?;
     let is_array = last.ends_with(']');
     let name = last.split('[').next()?.to_string();
     let kind = if decl.starts_with("__data_loc char") {

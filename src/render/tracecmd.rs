@@ -436,9 +436,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             col.push(b' ');
             col.extend_from_slice(name.as_bytes());
             col.extend_from_slice(b": ");
-            for _ in name.len()..20 {
-                col.push(b' ');
-            }
+            col.resize(col.len() + 20usize.saturating_sub(name.len()), b' ');
             let plugin = ev.and_then(|(sys, name)| plugins::resolve(self.catalog, id, sys, name));
             self.ids[i] = Some(IdInfo {
                 known: ev.is_some(),

@@ -563,7 +563,7 @@ fn parse_ull(s: &str) -> u64 {
     v
 }
 
-fn value<C: Catalog + ?Sized>(v: &Value, c: &C, rec: &Record, ctx: &FilterContext) -> u64 {
+fn value<C: Catalog + ?Sized>(v: &Value, c: &C, rec: &Record) -> u64 {
     match v {
         Value::Const(x) => *x,
         Value::Cpu => u64::from(rec.cpu),
@@ -578,7 +578,7 @@ fn value<C: Catalog + ?Sized>(v: &Value, c: &C, rec: &Record, ctx: &FilterContex
             }
         }
         Value::Arith(l, op, r) => {
-            let (l, r) = (value(l, c, rec, ctx), value(r, c, rec, ctx));
+            let (l, r) = (value(l, c, rec), value(r, c, rec));
             match op {
                 Arith::Add => l.wrapping_add(r),
                 Arith::Sub => l.wrapping_sub(r),
@@ -645,9 +645,9 @@ fn eval<C: Catalog + ?Sized>(e: &Expr, c: &C, rec: &Record, ctx: &FilterContext)
         Expr::And(l, r) => eval(l, c, rec, ctx) && eval(r, c, rec, ctx),
         Expr::Or(l, r) => eval(l, c, rec, ctx) || eval(r, c, rec, ctx),
         Expr::Not(x) => !eval(x, c, rec, ctx),
-        Expr::Truthy(v) => value(v, c, rec, ctx) != 0,
+        Expr::Truthy(v) => value(v, c, rec) != 0,
         Expr::Num(l, cmp, r) => {
-            let (l, r) = (value(l, c, rec, ctx), value(r, c, rec, ctx));
+            let (l, r) = (value(l, c, rec), value(r, c, rec));
             match cmp {
                 Cmp::Eq => l == r,
                 Cmp::Ne => l != r,
