@@ -96,3 +96,44 @@ fn our_instance_recording_reports_like_trace_cmd() {
     let lines = same(&["-i", file.to_str().unwrap()]);
     assert!(lines > 3);
 }
+
+/// `--ts-offset` shifts the file before it: the second file as trace-cmd shifts it; the
+/// first too (trace-cmd 3.1.6 silently ignores that one), checked against trace-cmd's
+/// unshifted text moved by the offset.
+#[test]
+fn ts_offset_binds_to_the_file_before_it() {
+    if let Some(why) = skip_reason() {
+        eprintln!("skipping: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.dat"), dir.path().join("b.dat"));
+    tracecmd_record(&a, &["-e", "sched_switch"]);
+    tracecmd_record(&b, &["-e", "sched_switch"]);
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    same(&["-i", a, "-i", b, "--ts-offset", "-3000000"]);
+    same(&["-i", b, "-i", a, "--ts-offset", "250000000"]);
+
+    let plain = report("trace-cmd", &["-i", a]);
+    let shifted = report("ours", &["-i", a, "--ts-offset", "1000000"]);
+    let moved: Vec<String> = plain
+        .lines()
+        .map(|l| match l.split_once("] ") {
+            Some((head, rest)) => {
+                let (ts, tail) = rest.split_once(':').unwrap();
+                let (s, us) = ts.trim().split_once('.').unwrap();
+                let t = s.parse::<u64>().unwrap() * 1_000_000 + us.parse::<u64>().unwrap() + 1000;
+                let text = format!("{}.{:06}", t / 1_000_000, t % 1_000_000);
+                format!("{head}] {text:>width$}:{tail}", width = ts.len())
+            }
+            None => l.to_string(),
+        })
+        .collect();
+    assert_eq!(shifted.lines().collect::<Vec<_>>(), moved);
+    let o = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .args(["report", "--ts-offset", "5", "-i", a])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("must come after"));
+}

@@ -56,9 +56,10 @@ pub struct Args {
     /// Print the kernel buffer statistics stored in the file
     #[arg(long = "stat")]
     pub stat: bool,
-    /// Add this many nanoseconds to every timestamp
+    /// Add this many nanoseconds to the timestamps of the -i file before it (repeatable,
+    /// one per file; it must follow an -i; unlike trace-cmd 3.1.6 it also shifts the first file)
     #[arg(long = "ts-offset", value_name = "NS", allow_hyphen_values = true)]
-    pub ts_offset: Option<i64>,
+    pub ts_offset: Vec<i64>,
     /// List the events whose formats the file holds (system:name)
     #[arg(short = 'E')]
     pub list_events: bool,
@@ -78,6 +79,38 @@ pub struct Args {
     /// evaluated (printed as field=value) and why
     #[arg(long = "verbose")]
     pub verbose: bool,
+}
+
+/// The `--ts-offset` of each input file: as in trace-cmd, an offset belongs to the `-i`
+/// before it (the last one given wins); one before any `-i` is an error. (trace-cmd 3.1.6
+/// ignores the offset of the first file when it is the only one; here it applies.)
+/// A file given without `-i` (positional) takes the offsets wherever they stand.
+fn ts_offsets(
+    args: &[OsString],
+    values: &[i64],
+    files: usize,
+    positional: bool,
+) -> anyhow::Result<Vec<i64>> {
+    let mut out = vec![0; files];
+    let mut seen_i = usize::from(positional);
+    let mut next = 0;
+    for a in args.iter().map(|a| a.to_string_lossy()) {
+        if a == "--" {
+            break;
+        }
+        if a == "-i" || (a.starts_with("-i") && !a.starts_with("--")) {
+            seen_i += 1;
+        } else if a == "--ts-offset" || a.starts_with("--ts-offset=") {
+            if seen_i == 0 {
+                bail!("--ts-offset must come after the -i file it shifts");
+            }
+            if let (Some(v), Some(slot)) = (values.get(next), out.get_mut(seen_i - 1)) {
+                *slot = *v;
+            }
+            next += 1;
+        }
+    }
+    Ok(out)
 }
 
 /// Which -F filters come after -v: trace-cmd makes every -F after the flag a negative one,
@@ -270,6 +303,12 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             &mut out,
         );
     }
+    let offsets = ts_offsets(
+        &raw_args,
+        &args.ts_offset,
+        dats.len(),
+        args.input.is_empty(),
+    )?;
     let mut inputs = Vec::new();
     // Buffer instances come after every file's top buffer, as trace-cmd orders them (ties
     // in time go to the earlier input).
@@ -318,7 +357,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
                 style,
                 cmdlines: cmdlines.clone(),
                 cpus: dat.nr_cpus() as usize,
-                ts_offset: args.ts_offset.unwrap_or(0),
+                ts_offset: offsets.get(file_index).copied().unwrap_or(0),
                 filter,
                 source: Box::new(source),
             };
