@@ -181,6 +181,12 @@ fn mixed_recording_matches_trace_cmd() {
         same += s;
         total += t;
     }
+    // Raw mode: every field as `name=value`, with libtraceevent's way of borrowing the
+    // print fmt's conversion for a field (and of giving up after the last one).
+    let (s, t) = compare("mixed -R", &["-R", "-i", v7.to_str().unwrap()]);
+    assert_eq!(s, t, "-R output differs from trace-cmd report -R");
+    same += s;
+    total += t;
     assert!(total > 1000, "only {total} lines recorded");
     let rate = same as f64 / total as f64;
     assert!(

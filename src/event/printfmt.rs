@@ -1036,7 +1036,15 @@ impl Schema {
                 }
             }
         }
-        let mut start = 0;
+        // Where the search for the next field's conversion starts. libtraceevent walks a
+        // list of pieces and continues after the last match; when that match was the very
+        // last piece (no literal text after it), the list pointer becomes NULL and every
+        // later field prints raw.
+        let ends_with_conv = matches!(
+            kind,
+            Kind::Printf { segs, .. } if matches!(segs.last(), Some(Seg::Conv(_)))
+        );
+        let mut start = Some(0);
         for (i, f) in self.fields.iter().enumerate() {
             if f.name.starts_with("common_") {
                 continue;
@@ -1045,12 +1053,11 @@ impl Schema {
             out.extend_from_slice(f.name.as_bytes());
             out.push(b'=');
             let is_array = !matches!(f.kind, FieldKind::Scalar | FieldKind::Pointer);
-            let found = if is_array || convs.is_empty() {
-                None
-            } else {
-                (0..convs.len())
+            let found = match start {
+                Some(start) if !is_array && !convs.is_empty() => (0..convs.len())
                     .map(|k| (start + k) % convs.len())
-                    .find(|&k| convs[k].0 == Some(i))
+                    .find(|&k| convs[k].0 == Some(i)),
+                _ => None,
             };
             if let Some(k) = found {
                 let (_, spec, has_0x, arg) = &convs[k];
@@ -1059,7 +1066,7 @@ impl Schema {
                     out.extend_from_slice(b"0x");
                 }
                 if cx.conv(spec, arg, out).is_ok() {
-                    start = k + 1;
+                    start = (k + 1 < convs.len() || !ends_with_conv).then_some(k + 1);
                     continue;
                 }
                 out.truncate(mark);
