@@ -270,6 +270,29 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     let negated = negated_filters(&raw_args, args.filter.len());
     let first_negated = args.filter.len() - negated;
 
+    // A latency tracer's recording holds the kernel's text, which is printed as it is
+    // after the `cpus=` line (trace-cmd does the same; it cannot be merged with others).
+    if let Some(i) = dats.iter().position(|d| {
+        matches!(
+            d.buffers().first().map(|b| &b.data),
+            Some(tracectl::dat::BufferData::Latency { .. })
+        )
+    }) {
+        if dats.len() > 1 {
+            bail!(
+                "{} is a latency trace (text), which cannot be merged with other files; report it alone",
+                files[i].display()
+            );
+        }
+        let text = dats[i]
+            .latency_text(0)
+            .with_context(|| format!("reading the latency text of {}", files[i].display()))?;
+        write!(out, "cpus={}\n", dats[i].nr_cpus())?;
+        out.write_all(&text)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+        return Ok(0);
+    }
     let catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::from_dat).collect();
     if !args.quiet {
         for (c, f) in catalogs.iter().zip(&files) {
