@@ -81,7 +81,7 @@ fn big_endian_files_round_trip_in_every_format() {
         assert_eq!(d.nr_cpus(), 2);
         assert_eq!(d.options().uname.as_deref(), Some("Linux s390 6.18 s390x"));
         assert_eq!(d.ts_adjust().offset_ns, -5000);
-        assert_eq!(d.ts_adjust().apply(10_000), 5_000);
+        assert_eq!(d.ts_adjust().apply(10_000, 0), 5_000);
         assert_eq!(d.long_size(), 8);
         let names: Vec<_> = d
             .buffers()
@@ -166,7 +166,7 @@ fn v6_latency_file_with_unknown_option_and_adjustments() {
     assert_eq!(adj.offset_ns, 16_000 + 7);
     assert_eq!(adj.tsc2nsec, Some((3, 1, 100)));
     // (1100 - 100) * 3 >> 1 = 1500, plus 16007.
-    assert_eq!(adj.apply(1100), 17_507);
+    assert_eq!(adj.apply(1100, 0), 17_507);
     assert_eq!(d.options().trace_clock.as_deref(), Some("[x86-tsc] local"));
 }
 

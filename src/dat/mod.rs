@@ -27,7 +27,7 @@ mod writer;
 
 pub use compress::Compression;
 pub use error::{DatError, DatErrorKind};
-pub use options::{opt, DatOption, Options};
+pub use options::{opt, DatOption, Options, ShiftSample, TimeShift};
 pub use pages::CpuPages;
 pub use reader::{
     selected_clock, Buffer, BufferData, CpuData, DatFile, FileHeader, TsAdjust, MAGIC,

@@ -125,6 +125,8 @@ pub struct Options {
     pub trace_id: Option<u64>,
     /// TSC2NSEC `(mult, shift, offset)`.
     pub tsc2nsec: Option<(u32, u32, u64)>,
+    /// TIME_SHIFT: a guest's clock offsets against its host.
+    pub time_shift: Option<std::sync::Arc<TimeShift>>,
     /// PROCMAPS text.
     pub procmaps: Option<String>,
     /// HOOK texts.
@@ -200,6 +202,16 @@ impl Options {
             opt::TSC2NSEC if d.len() >= 16 => {
                 self.tsc2nsec = Some((num_u32(d, be), num_u32(&d[4..], be), num_u64(&d[8..], be)))
             }
+            opt::TIME_SHIFT if d.len() >= 16 => match TimeShift::parse(d, be) {
+                Some(t) => self.time_shift = Some(std::sync::Arc::new(t)),
+                None => {
+                    warn = Some(format!(
+                        "TIME_SHIFT option at offset {} is truncated ({} bytes); timestamps are not shifted",
+                        o.offset,
+                        d.len()
+                    ))
+                }
+            },
             opt::CPUCOUNT | opt::TRACEID | opt::TSC2NSEC => {
                 warn = Some(format!(
                     "{} option at offset {} has only {} bytes; ignored",
@@ -267,5 +279,136 @@ mod tests {
             false,
         );
         assert_eq!(o.date_offset_ns, Some(1_000_000));
+    }
+}
+
+/// One clock offset sample of a guest CPU: at host-side `time`, guest time plus `offset`
+/// (after scaling by `scaling >> fraction`) is host time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShiftSample {
+    /// When the offset was measured.
+    pub time: i64,
+    /// Nanoseconds to add.
+    pub offset: i64,
+    /// Multiplier of the guest timestamp.
+    pub scaling: i64,
+    /// Right shift after scaling.
+    pub fraction: i64,
+}
+
+/// The TIME_SHIFT option: per-CPU offset samples of a guest trace against its host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeShift {
+    /// The host trace this guest trace belongs to.
+    pub peer_trace_id: u64,
+    /// Protocol flags; bit 0: interpolate between samples.
+    pub flags: u32,
+    /// Samples per CPU, sorted by time, one per distinct time.
+    pub cpus: Vec<Vec<ShiftSample>>,
+}
+
+impl TimeShift {
+    /// Layout: trace id (8), flags (4), CPU count (4), then per CPU a sample count (4)
+    /// and that many times, offsets and scalings (8 each), then optionally per CPU that
+    /// many fraction bits (8 each). None when the data is short.
+    pub fn parse(d: &[u8], be: bool) -> Option<TimeShift> {
+        let pos = std::cell::Cell::new(0usize);
+        let take = |n: usize| -> Option<u64> {
+            let at = pos.get();
+            let b = d.get(at..at.checked_add(n)?)?;
+            pos.set(at + n);
+            Some(if n == 4 {
+                u64::from(num_u32(b, be))
+            } else {
+                num_u64(b, be)
+            })
+        };
+        let peer_trace_id = take(8)?;
+        let flags = take(4)? as u32;
+        let ncpu = take(4)? as usize;
+        let mut cpus = Vec::with_capacity(ncpu.min(4096));
+        for _ in 0..ncpu {
+            let n = take(4)? as usize;
+            if n > d.len() / 24 + 1 {
+                return None;
+            }
+            let mut s = vec![
+                ShiftSample {
+                    time: 0,
+                    offset: 0,
+                    scaling: 0,
+                    fraction: 0
+                };
+                n
+            ];
+            for x in s.iter_mut() {
+                x.time = take(8)? as i64;
+            }
+            for x in s.iter_mut() {
+                x.offset = take(8)? as i64;
+            }
+            for x in s.iter_mut() {
+                x.scaling = take(8)? as i64;
+            }
+            cpus.push(s);
+        }
+        if pos.get() < d.len() {
+            for s in cpus.iter_mut() {
+                for x in s.iter_mut() {
+                    x.fraction = take(8)? as i64;
+                }
+            }
+        }
+        for s in cpus.iter_mut() {
+            s.sort_by_key(|x| x.time);
+            s.dedup_by_key(|x| x.time);
+        }
+        Some(TimeShift {
+            peer_trace_id,
+            flags,
+            cpus,
+        })
+    }
+
+    /// The host time of guest timestamp `ts` recorded on `cpu`, as trace-cmd computes it:
+    /// one sample adds its offset; otherwise the two samples around `ts` (the first or
+    /// last two outside the range) give the offset, interpolated when flag bit 0 is set,
+    /// and the timestamp is scaled first.
+    pub fn apply(&self, ts: u64, cpu: u32) -> u64 {
+        let Some(s) = self.cpus.get(cpu as usize) else {
+            return ts;
+        };
+        let n = s.len();
+        match n {
+            0 => return ts,
+            1 => return ts.wrapping_add(s[0].offset as u64),
+            _ => {}
+        }
+        let (lo, hi) = if ts <= s[0].time as u64 {
+            (0, 1)
+        } else if ts >= s[n - 1].time as u64 {
+            (n - 2, n - 1)
+        } else {
+            // The last sample at or below ts; ts lies strictly inside the range here.
+            let i = s.partition_point(|x| x.time as u64 <= ts) - 1;
+            (i, i + 1)
+        };
+        let (min, max) = (&s[lo], &s[hi]);
+        let cor = if self.flags & 1 != 0 {
+            let delta = max.time.wrapping_sub(min.time);
+            let off = (ts as i64)
+                .wrapping_sub(min.time)
+                .wrapping_mul(max.offset.wrapping_sub(min.offset));
+            if delta == 0 {
+                min.offset
+            } else {
+                min.offset
+                    .wrapping_add(off.wrapping_add(delta / 2).wrapping_div(delta))
+            }
+        } else {
+            min.offset
+        };
+        let scaled = ts.wrapping_mul(min.scaling as u64) >> (min.fraction as u64).min(63);
+        scaled.wrapping_add(cor as u64)
     }
 }

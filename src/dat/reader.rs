@@ -896,24 +896,31 @@ impl DatFile {
                 .unwrap_or(0)
                 .wrapping_add(self.options.ts_offset.unwrap_or(0)),
             tsc2nsec: self.options.tsc2nsec,
+            time_shift: self.options.time_shift.clone(),
         }
     }
 }
 
 /// Timestamp adjustments recorded in the file.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TsAdjust {
     /// Nanoseconds added to every timestamp (DATE, converted from µs, plus OFFSET).
     pub offset_ns: i64,
     /// TSC to ns conversion `(mult, shift, offset)` (TSC2NSEC option).
     pub tsc2nsec: Option<(u32, u32, u64)>,
+    /// A guest trace's offsets against its host (TIME_SHIFT option).
+    pub time_shift: Option<std::sync::Arc<super::TimeShift>>,
 }
 
 impl TsAdjust {
-    /// The displayed timestamp for a stored one, as trace-cmd computes it: TSC conversion
-    /// first (`(ts - offset) * mult >> shift`), then the offset.
-    pub fn apply(&self, ts: u64) -> u64 {
-        let mut t = ts;
+    /// The displayed timestamp for a stored one of `cpu`, as trace-cmd computes it: the
+    /// guest-to-host shift first, then the TSC conversion (`(ts - offset) * mult >>
+    /// shift`), then the offset.
+    pub fn apply(&self, ts: u64, cpu: u32) -> u64 {
+        let mut t = match &self.time_shift {
+            Some(s) => s.apply(ts, cpu),
+            None => ts,
+        };
         if let Some((mult, shift, off)) = self.tsc2nsec {
             if mult != 0 {
                 t = ((t.wrapping_sub(off) as u128 * mult as u128) >> shift.min(127)) as u64;
@@ -924,7 +931,7 @@ impl TsAdjust {
 
     /// Whether anything changes timestamps.
     pub fn is_identity(&self) -> bool {
-        self.offset_ns == 0 && self.tsc2nsec.is_none()
+        self.offset_ns == 0 && self.tsc2nsec.is_none() && self.time_shift.is_none()
     }
 }
 

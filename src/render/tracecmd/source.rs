@@ -149,7 +149,7 @@ impl CpuCursor {
                                 let ts = if adjust.is_identity() {
                                     r.ts
                                 } else {
-                                    adjust.apply(r.ts)
+                                    adjust.apply(r.ts, self.cpu)
                                 };
                                 let off = (r.data.as_ptr() as usize - base) as u32;
                                 self.items.push(Item {
