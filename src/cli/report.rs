@@ -287,7 +287,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         let text = dats[i]
             .latency_text(0)
             .with_context(|| format!("reading the latency text of {}", files[i].display()))?;
-        write!(out, "cpus={}\n", dats[i].nr_cpus())?;
+        writeln!(out, "cpus={}", dats[i].nr_cpus())?;
         out.write_all(&text)?;
         out.write_all(b"\n")?;
         out.flush()?;
