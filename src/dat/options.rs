@@ -389,8 +389,12 @@ impl TimeShift {
         } else if ts >= s[n - 1].time as u64 {
             (n - 2, n - 1)
         } else {
-            // The last sample at or below ts; ts lies strictly inside the range here.
-            let i = s.partition_point(|x| x.time as u64 <= ts) - 1;
+            // The last sample at or below ts; ts lies strictly inside the range here (the
+            // clamp only matters for times that are negative as signed numbers).
+            let i = s
+                .partition_point(|x| x.time as u64 <= ts)
+                .saturating_sub(1)
+                .min(n - 2);
             (i, i + 1)
         };
         let (min, max) = (&s[lo], &s[hi]);
@@ -410,5 +414,43 @@ impl TimeShift {
         };
         let scaled = ts.wrapping_mul(min.scaling as u64) >> (min.fraction as u64).min(63);
         scaled.wrapping_add(cor as u64)
+    }
+}
+
+#[cfg(test)]
+mod time_shift_tests {
+    use super::{ShiftSample, TimeShift};
+
+    fn shift(flags: u32, samples: &[(i64, i64)]) -> TimeShift {
+        TimeShift {
+            peer_trace_id: 0,
+            flags,
+            cpus: vec![samples
+                .iter()
+                .map(|&(time, offset)| ShiftSample {
+                    time,
+                    offset,
+                    scaling: 1,
+                    fraction: 0,
+                })
+                .collect()],
+        }
+    }
+
+    #[test]
+    fn odd_samples_never_panic() {
+        let t = shift(1, &[(-5, 10), (-1, 20), (3, 30)]);
+        for ts in [0, 1, 2, 3, 4, u64::MAX, u64::MAX - 3] {
+            let _ = t.apply(ts, 0);
+        }
+        assert_eq!(t.apply(7, 9), 7, "a CPU without samples is left alone");
+        assert_eq!(shift(0, &[]).apply(7, 0), 7);
+        assert!(TimeShift::parse(&[0; 15], false).is_none());
+        let mut huge = vec![0u8; 16];
+        huge[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(
+            TimeShift::parse(&huge, false).is_none(),
+            "CPU count past the data"
+        );
     }
 }
