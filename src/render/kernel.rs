@@ -444,7 +444,7 @@ fn digits(tmp: &mut [u8; 20], mut v: u64) -> usize {
 
 /// `v` right-aligned in `width` (spaces already in `b`) at `at`; returns the end.
 #[inline]
-fn put_right(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
+pub(crate) fn put_right(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
     let mut tmp = [0u8; 20];
     let s = digits(&mut tmp, v);
     let n = 20 - s;
@@ -455,7 +455,7 @@ fn put_right(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
 
 /// `v` zero-padded to `width` at `at`; returns the end.
 #[inline]
-fn put_zero(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
+pub(crate) fn put_zero(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
     let mut tmp = [0u8; 20];
     let s = digits(&mut tmp, v);
     let n = 20 - s;
@@ -467,7 +467,7 @@ fn put_zero(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
 
 /// Signed `v` at `at`, left-aligned; returns the end.
 #[inline]
-fn put_i64(b: &mut [u8], mut at: usize, v: i64) -> usize {
+pub(crate) fn put_i64(b: &mut [u8], mut at: usize, v: i64) -> usize {
     if v < 0 {
         b[at] = b'-';
         at += 1;

@@ -480,6 +480,38 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             let (b, i) = digits(u64::from(rec.cpu));
             pad_left(out, &b[i..], 3);
             self.write_latency(out, rec);
+        } else if comm.len() <= 64 {
+            // `%16s-%-5d [%03d]` and the time, built in a stack buffer and copied once.
+            use super::kernel::{put_i64, put_right, put_zero};
+            let c = comm.as_bytes();
+            let mut b = [b' '; 160];
+            let mut i = 16usize.saturating_sub(c.len());
+            b[i..i + c.len()].copy_from_slice(c);
+            i += c.len();
+            b[i] = b'-';
+            let start = i + 1;
+            i = put_i64(&mut b, start, i64::from(pid)).max(start + 5);
+            b[i..i + 2].copy_from_slice(b" [");
+            i = put_zero(&mut b, i + 2, u64::from(rec.cpu), 3);
+            b[i] = b']';
+            i += 1;
+            match self.style.time {
+                TimeFormat::Usecs => {
+                    let us = rec.ts.saturating_add(500) / 1000;
+                    i = put_right(&mut b, i + 1, us / 1_000_000, 5);
+                    b[i] = b'.';
+                    i = put_zero(&mut b, i + 1, us % 1_000_000, 6);
+                }
+                TimeFormat::Nsecs => {
+                    i = put_right(&mut b, i + 1, rec.ts / 1_000_000_000, 5);
+                    b[i] = b'.';
+                    i = put_zero(&mut b, i + 1, rec.ts % 1_000_000_000, 9);
+                }
+                TimeFormat::Raw => i = put_right(&mut b, i, rec.ts, 12),
+            }
+            b[i] = b':';
+            out.extend_from_slice(&b[..i + 1]);
+            return;
         } else {
             pad_left(out, comm.as_bytes(), 16);
             out.push(b'-');
