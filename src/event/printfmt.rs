@@ -2388,11 +2388,15 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
         prec = n as i64;
     }
     width -= prec;
-    if !zero && !spec.left {
-        while width > 0 {
-            out.push(b' ');
-            width -= 1;
+    // Runs of one byte are written with `resize` (a fill), not a push per byte.
+    let fill = |out: &mut Vec<u8>, count: i64, c: u8| {
+        if count > 0 {
+            out.resize(out.len() + count as usize, c);
         }
+    };
+    if !zero && !spec.left {
+        fill(out, width, b' ');
+        width = width.min(0);
     }
     if sign != 0 {
         out.push(sign);
@@ -2406,22 +2410,13 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
         }
     }
     if !spec.left {
-        let c = if zero { b'0' } else { b' ' };
-        while width > 0 {
-            out.push(c);
-            width -= 1;
-        }
+        fill(out, width, if zero { b'0' } else { b' ' });
+        width = width.min(0);
     }
-    while prec > n as i64 {
-        out.push(b'0');
-        prec -= 1;
-    }
+    fill(out, prec - n as i64, b'0');
     tmp[..n].reverse();
     out.extend_from_slice(&tmp[..n]);
-    while width > 0 {
-        out.push(b' ');
-        width -= 1;
-    }
+    fill(out, width, b' ');
 }
 
 /// Two-digit pairs "00".."99": one division per two digits.
