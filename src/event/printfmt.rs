@@ -2367,20 +2367,39 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
     }
     let mut tmp = [0u8; 24];
     let mut n = 0;
-    loop {
-        let d = (num % base) as u8;
-        tmp[n] = if d < 10 {
-            b'0' + d
-        } else if upper {
-            b'A' + d - 10
-        } else {
-            b'a' + d - 10
-        };
-        n += 1;
-        num /= base;
-        if num == 0 {
-            break;
-        }
+    // Least significant digit first. Each base gets its own loop so that the compiler
+    // turns the division into shifts or a multiplication (a division by a variable base
+    // costs tens of cycles per digit).
+    let hex: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    match base {
+        16 => loop {
+            tmp[n] = hex[(num & 15) as usize];
+            n += 1;
+            num >>= 4;
+            if num == 0 {
+                break;
+            }
+        },
+        8 => loop {
+            tmp[n] = b'0' + (num & 7) as u8;
+            n += 1;
+            num >>= 3;
+            if num == 0 {
+                break;
+            }
+        },
+        _ => loop {
+            tmp[n] = b'0' + (num % 10) as u8;
+            n += 1;
+            num /= 10;
+            if num == 0 {
+                break;
+            }
+        },
     }
     let zero = spec.zero && !spec.left;
     let mut prec = spec.prec.max(0) as i64;
