@@ -1660,7 +1660,10 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     if flags == 0 {
                         break;
                     }
+                    // A known value came from an entry whose label is a string, so a
+                    // non-matching entry is skipped without reading its label.
                     let (mask, label) = match mask {
+                        Some(m) if flags & m != m => continue,
                         Some(m) => (m, table_label(ent)?),
                         None => self.table_entry(ent)?,
                     };
@@ -1689,8 +1692,16 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     v &= long_mask;
                 }
                 let values = self.table_values(&args[1..])?;
+                let sym_mask = |m: u64| {
+                    if name == "__print_symbolic" {
+                        m & long_mask
+                    } else {
+                        m
+                    }
+                };
                 for (ent, &mask) in args[1..].iter().zip(values.iter()) {
                     let (mask, label) = match mask {
+                        Some(m) if sym_mask(m) != v => continue,
                         Some(m) => (m, table_label(ent)?),
                         None => self.table_entry(ent)?,
                     };
