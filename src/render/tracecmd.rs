@@ -222,6 +222,9 @@ struct CommTable {
     list: Vec<(i32, Box<str>)>,
     /// The sorted array, once a lookup has built it.
     array: Option<Vec<(i32, Box<str>)>>,
+    /// The last lookup (pid, index found): consecutive records mostly share a pid.
+    /// Cleared whenever the array changes.
+    last: std::cell::Cell<Option<(i32, Option<usize>)>>,
 }
 
 impl CommTable {
@@ -288,6 +291,7 @@ impl Cmdlines {
                 }
                 let at = array.partition_point(|e| e.0 < pid);
                 array.insert(at, (pid, comm.into()));
+                t.last.set(None);
             }
         }
     }
@@ -299,10 +303,20 @@ impl Cmdlines {
         if pid == 0 {
             return std::cell::Ref::map(self.inner.borrow(), |_| IDLE);
         }
-        self.inner.borrow_mut().build();
+        if self.inner.borrow().array.is_none() {
+            self.inner.borrow_mut().build();
+        }
         std::cell::Ref::map(self.inner.borrow(), |t| {
             let array = t.array.as_deref().unwrap_or(&[]);
-            CommTable::search(array, pid).map_or(UNKNOWN, |i| &*array[i].1)
+            let found = match t.last.get() {
+                Some((p, i)) if p == pid => i,
+                _ => {
+                    let i = CommTable::search(array, pid);
+                    t.last.set(Some((pid, i)));
+                    i
+                }
+            };
+            found.map_or(UNKNOWN, |i| &*array[i].1)
         })
     }
 }
