@@ -236,8 +236,13 @@ enum Kind {
 enum Piece {
     /// The literal text of `segs[i]`.
     Lit(usize),
-    /// An integer conversion of a scalar or pointer field.
-    Int { field: usize, spec: Spec },
+    /// An integer conversion of a scalar or pointer field, possibly cast to another
+    /// integer type first (`(unsigned long)(REC->dfd)`): (pointer, signed, size) of it.
+    Int {
+        field: usize,
+        spec: Spec,
+        cast: Option<(bool, bool, u8)>,
+    },
     /// A `%p` conversion of a pointer field, or of a scalar field cast to a pointer
     /// (`cast`: the value is then truncated to the kernel's long).
     Ptr {
@@ -253,8 +258,35 @@ enum Piece {
         index: usize,
         spec: Spec,
     },
+    /// An integer conversion of `REC->field OP constant`, possibly cast (`MAJOR(dev)` is
+    /// `(unsigned int) ((REC->dev) >> 20)`): the evaluator's own `binary` and `cast` on
+    /// the field's value, without walking the tree.
+    FieldOp {
+        field: usize,
+        op: &'static str,
+        constant: Expr,
+        cast: Option<CType>,
+        spec: Spec,
+    },
     /// Any other conversion: argument `arg` through the general evaluator.
     General { spec: Spec, arg: usize },
+}
+
+/// `REC->field OP constant` with an arithmetic or bit operator, as (field, op, constant).
+fn field_op(e: &Expr, scalar: impl Fn(usize) -> bool) -> Option<(usize, &'static str, Expr)> {
+    let Expr::Binary(op, a, b) = e else {
+        return None;
+    };
+    let ok_op = matches!(
+        *op,
+        ">>" | "<<" | "&" | "|" | "^" | "+" | "-" | "*" | "/" | "%"
+    );
+    match (&**a, &**b) {
+        (Expr::Field(f), c @ (Expr::Num(_) | Expr::Const(..))) if ok_op && scalar(*f) => {
+            Some((*f, *op, c.clone()))
+        }
+        _ => None,
+    }
 }
 
 /// The plan of a print fmt, or None when it has `*` widths or precisions.
@@ -313,8 +345,42 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                     spec,
                 }
             }
-            (c, Expr::Field(f)) if c != b's' && c != b'p' && scalar(*f) => {
-                Piece::Int { field: *f, spec }
+            (c, Expr::Field(f)) if c != b's' && c != b'p' && scalar(*f) => Piece::Int {
+                field: *f,
+                spec,
+                cast: None,
+            },
+            (c, Expr::Cast(ty, x))
+                if c != b's' && c != b'p' && matches!(**x, Expr::Field(f) if scalar(f)) =>
+            {
+                let Expr::Field(f) = **x else {
+                    return None;
+                };
+                Piece::Int {
+                    field: f,
+                    spec,
+                    cast: Some((ty.pointer, ty.signed, ty.size)),
+                }
+            }
+            (c, e) if c != b's' && c != b'p' && field_op(e, scalar).is_some() => {
+                let (field, op, constant) = field_op(e, scalar)?;
+                Piece::FieldOp {
+                    field,
+                    op,
+                    constant,
+                    cast: None,
+                    spec,
+                }
+            }
+            (c, Expr::Cast(ty, x)) if c != b's' && c != b'p' && field_op(x, scalar).is_some() => {
+                let (field, op, constant) = field_op(x, scalar)?;
+                Piece::FieldOp {
+                    field,
+                    op,
+                    constant,
+                    cast: Some(*ty),
+                    spec,
+                }
             }
             (c, Expr::Index(a, i)) if c != b's' && c != b'p' => match (&**a, &**i) {
                 (Expr::Field(f), Expr::Num(n) | Expr::Const(n, ..))
@@ -1255,8 +1321,14 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         out.extend_from_slice(b);
                     }
                 }
-                Piece::Int { field, spec } => {
-                    let v = self.field_int(*field)?;
+                Piece::Int { field, spec, cast } => {
+                    let mut v = self.field_int(*field)?;
+                    // As `Ctx::cast` converts an integer.
+                    match *cast {
+                        Some((true, _, _)) => v = norm_value(v, false, self.long()),
+                        Some((false, signed, size)) if size != 0 => v = norm_value(v, signed, size),
+                        _ => {}
+                    }
                     self.int_conv(spec, v, out);
                 }
                 Piece::Ptr { field, cast, spec } => {
@@ -1295,6 +1367,24 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         norm_value(raw, false, el as u8)
                     };
                     self.int_conv(spec, v, out);
+                }
+                Piece::FieldOp {
+                    field,
+                    op,
+                    constant,
+                    cast,
+                    spec,
+                } => {
+                    // The same steps as `eval` of `Binary` (and of `Cast` around it).
+                    let c = self.eval(constant)?;
+                    let mut v = binary(op, self.field(*field)?, c)?;
+                    if let Some(ty) = cast {
+                        v = self.cast(ty, v);
+                    }
+                    match v {
+                        Val::Int { v, .. } => self.int_conv(spec, v, out),
+                        _ => return Err("a string used as a number".into()),
+                    }
                 }
                 Piece::General { spec, arg } => self.conv(spec, &args[*arg], out)?,
             }
