@@ -124,6 +124,7 @@ fn main() {
     let printk = PrintkFormats::parse(&t.read_string("printk_formats").unwrap());
     let env = PrintEnv {
         kallsyms: Some(&kallsyms),
+        functions: None,
         printk: Some(&printk),
         big_endian: layout.big_endian,
         long_size: registry.long_size(),

@@ -26,6 +26,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod bytes;
 pub mod dat;
 pub mod event;
 pub mod perf;

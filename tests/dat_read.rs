@@ -75,7 +75,10 @@ fn check_instances(args: &[&str]) {
     }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("t.dat");
-    let inst = format!("dat-read-{}", std::process::id());
+    // One name per call: the v6 and v7 tests run at the same time.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let inst = format!("dat-read-{}-{n}", std::process::id());
     let mut a = vec![
         "-e",
         "sched_switch",

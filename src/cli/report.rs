@@ -5,12 +5,12 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
-use tracectl::dat::DatFile;
+use tracectl::dat::{DatError, DatFile};
 use tracectl::event::{PrintEnv, PrintStyle, Record};
 use tracectl::render::tracecmd::{
     parse_cpu_list, write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter,
-    FilterContext, RecordSource, ReportError, ReportInput, ReportOptions, TimeFormat,
-    TraceCmdStyle,
+    FilterContext, RecordSource, ReportError, ReportInput, ReportOptions, ThreadedSource,
+    TimeFormat, TraceCmdStyle,
 };
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 
@@ -190,7 +190,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     }
 
     if args.first_event || args.last_event || args.cpus {
-        for (dat, f) in dats.iter().zip(&files) {
+        for (dat, f) in dats.iter().zip(files) {
             let clock = clock_of(dat);
             let time =
                 TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs);
@@ -266,9 +266,6 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         }
         Some(v)
     };
-    let raw_args: Vec<OsString> = std::env::args_os().collect();
-    let negated = negated_filters(&raw_args, args.filter.len());
-    let first_negated = args.filter.len() - negated;
 
     // A latency tracer's recording holds the kernel's text, which is printed as it is
     // after the `cpus=` line (trace-cmd does the same; it cannot be merged with others).
@@ -293,18 +290,37 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         out.flush()?;
         return Ok(0);
     }
-    let catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::from_dat).collect();
-    if !args.quiet {
-        for (c, f) in catalogs.iter().zip(&files) {
-            for (sys, e) in &c.format_errors {
-                eprintln!(
-                    "tracectl: warning: {}: event format of system {sys} not understood: {e}",
-                    f.display()
-                );
-            }
-        }
-    }
+    std::thread::scope(|scope| report_dats(scope, &args, &files, &dats, cpus, &mut out))
+}
+
+/// The report proper (`--json`, `--style kernel` or trace-cmd's text) of opened files.
+fn report_dats<'s>(
+    scope: &'s std::thread::Scope<'s, '_>,
+    args: &Args,
+    files: &[PathBuf],
+    dats: &'s [DatFile],
+    cpus: Option<Vec<u32>>,
+    out: &mut dyn Write,
+) -> Result<i32> {
+    let raw_args: Vec<OsString> = std::env::args_os().collect();
+    let negated = negated_filters(&raw_args, args.filter.len());
+    let first_negated = args.filter.len() - negated;
+    // trace-cmd's text: every buffer's pages are decompressed and merged on threads of
+    // their own, which start now, while the formats and symbol tables are read.
+    let text_style = !args.json && args.style == "trace-cmd";
+    let mut early: Vec<Vec<Option<Result<ThreadedSource, DatError>>>> = dats
+        .iter()
+        .map(|dat| {
+            (0..if text_style { dat.buffers().len() } else { 0 })
+                .map(|b| Some(DatSource::open(dat, b).map(|s| ThreadedSource::spawn(scope, s))))
+                .collect()
+        })
+        .collect();
+    let mut catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::from_dat).collect();
     if args.json || args.style != "trace-cmd" {
+        for (c, dat) in catalogs.iter_mut().zip(dats) {
+            c.load_kallsyms(dat);
+        }
         if args.style != "trace-cmd" && args.style != "kernel" {
             bail!("unknown --style '{}': use trace-cmd or kernel", args.style);
         }
@@ -323,7 +339,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             &filter,
             cpus.as_deref(),
             args.json,
-            &mut out,
+            out,
         );
     }
     let offsets = ts_offsets(
@@ -336,7 +352,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     // Buffer instances come after every file's top buffer, as trace-cmd orders them (ties
     // in time go to the earlier input).
     let mut instance_inputs = Vec::new();
-    for (file_index, ((dat, f), catalog)) in dats.iter().zip(&files).zip(&catalogs).enumerate() {
+    for (file_index, ((dat, f), catalog)) in dats.iter().zip(files).zip(&catalogs).enumerate() {
         if dat.buffers().is_empty() {
             bail!("{} holds no trace data (no flyrecord buffer)", f.display());
         }
@@ -361,13 +377,16 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
                     )
                 })?;
             }
-            let source = DatSource::open(dat, b).with_context(|| {
-                format!(
-                    "reading the trace data of {} (buffer {:?})",
-                    f.display(),
-                    buffer.name
-                )
-            })?;
+            let source = early[file_index][b]
+                .take()
+                .unwrap_or_else(|| DatSource::open(dat, b).map(|s| ThreadedSource::spawn(scope, s)))
+                .with_context(|| {
+                    format!(
+                        "reading the trace data of {} (buffer {:?})",
+                        f.display(),
+                        buffer.name
+                    )
+                })?;
             // trace-cmd labels a file by its base name.
             let base = f
                 .file_name()
@@ -393,9 +412,20 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     }
     inputs.extend(instance_inputs);
     let opts = ReportOptions { cpus };
-    let res = write_report(inputs, &opts, &mut out);
+    let res = write_report(inputs, &opts, out);
+    // Formats are parsed as their events are met: the ones that failed are known now.
+    if !args.quiet {
+        for (c, f) in catalogs.iter().zip(files) {
+            for (sys, e) in c.format_errors() {
+                eprintln!(
+                    "tracectl: warning: {}: event format of system {sys} not understood: {e}",
+                    f.display()
+                );
+            }
+        }
+    }
     if args.verbose {
-        for (c, f) in catalogs.iter().zip(&files) {
+        for (c, f) in catalogs.iter().zip(files) {
             for (event, why, n) in c.registry().fallback_report() {
                 eprintln!(
                     "tracectl: {}: {event}: {n} records printed as fields: {why}",

@@ -319,6 +319,7 @@ impl EventText {
         };
         let env = PrintEnv {
             kallsyms: self.kallsyms.as_ref(),
+            functions: None,
             printk: self.printk.as_ref(),
             big_endian: self.big_endian,
             long_size: reg.long_size(),

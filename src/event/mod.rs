@@ -42,21 +42,34 @@ mod printer;
 mod printfmt;
 mod record;
 mod registry;
-mod symbols;
+pub(crate) mod symbols;
 
 pub use format::{Field, FieldKind, FieldValue, FormatError, Schema};
 pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
 pub use printer::EventPrinter;
+use std::fmt;
+
 pub use printfmt::HELPERS;
 pub use record::Record;
 pub use registry::{Registry, RegistryError};
 pub use symbols::{Kallsyms, PrintkFormats, Symbol};
+
+/// Address-to-function lookup with libtraceevent's rules (`trace-cmd report` resolves
+/// `%pS`, `%ps` and call sites this way; see `render::plugins::FunctionMap`): the name and
+/// start address of the function holding `addr`.
+pub trait FunctionLookup: fmt::Debug {
+    /// The function holding `addr` and its start address.
+    fn function(&self, addr: u64) -> Option<(&str, u64)>;
+}
 
 /// What printing needs beyond the record: symbol tables and the target's ABI.
 #[derive(Debug, Clone, Copy)]
 pub struct PrintEnv<'a> {
     /// Kernel symbols for `%pS`, `%ps`, `%pB` and the ftrace events' call sites.
     pub kallsyms: Option<&'a Kallsyms>,
+    /// In [`PrintStyle::TraceCmd`], the table symbols are looked up in instead of
+    /// `kallsyms` (libtraceevent's search differs from the kernel's at the edges).
+    pub functions: Option<&'a dyn FunctionLookup>,
     /// `printk_formats`, for `bprint` formats and `bputs` strings.
     pub printk: Option<&'a PrintkFormats>,
     /// Byte order of the payloads.
@@ -93,6 +106,7 @@ impl Default for PrintEnv<'_> {
     fn default() -> Self {
         PrintEnv {
             kallsyms: None,
+            functions: None,
             printk: None,
             big_endian: cfg!(target_endian = "big"),
             long_size: 8,

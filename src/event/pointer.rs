@@ -136,24 +136,36 @@ pub(crate) fn format(
 fn tracecmd_addr(env: &PrintEnv, addr: u64, kind: u8, long: u8, out: &mut Vec<u8>) {
     let addr = if long == 4 { addr & 0xffff_ffff } else { addr };
     if matches!(kind, b'S' | b's' | b'F' | b'f') {
-        match env.kallsyms.and_then(|k| k.lookup(addr)) {
-            Some(s) => {
-                out.extend_from_slice(s.name.as_bytes());
+        match tracecmd_function(env, addr) {
+            Some((name, start)) => {
+                crate::bytes::put(out, name.as_bytes());
                 if matches!(kind, b'S' | b'F') {
-                    out.extend_from_slice(b"+0x");
-                    push_hex(out, addr - s.addr, false);
+                    crate::bytes::put(out, b"+0x");
+                    push_hex(out, addr - start, false);
                 }
             }
             None => {
-                out.extend_from_slice(b"0x");
+                crate::bytes::put(out, b"0x");
                 push_hex(out, addr, false);
             }
         }
     } else if addr == 0 {
-        out.extend_from_slice(b"(nil)");
+        crate::bytes::put(out, b"(nil)");
     } else {
-        out.extend_from_slice(b"0x");
+        crate::bytes::put(out, b"0x");
         push_hex(out, addr, false);
+    }
+}
+
+/// The function holding `addr` as libtraceevent finds it: in the function map when the
+/// environment has one, else in kallsyms.
+pub(crate) fn tracecmd_function<'e>(env: &PrintEnv<'e>, addr: u64) -> Option<(&'e str, u64)> {
+    match env.functions {
+        Some(f) => f.function(addr),
+        None => env
+            .kallsyms
+            .and_then(|k| k.lookup(addr))
+            .map(|s| (s.name, s.addr)),
     }
 }
 
@@ -163,21 +175,21 @@ fn symbol(env: &PrintEnv, addr: u64, kind: u8, ext: &[u8], out: &mut Vec<u8>) {
     let look = if back { addr.wrapping_sub(1) } else { addr };
     match env.kallsyms.and_then(|k| k.lookup(look)) {
         Some(s) => {
-            out.extend_from_slice(s.name.as_bytes());
+            crate::bytes::put(out, s.name.as_bytes());
             if matches!(kind, b'S' | b'F' | b'B') {
-                out.extend_from_slice(b"+0x");
+                crate::bytes::put(out, b"+0x");
                 push_hex(out, addr - s.addr, false);
-                out.extend_from_slice(b"/0x");
+                crate::bytes::put(out, b"/0x");
                 push_hex(out, s.size, false);
             }
             if let Some(m) = s.module {
-                out.extend_from_slice(b" [");
-                out.extend_from_slice(m.as_bytes());
+                crate::bytes::put(out, b" [");
+                crate::bytes::put(out, m.as_bytes());
                 out.push(b']');
             }
         }
         None => {
-            out.extend_from_slice(b"0x");
+            crate::bytes::put(out, b"0x");
             push_hex(out, addr, false);
         }
     }
@@ -231,11 +243,11 @@ fn ip(ext: &[u8], d: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
                         ip6_full(a, out);
                     }
                     if p {
-                        out.extend_from_slice(b"]:");
+                        crate::bytes::put(out, b"]:");
                         push_u64(out, port as u64);
                     }
                 }
-                _ => out.extend_from_slice(b"(invalid address)"),
+                _ => crate::bytes::put(out, b"(invalid address)"),
             }
             Ok(())
         }
@@ -300,7 +312,7 @@ fn ip6_compressed(a: &[u8], out: &mut Vec<u8>) {
     let mut i = 0;
     while i < useful {
         if i == best {
-            out.extend_from_slice(b"::");
+            crate::bytes::put(out, b"::");
             i += best_len;
             need_colon = false;
             continue;
@@ -392,6 +404,7 @@ mod tests {
     fn env() -> PrintEnv<'static> {
         PrintEnv {
             kallsyms: None,
+            functions: None,
             printk: None,
             big_endian: false,
             long_size: 8,

@@ -47,6 +47,7 @@ impl EventPrinter {
     pub fn env(&self) -> PrintEnv<'_> {
         PrintEnv {
             kallsyms: self.kallsyms.as_ref(),
+            functions: None,
             printk: self.printk.as_ref(),
             big_endian: self.registry.big_endian(),
             long_size: self.registry.long_size(),

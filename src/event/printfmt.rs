@@ -985,9 +985,9 @@ impl Schema {
             Kind::FtraceKernelStack { caller } => cx.kernel_stack(*caller, out),
             Kind::FtraceUserStack { caller } => cx.user_stack(*caller, out),
             Kind::FtraceRawData { id, buf } => cx.u(*id).and_then(|v| {
-                out.extend_from_slice(b"# ");
+                crate::bytes::put(out, b"# ");
                 push_hex(out, v, false);
-                out.extend_from_slice(b" buf:");
+                crate::bytes::put(out, b" buf:");
                 let b = self.fields[*buf]
                     .bytes(rec.data, env.big_endian)
                     .ok_or("buf outside the payload")?;
@@ -999,8 +999,8 @@ impl Schema {
             }),
             Kind::SyscallEnter { call, args } => cx.sys_enter(call, args, out),
             Kind::SyscallExit { call, ret } => cx.u(*ret).map(|v| {
-                out.extend_from_slice(call.as_bytes());
-                out.extend_from_slice(b" -> 0x");
+                crate::bytes::put(out, call.as_bytes());
+                crate::bytes::put(out, b" -> 0x");
                 push_hex(out, v, false);
             }),
             Kind::Fallback(_) | Kind::Empty => Err(String::new()),
@@ -1047,7 +1047,7 @@ impl Schema {
                 out.push(b' ');
             }
             first = false;
-            out.extend_from_slice(f.name.as_bytes());
+            crate::bytes::put(out, f.name.as_bytes());
             out.push(b'=');
             write_field_value(f, rec.data, be, out);
         }
@@ -1116,7 +1116,7 @@ impl Schema {
                 continue;
             }
             out.push(b' ');
-            out.extend_from_slice(f.name.as_bytes());
+            crate::bytes::put(out, f.name.as_bytes());
             out.push(b'=');
             let is_array = !matches!(f.kind, FieldKind::Scalar | FieldKind::Pointer);
             let found = match start {
@@ -1129,7 +1129,7 @@ impl Schema {
                 let (_, spec, has_0x, arg) = &convs[k];
                 let mark = out.len();
                 if *has_0x {
-                    out.extend_from_slice(b"0x");
+                    crate::bytes::put(out, b"0x");
                 }
                 if cx.conv(spec, arg, out).is_ok() {
                     start = (k + 1 < convs.len() || !ends_with_conv).then_some(k + 1);
@@ -1152,12 +1152,12 @@ fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
             let is_long = f.type_name.contains("long");
             let is_pointer = f.kind == FieldKind::Pointer || f.type_name.contains('*');
             if is_pointer || (!f.signed && is_long) {
-                out.extend_from_slice(b"0x");
+                crate::bytes::put(out, b"0x");
                 push_hex(out, v, false);
             } else if f.signed {
                 match f.size {
                     4 if is_long => {
-                        out.extend_from_slice(b"0x");
+                        crate::bytes::put(out, b"0x");
                         push_hex(out, v & 0xffff_ffff, false);
                     }
                     4 | 2 | 1 => push_i64(out, sign_extend(v, f.size)),
@@ -1176,12 +1176,12 @@ fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
                 }) && b.get(t.len()).map_or(true, |z| *z == 0)
             };
             if is_string && printable {
-                out.extend_from_slice(until_nul(b));
+                crate::bytes::put(out, until_nul(b));
             } else {
-                out.extend_from_slice(b"ARRAY[");
+                crate::bytes::put(out, b"ARRAY[");
                 for (n, x) in b.iter().enumerate() {
                     if n != 0 {
-                        out.extend_from_slice(b", ");
+                        crate::bytes::put(out, b", ");
                     }
                     push_hex2(out, *x);
                 }
@@ -1199,23 +1199,25 @@ pub(crate) fn write_field_value(f: &Field, data: &[u8], be: bool, out: &mut Vec<
         FieldKind::Scalar => match f.read_u64(data, be) {
             Some(v) if f.signed => push_i64(out, sign_extend(v, f.size)),
             Some(v) => push_u64(out, v),
-            None => out.extend_from_slice(b"<short>"),
+            None => crate::bytes::put(out, b"<short>"),
         },
         FieldKind::Pointer => match f.read_u64(data, be) {
             Some(v) => {
-                out.extend_from_slice(b"0x");
+                crate::bytes::put(out, b"0x");
                 push_hex(out, v, false);
             }
-            None => out.extend_from_slice(b"<short>"),
+            None => crate::bytes::put(out, b"<short>"),
         },
-        FieldKind::CharArray { .. } => out.extend_from_slice(f.str(data, be).unwrap_or(b"<short>")),
-        _ if is_char => out.extend_from_slice(f.str(data, be).unwrap_or(b"<bad data_loc>")),
+        FieldKind::CharArray { .. } => {
+            crate::bytes::put(out, f.str(data, be).unwrap_or(b"<short>"))
+        }
+        _ if is_char => crate::bytes::put(out, f.str(data, be).unwrap_or(b"<bad data_loc>")),
         FieldKind::Array { elem_size, .. }
         | FieldKind::DataLoc { elem_size }
         | FieldKind::RelLoc { elem_size }
         | FieldKind::DynamicArray { elem_size } => match f.bytes(data, be) {
             Some(b) => print_array(out, b, elem_size, b.len() / elem_size.max(1), be),
-            None => out.extend_from_slice(b"<bad data_loc>"),
+            None => crate::bytes::put(out, b"<bad data_loc>"),
         },
     }
 }
@@ -1238,7 +1240,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
         };
         for seg in segs {
             match seg {
-                Seg::Lit(b) => out.extend_from_slice(b),
+                Seg::Lit(b) => crate::bytes::put(out, b),
                 Seg::Conv(spec) => {
                     let mut spec = *spec;
                     if spec.width == -2 {
@@ -1318,7 +1320,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
             match piece {
                 Piece::Lit(i) => {
                     if let Seg::Lit(b) = &segs[*i] {
-                        out.extend_from_slice(b);
+                        crate::bytes::put(out, b);
                     }
                 }
                 Piece::Int { field, spec, cast } => {
@@ -1762,16 +1764,16 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     }
                     flags &= !mask;
                     if !first {
-                        out.extend_from_slice(delim);
+                        crate::bytes::put(out, delim);
                     }
                     first = false;
-                    out.extend_from_slice(label);
+                    crate::bytes::put(out, label);
                 }
                 if flags != 0 {
                     if !first {
-                        out.extend_from_slice(delim);
+                        crate::bytes::put(out, delim);
                     }
-                    out.extend_from_slice(b"0x");
+                    crate::bytes::put(out, b"0x");
                     push_hex(out, flags, false);
                 }
                 Ok(())
@@ -1801,11 +1803,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         mask
                     };
                     if mask == v {
-                        out.extend_from_slice(label);
+                        crate::bytes::put(out, label);
                         return Ok(());
                     }
                 }
-                out.extend_from_slice(b"0x");
+                crate::bytes::put(out, b"0x");
                 push_hex(out, v, false);
                 Ok(())
             }
@@ -1951,10 +1953,15 @@ impl<'a, 'e> Ctx<'a, 'e> {
             out.push(b'0');
             return;
         }
-        match self.env.kallsyms.and_then(|k| k.lookup(ip)) {
-            Some(s) => out.extend_from_slice(s.name.as_bytes()),
+        let name = if self.env.style == PrintStyle::TraceCmd {
+            pointer::tracecmd_function(self.env, ip).map(|(n, _)| n)
+        } else {
+            self.env.kallsyms.and_then(|k| k.lookup(ip)).map(|s| s.name)
+        };
+        match name {
+            Some(n) => crate::bytes::put(out, n.as_bytes()),
             None => {
-                out.extend_from_slice(b"0x");
+                crate::bytes::put(out, b"0x");
                 let start = out.len();
                 push_hex(out, ip, false);
                 let n = out.len() - start;
@@ -1979,16 +1986,16 @@ impl<'a, 'e> Ctx<'a, 'e> {
             .get(f.offset..)
             .ok_or("caller outside the payload")?;
         let all_ones = if long == 4 { u32::MAX as u64 } else { u64::MAX };
-        out.extend_from_slice(b"<stack trace>");
+        crate::bytes::put(out, b"<stack trace>");
         for w in words.chunks_exact(long) {
             let ip = read_elem(w, 0, long, self.be()).unwrap_or(all_ones);
             if ip == all_ones {
                 break;
             }
-            out.extend_from_slice(b"\n => ");
+            crate::bytes::put(out, b"\n => ");
             // FTRACE_TRAMPOLINE_MARKER: INT_MAX stands for an ftrace trampoline.
             if ip == i32::MAX as u64 {
-                out.extend_from_slice(b"[FTRACE TRAMPOLINE]");
+                crate::bytes::put(out, b"[FTRACE TRAMPOLINE]");
             } else {
                 self.ip_sym(ip, out);
             }
@@ -2002,13 +2009,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
         let words = f
             .bytes(self.data, self.be())
             .ok_or("caller outside the payload")?;
-        out.extend_from_slice(b"<user stack trace>");
+        crate::bytes::put(out, b"<user stack trace>");
         for w in words.chunks_exact(long) {
             let ip = read_elem(w, 0, long, self.be()).unwrap_or(0);
             if ip == 0 {
                 break;
             }
-            out.extend_from_slice(b"\n =>  <");
+            crate::bytes::put(out, b"\n =>  <");
             let start = out.len();
             push_hex(out, ip, false);
             let n = out.len() - start;
@@ -2021,19 +2028,19 @@ impl<'a, 'e> Ctx<'a, 'e> {
     }
 
     fn sys_enter(&self, call: &str, args: &[usize], out: &mut Vec<u8>) -> EvalResult<()> {
-        out.extend_from_slice(call.as_bytes());
+        crate::bytes::put(out, call.as_bytes());
         out.push(b'(');
         for (n, &i) in args.iter().enumerate() {
             if n != 0 {
-                out.extend_from_slice(b", ");
+                crate::bytes::put(out, b", ");
             }
-            out.extend_from_slice(self.schema.fields[i].name.as_bytes());
-            out.extend_from_slice(b": ");
+            crate::bytes::put(out, self.schema.fields[i].name.as_bytes());
+            crate::bytes::put(out, b": ");
             let v = self.u(i)?;
             if v < 10 {
                 push_u64(out, v);
             } else {
-                out.extend_from_slice(b"0x");
+                crate::bytes::put(out, b"0x");
                 push_hex(out, v, false);
             }
         }
@@ -2043,18 +2050,18 @@ impl<'a, 'e> Ctx<'a, 'e> {
 
     fn ftrace_print(&self, ip: usize, buf: usize, out: &mut Vec<u8>) -> EvalResult<()> {
         self.ip_sym(self.u(ip)?, out);
-        out.extend_from_slice(b": ");
+        crate::bytes::put(out, b": ");
         let b = self.schema.fields[buf]
             .str(self.data, self.be())
             .ok_or("buf outside the payload")?;
         // The kernel's line ends with the buffer's own newline; the caller adds one.
-        out.extend_from_slice(b.strip_suffix(b"\n").unwrap_or(b));
+        crate::bytes::put(out, b.strip_suffix(b"\n").unwrap_or(b));
         Ok(())
     }
 
     fn ftrace_bputs(&self, ip: usize, str: usize, out: &mut Vec<u8>) -> EvalResult<()> {
         self.ip_sym(self.u(ip)?, out);
-        out.extend_from_slice(b": ");
+        crate::bytes::put(out, b": ");
         let addr = self.u(str)?;
         let s = self
             .env
@@ -2062,7 +2069,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
             .and_then(|p| p.get(addr))
             .ok_or_else(|| format!("bputs string {addr:#x} is not in printk_formats"))?;
         let s = s.as_bytes();
-        out.extend_from_slice(s.strip_suffix(b"\n").unwrap_or(s));
+        crate::bytes::put(out, s.strip_suffix(b"\n").unwrap_or(s));
         Ok(())
     }
 
@@ -2070,7 +2077,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
         self.ip_sym(self.u(ip)?, out);
         let parent = self.u(parent)?;
         if parent != 0 {
-            out.extend_from_slice(b" <-");
+            crate::bytes::put(out, b" <-");
             self.ip_sym(parent, out);
         }
         Ok(())
@@ -2084,7 +2091,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
         out: &mut Vec<u8>,
     ) -> EvalResult<()> {
         self.ip_sym(self.u(ip)?, out);
-        out.extend_from_slice(b": ");
+        crate::bytes::put(out, b": ");
         let addr = self.u(fmt)?;
         let segs = self
             .env
@@ -2131,7 +2138,7 @@ pub(crate) fn bprintf(
     };
     for seg in segs {
         match seg {
-            Seg::Lit(b) => out.extend_from_slice(b),
+            Seg::Lit(b) => crate::bytes::put(out, b),
             Seg::Conv(spec) => {
                 let mut spec = *spec;
                 if spec.width == -2 {
@@ -2160,7 +2167,7 @@ pub(crate) fn bprintf(
                         if deref {
                             // Already rendered by the kernel when the event was written.
                             let s = string(&mut pos);
-                            out.extend_from_slice(s);
+                            crate::bytes::put(out, s);
                         } else {
                             let v = word(&mut pos, long as usize)?;
                             pointer::format(env, &spec, &pointer::PtrArg::Addr(v), long, out)?;
@@ -2363,14 +2370,14 @@ pub(crate) fn print_array(out: &mut Vec<u8>, b: &[u8], el: usize, count: usize, 
         }
         match read_elem(b, i, el, be) {
             Some(v) => {
-                out.extend_from_slice(b"0x");
+                crate::bytes::put(out, b"0x");
                 push_hex(out, v, false);
             }
             None if matches!(el, 1 | 2 | 4 | 8) => break,
             None => {
-                out.extend_from_slice(b"BAD SIZE:");
+                crate::bytes::put(out, b"BAD SIZE:");
                 push_u64(out, el as u64);
-                out.extend_from_slice(b" 0x");
+                crate::bytes::put(out, b" 0x");
                 push_hex(out, b.get(i * el).copied().unwrap_or(0) as u64, false);
             }
         }
@@ -2389,7 +2396,7 @@ pub(crate) fn fmt_str(out: &mut Vec<u8>, s: &[u8], spec: &Spec) {
     if !spec.left {
         out.extend(std::iter::repeat(b' ').take(pad));
     }
-    out.extend_from_slice(s);
+    crate::bytes::put(out, s);
     if spec.left {
         out.extend(std::iter::repeat(b' ').take(pad));
     }
@@ -2535,7 +2542,7 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
     }
     fill(out, prec - n as i64, b'0');
     tmp[..n].reverse();
-    out.extend_from_slice(&tmp[..n]);
+    crate::bytes::put(out, &tmp[..n]);
     fill(out, width, b' ');
 }
 
@@ -2570,7 +2577,7 @@ fn decimal(tmp: &mut [u8; 20], mut v: u64) -> usize {
 pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
     let mut tmp = [0u8; 20];
     let start = decimal(&mut tmp, v);
-    out.extend_from_slice(&tmp[start..]);
+    crate::bytes::put(out, &tmp[start..]);
 }
 
 pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
@@ -2596,7 +2603,7 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, mut v: u64, upper: bool) {
             break;
         }
     }
-    out.extend_from_slice(&tmp[i..]);
+    crate::bytes::put(out, &tmp[i..]);
 }
 
 pub(crate) fn push_hex2(out: &mut Vec<u8>, b: u8) {

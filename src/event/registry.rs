@@ -164,6 +164,46 @@ impl Registry {
         Ok(id)
     }
 
+    /// Register one format text to be parsed the first time its event is asked for: only
+    /// its `name:` and `ID:` lines are read now. A trace.dat holds every format of the
+    /// systems it recorded (hundreds), of which a report usually meets a few dozen. A text
+    /// without those two lines is parsed at once, for its error.
+    pub fn add_format_lazy(&mut self, system: &str, text: &str) -> Result<u16, FormatError> {
+        let mut name = None;
+        let mut id = None;
+        for line in text.lines().take(4) {
+            if let Some(v) = line.strip_prefix("name:") {
+                name = Some(v.trim());
+            } else if let Some(v) = line.strip_prefix("ID:") {
+                id = v.trim().parse::<u16>().ok();
+            }
+        }
+        let (Some(name), Some(id)) = (name.filter(|n| !n.is_empty()), id) else {
+            return self.add_format(system, text);
+        };
+        let entry = Entry {
+            system: system.to_string(),
+            name: name.to_string(),
+            id: Some(id),
+            source: Source::Text(text.to_string()),
+            schema: OnceLock::new(),
+        };
+        let (i, _) = self.entries.insert_full(format!("{system}:{name}"), entry);
+        self.by_id[id as usize] = i as u32 + 1;
+        Ok(id)
+    }
+
+    /// Formats parsed so far that failed, as `(system, error)`.
+    pub fn failed_formats(&self) -> Vec<(String, String)> {
+        self.entries
+            .values()
+            .filter_map(|e| match e.schema.get() {
+                Some(Err(err)) => Some((e.system.clone(), err.to_string())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The kernel's `sizeof(long)`.
     pub fn long_size(&self) -> usize {
         self.long_size

@@ -278,7 +278,7 @@ impl KernelStyle {
             i = put_right(&mut b, i, rec.ts, 12);
         }
         b[i..i + 2].copy_from_slice(b": ");
-        out.extend_from_slice(&b[..i + 2]);
+        crate::bytes::put(out, &b[..i + 2]);
     }
 
     /// The same columns for a comm too long for the stack buffer (never seen in practice:
@@ -291,7 +291,7 @@ impl KernelStyle {
         pid: i32,
         comms: &Comms,
     ) {
-        out.extend_from_slice(comm);
+        crate::bytes::put(out, comm);
         out.push(b'-');
         let before = out.len();
         push_i64(out, i64::from(pid));
@@ -301,19 +301,19 @@ impl KernelStyle {
         if self.record_tgid {
             let tgid = comms.tgid(pid);
             if tgid == 0 {
-                out.extend_from_slice(b"(-------) ");
+                crate::bytes::put(out, b"(-------) ");
             } else {
                 out.push(b'(');
                 push_padded(out, u64::from(tgid.unsigned_abs()), 7, b' ');
-                out.extend_from_slice(b") ");
+                crate::bytes::put(out, b") ");
             }
         }
         out.push(b'[');
         push_padded(out, u64::from(rec.cpu), 3, b'0');
-        out.extend_from_slice(b"] ");
+        crate::bytes::put(out, b"] ");
         if self.irq_info {
             let (f, p) = self.flags(rec);
-            out.extend_from_slice(&latency_chars(f, p));
+            crate::bytes::put(out, &latency_chars(f, p));
         }
         out.push(b' ');
         if self.time_in_ns {
@@ -324,7 +324,7 @@ impl KernelStyle {
         } else {
             push_padded(out, rec.ts, 12, b' ');
         }
-        out.extend_from_slice(b": ");
+        crate::bytes::put(out, b": ");
     }
 
     /// Write one whole body line: context, the event's text and a newline.
@@ -343,15 +343,15 @@ impl KernelStyle {
 
     /// `CPU:N [LOST M EVENTS]` (or `CPU:N [LOST EVENTS]` when the count is unknown).
     pub fn write_lost(&self, out: &mut Vec<u8>, cpu: u32, count: Option<u64>) {
-        out.extend_from_slice(b"CPU:");
+        crate::bytes::put(out, b"CPU:");
         push_i64(out, i64::from(cpu));
         match count {
             Some(n) => {
-                out.extend_from_slice(b" [LOST ");
+                crate::bytes::put(out, b" [LOST ");
                 push_padded(out, n, 0, b' ');
-                out.extend_from_slice(b" EVENTS]\n");
+                crate::bytes::put(out, b" EVENTS]\n");
             }
-            None => out.extend_from_slice(b" [LOST EVENTS]\n"),
+            None => crate::bytes::put(out, b" [LOST EVENTS]\n"),
         }
     }
 
@@ -365,8 +365,9 @@ impl KernelStyle {
         written: u64,
         cpus: usize,
     ) {
-        out.extend_from_slice(format!("# tracer: {tracer}\n#\n").as_bytes());
-        out.extend_from_slice(
+        crate::bytes::put(out, format!("# tracer: {tracer}\n#\n").as_bytes());
+        crate::bytes::put(
+            out,
             format!("# entries-in-buffer/entries-written: {entries}/{written}   #P:{cpus}\n#\n")
                 .as_bytes(),
         );
@@ -385,32 +386,45 @@ impl KernelStyle {
                 "|||| /     delay",
             ] {
                 // The legend's bars line up over the latency columns.
-                out.extend_from_slice(b"#                            ");
-                out.extend_from_slice(pad.as_bytes());
-                out.extend_from_slice(rest.as_bytes());
+                crate::bytes::put(out, b"#                            ");
+                crate::bytes::put(out, pad.as_bytes());
+                crate::bytes::put(out, rest.as_bytes());
                 out.push(b'\n');
             }
             if self.record_tgid {
-                out.extend_from_slice(
+                crate::bytes::put(
+                    out,
                     b"#           TASK-PID       TGID    CPU#  |||||  TIMESTAMP  FUNCTION\n",
                 );
-                out.extend_from_slice(
+                crate::bytes::put(
+                    out,
                     b"#              | |           |       |   |||||     |         |\n",
                 );
             } else {
-                out.extend_from_slice(
+                crate::bytes::put(
+                    out,
                     b"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n",
                 );
-                out.extend_from_slice(b"#              | |         |   |||||     |         |\n");
+                crate::bytes::put(
+                    out,
+                    b"#              | |         |   |||||     |         |\n",
+                );
             }
         } else if self.record_tgid {
-            out.extend_from_slice(
+            crate::bytes::put(
+                out,
                 b"#           TASK-PID       TGID    CPU#     TIMESTAMP  FUNCTION\n",
             );
-            out.extend_from_slice(b"#              | |           |       |         |         |\n");
+            crate::bytes::put(
+                out,
+                b"#              | |           |       |         |         |\n",
+            );
         } else {
-            out.extend_from_slice(b"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
-            out.extend_from_slice(b"#              | |         |         |         |\n");
+            crate::bytes::put(
+                out,
+                b"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n",
+            );
+            crate::bytes::put(out, b"#              | |         |         |         |\n");
         }
     }
 }
@@ -496,7 +510,7 @@ pub(crate) fn push_padded(out: &mut Vec<u8>, v: u64, width: usize, fill: u8) {
     if width > digits {
         out.resize(out.len() + width - digits, fill);
     }
-    out.extend_from_slice(&buf[i..]);
+    crate::bytes::put(out, &buf[i..]);
 }
 
 #[inline]
@@ -514,7 +528,7 @@ mod tests {
     struct Name(&'static str);
     impl EventFormatter for Name {
         fn write_event(&self, _rec: &Record, out: &mut Vec<u8>) -> bool {
-            out.extend_from_slice(self.0.as_bytes());
+            crate::bytes::put(out, self.0.as_bytes());
             true
         }
     }

@@ -78,7 +78,7 @@ pub use filter::{EventFilter, FilterContext, FilterError};
 pub use report::{
     parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
 };
-pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken};
+pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken, ThreadedSource};
 
 use std::cell::RefCell;
 
@@ -120,7 +120,7 @@ pub enum FieldKind {
 ///
 /// Implemented by the event registry (schemas from format files plus kallsyms and printk
 /// formats); tests implement it directly.
-pub trait Catalog {
+pub trait Catalog: Sync {
     /// Every event id with its system and name (used to match `-F` event regexes).
     fn events(&self) -> Vec<(u16, &str, &str)>;
     /// `(system, name)` of the event with this id.
@@ -467,15 +467,15 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 
     /// `CPU:N [M EVENTS DROPPED]` (`count` None: the kernel did not count them).
     pub fn write_dropped(&self, out: &mut Vec<u8>, cpu: u32, count: Option<u64>) {
-        out.extend_from_slice(b"CPU:");
+        crate::bytes::put(out, b"CPU:");
         push_u64(out, u64::from(cpu));
         match count {
             Some(n) => {
-                out.extend_from_slice(b" [");
+                crate::bytes::put(out, b" [");
                 push_u64(out, n);
-                out.extend_from_slice(b" EVENTS DROPPED]\n");
+                crate::bytes::put(out, b" EVENTS DROPPED]\n");
             }
-            None => out.extend_from_slice(b" [EVENTS DROPPED]\n"),
+            None => crate::bytes::put(out, b" [EVENTS DROPPED]\n"),
         }
     }
 
@@ -524,13 +524,13 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                 TimeFormat::Raw => i = put_right(&mut b, i, rec.ts, 12),
             }
             b[i] = b':';
-            out.extend_from_slice(&b[..i + 1]);
+            crate::bytes::put(out, &b[..i + 1]);
             return;
         } else {
             pad_left(out, comm.as_bytes(), 16);
             out.push(b'-');
             push_i64_left(out, i64::from(pid), 5);
-            out.extend_from_slice(b" [");
+            crate::bytes::put(out, b" [");
             push_zero_padded(out, u64::from(rec.cpu), 3);
             out.push(b']');
         }
@@ -577,7 +577,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         if pc & 0xf0 != 0 {
             let mut b = Vec::new();
             push_hex(&mut b, pc >> 4);
-            out.extend_from_slice(&b);
+            crate::bytes::put(out, &b);
         } else {
             out.push(b'.');
         }
@@ -592,9 +592,32 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// Write ` name: ` padded to 20 columns.
     pub fn write_name(&mut self, out: &mut Vec<u8>, rec: &Record) {
         match rec.event_id(self.catalog.big_endian()) {
-            Some(id) => out.extend_from_slice(&self.info(id).name_column),
-            None => out.extend_from_slice(b" (NULL):               "),
+            Some(id) => crate::bytes::put(out, &self.info(id).name_column),
+            None => crate::bytes::put(out, b" (NULL):               "),
         }
+    }
+
+    /// Whether [`TraceCmdRenderer::write_info`] of this record neither reads nor changes
+    /// the renderer's state, so that another renderer (on another thread) can write it
+    /// later: a known event whose plugin, if any, does not register comms (the sched
+    /// plugins do) and is not part of function_graph's leaf merging.
+    pub fn info_is_independent(&mut self, rec: &Record) -> bool {
+        let Some(id) = rec.event_id(self.catalog.big_endian()) else {
+            return false;
+        };
+        let raw = self.style.raw;
+        let info = self.info(id);
+        info.known
+            && (raw
+                || !matches!(
+                    info.plugin,
+                    Some(
+                        Plugin::SchedSwitch { .. }
+                            | Plugin::SchedWakeup { .. }
+                            | Plugin::FuncgraphEntry { .. }
+                            | Plugin::FuncgraphExit { .. }
+                    )
+                ))
     }
 
     /// Write the info part: plugin output or the print fmt (or the raw fields with `-R`).
@@ -635,13 +658,13 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         if !known {
             // libtraceevent prints this for each part it cannot find the event for: the
             // head, (the latency flags,) the time, then the name "(NULL)" and the info.
-            out.extend_from_slice(UNKNOWN);
+            crate::bytes::put(out, UNKNOWN);
             if self.style.latency {
-                out.extend_from_slice(UNKNOWN);
+                crate::bytes::put(out, UNKNOWN);
             }
-            out.extend_from_slice(UNKNOWN);
-            out.extend_from_slice(b" (NULL):               ");
-            out.extend_from_slice(UNKNOWN);
+            crate::bytes::put(out, UNKNOWN);
+            crate::bytes::put(out, b" (NULL):               ");
+            crate::bytes::put(out, UNKNOWN);
             out.push(b'\n');
             return;
         }
@@ -729,13 +752,13 @@ pub(crate) fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
     for _ in s.len()..width {
         out.push(b' ');
     }
-    out.extend_from_slice(s);
+    crate::bytes::put(out, s);
 }
 
 #[inline]
 pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
     let (buf, i) = digits(v);
-    out.extend_from_slice(&buf[i..]);
+    crate::bytes::put(out, &buf[i..]);
 }
 
 pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
@@ -756,7 +779,7 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, mut v: u64) {
             break;
         }
     }
-    out.extend_from_slice(&buf[i..]);
+    crate::bytes::put(out, &buf[i..]);
 }
 
 fn push_i64_left(out: &mut Vec<u8>, v: i64, width: usize) {
@@ -773,5 +796,5 @@ pub(crate) fn push_zero_padded(out: &mut Vec<u8>, v: u64, width: usize) {
     for _ in (buf.len() - i)..width {
         out.push(b'0');
     }
-    out.extend_from_slice(&buf[i..]);
+    crate::bytes::put(out, &buf[i..]);
 }

@@ -215,6 +215,7 @@ pub fn check_tree(
         .map(|s| PrintkFormats::parse(&s));
     let env = PrintEnv {
         kallsyms,
+        functions: None,
         printk: printk.as_ref(),
         big_endian: false,
         long_size: header.long_size(),

@@ -12,6 +12,8 @@
 //!   entries with equal addresses the one the binary search lands on wins;
 //! * a line that does not parse (`%16llx %c name`) ends the parse, keeping what was read.
 
+use crate::event::symbols::{kallsyms_lines, parse_hex};
+
 /// A sorted table of kernel function names by start address.
 #[derive(Debug, Default, Clone)]
 pub struct FunctionMap {
@@ -20,8 +22,17 @@ pub struct FunctionMap {
     names: Vec<(u32, u32)>,
     /// Every name, one after another: one allocation instead of one per symbol.
     text: String,
-    /// Recent lookups (address, index or usize::MAX), direct-mapped: call sites repeat.
-    cache: std::cell::RefCell<Vec<(u64, usize)>>,
+    /// Unique per parsed map (0 for an empty one): the key of the lookup cache.
+    id: u64,
+}
+
+static NEXT_MAP_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+thread_local! {
+    /// Recent lookups per thread, direct-mapped: ((map id, address), index or usize::MAX).
+    /// Call sites repeat, and the map itself stays shareable between threads.
+    static FIND_CACHE: std::cell::RefCell<Vec<((u64, u64), usize)>> =
+        std::cell::RefCell::new(vec![((0, u64::MAX), usize::MAX); 512]);
 }
 
 impl FunctionMap {
@@ -32,15 +43,17 @@ impl FunctionMap {
 
     /// Parse `/proc/kallsyms` text (`addr type name [module]` lines).
     pub fn parse(text: &str) -> FunctionMap {
-        let mut pairs: Vec<(u64, &str)> = Vec::new();
-        for line in text.split('\n').filter(|l| !l.is_empty()) {
-            let mut it = line.split_ascii_whitespace();
-            let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else {
+        let mut pairs: Vec<(u64, &str)> = Vec::with_capacity(text.len() / 32);
+        for (line, [addr, kind, name, _], n) in kallsyms_lines(text) {
+            if line.is_empty() {
+                continue;
+            }
+            if n < 3 {
                 break;
-            };
+            }
             // sscanf's %16llx reads at most 16 hex digits.
             let digits = &addr[..addr.len().min(16)];
-            let Ok(addr) = u64::from_str_radix(digits, 16) else {
+            let Some(addr) = parse_hex(digits) else {
                 break;
             };
             if kind.len() != 1 {
@@ -65,7 +78,7 @@ impl FunctionMap {
             addrs: pairs.iter().map(|p| p.0).collect(),
             names,
             text: all,
-            cache: std::cell::RefCell::new(vec![(u64::MAX, usize::MAX); 512]),
+            id: NEXT_MAP_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -86,21 +99,24 @@ impl FunctionMap {
 
     /// The function holding `addr` and its start address.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
+        if self.addrs.is_empty() {
+            return None;
+        }
         let slot = ((addr ^ (addr >> 11)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 55) as usize;
-        if let Ok(c) = self.cache.try_borrow() {
-            if let Some(&(a, i)) = c.get(slot) {
-                if a == addr && addr != u64::MAX {
-                    return (i != usize::MAX).then(|| (self.name(i), self.addrs[i]));
-                }
+        let key = (self.id, addr);
+        let hit = FIND_CACHE.with(|c| {
+            let (k, i) = c.borrow()[slot];
+            (k == key).then_some(i)
+        });
+        let i = match hit {
+            Some(i) => i,
+            None => {
+                let i = self.search(addr).unwrap_or(usize::MAX);
+                FIND_CACHE.with(|c| c.borrow_mut()[slot] = (key, i));
+                i
             }
-        }
-        let i = self.search(addr);
-        if let Ok(mut c) = self.cache.try_borrow_mut() {
-            if let Some(e) = c.get_mut(slot) {
-                *e = (addr, i.unwrap_or(usize::MAX));
-            }
-        }
-        i.map(|i| (self.name(i), self.addrs[i]))
+        };
+        (i != usize::MAX).then(|| (self.name(i), self.addrs[i]))
     }
 
     fn search(&self, addr: u64) -> Option<usize> {
@@ -121,6 +137,12 @@ impl FunctionMap {
             }
         }
         None
+    }
+}
+
+impl crate::event::FunctionLookup for FunctionMap {
+    fn function(&self, addr: u64) -> Option<(&str, u64)> {
+        self.find(addr)
     }
 }
 

@@ -213,13 +213,13 @@ const FUTEX_PRIVATE_FLAG: u64 = 128;
 const FUTEX_CLOCK_REALTIME: u64 = 256;
 
 fn hex08(out: &mut Vec<u8>, v: u64) {
-    out.extend_from_slice(b"0x");
+    crate::bytes::put(out, b"0x");
     let mut b = Vec::with_capacity(16);
     push_hex(&mut b, v);
     for _ in b.len()..8 {
         out.push(b'0');
     }
-    out.extend_from_slice(&b);
+    crate::bytes::put(out, &b);
 }
 
 /// `%.*s` of a char array: up to the first NUL.
@@ -232,8 +232,8 @@ fn c_str(data: &[u8], f: FieldSpec) -> &[u8] {
 fn func_field<C: Catalog + ?Sized>(c: &C, out: &mut Vec<u8>, addr: u64) {
     match c.function(addr) {
         Some((name, start)) => {
-            out.extend_from_slice(name.as_bytes());
-            out.extend_from_slice(b"/0x");
+            crate::bytes::put(out, name.as_bytes());
+            crate::bytes::put(out, b"/0x");
             push_hex(out, start.wrapping_sub(addr));
         }
         None => hex08(out, addr),
@@ -249,7 +249,7 @@ fn comm_pid(
 ) {
     if let Some(cf) = comm {
         let name = c_str(data, cf);
-        out.extend_from_slice(name);
+        crate::bytes::put(out, name);
         cmdlines.register(pid as i32, &String::from_utf8_lossy(name));
         out.push(b':');
     }
@@ -275,13 +275,16 @@ fn write_state(out: &mut Vec<u8>, val: u64) {
 /// trace-cmd's duration mark: `$ ` over 1 s, `# ` over 1 ms, `! ` over 100 us, `+ ` over
 /// 10 us (no `@` or `*` as the kernel has), else two spaces.
 fn graph_overhead(out: &mut Vec<u8>, duration: u64) {
-    out.extend_from_slice(match duration {
-        d if d > 1_000_000_000 => b"$ ",
-        d if d > 1_000_000 => b"# ",
-        d if d > 100_000 => b"! ",
-        d if d > 10_000 => b"+ ",
-        _ => b"  ",
-    });
+    crate::bytes::put(
+        out,
+        match duration {
+            d if d > 1_000_000_000 => b"$ ",
+            d if d > 1_000_000 => b"# ",
+            d if d > 100_000 => b"! ",
+            d if d > 10_000 => b"+ ",
+            _ => b"  ",
+        },
+    );
 }
 
 /// `usecs[.nnn] us ` padded to the duration column, then `|  `; the nanoseconds are shown
@@ -294,11 +297,11 @@ fn graph_duration(out: &mut Vec<u8>, duration: u64) {
         push_zero_padded(out, duration % 1000, 3);
     }
     let len = out.len() - start;
-    out.extend_from_slice(b" us ");
+    crate::bytes::put(out, b" us ");
     for _ in len..7 {
         out.push(b' ');
     }
-    out.extend_from_slice(b"|  ");
+    crate::bytes::put(out, b"|  ");
 }
 
 fn graph_func<C: Catalog + ?Sized>(c: &C, out: &mut Vec<u8>, depth: u64, func: u64) {
@@ -306,7 +309,7 @@ fn graph_func<C: Catalog + ?Sized>(c: &C, out: &mut Vec<u8>, depth: u64, func: u
         out.push(b' ');
     }
     match c.function(func) {
-        Some((name, _)) => out.extend_from_slice(name.as_bytes()),
+        Some((name, _)) => crate::bytes::put(out, name.as_bytes()),
         None => push_hex(out, func),
     }
 }
@@ -326,9 +329,9 @@ pub fn write_graph_leaf<C: Catalog + ?Sized>(
     graph_duration(out, duration);
     let depth = num(entry.0, entry.1[1]);
     graph_func(c, out, depth, num(entry.0, entry.1[0]));
-    out.extend_from_slice(b"();");
+    crate::bytes::put(out, b"();");
     if show_depth {
-        out.extend_from_slice(b" (");
+        crate::bytes::put(out, b" (");
         push_i64(out, depth as i64);
         out.push(b')');
     }
@@ -359,19 +362,19 @@ impl Plugin {
                 if let Some(p) = num(f[2]) {
                     out.push(b'[');
                     push_i64(out, i64::from(p as u32 as i32));
-                    out.extend_from_slice(b"] ");
+                    crate::bytes::put(out, b"] ");
                 }
                 if let Some(s) = num(f[3]) {
                     write_state(out, s);
                 }
-                out.extend_from_slice(b" ==> ");
+                crate::bytes::put(out, b" ==> ");
                 let Some(next_pid) = num(f[4]) else {
                     out.push(b'!');
                     return true;
                 };
                 comm_pid(out, d, f[5], next_pid, cmdlines);
                 if let Some(p) = num(f[6]) {
-                    out.extend_from_slice(b" [");
+                    crate::bytes::put(out, b" [");
                     push_i64(out, i64::from(p as u32 as i32));
                     out.push(b']');
                 }
@@ -384,16 +387,16 @@ impl Plugin {
                 };
                 comm_pid(out, d, f[1], pid, cmdlines);
                 if let Some(p) = num(f[2]) {
-                    out.extend_from_slice(b" [");
+                    crate::bytes::put(out, b" [");
                     push_i64(out, p as i64);
                     out.push(b']');
                 }
                 if let Some(s) = num(f[3]) {
-                    out.extend_from_slice(b" success=");
+                    crate::bytes::put(out, b" success=");
                     push_i64(out, s as i64);
                 }
                 if let Some(cpu) = num(f[4]) {
-                    out.extend_from_slice(b" CPU:");
+                    crate::bytes::put(out, b" CPU:");
                     push_zero_padded(out, cpu, 3);
                 }
                 false
@@ -402,46 +405,46 @@ impl Plugin {
                 if let Some(addr) = num(Some(call_site)) {
                     if let Some((name, start)) = c.function(addr) {
                         out.push(b'(');
-                        out.extend_from_slice(name.as_bytes());
-                        out.extend_from_slice(b"+0x");
+                        crate::bytes::put(out, name.as_bytes());
+                        crate::bytes::put(out, b"+0x");
                         push_hex(out, u64::from(addr.wrapping_sub(start) as u32));
-                        out.extend_from_slice(b") ");
+                        crate::bytes::put(out, b") ");
                     }
                 }
                 true
             }
             Plugin::HrtimerStart { f } => {
-                out.extend_from_slice(b"hrtimer=");
+                crate::bytes::put(out, b"hrtimer=");
                 if let Some(t) = num(f[0]) {
-                    out.extend_from_slice(b"0x");
+                    crate::bytes::put(out, b"0x");
                     push_hex(out, t);
                 }
                 if let Some(func) = num(f[1]) {
-                    out.extend_from_slice(b" function=");
+                    crate::bytes::put(out, b" function=");
                     func_field(c, out, func);
                 }
-                out.extend_from_slice(b" expires=");
+                crate::bytes::put(out, b" expires=");
                 if let Some(v) = num(f[2]) {
                     push_u64(out, v);
                 }
-                out.extend_from_slice(b" softexpires=");
+                crate::bytes::put(out, b" softexpires=");
                 if let Some(v) = num(f[3]) {
                     push_u64(out, v);
                 }
                 false
             }
             Plugin::HrtimerExpire { f } => {
-                out.extend_from_slice(b"hrtimer=");
+                crate::bytes::put(out, b"hrtimer=");
                 if let Some(t) = num(f[0]) {
-                    out.extend_from_slice(b"0x");
+                    crate::bytes::put(out, b"0x");
                     push_hex(out, t);
                 }
-                out.extend_from_slice(b" now=");
+                crate::bytes::put(out, b" now=");
                 if let Some(v) = num(f[1]) {
                     push_u64(out, v);
                 }
                 if let Some(func) = num(f[2]) {
-                    out.extend_from_slice(b" function=");
+                    crate::bytes::put(out, b" function=");
                     func_field(c, out, func);
                 }
                 false
@@ -449,9 +452,9 @@ impl Plugin {
             Plugin::Function { ip } => {
                 if let Some(v) = num(Some(ip)) {
                     match c.function(v) {
-                        Some((name, _)) => out.extend_from_slice(name.as_bytes()),
+                        Some((name, _)) => crate::bytes::put(out, name.as_bytes()),
                         None => {
-                            out.extend_from_slice(b"0x");
+                            crate::bytes::put(out, b"0x");
                             push_hex(out, v);
                         }
                     }
@@ -459,13 +462,13 @@ impl Plugin {
                 false
             }
             Plugin::FuncgraphEntry { f } => {
-                out.extend_from_slice(b"  ");
-                out.extend_from_slice(b"           |  ");
+                crate::bytes::put(out, b"  ");
+                crate::bytes::put(out, b"           |  ");
                 let depth = num(Some(f[1])).unwrap_or(0);
                 graph_func(c, out, depth, num(Some(f[0])).unwrap_or(0));
-                out.extend_from_slice(b"() {");
+                crate::bytes::put(out, b"() {");
                 if graph.depth {
-                    out.extend_from_slice(b" (");
+                    crate::bytes::put(out, b" (");
                     push_i64(out, depth as i64);
                     out.push(b')');
                 }
@@ -484,13 +487,13 @@ impl Plugin {
                 out.push(b'}');
                 if graph.tailprint {
                     if let Some((name, _)) = num(Some(f[0])).and_then(|v| c.function(v)) {
-                        out.extend_from_slice(b" /* ");
-                        out.extend_from_slice(name.as_bytes());
-                        out.extend_from_slice(b" */");
+                        crate::bytes::put(out, b" /* ");
+                        crate::bytes::put(out, name.as_bytes());
+                        crate::bytes::put(out, b" */");
                     }
                 }
                 if graph.depth {
-                    out.extend_from_slice(b" (");
+                    crate::bytes::put(out, b" (");
                     push_i64(out, depth as i64);
                     out.push(b')');
                 }
@@ -508,15 +511,15 @@ impl Plugin {
                 let Some((name, args)) = FUTEX_OPS.get(cmd as usize) else {
                     return true;
                 };
-                out.extend_from_slice(b"op=");
-                out.extend_from_slice(name.as_bytes());
+                crate::bytes::put(out, b"op=");
+                crate::bytes::put(out, name.as_bytes());
                 if a[1] & FUTEX_PRIVATE_FLAG != 0 {
-                    out.extend_from_slice(b"|FUTEX_PRIVATE_FLAG");
+                    crate::bytes::put(out, b"|FUTEX_PRIVATE_FLAG");
                 }
                 if a[1] & FUTEX_CLOCK_REALTIME != 0 {
-                    out.extend_from_slice(b"|FUTEX_CLOCK_REALTIME");
+                    crate::bytes::put(out, b"|FUTEX_CLOCK_REALTIME");
                 }
-                out.extend_from_slice(b" uaddr=");
+                crate::bytes::put(out, b" uaddr=");
                 hex08(out, a[0]);
                 let vals = [a[2], a[3], a[4], a[5]];
                 for ((fmt, label), v) in args.iter().zip(FUTEX_ARG_NAMES).zip(vals) {
@@ -527,7 +530,7 @@ impl Plugin {
                         } else {
                             label
                         };
-                        out.extend_from_slice(label.as_bytes());
+                        crate::bytes::put(out, label.as_bytes());
                         if *hex {
                             hex08(out, v);
                         } else {

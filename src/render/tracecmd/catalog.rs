@@ -12,17 +12,16 @@ use super::{Catalog, FieldKind, FieldSpec};
 /// Events, symbols and print settings of one trace.dat file.
 pub struct DatCatalog {
     registry: Registry,
-    /// Schemas by id (index), cloned out of the registry for a lookup without hashing;
-    /// clones share the compiled program and its counters.
-    by_id: Vec<Option<Schema>>,
     ids: Vec<(u16, String, String)>,
     functions: FunctionMap,
-    kallsyms: Kallsyms,
+    /// Only for the kernel's text (`--json`, `--style kernel`): see
+    /// [`DatCatalog::load_kallsyms`].
+    kallsyms: Option<Kallsyms>,
     printk: PrintkFormats,
     long_size: usize,
     big_endian: bool,
-    /// Formats that did not parse: `(system, reason)`; their records print as unknown.
-    pub format_errors: Vec<(String, String)>,
+    /// Formats without a name or ID: `(system, reason)`; see [`DatCatalog::format_errors`].
+    early_errors: Vec<(String, String)>,
 }
 
 impl DatCatalog {
@@ -30,10 +29,23 @@ impl DatCatalog {
     pub fn from_dat(dat: &DatFile) -> DatCatalog {
         let long_size = dat.long_size();
         let big_endian = dat.big_endian();
+        let mut c = DatCatalog::formats(dat, long_size, big_endian);
+        c.functions = FunctionMap::parse(dat.kallsyms());
+        c
+    }
+
+    /// Build the kernel's symbol table too, for [`DatCatalog::print_env`] in
+    /// [`PrintStyle::Kernel`] (trace-cmd's text resolves symbols with the function map).
+    pub fn load_kallsyms(&mut self, dat: &DatFile) {
+        self.kallsyms = Some(Kallsyms::parse(dat.kallsyms()));
+    }
+
+    /// The catalog without its symbol tables.
+    fn formats(dat: &DatFile, long_size: usize, big_endian: bool) -> DatCatalog {
         let mut registry = Registry::new(long_size, big_endian);
         let mut format_errors = Vec::new();
         for (system, text) in dat.all_formats() {
-            if let Err(e) = registry.add_format(system, text) {
+            if let Err(e) = registry.add_format_lazy(system, text) {
                 format_errors.push((system.to_string(), e.to_string()));
             }
         }
@@ -41,25 +53,25 @@ impl DatCatalog {
             .events()
             .filter_map(|(s, n, id)| Some((id?, s.to_string(), n.to_string())))
             .collect();
-        let mut by_id: Vec<Option<Schema>> = Vec::new();
-        for (id, _, _) in &ids {
-            let i = usize::from(*id);
-            if i >= by_id.len() {
-                by_id.resize(i + 1, None);
-            }
-            by_id[i] = registry.get(*id).cloned();
-        }
         DatCatalog {
             registry,
-            by_id,
             ids,
-            functions: FunctionMap::parse(dat.kallsyms()),
-            kallsyms: Kallsyms::parse(dat.kallsyms()),
+            functions: FunctionMap::default(),
+            kallsyms: None,
             printk: PrintkFormats::parse(dat.printk_formats()),
             long_size,
             big_endian,
-            format_errors,
+            early_errors: format_errors,
         }
+    }
+
+    /// Formats that did not parse, as `(system, reason)`: those without a name or ID, and
+    /// those parsed so far (formats are parsed when their event is first met). Their
+    /// records print as unknown events.
+    pub fn format_errors(&self) -> Vec<(String, String)> {
+        let mut v = self.early_errors.clone();
+        v.extend(self.registry.failed_formats());
+        v
     }
 
     /// The event registry.
@@ -77,12 +89,13 @@ impl DatCatalog {
 
     fn schema(&self, rec: &Record) -> Option<&Schema> {
         let id = rec.event_id(self.big_endian)?;
-        self.by_id.get(usize::from(id))?.as_ref()
+        self.registry.get(id)
     }
 
     fn env(&self) -> PrintEnv<'_> {
         PrintEnv {
-            kallsyms: Some(&self.kallsyms),
+            kallsyms: self.kallsyms.as_ref(),
+            functions: Some(&self.functions),
             printk: Some(&self.printk),
             big_endian: self.big_endian,
             long_size: self.long_size,

@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use crate::event::Record;
 
 use super::source::{RecordSource, SourceError};
-use super::{Catalog, EventFilter, FilterContext, TraceCmdRenderer, TraceCmdStyle};
+use super::{Catalog, Cmdlines, EventFilter, FilterContext, TraceCmdRenderer, TraceCmdStyle};
 
 /// One trace file (or buffer instance) to report.
 pub struct ReportInput<'a> {
@@ -162,6 +162,11 @@ pub fn write_report<'a>(
         }
         buf.extend_from_slice(format!("cpus={}\n", input.cpus).as_bytes());
     }
+    // What the info writer needs of each input: its events and options.
+    let kinds: Vec<(&'a dyn Catalog, TraceCmdStyle)> = inputs
+        .iter()
+        .map(|i| (i.catalog, i.style.clone()))
+        .collect();
     for input in inputs {
         let prefix = if prefixed {
             label(&input.name, named(&input), width)
@@ -176,6 +181,31 @@ pub fn write_report<'a>(
             prefix,
         });
     }
+    std::thread::scope(|scope| {
+        let mut pipe = InfoPipe::start(scope, kinds);
+        report_loop(&mut lives, opts, &mut buf, &mut pipe, &mut summary, out)?;
+        pipe.submit(&mut buf, out)?;
+        pipe.finish(out)?;
+        out.flush()?;
+        Ok::<(), ReportError>(())
+    })?;
+    summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
+    Ok(summary)
+}
+
+/// Records per batch of infos handed to the info writer.
+const INFO_BATCH: usize = 2048;
+
+/// The merge of all inputs, line by line into `buf`; infos that do not depend on the
+/// renderer's state are left to `pipe`.
+fn report_loop<'a>(
+    lives: &mut [Live<'a>],
+    opts: &ReportOptions,
+    buf: &mut Vec<u8>,
+    pipe: &mut InfoPipe<'a>,
+    summary: &mut ReportSummary,
+    out: &mut dyn Write,
+) -> Result<(), ReportError> {
     loop {
         // The next record: smallest time (after the input's offset), earliest input on
         // ties; each source already ordered its CPUs.
@@ -213,7 +243,7 @@ pub fn write_report<'a>(
         ) {
             if let Some(count) = taken.missed {
                 buf.extend_from_slice(&l.prefix);
-                l.renderer.write_dropped(&mut buf, rec.cpu, count);
+                l.renderer.write_dropped(buf, rec.cpu, count);
                 summary.dropped_lines += 1;
             }
             buf.extend_from_slice(&l.prefix);
@@ -221,7 +251,13 @@ pub fn write_report<'a>(
                 .event_id(l.input.catalog.big_endian())
                 .and_then(|id| l.renderer.graph_entry(id));
             match graph {
-                None => l.renderer.write_record(&mut buf, &rec, None),
+                None if l.renderer.info_is_independent(&rec) => {
+                    l.renderer.write_head(buf, &rec);
+                    l.renderer.write_name(buf, &rec);
+                    pipe.defer(i, buf.len(), &rec);
+                    buf.push(b'\n');
+                }
+                None => l.renderer.write_record(buf, &rec, None),
                 Some(f) => {
                     // A function_graph entry: a leaf when the very next record is its exit.
                     let owned = rec.data.to_vec();
@@ -229,20 +265,175 @@ pub fn write_report<'a>(
                         data: &owned,
                         ..rec
                     };
-                    write_graph_entry(l, &entry, f, offset, &mut buf)?;
+                    write_graph_entry(l, &entry, f, offset, buf)?;
                 }
             }
             summary.records += 1;
-            if buf.len() >= 1 << 16 {
-                out.write_all(&buf)?;
-                buf.clear();
+            if pipe.deferred() >= INFO_BATCH || buf.len() >= 1 << 18 {
+                pipe.submit(buf, out)?;
             }
         }
     }
-    out.write_all(&buf)?;
-    out.flush()?;
-    summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
-    Ok(summary)
+    Ok(())
+}
+
+/// A record whose info is written by the info writer: where it goes in its batch's text
+/// and the record itself (its bytes at `off..off + len` of the batch's arena).
+#[derive(Debug, Clone, Copy)]
+struct Hole {
+    input: usize,
+    at: usize,
+    cpu: u32,
+    ts: u64,
+    off: usize,
+    len: usize,
+}
+
+/// One batch: the records whose infos are wanted, and the infos once written.
+#[derive(Debug, Default)]
+struct InfoJob {
+    arena: Vec<u8>,
+    holes: Vec<Hole>,
+    infos: Vec<u8>,
+    /// End of each hole's info in `infos`.
+    ends: Vec<usize>,
+}
+
+/// The report's second thread: while the loop writes the heads (and everything that
+/// reads or changes the comm table) of one batch of lines, a renderer of its own writes
+/// the print-fmt text of the batch before; the lines are then put together in order.
+/// With one batch in flight the output stays in order and memory stays flat.
+struct InfoPipe<'a> {
+    to_writer: Option<std::sync::mpsc::SyncSender<InfoJob>>,
+    from_writer: std::sync::mpsc::Receiver<InfoJob>,
+    /// The batch being filled.
+    job: InfoJob,
+    /// The batch at the writer, with the text of its lines around the holes.
+    in_flight: Option<Vec<u8>>,
+    /// Emptied buffers for the next batches.
+    spare_jobs: Vec<InfoJob>,
+    spare_bufs: Vec<Vec<u8>>,
+    /// A batch's lines put together.
+    joined: Vec<u8>,
+    _inputs: std::marker::PhantomData<&'a ()>,
+}
+
+impl<'a> InfoPipe<'a> {
+    fn start<'s>(
+        scope: &'s std::thread::Scope<'s, '_>,
+        kinds: Vec<(&'a dyn Catalog, TraceCmdStyle)>,
+    ) -> InfoPipe<'a>
+    where
+        'a: 's,
+    {
+        let (to_writer, jobs) = std::sync::mpsc::sync_channel::<InfoJob>(1);
+        let (done, from_writer) = std::sync::mpsc::channel::<InfoJob>();
+        scope.spawn(move || {
+            let mut renderers: Vec<TraceCmdRenderer<'a, dyn Catalog + 'a>> = kinds
+                .into_iter()
+                .map(|(c, style)| TraceCmdRenderer::new(c, style, Cmdlines::new()))
+                .collect();
+            while let Ok(mut job) = jobs.recv() {
+                job.infos.clear();
+                job.ends.clear();
+                for h in &job.holes {
+                    let rec = Record {
+                        cpu: h.cpu,
+                        ts: h.ts,
+                        data: &job.arena[h.off..h.off + h.len],
+                    };
+                    renderers[h.input].write_info(&mut job.infos, &rec);
+                    job.ends.push(job.infos.len());
+                }
+                if done.send(job).is_err() {
+                    return;
+                }
+            }
+        });
+        InfoPipe {
+            to_writer: Some(to_writer),
+            from_writer,
+            job: InfoJob::default(),
+            in_flight: None,
+            spare_jobs: Vec::new(),
+            spare_bufs: Vec::new(),
+            joined: Vec::new(),
+            _inputs: std::marker::PhantomData,
+        }
+    }
+
+    /// Leave the info of `rec` (from input `input`) to the writer; it goes at `at` in
+    /// the current text.
+    fn defer(&mut self, input: usize, at: usize, rec: &Record) {
+        let off = self.job.arena.len();
+        self.job.arena.extend_from_slice(rec.data);
+        self.job.holes.push(Hole {
+            input,
+            at,
+            cpu: rec.cpu,
+            ts: rec.ts,
+            off,
+            len: rec.data.len(),
+        });
+    }
+
+    /// Infos deferred in the current batch.
+    fn deferred(&self) -> usize {
+        self.job.holes.len()
+    }
+
+    /// End the current batch, whose text is `buf` (emptied for the next batch): write
+    /// out the batch in flight, then hand this one to the writer (or write it out at once
+    /// when it has no holes).
+    fn submit(&mut self, buf: &mut Vec<u8>, out: &mut dyn Write) -> Result<(), ReportError> {
+        self.finish(out)?;
+        if self.job.holes.is_empty() {
+            out.write_all(buf)?;
+            buf.clear();
+            return Ok(());
+        }
+        let next = self.spare_jobs.pop().unwrap_or_default();
+        let job = std::mem::replace(&mut self.job, next);
+        let text = std::mem::replace(buf, self.spare_bufs.pop().unwrap_or_default());
+        let sent = self.to_writer.as_ref().map(|t| t.send(job));
+        if !matches!(sent, Some(Ok(()))) {
+            return Err(ReportError::Output(io::Error::other(
+                "the report's info writer stopped unexpectedly",
+            )));
+        }
+        self.in_flight = Some(text);
+        Ok(())
+    }
+
+    /// Wait for the batch in flight, if any, and write its lines out.
+    fn finish(&mut self, out: &mut dyn Write) -> Result<(), ReportError> {
+        let Some(mut text) = self.in_flight.take() else {
+            return Ok(());
+        };
+        let mut job = self.from_writer.recv().map_err(|_| {
+            ReportError::Output(io::Error::other(
+                "the report's info writer stopped unexpectedly",
+            ))
+        })?;
+        let joined = &mut self.joined;
+        joined.clear();
+        joined.reserve(text.len() + job.infos.len());
+        let (mut from, mut start) = (0, 0);
+        for (h, &end) in job.holes.iter().zip(&job.ends) {
+            joined.extend_from_slice(&text[from..h.at]);
+            joined.extend_from_slice(&job.infos[start..end]);
+            from = h.at;
+            start = end;
+        }
+        joined.extend_from_slice(&text[from..]);
+        out.write_all(joined)?;
+        job.arena.clear();
+        job.holes.clear();
+        self.spare_jobs.push(job);
+        text.clear();
+        self.spare_bufs.push(text);
+        Ok(())
+    }
 }
 
 fn write_graph_entry(

@@ -302,3 +302,181 @@ impl RecordSource for DatSource {
         self.bad
     }
 }
+
+/// Records per batch handed from a decoding thread to the report loop: large enough that
+/// the channel costs nothing per record, small enough that memory stays flat.
+const BATCH: usize = 4096;
+
+/// One decoded record of a [`Batch`]: its bytes are `data[off..off + len]`.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    cpu: u32,
+    ts: u64,
+    off: u32,
+    len: u32,
+    missed: Option<Option<u64>>,
+}
+
+/// Records copied out of their pages, in the order the source gave them.
+#[derive(Debug, Default)]
+struct Batch {
+    data: Vec<u8>,
+    slots: Vec<Slot>,
+}
+
+enum Msg {
+    Batch(Batch),
+    /// The source is exhausted; the count of sub-buffers that failed to decode.
+    End(u64),
+    Failed(SourceError),
+}
+
+/// A [`RecordSource`] whose records are decoded by another source on a thread of its own.
+///
+/// Decompressing and merging the pages of a trace.dat is a third of a report's work and
+/// does not depend on the rendering, so it runs beside it: on a machine with two cores the
+/// report loop only formats. Records cross in batches of copied bytes over a bounded
+/// channel (a few batches in flight), and emptied batches go back to the decoder to be
+/// refilled, so memory stays flat and nothing is allocated per record.
+pub struct ThreadedSource {
+    rx: std::sync::mpsc::Receiver<Msg>,
+    recycle: std::sync::mpsc::Sender<Batch>,
+    batch: Batch,
+    pos: usize,
+    bad: u64,
+    ended: bool,
+}
+
+impl ThreadedSource {
+    /// Start decoding `source` on a thread of `scope`. The thread stops at the source's
+    /// end, at its first error (handed to the reader), or when this value is dropped.
+    pub fn spawn<'scope, S>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        mut source: S,
+    ) -> ThreadedSource
+    where
+        S: RecordSource + Send + 'scope,
+    {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(4);
+        let (recycle, empties) = std::sync::mpsc::channel::<Batch>();
+        scope.spawn(move || {
+            let mut batch = Batch::default();
+            loop {
+                match source.peek_ts() {
+                    Err(e) => {
+                        let _ = tx.send(Msg::Batch(batch));
+                        let _ = tx.send(Msg::Failed(e));
+                        return;
+                    }
+                    Ok(None) => {
+                        let _ = tx.send(Msg::Batch(batch));
+                        let _ = tx.send(Msg::End(source.bad_pages()));
+                        return;
+                    }
+                    Ok(Some(_)) => {}
+                }
+                let Some(t) = source.take() else {
+                    let _ = tx.send(Msg::Batch(batch));
+                    let _ = tx.send(Msg::End(source.bad_pages()));
+                    return;
+                };
+                let off = batch.data.len();
+                batch.data.extend_from_slice(t.rec.data);
+                batch.slots.push(Slot {
+                    cpu: t.rec.cpu,
+                    ts: t.rec.ts,
+                    off: off as u32,
+                    len: t.rec.data.len() as u32,
+                    missed: t.missed,
+                });
+                if batch.slots.len() >= BATCH || batch.data.len() >= 1 << 30 {
+                    let next = empties.try_recv().unwrap_or_default();
+                    if tx
+                        .send(Msg::Batch(std::mem::replace(&mut batch, next)))
+                        .is_err()
+                    {
+                        // The reader is gone (the report ended early).
+                        return;
+                    }
+                }
+            }
+        });
+        ThreadedSource {
+            rx,
+            recycle,
+            batch: Batch::default(),
+            pos: 0,
+            bad: 0,
+            ended: false,
+        }
+    }
+
+    fn current(&self) -> Option<(Slot, &[u8])> {
+        let s = *self.batch.slots.get(self.pos)?;
+        Some((
+            s,
+            &self.batch.data[s.off as usize..(s.off + s.len) as usize],
+        ))
+    }
+}
+
+impl RecordSource for ThreadedSource {
+    fn peek_ts(&mut self) -> Result<Option<u64>, SourceError> {
+        loop {
+            if let Some(s) = self.batch.slots.get(self.pos) {
+                return Ok(Some(s.ts));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            match self.rx.recv() {
+                Ok(Msg::Batch(b)) => {
+                    let mut old = std::mem::replace(&mut self.batch, b);
+                    self.pos = 0;
+                    old.data.clear();
+                    old.slots.clear();
+                    let _ = self.recycle.send(old);
+                }
+                Ok(Msg::End(bad)) => {
+                    self.bad = bad;
+                    self.ended = true;
+                }
+                Ok(Msg::Failed(e)) => {
+                    self.ended = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.ended = true;
+                    return Err("the trace data decoder stopped unexpectedly".into());
+                }
+            }
+        }
+    }
+
+    fn take(&mut self) -> Option<Taken<'_>> {
+        let (s, _) = self.current()?;
+        self.pos += 1;
+        let data = &self.batch.data[s.off as usize..(s.off + s.len) as usize];
+        Some(Taken {
+            rec: Record {
+                cpu: s.cpu,
+                ts: s.ts,
+                data,
+            },
+            missed: s.missed,
+        })
+    }
+
+    fn peek(&mut self) -> Option<Record<'_>> {
+        let (s, data) = self.current()?;
+        Some(Record {
+            cpu: s.cpu,
+            ts: s.ts,
+            data,
+        })
+    }
+
+    fn bad_pages(&self) -> u64 {
+        self.bad
+    }
+}
