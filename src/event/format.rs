@@ -498,6 +498,12 @@ impl Field {
 
 /// `b` up to its first NUL.
 pub(crate) fn until_nul(b: &[u8]) -> &[u8] {
+    // Most strings in records are a few bytes long (comms, names, `%p` extensions), for
+    // which the vectorised search's set-up costs more than a plain loop.
+    if b.len() <= 32 {
+        let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+        return &b[..n];
+    }
     match memchr::memchr(0, b) {
         Some(i) => &b[..i],
         None => b,

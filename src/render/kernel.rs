@@ -435,48 +435,53 @@ const DIGITS2: &[u8; 200] = b"0001020304050607080910111213141516171819\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// Decimal digits of `v` into the end of `tmp`; returns where they start.
+/// Number of decimal digits of `v`.
 #[inline]
-fn digits(tmp: &mut [u8; 20], mut v: u64) -> usize {
-    let mut i = 20;
+fn dec_len(v: u64) -> usize {
+    v.checked_ilog10().map_or(1, |l| l as usize + 1)
+}
+
+/// The `n` decimal digits of `v` into `b[..end]`, ending at `end`, written in place from
+/// the last digit back (no scratch buffer and no variable-length copy).
+#[inline]
+fn dec_into(b: &mut [u8], end: usize, mut v: u64, n: usize) {
+    debug_assert_eq!(n, dec_len(v));
+    let mut i = end;
     while v >= 100 {
         let d = (v % 100) as usize * 2;
         v /= 100;
         i -= 2;
-        tmp[i..i + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+        b[i] = DIGITS2[d];
+        b[i + 1] = DIGITS2[d + 1];
     }
     if v >= 10 {
         let d = v as usize * 2;
-        i -= 2;
-        tmp[i..i + 2].copy_from_slice(&DIGITS2[d..d + 2]);
+        b[i - 2] = DIGITS2[d];
+        b[i - 1] = DIGITS2[d + 1];
     } else {
-        i -= 1;
-        tmp[i] = b'0' + v as u8;
+        b[i - 1] = b'0' + v as u8;
     }
-    i
 }
 
 /// `v` right-aligned in `width` (spaces already in `b`) at `at`; returns the end.
 #[inline]
 pub(crate) fn put_right(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
-    let mut tmp = [0u8; 20];
-    let s = digits(&mut tmp, v);
-    let n = 20 - s;
-    let start = at + width.saturating_sub(n);
-    b[start..start + n].copy_from_slice(&tmp[s..]);
-    start + n
+    let n = dec_len(v);
+    let end = at + width.max(n);
+    dec_into(b, end, v, n);
+    end
 }
 
 /// `v` zero-padded to `width` at `at`; returns the end.
 #[inline]
 pub(crate) fn put_zero(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
-    let mut tmp = [0u8; 20];
-    let s = digits(&mut tmp, v);
-    let n = 20 - s;
-    let pad = width.saturating_sub(n);
-    b[at..at + pad].fill(b'0');
-    b[at + pad..at + pad + n].copy_from_slice(&tmp[s..]);
-    at + pad + n
+    let n = dec_len(v);
+    let end = at + width.max(n);
+    for c in &mut b[at..end - n] {
+        *c = b'0';
+    }
+    dec_into(b, end, v, n);
+    end
 }
 
 /// Signed `v` at `at`, left-aligned; returns the end.
@@ -486,10 +491,10 @@ pub(crate) fn put_i64(b: &mut [u8], mut at: usize, v: i64) -> usize {
         b[at] = b'-';
         at += 1;
     }
-    let mut tmp = [0u8; 20];
-    let s = digits(&mut tmp, v.unsigned_abs());
-    b[at..at + 20 - s].copy_from_slice(&tmp[s..]);
-    at + 20 - s
+    let u = v.unsigned_abs();
+    let n = dec_len(u);
+    dec_into(b, at + n, u, n);
+    at + n
 }
 
 /// Append `v` in decimal, right-aligned in `width` with `fill`.

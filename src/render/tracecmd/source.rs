@@ -381,7 +381,7 @@ impl ThreadedSource {
                     return;
                 };
                 let off = batch.data.len();
-                batch.data.extend_from_slice(t.rec.data);
+                crate::bytes::put(&mut batch.data, t.rec.data);
                 batch.slots.push(Slot {
                     cpu: t.rec.cpu,
                     ts: t.rec.ts,
