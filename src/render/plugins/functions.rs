@@ -43,26 +43,26 @@ impl FunctionMap {
 
     /// Parse `/proc/kallsyms` text (`addr type name [module]` lines).
     pub fn parse(text: &str) -> FunctionMap {
-        let mut pairs: Vec<(u64, &str)> = Vec::with_capacity(text.len() / 32);
-        for (line, [addr, kind, name, _], n) in kallsyms_lines(text) {
-            if line.is_empty() {
-                continue;
-            }
-            if n < 3 {
-                break;
-            }
-            // sscanf's %16llx reads at most 16 hex digits.
-            let digits = &addr[..addr.len().min(16)];
-            let Some(addr) = parse_hex(digits) else {
-                break;
-            };
-            if kind.len() != 1 {
-                break;
-            }
-            if name.starts_with('$') || kind == "A" || kind == "a" {
-                continue;
-            }
-            pairs.push((addr, name));
+        // Half the lines on another thread: this table is on the path to a report's first
+        // line. A line that ends the parse in the first half also drops the second half.
+        let cut = if text.len() > 1 << 20 {
+            memchr::memchr(b'\n', &text.as_bytes()[text.len() / 2..])
+                .map_or(text.len(), |i| text.len() / 2 + i + 1)
+        } else {
+            text.len()
+        };
+        let (head, tail) = text.split_at(cut);
+        let ((mut pairs, stopped), (rest, _)) = if tail.is_empty() {
+            (Self::parse_lines(head), (Vec::new(), false))
+        } else {
+            std::thread::scope(|s| {
+                let t = s.spawn(|| Self::parse_lines(tail));
+                let h = Self::parse_lines(head);
+                (h, t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            })
+        };
+        if !stopped {
+            pairs.extend(rest);
         }
         pairs.sort_by_key(|p| p.0);
         let mut all = String::with_capacity(pairs.iter().map(|p| p.1.len()).sum());
@@ -80,6 +80,33 @@ impl FunctionMap {
             text: all,
             id: NEXT_MAP_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// The `(address, name)` pairs of `text`'s lines, and whether a line that does not
+    /// parse ended the list.
+    fn parse_lines(text: &str) -> (Vec<(u64, &str)>, bool) {
+        let mut pairs: Vec<(u64, &str)> = Vec::with_capacity(text.len() / 32);
+        for (line, [addr, kind, name, _], n) in kallsyms_lines(text) {
+            if line.is_empty() {
+                continue;
+            }
+            if n < 3 {
+                return (pairs, true);
+            }
+            // sscanf's %16llx reads at most 16 hex digits.
+            let digits = &addr[..addr.len().min(16)];
+            let Some(addr) = parse_hex(digits) else {
+                return (pairs, true);
+            };
+            if kind.len() != 1 {
+                return (pairs, true);
+            }
+            if name.starts_with('$') || kind == "A" || kind == "a" {
+                continue;
+            }
+            pairs.push((addr, name));
+        }
+        (pairs, false)
     }
 
     fn name(&self, i: usize) -> &str {
