@@ -58,7 +58,23 @@ impl Compression {
         let out = match self {
             Compression::None => src.to_vec(),
             Compression::Zstd => {
-                zstd::bulk::decompress(src, expected as usize).map_err(|e| format!("zstd: {e}"))?
+                // One decompression context per thread: making one per block (hundreds
+                // per file) costs more than decompressing a small block.
+                thread_local! {
+                    static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                        const { std::cell::RefCell::new(None) };
+                }
+                CONTEXT.with(|c| {
+                    let mut c = c.borrow_mut();
+                    if c.is_none() {
+                        *c = Some(
+                            zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?,
+                        );
+                    }
+                    let d = c.as_mut().expect("just made");
+                    d.decompress(src, expected as usize)
+                        .map_err(|e| format!("zstd: {e}"))
+                })?
             }
             Compression::Zlib => {
                 let mut out = Vec::with_capacity(expected as usize);
