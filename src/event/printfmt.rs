@@ -1270,12 +1270,22 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 if spec.width < 0 && spec.prec < 0 {
                     let mut e = arg;
                     while let Expr::Cond(c, t, f) = e {
-                        e = if truthy(&self.eval(c)?) { t } else { f };
+                        let yes = match self.scalar_field(c) {
+                            Some(v) => v? != 0,
+                            None => truthy(&self.eval(c)?),
+                        };
+                        e = if yes { t } else { f };
                     }
-                    if let Expr::Call(name, args) = e {
-                        if is_text_helper(name) {
+                    match e {
+                        Expr::Call(name, args) if is_text_helper(name) => {
                             return self.text_helper(name, args, out);
                         }
+                        // A string literal (`REC->accounted ? "true" : "false"`).
+                        Expr::Str(s) => {
+                            crate::bytes::put(out, until_nul(s));
+                            return Ok(());
+                        }
+                        _ => {}
                     }
                     return self.conv_str(spec, e, out);
                 }
@@ -1438,9 +1448,29 @@ impl<'a, 'e> Ctx<'a, 'e> {
     }
 
     fn int(&self, e: &'a Expr) -> EvalResult<u64> {
+        if let Some(v) = self.scalar_field(e) {
+            return v;
+        }
         match self.eval(e)? {
             Val::Int { v, .. } => Ok(v),
             Val::Bytes(..) | Val::Text(_) => Err("a string used as a number".into()),
+        }
+    }
+
+    /// The value of `e` when it is a scalar or pointer field, read without the evaluator:
+    /// what [`Ctx::field`] would give (see [`Ctx::field_int`]).
+    #[inline]
+    fn scalar_field(&self, e: &Expr) -> Option<EvalResult<u64>> {
+        match e {
+            Expr::Field(i)
+                if matches!(
+                    self.schema.fields[*i].kind,
+                    FieldKind::Scalar | FieldKind::Pointer
+                ) =>
+            {
+                Some(self.field_int(*i))
+            }
+            _ => None,
         }
     }
 
@@ -1742,9 +1772,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 if name == "__print_flags" {
                     flags &= long_mask;
                 }
-                let delim = match self.eval(args.get(1).ok_or("__print_flags delimiter")?)? {
-                    Val::Bytes(b, _) => until_nul(b),
-                    _ => b"",
+                let delim = match args.get(1).ok_or("__print_flags delimiter")? {
+                    Expr::Str(s) => until_nul(s),
+                    e => match self.eval(e)? {
+                        Val::Bytes(b, _) => until_nul(b),
+                        _ => b"",
+                    },
                 };
                 let mut first = true;
                 let values = self.table_values(&args[2..])?;

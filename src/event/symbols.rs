@@ -69,7 +69,7 @@ pub(crate) fn kallsyms_lines(text: &str) -> impl Iterator<Item = (&str, [&str; 4
 
 /// The first four words of one line (see [`kallsyms_lines`]).
 #[inline]
-fn kallsyms_words(line: &str) -> ([&str; 4], usize) {
+pub(crate) fn kallsyms_words(line: &str) -> ([&str; 4], usize) {
     let b = line.as_bytes();
     let mut words = [""; 4];
     // The usual shape, `<16 hex digits> <type> <name>...`: the first two words are where
@@ -95,9 +95,7 @@ fn kallsyms_words(line: &str) -> ([&str; 4], usize) {
             break;
         }
         let start = i;
-        while i < b.len() && !b[i].is_ascii_whitespace() {
-            i += 1;
-        }
+        i = word_end(b, i);
         // Cut at ASCII bytes: always a char boundary.
         words[n] = &line[start..i];
         n += 1;
@@ -106,6 +104,25 @@ fn kallsyms_words(line: &str) -> ([&str; 4], usize) {
         }
     }
     (words, n)
+}
+
+/// The first ASCII whitespace byte of `b` at or after `i` (or the end), eight bytes at a
+/// time: symbol names are long.
+#[inline]
+pub(crate) fn word_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        // The lowest byte below 0x21 (all ASCII whitespace is) sets its high bit here, and
+        // none does when there is no such byte.
+        if w.wrapping_sub(0x2121_2121_2121_2121) & !w & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < b.len() && !b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
 }
 
 /// A hexadecimal number as `u64::from_str_radix(s, 16)` reads it (an optional `+`, no

@@ -12,7 +12,7 @@
 //!   entries with equal addresses the one the binary search lands on wins;
 //! * a line that does not parse (`%16llx %c name`) ends the parse, keeping what was read.
 
-use crate::event::symbols::{kallsyms_lines, parse_hex};
+use crate::event::symbols::{kallsyms_words, parse_hex, word_end};
 
 /// A sorted table of kernel function names by start address.
 #[derive(Debug, Default, Clone)]
@@ -86,7 +86,19 @@ impl FunctionMap {
     /// parse ended the list.
     fn parse_lines(text: &str) -> (Vec<(u64, &str)>, bool) {
         let mut pairs: Vec<(u64, &str)> = Vec::with_capacity(text.len() / 32);
-        for (line, [addr, kind, name, _], n) in kallsyms_lines(text) {
+        let mut at = 0;
+        let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
+        for end in ends {
+            let line = &text[at..end];
+            at = end + 1;
+            // The usual line, `<16 hex digits> <type> <name>...`, read in place.
+            if let Some((addr, kind, name)) = usual_line(line) {
+                if !(name.starts_with('$') || kind == b'A' || kind == b'a') {
+                    pairs.push((addr, name));
+                }
+                continue;
+            }
+            let ([addr, kind, name, _], n) = kallsyms_words(line);
             if line.is_empty() {
                 continue;
             }
@@ -173,6 +185,46 @@ impl crate::event::FunctionLookup for FunctionMap {
     }
 }
 
+/// Hexadecimal digit values; 0xff for any other byte.
+const HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// A line of exactly the usual shape, `<16 hex digits> <type char> <name>[ more]`, as
+/// (address, type, name); None for anything else, which the general path then reads
+/// (with the same result for this shape).
+#[inline]
+fn usual_line(line: &str) -> Option<(u64, u8, &str)> {
+    let b = line.as_bytes();
+    if b.len() < 20 || b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
+        return None;
+    }
+    let mut addr = 0u64;
+    let mut bad = 0u8;
+    for &c in &b[..16] {
+        let d = HEX[c as usize];
+        bad |= d;
+        addr = addr << 4 | u64::from(d & 15);
+    }
+    if bad > 15 || b[19].is_ascii_whitespace() {
+        return None;
+    }
+    let end = word_end(b, 19);
+    Some((addr, b[17], &line[19..end]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::FunctionMap;
@@ -198,5 +250,47 @@ mod tests {
         assert_eq!(m.find(0xffffffff81000201), None);
         assert_eq!(m.find(0x1000), None);
         assert_eq!(m.find(0x10), None);
+    }
+
+    #[test]
+    fn unusual_lines_read_like_sscanf_and_a_bad_line_ends_the_table() {
+        // Tabs and extra blanks between the words, a short address, a `$` name, then a
+        // line whose address is not hex: everything after it is dropped.
+        let m = FunctionMap::parse(
+            "ffffffff81000000\tT  first\n  1000 t short\nffffffff81000100 t $x\n\nffffffff81000200 T  spaced [m]\nffffffff8100030g T bad\nffffffff81000400 T after\n",
+        );
+        assert_eq!(m.len(), 3);
+        assert_eq!(
+            m.find(0xffffffff81000000),
+            Some(("first", 0xffffffff81000000))
+        );
+        assert_eq!(m.find(0x1000), Some(("short", 0x1000)));
+        assert_eq!(
+            m.find(0xffffffff81000200),
+            Some(("spaced", 0xffffffff81000200))
+        );
+        assert_eq!(m.find(0xffffffff81000400), None);
+    }
+
+    #[test]
+    fn both_halves_of_a_large_text_are_read() {
+        let mut text = String::new();
+        for i in 0..40_000u64 {
+            text.push_str(&format!(
+                "{:016x} t function_number_{i}\n",
+                0xffffffff81000000 + i * 16
+            ));
+        }
+        assert!(text.len() > 1 << 20);
+        let m = FunctionMap::parse(&text);
+        assert_eq!(m.len(), 40_000);
+        assert_eq!(
+            m.find(0xffffffff81000000 + 39_999 * 16),
+            Some(("function_number_39999", 0xffffffff81000000 + 39_999 * 16))
+        );
+        assert_eq!(
+            m.find(0xffffffff81000000 + 20_000 * 16 + 3),
+            Some(("function_number_20000", 0xffffffff81000000 + 20_000 * 16))
+        );
     }
 }
