@@ -593,7 +593,19 @@ impl DatFile {
                     self.event_formats = v;
                 }
                 opt::KALLSYMS => {
-                    let (_, body, base) = self.read_section(ptr()?, Some(o.id), "kallsyms")?;
+                    let (_, mut body, base) = self.read_section(ptr()?, Some(o.id), "kallsyms")?;
+                    // Megabytes of text: taken over in place rather than copied.
+                    if body.len() >= 4 {
+                        let n = num_u32(&body[0..4], be) as usize;
+                        if n <= body.len() - 4 {
+                            body.truncate(4 + n);
+                            body.drain(..4);
+                            self.kallsyms = String::from_utf8(body).unwrap_or_else(|e| {
+                                String::from_utf8_lossy(e.as_bytes()).into_owned()
+                            });
+                            continue;
+                        }
+                    }
                     let mut c = self.slice(&body, base, "kallsyms");
                     let n = c.u32()? as u64;
                     let t = c.text(n)?;
