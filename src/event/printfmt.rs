@@ -270,6 +270,73 @@ enum Piece {
     },
     /// Any other conversion: argument `arg` through the general evaluator.
     General { spec: Spec, arg: usize },
+    /// An `Int` or `Elem` piece reduced at compile time to what it reads and prints: the
+    /// `size` bytes at payload offset `off` (1, 2, 4 or 8), sign-extended first when the
+    /// field is signed (`field_int`), then cut to the conversion's `len` bytes and printed
+    /// with no width, precision or flag (`fmt_int`'s plain case). `field` names the piece
+    /// for the error of a payload too short to hold it.
+    Plain {
+        field: usize,
+        off: usize,
+        size: u8,
+        sext: bool,
+        len: u8,
+        conv: u8,
+    },
+}
+
+/// The `Plain` form of an `Int` or `Elem` piece, when it has one: a fixed-offset scalar,
+/// pointer or array element of 1, 2, 4 or 8 bytes, no cast, and a `%u %d %i %x %X`
+/// conversion without width, precision or flags.
+fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
+    let plain_spec = |s: &Spec| {
+        s.width <= 0
+            && s.prec < 0
+            && !s.alt
+            && !s.plus
+            && !s.space
+            && matches!(s.conv, b'u' | b'd' | b'i' | b'x' | b'X')
+    };
+    match *p {
+        Piece::Int {
+            field,
+            spec,
+            cast: None,
+        } if plain_spec(&spec) => {
+            let f = schema.fields.get(field)?;
+            let sext = match f.kind {
+                FieldKind::Scalar => f.signed,
+                FieldKind::Pointer => false,
+                _ => return None,
+            };
+            matches!(f.size, 1 | 2 | 4 | 8).then_some(Piece::Plain {
+                field,
+                off: f.offset,
+                size: f.size as u8,
+                sext,
+                len: if spec.len == 0 { 4 } else { spec.len },
+                conv: spec.conv,
+            })
+        }
+        Piece::Elem { field, index, spec } if plain_spec(&spec) => {
+            let f = schema.fields.get(field)?;
+            let FieldKind::Array { elem_size, .. } = f.kind else {
+                return None;
+            };
+            let el = elem_size.max(1);
+            (matches!(el, 1 | 2 | 4 | 8) && (index + 1).checked_mul(el)? <= f.size).then_some(
+                Piece::Plain {
+                    field,
+                    off: f.offset + index * el,
+                    size: el as u8,
+                    sext: false,
+                    len: if spec.len == 0 { 4 } else { spec.len },
+                    conv: spec.conv,
+                },
+            )
+        }
+        _ => None,
+    }
 }
 
 /// `REC->field OP constant` with an arithmetic or bit operator, as (field, op, constant).
@@ -397,7 +464,7 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
             },
             _ => Piece::General { spec, arg: next },
         };
-        pieces.push(piece);
+        pieces.push(plain_piece(&piece, schema).unwrap_or(piece));
         next += 1;
     }
     Some(pieces)
@@ -1399,6 +1466,38 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     }
                 }
                 Piece::General { spec, arg } => self.conv(spec, &args[*arg], out)?,
+                Piece::Plain {
+                    field,
+                    off,
+                    size,
+                    sext,
+                    len,
+                    conv,
+                } => {
+                    let Some(raw) = read_at(self.data, *off, *size, self.be()) else {
+                        return Err(format!(
+                            "field `{}` lies outside the payload",
+                            self.schema.fields[*field].name
+                        ));
+                    };
+                    // `field_int`, then `fmt_int`'s plain case.
+                    let v = if *sext {
+                        sign_extend(raw, *size as usize) as u64
+                    } else {
+                        raw
+                    };
+                    let num = if *len >= 8 {
+                        v
+                    } else {
+                        v & ((1u64 << (*len as u32 * 8)) - 1)
+                    };
+                    match conv {
+                        b'u' => push_u64(out, num),
+                        b'x' => push_hex(out, num, false),
+                        b'X' => push_hex(out, num, true),
+                        _ => push_i64(out, sign_extend(num, *len as usize)),
+                    }
+                }
             }
         }
         Ok(())
@@ -2247,6 +2346,21 @@ fn truthy(v: &Val) -> bool {
     }
 }
 
+/// The unsigned integer of `size` bytes (1, 2, 4 or 8) at `off` in `data`.
+#[inline(always)]
+fn read_at(data: &[u8], off: usize, size: u8, be: bool) -> Option<u64> {
+    let b = data.get(off..off.checked_add(size as usize)?)?;
+    Some(match (size, be) {
+        (1, _) => b[0] as u64,
+        (2, false) => u16::from_le_bytes([b[0], b[1]]) as u64,
+        (2, true) => u16::from_be_bytes([b[0], b[1]]) as u64,
+        (4, false) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
+        (4, true) => u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as u64,
+        (_, false) => u64::from_le_bytes(b.try_into().ok()?),
+        (_, true) => u64::from_be_bytes(b.try_into().ok()?),
+    })
+}
+
 fn read_elem(b: &[u8], i: usize, el: usize, be: bool) -> Option<u64> {
     let s = b.get(i.checked_mul(el)?..i.checked_mul(el)?.checked_add(el)?)?;
     Some(match el {
@@ -2620,23 +2734,31 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
     push_u64(out, v.unsigned_abs());
 }
 
-pub(crate) fn push_hex(out: &mut Vec<u8>, mut v: u64, upper: bool) {
-    let mut tmp = [0u8; 16];
-    let mut i = 16;
-    let digits = if upper {
-        b"0123456789ABCDEF"
-    } else {
-        b"0123456789abcdef"
+pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
+    // All sixteen nibbles at once: spread each to a byte (most significant first), turn
+    // 0..15 into '0'..'9' / 'a'..'f' with carries that cannot cross bytes, then keep the
+    // digits from the first non-zero nibble.
+    let digits = (((64 - v.leading_zeros()) + 3) / 4).max(1) as usize;
+    let spread = |x: u32| -> u64 {
+        let x = u64::from(x);
+        let x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
+        let x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff;
+        (x | (x << 4)) & 0x0f0f_0f0f_0f0f_0f0f
     };
-    loop {
-        i -= 1;
-        tmp[i] = digits[(v & 15) as usize];
-        v >>= 4;
-        if v == 0 {
-            break;
-        }
-    }
-    crate::bytes::put(out, &tmp[i..]);
+    let ascii = |n: u64| -> u64 {
+        // Bytes holding 10..15 get bit 4 set by +6; those get the extra letter offset.
+        let letters = ((n + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+        let gap = if upper { 7 } else { 39 };
+        n + 0x3030_3030_3030_3030 + letters * gap
+    };
+    // `spread` puts the lowest nibble in the lowest byte: big-endian bytes print the most
+    // significant nibble first.
+    let hi = ascii(spread((v >> 32) as u32)).to_be_bytes();
+    let lo = ascii(spread(v as u32)).to_be_bytes();
+    let mut tmp = [0u8; 16];
+    tmp[..8].copy_from_slice(&hi);
+    tmp[8..].copy_from_slice(&lo);
+    crate::bytes::put(out, &tmp[16 - digits..]);
 }
 
 pub(crate) fn push_hex2(out: &mut Vec<u8>, b: u8) {

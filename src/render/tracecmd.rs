@@ -374,8 +374,10 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 
     /// The fields of `id` when it is `ftrace:funcgraph_entry` (for leaf merging).
     pub fn graph_entry(&mut self, id: u16) -> Option<[FieldSpec; 2]> {
-        match self.plugin(id) {
-            Some(Plugin::FuncgraphEntry { f }) if !self.style.raw => Some(f),
+        let raw = self.style.raw;
+        // By reference: a plugin is a few hundred bytes, too many to copy per record.
+        match &self.info(id).plugin {
+            Some(Plugin::FuncgraphEntry { f }) if !raw => Some(*f),
             _ => None,
         }
     }
@@ -390,9 +392,10 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     ) -> Option<[FieldSpec; 4]> {
         let be = self.catalog.big_endian();
         let id = next.event_id(be)?;
-        let Some(Plugin::FuncgraphExit { f: x }) = self.plugin(id) else {
+        let Some(Plugin::FuncgraphExit { f: x }) = &self.info(id).plugin else {
             return None;
         };
+        let x = *x;
         let same_pid = self.pid(entry) == self.pid(next);
         let same_func = read_uint(entry.data, f[0], be) == read_uint(next.data, x[0], be);
         (same_pid && same_func).then_some(x)
@@ -459,10 +462,6 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             });
         }
         self.ids[i].as_ref().expect("filled above")
-    }
-
-    fn plugin(&mut self, id: u16) -> Option<Plugin> {
-        self.info(id).plugin
     }
 
     /// `CPU:N [M EVENTS DROPPED]` (`count` None: the kernel did not count them).
@@ -628,12 +627,16 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         if self.style.raw {
             self.catalog.write_fields(rec, out);
         } else {
-            let plugin = id.and_then(|id| self.plugin(id));
+            if let Some(id) = id {
+                self.info(id);
+            }
+            let graph = self.graph();
+            // Borrowed from `ids` while `cmdlines` is borrowed mutably: no copy per record.
+            let plugin = id
+                .and_then(|id| self.ids.get(usize::from(id))?.as_ref())
+                .and_then(|i| i.plugin.as_ref());
             let pretty = match plugin {
-                Some(p) => {
-                    let graph = self.graph();
-                    p.write(self.catalog, rec, &mut self.cmdlines, graph, out)
-                }
+                Some(p) => p.write(self.catalog, rec, &mut self.cmdlines, graph, out),
                 None => true,
             };
             if pretty {
