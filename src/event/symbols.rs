@@ -23,8 +23,12 @@ static NEXT_TABLE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU6
 
 type CacheSlot = ((usize, u64), (usize, usize));
 
+/// Slots of the per-thread lookup cache (32 bytes each): enough for the call sites of a
+/// busy trace, which a 256-slot cache kept evicting.
+const LOOKUP_SLOTS: usize = 2048;
+
 thread_local! {
-    static LOOKUP_CACHE: std::cell::RefCell<Vec<CacheSlot>> = std::cell::RefCell::new(vec![((0, u64::MAX), (0, 0)); 256]);
+    static LOOKUP_CACHE: std::cell::RefCell<Vec<CacheSlot>> = std::cell::RefCell::new(vec![((0, u64::MAX), (0, 0)); LOOKUP_SLOTS]);
 }
 
 /// A symbol found for an address.
@@ -212,7 +216,7 @@ impl Kallsyms {
             return None;
         }
         let key = (self.id as usize, addr);
-        let slot = (addr ^ (addr >> 12)).wrapping_mul(0x9e37_79b9_7f4a_7c15) as usize >> 56;
+        let slot = ((addr ^ (addr >> 12)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 53) as usize;
         let hit = LOOKUP_CACHE.with(|c| {
             let (k, v) = c.borrow()[slot];
             (k == key && self.id != 0).then_some(v)
@@ -245,7 +249,16 @@ impl Kallsyms {
             return (0, 0);
         }
         let at = self.syms[i - 1].0;
-        (self.syms[..i].partition_point(|s| s.0 < at), i)
+        // Aliases (symbols at the same address) are few: walk back to the first of them,
+        // and search only when there are many.
+        let mut first = i - 1;
+        while first > 0 && self.syms[first - 1].0 == at {
+            first -= 1;
+            if i - first > 32 {
+                return (self.syms[..i].partition_point(|s| s.0 < at), i);
+            }
+        }
+        (first, i)
     }
 }
 
@@ -370,6 +383,21 @@ mod tests {
         assert_eq!(k.lookup(0xffffffffc0000004).unwrap().module, Some("kvm"));
         assert_eq!(k.lookup(0x1000), None);
         assert_eq!(k.lookup(0xffffffffc0000050), None);
+    }
+
+    #[test]
+    fn the_first_of_many_aliases_is_found() {
+        // More aliases than the backward walk takes before it searches instead.
+        for n in [1usize, 2, 32, 33, 40] {
+            let mut text = String::from("ffffffff80ffff00 T before\n");
+            for i in 0..n {
+                text.push_str(&format!("ffffffff81000000 T alias{i}\n"));
+            }
+            text.push_str("ffffffff81000100 T after\n");
+            let k = Kallsyms::parse(&text);
+            let s = k.lookup(0xffffffff81000010).unwrap();
+            assert_eq!((s.name, s.size), ("alias0", 0x100), "{n} aliases");
+        }
     }
 
     #[test]
