@@ -102,6 +102,21 @@ fn integer_conversions() {
         "0x00001234|   7|7  |"
     );
     assert_eq!(text(r#""%c%c", 'o', 107"#), "ok");
+    // Casts before plain conversions, as C converts them.
+    assert_eq!(
+        text(
+            r#""%lu %lx %u %d", (unsigned long) REC->a, (unsigned long)REC->sh, (unsigned int) REC->sh, (short) REC->b"#
+        ),
+        "18446744073709551611 fffffffffffffffe 4294967294 4660"
+    );
+    // Flag letters from `field & constant ? "x" : "y"`: a negative int is sign-extended
+    // to a 64-bit constant's width.
+    assert_eq!(
+        text(
+            r#""%s%s%s%s%s", REC->a & 0x1u ? "M" : "-", REC->a & 0x2u ? "a" : "-", REC->a & 0x100000000UL ? "h" : "-", REC->sh & 0x4 ? "x" : "-", REC->b & 0x1 ? "o" : "e""#
+        ),
+        "Mahxe"
+    );
 }
 
 #[test]

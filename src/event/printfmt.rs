@@ -280,14 +280,16 @@ enum Piece {
         off: usize,
         size: u8,
         sext: bool,
+        /// An integer cast between the read and the conversion, as in `Int`.
+        cast: Option<(bool, bool, u8)>,
         len: u8,
         conv: u8,
     },
 }
 
 /// The `Plain` form of an `Int` or `Elem` piece, when it has one: a fixed-offset scalar,
-/// pointer or array element of 1, 2, 4 or 8 bytes, no cast, and a `%u %d %i %x %X`
-/// conversion without width, precision or flags.
+/// pointer or array element of 1, 2, 4 or 8 bytes, and a `%u %d %i %x %X` conversion
+/// without width, precision or flags.
 fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
     let plain_spec = |s: &Spec| {
         s.width <= 0
@@ -298,11 +300,7 @@ fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
             && matches!(s.conv, b'u' | b'd' | b'i' | b'x' | b'X')
     };
     match *p {
-        Piece::Int {
-            field,
-            spec,
-            cast: None,
-        } if plain_spec(&spec) => {
+        Piece::Int { field, spec, cast } if plain_spec(&spec) => {
             let f = schema.fields.get(field)?;
             let sext = match f.kind {
                 FieldKind::Scalar => f.signed,
@@ -314,6 +312,7 @@ fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
                 off: f.offset,
                 size: f.size as u8,
                 sext,
+                cast,
                 len: if spec.len == 0 { 4 } else { spec.len },
                 conv: spec.conv,
             })
@@ -330,6 +329,7 @@ fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
                     off: f.offset + index * el,
                     size: el as u8,
                     sext: false,
+                    cast: None,
                     len: if spec.len == 0 { 4 } else { spec.len },
                     conv: spec.conv,
                 },
@@ -1337,8 +1337,8 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 if spec.width < 0 && spec.prec < 0 {
                     let mut e = arg;
                     while let Expr::Cond(c, t, f) = e {
-                        let yes = match self.scalar_field(c) {
-                            Some(v) => v? != 0,
+                        let yes = match self.scalar_truth(c) {
+                            Some(v) => v?,
                             None => truthy(&self.eval(c)?),
                         };
                         e = if yes { t } else { f };
@@ -1471,6 +1471,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     off,
                     size,
                     sext,
+                    cast,
                     len,
                     conv,
                 } => {
@@ -1480,12 +1481,17 @@ impl<'a, 'e> Ctx<'a, 'e> {
                             self.schema.fields[*field].name
                         ));
                     };
-                    // `field_int`, then `fmt_int`'s plain case.
-                    let v = if *sext {
+                    // `field_int`, the cast as `Int` applies it, then `fmt_int`'s plain case.
+                    let mut v = if *sext {
                         sign_extend(raw, *size as usize) as u64
                     } else {
                         raw
                     };
+                    match *cast {
+                        Some((true, _, _)) => v = norm_value(v, false, self.long()),
+                        Some((false, signed, size)) if size != 0 => v = norm_value(v, signed, size),
+                        _ => {}
+                    }
                     let num = if *len >= 8 {
                         v
                     } else {
@@ -1570,6 +1576,28 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 Some(self.field_int(*i))
             }
             _ => None,
+        }
+    }
+
+    /// Whether `e` is true, without the evaluator when it is a scalar field or a scalar
+    /// field ANDed with a non-negative constant (`REC->flags & 0x0001u ? "M" : " "`):
+    /// the C conversions cannot change whether such an AND is zero.
+    #[inline]
+    fn scalar_truth(&self, e: &Expr) -> Option<EvalResult<bool>> {
+        match e {
+            Expr::Binary("&", a, b) => {
+                let c = match **b {
+                    Expr::Num(n) => n,
+                    Expr::Const(n, signed, size)
+                        if !(signed && sign_extend(n, size as usize) < 0) =>
+                    {
+                        n
+                    }
+                    _ => return None,
+                };
+                Some(self.scalar_field(a)?.map(|v| v & c != 0))
+            }
+            _ => Some(self.scalar_field(e)?.map(|v| v != 0)),
         }
     }
 
