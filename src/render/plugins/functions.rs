@@ -15,15 +15,28 @@
 use crate::event::symbols::{kallsyms_words, parse_hex, word_end};
 
 /// A sorted table of kernel function names by start address.
+///
+/// Kept as the two halves the parse made on two threads, one after the other (kallsyms
+/// lists symbols by address, so their concatenation is the sorted table): joining them
+/// would copy megabytes on the way to a report's first line.
 #[derive(Debug, Default, Clone)]
 pub struct FunctionMap {
+    first: Part,
+    second: Part,
+    /// Unique per parsed map (0 for an empty one): the key of the lookup cache.
+    id: u64,
+}
+
+/// The symbols of a run of kallsyms lines, in file order, and whether a line that does
+/// not parse ended the run.
+#[derive(Debug, Default, Clone)]
+struct Part {
     addrs: Vec<u64>,
     /// (start, length) of each name in `text`.
     names: Vec<(u32, u32)>,
     /// Every name, one after another: one allocation instead of one per symbol.
     text: String,
-    /// Unique per parsed map (0 for an empty one): the key of the lookup cache.
-    id: u64,
+    stopped: bool,
 }
 
 static NEXT_MAP_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -52,93 +65,67 @@ impl FunctionMap {
             text.len()
         };
         let (head, tail) = text.split_at(cut);
-        let ((mut pairs, stopped), (rest, _)) = if tail.is_empty() {
-            (Self::parse_lines(head), (Vec::new(), false))
+        let (first, mut second) = if tail.is_empty() {
+            (Part::parse(head), Part::default())
         } else {
             std::thread::scope(|s| {
-                let t = s.spawn(|| Self::parse_lines(tail));
-                let h = Self::parse_lines(head);
+                let t = s.spawn(|| Part::parse(tail));
+                let h = Part::parse(head);
                 (h, t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             })
         };
-        if !stopped {
-            pairs.extend(rest);
+        if first.stopped {
+            second = Part::default();
         }
-        pairs.sort_by_key(|p| p.0);
-        let mut all = String::with_capacity(pairs.iter().map(|p| p.1.len()).sum());
-        let names = pairs
-            .iter()
-            .map(|p| {
-                let start = all.len() as u32;
-                all.push_str(p.1);
-                (start, p.1.len() as u32)
-            })
-            .collect();
+        let sorted = first.addrs.is_sorted()
+            && second.addrs.is_sorted()
+            && match (first.addrs.last(), second.addrs.first()) {
+                (Some(a), Some(b)) => a <= b,
+                _ => true,
+            };
+        let (first, second) = if sorted {
+            (first, second)
+        } else {
+            (Part::sorted(&first, &second), Part::default())
+        };
         FunctionMap {
-            addrs: pairs.iter().map(|p| p.0).collect(),
-            names,
-            text: all,
+            first,
+            second,
             id: NEXT_MAP_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
-    /// The `(address, name)` pairs of `text`'s lines, and whether a line that does not
-    /// parse ended the list.
-    fn parse_lines(text: &str) -> (Vec<(u64, &str)>, bool) {
-        let mut pairs: Vec<(u64, &str)> = Vec::with_capacity(text.len() / 32);
-        let mut at = 0;
-        let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
-        for end in ends {
-            let line = &text[at..end];
-            at = end + 1;
-            // The usual line, `<16 hex digits> <type> <name>...`, read in place.
-            if let Some((addr, kind, name)) = usual_line(line) {
-                if !(name.starts_with('$') || kind == b'A' || kind == b'a') {
-                    pairs.push((addr, name));
-                }
-                continue;
-            }
-            let ([addr, kind, name, _], n) = kallsyms_words(line);
-            if line.is_empty() {
-                continue;
-            }
-            if n < 3 {
-                return (pairs, true);
-            }
-            // sscanf's %16llx reads at most 16 hex digits.
-            let digits = &addr[..addr.len().min(16)];
-            let Some(addr) = parse_hex(digits) else {
-                return (pairs, true);
-            };
-            if kind.len() != 1 {
-                return (pairs, true);
-            }
-            if name.starts_with('$') || kind == "A" || kind == "a" {
-                continue;
-            }
-            pairs.push((addr, name));
+    /// The start address of entry `i` of the whole table.
+    #[inline]
+    fn addr(&self, i: usize) -> u64 {
+        let n = self.first.addrs.len();
+        if i < n {
+            self.first.addrs[i]
+        } else {
+            self.second.addrs[i - n]
         }
-        (pairs, false)
     }
 
     fn name(&self, i: usize) -> &str {
-        let (start, len) = self.names[i];
-        &self.text[start as usize..(start + len) as usize]
+        let n = self.first.addrs.len();
+        let part = if i < n { &self.first } else { &self.second };
+        let (start, len) = part.names[if i < n { i } else { i - n }];
+        &part.text[start as usize..(start + len) as usize]
     }
 
     /// Number of symbols kept.
     pub fn len(&self) -> usize {
-        self.addrs.len()
+        self.first.addrs.len() + self.second.addrs.len()
     }
 
     /// Whether the map is empty.
     pub fn is_empty(&self) -> bool {
-        self.addrs.is_empty()
+        self.len() == 0
     }
 
     /// The function holding `addr` and its start address.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
-        if self.addrs.is_empty() {
+        if self.is_empty() {
             return None;
         }
         let slot = ((addr ^ (addr >> 11)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 55) as usize;
@@ -155,17 +142,17 @@ impl FunctionMap {
                 i
             }
         };
-        (i != usize::MAX).then(|| (self.name(i), self.addrs[i]))
+        (i != usize::MAX).then(|| (self.name(i), self.addr(i)))
     }
 
     fn search(&self, addr: u64) -> Option<usize> {
-        let n = self.addrs.len();
+        let n = self.len();
         let (mut l, mut u) = (0usize, n);
         while l < u {
             let idx = (l + u) / 2;
-            let here = self.addrs[idx];
+            let here = self.addr(idx);
             // The entry after the last one is a sentinel at address 0.
-            let next = if idx + 1 < n { self.addrs[idx + 1] } else { 0 };
+            let next = if idx + 1 < n { self.addr(idx + 1) } else { 0 };
             if addr == here || (addr > here && addr < next) {
                 return Some(idx);
             }
@@ -176,6 +163,80 @@ impl FunctionMap {
             }
         }
         None
+    }
+}
+
+impl Part {
+    fn parse(text: &str) -> Part {
+        let mut p = Part {
+            addrs: Vec::with_capacity(text.len() / 40),
+            names: Vec::with_capacity(text.len() / 40),
+            text: String::with_capacity(text.len() / 2),
+            stopped: false,
+        };
+        let mut at = 0;
+        let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
+        for end in ends {
+            let line = &text[at..end];
+            at = end + 1;
+            // The usual line, `<16 hex digits> <type> <name>...`, read in place.
+            if let Some((addr, kind, name)) = usual_line(line) {
+                if !(name.starts_with('$') || kind == b'A' || kind == b'a') {
+                    p.push(addr, name);
+                }
+                continue;
+            }
+            let ([addr, kind, name, _], n) = kallsyms_words(line);
+            if line.is_empty() {
+                continue;
+            }
+            if n < 3 {
+                p.stopped = true;
+                break;
+            }
+            // sscanf's %16llx reads at most 16 hex digits.
+            let digits = &addr[..addr.len().min(16)];
+            let Some(addr) = parse_hex(digits) else {
+                p.stopped = true;
+                break;
+            };
+            if kind.len() != 1 {
+                p.stopped = true;
+                break;
+            }
+            if name.starts_with('$') || kind == "A" || kind == "a" {
+                continue;
+            }
+            p.push(addr, name);
+        }
+        p
+    }
+
+    #[inline]
+    fn push(&mut self, addr: u64, name: &str) {
+        self.addrs.push(addr);
+        self.names.push((self.text.len() as u32, name.len() as u32));
+        self.text.push_str(name);
+    }
+
+    fn name(&self, i: usize) -> &str {
+        let (start, len) = self.names[i];
+        &self.text[start as usize..(start + len) as usize]
+    }
+
+    /// `a`'s symbols then `b`'s, sorted stably by address (as libtraceevent sorts its
+    /// table before searching it).
+    fn sorted(a: &Part, b: &Part) -> Part {
+        let mut all: Vec<(u64, &str)> = (0..a.addrs.len())
+            .map(|i| (a.addrs[i], a.name(i)))
+            .chain((0..b.addrs.len()).map(|i| (b.addrs[i], b.name(i))))
+            .collect();
+        all.sort_by_key(|p| p.0);
+        let mut p = Part::default();
+        for (addr, name) in all {
+            p.push(addr, name);
+        }
+        p
     }
 }
 
@@ -228,6 +289,45 @@ fn usual_line(line: &str) -> Option<(u64, u8, &str)> {
 #[cfg(test)]
 mod tests {
     use super::FunctionMap;
+
+    #[test]
+    fn a_table_parsed_in_two_halves_finds_every_symbol() {
+        // Over a megabyte of lines: parsed in two halves, kept as two parts when in
+        // order, sorted into one when not. Both must answer alike, at the seam too.
+        let lines: Vec<String> = (0..40_000u64)
+            .map(|i| {
+                format!(
+                    "{:016x} T function_number_{i}\n",
+                    0xffff_ffff_8100_0000 + i * 0x40
+                )
+            })
+            .collect();
+        let in_order: String = lines.concat();
+        let reversed: String = lines.iter().rev().cloned().collect();
+        assert!(in_order.len() > 1 << 20);
+        for text in [&in_order, &reversed] {
+            let m = FunctionMap::parse(text);
+            assert_eq!(m.len(), 40_000);
+            for i in (0..40_000u64)
+                .step_by(97)
+                .chain(19_990..20_010)
+                .chain([39_999])
+            {
+                let addr = 0xffff_ffff_8100_0000 + i * 0x40;
+                let name = format!("function_number_{i}");
+                assert_eq!(m.find(addr), Some((name.as_str(), addr)));
+                if i < 39_999 {
+                    assert_eq!(m.find(addr + 0x3f), Some((name.as_str(), addr)));
+                } else {
+                    assert_eq!(
+                        m.find(addr + 1),
+                        None,
+                        "the last entry matches exactly only"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn lookup_between_entries_and_last_exact_only() {
