@@ -2766,7 +2766,7 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
     // All sixteen nibbles at once: spread each to a byte (most significant first), turn
     // 0..15 into '0'..'9' / 'a'..'f' with carries that cannot cross bytes, then keep the
     // digits from the first non-zero nibble.
-    let digits = (((64 - v.leading_zeros()) + 3) / 4).max(1) as usize;
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
     let spread = |x: u32| -> u64 {
         let x = u64::from(x);
         let x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;

@@ -77,8 +77,9 @@ impl FunctionMap {
         if first.stopped {
             second = Part::default();
         }
-        let sorted = first.addrs.is_sorted()
-            && second.addrs.is_sorted()
+        let in_order = |a: &[u64]| a.windows(2).all(|w| w[0] <= w[1]);
+        let sorted = in_order(&first.addrs)
+            && in_order(&second.addrs)
             && match (first.addrs.last(), second.addrs.first()) {
                 (Some(a), Some(b)) => a <= b,
                 _ => true,
