@@ -355,35 +355,7 @@ fn parse_field_line(line: &str, long_size: usize) -> Result<Field, String> {
 
 impl Field {
     fn raw(&self, data: &[u8], big_endian: bool, off: usize, size: usize) -> Option<u64> {
-        let b = data.get(off..off.checked_add(size)?)?;
-        Some(match size {
-            1 => b[0] as u64,
-            2 => {
-                let a = [b[0], b[1]];
-                (if big_endian {
-                    u16::from_be_bytes(a)
-                } else {
-                    u16::from_le_bytes(a)
-                }) as u64
-            }
-            4 => {
-                let a = [b[0], b[1], b[2], b[3]];
-                (if big_endian {
-                    u32::from_be_bytes(a)
-                } else {
-                    u32::from_le_bytes(a)
-                }) as u64
-            }
-            8 => {
-                let a: [u8; 8] = b.try_into().ok()?;
-                if big_endian {
-                    u64::from_be_bytes(a)
-                } else {
-                    u64::from_le_bytes(a)
-                }
-            }
-            _ => return None,
-        })
+        read_uint(data, off, size, big_endian)
     }
 
     /// The field as an unsigned integer (zero-extended); None when the payload is too short
@@ -511,6 +483,23 @@ pub(crate) fn until_nul(b: &[u8]) -> &[u8] {
 }
 
 /// Sign-extend the low `size` bytes of `v`.
+/// The unsigned integer of `size` bytes (1, 2, 4 or 8) at `off` in `data`; None when it
+/// does not fit or the size is another.
+#[inline]
+pub(crate) fn read_uint(data: &[u8], off: usize, size: usize, big_endian: bool) -> Option<u64> {
+    let b = data.get(off..off.checked_add(size)?)?;
+    Some(match (size, big_endian) {
+        (1, _) => b[0] as u64,
+        (2, false) => u16::from_le_bytes([b[0], b[1]]) as u64,
+        (2, true) => u16::from_be_bytes([b[0], b[1]]) as u64,
+        (4, false) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
+        (4, true) => u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as u64,
+        (8, false) => u64::from_le_bytes(b.try_into().ok()?),
+        (8, true) => u64::from_be_bytes(b.try_into().ok()?),
+        _ => return None,
+    })
+}
+
 pub(crate) fn sign_extend(v: u64, size: usize) -> i64 {
     match size {
         1 => v as u8 as i8 as i64,

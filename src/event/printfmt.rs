@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::cell::Cell;
 
 use super::expr::{lex, CType, Expr, Parser, MAX_LOCALS};
-use super::format::{sign_extend, until_nul, Field, FieldKind, Schema};
+use super::format::{read_uint, sign_extend, until_nul, Field, FieldKind, Schema};
 use super::pointer;
 use super::{PrintEnv, PrintStyle, Record};
 
@@ -1401,13 +1401,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     }
                 }
                 Piece::Int { field, spec, cast } => {
-                    let mut v = self.field_int(*field)?;
-                    // As `Ctx::cast` converts an integer.
-                    match *cast {
-                        Some((true, _, _)) => v = norm_value(v, false, self.long()),
-                        Some((false, signed, size)) if size != 0 => v = norm_value(v, signed, size),
-                        _ => {}
-                    }
+                    let v = self.int_cast(self.field_int(*field)?, *cast);
                     self.int_conv(spec, v, out);
                 }
                 Piece::Ptr { field, cast, spec } => {
@@ -1475,38 +1469,34 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     len,
                     conv,
                 } => {
-                    let Some(raw) = read_at(self.data, *off, *size, self.be()) else {
+                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
                         return Err(format!(
                             "field `{}` lies outside the payload",
                             self.schema.fields[*field].name
                         ));
                     };
                     // `field_int`, the cast as `Int` applies it, then `fmt_int`'s plain case.
-                    let mut v = if *sext {
+                    let v = if *sext {
                         sign_extend(raw, *size as usize) as u64
                     } else {
                         raw
                     };
-                    match *cast {
-                        Some((true, _, _)) => v = norm_value(v, false, self.long()),
-                        Some((false, signed, size)) if size != 0 => v = norm_value(v, signed, size),
-                        _ => {}
-                    }
-                    let num = if *len >= 8 {
-                        v
-                    } else {
-                        v & ((1u64 << (*len as u32 * 8)) - 1)
-                    };
-                    match conv {
-                        b'u' => push_u64(out, num),
-                        b'x' => push_hex(out, num, false),
-                        b'X' => push_hex(out, num, true),
-                        _ => push_i64(out, sign_extend(num, *len as usize)),
-                    }
+                    plain_int(out, self.int_cast(v, *cast), *len, *conv);
                 }
             }
         }
         Ok(())
+    }
+
+    /// `v` after an integer cast of a plan, as [`Ctx::cast`] converts an integer:
+    /// (pointer, signed, size).
+    #[inline]
+    fn int_cast(&self, v: u64, cast: Option<(bool, bool, u8)>) -> u64 {
+        match cast {
+            Some((true, _, _)) => norm_value(v, false, self.long()),
+            Some((false, signed, size)) if size != 0 => norm_value(v, signed, size),
+            _ => v,
+        }
     }
 
     /// The integer value [`Ctx::field`] gives a scalar or pointer field.
@@ -2374,51 +2364,8 @@ fn truthy(v: &Val) -> bool {
     }
 }
 
-/// The unsigned integer of `size` bytes (1, 2, 4 or 8) at `off` in `data`.
-#[inline(always)]
-fn read_at(data: &[u8], off: usize, size: u8, be: bool) -> Option<u64> {
-    let b = data.get(off..off.checked_add(size as usize)?)?;
-    Some(match (size, be) {
-        (1, _) => b[0] as u64,
-        (2, false) => u16::from_le_bytes([b[0], b[1]]) as u64,
-        (2, true) => u16::from_be_bytes([b[0], b[1]]) as u64,
-        (4, false) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
-        (4, true) => u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as u64,
-        (_, false) => u64::from_le_bytes(b.try_into().ok()?),
-        (_, true) => u64::from_be_bytes(b.try_into().ok()?),
-    })
-}
-
 fn read_elem(b: &[u8], i: usize, el: usize, be: bool) -> Option<u64> {
-    let s = b.get(i.checked_mul(el)?..i.checked_mul(el)?.checked_add(el)?)?;
-    Some(match el {
-        1 => s[0] as u64,
-        2 => {
-            let a = [s[0], s[1]];
-            (if be {
-                u16::from_be_bytes(a)
-            } else {
-                u16::from_le_bytes(a)
-            }) as u64
-        }
-        4 => {
-            let a = [s[0], s[1], s[2], s[3]];
-            (if be {
-                u32::from_be_bytes(a)
-            } else {
-                u32::from_le_bytes(a)
-            }) as u64
-        }
-        8 => {
-            let a: [u8; 8] = s.try_into().ok()?;
-            if be {
-                u64::from_be_bytes(a)
-            } else {
-                u64::from_le_bytes(a)
-            }
-        }
-        _ => return None,
-    })
+    read_uint(b, i.checked_mul(el)?, el, be)
 }
 
 fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
@@ -2585,19 +2532,14 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
     };
     let _ = long;
     // No width, precision or flag: the digits alone (most conversions in print fmts).
-    if spec.width <= 0 && spec.prec < 0 && !spec.alt && !spec.plus && !spec.space {
-        let num = if size >= 8 {
-            v
-        } else {
-            v & ((1u64 << (size as u32 * 8)) - 1)
-        };
-        match spec.conv {
-            b'u' => return push_u64(out, num),
-            b'd' | b'i' => return push_i64(out, sign_extend(num, size as usize)),
-            b'x' => return push_hex(out, num, false),
-            b'X' => return push_hex(out, num, true),
-            _ => {}
-        }
+    if spec.width <= 0
+        && spec.prec < 0
+        && !spec.alt
+        && !spec.plus
+        && !spec.space
+        && matches!(spec.conv, b'u' | b'd' | b'i' | b'x' | b'X')
+    {
+        return plain_int(out, v, size, spec.conv);
     }
     if spec.conv == b'c' {
         let pad = (spec.width.max(1) as usize) - 1;
@@ -2719,6 +2661,23 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
     tmp[..n].reverse();
     crate::bytes::put(out, &tmp[..n]);
     fill(out, width, b' ');
+}
+
+/// `%u %d %i %x %X` of `v` with no width, precision or flag, read as an integer of
+/// `size` bytes.
+#[inline]
+fn plain_int(out: &mut Vec<u8>, v: u64, size: u8, conv: u8) {
+    let num = if size >= 8 {
+        v
+    } else {
+        v & ((1u64 << (u32::from(size) * 8)) - 1)
+    };
+    match conv {
+        b'u' => push_u64(out, num),
+        b'x' => push_hex(out, num, false),
+        b'X' => push_hex(out, num, true),
+        _ => push_i64(out, sign_extend(num, size as usize)),
+    }
 }
 
 /// Two-digit pairs "00".."99": one division per two digits.

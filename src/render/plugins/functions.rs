@@ -109,9 +109,11 @@ impl FunctionMap {
 
     fn name(&self, i: usize) -> &str {
         let n = self.first.addrs.len();
-        let part = if i < n { &self.first } else { &self.second };
-        let (start, len) = part.names[if i < n { i } else { i - n }];
-        &part.text[start as usize..(start + len) as usize]
+        if i < n {
+            self.first.name(i)
+        } else {
+            self.second.name(i - n)
+        }
     }
 
     /// Number of symbols kept.
