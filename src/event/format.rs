@@ -485,7 +485,7 @@ pub(crate) fn until_nul(b: &[u8]) -> &[u8] {
 /// Sign-extend the low `size` bytes of `v`.
 /// The unsigned integer of `size` bytes (1, 2, 4 or 8) at `off` in `data`; None when it
 /// does not fit or the size is another.
-#[inline]
+#[inline(always)]
 pub(crate) fn read_uint(data: &[u8], off: usize, size: usize, big_endian: bool) -> Option<u64> {
     let b = data.get(off..off.checked_add(size)?)?;
     Some(match (size, big_endian) {

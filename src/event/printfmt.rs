@@ -2665,7 +2665,7 @@ pub(crate) fn fmt_int(out: &mut Vec<u8>, v: u64, spec: &Spec, long: u8) {
 
 /// `%u %d %i %x %X` of `v` with no width, precision or flag, read as an integer of
 /// `size` bytes.
-#[inline]
+#[inline(always)]
 fn plain_int(out: &mut Vec<u8>, v: u64, size: u8, conv: u8) {
     let num = if size >= 8 {
         v
