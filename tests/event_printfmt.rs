@@ -200,6 +200,46 @@ fn flags_and_symbols() {
 }
 
 #[test]
+fn tables_behind_a_zero_test_and_a_null_end() {
+    let f = r#"{ 0x1000, "A" }, { 0x0200, "B" }, { 0x0030, "C" }, { 0, (void *)0 }"#;
+    // The kernel stops at the entry with a NULL name and prints what is left in hex; the
+    // same from a field and from a constant.
+    assert_eq!(
+        text(&format!(r#""%s", __print_flags(REC->b, "|", {f})"#)),
+        "A|B|C|0x4"
+    );
+    assert_eq!(
+        text(&format!(r#""%s", __print_flags(0x1234, "|", {f})"#)),
+        "A|B|C|0x4"
+    );
+    assert_eq!(
+        text(
+            r#""%s", __print_symbolic(REC->b, { 1, "ONE" }, { 0, (void *)0 }, { 0x1234, "AFTER_END" })"#
+        ),
+        "0x1234"
+    );
+    // `(flags) ? __print_flags(flags, ...) : "none"` (gfp_flags): a zero field prints the
+    // other branch, a non-zero one the table.
+    assert_eq!(
+        text(&format!(
+            r#""%s %s", (REC->common_flags) ? __print_flags(REC->common_flags, "|", {f}) : "none", (REC->b) ? __print_flags(REC->b, "|", {f}) : "none""#
+        )),
+        "none A|B|C|0x4"
+    );
+}
+
+#[test]
+fn field_operations() {
+    // MAJOR/MINOR of a dev_t, shifts of signed and unsigned fields, casts around them.
+    assert_eq!(
+        text(
+            r#""%d,%d %d %u %x %d %lu", ((unsigned int) ((REC->b) >> 8)), ((unsigned int) ((REC->b) & ((1U << 8) - 1))), REC->a >> 1, REC->a - 1, (unsigned char)(REC->a & 0xff), REC->sh + 1, REC->b * 3"#
+        ),
+        "18,52 -3 4294967290 fb -1 13980"
+    );
+}
+
+#[test]
 fn arrays_and_hex() {
     assert_eq!(
         text(

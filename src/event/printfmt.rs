@@ -270,6 +270,51 @@ enum Piece {
     },
     /// Any other conversion: argument `arg` through the general evaluator.
     General { spec: Spec, arg: usize },
+    /// `%s` of `__print_flags`/`__print_symbolic` (or their `_u64` forms) over a scalar
+    /// field read like `Plain`, optionally behind `(REC->field) ? ... : "text"` (`zero`:
+    /// the text a zero value prints instead). `entries` holds, per style (kernel,
+    /// trace-cmd), the table's constant (value, label) pairs; a record the pairs do not
+    /// settle goes through the evaluator with argument `arg`.
+    Table {
+        field: usize,
+        off: usize,
+        size: u8,
+        sext: bool,
+        zero: Option<Box<[u8]>>,
+        flags: bool,
+        wide: bool,
+        delim: Box<[u8]>,
+        entries: Box<[TableEntries; 2]>,
+        arg: usize,
+        spec: Spec,
+    },
+    /// `%s` of `REC->field ? "yes" : "no"` (or `REC->field & mask ? ...` with a
+    /// non-negative mask), the field read like `Plain`.
+    Choice {
+        field: usize,
+        off: usize,
+        size: u8,
+        sext: bool,
+        mask: u64,
+        yes: Box<[u8]>,
+        no: Box<[u8]>,
+    },
+    /// A `FieldOp` piece reduced at compile time like `Plain`: the field is read at
+    /// `off` (`size` bytes, sign-extended when `sext`) and typed as [`Ctx::field`] types
+    /// it (`ty`: signed, size), the constant is already a value, and the result is printed
+    /// with `fmt_int`'s plain case (`len`, `conv`).
+    PlainOp {
+        field: usize,
+        off: usize,
+        size: u8,
+        sext: bool,
+        ty: (bool, u8),
+        op: &'static str,
+        constant: (u64, bool, u8),
+        cast: Option<CType>,
+        len: u8,
+        conv: u8,
+    },
     /// An `Int` or `Elem` piece reduced at compile time to what it reads and prints: the
     /// `size` bytes at payload offset `off` (1, 2, 4 or 8), sign-extended first when the
     /// field is signed (`field_int`), then cut to the conversion's `len` bytes and printed
@@ -285,6 +330,144 @@ enum Piece {
         len: u8,
         conv: u8,
     },
+}
+
+/// A planned flag or symbol table.
+#[derive(Debug, Clone)]
+struct TableEntries {
+    /// (value, label) in table order, up to the first entry the evaluator cannot read.
+    known: Box<[(u64, Box<[u8]>)]>,
+    /// Whether such an entry follows: a record whose lookup gets that far goes through
+    /// the evaluator (which fails on it, as it always did).
+    tail: bool,
+}
+
+/// Where a scalar or pointer field of 1, 2, 4 or 8 bytes is read, as `Plain` reads it:
+/// (offset, size, sign-extended).
+fn plain_read(schema: &Schema, field: usize) -> Option<(usize, u8, bool)> {
+    let f = schema.fields.get(field)?;
+    let sext = match f.kind {
+        FieldKind::Scalar => f.signed,
+        FieldKind::Pointer => false,
+        _ => return None,
+    };
+    matches!(f.size, 1 | 2 | 4 | 8).then_some((f.offset, f.size as u8, sext))
+}
+
+/// The `Table` or `Choice` piece of a `%s` argument, when it has one.
+fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece> {
+    if spec.width >= 0 || spec.prec >= 0 {
+        return None;
+    }
+
+    let (test, call, zero) = match e {
+        Expr::Cond(c, t, f) => match (&**t, &**f) {
+            (Expr::Str(yes), Expr::Str(no)) => {
+                let (field, mask) = match &**c {
+                    Expr::Field(i) => (*i, u64::MAX),
+                    Expr::Binary("&", a, b) => match (&**a, &**b) {
+                        (Expr::Field(i), Expr::Num(n)) => (*i, *n),
+                        (Expr::Field(i), Expr::Const(n, signed, size))
+                            if !(*signed && sign_extend(*n, *size as usize) < 0) =>
+                        {
+                            (*i, *n)
+                        }
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                let (off, size, sext) = plain_read(schema, field)?;
+                return Some(Piece::Choice {
+                    field,
+                    off,
+                    size,
+                    sext,
+                    mask,
+                    yes: until_nul(yes).into(),
+                    no: until_nul(no).into(),
+                });
+            }
+            (call @ Expr::Call(..), Expr::Str(z)) => (Some(&**c), call, Some(until_nul(z))),
+            _ => return None,
+        },
+        call => (None, call, None),
+    };
+    let Expr::Call(name, args) = call else {
+        return None;
+    };
+    let (flags, wide) = match name.as_str() {
+        "__print_flags" => (true, false),
+        "__print_flags_u64" => (true, true),
+        "__print_symbolic" => (false, false),
+        "__print_symbolic_u64" => (false, true),
+        _ => return None,
+    };
+    let Some(Expr::Field(field)) = args.first() else {
+        return None;
+    };
+    if test.is_some_and(|t| !matches!(t, Expr::Field(i) if i == field)) {
+        return None;
+    }
+    let (off, size, sext) = plain_read(schema, *field)?;
+    let (delim, table): (&[u8], _) = if flags {
+        match args.get(1)? {
+            Expr::Str(d) => (until_nul(d), args.get(2..)?),
+            _ => return None,
+        }
+    } else {
+        (b"", args.get(1..)?)
+    };
+    // Per style, the entries up to the first one without a constant value and a string
+    // label (the evaluator fails on that one, if its loop gets there: `{ 0, NULL }` ends
+    // the kernel's gfp table).
+    let entries = [PrintStyle::Kernel, PrintStyle::TraceCmd].map(|style| {
+        let values = const_table_values(schema, style, table);
+        // The kernel's tables end at a NULL name.
+        let end = match style {
+            PrintStyle::Kernel => table.iter().position(null_label).unwrap_or(table.len()),
+            _ => table.len(),
+        };
+        let known: Box<[_]> = values[..end]
+            .iter()
+            .zip(&table[..end])
+            .map_while(|(v, e)| Some(((*v)?, Box::<[u8]>::from(table_label(e).ok()?))))
+            .collect();
+        let tail = known.len() < end;
+        TableEntries { known, tail }
+    });
+    Some(Piece::Table {
+        field: *field,
+        off,
+        size,
+        sext,
+        zero: zero.map(Box::from),
+        flags,
+        wide,
+        delim: delim.into(),
+        entries: Box::new(entries),
+        arg,
+        spec,
+    })
+}
+
+/// The values of a table's entries in `style`, as the evaluator computes them with no
+/// record (None for an entry that does not evaluate).
+fn const_table_values(schema: &Schema, style: PrintStyle, entries: &[Expr]) -> Vec<Option<u64>> {
+    let env = PrintEnv {
+        style,
+        long_size: schema.long_size,
+        ..PrintEnv::default()
+    };
+    let cx = Ctx {
+        schema,
+        data: &[],
+        env: &env,
+        locals: Default::default(),
+    };
+    entries
+        .iter()
+        .map(|e| cx.table_entry(e).ok().map(|(v, _)| v))
+        .collect()
 }
 
 /// The `Plain` form of an `Int` or `Elem` piece, when it has one: a fixed-offset scalar,
@@ -312,6 +495,42 @@ fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
                 off: f.offset,
                 size: f.size as u8,
                 sext,
+                cast,
+                len: if spec.len == 0 { 4 } else { spec.len },
+                conv: spec.conv,
+            })
+        }
+        Piece::FieldOp {
+            field,
+            op,
+            ref constant,
+            cast,
+            spec,
+        } if plain_spec(&spec) => {
+            let f = schema.fields.get(field)?;
+            // The value `Ctx::field` gives the field, and `Ctx::eval` the constant.
+            let (sext, ty) = match f.kind {
+                FieldKind::Scalar if f.size < 4 => (f.signed, (true, 4)),
+                FieldKind::Scalar => (f.signed, (f.signed, f.size as u8)),
+                FieldKind::Pointer => (false, (false, f.size as u8)),
+                _ => return None,
+            };
+            let constant = match *constant {
+                Expr::Num(n) => match int_of(n) {
+                    Val::Int { v, signed, size } => (v, signed, size),
+                    _ => return None,
+                },
+                Expr::Const(v, signed, size) => (v, signed, size),
+                _ => return None,
+            };
+            matches!(f.size, 1 | 2 | 4 | 8).then_some(Piece::PlainOp {
+                field,
+                off: f.offset,
+                size: f.size as u8,
+                sext,
+                ty,
+                op,
+                constant,
                 cast,
                 len: if spec.len == 0 { 4 } else { spec.len },
                 conv: spec.conv,
@@ -379,6 +598,9 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
         }
         let arg = args.get(next)?;
         let piece = match (spec.conv, arg) {
+            (b's', e) if text_piece(e, schema, next, spec).is_some() => {
+                text_piece(e, schema, next, spec)?
+            }
             (b's', Expr::Field(f))
                 if matches!(schema.fields[*f].kind, FieldKind::CharArray { .. }) =>
             {
@@ -510,23 +732,7 @@ fn const_tables(program: &Program, schema: &Schema) -> Vec<(usize, [Vec<Option<u
             args.iter().for_each(|a| walk(a, &mut found));
         }
     }
-    let values = |style: PrintStyle, entries: &[Expr]| {
-        let env = PrintEnv {
-            style,
-            long_size: schema.long_size,
-            ..PrintEnv::default()
-        };
-        let cx = Ctx {
-            schema,
-            data: &[],
-            env: &env,
-            locals: Default::default(),
-        };
-        entries
-            .iter()
-            .map(|e| cx.table_entry(e).ok().map(|(v, _)| v))
-            .collect::<Vec<_>>()
-    };
+    let values = |style: PrintStyle, entries: &[Expr]| const_table_values(schema, style, entries);
     found
         .into_iter()
         .map(|entries| {
@@ -1460,6 +1666,149 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     }
                 }
                 Piece::General { spec, arg } => self.conv(spec, &args[*arg], out)?,
+                Piece::Table {
+                    field,
+                    off,
+                    size,
+                    sext,
+                    zero,
+                    flags,
+                    wide,
+                    delim,
+                    entries,
+                    arg,
+                    spec,
+                } => {
+                    let style = (self.env.style == PrintStyle::TraceCmd) as usize;
+                    let table = &entries[style];
+                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
+                        return Err(format!(
+                            "field `{}` lies outside the payload",
+                            self.schema.fields[*field].name
+                        ));
+                    };
+                    let v = if *sext {
+                        sign_extend(raw, *size as usize) as u64
+                    } else {
+                        raw
+                    };
+                    if let (0, Some(z)) = (v, zero) {
+                        crate::bytes::put(out, z);
+                        continue;
+                    }
+                    // `text_helper`'s loops over constant tables.
+                    let long_mask = if *wide || self.long() != 4 {
+                        u64::MAX
+                    } else {
+                        u32::MAX as u64
+                    };
+                    let mut v = v & long_mask;
+                    let start = out.len();
+                    if *flags {
+                        let mut first = true;
+                        for (mask, label) in table.known.iter() {
+                            if v == 0 {
+                                break;
+                            }
+                            if v & mask != *mask {
+                                continue;
+                            }
+                            v &= !mask;
+                            if !first {
+                                crate::bytes::put(out, delim);
+                            }
+                            first = false;
+                            crate::bytes::put(out, label);
+                        }
+                        if v != 0 && table.tail {
+                            out.truncate(start);
+                            self.conv(spec, &args[*arg], out)?;
+                        } else if v != 0 {
+                            if !first {
+                                crate::bytes::put(out, delim);
+                            }
+                            crate::bytes::put(out, b"0x");
+                            push_hex(out, v, false);
+                        }
+                    } else {
+                        match table.known.iter().find(|(m, _)| m & long_mask == v) {
+                            Some((_, label)) => crate::bytes::put(out, label),
+                            None if table.tail => self.conv(spec, &args[*arg], out)?,
+                            None => {
+                                crate::bytes::put(out, b"0x");
+                                push_hex(out, v, false);
+                            }
+                        }
+                    }
+                }
+                Piece::Choice {
+                    field,
+                    off,
+                    size,
+                    sext,
+                    mask,
+                    yes,
+                    no,
+                } => {
+                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
+                        return Err(format!(
+                            "field `{}` lies outside the payload",
+                            self.schema.fields[*field].name
+                        ));
+                    };
+                    // `scalar_truth`: the value `field_int` gives, ANDed with the mask.
+                    let v = if *sext {
+                        sign_extend(raw, *size as usize) as u64
+                    } else {
+                        raw
+                    };
+                    let yes_no = if v & mask != 0 { yes } else { no };
+                    crate::bytes::put(out, yes_no);
+                }
+                Piece::PlainOp {
+                    field,
+                    off,
+                    size,
+                    sext,
+                    ty,
+                    op,
+                    constant,
+                    cast,
+                    len,
+                    conv,
+                } => {
+                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
+                        return Err(format!(
+                            "field `{}` lies outside the payload",
+                            self.schema.fields[*field].name
+                        ));
+                    };
+                    let v = if *sext {
+                        sign_extend(raw, *size as usize) as u64
+                    } else {
+                        raw
+                    };
+                    // `FieldOp`'s steps on the same values, then `fmt_int`'s plain case.
+                    let a = Val::Int {
+                        v,
+                        signed: ty.0,
+                        size: ty.1,
+                    };
+                    let (cv, cs, cz) = *constant;
+                    let b = Val::Int {
+                        v: cv,
+                        signed: cs,
+                        size: cz,
+                    };
+                    let mut r = binary(op, a, b)?;
+                    if let Some(t) = cast {
+                        r = self.cast(t, r);
+                    }
+                    match r {
+                        Val::Int { v, .. } => plain_int(out, v, *len, *conv),
+                        _ => return Err("a string used as a number".into()),
+                    }
+                }
                 Piece::Plain {
                     field,
                     off,
@@ -1899,7 +2248,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 let mut first = true;
                 let values = self.table_values(&args[2..])?;
                 for (ent, &mask) in args[2..].iter().zip(values.iter()) {
-                    if flags == 0 {
+                    if flags == 0 || self.table_end(ent) {
                         break;
                     }
                     // A known value came from an entry whose label is a string, so a
@@ -1942,6 +2291,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     }
                 };
                 for (ent, &mask) in args[1..].iter().zip(values.iter()) {
+                    if self.table_end(ent) {
+                        break;
+                    }
                     let (mask, label) = match mask {
                         Some(m) if sym_mask(m) != v => continue,
                         Some(m) => (m, table_label(ent)?),
@@ -2075,6 +2427,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
             }
         }
         Ok(values)
+    }
+
+    /// Whether `e` ends a flag or symbol table in this style: the kernel stops at the
+    /// first entry whose name is NULL (`{ 0, NULL }` closes the gfp table).
+    fn table_end(&self, e: &Expr) -> bool {
+        self.env.style == PrintStyle::Kernel && null_label(e)
     }
 
     fn table_entry(&self, e: &'a Expr) -> EvalResult<(u64, &'a [u8])> {
@@ -2808,6 +3166,18 @@ fn table_label(e: &Expr) -> EvalResult<&[u8]> {
             other => Err(format!("a table entry's name is not a string: {other:?}")),
         },
         _ => Err("a flag/symbol table entry is not `{ value, \"name\" }`".into()),
+    }
+}
+
+/// Whether a table entry's name is a null pointer constant (`{ 0, NULL }`).
+fn null_label(e: &Expr) -> bool {
+    let Expr::List(items) = e else {
+        return false;
+    };
+    match items.get(1) {
+        Some(Expr::Num(0)) => true,
+        Some(Expr::Cast(ty, x)) => ty.pointer && matches!(**x, Expr::Num(0)),
+        _ => false,
     }
 }
 

@@ -234,8 +234,12 @@ impl KernelStyle {
         if comm.len() > 64 {
             return self.write_context_slow(out, rec, comm, pid, comms);
         }
-        // Built in a stack buffer: one copy into `out` instead of a dozen small ones.
-        let mut b = [b' '; 160];
+        // Built in place in 160 bytes of spaces appended to `out`, cut to length at the
+        // end. (A stack buffer copied over afterwards stalled on its 16-byte loads of the
+        // bytes just stored one at a time: a fifth of this function's time.)
+        let len = out.len();
+        out.resize(len + 160, b' ');
+        let b = &mut out[len..];
         // "%16s-%-7d "
         let mut i = 16usize.saturating_sub(comm.len());
         b[i..i + comm.len()].copy_from_slice(comm);
@@ -243,7 +247,7 @@ impl KernelStyle {
         b[i] = b'-';
         i += 1;
         let start = i;
-        i = put_i64(&mut b, i, i64::from(pid));
+        i = put_i64(b, i, i64::from(pid));
         i = i.max(start + 7) + 1;
         if self.record_tgid {
             let tgid = comms.tgid(pid);
@@ -252,14 +256,14 @@ impl KernelStyle {
                 i += 10;
             } else {
                 b[i] = b'(';
-                i = put_right(&mut b, i + 1, u64::from(tgid.unsigned_abs()), 7);
+                i = put_right(b, i + 1, u64::from(tgid.unsigned_abs()), 7);
                 b[i..i + 2].copy_from_slice(b") ");
                 i += 2;
             }
         }
         // "[%03d] "
         b[i] = b'[';
-        i = put_zero(&mut b, i + 1, u64::from(rec.cpu), 3);
+        i = put_zero(b, i + 1, u64::from(rec.cpu), 3);
         b[i..i + 2].copy_from_slice(b"] ");
         i += 2;
         if self.irq_info {
@@ -271,14 +275,14 @@ impl KernelStyle {
         if self.time_in_ns {
             // " %5lu.%06lu", rounded to the nearest microsecond like the kernel's ns2usecs().
             let us = rec.ts.saturating_add(500) / 1000;
-            i = put_right(&mut b, i, us / 1_000_000, 5);
+            i = put_right(b, i, us / 1_000_000, 5);
             b[i] = b'.';
-            i = put_zero(&mut b, i + 1, us % 1_000_000, 6);
+            i = put_zero(b, i + 1, us % 1_000_000, 6);
         } else {
-            i = put_right(&mut b, i, rec.ts, 12);
+            i = put_right(b, i, rec.ts, 12);
         }
         b[i..i + 2].copy_from_slice(b": ");
-        crate::bytes::put(out, &b[..i + 2]);
+        out.truncate(len + i + 2);
     }
 
     /// The same columns for a comm too long for the stack buffer (never seen in practice:
