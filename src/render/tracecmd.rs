@@ -225,6 +225,15 @@ struct CommTable {
     /// The last lookup (pid, index found): consecutive records mostly share a pid.
     /// Cleared whenever the array changes.
     last: std::cell::Cell<Option<(i32, Option<usize>)>>,
+    /// Changes whenever a lookup could answer differently (see [`Cmdlines::generation`]).
+    generation: u64,
+}
+
+/// A comm-table generation no table has had: a renderer whose table is replaced never
+/// mistakes the new table's state for the old one's.
+fn next_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl CommTable {
@@ -234,6 +243,7 @@ impl CommTable {
                 std::mem::take(&mut self.list).into_iter().rev().collect();
             v.sort_by_key(|e| e.0);
             self.array = Some(v);
+            self.generation = next_generation();
         }
         self.array.as_mut().expect("just built")
     }
@@ -284,7 +294,10 @@ impl Cmdlines {
     pub fn register(&mut self, pid: i32, comm: &str) {
         let t = self.inner.get_mut();
         match &mut t.array {
-            None => t.list.push((pid, comm.into())),
+            None => {
+                t.list.push((pid, comm.into()));
+                t.generation = next_generation();
+            }
             Some(array) => {
                 if pid == 0 || CommTable::search(array, pid).is_some() {
                     return;
@@ -292,8 +305,15 @@ impl Cmdlines {
                 let at = array.partition_point(|e| e.0 < pid);
                 array.insert(at, (pid, comm.into()));
                 t.last.set(None);
+                t.generation = next_generation();
             }
         }
+    }
+
+    /// A number that stays the same as long as [`Cmdlines::comm`] gives every pid the
+    /// same answer (it changes with each registration and when the lookup array is made).
+    pub fn generation(&self) -> u64 {
+        self.inner.borrow().generation
     }
 
     /// The comm printed for `pid`.
@@ -343,6 +363,20 @@ pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     common_flags: Option<FieldSpec>,
     common_pc: Option<FieldSpec>,
     common_migrate: Option<Option<FieldSpec>>,
+    head: HeadCache,
+    /// The catalog's byte order, asked once.
+    be: bool,
+}
+
+/// The parts of the last head line that the next record mostly repeats.
+#[derive(Debug, Clone, Default)]
+struct HeadCache {
+    /// `%16s-%-5d [%03d]` for (pid, cpu, comm table generation).
+    key: Option<(i32, u32, u64)>,
+    prefix: Vec<u8>,
+    /// ` %5lu.` for these whole seconds.
+    secs_key: Option<u64>,
+    secs: Vec<u8>,
 }
 
 impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
@@ -357,6 +391,8 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             common_flags: None,
             common_pc: None,
             common_migrate: None,
+            head: HeadCache::default(),
+            be: catalog.big_endian(),
         }
     }
 
@@ -390,7 +426,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         f: [FieldSpec; 2],
         next: &Record,
     ) -> Option<[FieldSpec; 4]> {
-        let be = self.catalog.big_endian();
+        let be = self.be;
         let id = next.event_id(be)?;
         let Some(Plugin::FuncgraphExit { f: x }) = &self.info(id).plugin else {
             return None;
@@ -432,7 +468,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 
     /// The pid of a record (`common_pid`; 0 when unknown).
     pub fn pid(&mut self, rec: &Record) -> i32 {
-        let be = self.catalog.big_endian();
+        let be = self.be;
         let Some(id) = rec.event_id(be) else { return 0 };
         self.common(id);
         match self.common_pid {
@@ -441,7 +477,17 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         }
     }
 
+    #[inline]
     fn info(&mut self, id: u16) -> &IdInfo {
+        let i = usize::from(id);
+        if !matches!(self.ids.get(i), Some(Some(_))) {
+            self.fill_info(id);
+        }
+        self.ids[i].as_ref().expect("filled above")
+    }
+
+    #[cold]
+    fn fill_info(&mut self, id: u16) {
         let i = usize::from(id);
         if i >= self.ids.len() {
             self.ids.resize(i + 1, None);
@@ -461,7 +507,6 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                 plugin,
             });
         }
-        self.ids[i].as_ref().expect("filled above")
     }
 
     /// `CPU:N [M EVENTS DROPPED]` (`count` None: the kernel did not count them).
@@ -481,6 +526,12 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// Write the head: comm, pid, cpu (and latency flags with `-l`) and the time column.
     pub fn write_head(&mut self, out: &mut Vec<u8>, rec: &Record) {
         let pid = self.pid(rec);
+        if !self.style.latency && self.head.key == Some((pid, rec.cpu, self.cmdlines.generation()))
+        {
+            // The same comm-pid-CPU columns as the last record.
+            crate::bytes::put(out, &self.head.prefix);
+            return self.write_head_time(out, rec);
+        }
         let comm = self.cmdlines.comm(pid);
         if self.style.latency {
             let c = comm.as_bytes();
@@ -494,10 +545,12 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             pad_left(out, &b[i..], 3);
             self.write_latency(out, rec);
         } else if comm.len() <= 64 {
-            // `%16s-%-5d [%03d]` and the time, built in a stack buffer and copied once.
-            use super::kernel::{put_i64, put_right, put_zero};
+            use super::kernel::{put_i64, put_zero};
+            // `%16s-%-5d [%03d]`, kept for the next records of the same pid and CPU (the
+            // key is taken after the lookup, the first of which makes the comm array).
+            let key = (pid, rec.cpu, self.cmdlines.generation());
             let c = comm.as_bytes();
-            let mut b = [b' '; 160];
+            let mut b = [b' '; 96];
             let mut i = 16usize.saturating_sub(c.len());
             b[i..i + c.len()].copy_from_slice(c);
             i += c.len();
@@ -507,24 +560,12 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             b[i..i + 2].copy_from_slice(b" [");
             i = put_zero(&mut b, i + 2, u64::from(rec.cpu), 3);
             b[i] = b']';
-            i += 1;
-            match self.style.time {
-                TimeFormat::Usecs => {
-                    let us = rec.ts.saturating_add(500) / 1000;
-                    i = put_right(&mut b, i + 1, us / 1_000_000, 5);
-                    b[i] = b'.';
-                    i = put_zero(&mut b, i + 1, us % 1_000_000, 6);
-                }
-                TimeFormat::Nsecs => {
-                    i = put_right(&mut b, i + 1, rec.ts / 1_000_000_000, 5);
-                    b[i] = b'.';
-                    i = put_zero(&mut b, i + 1, rec.ts % 1_000_000_000, 9);
-                }
-                TimeFormat::Raw => i = put_right(&mut b, i, rec.ts, 12),
-            }
-            b[i] = b':';
-            crate::bytes::put(out, &b[..i + 1]);
-            return;
+            self.head.prefix.clear();
+            self.head.prefix.extend_from_slice(&b[..i + 1]);
+            self.head.key = Some(key);
+            drop(comm);
+            crate::bytes::put(out, &self.head.prefix);
+            return self.write_head_time(out, rec);
         } else {
             pad_left(out, comm.as_bytes(), 16);
             out.push(b'-');
@@ -536,8 +577,40 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         write_time(out, rec.ts, self.style.time);
     }
 
+    /// The time column after the comm-pid-CPU columns: ` %5lu.` of whole seconds (mostly
+    /// the last record's), then the fraction's fixed digits and `:`.
+    fn write_head_time(&mut self, out: &mut Vec<u8>, rec: &Record) {
+        use super::kernel::put_right;
+        let (secs, frac, digits) = match self.style.time {
+            TimeFormat::Usecs => {
+                let us = rec.ts.saturating_add(500) / 1000;
+                (us / 1_000_000, us % 1_000_000, 6)
+            }
+            TimeFormat::Nsecs => (rec.ts / 1_000_000_000, rec.ts % 1_000_000_000, 9),
+            TimeFormat::Raw => {
+                let mut b = [b' '; 32];
+                let i = put_right(&mut b, 0, rec.ts, 12);
+                b[i] = b':';
+                crate::bytes::put(out, &b[..i + 1]);
+                return;
+            }
+        };
+        if self.head.secs_key != Some(secs) {
+            let mut b = [b' '; 32];
+            let i = put_right(&mut b, 1, secs, 5);
+            b[i] = b'.';
+            self.head.secs.clear();
+            self.head.secs.extend_from_slice(&b[..i + 1]);
+            self.head.secs_key = Some(secs);
+        }
+        crate::bytes::put(out, &self.head.secs);
+        let mut b = [b':'; 16];
+        put_fixed(&mut b[..digits], frac);
+        crate::bytes::put(out, &b[..digits + 1]);
+    }
+
     fn write_latency(&mut self, out: &mut Vec<u8>, rec: &Record) {
-        let be = self.catalog.big_endian();
+        let be = self.be;
         let Some(id) = rec.event_id(be) else { return };
         self.common(id);
         if self.common_migrate.is_none() {
@@ -590,7 +663,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 
     /// Write ` name: ` padded to 20 columns.
     pub fn write_name(&mut self, out: &mut Vec<u8>, rec: &Record) {
-        match rec.event_id(self.catalog.big_endian()) {
+        match rec.event_id(self.be) {
             Some(id) => crate::bytes::put(out, &self.info(id).name_column),
             None => crate::bytes::put(out, b" (NULL):               "),
         }
@@ -601,7 +674,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// later: a known event whose plugin, if any, does not register comms (the sched
     /// plugins do) and is not part of function_graph's leaf merging.
     pub fn info_is_independent(&mut self, rec: &Record) -> bool {
-        let Some(id) = rec.event_id(self.catalog.big_endian()) else {
+        let Some(id) = rec.event_id(self.be) else {
             return false;
         };
         let raw = self.style.raw;
@@ -622,7 +695,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// Write the info part: plugin output or the print fmt (or the raw fields with `-R`).
     pub fn write_info(&mut self, out: &mut Vec<u8>, rec: &Record) {
         let start = out.len();
-        let be = self.catalog.big_endian();
+        let be = self.be;
         let id = rec.event_id(be);
         if self.style.raw {
             self.catalog.write_fields(rec, out);
@@ -654,7 +727,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         if let Some(count) = missed {
             self.write_dropped(out, rec.cpu, count);
         }
-        let known = match rec.event_id(self.catalog.big_endian()) {
+        let known = match rec.event_id(self.be) {
             Some(id) => self.info(id).known,
             None => false,
         };
@@ -679,6 +752,28 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 }
 
 const UNKNOWN: &[u8] = b"[UNKNOWN EVENT]";
+
+/// `v` zero-padded to fill `b` exactly (its low `b.len()` decimal digits), two digits per
+/// division.
+#[inline]
+fn put_fixed(b: &mut [u8], mut v: u64) {
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+    let mut i = b.len();
+    while i >= 2 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        b[i - 2] = PAIRS[d];
+        b[i - 1] = PAIRS[d + 1];
+        i -= 2;
+    }
+    if i == 1 {
+        b[0] = b'0' + (v % 10) as u8;
+    }
+}
 
 /// Write the time column in `fmt`.
 pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
@@ -800,4 +895,99 @@ pub(crate) fn push_zero_padded(out: &mut Vec<u8>, v: u64, width: usize) {
         out.push(b'0');
     }
     crate::bytes::put(out, &buf[i..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One event, `demo:tick` (id 7), with the common fields at their usual offsets.
+    struct OneEvent;
+
+    impl Catalog for OneEvent {
+        fn events(&self) -> Vec<(u16, &str, &str)> {
+            vec![(7, "demo", "tick")]
+        }
+        fn event(&self, id: u16) -> Option<(&str, &str)> {
+            (id == 7).then_some(("demo", "tick"))
+        }
+        fn field(&self, _id: u16, name: &str) -> Option<FieldSpec> {
+            let (offset, size) = match name {
+                "common_flags" => (2, 1),
+                "common_preempt_count" => (3, 1),
+                "common_pid" => (4, 4),
+                _ => return None,
+            };
+            Some(FieldSpec {
+                offset,
+                size,
+                signed: name == "common_pid",
+                kind: FieldKind::Number,
+            })
+        }
+        fn function(&self, _addr: u64) -> Option<(&str, u64)> {
+            None
+        }
+        fn write_info(&self, _rec: &Record, _out: &mut Vec<u8>) {}
+        fn write_fields(&self, _rec: &Record, _out: &mut Vec<u8>) {}
+        fn big_endian(&self) -> bool {
+            false
+        }
+    }
+
+    fn head(r: &mut TraceCmdRenderer<OneEvent>, pid: i32, cpu: u32, ts: u64) -> String {
+        let mut data = vec![0u8; 8];
+        data[0..2].copy_from_slice(&7u16.to_le_bytes());
+        data[4..8].copy_from_slice(&pid.to_le_bytes());
+        let mut out = Vec::new();
+        r.write_head(
+            &mut out,
+            &Record {
+                cpu,
+                ts,
+                data: &data,
+            },
+        );
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn heads_follow_pid_cpu_time_and_comm_changes() {
+        let mut cmdlines = Cmdlines::new();
+        cmdlines.load("1 init\n");
+        let mut r = TraceCmdRenderer::new(&OneEvent, TraceCmdStyle::default(), cmdlines);
+        assert_eq!(
+            head(&mut r, 1, 0, 5_000_000_499),
+            "            init-1     [000]     5.000000:"
+        );
+        assert_eq!(
+            head(&mut r, 1, 0, 5_000_000_500),
+            "            init-1     [000]     5.000001:"
+        );
+        assert_eq!(
+            head(&mut r, 1, 1, 5_999_999_500),
+            "            init-1     [001]     6.000000:"
+        );
+        assert_eq!(
+            head(&mut r, 100, 1, 6_000_001_000),
+            "           <...>-100   [001]     6.000001:"
+        );
+        // A comm registered later (as the sched plugins do) shows on the next line.
+        r.cmdlines.register(100, "late");
+        assert_eq!(
+            head(&mut r, 100, 1, 6_000_002_000),
+            "            late-100   [001]     6.000002:"
+        );
+        assert_eq!(
+            head(&mut r, 0, 1, 12_345_678_901_000),
+            "          <idle>-0     [001] 12345.678901:"
+        );
+        // A table swapped for another one is not taken for the old one.
+        r.cmdlines = Cmdlines::new();
+        r.cmdlines.register(100, "other");
+        assert_eq!(
+            head(&mut r, 100, 1, 6_000_002_000),
+            "           other-100   [001]     6.000002:"
+        );
+    }
 }
