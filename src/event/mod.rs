@@ -44,6 +44,7 @@ mod record;
 mod registry;
 pub(crate) mod symbols;
 
+pub(crate) use format::read_uint;
 pub use format::{Field, FieldKind, FieldValue, FormatError, Schema};
 pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
 pub use printer::EventPrinter;

@@ -803,22 +803,9 @@ pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
 
 /// Read a field as an unsigned number of its size (1, 2, 4 or 8 bytes), as
 /// libtraceevent's `tep_read_number` does: no sign extension.
+#[inline]
 pub fn read_uint(data: &[u8], f: FieldSpec, big_endian: bool) -> Option<u64> {
-    let b = data.get(f.offset..f.offset.checked_add(f.size)?)?;
-    if !matches!(f.size, 1 | 2 | 4 | 8) {
-        return None;
-    }
-    let mut v: u64 = 0;
-    if big_endian {
-        for &x in b {
-            v = (v << 8) | u64::from(x);
-        }
-    } else {
-        for &x in b.iter().rev() {
-            v = (v << 8) | u64::from(x);
-        }
-    }
-    Some(v)
+    crate::event::read_uint(data, f.offset, f.size, big_endian)
 }
 
 /// Sign-extend the low `size` bytes of `v`.
