@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use std::cell::Cell;
+use std::cell::RefCell;
 
-use super::expr::{lex, CType, Expr, Parser, MAX_LOCALS};
+use super::expr::{lex, CType, Expr, Parser};
 use super::format::{read_uint, sign_extend, until_nul, Field, FieldKind, Schema};
 use super::pointer;
 use super::{PrintEnv, PrintStyle, Record};
@@ -1221,7 +1221,8 @@ struct Ctx<'a, 'e> {
     data: &'a [u8],
     env: &'e PrintEnv<'e>,
     /// Integer locals of statement expressions: (value, signed, size).
-    locals: [Cell<(u64, bool, u8)>; MAX_LOCALS],
+    /// (Grown on first use: most formats have none, and every record makes a `Ctx`.)
+    locals: RefCell<Vec<(u64, bool, u8)>>,
 }
 
 impl Schema {
@@ -2001,14 +2002,21 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::List(_) => return Err("a `{...}` table outside a helper".into()),
             Expr::Cast(ty, x) => self.cast(ty, self.eval(x)?),
             Expr::Local(slot) => {
-                let (v, signed, size) = self.locals[*slot].get();
+                let (v, signed, size) =
+                    self.locals.borrow().get(*slot).copied().unwrap_or_default();
                 Val::Int { v, signed, size }
             }
             Expr::Block(decls, value) => {
                 for (slot, ty, init) in decls {
                     let v = self.eval(init)?;
                     match self.cast(ty, v) {
-                        Val::Int { v, signed, size } => self.locals[*slot].set((v, signed, size)),
+                        Val::Int { v, signed, size } => {
+                            let mut l = self.locals.borrow_mut();
+                            if l.len() <= *slot {
+                                l.resize(*slot + 1, Default::default());
+                            }
+                            l[*slot] = (v, signed, size);
+                        }
                         _ => return Err("a statement-expression local that is not a number".into()),
                     }
                 }
