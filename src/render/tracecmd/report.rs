@@ -197,7 +197,7 @@ pub fn write_report<'a>(
 const INFO_BATCH: usize = 1024;
 
 /// The share of independent infos handed to the info writer (see `InfoPipe::share`).
-const SHARE: f32 = 0.65;
+const SHARE: f32 = 0.5;
 
 /// Batches at the info writer at most: enough to even out batches of different cost.
 const IN_FLIGHT: usize = 4;
@@ -324,9 +324,11 @@ struct InfoPipe<'a> {
     joined: Vec<u8>,
     /// The share of independent infos handed to the writer; the loop writes the others
     /// itself, so that neither thread waits for the other. Measured on two cores (where
-    /// the decoding thread shares them too): 0.5 to 0.7 are equally good, all inline or
-    /// all handed over is 10% slower. Feedback from the waits was tried and did no
-    /// better: a wait says little when three threads share two cores.
+    /// the decoding thread shares them too), alternating runs on 290k- and 870k-event
+    /// files: 0.5 is best since the heads got cheaper (0.65 was 5-7% slower, 0.4 and 0.8
+    /// slower still); all inline or all handed over is 10% slower. Feedback from the
+    /// waits was tried and did no better: a wait says little when three threads share
+    /// two cores.
     share: f32,
     credit: f32,
     _inputs: std::marker::PhantomData<&'a ()>,
