@@ -290,7 +290,9 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         out.flush()?;
         return Ok(0);
     }
-    std::thread::scope(|scope| report_dats(scope, &args, &files, &dats, cpus, &mut out))
+    // The catalogs before the threads that read them (their symbol tables come later).
+    let catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::formats_only).collect();
+    std::thread::scope(|scope| report_dats(scope, &args, &files, &dats, &catalogs, cpus, &mut out))
 }
 
 /// The report proper (`--json`, `--style kernel` or trace-cmd's text) of opened files.
@@ -299,6 +301,7 @@ fn report_dats<'s>(
     args: &Args,
     files: &[PathBuf],
     dats: &'s [DatFile],
+    catalogs: &'s [DatCatalog],
     cpus: Option<Vec<u32>>,
     out: &mut dyn Write,
 ) -> Result<i32> {
@@ -307,18 +310,45 @@ fn report_dats<'s>(
     let first_negated = args.filter.len() - negated;
     // trace-cmd's text: every buffer's pages are decompressed and merged on threads of
     // their own, which start now, while the formats and symbol tables are read.
+    // Those threads also compile each event's format the first time they meet it, which
+    // the report loop would otherwise do on its way to that event's first line.
     let text_style = !args.json && args.style == "trace-cmd";
+    let spawn = |dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
+        DatSource::open(dat, b).map(|s| {
+            let registry = catalog.registry();
+            let be = dat.big_endian();
+            let mut seen = vec![0u64; 1024];
+            ThreadedSource::spawn_with(scope, s, move |data: &[u8]| {
+                let Some(id) = (Record {
+                    cpu: 0,
+                    ts: 0,
+                    data,
+                })
+                .event_id(be) else {
+                    return;
+                };
+                let (word, bit) = (usize::from(id) / 64, 1u64 << (id % 64));
+                if seen[word] & bit == 0 {
+                    seen[word] |= bit;
+                    let _ = registry.get(id);
+                }
+            })
+        })
+    };
     let mut early: Vec<Vec<Option<Result<ThreadedSource, DatError>>>> = dats
         .iter()
-        .map(|dat| {
+        .zip(catalogs)
+        .map(|(dat, catalog)| {
             (0..if text_style { dat.buffers().len() } else { 0 })
-                .map(|b| Some(DatSource::open(dat, b).map(|s| ThreadedSource::spawn(scope, s))))
+                .map(|b| Some(spawn(dat, catalog, b)))
                 .collect()
         })
         .collect();
-    let mut catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::from_dat).collect();
+    for (c, dat) in catalogs.iter().zip(dats) {
+        c.load_functions(dat);
+    }
     if args.json || args.style != "trace-cmd" {
-        for (c, dat) in catalogs.iter_mut().zip(dats) {
+        for (c, dat) in catalogs.iter().zip(dats) {
             c.load_kallsyms(dat);
         }
         if args.style != "trace-cmd" && args.style != "kernel" {
@@ -352,7 +382,7 @@ fn report_dats<'s>(
     // Buffer instances come after every file's top buffer, as trace-cmd orders them (ties
     // in time go to the earlier input).
     let mut instance_inputs = Vec::new();
-    for (file_index, ((dat, f), catalog)) in dats.iter().zip(files).zip(&catalogs).enumerate() {
+    for (file_index, ((dat, f), catalog)) in dats.iter().zip(files).zip(catalogs).enumerate() {
         if dat.buffers().is_empty() {
             bail!("{} holds no trace data (no flyrecord buffer)", f.display());
         }
@@ -379,7 +409,7 @@ fn report_dats<'s>(
             }
             let source = early[file_index][b]
                 .take()
-                .unwrap_or_else(|| DatSource::open(dat, b).map(|s| ThreadedSource::spawn(scope, s)))
+                .unwrap_or_else(|| spawn(dat, catalog, b))
                 .with_context(|| {
                     format!(
                         "reading the trace data of {} (buffer {:?})",

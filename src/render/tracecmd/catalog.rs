@@ -13,10 +13,11 @@ use super::{Catalog, FieldKind, FieldSpec};
 pub struct DatCatalog {
     registry: Registry,
     ids: Vec<(u16, String, String)>,
-    functions: FunctionMap,
+    /// Set by [`DatCatalog::load_functions`] (made with the catalog by `from_dat`).
+    functions: std::sync::OnceLock<FunctionMap>,
     /// Only for the kernel's text (`--json`, `--style kernel`): see
     /// [`DatCatalog::load_kallsyms`].
-    kallsyms: Option<Kallsyms>,
+    kallsyms: std::sync::OnceLock<Kallsyms>,
     printk: PrintkFormats,
     long_size: usize,
     big_endian: bool,
@@ -27,17 +28,37 @@ pub struct DatCatalog {
 impl DatCatalog {
     /// Build the catalog from the metadata sections of `dat`.
     pub fn from_dat(dat: &DatFile) -> DatCatalog {
-        let long_size = dat.long_size();
-        let big_endian = dat.big_endian();
-        let mut c = DatCatalog::formats(dat, long_size, big_endian);
-        c.functions = FunctionMap::parse(dat.kallsyms());
+        let c = DatCatalog::formats_only(dat);
+        c.load_functions(dat);
         c
+    }
+
+    /// The catalog without its symbol tables (formats are parsed when first asked for):
+    /// quick to make, so that decoding can start at once. Addresses resolve to nothing
+    /// until [`DatCatalog::load_functions`].
+    pub fn formats_only(dat: &DatFile) -> DatCatalog {
+        DatCatalog::formats(dat, dat.long_size(), dat.big_endian())
+    }
+
+    /// Build trace-cmd's function map of `dat`'s kallsyms (once; later calls do nothing).
+    pub fn load_functions(&self, dat: &DatFile) {
+        self.functions
+            .get_or_init(|| FunctionMap::parse(dat.kallsyms()));
     }
 
     /// Build the kernel's symbol table too, for [`DatCatalog::print_env`] in
     /// [`PrintStyle::Kernel`] (trace-cmd's text resolves symbols with the function map).
-    pub fn load_kallsyms(&mut self, dat: &DatFile) {
-        self.kallsyms = Some(Kallsyms::parse(dat.kallsyms()));
+    pub fn load_kallsyms(&self, dat: &DatFile) {
+        self.kallsyms
+            .get_or_init(|| Kallsyms::parse(dat.kallsyms()));
+    }
+
+    /// The function map, or an empty one before [`DatCatalog::load_functions`].
+    fn functions(&self) -> &FunctionMap {
+        static EMPTY: std::sync::OnceLock<FunctionMap> = std::sync::OnceLock::new();
+        self.functions
+            .get()
+            .unwrap_or_else(|| EMPTY.get_or_init(FunctionMap::new))
     }
 
     /// The catalog without its symbol tables.
@@ -56,8 +77,8 @@ impl DatCatalog {
         DatCatalog {
             registry,
             ids,
-            functions: FunctionMap::default(),
-            kallsyms: None,
+            functions: std::sync::OnceLock::new(),
+            kallsyms: std::sync::OnceLock::new(),
             printk: PrintkFormats::parse(dat.printk_formats()),
             long_size,
             big_endian,
@@ -94,8 +115,8 @@ impl DatCatalog {
 
     fn env(&self) -> PrintEnv<'_> {
         PrintEnv {
-            kallsyms: self.kallsyms.as_ref(),
-            functions: Some(&self.functions),
+            kallsyms: self.kallsyms.get(),
+            functions: Some(self.functions()),
             printk: Some(&self.printk),
             big_endian: self.big_endian,
             long_size: self.long_size,
@@ -141,7 +162,7 @@ impl Catalog for DatCatalog {
     }
 
     fn function(&self, addr: u64) -> Option<(&str, u64)> {
-        self.functions.find(addr)
+        self.functions().find(addr)
     }
 
     fn write_info(&self, rec: &Record, out: &mut Vec<u8>) {

@@ -352,10 +352,25 @@ impl ThreadedSource {
     /// end, at its first error (handed to the reader), or when this value is dropped.
     pub fn spawn<'scope, S>(
         scope: &'scope std::thread::Scope<'scope, '_>,
-        mut source: S,
+        source: S,
     ) -> ThreadedSource
     where
         S: RecordSource + Send + 'scope,
+    {
+        ThreadedSource::spawn_with(scope, source, |_| {})
+    }
+
+    /// [`ThreadedSource::spawn`], calling `look` on the decoding thread with each record's
+    /// payload before it is handed over (to prepare what the reader will need for it,
+    /// such as its event's compiled format, while the reader is busy).
+    pub fn spawn_with<'scope, S, L>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        mut source: S,
+        mut look: L,
+    ) -> ThreadedSource
+    where
+        S: RecordSource + Send + 'scope,
+        L: FnMut(&[u8]) + Send + 'scope,
     {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(4);
         let (recycle, empties) = std::sync::mpsc::channel::<Batch>();
@@ -380,6 +395,7 @@ impl ThreadedSource {
                     let _ = tx.send(Msg::End(source.bad_pages()));
                     return;
                 };
+                look(t.rec.data);
                 let off = batch.data.len();
                 crate::bytes::put(&mut batch.data, t.rec.data);
                 batch.slots.push(Slot {
