@@ -1233,6 +1233,24 @@ impl Schema {
     /// `field=value` pairs were written instead (counted per schema, see
     /// [`Schema::fallback_count`]).
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
+        self.write_text_with(rec, env, out, true)
+    }
+
+    /// [`Schema::write_text`] through the general evaluator alone, without the plan made
+    /// at compile time: the reference the plans are tested against.
+    #[doc(hidden)]
+    pub fn write_text_unplanned(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
+        self.write_text_with(rec, env, out, false)
+    }
+
+    #[inline]
+    fn write_text_with(
+        &self,
+        rec: &Record,
+        env: &PrintEnv,
+        out: &mut Vec<u8>,
+        planned: bool,
+    ) -> bool {
         let start = out.len();
         let cx = Ctx {
             schema: self,
@@ -1250,7 +1268,7 @@ impl Schema {
                 args,
                 plan: Some(plan),
                 ..
-            } => cx.printf_planned(segs, args, plan, out),
+            } if planned => cx.printf_planned(segs, args, plan, out),
             Kind::Printf { segs, args, .. } => cx.printf(segs, args, out),
             Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
             Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
