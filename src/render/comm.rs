@@ -35,6 +35,22 @@ type PidMap<V> = HashMap<i32, V, BuildHasherDefault<PidHasher>>;
 pub struct Comms {
     comms: PidMap<String>,
     tgids: PidMap<i32>,
+    /// Changes with every change of the tables (the key of `context`).
+    generation: u64,
+    /// The kernel-style context columns of the last line (see
+    /// `KernelStyle::write_context`): neighbouring records mostly repeat them.
+    pub(crate) context: std::cell::RefCell<ContextCache>,
+}
+
+/// The parts of the last kernel-style context that the next record mostly repeats.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ContextCache {
+    /// `%16s-%-7d [(tgid) ][%03d] ` for (pid, cpu, table generation, tgid column).
+    pub(crate) key: Option<(i32, u32, u64, bool)>,
+    pub(crate) prefix: Vec<u8>,
+    /// ` %5lu.` for these whole seconds.
+    pub(crate) secs_key: Option<u64>,
+    pub(crate) secs: Vec<u8>,
 }
 
 impl Comms {
@@ -59,6 +75,7 @@ impl Comms {
 
     /// Add or replace entries from `saved_cmdlines` text.
     pub fn load_saved_cmdlines(&mut self, text: &str) {
+        self.generation += 1;
         for line in text.lines() {
             if let Some((pid, comm)) = line.split_once(' ') {
                 if let Ok(pid) = pid.trim().parse::<i32>() {
@@ -70,6 +87,7 @@ impl Comms {
 
     /// Add entries from `saved_tgids` (`pid tgid` lines).
     pub fn load_saved_tgids(&mut self, text: &str) {
+        self.generation += 1;
         for line in text.lines() {
             let mut it = line.split_whitespace();
             if let (Some(Ok(pid)), Some(Ok(tgid))) =
@@ -106,9 +124,11 @@ impl Comms {
                 Some(c) => {
                     c.clear();
                     c.push_str(comm);
+                    self.generation += 1;
                 }
                 None => {
                     self.comms.insert(pid, comm.to_string());
+                    self.generation += 1;
                 }
             }
         }
@@ -116,9 +136,14 @@ impl Comms {
 
     /// Remember a tgid for `pid`.
     pub fn learn_tgid(&mut self, pid: i32, tgid: i32) {
-        if pid > 0 && tgid > 0 {
-            self.tgids.insert(pid, tgid);
+        if pid > 0 && tgid > 0 && self.tgids.insert(pid, tgid) != Some(tgid) {
+            self.generation += 1;
         }
+    }
+
+    /// A number that changes whenever a comm or tgid changes.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Number of pids with a known comm.

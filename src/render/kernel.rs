@@ -230,58 +230,76 @@ impl KernelStyle {
     #[inline]
     pub fn write_context(&self, out: &mut Vec<u8>, rec: &Record, comms: &Comms) {
         let pid = self.pid(rec);
-        let comm = comms.comm(pid).as_bytes();
-        if comm.len() > 64 {
-            return self.write_context_slow(out, rec, comm, pid, comms);
-        }
-        // Built in place in 160 bytes of spaces appended to `out`, cut to length at the
-        // end (no copy from a scratch buffer).
-        let len = out.len();
-        out.resize(len + 160, b' ');
-        let b = &mut out[len..];
-        // "%16s-%-7d "
-        let mut i = 16usize.saturating_sub(comm.len());
-        b[i..i + comm.len()].copy_from_slice(comm);
-        i += comm.len();
-        b[i] = b'-';
-        i += 1;
-        let start = i;
-        i = put_i64(b, i, i64::from(pid));
-        i = i.max(start + 7) + 1;
-        if self.record_tgid {
-            let tgid = comms.tgid(pid);
-            if tgid == 0 {
-                b[i..i + 10].copy_from_slice(b"(-------) ");
-                i += 10;
-            } else {
-                b[i] = b'(';
-                i = put_right(b, i + 1, u64::from(tgid.unsigned_abs()), 7);
-                b[i..i + 2].copy_from_slice(b") ");
-                i += 2;
+        let key = (pid, rec.cpu, comms.generation(), self.record_tgid);
+        let Ok(mut cache) = comms.context.try_borrow_mut() else {
+            return self.write_context_slow(out, rec, comms.comm(pid).as_bytes(), pid, comms);
+        };
+        if cache.key != Some(key) {
+            // `%16s-%-7d [(tgid) ][%03d] `, kept for the next records of this pid and CPU.
+            let comm = comms.comm(pid).as_bytes();
+            if comm.len() > 64 {
+                drop(cache);
+                return self.write_context_slow(out, rec, comm, pid, comms);
             }
+            let mut b = [b' '; 128];
+            let mut i = 16usize.saturating_sub(comm.len());
+            b[i..i + comm.len()].copy_from_slice(comm);
+            i += comm.len();
+            b[i] = b'-';
+            i += 1;
+            let start = i;
+            i = put_i64(&mut b, i, i64::from(pid));
+            i = i.max(start + 7) + 1;
+            if self.record_tgid {
+                let tgid = comms.tgid(pid);
+                if tgid == 0 {
+                    b[i..i + 10].copy_from_slice(b"(-------) ");
+                    i += 10;
+                } else {
+                    b[i] = b'(';
+                    i = put_right(&mut b, i + 1, u64::from(tgid.unsigned_abs()), 7);
+                    b[i..i + 2].copy_from_slice(b") ");
+                    i += 2;
+                }
+            }
+            b[i] = b'[';
+            i = put_zero(&mut b, i + 1, u64::from(rec.cpu), 3);
+            b[i..i + 2].copy_from_slice(b"] ");
+            cache.prefix.clear();
+            cache.prefix.extend_from_slice(&b[..i + 2]);
+            cache.key = Some(key);
         }
-        // "[%03d] "
-        b[i] = b'[';
-        i = put_zero(b, i + 1, u64::from(rec.cpu), 3);
-        b[i..i + 2].copy_from_slice(b"] ");
-        i += 2;
+        crate::bytes::put(out, &cache.prefix);
+        let mut b = [b' '; 48];
+        let mut i = 0;
         if self.irq_info {
             let (f, p) = self.flags(rec);
-            b[i..i + 5].copy_from_slice(&latency_chars(f, p));
-            i += 5;
+            b[..5].copy_from_slice(&latency_chars(f, p));
+            i = 5;
         }
-        i += 1;
         if self.time_in_ns {
-            // " %5lu.%06lu", rounded to the nearest microsecond like the kernel's ns2usecs().
+            // ` %5lu.%06lu`, rounded to the nearest microsecond like the kernel's
+            // ns2usecs(); the whole seconds as the last record's, mostly.
             let us = rec.ts.saturating_add(500) / 1000;
-            i = put_right(b, i, us / 1_000_000, 5);
-            b[i] = b'.';
-            i = put_zero(b, i + 1, us % 1_000_000, 6);
+            let secs = us / 1_000_000;
+            if cache.secs_key != Some(secs) {
+                let mut s = [b' '; 32];
+                let n = put_right(&mut s, 1, secs, 5);
+                s[n] = b'.';
+                cache.secs.clear();
+                cache.secs.extend_from_slice(&s[..n + 1]);
+                cache.secs_key = Some(secs);
+            }
+            crate::bytes::put(out, &b[..i]);
+            crate::bytes::put(out, &cache.secs);
+            put_fixed(&mut b[..6], us % 1_000_000);
+            b[6..8].copy_from_slice(b": ");
+            crate::bytes::put(out, &b[..8]);
         } else {
-            i = put_right(b, i, rec.ts, 12);
+            i = put_right(&mut b, i + 1, rec.ts, 12);
+            b[i..i + 2].copy_from_slice(b": ");
+            crate::bytes::put(out, &b[..i + 2]);
         }
-        b[i..i + 2].copy_from_slice(b": ");
-        out.truncate(len + i + 2);
     }
 
     /// The same columns for a comm too long for the stack buffer (never seen in practice:
@@ -466,6 +484,23 @@ fn dec_into(b: &mut [u8], end: usize, mut v: u64, n: usize) {
     }
 }
 
+/// `v` zero-padded to fill `b` exactly (its low `b.len()` decimal digits), two digits per
+/// division.
+#[inline]
+pub(crate) fn put_fixed(b: &mut [u8], mut v: u64) {
+    let mut i = b.len();
+    while i >= 2 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        b[i - 2] = DIGITS2[d];
+        b[i - 1] = DIGITS2[d + 1];
+        i -= 2;
+    }
+    if i == 1 {
+        b[0] = b'0' + (v % 10) as u8;
+    }
+}
+
 /// `v` right-aligned in `width` (spaces already in `b`) at `at`; returns the end.
 #[inline]
 pub(crate) fn put_right(b: &mut [u8], at: usize, v: u64, width: usize) -> usize {
@@ -608,6 +643,56 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "           <...>-5       (      4) [001]      1.000000: "
+        );
+    }
+
+    #[test]
+    fn contexts_follow_flags_time_and_learned_names() {
+        // Neighbouring records share columns; what changes between them must show.
+        let mut comms = Comms::from_saved_cmdlines("7 one\n");
+        let style = KernelStyle {
+            big_endian: false,
+            ..KernelStyle::default()
+        };
+        let line = |comms: &Comms, flags: u8, pid: i32, cpu: u32, ts: u64| {
+            let data = payload(flags, 0, pid);
+            let mut out = Vec::new();
+            style.write_context(
+                &mut out,
+                &Record {
+                    cpu,
+                    ts,
+                    data: &data,
+                },
+                comms,
+            );
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            line(&comms, 0, 7, 0, 1_999_999_499),
+            "             one-7       [000] .....     1.999999: "
+        );
+        assert_eq!(
+            line(&comms, F_IRQS_OFF, 7, 0, 1_999_999_500),
+            "             one-7       [000] d....     2.000000: "
+        );
+        assert_eq!(
+            line(&comms, 0, 7, 1, 2_000_001_000),
+            "             one-7       [001] .....     2.000001: "
+        );
+        assert_eq!(
+            line(&comms, 0, 8, 1, 2_000_002_000),
+            "           <...>-8       [001] .....     2.000002: "
+        );
+        comms.learn(8, "two");
+        assert_eq!(
+            line(&comms, 0, 8, 1, 2_000_003_000),
+            "             two-8       [001] .....     2.000003: "
+        );
+        comms.learn(8, "three");
+        assert_eq!(
+            line(&comms, 0, 8, 1, 2_000_004_000),
+            "           three-8       [001] .....     2.000004: "
         );
     }
 

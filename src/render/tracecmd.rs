@@ -605,7 +605,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         }
         crate::bytes::put(out, &self.head.secs);
         let mut b = [b':'; 16];
-        put_fixed(&mut b[..digits], frac);
+        super::kernel::put_fixed(&mut b[..digits], frac);
         crate::bytes::put(out, &b[..digits + 1]);
     }
 
@@ -752,28 +752,6 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 }
 
 const UNKNOWN: &[u8] = b"[UNKNOWN EVENT]";
-
-/// `v` zero-padded to fill `b` exactly (its low `b.len()` decimal digits), two digits per
-/// division.
-#[inline]
-fn put_fixed(b: &mut [u8], mut v: u64) {
-    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-    let mut i = b.len();
-    while i >= 2 {
-        let d = (v % 100) as usize * 2;
-        v /= 100;
-        b[i - 2] = PAIRS[d];
-        b[i - 1] = PAIRS[d + 1];
-        i -= 2;
-    }
-    if i == 1 {
-        b[0] = b'0' + (v % 10) as u8;
-    }
-}
 
 /// Write the time column in `fmt`.
 pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
