@@ -3220,3 +3220,51 @@ fn reads_record(e: &Expr) -> bool {
         Expr::List(xs) => xs.iter().any(reads_record),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{push_hex, push_i64, push_u64};
+
+    fn values() -> Vec<u64> {
+        let mut v: Vec<u64> = (0..200_000).collect();
+        let mut p = 1u64;
+        while let Some(q) = p.checked_mul(10) {
+            v.extend([p - 1, p, p + 1, q - 1]);
+            p = q;
+        }
+        for s in 0..64 {
+            v.extend([1u64 << s, (1u64 << s) - 1, (1u64 << s) + 1]);
+        }
+        v.extend([u64::MAX, u64::MAX - 1, i64::MAX as u64, i64::MIN as u64]);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let r = x.wrapping_mul(0x2545_f491_4f6c_dd1d);
+            // Every width, not only the 20-digit values a uniform draw gives.
+            v.push(r >> (r % 64));
+        }
+        v
+    }
+
+    #[test]
+    fn decimal_and_hex_digits_match_std_formatting() {
+        let mut out = Vec::new();
+        for v in values() {
+            out.clear();
+            out.extend_from_slice(b"<");
+            push_u64(&mut out, v);
+            push_i64(&mut out, v as i64);
+            out.push(b'|');
+            push_hex(&mut out, v, false);
+            out.push(b'|');
+            push_hex(&mut out, v, true);
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                format!("<{v}{}|{v:x}|{v:X}", v as i64),
+                "{v}"
+            );
+        }
+    }
+}
