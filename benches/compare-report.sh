@@ -39,11 +39,20 @@ else
     workload="i=0; while [ \$i -lt \${LOOPS:-6} ]; do ls -lR /usr >/dev/null 2>&1;
         dd if=/dev/zero of=$work/scratch bs=1M count=16 conv=fsync 2>/dev/null;
         cat $work/scratch >/dev/null; rm -f $work/scratch; i=\$((i+1)); done"
+    # trace-cmd leaves its -b buffer size behind: put the old size back afterwards.
+    sizefile=""
+    for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+        [ -z "$sizefile" ] && [ -w "$d/buffer_size_kb" ] && sizefile=$d/buffer_size_kb
+    done
+    oldsize=$([ -n "$sizefile" ] && cat "$sizefile" || true)
     echo "recording with $recorder (buffer 64 MiB per CPU)..."
     "$recorder" record -b 65536 -e sched -e irq -e timer -e kmem -e workqueue -e signal \
         -e syscalls -e block -e ext4 -e filemap -e net -e rcu -e task \
         -o "$dat" -- sh -c "$workload" >/dev/null 2>"$work/record.err" || {
         cat "$work/record.err" >&2; exit 1; }
+    case "$oldsize" in
+        [0-9]*) echo "$oldsize" >"$sizefile" 2>/dev/null || true ;;
+    esac
 fi
 
 events=$(trace-cmd report -i "$dat" 2>/dev/null | tail -n +2 | grep -vc '^CPU:[0-9]* \[' || true)
