@@ -197,7 +197,7 @@ enum Kind {
         unknown: Option<String>,
         /// The same print fmt with its plain field conversions resolved at compile time;
         /// None when a `*` width or precision makes argument positions vary.
-        plan: Option<Vec<Piece>>,
+        plan: Option<Plan>,
     },
     /// `ftrace:print`: `<ip symbol>: <buf>`.
     FtracePrint { ip: usize, buf: usize },
@@ -225,6 +225,40 @@ enum Kind {
     Fallback(String),
     #[default]
     Empty,
+}
+
+/// A planned `print fmt`: each conversion with the literal text before it (one step per
+/// conversion instead of one per literal and one per conversion), and the text after the
+/// last one.
+#[derive(Debug, Clone)]
+struct Plan {
+    steps: Vec<(Box<[u8]>, Piece)>,
+    tail: Box<[u8]>,
+}
+
+impl Plan {
+    fn new(segs: &[Seg], pieces: Vec<Piece>) -> Plan {
+        let lit = |i: usize| match &segs[i] {
+            Seg::Lit(b) => b.clone().into_boxed_slice(),
+            Seg::Conv(_) => Box::default(),
+        };
+        let mut steps = Vec::with_capacity(pieces.len());
+        let mut before: Option<Box<[u8]>> = None;
+        for p in pieces {
+            match p {
+                Piece::Lit(i) => match before.take() {
+                    // Two literals in a row: the second becomes a step of its own.
+                    Some(b) => steps.push((b, Piece::Lit(i))),
+                    None => before = Some(lit(i)),
+                },
+                p => steps.push((before.take().unwrap_or_default(), p)),
+            }
+        }
+        Plan {
+            steps,
+            tail: before.unwrap_or_default(),
+        }
+    }
 }
 
 /// One step of a planned `print fmt`. Most conversions print one field as it is
@@ -1004,7 +1038,7 @@ fn compile_printf(schema: &Schema) -> Result<Kind, String> {
             args.len()
         ));
     }
-    let plan = plan(&segs, &args, schema);
+    let plan = plan(&segs, &args, schema).map(|p| Plan::new(&segs, p));
     Ok(Kind::Printf {
         segs,
         args: Arc::new(args),
@@ -1615,10 +1649,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
         &self,
         segs: &'a [Seg],
         args: &'a [Expr],
-        plan: &[Piece],
+        plan: &Plan,
         out: &mut Vec<u8>,
     ) -> EvalResult<()> {
-        for piece in plan {
+        for (before, piece) in &plan.steps {
+            if !before.is_empty() {
+                crate::bytes::put(out, before);
+            }
             match piece {
                 Piece::Lit(i) => {
                     if let Seg::Lit(b) = &segs[*i] {
@@ -1853,6 +1890,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 }
             }
         }
+        crate::bytes::put(out, &plan.tail);
         Ok(())
     }
 
