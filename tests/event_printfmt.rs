@@ -237,6 +237,13 @@ fn field_operations() {
         ),
         "18,52 -3 4294967290 fb -1 13980"
     );
+    // Casts and constant operations chained on one field (filemap's page offsets).
+    assert_eq!(
+        text(
+            r#""%lld-%lld %d %lx", ((long long)REC->b) << 12, ((((long long)REC->a + 1) << 12) - 1), (unsigned char)(REC->sh) + 1, ((unsigned long)REC->a >> 4) & 0xff"#
+        ),
+        "19087360--16385 255 ff"
+    );
 }
 
 #[test]

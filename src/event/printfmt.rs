@@ -304,6 +304,18 @@ enum Piece {
     },
     /// Any other conversion: argument `arg` through the general evaluator.
     General { spec: Spec, arg: usize },
+    /// An integer conversion of casts and constant operations on one scalar field, read
+    /// like `Plain` and typed as [`Ctx::field`] types it (`ty`), then taken through
+    /// `ops` with the evaluator's own `cast` and `binary`.
+    Chain {
+        field: usize,
+        off: usize,
+        size: u8,
+        sext: bool,
+        ty: (bool, u8),
+        ops: Box<[ChainOp]>,
+        spec: Spec,
+    },
     /// `%s` of `__print_flags`/`__print_symbolic` (or their `_u64` forms) over a scalar
     /// field read like `Plain`, optionally behind `(REC->field) ? ... : "text"` (`zero`:
     /// the text a zero value prints instead). `entries` holds, per style (kernel,
@@ -718,12 +730,85 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                 }
                 _ => Piece::General { spec, arg: next },
             },
+            (c, e) if c != b's' && c != b'p' => match chain_piece(e, schema, spec) {
+                Some(p) => p,
+                None => Piece::General { spec, arg: next },
+            },
             _ => Piece::General { spec, arg: next },
         };
         pieces.push(plain_piece(&piece, schema).unwrap_or(piece));
         next += 1;
     }
     Some(pieces)
+}
+
+/// One step of a `Chain` piece: a cast, or an operator with a constant right operand.
+#[derive(Debug, Clone, Copy)]
+enum ChainOp {
+    Cast(CType),
+    Bin(&'static str, (u64, bool, u8)),
+}
+
+/// The `Chain` piece of an integer conversion of casts and operators with constant right
+/// operands applied to one scalar field (`((loff_t)REC->index) << 12`,
+/// `(((loff_t)REC->last + 1) << 12) - 1`), when the expression is one.
+fn chain_piece(e: &Expr, schema: &Schema, spec: Spec) -> Option<Piece> {
+    fn walk(e: &Expr, ops: &mut Vec<ChainOp>) -> Option<usize> {
+        match e {
+            Expr::Field(f) => Some(*f),
+            Expr::Cast(ty, x) => {
+                let f = walk(x, ops)?;
+                ops.push(ChainOp::Cast(*ty));
+                Some(f)
+            }
+            Expr::Binary(op, a, b) => {
+                let c = match **b {
+                    Expr::Num(n) => match int_of(n) {
+                        Val::Int { v, signed, size } => (v, signed, size),
+                        _ => return None,
+                    },
+                    Expr::Const(v, signed, size) => (v, signed, size),
+                    _ => return None,
+                };
+                if !matches!(
+                    *op,
+                    ">>" | "<<" | "&" | "|" | "^" | "+" | "-" | "*" | "/" | "%"
+                ) {
+                    return None;
+                }
+                // The evaluator scales `(T *)x + n` by the size of T (kernel style):
+                // left to it.
+                if let Expr::Cast(ty, _) = &**a {
+                    if ty.pointer && ty.elem > 1 && matches!(*op, "+" | "-") {
+                        return None;
+                    }
+                }
+                let f = walk(a, ops)?;
+                ops.push(ChainOp::Bin(op, c));
+                Some(f)
+            }
+            _ => None,
+        }
+    }
+    let mut ops = Vec::new();
+    let field = walk(e, &mut ops)?;
+    let f = schema.fields.get(field)?;
+    // The value `Ctx::field` gives the field.
+    let (sext, ty) = match f.kind {
+        FieldKind::Scalar if f.size < 4 => (f.signed, (true, 4)),
+        FieldKind::Scalar => (f.signed, (f.signed, f.size as u8)),
+        FieldKind::Pointer => (false, (false, f.size as u8)),
+        _ => return None,
+    };
+    (matches!(f.size, 1 | 2 | 4 | 8) && !ops.is_empty()).then(|| Piece::Chain {
+        field,
+        off: f.offset,
+        size: f.size as u8,
+        sext,
+        ty,
+        ops: ops.into(),
+        spec,
+    })
 }
 
 /// The values of every constant flag/symbol table in `program`, in both styles.
@@ -1795,6 +1880,44 @@ impl<'a, 'e> Ctx<'a, 'e> {
                                 push_hex(out, v, false);
                             }
                         }
+                    }
+                }
+                Piece::Chain {
+                    field,
+                    off,
+                    size,
+                    sext,
+                    ty,
+                    ops,
+                    spec,
+                } => {
+                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
+                        return Err(format!(
+                            "field `{}` lies outside the payload",
+                            self.schema.fields[*field].name
+                        ));
+                    };
+                    let v = if *sext {
+                        sign_extend(raw, *size as usize) as u64
+                    } else {
+                        raw
+                    };
+                    let mut v = Val::Int {
+                        v,
+                        signed: ty.0,
+                        size: ty.1,
+                    };
+                    for op in ops.iter() {
+                        v = match *op {
+                            ChainOp::Cast(t) => self.cast(&t, v),
+                            ChainOp::Bin(o, (c, signed, size)) => {
+                                binary(o, v, Val::Int { v: c, signed, size })?
+                            }
+                        };
+                    }
+                    match v {
+                        Val::Int { v, .. } => self.int_conv(spec, v, out),
+                        _ => return Err("a string used as a number".into()),
                     }
                 }
                 Piece::Choice {
