@@ -292,29 +292,17 @@ enum Piece {
         index: usize,
         spec: Spec,
     },
-    /// An integer conversion of `REC->field OP constant`, possibly cast (`MAJOR(dev)` is
-    /// `(unsigned int) ((REC->dev) >> 20)`): the evaluator's own `binary` and `cast` on
-    /// the field's value, without walking the tree.
-    FieldOp {
-        field: usize,
-        op: &'static str,
-        constant: Expr,
-        cast: Option<CType>,
-        spec: Spec,
-    },
     /// Any other conversion: argument `arg` through the general evaluator.
     General { spec: Spec, arg: usize },
-    /// An integer conversion of casts and constant operations on one scalar field, read
-    /// like `Plain` and typed as [`Ctx::field`] types it (`ty`), then taken through
-    /// `ops` with the evaluator's own `cast` and `binary`.
+    /// An integer conversion of casts and operations with constants on one scalar field
+    /// (`MAJOR(dev)` is `(unsigned int) ((REC->dev) >> 20)`), the field read like
+    /// `Plain` and then taken through `ops` with the evaluator's own `cast` and `binary`.
     Chain {
-        field: usize,
-        off: usize,
-        size: u8,
-        sext: bool,
-        ty: (bool, u8),
+        read: Read,
         ops: Box<[ChainOp]>,
         spec: Spec,
+        /// `plain_conv` of `spec`: the result printed as `Plain` prints.
+        plain: Option<(u8, u8)>,
     },
     /// `%s` of `__print_flags`/`__print_symbolic` (or their `_u64` forms) over a scalar
     /// field read like `Plain`, optionally behind `(REC->field) ? ... : "text"` (`zero`:
@@ -322,10 +310,7 @@ enum Piece {
     /// trace-cmd), the table's constant (value, label) pairs; a record the pairs do not
     /// settle goes through the evaluator with argument `arg`.
     Table {
-        field: usize,
-        off: usize,
-        size: u8,
-        sext: bool,
+        read: Read,
         zero: Option<Box<[u8]>>,
         flags: bool,
         wide: bool,
@@ -337,40 +322,16 @@ enum Piece {
     /// `%s` of `REC->field ? "yes" : "no"` (or `REC->field & mask ? ...` with a
     /// non-negative mask), the field read like `Plain`.
     Choice {
-        field: usize,
-        off: usize,
-        size: u8,
-        sext: bool,
+        read: Read,
         mask: u64,
         yes: Box<[u8]>,
         no: Box<[u8]>,
     },
-    /// A `FieldOp` piece reduced at compile time like `Plain`: the field is read at
-    /// `off` (`size` bytes, sign-extended when `sext`) and typed as [`Ctx::field`] types
-    /// it (`ty`: signed, size), the constant is already a value, and the result is printed
-    /// with `fmt_int`'s plain case (`len`, `conv`).
-    PlainOp {
-        field: usize,
-        off: usize,
-        size: u8,
-        sext: bool,
-        ty: (bool, u8),
-        op: &'static str,
-        constant: (u64, bool, u8),
-        cast: Option<CType>,
-        len: u8,
-        conv: u8,
-    },
     /// An `Int` or `Elem` piece reduced at compile time to what it reads and prints: the
-    /// `size` bytes at payload offset `off` (1, 2, 4 or 8), sign-extended first when the
-    /// field is signed (`field_int`), then cut to the conversion's `len` bytes and printed
-    /// with no width, precision or flag (`fmt_int`'s plain case). `field` names the piece
-    /// for the error of a payload too short to hold it.
+    /// field or element read (`Read`), then cut to the conversion's `len` bytes and
+    /// printed with no width, precision or flag (`fmt_int`'s plain case).
     Plain {
-        field: usize,
-        off: usize,
-        size: u8,
-        sext: bool,
+        read: Read,
         /// An integer cast between the read and the conversion, as in `Int`.
         cast: Option<(bool, bool, u8)>,
         len: u8,
@@ -388,16 +349,37 @@ struct TableEntries {
     tail: bool,
 }
 
-/// Where a scalar or pointer field of 1, 2, 4 or 8 bytes is read, as `Plain` reads it:
-/// (offset, size, sign-extended).
-fn plain_read(schema: &Schema, field: usize) -> Option<(usize, u8, bool)> {
-    let f = schema.fields.get(field)?;
-    let sext = match f.kind {
-        FieldKind::Scalar => f.signed,
-        FieldKind::Pointer => false,
-        _ => return None,
-    };
-    matches!(f.size, 1 | 2 | 4 | 8).then_some((f.offset, f.size as u8, sext))
+/// Where a planned piece reads its integer: `size` (1, 2, 4 or 8) bytes at payload
+/// offset `off`, sign-extended when `sext`, giving the value [`Ctx::field_int`] gives;
+/// `ty` is the C type [`Ctx::field`] gives it (signed, size). `field` names the piece for
+/// the error of a payload too short to hold it.
+#[derive(Debug, Clone, Copy)]
+struct Read {
+    field: usize,
+    off: usize,
+    size: u8,
+    sext: bool,
+    ty: (bool, u8),
+}
+
+impl Read {
+    /// A scalar or pointer field of 1, 2, 4 or 8 bytes.
+    fn of(schema: &Schema, field: usize) -> Option<Read> {
+        let f = schema.fields.get(field)?;
+        let (sext, ty) = match f.kind {
+            FieldKind::Scalar if f.size < 4 => (f.signed, (true, 4)),
+            FieldKind::Scalar => (f.signed, (f.signed, f.size as u8)),
+            FieldKind::Pointer => (false, (false, f.size as u8)),
+            _ => return None,
+        };
+        matches!(f.size, 1 | 2 | 4 | 8).then_some(Read {
+            field,
+            off: f.offset,
+            size: f.size as u8,
+            sext,
+            ty,
+        })
+    }
 }
 
 /// The `Table` or `Choice` piece of a `%s` argument, when it has one.
@@ -422,12 +404,8 @@ fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece
                     },
                     _ => return None,
                 };
-                let (off, size, sext) = plain_read(schema, field)?;
                 return Some(Piece::Choice {
-                    field,
-                    off,
-                    size,
-                    sext,
+                    read: Read::of(schema, field)?,
                     mask,
                     yes: until_nul(yes).into(),
                     no: until_nul(no).into(),
@@ -454,7 +432,7 @@ fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece
     if test.is_some_and(|t| !matches!(t, Expr::Field(i) if i == field)) {
         return None;
     }
-    let (off, size, sext) = plain_read(schema, *field)?;
+    let read = Read::of(schema, *field)?;
     let (delim, table): (&[u8], _) = if flags {
         match args.get(1)? {
             Expr::Str(d) => (until_nul(d), args.get(2..)?),
@@ -482,10 +460,7 @@ fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece
         TableEntries { known, tail }
     });
     Some(Piece::Table {
-        field: *field,
-        off,
-        size,
-        sext,
+        read,
         zero: zero.map(Box::from),
         flags,
         wide,
@@ -520,69 +495,18 @@ fn const_table_values(schema: &Schema, style: PrintStyle, entries: &[Expr]) -> V
 /// pointer or array element of 1, 2, 4 or 8 bytes, and a `%u %d %i %x %X` conversion
 /// without width, precision or flags.
 fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
-    let plain_spec = |s: &Spec| {
-        s.width <= 0
-            && s.prec < 0
-            && !s.alt
-            && !s.plus
-            && !s.space
-            && matches!(s.conv, b'u' | b'd' | b'i' | b'x' | b'X')
-    };
     match *p {
-        Piece::Int { field, spec, cast } if plain_spec(&spec) => {
-            let f = schema.fields.get(field)?;
-            let sext = match f.kind {
-                FieldKind::Scalar => f.signed,
-                FieldKind::Pointer => false,
-                _ => return None,
-            };
-            matches!(f.size, 1 | 2 | 4 | 8).then_some(Piece::Plain {
-                field,
-                off: f.offset,
-                size: f.size as u8,
-                sext,
+        Piece::Int { field, spec, cast } => {
+            let (len, conv) = plain_conv(&spec)?;
+            Some(Piece::Plain {
+                read: Read::of(schema, field)?,
                 cast,
-                len: if spec.len == 0 { 4 } else { spec.len },
-                conv: spec.conv,
+                len,
+                conv,
             })
         }
-        Piece::FieldOp {
-            field,
-            op,
-            ref constant,
-            cast,
-            spec,
-        } if plain_spec(&spec) => {
-            let f = schema.fields.get(field)?;
-            // The value `Ctx::field` gives the field, and `Ctx::eval` the constant.
-            let (sext, ty) = match f.kind {
-                FieldKind::Scalar if f.size < 4 => (f.signed, (true, 4)),
-                FieldKind::Scalar => (f.signed, (f.signed, f.size as u8)),
-                FieldKind::Pointer => (false, (false, f.size as u8)),
-                _ => return None,
-            };
-            let constant = match *constant {
-                Expr::Num(n) => match int_of(n) {
-                    Val::Int { v, signed, size } => (v, signed, size),
-                    _ => return None,
-                },
-                Expr::Const(v, signed, size) => (v, signed, size),
-                _ => return None,
-            };
-            matches!(f.size, 1 | 2 | 4 | 8).then_some(Piece::PlainOp {
-                field,
-                off: f.offset,
-                size: f.size as u8,
-                sext,
-                ty,
-                op,
-                constant,
-                cast,
-                len: if spec.len == 0 { 4 } else { spec.len },
-                conv: spec.conv,
-            })
-        }
-        Piece::Elem { field, index, spec } if plain_spec(&spec) => {
+        Piece::Elem { field, index, spec } => {
+            let (len, conv) = plain_conv(&spec)?;
             let f = schema.fields.get(field)?;
             let FieldKind::Array { elem_size, .. } = f.kind else {
                 return None;
@@ -590,13 +514,16 @@ fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
             let el = elem_size.max(1);
             (matches!(el, 1 | 2 | 4 | 8) && (index + 1).checked_mul(el)? <= f.size).then_some(
                 Piece::Plain {
-                    field,
-                    off: f.offset + index * el,
-                    size: el as u8,
-                    sext: false,
+                    read: Read {
+                        field,
+                        off: f.offset + index * el,
+                        size: el as u8,
+                        sext: false,
+                        ty: (false, el as u8),
+                    },
                     cast: None,
-                    len: if spec.len == 0 { 4 } else { spec.len },
-                    conv: spec.conv,
+                    len,
+                    conv,
                 },
             )
         }
@@ -604,21 +531,16 @@ fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
     }
 }
 
-/// `REC->field OP constant` with an arithmetic or bit operator, as (field, op, constant).
-fn field_op(e: &Expr, scalar: impl Fn(usize) -> bool) -> Option<(usize, &'static str, Expr)> {
-    let Expr::Binary(op, a, b) = e else {
-        return None;
-    };
-    let ok_op = matches!(
-        *op,
-        ">>" | "<<" | "&" | "|" | "^" | "+" | "-" | "*" | "/" | "%"
-    );
-    match (&**a, &**b) {
-        (Expr::Field(f), c @ (Expr::Num(_) | Expr::Const(..))) if ok_op && scalar(*f) => {
-            Some((*f, *op, c.clone()))
-        }
-        _ => None,
-    }
+/// A `%u %d %i %x %X` conversion without width, precision or flags, as `fmt_int`'s plain
+/// case prints it: (bytes the length modifier keeps, conversion letter).
+fn plain_conv(s: &Spec) -> Option<(u8, u8)> {
+    (s.width <= 0
+        && s.prec < 0
+        && !s.alt
+        && !s.plus
+        && !s.space
+        && matches!(s.conv, b'u' | b'd' | b'i' | b'x' | b'X'))
+    .then_some((if s.len == 0 { 4 } else { s.len }, s.conv))
 }
 
 /// The plan of a print fmt, or None when it has `*` widths or precisions.
@@ -697,26 +619,6 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                     cast: Some((ty.pointer, ty.signed, ty.size)),
                 }
             }
-            (c, e) if c != b's' && c != b'p' && field_op(e, scalar).is_some() => {
-                let (field, op, constant) = field_op(e, scalar)?;
-                Piece::FieldOp {
-                    field,
-                    op,
-                    constant,
-                    cast: None,
-                    spec,
-                }
-            }
-            (c, Expr::Cast(ty, x)) if c != b's' && c != b'p' && field_op(x, scalar).is_some() => {
-                let (field, op, constant) = field_op(x, scalar)?;
-                Piece::FieldOp {
-                    field,
-                    op,
-                    constant,
-                    cast: Some(*ty),
-                    spec,
-                }
-            }
             (c, Expr::Index(a, i)) if c != b's' && c != b'p' => match (&**a, &**i) {
                 (Expr::Field(f), Expr::Num(n) | Expr::Const(n, ..))
                     if matches!(schema.fields[*f].kind, FieldKind::Array { .. })
@@ -750,7 +652,7 @@ enum ChainOp {
 }
 
 /// The `Chain` piece of an integer conversion of casts and operators with constant right
-/// operands applied to one scalar field (`((loff_t)REC->index) << 12`,
+/// operands applied to one scalar field (`MAJOR(dev)`, `((loff_t)REC->index) << 12`,
 /// `(((loff_t)REC->last + 1) << 12) - 1`), when the expression is one.
 fn chain_piece(e: &Expr, schema: &Schema, spec: Spec) -> Option<Piece> {
     fn walk(e: &Expr, ops: &mut Vec<ChainOp>) -> Option<usize> {
@@ -792,22 +694,12 @@ fn chain_piece(e: &Expr, schema: &Schema, spec: Spec) -> Option<Piece> {
     }
     let mut ops = Vec::new();
     let field = walk(e, &mut ops)?;
-    let f = schema.fields.get(field)?;
-    // The value `Ctx::field` gives the field.
-    let (sext, ty) = match f.kind {
-        FieldKind::Scalar if f.size < 4 => (f.signed, (true, 4)),
-        FieldKind::Scalar => (f.signed, (f.signed, f.size as u8)),
-        FieldKind::Pointer => (false, (false, f.size as u8)),
-        _ => return None,
-    };
-    (matches!(f.size, 1 | 2 | 4 | 8) && !ops.is_empty()).then(|| Piece::Chain {
-        field,
-        off: f.offset,
-        size: f.size as u8,
-        sext,
-        ty,
+    let read = Read::of(schema, field)?;
+    (!ops.is_empty()).then(|| Piece::Chain {
+        read,
         ops: ops.into(),
         spec,
+        plain: plain_conv(&spec),
     })
 }
 
@@ -1788,30 +1680,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     };
                     self.int_conv(spec, v, out);
                 }
-                Piece::FieldOp {
-                    field,
-                    op,
-                    constant,
-                    cast,
-                    spec,
-                } => {
-                    // The same steps as `eval` of `Binary` (and of `Cast` around it).
-                    let c = self.eval(constant)?;
-                    let mut v = binary(op, self.field(*field)?, c)?;
-                    if let Some(ty) = cast {
-                        v = self.cast(ty, v);
-                    }
-                    match v {
-                        Val::Int { v, .. } => self.int_conv(spec, v, out),
-                        _ => return Err("a string used as a number".into()),
-                    }
-                }
                 Piece::General { spec, arg } => self.conv(spec, &args[*arg], out)?,
                 Piece::Table {
-                    field,
-                    off,
-                    size,
-                    sext,
+                    read,
                     zero,
                     flags,
                     wide,
@@ -1820,92 +1691,36 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     arg,
                     spec,
                 } => {
-                    let style = (self.env.style == PrintStyle::TraceCmd) as usize;
-                    let table = &entries[style];
-                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
-                        return Err(format!(
-                            "field `{}` lies outside the payload",
-                            self.schema.fields[*field].name
-                        ));
-                    };
-                    let v = if *sext {
-                        sign_extend(raw, *size as usize) as u64
-                    } else {
-                        raw
-                    };
+                    let table = &entries[(self.env.style == PrintStyle::TraceCmd) as usize];
+                    let v = self.read(read)?;
                     if let (0, Some(z)) = (v, zero) {
                         crate::bytes::put(out, z);
                         continue;
                     }
-                    // `text_helper`'s loops over constant tables.
-                    let long_mask = if *wide || self.long() != 4 {
-                        u64::MAX
-                    } else {
-                        u32::MAX as u64
-                    };
-                    let mut v = v & long_mask;
+                    let v = v & self.table_mask(*wide);
                     let start = out.len();
-                    if *flags {
-                        let mut first = true;
-                        for (mask, label) in table.known.iter() {
-                            if v == 0 {
-                                break;
-                            }
-                            if v & mask != *mask {
-                                continue;
-                            }
-                            v &= !mask;
-                            if !first {
-                                crate::bytes::put(out, delim);
-                            }
-                            first = false;
-                            crate::bytes::put(out, label);
-                        }
-                        if v != 0 && table.tail {
-                            out.truncate(start);
-                            self.conv(spec, &args[*arg], out)?;
-                        } else if v != 0 {
-                            if !first {
-                                crate::bytes::put(out, delim);
-                            }
-                            crate::bytes::put(out, b"0x");
-                            push_hex(out, v, false);
-                        }
+                    let known = table.known.iter().map(|(m, l)| Ok((*m, &**l)));
+                    let settled = if *flags {
+                        write_flags(out, v, delim, known, table.tail)?
                     } else {
-                        match table.known.iter().find(|(m, _)| m & long_mask == v) {
-                            Some((_, label)) => crate::bytes::put(out, label),
-                            None if table.tail => self.conv(spec, &args[*arg], out)?,
-                            None => {
-                                crate::bytes::put(out, b"0x");
-                                push_hex(out, v, false);
-                            }
-                        }
+                        write_symbol(out, v, self.table_mask(*wide), known, table.tail)?
+                    };
+                    if !settled {
+                        // An entry the plan could not read comes next: the evaluator's turn.
+                        out.truncate(start);
+                        self.conv(spec, &args[*arg], out)?;
                     }
                 }
                 Piece::Chain {
-                    field,
-                    off,
-                    size,
-                    sext,
-                    ty,
+                    read,
                     ops,
                     spec,
+                    plain,
                 } => {
-                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
-                        return Err(format!(
-                            "field `{}` lies outside the payload",
-                            self.schema.fields[*field].name
-                        ));
-                    };
-                    let v = if *sext {
-                        sign_extend(raw, *size as usize) as u64
-                    } else {
-                        raw
-                    };
                     let mut v = Val::Int {
-                        v,
-                        signed: ty.0,
-                        size: ty.1,
+                        v: self.read(read)?,
+                        signed: read.ty.0,
+                        size: read.ty.1,
                     };
                     for op in ops.iter() {
                         v = match *op {
@@ -1915,100 +1730,31 @@ impl<'a, 'e> Ctx<'a, 'e> {
                             }
                         };
                     }
-                    match v {
-                        Val::Int { v, .. } => self.int_conv(spec, v, out),
+                    match (v, plain) {
+                        (Val::Int { v, .. }, Some((len, conv))) => plain_int(out, v, *len, *conv),
+                        (Val::Int { v, .. }, None) => self.int_conv(spec, v, out),
                         _ => return Err("a string used as a number".into()),
                     }
                 }
                 Piece::Choice {
-                    field,
-                    off,
-                    size,
-                    sext,
+                    read,
                     mask,
                     yes,
                     no,
                 } => {
-                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
-                        return Err(format!(
-                            "field `{}` lies outside the payload",
-                            self.schema.fields[*field].name
-                        ));
-                    };
                     // `scalar_truth`: the value `field_int` gives, ANDed with the mask.
-                    let v = if *sext {
-                        sign_extend(raw, *size as usize) as u64
-                    } else {
-                        raw
-                    };
+                    let v = self.read(read)?;
                     let yes_no = if v & mask != 0 { yes } else { no };
                     crate::bytes::put(out, yes_no);
                 }
-                Piece::PlainOp {
-                    field,
-                    off,
-                    size,
-                    sext,
-                    ty,
-                    op,
-                    constant,
-                    cast,
-                    len,
-                    conv,
-                } => {
-                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
-                        return Err(format!(
-                            "field `{}` lies outside the payload",
-                            self.schema.fields[*field].name
-                        ));
-                    };
-                    let v = if *sext {
-                        sign_extend(raw, *size as usize) as u64
-                    } else {
-                        raw
-                    };
-                    // `FieldOp`'s steps on the same values, then `fmt_int`'s plain case.
-                    let a = Val::Int {
-                        v,
-                        signed: ty.0,
-                        size: ty.1,
-                    };
-                    let (cv, cs, cz) = *constant;
-                    let b = Val::Int {
-                        v: cv,
-                        signed: cs,
-                        size: cz,
-                    };
-                    let mut r = binary(op, a, b)?;
-                    if let Some(t) = cast {
-                        r = self.cast(t, r);
-                    }
-                    match r {
-                        Val::Int { v, .. } => plain_int(out, v, *len, *conv),
-                        _ => return Err("a string used as a number".into()),
-                    }
-                }
                 Piece::Plain {
-                    field,
-                    off,
-                    size,
-                    sext,
+                    read,
                     cast,
                     len,
                     conv,
                 } => {
-                    let Some(raw) = read_uint(self.data, *off, *size as usize, self.be()) else {
-                        return Err(format!(
-                            "field `{}` lies outside the payload",
-                            self.schema.fields[*field].name
-                        ));
-                    };
                     // `field_int`, the cast as `Int` applies it, then `fmt_int`'s plain case.
-                    let v = if *sext {
-                        sign_extend(raw, *size as usize) as u64
-                    } else {
-                        raw
-                    };
+                    let v = self.read(read)?;
                     plain_int(out, self.int_cast(v, *cast), *len, *conv);
                 }
             }
@@ -2414,17 +2160,10 @@ impl<'a, 'e> Ctx<'a, 'e> {
     /// Helpers whose value is text the kernel prints into its trace_seq scratch buffer.
     fn text_helper(&self, name: &str, args: &'a [Expr], out: &mut Vec<u8>) -> EvalResult<()> {
         let be = self.be();
-        let long_mask = if self.long() == 4 {
-            u32::MAX as u64
-        } else {
-            u64::MAX
-        };
         match name {
             "__print_flags" | "__print_flags_u64" => {
-                let mut flags = self.int(args.first().ok_or("__print_flags()")?)?;
-                if name == "__print_flags" {
-                    flags &= long_mask;
-                }
+                let flags = self.int(args.first().ok_or("__print_flags()")?)?
+                    & self.table_mask(name == "__print_flags_u64");
                 let delim = match args.get(1).ok_or("__print_flags delimiter")? {
                     Expr::Str(s) => until_nul(s),
                     e => match self.eval(e)? {
@@ -2432,72 +2171,15 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         _ => b"",
                     },
                 };
-                let mut first = true;
                 let values = self.table_values(&args[2..])?;
-                for (ent, &mask) in args[2..].iter().zip(values.iter()) {
-                    if flags == 0 || self.table_end(ent) {
-                        break;
-                    }
-                    // A known value came from an entry whose label is a string, so a
-                    // non-matching entry is skipped without reading its label.
-                    let (mask, label) = match mask {
-                        Some(m) if flags & m != m => continue,
-                        Some(m) => (m, table_label(ent)?),
-                        None => self.table_entry(ent)?,
-                    };
-                    if flags & mask != mask {
-                        continue;
-                    }
-                    flags &= !mask;
-                    if !first {
-                        crate::bytes::put(out, delim);
-                    }
-                    first = false;
-                    crate::bytes::put(out, label);
-                }
-                if flags != 0 {
-                    if !first {
-                        crate::bytes::put(out, delim);
-                    }
-                    crate::bytes::put(out, b"0x");
-                    push_hex(out, flags, false);
-                }
+                write_flags(out, flags, delim, self.entries(&args[2..], &values), false)?;
                 Ok(())
             }
             "__print_symbolic" | "__print_symbolic_u64" => {
-                let mut v = self.int(args.first().ok_or("__print_symbolic()")?)?;
-                if name == "__print_symbolic" {
-                    v &= long_mask;
-                }
+                let mask = self.table_mask(name == "__print_symbolic_u64");
+                let v = self.int(args.first().ok_or("__print_symbolic()")?)? & mask;
                 let values = self.table_values(&args[1..])?;
-                let sym_mask = |m: u64| {
-                    if name == "__print_symbolic" {
-                        m & long_mask
-                    } else {
-                        m
-                    }
-                };
-                for (ent, &mask) in args[1..].iter().zip(values.iter()) {
-                    if self.table_end(ent) {
-                        break;
-                    }
-                    let (mask, label) = match mask {
-                        Some(m) if sym_mask(m) != v => continue,
-                        Some(m) => (m, table_label(ent)?),
-                        None => self.table_entry(ent)?,
-                    };
-                    let mask = if name == "__print_symbolic" {
-                        mask & long_mask
-                    } else {
-                        mask
-                    };
-                    if mask == v {
-                        crate::bytes::put(out, label);
-                        return Ok(());
-                    }
-                }
-                crate::bytes::put(out, b"0x");
-                push_hex(out, v, false);
+                write_symbol(out, v, mask, self.entries(&args[1..], &values), false)?;
                 Ok(())
             }
             "__print_hex" | "__print_hex_str" => {
@@ -2614,6 +2296,50 @@ impl<'a, 'e> Ctx<'a, 'e> {
             }
         }
         Ok(values)
+    }
+
+    /// The bits a table value keeps: a `long`'s, or all 64 for the `_u64` helpers.
+    #[inline]
+    fn table_mask(&self, wide: bool) -> u64 {
+        if wide || self.long() != 4 {
+            u64::MAX
+        } else {
+            u32::MAX as u64
+        }
+    }
+
+    /// The (value, name) entries of a flag or symbol table, read one at a time up to its
+    /// end in this style: a constant value (`values`) needs only its name, another entry
+    /// is evaluated (and fails the record if it cannot be).
+    fn entries<'s>(
+        &'s self,
+        table: &'a [Expr],
+        values: &'s [Option<u64>],
+    ) -> impl Iterator<Item = EvalResult<(u64, &'a [u8])>> + 's {
+        table
+            .iter()
+            .zip(values)
+            .take_while(|(e, _)| !self.table_end(e))
+            .map(|(e, v)| match v {
+                Some(v) => Ok((*v, table_label(e)?)),
+                None => self.table_entry(e),
+            })
+    }
+
+    /// The integer a planned piece reads (see [`Read`]).
+    #[inline(always)]
+    fn read(&self, r: &Read) -> EvalResult<u64> {
+        let Some(raw) = read_uint(self.data, r.off, r.size as usize, self.be()) else {
+            return Err(format!(
+                "field `{}` lies outside the payload",
+                self.schema.fields[r.field].name
+            ));
+        };
+        Ok(if r.sext {
+            sign_extend(raw, r.size as usize) as u64
+        } else {
+            raw
+        })
     }
 
     /// Whether `e` ends a flag or symbol table in this style: the kernel stops at the
@@ -3354,6 +3080,71 @@ fn table_label(e: &Expr) -> EvalResult<&[u8]> {
         },
         _ => Err("a flag/symbol table entry is not `{ value, \"name\" }`".into()),
     }
+}
+
+/// `__print_flags`'s text of `flags`: the name of each entry whose bits are all set, in
+/// table order, each taking its bits out, then what is left in hex. Entries are read
+/// only while bits are left. Returns false, having written nothing final, when bits are
+/// left and `more` says entries the caller could not give follow.
+fn write_flags<'x>(
+    out: &mut Vec<u8>,
+    mut flags: u64,
+    delim: &[u8],
+    mut entries: impl Iterator<Item = EvalResult<(u64, &'x [u8])>>,
+    more: bool,
+) -> EvalResult<bool> {
+    let mut first = true;
+    while flags != 0 {
+        let Some(entry) = entries.next() else {
+            break;
+        };
+        let (mask, name) = entry?;
+        if flags & mask != mask {
+            continue;
+        }
+        flags &= !mask;
+        if !first {
+            crate::bytes::put(out, delim);
+        }
+        first = false;
+        crate::bytes::put(out, name);
+    }
+    if flags != 0 {
+        if more {
+            return Ok(false);
+        }
+        if !first {
+            crate::bytes::put(out, delim);
+        }
+        crate::bytes::put(out, b"0x");
+        push_hex(out, flags, false);
+    }
+    Ok(true)
+}
+
+/// `__print_symbolic`'s text of `v`: the name of the first entry whose value (cut to
+/// `mask`) is `v`, else `v` in hex. Returns false, having written nothing, when no entry
+/// matched and `more` says entries the caller could not give follow.
+fn write_symbol<'x>(
+    out: &mut Vec<u8>,
+    v: u64,
+    mask: u64,
+    entries: impl Iterator<Item = EvalResult<(u64, &'x [u8])>>,
+    more: bool,
+) -> EvalResult<bool> {
+    for entry in entries {
+        let (value, name) = entry?;
+        if value & mask == v {
+            crate::bytes::put(out, name);
+            return Ok(true);
+        }
+    }
+    if more {
+        return Ok(false);
+    }
+    crate::bytes::put(out, b"0x");
+    push_hex(out, v, false);
+    Ok(true)
 }
 
 /// Whether a table entry's name is a null pointer constant (`{ 0, NULL }`).

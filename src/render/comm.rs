@@ -48,9 +48,7 @@ pub(crate) struct ContextCache {
     /// `%16s-%-7d [(tgid) ][%03d] ` for (pid, cpu, table generation, tgid column).
     pub(crate) key: Option<(i32, u32, u64, bool)>,
     pub(crate) prefix: Vec<u8>,
-    /// ` %5lu.` for these whole seconds.
-    pub(crate) secs_key: Option<u64>,
-    pub(crate) secs: Vec<u8>,
+    pub(crate) secs: super::kernel::SecondsColumn,
 }
 
 impl Comms {

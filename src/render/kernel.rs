@@ -282,16 +282,8 @@ impl KernelStyle {
             // ns2usecs(); the whole seconds as the last record's, mostly.
             let us = rec.ts.saturating_add(500) / 1000;
             let secs = us / 1_000_000;
-            if cache.secs_key != Some(secs) {
-                let mut s = [b' '; 32];
-                let n = put_right(&mut s, 1, secs, 5);
-                s[n] = b'.';
-                cache.secs.clear();
-                cache.secs.extend_from_slice(&s[..n + 1]);
-                cache.secs_key = Some(secs);
-            }
             crate::bytes::put(out, &b[..i]);
-            crate::bytes::put(out, &cache.secs);
+            crate::bytes::put(out, cache.secs.text(secs));
             put_fixed(&mut b[..6], us % 1_000_000);
             b[6..8].copy_from_slice(b": ");
             crate::bytes::put(out, &b[..8]);
@@ -485,7 +477,8 @@ fn dec_into(b: &mut [u8], end: usize, mut v: u64, n: usize) {
 }
 
 /// `v` zero-padded to fill `b` exactly (its low `b.len()` decimal digits), two digits per
-/// division.
+/// division: [`put_zero`] for a width known in advance, without its digit count and
+/// loops (the fraction of every line's time column).
 #[inline]
 pub(crate) fn put_fixed(b: &mut [u8], mut v: u64) {
     let mut i = b.len();
@@ -498,6 +491,28 @@ pub(crate) fn put_fixed(b: &mut [u8], mut v: u64) {
     }
     if i == 1 {
         b[0] = b'0' + (v % 10) as u8;
+    }
+}
+
+/// The ` %5lu.` of whole seconds that starts a time column, kept for the seconds it was
+/// last made for (neighbouring records mostly share them).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SecondsColumn {
+    secs: Option<u64>,
+    text: Vec<u8>,
+}
+
+impl SecondsColumn {
+    pub(crate) fn text(&mut self, secs: u64) -> &[u8] {
+        if self.secs != Some(secs) {
+            let mut b = [b' '; 32];
+            let n = put_right(&mut b, 1, secs, 5);
+            b[n] = b'.';
+            self.text.clear();
+            self.text.extend_from_slice(&b[..n + 1]);
+            self.secs = Some(secs);
+        }
+        &self.text
     }
 }
 

@@ -374,9 +374,7 @@ struct HeadCache {
     /// `%16s-%-5d [%03d]` for (pid, cpu, comm table generation).
     key: Option<(i32, u32, u64)>,
     prefix: Vec<u8>,
-    /// ` %5lu.` for these whole seconds.
-    secs_key: Option<u64>,
-    secs: Vec<u8>,
+    secs: super::kernel::SecondsColumn,
 }
 
 impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
@@ -580,30 +578,15 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// The time column after the comm-pid-CPU columns: ` %5lu.` of whole seconds (mostly
     /// the last record's), then the fraction's fixed digits and `:`.
     fn write_head_time(&mut self, out: &mut Vec<u8>, rec: &Record) {
-        use super::kernel::put_right;
         let (secs, frac, digits) = match self.style.time {
             TimeFormat::Usecs => {
                 let us = rec.ts.saturating_add(500) / 1000;
                 (us / 1_000_000, us % 1_000_000, 6)
             }
             TimeFormat::Nsecs => (rec.ts / 1_000_000_000, rec.ts % 1_000_000_000, 9),
-            TimeFormat::Raw => {
-                let mut b = [b' '; 32];
-                let i = put_right(&mut b, 0, rec.ts, 12);
-                b[i] = b':';
-                crate::bytes::put(out, &b[..i + 1]);
-                return;
-            }
+            TimeFormat::Raw => return write_time(out, rec.ts, TimeFormat::Raw),
         };
-        if self.head.secs_key != Some(secs) {
-            let mut b = [b' '; 32];
-            let i = put_right(&mut b, 1, secs, 5);
-            b[i] = b'.';
-            self.head.secs.clear();
-            self.head.secs.extend_from_slice(&b[..i + 1]);
-            self.head.secs_key = Some(secs);
-        }
-        crate::bytes::put(out, &self.head.secs);
+        crate::bytes::put(out, self.head.secs.text(secs));
         let mut b = [b':'; 16];
         super::kernel::put_fixed(&mut b[..digits], frac);
         crate::bytes::put(out, &b[..digits + 1]);
