@@ -304,6 +304,40 @@ fn pointers_and_symbols() {
 }
 
 #[test]
+fn symbol_text_is_kept_per_table_and_form() {
+    // The same address through two tables naming it differently, in every form, twice
+    // over: what one table or form printed is never reused for another.
+    let s = schema(r#""%pS|%ps|%pB|%pS", REC->p, REC->p, REC->p, REC->p"#);
+    let d = record();
+    let rec = Record {
+        cpu: 0,
+        ts: 0,
+        data: &d,
+    };
+    let a = kallsyms();
+    let b = Kallsyms::parse("ffffffff81000000 T other\nffffffff81000200 T after\n");
+    let line = |k: &Kallsyms| {
+        let env = PrintEnv {
+            kallsyms: Some(k),
+            ..PrintEnv::default()
+        };
+        let mut out = Vec::new();
+        assert!(s.write_text(&rec, &env, &mut out));
+        String::from_utf8(out).unwrap()
+    };
+    for _ in 0..2 {
+        assert_eq!(
+            line(&a),
+            "do_work+0x10/0x80|do_work|do_work+0x10/0x80|do_work+0x10/0x80"
+        );
+        assert_eq!(
+            line(&b),
+            "other+0x110/0x200|other|other+0x110/0x200|other+0x110/0x200"
+        );
+    }
+}
+
+#[test]
 fn unknown_constructs_fall_back_to_fields() {
     let s = schema(r#""%d", some_function(REC->a)"#);
     assert!(s.print_fallback().unwrap().contains("some_function"));

@@ -31,7 +31,7 @@ pub(crate) fn format(
     }
     match (first, arg) {
         (b'S' | b's' | b'F' | b'f' | b'B', PtrArg::Addr(a)) => {
-            symbol(env, *a, first, ext, out);
+            symbol(env, *a, first, out);
             Ok(())
         }
         (b'I' | b'i', PtrArg::Data(d)) => ip(ext, d, out),
@@ -169,11 +169,34 @@ pub(crate) fn tracecmd_function<'e>(env: &PrintEnv<'e>, addr: u64) -> Option<(&'
     }
 }
 
-fn symbol(env: &PrintEnv, addr: u64, kind: u8, ext: &[u8], out: &mut Vec<u8>) {
-    let _ = ext;
+/// Kernel style `%pS`, `%ps`, `%pF`, `%pf` and `%pB` of `addr` (`kind`: the letter).
+pub(crate) fn symbol(env: &PrintEnv, addr: u64, kind: u8, out: &mut Vec<u8>) {
+    let Some(k) = env.kallsyms.filter(|k| k.id() != 0) else {
+        crate::bytes::put(out, b"0x");
+        push_hex(out, addr, false);
+        return;
+    };
+    // Traces name the same call sites over and over: their text is kept per thread.
+    let key = (k.id(), addr, kind);
+    let slot = ((addr ^ (addr >> 9) ^ u64::from(kind)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        >> (64 - SYM_SLOTS.trailing_zeros())) as usize;
+    let hit = SYM_TEXT.with(|c| {
+        let c = c.borrow();
+        let s = &c[slot];
+        if (s.table, s.addr, s.kind) == key {
+            crate::bytes::put(out, &s.text[..s.len as usize]);
+            true
+        } else {
+            false
+        }
+    });
+    if hit {
+        return;
+    }
+    let start = out.len();
     let back = kind == b'B';
     let look = if back { addr.wrapping_sub(1) } else { addr };
-    match env.kallsyms.and_then(|k| k.lookup(look)) {
+    match k.lookup(look) {
         Some(s) => {
             crate::bytes::put(out, s.name.as_bytes());
             if matches!(kind, b'S' | b'F' | b'B') {
@@ -187,12 +210,51 @@ fn symbol(env: &PrintEnv, addr: u64, kind: u8, ext: &[u8], out: &mut Vec<u8>) {
                 crate::bytes::put(out, m.as_bytes());
                 out.push(b']');
             }
+            let text = &out[start..];
+            if text.len() <= SYM_TEXT_LEN {
+                SYM_TEXT.with(|c| {
+                    let s = &mut c.borrow_mut()[slot];
+                    (s.table, s.addr, s.kind) = key;
+                    s.len = text.len() as u8;
+                    s.text[..text.len()].copy_from_slice(text);
+                });
+            }
         }
         None => {
             crate::bytes::put(out, b"0x");
             push_hex(out, addr, false);
         }
     }
+}
+
+/// Slots of the per-thread `%pS` text cache (64 bytes each).
+const SYM_SLOTS: usize = 256;
+/// The longest text a slot holds.
+const SYM_TEXT_LEN: usize = 46;
+
+/// One symbol's text: kallsyms table id (never 0 in a filled slot), address, `%p`
+/// letter, and the text.
+#[derive(Clone, Copy)]
+struct SymSlot {
+    table: u64,
+    addr: u64,
+    kind: u8,
+    len: u8,
+    text: [u8; SYM_TEXT_LEN],
+}
+
+thread_local! {
+    static SYM_TEXT: std::cell::RefCell<[SymSlot; SYM_SLOTS]> = const {
+        std::cell::RefCell::new(
+            [SymSlot {
+                table: 0,
+                addr: 0,
+                kind: 0,
+                len: 0,
+                text: [0; SYM_TEXT_LEN],
+            }; SYM_SLOTS],
+        )
+    };
 }
 
 fn ip(ext: &[u8], d: &[u8], out: &mut Vec<u8>) -> Result<(), String> {

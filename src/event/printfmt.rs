@@ -283,6 +283,8 @@ enum Piece {
         field: usize,
         cast: bool,
         spec: Spec,
+        /// The first letter after `%p` (0 when none).
+        ext: u8,
     },
     /// `%s` of a char array field or of `__get_str(field)`: the bytes up to the first NUL.
     Str { field: usize, spec: Spec },
@@ -294,15 +296,16 @@ enum Piece {
     },
     /// Any other conversion: argument `arg` through the general evaluator.
     General { spec: Spec, arg: usize },
-    /// An integer conversion of casts and operations with constants on one scalar field
-    /// (`MAJOR(dev)` is `(unsigned int) ((REC->dev) >> 20)`), the field read like
-    /// `Plain` and then taken through `ops` with the evaluator's own `cast` and `binary`.
-    Chain {
-        read: Read,
-        ops: Box<[ChainOp]>,
+    /// A conversion of an integer expression over scalar fields and constants (`MAJOR(dev)`
+    /// is `(unsigned int) ((REC->dev) >> 20)`; `REC->pfn != -1UL ? REC->pfn : 0`), compiled
+    /// per style (kernel, trace-cmd) into a [`Calc`] that computes what the evaluator
+    /// computes, with the evaluator's own `cast` and `binary`. A style whose `Calc` could
+    /// not be made sends argument `arg` through the evaluator.
+    Calc {
+        calc: Box<[Option<Calc>; 2]>,
+        how: CalcOut,
         spec: Spec,
-        /// `plain_conv` of `spec`: the result printed as `Plain` prints.
-        plain: Option<(u8, u8)>,
+        arg: usize,
     },
     /// `%s` of `__print_flags`/`__print_symbolic` (or their `_u64` forms) over a scalar
     /// field read like `Plain`, optionally behind `(REC->field) ? ... : "text"` (`zero`:
@@ -588,6 +591,7 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                     field: *f,
                     cast: false,
                     spec,
+                    ext: spec.ext().first().copied().unwrap_or(0),
                 }
             }
             (b'p', Expr::Cast(ty, x))
@@ -600,6 +604,7 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                     field: f,
                     cast: true,
                     spec,
+                    ext: spec.ext().first().copied().unwrap_or(0),
                 }
             }
             (c, Expr::Field(f)) if c != b's' && c != b'p' && scalar(*f) => Piece::Int {
@@ -632,11 +637,9 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                 }
                 _ => Piece::General { spec, arg: next },
             },
-            (c, e) if c != b's' && c != b'p' => match chain_piece(e, schema, spec) {
-                Some(p) => p,
-                None => Piece::General { spec, arg: next },
-            },
-            _ => Piece::General { spec, arg: next },
+            (_, e) => {
+                calc_piece(e, schema, spec, next).unwrap_or(Piece::General { spec, arg: next })
+            }
         };
         pieces.push(plain_piece(&piece, schema).unwrap_or(piece));
         next += 1;
@@ -644,62 +647,116 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
     Some(pieces)
 }
 
-/// One step of a `Chain` piece: a cast, or an operator with a constant right operand.
-#[derive(Debug, Clone, Copy)]
-enum ChainOp {
-    Cast(CType),
-    Bin(&'static str, (u64, bool, u8)),
+/// An integer expression of a [`Piece::Calc`], for one style. Each node gives the value
+/// the evaluator gives its expression (`Val::Int`).
+#[derive(Debug, Clone)]
+enum Calc {
+    /// A scalar or pointer field, as [`Ctx::field`] types it.
+    Read(Read),
+    Val(Int),
+    Cast(CType, Box<Calc>),
+    /// `-`, `~`, `+` or `!`.
+    Unary(u8, Box<Calc>),
+    /// A binary operator; `scale` multiplies the right operand first (kernel-style
+    /// pointer arithmetic: `(struct page *)base + n` steps by the struct size), 1 when not.
+    Bin {
+        op: BinOp,
+        a: Box<Calc>,
+        b: Box<Calc>,
+        scale: u64,
+    },
+    /// `&&` and `||`: the right operand is evaluated only when the left one does not
+    /// settle the result.
+    Logic(bool, Box<Calc>, Box<Calc>),
+    Cond(Box<Calc>, Box<Calc>, Box<Calc>),
 }
 
-/// The `Chain` piece of an integer conversion of casts and operators with constant right
-/// operands applied to one scalar field (`MAJOR(dev)`, `((loff_t)REC->index) << 12`,
-/// `(((loff_t)REC->last + 1) << 12) - 1`), when the expression is one.
-fn chain_piece(e: &Expr, schema: &Schema, spec: Spec) -> Option<Piece> {
-    fn walk(e: &Expr, ops: &mut Vec<ChainOp>) -> Option<usize> {
-        match e {
-            Expr::Field(f) => Some(*f),
-            Expr::Cast(ty, x) => {
-                let f = walk(x, ops)?;
-                ops.push(ChainOp::Cast(*ty));
-                Some(f)
+/// What a [`Piece::Calc`] prints of its value.
+#[derive(Debug, Clone)]
+enum CalcOut {
+    /// An integer conversion; `plain_conv` of it when it has one.
+    Int(Option<(u8, u8)>),
+    /// A `%p` conversion of the value as an address.
+    Ptr,
+    /// `%s` of a kernel string address (`%s` of `REC->fn`, a `const char *`).
+    KStr,
+    /// `%s` of `test ? "yes" : "no"`: the value is the test.
+    Pick(Box<[u8]>, Box<[u8]>),
+}
+
+/// The [`Calc`] of `e` in `style`, when `e` is an integer expression the evaluator
+/// computes from scalar fields and constants alone.
+fn calc_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Option<Calc> {
+    let sub = |x: &Expr| calc_of(x, schema, style).map(Box::new);
+    Some(match e {
+        Expr::Num(n) => Calc::Val(Int::of(*n)),
+        &Expr::Const(v, signed, size) => Calc::Val(Int { v, signed, size }),
+        Expr::Field(i) => Calc::Read(Read::of(schema, *i)?),
+        // libtraceevent reads an atom it does not know as 0.
+        Expr::Ident(_) if style == PrintStyle::TraceCmd => Calc::Val(Int::of(0)),
+        Expr::Ident(n) => Calc::Val(Int::of(super::constants::constant(n)?)),
+        Expr::Cast(ty, x) => Calc::Cast(*ty, sub(x)?),
+        Expr::Unary(op @ ("-" | "~" | "+" | "!"), x) => Calc::Unary(op.as_bytes()[0], sub(x)?),
+        Expr::Binary(op, a, b) => {
+            // trace-cmd style regroups these (`eval_rotated`): left to the evaluator.
+            if style == PrintStyle::TraceCmd
+                && (looser_right(op, b) || matches!(**b, Expr::Cond(..)))
+            {
+                return None;
             }
-            Expr::Binary(op, a, b) => {
-                let c = match **b {
-                    Expr::Num(n) => match int_of(n) {
-                        Val::Int { v, signed, size } => (v, signed, size),
-                        _ => return None,
-                    },
-                    Expr::Const(v, signed, size) => (v, signed, size),
-                    _ => return None,
-                };
-                if !matches!(
-                    *op,
-                    ">>" | "<<" | "&" | "|" | "^" | "+" | "-" | "*" | "/" | "%"
-                ) {
-                    return None;
-                }
-                // The evaluator scales `(T *)x + n` by the size of T (kernel style):
-                // left to it.
-                if let Expr::Cast(ty, _) = &**a {
-                    if ty.pointer && ty.elem > 1 && matches!(*op, "+" | "-") {
-                        return None;
+            match *op {
+                "&&" | "||" => Calc::Logic(*op == "&&", sub(a)?, sub(b)?),
+                _ => {
+                    let scale = match &**a {
+                        Expr::Cast(t, _)
+                            if style == PrintStyle::Kernel
+                                && t.pointer
+                                && t.elem > 1
+                                && matches!(*op, "+" | "-") =>
+                        {
+                            u64::from(t.elem)
+                        }
+                        _ => 1,
+                    };
+                    Calc::Bin {
+                        op: BinOp::of(op)?,
+                        a: sub(a)?,
+                        b: sub(b)?,
+                        scale,
                     }
                 }
-                let f = walk(a, ops)?;
-                ops.push(ChainOp::Bin(op, c));
-                Some(f)
             }
-            _ => None,
         }
-    }
-    let mut ops = Vec::new();
-    let field = walk(e, &mut ops)?;
-    let read = Read::of(schema, field)?;
-    (!ops.is_empty()).then(|| Piece::Chain {
-        read,
-        ops: ops.into(),
+        Expr::Cond(c, t, f) => Calc::Cond(sub(c)?, sub(t)?, sub(f)?),
+        // The evaluator gives the first argument's value.
+        Expr::Call(name, args) if name == "__builtin_expect" => {
+            calc_of(args.first()?, schema, style)?
+        }
+        _ => return None,
+    })
+}
+
+/// The `Calc` piece of argument `arg` (expression `e`) with conversion `spec`, when one
+/// style at least can compute it without the evaluator.
+fn calc_piece(e: &Expr, schema: &Schema, spec: Spec, arg: usize) -> Option<Piece> {
+    let (test, how) = match (spec.conv, e) {
+        (b's', Expr::Cond(c, t, f)) => match (&**t, &**f) {
+            (Expr::Str(yes), Expr::Str(no)) => (
+                &**c,
+                CalcOut::Pick(until_nul(yes).into(), until_nul(no).into()),
+            ),
+            _ => (e, CalcOut::KStr),
+        },
+        (b's', e) => (e, CalcOut::KStr),
+        (b'p', e) => (e, CalcOut::Ptr),
+        (_, e) => (e, CalcOut::Int(plain_conv(&spec))),
+    };
+    let calc = [PrintStyle::Kernel, PrintStyle::TraceCmd].map(|s| calc_of(test, schema, s));
+    (calc.iter().any(Option::is_some)).then(|| Piece::Calc {
+        calc: Box::new(calc),
+        how,
         spec,
-        plain: plain_conv(&spec),
+        arg,
     })
 }
 
@@ -795,13 +852,50 @@ enum Val<'a> {
     Text(Vec<u8>),
 }
 
-fn norm(v: u64, signed: bool, size: u8) -> Val<'static> {
-    let size = if size == 0 { 8 } else { size };
-    Val::Int {
-        v: norm_value(v, signed, size),
-        signed,
-        size,
+/// An integer with its C type, as `Val::Int` holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Int {
+    v: u64,
+    signed: bool,
+    size: u8,
+}
+
+impl Int {
+    /// `v` as a C integer of `size` bytes (0: 8).
+    #[inline]
+    fn norm(v: u64, signed: bool, size: u8) -> Int {
+        let size = if size == 0 { 8 } else { size };
+        Int {
+            v: norm_value(v, signed, size),
+            signed,
+            size,
+        }
     }
+
+    /// The type C gives the integer literal `v`: int, unsigned int, long or unsigned long.
+    #[inline]
+    fn of(v: u64) -> Int {
+        let (signed, size) = if v <= i32::MAX as u64 {
+            (true, 4)
+        } else if v <= u32::MAX as u64 {
+            (false, 4)
+        } else {
+            (v <= i64::MAX as u64, 8)
+        };
+        Int { v, signed, size }
+    }
+
+    fn val(self) -> Val<'static> {
+        Val::Int {
+            v: self.v,
+            signed: self.signed,
+            size: self.size,
+        }
+    }
+}
+
+fn norm(v: u64, signed: bool, size: u8) -> Val<'static> {
+    Int::norm(v, signed, size).val()
 }
 
 /// `v` as a C integer of `size` bytes (0: 8): truncated, sign-extended when signed.
@@ -822,25 +916,7 @@ fn norm_value(v: u64, signed: bool, size: u8) -> u64 {
 }
 
 fn int_of(v: u64) -> Val<'static> {
-    if v <= i32::MAX as u64 {
-        Val::Int {
-            v,
-            signed: true,
-            size: 4,
-        }
-    } else if v <= u32::MAX as u64 {
-        Val::Int {
-            v,
-            signed: false,
-            size: 4,
-        }
-    } else {
-        Val::Int {
-            v,
-            signed: v <= i64::MAX as u64,
-            size: 8,
-        }
-    }
+    Int::of(v).val()
 }
 
 impl Program {
@@ -1643,10 +1719,33 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     let v = self.int_cast(self.field_int(*field)?, *cast);
                     self.int_conv(spec, v, out);
                 }
-                Piece::Ptr { field, cast, spec } => {
+                Piece::Ptr {
+                    field,
+                    cast,
+                    spec,
+                    ext,
+                } => {
                     let mut v = self.field_int(*field)?;
                     if *cast {
                         v = norm_value(v, false, self.long());
+                    }
+                    // The kernel-style forms every trace is full of, without
+                    // `pointer::format`'s dispatch: what its arms for them write.
+                    if self.env.style == PrintStyle::Kernel {
+                        let width = 2 * self.long() as u32;
+                        match ext {
+                            0 | b'x' | b'K' | b'X'
+                                if v.checked_shr(width * 4).unwrap_or(0) == 0 =>
+                            {
+                                push_hex_fixed(out, v, width as usize);
+                                continue;
+                            }
+                            b'S' | b's' | b'F' | b'f' | b'B' => {
+                                pointer::symbol(self.env, v, *ext, out);
+                                continue;
+                            }
+                            _ => {}
+                        }
                     }
                     pointer::format(self.env, spec, &pointer::PtrArg::Addr(v), self.long(), out)?;
                 }
@@ -1711,29 +1810,41 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         self.conv(spec, &args[*arg], out)?;
                     }
                 }
-                Piece::Chain {
-                    read,
-                    ops,
+                Piece::Calc {
+                    calc,
+                    how,
                     spec,
-                    plain,
+                    arg,
                 } => {
-                    let mut v = Val::Int {
-                        v: self.read(read)?,
-                        signed: read.ty.0,
-                        size: read.ty.1,
+                    let Some(c) = &calc[(self.env.style == PrintStyle::TraceCmd) as usize] else {
+                        self.conv(spec, &args[*arg], out)?;
+                        continue;
                     };
-                    for op in ops.iter() {
-                        v = match *op {
-                            ChainOp::Cast(t) => self.cast(&t, v),
-                            ChainOp::Bin(o, (c, signed, size)) => {
-                                binary(o, v, Val::Int { v: c, signed, size })?
+                    // A record the Calc cannot settle (a field past the payload, a division
+                    // by zero) goes through the evaluator, which says why it fails.
+                    let Some(Int { v, .. }) = self.operand(c) else {
+                        self.conv(spec, &args[*arg], out)?;
+                        continue;
+                    };
+                    match how {
+                        CalcOut::Int(Some((len, conv))) => plain_int(out, v, *len, *conv),
+                        CalcOut::Int(None) => self.int_conv(spec, v, out),
+                        CalcOut::Ptr => pointer::format(
+                            self.env,
+                            spec,
+                            &pointer::PtrArg::Addr(v),
+                            self.long(),
+                            out,
+                        )?,
+                        CalcOut::KStr => self.kernel_str(spec, v, out)?,
+                        CalcOut::Pick(yes, no) => {
+                            let s = if v != 0 { yes } else { no };
+                            if spec.width < 0 && spec.prec < 0 {
+                                crate::bytes::put(out, s);
+                            } else {
+                                fmt_str(out, s, spec);
                             }
-                        };
-                    }
-                    match (v, plain) {
-                        (Val::Int { v, .. }, Some((len, conv))) => plain_int(out, v, *len, *conv),
-                        (Val::Int { v, .. }, None) => self.int_conv(spec, v, out),
-                        _ => return Err("a string used as a number".into()),
+                        }
                     }
                 }
                 Piece::Choice {
@@ -1800,20 +1911,28 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 match self.eval(arg)? {
                     Val::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
                     Val::Text(t) => fmt_str(out, &t, spec),
-                    Val::Int { v: 0, .. } => fmt_str(out, b"(null)", spec),
-                    // A constant kernel string (`tracepoint_string()`, `__func__`): the
-                    // kernel lists those in printk_formats.
-                    Val::Int { v, .. } => match self.env.printk.and_then(|p| p.get(v)) {
-                        Some(s) => fmt_str(out, s.as_bytes(), spec),
-                        None => {
-                            return Err(format!(
-                                "%s of kernel address {v:#x}, not in printk_formats"
-                            ))
-                        }
-                    },
+                    Val::Int { v, .. } => return self.kernel_str(spec, v, out),
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// `%s` of a kernel address: `(null)` for 0, else the constant kernel string there
+    /// (`tracepoint_string()`, `__func__`), which the kernel lists in printk_formats.
+    fn kernel_str(&self, spec: &Spec, v: u64, out: &mut Vec<u8>) -> EvalResult<()> {
+        if v == 0 {
+            fmt_str(out, b"(null)", spec);
+            return Ok(());
+        }
+        match self.env.printk.and_then(|p| p.get(v)) {
+            Some(s) => {
+                fmt_str(out, s.as_bytes(), spec);
+                Ok(())
+            }
+            None => Err(format!(
+                "%s of kernel address {v:#x}, not in printk_formats"
+            )),
         }
     }
 
@@ -2065,32 +2184,33 @@ impl<'a, 'e> Ctx<'a, 'e> {
 
     fn cast(&self, ty: &CType, v: Val<'a>) -> Val<'a> {
         match v {
-            Val::Int { v, size, signed } => {
-                if ty.pointer {
-                    norm(v, false, self.long())
-                } else if ty.size == 0 {
-                    Val::Int { v, signed, size }
-                } else {
-                    let r = norm(v, ty.signed, ty.size);
-                    // Integer promotion: small types compute as int.
-                    match r {
-                        Val::Int {
-                            v,
-                            signed: _,
-                            size: s,
-                        } if s < 4 => Val::Int {
-                            v,
-                            signed: true,
-                            size: 4,
-                        },
-                        r => r,
-                    }
-                }
-            }
+            Val::Int { v, size, signed } => self.cast_int(ty, Int { v, signed, size }).val(),
             Val::Bytes(b, el) if ty.pointer => {
                 Val::Bytes(b, if ty.elem == 0 { el } else { ty.elem })
             }
             other => other,
+        }
+    }
+
+    /// An integer cast to `ty`: pointers take the kernel's long, small types compute as
+    /// int (integer promotion).
+    #[inline]
+    fn cast_int(&self, ty: &CType, i: Int) -> Int {
+        if ty.pointer {
+            Int::norm(i.v, false, self.long())
+        } else if ty.size == 0 {
+            i
+        } else {
+            let r = Int::norm(i.v, ty.signed, ty.size);
+            if r.size < 4 {
+                Int {
+                    v: r.v,
+                    signed: true,
+                    size: 4,
+                }
+            } else {
+                r
+            }
         }
     }
 
@@ -2339,6 +2459,79 @@ impl<'a, 'e> Ctx<'a, 'e> {
             sign_extend(raw, r.size as usize) as u64
         } else {
             raw
+        })
+    }
+
+    /// The value of a [`Calc`]: what [`Ctx::eval`] gives the expression it was made from,
+    /// or None where the evaluator fails.
+    fn calc(&self, c: &Calc) -> Option<Int> {
+        Some(match c {
+            Calc::Read(r) => self.calc_read(r)?,
+            Calc::Val(i) => *i,
+            Calc::Cast(ty, x) => self.cast_int(ty, self.operand(x)?),
+            Calc::Unary(op, x) => {
+                let Int { v, signed, size } = self.operand(x)?;
+                let (signed, size) = if size < 4 { (true, 4) } else { (signed, size) };
+                match op {
+                    b'!' => Int::of((v == 0) as u64),
+                    b'-' => Int::norm(v.wrapping_neg(), signed, size),
+                    b'~' => Int::norm(!v, signed, size),
+                    _ => Int::norm(v, signed, size),
+                }
+            }
+            Calc::Bin { op, a, b, scale } => {
+                let a = self.operand(a)?;
+                let mut b = self.operand(b)?;
+                if *scale > 1 {
+                    b = Int {
+                        v: b.v.wrapping_mul(*scale),
+                        signed: b.signed,
+                        size: b.size.max(8),
+                    };
+                }
+                int_binary(*op, a, b)?
+            }
+            Calc::Logic(and, a, b) => {
+                let l = self.operand(a)?.v != 0;
+                let r = if l == *and {
+                    self.operand(b)?.v != 0
+                } else {
+                    l
+                };
+                Int::of(r as u64)
+            }
+            Calc::Cond(c, t, f) => {
+                if self.operand(c)?.v != 0 {
+                    self.operand(t)?
+                } else {
+                    self.operand(f)?
+                }
+            }
+        })
+    }
+
+    /// [`Ctx::calc`] of an operand, with the leaves (constants and fields, most operands)
+    /// taken without a call.
+    #[inline(always)]
+    fn operand(&self, c: &Calc) -> Option<Int> {
+        match c {
+            Calc::Val(i) => Some(*i),
+            Calc::Read(r) => self.calc_read(r),
+            c => self.calc(c),
+        }
+    }
+
+    #[inline(always)]
+    fn calc_read(&self, r: &Read) -> Option<Int> {
+        let raw = read_uint(self.data, r.off, r.size as usize, self.be())?;
+        Some(Int {
+            v: if r.sext {
+                sign_extend(raw, r.size as usize) as u64
+            } else {
+                raw
+            },
+            signed: r.ty.0,
+            size: r.ty.1,
         })
     }
 
@@ -2641,12 +2834,12 @@ fn read_elem(b: &[u8], i: usize, el: usize, be: bool) -> Option<u64> {
 
 fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
     let (
-        Val::Int {
+        &Val::Int {
             v: x,
             signed: sa,
             size: za,
         },
-        Val::Int {
+        &Val::Int {
             v: y,
             signed: sb,
             size: zb,
@@ -2662,20 +2855,100 @@ fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
             _ => Err(format!("`{op}` on a string")),
         };
     };
-    let (x, y) = (*x, *y);
-    let (za, sa) = if *za < 4 { (4, true) } else { (*za, *sa) };
-    let (zb, sb) = if *zb < 4 { (4, true) } else { (*zb, *sb) };
-    if op == "<<" || op == ">>" {
-        let sh = (y & 63) as u32;
-        let r = if op == "<<" {
-            x.wrapping_shl(sh)
-        } else if sa {
-            ((x as i64) >> sh) as u64
-        } else {
-            let x = if za == 4 { x & 0xffff_ffff } else { x };
-            x >> sh
-        };
-        return Ok(norm(r, sa, za));
+    let Some(op) = BinOp::of(op) else {
+        return Err(format!("operator `{op}`"));
+    };
+    let a = Int {
+        v: x,
+        signed: sa,
+        size: za,
+    };
+    let b = Int {
+        v: y,
+        signed: sb,
+        size: zb,
+    };
+    int_binary(op, a, b)
+        .map(Int::val)
+        .ok_or_else(|| "division by zero".into())
+}
+
+/// A C binary operator on integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BinOp {
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+}
+
+impl BinOp {
+    fn of(op: &str) -> Option<BinOp> {
+        use BinOp::*;
+        Some(match op {
+            "<<" => Shl,
+            ">>" => Shr,
+            "&" => And,
+            "|" => Or,
+            "^" => Xor,
+            "+" => Add,
+            "-" => Sub,
+            "*" => Mul,
+            "/" => Div,
+            "%" => Rem,
+            "==" => Eq,
+            "!=" => Ne,
+            "<" => Lt,
+            ">" => Gt,
+            "<=" => Le,
+            ">=" => Ge,
+            _ => return None,
+        })
+    }
+}
+
+/// `a op b` as C computes it: operands below int promoted to int, shifts in the left
+/// operand's type, else both in the usual arithmetic conversion; comparisons give an int.
+/// None for a division by zero.
+#[inline]
+fn int_binary(op: BinOp, a: Int, b: Int) -> Option<Int> {
+    let (x, y) = (a.v, b.v);
+    let (za, sa) = if a.size < 4 {
+        (4, true)
+    } else {
+        (a.size, a.signed)
+    };
+    let (zb, sb) = if b.size < 4 {
+        (4, true)
+    } else {
+        (b.size, b.signed)
+    };
+    match op {
+        BinOp::Shl | BinOp::Shr => {
+            let sh = (y & 63) as u32;
+            let r = if op == BinOp::Shl {
+                x.wrapping_shl(sh)
+            } else if sa {
+                ((x as i64) >> sh) as u64
+            } else {
+                let x = if za == 4 { x & 0xffff_ffff } else { x };
+                x >> sh
+            };
+            return Some(Int::norm(r, sa, za));
+        }
+        _ => {}
     }
     let size = za.max(zb);
     let signed = if za == zb {
@@ -2685,59 +2958,58 @@ fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
     } else {
         sb
     };
-    let (x, y) = match (norm(x, signed, size), norm(y, signed, size)) {
-        (Val::Int { v: x, .. }, Val::Int { v: y, .. }) => (x, y),
-        _ => unreachable!("norm makes integers"),
-    };
-    let cmp = |r: bool| Ok(int_of(r as u64));
+    let (x, y) = (norm_value(x, signed, size), norm_value(y, signed, size));
+    let cmp = |r: bool| Some(Int::of(r as u64));
+    let n = |v: u64| Some(Int::norm(v, signed, size));
     match op {
-        "+" => Ok(norm(x.wrapping_add(y), signed, size)),
-        "-" => Ok(norm(x.wrapping_sub(y), signed, size)),
-        "*" => Ok(norm(x.wrapping_mul(y), signed, size)),
-        "/" | "%" => {
+        BinOp::Add => n(x.wrapping_add(y)),
+        BinOp::Sub => n(x.wrapping_sub(y)),
+        BinOp::Mul => n(x.wrapping_mul(y)),
+        BinOp::Div | BinOp::Rem => {
             if y == 0 {
-                return Err("division by zero".into());
+                return None;
             }
+            let div = op == BinOp::Div;
             let r = if signed {
                 let (a, b) = (x as i64, y as i64);
-                (if op == "/" {
+                (if div {
                     a.wrapping_div(b)
                 } else {
                     a.wrapping_rem(b)
                 }) as u64
             } else if size == 4 {
                 let (a, b) = (x & 0xffff_ffff, y & 0xffff_ffff);
-                if op == "/" {
+                if div {
                     a / b
                 } else {
                     a % b
                 }
-            } else if op == "/" {
+            } else if div {
                 x / y
             } else {
                 x % y
             };
-            Ok(norm(r, signed, size))
+            n(r)
         }
-        "&" => Ok(norm(x & y, signed, size)),
-        "|" => Ok(norm(x | y, signed, size)),
-        "^" => Ok(norm(x ^ y, signed, size)),
-        "==" => cmp(x == y),
-        "!=" => cmp(x != y),
-        "<" | ">" | "<=" | ">=" => {
+        BinOp::And => n(x & y),
+        BinOp::Or => n(x | y),
+        BinOp::Xor => n(x ^ y),
+        BinOp::Eq => cmp(x == y),
+        BinOp::Ne => cmp(x != y),
+        BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => {
             let o = if signed {
                 (x as i64).cmp(&(y as i64))
             } else {
                 x.cmp(&y)
             };
             cmp(match op {
-                "<" => o.is_lt(),
-                ">" => o.is_gt(),
-                "<=" => o.is_le(),
+                BinOp::Lt => o.is_lt(),
+                BinOp::Gt => o.is_gt(),
+                BinOp::Le => o.is_le(),
                 _ => o.is_ge(),
             })
         }
-        _ => Err(format!("operator `{op}`")),
+        BinOp::Shl | BinOp::Shr => unreachable!("shifts return above"),
     }
 }
 
@@ -2993,10 +3265,22 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
 }
 
 pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
-    // All sixteen nibbles at once: spread each to a byte (most significant first), turn
-    // 0..15 into '0'..'9' / 'a'..'f' with carries that cannot cross bytes, then keep the
-    // digits from the first non-zero nibble.
     let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
+    crate::bytes::put(out, &hex16(v, upper)[16 - digits..]);
+}
+
+/// The low `width` (at most 16) hex digits of `v`, leading zeros included: `%p` as the
+/// kernel prints it (`%px`, as wide as a pointer).
+#[inline]
+pub(crate) fn push_hex_fixed(out: &mut Vec<u8>, v: u64, width: usize) {
+    crate::bytes::put(out, &hex16(v, false)[16 - width.min(16)..]);
+}
+
+/// The sixteen hex digits of `v`, most significant first.
+#[inline]
+fn hex16(v: u64, upper: bool) -> [u8; 16] {
+    // All sixteen nibbles at once: spread each to a byte (most significant first), then
+    // turn 0..15 into '0'..'9' / 'a'..'f' with carries that cannot cross bytes.
     let spread = |x: u32| -> u64 {
         let x = u64::from(x);
         let x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
@@ -3016,7 +3300,7 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
     let mut tmp = [0u8; 16];
     tmp[..8].copy_from_slice(&hi);
     tmp[8..].copy_from_slice(&lo);
-    crate::bytes::put(out, &tmp[16 - digits..]);
+    tmp
 }
 
 pub(crate) fn push_hex2(out: &mut Vec<u8>, b: u8) {

@@ -207,6 +207,11 @@ impl Kallsyms {
         self.syms.is_empty()
     }
 
+    /// Unique per parsed table, 0 for an empty one: what caches of lookups key on.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
     /// The symbol containing `addr`: the last one at or below it. Its size runs to the next
     /// symbol with a higher address; an address past the last symbol is not found.
     pub fn lookup(&self, addr: u64) -> Option<Symbol<'_>> {
