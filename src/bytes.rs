@@ -54,9 +54,200 @@ pub(crate) fn put(out: &mut Vec<u8>, s: &[u8]) {
     }
 }
 
+/// Append a fixed-size array with one unaligned store.
+#[inline(always)]
+pub(crate) fn put_array<const N: usize>(out: &mut Vec<u8>, a: [u8; N]) {
+    out.reserve(N);
+    let len = out.len();
+    // SAFETY: `reserve` left room for the `N` bytes written, all of them, before the
+    // length covers them.
+    unsafe {
+        out.as_mut_ptr()
+            .add(len)
+            .cast::<[u8; N]>()
+            .write_unaligned(a);
+        out.set_len(len + N);
+    }
+}
+
+// Numbers are written straight into the output's spare room. Writing their digits to a
+// stack buffer and copying them out reads back bytes the CPU is still storing, with wider
+// loads than the stores: the load then waits for the stores to retire (a failed store
+// forward, a dozen cycles or more, several times per line).
+
+/// Two-digit pairs "00".."99": one division per two digits.
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Number of decimal digits of `v`.
+#[inline]
+pub(crate) fn dec_len(v: u64) -> usize {
+    v.checked_ilog10().map_or(1, |l| l as usize + 1)
+}
+
+/// The low `n` decimal digits of `v` (leading zeros when `v` has fewer) at `dst[..n]`.
+///
+/// # Safety
+/// `dst` must be valid for writes of `n` bytes.
+#[inline(always)]
+unsafe fn dec_at(dst: *mut u8, n: usize, mut v: u64) {
+    let mut i = n;
+    while i >= 2 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        dst.add(i)
+            .cast::<[u8; 2]>()
+            .write_unaligned([DIGIT_PAIRS[d], DIGIT_PAIRS[d + 1]]);
+    }
+    if i == 1 {
+        *dst = b'0' + (v % 10) as u8;
+    }
+}
+
+/// Append `v` in decimal.
+#[inline]
+pub(crate) fn push_dec(out: &mut Vec<u8>, v: u64) {
+    push_dec_width(out, v, dec_len(v));
+}
+
+/// Append the low `width` decimal digits of `v`, zero-padded (`%0*lu` for a `v` that fits).
+#[inline]
+pub(crate) fn push_dec_width(out: &mut Vec<u8>, v: u64, width: usize) {
+    out.reserve(width);
+    let len = out.len();
+    // SAFETY: `reserve` left room for the `width` bytes `dec_at` writes, all of them,
+    // before the length covers them.
+    unsafe {
+        dec_at(out.as_mut_ptr().add(len), width, v);
+        out.set_len(len + width);
+    }
+}
+
+/// Append `v` (below 1,000,000) as six digits, zero-padded: a microsecond fraction. The
+/// three digit pairs come from independent 32-bit products instead of a chain of
+/// divisions.
+#[inline]
+pub(crate) fn push_dec6(out: &mut Vec<u8>, v: u32) {
+    debug_assert!(v < 1_000_000);
+    let hi = v / 10_000;
+    let mid = (v / 100) % 100;
+    let lo = v % 100;
+    let pair = |d: u32| {
+        let d = d as usize * 2;
+        [DIGIT_PAIRS[d], DIGIT_PAIRS[d + 1]]
+    };
+    let [a, b] = pair(hi % 100);
+    let [c, d] = pair(mid);
+    let [e, f] = pair(lo);
+    put_array(out, [a, b, c, d, e, f]);
+}
+
+/// The sixteen hex digits of `v`, most significant first, as a big-endian number.
+#[inline(always)]
+fn hex_ascii(v: u64, upper: bool) -> u128 {
+    // All sixteen nibbles at once: spread each to a byte (the lowest nibble in the lowest
+    // byte), then turn 0..15 into '0'..'9' / 'a'..'f' with carries that cannot cross
+    // bytes.
+    let spread = |x: u32| -> u64 {
+        let x = u64::from(x);
+        let x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
+        let x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff;
+        (x | (x << 4)) & 0x0f0f_0f0f_0f0f_0f0f
+    };
+    let ascii = |n: u64| -> u64 {
+        // Bytes holding 10..15 get bit 4 set by +6; those get the extra letter offset.
+        let letters = ((n + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+        let gap = if upper { 7 } else { 39 };
+        n + 0x3030_3030_3030_3030 + letters * gap
+    };
+    (u128::from(ascii(spread((v >> 32) as u32))) << 64) | u128::from(ascii(spread(v as u32)))
+}
+
+/// Append the low `width` (1 to 16) hex digits of `v`, leading zeros included.
+#[inline]
+pub(crate) fn push_hex_width(out: &mut Vec<u8>, v: u64, width: usize, upper: bool) {
+    let width = width.clamp(1, 16);
+    // The wanted digits moved to the front of the sixteen, stored all at once.
+    let text = (hex_ascii(v, upper) << (8 * (16 - width))).to_be_bytes();
+    out.reserve(16);
+    let len = out.len();
+    // SAFETY: `reserve` left room for the sixteen bytes stored; the length then covers
+    // the first `width` of them.
+    unsafe {
+        out.as_mut_ptr()
+            .add(len)
+            .cast::<[u8; 16]>()
+            .write_unaligned(text);
+        out.set_len(len + width);
+    }
+}
+
+/// Append `v` in hex without leading zeros (`%x`, `%X`).
+#[inline]
+pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
+    push_hex_width(out, v, digits, upper);
+}
+
 #[cfg(test)]
 mod tests {
-    use super::put;
+    use super::*;
+
+    #[test]
+    fn numbers_match_std_formatting() {
+        let mut vals = vec![
+            0u64,
+            1,
+            9,
+            10,
+            99,
+            100,
+            999_999,
+            1_000_000,
+            u64::MAX,
+            u64::MAX / 3,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vals.push(x >> (x % 64));
+            vals.push(10u64.pow((x % 20) as u32));
+        }
+        for v in vals {
+            for start in [0usize, 3, 17] {
+                let pre = vec![b'#'; start];
+                let mut out = pre.clone();
+                push_dec(&mut out, v);
+                assert_eq!(out[start..], *v.to_string().as_bytes());
+                out.truncate(start);
+                push_hex(&mut out, v, false);
+                push_hex(&mut out, v, true);
+                assert_eq!(out[start..], *format!("{v:x}{v:X}").as_bytes());
+                for w in 1..=16 {
+                    out.truncate(start);
+                    push_hex_width(&mut out, v, w, false);
+                    let full = format!("{v:016x}");
+                    assert_eq!(out[start..], full.as_bytes()[16 - w..], "{v:#x} width {w}");
+                }
+                out.truncate(start);
+                push_dec6(&mut out, (v % 1_000_000) as u32);
+                assert_eq!(out[start..], *format!("{:06}", v % 1_000_000).as_bytes());
+                for w in [1usize, 2, 6, 7, 20] {
+                    out.truncate(start);
+                    push_dec_width(&mut out, v, w);
+                    let full = format!("{v:020}");
+                    assert_eq!(out[start..], full.as_bytes()[20 - w..], "{v} width {w}");
+                }
+                assert_eq!(out[..start], pre[..]);
+            }
+        }
+    }
 
     #[test]
     fn every_length_and_offset_copies_exactly() {

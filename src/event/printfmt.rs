@@ -3223,38 +3223,9 @@ fn plain_int(out: &mut Vec<u8>, v: u64, size: u8, conv: u8) {
     }
 }
 
-/// Two-digit pairs "00".."99": one division per two digits.
-const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
-/// `v` in decimal at the end of `tmp`; returns where the digits start.
 #[inline]
-fn decimal(tmp: &mut [u8; 20], mut v: u64) -> usize {
-    let mut i = 20;
-    while v >= 100 {
-        let d = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        tmp[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
-    }
-    if v >= 10 {
-        let d = v as usize * 2;
-        i -= 2;
-        tmp[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
-    } else {
-        i -= 1;
-        tmp[i] = b'0' + v as u8;
-    }
-    i
-}
-
 pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
-    let mut tmp = [0u8; 20];
-    let start = decimal(&mut tmp, v);
-    crate::bytes::put(out, &tmp[start..]);
+    crate::bytes::push_dec(out, v);
 }
 
 pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
@@ -3264,43 +3235,16 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
     push_u64(out, v.unsigned_abs());
 }
 
+#[inline]
 pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
-    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
-    crate::bytes::put(out, &hex16(v, upper)[16 - digits..]);
+    crate::bytes::push_hex(out, v, upper);
 }
 
 /// The low `width` (at most 16) hex digits of `v`, leading zeros included: `%p` as the
 /// kernel prints it (`%px`, as wide as a pointer).
 #[inline]
 pub(crate) fn push_hex_fixed(out: &mut Vec<u8>, v: u64, width: usize) {
-    crate::bytes::put(out, &hex16(v, false)[16 - width.min(16)..]);
-}
-
-/// The sixteen hex digits of `v`, most significant first.
-#[inline]
-fn hex16(v: u64, upper: bool) -> [u8; 16] {
-    // All sixteen nibbles at once: spread each to a byte (most significant first), then
-    // turn 0..15 into '0'..'9' / 'a'..'f' with carries that cannot cross bytes.
-    let spread = |x: u32| -> u64 {
-        let x = u64::from(x);
-        let x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
-        let x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff;
-        (x | (x << 4)) & 0x0f0f_0f0f_0f0f_0f0f
-    };
-    let ascii = |n: u64| -> u64 {
-        // Bytes holding 10..15 get bit 4 set by +6; those get the extra letter offset.
-        let letters = ((n + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
-        let gap = if upper { 7 } else { 39 };
-        n + 0x3030_3030_3030_3030 + letters * gap
-    };
-    // `spread` puts the lowest nibble in the lowest byte: big-endian bytes print the most
-    // significant nibble first.
-    let hi = ascii(spread((v >> 32) as u32)).to_be_bytes();
-    let lo = ascii(spread(v as u32)).to_be_bytes();
-    let mut tmp = [0u8; 16];
-    tmp[..8].copy_from_slice(&hi);
-    tmp[8..].copy_from_slice(&lo);
-    tmp
+    crate::bytes::push_hex_width(out, v, width, false);
 }
 
 pub(crate) fn push_hex2(out: &mut Vec<u8>, b: u8) {

@@ -76,7 +76,46 @@ impl CommonFields {
 
 /// The five latency characters of the 6.13+ kernels: irqs-off/BH-disabled, need-resched,
 /// hardirq/softirq, preempt depth, migrate-disable depth.
+#[inline]
 pub fn latency_chars(flags: u8, preempt_count: u8) -> [u8; 5] {
+    // From tables made at compile time: the flags differ from one record to the next, and
+    // the branches that decode them were mispredicted often enough to show.
+    let [c0, c1, c2] = FLAG_CHARS[flags as usize];
+    let [d0, d1] = DEPTH_CHARS[preempt_count as usize];
+    [c0, c1, c2, d0, d1]
+}
+
+static FLAG_CHARS: [[u8; 3]; 256] = {
+    let mut t = [[0; 3]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = flag_chars(i as u8);
+        i += 1;
+    }
+    t
+};
+
+static DEPTH_CHARS: [[u8; 2]; 256] = {
+    let mut t = [[0; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [depth_char(i as u8 & 0xf), depth_char(i as u8 >> 4)];
+        i += 1;
+    }
+    t
+};
+
+/// A preempt or migrate-disable depth: `.` for none, else one hex digit.
+const fn depth_char(n: u8) -> u8 {
+    if n == 0 {
+        b'.'
+    } else {
+        b"0123456789abcdef"[n as usize]
+    }
+}
+
+/// The irqs-off/BH-disabled, need-resched and hardirq/softirq characters of `flags`.
+const fn flag_chars(flags: u8) -> [u8; 3] {
     let irqs_off = flags & F_IRQS_OFF != 0;
     let bh_off = flags & F_BH_OFF != 0;
     let c0 = match (irqs_off, bh_off) {
@@ -114,20 +153,7 @@ pub fn latency_chars(flags: u8, preempt_count: u8) -> [u8; 5] {
     } else {
         b'.'
     };
-    let hex = |n: u8| {
-        if n == 0 {
-            b'.'
-        } else {
-            b"0123456789abcdef"[n as usize]
-        }
-    };
-    [
-        c0,
-        c1,
-        c2,
-        hex(preempt_count & 0xf),
-        hex(preempt_count >> 4),
-    ]
+    [c0, c1, c2]
 }
 
 /// How the kernel prints the context columns of one buffer.
@@ -270,25 +296,22 @@ impl KernelStyle {
             cache.key = Some(key);
         }
         crate::bytes::put(out, &cache.prefix);
-        let mut b = [b' '; 48];
-        let mut i = 0;
+        // Written piece by piece into `out` (see `crate::bytes` on reading back digits).
         if self.irq_info {
             let (f, p) = self.flags(rec);
-            b[..5].copy_from_slice(&latency_chars(f, p));
-            i = 5;
+            crate::bytes::put_array(out, latency_chars(f, p));
         }
         if self.time_in_ns {
             // ` %5lu.%06lu`, rounded to the nearest microsecond like the kernel's
             // ns2usecs(); the whole seconds as the last record's, mostly.
             let us = rec.ts.saturating_add(500) / 1000;
             let secs = us / 1_000_000;
-            crate::bytes::put(out, &b[..i]);
             crate::bytes::put(out, cache.secs.text(secs));
-            put_fixed(&mut b[..6], us % 1_000_000);
-            b[6..8].copy_from_slice(b": ");
-            crate::bytes::put(out, &b[..8]);
+            crate::bytes::push_dec6(out, (us % 1_000_000) as u32);
+            crate::bytes::put_array(out, *b": ");
         } else {
-            i = put_right(&mut b, i + 1, rec.ts, 12);
+            let mut b = [b' '; 32];
+            let i = put_right(&mut b, 1, rec.ts, 12);
             b[i..i + 2].copy_from_slice(b": ");
             crate::bytes::put(out, &b[..i + 2]);
         }

@@ -803,8 +803,7 @@ pub(crate) fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
 
 #[inline]
 pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
-    let (buf, i) = digits(v);
-    crate::bytes::put(out, &buf[i..]);
+    crate::bytes::push_dec(out, v);
 }
 
 pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
@@ -814,18 +813,9 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
     push_u64(out, v.unsigned_abs());
 }
 
-pub(crate) fn push_hex(out: &mut Vec<u8>, mut v: u64) {
-    let mut buf = [0u8; 16];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b"0123456789abcdef"[(v & 0xf) as usize];
-        v >>= 4;
-        if v == 0 {
-            break;
-        }
-    }
-    crate::bytes::put(out, &buf[i..]);
+#[inline]
+pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64) {
+    crate::bytes::push_hex(out, v, false);
 }
 
 fn push_i64_left(out: &mut Vec<u8>, v: i64, width: usize) {
@@ -838,11 +828,7 @@ fn push_i64_left(out: &mut Vec<u8>, v: i64, width: usize) {
 
 #[inline]
 pub(crate) fn push_zero_padded(out: &mut Vec<u8>, v: u64, width: usize) {
-    let (buf, i) = digits(v);
-    for _ in (buf.len() - i)..width {
-        out.push(b'0');
-    }
-    crate::bytes::put(out, &buf[i..]);
+    crate::bytes::push_dec_width(out, v, crate::bytes::dec_len(v).max(width));
 }
 
 #[cfg(test)]
