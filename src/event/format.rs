@@ -487,7 +487,19 @@ pub(crate) fn until_nul(b: &[u8]) -> &[u8] {
 /// does not fit or the size is another.
 #[inline(always)]
 pub(crate) fn read_uint(data: &[u8], off: usize, size: usize, big_endian: bool) -> Option<u64> {
-    let b = data.get(off..off.checked_add(size)?)?;
+    let end = off.checked_add(size)?;
+    // Without a branch on the size: the eight bytes ending where the value ends, the
+    // value kept from them (most fields lie at offset 8 or later).
+    if let (Some(w), 1 | 2 | 4 | 8) = (end.checked_sub(8).and_then(|s| data.get(s..end)), size) {
+        let w: [u8; 8] = w.try_into().ok()?;
+        let bits = 8 * size as u32;
+        return Some(if big_endian {
+            u64::from_be_bytes(w) & (u64::MAX >> (64 - bits))
+        } else {
+            u64::from_le_bytes(w) >> (64 - bits)
+        });
+    }
+    let b = data.get(off..end)?;
     Some(match (size, big_endian) {
         (1, _) => b[0] as u64,
         (2, false) => u16::from_le_bytes([b[0], b[1]]) as u64,
@@ -512,6 +524,36 @@ pub(crate) fn sign_extend(v: u64, size: usize) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_uint_agrees_with_a_byte_loop() {
+        let data: Vec<u8> = (0..24u8).map(|i| i.wrapping_mul(37) ^ 0xa5).collect();
+        for len in 0..=data.len() {
+            let d = &data[..len];
+            for off in 0..=len + 2 {
+                for size in 0..=9 {
+                    for be in [false, true] {
+                        let want =
+                            (matches!(size, 1 | 2 | 4 | 8) && off + size <= len).then(|| {
+                                let b = &d[off..off + size];
+                                let mut v = 0u64;
+                                for i in 0..size {
+                                    let byte = if be { b[i] } else { b[size - 1 - i] };
+                                    v = v << 8 | u64::from(byte);
+                                }
+                                v
+                            });
+                        assert_eq!(
+                            read_uint(d, off, size, be),
+                            want,
+                            "len {len} off {off} size {size} be {be}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(read_uint(&data, usize::MAX, 8, false), None);
+    }
 
     const SWITCH: &str = "name: sched_switch\nID: 372\nformat:\n\
 \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\

@@ -217,7 +217,9 @@ impl Kallsyms {
     pub fn lookup(&self, addr: u64) -> Option<Symbol<'_>> {
         // Traces name the same few call sites over and over: a small per-thread cache of
         // (table, address) -> result index saves two binary searches per lookup.
-        if self.syms.is_empty() {
+        // Below every symbol (user-space addresses, mostly all different): not found,
+        // without the cache.
+        if self.syms.first().is_none_or(|s| addr < s.0) {
             return None;
         }
         let key = (self.id as usize, addr);
