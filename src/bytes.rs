@@ -85,7 +85,20 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 /// Number of decimal digits of `v`.
 #[inline]
 pub(crate) fn dec_len(v: u64) -> usize {
-    v.checked_ilog10().map_or(1, |l| l as usize + 1)
+    // From the bit length without branches: `bits * 1233 >> 12` is log10(2^bits) rounded
+    // down or one above log10(v); the table settles which.
+    const POW10: [u64; 20] = {
+        let mut t = [1u64; 20];
+        let mut i = 1;
+        while i < 20 {
+            t[i] = t[i - 1] * 10;
+            i += 1;
+        }
+        t
+    };
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    let t = (bits * 1233) >> 12;
+    t + 1 - usize::from((v | 1) < POW10[t])
 }
 
 /// The low `n` decimal digits of `v` (leading zeros when `v` has fewer) at `dst[..n]`.
@@ -196,6 +209,22 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_lengths() {
+        for p in 0..20u32 {
+            let x = 10u64.pow(p);
+            for v in [x - 1, x, x + 1, 2 * x - 1, x.saturating_mul(9)] {
+                assert_eq!(dec_len(v), v.to_string().len(), "{v}");
+            }
+        }
+        assert_eq!(dec_len(u64::MAX), 20);
+        for b in 0..64 {
+            for v in [1u64 << b, (1u64 << b) - 1, (1u64 << b) + 1] {
+                assert_eq!(dec_len(v), v.to_string().len(), "{v}");
+            }
+        }
+    }
 
     #[test]
     fn numbers_match_std_formatting() {

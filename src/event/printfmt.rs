@@ -669,6 +669,46 @@ enum Calc {
     /// settle the result.
     Logic(bool, Box<Calc>, Box<Calc>),
     Cond(Box<Calc>, Box<Calc>, Box<Calc>),
+    /// A field through casts and operators with constant right operands, in order
+    /// (`MAJOR(dev)`, page offsets): the common shape, computed in a loop.
+    Chain(Read, Box<[ChainOp]>),
+}
+
+/// One step of a [`Calc::Chain`].
+#[derive(Debug, Clone, Copy)]
+enum ChainOp {
+    Cast(CType),
+    Bin(BinOp, Int),
+}
+
+impl Calc {
+    /// The `Chain` form of a calc that is one, else the calc as it was.
+    fn chained(self) -> Calc {
+        fn walk(c: &Calc, ops: &mut Vec<ChainOp>) -> Option<Read> {
+            match c {
+                Calc::Read(r) => Some(*r),
+                Calc::Cast(t, x) => {
+                    let r = walk(x, ops)?;
+                    ops.push(ChainOp::Cast(*t));
+                    Some(r)
+                }
+                Calc::Bin { op, a, b, scale: 1 } => match **b {
+                    Calc::Val(k) => {
+                        let r = walk(a, ops)?;
+                        ops.push(ChainOp::Bin(*op, k));
+                        Some(r)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        let mut ops = Vec::new();
+        match walk(&self, &mut ops) {
+            Some(r) if !ops.is_empty() => Calc::Chain(r, ops.into()),
+            _ => self,
+        }
+    }
 }
 
 /// What a [`Piece::Calc`] prints of its value.
@@ -751,7 +791,8 @@ fn calc_piece(e: &Expr, schema: &Schema, spec: Spec, arg: usize) -> Option<Piece
         (b'p', e) => (e, CalcOut::Ptr),
         (_, e) => (e, CalcOut::Int(plain_conv(&spec))),
     };
-    let calc = [PrintStyle::Kernel, PrintStyle::TraceCmd].map(|s| calc_of(test, schema, s));
+    let calc = [PrintStyle::Kernel, PrintStyle::TraceCmd]
+        .map(|s| calc_of(test, schema, s).map(Calc::chained));
     (calc.iter().any(Option::is_some)).then(|| Piece::Calc {
         calc: Box::new(calc),
         how,
@@ -2506,6 +2547,16 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 } else {
                     self.operand(f)?
                 }
+            }
+            Calc::Chain(r, ops) => {
+                let mut v = self.calc_read(r)?;
+                for op in ops.iter() {
+                    v = match op {
+                        ChainOp::Cast(t) => self.cast_int(t, v),
+                        ChainOp::Bin(o, k) => int_binary(*o, v, *k)?,
+                    };
+                }
+                v
             }
         })
     }

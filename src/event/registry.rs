@@ -296,8 +296,8 @@ impl Registry {
             return false;
         };
         if schema.prints_name() {
-            out.extend_from_slice(schema.name.as_bytes());
-            out.extend_from_slice(b": ");
+            crate::bytes::put(out, schema.name.as_bytes());
+            crate::bytes::put_array(out, *b": ");
         }
         schema.write_text(rec, env, out)
     }

@@ -474,7 +474,7 @@ const DIGITS2: &[u8; 200] = b"0001020304050607080910111213141516171819\
 /// Number of decimal digits of `v`.
 #[inline]
 fn dec_len(v: u64) -> usize {
-    v.checked_ilog10().map_or(1, |l| l as usize + 1)
+    crate::bytes::dec_len(v)
 }
 
 /// The `n` decimal digits of `v` into `b[..end]`, ending at `end`, written in place from
