@@ -54,6 +54,53 @@ pub(crate) fn put(out: &mut Vec<u8>, s: &[u8]) {
     }
 }
 
+/// A short constant text kept inline, padded to sixteen bytes so that it is copied with one
+/// sixteen-byte load and store whatever its length; longer texts are boxed.
+#[derive(Debug, Clone)]
+pub(crate) enum Text {
+    Short([u8; 16], u8),
+    Long(Box<[u8]>),
+}
+
+impl Text {
+    pub(crate) fn new(b: &[u8]) -> Text {
+        if b.len() <= 16 {
+            let mut a = [0u8; 16];
+            a[..b.len()].copy_from_slice(b);
+            Text::Short(a, b.len() as u8)
+        } else {
+            Text::Long(b.into())
+        }
+    }
+
+    /// Append the text to `out`.
+    #[inline(always)]
+    pub(crate) fn put(&self, out: &mut Vec<u8>) {
+        match self {
+            Text::Short(a, n) => {
+                out.reserve(16);
+                let len = out.len();
+                // SAFETY: `reserve` left room for the sixteen bytes stored; the length then
+                // covers the first `n` (at most 16) of them.
+                unsafe {
+                    out.as_mut_ptr()
+                        .add(len)
+                        .cast::<[u8; 16]>()
+                        .write_unaligned(*a);
+                    out.set_len(len + *n as usize);
+                }
+            }
+            Text::Long(b) => put(out, b),
+        }
+    }
+}
+
+impl Default for Text {
+    fn default() -> Text {
+        Text::Short([0; 16], 0)
+    }
+}
+
 /// Append a fixed-size array with one unaligned store.
 #[inline(always)]
 pub(crate) fn put_array<const N: usize>(out: &mut Vec<u8>, a: [u8; N]) {
@@ -209,6 +256,18 @@ pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texts_of_every_length() {
+        let src: Vec<u8> = (b'a'..=b'z').cycle().take(40).collect();
+        for n in 0..40 {
+            let t = Text::new(&src[..n]);
+            let mut out = b"x".to_vec();
+            t.put(&mut out);
+            t.put(&mut out);
+            assert_eq!(out, [&b"x"[..], &src[..n], &src[..n]].concat());
+        }
+    }
 
     #[test]
     fn decimal_lengths() {

@@ -11,6 +11,7 @@ use super::expr::{lex, CType, Expr, Parser};
 use super::format::{read_uint, sign_extend, until_nul, Field, FieldKind, Schema};
 use super::pointer;
 use super::{PrintEnv, PrintStyle, Record};
+use crate::bytes::Text;
 
 /// Helpers (functions and macros left in `print fmt` after expansion) the engine knows.
 ///
@@ -232,18 +233,18 @@ enum Kind {
 /// last one.
 #[derive(Debug, Clone)]
 struct Plan {
-    steps: Vec<(Box<[u8]>, Piece)>,
-    tail: Box<[u8]>,
+    steps: Vec<(Text, Piece)>,
+    tail: Text,
 }
 
 impl Plan {
     fn new(segs: &[Seg], pieces: Vec<Piece>) -> Plan {
         let lit = |i: usize| match &segs[i] {
-            Seg::Lit(b) => b.clone().into_boxed_slice(),
-            Seg::Conv(_) => Box::default(),
+            Seg::Lit(b) => Text::new(b),
+            Seg::Conv(_) => Text::default(),
         };
         let mut steps = Vec::with_capacity(pieces.len());
-        let mut before: Option<Box<[u8]>> = None;
+        let mut before: Option<Text> = None;
         for p in pieces {
             match p {
                 Piece::Lit(i) => match before.take() {
@@ -1747,9 +1748,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
         out: &mut Vec<u8>,
     ) -> EvalResult<()> {
         for (before, piece) in &plan.steps {
-            if !before.is_empty() {
-                crate::bytes::put(out, before);
-            }
+            before.put(out);
             match piece {
                 Piece::Lit(i) => {
                     if let Seg::Lit(b) = &segs[*i] {
@@ -1911,7 +1910,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 }
             }
         }
-        crate::bytes::put(out, &plan.tail);
+        plan.tail.put(out);
         Ok(())
     }
 
