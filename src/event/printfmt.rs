@@ -683,6 +683,47 @@ enum ChainOp {
 }
 
 impl Calc {
+    /// Whether the calc reads the record.
+    fn reads(&self) -> bool {
+        match self {
+            Calc::Read(_) | Calc::Chain(..) => true,
+            Calc::Val(_) => false,
+            Calc::Cast(_, x) | Calc::Unary(_, x) => x.reads(),
+            Calc::Bin { a, b, .. } | Calc::Logic(_, a, b) => a.reads() || b.reads(),
+            Calc::Cond(c, t, f) => c.reads() || t.reads() || f.reads(),
+        }
+    }
+
+    /// The calc with its parts that read no field computed now (`(struct page
+    /// *)vmemmap_base`), and a `?:` on a constant condition reduced to its branch.
+    fn folded(self, cx: &Ctx) -> Calc {
+        let f = |x: Box<Calc>| Box::new(x.folded(cx));
+        let c = match self {
+            Calc::Cast(t, x) => Calc::Cast(t, f(x)),
+            Calc::Unary(op, x) => Calc::Unary(op, f(x)),
+            Calc::Bin { op, a, b, scale } => Calc::Bin {
+                op,
+                a: f(a),
+                b: f(b),
+                scale,
+            },
+            Calc::Logic(and, a, b) => Calc::Logic(and, f(a), f(b)),
+            Calc::Cond(c, t, e) => match c.folded(cx) {
+                Calc::Val(v) if v.v != 0 => t.folded(cx),
+                Calc::Val(_) => e.folded(cx),
+                c => Calc::Cond(Box::new(c), f(t), f(e)),
+            },
+            c => c,
+        };
+        if c.reads() || matches!(c, Calc::Val(_)) {
+            return c;
+        }
+        match cx.calc(&c) {
+            Some(v) => Calc::Val(v),
+            None => c,
+        }
+    }
+
     /// The `Chain` form of a calc that is one, else the calc as it was.
     fn chained(self) -> Calc {
         fn walk(c: &Calc, ops: &mut Vec<ChainOp>) -> Option<Read> {
@@ -792,8 +833,20 @@ fn calc_piece(e: &Expr, schema: &Schema, spec: Spec, arg: usize) -> Option<Piece
         (b'p', e) => (e, CalcOut::Ptr),
         (_, e) => (e, CalcOut::Int(plain_conv(&spec))),
     };
-    let calc = [PrintStyle::Kernel, PrintStyle::TraceCmd]
-        .map(|s| calc_of(test, schema, s).map(Calc::chained));
+    let calc = [PrintStyle::Kernel, PrintStyle::TraceCmd].map(|style| {
+        let env = PrintEnv {
+            style,
+            long_size: schema.long_size,
+            ..PrintEnv::default()
+        };
+        let cx = Ctx {
+            schema,
+            data: &[],
+            env: &env,
+            locals: Default::default(),
+        };
+        calc_of(test, schema, style).map(|c| c.folded(&cx).chained())
+    });
     (calc.iter().any(Option::is_some)).then(|| Piece::Calc {
         calc: Box::new(calc),
         how,

@@ -526,16 +526,22 @@ pub(crate) struct SecondsColumn {
 }
 
 impl SecondsColumn {
+    #[inline]
     pub(crate) fn text(&mut self, secs: u64) -> &[u8] {
         if self.secs != Some(secs) {
-            let mut b = [b' '; 32];
-            let n = put_right(&mut b, 1, secs, 5);
-            b[n] = b'.';
-            self.text.clear();
-            self.text.extend_from_slice(&b[..n + 1]);
-            self.secs = Some(secs);
+            self.make(secs);
         }
         &self.text
+    }
+
+    #[cold]
+    fn make(&mut self, secs: u64) {
+        let mut b = [b' '; 32];
+        let n = put_right(&mut b, 1, secs, 5);
+        b[n] = b'.';
+        self.text.clear();
+        self.text.extend_from_slice(&b[..n + 1]);
+        self.secs = Some(secs);
     }
 }
 
