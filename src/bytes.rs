@@ -123,7 +123,7 @@ pub(crate) fn put_array<const N: usize>(out: &mut Vec<u8>, a: [u8; N]) {
 // forward, a dozen cycles or more, several times per line).
 
 /// Two-digit pairs "00".."99": one division per two digits.
-const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+pub(crate) const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 2021222324252627282930313233343536373839\
 4041424344454647484950515253545556575859\
 6061626364656667686970717273747576777879\

@@ -1,8 +1,9 @@
 //! A format file (its `print fmt` included) and a payload, split at the first NUL:
-//! compiling and evaluating must never panic, whatever the expression and the bytes.
+//! compiling and evaluating must never panic, whatever the expression and the bytes, and
+//! the plan made at compile time must print what the general evaluator prints.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tracectl::event::{PrintEnv, PrintStyle, Record, Registry};
+use tracectl::event::{Kallsyms, PrintEnv, PrintStyle, Record, Registry};
 
 fuzz_target!(|data: &[u8]| {
     let Some(split) = data.iter().position(|&b| b == 0) else { return };
@@ -15,9 +16,28 @@ fuzz_target!(|data: &[u8]| {
         buf[..2].copy_from_slice(&id.to_le_bytes());
     }
     let rec = Record { cpu: 0, ts: 0, data: &buf };
-    for style in [PrintStyle::Kernel, PrintStyle::TraceCmd] {
-        let env = PrintEnv { kallsyms: None, printk: None, big_endian: false, long_size: 8, hz: Some(250), style };
-        let mut out = Vec::new();
-        let _ = reg.write_event(&rec, &env, &mut out);
+    let ksyms = Kallsyms::parse(
+        "ffffffff81000000 T start\nffffffff81000100 T do_work\nffffffffc0000000 t modfn\t[kvm]\n",
+    );
+    for kallsyms in [None, Some(&ksyms)] {
+        for style in [PrintStyle::Kernel, PrintStyle::TraceCmd] {
+            let env = PrintEnv {
+                kallsyms,
+                printk: None,
+                functions: None,
+                big_endian: false,
+                long_size: 8,
+                hz: Some(250),
+                style,
+            };
+            let mut out = Vec::new();
+            let _ = reg.write_event(&rec, &env, &mut out);
+            if let Some(s) = reg.get(id) {
+                let (mut planned, mut general) = (Vec::new(), Vec::new());
+                let a = s.write_text(&rec, &env, &mut planned);
+                let b = s.write_text_unplanned(&rec, &env, &mut general);
+                assert_eq!((a, planned), (b, general), "plan and evaluator differ");
+            }
+        }
     }
 });

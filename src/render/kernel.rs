@@ -6,6 +6,7 @@
 
 use super::comm::Comms;
 use super::EventFormatter;
+use crate::bytes::{dec_len, DIGIT_PAIRS};
 use crate::event::Record;
 use crate::tracefs::Tracefs;
 
@@ -465,18 +466,6 @@ impl KernelStyle {
     }
 }
 
-const DIGITS2: &[u8; 200] = b"0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
-/// Number of decimal digits of `v`.
-#[inline]
-fn dec_len(v: u64) -> usize {
-    crate::bytes::dec_len(v)
-}
-
 /// The `n` decimal digits of `v` into `b[..end]`, ending at `end`, written in place from
 /// the last digit back (no scratch buffer and no variable-length copy).
 #[inline]
@@ -487,33 +476,15 @@ fn dec_into(b: &mut [u8], end: usize, mut v: u64, n: usize) {
         let d = (v % 100) as usize * 2;
         v /= 100;
         i -= 2;
-        b[i] = DIGITS2[d];
-        b[i + 1] = DIGITS2[d + 1];
+        b[i] = DIGIT_PAIRS[d];
+        b[i + 1] = DIGIT_PAIRS[d + 1];
     }
     if v >= 10 {
         let d = v as usize * 2;
-        b[i - 2] = DIGITS2[d];
-        b[i - 1] = DIGITS2[d + 1];
+        b[i - 2] = DIGIT_PAIRS[d];
+        b[i - 1] = DIGIT_PAIRS[d + 1];
     } else {
         b[i - 1] = b'0' + v as u8;
-    }
-}
-
-/// `v` zero-padded to fill `b` exactly (its low `b.len()` decimal digits), two digits per
-/// division: [`put_zero`] for a width known in advance, without its digit count and
-/// loops (the fraction of every line's time column).
-#[inline]
-pub(crate) fn put_fixed(b: &mut [u8], mut v: u64) {
-    let mut i = b.len();
-    while i >= 2 {
-        let d = (v % 100) as usize * 2;
-        v /= 100;
-        b[i - 2] = DIGITS2[d];
-        b[i - 1] = DIGITS2[d + 1];
-        i -= 2;
-    }
-    if i == 1 {
-        b[0] = b'0' + (v % 10) as u8;
     }
 }
 

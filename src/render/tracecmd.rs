@@ -587,9 +587,8 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             TimeFormat::Raw => return write_time(out, rec.ts, TimeFormat::Raw),
         };
         crate::bytes::put(out, self.head.secs.text(secs));
-        let mut b = [b':'; 16];
-        super::kernel::put_fixed(&mut b[..digits], frac);
-        crate::bytes::put(out, &b[..digits + 1]);
+        crate::bytes::push_dec_width(out, frac, digits);
+        out.push(b':');
     }
 
     fn write_latency(&mut self, out: &mut Vec<u8>, rec: &Record) {
