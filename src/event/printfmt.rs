@@ -281,7 +281,7 @@ enum Piece {
     /// A `%p` conversion of a pointer field, or of a scalar field cast to a pointer
     /// (`cast`: the value is then truncated to the kernel's long).
     Ptr {
-        field: usize,
+        read: Read,
         cast: bool,
         spec: Spec,
         /// The first letter after `%p` (0 when none).
@@ -588,11 +588,14 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                 Piece::Str { field: *f, spec }
             }
             (b'p', Expr::Field(f)) if matches!(schema.fields[*f].kind, FieldKind::Pointer) => {
-                Piece::Ptr {
-                    field: *f,
-                    cast: false,
-                    spec,
-                    ext: spec.ext().first().copied().unwrap_or(0),
+                match Read::of(schema, *f) {
+                    Some(read) => Piece::Ptr {
+                        read,
+                        cast: false,
+                        spec,
+                        ext: spec.ext().first().copied().unwrap_or(0),
+                    },
+                    None => Piece::General { spec, arg: next },
                 }
             }
             (b'p', Expr::Cast(ty, x))
@@ -601,11 +604,14 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                 let Expr::Field(f) = **x else {
                     return None;
                 };
-                Piece::Ptr {
-                    field: f,
-                    cast: true,
-                    spec,
-                    ext: spec.ext().first().copied().unwrap_or(0),
+                match Read::of(schema, f) {
+                    Some(read) => Piece::Ptr {
+                        read,
+                        cast: true,
+                        spec,
+                        ext: spec.ext().first().copied().unwrap_or(0),
+                    },
+                    None => Piece::General { spec, arg: next },
                 }
             }
             (c, Expr::Field(f)) if c != b's' && c != b'p' && scalar(*f) => Piece::Int {
@@ -1813,12 +1819,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     self.int_conv(spec, v, out);
                 }
                 Piece::Ptr {
-                    field,
+                    read,
                     cast,
                     spec,
                     ext,
                 } => {
-                    let mut v = self.field_int(*field)?;
+                    let mut v = self.read(read)?;
                     if *cast {
                         v = norm_value(v, false, self.long());
                     }
