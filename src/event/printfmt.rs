@@ -1421,6 +1421,33 @@ impl Schema {
     /// `field=value` pairs were written instead (counted per schema, see
     /// [`Schema::fallback_count`]).
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
+        // Most records: a planned printf, taken without the dispatch of `write_text_with`.
+        let kind = match (&self.program.as_written, env.style) {
+            (Some(k), PrintStyle::TraceCmd) => k,
+            _ => &self.program.kind,
+        };
+        if let Kind::Printf {
+            segs,
+            args,
+            plan: Some(plan),
+            ..
+        } = kind
+        {
+            let start = out.len();
+            let cx = Ctx {
+                schema: self,
+                data: rec.data,
+                env,
+                locals: Default::default(),
+            };
+            return match cx.printf_planned(segs, args, plan, out) {
+                Ok(()) => true,
+                Err(reason) => {
+                    self.fall_back(reason, rec, env, out, start);
+                    false
+                }
+            };
+        }
         self.write_text_with(rec, env, out, true)
     }
 
@@ -1488,15 +1515,30 @@ impl Schema {
         match res {
             Ok(()) => true,
             Err(reason) => {
-                if !reason.is_empty() {
-                    let _ = self.program.runtime_reason.set(reason);
-                }
-                self.program.fallbacks.fetch_add(1, Ordering::Relaxed);
-                out.truncate(start);
-                self.write_fields(rec, env, out);
+                self.fall_back(reason, rec, env, out, start);
                 false
             }
         }
+    }
+
+    /// A record the program failed on: counted, its reason kept, and its fields written
+    /// instead of what was written of the text.
+    #[cold]
+    #[inline(never)]
+    fn fall_back(
+        &self,
+        reason: String,
+        rec: &Record,
+        env: &PrintEnv,
+        out: &mut Vec<u8>,
+        start: usize,
+    ) {
+        if !reason.is_empty() {
+            let _ = self.program.runtime_reason.set(reason);
+        }
+        self.program.fallbacks.fetch_add(1, Ordering::Relaxed);
+        out.truncate(start);
+        self.write_fields(rec, env, out);
     }
 
     /// Whether the kernel's `trace` line shows `name: ` before [`Schema::write_text`]'s
