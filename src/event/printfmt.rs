@@ -309,12 +309,12 @@ enum Piece {
         arg: usize,
     },
     /// `%s` of `__print_flags`/`__print_symbolic` (or their `_u64` forms) over a scalar
-    /// field read like `Plain`, optionally behind `(REC->field) ? ... : "text"` (`zero`:
-    /// the text a zero value prints instead). `entries` holds, per style (kernel,
+    /// field read like `Plain` or an expression over fields (`src`), optionally behind
+    /// `(value) ? ... : "text"` (`zero`: the text a zero value prints instead). `entries` holds, per style (kernel,
     /// trace-cmd), the table's constant (value, label) pairs; a record the pairs do not
     /// settle goes through the evaluator with argument `arg`.
     Table {
-        read: Read,
+        src: Src,
         zero: Option<Box<[u8]>>,
         flags: bool,
         wide: bool,
@@ -341,6 +341,16 @@ enum Piece {
         len: u8,
         conv: u8,
     },
+}
+
+/// Where a [`Piece::Table`] takes its value.
+#[derive(Debug, Clone)]
+enum Src {
+    /// A field.
+    Read(Read),
+    /// An expression over fields, per style; a style without one goes through the
+    /// evaluator.
+    Calc(Box<[Option<Calc>; 2]>),
 }
 
 /// A planned flag or symbol table.
@@ -430,13 +440,22 @@ fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece
         "__print_symbolic_u64" => (false, true),
         _ => return None,
     };
-    let Some(Expr::Field(field)) = args.first() else {
-        return None;
-    };
-    if test.is_some_and(|t| !matches!(t, Expr::Field(i) if i == field)) {
+    // The value: a field, or an expression over fields (`REC->prev_state & 255`); a
+    // `?:` in front must test that same value.
+    let value = args.first()?;
+    if test.is_some_and(|t| t != value) {
         return None;
     }
-    let read = Read::of(schema, *field)?;
+    let src = match value {
+        Expr::Field(f) => Src::Read(Read::of(schema, *f)?),
+        e => {
+            let calc = calc_styles(e, schema);
+            if calc.iter().all(Option::is_none) {
+                return None;
+            }
+            Src::Calc(Box::new(calc))
+        }
+    };
     let (delim, table): (&[u8], _) = if flags {
         match args.get(1)? {
             Expr::Str(d) => (until_nul(d), args.get(2..)?),
@@ -464,7 +483,7 @@ fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece
         TableEntries { known, tail }
     });
     Some(Piece::Table {
-        read,
+        src,
         zero: zero.map(Box::from),
         flags,
         wide,
@@ -824,6 +843,24 @@ fn calc_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Option<Calc> {
     })
 }
 
+/// The [`Calc`] of `e` per style (kernel, trace-cmd), folded and chained.
+fn calc_styles(e: &Expr, schema: &Schema) -> [Option<Calc>; 2] {
+    [PrintStyle::Kernel, PrintStyle::TraceCmd].map(|style| {
+        let env = PrintEnv {
+            style,
+            long_size: schema.long_size,
+            ..PrintEnv::default()
+        };
+        let cx = Ctx {
+            schema,
+            data: &[],
+            env: &env,
+            locals: Default::default(),
+        };
+        calc_of(e, schema, style).map(|c| c.folded(&cx).chained())
+    })
+}
+
 /// The `Calc` piece of argument `arg` (expression `e`) with conversion `spec`, when one
 /// style at least can compute it without the evaluator.
 fn calc_piece(e: &Expr, schema: &Schema, spec: Spec, arg: usize) -> Option<Piece> {
@@ -839,20 +876,7 @@ fn calc_piece(e: &Expr, schema: &Schema, spec: Spec, arg: usize) -> Option<Piece
         (b'p', e) => (e, CalcOut::Ptr),
         (_, e) => (e, CalcOut::Int(plain_conv(&spec))),
     };
-    let calc = [PrintStyle::Kernel, PrintStyle::TraceCmd].map(|style| {
-        let env = PrintEnv {
-            style,
-            long_size: schema.long_size,
-            ..PrintEnv::default()
-        };
-        let cx = Ctx {
-            schema,
-            data: &[],
-            env: &env,
-            locals: Default::default(),
-        };
-        calc_of(test, schema, style).map(|c| c.folded(&cx).chained())
-    });
+    let calc = calc_styles(test, schema);
     (calc.iter().any(Option::is_some)).then(|| Piece::Calc {
         calc: Box::new(calc),
         how,
@@ -1922,7 +1946,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 }
                 Piece::General { spec, arg } => self.conv(spec, &args[*arg], out)?,
                 Piece::Table {
-                    read,
+                    src,
                     zero,
                     flags,
                     wide,
@@ -1931,8 +1955,19 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     arg,
                     spec,
                 } => {
-                    let table = &entries[(self.env.style == PrintStyle::TraceCmd) as usize];
-                    let v = self.read(read)?;
+                    let style = (self.env.style == PrintStyle::TraceCmd) as usize;
+                    let table = &entries[style];
+                    let v = match src {
+                        Src::Read(r) => self.read(r)?,
+                        Src::Calc(c) => match c[style].as_ref().and_then(|c| self.operand(c)) {
+                            Some(i) => i.v,
+                            // No calc for this style, or a record it cannot settle.
+                            None => {
+                                self.conv(spec, &args[*arg], out)?;
+                                continue;
+                            }
+                        },
+                    };
                     if let (0, Some(z)) = (v, zero) {
                         crate::bytes::put(out, z);
                         continue;
