@@ -587,8 +587,12 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             TimeFormat::Raw => return write_time(out, rec.ts, TimeFormat::Raw),
         };
         crate::bytes::put(out, self.head.secs.text(secs));
-        crate::bytes::push_dec_width(out, frac, digits);
-        out.push(b':');
+        if digits == 6 {
+            crate::bytes::push_dec6(out, frac as u32);
+        } else {
+            crate::bytes::push_dec_width(out, frac, digits);
+        }
+        crate::bytes::put_array(out, [b':']);
     }
 
     fn write_latency(&mut self, out: &mut Vec<u8>, rec: &Record) {
