@@ -304,6 +304,73 @@ fn pointers_and_symbols() {
 }
 
 #[test]
+fn expressions_of_fields() {
+    // a = -5 (int), b = 0x1234 (unsigned long), sh = -2 (short)
+    assert_eq!(
+        text(
+            r#""%d %d %lu", REC->a != -1 ? REC->a * 2 : 0, REC->a == -5 && REC->sh < 0, REC->b >> 4"#
+        ),
+        "-10 1 291"
+    );
+    // `?:` picking strings, padded and not; a condition on a constant alone
+    assert_eq!(
+        text(
+            r#""%s|%-6s|%s", REC->a < 0 ? "neg" : "pos", REC->b > 0x1000 ? "big" : "small", 1 ? "yes" : "no""#
+        ),
+        "neg|big   |yes"
+    );
+    // kernel-style pointer arithmetic: vmemmap_base + b * sizeof(struct page), as %p
+    assert_eq!(
+        text(
+            r#""page=%p", REC->b != -1UL ? (((struct page *)vmemmap_base) + (REC->b)) : ((void *)0)"#
+        ),
+        format!("page={:016x}", 0xffff_ea00_0000_0000u64 + 0x1234 * 64)
+    );
+    // `__builtin_expect` gives its first argument; unsigned comparison of a negative int
+    assert_eq!(
+        text(
+            r#""%lx", __builtin_expect(!!((unsigned long)REC->a >= (unsigned long)-4095), 0) ? 0 : REC->b"#
+        ),
+        "0"
+    );
+    // flags over an expression of a field, behind a test of that same expression
+    assert_eq!(
+        text(
+            r#""%s", (REC->b & 0x30) ? __print_flags(REC->b & 0x30, "|", { 0x10, "A" }, { 0x20, "B" }) : "none""#
+        ),
+        "A|B"
+    );
+    assert_eq!(
+        text(r#""%s", (REC->b & 0x1) ? __print_flags(REC->b & 0x1, "|", { 0x1, "A" }) : "none""#),
+        "none"
+    );
+}
+
+#[test]
+fn kernel_string_pointers() {
+    // `%s` of a `const char *` field: the constant string at that address, from
+    // printk_formats; `(null)` for 0.
+    let s = schema(r#""%s|%s", REC->p, REC->b - 0x1234"#);
+    let p = PrintkFormats::parse("0xffffffff81000110 : \"mas_store_prealloc\"\n");
+    let env = PrintEnv {
+        printk: Some(&p),
+        ..PrintEnv::default()
+    };
+    let d = record();
+    let mut out = Vec::new();
+    assert!(s.write_text(
+        &Record {
+            cpu: 0,
+            ts: 0,
+            data: &d
+        },
+        &env,
+        &mut out
+    ));
+    assert_eq!(String::from_utf8(out).unwrap(), "mas_store_prealloc|(null)");
+}
+
+#[test]
 fn symbol_text_is_kept_per_table_and_form() {
     // The same address through two tables naming it differently, in every form, twice
     // over: what one table or form printed is never reused for another.
