@@ -273,7 +273,13 @@ mod tests {
     fn decimal_lengths() {
         for p in 0..20u32 {
             let x = 10u64.pow(p);
-            for v in [x - 1, x, x + 1, 2 * x - 1, x.saturating_mul(9)] {
+            for v in [
+                x - 1,
+                x,
+                x + 1,
+                x.saturating_mul(2) - 1,
+                x.saturating_mul(9),
+            ] {
                 assert_eq!(dec_len(v), v.to_string().len(), "{v}");
             }
         }
