@@ -263,10 +263,13 @@ impl Plan {
 }
 
 /// One step of a planned `print fmt`. Most conversions print one field as it is
-/// (`REC->pid` with `%d`, `__get_str(name)` with `%s`, `(void *)REC->ip` with `%pS`);
-/// those read the field directly instead of going through the expression evaluator,
-/// which is most of the cost of a line. Results are identical by construction: both
-/// paths share [`Ctx::field_int`], [`Ctx::int_conv`], `fmt_str` and `pointer::format`.
+/// (`REC->pid` with `%d`, `__get_str(name)` with `%s`, `(void *)REC->ip` with `%pS`) or
+/// an integer expression over fields; those read the record directly instead of going
+/// through the expression evaluator, which is most of the cost of a line. Both paths
+/// share the reads, casts and C arithmetic (`Ctx::cast_int`, `int_binary`),
+/// [`Ctx::int_conv`], `fmt_str` and `pointer::format` (whose kernel-style `%p` and
+/// `%pS` arms the `Ptr` piece repeats); `tests/event_mutations.rs` and the `print_fmt`
+/// fuzz target check that both print the same text.
 #[derive(Debug, Clone)]
 enum Piece {
     /// The literal text of `segs[i]`.
