@@ -144,7 +144,7 @@ pub fn write_report<'a>(
         .max()
         .unwrap_or(0);
     let prefixed = multi || (files > 0 && has_instances(files - 1));
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
+    let mut buf: Vec<u8> = Vec::with_capacity(BATCH_ROOM);
     let mut summary = ReportSummary::default();
     let mut lives: Vec<Live<'a>> = Vec::new();
     for input in &inputs {
@@ -195,6 +195,13 @@ pub fn write_report<'a>(
 
 /// Records per batch of infos handed to the info writer.
 const INFO_BATCH: usize = 1024;
+
+/// The text at which a batch ends even with fewer deferred infos.
+const BATCH_TEXT: usize = 1 << 18;
+
+/// The room a batch's text buffer starts with: its limit and a last line's worth, so
+/// that it never grows (each growth copied the whole batch).
+const BATCH_ROOM: usize = BATCH_TEXT + (1 << 16);
 
 /// The share of independent infos handed to the info writer (see `InfoPipe::share`).
 const SHARE: f32 = 0.5;
@@ -275,7 +282,7 @@ fn report_loop<'a>(
                 }
             }
             summary.records += 1;
-            if pipe.deferred() >= INFO_BATCH || buf.len() >= 1 << 18 {
+            if pipe.deferred() >= INFO_BATCH || buf.len() >= BATCH_TEXT {
                 pipe.submit(buf, out)?;
             }
         }
@@ -303,6 +310,18 @@ struct InfoJob {
     infos: Vec<u8>,
     /// End of each hole's info in `infos`.
     ends: Vec<usize>,
+}
+
+impl InfoJob {
+    /// A job with room for a full batch, so that it does not grow record by record.
+    fn with_room() -> InfoJob {
+        InfoJob {
+            arena: Vec::with_capacity(INFO_BATCH * 128),
+            holes: Vec::with_capacity(INFO_BATCH),
+            infos: Vec::with_capacity(INFO_BATCH * 128),
+            ends: Vec::with_capacity(INFO_BATCH),
+        }
+    }
 }
 
 /// The report's second thread: while the loop writes the heads (and everything that
@@ -369,7 +388,7 @@ impl<'a> InfoPipe<'a> {
         InfoPipe {
             to_writer: Some(to_writer),
             from_writer,
-            job: InfoJob::default(),
+            job: InfoJob::with_room(),
             in_flight: std::collections::VecDeque::new(),
             spare_jobs: Vec::new(),
             spare_bufs: Vec::new(),
@@ -421,9 +440,14 @@ impl<'a> InfoPipe<'a> {
             buf.clear();
             return Ok(());
         }
-        let next = self.spare_jobs.pop().unwrap_or_default();
+        let next = self.spare_jobs.pop().unwrap_or_else(InfoJob::with_room);
         let job = std::mem::replace(&mut self.job, next);
-        let text = std::mem::replace(buf, self.spare_bufs.pop().unwrap_or_default());
+        let text = std::mem::replace(
+            buf,
+            self.spare_bufs
+                .pop()
+                .unwrap_or_else(|| Vec::with_capacity(BATCH_ROOM)),
+        );
         let sent = self.to_writer.as_ref().map(|t| t.send(job));
         if !matches!(sent, Some(Ok(()))) {
             return Err(ReportError::Output(io::Error::other(
