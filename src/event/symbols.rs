@@ -219,8 +219,9 @@ impl Kallsyms {
         // (table, address) -> result index saves two binary searches per lookup.
         // Below every symbol (user-space addresses, mostly all different): not found,
         // without the cache.
-        if self.syms.first().is_none_or(|s| addr < s.0) {
-            return None;
+        match self.syms.first() {
+            Some(s) if addr >= s.0 => {}
+            _ => return None,
         }
         let key = (self.id as usize, addr);
         let slot = ((addr ^ (addr >> 12)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 53) as usize;
