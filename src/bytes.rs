@@ -77,19 +77,7 @@ impl Text {
     #[inline(always)]
     pub(crate) fn put(&self, out: &mut Vec<u8>) {
         match self {
-            Text::Short(a, n) => {
-                out.reserve(16);
-                let len = out.len();
-                // SAFETY: `reserve` left room for the sixteen bytes stored; the length then
-                // covers the first `n` (at most 16) of them.
-                unsafe {
-                    out.as_mut_ptr()
-                        .add(len)
-                        .cast::<[u8; 16]>()
-                        .write_unaligned(*a);
-                    out.set_len(len + *n as usize);
-                }
-            }
+            Text::Short(a, n) => put_prefix(out, *a, *n as usize),
             Text::Long(b) => put(out, b),
         }
     }
@@ -104,16 +92,24 @@ impl Default for Text {
 /// Append a fixed-size array with one unaligned store.
 #[inline(always)]
 pub(crate) fn put_array<const N: usize>(out: &mut Vec<u8>, a: [u8; N]) {
+    put_prefix(out, a, N);
+}
+
+/// Store all `N` bytes of `a` after `out`'s end and keep the first `n` of them (at most
+/// `N`): one store whatever `n` is.
+#[inline(always)]
+pub(crate) fn put_prefix<const N: usize>(out: &mut Vec<u8>, a: [u8; N], n: usize) {
+    debug_assert!(n <= N);
     out.reserve(N);
     let len = out.len();
-    // SAFETY: `reserve` left room for the `N` bytes written, all of them, before the
-    // length covers them.
+    // SAFETY: `reserve` left room for the `N` bytes stored; the length then covers the
+    // first `n.min(N)` of them.
     unsafe {
         out.as_mut_ptr()
             .add(len)
             .cast::<[u8; N]>()
             .write_unaligned(a);
-        out.set_len(len + N);
+        out.set_len(len + n.min(N));
     }
 }
 
@@ -187,6 +183,25 @@ pub(crate) fn push_dec_width(out: &mut Vec<u8>, v: u64, width: usize) {
     }
 }
 
+/// Append `v` in decimal with a `-` when negative.
+#[inline]
+pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    push_dec(out, v.unsigned_abs());
+}
+
+/// Append `v` in decimal, right-aligned in `width` with `fill` (`%*lu`, `%0*lu`).
+#[inline]
+pub(crate) fn push_dec_padded(out: &mut Vec<u8>, v: u64, width: usize, fill: u8) {
+    let n = dec_len(v);
+    if width > n {
+        out.resize(out.len() + width - n, fill);
+    }
+    push_dec_width(out, v, n);
+}
+
 /// Append `v` (below 1,000,000) as six digits, zero-padded: a microsecond fraction. The
 /// three digit pairs come from independent 32-bit products instead of a chain of
 /// divisions.
@@ -200,7 +215,7 @@ pub(crate) fn push_dec6(out: &mut Vec<u8>, v: u32) {
         let d = d as usize * 2;
         [DIGIT_PAIRS[d], DIGIT_PAIRS[d + 1]]
     };
-    let [a, b] = pair(hi % 100);
+    let [a, b] = pair(hi);
     let [c, d] = pair(mid);
     let [e, f] = pair(lo);
     put_array(out, [a, b, c, d, e, f]);
@@ -233,17 +248,7 @@ pub(crate) fn push_hex_width(out: &mut Vec<u8>, v: u64, width: usize, upper: boo
     let width = width.clamp(1, 16);
     // The wanted digits moved to the front of the sixteen, stored all at once.
     let text = (hex_ascii(v, upper) << (8 * (16 - width))).to_be_bytes();
-    out.reserve(16);
-    let len = out.len();
-    // SAFETY: `reserve` left room for the sixteen bytes stored; the length then covers
-    // the first `width` of them.
-    unsafe {
-        out.as_mut_ptr()
-            .add(len)
-            .cast::<[u8; 16]>()
-            .write_unaligned(text);
-        out.set_len(len + width);
-    }
+    put_prefix(out, text, width);
 }
 
 /// Append `v` in hex without leading zeros (`%x`, `%X`).
@@ -329,6 +334,10 @@ mod tests {
                     let full = format!("{v:016x}");
                     assert_eq!(out[start..], full.as_bytes()[16 - w..], "{v:#x} width {w}");
                 }
+                out.truncate(start);
+                push_dec_padded(&mut out, v, 24, b' ');
+                push_i64(&mut out, v as i64);
+                assert_eq!(out[start..], *format!("{v:>24}{}", v as i64).as_bytes());
                 out.truncate(start);
                 push_dec6(&mut out, (v % 1_000_000) as u32);
                 assert_eq!(out[start..], *format!("{:06}", v % 1_000_000).as_bytes());

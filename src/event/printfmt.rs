@@ -12,6 +12,7 @@ use super::format::{read_uint, sign_extend, until_nul, Field, FieldKind, Schema}
 use super::pointer;
 use super::{PrintEnv, PrintStyle, Record};
 use crate::bytes::Text;
+pub(crate) use crate::bytes::{push_dec as push_u64, push_hex, push_i64};
 
 /// Helpers (functions and macros left in `print fmt` after expansion) the engine knows.
 ///
@@ -1905,7 +1906,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                             0 | b'x' | b'K' | b'X'
                                 if v.checked_shr(width * 4).unwrap_or(0) == 0 =>
                             {
-                                push_hex_fixed(out, v, width as usize);
+                                crate::bytes::push_hex_width(out, v, width as usize, false);
                                 continue;
                             }
                             b'S' | b's' | b'F' | b'f' | b'B' => {
@@ -3410,30 +3411,6 @@ fn plain_int(out: &mut Vec<u8>, v: u64, size: u8, conv: u8) {
         b'X' => push_hex(out, num, true),
         _ => push_i64(out, sign_extend(num, size as usize)),
     }
-}
-
-#[inline]
-pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
-    crate::bytes::push_dec(out, v);
-}
-
-pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    push_u64(out, v.unsigned_abs());
-}
-
-#[inline]
-pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
-    crate::bytes::push_hex(out, v, upper);
-}
-
-/// The low `width` (at most 16) hex digits of `v`, leading zeros included: `%p` as the
-/// kernel prints it (`%px`, as wide as a pointer).
-#[inline]
-pub(crate) fn push_hex_fixed(out: &mut Vec<u8>, v: u64, width: usize) {
-    crate::bytes::push_hex_width(out, v, width, false);
 }
 
 pub(crate) fn push_hex2(out: &mut Vec<u8>, b: u8) {

@@ -331,7 +331,7 @@ impl KernelStyle {
         crate::bytes::put(out, comm);
         out.push(b'-');
         let before = out.len();
-        push_i64(out, i64::from(pid));
+        crate::bytes::push_i64(out, i64::from(pid));
         let w = out.len() - before;
         out.resize(out.len() + 7usize.saturating_sub(w), b' ');
         out.push(b' ');
@@ -341,12 +341,12 @@ impl KernelStyle {
                 crate::bytes::put(out, b"(-------) ");
             } else {
                 out.push(b'(');
-                push_padded(out, u64::from(tgid.unsigned_abs()), 7, b' ');
+                crate::bytes::push_dec_padded(out, u64::from(tgid.unsigned_abs()), 7, b' ');
                 crate::bytes::put(out, b") ");
             }
         }
         out.push(b'[');
-        push_padded(out, u64::from(rec.cpu), 3, b'0');
+        crate::bytes::push_dec_padded(out, u64::from(rec.cpu), 3, b'0');
         crate::bytes::put(out, b"] ");
         if self.irq_info {
             let (f, p) = self.flags(rec);
@@ -355,11 +355,11 @@ impl KernelStyle {
         out.push(b' ');
         if self.time_in_ns {
             let us = rec.ts.saturating_add(500) / 1000;
-            push_padded(out, us / 1_000_000, 5, b' ');
+            crate::bytes::push_dec_padded(out, us / 1_000_000, 5, b' ');
             out.push(b'.');
-            push_padded(out, us % 1_000_000, 6, b'0');
+            crate::bytes::push_dec_padded(out, us % 1_000_000, 6, b'0');
         } else {
-            push_padded(out, rec.ts, 12, b' ');
+            crate::bytes::push_dec_padded(out, rec.ts, 12, b' ');
         }
         crate::bytes::put(out, b": ");
     }
@@ -381,11 +381,11 @@ impl KernelStyle {
     /// `CPU:N [LOST M EVENTS]` (or `CPU:N [LOST EVENTS]` when the count is unknown).
     pub fn write_lost(&self, out: &mut Vec<u8>, cpu: u32, count: Option<u64>) {
         crate::bytes::put(out, b"CPU:");
-        push_i64(out, i64::from(cpu));
+        crate::bytes::push_i64(out, i64::from(cpu));
         match count {
             Some(n) => {
                 crate::bytes::put(out, b" [LOST ");
-                push_padded(out, n, 0, b' ');
+                crate::bytes::push_dec(out, n);
                 crate::bytes::put(out, b" EVENTS]\n");
             }
             None => crate::bytes::put(out, b" [LOST EVENTS]\n"),
@@ -548,35 +548,6 @@ pub(crate) fn put_i64(b: &mut [u8], mut at: usize, v: i64) -> usize {
     let n = dec_len(u);
     dec_into(b, at + n, u, n);
     at + n
-}
-
-/// Append `v` in decimal, right-aligned in `width` with `fill`.
-#[inline]
-pub(crate) fn push_padded(out: &mut Vec<u8>, v: u64, width: usize, fill: u8) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let digits = buf.len() - i;
-    if width > digits {
-        out.resize(out.len() + width - digits, fill);
-    }
-    crate::bytes::put(out, &buf[i..]);
-}
-
-#[inline]
-pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    push_padded(out, v.unsigned_abs(), 0, b' ');
 }
 
 #[cfg(test)]

@@ -312,7 +312,7 @@ pub fn write_syscall(ev: &EventInfo, data: &[u8], be: bool, out: &mut Vec<u8>) -
             out.extend_from_slice(f.name.as_bytes());
             out.extend_from_slice(b": ");
             if v < 10 {
-                super::kernel::push_padded(out, v, 0, b' ');
+                crate::bytes::push_dec(out, v);
             } else {
                 out.extend_from_slice(format!("{v:#x}").as_bytes());
             }

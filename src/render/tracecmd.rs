@@ -539,8 +539,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             out.push(b'-');
             push_i64_left(out, i64::from(pid), 5);
             out.push(b' ');
-            let (b, i) = digits(u64::from(rec.cpu));
-            pad_left(out, &b[i..], 3);
+            crate::bytes::push_dec_padded(out, u64::from(rec.cpu), 3, b' ');
             self.write_latency(out, rec);
         } else if comm.len() <= 64 {
             use super::kernel::{put_i64, put_zero};
@@ -745,21 +744,18 @@ pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
         TimeFormat::Usecs => {
             let us = ts.saturating_add(500) / 1000;
             out.push(b' ');
-            let (b, i) = digits(us / 1_000_000);
-            pad_left(out, &b[i..], 5);
+            crate::bytes::push_dec_padded(out, us / 1_000_000, 5, b' ');
             out.push(b'.');
             push_zero_padded(out, us % 1_000_000, 6);
         }
         TimeFormat::Nsecs => {
             out.push(b' ');
-            let (b, i) = digits(ts / 1_000_000_000);
-            pad_left(out, &b[i..], 5);
+            crate::bytes::push_dec_padded(out, ts / 1_000_000_000, 5, b' ');
             out.push(b'.');
             push_zero_padded(out, ts % 1_000_000_000, 9);
         }
         TimeFormat::Raw => {
-            let (b, i) = digits(ts);
-            pad_left(out, &b[i..], 12);
+            crate::bytes::push_dec_padded(out, ts, 12, b' ');
         }
     }
     out.push(b':');
@@ -781,22 +777,6 @@ pub fn sign_extend(v: u64, size: usize) -> i64 {
     ((v << shift) as i64) >> shift
 }
 
-/// Decimal digits of `v` in a stack buffer: (buffer, start index).
-#[inline]
-fn digits(mut v: u64) -> ([u8; 20], usize) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    (buf, i)
-}
-
 pub(crate) fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
     for _ in s.len()..width {
         out.push(b' ');
@@ -804,17 +784,7 @@ pub(crate) fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
     crate::bytes::put(out, s);
 }
 
-#[inline]
-pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
-    crate::bytes::push_dec(out, v);
-}
-
-pub(crate) fn push_i64(out: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    push_u64(out, v.unsigned_abs());
-}
+pub(crate) use crate::bytes::{push_dec as push_u64, push_i64};
 
 #[inline]
 pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64) {
@@ -831,7 +801,7 @@ fn push_i64_left(out: &mut Vec<u8>, v: i64, width: usize) {
 
 #[inline]
 pub(crate) fn push_zero_padded(out: &mut Vec<u8>, v: u64, width: usize) {
-    crate::bytes::push_dec_width(out, v, crate::bytes::dec_len(v).max(width));
+    crate::bytes::push_dec_padded(out, v, width, b'0');
 }
 
 #[cfg(test)]
