@@ -112,12 +112,7 @@ pub(crate) fn format(
             Ok(())
         }
         (0 | b'x' | b'K' | b'X', PtrArg::Addr(a)) => {
-            // With options/hash-ptr off the kernel prints `%p` as `%px`: the address in
-            // zero-padded hex, no `0x`.
-            let digits = (64 - a.leading_zeros() as usize).div_ceil(4).max(1);
-            let w = 2 * long as usize;
-            out.resize(out.len() + w.saturating_sub(digits), b'0');
-            push_hex(out, *a, false);
+            plain(*a, long, out);
             Ok(())
         }
         (0 | b'x' | b'K', PtrArg::Data(_)) => {
@@ -128,6 +123,19 @@ pub(crate) fn format(
             String::from_utf8_lossy(ext)
         )),
     }
+}
+
+/// Kernel style `%p`: with options/hash-ptr off the kernel prints it as `%px`, the
+/// address in hex zero-padded to a pointer's width, no `0x`.
+#[inline]
+pub(crate) fn plain(addr: u64, long: u8, out: &mut Vec<u8>) {
+    let width = 2 * long as usize;
+    if width > 16 {
+        // Wider than any address: the leading zeros past sixteen digits.
+        out.resize(out.len() + width - 16, b'0');
+    }
+    let digits = (64 - addr.leading_zeros() as usize).div_ceil(4).max(1);
+    crate::bytes::push_hex_width(out, addr, width.clamp(digits, 16), false);
 }
 
 /// `%pS` `name+0xoff/0xsize [module]`, `%ps` `name [module]`, `%pB` (return addresses).

@@ -498,20 +498,21 @@ fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece
     })
 }
 
-/// The values of a table's entries in `style`, as the evaluator computes them with no
-/// record (None for an entry that does not evaluate).
-fn const_table_values(schema: &Schema, style: PrintStyle, entries: &[Expr]) -> Vec<Option<u64>> {
-    let env = PrintEnv {
+/// What the evaluator has at compile time in `style`: the long size, no record and no
+/// symbol or string tables.
+fn compile_env(schema: &Schema, style: PrintStyle) -> PrintEnv<'static> {
+    PrintEnv {
         style,
         long_size: schema.long_size,
         ..PrintEnv::default()
-    };
-    let cx = Ctx {
-        schema,
-        data: &[],
-        env: &env,
-        locals: Default::default(),
-    };
+    }
+}
+
+/// The values of a table's entries in `style`, as the evaluator computes them with no
+/// record (None for an entry that does not evaluate).
+fn const_table_values(schema: &Schema, style: PrintStyle, entries: &[Expr]) -> Vec<Option<u64>> {
+    let env = compile_env(schema, style);
+    let cx = Ctx::new(schema, &[], &env);
     entries
         .iter()
         .map(|e| cx.table_entry(e).ok().map(|(v, _)| v))
@@ -850,17 +851,8 @@ fn calc_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Option<Calc> {
 /// The [`Calc`] of `e` per style (kernel, trace-cmd), folded and chained.
 fn calc_styles(e: &Expr, schema: &Schema) -> [Option<Calc>; 2] {
     [PrintStyle::Kernel, PrintStyle::TraceCmd].map(|style| {
-        let env = PrintEnv {
-            style,
-            long_size: schema.long_size,
-            ..PrintEnv::default()
-        };
-        let cx = Ctx {
-            schema,
-            data: &[],
-            env: &env,
-            locals: Default::default(),
-        };
+        let env = compile_env(schema, style);
+        let cx = Ctx::new(schema, &[], &env);
         calc_of(e, schema, style).map(|c| c.folded(&cx).chained())
     })
 }
@@ -1081,6 +1073,16 @@ impl Program {
 
     /// Whether the kernel writes `name: ` before this event's text (its own printers for
     /// syscalls and ftrace-internal events do not).
+    /// The program a style prints with: the print fmt as written for trace-cmd style
+    /// when the kernel prints the event with its own code.
+    #[inline]
+    fn kind_for(&self, style: PrintStyle) -> &Kind {
+        match (&self.as_written, style) {
+            (Some(k), PrintStyle::TraceCmd) => k,
+            _ => &self.kind,
+        }
+    }
+
     pub(crate) fn prints_name(&self) -> bool {
         !matches!(
             self.kind,
@@ -1409,12 +1411,7 @@ fn fold(e: &mut Expr, schema: &Schema) {
         return;
     }
     let env = PrintEnv::default();
-    let cx = Ctx {
-        schema,
-        data: &[],
-        env: &env,
-        locals: Default::default(),
-    };
+    let cx = Ctx::new(schema, &[], &env);
     if let Ok(Val::Int { v, signed, size }) = cx.eval(e) {
         *e = Expr::Const(v, signed, size);
     }
@@ -1449,97 +1446,40 @@ impl Schema {
     /// `field=value` pairs were written instead (counted per schema, see
     /// [`Schema::fallback_count`]).
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
-        // Most records: a planned printf, taken without the dispatch of `write_text_with`.
-        let kind = match (&self.program.as_written, env.style) {
-            (Some(k), PrintStyle::TraceCmd) => k,
-            _ => &self.program.kind,
+        let start = out.len();
+        let cx = Ctx::new(self, rec.data, env);
+        let res = match self.program.kind_for(env.style) {
+            // Most records: a plan made at compile time.
+            Kind::Printf {
+                segs,
+                args,
+                plan: Some(plan),
+                ..
+            } => cx.printf_planned(segs, args, plan, out),
+            kind => cx.run(kind, out),
         };
-        if let Kind::Printf {
-            segs,
-            args,
-            plan: Some(plan),
-            ..
-        } = kind
-        {
-            let start = out.len();
-            let cx = Ctx {
-                schema: self,
-                data: rec.data,
-                env,
-                locals: Default::default(),
-            };
-            return match cx.printf_planned(segs, args, plan, out) {
-                Ok(()) => true,
-                Err(reason) => {
-                    self.fall_back(reason, rec, env, out, start);
-                    false
-                }
-            };
-        }
-        self.write_text_with(rec, env, out, true)
+        self.settle(res, rec, env, out, start)
     }
 
     /// [`Schema::write_text`] through the general evaluator alone, without the plan made
     /// at compile time: the reference the plans are tested against.
     #[doc(hidden)]
     pub fn write_text_unplanned(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
-        self.write_text_with(rec, env, out, false)
+        let start = out.len();
+        let res = Ctx::new(self, rec.data, env).run(self.program.kind_for(env.style), out);
+        self.settle(res, rec, env, out, start)
     }
 
+    /// True for a text written; else the record falls back to its fields.
     #[inline]
-    fn write_text_with(
+    fn settle(
         &self,
+        res: EvalResult<()>,
         rec: &Record,
         env: &PrintEnv,
         out: &mut Vec<u8>,
-        planned: bool,
+        start: usize,
     ) -> bool {
-        let start = out.len();
-        let cx = Ctx {
-            schema: self,
-            data: rec.data,
-            env,
-            locals: Default::default(),
-        };
-        let kind = match (&self.program.as_written, env.style) {
-            (Some(k), PrintStyle::TraceCmd) => k,
-            _ => &self.program.kind,
-        };
-        let res = match kind {
-            Kind::Printf {
-                segs,
-                args,
-                plan: Some(plan),
-                ..
-            } if planned => cx.printf_planned(segs, args, plan, out),
-            Kind::Printf { segs, args, .. } => cx.printf(segs, args, out),
-            Kind::FtracePrint { ip, buf } => cx.ftrace_print(*ip, *buf, out),
-            Kind::FtraceBprint { ip, fmt, buf } => cx.ftrace_bprint(*ip, *fmt, *buf, out),
-            Kind::FtraceBputs { ip, str } => cx.ftrace_bputs(*ip, *str, out),
-            Kind::FtraceFunction { ip, parent } => cx.ftrace_function(*ip, *parent, out),
-            Kind::FtraceKernelStack { caller } => cx.kernel_stack(*caller, out),
-            Kind::FtraceUserStack { caller } => cx.user_stack(*caller, out),
-            Kind::FtraceRawData { id, buf } => cx.u(*id).and_then(|v| {
-                crate::bytes::put(out, b"# ");
-                push_hex(out, v, false);
-                crate::bytes::put(out, b" buf:");
-                let b = self.fields[*buf]
-                    .bytes(rec.data, env.big_endian)
-                    .ok_or("buf outside the payload")?;
-                for byte in b {
-                    out.push(b' ');
-                    push_hex2(out, *byte);
-                }
-                Ok(())
-            }),
-            Kind::SyscallEnter { call, args } => cx.sys_enter(call, args, out),
-            Kind::SyscallExit { call, ret } => cx.u(*ret).map(|v| {
-                crate::bytes::put(out, call.as_bytes());
-                crate::bytes::put(out, b" -> 0x");
-                push_hex(out, v, false);
-            }),
-            Kind::Fallback(_) | Kind::Empty => Err(String::new()),
-        };
         match res {
             Ok(()) => true,
             Err(reason) => {
@@ -1613,12 +1553,7 @@ impl Schema {
     /// when not printable), pointers and longs in hex, signed 16- and 8-bit values as
     /// `%2d`/`%1d`.
     pub fn write_fields_tracecmd(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
-        let cx = Ctx {
-            schema: self,
-            data: rec.data,
-            env,
-            locals: Default::default(),
-        };
+        let cx = Ctx::new(self, rec.data, env);
         // (segment index, field index of its argument, spec, literal-before-ends-in-0x)
         let mut convs: Vec<(Option<usize>, Spec, bool, &Expr)> = Vec::new();
         let kind = self
@@ -1781,6 +1716,48 @@ impl<'a, 'e> Ctx<'a, 'e> {
         self.schema.long_size as u8
     }
 
+    fn new(schema: &'a Schema, data: &'a [u8], env: &'e PrintEnv<'e>) -> Ctx<'a, 'e> {
+        Ctx {
+            schema,
+            data,
+            env,
+            locals: Default::default(),
+        }
+    }
+
+    /// A program through the general evaluator (`Printf` without its plan).
+    fn run(&self, kind: &'a Kind, out: &mut Vec<u8>) -> EvalResult<()> {
+        match kind {
+            Kind::Printf { segs, args, .. } => self.printf(segs, args, out),
+            Kind::FtracePrint { ip, buf } => self.ftrace_print(*ip, *buf, out),
+            Kind::FtraceBprint { ip, fmt, buf } => self.ftrace_bprint(*ip, *fmt, *buf, out),
+            Kind::FtraceBputs { ip, str } => self.ftrace_bputs(*ip, *str, out),
+            Kind::FtraceFunction { ip, parent } => self.ftrace_function(*ip, *parent, out),
+            Kind::FtraceKernelStack { caller } => self.kernel_stack(*caller, out),
+            Kind::FtraceUserStack { caller } => self.user_stack(*caller, out),
+            Kind::FtraceRawData { id, buf } => self.u(*id).and_then(|v| {
+                crate::bytes::put(out, b"# ");
+                push_hex(out, v, false);
+                crate::bytes::put(out, b" buf:");
+                let b = self.schema.fields[*buf]
+                    .bytes(self.data, self.be())
+                    .ok_or("buf outside the payload")?;
+                for byte in b {
+                    out.push(b' ');
+                    push_hex2(out, *byte);
+                }
+                Ok(())
+            }),
+            Kind::SyscallEnter { call, args } => self.sys_enter(call, args, out),
+            Kind::SyscallExit { call, ret } => self.u(*ret).map(|v| {
+                crate::bytes::put(out, call.as_bytes());
+                crate::bytes::put(out, b" -> 0x");
+                push_hex(out, v, false);
+            }),
+            Kind::Fallback(_) | Kind::Empty => Err(String::new()),
+        }
+    }
+
     fn printf(&self, segs: &'a [Seg], args: &'a [Expr], out: &mut Vec<u8>) -> EvalResult<()> {
         let mut next = 0;
         let mut take = || -> EvalResult<&'a Expr> {
@@ -1901,12 +1878,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     // The kernel-style forms every trace is full of, without
                     // `pointer::format`'s dispatch: what its arms for them write.
                     if self.env.style == PrintStyle::Kernel {
-                        let width = 2 * self.long() as u32;
                         match ext {
-                            0 | b'x' | b'K' | b'X'
-                                if v.checked_shr(width * 4).unwrap_or(0) == 0 =>
-                            {
-                                crate::bytes::push_hex_width(out, v, width as usize, false);
+                            0 | b'x' | b'K' | b'X' => {
+                                pointer::plain(v, self.long(), out);
                                 continue;
                             }
                             b'S' | b's' | b'F' | b'f' | b'B' => {
