@@ -129,7 +129,7 @@ pub(crate) unsafe fn put_prefix<const N: usize>(out: &mut Vec<u8>, a: [u8; N], n
 // forward, a dozen cycles or more, several times per line).
 
 /// Two-digit pairs "00".."99": one division per two digits.
-pub(crate) const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 2021222324252627282930313233343536373839\
 4041424344454647484950515253545556575859\
 6061626364656667686970717273747576777879\
@@ -172,6 +172,13 @@ unsafe fn dec_at(dst: *mut u8, n: usize, mut v: u64) {
     if i == 1 {
         *dst = b'0' + (v % 10) as u8;
     }
+}
+
+/// The low `b.len()` decimal digits of `v` into `b` (leading zeros when `v` has fewer).
+#[inline]
+pub(crate) fn write_dec(b: &mut [u8], v: u64) {
+    // SAFETY: `b` is valid for writes of its length.
+    unsafe { dec_at(b.as_mut_ptr(), b.len(), v) }
 }
 
 /// Append `v` in decimal.
@@ -349,6 +356,10 @@ mod tests {
                 push_dec_padded(&mut out, v, 24, b' ');
                 push_i64(&mut out, v as i64);
                 assert_eq!(out[start..], *format!("{v:>24}{}", v as i64).as_bytes());
+                let mut b = [b'#'; 20];
+                write_dec(&mut b[3..15], v);
+                assert_eq!(&b[3..15], &format!("{v:020}").as_bytes()[8..]);
+                assert_eq!((&b[..3], &b[15..]), (&[b'#'; 3][..], &[b'#'; 5][..]));
                 out.truncate(start);
                 push_dec6(&mut out, (v % 1_000_000) as u32);
                 assert_eq!(out[start..], *format!("{:06}", v % 1_000_000).as_bytes());

@@ -328,7 +328,9 @@ enum Piece {
         spec: Spec,
     },
     /// `%s` of `REC->field ? "yes" : "no"` (or `REC->field & mask ? ...` with a
-    /// non-negative mask), the field read like `Plain`.
+    /// non-negative mask), the field read like `Plain`: the common shape of what
+    /// `CalcOut::Pick` prints, kept because it takes the rendering loop 2% fewer
+    /// instructions.
     Choice {
         read: Read,
         mask: u64,

@@ -6,7 +6,7 @@
 
 use super::comm::Comms;
 use super::EventFormatter;
-use crate::bytes::{dec_len, DIGIT_PAIRS};
+use crate::bytes::dec_len;
 use crate::event::Record;
 use crate::tracefs::Tracefs;
 
@@ -466,26 +466,11 @@ impl KernelStyle {
     }
 }
 
-/// The `n` decimal digits of `v` into `b[..end]`, ending at `end`, written in place from
-/// the last digit back (no scratch buffer and no variable-length copy).
+/// The `n` decimal digits of `v` into `b[..end]`, ending at `end`.
 #[inline]
-fn dec_into(b: &mut [u8], end: usize, mut v: u64, n: usize) {
+fn dec_into(b: &mut [u8], end: usize, v: u64, n: usize) {
     debug_assert_eq!(n, dec_len(v));
-    let mut i = end;
-    while v >= 100 {
-        let d = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        b[i] = DIGIT_PAIRS[d];
-        b[i + 1] = DIGIT_PAIRS[d + 1];
-    }
-    if v >= 10 {
-        let d = v as usize * 2;
-        b[i - 2] = DIGIT_PAIRS[d];
-        b[i - 1] = DIGIT_PAIRS[d + 1];
-    } else {
-        b[i - 1] = b'0' + v as u8;
-    }
+    crate::bytes::write_dec(&mut b[end - n..end], v);
 }
 
 /// The ` %5lu.` of whole seconds that starts a time column, kept for the seconds it was
