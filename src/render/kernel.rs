@@ -262,38 +262,12 @@ impl KernelStyle {
             return self.write_context_slow(out, rec, comms.comm(pid).as_bytes(), pid, comms);
         };
         if cache.key != Some(key) {
-            // `%16s-%-7d [(tgid) ][%03d] `, kept for the next records of this pid and CPU.
-            let comm = comms.comm(pid).as_bytes();
+            let comm = comms.comm(pid);
             if comm.len() > 64 {
                 drop(cache);
-                return self.write_context_slow(out, rec, comm, pid, comms);
+                return self.write_context_slow(out, rec, comm.as_bytes(), pid, comms);
             }
-            let mut b = [b' '; 128];
-            let mut i = 16usize.saturating_sub(comm.len());
-            b[i..i + comm.len()].copy_from_slice(comm);
-            i += comm.len();
-            b[i] = b'-';
-            i += 1;
-            let start = i;
-            i = put_i64(&mut b, i, i64::from(pid));
-            i = i.max(start + 7) + 1;
-            if self.record_tgid {
-                let tgid = comms.tgid(pid);
-                if tgid == 0 {
-                    b[i..i + 10].copy_from_slice(b"(-------) ");
-                    i += 10;
-                } else {
-                    b[i] = b'(';
-                    i = put_right(&mut b, i + 1, u64::from(tgid.unsigned_abs()), 7);
-                    b[i..i + 2].copy_from_slice(b") ");
-                    i += 2;
-                }
-            }
-            b[i] = b'[';
-            i = put_zero(&mut b, i + 1, u64::from(rec.cpu), 3);
-            b[i..i + 2].copy_from_slice(b"] ");
-            cache.prefix.clear();
-            cache.prefix.extend_from_slice(&b[..i + 2]);
+            self.make_prefix(&mut cache.prefix, comm.as_bytes(), pid, rec.cpu, comms);
             cache.key = Some(key);
         }
         crate::bytes::put(out, &cache.prefix);
@@ -316,6 +290,39 @@ impl KernelStyle {
             b[i..i + 2].copy_from_slice(b": ");
             crate::bytes::put(out, &b[..i + 2]);
         }
+    }
+
+    /// `%16s-%-7d [(tgid) ][%03d] ` for a comm of at most 64 bytes: what
+    /// [`KernelStyle::write_context`] keeps for the next records of this pid and CPU. Out
+    /// of line, so that the per-record path stays small.
+    #[cold]
+    fn make_prefix(&self, prefix: &mut Vec<u8>, comm: &[u8], pid: i32, cpu: u32, comms: &Comms) {
+        let mut b = [b' '; 128];
+        let mut i = 16usize.saturating_sub(comm.len());
+        b[i..i + comm.len()].copy_from_slice(comm);
+        i += comm.len();
+        b[i] = b'-';
+        i += 1;
+        let start = i;
+        i = put_i64(&mut b, i, i64::from(pid));
+        i = i.max(start + 7) + 1;
+        if self.record_tgid {
+            let tgid = comms.tgid(pid);
+            if tgid == 0 {
+                b[i..i + 10].copy_from_slice(b"(-------) ");
+                i += 10;
+            } else {
+                b[i] = b'(';
+                i = put_right(&mut b, i + 1, u64::from(tgid.unsigned_abs()), 7);
+                b[i..i + 2].copy_from_slice(b") ");
+                i += 2;
+            }
+        }
+        b[i] = b'[';
+        i = put_zero(&mut b, i + 1, u64::from(cpu), 3);
+        b[i..i + 2].copy_from_slice(b"] ");
+        prefix.clear();
+        prefix.extend_from_slice(&b[..i + 2]);
     }
 
     /// The same columns for a comm too long for the stack buffer (never seen in practice:
