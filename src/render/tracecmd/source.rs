@@ -348,21 +348,11 @@ pub struct ThreadedSource {
 }
 
 impl ThreadedSource {
-    /// Start decoding `source` on a thread of `scope`. The thread stops at the source's
-    /// end, at its first error (handed to the reader), or when this value is dropped.
-    pub fn spawn<'scope, S>(
-        scope: &'scope std::thread::Scope<'scope, '_>,
-        source: S,
-    ) -> ThreadedSource
-    where
-        S: RecordSource + Send + 'scope,
-    {
-        ThreadedSource::spawn_with(scope, source, |_| {})
-    }
-
-    /// [`ThreadedSource::spawn`], calling `look` on the decoding thread with each record's
-    /// payload before it is handed over (to prepare what the reader will need for it,
-    /// such as its event's compiled format, while the reader is busy).
+    /// Start decoding `source` on a thread of `scope`, calling `look` there with each
+    /// record's payload before it is handed over (to prepare what the reader will need
+    /// for it, such as its event's compiled format, while the reader is busy). The thread
+    /// stops at the source's end, at its first error (handed to the reader), or when this
+    /// value is dropped.
     pub fn spawn_with<'scope, S, L>(
         scope: &'scope std::thread::Scope<'scope, '_>,
         mut source: S,
