@@ -277,12 +277,7 @@ impl KernelStyle {
             crate::bytes::put_array(out, latency_chars(f, p));
         }
         if self.time_in_ns {
-            // ` %5lu.%06lu`, rounded to the nearest microsecond like the kernel's
-            // ns2usecs(); the whole seconds as the last record's, mostly.
-            let us = rec.ts.saturating_add(500) / 1000;
-            let secs = us / 1_000_000;
-            crate::bytes::put(out, cache.secs.text(secs));
-            crate::bytes::push_dec6(out, (us % 1_000_000) as u32);
+            cache.secs.write_usecs(out, rec.ts);
             crate::bytes::put_array(out, *b": ");
         } else {
             let mut b = [b' '; 32];
@@ -495,6 +490,15 @@ impl SecondsColumn {
             self.make(secs);
         }
         &self.text
+    }
+
+    /// ` %5lu.%06lu` of `ts`, rounded to the nearest microsecond like the kernel's
+    /// ns2usecs(); the whole seconds as the last call's, mostly.
+    #[inline]
+    pub(crate) fn write_usecs(&mut self, out: &mut Vec<u8>, ts: u64) {
+        let us = ts.saturating_add(500) / 1000;
+        crate::bytes::put(out, self.text(us / 1_000_000));
+        crate::bytes::push_dec6(out, (us % 1_000_000) as u32);
     }
 
     #[cold]

@@ -577,19 +577,13 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// The time column after the comm-pid-CPU columns: ` %5lu.` of whole seconds (mostly
     /// the last record's), then the fraction's fixed digits and `:`.
     fn write_head_time(&mut self, out: &mut Vec<u8>, rec: &Record) {
-        let (secs, frac, digits) = match self.style.time {
-            TimeFormat::Usecs => {
-                let us = rec.ts.saturating_add(500) / 1000;
-                (us / 1_000_000, us % 1_000_000, 6)
+        match self.style.time {
+            TimeFormat::Usecs => self.head.secs.write_usecs(out, rec.ts),
+            TimeFormat::Nsecs => {
+                crate::bytes::put(out, self.head.secs.text(rec.ts / 1_000_000_000));
+                crate::bytes::push_dec_width(out, rec.ts % 1_000_000_000, 9);
             }
-            TimeFormat::Nsecs => (rec.ts / 1_000_000_000, rec.ts % 1_000_000_000, 9),
             TimeFormat::Raw => return write_time(out, rec.ts, TimeFormat::Raw),
-        };
-        crate::bytes::put(out, self.head.secs.text(secs));
-        if digits == 6 {
-            crate::bytes::push_dec6(out, frac as u32);
-        } else {
-            crate::bytes::push_dec_width(out, frac, digits);
         }
         crate::bytes::put_array(out, [b':']);
     }
