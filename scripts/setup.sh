@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what tracectl's tests and benchmarks compare against (Debian's trace-cmd) and
+# Installs what tracectl's tests and benchmarks compare against (Debian's trace-cmd and perf) and
 # what the VM tests boot with (qemu, busybox), and mounts tracefs when we are root and it is
 # missing. Safe to run twice.
 set -euo pipefail
 need=()
 command -v trace-cmd >/dev/null 2>&1 || need+=(trace-cmd)
+command -v perf >/dev/null 2>&1 || need+=(linux-perf)
 if [ "${TRACECTL_VM:-0}" = 1 ]; then
     command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
     [ -x /bin/busybox ] || need+=(busybox-static)

@@ -14,6 +14,7 @@ mod check_events;
 mod extract;
 mod graph;
 mod list;
+mod perf;
 mod record;
 mod report;
 mod show;
@@ -73,6 +74,8 @@ pub enum Command {
     CheckEvents(check_events::Args),
     /// Copy a tracefs tree (metadata, and optionally a trace) into a fixture directory
     Capture(capture::Args),
+    /// perf_event counting and sampling with perf's options (`tracectl perf stat ...`)
+    Perf(perf::Args),
     /// Print the man page (roff) for tracectl or one subcommand
     Man(simple::ManArgs),
 }
@@ -115,6 +118,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Graph(a) => graph::run(&ctx, a),
         Command::CheckEvents(a) => check_events::run(&ctx, a),
         Command::Capture(a) => capture::run(&ctx, a),
+        Command::Perf(a) => perf::run(&ctx, a),
         Command::Man(a) => simple::man(a),
     }
 }

@@ -1,0 +1,523 @@
+//! Event specs as `perf` spells them: `cycles`, `cs`, `L1-dcache-load-misses`, `r1a8`,
+//! `sched:sched_switch`, `sched:*`, modifiers (`:u`, `:k`, `:h`, `:p`, `:pp`) and groups
+//! (`{cycles,instructions}:u`).
+//!
+//! Tracepoint names are resolved by the caller (from tracefs `events/<sys>/<name>/id`)
+//! through [`TracepointLookup`], so a fixture tree resolves like a live kernel.
+
+use std::fmt;
+
+/// `perf_event_attr.type` values (the kernel's `perf_type_id`).
+pub mod types {
+    /// PERF_TYPE_HARDWARE
+    pub const HARDWARE: u32 = 0;
+    /// PERF_TYPE_SOFTWARE
+    pub const SOFTWARE: u32 = 1;
+    /// PERF_TYPE_TRACEPOINT
+    pub const TRACEPOINT: u32 = 2;
+    /// PERF_TYPE_HW_CACHE
+    pub const HW_CACHE: u32 = 3;
+    /// PERF_TYPE_RAW
+    pub const RAW: u32 = 4;
+}
+
+/// Hardware events and their `config` (the kernel's `perf_hw_id`), with perf's aliases.
+const HARDWARE: &[(&str, u64)] = &[
+    ("cpu-cycles", 0),
+    ("cycles", 0),
+    ("instructions", 1),
+    ("cache-references", 2),
+    ("cache-misses", 3),
+    ("branch-instructions", 4),
+    ("branches", 4),
+    ("branch-misses", 5),
+    ("bus-cycles", 6),
+    ("stalled-cycles-frontend", 7),
+    ("idle-cycles-frontend", 7),
+    ("stalled-cycles-backend", 8),
+    ("idle-cycles-backend", 8),
+    ("ref-cycles", 9),
+];
+
+/// Software events (`perf_sw_ids`), with perf's aliases.
+const SOFTWARE: &[(&str, u64)] = &[
+    ("cpu-clock", 0),
+    ("task-clock", 1),
+    ("page-faults", 2),
+    ("faults", 2),
+    ("context-switches", 3),
+    ("cs", 3),
+    ("cpu-migrations", 4),
+    ("migrations", 4),
+    ("minor-faults", 5),
+    ("major-faults", 6),
+    ("alignment-faults", 7),
+    ("emulation-faults", 8),
+    ("dummy", 9),
+    ("bpf-output", 10),
+    ("cgroup-switches", 11),
+];
+
+/// `perf_hw_cache_id` names as perf prints them.
+const CACHES: &[(&str, u64)] = &[
+    ("L1-dcache", 0),
+    ("L1-icache", 1),
+    ("LLC", 2),
+    ("dTLB", 3),
+    ("iTLB", 4),
+    ("branch", 5),
+    ("node", 6),
+];
+
+/// `perf_hw_cache_op_id` in perf's singular and plural spellings.
+const CACHE_OPS: &[(&str, &str, u64)] = &[
+    ("load", "loads", 0),
+    ("store", "stores", 1),
+    ("prefetch", "prefetches", 2),
+];
+
+/// The software event ids of the two clocks (their counts are nanoseconds).
+pub const SW_CPU_CLOCK: u64 = 0;
+/// See [`SW_CPU_CLOCK`].
+pub const SW_TASK_CLOCK: u64 = 1;
+
+/// What kind of event a spec names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A generalised hardware event (`PERF_TYPE_HARDWARE`).
+    Hardware(u64),
+    /// A software event (`PERF_TYPE_SOFTWARE`).
+    Software(u64),
+    /// A hardware cache event: `id | op << 8 | result << 16`.
+    HwCache(u64),
+    /// A raw PMU event `rNNN`.
+    Raw(u64),
+    /// A tracepoint, with the id from its tracefs `format`/`id` file.
+    Tracepoint {
+        /// The event's system.
+        system: String,
+        /// The event's name.
+        name: String,
+        /// The kernel's event id.
+        id: u64,
+    },
+}
+
+impl EventKind {
+    /// `perf_event_attr.type` and `.config`.
+    pub fn type_config(&self) -> (u32, u64) {
+        match self {
+            EventKind::Hardware(c) => (types::HARDWARE, *c),
+            EventKind::Software(c) => (types::SOFTWARE, *c),
+            EventKind::HwCache(c) => (types::HW_CACHE, *c),
+            EventKind::Raw(c) => (types::RAW, *c),
+            EventKind::Tracepoint { id, .. } => (types::TRACEPOINT, *id),
+        }
+    }
+
+    /// Whether this is `cpu-clock` or `task-clock`, whose counts are nanoseconds.
+    pub fn is_clock(&self) -> bool {
+        matches!(self, EventKind::Software(SW_CPU_CLOCK | SW_TASK_CLOCK))
+    }
+}
+
+/// One event of an event list, with its modifiers and its place in a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventSpec {
+    /// The name as perf prints it: as typed, with the event's own modifiers.
+    pub name: String,
+    /// What it counts.
+    pub kind: EventKind,
+    /// `:k` or `:h` without `u`.
+    pub exclude_user: bool,
+    /// `:u` or `:h` without `k`.
+    pub exclude_kernel: bool,
+    /// Set unless `:h` is given alongside `:u`/`:k` (perf excludes the hypervisor then).
+    pub exclude_hv: bool,
+    /// The number of `p`s (precise_ip).
+    pub precise: u8,
+    /// Index of this event's group leader in the list (itself when it leads or is alone).
+    pub leader: usize,
+}
+
+/// An event list that could not be understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// The text is not an event perf knows.
+    Unknown {
+        /// The event text.
+        event: String,
+    },
+    /// A tracepoint name or glob that matches nothing.
+    NoTracepoint {
+        /// The event text.
+        event: String,
+        /// Why (from the lookup), with suggestions where there are any.
+        reason: String,
+    },
+    /// A modifier letter perf does not accept.
+    BadModifier {
+        /// The event text.
+        event: String,
+        /// The modifier text.
+        modifier: String,
+    },
+    /// Unbalanced braces or an empty element.
+    Syntax {
+        /// The whole list.
+        list: String,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecError::Unknown { event } => write!(
+                f,
+                "event '{event}' is not a hardware, software, cache, raw (rNNN) or tracepoint (system:event) event"
+            ),
+            SpecError::NoTracepoint { event, reason } => {
+                write!(f, "event '{event}': {reason}")
+            }
+            SpecError::BadModifier { event, modifier } => write!(
+                f,
+                "event '{event}': modifier ':{modifier}' is not one of u, k, h, p, pp, ppp"
+            ),
+            SpecError::Syntax { list, what } => write!(f, "event list '{list}': {what}"),
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// Resolves `system:name` (globs allowed in either part) to `(system, name, id)` triples.
+pub trait TracepointLookup {
+    /// The tracepoints a pattern names, in a stable order, or why there are none.
+    fn tracepoints(&self, pattern: &str) -> Result<Vec<(String, String, u64)>, String>;
+}
+
+impl<F: Fn(&str) -> Result<Vec<(String, String, u64)>, String>> TracepointLookup for F {
+    fn tracepoints(&self, pattern: &str) -> Result<Vec<(String, String, u64)>, String> {
+        self(pattern)
+    }
+}
+
+/// Parse one `-e` argument (a comma list of events and `{...}` groups) and append its
+/// events to `out`.
+pub fn parse_event_list(
+    list: &str,
+    lookup: &dyn TracepointLookup,
+    out: &mut Vec<EventSpec>,
+) -> Result<(), SpecError> {
+    let syntax = |what: &str| SpecError::Syntax {
+        list: list.to_string(),
+        what: what.to_string(),
+    };
+    for item in split_top(list).ok_or_else(|| syntax("unbalanced { }"))? {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err(syntax("empty event between commas"));
+        }
+        if let Some(rest) = item.strip_prefix('{') {
+            let close = rest.rfind('}').ok_or_else(|| syntax("unbalanced { }"))?;
+            let (inner, after) = (&rest[..close], &rest[close + 1..]);
+            let group_mods = match after.strip_prefix(':') {
+                Some(m) => Some(m),
+                None if after.is_empty() => None,
+                None => return Err(syntax("text after a group's '}' must be ':modifiers'")),
+            };
+            let leader = out.len();
+            for member in inner.split(',') {
+                let member = member.trim();
+                if member.is_empty() {
+                    return Err(syntax("empty event in a group"));
+                }
+                let before = out.len();
+                parse_one(member, lookup, out)?;
+                for e in &mut out[before..] {
+                    e.leader = leader;
+                    if let Some(m) = group_mods {
+                        apply_modifiers(e, m, member)?;
+                    }
+                }
+            }
+        } else {
+            parse_one(item, lookup, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Split on commas outside braces; `None` when braces do not balance.
+fn split_top(s: &str) -> Option<Vec<&str>> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth < 0 {
+                    return None;
+                }
+            }
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    (depth == 0).then(|| {
+        parts.push(&s[start..]);
+        parts
+    })
+}
+
+fn lookup_named(table: &[(&str, u64)], name: &str) -> Option<u64> {
+    table
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|&(_, c)| c)
+}
+
+/// `L1-dcache-load-misses` and friends: `cache[-op[-misses]]`, or `cache-misses`
+/// alone meaning the read op.
+fn cache_config(name: &str) -> Option<u64> {
+    let lower = name.to_ascii_lowercase();
+    for &(cache, id) in CACHES {
+        let Some(rest) = lower.strip_prefix(&cache.to_ascii_lowercase()) else {
+            continue;
+        };
+        let Some(rest) = rest.strip_prefix('-') else {
+            continue;
+        };
+        for &(one, many, op) in CACHE_OPS {
+            if rest == many || rest == one {
+                return Some(id | op << 8);
+            }
+            if rest == format!("{one}-misses") || rest == format!("{one}-miss") {
+                return Some(id | op << 8 | 1 << 16);
+            }
+        }
+        if rest == "misses" {
+            return Some(id | 1 << 16);
+        }
+    }
+    None
+}
+
+fn builtin_kind(name: &str) -> Option<EventKind> {
+    if let Some(c) = lookup_named(HARDWARE, name) {
+        return Some(EventKind::Hardware(c));
+    }
+    if let Some(c) = lookup_named(SOFTWARE, name) {
+        return Some(EventKind::Software(c));
+    }
+    if let Some(c) = cache_config(name) {
+        return Some(EventKind::HwCache(c));
+    }
+    let hex = name.strip_prefix('r')?;
+    if hex.is_empty() || hex.len() > 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok().map(EventKind::Raw)
+}
+
+fn is_modifier_text(m: &str) -> bool {
+    !m.is_empty() && m.bytes().all(|b| b"ukhpPGHSDIW".contains(&b))
+}
+
+fn parse_one(
+    text: &str,
+    lookup: &dyn TracepointLookup,
+    out: &mut Vec<EventSpec>,
+) -> Result<(), SpecError> {
+    let mut parts = text.splitn(3, ':');
+    let first = parts.next().unwrap_or_default();
+    let second = parts.next();
+    let third = parts.next();
+    let leader = out.len();
+    let spec = |name: String, kind: EventKind| EventSpec {
+        name,
+        kind,
+        exclude_user: false,
+        exclude_kernel: false,
+        exclude_hv: false,
+        precise: 0,
+        leader,
+    };
+    if let Some(kind) = builtin_kind(first) {
+        if third.is_some() {
+            return Err(SpecError::Unknown {
+                event: text.to_string(),
+            });
+        }
+        let mut e = spec(text.to_string(), kind);
+        if let Some(m) = second {
+            apply_modifiers(&mut e, m, text)?;
+        }
+        out.push(e);
+        return Ok(());
+    }
+    let Some(name) = second else {
+        return Err(SpecError::Unknown {
+            event: text.to_string(),
+        });
+    };
+    let pattern = format!("{first}:{name}");
+    let found = lookup
+        .tracepoints(&pattern)
+        .map_err(|reason| SpecError::NoTracepoint {
+            event: text.to_string(),
+            reason,
+        })?;
+    if found.is_empty() {
+        return Err(SpecError::NoTracepoint {
+            event: text.to_string(),
+            reason: "no such tracepoint (see `tracectl list -e`)".to_string(),
+        });
+    }
+    let glob = pattern.contains(['*', '?', '[']);
+    for (i, (system, ev, id)) in found.into_iter().enumerate() {
+        let shown = if glob {
+            match third {
+                Some(m) => format!("{system}:{ev}:{m}"),
+                None => format!("{system}:{ev}"),
+            }
+        } else {
+            text.to_string()
+        };
+        let mut e = spec(
+            shown,
+            EventKind::Tracepoint {
+                system,
+                name: ev,
+                id,
+            },
+        );
+        e.leader = leader + i;
+        if let Some(m) = third {
+            apply_modifiers(&mut e, m, text)?;
+        }
+        out.push(e);
+    }
+    Ok(())
+}
+
+/// perf's modifier rules: `u`, `k` and `h` select what is counted (everything not named
+/// is excluded), `p` raises precise_ip; `G`, `H`, `S`, `D`, `I`, `W`, `P` are accepted and
+/// have no effect on counting here.
+fn apply_modifiers(e: &mut EventSpec, m: &str, event: &str) -> Result<(), SpecError> {
+    if !is_modifier_text(m) {
+        return Err(SpecError::BadModifier {
+            event: event.to_string(),
+            modifier: m.to_string(),
+        });
+    }
+    let (u, k, h) = (m.contains('u'), m.contains('k'), m.contains('h'));
+    if u || k || h {
+        e.exclude_user = !u;
+        e.exclude_kernel = !k;
+        e.exclude_hv = !h;
+    }
+    let p = m.bytes().filter(|&b| b == b'p').count();
+    if p > 3 {
+        return Err(SpecError::BadModifier {
+            event: event.to_string(),
+            modifier: m.to_string(),
+        });
+    }
+    e.precise = e.precise.max(p as u8);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tp(pattern: &str) -> Result<Vec<(String, String, u64)>, String> {
+        let all = [
+            ("sched", "sched_switch", 300),
+            ("sched", "sched_wakeup", 301),
+        ];
+        let (sys, name) = pattern.split_once(':').unwrap();
+        let m = |p: &str, s: &str| {
+            p == "*" || p == s || (p.ends_with('*') && s.starts_with(&p[..p.len() - 1]))
+        };
+        Ok(all
+            .iter()
+            .filter(|(s, n, _)| m(sys, s) && m(name, n))
+            .map(|&(s, n, i)| (s.to_string(), n.to_string(), i))
+            .collect())
+    }
+
+    fn parse(s: &str) -> Result<Vec<EventSpec>, SpecError> {
+        let mut v = Vec::new();
+        parse_event_list(s, &tp, &mut v).map(|_| v)
+    }
+
+    #[test]
+    fn names_and_aliases() {
+        let v = parse("cycles,cs,faults,task-clock,r1a8,L1-dcache-load-misses,LLC-loads").unwrap();
+        let k: Vec<_> = v.iter().map(|e| e.kind.type_config()).collect();
+        assert_eq!(
+            k,
+            [
+                (0, 0),
+                (1, 3),
+                (1, 2),
+                (1, 1),
+                (4, 0x1a8),
+                (3, 0x10000),
+                (3, 2)
+            ]
+        );
+        assert_eq!(v[1].name, "cs");
+        assert_eq!(
+            parse("dTLB-load-misses").unwrap()[0].kind,
+            EventKind::HwCache(3 | 1 << 16)
+        );
+        assert_eq!(
+            parse("branch-store-misses").unwrap()[0].kind,
+            EventKind::HwCache(5 | 1 << 8 | 1 << 16)
+        );
+    }
+
+    #[test]
+    fn modifiers() {
+        let v = parse("cycles:u,cs:k,cycles:pp").unwrap();
+        assert!(!v[0].exclude_user && v[0].exclude_kernel && v[0].exclude_hv);
+        assert!(v[1].exclude_user && !v[1].exclude_kernel);
+        assert_eq!(v[2].precise, 2);
+        assert_eq!(v[0].name, "cycles:u");
+        assert!(matches!(
+            parse("cycles:x"),
+            Err(SpecError::BadModifier { .. })
+        ));
+    }
+
+    #[test]
+    fn groups_and_tracepoints() {
+        let v = parse("{cs,task-clock}:u,sched:*").unwrap();
+        assert_eq!(v.iter().map(|e| e.leader).collect::<Vec<_>>(), [0, 0, 2, 3]);
+        assert!(v[1].exclude_kernel);
+        assert_eq!(v[1].name, "task-clock");
+        assert_eq!(v[3].name, "sched:sched_wakeup");
+        assert_eq!(v[2].kind.type_config(), (2, 300));
+        assert!(matches!(
+            parse("sched:nosuch"),
+            Err(SpecError::NoTracepoint { .. })
+        ));
+        assert!(matches!(parse("nosuch"), Err(SpecError::Unknown { .. })));
+        assert!(matches!(
+            parse("{cs,task-clock"),
+            Err(SpecError::Syntax { .. })
+        ));
+        assert!(matches!(parse("cs,,cs"), Err(SpecError::Syntax { .. })));
+    }
+}

@@ -1,0 +1,331 @@
+//! Counting (`perf stat`): one counter per event and CPU (system-wide) or per event and
+//! thread (a process, or a command and the children it forks).
+
+use std::io;
+
+use super::spec::EventSpec;
+use super::sys::{new_attr, Counter, CounterReading};
+
+/// Where counters count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// These CPUs, every task (`-a`, `-C`).
+    Cpus(Vec<u32>),
+    /// These threads, any CPU (`-p`, `-t`), without following new children.
+    Threads(Vec<i32>),
+    /// A forked command that has not exec'd yet: counters inherit into its children and
+    /// start at its exec.
+    Command(i32),
+}
+
+/// The state of one counter after a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    /// The kernel refused the event as unsupported (no such PMU or event here).
+    NotSupported,
+    /// Opened, but never scheduled in (running time 0).
+    NotCounted,
+    /// A reading.
+    Value(CounterReading),
+}
+
+impl Count {
+    /// The value scaled for multiplexing (`value * enabled / running`), or `None`.
+    pub fn scaled(&self) -> Option<f64> {
+        match self {
+            Count::Value(r) if r.running > 0 => {
+                let v = r.value as f64;
+                Some(if r.running < r.enabled {
+                    v * r.enabled as f64 / r.running as f64
+                } else {
+                    v
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A counting session: counters opened for every event in every slot of the scope.
+#[derive(Debug)]
+pub struct StatSession {
+    scope: Scope,
+    /// `counters[event][slot]`; `None` where the event is not supported.
+    counters: Vec<Vec<Option<Counter>>>,
+}
+
+/// errnos with which the kernel says "this event does not exist here".
+fn is_unsupported(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ENOENT | libc::EOPNOTSUPP | libc::ENODEV | libc::EINVAL | libc::ENXIO)
+    )
+}
+
+/// An event that could not be opened for a reason other than "not supported".
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct OpenError {
+    /// The event as named on the command line.
+    pub event: String,
+    /// The CPU or thread it was opened for.
+    pub slot: String,
+    /// The kernel's error.
+    pub source: io::Error,
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hint = match self.source.raw_os_error() {
+            Some(libc::EACCES | libc::EPERM) => {
+                " (needs root, or a lower /proc/sys/kernel/perf_event_paranoid)"
+            }
+            Some(libc::ESRCH) => " (no such process or thread)",
+            Some(libc::EMFILE) => " (too many open files: raise `ulimit -n`)",
+            _ => "",
+        };
+        write!(
+            f,
+            "cannot open event '{}' on {}: {}{hint}",
+            self.event, self.slot, self.source
+        )
+    }
+}
+
+impl std::error::Error for OpenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+impl StatSession {
+    /// Open every event in every slot of `scope`, disabled (a command's counters are
+    /// enabled by its exec; the others by [`StatSession::enable`]).
+    pub fn open(events: &[EventSpec], scope: Scope) -> Result<StatSession, OpenError> {
+        let slots: Vec<(i32, i32, String)> = match &scope {
+            Scope::Cpus(cpus) => cpus
+                .iter()
+                .map(|&c| (-1, c as i32, format!("CPU{c}")))
+                .collect(),
+            Scope::Threads(t) => t.iter().map(|&t| (t, -1, format!("thread {t}"))).collect(),
+            Scope::Command(pid) => vec![(*pid, -1, format!("process {pid}"))],
+        };
+        let mut counters: Vec<Vec<Option<Counter>>> = Vec::with_capacity(events.len());
+        for (i, e) in events.iter().enumerate() {
+            let mut attr = new_attr();
+            let (ty, config) = e.kind.type_config();
+            attr.type_ = ty;
+            attr.config = config;
+            attr.read_format = (perf_event_open_sys::bindings::PERF_FORMAT_TOTAL_TIME_ENABLED
+                | perf_event_open_sys::bindings::PERF_FORMAT_TOTAL_TIME_RUNNING)
+                as u64;
+            let leads = e.leader == i;
+            attr.set_disabled(u64::from(leads));
+            attr.set_exclude_user(u64::from(e.exclude_user));
+            attr.set_exclude_kernel(u64::from(e.exclude_kernel));
+            attr.set_exclude_hv(u64::from(e.exclude_hv));
+            attr.set_precise_ip(u64::from(e.precise));
+            if let Scope::Command(_) = scope {
+                attr.set_inherit(1);
+                attr.set_enable_on_exec(u64::from(leads));
+            }
+            let mut row = Vec::with_capacity(slots.len());
+            for (s, (pid, cpu, name)) in slots.iter().enumerate() {
+                let group = if leads {
+                    None
+                } else {
+                    counters
+                        .get(e.leader)
+                        .and_then(|r: &Vec<Option<Counter>>| r.get(s))
+                        .and_then(|c| c.as_ref())
+                };
+                if !leads && group.is_none() {
+                    // The leader is not supported, so the group cannot be.
+                    row.push(None);
+                    continue;
+                }
+                match Counter::open(&attr, *pid, *cpu, group) {
+                    Ok(c) => row.push(Some(c)),
+                    Err(err) if is_unsupported(&err) => row.push(None),
+                    Err(source) => {
+                        return Err(OpenError {
+                            event: e.name.clone(),
+                            slot: name.clone(),
+                            source,
+                        })
+                    }
+                }
+            }
+            counters.push(row);
+        }
+        Ok(StatSession { scope, counters })
+    }
+
+    /// The scope the session counts in.
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    fn leaders(&self) -> impl Iterator<Item = &Counter> {
+        self.counters.iter().flatten().flatten()
+    }
+
+    /// Start counting (group members follow their leader; enabling them too is harmless).
+    pub fn enable(&self) -> io::Result<()> {
+        self.leaders().try_for_each(|c| c.enable())
+    }
+
+    /// Stop counting.
+    pub fn disable(&self) -> io::Result<()> {
+        self.leaders().try_for_each(|c| c.disable())
+    }
+
+    /// Zero every counter (between intervals of `-I`, perf reports deltas; this is the
+    /// other way: read, then reset).
+    pub fn reset(&self) -> io::Result<()> {
+        self.leaders().try_for_each(|c| c.reset())
+    }
+
+    /// Read every counter: `counts[event][slot]`.
+    pub fn read(&self) -> io::Result<Vec<Vec<Count>>> {
+        self.counters
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|c| match c {
+                        None => Ok(Count::NotSupported),
+                        Some(c) => {
+                            let r = c.read()?;
+                            Ok(if r.running == 0 {
+                                Count::NotCounted
+                            } else {
+                                Count::Value(r)
+                            })
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// Sum one event's slots into one count (perf's aggregation without `-A`).
+pub fn aggregate(slots: &[Count]) -> Count {
+    let mut sum = CounterReading::default();
+    let mut any_value = false;
+    let mut any_opened = false;
+    for s in slots {
+        match s {
+            Count::Value(r) => {
+                sum += *r;
+                any_value = true;
+                any_opened = true;
+            }
+            Count::NotCounted => any_opened = true,
+            Count::NotSupported => {}
+        }
+    }
+    if any_value {
+        Count::Value(sum)
+    } else if any_opened {
+        Count::NotCounted
+    } else {
+        Count::NotSupported
+    }
+}
+
+/// The delta between two readings of the same counter (for intervals).
+pub fn delta(now: &Count, before: &Count) -> Count {
+    match (now, before) {
+        (Count::Value(n), Count::Value(b)) => {
+            let r = CounterReading {
+                value: n.value.wrapping_sub(b.value),
+                enabled: n.enabled.wrapping_sub(b.enabled),
+                running: n.running.wrapping_sub(b.running),
+            };
+            if r.running == 0 {
+                Count::NotCounted
+            } else {
+                Count::Value(r)
+            }
+        }
+        (n, _) => *n,
+    }
+}
+
+/// Mean and standard deviation of the mean over repeated runs (`-r`), as perf computes
+/// them (Welford's running variance; the noise is `stddev / sqrt(n)`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunStats {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl RunStats {
+    /// Add one run's value.
+    pub fn push(&mut self, v: f64) {
+        self.n += 1;
+        let d = v - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (v - self.mean);
+    }
+
+    /// The mean.
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// Runs counted.
+    pub fn runs(&self) -> u64 {
+        self.n
+    }
+
+    /// Standard deviation of the mean (0 for fewer than two runs).
+    pub fn stddev_of_mean(&self) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        let variance = self.m2 / (self.n - 1) as f64;
+        (variance / self.n as f64).sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaling_and_aggregation() {
+        let r = |value, enabled, running| {
+            Count::Value(CounterReading {
+                value,
+                enabled,
+                running,
+            })
+        };
+        assert_eq!(r(100, 200, 100).scaled(), Some(200.0));
+        assert_eq!(Count::NotCounted.scaled(), None);
+        assert_eq!(
+            aggregate(&[r(1, 2, 2), Count::NotCounted, r(3, 4, 4)]),
+            r(4, 6, 6)
+        );
+        assert_eq!(
+            aggregate(&[Count::NotCounted, Count::NotSupported]),
+            Count::NotCounted
+        );
+        assert_eq!(aggregate(&[Count::NotSupported]), Count::NotSupported);
+        assert_eq!(delta(&r(10, 20, 20), &r(4, 5, 5)), r(6, 15, 15));
+    }
+
+    #[test]
+    fn run_stats() {
+        let mut s = RunStats::default();
+        for v in [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
+            s.push(v);
+        }
+        assert_eq!(s.mean(), 5.0);
+        // sample variance 32/7, of the mean / 8
+        assert!((s.stddev_of_mean() - (32.0f64 / 7.0 / 8.0).sqrt()).abs() < 1e-12);
+    }
+}

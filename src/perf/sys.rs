@@ -1,0 +1,374 @@
+//! Every `unsafe` call of the perf side: `perf_event_open(2)`, its ioctls, counter reads,
+//! and starting a command that waits until its counters are armed.
+//!
+//! The rest of `perf` works with the safe wrappers here ([`Counter`], [`GatedChild`]).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use perf_event_open_sys as sys;
+pub(crate) use sys::bindings::perf_event_attr as RawAttr;
+
+/// What a counter read returns with `read_format = TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CounterReading {
+    /// The raw count.
+    pub value: u64,
+    /// Nanoseconds the event was enabled.
+    pub enabled: u64,
+    /// Nanoseconds it was actually on a PMU (less than `enabled` when multiplexed).
+    pub running: u64,
+}
+
+impl std::ops::AddAssign for CounterReading {
+    fn add_assign(&mut self, o: CounterReading) {
+        self.value = self.value.wrapping_add(o.value);
+        self.enabled = self.enabled.wrapping_add(o.enabled);
+        self.running = self.running.wrapping_add(o.running);
+    }
+}
+
+/// An open perf event file descriptor.
+#[derive(Debug)]
+pub struct Counter {
+    fd: OwnedFd,
+}
+
+/// A zeroed attr with its `size` set, ready for the caller's fields.
+pub(crate) fn new_attr() -> RawAttr {
+    // SAFETY: perf_event_attr is plain old data (integers, bitfields and unions of
+    // integers); all-zero is its documented default.
+    let mut attr: RawAttr = unsafe { std::mem::zeroed() };
+    attr.size = std::mem::size_of::<RawAttr>() as u32;
+    attr
+}
+
+impl Counter {
+    /// `perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC)`.
+    pub(crate) fn open(
+        attr: &RawAttr,
+        pid: i32,
+        cpu: i32,
+        group: Option<&Counter>,
+    ) -> io::Result<Counter> {
+        let mut a = *attr;
+        let group_fd = group.map_or(-1, |g| g.fd.as_raw_fd());
+        // SAFETY: `a` is a fully initialised perf_event_attr whose size field matches the
+        // struct; the kernel only reads it. The returned fd is owned by us alone.
+        let fd = unsafe {
+            sys::perf_event_open(
+                &mut a,
+                pid,
+                cpu,
+                group_fd,
+                sys::bindings::PERF_FLAG_FD_CLOEXEC as libc::c_ulong,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fd is a fresh descriptor returned by the kernel.
+        Ok(Counter {
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+        })
+    }
+
+    fn ioctl(&self, which: Ioctl) -> io::Result<()> {
+        let fd = self.fd.as_raw_fd();
+        // SAFETY: these ioctls take an integer argument and act only on our own fd.
+        let r = unsafe {
+            match which {
+                Ioctl::Enable => sys::ioctls::ENABLE(fd, 0),
+                Ioctl::Disable => sys::ioctls::DISABLE(fd, 0),
+                Ioctl::Reset => sys::ioctls::RESET(fd, 0),
+            }
+        };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `PERF_EVENT_IOC_ENABLE`.
+    pub fn enable(&self) -> io::Result<()> {
+        self.ioctl(Ioctl::Enable)
+    }
+
+    /// `PERF_EVENT_IOC_DISABLE`.
+    pub fn disable(&self) -> io::Result<()> {
+        self.ioctl(Ioctl::Disable)
+    }
+
+    /// `PERF_EVENT_IOC_RESET`.
+    pub fn reset(&self) -> io::Result<()> {
+        self.ioctl(Ioctl::Reset)
+    }
+
+    /// `PERF_EVENT_IOC_ID`: the id the kernel gave this event (sample streams name it).
+    #[allow(dead_code)]
+    pub fn id(&self) -> io::Result<u64> {
+        let mut id = 0u64;
+        // SAFETY: ID writes one u64 through the pointer, which points at `id`.
+        let r = unsafe { sys::ioctls::ID(self.fd.as_raw_fd(), &mut id) };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(id)
+        }
+    }
+
+    /// `PERF_EVENT_IOC_SET_OUTPUT`: send this event's records to `target`'s ring.
+    #[allow(dead_code)]
+    pub fn set_output(&self, target: &Counter) -> io::Result<()> {
+        // SAFETY: SET_OUTPUT takes another perf fd of ours as its argument.
+        let r = unsafe { sys::ioctls::SET_OUTPUT(self.fd.as_raw_fd(), target.fd.as_raw_fd()) };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Read the count (the attr must have asked for both total times, as
+    /// [`crate::perf::stat`] does).
+    pub fn read(&self) -> io::Result<CounterReading> {
+        let mut buf = [0u64; 3];
+        let n =
+            nix::unistd::read(self.fd.as_raw_fd(), bytes_of(&mut buf)).map_err(io::Error::from)?;
+        if n != 24 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("perf counter read returned {n} bytes, expected 24"),
+            ));
+        }
+        Ok(CounterReading {
+            value: buf[0],
+            enabled: buf[1],
+            running: buf[2],
+        })
+    }
+
+    /// The raw descriptor (for poll).
+    #[allow(dead_code)]
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+}
+
+fn bytes_of(buf: &mut [u64; 3]) -> &mut [u8] {
+    // SAFETY: [u64; 3] is 24 initialised bytes with no padding, and u8 has alignment 1.
+    unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), 24) }
+}
+
+enum Ioctl {
+    Enable,
+    Disable,
+    Reset,
+}
+
+/// A forked child that waits, before `exec`, until [`GatedChild::release`] is called: the
+/// caller opens its counters on the child's pid in between, so that nothing the command
+/// does is missed (`enable_on_exec` then starts them at the exec itself).
+#[derive(Debug)]
+pub struct GatedChild {
+    pid: i32,
+    gate: Option<OwnedFd>,
+    pidfd: Option<OwnedFd>,
+    pidfd_tried: bool,
+}
+
+/// How a child ended, with its resource usage.
+#[derive(Debug, Clone, Copy)]
+pub struct ChildExit {
+    /// Exit status as `wait` reports it (use [`ChildExit::code`]).
+    pub status: i32,
+    /// User CPU time in microseconds.
+    pub user_us: u64,
+    /// System CPU time in microseconds.
+    pub sys_us: u64,
+}
+
+impl ChildExit {
+    /// The exit code a shell would report (128 + signal for a killed child).
+    pub fn code(&self) -> i32 {
+        if libc::WIFEXITED(self.status) {
+            libc::WEXITSTATUS(self.status)
+        } else if libc::WIFSIGNALED(self.status) {
+            128 + libc::WTERMSIG(self.status)
+        } else {
+            1
+        }
+    }
+}
+
+impl GatedChild {
+    /// Fork a child that will exec `argv` (searched in PATH) once released.
+    ///
+    /// The program is looked up before the fork so that a missing command is an error
+    /// here, not a child that exits 127.
+    pub fn spawn(argv: &[String]) -> io::Result<GatedChild> {
+        let Some(prog) = argv.first() else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "no command given",
+            ));
+        };
+        let path = find_in_path(prog).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{prog}: command not found"),
+            )
+        })?;
+        let cpath = CString::new(path.into_os_string().into_encoded_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in command"))?;
+        let cargs: Vec<CString> = argv
+            .iter()
+            .map(|a| CString::new(a.as_bytes()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in argument"))?;
+        let mut ptrs: Vec<*const libc::c_char> = cargs.iter().map(|c| c.as_ptr()).collect();
+        ptrs.push(std::ptr::null());
+        let (rd, wr) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(io::Error::from)?;
+        // SAFETY: after fork the child calls only async-signal-safe functions (read,
+        // execv, _exit) on memory prepared before the fork.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            drop(wr);
+            let mut b = [0u8; 1];
+            // SAFETY: read into a local buffer, then exec; both async-signal-safe.
+            unsafe {
+                let n = libc::read(rd.as_raw_fd(), b.as_mut_ptr().cast(), 1);
+                if n == 1 {
+                    libc::execv(cpath.as_ptr(), ptrs.as_ptr());
+                }
+                libc::_exit(127);
+            }
+        }
+        drop(rd);
+        Ok(GatedChild {
+            pid,
+            gate: Some(wr),
+            pidfd: None,
+            pidfd_tried: false,
+        })
+    }
+
+    /// The child's pid.
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Let the child exec its command.
+    pub fn release(&mut self) -> io::Result<()> {
+        if let Some(g) = self.gate.take() {
+            nix::unistd::write(&g, b"x").map_err(io::Error::from)?;
+        }
+        Ok(())
+    }
+
+    /// Wait for the child, returning its status and CPU times.
+    pub fn wait(&mut self) -> io::Result<ChildExit> {
+        loop {
+            if let Some(e) = self.reap(0)? {
+                return Ok(e);
+            }
+        }
+    }
+
+    /// Wait up to `timeout` for the child to exit (a pidfd polled with the timeout, so the
+    /// exit is seen at once), reaping it if it did.
+    pub fn wait_timeout(&mut self, timeout: std::time::Duration) -> io::Result<Option<ChildExit>> {
+        if self.pidfd.is_none() && !self.pidfd_tried {
+            self.pidfd_tried = true;
+            // SAFETY: pidfd_open on our own unreaped child; the fd is owned below.
+            let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, self.pid, 0) };
+            if fd >= 0 {
+                // SAFETY: a fresh descriptor returned by the kernel.
+                self.pidfd = Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) });
+            }
+        }
+        match &self.pidfd {
+            Some(fd) => {
+                let mut p = libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+                // SAFETY: one valid pollfd for the duration of the call.
+                unsafe { libc::poll(&mut p, 1, ms) };
+            }
+            None => std::thread::sleep(timeout.min(std::time::Duration::from_millis(1))),
+        }
+        self.try_wait()
+    }
+
+    /// Reap the child if it has exited, without blocking.
+    pub fn try_wait(&mut self) -> io::Result<Option<ChildExit>> {
+        self.reap(libc::WNOHANG)
+    }
+
+    fn reap(&mut self, flags: i32) -> io::Result<Option<ChildExit>> {
+        if self.pid <= 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "child already reaped",
+            ));
+        }
+        let mut status = 0;
+        // SAFETY: rusage is plain data filled in by the kernel.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: wait4 on our own child with valid out-pointers.
+        let r = unsafe { libc::wait4(self.pid, &mut status, flags, &mut ru) };
+        if r == 0 {
+            return Ok(None);
+        }
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            return if e.kind() == io::ErrorKind::Interrupted {
+                Ok(None)
+            } else {
+                Err(e)
+            };
+        }
+        self.pid = 0;
+        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        Ok(Some(ChildExit {
+            status,
+            user_us: us(ru.ru_utime),
+            sys_us: us(ru.ru_stime),
+        }))
+    }
+}
+
+impl Drop for GatedChild {
+    /// A child never released (an error while arming counters) is reaped: closing the
+    /// gate makes it `_exit(127)` without running the command.
+    fn drop(&mut self) {
+        if self.pid > 0 {
+            self.gate.take();
+            let _ = self.wait();
+        }
+    }
+}
+
+fn find_in_path(prog: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let is_exec = |p: &std::path::Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if prog.contains('/') {
+        let p = std::path::PathBuf::from(prog);
+        return is_exec(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| d.join(prog))
+        .find(|p| is_exec(p))
+}

@@ -1,0 +1,372 @@
+//! `perf stat` output: the standard table, `-x SEP` CSV and `--json` lines, in perf 6.1's
+//! layout, with its derived metrics (CPUs utilized, rates per second of task time,
+//! instructions per cycle) and the noise of repeated runs.
+
+use std::fmt::Write as _;
+
+use crate::perf::stat::Count;
+
+/// How counts are printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatStyle {
+    /// The standard aligned table.
+    Table,
+    /// One line per counter, fields joined by this separator (`-x`).
+    Csv(String),
+    /// One JSON object per counter (`--json`).
+    Json,
+}
+
+/// One counter's line.
+#[derive(Debug, Clone)]
+pub struct StatRow<'a> {
+    /// The event name as typed.
+    pub name: &'a str,
+    /// `cpu-clock`/`task-clock`: nanoseconds, shown as msec.
+    pub is_clock: bool,
+    /// `instructions` (gets insn per cycle when `cycles` counted).
+    pub is_instructions: bool,
+    /// `cycles`.
+    pub is_cycles: bool,
+    /// The count (a mean over runs for `-r`).
+    pub count: Count,
+    /// The mean scaled value over runs (`-r`), overriding `count`'s own value.
+    pub mean: Option<f64>,
+    /// The noise of repeated runs, in percent of the mean (`-r`).
+    pub noise_pct: Option<f64>,
+    /// The CPU of a per-CPU row (`-A`).
+    pub cpu: Option<u32>,
+}
+
+impl StatRow<'_> {
+    fn value(&self) -> Option<f64> {
+        self.mean.or_else(|| self.count.scaled())
+    }
+}
+
+/// What the header names as the target.
+#[derive(Debug, Clone)]
+pub enum StatTarget {
+    /// A command line.
+    Command(String),
+    /// `-a` (or `-a -C`).
+    SystemWide,
+    /// `-C` without `-a`.
+    Cpus(String),
+    /// `-p`.
+    Process(String),
+    /// `-t`.
+    Thread(String),
+}
+
+/// The standard header (`Performance counter stats for ...`).
+pub fn header(target: &StatTarget, runs: u32) -> String {
+    let what = match target {
+        StatTarget::Command(c) => format!("'{c}"),
+        StatTarget::SystemWide => "'system wide".to_string(),
+        StatTarget::Cpus(c) => format!("'CPU(s) {c}"),
+        StatTarget::Process(p) => format!("process id '{p}"),
+        StatTarget::Thread(t) => format!("thread id '{t}"),
+    };
+    let runs = if runs > 1 {
+        format!(" ({runs} runs)")
+    } else {
+        String::new()
+    };
+    format!("\n Performance counter stats for {what}'{runs}:\n\n")
+}
+
+/// The interval header of `-I` in the standard style.
+pub fn interval_header(per_cpu: bool) -> String {
+    if per_cpu {
+        "#           time CPU                    counts unit events\n".to_string()
+    } else {
+        "#           time             counts unit events\n".to_string()
+    }
+}
+
+/// perf's K/M/G scaling of a rate.
+fn rate_unit(v: f64) -> (f64, &'static str) {
+    if v > 1e9 {
+        (v / 1e9, "G/sec")
+    } else if v > 1e6 {
+        (v / 1e6, "M/sec")
+    } else if v > 1e3 {
+        (v / 1e3, "K/sec")
+    } else {
+        (v, "/sec")
+    }
+}
+
+/// A derived metric: value, its printf width/precision, and its unit.
+struct Metric {
+    value: f64,
+    width: usize,
+    prec: usize,
+    unit: &'static str,
+}
+
+fn metric_of(row: &StatRow, rows: &[StatRow], elapsed_ns: f64) -> Option<Metric> {
+    let v = row.value()?;
+    let same_cpu = |r: &&StatRow| r.cpu == row.cpu;
+    if row.is_clock {
+        if elapsed_ns <= 0.0 {
+            return None;
+        }
+        return Some(Metric {
+            value: v / elapsed_ns,
+            width: 8,
+            prec: 3,
+            unit: "CPUs utilized",
+        });
+    }
+    if row.is_instructions {
+        if let Some(cycles) = rows
+            .iter()
+            .filter(same_cpu)
+            .find(|r| r.is_cycles)
+            .and_then(|r| r.value())
+            .filter(|&c| c > 0.0)
+        {
+            return Some(Metric {
+                value: v / cycles,
+                width: 7,
+                prec: 2,
+                unit: " insn per cycle",
+            });
+        }
+    }
+    let clock = rows
+        .iter()
+        .filter(same_cpu)
+        .find(|r| r.is_clock)
+        .and_then(|r| r.value())?;
+    let rate = if clock > 0.0 { 1e9 * v / clock } else { 0.0 };
+    let (value, unit) = rate_unit(rate);
+    Some(Metric {
+        value,
+        width: 8,
+        prec: 3,
+        unit,
+    })
+}
+
+fn count_text(row: &StatRow) -> String {
+    match row.value() {
+        Some(v) if row.is_clock => format!("{:.2}", v / 1e6),
+        // perf picks the precision by the event's scale, not the value: counts (scale 1)
+        // print whole, even a mean over runs.
+        Some(v) => format!("{v:.0}"),
+        None => match row.count {
+            Count::NotSupported => "<not supported>".to_string(),
+            _ => "<not counted>".to_string(),
+        },
+    }
+}
+
+fn running(row: &StatRow) -> (u64, f64) {
+    match row.count {
+        Count::Value(r) => {
+            let pct = if r.enabled != r.running && r.enabled > 0 {
+                100.0 * r.running as f64 / r.enabled as f64
+            } else {
+                100.0
+            };
+            (r.running, pct)
+        }
+        Count::NotCounted => (0, 100.0),
+        Count::NotSupported => (0, 100.0),
+    }
+}
+
+/// Width of the metric column of the table.
+const METRIC_LEN: usize = 35;
+
+/// Write the counter lines (one per row) in `style`. `prefix` starts every line (the
+/// interval time of `-I`).
+pub fn write_rows(
+    out: &mut String,
+    rows: &[StatRow],
+    style: &StatStyle,
+    elapsed_ns: f64,
+    prefix: Option<&str>,
+) {
+    for row in rows {
+        let metric = metric_of(row, rows, elapsed_ns);
+        let unit = if row.is_clock { "msec" } else { "" };
+        let (run, pct) = running(row);
+        match style {
+            StatStyle::Table => {
+                if let Some(p) = prefix {
+                    out.push_str(p);
+                    out.push(' ');
+                }
+                if let Some(c) = row.cpu {
+                    let _ = write!(out, "CPU{c:<7} ");
+                }
+                let _ = write!(out, "{:>18} {unit:<4} {:<32}", count_text(row), row.name);
+                match (&metric, row.value()) {
+                    (Some(m), _) => {
+                        let val = format!("{:>w$.p$}", m.value, w = m.width, p = m.prec);
+                        let n = 3 + val.len();
+                        let _ = write!(
+                            out,
+                            " # {val} {:<w$}",
+                            m.unit.trim_start(),
+                            w = METRIC_LEN.saturating_sub(n + 1)
+                        );
+                    }
+                    (None, Some(_)) => {
+                        let _ = write!(out, "{:METRIC_LEN$}", "");
+                    }
+                    (None, None) => {
+                        let _ = write!(out, "{:w$}", "", w = METRIC_LEN - 7);
+                    }
+                }
+                if let Some(n) = row.noise_pct.filter(|&n| n != 0.0) {
+                    let _ = write!(out, "  ( +-{n:>6.2}% )");
+                }
+                if pct != 100.0 {
+                    let _ = write!(out, "  ({pct:.2}%)");
+                }
+                out.push('\n');
+            }
+            StatStyle::Csv(sep) => {
+                if let Some(p) = prefix {
+                    out.push_str(p);
+                    out.push_str(sep);
+                }
+                if let Some(c) = row.cpu {
+                    let _ = write!(out, "CPU{c}{sep}");
+                }
+                let _ = write!(out, "{}{sep}{unit}{sep}{}", count_text(row), row.name);
+                if let Some(n) = row.noise_pct {
+                    let _ = write!(out, "{sep}{n:.2}%");
+                }
+                let _ = write!(out, "{sep}{run}{sep}{pct:.2}");
+                match &metric {
+                    Some(m) => {
+                        let _ = write!(
+                            out,
+                            "{sep}{:.p$}{sep}{}",
+                            m.value,
+                            m.unit.trim_start(),
+                            p = m.prec
+                        );
+                    }
+                    None => {
+                        let _ = write!(out, "{sep}{sep}");
+                    }
+                }
+                out.push('\n');
+            }
+            StatStyle::Json => {
+                out.push('{');
+                if let Some(p) = prefix {
+                    let _ = write!(out, "\"interval\" : {}, ", p.trim());
+                }
+                if let Some(c) = row.cpu {
+                    let _ = write!(out, "\"cpu\" : \"{c}\", ");
+                }
+                let value = match row.value() {
+                    Some(v) if row.is_clock => format!("{:.6}", v / 1e6),
+                    Some(v) => format!("{v:.6}"),
+                    None => count_text(row),
+                };
+                let _ = write!(
+                    out,
+                    "\"counter-value\" : \"{value}\", \"unit\" : \"{unit}\", \"event\" : {}, \"event-runtime\" : {run}, \"pcnt-running\" : {pct:.2}",
+                    serde_json::Value::String(row.name.to_string())
+                );
+                if let Some(n) = row.noise_pct {
+                    let _ = write!(out, ", \"variance\" : {n:.2}");
+                }
+                let (mv, mu) = metric
+                    .as_ref()
+                    .map_or((0.0, ""), |m| (m.value, m.unit.trim_start()));
+                let _ = writeln!(
+                    out,
+                    ", \"metric-value\" : {mv:.6}, \"metric-unit\" : \"{mu}\"}}"
+                );
+            }
+        }
+    }
+}
+
+/// perf's precision for a run's spread: enough digits to show the standard deviation.
+fn precision_for(sd: f64) -> usize {
+    if sd > 1.0 || sd <= 0.0 {
+        return 0;
+    }
+    (-sd.log10()).ceil() as usize
+}
+
+/// The standard footer: elapsed time (with its spread over runs), then user and system
+/// time of a command run once.
+pub fn footer(elapsed_s: f64, elapsed_sd: Option<f64>, user_sys: Option<(f64, f64)>) -> String {
+    let mut out = String::from("\n");
+    match elapsed_sd {
+        Some(sd) => {
+            let p = precision_for(sd) + 2;
+            let _ = write!(out, " {elapsed_s:>17.p$} +- {sd:.p$} seconds time elapsed");
+            if elapsed_s != 0.0 {
+                let pct = 100.0 * sd / elapsed_s;
+                if pct != 0.0 {
+                    let _ = write!(out, "  ( +-{pct:>6.2}% )");
+                }
+            }
+        }
+        None => {
+            let _ = write!(out, " {elapsed_s:>17.9} seconds time elapsed");
+            if let Some((u, s)) = user_sys {
+                let _ = write!(out, "\n\n {u:>17.9} seconds user\n {s:>17.9} seconds sys\n");
+            }
+        }
+    }
+    out.push_str("\n\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::perf::CounterReading;
+
+    fn row(name: &str, clock: bool, value: u64) -> StatRow<'_> {
+        StatRow {
+            name,
+            is_clock: clock,
+            is_instructions: false,
+            is_cycles: false,
+            count: Count::Value(CounterReading {
+                value,
+                enabled: 100,
+                running: 100,
+            }),
+            mean: None,
+            noise_pct: None,
+            cpu: None,
+        }
+    }
+
+    #[test]
+    fn rates_and_units() {
+        assert_eq!(rate_unit(1500.0), (1.5, "K/sec"));
+        assert_eq!(rate_unit(1000.0), (1000.0, "/sec"));
+        assert_eq!(precision_for(0.00131), 3);
+        assert_eq!(precision_for(2.0), 0);
+        let rows = [row("cs", false, 1), row("task-clock", true, 789_000)];
+        let mut s = String::new();
+        write_rows(
+            &mut s,
+            &rows,
+            &StatStyle::Csv(",".into()),
+            300_000_000.0,
+            None,
+        );
+        assert_eq!(
+            s,
+            "1,,cs,100,100.00,1.267,K/sec\n0.79,msec,task-clock,100,100.00,0.003,CPUs utilized\n"
+        );
+    }
+}
