@@ -6,6 +6,15 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo build --release --bin tracectl
 tracectl=$PWD/target/release/tracectl
+# Shell completions, where this machine has a directory for them and we may write there.
+for spec in bash:/usr/share/bash-completion/completions/tracectl \
+            zsh:/usr/share/zsh/vendor-completions/_tracectl \
+            fish:/usr/share/fish/vendor_completions.d/tracectl.fish; do
+    shell=${spec%%:*} file=${spec#*:}
+    if [ -d "$(dirname "$file")" ] && [ -w "$(dirname "$file")" ]; then
+        "$tracectl" completions "$shell" > "$file" && echo "demo: installed $shell completions in $file"
+    fi
+done
 if [ "$(id -u)" != 0 ]; then
     echo "demo: tracing needs root; run: sudo bash scripts/demo.sh" >&2
     exit 1

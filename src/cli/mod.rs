@@ -11,6 +11,7 @@ mod common;
 
 mod capture;
 mod check_events;
+mod completions;
 mod extract;
 mod graph;
 mod list;
@@ -76,6 +77,8 @@ pub enum Command {
     Capture(capture::Args),
     /// perf_event counting and sampling with perf's options (`tracectl perf stat ...`)
     Perf(perf::Args),
+    /// Write a shell completion script (bash, zsh or fish) to stdout
+    Completions(completions::Args),
     /// Print the man page (roff) for tracectl or one subcommand
     Man(simple::ManArgs),
 }
@@ -119,6 +122,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::CheckEvents(a) => check_events::run(&ctx, a),
         Command::Capture(a) => capture::run(&ctx, a),
         Command::Perf(a) => perf::run(&ctx, a),
+        Command::Completions(a) => completions::run(a),
         Command::Man(a) => simple::man(a),
     }
 }
