@@ -1,26 +1,34 @@
 #!/bin/sh
-# Side by side: `trace-cmd report` and `tracectl report` on the same large trace.dat.
+# Side by side: `trace-cmd report` and `tracectl report` on a corpus of trace.dat files
+# with different event mixes, and the MINIMUM ratio over the corpus.
 #
-# Records a trace with trace-cmd (sched, irq, timer, kmem, workqueue, signal, syscalls,
-# block, ext4, filemap, net, rcu ... while a busy workload runs LOOPS times; warns when
-# the file holds fewer than MIN_EVENTS events), then reports it RUNS times with each tool and prints, for each,
-# the best wall time, events per second, the peak RSS (/usr/bin/time -v), and the ratio.
-# The two outputs are compared first: the figures only count if they are identical.
+# Without arguments it records six mixes with trace-cmd while a busy workload runs:
+#   sched      sched_switch/wakeup heavy (plugin-formatted lines)
+#   kmem       kmalloc/kfree/kmem_cache_* dominated (call_site as %pS, gfp flags)
+#   syscalls   raw_syscalls plus syscalls:sys_enter/exit_openat and read/write
+#   fileio     ext4 extent lookups, filemap, block
+#   kernel     timer, workqueue, rcu, irq, softirq
+#   everything all of the above and signal, task, net
+# With FILE arguments it uses those files instead.
+#
+# For each file the two outputs are compared first (the figures only count if they are
+# identical), then each tool reports it RUNS times, alternating, output to /dev/null.
+# Printed per file: events, the fastest run of each and their ratio, the median of the
+# pairwise ratios, and peak RSS. Last line: the minimum fastest-vs-fastest ratio.
 #
 # Needs root, tracefs, trace-cmd and /usr/bin/time. Expensive: run it on an idle machine.
-#   benches/compare-report.sh [FILE]     # FILE: reuse an existing trace.dat instead
-# Environment: MIN_EVENTS (default 2000000), RUNS (default 3), LOOPS (workload rounds,
-# default 6), KEEP=1 keeps the work dir.
+#   benches/compare-report.sh [FILE...]
+# Environment: RUNS (default 15), LOOPS (workload rounds, default 3), KEEP=1 keeps the
+# work dir, TRACE_CMD_HERE (the trace-cmd wrapper used to record).
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-min_events=${MIN_EVENTS:-2000000}
-runs=${RUNS:-3}
+runs=${RUNS:-15}
 work=$(mktemp -d "${TMPDIR:-/tmp}/compare-report.XXXXXX")
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 
 recorder=${TRACE_CMD_HERE:-}
-for c in "$here/../shared/tools/trace-cmd-here" "$here/../../shared/tools/trace-cmd-here"; do
+for c in "$here/scripts/trace-cmd-here" "$here/../shared/tools/trace-cmd-here"; do
     [ -n "$recorder" ] || { [ -x "$c" ] && recorder=$c; } || true
 done
 [ -n "$recorder" ] || recorder=trace-cmd
@@ -31,72 +39,93 @@ echo "building tracectl (release)..."
 (cd "$here" && cargo build --release --quiet --bin tracectl)
 tracectl=$here/target/release/tracectl
 
-if [ $# -ge 1 ]; then
-    dat=$1
-else
-    dat=$work/big.dat
-    # A busy workload: file system walks, syscalls, page cache and block I/O, forks.
-    workload="i=0; while [ \$i -lt \${LOOPS:-6} ]; do ls -lR /usr >/dev/null 2>&1;
-        dd if=/dev/zero of=$work/scratch bs=1M count=16 conv=fsync 2>/dev/null;
-        cat $work/scratch >/dev/null; rm -f $work/scratch; i=\$((i+1)); done"
+# A busy workload: file system walks, syscalls, page cache and block I/O, forks.
+workload="i=0; while [ \$i -lt ${LOOPS:-3} ]; do ls -lR /usr >/dev/null 2>&1;
+    dd if=/dev/zero of=$work/scratch bs=1M count=16 conv=fsync 2>/dev/null;
+    cat $work/scratch >/dev/null; rm -f $work/scratch;
+    find /usr/share -name '*.gz' -size +4k 2>/dev/null | head -200 | xargs cat >/dev/null 2>&1;
+    i=\$((i+1)); done"
+
+record() { # name, events...
+    name=$1
+    shift
     # trace-cmd leaves its -b buffer size behind: put the old size back afterwards.
     sizefile=""
     for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
         [ -z "$sizefile" ] && [ -w "$d/buffer_size_kb" ] && sizefile=$d/buffer_size_kb
     done
     oldsize=$([ -n "$sizefile" ] && cat "$sizefile" || true)
-    echo "recording with $recorder (buffer 64 MiB per CPU)..."
-    "$recorder" record -b 65536 -e sched -e irq -e timer -e kmem -e workqueue -e signal \
-        -e syscalls -e block -e ext4 -e filemap -e net -e rcu -e task \
-        -o "$dat" -- sh -c "$workload" >/dev/null 2>"$work/record.err" || {
-        cat "$work/record.err" >&2; exit 1; }
+    echo "recording $name with $recorder..." >&2
+    "$recorder" record -b 32768 "$@" -o "$work/$name.dat" -- sh -c "$workload" \
+        >/dev/null 2>"$work/record.err" || { cat "$work/record.err" >&2; exit 1; }
     case "$oldsize" in
         [0-9]*) echo "$oldsize" >"$sizefile" 2>/dev/null || true ;;
     esac
-fi
-
-events=$(trace-cmd report -i "$dat" 2>/dev/null | tail -n +2 | grep -vc '^CPU:[0-9]* \[' || true)
-size=$(stat -c %s "$dat")
-echo "file: $dat ($size bytes, $events events)"
-if [ "$events" -lt "$min_events" ]; then
-    echo "warning: fewer than $min_events events; figures are less telling" >&2
-fi
-
-echo "comparing outputs..."
-trace-cmd report -i "$dat" >"$work/theirs.txt" 2>/dev/null
-"$tracectl" report -i "$dat" >"$work/ours.txt"
-total=$(wc -l <"$work/theirs.txt")
-diffs=$(diff "$work/theirs.txt" "$work/ours.txt" | grep -c '^>' || true)
-echo "lines: $total, differing: $diffs"
-rm -f "$work/theirs.txt" "$work/ours.txt"
-
-# best-of-RUNS wall seconds and max RSS (KiB) of a command writing to /dev/null
-measure() {
-    best=""
-    rss=0
-    i=0
-    while [ $i -lt "$runs" ]; do
-        /usr/bin/time -v -o "$work/time.txt" "$@" >/dev/null 2>/dev/null
-        t=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
-                 for (k = 1; k <= n; k++) s = s * 60 + p[k]; print s }' "$work/time.txt")
-        r=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time.txt")
-        if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t; fi
-        [ "$r" -gt "$rss" ] && rss=$r
-        i=$((i + 1))
-    done
-    echo "$best $rss"
+    echo "$work/$name.dat"
 }
 
-set -- $(measure trace-cmd report -i "$dat")
-tc_t=$1 tc_rss=$2
-set -- $(measure "$tracectl" report -i "$dat")
-us_t=$1 us_rss=$2
+if [ $# -ge 1 ]; then
+    files="$*"
+else
+    files="$(record sched -e sched)
+$(record kmem -e kmem:kmalloc -e kmem:kfree -e kmem:kmem_cache_alloc -e kmem:kmem_cache_free -e kmem:mm_page_alloc -e kmem:mm_page_free)
+$(record syscalls -e raw_syscalls -e syscalls:sys_enter_openat -e syscalls:sys_exit_openat -e syscalls:sys_enter_read -e syscalls:sys_exit_read -e syscalls:sys_enter_write -e syscalls:sys_exit_write)
+$(record fileio -e ext4 -e filemap -e block)
+$(record kernel -e timer -e workqueue -e rcu -e irq)
+$(record everything -e sched -e irq -e timer -e kmem -e workqueue -e signal -e syscalls -e block -e ext4 -e filemap -e net -e rcu -e task)"
+fi
 
-awk -v ev="$events" -v a="$tc_t" -v b="$us_t" -v ra="$tc_rss" -v rb="$us_rss" -v runs="$runs" 'BEGIN {
-    ea = (a > 0) ? ev / a : 0; eb = (b > 0) ? ev / b : 0;
-    printf "best of %d runs, output to /dev/null\n", runs;
-    printf "%-10s %10s %14s %12s\n", "tool", "seconds", "events/s", "peak RSS";
-    printf "%-10s %10.2f %14.0f %9d KiB\n", "trace-cmd", a, ea, ra;
-    printf "%-10s %10.2f %14.0f %9d KiB\n", "tracectl", b, eb, rb;
-    if (b > 0) printf "ratio: tracectl events/s = %.1fx trace-cmd, peak RSS = %.2fx trace-cmd\n", a / b, rb / ra;
-}'
+# One run: wall seconds and peak RSS (KiB) of a command writing to /dev/null.
+once() {
+    /usr/bin/time -v -o "$work/time.txt" "$@" >/dev/null 2>/dev/null
+    awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
+             for (k = 1; k <= n; k++) s = s * 60 + p[k]; t = s }
+         /Maximum resident set size/ { r = $2 }
+         END { print t, r }' "$work/time.txt"
+}
+
+printf '%-14s %9s %9s %9s %8s %8s %10s %10s\n' file events "tc best" "us best" "best x" "median x" "tc RSS" "us RSS"
+: >"$work/ratios"
+for dat in $files; do
+    name=$(basename "$dat" .dat)
+    trace-cmd report -i "$dat" >"$work/theirs.txt" 2>/dev/null
+    "$tracectl" report -i "$dat" >"$work/ours.txt"
+    if ! cmp -s "$work/theirs.txt" "$work/ours.txt"; then
+        echo "$name: outputs differ ($(diff "$work/theirs.txt" "$work/ours.txt" | grep -c '^>') lines); not timed" >&2
+        echo "differ" >>"$work/ratios"
+        continue
+    fi
+    events=$(tail -n +2 "$work/theirs.txt" | grep -vc '^CPU:[0-9]* \[' || true)
+    rm -f "$work/theirs.txt" "$work/ours.txt"
+    : >"$work/pairs"
+    i=0
+    while [ "$i" -lt "$runs" ]; do
+        # Alternate which tool goes first, so that neither always meets a warm cache.
+        if [ $((i % 2)) = 0 ]; then
+            a=$(once trace-cmd report -i "$dat"); b=$(once "$tracectl" report -i "$dat")
+        else
+            b=$(once "$tracectl" report -i "$dat"); a=$(once trace-cmd report -i "$dat")
+        fi
+        echo "$a $b" >>"$work/pairs"
+        i=$((i + 1))
+    done
+    awk -v name="$name" -v ev="$events" '
+        { ta[NR] = $1; ra = ($2 > ra) ? $2 : ra; tb[NR] = $3; rb = ($4 > rb) ? $4 : rb;
+          r[NR] = ($3 > 0) ? $1 / $3 : 0 }
+        END {
+            ba = ta[1]; bb = tb[1];
+            for (i = 2; i <= NR; i++) { if (ta[i] < ba) ba = ta[i]; if (tb[i] < bb) bb = tb[i] }
+            n = NR; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+            med = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2;
+            best = (bb > 0) ? ba / bb : 0;
+            printf "%-14s %9d %9.3f %9.3f %8.1f %8.1f %6d KiB %6d KiB\n", name, ev, ba, bb, best, med, ra, rb;
+            print best > "/dev/stderr"
+        }' "$work/pairs" 2>>"$work/ratios"
+done
+awk 'BEGIN { min = ""; bad = 0 }
+     /differ/ { bad++; next }
+     { if (min == "" || $1 < min) min = $1 }
+     END {
+        if (bad) printf "%d file(s) differ: their ratios do not count\n", bad;
+        if (min != "") printf "minimum ratio over the corpus (fastest run vs fastest run): %.1fx\n", min;
+     }' "$work/ratios"
