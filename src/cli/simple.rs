@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use clap::{ArgMatches, CommandFactory};
-use tracectl::tracefs::{AppendMode, EventTarget, FunctionFilter, Instance, TracefsError};
+use tracectl::tracefs::{
+    AppendMode, EventTarget, FunctionFilter, Instance, ResetFlag, TracefsError,
+};
 
 use super::common::{warn_unavailable, Context};
 
@@ -371,23 +373,36 @@ pub fn clear(ctx: &Context, a: InstanceArgs) -> Result<i32> {
     each_instance(ctx, &a, |i| i.clear())
 }
 
-/// Options of `reset`.
+/// Options of `reset`, as trace-cmd reset takes them: their order matters (`-d` and `-b`
+/// act on the buffers named by the closest `-B`, `-a` or `-t` before them).
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    tracectl reset                     reset the top level; instances are left alone\n  \
+    tracectl reset -B one -b 4096 -B two -d\n                                     \
+    reset instance one with 4096 KiB per CPU, remove instance two\n  \
+    tracectl reset -a -d               remove every instance; the top level is left alone\n  \
+    tracectl reset -t -a -d            reset the top level and remove every instance")]
 pub struct ResetArgs {
-    /// Reset only this instance (with -d: remove it)
+    /// Reset this instance (repeatable); the top level is then reset only with -t
     #[arg(short = 'B', value_name = "INSTANCE")]
-    pub instance: Option<String>,
-    /// With -B: remove the instance instead of resetting it
-    #[arg(short = 'd', requires = "instance")]
-    pub delete: bool,
-    /// Reset the top level and remove every instance (what reset does without -B; accepted
-    /// for trace-cmd's scripts)
-    #[arg(short = 'a', long = "all", conflicts_with_all = ["instance", "keep_instances"])]
-    pub all: bool,
-    /// Leave instances alone (neither reset nor removed); only the top level is reset
-    #[arg(long = "keep-instances", conflicts_with = "instance")]
+    pub instance: Vec<String>,
+    /// Reset every existing instance; the top level is then reset only with -t
+    #[arg(short = 'a', long = "all", action = clap::ArgAction::Count)]
+    pub all: u8,
+    /// Reset the top level too (needed with -B or -a)
+    #[arg(short = 't', action = clap::ArgAction::Count)]
+    pub top: u8,
+    /// Remove the instance(s) of the preceding -B or -a instead of resetting them
+    #[arg(short = 'd', action = clap::ArgAction::Count)]
+    pub delete: u8,
+    /// Per-CPU buffer size in KiB for the buffer(s) of the preceding -B, -a or -t (the top
+    /// level before any of them)
+    #[arg(short = 'b', value_name = "KB")]
+    pub buffer_kb: Vec<u64>,
+    /// Accepted for older scripts: instances are left alone without -B or -a
+    #[arg(long = "keep-instances", hide = true)]
     pub keep_instances: bool,
-    /// Also empty the ring buffer
+    /// Also empty the ring buffer of every buffer reset
     #[arg(long = "clear")]
     pub clear: bool,
     /// Print what was changed as JSON
@@ -395,31 +410,49 @@ pub struct ResetArgs {
     pub json: bool,
 }
 
+/// The reset flags in command-line order.
+fn reset_flags(m: &ArgMatches) -> Vec<ResetFlag> {
+    let mut items: Vec<(usize, ResetFlag)> = Vec::new();
+    if let (Some(idx), Some(vals)) = (m.indices_of("instance"), m.get_many::<String>("instance")) {
+        items.extend(
+            idx.zip(vals)
+                .map(|(i, v)| (i, ResetFlag::Instance(v.clone()))),
+        );
+    }
+    if let (Some(idx), Some(vals)) = (m.indices_of("buffer_kb"), m.get_many::<u64>("buffer_kb")) {
+        items.extend(idx.zip(vals).map(|(i, v)| (i, ResetFlag::BufferKb(*v))));
+    }
+    for (id, flag) in [
+        ("all", ResetFlag::AllInstances),
+        ("top", ResetFlag::Top),
+        ("delete", ResetFlag::Delete),
+    ] {
+        // A counted flag has a default value (0) whose index is not an occurrence.
+        if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
+        if let Some(idx) = m.indices_of(id) {
+            items.extend(idx.map(|i| (i, flag.clone())));
+        }
+    }
+    items.sort_by_key(|x| x.0);
+    items.into_iter().map(|(_, f)| f).collect()
+}
+
 /// `reset`.
 pub fn reset(ctx: &Context, a: ResetArgs) -> Result<i32> {
     let t = ctx.tracefs()?;
-    let rep = match &a.instance {
-        Some(n) if a.delete => {
-            t.remove_instance(n)?;
-            tracectl::tracefs::ResetReport {
-                changed: vec![format!("instances/{n} (removed)")],
-                skipped: vec![],
-            }
+    let flags = reset_flags(&subcommand_matches("reset")?);
+    let plan = t.reset_plan(&flags)?;
+    if a.clear {
+        if plan.top {
+            t.top().clear()?;
         }
-        Some(n) => {
-            let i = t.instance(Some(n))?;
-            if a.clear {
-                i.clear()?;
-            }
-            i.reset()?
+        for i in plan.instances.iter().filter(|i| !i.delete) {
+            t.instance(Some(&i.name))?.clear()?;
         }
-        None => {
-            if a.clear {
-                t.top().clear()?;
-            }
-            t.reset_all(a.keep_instances)?
-        }
-    };
+    }
+    let rep = t.reset(&plan)?;
     if a.json {
         super::common::print_json(
             &serde_json::json!({"changed": rep.changed, "skipped": rep.skipped}),

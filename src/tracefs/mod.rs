@@ -43,7 +43,10 @@ pub use instance::{
     parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks,
 };
 pub use mount::{looks_like_tracefs, parse_mounts, MountEntry, USUAL_PATHS};
-pub use reset::{default_option, ResetReport, DEFAULT_BUFFER_KB, DEFAULT_OPTIONS};
+pub use reset::{
+    default_option, InstanceReset, ResetFlag, ResetPlan, ResetReport, DEFAULT_BUFFER_KB,
+    DEFAULT_OPTIONS,
+};
 pub use trigger::{parse_trigger_file, removal_text, Hist, HistCommand, Trigger, TriggerAction};
 
 use std::path::{Path, PathBuf};
