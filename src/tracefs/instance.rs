@@ -294,25 +294,14 @@ impl Tracefs {
     pub fn remove_instance(&self, name: &str) -> Result<(), TracefsError> {
         check_instance_name(self, name)?;
         let dir = self.path(Path::new("instances").join(name));
-        let res = if looks_recorded(&dir) {
-            std::fs::remove_dir_all(&dir)
-        } else {
+        // In tracefs rmdir removes the whole instance; in a recorded tree an instance is
+        // an ordinary directory with files in it.
+        let res = if self.is_live() {
             std::fs::remove_dir(&dir)
+        } else {
+            std::fs::remove_dir_all(&dir)
         };
         res.map_err(|e| TracefsError::from_io(&dir, e))
-    }
-}
-
-/// In a copied tree an instance is an ordinary directory with files in it; in tracefs
-/// rmdir removes the whole instance. Tell them apart by the filesystem type.
-fn looks_recorded(dir: &Path) -> bool {
-    match nix::sys::statfs::statfs(dir) {
-        // TRACEFS_MAGIC and DEBUGFS_MAGIC
-        Ok(s) => {
-            let t = s.filesystem_type().0;
-            t != 0x74726163 && t != 0x64626720
-        }
-        Err(_) => false,
     }
 }
 

@@ -25,6 +25,7 @@ mod events;
 mod file;
 mod ftrace;
 pub mod graph;
+mod host;
 mod instance;
 mod mount;
 mod reset;
@@ -39,6 +40,7 @@ pub use ftrace::{
     parse_available_functions, validate_functions, FunctionFilter, FunctionTrigger,
     FunctionTriggerAction,
 };
+pub use host::Host;
 pub use instance::{
     parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks,
 };

@@ -243,12 +243,14 @@ impl Instance {
                 rep.note(self, "buffer_size_kb", r)?;
             }
         }
-        let page_kb = (nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
-            .ok()
-            .flatten()
-            .unwrap_or(4096)
-            / 1024) as u64;
-        if let Ok(kb) = self.subbuf_size_kb() {
+        // The default sub-buffer is one page of the kernel's; a tree does not record its
+        // page size, so its sub-buffer size is left as it is.
+        let page_kb = self
+            .tracefs()
+            .host()
+            .page_size()
+            .map(|p| u64::from(p / 1024));
+        if let (Ok(kb), Some(page_kb)) = (self.subbuf_size_kb(), page_kb) {
             if kb != page_kb {
                 let r = self.set_subbuf_size_kb(page_kb);
                 rep.note(self, "buffer_subbuf_size_kb", r)?;
