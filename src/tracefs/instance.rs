@@ -584,15 +584,33 @@ impl Instance {
         self.write_str("trace_options", &word)
     }
 
-    /// Apply trace-cmd's `-O` syntax: `NAME` sets, `noNAME` clears (unless an option
-    /// is really called `noNAME`).
-    pub fn apply_option(&self, spec: &str) -> Result<(), TracefsError> {
-        if let Some(rest) = spec.strip_prefix("no") {
-            if !self.exists(Path::new("options").join(spec)) || !self.exists("options") {
-                return self.set_option(rest, false);
+    /// Read trace-cmd's `-O` syntax without writing: `NAME` sets, `noNAME` clears (unless
+    /// an option is really called `noNAME`). Returns the option and its new state, or an
+    /// error naming the closest options when this buffer has no such option.
+    pub fn check_option(&self, spec: &str) -> Result<(String, bool), TracefsError> {
+        let has = |name: &str| -> bool {
+            if self.exists("options") {
+                self.exists(Path::new("options").join(name))
+            } else {
+                self.options()
+                    .map(|o| o.iter().any(|(n, _)| n == name))
+                    .unwrap_or(false)
             }
+        };
+        if has(spec) {
+            return Ok((spec.to_string(), true));
         }
-        self.set_option(spec, true)
+        match spec.strip_prefix("no") {
+            Some(rest) if has(rest) => Ok((rest.to_string(), false)),
+            Some(rest) => Err(self.unknown_option(rest)),
+            None => Err(self.unknown_option(spec)),
+        }
+    }
+
+    /// Apply trace-cmd's `-O` syntax (see [`Instance::check_option`]).
+    pub fn apply_option(&self, spec: &str) -> Result<(), TracefsError> {
+        let (name, on) = self.check_option(spec)?;
+        self.set_option(&name, on)
     }
 
     // ---- buffers ---------------------------------------------------------------------
@@ -606,8 +624,25 @@ impl Instance {
         })
     }
 
+    /// Check a per-CPU buffer size before writing it: the kernel refuses 0, and turns
+    /// KiB into bytes in an unsigned long, which sizes past 2^54 KiB would wrap.
+    pub fn check_buffer_size(&self, kb: u64) -> Result<(), TracefsError> {
+        let detail = if kb == 0 {
+            "0 KiB: a buffer needs at least 1 KiB".to_string()
+        } else if kb > u64::MAX >> 10 {
+            format!("{kb} KiB is more bytes than a 64-bit size holds")
+        } else {
+            return Ok(());
+        };
+        Err(TracefsError::BadValue {
+            path: self.path("buffer_size_kb"),
+            detail,
+        })
+    }
+
     /// Set every CPU's buffer to `kb` KiB.
     pub fn set_buffer_size(&self, kb: u64) -> Result<(), TracefsError> {
+        self.check_buffer_size(kb)?;
         self.write_str("buffer_size_kb", &kb.to_string())
     }
 
@@ -640,8 +675,29 @@ impl Instance {
         self.read_number("buffer_subbuf_size_kb")
     }
 
+    /// Check a sub-buffer size before writing it: the kernel takes 1 to 128 pages.
+    pub fn check_subbuf_size_kb(&self, kb: u64) -> Result<(), TracefsError> {
+        let max_kb = self
+            .tracefs()
+            .host()
+            .page_size()
+            .map(|p| 128 * u64::from(p / 1024));
+        let detail = match max_kb {
+            _ if kb == 0 => "0 KiB: a sub-buffer is at least one page".to_string(),
+            Some(max) if kb > max => {
+                format!("{kb} KiB is over the kernel's limit of 128 pages ({max} KiB)")
+            }
+            _ => return Ok(()),
+        };
+        Err(TracefsError::BadValue {
+            path: self.path("buffer_subbuf_size_kb"),
+            detail,
+        })
+    }
+
     /// Set `buffer_subbuf_size_kb` (the kernel rounds up to a power-of-two number of pages).
     pub fn set_subbuf_size_kb(&self, kb: u64) -> Result<(), TracefsError> {
+        self.check_subbuf_size_kb(kb)?;
         self.write_str("buffer_subbuf_size_kb", &kb.to_string())
     }
 
@@ -650,14 +706,20 @@ impl Instance {
         self.read_number("buffer_percent")
     }
 
-    /// Set `buffer_percent` (0..=100).
-    pub fn set_buffer_percent(&self, pct: u64) -> Result<(), TracefsError> {
+    /// Check a `buffer_percent` value (0..=100) before writing it.
+    pub fn check_buffer_percent(&self, pct: u64) -> Result<(), TracefsError> {
         if pct > 100 {
             return Err(TracefsError::BadValue {
                 path: self.path("buffer_percent"),
                 detail: format!("{pct} is over 100"),
             });
         }
+        Ok(())
+    }
+
+    /// Set `buffer_percent` (0..=100).
+    pub fn set_buffer_percent(&self, pct: u64) -> Result<(), TracefsError> {
+        self.check_buffer_percent(pct)?;
         self.write_str("buffer_percent", &pct.to_string())
     }
 
@@ -666,15 +728,26 @@ impl Instance {
         self.read_value("tracing_cpumask")
     }
 
-    /// Set `tracing_cpumask` (hex, e.g. `3` for CPUs 0 and 1).
-    pub fn set_cpumask(&self, mask: &str) -> Result<(), TracefsError> {
-        let m = mask.trim().trim_start_matches("0x");
-        if m.is_empty() || !m.chars().all(|c| c.is_ascii_hexdigit() || c == ',') {
+    /// Check a `tracing_cpumask` value before writing it; returns the text to write (hex
+    /// digits in comma-separated groups, without `0x`).
+    pub fn check_cpumask<'m>(&self, mask: &'m str) -> Result<&'m str, TracefsError> {
+        let m = mask.trim();
+        let m = m.strip_prefix("0x").unwrap_or(m);
+        let well_formed = !m.is_empty()
+            && m.split(',')
+                .all(|g| !g.is_empty() && g.chars().all(|c| c.is_ascii_hexdigit()));
+        if !well_formed {
             return Err(TracefsError::BadValue {
                 path: self.path("tracing_cpumask"),
                 detail: format!("{mask:?} is not a hex CPU mask (e.g. 3 for CPUs 0-1)"),
             });
         }
+        Ok(m)
+    }
+
+    /// Set `tracing_cpumask` (hex, e.g. `3` for CPUs 0 and 1).
+    pub fn set_cpumask(&self, mask: &str) -> Result<(), TracefsError> {
+        let m = self.check_cpumask(mask)?;
         self.write_str("tracing_cpumask", m)
     }
 
