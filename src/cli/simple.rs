@@ -147,53 +147,18 @@ fn subcommand_matches(name: &str) -> Result<ArgMatches> {
         .with_context(|| format!("no `{name}` subcommand in the arguments"))
 }
 
-/// `start` (reset first) and `set` (no reset).
+/// `start` (reset first) and `set` (no reset). Everything is checked before the first
+/// write, so a command that fails has changed nothing.
 pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let verb = if reset_first { "start" } else { "set" };
     let specs = bind_events(&subcommand_matches(verb)?)?;
     let t = ctx.tracefs()?;
-    // Resolve every event before touching anything: a typo changes nothing.
-    let available = t.available_events()?;
-    let mut targets: Vec<(EventSpec, EventTarget)> = Vec::new();
-    for s in specs {
-        let target = tracectl::tracefs::resolve_event(&s.event, &available)?;
-        if matches!(target, EventTarget::All) && !s.filters.is_empty() {
-            anyhow::bail!("-f cannot apply to -e all; give a system or an event");
-        }
-        targets.push((s, target));
-    }
-    // Values the kernel lists are checked up front too, against the top level (an
-    // instance to be created has the same lists).
-    let top = t.top();
-    if let (Some(p), Ok(avail)) = (&a.tracer, top.available_tracers()) {
-        if !avail.iter().any(|x| x == p) {
-            anyhow::bail!(
-                "tracer {p:?} is not in available_tracers ({}); nothing was changed",
-                avail.join(" ")
-            );
-        }
-    }
-    if let (Some(c), Ok(clocks)) = (&a.clock, top.trace_clock()) {
-        if clocks.available.len() > 1 && !clocks.available.iter().any(|x| x == c) {
-            anyhow::bail!(
-                "unknown clock {c:?}; this kernel has: {}; nothing was changed",
-                clocks.available.join(" ")
-            );
-        }
-    }
-    let funcs: Vec<&str> = a
-        .ftrace_filter
-        .iter()
-        .chain(&a.ftrace_notrace)
-        .chain(&a.graph_function)
-        .map(String::as_str)
-        .collect();
-    if !funcs.is_empty() {
-        if let Ok(avail) = t.available_functions() {
-            tracectl::tracefs::validate_functions(&funcs, &avail)
-                .map_err(|e| anyhow::anyhow!("{e}; nothing was changed"))?;
-        }
-    }
+    // An instance still to be created gets the top level's files and lists.
+    let target = match &a.instance {
+        Some(n) if t.path(format!("instances/{n}")).is_dir() => t.instance(Some(n))?,
+        _ => t.top(),
+    };
+    let targets = check_start(&t, &target, &a, specs)?;
     let inst = match &a.instance {
         Some(n) => t.create_instance(n)?,
         None => t.top(),
@@ -253,18 +218,12 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
             Err(e) => soft(Err(e))?,
         }
     }
-    for (which, list) in [
-        (FunctionFilter::Filter, &a.ftrace_filter),
-        (FunctionFilter::Notrace, &a.ftrace_notrace),
-        (FunctionFilter::GraphFunction, &a.graph_function),
-    ] {
-        if !list.is_empty() {
-            let pats: Vec<&str> = list.iter().map(String::as_str).collect();
-            soft(inst.set_function_filter(which, &pats, AppendMode::Truncate))?;
-        }
+    for (which, list) in function_filters(&a) {
+        let pats: Vec<&str> = list.iter().map(String::as_str).collect();
+        inst.set_function_filter(which, &pats, AppendMode::Truncate)?;
     }
     if let Some(d) = a.max_graph_depth {
-        soft(inst.set_max_graph_depth(d))?;
+        inst.set_max_graph_depth(d)?;
     }
     if let Some(p) = &a.tracer {
         soft(inst.set_tracer(p))?;
@@ -274,29 +233,23 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         for f in &s.filters {
             inst.set_filter(target, f)?;
         }
-        for (n, r) in s.triggers.iter().enumerate() {
-            let evs = match target {
-                EventTarget::Events(v) => v.clone(),
-                _ => anyhow::bail!(
-                    "-R {r:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}",
-                    s.event
-                ),
-            };
-            // Like trace-cmd (and `echo TRIGGER > trigger`), the first trigger opens the
-            // file with O_TRUNC; the kernel adds it. Further ones append, since O_TRUNC
-            // also drops hist triggers.
-            let mode = if n == 0 {
-                AppendMode::Truncate
-            } else {
-                AppendMode::Append
-            };
-            for e in &evs {
-                inst.write(e.dir().join("trigger"), r.as_bytes(), mode)?;
+        if let EventTarget::Events(evs) = target {
+            for (n, r) in s.triggers.iter().enumerate() {
+                // Like trace-cmd (and `echo TRIGGER > trigger`), the first trigger opens
+                // the file with O_TRUNC; the kernel adds it. Further ones append, since
+                // O_TRUNC also drops hist triggers.
+                let mode = if n == 0 {
+                    AppendMode::Truncate
+                } else {
+                    AppendMode::Append
+                };
+                for e in evs {
+                    inst.write(e.dir().join("trigger"), r.as_bytes(), mode)?;
+                }
             }
         }
     }
-    for (s, target) in targets.iter().filter(|(s, _)| !s.invert) {
-        let _ = s;
+    for (_, target) in targets.iter().filter(|(s, _)| !s.invert) {
         inst.set_target_enabled(target, true)?;
     }
     for (_, target) in targets.iter().filter(|(s, _)| s.invert) {
@@ -306,6 +259,142 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         inst.set_tracing_on(true)?;
     }
     Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// The -l, -n and -g lists that were given, with their files.
+fn function_filters(a: &StartArgs) -> Vec<(FunctionFilter, &Vec<String>)> {
+    [
+        (FunctionFilter::Filter, &a.ftrace_filter),
+        (FunctionFilter::Notrace, &a.ftrace_notrace),
+        (FunctionFilter::GraphFunction, &a.graph_function),
+    ]
+    .into_iter()
+    .filter(|(_, l)| !l.is_empty())
+    .collect()
+}
+
+/// Check every value of `start`/`set` against `target` (the buffer, or the top level for
+/// an instance still to be created) without writing anything; returns each -e resolved.
+fn check_start(
+    t: &tracectl::tracefs::Tracefs,
+    target: &Instance,
+    a: &StartArgs,
+    specs: Vec<EventSpec>,
+) -> Result<Vec<(EventSpec, EventTarget)>> {
+    const UNCHANGED: &str = "nothing was changed";
+    let available = t.available_events()?;
+    let mut targets: Vec<(EventSpec, EventTarget)> = Vec::new();
+    for s in specs {
+        let resolved =
+            tracectl::tracefs::resolve_event(&s.event, &available).with_context(|| UNCHANGED)?;
+        if matches!(resolved, EventTarget::All) && !s.filters.is_empty() {
+            anyhow::bail!("-f cannot apply to -e all; give a system or an event; {UNCHANGED}");
+        }
+        if !s.triggers.is_empty() && !matches!(resolved, EventTarget::Events(_)) {
+            anyhow::bail!(
+                "-R {:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}; {UNCHANGED}",
+                s.triggers[0],
+                s.event
+            );
+        }
+        for f in &s.filters {
+            check_event_filter(t, &resolved, f)
+                .with_context(|| format!("-f {f:?}; {UNCHANGED}"))?;
+        }
+        targets.push((s, resolved));
+    }
+    // Values the kernel lists.
+    if let (Some(p), Ok(avail)) = (&a.tracer, target.available_tracers()) {
+        if !avail.iter().any(|x| x == p) {
+            anyhow::bail!(
+                "tracer {p:?} is not in available_tracers ({}); {UNCHANGED}",
+                avail.join(" ")
+            );
+        }
+    }
+    if let (Some(c), Ok(clocks)) = (&a.clock, target.trace_clock()) {
+        if clocks.available.len() > 1 && !clocks.available.iter().any(|x| x == c) {
+            anyhow::bail!(
+                "unknown clock {c:?}; this kernel has: {}; {UNCHANGED}",
+                clocks.available.join(" ")
+            );
+        }
+    }
+    // Values the kernel would refuse or misread.
+    let checks = [
+        a.subbuf_kb.map(|kb| target.check_subbuf_size_kb(kb)),
+        a.buffer_kb.map(|kb| target.check_buffer_size(kb)),
+        a.buffer_percent.map(|p| target.check_buffer_percent(p)),
+        a.cpumask
+            .as_deref()
+            .map(|m| target.check_cpumask(m).map(|_| ())),
+    ];
+    for c in checks.into_iter().flatten() {
+        c.with_context(|| UNCHANGED)?;
+    }
+    for o in &a.options {
+        target
+            .check_option(o)
+            .with_context(|| format!("-O {o}; {UNCHANGED}"))?;
+    }
+    // Files the other values go to must be there and usable.
+    if !a.pids.is_empty() {
+        target
+            .read("set_event_pid")
+            .with_context(|| format!("-P: {UNCHANGED}"))?;
+    }
+    for (which, list) in function_filters(a) {
+        let flag = match which {
+            FunctionFilter::Filter => "-l",
+            FunctionFilter::Notrace => "-n",
+            _ => "-g",
+        };
+        let pats: Vec<&str> = list.iter().map(String::as_str).collect();
+        target
+            .check_function_filter(which, &pats)
+            .with_context(|| format!("{flag} {}; {UNCHANGED}", list.join(" ")))?;
+    }
+    if a.max_graph_depth.is_some() {
+        target
+            .max_graph_depth()
+            .with_context(|| format!("--max-graph-depth: {UNCHANGED}"))?;
+    }
+    Ok(targets)
+}
+
+/// Check a -f filter against the format of each event it goes to. A system filter is
+/// kept by the kernel for the events it fits, so it must fit one of them.
+fn check_event_filter(
+    t: &tracectl::tracefs::Tracefs,
+    target: &EventTarget,
+    filter: &str,
+) -> Result<()> {
+    let events = match target {
+        EventTarget::Events(v) => v.clone(),
+        EventTarget::System(sys) => t
+            .available_events()?
+            .into_iter()
+            .filter(|e| &e.system == sys)
+            .collect(),
+        EventTarget::All => return Ok(()),
+    };
+    let mut first_err = None;
+    let mut fits = 0;
+    for e in &events {
+        let text = t.read_string(e.dir().join("format"))?;
+        let schema = tracectl::event::Schema::parse(&e.system, &text, 8)?;
+        match tracectl::event::check_filter(&schema, filter) {
+            Ok(()) => fits += 1,
+            Err(err) if matches!(target, EventTarget::Events(_)) => return Err(err.into()),
+            Err(err) => {
+                first_err.get_or_insert(err);
+            }
+        }
+    }
+    match first_err {
+        Some(err) if fits == 0 => Err(err.into()),
+        _ => Ok(()),
+    }
 }
 
 fn report_skipped(skipped: &[String]) {
