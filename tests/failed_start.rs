@@ -162,3 +162,35 @@ fn valid_values_still_go_through() {
     assert_eq!(t.read("buffer_percent"), "100");
     assert_eq!(t.read("buffer_subbuf_size_kb"), "8");
 }
+
+/// `record` checks the same values before it creates its instance (live: a recording needs
+/// a kernel; nothing is written, so this is safe on a shared machine).
+#[test]
+fn record_refuses_bad_values_before_writing_live() {
+    let live = std::path::Path::new("/sys/kernel/tracing/events/header_page");
+    if unsafe { libc::geteuid() } != 0 || !live.exists() {
+        eprintln!("skipped: needs root and tracefs at /sys/kernel/tracing");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.dat");
+    for (args, says) in [
+        (&["-b", "0"][..], "buffer_size_kb: 0 KiB"),
+        (&["-M", "zz"][..], "not a hex CPU mask"),
+        (&["-O", "nosuchoption"][..], "no option \"suchoption\""),
+        (&["--subbuf-size", "0"][..], "buffer_subbuf_size_kb: 0 KiB"),
+    ] {
+        let o = std::process::Command::new(tree_support::bin())
+            .arg("--tracefs")
+            .arg("/sys/kernel/tracing")
+            .args(["record", "-q", "-e", "sched:sched_switch", "-o"])
+            .arg(&out)
+            .args(args)
+            .args(["--", "true"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(says), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    }
+}

@@ -295,6 +295,7 @@ impl Recorder {
     pub fn start(t: Tracefs, cfg: RecordConfig, output: &Path) -> Result<Recorder, RecordError> {
         // A tree is a recording: nothing in it to trace, and nothing of it to change.
         t.require_live("record")?;
+        check_values(&t, &cfg)?;
         let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
         let (name, created) = match &cfg.instance {
             Some(n) => {
@@ -833,6 +834,28 @@ impl Drop for Recorder {
     fn drop(&mut self) {
         self.teardown();
     }
+}
+
+/// Refuse, before anything is written, the values the kernel would reject or misread;
+/// a buffer still to be created is checked against the top level, whose files it copies.
+fn check_values(t: &Tracefs, cfg: &RecordConfig) -> Result<(), TracefsError> {
+    let target = match &cfg.instance {
+        Some(n) if t.path(format!("instances/{n}")).is_dir() => t.instance(Some(n))?,
+        _ => t.top(),
+    };
+    if let Some(kb) = cfg.buffer_size_kb {
+        target.check_buffer_size(kb)?;
+    }
+    if let Some(kb) = cfg.subbuf_size_kb {
+        target.check_subbuf_size_kb(kb)?;
+    }
+    if let Some(m) = &cfg.cpumask {
+        target.check_cpumask(m)?;
+    }
+    for o in &cfg.options {
+        target.check_option(o)?;
+    }
+    Ok(())
 }
 
 /// The page size stored in the file: this machine's, or for a tree (which does not record

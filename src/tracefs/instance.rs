@@ -602,7 +602,13 @@ impl Instance {
         }
         match spec.strip_prefix("no") {
             Some(rest) if has(rest) => Ok((rest.to_string(), false)),
-            Some(rest) => Err(self.unknown_option(rest)),
+            Some(rest) => Err(match self.unknown_option(rest) {
+                TracefsError::BadValue { path, detail } => TracefsError::BadValue {
+                    path,
+                    detail: format!("{spec:?} clears an option, but {detail}"),
+                },
+                e => e,
+            }),
             None => Err(self.unknown_option(spec)),
         }
     }
