@@ -89,6 +89,29 @@ fn extract_of_a_tree_takes_its_metadata_from_the_tree_only() {
 }
 
 #[test]
+fn a_tracefs_dir_that_is_not_one_is_an_error_not_the_live_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    for args in [
+        vec!["extract", "-q", "-o", "x.dat"],
+        vec!["record", "-q", "-e", "sched", "-o", "x.dat", "--", "true"],
+    ] {
+        let o = Command::new(bin())
+            .arg("--tracefs")
+            .arg(&missing)
+            .args(&args)
+            .current_dir(dir.path())
+            .env_remove("TRACECTL_TRACEFS")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(err.contains("no such directory"), "{args:?}: {err}");
+        assert!(!dir.path().join("x.dat").exists(), "{args:?} wrote a file");
+    }
+}
+
+#[test]
 fn extract_of_a_tree_without_kallsyms_stores_none() {
     let t = Tree::new(FIXTURE);
     assert!(!t.root.join("host/kallsyms.zst").exists());
@@ -118,6 +141,8 @@ fn nothing_of_this_machine_is_opened_for_a_tree() {
     for args in [
         vec!["extract", "-q", "-o", out.to_str().unwrap()],
         vec!["stream", "--style", "kernel"],
+        vec!["stat"],
+        vec!["check-events"],
     ] {
         let o = Command::new("strace")
             .args([

@@ -223,8 +223,12 @@ fn split_targets(mut t: Targets) -> Split {
     (inst, events, more)
 }
 
-/// The tracefs root: the one given, else the usual mount points.
+/// The tracefs root: the one given (an error there is the answer: never another root),
+/// else the one found, else the usual mount points.
 pub fn live_tracefs(ctx: &Context) -> Result<Tracefs> {
+    if ctx.tracefs.is_some() {
+        return ctx.tracefs();
+    }
     if let Ok(t) = ctx.tracefs() {
         return Ok(t);
     }
