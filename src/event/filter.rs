@@ -48,7 +48,9 @@ const GENERIC_OTHER_FIELDS: &[&str] = &["CPU", "cpu", "STACKTRACE", "stacktrace"
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FieldType {
     String,
-    Number,
+    Number {
+        signed: bool,
+    },
     /// A suffixed field or a special one: only its name is checked.
     Other,
 }
@@ -79,21 +81,38 @@ fn field_type(schema: &Schema, name: &str) -> Option<FieldType> {
             FieldType::String
         }
         FieldKind::Pointer if is_char => FieldType::String,
-        FieldKind::Scalar | FieldKind::Pointer => FieldType::Number,
+        FieldKind::Scalar | FieldKind::Pointer => FieldType::Number { signed: f.signed },
         _ => FieldType::Other,
     })
 }
 
-/// Whether `v` reads as a number the way the kernel's `kstrto*` with base 0 reads it.
-fn is_number(v: &str) -> bool {
-    let v = v.strip_prefix('-').unwrap_or(v);
-    if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
-        return !hex.is_empty() && u64::from_str_radix(hex, 16).is_ok();
+/// Whether `v` reads as a number the way the kernel's filter reads it: `kstrtoll` for a
+/// signed field, `kstrtoull` (no minus sign) for an unsigned one, base 0 (decimal, `0x`
+/// hex, `0` octal).
+fn is_number(v: &str, signed: bool) -> bool {
+    let (negative, digits) = match v.strip_prefix('-') {
+        Some(d) if signed => (true, d),
+        Some(_) => return false,
+        None => (false, v),
+    };
+    if !digits.starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
     }
-    if v.len() > 1 && v.starts_with('0') {
-        return u64::from_str_radix(&v[1..], 8).is_ok();
+    let magnitude = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        u64::from_str_radix(hex, 16)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        u64::from_str_radix(&digits[1..], 8)
+    } else {
+        digits.parse::<u64>()
+    };
+    match (magnitude, signed) {
+        (Err(_), _) => false,
+        (Ok(_), false) => true,
+        (Ok(m), true) => m <= i64::MAX as u64 + u64::from(negative),
     }
-    !v.is_empty() && v.parse::<u64>().is_ok()
 }
 
 const OPS: &[&str] = &["==", "!=", "<=", ">=", "<", ">", "&", "~"];
@@ -180,7 +199,7 @@ pub fn check_filter(schema: &Schema, filter: &str) -> Result<(), FilterSyntaxErr
                         format!("{field:?} is a string: use ==, != or ~, not {op}"),
                     ));
                 }
-                FieldType::Number if *op == "~" => {
+                FieldType::Number { .. } if *op == "~" => {
                     return Err(fail(
                         op_at,
                         format!("{field:?} is a number: ~ compares strings"),
@@ -199,7 +218,7 @@ pub fn check_filter(schema: &Schema, filter: &str) -> Result<(), FilterSyntaxErr
                         return Err(fail(val_at, "the quoted value has no closing quote".into()))
                     }
                 }
-                if ty == FieldType::Number {
+                if let FieldType::Number { .. } = ty {
                     return Err(fail(val_at, format!("{field:?} is a number, not a string")));
                 }
             } else {
@@ -230,11 +249,14 @@ pub fn check_filter(schema: &Schema, filter: &str) -> Result<(), FilterSyntaxErr
                         format!("{field:?} is a string: put {value:?} in quotes"),
                     ));
                 }
-                if ty == FieldType::Number && !is_number(value) {
-                    return Err(fail(
-                        val_at,
-                        format!("{value:?} is not a number (field {field:?} is numeric)"),
-                    ));
+                if let FieldType::Number { signed } = ty {
+                    if !is_number(value, signed) {
+                        let kind = if signed { "a signed" } else { "an unsigned" };
+                        return Err(fail(
+                            val_at,
+                            format!("{value:?} is not a number for {field:?} ({kind} field)"),
+                        ));
+                    }
                 }
             }
             want_operand = false;
@@ -317,6 +339,11 @@ print fmt: \"prev_comm=%s prev_pid=%d\", REC->prev_comm, REC->prev_pid
             "! prev_pid == 1",
             "prev_pid == 010",
             "cpu == 1",
+            "common_flags == 300",
+            "prev_pid == 99999999999",
+            "prev_comm == \"a b\"",
+            "prev_comm ~ \"*a\"",
+            "prev_state == -9223372036854775808",
             "common_pid > 0 && CPU == 1",
             "COMM ~ 'ls*'",
             "prev_state & 1",
@@ -351,6 +378,12 @@ print fmt: \"prev_comm=%s prev_pid=%d\", REC->prev_comm, REC->prev_pid
             ("()", "expected a field name", 1),
             ("prev_comm == sh", "put \"sh\" in quotes", 13),
             ("prev_pid == 09", "is not a number", 12),
+            ("common_flags == -1", "an unsigned field", 16),
+            ("prev_pid == +1", "is not a number", 12),
+            ("prev_pid == 0x", "is not a number", 12),
+            ("prev_pid == 1a", "is not a number", 12),
+            ("prev_pid > 18446744073709551616", "is not a number", 11),
+            ("prev_pid == 1 ) ", "unbalanced ')'", 14),
             ("prev_pid == 1 next_pid == 2", "expected && or ||", 14),
             ("prev_comm == \"bash", "no closing quote", 13),
             ("[", "expected a field name", 0),
