@@ -398,10 +398,10 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
             let gopts = GraphOptions::from_tracefs(t);
             if gopts.latency && gopts.context_info {
                 let (entries, total) = buffer_counts(t);
-                let uname = t.read_string("host/uname").unwrap_or_default();
-                let ncpus = t
-                    .read_string("host/cpu_online")
-                    .ok()
+                let host = t.host();
+                let uname = host.uname_line().unwrap_or_default();
+                let ncpus = host
+                    .cpu_online()
                     .and_then(|l| count_cpu_list(&l))
                     .unwrap_or(1);
                 write_latency_header(&mut out, &uname, entries, total, ncpus);
@@ -493,13 +493,12 @@ fn replay_graph<'a>(
             }
         }
     }
-    let irq_range = std::fs::read(t.path("host/kallsyms.zst"))
-        .ok()
-        .and_then(|z| zstd::decode_all(&z[..]).ok())
-        .and_then(|b| irq_range_from_kallsyms(&String::from_utf8_lossy(&b)));
-    let ncpus = t
-        .read_string("host/cpu_online")
-        .ok()
+    let host = t.host();
+    let irq_range = host
+        .kallsyms()
+        .and_then(|text| irq_range_from_kallsyms(&text));
+    let ncpus = host
+        .cpu_online()
         .and_then(|l| count_cpu_list(&l))
         .unwrap_or_else(|| {
             std::fs::read_dir(t.path("per_cpu"))
@@ -522,9 +521,8 @@ fn replay_graph<'a>(
         .filter_map(|n| reg.by_name("ftrace", n).map(|s| s.id))
         .collect();
     let be = p.style.big_endian;
-    let release = t
-        .read_string("host/uname")
-        .ok()
+    let release = host
+        .uname_line()
         .and_then(|u| u.split_whitespace().nth(2).map(str::to_string));
     let blank_first = release
         .as_deref()
