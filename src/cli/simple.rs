@@ -352,7 +352,9 @@ fn check_start(
         let pats: Vec<&str> = list.iter().map(String::as_str).collect();
         target
             .check_function_filter(which, &pats)
-            .with_context(|| format!("{flag} {}; {UNCHANGED}", list.join(" ")))?;
+            .with_context(|| {
+                format!("{flag} {} ({}); {UNCHANGED}", list.join(" "), which.file())
+            })?;
     }
     if a.max_graph_depth.is_some() {
         target
