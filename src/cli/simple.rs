@@ -153,11 +153,7 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let verb = if reset_first { "start" } else { "set" };
     let specs = bind_events(&subcommand_matches(verb)?)?;
     let t = ctx.tracefs()?;
-    // An instance still to be created gets the top level's files and lists.
-    let target = match &a.instance {
-        Some(n) if t.path(format!("instances/{n}")).is_dir() => t.instance(Some(n))?,
-        _ => t.top(),
-    };
+    let target = t.instance_or_top(a.instance.as_deref());
     let targets = check_start(&t, &target, &a, specs)?;
     let inst = match &a.instance {
         Some(n) => t.create_instance(n)?,

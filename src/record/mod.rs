@@ -839,10 +839,7 @@ impl Drop for Recorder {
 /// Refuse, before anything is written, the values the kernel would reject or misread;
 /// a buffer still to be created is checked against the top level, whose files it copies.
 fn check_values(t: &Tracefs, cfg: &RecordConfig) -> Result<(), TracefsError> {
-    let target = match &cfg.instance {
-        Some(n) if t.path(format!("instances/{n}")).is_dir() => t.instance(Some(n))?,
-        _ => t.top(),
-    };
+    let target = t.instance_or_top(cfg.instance.as_deref());
     if let Some(kb) = cfg.buffer_size_kb {
         target.check_buffer_size(kb)?;
     }

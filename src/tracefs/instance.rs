@@ -247,6 +247,24 @@ impl Tracefs {
         })
     }
 
+    /// The buffer whose files and lists `-B NAME` has or will have, for checking values
+    /// before anything is created: the instance when it exists, else the top level (a
+    /// new instance starts with the top level's lists).
+    pub fn instance_or_top(&self, name: Option<&str>) -> Instance {
+        match name {
+            Some(n)
+                if check_instance_name(self, n).is_ok()
+                    && self.path(Path::new("instances").join(n)).is_dir() =>
+            {
+                Instance {
+                    tracefs: self.clone(),
+                    name: Some(n.to_string()),
+                }
+            }
+            _ => self.top(),
+        }
+    }
+
     /// The names under `instances/`, sorted.
     pub fn instances(&self) -> Result<Vec<String>, TracefsError> {
         let dir = self.path("instances");
