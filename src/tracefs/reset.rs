@@ -332,6 +332,11 @@ pub struct InstanceReset {
 /// Without flags only the top level is reset: instances, which other tools may own, are
 /// left alone. `-B NAME` and `-a` select instances instead of the top level; `-t` adds
 /// the top level back; `-d` removes what the preceding `-B`/`-a` selected.
+///
+/// These are the rules of trace-cmd-reset(1). trace-cmd 3.1's code differs from its
+/// manual in two corners, where the manual is followed: `-a` with no `-B` before it
+/// resets the top level there too, and a `-B NAME -d` followed by `-a` keeps NAME. Its
+/// `-b 0` means 1 KiB; here it is refused with the reason, as for `start`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ResetPlan {
     /// Reset the top level.
@@ -346,7 +351,7 @@ pub struct ResetPlan {
 impl ResetPlan {
     /// The plan for `flags`, with `existing` the instances now under `instances/` (for
     /// `-a`). Fails, naming the flag, when `-d` has no instance to act on or a size is 0.
-    pub fn from_flags(flags: &[ResetFlag], existing: &[String]) -> Result<ResetPlan, String> {
+    fn from_flags(flags: &[ResetFlag], existing: &[String]) -> Result<ResetPlan, String> {
         #[derive(Clone, Copy)]
         enum Current {
             Top,
