@@ -428,10 +428,11 @@ impl Tracefs {
     /// exists: nothing has been written when this fails.
     pub fn reset_plan(&self, flags: &[ResetFlag]) -> Result<ResetPlan, TracefsError> {
         let wants_all = flags.contains(&ResetFlag::AllInstances);
-        let existing = if wants_all {
-            self.instances()?
-        } else {
-            Vec::new()
+        // A root without instances/ has none for -a to reset.
+        let existing = match wants_all.then(|| self.instances()) {
+            Some(Ok(names)) => names,
+            Some(Err(e)) if !e.is_unavailable() => return Err(e),
+            _ => Vec::new(),
         };
         let plan =
             ResetPlan::from_flags(flags, &existing).map_err(|detail| TracefsError::BadValue {
