@@ -322,7 +322,10 @@ fn instances_are_created_by_set_and_removed_by_reset() {
         fs::read_to_string(repo().join(TREE).join("events/sched/sched_switch/enable")).unwrap()
     );
     assert_eq!(t.ok(&["list", "-B"]), "work\n");
+    // A plain reset leaves instances alone (another tool may own them); -a -d removes them.
     t.ok(&["reset"]);
+    assert!(inst.exists());
+    t.ok(&["reset", "-a", "-d"]);
     assert!(!inst.exists());
 }
 

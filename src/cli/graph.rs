@@ -47,6 +47,7 @@ pub struct Args {
 /// Run `tracectl graph`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let t = ctx.tracefs()?;
+    t.require_live("graph")?;
     let inst = t.instance(a.instance.as_deref())?;
     let mut functions = a.functions;
     if !a.syscall.is_empty() {

@@ -49,7 +49,7 @@ pub enum Command {
     Stop(simple::InstanceArgs),
     /// Resume writing to the ring buffer (tracing_on=1)
     Restart(simple::InstanceArgs),
-    /// Put everything back to the kernel's defaults
+    /// Put the top level (or the instances -B/-a name) back to the kernel's defaults
     Reset(simple::ResetArgs),
     /// Clear the ring buffer
     Clear(simple::InstanceArgs),

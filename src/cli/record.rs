@@ -223,8 +223,12 @@ fn split_targets(mut t: Targets) -> Split {
     (inst, events, more)
 }
 
-/// The tracefs root: the one given, else the usual mount points.
+/// The tracefs root: the one given (an error there is the answer: never another root),
+/// else the one found, else the usual mount points.
 pub fn live_tracefs(ctx: &Context) -> Result<Tracefs> {
+    if ctx.tracefs.is_some() {
+        return ctx.tracefs();
+    }
     if let Ok(t) = ctx.tracefs() {
         return Ok(t);
     }
@@ -337,6 +341,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if cfg.events.is_empty() && cfg.plugin.is_none() {
         anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
     }
+    // Before the command is started: a tree has no kernel to trace it.
+    let tracefs = live_tracefs(ctx)?;
+    tracefs.require_live("record")?;
     // The command starts stopped (its shell stops itself before exec) so no event of it
     // is missed and -F can filter its pid first. It is spawned before our signals are
     // blocked because a child inherits the blocked mask.
@@ -365,7 +372,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if let (Some(c), true) = (&child, a.only_command) {
         cfg.pids.push(c.id());
     }
-    let rec = match live_tracefs(ctx).and_then(|t| Ok(Recorder::start(t, cfg, &a.output)?)) {
+    let rec = match Recorder::start(tracefs, cfg, &a.output) {
         Ok(r) => r,
         Err(e) => {
             if let Some(mut c) = child {
@@ -373,7 +380,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
                 let _ = c.wait();
             }
-            return Err(e);
+            return Err(e.into());
         }
     };
     for w in rec.warnings() {

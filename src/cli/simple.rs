@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use clap::{ArgMatches, CommandFactory};
-use tracectl::tracefs::{AppendMode, EventTarget, FunctionFilter, Instance, TracefsError};
+use tracectl::tracefs::{
+    AppendMode, EventTarget, FunctionFilter, Instance, ResetFlag, TracefsError,
+};
 
 use super::common::{warn_unavailable, Context};
 
@@ -145,53 +147,14 @@ fn subcommand_matches(name: &str) -> Result<ArgMatches> {
         .with_context(|| format!("no `{name}` subcommand in the arguments"))
 }
 
-/// `start` (reset first) and `set` (no reset).
+/// `start` (reset first) and `set` (no reset). Everything is checked before the first
+/// write, so a command that fails has changed nothing.
 pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let verb = if reset_first { "start" } else { "set" };
     let specs = bind_events(&subcommand_matches(verb)?)?;
     let t = ctx.tracefs()?;
-    // Resolve every event before touching anything: a typo changes nothing.
-    let available = t.available_events()?;
-    let mut targets: Vec<(EventSpec, EventTarget)> = Vec::new();
-    for s in specs {
-        let target = tracectl::tracefs::resolve_event(&s.event, &available)?;
-        if matches!(target, EventTarget::All) && !s.filters.is_empty() {
-            anyhow::bail!("-f cannot apply to -e all; give a system or an event");
-        }
-        targets.push((s, target));
-    }
-    // Values the kernel lists are checked up front too, against the top level (an
-    // instance to be created has the same lists).
-    let top = t.top();
-    if let (Some(p), Ok(avail)) = (&a.tracer, top.available_tracers()) {
-        if !avail.iter().any(|x| x == p) {
-            anyhow::bail!(
-                "tracer {p:?} is not in available_tracers ({}); nothing was changed",
-                avail.join(" ")
-            );
-        }
-    }
-    if let (Some(c), Ok(clocks)) = (&a.clock, top.trace_clock()) {
-        if clocks.available.len() > 1 && !clocks.available.iter().any(|x| x == c) {
-            anyhow::bail!(
-                "unknown clock {c:?}; this kernel has: {}; nothing was changed",
-                clocks.available.join(" ")
-            );
-        }
-    }
-    let funcs: Vec<&str> = a
-        .ftrace_filter
-        .iter()
-        .chain(&a.ftrace_notrace)
-        .chain(&a.graph_function)
-        .map(String::as_str)
-        .collect();
-    if !funcs.is_empty() {
-        if let Ok(avail) = t.available_functions() {
-            tracectl::tracefs::validate_functions(&funcs, &avail)
-                .map_err(|e| anyhow::anyhow!("{e}; nothing was changed"))?;
-        }
-    }
+    let target = t.instance_or_top(a.instance.as_deref());
+    let targets = check_start(&t, &target, &a, specs)?;
     let inst = match &a.instance {
         Some(n) => t.create_instance(n)?,
         None => t.top(),
@@ -251,18 +214,12 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
             Err(e) => soft(Err(e))?,
         }
     }
-    for (which, list) in [
-        (FunctionFilter::Filter, &a.ftrace_filter),
-        (FunctionFilter::Notrace, &a.ftrace_notrace),
-        (FunctionFilter::GraphFunction, &a.graph_function),
-    ] {
-        if !list.is_empty() {
-            let pats: Vec<&str> = list.iter().map(String::as_str).collect();
-            soft(inst.set_function_filter(which, &pats, AppendMode::Truncate))?;
-        }
+    for (which, list) in function_filters(&a) {
+        let pats: Vec<&str> = list.iter().map(String::as_str).collect();
+        inst.set_function_filter(which, &pats, AppendMode::Truncate)?;
     }
     if let Some(d) = a.max_graph_depth {
-        soft(inst.set_max_graph_depth(d))?;
+        inst.set_max_graph_depth(d)?;
     }
     if let Some(p) = &a.tracer {
         soft(inst.set_tracer(p))?;
@@ -272,29 +229,23 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         for f in &s.filters {
             inst.set_filter(target, f)?;
         }
-        for (n, r) in s.triggers.iter().enumerate() {
-            let evs = match target {
-                EventTarget::Events(v) => v.clone(),
-                _ => anyhow::bail!(
-                    "-R {r:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}",
-                    s.event
-                ),
-            };
-            // Like trace-cmd (and `echo TRIGGER > trigger`), the first trigger opens the
-            // file with O_TRUNC; the kernel adds it. Further ones append, since O_TRUNC
-            // also drops hist triggers.
-            let mode = if n == 0 {
-                AppendMode::Truncate
-            } else {
-                AppendMode::Append
-            };
-            for e in &evs {
-                inst.write(e.dir().join("trigger"), r.as_bytes(), mode)?;
+        if let EventTarget::Events(evs) = target {
+            for (n, r) in s.triggers.iter().enumerate() {
+                // Like trace-cmd (and `echo TRIGGER > trigger`), the first trigger opens
+                // the file with O_TRUNC; the kernel adds it. Further ones append, since
+                // O_TRUNC also drops hist triggers.
+                let mode = if n == 0 {
+                    AppendMode::Truncate
+                } else {
+                    AppendMode::Append
+                };
+                for e in evs {
+                    inst.write(e.dir().join("trigger"), r.as_bytes(), mode)?;
+                }
             }
         }
     }
-    for (s, target) in targets.iter().filter(|(s, _)| !s.invert) {
-        let _ = s;
+    for (_, target) in targets.iter().filter(|(s, _)| !s.invert) {
         inst.set_target_enabled(target, true)?;
     }
     for (_, target) in targets.iter().filter(|(s, _)| s.invert) {
@@ -304,6 +255,149 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         inst.set_tracing_on(true)?;
     }
     Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// The -l, -n and -g lists that were given, with their files.
+fn function_filters(a: &StartArgs) -> Vec<(FunctionFilter, &Vec<String>)> {
+    [
+        (FunctionFilter::Filter, &a.ftrace_filter),
+        (FunctionFilter::Notrace, &a.ftrace_notrace),
+        (FunctionFilter::GraphFunction, &a.graph_function),
+    ]
+    .into_iter()
+    .filter(|(_, l)| !l.is_empty())
+    .collect()
+}
+
+/// Check every value of `start`/`set` against `target` (the buffer, or the top level for
+/// an instance still to be created) without writing anything; returns each -e resolved.
+fn check_start(
+    t: &tracectl::tracefs::Tracefs,
+    target: &Instance,
+    a: &StartArgs,
+    specs: Vec<EventSpec>,
+) -> Result<Vec<(EventSpec, EventTarget)>> {
+    const UNCHANGED: &str = "nothing was changed";
+    let available = t.available_events()?;
+    let mut targets: Vec<(EventSpec, EventTarget)> = Vec::new();
+    for s in specs {
+        let resolved =
+            tracectl::tracefs::resolve_event(&s.event, &available).with_context(|| UNCHANGED)?;
+        if matches!(resolved, EventTarget::All) && !s.filters.is_empty() {
+            anyhow::bail!("-f cannot apply to -e all; give a system or an event; {UNCHANGED}");
+        }
+        if !s.triggers.is_empty() && !matches!(resolved, EventTarget::Events(_)) {
+            anyhow::bail!(
+                "-R {:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}; {UNCHANGED}",
+                s.triggers[0],
+                s.event
+            );
+        }
+        for f in &s.filters {
+            check_event_filter(t, &available, &resolved, f)
+                .with_context(|| format!("-f {f:?}; {UNCHANGED}"))?;
+        }
+        targets.push((s, resolved));
+    }
+    // Values the kernel lists.
+    if let (Some(p), Ok(avail)) = (&a.tracer, target.available_tracers()) {
+        if !avail.iter().any(|x| x == p) {
+            anyhow::bail!(
+                "tracer {p:?} is not in available_tracers ({}); {UNCHANGED}",
+                avail.join(" ")
+            );
+        }
+    }
+    if let (Some(c), Ok(clocks)) = (&a.clock, target.trace_clock()) {
+        if clocks.available.len() > 1 && !clocks.available.iter().any(|x| x == c) {
+            anyhow::bail!(
+                "unknown clock {c:?}; this kernel has: {}; {UNCHANGED}",
+                clocks.available.join(" ")
+            );
+        }
+    }
+    // Values the kernel would refuse or misread.
+    let checks = [
+        a.subbuf_kb.map(|kb| target.check_subbuf_size_kb(kb)),
+        a.buffer_kb.map(|kb| target.check_buffer_size(kb)),
+        a.buffer_percent.map(|p| target.check_buffer_percent(p)),
+        a.cpumask
+            .as_deref()
+            .map(|m| target.check_cpumask(m).map(|_| ())),
+    ];
+    for c in checks.into_iter().flatten() {
+        c.with_context(|| UNCHANGED)?;
+    }
+    for o in &a.options {
+        target
+            .check_option(o)
+            .with_context(|| format!("-O {o}; {UNCHANGED}"))?;
+    }
+    // Files the other values go to must be there and usable.
+    if !a.pids.is_empty() {
+        target
+            .read("set_event_pid")
+            .with_context(|| format!("-P: {UNCHANGED}"))?;
+    }
+    for (which, list) in function_filters(a) {
+        let flag = match which {
+            FunctionFilter::Filter => "-l",
+            FunctionFilter::Notrace => "-n",
+            _ => "-g",
+        };
+        let pats: Vec<&str> = list.iter().map(String::as_str).collect();
+        target
+            .check_function_filter(which, &pats)
+            .with_context(|| {
+                format!("{flag} {} ({}); {UNCHANGED}", list.join(" "), which.file())
+            })?;
+    }
+    if a.max_graph_depth.is_some() {
+        target
+            .max_graph_depth()
+            .with_context(|| format!("--max-graph-depth: {UNCHANGED}"))?;
+    }
+    Ok(targets)
+}
+
+/// Check a -f filter against the format of each event it goes to. A system filter is
+/// kept by the kernel for the events it fits, so it must fit one of them. An event whose
+/// format cannot be read or parsed is left to the kernel to judge.
+fn check_event_filter(
+    t: &tracectl::tracefs::Tracefs,
+    available: &[tracectl::tracefs::EventName],
+    target: &EventTarget,
+    filter: &str,
+) -> Result<()> {
+    let events: Vec<&tracectl::tracefs::EventName> = match target {
+        EventTarget::Events(v) => v.iter().collect(),
+        EventTarget::System(sys) => available.iter().filter(|e| &e.system == sys).collect(),
+        EventTarget::All => return Ok(()),
+    };
+    let mut first_err = None;
+    let mut fits = 0;
+    for e in events {
+        // Only the field names and types matter here, not the long size.
+        let Some(schema) = t
+            .read_string(e.dir().join("format"))
+            .ok()
+            .and_then(|text| tracectl::event::Schema::parse(&e.system, &text, 8).ok())
+        else {
+            fits += 1;
+            continue;
+        };
+        match tracectl::event::check_filter(&schema, filter) {
+            Ok(()) => fits += 1,
+            Err(err) if matches!(target, EventTarget::Events(_)) => return Err(err.into()),
+            Err(err) => {
+                first_err.get_or_insert(err);
+            }
+        }
+    }
+    match first_err {
+        Some(err) if fits == 0 => Err(err.into()),
+        _ => Ok(()),
+    }
 }
 
 fn report_skipped(skipped: &[String]) {
@@ -371,23 +465,36 @@ pub fn clear(ctx: &Context, a: InstanceArgs) -> Result<i32> {
     each_instance(ctx, &a, |i| i.clear())
 }
 
-/// Options of `reset`.
+/// Options of `reset`, as trace-cmd reset takes them: their order matters (`-d` and `-b`
+/// act on the buffers named by the closest `-B`, `-a` or `-t` before them).
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    tracectl reset                     reset the top level; instances are left alone\n  \
+    tracectl reset -B one -b 4096 -B two -d\n                                     \
+    reset instance one with 4096 KiB per CPU, remove instance two\n  \
+    tracectl reset -a -d               remove every instance; the top level is left alone\n  \
+    tracectl reset -t -a -d            reset the top level and remove every instance")]
 pub struct ResetArgs {
-    /// Reset only this instance (with -d: remove it)
+    /// Reset this instance (repeatable); the top level is then reset only with -t
     #[arg(short = 'B', value_name = "INSTANCE")]
-    pub instance: Option<String>,
-    /// With -B: remove the instance instead of resetting it
-    #[arg(short = 'd', requires = "instance")]
-    pub delete: bool,
-    /// Reset the top level and remove every instance (what reset does without -B; accepted
-    /// for trace-cmd's scripts)
-    #[arg(short = 'a', long = "all", conflicts_with_all = ["instance", "keep_instances"])]
-    pub all: bool,
-    /// Leave instances alone (neither reset nor removed); only the top level is reset
-    #[arg(long = "keep-instances", conflicts_with = "instance")]
+    pub instance: Vec<String>,
+    /// Reset every existing instance; the top level is then reset only with -t
+    #[arg(short = 'a', long = "all", action = clap::ArgAction::Count)]
+    pub all: u8,
+    /// Reset the top level too (needed with -B or -a)
+    #[arg(short = 't', action = clap::ArgAction::Count)]
+    pub top: u8,
+    /// Remove the instance(s) of the preceding -B or -a instead of resetting them
+    #[arg(short = 'd', action = clap::ArgAction::Count)]
+    pub delete: u8,
+    /// Per-CPU buffer size in KiB for the buffer(s) of the preceding -B, -a or -t (the top
+    /// level before any of them)
+    #[arg(short = 'b', value_name = "KB")]
+    pub buffer_kb: Vec<u64>,
+    /// Accepted for older scripts: instances are left alone without -B or -a
+    #[arg(long = "keep-instances", hide = true)]
     pub keep_instances: bool,
-    /// Also empty the ring buffer
+    /// Also empty the ring buffer of every buffer reset
     #[arg(long = "clear")]
     pub clear: bool,
     /// Print what was changed as JSON
@@ -395,31 +502,49 @@ pub struct ResetArgs {
     pub json: bool,
 }
 
+/// The reset flags in command-line order.
+fn reset_flags(m: &ArgMatches) -> Vec<ResetFlag> {
+    let mut items: Vec<(usize, ResetFlag)> = Vec::new();
+    if let (Some(idx), Some(vals)) = (m.indices_of("instance"), m.get_many::<String>("instance")) {
+        items.extend(
+            idx.zip(vals)
+                .map(|(i, v)| (i, ResetFlag::Instance(v.clone()))),
+        );
+    }
+    if let (Some(idx), Some(vals)) = (m.indices_of("buffer_kb"), m.get_many::<u64>("buffer_kb")) {
+        items.extend(idx.zip(vals).map(|(i, v)| (i, ResetFlag::BufferKb(*v))));
+    }
+    for (id, flag) in [
+        ("all", ResetFlag::AllInstances),
+        ("top", ResetFlag::Top),
+        ("delete", ResetFlag::Delete),
+    ] {
+        // A counted flag has a default value (0) whose index is not an occurrence.
+        if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
+        if let Some(idx) = m.indices_of(id) {
+            items.extend(idx.map(|i| (i, flag.clone())));
+        }
+    }
+    items.sort_by_key(|x| x.0);
+    items.into_iter().map(|(_, f)| f).collect()
+}
+
 /// `reset`.
 pub fn reset(ctx: &Context, a: ResetArgs) -> Result<i32> {
     let t = ctx.tracefs()?;
-    let rep = match &a.instance {
-        Some(n) if a.delete => {
-            t.remove_instance(n)?;
-            tracectl::tracefs::ResetReport {
-                changed: vec![format!("instances/{n} (removed)")],
-                skipped: vec![],
-            }
+    let flags = reset_flags(&subcommand_matches("reset")?);
+    let plan = t.reset_plan(&flags)?;
+    if a.clear {
+        if plan.top {
+            t.top().clear()?;
         }
-        Some(n) => {
-            let i = t.instance(Some(n))?;
-            if a.clear {
-                i.clear()?;
-            }
-            i.reset()?
+        for i in plan.instances.iter().filter(|i| !i.delete) {
+            t.instance(Some(&i.name))?.clear()?;
         }
-        None => {
-            if a.clear {
-                t.top().clear()?;
-            }
-            t.reset_all(a.keep_instances)?
-        }
-    };
+    }
+    let rep = t.reset(&plan)?;
     if a.json {
         super::common::print_json(
             &serde_json::json!({"changed": rep.changed, "skipped": rep.skipped}),

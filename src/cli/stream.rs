@@ -14,7 +14,7 @@ use tracectl::render::graph::{
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::tracefs::capture::{
-    count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events,
+    count_cpu_list, event_matches, resolve_enum_constants_of, select_events,
 };
 use tracectl::tracefs::{AppendMode, Tracefs};
 
@@ -290,17 +290,7 @@ impl EventText {
                 None
             }
         };
-        let kallsyms_text = if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
-            zstd::decode_all(&z[..])
-                .ok()
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-        } else if let Ok(s) = std::fs::read_to_string(t.path("host/kallsyms")) {
-            Some(s)
-        } else if is_live(t) {
-            std::fs::read_to_string("/proc/kallsyms").ok()
-        } else {
-            None
-        };
+        let kallsyms_text = t.host().kallsyms();
         let printk = t
             .read_string("printk_formats")
             .ok()
@@ -330,10 +320,6 @@ impl EventText {
     }
 }
 
-fn is_live(t: &Tracefs) -> bool {
-    is_mounted_tracefs(t.root())
-}
-
 fn ids_for(events: &[(String, String, u16)], specs: &[String]) -> Option<HashSet<u16>> {
     if specs.is_empty() {
         return None;
@@ -350,7 +336,7 @@ fn ids_for(events: &[(String, String, u16)], specs: &[String]) -> Option<HashSet
 /// Run `tracectl stream`.
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let tracefs = ctx.tracefs()?;
-    if is_live(&tracefs) {
+    if tracefs.is_live() {
         live(&tracefs, &args)
     } else {
         replay(&tracefs, &args)
@@ -412,10 +398,10 @@ fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
             let gopts = GraphOptions::from_tracefs(t);
             if gopts.latency && gopts.context_info {
                 let (entries, total) = buffer_counts(t);
-                let uname = t.read_string("host/uname").unwrap_or_default();
-                let ncpus = t
-                    .read_string("host/cpu_online")
-                    .ok()
+                let host = t.host();
+                let uname = host.uname_line().unwrap_or_default();
+                let ncpus = host
+                    .cpu_online()
                     .and_then(|l| count_cpu_list(&l))
                     .unwrap_or(1);
                 write_latency_header(&mut out, &uname, entries, total, ncpus);
@@ -507,13 +493,12 @@ fn replay_graph<'a>(
             }
         }
     }
-    let irq_range = std::fs::read(t.path("host/kallsyms.zst"))
-        .ok()
-        .and_then(|z| zstd::decode_all(&z[..]).ok())
-        .and_then(|b| irq_range_from_kallsyms(&String::from_utf8_lossy(&b)));
-    let ncpus = t
-        .read_string("host/cpu_online")
-        .ok()
+    let host = t.host();
+    let irq_range = host
+        .kallsyms()
+        .and_then(|text| irq_range_from_kallsyms(&text));
+    let ncpus = host
+        .cpu_online()
         .and_then(|l| count_cpu_list(&l))
         .unwrap_or_else(|| {
             std::fs::read_dir(t.path("per_cpu"))
@@ -536,9 +521,8 @@ fn replay_graph<'a>(
         .filter_map(|n| reg.by_name("ftrace", n).map(|s| s.id))
         .collect();
     let be = p.style.big_endian;
-    let release = t
-        .read_string("host/uname")
-        .ok()
+    let release = host
+        .uname_line()
         .and_then(|u| u.split_whitespace().nth(2).map(str::to_string));
     let blank_first = release
         .as_deref()
@@ -627,13 +611,7 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
             written += get("entries:") + get("overrun:");
         }
     }
-    let online = match t.read_string("host/cpu_online") {
-        Ok(list) => count_cpu_list(&list),
-        Err(_) if is_live(t) => std::fs::read_to_string("/sys/devices/system/cpu/online")
-            .ok()
-            .and_then(|l| count_cpu_list(&l)),
-        Err(_) => None,
-    };
+    let online = t.host().cpu_online().and_then(|l| count_cpu_list(&l));
     style.write_header(out, tracer.trim(), entries, written, online.unwrap_or(cpus));
 }
 

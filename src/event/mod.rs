@@ -35,6 +35,7 @@
 
 mod constants;
 mod expr;
+mod filter;
 mod format;
 mod header;
 mod pointer;
@@ -44,6 +45,7 @@ mod record;
 mod registry;
 pub(crate) mod symbols;
 
+pub use filter::{check_filter, FilterSyntaxError};
 pub(crate) use format::read_uint;
 pub use format::{Field, FieldKind, FieldValue, FormatError, Schema};
 pub use header::{HeaderEvent, HeaderPage, HeaderPageError};

@@ -24,8 +24,8 @@ pub struct EventPrinter {
 
 impl EventPrinter {
     /// Load the registry (lazily), `printk_formats` and kallsyms of a tracefs root. A live
-    /// root (one without `host/`) reads `/proc/kallsyms`; symbols that cannot be read are
-    /// left out (addresses then print in hex) rather than failing.
+    /// root reads `/proc/kallsyms`, a tree its `host/` copy only; symbols that cannot be
+    /// read are left out (addresses then print in hex) rather than failing.
     pub fn from_tracefs(t: &Tracefs) -> Result<EventPrinter, RegistryError> {
         let registry = Registry::from_tracefs(t)?;
         let printk = t
@@ -58,37 +58,13 @@ impl EventPrinter {
 }
 
 fn load_kallsyms(t: &Tracefs) -> Option<Kallsyms> {
-    if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
-        let text = zstd::decode_all(&z[..]).ok()?;
-        return Some(Kallsyms::parse(&String::from_utf8_lossy(&text)));
-    }
-    if let Ok(text) = std::fs::read_to_string(t.path("host/kallsyms")) {
-        return Some(Kallsyms::parse(&text));
-    }
-    if t.path("host").exists() {
-        return None;
-    }
-    let k = Kallsyms::parse(&std::fs::read_to_string("/proc/kallsyms").ok()?);
+    let k = Kallsyms::parse(&t.host().kallsyms()?);
     (!k.is_empty()).then_some(k)
 }
 
 /// `CONFIG_HZ` from the tree's `host/config(.gz)`, or `/proc/config.gz` for a live root.
 fn load_hz(t: &Tracefs) -> Option<u32> {
-    let text = if let Ok(s) = std::fs::read_to_string(t.path("host/config")) {
-        s
-    } else {
-        let gz = if t.path("host").exists() {
-            t.path("host/config.gz")
-        } else {
-            "/proc/config.gz".into()
-        };
-        let bytes = std::fs::read(gz).ok()?;
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut s)
-            .ok()?;
-        s
-    };
-    parse_config_hz(&text)
+    parse_config_hz(&t.host().config()?)
 }
 
 /// The value of `CONFIG_HZ=` in a kernel config.

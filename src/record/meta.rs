@@ -51,26 +51,6 @@ pub fn enabled_events(
         .collect())
 }
 
-/// Kallsyms for a root: `host/kallsyms` in a fixture tree, else `/proc/kallsyms` with
-/// `kptr_restrict` lowered to 0 while reading (as trace-cmd does) so addresses are real.
-fn kallsyms(t: &Tracefs) -> String {
-    let host = t.path("host/kallsyms");
-    if host.exists() {
-        return std::fs::read_to_string(host).unwrap_or_default();
-    }
-    let knob = Path::new("/proc/sys/kernel/kptr_restrict");
-    let old = std::fs::read_to_string(knob).ok();
-    let lowered = matches!(old.as_deref().map(str::trim), Some(v) if v != "0")
-        && std::fs::write(knob, "0").is_ok();
-    let s = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
-    if lowered {
-        if let Some(o) = old {
-            let _ = std::fs::write(knob, o.trim());
-        }
-    }
-    s
-}
-
 /// Metadata for `events` (with every ftrace format, as trace-cmd stores them).
 pub fn metadata(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, TracefsError> {
     let mut m = Metadata {
@@ -100,7 +80,8 @@ pub fn metadata(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, Tr
         m.event_formats
             .push((s.clone(), text(t, &format!("events/{s}/{e}/format"))?));
     }
-    m.kallsyms = kallsyms(t);
+    // A tree's own copy, or /proc/kallsyms with real addresses.
+    m.kallsyms = t.host().kallsyms_with_addresses().unwrap_or_default();
     m.printk_formats = text(t, "printk_formats").unwrap_or_default();
     m.cmdlines = text(t, "saved_cmdlines").unwrap_or_default();
     Ok(m)

@@ -293,6 +293,9 @@ impl Recorder {
     /// Set up tracefs and start one capture thread per CPU; `output` is the trace.dat
     /// to write (per-CPU capture files go next to it as `<output>.cpuN`).
     pub fn start(t: Tracefs, cfg: RecordConfig, output: &Path) -> Result<Recorder, RecordError> {
+        // A tree is a recording: nothing in it to trace, and nothing of it to change.
+        t.require_live("record")?;
+        check_values(&t, &cfg)?;
         let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
         let (name, created) = match &cfg.instance {
             Some(n) => {
@@ -721,7 +724,7 @@ impl Recorder {
         let clock = main.clock.clone();
         let mut options = vec![
             NewOption::text(opt::TRACECLOCK, main.clock_text.trim_end()),
-            NewOption::text(opt::UNAME, &uname()),
+            NewOption::text(opt::UNAME, &self.t.host().uname()),
             NewOption::text(
                 opt::VERSION,
                 concat!("tracectl ", env!("CARGO_PKG_VERSION")),
@@ -766,7 +769,7 @@ impl Recorder {
         // trace-cmd 3.1 walks pages with the header's page size, so larger sub-buffers
         // (--subbuf-size, 6.8+) are stored as the page size.
         let biggest = buffers.iter().map(|b| b.page_size).max().unwrap_or(0);
-        wo.page_size = page_size().max(biggest as u32);
+        wo.page_size = page_size(&self.t, biggest).max(biggest as u32);
         let r = write_dat(&self.output, &wo, &meta, &options, buffers);
         for tmp in &all_tmp {
             let _ = std::fs::remove_file(tmp);
@@ -833,26 +836,29 @@ impl Drop for Recorder {
     }
 }
 
-/// `uname` as trace-cmd stores it: `sysname nodename release machine`.
-pub fn uname() -> String {
-    match nix::sys::utsname::uname() {
-        Ok(u) => format!(
-            "{} {} {} {}",
-            u.sysname().to_string_lossy(),
-            u.nodename().to_string_lossy(),
-            u.release().to_string_lossy(),
-            u.machine().to_string_lossy()
-        ),
-        Err(_) => String::new(),
+/// Refuse, before anything is written, the values the kernel would reject or misread;
+/// a buffer still to be created is checked against the top level, whose files it copies.
+fn check_values(t: &Tracefs, cfg: &RecordConfig) -> Result<(), TracefsError> {
+    let target = t.instance_or_top(cfg.instance.as_deref());
+    if let Some(kb) = cfg.buffer_size_kb {
+        target.check_buffer_size(kb)?;
     }
+    if let Some(kb) = cfg.subbuf_size_kb {
+        target.check_subbuf_size_kb(kb)?;
+    }
+    if let Some(m) = &cfg.cpumask {
+        target.check_cpumask(m)?;
+    }
+    for o in &cfg.options {
+        target.check_option(o)?;
+    }
+    Ok(())
 }
 
-fn page_size() -> u32 {
-    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
-        .ok()
-        .flatten()
-        .map(|v| v as u32)
-        .unwrap_or(4096)
+/// The page size stored in the file: this machine's, or for a tree (which does not record
+/// it) `fallback`, the page `events/header_page` describes.
+fn page_size(t: &Tracefs, fallback: usize) -> u32 {
+    t.host().page_size().unwrap_or(fallback as u32)
 }
 
 /// Wall-clock minus trace-clock time in µs, for the DATE option.
@@ -967,7 +973,7 @@ pub fn extract(
     let meta = metadata(t, &events)?;
     let mut options = vec![
         NewOption::text(opt::TRACECLOCK, clock_text.trim_end()),
-        NewOption::text(opt::UNAME, &uname()),
+        NewOption::text(opt::UNAME, &t.host().uname()),
         NewOption::text(
             opt::VERSION,
             concat!("tracectl ", env!("CARGO_PKG_VERSION")),
@@ -986,7 +992,7 @@ pub fn extract(
         ));
     }
     let mut wo = wo;
-    wo.page_size = page_size().max(info.subbuf as u32);
+    wo.page_size = page_size(t, hp.page_size()).max(info.subbuf as u32);
     let buffers = vec![BufferSource {
         name: String::new(),
         clock,

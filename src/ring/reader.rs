@@ -92,12 +92,12 @@ pub fn page_layout(t: &Tracefs) -> Result<PageLayout, RingError> {
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
         .map(|kb| kb * 1024);
-    let big_endian = match t.read_string("host/uname") {
-        Ok(u) => u
+    let big_endian = match t.host().uname_line() {
+        Some(u) => u
             .split_whitespace()
             .last()
             .is_some_and(machine_is_big_endian),
-        Err(_) => cfg!(target_endian = "big"),
+        None => cfg!(target_endian = "big"),
     };
     Ok(PageLayout::new(&header, subbuf, big_endian))
 }

@@ -175,11 +175,15 @@ pub fn capture(
     opts: &CaptureOptions,
     stop: &AtomicBool,
 ) -> Result<CaptureReport, CaptureError> {
+    let data = !opts.events.is_empty() || opts.tracer.is_some();
+    // Recording needs a kernel; a copy of a tree's metadata takes its host/ files along.
+    if data {
+        src.require_live("a data capture (-e, -p or a command)")?;
+    }
     let mut report = CaptureReport::default();
     mkdirs(dest)?;
     let available = src.read_string("available_events")?;
     let selected = select_events(&available, &opts.events)?;
-    let data = !opts.events.is_empty() || opts.tracer.is_some();
 
     // Global metadata first; the instance's own view overwrites the per-buffer files.
     copy_top_level(src, dest, &mut report)?;
@@ -243,7 +247,7 @@ pub fn capture(
         copy_events(src, src, dest, None, &mut report)?;
     }
 
-    write_host(dest, opts, &mut report)?;
+    write_host(&src.host(), dest, opts, &mut report)?;
     Ok(report)
 }
 
@@ -868,42 +872,32 @@ fn drain_raw(
 }
 
 fn write_host(
+    host: &super::Host,
     dest: &Path,
     opts: &CaptureOptions,
     report: &mut CaptureReport,
 ) -> Result<(), CaptureError> {
-    let uts = nix::sys::utsname::uname().map_err(|e| CaptureError::Write {
-        path: dest.join("host/uname"),
-        err: io::Error::from_raw_os_error(e as i32),
-    })?;
-    let uname = format!(
-        "{} {} {} {} {}\n",
-        uts.sysname().to_string_lossy(),
-        uts.nodename().to_string_lossy(),
-        uts.release().to_string_lossy(),
-        uts.version().to_string_lossy(),
-        uts.machine().to_string_lossy()
-    );
+    let uname = format!("{}\n", host.uname_line().unwrap_or_default());
     write_dest(dest, "host/uname", uname.as_bytes())?;
     report.files += 1;
     // The `trace` header's `#P:` counts online CPUs, which per_cpu/ (possible CPUs) may not.
-    if let Ok(online) = fs::read("/sys/devices/system/cpu/online") {
-        write_dest(dest, "host/cpu_online", &online)?;
+    if let Some(online) = host.cpu_online() {
+        write_dest(dest, "host/cpu_online", online.as_bytes())?;
         report.files += 1;
     }
     if opts.kallsyms {
-        let raw = fs::read("/proc/kallsyms").map_err(|err| CaptureError::Write {
-            path: "/proc/kallsyms".into(),
-            err,
+        let raw = host.kallsyms().ok_or_else(|| CaptureError::Write {
+            path: "kallsyms".into(),
+            err: io::Error::new(io::ErrorKind::NotFound, "no kallsyms to copy"),
         })?;
-        let z = zstd::encode_all(&raw[..], 12).map_err(|err| CaptureError::Write {
+        let z = zstd::encode_all(raw.as_bytes(), 12).map_err(|err| CaptureError::Write {
             path: dest.join("host/kallsyms.zst"),
             err,
         })?;
         write_dest(dest, "host/kallsyms.zst", &z)?;
         report.files += 1;
     }
-    match write_enums(dest) {
+    match write_enums(dest, host.enum_values()) {
         Ok(true) => report.files += 1,
         Ok(false) => {}
         Err(why) => report.skipped.push(("host/enums".into(), why)),
@@ -993,8 +987,12 @@ mod tests {
 }
 
 /// Write `host/enums` into a tree: the value of every enum constant that a copied `print fmt` names,
-/// from this kernel's BTF. Returns whether the file was written.
-pub fn write_enums(dest: &Path) -> Result<bool, String> {
+/// from `known` (the kernel's values, [`super::Host::enum_values`]). Returns whether the file
+/// was written.
+pub fn write_enums(
+    dest: &Path,
+    known: Option<std::collections::HashMap<String, i64>>,
+) -> Result<bool, String> {
     let mut wanted = std::collections::BTreeSet::new();
     for (sys, is_dir) in list_dir(&dest.join("events")) {
         if !is_dir {
@@ -1012,9 +1010,8 @@ pub fn write_enums(dest: &Path) -> Result<bool, String> {
     if wanted.is_empty() {
         return Ok(false);
     }
-    let btf =
-        fs::read("/sys/kernel/btf/vmlinux").map_err(|e| format!("/sys/kernel/btf/vmlinux: {e}"))?;
-    let mut lines: Vec<String> = btf_enums(&btf)?
+    let known = known.ok_or("the kernel's enum values are unknown (no /sys/kernel/btf/vmlinux)")?;
+    let mut lines: Vec<String> = known
         .into_iter()
         .filter(|(n, _)| wanted.contains(n))
         .map(|(n, v)| format!("{n} {v}\n"))
@@ -1031,8 +1028,7 @@ pub fn write_enums(dest: &Path) -> Result<bool, String> {
 /// Give the registry the formats whose `print fmt` names enum constants the kernel left
 /// unresolved, with their values filled in from the tree's `host/enums` (or, live, from
 /// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows. A tree without
-/// `host/enums` uses the running kernel's BTF only for formats byte-identical to the live
-/// ones.
+/// `host/enums` keeps the constants as they are.
 pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry) {
     resolve_enum_constants_of(t, reg, &[])
 }
@@ -1041,10 +1037,6 @@ pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry) {
 /// [`event_matches`]; empty: every event), which spares a live root reading thousands of
 /// format files.
 pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[String]) {
-    let live_btf = || -> Option<std::collections::HashMap<String, i64>> {
-        let bytes = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
-        Some(btf_enums(&bytes).ok()?.into_iter().collect())
-    };
     // Only formats whose print fmt names a bare identifier can need a value; the BTF
     // (megabytes) is read only when there is one.
     let candidates: Vec<(String, String)> = reg
@@ -1061,57 +1053,19 @@ pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[Strin
     if candidates.is_empty() {
         return;
     }
-    // A tree without host/enums (captured by another tool) may still come from the running
-    // kernel: then its formats are byte-identical to the live ones, and so are the enums.
-    let (enums, same_as_live) = match t.read_string("host/enums") {
-        Ok(text) => (parse_enums(&text), None),
-        Err(_) if is_mounted_tracefs(t.root()) => match live_btf() {
-            Some(e) => (e, None),
-            None => return,
-        },
-        Err(_) => match (live_btf(), Tracefs::discover()) {
-            (Some(e), Ok(live)) => (e, Some(live)),
-            _ => return,
-        },
+    // A tree's values come from its host/enums only (a tree without one leaves the
+    // constants as the kernel printed them); a live root's from the running kernel.
+    let Some(enums) = t.host().enum_values() else {
+        return;
     };
     if enums.is_empty() {
         return;
     }
     for (system, text) in candidates {
         if let Some(fixed) = substitute_enums(&text, &enums) {
-            if let Some(live) = &same_as_live {
-                let name = text
-                    .lines()
-                    .find_map(|l| l.strip_prefix("name:"))
-                    .map(str::trim)
-                    .unwrap_or("");
-                if live
-                    .read_string(format!("events/{system}/{name}/format"))
-                    .ok()
-                    .as_deref()
-                    != Some(text.as_str())
-                {
-                    continue;
-                }
-            }
             // A format that still does not parse keeps the kernel's text and its fallback.
             let _ = reg.add_format(&system, &fixed);
         }
-    }
-}
-
-/// Whether `root` is a mounted tracefs/debugfs rather than a copy on disk.
-pub fn is_mounted_tracefs(root: &Path) -> bool {
-    const TRACEFS_MAGIC: i64 = 0x7472_6163;
-    const DEBUGFS_MAGIC: i64 = 0x6462_6720;
-    match nix::sys::statfs::statfs(root) {
-        Ok(s) => {
-            // The magic is a C long: i32 on 32-bit targets, hence the conversion.
-            #[allow(clippy::useless_conversion)]
-            let ty = i64::from(s.filesystem_type().0);
-            ty == TRACEFS_MAGIC || ty == DEBUGFS_MAGIC
-        }
-        Err(_) => false,
     }
 }
 

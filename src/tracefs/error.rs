@@ -70,6 +70,13 @@ pub enum TracefsError {
         /// What is wrong.
         detail: String,
     },
+    /// The root is a recorded tree, and the command needs a running kernel.
+    NotLive {
+        /// The root.
+        path: PathBuf,
+        /// What needs the kernel (e.g. `record`).
+        command: String,
+    },
     /// Any other I/O error.
     Io {
         /// The file.
@@ -101,6 +108,7 @@ impl TracefsError {
             | TracefsError::ReadOnly { path }
             | TracefsError::BadValue { path, .. }
             | TracefsError::Parse { path, .. }
+            | TracefsError::NotLive { path, .. }
             | TracefsError::Io { path, .. } => Some(path),
             TracefsError::NotMounted { .. }
             | TracefsError::UnknownEvent { .. }
@@ -169,6 +177,12 @@ impl fmt::Display for TracefsError {
             }
             TracefsError::BadValue { path, detail } => write!(f, "{}: {detail}", path.display()),
             TracefsError::Parse { path, detail } => write!(f, "{}: cannot parse: {detail}", path.display()),
+            TracefsError::NotLive { path, command } => write!(
+                f,
+                "{}: a recorded tree, not a live kernel's tracefs: {command} needs a running kernel \
+                 and leaves a recording alone (point --tracefs at a tracefs mount, or drop it)",
+                path.display()
+            ),
             TracefsError::Io { path, err } => write!(f, "{}: {}", path.display(), err),
         }
     }

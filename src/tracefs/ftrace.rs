@@ -152,6 +152,21 @@ impl Instance {
             .collect())
     }
 
+    /// Check, without writing, that `patterns` can go into `which`: the file is there and
+    /// this kernel lets it be read, and every plain name is in `available_filter_functions`
+    /// when that can be read.
+    pub fn check_function_filter(
+        &self,
+        which: FunctionFilter,
+        patterns: &[&str],
+    ) -> Result<(), TracefsError> {
+        self.function_filter(which)?;
+        if let Ok(avail) = self.tracefs().available_functions() {
+            validate_functions(patterns, &avail)?;
+        }
+        Ok(())
+    }
+
     /// Set a function filter, replacing (`>`) or adding (`>>`). Patterns are checked
     /// against `available_filter_functions` when it can be read.
     pub fn set_function_filter(

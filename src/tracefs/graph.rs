@@ -163,6 +163,10 @@ pub fn graph_command(
     command: &[String],
     opts: &GraphOptions,
 ) -> Result<GraphResult, GraphError> {
+    // A tree has no kernel to run the command under; its files are a recording.
+    inst.tracefs()
+        .require_live("graph")
+        .map_err(GraphError::Tracefs)?;
     let available = inst.available_tracers().unwrap_or_default();
     if !available.iter().any(|t| t == "function_graph") {
         return Err(GraphError::NoFunctionGraph { available });

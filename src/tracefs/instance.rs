@@ -247,6 +247,24 @@ impl Tracefs {
         })
     }
 
+    /// The buffer whose files and lists `-B NAME` has or will have, for checking values
+    /// before anything is created: the instance when it exists, else the top level (a
+    /// new instance starts with the top level's lists).
+    pub fn instance_or_top(&self, name: Option<&str>) -> Instance {
+        match name {
+            Some(n)
+                if check_instance_name(self, n).is_ok()
+                    && self.path(Path::new("instances").join(n)).is_dir() =>
+            {
+                Instance {
+                    tracefs: self.clone(),
+                    name: Some(n.to_string()),
+                }
+            }
+            _ => self.top(),
+        }
+    }
+
     /// The names under `instances/`, sorted.
     pub fn instances(&self) -> Result<Vec<String>, TracefsError> {
         let dir = self.path("instances");
@@ -294,25 +312,14 @@ impl Tracefs {
     pub fn remove_instance(&self, name: &str) -> Result<(), TracefsError> {
         check_instance_name(self, name)?;
         let dir = self.path(Path::new("instances").join(name));
-        let res = if looks_recorded(&dir) {
-            std::fs::remove_dir_all(&dir)
-        } else {
+        // In tracefs rmdir removes the whole instance; in a recorded tree an instance is
+        // an ordinary directory with files in it.
+        let res = if self.is_live() {
             std::fs::remove_dir(&dir)
+        } else {
+            std::fs::remove_dir_all(&dir)
         };
         res.map_err(|e| TracefsError::from_io(&dir, e))
-    }
-}
-
-/// In a copied tree an instance is an ordinary directory with files in it; in tracefs
-/// rmdir removes the whole instance. Tell them apart by the filesystem type.
-fn looks_recorded(dir: &Path) -> bool {
-    match nix::sys::statfs::statfs(dir) {
-        // TRACEFS_MAGIC and DEBUGFS_MAGIC
-        Ok(s) => {
-            let t = s.filesystem_type().0;
-            t != 0x74726163 && t != 0x64626720
-        }
-        Err(_) => false,
     }
 }
 
@@ -595,15 +602,39 @@ impl Instance {
         self.write_str("trace_options", &word)
     }
 
-    /// Apply trace-cmd's `-O` syntax: `NAME` sets, `noNAME` clears (unless an option
-    /// is really called `noNAME`).
-    pub fn apply_option(&self, spec: &str) -> Result<(), TracefsError> {
-        if let Some(rest) = spec.strip_prefix("no") {
-            if !self.exists(Path::new("options").join(spec)) || !self.exists("options") {
-                return self.set_option(rest, false);
+    /// Read trace-cmd's `-O` syntax without writing: `NAME` sets, `noNAME` clears (unless
+    /// an option is really called `noNAME`). Returns the option and its new state, or an
+    /// error naming the closest options when this buffer has no such option.
+    pub fn check_option(&self, spec: &str) -> Result<(String, bool), TracefsError> {
+        let has = |name: &str| -> bool {
+            if self.exists("options") {
+                self.exists(Path::new("options").join(name))
+            } else {
+                self.options()
+                    .map(|o| o.iter().any(|(n, _)| n == name))
+                    .unwrap_or(false)
             }
+        };
+        if has(spec) {
+            return Ok((spec.to_string(), true));
         }
-        self.set_option(spec, true)
+        match spec.strip_prefix("no") {
+            Some(rest) if has(rest) => Ok((rest.to_string(), false)),
+            Some(rest) => Err(match self.unknown_option(rest) {
+                TracefsError::BadValue { path, detail } => TracefsError::BadValue {
+                    path,
+                    detail: format!("{spec:?} clears an option, but {detail}"),
+                },
+                e => e,
+            }),
+            None => Err(self.unknown_option(spec)),
+        }
+    }
+
+    /// Apply trace-cmd's `-O` syntax (see [`Instance::check_option`]).
+    pub fn apply_option(&self, spec: &str) -> Result<(), TracefsError> {
+        let (name, on) = self.check_option(spec)?;
+        self.set_option(&name, on)
     }
 
     // ---- buffers ---------------------------------------------------------------------
@@ -617,8 +648,25 @@ impl Instance {
         })
     }
 
+    /// Check a per-CPU buffer size before writing it: the kernel refuses 0, and turns
+    /// KiB into bytes in an unsigned long, which sizes past 2^54 KiB would wrap.
+    pub fn check_buffer_size(&self, kb: u64) -> Result<(), TracefsError> {
+        let detail = if kb == 0 {
+            "0 KiB: a buffer needs at least 1 KiB".to_string()
+        } else if kb > u64::MAX >> 10 {
+            format!("{kb} KiB is more bytes than a 64-bit size holds")
+        } else {
+            return Ok(());
+        };
+        Err(TracefsError::BadValue {
+            path: self.path("buffer_size_kb"),
+            detail,
+        })
+    }
+
     /// Set every CPU's buffer to `kb` KiB.
     pub fn set_buffer_size(&self, kb: u64) -> Result<(), TracefsError> {
+        self.check_buffer_size(kb)?;
         self.write_str("buffer_size_kb", &kb.to_string())
     }
 
@@ -651,8 +699,29 @@ impl Instance {
         self.read_number("buffer_subbuf_size_kb")
     }
 
+    /// Check a sub-buffer size before writing it: the kernel takes 1 to 128 pages.
+    pub fn check_subbuf_size_kb(&self, kb: u64) -> Result<(), TracefsError> {
+        let max_kb = self
+            .tracefs()
+            .host()
+            .page_size()
+            .map(|p| 128 * u64::from(p / 1024));
+        let detail = match max_kb {
+            _ if kb == 0 => "0 KiB: a sub-buffer is at least one page".to_string(),
+            Some(max) if kb > max => {
+                format!("{kb} KiB is over the kernel's limit of 128 pages ({max} KiB)")
+            }
+            _ => return Ok(()),
+        };
+        Err(TracefsError::BadValue {
+            path: self.path("buffer_subbuf_size_kb"),
+            detail,
+        })
+    }
+
     /// Set `buffer_subbuf_size_kb` (the kernel rounds up to a power-of-two number of pages).
     pub fn set_subbuf_size_kb(&self, kb: u64) -> Result<(), TracefsError> {
+        self.check_subbuf_size_kb(kb)?;
         self.write_str("buffer_subbuf_size_kb", &kb.to_string())
     }
 
@@ -661,14 +730,20 @@ impl Instance {
         self.read_number("buffer_percent")
     }
 
-    /// Set `buffer_percent` (0..=100).
-    pub fn set_buffer_percent(&self, pct: u64) -> Result<(), TracefsError> {
+    /// Check a `buffer_percent` value (0..=100) before writing it.
+    pub fn check_buffer_percent(&self, pct: u64) -> Result<(), TracefsError> {
         if pct > 100 {
             return Err(TracefsError::BadValue {
                 path: self.path("buffer_percent"),
                 detail: format!("{pct} is over 100"),
             });
         }
+        Ok(())
+    }
+
+    /// Set `buffer_percent` (0..=100).
+    pub fn set_buffer_percent(&self, pct: u64) -> Result<(), TracefsError> {
+        self.check_buffer_percent(pct)?;
         self.write_str("buffer_percent", &pct.to_string())
     }
 
@@ -677,15 +752,26 @@ impl Instance {
         self.read_value("tracing_cpumask")
     }
 
-    /// Set `tracing_cpumask` (hex, e.g. `3` for CPUs 0 and 1).
-    pub fn set_cpumask(&self, mask: &str) -> Result<(), TracefsError> {
-        let m = mask.trim().trim_start_matches("0x");
-        if m.is_empty() || !m.chars().all(|c| c.is_ascii_hexdigit() || c == ',') {
+    /// Check a `tracing_cpumask` value before writing it; returns the text to write (hex
+    /// digits in comma-separated groups, without `0x`).
+    pub fn check_cpumask<'m>(&self, mask: &'m str) -> Result<&'m str, TracefsError> {
+        let m = mask.trim();
+        let m = m.strip_prefix("0x").unwrap_or(m);
+        let well_formed = !m.is_empty()
+            && m.split(',')
+                .all(|g| !g.is_empty() && g.chars().all(|c| c.is_ascii_hexdigit()));
+        if !well_formed {
             return Err(TracefsError::BadValue {
                 path: self.path("tracing_cpumask"),
                 detail: format!("{mask:?} is not a hex CPU mask (e.g. 3 for CPUs 0-1)"),
             });
         }
+        Ok(m)
+    }
+
+    /// Set `tracing_cpumask` (hex, e.g. `3` for CPUs 0 and 1).
+    pub fn set_cpumask(&self, mask: &str) -> Result<(), TracefsError> {
+        let m = self.check_cpumask(mask)?;
         self.write_str("tracing_cpumask", m)
     }
 

@@ -25,6 +25,7 @@ mod events;
 mod file;
 mod ftrace;
 pub mod graph;
+mod host;
 mod instance;
 mod mount;
 mod reset;
@@ -39,11 +40,15 @@ pub use ftrace::{
     parse_available_functions, validate_functions, FunctionFilter, FunctionTrigger,
     FunctionTriggerAction,
 };
+pub use host::Host;
 pub use instance::{
     parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks,
 };
 pub use mount::{looks_like_tracefs, parse_mounts, MountEntry, USUAL_PATHS};
-pub use reset::{default_option, ResetReport, DEFAULT_BUFFER_KB, DEFAULT_OPTIONS};
+pub use reset::{
+    default_option, InstanceReset, ResetFlag, ResetPlan, ResetReport, DEFAULT_BUFFER_KB,
+    DEFAULT_OPTIONS,
+};
 pub use trigger::{parse_trigger_file, removal_text, Hist, HistCommand, Trigger, TriggerAction};
 
 use std::path::{Path, PathBuf};

@@ -102,6 +102,12 @@ impl Instance {
     /// Files are only written when they differ from the default, so a reset of a buffer
     /// at its defaults changes nothing. Files the kernel refuses are skipped and reported.
     pub fn reset(&self) -> Result<ResetReport, TracefsError> {
+        self.reset_to(None)
+    }
+
+    /// [`Instance::reset`] with the per-CPU buffer set to `buffer_kb` instead of the
+    /// default (trace-cmd reset's `-b`; written even to a buffer not yet expanded).
+    pub fn reset_to(&self, buffer_kb: Option<u64>) -> Result<ResetReport, TracefsError> {
         let mut rep = ResetReport::default();
         let differs = |file: &str, want: &str| -> bool {
             match self.read_value(file) {
@@ -224,20 +230,27 @@ impl Instance {
             }
         }
         // Buffer sizes: leave an unexpanded buffer alone (writing would expand it).
-        match self.buffer_size() {
-            Ok(BufferSize::Unexpanded { .. }) | Err(_) => {}
-            Ok(b) if b.effective_kb() == Some(DEFAULT_BUFFER_KB) => {}
-            Ok(_) => {
+        match (self.buffer_size(), buffer_kb) {
+            (Ok(BufferSize::Kb(kb)), Some(want)) if kb == want => {}
+            (_, Some(want)) => {
+                let r = self.set_buffer_size(want);
+                rep.note(self, "buffer_size_kb", r)?;
+            }
+            (Ok(BufferSize::Unexpanded { .. }) | Err(_), None) => {}
+            (Ok(b), None) if b.effective_kb() == Some(DEFAULT_BUFFER_KB) => {}
+            (Ok(_), None) => {
                 let r = self.set_buffer_size(DEFAULT_BUFFER_KB);
                 rep.note(self, "buffer_size_kb", r)?;
             }
         }
-        let page_kb = (nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
-            .ok()
-            .flatten()
-            .unwrap_or(4096)
-            / 1024) as u64;
-        if let Ok(kb) = self.subbuf_size_kb() {
+        // The default sub-buffer is one page of the kernel's; a tree does not record its
+        // page size, so its sub-buffer size is left as it is.
+        let page_kb = self
+            .tracefs()
+            .host()
+            .page_size()
+            .map(|p| u64::from(p / 1024));
+        if let (Ok(kb), Some(page_kb)) = (self.subbuf_size_kb(), page_kb) {
             if kb != page_kb {
                 let r = self.set_subbuf_size_kb(page_kb);
                 rep.note(self, "buffer_subbuf_size_kb", r)?;
@@ -285,19 +298,177 @@ fn mask_value(mask: &str) -> Option<u128> {
     u128::from_str_radix(hex.trim(), 16).ok()
 }
 
-impl Tracefs {
-    /// Reset the top level, then remove every instance (unless `keep_instances`: then
-    /// they are left exactly as they are, for tools sharing the machine). An instance
-    /// that is busy (a reader holds it open) is reported in `skipped`.
-    pub fn reset_all(&self, keep_instances: bool) -> Result<ResetReport, TracefsError> {
-        let mut rep = self.top().reset()?;
-        if keep_instances {
-            return Ok(rep);
+/// One flag of `reset`, in command-line order (trace-cmd reset's `-B`, `-a`, `-t`, `-d`
+/// and `-b`). The order matters: `-d` and `-b` act on the buffer(s) named by the closest
+/// `-B`, `-a` or `-t` before them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResetFlag {
+    /// `-B NAME`: reset this instance (and not the top level, unless `-t`).
+    Instance(String),
+    /// `-a`: reset every existing instance (and not the top level, unless `-t`).
+    AllInstances,
+    /// `-t`: reset the top level too.
+    Top,
+    /// `-d`: remove the instance(s) of the preceding `-B` or `-a` instead of resetting them.
+    Delete,
+    /// `-b KB`: set the per-CPU buffer size of the preceding `-B` instance, of every
+    /// instance after `-a`, or of the top level after `-t` or before any `-B`/`-a`.
+    BufferKb(u64),
+}
+
+/// What one reset does to one instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstanceReset {
+    /// The instance (`instances/NAME`).
+    pub name: String,
+    /// Remove it (`-d`) rather than reset it.
+    pub delete: bool,
+    /// The per-CPU buffer size to set (`-b`); the kernel's default otherwise.
+    pub buffer_kb: Option<u64>,
+}
+
+/// The buffers a reset touches, decided from the flags before anything is written.
+///
+/// Without flags only the top level is reset: instances, which other tools may own, are
+/// left alone. `-B NAME` and `-a` select instances instead of the top level; `-t` adds
+/// the top level back; `-d` removes what the preceding `-B`/`-a` selected.
+///
+/// These are the rules of trace-cmd-reset(1). trace-cmd 3.1's code differs from its
+/// manual in two corners, where the manual is followed: `-a` with no `-B` before it
+/// resets the top level there too, and a `-B NAME -d` followed by `-a` keeps NAME. Its
+/// `-b 0` means 1 KiB; here it is refused with the reason, as for `start`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ResetPlan {
+    /// Reset the top level.
+    pub top: bool,
+    /// The top level's per-CPU buffer size (`-b` after `-t` or before any `-B`/`-a`); it
+    /// is set even when the top level is not otherwise reset.
+    pub top_buffer_kb: Option<u64>,
+    /// The instances, in the order first named.
+    pub instances: Vec<InstanceReset>,
+}
+
+impl ResetPlan {
+    /// The plan for `flags`, with `existing` the instances now under `instances/` (for
+    /// `-a`). Fails, naming the flag, when `-d` has no instance to act on or a size is 0.
+    fn from_flags(flags: &[ResetFlag], existing: &[String]) -> Result<ResetPlan, String> {
+        #[derive(Clone, Copy)]
+        enum Current {
+            Top,
+            Instance(usize),
+            All,
         }
-        for name in self.instances().unwrap_or_default() {
-            match self.remove_instance(&name) {
-                Ok(()) => rep.changed.push(format!("instances/{name} (removed)")),
-                Err(e) => rep.skipped.push(e.to_string()),
+        let mut plan = ResetPlan::default();
+        let mut current = Current::Top;
+        let mut top_named = false;
+        let mut instances_named = false;
+        let add = |plan: &mut ResetPlan, name: &str| -> usize {
+            match plan.instances.iter().position(|i| i.name == name) {
+                Some(i) => i,
+                None => {
+                    plan.instances.push(InstanceReset {
+                        name: name.to_string(),
+                        delete: false,
+                        buffer_kb: None,
+                    });
+                    plan.instances.len() - 1
+                }
+            }
+        };
+        for f in flags {
+            match f {
+                ResetFlag::Instance(n) => {
+                    instances_named = true;
+                    current = Current::Instance(add(&mut plan, n));
+                }
+                ResetFlag::AllInstances => {
+                    instances_named = true;
+                    for n in existing {
+                        add(&mut plan, n);
+                    }
+                    current = Current::All;
+                }
+                ResetFlag::Top => {
+                    top_named = true;
+                    current = Current::Top;
+                }
+                ResetFlag::Delete => match current {
+                    Current::Top => {
+                        return Err(
+                            "-d removes the instance(s) of the -B NAME or -a before it; the top level cannot be removed"
+                                .into(),
+                        )
+                    }
+                    Current::Instance(i) => plan.instances[i].delete = true,
+                    Current::All => plan.instances.iter_mut().for_each(|i| i.delete = true),
+                },
+                ResetFlag::BufferKb(0) => {
+                    return Err(
+                        "-b 0: a buffer needs at least 1 KiB (-b 1 shrinks it to its minimum)"
+                            .into(),
+                    )
+                }
+                ResetFlag::BufferKb(kb) => match current {
+                    Current::Top => plan.top_buffer_kb = Some(*kb),
+                    Current::Instance(i) => plan.instances[i].buffer_kb = Some(*kb),
+                    Current::All => plan
+                        .instances
+                        .iter_mut()
+                        .for_each(|i| i.buffer_kb = Some(*kb)),
+                },
+            }
+        }
+        plan.top = top_named || !instances_named;
+        Ok(plan)
+    }
+}
+
+impl Tracefs {
+    /// Decide what `flags` reset (see [`ResetPlan`]), checking every named instance
+    /// exists: nothing has been written when this fails.
+    pub fn reset_plan(&self, flags: &[ResetFlag]) -> Result<ResetPlan, TracefsError> {
+        let wants_all = flags.contains(&ResetFlag::AllInstances);
+        // A root without instances/ has none for -a to reset.
+        let existing = match wants_all.then(|| self.instances()) {
+            Some(Ok(names)) => names,
+            Some(Err(e)) if !e.is_unavailable() => return Err(e),
+            _ => Vec::new(),
+        };
+        let plan =
+            ResetPlan::from_flags(flags, &existing).map_err(|detail| TracefsError::BadValue {
+                path: self.root().to_path_buf(),
+                detail,
+            })?;
+        for i in &plan.instances {
+            self.instance(Some(&i.name))?;
+        }
+        Ok(plan)
+    }
+
+    /// Carry out a [`ResetPlan`]: the top level first, then each instance, reset or
+    /// removed. An instance the kernel will not remove (a reader holds it open) is
+    /// reported in `skipped`.
+    pub fn reset(&self, plan: &ResetPlan) -> Result<ResetReport, TracefsError> {
+        let mut rep = ResetReport::default();
+        let top = self.top();
+        if plan.top {
+            let r = top.reset_to(plan.top_buffer_kb)?;
+            rep.changed.extend(r.changed);
+            rep.skipped.extend(r.skipped);
+        } else if let Some(kb) = plan.top_buffer_kb {
+            let r = top.set_buffer_size(kb);
+            rep.note(&top, "buffer_size_kb", r)?;
+        }
+        for i in &plan.instances {
+            if i.delete {
+                match self.remove_instance(&i.name) {
+                    Ok(()) => rep.changed.push(format!("instances/{} (removed)", i.name)),
+                    Err(e) => rep.skipped.push(e.to_string()),
+                }
+            } else {
+                let r = self.instance(Some(&i.name))?.reset_to(i.buffer_kb)?;
+                rep.changed.extend(r.changed);
+                rep.skipped.extend(r.skipped);
             }
         }
         Ok(rep)
@@ -315,6 +486,81 @@ mod tests {
         assert_eq!(default_option("trace_printk_dest", false), Some(false));
         assert_eq!(default_option("event-fork", false), Some(false));
         assert_eq!(default_option("no-such", true), None);
+    }
+
+    fn plan(flags: &[ResetFlag]) -> Result<ResetPlan, String> {
+        ResetPlan::from_flags(flags, &["a".to_string(), "other".to_string()])
+    }
+
+    fn inst(name: &str, delete: bool, buffer_kb: Option<u64>) -> InstanceReset {
+        InstanceReset {
+            name: name.into(),
+            delete,
+            buffer_kb,
+        }
+    }
+
+    #[test]
+    fn reset_without_flags_leaves_instances_alone() {
+        let p = plan(&[]).unwrap();
+        assert!(p.top);
+        assert!(p.instances.is_empty());
+        let p = plan(&[ResetFlag::BufferKb(1024)]).unwrap();
+        assert_eq!((p.top, p.top_buffer_kb), (true, Some(1024)));
+        assert!(p.instances.is_empty());
+    }
+
+    #[test]
+    fn instance_flags_leave_the_top_alone_unless_t() {
+        use ResetFlag::*;
+        // trace-cmd reset -B instance-one -b 4096 -B instance-two -d
+        let p = plan(&[
+            Instance("one".into()),
+            BufferKb(4096),
+            Instance("two".into()),
+            Delete,
+        ])
+        .unwrap();
+        assert!(!p.top);
+        assert_eq!(
+            p.instances,
+            vec![inst("one", false, Some(4096)), inst("two", true, None)]
+        );
+        // trace-cmd reset -a -d
+        let p = plan(&[AllInstances, Delete]).unwrap();
+        assert!(!p.top);
+        assert_eq!(
+            p.instances,
+            vec![inst("a", true, None), inst("other", true, None)]
+        );
+        // trace-cmd reset -t -a -d
+        let p = plan(&[Top, AllInstances, Delete]).unwrap();
+        assert!(p.top);
+        assert!(p.instances.iter().all(|i| i.delete));
+        // -b after -a sizes every instance, not the top level.
+        let p = plan(&[AllInstances, BufferKb(8), Top]).unwrap();
+        assert!(p.top);
+        assert_eq!(p.top_buffer_kb, None);
+        assert!(p.instances.iter().all(|i| i.buffer_kb == Some(8)));
+        // -b after -t sizes the top level.
+        let p = plan(&[Instance("a".into()), Top, BufferKb(16)]).unwrap();
+        assert_eq!((p.top, p.top_buffer_kb), (true, Some(16)));
+        assert_eq!(p.instances, vec![inst("a", false, None)]);
+    }
+
+    #[test]
+    fn delete_needs_an_instance_before_it() {
+        use ResetFlag::*;
+        // trace-cmd reset -a -t -d is invalid: it would delete the top level.
+        for flags in [
+            vec![Delete],
+            vec![AllInstances, Top, Delete],
+            vec![Instance("a".into()), Top, Delete],
+        ] {
+            let e = plan(&flags).unwrap_err();
+            assert!(e.contains("top level cannot be removed"), "{flags:?}: {e}");
+        }
+        assert!(plan(&[BufferKb(0)]).unwrap_err().contains("-b 0"));
     }
 
     #[test]

@@ -1,0 +1,104 @@
+//! `event::check_filter` against the kernel itself: every filter of a corpus is written to
+//! sched_switch's `filter` in a private instance of the live tracefs, and the kernel's
+//! verdict must be the checker's. Only that instance is touched; it is removed on every
+//! path.
+
+use tracectl::event::{check_filter, Schema};
+use tracectl::tracefs::{AppendMode, Tracefs};
+
+const ROOT: &str = "/sys/kernel/tracing";
+
+const CORPUS: &[&str] = &[
+    "prev_pid != 0",
+    "prev_pid!=0",
+    "(prev_pid == 1 || next_pid == 0x10) && !(prev_prio < 120)",
+    "prev_comm == \"bash\"",
+    "next_comm ~ \"kworker*\"",
+    "prev_comm==sh",
+    "common_pid > 0 && CPU == 1",
+    "COMM ~ 'ls*'",
+    "prev_state & 1",
+    "prev_prio >= -1",
+    "((((prev_pid == 1))))",
+    "prev_pidd == 1",
+    "prev_pid = 1",
+    "prev_pid == ",
+    "prev_pid == abc",
+    "prev_comm < \"a\"",
+    "prev_pid ~ \"a\"",
+    "prev_pid == \"1\"",
+    "(prev_pid == 1",
+    "prev_pid == 1)",
+    "prev_pid == 1 &&",
+    "prev_pid == 1 next_pid == 2",
+    "prev_comm == \"bash",
+    "[",
+    "prev_pid == 010",
+    "prev_pid == 09",
+    "cpu == 1",
+    "comm == \"x\"",
+    "prev_pid == 1 || ",
+    "!prev_pid == 1",
+    "prev_pid == 1 && && prev_pid == 2",
+    "&& prev_pid == 1",
+    "prev_pid == 1 &&)",
+    "prev_pid==1&&next_pid==2",
+    "prev_pid == -0x10",
+    "()",
+    "!(prev_pid == 1)",
+    "prev_comm == \"\"",
+    "common_flags == -1",
+    "common_flags == 300",
+    "prev_pid == 99999999999",
+    "prev_pid == 0x",
+    "prev_comm == \"a b\"",
+    "prev_pid == 1a",
+    "prev_pid > 18446744073709551616",
+    "prev_pid == +1",
+    "prev_state == -9223372036854775808",
+    "prev_pid == 9223372036854775808",
+    "common_flags == 18446744073709551615",
+    "common_flags == 0777",
+];
+
+struct Private<'a> {
+    t: &'a Tracefs,
+    name: String,
+}
+
+impl Drop for Private<'_> {
+    fn drop(&mut self) {
+        let _ = self.t.remove_instance(&self.name);
+    }
+}
+
+#[test]
+fn filter_check_agrees_with_the_kernel_live() {
+    if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir() {
+        eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+        return;
+    }
+    let t = Tracefs::at(ROOT);
+    let format = t
+        .read_string("events/sched/sched_switch/format")
+        .expect("sched_switch format");
+    let schema = Schema::parse("sched", &format, 8).unwrap();
+    let name = format!("tracectl-filtercheck-{}", std::process::id());
+    let inst = t.create_instance(&name).unwrap();
+    let _guard = Private { t: &t, name };
+    let mut disagree = Vec::new();
+    for f in CORPUS {
+        let kernel = inst
+            .write(
+                "events/sched/sched_switch/filter",
+                format!("{f}\n").as_bytes(),
+                AppendMode::Truncate,
+            )
+            .is_ok();
+        let ours = check_filter(&schema, f);
+        if kernel != ours.is_ok() {
+            disagree.push(format!("{f:?}: kernel {kernel}, check_filter {ours:?}"));
+        }
+    }
+    assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+}
