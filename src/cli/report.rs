@@ -164,8 +164,9 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         let dat = DatFile::open(f)
             .with_context(|| format!("cannot read {} as a trace.dat file", f.display()))?;
         if !args.quiet {
+            // Each warning names the file already.
             for w in dat.warnings() {
-                eprintln!("tracectl: warning: {}: {w}", f.display());
+                eprintln!("tracectl: warning: {w}");
             }
         }
         dats.push(dat);

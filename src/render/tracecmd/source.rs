@@ -195,7 +195,7 @@ impl DatSource {
         buffer: usize,
         header: &HeaderPage,
     ) -> Result<DatSource, DatError> {
-        let b = &dat.buffers()[buffer];
+        let b = dat.buffer(buffer)?;
         let mut cursors = Vec::new();
         for (i, c) in b.cpus().iter().enumerate() {
             let pages = dat.cpu_pages(buffer, i)?;
