@@ -298,11 +298,18 @@ mod tests {
     fn a_non_ascii_byte_in_an_address_ends_the_table_without_a_panic() {
         // Byte 16 falls inside the two-byte `é`: the address is not hex, so the table
         // ends there, as trace-cmd's sscanf stops.
-        for bad in ["fffffffffffffffé T bad\n", "ffé T bad\n", "éééééééééé T x\n"] {
+        for bad in [
+            "fffffffffffffffé T bad\n",
+            "ffé T bad\n",
+            "éééééééééé T x\n",
+        ] {
             let text = format!("ffffffff81000000 T first\n{bad}ffffffff81000100 T later\n");
             let m = FunctionMap::parse(&text);
             assert_eq!(m.len(), 1, "{bad:?}");
-            assert_eq!(m.find(0xffffffff81000000), Some(("first", 0xffffffff81000000)));
+            assert_eq!(
+                m.find(0xffffffff81000000),
+                Some(("first", 0xffffffff81000000))
+            );
         }
     }
 
