@@ -69,11 +69,13 @@ impl fmt::Display for DatError {
             DatErrorKind::Io(e) if self.section == OPEN => {
                 return write!(f, "{}: {e}", self.path.display())
             }
-            DatErrorKind::NotRegularFile => return write!(
+            DatErrorKind::NotRegularFile => {
+                return write!(
                 f,
                 "{}: not a regular file (a trace.dat is a file written by `record` or `extract`)",
                 self.path.display()
-            ),
+            )
+            }
             _ => {}
         }
         write!(

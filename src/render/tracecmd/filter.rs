@@ -203,8 +203,9 @@ impl EventFilter {
                         pos: 0,
                         catalog,
                         id,
+                        depth: 0,
                     };
-                    let x = p.expr().map_err(&err)?;
+                    let (x, _) = p.expr().map_err(&err)?;
                     if p.pos != toks.len() {
                         return Err(err(format!("syntax error near '{}'", toks[p.pos].text())));
                     }
@@ -360,11 +361,21 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, String> {
     Ok(out)
 }
 
+/// Deepest nesting of a filter's parentheses and `!`, and tallest tree of `&&`/`||`:
+/// parsing, evaluating and dropping recurse that deep.
+const MAX_FILTER_DEPTH: u32 = 256;
+
 struct Parser<'t, 'c, C: Catalog + ?Sized> {
     toks: &'t [Tok],
     pos: usize,
     catalog: &'c C,
     id: u16,
+    /// Current nesting of parentheses and `!`.
+    depth: u32,
+}
+
+fn too_deep() -> String {
+    format!("the filter nests deeper than {MAX_FILTER_DEPTH} levels")
 }
 
 enum Item {
@@ -386,9 +397,10 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
         t
     }
 
-    /// `term (('&&'|'||') term)*`, left to right with one precedence.
-    fn expr(&mut self) -> Result<Expr, String> {
-        let mut left = self.term()?;
+    /// `term (('&&'|'||') term)*`, left to right with one precedence; with the height
+    /// of its tree.
+    fn expr(&mut self) -> Result<(Expr, u32), String> {
+        let (mut left, mut height) = self.term()?;
         while let Some(Tok::Op(op)) = self.peek() {
             let and = match op.as_str() {
                 "&&" => true,
@@ -396,21 +408,42 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
                 _ => break,
             };
             self.pos += 1;
-            let right = self.term()?;
+            let (right, h) = self.term()?;
+            height = height.max(h) + 1;
+            if height > MAX_FILTER_DEPTH {
+                return Err(too_deep());
+            }
             left = if and {
                 Expr::And(Box::new(left), Box::new(right))
             } else {
                 Expr::Or(Box::new(left), Box::new(right))
             };
         }
-        Ok(left)
+        Ok((left, height))
     }
 
-    fn term(&mut self) -> Result<Expr, String> {
+    /// A term one level of nesting deeper.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, String>) -> Result<T, String> {
+        if self.depth >= MAX_FILTER_DEPTH {
+            return Err(too_deep());
+        }
+        self.depth += 1;
+        let res = f(self);
+        self.depth -= 1;
+        res
+    }
+
+    fn term(&mut self) -> Result<(Expr, u32), String> {
         match self.next() {
-            Some(Tok::Op(op)) if op == "!" => Ok(Expr::Not(Box::new(self.term()?))),
+            Some(Tok::Op(op)) if op == "!" => {
+                let (x, h) = self.nested(Self::term)?;
+                if h >= MAX_FILTER_DEPTH {
+                    return Err(too_deep());
+                }
+                Ok((Expr::Not(Box::new(x)), h + 1))
+            }
             Some(Tok::Open) => {
-                let e = self.expr()?;
+                let e = self.nested(Self::expr)?;
                 match self.next() {
                     Some(Tok::Close) => Ok(e),
                     _ => Err("unbalanced '('".into()),
@@ -418,7 +451,7 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
             }
             Some(t @ (Tok::Item(_) | Tok::DQuote(_) | Tok::SQuote(_))) => {
                 let left = self.item(t)?;
-                self.comparison(left)
+                Ok((self.comparison(left)?, 1))
             }
             Some(t) => Err(format!("syntax error near '{}'", t.text())),
             None => Err("syntax error: expression ends early".into()),
