@@ -8,11 +8,12 @@ use anyhow::{bail, Context as _, Result};
 use tracectl::dat::{DatError, DatFile};
 use tracectl::event::{PrintEnv, PrintStyle, Record};
 use tracectl::render::tracecmd::{
-    parse_cpu_list, write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter,
-    FilterContext, RecordSource, ReportError, ReportInput, ReportOptions, ThreadedSource,
-    TimeFormat, TraceCmdStyle,
+    write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FilterContext,
+    RecordSource, ReportError, ReportInput, ReportOptions, ThreadedSource, TimeFormat,
+    TraceCmdStyle,
 };
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use tracectl::tracefs::cpus_in_list;
 
 use super::common::Context;
 
@@ -261,9 +262,14 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     let cpus = if args.cpu.is_empty() {
         None
     } else {
+        // CPUs past the most any file has select nothing (and are not listed).
+        let count = dats.iter().map(cpu_count).max().unwrap_or(0);
         let mut v = Vec::new();
         for c in &args.cpu {
-            v.extend(parse_cpu_list(c).map_err(anyhow::Error::msg)?);
+            v.extend(
+                cpus_in_list(c, count)
+                    .with_context(|| format!("--cpu {c} (in {})", files_list(&files)))?,
+            );
         }
         Some(v)
     };
@@ -470,6 +476,23 @@ fn report_dats<'s>(
         Err(ReportError::Output(e)) => Err(e.into()),
         Err(e) => Err(anyhow::Error::new(e)),
     }
+}
+
+/// CPUs of a file: its CPU count, or past the highest CPU with data when it has none.
+fn cpu_count(dat: &DatFile) -> u32 {
+    let in_data = dat
+        .buffers()
+        .iter()
+        .flat_map(|b| b.cpus())
+        .map(|c| c.cpu.saturating_add(1))
+        .max()
+        .unwrap_or(0);
+    dat.nr_cpus().max(in_data)
+}
+
+fn files_list(files: &[PathBuf]) -> String {
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    names.join(", ")
 }
 
 fn clock_of(dat: &DatFile) -> String {

@@ -14,9 +14,9 @@ use tracectl::render::graph::{
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::tracefs::capture::{
-    count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events,
+    event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events,
 };
-use tracectl::tracefs::{AppendMode, Tracefs};
+use tracectl::tracefs::{count_cpu_list, AppendMode, Tracefs};
 
 use super::common::Context;
 

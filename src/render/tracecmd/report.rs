@@ -558,24 +558,3 @@ fn accept<C: Catalog + ?Sized>(
     let ctx = FilterContext { comm: &comm, pid };
     filter.accepts(catalog, id, rec, &ctx)
 }
-/// Parse a `--cpu` list: `0,2-4`.
-pub fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
-    let mut v = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || format!("bad CPU list '{s}': expected numbers and ranges like 0,2-3");
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (u32, u32) = (
-                    a.trim().parse().map_err(|_| bad())?,
-                    b.trim().parse().map_err(|_| bad())?,
-                );
-                if a > b {
-                    return Err(bad());
-                }
-                v.extend(a..=b);
-            }
-            None => v.push(part.parse().map_err(|_| bad())?),
-        }
-    }
-    Ok(v)
-}
