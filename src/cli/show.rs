@@ -197,6 +197,7 @@ fn write_json_line(out: &mut impl Write, line: &str) -> Result<()> {
 /// at once. A fixture tree's trace_pipe is a plain file and ends. Comms and markers may
 /// hold any bytes: a line is read as bytes and shown with invalid UTF-8 replaced.
 fn stream_pipe(path: &std::path::Path, json: bool) -> Result<i32> {
+    tracectl::tracefs::check_regular(path)?;
     let f =
         std::fs::File::open(path).map_err(|e| tracectl::tracefs::TracefsError::from_io(path, e))?;
     let mut r = BufReader::new(f);

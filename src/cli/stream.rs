@@ -290,11 +290,11 @@ impl EventText {
                 None
             }
         };
-        let kallsyms_text = if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
+        let kallsyms_text = if let Ok(z) = t.read("host/kallsyms.zst") {
             zstd::decode_all(&z[..])
                 .ok()
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
-        } else if let Ok(s) = std::fs::read_to_string(t.path("host/kallsyms")) {
+        } else if let Ok(s) = t.read_string("host/kallsyms") {
             Some(s)
         } else if is_live(t) {
             std::fs::read_to_string("/proc/kallsyms").ok()
@@ -507,7 +507,8 @@ fn replay_graph<'a>(
             }
         }
     }
-    let irq_range = std::fs::read(t.path("host/kallsyms.zst"))
+    let irq_range = t
+        .read("host/kallsyms.zst")
         .ok()
         .and_then(|z| zstd::decode_all(&z[..]).ok())
         .and_then(|b| irq_range_from_kallsyms(&String::from_utf8_lossy(&b)));
@@ -572,12 +573,17 @@ fn replay_graph<'a>(
     Ok(Some(0))
 }
 
+/// A small text file of the tree (a device or FIFO there is refused, see `read_file`).
+fn read_text(path: &std::path::Path) -> Result<String, tracectl::tracefs::TracefsError> {
+    tracectl::tracefs::read_file(path).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
 /// Entries in the buffer and entries written, summed over `per_cpu/cpuN/stats`.
 fn buffer_counts(t: &Tracefs) -> (u64, u64) {
     let (mut entries, mut written) = (0u64, 0u64);
     if let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) {
         for e in rd.filter_map(|e| e.ok()) {
-            let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
+            let stats = read_text(&e.path().join("stats")).unwrap_or_default();
             let get = |key: &str| {
                 stats
                     .lines()
@@ -597,7 +603,7 @@ fn buffer_overran(t: &Tracefs) -> bool {
         return false;
     };
     rd.filter_map(|e| e.ok()).any(|e| {
-        std::fs::read_to_string(e.path().join("stats")).is_ok_and(|s| {
+        read_text(&e.path().join("stats")).is_ok_and(|s| {
             s.lines()
                 .any(|l| l.strip_prefix("overrun:").is_some_and(|v| v.trim() != "0"))
         })
@@ -616,7 +622,7 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
                 continue;
             }
             cpus += 1;
-            let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
+            let stats = read_text(&e.path().join("stats")).unwrap_or_default();
             let get = |key: &str| {
                 stats
                     .lines()

@@ -58,11 +58,11 @@ impl EventPrinter {
 }
 
 fn load_kallsyms(t: &Tracefs) -> Option<Kallsyms> {
-    if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
+    if let Ok(z) = t.read("host/kallsyms.zst") {
         let text = zstd::decode_all(&z[..]).ok()?;
         return Some(Kallsyms::parse(&String::from_utf8_lossy(&text)));
     }
-    if let Ok(text) = std::fs::read_to_string(t.path("host/kallsyms")) {
+    if let Ok(text) = t.read_string("host/kallsyms") {
         return Some(Kallsyms::parse(&text));
     }
     if t.path("host").exists() {
@@ -74,7 +74,7 @@ fn load_kallsyms(t: &Tracefs) -> Option<Kallsyms> {
 
 /// `CONFIG_HZ` from the tree's `host/config(.gz)`, or `/proc/config.gz` for a live root.
 fn load_hz(t: &Tracefs) -> Option<u32> {
-    let text = if let Ok(s) = std::fs::read_to_string(t.path("host/config")) {
+    let text = if let Ok(s) = t.read_string("host/config") {
         s
     } else {
         let gz = if t.path("host").exists() {
@@ -82,7 +82,7 @@ fn load_hz(t: &Tracefs) -> Option<u32> {
         } else {
             "/proc/config.gz".into()
         };
-        let bytes = std::fs::read(gz).ok()?;
+        let bytes = crate::tracefs::read_file(&gz).ok()?;
         let mut s = String::new();
         std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut s)
             .ok()?;

@@ -579,14 +579,8 @@ impl Recorder {
                 .t
                 .path(self.rel(&format!("per_cpu/cpu{cpu}/trace_pipe_raw")));
             let tmp = PathBuf::from(format!("{}.cpu{cpu}", self.output.display()));
-            let th = capture::spawn(cpu, pipe.clone(), tmp.clone(), self.info, self.stop.clone())
-                .map_err(|e| {
-                RecordError::Capture(format!(
-                    "cpu{cpu}: {} / {}: {e}",
-                    pipe.display(),
-                    tmp.display()
-                ))
-            })?;
+            let th = capture::spawn(cpu, pipe, tmp, self.info, self.stop.clone())
+                .map_err(|e| RecordError::Capture(format!("cpu{cpu}: {e}")))?;
             self.threads.push(th);
         }
         Ok(())
@@ -877,6 +871,24 @@ fn date_offset_us(clock: &str) -> i64 {
     us(ClockId::CLOCK_REALTIME) - us(id)
 }
 
+/// Refuse an output file whose directory does not exist, before anything is read.
+fn check_output_dir(output: &Path) -> Result<(), RecordError> {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let why = format!("the directory {} does not exist", dir.display());
+    Err(RecordError::Dat(crate::dat::DatError::new(
+        output,
+        crate::dat::OPEN,
+        0,
+        crate::dat::DatErrorKind::Io(std::io::Error::new(std::io::ErrorKind::NotFound, why)),
+    )))
+}
+
 /// Write what instance `instance` (top level when `None`) holds now to `output`,
 /// consuming it from `trace_pipe_raw`.
 ///
@@ -898,6 +910,8 @@ pub fn extract(
             path: t.path(&inst),
         }));
     }
+    // Before anything is drained from the buffer: the file must be writable there.
+    check_output_dir(output)?;
     let hp = HeaderPage::parse(&String::from_utf8_lossy(&t.read("events/header_page")?))
         .map_err(|e| RecordError::Capture(e.to_string()))?;
     let mut info = PageInfo {
@@ -940,8 +954,8 @@ pub fn extract(
         }
         let tmp = PathBuf::from(format!("{}.cpu{cpu}", output.display()));
         // With stop already set, the thread drains once and ends.
-        let mut th = capture::spawn(cpu, pipe.clone(), tmp.clone(), info, stop.clone())
-            .map_err(|e| RecordError::Capture(format!("{}: {e}", pipe.display())))?;
+        let mut th = capture::spawn(cpu, pipe, tmp.clone(), info, stop.clone())
+            .map_err(RecordError::Capture)?;
         let r = th.handle.take().map(|h| {
             h.join()
                 .unwrap_or_else(|_| Err("capture thread panicked".into()))

@@ -135,8 +135,7 @@ pub fn load_cpu_files(t: &Tracefs, cpu: Option<u32>) -> Result<Vec<RawCpuData>, 
         if !t.exists(&rel) {
             continue;
         }
-        let path = t.path(&rel);
-        let bytes = std::fs::read(&path).map_err(|e| TracefsError::from_io(&path, e))?;
+        let bytes = t.read(&rel)?;
         out.push(RawCpuData { cpu: c, bytes });
     }
     if out.is_empty() {

@@ -70,6 +70,12 @@ pub enum TracefsError {
         /// What is wrong.
         detail: String,
     },
+    /// A device, FIFO or directory where a fixture tree should hold a file: it would be
+    /// read forever.
+    NotRegularFile {
+        /// The file.
+        path: PathBuf,
+    },
     /// Any other I/O error.
     Io {
         /// The file.
@@ -101,6 +107,7 @@ impl TracefsError {
             | TracefsError::ReadOnly { path }
             | TracefsError::BadValue { path, .. }
             | TracefsError::Parse { path, .. }
+            | TracefsError::NotRegularFile { path }
             | TracefsError::Io { path, .. } => Some(path),
             TracefsError::NotMounted { .. }
             | TracefsError::UnknownEvent { .. }
@@ -169,6 +176,11 @@ impl fmt::Display for TracefsError {
             }
             TracefsError::BadValue { path, detail } => write!(f, "{}: {detail}", path.display()),
             TracefsError::Parse { path, detail } => write!(f, "{}: cannot parse: {detail}", path.display()),
+            TracefsError::NotRegularFile { path } => write!(
+                f,
+                "{}: not a regular file (a fixture tree holds copies of tracefs files; copy the file itself into the tree)",
+                path.display()
+            ),
             TracefsError::Io { path, err } => write!(f, "{}: {}", path.display(), err),
         }
     }
