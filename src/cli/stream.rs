@@ -102,7 +102,7 @@ impl Printer {
                         format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes(),
                     );
                 }
-                if self.json {
+                let known = if self.json {
                     match &self.text.registry {
                         Some(reg) => json::write_schema_record(
                             out,
@@ -115,10 +115,17 @@ impl Printer {
                             json::write_record(out, &rec, &self.comms, &self.names, &self.style)
                         }
                     }
-                } else if !self.style_line(&rec, out) && !self.text.knows(&rec, &self.names) {
+                    // JSON writes whatever it has: whether the event was known is checked below.
+                    false
+                } else {
+                    self.style_line(&rec, out)
+                };
+                if !known {
                     if let Some(id) = rec.event_id(self.style.big_endian) {
-                        if self.lost_unknown_ids.insert(id) {
-                            eprintln!("tracectl: event id {id} has no format under events/ (was the tree captured with its formats?)");
+                        if let Some(why) = self.text.why_unknown(id, &rec, &self.names) {
+                            if self.lost_unknown_ids.insert(id) {
+                                eprintln!("tracectl: warning: {why}");
+                            }
                         }
                     }
                 }
@@ -224,13 +231,19 @@ struct EventText {
 }
 
 impl EventText {
-    /// Whether the record's event id has a format.
-    fn knows(&self, rec: &Record, fallback: &EventNames) -> bool {
+    /// Why records of event `id` print as `<unknown event id N>` (None when they do not):
+    /// no format, or a format that does not parse.
+    fn why_unknown(&self, id: u16, rec: &Record, fallback: &EventNames) -> Option<String> {
+        let missing = || {
+            format!("event id {id} has no format under events/; its records print as <unknown event id {id}> (was the tree captured with its formats?)")
+        };
         match &self.registry {
-            Some(reg) => rec
-                .event_id(self.big_endian)
-                .is_some_and(|id| reg.try_get(id).is_some()),
-            None => fallback.of(rec).is_some(),
+            Some(reg) => match reg.try_get(id) {
+                None => Some(missing()),
+                Some(Err(e)) => Some(format!("{e}; its records print as <unknown event id {id}>")),
+                Some(Ok(_)) => None,
+            },
+            None => fallback.of(rec).is_none().then(missing),
         }
     }
 

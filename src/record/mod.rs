@@ -922,10 +922,10 @@ pub fn extract(
         sleep_ms: 100,
         max_bytes: None,
     };
-    if let Ok(kb) = t.read_string(inst.join("buffer_subbuf_size_kb")) {
-        if let Ok(kb) = kb.trim().parse::<usize>() {
-            info.subbuf = kb * 1024;
-        }
+    if let Some(size) =
+        crate::ring::subbuf_size(t, &inst).map_err(|e| RecordError::Capture(e.to_string()))?
+    {
+        info.subbuf = size;
     }
     let mut cpus: Vec<u32> = std::fs::read_dir(t.path(inst.join("per_cpu")))
         .map_err(|e| TracefsError::from_io(t.path(inst.join("per_cpu")), e))?
@@ -951,6 +951,15 @@ pub fn extract(
         let pipe = t.path(inst.join(format!("per_cpu/cpu{cpu}/{raw}")));
         if !pipe.exists() {
             return Err(RecordError::Tracefs(TracefsError::NotFound { path: pipe }));
+        }
+        // A recorded tree's data (a live file reports no length).
+        if let Some(len) = std::fs::metadata(&pipe)
+            .ok()
+            .map(|m| m.len())
+            .filter(|&n| n > 0)
+        {
+            crate::ring::check_whole_subbufs(&pipe, len, info.subbuf)
+                .map_err(|e| RecordError::Capture(e.to_string()))?;
         }
         let tmp = PathBuf::from(format!("{}.cpu{cpu}", output.display()));
         // With stop already set, the thread drains once and ends.
