@@ -404,6 +404,11 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
 }
 
 fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
+    if !args.events.is_empty() {
+        // An -e that names no event of the tree is a typo: say so, with the closest names.
+        let available = t.read_string("available_events")?;
+        select_events(&available, &args.events)?;
+    }
     let layout = page_layout(t).context("reading the sub-buffer layout")?;
     let data = load_cpu_files(t, args.cpu)?;
     let mut p = printer_for(t, t, layout.big_endian, args);

@@ -610,18 +610,9 @@ pub fn event_matches(spec: &str, system: &str, name: &str) -> bool {
     }
 }
 
-/// Shell-style glob with `*` and `?`.
+/// Shell-style glob (one matcher for the crate, without exponential backtracking).
 fn glob(pat: &str, s: &str) -> bool {
-    fn go(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => go(&p[1..], s) || (!s.is_empty() && go(p, &s[1..])),
-            (Some(b'?'), Some(_)) => go(&p[1..], &s[1..]),
-            (Some(a), Some(b)) if a == b => go(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    go(pat.as_bytes(), s.as_bytes())
+    super::suggest::glob_match(pat, s)
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {

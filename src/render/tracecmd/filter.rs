@@ -193,6 +193,8 @@ impl EventFilter {
             }
         }
         let mut by_id = HashMap::new();
+        // Names that are no field of any matched event: a typo, not a condition.
+        let mut missing_everywhere: Option<Vec<String>> = None;
         for id in ids {
             let expr = match expr_part {
                 None => Expr::Bool(true),
@@ -204,15 +206,28 @@ impl EventFilter {
                         catalog,
                         id,
                         depth: 0,
+                        missing: Vec::new(),
                     };
                     let (x, _) = p.expr().map_err(&err)?;
                     if p.pos != toks.len() {
                         return Err(err(format!("syntax error near '{}'", toks[p.pos].text())));
                     }
+                    let missing = std::mem::take(&mut p.missing);
+                    missing_everywhere = Some(match missing_everywhere {
+                        None => missing,
+                        Some(prev) => prev.into_iter().filter(|n| missing.contains(n)).collect(),
+                    });
                     x
                 }
             };
             by_id.insert(id, expr);
+        }
+        if let Some(names) = missing_everywhere.filter(|m| !m.is_empty()) {
+            return Err(err(format!(
+                "no event matched by '{}' has a field named '{}'",
+                events_part.trim(),
+                names.join("', '")
+            )));
         }
         let set = FilterSet { by_id };
         if negate {
@@ -372,6 +387,8 @@ struct Parser<'t, 'c, C: Catalog + ?Sized> {
     id: u16,
     /// Current nesting of parentheses and `!`.
     depth: u32,
+    /// Names read that are no field of this event (nor COMM or CPU).
+    missing: Vec<String>,
 }
 
 fn too_deep() -> String {
@@ -458,7 +475,7 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
         }
     }
 
-    fn item(&self, t: Tok) -> Result<Item, String> {
+    fn item(&mut self, t: Tok) -> Result<Item, String> {
         Ok(match t {
             Tok::DQuote(s) => Item::DQ(s),
             Tok::SQuote(s) => Item::SQ(s),
@@ -472,6 +489,9 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
                 } else if s == "CPU" {
                     Item::Value(Value::Cpu)
                 } else {
+                    if !self.missing.contains(&s) {
+                        self.missing.push(s);
+                    }
                     Item::Missing
                 }
             }
