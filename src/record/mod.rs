@@ -293,6 +293,13 @@ impl Recorder {
     /// Set up tracefs and start one capture thread per CPU; `output` is the trace.dat
     /// to write (per-CPU capture files go next to it as `<output>.cpuN`).
     pub fn start(t: Tracefs, cfg: RecordConfig, output: &Path) -> Result<Recorder, RecordError> {
+        // Every event is known before anything is created or written.
+        if !cfg.ignore_missing {
+            let more = cfg.more_instances.iter().flat_map(|(_, evs)| evs);
+            for ev in cfg.events.iter().chain(more) {
+                resolve_event(&t, &ev.name)?;
+            }
+        }
         let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
         let (name, created) = match &cfg.instance {
             Some(n) => {
