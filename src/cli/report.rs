@@ -197,8 +197,9 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             let time =
                 TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs);
             writeln!(out, "List of CPUs in {} with data:", f.display())?;
-            let bounds = DatSource::cpu_bounds(dat, 0)
+            let (bounds, warnings) = DatSource::cpu_bounds(dat, 0)
                 .with_context(|| format!("reading {}", f.display()))?;
+            print_warnings(&warnings);
             for (cpu, first, last) in bounds {
                 let mut line = format!("  {cpu}").into_bytes();
                 if args.first_event {
@@ -450,6 +451,9 @@ fn report_dats<'s>(
     inputs.extend(instance_inputs);
     let opts = ReportOptions { cpus };
     let res = write_report(inputs, &opts, out);
+    if let Ok(summary) = &res {
+        print_warnings(&summary.warnings);
+    }
     // Formats are parsed as their events are met: the ones that failed are known now.
     if !args.quiet {
         for (c, f) in catalogs.iter().zip(files) {
@@ -493,6 +497,13 @@ fn cpu_count(dat: &DatFile) -> u32 {
 fn files_list(files: &[PathBuf]) -> String {
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     names.join(", ")
+}
+
+/// The library's warnings about the data (sub-buffers skipped), one line each.
+fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("tracectl: warning: {w}");
+    }
 }
 
 fn clock_of(dat: &DatFile) -> String {
@@ -599,6 +610,7 @@ fn kernel_or_json(
     }
     out.write_all(&buf)?;
     out.flush()?;
+    print_warnings(&source.take_warnings());
     Ok(0)
 }
 

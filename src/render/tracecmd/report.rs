@@ -59,14 +59,16 @@ pub struct ReportOptions {
 }
 
 /// What a report printed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReportSummary {
     /// Records printed.
     pub records: u64,
     /// Dropped-events lines printed.
     pub dropped_lines: u64,
-    /// Sub-buffers that failed to decode (reported on stderr, skipped).
+    /// Sub-buffers that failed to decode (skipped).
     pub bad_pages: u64,
+    /// Why they failed, one line each, for the caller to show.
+    pub warnings: Vec<String>,
 }
 
 struct Live<'a> {
@@ -190,6 +192,10 @@ pub fn write_report<'a>(
         Ok::<(), ReportError>(())
     })?;
     summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
+    summary.warnings = lives
+        .iter_mut()
+        .flat_map(|l| l.input.source.take_warnings())
+        .collect();
     Ok(summary)
 }
 
