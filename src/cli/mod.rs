@@ -98,6 +98,17 @@ pub fn main() -> i32 {
     }
 }
 
+/// Run a command line (the program name first) in this process, as [`main`] does, but
+/// return a failure instead of printing it. Tests drive the commands through this.
+#[allow(dead_code)]
+pub fn run_args<I, T>(args: I) -> anyhow::Result<i32>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    run(Cli::try_parse_from(args)?)
+}
+
 fn run(cli: Cli) -> anyhow::Result<i32> {
     let ctx = common::Context {
         tracefs: cli.tracefs,

@@ -183,8 +183,9 @@ fn plan(args: &StatArgs) -> Result<Plan> {
         let online = tracectl::perf::online_cpus().context("reading the online CPUs")?;
         let cpus = match &args.cpu {
             Some(list) => {
-                let cpus = tracectl::render::tracecmd::parse_cpu_list(list)
-                    .map_err(|e| anyhow::anyhow!("-C {e}"))?;
+                let limit = online.iter().max().map_or(1, |m| m + 1);
+                let cpus = tracectl::tracefs::parse_cpu_list(list, limit)
+                    .map_err(|e| anyhow::anyhow!("-C: {e}"))?;
                 if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
                     bail!("-C {list}: CPU {c} is not online (online: {online:?})");
                 }

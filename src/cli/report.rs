@@ -8,11 +8,12 @@ use anyhow::{bail, Context as _, Result};
 use tracectl::dat::{DatError, DatFile};
 use tracectl::event::{PrintEnv, PrintStyle, Record};
 use tracectl::render::tracecmd::{
-    parse_cpu_list, write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter,
-    FilterContext, RecordSource, ReportError, ReportInput, ReportOptions, ThreadedSource,
-    TimeFormat, TraceCmdStyle,
+    write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FilterContext,
+    RecordSource, ReportError, ReportInput, ReportOptions, ThreadedSource, TimeFormat,
+    TraceCmdStyle,
 };
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use tracectl::tracefs::cpus_in_list;
 
 use super::common::Context;
 
@@ -164,8 +165,9 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         let dat = DatFile::open(f)
             .with_context(|| format!("cannot read {} as a trace.dat file", f.display()))?;
         if !args.quiet {
+            // Each warning names the file already.
             for w in dat.warnings() {
-                eprintln!("tracectl: warning: {}: {w}", f.display());
+                eprintln!("tracectl: warning: {w}");
             }
         }
         dats.push(dat);
@@ -195,8 +197,9 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             let time =
                 TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs);
             writeln!(out, "List of CPUs in {} with data:", f.display())?;
-            let bounds = DatSource::cpu_bounds(dat, 0)
+            let (bounds, warnings) = DatSource::cpu_bounds(dat, 0)
                 .with_context(|| format!("reading {}", f.display()))?;
+            print_warnings(&warnings);
             for (cpu, first, last) in bounds {
                 let mut line = format!("  {cpu}").into_bytes();
                 if args.first_event {
@@ -260,9 +263,14 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     let cpus = if args.cpu.is_empty() {
         None
     } else {
+        // CPUs past the most any file has select nothing (and are not listed).
+        let count = dats.iter().map(cpu_count).max().unwrap_or(0);
         let mut v = Vec::new();
         for c in &args.cpu {
-            v.extend(parse_cpu_list(c).map_err(anyhow::Error::msg)?);
+            v.extend(
+                cpus_in_list(c, count)
+                    .with_context(|| format!("--cpu {c} (in {})", files_list(&files)))?,
+            );
         }
         Some(v)
     };
@@ -443,6 +451,9 @@ fn report_dats<'s>(
     inputs.extend(instance_inputs);
     let opts = ReportOptions { cpus };
     let res = write_report(inputs, &opts, out);
+    if let Ok(summary) = &res {
+        print_warnings(&summary.warnings);
+    }
     // Formats are parsed as their events are met: the ones that failed are known now.
     if !args.quiet {
         for (c, f) in catalogs.iter().zip(files) {
@@ -468,6 +479,30 @@ fn report_dats<'s>(
         Ok(_) => Ok(0),
         Err(ReportError::Output(e)) => Err(e.into()),
         Err(e) => Err(anyhow::Error::new(e)),
+    }
+}
+
+/// CPUs of a file: its CPU count, or past the highest CPU with data when it has none.
+fn cpu_count(dat: &DatFile) -> u32 {
+    let in_data = dat
+        .buffers()
+        .iter()
+        .flat_map(|b| b.cpus())
+        .map(|c| c.cpu.saturating_add(1))
+        .max()
+        .unwrap_or(0);
+    dat.nr_cpus().max(in_data)
+}
+
+fn files_list(files: &[PathBuf]) -> String {
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    names.join(", ")
+}
+
+/// The library's warnings about the data (sub-buffers skipped), one line each.
+fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("tracectl: warning: {w}");
     }
 }
 
@@ -575,6 +610,7 @@ fn kernel_or_json(
     }
     out.write_all(&buf)?;
     out.flush()?;
+    print_warnings(&source.take_warnings());
     Ok(0)
 }
 

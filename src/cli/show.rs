@@ -194,25 +194,28 @@ fn write_json_line(out: &mut impl Write, line: &str) -> Result<()> {
 }
 
 /// Follow trace_pipe line by line; each line is flushed so `| head` and `| grep` see it
-/// at once. A fixture tree's trace_pipe is a plain file and ends.
+/// at once. A fixture tree's trace_pipe is a plain file and ends. Comms and markers may
+/// hold any bytes: a line is read as bytes and shown with invalid UTF-8 replaced.
 fn stream_pipe(path: &std::path::Path, json: bool) -> Result<i32> {
+    tracectl::tracefs::check_regular(path)?;
     let f =
         std::fs::File::open(path).map_err(|e| tracectl::tracefs::TracefsError::from_io(path, e))?;
     let mut r = BufReader::new(f);
     let mut out = std::io::stdout().lock();
-    let mut line = String::new();
+    let mut line = Vec::new();
     loop {
         line.clear();
         let n = r
-            .read_line(&mut line)
+            .read_until(b'\n', &mut line)
             .with_context(|| format!("reading {}", path.display()))?;
         if n == 0 {
             return Ok(0);
         }
+        let text = String::from_utf8_lossy(&line);
         if json {
-            write_json_line(&mut out, line.trim_end_matches('\n'))?;
+            write_json_line(&mut out, text.trim_end_matches('\n'))?;
         } else {
-            out.write_all(line.as_bytes())?;
+            out.write_all(text.as_bytes())?;
         }
         out.flush()?;
     }

@@ -14,9 +14,9 @@ use tracectl::render::graph::{
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::tracefs::capture::{
-    count_cpu_list, event_matches, resolve_enum_constants_of, select_events,
+    event_matches, resolve_enum_constants_of, select_events,
 };
-use tracectl::tracefs::{AppendMode, Tracefs};
+use tracectl::tracefs::{count_cpu_list, AppendMode, Tracefs};
 
 use super::common::Context;
 
@@ -102,7 +102,7 @@ impl Printer {
                         format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes(),
                     );
                 }
-                if self.json {
+                let known = if self.json {
                     match &self.text.registry {
                         Some(reg) => json::write_schema_record(
                             out,
@@ -115,10 +115,17 @@ impl Printer {
                             json::write_record(out, &rec, &self.comms, &self.names, &self.style)
                         }
                     }
-                } else if !self.style_line(&rec, out) && !self.text.knows(&rec, &self.names) {
+                    // JSON writes whatever it has: whether the event was known is checked below.
+                    false
+                } else {
+                    self.style_line(&rec, out)
+                };
+                if !known {
                     if let Some(id) = rec.event_id(self.style.big_endian) {
-                        if self.lost_unknown_ids.insert(id) {
-                            eprintln!("tracectl: event id {id} has no format under events/ (was the tree captured with its formats?)");
+                        if let Some(why) = self.text.why_unknown(id, &rec, &self.names) {
+                            if self.lost_unknown_ids.insert(id) {
+                                eprintln!("tracectl: warning: {why}");
+                            }
                         }
                     }
                 }
@@ -224,13 +231,19 @@ struct EventText {
 }
 
 impl EventText {
-    /// Whether the record's event id has a format.
-    fn knows(&self, rec: &Record, fallback: &EventNames) -> bool {
+    /// Why records of event `id` print as `<unknown event id N>` (None when they do not):
+    /// no format, or a format that does not parse.
+    fn why_unknown(&self, id: u16, rec: &Record, fallback: &EventNames) -> Option<String> {
+        let missing = || {
+            format!("event id {id} has no format under events/; its records print as <unknown event id {id}> (was the tree captured with its formats?)")
+        };
         match &self.registry {
-            Some(reg) => rec
-                .event_id(self.big_endian)
-                .is_some_and(|id| reg.try_get(id).is_some()),
-            None => fallback.of(rec).is_some(),
+            Some(reg) => match reg.try_get(id) {
+                None => Some(missing()),
+                Some(Err(e)) => Some(format!("{e}; its records print as <unknown event id {id}>")),
+                Some(Ok(_)) => None,
+            },
+            None => fallback.of(rec).is_none().then(missing),
         }
     }
 
@@ -377,6 +390,11 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
 }
 
 fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
+    if !args.events.is_empty() {
+        // An -e that names no event of the tree is a typo: say so, with the closest names.
+        let available = t.read_string("available_events")?;
+        select_events(&available, &args.events)?;
+    }
     let layout = page_layout(t).context("reading the sub-buffer layout")?;
     let data = load_cpu_files(t, args.cpu)?;
     let mut p = printer_for(t, t, layout.big_endian, args);
@@ -556,12 +574,17 @@ fn replay_graph<'a>(
     Ok(Some(0))
 }
 
+/// A small text file of the tree (a device or FIFO there is refused, see `read_file`).
+fn read_text(path: &std::path::Path) -> Result<String, tracectl::tracefs::TracefsError> {
+    tracectl::tracefs::read_file(path).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
 /// Entries in the buffer and entries written, summed over `per_cpu/cpuN/stats`.
 fn buffer_counts(t: &Tracefs) -> (u64, u64) {
     let (mut entries, mut written) = (0u64, 0u64);
     if let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) {
         for e in rd.filter_map(|e| e.ok()) {
-            let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
+            let stats = read_text(&e.path().join("stats")).unwrap_or_default();
             let get = |key: &str| {
                 stats
                     .lines()
@@ -581,7 +604,7 @@ fn buffer_overran(t: &Tracefs) -> bool {
         return false;
     };
     rd.filter_map(|e| e.ok()).any(|e| {
-        std::fs::read_to_string(e.path().join("stats")).is_ok_and(|s| {
+        read_text(&e.path().join("stats")).is_ok_and(|s| {
             s.lines()
                 .any(|l| l.strip_prefix("overrun:").is_some_and(|v| v.trim() != "0"))
         })
@@ -600,7 +623,7 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
                 continue;
             }
             cpus += 1;
-            let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
+            let stats = read_text(&e.path().join("stats")).unwrap_or_default();
             let get = |key: &str| {
                 stats
                     .lines()

@@ -20,6 +20,7 @@ pub struct DatError {
 
 /// The cause of a [`DatError`].
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum DatErrorKind {
     /// The operating system refused a read or write.
     Io(io::Error),
@@ -30,6 +31,15 @@ pub enum DatErrorKind {
         /// Bytes left in the file.
         available: u64,
     },
+    /// A length field claims more bytes than the file (or section) has left.
+    LengthTooLarge {
+        /// The length read from the file.
+        length: u64,
+        /// Bytes left after the length field.
+        available: u64,
+    },
+    /// The path is not a regular file (a device, a FIFO, a directory).
+    NotRegularFile,
     /// The bytes do not make sense for this section.
     Corrupt(String),
     /// A valid feature this reader does not handle.
@@ -54,6 +64,20 @@ impl DatError {
 
 impl fmt::Display for DatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            // Opening names no section or offset: nothing has been read yet.
+            DatErrorKind::Io(e) if self.section == OPEN => {
+                return write!(f, "{}: {e}", self.path.display())
+            }
+            DatErrorKind::NotRegularFile => {
+                return write!(
+                f,
+                "{}: not a regular file (a trace.dat is a file written by `record` or `extract`)",
+                self.path.display()
+            )
+            }
+            _ => {}
+        }
         write!(
             f,
             "{}: {} at offset {}: ",
@@ -62,7 +86,12 @@ impl fmt::Display for DatError {
             self.offset
         )?;
         match &self.kind {
-            DatErrorKind::Io(e) => write!(f, "{e} (check that the file exists and is readable/writable)"),
+            DatErrorKind::Io(e) => write!(f, "{e} (check that the file is readable)"),
+            DatErrorKind::LengthTooLarge { length, available } => write!(
+                f,
+                "length {length} exceeds the {available} bytes left: the file is corrupt"
+            ),
+            DatErrorKind::NotRegularFile => Ok(()),
             DatErrorKind::Truncated { needed, available } => write!(
                 f,
                 "file ends early: needed {needed} bytes, {available} left (was the recording interrupted or the copy cut short? record or copy it again)"
@@ -75,11 +104,8 @@ impl fmt::Display for DatError {
     }
 }
 
-impl std::error::Error for DatError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            DatErrorKind::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+/// The section name of errors met opening the file.
+pub(crate) const OPEN: &str = "open";
+
+// The message already carries the cause's text: a `source` would print it twice.
+impl std::error::Error for DatError {}

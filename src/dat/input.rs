@@ -23,6 +23,16 @@ impl FileSrc {
         DatError::new(&self.path, section, offset, kind)
     }
 
+    /// `n` bytes at `off`, where `n` was read from a length field: a length beyond the
+    /// end of the file is corruption, not truncation.
+    pub fn read_len_at(&self, off: u64, n: u64, section: &str) -> Result<Vec<u8>, DatError> {
+        let available = self.len.saturating_sub(off);
+        if n > available {
+            return Err(self.err(section, off, too_long(n, available)));
+        }
+        self.read_at(off, n, section)
+    }
+
     /// `n` bytes at `off`, or a Truncated error naming `section`.
     pub fn read_at(&self, off: u64, n: u64, section: &str) -> Result<Vec<u8>, DatError> {
         let available = self.len.saturating_sub(off);
@@ -87,6 +97,10 @@ pub(crate) fn num_u64(b: &[u8], be: bool) -> u64 {
     }
 }
 
+pub(crate) fn too_long(length: u64, available: u64) -> DatErrorKind {
+    DatErrorKind::LengthTooLarge { length, available }
+}
+
 /// A sequential reader: the file itself (v6) or one decompressed section (v7).
 pub(crate) trait Input {
     /// The next `n` bytes.
@@ -97,7 +111,17 @@ pub(crate) trait Input {
     /// Bytes left in this input.
     fn remaining(&self) -> u64;
     fn corrupt(&self, msg: String) -> DatError;
+    /// The error for a length field of `length` bytes that runs past the end.
+    fn too_long(&self, length: u64) -> DatError;
     fn set_section(&mut self, name: &str);
+
+    /// The next `n` bytes, where `n` was just read from a length field.
+    fn take_len(&mut self, n: u64) -> Result<Vec<u8>, DatError> {
+        if n > self.remaining() {
+            return Err(self.too_long(n));
+        }
+        self.take(n)
+    }
 
     fn u16(&mut self) -> Result<u16, DatError> {
         let b = self.take(2)?;
@@ -113,8 +137,9 @@ pub(crate) trait Input {
     }
     /// Text stored as raw bytes; invalid UTF-8 is replaced rather than refused because
     /// formats and kallsyms are only ever displayed.
+    /// `n` comes from a length field.
     fn text(&mut self, n: u64) -> Result<String, DatError> {
-        let b = self.take(n)?;
+        let b = self.take_len(n)?;
         Ok(String::from_utf8(b)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
@@ -183,6 +208,10 @@ impl Input for FileCur<'_> {
         self.src
             .err(&self.section, self.pos, DatErrorKind::Corrupt(msg))
     }
+    fn too_long(&self, length: u64) -> DatError {
+        self.src
+            .err(&self.section, self.pos, too_long(length, self.remaining()))
+    }
     fn set_section(&mut self, name: &str) {
         self.section = name.to_string();
     }
@@ -245,6 +274,9 @@ impl Input for SliceCur<'_> {
     }
     fn corrupt(&self, msg: String) -> DatError {
         self.err(DatErrorKind::Corrupt(msg))
+    }
+    fn too_long(&self, length: u64) -> DatError {
+        self.err(too_long(length, self.remaining()))
     }
     fn set_section(&mut self, name: &str) {
         self.section = name.to_string();

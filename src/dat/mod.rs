@@ -26,6 +26,7 @@ mod reader;
 mod writer;
 
 pub use compress::Compression;
+pub(crate) use error::OPEN;
 pub use error::{DatError, DatErrorKind};
 pub use options::{opt, DatOption, Options, ShiftSample, TimeShift};
 pub use pages::CpuPages;

@@ -167,7 +167,7 @@ impl CpuPages {
                         DatErrorKind::Corrupt(format!("chunk claims {usize_} bytes")),
                     ));
                 }
-                let data = self.src.read_at(pos + 8, csize, &self.section)?;
+                let data = self.src.read_len_at(pos + 8, csize, &self.section)?;
                 let out = codec
                     .decompress(&data, usize_)
                     .map_err(|m| self.err(pos, DatErrorKind::Corrupt(m)))?;

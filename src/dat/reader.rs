@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::compress::Compression;
-use super::error::{DatError, DatErrorKind};
+use super::error::{DatError, DatErrorKind, OPEN};
 use super::input::{num_u16, num_u32, num_u64, FileCur, FileSrc, Input, SliceCur};
 use super::options::{opt, DatOption, Options};
 use super::pages::CpuPages;
@@ -123,12 +123,14 @@ impl DatFile {
     /// Open and parse the metadata of a trace.dat.
     pub fn open(path: impl AsRef<Path>) -> Result<DatFile, DatError> {
         let path = path.as_ref();
-        let file =
-            File::open(path).map_err(|e| DatError::new(path, "open", 0, DatErrorKind::Io(e)))?;
-        let len = file
-            .metadata()
-            .map_err(|e| DatError::new(path, "open", 0, DatErrorKind::Io(e)))?
-            .len();
+        let open_err = |kind| DatError::new(path, OPEN, 0, kind);
+        let file = File::open(path).map_err(|e| open_err(DatErrorKind::Io(e)))?;
+        let meta = file.metadata().map_err(|e| open_err(DatErrorKind::Io(e)))?;
+        // A device or FIFO has no length and would be read forever.
+        if !meta.is_file() {
+            return Err(open_err(DatErrorKind::NotRegularFile));
+        }
+        let len = meta.len();
         let mut src = FileSrc {
             file,
             path: path.to_path_buf(),
@@ -266,7 +268,7 @@ impl DatFile {
                 break;
             }
             let size = cur.u32()?;
-            let data = cur.take(size as u64)?;
+            let data = cur.take_len(size as u64)?;
             self.add_option(DatOption {
                 id,
                 data,
@@ -458,7 +460,7 @@ impl DatFile {
             }
         }
         let body_at = offset + 16;
-        let body = self.src.read_at(body_at, size, what)?;
+        let body = self.src.read_len_at(body_at, size, what)?;
         if flags & 1 != 0 && id != section::BUFFER {
             if body.len() < 8 {
                 return Err(self.src.err(
@@ -528,7 +530,7 @@ impl DatFile {
                 let at = base + cur.pos as u64;
                 let id = cur.u16()?;
                 let size = cur.u32()?;
-                let data = cur.take(size as u64)?;
+                let data = cur.take_len(size as u64)?;
                 if id == opt::DONE {
                     if data.len() >= 8 {
                         next = num_u64(&data, self.header.big_endian);
@@ -833,18 +835,21 @@ impl DatFile {
         &self.src.path
     }
 
+    /// Buffer `index` (0 = the first), or an error saying the file has no such buffer.
+    pub fn buffer(&self, index: usize) -> Result<&Buffer, DatError> {
+        self.buffers.get(index).ok_or_else(|| {
+            let why = if self.buffers.is_empty() {
+                "the file holds no trace data (no flyrecord or latency buffer)".to_string()
+            } else {
+                format!("no buffer #{index} (the file has {})", self.buffers.len())
+            };
+            self.src.err("buffers", 0, DatErrorKind::Corrupt(why))
+        })
+    }
+
     /// Stream the pages of the `cpu_index`-th entry of buffer `buffer`'s CPU table.
     pub fn cpu_pages(&self, buffer: usize, cpu_index: usize) -> Result<CpuPages, DatError> {
-        let b = self.buffers.get(buffer).ok_or_else(|| {
-            self.src.err(
-                "buffers",
-                0,
-                DatErrorKind::Corrupt(format!(
-                    "no buffer #{buffer} (file has {})",
-                    self.buffers.len()
-                )),
-            )
-        })?;
+        let b = self.buffer(buffer)?;
         let c = b.cpus().get(cpu_index).ok_or_else(|| {
             self.src.err(
                 "buffers",
@@ -870,13 +875,7 @@ impl DatFile {
 
     /// The text of a latency buffer.
     pub fn latency_text(&self, buffer: usize) -> Result<Vec<u8>, DatError> {
-        let b = self.buffers.get(buffer).ok_or_else(|| {
-            self.src.err(
-                "buffers",
-                0,
-                DatErrorKind::Corrupt(format!("no buffer #{buffer}")),
-            )
-        })?;
+        let b = self.buffer(buffer)?;
         let BufferData::Latency { offset, size } = b.data else {
             return Err(self.src.err(
                 "buffers",
@@ -885,7 +884,7 @@ impl DatFile {
             ));
         };
         if !b.compressed {
-            return self.src.read_at(offset, size, "latency");
+            return self.src.read_len_at(offset, size, "latency");
         }
         let mut pages = CpuPages::new(
             self.src.clone(),

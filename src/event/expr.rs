@@ -226,12 +226,73 @@ pub(crate) enum Expr {
 /// Most locals one print fmt may declare in statement expressions.
 pub(crate) const MAX_LOCALS: usize = 16;
 
+/// Deepest nesting the parser reads: parentheses, brackets, braces, and prefix operators
+/// and casts applied to each other, one level each (trace-cmd reads 5,000 parentheses).
+pub(crate) const MAX_NESTING: u32 = 10_000;
+
+/// Tallest expression tree accepted. Name resolution, folding, compilation, evaluation
+/// and dropping all recurse on the tree, on any thread (a report's decoding threads have
+/// the default 2 MiB stack), in debug builds too. Parentheses alone add no height.
+pub(crate) const MAX_HEIGHT: u32 = 128;
+
+/// Nesting the parser goes to on the caller's stack. A deeper print fmt is parsed again on
+/// a thread with a stack sized for [`MAX_NESTING`]; the tree it returns is short enough
+/// for the caller's stack (it is at most [`MAX_HEIGHT`] tall).
+const SHALLOW_NESTING: u32 = 64;
+
+/// Stack of the thread that parses deeply nested print fmts: [`MAX_NESTING`] levels of
+/// about five parser frames each, with room for debug builds' larger frames.
+const DEEP_STACK: usize = 512 << 20;
+
+/// An expression and the height of its tree.
+type Parsed = Result<(Expr, u32), String>;
+
 pub(crate) struct Parser<'t, F: Fn(&str) -> Option<usize>> {
     toks: &'t [Tok],
     pos: usize,
     locals: Vec<String>,
     long_size: usize,
     field: F,
+    /// Current nesting, and the most allowed on this thread.
+    depth: u32,
+    max_depth: u32,
+    /// Set when `max_depth` was reached below [`MAX_NESTING`]: the print fmt is not wrong,
+    /// it needs a deeper stack.
+    needs_deep_stack: bool,
+}
+
+/// The format string and the arguments of a print fmt's tokens, `"format", arg, ...`.
+///
+/// `field` gives the index of a `REC->name` field.
+pub(crate) fn parse_print_fmt<F>(
+    toks: &[Tok],
+    long_size: usize,
+    field: F,
+) -> Result<(Vec<u8>, Vec<Expr>), String>
+where
+    F: Fn(&str) -> Option<usize> + Sync,
+{
+    let parse = |max_depth: u32| {
+        let mut p = Parser::new(toks, long_size, &field);
+        p.max_depth = max_depth;
+        let res = p.print_fmt();
+        (res, p.needs_deep_stack)
+    };
+    match parse(SHALLOW_NESTING) {
+        (Err(_), true) => {}
+        (res, _) => return res,
+    }
+    std::thread::scope(|s| {
+        let deep = std::thread::Builder::new()
+            .name("print-fmt-parser".into())
+            .stack_size(DEEP_STACK)
+            .spawn_scoped(s, || parse(MAX_NESTING).0)
+            .map_err(|e| {
+                format!("cannot start a thread to parse a deeply nested print fmt: {e}")
+            })?;
+        deep.join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 pub(crate) fn prec(op: &str) -> Option<u8> {
@@ -269,7 +330,47 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
             locals: Vec::new(),
             long_size,
             field,
+            depth: 0,
+            max_depth: SHALLOW_NESTING,
+            needs_deep_stack: false,
         }
+    }
+
+    /// `"format", arg, ...` to the end of the tokens.
+    fn print_fmt(&mut self) -> Result<(Vec<u8>, Vec<Expr>), String> {
+        let fmt = self.format_string()?;
+        let mut args = Vec::new();
+        while self.eat(",") {
+            args.push(self.expr()?);
+        }
+        if !self.at_end() {
+            return Err("unexpected text after the print fmt arguments".into());
+        }
+        Ok((fmt, args))
+    }
+
+    /// One level deeper; an error past the limit.
+    fn enter(&mut self) -> Result<(), String> {
+        if self.depth >= self.max_depth {
+            self.needs_deep_stack = self.max_depth < MAX_NESTING;
+            return Err(format!(
+                "the print fmt nests expressions more than {MAX_NESTING} levels deep (at {})",
+                self.describe()
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// A node over children of height `h`: its height, or an error past [`MAX_HEIGHT`].
+    fn node(&self, e: Expr, h: u32) -> Parsed {
+        if h >= MAX_HEIGHT {
+            return Err(format!(
+                "the print fmt's expression is more than {MAX_HEIGHT} operations deep (at {})",
+                self.describe()
+            ));
+        }
+        Ok((e, h + 1))
     }
 
     pub(crate) fn at_end(&self) -> bool {
@@ -327,19 +428,31 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
 
     /// An assignment-level expression (no comma operator: commas separate arguments).
     pub(crate) fn expr(&mut self) -> Result<Expr, String> {
-        let c = self.binary(1)?;
+        Ok(self.expr_h()?.0)
+    }
+
+    fn expr_h(&mut self) -> Parsed {
+        self.enter()?;
+        let res = self.conditional();
+        self.depth -= 1;
+        res
+    }
+
+    fn conditional(&mut self) -> Parsed {
+        let (c, hc) = self.binary(1)?;
         if self.eat("?") {
             // GNU `a ?: b`
-            let t = if self.peek_punct(":") {
-                c.clone()
+            let (t, ht) = if self.peek_punct(":") {
+                (c.clone(), hc)
             } else {
-                self.expr()?
+                self.expr_h()?
             };
             self.expect(":")?;
-            let f = self.expr()?;
-            return Ok(Expr::Cond(Box::new(c), Box::new(t), Box::new(f)));
+            let (f, hf) = self.expr_h()?;
+            let h = hc.max(ht).max(hf);
+            return self.node(Expr::Cond(Box::new(c), Box::new(t), Box::new(f)), h);
         }
-        Ok(c)
+        Ok((c, hc))
     }
 
     /// The binary operator at the cursor if it binds at least as tightly as `min`.
@@ -350,14 +463,14 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
         }
     }
 
-    fn binary(&mut self, min: u8) -> Result<Expr, String> {
-        let mut lhs = self.unary()?;
+    fn binary(&mut self, min: u8) -> Parsed {
+        let (mut lhs, mut h) = self.unary()?;
         while let Some(op) = self.peek_binary(min) {
             self.pos += 1;
-            let rhs = self.binary(op.1 + 1)?;
-            lhs = Expr::Binary(op.0, Box::new(lhs), Box::new(rhs));
+            let (rhs, hr) = self.binary(op.1 + 1)?;
+            (lhs, h) = self.node(Expr::Binary(op.0, Box::new(lhs), Box::new(rhs)), h.max(hr))?;
         }
-        Ok(lhs)
+        Ok((lhs, h))
     }
 
     /// Try to read `( type )` at the current position; restore on failure.
@@ -461,19 +574,27 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
         })
     }
 
-    fn unary(&mut self) -> Result<Expr, String> {
+    /// The operand of a prefix operator or cast: one level deeper.
+    fn operand(&mut self) -> Parsed {
+        self.enter()?;
+        let res = self.unary();
+        self.depth -= 1;
+        res
+    }
+
+    fn unary(&mut self) -> Parsed {
         if let Some(Tok::Punct(p)) = self.peek() {
             let p = *p;
             match p {
                 "-" | "!" | "~" | "+" | "*" | "&" => {
                     self.pos += 1;
-                    let e = self.unary()?;
-                    return Ok(Expr::Unary(p, Box::new(e)));
+                    let (e, h) = self.operand()?;
+                    return self.node(Expr::Unary(p, Box::new(e)), h);
                 }
                 "(" => {
                     if let Some(ty) = self.try_type_in_parens() {
-                        let e = self.unary()?;
-                        return Ok(Expr::Cast(ty, Box::new(e)));
+                        let (e, h) = self.operand()?;
+                        return self.node(Expr::Cast(ty, Box::new(e)), h);
                     }
                 }
                 _ => {}
@@ -486,22 +607,22 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
                     if ty.size == 0 && !ty.pointer {
                         return Err("sizeof of an unknown type".into());
                     }
-                    return Ok(Expr::Num(ty.size as u64));
+                    return Ok((Expr::Num(ty.size as u64), 1));
                 }
-                let e = self.unary()?;
-                return Ok(Expr::Call("sizeof".into(), vec![e]));
+                let (e, h) = self.operand()?;
+                return self.node(Expr::Call("sizeof".into(), vec![e]), h);
             }
         }
         self.postfix()
     }
 
-    fn postfix(&mut self) -> Result<Expr, String> {
-        let mut e = self.primary()?;
+    fn postfix(&mut self) -> Parsed {
+        let (mut e, mut h) = self.primary()?;
         loop {
             if self.eat("[") {
-                let i = self.expr()?;
+                let (i, hi) = self.expr_h()?;
                 self.expect("]")?;
-                e = Expr::Index(Box::new(e), Box::new(i));
+                (e, h) = self.node(Expr::Index(Box::new(e), Box::new(i)), h.max(hi))?;
             } else if self.peek_punct("->") || self.peek_punct(".") {
                 self.pos += 1;
                 let name = match self.peek() {
@@ -509,12 +630,12 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
                     _ => return Err(format!("expected a member name at {}", self.describe())),
                 };
                 self.pos += 1;
-                e = match e {
+                (e, h) = match e {
                     Expr::Ident(ref r) if r == "REC" => match (self.field)(&name) {
-                        Some(i) => Expr::Field(i),
+                        Some(i) => (Expr::Field(i), 1),
                         None => return Err(format!("REC->{name}: no such field")),
                     },
-                    other => Expr::Member(Box::new(other), name),
+                    other => self.node(Expr::Member(Box::new(other), name), h)?,
                 };
             } else if self.peek_punct("(") {
                 let name = match &e {
@@ -523,47 +644,54 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
                 };
                 self.pos += 1;
                 let mut args = Vec::new();
+                let mut ha = 0;
                 if !self.eat(")") {
                     loop {
-                        args.push(self.expr()?);
+                        let (a, h) = self.expr_h()?;
+                        args.push(a);
+                        ha = ha.max(h);
                         if self.eat(")") {
                             break;
                         }
                         self.expect(",")?;
                     }
                 }
-                e = Expr::Call(name, args);
+                (e, h) = self.node(Expr::Call(name, args), ha)?;
             } else {
                 break;
             }
         }
-        Ok(e)
+        Ok((e, h))
     }
 
-    fn primary(&mut self) -> Result<Expr, String> {
+    fn primary(&mut self) -> Parsed {
         let t = self
             .peek()
             .ok_or_else(|| "expression expected at end of print fmt".to_string())?;
         self.pos += 1;
         match t {
-            Tok::Num(n) => Ok(Expr::Num(*n)),
-            Tok::LNum(n) => Ok(Expr::Cast(
-                CType {
-                    size: 8,
-                    signed: *n <= i64::MAX as u64,
-                    pointer: false,
-                    elem: 0,
-                },
-                Box::new(Expr::Num(*n)),
+            Tok::Num(n) => Ok((Expr::Num(*n), 1)),
+            Tok::LNum(n) => Ok((
+                Expr::Cast(
+                    CType {
+                        size: 8,
+                        signed: *n <= i64::MAX as u64,
+                        pointer: false,
+                        elem: 0,
+                    },
+                    Box::new(Expr::Num(*n)),
+                ),
+                2,
             )),
-            Tok::Str(s) => Ok(Expr::Str(s.clone())),
+            Tok::Str(s) => Ok((Expr::Str(s.clone()), 1)),
             Tok::Ident(s) => match self.locals.iter().rposition(|l| l == s) {
-                Some(slot) => Ok(Expr::Local(slot)),
-                None => Ok(Expr::Ident(s.clone())),
+                Some(slot) => Ok((Expr::Local(slot), 1)),
+                None => Ok((Expr::Ident(s.clone()), 1)),
             },
             Tok::Punct("(") if self.peek_punct("{") => {
                 self.pos += 1;
                 let mut decls = Vec::new();
+                let mut hd = 0;
                 loop {
                     let save = self.pos;
                     if let Some(ty) = self.type_name() {
@@ -571,7 +699,8 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
                             let name = name.clone();
                             self.pos += 1;
                             if self.eat("=") {
-                                let init = self.expr()?;
+                                let (init, h) = self.expr_h()?;
+                                hd = hd.max(h);
                                 self.expect(";")?;
                                 if self.locals.len() >= MAX_LOCALS {
                                     return Err("too many locals in statement expressions".into());
@@ -585,26 +714,29 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
                     self.pos = save;
                     break;
                 }
-                let value = self.expr()?;
+                let (value, hv) = self.expr_h()?;
                 self.expect(";")?;
                 self.expect("}")?;
                 self.expect(")")?;
-                Ok(Expr::Block(decls, Box::new(value)))
+                self.node(Expr::Block(decls, Box::new(value)), hd.max(hv))
             }
             Tok::Punct("(") => {
-                let mut e = self.expr()?;
+                let mut e = self.expr_h()?;
                 // The comma operator inside parentheses: value of the last.
                 while self.eat(",") {
-                    e = self.expr()?;
+                    e = self.expr_h()?;
                 }
                 self.expect(")")?;
                 Ok(e)
             }
             Tok::Punct("{") => {
                 let mut items = Vec::new();
+                let mut hi = 0;
                 if !self.eat("}") {
                     loop {
-                        items.push(self.expr()?);
+                        let (item, h) = self.expr_h()?;
+                        items.push(item);
+                        hi = hi.max(h);
                         if self.eat("}") {
                             break;
                         }
@@ -614,7 +746,7 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
                         }
                     }
                 }
-                Ok(Expr::List(items))
+                self.node(Expr::List(items), hi)
             }
             Tok::Punct(p) => {
                 self.pos -= 1;

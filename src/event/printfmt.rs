@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use std::cell::RefCell;
 
-use super::expr::{lex, CType, Expr, Parser};
+use super::expr::{lex, parse_print_fmt, CType, Expr};
 use super::format::{read_uint, sign_extend, until_nul, Field, FieldKind, Schema};
 use super::pointer;
 use super::{PrintEnv, PrintStyle, Record};
@@ -1183,8 +1183,7 @@ fn compile_kind(schema: &Schema) -> Result<Kind, String> {
 /// The `print fmt` compiled as written (what libtraceevent prints for every event).
 fn compile_printf(schema: &Schema) -> Result<Kind, String> {
     let toks = lex(&schema.print_fmt)?;
-    let mut p = Parser::new(&toks, schema.long_size, |n| schema.field_index(n));
-    let mut fmt = p.format_string()?;
+    let (mut fmt, mut args) = parse_print_fmt(&toks, schema.long_size, |n| schema.field_index(n))?;
     // The kernel's uprobe printer writes the probed address as `(0x...)` where the format
     // file says `(%lx)`.
     if schema.system == "uprobes" {
@@ -1195,13 +1194,6 @@ fn compile_printf(schema: &Schema) -> Result<Kind, String> {
         }
     }
     let segs = parse_format(&fmt, schema.long_size)?;
-    let mut args = Vec::new();
-    while p.eat(",") {
-        args.push(p.expr()?);
-    }
-    if !p.at_end() {
-        return Err("unexpected text after the print fmt arguments".into());
-    }
     let mut unknown = None;
     for a in &mut args {
         resolve_names(a, schema);

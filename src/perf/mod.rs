@@ -16,30 +16,13 @@ pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLook
 pub use stat::{aggregate, delta, Count, OpenError, RunStats, Scope, StatSession};
 pub use sys::{ChildExit, CounterReading, GatedChild};
 
-/// The online CPUs (`/sys/devices/system/cpu/online`), as a CPU list.
+/// The online CPUs (`/sys/devices/system/cpu/online`).
 pub fn online_cpus() -> std::io::Result<Vec<u32>> {
-    let text = std::fs::read_to_string("/sys/devices/system/cpu/online")?;
-    let mut v = Vec::new();
-    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
-        let bad = || {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!(
-                    "/sys/devices/system/cpu/online: cannot read '{}'",
-                    text.trim()
-                ),
-            )
-        };
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (u32, u32) =
-                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
-                v.extend(a..=b);
-            }
-            None => v.push(part.parse().map_err(|_| bad())?),
-        }
-    }
-    Ok(v)
+    let path = "/sys/devices/system/cpu/online";
+    let text = std::fs::read_to_string(path)?;
+    crate::tracefs::parse_cpu_list(text.trim(), crate::tracefs::MAX_CPUS).map_err(|e| {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{path}: {e}"))
+    })
 }
 
 /// The threads of a process (`/proc/PID/task`), sorted.

@@ -108,18 +108,23 @@ fn account(page: &[u8], info: &PageInfo, out: &mut CpuCaptured) {
 }
 
 /// Start capturing `pipe` into `tmp` until `stop` is set, then drain what is left.
+///
+/// The error names the file that failed, `pipe` or `tmp`.
 pub(crate) fn spawn(
     cpu: u32,
     pipe: PathBuf,
     tmp: PathBuf,
     info: PageInfo,
     stop: Arc<Stop>,
-) -> io::Result<CpuThread> {
+) -> Result<CpuThread, String> {
+    // A device in a fixture tree would be drained forever.
+    crate::tracefs::check_regular(&pipe).map_err(|e| e.to_string())?;
     let src = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
-        .open(&pipe)?;
-    let mut dst = File::create(&tmp)?;
+        .open(&pipe)
+        .map_err(|e| crate::tracefs::TracefsError::from_io(&pipe, e).to_string())?;
+    let mut dst = File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     // With -m, two halves alternate: when the current one is full the older one is
     // emptied and written next, so the newest max/2..max bytes are kept.
     let other = PathBuf::from(format!("{}.b", tmp.display()));
@@ -186,7 +191,8 @@ pub(crate) fn spawn(
             dst.flush().map_err(|e| ctx(e, "flushing capture file"))?;
             out.files = order;
             Ok(out)
-        })?;
+        })
+        .map_err(|e| format!("cpu{cpu}: cannot start the capture thread: {e}"))?;
     let tid = tid_rx.recv().ok();
     Ok(CpuThread {
         cpu,

@@ -296,6 +296,13 @@ impl Recorder {
         // A tree is a recording: nothing in it to trace, and nothing of it to change.
         t.require_live("record")?;
         check_values(&t, &cfg)?;
+        // Every event is known before anything is created or written.
+        if !cfg.ignore_missing {
+            let more = cfg.more_instances.iter().flat_map(|(_, evs)| evs);
+            for ev in cfg.events.iter().chain(more) {
+                resolve_event(&t, &ev.name)?;
+            }
+        }
         let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
         let (name, created) = match &cfg.instance {
             Some(n) => {
@@ -582,14 +589,8 @@ impl Recorder {
                 .t
                 .path(self.rel(&format!("per_cpu/cpu{cpu}/trace_pipe_raw")));
             let tmp = PathBuf::from(format!("{}.cpu{cpu}", self.output.display()));
-            let th = capture::spawn(cpu, pipe.clone(), tmp.clone(), self.info, self.stop.clone())
-                .map_err(|e| {
-                RecordError::Capture(format!(
-                    "cpu{cpu}: {} / {}: {e}",
-                    pipe.display(),
-                    tmp.display()
-                ))
-            })?;
+            let th = capture::spawn(cpu, pipe, tmp, self.info, self.stop.clone())
+                .map_err(|e| RecordError::Capture(format!("cpu{cpu}: {e}")))?;
             self.threads.push(th);
         }
         Ok(())
@@ -883,6 +884,24 @@ fn date_offset_us(clock: &str) -> i64 {
     us(ClockId::CLOCK_REALTIME) - us(id)
 }
 
+/// Refuse an output file whose directory does not exist, before anything is read.
+fn check_output_dir(output: &Path) -> Result<(), RecordError> {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let why = format!("the directory {} does not exist", dir.display());
+    Err(RecordError::Dat(crate::dat::DatError::new(
+        output,
+        crate::dat::OPEN,
+        0,
+        crate::dat::DatErrorKind::Io(std::io::Error::new(std::io::ErrorKind::NotFound, why)),
+    )))
+}
+
 /// Write what instance `instance` (top level when `None`) holds now to `output`,
 /// consuming it from `trace_pipe_raw`.
 ///
@@ -904,6 +923,8 @@ pub fn extract(
             path: t.path(&inst),
         }));
     }
+    // Before anything is drained from the buffer: the file must be writable there.
+    check_output_dir(output)?;
     let hp = HeaderPage::parse(&String::from_utf8_lossy(&t.read("events/header_page")?))
         .map_err(|e| RecordError::Capture(e.to_string()))?;
     let mut info = PageInfo {
@@ -914,10 +935,10 @@ pub fn extract(
         sleep_ms: 100,
         max_bytes: None,
     };
-    if let Ok(kb) = t.read_string(inst.join("buffer_subbuf_size_kb")) {
-        if let Ok(kb) = kb.trim().parse::<usize>() {
-            info.subbuf = kb * 1024;
-        }
+    if let Some(size) =
+        crate::ring::subbuf_size(t, &inst).map_err(|e| RecordError::Capture(e.to_string()))?
+    {
+        info.subbuf = size;
     }
     let mut cpus: Vec<u32> = std::fs::read_dir(t.path(inst.join("per_cpu")))
         .map_err(|e| TracefsError::from_io(t.path(inst.join("per_cpu")), e))?
@@ -944,10 +965,19 @@ pub fn extract(
         if !pipe.exists() {
             return Err(RecordError::Tracefs(TracefsError::NotFound { path: pipe }));
         }
+        // A recorded tree's data (a live file reports no length).
+        if let Some(len) = std::fs::metadata(&pipe)
+            .ok()
+            .map(|m| m.len())
+            .filter(|&n| n > 0)
+        {
+            crate::ring::check_whole_subbufs(&pipe, len, info.subbuf)
+                .map_err(|e| RecordError::Capture(e.to_string()))?;
+        }
         let tmp = PathBuf::from(format!("{}.cpu{cpu}", output.display()));
         // With stop already set, the thread drains once and ends.
-        let mut th = capture::spawn(cpu, pipe.clone(), tmp.clone(), info, stop.clone())
-            .map_err(|e| RecordError::Capture(format!("{}: {e}", pipe.display())))?;
+        let mut th = capture::spawn(cpu, pipe, tmp.clone(), info, stop.clone())
+            .map_err(RecordError::Capture)?;
         let r = th.handle.take().map(|h| {
             h.join()
                 .unwrap_or_else(|_| Err("capture thread panicked".into()))

@@ -24,7 +24,10 @@ mod reader;
 mod stream;
 
 pub use page::{Entry, PageError, PageLayout, SubBuffer, SubBufferHeader};
-pub use reader::{load_cpu_files, page_layout, LiveReader, RawCpuData, RingError};
+pub use reader::{
+    check_whole_subbufs, load_cpu_files, page_layout, subbuf_size, LiveReader, RawCpuData,
+    RingError, MAX_SUBBUF,
+};
 pub use stream::{CpuStream, Merge};
 
 #[cfg(test)]

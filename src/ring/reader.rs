@@ -6,7 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::os::fd::AsFd;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::page::PageLayout;
@@ -31,7 +31,18 @@ pub enum RingError {
         /// The root searched.
         root: PathBuf,
     },
+    /// A sub-buffer size that cannot be right: not a number, zero, past
+    /// [`MAX_SUBBUF`], or not dividing the data of a recorded tree.
+    SubBufferSize {
+        /// The file that shows it (`buffer_subbuf_size_kb` or a `trace_pipe_raw`).
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
 }
+
+/// Largest sub-buffer accepted: the kernel's largest (order 10) with 64 KiB pages.
+pub const MAX_SUBBUF: usize = 64 << 20;
 
 impl fmt::Display for RingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -48,6 +59,7 @@ impl fmt::Display for RingError {
                 "{}: no per_cpu/cpuN/trace_pipe_raw files (capture a tree with data: tracectl capture DIR -e EVENT)",
                 root.display()
             ),
+            RingError::SubBufferSize { path, detail } => write!(f, "{}: {detail}", path.display()),
         }
     }
 }
@@ -87,11 +99,7 @@ fn machine_is_big_endian(machine: &str) -> bool {
 pub fn page_layout(t: &Tracefs) -> Result<PageLayout, RingError> {
     let header =
         HeaderPage::parse(&t.read_string("events/header_page")?).map_err(RingError::HeaderPage)?;
-    let subbuf = t
-        .read_string("buffer_subbuf_size_kb")
-        .ok()
-        .and_then(|s| s.trim().parse::<usize>().ok())
-        .map(|kb| kb * 1024);
+    let subbuf = subbuf_size(t, Path::new(""))?;
     let big_endian = match t.host().uname_line() {
         Some(u) => u
             .split_whitespace()
@@ -100,6 +108,45 @@ pub fn page_layout(t: &Tracefs) -> Result<PageLayout, RingError> {
         None => cfg!(target_endian = "big"),
     };
     Ok(PageLayout::new(&header, subbuf, big_endian))
+}
+
+/// The sub-buffer size in bytes from `buffer_subbuf_size_kb` of `instance` (a directory
+/// relative to the root, empty for the top level); None when the kernel has no such file
+/// (before 6.8, where a sub-buffer is one page).
+pub fn subbuf_size(t: &Tracefs, instance: &Path) -> Result<Option<usize>, RingError> {
+    let rel = instance.join("buffer_subbuf_size_kb");
+    let text = match t.read_string(&rel) {
+        Ok(s) => s,
+        Err(e) if e.is_unavailable() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    match text.trim().parse::<usize>() {
+        // The kernel's sub-buffers are a power-of-two number of pages.
+        Ok(kb) if kb.is_power_of_two() && kb <= MAX_SUBBUF / 1024 => Ok(Some(kb * 1024)),
+        _ => Err(RingError::SubBufferSize {
+            path: t.path(rel),
+            detail: format!(
+                "{:?} is not a sub-buffer size (a power of two from 1 to {} KiB)",
+                text.trim(),
+                MAX_SUBBUF / 1024
+            ),
+        }),
+    }
+}
+
+/// Check that `len` bytes read from `path` are whole sub-buffers of `subbuf` bytes: a
+/// size that does not divide the data would decode it wrongly without a word.
+pub fn check_whole_subbufs(path: &Path, len: u64, subbuf: usize) -> Result<(), RingError> {
+    if subbuf > 0 && len % subbuf as u64 == 0 {
+        return Ok(());
+    }
+    Err(RingError::SubBufferSize {
+        path: path.to_path_buf(),
+        detail: format!(
+            "{len} bytes are not a whole number of {subbuf}-byte sub-buffers: buffer_subbuf_size_kb ({} KiB) does not match the data",
+            subbuf / 1024
+        ),
+    })
 }
 
 /// The raw bytes of one CPU's `trace_pipe_raw`.
@@ -126,6 +173,7 @@ fn cpu_numbers(t: &Tracefs) -> Vec<u32> {
 /// Read every `per_cpu/cpuN/trace_pipe_raw` of a fixture tree to EOF (only `cpu` when
 /// given), in CPU order. Do not use on a live root: there these files block.
 pub fn load_cpu_files(t: &Tracefs, cpu: Option<u32>) -> Result<Vec<RawCpuData>, RingError> {
+    let subbuf = page_layout(t)?.subbuf_size;
     let mut out = Vec::new();
     for c in cpu_numbers(t) {
         if cpu.is_some_and(|want| want != c) {
@@ -135,8 +183,8 @@ pub fn load_cpu_files(t: &Tracefs, cpu: Option<u32>) -> Result<Vec<RawCpuData>, 
         if !t.exists(&rel) {
             continue;
         }
-        let path = t.path(&rel);
-        let bytes = std::fs::read(&path).map_err(|e| TracefsError::from_io(&path, e))?;
+        let bytes = t.read(&rel)?;
+        check_whole_subbufs(&t.path(&rel), bytes.len() as u64, subbuf)?;
         out.push(RawCpuData { cpu: c, bytes });
     }
     if out.is_empty() {

@@ -39,7 +39,9 @@ impl<'a> TraceLine<'a> {
                 while f.len() < 9 {
                     f.push('0');
                 }
-                Some(secs * 1_000_000_000 + f.parse::<u64>().ok()?)
+                // None rather than a wrapped value when it does not fit in 64 bits.
+                secs.checked_mul(1_000_000_000)?
+                    .checked_add(f.parse::<u64>().ok()?)
             }
             None => self.timestamp.parse().ok(),
         }
@@ -53,34 +55,38 @@ impl<'a> TraceLine<'a> {
 }
 
 /// Parse one line; `None` for header (`#`) lines and anything not in the format.
+///
+/// Linear in the line's length: each candidate CPU column is checked by looking only at
+/// the columns around it, never at the rest of the line.
 pub fn parse_line(line: &str) -> Option<TraceLine<'_>> {
     let line = line.trim_end_matches(['\n', '\r']);
     let t = line.trim_start();
     if t.is_empty() || t.starts_with('#') {
         return None;
     }
+    let lead = line.len() - t.len();
     // The CPU column `[NNN]` is the anchor: comm can hold anything, so take the first
     // ` [digits]` that is followed by a timestamp and an event name.
     let bytes = line.as_bytes();
-    let mut search = 0;
-    while let Some(off) = line[search..].find('[') {
-        let open = search + off;
-        search = open + 1;
-        let Some(close_rel) = line[open..].find(']') else {
-            break;
-        };
-        let close = open + close_rel;
-        let cpu_txt = &line[open + 1..close];
-        if cpu_txt.is_empty() || !cpu_txt.bytes().all(|b| b.is_ascii_digit()) {
+    for open in memchr::memchr_iter(b'[', bytes) {
+        scanned(0);
+        if open == 0 || bytes[open - 1] != b' ' {
             continue;
         }
-        if open == 0 || bytes[open - 1] != b' ' {
+        let digits = scanned(
+            bytes[open + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count(),
+        );
+        let close = open + 1 + digits;
+        if digits == 0 || bytes.get(close) != Some(&b']') {
             continue;
         }
         let Some(parsed) = parse_after_cpu(&line[close + 1..]) else {
             continue;
         };
-        let Some(task) = parse_task(&line[..open]) else {
+        let Some(task) = parse_task(&line[lead.min(open)..open]) else {
             continue;
         };
         let (comm, pid, tgid) = task;
@@ -89,7 +95,7 @@ pub fn parse_line(line: &str) -> Option<TraceLine<'_>> {
             comm,
             pid,
             tgid,
-            cpu: cpu_txt.parse().ok()?,
+            cpu: line[open + 1..close].parse().ok()?,
             flags,
             timestamp,
             event,
@@ -99,25 +105,62 @@ pub fn parse_line(line: &str) -> Option<TraceLine<'_>> {
     None
 }
 
-/// `comm-pid` with an optional `(tgid)` column after it.
+/// Counts the bytes the line parser examines, for the test that keeps it linear.
+#[cfg(test)]
+thread_local! {
+    static SCANNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// `n` bytes were examined (one more for the look that stopped the scan).
+#[inline(always)]
+fn scanned(n: usize) -> usize {
+    #[cfg(test)]
+    SCANNED.with(|c| c.set(c.get() + n + 1));
+    n
+}
+
+/// The length of the end of `s` made of characters that pass `keep`.
+fn tail_len(s: &str, keep: impl Fn(char) -> bool) -> usize {
+    let n = s
+        .chars()
+        .rev()
+        .take_while(|&c| keep(c))
+        .map(char::len_utf8)
+        .sum();
+    scanned(n)
+}
+
+/// `comm-pid` with an optional `(tgid)` column after it; `s` starts at the line's first
+/// non-blank character. Read from the end, over the pid and tgid columns only.
 fn parse_task(s: &str) -> Option<(&str, u32, Option<u32>)> {
-    let s = s.trim();
+    let s = &s[..s.len() - tail_len(s, char::is_whitespace)];
     let (task, tgid) = match s.strip_suffix(')') {
         Some(inner) => {
-            let open = inner.rfind('(')?;
-            let t = inner[open + 1..].trim();
+            // What a tgid column holds: digits, a sign, blanks, or dashes for none.
+            let col = tail_len(inner, |c| {
+                c.is_ascii_digit() || c == '-' || c == '+' || c.is_whitespace()
+            });
+            let open = inner.len() - col;
+            let head = inner[..open].strip_suffix('(')?;
+            let t = inner[open..].trim();
+            scanned(t.len());
             let tgid = if t.bytes().all(|b| b == b'-') {
                 None
             } else {
                 Some(t.parse().ok()?)
             };
-            (inner[..open].trim_end(), tgid)
+            (
+                &head[..head.len() - tail_len(head, char::is_whitespace)],
+                tgid,
+            )
         }
         None => (s, None),
     };
-    let dash = task.rfind('-')?;
-    let pid = task[dash + 1..].parse().ok()?;
-    Some((task[..dash].trim_start(), pid, tgid))
+    let digits = tail_len(task, |c| c.is_ascii_digit() || c == '+');
+    let dash = task.len() - digits;
+    let comm = task[..dash].strip_suffix('-')?;
+    let pid = task[dash..].parse().ok()?;
+    Some((comm.trim_start(), pid, tgid))
 }
 
 type AfterCpu<'a> = (Option<&'a str>, &'a str, &'a str, &'a str);
@@ -125,13 +168,23 @@ type AfterCpu<'a> = (Option<&'a str>, &'a str, &'a str, &'a str);
 /// ` d.h2. 12345.678901: event: body` or ` 12345.678901: event: body`.
 fn parse_after_cpu(s: &str) -> Option<AfterCpu<'_>> {
     let s = s.trim_start();
-    let (first, rest) = s.split_once(' ')?;
+    let first_len = scanned(s.bytes().take_while(|&b| b != b' ').count());
+    let first = &s[..first_len];
+    if first_len == s.len() {
+        return None;
+    }
     let (flags, rest) = if is_timestamp(first.strip_suffix(':').unwrap_or("")) {
         (None, s)
     } else {
-        (Some(first), rest.trim_start())
+        (Some(first), s[first_len + 1..].trim_start())
     };
-    let (ts, rest) = rest.split_once(": ")?;
+    // The timestamp runs to the first `: `; only digits and dots may come before it.
+    let ts_len = scanned(
+        rest.bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count(),
+    );
+    let (ts, rest) = (&rest[..ts_len], rest[ts_len..].strip_prefix(": ")?);
     if !is_timestamp(ts) {
         return None;
     }
@@ -139,10 +192,11 @@ fn parse_after_cpu(s: &str) -> Option<AfterCpu<'_>> {
     // `event: body` for most events; syscall events print `sys_write(fd: 1, ...)` and
     // `sys_write -> 0x1`, the function tracer `func <-parent`: the name is the leading
     // identifier and the body what follows it.
-    let name_len = rest
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.')
-        .count();
+    let name_len = scanned(
+        rest.bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.')
+            .count(),
+    );
     if name_len == 0 {
         return None;
     }
@@ -253,6 +307,68 @@ mod tests {
         assert_eq!((l.tgid, l.flags), (None, None));
         assert!(l.fields().is_empty());
         assert_eq!(l.body, "hello");
+    }
+
+    /// The bytes examined to parse `line`.
+    fn work(line: &str) -> usize {
+        SCANNED.with(|c| c.set(0));
+        let _ = parse_line(line);
+        SCANNED.with(|c| c.get())
+    }
+
+    #[test]
+    fn parsing_is_linear_in_the_line_length() {
+        // Lines with a candidate CPU column (or a near miss) every few bytes: a parser
+        // that looks at the rest of the line for each one does quadratic work.
+        let shapes: &[&str] = &[
+            "[",
+            "[[[[]",
+            " [",
+            " [0",
+            " [0] ",
+            " [0] x ",
+            " [0] 1.0",
+            " [0] 1.0: ",
+            " [0] d... 1.0: e",
+            "x [0] 1.0: e ",
+            "a-1 (x) [0] 1.0: e ",
+            "a-1 (5 [0] 1.0: e ",
+            "-1 [0] 1.0: e-",
+            "a-b [0] 1: e ",
+            "   ",
+            "é [1] ",
+        ];
+        for shape in shapes {
+            let small = shape.repeat(10_000 / shape.len() + 1);
+            let large = shape.repeat(80_000 / shape.len() + 1);
+            let (a, b) = (work(&small), work(&large));
+            // Eight times the bytes: at most eight times the work (plus slack), where a
+            // quadratic parser does sixty-four times as much.
+            assert!(
+                b <= 10 * a.max(small.len()),
+                "{shape:?}: {a} bytes examined for {}, {b} for {}",
+                small.len(),
+                large.len()
+            );
+            assert!(b <= 16 * large.len(), "{shape:?}: {b} for {}", large.len());
+        }
+    }
+
+    #[test]
+    fn a_megabyte_of_brackets_is_no_line() {
+        let line = "[".repeat(1 << 20);
+        assert!(parse_line(&line).is_none());
+        assert!(work(&line) <= 4 << 20);
+    }
+
+    #[test]
+    fn a_huge_timestamp_has_no_nanoseconds() {
+        let l = parse_line("  a-1 [000] ..... 99999999999999.000001: e: x").unwrap();
+        assert_eq!(l.timestamp_ns(), None);
+        let l = parse_line("  a-1 [000] ..... 18446744073.709551615: e: x").unwrap();
+        assert_eq!(l.timestamp_ns(), Some(u64::MAX));
+        let l = parse_line("  a-1 [000] ..... 18446744073.709551616: e: x").unwrap();
+        assert_eq!(l.timestamp_ns(), None);
     }
 
     #[test]

@@ -602,24 +602,6 @@ pub fn select_events(
     Ok(out)
 }
 
-/// Number of CPUs in a CPU list such as `0-3,6` (`/sys/devices/system/cpu/online`).
-pub fn count_cpu_list(text: &str) -> Option<usize> {
-    let mut n = 0;
-    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-                n += b.checked_sub(a)? + 1;
-            }
-            None => {
-                part.trim().parse::<usize>().ok()?;
-                n += 1;
-            }
-        }
-    }
-    Some(n)
-}
-
 /// Whether an `-e` spec (`all`, `SYSTEM`, `SYSTEM:EVENT`, globs, a bare event name)
 /// selects the event `system:name`.
 pub fn event_matches(spec: &str, system: &str, name: &str) -> bool {
@@ -632,18 +614,9 @@ pub fn event_matches(spec: &str, system: &str, name: &str) -> bool {
     }
 }
 
-/// Shell-style glob with `*` and `?`.
+/// Shell-style glob (one matcher for the crate, without exponential backtracking).
 fn glob(pat: &str, s: &str) -> bool {
-    fn go(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => go(&p[1..], s) || (!s.is_empty() && go(p, &s[1..])),
-            (Some(b'?'), Some(_)) => go(&p[1..], &s[1..]),
-            (Some(a), Some(b)) if a == b => go(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    go(pat.as_bytes(), s.as_bytes())
+    super::suggest::glob_match(pat, s)
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -969,13 +942,6 @@ mod tests {
             vec![("sched".into(), "sched_wakeup".into())]
         );
         assert_eq!(s(&["all"]).len(), 4);
-    }
-
-    #[test]
-    fn cpu_lists() {
-        assert_eq!(count_cpu_list("0-1\n"), Some(2));
-        assert_eq!(count_cpu_list("0-3,6,8-9"), Some(7));
-        assert_eq!(count_cpu_list("x"), None);
     }
 
     #[test]

@@ -77,6 +77,12 @@ pub enum TracefsError {
         /// What needs the kernel (e.g. `record`).
         command: String,
     },
+    /// A device, FIFO or directory where a fixture tree should hold a file: it would be
+    /// read forever.
+    NotRegularFile {
+        /// The file.
+        path: PathBuf,
+    },
     /// Any other I/O error.
     Io {
         /// The file.
@@ -109,6 +115,7 @@ impl TracefsError {
             | TracefsError::BadValue { path, .. }
             | TracefsError::Parse { path, .. }
             | TracefsError::NotLive { path, .. }
+            | TracefsError::NotRegularFile { path }
             | TracefsError::Io { path, .. } => Some(path),
             TracefsError::NotMounted { .. }
             | TracefsError::UnknownEvent { .. }
@@ -181,6 +188,11 @@ impl fmt::Display for TracefsError {
                 f,
                 "{}: a recorded tree, not a live kernel's tracefs: {command} needs a running kernel \
                  and leaves a recording alone (point --tracefs at a tracefs mount, or drop it)",
+                path.display()
+            ),
+            TracefsError::NotRegularFile { path } => write!(
+                f,
+                "{}: not a regular file (a fixture tree holds copies of tracefs files; copy the file itself into the tree)",
                 path.display()
             ),
             TracefsError::Io { path, err } => write!(f, "{}: {}", path.display(), err),

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::instance::{EnableState, Instance};
-use super::suggest::{closest, glob_match, is_glob};
+use super::suggest::{check_glob, closest, glob_match, is_glob};
 use super::{AppendMode, Tracefs, TracefsError};
 
 /// A tracepoint event, `system:name`.
@@ -98,10 +98,13 @@ impl EventPattern {
     pub fn parse(pat: &str) -> Result<EventPattern, String> {
         if let Some((s, n)) = pat.split_once(':') {
             if !s.is_empty() && !n.is_empty() && is_plain_or_glob(s) && is_plain_or_glob(n) {
+                check_glob(s)?;
+                check_glob(n)?;
                 return Ok(EventPattern::Split(s.to_string(), n.to_string()));
             }
         }
         if is_plain_or_glob(pat) && is_glob(pat) {
+            check_glob(pat)?;
             return Ok(EventPattern::Glob(pat.to_string()));
         }
         regex::Regex::new(pat)

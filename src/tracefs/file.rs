@@ -21,7 +21,13 @@ pub enum AppendMode {
 /// Several tracefs files (`events/header_page`, `events/<sys>/filter`, ...) return EOF for
 /// any read at a non-zero offset, and every file reports `st_size` 0, so the small probe
 /// read of `std::fs::read` truncates them. One large read(2) first, then read to EOF.
+///
+/// Outside a live tracefs (in a fixture tree) a file that is not a regular file, such as
+/// a device or a FIFO, is refused: it could be read forever. tracefs files themselves
+/// are regular files (with `st_size` 0).
 pub fn read_file(path: &Path) -> Result<Vec<u8>, TracefsError> {
+    // Checked before opening: opening a FIFO blocks until it has a writer.
+    check_regular(path)?;
     let mut file = std::fs::File::open(path).map_err(|e| TracefsError::from_io(path, e))?;
     // The 1 MiB buffer of the first read is zeroed once per thread and reused: a fresh
     // zeroed megabyte per file made reading the ~2300 format files of a kernel cost more
@@ -54,6 +60,18 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, TracefsError> {
             buf.shrink_to_fit();
         }
         Ok(out)
+    })
+}
+
+/// Refuse a file that is not a regular file (a device, a FIFO) unless it lives in a
+/// mounted tracefs: in a fixture tree it could be read forever.
+pub fn check_regular(path: &Path) -> Result<(), TracefsError> {
+    let meta = std::fs::metadata(path).map_err(|e| TracefsError::from_io(path, e))?;
+    if meta.is_file() || super::host::on_tracefs(path) {
+        return Ok(());
+    }
+    Err(TracefsError::NotRegularFile {
+        path: path.to_path_buf(),
     })
 }
 

@@ -17,7 +17,7 @@ const TRACEFS_MAGIC: i64 = 0x7472_6163;
 const DEBUGFS_MAGIC: i64 = 0x6462_6720;
 
 /// Whether `path` is on a mounted tracefs/debugfs rather than a copy on disk.
-fn on_tracefs(path: &Path) -> bool {
+pub(crate) fn on_tracefs(path: &Path) -> bool {
     match nix::sys::statfs::statfs(path) {
         Ok(s) => {
             // The magic is a C long: i32 on 32-bit targets, hence the conversion.

@@ -19,6 +19,7 @@
 //! ```
 
 pub mod capture;
+mod cpulist;
 mod dynevent;
 mod error;
 mod events;
@@ -32,10 +33,11 @@ mod reset;
 pub mod suggest;
 mod trigger;
 
+pub use cpulist::{count_cpu_list, cpus_in_list, parse_cpu_list, CpuListError, MAX_CPUS};
 pub use dynevent::{DynamicEvent, ProbeKind};
 pub use error::TracefsError;
 pub use events::{parse_available_events, resolve_event, EventName, EventPattern, EventTarget};
-pub use file::{read_file, write_file, AppendMode};
+pub use file::{check_regular, read_file, write_file, AppendMode};
 pub use ftrace::{
     parse_available_functions, validate_functions, FunctionFilter, FunctionTrigger,
     FunctionTriggerAction,

@@ -43,34 +43,6 @@ where
 
 /// Shell-style glob match with `*`, `?` and `[...]` classes, as ftrace accepts them.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
-    fn class(p: &[u8], c: u8) -> Option<(bool, usize)> {
-        // Returns (matched, length of the class in the pattern including brackets).
-        let mut i = 1;
-        let negate = p.get(i) == Some(&b'!') || p.get(i) == Some(&b'^');
-        if negate {
-            i += 1;
-        }
-        let mut matched = false;
-        let mut first = true;
-        while i < p.len() && (first || p[i] != b']') {
-            first = false;
-            if i + 2 < p.len() && p[i + 1] == b'-' && p[i + 2] != b']' {
-                if p[i] <= c && c <= p[i + 2] {
-                    matched = true;
-                }
-                i += 3;
-            } else {
-                if p[i] == c {
-                    matched = true;
-                }
-                i += 1;
-            }
-        }
-        if i >= p.len() {
-            return None;
-        }
-        Some((matched != negate, i + 1))
-    }
     fn go(p: &[u8], t: &[u8]) -> bool {
         let (mut pi, mut ti) = (0, 0);
         let mut star: Option<(usize, usize)> = None;
@@ -125,6 +97,54 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
     go(pattern.as_bytes(), text.as_bytes())
 }
 
+/// The `[...]` class at the start of `p` against `c`: (matched, length of the class
+/// with its brackets), or None when it is not closed.
+fn class(p: &[u8], c: u8) -> Option<(bool, usize)> {
+    let mut i = 1;
+    let negate = p.get(i) == Some(&b'!') || p.get(i) == Some(&b'^');
+    if negate {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    while i < p.len() && (first || p[i] != b']') {
+        first = false;
+        if i + 2 < p.len() && p[i + 1] == b'-' && p[i + 2] != b']' {
+            if p[i] <= c && c <= p[i + 2] {
+                matched = true;
+            }
+            i += 3;
+        } else {
+            if p[i] == c {
+                matched = true;
+            }
+            i += 1;
+        }
+    }
+    if i >= p.len() {
+        return None;
+    }
+    Some((matched != negate, i + 1))
+}
+
+/// Check a glob: every `[` opens a class that is closed (an unclosed one is a typo that
+/// would match nothing).
+pub fn check_glob(pattern: &str) -> Result<(), String> {
+    let p = pattern.as_bytes();
+    let mut i = 0;
+    while i < p.len() {
+        if p[i] == b'[' {
+            match class(&p[i..], 0) {
+                Some((_, len)) => i += len,
+                None => return Err(format!("unclosed `[` in the pattern {pattern:?}")),
+            }
+        } else {
+            i += 1;
+        }
+    }
+    Ok(())
+}
+
 /// Whether a name holds glob metacharacters.
 pub fn is_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
@@ -154,6 +174,22 @@ mod tests {
         );
         assert_eq!(c, vec!["sched:sched_switch".to_string()]);
         assert!(closest("zzzzzzzz", ["sched:sched_switch"], 3).is_empty());
+    }
+
+    #[test]
+    fn unclosed_classes_are_reported() {
+        assert!(check_glob("sched_[sw]*").is_ok());
+        assert!(check_glob("*").is_ok());
+        assert!(check_glob("[").unwrap_err().contains("unclosed `[`"));
+        assert!(check_glob("sched_[sw").is_err());
+        assert!(check_glob("a[]").is_err());
+    }
+
+    #[test]
+    fn long_star_patterns_take_no_time() {
+        // Backtracking over every star would take about 2^24 steps here.
+        let pat = "*a".repeat(24) + "b";
+        assert!(!glob_match(&pat, &"a".repeat(60)));
     }
 
     #[test]

@@ -198,7 +198,8 @@ impl Part {
                 break;
             }
             // sscanf's %16llx reads at most 16 hex digits.
-            let digits = &addr[..addr.len().min(16)];
+            // Past a non-ASCII byte the digits end anyway; 16 may not be a char boundary.
+            let digits = addr.get(..16).unwrap_or(addr);
             let Some(addr) = parse_hex(digits) else {
                 p.stopped = true;
                 break;
@@ -292,6 +293,25 @@ fn usual_line(line: &str) -> Option<(u64, u8, &str)> {
 #[cfg(test)]
 mod tests {
     use super::FunctionMap;
+
+    #[test]
+    fn a_non_ascii_byte_in_an_address_ends_the_table_without_a_panic() {
+        // Byte 16 falls inside the two-byte `é`: the address is not hex, so the table
+        // ends there, as trace-cmd's sscanf stops.
+        for bad in [
+            "fffffffffffffffé T bad\n",
+            "ffé T bad\n",
+            "éééééééééé T x\n",
+        ] {
+            let text = format!("ffffffff81000000 T first\n{bad}ffffffff81000100 T later\n");
+            let m = FunctionMap::parse(&text);
+            assert_eq!(m.len(), 1, "{bad:?}");
+            assert_eq!(
+                m.find(0xffffffff81000000),
+                Some(("first", 0xffffffff81000000))
+            );
+        }
+    }
 
     #[test]
     fn a_table_parsed_in_two_halves_finds_every_symbol() {

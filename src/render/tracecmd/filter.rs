@@ -193,6 +193,8 @@ impl EventFilter {
             }
         }
         let mut by_id = HashMap::new();
+        // Names that are no field of any matched event: a typo, not a condition.
+        let mut missing_everywhere: Option<Vec<String>> = None;
         for id in ids {
             let expr = match expr_part {
                 None => Expr::Bool(true),
@@ -203,15 +205,29 @@ impl EventFilter {
                         pos: 0,
                         catalog,
                         id,
+                        depth: 0,
+                        missing: Vec::new(),
                     };
-                    let x = p.expr().map_err(&err)?;
+                    let (x, _) = p.expr().map_err(&err)?;
                     if p.pos != toks.len() {
                         return Err(err(format!("syntax error near '{}'", toks[p.pos].text())));
                     }
+                    let missing = std::mem::take(&mut p.missing);
+                    missing_everywhere = Some(match missing_everywhere {
+                        None => missing,
+                        Some(prev) => prev.into_iter().filter(|n| missing.contains(n)).collect(),
+                    });
                     x
                 }
             };
             by_id.insert(id, expr);
+        }
+        if let Some(names) = missing_everywhere.filter(|m| !m.is_empty()) {
+            return Err(err(format!(
+                "no event matched by '{}' has a field named '{}'",
+                events_part.trim(),
+                names.join("', '")
+            )));
         }
         let set = FilterSet { by_id };
         if negate {
@@ -360,11 +376,23 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, String> {
     Ok(out)
 }
 
+/// Deepest nesting of a filter's parentheses and `!`, and tallest tree of `&&`/`||`:
+/// parsing, evaluating and dropping recurse that deep.
+const MAX_FILTER_DEPTH: u32 = 256;
+
 struct Parser<'t, 'c, C: Catalog + ?Sized> {
     toks: &'t [Tok],
     pos: usize,
     catalog: &'c C,
     id: u16,
+    /// Current nesting of parentheses and `!`.
+    depth: u32,
+    /// Names read that are no field of this event (nor COMM or CPU).
+    missing: Vec<String>,
+}
+
+fn too_deep() -> String {
+    format!("the filter nests deeper than {MAX_FILTER_DEPTH} levels")
 }
 
 enum Item {
@@ -386,9 +414,10 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
         t
     }
 
-    /// `term (('&&'|'||') term)*`, left to right with one precedence.
-    fn expr(&mut self) -> Result<Expr, String> {
-        let mut left = self.term()?;
+    /// `term (('&&'|'||') term)*`, left to right with one precedence; with the height
+    /// of its tree.
+    fn expr(&mut self) -> Result<(Expr, u32), String> {
+        let (mut left, mut height) = self.term()?;
         while let Some(Tok::Op(op)) = self.peek() {
             let and = match op.as_str() {
                 "&&" => true,
@@ -396,21 +425,42 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
                 _ => break,
             };
             self.pos += 1;
-            let right = self.term()?;
+            let (right, h) = self.term()?;
+            height = height.max(h) + 1;
+            if height > MAX_FILTER_DEPTH {
+                return Err(too_deep());
+            }
             left = if and {
                 Expr::And(Box::new(left), Box::new(right))
             } else {
                 Expr::Or(Box::new(left), Box::new(right))
             };
         }
-        Ok(left)
+        Ok((left, height))
     }
 
-    fn term(&mut self) -> Result<Expr, String> {
+    /// A term one level of nesting deeper.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, String>) -> Result<T, String> {
+        if self.depth >= MAX_FILTER_DEPTH {
+            return Err(too_deep());
+        }
+        self.depth += 1;
+        let res = f(self);
+        self.depth -= 1;
+        res
+    }
+
+    fn term(&mut self) -> Result<(Expr, u32), String> {
         match self.next() {
-            Some(Tok::Op(op)) if op == "!" => Ok(Expr::Not(Box::new(self.term()?))),
+            Some(Tok::Op(op)) if op == "!" => {
+                let (x, h) = self.nested(Self::term)?;
+                if h >= MAX_FILTER_DEPTH {
+                    return Err(too_deep());
+                }
+                Ok((Expr::Not(Box::new(x)), h + 1))
+            }
             Some(Tok::Open) => {
-                let e = self.expr()?;
+                let e = self.nested(Self::expr)?;
                 match self.next() {
                     Some(Tok::Close) => Ok(e),
                     _ => Err("unbalanced '('".into()),
@@ -418,14 +468,14 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
             }
             Some(t @ (Tok::Item(_) | Tok::DQuote(_) | Tok::SQuote(_))) => {
                 let left = self.item(t)?;
-                self.comparison(left)
+                Ok((self.comparison(left)?, 1))
             }
             Some(t) => Err(format!("syntax error near '{}'", t.text())),
             None => Err("syntax error: expression ends early".into()),
         }
     }
 
-    fn item(&self, t: Tok) -> Result<Item, String> {
+    fn item(&mut self, t: Tok) -> Result<Item, String> {
         Ok(match t {
             Tok::DQuote(s) => Item::DQ(s),
             Tok::SQuote(s) => Item::SQ(s),
@@ -439,6 +489,9 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
                 } else if s == "CPU" {
                     Item::Value(Value::Cpu)
                 } else {
+                    if !self.missing.contains(&s) {
+                        self.missing.push(s);
+                    }
                     Item::Missing
                 }
             }

@@ -59,14 +59,16 @@ pub struct ReportOptions {
 }
 
 /// What a report printed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReportSummary {
     /// Records printed.
     pub records: u64,
     /// Dropped-events lines printed.
     pub dropped_lines: u64,
-    /// Sub-buffers that failed to decode (reported on stderr, skipped).
+    /// Sub-buffers that failed to decode (skipped).
     pub bad_pages: u64,
+    /// Why they failed, one line each, for the caller to show.
+    pub warnings: Vec<String>,
 }
 
 struct Live<'a> {
@@ -190,6 +192,10 @@ pub fn write_report<'a>(
         Ok::<(), ReportError>(())
     })?;
     summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
+    summary.warnings = lives
+        .iter_mut()
+        .flat_map(|l| l.input.source.take_warnings())
+        .collect();
     Ok(summary)
 }
 
@@ -557,25 +563,4 @@ fn accept<C: Catalog + ?Sized>(
     let comm = |p: i32| cmdlines.comm(p).to_string();
     let ctx = FilterContext { comm: &comm, pid };
     filter.accepts(catalog, id, rec, &ctx)
-}
-/// Parse a `--cpu` list: `0,2-4`.
-pub fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
-    let mut v = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || format!("bad CPU list '{s}': expected numbers and ranges like 0,2-3");
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (u32, u32) = (
-                    a.trim().parse().map_err(|_| bad())?,
-                    b.trim().parse().map_err(|_| bad())?,
-                );
-                if a > b {
-                    return Err(bad());
-                }
-                v.extend(a..=b);
-            }
-            None => v.push(part.parse().map_err(|_| bad())?),
-        }
-    }
-    Ok(v)
 }

@@ -33,9 +33,15 @@ pub trait RecordSource {
     /// The next record without consuming it; call after [`RecordSource::peek_ts`]
     /// returned `Some`. Its lost-events mark stays with it.
     fn peek(&mut self) -> Option<Record<'_>>;
-    /// Sub-buffers that failed to decode so far (skipped after a warning on stderr).
+    /// Sub-buffers that failed to decode so far (skipped; see
+    /// [`RecordSource::take_warnings`]).
     fn bad_pages(&self) -> u64 {
         0
+    }
+    /// The warnings met so far (a sub-buffer that failed to decode and was skipped), each
+    /// handed out once: the caller shows them.
+    fn take_warnings(&mut self) -> Vec<String> {
+        Vec::new()
     }
 }
 
@@ -45,6 +51,7 @@ pub struct EntrySource<'a, I: Iterator<Item = Result<Entry<'a>, PageError>>> {
     head: Option<Record<'a>>,
     lost: Vec<Option<Option<u64>>>,
     bad: u64,
+    warnings: Vec<String>,
 }
 
 impl<'a, I: Iterator<Item = Result<Entry<'a>, PageError>>> EntrySource<'a, I> {
@@ -55,6 +62,7 @@ impl<'a, I: Iterator<Item = Result<Entry<'a>, PageError>>> EntrySource<'a, I> {
             head: None,
             lost: Vec::new(),
             bad: 0,
+            warnings: Vec::new(),
         }
     }
 }
@@ -76,7 +84,7 @@ impl<'a, I: Iterator<Item = Result<Entry<'a>, PageError>>> RecordSource for Entr
                 Some(Ok(Entry::Lost { cpu, count, .. })) => set_lost(&mut self.lost, cpu, count),
                 Some(Err(e)) => {
                     self.bad += 1;
-                    eprintln!("tracectl: warning: {e}");
+                    self.warnings.push(e.to_string());
                 }
             }
         }
@@ -95,6 +103,24 @@ impl<'a, I: Iterator<Item = Result<Entry<'a>, PageError>>> RecordSource for Entr
 
     fn bad_pages(&self) -> u64 {
         self.bad
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+}
+
+/// A sub-buffer that failed to decode: counted, and its error kept for the caller.
+#[derive(Debug, Default)]
+struct BadPages {
+    count: u64,
+    warnings: Vec<String>,
+}
+
+impl BadPages {
+    fn add(&mut self, e: PageError) {
+        self.count += 1;
+        self.warnings.push(e.to_string());
     }
 }
 
@@ -121,7 +147,7 @@ struct CpuCursor {
 
 impl CpuCursor {
     /// Make sure `items[pos]` exists, reading pages as needed; false at the end.
-    fn fill(&mut self, adjust: &TsAdjust, bad: &mut u64) -> Result<bool, DatError> {
+    fn fill(&mut self, adjust: &TsAdjust, bad: &mut BadPages) -> Result<bool, DatError> {
         while self.pos >= self.items.len() {
             if self.done {
                 return Ok(false);
@@ -138,10 +164,7 @@ impl CpuCursor {
             self.page_index += 1;
             let base = self.page.as_ptr() as usize;
             match SubBuffer::new(self.layout, &self.page, self.cpu, index) {
-                Err(e) => {
-                    *bad += 1;
-                    eprintln!("tracectl: warning: {e}");
-                }
+                Err(e) => bad.add(e),
                 Ok(sb) => {
                     for entry in sb {
                         match entry {
@@ -160,8 +183,7 @@ impl CpuCursor {
                             }
                             Ok(Entry::Lost { count, .. }) => self.lost = Some(count),
                             Err(e) => {
-                                *bad += 1;
-                                eprintln!("tracectl: warning: {e}");
+                                bad.add(e);
                                 break;
                             }
                         }
@@ -180,7 +202,7 @@ pub struct DatSource {
     cursors: Vec<CpuCursor>,
     adjust: TsAdjust,
     current: Option<usize>,
-    bad: u64,
+    bad: BadPages,
 }
 
 impl DatSource {
@@ -195,7 +217,7 @@ impl DatSource {
         buffer: usize,
         header: &HeaderPage,
     ) -> Result<DatSource, DatError> {
-        let b = &dat.buffers()[buffer];
+        let b = dat.buffer(buffer)?;
         let mut cursors = Vec::new();
         for (i, c) in b.cpus().iter().enumerate() {
             let pages = dat.cpu_pages(buffer, i)?;
@@ -217,17 +239,21 @@ impl DatSource {
             cursors,
             adjust: dat.ts_adjust(),
             current: None,
-            bad: 0,
+            bad: BadPages::default(),
         })
     }
 
-    /// The first and last record timestamps of every CPU with data: `(cpu, first, last)`.
+    /// The first and last record timestamps of every CPU with data: `(cpu, first, last)`,
+    /// and the warnings about sub-buffers that failed to decode.
     ///
     /// Reads the whole buffer once (for `--first-event` / `--last-event`).
-    pub fn cpu_bounds(dat: &DatFile, buffer: usize) -> Result<Vec<(u32, u64, u64)>, DatError> {
+    pub fn cpu_bounds(
+        dat: &DatFile,
+        buffer: usize,
+    ) -> Result<(Vec<(u32, u64, u64)>, Vec<String>), DatError> {
         let mut s = DatSource::open(dat, buffer)?;
         let adjust = s.adjust;
-        let mut bad = 0;
+        let mut bad = BadPages::default();
         let mut out = Vec::new();
         for c in s.cursors.iter_mut() {
             let mut first = None;
@@ -246,7 +272,7 @@ impl DatSource {
                 out.push((c.cpu, f, last));
             }
         }
-        Ok(out)
+        Ok((out, bad.warnings))
     }
 }
 
@@ -299,7 +325,11 @@ impl RecordSource for DatSource {
     }
 
     fn bad_pages(&self) -> u64 {
-        self.bad
+        self.bad.count
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.bad.warnings)
     }
 }
 
@@ -326,6 +356,8 @@ struct Batch {
 
 enum Msg {
     Batch(Batch),
+    /// Warnings of the source, in the order met.
+    Warnings(Vec<String>),
     /// The source is exhausted; the count of sub-buffers that failed to decode.
     End(u64),
     Failed(SourceError),
@@ -344,6 +376,7 @@ pub struct ThreadedSource {
     batch: Batch,
     pos: usize,
     bad: u64,
+    warnings: Vec<String>,
     ended: bool,
 }
 
@@ -370,11 +403,13 @@ impl ThreadedSource {
                 match source.peek_ts() {
                     Err(e) => {
                         let _ = tx.send(Msg::Batch(batch));
+                        let _ = tx.send(Msg::Warnings(source.take_warnings()));
                         let _ = tx.send(Msg::Failed(e));
                         return;
                     }
                     Ok(None) => {
                         let _ = tx.send(Msg::Batch(batch));
+                        let _ = tx.send(Msg::Warnings(source.take_warnings()));
                         let _ = tx.send(Msg::End(source.bad_pages()));
                         return;
                     }
@@ -382,6 +417,7 @@ impl ThreadedSource {
                 }
                 let Some(t) = source.take() else {
                     let _ = tx.send(Msg::Batch(batch));
+                    let _ = tx.send(Msg::Warnings(source.take_warnings()));
                     let _ = tx.send(Msg::End(source.bad_pages()));
                     return;
                 };
@@ -396,6 +432,10 @@ impl ThreadedSource {
                     missed: t.missed,
                 });
                 if batch.slots.len() >= BATCH || batch.data.len() >= 1 << 30 {
+                    let warnings = source.take_warnings();
+                    if !warnings.is_empty() {
+                        let _ = tx.send(Msg::Warnings(warnings));
+                    }
                     let next = empties.try_recv().unwrap_or_default();
                     if tx
                         .send(Msg::Batch(std::mem::replace(&mut batch, next)))
@@ -413,6 +453,7 @@ impl ThreadedSource {
             batch: Batch::default(),
             pos: 0,
             bad: 0,
+            warnings: Vec::new(),
             ended: false,
         }
     }
@@ -443,6 +484,7 @@ impl RecordSource for ThreadedSource {
                     old.slots.clear();
                     let _ = self.recycle.send(old);
                 }
+                Ok(Msg::Warnings(w)) => self.warnings.extend(w),
                 Ok(Msg::End(bad)) => {
                     self.bad = bad;
                     self.ended = true;
@@ -484,5 +526,63 @@ impl RecordSource for ThreadedSource {
 
     fn bad_pages(&self) -> u64 {
         self.bad
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bad_page(page: u64) -> Result<Entry<'static>, PageError> {
+        Err(PageError {
+            cpu: 1,
+            page,
+            offset: 16,
+            message: "commit past the end".into(),
+        })
+    }
+
+    #[test]
+    fn skipped_sub_buffers_come_back_as_warnings() {
+        let rec = Record {
+            cpu: 0,
+            ts: 5,
+            data: &[1, 2, 3, 4],
+        };
+        let items = vec![bad_page(0), Ok(Entry::Event(rec)), bad_page(3)];
+        let mut s = EntrySource::new(items.into_iter());
+        assert_eq!(s.peek_ts().unwrap(), Some(5));
+        assert!(s.take().is_some());
+        assert_eq!(s.peek_ts().unwrap(), None);
+        assert_eq!(s.bad_pages(), 2);
+        let w = s.take_warnings();
+        assert_eq!(w.len(), 2);
+        assert!(
+            w[0].starts_with("cpu1 sub-buffer 0 offset 16: commit past the end"),
+            "{w:?}"
+        );
+        assert!(w[1].starts_with("cpu1 sub-buffer 3"), "{w:?}");
+        assert!(
+            s.take_warnings().is_empty(),
+            "each warning is handed out once"
+        );
+    }
+
+    #[test]
+    fn a_decoding_thread_hands_its_warnings_over() {
+        let items = vec![bad_page(7)];
+        std::thread::scope(|scope| {
+            let inner = EntrySource::new(items.into_iter());
+            let mut s = ThreadedSource::spawn_with(scope, inner, |_| {});
+            assert_eq!(s.peek_ts().unwrap(), None);
+            assert_eq!(s.bad_pages(), 1);
+            let w = s.take_warnings();
+            assert_eq!(w.len(), 1);
+            assert!(w[0].starts_with("cpu1 sub-buffer 7"), "{w:?}");
+        });
     }
 }
