@@ -83,6 +83,35 @@ fn a_failed_start_or_set_changes_no_byte() {
             &["a trigger needs one event"],
         ),
         (
+            &["-e", "sched:sched_switch", "-R", "snapshot"],
+            &["no trigger \"snapshot\"", "it offers: traceon traceoff"],
+        ),
+        (
+            &["-e", "sched:sched_switch", "-R", "traceoff:abc"],
+            &["must be a number"],
+        ),
+        (
+            &[
+                "-e",
+                "sched:sched_switch",
+                "-R",
+                "traceoff if prev_pidd == 1",
+            ],
+            &[
+                "-R \"traceoff if prev_pidd == 1\" on sched:sched_switch",
+                "no field \"prev_pidd\"",
+            ],
+        ),
+        (
+            &[
+                "-e",
+                "sched:sched_switch",
+                "-R",
+                "enable_event:sched:nosuch",
+            ],
+            &["unknown event \"sched:nosuch\""],
+        ),
+        (
             &["-e", "sched:sched_swich"],
             &["did you mean sched:sched_switch"],
         ),

@@ -1,10 +1,10 @@
-//! `event::check_filter` against the kernel itself: every filter of a corpus is written to
-//! sched_switch's `filter` in a private instance of the live tracefs, and the kernel's
-//! verdict must be the checker's. Only that instance is touched; it is removed on every
-//! path.
+//! `event::check_filter` and `Instance::check_trigger` against the kernel itself: every
+//! filter and trigger of a corpus is written to sched_switch's `filter` or `trigger` in a
+//! private instance of the live tracefs, and the kernel's verdict must be the checkers'.
+//! Only that instance is touched; it is removed on every path.
 
 use tracectl::event::{check_filter, Schema};
-use tracectl::tracefs::{AppendMode, Tracefs};
+use tracectl::tracefs::{AppendMode, EventName, Tracefs};
 
 const ROOT: &str = "/sys/kernel/tracing";
 
@@ -98,6 +98,67 @@ fn filter_check_agrees_with_the_kernel_live() {
         let ours = check_filter(&schema, f);
         if kernel != ours.is_ok() {
             disagree.push(format!("{f:?}: kernel {kernel}, check_filter {ours:?}"));
+        }
+    }
+    assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+}
+
+const TRIGGERS: &[&str] = &[
+    "traceoff",
+    "traceoff:1",
+    "traceoff:abc",
+    "traceoff:1:2",
+    "traceoff if prev_pidd == 1",
+    "traceoff if prev_pid == 1",
+    "traceoff:3 if prev_comm == \"x\"",
+    "bogus",
+    "snapshot",
+    "hist:keys=prev_pid",
+    "enable_event:sched:sched_wakeup",
+    "enable_event:sched:nosuch",
+    "enable_event:sched",
+    "stacktrace:count=2",
+    "traceon:unlimited",
+    "traceoff if prev_comm == x",
+    "traceoff if",
+    "stacktrace:5 if (prev_pid == 1",
+];
+
+#[test]
+fn trigger_check_agrees_with_the_kernel_live() {
+    if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir() {
+        eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+        return;
+    }
+    let t = Tracefs::at(ROOT);
+    let format = t
+        .read_string("events/sched/sched_switch/format")
+        .expect("sched_switch format");
+    let schema = Schema::parse("sched", &format, 8).unwrap();
+    let name = format!("tracectl-triggercheck-{}", std::process::id());
+    let inst = t.create_instance(&name).unwrap();
+    let _guard = Private { t: &t, name };
+    let ev = EventName::new("sched", "sched_switch");
+    let mut disagree = Vec::new();
+    for r in TRIGGERS {
+        // Checked first, while the file still lists the available triggers.
+        let ours = inst
+            .check_trigger(&ev, r)
+            .map_err(|e| e.to_string())
+            .and_then(|f| match f {
+                Some(f) => check_filter(&schema, &f).map_err(|e| e.to_string()),
+                None => Ok(()),
+            });
+        let kernel = inst
+            .write(
+                "events/sched/sched_switch/trigger",
+                r.as_bytes(),
+                AppendMode::Truncate,
+            )
+            .is_ok();
+        inst.clear_triggers(&ev).unwrap();
+        if kernel != ours.is_ok() {
+            disagree.push(format!("{r:?}: kernel {kernel}, checks {ours:?}"));
         }
     }
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));

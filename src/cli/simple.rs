@@ -297,6 +297,18 @@ fn check_start(
             check_event_filter(t, &available, &resolved, f)
                 .with_context(|| format!("-f {f:?}; {UNCHANGED}"))?;
         }
+        if let EventTarget::Events(evs) = &resolved {
+            for r in &s.triggers {
+                for e in evs {
+                    let context = || format!("-R {r:?} on {e}; {UNCHANGED}");
+                    let filter = target.check_trigger(e, r).with_context(context)?;
+                    if let Some(f) = filter {
+                        let one = EventTarget::Events(vec![e.clone()]);
+                        check_event_filter(t, &available, &one, &f).with_context(context)?;
+                    }
+                }
+            }
+        }
         targets.push((s, resolved));
     }
     // Values the kernel lists.
