@@ -33,6 +33,10 @@ fn a_failed_start_or_set_changes_no_byte() {
         ),
         (&["-e", "sched", "-M", "3,,1"], &["not a hex CPU mask"]),
         (
+            &["-e", "sched", "-M", "4"],
+            &["names CPU 2, but this buffer has CPUs 0-1"],
+        ),
+        (
             &["-e", "sched", "--buffer-percent", "101"],
             &["101 is over 100", "buffer_percent"],
         ),

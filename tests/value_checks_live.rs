@@ -1,7 +1,8 @@
-//! `event::check_filter` and `Instance::check_trigger` against the kernel itself: every
-//! filter and trigger of a corpus is written to sched_switch's `filter` or `trigger` in a
-//! private instance of the live tracefs, and the kernel's verdict must be the checkers'.
-//! Only that instance is touched; it is removed on every path.
+//! The checks that run before `start`/`set` write anything, against the kernel itself:
+//! every filter, trigger and CPU mask of a corpus is written to a private instance of the
+//! live tracefs (sched_switch's `filter` and `trigger`, `tracing_cpumask`), and the
+//! kernel's verdict must be the check's. Only that instance is touched; it is removed on
+//! every path.
 
 use tracectl::event::{check_filter, Schema};
 use tracectl::tracefs::{AppendMode, EventName, Tracefs};
@@ -159,6 +160,57 @@ fn trigger_check_agrees_with_the_kernel_live() {
         inst.clear_triggers(&ev).unwrap();
         if kernel != ours.is_ok() {
             disagree.push(format!("{r:?}: kernel {kernel}, checks {ours:?}"));
+        }
+    }
+    assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+}
+
+#[test]
+fn cpumask_check_agrees_with_the_kernel_live() {
+    if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir() {
+        eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+        return;
+    }
+    let t = Tracefs::at(ROOT);
+    let name = format!("tracectl-maskcheck-{}", std::process::id());
+    let inst = t.create_instance(&name).unwrap();
+    let _guard = Private { t: &t, name };
+    let ncpus = inst.cpus().unwrap().len();
+    let all = format!("{:x}", (1u128 << ncpus) - 1);
+    let beyond = format!("{:x}", 1u128 << ncpus);
+    let mut corpus: Vec<String> = [
+        "1",
+        "0",
+        "0x1",
+        "zz",
+        "3,,1",
+        "1,0",
+        "ffffffff,ffffffff",
+        "00000001",
+        "0,1",
+        "000000001",
+        "0000000000000003",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    corpus.extend([all, beyond]);
+    let mut disagree = Vec::new();
+    for m in &corpus {
+        // What is written is what the check returns (it drops a `0x`).
+        let (ours, text) = match inst.check_cpumask(m) {
+            Ok(t) => (true, t.to_string()),
+            Err(_) => (false, m.clone()),
+        };
+        let kernel = inst
+            .write(
+                "tracing_cpumask",
+                format!("{text}\n").as_bytes(),
+                AppendMode::Truncate,
+            )
+            .is_ok();
+        if kernel != ours {
+            disagree.push(format!("{m:?}: kernel {kernel}, check_cpumask {ours}"));
         }
     }
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
