@@ -215,3 +215,44 @@ fn cpumask_check_agrees_with_the_kernel_live() {
     }
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
 }
+
+#[test]
+fn buffer_checks_agree_with_the_kernel_live() {
+    if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir() {
+        eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+        return;
+    }
+    let t = Tracefs::at(ROOT);
+    let name = format!("tracectl-bufcheck-{}", std::process::id());
+    let inst = t.create_instance(&name).unwrap();
+    let _guard = Private { t: &t, name };
+    let page_kb = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .unwrap()
+        .unwrap() as u64
+        / 1024;
+    let mut disagree = Vec::new();
+    let mut compare = |file: &str, v: u64, ours: bool| {
+        let kernel = inst
+            .write(file, format!("{v}\n").as_bytes(), AppendMode::Truncate)
+            .is_ok();
+        if kernel != ours {
+            disagree.push(format!("{file} {v}: kernel {kernel}, check {ours}"));
+        }
+    };
+    for v in [0, 1, 7] {
+        compare("buffer_size_kb", v, inst.check_buffer_size(v).is_ok());
+    }
+    if inst.exists("buffer_subbuf_size_kb") {
+        for v in [0, 1, page_kb, 128 * page_kb, 128 * page_kb + 1] {
+            compare(
+                "buffer_subbuf_size_kb",
+                v,
+                inst.check_subbuf_size_kb(v).is_ok(),
+            );
+        }
+    }
+    for v in [0, 100, 101] {
+        compare("buffer_percent", v, inst.check_buffer_percent(v).is_ok());
+    }
+    assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+}
