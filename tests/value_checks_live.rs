@@ -5,7 +5,7 @@
 //! every path.
 
 use tracectl::event::{check_filter, Schema};
-use tracectl::tracefs::{AppendMode, EventName, Tracefs};
+use tracectl::tracefs::{AppendMode, EventName, Instance, Tracefs};
 
 const ROOT: &str = "/sys/kernel/tracing";
 
@@ -62,12 +62,38 @@ const CORPUS: &[&str] = &[
     "common_flags == 0777",
 ];
 
-struct Private<'a> {
-    t: &'a Tracefs,
+/// A private instance of the live tracefs, removed on drop; None (with the reason
+/// printed) without root or tracefs.
+struct Private {
+    t: Tracefs,
     name: String,
+    inst: Instance,
 }
 
-impl Drop for Private<'_> {
+impl Private {
+    fn new(tag: &str) -> Option<Private> {
+        if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir()
+        {
+            eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+            return None;
+        }
+        let t = Tracefs::at(ROOT);
+        let name = format!("tracectl-{tag}-{}", std::process::id());
+        let inst = t.create_instance(&name).unwrap();
+        Some(Private { t, name, inst })
+    }
+
+    /// sched_switch's schema, from the live format.
+    fn sched_switch(&self) -> Schema {
+        let format = self
+            .t
+            .read_string("events/sched/sched_switch/format")
+            .expect("sched_switch format");
+        Schema::parse("sched", &format, 8).unwrap()
+    }
+}
+
+impl Drop for Private {
     fn drop(&mut self) {
         let _ = self.t.remove_instance(&self.name);
     }
@@ -75,18 +101,11 @@ impl Drop for Private<'_> {
 
 #[test]
 fn filter_check_agrees_with_the_kernel_live() {
-    if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir() {
-        eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+    let Some(p) = Private::new("filtercheck") else {
         return;
-    }
-    let t = Tracefs::at(ROOT);
-    let format = t
-        .read_string("events/sched/sched_switch/format")
-        .expect("sched_switch format");
-    let schema = Schema::parse("sched", &format, 8).unwrap();
-    let name = format!("tracectl-filtercheck-{}", std::process::id());
-    let inst = t.create_instance(&name).unwrap();
-    let _guard = Private { t: &t, name };
+    };
+    let schema = p.sched_switch();
+    let inst = &p.inst;
     let mut disagree = Vec::new();
     for f in CORPUS {
         let kernel = inst
@@ -127,18 +146,11 @@ const TRIGGERS: &[&str] = &[
 
 #[test]
 fn trigger_check_agrees_with_the_kernel_live() {
-    if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir() {
-        eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+    let Some(p) = Private::new("triggercheck") else {
         return;
-    }
-    let t = Tracefs::at(ROOT);
-    let format = t
-        .read_string("events/sched/sched_switch/format")
-        .expect("sched_switch format");
-    let schema = Schema::parse("sched", &format, 8).unwrap();
-    let name = format!("tracectl-triggercheck-{}", std::process::id());
-    let inst = t.create_instance(&name).unwrap();
-    let _guard = Private { t: &t, name };
+    };
+    let schema = p.sched_switch();
+    let inst = &p.inst;
     let ev = EventName::new("sched", "sched_switch");
     let mut disagree = Vec::new();
     for r in TRIGGERS {
@@ -167,14 +179,10 @@ fn trigger_check_agrees_with_the_kernel_live() {
 
 #[test]
 fn cpumask_check_agrees_with_the_kernel_live() {
-    if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir() {
-        eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+    let Some(p) = Private::new("maskcheck") else {
         return;
-    }
-    let t = Tracefs::at(ROOT);
-    let name = format!("tracectl-maskcheck-{}", std::process::id());
-    let inst = t.create_instance(&name).unwrap();
-    let _guard = Private { t: &t, name };
+    };
+    let inst = &p.inst;
     let ncpus = inst.cpus().unwrap().len();
     let all = format!("{:x}", (1u128 << ncpus) - 1);
     let beyond = format!("{:x}", 1u128 << ncpus);
@@ -218,14 +226,10 @@ fn cpumask_check_agrees_with_the_kernel_live() {
 
 #[test]
 fn buffer_checks_agree_with_the_kernel_live() {
-    if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir() {
-        eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+    let Some(p) = Private::new("bufcheck") else {
         return;
-    }
-    let t = Tracefs::at(ROOT);
-    let name = format!("tracectl-bufcheck-{}", std::process::id());
-    let inst = t.create_instance(&name).unwrap();
-    let _guard = Private { t: &t, name };
+    };
+    let inst = &p.inst;
     let page_kb = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
         .unwrap()
         .unwrap() as u64
