@@ -33,6 +33,10 @@ fn a_failed_start_or_set_changes_no_byte() {
         ),
         (&["-e", "sched", "-M", "3,,1"], &["not a hex CPU mask"]),
         (
+            &["-e", "sched", "-M", "4"],
+            &["names CPU 2, but this buffer has CPUs 0-1"],
+        ),
+        (
             &["-e", "sched", "--buffer-percent", "101"],
             &["101 is over 100", "buffer_percent"],
         ),
@@ -81,6 +85,35 @@ fn a_failed_start_or_set_changes_no_byte() {
         (
             &["-e", "sched", "-R", "traceoff"],
             &["a trigger needs one event"],
+        ),
+        (
+            &["-e", "sched:sched_switch", "-R", "snapshot"],
+            &["no trigger \"snapshot\"", "it offers: traceon traceoff"],
+        ),
+        (
+            &["-e", "sched:sched_switch", "-R", "traceoff:abc"],
+            &["must be a number"],
+        ),
+        (
+            &[
+                "-e",
+                "sched:sched_switch",
+                "-R",
+                "traceoff if prev_pidd == 1",
+            ],
+            &[
+                "-R \"traceoff if prev_pidd == 1\" on sched:sched_switch",
+                "no field \"prev_pidd\"",
+            ],
+        ),
+        (
+            &[
+                "-e",
+                "sched:sched_switch",
+                "-R",
+                "enable_event:sched:nosuch",
+            ],
+            &["unknown event \"sched:nosuch\""],
         ),
         (
             &["-e", "sched:sched_swich"],

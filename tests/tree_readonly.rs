@@ -112,6 +112,25 @@ fn a_tracefs_dir_that_is_not_one_is_an_error_not_the_live_system() {
 }
 
 #[test]
+fn a_metadata_capture_of_a_tree_copies_the_trees_host_files() {
+    let t = distinctive_tree();
+    let before = t.bytes();
+    let dest = t.dir.path().join("copy");
+    t.ok(&["capture", dest.to_str().unwrap(), "--kallsyms"]);
+    t.assert_unchanged(&before, "capture");
+    assert_eq!(
+        std::fs::read_to_string(dest.join("host/uname")).unwrap(),
+        UNAME
+    );
+    let z = std::fs::read(dest.join("host/kallsyms.zst")).unwrap();
+    assert_eq!(zstd::decode_all(&z[..]).unwrap(), KALLSYMS.as_bytes());
+    assert_eq!(
+        std::fs::read(dest.join("host/cpu_online")).unwrap(),
+        std::fs::read(t.root.join("host/cpu_online")).unwrap()
+    );
+}
+
+#[test]
 fn extract_of_a_tree_without_kallsyms_stores_none() {
     let t = Tree::new(FIXTURE);
     assert!(!t.root.join("host/kallsyms.zst").exists());

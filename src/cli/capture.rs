@@ -19,7 +19,7 @@ pub struct Args {
     /// Copy every event's format even when only some are recorded
     #[arg(long)]
     pub all_formats: bool,
-    /// Store /proc/kallsyms as host/kallsyms.zst
+    /// Store kallsyms as host/kallsyms.zst (/proc/kallsyms, or a tree's own copy)
     #[arg(long)]
     pub kallsyms: bool,
     /// Per-CPU buffer size (KiB) of the capture instance, to keep the tree small

@@ -297,6 +297,18 @@ fn check_start(
             check_event_filter(t, &available, &resolved, f)
                 .with_context(|| format!("-f {f:?}; {UNCHANGED}"))?;
         }
+        if let EventTarget::Events(evs) = &resolved {
+            for r in &s.triggers {
+                for e in evs {
+                    let context = || format!("-R {r:?} on {e}; {UNCHANGED}");
+                    let filter = target.check_trigger(e, r).with_context(context)?;
+                    if let Some(f) = filter {
+                        let one = EventTarget::Events(vec![e.clone()]);
+                        check_event_filter(t, &available, &one, &f).with_context(context)?;
+                    }
+                }
+            }
+        }
         targets.push((s, resolved));
     }
     // Values the kernel lists.
@@ -360,44 +372,37 @@ fn check_start(
     Ok(targets)
 }
 
-/// Check a -f filter against the format of each event it goes to. A system filter is
-/// kept by the kernel for the events it fits, so it must fit one of them. An event whose
-/// format cannot be read or parsed is left to the kernel to judge.
+/// Check a -f filter against the formats of the events it goes to (see
+/// [`tracectl::event::check_filter_for`]); an unreadable format is the kernel's to judge.
 fn check_event_filter(
     t: &tracectl::tracefs::Tracefs,
     available: &[tracectl::tracefs::EventName],
     target: &EventTarget,
     filter: &str,
 ) -> Result<()> {
-    let events: Vec<&tracectl::tracefs::EventName> = match target {
-        EventTarget::Events(v) => v.iter().collect(),
-        EventTarget::System(sys) => available.iter().filter(|e| &e.system == sys).collect(),
+    let (events, every): (Vec<&tracectl::tracefs::EventName>, bool) = match target {
+        EventTarget::Events(v) => (v.iter().collect(), true),
+        EventTarget::System(sys) => (
+            available.iter().filter(|e| &e.system == sys).collect(),
+            false,
+        ),
         EventTarget::All => return Ok(()),
     };
-    let mut first_err = None;
-    let mut fits = 0;
-    for e in events {
-        // Only the field names and types matter here, not the long size.
-        let Some(schema) = t
-            .read_string(e.dir().join("format"))
-            .ok()
-            .and_then(|text| tracectl::event::Schema::parse(&e.system, &text, 8).ok())
-        else {
-            fits += 1;
-            continue;
-        };
-        match tracectl::event::check_filter(&schema, filter) {
-            Ok(()) => fits += 1,
-            Err(err) if matches!(target, EventTarget::Events(_)) => return Err(err.into()),
-            Err(err) => {
-                first_err.get_or_insert(err);
-            }
-        }
-    }
-    match first_err {
-        Some(err) if fits == 0 => Err(err.into()),
-        _ => Ok(()),
-    }
+    let formats: Vec<(&str, String)> = events
+        .iter()
+        .filter_map(|e| {
+            Some((
+                e.system.as_str(),
+                t.read_string(e.dir().join("format")).ok()?,
+            ))
+        })
+        .collect();
+    tracectl::event::check_filter_for(
+        formats.iter().map(|(s, f)| (*s, f.as_str())),
+        filter,
+        every,
+    )?;
+    Ok(())
 }
 
 fn report_skipped(skipped: &[String]) {

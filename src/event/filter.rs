@@ -290,6 +290,38 @@ pub fn check_filter(schema: &Schema, filter: &str) -> Result<(), FilterSyntaxErr
     Ok(())
 }
 
+/// Check `filter` for several events, given as `(system, format text)`: with `every`,
+/// each must take it (the filter goes to each event's file); without, at least one must
+/// (a system's `filter`, which the kernel keeps for the events it fits). A format that
+/// does not parse is left for the kernel to judge. The error is the first event's that
+/// refused it.
+pub fn check_filter_for<'a>(
+    formats: impl IntoIterator<Item = (&'a str, &'a str)>,
+    filter: &str,
+    every: bool,
+) -> Result<(), FilterSyntaxError> {
+    let mut first_err = None;
+    let mut fits = 0usize;
+    for (system, text) in formats {
+        // Only the field names and types matter here, not the long size.
+        let Ok(schema) = Schema::parse(system, text, 8) else {
+            fits += 1;
+            continue;
+        };
+        match check_filter(&schema, filter) {
+            Ok(()) => fits += 1,
+            Err(e) if every => return Err(e),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    match first_err {
+        Some(e) if fits == 0 => Err(e),
+        _ => Ok(()),
+    }
+}
+
 fn char_len(s: &str) -> usize {
     s.chars().next().map_or(0, char::len_utf8)
 }
@@ -393,6 +425,21 @@ print fmt: \"prev_comm=%s prev_pid=%d\", REC->prev_comm, REC->prev_pid
             assert_eq!(e.offset, at, "{f}: {e}");
             assert_eq!(e.event, "sched:sched_switch");
         }
+    }
+
+    #[test]
+    fn a_system_filter_must_fit_one_event_an_event_list_each() {
+        let wakeup = SWITCH
+            .replace("name: sched_switch", "name: sched_wakeup")
+            .replace("prev_pid", "pid");
+        let both = [("sched", SWITCH), ("sched", wakeup.as_str())];
+        check_filter_for(both, "prev_pid == 1", false).unwrap();
+        let e = check_filter_for(both, "prev_pid == 1", true).unwrap_err();
+        assert_eq!(e.event, "sched:sched_wakeup");
+        let e = check_filter_for(both, "nosuch == 1", false).unwrap_err();
+        assert_eq!(e.event, "sched:sched_switch");
+        // A format that does not parse is the kernel's to judge.
+        check_filter_for([("sched", "garbage")], "x == 1", true).unwrap();
     }
 
     #[test]

@@ -45,7 +45,7 @@ mod record;
 mod registry;
 pub(crate) mod symbols;
 
-pub use filter::{check_filter, FilterSyntaxError};
+pub use filter::{check_filter, check_filter_for, FilterSyntaxError};
 pub(crate) use format::read_uint;
 pub use format::{Field, FieldKind, FieldValue, FormatError, Schema};
 pub use header::{HeaderEvent, HeaderPage, HeaderPageError};

@@ -26,7 +26,8 @@ pub struct CaptureOptions {
     pub events: Vec<String>,
     /// Copy every `events/<sys>/<ev>/` directory even when only a few events are enabled.
     pub all_formats: bool,
-    /// Store `/proc/kallsyms` as `host/kallsyms.zst` (zstd), for `%pS` and call sites.
+    /// Store kallsyms (`/proc/kallsyms`, or a source tree's own) as `host/kallsyms.zst`
+    /// (zstd), for `%pS` and call sites.
     pub kallsyms: bool,
     /// Workload to run while tracing; when absent the capture sleeps for `duration`.
     pub command: Option<Vec<String>>,

@@ -323,6 +323,28 @@ impl Tracefs {
     }
 }
 
+/// The highest CPU a `tracing_cpumask` text names (32-bit hex words separated by
+/// commas, the most significant first): None when the text is not such a mask,
+/// `Some(None)` when it names no CPU.
+fn mask_highest_cpu(mask: &str) -> Option<Option<u64>> {
+    let words: Vec<&str> = mask.split(',').collect();
+    let mut highest = None;
+    for (i, w) in words.iter().rev().enumerate() {
+        // The kernel reads each word into 32 bits: at most 8 digits, zeros included.
+        if w.is_empty() || w.len() > 8 || !w.chars().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        let digits = w.trim_start_matches('0');
+        let Some(first) = digits.chars().next() else {
+            continue;
+        };
+        let top = u64::from(first.to_digit(16)?);
+        let bit = (digits.len() as u64 - 1) * 4 + u64::from(63 - top.leading_zeros());
+        highest = highest.max(Some(32 * i as u64 + bit));
+    }
+    Some(highest)
+}
+
 fn check_instance_name(t: &Tracefs, name: &str) -> Result<(), TracefsError> {
     if name.is_empty() || name.contains('/') || name == "." || name == ".." {
         return Err(TracefsError::BadValue {
@@ -752,19 +774,41 @@ impl Instance {
         self.read_value("tracing_cpumask")
     }
 
-    /// Check a `tracing_cpumask` value before writing it; returns the text to write (hex
-    /// digits in comma-separated groups, without `0x`).
+    /// Check a `tracing_cpumask` value before writing it: 32-bit hex words separated by
+    /// commas, most significant first, naming only CPUs this buffer has (the kernel
+    /// refuses the others). Returns the text to write (without a `0x`, which the kernel
+    /// refuses).
     pub fn check_cpumask<'m>(&self, mask: &'m str) -> Result<&'m str, TracefsError> {
         let m = mask.trim();
         let m = m.strip_prefix("0x").unwrap_or(m);
-        let well_formed = !m.is_empty()
-            && m.split(',')
-                .all(|g| !g.is_empty() && g.chars().all(|c| c.is_ascii_hexdigit()));
-        if !well_formed {
-            return Err(TracefsError::BadValue {
-                path: self.path("tracing_cpumask"),
-                detail: format!("{mask:?} is not a hex CPU mask (e.g. 3 for CPUs 0-1)"),
-            });
+        let bad = |detail: String| TracefsError::BadValue {
+            path: self.path("tracing_cpumask"),
+            detail,
+        };
+        let Some(highest) = mask_highest_cpu(m) else {
+            return Err(bad(format!(
+                "{mask:?} is not a hex CPU mask (32-bit words of up to 8 hex digits, separated \
+                 by commas, the highest first; e.g. 3 for CPUs 0-1)"
+            )));
+        };
+        let ncpus = self
+            .cpus()
+            .ok()
+            .and_then(|c| c.last().map(|&l| u64::from(l) + 1));
+        let words = m.split(',').count() as u64;
+        if let Some(n) = ncpus.filter(|n| words > n.div_ceil(32)) {
+            return Err(bad(format!(
+                "{mask:?} has {words} 32-bit words; this buffer's {n} CPUs take {}",
+                n.div_ceil(32)
+            )));
+        }
+        if let (Some(cpu), Some(n)) = (highest, ncpus) {
+            if cpu >= n {
+                return Err(bad(format!(
+                    "{mask:?} names CPU {cpu}, but this buffer has CPUs 0-{}",
+                    n - 1
+                )));
+            }
         }
         Ok(m)
     }
@@ -910,6 +954,21 @@ fn feature_name(file: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpumask_highest_cpu() {
+        assert_eq!(mask_highest_cpu("3"), Some(Some(1)));
+        assert_eq!(mask_highest_cpu("0"), Some(None));
+        assert_eq!(mask_highest_cpu("00000000,00000001"), Some(Some(0)));
+        assert_eq!(mask_highest_cpu("1,0"), Some(Some(32)));
+        assert_eq!(mask_highest_cpu("80000000"), Some(Some(31)));
+        assert_eq!(mask_highest_cpu("1ffffffff"), None);
+        assert_eq!(mask_highest_cpu("000000001"), None);
+        assert_eq!(mask_highest_cpu("1,ffffffff0"), None);
+        assert_eq!(mask_highest_cpu("zz"), None);
+        assert_eq!(mask_highest_cpu("3,,1"), None);
+        assert_eq!(mask_highest_cpu(""), None);
+    }
 
     #[test]
     fn clocks() {

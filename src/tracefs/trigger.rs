@@ -254,7 +254,92 @@ pub fn removal_text(listed: &str) -> String {
     format!("!{}", parts[..keep].join(":"))
 }
 
+/// The commands an event's `trigger` file offers, from the `# Available triggers:`
+/// header the kernel shows while the event has no trigger (None when it has some).
+fn available_trigger_commands(file_text: &str) -> Option<Vec<String>> {
+    let mut lines = file_text.lines();
+    lines.find(|l| l.trim() == "# Available triggers:")?;
+    let list = lines.next()?.trim().strip_prefix('#')?;
+    Some(list.split_whitespace().map(String::from).collect())
+}
+
 impl Instance {
+    /// Check a trigger before writing it to event `e`, as the kernel would read it: the
+    /// command is one this kernel offers (the `# Available triggers:` list of the
+    /// event's `trigger` file, when it shows one), a count is a number, an
+    /// `enable_event`/`disable_event` names an existing event, and `if` has a filter.
+    /// Returns that filter, for the caller to check against the event's format.
+    pub fn check_trigger(&self, e: &EventName, text: &str) -> Result<Option<String>, TracefsError> {
+        let file = e.dir().join("trigger");
+        let bad = |detail: String| TracefsError::BadValue {
+            path: self.path(&file),
+            detail,
+        };
+        let text = text.trim();
+        let (head, filter) = match text.split_once(" if") {
+            Some((h, f)) if f.is_empty() || f.starts_with(char::is_whitespace) => {
+                let f = f.trim();
+                if f.is_empty() {
+                    return Err(bad(format!("{text:?}: `if` needs a filter after it")));
+                }
+                (h.trim(), Some(f.to_string()))
+            }
+            _ => (text, None),
+        };
+        // A removal (`!TRIGGER`) is the kernel's to match against what is set.
+        if head.starts_with('!') {
+            return Ok(filter);
+        }
+        let parts: Vec<&str> = head.split(':').collect();
+        let command = parts[0];
+        if let Some(offered) = self
+            .read_string(&file)
+            .ok()
+            .and_then(|t| available_trigger_commands(&t))
+        {
+            if !offered.iter().any(|c| c == command) {
+                return Err(bad(format!(
+                    "no trigger {command:?} in this kernel; it offers: {}",
+                    offered.join(" ")
+                )));
+            }
+        }
+        let count_at = match command {
+            "traceon" | "traceoff" | "snapshot" | "stacktrace" => 1,
+            "enable_event" | "disable_event" | "enable_hist" | "disable_hist" => {
+                let [_, system, name, ..] = parts[..] else {
+                    return Err(bad(format!(
+                        "{text:?}: {command} needs SYSTEM:EVENT (e.g. {command}:sched:sched_wakeup)"
+                    )));
+                };
+                let target = EventName::new(system, name);
+                if !self.tracefs().exists(target.dir()) {
+                    let known = self.tracefs().available_events().unwrap_or_default();
+                    let names: Vec<String> = known.iter().map(|e| e.to_string()).collect();
+                    return Err(TracefsError::UnknownEvent {
+                        name: target.to_string(),
+                        suggestions: super::suggest::closest(
+                            &target.to_string(),
+                            names.iter().map(String::as_str),
+                            3,
+                        ),
+                    });
+                }
+                3
+            }
+            // hist and the rest: their syntax is the kernel's to judge.
+            _ => return Ok(filter),
+        };
+        if let Some(count) = parts.get(count_at) {
+            if count.is_empty() || !count.chars().all(|c| c.is_ascii_digit()) {
+                return Err(bad(format!(
+                    "{text:?}: the count after {command} must be a number, not {count:?}"
+                )));
+            }
+        }
+        Ok(filter)
+    }
+
     /// The triggers of an event (its `trigger` file).
     pub fn triggers(&self, e: &EventName) -> Result<Vec<Trigger>, TracefsError> {
         Ok(parse_trigger_file(
