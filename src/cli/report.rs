@@ -391,9 +391,7 @@ fn report_dats<'s>(
     // in time go to the earlier input).
     let mut instance_inputs = Vec::new();
     for (file_index, ((dat, f), catalog)) in dats.iter().zip(files).zip(catalogs).enumerate() {
-        if dat.buffers().is_empty() {
-            bail!("{} holds no trace data (no flyrecord buffer)", f.display());
-        }
+        dat.buffer(0)?;
         let mut cmdlines = Cmdlines::new();
         cmdlines.load(dat.cmdlines());
         for (b, buffer) in dat.buffers().iter().enumerate() {

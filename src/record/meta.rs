@@ -54,9 +54,8 @@ pub fn enabled_events(
 /// Kallsyms for a root: `host/kallsyms` in a fixture tree, else `/proc/kallsyms` with
 /// `kptr_restrict` lowered to 0 while reading (as trace-cmd does) so addresses are real.
 fn kallsyms(t: &Tracefs) -> String {
-    let host = t.path("host/kallsyms");
-    if host.exists() {
-        return std::fs::read_to_string(host).unwrap_or_default();
+    if t.exists("host/kallsyms") {
+        return t.read_string("host/kallsyms").unwrap_or_default();
     }
     let knob = Path::new("/proc/sys/kernel/kptr_restrict");
     let old = std::fs::read_to_string(knob).ok();
