@@ -713,18 +713,23 @@ fn r_silent_wrong_results_are_errors_or_warnings() {
     let (code, _, err) = binary(&["--tracefs", &tree, "list", "-e", "["]);
     assert_eq!(code, 1);
     assert!(err.contains("unclosed `[`"), "{err}");
-    // A field that no event of the filter has.
+    // A field that no event of the filter has: false, as trace-cmd has it, and a warning.
     let f = s.file("t.dat");
     fs::write(&f, dat("v7.dat")).unwrap();
-    let (code, _, err) = binary(&[
-        "report",
-        "-i",
-        f.to_str().unwrap(),
-        "-F",
-        "sched_switch:nosuch==1",
-    ]);
-    assert_eq!(code, 1);
-    assert!(err.contains("has a field named 'nosuch'"), "{err}");
+    for mode in [&[][..], &["--json"]] {
+        let mut args = vec!["report", "-i", f.to_str().unwrap()];
+        args.extend(mode);
+        args.extend(["-F", "sched_switch:nosuch==1"]);
+        let (code, out, err) = binary(&args);
+        assert_eq!(code, 0);
+        assert!(!out.contains("sched_switch"), "{mode:?}");
+        assert_eq!(
+            err.matches("no event matched by 'sched_switch' has a field named 'nosuch'")
+                .count(),
+            1,
+            "{mode:?}: {err}"
+        );
+    }
     // A format that does not parse: its records are named on stderr.
     let path = s.tree().join(SWITCH_FORMAT);
     let good = fs::read(&path).unwrap();

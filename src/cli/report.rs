@@ -367,9 +367,10 @@ fn report_dats<'s>(
         }
         let mut filter = EventFilter::new();
         for (i, text) in args.filter.iter().enumerate() {
-            filter
+            let warnings = filter
                 .add(&catalogs[0], text, i >= first_negated)
                 .map_err(anyhow::Error::msg)?;
+            print_warnings(&warnings);
         }
         return kernel_or_json(
             &dats[0],
@@ -405,13 +406,17 @@ fn report_dats<'s>(
             };
             let mut filter = EventFilter::new();
             for (i, text) in args.filter.iter().enumerate() {
-                filter.add(catalog, text, i >= first_negated).map_err(|e| {
+                let warnings = filter.add(catalog, text, i >= first_negated).map_err(|e| {
                     anyhow::anyhow!(
                         "{e} (in {}; try `tracectl report -E -i {}` to list its events)",
                         f.display(),
                         f.display()
                     )
                 })?;
+                // Every buffer of a file has the same events: one warning per file.
+                if b == 0 {
+                    print_warnings(&warnings);
+                }
             }
             let source = early[file_index][b]
                 .take()
@@ -497,7 +502,8 @@ fn files_list(files: &[PathBuf]) -> String {
     names.join(", ")
 }
 
-/// The library's warnings about the data (sub-buffers skipped), one line each.
+/// The library's warnings (sub-buffers skipped, filter names that are no field), one
+/// line each.
 fn print_warnings(warnings: &[String]) {
     for w in warnings {
         eprintln!("tracectl: warning: {w}");
