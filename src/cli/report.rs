@@ -197,10 +197,10 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             let time =
                 TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs);
             writeln!(out, "List of CPUs in {} with data:", f.display())?;
-            let (bounds, warnings) = DatSource::cpu_bounds(dat, 0)
+            let bounds = DatSource::cpu_bounds(dat, 0)
                 .with_context(|| format!("reading {}", f.display()))?;
-            print_warnings(&warnings);
-            for (cpu, first, last) in bounds {
+            print_warnings(&bounds.warnings);
+            for (cpu, first, last) in bounds.cpus {
                 let mut line = format!("  {cpu}").into_bytes();
                 if args.first_event {
                     line.extend_from_slice(b"\tFirst event:");
