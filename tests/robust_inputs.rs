@@ -249,6 +249,18 @@ fn dat(name: &str) -> &'static [u8] {
     &dats().files.iter().find(|(n, _)| n == name).unwrap().1
 }
 
+/// `extract` of the tree at `tree` into `out`.
+fn extract(tree: &str, out: &Path) -> Run {
+    tracectl(&[
+        "--tracefs",
+        tree,
+        "extract",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ])
+}
+
 /// A deterministic generator (xorshift).
 struct Rng(u64);
 
@@ -557,15 +569,7 @@ fn r_deep_print_fmt_reads_as_far_as_trace_cmd_in_every_command() {
     let r = tracectl(&["--tracefs", &tree, "stream"]);
     assert_eq!(r.stdout, plain.stdout, "5,000 parentheses change nothing");
     let out = s.file("deep.dat");
-    let r = tracectl(&[
-        "--tracefs",
-        &tree,
-        "extract",
-        "-q",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(r.result, Ok(0));
+    assert_eq!(extract(&tree, &out).result, Ok(0));
     for mode in MODES {
         assert_eq!(report(&out, mode).result, Ok(0), "{mode:?}");
     }
@@ -607,15 +611,7 @@ fn page_corpus_and_mutants_through_stream_extract_and_report() {
         if let Err(e) = &r.result {
             assert!(e.contains("trace_pipe_raw"), "{what}: {e}");
         }
-        let r = tracectl(&[
-            "--tracefs",
-            &tree,
-            "extract",
-            "-q",
-            "-o",
-            out.to_str().unwrap(),
-        ]);
-        if r.result.is_ok() {
+        if extract(&tree, &out).result.is_ok() {
             report(&out, MODES[i % MODES.len()]);
         }
     }
