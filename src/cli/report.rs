@@ -197,10 +197,10 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             let time =
                 TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), args.nsecs);
             writeln!(out, "List of CPUs in {} with data:", f.display())?;
-            let (bounds, warnings) = DatSource::cpu_bounds(dat, 0)
+            let bounds = DatSource::cpu_bounds(dat, 0)
                 .with_context(|| format!("reading {}", f.display()))?;
-            print_warnings(&warnings);
-            for (cpu, first, last) in bounds {
+            print_warnings(&bounds.warnings);
+            for (cpu, first, last) in bounds.cpus {
                 let mut line = format!("  {cpu}").into_bytes();
                 if args.first_event {
                     line.extend_from_slice(b"\tFirst event:");
@@ -367,9 +367,10 @@ fn report_dats<'s>(
         }
         let mut filter = EventFilter::new();
         for (i, text) in args.filter.iter().enumerate() {
-            filter
+            let warnings = filter
                 .add(&catalogs[0], text, i >= first_negated)
                 .map_err(anyhow::Error::msg)?;
+            print_warnings(&warnings);
         }
         return kernel_or_json(
             &dats[0],
@@ -391,9 +392,7 @@ fn report_dats<'s>(
     // in time go to the earlier input).
     let mut instance_inputs = Vec::new();
     for (file_index, ((dat, f), catalog)) in dats.iter().zip(files).zip(catalogs).enumerate() {
-        if dat.buffers().is_empty() {
-            bail!("{} holds no trace data (no flyrecord buffer)", f.display());
-        }
+        dat.buffer(0)?;
         let mut cmdlines = Cmdlines::new();
         cmdlines.load(dat.cmdlines());
         for (b, buffer) in dat.buffers().iter().enumerate() {
@@ -407,13 +406,17 @@ fn report_dats<'s>(
             };
             let mut filter = EventFilter::new();
             for (i, text) in args.filter.iter().enumerate() {
-                filter.add(catalog, text, i >= first_negated).map_err(|e| {
+                let warnings = filter.add(catalog, text, i >= first_negated).map_err(|e| {
                     anyhow::anyhow!(
                         "{e} (in {}; try `tracectl report -E -i {}` to list its events)",
                         f.display(),
                         f.display()
                     )
                 })?;
+                // Every buffer of a file has the same events: one warning per file.
+                if b == 0 {
+                    print_warnings(&warnings);
+                }
             }
             let source = early[file_index][b]
                 .take()
@@ -499,7 +502,8 @@ fn files_list(files: &[PathBuf]) -> String {
     names.join(", ")
 }
 
-/// The library's warnings about the data (sub-buffers skipped), one line each.
+/// The library's warnings (sub-buffers skipped, filter names that are no field), one
+/// line each.
 fn print_warnings(warnings: &[String]) {
     for w in warnings {
         eprintln!("tracectl: warning: {w}");

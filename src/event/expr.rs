@@ -349,8 +349,8 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
         Ok((fmt, args))
     }
 
-    /// One level deeper; an error past the limit.
-    fn enter(&mut self) -> Result<(), String> {
+    /// `parse` one level deeper; an error past the limit.
+    fn nested(&mut self, parse: fn(&mut Self) -> Parsed) -> Parsed {
         if self.depth >= self.max_depth {
             self.needs_deep_stack = self.max_depth < MAX_NESTING;
             return Err(format!(
@@ -359,7 +359,9 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
             ));
         }
         self.depth += 1;
-        Ok(())
+        let res = parse(self);
+        self.depth -= 1;
+        res
     }
 
     /// A node over children of height `h`: its height, or an error past [`MAX_HEIGHT`].
@@ -432,10 +434,7 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
     }
 
     fn expr_h(&mut self) -> Parsed {
-        self.enter()?;
-        let res = self.conditional();
-        self.depth -= 1;
-        res
+        self.nested(Self::conditional)
     }
 
     fn conditional(&mut self) -> Parsed {
@@ -576,10 +575,7 @@ impl<'t, F: Fn(&str) -> Option<usize>> Parser<'t, F> {
 
     /// The operand of a prefix operator or cast: one level deeper.
     fn operand(&mut self) -> Parsed {
-        self.enter()?;
-        let res = self.unary();
-        self.depth -= 1;
-        res
+        self.nested(Self::unary)
     }
 
     fn unary(&mut self) -> Parsed {

@@ -105,9 +105,9 @@ pub fn parse_line(line: &str) -> Option<TraceLine<'_>> {
     None
 }
 
-/// Counts the bytes the line parser examines, for the test that keeps it linear.
 #[cfg(test)]
 thread_local! {
+    // Counts the bytes the line parser examines, for the test that keeps it linear.
     static SCANNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 

@@ -72,7 +72,8 @@ impl Host<'_> {
     }
 
     fn tree_file(&self, rel: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.t.path(Path::new("host").join(rel))).ok()
+        // Through read_file: a device or FIFO in a tree is refused, not read forever.
+        super::read_file(&self.t.path(Path::new("host").join(rel))).ok()
     }
 
     /// The text of kallsyms: a tree's `host/kallsyms.zst` or `host/kallsyms`, or

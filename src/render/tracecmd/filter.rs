@@ -142,12 +142,16 @@ impl EventFilter {
     }
 
     /// Add one `-F` argument; `negate` for those given after `-v`.
+    ///
+    /// Returns warnings for the caller to show: a name that is no field of any event the
+    /// filter matched (its comparisons are false, as in trace-cmd, but it is most likely a
+    /// typo).
     pub fn add<C: Catalog + ?Sized>(
         &mut self,
         catalog: &C,
         text: &str,
         negate: bool,
-    ) -> Result<(), FilterError> {
+    ) -> Result<Vec<String>, FilterError> {
         let err = |m: String| FilterError {
             filter: text.to_string(),
             message: m,
@@ -222,20 +226,21 @@ impl EventFilter {
             };
             by_id.insert(id, expr);
         }
-        if let Some(names) = missing_everywhere.filter(|m| !m.is_empty()) {
-            return Err(err(format!(
-                "no event matched by '{}' has a field named '{}'",
+        let warnings = match missing_everywhere.filter(|m| !m.is_empty()) {
+            Some(names) => vec![format!(
+                "filter '{text}': no event matched by '{}' has a field named '{}'; its comparisons are false",
                 events_part.trim(),
                 names.join("', '")
-            )));
-        }
+            )],
+            None => Vec::new(),
+        };
         let set = FilterSet { by_id };
         if negate {
             self.drop.push(set);
         } else {
             self.keep.push(set);
         }
-        Ok(())
+        Ok(warnings)
     }
 
     /// Whether a record of event `id` passes the filters.

@@ -243,14 +243,10 @@ impl DatSource {
         })
     }
 
-    /// The first and last record timestamps of every CPU with data: `(cpu, first, last)`,
-    /// and the warnings about sub-buffers that failed to decode.
+    /// The first and last record timestamps of every CPU with data.
     ///
     /// Reads the whole buffer once (for `--first-event` / `--last-event`).
-    pub fn cpu_bounds(
-        dat: &DatFile,
-        buffer: usize,
-    ) -> Result<(Vec<(u32, u64, u64)>, Vec<String>), DatError> {
+    pub fn cpu_bounds(dat: &DatFile, buffer: usize) -> Result<CpuBounds, DatError> {
         let mut s = DatSource::open(dat, buffer)?;
         let adjust = s.adjust;
         let mut bad = BadPages::default();
@@ -272,7 +268,10 @@ impl DatSource {
                 out.push((c.cpu, f, last));
             }
         }
-        Ok((out, bad.warnings))
+        Ok(CpuBounds {
+            cpus: out,
+            warnings: bad.warnings,
+        })
     }
 }
 
@@ -331,6 +330,15 @@ impl RecordSource for DatSource {
     fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.bad.warnings)
     }
+}
+
+/// What [`DatSource::cpu_bounds`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CpuBounds {
+    /// `(cpu, first, last)` timestamps of every CPU with data.
+    pub cpus: Vec<(u32, u64, u64)>,
+    /// Sub-buffers that failed to decode and were skipped, one line each.
+    pub warnings: Vec<String>,
 }
 
 /// Records per batch handed from a decoding thread to the report loop: large enough that
