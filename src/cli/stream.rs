@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
@@ -13,10 +13,10 @@ use tracectl::render::graph::{
 };
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
-use tracectl::tracefs::capture::{
-    count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events,
+use tracectl::tracefs::capture::{count_cpu_list, is_mounted_tracefs, resolve_enum_constants_of};
+use tracectl::tracefs::{
+    resolve_event, select_events, EventName, Instance, PrivateInstance, Tracefs, TracefsError,
 };
-use tracectl::tracefs::{AppendMode, Tracefs};
 
 use super::common::Context;
 
@@ -334,17 +334,25 @@ fn is_live(t: &Tracefs) -> bool {
     is_mounted_tracefs(t.root())
 }
 
-fn ids_for(events: &[(String, String, u16)], specs: &[String]) -> Option<HashSet<u16>> {
+fn ids_for(
+    events: &[(String, String, u16)],
+    specs: &[String],
+) -> Result<Option<HashSet<u16>>, TracefsError> {
     if specs.is_empty() {
-        return None;
+        return Ok(None);
     }
-    Some(
+    let names: Vec<EventName> = events
+        .iter()
+        .map(|(sys, name, _)| EventName::new(sys, name))
+        .collect();
+    let selected = select_events(specs, &names)?;
+    Ok(Some(
         events
             .iter()
-            .filter(|(sys, name, _)| specs.iter().any(|s| event_matches(s, sys, name)))
+            .filter(|(sys, name, _)| selected.iter().any(|e| &e.system == sys && &e.name == name))
             .map(|(_, _, id)| *id)
             .collect(),
-    )
+    ))
 }
 
 /// Run `tracectl stream`.
@@ -357,7 +365,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     }
 }
 
-fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Printer {
+fn printer_for(t: &Instance, meta: &Tracefs, big_endian: bool, args: &Args) -> Result<Printer> {
     let mut comms =
         Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
@@ -370,10 +378,10 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
     } else {
         EventNames::from_tracefs(meta, big_endian)
     };
-    let only = ids_for(&text.events(&names), &args.events);
-    let mut style = KernelStyle::from_tracefs(t, big_endian);
+    let only = ids_for(&text.events(&names), &args.events)?;
+    let mut style = KernelStyle::from_instance(t, big_endian);
     style.common = text.common_fields(&names);
-    Printer {
+    Ok(Printer {
         style,
         comms,
         names,
@@ -387,13 +395,13 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
         annotate: false,
         started: HashSet::new(),
         idx: 0,
-    }
+    })
 }
 
 fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
     let layout = page_layout(t).context("reading the sub-buffer layout")?;
     let data = load_cpu_files(t, args.cpu)?;
-    let mut p = printer_for(t, t, layout.big_endian, args);
+    let mut p = printer_for(&t.top(), t, layout.big_endian, args)?;
     p.lost_to_stderr = true;
     p.annotate = t
         .read_string("options/annotate")
@@ -637,70 +645,35 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
     style.write_header(out, tracer.trim(), entries, written, online.unwrap_or(cpus));
 }
 
-/// A private instance for a live stream, removed on drop (also after Ctrl-C).
-struct StreamInstance {
-    top: Tracefs,
-    name: String,
-}
-
-impl Drop for StreamInstance {
-    fn drop(&mut self) {
-        let rel = format!("instances/{}", self.name);
-        let _ = self
-            .top
-            .write(format!("{rel}/tracing_on"), b"0", AppendMode::Truncate);
-        let _ = self
-            .top
-            .write(format!("{rel}/events/enable"), b"0", AppendMode::Truncate);
-        for _ in 0..50 {
-            match std::fs::remove_dir(self.top.path(&rel)) {
-                Ok(()) => return,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return,
-                Err(_) => std::thread::sleep(Duration::from_millis(20)),
-            }
-        }
-        eprintln!(
-            "tracectl: could not remove {}: rmdir it by hand",
-            self.top.path(&rel).display()
-        );
-    }
-}
-
 fn live(top: &Tracefs, args: &Args) -> Result<i32> {
-    let stop = stop_flag();
+    let stop = tracectl::tracefs::stop_on_signals();
     let layout = page_layout(top).context("reading the sub-buffer layout")?;
-    let mut guard = None;
+    let mut private = None;
     let buffer = if args.events.is_empty() {
-        top.clone()
+        top.top()
     } else {
-        let available = top.read_string("available_events")?;
-        let selected = select_events(&available, &args.events)?;
-        let name = format!("tracectl-stream-{}", std::process::id());
-        let path = top.path(format!("instances/{name}"));
-        std::fs::create_dir(&path).with_context(|| format!("creating {}", path.display()))?;
-        guard = Some(StreamInstance {
-            top: top.clone(),
-            name: name.clone(),
-        });
-        let it = Tracefs::at(path);
-        for (sys, ev) in &selected {
-            it.write(
-                format!("events/{sys}/{ev}/enable"),
-                b"1",
-                AppendMode::Truncate,
-            )?;
+        let available = top.available_events()?;
+        let targets = args
+            .events
+            .iter()
+            .map(|spec| resolve_event(spec, &available))
+            .collect::<Result<Vec<_>, _>>()?;
+        let p = PrivateInstance::create(top, "stream")?;
+        for note in p.notes() {
+            eprintln!("tracectl: {note}");
         }
+        for target in &targets {
+            p.instance().set_target_enabled(target, true)?;
+        }
+        let it = p.instance().clone();
+        private = Some(p);
         it
     };
     let mut layout = layout;
-    if let Some(kb) = buffer
-        .read_string("buffer_subbuf_size_kb")
-        .ok()
-        .and_then(|s| s.trim().parse::<usize>().ok())
-    {
-        layout.subbuf_size = kb * 1024;
+    if let Ok(kb) = buffer.subbuf_size_kb() {
+        layout.subbuf_size = kb as usize * 1024;
     }
-    let mut p = printer_for(&buffer, top, layout.big_endian, args);
+    let mut p = printer_for(&buffer, top, layout.big_endian, args)?;
     p.learn = true;
     let mut reader = LiveReader::open(&buffer, &layout, args.cpu)?;
     let cpus = reader.cpus();
@@ -750,31 +723,17 @@ fn live(top: &Tracefs, args: &Args) -> Result<i32> {
         }
     }
     drop(reader);
-    drop(guard);
+    if let Some(p) = private {
+        let path = p.instance().path("");
+        if let Err(e) = p.remove() {
+            eprintln!(
+                "tracectl: could not remove {}: {e}; remove it with rmdir",
+                path.display()
+            );
+        }
+    }
     if !p.json {
         p.text.report_fallbacks();
     }
     Ok(0)
-}
-
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-/// Install SIGINT/SIGTERM handlers that only set a flag, so the command can restore tracefs
-/// state on its own exit path; returns that flag.
-pub fn stop_flag() -> &'static AtomicBool {
-    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    let action = SigAction::new(
-        SigHandler::Handler(on_signal),
-        SaFlags::empty(),
-        SigSet::empty(),
-    );
-    for sig in [Signal::SIGINT, Signal::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        let _ = unsafe { sigaction(sig, &action) };
-    }
-    &STOP
 }

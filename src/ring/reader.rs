@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::page::PageLayout;
 use crate::event::{HeaderPage, HeaderPageError};
-use crate::tracefs::{Tracefs, TracefsError};
+use crate::tracefs::{Instance, Tracefs, TracefsError};
 
 /// An error setting up a ring-buffer source.
 #[derive(Debug)]
@@ -157,15 +157,15 @@ pub struct LiveReader {
 }
 
 impl LiveReader {
-    /// Open `per_cpu/cpuN/trace_pipe_raw` under `t` (a live root or instance directory) for
+    /// Open `per_cpu/cpuN/trace_pipe_raw` of a buffer (the top level or an instance) for
     /// every CPU, or just `cpu`.
     pub fn open(
-        t: &Tracefs,
+        t: &Instance,
         layout: &PageLayout,
         cpu: Option<u32>,
     ) -> Result<LiveReader, RingError> {
         let mut files = Vec::new();
-        for c in cpu_numbers(t) {
+        for c in t.cpus().unwrap_or_default() {
             if cpu.is_some_and(|want| want != c) {
                 continue;
             }
@@ -184,9 +184,7 @@ impl LiveReader {
             files.push((c, f));
         }
         if files.is_empty() {
-            return Err(RingError::NoData {
-                root: t.root().to_path_buf(),
-            });
+            return Err(RingError::NoData { root: t.path("") });
         }
         Ok(LiveReader {
             files,

@@ -15,7 +15,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{AppendMode, Tracefs, TracefsError};
+use super::events::{parse_available_events, resolve_event, select_events, EventName, EventTarget};
+use super::instance::Instance;
+use super::{AppendMode, FunctionFilter, Ledger, PrivateInstance, Tracefs, TracefsError};
 use crate::event::Registry;
 
 /// What to capture.
@@ -66,6 +68,9 @@ pub struct CaptureReport {
     pub trace_lines: usize,
     /// Exit status of the workload, if one ran.
     pub workload_status: Option<i32>,
+    /// Lines for the user: stale private instances removed, files that could not be put
+    /// back afterwards.
+    pub warnings: Vec<String>,
 }
 
 /// A capture that could not be completed.
@@ -79,13 +84,6 @@ pub enum CaptureError {
         path: PathBuf,
         /// The cause.
         err: io::Error,
-    },
-    /// An event given with `-e` matches nothing in `available_events`.
-    UnknownEvent {
-        /// What was asked for.
-        spec: String,
-        /// Close names from `available_events`.
-        suggestions: Vec<String>,
     },
     /// The workload could not be started.
     Workload {
@@ -107,13 +105,6 @@ impl fmt::Display for CaptureError {
             CaptureError::Tracefs(e) => write!(f, "{e}"),
             CaptureError::Write { path, err } => {
                 write!(f, "{}: cannot write: {err}", path.display())
-            }
-            CaptureError::UnknownEvent { spec, suggestions } => {
-                write!(f, "no event matches {spec:?} in available_events")?;
-                if !suggestions.is_empty() {
-                    write!(f, " (did you mean {}?)", suggestions.join(", "))?;
-                }
-                Ok(())
             }
             CaptureError::Workload { command, err } => write!(f, "cannot run {command:?}: {err}"),
             CaptureError::Interrupted => write!(f, "interrupted; the capture instance was removed"),
@@ -178,7 +169,7 @@ pub fn capture(
     let mut report = CaptureReport::default();
     mkdirs(dest)?;
     let available = src.read_string("available_events")?;
-    let selected = select_events(&available, &opts.events)?;
+    let selected = selected_events(&available, &opts.events)?;
     let data = !opts.events.is_empty() || opts.tracer.is_some();
 
     // Global metadata first; the instance's own view overwrites the per-buffer files.
@@ -186,34 +177,32 @@ pub fn capture(
     let copy_all = opts.all_formats || !data;
 
     if data {
-        let name = format!("tracectl-capture-{}", std::process::id());
-        // Exactly one of the two guards undoes the recording's changes when dropped.
-        let (inst, restore, it) = if opts.top_level {
-            (
-                None,
-                Some(TopLevelRestore::save(src, opts, &selected)?),
-                src.clone(),
-            )
+        let top = src.top();
+        let mut ledger = Ledger::new();
+        let mut private = None;
+        let it = if opts.top_level {
+            top.clone()
         } else {
             // A tracer's own options (options/funcgraph-*) are global to the tracer on
             // Debian 6.1 and 6.12: written in an instance they change the top level too, and
             // outlive the instance. Save the top level's copies of those.
-            let restore = if opts.tracer.is_some() {
-                Some(TopLevelRestore::save_options(src, opts)?)
-            } else {
-                None
-            };
-            (
-                Some(InstanceGuard::create(src, &name)?),
-                restore,
-                Tracefs::at(src.path(format!("instances/{name}"))),
-            )
+            if opts.tracer.is_some() {
+                for o in &opts.options {
+                    ledger.save_if_present(&top, format!("options/{}", top.option_spec(o).0))?;
+                }
+            }
+            let p = PrivateInstance::create(src, "capture")?;
+            report.warnings.extend(p.notes().iter().cloned());
+            let it = p.instance().clone();
+            ledger.mark_private(&it);
+            private = Some(p);
+            it
         };
-        record_in(&it, opts, &selected, stop, &mut report)?;
+        record_in(&it, opts, &selected, stop, &mut report, &mut ledger)?;
         // The graph filter lives at the top level; copy what the recording used.
         for f in ["set_graph_function", "set_graph_notrace", "max_graph_depth"] {
-            if src.exists(f) {
-                copy_file(src, f, dest, f, &mut report)?;
+            if top.exists(f) {
+                copy_file(&top, f, dest, f, &mut report)?;
             }
         }
         // Per-buffer state while the instance still has it.
@@ -224,7 +213,7 @@ pub fn capture(
         copy_per_cpu(&it, dest, &mut report)?;
         copy_events(
             &it,
-            src,
+            &top,
             dest,
             if copy_all { None } else { Some(&selected) },
             &mut report,
@@ -234,64 +223,66 @@ pub fn capture(
         write_dest(dest, "trace", &text)?;
         report.files += 1;
         // The comm cache the kernel's text just used; read before anything else runs.
-        copy_file(src, "saved_cmdlines", dest, "saved_cmdlines", &mut report)?;
-        copy_file(src, "saved_tgids", dest, "saved_tgids", &mut report)?;
+        copy_file(&top, "saved_cmdlines", dest, "saved_cmdlines", &mut report)?;
+        copy_file(&top, "saved_tgids", dest, "saved_tgids", &mut report)?;
         report.raw_bytes = drain_raw(&it, dest, &mut report)?;
-        drop(inst);
-        drop(restore);
+        if let Some(p) = private {
+            let path = p.instance().path("");
+            if let Err(e) = p.remove() {
+                report.warnings.push(format!(
+                    "could not remove {}: {e}; remove it with rmdir",
+                    path.display()
+                ));
+            }
+        }
+        report.warnings.extend(ledger.restore());
     } else {
-        copy_events(src, src, dest, None, &mut report)?;
+        let top = src.top();
+        copy_events(&top, &top, dest, None, &mut report)?;
     }
 
     write_host(dest, opts, &mut report)?;
     Ok(report)
 }
 
-/// Enable, run, stop. Every change stays inside the private instance `it`.
+/// Enable, run, stop. Every change to a shared buffer goes through `ledger`.
 fn record_in(
-    it: &Tracefs,
+    it: &Instance,
     opts: &CaptureOptions,
     selected: &[(String, String)],
     stop: &AtomicBool,
     report: &mut CaptureReport,
+    ledger: &mut Ledger,
 ) -> Result<(), CaptureError> {
-    it.write("tracing_on", b"0", AppendMode::Truncate)?;
+    ledger.save(it, "tracing_on")?;
+    it.set_tracing_on(false)?;
     if let Some(kb) = opts.buffer_size_kb {
-        it.write(
-            "buffer_size_kb",
-            kb.to_string().as_bytes(),
-            AppendMode::Truncate,
-        )?;
+        ledger.save(it, "buffer_size_kb")?;
+        it.set_buffer_size(kb)?;
     }
     if let Some(clock) = &opts.clock {
-        it.write("trace_clock", clock.as_bytes(), AppendMode::Truncate)?;
+        ledger.save(it, "trace_clock")?;
+        it.set_trace_clock(clock)?;
     }
     if let Some(kb) = opts.subbuf_size_kb {
-        it.write(
-            "buffer_subbuf_size_kb",
-            kb.to_string().as_bytes(),
-            AppendMode::Truncate,
-        )?;
+        ledger.save(it, "buffer_subbuf_size_kb")?;
+        it.set_subbuf_size_kb(kb)?;
     }
     if it.exists("options/hash-ptr") {
-        it.write("options/hash-ptr", b"0", AppendMode::Truncate)?;
+        ledger.save(it, "options/hash-ptr")?;
+        it.set_option("hash-ptr", false)?;
     }
     for o in &opts.options {
-        let (name, val) = match o.strip_prefix("no") {
-            Some(rest) if it.exists(format!("options/{rest}")) => (rest, b"0"),
-            _ => (o.as_str(), b"1"),
-        };
-        it.write(format!("options/{name}"), val, AppendMode::Truncate)?;
+        ledger.apply_option(it, o)?;
     }
     if opts.events.iter().any(|e| e == "all") {
-        it.write("events/enable", b"1", AppendMode::Truncate)?;
+        ledger.save(it, "events/enable")?;
+        it.set_target_enabled(&EventTarget::All, true)?;
     } else {
         for (sys, ev) in selected {
-            it.write(
-                format!("events/{sys}/{ev}/enable"),
-                b"1",
-                AppendMode::Truncate,
-            )?;
+            let e = EventName::new(sys, ev);
+            ledger.save(it, e.dir().join("enable"))?;
+            it.set_target_enabled(&EventTarget::Events(vec![e]), true)?;
         }
     }
     if let Some(tracer) = &opts.tracer {
@@ -305,11 +296,11 @@ fn record_in(
         } else {
             "; try --top-level"
         };
-        let avail = it.read_string("available_tracers").unwrap_or_default();
-        if !avail.split_whitespace().any(|t| t == tracer) {
+        let avail = it.available_tracers().unwrap_or_default();
+        if !avail.iter().any(|t| t == tracer) {
             return Err(CaptureError::Unsupported(format!(
                 "tracer {tracer:?} is not available in {where_} (available_tracers: {}){hint}",
-                avail.trim()
+                avail.join(" ")
             )));
         }
         if !opts.graph_functions.is_empty() && !it.exists("set_graph_function") {
@@ -319,25 +310,22 @@ fn record_in(
         }
         // Filters first: an unfiltered graph tracer patches every call site (seconds).
         if !opts.graph_functions.is_empty() {
-            it.write(
-                "set_graph_function",
-                opts.graph_functions.join(" ").as_bytes(),
-                AppendMode::Truncate,
-            )?;
+            ledger.save(it, "set_graph_function")?;
+            let f: Vec<&str> = opts.graph_functions.iter().map(String::as_str).collect();
+            it.set_function_filter(FunctionFilter::GraphFunction, &f, AppendMode::Truncate)?;
         }
         if let Some(d) = opts.max_graph_depth {
-            it.write(
-                "max_graph_depth",
-                d.to_string().as_bytes(),
-                AppendMode::Truncate,
-            )?;
+            ledger.save(it, "max_graph_depth")?;
+            it.set_max_graph_depth(d)?;
         }
-        it.write("current_tracer", tracer.as_bytes(), AppendMode::Truncate)?;
+        ledger.save(it, "current_tracer")?;
+        it.set_tracer(tracer)?;
     }
-    it.write("trace", b"", AppendMode::Truncate)?;
-    it.write("tracing_on", b"1", AppendMode::Truncate)?;
+    it.clear()?;
+    ledger.save(it, "tracing_on")?;
+    it.set_tracing_on(true)?;
     let outcome = run_workload(opts, stop);
-    it.write("tracing_on", b"0", AppendMode::Truncate)?;
+    it.set_tracing_on(false)?;
     report.workload_status = outcome?;
     if stop.load(Ordering::SeqCst) {
         return Err(CaptureError::Interrupted);
@@ -373,229 +361,15 @@ fn run_workload(opts: &CaptureOptions, stop: &AtomicBool) -> Result<Option<i32>,
     }
 }
 
-/// Top-level files a top-level recording may change, written back on drop.
-struct TopLevelRestore {
-    tracefs: Tracefs,
-    saved: Vec<(String, Vec<u8>)>,
-    /// Write back the saved files only (the recording ran in an instance).
-    only_saved: bool,
-}
-
-impl TopLevelRestore {
-    fn save_options(t: &Tracefs, opts: &CaptureOptions) -> Result<TopLevelRestore, CaptureError> {
-        let mut saved = Vec::new();
-        for o in &opts.options {
-            let rest = o
-                .strip_prefix("no")
-                .filter(|r| t.exists(format!("options/{r}")))
-                .unwrap_or(o);
-            let n = format!("options/{rest}");
-            if t.exists(&n) {
-                saved.push((n.clone(), t.read(&n)?));
-            }
-        }
-        Ok(TopLevelRestore {
-            tracefs: t.clone(),
-            saved,
-            only_saved: true,
-        })
-    }
-
-    fn save(
-        t: &Tracefs,
-        opts: &CaptureOptions,
-        selected: &[(String, String)],
-    ) -> Result<TopLevelRestore, CaptureError> {
-        let mut names: Vec<String> = [
-            "tracing_on",
-            "buffer_size_kb",
-            "trace_clock",
-            "buffer_subbuf_size_kb",
-            "max_graph_depth",
-            "current_tracer",
-            "set_graph_function",
-            "options/hash-ptr",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        for o in &opts.options {
-            let rest = o
-                .strip_prefix("no")
-                .filter(|r| t.exists(format!("options/{r}")))
-                .unwrap_or(o);
-            names.push(format!("options/{rest}"));
-        }
-        // Each enabled event's own switch, so that events enabled before stay enabled.
-        for (sys, ev) in selected {
-            names.push(format!("events/{sys}/{ev}/enable"));
-        }
-        let mut saved = Vec::new();
-        for n in names {
-            if !t.exists(&n) {
-                continue;
-            }
-            let mut v = t.read(&n)?;
-            if n == "trace_clock" {
-                // `local [global] counter` -> the bracketed one.
-                let s = String::from_utf8_lossy(&v).to_string();
-                if let Some(cur) = s.split_whitespace().find(|w| w.starts_with('[')) {
-                    v = cur
-                        .trim_matches(|c| c == '[' || c == ']')
-                        .as_bytes()
-                        .to_vec();
-                }
-            }
-            if n.starts_with("buffer_") {
-                // `7 (expanded: 1408)` before the buffer was first used.
-                let s = String::from_utf8_lossy(&v).to_string();
-                v = s
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
-                    .as_bytes()
-                    .to_vec();
-            }
-            if n == "set_graph_function"
-                && String::from_utf8_lossy(&v).starts_with("#### all functions")
-            {
-                v.clear();
-            }
-            saved.push((n, v));
-        }
-        Ok(TopLevelRestore {
-            tracefs: t.clone(),
-            saved,
-            only_saved: false,
-        })
-    }
-}
-
-impl Drop for TopLevelRestore {
-    fn drop(&mut self) {
-        if !self.only_saved {
-            let _ = self.tracefs.write("tracing_on", b"0", AppendMode::Truncate);
-        }
-        // The tracer goes first so that its filters can change without re-patching.
-        let order = ["current_tracer"];
-        for (n, v) in self
-            .saved
-            .iter()
-            .filter(|(n, _)| order.contains(&n.as_str()))
-        {
-            let _ = self.tracefs.write(n, v, AppendMode::Truncate);
-        }
-        for (n, v) in self
-            .saved
-            .iter()
-            .filter(|(n, _)| !order.contains(&n.as_str()) && n != "tracing_on")
-        {
-            if let Err(e) = self.tracefs.write(n, v, AppendMode::Truncate) {
-                eprintln!("tracectl: could not restore {n}: {e}");
-            }
-        }
-        for (n, v) in self.saved.iter().filter(|(n, _)| n == "tracing_on") {
-            let _ = self.tracefs.write(n, v, AppendMode::Truncate);
-        }
-    }
-}
-
-/// Removes the private instance on drop, whatever happened.
-struct InstanceGuard {
-    tracefs: Tracefs,
-    name: String,
-}
-
-impl InstanceGuard {
-    fn create(t: &Tracefs, name: &str) -> Result<InstanceGuard, CaptureError> {
-        let path = t.path(format!("instances/{name}"));
-        fs::create_dir(&path).map_err(|e| TracefsError::from_io(&path, e))?;
-        Ok(InstanceGuard {
-            tracefs: t.clone(),
-            name: name.to_string(),
-        })
-    }
-}
-
-impl Drop for InstanceGuard {
-    fn drop(&mut self) {
-        let rel = format!("instances/{}", self.name);
-        let _ = self
-            .tracefs
-            .write(format!("{rel}/tracing_on"), b"0", AppendMode::Truncate);
-        let _ = self
-            .tracefs
-            .write(format!("{rel}/events/enable"), b"0", AppendMode::Truncate);
-        let path = self.tracefs.path(&rel);
-        // rmdir fails with EBUSY while a reader still holds a file; retry briefly.
-        for _ in 0..50 {
-            match fs::remove_dir(&path) {
-                Ok(()) => return,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return,
-                Err(_) => std::thread::sleep(Duration::from_millis(20)),
-            }
-        }
-        eprintln!(
-            "tracectl: could not remove {}: remove it with rmdir",
-            path.display()
-        );
-    }
-}
-
-/// Resolve `-e` specs against `available_events` (`sys:ev` lines).
-pub fn select_events(
+/// The events the `-e` specs select, as `(system, event)` pairs.
+fn selected_events(
     available: &str,
     specs: &[String],
 ) -> Result<Vec<(String, String)>, CaptureError> {
-    let all: Vec<(&str, &str)> = available
-        .lines()
-        .filter_map(|l| l.trim().split_once(':'))
-        .collect();
-    let mut out: Vec<(String, String)> = Vec::new();
-    for spec in specs {
-        let before = out.len();
-        let matches: Vec<&(&str, &str)> = if spec == "all" {
-            all.iter().collect()
-        } else if let Some((s, e)) = spec.split_once(':') {
-            all.iter()
-                .filter(|(sys, ev)| glob(s, sys) && glob(e, ev))
-                .collect()
-        } else {
-            let by_sys: Vec<_> = all.iter().filter(|(sys, _)| glob(spec, sys)).collect();
-            if by_sys.is_empty() {
-                all.iter().filter(|(_, ev)| glob(spec, ev)).collect()
-            } else {
-                by_sys
-            }
-        };
-        for (s, e) in matches {
-            if !out.iter().any(|(a, b)| a == s && b == e) {
-                out.push((s.to_string(), e.to_string()));
-            }
-        }
-        if out.len() == before
-            && !all
-                .iter()
-                .any(|(s, e)| spec.split_once(':') == Some((s, e)))
-        {
-            let want = spec.as_str();
-            let mut close: Vec<(usize, String)> = all
-                .iter()
-                .map(|(s, e)| {
-                    let full = format!("{s}:{e}");
-                    let d = edit_distance(want, if want.contains(':') { &full } else { e });
-                    (d, full)
-                })
-                .filter(|(d, _)| *d <= 3)
-                .collect();
-            close.sort();
-            return Err(CaptureError::UnknownEvent {
-                spec: spec.clone(),
-                suggestions: close.into_iter().take(3).map(|(_, n)| n).collect(),
-            });
-        }
-    }
-    Ok(out)
+    Ok(select_events(specs, &parse_available_events(available))?
+        .into_iter()
+        .map(|e| (e.system, e.name))
+        .collect())
 }
 
 /// Number of CPUs in a CPU list such as `0-3,6` (`/sys/devices/system/cpu/online`).
@@ -616,47 +390,6 @@ pub fn count_cpu_list(text: &str) -> Option<usize> {
     Some(n)
 }
 
-/// Whether an `-e` spec (`all`, `SYSTEM`, `SYSTEM:EVENT`, globs, a bare event name)
-/// selects the event `system:name`.
-pub fn event_matches(spec: &str, system: &str, name: &str) -> bool {
-    if spec == "all" {
-        return true;
-    }
-    match spec.split_once(':') {
-        Some((s, e)) => glob(s, system) && glob(e, name),
-        None => glob(spec, system) || glob(spec, name),
-    }
-}
-
-/// Shell-style glob with `*` and `?`.
-fn glob(pat: &str, s: &str) -> bool {
-    fn go(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => go(&p[1..], s) || (!s.is_empty() && go(p, &s[1..])),
-            (Some(b'?'), Some(_)) => go(&p[1..], &s[1..]),
-            (Some(a), Some(b)) if a == b => go(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    go(pat.as_bytes(), s.as_bytes())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 fn mkdirs(p: &Path) -> Result<(), CaptureError> {
     fs::create_dir_all(p).map_err(|err| CaptureError::Write {
         path: p.to_path_buf(),
@@ -674,7 +407,7 @@ fn write_dest(dest: &Path, rel: &str, data: &[u8]) -> Result<(), CaptureError> {
 
 /// Copy one file; unreadable files (EPERM in a sandbox, write-only files) are noted, not fatal.
 fn copy_file(
-    from: &Tracefs,
+    from: &Instance,
     rel: &str,
     dest: &Path,
     to: &str,
@@ -685,7 +418,7 @@ fn copy_file(
             write_dest(dest, to, &bytes)?;
             report.files += 1;
         }
-        Err(TracefsError::NotFound { .. }) => {}
+        Err(TracefsError::NotFound { .. } | TracefsError::NotSupported { .. }) => {}
         Err(e) => report.skipped.push((to.to_string(), e.to_string())),
     }
     Ok(())
@@ -711,23 +444,24 @@ fn copy_top_level(
     dest: &Path,
     report: &mut CaptureReport,
 ) -> Result<(), CaptureError> {
+    let top = src.top();
     for (name, is_dir) in list_dir(src.root()) {
         if is_dir || NEVER_READ.contains(&name.as_str()) || name == "trace" {
             continue;
         }
-        copy_file(src, &name, dest, &name, report)?;
+        copy_file(&top, &name, dest, &name, report)?;
     }
-    copy_dir_files(src, "options", dest, report)?;
-    copy_per_cpu(src, dest, report)?;
+    copy_dir_files(&top, "options", dest, report)?;
+    copy_per_cpu(&top, dest, report)?;
     for f in ["header_page", "header_event"] {
         let rel = format!("events/{f}");
-        copy_file(src, &rel, dest, &rel, report)?;
+        copy_file(&top, &rel, dest, &rel, report)?;
     }
     Ok(())
 }
 
 fn copy_dir_files(
-    from: &Tracefs,
+    from: &Instance,
     dir: &str,
     dest: &Path,
     report: &mut CaptureReport,
@@ -742,7 +476,7 @@ fn copy_dir_files(
 }
 
 fn copy_per_cpu(
-    from: &Tracefs,
+    from: &Instance,
     dest: &Path,
     report: &mut CaptureReport,
 ) -> Result<(), CaptureError> {
@@ -761,8 +495,8 @@ fn copy_per_cpu(
 /// `filter`, `trigger`. `only`: just these events plus `events/ftrace/*` (whose formats
 /// describe the tracer records any tree may hold).
 fn copy_events(
-    from: &Tracefs,
-    top: &Tracefs,
+    from: &Instance,
+    top: &Instance,
     dest: &Path,
     only: Option<&[(String, String)]>,
     report: &mut CaptureReport,
@@ -771,7 +505,7 @@ fn copy_events(
         copy_file(from, "events/enable", dest, "events/enable", report)?;
     }
     // The ftrace system only lives at the top level.
-    let mut systems: Vec<(Tracefs, String)> = Vec::new();
+    let mut systems: Vec<(Instance, String)> = Vec::new();
     for (sys, is_dir) in list_dir(&top.path("events")) {
         if is_dir {
             let src = if from.exists(format!("events/{sys}")) {
@@ -812,7 +546,7 @@ fn copy_events(
 /// Drain every `per_cpu/cpuN/trace_pipe_raw` of a stopped buffer into the tree, whole
 /// sub-buffers, without blocking.
 fn drain_raw(
-    it: &Tracefs,
+    it: &Instance,
     dest: &Path,
     report: &mut CaptureReport,
 ) -> Result<Vec<u64>, CaptureError> {
@@ -962,7 +696,7 @@ mod tests {
     #[test]
     fn selects_by_system_event_and_glob() {
         let s = |v: &[&str]| {
-            select_events(AVAIL, &v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+            selected_events(AVAIL, &v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
         };
         assert_eq!(s(&["irq"]).len(), 2);
         assert_eq!(
@@ -986,7 +720,7 @@ mod tests {
 
     #[test]
     fn unknown_event_suggests_close_names() {
-        let err = select_events(AVAIL, &["sched:sched_swich".to_string()]).unwrap_err();
+        let err = selected_events(AVAIL, &["sched:sched_swich".to_string()]).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("sched:sched_switch"), "{msg}");
     }
@@ -1038,18 +772,24 @@ pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry) {
 }
 
 /// [`resolve_enum_constants`] for the events matching `specs` only (`-e` specs as in
-/// [`event_matches`]; empty: every event), which spares a live root reading thousands of
+/// [`resolve_event`]; empty: every event), which spares a live root reading thousands of
 /// format files.
 pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[String]) {
     let live_btf = || -> Option<std::collections::HashMap<String, i64>> {
         let bytes = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
         Some(btf_enums(&bytes).ok()?.into_iter().collect())
     };
+    // Specs that match nothing select nothing here: their error belongs to the caller.
+    let known: Vec<EventName> = reg.events().map(|(s, n, _)| EventName::new(s, n)).collect();
+    let wanted: Vec<EventTarget> = specs
+        .iter()
+        .filter_map(|spec| resolve_event(spec, &known).ok())
+        .collect();
     // Only formats whose print fmt names a bare identifier can need a value; the BTF
     // (megabytes) is read only when there is one.
     let candidates: Vec<(String, String)> = reg
         .events()
-        .filter(|(s, n, _)| specs.is_empty() || specs.iter().any(|spec| event_matches(spec, s, n)))
+        .filter(|(s, n, _)| specs.is_empty() || wanted.iter().any(|t| t.covers(s, n)))
         .map(|(s, n, _)| (s.to_string(), n.to_string()))
         .filter_map(|(system, name)| {
             let text = t

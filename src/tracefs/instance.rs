@@ -598,12 +598,21 @@ impl Instance {
     /// Apply trace-cmd's `-O` syntax: `NAME` sets, `noNAME` clears (unless an option
     /// is really called `noNAME`).
     pub fn apply_option(&self, spec: &str) -> Result<(), TracefsError> {
-        if let Some(rest) = spec.strip_prefix("no") {
-            if !self.exists(Path::new("options").join(spec)) || !self.exists("options") {
-                return self.set_option(rest, false);
+        let (name, on) = self.option_spec(spec);
+        self.set_option(name, on)
+    }
+
+    /// The option and state that trace-cmd's `-O SPEC` means here: `noNAME` clears NAME
+    /// unless an option is really called `noNAME`.
+    pub fn option_spec<'a>(&self, spec: &'a str) -> (&'a str, bool) {
+        match spec.strip_prefix("no") {
+            Some(rest)
+                if !self.exists(Path::new("options").join(spec)) || !self.exists("options") =>
+            {
+                (rest, false)
             }
+            _ => (spec, true),
         }
-        self.set_option(spec, true)
     }
 
     // ---- buffers ---------------------------------------------------------------------

@@ -26,14 +26,18 @@ mod file;
 mod ftrace;
 pub mod graph;
 mod instance;
+pub mod ledger;
 mod mount;
+mod private;
 mod reset;
 pub mod suggest;
 mod trigger;
 
 pub use dynevent::{DynamicEvent, ProbeKind};
 pub use error::TracefsError;
-pub use events::{parse_available_events, resolve_event, EventName, EventPattern, EventTarget};
+pub use events::{
+    parse_available_events, resolve_event, select_events, EventName, EventPattern, EventTarget,
+};
 pub use file::{read_file, write_file, AppendMode};
 pub use ftrace::{
     parse_available_functions, validate_functions, FunctionFilter, FunctionTrigger,
@@ -42,7 +46,9 @@ pub use ftrace::{
 pub use instance::{
     parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks,
 };
+pub use ledger::{stop_on_signals, Ledger};
 pub use mount::{looks_like_tracefs, parse_mounts, MountEntry, USUAL_PATHS};
+pub use private::{private_owner, remove_stale_instances, PrivateInstance};
 pub use reset::{default_option, ResetReport, DEFAULT_BUFFER_KB, DEFAULT_OPTIONS};
 pub use trigger::{parse_trigger_file, removal_text, Hist, HistCommand, Trigger, TriggerAction};
 
