@@ -21,7 +21,8 @@ use crate::dat::{
 };
 use crate::event::HeaderPage;
 use crate::tracefs::{
-    AppendMode, FunctionFilter, Instance, Ledger, PrivateInstance, Tracefs, TracefsError,
+    resolve_event, AppendMode, EventName, EventTarget, FunctionFilter, Instance, Ledger,
+    PrivateInstance, Tracefs, TracefsError,
 };
 use capture::{CpuThread, PageInfo, Stop};
 
@@ -198,6 +199,28 @@ fn needs_top_level(t: &Tracefs, cfg: &RecordConfig) -> bool {
     !(has_tracer && has_graph_filter)
 }
 
+/// Resolve each `-e` (see [`resolve_event`]); with `ignore_missing` (`-i`) an unknown
+/// one becomes a warning and `None`.
+fn resolve_events(
+    events: &[EventSpec],
+    available: &[EventName],
+    ignore_missing: bool,
+) -> Result<(Vec<Option<EventTarget>>, Vec<String>), TracefsError> {
+    let mut warnings = Vec::new();
+    let mut targets = Vec::new();
+    for ev in events {
+        match resolve_event(&ev.name, available) {
+            Ok(t) => targets.push(Some(t)),
+            Err(e @ TracefsError::UnknownEvent { .. }) if ignore_missing => {
+                warnings.push(format!("{e}; ignored (-i)"));
+                targets.push(None);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((targets, warnings))
+}
+
 fn is_refused(e: &TracefsError) -> bool {
     matches!(e, TracefsError::PermissionDenied { .. })
 }
@@ -219,7 +242,12 @@ impl Recorder {
     /// to write (per-CPU capture files go next to it as `<output>.cpuN`).
     pub fn start(t: Tracefs, cfg: RecordConfig, output: &Path) -> Result<Recorder, RecordError> {
         let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
-        let mut warnings = Vec::new();
+        // Every -e is resolved before anything is created or written.
+        let available = t.available_events()?;
+        let (targets, mut warnings) = resolve_events(&cfg.events, &available, cfg.ignore_missing)?;
+        for (_, events) in &cfg.more_instances {
+            resolve_events(events, &available, cfg.ignore_missing)?;
+        }
         let private = match &cfg.instance {
             Some(n) if t.exists(format!("instances/{n}")) => None,
             Some(n) => Some(PrivateInstance::create_named(&t, n)?),
@@ -266,7 +294,7 @@ impl Recorder {
             finishing: false,
         };
         // From here on Drop restores whatever was changed, whatever fails next.
-        rec.configure()?;
+        rec.configure(&targets)?;
         rec.spawn_threads()?;
         rec.exclude_self()?;
         for (name, events) in rec.cfg.more_instances.clone() {
@@ -286,7 +314,7 @@ impl Recorder {
         Ok(rec)
     }
 
-    fn configure(&mut self) -> Result<(), RecordError> {
+    fn configure(&mut self, targets: &[Option<EventTarget>]) -> Result<(), RecordError> {
         let cfg = self.cfg.clone();
         let inst = self.inst.clone();
         let created = self.private.is_some();
@@ -406,14 +434,8 @@ impl Recorder {
                 .and_then(|()| inst.set_tracer(p))
                 .map_err(refused(&format!("-p {p}"), &inst, "current_tracer"))?;
         }
-        for ev in &cfg.events {
-            let target = match inst.resolve_event(&ev.name) {
-                Err(e @ TracefsError::UnknownEvent { .. }) if cfg.ignore_missing => {
-                    self.warnings.push(format!("{e}; ignored (-i)"));
-                    continue;
-                }
-                r => r?,
-            };
+        for (ev, target) in cfg.events.iter().zip(targets) {
+            let Some(target) = target else { continue };
             for dir in target.dirs() {
                 for f in &ev.filters {
                     self.ledger.set(&inst, dir.join("filter"), f)?;
@@ -423,7 +445,7 @@ impl Recorder {
                 }
                 self.ledger.save(&inst, dir.join("enable"))?;
             }
-            inst.set_target_enabled(&target, !ev.invert)?;
+            inst.set_target_enabled(target, !ev.invert)?;
         }
         if let Ok(kb) = inst.subbuf_size_kb() {
             self.info.subbuf = kb as usize * 1024;
