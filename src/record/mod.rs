@@ -249,7 +249,7 @@ impl Recorder {
             resolve_events(events, &available, cfg.ignore_missing)?;
         }
         let private = match &cfg.instance {
-            Some(n) if t.exists(format!("instances/{n}")) => None,
+            Some(n) if t.instance(Some(n)).is_ok() => None,
             Some(n) => Some(PrivateInstance::create_named(&t, n)?),
             // Older kernels offer function_graph (and the graph filters) only at the top
             // level; record there, as trace-cmd does, restoring what we change.
