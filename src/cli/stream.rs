@@ -13,7 +13,7 @@ use tracectl::render::graph::{
 };
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
-use tracectl::tracefs::capture::{count_cpu_list, is_mounted_tracefs, resolve_enum_constants_of};
+use tracectl::tracefs::capture::{count_cpu_list, is_mounted_tracefs};
 use tracectl::tracefs::{
     resolve_event, select_events, EventName, Instance, PrivateInstance, Tracefs, TracefsError,
 };
@@ -282,7 +282,7 @@ impl EventText {
     fn load(t: &Tracefs, big_endian: bool, specs: &[String]) -> EventText {
         let registry = match Registry::from_tracefs(t) {
             Ok(mut r) => {
-                resolve_enum_constants_of(t, &mut r, specs);
+                super::common::resolve_enum_constants(t, &mut r, specs);
                 Some(r)
             }
             Err(e) => {

@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use super::events::{parse_available_events, resolve_event, select_events, EventName, EventTarget};
 use super::instance::Instance;
 use super::{AppendMode, FunctionFilter, Ledger, PrivateInstance, Tracefs, TracefsError};
-use crate::event::Registry;
 
 /// What to capture.
 #[derive(Debug, Clone, Default)]
@@ -762,35 +761,34 @@ pub fn write_enums(dest: &Path) -> Result<bool, String> {
     Ok(true)
 }
 
-/// Give the registry the formats whose `print fmt` names enum constants the kernel left
+/// The formats of `events` whose `print fmt` names enum constants the kernel left
 /// unresolved, with their values filled in from the tree's `host/enums` (or, live, from
-/// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows. A tree without
-/// `host/enums` uses the running kernel's BTF only for formats byte-identical to the live
-/// ones.
-pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry) {
-    resolve_enum_constants_of(t, reg, &[])
-}
-
-/// [`resolve_enum_constants`] for the events matching `specs` only (`-e` specs as in
-/// [`resolve_event`]; empty: every event), which spares a live root reading thousands of
-/// format files.
-pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[String]) {
+/// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows: `(system, format
+/// text)` pairs for the caller's registry. A tree without `host/enums` uses the running
+/// kernel's BTF only for formats byte-identical to the live ones.
+///
+/// Only the events matching `specs` are looked at (`-e` specs as in [`resolve_event`];
+/// empty: every event), which spares a live root reading thousands of format files.
+pub fn enum_resolved_formats(
+    t: &Tracefs,
+    events: &[EventName],
+    specs: &[String],
+) -> Vec<(String, String)> {
     let live_btf = || -> Option<std::collections::HashMap<String, i64>> {
         let bytes = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
         Some(btf_enums(&bytes).ok()?.into_iter().collect())
     };
     // Specs that match nothing select nothing here: their error belongs to the caller.
-    let known: Vec<EventName> = reg.events().map(|(s, n, _)| EventName::new(s, n)).collect();
     let wanted: Vec<EventTarget> = specs
         .iter()
-        .filter_map(|spec| resolve_event(spec, &known).ok())
+        .filter_map(|spec| resolve_event(spec, events).ok())
         .collect();
     // Only formats whose print fmt names a bare identifier can need a value; the BTF
     // (megabytes) is read only when there is one.
-    let candidates: Vec<(String, String)> = reg
-        .events()
-        .filter(|(s, n, _)| specs.is_empty() || wanted.iter().any(|t| t.covers(s, n)))
-        .map(|(s, n, _)| (s.to_string(), n.to_string()))
+    let candidates: Vec<(String, String)> = events
+        .iter()
+        .filter(|e| specs.is_empty() || wanted.iter().any(|t| t.covers(&e.system, &e.name)))
+        .map(|e| (e.system.clone(), e.name.clone()))
         .filter_map(|(system, name)| {
             let text = t
                 .read_string(format!("events/{system}/{name}/format"))
@@ -798,8 +796,9 @@ pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[Strin
             (!print_fmt_identifiers(&text).is_empty()).then_some((system, text))
         })
         .collect();
+    let mut out = Vec::new();
     if candidates.is_empty() {
-        return;
+        return out;
     }
     // A tree without host/enums (captured by another tool) may still come from the running
     // kernel: then its formats are byte-identical to the live ones, and so are the enums.
@@ -807,15 +806,15 @@ pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[Strin
         Ok(text) => (parse_enums(&text), None),
         Err(_) if is_mounted_tracefs(t.root()) => match live_btf() {
             Some(e) => (e, None),
-            None => return,
+            None => return out,
         },
         Err(_) => match (live_btf(), Tracefs::discover()) {
             (Some(e), Ok(live)) => (e, Some(live)),
-            _ => return,
+            _ => return out,
         },
     };
     if enums.is_empty() {
-        return;
+        return out;
     }
     for (system, text) in candidates {
         if let Some(fixed) = substitute_enums(&text, &enums) {
@@ -834,10 +833,10 @@ pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[Strin
                     continue;
                 }
             }
-            // A format that still does not parse keeps the kernel's text and its fallback.
-            let _ = reg.add_format(&system, &fixed);
+            out.push((system, fixed));
         }
     }
+    out
 }
 
 /// Whether `root` is a mounted tracefs/debugfs rather than a copy on disk.
