@@ -29,7 +29,6 @@
 mod bytes;
 pub mod dat;
 pub mod event;
-pub mod perf;
 pub mod record;
 pub mod render;
 pub mod ring;

@@ -63,10 +63,7 @@ pub fn print_json(v: &serde_json::Value) -> Result<()> {
 /// constants of their `print fmt` resolved (see
 /// [`enum_resolved_formats`](tracectl::tracefs::capture::enum_resolved_formats)).
 pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry, specs: &[String]) {
-    let events: Vec<EventName> = reg
-        .events()
-        .map(|(s, n, _)| EventName::new(s, n))
-        .collect();
+    let events: Vec<EventName> = reg.events().map(|(s, n, _)| EventName::new(s, n)).collect();
     for (system, text) in enum_resolved_formats(t, &events, specs) {
         // A format that still does not parse keeps the kernel's text and its fallback.
         let _ = reg.add_format(&system, &text);

@@ -86,9 +86,56 @@ pub fn main() -> i32 {
             if is_broken_pipe(&err) {
                 return 0;
             }
-            let _ = writeln!(io::stderr(), "tracectl: {err:#}");
+            let _ = writeln!(io::stderr(), "tracectl: {err:#}{}", hint(&err));
             1
         }
+    }
+}
+
+/// What to try next, for the errors whose fix is another tracectl command; the library's
+/// messages say what is wrong, the command line says which command helps.
+fn hint(err: &anyhow::Error) -> String {
+    use tracectl::tracefs::TracefsError as T;
+    let tracefs_error = err.chain().find_map(|e| {
+        if let Some(t) = e.downcast_ref::<T>() {
+            return Some(t);
+        }
+        match (
+            e.downcast_ref::<tracectl::record::RecordError>(),
+            e.downcast_ref::<tracectl::tracefs::capture::CaptureError>(),
+            e.downcast_ref::<tracectl::tracefs::graph::GraphError>(),
+            e.downcast_ref::<tracectl::ring::RingError>(),
+        ) {
+            (Some(tracectl::record::RecordError::Tracefs(t)), ..)
+            | (_, Some(tracectl::tracefs::capture::CaptureError::Tracefs(t)), ..)
+            | (_, _, Some(tracectl::tracefs::graph::GraphError::Tracefs(t)), _)
+            | (_, _, _, Some(tracectl::ring::RingError::Tracefs(t))) => Some(t),
+            _ => None,
+        }
+    });
+    if err.chain().any(|e| {
+        matches!(
+            e.downcast_ref(),
+            Some(tracectl::ring::RingError::NoData { .. })
+        )
+    }) {
+        return " (capture a tree with data: tracectl capture DIR -e EVENT)".into();
+    }
+    match tracefs_error {
+        Some(T::UnknownEvent { suggestions, .. }) if suggestions.is_empty() => {
+            " (see `tracectl list -e`)".into()
+        }
+        Some(T::UnknownFunction { suggestions, .. }) if suggestions.is_empty() => {
+            " (see `tracectl list -f`)".into()
+        }
+        Some(T::UnknownOption { suggestions, .. }) if suggestions.is_empty() => {
+            " (see `tracectl list -o`)".into()
+        }
+        Some(T::UnknownInstance { path, suggestions }) if suggestions.is_empty() => {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            format!("; create it with `tracectl set -B {name}` or see `tracectl list -B`")
+        }
+        _ => String::new(),
     }
 }
 

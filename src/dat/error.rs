@@ -20,6 +20,7 @@ pub struct DatError {
 
 /// The cause of a [`DatError`].
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum DatErrorKind {
     /// The operating system refused a read or write.
     Io(io::Error),

@@ -99,6 +99,7 @@ pub struct RecordConfig {
 
 /// A recording that could not be set up, run or written.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum RecordError {
     /// A tracefs file could not be read or written.
     Tracefs(TracefsError),

@@ -15,6 +15,7 @@ use crate::tracefs::{Instance, Tracefs, TracefsError};
 
 /// An error setting up a ring-buffer source.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum RingError {
     /// A tracefs file could not be read.
     Tracefs(TracefsError),
@@ -45,7 +46,7 @@ impl fmt::Display for RingError {
             ),
             RingError::NoData { root } => write!(
                 f,
-                "{}: no per_cpu/cpuN/trace_pipe_raw files (capture a tree with data: tracectl capture DIR -e EVENT)",
+                "{}: no per_cpu/cpuN/trace_pipe_raw files (a tree captured without events has no data)",
                 root.display()
             ),
         }

@@ -74,6 +74,7 @@ pub struct CaptureReport {
 
 /// A capture that could not be completed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum CaptureError {
     /// A tracefs file could not be read or written.
     Tracefs(TracefsError),

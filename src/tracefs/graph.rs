@@ -46,6 +46,7 @@ pub struct GraphResult {
 
 /// An error of a function_graph run.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum GraphError {
     /// This kernel or sandbox has no function_graph tracer.
     NoFunctionGraph {

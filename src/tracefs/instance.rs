@@ -230,15 +230,9 @@ impl Tracefs {
         let dir = self.path(Path::new("instances").join(name));
         if !dir.is_dir() {
             let known = self.instances().unwrap_or_default();
-            let near = super::suggest::closest(name, known.iter().map(|s| s.as_str()), 3);
-            let hint = if near.is_empty() {
-                format!("create it with `tracectl set -B {name}` or see `tracectl list -B`")
-            } else {
-                format!("did you mean {}?", near.join(", "))
-            };
-            return Err(TracefsError::BadValue {
+            return Err(TracefsError::UnknownInstance {
                 path: dir,
-                detail: format!("no such instance; {hint}"),
+                suggestions: super::suggest::closest(name, known.iter().map(|s| s.as_str()), 3),
             });
         }
         Ok(Instance {
@@ -565,17 +559,10 @@ impl Instance {
             .options()
             .map(|o| o.into_iter().map(|(n, _)| n).collect())
             .unwrap_or_default();
-        let near = super::suggest::closest(name, known.iter().map(|s| s.as_str()), 3);
-        TracefsError::BadValue {
+        TracefsError::UnknownOption {
             path: self.path(Path::new("options").join(name)),
-            detail: format!(
-                "no option {name:?} in this buffer{}",
-                if near.is_empty() {
-                    " (see `tracectl list -o`)".to_string()
-                } else {
-                    format!("; did you mean {}?", near.join(", "))
-                }
-            ),
+            name: name.to_string(),
+            suggestions: super::suggest::closest(name, known.iter().map(|s| s.as_str()), 3),
         }
     }
 

@@ -77,6 +77,7 @@ struct Live<'a> {
 
 /// A report that could not be written: the output failed or an input could not be read.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ReportError {
     /// Writing the output failed (a closed pipe ends the report this way).
     Output(io::Error),

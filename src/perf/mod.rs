@@ -1,1 +1,0 @@
-//! perf_event_open sampling on the same event model (the only module with `unsafe`).
