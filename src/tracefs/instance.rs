@@ -265,11 +265,22 @@ impl Tracefs {
 
     /// Create `instances/NAME` (mkdir); an existing instance is reused.
     pub fn create_instance(&self, name: &str) -> Result<Instance, TracefsError> {
+        self.make_instance(name, true)
+    }
+
+    /// mkdir `instances/NAME`; an existing one is reused when `reuse`, else refused.
+    pub(super) fn make_instance(&self, name: &str, reuse: bool) -> Result<Instance, TracefsError> {
         check_instance_name(self, name)?;
         let dir = self.path(Path::new("instances").join(name));
         match std::fs::create_dir(&dir) {
             Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && reuse => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(TracefsError::BadValue {
+                    path: dir,
+                    detail: "the instance already exists".into(),
+                })
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(TracefsError::NotSupported {
                     path: dir,

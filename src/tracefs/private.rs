@@ -5,7 +5,6 @@
 //! instance: its pid is gone. The next run that creates a private instance removes those
 //! and says so; it never touches another tool's instance or one whose owner still runs.
 
-use std::path::Path;
 use std::time::Duration;
 
 use super::instance::Instance;
@@ -34,31 +33,8 @@ impl PrivateInstance {
     /// Create `instances/NAME`, which must not exist yet, to be removed like a private
     /// one (`record -B NAME` with a new NAME).
     pub fn create_named(t: &Tracefs, name: &str) -> Result<PrivateInstance, TracefsError> {
-        let dir = t.path(Path::new("instances").join(name));
-        if name.is_empty() || name.contains('/') || name == "." || name == ".." {
-            return Err(TracefsError::BadValue {
-                path: t.path("instances"),
-                detail: format!("{name:?} is not a valid instance name (no '/', not empty)"),
-            });
-        }
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(TracefsError::BadValue {
-                    path: dir,
-                    detail: "the instance already exists".into(),
-                })
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(TracefsError::NotSupported {
-                    path: dir,
-                    feature: "instances".into(),
-                })
-            }
-            Err(e) => return Err(TracefsError::from_io(&dir, e)),
-        }
         Ok(PrivateInstance {
-            inst: t.instance(Some(name))?,
+            inst: t.make_instance(name, false)?,
             keep: false,
             notes: Vec::new(),
         })
