@@ -168,4 +168,39 @@ fn stale_private_instances_are_removed_from_the_live_tracefs_live() {
         after.contains(&alive) && after.contains(&foreign),
         "{after:?}"
     );
+    stream_prints_a_note_for_the_stale_instance_it_removes(&t);
+}
+
+/// Run by the live test after the library's case: two tests removing stale instances
+/// at the same time would remove each other's.
+fn stream_prints_a_note_for_the_stale_instance_it_removes(t: &Tracefs) {
+    let dead = dead_pid();
+    let stale = format!("tracectl-stream-{dead}");
+    fs::create_dir(t.path(format!("instances/{stale}"))).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .args([
+            "--tracefs",
+            "/sys/kernel/tracing",
+            "stream",
+            "-e",
+            "sched:sched_switch",
+            "--duration-ms",
+            "50",
+        ])
+        .output()
+        .unwrap();
+    let left = t.exists(format!("instances/{stale}"));
+    if left {
+        let _ = fs::remove_dir(t.path(format!("instances/{stale}")));
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!left, "the stale instance is still there");
+    assert!(
+        err.lines().any(|l| l
+            == format!(
+                "tracectl: removed instances/{stale}, left behind by a tracectl run (pid {dead}) that is gone"
+            )),
+        "{err}"
+    );
 }

@@ -182,22 +182,23 @@ pub struct Recorder {
 }
 
 /// Whether a function tracer (or its filters) asked for cannot work in a private instance
-/// of this kernel, so that the top level must be used.
-fn needs_top_level(t: &Tracefs, cfg: &RecordConfig) -> bool {
+/// of this kernel, so that the top level must be used; with the notes of the probe
+/// instance's creation (stale instances removed).
+fn needs_top_level(t: &Tracefs, cfg: &RecordConfig) -> (bool, Vec<String>) {
     let Some(plugin) = cfg.plugin.as_deref().filter(|p| *p != "nop") else {
-        return false;
+        return (false, Vec::new());
     };
     let Ok(probe) = PrivateInstance::create(t, "probe") else {
-        return false;
+        return (false, Vec::new());
     };
-    let probe = probe.instance();
-    let has_tracer = probe
+    let inst = probe.instance();
+    let has_tracer = inst
         .available_tracers()
         .unwrap_or_default()
         .iter()
         .any(|x| x == plugin);
-    let has_graph_filter = cfg.graph_functions.is_empty() || probe.exists("set_graph_function");
-    !(has_tracer && has_graph_filter)
+    let has_graph_filter = cfg.graph_functions.is_empty() || inst.exists("set_graph_function");
+    (!(has_tracer && has_graph_filter), probe.notes().to_vec())
 }
 
 /// Resolve each `-e` (see [`resolve_event`]); with `ignore_missing` (`-i`) an unknown
@@ -252,10 +253,17 @@ impl Recorder {
         let private = match &cfg.instance {
             Some(n) if t.instance(Some(n)).is_ok() => None,
             Some(n) => Some(PrivateInstance::create_named(&t, n)?),
-            // Older kernels offer function_graph (and the graph filters) only at the top
-            // level; record there, as trace-cmd does, restoring what we change.
-            None if needs_top_level(&t, &cfg) => None,
-            None => Some(PrivateInstance::create(&t, "record")?),
+            None => {
+                let (top_level, notes) = needs_top_level(&t, &cfg);
+                warnings.extend(notes);
+                // Older kernels offer function_graph (and the graph filters) only at the
+                // top level; record there, as trace-cmd does, restoring what we change.
+                if top_level {
+                    None
+                } else {
+                    Some(PrivateInstance::create(&t, "record")?)
+                }
+            }
         };
         let inst = match (&private, &cfg.instance) {
             (Some(p), _) => {
