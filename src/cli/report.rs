@@ -8,11 +8,13 @@ use anyhow::{bail, Context as _, Result};
 use tracectl::dat::{DatError, DatFile};
 use tracectl::event::{PrintEnv, PrintStyle, Record};
 use tracectl::render::tracecmd::{
-    parse_cpu_list, write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter,
-    FilterContext, RecordSource, ReportError, ReportInput, ReportOptions, ThreadedSource,
-    TimeFormat, TraceCmdStyle,
+    Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FilterContext, RecordSource,
+    ThreadedSource, TimeFormat, TraceCmdStyle,
 };
 use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use tracectl::session::report::{
+    parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions,
+};
 
 use super::common::Context;
 

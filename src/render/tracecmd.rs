@@ -70,14 +70,10 @@
 
 mod catalog;
 mod filter;
-mod report;
 mod source;
 
 pub use catalog::DatCatalog;
 pub use filter::{EventFilter, FilterContext, FilterError};
-pub use report::{
-    parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
-};
 pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken, ThreadedSource};
 
 use std::cell::RefCell;

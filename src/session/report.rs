@@ -23,8 +23,10 @@ use std::io::{self, Write};
 
 use crate::event::Record;
 
-use super::source::{RecordSource, SourceError};
-use super::{Catalog, Cmdlines, EventFilter, FilterContext, TraceCmdRenderer, TraceCmdStyle};
+use crate::render::tracecmd::{
+    Catalog, Cmdlines, EventFilter, FieldSpec, FilterContext, RecordSource, SourceError,
+    TraceCmdRenderer, TraceCmdStyle,
+};
 
 /// One trace file (or buffer instance) to report.
 pub struct ReportInput<'a> {
@@ -40,7 +42,7 @@ pub struct ReportInput<'a> {
     /// Renderer options (time format from its trace clock, `-l`, `-R`, ...).
     pub style: TraceCmdStyle,
     /// Comm table to start from (the file's saved cmdlines).
-    pub cmdlines: super::Cmdlines,
+    pub cmdlines: Cmdlines,
     /// CPU count printed in the `cpus=N` line.
     pub cpus: usize,
     /// Added to every timestamp (`--ts-offset`).
@@ -504,7 +506,7 @@ impl<'a> InfoPipe<'a> {
 fn write_graph_entry(
     l: &mut Live,
     entry: &Record,
-    f: [super::FieldSpec; 2],
+    f: [FieldSpec; 2],
     offset: i64,
     buf: &mut Vec<u8>,
 ) -> Result<(), ReportError> {
