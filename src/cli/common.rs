@@ -3,9 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use tracectl::event::Registry;
-use tracectl::tracefs::capture::enum_resolved_formats;
-use tracectl::tracefs::{looks_like_tracefs, EventName, Instance, Tracefs, TracefsError};
+use tracectl::tracefs::{looks_like_tracefs, Instance, Tracefs, TracefsError};
 
 /// Global options resolved once.
 pub struct Context {
@@ -57,15 +55,4 @@ pub fn print_json(v: &serde_json::Value) -> Result<()> {
     text.push('\n');
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
-}
-
-/// Give `reg` the formats of the events matching `specs` (all when empty) with the enum
-/// constants of their `print fmt` resolved (see
-/// [`enum_resolved_formats`](tracectl::tracefs::capture::enum_resolved_formats)).
-pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry, specs: &[String]) {
-    let events: Vec<EventName> = reg.events().map(|(s, n, _)| EventName::new(s, n)).collect();
-    for (system, text) in enum_resolved_formats(t, &events, specs) {
-        // A format that still does not parse keeps the kernel's text and its fallback.
-        let _ = reg.add_format(&system, &text);
-    }
 }
