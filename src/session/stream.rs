@@ -474,7 +474,7 @@ fn replay(
             out.extend_from_slice(b"# tracer: function_graph\n#\n");
             let gopts = GraphOptions::from_tracefs(t);
             if gopts.latency && gopts.context_info {
-                let (entries, total) = buffer_counts(t);
+                let (entries, total, _) = buffer_counts(t);
                 let uname = t.read_string("host/uname").unwrap_or_default();
                 let ncpus = t
                     .read_string("host/cpu_online")
@@ -630,35 +630,26 @@ fn replay_graph<'a>(
     Ok(Some(0))
 }
 
-/// Entries in the buffer and entries written, summed over `per_cpu/cpuN/stats`.
-fn buffer_counts(t: &Tracefs) -> (u64, u64) {
+/// Entries in the buffer, entries written and CPUs, from every `per_cpu/cpuN/stats`.
+fn buffer_counts(t: &Tracefs) -> (u64, u64, usize) {
+    let top = t.top();
+    let cpus = top.cpus().unwrap_or_default();
     let (mut entries, mut written) = (0u64, 0u64);
-    if let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) {
-        for e in rd.filter_map(|e| e.ok()) {
-            let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
-            let get = |key: &str| {
-                stats
-                    .lines()
-                    .find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok())
-                    .unwrap_or(0)
-            };
-            entries += get("entries:");
-            written += get("entries:") + get("overrun:");
-        }
+    for &cpu in &cpus {
+        let stats = top.cpu_stats(cpu).unwrap_or_default();
+        let e = stats.entries().unwrap_or(0);
+        entries += e;
+        written += e + stats.overrun().unwrap_or(0);
     }
-    (entries, written)
+    (entries, written, cpus.len())
 }
 
 /// Whether any CPU's `per_cpu/cpuN/stats` reports an overrun.
 fn buffer_overran(t: &Tracefs) -> bool {
-    let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) else {
-        return false;
-    };
-    rd.filter_map(|e| e.ok()).any(|e| {
-        std::fs::read_to_string(e.path().join("stats")).is_ok_and(|s| {
-            s.lines()
-                .any(|l| l.strip_prefix("overrun:").is_some_and(|v| v.trim() != "0"))
-        })
+    let top = t.top();
+    top.cpus().unwrap_or_default().into_iter().any(|cpu| {
+        top.cpu_stats(cpu)
+            .is_ok_and(|s| s.overrun().is_some_and(|n| n != 0))
     })
 }
 
@@ -667,24 +658,7 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
     let tracer = t
         .read_string("current_tracer")
         .unwrap_or_else(|_| "nop".into());
-    let (mut entries, mut written, mut cpus) = (0u64, 0u64, 0usize);
-    if let Ok(rd) = std::fs::read_dir(t.path("per_cpu")) {
-        for e in rd.filter_map(|e| e.ok()) {
-            if !e.file_name().to_string_lossy().starts_with("cpu") {
-                continue;
-            }
-            cpus += 1;
-            let stats = std::fs::read_to_string(e.path().join("stats")).unwrap_or_default();
-            let get = |key: &str| {
-                stats
-                    .lines()
-                    .find_map(|l| l.strip_prefix(key)?.trim().parse::<u64>().ok())
-                    .unwrap_or(0)
-            };
-            entries += get("entries:");
-            written += get("entries:") + get("overrun:");
-        }
-    }
+    let (entries, written, cpus) = buffer_counts(t);
     let online = match t.read_string("host/cpu_online") {
         Ok(list) => count_cpu_list(&list),
         Err(_) if is_live(t) => std::fs::read_to_string("/sys/devices/system/cpu/online")
