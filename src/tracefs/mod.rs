@@ -1,7 +1,9 @@
 //! The control plane: a tracefs root (live mount, debugfs `tracing/` or a fixture tree).
 //!
 //! [`Tracefs`] is a root directory; [`Instance`] is one trace buffer in it (the top level
-//! or `instances/NAME`) with typed access to its control files. Everything works the
+//! or `instances/NAME`) with typed access to its control files. A command that changes
+//! files for a while saves them in a [`Ledger`], which puts them back newest first, and
+//! works in a [`PrivateInstance`] removed on every way out. Everything works the
 //! same on a recorded tree, which is how the tests replay other kernels:
 //!
 //! ```
