@@ -12,6 +12,7 @@
 //! * [`dat`]: trace.dat v6/v7 reader and writer, compatible with trace-cmd.
 //! * [`text`]: the kernel's `trace` / `trace_pipe` text parsed back into fields.
 //! * [`render`]: kernel-style, trace-cmd-style and JSON output.
+//! * [`session`]: the loops that tie sources to sinks (`report`, `stream`).
 //!
 //! ```
 //! use tracectl::event::HeaderPage;
@@ -33,5 +34,6 @@ pub mod perf;
 pub mod record;
 pub mod render;
 pub mod ring;
+pub mod session;
 pub mod text;
 pub mod tracefs;

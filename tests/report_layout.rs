@@ -16,10 +16,11 @@ use tracectl::dat::DatFile;
 use tracectl::event::{HeaderPage, Record};
 use tracectl::render::plugins::FunctionMap;
 use tracectl::render::tracecmd::{
-    write_report, Catalog, Cmdlines, DatSource, EntrySource, EventFilter, FieldKind, FieldSpec,
-    RecordSource, ReportInput, ReportOptions, TimeFormat, TraceCmdStyle,
+    Catalog, Cmdlines, DatSource, EntrySource, EventFilter, FieldKind, FieldSpec, RecordSource,
+    TimeFormat, TraceCmdStyle,
 };
 use tracectl::ring::{CpuStream, Merge, PageLayout};
+use tracectl::session::report::{write_report, ReportInput, ReportOptions};
 
 #[path = "tracecmd_common/mod.rs"]
 mod tracecmd_common;

@@ -79,7 +79,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         max_graph_depth: args.max_graph_depth,
         top_level: args.top_level,
     };
-    let stop = super::stream::stop_flag();
+    let stop = tracectl::tracefs::stop_on_signals();
     let report = capture(&tracefs, &args.dir, &opts, stop).with_context(|| {
         format!(
             "capturing {} into {}",
@@ -87,6 +87,9 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
             args.dir.display()
         )
     })?;
+    for w in &report.warnings {
+        eprintln!("tracectl: {w}");
+    }
     for (file, why) in &report.skipped {
         eprintln!("tracectl: skipped {file}: {why}");
     }

@@ -25,7 +25,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let failures = reg.check_all();
     // What a stream would print: enum constants the kernel left as names get their values
     // from the tree's host/enums or the running kernel's BTF, as `stream` and `report` do.
-    tracectl::tracefs::capture::resolve_enum_constants(&t, &mut reg);
+    tracectl::session::resolve_enum_constants(&t, &mut reg, &[]);
     let total = reg.events().count();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

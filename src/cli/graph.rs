@@ -67,7 +67,11 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         follow_forks: a.fork,
     };
     let output = a.output;
-    let result = graph_command(&inst, &a.command, &opts).context("function_graph run")?;
+    let stop = tracectl::tracefs::stop_on_signals();
+    let result = graph_command(&inst, &a.command, &opts, stop).context("function_graph run")?;
+    for w in &result.warnings {
+        eprintln!("tracectl: {w}");
+    }
     match &output {
         Some(path) => std::fs::write(path, result.trace.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?,

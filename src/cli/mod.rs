@@ -6,6 +6,12 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use tracectl::record::RecordError;
+use tracectl::ring::RingError;
+use tracectl::session::stream::StreamError;
+use tracectl::tracefs::capture::CaptureError;
+use tracectl::tracefs::graph::GraphError;
+use tracectl::tracefs::TracefsError;
 
 mod common;
 
@@ -92,7 +98,7 @@ pub fn main() -> i32 {
             if is_broken_pipe(&err) {
                 return 0;
             }
-            let _ = writeln!(io::stderr(), "tracectl: {err:#}");
+            let _ = writeln!(io::stderr(), "tracectl: {err:#}{}", hint(&err));
             1
         }
     }
@@ -107,6 +113,66 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     run(Cli::try_parse_from(args)?)
+}
+
+/// What to try next, for the errors whose fix is another tracectl command; the library's
+/// messages say what is wrong, the command line says which command helps.
+fn hint(err: &anyhow::Error) -> String {
+    if err
+        .chain()
+        .any(|e| matches!(ring_error(e), Some(RingError::NoData { .. })))
+    {
+        return " (capture a tree with data: tracectl capture DIR -e EVENT)".into();
+    }
+    let tracefs_error = err.chain().find_map(tracefs_error);
+    match tracefs_error {
+        Some(TracefsError::UnknownEvent { suggestions, .. }) if suggestions.is_empty() => {
+            " (see `tracectl list -e`)".into()
+        }
+        Some(TracefsError::UnknownFunction { suggestions, .. }) if suggestions.is_empty() => {
+            " (see `tracectl list -f`)".into()
+        }
+        Some(TracefsError::UnknownOption { suggestions, .. }) if suggestions.is_empty() => {
+            " (see `tracectl list -o`)".into()
+        }
+        Some(TracefsError::UnknownInstance { path, suggestions }) if suggestions.is_empty() => {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            format!("; create it with `tracectl set -B {name}` or see `tracectl list -B`")
+        }
+        _ => String::new(),
+    }
+}
+
+/// The ring-buffer error inside an error of the library, if any.
+fn ring_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a RingError> {
+    match e.downcast_ref::<StreamError>() {
+        Some(StreamError::Ring(r) | StreamError::Layout(r)) => Some(r),
+        _ => e.downcast_ref::<RingError>(),
+    }
+}
+
+/// The tracefs error inside an error of the library, if any: the wrappers hold it as a
+/// variant, not as a source.
+fn tracefs_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a TracefsError> {
+    if let Some(t) = e.downcast_ref::<TracefsError>() {
+        return Some(t);
+    }
+    if let Some(RingError::Tracefs(t)) = ring_error(e) {
+        return Some(t);
+    }
+    if let Some(StreamError::Tracefs(t)) = e.downcast_ref() {
+        return Some(t);
+    }
+    if let Some(RecordError::Tracefs(t)) = e.downcast_ref() {
+        return Some(t);
+    }
+    if let Some(CaptureError::Tracefs(t)) = e.downcast_ref() {
+        return Some(t);
+    }
+    if let Some(GraphError::Tracefs(t)) = e.downcast_ref() {
+        return Some(t);
+    }
+    None
 }
 
 fn run(cli: Cli) -> anyhow::Result<i32> {

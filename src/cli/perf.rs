@@ -310,7 +310,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             None => Box::new(std::io::stderr()),
         },
     };
-    let stop = super::stream::stop_flag();
+    let stop = tracectl::tracefs::stop_on_signals();
     let has_cmd = !args.command.is_empty();
 
     let mut per_run: Vec<Vec<RunStats>> = Vec::new();

@@ -372,7 +372,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if let (Some(c), true) = (&child, a.only_command) {
         cfg.pids.push(c.id());
     }
-    let rec = match Recorder::start(tracefs, cfg, &a.output) {
+    let mut rec = match live_tracefs(ctx).and_then(|t| Ok(Recorder::start(t, cfg, &a.output)?)) {
         Ok(r) => r,
         Err(e) => {
             if let Some(mut c) = child {
@@ -383,7 +383,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             return Err(e.into());
         }
     };
-    for w in rec.warnings() {
+    for w in rec.take_warnings() {
         eprintln!("tracectl: warning: {w}");
     }
     if let Some(c) = &child {
@@ -421,6 +421,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     }
     let kept = a.keep_after.then(|| rec.instance_name().to_string());
     let summary = rec.finish()?;
+    for w in &summary.warnings {
+        eprintln!("tracectl: warning: {w}");
+    }
     if let Some(name) = kept {
         if name.is_empty() {
             eprintln!("tracectl: -k: the top-level tracing state was kept (tracing_on is 0); `tracectl reset` restores the defaults");

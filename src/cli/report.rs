@@ -6,13 +6,13 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use tracectl::dat::{DatError, DatFile};
-use tracectl::event::{PrintEnv, PrintStyle, Record};
+use tracectl::event::Record;
 use tracectl::render::tracecmd::{
-    write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FilterContext,
-    RecordSource, ReportError, ReportInput, ReportOptions, ThreadedSource, TimeFormat,
-    TraceCmdStyle,
+    Cmdlines, DatCatalog, DatSource, EventFilter, ThreadedSource, TimeFormat, TraceCmdStyle,
 };
-use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use tracectl::session::report::{
+    clock_of, kernel_or_json, write_report, ReportError, ReportInput, ReportOptions,
+};
 use tracectl::tracefs::cpus_in_list;
 
 use super::common::Context;
@@ -372,14 +372,21 @@ fn report_dats<'s>(
                 .map_err(anyhow::Error::msg)?;
             print_warnings(&warnings);
         }
-        return kernel_or_json(
+        return match kernel_or_json(
             &dats[0],
             &catalogs[0],
             &filter,
             cpus.as_deref(),
             args.json,
             out,
-        );
+        ) {
+            Ok(warnings) => {
+                print_warnings(&warnings);
+                Ok(0)
+            }
+            Err(ReportError::Output(e)) => Err(e.into()),
+            Err(e) => Err(anyhow::Error::new(e)),
+        };
     }
     let offsets = ts_offsets(
         &raw_args,
@@ -510,13 +517,6 @@ fn print_warnings(warnings: &[String]) {
     }
 }
 
-fn clock_of(dat: &DatFile) -> String {
-    dat.buffers()
-        .first()
-        .and_then(|b| b.clock.clone())
-        .unwrap_or_else(|| "local".to_string())
-}
-
 fn push_ts(out: &mut Vec<u8>, ts: u64, time: TimeFormat) {
     let mut b = Vec::new();
     tracectl::render::tracecmd::write_time(&mut b, ts, time);
@@ -524,118 +524,4 @@ fn push_ts(out: &mut Vec<u8>, ts: u64, time: TimeFormat) {
     let s = &b[..b.len() - 1];
     let s = if time == TimeFormat::Raw { s } else { &s[1..] };
     out.extend_from_slice(s);
-}
-
-/// The kernel's own text for each event, through the event model.
-struct KernelText<'a> {
-    catalog: &'a DatCatalog,
-    env: PrintEnv<'a>,
-}
-
-impl EventFormatter for KernelText<'_> {
-    fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
-        self.catalog.registry().write_event(rec, &self.env, out)
-    }
-}
-
-/// `--json` and `--style kernel`: the stream's sinks over a trace.dat.
-fn kernel_or_json(
-    dat: &DatFile,
-    catalog: &DatCatalog,
-    filter: &EventFilter,
-    cpus: Option<&[u32]>,
-    json: bool,
-    out: &mut dyn Write,
-) -> Result<i32> {
-    let be = dat.big_endian();
-    let mut names = EventNames::default();
-    names.big_endian = be;
-    let mut common = None;
-    for (system, text) in dat.all_formats() {
-        names.add_format(system, text);
-        if common.is_none() && text.contains("common_pid") {
-            common = Some(CommonFields::from_format(text));
-        }
-    }
-    let clock = clock_of(dat);
-    let style = KernelStyle {
-        time_in_ns: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), false)
-            != TimeFormat::Raw,
-        record_tgid: false,
-        irq_info: true,
-        big_endian: be,
-        common: common.unwrap_or_default(),
-    };
-    let mut comms = Comms::from_saved_cmdlines(dat.cmdlines());
-    let mut cmdlines = Cmdlines::new();
-    cmdlines.load(dat.cmdlines());
-    let text = KernelText {
-        catalog,
-        env: catalog.print_env(PrintStyle::Kernel),
-    };
-    let mut source = DatSource::open(dat, 0)?;
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
-    while source
-        .peek_ts()
-        .map_err(anyhow::Error::from_boxed)?
-        .is_some()
-    {
-        let Some(t) = source.take() else { break };
-        let rec = t.rec;
-        if cpus.is_some_and(|c| !c.contains(&rec.cpu)) {
-            continue;
-        }
-        if !filter.is_empty() {
-            let id = rec.event_id(be).unwrap_or(u16::MAX);
-            let pid = style.pid(&rec);
-            let comm = |p: i32| cmdlines.comm(p).to_string();
-            if !filter.accepts(catalog, id, &rec, &FilterContext { comm: &comm, pid }) {
-                continue;
-            }
-        }
-        if let Some(count) = t.missed {
-            if json {
-                json::write_lost(&mut buf, rec.cpu, rec.ts, count);
-            } else {
-                style.write_lost(&mut buf, rec.cpu, count);
-            }
-        }
-        if json {
-            json::write_record(&mut buf, &rec, &comms, &names, &style);
-        } else {
-            style.write_line(&mut buf, &rec, &comms, &text);
-        }
-        // Live comms: the sched events name tasks the saved cmdlines may have missed.
-        learn_comm(catalog, &rec, &mut comms);
-        if buf.len() >= 1 << 16 {
-            out.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    out.write_all(&buf)?;
-    out.flush()?;
-    print_warnings(&source.take_warnings());
-    Ok(0)
-}
-
-/// Remember the comm a sched_switch's next task carries, for later lines.
-fn learn_comm(catalog: &DatCatalog, rec: &Record, comms: &mut Comms) {
-    let Some(id) = rec.event_id(catalog.big_endian()) else {
-        return;
-    };
-    if catalog.event(id).map(|e| e.1) != Some("sched_switch") {
-        return;
-    }
-    if let (Some(p), Some(c)) = (
-        catalog.field(id, "next_pid"),
-        catalog.field(id, "next_comm"),
-    ) {
-        let pid = tracectl::render::tracecmd::read_uint(rec.data, p, catalog.big_endian())
-            .unwrap_or(0) as u32 as i32;
-        let bytes = rec.data.get(c.offset..c.offset + c.size).unwrap_or(&[]);
-        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-        if pid > 0 && comms.comm(pid) == "<...>" {
-            comms.learn(pid, &String::from_utf8_lossy(&bytes[..end]));
-        }
-    }
 }

@@ -28,6 +28,7 @@ struct Entry {
 
 /// A registry that could not be built.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum RegistryError {
     /// A tracefs file could not be read.
     Tracefs(TracefsError),

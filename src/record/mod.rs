@@ -20,7 +20,10 @@ use crate::dat::{
     opt, write_dat, BufferSource, Compression, DatError, NewOption, WriteOptions, WriteSummary,
 };
 use crate::event::HeaderPage;
-use crate::tracefs::{AppendMode, Tracefs, TracefsError};
+use crate::tracefs::{
+    resolve_event, AppendMode, EventName, EventTarget, FunctionFilter, Instance, Ledger,
+    PrivateInstance, Tracefs, TracefsError,
+};
 use capture::{CpuThread, PageInfo, Stop};
 
 /// An event to enable, with the filters and triggers bound to it (`-e X -f F -R T`).
@@ -96,6 +99,7 @@ pub struct RecordConfig {
 
 /// A recording that could not be set up, run or written.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum RecordError {
     /// A tracefs file could not be read or written.
     Tracefs(TracefsError),
@@ -106,8 +110,6 @@ pub enum RecordError {
         /// The refused file.
         file: PathBuf,
     },
-    /// An event name that matches nothing.
-    UnknownEvent(String),
     /// Capture thread or temporary file problem.
     Capture(String),
     /// Writing the trace.dat failed.
@@ -123,9 +125,6 @@ impl fmt::Display for RecordError {
                 "{what} needs function tracing, but the kernel refuses {} (EPERM); record tracepoint events (-e) instead, or run on a kernel that allows function tracing",
                 file.display()
             ),
-            RecordError::UnknownEvent(e) => {
-                write!(f, "event {e:?} not found under events/ (list them with `tracectl list -e`)")
-            }
             RecordError::Capture(m) => write!(f, "capture: {m}"),
             RecordError::Dat(e) => write!(f, "{e}"),
         }
@@ -146,46 +145,6 @@ impl From<DatError> for RecordError {
     }
 }
 
-/// Resolve an event name to `(system, event-or-*)` pairs under `events/`.
-pub fn resolve_event(t: &Tracefs, name: &str) -> Result<Vec<(String, String)>, RecordError> {
-    if name == "all" {
-        return Ok(vec![("*".into(), "*".into())]);
-    }
-    if let Some((s, e)) = name.split_once(':') {
-        let e = if e.is_empty() { "*" } else { e };
-        let ok = if e == "*" {
-            t.path(format!("events/{s}")).is_dir()
-        } else {
-            t.path(format!("events/{s}/{e}")).is_dir()
-        };
-        return if ok {
-            Ok(vec![(s.into(), e.into())])
-        } else {
-            Err(RecordError::UnknownEvent(name.into()))
-        };
-    }
-    if name != "ftrace" && t.path(format!("events/{name}/enable")).exists() {
-        return Ok(vec![(name.into(), "*".into())]);
-    }
-    let mut v = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(t.path("events")) {
-        for s in rd.flatten() {
-            if s.path().join(name).join("enable").exists() {
-                v.push((
-                    s.file_name().to_string_lossy().into_owned(),
-                    name.to_string(),
-                ));
-            }
-        }
-    }
-    v.sort();
-    if v.is_empty() {
-        Err(RecordError::UnknownEvent(name.into()))
-    } else {
-        Ok(v)
-    }
-}
-
 /// Everything a finished recording reports.
 #[derive(Debug, Clone, Default)]
 pub struct RecordSummary {
@@ -195,20 +154,24 @@ pub struct RecordSummary {
     pub stats: Vec<(u32, String)>,
     /// The file written.
     pub written: WriteSummary,
+    /// Files that could not be put back, an instance that could not be removed.
+    pub warnings: Vec<String>,
 }
 
 /// A running recording.
 pub struct Recorder {
     t: Tracefs,
-    inst: PathBuf,
-    instance_name: String,
-    created: bool,
-    restore: Vec<(PathBuf, Vec<u8>, AppendMode)>,
+    inst: Instance,
+    /// The instance when this recording created it (removed at the end).
+    private: Option<PrivateInstance>,
+    /// Tracing state changed in a buffer that existed before (`-k` keeps it).
+    ledger: Ledger,
+    /// Global files (saved_cmdlines_size), always restored.
+    global: Ledger,
     threads: Vec<CpuThread>,
     stop: Arc<Stop>,
     info: PageInfo,
     torn_down: bool,
-    top_restore: Vec<(PathBuf, Vec<u8>)>,
     warnings: Vec<String>,
     extra: Vec<Recorder>,
     cfg: RecordConfig,
@@ -218,119 +181,113 @@ pub struct Recorder {
     finishing: bool,
 }
 
-/// What, written back, recreates a file's state as read: pid and function lists read
-/// `no pid` or `#### all functions enabled ####` when empty, which are not valid input.
-fn restorable(read: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8_lossy(read);
-    let t = text.trim();
-    if t == "no pid" || t.starts_with("#### all functions enabled") {
-        return Vec::new();
-    }
-    // `7 (expanded: 1410)`: a buffer that was never used; the expanded size is its size.
-    if let Some((_, rest)) = t.split_once("(expanded: ") {
-        return rest.trim_end_matches(')').as_bytes().to_vec();
-    }
-    read.to_vec()
+/// Whether a function tracer (or its filters) asked for cannot work in a private instance
+/// of this kernel, so that the top level must be used; with the notes of the probe
+/// instance's creation (stale instances removed).
+fn needs_top_level(t: &Tracefs, cfg: &RecordConfig) -> (bool, Vec<String>) {
+    let Some(plugin) = cfg.plugin.as_deref().filter(|p| *p != "nop") else {
+        return (false, Vec::new());
+    };
+    let Ok(probe) = PrivateInstance::create(t, "probe") else {
+        return (false, Vec::new());
+    };
+    let inst = probe.instance();
+    let has_tracer = inst
+        .available_tracers()
+        .unwrap_or_default()
+        .iter()
+        .any(|x| x == plugin);
+    let has_graph_filter = cfg.graph_functions.is_empty() || inst.exists("set_graph_function");
+    (!(has_tracer && has_graph_filter), probe.notes().to_vec())
 }
 
-/// Whether a function tracer (or its filters) asked for cannot work in a private instance
-/// of this kernel, so that the top level must be used.
-fn needs_top_level(t: &Tracefs, cfg: &RecordConfig) -> bool {
-    let Some(plugin) = cfg.plugin.as_deref().filter(|p| *p != "nop") else {
-        return false;
-    };
-    let probe = PathBuf::from(format!("instances/tracectl-probe-{}", std::process::id()));
-    if std::fs::create_dir(t.path(&probe)).is_err() {
-        return false;
+/// Resolve each `-e` (see [`resolve_event`]); with `ignore_missing` (`-i`) an unknown
+/// one becomes a warning and `None`.
+fn resolve_events(
+    events: &[EventSpec],
+    available: &[EventName],
+    ignore_missing: bool,
+) -> Result<(Vec<Option<EventTarget>>, Vec<String>), TracefsError> {
+    let mut warnings = Vec::new();
+    let mut targets = Vec::new();
+    for ev in events {
+        match resolve_event(&ev.name, available) {
+            Ok(t) => targets.push(Some(t)),
+            Err(e @ TracefsError::UnknownEvent { .. }) if ignore_missing => {
+                warnings.push(format!("{e}; ignored (-i)"));
+                targets.push(None);
+            }
+            Err(e) => return Err(e),
+        }
     }
-    let tracers = t.read(probe.join("available_tracers")).unwrap_or_default();
-    let has_tracer = String::from_utf8_lossy(&tracers)
-        .split_whitespace()
-        .any(|x| x == plugin);
-    let has_graph_filter =
-        cfg.graph_functions.is_empty() || t.exists(probe.join("set_graph_function"));
-    let _ = std::fs::remove_dir(t.path(&probe));
-    !(has_tracer && has_graph_filter)
+    Ok((targets, warnings))
 }
 
 fn is_refused(e: &TracefsError) -> bool {
     matches!(e, TracefsError::PermissionDenied { .. })
 }
 
-impl Recorder {
-    fn rel(&self, f: &str) -> PathBuf {
-        self.inst.join(f)
-    }
-
-    /// Write `value`, remembering the old contents to restore (named instances only:
-    /// a private instance is removed whole).
-    fn set(
-        &mut self,
-        file: &str,
-        value: &str,
-        restore_as: Option<(String, AppendMode)>,
-    ) -> Result<(), TracefsError> {
-        let rel = self.rel(file);
-        if !self.created {
-            let old = match restore_as {
-                Some((v, m)) => Some((v.into_bytes(), m)),
-                None => self
-                    .t
-                    .read(&rel)
-                    .ok()
-                    .map(|v| (restorable(&v), AppendMode::Truncate)),
-            };
-            self.t.write(&rel, value.as_bytes(), AppendMode::Truncate)?;
-            if let Some((v, m)) = old {
-                self.restore.push((rel, v, m));
-            }
+/// A refused function-tracing file as the feature that needs it.
+fn refused(what: &str, inst: &Instance, file: &str) -> impl FnOnce(TracefsError) -> RecordError {
+    let (what, path) = (what.to_string(), inst.path(file));
+    move |e| {
+        if is_refused(&e) {
+            RecordError::Refused { what, file: path }
         } else {
-            self.t.write(&rel, value.as_bytes(), AppendMode::Truncate)?;
+            e.into()
         }
-        Ok(())
     }
+}
 
+impl Recorder {
     /// Set up tracefs and start one capture thread per CPU; `output` is the trace.dat
     /// to write (per-CPU capture files go next to it as `<output>.cpuN`).
     pub fn start(t: Tracefs, cfg: RecordConfig, output: &Path) -> Result<Recorder, RecordError> {
         // A tree is a recording: nothing in it to trace, and nothing of it to change.
         t.require_live("record")?;
         check_values(&t, &cfg)?;
-        // Every event is known before anything is created or written.
-        if !cfg.ignore_missing {
-            let more = cfg.more_instances.iter().flat_map(|(_, evs)| evs);
-            for ev in cfg.events.iter().chain(more) {
-                resolve_event(&t, &ev.name)?;
-            }
-        }
         let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
-        let (name, created) = match &cfg.instance {
-            Some(n) => {
-                let exists = t.path(format!("instances/{n}")).is_dir();
-                (n.clone(), !exists)
+        // Every -e is resolved before anything is created or written.
+        let available = t.available_events()?;
+        let (targets, mut warnings) = resolve_events(&cfg.events, &available, cfg.ignore_missing)?;
+        for (_, events) in &cfg.more_instances {
+            resolve_events(events, &available, cfg.ignore_missing)?;
+        }
+        let private = match &cfg.instance {
+            Some(n) if t.instance(Some(n)).is_ok() => None,
+            Some(n) => Some(PrivateInstance::create_named(&t, n)?),
+            None => {
+                let (top_level, notes) = needs_top_level(&t, &cfg);
+                warnings.extend(notes);
+                // Older kernels offer function_graph (and the graph filters) only at the
+                // top level; record there, as trace-cmd does, restoring what we change.
+                if top_level {
+                    None
+                } else {
+                    Some(PrivateInstance::create(&t, "record")?)
+                }
             }
-            // Older kernels offer function_graph (and the graph filters) only at the top
-            // level; record there, as trace-cmd does, restoring what we change.
-            None if needs_top_level(&t, &cfg) => (String::new(), false),
-            None => (format!("tracectl-record-{}", std::process::id()), true),
         };
-        let inst = if name.is_empty() {
-            PathBuf::new()
-        } else {
-            PathBuf::from(format!("instances/{name}"))
+        let inst = match (&private, &cfg.instance) {
+            (Some(p), _) => {
+                warnings.extend(p.notes().iter().cloned());
+                p.instance().clone()
+            }
+            (None, Some(n)) => t.instance(Some(n))?,
+            (None, None) => t.top(),
         };
-        if created {
-            std::fs::create_dir(t.path(&inst))
-                .map_err(|e| TracefsError::from_io(t.path(&inst), e))?;
+        let mut ledger = Ledger::new();
+        if let Some(p) = &private {
+            ledger.mark_private(p.instance());
         }
         let hp = HeaderPage::parse(&String::from_utf8_lossy(&t.read("events/header_page")?))
             .map_err(|e| RecordError::Capture(e.to_string()))?;
         let mut rec = Recorder {
             t,
             inst,
-            instance_name: name,
-            created,
-            restore: Vec::new(),
+            private,
+            ledger,
+            global: Ledger::new(),
             threads: Vec::new(),
             stop,
             info: PageInfo {
@@ -342,15 +299,14 @@ impl Recorder {
                 max_bytes: None,
             },
             torn_down: false,
-            top_restore: Vec::new(),
-            warnings: Vec::new(),
+            warnings,
             extra: Vec::new(),
             cfg,
             output: output.to_path_buf(),
             finishing: false,
         };
         // From here on Drop restores whatever was changed, whatever fails next.
-        rec.configure()?;
+        rec.configure(&targets)?;
         rec.spawn_threads()?;
         rec.exclude_self()?;
         for (name, events) in rec.cfg.more_instances.clone() {
@@ -365,229 +321,159 @@ impl Recorder {
             rec.warnings.extend(x.warnings.iter().cloned());
             rec.extra.push(x);
         }
-        rec.set("tracing_on", "1", None)?;
+        rec.ledger.save(&rec.inst, "tracing_on")?;
+        rec.inst.set_tracing_on(true)?;
         Ok(rec)
     }
 
-    fn configure(&mut self) -> Result<(), RecordError> {
+    fn configure(&mut self, targets: &[Option<EventTarget>]) -> Result<(), RecordError> {
         let cfg = self.cfg.clone();
+        let inst = self.inst.clone();
+        let created = self.private.is_some();
         self.info.max_bytes = cfg.max_kb_per_cpu.map(|k| k * 1024);
         if let Some(us) = cfg.sleep_us {
             self.info.sleep_ms = (us / 1000).clamp(1, u16::MAX as u64) as u16;
         }
         if let Some(kb) = cfg.subbuf_size_kb {
-            self.set("buffer_subbuf_size_kb", &kb.to_string(), None)?;
+            self.ledger.save(&inst, "buffer_subbuf_size_kb")?;
+            inst.set_subbuf_size_kb(kb)?;
         }
         if let Some(n) = cfg.cmdlines_size {
             // Global, so always restored, also when our instance is private.
-            let rel = PathBuf::from("saved_cmdlines_size");
-            let old = self.t.read(&rel)?;
-            self.t
-                .write(&rel, n.to_string().as_bytes(), AppendMode::Truncate)?;
-            self.top_restore.push((rel, old));
+            self.global
+                .set(&self.t.top(), "saved_cmdlines_size", &n.to_string())?;
         }
         if let Some(d) = cfg.max_graph_depth {
-            let rel = self.rel("max_graph_depth");
-            match self.set("max_graph_depth", &d.to_string(), None) {
-                Err(e) if is_refused(&e) || matches!(e, TracefsError::NotFound { .. }) => {
-                    return Err(RecordError::Refused {
-                        what: "--max-graph-depth".into(),
-                        file: self.t.path(rel),
-                    })
-                }
+            let refused = || RecordError::Refused {
+                what: "--max-graph-depth".into(),
+                file: inst.path("max_graph_depth"),
+            };
+            match self
+                .ledger
+                .save(&inst, "max_graph_depth")
+                .and_then(|()| inst.set_max_graph_depth(d))
+            {
+                Err(
+                    TracefsError::PermissionDenied { .. }
+                    | TracefsError::NotFound { .. }
+                    | TracefsError::NotSupported { .. },
+                ) => return Err(refused()),
                 r => r?,
             }
         }
-        if let Ok(kb) = self.t.read_string(self.rel("buffer_subbuf_size_kb")) {
-            if let Ok(kb) = kb.trim().parse::<usize>() {
-                self.info.subbuf = kb * 1024;
-            }
+        if let Ok(kb) = inst.subbuf_size_kb() {
+            self.info.subbuf = kb as usize * 1024;
         }
-        self.set("tracing_on", "0", None)?;
-        if !self.created && !cfg.keep_before {
+        self.ledger.save(&inst, "tracing_on")?;
+        inst.set_tracing_on(false)?;
+        if !created && !cfg.keep_before {
             // Events enabled before us are not part of this recording: disable them now,
-            // enable them again at the end (set_event lists them one per line).
-            let before = self.t.read(self.rel("set_event")).unwrap_or_default();
+            // enable them again at the end.
+            let before = inst.read("set_event").unwrap_or_default();
             if !before.iter().all(u8::is_ascii_whitespace) {
-                self.set(
-                    "set_event",
-                    "",
-                    Some((
-                        String::from_utf8_lossy(&before).into_owned(),
-                        AppendMode::Truncate,
-                    )),
-                )?;
+                self.ledger.set(&inst, "set_event", "")?;
             }
         }
         if let Some(c) = &cfg.clock {
-            let old = self
-                .t
-                .read_string(self.rel("trace_clock"))
-                .ok()
-                .and_then(|s| crate::dat::selected_clock(&s));
-            self.set("trace_clock", c, old.map(|o| (o, AppendMode::Truncate)))?;
+            self.ledger.save(&inst, "trace_clock")?;
+            inst.set_trace_clock(c)?;
         }
         if let Some(kb) = cfg.buffer_size_kb {
-            self.set("buffer_size_kb", &kb.to_string(), None)?;
+            self.ledger.save(&inst, "buffer_size_kb")?;
+            inst.set_buffer_size(kb)?;
         }
         if let Some(m) = &cfg.cpumask {
-            self.set("tracing_cpumask", m, None)?;
+            self.ledger.save(&inst, "tracing_cpumask")?;
+            inst.set_cpumask(m)?;
         }
         for o in &cfg.options {
-            let (name, val) = match o.strip_prefix("no") {
-                Some(n) if self.t.exists(self.rel(&format!("options/{n}"))) => (n.to_string(), "0"),
-                _ => (o.clone(), "1"),
-            };
-            self.set(&format!("options/{name}"), val, None)?;
+            self.ledger.apply_option(&inst, o)?;
         }
         let function = cfg
             .plugin
             .as_deref()
             .is_some_and(|p| p.starts_with("function"));
-        let ftrace_files: [(&Vec<String>, &str, &str); 3] = [
+        let ftrace_files = [
             (
                 &cfg.ftrace_filter,
-                "set_ftrace_filter",
+                FunctionFilter::Filter,
                 "-l (set_ftrace_filter)",
             ),
             (
                 &cfg.ftrace_notrace,
-                "set_ftrace_notrace",
+                FunctionFilter::Notrace,
                 "-n (set_ftrace_notrace)",
             ),
             (
                 &cfg.graph_functions,
-                "set_graph_function",
+                FunctionFilter::GraphFunction,
                 "-g (set_graph_function)",
             ),
         ];
-        for (list, file, what) in ftrace_files {
-            for f in list {
-                let rel = self.rel(file);
-                match self.t.write(&rel, f.as_bytes(), AppendMode::Append) {
-                    Ok(()) => self.restore.push((rel, Vec::new(), AppendMode::Truncate)),
-                    Err(e) if is_refused(&e) => {
-                        return Err(RecordError::Refused {
-                            what: what.into(),
-                            file: self.t.path(&rel),
-                        })
-                    }
-                    Err(e) => return Err(e.into()),
-                }
+        for (list, which, what) in ftrace_files {
+            if list.is_empty() {
+                continue;
             }
+            let f: Vec<&str> = list.iter().map(String::as_str).collect();
+            self.ledger
+                .save(&inst, which.file())
+                .and_then(|()| inst.set_function_filter(which, &f, AppendMode::Append))
+                .map_err(refused(what, &inst, which.file()))?;
         }
         if !cfg.pids.is_empty() {
-            let pids: Vec<String> = cfg.pids.iter().map(u32::to_string).collect();
-            self.set("set_event_pid", &pids.join(" "), None)?;
+            self.ledger.save(&inst, "set_event_pid")?;
+            inst.set_event_pids(&cfg.pids, AppendMode::Truncate)?;
             if cfg.follow_children {
-                self.set("options/event-fork", "1", None)?;
+                self.ledger.apply_option(&inst, "event-fork")?;
             }
             if function {
-                let rel = self.rel("set_ftrace_pid");
-                match self.set("set_ftrace_pid", &pids.join(" "), None) {
-                    Err(e) if is_refused(&e) => {
-                        return Err(RecordError::Refused {
-                            what: "-P with a function tracer".into(),
-                            file: self.t.path(rel),
-                        })
-                    }
-                    r => r?,
-                }
+                self.ledger
+                    .save(&inst, "set_ftrace_pid")
+                    .and_then(|()| inst.set_ftrace_pids(&cfg.pids, AppendMode::Truncate))
+                    .map_err(refused(
+                        "-P with a function tracer",
+                        &inst,
+                        "set_ftrace_pid",
+                    ))?;
                 if cfg.follow_children {
-                    self.set("options/function-fork", "1", None)?;
+                    self.ledger.apply_option(&inst, "function-fork")?;
                 }
             }
         }
         if let Some(p) = &cfg.plugin {
-            let rel = self.rel("current_tracer");
-            match self.set(
-                "current_tracer",
-                p,
-                Some(("nop".into(), AppendMode::Truncate)),
-            ) {
-                Err(e) if is_refused(&e) => {
-                    return Err(RecordError::Refused {
-                        what: format!("-p {p}"),
-                        file: self.t.path(rel),
-                    })
-                }
-                r => r?,
-            }
+            self.ledger
+                .save(&inst, "current_tracer")
+                .and_then(|()| inst.set_tracer(p))
+                .map_err(refused(&format!("-p {p}"), &inst, "current_tracer"))?;
         }
-        for ev in &cfg.events {
-            let targets = match resolve_event(&self.t, &ev.name) {
-                Err(RecordError::UnknownEvent(n)) if cfg.ignore_missing => {
-                    self.warnings
-                        .push(format!("event {n:?} not found; ignored (-i)"));
-                    continue;
-                }
-                r => r?,
-            };
-            for (s, e) in targets {
-                let dir = if s == "*" {
-                    "events".to_string()
-                } else if e == "*" {
-                    format!("events/{s}")
-                } else {
-                    format!("events/{s}/{e}")
-                };
+        for (ev, target) in cfg.events.iter().zip(targets) {
+            let Some(target) = target else { continue };
+            for dir in target.dirs() {
                 for f in &ev.filters {
-                    self.set(
-                        &format!("{dir}/filter"),
-                        f,
-                        Some(("0".into(), AppendMode::Truncate)),
-                    )?;
+                    self.ledger.set(&inst, dir.join("filter"), f)?;
                 }
                 for tr in &ev.triggers {
-                    let rel = self.rel(&format!("{dir}/trigger"));
-                    self.t.write(&rel, tr.as_bytes(), AppendMode::Append)?;
-                    let undo = format!("!{}", tr.split(" if ").next().unwrap_or(tr));
-                    self.restore
-                        .push((rel, undo.into_bytes(), AppendMode::Append));
+                    self.ledger.add_trigger(&inst, &dir, tr)?;
                 }
-                // A system's enable reads `X` when mixed, which cannot be written back.
-                let was = self
-                    .t
-                    .read_string(self.rel(&format!("{dir}/enable")))
-                    .unwrap_or_default();
-                let undo = if was.trim() == "1" { "1" } else { "0" };
-                let value = if ev.invert { "0" } else { "1" };
-                self.set(
-                    &format!("{dir}/enable"),
-                    value,
-                    Some((undo.into(), AppendMode::Truncate)),
-                )?;
+                self.ledger.save(&inst, dir.join("enable"))?;
             }
+            inst.set_target_enabled(target, !ev.invert)?;
         }
-        if let Ok(kb) = self.t.read_string(self.rel("buffer_subbuf_size_kb")) {
-            if let Ok(kb) = kb.trim().parse::<usize>() {
-                self.info.subbuf = kb * 1024;
-            }
+        if let Ok(kb) = inst.subbuf_size_kb() {
+            self.info.subbuf = kb as usize * 1024;
         }
         // Start from an empty buffer: old events are not part of this recording. A target
         // that existed before is reset too, as trace-cmd does, unless -K keeps its state.
-        if self.created || !cfg.keep_before {
-            self.t.write(self.rel("trace"), b"", AppendMode::Truncate)?;
+        if created || !cfg.keep_before {
+            inst.clear()?;
         }
         Ok(())
     }
 
     fn spawn_threads(&mut self) -> Result<(), RecordError> {
-        let mut cpus: Vec<u32> = std::fs::read_dir(self.t.path(self.rel("per_cpu")))
-            .map_err(|e| TracefsError::from_io(self.t.path(self.rel("per_cpu")), e))?
-            .flatten()
-            .filter_map(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .strip_prefix("cpu")
-                    .and_then(|n| n.parse().ok())
-            })
-            .collect();
-        cpus.sort();
+        let cpus = self.inst.cpus()?;
         for cpu in cpus {
-            let pipe = self
-                .t
-                .path(self.rel(&format!("per_cpu/cpu{cpu}/trace_pipe_raw")));
+            let pipe = self.inst.path(format!("per_cpu/cpu{cpu}/trace_pipe_raw"));
             let tmp = PathBuf::from(format!("{}.cpu{cpu}", self.output.display()));
             let th = capture::spawn(cpu, pipe, tmp, self.info, self.stop.clone())
                 .map_err(|e| RecordError::Capture(format!("cpu{cpu}: {e}")))?;
@@ -599,25 +485,25 @@ impl Recorder {
     /// Keep the recorder's own threads out of the trace (set_event_notrace_pid), as
     /// their reads and wake-ups would otherwise fill it.
     fn exclude_self(&mut self) -> Result<(), RecordError> {
-        if self.cfg.no_filter || !self.t.exists(self.rel("set_event_notrace_pid")) {
+        let inst = self.inst.clone();
+        if self.cfg.no_filter || !inst.exists("set_event_notrace_pid") {
             return Ok(());
         }
-        let mut pids = vec![std::process::id().to_string()];
-        pids.extend(
-            self.threads
-                .iter()
-                .filter_map(|t| t.tid)
-                .map(|t| t.to_string()),
-        );
-        self.set("set_event_notrace_pid", &pids.join(" "), None)?;
+        let mut pids = vec![std::process::id()];
+        pids.extend(self.threads.iter().filter_map(|t| t.tid).map(|t| t as u32));
+        self.ledger.save(&inst, "set_event_notrace_pid")?;
+        inst.set_event_notrace_pids(&pids, AppendMode::Truncate)?;
         let function = self
             .cfg
             .plugin
             .as_deref()
             .is_some_and(|p| p.starts_with("function"));
-        if function && self.cfg.pids.is_empty() && self.t.exists(self.rel("set_ftrace_notrace_pid"))
-        {
-            match self.set("set_ftrace_notrace_pid", &pids.join(" "), None) {
+        if function && self.cfg.pids.is_empty() && inst.exists("set_ftrace_notrace_pid") {
+            match self
+                .ledger
+                .save(&inst, "set_ftrace_notrace_pid")
+                .and_then(|()| inst.set_ftrace_notrace_pids(&pids, AppendMode::Truncate))
+            {
                 Err(e) if is_refused(&e) => {}
                 r => r?,
             }
@@ -630,15 +516,18 @@ impl Recorder {
         &self.warnings
     }
 
-    /// Name of the instance recorded.
+    /// The problems so far, leaving none behind (the rest come with the summary).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Name of the instance recorded (empty for the top level).
     pub fn instance_name(&self) -> &str {
-        &self.instance_name
+        self.inst.name().unwrap_or("")
     }
 
     fn stop_threads(&mut self) -> Vec<Result<CpuCaptured, String>> {
-        let _ = self
-            .t
-            .write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
+        let _ = self.inst.set_tracing_on(false);
         self.stop.trigger();
         let mut v = Vec::new();
         for th in &mut self.threads {
@@ -657,9 +546,7 @@ impl Recorder {
             return;
         }
         self.torn_down = true;
-        let _ = self
-            .t
-            .write(self.rel("tracing_on"), b"0", AppendMode::Truncate);
+        let _ = self.inst.set_tracing_on(false);
         self.stop.trigger();
         for th in &mut self.threads {
             if let Some(h) = th.handle.take() {
@@ -669,30 +556,26 @@ impl Recorder {
         if self.cfg.keep_after && self.finishing {
             // -k: leave everything as the recording set it, tracing_on at 0. Global files
             // (saved_cmdlines_size) are still restored: they are not tracing state.
-            self.restore.clear();
-            while let Some((rel, v)) = self.top_restore.pop() {
-                let _ = self.t.write(&rel, &v, AppendMode::Truncate);
+            self.ledger.forget();
+            let w = self.global.restore();
+            self.warnings.extend(w);
+            if let Some(p) = self.private.take() {
+                p.keep();
             }
             return;
         }
-        // Triggers must go before the events they hang on are disabled.
-        while let Some((rel, v, m)) = self.restore.pop() {
-            let _ = self.t.write(&rel, &v, m);
-        }
-        while let Some((rel, v)) = self.top_restore.pop() {
-            let _ = self.t.write(&rel, &v, AppendMode::Truncate);
-        }
-        if self.created {
-            // Disabling first lets rmdir succeed even if a reader lingers.
-            let _ = self
-                .t
-                .write(self.rel("events/enable"), b"0", AppendMode::Truncate);
-            let p = self.t.path(&self.inst);
-            for _ in 0..50 {
-                if std::fs::remove_dir(&p).is_ok() || !p.exists() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(20));
+        // Newest first: triggers go before the events they hang on are disabled.
+        let w = self.ledger.restore();
+        self.warnings.extend(w);
+        let w = self.global.restore();
+        self.warnings.extend(w);
+        if let Some(p) = self.private.take() {
+            let path = p.instance().path("");
+            if let Err(e) = p.remove() {
+                self.warnings.push(format!(
+                    "could not remove {}: {e}; remove it with rmdir",
+                    path.display()
+                ));
             }
         }
     }
@@ -718,9 +601,11 @@ impl Recorder {
         for x in &mut extras {
             x.finishing = true;
             x.teardown();
+            summary.warnings.append(&mut x.warnings);
         }
         self.finishing = true;
         self.teardown();
+        summary.warnings.append(&mut self.warnings);
 
         let clock = main.clock.clone();
         let mut options = vec![
@@ -742,7 +627,7 @@ impl Recorder {
         for (name, c) in std::iter::once((String::new(), &main)).chain(
             extras
                 .iter()
-                .map(|x| x.instance_name.clone())
+                .map(|x| x.instance_name().to_string())
                 .zip(extra.iter()),
         ) {
             let mut files = Vec::new();
@@ -788,21 +673,18 @@ impl Recorder {
             summary.cpus.push(c);
         }
         for c in &summary.cpus {
-            if let Ok(s) = self
-                .t
-                .read_string(self.rel(&format!("per_cpu/cpu{}/stats", c.cpu)))
-            {
+            if let Ok(s) = self.inst.read_string(format!("per_cpu/cpu{}/stats", c.cpu)) {
                 summary.stats.push((c.cpu, s));
             }
         }
         let clock_text = self
-            .t
-            .read_string(self.rel("trace_clock"))
+            .inst
+            .read_string("trace_clock")
             .unwrap_or_else(|_| "[local]".into());
         let events = if self.cfg.all_formats {
             all_events(&self.t)
         } else {
-            enabled_events(&self.t, &self.inst)?
+            enabled_events(&self.t, &self.inst.rel(""))?
         };
         Ok(Collected {
             clock: crate::dat::selected_clock(&clock_text).unwrap_or_else(|| "local".into()),
@@ -914,15 +796,7 @@ pub fn extract(
     snapshot: bool,
     wo: WriteOptions,
 ) -> Result<RecordSummary, RecordError> {
-    let inst = match instance {
-        Some(n) => PathBuf::from(format!("instances/{n}")),
-        None => PathBuf::new(),
-    };
-    if instance.is_some() && !t.path(&inst).is_dir() {
-        return Err(RecordError::Tracefs(TracefsError::NotFound {
-            path: t.path(&inst),
-        }));
-    }
+    let inst = t.instance(instance)?;
     // Before anything is drained from the buffer: the file must be writable there.
     check_output_dir(output)?;
     let hp = HeaderPage::parse(&String::from_utf8_lossy(&t.read("events/header_page")?))
@@ -935,22 +809,12 @@ pub fn extract(
         sleep_ms: 100,
         max_bytes: None,
     };
-    if let Some(size) =
-        crate::ring::subbuf_size(t, &inst).map_err(|e| RecordError::Capture(e.to_string()))?
+    if let Some(size) = crate::ring::subbuf_size(t, &inst.rel(""))
+        .map_err(|e| RecordError::Capture(e.to_string()))?
     {
         info.subbuf = size;
     }
-    let mut cpus: Vec<u32> = std::fs::read_dir(t.path(inst.join("per_cpu")))
-        .map_err(|e| TracefsError::from_io(t.path(inst.join("per_cpu")), e))?
-        .flatten()
-        .filter_map(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .strip_prefix("cpu")
-                .and_then(|n| n.parse().ok())
-        })
-        .collect();
-    cpus.sort();
+    let cpus = inst.cpus()?;
     let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
     stop.trigger();
     let mut summary = RecordSummary::default();
@@ -961,7 +825,7 @@ pub fn extract(
         } else {
             "trace_pipe_raw"
         };
-        let pipe = t.path(inst.join(format!("per_cpu/cpu{cpu}/{raw}")));
+        let pipe = inst.path(format!("per_cpu/cpu{cpu}/{raw}"));
         if !pipe.exists() {
             return Err(RecordError::Tracefs(TracefsError::NotFound { path: pipe }));
         }
@@ -986,19 +850,19 @@ pub fn extract(
             r.unwrap_or_else(|| Err("no thread".into()))
                 .map_err(RecordError::Capture)?,
         );
-        if let Ok(s) = t.read_string(inst.join(format!("per_cpu/cpu{cpu}/stats"))) {
+        if let Ok(s) = inst.read_string(format!("per_cpu/cpu{cpu}/stats")) {
             summary.stats.push((cpu, s));
         }
         tmps.push((cpu, tmp));
     }
-    let clock_text = t
-        .read_string(inst.join("trace_clock"))
+    let clock_text = inst
+        .read_string("trace_clock")
         .unwrap_or_else(|_| "[local]".into());
     let clock = crate::dat::selected_clock(&clock_text).unwrap_or_else(|| "local".into());
     let events = if all_formats {
         all_events(t)
     } else {
-        enabled_events(t, &inst)?
+        enabled_events(t, &inst.rel(""))?
     };
     let meta = metadata(t, &events)?;
     let mut options = vec![

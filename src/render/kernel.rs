@@ -8,7 +8,7 @@ use super::comm::Comms;
 use super::EventFormatter;
 use crate::bytes::dec_len;
 use crate::event::Record;
-use crate::tracefs::Tracefs;
+use crate::tracefs::{Instance, Tracefs};
 
 /// IRQS_OFF: interrupts disabled.
 const F_IRQS_OFF: u8 = 0x01;
@@ -207,6 +207,11 @@ impl KernelStyle {
     /// Read `trace_clock`, `options/record-tgid` and `options/irq-info` under `t` (a root,
     /// an instance directory or a fixture tree); missing files keep the kernel defaults.
     pub fn from_tracefs(t: &Tracefs, big_endian: bool) -> KernelStyle {
+        KernelStyle::from_instance(&t.top(), big_endian)
+    }
+
+    /// [`KernelStyle::from_tracefs`] for one buffer: its `options/*` and `trace_clock`.
+    pub fn from_instance(t: &Instance, big_endian: bool) -> KernelStyle {
         let opt = |name: &str, default: bool| {
             t.read_string(format!("options/{name}"))
                 .map(|s| s.trim() == "1")

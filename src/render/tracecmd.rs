@@ -70,15 +70,11 @@
 
 mod catalog;
 mod filter;
-mod report;
 mod source;
 
 pub use catalog::DatCatalog;
 pub use filter::{EventFilter, FilterContext, FilterError};
-pub use report::{write_report, ReportError, ReportInput, ReportOptions, ReportSummary};
-pub use source::{
-    CpuBounds, DatSource, EntrySource, RecordSource, SourceError, Taken, ThreadedSource,
-};
+pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken, ThreadedSource};
 
 use std::cell::RefCell;
 

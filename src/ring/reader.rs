@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use super::page::PageLayout;
 use crate::event::{HeaderPage, HeaderPageError};
-use crate::tracefs::{Tracefs, TracefsError};
+use crate::tracefs::{Instance, Tracefs, TracefsError};
 
 /// An error setting up a ring-buffer source.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum RingError {
     /// A tracefs file could not be read.
     Tracefs(TracefsError),
@@ -56,7 +57,7 @@ impl fmt::Display for RingError {
             ),
             RingError::NoData { root } => write!(
                 f,
-                "{}: no per_cpu/cpuN/trace_pipe_raw files (capture a tree with data: tracectl capture DIR -e EVENT)",
+                "{}: no per_cpu/cpuN/trace_pipe_raw files (a tree captured without events has no data)",
                 root.display()
             ),
             RingError::SubBufferSize { path, detail } => write!(f, "{}: {detail}", path.display()),
@@ -205,15 +206,15 @@ pub struct LiveReader {
 }
 
 impl LiveReader {
-    /// Open `per_cpu/cpuN/trace_pipe_raw` under `t` (a live root or instance directory) for
+    /// Open `per_cpu/cpuN/trace_pipe_raw` of a buffer (the top level or an instance) for
     /// every CPU, or just `cpu`.
     pub fn open(
-        t: &Tracefs,
+        t: &Instance,
         layout: &PageLayout,
         cpu: Option<u32>,
     ) -> Result<LiveReader, RingError> {
         let mut files = Vec::new();
-        for c in cpu_numbers(t) {
+        for c in t.cpus().unwrap_or_default() {
             if cpu.is_some_and(|want| want != c) {
                 continue;
             }
@@ -232,9 +233,7 @@ impl LiveReader {
             files.push((c, f));
         }
         if files.is_empty() {
-            return Err(RingError::NoData {
-                root: t.root().to_path_buf(),
-            });
+            return Err(RingError::NoData { root: t.path("") });
         }
         Ok(LiveReader {
             files,

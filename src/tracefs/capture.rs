@@ -15,8 +15,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{AppendMode, Tracefs, TracefsError};
-use crate::event::Registry;
+use super::events::{parse_available_events, resolve_event, select_events, EventName, EventTarget};
+use super::instance::Instance;
+use super::{AppendMode, FunctionFilter, Ledger, PrivateInstance, Tracefs, TracefsError};
 
 /// What to capture.
 #[derive(Debug, Clone, Default)]
@@ -67,10 +68,14 @@ pub struct CaptureReport {
     pub trace_lines: usize,
     /// Exit status of the workload, if one ran.
     pub workload_status: Option<i32>,
+    /// Lines for the user: stale private instances removed, files that could not be put
+    /// back afterwards.
+    pub warnings: Vec<String>,
 }
 
 /// A capture that could not be completed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum CaptureError {
     /// A tracefs file could not be read or written.
     Tracefs(TracefsError),
@@ -80,13 +85,6 @@ pub enum CaptureError {
         path: PathBuf,
         /// The cause.
         err: io::Error,
-    },
-    /// An event given with `-e` matches nothing in `available_events`.
-    UnknownEvent {
-        /// What was asked for.
-        spec: String,
-        /// Close names from `available_events`.
-        suggestions: Vec<String>,
     },
     /// The workload could not be started.
     Workload {
@@ -108,13 +106,6 @@ impl fmt::Display for CaptureError {
             CaptureError::Tracefs(e) => write!(f, "{e}"),
             CaptureError::Write { path, err } => {
                 write!(f, "{}: cannot write: {err}", path.display())
-            }
-            CaptureError::UnknownEvent { spec, suggestions } => {
-                write!(f, "no event matches {spec:?} in available_events")?;
-                if !suggestions.is_empty() {
-                    write!(f, " (did you mean {}?)", suggestions.join(", "))?;
-                }
-                Ok(())
             }
             CaptureError::Workload { command, err } => write!(f, "cannot run {command:?}: {err}"),
             CaptureError::Interrupted => write!(f, "interrupted; the capture instance was removed"),
@@ -184,41 +175,40 @@ pub fn capture(
     let mut report = CaptureReport::default();
     mkdirs(dest)?;
     let available = src.read_string("available_events")?;
-    let selected = select_events(&available, &opts.events)?;
+    let selected = selected_events(&available, &opts.events)?;
+    let data = !opts.events.is_empty() || opts.tracer.is_some();
 
     // Global metadata first; the instance's own view overwrites the per-buffer files.
     copy_top_level(src, dest, &mut report)?;
     let copy_all = opts.all_formats || !data;
 
     if data {
-        let name = format!("tracectl-capture-{}", std::process::id());
-        // Exactly one of the two guards undoes the recording's changes when dropped.
-        let (inst, restore, it) = if opts.top_level {
-            (
-                None,
-                Some(TopLevelRestore::save(src, opts, &selected)?),
-                src.clone(),
-            )
+        let top = src.top();
+        let mut ledger = Ledger::new();
+        let mut private = None;
+        let it = if opts.top_level {
+            top.clone()
         } else {
             // A tracer's own options (options/funcgraph-*) are global to the tracer on
             // Debian 6.1 and 6.12: written in an instance they change the top level too, and
             // outlive the instance. Save the top level's copies of those.
-            let restore = if opts.tracer.is_some() {
-                Some(TopLevelRestore::save_options(src, opts)?)
-            } else {
-                None
-            };
-            (
-                Some(InstanceGuard::create(src, &name)?),
-                restore,
-                Tracefs::at(src.path(format!("instances/{name}"))),
-            )
+            if opts.tracer.is_some() {
+                for o in &opts.options {
+                    ledger.save_if_present(&top, format!("options/{}", top.option_spec(o).0))?;
+                }
+            }
+            let p = PrivateInstance::create(src, "capture")?;
+            report.warnings.extend(p.notes().iter().cloned());
+            let it = p.instance().clone();
+            ledger.mark_private(&it);
+            private = Some(p);
+            it
         };
-        record_in(&it, opts, &selected, stop, &mut report)?;
+        record_in(&it, opts, &selected, stop, &mut report, &mut ledger)?;
         // The graph filter lives at the top level; copy what the recording used.
         for f in ["set_graph_function", "set_graph_notrace", "max_graph_depth"] {
-            if src.exists(f) {
-                copy_file(src, f, dest, f, &mut report)?;
+            if top.exists(f) {
+                copy_file(&top, f, dest, f, &mut report)?;
             }
         }
         // Per-buffer state while the instance still has it.
@@ -229,7 +219,7 @@ pub fn capture(
         copy_per_cpu(&it, dest, &mut report)?;
         copy_events(
             &it,
-            src,
+            &top,
             dest,
             if copy_all { None } else { Some(&selected) },
             &mut report,
@@ -239,64 +229,66 @@ pub fn capture(
         write_dest(dest, "trace", &text)?;
         report.files += 1;
         // The comm cache the kernel's text just used; read before anything else runs.
-        copy_file(src, "saved_cmdlines", dest, "saved_cmdlines", &mut report)?;
-        copy_file(src, "saved_tgids", dest, "saved_tgids", &mut report)?;
+        copy_file(&top, "saved_cmdlines", dest, "saved_cmdlines", &mut report)?;
+        copy_file(&top, "saved_tgids", dest, "saved_tgids", &mut report)?;
         report.raw_bytes = drain_raw(&it, dest, &mut report)?;
-        drop(inst);
-        drop(restore);
+        if let Some(p) = private {
+            let path = p.instance().path("");
+            if let Err(e) = p.remove() {
+                report.warnings.push(format!(
+                    "could not remove {}: {e}; remove it with rmdir",
+                    path.display()
+                ));
+            }
+        }
+        report.warnings.extend(ledger.restore());
     } else {
-        copy_events(src, src, dest, None, &mut report)?;
+        let top = src.top();
+        copy_events(&top, &top, dest, None, &mut report)?;
     }
 
     write_host(&src.host(), dest, opts, &mut report)?;
     Ok(report)
 }
 
-/// Enable, run, stop. Every change stays inside the private instance `it`.
+/// Enable, run, stop. Every change to a shared buffer goes through `ledger`.
 fn record_in(
-    it: &Tracefs,
+    it: &Instance,
     opts: &CaptureOptions,
     selected: &[(String, String)],
     stop: &AtomicBool,
     report: &mut CaptureReport,
+    ledger: &mut Ledger,
 ) -> Result<(), CaptureError> {
-    it.write("tracing_on", b"0", AppendMode::Truncate)?;
+    ledger.save(it, "tracing_on")?;
+    it.set_tracing_on(false)?;
     if let Some(kb) = opts.buffer_size_kb {
-        it.write(
-            "buffer_size_kb",
-            kb.to_string().as_bytes(),
-            AppendMode::Truncate,
-        )?;
+        ledger.save(it, "buffer_size_kb")?;
+        it.set_buffer_size(kb)?;
     }
     if let Some(clock) = &opts.clock {
-        it.write("trace_clock", clock.as_bytes(), AppendMode::Truncate)?;
+        ledger.save(it, "trace_clock")?;
+        it.set_trace_clock(clock)?;
     }
     if let Some(kb) = opts.subbuf_size_kb {
-        it.write(
-            "buffer_subbuf_size_kb",
-            kb.to_string().as_bytes(),
-            AppendMode::Truncate,
-        )?;
+        ledger.save(it, "buffer_subbuf_size_kb")?;
+        it.set_subbuf_size_kb(kb)?;
     }
     if it.exists("options/hash-ptr") {
-        it.write("options/hash-ptr", b"0", AppendMode::Truncate)?;
+        ledger.save(it, "options/hash-ptr")?;
+        it.set_option("hash-ptr", false)?;
     }
     for o in &opts.options {
-        let (name, val) = match o.strip_prefix("no") {
-            Some(rest) if it.exists(format!("options/{rest}")) => (rest, b"0"),
-            _ => (o.as_str(), b"1"),
-        };
-        it.write(format!("options/{name}"), val, AppendMode::Truncate)?;
+        ledger.apply_option(it, o)?;
     }
     if opts.events.iter().any(|e| e == "all") {
-        it.write("events/enable", b"1", AppendMode::Truncate)?;
+        ledger.save(it, "events/enable")?;
+        it.set_target_enabled(&EventTarget::All, true)?;
     } else {
         for (sys, ev) in selected {
-            it.write(
-                format!("events/{sys}/{ev}/enable"),
-                b"1",
-                AppendMode::Truncate,
-            )?;
+            let e = EventName::new(sys, ev);
+            ledger.save(it, e.dir().join("enable"))?;
+            it.set_target_enabled(&EventTarget::Events(vec![e]), true)?;
         }
     }
     if let Some(tracer) = &opts.tracer {
@@ -310,11 +302,11 @@ fn record_in(
         } else {
             "; try --top-level"
         };
-        let avail = it.read_string("available_tracers").unwrap_or_default();
-        if !avail.split_whitespace().any(|t| t == tracer) {
+        let avail = it.available_tracers().unwrap_or_default();
+        if !avail.iter().any(|t| t == tracer) {
             return Err(CaptureError::Unsupported(format!(
                 "tracer {tracer:?} is not available in {where_} (available_tracers: {}){hint}",
-                avail.trim()
+                avail.join(" ")
             )));
         }
         if !opts.graph_functions.is_empty() && !it.exists("set_graph_function") {
@@ -324,25 +316,22 @@ fn record_in(
         }
         // Filters first: an unfiltered graph tracer patches every call site (seconds).
         if !opts.graph_functions.is_empty() {
-            it.write(
-                "set_graph_function",
-                opts.graph_functions.join(" ").as_bytes(),
-                AppendMode::Truncate,
-            )?;
+            ledger.save(it, "set_graph_function")?;
+            let f: Vec<&str> = opts.graph_functions.iter().map(String::as_str).collect();
+            it.set_function_filter(FunctionFilter::GraphFunction, &f, AppendMode::Truncate)?;
         }
         if let Some(d) = opts.max_graph_depth {
-            it.write(
-                "max_graph_depth",
-                d.to_string().as_bytes(),
-                AppendMode::Truncate,
-            )?;
+            ledger.save(it, "max_graph_depth")?;
+            it.set_max_graph_depth(d)?;
         }
-        it.write("current_tracer", tracer.as_bytes(), AppendMode::Truncate)?;
+        ledger.save(it, "current_tracer")?;
+        it.set_tracer(tracer)?;
     }
-    it.write("trace", b"", AppendMode::Truncate)?;
-    it.write("tracing_on", b"1", AppendMode::Truncate)?;
+    it.clear()?;
+    ledger.save(it, "tracing_on")?;
+    it.set_tracing_on(true)?;
     let outcome = run_workload(opts, stop);
-    it.write("tracing_on", b"0", AppendMode::Truncate)?;
+    it.set_tracing_on(false)?;
     report.workload_status = outcome?;
     if stop.load(Ordering::SeqCst) {
         return Err(CaptureError::Interrupted);
@@ -378,261 +367,15 @@ fn run_workload(opts: &CaptureOptions, stop: &AtomicBool) -> Result<Option<i32>,
     }
 }
 
-/// Top-level files a top-level recording may change, written back on drop.
-struct TopLevelRestore {
-    tracefs: Tracefs,
-    saved: Vec<(String, Vec<u8>)>,
-    /// Write back the saved files only (the recording ran in an instance).
-    only_saved: bool,
-}
-
-impl TopLevelRestore {
-    fn save_options(t: &Tracefs, opts: &CaptureOptions) -> Result<TopLevelRestore, CaptureError> {
-        let mut saved = Vec::new();
-        for o in &opts.options {
-            let rest = o
-                .strip_prefix("no")
-                .filter(|r| t.exists(format!("options/{r}")))
-                .unwrap_or(o);
-            let n = format!("options/{rest}");
-            if t.exists(&n) {
-                saved.push((n.clone(), t.read(&n)?));
-            }
-        }
-        Ok(TopLevelRestore {
-            tracefs: t.clone(),
-            saved,
-            only_saved: true,
-        })
-    }
-
-    fn save(
-        t: &Tracefs,
-        opts: &CaptureOptions,
-        selected: &[(String, String)],
-    ) -> Result<TopLevelRestore, CaptureError> {
-        let mut names: Vec<String> = [
-            "tracing_on",
-            "buffer_size_kb",
-            "trace_clock",
-            "buffer_subbuf_size_kb",
-            "max_graph_depth",
-            "current_tracer",
-            "set_graph_function",
-            "options/hash-ptr",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        for o in &opts.options {
-            let rest = o
-                .strip_prefix("no")
-                .filter(|r| t.exists(format!("options/{r}")))
-                .unwrap_or(o);
-            names.push(format!("options/{rest}"));
-        }
-        // Each enabled event's own switch, so that events enabled before stay enabled.
-        for (sys, ev) in selected {
-            names.push(format!("events/{sys}/{ev}/enable"));
-        }
-        let mut saved = Vec::new();
-        for n in names {
-            if !t.exists(&n) {
-                continue;
-            }
-            let mut v = t.read(&n)?;
-            if n == "trace_clock" {
-                // `local [global] counter` -> the bracketed one.
-                let s = String::from_utf8_lossy(&v).to_string();
-                if let Some(cur) = s.split_whitespace().find(|w| w.starts_with('[')) {
-                    v = cur
-                        .trim_matches(|c| c == '[' || c == ']')
-                        .as_bytes()
-                        .to_vec();
-                }
-            }
-            if n.starts_with("buffer_") {
-                // `7 (expanded: 1408)` before the buffer was first used.
-                let s = String::from_utf8_lossy(&v).to_string();
-                v = s
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
-                    .as_bytes()
-                    .to_vec();
-            }
-            if n == "set_graph_function"
-                && String::from_utf8_lossy(&v).starts_with("#### all functions")
-            {
-                v.clear();
-            }
-            saved.push((n, v));
-        }
-        Ok(TopLevelRestore {
-            tracefs: t.clone(),
-            saved,
-            only_saved: false,
-        })
-    }
-}
-
-impl Drop for TopLevelRestore {
-    fn drop(&mut self) {
-        if !self.only_saved {
-            let _ = self.tracefs.write("tracing_on", b"0", AppendMode::Truncate);
-        }
-        // The tracer goes first so that its filters can change without re-patching.
-        let order = ["current_tracer"];
-        for (n, v) in self
-            .saved
-            .iter()
-            .filter(|(n, _)| order.contains(&n.as_str()))
-        {
-            let _ = self.tracefs.write(n, v, AppendMode::Truncate);
-        }
-        for (n, v) in self
-            .saved
-            .iter()
-            .filter(|(n, _)| !order.contains(&n.as_str()) && n != "tracing_on")
-        {
-            if let Err(e) = self.tracefs.write(n, v, AppendMode::Truncate) {
-                eprintln!("tracectl: could not restore {n}: {e}");
-            }
-        }
-        for (n, v) in self.saved.iter().filter(|(n, _)| n == "tracing_on") {
-            let _ = self.tracefs.write(n, v, AppendMode::Truncate);
-        }
-    }
-}
-
-/// Removes the private instance on drop, whatever happened.
-struct InstanceGuard {
-    tracefs: Tracefs,
-    name: String,
-}
-
-impl InstanceGuard {
-    fn create(t: &Tracefs, name: &str) -> Result<InstanceGuard, CaptureError> {
-        let path = t.path(format!("instances/{name}"));
-        fs::create_dir(&path).map_err(|e| TracefsError::from_io(&path, e))?;
-        Ok(InstanceGuard {
-            tracefs: t.clone(),
-            name: name.to_string(),
-        })
-    }
-}
-
-impl Drop for InstanceGuard {
-    fn drop(&mut self) {
-        let rel = format!("instances/{}", self.name);
-        let _ = self
-            .tracefs
-            .write(format!("{rel}/tracing_on"), b"0", AppendMode::Truncate);
-        let _ = self
-            .tracefs
-            .write(format!("{rel}/events/enable"), b"0", AppendMode::Truncate);
-        let path = self.tracefs.path(&rel);
-        // rmdir fails with EBUSY while a reader still holds a file; retry briefly.
-        for _ in 0..50 {
-            match fs::remove_dir(&path) {
-                Ok(()) => return,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return,
-                Err(_) => std::thread::sleep(Duration::from_millis(20)),
-            }
-        }
-        eprintln!(
-            "tracectl: could not remove {}: remove it with rmdir",
-            path.display()
-        );
-    }
-}
-
-/// Resolve `-e` specs against `available_events` (`sys:ev` lines).
-pub fn select_events(
+/// The events the `-e` specs select, as `(system, event)` pairs.
+fn selected_events(
     available: &str,
     specs: &[String],
 ) -> Result<Vec<(String, String)>, CaptureError> {
-    let all: Vec<(&str, &str)> = available
-        .lines()
-        .filter_map(|l| l.trim().split_once(':'))
-        .collect();
-    let mut out: Vec<(String, String)> = Vec::new();
-    for spec in specs {
-        let before = out.len();
-        let matches: Vec<&(&str, &str)> = if spec == "all" {
-            all.iter().collect()
-        } else if let Some((s, e)) = spec.split_once(':') {
-            all.iter()
-                .filter(|(sys, ev)| glob(s, sys) && glob(e, ev))
-                .collect()
-        } else {
-            let by_sys: Vec<_> = all.iter().filter(|(sys, _)| glob(spec, sys)).collect();
-            if by_sys.is_empty() {
-                all.iter().filter(|(_, ev)| glob(spec, ev)).collect()
-            } else {
-                by_sys
-            }
-        };
-        for (s, e) in matches {
-            if !out.iter().any(|(a, b)| a == s && b == e) {
-                out.push((s.to_string(), e.to_string()));
-            }
-        }
-        if out.len() == before
-            && !all
-                .iter()
-                .any(|(s, e)| spec.split_once(':') == Some((s, e)))
-        {
-            let want = spec.as_str();
-            let mut close: Vec<(usize, String)> = all
-                .iter()
-                .map(|(s, e)| {
-                    let full = format!("{s}:{e}");
-                    let d = edit_distance(want, if want.contains(':') { &full } else { e });
-                    (d, full)
-                })
-                .filter(|(d, _)| *d <= 3)
-                .collect();
-            close.sort();
-            return Err(CaptureError::UnknownEvent {
-                spec: spec.clone(),
-                suggestions: close.into_iter().take(3).map(|(_, n)| n).collect(),
-            });
-        }
-    }
-    Ok(out)
-}
-
-/// Whether an `-e` spec (`all`, `SYSTEM`, `SYSTEM:EVENT`, globs, a bare event name)
-/// selects the event `system:name`.
-pub fn event_matches(spec: &str, system: &str, name: &str) -> bool {
-    if spec == "all" {
-        return true;
-    }
-    match spec.split_once(':') {
-        Some((s, e)) => glob(s, system) && glob(e, name),
-        None => glob(spec, system) || glob(spec, name),
-    }
-}
-
-/// Shell-style glob (one matcher for the crate, without exponential backtracking).
-fn glob(pat: &str, s: &str) -> bool {
-    super::suggest::glob_match(pat, s)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    Ok(select_events(specs, &parse_available_events(available))?
+        .into_iter()
+        .map(|e| (e.system, e.name))
+        .collect())
 }
 
 fn mkdirs(p: &Path) -> Result<(), CaptureError> {
@@ -652,7 +395,7 @@ fn write_dest(dest: &Path, rel: &str, data: &[u8]) -> Result<(), CaptureError> {
 
 /// Copy one file; unreadable files (EPERM in a sandbox, write-only files) are noted, not fatal.
 fn copy_file(
-    from: &Tracefs,
+    from: &Instance,
     rel: &str,
     dest: &Path,
     to: &str,
@@ -663,7 +406,7 @@ fn copy_file(
             write_dest(dest, to, &bytes)?;
             report.files += 1;
         }
-        Err(TracefsError::NotFound { .. }) => {}
+        Err(TracefsError::NotFound { .. } | TracefsError::NotSupported { .. }) => {}
         Err(e) => report.skipped.push((to.to_string(), e.to_string())),
     }
     Ok(())
@@ -689,23 +432,24 @@ fn copy_top_level(
     dest: &Path,
     report: &mut CaptureReport,
 ) -> Result<(), CaptureError> {
+    let top = src.top();
     for (name, is_dir) in list_dir(src.root()) {
         if is_dir || NEVER_READ.contains(&name.as_str()) || name == "trace" {
             continue;
         }
-        copy_file(src, &name, dest, &name, report)?;
+        copy_file(&top, &name, dest, &name, report)?;
     }
-    copy_dir_files(src, "options", dest, report)?;
-    copy_per_cpu(src, dest, report)?;
+    copy_dir_files(&top, "options", dest, report)?;
+    copy_per_cpu(&top, dest, report)?;
     for f in ["header_page", "header_event"] {
         let rel = format!("events/{f}");
-        copy_file(src, &rel, dest, &rel, report)?;
+        copy_file(&top, &rel, dest, &rel, report)?;
     }
     Ok(())
 }
 
 fn copy_dir_files(
-    from: &Tracefs,
+    from: &Instance,
     dir: &str,
     dest: &Path,
     report: &mut CaptureReport,
@@ -720,7 +464,7 @@ fn copy_dir_files(
 }
 
 fn copy_per_cpu(
-    from: &Tracefs,
+    from: &Instance,
     dest: &Path,
     report: &mut CaptureReport,
 ) -> Result<(), CaptureError> {
@@ -739,8 +483,8 @@ fn copy_per_cpu(
 /// `filter`, `trigger`. `only`: just these events plus `events/ftrace/*` (whose formats
 /// describe the tracer records any tree may hold).
 fn copy_events(
-    from: &Tracefs,
-    top: &Tracefs,
+    from: &Instance,
+    top: &Instance,
     dest: &Path,
     only: Option<&[(String, String)]>,
     report: &mut CaptureReport,
@@ -749,7 +493,7 @@ fn copy_events(
         copy_file(from, "events/enable", dest, "events/enable", report)?;
     }
     // The ftrace system only lives at the top level.
-    let mut systems: Vec<(Tracefs, String)> = Vec::new();
+    let mut systems: Vec<(Instance, String)> = Vec::new();
     for (sys, is_dir) in list_dir(&top.path("events")) {
         if is_dir {
             let src = if from.exists(format!("events/{sys}")) {
@@ -790,7 +534,7 @@ fn copy_events(
 /// Drain every `per_cpu/cpuN/trace_pipe_raw` of a stopped buffer into the tree, whole
 /// sub-buffers, without blocking.
 fn drain_raw(
-    it: &Tracefs,
+    it: &Instance,
     dest: &Path,
     report: &mut CaptureReport,
 ) -> Result<Vec<u64>, CaptureError> {
@@ -930,7 +674,7 @@ mod tests {
     #[test]
     fn selects_by_system_event_and_glob() {
         let s = |v: &[&str]| {
-            select_events(AVAIL, &v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+            selected_events(AVAIL, &v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
         };
         assert_eq!(s(&["irq"]).len(), 2);
         assert_eq!(
@@ -947,7 +691,7 @@ mod tests {
 
     #[test]
     fn unknown_event_suggests_close_names() {
-        let err = select_events(AVAIL, &["sched:sched_swich".to_string()]).unwrap_err();
+        let err = selected_events(AVAIL, &["sched:sched_swich".to_string()]).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("sched:sched_switch"), "{msg}");
     }
@@ -992,24 +736,30 @@ pub fn write_enums(
     Ok(true)
 }
 
-/// Give the registry the formats whose `print fmt` names enum constants the kernel left
+/// The formats of `events` whose `print fmt` names enum constants the kernel left
 /// unresolved, with their values filled in from the tree's `host/enums` (or, live, from
-/// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows. A tree without
-/// `host/enums` keeps the constants as they are.
-pub fn resolve_enum_constants(t: &Tracefs, reg: &mut Registry) {
-    resolve_enum_constants_of(t, reg, &[])
-}
-
-/// [`resolve_enum_constants`] for the events matching `specs` only (`-e` specs as in
-/// [`event_matches`]; empty: every event), which spares a live root reading thousands of
-/// format files.
-pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[String]) {
+/// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows: `(system, format
+/// text)` pairs for the caller's registry. A tree without `host/enums` keeps the
+/// constants as the kernel printed them (a tree's metadata comes only from the tree).
+///
+/// Only the events matching `specs` are looked at (`-e` specs as in [`resolve_event`];
+/// empty: every event), which spares a live root reading thousands of format files.
+pub fn enum_resolved_formats(
+    t: &Tracefs,
+    events: &[EventName],
+    specs: &[String],
+) -> Vec<(String, String)> {
+    // Specs that match nothing select nothing here: their error belongs to the caller.
+    let wanted: Vec<EventTarget> = specs
+        .iter()
+        .filter_map(|spec| resolve_event(spec, events).ok())
+        .collect();
     // Only formats whose print fmt names a bare identifier can need a value; the BTF
     // (megabytes) is read only when there is one.
-    let candidates: Vec<(String, String)> = reg
-        .events()
-        .filter(|(s, n, _)| specs.is_empty() || specs.iter().any(|spec| event_matches(spec, s, n)))
-        .map(|(s, n, _)| (s.to_string(), n.to_string()))
+    let candidates: Vec<(String, String)> = events
+        .iter()
+        .filter(|e| specs.is_empty() || wanted.iter().any(|t| t.covers(&e.system, &e.name)))
+        .map(|e| (e.system.clone(), e.name.clone()))
         .filter_map(|(system, name)| {
             let text = t
                 .read_string(format!("events/{system}/{name}/format"))
@@ -1017,23 +767,24 @@ pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[Strin
             (!print_fmt_identifiers(&text).is_empty()).then_some((system, text))
         })
         .collect();
+    let mut out = Vec::new();
     if candidates.is_empty() {
-        return;
+        return out;
     }
     // A tree's values come from its host/enums only (a tree without one leaves the
     // constants as the kernel printed them); a live root's from the running kernel.
     let Some(enums) = t.host().enum_values() else {
-        return;
+        return out;
     };
     if enums.is_empty() {
-        return;
+        return out;
     }
     for (system, text) in candidates {
         if let Some(fixed) = substitute_enums(&text, &enums) {
-            // A format that still does not parse keeps the kernel's text and its fallback.
-            let _ = reg.add_format(&system, &fixed);
+            out.push((system, fixed));
         }
     }
+    out
 }
 
 /// Enumerator values from the kernel's BTF (`/sys/kernel/btf/vmlinux`).

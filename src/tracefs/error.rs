@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 /// An error touching a tracefs file, naming the file and saying what to do.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum TracefsError {
     /// The file does not exist under this root.
     NotFound {
@@ -47,6 +48,22 @@ pub enum TracefsError {
         /// What was asked for.
         name: String,
         /// The closest known names, best first.
+        suggestions: Vec<String>,
+    },
+    /// No instance of that name under `instances/`.
+    UnknownInstance {
+        /// The instance directory asked for.
+        path: PathBuf,
+        /// The closest instance names, best first.
+        suggestions: Vec<String>,
+    },
+    /// No trace option of that name in the buffer.
+    UnknownOption {
+        /// The option file asked for.
+        path: PathBuf,
+        /// The option.
+        name: String,
+        /// The closest option names, best first.
         suggestions: Vec<String>,
     },
     /// A function name absent from `available_filter_functions`.
@@ -112,6 +129,8 @@ impl TracefsError {
             | TracefsError::Rejected { path, .. }
             | TracefsError::NotSupported { path, .. }
             | TracefsError::ReadOnly { path }
+            | TracefsError::UnknownInstance { path, .. }
+            | TracefsError::UnknownOption { path, .. }
             | TracefsError::BadValue { path, .. }
             | TracefsError::Parse { path, .. }
             | TracefsError::NotLive { path, .. }
@@ -168,19 +187,23 @@ impl fmt::Display for TracefsError {
             ),
             TracefsError::UnknownEvent { name, suggestions } => {
                 write!(f, "unknown event {name:?}")?;
-                if suggestions.is_empty() {
-                    write!(f, " (see `tracectl list -e`)")
-                } else {
-                    write!(f, "; did you mean {}?", suggestions.join(", "))
-                }
+                did_you_mean(f, suggestions)
             }
             TracefsError::UnknownFunction { name, suggestions } => {
                 write!(f, "function {name:?} is not in available_filter_functions")?;
-                if suggestions.is_empty() {
-                    write!(f, " (see `tracectl list -f`)")
-                } else {
-                    write!(f, "; did you mean {}?", suggestions.join(", "))
-                }
+                did_you_mean(f, suggestions)
+            }
+            TracefsError::UnknownInstance { path, suggestions } => {
+                write!(f, "{}: no such instance", path.display())?;
+                did_you_mean(f, suggestions)
+            }
+            TracefsError::UnknownOption {
+                path,
+                name,
+                suggestions,
+            } => {
+                write!(f, "{}: no option {name:?} in this buffer", path.display())?;
+                did_you_mean(f, suggestions)
             }
             TracefsError::BadValue { path, detail } => write!(f, "{}: {detail}", path.display()),
             TracefsError::Parse { path, detail } => write!(f, "{}: cannot parse: {detail}", path.display()),
@@ -197,6 +220,14 @@ impl fmt::Display for TracefsError {
             ),
             TracefsError::Io { path, err } => write!(f, "{}: {}", path.display(), err),
         }
+    }
+}
+
+fn did_you_mean(f: &mut fmt::Formatter<'_>, suggestions: &[String]) -> fmt::Result {
+    if suggestions.is_empty() {
+        Ok(())
+    } else {
+        write!(f, "; did you mean {}?", suggestions.join(", "))
     }
 }
 

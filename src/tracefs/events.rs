@@ -71,13 +71,36 @@ impl EventTarget {
     pub fn events<'a>(&self, available: &'a [EventName]) -> Vec<&'a EventName> {
         available
             .iter()
-            .filter(|e| match self {
-                EventTarget::All => true,
-                EventTarget::System(s) => &e.system == s,
-                EventTarget::Events(v) => v.contains(e),
-            })
+            .filter(|e| self.covers(&e.system, &e.name))
             .collect()
     }
+
+    /// Whether the target covers the event `system:name`.
+    pub fn covers(&self, system: &str, name: &str) -> bool {
+        match self {
+            EventTarget::All => true,
+            EventTarget::System(s) => s == system,
+            EventTarget::Events(v) => v.iter().any(|e| e.system == system && e.name == name),
+        }
+    }
+}
+
+/// The events of `available` that any of the `-e` specs selects, in `available` order;
+/// the first spec that matches nothing is an [`TracefsError::UnknownEvent`] with the
+/// closest names.
+pub fn select_events<S: AsRef<str>>(
+    specs: &[S],
+    available: &[EventName],
+) -> Result<Vec<EventName>, TracefsError> {
+    let targets = specs
+        .iter()
+        .map(|s| resolve_event(s.as_ref(), available))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(available
+        .iter()
+        .filter(|e| targets.iter().any(|t| t.covers(&e.system, &e.name)))
+        .cloned()
+        .collect())
 }
 
 /// A pattern for `list -e`: `SYS:EVENT` with globs on either side, a bare glob or name

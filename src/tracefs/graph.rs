@@ -12,8 +12,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
 use super::instance::Instance;
-use super::{AppendMode, FunctionFilter, TracefsError};
+use super::{AppendMode, FunctionFilter, Ledger, TracefsError};
 
 /// What to graph.
 #[derive(Debug, Clone, Default)]
@@ -37,10 +40,13 @@ pub struct GraphResult {
     pub trace: String,
     /// How the command ended.
     pub status: ExitStatus,
+    /// Files that could not be put back afterwards.
+    pub warnings: Vec<String>,
 }
 
 /// An error of a function_graph run.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum GraphError {
     /// This kernel or sandbox has no function_graph tracer.
     NoFunctionGraph {
@@ -49,6 +55,8 @@ pub enum GraphError {
     },
     /// A tracefs file could not be used.
     Tracefs(TracefsError),
+    /// SIGINT or SIGTERM arrived; the command was killed and the files restored.
+    Interrupted,
     /// The command could not be started.
     Spawn {
         /// The command.
@@ -70,6 +78,7 @@ impl std::fmt::Display for GraphError {
             )
             }
             GraphError::Tracefs(e) => write!(f, "{e}"),
+            GraphError::Interrupted => write!(f, "interrupted; the command was killed"),
             GraphError::Spawn { command, err } => write!(f, "cannot run {command:?}: {err}"),
         }
     }
@@ -105,63 +114,15 @@ pub fn syscall_entry_symbol(name: &str, available: Option<&[String]>) -> String 
     candidates[arch].clone()
 }
 
-/// Puts a file back to the text it held, on drop.
-struct Saved {
-    inst: Instance,
-    file: &'static str,
-    restore: Option<String>,
-}
-
-impl Drop for Saved {
-    fn drop(&mut self) {
-        if let Some(text) = self.restore.take() {
-            if let Err(e) = self
-                .inst
-                .write(self.file, text.as_bytes(), AppendMode::Truncate)
-            {
-                eprintln!("tracectl: could not restore {}: {e}", self.file);
-            }
-        }
-    }
-}
-
-/// Text that, written to `file`, recreates what reading it returned.
-fn restorable(file: &str, text: &str) -> String {
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|l| {
-            let l = l.trim();
-            !l.is_empty() && !l.starts_with('#') && l != "no pid"
-        })
-        .collect();
-    match file {
-        "set_graph_function" | "set_graph_notrace" | "set_ftrace_pid" => {
-            let mut s = lines.join("\n");
-            s.push('\n');
-            if lines.is_empty() {
-                String::new()
-            } else {
-                s
-            }
-        }
-        _ => text.trim().to_string(),
-    }
-}
-
-fn save(inst: &Instance, file: &'static str) -> Result<Saved, TracefsError> {
-    let text = inst.read_string(file)?;
-    Ok(Saved {
-        inst: inst.clone(),
-        file,
-        restore: Some(restorable(file, &text)),
-    })
-}
-
 /// Graph `command` with function_graph in `inst`, restoring every file it changes.
+///
+/// `stop` (see [`stop_on_signals`](super::stop_on_signals)) ends the command early: it is
+/// killed, and the files are restored as on any other exit.
 pub fn graph_command(
     inst: &Instance,
     command: &[String],
     opts: &GraphOptions,
+    stop: &AtomicBool,
 ) -> Result<GraphResult, GraphError> {
     // A tree has no kernel to run the command under; its files are a recording.
     inst.tracefs()
@@ -171,8 +132,8 @@ pub fn graph_command(
     if !available.iter().any(|t| t == "function_graph") {
         return Err(GraphError::NoFunctionGraph { available });
     }
-    // Restored in reverse order of declaration: tracer first, then filters.
-    let mut guards = Vec::new();
+    // Restored newest first: the tracer, then the options, then the filters.
+    let mut ledger = Ledger::new();
     for file in [
         "tracing_on",
         "set_ftrace_pid",
@@ -180,28 +141,19 @@ pub fn graph_command(
         "set_graph_notrace",
         "max_graph_depth",
     ] {
-        if inst.exists(file) {
-            guards.push(save(inst, file)?);
-        }
+        ledger.save_if_present(inst, file)?;
     }
-    let mut option_guards = Vec::new();
     let mut options = opts.options.clone();
     if opts.follow_forks {
         options.push("function-fork".into());
     }
     for o in &options {
-        let name = o
-            .strip_prefix("no")
-            .filter(|n| inst.exists(format!("options/{n}")))
-            .unwrap_or(o);
-        let was = inst.option(name)?;
-        option_guards.push((name.to_string(), was));
-        inst.apply_option(o)?;
+        ledger.apply_option(inst, o)?;
     }
-    let tracer_guard = save(inst, "current_tracer")?;
+    ledger.save(inst, "current_tracer")?;
 
     inst.set_tracing_on(false)?;
-    inst.write("set_ftrace_pid", b"", AppendMode::Truncate)?;
+    inst.set_ftrace_pids(&[], AppendMode::Truncate)?;
     if !opts.functions.is_empty() {
         let f: Vec<&str> = opts.functions.iter().map(String::as_str).collect();
         inst.set_function_filter(FunctionFilter::GraphFunction, &f, AppendMode::Truncate)?;
@@ -216,29 +168,20 @@ pub fn graph_command(
 
     let held = HeldChild::spawn(command)?;
     let result = (|| -> Result<ExitStatus, GraphError> {
-        inst.write(
-            "set_ftrace_pid",
-            held.pid().to_string().as_bytes(),
-            AppendMode::Truncate,
-        )?;
+        inst.set_ftrace_pids(&[held.pid()], AppendMode::Truncate)?;
         inst.set_tracer("function_graph")?;
         inst.clear()?;
         inst.set_tracing_on(true)?;
-        held.release_and_wait()
+        held.release_and_wait(stop)
     })();
     let _ = inst.set_tracing_on(false);
     let trace = inst.trace_text(None);
-    drop(tracer_guard);
-    for (name, was) in option_guards.into_iter().rev() {
-        if let Err(e) = inst.set_option(&name, was) {
-            eprintln!("tracectl: could not restore options/{name}: {e}");
-        }
-    }
-    drop(guards);
+    let warnings = ledger.restore();
     let status = result?;
     Ok(GraphResult {
         trace: trace?,
         status,
+        warnings,
     })
 }
 
@@ -288,7 +231,7 @@ impl HeldChild {
         self.child.as_ref().map(|c| c.id()).unwrap_or(0)
     }
 
-    fn release_and_wait(mut self) -> Result<ExitStatus, GraphError> {
+    fn release_and_wait(mut self, stop: &AtomicBool) -> Result<ExitStatus, GraphError> {
         let spawn_err = |err| GraphError::Spawn {
             command: self.command.clone(),
             err,
@@ -299,11 +242,26 @@ impl HeldChild {
             .map_err(spawn_err)?;
         f.write_all(b"go\n").map_err(spawn_err)?;
         drop(f);
-        let mut child = self.child.take().expect("child present until waited");
-        child.wait().map_err(|err| GraphError::Spawn {
+        let wait_err = |err| GraphError::Spawn {
             command: self.command.clone(),
             err,
-        })
+        };
+        let Some(child) = self.child.as_mut() else {
+            return Err(wait_err(std::io::Error::other(
+                "the command was already waited for",
+            )));
+        };
+        loop {
+            if let Some(status) = child.try_wait().map_err(wait_err)? {
+                self.child = None;
+                return Ok(status);
+            }
+            if stop.load(Ordering::SeqCst) {
+                // Drop kills and reaps it.
+                return Err(GraphError::Interrupted);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -334,16 +292,5 @@ mod tests {
             syscall_entry_symbol("openat", Some(&avail)),
             "__x64_sys_openat"
         );
-    }
-
-    #[test]
-    fn restorable_text_of_empty_filters_is_empty() {
-        assert_eq!(
-            restorable("set_graph_function", "#### all functions enabled ####\n"),
-            ""
-        );
-        assert_eq!(restorable("set_ftrace_pid", "no pid\n"), "");
-        assert_eq!(restorable("set_ftrace_pid", "123\n456\n"), "123\n456\n");
-        assert_eq!(restorable("current_tracer", "nop\n"), "nop");
     }
 }

@@ -230,15 +230,9 @@ impl Tracefs {
         let dir = self.path(Path::new("instances").join(name));
         if !dir.is_dir() {
             let known = self.instances().unwrap_or_default();
-            let near = super::suggest::closest(name, known.iter().map(|s| s.as_str()), 3);
-            let hint = if near.is_empty() {
-                format!("create it with `tracectl set -B {name}` or see `tracectl list -B`")
-            } else {
-                format!("did you mean {}?", near.join(", "))
-            };
-            return Err(TracefsError::BadValue {
+            return Err(TracefsError::UnknownInstance {
                 path: dir,
-                detail: format!("no such instance; {hint}"),
+                suggestions: super::suggest::closest(name, known.iter().map(|s| s.as_str()), 3),
             });
         }
         Ok(Instance {
@@ -289,11 +283,22 @@ impl Tracefs {
 
     /// Create `instances/NAME` (mkdir); an existing instance is reused.
     pub fn create_instance(&self, name: &str) -> Result<Instance, TracefsError> {
+        self.make_instance(name, true)
+    }
+
+    /// mkdir `instances/NAME`; an existing one is reused when `reuse`, else refused.
+    pub(super) fn make_instance(&self, name: &str, reuse: bool) -> Result<Instance, TracefsError> {
         check_instance_name(self, name)?;
         let dir = self.path(Path::new("instances").join(name));
         match std::fs::create_dir(&dir) {
             Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && reuse => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(TracefsError::BadValue {
+                    path: dir,
+                    detail: "the instance already exists".into(),
+                })
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(TracefsError::NotSupported {
                     path: dir,
@@ -594,17 +599,10 @@ impl Instance {
             .options()
             .map(|o| o.into_iter().map(|(n, _)| n).collect())
             .unwrap_or_default();
-        let near = super::suggest::closest(name, known.iter().map(|s| s.as_str()), 3);
-        TracefsError::BadValue {
+        TracefsError::UnknownOption {
             path: self.path(Path::new("options").join(name)),
-            detail: format!(
-                "no option {name:?} in this buffer{}",
-                if near.is_empty() {
-                    " (see `tracectl list -o`)".to_string()
-                } else {
-                    format!("; did you mean {}?", near.join(", "))
-                }
-            ),
+            name: name.to_string(),
+            suggestions: super::suggest::closest(name, known.iter().map(|s| s.as_str()), 3),
         }
     }
 
@@ -657,6 +655,19 @@ impl Instance {
     pub fn apply_option(&self, spec: &str) -> Result<(), TracefsError> {
         let (name, on) = self.check_option(spec)?;
         self.set_option(&name, on)
+    }
+
+    /// The option and state that trace-cmd's `-O SPEC` means here: `noNAME` clears NAME
+    /// unless an option is really called `noNAME`.
+    pub fn option_spec<'a>(&self, spec: &'a str) -> (&'a str, bool) {
+        match spec.strip_prefix("no") {
+            Some(rest)
+                if !self.exists(Path::new("options").join(spec)) || !self.exists("options") =>
+            {
+                (rest, false)
+            }
+            _ => (spec, true),
+        }
     }
 
     // ---- buffers ---------------------------------------------------------------------

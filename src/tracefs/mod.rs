@@ -1,7 +1,9 @@
 //! The control plane: a tracefs root (live mount, debugfs `tracing/` or a fixture tree).
 //!
 //! [`Tracefs`] is a root directory; [`Instance`] is one trace buffer in it (the top level
-//! or `instances/NAME`) with typed access to its control files. Everything works the
+//! or `instances/NAME`) with typed access to its control files. A command that changes
+//! files for a while saves them in a [`Ledger`], which puts them back newest first, and
+//! works in a [`PrivateInstance`] removed on every way out. Everything works the
 //! same on a recorded tree, which is how the tests replay other kernels:
 //!
 //! ```
@@ -28,7 +30,9 @@ mod ftrace;
 pub mod graph;
 mod host;
 mod instance;
+pub mod ledger;
 mod mount;
+mod private;
 mod reset;
 pub mod suggest;
 mod trigger;
@@ -36,7 +40,9 @@ mod trigger;
 pub use cpulist::{count_cpu_list, cpus_in_list, parse_cpu_list, CpuListError, MAX_CPUS};
 pub use dynevent::{DynamicEvent, ProbeKind};
 pub use error::TracefsError;
-pub use events::{parse_available_events, resolve_event, EventName, EventPattern, EventTarget};
+pub use events::{
+    parse_available_events, resolve_event, select_events, EventName, EventPattern, EventTarget,
+};
 pub use file::{check_regular, read_file, write_file, AppendMode};
 pub use ftrace::{
     parse_available_functions, validate_functions, FunctionFilter, FunctionTrigger,
@@ -46,7 +52,9 @@ pub use host::Host;
 pub use instance::{
     parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks,
 };
+pub use ledger::{stop_on_signals, Ledger};
 pub use mount::{looks_like_tracefs, parse_mounts, MountEntry, USUAL_PATHS};
+pub use private::{private_owner, remove_stale_instances, PrivateInstance};
 pub use reset::{
     default_option, InstanceReset, ResetFlag, ResetPlan, ResetReport, DEFAULT_BUFFER_KB,
     DEFAULT_OPTIONS,

@@ -21,10 +21,13 @@
 
 use std::io::{self, Write};
 
-use crate::event::Record;
-
-use super::source::{RecordSource, SourceError};
-use super::{Catalog, Cmdlines, EventFilter, FilterContext, TraceCmdRenderer, TraceCmdStyle};
+use crate::dat::{DatError, DatFile};
+use crate::event::{PrintEnv, PrintStyle, Record};
+use crate::render::tracecmd::{
+    Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FieldSpec, FilterContext, RecordSource,
+    SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle,
+};
+use crate::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
 
 /// One trace file (or buffer instance) to report.
 pub struct ReportInput<'a> {
@@ -40,7 +43,7 @@ pub struct ReportInput<'a> {
     /// Renderer options (time format from its trace clock, `-l`, `-R`, ...).
     pub style: TraceCmdStyle,
     /// Comm table to start from (the file's saved cmdlines).
-    pub cmdlines: super::Cmdlines,
+    pub cmdlines: Cmdlines,
     /// CPU count printed in the `cpus=N` line.
     pub cpus: usize,
     /// Added to every timestamp (`--ts-offset`).
@@ -79,9 +82,14 @@ struct Live<'a> {
 
 /// A report that could not be written: the output failed or an input could not be read.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum ReportError {
     /// Writing the output failed (a closed pipe ends the report this way).
     Output(io::Error),
+    /// A trace.dat could not be read.
+    Dat(DatError),
+    /// A buffer's records could not be read.
+    Source(SourceError),
     /// Reading input `name` failed.
     Input {
         /// The input's name.
@@ -95,6 +103,8 @@ impl std::fmt::Display for ReportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReportError::Output(e) => write!(f, "writing the report: {e}"),
+            ReportError::Dat(e) => write!(f, "{e}"),
+            ReportError::Source(e) => write!(f, "{e}"),
             ReportError::Input { name, source } => write!(f, "reading {name}: {source}"),
         }
     }
@@ -104,6 +114,9 @@ impl std::error::Error for ReportError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ReportError::Output(e) => Some(e),
+            // Their own text is this error's; the chain goes on with their causes.
+            ReportError::Dat(e) => e.source(),
+            ReportError::Source(e) => e.source(),
             ReportError::Input { source, .. } => Some(source.as_ref()),
         }
     }
@@ -509,7 +522,7 @@ impl<'a> InfoPipe<'a> {
 fn write_graph_entry(
     l: &mut Live,
     entry: &Record,
-    f: [super::FieldSpec; 2],
+    f: [FieldSpec; 2],
     offset: i64,
     buf: &mut Vec<u8>,
 ) -> Result<(), ReportError> {
@@ -563,4 +576,121 @@ fn accept<C: Catalog + ?Sized>(
     let comm = |p: i32| cmdlines.comm(p).to_string();
     let ctx = FilterContext { comm: &comm, pid };
     filter.accepts(catalog, id, rec, &ctx)
+}
+/// The trace clock of a file's first buffer (`local` when it names none).
+pub fn clock_of(dat: &DatFile) -> String {
+    dat.buffers()
+        .first()
+        .and_then(|b| b.clock.clone())
+        .unwrap_or_else(|| "local".to_string())
+}
+
+/// The kernel's own text for each event, through the event model.
+struct KernelText<'a> {
+    catalog: &'a DatCatalog,
+    env: PrintEnv<'a>,
+}
+
+impl EventFormatter for KernelText<'_> {
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
+        self.catalog.registry().write_event(rec, &self.env, out)
+    }
+}
+
+/// `--json` and `--style kernel`: the stream's sinks over a trace.dat. Returns the
+/// warnings about the data (sub-buffers skipped) for the caller to show.
+pub fn kernel_or_json(
+    dat: &DatFile,
+    catalog: &DatCatalog,
+    filter: &EventFilter,
+    cpus: Option<&[u32]>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<Vec<String>, ReportError> {
+    let be = dat.big_endian();
+    let mut names = EventNames::default();
+    names.big_endian = be;
+    let mut common = None;
+    for (system, text) in dat.all_formats() {
+        names.add_format(system, text);
+        if common.is_none() && text.contains("common_pid") {
+            common = Some(CommonFields::from_format(text));
+        }
+    }
+    let clock = clock_of(dat);
+    let style = KernelStyle {
+        time_in_ns: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), false)
+            != TimeFormat::Raw,
+        record_tgid: false,
+        irq_info: true,
+        big_endian: be,
+        common: common.unwrap_or_default(),
+    };
+    let mut comms = Comms::from_saved_cmdlines(dat.cmdlines());
+    let mut cmdlines = Cmdlines::new();
+    cmdlines.load(dat.cmdlines());
+    let text = KernelText {
+        catalog,
+        env: catalog.print_env(PrintStyle::Kernel),
+    };
+    let mut source = DatSource::open(dat, 0).map_err(ReportError::Dat)?;
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
+    while source.peek_ts().map_err(ReportError::Source)?.is_some() {
+        let Some(t) = source.take() else { break };
+        let rec = t.rec;
+        if cpus.is_some_and(|c| !c.contains(&rec.cpu)) {
+            continue;
+        }
+        if !filter.is_empty() {
+            let id = rec.event_id(be).unwrap_or(u16::MAX);
+            let pid = style.pid(&rec);
+            let comm = |p: i32| cmdlines.comm(p).to_string();
+            if !filter.accepts(catalog, id, &rec, &FilterContext { comm: &comm, pid }) {
+                continue;
+            }
+        }
+        if let Some(count) = t.missed {
+            if json {
+                json::write_lost(&mut buf, rec.cpu, rec.ts, count);
+            } else {
+                style.write_lost(&mut buf, rec.cpu, count);
+            }
+        }
+        if json {
+            json::write_record(&mut buf, &rec, &comms, &names, &style);
+        } else {
+            style.write_line(&mut buf, &rec, &comms, &text);
+        }
+        // Live comms: the sched events name tasks the saved cmdlines may have missed.
+        learn_comm(catalog, &rec, &mut comms);
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)?;
+    out.flush()?;
+    Ok(source.take_warnings())
+}
+
+/// Remember the comm a sched_switch's next task carries, for later lines.
+fn learn_comm(catalog: &DatCatalog, rec: &Record, comms: &mut Comms) {
+    let Some(id) = rec.event_id(catalog.big_endian()) else {
+        return;
+    };
+    if catalog.event(id).map(|e| e.1) != Some("sched_switch") {
+        return;
+    }
+    if let (Some(p), Some(c)) = (
+        catalog.field(id, "next_pid"),
+        catalog.field(id, "next_comm"),
+    ) {
+        let pid = crate::render::tracecmd::read_uint(rec.data, p, catalog.big_endian()).unwrap_or(0)
+            as u32 as i32;
+        let bytes = rec.data.get(c.offset..c.offset + c.size).unwrap_or(&[]);
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        if pid > 0 && comms.comm(pid) == "<...>" {
+            comms.learn(pid, &String::from_utf8_lossy(&bytes[..end]));
+        }
+    }
 }

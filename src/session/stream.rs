@@ -1,0 +1,765 @@
+//! `stream`: decode ring-buffer pages as they arrive from a live buffer, or replay the
+//! `trace_pipe_raw` of a fixture tree, printed as the kernel's `trace` text or JSON.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
+use crate::render::graph::{
+    blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms,
+    write_latency_header, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord,
+};
+use crate::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use crate::ring::{
+    load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError, RingError,
+};
+use crate::tracefs::{
+    count_cpu_list, resolve_event, select_events, EventName, Instance, PrivateInstance, Tracefs, TracefsError,
+};
+
+/// What to stream and how.
+#[derive(Debug, Clone, Default)]
+pub struct StreamOptions {
+    /// Events to show: all, SYSTEM, SYSTEM:EVENT, globs. Live, they are enabled in a
+    /// private instance for the duration; without any, the top-level buffer is read (and
+    /// consumed) with whatever is enabled there.
+    pub events: Vec<String>,
+    /// One JSON object per line instead of the kernel's `trace` lines.
+    pub json: bool,
+    /// Only this CPU's buffer.
+    pub cpu: Option<u32>,
+    /// Omit the `# tracer:` header lines of a replay.
+    pub no_header: bool,
+    /// Live: stop after this many milliseconds (default: until `stop` is set).
+    pub duration_ms: Option<u64>,
+}
+
+/// A stream that could not start or go on.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StreamError {
+    /// The sub-buffer layout (`events/header_page`) could not be read.
+    Layout(RingError),
+    /// The per-CPU buffers could not be opened or read.
+    Ring(RingError),
+    /// A tracefs file could not be read or written.
+    Tracefs(TracefsError),
+    /// Reading the buffers or writing the output failed (a broken pipe among them).
+    Io(io::Error),
+    /// The tree cannot be shown this way; the text says why.
+    Unsupported(String),
+}
+
+impl fmt::Display for StreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamError::Layout(e) => write!(f, "reading the sub-buffer layout: {e}"),
+            StreamError::Ring(e) => write!(f, "{e}"),
+            StreamError::Tracefs(e) => write!(f, "{e}"),
+            StreamError::Io(e) => write!(f, "{e}"),
+            StreamError::Unsupported(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+impl From<RingError> for StreamError {
+    fn from(e: RingError) -> Self {
+        StreamError::Ring(e)
+    }
+}
+
+impl From<TracefsError> for StreamError {
+    fn from(e: TracefsError) -> Self {
+        StreamError::Tracefs(e)
+    }
+}
+
+impl From<io::Error> for StreamError {
+    fn from(e: io::Error) -> Self {
+        StreamError::Io(e)
+    }
+}
+
+/// Stream `t` into `w`: a live root's buffer as the kernel fills it until `stop` is set
+/// (or `duration_ms` passes), a fixture tree's `trace_pipe_raw` files from start to end.
+/// Problems that do not stop the stream (lost events, unknown event ids, malformed
+/// sub-buffers) go to `warn` as they happen. Returns the exit status: 1 when sub-buffers
+/// were skipped as malformed, else 0.
+pub fn stream(
+    t: &Tracefs,
+    opts: &StreamOptions,
+    stop: &AtomicBool,
+    w: &mut dyn Write,
+    warn: &mut dyn FnMut(String),
+) -> Result<i32, StreamError> {
+    if t.is_live() {
+        live(t, opts, stop, w, warn)
+    } else {
+        replay(t, opts, w, warn)
+    }
+}
+
+/// Everything needed to print records of one buffer.
+struct Printer<'w> {
+    warn: &'w mut dyn FnMut(String),
+    style: KernelStyle,
+    comms: Comms,
+    names: EventNames,
+    /// The event model: print-fmt text exactly as the kernel prints it.
+    text: EventText,
+    json: bool,
+    only: Option<HashSet<u16>>,
+    errors: u64,
+    lost_unknown_ids: HashSet<u16>,
+    /// Live only: learn comms from the events themselves (the kernel's cache moves on).
+    learn: bool,
+    /// Replay in kernel style: the kernel's `trace` file has no `[LOST]` lines for events
+    /// overwritten before it was read, so they go to stderr instead of the text.
+    lost_to_stderr: bool,
+    /// The kernel's `trace` marks the first line of each CPU with `##### CPU N buffer
+    /// started ####` when `options/annotate` is on and the buffer overran.
+    annotate: bool,
+    started: HashSet<u32>,
+    /// Index of the current event in the whole buffer (the kernel's `iter->idx`).
+    idx: u64,
+}
+
+impl Printer<'_> {
+    fn wanted(&self, rec: &Record) -> bool {
+        match &self.only {
+            None => true,
+            Some(ids) => rec
+                .event_id(self.style.big_endian)
+                .is_some_and(|id| ids.contains(&id)),
+        }
+    }
+
+    fn entry(&mut self, item: Result<Entry<'_>, PageError>, out: &mut Vec<u8>) {
+        match item {
+            Ok(Entry::Event(rec)) => {
+                if self.learn {
+                    self.learn_comms(&rec);
+                }
+                let idx = self.idx;
+                self.idx += 1;
+                if !self.wanted(&rec) {
+                    return;
+                }
+                // The kernel skips the mark for the first two entries of the trace.
+                if self.annotate && !self.json && self.started.insert(rec.cpu) && idx > 1 {
+                    out.extend_from_slice(
+                        format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes(),
+                    );
+                }
+                let known = if self.json {
+                    match &self.text.registry {
+                        Some(reg) => json::write_schema_record(
+                            out,
+                            &rec,
+                            &self.comms,
+                            reg.of(&rec),
+                            &self.style,
+                        ),
+                        None => {
+                            json::write_record(out, &rec, &self.comms, &self.names, &self.style)
+                        }
+                    }
+                    // JSON writes whatever it has: whether the event was known is checked below.
+                    false
+                } else {
+                    self.style_line(&rec, out)
+                };
+                if !known {
+                    if let Some(id) = rec.event_id(self.style.big_endian) {
+                        if let Some(why) = self.text.why_unknown(id, &rec, &self.names) {
+                            if self.lost_unknown_ids.insert(id) {
+                                (self.warn)(why);
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(Entry::Lost { cpu, ts, count }) => {
+                if self.json {
+                    json::write_lost(out, cpu, ts, count);
+                } else if self.lost_to_stderr {
+                    (self.warn)(lost_before_capture(cpu, count));
+                } else {
+                    self.style.write_lost(out, cpu, count);
+                }
+            }
+            Err(e) => {
+                self.errors += 1;
+                if self.errors <= 20 {
+                    (self.warn)(e.to_string());
+                }
+            }
+        }
+    }
+
+    /// Pick task names out of the events that carry them.
+    fn learn_comms(&mut self, rec: &Record) {
+        let be = self.style.big_endian;
+        let mut learned: Vec<(i32, String)> = Vec::new();
+        {
+            let (system, name, fields): (&str, &str, Vec<(&str, serde_json::Value)>) =
+                match &self.text.registry {
+                    Some(reg) => {
+                        let Some(s) = reg.of(rec) else { return };
+                        let vals = s
+                            .fields
+                            .iter()
+                            .map(|f| (f.name.as_str(), json::schema_field_value(f, rec.data, be)))
+                            .collect();
+                        (s.system.as_str(), s.name.as_str(), vals)
+                    }
+                    None => {
+                        let Some(ev) = self.names.of(rec) else { return };
+                        let vals = ev
+                            .fields
+                            .iter()
+                            .map(|f| (f.name.as_str(), json::field_value(f, rec.data, be)))
+                            .collect();
+                        (ev.system.as_str(), ev.name.as_str(), vals)
+                    }
+                };
+            let pairs: &[(&str, &str)] = match (system, name) {
+                ("sched", "sched_switch") => {
+                    &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")]
+                }
+                ("sched", "sched_process_fork") => {
+                    &[("parent_pid", "parent_comm"), ("child_pid", "child_comm")]
+                }
+                (
+                    "sched",
+                    "sched_wakeup" | "sched_waking" | "sched_wakeup_new" | "sched_process_exit"
+                    | "sched_process_free",
+                ) => &[("pid", "comm")],
+                ("task", "task_newtask") => &[("pid", "comm")],
+                ("task", "task_rename") => &[("pid", "newcomm")],
+                _ => return,
+            };
+            let field = |n: &str| fields.iter().find(|(k, _)| *k == n).map(|(_, v)| v);
+            for (pid_field, comm_field) in pairs {
+                if let (Some(serde_json::Value::Number(p)), Some(serde_json::Value::String(c))) =
+                    (field(pid_field), field(comm_field))
+                {
+                    if let Some(p) = p.as_i64() {
+                        learned.push((p as i32, c.clone()));
+                    }
+                }
+            }
+        }
+        for (p, c) in learned {
+            self.comms.learn(p, &c);
+        }
+    }
+
+    fn style_line(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
+        self.style.write_context(out, rec, &self.comms);
+        let known = self.text.write_event(rec, out, &self.names);
+        out.push(b'\n');
+        known
+    }
+}
+
+/// The event model's registry with the symbol tables its `%p` conversions and
+/// `bprint`/`bputs` events need.
+struct EventText {
+    registry: Option<Registry>,
+    kallsyms: Option<Kallsyms>,
+    printk: Option<PrintkFormats>,
+    big_endian: bool,
+}
+
+impl EventText {
+    /// Why records of event `id` print as `<unknown event id N>` (None when they do not):
+    /// no format, or a format that does not parse.
+    fn why_unknown(&self, id: u16, rec: &Record, fallback: &EventNames) -> Option<String> {
+        let missing = || {
+            format!("event id {id} has no format under events/; its records print as <unknown event id {id}> (was the tree captured with its formats?)")
+        };
+        match &self.registry {
+            Some(reg) => match reg.try_get(id) {
+                None => Some(missing()),
+                Some(Err(e)) => Some(format!("{e}; its records print as <unknown event id {id}>")),
+                Some(Ok(_)) => None,
+            },
+            None => fallback.of(rec).is_none().then(missing),
+        }
+    }
+
+    /// Every event as (system, name, id).
+    fn events(&self, fallback: &EventNames) -> Vec<(String, String, u16)> {
+        match &self.registry {
+            Some(reg) => reg
+                .events()
+                .filter_map(|(s, n, id)| Some((s.to_string(), n.to_string(), id?)))
+                .collect(),
+            None => fallback
+                .iter()
+                .map(|(id, e)| (e.system.clone(), e.name.clone(), id))
+                .collect(),
+        }
+    }
+
+    /// Offsets of the common fields, from the first format that parses.
+    fn common_fields(&self, fallback: &EventNames) -> CommonFields {
+        let Some(reg) = &self.registry else {
+            return fallback.common_fields();
+        };
+        let mut c = CommonFields::default();
+        for (s, n, _) in reg.events() {
+            if let Some(schema) = reg.by_name(s, n) {
+                for f in &schema.fields {
+                    match f.name.as_str() {
+                        "common_flags" => c.flags = f.offset,
+                        "common_preempt_count" => c.preempt_count = f.offset,
+                        "common_pid" => c.pid = f.offset,
+                        _ => {}
+                    }
+                }
+                break;
+            }
+        }
+        c
+    }
+    /// One stderr line per event type whose text fell back to `field=value` pairs.
+    fn report_fallbacks(&self, warn: &mut dyn FnMut(String)) {
+        if let Some(reg) = &self.registry {
+            for (event, why, n) in reg.fallback_report() {
+                warn(format!(
+                    "{event}: {n} record(s) printed as field=value ({why})"
+                ));
+            }
+        }
+    }
+
+    /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
+    fn load(
+        t: &Tracefs,
+        big_endian: bool,
+        specs: &[String],
+        warn: &mut dyn FnMut(String),
+    ) -> EventText {
+        let registry = match Registry::from_tracefs(t) {
+            Ok(mut r) => {
+                super::resolve_enum_constants(t, &mut r, specs);
+                Some(r)
+            }
+            Err(e) => {
+                warn(format!("{e}; printing events as field=value pairs"));
+                None
+            }
+        };
+        let kallsyms_text = t.host().kallsyms();
+        let printk = t
+            .read_string("printk_formats")
+            .ok()
+            .map(|s| PrintkFormats::parse(&s));
+        EventText {
+            registry,
+            kallsyms: kallsyms_text.map(|s| Kallsyms::parse(&s)),
+            printk,
+            big_endian,
+        }
+    }
+
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>, fallback: &EventNames) -> bool {
+        let Some(reg) = &self.registry else {
+            return fallback.write_event(rec, out);
+        };
+        let env = PrintEnv {
+            kallsyms: self.kallsyms.as_ref(),
+            functions: None,
+            printk: self.printk.as_ref(),
+            big_endian: self.big_endian,
+            long_size: reg.long_size(),
+            hz: None,
+            style: crate::event::PrintStyle::Kernel,
+        };
+        reg.write_event(rec, &env, out)
+    }
+}
+
+fn ids_for(
+    events: &[(String, String, u16)],
+    specs: &[String],
+) -> Result<Option<HashSet<u16>>, TracefsError> {
+    if specs.is_empty() {
+        return Ok(None);
+    }
+    let names: Vec<EventName> = events
+        .iter()
+        .map(|(sys, name, _)| EventName::new(sys, name))
+        .collect();
+    let selected = select_events(specs, &names)?;
+    Ok(Some(
+        events
+            .iter()
+            .filter(|(sys, name, _)| selected.iter().any(|e| &e.system == sys && &e.name == name))
+            .map(|(_, _, id)| *id)
+            .collect(),
+    ))
+}
+
+fn printer_for<'w>(
+    t: &Instance,
+    meta: &Tracefs,
+    big_endian: bool,
+    args: &StreamOptions,
+    warn: &'w mut dyn FnMut(String),
+) -> Result<Printer<'w>, StreamError> {
+    let mut comms =
+        Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
+    comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
+    let text = EventText::load(meta, big_endian, &args.events, warn);
+    // The minimal table is only needed when the event model cannot read the tree.
+    let names = if text.registry.is_some() {
+        let mut n = EventNames::default();
+        n.big_endian = big_endian;
+        n
+    } else {
+        EventNames::from_tracefs(meta, big_endian)
+    };
+    let only = ids_for(&text.events(&names), &args.events)?;
+    let mut style = KernelStyle::from_instance(t, big_endian);
+    style.common = text.common_fields(&names);
+    Ok(Printer {
+        warn,
+        style,
+        comms,
+        names,
+        text,
+        json: args.json,
+        only,
+        errors: 0,
+        lost_unknown_ids: HashSet::new(),
+        learn: false,
+        lost_to_stderr: false,
+        annotate: false,
+        started: HashSet::new(),
+        idx: 0,
+    })
+}
+
+fn replay(
+    t: &Tracefs,
+    args: &StreamOptions,
+    w: &mut dyn Write,
+    warn: &mut dyn FnMut(String),
+) -> Result<i32, StreamError> {
+    let layout = page_layout(t).map_err(StreamError::Layout)?;
+    let data = load_cpu_files(t, args.cpu)?;
+    let mut p = printer_for(&t.top(), t, layout.big_endian, args, warn)?;
+    p.lost_to_stderr = true;
+    p.annotate = t
+        .read_string("options/annotate")
+        .map_or(true, |s| s.trim() == "1")
+        && buffer_overran(t);
+    let mut out = Vec::with_capacity(1 << 16);
+    let graph = !p.json
+        && t.read_string("current_tracer")
+            .is_ok_and(|s| s.trim() == "function_graph");
+    if !args.no_header && !p.json {
+        if graph {
+            // The graph tracer prints its own legend after `# tracer:` and `#`.
+            out.extend_from_slice(b"# tracer: function_graph\n#\n");
+            let gopts = GraphOptions::from_tracefs(t);
+            if gopts.latency && gopts.context_info {
+                let (entries, total, _) = buffer_counts(t);
+                let host = t.host();
+                let uname = host.uname_line().unwrap_or_default();
+                let ncpus = host
+                    .cpu_online()
+                    .and_then(|l| count_cpu_list(&l))
+                    .unwrap_or(1);
+                write_latency_header(&mut out, &uname, entries, total, ncpus);
+            }
+            gopts.write_header(&mut out);
+        } else {
+            write_trace_header(t, &p.style, &mut out);
+        }
+    }
+    let streams: Vec<_> = data
+        .iter()
+        .map(|d| CpuStream::new(layout, d.cpu, &d.bytes))
+        .collect();
+    if graph {
+        if let Some(rc) = replay_graph(t, &mut p, Merge::new(streams), &mut out)? {
+            w.write_all(&out)?;
+            w.flush()?;
+            return Ok(rc);
+        }
+        return Ok(1);
+    }
+    for item in Merge::new(streams) {
+        p.entry(item, &mut out);
+        if out.len() >= 1 << 16 {
+            w.write_all(&out)?;
+            out.clear();
+        }
+    }
+    w.write_all(&out)?;
+    w.flush()?;
+    if !p.json {
+        p.text.report_fallbacks(&mut *p.warn);
+    }
+    if p.errors > 0 {
+        (p.warn)(format!("{} malformed sub-buffer(s) skipped", p.errors));
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// function_graph replay: the kernel's graph layout needs a look ahead on each CPU (leaf
+/// calls), so the records are gathered first and laid out by [`GraphRenderer`].
+fn replay_graph<'a>(
+    t: &Tracefs,
+    p: &mut Printer,
+    merged: impl Iterator<Item = Result<Entry<'a>, PageError>>,
+    out: &mut Vec<u8>,
+) -> Result<Option<i32>, StreamError> {
+    let Some(reg) = &p.text.registry else {
+        return Err(StreamError::Unsupported("the tree's event formats could not be read; function_graph needs events/ftrace/funcgraph_*/format".into()));
+    };
+    let Some(glayout) = GraphLayout::from_registry(reg, p.text.big_endian) else {
+        return Err(StreamError::Unsupported(format!(
+            "{}: no events/ftrace/funcgraph_entry or funcgraph_exit format; capture the tree again (capture copies events/ftrace)",
+            t.root().display()
+        )));
+    };
+    let mut recs = Vec::new();
+    for item in merged {
+        match item {
+            Ok(Entry::Event(r)) => {
+                if p.wanted(&r)
+                    || r.event_id(p.style.big_endian).is_some_and(|id| {
+                        reg.try_get(id).is_some_and(|s| {
+                            s.is_ok_and(|s| {
+                                s.system == "ftrace" && s.name.starts_with("funcgraph_")
+                            })
+                        })
+                    })
+                {
+                    recs.push(OwnedRecord {
+                        cpu: r.cpu,
+                        ts: r.ts,
+                        data: r.data.to_vec(),
+                    });
+                }
+            }
+            Ok(Entry::Lost { cpu, count, .. }) => (p.warn)(lost_before_capture(cpu, count)),
+            Err(e) => {
+                p.errors += 1;
+                if p.errors <= 20 {
+                    (p.warn)(e.to_string());
+                }
+            }
+        }
+    }
+    let host = t.host();
+    let irq_range = host
+        .kallsyms()
+        .and_then(|text| irq_range_from_kallsyms(&text));
+    let ncpus = host
+        .cpu_online()
+        .and_then(|l| count_cpu_list(&l))
+        .unwrap_or_else(|| {
+            std::fs::read_dir(t.path("per_cpu"))
+                .map(|d| d.count())
+                .unwrap_or(1)
+        });
+    let r = GraphRenderer {
+        layout: glayout,
+        opts: GraphOptions::from_tracefs(t),
+        kallsyms: p.text.kallsyms.as_ref(),
+        comms: &p.comms,
+        ncpus,
+        irq_range,
+    };
+    let text = &p.text;
+    let names = &p.names;
+    // trace_marker and trace_printk text shows without its `ip: ` prefix in a comment.
+    let msg_only: HashSet<u16> = ["print", "bprint", "bputs"]
+        .iter()
+        .filter_map(|n| reg.by_name("ftrace", n).map(|s| s.id))
+        .collect();
+    let be = p.style.big_endian;
+    let release = host
+        .uname_line()
+        .and_then(|u| u.split_whitespace().nth(2).map(str::to_string));
+    let blank_first = release
+        .as_deref()
+        .is_some_and(blanks_first_string_in_comments);
+    let mut comment = |rec: &Record, o: &mut Vec<u8>| {
+        let start = o.len();
+        let known = text.write_event(rec, o, names);
+        let Some(name_end) = o[start..]
+            .windows(2)
+            .position(|w| w == b": ")
+            .map(|i| start + i + 2)
+        else {
+            return known;
+        };
+        if known && rec.event_id(be).is_some_and(|id| msg_only.contains(&id)) {
+            o.drain(start..name_end);
+        } else if known && blank_first {
+            if let Some(schema) = reg.of(rec) {
+                let mut body = o.split_off(name_end);
+                blank_first_string(&schema.print_fmt, &mut body);
+                o.extend_from_slice(&body);
+            }
+        }
+        known
+    };
+    r.render(&recs, &mut comment, out);
+    if p.errors > 0 {
+        (p.warn)(format!("{} malformed sub-buffer(s) skipped", p.errors));
+        return Ok(Some(1));
+    }
+    Ok(Some(0))
+}
+
+/// Entries in the buffer, entries written and CPUs, from every `per_cpu/cpuN/stats`.
+fn buffer_counts(t: &Tracefs) -> (u64, u64, usize) {
+    let top = t.top();
+    let cpus = top.cpus().unwrap_or_default();
+    let (mut entries, mut written) = (0u64, 0u64);
+    for &cpu in &cpus {
+        let stats = top.cpu_stats(cpu).unwrap_or_default();
+        let e = stats.entries().unwrap_or(0);
+        entries += e;
+        written += e + stats.overrun().unwrap_or(0);
+    }
+    (entries, written, cpus.len())
+}
+
+/// Whether any CPU's `per_cpu/cpuN/stats` reports an overrun.
+fn buffer_overran(t: &Tracefs) -> bool {
+    let top = t.top();
+    top.cpus().unwrap_or_default().into_iter().any(|cpu| {
+        top.cpu_stats(cpu)
+            .is_ok_and(|s| s.overrun().is_some_and(|n| n != 0))
+    })
+}
+
+/// The `trace` file's header: tracer, entries from `per_cpu/cpuN/stats`, CPU count, legend.
+fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
+    let tracer = t
+        .read_string("current_tracer")
+        .unwrap_or_else(|_| "nop".into());
+    let (entries, written, cpus) = buffer_counts(t);
+    let online = t.host().cpu_online().and_then(|l| count_cpu_list(&l));
+    style.write_header(out, tracer.trim(), entries, written, online.unwrap_or(cpus));
+}
+
+fn live(
+    top: &Tracefs,
+    args: &StreamOptions,
+    stop: &AtomicBool,
+    w: &mut dyn Write,
+    warn: &mut dyn FnMut(String),
+) -> Result<i32, StreamError> {
+    let layout = page_layout(top).map_err(StreamError::Layout)?;
+    let mut private = None;
+    let buffer = if args.events.is_empty() {
+        top.top()
+    } else {
+        let available = top.available_events()?;
+        let targets = args
+            .events
+            .iter()
+            .map(|spec| resolve_event(spec, &available))
+            .collect::<Result<Vec<_>, _>>()?;
+        let p = PrivateInstance::create(top, "stream")?;
+        for note in p.notes() {
+            warn(note.clone());
+        }
+        for target in &targets {
+            p.instance().set_target_enabled(target, true)?;
+        }
+        let it = p.instance().clone();
+        private = Some(p);
+        it
+    };
+    let mut layout = layout;
+    if let Ok(kb) = buffer.subbuf_size_kb() {
+        layout.subbuf_size = kb as usize * 1024;
+    }
+    let mut p = printer_for(&buffer, top, layout.big_endian, args, warn)?;
+    p.learn = true;
+    let mut reader = LiveReader::open(&buffer, &layout, args.cpu)?;
+    let cpus = reader.cpus();
+    let mut bufs: Vec<Vec<u8>> = cpus.iter().map(|_| Vec::new()).collect();
+    let deadline = args
+        .duration_ms
+        .map(|ms| Instant::now() + Duration::from_millis(ms));
+    let mut out = Vec::with_capacity(1 << 16);
+    let mut last_cmdlines = Instant::now();
+    loop {
+        let done = stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
+        if !done {
+            reader.wait(Duration::from_millis(100))?;
+        }
+        if reader.read_available(&mut bufs)? > 0 {
+            // The kernel's comm cache moves on while we stream: when this batch has a pid
+            // we cannot name, read it again before printing (at most every 50 ms).
+            let unknown = bufs.iter().zip(&cpus).any(|(b, c)| {
+                CpuStream::new(layout, *c, b).any(|e| {
+                    matches!(e, Ok(Entry::Event(r)) if { let pid = p.style.pid(&r); pid > 0 && p.comms.comm(pid) == "<...>" })
+                })
+            });
+            if unknown && last_cmdlines.elapsed() > Duration::from_millis(50) {
+                p.comms
+                    .load_saved_cmdlines(&top.read_string("saved_cmdlines").unwrap_or_default());
+                last_cmdlines = Instant::now();
+            }
+            let streams: Vec<_> = bufs
+                .iter()
+                .zip(&cpus)
+                .map(|(b, c)| CpuStream::new(layout, *c, b))
+                .collect();
+            for item in Merge::new(streams) {
+                p.entry(item, &mut out);
+            }
+            for b in &mut bufs {
+                b.clear();
+            }
+            w.write_all(&out)?;
+            w.flush()?;
+            out.clear();
+        }
+        if done {
+            break;
+        }
+    }
+    drop(reader);
+    if let Some(private) = private {
+        let path = private.instance().path("");
+        if let Err(e) = private.remove() {
+            (p.warn)(format!(
+                "could not remove {}: {e}; remove it with rmdir",
+                path.display()
+            ));
+        }
+    }
+    if !p.json {
+        p.text.report_fallbacks(&mut *p.warn);
+    }
+    Ok(0)
+}
+
+/// The line for events overwritten before a capture was read (the kernel's `trace` text
+/// has no line for them).
+fn lost_before_capture(cpu: u32, count: Option<u64>) -> String {
+    match count {
+        Some(n) => format!("cpu{cpu}: {n} events were overwritten before the capture"),
+        None => format!("cpu{cpu}: events were overwritten before the capture"),
+    }
+}
