@@ -348,7 +348,7 @@ fn options_clock_buffers_stats_and_marker() {
     assert!(!i.option("event-fork").unwrap());
     assert!(matches!(
         i.set_option("no-such-option", true),
-        Err(TracefsError::BadValue { .. })
+        Err(TracefsError::UnknownOption { .. })
     ));
     assert!(i
         .set_trace_clock("nosuchclock")

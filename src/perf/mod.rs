@@ -20,9 +20,8 @@ pub use sys::{ChildExit, CounterReading, GatedChild};
 pub fn online_cpus() -> std::io::Result<Vec<u32>> {
     let path = "/sys/devices/system/cpu/online";
     let text = std::fs::read_to_string(path)?;
-    crate::tracefs::parse_cpu_list(text.trim(), crate::tracefs::MAX_CPUS).map_err(|e| {
-        std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{path}: {e}"))
-    })
+    crate::tracefs::parse_cpu_list(text.trim(), crate::tracefs::MAX_CPUS)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{path}: {e}")))
 }
 
 /// The threads of a process (`/proc/PID/task`), sorted.

@@ -17,7 +17,8 @@ use crate::ring::{
     load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError, RingError,
 };
 use crate::tracefs::{
-    count_cpu_list, resolve_event, select_events, EventName, Instance, PrivateInstance, Tracefs, TracefsError,
+    count_cpu_list, resolve_event, select_events, EventName, Instance, PrivateInstance, Tracefs,
+    TracefsError,
 };
 
 /// What to stream and how.
@@ -178,7 +179,7 @@ impl Printer<'_> {
                     if let Some(id) = rec.event_id(self.style.big_endian) {
                         if let Some(why) = self.text.why_unknown(id, &rec, &self.names) {
                             if self.lost_unknown_ids.insert(id) {
-                                (self.warn)(why);
+                                (self.warn)(format!("warning: {why}"));
                             }
                         }
                     }
