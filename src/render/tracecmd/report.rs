@@ -43,6 +43,11 @@ pub struct ReportInput<'a> {
     pub cmdlines: super::Cmdlines,
     /// CPU count printed in the `cpus=N` line.
     pub cpus: usize,
+    /// What `--cpu` adds to this input's CPU numbers before matching them: trace-cmd
+    /// 3.1.6 numbers an instance's CPUs after those of the buffers before it in its file
+    /// (`--cpu 2` selects CPU 0 of the first instance of a 2-CPU file, `--cpu 0` none
+    /// of it). 0 for a top buffer.
+    pub cpu_base: u32,
     /// Added to every timestamp (`--ts-offset`).
     pub ts_offset: i64,
     /// `-F` filters of this input.
@@ -252,6 +257,7 @@ fn report_loop<'a>(
             &l.input.filter,
             l.input.catalog,
             &rec,
+            l.input.cpu_base,
             opts,
         ) {
             if let Some(count) = taken.missed {
@@ -539,10 +545,11 @@ fn accept<C: Catalog + ?Sized>(
     filter: &EventFilter,
     catalog: &C,
     rec: &Record,
+    cpu_base: u32,
     opts: &ReportOptions,
 ) -> bool {
     if let Some(cpus) = &opts.cpus {
-        if !cpus.contains(&rec.cpu) {
+        if !cpus.contains(&rec.cpu.saturating_add(cpu_base)) {
             return false;
         }
     }
