@@ -3,6 +3,8 @@
 //! no function_graph; the VM tests capture real graphs.) Skipped when not root or tracefs
 //! is absent, or when this kernel's instances do have function_graph.
 
+mod skips;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -11,17 +13,17 @@ const ROOT: &str = "/sys/kernel/tracing";
 #[test]
 fn missing_tracer_is_refused_with_a_hint_and_no_instance_left() {
     if !nix::unistd::Uid::effective().is_root() {
-        eprintln!("skipped: needs root");
+        skips::skip("needs root");
         return;
     }
     if !Path::new(ROOT).join("instances").is_dir() {
-        eprintln!("skipped: tracefs is not mounted at {ROOT}");
+        skips::skip(format!("tracefs is not mounted at {ROOT}"));
         return;
     }
     let avail =
         std::fs::read_to_string(Path::new(ROOT).join("available_tracers")).unwrap_or_default();
     if avail.split_whitespace().any(|t| t == "function_graph") {
-        eprintln!("skipped: this kernel has function_graph");
+        skips::skip("this kernel has function_graph");
         return;
     }
     let dest = tempfile::tempdir().unwrap();

@@ -2,6 +2,8 @@
 //! private instances only and must leave no instance behind, even when they fail.
 //! Skipped (with the reason printed) when not root or tracefs is absent.
 
+mod skips;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -9,11 +11,11 @@ const ROOT: &str = "/sys/kernel/tracing";
 
 fn live() -> bool {
     if !nix::unistd::Uid::effective().is_root() {
-        eprintln!("skipped: needs root");
+        skips::skip("needs root");
         return false;
     }
     if !Path::new(ROOT).join("instances").is_dir() {
-        eprintln!("skipped: tracefs is not mounted at {ROOT}");
+        skips::skip(format!("tracefs is not mounted at {ROOT}"));
         return false;
     }
     true

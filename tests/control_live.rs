@@ -1,6 +1,8 @@
 //! Live tests against this machine's tracefs, each in its own instance. They skip (and
 //! say why) without root or tracefs, and a guard removes the instance on every exit path.
 
+mod skips;
+
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
@@ -18,17 +20,17 @@ fn bin() -> &'static str {
 
 fn live() -> Option<Tracefs> {
     if !nix::unistd::geteuid().is_root() {
-        eprintln!("skipping: live tracefs tests need root");
+        skips::skip("live tracefs tests need root");
         return None;
     }
     match Tracefs::discover() {
         Ok(t) if t.exists("instances") => Some(t),
         Ok(_) => {
-            eprintln!("skipping: this tracefs has no instances/");
+            skips::skip("this tracefs has no instances/");
             None
         }
         Err(e) => {
-            eprintln!("skipping: {e}");
+            skips::skip(e);
             None
         }
     }
@@ -422,7 +424,7 @@ fn refused_files_say_so_and_the_rest_carries_on() {
 fn uprobe_create_list_remove() {
     let Some(t) = live() else { return };
     if !t.exists("uprobe_events") {
-        eprintln!("skipping: no uprobe_events");
+        skips::skip("no uprobe_events");
         return;
     }
     let target = PathBuf::from("/bin/true").canonicalize().unwrap();
@@ -437,7 +439,7 @@ fn uprobe_create_list_remove() {
     match t.create_dynamic_event(&ev) {
         Ok(()) => {}
         Err(e) => {
-            eprintln!("skipping: the kernel refused a uprobe here: {e}");
+            skips::skip(format!("the kernel refused a uprobe here: {e}"));
             return;
         }
     }
@@ -471,7 +473,7 @@ fn top_level_start_show_reset_round_trip() {
         && top.buffer_size().ok().and_then(|b| b.effective_kb())
             == Some(tracectl::tracefs::DEFAULT_BUFFER_KB);
     if !at_defaults {
-        eprintln!("skipping: the top-level buffer is not at the kernel defaults (events, tracer, clock or buffer size in use)");
+        skips::skip("the top-level buffer is not at the kernel defaults (events, tracer, clock or buffer size in use)");
         return;
     }
     struct Restore(Instance, Vec<(String, String)>);

@@ -3,18 +3,20 @@
 //! per-CPU snapshot, kprobes listed by stat. Runs with TRACECTL_VM=1 and
 //! TRACECTL_VM_BIN (a static tracectl; scripts/test.sh builds one), else skips.
 
+mod skips;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn vm_binary() -> Option<PathBuf> {
     if std::env::var("TRACECTL_VM").as_deref() != Ok("1") {
-        eprintln!("skipping: VM tests run with TRACECTL_VM=1 (bash scripts/test.sh sets it up)");
+        skips::skip("VM tests run with TRACECTL_VM=1 (bash scripts/test.sh sets it up)");
         return None;
     }
     match std::env::var_os("TRACECTL_VM_BIN").map(PathBuf::from) {
         Some(p) if p.is_file() => Some(p),
         _ => {
-            eprintln!("skipping: TRACECTL_VM_BIN must name a static tracectl");
+            skips::skip("TRACECTL_VM_BIN must name a static tracectl");
             None
         }
     }

@@ -1,6 +1,8 @@
 //! Live oracle: in a private instance, trace a small workload with many event systems,
 //! then compare the engine's text for every raw record with the kernel's `trace` line.
 
+mod skips;
+
 mod event_oracle;
 
 use std::io::Read;
@@ -92,11 +94,11 @@ fn drain_raw(path: &Path) -> Vec<u8> {
 #[test]
 fn live_events_print_like_the_kernel() {
     if !nix::unistd::geteuid().is_root() {
-        eprintln!("skipping: needs root to create a tracefs instance");
+        skips::skip("needs root to create a tracefs instance");
         return;
     }
     if !Path::new(LIVE).join("instances").is_dir() {
-        eprintln!("skipping: no tracefs with instances at {LIVE}");
+        skips::skip(format!("no tracefs with instances at {LIVE}"));
         return;
     }
     let top = Tracefs::at(LIVE);

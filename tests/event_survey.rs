@@ -2,6 +2,8 @@
 //! one the engine knows (`tracectl::event::HELPERS`), and the formats that still print as
 //! `field=value` pairs are listed with their reason.
 
+mod skips;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -56,7 +58,7 @@ fn calls(fmt: &str) -> Vec<String> {
 #[test]
 fn survey_helpers_of_every_live_format() {
     if !nix::unistd::geteuid().is_root() || !Path::new(LIVE).join("events/header_page").exists() {
-        eprintln!("skipping: needs root and tracefs at {LIVE}");
+        skips::skip(format!("needs root and tracefs at {LIVE}"));
         return;
     }
     let t = Tracefs::at(LIVE);

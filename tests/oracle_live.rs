@@ -3,17 +3,19 @@
 //! text, as the acceptance check does on held-out trees. Needs root and tracefs (skips
 //! otherwise, saying why); the capture runs in a private instance that it removes.
 
+mod skips;
+
 use std::path::Path;
 use std::process::Command;
 
 #[test]
 fn fresh_all_events_capture_replays_as_the_kernel_printed_it() {
     if !nix::unistd::Uid::effective().is_root() {
-        eprintln!("skipped: needs root");
+        skips::skip("needs root");
         return;
     }
     if !Path::new("/sys/kernel/tracing/instances").is_dir() {
-        eprintln!("skipped: tracefs is not mounted at /sys/kernel/tracing");
+        skips::skip("tracefs is not mounted at /sys/kernel/tracing");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,8 @@
 //! `tracectl record` / `extract` on the live tracefs: the files are read by
 //! `trace-cmd report` with the events our reader finds, and tracefs is left as found.
 
+mod skips;
+
 #[path = "dat_common/mod.rs"]
 mod dat_common;
 
@@ -15,11 +17,11 @@ const TRACEFS: &str = "/sys/kernel/tracing";
 
 fn skip() -> bool {
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipping: not root");
+        skips::skip("not root");
         return true;
     }
     if !Path::new(TRACEFS).join("instances").is_dir() {
-        eprintln!("skipping: tracefs is not mounted at {TRACEFS}");
+        skips::skip(format!("tracefs is not mounted at {TRACEFS}"));
         return true;
     }
     false
@@ -491,7 +493,7 @@ fn cpumask_option_and_clock() {
         .unwrap()
         .count();
     if ncpu < 2 {
-        eprintln!("skipping: needs 2 CPUs");
+        skips::skip("needs 2 CPUs");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -543,7 +545,7 @@ fn cpumask_option_and_clock() {
 #[test]
 fn our_recording_reports_identically_in_both_tools() {
     if skip() || !have_tracecmd() {
-        eprintln!("skipping: needs root, tracefs and trace-cmd");
+        skips::skip("needs root, tracefs and trace-cmd");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -5,20 +5,20 @@
 //! Runs when `TRACECTL_VM=1` and `TRACECTL_VM_BIN` names a static tracectl (see
 //! tests/vm_kernels.rs); otherwise it prints why it skips.
 
+mod skips;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn vm_binary() -> Option<PathBuf> {
     if std::env::var("TRACECTL_VM").as_deref() != Ok("1") {
-        eprintln!("skipping: VM tests run with TRACECTL_VM=1 (bash scripts/test.sh sets it up)");
+        skips::skip("VM tests run with TRACECTL_VM=1 (bash scripts/test.sh sets it up)");
         return None;
     }
     match std::env::var_os("TRACECTL_VM_BIN").map(PathBuf::from) {
         Some(p) if p.is_file() => Some(p),
         _ => {
-            eprintln!(
-                "skipping: TRACECTL_VM_BIN must name a static tracectl (scripts/test.sh builds it)"
-            );
+            skips::skip("TRACECTL_VM_BIN must name a static tracectl (scripts/test.sh builds it)");
             None
         }
     }

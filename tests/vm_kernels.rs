@@ -5,6 +5,8 @@
 //! (`scripts/test.sh` builds one); otherwise each test prints why it skips. The guest runs a
 //! shell script with tracectl in /bin; what the script writes to /out comes back here.
 
+mod skips;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,15 +16,13 @@ const DEBIAN_6_12: &str = "linux-image-6.12-amd64";
 
 fn vm_binary() -> Option<PathBuf> {
     if std::env::var("TRACECTL_VM").as_deref() != Ok("1") {
-        eprintln!("skipping: VM tests run with TRACECTL_VM=1 (bash scripts/test.sh sets it up)");
+        skips::skip("VM tests run with TRACECTL_VM=1 (bash scripts/test.sh sets it up)");
         return None;
     }
     match std::env::var_os("TRACECTL_VM_BIN").map(PathBuf::from) {
         Some(p) if p.is_file() => Some(p),
         _ => {
-            eprintln!(
-                "skipping: TRACECTL_VM_BIN must name a static tracectl (scripts/test.sh builds it)"
-            );
+            skips::skip("TRACECTL_VM_BIN must name a static tracectl (scripts/test.sh builds it)");
             None
         }
     }
@@ -245,7 +245,7 @@ fn assert_reports_match(file: &Path) {
         .arg(file)
         .output();
     let Ok(tc) = tc else {
-        eprintln!("skipping the report comparison: trace-cmd is not installed");
+        skips::skip("trace-cmd is not installed");
         return;
     };
     assert!(

@@ -8,35 +8,17 @@ use std::process::Command;
 
 use tracectl::dat::DatFile;
 
+#[path = "../tracecmd_common/mod.rs"]
+mod tracecmd_common;
+
 /// Why live trace-cmd tests cannot run here, if they cannot.
 pub fn skip_reason() -> Option<String> {
-    if unsafe { libc::geteuid() } != 0 {
-        return Some("not root".into());
-    }
-    if !Path::new("/sys/kernel/tracing/events/header_page").exists() {
-        return Some("tracefs is not mounted at /sys/kernel/tracing".into());
-    }
-    if !tracecmd_here().exists() {
-        return Some(format!("{} is missing", tracecmd_here().display()));
-    }
-    if Command::new("trace-cmd").arg("--help").output().is_err() {
-        return Some("trace-cmd is not installed".into());
-    }
-    None
+    tracecmd_common::why_not_record()
 }
 
-/// `<repo>/../shared/tools/trace-cmd-here` (or `$TRACE_CMD_HERE`); a worktree one level
-/// deeper finds it at `<repo>/../../shared/tools`.
+/// `scripts/trace-cmd-record`: trace-cmd with the project's LD_PRELOAD library.
 pub fn tracecmd_here() -> PathBuf {
-    if let Some(p) = std::env::var_os("TRACE_CMD_HERE") {
-        return PathBuf::from(p);
-    }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let near = repo.join("../shared/tools/trace-cmd-here");
-    if near.exists() {
-        return near;
-    }
-    repo.join("../../shared/tools/trace-cmd-here")
+    tracecmd_common::recorder_path()
 }
 
 /// Record with trace-cmd: `record <args> -o out -- sleep 0.2`.
@@ -52,7 +34,7 @@ pub fn tracecmd_record(out: &Path, args: &[&str]) {
             .arg(out)
             .args(["--", "sleep", "0.2"])
             .output()
-            .expect("run trace-cmd-here");
+            .expect("run scripts/trace-cmd-record");
         assert!(
             out.exists(),
             "trace-cmd record wrote nothing: {}",

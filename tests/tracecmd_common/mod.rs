@@ -1,41 +1,44 @@
-//! Finding the trace-cmd recorder for tests that compare with `trace-cmd report`.
+//! Recording with trace-cmd for tests that compare with `trace-cmd report`: through
+//! `scripts/trace-cmd-record` (trace-cmd with the project's LD_PRELOAD library, which
+//! `scripts/setup.sh` builds), on the live tracefs.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `$TRACE_CMD_HERE`, else `shared/tools/trace-cmd-here` beside the repository (or one
-/// level further up, from a worktree).
-pub fn trace_cmd_here() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("TRACE_CMD_HERE") {
-        return Some(PathBuf::from(p));
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [
-        "../shared/tools/trace-cmd-here",
-        "../../shared/tools/trace-cmd-here",
-    ]
-    .iter()
-    .map(|p| root.join(p))
-    .find(|p| p.exists())
+/// `scripts/trace-cmd-record` in this repository.
+pub fn recorder_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/trace-cmd-record")
 }
 
-/// The recorder, or None (with the reason printed) when this machine cannot record.
-pub fn recorder() -> Option<PathBuf> {
+/// Why trace-cmd cannot record on this machine, if it cannot.
+pub fn why_not_record() -> Option<String> {
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: recording with trace-cmd needs root");
-        return None;
+        return Some("recording with trace-cmd needs root".into());
     }
-    if !Path::new("/sys/kernel/tracing/events").exists() {
-        eprintln!("skipped: tracefs is not mounted at /sys/kernel/tracing");
-        return None;
+    if !Path::new("/sys/kernel/tracing/events/header_page").exists() {
+        return Some("tracefs is not mounted at /sys/kernel/tracing".into());
     }
     if Command::new("trace-cmd").arg("--help").output().is_err() {
-        eprintln!("skipped: trace-cmd is not installed");
-        return None;
+        return Some("trace-cmd is not installed (scripts/setup.sh installs it)".into());
     }
-    let r = trace_cmd_here();
-    if r.is_none() {
-        eprintln!("skipped: shared/tools/trace-cmd-here not found (set TRACE_CMD_HERE)");
+    let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tracecmd-shim.so");
+    if std::env::var_os("TRACECTL_SHIM").is_none() && !shim.exists() {
+        return Some(format!(
+            "{} is not built (scripts/setup.sh builds it)",
+            shim.display()
+        ));
     }
-    r
+    None
+}
+
+/// The recorder, or None (the test skips, see `skips`) when this machine cannot record.
+pub fn recorder() -> Option<PathBuf> {
+    match why_not_record() {
+        Some(why) => {
+            crate::skips::skip(why);
+            None
+        }
+        None => Some(recorder_path()),
+    }
 }

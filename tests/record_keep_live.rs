@@ -1,6 +1,8 @@
 //! `record -k` (keep the tracing state afterwards) and `-K` (do not reset before), as
 //! trace-cmd-record(1) documents them, on the live tracefs.
 
+mod skips;
+
 #[path = "dat_common/mod.rs"]
 mod dat_common;
 
@@ -14,11 +16,11 @@ const TRACEFS: &str = "/sys/kernel/tracing";
 
 fn skip() -> bool {
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipping: not root");
+        skips::skip("not root");
         return true;
     }
     if !Path::new(TRACEFS).join("instances").is_dir() {
-        eprintln!("skipping: tracefs is not mounted at {TRACEFS}");
+        skips::skip(format!("tracefs is not mounted at {TRACEFS}"));
         return true;
     }
     false

@@ -2,6 +2,8 @@
 //! `tracectl report` and by `trace-cmd report`: the shifted timestamps agree line for line.
 //! The guest file is a real trace-cmd recording rewritten with the option added.
 
+mod skips;
+
 #[path = "dat_common/mod.rs"]
 mod dat_common;
 
@@ -49,7 +51,7 @@ fn report(exe: &str, file: &str) -> String {
 #[test]
 fn guest_timestamps_are_shifted_like_trace_cmd() {
     if let Some(why) = skip_reason() {
-        eprintln!("skipping: {why}");
+        skips::skip(why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();

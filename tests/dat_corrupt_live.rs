@@ -1,5 +1,7 @@
 //! Truncated and bit-flipped copies of real trace.dat files give errors, never panics.
 
+mod skips;
+
 mod dat_common;
 
 use dat_common::*;
@@ -25,7 +27,7 @@ fn read_everything(path: &std::path::Path) -> Result<u64, String> {
 
 fn torture(args: &[&str]) {
     if let Some(why) = skip_reason() {
-        eprintln!("skipping: {why}");
+        skips::skip(why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();

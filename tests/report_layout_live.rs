@@ -8,6 +8,8 @@
 //! comparison (that is the event model's engine); everything before it and every plugin's
 //! whole line must be identical.
 
+mod skips;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,6 +1,8 @@
 //! Writing trace.dat files: trace-cmd's files read by us, rewritten in every format,
 //! read back by us and by `trace-cmd report` / `trace-cmd dump` with the same events.
 
+mod skips;
+
 mod dat_common;
 
 use std::process::Command;
@@ -38,7 +40,7 @@ fn rewrite(
 
 fn roundtrip(record_args: &[&str]) {
     if let Some(why) = skip_reason() {
-        eprintln!("skipping: {why}");
+        skips::skip(why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,8 @@
 //! Files with buffer instances (`record -B`): `tracectl report` prints every buffer,
 //! merged by time and labelled by instance, line for line as `trace-cmd report` does.
 
+mod skips;
+
 #[path = "dat_common/mod.rs"]
 mod dat_common;
 
@@ -44,7 +46,7 @@ fn same(args: &[&str]) -> usize {
 #[test]
 fn instance_buffers_are_reported_like_trace_cmd() {
     if let Some(why) = skip_reason() {
-        eprintln!("skipping: {why}");
+        skips::skip(why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -80,7 +82,7 @@ fn instance_buffers_are_reported_like_trace_cmd() {
 #[test]
 fn our_instance_recording_reports_like_trace_cmd() {
     if let Some(why) = skip_reason() {
-        eprintln!("skipping: {why}");
+        skips::skip(why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -103,7 +105,7 @@ fn our_instance_recording_reports_like_trace_cmd() {
 #[test]
 fn ts_offset_binds_to_the_file_before_it() {
     if let Some(why) = skip_reason() {
-        eprintln!("skipping: {why}");
+        skips::skip(why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();

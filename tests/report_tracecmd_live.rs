@@ -3,6 +3,8 @@
 //!
 //! Each comparison prints its match rate and the first differing lines.
 
+mod skips;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -1,6 +1,8 @@
 //! Reading trace.dat files recorded by trace-cmd during the test run: our reader must
 //! find as many events of each type as `trace-cmd report` prints.
 
+mod skips;
+
 mod dat_common;
 
 use dat_common::*;
@@ -8,7 +10,7 @@ use tracectl::dat::{Compression, DatFile};
 
 fn check(args: &[&str], version: u32, compression: Compression) {
     if let Some(why) = skip_reason() {
-        eprintln!("skipping: {why}");
+        skips::skip(why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -70,7 +72,7 @@ fn v6_counts_match_tracecmd() {
 
 fn check_instances(args: &[&str]) {
     if let Some(why) = skip_reason() {
-        eprintln!("skipping: {why}");
+        skips::skip(why);
         return;
     }
     let dir = tempfile::tempdir().unwrap();
