@@ -1,6 +1,8 @@
 //! Small synthesized trace.dat files for what recordings here never produce: big-endian
 //! files, latency (text) files, unknown options and timestamp adjustments.
 
+mod pins;
+
 use tracectl::dat::{
     opt, write_dat, write_latency_dat, BufferData, BufferSource, Compression, DatFile, Metadata,
     NewOption, WriteOptions,
@@ -222,20 +224,25 @@ fn events_of_a_system_are_stored_together() {
     assert_eq!(systems, ["sched", "sched", "irq"]);
 }
 
+/// Latency files as trace-cmd reads them: its report of the v7 files is committed
+/// (`results/dat_synth/latency-v7.txt`) and the written files are pinned (see `pins`), so
+/// the comparison holds without trace-cmd; with it, its report is compared too.
 #[test]
 fn latency_files_round_trip_and_trace_cmd_reads_them() {
     let dir = tempfile::tempdir().unwrap();
     let text: Vec<u8> = (0..3000)
         .flat_map(|i| format!("  <idle>-0       0d.h1  {i}us : irq_enter\n").into_bytes())
         .collect();
+    let have_trace_cmd = pins::trace_cmd_installed();
+    let golden_path = pins::results("dat_synth/latency-v7.txt");
+    let mut pins = pins::Pins::open("dat_synth.written");
     for (version, compression) in [
         (7, Compression::Zstd),
         (7, Compression::None),
         (6, Compression::None),
     ] {
-        let path = dir
-            .path()
-            .join(format!("lat-{version}-{}.dat", compression.name()));
+        let name = format!("lat-{version}-{}.dat", compression.name());
+        let path = dir.path().join(&name);
         let wo = WriteOptions {
             version,
             compression,
@@ -246,58 +253,71 @@ fn latency_files_round_trip_and_trace_cmd_reads_them() {
         assert_eq!(d.buffers().len(), 1);
         assert!(matches!(d.buffers()[0].data, BufferData::Latency { .. }));
         assert_eq!(d.latency_text(0).unwrap(), text, "{}", path.display());
-        if std::process::Command::new("trace-cmd")
-            .arg("--help")
-            .output()
-            .is_ok()
-        {
+        let theirs = have_trace_cmd.then(|| {
             let o = std::process::Command::new("trace-cmd")
                 .arg("report")
                 .arg(&path)
                 .output()
                 .unwrap();
-            let out = String::from_utf8_lossy(&o.stdout);
             assert!(
                 o.status.success(),
                 "{}: {}",
                 path.display(),
                 String::from_utf8_lossy(&o.stderr)
             );
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        });
+        if let Some(out) = &theirs {
             assert_eq!(
                 out.matches("irq_enter").count(),
                 3000,
                 "{}: {out:.300}",
                 path.display()
             );
-            let ours = std::process::Command::new(env!("CARGO_BIN_EXE_tracectl"))
-                .arg("report")
-                .arg(&path)
-                .output()
-                .unwrap();
-            assert!(
-                ours.status.success(),
-                "{}",
-                String::from_utf8_lossy(&ours.stderr)
-            );
-            let ours = String::from_utf8_lossy(&ours.stdout);
-            // trace-cmd 3.1.6 reads a version 6 latency file's first 8 bytes of text as
-            // the size of a trace-clock trailer that such files do not have, and drops
-            // them; there the expected text is the file's own.
-            let expected = if version == 6 {
-                format!("cpus=0\n{}\n", String::from_utf8_lossy(&text))
-            } else {
-                out.to_string()
-            };
-            let first = ours.lines().zip(expected.lines()).position(|(a, b)| a != b);
-            assert!(
-                ours == expected,
-                "tracectl report prints a latency file as trace-cmd does: {}: {} vs {} lines, first difference at {first:?}: {:?} / {:?}",
-                path.display(),
-                ours.lines().count(),
-                expected.lines().count(),
-                first.and_then(|i| ours.lines().nth(i)),
-                first.and_then(|i| expected.lines().nth(i)),
-            );
+            if version == 7 && pins::updating() {
+                std::fs::create_dir_all(golden_path.parent().unwrap()).unwrap();
+                std::fs::write(&golden_path, out).unwrap();
+            }
+        }
+        // trace-cmd 3.1.6 reads a version 6 latency file's first 8 bytes of text as the
+        // size of a trace-clock trailer that such files do not have, and drops them;
+        // there the expected text is the file's own.
+        let expected = if version == 6 {
+            format!("cpus=0\n{}\n", String::from_utf8_lossy(&text))
+        } else {
+            let golden = std::fs::read_to_string(&golden_path).unwrap();
+            if let Some(out) = &theirs {
+                assert!(*out == golden, "trace-cmd reads {name} differently");
+            }
+            golden
+        };
+        let ours = std::process::Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .arg("report")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            ours.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        let ours = String::from_utf8_lossy(&ours.stdout);
+        let first = ours.lines().zip(expected.lines()).position(|(a, b)| a != b);
+        assert!(
+            ours == expected,
+            "tracectl report prints a latency file as trace-cmd does: {}: {} vs {} lines, first difference at {first:?}: {:?} / {:?}",
+            path.display(),
+            ours.lines().count(),
+            expected.lines().count(),
+            first.and_then(|i| ours.lines().nth(i)),
+            first.and_then(|i| expected.lines().nth(i)),
+        );
+        if let Some(why) = pins.check(&name, &std::fs::read(&path).unwrap()) {
+            panic!("{why}");
         }
     }
+    pins.finish(
+        "The latency files tests/dat_synth.rs writes; results/dat_synth/latency-v7.txt is \
+         trace-cmd's report of the v7 ones.",
+    );
 }

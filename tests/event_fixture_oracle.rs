@@ -32,6 +32,10 @@ fn run(name: &str, min_rate: f64) {
     let report = event_oracle::check_tree(&t, k.as_ref(), &text, &event_oracle::fixture_raw(&t));
     report.print(name);
     let (ok, bad) = report.total();
+    assert_eq!(
+        report.unpaired, 0,
+        "{name}: records and kernel text lines without a partner (see above)"
+    );
     assert!(
         ok + bad > 100,
         "{name}: too few records paired ({ok} + {bad}); the walker or the line parser is broken"

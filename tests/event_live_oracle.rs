@@ -232,6 +232,10 @@ fn live_events_print_like_the_kernel() {
     let report = event_oracle::check_tree(&top, k.as_ref(), &text, &raw);
     report.print("live");
     let (ok, bad) = report.total();
+    assert_eq!(
+        report.unpaired, 0,
+        "live: records and kernel text lines without a partner (see above)"
+    );
     assert!(
         ok + bad > 100,
         "only {} records paired; the workload or the reader failed",

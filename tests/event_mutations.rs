@@ -45,8 +45,11 @@ fn formats() -> Vec<(String, String)> {
     out
 }
 
-fn print_random(s: &Schema, rng: &mut Rng) {
+/// Prints random payloads in both styles; returns how many printed through the print fmt
+/// (rather than falling back to `field=value`).
+fn print_random(s: &Schema, rng: &mut Rng) -> usize {
     let (mut planned, mut general) = (Vec::new(), Vec::new());
+    let mut printed = 0;
     for len in [0usize, 3, 8, 64, 300, 300, 300] {
         let mut data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         if len >= 2 {
@@ -80,8 +83,10 @@ fn print_random(s: &Schema, rng: &mut Rng) {
                 s.system,
                 s.name
             );
+            printed += usize::from(a && !planned.is_empty());
         }
     }
+    printed
 }
 
 #[test]
@@ -92,11 +97,12 @@ fn mutated_formats_and_random_payloads_never_panic() {
         return;
     }
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let (mut parsed, mut rejected) = (0, 0);
+    let (mut parsed, mut rejected, mut printed, mut prints) = (0, 0, 0, 0);
     for (sys, text) in &fmts {
         // The original, with random payloads.
         let s = Schema::parse(sys, text, 8).expect("an unmodified format parses");
-        print_random(&s, &mut rng);
+        printed += print_random(&s, &mut rng);
+        prints += 14;
         let per = std::env::var("MUTATIONS")
             .ok()
             .and_then(|s| s.parse().ok())
@@ -133,7 +139,20 @@ fn mutated_formats_and_random_payloads_never_panic() {
         }
     }
     eprintln!(
-        "{} formats, {parsed} mutants parsed, {rejected} rejected",
+        "{} formats, {printed} of {prints} random payloads printed through their print fmt, \
+         {parsed} mutants parsed, {rejected} rejected",
         fmts.len()
+    );
+    // The tree has every event of its kernel; both outcomes of a mutation occur, and the
+    // originals print random payloads through their print fmts, not only as fallbacks.
+    assert!(fmts.len() > 1000, "only {} formats", fmts.len());
+    assert!(parsed > fmts.len() / 2, "only {parsed} mutants parsed");
+    assert!(
+        rejected > fmts.len() / 10,
+        "only {rejected} mutants rejected"
+    );
+    assert!(
+        printed > prints / 3,
+        "only {printed} of {prints} payloads printed through the print fmt"
     );
 }

@@ -1,6 +1,8 @@
 //! `tracectl report` on bad input: clear errors naming the file, warnings for damaged
 //! pages, never a panic.
 
+mod pins;
+
 use std::io::Cursor;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -74,23 +76,48 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// The file is pinned (see `pins`) and trace-cmd's report of it is committed, so both
+/// tools' text is compared with or without trace-cmd installed.
 #[test]
 fn good_file_matches_trace_cmd() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("ok.dat");
     write(&f, page(1_000_000_000, 3));
+    let golden_path = pins::results("report_errors/ok.txt");
+    if pins::updating() {
+        let tc = Command::new("trace-cmd")
+            .arg("report")
+            .arg("-i")
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert!(tc.status.success(), "{}", text(&tc.stderr));
+        std::fs::create_dir_all(golden_path.parent().unwrap()).unwrap();
+        std::fs::write(&golden_path, &tc.stdout).unwrap();
+    }
+    let golden = std::fs::read_to_string(&golden_path).unwrap();
     let out = report(&["-i", f.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout).lines().count(), 4);
-    match Command::new("trace-cmd")
-        .arg("report")
-        .arg("-i")
-        .arg(&f)
-        .output()
-    {
-        Ok(tc) if tc.status.success() => assert_eq!(text(&out.stdout), text(&tc.stdout)),
-        _ => eprintln!("trace-cmd not available: compared the line count only"),
+    assert_eq!(text(&out.stdout), golden);
+    if pins::trace_cmd_installed() {
+        let tc = Command::new("trace-cmd")
+            .arg("report")
+            .arg("-i")
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert!(tc.status.success(), "{}", text(&tc.stderr));
+        assert_eq!(
+            text(&tc.stdout),
+            golden,
+            "trace-cmd reads the file differently"
+        );
     }
+    let mut pins = pins::Pins::open("report_errors.written");
+    if let Some(why) = pins.check("ok.dat", &std::fs::read(&f).unwrap()) {
+        panic!("{why}");
+    }
+    pins.finish("The file tests/report_errors.rs writes; results/report_errors/ok.txt is trace-cmd's report of it.");
 }
 
 #[test]

@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod pins;
+
 use tracectl::dat::{
     buffers_of, write_dat, Compression, DatFile, Metadata, NewOption, WriteOptions,
 };
@@ -78,7 +80,7 @@ fn difference(want: &[u8], got: &[u8]) -> Option<String> {
     let differing: Vec<usize> = (0..n).filter(|&i| w.get(i) != g.get(i)).collect();
     let first = differing.first().copied().unwrap_or(n);
     Some(format!(
-        "{} of {} lines differ ({} vs {} lines; the bytes differ even if no line does); first at line {}:\n  trace-cmd: {}\n  tracectl:  {}",
+        "{} of {} lines differ ({} vs {} lines); first at line {}:\n  trace-cmd: {}\n  tracectl:  {}",
         differing.len(),
         n,
         w.len(),
@@ -165,13 +167,6 @@ fn goldens_cover_instances_cpus_and_event_systems() {
     }
 }
 
-/// FNV-1a: pins the exact bytes of a written file (see [`writer_output_reads_in_trace_cmd`]).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// `src` rewritten by our writer (all its options, metadata and pages) as `version`.
 fn rewrite(src: &Path, dst: &Path, version: u32, compression: Compression) {
     let d = DatFile::open(src).unwrap();
@@ -187,32 +182,19 @@ fn rewrite(src: &Path, dst: &Path, version: u32, compression: Compression) {
     write_dat(dst, &wo, &meta, &opts, buffers_of(&d).unwrap()).unwrap();
 }
 
-fn trace_cmd_installed() -> bool {
-    Command::new("trace-cmd").arg("--help").output().is_ok()
-}
-
 /// Our writer's files, as trace-cmd reads them: the committed recordings rewritten as v6
 /// and as uncompressed v7 must report exactly what trace-cmd reported for the original
 /// (same records, instance and events).
 ///
-/// `results/written.txt` pins each written file's size and FNV-1a digest: those exact
-/// bytes were read by `trace-cmd report` and matched the golden when the line was made
-/// (`TRACECTL_UPDATE_WRITTEN=1` with trace-cmd installed remakes the file, only if
-/// trace-cmd agrees). So a writer change that trace-cmd would read differently (a
-/// moved option pointer, a wrong section size) fails here without trace-cmd; with
-/// trace-cmd installed its report is compared as well.
+/// `results/written.txt` pins each written file (see `pins`): those exact bytes were
+/// read by `trace-cmd report` and matched the golden. So a writer change that trace-cmd
+/// would read differently (a moved option pointer, a wrong section size) fails here
+/// without trace-cmd; with trace-cmd installed its report is compared as well.
 #[test]
 fn writer_output_reads_in_trace_cmd() {
     let tmp = tempfile::tempdir().unwrap();
-    let update = std::env::var("TRACECTL_UPDATE_WRITTEN").as_deref() == Ok("1");
-    let have_trace_cmd = trace_cmd_installed();
-    assert!(
-        !update || have_trace_cmd,
-        "TRACECTL_UPDATE_WRITTEN=1 needs trace-cmd to check the files"
-    );
-    let pinned_path = data().join("results/written.txt");
-    let pinned = std::fs::read_to_string(&pinned_path).unwrap_or_default();
-    let mut lines = Vec::new();
+    let have_trace_cmd = pins::trace_cmd_installed();
+    let mut pins = pins::Pins::open("written.txt");
     let mut failures = Vec::new();
     for (src, version, compression) in [
         ("4cpu-v7", 6, Compression::None),
@@ -227,8 +209,6 @@ fn writer_output_reads_in_trace_cmd() {
             version,
             compression,
         );
-        let bytes = std::fs::read(&out).unwrap();
-        let line = format!("{name} {} {:016x}", bytes.len(), fnv1a(&bytes));
         // (--stat prints where the data lies in the file, which differs.)
         for mode in ["plain", "R", "events"] {
             let golden =
@@ -261,24 +241,11 @@ fn writer_output_reads_in_trace_cmd() {
                 Err(e) => failures.push(format!("tracectl report of {name}: {e}")),
             }
         }
-        if !update && !pinned.lines().any(|l| l == line) {
-            failures.push(format!(
-                "{name} is not the file trace-cmd was shown: {line} is not in {} \
-                 (if the writer changed on purpose, remake it with TRACECTL_UPDATE_WRITTEN=1 \
-                 and trace-cmd installed)",
-                pinned_path.display()
-            ));
-        }
-        lines.push(line);
+        failures.extend(pins.check(&name, &std::fs::read(&out).unwrap()));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    if update {
-        let text = format!(
-            "# Files tests/tracecmd_goldens.rs writes with tracectl's writer from the recordings \
-             here: name, size, FNV-1a.\n# trace-cmd report read each and printed the \
-             recording's golden plain, -R and -E text.\n{}\n",
-            lines.join("\n")
-        );
-        std::fs::write(&pinned_path, text).unwrap();
-    }
+    pins.finish(
+        "Files tests/tracecmd_goldens.rs writes with tracectl's writer from the recordings \
+         here;\n# trace-cmd report printed each recording's golden plain, -R and -E text for them.",
+    );
 }

@@ -162,6 +162,9 @@ pub fn parse_trace(text: &str) -> Vec<Line> {
 pub struct Report {
     pub per_event: BTreeMap<String, (u64, u64)>,
     pub examples: Vec<String>,
+    /// Records of the raw pages with no line of the same CPU and microsecond in the
+    /// kernel's text, and such lines with no record: both come from one stopped buffer,
+    /// so any is a decoding (or line parsing) error.
     pub unpaired: u64,
 }
 
@@ -286,7 +289,14 @@ pub fn check_tree(
             i += 1;
             j += 1;
         }
+        // Whatever one side has left has no partner on the other.
+        report.unpaired += (recs.len() - i + mine.len() - j) as u64;
     }
+    // Text lines of CPUs without raw data have no partner either.
+    report.unpaired += lines
+        .iter()
+        .filter(|l| !raw.iter().any(|(c, _)| *c == l.cpu))
+        .count() as u64;
     for (ev, why, n) in reg.fallback_report() {
         report.examples.push(format!("fallback {ev} x{n}: {why}"));
     }
