@@ -312,7 +312,23 @@ fn named_instance_is_restored_and_extract_reads_it() {
 }
 
 /// SIGINT/SIGTERM at several moments of `record -- sleep 5`: a valid file, the private
-/// instance removed, quickly.
+/// instance removed (how quickly: benches/record_stop.rs).
+/// The child's exit status; kills it and fails the test if it runs past `limit`.
+fn wait_or_kill(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let t0 = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st;
+        }
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("record did not stop within {limit:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn kill_points_leave_valid_file_and_no_instance() {
     if skip() {
@@ -341,13 +357,9 @@ fn kill_points_leave_valid_file_and_no_instance() {
         let mut child = cmd.spawn().unwrap();
         std::thread::sleep(Duration::from_millis(after_ms));
         unsafe { libc::kill(child.id() as i32, sig) };
-        let t0 = Instant::now();
-        let st = child.wait().unwrap();
-        assert!(
-            t0.elapsed() < Duration::from_secs(4),
-            "record took {:?} to stop",
-            t0.elapsed()
-        );
+        // How fast it stops is measured by benches/record_stop.rs; here only that it
+        // does (a hang fails after a minute instead of blocking the suite).
+        let st = wait_or_kill(&mut child, Duration::from_secs(60));
         assert!(
             st.success(),
             "signal {sig} after {after_ms} ms (command: {with_cmd}): {st:?}"
