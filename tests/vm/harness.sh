@@ -11,7 +11,7 @@
 # to /out is copied into OUTDIR. Exit status: the guest script's.
 # TRACECTL_VM_SMP sets the guest's CPU count (default 2); TRACECTL_VM_ROOT names a
 # directory whose contents are copied into the guest's root (e.g. a program and the
-# shared libraries it loads).
+# shared libraries it loads); TRACECTL_VM_APPEND adds to the kernel command line.
 set -euo pipefail
 
 meta=$1 guest=$2 outdir=$3
@@ -72,12 +72,14 @@ chmod +x "$root/init"
 serial=$work/serial.log
 timeout "${TRACECTL_VM_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg,thread=single -m 512M -smp "${TRACECTL_VM_SMP:-2}" \
     -nographic -no-reboot -nic none -kernel "$kdir/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-    -append 'console=ttyS0 quiet panic=-1 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 nokaslr' \
+    -append "console=ttyS0 quiet panic=-1 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 nokaslr ${TRACECTL_VM_APPEND:-}" \
     </dev/null >"$serial" 2>&1 || true
 tr -d '\r' <"$serial" >"$work/serial.txt"
 cp "$work/serial.txt" "$outdir/serial.log"
+# Kernel messages the console prints in the middle of the stream (`[  12.345] ...`; no
+# base64 text holds `[`) are cut out.
 sed -n '/^TRACECTL-VM-OUT-BEGIN$/,/^TRACECTL-VM-OUT-END$/p' "$work/serial.txt" | sed '1d;$d' \
-    | base64 -d 2>/dev/null | gzip -dc 2>/dev/null | tar -C "$outdir" -xf - 2>/dev/null || true
+    | sed 's/\[ *[0-9]*\.[0-9]*\] .*$//' | base64 -d 2>/dev/null | gzip -dc 2>/dev/null | tar -C "$outdir" -xf - 2>/dev/null || true
 rc=$(sed -n 's/^TRACECTL-VM-EXIT=\([0-9]*\)$/\1/p' "$work/serial.txt" | tail -1)
 if [ -z "$rc" ]; then
     echo "vm: the guest did not finish; last lines of the console:" >&2
