@@ -2,7 +2,7 @@
 //! of `record -- sleep 5` and without a command, side by side with `trace-cmd record`
 //! (through `scripts/trace-cmd-record`) where it can record. Needs root and tracefs.
 //!
-//! Run with `cargo bench --bench record_stop`. (tests/record_live.rs checks that each
+//! Run with `cargo bench --bench record_stop`. (tests/it/record_live.rs checks that each
 //! stop leaves a valid file and no instance; the time it takes is measured here.)
 
 use std::path::Path;
