@@ -2,13 +2,12 @@
 //! files, latency (text) files, unknown options and timestamp adjustments.
 
 use crate::support::pins;
+use crate::support::synth::HEADER_PAGE;
 
 use tracectl::dat::{
     opt, write_dat, write_latency_dat, BufferData, BufferSource, Compression, DatFile, Metadata,
     NewOption, WriteOptions,
 };
-
-const HEADER_PAGE: &str = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
 
 fn meta() -> Metadata {
     Metadata {

@@ -7,35 +7,7 @@ use crate::support::dat::*;
 
 use std::process::Command;
 
-use tracectl::dat::{
-    buffers_of, write_dat, Compression, DatFile, Metadata, NewOption, WriteOptions,
-};
-
-fn rewrite(
-    src: &std::path::Path,
-    dst: &std::path::Path,
-    version: u32,
-    compression: Compression,
-) -> DatFile {
-    let d = DatFile::open(src).unwrap();
-    let opts: Vec<NewOption> = d.options().all.iter().map(NewOption::from).collect();
-    let wo = WriteOptions {
-        version,
-        compression,
-        big_endian: d.big_endian(),
-        long_size: d.header().file_long_size,
-        page_size: d.header().page_size,
-    };
-    write_dat(
-        dst,
-        &wo,
-        &Metadata::from_dat(&d),
-        &opts,
-        buffers_of(&d).unwrap(),
-    )
-    .unwrap();
-    d
-}
+use tracectl::dat::{Compression, DatFile, Metadata};
 
 fn roundtrip(record_args: &[&str]) {
     if let Some(why) = skip_reason() {

@@ -8,27 +8,12 @@
 //! record only when its timestamp is strictly smaller, scanning CPUs upwards; for the
 //! report, trace-cmd's own output of the same file is committed and compared too.
 
-use crate::support::pins;
+use crate::support::{pins, synth};
 
-use std::io::Cursor;
 use std::process::Command;
 
-use tracectl::dat::{write_dat, BufferSource, Metadata, WriteOptions};
 use tracectl::event::HeaderPage;
 use tracectl::ring::{CpuStream, Entry, Merge, PageLayout};
-
-const HEADER_PAGE: &str = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\
-\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\
-\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\
-\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-
-const FORMAT: &str = "name: tick\nID: 900\nformat:\n\
-\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
-\tfield:int n;\toffset:8;\tsize:4;\tsigned:1;\n\n\
-print fmt: \"n=%d\", REC->n\n";
 
 /// One CPU's records: absolute timestamps (ns, non-decreasing), each tagged
 /// `cpu * 1000 + index` in its `n` field.
@@ -119,7 +104,7 @@ fn the_order_under_test_has_ties_gaps_and_early_ends() {
 
 #[test]
 fn ring_merge_of_five_cpus_is_a_stable_sort_by_time_and_cpu() {
-    let hp = HeaderPage::parse(HEADER_PAGE).unwrap();
+    let hp = HeaderPage::parse(synth::HEADER_PAGE).unwrap();
     let layout = PageLayout::new(&hp, Some(4096), false);
     let cpus = cpus();
     let bytes: Vec<Vec<u8>> = cpus.iter().map(pages).collect();
@@ -142,36 +127,16 @@ fn ring_merge_of_five_cpus_is_a_stable_sort_by_time_and_cpu() {
 }
 
 fn write_file(path: &std::path::Path) {
-    let meta = Metadata {
-        header_page: HEADER_PAGE.into(),
-        header_event: String::new(),
-        ftrace_formats: vec![],
-        event_formats: vec![("demo".into(), FORMAT.into())],
-        kallsyms: String::new(),
-        printk_formats: String::new(),
-        cmdlines: "100 zero\n102 two\n103 three\n104 four\n".into(),
-    };
-    let cpus: Vec<(u32, Box<dyn std::io::Read>)> = cpus()
-        .iter()
-        .map(|c| {
-            (
-                c.cpu,
-                Box::new(Cursor::new(pages(c))) as Box<dyn std::io::Read>,
-            )
-        })
-        .collect();
-    let buffers = vec![BufferSource {
-        name: String::new(),
-        clock: "local".into(),
-        page_size: 4096,
+    let cpus = cpus().iter().map(|c| (c.cpu, pages(c))).collect();
+    synth::write_tick_file(
+        path,
+        "100 zero
+102 two
+103 three
+104 four
+",
         cpus,
-    }];
-    let wo = WriteOptions {
-        big_endian: false,
-        long_size: 8,
-        ..WriteOptions::default()
-    };
-    write_dat(path, &wo, &meta, &[], buffers).unwrap();
+    );
 }
 
 /// `(cpu, n)` of each record line of a report (`comm-pid [cpu] ts: tick: n=N`).
@@ -196,19 +161,13 @@ fn report_merge_of_five_cpus_is_a_stable_sort_by_time_and_cpu() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("five.dat");
     write_file(&f);
-    let golden_path = pins::results("merge_order/five.txt");
-    if pins::updating() {
-        let tc = Command::new("trace-cmd")
-            .arg("report")
-            .arg("-i")
-            .arg(&f)
-            .output()
-            .unwrap();
-        assert!(tc.status.success());
-        std::fs::create_dir_all(golden_path.parent().unwrap()).unwrap();
-        std::fs::write(&golden_path, &tc.stdout).unwrap();
-    }
-    let golden = std::fs::read_to_string(&golden_path).unwrap();
+    let golden = pins::trace_cmd_report(
+        &f,
+        "merge_order/five.txt",
+        "merge_order.written",
+        "The five-CPU file tests/it/merge_order.rs writes; results/merge_order/five.txt is \
+         trace-cmd's report of it.",
+    );
     let want: Vec<(u32, i32)> = expected().iter().map(|&(_, c, n)| (c, n)).collect();
     assert_eq!(records_of(&golden), want, "trace-cmd's order");
     let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
@@ -225,26 +184,6 @@ fn report_merge_of_five_cpus_is_a_stable_sort_by_time_and_cpu() {
     let ours = String::from_utf8(out.stdout).unwrap();
     assert_eq!(records_of(&ours), want);
     assert!(ours == golden, "tracectl's text differs from trace-cmd's");
-    if pins::trace_cmd_installed() {
-        let tc = Command::new("trace-cmd")
-            .arg("report")
-            .arg("-i")
-            .arg(&f)
-            .output()
-            .unwrap();
-        assert!(
-            String::from_utf8_lossy(&tc.stdout) == golden,
-            "trace-cmd reads the file differently now"
-        );
-    }
-    let mut pins = pins::Pins::open("merge_order.written");
-    if let Some(why) = pins.check("five.dat", &std::fs::read(&f).unwrap()) {
-        panic!("{why}");
-    }
-    pins.finish(
-        "The five-CPU file tests/it/merge_order.rs writes; results/merge_order/five.txt is \
-         trace-cmd's report of it.",
-    );
 }
 
 /// The 4-CPU recording trace-cmd made in a VM: tracectl's records come in trace-cmd's

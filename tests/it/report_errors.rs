@@ -1,26 +1,10 @@
 //! `tracectl report` on bad input: clear errors naming the file, warnings for damaged
 //! pages, never a panic.
 
-use crate::support::pins;
+use crate::support::{pins, synth};
 
-use std::io::Cursor;
 use std::path::Path;
 use std::process::{Command, Output};
-
-use tracectl::dat::{write_dat, BufferSource, Metadata, WriteOptions};
-
-const HEADER_PAGE: &str = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\
-\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\
-\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\
-\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-
-const FORMAT: &str = "name: tick\nID: 900\nformat:\n\
-\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
-\tfield:int n;\toffset:8;\tsize:4;\tsigned:1;\n\n\
-print fmt: \"n=%d\", REC->n\n";
 
 /// A page with `count` `tick` records, 1 us apart, from `start` ns.
 fn page(start: u64, count: u32) -> Vec<u8> {
@@ -41,27 +25,12 @@ fn page(start: u64, count: u32) -> Vec<u8> {
 }
 
 fn write(path: &Path, pages: Vec<u8>) {
-    let meta = Metadata {
-        header_page: HEADER_PAGE.into(),
-        header_event: String::new(),
-        ftrace_formats: vec![],
-        event_formats: vec![("demo".into(), FORMAT.into())],
-        kallsyms: String::new(),
-        printk_formats: String::new(),
-        cmdlines: "42 ticker\n".into(),
-    };
-    let buffers = vec![BufferSource {
-        name: String::new(),
-        clock: "local".into(),
-        page_size: 4096,
-        cpus: vec![(0, Box::new(Cursor::new(pages)) as Box<dyn std::io::Read>)],
-    }];
-    let wo = WriteOptions {
-        big_endian: false,
-        long_size: 8,
-        ..WriteOptions::default()
-    };
-    write_dat(path, &wo, &meta, &[], buffers).unwrap();
+    synth::write_tick_file(
+        path,
+        "42 ticker
+",
+        vec![(0, pages)],
+    );
 }
 
 fn report(args: &[&str]) -> Output {
@@ -83,41 +52,15 @@ fn good_file_matches_trace_cmd() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("ok.dat");
     write(&f, page(1_000_000_000, 3));
-    let golden_path = pins::results("report_errors/ok.txt");
-    if pins::updating() {
-        let tc = Command::new("trace-cmd")
-            .arg("report")
-            .arg("-i")
-            .arg(&f)
-            .output()
-            .unwrap();
-        assert!(tc.status.success(), "{}", text(&tc.stderr));
-        std::fs::create_dir_all(golden_path.parent().unwrap()).unwrap();
-        std::fs::write(&golden_path, &tc.stdout).unwrap();
-    }
-    let golden = std::fs::read_to_string(&golden_path).unwrap();
+    let golden = pins::trace_cmd_report(
+        &f,
+        "report_errors/ok.txt",
+        "report_errors.written",
+        "The file tests/it/report_errors.rs writes; results/report_errors/ok.txt is trace-cmd's report of it.",
+    );
     let out = report(&["-i", f.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), golden);
-    if pins::trace_cmd_installed() {
-        let tc = Command::new("trace-cmd")
-            .arg("report")
-            .arg("-i")
-            .arg(&f)
-            .output()
-            .unwrap();
-        assert!(tc.status.success(), "{}", text(&tc.stderr));
-        assert_eq!(
-            text(&tc.stdout),
-            golden,
-            "trace-cmd reads the file differently"
-        );
-    }
-    let mut pins = pins::Pins::open("report_errors.written");
-    if let Some(why) = pins.check("ok.dat", &std::fs::read(&f).unwrap()) {
-        panic!("{why}");
-    }
-    pins.finish("The file tests/it/report_errors.rs writes; results/report_errors/ok.txt is trace-cmd's report of it.");
 }
 
 #[test]

@@ -8,11 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::dat::rewrite;
 use crate::support::pins;
 
-use tracectl::dat::{
-    buffers_of, write_dat, Compression, DatFile, Metadata, NewOption, WriteOptions,
-};
+use tracectl::dat::Compression;
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tracecmd")
@@ -165,21 +164,6 @@ fn goldens_cover_instances_cpus_and_event_systems() {
         let lines = plain.lines().count();
         assert!((300..6000).contains(&lines), "{stem}: {lines} lines");
     }
-}
-
-/// `src` rewritten by our writer (all its options, metadata and pages) as `version`.
-fn rewrite(src: &Path, dst: &Path, version: u32, compression: Compression) {
-    let d = DatFile::open(src).unwrap();
-    let opts: Vec<NewOption> = d.options().all.iter().map(NewOption::from).collect();
-    let wo = WriteOptions {
-        version,
-        compression,
-        big_endian: d.big_endian(),
-        long_size: d.header().file_long_size,
-        page_size: d.header().page_size,
-    };
-    let meta = Metadata::from_dat(&d);
-    write_dat(dst, &wo, &meta, &opts, buffers_of(&d).unwrap()).unwrap();
 }
 
 /// Our writer's files, as trace-cmd reads them: the committed recordings rewritten as v6

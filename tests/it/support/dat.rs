@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tracectl::dat::DatFile;
+use tracectl::dat::{buffers_of, write_dat, DatFile, Metadata, NewOption, WriteOptions};
 
 use super::tracecmd as tracecmd_common;
 
@@ -218,4 +218,32 @@ pub fn ring_counts(dat: &DatFile, buffer: usize) -> BTreeMap<String, u64> {
         }
     }
     out
+}
+
+/// `src` rewritten by our writer as `version` with `compression`: all its options,
+/// metadata and pages. Returns the source, opened.
+pub fn rewrite(
+    src: &std::path::Path,
+    dst: &std::path::Path,
+    version: u32,
+    compression: tracectl::dat::Compression,
+) -> DatFile {
+    let d = DatFile::open(src).unwrap();
+    let opts: Vec<NewOption> = d.options().all.iter().map(NewOption::from).collect();
+    let wo = WriteOptions {
+        version,
+        compression,
+        big_endian: d.big_endian(),
+        long_size: d.header().file_long_size,
+        page_size: d.header().page_size,
+    };
+    write_dat(
+        dst,
+        &wo,
+        &Metadata::from_dat(&d),
+        &opts,
+        buffers_of(&d).unwrap(),
+    )
+    .unwrap();
+    d
 }

@@ -2,7 +2,7 @@
 //! tests can run, the fixture trees (`fixtures`), recording with trace-cmd
 //! (`tracecmd`) and counting what trace.dat files hold (`dat`), pins of files our writer
 //! made that trace-cmd read (`pins`), and the kernel-text oracle of fixture trees
-//! (`event_oracle`).
+//! (`event_oracle`), and small synthesized trace.dat files (`synth`).
 
 pub mod dat;
 pub mod event_oracle;
@@ -10,5 +10,6 @@ pub mod fixtures;
 pub mod live;
 pub mod pins;
 pub mod skips;
+pub mod synth;
 pub mod tracecmd;
 pub mod vm;

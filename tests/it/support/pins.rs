@@ -86,3 +86,45 @@ impl Pins {
         }
     }
 }
+
+/// `trace-cmd report -i FILE` of the written `file`, as committed at `results/<golden>`:
+/// remade when updating, compared with trace-cmd's output where it is installed, and
+/// `file` pinned in `results/<list>` (described by `what`). Returns the committed text.
+pub fn trace_cmd_report(file: &Path, golden: &str, list: &str, what: &str) -> String {
+    let run = || {
+        let o = Command::new("trace-cmd")
+            .arg("report")
+            .arg("-i")
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "trace-cmd report {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let path = results(golden);
+    if updating() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, run()).unwrap();
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    if trace_cmd_installed() {
+        assert!(
+            run() == text,
+            "trace-cmd reads {} differently from {}",
+            file.display(),
+            path.display()
+        );
+    }
+    let mut pins = Pins::open(list);
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    if let Some(why) = pins.check(&name, &std::fs::read(file).unwrap()) {
+        panic!("{why}");
+    }
+    pins.finish(what);
+    text
+}
