@@ -90,7 +90,22 @@ fn compare(label: &str, args: &[&str]) -> (usize, usize) {
 fn require_all(label: &str, args: &[&str]) -> usize {
     let (same, total) = compare(label, args);
     assert!(total > 2, "{label}: only {total} lines");
-    assert_eq!(same, total, "{label}: output differs from trace-cmd report");
+    if same != total {
+        // The recording is gone with the test's temporary directory: keep it to look at.
+        let keep = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/report-mismatch");
+        let _ = std::fs::create_dir_all(&keep);
+        let file = args
+            .iter()
+            .position(|a| *a == "-i")
+            .map(|i| Path::new(args[i + 1]));
+        if let Some(f) = file {
+            let _ = std::fs::copy(f, keep.join(f.file_name().unwrap()));
+        }
+        panic!(
+            "{label}: output differs from trace-cmd report (recording kept in {})",
+            keep.display()
+        );
+    }
     total
 }
 
