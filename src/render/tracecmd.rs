@@ -79,7 +79,9 @@ pub use filter::{EventFilter, FilterContext, FilterError};
 pub use report::{
     parse_cpu_list, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
 };
-pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken, ThreadedSource};
+pub use source::{
+    CpuBounds, DatSource, EntrySource, RecordSource, SourceError, Taken, ThreadedSource,
+};
 
 use std::cell::RefCell;
 

@@ -30,6 +30,7 @@ mod oracle_live;
 mod record_keep_live;
 mod record_live;
 mod report_errors;
+mod report_first_last;
 mod report_funcgraph;
 mod report_instances_live;
 mod report_layout_live;

@@ -163,6 +163,7 @@ fn report_merge_of_five_cpus_is_a_stable_sort_by_time_and_cpu() {
     write_file(&f);
     let golden = pins::trace_cmd_report(
         &f,
+        &[],
         "merge_order/five.txt",
         "merge_order.written",
         "The five-CPU file tests/it/merge_order.rs writes; results/merge_order/five.txt is \

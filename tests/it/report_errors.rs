@@ -54,6 +54,7 @@ fn good_file_matches_trace_cmd() {
     write(&f, page(1_000_000_000, 3));
     let golden = pins::trace_cmd_report(
         &f,
+        &[],
         "report_errors/ok.txt",
         "report_errors.written",
         "The file tests/it/report_errors.rs writes; results/report_errors/ok.txt is trace-cmd's report of it.",

@@ -87,15 +87,25 @@ impl Pins {
     }
 }
 
-/// `trace-cmd report -i FILE` of the written `file`, as committed at `results/<golden>`:
-/// remade when updating, compared with trace-cmd's output where it is installed, and
-/// `file` pinned in `results/<list>` (described by `what`). Returns the committed text.
-pub fn trace_cmd_report(file: &Path, golden: &str, list: &str, what: &str) -> String {
+/// `trace-cmd report ARGS -i NAME` of the written `file` (run in its directory), as committed at
+/// `results/<golden>`: remade when updating, compared with trace-cmd's output where it is
+/// installed, and `file` pinned in `results/<list>` (described by `what`). Returns the
+/// committed text.
+pub fn trace_cmd_report(
+    file: &Path,
+    args: &[&str],
+    golden: &str,
+    list: &str,
+    what: &str,
+) -> String {
     let run = || {
+        // In the file's directory: some modes print the name as given.
         let o = Command::new("trace-cmd")
+            .current_dir(file.parent().unwrap())
             .arg("report")
+            .args(args)
             .arg("-i")
-            .arg(file)
+            .arg(file.file_name().unwrap())
             .output()
             .unwrap();
         assert!(
