@@ -29,6 +29,7 @@ mod oracle_graph;
 mod oracle_live;
 mod record_keep_live;
 mod record_live;
+mod report_dropped;
 mod report_errors;
 mod report_first_last;
 mod report_funcgraph;

@@ -252,6 +252,17 @@ fn report_loop<'a>(
         };
         let mut rec = taken.rec;
         rec.ts = rec.ts.wrapping_add_signed(offset);
+        // trace-cmd 3.1.6 ends the whole report, silently, at a record that follows dropped
+        // events when the file has no format for its event (whatever --cpu or -F say).
+        let catalog = l.input.catalog;
+        if taken.missed.is_some()
+            && rec
+                .event_id(catalog.big_endian())
+                .and_then(|id| catalog.event(id))
+                .is_none()
+        {
+            break;
+        }
         if accept(
             &mut l.renderer,
             &l.input.filter,
