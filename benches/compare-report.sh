@@ -27,11 +27,10 @@ runs=${RUNS:-15}
 work=$(mktemp -d "${TMPDIR:-/tmp}/compare-report.XXXXXX")
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 
-recorder=${TRACE_CMD_HERE:-}
-for c in "$here/scripts/trace-cmd-here" "$here/../shared/tools/trace-cmd-here"; do
-    [ -n "$recorder" ] || { [ -x "$c" ] && recorder=$c; } || true
-done
-[ -n "$recorder" ] || recorder=trace-cmd
+# trace-cmd through the project's LD_PRELOAD library (scripts/setup.sh builds it), which
+# lets it record where the function-tracer files refuse opens.
+recorder=$here/scripts/trace-cmd-record
+[ -f "$here/target/tracecmd-shim.so" ] || recorder=trace-cmd
 command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs what tracectl's tests and benchmarks compare against (Debian's trace-cmd and perf) and
-# what the VM tests boot with (qemu, busybox), and mounts tracefs when we are root and it is
-# missing. Safe to run twice.
+# Installs what tracectl's tests and benchmarks compare against (Debian's trace-cmd and
+# perf) and what the VM tests boot with (qemu, busybox), builds the LD_PRELOAD library
+# trace-cmd records through (scripts/trace-cmd-record), and mounts tracefs when we are
+# root and it is missing. Safe to run twice.
 set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
 need=()
 command -v trace-cmd >/dev/null 2>&1 || need+=(trace-cmd)
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
+command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 if [ "${TRACECTL_VM:-0}" = 1 ]; then
     command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
     [ -x /bin/busybox ] || need+=(busybox-static)
@@ -22,4 +25,14 @@ elif [ ${#need[@]} -gt 0 ]; then
 fi
 if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && ! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
     mount -t tracefs nodev /sys/kernel/tracing || echo "setup: could not mount tracefs (live tests will skip)" >&2
+fi
+shim=$repo/target/tracecmd-shim.so
+if command -v cc >/dev/null 2>&1; then
+    if [ ! -f "$shim" ] || [ "$repo/scripts/tracecmd-shim/shim.c" -nt "$shim" ]; then
+        mkdir -p "$repo/target"
+        cc -shared -fPIC -O2 -Wall -Werror -o "$shim.tmp" "$repo/scripts/tracecmd-shim/shim.c" -ldl
+        mv "$shim.tmp" "$shim"
+    fi
+else
+    echo "setup: no C compiler; scripts/trace-cmd-record cannot run (tests that record with trace-cmd will skip)" >&2
 fi

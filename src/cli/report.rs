@@ -200,15 +200,25 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             let bounds = DatSource::cpu_bounds(dat, 0)
                 .with_context(|| format!("reading {}", f.display()))?;
             print_warnings(&bounds.warnings);
-            for (cpu, first, last) in bounds.cpus {
-                let mut line = format!("  {cpu}").into_bytes();
+            // trace-cmd prints a record of an event the file has no format for as
+            // `[UNKNOWN EVENT]` instead of its time.
+            let catalog = DatCatalog::formats_only(dat);
+            let push = |line: &mut Vec<u8>, (ts, id): (u64, Option<u16>)| {
+                if id.is_some_and(|id| catalog.registry().get(id).is_some()) {
+                    push_ts(line, ts, time);
+                } else {
+                    line.extend_from_slice(b"[UNKNOWN EVENT]");
+                }
+            };
+            for b in bounds.cpus {
+                let mut line = format!("  {}", b.cpu).into_bytes();
                 if args.first_event {
                     line.extend_from_slice(b"\tFirst event:");
-                    push_ts(&mut line, first, time);
+                    push(&mut line, b.first);
                 }
                 if args.last_event {
                     line.extend_from_slice(b"\tLast event:");
-                    push_ts(&mut line, last, time);
+                    push(&mut line, b.last);
                 }
                 line.push(b'\n');
                 out.write_all(&line)?;
@@ -447,6 +457,7 @@ fn report_dats<'s>(
                 style,
                 cmdlines: cmdlines.clone(),
                 cpus: dat.nr_cpus() as usize,
+                cpu_base: dat.nr_cpus().saturating_mul(b as u32),
                 ts_offset: offsets.get(file_index).copied().unwrap_or(0),
                 filter,
                 source: Box::new(source),

@@ -63,6 +63,11 @@ pub use symbols::{Kallsyms, PrintkFormats, Symbol};
 pub trait FunctionLookup: fmt::Debug {
     /// The function holding `addr` and its start address.
     fn function(&self, addr: u64) -> Option<(&str, u64)>;
+
+    /// The address of the symbol called `name`, if the table has one.
+    fn address_of(&self, _name: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// What printing needs beyond the record: symbol tables and the target's ABI.
@@ -92,7 +97,8 @@ pub struct PrintEnv<'a> {
 /// `%p` (`0x` + hex, `(nil)` for NULL) where the kernel prints bare hex; `%pS`/`%pF` as
 /// `name+0xoff` without the `/0xsize` and module the kernel adds (`%pB` as a plain
 /// pointer); and it evaluates identifiers it does not know (`vmemmap_base`,
-/// `HRTIMER_MODE_ABS`) instead of giving up: 0 inside expressions, and in
+/// `HRTIMER_MODE_ABS`) instead of giving up: inside expressions the address kallsyms
+/// gives the name, else 0, and in
 /// `__print_flags`/`__print_symbolic` tables the softirq and hrtimer-restart names it
 /// knows, else -1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -806,8 +806,9 @@ fn calc_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Option<Calc> {
         Expr::Num(n) => Calc::Val(Int::of(*n)),
         &Expr::Const(v, signed, size) => Calc::Val(Int { v, signed, size }),
         Expr::Field(i) => Calc::Read(Read::of(schema, *i)?),
-        // libtraceevent reads an atom it does not know as 0.
-        Expr::Ident(_) if style == PrintStyle::TraceCmd => Calc::Val(Int::of(0)),
+        // libtraceevent reads a name as its kallsyms address: left to the evaluator,
+        // which has the symbol table.
+        Expr::Ident(_) if style == PrintStyle::TraceCmd => return None,
         Expr::Ident(n) => Calc::Val(Int::of(super::constants::constant(n)?)),
         Expr::Cast(ty, x) => Calc::Cast(*ty, sub(x)?),
         Expr::Unary(op @ ("-" | "~" | "+" | "!"), x) => Calc::Unary(op.as_bytes()[0], sub(x)?),
@@ -2182,9 +2183,14 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::Str(s) => Val::Bytes(s, 1),
             Expr::Field(i) => self.field(*i)?,
             Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => {
-                // libtraceevent reads an atom it does not know with strtoull: 0.
-                let _ = n;
-                int_of(0)
+                // libtraceevent reads a name as the address its function map (all of
+                // kallsyms) gives it, and one it does not find with strtoull: 0.
+                int_of(
+                    self.env
+                        .functions
+                        .and_then(|f| f.address_of(n))
+                        .unwrap_or(0),
+                )
             }
             Expr::Ident(n) => match super::constants::constant(n) {
                 Some(v) => int_of(v),

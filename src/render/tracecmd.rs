@@ -51,10 +51,11 @@
 //! * `%pS`/`%pF` are `name+0xoff` (no `/0xsize`, no `[module]`), `%ps` the name,
 //!   `0x...` when no symbol holds the address; `%pB` is a plain pointer;
 //! * `%#x`/`%#o` of 0 print `0` (the kernel: `0x0`);
-//! * names the kernel left unexpanded (`vmemmap_base`, `HRTIMER_MODE_ABS`) are 0 in
-//!   expressions and -1 in `__print_symbolic`/`__print_flags` tables, except the softirq
-//!   and hrtimer-restart names libtraceevent knows; casts to pointers do not scale
-//!   additions (`page=0x<pfn>` for the mm_page events);
+//! * names the kernel left unexpanded (`vmemmap_base`, `HRTIMER_MODE_ABS`) are, in
+//!   expressions, the address of the kallsyms symbol of that name, else 0, and -1 in
+//!   `__print_symbolic`/`__print_flags` tables, except the softirq and hrtimer-restart
+//!   names libtraceevent knows; casts to pointers do not scale additions (`page=` is
+//!   `&vmemmap_base + pfn` for the mm_page events, `0x<pfn>` without that symbol);
 //! * `a OP (b OP2 c)` with OP2 looser than OP reads as `(a OP b) OP2 c` (timer_start's
 //!   `flags=D|P|I`), and `a OP (c ? t : f)` as `(a OP c) ? t : f`
 //!   (mm_page_alloc_extfrag's `fragmenting=`);
@@ -74,7 +75,10 @@ mod source;
 
 pub use catalog::DatCatalog;
 pub use filter::{EventFilter, FilterContext, FilterError};
-pub use source::{DatSource, EntrySource, RecordSource, SourceError, Taken, ThreadedSource};
+pub use source::{
+    BufferBounds, CpuBounds, DatSource, EntrySource, RecordSource, SourceError, Taken,
+    ThreadedSource,
+};
 
 use std::cell::RefCell;
 

@@ -46,6 +46,11 @@ pub struct ReportInput<'a> {
     pub cmdlines: Cmdlines,
     /// CPU count printed in the `cpus=N` line.
     pub cpus: usize,
+    /// What `--cpu` adds to this input's CPU numbers before matching them: trace-cmd
+    /// 3.1.6 numbers an instance's CPUs after those of the buffers before it in its file
+    /// (`--cpu 2` selects CPU 0 of the first instance of a 2-CPU file, `--cpu 0` none
+    /// of it). 0 for a top buffer.
+    pub cpu_base: u32,
     /// Added to every timestamp (`--ts-offset`).
     pub ts_offset: i64,
     /// `-F` filters of this input.
@@ -266,11 +271,23 @@ fn report_loop<'a>(
         };
         let mut rec = taken.rec;
         rec.ts = rec.ts.wrapping_add_signed(offset);
+        // trace-cmd 3.1.6 ends the whole report, silently, at a record that follows dropped
+        // events when the file has no format for its event (whatever --cpu or -F say).
+        let catalog = l.input.catalog;
+        if taken.missed.is_some()
+            && rec
+                .event_id(catalog.big_endian())
+                .and_then(|id| catalog.event(id))
+                .is_none()
+        {
+            break;
+        }
         if accept(
             &mut l.renderer,
             &l.input.filter,
             l.input.catalog,
             &rec,
+            l.input.cpu_base,
             opts,
         ) {
             if let Some(count) = taken.missed {
@@ -558,10 +575,11 @@ fn accept<C: Catalog + ?Sized>(
     filter: &EventFilter,
     catalog: &C,
     rec: &Record,
+    cpu_base: u32,
     opts: &ReportOptions,
 ) -> bool {
     if let Some(cpus) = &opts.cpus {
-        if !cpus.contains(&rec.cpu) {
+        if !cpus.contains(&rec.cpu.saturating_add(cpu_base)) {
             return false;
         }
     }

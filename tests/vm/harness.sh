@@ -9,6 +9,9 @@
 # target/vm-cache. FILEs (e.g. a static tracectl) are copied into the guest's /bin.
 # The guest script runs with tracefs mounted at /sys/kernel/tracing; everything it writes
 # to /out is copied into OUTDIR. Exit status: the guest script's.
+# TRACECTL_VM_SMP sets the guest's CPU count (default 2); TRACECTL_VM_ROOT names a
+# directory whose contents are copied into the guest's root (e.g. a program and the
+# shared libraries it loads); TRACECTL_VM_APPEND adds to the kernel command line.
 set -euo pipefail
 
 meta=$1 guest=$2 outdir=$3
@@ -40,6 +43,7 @@ mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,out,etc}
 echo guest > "$root/etc/hostname"
 cp "$(command -v busybox)" "$root/bin/busybox"
 for f in "$@"; do cp "$f" "$root/bin/"; done
+if [ -n "${TRACECTL_VM_ROOT:-}" ]; then cp -a "$TRACECTL_VM_ROOT"/. "$root"/; fi
 cp "$guest" "$root/guest.sh"
 chmod +x "$root/guest.sh"
 cat > "$root/init" <<'INIT'
@@ -66,14 +70,16 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initramfs.cpio.gz"
 
 serial=$work/serial.log
-timeout "${TRACECTL_VM_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg,thread=single -m 512M -smp 2 \
+timeout "${TRACECTL_VM_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg,thread=single -m 512M -smp "${TRACECTL_VM_SMP:-2}" \
     -nographic -no-reboot -nic none -kernel "$kdir/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-    -append 'console=ttyS0 quiet panic=-1 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 nokaslr' \
+    -append "console=ttyS0 quiet panic=-1 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 nokaslr ${TRACECTL_VM_APPEND:-}" \
     </dev/null >"$serial" 2>&1 || true
 tr -d '\r' <"$serial" >"$work/serial.txt"
 cp "$work/serial.txt" "$outdir/serial.log"
+# Kernel messages the console prints in the middle of the stream (`[  12.345] ...`; no
+# base64 text holds `[`) are cut out.
 sed -n '/^TRACECTL-VM-OUT-BEGIN$/,/^TRACECTL-VM-OUT-END$/p' "$work/serial.txt" | sed '1d;$d' \
-    | base64 -d 2>/dev/null | gzip -dc 2>/dev/null | tar -C "$outdir" -xf - 2>/dev/null || true
+    | sed 's/\[ *[0-9]*\.[0-9]*\] .*$//' | base64 -d 2>/dev/null | gzip -dc 2>/dev/null | tar -C "$outdir" -xf - 2>/dev/null || true
 rc=$(sed -n 's/^TRACECTL-VM-EXIT=\([0-9]*\)$/\1/p' "$work/serial.txt" | tail -1)
 if [ -z "$rc" ]; then
     echo "vm: the guest did not finish; last lines of the console:" >&2

@@ -23,6 +23,9 @@ use crate::event::symbols::{kallsyms_words, parse_hex, word_end};
 pub struct FunctionMap {
     first: Part,
     second: Part,
+    /// Entries ordered by name (stably, so equal names stay in address order), built by
+    /// the first [`FunctionMap::address_of`].
+    by_name: std::sync::OnceLock<Vec<u32>>,
     /// Unique per parsed map (0 for an empty one): the key of the lookup cache.
     id: u64,
 }
@@ -92,6 +95,7 @@ impl FunctionMap {
         FunctionMap {
             first,
             second,
+            by_name: std::sync::OnceLock::new(),
             id: NEXT_MAP_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
@@ -146,6 +150,20 @@ impl FunctionMap {
             }
         };
         (i != usize::MAX).then(|| (self.name(i), self.addr(i)))
+    }
+
+    /// The address of the first entry called `name`: what libtraceevent evaluates a
+    /// name in a print fmt to when it is neither a field nor a number (`vmemmap_base`
+    /// in the mm_page events).
+    pub fn address_of(&self, name: &str) -> Option<u64> {
+        let order = self.by_name.get_or_init(|| {
+            let mut v: Vec<u32> = (0..self.len() as u32).collect();
+            v.sort_by(|&a, &b| self.name(a as usize).cmp(self.name(b as usize)));
+            v
+        });
+        let at = order.partition_point(|&i| self.name(i as usize) < name);
+        let i = *order.get(at)? as usize;
+        (self.name(i) == name).then(|| self.addr(i))
     }
 
     fn search(&self, addr: u64) -> Option<usize> {
@@ -247,6 +265,10 @@ impl Part {
 impl crate::event::FunctionLookup for FunctionMap {
     fn function(&self, addr: u64) -> Option<(&str, u64)> {
         self.find(addr)
+    }
+
+    fn address_of(&self, name: &str) -> Option<u64> {
+        FunctionMap::address_of(self, name)
     }
 }
 

@@ -195,6 +195,17 @@ impl CpuCursor {
     }
 }
 
+/// The first and last record of one CPU (see [`DatSource::cpu_bounds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuBounds {
+    /// The CPU.
+    pub cpu: u32,
+    /// Timestamp and event id (None for a record too short to hold one) of its first record.
+    pub first: (u64, Option<u16>),
+    /// The same of its last record.
+    pub last: (u64, Option<u16>),
+}
+
 /// The records of one buffer of a trace.dat file, all CPUs merged by time.
 ///
 /// Ties go to the lower CPU, as trace-cmd orders them.
@@ -243,32 +254,53 @@ impl DatSource {
         })
     }
 
-    /// The first and last record timestamps of every CPU with data.
+    /// The first and last record of every CPU with data, each as (timestamp, event id),
+    /// and the warnings of the sub-buffers skipped on the way.
     ///
     /// Reads the whole buffer once (for `--first-event` / `--last-event`).
-    pub fn cpu_bounds(dat: &DatFile, buffer: usize) -> Result<CpuBounds, DatError> {
+    pub fn cpu_bounds(dat: &DatFile, buffer: usize) -> Result<BufferBounds, DatError> {
         let mut s = DatSource::open(dat, buffer)?;
         let adjust = s.adjust;
+        let be = dat.big_endian();
         let mut bad = BadPages::default();
         let mut out = Vec::new();
         for c in s.cursors.iter_mut() {
+            let id_of = |c: &CpuCursor, it: &Item| {
+                let at = it.off as usize;
+                (it.len >= 2).then(|| {
+                    let b = [c.page[at], c.page[at + 1]];
+                    if be {
+                        u16::from_be_bytes(b)
+                    } else {
+                        u16::from_le_bytes(b)
+                    }
+                })
+            };
             let mut first = None;
-            let mut last = 0;
+            let mut last = (0, None);
             while c.fill(&adjust, &mut bad)? {
                 let it = c.items[c.pos];
-                first.get_or_insert(it.ts);
-                last = it.ts;
+                if first.is_none() {
+                    first = Some((it.ts, id_of(c, &it)));
+                }
+                last = (it.ts, id_of(c, &it));
                 c.pos = c.items.len();
             }
             // `last` above is the first record of the last page; walk that page's records.
             if let Some(l) = c.items.last() {
-                last = last.max(l.ts);
+                if l.ts >= last.0 {
+                    last = (l.ts, id_of(c, l));
+                }
             }
-            if let Some(f) = first {
-                out.push((c.cpu, f, last));
+            if let Some(first) = first {
+                out.push(CpuBounds {
+                    cpu: c.cpu,
+                    first,
+                    last,
+                });
             }
         }
-        Ok(CpuBounds {
+        Ok(BufferBounds {
             cpus: out,
             warnings: bad.warnings,
         })
@@ -334,9 +366,9 @@ impl RecordSource for DatSource {
 
 /// What [`DatSource::cpu_bounds`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CpuBounds {
-    /// `(cpu, first, last)` timestamps of every CPU with data.
-    pub cpus: Vec<(u32, u64, u64)>,
+pub struct BufferBounds {
+    /// The first and last record of every CPU with data.
+    pub cpus: Vec<CpuBounds>,
     /// Sub-buffers that failed to decode and were skipped, one line each.
     pub warnings: Vec<String>,
 }

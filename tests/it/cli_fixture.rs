@@ -1,0 +1,502 @@
+//! The scripting verbs run as the real binary against a temporary copy of a recorded
+//! tracefs tree: what they print, and the exact bytes they write to each file.
+
+use std::fs;
+
+use crate::support::fixtures::copy_tree;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const TREE: &str = "tracefs-fixtures/linux-6.18-sched-irq";
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_tracectl")
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A private copy of the fixture tree.
+struct Tree {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Tree {
+    fn new() -> Tree {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("tracing");
+        copy_tree(&repo().join(TREE), &root);
+        Tree { _dir: dir, root }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(bin())
+            .arg("--tracefs")
+            .arg(&self.root)
+            .args(args)
+            .env_remove("TRACECTL_TRACEFS")
+            .output()
+            .unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let o = self.run(args);
+        assert!(
+            o.status.success(),
+            "tracectl {args:?} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout).unwrap()
+    }
+
+    fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// Each file holds exactly the given text; all differences are reported at once.
+    fn expect(&self, want: &[(&str, &str)]) {
+        let bad: Vec<String> = want
+            .iter()
+            .filter(|(rel, text)| self.read(rel) != *text)
+            .map(|(rel, text)| format!("{rel}: {:?}, expected {text:?}", self.read(rel)))
+            .collect();
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    fn put(&self, rel: &str, text: &str) {
+        fs::write(self.root.join(rel), text).unwrap()
+    }
+}
+
+#[test]
+fn list_sched_glob_matches_available_events() {
+    let t = Tree::new();
+    let out = t.ok(&["list", "-e", "sched:*"]);
+    let want: Vec<String> = t
+        .read("available_events")
+        .lines()
+        .filter(|l| l.starts_with("sched:"))
+        .map(|l| l.trim().to_string())
+        .collect();
+    let got: Vec<String> = out.lines().map(String::from).collect();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+}
+
+#[test]
+fn list_regex_and_json() {
+    let t = Tree::new();
+    let out = t.ok(&["list", "-e", "^irq:.*_entry$"]);
+    let want: Vec<String> = t
+        .read("available_events")
+        .lines()
+        .filter(|l| l.starts_with("irq:") && l.ends_with("_entry"))
+        .map(String::from)
+        .collect();
+    assert_eq!(out.lines().map(String::from).collect::<Vec<_>>(), want);
+    let v: serde_json::Value =
+        serde_json::from_str(&t.ok(&["list", "-e", "irq", "-t", "-C", "-o", "--json"])).unwrap();
+    assert!(v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "irq_handler_entry"));
+    assert_eq!(v["tracers"], serde_json::json!(["blk", "function", "nop"]));
+    assert_eq!(v["clocks"]["current"], "local");
+    assert_eq!(v["options"]["irq-info"], true);
+}
+
+#[test]
+fn start_writes_the_expected_bytes() {
+    let t = Tree::new();
+    t.ok(&[
+        "start",
+        "-e",
+        "sched:sched_switch",
+        "-f",
+        "prev_pid != 0",
+        "-R",
+        "traceoff:1",
+        "-e",
+        "irq",
+        "-C",
+        "global",
+        "-b",
+        "2048",
+        "-P",
+        "123",
+        "-P",
+        "456",
+        "-M",
+        "1",
+        "-O",
+        "norecord-cmd",
+    ]);
+    t.expect(&[
+        ("events/sched/sched_switch/enable", "1"),
+        ("events/sched/sched_switch/filter", "prev_pid != 0"),
+        ("events/sched/sched_switch/trigger", "traceoff:1"),
+        ("events/irq/enable", "1"),
+        ("trace_clock", "global"),
+        ("buffer_size_kb", "2048"),
+        ("set_event_pid", "123 456"),
+        ("tracing_cpumask", "1"),
+        ("options/record-cmd", "0"),
+        ("tracing_on", "1"),
+    ]);
+}
+
+#[test]
+fn filter_binds_to_the_preceding_event_and_v_inverts_the_next() {
+    let t = Tree::new();
+    t.ok(&[
+        "set",
+        "-e",
+        "irq",
+        "-v",
+        "-e",
+        "irq:softirq_raise",
+        "-e",
+        "sched:sched_waking",
+        "-f",
+        "pid == 1",
+    ]);
+    t.expect(&[
+        ("events/irq/enable", "1"),
+        ("events/irq/softirq_raise/enable", "0"),
+        ("events/sched/sched_waking/filter", "pid == 1"),
+        ("events/sched/sched_waking/enable", "1"),
+    ]);
+    let o = t.run(&["set", "-f", "pid == 1", "-e", "irq"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("must follow the -e"));
+}
+
+#[test]
+fn set_does_not_reset_but_start_does() {
+    let t = Tree::new();
+    t.put("events/sched/sched_waking/filter", "pid == 7\n");
+    t.ok(&["set", "-e", "sched:sched_switch"]);
+    assert_eq!(t.read("events/sched/sched_waking/filter"), "pid == 7\n");
+    t.ok(&["start", "-e", "sched:sched_switch"]);
+    assert_eq!(t.read("events/sched/sched_waking/filter"), "0");
+}
+
+#[test]
+fn reset_restores_what_start_changed() {
+    let t = Tree::new();
+    t.ok(&[
+        "start",
+        "-e",
+        "sched:sched_switch",
+        "-f",
+        "prev_pid != 0",
+        "-R",
+        "traceoff",
+        "-e",
+        "irq",
+        "-C",
+        "global",
+        "-b",
+        "2048",
+        "-P",
+        "123",
+    ]);
+    t.ok(&["reset"]);
+    // The kernel takes `!TRIGGER` as removal; a copy keeps that last write.
+    t.expect(&[
+        ("events/sched/sched_switch/trigger", "!traceoff"),
+        ("events/sched/sched_switch/enable", "0"),
+        ("events/irq/enable", "0"),
+        ("events/sched/sched_switch/filter", "0"),
+        ("trace_clock", "local"),
+        ("buffer_size_kb", "1410"),
+        ("set_event_pid", ""),
+        ("tracing_on", "1"),
+    ]);
+}
+
+#[test]
+fn reset_writes_nothing_when_already_at_defaults() {
+    let t = Tree::new();
+    // Bring the copy to the defaults once, then a second reset must not write at all.
+    t.ok(&["reset"]);
+    let before = snapshot(&t.root);
+    let out = t.ok(&["reset", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["changed"], serde_json::json!([]));
+    assert_eq!(before, snapshot(&t.root));
+}
+
+fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut v = Vec::new();
+    fn walk(d: &Path, v: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for e in fs::read_dir(d).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), v);
+            } else {
+                v.push((e.path(), fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    walk(root, &mut v);
+    v.sort();
+    v
+}
+
+#[test]
+fn misspelt_event_fails_and_suggests_and_changes_nothing() {
+    let t = Tree::new();
+    let before = snapshot(&t.root);
+    let o = t.run(&["start", "-e", "sched:sched_swich"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("did you mean sched:sched_switch"), "{err}");
+    assert_eq!(before, snapshot(&t.root));
+}
+
+#[test]
+fn stop_restart_clear_marker() {
+    let t = Tree::new();
+    t.ok(&["stop"]);
+    assert_eq!(t.read("tracing_on"), "0");
+    t.ok(&["restart"]);
+    assert_eq!(t.read("tracing_on"), "1");
+    t.ok(&["clear"]);
+    assert_eq!(t.read("trace"), "");
+    t.put("trace_marker", "");
+    t.ok(&["marker", "hello", "world"]);
+    assert_eq!(t.read("trace_marker"), "hello world");
+}
+
+#[test]
+fn instances_are_created_by_set_and_removed_by_reset() {
+    let t = Tree::new();
+    fs::create_dir_all(t.root.join("instances")).unwrap();
+    t.ok(&["list", "-B"]);
+    // A copied tree has no kernel behind mkdir; give the new instance the files it needs.
+    let inst = t.root.join("instances/work");
+    copy_tree(&t.root.join("events"), &inst.join("events"));
+    for f in [
+        "trace_clock",
+        "tracing_on",
+        "set_event",
+        "set_event_pid",
+        "buffer_size_kb",
+        "available_tracers",
+        "current_tracer",
+    ] {
+        fs::copy(t.root.join(f), inst.join(f)).unwrap();
+    }
+    t.ok(&[
+        "set",
+        "-B",
+        "work",
+        "-e",
+        "sched:sched_switch",
+        "-C",
+        "global",
+    ]);
+    assert_eq!(
+        t.read("instances/work/events/sched/sched_switch/enable"),
+        "1"
+    );
+    assert_eq!(t.read("instances/work/trace_clock"), "global");
+    // The top level is untouched.
+    assert_eq!(
+        t.read("events/sched/sched_switch/enable"),
+        fs::read_to_string(repo().join(TREE).join("events/sched/sched_switch/enable")).unwrap()
+    );
+    assert_eq!(t.ok(&["list", "-B"]), "work\n");
+    // A plain reset leaves instances alone (another tool may own them); -a -d removes them.
+    t.ok(&["reset"]);
+    assert!(inst.exists());
+    t.ok(&["reset", "-a", "-d"]);
+    assert!(!inst.exists());
+}
+
+#[test]
+fn show_shortcuts_and_json() {
+    let t = Tree::new();
+    assert_eq!(t.ok(&["show", "--tracing_on"]), t.read("tracing_on"));
+    assert_eq!(
+        t.ok(&["show", "--current_tracer"]),
+        t.read("current_tracer")
+    );
+    assert_eq!(
+        t.ok(&["show", "--trigger", "sched:sched_switch"]),
+        t.read("events/sched/sched_switch/trigger")
+    );
+    assert_eq!(t.ok(&["show"]), t.read("trace"));
+    let body: Vec<String> = t
+        .read("trace")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(String::from)
+        .collect();
+    let json = t.ok(&["show", "--json"]);
+    let lines: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), body.len());
+    // Every line of the kernel's own text parses into its columns.
+    for (l, text) in lines.iter().zip(&body) {
+        assert!(l.get("event").is_some(), "unparsed: {text}");
+        assert!(text.contains(l["event"].as_str().unwrap()));
+        assert!(text.contains(l["timestamp"].as_str().unwrap()));
+    }
+    let v: serde_json::Value = serde_json::from_str(&t.ok(&["stat", "--json"])).unwrap();
+    assert_eq!(v[0]["tracer"], "nop");
+    assert_eq!(
+        v[0]["clock"],
+        t.read("trace_clock")
+            .split('[')
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap()
+    );
+}
+
+#[test]
+fn bad_tracefs_dir_is_a_clear_error() {
+    let o = Command::new(bin())
+        .args(["--tracefs", "/nonexistent/dir", "stat"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/dir: no such directory"));
+    let d = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .arg("--tracefs")
+        .arg(d.path())
+        .arg("stat")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not look like a tracefs root"));
+}
+
+#[test]
+fn man_pages_are_up_to_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args(["man", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let man = repo().join("man");
+    if std::env::var_os("TRACECTL_UPDATE_MAN").is_some() {
+        for e in fs::read_dir(dir.path()).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), man.join(e.file_name())).unwrap();
+        }
+        return;
+    }
+    let mut stale = Vec::new();
+    for e in fs::read_dir(dir.path()).unwrap() {
+        let e = e.unwrap();
+        let committed = fs::read(man.join(e.file_name())).unwrap_or_default();
+        if committed != fs::read(e.path()).unwrap() {
+            stale.push(e.file_name().to_string_lossy().into_owned());
+        }
+    }
+    for e in fs::read_dir(&man).unwrap() {
+        let e = e.unwrap();
+        if !dir.path().join(e.file_name()).exists() {
+            stale.push(format!(
+                "{} (no such subcommand any more)",
+                e.file_name().to_string_lossy()
+            ));
+        }
+    }
+    assert!(stale.is_empty(), "man/ is out of date: {stale:?}; regenerate with `cargo run -- man --out man` (or TRACECTL_UPDATE_MAN=1 cargo test --test cli_fixture)");
+}
+
+#[test]
+fn unknown_tracer_or_clock_changes_nothing() {
+    let t = Tree::new();
+    let before = snapshot(&t.root);
+    let o = t.run(&["start", "-e", "sched", "-p", "nosuch"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not in available_tracers (blk function nop)")
+    );
+    let o = t.run(&["start", "-e", "sched", "-C", "sundial"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown clock \"sundial\""));
+    assert_eq!(before, snapshot(&t.root));
+}
+
+#[test]
+fn function_filters_are_checked_against_available_filter_functions() {
+    let t = Tree::new();
+    // This sandboxed kernel refused these files at capture time; give the copy some.
+    t.put(
+        "available_filter_functions",
+        "schedule\nschedule_idle\nvfs_read\next4_sync_fs [ext4]\n",
+    );
+    t.put("set_ftrace_filter", "#### all functions enabled ####\n");
+    t.put("set_ftrace_notrace", "");
+    t.put("set_graph_function", "");
+    t.put("max_graph_depth", "0\n");
+    let before = snapshot(&t.root);
+    let o = t.run(&["set", "-l", "schedul"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("\"schedul\" is not in available_filter_functions; did you mean schedule"),
+        "{err}"
+    );
+    assert_eq!(before, snapshot(&t.root));
+    t.ok(&[
+        "set",
+        "-l",
+        "vfs_*",
+        "-l",
+        ":mod:ext4",
+        "-n",
+        "schedule_idle",
+        "-g",
+        "schedule",
+        "--max-graph-depth",
+        "2",
+    ]);
+    t.expect(&[
+        ("set_ftrace_filter", "vfs_*\n:mod:ext4\n"),
+        ("set_ftrace_notrace", "schedule_idle\n"),
+        ("set_graph_function", "schedule\n"),
+        ("max_graph_depth", "2"),
+    ]);
+    assert_eq!(t.ok(&["show", "--ftrace_filter"]), "vfs_*\n:mod:ext4\n");
+    t.ok(&["reset"]);
+    t.expect(&[
+        ("set_ftrace_filter", ""),
+        ("set_graph_function", ""),
+        ("max_graph_depth", "0"),
+    ]);
+}
+
+#[test]
+fn list_full_prints_each_format() {
+    let t = Tree::new();
+    let out = t.ok(&["list", "-e", "sched:sched_switch", "-F"]);
+    assert_eq!(
+        out,
+        format!(
+            "system: sched\n{}\n",
+            t.read("events/sched/sched_switch/format")
+        )
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&t.ok(&["list", "-e", "sched:sched_switch", "-F", "--json"])).unwrap();
+    assert_eq!(
+        v["events"][0]["format"],
+        t.read("events/sched/sched_switch/format")
+    );
+}

@@ -1,0 +1,124 @@
+//! The control plane on a Debian stock kernel under qemu, for what this host's sandbox
+//! refuses: graph filters and depth, function-filter typos, hist and count triggers,
+//! per-CPU snapshot, kprobes listed by stat. Runs with TRACECTL_VM=1 and
+//! TRACECTL_VM_BIN (a static tracectl; scripts/test.sh builds one), else skips.
+
+use crate::support::vm;
+
+use std::path::Path;
+use std::process::Command;
+
+/// Boot `linux-image-6.12-amd64`, run `script` with tracectl in /bin; returns the exit
+/// status and the directory holding what the guest wrote to /out.
+fn guest(bin: &Path, script: &str) -> (i32, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let script_path = dir.path().join("guest.sh");
+    std::fs::write(&script_path, script).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let harness = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vm/harness.sh");
+    let status = Command::new("bash")
+        .arg(&harness)
+        .arg("linux-image-6.12-amd64")
+        .arg(&script_path)
+        .arg(out.path())
+        .arg(bin)
+        .status()
+        .expect("run tests/vm/harness.sh");
+    (status.code().unwrap_or(-1), out)
+}
+
+fn file(out: &tempfile::TempDir, name: &str) -> String {
+    std::fs::read_to_string(out.path().join(name)).unwrap_or_else(|e| {
+        let log = std::fs::read_to_string(out.path().join("guest.log")).unwrap_or_default();
+        panic!("guest did not write /out/{name}: {e}\n{log}")
+    })
+}
+
+#[test]
+fn vm_graph_filters_triggers_snapshot_and_reset() {
+    let Some(bin) = vm::binary() else { return };
+    let (status, out) = guest(
+        &bin,
+        r#"set -e
+T=/sys/kernel/tracing
+for f in current_tracer set_graph_function max_graph_depth set_ftrace_filter events/sched/sched_switch/trigger events/sched/sched_waking/trigger; do
+    cat $T/$f > /out/before.$(echo $f | tr / _)
+done
+tracectl start -p function_graph -g vfs_read --max-graph-depth 3 -e sched:sched_switch
+cat $T/set_graph_function > /out/sgf
+cat $T/max_graph_depth > /out/depth
+tracectl set -l schedul 2> /out/typo_err || echo $? > /out/typo_rc
+tracectl set -e sched:sched_switch -R 'hist:keys=next_pid:vals=hitcount:sort=hitcount:size=256 if next_prio < 200'
+tracectl set -e sched:sched_waking -R 'traceoff:2' -R 'stacktrace'
+cat /etc/hostname > /dev/null; sleep 0.2
+tracectl show --hist sched:sched_switch > /out/hist
+tracectl show --trigger sched:sched_waking > /out/waking_trigger
+tracectl snapshot -s --cpu 0 2> /out/snap_cpu_err || true
+tracectl snapshot -s
+tracectl snapshot --cpu 0 > /out/snapshot0
+tracectl snapshot --json > /out/snapshot_json
+tracectl snapshot -c --cpu 0
+tracectl snapshot -f
+echo 'p:kprobes/tracectl_open do_sys_openat2 dfd=$arg1' >> $T/kprobe_events
+tracectl list -e 'kprobes:*' > /out/kprobes
+tracectl stat > /out/stat
+tracectl reset
+echo '-:kprobes/tracectl_open' >> $T/kprobe_events
+for f in current_tracer set_graph_function max_graph_depth set_ftrace_filter events/sched/sched_switch/trigger events/sched/sched_waking/trigger; do
+    cat $T/$f > /out/after.$(echo $f | tr / _)
+done
+"#,
+    );
+    let log = std::fs::read_to_string(out.path().join("guest.log")).unwrap_or_default();
+    assert_eq!(status, 0, "guest script failed:\n{log}");
+    assert_eq!(file(&out, "sgf"), "vfs_read\n");
+    assert_eq!(file(&out, "depth"), "3\n");
+    assert_ne!(file(&out, "typo_rc").trim(), "0");
+    assert!(
+        file(&out, "typo_err").contains("did you mean schedule"),
+        "{}",
+        file(&out, "typo_err")
+    );
+    let hist = file(&out, "hist");
+    assert!(
+        hist.contains("next_pid:") && hist.contains("hitcount:"),
+        "{hist}"
+    );
+    let waking = file(&out, "waking_trigger");
+    assert!(
+        waking.contains("traceoff:count=") && waking.contains("stacktrace:unlimited"),
+        "{waking}"
+    );
+    let e = file(&out, "snap_cpu_err");
+    assert!(e.is_empty() || e.contains("per-CPU snapshots"), "{e}");
+    assert!(
+        file(&out, "snapshot0").starts_with("# tracer: function_graph"),
+        "{}",
+        file(&out, "snapshot0")
+    );
+    for l in file(&out, "snapshot_json").lines() {
+        let _: serde_json::Value = serde_json::from_str(l).unwrap();
+    }
+    assert_eq!(file(&out, "kprobes"), "kprobes:tracectl_open\n");
+    let stat = file(&out, "stat");
+    assert!(stat.contains("Tracer: function_graph"), "{stat}");
+    assert!(
+        stat.contains("Dynamic event: p:kprobes/tracectl_open do_sys_openat2"),
+        "{stat}"
+    );
+    assert!(stat.contains("set_graph_function: vfs_read"), "{stat}");
+    for f in [
+        "current_tracer",
+        "set_graph_function",
+        "max_graph_depth",
+        "set_ftrace_filter",
+        "events_sched_sched_switch_trigger",
+        "events_sched_sched_waking_trigger",
+    ] {
+        assert_eq!(
+            file(&out, &format!("after.{f}")),
+            file(&out, &format!("before.{f}")),
+            "{f} not restored"
+        );
+    }
+}

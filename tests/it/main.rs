@@ -1,0 +1,44 @@
+//! tracectl's integration tests: one crate, one module per area (the file names say what
+//! each covers: `*_live` ones write the live tracefs and need root, `vm_*` ones boot
+//! Debian kernels under qemu with `TRACECTL_VM=1`, the rest run anywhere), sharing
+//! `support`. Run one area with `cargo test --test it MODULE::`.
+
+mod support;
+
+mod capture_graph_live;
+mod capture_live;
+mod cli_fixture;
+mod cli_replay_trees;
+mod control_live;
+mod control_vm;
+mod dat_corrupt_live;
+mod dat_read_live;
+mod dat_synth;
+mod dat_write_live;
+mod event_alloc;
+mod event_check_events;
+mod event_fixture_oracle;
+mod event_live_oracle;
+mod event_mutations;
+mod event_printfmt;
+mod event_survey;
+mod merge_order;
+mod oracle_context_flags;
+mod oracle_fixtures;
+mod oracle_graph;
+mod oracle_live;
+mod record_keep_live;
+mod record_live;
+mod report_dropped;
+mod report_errors;
+mod report_first_last;
+mod report_funcgraph;
+mod report_instances_live;
+mod report_layout_live;
+mod report_time_shift_live;
+mod report_tracecmd_live;
+mod ring_cli;
+mod ring_fixture;
+mod tracecmd_goldens;
+mod vm_capture_graph;
+mod vm_kernels;

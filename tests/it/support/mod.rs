@@ -1,0 +1,15 @@
+//! What the tests share: how a test skips (`skips`) and when live (`live`) and VM (`vm`)
+//! tests can run, the fixture trees (`fixtures`), recording with trace-cmd
+//! (`tracecmd`) and counting what trace.dat files hold (`dat`), pins of files our writer
+//! made that trace-cmd read (`pins`), and the kernel-text oracle of fixture trees
+//! (`event_oracle`), and small synthesized trace.dat files (`synth`).
+
+pub mod dat;
+pub mod event_oracle;
+pub mod fixtures;
+pub mod live;
+pub mod pins;
+pub mod skips;
+pub mod synth;
+pub mod tracecmd;
+pub mod vm;
