@@ -2,7 +2,8 @@
 //! tests can run, the fixture trees (`fixtures`), recording with trace-cmd
 //! (`tracecmd`) and counting what trace.dat files hold (`dat`), pins of files our writer
 //! made that trace-cmd read (`pins`), and the kernel-text oracle of fixture trees
-//! (`event_oracle`), and small synthesized trace.dat files (`synth`).
+//! (`event_oracle`), small synthesized trace.dat files (`synth`), and fixture-tree copies with
+//! foreign instances and host files (`tree`).
 
 pub mod dat;
 pub mod event_oracle;
@@ -12,4 +13,5 @@ pub mod pins;
 pub mod skips;
 pub mod synth;
 pub mod tracecmd;
+pub mod tree;
 pub mod vm;

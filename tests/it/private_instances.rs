@@ -118,7 +118,7 @@ fn an_existing_instance_is_not_taken_over() {
 fn stale_private_instances_are_removed_from_the_live_tracefs_live() {
     let t = Tracefs::at("/sys/kernel/tracing");
     if !nix::unistd::geteuid().is_root() || !t.exists("instances") {
-        eprintln!("skipped: needs root and a live tracefs at /sys/kernel/tracing");
+        crate::support::skips::skip("needs root and a live tracefs at /sys/kernel/tracing");
         return;
     }
     let dead = dead_pid();

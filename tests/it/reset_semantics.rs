@@ -2,7 +2,7 @@
 //! holds instances made by another tool: without -B or -a they are left exactly as they
 //! are.
 
-mod tree_support;
+use crate::support::tree as tree_support;
 
 use tree_support::Tree;
 

@@ -74,7 +74,7 @@ impl Private {
     fn new(tag: &str) -> Option<Private> {
         if unsafe { libc::geteuid() } != 0 || !std::path::Path::new(ROOT).join("instances").is_dir()
         {
-            eprintln!("skipped: needs root and tracefs with instances at {ROOT}");
+            crate::support::skips::skip(format!("needs root and tracefs with instances at {ROOT}"));
             return None;
         }
         let t = Tracefs::at(ROOT);

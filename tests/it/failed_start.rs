@@ -2,7 +2,7 @@
 //! first write. Each failing invocation runs against a copy of a recorded tree, and
 //! every byte of the tree is compared before and after.
 
-mod tree_support;
+use crate::support::tree as tree_support;
 
 use tree_support::Tree;
 
@@ -202,7 +202,7 @@ fn valid_values_still_go_through() {
 fn record_refuses_bad_values_before_writing_live() {
     let live = std::path::Path::new("/sys/kernel/tracing/events/header_page");
     if unsafe { libc::geteuid() } != 0 || !live.exists() {
-        eprintln!("skipped: needs root and tracefs at /sys/kernel/tracing");
+        crate::support::skips::skip("needs root and tracefs at /sys/kernel/tracing");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -55,7 +55,7 @@ fn record_of_an_unknown_event_blames_the_event_live() {
     if !nix::unistd::geteuid().is_root()
         || !std::path::Path::new("/sys/kernel/tracing/available_events").exists()
     {
-        eprintln!("skipped: needs root and a live tracefs at /sys/kernel/tracing");
+        crate::support::skips::skip("needs root and a live tracefs at /sys/kernel/tracing");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

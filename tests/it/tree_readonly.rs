@@ -3,7 +3,7 @@
 //! `extract` reads it as a recording, taking kallsyms and uname from the tree's `host/`
 //! and never from this machine.
 
-mod tree_support;
+use crate::support::tree as tree_support;
 
 use std::path::Path;
 use std::process::Command;
@@ -151,7 +151,7 @@ fn extract_of_a_tree_without_kallsyms_stores_none() {
 #[test]
 fn nothing_of_this_machine_is_opened_for_a_tree() {
     if Command::new("strace").arg("-V").output().is_err() {
-        eprintln!("skipped: strace is not installed");
+        crate::support::skips::skip("strace is not installed");
         return;
     }
     let t = distinctive_tree();
@@ -185,7 +185,7 @@ fn nothing_of_this_machine_is_opened_for_a_tree() {
             .output()
             .unwrap();
         if !o.status.success() && String::from_utf8_lossy(&o.stderr).contains("ptrace") {
-            eprintln!("skipped: strace cannot trace here");
+            crate::support::skips::skip("strace cannot trace here");
             return;
         }
         assert!(
