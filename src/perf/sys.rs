@@ -46,6 +46,25 @@ pub(crate) fn new_attr() -> RawAttr {
     attr
 }
 
+/// The attr's bytes as perf.data stores them: perf 6.1's 128-byte layout
+/// (`PERF_ATTR_SIZE_VER7`, its `size` field saying so) when the fields past it are zero,
+/// else the whole struct.
+pub(crate) fn attr_bytes(attr: &RawAttr) -> Vec<u8> {
+    let n = std::mem::size_of::<RawAttr>();
+    // SAFETY: perf_event_attr is plain old data without padding holes (every field is an
+    // integer, the bitfield words included), so all its n bytes are initialised.
+    let all = unsafe { std::slice::from_raw_parts((attr as *const RawAttr).cast::<u8>(), n) };
+    let ver7 = sys::bindings::PERF_ATTR_SIZE_VER7 as usize;
+    let mut v = if n > ver7 && all[ver7..].iter().all(|&b| b == 0) {
+        all[..ver7].to_vec()
+    } else {
+        all.to_vec()
+    };
+    let len = v.len() as u32;
+    v[4..8].copy_from_slice(&len.to_ne_bytes());
+    v
+}
+
 impl Counter {
     /// `perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC)`.
     pub(crate) fn open(

@@ -1,0 +1,255 @@
+//! Sampling (`perf record`): every event opened on every CPU of the scope, sampled by
+//! period or frequency, with one mmap ring per CPU that the CPU's other events share
+//! (`PERF_EVENT_IOC_SET_OUTPUT`), as perf does.
+
+use std::io;
+
+use super::data::abi::{read_format, sample};
+use super::data::AttrEntry;
+use super::ring::{RecordBytes, RingStats};
+use super::spec::{EventKind, EventSpec};
+use super::stat::OpenError;
+use super::sys::{attr_bytes, new_attr, poll_readable, Counter, Ring};
+
+/// Where samples are taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordScope {
+    /// Every task on these CPUs (`-a`, `-C`).
+    Cpus(Vec<u32>),
+    /// These threads, on every online CPU (`-p`).
+    Threads(Vec<i32>),
+    /// A forked command that has not exec'd yet: sampling starts at its exec and
+    /// follows its children.
+    Command(i32),
+}
+
+/// How events are sampled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SampleOptions {
+    /// `-c`: a sample every N events.
+    pub period: Option<u64>,
+    /// `-F`: samples per second (ignored with a period; tracepoints default to every hit).
+    pub freq: u64,
+    /// `-g`: frame-pointer call chains.
+    pub callchain: bool,
+    /// Data pages of each ring (a power of two).
+    pub ring_pages: usize,
+}
+
+/// One event as opened, with the name perf gives it (after a fallback).
+#[derive(Debug, Clone)]
+pub struct OpenedEvent {
+    /// The name as perf prints it (`cpu-clock:ppp` for `cycles:P` on a machine without a
+    /// hardware PMU).
+    pub name: String,
+    /// Whether it is a tracepoint (its samples carry the raw ftrace record).
+    pub tracepoint: bool,
+}
+
+/// A sampling session.
+#[derive(Debug)]
+pub struct RecordSession {
+    counters: Vec<Counter>,
+    rings: Vec<Ring>,
+    ring_owners: Vec<usize>,
+    attrs: Vec<AttrEntry>,
+    events: Vec<OpenedEvent>,
+    sample_type: u64,
+}
+
+fn is_unsupported(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ENOENT | libc::EOPNOTSUPP | libc::ENODEV | libc::ENXIO)
+    )
+}
+
+/// perf's modifier suffix for an event whose name it rebuilds (`:u`, `:ppp`, ...).
+fn modifier_suffix(e: &EventSpec) -> String {
+    let mut m = String::new();
+    if e.exclude_kernel && !e.exclude_user {
+        m.push('u');
+    } else if e.exclude_user && !e.exclude_kernel {
+        m.push('k');
+    }
+    for _ in 0..e.precise {
+        m.push('p');
+    }
+    if m.is_empty() {
+        m
+    } else {
+        format!(":{m}")
+    }
+}
+
+impl RecordSession {
+    /// Open every event on every slot of `scope`, disabled (a command's start at its
+    /// exec; the others at [`RecordSession::enable`]). `cycles` falls back to `cpu-clock`
+    /// where the hardware event does not exist, as perf does.
+    pub fn open(
+        events: &[EventSpec],
+        opts: &SampleOptions,
+        scope: &RecordScope,
+        online: &[u32],
+    ) -> Result<RecordSession, OpenError> {
+        let (pids, cpus): (Vec<i32>, Vec<u32>) = match scope {
+            RecordScope::Cpus(c) => (vec![-1], c.clone()),
+            RecordScope::Threads(t) => (t.clone(), online.to_vec()),
+            RecordScope::Command(p) => (vec![*p], online.to_vec()),
+        };
+        let mut sample_type = sample::IP | sample::TID | sample::TIME | sample::PERIOD;
+        if opts.callchain {
+            sample_type |= sample::CALLCHAIN;
+        }
+        if matches!(scope, RecordScope::Cpus(_)) {
+            sample_type |= sample::CPU;
+        }
+        if events.len() > 1 {
+            sample_type |= sample::IDENTIFIER;
+        }
+        let mut s = RecordSession {
+            counters: Vec::new(),
+            rings: Vec::new(),
+            ring_owners: Vec::new(),
+            attrs: Vec::new(),
+            events: Vec::new(),
+            sample_type,
+        };
+        // The ring of each CPU: an index into `counters`.
+        let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
+        for (i, e) in events.iter().enumerate() {
+            let mut kind = e.kind.clone();
+            let mut name = e.name.clone();
+            let tracepoint = matches!(kind, EventKind::Tracepoint { .. });
+            let mut ids = Vec::new();
+            let attr = 'fallback: loop {
+                let (ty, config) = kind.type_config();
+                let mut attr = new_attr();
+                attr.type_ = ty;
+                attr.config = config;
+                attr.sample_type = sample_type | if tracepoint { sample::RAW } else { 0 };
+                attr.read_format = read_format::ID;
+                match (opts.period, tracepoint) {
+                    (Some(p), _) => attr.__bindgen_anon_1.sample_period = p,
+                    (None, true) => attr.__bindgen_anon_1.sample_period = 1,
+                    (None, false) => {
+                        attr.set_freq(1);
+                        attr.__bindgen_anon_1.sample_freq = opts.freq;
+                    }
+                }
+                attr.set_disabled(1);
+                attr.set_inherit(1);
+                attr.set_exclude_user(u64::from(e.exclude_user));
+                attr.set_exclude_kernel(u64::from(e.exclude_kernel));
+                attr.set_exclude_hv(u64::from(e.exclude_hv));
+                attr.set_precise_ip(u64::from(e.precise));
+                attr.set_sample_id_all(1);
+                if matches!(scope, RecordScope::Command(_)) {
+                    attr.set_enable_on_exec(1);
+                }
+                if i == 0 {
+                    attr.set_mmap(1);
+                    attr.set_mmap2(1);
+                    attr.set_comm(1);
+                    attr.set_comm_exec(1);
+                    attr.set_task(1);
+                }
+                for (ci, &cpu) in cpus.iter().enumerate() {
+                    for &pid in &pids {
+                        let c = match Counter::open(&attr, pid, cpu as i32, None) {
+                            Ok(c) => c,
+                            Err(err)
+                                if is_unsupported(&err)
+                                    && kind == EventKind::Hardware(0)
+                                    && ids.is_empty() =>
+                            {
+                                // perf's fallback: cycles -> cpu-clock, same modifiers.
+                                kind = EventKind::Software(super::spec::SW_CPU_CLOCK);
+                                name = format!("cpu-clock{}", modifier_suffix(e));
+                                continue 'fallback;
+                            }
+                            Err(source) => {
+                                return Err(OpenError {
+                                    event: e.name.clone(),
+                                    slot: if pid == -1 {
+                                        format!("CPU{cpu}")
+                                    } else {
+                                        format!("CPU{cpu} for task {pid}")
+                                    },
+                                    source,
+                                })
+                            }
+                        };
+                        let wrap = |source: io::Error| OpenError {
+                            event: name.clone(),
+                            slot: format!("CPU{cpu}"),
+                            source,
+                        };
+                        ids.push(c.id().map_err(wrap)?);
+                        match ring_of[ci] {
+                            None => {
+                                s.rings.push(c.map_ring(opts.ring_pages).map_err(wrap)?);
+                                ring_of[ci] = Some(s.counters.len());
+                                s.ring_owners.push(s.counters.len());
+                            }
+                            Some(r) => c.set_output(&s.counters[r]).map_err(wrap)?,
+                        }
+                        s.counters.push(c);
+                    }
+                }
+                break attr;
+            };
+            s.attrs.push(AttrEntry {
+                attr: attr_bytes(&attr),
+                ids,
+                name: name.clone(),
+            });
+            s.events.push(OpenedEvent { name, tracepoint });
+        }
+        Ok(s)
+    }
+
+    /// The attrs with their ids, for the file.
+    pub fn attrs(&self) -> &[AttrEntry] {
+        &self.attrs
+    }
+
+    /// The events as opened.
+    pub fn events(&self) -> &[OpenedEvent] {
+        &self.events
+    }
+
+    /// The sample type common to every event (tracepoints add RAW).
+    pub fn sample_type(&self) -> u64 {
+        self.sample_type
+    }
+
+    /// Start sampling.
+    pub fn enable(&self) -> io::Result<()> {
+        self.counters.iter().try_for_each(|c| c.enable())
+    }
+
+    /// Stop sampling.
+    pub fn disable(&self) -> io::Result<()> {
+        self.counters.iter().try_for_each(|c| c.disable())
+    }
+
+    /// Wait until a ring has passed its wakeup mark, or `timeout_ms`.
+    pub fn poll(&self, timeout_ms: i32) -> io::Result<()> {
+        let fds: Vec<_> = self
+            .ring_owners
+            .iter()
+            .map(|&i| self.counters[i].raw_fd())
+            .collect();
+        poll_readable(&fds, timeout_ms)
+    }
+
+    /// Hand every published record of every ring to `f`, in place.
+    pub fn drain(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+        let mut st = RingStats::default();
+        for r in &mut self.rings {
+            st.add(&r.drain(&mut f));
+        }
+        st
+    }
+}
