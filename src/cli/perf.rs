@@ -26,6 +26,8 @@ pub struct Args {
 enum PerfCommand {
     /// Count events while a command runs (or system-wide, or for running processes)
     Stat(StatArgs),
+    /// Sample events into a perf.data file that perf report and perf script read
+    Record(super::perf_record::RecordArgs),
 }
 
 /// `tracectl perf stat`, with `perf stat`'s options.
@@ -75,6 +77,7 @@ pub struct StatArgs {
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     match args.command {
         PerfCommand::Stat(a) => stat(ctx, a),
+        PerfCommand::Record(a) => super::perf_record::record(ctx, a),
     }
 }
 
@@ -87,7 +90,7 @@ fn default_events(system_wide: bool) -> &'static str {
     }
 }
 
-fn parse_ids(list: &str, what: &str) -> Result<Vec<i32>> {
+pub(super) fn parse_ids(list: &str, what: &str) -> Result<Vec<i32>> {
     list.split(',')
         .map(|p| {
             p.trim()
@@ -104,11 +107,16 @@ fn parse_ids(list: &str, what: &str) -> Result<Vec<i32>> {
         .collect()
 }
 
-fn resolve_events(ctx: &Context, args: &StatArgs, system_wide: bool) -> Result<Vec<EventSpec>> {
-    let lists: Vec<String> = if args.events.is_empty() {
-        vec![default_events(system_wide).to_string()]
+/// Parse `-e` lists (or `default` when none is given), tracepoints resolved in tracefs.
+pub(super) fn resolve_events(
+    ctx: &Context,
+    given: &[String],
+    default: &str,
+) -> Result<Vec<EventSpec>> {
+    let lists: Vec<String> = if given.is_empty() {
+        vec![default.to_string()]
     } else {
-        args.events.clone()
+        given.to_vec()
     };
     let tracefs = std::cell::OnceCell::new();
     let lookup = |pattern: &str| -> Result<Vec<(String, String, u64)>, String> {
@@ -293,7 +301,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     // Validate everything before a counter is opened or a command started.
     let plan = plan(&args)?;
     let system_wide = matches!((plan.scope_of)(None), Scope::Cpus(_));
-    let events = resolve_events(ctx, &args, system_wide)?;
+    let events = resolve_events(ctx, &args.events, default_events(system_wide))?;
     let style = if args.json {
         StatStyle::Json
     } else if let Some(s) = &args.sep {

@@ -22,7 +22,7 @@ mod sys;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};
 pub use stat::{aggregate, delta, Count, OpenError, RunStats, Scope, StatSession};
-pub use sys::{ChildExit, CounterReading, GatedChild, Ring};
+pub use sys::{page_size, ChildExit, CounterReading, GatedChild, PollResult, Ring};
 
 /// The online CPUs (`/sys/devices/system/cpu/online`), as a CPU list.
 pub fn online_cpus() -> std::io::Result<Vec<u32>> {

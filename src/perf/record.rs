@@ -9,7 +9,7 @@ use super::data::AttrEntry;
 use super::ring::{RecordBytes, RingStats};
 use super::spec::{EventKind, EventSpec};
 use super::stat::OpenError;
-use super::sys::{attr_bytes, new_attr, poll_readable, Counter, Ring};
+use super::sys::{attr_bytes, new_attr, poll_readable, Counter, PollResult, Ring};
 
 /// Where samples are taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,13 +235,22 @@ impl RecordSession {
     }
 
     /// Wait until a ring has passed its wakeup mark, or `timeout_ms`.
-    pub fn poll(&self, timeout_ms: i32) -> io::Result<()> {
+    pub fn poll(&self, timeout_ms: i32) -> io::Result<PollResult> {
         let fds: Vec<_> = self
             .ring_owners
             .iter()
             .map(|&i| self.counters[i].raw_fd())
             .collect();
         poll_readable(&fds, timeout_ms)
+    }
+
+    /// Totals over every drain: records, bytes, and what the kernel reported lost.
+    pub fn ring_stats(&self) -> RingStats {
+        let mut st = RingStats::default();
+        for r in &self.rings {
+            st.add(&r.stats());
+        }
+        st
     }
 
     /// Hand every published record of every ring to `f`, in place.

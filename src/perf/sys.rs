@@ -310,9 +310,18 @@ impl Drop for Ring {
     }
 }
 
+/// What [`poll_readable`] saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PollResult {
+    /// Some descriptor was readable or hung up (not a timeout).
+    pub woken: bool,
+    /// Some descriptor hung up (its task exited).
+    pub hung_up: bool,
+}
+
 /// Wait until one of `fds` is readable (a ring passed its wakeup mark, or the event
 /// ended), or `timeout_ms` passes.
-pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<()> {
+pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<PollResult> {
     let mut p: Vec<libc::pollfd> = fds
         .iter()
         .map(|&fd| libc::pollfd {
@@ -329,7 +338,10 @@ pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<()> {
             return Err(e);
         }
     }
-    Ok(())
+    Ok(PollResult {
+        woken: r > 0,
+        hung_up: p.iter().any(|p| p.revents & libc::POLLHUP != 0),
+    })
 }
 
 enum Ioctl {
