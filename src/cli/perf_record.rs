@@ -365,7 +365,8 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
                 break;
             }
         }
-        if stop.load(Ordering::SeqCst) {
+        // With -p, the end of every sampled task ends the recording, as in perf.
+        if stop.load(Ordering::SeqCst) || (child.is_none() && polled.all_hung_up) {
             break;
         }
     }

@@ -51,7 +51,6 @@ pub struct OpenedEvent {
 pub struct RecordSession {
     counters: Vec<Counter>,
     rings: Vec<Ring>,
-    ring_owners: Vec<usize>,
     attrs: Vec<AttrEntry>,
     events: Vec<OpenedEvent>,
     sample_type: u64,
@@ -110,7 +109,6 @@ impl RecordSession {
         let mut s = RecordSession {
             counters: Vec::new(),
             rings: Vec::new(),
-            ring_owners: Vec::new(),
             attrs: Vec::new(),
             events: Vec::new(),
             sample_type,
@@ -190,7 +188,6 @@ impl RecordSession {
                             None => {
                                 s.rings.push(c.map_ring(opts.ring_pages).map_err(wrap)?);
                                 ring_of[ci] = Some(s.counters.len());
-                                s.ring_owners.push(s.counters.len());
                             }
                             Some(r) => c.set_output(&s.counters[r]).map_err(wrap)?,
                         }
@@ -234,13 +231,11 @@ impl RecordSession {
         self.counters.iter().try_for_each(|c| c.disable())
     }
 
-    /// Wait until a ring has passed its wakeup mark, or `timeout_ms`.
+    /// Wait until a ring has passed its wakeup mark, a task ended, or `timeout_ms`.
     pub fn poll(&self, timeout_ms: i32) -> io::Result<PollResult> {
-        let fds: Vec<_> = self
-            .ring_owners
-            .iter()
-            .map(|&i| self.counters[i].raw_fd())
-            .collect();
+        // Every descriptor, not only the rings' owners: each one hangs up when its own
+        // task is gone, and the end is when they all have.
+        let fds: Vec<_> = self.counters.iter().map(Counter::raw_fd).collect();
         poll_readable(&fds, timeout_ms)
     }
 

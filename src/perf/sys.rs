@@ -231,7 +231,7 @@ impl Counter {
             return Err(io::Error::last_os_error());
         }
         let base = std::ptr::NonNull::new(p.cast::<u8>())
-            .ok_or_else(|| io::Error::new(io::ErrorKind::Other, "mmap returned NULL"))?;
+            .ok_or_else(|| io::Error::other("mmap returned NULL"))?;
         Ok(Ring {
             base,
             map_len,
@@ -317,6 +317,8 @@ pub struct PollResult {
     pub woken: bool,
     /// Some descriptor hung up (its task exited).
     pub hung_up: bool,
+    /// Every descriptor hung up: nothing more will come.
+    pub all_hung_up: bool,
 }
 
 /// Wait until one of `fds` is readable (a ring passed its wakeup mark, or the event
@@ -341,6 +343,7 @@ pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<PollResult> {
     Ok(PollResult {
         woken: r > 0,
         hung_up: p.iter().any(|p| p.revents & libc::POLLHUP != 0),
+        all_hung_up: !p.is_empty() && p.iter().all(|p| p.revents & libc::POLLHUP != 0),
     })
 }
 
