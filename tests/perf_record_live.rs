@@ -12,6 +12,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod perf_common;
+
 const LOOPS: u64 = 5_000;
 
 /// The profiled program: C built with frame pointers (Rust's test binaries have none,
@@ -77,8 +79,7 @@ fn main() {
         }
         std::process::exit(0);
     }
-    type Check = fn() -> Result<(), String>;
-    let tests: &[(&str, Check)] = &[
+    let tests: &[(&str, perf_common::Check)] = &[
         (
             "perf_record_sched_switch_all_cpus_live",
             sched_switch_all_cpus,
@@ -93,26 +94,7 @@ fn main() {
             bad_event_leaves_no_file,
         ),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut failed = 0;
-    for (name, f) in tests {
-        if !filter.is_empty() && !filter.iter().any(|p| name.contains(p.as_str())) {
-            continue;
-        }
-        match f() {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(e) => {
-                println!("test {name} ... FAILED\n{e}");
-                failed += 1;
-            }
-        }
-    }
-    if failed > 0 {
-        std::process::exit(101);
-    }
+    perf_common::run_checks(tests);
 }
 
 fn tracectl() -> Command {
@@ -143,16 +125,7 @@ fn live_or_skip(test: &str) -> Result<bool, String> {
     } else {
         None
     };
-    match reason {
-        None => Ok(true),
-        Some(r) if std::env::var_os("TRACECTL_REQUIRE_ALL").is_some_and(|v| v == "1") => Err(
-            format!("{test}: cannot run ({r}) and TRACECTL_REQUIRE_ALL=1"),
-        ),
-        Some(r) => {
-            eprintln!("skipped {test}: {r}");
-            Ok(false)
-        }
-    }
+    perf_common::run_or_skip(test, reason)
 }
 
 fn run(mut c: Command) -> Result<Output, String> {
@@ -230,10 +203,10 @@ fn callchain_hot_function() -> Result<(), String> {
         .output()
         .is_ok_and(|o| o.status.success())
     {
-        if std::env::var_os("TRACECTL_REQUIRE_ALL").is_some_and(|v| v == "1") {
-            return Err("no C compiler (cc) and TRACECTL_REQUIRE_ALL=1".into());
-        }
-        eprintln!("skipped perf_record_callchain_hot_function_live: no C compiler (cc)");
+        perf_common::run_or_skip(
+            "perf_record_callchain_hot_function_live",
+            Some("no C compiler (cc)".into()),
+        )?;
         return Ok(());
     }
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;

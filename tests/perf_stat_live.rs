@@ -9,6 +9,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod perf_common;
+
 const LOOPS: u64 = 20_000;
 
 fn main() {
@@ -20,8 +22,7 @@ fn main() {
         }
         std::process::exit(0);
     }
-    type Check = fn() -> Result<(), String>;
-    let tests: &[(&str, Check)] = &[
+    let tests: &[(&str, perf_common::Check)] = &[
         ("perf_stat_getpid_exact_live", getpid_exact),
         ("perf_stat_same_counts_as_perf_live", same_counts_as_perf),
         ("perf_stat_layout_as_perf_live", layout_as_perf),
@@ -34,26 +35,7 @@ fn main() {
             bad_event_fails_first,
         ),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut failed = 0;
-    for (name, f) in tests {
-        if !filter.is_empty() && !filter.iter().any(|p| name.contains(p.as_str())) {
-            continue;
-        }
-        match f() {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(e) => {
-                println!("test {name} ... FAILED\n{e}");
-                failed += 1;
-            }
-        }
-    }
-    if failed > 0 {
-        std::process::exit(101);
-    }
+    perf_common::run_checks(tests);
 }
 
 fn tracectl() -> Command {
@@ -71,17 +53,7 @@ fn workload(n: u64) -> (String, Vec<(&'static str, String)>) {
 /// Skip (with the printed reason) unless root with perf_event_open and the syscall
 /// tracepoints; under TRACECTL_REQUIRE_ALL=1 a skip is a failure.
 fn live_or_skip(test: &str) -> Result<bool, String> {
-    let reason = live_skip_reason();
-    match reason {
-        None => Ok(true),
-        Some(r) if std::env::var_os("TRACECTL_REQUIRE_ALL").is_some_and(|v| v == "1") => Err(
-            format!("{test}: cannot run ({r}) and TRACECTL_REQUIRE_ALL=1"),
-        ),
-        Some(r) => {
-            eprintln!("skipped {test}: {r}");
-            Ok(false)
-        }
-    }
+    perf_common::run_or_skip(test, live_skip_reason())
 }
 
 fn live_skip_reason() -> Option<String> {
@@ -100,16 +72,10 @@ fn perf_or_skip(test: &str) -> Result<bool, String> {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if ok {
-        return Ok(true);
-    }
-    if std::env::var_os("TRACECTL_REQUIRE_ALL").is_some_and(|v| v == "1") {
-        return Err(format!(
-            "{test}: perf is not installed and TRACECTL_REQUIRE_ALL=1"
-        ));
-    }
-    eprintln!("skipped {test}: perf is not installed (apt-get install linux-perf)");
-    Ok(false)
+    perf_common::run_or_skip(
+        test,
+        (!ok).then(|| "perf is not installed (apt-get install linux-perf)".to_string()),
+    )
 }
 
 fn run(mut c: Command) -> Result<Output, String> {

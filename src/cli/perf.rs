@@ -90,6 +90,19 @@ fn default_events(system_wide: bool) -> &'static str {
     }
 }
 
+/// The CPUs of `-C LIST` (all online ones without it), each checked to be online.
+pub(super) fn cpus_of(list: Option<&str>, online: &[u32]) -> Result<Vec<u32>> {
+    let Some(list) = list else {
+        return Ok(online.to_vec());
+    };
+    let cpus =
+        tracectl::render::tracecmd::parse_cpu_list(list).map_err(|e| anyhow::anyhow!("-C {e}"))?;
+    if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
+        bail!("-C {list}: CPU {c} is not online (online: {online:?})");
+    }
+    Ok(cpus)
+}
+
 pub(super) fn parse_ids(list: &str, what: &str) -> Result<Vec<i32>> {
     list.split(',')
         .map(|p| {
@@ -189,17 +202,7 @@ fn plan(args: &StatArgs) -> Result<Plan> {
     }
     if args.all_cpus || args.cpu.is_some() {
         let online = tracectl::perf::online_cpus().context("reading the online CPUs")?;
-        let cpus = match &args.cpu {
-            Some(list) => {
-                let cpus = tracectl::render::tracecmd::parse_cpu_list(list)
-                    .map_err(|e| anyhow::anyhow!("-C {e}"))?;
-                if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
-                    bail!("-C {list}: CPU {c} is not online (online: {online:?})");
-                }
-                cpus
-            }
-            None => online,
-        };
+        let cpus = cpus_of(args.cpu.as_deref(), &online)?;
         let target = if args.all_cpus || args.cpu.is_none() {
             StatTarget::SystemWide
         } else {

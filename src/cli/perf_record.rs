@@ -195,17 +195,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     let mut pids = Vec::new();
     let mut threads = Vec::new();
     let cpus_of_scope = if args.all_cpus || args.cpu.is_some() {
-        Some(match &args.cpu {
-            Some(list) => {
-                let cpus = tracectl::render::tracecmd::parse_cpu_list(list)
-                    .map_err(|e| anyhow::anyhow!("-C {e}"))?;
-                if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
-                    bail!("-C {list}: CPU {c} is not online (online: {online:?})");
-                }
-                cpus
-            }
-            None => online.clone(),
-        })
+        Some(super::perf::cpus_of(args.cpu.as_deref(), &online)?)
     } else {
         None
     };
