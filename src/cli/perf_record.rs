@@ -259,7 +259,17 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         (_, Some(cpus)) => RecordScope::Cpus(cpus),
         (None, None) => RecordScope::Threads(threads),
     };
-    let mut session = RecordSession::open(&events, &opts, &scope, &online)?;
+    let mut session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| {
+        if e.not_supported() {
+            anyhow::anyhow!(
+                "cannot open event '{}' on {}: the event is not supported on this machine",
+                e.event,
+                e.slot
+            )
+        } else {
+            anyhow::anyhow!("{e}")
+        }
+    })?;
 
     let synth = Synth {
         trailer: sample::id_trailer_size(session.sample_type()),

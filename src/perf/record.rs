@@ -8,7 +8,7 @@ use super::data::abi::{read_format, sample};
 use super::data::AttrEntry;
 use super::ring::{RecordBytes, RingStats};
 use super::spec::{EventKind, EventSpec};
-use super::stat::OpenError;
+use super::stat::{is_unsupported, OpenError};
 use super::sys::{attr_bytes, new_attr, poll_readable, Counter, PollResult, Ring};
 
 /// Where samples are taken.
@@ -54,13 +54,6 @@ pub struct RecordSession {
     attrs: Vec<AttrEntry>,
     events: Vec<OpenedEvent>,
     sample_type: u64,
-}
-
-fn is_unsupported(e: &io::Error) -> bool {
-    matches!(
-        e.raw_os_error(),
-        Some(libc::ENOENT | libc::EOPNOTSUPP | libc::ENODEV | libc::ENXIO)
-    )
 }
 
 /// perf's modifier suffix for an event whose name it rebuilds (`:u`, `:ppp`, ...).
