@@ -115,7 +115,10 @@ impl Seen {
                     self.kernel_samples = true;
                 }
                 if let Some(t) = time_off.and_then(|o| r.u64_at(o)) {
-                    self.first_time.get_or_insert(t);
+                    // Rings are read one after the other: the first in the file is not
+                    // always the earliest.
+                    let first = self.first_time.get_or_insert(t);
+                    *first = (*first).min(t);
                     self.last_time = self.last_time.max(t);
                 }
             }
