@@ -378,6 +378,19 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     if let Some(e) = write_err.take() {
         return Err(e.into());
     }
+    // What the kernel dropped, counted by each event (its LOST records in the rings may
+    // miss the last ones), stored as perf stores it: one LOST_SAMPLES record per event.
+    let lost_read = session
+        .lost_per_event()
+        .context("reading the events' lost samples")?;
+    for (a, lost) in session.attrs().iter().zip(&lost_read) {
+        if let Some(n) = lost.filter(|&n| n > 0) {
+            let id = (st & sample::IDENTIFIER != 0)
+                .then(|| a.ids.first().copied())
+                .flatten();
+            out.record(&[&synth.lost_samples(n, id)])?;
+        }
+    }
     if let Some(c) = child.as_mut() {
         if exit.is_none() {
             // Interrupted: the command got the same signal; wait for it briefly.
@@ -413,10 +426,15 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     let size = out.finish(&features)?;
     let stats = session.ring_stats();
     eprintln!("[ perf record: Woken up {wakeups} times to write data ]");
-    if stats.lost_samples > 0 || stats.lost_records > 0 {
+    let lost = if lost_read.iter().all(Option::is_some) {
+        lost_read.iter().flatten().sum()
+    } else {
+        stats.lost_samples
+    };
+    if lost > 0 || stats.lost_records > 0 {
         eprintln!(
-            "Warning: {} samples lost in {} PERF_RECORD_LOST records (a ring was full: raise -m or lower -F)",
-            stats.lost_samples, stats.lost_records
+            "Warning: {lost} samples lost ({} PERF_RECORD_LOST records: a ring was full, raise -m or lower -F)",
+            stats.lost_records
         );
     }
     eprintln!(

@@ -50,6 +50,10 @@ pub struct OpenedEvent {
 #[derive(Debug)]
 pub struct RecordSession {
     counters: Vec<Counter>,
+    /// The event (index into `attrs`) of each counter.
+    event_of: Vec<usize>,
+    /// Whether each event's counters read their lost samples.
+    reads_lost: Vec<bool>,
     rings: Vec<Ring>,
     attrs: Vec<AttrEntry>,
     events: Vec<OpenedEvent>,
@@ -101,6 +105,8 @@ impl RecordSession {
         }
         let mut s = RecordSession {
             counters: Vec::new(),
+            event_of: Vec::new(),
+            reads_lost: Vec::new(),
             rings: Vec::new(),
             attrs: Vec::new(),
             events: Vec::new(),
@@ -113,13 +119,16 @@ impl RecordSession {
             let mut name = e.name.clone();
             let tracepoint = matches!(kind, EventKind::Tracepoint { .. });
             let mut ids = Vec::new();
+            // read_format LOST (Linux 6.0) counts every dropped sample; without it, only
+            // the ring's LOST records tell.
+            let mut lost_fmt = true;
             let attr = 'fallback: loop {
                 let (ty, config) = kind.type_config();
                 let mut attr = new_attr();
                 attr.type_ = ty;
                 attr.config = config;
                 attr.sample_type = sample_type | if tracepoint { sample::RAW } else { 0 };
-                attr.read_format = read_format::ID;
+                attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
                 match (opts.period, tracepoint) {
                     (Some(p), _) => attr.__bindgen_anon_1.sample_period = p,
                     (None, true) => attr.__bindgen_anon_1.sample_period = 1,
@@ -149,6 +158,14 @@ impl RecordSession {
                     for &pid in &pids {
                         let c = match Counter::open(&attr, pid, cpu as i32, None) {
                             Ok(c) => c,
+                            Err(err)
+                                if err.raw_os_error() == Some(libc::EINVAL)
+                                    && lost_fmt
+                                    && ids.is_empty() =>
+                            {
+                                lost_fmt = false;
+                                continue 'fallback;
+                            }
                             Err(err)
                                 if is_unsupported(&err)
                                     && kind == EventKind::Hardware(0)
@@ -185,6 +202,7 @@ impl RecordSession {
                             Some(r) => c.set_output(&s.counters[r]).map_err(wrap)?,
                         }
                         s.counters.push(c);
+                        s.event_of.push(i);
                     }
                 }
                 break attr;
@@ -195,6 +213,7 @@ impl RecordSession {
                 name: name.clone(),
             });
             s.events.push(OpenedEvent { name, tracepoint });
+            s.reads_lost.push(lost_fmt);
         }
         Ok(s)
     }
@@ -230,6 +249,18 @@ impl RecordSession {
         // task is gone, and the end is when they all have.
         let fds: Vec<_> = self.counters.iter().map(Counter::raw_fd).collect();
         poll_readable(&fds, timeout_ms)
+    }
+
+    /// Samples the kernel dropped, per event (read from its counters; `None` for an event
+    /// whose kernel cannot say, where only the rings' LOST records count).
+    pub fn lost_per_event(&self) -> io::Result<Vec<Option<u64>>> {
+        let mut v: Vec<Option<u64>> = self.reads_lost.iter().map(|&r| r.then_some(0)).collect();
+        for (c, &e) in self.counters.iter().zip(&self.event_of) {
+            if let Some(total) = v[e].as_mut() {
+                *total += c.read_lost()?;
+            }
+        }
+        Ok(v)
     }
 
     /// Totals over every drain: records, bytes, and what the kernel reported lost.

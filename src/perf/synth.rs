@@ -110,6 +110,17 @@ impl Synth {
         self.finish(record::COMM, 0, b)
     }
 
+    /// PERF_RECORD_LOST_SAMPLES: `lost` samples of the event whose id is `identifier`
+    /// (stored as the trailer's last word, where PERF_SAMPLE_IDENTIFIER puts it).
+    pub fn lost_samples(&self, lost: u64, identifier: Option<u64>) -> Vec<u8> {
+        let mut v = self.finish(record::LOST_SAMPLES, 0, lost.to_ne_bytes().to_vec());
+        if let (Some(id), true) = (identifier, self.trailer >= 8) {
+            let n = v.len();
+            v[n - 8..].copy_from_slice(&id.to_ne_bytes());
+        }
+        v
+    }
+
     /// PERF_RECORD_FORK of `tid` (of process `pid`) from `ptid` (of `ppid`).
     pub fn fork(&self, pid: i32, ppid: i32, tid: i32, ptid: i32) -> Vec<u8> {
         let mut b = Vec::new();

@@ -153,6 +153,21 @@ impl Counter {
     /// Read the count (the attr must have asked for both total times, as
     /// [`crate::perf::stat`] does).
     pub fn read(&self) -> io::Result<CounterReading> {
+        let [value, enabled, running] = self.read3()?;
+        Ok(CounterReading {
+            value,
+            enabled,
+            running,
+        })
+    }
+
+    /// The samples the kernel dropped for this event, from a read with
+    /// `read_format = ID | LOST` (value, id, lost).
+    pub fn read_lost(&self) -> io::Result<u64> {
+        Ok(self.read3()?[2])
+    }
+
+    fn read3(&self) -> io::Result<[u64; 3]> {
         let mut buf = [0u64; 3];
         let n =
             nix::unistd::read(self.fd.as_raw_fd(), bytes_of(&mut buf)).map_err(io::Error::from)?;
@@ -162,11 +177,7 @@ impl Counter {
                 format!("perf counter read returned {n} bytes, expected 24"),
             ));
         }
-        Ok(CounterReading {
-            value: buf[0],
-            enabled: buf[1],
-            running: buf[2],
-        })
+        Ok(buf)
     }
 
     /// The raw descriptor (for poll).
