@@ -1,19 +1,11 @@
 //! `tracectl perf record`: sample events into a perf.data file, with perf's options.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use clap::Parser;
-use tracectl::perf::data::abi::{misc, record as rec, sample};
-use tracectl::perf::data::host::{elf_build_id, host_features, kernel_build_id};
-use tracectl::perf::data::write::BuildIdEntry;
-use tracectl::perf::data::PerfDataWriter;
 use tracectl::perf::record::{RecordScope, RecordSession, SampleOptions};
-use tracectl::perf::ring::RecordBytes;
-use tracectl::perf::synth::{all_pids, Synth};
+use tracectl::perf::recording::{Recording, Running};
 use tracectl::perf::{EventKind, GatedChild};
 
 use super::common::Context;
@@ -79,76 +71,6 @@ fn max_sample_rate() -> Option<u64> {
         .trim()
         .parse()
         .ok()
-}
-
-/// The first null-terminated string in `r` from `off`.
-fn cstr_at(r: &RecordBytes<'_>, off: usize) -> String {
-    let mut v = Vec::new();
-    let mut i = off;
-    while let Some(b) = r.byte(i) {
-        if b == 0 {
-            break;
-        }
-        v.push(b);
-        i += 1;
-    }
-    String::from_utf8_lossy(&v).into_owned()
-}
-
-/// What the records written so far tell: samples, their time span, and the files
-/// mapped executable (whose build ids go into the header).
-#[derive(Default)]
-struct Seen {
-    samples: u64,
-    first_time: Option<u64>,
-    last_time: u64,
-    dsos: BTreeSet<String>,
-    kernel_samples: bool,
-}
-
-impl Seen {
-    fn note(&mut self, r: &RecordBytes<'_>, time_off: Option<usize>) {
-        match r.kind() {
-            rec::SAMPLE => {
-                self.samples += 1;
-                if r.misc() & 7 == misc::KERNEL {
-                    self.kernel_samples = true;
-                }
-                if let Some(t) = time_off.and_then(|o| r.u64_at(o)) {
-                    // Rings are read one after the other: the first in the file is not
-                    // always the earliest.
-                    let first = self.first_time.get_or_insert(t);
-                    *first = (*first).min(t);
-                    self.last_time = self.last_time.max(t);
-                }
-            }
-            rec::MMAP => {
-                self.dsos.insert(cstr_at(r, 40));
-            }
-            rec::MMAP2 => {
-                let prot = r.u32_at(64).unwrap_or(0);
-                if prot & libc::PROT_EXEC as u32 != 0 {
-                    self.dsos.insert(cstr_at(r, 72));
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn rename_old(path: &Path) -> Result<()> {
-    if path.exists() {
-        let mut old = path.as_os_str().to_owned();
-        old.push(".old");
-        std::fs::rename(path, &old).with_context(|| {
-            format!(
-                "cannot rename {} to {}",
-                path.display(),
-                Path::new(&old).display()
-            )
-        })?;
-    }
-    Ok(())
 }
 
 /// Run `tracectl perf record`.
@@ -262,7 +184,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         (_, Some(cpus)) => RecordScope::Cpus(cpus),
         (None, None) => RecordScope::Threads(threads),
     };
-    let mut session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| {
+    let session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| {
         if e.not_supported() {
             anyhow::anyhow!(
                 "cannot open event '{}' on {}: the event is not supported on this machine",
@@ -274,174 +196,39 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         }
     })?;
 
-    let synth = Synth {
-        trailer: sample::id_trailer_size(session.sample_type()),
-    };
-    let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
-    let modules = std::fs::read_to_string("/proc/modules").unwrap_or_default();
-    let mut side = synth.kernel_maps(&kallsyms, &modules);
-    drop(kallsyms);
-    match (&child, &scope) {
-        (Some(c), RecordScope::Command(_)) => {
-            let comm = std::fs::read_to_string(format!("/proc/{}/comm", c.pid()))
-                .unwrap_or_else(|_| "tracectl".into());
-            side.push(synth.comm(c.pid(), c.pid(), comm.trim_end_matches('\n')));
-        }
-        (_, RecordScope::Cpus(_)) => {
-            for pid in all_pids() {
-                side.extend(synth.process(pid));
-            }
-        }
-        _ => {
-            for &pid in &pids {
-                side.extend(synth.process(pid));
-            }
-        }
-    }
-
-    // Everything is ready: now the file.
-    rename_old(&args.output)?;
-    let mut out = PerfDataWriter::create(&args.output, session.attrs().to_vec())?;
-    let mut seen = Seen::default();
-    for r in &side {
-        seen.note(&RecordBytes::Whole(r), None);
-        out.record(&[r])?;
-    }
-    out.finished_round()?;
-    let st = session.sample_type();
-    let time_off = (st & sample::TIME != 0).then(|| {
-        8 + [sample::IDENTIFIER, sample::IP, sample::TID]
-            .iter()
-            .filter(|&&b| st & b != 0)
-            .count()
-            * 8
-    });
-
-    let stop = super::stream::stop_flag();
-    if !matches!(scope, RecordScope::Command(_)) {
-        session.enable().context("enabling the events")?;
-    }
-    if let Some(c) = child.as_mut() {
-        c.release().context("starting the command")?;
-    }
-    let mut wakeups = 0u64;
-    let mut exit = None;
-    let mut write_err: Option<std::io::Error> = None;
-    let drain = |session: &mut RecordSession,
-                 out: &mut PerfDataWriter,
-                 seen: &mut Seen,
-                 err: &mut Option<std::io::Error>| {
-        let before = out.data_size();
-        session.drain(|r| {
-            if err.is_some() {
-                return;
-            }
-            seen.note(&r, time_off);
-            let (a, b) = r.parts();
-            if let Err(e) = out.record(&[a, b]) {
-                *err = Some(e);
-            }
-        });
-        if out.data_size() > before && err.is_none() {
-            if let Err(e) = out.finished_round() {
-                *err = Some(e);
-            }
-        }
-    };
-    loop {
-        let polled = session.poll(100).context("waiting for samples")?;
-        wakeups += u64::from(polled.woken && !polled.hung_up);
-        drain(&mut session, &mut out, &mut seen, &mut write_err);
-        if let Some(e) = write_err.take() {
-            session.disable().ok();
-            return Err(e.into());
-        }
-        if let Some(c) = child.as_mut() {
-            // A hang-up comes as the task exits, a moment before it can be reaped.
-            let waited = if polled.hung_up {
-                c.wait_timeout(Duration::from_millis(20))
-            } else {
-                c.try_wait()
-            };
-            if let Some(e) = waited.context("waiting for the command")? {
-                exit = Some(e);
-                break;
-            }
-        }
-        // With -p, the end of every sampled task ends the recording, as in perf.
-        if stop.load(Ordering::SeqCst) || (child.is_none() && polled.all_hung_up) {
-            break;
-        }
-    }
-    session.disable().ok();
-    drain(&mut session, &mut out, &mut seen, &mut write_err);
-    if let Some(e) = write_err.take() {
-        return Err(e.into());
-    }
-    // What the kernel dropped, counted by each event (its LOST records in the rings may
-    // miss the last ones), stored as perf stores it: one LOST_SAMPLES record per event.
-    let lost_read = session
-        .lost_per_event()
-        .context("reading the events' lost samples")?;
-    for (a, lost) in session.attrs().iter().zip(&lost_read) {
-        if let Some(n) = lost.filter(|&n| n > 0) {
-            let id = (st & sample::IDENTIFIER != 0)
-                .then(|| a.ids.first().copied())
-                .flatten();
-            out.record(&[&synth.lost_samples(n, id)])?;
-        }
-    }
-    if let Some(c) = child.as_mut() {
-        if exit.is_none() {
-            // Interrupted: the command got the same signal; wait for it briefly.
-            exit = c.wait_timeout(Duration::from_secs(1)).ok().flatten();
-        }
-    }
-
     let mut cmdline = vec![std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "tracectl".into())];
     cmdline.extend(std::env::args().skip(1));
-    let mut features = host_features(cmdline, &format!("tracectl {}", env!("CARGO_PKG_VERSION")));
-    if let Some(id) = kernel_build_id() {
-        features.build_ids.push(BuildIdEntry {
-            misc: misc::KERNEL,
-            pid: -1,
-            id,
-            filename: "[kernel.kallsyms]".into(),
-        });
-    }
-    for dso in seen.dsos.iter().filter(|d| d.starts_with('/')) {
-        if let Some(id) = elf_build_id(Path::new(dso)) {
-            features.build_ids.push(BuildIdEntry {
-                misc: misc::USER,
-                pid: -1,
-                id,
-                filename: dso.clone(),
-            });
-        }
-    }
-    features.tracing_data = tracing_data;
-    features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
-    let size = out.finish(&features)?;
-    let stats = session.ring_stats();
-    eprintln!("[ perf record: Woken up {wakeups} times to write data ]");
-    let lost = if lost_read.iter().all(Option::is_some) {
-        lost_read.iter().flatten().sum()
-    } else {
-        stats.lost_samples
+    let running = match &scope {
+        RecordScope::Command(pid) => Running::Command(*pid),
+        RecordScope::Cpus(_) => Running::All,
+        RecordScope::Threads(_) => Running::Processes(pids),
     };
-    if lost > 0 || stats.lost_records > 0 {
+    let rec = Recording {
+        output: &args.output,
+        running,
+        tracing_data,
+        cmdline,
+        version: format!("tracectl {}", env!("CARGO_PKG_VERSION")),
+    };
+    let stop = super::stream::stop_flag();
+    let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;
+    eprintln!(
+        "[ perf record: Woken up {} times to write data ]",
+        summary.wakeups
+    );
+    if summary.lost > 0 || summary.lost_records > 0 {
         eprintln!(
-            "Warning: {lost} samples lost ({} PERF_RECORD_LOST records: a ring was full, raise -m or lower -F)",
-            stats.lost_records
+            "Warning: {} samples lost ({} PERF_RECORD_LOST records: a ring was full, raise -m or lower -F)",
+            summary.lost, summary.lost_records
         );
     }
     eprintln!(
         "[ perf record: Captured and wrote {:.3} MB {} ({} samples) ]",
-        size as f64 / (1024.0 * 1024.0),
+        summary.bytes as f64 / (1024.0 * 1024.0),
         args.output.display(),
-        seen.samples
+        summary.samples
     );
-    Ok(exit.map_or(0, |e| e.code()))
+    Ok(summary.exit.map_or(0, |e| e.code()))
 }

@@ -3,6 +3,7 @@
 //! * [`spec`]: event lists as perf spells them (`cycles:u`, `cs`, `sched:*`, `{a,b}`).
 //! * [`stat`]: counting sessions (`tracectl perf stat`), per CPU or per thread.
 //! * [`record`]: sampling sessions (`tracectl perf record`), one ring per CPU.
+//! * [`recording`]: a session's records written into perf.data until the end.
 //! * [`data`]: perf.data files.
 //! * [`synth`]: the side-band records of what already runs.
 //! * [`ring`]: the records of a perf mmap ring, read in place with wrap-around.
@@ -14,6 +15,7 @@
 
 pub mod data;
 pub mod record;
+pub mod recording;
 pub mod ring;
 pub mod spec;
 pub mod stat;
