@@ -90,6 +90,16 @@ fn default_events(system_wide: bool) -> &'static str {
     }
 }
 
+/// The command forked and waiting for its counters (`None` without a command).
+pub(super) fn gated_command(argv: &[String]) -> Result<Option<GatedChild>> {
+    match argv.first() {
+        None => Ok(None),
+        Some(prog) => Ok(Some(
+            GatedChild::spawn(argv).with_context(|| format!("cannot run '{prog}'"))?,
+        )),
+    }
+}
+
 /// The CPUs of `-C LIST` (all online ones without it), each checked to be online.
 pub(super) fn cpus_of(list: Option<&str>, online: &[u32]) -> Result<Vec<u32>> {
     let Some(list) = list else {
@@ -321,7 +331,6 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         },
     };
     let stop = super::stream::stop_flag();
-    let has_cmd = !args.command.is_empty();
 
     let mut per_run: Vec<Vec<RunStats>> = Vec::new();
     let mut elapsed_stats = RunStats::default();
@@ -330,14 +339,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     let mut last: Option<LastRun> = None;
     let mut exit_code = 0;
     for _ in 0..args.repeat {
-        let mut child = if has_cmd {
-            Some(
-                GatedChild::spawn(&args.command)
-                    .with_context(|| format!("cannot run '{}'", args.command[0]))?,
-            )
-        } else {
-            None
-        };
+        let mut child = gated_command(&args.command)?;
         let scope = (plan.scope_of)(child.as_ref().map(GatedChild::pid));
         let cpus = slot_cpus(&scope);
         let session = StatSession::open(&events, scope)?;

@@ -6,7 +6,7 @@ use anyhow::{bail, Context as _, Result};
 use clap::Parser;
 use tracectl::perf::record::{RecordScope, RecordSession, SampleOptions};
 use tracectl::perf::recording::{Recording, Running};
-use tracectl::perf::{EventKind, GatedChild};
+use tracectl::perf::EventKind;
 
 use super::common::Context;
 
@@ -171,14 +171,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         ring_pages: args.mmap_pages,
     };
 
-    let mut child = if has_cmd {
-        Some(
-            GatedChild::spawn(&args.command)
-                .with_context(|| format!("cannot run '{}'", args.command[0]))?,
-        )
-    } else {
-        None
-    };
+    let mut child = super::perf::gated_command(&args.command)?;
     let scope = match (&child, cpus_of_scope) {
         (Some(c), None) => RecordScope::Command(c.pid()),
         (_, Some(cpus)) => RecordScope::Cpus(cpus),
