@@ -44,6 +44,8 @@ pub struct OpenedEvent {
     pub name: String,
     /// Whether it is a tracepoint (its samples carry the raw ftrace record).
     pub tracepoint: bool,
+    /// Index of its group's leader (itself when it leads or is alone).
+    pub leader: usize,
 }
 
 /// A sampling session.
@@ -114,7 +116,12 @@ impl RecordSession {
         };
         // The ring of each CPU: an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
+        // Where each event's counters start in `counters` (every event has one per slot,
+        // in the same order, so a member finds its leader's at the same offset).
+        let mut first_counter: Vec<usize> = Vec::with_capacity(events.len());
         for (i, e) in events.iter().enumerate() {
+            first_counter.push(s.counters.len());
+            let leads = e.leader == i;
             let mut kind = e.kind.clone();
             let mut name = e.name.clone();
             let tracepoint = matches!(kind, EventKind::Tracepoint { .. });
@@ -137,7 +144,8 @@ impl RecordSession {
                         attr.__bindgen_anon_1.sample_freq = opts.freq;
                     }
                 }
-                attr.set_disabled(1);
+                // A group starts and stops with its leader.
+                attr.set_disabled(u64::from(leads));
                 attr.set_inherit(1);
                 attr.set_exclude_user(u64::from(e.exclude_user));
                 attr.set_exclude_kernel(u64::from(e.exclude_kernel));
@@ -145,7 +153,7 @@ impl RecordSession {
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
                 if matches!(scope, RecordScope::Command(_)) {
-                    attr.set_enable_on_exec(1);
+                    attr.set_enable_on_exec(u64::from(leads));
                 }
                 if i == 0 {
                     attr.set_mmap(1);
@@ -155,8 +163,12 @@ impl RecordSession {
                     attr.set_task(1);
                 }
                 for (ci, &cpu) in cpus.iter().enumerate() {
-                    for &pid in &pids {
-                        let c = match Counter::open(&attr, pid, cpu as i32, None) {
+                    for (pi, &pid) in pids.iter().enumerate() {
+                        let slot = ci * pids.len() + pi;
+                        let group = (!leads)
+                            .then(|| first_counter.get(e.leader).map(|f| &s.counters[f + slot]))
+                            .flatten();
+                        let c = match Counter::open(&attr, pid, cpu as i32, group) {
                             Ok(c) => c,
                             Err(err)
                                 if err.raw_os_error() == Some(libc::EINVAL)
@@ -212,7 +224,11 @@ impl RecordSession {
                 ids,
                 name: name.clone(),
             });
-            s.events.push(OpenedEvent { name, tracepoint });
+            s.events.push(OpenedEvent {
+                name,
+                tracepoint,
+                leader: e.leader,
+            });
             s.reads_lost.push(lost_fmt);
         }
         Ok(s)
@@ -226,6 +242,23 @@ impl RecordSession {
     /// The events as opened.
     pub fn events(&self) -> &[OpenedEvent] {
         &self.events
+    }
+
+    /// The groups of more than one event: (leader index, number of members).
+    pub fn groups(&self) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        for (i, _) in self
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| e.leader == *i)
+        {
+            let n = self.events.iter().filter(|e| e.leader == i).count() as u32;
+            if n > 1 {
+                v.push((i as u32, n));
+            }
+        }
+        v
     }
 
     /// The sample type common to every event (tracepoints add RAW).

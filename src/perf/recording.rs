@@ -319,6 +319,7 @@ pub fn record(
         }
     }
     features.tracing_data = rec.tracing_data.clone();
+    features.groups = session.groups();
     features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
     summary.bytes = ctx(out.finish(&features), "finishing perf.data")?;
     let stats = session.ring_stats();

@@ -115,6 +115,8 @@ pub mod feature {
     pub const EVENT_DESC: u32 = 12;
     /// HEADER_CPU_TOPOLOGY
     pub const CPU_TOPOLOGY: u32 = 13;
+    /// HEADER_GROUP_DESC
+    pub const GROUP_DESC: u32 = 17;
     /// HEADER_SAMPLE_TIME
     pub const SAMPLE_TIME: u32 = 21;
 }

@@ -63,6 +63,8 @@ pub struct Features {
     pub tracing_data: Option<Vec<u8>>,
     /// SAMPLE_TIME: first and last sample time, when there were samples.
     pub sample_time: Option<(u64, u64)>,
+    /// GROUP_DESC: (leader index, number of members) of each group of two or more.
+    pub groups: Vec<(u32, u32)>,
     /// CPU_TOPOLOGY: the sibling lists (cores, then threads), as perf stores them.
     pub cpu_topology: Option<(Vec<String>, Vec<String>)>,
 }
@@ -231,6 +233,16 @@ impl PerfDataWriter {
                 }
             }
             bodies.push((feature::CPU_TOPOLOGY, b));
+        }
+        if !f.groups.is_empty() {
+            let mut b = Vec::new();
+            b.extend_from_slice(&(f.groups.len() as u32).to_ne_bytes());
+            for (leader, members) in &f.groups {
+                padded_string(&mut b, "{anon_group}");
+                b.extend_from_slice(&leader.to_ne_bytes());
+                b.extend_from_slice(&members.to_ne_bytes());
+            }
+            bodies.push((feature::GROUP_DESC, b));
         }
         if let Some((first, last)) = f.sample_time {
             let mut b = first.to_ne_bytes().to_vec();
