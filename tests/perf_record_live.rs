@@ -90,6 +90,7 @@ fn main() {
         ),
         ("perf_record_getpid_exact_live", getpid_exact),
         ("perf_record_lost_samples_live", lost_samples_counted),
+        ("perf_record_group_and_pid_live", group_and_pid),
         (
             "perf_record_bad_event_leaves_no_file",
             bad_event_leaves_no_file,
@@ -334,6 +335,50 @@ fn lost_samples_counted() -> Result<(), String> {
         return Err(format!(
             "perf report does not see the PERF_RECORD_LOST records: {rerr}"
         ));
+    }
+    Ok(())
+}
+
+/// A group of two clocks sampled in a process that already runs (-p): perf report reads
+/// it as perf's own group, puts the hot function on top, and the recording ends with the
+/// process (whose maps were synthesized from /proc, so its symbols resolve).
+fn group_and_pid() -> Result<(), String> {
+    if !live_or_skip("perf_record_group_and_pid_live")? {
+        return Ok(());
+    }
+    if !Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        perf_common::run_or_skip(
+            "perf_record_group_and_pid_live",
+            Some("no C compiler (cc)".into()),
+        )?;
+        return Ok(());
+    }
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let spin = build_spin(dir.path())?;
+    let mut target = Command::new(&spin)
+        .arg("3")
+        .spawn()
+        .map_err(|e| format!("{}: {e}", spin.display()))?;
+    // Let it reach its hot loop (and map everything) before attaching.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let pid = target.id().to_string();
+    let rec = record(&["-e", "{cpu-clock,task-clock}", "-p", &pid], &[]);
+    let _ = target.wait();
+    let (_d, file) = rec?;
+    let report = perf_clean(&["report", "--stdio"], &file)?;
+    if !report.contains("of events 'anon group { cpu-clock, task-clock }'") {
+        return Err(format!("not read as a group:\n{report}"));
+    }
+    let top = report
+        .lines()
+        .find(|l| !l.starts_with('#') && l.contains('%'))
+        .unwrap_or("");
+    if !top.ends_with("[.] hot_spin") {
+        return Err(format!("the top entry is not hot_spin: {top:?}\n{report}"));
     }
     Ok(())
 }
