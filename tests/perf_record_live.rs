@@ -253,6 +253,8 @@ fn callchain_hot_function() -> Result<(), String> {
     Ok(())
 }
 
+/// Exactly the getpid calls made, as samples; and a second recording into the same file
+/// keeps the first as `perf.data.old`.
 fn getpid_exact() -> Result<(), String> {
     if !live_or_skip("perf_record_getpid_exact_live")? {
         return Ok(());
@@ -274,6 +276,22 @@ fn getpid_exact() -> Result<(), String> {
             "perf script printed {n} getpid samples ({total} lines), expected exactly {LOOPS}"
         ));
     }
+    // Recording again into the same file keeps the first one as perf.data.old, as perf does.
+    let first = std::fs::read(&file).map_err(|e| e.to_string())?;
+    let mut c = tracectl();
+    c.args(["perf", "record", "-o", &file])
+        .args(["-e", "syscalls:sys_enter_getpid", "--", "true"]);
+    let o = run(c)?;
+    if !o.status.success() {
+        return Err(format!(
+            "second record failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    if std::fs::read(format!("{file}.old")).ok() != Some(first) {
+        return Err(format!("{file}.old is not the first recording"));
+    }
+    perf_clean(&["script"], &file)?;
     Ok(())
 }
 
