@@ -300,7 +300,9 @@ pub fn record(
     }
 
     let mut features = host_features(rec.cmdline.clone(), &rec.version);
-    if let Some(id) = kernel_build_id() {
+    // The kernel's build id when a sample hit it (perf's rule for every DSO; user files
+    // are listed when mapped executable, which covers the ones hit).
+    if let Some(id) = kernel_build_id().filter(|_| seen.kernel_samples) {
         features.build_ids.push(BuildIdEntry {
             misc: misc::KERNEL,
             pid: -1,
