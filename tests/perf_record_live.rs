@@ -53,6 +53,15 @@ int main(int argc, char **argv) {
 }
 "#;
 
+/// Whether a C compiler is there to build the profiled program (else skip `test`).
+fn cc_or_skip(test: &str) -> Result<bool, String> {
+    let ok = Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    perf_common::run_or_skip(test, (!ok).then(|| "no C compiler (cc)".to_string()))
+}
+
 /// Build the C workload in `dir`.
 fn build_spin(dir: &Path) -> Result<std::path::PathBuf, String> {
     let src = dir.join("spin.c");
@@ -197,18 +206,9 @@ fn sched_switch_all_cpus() -> Result<(), String> {
 }
 
 fn callchain_hot_function() -> Result<(), String> {
-    if !live_or_skip("perf_record_callchain_hot_function_live")? {
-        return Ok(());
-    }
-    if !Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    if !live_or_skip("perf_record_callchain_hot_function_live")?
+        || !cc_or_skip("perf_record_callchain_hot_function_live")?
     {
-        perf_common::run_or_skip(
-            "perf_record_callchain_hot_function_live",
-            Some("no C compiler (cc)".into()),
-        )?;
         return Ok(());
     }
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -361,18 +361,9 @@ fn lost_samples_counted() -> Result<(), String> {
 /// it as perf's own group, puts the hot function on top, and the recording ends with the
 /// process (whose maps were synthesized from /proc, so its symbols resolve).
 fn group_and_pid() -> Result<(), String> {
-    if !live_or_skip("perf_record_group_and_pid_live")? {
-        return Ok(());
-    }
-    if !Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    if !live_or_skip("perf_record_group_and_pid_live")?
+        || !cc_or_skip("perf_record_group_and_pid_live")?
     {
-        perf_common::run_or_skip(
-            "perf_record_group_and_pid_live",
-            Some("no C compiler (cc)".into()),
-        )?;
         return Ok(());
     }
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
