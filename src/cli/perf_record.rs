@@ -152,11 +152,9 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         None
     } else {
         let t = ctx.tracefs()?;
-        let mut meta = tracectl::record::metadata(&t, &tracepoints)
+        let mut meta = tracectl::record::formats(&t, &tracepoints)
             .context("reading the tracepoints' formats")?;
-        // perf stores only the recorded events' formats (no ftrace ones) and no kallsyms
-        // (it reads the kernel's symbols itself).
-        meta.kallsyms.clear();
+        // perf stores only the recorded events' formats (no ftrace ones).
         meta.ftrace_formats.clear();
         let wo = tracectl::dat::WriteOptions {
             page_size: tracectl::perf::page_size() as u32,

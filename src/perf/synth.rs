@@ -181,7 +181,9 @@ impl Synth {
             }
         }
         let mut out = Vec::new();
-        if let Some(t) = text {
+        // Addresses read as 0 when kallsyms is restricted: no kernel map then (perf
+        // leaves kernel samples unresolved the same way).
+        if let Some(t) = text.filter(|&t| t != 0) {
             let end = etext.filter(|&e| e > t).unwrap_or(u64::MAX);
             out.push(self.kernel_mmap(t, end - t, t, "[kernel.kallsyms]_text"));
         }

@@ -73,6 +73,14 @@ fn kallsyms(t: &Tracefs) -> String {
 
 /// Metadata for `events` (with every ftrace format, as trace-cmd stores them).
 pub fn metadata(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, TracefsError> {
+    let mut m = formats(t, events)?;
+    m.kallsyms = kallsyms(t);
+    Ok(m)
+}
+
+/// [`metadata`] without kallsyms (perf.data's tracing data leaves them out: perf reads
+/// the kernel's symbols itself), so `kptr_restrict` is not touched.
+pub fn formats(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, TracefsError> {
     let mut m = Metadata {
         header_page: text(t, "events/header_page")?,
         header_event: text(t, "events/header_event")?,
@@ -100,7 +108,6 @@ pub fn metadata(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, Tr
         m.event_formats
             .push((s.clone(), text(t, &format!("events/{s}/{e}/format"))?));
     }
-    m.kallsyms = kallsyms(t);
     m.printk_formats = text(t, "printk_formats").unwrap_or_default();
     m.cmdlines = text(t, "saved_cmdlines").unwrap_or_default();
     Ok(m)
