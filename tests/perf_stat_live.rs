@@ -9,6 +9,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod perf_common;
+
 const LOOPS: u64 = 20_000;
 
 fn main() {
@@ -20,8 +22,7 @@ fn main() {
         }
         std::process::exit(0);
     }
-    type Check = fn() -> Result<(), String>;
-    let tests: &[(&str, Check)] = &[
+    let tests: &[(&str, perf_common::Check)] = &[
         ("perf_stat_getpid_exact_live", getpid_exact),
         ("perf_stat_same_counts_as_perf_live", same_counts_as_perf),
         ("perf_stat_layout_as_perf_live", layout_as_perf),
@@ -34,26 +35,7 @@ fn main() {
             bad_event_fails_first,
         ),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut failed = 0;
-    for (name, f) in tests {
-        if !filter.is_empty() && !filter.iter().any(|p| name.contains(p.as_str())) {
-            continue;
-        }
-        match f() {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(e) => {
-                println!("test {name} ... FAILED\n{e}");
-                failed += 1;
-            }
-        }
-    }
-    if failed > 0 {
-        std::process::exit(101);
-    }
+    perf_common::run_checks(tests);
 }
 
 fn tracectl() -> Command {
@@ -71,17 +53,7 @@ fn workload(n: u64) -> (String, Vec<(&'static str, String)>) {
 /// Skip (with the printed reason) unless root with perf_event_open and the syscall
 /// tracepoints; under TRACECTL_REQUIRE_ALL=1 a skip is a failure.
 fn live_or_skip(test: &str) -> Result<bool, String> {
-    let reason = live_skip_reason();
-    match reason {
-        None => Ok(true),
-        Some(r) if std::env::var_os("TRACECTL_REQUIRE_ALL").is_some_and(|v| v == "1") => Err(
-            format!("{test}: cannot run ({r}) and TRACECTL_REQUIRE_ALL=1"),
-        ),
-        Some(r) => {
-            eprintln!("skipped {test}: {r}");
-            Ok(false)
-        }
-    }
+    perf_common::run_or_skip(test, live_skip_reason())
 }
 
 fn live_skip_reason() -> Option<String> {
@@ -100,16 +72,10 @@ fn perf_or_skip(test: &str) -> Result<bool, String> {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if ok {
-        return Ok(true);
-    }
-    if std::env::var_os("TRACECTL_REQUIRE_ALL").is_some_and(|v| v == "1") {
-        return Err(format!(
-            "{test}: perf is not installed and TRACECTL_REQUIRE_ALL=1"
-        ));
-    }
-    eprintln!("skipped {test}: perf is not installed (apt-get install linux-perf)");
-    Ok(false)
+    perf_common::run_or_skip(
+        test,
+        (!ok).then(|| "perf is not installed (apt-get install linux-perf)".to_string()),
+    )
 }
 
 fn run(mut c: Command) -> Result<Output, String> {
@@ -214,7 +180,11 @@ fn shape(text: &str) -> Vec<(usize, Vec<String>)> {
             let words = l
                 .split_whitespace()
                 .map(|w| {
-                    let bare = w.trim_matches(|c| c == '"' || c == ',');
+                    let bare = w.trim_matches(|c| c == '"' || c == ',' || c == '}');
+                    // A rate's unit scales with its value (/sec, K/sec, M/sec, G/sec).
+                    if ["/sec", "K/sec", "M/sec", "G/sec"].contains(&bare) {
+                        return "#/sec".to_string();
+                    }
                     if !bare.is_empty()
                         && bare
                             .chars()
@@ -318,28 +288,32 @@ fn bad_event_fails_first() -> Result<(), String> {
         "/tracefs-fixtures/linux-6.18-sched-irq"
     );
     let marker = std::env::temp_dir().join(format!("tracectl-perf-stat-{}", std::process::id()));
-    let o = run({
+    let attempt = |root: Option<&str>, events: &str| -> Result<(Output, bool), String> {
         let mut c = tracectl();
-        c.args([
-            "--tracefs",
-            tree,
-            "perf",
-            "stat",
-            "-e",
-            "cs,sched:sched_swich",
-            "--",
-            "touch",
-        ])
-        .arg(&marker);
-        c
-    })?;
-    let err = String::from_utf8_lossy(&o.stderr);
-    if o.status.success() || !err.contains("did you mean sched:sched_switch") {
-        return Err(format!("exit {:?}: {err}", o.status));
-    }
-    if marker.exists() {
+        if let Some(r) = root {
+            c.args(["--tracefs", r]);
+        }
+        c.args(["perf", "stat", "-e", events, "--", "touch"])
+            .arg(&marker);
+        let o = run(c)?;
+        let ran = marker.exists();
         let _ = std::fs::remove_file(&marker);
-        return Err("the command ran although the event list was wrong".into());
+        Ok((o, ran))
+    };
+    // A recorded tree is not a kernel to count on: refused before anything runs.
+    let (o, ran) = attempt(Some(tree), "cs")?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    if o.status.success() || ran || !err.contains("a recorded tree, not a live kernel") {
+        return Err(format!("on a tree: exit {:?}, ran {ran}: {err}", o.status));
+    }
+    if !live_or_skip("perf_stat_bad_event_fails_before_running")? {
+        return Ok(());
+    }
+    // A misspelt tracepoint: named with the closest names, and the command never runs.
+    let (o, ran) = attempt(None, "cs,sched:sched_swich")?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    if o.status.success() || ran || !err.contains("did you mean sched:sched_switch") {
+        return Err(format!("exit {:?}, ran {ran}: {err}", o.status));
     }
     Ok(())
 }

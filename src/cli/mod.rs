@@ -22,6 +22,7 @@ mod extract;
 mod graph;
 mod list;
 mod perf;
+mod perf_record;
 mod record;
 mod report;
 mod show;

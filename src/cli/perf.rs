@@ -26,6 +26,8 @@ pub struct Args {
 enum PerfCommand {
     /// Count events while a command runs (or system-wide, or for running processes)
     Stat(StatArgs),
+    /// Sample events into a perf.data file that perf report and perf script read
+    Record(super::perf_record::RecordArgs),
 }
 
 /// `tracectl perf stat`, with `perf stat`'s options.
@@ -74,8 +76,24 @@ pub struct StatArgs {
 /// Run `tracectl perf ...`.
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     match args.command {
-        PerfCommand::Stat(a) => stat(ctx, a),
+        PerfCommand::Stat(a) => {
+            live_only(ctx, "perf stat")?;
+            stat(ctx, a)
+        }
+        PerfCommand::Record(a) => {
+            live_only(ctx, "perf record")?;
+            super::perf_record::record(ctx, a)
+        }
     }
+}
+
+/// Counting and sampling happen on the running kernel: a `--tracefs` tree (a recording)
+/// would name tracepoint ids of another kernel, so it is refused before anything runs.
+fn live_only(ctx: &Context, command: &str) -> Result<()> {
+    if ctx.tracefs.is_some() {
+        ctx.tracefs()?.require_live(command)?;
+    }
+    Ok(())
 }
 
 /// perf's default events for a command or a process, and for system-wide counting.
@@ -87,7 +105,31 @@ fn default_events(system_wide: bool) -> &'static str {
     }
 }
 
-fn parse_ids(list: &str, what: &str) -> Result<Vec<i32>> {
+/// The command forked and waiting for its counters (`None` without a command).
+pub(super) fn gated_command(argv: &[String]) -> Result<Option<GatedChild>> {
+    match argv.first() {
+        None => Ok(None),
+        Some(prog) => Ok(Some(
+            GatedChild::spawn(argv).with_context(|| format!("cannot run '{prog}'"))?,
+        )),
+    }
+}
+
+/// The CPUs of `-C LIST` (all online ones without it), each checked to be online.
+pub(super) fn cpus_of(list: Option<&str>, online: &[u32]) -> Result<Vec<u32>> {
+    let Some(list) = list else {
+        return Ok(online.to_vec());
+    };
+    let limit = online.iter().max().map_or(1, |m| m + 1);
+    let cpus =
+        tracectl::tracefs::parse_cpu_list(list, limit).map_err(|e| anyhow::anyhow!("-C: {e}"))?;
+    if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
+        bail!("-C {list}: CPU {c} is not online (online: {online:?})");
+    }
+    Ok(cpus)
+}
+
+pub(super) fn parse_ids(list: &str, what: &str) -> Result<Vec<i32>> {
     list.split(',')
         .map(|p| {
             p.trim()
@@ -104,11 +146,16 @@ fn parse_ids(list: &str, what: &str) -> Result<Vec<i32>> {
         .collect()
 }
 
-fn resolve_events(ctx: &Context, args: &StatArgs, system_wide: bool) -> Result<Vec<EventSpec>> {
-    let lists: Vec<String> = if args.events.is_empty() {
-        vec![default_events(system_wide).to_string()]
+/// Parse `-e` lists (or `default` when none is given), tracepoints resolved in tracefs.
+pub(super) fn resolve_events(
+    ctx: &Context,
+    given: &[String],
+    default: &str,
+) -> Result<Vec<EventSpec>> {
+    let lists: Vec<String> = if given.is_empty() {
+        vec![default.to_string()]
     } else {
-        args.events.clone()
+        given.to_vec()
     };
     let tracefs = std::cell::OnceCell::new();
     let lookup = |pattern: &str| -> Result<Vec<(String, String, u64)>, String> {
@@ -181,18 +228,7 @@ fn plan(args: &StatArgs) -> Result<Plan> {
     }
     if args.all_cpus || args.cpu.is_some() {
         let online = tracectl::perf::online_cpus().context("reading the online CPUs")?;
-        let cpus = match &args.cpu {
-            Some(list) => {
-                let limit = online.iter().max().map_or(1, |m| m + 1);
-                let cpus = tracectl::tracefs::parse_cpu_list(list, limit)
-                    .map_err(|e| anyhow::anyhow!("-C: {e}"))?;
-                if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
-                    bail!("-C {list}: CPU {c} is not online (online: {online:?})");
-                }
-                cpus
-            }
-            None => online,
-        };
+        let cpus = cpus_of(args.cpu.as_deref(), &online)?;
         let target = if args.all_cpus || args.cpu.is_none() {
             StatTarget::SystemWide
         } else {
@@ -294,7 +330,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     // Validate everything before a counter is opened or a command started.
     let plan = plan(&args)?;
     let system_wide = matches!((plan.scope_of)(None), Scope::Cpus(_));
-    let events = resolve_events(ctx, &args, system_wide)?;
+    let events = resolve_events(ctx, &args.events, default_events(system_wide))?;
     let style = if args.json {
         StatStyle::Json
     } else if let Some(s) = &args.sep {
@@ -311,7 +347,6 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         },
     };
     let stop = tracectl::tracefs::stop_on_signals();
-    let has_cmd = !args.command.is_empty();
 
     let mut per_run: Vec<Vec<RunStats>> = Vec::new();
     let mut elapsed_stats = RunStats::default();
@@ -320,14 +355,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     let mut last: Option<LastRun> = None;
     let mut exit_code = 0;
     for _ in 0..args.repeat {
-        let mut child = if has_cmd {
-            Some(
-                GatedChild::spawn(&args.command)
-                    .with_context(|| format!("cannot run '{}'", args.command[0]))?,
-            )
-        } else {
-            None
-        };
+        let mut child = gated_command(&args.command)?;
         let scope = (plan.scope_of)(child.as_ref().map(GatedChild::pid));
         let cpus = slot_cpus(&scope);
         let session = StatSession::open(&events, scope)?;

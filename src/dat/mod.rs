@@ -34,6 +34,6 @@ pub use reader::{
     selected_clock, Buffer, BufferData, CpuData, DatFile, FileHeader, TsAdjust, MAGIC,
 };
 pub use writer::{
-    buffers_of, write_dat, write_latency_dat, BufferSource, Metadata, NewOption, WriteOptions,
-    WriteSummary,
+    buffers_of, tracing_data, write_dat, write_latency_dat, BufferSource, Metadata, NewOption,
+    WriteOptions, WriteSummary,
 };

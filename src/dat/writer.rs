@@ -395,10 +395,7 @@ fn write_any(
         .max()
         .unwrap_or(0);
 
-    out.bytes(MAGIC)?;
-    out.cstr(&wo.version.to_string())?;
-    out.bytes(&[wo.big_endian as u8, wo.long_size])?;
-    out.u32(wo.page_size)?;
+    out.bytes(&initial_header(wo, &wo.version.to_string()))?;
     let mut summary = WriteSummary::default();
     let job = Job {
         wo,
@@ -476,6 +473,33 @@ fn copy_chunked(
     }
     out.patch_u32(start, chunks)?;
     Ok(out.pos - start)
+}
+
+/// The magic, version string, byte order, long size and page size every file starts with.
+fn initial_header(wo: &WriteOptions, version: &str) -> Vec<u8> {
+    let mut v = MAGIC.to_vec();
+    v.extend_from_slice(version.as_bytes());
+    v.push(0);
+    v.extend_from_slice(&[wo.big_endian as u8, wo.long_size]);
+    let ps = wo.page_size;
+    v.extend_from_slice(&if wo.big_endian {
+        ps.to_be_bytes()
+    } else {
+        ps.to_le_bytes()
+    });
+    v
+}
+
+/// The "tracing data" block a version 6 file starts with (magic, `version`, byte order,
+/// sizes, then header_page/header_event, the ftrace and event formats, kallsyms, printk
+/// formats and saved cmdlines), as perf.data's TRACING_DATA feature stores it with
+/// version `"0.6"`.
+pub fn tracing_data(meta: &Metadata, wo: &WriteOptions, version: &str) -> Vec<u8> {
+    let mut v = initial_header(wo, version);
+    for (_, _, body) in metadata_sections(meta, wo.big_endian) {
+        v.extend_from_slice(&body);
+    }
+    v
 }
 
 /// The metadata every file carries, in file order: (option id in version 7, the section

@@ -2,19 +2,29 @@
 //!
 //! * [`spec`]: event lists as perf spells them (`cycles:u`, `cs`, `sched:*`, `{a,b}`).
 //! * [`stat`]: counting sessions (`tracectl perf stat`), per CPU or per thread.
+//! * [`record`]: sampling sessions (`tracectl perf record`), one ring per CPU.
+//! * [`recording`]: a session's records written into perf.data until the end.
+//! * [`data`]: perf.data files.
+//! * [`synth`]: the side-band records of what already runs.
+//! * [`ring`]: the records of a perf mmap ring, read in place with wrap-around.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
-//!   ioctls, counter reads, and the forked command that waits until its counters are armed.
+//!   ioctls, counter reads, the mmap rings, and the forked command that waits until its counters are armed.
 //!
 //! Tracepoints are named by their tracefs id, so a tracepoint counted here is the same
 //! event `tracectl record` decodes with [`crate::event::Schema`].
 
+pub mod data;
+pub mod record;
+pub mod recording;
+pub mod ring;
 pub mod spec;
 pub mod stat;
+pub mod synth;
 mod sys;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};
 pub use stat::{aggregate, delta, Count, OpenError, RunStats, Scope, StatSession};
-pub use sys::{ChildExit, CounterReading, GatedChild};
+pub use sys::{page_size, ChildExit, CounterReading, GatedChild, PollResult, Ring};
 
 /// The online CPUs (`/sys/devices/system/cpu/online`).
 pub fn online_cpus() -> std::io::Result<Vec<u32>> {

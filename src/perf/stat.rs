@@ -55,7 +55,7 @@ pub struct StatSession {
 }
 
 /// errnos with which the kernel says "this event does not exist here".
-fn is_unsupported(e: &io::Error) -> bool {
+pub fn is_unsupported(e: &io::Error) -> bool {
     matches!(
         e.raw_os_error(),
         Some(libc::ENOENT | libc::EOPNOTSUPP | libc::ENODEV | libc::EINVAL | libc::ENXIO)
@@ -89,6 +89,13 @@ impl std::fmt::Display for OpenError {
             "cannot open event '{}' on {}: {}{hint}",
             self.event, self.slot, self.source
         )
+    }
+}
+
+impl OpenError {
+    /// Whether the kernel said the event does not exist here (no such PMU or event).
+    pub fn not_supported(&self) -> bool {
+        is_unsupported(&self.source)
     }
 }
 

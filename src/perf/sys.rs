@@ -8,6 +8,8 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use perf_event_open_sys as sys;
+
+use super::ring::{readable, RecordBytes, Records, RingStats};
 pub(crate) use sys::bindings::perf_event_attr as RawAttr;
 
 /// What a counter read returns with `read_format = TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING`.
@@ -42,6 +44,25 @@ pub(crate) fn new_attr() -> RawAttr {
     let mut attr: RawAttr = unsafe { std::mem::zeroed() };
     attr.size = std::mem::size_of::<RawAttr>() as u32;
     attr
+}
+
+/// The attr's bytes as perf.data stores them: perf 6.1's 128-byte layout
+/// (`PERF_ATTR_SIZE_VER7`, its `size` field saying so) when the fields past it are zero,
+/// else the whole struct.
+pub(crate) fn attr_bytes(attr: &RawAttr) -> Vec<u8> {
+    let n = std::mem::size_of::<RawAttr>();
+    // SAFETY: perf_event_attr is plain old data without padding holes (every field is an
+    // integer, the bitfield words included), so all its n bytes are initialised.
+    let all = unsafe { std::slice::from_raw_parts((attr as *const RawAttr).cast::<u8>(), n) };
+    let ver7 = sys::bindings::PERF_ATTR_SIZE_VER7 as usize;
+    let mut v = if n > ver7 && all[ver7..].iter().all(|&b| b == 0) {
+        all[..ver7].to_vec()
+    } else {
+        all.to_vec()
+    };
+    let len = v.len() as u32;
+    v[4..8].copy_from_slice(&len.to_ne_bytes());
+    v
 }
 
 impl Counter {
@@ -107,7 +128,6 @@ impl Counter {
     }
 
     /// `PERF_EVENT_IOC_ID`: the id the kernel gave this event (sample streams name it).
-    #[allow(dead_code)]
     pub fn id(&self) -> io::Result<u64> {
         let mut id = 0u64;
         // SAFETY: ID writes one u64 through the pointer, which points at `id`.
@@ -120,7 +140,6 @@ impl Counter {
     }
 
     /// `PERF_EVENT_IOC_SET_OUTPUT`: send this event's records to `target`'s ring.
-    #[allow(dead_code)]
     pub fn set_output(&self, target: &Counter) -> io::Result<()> {
         // SAFETY: SET_OUTPUT takes another perf fd of ours as its argument.
         let r = unsafe { sys::ioctls::SET_OUTPUT(self.fd.as_raw_fd(), target.fd.as_raw_fd()) };
@@ -134,6 +153,21 @@ impl Counter {
     /// Read the count (the attr must have asked for both total times, as
     /// [`crate::perf::stat`] does).
     pub fn read(&self) -> io::Result<CounterReading> {
+        let [value, enabled, running] = self.read3()?;
+        Ok(CounterReading {
+            value,
+            enabled,
+            running,
+        })
+    }
+
+    /// The samples the kernel dropped for this event, from a read with
+    /// `read_format = ID | LOST` (value, id, lost).
+    pub fn read_lost(&self) -> io::Result<u64> {
+        Ok(self.read3()?[2])
+    }
+
+    fn read3(&self) -> io::Result<[u64; 3]> {
         let mut buf = [0u64; 3];
         let n =
             nix::unistd::read(self.fd.as_raw_fd(), bytes_of(&mut buf)).map_err(io::Error::from)?;
@@ -143,15 +177,10 @@ impl Counter {
                 format!("perf counter read returned {n} bytes, expected 24"),
             ));
         }
-        Ok(CounterReading {
-            value: buf[0],
-            enabled: buf[1],
-            running: buf[2],
-        })
+        Ok(buf)
     }
 
     /// The raw descriptor (for poll).
-    #[allow(dead_code)]
     pub fn raw_fd(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
@@ -160,6 +189,173 @@ impl Counter {
 fn bytes_of(buf: &mut [u64; 3]) -> &mut [u8] {
     // SAFETY: [u64; 3] is 24 initialised bytes with no padding, and u8 has alignment 1.
     unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), 24) }
+}
+
+/// A perf event's mmap ring: one metadata page, then `2^n` data pages the kernel writes
+/// records into (see [`super::ring`] for reading them).
+#[derive(Debug)]
+pub struct Ring {
+    base: std::ptr::NonNull<u8>,
+    map_len: usize,
+    data_off: usize,
+    data_len: usize,
+    stats: RingStats,
+}
+
+/// The system page size.
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as usize
+    } else {
+        4096
+    }
+}
+
+impl Counter {
+    /// Map a ring of `data_pages` pages (a power of two) for this event; other events can
+    /// send their records into it with [`Counter::set_output`].
+    pub fn map_ring(&self, data_pages: usize) -> io::Result<Ring> {
+        if !data_pages.is_power_of_two() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{data_pages} ring pages: must be a power of two"),
+            ));
+        }
+        let page = page_size();
+        let data_len = data_pages * page;
+        let map_len = data_len + page;
+        // SAFETY: a fresh shared read-write mapping of our perf fd; the kernel defines its
+        // layout (perf_event_mmap_page, then the data area). Checked for MAP_FAILED.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                self.fd.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let base = std::ptr::NonNull::new(p.cast::<u8>())
+            .ok_or_else(|| io::Error::other("mmap returned NULL"))?;
+        Ok(Ring {
+            base,
+            map_len,
+            data_off: page,
+            data_len,
+            stats: RingStats::default(),
+        })
+    }
+}
+
+const HEAD_OFFSET: usize = std::mem::offset_of!(sys::bindings::perf_event_mmap_page, data_head);
+const TAIL_OFFSET: usize = std::mem::offset_of!(sys::bindings::perf_event_mmap_page, data_tail);
+
+impl Ring {
+    fn word(&self, off: usize) -> &std::sync::atomic::AtomicU64 {
+        // SAFETY: `off` is data_head's or data_tail's offset in the metadata page, which is
+        // 8-aligned inside our live mapping; the kernel and we access it only atomically.
+        unsafe { std::sync::atomic::AtomicU64::from_ptr(self.base.as_ptr().add(off).cast()) }
+    }
+
+    /// Hand every record the kernel has published to `f`, in place (a record wrapping the
+    /// ring's end comes as [`RecordBytes::Split`]), then give their space back. Returns
+    /// what this call read; [`Ring::stats`] keeps the totals.
+    pub fn drain(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+        use std::sync::atomic::Ordering;
+        // Acquire: the records' bytes are visible once their head is.
+        let head = self.word(HEAD_OFFSET).load(Ordering::Acquire);
+        let tail = self.word(TAIL_OFFSET).load(Ordering::Relaxed);
+        let mut st = RingStats::default();
+        let Some((a, b)) = readable(self.data_len, tail, head) else {
+            // Not a consistent pair: skip everything published so far.
+            st.malformed_bytes = head.wrapping_sub(tail);
+            self.word(TAIL_OFFSET).store(head, Ordering::Release);
+            self.stats.add(&st);
+            return st;
+        };
+        // SAFETY: both ranges lie inside the data area of our live mapping, and the kernel
+        // does not write [tail, head) until we move data_tail past it below; the slices
+        // do not outlive this call (`f` gets them for its own duration only).
+        let (first, second) = unsafe {
+            let data = self.base.as_ptr().add(self.data_off);
+            (
+                std::slice::from_raw_parts(data.add(a.start), a.len()),
+                std::slice::from_raw_parts(data.add(b.start), b.len()),
+            )
+        };
+        let mut recs = Records::new(first, second);
+        for r in recs.by_ref() {
+            st.account(&r);
+            f(r);
+        }
+        st.malformed_bytes = recs.malformed as u64;
+        // Release: our reads of the records happen before the kernel may reuse them.
+        self.word(TAIL_OFFSET).store(head, Ordering::Release);
+        self.stats.add(&st);
+        st
+    }
+
+    /// Totals over every [`Ring::drain`] so far.
+    pub fn stats(&self) -> RingStats {
+        self.stats
+    }
+
+    /// Bytes of the data area.
+    pub fn data_len(&self) -> usize {
+        self.data_len
+    }
+}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the region mmap gave us, once.
+        unsafe {
+            libc::munmap(self.base.as_ptr().cast(), self.map_len);
+        }
+    }
+}
+
+/// What [`poll_readable`] saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PollResult {
+    /// Some descriptor was readable or hung up (not a timeout).
+    pub woken: bool,
+    /// Some descriptor hung up (its task exited).
+    pub hung_up: bool,
+    /// Every descriptor hung up: nothing more will come.
+    pub all_hung_up: bool,
+}
+
+/// Wait until one of `fds` is readable (a ring passed its wakeup mark, or the event
+/// ended), or `timeout_ms` passes.
+pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<PollResult> {
+    let mut p: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: `p` is a valid array of pollfds for the duration of the call.
+    let r = unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    Ok(PollResult {
+        woken: r > 0,
+        hung_up: p.iter().any(|p| p.revents & libc::POLLHUP != 0),
+        all_hung_up: !p.is_empty() && p.iter().all(|p| p.revents & libc::POLLHUP != 0),
+    })
 }
 
 enum Ioctl {

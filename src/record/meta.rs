@@ -53,6 +53,15 @@ pub fn enabled_events(
 
 /// Metadata for `events` (with every ftrace format, as trace-cmd stores them).
 pub fn metadata(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, TracefsError> {
+    let mut m = formats(t, events)?;
+    // A tree's own copy, or /proc/kallsyms with real addresses.
+    m.kallsyms = t.host().kallsyms_with_addresses().unwrap_or_default();
+    Ok(m)
+}
+
+/// [`metadata`] without kallsyms (perf.data's tracing data leaves them out: perf reads
+/// the kernel's symbols itself), so `kptr_restrict` is not touched.
+pub fn formats(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, TracefsError> {
     let mut m = Metadata {
         header_page: text(t, "events/header_page")?,
         header_event: text(t, "events/header_event")?,

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use capture::CpuCaptured;
-pub use meta::{all_events, enabled_events, metadata};
+pub use meta::{all_events, enabled_events, formats, metadata};
 
 use crate::dat::{
     opt, write_dat, BufferSource, Compression, DatError, NewOption, WriteOptions, WriteSummary,

@@ -1,0 +1,225 @@
+//! `tracectl perf record`: sample events into a perf.data file, with perf's options.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context as _, Result};
+use clap::Parser;
+use tracectl::perf::record::{RecordScope, RecordSession, SampleOptions};
+use tracectl::perf::recording::{Recording, Running};
+use tracectl::perf::EventKind;
+
+use super::common::Context;
+
+/// `tracectl perf record`, with `perf record`'s options.
+#[derive(Debug, Parser)]
+#[command(
+    trailing_var_arg = true,
+    after_help = "Call chains are taken with frame pointers (-g, --call-graph fp); \
+                  --call-graph dwarf and lbr are not supported yet."
+)]
+pub struct RecordArgs {
+    /// Event selector (repeatable; comma lists, `:u`/`:k`/`:p` modifiers, `sys:event`
+    /// tracepoints and globs). Default: cycles, or cpu-clock where there are no hardware
+    /// counters, as perf does
+    #[arg(short = 'e', long = "event", value_name = "EVENT")]
+    events: Vec<String>,
+    /// Sample every COUNT events (a period instead of a frequency)
+    #[arg(short = 'c', long = "count", value_name = "COUNT")]
+    count: Option<u64>,
+    /// Sample at this frequency in Hz (default 4000; `max` for the kernel's maximum)
+    #[arg(short = 'F', long = "freq", value_name = "FREQ")]
+    freq: Option<String>,
+    /// Record call chains (frame pointers)
+    #[arg(short = 'g')]
+    callgraph: bool,
+    /// Call chain mode: `fp` (dwarf and lbr are not supported yet)
+    #[arg(long = "call-graph", value_name = "MODE")]
+    call_graph: Option<String>,
+    /// System-wide collection from all CPUs
+    #[arg(short = 'a', long = "all-cpus")]
+    all_cpus: bool,
+    /// Sample only on these CPUs (`0,2-3`)
+    #[arg(short = 'C', long = "cpu", value_name = "CPUS")]
+    cpu: Option<String>,
+    /// Sample existing processes (comma list of pids, all their threads)
+    #[arg(short = 'p', long = "pid", value_name = "PID")]
+    pid: Option<String>,
+    /// Output file (an existing one is renamed to FILE.old)
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        default_value = "perf.data"
+    )]
+    output: PathBuf,
+    /// Data pages of each CPU's ring (a power of two)
+    #[arg(
+        short = 'm',
+        long = "mmap-pages",
+        value_name = "PAGES",
+        default_value_t = 128
+    )]
+    mmap_pages: usize,
+    /// The command to run (after `--` or the options)
+    #[arg(value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+fn max_sample_rate() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_max_sample_rate")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Run `tracectl perf record`.
+pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
+    // Validate everything before an event is opened or a command started.
+    let has_cmd = !args.command.is_empty();
+    let mode = args.call_graph.as_deref();
+    match mode {
+        None | Some("fp") => {}
+        Some(m) if m.starts_with("dwarf") || m.starts_with("lbr") => {
+            bail!("--call-graph {m}: only frame pointers (fp) are supported yet")
+        }
+        Some(m) => bail!("--call-graph {m}: unknown mode (use fp)"),
+    }
+    let callchain = args.callgraph || mode.is_some();
+    if args.pid.is_some() && (args.all_cpus || args.cpu.is_some()) {
+        bail!("-p samples a process on every CPU and cannot be combined with -a or -C");
+    }
+    if !has_cmd && !args.all_cpus && args.cpu.is_none() && args.pid.is_none() {
+        bail!("nothing to record: give a command (`tracectl perf record -- CMD`), -a, -C or -p");
+    }
+    if args.count == Some(0) {
+        bail!("-c 0: the period must be at least 1");
+    }
+    if !args.mmap_pages.is_power_of_two() {
+        bail!(
+            "-m {}: the number of ring pages must be a power of two",
+            args.mmap_pages
+        );
+    }
+    let max_rate = max_sample_rate();
+    let mut freq = match args.freq.as_deref() {
+        None => 4000,
+        Some("max") => max_rate.unwrap_or(4000),
+        Some(f) => match f.parse::<u64>() {
+            Ok(v) if v > 0 => v,
+            _ => bail!("-F {f}: give a frequency in Hz (a positive number, or max)"),
+        },
+    };
+    if let Some(m) = max_rate.filter(|&m| freq > m) {
+        eprintln!(
+            "warning: Maximum frequency rate ({m} Hz) exceeded, throttling from {freq} Hz to {m} Hz."
+        );
+        freq = m;
+    }
+    let online = tracectl::perf::online_cpus().context("reading the online CPUs")?;
+    let mut pids = Vec::new();
+    let mut threads = Vec::new();
+    let cpus_of_scope = if args.all_cpus || args.cpu.is_some() {
+        Some(super::perf::cpus_of(args.cpu.as_deref(), &online)?)
+    } else {
+        None
+    };
+    if let Some(list) = &args.pid {
+        for pid in super::perf::parse_ids(list, "p")? {
+            threads.extend(
+                tracectl::perf::process_threads(pid)
+                    .with_context(|| format!("-p {pid}: no such process"))?,
+            );
+            pids.push(pid);
+        }
+    }
+    let mut events = super::perf::resolve_events(ctx, &args.events, "cycles")?;
+    if args.events.is_empty() {
+        // perf's default is cycles at the highest precision the PMU offers (`cycles:P`).
+        if let Some(e) = events.first_mut() {
+            e.precise = 3;
+            e.name = "cycles:P".into();
+        }
+    }
+    let tracepoints: Vec<(String, String)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Tracepoint { system, name, .. } => Some((system.clone(), name.clone())),
+            _ => None,
+        })
+        .collect();
+    let tracing_data = if tracepoints.is_empty() {
+        None
+    } else {
+        let t = ctx.tracefs()?;
+        let mut meta = tracectl::record::formats(&t, &tracepoints)
+            .context("reading the tracepoints' formats")?;
+        // perf stores only the recorded events' formats (no ftrace ones).
+        meta.ftrace_formats.clear();
+        let wo = tracectl::dat::WriteOptions {
+            page_size: tracectl::perf::page_size() as u32,
+            ..Default::default()
+        };
+        Some(tracectl::dat::tracing_data(&meta, &wo, "0.6"))
+    };
+    let opts = SampleOptions {
+        period: args.count,
+        freq,
+        callchain,
+        ring_pages: args.mmap_pages,
+    };
+
+    let mut child = super::perf::gated_command(&args.command)?;
+    let scope = match (&child, cpus_of_scope) {
+        (Some(c), None) => RecordScope::Command(c.pid()),
+        (_, Some(cpus)) => RecordScope::Cpus(cpus),
+        (None, None) => RecordScope::Threads(threads),
+    };
+    let session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| {
+        if e.not_supported() {
+            anyhow::anyhow!(
+                "cannot open event '{}' on {}: the event is not supported on this machine",
+                e.event,
+                e.slot
+            )
+        } else {
+            anyhow::anyhow!("{e}")
+        }
+    })?;
+
+    let mut cmdline = vec![std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "tracectl".into())];
+    cmdline.extend(std::env::args().skip(1));
+    let running = match &scope {
+        RecordScope::Command(pid) => Running::Command(*pid),
+        RecordScope::Cpus(_) => Running::All,
+        RecordScope::Threads(_) => Running::Processes(pids),
+    };
+    let rec = Recording {
+        output: &args.output,
+        running,
+        tracing_data,
+        cmdline,
+        version: format!("tracectl {}", env!("CARGO_PKG_VERSION")),
+    };
+    let stop = tracectl::tracefs::stop_on_signals();
+    let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;
+    eprintln!(
+        "[ perf record: Woken up {} times to write data ]",
+        summary.wakeups
+    );
+    if summary.lost > 0 || summary.lost_records > 0 {
+        eprintln!(
+            "Warning: {} samples lost ({} PERF_RECORD_LOST records: a ring was full, raise -m or lower -F)",
+            summary.lost, summary.lost_records
+        );
+    }
+    eprintln!(
+        "[ perf record: Captured and wrote {:.3} MB {} ({} samples) ]",
+        summary.bytes as f64 / (1024.0 * 1024.0),
+        args.output.display(),
+        summary.samples
+    );
+    Ok(summary.exit.map_or(0, |e| e.code()))
+}

@@ -1,0 +1,316 @@
+//! Sampling (`perf record`): every event opened on every CPU of the scope, sampled by
+//! period or frequency, with one mmap ring per CPU that the CPU's other events share
+//! (`PERF_EVENT_IOC_SET_OUTPUT`), as perf does.
+
+use std::io;
+
+use super::data::abi::{read_format, sample};
+use super::data::AttrEntry;
+use super::ring::{RecordBytes, RingStats};
+use super::spec::{EventKind, EventSpec};
+use super::stat::{is_unsupported, OpenError};
+use super::sys::{attr_bytes, new_attr, poll_readable, Counter, PollResult, Ring};
+
+/// Where samples are taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordScope {
+    /// Every task on these CPUs (`-a`, `-C`).
+    Cpus(Vec<u32>),
+    /// These threads, on every online CPU (`-p`).
+    Threads(Vec<i32>),
+    /// A forked command that has not exec'd yet: sampling starts at its exec and
+    /// follows its children.
+    Command(i32),
+}
+
+/// How events are sampled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SampleOptions {
+    /// `-c`: a sample every N events.
+    pub period: Option<u64>,
+    /// `-F`: samples per second (ignored with a period; tracepoints default to every hit).
+    pub freq: u64,
+    /// `-g`: frame-pointer call chains.
+    pub callchain: bool,
+    /// Data pages of each ring (a power of two).
+    pub ring_pages: usize,
+}
+
+/// One event as opened, with the name perf gives it (after a fallback).
+#[derive(Debug, Clone)]
+pub struct OpenedEvent {
+    /// The name as perf prints it (`cpu-clock:ppp` for `cycles:P` on a machine without a
+    /// hardware PMU).
+    pub name: String,
+    /// Whether it is a tracepoint (its samples carry the raw ftrace record).
+    pub tracepoint: bool,
+    /// Index of its group's leader (itself when it leads or is alone).
+    pub leader: usize,
+}
+
+/// A sampling session.
+#[derive(Debug)]
+pub struct RecordSession {
+    counters: Vec<Counter>,
+    /// The event (index into `attrs`) of each counter.
+    event_of: Vec<usize>,
+    /// Whether each event's counters read their lost samples.
+    reads_lost: Vec<bool>,
+    rings: Vec<Ring>,
+    attrs: Vec<AttrEntry>,
+    events: Vec<OpenedEvent>,
+    sample_type: u64,
+}
+
+/// perf's modifier suffix for an event whose name it rebuilds (`:u`, `:ppp`, ...).
+fn modifier_suffix(e: &EventSpec) -> String {
+    let mut m = String::new();
+    if e.exclude_kernel && !e.exclude_user {
+        m.push('u');
+    } else if e.exclude_user && !e.exclude_kernel {
+        m.push('k');
+    }
+    for _ in 0..e.precise {
+        m.push('p');
+    }
+    if m.is_empty() {
+        m
+    } else {
+        format!(":{m}")
+    }
+}
+
+impl RecordSession {
+    /// Open every event on every slot of `scope`, disabled (a command's start at its
+    /// exec; the others at [`RecordSession::enable`]). `cycles` falls back to `cpu-clock`
+    /// where the hardware event does not exist, as perf does.
+    pub fn open(
+        events: &[EventSpec],
+        opts: &SampleOptions,
+        scope: &RecordScope,
+        online: &[u32],
+    ) -> Result<RecordSession, OpenError> {
+        let (pids, cpus): (Vec<i32>, Vec<u32>) = match scope {
+            RecordScope::Cpus(c) => (vec![-1], c.clone()),
+            RecordScope::Threads(t) => (t.clone(), online.to_vec()),
+            RecordScope::Command(p) => (vec![*p], online.to_vec()),
+        };
+        let mut sample_type = sample::IP | sample::TID | sample::TIME | sample::PERIOD;
+        if opts.callchain {
+            sample_type |= sample::CALLCHAIN;
+        }
+        if matches!(scope, RecordScope::Cpus(_)) {
+            sample_type |= sample::CPU;
+        }
+        if events.len() > 1 {
+            sample_type |= sample::IDENTIFIER;
+        }
+        let mut s = RecordSession {
+            counters: Vec::new(),
+            event_of: Vec::new(),
+            reads_lost: Vec::new(),
+            rings: Vec::new(),
+            attrs: Vec::new(),
+            events: Vec::new(),
+            sample_type,
+        };
+        // The ring of each CPU: an index into `counters`.
+        let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
+        // Where each event's counters start in `counters` (every event has one per slot,
+        // in the same order, so a member finds its leader's at the same offset).
+        let mut first_counter: Vec<usize> = Vec::with_capacity(events.len());
+        for (i, e) in events.iter().enumerate() {
+            first_counter.push(s.counters.len());
+            let leads = e.leader == i;
+            let mut kind = e.kind.clone();
+            let mut name = e.name.clone();
+            let tracepoint = matches!(kind, EventKind::Tracepoint { .. });
+            let mut ids = Vec::new();
+            // read_format LOST (Linux 6.0) counts every dropped sample; without it, only
+            // the ring's LOST records tell.
+            let mut lost_fmt = true;
+            let attr = 'fallback: loop {
+                let (ty, config) = kind.type_config();
+                let mut attr = new_attr();
+                attr.type_ = ty;
+                attr.config = config;
+                attr.sample_type = sample_type | if tracepoint { sample::RAW } else { 0 };
+                attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
+                match (opts.period, tracepoint) {
+                    (Some(p), _) => attr.__bindgen_anon_1.sample_period = p,
+                    (None, true) => attr.__bindgen_anon_1.sample_period = 1,
+                    (None, false) => {
+                        attr.set_freq(1);
+                        attr.__bindgen_anon_1.sample_freq = opts.freq;
+                    }
+                }
+                // A group starts and stops with its leader.
+                attr.set_disabled(u64::from(leads));
+                attr.set_inherit(1);
+                attr.set_exclude_user(u64::from(e.exclude_user));
+                attr.set_exclude_kernel(u64::from(e.exclude_kernel));
+                attr.set_exclude_hv(u64::from(e.exclude_hv));
+                attr.set_precise_ip(u64::from(e.precise));
+                attr.set_sample_id_all(1);
+                if matches!(scope, RecordScope::Command(_)) {
+                    attr.set_enable_on_exec(u64::from(leads));
+                }
+                if i == 0 {
+                    attr.set_mmap(1);
+                    attr.set_mmap2(1);
+                    attr.set_comm(1);
+                    attr.set_comm_exec(1);
+                    attr.set_task(1);
+                }
+                for (ci, &cpu) in cpus.iter().enumerate() {
+                    for (pi, &pid) in pids.iter().enumerate() {
+                        let slot = ci * pids.len() + pi;
+                        let group = (!leads)
+                            .then(|| first_counter.get(e.leader).map(|f| &s.counters[f + slot]))
+                            .flatten();
+                        let c = match Counter::open(&attr, pid, cpu as i32, group) {
+                            Ok(c) => c,
+                            Err(err)
+                                if err.raw_os_error() == Some(libc::EINVAL)
+                                    && lost_fmt
+                                    && ids.is_empty() =>
+                            {
+                                lost_fmt = false;
+                                continue 'fallback;
+                            }
+                            Err(err)
+                                if is_unsupported(&err)
+                                    && kind == EventKind::Hardware(0)
+                                    && ids.is_empty() =>
+                            {
+                                // perf's fallback: cycles -> cpu-clock, same modifiers.
+                                kind = EventKind::Software(super::spec::SW_CPU_CLOCK);
+                                name = format!("cpu-clock{}", modifier_suffix(e));
+                                continue 'fallback;
+                            }
+                            Err(source) => {
+                                return Err(OpenError {
+                                    event: e.name.clone(),
+                                    slot: if pid == -1 {
+                                        format!("CPU{cpu}")
+                                    } else {
+                                        format!("CPU{cpu} for task {pid}")
+                                    },
+                                    source,
+                                })
+                            }
+                        };
+                        let wrap = |source: io::Error| OpenError {
+                            event: name.clone(),
+                            slot: format!("CPU{cpu}"),
+                            source,
+                        };
+                        ids.push(c.id().map_err(wrap)?);
+                        match ring_of[ci] {
+                            None => {
+                                s.rings.push(c.map_ring(opts.ring_pages).map_err(wrap)?);
+                                ring_of[ci] = Some(s.counters.len());
+                            }
+                            Some(r) => c.set_output(&s.counters[r]).map_err(wrap)?,
+                        }
+                        s.counters.push(c);
+                        s.event_of.push(i);
+                    }
+                }
+                break attr;
+            };
+            s.attrs.push(AttrEntry {
+                attr: attr_bytes(&attr),
+                ids,
+                name: name.clone(),
+            });
+            s.events.push(OpenedEvent {
+                name,
+                tracepoint,
+                leader: e.leader,
+            });
+            s.reads_lost.push(lost_fmt);
+        }
+        Ok(s)
+    }
+
+    /// The attrs with their ids, for the file.
+    pub fn attrs(&self) -> &[AttrEntry] {
+        &self.attrs
+    }
+
+    /// The events as opened.
+    pub fn events(&self) -> &[OpenedEvent] {
+        &self.events
+    }
+
+    /// The groups of more than one event: (leader index, number of members).
+    pub fn groups(&self) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        for (i, _) in self
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| e.leader == *i)
+        {
+            let n = self.events.iter().filter(|e| e.leader == i).count() as u32;
+            if n > 1 {
+                v.push((i as u32, n));
+            }
+        }
+        v
+    }
+
+    /// The sample type common to every event (tracepoints add RAW).
+    pub fn sample_type(&self) -> u64 {
+        self.sample_type
+    }
+
+    /// Start sampling.
+    pub fn enable(&self) -> io::Result<()> {
+        self.counters.iter().try_for_each(|c| c.enable())
+    }
+
+    /// Stop sampling.
+    pub fn disable(&self) -> io::Result<()> {
+        self.counters.iter().try_for_each(|c| c.disable())
+    }
+
+    /// Wait until a ring has passed its wakeup mark, a task ended, or `timeout_ms`.
+    pub fn poll(&self, timeout_ms: i32) -> io::Result<PollResult> {
+        // Every descriptor, not only the rings' owners: each one hangs up when its own
+        // task is gone, and the end is when they all have.
+        let fds: Vec<_> = self.counters.iter().map(Counter::raw_fd).collect();
+        poll_readable(&fds, timeout_ms)
+    }
+
+    /// Samples the kernel dropped, per event (read from its counters; `None` for an event
+    /// whose kernel cannot say, where only the rings' LOST records count).
+    pub fn lost_per_event(&self) -> io::Result<Vec<Option<u64>>> {
+        let mut v: Vec<Option<u64>> = self.reads_lost.iter().map(|&r| r.then_some(0)).collect();
+        for (c, &e) in self.counters.iter().zip(&self.event_of) {
+            if let Some(total) = v[e].as_mut() {
+                *total += c.read_lost()?;
+            }
+        }
+        Ok(v)
+    }
+
+    /// Totals over every drain: records, bytes, and what the kernel reported lost.
+    pub fn ring_stats(&self) -> RingStats {
+        let mut st = RingStats::default();
+        for r in &self.rings {
+            st.add(&r.stats());
+        }
+        st
+    }
+
+    /// Hand every published record of every ring to `f`, in place.
+    pub fn drain(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+        let mut st = RingStats::default();
+        for r in &mut self.rings {
+            st.add(&r.drain(&mut f));
+        }
+        st
+    }
+}

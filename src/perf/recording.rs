@@ -1,0 +1,336 @@
+//! A recording: a sampling session's records written into a perf.data file, after the
+//! side-band records of what already runs, until the command ends, every sampled task
+//! has ended, or a stop is asked; then the features perf needs (build ids of the files
+//! mapped, host facts, tracing data) and the count of what the kernel dropped.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::data::abi::{misc, record as rec, sample};
+use super::data::host::{elf_build_id, host_features, kernel_build_id};
+use super::data::write::BuildIdEntry;
+use super::data::PerfDataWriter;
+use super::record::RecordSession;
+use super::ring::RecordBytes;
+use super::synth::{all_pids, Synth};
+use super::sys::{ChildExit, GatedChild};
+
+/// Which running processes get synthesized COMM/FORK/MMAP2 records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Running {
+    /// The forked command only (its COMM; the kernel reports its exec and maps).
+    Command(i32),
+    /// Every process (`-a`, `-C`).
+    All,
+    /// These processes (`-p`).
+    Processes(Vec<i32>),
+}
+
+/// What to record and where.
+#[derive(Debug)]
+pub struct Recording<'a> {
+    /// The output file; an existing one is renamed to `<file>.old` first.
+    pub output: &'a Path,
+    /// Whose side-band records to synthesize.
+    pub running: Running,
+    /// The "tracing data" block of the recorded tracepoints, if any.
+    pub tracing_data: Option<Vec<u8>>,
+    /// The command line stored in the file (CMDLINE).
+    pub cmdline: Vec<String>,
+    /// The writing tool's version (VERSION).
+    pub version: String,
+}
+
+/// What a recording wrote.
+#[derive(Debug, Clone, Default)]
+pub struct RecordSummary {
+    /// File size in bytes.
+    pub bytes: u64,
+    /// Samples written.
+    pub samples: u64,
+    /// Samples (and side-band records) the kernel dropped.
+    pub lost: u64,
+    /// PERF_RECORD_LOST records the rings carried.
+    pub lost_records: u64,
+    /// Times a ring woke the reader.
+    pub wakeups: u64,
+    /// How the command ended, when there was one and it ended.
+    pub exit: Option<ChildExit>,
+}
+
+/// A recording that failed: what was being done, and why.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct RecordError {
+    /// What was being done (`writing perf.data`, `starting the command`, ...).
+    pub what: String,
+    /// The cause.
+    pub source: io::Error,
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.what, self.source)
+    }
+}
+
+impl std::error::Error for RecordError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+fn ctx<T>(r: io::Result<T>, what: &str) -> Result<T, RecordError> {
+    r.map_err(|source| RecordError {
+        what: what.to_string(),
+        source,
+    })
+}
+
+/// The first null-terminated string in `r` from `off`.
+fn cstr_at(r: &RecordBytes<'_>, off: usize) -> String {
+    let mut v = Vec::new();
+    let mut i = off;
+    while let Some(b) = r.byte(i) {
+        if b == 0 {
+            break;
+        }
+        v.push(b);
+        i += 1;
+    }
+    String::from_utf8_lossy(&v).into_owned()
+}
+
+/// What the records written so far tell: samples, their time span, and the files
+/// mapped executable (whose build ids go into the header).
+#[derive(Default)]
+struct Seen {
+    samples: u64,
+    first_time: Option<u64>,
+    last_time: u64,
+    dsos: BTreeSet<String>,
+    kernel_samples: bool,
+}
+
+impl Seen {
+    fn note(&mut self, r: &RecordBytes<'_>, time_off: Option<usize>) {
+        match r.kind() {
+            rec::SAMPLE => {
+                self.samples += 1;
+                if r.misc() & 7 == misc::KERNEL {
+                    self.kernel_samples = true;
+                }
+                if let Some(t) = time_off.and_then(|o| r.u64_at(o)) {
+                    // Rings are read one after the other: the first in the file is not
+                    // always the earliest.
+                    let first = self.first_time.get_or_insert(t);
+                    *first = (*first).min(t);
+                    self.last_time = self.last_time.max(t);
+                }
+            }
+            rec::MMAP => {
+                self.dsos.insert(cstr_at(r, 40));
+            }
+            rec::MMAP2 => {
+                let prot = r.u32_at(64).unwrap_or(0);
+                if prot & libc::PROT_EXEC as u32 != 0 {
+                    self.dsos.insert(cstr_at(r, 72));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn rename_old(path: &Path) -> io::Result<()> {
+    if path.exists() {
+        let mut old = path.as_os_str().to_owned();
+        old.push(".old");
+        std::fs::rename(path, &old).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "cannot rename {} to {}: {e}",
+                    path.display(),
+                    Path::new(&old).display()
+                ),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Synthesize the side-band records, start the events (or the command, whose exec starts
+/// them), and write every record until the command ends, every sampled task has, or
+/// `stop` is set. `child` is the gated command the session was opened for, if any.
+pub fn record(
+    mut session: RecordSession,
+    rec: &Recording<'_>,
+    mut child: Option<&mut GatedChild>,
+    stop: &AtomicBool,
+) -> Result<RecordSummary, RecordError> {
+    let synth = Synth {
+        trailer: sample::id_trailer_size(session.sample_type()),
+    };
+    let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
+    let modules = std::fs::read_to_string("/proc/modules").unwrap_or_default();
+    let mut side = synth.kernel_maps(&kallsyms, &modules);
+    drop(kallsyms);
+    match &rec.running {
+        Running::Command(pid) => {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .unwrap_or_else(|_| "tracectl".into());
+            side.push(synth.comm(*pid, *pid, comm.trim_end_matches('\n')));
+        }
+        Running::All => {
+            for pid in all_pids() {
+                side.extend(synth.process(pid));
+            }
+        }
+        Running::Processes(pids) => {
+            for &pid in pids {
+                side.extend(synth.process(pid));
+            }
+        }
+    }
+
+    // Everything is ready: now the file.
+    ctx(rename_old(rec.output), "keeping the old perf.data")?;
+    let mut out = ctx(
+        PerfDataWriter::create(rec.output, session.attrs().to_vec()),
+        "creating perf.data",
+    )?;
+    let mut seen = Seen::default();
+    for r in &side {
+        seen.note(&RecordBytes::Whole(r), None);
+        ctx(out.record(&[r]), "writing perf.data")?;
+    }
+    ctx(out.finished_round(), "writing perf.data")?;
+    let st = session.sample_type();
+    let time_off = (st & sample::TIME != 0).then(|| {
+        8 + [sample::IDENTIFIER, sample::IP, sample::TID]
+            .iter()
+            .filter(|&&b| st & b != 0)
+            .count()
+            * 8
+    });
+
+    if child.is_none() || !matches!(rec.running, Running::Command(_)) {
+        ctx(session.enable(), "enabling the events")?;
+    }
+    if let Some(c) = child.as_mut() {
+        ctx(c.release(), "starting the command")?;
+    }
+    let mut summary = RecordSummary::default();
+    let drain = |session: &mut RecordSession,
+                 out: &mut PerfDataWriter,
+                 seen: &mut Seen|
+     -> io::Result<()> {
+        let before = out.data_size();
+        let mut err = None;
+        session.drain(|r| {
+            if err.is_some() {
+                return;
+            }
+            seen.note(&r, time_off);
+            let (a, b) = r.parts();
+            if let Err(e) = out.record(&[a, b]) {
+                err = Some(e);
+            }
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        if out.data_size() > before {
+            out.finished_round()?;
+        }
+        Ok(())
+    };
+    loop {
+        let polled = ctx(session.poll(100), "waiting for samples")?;
+        summary.wakeups += u64::from(polled.woken && !polled.hung_up);
+        if let Err(e) = drain(&mut session, &mut out, &mut seen) {
+            session.disable().ok();
+            return ctx(Err(e), "writing perf.data");
+        }
+        if let Some(c) = child.as_mut() {
+            // A hang-up comes as the task exits, a moment before it can be reaped.
+            let waited = if polled.hung_up {
+                c.wait_timeout(Duration::from_millis(20))
+            } else {
+                c.try_wait()
+            };
+            if let Some(e) = ctx(waited, "waiting for the command")? {
+                summary.exit = Some(e);
+                break;
+            }
+        }
+        // Without a command, the end of every sampled task ends the recording, as in perf.
+        if stop.load(Ordering::SeqCst) || (child.is_none() && polled.all_hung_up) {
+            break;
+        }
+    }
+    session.disable().ok();
+    ctx(
+        drain(&mut session, &mut out, &mut seen),
+        "writing perf.data",
+    )?;
+    // What the kernel dropped, counted by each event (its LOST records in the rings may
+    // miss the last ones), stored as perf stores it: one LOST_SAMPLES record per event.
+    let lost_read = ctx(session.lost_per_event(), "reading the events' lost samples")?;
+    for (a, lost) in session.attrs().iter().zip(&lost_read) {
+        if let Some(n) = lost.filter(|&n| n > 0) {
+            let id = (st & sample::IDENTIFIER != 0)
+                .then(|| a.ids.first().copied())
+                .flatten();
+            ctx(
+                out.record(&[&synth.lost_samples(n, id)]),
+                "writing perf.data",
+            )?;
+        }
+    }
+    if let Some(c) = child.as_mut() {
+        if summary.exit.is_none() {
+            // Interrupted: the command got the same signal; wait for it briefly.
+            summary.exit = c.wait_timeout(Duration::from_secs(1)).ok().flatten();
+        }
+    }
+
+    let mut features = host_features(rec.cmdline.clone(), &rec.version);
+    // The kernel's build id when a sample hit it (perf's rule for every DSO; user files
+    // are listed when mapped executable, which covers the ones hit).
+    if let Some(id) = kernel_build_id().filter(|_| seen.kernel_samples) {
+        features.build_ids.push(BuildIdEntry {
+            misc: misc::KERNEL,
+            pid: -1,
+            id,
+            filename: "[kernel.kallsyms]".into(),
+        });
+    }
+    for dso in seen.dsos.iter().filter(|d| d.starts_with('/')) {
+        if let Some(id) = elf_build_id(Path::new(dso)) {
+            features.build_ids.push(BuildIdEntry {
+                misc: misc::USER,
+                pid: -1,
+                id,
+                filename: dso.clone(),
+            });
+        }
+    }
+    features.tracing_data = rec.tracing_data.clone();
+    features.groups = session.groups();
+    features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
+    summary.bytes = ctx(out.finish(&features), "finishing perf.data")?;
+    let stats = session.ring_stats();
+    summary.samples = seen.samples;
+    summary.lost_records = stats.lost_records;
+    summary.lost = if lost_read.iter().all(Option::is_some) {
+        lost_read.iter().flatten().sum()
+    } else {
+        stats.lost_samples
+    };
+    Ok(summary)
+}

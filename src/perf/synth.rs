@@ -1,0 +1,288 @@
+//! The side-band records perf writes for what already runs when recording starts: the
+//! kernel's map (`[kernel.kallsyms]_text`) and its modules, and for every process a COMM
+//! per thread, a FORK for each thread that is not the leader, and an MMAP2 per executable
+//! mapping in `/proc/PID/maps`. With them `perf report` can name the tasks and symbolize
+//! samples taken before any MMAP or COMM of the kernel's own.
+//!
+//! Every record ends with a zeroed `sample_id` trailer of the attrs' size, as perf's own
+//! synthesized records do (id 0 means "the first event").
+
+use super::data::abi::{misc, record};
+
+/// Builds records with a fixed `sample_id` trailer size.
+#[derive(Debug, Clone, Copy)]
+pub struct Synth {
+    /// Bytes of the `sample_id` trailer ([`super::data::abi::sample::id_trailer_size`]).
+    pub trailer: usize,
+}
+
+fn push_padded_name(v: &mut Vec<u8>, name: &[u8]) {
+    let len = (name.len() + 1).div_ceil(8) * 8;
+    v.extend_from_slice(name);
+    v.resize(v.len() + len - name.len(), 0);
+}
+
+/// One mapping of `/proc/PID/maps`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MapLine {
+    /// Start address.
+    pub start: u64,
+    /// End address.
+    pub end: u64,
+    /// File offset.
+    pub pgoff: u64,
+    /// Device major.
+    pub maj: u32,
+    /// Device minor.
+    pub min: u32,
+    /// Inode.
+    pub ino: u64,
+    /// `PROT_*` bits.
+    pub prot: u32,
+    /// `MAP_SHARED` or `MAP_PRIVATE`.
+    pub flags: u32,
+    /// The path, `[vdso]`-style name, or `//anon`.
+    pub name: String,
+}
+
+/// Parse one line of `/proc/PID/maps` (`None` for a line that is not one).
+pub fn parse_map_line(line: &str) -> Option<MapLine> {
+    let mut it = line.splitn(6, ' ');
+    let range = it.next()?;
+    let perms = it.next()?.as_bytes();
+    let off = it.next()?;
+    let dev = it.next()?;
+    let ino = it.next()?;
+    let name = it.next().map(str::trim).unwrap_or("");
+    let (s, e) = range.split_once('-')?;
+    let (maj, min) = dev.split_once(':')?;
+    if perms.len() < 4 {
+        return None;
+    }
+    let mut prot = 0u32;
+    for (i, p) in [libc::PROT_READ, libc::PROT_WRITE, libc::PROT_EXEC]
+        .iter()
+        .enumerate()
+    {
+        if perms[i] != b'-' {
+            prot |= *p as u32;
+        }
+    }
+    Some(MapLine {
+        start: u64::from_str_radix(s, 16).ok()?,
+        end: u64::from_str_radix(e, 16).ok()?,
+        pgoff: u64::from_str_radix(off, 16).ok()?,
+        maj: u32::from_str_radix(maj, 16).ok()?,
+        min: u32::from_str_radix(min, 16).ok()?,
+        ino: ino.parse().ok()?,
+        prot,
+        flags: if perms[3] == b's' {
+            libc::MAP_SHARED as u32
+        } else {
+            libc::MAP_PRIVATE as u32
+        },
+        name: if name.is_empty() {
+            "//anon".into()
+        } else {
+            name.to_string()
+        },
+    })
+}
+
+impl Synth {
+    fn finish(&self, kind: u32, misc: u16, mut body: Vec<u8>) -> Vec<u8> {
+        body.resize(body.len() + self.trailer, 0);
+        let size = (body.len() + 8) as u16;
+        let mut v = Vec::with_capacity(size as usize);
+        v.extend_from_slice(&kind.to_ne_bytes());
+        v.extend_from_slice(&misc.to_ne_bytes());
+        v.extend_from_slice(&size.to_ne_bytes());
+        v.extend_from_slice(&body);
+        v
+    }
+
+    /// PERF_RECORD_COMM.
+    pub fn comm(&self, pid: i32, tid: i32, comm: &str) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&pid.to_ne_bytes());
+        b.extend_from_slice(&tid.to_ne_bytes());
+        push_padded_name(&mut b, &comm.as_bytes()[..comm.len().min(15)]);
+        self.finish(record::COMM, 0, b)
+    }
+
+    /// PERF_RECORD_LOST_SAMPLES: `lost` samples of the event whose id is `identifier`
+    /// (stored as the trailer's last word, where PERF_SAMPLE_IDENTIFIER puts it).
+    pub fn lost_samples(&self, lost: u64, identifier: Option<u64>) -> Vec<u8> {
+        let mut v = self.finish(record::LOST_SAMPLES, 0, lost.to_ne_bytes().to_vec());
+        if let (Some(id), true) = (identifier, self.trailer >= 8) {
+            let n = v.len();
+            v[n - 8..].copy_from_slice(&id.to_ne_bytes());
+        }
+        v
+    }
+
+    /// PERF_RECORD_FORK of `tid` (of process `pid`) from `ptid` (of `ppid`).
+    pub fn fork(&self, pid: i32, ppid: i32, tid: i32, ptid: i32) -> Vec<u8> {
+        let mut b = Vec::new();
+        for v in [pid, ppid, tid, ptid] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        b.extend_from_slice(&0u64.to_ne_bytes());
+        self.finish(record::FORK, 0, b)
+    }
+
+    /// PERF_RECORD_MMAP2 for a user mapping.
+    pub fn mmap2(&self, pid: i32, tid: i32, m: &MapLine) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&pid.to_ne_bytes());
+        b.extend_from_slice(&tid.to_ne_bytes());
+        for v in [m.start, m.end.saturating_sub(m.start), m.pgoff] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        b.extend_from_slice(&m.maj.to_ne_bytes());
+        b.extend_from_slice(&m.min.to_ne_bytes());
+        b.extend_from_slice(&m.ino.to_ne_bytes());
+        b.extend_from_slice(&0u64.to_ne_bytes());
+        b.extend_from_slice(&m.prot.to_ne_bytes());
+        b.extend_from_slice(&m.flags.to_ne_bytes());
+        push_padded_name(&mut b, m.name.as_bytes());
+        self.finish(record::MMAP2, misc::USER, b)
+    }
+
+    /// PERF_RECORD_MMAP of a kernel map (pid -1): the kernel text or a module.
+    pub fn kernel_mmap(&self, start: u64, len: u64, pgoff: u64, name: &str) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&(-1i32).to_ne_bytes());
+        b.extend_from_slice(&0i32.to_ne_bytes());
+        for v in [start, len, pgoff] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        push_padded_name(&mut b, name.as_bytes());
+        self.finish(record::MMAP, misc::KERNEL, b)
+    }
+
+    /// The kernel's maps: `[kernel.kallsyms]_text` from `_text` to `_etext` (found in
+    /// `kallsyms`), and one map per module of `/proc/modules` named `[module]`.
+    pub fn kernel_maps(&self, kallsyms: &str, modules: &str) -> Vec<Vec<u8>> {
+        let mut text = None;
+        let mut etext = None;
+        for l in kallsyms.lines() {
+            let mut it = l.split_whitespace();
+            let (Some(a), Some(_), Some(name)) = (it.next(), it.next(), it.next()) else {
+                continue;
+            };
+            match name {
+                "_text" if text.is_none() => text = u64::from_str_radix(a, 16).ok(),
+                "_etext" => etext = u64::from_str_radix(a, 16).ok(),
+                _ => {}
+            }
+            if text.is_some() && etext.is_some() {
+                break;
+            }
+        }
+        let mut out = Vec::new();
+        // Addresses read as 0 when kallsyms is restricted: no kernel map then (perf
+        // leaves kernel samples unresolved the same way).
+        if let Some(t) = text.filter(|&t| t != 0) {
+            let end = etext.filter(|&e| e > t).unwrap_or(u64::MAX);
+            out.push(self.kernel_mmap(t, end - t, t, "[kernel.kallsyms]_text"));
+        }
+        for l in modules.lines() {
+            // name size refcount deps state address
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if f.len() < 6 {
+                continue;
+            }
+            let (Ok(size), Ok(addr)) = (
+                f[1].parse::<u64>(),
+                u64::from_str_radix(f[5].trim_start_matches("0x"), 16),
+            ) else {
+                continue;
+            };
+            if addr != 0 {
+                out.push(self.kernel_mmap(addr, size, 0, &format!("[{}]", f[0])));
+            }
+        }
+        out
+    }
+
+    /// The records of one running process: COMM per thread (FORK first for threads
+    /// other than the leader), then MMAP2 per executable mapping. A process that ended
+    /// meanwhile gives what could be read.
+    pub fn process(&self, pid: i32) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let tids = super::process_threads(pid).unwrap_or_else(|_| vec![pid]);
+        let comm_of = |tid: i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm"))
+                .map(|s| s.trim_end_matches('\n').to_string())
+                .ok()
+        };
+        for &tid in &tids {
+            let Some(comm) = comm_of(tid) else { continue };
+            if tid != pid {
+                out.push(self.fork(pid, pid, tid, pid));
+            }
+            out.push(self.comm(pid, tid, &comm));
+        }
+        if let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) {
+            for m in maps.lines().filter_map(parse_map_line) {
+                if m.prot & libc::PROT_EXEC as u32 != 0 {
+                    out.push(self.mmap2(pid, pid, &m));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Every process id under /proc, sorted.
+pub fn all_pids() -> Vec<i32> {
+    let mut v: Vec<i32> = std::fs::read_dir("/proc")
+        .map(|rd| {
+            rd.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_unstable();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_lines() {
+        let m = parse_map_line(
+            "7f4f606f2000-7f4f60718000 r-xp 00001000 fe:00 325843                     /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+        )
+        .unwrap();
+        assert_eq!(m.start, 0x7f4f606f2000);
+        assert_eq!(m.end - m.start, 0x26000);
+        assert_eq!(m.pgoff, 0x1000);
+        assert_eq!((m.maj, m.min, m.ino), (0xfe, 0, 325843));
+        assert_eq!(m.prot, (libc::PROT_READ | libc::PROT_EXEC) as u32);
+        assert_eq!(m.name, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2");
+        let a = parse_map_line("7ffd1000-7ffd3000 r-xp 00000000 00:00 0 ").unwrap();
+        assert_eq!(a.name, "//anon");
+        assert!(parse_map_line("garbage").is_none());
+    }
+
+    #[test]
+    fn records_have_their_size_and_trailer() {
+        let s = Synth { trailer: 16 };
+        let c = s.comm(5, 6, "sleep");
+        assert_eq!(c.len(), 8 + 8 + 8 + 16);
+        assert_eq!(u16::from_ne_bytes([c[6], c[7]]) as usize, c.len());
+        assert_eq!(&c[16..22], b"sleep\0");
+        let k = s.kernel_maps(
+            "ffffffff81000000 T _text\nffffffff81000010 t x\nffffffff8220bb08 T _etext\n",
+            "",
+        );
+        assert_eq!(k.len(), 1);
+        let r = &k[0];
+        assert_eq!(u32::from_ne_bytes(r[..4].try_into().unwrap()), record::MMAP);
+        assert_eq!(u64::from_ne_bytes(r[24..32].try_into().unwrap()), 0x120bb08);
+        assert_eq!(&r[40..62], b"[kernel.kallsyms]_text");
+    }
+}
