@@ -503,16 +503,22 @@ fn report_dats<'s>(
     }
 }
 
-/// CPUs of a file: its CPU count, or past the highest CPU with data when it has none.
+/// The CPU numbers `--cpu` can select in a file: its CPUs, then each instance buffer's
+/// numbered after the buffers before it (as trace-cmd numbers them; see `cpu_base`), or
+/// past the highest CPU with data when the file names fewer.
 fn cpu_count(dat: &DatFile) -> u32 {
-    let in_data = dat
-        .buffers()
+    let n = dat.nr_cpus();
+    dat.buffers()
         .iter()
-        .flat_map(|b| b.cpus())
-        .map(|c| c.cpu.saturating_add(1))
+        .enumerate()
+        .map(|(b, buf)| {
+            let in_data = buf.cpus().iter().map(|c| c.cpu.saturating_add(1)).max();
+            n.saturating_mul(b as u32)
+                .saturating_add(in_data.unwrap_or(0).max(n))
+        })
         .max()
-        .unwrap_or(0);
-    dat.nr_cpus().max(in_data)
+        .unwrap_or(0)
+        .max(n)
 }
 
 fn files_list(files: &[PathBuf]) -> String {
