@@ -693,6 +693,13 @@ fn r_devices_and_fifos_in_a_tree_are_refused() {
                 refused |= err.contains(&format!("{file}: not a regular file"));
             }
             assert!(refused, "{file} (fifo: {fifo}) is refused by name");
+            // A failed extract leaves none of its per-CPU capture files behind.
+            let left: Vec<_> = fs::read_dir(s.dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("x.dat.cpu"))
+                .collect();
+            assert!(left.is_empty(), "{file}: {left:?}");
         }
     }
 }

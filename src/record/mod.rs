@@ -766,6 +766,17 @@ fn date_offset_us(clock: &str) -> i64 {
     us(ClockId::CLOCK_REALTIME) - us(id)
 }
 
+/// The per-CPU capture files of `extract`, removed however it ends.
+struct CaptureFiles(Vec<(u32, PathBuf)>);
+
+impl Drop for CaptureFiles {
+    fn drop(&mut self) {
+        for (_, tmp) in &self.0 {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
 /// Refuse an output file whose directory does not exist, before anything is read.
 fn check_output_dir(output: &Path) -> Result<(), RecordError> {
     let dir = match output.parent() {
@@ -818,7 +829,7 @@ pub fn extract(
     let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
     stop.trigger();
     let mut summary = RecordSummary::default();
-    let mut tmps = Vec::new();
+    let mut tmps = CaptureFiles(Vec::new());
     for cpu in cpus {
         let raw = if snapshot {
             "snapshot_raw"
@@ -842,6 +853,7 @@ pub fn extract(
         // With stop already set, the thread drains once and ends.
         let mut th = capture::spawn(cpu, pipe, tmp.clone(), info, stop.clone())
             .map_err(RecordError::Capture)?;
+        tmps.0.push((cpu, tmp));
         let r = th.handle.take().map(|h| {
             h.join()
                 .unwrap_or_else(|_| Err("capture thread panicked".into()))
@@ -853,7 +865,6 @@ pub fn extract(
         if let Ok(s) = inst.read_string(format!("per_cpu/cpu{cpu}/stats")) {
             summary.stats.push((cpu, s));
         }
-        tmps.push((cpu, tmp));
     }
     let clock_text = inst
         .read_string("trace_clock")
@@ -877,7 +888,7 @@ pub fn extract(
         options.push(NewOption::text(opt::CPUSTAT, &format!("CPU: {cpu}\n{s}")));
     }
     let mut files = Vec::new();
-    for (cpu, tmp) in &tmps {
+    for (cpu, tmp) in &tmps.0 {
         let f = std::fs::File::open(tmp)
             .map_err(|e| RecordError::Capture(format!("{}: {e}", tmp.display())))?;
         files.push((
@@ -893,11 +904,7 @@ pub fn extract(
         page_size: info.subbuf,
         cpus: files,
     }];
-    let r = write_dat(output, &wo, &meta, &options, buffers);
-    for (_, tmp) in &tmps {
-        let _ = std::fs::remove_file(tmp);
-    }
-    summary.written = r?;
+    summary.written = write_dat(output, &wo, &meta, &options, buffers)?;
     Ok(summary)
 }
 
