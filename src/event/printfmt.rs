@@ -1,7 +1,6 @@
 //! The `print fmt` engine: compiled once per schema, evaluated per record into the
 //! caller's buffer, producing the text the kernel itself writes in the `trace` file.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -191,8 +190,7 @@ enum Kind {
     /// The format string and its compiled argument expressions.
     Printf {
         segs: Vec<Seg>,
-        /// Shared by clones of the program, so the addresses `const_tables` is keyed by
-        /// stay valid in every clone of the schema.
+        /// Shared by clones of the program.
         args: Arc<Vec<Expr>>,
         /// An identifier the kernel style cannot evaluate (an unexported enum constant),
         /// reported by `check-events`; records fall back at run time.
@@ -267,8 +265,8 @@ impl Plan {
 /// (`REC->pid` with `%d`, `__get_str(name)` with `%s`, `(void *)REC->ip` with `%pS`) or
 /// an integer expression over fields; those read the record directly instead of going
 /// through the expression evaluator, which is most of the cost of a line. Both paths
-/// share the reads, casts and C arithmetic (`Ctx::cast_int`, `int_binary`),
-/// [`Ctx::int_conv`], `fmt_str` and `pointer::format` (whose kernel-style `%p` and
+/// share the reads, casts and C arithmetic (`Evaluator::cast_int`, `int_binary`),
+/// [`Evaluator::int_conv`], `fmt_str` and `pointer::format` (whose kernel-style `%p` and
 /// `%pS` arms the `Ptr` piece repeats); `tests/event_mutations.rs` and the `print_fmt`
 /// fuzz target check that both print the same text.
 #[derive(Debug, Clone)]
@@ -285,7 +283,7 @@ enum Piece {
     /// A `%p` conversion of a pointer field, or of a scalar field cast to a pointer
     /// (`cast`: the value is then truncated to the kernel's long).
     Ptr {
-        read: Read,
+        read: FieldRead,
         cast: bool,
         spec: Spec,
         /// The first letter after `%p` (0 when none).
@@ -303,12 +301,12 @@ enum Piece {
     General { spec: Spec, arg: usize },
     /// A conversion of an integer expression over scalar fields and constants (`MAJOR(dev)`
     /// is `(unsigned int) ((REC->dev) >> 20)`; `REC->pfn != -1UL ? REC->pfn : 0`), compiled
-    /// per style (kernel, trace-cmd) into a [`Calc`] that computes what the evaluator
-    /// computes, with the evaluator's own `cast` and `binary`. A style whose `Calc` could
+    /// per style (kernel, trace-cmd) into an [`IntExpr`] that computes what the evaluator
+    /// computes, with the evaluator's own `cast` and `binary`. A style whose `IntExpr` could
     /// not be made sends argument `arg` through the evaluator.
-    Calc {
-        calc: Box<[Option<Calc>; 2]>,
-        how: CalcOut,
+    IntExpr {
+        calc: Box<[Option<IntExpr>; 2]>,
+        how: IntOutput,
         spec: Spec,
         arg: usize,
     },
@@ -318,7 +316,7 @@ enum Piece {
     /// trace-cmd), the table's constant (value, label) pairs; a record the pairs do not
     /// settle goes through the evaluator with argument `arg`.
     Table {
-        src: Src,
+        src: TableSource,
         zero: Option<Box<[u8]>>,
         flags: bool,
         wide: bool,
@@ -329,19 +327,19 @@ enum Piece {
     },
     /// `%s` of `REC->field ? "yes" : "no"` (or `REC->field & mask ? ...` with a
     /// non-negative mask), the field read like `Plain`: the common shape of what
-    /// `CalcOut::Pick` prints, kept because it takes the rendering loop 2% fewer
+    /// `IntOutput::YesNo` prints, kept because it takes the rendering loop 2% fewer
     /// instructions.
-    Choice {
-        read: Read,
+    FieldYesNo {
+        read: FieldRead,
         mask: u64,
         yes: Box<[u8]>,
         no: Box<[u8]>,
     },
     /// An `Int` or `Elem` piece reduced at compile time to what it reads and prints: the
-    /// field or element read (`Read`), then cut to the conversion's `len` bytes and
+    /// field or element read (`FieldRead`), then cut to the conversion's `len` bytes and
     /// printed with no width, precision or flag (`fmt_int`'s plain case).
     Plain {
-        read: Read,
+        read: FieldRead,
         /// An integer cast between the read and the conversion, as in `Int`.
         cast: Option<(bool, bool, u8)>,
         len: u8,
@@ -351,12 +349,12 @@ enum Piece {
 
 /// Where a [`Piece::Table`] takes its value.
 #[derive(Debug, Clone)]
-enum Src {
+enum TableSource {
     /// A field.
-    Read(Read),
+    Field(FieldRead),
     /// An expression over fields, per style; a style without one goes through the
     /// evaluator.
-    Calc(Box<[Option<Calc>; 2]>),
+    IntExpr(Box<[Option<IntExpr>; 2]>),
 }
 
 /// A planned flag or symbol table.
@@ -370,11 +368,11 @@ struct TableEntries {
 }
 
 /// Where a planned piece reads its integer: `size` (1, 2, 4 or 8) bytes at payload
-/// offset `off`, sign-extended when `sext`, giving the value [`Ctx::field_int`] gives;
-/// `ty` is the C type [`Ctx::field`] gives it (signed, size). `field` names the piece for
+/// offset `off`, sign-extended when `sext`, giving the value [`Evaluator::field_int`] gives;
+/// `ty` is the C type [`Evaluator::field`] gives it (signed, size). `field` names the piece for
 /// the error of a payload too short to hold it.
 #[derive(Debug, Clone, Copy)]
-struct Read {
+struct FieldRead {
     field: usize,
     off: usize,
     size: u8,
@@ -382,9 +380,9 @@ struct Read {
     ty: (bool, u8),
 }
 
-impl Read {
+impl FieldRead {
     /// A scalar or pointer field of 1, 2, 4 or 8 bytes.
-    fn of(schema: &Schema, field: usize) -> Option<Read> {
+    fn of(schema: &Schema, field: usize) -> Option<FieldRead> {
         let f = schema.fields.get(field)?;
         let (sext, ty) = match f.kind {
             FieldKind::Scalar if f.size < 4 => (f.signed, (true, 4)),
@@ -392,7 +390,7 @@ impl Read {
             FieldKind::Pointer => (false, (false, f.size as u8)),
             _ => return None,
         };
-        matches!(f.size, 1 | 2 | 4 | 8).then_some(Read {
+        matches!(f.size, 1 | 2 | 4 | 8).then_some(FieldRead {
             field,
             off: f.offset,
             size: f.size as u8,
@@ -402,7 +400,7 @@ impl Read {
     }
 }
 
-/// The `Table` or `Choice` piece of a `%s` argument, when it has one.
+/// The `Table` or `FieldYesNo` piece of a `%s` argument, when it has one.
 fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece> {
     if spec.width >= 0 || spec.prec >= 0 {
         return None;
@@ -424,8 +422,8 @@ fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece
                     },
                     _ => return None,
                 };
-                return Some(Piece::Choice {
-                    read: Read::of(schema, field)?,
+                return Some(Piece::FieldYesNo {
+                    read: FieldRead::of(schema, field)?,
                     mask,
                     yes: until_nul(yes).into(),
                     no: until_nul(no).into(),
@@ -453,13 +451,13 @@ fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> Option<Piece
         return None;
     }
     let src = match value {
-        Expr::Field(f) => Src::Read(Read::of(schema, *f)?),
+        Expr::Field(f) => TableSource::Field(FieldRead::of(schema, *f)?),
         e => {
-            let calc = calc_styles(e, schema);
+            let calc = int_expr_styles(e, schema);
             if calc.iter().all(Option::is_none) {
                 return None;
             }
-            Src::Calc(Box::new(calc))
+            TableSource::IntExpr(Box::new(calc))
         }
     };
     let (delim, table): (&[u8], _) = if flags {
@@ -514,7 +512,7 @@ fn compile_env(schema: &Schema, style: PrintStyle) -> PrintEnv<'static> {
 /// record (None for an entry that does not evaluate).
 fn const_table_values(schema: &Schema, style: PrintStyle, entries: &[Expr]) -> Vec<Option<u64>> {
     let env = compile_env(schema, style);
-    let cx = Ctx::new(schema, &[], &env);
+    let cx = Evaluator::new(schema, &[], &env);
     entries
         .iter()
         .map(|e| cx.table_entry(e).ok().map(|(v, _)| v))
@@ -529,7 +527,7 @@ fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
         Piece::Int { field, spec, cast } => {
             let (len, conv) = plain_conv(&spec)?;
             Some(Piece::Plain {
-                read: Read::of(schema, field)?,
+                read: FieldRead::of(schema, field)?,
                 cast,
                 len,
                 conv,
@@ -544,7 +542,7 @@ fn plain_piece(p: &Piece, schema: &Schema) -> Option<Piece> {
             let el = elem_size.max(1);
             (matches!(el, 1 | 2 | 4 | 8) && (index + 1).checked_mul(el)? <= f.size).then_some(
                 Piece::Plain {
-                    read: Read {
+                    read: FieldRead {
                         field,
                         off: f.offset + index * el,
                         size: el as u8,
@@ -614,7 +612,7 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                 Piece::Str { field: *f, spec }
             }
             (b'p', Expr::Field(f)) if matches!(schema.fields[*f].kind, FieldKind::Pointer) => {
-                match Read::of(schema, *f) {
+                match FieldRead::of(schema, *f) {
                     Some(read) => Piece::Ptr {
                         read,
                         cast: false,
@@ -630,7 +628,7 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                 let Expr::Field(f) = **x else {
                     return None;
                 };
-                match Read::of(schema, f) {
+                match FieldRead::of(schema, f) {
                     Some(read) => Piece::Ptr {
                         read,
                         cast: true,
@@ -671,7 +669,7 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
                 _ => Piece::General { spec, arg: next },
             },
             (_, e) => {
-                calc_piece(e, schema, spec, next).unwrap_or(Piece::General { spec, arg: next })
+                int_expr_piece(e, schema, spec, next).unwrap_or(Piece::General { spec, arg: next })
             }
         };
         pieces.push(plain_piece(&piece, schema).unwrap_or(piece));
@@ -680,94 +678,94 @@ fn plan(segs: &[Seg], args: &[Expr], schema: &Schema) -> Option<Vec<Piece>> {
     Some(pieces)
 }
 
-/// An integer expression of a [`Piece::Calc`], for one style. Each node gives the value
-/// the evaluator gives its expression (`Val::Int`).
+/// An integer expression of a [`Piece::IntExpr`], for one style. Each node gives the value
+/// the evaluator gives its expression (`Value::Int`).
 #[derive(Debug, Clone)]
-enum Calc {
-    /// A scalar or pointer field, as [`Ctx::field`] types it.
-    Read(Read),
-    Val(Int),
-    Cast(CType, Box<Calc>),
+enum IntExpr {
+    /// A scalar or pointer field, as [`Evaluator::field`] types it.
+    Field(FieldRead),
+    Const(Int),
+    Cast(CType, Box<IntExpr>),
     /// `-`, `~`, `+` or `!`.
-    Unary(u8, Box<Calc>),
+    Unary(u8, Box<IntExpr>),
     /// A binary operator; `scale` multiplies the right operand first (kernel-style
     /// pointer arithmetic: `(struct page *)base + n` steps by the struct size), 1 when not.
     Bin {
         op: BinOp,
-        a: Box<Calc>,
-        b: Box<Calc>,
+        a: Box<IntExpr>,
+        b: Box<IntExpr>,
         scale: u64,
     },
     /// `&&` and `||`: the right operand is evaluated only when the left one does not
     /// settle the result.
-    Logic(bool, Box<Calc>, Box<Calc>),
-    Cond(Box<Calc>, Box<Calc>, Box<Calc>),
+    Logic(bool, Box<IntExpr>, Box<IntExpr>),
+    Cond(Box<IntExpr>, Box<IntExpr>, Box<IntExpr>),
     /// A field through casts and operators with constant right operands, in order
     /// (`MAJOR(dev)`, page offsets): the common shape, computed in a loop.
-    Chain(Read, Box<[ChainOp]>),
+    Chain(FieldRead, Box<[ChainOp]>),
 }
 
-/// One step of a [`Calc::Chain`].
+/// One step of a [`IntExpr::Chain`].
 #[derive(Debug, Clone, Copy)]
 enum ChainOp {
     Cast(CType),
     Bin(BinOp, Int),
 }
 
-impl Calc {
+impl IntExpr {
     /// Whether the calc reads the record.
     fn reads(&self) -> bool {
         match self {
-            Calc::Read(_) | Calc::Chain(..) => true,
-            Calc::Val(_) => false,
-            Calc::Cast(_, x) | Calc::Unary(_, x) => x.reads(),
-            Calc::Bin { a, b, .. } | Calc::Logic(_, a, b) => a.reads() || b.reads(),
-            Calc::Cond(c, t, f) => c.reads() || t.reads() || f.reads(),
+            IntExpr::Field(_) | IntExpr::Chain(..) => true,
+            IntExpr::Const(_) => false,
+            IntExpr::Cast(_, x) | IntExpr::Unary(_, x) => x.reads(),
+            IntExpr::Bin { a, b, .. } | IntExpr::Logic(_, a, b) => a.reads() || b.reads(),
+            IntExpr::Cond(c, t, f) => c.reads() || t.reads() || f.reads(),
         }
     }
 
     /// The calc with its parts that read no field computed now (`(struct page
     /// *)vmemmap_base`), and a `?:` on a constant condition reduced to its branch.
-    fn folded(self, cx: &Ctx) -> Calc {
-        let f = |x: Box<Calc>| Box::new(x.folded(cx));
+    fn folded(self, cx: &Evaluator) -> IntExpr {
+        let f = |x: Box<IntExpr>| Box::new(x.folded(cx));
         let c = match self {
-            Calc::Cast(t, x) => Calc::Cast(t, f(x)),
-            Calc::Unary(op, x) => Calc::Unary(op, f(x)),
-            Calc::Bin { op, a, b, scale } => Calc::Bin {
+            IntExpr::Cast(t, x) => IntExpr::Cast(t, f(x)),
+            IntExpr::Unary(op, x) => IntExpr::Unary(op, f(x)),
+            IntExpr::Bin { op, a, b, scale } => IntExpr::Bin {
                 op,
                 a: f(a),
                 b: f(b),
                 scale,
             },
-            Calc::Logic(and, a, b) => Calc::Logic(and, f(a), f(b)),
-            Calc::Cond(c, t, e) => match c.folded(cx) {
-                Calc::Val(v) if v.v != 0 => t.folded(cx),
-                Calc::Val(_) => e.folded(cx),
-                c => Calc::Cond(Box::new(c), f(t), f(e)),
+            IntExpr::Logic(and, a, b) => IntExpr::Logic(and, f(a), f(b)),
+            IntExpr::Cond(c, t, e) => match c.folded(cx) {
+                IntExpr::Const(v) if v.v != 0 => t.folded(cx),
+                IntExpr::Const(_) => e.folded(cx),
+                c => IntExpr::Cond(Box::new(c), f(t), f(e)),
             },
             c => c,
         };
-        if c.reads() || matches!(c, Calc::Val(_)) {
+        if c.reads() || matches!(c, IntExpr::Const(_)) {
             return c;
         }
-        match cx.calc(&c) {
-            Some(v) => Calc::Val(v),
+        match cx.int_expr(&c) {
+            Some(v) => IntExpr::Const(v),
             None => c,
         }
     }
 
     /// The `Chain` form of a calc that is one, else the calc as it was.
-    fn chained(self) -> Calc {
-        fn walk(c: &Calc, ops: &mut Vec<ChainOp>) -> Option<Read> {
+    fn chained(self) -> IntExpr {
+        fn walk(c: &IntExpr, ops: &mut Vec<ChainOp>) -> Option<FieldRead> {
             match c {
-                Calc::Read(r) => Some(*r),
-                Calc::Cast(t, x) => {
+                IntExpr::Field(r) => Some(*r),
+                IntExpr::Cast(t, x) => {
                     let r = walk(x, ops)?;
                     ops.push(ChainOp::Cast(*t));
                     Some(r)
                 }
-                Calc::Bin { op, a, b, scale: 1 } => match **b {
-                    Calc::Val(k) => {
+                IntExpr::Bin { op, a, b, scale: 1 } => match **b {
+                    IntExpr::Const(k) => {
                         let r = walk(a, ops)?;
                         ops.push(ChainOp::Bin(*op, k));
                         Some(r)
@@ -779,15 +777,15 @@ impl Calc {
         }
         let mut ops = Vec::new();
         match walk(&self, &mut ops) {
-            Some(r) if !ops.is_empty() => Calc::Chain(r, ops.into()),
+            Some(r) if !ops.is_empty() => IntExpr::Chain(r, ops.into()),
             _ => self,
         }
     }
 }
 
-/// What a [`Piece::Calc`] prints of its value.
+/// What a [`Piece::IntExpr`] prints of its value.
 #[derive(Debug, Clone)]
-enum CalcOut {
+enum IntOutput {
     /// An integer conversion; `plain_conv` of it when it has one.
     Int(Option<(u8, u8)>),
     /// A `%p` conversion of the value as an address.
@@ -795,22 +793,22 @@ enum CalcOut {
     /// `%s` of a kernel string address (`%s` of `REC->fn`, a `const char *`).
     KStr,
     /// `%s` of `test ? "yes" : "no"`: the value is the test.
-    Pick(Box<[u8]>, Box<[u8]>),
+    YesNo(Box<[u8]>, Box<[u8]>),
 }
 
-/// The [`Calc`] of `e` in `style`, when `e` is an integer expression the evaluator
+/// The [`IntExpr`] of `e` in `style`, when `e` is an integer expression the evaluator
 /// computes from scalar fields and constants alone.
-fn calc_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Option<Calc> {
-    let sub = |x: &Expr| calc_of(x, schema, style).map(Box::new);
+fn int_expr_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Option<IntExpr> {
+    let sub = |x: &Expr| int_expr_of(x, schema, style).map(Box::new);
     Some(match e {
-        Expr::Num(n) => Calc::Val(Int::of(*n)),
-        &Expr::Const(v, signed, size) => Calc::Val(Int { v, signed, size }),
-        Expr::Field(i) => Calc::Read(Read::of(schema, *i)?),
+        Expr::Num(n) => IntExpr::Const(Int::of(*n)),
+        &Expr::Const(v, signed, size) => IntExpr::Const(Int { v, signed, size }),
+        Expr::Field(i) => IntExpr::Field(FieldRead::of(schema, *i)?),
         // libtraceevent reads an atom it does not know as 0.
-        Expr::Ident(_) if style == PrintStyle::TraceCmd => Calc::Val(Int::of(0)),
-        Expr::Ident(n) => Calc::Val(Int::of(super::constants::constant(n)?)),
-        Expr::Cast(ty, x) => Calc::Cast(*ty, sub(x)?),
-        Expr::Unary(op @ ("-" | "~" | "+" | "!"), x) => Calc::Unary(op.as_bytes()[0], sub(x)?),
+        Expr::Ident(_) if style == PrintStyle::TraceCmd => IntExpr::Const(Int::of(0)),
+        Expr::Ident(n) => IntExpr::Const(Int::of(super::constants::constant(n)?)),
+        Expr::Cast(ty, x) => IntExpr::Cast(*ty, sub(x)?),
+        Expr::Unary(op @ ("-" | "~" | "+" | "!"), x) => IntExpr::Unary(op.as_bytes()[0], sub(x)?),
         Expr::Binary(op, a, b) => {
             // trace-cmd style regroups these (`eval_rotated`): left to the evaluator.
             if style == PrintStyle::TraceCmd
@@ -819,7 +817,7 @@ fn calc_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Option<Calc> {
                 return None;
             }
             match *op {
-                "&&" | "||" => Calc::Logic(*op == "&&", sub(a)?, sub(b)?),
+                "&&" | "||" => IntExpr::Logic(*op == "&&", sub(a)?, sub(b)?),
                 _ => {
                     let scale = match &**a {
                         Expr::Cast(t, _)
@@ -832,7 +830,7 @@ fn calc_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Option<Calc> {
                         }
                         _ => 1,
                     };
-                    Calc::Bin {
+                    IntExpr::Bin {
                         op: BinOp::of(op)?,
                         a: sub(a)?,
                         b: sub(b)?,
@@ -841,41 +839,41 @@ fn calc_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Option<Calc> {
                 }
             }
         }
-        Expr::Cond(c, t, f) => Calc::Cond(sub(c)?, sub(t)?, sub(f)?),
+        Expr::Cond(c, t, f) => IntExpr::Cond(sub(c)?, sub(t)?, sub(f)?),
         // The evaluator gives the first argument's value.
         Expr::Call(name, args) if name == "__builtin_expect" => {
-            calc_of(args.first()?, schema, style)?
+            int_expr_of(args.first()?, schema, style)?
         }
         _ => return None,
     })
 }
 
-/// The [`Calc`] of `e` per style (kernel, trace-cmd), folded and chained.
-fn calc_styles(e: &Expr, schema: &Schema) -> [Option<Calc>; 2] {
+/// The [`IntExpr`] of `e` per style (kernel, trace-cmd), folded and chained.
+fn int_expr_styles(e: &Expr, schema: &Schema) -> [Option<IntExpr>; 2] {
     [PrintStyle::Kernel, PrintStyle::TraceCmd].map(|style| {
         let env = compile_env(schema, style);
-        let cx = Ctx::new(schema, &[], &env);
-        calc_of(e, schema, style).map(|c| c.folded(&cx).chained())
+        let cx = Evaluator::new(schema, &[], &env);
+        int_expr_of(e, schema, style).map(|c| c.folded(&cx).chained())
     })
 }
 
-/// The `Calc` piece of argument `arg` (expression `e`) with conversion `spec`, when one
+/// The `IntExpr` piece of argument `arg` (expression `e`) with conversion `spec`, when one
 /// style at least can compute it without the evaluator.
-fn calc_piece(e: &Expr, schema: &Schema, spec: Spec, arg: usize) -> Option<Piece> {
+fn int_expr_piece(e: &Expr, schema: &Schema, spec: Spec, arg: usize) -> Option<Piece> {
     let (test, how) = match (spec.conv, e) {
         (b's', Expr::Cond(c, t, f)) => match (&**t, &**f) {
             (Expr::Str(yes), Expr::Str(no)) => (
                 &**c,
-                CalcOut::Pick(until_nul(yes).into(), until_nul(no).into()),
+                IntOutput::YesNo(until_nul(yes).into(), until_nul(no).into()),
             ),
-            _ => (e, CalcOut::KStr),
+            _ => (e, IntOutput::KStr),
         },
-        (b's', e) => (e, CalcOut::KStr),
-        (b'p', e) => (e, CalcOut::Ptr),
-        (_, e) => (e, CalcOut::Int(plain_conv(&spec))),
+        (b's', e) => (e, IntOutput::KStr),
+        (b'p', e) => (e, IntOutput::Ptr),
+        (_, e) => (e, IntOutput::Int(plain_conv(&spec))),
     };
-    let calc = calc_styles(test, schema);
-    (calc.iter().any(Option::is_some)).then(|| Piece::Calc {
+    let calc = int_expr_styles(test, schema);
+    (calc.iter().any(Option::is_some)).then(|| Piece::IntExpr {
         calc: Box::new(calc),
         how,
         spec,
@@ -883,9 +881,23 @@ fn calc_piece(e: &Expr, schema: &Schema, spec: Spec, arg: usize) -> Option<Piece
     })
 }
 
-/// The values of every constant flag/symbol table in `program`, in both styles.
-fn const_tables(program: &Program, schema: &Schema) -> Vec<(usize, [Vec<Option<u64>>; 2])> {
-    fn walk<'e>(e: &'e Expr, found: &mut Vec<&'e [Expr]>) {
+/// The name of the call that stands for a constant flag/symbol table once compiled:
+/// `__print_flags(value, delim, TABLE_REF(id))`, `id` indexing [`Program::tables`].
+const TABLE_REF: &str = "__table_ref";
+
+/// A constant flag/symbol table taken out of the compiled expressions: its entries and
+/// their values in both styles, computed once at compile time.
+#[derive(Debug)]
+struct ConstTable {
+    entries: Vec<Expr>,
+    /// [kernel values, trace-cmd values], by entry.
+    values: [Vec<Option<u64>>; 2],
+}
+
+/// Moves every constant flag/symbol table of `program` into `program.tables`, leaving a
+/// [`TABLE_REF`] call with its id in its place.
+fn number_const_tables(program: &mut Program, schema: &Schema) {
+    fn walk(e: &mut Expr, schema: &Schema, tables: &mut Vec<ConstTable>) {
         match e {
             Expr::Call(name, args) => {
                 let skip = match name.as_str() {
@@ -893,62 +905,57 @@ fn const_tables(program: &Program, schema: &Schema) -> Vec<(usize, [Vec<Option<u
                     "__print_symbolic" | "__print_symbolic_u64" => 1,
                     _ => usize::MAX,
                 };
+                args.iter_mut().for_each(|a| walk(a, schema, tables));
                 if let Some(entries) = args.get(skip..) {
                     if !entries.iter().any(reads_record) {
-                        found.push(entries);
+                        let entries: Vec<Expr> = args.drain(skip..).collect();
+                        let values = |style| const_table_values(schema, style, &entries);
+                        let values = [values(PrintStyle::Kernel), values(PrintStyle::TraceCmd)];
+                        args.push(Expr::Call(
+                            TABLE_REF.into(),
+                            vec![Expr::Num(tables.len() as u64)],
+                        ));
+                        tables.push(ConstTable { entries, values });
                     }
                 }
-                args.iter().for_each(|a| walk(a, found));
             }
-            Expr::Cast(_, x) | Expr::Unary(_, x) => walk(x, found),
+            Expr::Cast(_, x) | Expr::Unary(_, x) => walk(x, schema, tables),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-                walk(a, found);
-                walk(b, found);
+                walk(a, schema, tables);
+                walk(b, schema, tables);
             }
             Expr::Cond(c, t, f) => {
-                walk(c, found);
-                walk(t, found);
-                walk(f, found);
+                walk(c, schema, tables);
+                walk(t, schema, tables);
+                walk(f, schema, tables);
             }
             Expr::Block(decls, value) => {
-                decls.iter().for_each(|d| walk(&d.2, found));
-                walk(value, found);
+                decls
+                    .iter_mut()
+                    .for_each(|d| walk(&mut d.2, schema, tables));
+                walk(value, schema, tables);
             }
             _ => {}
         }
     }
-    let mut found = Vec::new();
-    for kind in std::iter::once(&program.kind).chain(program.as_written.as_deref()) {
+    let mut tables = Vec::new();
+    for kind in std::iter::once(&mut program.kind).chain(program.as_written.as_deref_mut()) {
         if let Kind::Printf { args, .. } = kind {
-            args.iter().for_each(|a| walk(a, &mut found));
+            Arc::make_mut(args)
+                .iter_mut()
+                .for_each(|a| walk(a, schema, &mut tables));
         }
     }
-    let values = |style: PrintStyle, entries: &[Expr]| const_table_values(schema, style, entries);
-    found
-        .into_iter()
-        .map(|entries| {
-            (
-                entries.as_ptr() as usize,
-                [
-                    values(PrintStyle::Kernel, entries),
-                    values(PrintStyle::TraceCmd, entries),
-                ],
-            )
-        })
-        .collect()
+    program.tables = tables.into();
 }
 
 /// A compiled `print fmt`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Program {
     kind: Kind,
-    /// Values of constant `__print_flags`/`__print_symbolic` tables, by (table address,
-    /// style): evaluated once instead of for every record.
-    tables: Arc<std::sync::Mutex<TableCache>>,
-    /// The same for every constant table of the compiled program, computed at compile time
-    /// for both styles: (table address, [kernel values, trace-cmd values]). Read without a
-    /// lock; a clone of the program (new addresses) falls back to `tables`.
-    const_tables: Vec<(usize, [Vec<Option<u64>>; 2])>,
+    /// The constant `__print_flags`/`__print_symbolic` tables, by the id their
+    /// [`TABLE_REF`] holds, with their values: evaluated once instead of for every record.
+    tables: Arc<[ConstTable]>,
     /// For events the kernel prints with its own code (syscalls): the print fmt as
     /// written, which the trace-cmd style prints.
     as_written: Option<Box<Kind>>,
@@ -961,12 +968,9 @@ pub(crate) struct Program {
 /// A failure while evaluating one record.
 type EvalResult<T> = Result<T, String>;
 
-/// Constant table values by (table address, style).
-type TableCache = HashMap<(usize, u8), Arc<Vec<Option<u64>>>>;
-
 /// A value of the expression language.
 #[derive(Debug, Clone)]
-enum Val<'a> {
+enum Value<'a> {
     /// An integer with its C type: the value is kept sign-extended when signed.
     Int { v: u64, signed: bool, size: u8 },
     /// A pointer to bytes in the payload or in the program (strings, arrays).
@@ -975,7 +979,7 @@ enum Val<'a> {
     Text(Vec<u8>),
 }
 
-/// An integer with its C type, as `Val::Int` holds it.
+/// An integer with its C type, as `Value::Int` holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Int {
     v: u64,
@@ -1008,8 +1012,8 @@ impl Int {
         Int { v, signed, size }
     }
 
-    fn val(self) -> Val<'static> {
-        Val::Int {
+    fn val(self) -> Value<'static> {
+        Value::Int {
             v: self.v,
             signed: self.signed,
             size: self.size,
@@ -1017,7 +1021,7 @@ impl Int {
     }
 }
 
-fn norm(v: u64, signed: bool, size: u8) -> Val<'static> {
+fn norm(v: u64, signed: bool, size: u8) -> Value<'static> {
     Int::norm(v, signed, size).val()
 }
 
@@ -1038,7 +1042,7 @@ fn norm_value(v: u64, signed: bool, size: u8) -> u64 {
     }
 }
 
-fn int_of(v: u64) -> Val<'static> {
+fn int_of(v: u64) -> Value<'static> {
     Int::of(v).val()
 }
 
@@ -1059,7 +1063,7 @@ impl Program {
             as_written,
             ..Program::default()
         };
-        program.const_tables = const_tables(&program, schema);
+        number_const_tables(&mut program, schema);
         program
     }
 
@@ -1413,8 +1417,8 @@ fn fold(e: &mut Expr, schema: &Schema) {
         return;
     }
     let env = PrintEnv::default();
-    let cx = Ctx::new(schema, &[], &env);
-    if let Ok(Val::Int { v, signed, size }) = cx.eval(e) {
+    let cx = Evaluator::new(schema, &[], &env);
+    if let Ok(Value::Int { v, signed, size }) = cx.eval(e) {
         *e = Expr::Const(v, signed, size);
     }
 }
@@ -1431,12 +1435,12 @@ fn fold_chain(e: &mut Expr, level: Option<u8>, schema: &Schema) {
 }
 
 /// Everything an evaluation needs about one record.
-struct Ctx<'a, 'e> {
+struct Evaluator<'a, 'e> {
     schema: &'a Schema,
     data: &'a [u8],
     env: &'e PrintEnv<'e>,
     /// Integer locals of statement expressions: (value, signed, size).
-    /// (Grown on first use: most formats have none, and every record makes a `Ctx`.)
+    /// (Grown on first use: most formats have none, and every record makes an `Evaluator`.)
     locals: RefCell<Vec<(u64, bool, u8)>>,
 }
 
@@ -1449,7 +1453,7 @@ impl Schema {
     /// [`Schema::fallback_count`]).
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
-        let cx = Ctx::new(self, rec.data, env);
+        let cx = Evaluator::new(self, rec.data, env);
         let res = match self.program.kind_for(env.style) {
             // Most records: a plan made at compile time.
             Kind::Printf {
@@ -1468,7 +1472,7 @@ impl Schema {
     #[doc(hidden)]
     pub fn write_text_unplanned(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
-        let res = Ctx::new(self, rec.data, env).run(self.program.kind_for(env.style), out);
+        let res = Evaluator::new(self, rec.data, env).run(self.program.kind_for(env.style), out);
         self.settle(res, rec, env, out, start)
     }
 
@@ -1555,7 +1559,7 @@ impl Schema {
     /// when not printable), pointers and longs in hex, signed 16- and 8-bit values as
     /// `%2d`/`%1d`.
     pub fn write_fields_tracecmd(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
-        let cx = Ctx::new(self, rec.data, env);
+        let cx = Evaluator::new(self, rec.data, env);
         // (segment index, field index of its argument, spec, literal-before-ends-in-0x)
         let mut convs: Vec<(Option<usize>, Spec, bool, &Expr)> = Vec::new();
         let kind = self
@@ -1709,7 +1713,7 @@ pub(crate) fn write_field_value(f: &Field, data: &[u8], be: bool, out: &mut Vec<
     }
 }
 
-impl<'a, 'e> Ctx<'a, 'e> {
+impl<'a, 'e> Evaluator<'a, 'e> {
     fn be(&self) -> bool {
         self.env.big_endian
     }
@@ -1718,8 +1722,8 @@ impl<'a, 'e> Ctx<'a, 'e> {
         self.schema.long_size as u8
     }
 
-    fn new(schema: &'a Schema, data: &'a [u8], env: &'e PrintEnv<'e>) -> Ctx<'a, 'e> {
-        Ctx {
+    fn new(schema: &'a Schema, data: &'a [u8], env: &'e PrintEnv<'e>) -> Evaluator<'a, 'e> {
+        Evaluator {
             schema,
             data,
             env,
@@ -1737,7 +1741,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Kind::FtraceFunction { ip, parent } => self.ftrace_function(*ip, *parent, out),
             Kind::FtraceKernelStack { caller } => self.kernel_stack(*caller, out),
             Kind::FtraceUserStack { caller } => self.user_stack(*caller, out),
-            Kind::FtraceRawData { id, buf } => self.u(*id).and_then(|v| {
+            Kind::FtraceRawData { id, buf } => self.field_u64(*id).and_then(|v| {
                 crate::bytes::put(out, b"# ");
                 push_hex(out, v, false);
                 crate::bytes::put(out, b" buf:");
@@ -1751,7 +1755,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 Ok(())
             }),
             Kind::SyscallEnter { call, args } => self.sys_enter(call, args, out),
-            Kind::SyscallExit { call, ret } => self.u(*ret).map(|v| {
+            Kind::SyscallExit { call, ret } => self.field_u64(*ret).map(|v| {
                 crate::bytes::put(out, call.as_bytes());
                 crate::bytes::put(out, b" -> 0x");
                 push_hex(out, v, false);
@@ -1847,7 +1851,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
         }
     }
 
-    /// [`Ctx::printf`] over a plan made at compile time.
+    /// [`Evaluator::printf`] over a plan made at compile time.
     fn printf_planned(
         &self,
         segs: &'a [Seg],
@@ -1938,15 +1942,17 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     let style = (self.env.style == PrintStyle::TraceCmd) as usize;
                     let table = &entries[style];
                     let v = match src {
-                        Src::Read(r) => self.read(r)?,
-                        Src::Calc(c) => match c[style].as_ref().and_then(|c| self.operand(c)) {
-                            Some(i) => i.v,
-                            // No calc for this style, or a record it cannot settle.
-                            None => {
-                                self.conv(spec, &args[*arg], out)?;
-                                continue;
+                        TableSource::Field(r) => self.read(r)?,
+                        TableSource::IntExpr(c) => {
+                            match c[style].as_ref().and_then(|c| self.operand(c)) {
+                                Some(i) => i.v,
+                                // No calc for this style, or a record it cannot settle.
+                                None => {
+                                    self.conv(spec, &args[*arg], out)?;
+                                    continue;
+                                }
                             }
-                        },
+                        }
                     };
                     if let (0, Some(z)) = (v, zero) {
                         crate::bytes::put(out, z);
@@ -1966,7 +1972,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         self.conv(spec, &args[*arg], out)?;
                     }
                 }
-                Piece::Calc {
+                Piece::IntExpr {
                     calc,
                     how,
                     spec,
@@ -1976,24 +1982,24 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         self.conv(spec, &args[*arg], out)?;
                         continue;
                     };
-                    // A record the Calc cannot settle (a field past the payload, a division
+                    // A record the IntExpr cannot settle (a field past the payload, a division
                     // by zero) goes through the evaluator, which says why it fails.
                     let Some(Int { v, .. }) = self.operand(c) else {
                         self.conv(spec, &args[*arg], out)?;
                         continue;
                     };
                     match how {
-                        CalcOut::Int(Some((len, conv))) => plain_int(out, v, *len, *conv),
-                        CalcOut::Int(None) => self.int_conv(spec, v, out),
-                        CalcOut::Ptr => pointer::format(
+                        IntOutput::Int(Some((len, conv))) => plain_int(out, v, *len, *conv),
+                        IntOutput::Int(None) => self.int_conv(spec, v, out),
+                        IntOutput::Ptr => pointer::format(
                             self.env,
                             spec,
                             &pointer::PtrArg::Addr(v),
                             self.long(),
                             out,
                         )?,
-                        CalcOut::KStr => self.kernel_str(spec, v, out)?,
-                        CalcOut::Pick(yes, no) => {
+                        IntOutput::KStr => self.kernel_str(spec, v, out)?,
+                        IntOutput::YesNo(yes, no) => {
                             let s = if v != 0 { yes } else { no };
                             if spec.width < 0 && spec.prec < 0 {
                                 crate::bytes::put(out, s);
@@ -2003,7 +2009,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                         }
                     }
                 }
-                Piece::Choice {
+                Piece::FieldYesNo {
                     read,
                     mask,
                     yes,
@@ -2030,7 +2036,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
         Ok(())
     }
 
-    /// `v` after an integer cast of a plan, as [`Ctx::cast`] converts an integer:
+    /// `v` after an integer cast of a plan, as [`Evaluator::cast`] converts an integer:
     /// (pointer, signed, size).
     #[inline]
     fn int_cast(&self, v: u64, cast: Option<(bool, bool, u8)>) -> u64 {
@@ -2041,7 +2047,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
         }
     }
 
-    /// The integer value [`Ctx::field`] gives a scalar or pointer field.
+    /// The integer value [`Evaluator::field`] gives a scalar or pointer field.
     #[inline]
     fn field_int(&self, i: usize) -> EvalResult<u64> {
         let f = &self.schema.fields[i];
@@ -2065,9 +2071,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
         {
             {
                 match self.eval(arg)? {
-                    Val::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
-                    Val::Text(t) => fmt_str(out, &t, spec),
-                    Val::Int { v, .. } => return self.kernel_str(spec, v, out),
+                    Value::Bytes(b, _) => fmt_str(out, until_nul(b), spec),
+                    Value::Text(t) => fmt_str(out, &t, spec),
+                    Value::Int { v, .. } => return self.kernel_str(spec, v, out),
                 }
                 Ok(())
             }
@@ -2097,13 +2103,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
             return v;
         }
         match self.eval(e)? {
-            Val::Int { v, .. } => Ok(v),
-            Val::Bytes(..) | Val::Text(_) => Err("a string used as a number".into()),
+            Value::Int { v, .. } => Ok(v),
+            Value::Bytes(..) | Value::Text(_) => Err("a string used as a number".into()),
         }
     }
 
     /// The value of `e` when it is a scalar or pointer field, read without the evaluator:
-    /// what [`Ctx::field`] would give (see [`Ctx::field_int`]).
+    /// what [`Evaluator::field`] would give (see [`Evaluator::field_int`]).
     #[inline]
     fn scalar_field(&self, e: &Expr) -> Option<EvalResult<u64>> {
         match e {
@@ -2141,32 +2147,34 @@ impl<'a, 'e> Ctx<'a, 'e> {
         }
     }
 
-    fn field(&self, i: usize) -> EvalResult<Val<'a>> {
+    fn field(&self, i: usize) -> EvalResult<Value<'a>> {
         let f = &self.schema.fields[i];
         let be = self.be();
         let short = || format!("field `{}` lies outside the payload", f.name);
         Ok(match f.kind {
-            FieldKind::Scalar if f.size < 4 => Val::Int {
+            FieldKind::Scalar if f.size < 4 => Value::Int {
                 v: self.field_int(i)?,
                 signed: true,
                 size: 4,
             },
-            FieldKind::Scalar => Val::Int {
+            FieldKind::Scalar => Value::Int {
                 v: self.field_int(i)?,
                 signed: f.signed,
                 size: if f.size == 0 { 8 } else { f.size as u8 },
             },
-            FieldKind::Pointer => Val::Int {
+            FieldKind::Pointer => Value::Int {
                 v: self.field_int(i)?,
                 signed: false,
                 size: if f.size == 0 { 8 } else { f.size as u8 },
             },
-            FieldKind::CharArray { .. } => Val::Bytes(f.bytes(self.data, be).ok_or_else(short)?, 1),
+            FieldKind::CharArray { .. } => {
+                Value::Bytes(f.bytes(self.data, be).ok_or_else(short)?, 1)
+            }
             FieldKind::Array { elem_size, .. }
             | FieldKind::DataLoc { elem_size }
             | FieldKind::RelLoc { elem_size }
             | FieldKind::DynamicArray { elem_size } => {
-                Val::Bytes(f.bytes(self.data, be).ok_or_else(short)?, elem_size as u8)
+                Value::Bytes(f.bytes(self.data, be).ok_or_else(short)?, elem_size as u8)
             }
         })
     }
@@ -2179,15 +2187,15 @@ impl<'a, 'e> Ctx<'a, 'e> {
         }
     }
 
-    fn eval(&self, e: &'a Expr) -> EvalResult<Val<'a>> {
+    fn eval(&self, e: &'a Expr) -> EvalResult<Value<'a>> {
         Ok(match e {
             Expr::Num(n) => int_of(*n),
-            Expr::Const(v, signed, size) => Val::Int {
+            Expr::Const(v, signed, size) => Value::Int {
                 v: *v,
                 signed: *signed,
                 size: *size,
             },
-            Expr::Str(s) => Val::Bytes(s, 1),
+            Expr::Str(s) => Value::Bytes(s, 1),
             Expr::Field(i) => self.field(*i)?,
             Expr::Ident(n) if self.env.style == PrintStyle::TraceCmd => {
                 // libtraceevent reads an atom it does not know with strtoull: 0.
@@ -2204,13 +2212,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::Local(slot) => {
                 let (v, signed, size) =
                     self.locals.borrow().get(*slot).copied().unwrap_or_default();
-                Val::Int { v, signed, size }
+                Value::Int { v, signed, size }
             }
             Expr::Block(decls, value) => {
                 for (slot, ty, init) in decls {
                     let v = self.eval(init)?;
                     match self.cast(ty, v) {
-                        Val::Int { v, signed, size } => {
+                        Value::Int { v, signed, size } => {
                             let mut l = self.locals.borrow_mut();
                             if l.len() <= *slot {
                                 l.resize(*slot + 1, Default::default());
@@ -2226,13 +2234,13 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 let v = self.eval(x)?;
                 match (*op, v) {
                     ("!", v) => int_of(!truthy(&v) as u64),
-                    ("*", Val::Bytes(b, el)) => {
+                    ("*", Value::Bytes(b, el)) => {
                         let el = el.max(1) as usize;
                         let raw =
                             read_elem(b, 0, el, self.be()).ok_or("dereference past the data")?;
                         norm(raw, false, if el < 4 { 4 } else { el as u8 })
                     }
-                    (_, Val::Int { v, signed, size }) => {
+                    (_, Value::Int { v, signed, size }) => {
                         let (signed, size) = if size < 4 { (true, 4) } else { (signed, size) };
                         match *op {
                             "-" => norm(v.wrapping_neg(), signed, size),
@@ -2293,11 +2301,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
                             _,
                         ),
                         "+" | "-",
-                        Val::Int { v, signed, size },
+                        Value::Int { v, signed, size },
                     ) = (&**a, *op, &bv)
                     {
                         if *elem > 1 {
-                            bv = Val::Int {
+                            bv = Value::Int {
                                 v: v.wrapping_mul(*elem as u64),
                                 signed: *signed,
                                 size: (*size).max(8),
@@ -2317,12 +2325,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
             Expr::Index(a, i) => {
                 let idx = self.int(i)? as usize;
                 match self.eval(a)? {
-                    Val::Bytes(b, el) => {
+                    Value::Bytes(b, el) => {
                         let el = el.max(1) as usize;
                         let raw =
                             read_elem(b, idx, el, self.be()).ok_or("array index past the data")?;
                         if el < 4 {
-                            Val::Int {
+                            Value::Int {
                                 v: raw,
                                 signed: true,
                                 size: 4,
@@ -2338,11 +2346,11 @@ impl<'a, 'e> Ctx<'a, 'e> {
         })
     }
 
-    fn cast(&self, ty: &CType, v: Val<'a>) -> Val<'a> {
+    fn cast(&self, ty: &CType, v: Value<'a>) -> Value<'a> {
         match v {
-            Val::Int { v, size, signed } => self.cast_int(ty, Int { v, signed, size }).val(),
-            Val::Bytes(b, el) if ty.pointer => {
-                Val::Bytes(b, if ty.elem == 0 { el } else { ty.elem })
+            Value::Int { v, size, signed } => self.cast_int(ty, Int { v, signed, size }).val(),
+            Value::Bytes(b, el) if ty.pointer => {
+                Value::Bytes(b, if ty.elem == 0 { el } else { ty.elem })
             }
             other => other,
         }
@@ -2370,12 +2378,12 @@ impl<'a, 'e> Ctx<'a, 'e> {
         }
     }
 
-    fn call(&self, name: &str, args: &'a [Expr]) -> EvalResult<Val<'a>> {
+    fn call(&self, name: &str, args: &'a [Expr]) -> EvalResult<Value<'a>> {
         let be = self.be();
         match name {
             "__get_str" | "__get_rel_str" => {
                 let f = self.dyn_field(args)?;
-                Ok(Val::Bytes(
+                Ok(Value::Bytes(
                     until_nul(f.bytes(self.data, be).ok_or("bad __data_loc")?),
                     1,
                 ))
@@ -2391,14 +2399,14 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     | FieldKind::DynamicArray { elem_size } => elem_size,
                     _ => 1,
                 };
-                Ok(Val::Bytes(
+                Ok(Value::Bytes(
                     f.bytes(self.data, be).ok_or("bad __data_loc")?,
                     el as u8,
                 ))
             }
             "__get_dynamic_array_len" | "__get_rel_dynamic_array_len" => {
                 let f = self.dyn_field(args)?;
-                Ok(Val::Int {
+                Ok(Value::Int {
                     v: f.bytes(self.data, be).ok_or("bad __data_loc")?.len() as u64,
                     signed: true,
                     size: 4,
@@ -2427,7 +2435,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
             _ if is_text_helper(name) => {
                 let mut t = Vec::new();
                 self.text_helper(name, args, &mut t)?;
-                Ok(Val::Text(t))
+                Ok(Value::Text(t))
             }
             _ => Err(format!("unknown function `{name}`")),
         }
@@ -2443,19 +2451,19 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 let delim = match args.get(1).ok_or("__print_flags delimiter")? {
                     Expr::Str(s) => until_nul(s),
                     e => match self.eval(e)? {
-                        Val::Bytes(b, _) => until_nul(b),
+                        Value::Bytes(b, _) => until_nul(b),
                         _ => b"",
                     },
                 };
-                let values = self.table_values(&args[2..])?;
-                write_flags(out, flags, delim, self.entries(&args[2..], &values), false)?;
+                let (table, values) = self.table(&args[2..])?;
+                write_flags(out, flags, delim, self.entries(table, &values), false)?;
                 Ok(())
             }
             "__print_symbolic" | "__print_symbolic_u64" => {
                 let mask = self.table_mask(name == "__print_symbolic_u64");
                 let v = self.int(args.first().ok_or("__print_symbolic()")?)? & mask;
-                let values = self.table_values(&args[1..])?;
-                write_symbol(out, v, mask, self.entries(&args[1..], &values), false)?;
+                let (table, values) = self.table(&args[1..])?;
+                write_symbol(out, v, mask, self.entries(table, &values), false)?;
                 Ok(())
             }
             "__print_hex" | "__print_hex_str" => {
@@ -2502,7 +2510,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
 
     fn ptr_bytes(&self, e: &'a Expr) -> EvalResult<&'a [u8]> {
         match self.eval(e)? {
-            Val::Bytes(b, _) => Ok(b),
+            Value::Bytes(b, _) => Ok(b),
             _ => Err("a helper needs a pointer into the payload".into()),
         }
     }
@@ -2510,7 +2518,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
     /// libtraceevent's reading of `a OP (b OP2 c ...)` when OP2 binds looser than OP: it
     /// forgets the parentheses and computes `(a OP b) OP2 c ...` (so `flags & (M | D)`
     /// becomes `(flags & M) | D`). `trace-cmd report` prints what that computes.
-    fn eval_rotated(&self, op: &'static str, a: &'a Expr, b: &'a Expr) -> EvalResult<Val<'a>> {
+    fn eval_rotated(&self, op: &'static str, a: &'a Expr, b: &'a Expr) -> EvalResult<Value<'a>> {
         let Expr::Binary(op2, ..) = b else {
             return Err("internal: not a binary expression".into());
         };
@@ -2525,7 +2533,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
             node = l;
         }
         rest.reverse();
-        let apply = |o: &str, x: Val<'a>, y: Val<'a>| -> EvalResult<Val<'a>> {
+        let apply = |o: &str, x: Value<'a>, y: Value<'a>| -> EvalResult<Value<'a>> {
             match o {
                 "&&" => Ok(int_of((truthy(&x) && truthy(&y)) as u64)),
                 "||" => Ok(int_of((truthy(&x) || truthy(&y)) as u64)),
@@ -2539,39 +2547,34 @@ impl<'a, 'e> Ctx<'a, 'e> {
         Ok(v)
     }
 
-    /// The values of a flag/symbol table, cached in the program when they are constant.
+    /// The entries of a flag/symbol table and their values: a constant table's computed
+    /// at compile time, another's evaluated now.
     ///
     /// An entry that does not evaluate is None: the caller reports its error only if the
     /// loop reaches it, as evaluating entry by entry would.
-    fn table_values(&self, entries: &'a [Expr]) -> EvalResult<std::borrow::Cow<'a, [Option<u64>]>> {
-        let at = entries.as_ptr() as usize;
-        let style = (self.env.style == PrintStyle::TraceCmd) as usize;
-        if let Some((_, v)) = self.schema.program.const_tables.iter().find(|t| t.0 == at) {
-            return Ok(std::borrow::Cow::Borrowed(&v[style]));
-        }
-        Ok(std::borrow::Cow::Owned(
-            self.table_values_cached(entries)?.to_vec(),
-        ))
-    }
-
-    fn table_values_cached(&self, entries: &'a [Expr]) -> EvalResult<Arc<Vec<Option<u64>>>> {
-        let key = (entries.as_ptr() as usize, self.env.style as u8);
-        let tables = &self.schema.program.tables;
-        if let Some(v) = tables.lock().ok().and_then(|t| t.get(&key).cloned()) {
-            return Ok(v);
-        }
-        let values: Arc<Vec<Option<u64>>> = Arc::new(
-            entries
-                .iter()
-                .map(|e| self.table_entry(e).ok().map(|(v, _)| v))
-                .collect(),
-        );
-        if !entries.iter().any(reads_record) {
-            if let Ok(mut t) = tables.lock() {
-                t.insert(key, values.clone());
+    fn table(
+        &self,
+        entries: &'a [Expr],
+    ) -> EvalResult<(&'a [Expr], std::borrow::Cow<'a, [Option<u64>]>)> {
+        if let [Expr::Call(name, id)] = entries {
+            if name == TABLE_REF {
+                let table = match id.as_slice() {
+                    [Expr::Num(id)] => self.schema.program.tables.get(*id as usize),
+                    _ => None,
+                }
+                .ok_or("a flag/symbol table reference the program does not hold")?;
+                let style = (self.env.style == PrintStyle::TraceCmd) as usize;
+                return Ok((
+                    &table.entries,
+                    std::borrow::Cow::Borrowed(&table.values[style]),
+                ));
             }
         }
-        Ok(values)
+        let values = entries
+            .iter()
+            .map(|e| self.table_entry(e).ok().map(|(v, _)| v))
+            .collect();
+        Ok((entries, std::borrow::Cow::Owned(values)))
     }
 
     /// The bits a table value keeps: a `long`'s, or all 64 for the `_u64` helpers.
@@ -2602,9 +2605,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
             })
     }
 
-    /// The integer a planned piece reads (see [`Read`]).
+    /// The integer a planned piece reads (see [`FieldRead`]).
     #[inline(always)]
-    fn read(&self, r: &Read) -> EvalResult<u64> {
+    fn read(&self, r: &FieldRead) -> EvalResult<u64> {
         let Some(raw) = read_uint(self.data, r.off, r.size as usize, self.be()) else {
             return Err(format!(
                 "field `{}` lies outside the payload",
@@ -2618,14 +2621,14 @@ impl<'a, 'e> Ctx<'a, 'e> {
         })
     }
 
-    /// The value of a [`Calc`]: what [`Ctx::eval`] gives the expression it was made from,
+    /// The value of an [`IntExpr`]: what [`Evaluator::eval`] gives the expression it was made from,
     /// or None where the evaluator fails.
-    fn calc(&self, c: &Calc) -> Option<Int> {
+    fn int_expr(&self, c: &IntExpr) -> Option<Int> {
         Some(match c {
-            Calc::Read(r) => self.calc_read(r)?,
-            Calc::Val(i) => *i,
-            Calc::Cast(ty, x) => self.cast_int(ty, self.operand(x)?),
-            Calc::Unary(op, x) => {
+            IntExpr::Field(r) => self.int_expr_field(r)?,
+            IntExpr::Const(i) => *i,
+            IntExpr::Cast(ty, x) => self.cast_int(ty, self.operand(x)?),
+            IntExpr::Unary(op, x) => {
                 let Int { v, signed, size } = self.operand(x)?;
                 let (signed, size) = if size < 4 { (true, 4) } else { (signed, size) };
                 match op {
@@ -2635,7 +2638,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                     _ => Int::norm(v, signed, size),
                 }
             }
-            Calc::Bin { op, a, b, scale } => {
+            IntExpr::Bin { op, a, b, scale } => {
                 let a = self.operand(a)?;
                 let mut b = self.operand(b)?;
                 if *scale > 1 {
@@ -2647,7 +2650,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 }
                 int_binary(*op, a, b)?
             }
-            Calc::Logic(and, a, b) => {
+            IntExpr::Logic(and, a, b) => {
                 let l = self.operand(a)?.v != 0;
                 let r = if l == *and {
                     self.operand(b)?.v != 0
@@ -2656,15 +2659,15 @@ impl<'a, 'e> Ctx<'a, 'e> {
                 };
                 Int::of(r as u64)
             }
-            Calc::Cond(c, t, f) => {
+            IntExpr::Cond(c, t, f) => {
                 if self.operand(c)?.v != 0 {
                     self.operand(t)?
                 } else {
                     self.operand(f)?
                 }
             }
-            Calc::Chain(r, ops) => {
-                let mut v = self.calc_read(r)?;
+            IntExpr::Chain(r, ops) => {
+                let mut v = self.int_expr_field(r)?;
                 for op in ops.iter() {
                     v = match op {
                         ChainOp::Cast(t) => self.cast_int(t, v),
@@ -2676,19 +2679,19 @@ impl<'a, 'e> Ctx<'a, 'e> {
         })
     }
 
-    /// [`Ctx::calc`] of an operand, with the leaves (constants and fields, most operands)
+    /// [`Evaluator::int_expr`] of an operand, with the leaves (constants and fields, most operands)
     /// taken without a call.
     #[inline(always)]
-    fn operand(&self, c: &Calc) -> Option<Int> {
+    fn operand(&self, c: &IntExpr) -> Option<Int> {
         match c {
-            Calc::Val(i) => Some(*i),
-            Calc::Read(r) => self.calc_read(r),
-            c => self.calc(c),
+            IntExpr::Const(i) => Some(*i),
+            IntExpr::Field(r) => self.int_expr_field(r),
+            c => self.int_expr(c),
         }
     }
 
     #[inline(always)]
-    fn calc_read(&self, r: &Read) -> Option<Int> {
+    fn int_expr_field(&self, r: &FieldRead) -> Option<Int> {
         let raw = read_uint(self.data, r.off, r.size as usize, self.be())?;
         Some(Int {
             v: if r.sext {
@@ -2752,7 +2755,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
         }
     }
 
-    fn u(&self, i: usize) -> EvalResult<u64> {
+    fn field_u64(&self, i: usize) -> EvalResult<u64> {
         let f = &self.schema.fields[i];
         f.read_u64(self.data, self.be())
             .ok_or_else(|| format!("field `{}` lies outside the payload", f.name))
@@ -2816,7 +2819,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
             }
             crate::bytes::put(out, self.schema.fields[i].name.as_bytes());
             crate::bytes::put(out, b": ");
-            let v = self.u(i)?;
+            let v = self.field_u64(i)?;
             if v < 10 {
                 push_u64(out, v);
             } else {
@@ -2829,7 +2832,7 @@ impl<'a, 'e> Ctx<'a, 'e> {
     }
 
     fn ftrace_print(&self, ip: usize, buf: usize, out: &mut Vec<u8>) -> EvalResult<()> {
-        self.ip_sym(self.u(ip)?, out);
+        self.ip_sym(self.field_u64(ip)?, out);
         crate::bytes::put(out, b": ");
         let b = self.schema.fields[buf]
             .str(self.data, self.be())
@@ -2840,9 +2843,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
     }
 
     fn ftrace_bputs(&self, ip: usize, str: usize, out: &mut Vec<u8>) -> EvalResult<()> {
-        self.ip_sym(self.u(ip)?, out);
+        self.ip_sym(self.field_u64(ip)?, out);
         crate::bytes::put(out, b": ");
-        let addr = self.u(str)?;
+        let addr = self.field_u64(str)?;
         let s = self
             .env
             .printk
@@ -2854,8 +2857,8 @@ impl<'a, 'e> Ctx<'a, 'e> {
     }
 
     fn ftrace_function(&self, ip: usize, parent: usize, out: &mut Vec<u8>) -> EvalResult<()> {
-        self.ip_sym(self.u(ip)?, out);
-        let parent = self.u(parent)?;
+        self.ip_sym(self.field_u64(ip)?, out);
+        let parent = self.field_u64(parent)?;
         if parent != 0 {
             crate::bytes::put(out, b" <-");
             self.ip_sym(parent, out);
@@ -2870,9 +2873,9 @@ impl<'a, 'e> Ctx<'a, 'e> {
         buf: usize,
         out: &mut Vec<u8>,
     ) -> EvalResult<()> {
-        self.ip_sym(self.u(ip)?, out);
+        self.ip_sym(self.field_u64(ip)?, out);
         crate::bytes::put(out, b": ");
-        let addr = self.u(fmt)?;
+        let addr = self.field_u64(fmt)?;
         let segs = self
             .env
             .printk
@@ -2987,10 +2990,10 @@ fn is_text_helper(name: &str) -> bool {
     )
 }
 
-fn truthy(v: &Val) -> bool {
+fn truthy(v: &Value) -> bool {
     match v {
-        Val::Int { v, .. } => *v != 0,
-        Val::Bytes(..) | Val::Text(_) => true,
+        Value::Int { v, .. } => *v != 0,
+        Value::Bytes(..) | Value::Text(_) => true,
     }
 }
 
@@ -2998,14 +3001,14 @@ fn read_elem(b: &[u8], i: usize, el: usize, be: bool) -> Option<u64> {
     read_uint(b, i.checked_mul(el)?, el, be)
 }
 
-fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
+fn binary<'a>(op: &str, a: Value<'a>, b: Value<'a>) -> EvalResult<Value<'a>> {
     let (
-        &Val::Int {
+        &Value::Int {
             v: x,
             signed: sa,
             size: za,
         },
-        &Val::Int {
+        &Value::Int {
             v: y,
             signed: sb,
             size: zb,
@@ -3014,10 +3017,10 @@ fn binary<'a>(op: &str, a: Val<'a>, b: Val<'a>) -> EvalResult<Val<'a>> {
     else {
         // Pointer comparisons against 0 (`REC->ptr != NULL` after expansion).
         return match (op, &a, &b) {
-            ("==", Val::Bytes(..), Val::Int { v: 0, .. })
-            | ("==", Val::Int { v: 0, .. }, Val::Bytes(..)) => Ok(int_of(0)),
-            ("!=", Val::Bytes(..), Val::Int { v: 0, .. })
-            | ("!=", Val::Int { v: 0, .. }, Val::Bytes(..)) => Ok(int_of(1)),
+            ("==", Value::Bytes(..), Value::Int { v: 0, .. })
+            | ("==", Value::Int { v: 0, .. }, Value::Bytes(..)) => Ok(int_of(0)),
+            ("!=", Value::Bytes(..), Value::Int { v: 0, .. })
+            | ("!=", Value::Int { v: 0, .. }, Value::Bytes(..)) => Ok(int_of(1)),
             _ => Err(format!("`{op}` on a string")),
         };
     };
@@ -3179,12 +3182,12 @@ fn int_binary(op: BinOp, a: Int, b: Int) -> Option<Int> {
     }
 }
 
-impl<'a> Val<'a> {
+impl<'a> Value<'a> {
     fn as_ptr_arg(&self) -> pointer::PtrArg<'_> {
         match self {
-            Val::Int { v, .. } => pointer::PtrArg::Addr(*v),
-            Val::Bytes(b, _) => pointer::PtrArg::Data(b),
-            Val::Text(t) => pointer::PtrArg::Data(t),
+            Value::Int { v, .. } => pointer::PtrArg::Addr(*v),
+            Value::Bytes(b, _) => pointer::PtrArg::Data(b),
+            Value::Text(t) => pointer::PtrArg::Data(t),
         }
     }
 }
