@@ -39,6 +39,7 @@ mod format;
 mod header;
 mod pointer;
 mod printer;
+#[path = "print/eval.rs"]
 mod printfmt;
 mod record;
 mod registry;
