@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::printfmt::Program;
+use super::print::Program;
 
 /// How a field's bytes are laid out in the payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -39,8 +39,8 @@ mod format;
 mod header;
 mod pointer;
 mod printer;
-#[path = "print/eval.rs"]
-mod printfmt;
+
+mod print;
 mod record;
 mod registry;
 pub(crate) mod symbols;
@@ -51,7 +51,7 @@ pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
 pub use printer::EventPrinter;
 use std::fmt;
 
-pub use printfmt::HELPERS;
+pub use print::HELPERS;
 pub use record::Record;
 pub use registry::{Registry, RegistryError};
 pub use symbols::{Kallsyms, PrintkFormats, Symbol};

@@ -1,7 +1,8 @@
 //! The kernel's `%p` family: symbols, addresses, MACs, UUIDs, hex dumps and bitmaps.
 
-use super::printfmt::{push_hex, push_hex2, push_u64, Spec};
+use super::print::{push_hex2, Spec};
 use super::{PrintEnv, PrintStyle};
+use crate::bytes::{push_dec as push_u64, push_hex};
 
 /// What a `%p` conversion receives.
 pub(crate) enum PtrArg<'a> {
