@@ -86,7 +86,7 @@ fn main() {
     let layout = page_layout(&t).unwrap();
     let data = load_cpu_files(&t, None).unwrap();
     let comms = Comms::from_saved_cmdlines(&t.read_string("saved_cmdlines").unwrap());
-    let style = KernelStyle::from_tracefs(&t, layout.big_endian);
+    let style = KernelStyle::from_tracefs(&t, layout.endian);
     let rounds = 30;
 
     let (base_ns, base_n) = time(rounds, || {
@@ -141,7 +141,7 @@ fn main() {
         kallsyms: Some(&kallsyms),
         functions: None,
         printk: Some(&printk),
-        big_endian: layout.big_endian,
+        endian: layout.endian,
         long_size: registry.long_size(),
         hz: None,
         style: tracectl::event::PrintStyle::Kernel,

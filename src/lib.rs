@@ -28,6 +28,7 @@
 
 mod bytes;
 pub mod dat;
+pub mod endian;
 pub mod event;
 pub mod perf;
 pub mod record;

@@ -21,7 +21,7 @@ fn rewrite(
     let wo = WriteOptions {
         version,
         compression,
-        big_endian: d.big_endian(),
+        endian: d.endian(),
         long_size: d.header().file_long_size,
         page_size: d.header().page_size,
     };

@@ -4,6 +4,7 @@
 use std::io::Cursor;
 use std::path::Path;
 use std::process::{Command, Output};
+use tracectl::endian::Endianness;
 
 use tracectl::dat::{write_dat, BufferSource, Metadata, WriteOptions};
 
@@ -55,7 +56,7 @@ fn write(path: &Path, pages: Vec<u8>) {
         cpus: vec![(0, Box::new(Cursor::new(pages)) as Box<dyn std::io::Read>)],
     }];
     let wo = WriteOptions {
-        big_endian: false,
+        endian: Endianness::Little,
         long_size: 8,
         ..WriteOptions::default()
     };

@@ -316,7 +316,7 @@ fn report_dats<'s>(
     let spawn = |dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
         DatSource::open(dat, b).map(|s| {
             let registry = catalog.registry();
-            let be = dat.big_endian();
+            let endian = dat.endian();
             let mut seen = vec![0u64; 1024];
             ThreadedSource::spawn_with(scope, s, move |data: &[u8]| {
                 let Some(id) = (Record {
@@ -324,7 +324,7 @@ fn report_dats<'s>(
                     ts: 0,
                     data,
                 })
-                .event_id(be) else {
+                .event_id(endian) else {
                     return;
                 };
                 let (word, bit) = (usize::from(id) / 64, 1u64 << (id % 64));
@@ -508,9 +508,9 @@ fn kernel_or_json(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<i32> {
-    let be = dat.big_endian();
+    let endian = dat.endian();
     let mut names = EventNames::default();
-    names.big_endian = be;
+    names.endian = endian;
     let mut common = None;
     for (system, text) in dat.all_formats() {
         names.add_format(system, text);
@@ -524,7 +524,7 @@ fn kernel_or_json(
             != TimeFormat::Raw,
         record_tgid: false,
         irq_info: true,
-        big_endian: be,
+        endian,
         common: common.unwrap_or_default(),
     };
     let mut comms = Comms::from_saved_cmdlines(dat.cmdlines());
@@ -547,7 +547,7 @@ fn kernel_or_json(
             continue;
         }
         if !filter.is_empty() {
-            let id = rec.event_id(be).unwrap_or(u16::MAX);
+            let id = rec.event_id(endian).unwrap_or(u16::MAX);
             let pid = style.pid(&rec);
             let comm = |p: i32| cmdlines.comm(p).to_string();
             if !filter.accepts(catalog, id, &rec, &FilterContext { comm: &comm, pid }) {
@@ -580,7 +580,7 @@ fn kernel_or_json(
 
 /// Remember the comm a sched_switch's next task carries, for later lines.
 fn learn_comm(catalog: &DatCatalog, rec: &Record, comms: &mut Comms) {
-    let Some(id) = rec.event_id(catalog.big_endian()) else {
+    let Some(id) = rec.event_id(catalog.endian()) else {
         return;
     };
     if catalog.event(id).map(|e| e.1) != Some("sched_switch") {
@@ -590,8 +590,8 @@ fn learn_comm(catalog: &DatCatalog, rec: &Record, comms: &mut Comms) {
         catalog.field(id, "next_pid"),
         catalog.field(id, "next_comm"),
     ) {
-        let pid = tracectl::render::tracecmd::read_uint(rec.data, p, catalog.big_endian())
-            .unwrap_or(0) as u32 as i32;
+        let pid = tracectl::render::tracecmd::read_uint(rec.data, p, catalog.endian()).unwrap_or(0)
+            as u32 as i32;
         let bytes = rec.data.get(c.offset..c.offset + c.size).unwrap_or(&[]);
         let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
         if pid > 0 && comms.comm(pid) == "<...>" {

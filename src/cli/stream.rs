@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use tracectl::endian::Endianness;
 
 use anyhow::{Context as _, Result};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
@@ -80,7 +81,7 @@ impl Printer {
         match &self.only {
             None => true,
             Some(ids) => rec
-                .event_id(self.style.big_endian)
+                .event_id(self.style.endian)
                 .is_some_and(|id| ids.contains(&id)),
         }
     }
@@ -116,7 +117,7 @@ impl Printer {
                         }
                     }
                 } else if !self.style_line(&rec, out) && !self.text.knows(&rec, &self.names) {
-                    if let Some(id) = rec.event_id(self.style.big_endian) {
+                    if let Some(id) = rec.event_id(self.style.endian) {
                         if self.lost_unknown_ids.insert(id) {
                             eprintln!("tracectl: event id {id} has no format under events/ (was the tree captured with its formats?)");
                         }
@@ -150,7 +151,7 @@ impl Printer {
 
     /// Pick task names out of the events that carry them.
     fn learn_comms(&mut self, rec: &Record) {
-        let be = self.style.big_endian;
+        let endian = self.style.endian;
         let mut learned: Vec<(i32, String)> = Vec::new();
         {
             let (system, name, fields): (&str, &str, Vec<(&str, serde_json::Value)>) =
@@ -160,7 +161,12 @@ impl Printer {
                         let vals = s
                             .fields
                             .iter()
-                            .map(|f| (f.name.as_str(), json::schema_field_value(f, rec.data, be)))
+                            .map(|f| {
+                                (
+                                    f.name.as_str(),
+                                    json::schema_field_value(f, rec.data, endian),
+                                )
+                            })
                             .collect();
                         (s.system.as_str(), s.name.as_str(), vals)
                     }
@@ -169,7 +175,7 @@ impl Printer {
                         let vals = ev
                             .fields
                             .iter()
-                            .map(|f| (f.name.as_str(), json::field_value(f, rec.data, be)))
+                            .map(|f| (f.name.as_str(), json::field_value(f, rec.data, endian)))
                             .collect();
                         (ev.system.as_str(), ev.name.as_str(), vals)
                     }
@@ -220,7 +226,7 @@ struct EventText {
     registry: Option<Registry>,
     kallsyms: Option<Kallsyms>,
     printk: Option<PrintkFormats>,
-    big_endian: bool,
+    endian: Endianness,
 }
 
 impl EventText {
@@ -228,7 +234,7 @@ impl EventText {
     fn knows(&self, rec: &Record, fallback: &EventNames) -> bool {
         match &self.registry {
             Some(reg) => rec
-                .event_id(self.big_endian)
+                .event_id(self.endian)
                 .is_some_and(|id| reg.try_get(id).is_some()),
             None => fallback.of(rec).is_some(),
         }
@@ -279,7 +285,7 @@ impl EventText {
     }
 
     /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
-    fn load(t: &Tracefs, big_endian: bool, specs: &[String]) -> EventText {
+    fn load(t: &Tracefs, endian: Endianness, specs: &[String]) -> EventText {
         let registry = match Registry::from_tracefs(t) {
             Ok(mut r) => {
                 resolve_enum_constants_of(t, &mut r, specs);
@@ -309,7 +315,7 @@ impl EventText {
             registry,
             kallsyms: kallsyms_text.map(|s| Kallsyms::parse(&s)),
             printk,
-            big_endian,
+            endian,
         }
     }
 
@@ -321,7 +327,7 @@ impl EventText {
             kallsyms: self.kallsyms.as_ref(),
             functions: None,
             printk: self.printk.as_ref(),
-            big_endian: self.big_endian,
+            endian: self.endian,
             long_size: reg.long_size(),
             hz: None,
             style: tracectl::event::PrintStyle::Kernel,
@@ -357,21 +363,21 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     }
 }
 
-fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Printer {
+fn printer_for(t: &Tracefs, meta: &Tracefs, endian: Endianness, args: &Args) -> Printer {
     let mut comms =
         Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
-    let text = EventText::load(meta, big_endian, &args.events);
+    let text = EventText::load(meta, endian, &args.events);
     // The minimal table is only needed when the event model cannot read the tree.
     let names = if text.registry.is_some() {
         let mut n = EventNames::default();
-        n.big_endian = big_endian;
+        n.endian = endian;
         n
     } else {
-        EventNames::from_tracefs(meta, big_endian)
+        EventNames::from_tracefs(meta, endian)
     };
     let only = ids_for(&text.events(&names), &args.events);
-    let mut style = KernelStyle::from_tracefs(t, big_endian);
+    let mut style = KernelStyle::from_tracefs(t, endian);
     style.common = text.common_fields(&names);
     Printer {
         style,
@@ -393,7 +399,7 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, big_endian: bool, args: &Args) -> Pr
 fn replay(t: &Tracefs, args: &Args) -> Result<i32> {
     let layout = page_layout(t).context("reading the sub-buffer layout")?;
     let data = load_cpu_files(t, args.cpu)?;
-    let mut p = printer_for(t, t, layout.big_endian, args);
+    let mut p = printer_for(t, t, layout.endian, args);
     p.lost_to_stderr = true;
     p.annotate = t
         .read_string("options/annotate")
@@ -467,7 +473,7 @@ fn replay_graph<'a>(
     let Some(reg) = &p.text.registry else {
         anyhow::bail!("the tree's event formats could not be read; function_graph needs events/ftrace/funcgraph_*/format");
     };
-    let Some(glayout) = GraphLayout::from_registry(reg, p.text.big_endian) else {
+    let Some(glayout) = GraphLayout::from_registry(reg, p.text.endian) else {
         anyhow::bail!(
             "{}: no events/ftrace/funcgraph_entry or funcgraph_exit format; capture the tree again (capture copies events/ftrace)",
             t.root().display()
@@ -478,7 +484,7 @@ fn replay_graph<'a>(
         match item {
             Ok(Entry::Event(r)) => {
                 if p.wanted(&r)
-                    || r.event_id(p.style.big_endian).is_some_and(|id| {
+                    || r.event_id(p.style.endian).is_some_and(|id| {
                         reg.try_get(id).is_some_and(|s| {
                             s.is_ok_and(|s| {
                                 s.system == "ftrace" && s.name.starts_with("funcgraph_")
@@ -535,7 +541,7 @@ fn replay_graph<'a>(
         .iter()
         .filter_map(|n| reg.by_name("ftrace", n).map(|s| s.id))
         .collect();
-    let be = p.style.big_endian;
+    let endian = p.style.endian;
     let release = t
         .read_string("host/uname")
         .ok()
@@ -553,7 +559,11 @@ fn replay_graph<'a>(
         else {
             return known;
         };
-        if known && rec.event_id(be).is_some_and(|id| msg_only.contains(&id)) {
+        if known
+            && rec
+                .event_id(endian)
+                .is_some_and(|id| msg_only.contains(&id))
+        {
             o.drain(start..name_end);
         } else if known && blank_first {
             if let Some(schema) = reg.of(rec) {
@@ -700,7 +710,7 @@ fn live(top: &Tracefs, args: &Args) -> Result<i32> {
     {
         layout.subbuf_size = kb * 1024;
     }
-    let mut p = printer_for(&buffer, top, layout.big_endian, args);
+    let mut p = printer_for(&buffer, top, layout.endian, args);
     p.learn = true;
     let mut reader = LiveReader::open(&buffer, &layout, args.cpu)?;
     let cpus = reader.cpus();

@@ -49,7 +49,7 @@ impl EventPrinter {
             kallsyms: self.kallsyms.as_ref(),
             functions: None,
             printk: self.printk.as_ref(),
-            big_endian: self.registry.big_endian(),
+            endian: self.registry.endian(),
             long_size: self.registry.long_size(),
             hz: self.hz,
             style: self.style,

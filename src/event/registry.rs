@@ -1,5 +1,6 @@
 //! Schemas by id and by `system:name`, parsed on first use.
 
+use crate::endian::Endianness;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -57,7 +58,7 @@ pub struct Registry {
     /// to one load.
     by_id: Vec<u32>,
     long_size: usize,
-    big_endian: bool,
+    endian: Endianness,
 }
 
 impl fmt::Debug for Registry {
@@ -66,7 +67,7 @@ impl fmt::Debug for Registry {
             .field("root", &self.root)
             .field("events", &self.entries.len())
             .field("long_size", &self.long_size)
-            .field("big_endian", &self.big_endian)
+            .field("endian", &self.endian)
             .finish()
     }
 }
@@ -74,13 +75,13 @@ impl fmt::Debug for Registry {
 impl Registry {
     /// An empty registry for a kernel with this `sizeof(long)` and byte order; fill it
     /// with [`Registry::add_format`].
-    pub fn new(long_size: usize, big_endian: bool) -> Registry {
+    pub fn new(long_size: usize, endian: Endianness) -> Registry {
         Registry {
             root: None,
             entries: IndexMap::new(),
             by_id: vec![0; 1 << 16],
             long_size,
-            big_endian,
+            endian,
         }
     }
 
@@ -91,7 +92,7 @@ impl Registry {
             .read_string("events/header_page")
             .map_err(RegistryError::Tracefs)?;
         let header = HeaderPage::parse(&hp).map_err(RegistryError::HeaderPage)?;
-        let mut reg = Registry::new(header.long_size(), cfg!(target_endian = "big"));
+        let mut reg = Registry::new(header.long_size(), Endianness::NATIVE);
         reg.root = Some(t.clone());
         let dir = t.path("events");
         let systems = std::fs::read_dir(&dir)
@@ -210,8 +211,8 @@ impl Registry {
     }
 
     /// Whether payloads are big-endian.
-    pub fn big_endian(&self) -> bool {
-        self.big_endian
+    pub fn endian(&self) -> Endianness {
+        self.endian
     }
 
     fn load<'s>(&'s self, e: &'s Entry) -> &'s Result<Schema, FormatError> {
@@ -256,7 +257,7 @@ impl Registry {
 
     /// The schema of a record, from its `common_type`.
     pub fn of(&self, rec: &Record) -> Option<&Schema> {
-        self.get(rec.event_id(self.big_endian)?)
+        self.get(rec.event_id(self.endian)?)
     }
 
     /// Every known event as `(system, name, id)`, sorted by system and name for a tracefs
@@ -288,7 +289,7 @@ impl Registry {
     /// An unknown id writes a placeholder naming it. Returns false when the text is not
     /// the kernel's (unknown event or `field=value` fallback).
     pub fn write_event(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
-        let id = rec.event_id(self.big_endian);
+        let id = rec.event_id(self.endian);
         let Some(schema) = id.and_then(|id| self.get(id)) else {
             out.extend_from_slice(
                 format!("<unknown event id {}>", id.map_or(-1, i32::from)).as_bytes(),

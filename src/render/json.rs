@@ -5,6 +5,7 @@
 //! numbers, strings as strings, arrays as arrays. A lost-events marker is
 //! `{"lost":N,"cpu":C,"ts":T}` (`"lost":null` when the kernel did not count them).
 
+use crate::endian::Endianness;
 use serde_json::{Map, Value};
 
 use super::comm::Comms;
@@ -12,23 +13,12 @@ use super::kernel::{latency_chars, KernelStyle};
 use super::names::{EventNames, FieldDesc, FieldShape};
 use crate::event::{Field, FieldKind, Record, Schema};
 
-fn uint(data: &[u8], off: usize, size: usize, be: bool) -> Option<u64> {
-    let b = data.get(off..off + size)?;
-    let mut v: u64 = 0;
-    if be {
-        for &x in b {
-            v = (v << 8) | u64::from(x);
-        }
-    } else {
-        for &x in b.iter().rev() {
-            v = (v << 8) | u64::from(x);
-        }
-    }
-    Some(v)
+fn uint(data: &[u8], off: usize, size: usize, endian: Endianness) -> Option<u64> {
+    Some(endian.uint_of(data.get(off..off + size)?))
 }
 
-fn int_value(data: &[u8], off: usize, size: usize, signed: bool, be: bool) -> Value {
-    let Some(v) = uint(data, off, size, be) else {
+fn int_value(data: &[u8], off: usize, size: usize, signed: bool, endian: Endianness) -> Value {
+    let Some(v) = uint(data, off, size, endian) else {
         return Value::Null;
     };
     if signed && size > 0 && size <= 8 {
@@ -45,9 +35,9 @@ fn c_string(bytes: &[u8]) -> Value {
 }
 
 /// The typed value of one field of a payload (`null` when the payload is too short).
-pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
+pub fn field_value(f: &FieldDesc, data: &[u8], endian: Endianness) -> Value {
     match f.shape {
-        FieldShape::Scalar => int_value(data, f.offset, f.size, f.signed, be),
+        FieldShape::Scalar => int_value(data, f.offset, f.size, f.signed, endian),
         // `char buf[]` with size 0 (ftrace's print, bputs): the string runs to the end.
         FieldShape::CharArray if f.size == 0 => data.get(f.offset..).map_or(Value::Null, c_string),
         FieldShape::CharArray => data
@@ -62,7 +52,7 @@ pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
             let n = size.checked_div(elem).unwrap_or(0);
             Value::Array(
                 (0..n)
-                    .map(|i| int_value(data, f.offset + i * elem, elem, f.signed, be))
+                    .map(|i| int_value(data, f.offset + i * elem, elem, f.signed, endian))
                     .collect(),
             )
         }
@@ -71,7 +61,7 @@ pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
             string,
             elem,
         } => {
-            let Some(word) = uint(data, f.offset, f.size.min(4), be) else {
+            let Some(word) = uint(data, f.offset, f.size.min(4), endian) else {
                 return Value::Null;
             };
             let (mut off, len) = if f.size == 2 {
@@ -97,7 +87,7 @@ pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
                 let e = elem.max(1);
                 Value::Array(
                     (0..bytes.len() / e)
-                        .map(|i| int_value(bytes, i * e, e, f.signed, be))
+                        .map(|i| int_value(bytes, i * e, e, f.signed, endian))
                         .collect(),
                 )
             }
@@ -128,13 +118,13 @@ fn is_char_type(type_name: &str) -> bool {
 /// The typed value of one field of the event model's schema (`null` when the payload is
 /// too short): integers and pointers as numbers, char arrays and `__data_loc char[]` as
 /// strings, other arrays as arrays of numbers.
-pub fn schema_field_value(f: &Field, data: &[u8], be: bool) -> Value {
+pub fn schema_field_value(f: &Field, data: &[u8], endian: Endianness) -> Value {
     let elems = |bytes: &[u8], elem: usize| -> Value {
         let e = elem.max(1);
         Value::Array(
             bytes
                 .chunks_exact(e)
-                .map(|c| match uint(c, 0, e, be) {
+                .map(|c| match uint(c, 0, e, endian) {
                     Some(v) => signed_elem(v, e, f.signed),
                     None => Value::Null,
                 })
@@ -144,26 +134,26 @@ pub fn schema_field_value(f: &Field, data: &[u8], be: bool) -> Value {
     match f.kind {
         FieldKind::Scalar | FieldKind::Pointer => {
             if f.signed {
-                f.read_i64(data, be).map_or(Value::Null, Value::from)
+                f.read_i64(data, endian).map_or(Value::Null, Value::from)
             } else {
-                f.read_u64(data, be).map_or(Value::Null, Value::from)
+                f.read_u64(data, endian).map_or(Value::Null, Value::from)
             }
         }
-        FieldKind::CharArray { .. } => f.str(data, be).map_or(Value::Null, |b| {
+        FieldKind::CharArray { .. } => f.str(data, endian).map_or(Value::Null, |b| {
             Value::from(String::from_utf8_lossy(b).into_owned())
         }),
         FieldKind::Array { elem_size, .. } => f
-            .bytes(data, be)
+            .bytes(data, endian)
             .map_or(Value::Null, |b| elems(b, elem_size)),
         FieldKind::DataLoc { elem_size }
         | FieldKind::RelLoc { elem_size }
         | FieldKind::DynamicArray { elem_size } => {
             if is_char_type(&f.type_name) {
-                f.str(data, be).map_or(Value::Null, |b| {
+                f.str(data, endian).map_or(Value::Null, |b| {
                     Value::from(String::from_utf8_lossy(b).into_owned())
                 })
             } else {
-                f.bytes(data, be)
+                f.bytes(data, endian)
                     .map_or(Value::Null, |b| elems(b, elem_size))
             }
         }
@@ -206,7 +196,7 @@ pub fn write_schema_record(
             for f in s.fields.iter().filter(|f| !f.name.starts_with("common_")) {
                 fields.insert(
                     f.name.clone(),
-                    schema_field_value(f, rec.data, style.big_endian),
+                    schema_field_value(f, rec.data, style.endian),
                 );
             }
             obj.insert("fields".into(), Value::Object(fields));
@@ -214,7 +204,7 @@ pub fn write_schema_record(
         None => {
             obj.insert(
                 "event_id".into(),
-                Value::from(rec.event_id(style.big_endian).unwrap_or(0)),
+                Value::from(rec.event_id(style.endian).unwrap_or(0)),
             );
         }
     }
@@ -237,14 +227,14 @@ pub fn write_record(
             obj.insert("event".into(), Value::from(ev.name.as_str()));
             let mut fields = Map::new();
             for f in ev.fields.iter().filter(|f| !f.name.starts_with("common_")) {
-                fields.insert(f.name.clone(), field_value(f, rec.data, style.big_endian));
+                fields.insert(f.name.clone(), field_value(f, rec.data, style.endian));
             }
             obj.insert("fields".into(), Value::Object(fields));
         }
         None => {
             obj.insert(
                 "event_id".into(),
-                Value::from(rec.event_id(style.big_endian).unwrap_or(0)),
+                Value::from(rec.event_id(style.endian).unwrap_or(0)),
             );
         }
     }
@@ -287,7 +277,10 @@ mod tests {
         let f = &names.get(5).unwrap().fields[2];
         let mut d = vec![0u8; 16];
         d.extend_from_slice(b"hello\n\0\0");
-        assert_eq!(field_value(f, &d, false), Value::from("hello\n"));
+        assert_eq!(
+            field_value(f, &d, Endianness::Little),
+            Value::from("hello\n")
+        );
     }
 
     #[test]
@@ -303,7 +296,7 @@ mod tests {
         };
         let comms = Comms::from_saved_cmdlines("42 cat\n");
         let style = KernelStyle {
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -352,7 +345,7 @@ mod tests {
         };
         let comms = Comms::from_saved_cmdlines("42 cat\n");
         let style = KernelStyle {
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();

@@ -7,6 +7,7 @@
 use super::comm::Comms;
 use super::EventFormatter;
 use crate::bytes::dec_len;
+use crate::endian::Endianness;
 use crate::event::Record;
 use crate::tracefs::Tracefs;
 
@@ -168,7 +169,7 @@ pub struct KernelStyle {
     /// `options/irq-info`: the five latency characters.
     pub irq_info: bool,
     /// Byte order of the payloads.
-    pub big_endian: bool,
+    pub endian: Endianness,
     /// Offsets of the common fields.
     pub common: CommonFields,
 }
@@ -179,7 +180,7 @@ impl Default for KernelStyle {
             time_in_ns: true,
             record_tgid: false,
             irq_info: true,
-            big_endian: cfg!(target_endian = "big"),
+            endian: Endianness::NATIVE,
             common: CommonFields::default(),
         }
     }
@@ -206,7 +207,7 @@ pub fn selected_clock(trace_clock: &str) -> Option<&str> {
 impl KernelStyle {
     /// Read `trace_clock`, `options/record-tgid` and `options/irq-info` under `t` (a root,
     /// an instance directory or a fixture tree); missing files keep the kernel defaults.
-    pub fn from_tracefs(t: &Tracefs, big_endian: bool) -> KernelStyle {
+    pub fn from_tracefs(t: &Tracefs, endian: Endianness) -> KernelStyle {
         let opt = |name: &str, default: bool| {
             t.read_string(format!("options/{name}"))
                 .map(|s| s.trim() == "1")
@@ -221,7 +222,7 @@ impl KernelStyle {
             time_in_ns,
             record_tgid: opt("record-tgid", false),
             irq_info: opt("irq-info", true),
-            big_endian,
+            endian,
             common: CommonFields::default(),
         }
     }
@@ -234,11 +235,7 @@ impl KernelStyle {
             return 0;
         };
         let b: [u8; 4] = b.try_into().unwrap_or_default();
-        if self.big_endian {
-            i32::from_be_bytes(b)
-        } else {
-            i32::from_le_bytes(b)
-        }
+        self.endian.u32(&b) as i32
     }
 
     /// `common_flags` and `common_preempt_count`.
@@ -578,7 +575,7 @@ mod tests {
             data: &data,
         };
         let style = KernelStyle {
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();
@@ -599,7 +596,7 @@ mod tests {
         let style = KernelStyle {
             record_tgid: true,
             time_in_ns: false,
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();
@@ -616,7 +613,7 @@ mod tests {
         };
         let style = KernelStyle {
             record_tgid: true,
-            big_endian: false,
+            endian: Endianness::Little,
             irq_info: false,
             ..KernelStyle::default()
         };
@@ -633,7 +630,7 @@ mod tests {
         // Neighbouring records share columns; what changes between them must show.
         let mut comms = Comms::from_saved_cmdlines("7 one\n");
         let style = KernelStyle {
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let line = |comms: &Comms, flags: u8, pid: i32, cpu: u32, ts: u64| {
@@ -689,7 +686,7 @@ mod tests {
             data: &data,
         };
         let style = KernelStyle {
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();
@@ -703,7 +700,7 @@ mod tests {
         let style = KernelStyle {
             record_tgid: true,
             time_in_ns: false,
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         style.write_context(&mut out, &rec, &comms);
@@ -733,7 +730,7 @@ mod tests {
         };
         let style = KernelStyle {
             time_in_ns: false,
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();

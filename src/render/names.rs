@@ -3,6 +3,7 @@
 //! Only what the JSON sink and the fallback text need: names, offsets, sizes, signedness
 //! and the kind of each field. The print-fmt engine lives in the event model.
 
+use crate::endian::Endianness;
 use std::collections::HashMap;
 
 use super::EventFormatter;
@@ -63,15 +64,15 @@ pub struct EventInfo {
 pub struct EventNames {
     by_id: HashMap<u16, EventInfo>,
     /// Byte order of the payloads.
-    pub big_endian: bool,
+    pub endian: Endianness,
 }
 
 impl EventNames {
     /// Read every `events/<sys>/<ev>/format` under `t`; unreadable ones are skipped.
-    pub fn from_tracefs(t: &Tracefs, big_endian: bool) -> EventNames {
+    pub fn from_tracefs(t: &Tracefs, endian: Endianness) -> EventNames {
         let mut n = EventNames {
             by_id: HashMap::new(),
-            big_endian,
+            endian,
         };
         let Ok(systems) = std::fs::read_dir(t.path("events")) else {
             return n;
@@ -127,7 +128,7 @@ impl EventNames {
 
     /// The event of a record.
     pub fn of(&self, rec: &Record) -> Option<&EventInfo> {
-        self.get(rec.event_id(self.big_endian)?)
+        self.get(rec.event_id(self.endian)?)
     }
 
     /// Offsets of the common fields as the format files declare them (defaults when no
@@ -254,11 +255,11 @@ impl EventFormatter for EventNames {
     /// `name: ` followed by `field=value` pairs (the print-fmt engine is not used here).
     fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
         let Some(ev) = self.of(rec) else {
-            let id = rec.event_id(self.big_endian).unwrap_or(0);
+            let id = rec.event_id(self.endian).unwrap_or(0);
             out.extend_from_slice(format!("<unknown event id {id}>").as_bytes());
             return false;
         };
-        if ev.system == "syscalls" && write_syscall(ev, rec.data, self.big_endian, out) {
+        if ev.system == "syscalls" && write_syscall(ev, rec.data, self.endian, out) {
             return true;
         }
         out.extend_from_slice(ev.name.as_bytes());
@@ -271,7 +272,7 @@ impl EventFormatter for EventNames {
             first = false;
             out.extend_from_slice(f.name.as_bytes());
             out.push(b'=');
-            let v = super::json::field_value(f, rec.data, self.big_endian);
+            let v = super::json::field_value(f, rec.data, self.endian);
             match v {
                 serde_json::Value::String(s) => out.extend_from_slice(s.as_bytes()),
                 other => out.extend_from_slice(other.to_string().as_bytes()),
@@ -285,16 +286,9 @@ impl EventFormatter for EventNames {
 /// not with their `print fmt`: `sys_write(fd: 1, buf: 0x55c0..., count: 6)` (arguments
 /// below 10 in decimal, the rest in hex) and `sys_write -> 0x1`. Returns false when the
 /// record does not look like a syscall event.
-pub fn write_syscall(ev: &EventInfo, data: &[u8], be: bool, out: &mut Vec<u8>) -> bool {
+pub fn write_syscall(ev: &EventInfo, data: &[u8], endian: Endianness, out: &mut Vec<u8>) -> bool {
     let read = |f: &FieldDesc| -> Option<u64> {
-        let b = data.get(f.offset..f.offset + f.size)?;
-        let mut v = 0u64;
-        if be {
-            b.iter().for_each(|&x| v = (v << 8) | u64::from(x));
-        } else {
-            b.iter().rev().for_each(|&x| v = (v << 8) | u64::from(x));
-        }
-        Some(v)
+        Some(endian.uint_of(data.get(f.offset..f.offset + f.size)?))
     };
     let args = ev
         .fields

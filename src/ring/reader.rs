@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::page::PageLayout;
+use crate::endian::Endianness;
 use crate::event::{HeaderPage, HeaderPageError};
 use crate::tracefs::{Tracefs, TracefsError};
 
@@ -92,14 +93,15 @@ pub fn page_layout(t: &Tracefs) -> Result<PageLayout, RingError> {
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
         .map(|kb| kb * 1024);
-    let big_endian = match t.read_string("host/uname") {
-        Ok(u) => u
-            .split_whitespace()
-            .last()
-            .is_some_and(machine_is_big_endian),
-        Err(_) => cfg!(target_endian = "big"),
+    let endian = match t.read_string("host/uname") {
+        Ok(u) => Endianness::big_if(
+            u.split_whitespace()
+                .last()
+                .is_some_and(machine_is_big_endian),
+        ),
+        Err(_) => Endianness::NATIVE,
     };
-    Ok(PageLayout::new(&header, subbuf, big_endian))
+    Ok(PageLayout::new(&header, subbuf, endian))
 }
 
 /// The raw bytes of one CPU's `trace_pipe_raw`.

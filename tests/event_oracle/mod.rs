@@ -6,6 +6,7 @@
 //! timestamps); the full decoder lives in `tracectl::ring`.
 
 use std::collections::BTreeMap;
+use tracectl::endian::Endianness;
 
 use tracectl::event::{HeaderPage, Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::tracefs::Tracefs;
@@ -217,7 +218,7 @@ pub fn check_tree(
         kallsyms,
         functions: None,
         printk: printk.as_ref(),
-        big_endian: false,
+        endian: Endianness::Little,
         long_size: header.long_size(),
         hz: None,
         style: Default::default(),

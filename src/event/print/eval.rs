@@ -9,6 +9,7 @@ use super::printf::{fmt_int, fmt_str, int_is_zero, push_hex2, Seg, Spec};
 use super::value::{binary, int_of, norm, norm_value, read_elem, truthy, Int, Value};
 use super::EvalResult;
 use crate::bytes::push_hex;
+use crate::endian::Endianness;
 use crate::event::expr::{CType, Expr};
 use crate::event::format::{sign_extend, until_nul, Field, FieldKind, Schema};
 use crate::event::pointer;
@@ -34,8 +35,8 @@ pub(super) fn looser_right(op: &str, b: &Expr) -> bool {
 }
 
 impl<'a, 'e> Evaluator<'a, 'e> {
-    pub(super) fn be(&self) -> bool {
-        self.env.big_endian
+    pub(super) fn endian(&self) -> Endianness {
+        self.env.endian
     }
 
     pub(super) fn long(&self) -> u8 {
@@ -70,7 +71,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                 push_hex(out, v, false);
                 crate::bytes::put(out, b" buf:");
                 let b = self.schema.fields[*buf]
-                    .bytes(self.data, self.be())
+                    .bytes(self.data, self.endian())
                     .ok_or("buf outside the payload")?;
                 for byte in b {
                     out.push(b' ');
@@ -185,7 +186,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
     pub(super) fn field_int(&self, i: usize) -> EvalResult<u64> {
         let f = &self.schema.fields[i];
         let v = f
-            .read_u64(self.data, self.be())
+            .read_u64(self.data, self.endian())
             .ok_or_else(|| format!("field `{}` lies outside the payload", f.name))?;
         Ok(match f.kind {
             FieldKind::Scalar if f.size < 4 => {
@@ -282,7 +283,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
 
     pub(super) fn field(&self, i: usize) -> EvalResult<Value<'a>> {
         let f = &self.schema.fields[i];
-        let be = self.be();
+        let endian = self.endian();
         let short = || format!("field `{}` lies outside the payload", f.name);
         Ok(match f.kind {
             FieldKind::Scalar if f.size < 4 => Value::Int {
@@ -301,14 +302,15 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                 size: if f.size == 0 { 8 } else { f.size as u8 },
             },
             FieldKind::CharArray { .. } => {
-                Value::Bytes(f.bytes(self.data, be).ok_or_else(short)?, 1)
+                Value::Bytes(f.bytes(self.data, endian).ok_or_else(short)?, 1)
             }
             FieldKind::Array { elem_size, .. }
             | FieldKind::DataLoc { elem_size }
             | FieldKind::RelLoc { elem_size }
-            | FieldKind::DynamicArray { elem_size } => {
-                Value::Bytes(f.bytes(self.data, be).ok_or_else(short)?, elem_size as u8)
-            }
+            | FieldKind::DynamicArray { elem_size } => Value::Bytes(
+                f.bytes(self.data, endian).ok_or_else(short)?,
+                elem_size as u8,
+            ),
         })
     }
 
@@ -369,8 +371,8 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                     ("!", v) => int_of(!truthy(&v) as u64),
                     ("*", Value::Bytes(b, el)) => {
                         let el = el.max(1) as usize;
-                        let raw =
-                            read_elem(b, 0, el, self.be()).ok_or("dereference past the data")?;
+                        let raw = read_elem(b, 0, el, self.endian())
+                            .ok_or("dereference past the data")?;
                         norm(raw, false, if el < 4 { 4 } else { el as u8 })
                     }
                     (_, Value::Int { v, signed, size }) => {
@@ -460,8 +462,8 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                 match self.eval(a)? {
                     Value::Bytes(b, el) => {
                         let el = el.max(1) as usize;
-                        let raw =
-                            read_elem(b, idx, el, self.be()).ok_or("array index past the data")?;
+                        let raw = read_elem(b, idx, el, self.endian())
+                            .ok_or("array index past the data")?;
                         if el < 4 {
                             Value::Int {
                                 v: raw,
@@ -512,12 +514,12 @@ impl<'a, 'e> Evaluator<'a, 'e> {
     }
 
     pub(super) fn call(&self, name: &str, args: &'a [Expr]) -> EvalResult<Value<'a>> {
-        let be = self.be();
+        let endian = self.endian();
         match name {
             "__get_str" | "__get_rel_str" => {
                 let f = self.dyn_field(args)?;
                 Ok(Value::Bytes(
-                    until_nul(f.bytes(self.data, be).ok_or("bad __data_loc")?),
+                    until_nul(f.bytes(self.data, endian).ok_or("bad __data_loc")?),
                     1,
                 ))
             }
@@ -533,14 +535,14 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                     _ => 1,
                 };
                 Ok(Value::Bytes(
-                    f.bytes(self.data, be).ok_or("bad __data_loc")?,
+                    f.bytes(self.data, endian).ok_or("bad __data_loc")?,
                     el as u8,
                 ))
             }
             "__get_dynamic_array_len" | "__get_rel_dynamic_array_len" => {
                 let f = self.dyn_field(args)?;
                 Ok(Value::Int {
-                    v: f.bytes(self.data, be).ok_or("bad __data_loc")?.len() as u64,
+                    v: f.bytes(self.data, endian).ok_or("bad __data_loc")?.len() as u64,
                     signed: true,
                     size: 4,
                 })

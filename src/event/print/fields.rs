@@ -6,6 +6,7 @@ use super::eval::Evaluator;
 use super::helpers::print_array;
 use super::printf::{push_hex2, Seg, Spec};
 use crate::bytes::{push_dec as push_u64, push_hex, push_i64};
+use crate::endian::Endianness;
 use crate::event::expr::Expr;
 use crate::event::format::{sign_extend, until_nul, Field, FieldKind, Schema};
 use crate::event::{PrintEnv, Record};
@@ -14,7 +15,7 @@ impl Schema {
     /// Append every non-common field as `name=value`, separated by spaces: the text used
     /// when the `print fmt` cannot be evaluated.
     pub fn write_fields(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) {
-        let be = env.big_endian;
+        let endian = env.endian;
         let mut first = true;
         for f in self
             .fields
@@ -27,7 +28,7 @@ impl Schema {
             first = false;
             crate::bytes::put(out, f.name.as_bytes());
             out.push(b'=');
-            write_field_value(f, rec.data, be, out);
+            write_field_value(f, rec.data, endian, out);
         }
     }
 
@@ -115,11 +116,11 @@ impl Schema {
 
 /// libtraceevent's `print_field_raw`.
 pub(super) fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8>) {
-    let be = env.big_endian;
+    let endian = env.endian;
     let is_string = f.type_name.contains("char");
     match f.kind {
         FieldKind::Scalar | FieldKind::Pointer => {
-            let v = f.read_u64(data, be).unwrap_or(0);
+            let v = f.read_u64(data, endian).unwrap_or(0);
             let is_long = f.type_name.contains("long");
             let is_pointer = f.kind == FieldKind::Pointer || f.type_name.contains('*');
             if is_pointer || (!f.signed && is_long) {
@@ -139,7 +140,7 @@ pub(super) fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8
             }
         }
         _ => {
-            let b = f.bytes(data, be).unwrap_or(&[]);
+            let b = f.bytes(data, endian).unwrap_or(&[]);
             let printable = {
                 let t = until_nul(b);
                 t.iter().all(|c| {
@@ -164,15 +165,15 @@ pub(super) fn raw_field(f: &Field, data: &[u8], env: &PrintEnv, out: &mut Vec<u8
 
 /// One field's value in the fallback and JSON-ish form: integers in decimal (pointers in
 /// hex), strings as text, other arrays as `{0x..,0x..}`.
-pub(crate) fn write_field_value(f: &Field, data: &[u8], be: bool, out: &mut Vec<u8>) {
+pub(crate) fn write_field_value(f: &Field, data: &[u8], endian: Endianness, out: &mut Vec<u8>) {
     let is_char = f.type_name.contains("char");
     match f.kind {
-        FieldKind::Scalar => match f.read_u64(data, be) {
+        FieldKind::Scalar => match f.read_u64(data, endian) {
             Some(v) if f.signed => push_i64(out, sign_extend(v, f.size)),
             Some(v) => push_u64(out, v),
             None => crate::bytes::put(out, b"<short>"),
         },
-        FieldKind::Pointer => match f.read_u64(data, be) {
+        FieldKind::Pointer => match f.read_u64(data, endian) {
             Some(v) => {
                 crate::bytes::put(out, b"0x");
                 push_hex(out, v, false);
@@ -180,14 +181,14 @@ pub(crate) fn write_field_value(f: &Field, data: &[u8], be: bool, out: &mut Vec<
             None => crate::bytes::put(out, b"<short>"),
         },
         FieldKind::CharArray { .. } => {
-            crate::bytes::put(out, f.str(data, be).unwrap_or(b"<short>"))
+            crate::bytes::put(out, f.str(data, endian).unwrap_or(b"<short>"))
         }
-        _ if is_char => crate::bytes::put(out, f.str(data, be).unwrap_or(b"<bad data_loc>")),
+        _ if is_char => crate::bytes::put(out, f.str(data, endian).unwrap_or(b"<bad data_loc>")),
         FieldKind::Array { elem_size, .. }
         | FieldKind::DataLoc { elem_size }
         | FieldKind::RelLoc { elem_size }
-        | FieldKind::DynamicArray { elem_size } => match f.bytes(data, be) {
-            Some(b) => print_array(out, b, elem_size, b.len() / elem_size.max(1), be),
+        | FieldKind::DynamicArray { elem_size } => match f.bytes(data, endian) {
+            Some(b) => print_array(out, b, elem_size, b.len() / elem_size.max(1), endian),
             None => crate::bytes::put(out, b"<bad data_loc>"),
         },
     }

@@ -21,12 +21,12 @@ pub(crate) fn bprintf(
     long: u8,
     out: &mut Vec<u8>,
 ) -> EvalResult<()> {
-    let be = env.big_endian;
+    let endian = env.endian;
     let mut pos = 0usize;
     let word = |pos: &mut usize, size: usize| -> EvalResult<u64> {
         let align = if size == 8 { 4 } else { size };
         *pos = pos.div_ceil(align) * align;
-        let v = read_elem(args.get(*pos..).unwrap_or(&[]), 0, size, be)
+        let v = read_elem(args.get(*pos..).unwrap_or(&[]), 0, size, endian)
             .ok_or("bprint arguments end early")?;
         *pos += size;
         Ok(v)
@@ -117,7 +117,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
 
     pub(super) fn field_u64(&self, i: usize) -> EvalResult<u64> {
         let f = &self.schema.fields[i];
-        f.read_u64(self.data, self.be())
+        f.read_u64(self.data, self.endian())
             .ok_or_else(|| format!("field `{}` lies outside the payload", f.name))
     }
 
@@ -131,7 +131,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
         let all_ones = if long == 4 { u32::MAX as u64 } else { u64::MAX };
         crate::bytes::put(out, b"<stack trace>");
         for w in words.chunks_exact(long) {
-            let ip = read_elem(w, 0, long, self.be()).unwrap_or(all_ones);
+            let ip = read_elem(w, 0, long, self.endian()).unwrap_or(all_ones);
             if ip == all_ones {
                 break;
             }
@@ -150,11 +150,11 @@ impl<'a, 'e> Evaluator<'a, 'e> {
         let f = &self.schema.fields[caller];
         let long = self.schema.long_size;
         let words = f
-            .bytes(self.data, self.be())
+            .bytes(self.data, self.endian())
             .ok_or("caller outside the payload")?;
         crate::bytes::put(out, b"<user stack trace>");
         for w in words.chunks_exact(long) {
-            let ip = read_elem(w, 0, long, self.be()).unwrap_or(0);
+            let ip = read_elem(w, 0, long, self.endian()).unwrap_or(0);
             if ip == 0 {
                 break;
             }
@@ -200,7 +200,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
         self.ip_sym(self.field_u64(ip)?, out);
         crate::bytes::put(out, b": ");
         let b = self.schema.fields[buf]
-            .str(self.data, self.be())
+            .str(self.data, self.endian())
             .ok_or("buf outside the payload")?;
         // The kernel's line ends with the buffer's own newline; the caller adds one.
         crate::bytes::put(out, b.strip_suffix(b"\n").unwrap_or(b));
@@ -252,7 +252,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             .and_then(|p| p.format(addr, self.schema.long_size))
             .ok_or_else(|| format!("bprint format {addr:#x} is not in printk_formats"))??;
         let args = self.schema.fields[buf]
-            .bytes(self.data, self.be())
+            .bytes(self.data, self.endian())
             .ok_or("buf outside the payload")?;
         let start = out.len();
         bprintf(self.env, &segs, args, self.long(), out)?;

@@ -7,6 +7,7 @@ use super::printf::push_hex2;
 use super::value::{read_elem, Value};
 use super::EvalResult;
 use crate::bytes::{push_dec as push_u64, push_hex};
+use crate::endian::Endianness;
 use crate::event::expr::Expr;
 use crate::event::format::until_nul;
 use crate::event::pointer;
@@ -31,7 +32,13 @@ pub(super) fn is_text_helper(name: &str) -> bool {
 }
 
 /// `{0x1,0x2}` as the kernel's `trace_print_array_seq` writes it.
-pub(crate) fn print_array(out: &mut Vec<u8>, b: &[u8], el: usize, count: usize, be: bool) {
+pub(crate) fn print_array(
+    out: &mut Vec<u8>,
+    b: &[u8],
+    el: usize,
+    count: usize,
+    endian: Endianness,
+) {
     out.push(b'{');
     for i in 0..count {
         if i.saturating_mul(el) >= b.len() {
@@ -40,7 +47,7 @@ pub(crate) fn print_array(out: &mut Vec<u8>, b: &[u8], el: usize, count: usize, 
         if i != 0 {
             out.push(b',');
         }
-        match read_elem(b, i, el, be) {
+        match read_elem(b, i, el, endian) {
             Some(v) => {
                 crate::bytes::put(out, b"0x");
                 push_hex(out, v, false);
@@ -179,7 +186,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
         args: &'a [Expr],
         out: &mut Vec<u8>,
     ) -> EvalResult<()> {
-        let be = self.be();
+        let endian = self.endian();
         match name {
             "__print_flags" | "__print_flags_u64" => {
                 let flags = self.int(args.first().ok_or("__print_flags()")?)?
@@ -224,20 +231,20 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                 let b = self.ptr_bytes(args.first().ok_or("__print_array()")?)?;
                 let count = self.int(args.get(1).ok_or("__print_array count")?)? as usize;
                 let el = self.int(args.get(2).ok_or("__print_array size")?)? as usize;
-                print_array(out, b, el, count, be);
+                print_array(out, b, el, count, endian);
                 Ok(())
             }
             "__print_dynamic_array" => {
                 let f = self.dyn_field(args)?;
                 let el = self.int(args.get(1).ok_or("__print_dynamic_array size")?)? as usize;
-                let b = f.bytes(self.data, be).ok_or("bad __data_loc")?;
-                print_array(out, b, el, b.len() / el.max(1), be);
+                let b = f.bytes(self.data, endian).ok_or("bad __data_loc")?;
+                print_array(out, b, el, b.len() / el.max(1), endian);
                 Ok(())
             }
             "__get_bitmask" | "__get_rel_bitmask" | "__get_cpumask" | "__get_rel_cpumask" => {
                 let f = self.dyn_field(args)?;
-                let b = f.bytes(self.data, be).ok_or("bad __data_loc")?;
-                pointer::bitmap(out, b, b.len() * 8, false, self.long() as usize, be);
+                let b = f.bytes(self.data, endian).ok_or("bad __data_loc")?;
+                pointer::bitmap(out, b, b.len() * 8, false, self.long() as usize, endian);
                 Ok(())
             }
             _ => Err(format!("unknown function `{name}`")),

@@ -10,7 +10,7 @@ use super::value::{int_binary, norm_value, read_elem, BinOp, Int};
 use super::EvalResult;
 use crate::bytes::Text;
 use crate::event::expr::{CType, Expr};
-use crate::event::format::{read_uint, sign_extend, until_nul, FieldKind, Schema};
+use crate::event::format::{sign_extend, until_nul, FieldKind, Schema};
 use crate::event::pointer;
 use crate::event::PrintStyle;
 
@@ -697,7 +697,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                 }
                 Piece::Str { field, spec } => {
                     let f = &self.schema.fields[*field];
-                    let b = f.bytes(self.data, self.be()).ok_or_else(|| {
+                    let b = f.bytes(self.data, self.endian()).ok_or_else(|| {
                         if f.is_dynamic() {
                             "bad __data_loc".to_string()
                         } else {
@@ -713,11 +713,11 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                         return Err("an indexed field is not an array".into());
                     };
                     let b = f
-                        .bytes(self.data, self.be())
+                        .bytes(self.data, self.endian())
                         .ok_or_else(|| format!("field `{}` lies outside the payload", f.name))?;
                     let el = (elem_size as u8).max(1) as usize;
-                    let raw =
-                        read_elem(b, *index, el, self.be()).ok_or("array index past the data")?;
+                    let raw = read_elem(b, *index, el, self.endian())
+                        .ok_or("array index past the data")?;
                     let v = if el < 4 {
                         raw
                     } else {
@@ -847,7 +847,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
     /// The integer a planned piece reads (see [`FieldRead`]).
     #[inline(always)]
     pub(super) fn read(&self, r: &FieldRead) -> EvalResult<u64> {
-        let Some(raw) = read_uint(self.data, r.off, r.size as usize, self.be()) else {
+        let Some(raw) = self.endian().read_uint(self.data, r.off, r.size as usize) else {
             return Err(format!(
                 "field `{}` lies outside the payload",
                 self.schema.fields[r.field].name
@@ -931,7 +931,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
 
     #[inline(always)]
     pub(super) fn int_expr_field(&self, r: &FieldRead) -> Option<Int> {
-        let raw = read_uint(self.data, r.off, r.size as usize, self.be())?;
+        let raw = self.endian().read_uint(self.data, r.off, r.size as usize)?;
         Some(Int {
             v: if r.sext {
                 sign_extend(raw, r.size as usize) as u64

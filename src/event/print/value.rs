@@ -2,7 +2,8 @@
 //! (promotions, casts, signedness, the width of `long`).
 
 use super::EvalResult;
-use crate::event::format::{read_uint, sign_extend};
+use crate::endian::Endianness;
+use crate::event::format::sign_extend;
 use crate::event::pointer;
 
 /// A value of the expression language.
@@ -90,8 +91,8 @@ pub(super) fn truthy(v: &Value) -> bool {
     }
 }
 
-pub(super) fn read_elem(b: &[u8], i: usize, el: usize, be: bool) -> Option<u64> {
-    read_uint(b, i.checked_mul(el)?, el, be)
+pub(super) fn read_elem(b: &[u8], i: usize, el: usize, endian: Endianness) -> Option<u64> {
+    endian.read_uint(b, i.checked_mul(el)?, el)
 }
 
 pub(super) fn binary<'a>(op: &str, a: Value<'a>, b: Value<'a>) -> EvalResult<Value<'a>> {

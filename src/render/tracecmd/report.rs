@@ -261,7 +261,7 @@ fn report_loop<'a>(
             }
             buf.extend_from_slice(&l.prefix);
             let graph = rec
-                .event_id(l.input.catalog.big_endian())
+                .event_id(l.input.catalog.endian())
                 .and_then(|id| l.renderer.graph_entry(id));
             match graph {
                 None if pipe.wants() && l.renderer.info_is_independent(&rec) => {
@@ -549,7 +549,7 @@ fn accept<C: Catalog + ?Sized>(
     if filter.is_empty() {
         return true;
     }
-    let Some(id) = rec.event_id(catalog.big_endian()) else {
+    let Some(id) = rec.event_id(catalog.endian()) else {
         return false;
     };
     let pid = renderer.pid(rec);

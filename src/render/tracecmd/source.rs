@@ -199,7 +199,7 @@ impl DatSource {
         let mut cursors = Vec::new();
         for (i, c) in b.cpus().iter().enumerate() {
             let pages = dat.cpu_pages(buffer, i)?;
-            let layout = PageLayout::new(header, Some(pages.page_size()), dat.big_endian());
+            let layout = PageLayout::new(header, Some(pages.page_size()), dat.endian());
             cursors.push(CpuCursor {
                 pages,
                 cpu: c.cpu,
