@@ -34,6 +34,7 @@
 //! assert_eq!(out, b"value=-3 (negative)");
 //! ```
 
+pub mod btf;
 mod constants;
 mod expr;
 mod format;
