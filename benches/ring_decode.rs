@@ -133,7 +133,7 @@ fn main() {
         black_box(&out);
         n
     });
-    let registry = Registry::from_tracefs(&t).unwrap();
+    let registry = Registry::from_source(&t).unwrap();
     let ksyms = zstd::decode_all(&std::fs::read(t.path("host/kallsyms.zst")).unwrap()[..]).unwrap();
     let kallsyms = Kallsyms::parse(&String::from_utf8_lossy(&ksyms));
     let printk = PrintkFormats::parse(&t.read_string("printk_formats").unwrap());

@@ -30,6 +30,7 @@ mod bytes;
 pub mod dat;
 pub mod endian;
 pub mod event;
+pub mod formats;
 pub mod perf;
 pub mod record;
 pub mod render;

@@ -9,8 +9,8 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
+use tracectl::event::EventFormatter;
 use tracectl::event::{EventPrinter, HeaderPage, Record};
-use tracectl::render::EventFormatter;
 use tracectl::tracefs::Tracefs;
 
 #[test]
@@ -18,7 +18,7 @@ use tracectl::tracefs::Tracefs;
 fn print_fmt_engine_ns_per_event() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures/linux-6.18-all");
     let t = Tracefs::at(&dir);
-    let printer = EventPrinter::from_tracefs(&t).unwrap();
+    let printer = EventPrinter::from_source(&t).unwrap();
     let header = HeaderPage::parse(&t.read_string("events/header_page").unwrap()).unwrap();
     let mut recs = Vec::new();
     for (cpu, bytes) in event_oracle::fixture_raw(&t) {

@@ -6,13 +6,14 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use tracectl::dat::{DatError, DatFile};
+use tracectl::event::EventFormatter;
 use tracectl::event::{PrintEnv, PrintStyle, Record};
 use tracectl::render::tracecmd::{
     parse_cpu_list, write_report, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter,
     FilterContext, RecordSource, ReportError, ReportInput, ReportOptions, ThreadedSource,
     TimeFormat, TraceCmdStyle,
 };
-use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use tracectl::render::{json, CommonFields, Comms, EventNames, KernelStyle};
 
 use super::common::Context;
 

@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 use tracectl::endian::Endianness;
 
 use anyhow::{Context as _, Result};
+use tracectl::event::EventFormatter;
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::render::graph::{
     blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms,
     write_latency_header, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord,
 };
-use tracectl::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use tracectl::render::{json, CommonFields, Comms, EventNames, KernelStyle};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::tracefs::capture::{
     count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events,
@@ -286,7 +287,7 @@ impl EventText {
 
     /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
     fn load(t: &Tracefs, endian: Endianness, specs: &[String]) -> EventText {
-        let registry = match Registry::from_tracefs(t) {
+        let registry = match Registry::from_source(t) {
             Ok(mut r) => {
                 resolve_enum_constants_of(t, &mut r, specs);
                 Some(r)

@@ -48,9 +48,10 @@ mod registry;
 pub(crate) mod symbols;
 
 use crate::endian::Endianness;
+pub use crate::formats::FormatSource;
 pub use format::{Field, FieldKind, FieldValue, FormatError, Schema};
 pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
-pub use printer::EventPrinter;
+pub use printer::{EventFormatter, EventPrinter};
 use std::fmt;
 
 pub use print::HELPERS;

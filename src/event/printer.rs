@@ -2,8 +2,19 @@
 //! tables of the same root.
 
 use super::{Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, RegistryError};
-use crate::render::EventFormatter;
-use crate::tracefs::Tracefs;
+use crate::formats::FormatSource;
+
+/// Writes what an event prints after the context columns of a `trace` line.
+///
+/// For a tracepoint that is `name: ` and the text of its `print fmt`; the ftrace-internal
+/// events (`print`, `bprint`, `function`, ...) print without their name, like the kernel.
+/// [`EventPrinter`] implements it with the event model; `render::EventNames` is the
+/// minimal one that only knows names and ids.
+pub trait EventFormatter {
+    /// Append the event's text to `out`; false when the event id is unknown (then a
+    /// placeholder naming the id was written).
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool;
+}
 
 /// Everything needed to print events of one kernel as its `trace` file does: the schemas,
 /// `printk_formats` and kallsyms.
@@ -23,17 +34,19 @@ pub struct EventPrinter {
 }
 
 impl EventPrinter {
-    /// Load the registry (lazily), `printk_formats` and kallsyms of a tracefs root. A live
-    /// root (one without `host/`) reads `/proc/kallsyms`; symbols that cannot be read are
+    /// Load the registry (lazily), `printk_formats`, kallsyms and HZ of a source (a
+    /// tracefs root: a live root reads `/proc/kallsyms`); symbols that cannot be read are
     /// left out (addresses then print in hex) rather than failing.
-    pub fn from_tracefs(t: &Tracefs) -> Result<EventPrinter, RegistryError> {
-        let registry = Registry::from_tracefs(t)?;
-        let printk = t
-            .read_string("printk_formats")
-            .ok()
-            .map(|s| PrintkFormats::parse(&s));
-        let kallsyms = load_kallsyms(t);
-        let hz = load_hz(t);
+    pub fn from_source<S: FormatSource + Clone + 'static>(
+        source: &S,
+    ) -> Result<EventPrinter, RegistryError> {
+        let registry = Registry::from_source(source)?;
+        let printk = source.printk_formats().map(|s| PrintkFormats::parse(&s));
+        let kallsyms = source
+            .kallsyms()
+            .map(|text| Kallsyms::parse(&text))
+            .filter(|k| !k.is_empty());
+        let hz = source.kernel_config().and_then(|c| parse_config_hz(&c));
         Ok(EventPrinter {
             registry,
             kallsyms,
@@ -55,40 +68,6 @@ impl EventPrinter {
             style: self.style,
         }
     }
-}
-
-fn load_kallsyms(t: &Tracefs) -> Option<Kallsyms> {
-    if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
-        let text = zstd::decode_all(&z[..]).ok()?;
-        return Some(Kallsyms::parse(&String::from_utf8_lossy(&text)));
-    }
-    if let Ok(text) = std::fs::read_to_string(t.path("host/kallsyms")) {
-        return Some(Kallsyms::parse(&text));
-    }
-    if t.path("host").exists() {
-        return None;
-    }
-    let k = Kallsyms::parse(&std::fs::read_to_string("/proc/kallsyms").ok()?);
-    (!k.is_empty()).then_some(k)
-}
-
-/// `CONFIG_HZ` from the tree's `host/config(.gz)`, or `/proc/config.gz` for a live root.
-fn load_hz(t: &Tracefs) -> Option<u32> {
-    let text = if let Ok(s) = std::fs::read_to_string(t.path("host/config")) {
-        s
-    } else {
-        let gz = if t.path("host").exists() {
-            t.path("host/config.gz")
-        } else {
-            "/proc/config.gz".into()
-        };
-        let bytes = std::fs::read(gz).ok()?;
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut s)
-            .ok()?;
-        s
-    };
-    parse_config_hz(&text)
 }
 
 /// The value of `CONFIG_HZ=` in a kernel config.

@@ -8,14 +8,14 @@ use indexmap::IndexMap;
 
 use super::format::{FormatError, Schema};
 use super::{HeaderPage, PrintEnv, Record};
-use crate::tracefs::{Tracefs, TracefsError};
+use crate::formats::{FormatSource, SourceError};
 
 /// Where a schema's format text comes from.
 #[derive(Debug)]
 enum Source {
     Text(String),
-    /// `events/<system>/<event>/format` under the registry's root.
-    Tracefs,
+    /// `format(system, name)` of the registry's source.
+    Source,
 }
 
 #[derive(Debug)]
@@ -30,8 +30,8 @@ struct Entry {
 /// A registry that could not be built.
 #[derive(Debug)]
 pub enum RegistryError {
-    /// A tracefs file could not be read.
-    Tracefs(TracefsError),
+    /// The source could not list its events or give its `header_page`.
+    Source(SourceError),
     /// `events/header_page` did not parse.
     HeaderPage(super::HeaderPageError),
 }
@@ -39,7 +39,7 @@ pub enum RegistryError {
 impl fmt::Display for RegistryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RegistryError::Tracefs(e) => write!(f, "{e}"),
+            RegistryError::Source(e) => write!(f, "{e}"),
             RegistryError::HeaderPage(e) => write!(f, "{e}"),
         }
     }
@@ -49,10 +49,10 @@ impl std::error::Error for RegistryError {}
 
 /// Every event schema of one kernel, by id and by `system:name`.
 ///
-/// From a tracefs root only the ids are read up front (`events/*/*/id`); a format is
-/// parsed the first time its event is asked for.
+/// From a [`FormatSource`] (a tracefs root, say) only the ids are read up front
+/// (`events/*/*/id`); a format is read and parsed the first time its event is asked for.
 pub struct Registry {
-    root: Option<Tracefs>,
+    root: Option<Box<dyn FormatSource>>,
     entries: IndexMap<String, Entry>,
     /// Entry index + 1 by event id (0: unknown); a flat table keeps the per-record lookup
     /// to one load.
@@ -85,47 +85,19 @@ impl Registry {
         }
     }
 
-    /// Index every event under `events/` of a tracefs root (live or fixture tree). The
-    /// long size comes from `events/header_page`; the byte order is the host's.
-    pub fn from_tracefs(t: &Tracefs) -> Result<Registry, RegistryError> {
-        let hp = t
-            .read_string("events/header_page")
-            .map_err(RegistryError::Tracefs)?;
+    /// Index every event of a source of format texts (a tracefs root, live or a fixture
+    /// tree). The long size comes from its `header_page`; the byte order is the host's.
+    pub fn from_source<S: FormatSource + Clone + 'static>(
+        source: &S,
+    ) -> Result<Registry, RegistryError> {
+        let hp = source.header_page().map_err(RegistryError::Source)?;
         let header = HeaderPage::parse(&hp).map_err(RegistryError::HeaderPage)?;
         let mut reg = Registry::new(header.long_size(), Endianness::NATIVE);
-        reg.root = Some(t.clone());
-        let dir = t.path("events");
-        let systems = std::fs::read_dir(&dir)
-            .map_err(|e| RegistryError::Tracefs(TracefsError::from_io(&dir, e)))?;
-        let mut names: Vec<(String, String)> = Vec::new();
-        for sys in systems.flatten() {
-            if !sys.file_type().is_ok_and(|t| t.is_dir()) {
-                continue;
-            }
-            let Ok(events) = std::fs::read_dir(sys.path()) else {
-                continue;
-            };
-            let system = sys.file_name().to_string_lossy().into_owned();
-            for ev in events.flatten() {
-                if ev.file_type().is_ok_and(|t| t.is_dir()) {
-                    names.push((
-                        system.clone(),
-                        ev.file_name().to_string_lossy().into_owned(),
-                    ));
-                }
-            }
-        }
-        names.sort();
+        let names = source.events().map_err(RegistryError::Source)?;
         for (system, name) in names {
-            let id = t
-                .read_string(format!("events/{system}/{name}/id"))
-                .ok()
-                .and_then(|s| s.trim().parse::<u16>().ok());
             // events/ftrace/* have no `id` file: the ID is only in the format.
-            let id = id.or_else(|| {
-                let text = t
-                    .read_string(format!("events/{system}/{name}/format"))
-                    .ok()?;
+            let id = source.id(&system, &name).or_else(|| {
+                let text = source.format(&system, &name).ok()?;
                 text.lines()
                     .find_map(|l| l.strip_prefix("ID:"))
                     .and_then(|v| v.trim().parse::<u16>().ok())
@@ -140,11 +112,12 @@ impl Registry {
                     system,
                     name,
                     id,
-                    source: Source::Tracefs,
+                    source: Source::Source,
                     schema: OnceLock::new(),
                 },
             );
         }
+        reg.root = Some(Box::new(source.clone()));
         Ok(reg)
     }
 
@@ -219,18 +192,16 @@ impl Registry {
         e.schema.get_or_init(|| {
             let text = match (&e.source, &self.root) {
                 (Source::Text(t), _) => t.clone(),
-                (Source::Tracefs, Some(root)) => {
-                    match root.read_string(format!("events/{}/{}/format", e.system, e.name)) {
-                        Ok(t) => t,
-                        Err(err) => {
-                            return Err(FormatError {
-                                event: format!("{}:{}", e.system, e.name),
-                                message: format!("cannot read it: {err}"),
-                            })
-                        }
+                (Source::Source, Some(root)) => match root.format(&e.system, &e.name) {
+                    Ok(t) => t,
+                    Err(err) => {
+                        return Err(FormatError {
+                            event: format!("{}:{}", e.system, e.name),
+                            message: format!("cannot read it: {err}"),
+                        })
                     }
-                }
-                (Source::Tracefs, None) => String::new(),
+                },
+                (Source::Source, None) => String::new(),
             };
             Schema::parse(&e.system, &text, self.long_size)
         })

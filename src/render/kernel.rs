@@ -5,9 +5,9 @@
 //! flag letters and the timestamp forms below are those of the 6.18 `trace` file.
 
 use super::comm::Comms;
-use super::EventFormatter;
 use crate::bytes::dec_len;
 use crate::endian::Endianness;
+use crate::event::EventFormatter;
 use crate::event::Record;
 use crate::tracefs::Tracefs;
 

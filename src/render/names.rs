@@ -6,7 +6,7 @@
 use crate::endian::Endianness;
 use std::collections::HashMap;
 
-use super::EventFormatter;
+use crate::event::EventFormatter;
 use crate::event::Record;
 use crate::tracefs::Tracefs;
 

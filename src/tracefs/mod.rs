@@ -23,6 +23,7 @@ mod dynevent;
 mod error;
 mod events;
 mod file;
+mod formats;
 mod ftrace;
 pub mod graph;
 mod instance;

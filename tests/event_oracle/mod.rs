@@ -202,7 +202,7 @@ pub fn check_tree(
     trace_text: &str,
     raw: &[(u32, Vec<u8>)],
 ) -> Report {
-    let reg = Registry::from_tracefs(t).expect("registry");
+    let reg = Registry::from_source(t).expect("registry");
     let header = HeaderPage::parse(&t.read_string("events/header_page").unwrap()).unwrap();
     let page_size = t
         .read_string("buffer_subbuf_size_kb")
