@@ -13,7 +13,7 @@ use tracectl::render::tracecmd::{
     FilterContext, RecordSource, ReportError, ReportInput, ReportOptions, ThreadedSource,
     TimeFormat, TraceCmdStyle,
 };
-use tracectl::render::{json, CommonFields, Comms, EventNames, KernelStyle};
+use tracectl::render::{json, CommonFields, Comms, KernelStyle};
 
 use super::common::Context;
 
@@ -510,15 +510,7 @@ fn kernel_or_json(
     out: &mut dyn Write,
 ) -> Result<i32> {
     let endian = dat.endian();
-    let mut names = EventNames::default();
-    names.endian = endian;
-    let mut common = None;
-    for (system, text) in dat.all_formats() {
-        names.add_format(system, text);
-        if common.is_none() && text.contains("common_pid") {
-            common = Some(CommonFields::from_format(text));
-        }
-    }
+    let registry = catalog.registry();
     let clock = clock_of(dat);
     let style = KernelStyle {
         time_in_ns: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), false)
@@ -526,7 +518,7 @@ fn kernel_or_json(
         record_tgid: false,
         irq_info: true,
         endian,
-        common: common.unwrap_or_default(),
+        common: CommonFields::from_registry(registry),
     };
     let mut comms = Comms::from_saved_cmdlines(dat.cmdlines());
     let mut cmdlines = Cmdlines::new();
@@ -563,7 +555,7 @@ fn kernel_or_json(
             }
         }
         if json {
-            json::write_record(&mut buf, &rec, &comms, &names, &style);
+            json::write_schema_record(&mut buf, &rec, &comms, registry.of(&rec), &style);
         } else {
             style.write_line(&mut buf, &rec, &comms, &text);
         }

@@ -260,21 +260,7 @@ impl EventText {
         let Some(reg) = &self.registry else {
             return fallback.common_fields();
         };
-        let mut c = CommonFields::default();
-        for (s, n, _) in reg.events() {
-            if let Some(schema) = reg.by_name(s, n) {
-                for f in &schema.fields {
-                    match f.name.as_str() {
-                        "common_flags" => c.flags = f.offset,
-                        "common_preempt_count" => c.preempt_count = f.offset,
-                        "common_pid" => c.pid = f.offset,
-                        _ => {}
-                    }
-                }
-                break;
-            }
-        }
-        c
+        CommonFields::from_registry(reg)
     }
     /// One stderr line per event type whose text fell back to `field=value` pairs.
     fn report_fallbacks(&self) {

@@ -8,7 +8,7 @@ use super::comm::Comms;
 use crate::bytes::dec_len;
 use crate::endian::Endianness;
 use crate::event::EventFormatter;
-use crate::event::Record;
+use crate::event::{Record, Registry, Schema};
 use crate::tracefs::Tracefs;
 
 /// IRQS_OFF: interrupts disabled.
@@ -25,8 +25,8 @@ const F_BH_OFF: u8 = 0x80;
 /// Where the common fields sit in every event payload.
 ///
 /// Every format file lists them first; the values below are those of all kernels since
-/// `common_lock_depth` went away, and [`CommonFields::from_format`] reads them from a real
-/// format file when one is at hand.
+/// `common_lock_depth` went away, and [`CommonFields::of`] reads them from an event's schema
+/// when one is at hand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CommonFields {
     /// `common_flags` (u8).
@@ -48,31 +48,29 @@ impl Default for CommonFields {
 }
 
 impl CommonFields {
-    /// Offsets from the `common_*` lines of any event's `format` text.
-    pub fn from_format(text: &str) -> CommonFields {
+    /// The offsets `schema` declares for the common fields (the defaults for those it
+    /// lacks).
+    pub fn of(schema: &Schema) -> CommonFields {
         let mut c = CommonFields::default();
-        for line in text.lines() {
-            let Some(rest) = line.trim().strip_prefix("field:") else {
-                continue;
-            };
-            let Some((decl, attrs)) = rest.split_once(';') else {
-                continue;
-            };
-            let Some(off) = attrs.split(';').find_map(|a| {
-                a.trim()
-                    .strip_prefix("offset:")
-                    .and_then(|v| v.trim().parse::<usize>().ok())
-            }) else {
-                continue;
-            };
-            match decl.split_whitespace().last() {
-                Some("common_flags") => c.flags = off,
-                Some("common_preempt_count") => c.preempt_count = off,
-                Some("common_pid") => c.pid = off,
+        for f in &schema.fields {
+            match f.name.as_str() {
+                "common_flags" => c.flags = f.offset,
+                "common_preempt_count" => c.preempt_count = f.offset,
+                "common_pid" => c.pid = f.offset,
                 _ => {}
             }
         }
         c
+    }
+
+    /// Those of the first event of `registry` whose format parses and declares
+    /// `common_pid` (every event of a kernel has the same); the defaults when none does.
+    pub fn from_registry(registry: &Registry) -> CommonFields {
+        registry
+            .events()
+            .filter_map(|(system, name, _)| registry.by_name(system, name))
+            .find(|s| s.field("common_pid").is_some())
+            .map_or_else(CommonFields::default, CommonFields::of)
     }
 }
 
