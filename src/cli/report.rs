@@ -555,7 +555,7 @@ fn kernel_or_json(
             }
         }
         if json {
-            json::write_schema_record(&mut buf, &rec, &comms, registry.of(&rec), &style);
+            json::write_record(&mut buf, &rec, &comms, registry.of(&rec), &style);
         } else {
             style.write_line(&mut buf, &rec, &comms, &text);
         }

@@ -13,7 +13,7 @@ use tracectl::render::graph::{
     blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms,
     write_latency_header, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord,
 };
-use tracectl::render::{json, CommonFields, Comms, EventNames, KernelStyle};
+use tracectl::render::{json, CommonFields, Comms, FieldPairs, KernelStyle};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError};
 use tracectl::tracefs::capture::{
     count_cpu_list, event_matches, is_mounted_tracefs, resolve_enum_constants_of, select_events,
@@ -57,7 +57,6 @@ pub struct Args {
 struct Printer {
     style: KernelStyle,
     comms: Comms,
-    names: EventNames,
     /// The event model: print-fmt text exactly as the kernel prints it.
     text: EventText,
     json: bool,
@@ -105,19 +104,9 @@ impl Printer {
                     );
                 }
                 if self.json {
-                    match &self.text.registry {
-                        Some(reg) => json::write_schema_record(
-                            out,
-                            &rec,
-                            &self.comms,
-                            reg.of(&rec),
-                            &self.style,
-                        ),
-                        None => {
-                            json::write_record(out, &rec, &self.comms, &self.names, &self.style)
-                        }
-                    }
-                } else if !self.style_line(&rec, out) && !self.text.knows(&rec, &self.names) {
+                    let schema = self.text.registry.as_ref().and_then(|reg| reg.of(&rec));
+                    json::write_record(out, &rec, &self.comms, schema, &self.style);
+                } else if !self.style_line(&rec, out) && !self.text.knows(&rec) {
                     if let Some(id) = rec.event_id(self.style.endian) {
                         if self.lost_unknown_ids.insert(id) {
                             eprintln!("tracectl: event id {id} has no format under events/ (was the tree captured with its formats?)");
@@ -155,32 +144,20 @@ impl Printer {
         let endian = self.style.endian;
         let mut learned: Vec<(i32, String)> = Vec::new();
         {
-            let (system, name, fields): (&str, &str, Vec<(&str, serde_json::Value)>) =
-                match &self.text.registry {
-                    Some(reg) => {
-                        let Some(s) = reg.of(rec) else { return };
-                        let vals = s
-                            .fields
-                            .iter()
-                            .map(|f| {
-                                (
-                                    f.name.as_str(),
-                                    json::schema_field_value(f, rec.data, endian),
-                                )
-                            })
-                            .collect();
-                        (s.system.as_str(), s.name.as_str(), vals)
-                    }
-                    None => {
-                        let Some(ev) = self.names.of(rec) else { return };
-                        let vals = ev
-                            .fields
-                            .iter()
-                            .map(|f| (f.name.as_str(), json::field_value(f, rec.data, endian)))
-                            .collect();
-                        (ev.system.as_str(), ev.name.as_str(), vals)
-                    }
-                };
+            let Some(s) = self.text.registry.as_ref().and_then(|reg| reg.of(rec)) else {
+                return;
+            };
+            let (system, name) = (s.system.as_str(), s.name.as_str());
+            let fields: Vec<(&str, serde_json::Value)> = s
+                .fields
+                .iter()
+                .map(|f| {
+                    (
+                        f.name.as_str(),
+                        json::field_value(f, rec.data, endian),
+                    )
+                })
+                .collect();
             let pairs: &[(&str, &str)] = match (system, name) {
                 ("sched", "sched_switch") => {
                     &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")]
@@ -215,7 +192,7 @@ impl Printer {
 
     fn style_line(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
         self.style.write_context(out, rec, &self.comms);
-        let known = self.text.write_event(rec, out, &self.names);
+        let known = self.text.write_event(rec, out);
         out.push(b'\n');
         known
     }
@@ -225,6 +202,9 @@ impl Printer {
 /// `bprint`/`bputs` events need.
 struct EventText {
     registry: Option<Registry>,
+    /// The tree has no usable `header_page`: events print as `field=value` pairs
+    /// ([`FieldPairs`]) instead of through their `print fmt`.
+    fields_only: bool,
     kallsyms: Option<Kallsyms>,
     printk: Option<PrintkFormats>,
     endian: Endianness,
@@ -232,35 +212,27 @@ struct EventText {
 
 impl EventText {
     /// Whether the record's event id has a format.
-    fn knows(&self, rec: &Record, fallback: &EventNames) -> bool {
-        match &self.registry {
-            Some(reg) => rec
-                .event_id(self.endian)
-                .is_some_and(|id| reg.try_get(id).is_some()),
-            None => fallback.of(rec).is_some(),
-        }
+    fn knows(&self, rec: &Record) -> bool {
+        self.registry.as_ref().is_some_and(|reg| {
+            rec.event_id(self.endian)
+                .is_some_and(|id| reg.try_get(id).is_some())
+        })
     }
 
     /// Every event as (system, name, id).
-    fn events(&self, fallback: &EventNames) -> Vec<(String, String, u16)> {
-        match &self.registry {
-            Some(reg) => reg
-                .events()
+    fn events(&self) -> Vec<(String, String, u16)> {
+        self.registry.as_ref().map_or_else(Vec::new, |reg| {
+            reg.events()
                 .filter_map(|(s, n, id)| Some((s.to_string(), n.to_string(), id?)))
-                .collect(),
-            None => fallback
-                .iter()
-                .map(|(id, e)| (e.system.clone(), e.name.clone(), id))
-                .collect(),
-        }
+                .collect()
+        })
     }
 
     /// Offsets of the common fields, from the first format that parses.
-    fn common_fields(&self, fallback: &EventNames) -> CommonFields {
-        let Some(reg) = &self.registry else {
-            return fallback.common_fields();
-        };
-        CommonFields::from_registry(reg)
+    fn common_fields(&self) -> CommonFields {
+        self.registry
+            .as_ref()
+            .map_or_else(CommonFields::default, CommonFields::from_registry)
     }
     /// One stderr line per event type whose text fell back to `field=value` pairs.
     fn report_fallbacks(&self) {
@@ -273,14 +245,15 @@ impl EventText {
 
     /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
     fn load(t: &Tracefs, endian: Endianness, specs: &[String]) -> EventText {
-        let registry = match Registry::from_source(t) {
+        let (registry, fields_only) = match Registry::from_source(t) {
             Ok(mut r) => {
                 resolve_enum_constants_of(t, &mut r, specs);
-                Some(r)
+                (Some(r), false)
             }
             Err(e) => {
                 eprintln!("tracectl: {e}; printing events as field=value pairs");
-                None
+                // The formats still give names and fields; `long` is taken as 8 bytes.
+                (Registry::from_source_with_long_size(t, 8).ok(), true)
             }
         };
         let kallsyms_text = if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
@@ -300,16 +273,26 @@ impl EventText {
             .map(|s| PrintkFormats::parse(&s));
         EventText {
             registry,
+            fields_only,
             kallsyms: kallsyms_text.map(|s| Kallsyms::parse(&s)),
             printk,
             endian,
         }
     }
 
-    fn write_event(&self, rec: &Record, out: &mut Vec<u8>, fallback: &EventNames) -> bool {
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
         let Some(reg) = &self.registry else {
-            return fallback.write_event(rec, out);
+            let id = rec.event_id(self.endian).unwrap_or(0);
+            out.extend_from_slice(format!("<unknown event id {id}>").as_bytes());
+            return false;
         };
+        if self.fields_only {
+            return FieldPairs {
+                registry: reg,
+                endian: self.endian,
+            }
+            .write_event(rec, out);
+        }
         let env = PrintEnv {
             kallsyms: self.kallsyms.as_ref(),
             functions: None,
@@ -355,21 +338,12 @@ fn printer_for(t: &Tracefs, meta: &Tracefs, endian: Endianness, args: &Args) -> 
         Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
     let text = EventText::load(meta, endian, &args.events);
-    // The minimal table is only needed when the event model cannot read the tree.
-    let names = if text.registry.is_some() {
-        let mut n = EventNames::default();
-        n.endian = endian;
-        n
-    } else {
-        EventNames::from_tracefs(meta, endian)
-    };
-    let only = ids_for(&text.events(&names), &args.events);
+    let only = ids_for(&text.events(), &args.events);
     let mut style = KernelStyle::from_tracefs(t, endian);
-    style.common = text.common_fields(&names);
+    style.common = text.common_fields();
     Printer {
         style,
         comms,
-        names,
         text,
         json: args.style == Style::Json,
         only,
@@ -522,7 +496,6 @@ fn replay_graph<'a>(
         irq_range,
     };
     let text = &p.text;
-    let names = &p.names;
     // trace_marker and trace_printk text shows without its `ip: ` prefix in a comment.
     let msg_only: HashSet<u16> = ["print", "bprint", "bputs"]
         .iter()
@@ -538,7 +511,7 @@ fn replay_graph<'a>(
         .is_some_and(blanks_first_string_in_comments);
     let mut comment = |rec: &Record, o: &mut Vec<u8>| {
         let start = o.len();
-        let known = text.write_event(rec, o, names);
+        let known = text.write_event(rec, o);
         let Some(name_end) = o[start..]
             .windows(2)
             .position(|w| w == b": ")

@@ -8,8 +8,8 @@ use crate::formats::FormatSource;
 ///
 /// For a tracepoint that is `name: ` and the text of its `print fmt`; the ftrace-internal
 /// events (`print`, `bprint`, `function`, ...) print without their name, like the kernel.
-/// [`EventPrinter`] implements it with the event model; `render::EventNames` is the
-/// minimal one that only knows names and ids.
+/// [`EventPrinter`] implements it with the event model; `render::FieldPairs` prints
+/// `field=value` pairs alone.
 pub trait EventFormatter {
     /// Append the event's text to `out`; false when the event id is unknown (then a
     /// placeholder naming the id was written).

@@ -92,7 +92,16 @@ impl Registry {
     ) -> Result<Registry, RegistryError> {
         let hp = source.header_page().map_err(RegistryError::Source)?;
         let header = HeaderPage::parse(&hp).map_err(RegistryError::HeaderPage)?;
-        let mut reg = Registry::new(header.long_size(), Endianness::NATIVE);
+        Registry::from_source_with_long_size(source, header.long_size())
+    }
+
+    /// [`Registry::from_source`] for a source whose `header_page` cannot be read: the
+    /// kernel's long size is given.
+    pub fn from_source_with_long_size<S: FormatSource + Clone + 'static>(
+        source: &S,
+        long_size: usize,
+    ) -> Result<Registry, RegistryError> {
+        let mut reg = Registry::new(long_size, Endianness::NATIVE);
         let names = source.events().map_err(RegistryError::Source)?;
         for (system, name) in names {
             // events/ftrace/* have no `id` file: the ID is only in the format.

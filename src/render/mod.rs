@@ -4,10 +4,10 @@ pub mod comm;
 pub mod graph;
 pub mod json;
 pub mod kernel;
-pub mod names;
+pub mod pairs;
 pub mod plugins;
 pub mod tracecmd;
 
 pub use comm::Comms;
 pub use kernel::{latency_chars, CommonFields, KernelStyle};
-pub use names::EventNames;
+pub use pairs::FieldPairs;
