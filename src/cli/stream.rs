@@ -151,12 +151,7 @@ impl Printer {
             let fields: Vec<(&str, serde_json::Value)> = s
                 .fields
                 .iter()
-                .map(|f| {
-                    (
-                        f.name.as_str(),
-                        json::field_value(f, rec.data, endian),
-                    )
-                })
+                .map(|f| (f.name.as_str(), json::field_value(f, rec.data, endian)))
                 .collect();
             let pairs: &[(&str, &str)] = match (system, name) {
                 ("sched", "sched_switch") => {

@@ -115,10 +115,7 @@ pub fn write_record(
             obj.insert("event".into(), Value::from(s.name.as_str()));
             let mut fields = Map::new();
             for f in s.fields.iter().filter(|f| !f.name.starts_with("common_")) {
-                fields.insert(
-                    f.name.clone(),
-                    field_value(f, rec.data, style.endian),
-                );
+                fields.insert(f.name.clone(), field_value(f, rec.data, style.endian));
             }
             obj.insert("fields".into(), Value::Object(fields));
         }

@@ -105,18 +105,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             match seg {
                 Seg::Lit(b) => crate::bytes::put(out, b),
                 Seg::Conv(spec) => {
-                    let mut spec = *spec;
-                    if spec.width == -2 {
-                        let w = self.int(take()?)? as i32;
-                        if w < 0 {
-                            spec.left = true;
-                        }
-                        spec.width = w.unsigned_abs().min(4096) as i32;
-                    }
-                    if spec.prec == -2 {
-                        let p = self.int(take()?)? as i32;
-                        spec.prec = if p < 0 { -1 } else { p.min(4096) };
-                    }
+                    let spec = spec.with_stars(|| Ok::<_, String>(self.int(take()?)? as i32))?;
                     let arg = take()?;
                     self.conv(&spec, arg, out)?;
                 }

@@ -41,18 +41,7 @@ pub(crate) fn bprintf(
         match seg {
             Seg::Lit(b) => crate::bytes::put(out, b),
             Seg::Conv(spec) => {
-                let mut spec = *spec;
-                if spec.width == -2 {
-                    let w = word(&mut pos, 4)? as u32 as i32;
-                    if w < 0 {
-                        spec.left = true;
-                    }
-                    spec.width = w.unsigned_abs().min(4096) as i32;
-                }
-                if spec.prec == -2 {
-                    let p = word(&mut pos, 4)? as u32 as i32;
-                    spec.prec = if p < 0 { -1 } else { p.min(4096) };
-                }
+                let spec = spec.with_stars(|| Ok::<_, String>(word(&mut pos, 4)? as u32 as i32))?;
                 match spec.conv {
                     b's' => {
                         let s = string(&mut pos);

@@ -33,6 +33,27 @@ impl Spec {
     pub(crate) fn ext(&self) -> &[u8] {
         until_nul(&self.ext)
     }
+
+    /// The spec with a `*` width and precision taken, in that order, from the arguments
+    /// `next` reads, as the kernel's `vsnprintf` takes them: a negative width left-aligns,
+    /// a negative precision is none, and both are capped at 4096.
+    pub(crate) fn with_stars<E>(
+        mut self,
+        mut next: impl FnMut() -> Result<i32, E>,
+    ) -> Result<Spec, E> {
+        if self.width == -2 {
+            let w = next()?;
+            if w < 0 {
+                self.left = true;
+            }
+            self.width = w.unsigned_abs().min(4096) as i32;
+        }
+        if self.prec == -2 {
+            let p = next()?;
+            self.prec = if p < 0 { -1 } else { p.min(4096) };
+        }
+        Ok(self)
+    }
 }
 
 /// Parse a printf format into literal pieces and conversions.
