@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use tracectl::endian::Endianness;
 
 use anyhow::{Context as _, Result};
-use tracectl::event::EventFormatter;
+use tracectl::event::{EventFormatter, FormatSource};
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::render::graph::{
     blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms,
@@ -251,25 +251,11 @@ impl EventText {
                 (Registry::from_source_with_long_size(t, 8).ok(), true)
             }
         };
-        let kallsyms_text = if let Ok(z) = std::fs::read(t.path("host/kallsyms.zst")) {
-            zstd::decode_all(&z[..])
-                .ok()
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-        } else if let Ok(s) = std::fs::read_to_string(t.path("host/kallsyms")) {
-            Some(s)
-        } else if is_live(t) {
-            std::fs::read_to_string("/proc/kallsyms").ok()
-        } else {
-            None
-        };
-        let printk = t
-            .read_string("printk_formats")
-            .ok()
-            .map(|s| PrintkFormats::parse(&s));
+        let printk = t.printk_formats().map(|s| PrintkFormats::parse(&s));
         EventText {
             registry,
             fields_only,
-            kallsyms: kallsyms_text.map(|s| Kallsyms::parse(&s)),
+            kallsyms: t.kallsyms().map(|s| Kallsyms::parse(&s)),
             printk,
             endian,
         }

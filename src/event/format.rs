@@ -176,6 +176,20 @@ impl Schema {
         Ok(schema)
     }
 
+    /// The `name:` and `ID:` of a format text, read from the lines before `format:`
+    /// without parsing the rest: how a registry indexes formats it parses on first use.
+    pub fn name_and_id(text: &str) -> (Option<&str>, Option<u16>) {
+        let (mut name, mut id) = (None, None);
+        for line in text.lines().take_while(|l| l.trim() != "format:") {
+            if let Some(v) = line.strip_prefix("name:") {
+                name = Some(v.trim());
+            } else if let Some(v) = line.strip_prefix("ID:") {
+                id = v.trim().parse::<u16>().ok();
+            }
+        }
+        (name, id)
+    }
+
     /// The field called `name`.
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)

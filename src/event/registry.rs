@@ -105,12 +105,9 @@ impl Registry {
         let names = source.events().map_err(RegistryError::Source)?;
         for (system, name) in names {
             // events/ftrace/* have no `id` file: the ID is only in the format.
-            let id = source.id(&system, &name).or_else(|| {
-                let text = source.format(&system, &name).ok()?;
-                text.lines()
-                    .find_map(|l| l.strip_prefix("ID:"))
-                    .and_then(|v| v.trim().parse::<u16>().ok())
-            });
+            let id = source
+                .id(&system, &name)
+                .or_else(|| Schema::name_and_id(&source.format(&system, &name).ok()?).1);
             let i = reg.entries.len();
             if let Some(id) = id {
                 reg.by_id[id as usize] = i as u32 + 1;
@@ -152,15 +149,7 @@ impl Registry {
     /// systems it recorded (hundreds), of which a report usually meets a few dozen. A text
     /// without those two lines is parsed at once, for its error.
     pub fn add_format_lazy(&mut self, system: &str, text: &str) -> Result<u16, FormatError> {
-        let mut name = None;
-        let mut id = None;
-        for line in text.lines().take(4) {
-            if let Some(v) = line.strip_prefix("name:") {
-                name = Some(v.trim());
-            } else if let Some(v) = line.strip_prefix("ID:") {
-                id = v.trim().parse::<u16>().ok();
-            }
-        }
+        let (name, id) = Schema::name_and_id(text);
         let (Some(name), Some(id)) = (name.filter(|n| !n.is_empty()), id) else {
             return self.add_format(system, text);
         };

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{AppendMode, Tracefs, TracefsError};
-use crate::event::{btf, Registry};
+use crate::event::{btf, Registry, Schema};
 
 /// What to capture.
 #[derive(Debug, Clone, Default)]
@@ -1080,11 +1080,7 @@ pub fn resolve_enum_constants_of(t: &Tracefs, reg: &mut Registry, specs: &[Strin
     for (system, text) in candidates {
         if let Some(fixed) = substitute_enums(&text, &enums) {
             if let Some(live) = &same_as_live {
-                let name = text
-                    .lines()
-                    .find_map(|l| l.strip_prefix("name:"))
-                    .map(str::trim)
-                    .unwrap_or("");
+                let name = Schema::name_and_id(&text).0.unwrap_or("");
                 if live
                     .read_string(format!("events/{system}/{name}/format"))
                     .ok()

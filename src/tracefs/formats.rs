@@ -1,5 +1,6 @@
 //! A tracefs root as the event model's source of format texts.
 
+use super::capture::is_mounted_tracefs;
 use super::{Tracefs, TracefsError};
 use crate::formats::{FormatSource, SourceError};
 
@@ -48,8 +49,8 @@ impl FormatSource for Tracefs {
         self.read_string("printk_formats").ok()
     }
 
-    /// A tree's `host/kallsyms.zst` or `host/kallsyms`; `/proc/kallsyms` for a live root
-    /// (one without `host/`).
+    /// A tree's `host/kallsyms.zst` or `host/kallsyms`; `/proc/kallsyms` for a mounted
+    /// tracefs. A tree never reads the host's.
     fn kallsyms(&self) -> Option<String> {
         if let Ok(z) = std::fs::read(self.path("host/kallsyms.zst")) {
             let text = zstd::decode_all(&z[..]).ok()?;
@@ -58,26 +59,62 @@ impl FormatSource for Tracefs {
         if let Ok(text) = std::fs::read_to_string(self.path("host/kallsyms")) {
             return Some(text);
         }
-        if self.path("host").exists() {
+        if !is_mounted_tracefs(self.root()) {
             return None;
         }
         std::fs::read_to_string("/proc/kallsyms").ok()
     }
 
-    /// A tree's `host/config` or `host/config.gz`; `/proc/config.gz` for a live root.
+    /// A tree's `host/config` or `host/config.gz`; `/proc/config.gz` for a mounted
+    /// tracefs.
     fn kernel_config(&self) -> Option<String> {
         if let Ok(s) = std::fs::read_to_string(self.path("host/config")) {
             return Some(s);
         }
-        let gz = if self.path("host").exists() {
-            self.path("host/config.gz")
-        } else {
+        let gz = if is_mounted_tracefs(self.root()) {
             "/proc/config.gz".into()
+        } else {
+            self.path("host/config.gz")
         };
         let bytes = std::fs::read(gz).ok()?;
         let mut s = String::new();
         std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut s)
             .ok()?;
         Some(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_gives_its_own_texts_and_never_the_hosts() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = Tracefs::at(dir.path());
+        std::fs::create_dir_all(dir.path().join("events/demo/hello")).unwrap();
+        std::fs::write(dir.path().join("events/demo/hello/id"), "42\n").unwrap();
+        std::fs::write(dir.path().join("events/demo/hello/format"), "name: hello\n").unwrap();
+        std::fs::write(dir.path().join("events/header_page"), "x").unwrap();
+        assert_eq!(t.events().unwrap(), [("demo".into(), "hello".into())]);
+        assert_eq!(t.id("demo", "hello"), Some(42));
+        assert_eq!(t.format("demo", "hello").unwrap(), "name: hello\n");
+        assert!(t
+            .format("demo", "nosuch")
+            .unwrap_err()
+            .to_string()
+            .contains("nosuch"));
+        // No host/ directory: a copy on disk still does not read /proc.
+        assert_eq!(t.kallsyms(), None);
+        assert_eq!(t.kernel_config(), None);
+        std::fs::create_dir(dir.path().join("host")).unwrap();
+        std::fs::write(
+            dir.path().join("host/kallsyms"),
+            "ffffffff81000000 T _text\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("host/config"), "CONFIG_HZ=250\n").unwrap();
+        assert_eq!(t.kallsyms().as_deref(), Some("ffffffff81000000 T _text\n"));
+        assert_eq!(t.kernel_config().as_deref(), Some("CONFIG_HZ=250\n"));
     }
 }
