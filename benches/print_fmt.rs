@@ -10,15 +10,14 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use tracectl::event::{EventPrinter, Record};
-use tracectl::render::EventFormatter;
+use tracectl::event::{EventFormatter, EventPrinter, Record};
 use tracectl::ring::{load_cpu_files, page_layout, CpuStream, Entry, Merge};
 use tracectl::tracefs::Tracefs;
 
 fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tracefs-fixtures/linux-6.18-all");
     let t = Tracefs::at(&dir);
-    let printer = EventPrinter::from_tracefs(&t).unwrap();
+    let printer = EventPrinter::from_source(&t).unwrap();
     let layout = page_layout(&t).unwrap();
     let data = load_cpu_files(&t, None).unwrap();
     let streams = data

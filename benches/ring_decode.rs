@@ -86,7 +86,7 @@ fn main() {
     let layout = page_layout(&t).unwrap();
     let data = load_cpu_files(&t, None).unwrap();
     let comms = Comms::from_saved_cmdlines(&t.read_string("saved_cmdlines").unwrap());
-    let style = KernelStyle::from_tracefs(&t, layout.big_endian);
+    let style = KernelStyle::from_tracefs(&t, layout.endian);
     let rounds = 30;
 
     let (base_ns, base_n) = time(rounds, || {
@@ -133,7 +133,7 @@ fn main() {
         black_box(&out);
         n
     });
-    let registry = Registry::from_tracefs(&t).unwrap();
+    let registry = Registry::from_source(&t).unwrap();
     let ksyms = zstd::decode_all(&std::fs::read(t.path("host/kallsyms.zst")).unwrap()[..]).unwrap();
     let kallsyms = Kallsyms::parse(&String::from_utf8_lossy(&ksyms));
     let printk = PrintkFormats::parse(&t.read_string("printk_formats").unwrap());
@@ -141,7 +141,7 @@ fn main() {
         kallsyms: Some(&kallsyms),
         functions: None,
         printk: Some(&printk),
-        big_endian: layout.big_endian,
+        endian: layout.endian,
         long_size: registry.long_size(),
         hz: None,
         style: tracectl::event::PrintStyle::Kernel,

@@ -27,9 +27,12 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod btf;
 mod bytes;
 pub mod dat;
+pub mod endian;
 pub mod event;
+pub mod formats;
 pub mod perf;
 pub mod record;
 pub mod render;

@@ -1,6 +1,7 @@
 //! Any bytes as a sub-buffer page, in each layout: errors are fine, panics are not.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use tracectl::endian::Endianness;
 use tracectl::event::HeaderPage;
 use tracectl::ring::{PageLayout, SubBuffer};
 
@@ -16,9 +17,9 @@ const HEADER_32: &str = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\
 fuzz_target!(|data: &[u8]| {
     for header in [HEADER_64, HEADER_32] {
         let h = HeaderPage::parse(header).unwrap();
-        for big in [false, true] {
+        for endian in [Endianness::Little, Endianness::Big] {
             for subbuf in [None, Some(data.len())] {
-                let layout = PageLayout::new(&h, subbuf, big);
+                let layout = PageLayout::new(&h, subbuf, endian);
                 if let Ok(page) = SubBuffer::new(layout, data, 0, 0) {
                     for entry in page.take(100_000) {
                         if entry.is_err() {

@@ -3,13 +3,14 @@
 //! the plan made at compile time must print what the general evaluator prints.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use tracectl::endian::Endianness;
 use tracectl::event::{Kallsyms, PrintEnv, PrintStyle, Record, Registry};
 
 fuzz_target!(|data: &[u8]| {
     let Some(split) = data.iter().position(|&b| b == 0) else { return };
     let (text, payload) = (&data[..split], &data[split + 1..]);
     let Ok(text) = std::str::from_utf8(text) else { return };
-    let mut reg = Registry::new(8, false);
+    let mut reg = Registry::new(8, Endianness::Little);
     let Ok(id) = reg.add_format("fuzz", text) else { return };
     let mut buf = payload.to_vec();
     if buf.len() >= 2 {
@@ -25,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
                 kallsyms,
                 printk: None,
                 functions: None,
-                big_endian: false,
+                endian: Endianness::Little,
                 long_size: 8,
                 hz: Some(250),
                 style,

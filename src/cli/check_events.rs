@@ -20,7 +20,7 @@ pub struct Args {
 /// root, list the failures with their reason, exit 1 when any fails.
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let t = ctx.tracefs()?;
-    let mut reg = Registry::from_tracefs(&t)
+    let mut reg = Registry::from_source(&t)
         .with_context(|| format!("cannot index the events under {}", t.root().display()))?;
     let failures = reg.check_all();
     // What a stream would print: enum constants the kernel left as names get their values

@@ -334,7 +334,7 @@ fn report_dats<'s>(
     let spawn = |dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
         DatSource::open(dat, b).map(|s| {
             let registry = catalog.registry();
-            let be = dat.big_endian();
+            let endian = dat.endian();
             let mut seen = vec![0u64; 1024];
             ThreadedSource::spawn_with(scope, s, move |data: &[u8]| {
                 let Some(id) = (Record {
@@ -342,7 +342,7 @@ fn report_dats<'s>(
                     ts: 0,
                     data,
                 })
-                .event_id(be) else {
+                .event_id(endian) else {
                     return;
                 };
                 let (word, bit) = (usize::from(id) / 64, 1u64 << (id % 64));

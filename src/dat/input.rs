@@ -3,6 +3,7 @@
 //! Every length read from the file is checked against what is left before anything is
 //! allocated, so a corrupt size gives an error instead of an out-of-memory abort.
 
+use crate::endian::Endianness;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ pub(crate) struct FileSrc {
     pub file: File,
     pub path: PathBuf,
     pub len: u64,
-    pub big_endian: bool,
+    pub endian: Endianness,
 }
 
 impl FileSrc {
@@ -69,34 +70,6 @@ impl FileSrc {
     }
 }
 
-pub(crate) fn num_u16(b: &[u8], be: bool) -> u16 {
-    let a = [b[0], b[1]];
-    if be {
-        u16::from_be_bytes(a)
-    } else {
-        u16::from_le_bytes(a)
-    }
-}
-
-pub(crate) fn num_u32(b: &[u8], be: bool) -> u32 {
-    let a = [b[0], b[1], b[2], b[3]];
-    if be {
-        u32::from_be_bytes(a)
-    } else {
-        u32::from_le_bytes(a)
-    }
-}
-
-pub(crate) fn num_u64(b: &[u8], be: bool) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[..8]);
-    if be {
-        u64::from_be_bytes(a)
-    } else {
-        u64::from_le_bytes(a)
-    }
-}
-
 pub(crate) fn too_long(length: u64, available: u64) -> DatErrorKind {
     DatErrorKind::LengthTooLarge { length, available }
 }
@@ -107,7 +80,7 @@ pub(crate) trait Input {
     fn take(&mut self, n: u64) -> Result<Vec<u8>, DatError>;
     /// A NUL-terminated string (the NUL is consumed, not returned).
     fn cstr(&mut self) -> Result<String, DatError>;
-    fn big_endian(&self) -> bool;
+    fn endian(&self) -> Endianness;
     /// Bytes left in this input.
     fn remaining(&self) -> u64;
     fn corrupt(&self, msg: String) -> DatError;
@@ -125,15 +98,15 @@ pub(crate) trait Input {
 
     fn u16(&mut self) -> Result<u16, DatError> {
         let b = self.take(2)?;
-        Ok(num_u16(&b, self.big_endian()))
+        Ok(self.endian().u16(&b))
     }
     fn u32(&mut self) -> Result<u32, DatError> {
         let b = self.take(4)?;
-        Ok(num_u32(&b, self.big_endian()))
+        Ok(self.endian().u32(&b))
     }
     fn u64(&mut self) -> Result<u64, DatError> {
         let b = self.take(8)?;
-        Ok(num_u64(&b, self.big_endian()))
+        Ok(self.endian().u64(&b))
     }
     /// Text stored as raw bytes; invalid UTF-8 is replaced rather than refused because
     /// formats and kallsyms are only ever displayed.
@@ -198,8 +171,8 @@ impl Input for FileCur<'_> {
             }
         }
     }
-    fn big_endian(&self) -> bool {
-        self.src.big_endian
+    fn endian(&self) -> Endianness {
+        self.src.endian
     }
     fn remaining(&self) -> u64 {
         self.src.len.saturating_sub(self.pos)
@@ -225,7 +198,7 @@ pub(crate) struct SliceCur<'a> {
     pub base: u64,
     pub path: &'a Path,
     pub section: String,
-    pub big_endian: bool,
+    pub endian: Endianness,
 }
 
 impl SliceCur<'_> {
@@ -266,8 +239,8 @@ impl Input for SliceCur<'_> {
             })),
         }
     }
-    fn big_endian(&self) -> bool {
-        self.big_endian
+    fn endian(&self) -> Endianness {
+        self.endian
     }
     fn remaining(&self) -> u64 {
         (self.data.len() - self.pos) as u64

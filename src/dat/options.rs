@@ -1,6 +1,6 @@
 //! trace.dat options: ids, raw payloads and the decoded values readers need.
 
-use super::input::{num_u32, num_u64};
+use crate::endian::Endianness;
 
 /// Option (and v7 section) ids, as trace-cmd numbers them.
 pub mod opt {
@@ -160,7 +160,7 @@ pub(crate) fn parse_c_int(s: &str) -> Option<i64> {
 
 impl Options {
     /// Add one option; returns a warning for unknown or malformed ones (they are kept raw).
-    pub(crate) fn add(&mut self, o: DatOption, be: bool) -> Option<String> {
+    pub(crate) fn add(&mut self, o: DatOption, endian: Endianness) -> Option<String> {
         let d = &o.data;
         let mut warn = None;
         match o.id {
@@ -197,12 +197,12 @@ impl Options {
             opt::HOOK => self.hooks.push(text(d)),
             opt::PROCMAPS => self.procmaps = Some(text(d)),
             opt::LAST_BOOT_INFO => self.last_boot_info.push(text(d)),
-            opt::CPUCOUNT if d.len() >= 4 => self.cpu_count = Some(num_u32(d, be)),
-            opt::TRACEID if d.len() >= 8 => self.trace_id = Some(num_u64(d, be)),
+            opt::CPUCOUNT if d.len() >= 4 => self.cpu_count = Some(endian.u32(d)),
+            opt::TRACEID if d.len() >= 8 => self.trace_id = Some(endian.u64(d)),
             opt::TSC2NSEC if d.len() >= 16 => {
-                self.tsc2nsec = Some((num_u32(d, be), num_u32(&d[4..], be), num_u64(&d[8..], be)))
+                self.tsc2nsec = Some((endian.u32(d), endian.u32(&d[4..]), endian.u64(&d[8..])))
             }
-            opt::TIME_SHIFT if d.len() >= 16 => match TimeShift::parse(d, be) {
+            opt::TIME_SHIFT if d.len() >= 16 => match TimeShift::parse(d, endian) {
                 Some(t) => self.time_shift = Some(std::sync::Arc::new(t)),
                 None => {
                     warn = Some(format!(
@@ -242,6 +242,7 @@ impl Options {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endian::Endianness;
 
     #[test]
     fn c_ints() {
@@ -261,7 +262,7 @@ mod tests {
                 data: vec![1, 2, 3],
                 offset: 7,
             },
-            false,
+            Endianness::Little,
         );
         assert!(w.unwrap().contains("unknown option 99"));
         assert_eq!(o.all.len(), 1);
@@ -276,7 +277,7 @@ mod tests {
                 data: b"0x3e8\0".to_vec(),
                 offset: 0,
             },
-            false,
+            Endianness::Little,
         );
         assert_eq!(o.date_offset_ns, Some(1_000_000));
     }
@@ -311,16 +312,16 @@ impl TimeShift {
     /// Layout: trace id (8), flags (4), CPU count (4), then per CPU a sample count (4)
     /// and that many times, offsets and scalings (8 each), then optionally per CPU that
     /// many fraction bits (8 each). None when the data is short.
-    pub fn parse(d: &[u8], be: bool) -> Option<TimeShift> {
+    pub fn parse(d: &[u8], endian: Endianness) -> Option<TimeShift> {
         let pos = std::cell::Cell::new(0usize);
         let take = |n: usize| -> Option<u64> {
             let at = pos.get();
             let b = d.get(at..at.checked_add(n)?)?;
             pos.set(at + n);
             Some(if n == 4 {
-                u64::from(num_u32(b, be))
+                u64::from(endian.u32(b))
             } else {
-                num_u64(b, be)
+                endian.u64(b)
             })
         };
         let peer_trace_id = take(8)?;
@@ -420,6 +421,7 @@ impl TimeShift {
 #[cfg(test)]
 mod time_shift_tests {
     use super::{ShiftSample, TimeShift};
+    use crate::endian::Endianness;
 
     fn shift(flags: u32, samples: &[(i64, i64)]) -> TimeShift {
         TimeShift {
@@ -445,11 +447,11 @@ mod time_shift_tests {
         }
         assert_eq!(t.apply(7, 9), 7, "a CPU without samples is left alone");
         assert_eq!(shift(0, &[]).apply(7, 0), 7);
-        assert!(TimeShift::parse(&[0; 15], false).is_none());
+        assert!(TimeShift::parse(&[0; 15], Endianness::Little).is_none());
         let mut huge = vec![0u8; 16];
         huge[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(
-            TimeShift::parse(&huge, false).is_none(),
+            TimeShift::parse(&huge, Endianness::Little).is_none(),
             "CPU count past the data"
         );
     }

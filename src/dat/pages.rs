@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::compress::{Compression, MAX_BLOCK};
 use super::error::{DatError, DatErrorKind};
-use super::input::{num_u32, FileSrc};
+use super::input::FileSrc;
 
 /// Uncompressed data is read this many pages at a time.
 const RAW_BATCH_PAGES: u64 = 64;
@@ -147,20 +147,20 @@ impl CpuPages {
                 Ok(true)
             }
             Mode::Chunked { pos, left, codec } => {
-                let be = self.src.big_endian;
+                let endian = self.src.endian;
                 let (mut pos, mut left) = (pos, left);
                 if !self.started {
                     self.started = true;
                     let b = self.src.read_at(pos, 4, &self.section)?;
-                    left = num_u32(&b, be);
+                    left = endian.u32(&b);
                     pos += 4;
                 }
                 if left == 0 {
                     return Ok(false);
                 }
                 let h = self.src.read_at(pos, 8, &self.section)?;
-                let csize = num_u32(&h[0..4], be) as u64;
-                let usize_ = num_u32(&h[4..8], be) as u64;
+                let csize = endian.u32(&h[0..4]) as u64;
+                let usize_ = endian.u32(&h[4..8]) as u64;
                 if usize_ > MAX_BLOCK {
                     return Err(self.err(
                         pos,

@@ -1,12 +1,13 @@
 //! Reading trace.dat v6 and v7 files.
 
+use crate::endian::Endianness;
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
 use super::compress::Compression;
 use super::error::{DatError, DatErrorKind, OPEN};
-use super::input::{num_u16, num_u32, num_u64, FileCur, FileSrc, Input, SliceCur};
+use super::input::{FileCur, FileSrc, Input, SliceCur};
 use super::options::{opt, DatOption, Options};
 use super::pages::CpuPages;
 use crate::event::HeaderPage;
@@ -20,7 +21,7 @@ pub struct FileHeader {
     /// 6 or 7.
     pub version: u32,
     /// Byte order of every number after the header (and of the traced kernel's data).
-    pub big_endian: bool,
+    pub endian: Endianness,
     /// `sizeof(long)` of the recording program; the kernel's comes from `header_page`.
     pub file_long_size: u8,
     /// Page size of the traced host.
@@ -135,7 +136,7 @@ impl DatFile {
             file,
             path: path.to_path_buf(),
             len,
-            big_endian: false,
+            endian: Endianness::Little,
         };
 
         // The fixed part is read before the byte order is known.
@@ -166,27 +167,23 @@ impl DatFile {
             ));
         }
         let b = cur.take(6)?;
-        let big_endian = match b[0] {
-            0 => false,
-            1 => true,
+        let endian = match b[0] {
+            0 => Endianness::Little,
+            1 => Endianness::Big,
             x => return Err(cur.corrupt(format!("endianness byte {x}, expected 0 or 1"))),
         };
         let file_long_size = b[1];
-        let page_size = if big_endian {
-            u32::from_be_bytes([b[2], b[3], b[4], b[5]])
-        } else {
-            u32::from_le_bytes([b[2], b[3], b[4], b[5]])
-        };
+        let page_size = endian.u32(&b[2..6]);
         if page_size == 0 || page_size > 1 << 24 {
             return Err(cur.corrupt(format!("page size {page_size}")));
         }
         let mut pos = cur.pos;
-        src.big_endian = big_endian;
+        src.endian = endian;
         let mut dat = DatFile {
             src: Arc::new(src),
             header: FileHeader {
                 version,
-                big_endian,
+                endian,
                 file_long_size,
                 page_size,
                 compression: Compression::None,
@@ -315,7 +312,7 @@ impl DatFile {
                 base: o.offset,
                 path: &src.path,
                 section: "BUFFER option".into(),
-                big_endian: self.header.big_endian,
+                endian: self.header.endian,
             };
             let offset = oc.u64()?;
             let name = oc.cstr()?;
@@ -444,10 +441,10 @@ impl DatFile {
         what: &str,
     ) -> Result<(u16, Vec<u8>, u64), DatError> {
         let h = self.src.read_at(offset, 16, what)?;
-        let be = self.header.big_endian;
-        let id = num_u16(&h[0..2], be);
-        let flags = num_u16(&h[2..4], be);
-        let size = num_u64(&h[8..16], be);
+        let endian = self.header.endian;
+        let id = endian.u16(&h[0..2]);
+        let flags = endian.u16(&h[2..4]);
+        let size = endian.u64(&h[8..16]);
         if let Some(w) = want {
             if id != w {
                 return Err(self.src.err(
@@ -472,8 +469,8 @@ impl DatFile {
                     },
                 ));
             }
-            let csize = num_u32(&body[0..4], be) as usize;
-            let usize_ = num_u32(&body[4..8], be) as u64;
+            let csize = endian.u32(&body[0..4]) as usize;
+            let usize_ = endian.u32(&body[4..8]) as u64;
             if 8 + csize > body.len() {
                 return Err(self.src.err(
                     what,
@@ -501,7 +498,7 @@ impl DatFile {
             base,
             path: &self.src.path,
             section: section.into(),
-            big_endian: self.header.big_endian,
+            endian: self.header.endian,
         }
     }
 
@@ -521,7 +518,7 @@ impl DatFile {
             let (_, body, base) = self.read_section(next, Some(section::OPTIONS), "options")?;
             last_end = base + {
                 let h = self.src.read_at(next + 8, 8, "options")?;
-                num_u64(&h, self.header.big_endian)
+                self.header.endian.u64(&h)
             };
             next = 0;
             let mut cur = self.slice(&body, base, "options");
@@ -533,7 +530,7 @@ impl DatFile {
                 let data = cur.take_len(size as u64)?;
                 if id == opt::DONE {
                     if data.len() >= 8 {
-                        next = num_u64(&data, self.header.big_endian);
+                        next = self.header.endian.u64(&data);
                     }
                     break;
                 }
@@ -551,7 +548,7 @@ impl DatFile {
         // only descriptions live there, so a missing one is not an error.
         let _ = last_end;
         self.nr_cpus = self.options.cpu_count.unwrap_or(0);
-        let be = self.header.big_endian;
+        let endian = self.header.endian;
         let opts = self.options.all.clone();
         for o in &opts {
             let ptr = || -> Result<u64, DatError> {
@@ -566,7 +563,7 @@ impl DatFile {
                         )),
                     ));
                 }
-                Ok(num_u64(&o.data, be))
+                Ok(endian.u64(&o.data))
             };
             match o.id {
                 opt::HEADER_INFO => {
@@ -598,7 +595,7 @@ impl DatFile {
                     let (_, mut body, base) = self.read_section(ptr()?, Some(o.id), "kallsyms")?;
                     // Megabytes of text: taken over in place rather than copied.
                     if body.len() >= 4 {
-                        let n = num_u32(&body[0..4], be) as usize;
+                        let n = endian.u32(&body[0..4]) as usize;
                         if n <= body.len() - 4 {
                             body.truncate(4 + n);
                             body.drain(..4);
@@ -662,8 +659,8 @@ impl DatFile {
             });
         }
         let h = self.src.read_at(offset, 16, "buffer flyrecord")?;
-        let be = self.header.big_endian;
-        let id = num_u16(&h[0..2], be);
+        let endian = self.header.endian;
+        let id = endian.u16(&h[0..2]);
         if id != section::BUFFER {
             return Err(self.src.err(
                 "buffer flyrecord",
@@ -673,7 +670,7 @@ impl DatFile {
                 )),
             ));
         }
-        let compressed = num_u16(&h[2..4], be) & 1 != 0;
+        let compressed = endian.u16(&h[2..4]) & 1 != 0;
         for c in &cpus {
             // Compressed sizes may be 4 bytes short (trace-cmd <= 3.1); only the start is checked.
             let need = if compressed { 4 } else { c.size };
@@ -714,9 +711,9 @@ impl DatFile {
             None
         };
         let h = self.src.read_at(offset, 16, "buffer latency")?;
-        let be = self.header.big_endian;
-        let compressed = num_u16(&h[2..4], be) & 1 != 0;
-        let size = num_u64(&h[8..16], be);
+        let endian = self.header.endian;
+        let compressed = endian.u16(&h[2..4]) & 1 != 0;
+        let size = endian.u64(&h[8..16]);
         Ok(Buffer {
             name,
             clock,
@@ -730,7 +727,7 @@ impl DatFile {
     }
 
     fn add_option(&mut self, o: DatOption) {
-        if let Some(w) = self.options.add(o, self.header.big_endian) {
+        if let Some(w) = self.options.add(o, self.header.endian) {
             self.warnings
                 .push(format!("{}: {w}", self.src.path.display()));
         }
@@ -744,8 +741,8 @@ impl DatFile {
     }
 
     /// Whether numbers in the file (and in the trace data) are big-endian.
-    pub fn big_endian(&self) -> bool {
-        self.header.big_endian
+    pub fn endian(&self) -> Endianness {
+        self.header.endian
     }
 
     /// The text of `events/header_page` stored in the file.

@@ -1,5 +1,6 @@
 //! Writing trace.dat v7 (default, zstd) and v6 files that trace-cmd reads.
 
+use crate::endian::Endianness;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -55,7 +56,7 @@ pub struct WriteOptions {
     /// Compression of v7 sections and data (ignored for v6, which has none).
     pub compression: Compression,
     /// Byte order of the numbers written; must match the kernel that produced the pages.
-    pub big_endian: bool,
+    pub endian: Endianness,
     /// `sizeof(long)` of the recording program.
     pub long_size: u8,
     /// Page size of the traced host.
@@ -68,7 +69,7 @@ impl Default for WriteOptions {
         WriteOptions {
             version: 7,
             compression: Compression::Zstd,
-            big_endian: cfg!(target_endian = "big"),
+            endian: Endianness::NATIVE,
             long_size: std::mem::size_of::<usize>() as u8,
             page_size: 4096,
         }
@@ -128,7 +129,7 @@ struct Out {
     w: BufWriter<File>,
     path: PathBuf,
     pos: u64,
-    be: bool,
+    endian: Endianness,
     section: String,
 }
 
@@ -147,25 +148,13 @@ impl Out {
         Ok(())
     }
     fn u16(&mut self, v: u16) -> Result<(), DatError> {
-        self.bytes(&if self.be {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        })
+        self.bytes(&self.endian.u16_bytes(v))
     }
     fn u32(&mut self, v: u32) -> Result<(), DatError> {
-        self.bytes(&if self.be {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        })
+        self.bytes(&self.endian.u32_bytes(v))
     }
     fn u64(&mut self, v: u64) -> Result<(), DatError> {
-        self.bytes(&if self.be {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        })
+        self.bytes(&self.endian.u64_bytes(v))
     }
     fn cstr(&mut self, s: &str) -> Result<(), DatError> {
         self.bytes(s.as_bytes())?;
@@ -188,47 +177,25 @@ impl Out {
         r.map_err(|e| self.err(e))
     }
     fn patch_u64(&mut self, at: u64, v: u64) -> Result<(), DatError> {
-        self.patch(
-            at,
-            &if self.be {
-                v.to_be_bytes()
-            } else {
-                v.to_le_bytes()
-            },
-        )
+        self.patch(at, &self.endian.u64_bytes(v))
     }
     fn patch_u32(&mut self, at: u64, v: u32) -> Result<(), DatError> {
-        self.patch(
-            at,
-            &if self.be {
-                v.to_be_bytes()
-            } else {
-                v.to_le_bytes()
-            },
-        )
+        self.patch(at, &self.endian.u32_bytes(v))
     }
 }
 
 /// Numbers for in-memory section bodies.
 struct Body {
     v: Vec<u8>,
-    be: bool,
+    endian: Endianness,
 }
 
 impl Body {
     fn u32(&mut self, x: u32) {
-        self.v.extend_from_slice(&if self.be {
-            x.to_be_bytes()
-        } else {
-            x.to_le_bytes()
-        });
+        self.v.extend_from_slice(&self.endian.u32_bytes(x));
     }
     fn u64(&mut self, x: u64) {
-        self.v.extend_from_slice(&if self.be {
-            x.to_be_bytes()
-        } else {
-            x.to_le_bytes()
-        });
+        self.v.extend_from_slice(&self.endian.u64_bytes(x));
     }
     fn cstr(&mut self, s: &str) {
         self.v.extend_from_slice(s.as_bytes());
@@ -236,8 +203,11 @@ impl Body {
     }
 }
 
-fn headers_body(m: &Metadata, be: bool) -> Vec<u8> {
-    let mut b = Body { v: Vec::new(), be };
+fn headers_body(m: &Metadata, endian: Endianness) -> Vec<u8> {
+    let mut b = Body {
+        v: Vec::new(),
+        endian,
+    };
     b.v.extend_from_slice(b"header_page\0");
     b.u64(m.header_page.len() as u64);
     b.v.extend_from_slice(m.header_page.as_bytes());
@@ -247,8 +217,11 @@ fn headers_body(m: &Metadata, be: bool) -> Vec<u8> {
     b.v
 }
 
-fn ftrace_body(m: &Metadata, be: bool) -> Vec<u8> {
-    let mut b = Body { v: Vec::new(), be };
+fn ftrace_body(m: &Metadata, endian: Endianness) -> Vec<u8> {
+    let mut b = Body {
+        v: Vec::new(),
+        endian,
+    };
     b.u32(m.ftrace_formats.len() as u32);
     for f in &m.ftrace_formats {
         b.u64(f.len() as u64);
@@ -257,7 +230,7 @@ fn ftrace_body(m: &Metadata, be: bool) -> Vec<u8> {
     b.v
 }
 
-fn events_body(m: &Metadata, be: bool) -> Vec<u8> {
+fn events_body(m: &Metadata, endian: Endianness) -> Vec<u8> {
     let mut systems: Vec<(&str, Vec<&str>)> = Vec::new();
     for (s, t) in &m.event_formats {
         match systems.iter_mut().find(|(n, _)| n == s) {
@@ -265,7 +238,10 @@ fn events_body(m: &Metadata, be: bool) -> Vec<u8> {
             None => systems.push((s, vec![t])),
         }
     }
-    let mut b = Body { v: Vec::new(), be };
+    let mut b = Body {
+        v: Vec::new(),
+        endian,
+    };
     b.u32(systems.len() as u32);
     for (s, evs) in systems {
         b.cstr(s);
@@ -278,8 +254,11 @@ fn events_body(m: &Metadata, be: bool) -> Vec<u8> {
     b.v
 }
 
-fn sized_body(text: &str, be: bool, wide: bool) -> Vec<u8> {
-    let mut b = Body { v: Vec::new(), be };
+fn sized_body(text: &str, endian: Endianness, wide: bool) -> Vec<u8> {
+    let mut b = Body {
+        v: Vec::new(),
+        endian,
+    };
     if wide {
         b.u64(text.len() as u64);
     } else {
@@ -347,7 +326,7 @@ fn write_any(
         w: BufWriter::with_capacity(1 << 16, file),
         path: path.to_path_buf(),
         pos: 0,
-        be: wo.big_endian,
+        endian: wo.endian,
         section: "initial header".into(),
     };
     if !(6..=7).contains(&wo.version) {
@@ -480,13 +459,8 @@ fn initial_header(wo: &WriteOptions, version: &str) -> Vec<u8> {
     let mut v = MAGIC.to_vec();
     v.extend_from_slice(version.as_bytes());
     v.push(0);
-    v.extend_from_slice(&[wo.big_endian as u8, wo.long_size]);
-    let ps = wo.page_size;
-    v.extend_from_slice(&if wo.big_endian {
-        ps.to_be_bytes()
-    } else {
-        ps.to_le_bytes()
-    });
+    v.extend_from_slice(&[wo.endian as u8, wo.long_size]);
+    v.extend_from_slice(&wo.endian.u32_bytes(wo.page_size));
     v
 }
 
@@ -496,7 +470,7 @@ fn initial_header(wo: &WriteOptions, version: &str) -> Vec<u8> {
 /// version `"0.6"`.
 pub fn tracing_data(meta: &Metadata, wo: &WriteOptions, version: &str) -> Vec<u8> {
     let mut v = initial_header(wo, version);
-    for (_, _, body) in metadata_sections(meta, wo.big_endian) {
+    for (_, _, body) in metadata_sections(meta, wo.endian) {
         v.extend_from_slice(&body);
     }
     v
@@ -504,25 +478,25 @@ pub fn tracing_data(meta: &Metadata, wo: &WriteOptions, version: &str) -> Vec<u8
 
 /// The metadata every file carries, in file order: (option id in version 7, the section
 /// description version 7 stores in its string table, body).
-fn metadata_sections(m: &Metadata, be: bool) -> [(u16, &'static str, Vec<u8>); 6] {
+fn metadata_sections(m: &Metadata, endian: Endianness) -> [(u16, &'static str, Vec<u8>); 6] {
     [
-        (opt::HEADER_INFO, "headers", headers_body(m, be)),
-        (opt::FTRACE_EVENTS, "ftrace events", ftrace_body(m, be)),
-        (opt::EVENT_FORMATS, "events format", events_body(m, be)),
+        (opt::HEADER_INFO, "headers", headers_body(m, endian)),
+        (opt::FTRACE_EVENTS, "ftrace events", ftrace_body(m, endian)),
+        (opt::EVENT_FORMATS, "events format", events_body(m, endian)),
         (
             opt::KALLSYMS,
             "kallsyms",
-            sized_body(&m.kallsyms, be, false),
+            sized_body(&m.kallsyms, endian, false),
         ),
         (
             opt::PRINTK,
             "printk",
-            sized_body(&m.printk_formats, be, false),
+            sized_body(&m.printk_formats, endian, false),
         ),
         (
             opt::CMDLINES,
             "command lines",
-            sized_body(&m.cmdlines, be, true),
+            sized_body(&m.cmdlines, endian, true),
         ),
     ]
 }
@@ -549,9 +523,9 @@ fn write_v6(
         nr_cpus,
         latency,
     } = *job;
-    let be = wo.big_endian;
+    let endian = wo.endian;
     // Version 6 stores the same metadata bodies back to back, without section headers.
-    for (_, desc, body) in metadata_sections(m, be) {
+    for (_, desc, body) in metadata_sections(m, endian) {
         out.section = desc.into();
         out.bytes(&body)?;
     }
@@ -601,7 +575,7 @@ fn write_v6(
             out.section = format!("flyrecord \"{}\" cpu{cpu}", b.name);
             let size = copy_raw(out, src.as_mut(), page, summary)?;
             let mut ent = Vec::new();
-            let w = |v: u64| if be { v.to_be_bytes() } else { v.to_le_bytes() };
+            let w = |v: u64| endian.u64_bytes(v);
             ent.extend_from_slice(&w(at));
             ent.extend_from_slice(&w(size));
             out.patch(table + *cpu as u64 * 16, &ent)?;
@@ -630,7 +604,7 @@ fn write_v7(
         nr_cpus,
         latency,
     } = *job;
-    let be = wo.big_endian;
+    let endian = wo.endian;
     let c = wo.compression;
     out.cstr(c.name())?;
     out.cstr(&c.version())?;
@@ -646,7 +620,7 @@ fn write_v7(
     };
 
     // Metadata sections, compressed whole when the file is compressed.
-    let sections = metadata_sections(m, be);
+    let sections = metadata_sections(m, endian);
     let mut pointers = Vec::new();
     for (id, desc, body) in sections {
         out.section = desc.to_string();
@@ -658,7 +632,7 @@ fn write_v7(
             let z = c.compress(&body).map_err(|e| out.err(e))?;
             let mut b = Body {
                 v: Vec::with_capacity(z.len() + 8),
-                be,
+                endian,
             };
             b.u32(z.len() as u32);
             b.u32(body.len() as u32);
@@ -674,39 +648,22 @@ fn write_v7(
     }
 
     // First options section: pointers to the metadata and the given options.
-    let mut body = Body { v: Vec::new(), be };
+    let mut body = Body {
+        v: Vec::new(),
+        endian,
+    };
     let add = |b: &mut Body, id: u16, data: &[u8]| {
-        b.v.extend_from_slice(&if be {
-            id.to_be_bytes()
-        } else {
-            id.to_le_bytes()
-        });
+        b.v.extend_from_slice(&endian.u16_bytes(id));
         b.u32(data.len() as u32);
         b.v.extend_from_slice(data);
     };
     for (id, at) in &pointers {
-        add(
-            &mut body,
-            *id,
-            &if be {
-                at.to_be_bytes()
-            } else {
-                at.to_le_bytes()
-            },
-        );
+        add(&mut body, *id, &endian.u64_bytes(*at));
     }
     for o in opts {
         add(&mut body, o.id, &o.data);
     }
-    add(
-        &mut body,
-        opt::CPUCOUNT,
-        &if be {
-            nr_cpus.to_be_bytes()
-        } else {
-            nr_cpus.to_le_bytes()
-        },
-    );
+    add(&mut body, opt::CPUCOUNT, &endian.u32_bytes(nr_cpus));
     out.section = "options".into();
     let opts1_at = out.pos;
     out.patch_u64(first_opts_at, opts1_at)?;
@@ -749,7 +706,10 @@ fn write_v7(
         }
         let len = out.pos - body_start;
         out.patch_u64(size_at, len)?;
-        let mut o = Body { v: Vec::new(), be };
+        let mut o = Body {
+            v: Vec::new(),
+            endian,
+        };
         o.u64(sect_at);
         o.cstr(&b.name);
         o.cstr(&b.clock);
@@ -788,7 +748,10 @@ fn write_v7(
         }
         let len = out.pos - body_start;
         out.patch_u64(size_at, len)?;
-        let mut o = Body { v: Vec::new(), be };
+        let mut o = Body {
+            v: Vec::new(),
+            endian,
+        };
         o.u64(sect_at);
         o.cstr("");
         o.cstr(clock);
@@ -799,7 +762,10 @@ fn write_v7(
     out.section = "options".into();
     let opts2_at = out.pos;
     out.patch_u64(next_ptr, opts2_at)?;
-    let mut body = Body { v: Vec::new(), be };
+    let mut body = Body {
+        v: Vec::new(),
+        endian,
+    };
     for (i, b) in buffer_opts.iter().enumerate() {
         let id = if i == buffers.len() {
             opt::BUFFER_TEXT
@@ -825,7 +791,10 @@ fn write_v7(
         strings.clone()
     } else {
         let z = c.compress(&strings).map_err(|e| out.err(e))?;
-        let mut b = Body { v: Vec::new(), be };
+        let mut b = Body {
+            v: Vec::new(),
+            endian,
+        };
         b.u32(z.len() as u32);
         b.u32(strings.len() as u32);
         b.v.extend_from_slice(&z);

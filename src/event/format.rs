@@ -1,8 +1,9 @@
 //! `events/<system>/<event>/format` files: the event's name, id and typed fields.
 
+use crate::endian::Endianness;
 use std::fmt;
 
-use super::printfmt::Program;
+use super::print::Program;
 
 /// How a field's bytes are laid out in the payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,6 +174,20 @@ impl Schema {
         };
         schema.program = Program::compile(&schema);
         Ok(schema)
+    }
+
+    /// The `name:` and `ID:` of a format text, read from the lines before `format:`
+    /// without parsing the rest: how a registry indexes formats it parses on first use.
+    pub fn name_and_id(text: &str) -> (Option<&str>, Option<u16>) {
+        let (mut name, mut id) = (None, None);
+        for line in text.lines().take_while(|l| l.trim() != "format:") {
+            if let Some(v) = line.strip_prefix("name:") {
+                name = Some(v.trim());
+            } else if let Some(v) = line.strip_prefix("ID:") {
+                id = v.trim().parse::<u16>().ok();
+            }
+        }
+        (name, id)
     }
 
     /// The field called `name`.
@@ -354,36 +369,36 @@ fn parse_field_line(line: &str, long_size: usize) -> Result<Field, String> {
 }
 
 impl Field {
-    fn raw(&self, data: &[u8], big_endian: bool, off: usize, size: usize) -> Option<u64> {
-        read_uint(data, off, size, big_endian)
+    fn raw(&self, data: &[u8], endian: Endianness, off: usize, size: usize) -> Option<u64> {
+        endian.read_uint(data, off, size)
     }
 
     /// The field as an unsigned integer (zero-extended); None when the payload is too short
     /// or the field is not 1, 2, 4 or 8 bytes wide.
-    pub fn read_u64(&self, data: &[u8], big_endian: bool) -> Option<u64> {
-        self.raw(data, big_endian, self.offset, self.size)
+    pub fn read_u64(&self, data: &[u8], endian: Endianness) -> Option<u64> {
+        self.raw(data, endian, self.offset, self.size)
     }
 
     /// The field as a signed integer (sign-extended from its size).
-    pub fn read_i64(&self, data: &[u8], big_endian: bool) -> Option<i64> {
-        let v = self.read_u64(data, big_endian)?;
+    pub fn read_i64(&self, data: &[u8], endian: Endianness) -> Option<i64> {
+        let v = self.read_u64(data, endian)?;
         Some(sign_extend(v, self.size))
     }
 
     /// The field as an integer, sign- or zero-extended as the format declares.
-    pub fn read_int(&self, data: &[u8], big_endian: bool) -> Option<u64> {
+    pub fn read_int(&self, data: &[u8], endian: Endianness) -> Option<u64> {
         if self.signed {
-            self.read_i64(data, big_endian).map(|v| v as u64)
+            self.read_i64(data, endian).map(|v| v as u64)
         } else {
-            self.read_u64(data, big_endian)
+            self.read_u64(data, endian)
         }
     }
 
     /// Element `i` of a fixed array field, as an unsigned integer.
-    pub fn read_elem(&self, data: &[u8], big_endian: bool, i: usize) -> Option<u64> {
+    pub fn read_elem(&self, data: &[u8], endian: Endianness, i: usize) -> Option<u64> {
         match self.kind {
             FieldKind::Array { len, elem_size } if i < len => {
-                self.raw(data, big_endian, self.offset + i * elem_size, elem_size)
+                self.raw(data, endian, self.offset + i * elem_size, elem_size)
             }
             FieldKind::CharArray { len } if i < len => data.get(self.offset + i).map(|&b| b as u64),
             _ => None,
@@ -393,10 +408,10 @@ impl Field {
     /// The bytes the field covers: the fixed bytes for scalars and arrays, the dynamic
     /// data for `__data_loc`/`__rel_loc` fields and `[]` arrays. None when the payload is
     /// too short or the locator points outside it.
-    pub fn bytes<'a>(&self, data: &'a [u8], big_endian: bool) -> Option<&'a [u8]> {
+    pub fn bytes<'a>(&self, data: &'a [u8], endian: Endianness) -> Option<&'a [u8]> {
         match self.kind {
             FieldKind::DataLoc { .. } | FieldKind::RelLoc { .. } => {
-                let loc = self.read_u64(data, big_endian)? as u32;
+                let loc = self.read_u64(data, endian)? as u32;
                 let mut off = (loc & 0xffff) as usize;
                 let len = (loc >> 16) as usize;
                 if matches!(self.kind, FieldKind::RelLoc { .. }) {
@@ -411,8 +426,8 @@ impl Field {
 
     /// The field as a C string: its bytes up to the first NUL (char arrays, `__data_loc
     /// char[]`, `char buf[]`).
-    pub fn str<'a>(&self, data: &'a [u8], big_endian: bool) -> Option<&'a [u8]> {
-        let b = self.bytes(data, big_endian)?;
+    pub fn str<'a>(&self, data: &'a [u8], endian: Endianness) -> Option<&'a [u8]> {
+        let b = self.bytes(data, endian)?;
         Some(until_nul(b))
     }
 
@@ -441,26 +456,24 @@ pub enum FieldValue<'a> {
 impl Field {
     /// The field's value; None when the payload is too short or a locator points outside
     /// it. Strings are the bytes up to the first NUL.
-    pub fn value<'a>(&self, data: &'a [u8], big_endian: bool) -> Option<FieldValue<'a>> {
+    pub fn value<'a>(&self, data: &'a [u8], endian: Endianness) -> Option<FieldValue<'a>> {
         let is_char = self.type_name.contains("char") && !self.type_name.contains("unsigned char");
         match self.kind {
-            FieldKind::Scalar if self.signed => {
-                self.read_i64(data, big_endian).map(FieldValue::Int)
-            }
+            FieldKind::Scalar if self.signed => self.read_i64(data, endian).map(FieldValue::Int),
             FieldKind::Scalar | FieldKind::Pointer => {
-                self.read_u64(data, big_endian).map(FieldValue::UInt)
+                self.read_u64(data, endian).map(FieldValue::UInt)
             }
-            FieldKind::CharArray { .. } => self.str(data, big_endian).map(FieldValue::Str),
-            _ if is_char => self.str(data, big_endian).map(FieldValue::Str),
+            FieldKind::CharArray { .. } => self.str(data, endian).map(FieldValue::Str),
+            _ if is_char => self.str(data, endian).map(FieldValue::Str),
             FieldKind::Array { elem_size, .. }
             | FieldKind::DataLoc { elem_size }
             | FieldKind::RelLoc { elem_size }
             | FieldKind::DynamicArray { elem_size } => {
-                let b = self.bytes(data, big_endian)?;
+                let b = self.bytes(data, endian)?;
                 let el = elem_size.max(1);
                 Some(FieldValue::Array(
                     b.chunks_exact(el)
-                        .filter_map(|c| self.raw(c, big_endian, 0, el).or(Some(c[0] as u64)))
+                        .filter_map(|c| self.raw(c, endian, 0, el).or(Some(c[0] as u64)))
                         .collect(),
                 ))
             }
@@ -483,35 +496,6 @@ pub(crate) fn until_nul(b: &[u8]) -> &[u8] {
 }
 
 /// Sign-extend the low `size` bytes of `v`.
-/// The unsigned integer of `size` bytes (1, 2, 4 or 8) at `off` in `data`; None when it
-/// does not fit or the size is another.
-#[inline(always)]
-pub(crate) fn read_uint(data: &[u8], off: usize, size: usize, big_endian: bool) -> Option<u64> {
-    let end = off.checked_add(size)?;
-    // Without a branch on the size: the eight bytes ending where the value ends, the
-    // value kept from them (most fields lie at offset 8 or later).
-    if let (Some(w), 1 | 2 | 4 | 8) = (end.checked_sub(8).and_then(|s| data.get(s..end)), size) {
-        let w: [u8; 8] = w.try_into().ok()?;
-        let bits = 8 * size as u32;
-        return Some(if big_endian {
-            u64::from_be_bytes(w) & (u64::MAX >> (64 - bits))
-        } else {
-            u64::from_le_bytes(w) >> (64 - bits)
-        });
-    }
-    let b = data.get(off..end)?;
-    Some(match (size, big_endian) {
-        (1, _) => b[0] as u64,
-        (2, false) => u16::from_le_bytes([b[0], b[1]]) as u64,
-        (2, true) => u16::from_be_bytes([b[0], b[1]]) as u64,
-        (4, false) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
-        (4, true) => u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as u64,
-        (8, false) => u64::from_le_bytes(b.try_into().ok()?),
-        (8, true) => u64::from_be_bytes(b.try_into().ok()?),
-        _ => return None,
-    })
-}
-
 pub(crate) fn sign_extend(v: u64, size: usize) -> i64 {
     match size {
         1 => v as u8 as i8 as i64,
@@ -524,36 +508,6 @@ pub(crate) fn sign_extend(v: u64, size: usize) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn read_uint_agrees_with_a_byte_loop() {
-        let data: Vec<u8> = (0..24u8).map(|i| i.wrapping_mul(37) ^ 0xa5).collect();
-        for len in 0..=data.len() {
-            let d = &data[..len];
-            for off in 0..=len + 2 {
-                for size in 0..=9 {
-                    for be in [false, true] {
-                        let want =
-                            (matches!(size, 1 | 2 | 4 | 8) && off + size <= len).then(|| {
-                                let b = &d[off..off + size];
-                                let mut v = 0u64;
-                                for i in 0..size {
-                                    let byte = if be { b[i] } else { b[size - 1 - i] };
-                                    v = v << 8 | u64::from(byte);
-                                }
-                                v
-                            });
-                        assert_eq!(
-                            read_uint(d, off, size, be),
-                            want,
-                            "len {len} off {off} size {size} be {be}"
-                        );
-                    }
-                }
-            }
-        }
-        assert_eq!(read_uint(&data, usize::MAX, 8, false), None);
-    }
 
     const SWITCH: &str = "name: sched_switch\nID: 372\nformat:\n\
 \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
@@ -616,21 +570,30 @@ print fmt: \"prev_comm=%s\", REC->prev_comm\n";
         le[32..36].copy_from_slice(&((4u32 << 16) | 28).to_le_bytes());
         le[64..68].copy_from_slice(&7u32.to_le_bytes());
         let f = |n: &str| s.field(n).unwrap();
-        assert_eq!(f("prev_comm").str(&le, false), Some(&b"bash"[..]));
-        assert_eq!(f("prev_pid").read_i64(&le, false), Some(-5));
-        assert_eq!(f("prev_pid").read_u64(&le, false), Some(0xffff_fffb));
-        assert_eq!(f("name").str(&le, false), Some(&b"hi"[..]));
-        assert_eq!(f("rel").bytes(&le, false), Some(&7u32.to_le_bytes()[..]));
+        assert_eq!(
+            f("prev_comm").str(&le, Endianness::Little),
+            Some(&b"bash"[..])
+        );
+        assert_eq!(f("prev_pid").read_i64(&le, Endianness::Little), Some(-5));
+        assert_eq!(
+            f("prev_pid").read_u64(&le, Endianness::Little),
+            Some(0xffff_fffb)
+        );
+        assert_eq!(f("name").str(&le, Endianness::Little), Some(&b"hi"[..]));
+        assert_eq!(
+            f("rel").bytes(&le, Endianness::Little),
+            Some(&7u32.to_le_bytes()[..])
+        );
         let mut be = le.clone();
         be[24..28].copy_from_slice(&(-5i32).to_be_bytes());
         be[28..32].copy_from_slice(&((3u32 << 16) | 60).to_be_bytes());
-        assert_eq!(f("prev_pid").read_i64(&be, true), Some(-5));
-        assert_eq!(f("name").str(&be, true), Some(&b"hi"[..]));
+        assert_eq!(f("prev_pid").read_i64(&be, Endianness::Big), Some(-5));
+        assert_eq!(f("name").str(&be, Endianness::Big), Some(&b"hi"[..]));
         // A locator that points past the payload is None, never a panic.
         let mut bad = le.clone();
         bad[28..32].copy_from_slice(&((300u32 << 16) | 60).to_le_bytes());
-        assert_eq!(f("name").bytes(&bad, false), None);
-        assert_eq!(f("prev_pid").read_u64(&le[..10], false), None);
+        assert_eq!(f("name").bytes(&bad, Endianness::Little), None);
+        assert_eq!(f("prev_pid").read_u64(&le[..10], Endianness::Little), None);
     }
 
     #[test]
@@ -642,7 +605,7 @@ print fmt: \"prev_comm=%s\", REC->prev_comm\n";
         d[32..36].copy_from_slice(&((8u32 << 16) | 28).to_le_bytes());
         d[64..68].copy_from_slice(&5u32.to_le_bytes());
         d[68..72].copy_from_slice(&6u32.to_le_bytes());
-        let v = |n: &str| s.field(n).unwrap().value(&d, false);
+        let v = |n: &str| s.field(n).unwrap().value(&d, Endianness::Little);
         assert_eq!(v("prev_comm"), Some(FieldValue::Str(b"sh")));
         assert_eq!(v("prev_pid"), Some(FieldValue::Int(-1)));
         assert_eq!(v("fmt"), Some(FieldValue::UInt(0)));
@@ -654,7 +617,10 @@ print fmt: \"prev_comm=%s\", REC->prev_comm\n";
         let s = Schema::parse("sched", SWITCH, 8).unwrap();
         let mut d = vec![0u8; 80];
         d[28..32].copy_from_slice(&(80u32).to_le_bytes());
-        assert_eq!(s.field("name").unwrap().str(&d, false), Some(&b""[..]));
+        assert_eq!(
+            s.field("name").unwrap().str(&d, Endianness::Little),
+            Some(&b""[..])
+        );
     }
 
     #[test]

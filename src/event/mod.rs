@@ -19,8 +19,9 @@
 //!   `tracectl check-events -v` lists those formats.
 //!
 //! ```
+//! use tracectl::endian::Endianness;
 //! use tracectl::event::{PrintEnv, Record, Registry};
-//! let mut reg = Registry::new(8, false);
+//! let mut reg = Registry::new(8, Endianness::Little);
 //! let id = reg.add_format("demo", "name: hello\nID: 42\nformat:\n\
 //!     \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
 //!     \tfield:int value;\toffset:4;\tsize:4;\tsigned:1;\n\n\
@@ -40,19 +41,21 @@ mod format;
 mod header;
 mod pointer;
 mod printer;
-mod printfmt;
+
+mod print;
 mod record;
 mod registry;
 pub(crate) mod symbols;
 
+use crate::endian::Endianness;
+pub use crate::formats::FormatSource;
 pub use filter::{check_filter, check_filter_for, FilterSyntaxError};
-pub(crate) use format::read_uint;
 pub use format::{Field, FieldKind, FieldValue, FormatError, Schema};
 pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
-pub use printer::EventPrinter;
+pub use printer::{EventFormatter, EventPrinter};
 use std::fmt;
 
-pub use printfmt::HELPERS;
+pub use print::HELPERS;
 pub use record::Record;
 pub use registry::{Registry, RegistryError};
 pub use symbols::{Kallsyms, PrintkFormats, Symbol};
@@ -81,7 +84,7 @@ pub struct PrintEnv<'a> {
     /// `printk_formats`, for `bprint` formats and `bputs` strings.
     pub printk: Option<&'a PrintkFormats>,
     /// Byte order of the payloads.
-    pub big_endian: bool,
+    pub endian: Endianness,
     /// The kernel's `sizeof(long)`.
     pub long_size: usize,
     /// The kernel's HZ, for `jiffies_to_msecs()`; None prints those events as fields.
@@ -117,7 +120,7 @@ impl Default for PrintEnv<'_> {
             kallsyms: None,
             functions: None,
             printk: None,
-            big_endian: cfg!(target_endian = "big"),
+            endian: Endianness::NATIVE,
             long_size: 8,
             hz: None,
             style: PrintStyle::Kernel,

@@ -1,7 +1,9 @@
 //! The kernel's `%p` family: symbols, addresses, MACs, UUIDs, hex dumps and bitmaps.
 
-use super::printfmt::{push_hex, push_hex2, push_u64, Spec};
+use super::print::{push_hex2, Spec};
 use super::{PrintEnv, PrintStyle};
+use crate::bytes::{push_dec as push_u64, push_hex};
+use crate::endian::Endianness;
 
 /// What a `%p` conversion receives.
 pub(crate) enum PtrArg<'a> {
@@ -107,7 +109,7 @@ pub(crate) fn format(
                 nbits,
                 ext.get(1) == Some(&b'l'),
                 long as usize,
-                env.big_endian,
+                env.endian,
             );
             Ok(())
         }
@@ -402,8 +404,8 @@ fn ip6_compressed(a: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-fn bit(d: &[u8], k: usize, long: usize, be: bool) -> bool {
-    if be {
+fn bit(d: &[u8], k: usize, long: usize, endian: Endianness) -> bool {
+    if endian.is_big() {
         let word = k / (long * 8);
         let b = k % (long * 8);
         let byte = word * long + (long - 1 - b / 8);
@@ -414,17 +416,24 @@ fn bit(d: &[u8], k: usize, long: usize, be: bool) -> bool {
 }
 
 /// `%*pb` (hex, 32-bit chunks separated by commas) or `%*pbl` (ranges like `0-3,5`).
-pub(crate) fn bitmap(out: &mut Vec<u8>, d: &[u8], nbits: usize, list: bool, long: usize, be: bool) {
+pub(crate) fn bitmap(
+    out: &mut Vec<u8>,
+    d: &[u8],
+    nbits: usize,
+    list: bool,
+    long: usize,
+    endian: Endianness,
+) {
     if list {
         let mut first = true;
         let mut k = 0;
         while k < nbits {
-            if !bit(d, k, long, be) {
+            if !bit(d, k, long, endian) {
                 k += 1;
                 continue;
             }
             let start = k;
-            while k + 1 < nbits && bit(d, k + 1, long, be) {
+            while k + 1 < nbits && bit(d, k + 1, long, endian) {
                 k += 1;
             }
             if !first {
@@ -450,7 +459,7 @@ pub(crate) fn bitmap(out: &mut Vec<u8>, d: &[u8], nbits: usize, list: bool, long
         i -= 32;
         let mut v: u64 = 0;
         for b in (0..chunk).rev() {
-            v = v << 1 | bit(d, i + b, long, be) as u64;
+            v = v << 1 | bit(d, i + b, long, endian) as u64;
         }
         if !first {
             out.push(b',');
@@ -476,7 +485,7 @@ mod tests {
             kallsyms: None,
             functions: None,
             printk: None,
-            big_endian: false,
+            endian: Endianness::Little,
             long_size: 8,
             hz: None,
             style: Default::default(),
@@ -570,7 +579,7 @@ mod tests {
             128,
             false,
             8,
-            false,
+            Endianness::Little,
         );
         assert_eq!(out, b"00000000,00000001,00000000,00000003");
     }

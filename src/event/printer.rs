@@ -2,8 +2,19 @@
 //! tables of the same root.
 
 use super::{Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, RegistryError};
-use crate::render::EventFormatter;
-use crate::tracefs::Tracefs;
+use crate::formats::FormatSource;
+
+/// Writes what an event prints after the context columns of a `trace` line.
+///
+/// For a tracepoint that is `name: ` and the text of its `print fmt`; the ftrace-internal
+/// events (`print`, `bprint`, `function`, ...) print without their name, like the kernel.
+/// [`EventPrinter`] implements it with the event model; `render::FieldPairs` prints
+/// `field=value` pairs alone.
+pub trait EventFormatter {
+    /// Append the event's text to `out`; false when the event id is unknown (then a
+    /// placeholder naming the id was written).
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool;
+}
 
 /// Everything needed to print events of one kernel as its `trace` file does: the schemas,
 /// `printk_formats` and kallsyms.
@@ -23,17 +34,19 @@ pub struct EventPrinter {
 }
 
 impl EventPrinter {
-    /// Load the registry (lazily), `printk_formats` and kallsyms of a tracefs root. A live
-    /// root reads `/proc/kallsyms`, a tree its `host/` copy only; symbols that cannot be
-    /// read are left out (addresses then print in hex) rather than failing.
-    pub fn from_tracefs(t: &Tracefs) -> Result<EventPrinter, RegistryError> {
-        let registry = Registry::from_tracefs(t)?;
-        let printk = t
-            .read_string("printk_formats")
-            .ok()
-            .map(|s| PrintkFormats::parse(&s));
-        let kallsyms = load_kallsyms(t);
-        let hz = load_hz(t);
+    /// Load the registry (lazily), `printk_formats`, kallsyms and HZ of a source (a
+    /// tracefs root: a live root reads `/proc/kallsyms`); symbols that cannot be read are
+    /// left out (addresses then print in hex) rather than failing.
+    pub fn from_source<S: FormatSource + Clone + 'static>(
+        source: &S,
+    ) -> Result<EventPrinter, RegistryError> {
+        let registry = Registry::from_source(source)?;
+        let printk = source.printk_formats().map(|s| PrintkFormats::parse(&s));
+        let kallsyms = source
+            .kallsyms()
+            .map(|text| Kallsyms::parse(&text))
+            .filter(|k| !k.is_empty());
+        let hz = source.kernel_config().and_then(|c| parse_config_hz(&c));
         Ok(EventPrinter {
             registry,
             kallsyms,
@@ -49,22 +62,12 @@ impl EventPrinter {
             kallsyms: self.kallsyms.as_ref(),
             functions: None,
             printk: self.printk.as_ref(),
-            big_endian: self.registry.big_endian(),
+            endian: self.registry.endian(),
             long_size: self.registry.long_size(),
             hz: self.hz,
             style: self.style,
         }
     }
-}
-
-fn load_kallsyms(t: &Tracefs) -> Option<Kallsyms> {
-    let k = Kallsyms::parse(&t.host().kallsyms()?);
-    (!k.is_empty()).then_some(k)
-}
-
-/// `CONFIG_HZ` from the tree's `host/config(.gz)`, or `/proc/config.gz` for a live root.
-fn load_hz(t: &Tracefs) -> Option<u32> {
-    parse_config_hz(&t.host().config()?)
 }
 
 /// The value of `CONFIG_HZ=` in a kernel config.

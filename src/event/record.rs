@@ -1,3 +1,5 @@
+use crate::endian::Endianness;
+
 /// One event as read from any source: a borrowed view of its payload.
 ///
 /// `data` starts at the event's common fields (`common_type` first) and is exactly the
@@ -16,12 +18,7 @@ impl<'a> Record<'a> {
     /// The `common_type` field (the event id), read as a little- or big-endian u16 at offset 0.
     ///
     /// Every kernel since tracefs has had `unsigned short common_type; offset:0; size:2`.
-    pub fn event_id(&self, big_endian: bool) -> Option<u16> {
-        let b: [u8; 2] = self.data.get(0..2)?.try_into().ok()?;
-        Some(if big_endian {
-            u16::from_be_bytes(b)
-        } else {
-            u16::from_le_bytes(b)
-        })
+    pub fn event_id(&self, endian: Endianness) -> Option<u16> {
+        Some(endian.u16(self.data.get(0..2)?))
     }
 }

@@ -1,5 +1,6 @@
 //! Schemas by id and by `system:name`, parsed on first use.
 
+use crate::endian::Endianness;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -7,14 +8,14 @@ use indexmap::IndexMap;
 
 use super::format::{FormatError, Schema};
 use super::{HeaderPage, PrintEnv, Record};
-use crate::tracefs::{Tracefs, TracefsError};
+use crate::formats::{FormatSource, SourceError};
 
 /// Where a schema's format text comes from.
 #[derive(Debug)]
 enum Source {
     Text(String),
-    /// `events/<system>/<event>/format` under the registry's root.
-    Tracefs,
+    /// `format(system, name)` of the registry's source.
+    Source,
 }
 
 #[derive(Debug)]
@@ -30,8 +31,8 @@ struct Entry {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RegistryError {
-    /// A tracefs file could not be read.
-    Tracefs(TracefsError),
+    /// The source could not list its events or give its `header_page`.
+    Source(SourceError),
     /// `events/header_page` did not parse.
     HeaderPage(super::HeaderPageError),
 }
@@ -39,7 +40,7 @@ pub enum RegistryError {
 impl fmt::Display for RegistryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RegistryError::Tracefs(e) => write!(f, "{e}"),
+            RegistryError::Source(e) => write!(f, "{e}"),
             RegistryError::HeaderPage(e) => write!(f, "{e}"),
         }
     }
@@ -49,16 +50,16 @@ impl std::error::Error for RegistryError {}
 
 /// Every event schema of one kernel, by id and by `system:name`.
 ///
-/// From a tracefs root only the ids are read up front (`events/*/*/id`); a format is
-/// parsed the first time its event is asked for.
+/// From a [`FormatSource`] (a tracefs root, say) only the ids are read up front
+/// (`events/*/*/id`); a format is read and parsed the first time its event is asked for.
 pub struct Registry {
-    root: Option<Tracefs>,
+    root: Option<Box<dyn FormatSource>>,
     entries: IndexMap<String, Entry>,
     /// Entry index + 1 by event id (0: unknown); a flat table keeps the per-record lookup
     /// to one load.
     by_id: Vec<u32>,
     long_size: usize,
-    big_endian: bool,
+    endian: Endianness,
 }
 
 impl fmt::Debug for Registry {
@@ -67,7 +68,7 @@ impl fmt::Debug for Registry {
             .field("root", &self.root)
             .field("events", &self.entries.len())
             .field("long_size", &self.long_size)
-            .field("big_endian", &self.big_endian)
+            .field("endian", &self.endian)
             .finish()
     }
 }
@@ -75,61 +76,39 @@ impl fmt::Debug for Registry {
 impl Registry {
     /// An empty registry for a kernel with this `sizeof(long)` and byte order; fill it
     /// with [`Registry::add_format`].
-    pub fn new(long_size: usize, big_endian: bool) -> Registry {
+    pub fn new(long_size: usize, endian: Endianness) -> Registry {
         Registry {
             root: None,
             entries: IndexMap::new(),
             by_id: vec![0; 1 << 16],
             long_size,
-            big_endian,
+            endian,
         }
     }
 
-    /// Index every event under `events/` of a tracefs root (live or fixture tree). The
-    /// long size comes from `events/header_page`; the byte order is the host's.
-    pub fn from_tracefs(t: &Tracefs) -> Result<Registry, RegistryError> {
-        let hp = t
-            .read_string("events/header_page")
-            .map_err(RegistryError::Tracefs)?;
+    /// Index every event of a source of format texts (a tracefs root, live or a fixture
+    /// tree). The long size comes from its `header_page`; the byte order is the host's.
+    pub fn from_source<S: FormatSource + Clone + 'static>(
+        source: &S,
+    ) -> Result<Registry, RegistryError> {
+        let hp = source.header_page().map_err(RegistryError::Source)?;
         let header = HeaderPage::parse(&hp).map_err(RegistryError::HeaderPage)?;
-        let mut reg = Registry::new(header.long_size(), cfg!(target_endian = "big"));
-        reg.root = Some(t.clone());
-        let dir = t.path("events");
-        let systems = std::fs::read_dir(&dir)
-            .map_err(|e| RegistryError::Tracefs(TracefsError::from_io(&dir, e)))?;
-        let mut names: Vec<(String, String)> = Vec::new();
-        for sys in systems.flatten() {
-            if !sys.file_type().is_ok_and(|t| t.is_dir()) {
-                continue;
-            }
-            let Ok(events) = std::fs::read_dir(sys.path()) else {
-                continue;
-            };
-            let system = sys.file_name().to_string_lossy().into_owned();
-            for ev in events.flatten() {
-                if ev.file_type().is_ok_and(|t| t.is_dir()) {
-                    names.push((
-                        system.clone(),
-                        ev.file_name().to_string_lossy().into_owned(),
-                    ));
-                }
-            }
-        }
-        names.sort();
+        Registry::from_source_with_long_size(source, header.long_size())
+    }
+
+    /// [`Registry::from_source`] for a source whose `header_page` cannot be read: the
+    /// kernel's long size is given.
+    pub fn from_source_with_long_size<S: FormatSource + Clone + 'static>(
+        source: &S,
+        long_size: usize,
+    ) -> Result<Registry, RegistryError> {
+        let mut reg = Registry::new(long_size, Endianness::NATIVE);
+        let names = source.events().map_err(RegistryError::Source)?;
         for (system, name) in names {
-            let id = t
-                .read_string(format!("events/{system}/{name}/id"))
-                .ok()
-                .and_then(|s| s.trim().parse::<u16>().ok());
             // events/ftrace/* have no `id` file: the ID is only in the format.
-            let id = id.or_else(|| {
-                let text = t
-                    .read_string(format!("events/{system}/{name}/format"))
-                    .ok()?;
-                text.lines()
-                    .find_map(|l| l.strip_prefix("ID:"))
-                    .and_then(|v| v.trim().parse::<u16>().ok())
-            });
+            let id = source
+                .id(&system, &name)
+                .or_else(|| Schema::name_and_id(&source.format(&system, &name).ok()?).1);
             let i = reg.entries.len();
             if let Some(id) = id {
                 reg.by_id[id as usize] = i as u32 + 1;
@@ -140,11 +119,12 @@ impl Registry {
                     system,
                     name,
                     id,
-                    source: Source::Tracefs,
+                    source: Source::Source,
                     schema: OnceLock::new(),
                 },
             );
         }
+        reg.root = Some(Box::new(source.clone()));
         Ok(reg)
     }
 
@@ -170,15 +150,7 @@ impl Registry {
     /// systems it recorded (hundreds), of which a report usually meets a few dozen. A text
     /// without those two lines is parsed at once, for its error.
     pub fn add_format_lazy(&mut self, system: &str, text: &str) -> Result<u16, FormatError> {
-        let mut name = None;
-        let mut id = None;
-        for line in text.lines().take(4) {
-            if let Some(v) = line.strip_prefix("name:") {
-                name = Some(v.trim());
-            } else if let Some(v) = line.strip_prefix("ID:") {
-                id = v.trim().parse::<u16>().ok();
-            }
-        }
+        let (name, id) = Schema::name_and_id(text);
         let (Some(name), Some(id)) = (name.filter(|n| !n.is_empty()), id) else {
             return self.add_format(system, text);
         };
@@ -211,26 +183,24 @@ impl Registry {
     }
 
     /// Whether payloads are big-endian.
-    pub fn big_endian(&self) -> bool {
-        self.big_endian
+    pub fn endian(&self) -> Endianness {
+        self.endian
     }
 
     fn load<'s>(&'s self, e: &'s Entry) -> &'s Result<Schema, FormatError> {
         e.schema.get_or_init(|| {
             let text = match (&e.source, &self.root) {
                 (Source::Text(t), _) => t.clone(),
-                (Source::Tracefs, Some(root)) => {
-                    match root.read_string(format!("events/{}/{}/format", e.system, e.name)) {
-                        Ok(t) => t,
-                        Err(err) => {
-                            return Err(FormatError {
-                                event: format!("{}:{}", e.system, e.name),
-                                message: format!("cannot read it: {err}"),
-                            })
-                        }
+                (Source::Source, Some(root)) => match root.format(&e.system, &e.name) {
+                    Ok(t) => t,
+                    Err(err) => {
+                        return Err(FormatError {
+                            event: format!("{}:{}", e.system, e.name),
+                            message: format!("cannot read it: {err}"),
+                        })
                     }
-                }
-                (Source::Tracefs, None) => String::new(),
+                },
+                (Source::Source, None) => String::new(),
             };
             Schema::parse(&e.system, &text, self.long_size)
         })
@@ -257,7 +227,7 @@ impl Registry {
 
     /// The schema of a record, from its `common_type`.
     pub fn of(&self, rec: &Record) -> Option<&Schema> {
-        self.get(rec.event_id(self.big_endian)?)
+        self.get(rec.event_id(self.endian)?)
     }
 
     /// Every known event as `(system, name, id)`, sorted by system and name for a tracefs
@@ -289,7 +259,7 @@ impl Registry {
     /// An unknown id writes a placeholder naming it. Returns false when the text is not
     /// the kernel's (unknown event or `field=value` fallback).
     pub fn write_event(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
-        let id = rec.event_id(self.big_endian);
+        let id = rec.event_id(self.endian);
         let Some(schema) = id.and_then(|id| self.get(id)) else {
             out.extend_from_slice(
                 format!("<unknown event id {}>", id.map_or(-1, i32::from)).as_bytes(),

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::printfmt::{parse_format, Seg};
+use super::print::{parse_format, Seg};
 
 /// A kernel symbol table from the text of `/proc/kallsyms` (or a fixture's
 /// `host/kallsyms`).

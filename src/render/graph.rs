@@ -40,6 +40,7 @@
 //! trees) hides irq-entry functions and their callees in the kernel; that hiding is not
 //! implemented here, since on these kernels no traced function lies in that range.
 
+use crate::endian::Endianness;
 use std::collections::HashMap;
 
 use crate::event::{Kallsyms, Record, Registry};
@@ -212,13 +213,13 @@ pub struct GraphLayout {
     pid: (usize, usize),
     flags: (usize, usize),
     preempt: (usize, usize),
-    big_endian: bool,
+    endian: Endianness,
 }
 
 impl GraphLayout {
     /// From the registry's `ftrace/funcgraph_entry` and `ftrace/funcgraph_exit`; `None`
     /// when the tree lacks them (capture copies `events/ftrace` always).
-    pub fn from_registry(reg: &Registry, big_endian: bool) -> Option<GraphLayout> {
+    pub fn from_registry(reg: &Registry, endian: Endianness) -> Option<GraphLayout> {
         let e = reg.by_name("ftrace", "funcgraph_entry")?;
         let x = reg.by_name("ftrace", "funcgraph_exit")?;
         let f = |s: &crate::event::Schema, n: &str| s.field(n).map(|f| (f.offset, f.size));
@@ -236,7 +237,7 @@ impl GraphLayout {
             pid: f(e, "common_pid")?,
             flags: f(e, "common_flags")?,
             preempt: f(e, "common_preempt_count")?,
-            big_endian,
+            endian,
         })
     }
 
@@ -244,16 +245,7 @@ impl GraphLayout {
         let Some(b) = data.get(off..off + size) else {
             return 0;
         };
-        let mut v = 0u64;
-        for i in 0..size.min(8) {
-            let byte = if self.big_endian {
-                b[i]
-            } else {
-                b[size - 1 - i]
-            };
-            v = (v << 8) | byte as u64;
-        }
-        v
+        self.endian.uint_of(b)
     }
 
     fn id(&self, data: &[u8]) -> u16 {

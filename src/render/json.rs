@@ -5,104 +5,15 @@
 //! numbers, strings as strings, arrays as arrays. A lost-events marker is
 //! `{"lost":N,"cpu":C,"ts":T}` (`"lost":null` when the kernel did not count them).
 
+use crate::endian::Endianness;
 use serde_json::{Map, Value};
 
 use super::comm::Comms;
 use super::kernel::{latency_chars, KernelStyle};
-use super::names::{EventNames, FieldDesc, FieldShape};
 use crate::event::{Field, FieldKind, Record, Schema};
 
-fn uint(data: &[u8], off: usize, size: usize, be: bool) -> Option<u64> {
-    let b = data.get(off..off + size)?;
-    let mut v: u64 = 0;
-    if be {
-        for &x in b {
-            v = (v << 8) | u64::from(x);
-        }
-    } else {
-        for &x in b.iter().rev() {
-            v = (v << 8) | u64::from(x);
-        }
-    }
-    Some(v)
-}
-
-fn int_value(data: &[u8], off: usize, size: usize, signed: bool, be: bool) -> Value {
-    let Some(v) = uint(data, off, size, be) else {
-        return Value::Null;
-    };
-    if signed && size > 0 && size <= 8 {
-        let shift = 64 - 8 * size as u32;
-        Value::from(((v << shift) as i64) >> shift)
-    } else {
-        Value::from(v)
-    }
-}
-
-fn c_string(bytes: &[u8]) -> Value {
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    Value::String(String::from_utf8_lossy(&bytes[..end]).into_owned())
-}
-
-/// The typed value of one field of a payload (`null` when the payload is too short).
-pub fn field_value(f: &FieldDesc, data: &[u8], be: bool) -> Value {
-    match f.shape {
-        FieldShape::Scalar => int_value(data, f.offset, f.size, f.signed, be),
-        // `char buf[]` with size 0 (ftrace's print, bputs): the string runs to the end.
-        FieldShape::CharArray if f.size == 0 => data.get(f.offset..).map_or(Value::Null, c_string),
-        FieldShape::CharArray => data
-            .get(f.offset..f.offset + f.size)
-            .map_or(Value::Null, c_string),
-        FieldShape::Array { elem } => {
-            let size = if f.size == 0 {
-                data.len().saturating_sub(f.offset)
-            } else {
-                f.size
-            };
-            let n = size.checked_div(elem).unwrap_or(0);
-            Value::Array(
-                (0..n)
-                    .map(|i| int_value(data, f.offset + i * elem, elem, f.signed, be))
-                    .collect(),
-            )
-        }
-        FieldShape::Dynamic {
-            relative,
-            string,
-            elem,
-        } => {
-            let Some(word) = uint(data, f.offset, f.size.min(4), be) else {
-                return Value::Null;
-            };
-            let (mut off, len) = if f.size == 2 {
-                // A 2-byte location holds only the offset; the data runs to the record's end.
-                (word as usize, usize::MAX)
-            } else {
-                ((word & 0xffff) as usize, (word >> 16) as usize)
-            };
-            if relative {
-                off += f.offset + f.size;
-            }
-            let end = if len == usize::MAX {
-                data.len()
-            } else {
-                off.saturating_add(len).min(data.len())
-            };
-            let Some(bytes) = data.get(off.min(end)..end) else {
-                return Value::Null;
-            };
-            if string {
-                c_string(bytes)
-            } else {
-                let e = elem.max(1);
-                Value::Array(
-                    (0..bytes.len() / e)
-                        .map(|i| int_value(bytes, i * e, e, f.signed, be))
-                        .collect(),
-                )
-            }
-        }
-    }
+fn uint(data: &[u8], off: usize, size: usize, endian: Endianness) -> Option<u64> {
+    Some(endian.uint_of(data.get(off..off + size)?))
 }
 
 fn signed_elem(v: u64, size: usize, signed: bool) -> Value {
@@ -128,13 +39,13 @@ fn is_char_type(type_name: &str) -> bool {
 /// The typed value of one field of the event model's schema (`null` when the payload is
 /// too short): integers and pointers as numbers, char arrays and `__data_loc char[]` as
 /// strings, other arrays as arrays of numbers.
-pub fn schema_field_value(f: &Field, data: &[u8], be: bool) -> Value {
+pub fn field_value(f: &Field, data: &[u8], endian: Endianness) -> Value {
     let elems = |bytes: &[u8], elem: usize| -> Value {
         let e = elem.max(1);
         Value::Array(
             bytes
                 .chunks_exact(e)
-                .map(|c| match uint(c, 0, e, be) {
+                .map(|c| match uint(c, 0, e, endian) {
                     Some(v) => signed_elem(v, e, f.signed),
                     None => Value::Null,
                 })
@@ -144,26 +55,26 @@ pub fn schema_field_value(f: &Field, data: &[u8], be: bool) -> Value {
     match f.kind {
         FieldKind::Scalar | FieldKind::Pointer => {
             if f.signed {
-                f.read_i64(data, be).map_or(Value::Null, Value::from)
+                f.read_i64(data, endian).map_or(Value::Null, Value::from)
             } else {
-                f.read_u64(data, be).map_or(Value::Null, Value::from)
+                f.read_u64(data, endian).map_or(Value::Null, Value::from)
             }
         }
-        FieldKind::CharArray { .. } => f.str(data, be).map_or(Value::Null, |b| {
+        FieldKind::CharArray { .. } => f.str(data, endian).map_or(Value::Null, |b| {
             Value::from(String::from_utf8_lossy(b).into_owned())
         }),
         FieldKind::Array { elem_size, .. } => f
-            .bytes(data, be)
+            .bytes(data, endian)
             .map_or(Value::Null, |b| elems(b, elem_size)),
         FieldKind::DataLoc { elem_size }
         | FieldKind::RelLoc { elem_size }
         | FieldKind::DynamicArray { elem_size } => {
             if is_char_type(&f.type_name) {
-                f.str(data, be).map_or(Value::Null, |b| {
+                f.str(data, endian).map_or(Value::Null, |b| {
                     Value::from(String::from_utf8_lossy(b).into_owned())
                 })
             } else {
-                f.bytes(data, be)
+                f.bytes(data, endian)
                     .map_or(Value::Null, |b| elems(b, elem_size))
             }
         }
@@ -190,7 +101,7 @@ fn context_object(rec: &Record, comms: &Comms, style: &KernelStyle) -> Map<Strin
 }
 
 /// Append one record as a JSON line, its fields typed from the event model's schema.
-pub fn write_schema_record(
+pub fn write_record(
     out: &mut Vec<u8>,
     rec: &Record,
     comms: &Comms,
@@ -204,51 +115,17 @@ pub fn write_schema_record(
             obj.insert("event".into(), Value::from(s.name.as_str()));
             let mut fields = Map::new();
             for f in s.fields.iter().filter(|f| !f.name.starts_with("common_")) {
-                fields.insert(
-                    f.name.clone(),
-                    schema_field_value(f, rec.data, style.big_endian),
-                );
+                fields.insert(f.name.clone(), field_value(f, rec.data, style.endian));
             }
             obj.insert("fields".into(), Value::Object(fields));
         }
         None => {
             obj.insert(
                 "event_id".into(),
-                Value::from(rec.event_id(style.big_endian).unwrap_or(0)),
+                Value::from(rec.event_id(style.endian).unwrap_or(0)),
             );
         }
     }
-    let _ = serde_json::to_writer(&mut *out, &Value::Object(obj));
-    out.push(b'\n');
-}
-
-/// Append one record as a JSON line.
-pub fn write_record(
-    out: &mut Vec<u8>,
-    rec: &Record,
-    comms: &Comms,
-    names: &EventNames,
-    style: &KernelStyle,
-) {
-    let mut obj = context_object(rec, comms, style);
-    match names.of(rec) {
-        Some(ev) => {
-            obj.insert("system".into(), Value::from(ev.system.as_str()));
-            obj.insert("event".into(), Value::from(ev.name.as_str()));
-            let mut fields = Map::new();
-            for f in ev.fields.iter().filter(|f| !f.name.starts_with("common_")) {
-                fields.insert(f.name.clone(), field_value(f, rec.data, style.big_endian));
-            }
-            obj.insert("fields".into(), Value::Object(fields));
-        }
-        None => {
-            obj.insert(
-                "event_id".into(),
-                Value::from(rec.event_id(style.big_endian).unwrap_or(0)),
-            );
-        }
-    }
-    // Writing to a Vec cannot fail.
     let _ = serde_json::to_writer(&mut *out, &Value::Object(obj));
     out.push(b'\n');
 }
@@ -278,60 +155,22 @@ mod tests {
 
     #[test]
     fn trailing_flexible_arrays_run_to_the_end_of_the_record() {
-        let mut names = EventNames::default();
         let fmt = "name: print\nID: 5\nformat:\n\
 \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
 \tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n\
-\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n";
-        names.add_format("ftrace", fmt).unwrap();
-        let f = &names.get(5).unwrap().fields[2];
+\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\nprint fmt: \"%s\", REC->buf\n";
+        let schema = Schema::parse("ftrace", fmt, 8).unwrap();
         let mut d = vec![0u8; 16];
         d.extend_from_slice(b"hello\n\0\0");
-        assert_eq!(field_value(f, &d, false), Value::from("hello\n"));
-    }
-
-    #[test]
-    fn schema_fields_typed_like_the_minimal_table() {
-        let schema = crate::event::Schema::parse("demo_sys", FORMAT, 8).unwrap();
-        let mut names = EventNames::default();
-        names.add_format("demo_sys", FORMAT).unwrap();
-        let d = demo_payload();
-        let rec = Record {
-            cpu: 1,
-            ts: 1234,
-            data: &d,
-        };
-        let comms = Comms::from_saved_cmdlines("42 cat\n");
-        let style = KernelStyle {
-            big_endian: false,
-            ..KernelStyle::default()
-        };
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        write_schema_record(&mut a, &rec, &comms, Some(&schema), &style);
-        write_record(&mut b, &rec, &comms, &names, &style);
-        assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
-    }
-
-    fn demo_payload() -> Vec<u8> {
-        let mut d = vec![0u8; 40];
-        d[0..2].copy_from_slice(&7u16.to_le_bytes());
-        d[2] = 0x01;
-        d[4..8].copy_from_slice(&42i32.to_le_bytes());
-        d[8..11].copy_from_slice(b"cat");
-        d[16..20].copy_from_slice(&(-5i32).to_le_bytes());
-        d[20..24].copy_from_slice(&((4u32 << 16) | 32).to_le_bytes());
-        d[24..26].copy_from_slice(&80u16.to_le_bytes());
-        d[26..28].copy_from_slice(&443u16.to_le_bytes());
-        d[28..32].copy_from_slice(&((2u32 << 16) | 4).to_le_bytes());
-        d[32..36].copy_from_slice(b"abc\0");
-        d[36..38].copy_from_slice(&[9, 8]);
-        d
+        assert_eq!(
+            field_value(&schema.fields[2], &d, Endianness::Little),
+            Value::from("hello\n")
+        );
     }
 
     #[test]
     fn every_field_typed() {
-        let mut names = EventNames::default();
-        assert_eq!(names.add_format("demo_sys", FORMAT), Some(7));
+        let schema = Schema::parse("demo_sys", FORMAT, 8).unwrap();
         let mut d = vec![0u8; 40];
         d[0..2].copy_from_slice(&7u16.to_le_bytes());
         d[2] = 0x01;
@@ -352,11 +191,11 @@ mod tests {
         };
         let comms = Comms::from_saved_cmdlines("42 cat\n");
         let style = KernelStyle {
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();
-        write_record(&mut out, &rec, &comms, &names, &style);
+        write_record(&mut out, &rec, &comms, Some(&schema), &style);
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
             v,

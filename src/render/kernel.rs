@@ -5,9 +5,10 @@
 //! flag letters and the timestamp forms below are those of the 6.18 `trace` file.
 
 use super::comm::Comms;
-use super::EventFormatter;
 use crate::bytes::dec_len;
-use crate::event::Record;
+use crate::endian::Endianness;
+use crate::event::EventFormatter;
+use crate::event::{Record, Registry, Schema};
 use crate::tracefs::{Instance, Tracefs};
 
 /// IRQS_OFF: interrupts disabled.
@@ -24,8 +25,8 @@ const F_BH_OFF: u8 = 0x80;
 /// Where the common fields sit in every event payload.
 ///
 /// Every format file lists them first; the values below are those of all kernels since
-/// `common_lock_depth` went away, and [`CommonFields::from_format`] reads them from a real
-/// format file when one is at hand.
+/// `common_lock_depth` went away, and [`CommonFields::of`] reads them from an event's schema
+/// when one is at hand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CommonFields {
     /// `common_flags` (u8).
@@ -47,31 +48,29 @@ impl Default for CommonFields {
 }
 
 impl CommonFields {
-    /// Offsets from the `common_*` lines of any event's `format` text.
-    pub fn from_format(text: &str) -> CommonFields {
+    /// The offsets `schema` declares for the common fields (the defaults for those it
+    /// lacks).
+    pub fn of(schema: &Schema) -> CommonFields {
         let mut c = CommonFields::default();
-        for line in text.lines() {
-            let Some(rest) = line.trim().strip_prefix("field:") else {
-                continue;
-            };
-            let Some((decl, attrs)) = rest.split_once(';') else {
-                continue;
-            };
-            let Some(off) = attrs.split(';').find_map(|a| {
-                a.trim()
-                    .strip_prefix("offset:")
-                    .and_then(|v| v.trim().parse::<usize>().ok())
-            }) else {
-                continue;
-            };
-            match decl.split_whitespace().last() {
-                Some("common_flags") => c.flags = off,
-                Some("common_preempt_count") => c.preempt_count = off,
-                Some("common_pid") => c.pid = off,
+        for f in &schema.fields {
+            match f.name.as_str() {
+                "common_flags" => c.flags = f.offset,
+                "common_preempt_count" => c.preempt_count = f.offset,
+                "common_pid" => c.pid = f.offset,
                 _ => {}
             }
         }
         c
+    }
+
+    /// Those of the first event of `registry` whose format parses and declares
+    /// `common_pid` (every event of a kernel has the same); the defaults when none does.
+    pub fn from_registry(registry: &Registry) -> CommonFields {
+        registry
+            .events()
+            .filter_map(|(system, name, _)| registry.by_name(system, name))
+            .find(|s| s.field("common_pid").is_some())
+            .map_or_else(CommonFields::default, CommonFields::of)
     }
 }
 
@@ -168,7 +167,7 @@ pub struct KernelStyle {
     /// `options/irq-info`: the five latency characters.
     pub irq_info: bool,
     /// Byte order of the payloads.
-    pub big_endian: bool,
+    pub endian: Endianness,
     /// Offsets of the common fields.
     pub common: CommonFields,
 }
@@ -179,7 +178,7 @@ impl Default for KernelStyle {
             time_in_ns: true,
             record_tgid: false,
             irq_info: true,
-            big_endian: cfg!(target_endian = "big"),
+            endian: Endianness::NATIVE,
             common: CommonFields::default(),
         }
     }
@@ -206,12 +205,12 @@ pub fn selected_clock(trace_clock: &str) -> Option<&str> {
 impl KernelStyle {
     /// Read `trace_clock`, `options/record-tgid` and `options/irq-info` under `t` (a root,
     /// an instance directory or a fixture tree); missing files keep the kernel defaults.
-    pub fn from_tracefs(t: &Tracefs, big_endian: bool) -> KernelStyle {
-        KernelStyle::from_instance(&t.top(), big_endian)
+    pub fn from_tracefs(t: &Tracefs, endian: Endianness) -> KernelStyle {
+        KernelStyle::from_instance(&t.top(), endian)
     }
 
     /// [`KernelStyle::from_tracefs`] for one buffer: its `options/*` and `trace_clock`.
-    pub fn from_instance(t: &Instance, big_endian: bool) -> KernelStyle {
+    pub fn from_instance(t: &Instance, endian: Endianness) -> KernelStyle {
         let opt = |name: &str, default: bool| {
             t.read_string(format!("options/{name}"))
                 .map(|s| s.trim() == "1")
@@ -226,7 +225,7 @@ impl KernelStyle {
             time_in_ns,
             record_tgid: opt("record-tgid", false),
             irq_info: opt("irq-info", true),
-            big_endian,
+            endian,
             common: CommonFields::default(),
         }
     }
@@ -239,11 +238,7 @@ impl KernelStyle {
             return 0;
         };
         let b: [u8; 4] = b.try_into().unwrap_or_default();
-        if self.big_endian {
-            i32::from_be_bytes(b)
-        } else {
-            i32::from_le_bytes(b)
-        }
+        self.endian.u32(&b) as i32
     }
 
     /// `common_flags` and `common_preempt_count`.
@@ -583,7 +578,7 @@ mod tests {
             data: &data,
         };
         let style = KernelStyle {
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();
@@ -604,7 +599,7 @@ mod tests {
         let style = KernelStyle {
             record_tgid: true,
             time_in_ns: false,
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();
@@ -621,7 +616,7 @@ mod tests {
         };
         let style = KernelStyle {
             record_tgid: true,
-            big_endian: false,
+            endian: Endianness::Little,
             irq_info: false,
             ..KernelStyle::default()
         };
@@ -638,7 +633,7 @@ mod tests {
         // Neighbouring records share columns; what changes between them must show.
         let mut comms = Comms::from_saved_cmdlines("7 one\n");
         let style = KernelStyle {
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let line = |comms: &Comms, flags: u8, pid: i32, cpu: u32, ts: u64| {
@@ -694,7 +689,7 @@ mod tests {
             data: &data,
         };
         let style = KernelStyle {
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();
@@ -708,7 +703,7 @@ mod tests {
         let style = KernelStyle {
             record_tgid: true,
             time_in_ns: false,
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         style.write_context(&mut out, &rec, &comms);
@@ -738,7 +733,7 @@ mod tests {
         };
         let style = KernelStyle {
             time_in_ns: false,
-            big_endian: false,
+            endian: Endianness::Little,
             ..KernelStyle::default()
         };
         let mut out = Vec::new();

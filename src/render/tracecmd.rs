@@ -73,6 +73,7 @@ mod catalog;
 mod filter;
 mod source;
 
+use crate::endian::Endianness;
 pub use catalog::DatCatalog;
 pub use filter::{EventFilter, FilterContext, FilterError};
 pub use source::{
@@ -134,7 +135,7 @@ pub trait Catalog: Sync {
     /// libtraceevent's raw field listing (`tep_print_fields`, used by `-R`).
     fn write_fields(&self, rec: &Record, out: &mut Vec<u8>);
     /// Whether the traced kernel is big-endian.
-    fn big_endian(&self) -> bool;
+    fn endian(&self) -> Endianness;
 }
 
 /// How the time column is printed.
@@ -365,7 +366,7 @@ pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     common_migrate: Option<Option<FieldSpec>>,
     head: HeadCache,
     /// The catalog's byte order, asked once.
-    be: bool,
+    endian: Endianness,
 }
 
 /// The parts of the last head line that the next record mostly repeats.
@@ -390,7 +391,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             common_pc: None,
             common_migrate: None,
             head: HeadCache::default(),
-            be: catalog.big_endian(),
+            endian: catalog.endian(),
         }
     }
 
@@ -424,14 +425,14 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         f: [FieldSpec; 2],
         next: &Record,
     ) -> Option<[FieldSpec; 4]> {
-        let be = self.be;
-        let id = next.event_id(be)?;
+        let endian = self.endian;
+        let id = next.event_id(endian)?;
         let Some(Plugin::FuncgraphExit { f: x }) = &self.info(id).plugin else {
             return None;
         };
         let x = *x;
         let same_pid = self.pid(entry) == self.pid(next);
-        let same_func = read_uint(entry.data, f[0], be) == read_uint(next.data, x[0], be);
+        let same_func = read_uint(entry.data, f[0], endian) == read_uint(next.data, x[0], endian);
         (same_pid && same_func).then_some(x)
     }
 
@@ -466,11 +467,13 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 
     /// The pid of a record (`common_pid`; 0 when unknown).
     pub fn pid(&mut self, rec: &Record) -> i32 {
-        let be = self.be;
-        let Some(id) = rec.event_id(be) else { return 0 };
+        let endian = self.endian;
+        let Some(id) = rec.event_id(endian) else {
+            return 0;
+        };
         self.common(id);
         match self.common_pid {
-            Some(f) => read_uint(rec.data, f, be).map_or(0, |v| v as u32 as i32),
+            Some(f) => read_uint(rec.data, f, endian).map_or(0, |v| v as u32 as i32),
             None => 0,
         }
     }
@@ -589,19 +592,21 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     }
 
     fn write_latency(&mut self, out: &mut Vec<u8>, rec: &Record) {
-        let be = self.be;
-        let Some(id) = rec.event_id(be) else { return };
+        let endian = self.endian;
+        let Some(id) = rec.event_id(endian) else {
+            return;
+        };
         self.common(id);
         if self.common_migrate.is_none() {
             self.common_migrate = Some(self.catalog.field(id, "common_migrate_disable"));
         }
         let flags = self
             .common_flags
-            .and_then(|f| read_uint(rec.data, f, be))
+            .and_then(|f| read_uint(rec.data, f, endian))
             .unwrap_or(0);
         let pc = self
             .common_pc
-            .and_then(|f| read_uint(rec.data, f, be))
+            .and_then(|f| read_uint(rec.data, f, endian))
             .unwrap_or(0);
         let hard = flags & 0x08 != 0;
         let soft = flags & 0x10 != 0;
@@ -633,7 +638,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             out.push(b'.');
         }
         if let Some(Some(f)) = self.common_migrate {
-            match read_uint(rec.data, f, be) {
+            match read_uint(rec.data, f, endian) {
                 Some(v) => push_i64(out, sign_extend(v, f.size)),
                 None => out.push(b'.'),
             }
@@ -642,7 +647,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 
     /// Write ` name: ` padded to 20 columns.
     pub fn write_name(&mut self, out: &mut Vec<u8>, rec: &Record) {
-        match rec.event_id(self.be) {
+        match rec.event_id(self.endian) {
             Some(id) => crate::bytes::put(out, &self.info(id).name_column),
             None => crate::bytes::put(out, b" (NULL):               "),
         }
@@ -653,7 +658,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// later: a known event whose plugin, if any, does not register comms (the sched
     /// plugins do) and is not part of function_graph's leaf merging.
     pub fn info_is_independent(&mut self, rec: &Record) -> bool {
-        let Some(id) = rec.event_id(self.be) else {
+        let Some(id) = rec.event_id(self.endian) else {
             return false;
         };
         let raw = self.style.raw;
@@ -674,8 +679,8 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// Write the info part: plugin output or the print fmt (or the raw fields with `-R`).
     pub fn write_info(&mut self, out: &mut Vec<u8>, rec: &Record) {
         let start = out.len();
-        let be = self.be;
-        let id = rec.event_id(be);
+        let endian = self.endian;
+        let id = rec.event_id(endian);
         if self.style.raw {
             self.catalog.write_fields(rec, out);
         } else {
@@ -706,7 +711,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         if let Some(count) = missed {
             self.write_dropped(out, rec.cpu, count);
         }
-        let known = match rec.event_id(self.be) {
+        let known = match rec.event_id(self.endian) {
             Some(id) => self.info(id).known,
             None => false,
         };
@@ -758,8 +763,8 @@ pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
 /// Read a field as an unsigned number of its size (1, 2, 4 or 8 bytes), as
 /// libtraceevent's `tep_read_number` does: no sign extension.
 #[inline]
-pub fn read_uint(data: &[u8], f: FieldSpec, big_endian: bool) -> Option<u64> {
-    crate::event::read_uint(data, f.offset, f.size, big_endian)
+pub fn read_uint(data: &[u8], f: FieldSpec, endian: Endianness) -> Option<u64> {
+    endian.read_uint(data, f.offset, f.size)
 }
 
 /// Sign-extend the low `size` bytes of `v`.
@@ -831,8 +836,8 @@ mod tests {
         }
         fn write_info(&self, _rec: &Record, _out: &mut Vec<u8>) {}
         fn write_fields(&self, _rec: &Record, _out: &mut Vec<u8>) {}
-        fn big_endian(&self) -> bool {
-            false
+        fn endian(&self) -> Endianness {
+            Endianness::Little
         }
     }
 

@@ -3,6 +3,7 @@
 //! The header layout comes from `events/header_page`; the record encoding is the kernel's
 //! `struct ring_buffer_event`: a u32 with `type_len:5` and `time_delta:27`, then data.
 
+use crate::endian::Endianness;
 use std::fmt;
 
 use crate::event::{HeaderPage, Record};
@@ -38,39 +39,31 @@ pub struct PageLayout {
     /// Bytes in one sub-buffer, header included (`buffer_subbuf_size_kb` * 1024).
     pub subbuf_size: usize,
     /// Byte order of the traced kernel.
-    pub big_endian: bool,
+    pub endian: Endianness,
 }
 
 impl PageLayout {
     /// Layout from `events/header_page`, with the sub-buffer size from
     /// `buffer_subbuf_size_kb` when known (it may exceed the page size since 6.8).
-    pub fn new(header: &HeaderPage, subbuf_size: Option<usize>, big_endian: bool) -> PageLayout {
+    pub fn new(header: &HeaderPage, subbuf_size: Option<usize>, endian: Endianness) -> PageLayout {
         PageLayout {
             timestamp_offset: header.timestamp_offset,
             commit_offset: header.commit_offset,
             long_size: header.commit_size,
             data_offset: header.data_offset,
             subbuf_size: subbuf_size.unwrap_or_else(|| header.page_size()),
-            big_endian,
+            endian,
         }
     }
 
+    #[inline(always)]
     fn u32_at(&self, b: &[u8], off: usize) -> Option<u32> {
-        let a: [u8; 4] = b.get(off..off + 4)?.try_into().ok()?;
-        Some(if self.big_endian {
-            u32::from_be_bytes(a)
-        } else {
-            u32::from_le_bytes(a)
-        })
+        self.endian.u32_at(b, off)
     }
 
+    #[inline(always)]
     fn u64_at(&self, b: &[u8], off: usize) -> Option<u64> {
-        let a: [u8; 8] = b.get(off..off + 8)?.try_into().ok()?;
-        Some(if self.big_endian {
-            u64::from_be_bytes(a)
-        } else {
-            u64::from_le_bytes(a)
-        })
+        self.endian.u64_at(b, off)
     }
 
     fn long_at(&self, b: &[u8], off: usize) -> Option<u64> {
@@ -279,7 +272,7 @@ impl<'a> Iterator for SubBuffer<'a> {
                 let pos = self.pos;
                 return self.error(pos, "record header past the end of the sub-buffer".into());
             };
-            let (type_len, delta) = if l.big_endian {
+            let (type_len, delta) = if l.endian.is_big() {
                 (word >> 27, word & DELTA_MASK)
             } else {
                 (word & 31, word >> 5)

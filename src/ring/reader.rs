@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::page::PageLayout;
+use crate::endian::Endianness;
 use crate::event::{HeaderPage, HeaderPageError};
 use crate::tracefs::{Instance, Tracefs, TracefsError};
 
@@ -101,14 +102,15 @@ pub fn page_layout(t: &Tracefs) -> Result<PageLayout, RingError> {
     let header =
         HeaderPage::parse(&t.read_string("events/header_page")?).map_err(RingError::HeaderPage)?;
     let subbuf = subbuf_size(t, Path::new(""))?;
-    let big_endian = match t.host().uname_line() {
-        Some(u) => u
-            .split_whitespace()
-            .last()
-            .is_some_and(machine_is_big_endian),
-        None => cfg!(target_endian = "big"),
+    let endian = match t.host().uname_line() {
+        Some(u) => Endianness::big_if(
+            u.split_whitespace()
+                .last()
+                .is_some_and(machine_is_big_endian),
+        ),
+        None => Endianness::NATIVE,
     };
-    Ok(PageLayout::new(&header, subbuf, big_endian))
+    Ok(PageLayout::new(&header, subbuf, endian))
 }
 
 /// The sub-buffer size in bytes from `buffer_subbuf_size_kb` of `instance` (a directory

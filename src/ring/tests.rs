@@ -1,6 +1,7 @@
 //! Synthesized sub-buffers in both byte orders and both long sizes.
 
 use super::*;
+use crate::endian::Endianness;
 
 /// Builds a sub-buffer the way the kernel's writer lays one out.
 struct PageBuilder {
@@ -16,7 +17,7 @@ impl PageBuilder {
         }
     }
     fn u32(&mut self, v: u32) {
-        let b = if self.layout.big_endian {
+        let b = if self.layout.endian.is_big() {
             v.to_be_bytes()
         } else {
             v.to_le_bytes()
@@ -24,7 +25,7 @@ impl PageBuilder {
         self.body.extend_from_slice(&b);
     }
     fn header(&mut self, type_len: u32, delta: u32) {
-        let w = if self.layout.big_endian {
+        let w = if self.layout.endian.is_big() {
             (type_len << 27) | delta
         } else {
             (delta << 5) | type_len
@@ -61,12 +62,12 @@ impl PageBuilder {
         let l = &self.layout;
         let mut page = vec![0u8; l.subbuf_size];
         let put = |page: &mut Vec<u8>, off: usize, v: u64, size: usize| {
-            let bytes = if l.big_endian {
+            let bytes = if l.endian.is_big() {
                 v.to_be_bytes()
             } else {
                 v.to_le_bytes()
             };
-            let bytes = if l.big_endian {
+            let bytes = if l.endian.is_big() {
                 &bytes[8 - size..]
             } else {
                 &bytes[..size]
@@ -88,23 +89,23 @@ impl PageBuilder {
     }
 }
 
-fn layout(long_size: usize, big_endian: bool, subbuf_size: usize) -> PageLayout {
+fn layout(long_size: usize, endian: Endianness, subbuf_size: usize) -> PageLayout {
     PageLayout {
         timestamp_offset: 0,
         commit_offset: 8,
         long_size,
         data_offset: 8 + long_size,
         subbuf_size,
-        big_endian,
+        endian,
     }
 }
 
 fn all_layouts() -> Vec<PageLayout> {
     let mut v = Vec::new();
     for long in [4, 8] {
-        for be in [false, true] {
+        for endian in [Endianness::Little, Endianness::Big] {
             for size in [4096, 16384] {
-                v.push(layout(long, be, size));
+                v.push(layout(long, endian, size));
             }
         }
     }
@@ -148,7 +149,7 @@ fn decodes_every_record_type_in_every_layout() {
 
 #[test]
 fn absolute_time_stamp_keeps_the_top_bits_of_the_current_time() {
-    let l = layout(8, false, 4096);
+    let l = layout(8, Endianness::Little, 4096);
     let mut b = PageBuilder::new(l);
     b.absolute(0x10);
     b.event(0, &[0; 4]);
@@ -160,7 +161,7 @@ fn absolute_time_stamp_keeps_the_top_bits_of_the_current_time() {
 
 #[test]
 fn padding_with_zero_delta_ends_the_page() {
-    let l = layout(8, false, 4096);
+    let l = layout(8, Endianness::Little, 4096);
     let mut b = PageBuilder::new(l);
     b.event(1, &[1; 4]);
     b.header(29, 0);
@@ -213,7 +214,7 @@ fn a_malformed_page_is_reported_and_the_next_one_decoded() {
         let mut bytes = bad.finish(100, 0, None);
         // A commit larger than the page.
         let mut huge = good.finish(0, 0, None);
-        let commit_bytes = if l.big_endian {
+        let commit_bytes = if l.endian.is_big() {
             ((l.subbuf_size as u64) << (8 * (8 - l.long_size))).to_be_bytes()
         } else {
             (l.subbuf_size as u64).to_le_bytes()
@@ -236,7 +237,7 @@ fn a_malformed_page_is_reported_and_the_next_one_decoded() {
 
 #[test]
 fn truncated_input_is_an_error_not_a_panic() {
-    let l = layout(8, false, 4096);
+    let l = layout(8, Endianness::Little, 4096);
     let mut b = PageBuilder::new(l);
     b.event(1, &[1; 40]);
     let page = b.finish(0, 0, None);
@@ -248,7 +249,7 @@ fn truncated_input_is_an_error_not_a_panic() {
 
 #[test]
 fn merge_orders_by_time_and_breaks_ties_by_lower_cpu() {
-    let l = layout(8, false, 4096);
+    let l = layout(8, Endianness::Little, 4096);
     let mk = |deltas: &[u32], base: u64| {
         let mut b = PageBuilder::new(l);
         for (i, d) in deltas.iter().enumerate() {

@@ -22,12 +22,13 @@
 use std::io::{self, Write};
 
 use crate::dat::{DatError, DatFile};
+use crate::event::EventFormatter;
 use crate::event::{PrintEnv, PrintStyle, Record};
 use crate::render::tracecmd::{
     Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FieldSpec, FilterContext, RecordSource,
     SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle,
 };
-use crate::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use crate::render::{json, CommonFields, Comms, KernelStyle};
 
 /// One trace file (or buffer instance) to report.
 pub struct ReportInput<'a> {
@@ -276,7 +277,7 @@ fn report_loop<'a>(
         let catalog = l.input.catalog;
         if taken.missed.is_some()
             && rec
-                .event_id(catalog.big_endian())
+                .event_id(catalog.endian())
                 .and_then(|id| catalog.event(id))
                 .is_none()
         {
@@ -297,7 +298,7 @@ fn report_loop<'a>(
             }
             buf.extend_from_slice(&l.prefix);
             let graph = rec
-                .event_id(l.input.catalog.big_endian())
+                .event_id(l.input.catalog.endian())
                 .and_then(|id| l.renderer.graph_entry(id));
             match graph {
                 None if pipe.wants() && l.renderer.info_is_independent(&rec) => {
@@ -586,7 +587,7 @@ fn accept<C: Catalog + ?Sized>(
     if filter.is_empty() {
         return true;
     }
-    let Some(id) = rec.event_id(catalog.big_endian()) else {
+    let Some(id) = rec.event_id(catalog.endian()) else {
         return false;
     };
     let pid = renderer.pid(rec);
@@ -625,24 +626,16 @@ pub fn kernel_or_json(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<Vec<String>, ReportError> {
-    let be = dat.big_endian();
-    let mut names = EventNames::default();
-    names.big_endian = be;
-    let mut common = None;
-    for (system, text) in dat.all_formats() {
-        names.add_format(system, text);
-        if common.is_none() && text.contains("common_pid") {
-            common = Some(CommonFields::from_format(text));
-        }
-    }
+    let endian = dat.endian();
+    let registry = catalog.registry();
     let clock = clock_of(dat);
     let style = KernelStyle {
         time_in_ns: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), false)
             != TimeFormat::Raw,
         record_tgid: false,
         irq_info: true,
-        big_endian: be,
-        common: common.unwrap_or_default(),
+        endian,
+        common: CommonFields::from_registry(registry),
     };
     let mut comms = Comms::from_saved_cmdlines(dat.cmdlines());
     let mut cmdlines = Cmdlines::new();
@@ -660,7 +653,7 @@ pub fn kernel_or_json(
             continue;
         }
         if !filter.is_empty() {
-            let id = rec.event_id(be).unwrap_or(u16::MAX);
+            let id = rec.event_id(endian).unwrap_or(u16::MAX);
             let pid = style.pid(&rec);
             let comm = |p: i32| cmdlines.comm(p).to_string();
             if !filter.accepts(catalog, id, &rec, &FilterContext { comm: &comm, pid }) {
@@ -675,7 +668,7 @@ pub fn kernel_or_json(
             }
         }
         if json {
-            json::write_record(&mut buf, &rec, &comms, &names, &style);
+            json::write_record(&mut buf, &rec, &comms, registry.of(&rec), &style);
         } else {
             style.write_line(&mut buf, &rec, &comms, &text);
         }
@@ -693,7 +686,7 @@ pub fn kernel_or_json(
 
 /// Remember the comm a sched_switch's next task carries, for later lines.
 fn learn_comm(catalog: &DatCatalog, rec: &Record, comms: &mut Comms) {
-    let Some(id) = rec.event_id(catalog.big_endian()) else {
+    let Some(id) = rec.event_id(catalog.endian()) else {
         return;
     };
     if catalog.event(id).map(|e| e.1) != Some("sched_switch") {
@@ -703,7 +696,7 @@ fn learn_comm(catalog: &DatCatalog, rec: &Record, comms: &mut Comms) {
         catalog.field(id, "next_pid"),
         catalog.field(id, "next_comm"),
     ) {
-        let pid = crate::render::tracecmd::read_uint(rec.data, p, catalog.big_endian()).unwrap_or(0)
+        let pid = crate::render::tracecmd::read_uint(rec.data, p, catalog.endian()).unwrap_or(0)
             as u32 as i32;
         let bytes = rec.data.get(c.offset..c.offset + c.size).unwrap_or(&[]);
         let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());

@@ -7,12 +7,14 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::endian::Endianness;
+use crate::event::{EventFormatter, FormatSource};
 use crate::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use crate::render::graph::{
     blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms,
     write_latency_header, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord,
 };
-use crate::render::{json, CommonFields, Comms, EventFormatter, EventNames, KernelStyle};
+use crate::render::{json, CommonFields, Comms, FieldPairs, KernelStyle};
 use crate::ring::{
     load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError, RingError,
 };
@@ -110,7 +112,6 @@ struct Printer<'w> {
     warn: &'w mut dyn FnMut(String),
     style: KernelStyle,
     comms: Comms,
-    names: EventNames,
     /// The event model: print-fmt text exactly as the kernel prints it.
     text: EventText,
     json: bool,
@@ -135,7 +136,7 @@ impl Printer<'_> {
         match &self.only {
             None => true,
             Some(ids) => rec
-                .event_id(self.style.big_endian)
+                .event_id(self.style.endian)
                 .is_some_and(|id| ids.contains(&id)),
         }
     }
@@ -158,26 +159,16 @@ impl Printer<'_> {
                     );
                 }
                 let known = if self.json {
-                    match &self.text.registry {
-                        Some(reg) => json::write_schema_record(
-                            out,
-                            &rec,
-                            &self.comms,
-                            reg.of(&rec),
-                            &self.style,
-                        ),
-                        None => {
-                            json::write_record(out, &rec, &self.comms, &self.names, &self.style)
-                        }
-                    }
+                    let schema = self.text.registry.as_ref().and_then(|reg| reg.of(&rec));
+                    json::write_record(out, &rec, &self.comms, schema, &self.style);
                     // JSON writes whatever it has: whether the event was known is checked below.
                     false
                 } else {
                     self.style_line(&rec, out)
                 };
                 if !known {
-                    if let Some(id) = rec.event_id(self.style.big_endian) {
-                        if let Some(why) = self.text.why_unknown(id, &rec, &self.names) {
+                    if let Some(id) = rec.event_id(self.style.endian) {
+                        if let Some(why) = self.text.why_unknown(id) {
                             if self.lost_unknown_ids.insert(id) {
                                 (self.warn)(format!("warning: {why}"));
                             }
@@ -205,30 +196,18 @@ impl Printer<'_> {
 
     /// Pick task names out of the events that carry them.
     fn learn_comms(&mut self, rec: &Record) {
-        let be = self.style.big_endian;
+        let endian = self.style.endian;
         let mut learned: Vec<(i32, String)> = Vec::new();
         {
-            let (system, name, fields): (&str, &str, Vec<(&str, serde_json::Value)>) =
-                match &self.text.registry {
-                    Some(reg) => {
-                        let Some(s) = reg.of(rec) else { return };
-                        let vals = s
-                            .fields
-                            .iter()
-                            .map(|f| (f.name.as_str(), json::schema_field_value(f, rec.data, be)))
-                            .collect();
-                        (s.system.as_str(), s.name.as_str(), vals)
-                    }
-                    None => {
-                        let Some(ev) = self.names.of(rec) else { return };
-                        let vals = ev
-                            .fields
-                            .iter()
-                            .map(|f| (f.name.as_str(), json::field_value(f, rec.data, be)))
-                            .collect();
-                        (ev.system.as_str(), ev.name.as_str(), vals)
-                    }
-                };
+            let Some(s) = self.text.registry.as_ref().and_then(|reg| reg.of(rec)) else {
+                return;
+            };
+            let (system, name) = (s.system.as_str(), s.name.as_str());
+            let fields: Vec<(&str, serde_json::Value)> = s
+                .fields
+                .iter()
+                .map(|f| (f.name.as_str(), json::field_value(f, rec.data, endian)))
+                .collect();
             let pairs: &[(&str, &str)] = match (system, name) {
                 ("sched", "sched_switch") => {
                     &[("prev_pid", "prev_comm"), ("next_pid", "next_comm")]
@@ -263,7 +242,7 @@ impl Printer<'_> {
 
     fn style_line(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
         self.style.write_context(out, rec, &self.comms);
-        let known = self.text.write_event(rec, out, &self.names);
+        let known = self.text.write_event(rec, out);
         out.push(b'\n');
         known
     }
@@ -273,15 +252,18 @@ impl Printer<'_> {
 /// `bprint`/`bputs` events need.
 struct EventText {
     registry: Option<Registry>,
+    /// The tree has no usable `header_page`: events print as `field=value` pairs
+    /// ([`FieldPairs`]) instead of through their `print fmt`.
+    fields_only: bool,
     kallsyms: Option<Kallsyms>,
     printk: Option<PrintkFormats>,
-    big_endian: bool,
+    endian: Endianness,
 }
 
 impl EventText {
     /// Why records of event `id` print as `<unknown event id N>` (None when they do not):
     /// no format, or a format that does not parse.
-    fn why_unknown(&self, id: u16, rec: &Record, fallback: &EventNames) -> Option<String> {
+    fn why_unknown(&self, id: u16) -> Option<String> {
         let missing = || {
             format!("event id {id} has no format under events/; its records print as <unknown event id {id}> (was the tree captured with its formats?)")
         };
@@ -291,45 +273,26 @@ impl EventText {
                 Some(Err(e)) => Some(format!("{e}; its records print as <unknown event id {id}>")),
                 Some(Ok(_)) => None,
             },
-            None => fallback.of(rec).is_none().then(missing),
+            None => Some(missing()),
         }
     }
 
     /// Every event as (system, name, id).
-    fn events(&self, fallback: &EventNames) -> Vec<(String, String, u16)> {
-        match &self.registry {
-            Some(reg) => reg
-                .events()
+    fn events(&self) -> Vec<(String, String, u16)> {
+        self.registry.as_ref().map_or_else(Vec::new, |reg| {
+            reg.events()
                 .filter_map(|(s, n, id)| Some((s.to_string(), n.to_string(), id?)))
-                .collect(),
-            None => fallback
-                .iter()
-                .map(|(id, e)| (e.system.clone(), e.name.clone(), id))
-                .collect(),
-        }
+                .collect()
+        })
     }
 
     /// Offsets of the common fields, from the first format that parses.
-    fn common_fields(&self, fallback: &EventNames) -> CommonFields {
-        let Some(reg) = &self.registry else {
-            return fallback.common_fields();
-        };
-        let mut c = CommonFields::default();
-        for (s, n, _) in reg.events() {
-            if let Some(schema) = reg.by_name(s, n) {
-                for f in &schema.fields {
-                    match f.name.as_str() {
-                        "common_flags" => c.flags = f.offset,
-                        "common_preempt_count" => c.preempt_count = f.offset,
-                        "common_pid" => c.pid = f.offset,
-                        _ => {}
-                    }
-                }
-                break;
-            }
-        }
-        c
+    fn common_fields(&self) -> CommonFields {
+        self.registry
+            .as_ref()
+            .map_or_else(CommonFields::default, CommonFields::from_registry)
     }
+
     /// One stderr line per event type whose text fell back to `field=value` pairs.
     fn report_fallbacks(&self, warn: &mut dyn FnMut(String)) {
         if let Some(reg) = &self.registry {
@@ -344,42 +307,49 @@ impl EventText {
     /// From a tree: `host/kallsyms.zst` or `host/kallsyms`; from a live root: /proc/kallsyms.
     fn load(
         t: &Tracefs,
-        big_endian: bool,
+        endian: Endianness,
         specs: &[String],
         warn: &mut dyn FnMut(String),
     ) -> EventText {
-        let registry = match Registry::from_tracefs(t) {
+        let (registry, fields_only) = match Registry::from_source(t) {
             Ok(mut r) => {
                 super::resolve_enum_constants(t, &mut r, specs);
-                Some(r)
+                (Some(r), false)
             }
             Err(e) => {
                 warn(format!("{e}; printing events as field=value pairs"));
-                None
+                // The formats still give names and fields; `long` is taken as 8 bytes.
+                (Registry::from_source_with_long_size(t, 8).ok(), true)
             }
         };
-        let kallsyms_text = t.host().kallsyms();
-        let printk = t
-            .read_string("printk_formats")
-            .ok()
-            .map(|s| PrintkFormats::parse(&s));
+        let printk = t.printk_formats().map(|s| PrintkFormats::parse(&s));
         EventText {
             registry,
-            kallsyms: kallsyms_text.map(|s| Kallsyms::parse(&s)),
+            fields_only,
+            kallsyms: t.kallsyms().map(|s| Kallsyms::parse(&s)),
             printk,
-            big_endian,
+            endian,
         }
     }
 
-    fn write_event(&self, rec: &Record, out: &mut Vec<u8>, fallback: &EventNames) -> bool {
+    fn write_event(&self, rec: &Record, out: &mut Vec<u8>) -> bool {
         let Some(reg) = &self.registry else {
-            return fallback.write_event(rec, out);
+            let id = rec.event_id(self.endian).unwrap_or(0);
+            out.extend_from_slice(format!("<unknown event id {id}>").as_bytes());
+            return false;
         };
+        if self.fields_only {
+            return FieldPairs {
+                registry: reg,
+                endian: self.endian,
+            }
+            .write_event(rec, out);
+        }
         let env = PrintEnv {
             kallsyms: self.kallsyms.as_ref(),
             functions: None,
             printk: self.printk.as_ref(),
-            big_endian: self.big_endian,
+            endian: self.endian,
             long_size: reg.long_size(),
             hz: None,
             style: crate::event::PrintStyle::Kernel,
@@ -412,30 +382,21 @@ fn ids_for(
 fn printer_for<'w>(
     t: &Instance,
     meta: &Tracefs,
-    big_endian: bool,
+    endian: Endianness,
     args: &StreamOptions,
     warn: &'w mut dyn FnMut(String),
 ) -> Result<Printer<'w>, StreamError> {
     let mut comms =
         Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
-    let text = EventText::load(meta, big_endian, &args.events, warn);
-    // The minimal table is only needed when the event model cannot read the tree.
-    let names = if text.registry.is_some() {
-        let mut n = EventNames::default();
-        n.big_endian = big_endian;
-        n
-    } else {
-        EventNames::from_tracefs(meta, big_endian)
-    };
-    let only = ids_for(&text.events(&names), &args.events)?;
-    let mut style = KernelStyle::from_instance(t, big_endian);
-    style.common = text.common_fields(&names);
+    let text = EventText::load(meta, endian, &args.events, warn);
+    let only = ids_for(&text.events(), &args.events)?;
+    let mut style = KernelStyle::from_instance(t, endian);
+    style.common = text.common_fields();
     Ok(Printer {
         warn,
         style,
         comms,
-        names,
         text,
         json: args.json,
         only,
@@ -457,7 +418,7 @@ fn replay(
 ) -> Result<i32, StreamError> {
     let layout = page_layout(t).map_err(StreamError::Layout)?;
     let data = load_cpu_files(t, args.cpu)?;
-    let mut p = printer_for(&t.top(), t, layout.big_endian, args, warn)?;
+    let mut p = printer_for(&t.top(), t, layout.endian, args, warn)?;
     p.lost_to_stderr = true;
     p.annotate = t
         .read_string("options/annotate")
@@ -529,7 +490,7 @@ fn replay_graph<'a>(
     let Some(reg) = &p.text.registry else {
         return Err(StreamError::Unsupported("the tree's event formats could not be read; function_graph needs events/ftrace/funcgraph_*/format".into()));
     };
-    let Some(glayout) = GraphLayout::from_registry(reg, p.text.big_endian) else {
+    let Some(glayout) = GraphLayout::from_registry(reg, p.text.endian) else {
         return Err(StreamError::Unsupported(format!(
             "{}: no events/ftrace/funcgraph_entry or funcgraph_exit format; capture the tree again (capture copies events/ftrace)",
             t.root().display()
@@ -540,7 +501,7 @@ fn replay_graph<'a>(
         match item {
             Ok(Entry::Event(r)) => {
                 if p.wanted(&r)
-                    || r.event_id(p.style.big_endian).is_some_and(|id| {
+                    || r.event_id(p.style.endian).is_some_and(|id| {
                         reg.try_get(id).is_some_and(|s| {
                             s.is_ok_and(|s| {
                                 s.system == "ftrace" && s.name.starts_with("funcgraph_")
@@ -585,13 +546,12 @@ fn replay_graph<'a>(
         irq_range,
     };
     let text = &p.text;
-    let names = &p.names;
     // trace_marker and trace_printk text shows without its `ip: ` prefix in a comment.
     let msg_only: HashSet<u16> = ["print", "bprint", "bputs"]
         .iter()
         .filter_map(|n| reg.by_name("ftrace", n).map(|s| s.id))
         .collect();
-    let be = p.style.big_endian;
+    let endian = p.style.endian;
     let release = host
         .uname_line()
         .and_then(|u| u.split_whitespace().nth(2).map(str::to_string));
@@ -600,7 +560,7 @@ fn replay_graph<'a>(
         .is_some_and(blanks_first_string_in_comments);
     let mut comment = |rec: &Record, o: &mut Vec<u8>| {
         let start = o.len();
-        let known = text.write_event(rec, o, names);
+        let known = text.write_event(rec, o);
         let Some(name_end) = o[start..]
             .windows(2)
             .position(|w| w == b": ")
@@ -608,7 +568,11 @@ fn replay_graph<'a>(
         else {
             return known;
         };
-        if known && rec.event_id(be).is_some_and(|id| msg_only.contains(&id)) {
+        if known
+            && rec
+                .event_id(endian)
+                .is_some_and(|id| msg_only.contains(&id))
+        {
             o.drain(start..name_end);
         } else if known && blank_first {
             if let Some(schema) = reg.of(rec) {
@@ -693,7 +657,7 @@ fn live(
     if let Ok(kb) = buffer.subbuf_size_kb() {
         layout.subbuf_size = kb as usize * 1024;
     }
-    let mut p = printer_for(&buffer, top, layout.big_endian, args, warn)?;
+    let mut p = printer_for(&buffer, top, layout.endian, args, warn)?;
     p.learn = true;
     let mut reader = LiveReader::open(&buffer, &layout, args.cpu)?;
     let cpus = reader.cpus();

@@ -787,84 +787,6 @@ pub fn enum_resolved_formats(
     out
 }
 
-/// Enumerator values from the kernel's BTF (`/sys/kernel/btf/vmlinux`).
-///
-/// Some `print fmt`s name enum constants the kernel never rewrote into numbers (no
-/// `TRACE_DEFINE_ENUM`), e.g. writeback's `I_DIRTY_SYNC`: the kernel prints them with the
-/// values compiled into it, which only BTF tells user space. Returns `(name, value)` for
-/// every enumerator of every `BTF_KIND_ENUM`/`BTF_KIND_ENUM64`.
-pub fn btf_enums(btf: &[u8]) -> Result<Vec<(String, i64)>, String> {
-    let le = match btf.get(0..2) {
-        Some([0x9f, 0xeb]) => true,
-        Some([0xeb, 0x9f]) => false,
-        _ => return Err("not BTF data (bad magic)".into()),
-    };
-    let u32_at = |off: usize| -> Result<u32, String> {
-        let b: [u8; 4] = btf
-            .get(off..off + 4)
-            .and_then(|s| s.try_into().ok())
-            .ok_or_else(|| format!("BTF truncated at offset {off}"))?;
-        Ok(if le {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        })
-    };
-    let hdr_len = u32_at(4)? as usize;
-    let (type_off, type_len) = (u32_at(8)? as usize, u32_at(12)? as usize);
-    let (str_off, str_len) = (u32_at(16)? as usize, u32_at(20)? as usize);
-    let types = hdr_len + type_off;
-    let strings = hdr_len + str_off;
-    let name = |off: u32| -> String {
-        let start = strings + off as usize;
-        let end = (strings + str_len).min(btf.len());
-        let s = btf.get(start..end).unwrap_or(&[]);
-        let n = s.iter().position(|&b| b == 0).unwrap_or(s.len());
-        String::from_utf8_lossy(&s[..n]).into_owned()
-    };
-    let mut out = Vec::new();
-    let mut pos = types;
-    let end = types + type_len;
-    while pos + 12 <= end {
-        let info = u32_at(pos + 4)?;
-        let vlen = (info & 0xffff) as usize;
-        let kind = (info >> 24) & 0x1f;
-        let signed = info >> 31 == 1;
-        pos += 12;
-        let extra = match kind {
-            1 | 14 | 17 => 4,
-            3 => 12,
-            4 | 5 | 15 => vlen * 12,
-            13 => vlen * 8,
-            6 => {
-                for i in 0..vlen {
-                    let at = pos + i * 8;
-                    let raw = u32_at(at + 4)?;
-                    let v = if signed {
-                        i64::from(raw as i32)
-                    } else {
-                        i64::from(raw)
-                    };
-                    out.push((name(u32_at(at)?), v));
-                }
-                vlen * 8
-            }
-            19 => {
-                for i in 0..vlen {
-                    let at = pos + i * 12;
-                    let v = (u64::from(u32_at(at + 8)?) << 32) | u64::from(u32_at(at + 4)?);
-                    out.push((name(u32_at(at)?), v as i64));
-                }
-                vlen * 12
-            }
-            2 | 7..=12 | 16 | 18 => 0,
-            other => return Err(format!("unknown BTF kind {other} at offset {}", pos - 12)),
-        };
-        pos += extra;
-    }
-    Ok(out)
-}
-
 /// Byte ranges in `s` (a `print fmt` argument list) of the identifiers it uses outside
 /// string literals, `REC->` field accesses and function calls: the candidates for enum
 /// constants.
@@ -976,19 +898,5 @@ print fmt: \"state=%s x=%d\", __print_flags(REC->state, \"|\", {I_DIRTY_SYNC, \"
             "{out}"
         );
         assert_eq!(substitute_enums(FMT, &parse_enums("OTHER 1\n")), None);
-    }
-
-    #[test]
-    fn reads_enums_from_this_kernels_btf() {
-        let Ok(btf) = std::fs::read("/sys/kernel/btf/vmlinux") else {
-            eprintln!("skipped: no /sys/kernel/btf/vmlinux");
-            return;
-        };
-        let enums = btf_enums(&btf).unwrap();
-        let find = |n: &str| enums.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
-        // Stable across kernels: the sched policy and hrtimer mode constants.
-        assert_eq!(find("HRTIMER_MODE_ABS"), Some(0));
-        assert_eq!(find("HRTIMER_MODE_REL"), Some(1));
-        assert!(enums.len() > 1000, "{}", enums.len());
     }
 }

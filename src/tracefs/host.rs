@@ -176,7 +176,7 @@ impl Host<'_> {
     pub fn enum_values(&self) -> Option<HashMap<String, i64>> {
         if self.live {
             let btf = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
-            return Some(super::capture::btf_enums(&btf).ok()?.into_iter().collect());
+            return Some(crate::btf::enums(&btf).ok()?.into_iter().collect());
         }
         let text = String::from_utf8_lossy(&self.tree_file("enums")?).into_owned();
         Some(super::capture::parse_enums(&text))

@@ -26,6 +26,7 @@ mod dynevent;
 mod error;
 mod events;
 mod file;
+mod formats;
 mod ftrace;
 pub mod graph;
 mod host;

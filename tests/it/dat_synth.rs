@@ -8,6 +8,7 @@ use tracectl::dat::{
     opt, write_dat, write_latency_dat, BufferData, BufferSource, Compression, DatFile, Metadata,
     NewOption, WriteOptions,
 };
+use tracectl::endian::Endianness;
 
 fn meta() -> Metadata {
     Metadata {
@@ -46,7 +47,7 @@ fn big_endian_files_round_trip_in_every_format() {
         let wo = WriteOptions {
             version,
             compression,
-            big_endian: true,
+            endian: Endianness::Big,
             long_size: 8,
             page_size: 4096,
         };
@@ -76,7 +77,7 @@ fn big_endian_files_round_trip_in_every_format() {
         let s = write_dat(&path, &wo, &meta(), &opts, buffers).unwrap();
         assert_eq!(s.pages, 25);
         let d = DatFile::open(&path).unwrap();
-        assert!(d.big_endian());
+        assert_eq!(d.endian(), Endianness::Big);
         assert_eq!(d.header().version, version);
         assert_eq!(Metadata::from_dat(&d), meta());
         assert_eq!(d.nr_cpus(), 2);
@@ -181,7 +182,7 @@ fn chunk_walk_ignores_a_short_size() {
     let wo = WriteOptions {
         version: 7,
         compression: Compression::Zstd,
-        big_endian: false,
+        endian: Endianness::Little,
         long_size: 8,
         page_size: 4096,
     };

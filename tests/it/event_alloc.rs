@@ -9,8 +9,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use tracectl::event::EventFormatter;
 use tracectl::event::{EventPrinter, HeaderPage, Record};
-use tracectl::render::EventFormatter;
 use tracectl::tracefs::Tracefs;
 
 struct Counting;
@@ -42,7 +42,7 @@ fn printing_records_does_not_allocate() {
         return;
     }
     let t = Tracefs::at(&dir);
-    let printer = EventPrinter::from_tracefs(&t).unwrap();
+    let printer = EventPrinter::from_source(&t).unwrap();
     let header = HeaderPage::parse(&t.read_string("events/header_page").unwrap()).unwrap();
     let mut recs = Vec::new();
     for (cpu, bytes) in event_oracle::fixture_raw(&t) {

@@ -1,6 +1,7 @@
 //! The print-fmt engine on synthesized records: each helper, conversion and operator the
 //! kernel's formats use, with the text the kernel's vsnprintf/trace_seq helpers produce.
 
+use tracectl::endian::Endianness;
 use tracectl::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry, Schema};
 
 /// A format with fields a (int), b (unsigned long), c (char[8]), s (__data_loc char[]),
@@ -488,7 +489,7 @@ fn never_panics_on_garbage() {
 
 #[test]
 fn trace_printk_events() {
-    let mut reg = Registry::new(8, false);
+    let mut reg = Registry::new(8, Endianness::Little);
     let common = "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
 \tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
 \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
@@ -577,7 +578,7 @@ print fmt: \"v=%ld lx=%lx p=%p s=%s\", REC->v, REC->v, REC->p, __get_str(s)\n";
     d[12..16].copy_from_slice(&((3u32 << 16) | 16).to_be_bytes());
     d[16..19].copy_from_slice(b"ok\0");
     let env = PrintEnv {
-        big_endian: true,
+        endian: Endianness::Big,
         long_size: 4,
         ..PrintEnv::default()
     };
@@ -586,7 +587,7 @@ print fmt: \"v=%ld lx=%lx p=%p s=%s\", REC->v, REC->v, REC->p, __get_str(s)\n";
         ts: 0,
         data: &d,
     };
-    assert_eq!(rec.event_id(true), Some(901));
+    assert_eq!(rec.event_id(Endianness::Big), Some(901));
     let mut out = Vec::new();
     assert!(s.write_text(&rec, &env, &mut out));
     assert_eq!(
@@ -628,7 +629,7 @@ fn ftrace_stacks_and_raw_data() {
 \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
 \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
     let stack_fmt = "print fmt: \"\\t=> %ps\\n\", (void *)REC->caller[0]\n";
-    let mut reg = Registry::new(8, false);
+    let mut reg = Registry::new(8, Endianness::Little);
     reg.add_format("ftrace", &format!("name: kernel_stack\nID: 4\nformat:\n{common}\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n{stack_fmt}")).unwrap();
     reg.add_format("ftrace", &format!("name: user_stack\nID: 12\nformat:\n{common}\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n{stack_fmt}")).unwrap();
     reg.add_format("ftrace", &format!("name: raw_data\nID: 16\nformat:\n{common}\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\nprint fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n")).unwrap();

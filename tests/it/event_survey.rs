@@ -62,7 +62,7 @@ fn survey_helpers_of_every_live_format() {
         return;
     }
     let t = Tracefs::at(LIVE);
-    let reg = Registry::from_tracefs(&t).unwrap();
+    let reg = Registry::from_source(&t).unwrap();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut fallbacks = Vec::new();
     for (system, name, _) in reg.events() {

@@ -105,7 +105,7 @@ fn the_order_under_test_has_ties_gaps_and_early_ends() {
 #[test]
 fn ring_merge_of_five_cpus_is_a_stable_sort_by_time_and_cpu() {
     let hp = HeaderPage::parse(synth::HEADER_PAGE).unwrap();
-    let layout = PageLayout::new(&hp, Some(4096), false);
+    let layout = PageLayout::new(&hp, Some(4096), tracectl::endian::Endianness::Little);
     let cpus = cpus();
     let bytes: Vec<Vec<u8>> = cpus.iter().map(pages).collect();
     let streams: Vec<CpuStream> = cpus

@@ -526,7 +526,7 @@ fn cpumask_option_and_clock() {
         let mut n = std::collections::BTreeMap::new();
         let mut pages = dat.cpu_pages(0, i).unwrap();
         while let Some(p) = pages.next_page().unwrap() {
-            count_page(p, layout_long, dat.big_endian(), &names, &mut n);
+            count_page(p, layout_long, dat.endian().is_big(), &names, &mut n);
         }
         let total: u64 = n.values().sum();
         if c.cpu == 0 {

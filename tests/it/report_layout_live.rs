@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use tracectl::endian::Endianness;
 
 use tracectl::dat::DatFile;
 use tracectl::event::{HeaderPage, Record};
@@ -183,8 +184,8 @@ impl Catalog for DumpCatalog {
     }
     fn write_info(&self, _rec: &Record, _out: &mut Vec<u8>) {}
     fn write_fields(&self, _rec: &Record, _out: &mut Vec<u8>) {}
-    fn big_endian(&self) -> bool {
-        false
+    fn endian(&self) -> Endianness {
+        Endianness::Little
     }
 }
 
@@ -199,7 +200,7 @@ fn cpu_data(v6: &Path) -> (PageLayout, Vec<(u32, Vec<u8>)>) {
         .map(|l| format!("{}\n", l.trim_start()))
         .collect();
     let hp = HeaderPage::parse(&head).expect("header page from trace-cmd dump");
-    let layout = PageLayout::new(&hp, Some(4096), false);
+    let layout = PageLayout::new(&hp, Some(4096), Endianness::Little);
     let fly = run(Command::new("trace-cmd")
         .args(["dump", "--flyrecord", "-i"])
         .arg(v6));

@@ -101,7 +101,7 @@ fn guest_timestamps_are_shifted_like_trace_cmd() {
         let wo = WriteOptions {
             version: 7,
             compression: Compression::Zstd,
-            big_endian: d.big_endian(),
+            endian: d.endian(),
             long_size: d.long_size() as u8,
             page_size: d.buffers()[0].page_size as u32,
         };

@@ -42,7 +42,7 @@ fn run(arg: String) -> (Vec<String>, Option<String>) {
                     kallsyms: None,
                     printk: None,
                     functions: None,
-                    big_endian: false,
+                    endian: tracectl::endian::Endianness::Little,
                     long_size: 8,
                     hz: None,
                     style,

@@ -322,8 +322,8 @@ pub fn write_graph_leaf<C: Catalog + ?Sized>(
     show_depth: bool,
     out: &mut Vec<u8>,
 ) {
-    let be = c.big_endian();
-    let num = |r: &Record, f: FieldSpec| read_uint(r.data, f, be).unwrap_or(0);
+    let endian = c.endian();
+    let num = |r: &Record, f: FieldSpec| read_uint(r.data, f, endian).unwrap_or(0);
     let duration = num(exit.0, exit.1[3]).wrapping_sub(num(exit.0, exit.1[2]));
     graph_overhead(out, duration);
     graph_duration(out, duration);
@@ -348,9 +348,9 @@ impl Plugin {
         graph: GraphOptions,
         out: &mut Vec<u8>,
     ) -> bool {
-        let be = c.big_endian();
+        let endian = c.endian();
         let d = rec.data;
-        let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(d, f, be));
+        let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(d, f, endian));
         match *self {
             Plugin::SchedSwitch { f } => {
                 let Some(prev_pid) = num(f[0]) else {
@@ -502,7 +502,7 @@ impl Plugin {
             Plugin::Futex { f } => {
                 let mut a = [0u64; 6];
                 for (v, spec) in a.iter_mut().zip(f) {
-                    match read_uint(d, spec, be) {
+                    match read_uint(d, spec, endian) {
                         Some(x) => *v = x,
                         None => return true,
                     }

@@ -2,6 +2,7 @@
 //! kallsyms and printk formats from its sections.
 
 use crate::dat::DatFile;
+use crate::endian::Endianness;
 use crate::event::{
     FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema,
 };
@@ -20,7 +21,7 @@ pub struct DatCatalog {
     kallsyms: std::sync::OnceLock<Kallsyms>,
     printk: PrintkFormats,
     long_size: usize,
-    big_endian: bool,
+    endian: Endianness,
     /// Formats without a name or ID: `(system, reason)`; see [`DatCatalog::format_errors`].
     early_errors: Vec<(String, String)>,
 }
@@ -37,7 +38,7 @@ impl DatCatalog {
     /// quick to make, so that decoding can start at once. Addresses resolve to nothing
     /// until [`DatCatalog::load_functions`].
     pub fn formats_only(dat: &DatFile) -> DatCatalog {
-        DatCatalog::formats(dat, dat.long_size(), dat.big_endian())
+        DatCatalog::formats(dat, dat.long_size(), dat.endian())
     }
 
     /// Build trace-cmd's function map of `dat`'s kallsyms (once; later calls do nothing).
@@ -62,8 +63,8 @@ impl DatCatalog {
     }
 
     /// The catalog without its symbol tables.
-    fn formats(dat: &DatFile, long_size: usize, big_endian: bool) -> DatCatalog {
-        let mut registry = Registry::new(long_size, big_endian);
+    fn formats(dat: &DatFile, long_size: usize, endian: Endianness) -> DatCatalog {
+        let mut registry = Registry::new(long_size, endian);
         let mut format_errors = Vec::new();
         for (system, text) in dat.all_formats() {
             if let Err(e) = registry.add_format_lazy(system, text) {
@@ -81,7 +82,7 @@ impl DatCatalog {
             kallsyms: std::sync::OnceLock::new(),
             printk: PrintkFormats::parse(dat.printk_formats()),
             long_size,
-            big_endian,
+            endian,
             early_errors: format_errors,
         }
     }
@@ -109,7 +110,7 @@ impl DatCatalog {
     }
 
     fn schema(&self, rec: &Record) -> Option<&Schema> {
-        let id = rec.event_id(self.big_endian)?;
+        let id = rec.event_id(self.endian)?;
         self.registry.get(id)
     }
 
@@ -118,7 +119,7 @@ impl DatCatalog {
             kallsyms: self.kallsyms.get(),
             functions: Some(self.functions()),
             printk: Some(&self.printk),
-            big_endian: self.big_endian,
+            endian: self.endian,
             long_size: self.long_size,
             hz: None,
             style: PrintStyle::TraceCmd,
@@ -177,7 +178,7 @@ impl Catalog for DatCatalog {
         }
     }
 
-    fn big_endian(&self) -> bool {
-        self.big_endian
+    fn endian(&self) -> Endianness {
+        self.endian
     }
 }

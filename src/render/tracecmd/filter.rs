@@ -628,7 +628,7 @@ fn value<C: Catalog + ?Sized>(v: &Value, c: &C, rec: &Record) -> u64 {
         // libtraceevent compares the address of the comm string here; it is never useful.
         Value::Comm => 0,
         Value::Field(f) => {
-            let raw = read_uint(rec.data, *f, c.big_endian()).unwrap_or(0);
+            let raw = read_uint(rec.data, *f, c.endian()).unwrap_or(0);
             if f.signed {
                 sign_extend(raw, f.size) as u64
             } else {
@@ -664,11 +664,11 @@ fn string<C: Catalog + ?Sized>(
         StrSource::Cpu => format!("0x{:x}", rec.cpu),
         StrSource::Field(f) => {
             let d = rec.data;
-            let be = c.big_endian();
+            let endian = c.endian();
             let bytes = match f.kind {
                 FieldKind::CharArray => d.get(f.offset..f.offset + f.size).unwrap_or(&[]),
                 FieldKind::DataLocString | FieldKind::RelLocString => {
-                    let loc = read_uint(d, FieldSpec { size: 4, ..*f }, be).unwrap_or(0);
+                    let loc = read_uint(d, FieldSpec { size: 4, ..*f }, endian).unwrap_or(0);
                     let mut off = (loc & 0xffff) as usize;
                     let len = (loc >> 16) as usize;
                     if f.kind == FieldKind::RelLocString {
@@ -677,7 +677,7 @@ fn string<C: Catalog + ?Sized>(
                     d.get(off..off + len).unwrap_or(&[])
                 }
                 _ => {
-                    let raw = read_uint(d, *f, be).unwrap_or(0);
+                    let raw = read_uint(d, *f, endian).unwrap_or(0);
                     let v = if f.signed {
                         sign_extend(raw, f.size) as u64
                     } else {

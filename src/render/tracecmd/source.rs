@@ -232,7 +232,7 @@ impl DatSource {
         let mut cursors = Vec::new();
         for (i, c) in b.cpus().iter().enumerate() {
             let pages = dat.cpu_pages(buffer, i)?;
-            let layout = PageLayout::new(header, Some(pages.page_size()), dat.big_endian());
+            let layout = PageLayout::new(header, Some(pages.page_size()), dat.endian());
             cursors.push(CpuCursor {
                 pages,
                 cpu: c.cpu,
@@ -261,20 +261,13 @@ impl DatSource {
     pub fn cpu_bounds(dat: &DatFile, buffer: usize) -> Result<BufferBounds, DatError> {
         let mut s = DatSource::open(dat, buffer)?;
         let adjust = s.adjust;
-        let be = dat.big_endian();
+        let endian = dat.endian();
         let mut bad = BadPages::default();
         let mut out = Vec::new();
         for c in s.cursors.iter_mut() {
             let id_of = |c: &CpuCursor, it: &Item| {
                 let at = it.off as usize;
-                (it.len >= 2).then(|| {
-                    let b = [c.page[at], c.page[at + 1]];
-                    if be {
-                        u16::from_be_bytes(b)
-                    } else {
-                        u16::from_le_bytes(b)
-                    }
-                })
+                (it.len >= 2).then(|| endian.u16(&c.page[at..at + 2]))
             };
             let mut first = None;
             let mut last = (0, None);

@@ -184,7 +184,7 @@ pub fn our_counts(dat: &DatFile, buffer: usize) -> BTreeMap<String, u64> {
     for i in 0..dat.buffers()[buffer].cpus().len() {
         let mut pages = dat.cpu_pages(buffer, i).unwrap();
         while let Some(p) = pages.next_page().unwrap() {
-            count_page(p, long, dat.big_endian(), &names, &mut out);
+            count_page(p, long, dat.endian().is_big(), &names, &mut out);
         }
     }
     out
@@ -197,7 +197,7 @@ pub fn ring_counts(dat: &DatFile, buffer: usize) -> BTreeMap<String, u64> {
     let names = names(dat);
     let hp = dat.header_page_layout().unwrap();
     let b = &dat.buffers()[buffer];
-    let layout = PageLayout::new(&hp, Some(b.page_size), dat.big_endian());
+    let layout = PageLayout::new(&hp, Some(b.page_size), dat.endian());
     let mut out = BTreeMap::new();
     for i in 0..b.cpus().len() {
         let mut pages = dat.cpu_pages(buffer, i).unwrap();
@@ -209,7 +209,7 @@ pub fn ring_counts(dat: &DatFile, buffer: usize) -> BTreeMap<String, u64> {
                 if let Entry::Event(r) = e.unwrap() {
                     assert!(r.ts >= last, "cpu{cpu} page {index}: time goes backwards");
                     last = r.ts;
-                    let id = r.event_id(dat.big_endian()).unwrap();
+                    let id = r.event_id(dat.endian()).unwrap();
                     *out.entry(names.get(&id).cloned().unwrap_or_else(|| format!("id{id}")))
                         .or_insert(0) += 1;
                 }
@@ -233,7 +233,7 @@ pub fn rewrite(
     let wo = WriteOptions {
         version,
         compression,
-        big_endian: d.big_endian(),
+        endian: d.endian(),
         long_size: d.header().file_long_size,
         page_size: d.header().page_size,
     };

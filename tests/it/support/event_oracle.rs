@@ -6,6 +6,7 @@
 //! timestamps); the full decoder lives in `tracectl::ring`.
 
 use std::collections::BTreeMap;
+use tracectl::endian::Endianness;
 
 use tracectl::event::{HeaderPage, Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
 use tracectl::tracefs::Tracefs;
@@ -204,7 +205,7 @@ pub fn check_tree(
     trace_text: &str,
     raw: &[(u32, Vec<u8>)],
 ) -> Report {
-    let reg = Registry::from_tracefs(t).expect("registry");
+    let reg = Registry::from_source(t).expect("registry");
     let header = HeaderPage::parse(&t.read_string("events/header_page").unwrap()).unwrap();
     let page_size = t
         .read_string("buffer_subbuf_size_kb")
@@ -220,7 +221,7 @@ pub fn check_tree(
         kallsyms,
         functions: None,
         printk: printk.as_ref(),
-        big_endian: false,
+        endian: Endianness::Little,
         long_size: header.long_size(),
         hz: None,
         style: Default::default(),

@@ -42,7 +42,7 @@ pub fn write_tick_file(path: &Path, cmdlines: &str, cpus: Vec<(u32, Vec<u8>)>) {
             .collect(),
     }];
     let wo = WriteOptions {
-        big_endian: false,
+        endian: tracectl::endian::Endianness::Little,
         long_size: 8,
         ..WriteOptions::default()
     };
