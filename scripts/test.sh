@@ -8,6 +8,10 @@ set -euo pipefail
 export TRACECTL_REQUIRE_ALL=${TRACECTL_REQUIRE_ALL:-1}
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Lints and docs with warnings denied, before the (long) tests.
+cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+cargo clippy --all-targets -- -D warnings
+RUSTDOCFLAGS='-D warnings' cargo doc --no-deps
 if [ "${TRACECTL_VM:-0}" = 1 ]; then
     RUSTFLAGS='-C target-feature=+crt-static' cargo build --release --target x86_64-unknown-linux-gnu --bin tracectl
     export TRACECTL_VM_BIN=$PWD/target/x86_64-unknown-linux-gnu/release/tracectl

@@ -380,7 +380,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
                 let _ = c.wait();
             }
-            return Err(e.into());
+            return Err(e);
         }
     };
     for w in rec.take_warnings() {

@@ -321,7 +321,7 @@ impl Drop for Ring {
     }
 }
 
-/// What [`poll_readable`] saw.
+/// What `poll_readable` saw.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PollResult {
     /// Some descriptor was readable or hung up (not a timeout).

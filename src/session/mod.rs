@@ -4,8 +4,11 @@
 //! A session ties the layers below it together; the command line only parses arguments
 //! into its options and prints what it returns.
 
+pub mod live;
 pub mod report;
 pub mod stream;
+
+pub use live::{LiveError, LiveEvent, LiveTrace};
 
 use crate::event::Registry;
 use crate::tracefs::capture::enum_resolved_formats;

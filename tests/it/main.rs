@@ -26,6 +26,7 @@ mod event_printfmt;
 mod event_specs;
 mod event_survey;
 mod failed_start;
+mod live_trace_live;
 mod merge_order;
 mod oracle_context_flags;
 mod oracle_fixtures;

@@ -2,7 +2,7 @@
 //! perf.data-file-format.txt describes it).
 //!
 //! * [`abi`]: the on-disk constants (record types, sample bits, feature ids).
-//! * [`write`]: writing a file: header, attrs with their ids, the records, the features.
+//! * [`write`](mod@write): writing a file: header, attrs with their ids, the records, the features.
 //! * [`host`]: the host facts the features carry (hostname, CPU, memory, build ids).
 
 pub mod abi;
