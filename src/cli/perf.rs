@@ -391,14 +391,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             if let (Some(tick), Some(iv)) = (next_tick, interval) {
                 if now >= tick {
                     let counts = session.read()?;
-                    let shown: Vec<Vec<Count>> = match &prev {
-                        Some(p) => counts
-                            .iter()
-                            .zip(p)
-                            .map(|(n, b)| n.iter().zip(b).map(|(n, b)| delta(n, b)).collect())
-                            .collect(),
-                        None => counts.clone(),
-                    };
+                    let shown = since_last(&counts, prev.as_ref());
                     if matches!(style, StatStyle::Table) && !printed_header {
                         out.put(&perf_stat::interval_header(plan.per_cpu))?;
                         printed_header = true;
@@ -420,14 +413,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         let counts = session.read()?;
         if args.interval.is_some() {
             // The last, partial interval up to the command's end, as perf prints it.
-            let shown: Vec<Vec<Count>> = match &prev {
-                Some(p) => counts
-                    .iter()
-                    .zip(p)
-                    .map(|(n, b)| n.iter().zip(b).map(|(n, b)| delta(n, b)).collect())
-                    .collect(),
-                None => counts.clone(),
-            };
+            let shown = since_last(&counts, prev.as_ref());
             let since = prev_at.map_or(elapsed, |t| elapsed.saturating_sub(t));
             let prefix = format!("{:>6}.{:09}", elapsed.as_secs(), elapsed.subsec_nanos());
             let mut s = String::new();
@@ -504,4 +490,17 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
 
 fn slot_cpus_of(plan: &Plan) -> Vec<u32> {
     slot_cpus(&(plan.scope_of)(None))
+}
+
+/// The counts of an interval: `counts` less the reading before it (the first interval
+/// counts from the start).
+fn since_last(counts: &[Vec<Count>], prev: Option<&Vec<Vec<Count>>>) -> Vec<Vec<Count>> {
+    match prev {
+        Some(p) => counts
+            .iter()
+            .zip(p)
+            .map(|(n, b)| n.iter().zip(b).map(|(n, b)| delta(n, b)).collect())
+            .collect(),
+        None => counts.to_vec(),
+    }
 }

@@ -60,6 +60,21 @@ pub(crate) struct PageInfo {
     pub max_bytes: Option<u64>,
 }
 
+impl PageInfo {
+    /// The layout `header_page` describes, one page per sub-buffer until the caller
+    /// knows better, looked at every 100 ms, nothing dropped.
+    pub fn of(hp: &crate::event::HeaderPage) -> PageInfo {
+        PageInfo {
+            subbuf: hp.page_size(),
+            commit_offset: hp.commit_offset,
+            data_offset: hp.data_offset,
+            long_size: hp.long_size(),
+            sleep_ms: 100,
+            max_bytes: None,
+        }
+    }
+}
+
 /// What one CPU's capture produced.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CpuCaptured {

@@ -290,14 +290,7 @@ impl Recorder {
             global: Ledger::new(),
             threads: Vec::new(),
             stop,
-            info: PageInfo {
-                subbuf: hp.page_size(),
-                commit_offset: hp.commit_offset,
-                data_offset: hp.data_offset,
-                long_size: hp.long_size(),
-                sleep_ms: 100,
-                max_bytes: None,
-            },
+            info: PageInfo::of(&hp),
             torn_down: false,
             warnings,
             extra: Vec::new(),
@@ -812,14 +805,7 @@ pub fn extract(
     check_output_dir(output)?;
     let hp = HeaderPage::parse(&String::from_utf8_lossy(&t.read("events/header_page")?))
         .map_err(|e| RecordError::Capture(e.to_string()))?;
-    let mut info = PageInfo {
-        subbuf: hp.page_size(),
-        commit_offset: hp.commit_offset,
-        data_offset: hp.data_offset,
-        long_size: hp.long_size(),
-        sleep_ms: 100,
-        max_bytes: None,
-    };
+    let mut info = PageInfo::of(&hp);
     if let Some(size) = crate::ring::subbuf_size(t, &inst.rel(""))
         .map_err(|e| RecordError::Capture(e.to_string()))?
     {

@@ -249,14 +249,7 @@ fn report_loop<'a>(
         // ties; each source already ordered its CPUs.
         let mut best: Option<(usize, i128)> = None;
         for (i, l) in lives.iter_mut().enumerate() {
-            let ts = l
-                .input
-                .source
-                .peek_ts()
-                .map_err(|source| ReportError::Input {
-                    name: l.input.name.clone(),
-                    source,
-                })?;
+            let ts = peek_ts(l)?;
             if let Some(ts) = ts {
                 let t = i128::from(ts) + i128::from(l.input.ts_offset);
                 if best.map_or(true, |(_, b)| t < b) {
@@ -544,14 +537,7 @@ fn write_graph_entry(
     offset: i64,
     buf: &mut Vec<u8>,
 ) -> Result<(), ReportError> {
-    let next_ts = l
-        .input
-        .source
-        .peek_ts()
-        .map_err(|source| ReportError::Input {
-            name: l.input.name.clone(),
-            source,
-        })?;
+    let next_ts = peek_ts(l)?;
     if next_ts.is_some() {
         let exit = l
             .input
@@ -704,4 +690,15 @@ fn learn_comm(catalog: &DatCatalog, rec: &Record, comms: &mut Comms) {
             comms.learn(pid, &String::from_utf8_lossy(&bytes[..end]));
         }
     }
+}
+
+/// The next record's timestamp of an input, or the error naming the input.
+fn peek_ts(l: &mut Live<'_>) -> Result<Option<u64>, ReportError> {
+    l.input
+        .source
+        .peek_ts()
+        .map_err(|source| ReportError::Input {
+            name: l.input.name.clone(),
+            source,
+        })
 }

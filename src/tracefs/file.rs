@@ -117,3 +117,13 @@ pub fn write_file(path: &Path, data: &[u8], mode: AppendMode) -> Result<(), Trac
         }
     }
 }
+
+/// The entries of a control file that lists one per line (`set_ftrace_filter`, an event's
+/// `trigger`): trimmed, without blank lines and the kernel's `#` comments.
+pub(crate) fn entry_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect()
+}

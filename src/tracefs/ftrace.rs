@@ -143,13 +143,7 @@ impl Tracefs {
 impl Instance {
     /// The entries of a function-filter file (header comments skipped).
     pub fn function_filter(&self, which: FunctionFilter) -> Result<Vec<String>, TracefsError> {
-        let text = self.read_string(which.file())?;
-        Ok(text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(String::from)
-            .collect())
+        Ok(super::file::entry_lines(&self.read_string(which.file())?))
     }
 
     /// Check, without writing, that `patterns` can go into `which`: the file is there and

@@ -349,13 +349,9 @@ impl Instance {
 
     /// The raw lines of an event's `trigger` file, without the header.
     pub fn trigger_lines(&self, e: &EventName) -> Result<Vec<String>, TracefsError> {
-        let text = self.read_string(e.dir().join("trigger"))?;
-        Ok(text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(String::from)
-            .collect())
+        Ok(super::file::entry_lines(
+            &self.read_string(e.dir().join("trigger"))?,
+        ))
     }
 
     /// Add a trigger to an event (appended: the kernel adds, it never replaces).
