@@ -171,18 +171,4 @@ mod tests {
         let e = enums(&unknown).unwrap_err();
         assert_eq!(e, "unknown BTF kind 31 at offset 24");
     }
-
-    #[test]
-    fn reads_enums_from_this_kernels_btf() {
-        let Ok(btf) = std::fs::read("/sys/kernel/btf/vmlinux") else {
-            eprintln!("skipped: no /sys/kernel/btf/vmlinux");
-            return;
-        };
-        let found = enums(&btf).unwrap();
-        let find = |n: &str| found.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
-        // Stable across kernels: the sched policy and hrtimer mode constants.
-        assert_eq!(find("HRTIMER_MODE_ABS"), Some(0));
-        assert_eq!(find("HRTIMER_MODE_REL"), Some(1));
-        assert!(found.len() > 1000, "{}", found.len());
-    }
 }

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod btf_live;
 mod capture_graph_live;
 mod capture_live;
 mod cli_fixture;
