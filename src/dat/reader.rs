@@ -9,6 +9,7 @@ use super::error::{DatError, DatErrorKind};
 use super::input::{num_u16, num_u32, num_u64, FileCur, FileSrc, Input, SliceCur};
 use super::options::{opt, DatOption, Options};
 use super::pages::CpuPages;
+use super::tracing_data::{read_event_formats, read_ftrace_formats, read_headers, TracingData};
 use crate::event::HeaderPage;
 
 /// The trace.dat magic: `0x17 0x08 0x44` then `"tracing"`.
@@ -241,20 +242,15 @@ impl DatFile {
             pos,
             section: "header_page".into(),
         };
-        self.read_headers(&mut cur)?;
-        cur.set_section("ftrace formats");
-        self.ftrace_formats = read_ftrace_formats(&mut cur)?;
-        cur.set_section("event formats");
-        self.event_formats = read_event_formats(&mut cur)?;
-        cur.set_section("kallsyms");
-        let n = cur.u32()? as u64;
-        self.kallsyms = cur.text(n)?;
-        cur.set_section("printk formats");
-        let n = cur.u32()? as u64;
-        self.printk_formats = cur.text(n)?;
-        cur.set_section("cmdlines");
-        let n = cur.u64()?;
-        self.cmdlines = cur.text(n)?;
+        let mut td = TracingData::default();
+        td.read_sections(&mut cur, true)?;
+        self.header_page = td.header_page;
+        self.header_event = td.header_event;
+        self.ftrace_formats = td.ftrace_formats;
+        self.event_formats = td.event_formats;
+        self.kallsyms = td.kallsyms;
+        self.printk_formats = td.printk_formats;
+        self.cmdlines = td.cmdlines;
         cur.set_section("cpu count");
         self.nr_cpus = cur.u32()?;
         cur.set_section("options");
@@ -420,18 +416,6 @@ impl DatFile {
         })
     }
 
-    fn read_headers(&mut self, cur: &mut dyn Input) -> Result<(), DatError> {
-        cur.set_section("header_page");
-        cur.expect(b"header_page\0")?;
-        let n = cur.u64()?;
-        self.header_page = cur.text(n)?;
-        cur.set_section("header_event");
-        cur.expect(b"header_event\0")?;
-        let n = cur.u64()?;
-        self.header_event = cur.text(n)?;
-        Ok(())
-    }
-
     // ---- v7 -------------------------------------------------------------------------
 
     /// A section's 16-byte header and its body, decompressed when flagged.
@@ -570,15 +554,7 @@ impl DatFile {
                 opt::HEADER_INFO => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "headers")?;
                     let mut c = self.slice(&body, base, "headers");
-                    let mut hp = String::new();
-                    let mut he = String::new();
-                    c.expect(b"header_page\0")?;
-                    let n = c.u64()?;
-                    hp.push_str(&c.text(n)?);
-                    c.set_section("header_event");
-                    c.expect(b"header_event\0")?;
-                    let n = c.u64()?;
-                    he.push_str(&c.text(n)?);
+                    let (hp, he) = read_headers(&mut c)?;
                     self.header_page = hp;
                     self.header_event = he;
                 }
@@ -961,28 +937,4 @@ pub fn selected_clock(text: &str) -> Option<String> {
     } else {
         Some(t.to_string())
     }
-}
-
-fn read_ftrace_formats(cur: &mut dyn Input) -> Result<Vec<String>, DatError> {
-    let count = cur.u32()?;
-    let mut v = Vec::new();
-    for _ in 0..count {
-        let n = cur.u64()?;
-        v.push(cur.text(n)?);
-    }
-    Ok(v)
-}
-
-fn read_event_formats(cur: &mut dyn Input) -> Result<Vec<(String, String)>, DatError> {
-    let systems = cur.u32()?;
-    let mut v = Vec::new();
-    for _ in 0..systems {
-        let sys = cur.cstr()?;
-        let count = cur.u32()?;
-        for _ in 0..count {
-            let n = cur.u64()?;
-            v.push((sys.clone(), cur.text(n)?));
-        }
-    }
-    Ok(v)
 }

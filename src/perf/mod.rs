@@ -1,6 +1,9 @@
 //! perf_event counting and sampling on the same event model as ftrace.
 //!
 //! * [`spec`]: event lists as perf spells them (`cycles:u`, `cs`, `sched:*`, `{a,b}`).
+//! * [`data`]: perf.data files (`perf record`'s output) read without copying.
+//! * [`machine`]: threads, mappings and symbols rebuilt from a perf.data's records.
+//! * [`symbols`]: kallsyms and ELF symbol tables with perf's rules, and demangling.
 //! * [`stat`]: counting sessions (`tracectl perf stat`), per CPU or per thread.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
 //!   ioctls, counter reads, and the forked command that waits until its counters are armed.
@@ -8,8 +11,11 @@
 //! Tracepoints are named by their tracefs id, so a tracepoint counted here is the same
 //! event `tracectl record` decodes with [`crate::event::Schema`].
 
+pub mod data;
+pub mod machine;
 pub mod spec;
 pub mod stat;
+pub mod symbols;
 mod sys;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};

@@ -1,7 +1,7 @@
 //! The event model seen through [`Catalog`]: schemas from a trace.dat's format texts,
 //! kallsyms and printk formats from its sections.
 
-use crate::dat::DatFile;
+use crate::dat::{DatFile, TracingData};
 use crate::event::{
     FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema,
 };
@@ -37,7 +37,26 @@ impl DatCatalog {
     /// quick to make, so that decoding can start at once. Addresses resolve to nothing
     /// until [`DatCatalog::load_functions`].
     pub fn formats_only(dat: &DatFile) -> DatCatalog {
-        DatCatalog::formats(dat, dat.long_size(), dat.big_endian())
+        DatCatalog::formats(
+            dat.all_formats(),
+            dat.printk_formats(),
+            dat.long_size(),
+            dat.big_endian(),
+        )
+    }
+
+    /// The catalog of a tracing data block (a perf.data's TRACING_DATA feature), with
+    /// libtraceevent's function map of `kallsyms` (the block's own, or the one perf
+    /// would use for the file).
+    pub fn from_tracing_data(td: &TracingData, kallsyms: &str) -> DatCatalog {
+        let c = DatCatalog::formats(
+            td.all_formats(),
+            &td.printk_formats,
+            td.long_size(),
+            td.big_endian,
+        );
+        c.functions.get_or_init(|| FunctionMap::parse(kallsyms));
+        c
     }
 
     /// Build trace-cmd's function map of `dat`'s kallsyms (once; later calls do nothing).
@@ -62,10 +81,15 @@ impl DatCatalog {
     }
 
     /// The catalog without its symbol tables.
-    fn formats(dat: &DatFile, long_size: usize, big_endian: bool) -> DatCatalog {
+    fn formats<'f>(
+        formats: impl Iterator<Item = (&'f str, &'f str)>,
+        printk: &str,
+        long_size: usize,
+        big_endian: bool,
+    ) -> DatCatalog {
         let mut registry = Registry::new(long_size, big_endian);
         let mut format_errors = Vec::new();
-        for (system, text) in dat.all_formats() {
+        for (system, text) in formats {
             if let Err(e) = registry.add_format_lazy(system, text) {
                 format_errors.push((system.to_string(), e.to_string()));
             }
@@ -79,7 +103,7 @@ impl DatCatalog {
             ids,
             functions: std::sync::OnceLock::new(),
             kallsyms: std::sync::OnceLock::new(),
-            printk: PrintkFormats::parse(dat.printk_formats()),
+            printk: PrintkFormats::parse(printk),
             long_size,
             big_endian,
             early_errors: format_errors,

@@ -1,0 +1,348 @@
+//! The state perf rebuilds while it reads a perf.data: threads and their comms, the
+//! mappings of each process and of the kernel, and the symbols of each mapped file.
+//!
+//! Records must be applied in time order ([`ordered_records`]), as `perf script` and
+//! `perf report` do, so that a sample sees the comm and mappings of its moment.
+
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::data::abi::{context, misc, record};
+use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
+use super::symbols::{KernelSymbols, SymbolTable};
+
+/// The kallsyms text perf would resolve `file`'s kernel addresses with: `path` when
+/// given (perf's `--kallsyms`), else the file's own (TRACING_DATA), else
+/// `/proc/kallsyms` when the file was recorded on this host (same hostname and kernel
+/// release), else none.
+pub fn kallsyms_text(
+    file: &PerfData,
+    own: Option<&str>,
+    path: Option<&Path>,
+) -> std::io::Result<Option<String>> {
+    use super::data::abi::feature;
+    if let Some(p) = path {
+        return std::fs::read_to_string(p).map(Some);
+    }
+    if let Some(t) = own.filter(|t| !t.is_empty()) {
+        return Ok(Some(t.to_string()));
+    }
+    let here = |f: &str| {
+        std::fs::read_to_string(f)
+            .map(|s| s.trim().to_string())
+            .ok()
+    };
+    let host = file.feature_string(feature::HOSTNAME).ok().flatten();
+    let release = file.feature_string(feature::OSRELEASE).ok().flatten();
+    if host.is_some()
+        && host == here("/proc/sys/kernel/hostname")
+        && release == here("/proc/sys/kernel/osrelease")
+    {
+        return Ok(std::fs::read_to_string("/proc/kallsyms").ok());
+    }
+    Ok(None)
+}
+
+/// The records of a file sorted by time (stable: records of equal time keep their file
+/// order; records without a time stay after the one before them).
+pub fn ordered_records(file: &PerfData) -> Result<Vec<RawRecord<'_>>, PerfDataError> {
+    let mut v: Vec<(u64, RawRecord)> = Vec::new();
+    let mut last = 0;
+    for r in file.records() {
+        let r = r?;
+        if r.type_ == record::FINISHED_ROUND || r.type_ == record::FINISHED_INIT {
+            continue;
+        }
+        let t = file.time_of(&r).unwrap_or(last);
+        last = t;
+        v.push((t, r));
+    }
+    v.sort_by_key(|(t, _)| *t);
+    Ok(v.into_iter().map(|(_, r)| r).collect())
+}
+
+#[derive(Debug, Clone)]
+struct Map {
+    start: u64,
+    end: u64,
+    pgoff: u64,
+    dso: usize,
+}
+
+#[derive(Debug)]
+struct Dso {
+    /// The name perf prints: the path as recorded, `[kernel.kallsyms]`, `[module]`.
+    name: String,
+    /// Kernel code: addresses print as they are and symbols come from kallsyms.
+    kernel: Option<Option<String>>,
+    symbols: OnceCell<Option<SymbolTable>>,
+}
+
+/// Where an address is: the address as perf prints it, its symbol and its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location<'a> {
+    /// The address relative to its file (user space) or as sampled (kernel, unmapped).
+    pub addr: u64,
+    /// The symbol holding the address and the offset into it.
+    pub sym: Option<(&'a str, u64)>,
+    /// The file (`[kernel.kallsyms]`, a path), if the address is mapped.
+    pub dso: Option<&'a str>,
+}
+
+/// Threads, mappings and symbols of one perf.data file.
+#[derive(Debug)]
+pub struct Machine {
+    comms: HashMap<i32, String>,
+    maps: HashMap<i32, Vec<Map>>,
+    kernel_maps: Vec<Map>,
+    dsos: Vec<Dso>,
+    dso_ids: HashMap<Vec<u8>, usize>,
+    kernel: Option<KernelSymbols>,
+    symfs: Option<PathBuf>,
+    /// The lowest kernel address, from the kernel's MMAP record.
+    kernel_start: u64,
+}
+
+impl Machine {
+    /// A machine resolving kernel addresses with `kernel` and reading ELF files under
+    /// `symfs` (perf's `--symfs`) when given.
+    pub fn new(kernel: Option<KernelSymbols>, symfs: Option<PathBuf>) -> Machine {
+        let mut comms = HashMap::new();
+        comms.insert(0, "swapper".to_string());
+        Machine {
+            comms,
+            maps: HashMap::new(),
+            kernel_maps: Vec::new(),
+            dsos: Vec::new(),
+            dso_ids: HashMap::new(),
+            kernel,
+            symfs,
+            kernel_start: u64::MAX,
+        }
+    }
+
+    fn dso(&mut self, name: &[u8], kernel: Option<Option<String>>) -> usize {
+        if let Some(&i) = self.dso_ids.get(name) {
+            return i;
+        }
+        let i = self.dsos.len();
+        let printed = match &kernel {
+            Some(Some(m)) => format!("[{m}]"),
+            Some(None) => "[kernel.kallsyms]".to_string(),
+            None => String::from_utf8_lossy(name).into_owned(),
+        };
+        self.dsos.push(Dso {
+            name: printed,
+            kernel,
+            symbols: OnceCell::new(),
+        });
+        self.dso_ids.insert(name.to_vec(), i);
+        i
+    }
+
+    /// Apply a COMM, MMAP, FORK or EXIT record (others are ignored).
+    pub fn apply(&mut self, ev: &Event) {
+        match *ev {
+            Event::Comm { tid, comm, .. } => {
+                self.comms
+                    .insert(tid, String::from_utf8_lossy(comm).into_owned());
+            }
+            Event::Task {
+                exit: false,
+                pid,
+                ppid,
+                tid,
+                ptid,
+                ..
+            } => {
+                if let Some(c) = self.comms.get(&ptid).cloned() {
+                    self.comms.insert(tid, c);
+                }
+                if pid != ppid && !self.maps.contains_key(&pid) {
+                    if let Some(m) = self.maps.get(&ppid).cloned() {
+                        self.maps.insert(pid, m);
+                    }
+                }
+            }
+            Event::Mmap {
+                pid,
+                start,
+                len,
+                pgoff,
+                filename,
+                cpumode,
+                ..
+            } => {
+                let end = start.saturating_add(len);
+                let kernel_space = cpumode == misc::KERNEL || pid == -1;
+                if kernel_space {
+                    let (name, module) = if filename.starts_with(b"[kernel.kallsyms]") {
+                        (&b"[kernel.kallsyms]"[..], None)
+                    } else {
+                        (filename, Some(module_name(filename)))
+                    };
+                    let dso = self.dso(name, Some(module));
+                    if name == b"[kernel.kallsyms]" {
+                        self.kernel_start = self.kernel_start.min(start);
+                    }
+                    insert_map(
+                        &mut self.kernel_maps,
+                        Map {
+                            start,
+                            end,
+                            pgoff: start,
+                            dso,
+                        },
+                    );
+                } else {
+                    let dso = self.dso(filename, None);
+                    insert_map(
+                        self.maps.entry(pid).or_default(),
+                        Map {
+                            start,
+                            end,
+                            pgoff,
+                            dso,
+                        },
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The comm of a thread as perf names it (`:TID` before any COMM record).
+    pub fn comm(&mut self, tid: i32) -> &str {
+        self.comms
+            .entry(tid)
+            .or_insert_with(|| format!(":{tid}"))
+            .as_str()
+    }
+
+    fn symbols(&self, dso: usize) -> Option<&SymbolTable> {
+        let d = &self.dsos[dso];
+        d.symbols
+            .get_or_init(|| match &d.kernel {
+                Some(None) => self.kernel.as_ref().map(|k| k.kernel.clone()),
+                Some(Some(m)) => self.kernel.as_ref().and_then(|k| k.modules.get(m).cloned()),
+                None => {
+                    let path = match &self.symfs {
+                        Some(root) => root.join(d.name.trim_start_matches('/')),
+                        None => PathBuf::from(&d.name),
+                    };
+                    let bytes = std::fs::read(path).ok()?;
+                    SymbolTable::from_elf(&bytes).ok()
+                }
+            })
+            .as_ref()
+    }
+
+    fn kernel_location(&self, addr: u64) -> Option<Location<'_>> {
+        let m = find_map(&self.kernel_maps, addr).or_else(|| {
+            // Without a kernel MMAP record (or past its end), perf still places kernel
+            // addresses in [kernel.kallsyms].
+            let &i = self.dso_ids.get(&b"[kernel.kallsyms]"[..])?;
+            self.kernel_maps.iter().find(|m| m.dso == i)
+        })?;
+        let d = &self.dsos[m.dso];
+        let sym = self
+            .symbols(m.dso)
+            .and_then(|t| t.find(addr))
+            .map(|(n, s)| (n, addr - s));
+        Some(Location {
+            addr,
+            sym,
+            dso: Some(&d.name),
+        })
+    }
+
+    /// Resolve an address of process `pid` sampled in `cpumode` ([`misc`]).
+    pub fn resolve(&self, pid: i32, cpumode: u16, addr: u64) -> Location<'_> {
+        let unknown = Location {
+            addr,
+            sym: None,
+            dso: None,
+        };
+        if cpumode == misc::KERNEL || cpumode == misc::GUEST_KERNEL {
+            return self.kernel_location(addr).unwrap_or(unknown);
+        }
+        if let Some(m) = self.maps.get(&pid).and_then(|v| find_map(v, addr)) {
+            let ip = addr.wrapping_sub(m.start).wrapping_add(m.pgoff);
+            let sym = self
+                .symbols(m.dso)
+                .and_then(|t| t.find(ip))
+                .map(|(n, s)| (n, ip - s));
+            return Location {
+                addr: ip,
+                sym,
+                dso: Some(&self.dsos[m.dso].name),
+            };
+        }
+        if addr >= self.kernel_start {
+            return self.kernel_location(addr).unwrap_or(unknown);
+        }
+        unknown
+    }
+
+    /// The call chain of a sample, resolved, markers skipped: innermost frame first.
+    pub fn callchain<'m>(&'m self, s: &Sample<'_>, mut f: impl FnMut(Location<'m>)) {
+        let mut mode = s.cpumode;
+        for ip in s.callchain() {
+            if ip >= context::MAX {
+                mode = match ip {
+                    context::KERNEL => misc::KERNEL,
+                    context::USER => misc::USER,
+                    context::HV => misc::HYPERVISOR,
+                    context::GUEST_KERNEL => misc::GUEST_KERNEL,
+                    context::GUEST_USER => misc::GUEST_USER,
+                    _ => mode,
+                };
+                continue;
+            }
+            f(self.resolve(s.pid, mode, ip));
+        }
+    }
+}
+
+/// `[name]` of a kernel module file (`/lib/modules/.../foo-bar.ko.xz` is `foo_bar`).
+fn module_name(filename: &[u8]) -> String {
+    let s = String::from_utf8_lossy(filename);
+    let s = s.trim_matches(|c| c == '[' || c == ']');
+    let base = s.rsplit('/').next().unwrap_or(s);
+    let base = base.split(".ko").next().unwrap_or(base);
+    base.replace('-', "_")
+}
+
+fn find_map(maps: &[Map], addr: u64) -> Option<&Map> {
+    let i = maps.partition_point(|m| m.start <= addr);
+    let m = maps.get(i.checked_sub(1)?)?;
+    (addr < m.end).then_some(m)
+}
+
+/// Insert a mapping, cutting the parts of older ones it overlaps (the newest wins).
+fn insert_map(maps: &mut Vec<Map>, new: Map) {
+    let mut out = Vec::with_capacity(maps.len() + 2);
+    for m in maps.drain(..) {
+        if m.end <= new.start || m.start >= new.end {
+            out.push(m);
+            continue;
+        }
+        if m.start < new.start {
+            out.push(Map {
+                end: new.start,
+                ..m.clone()
+            });
+        }
+        if m.end > new.end {
+            out.push(Map {
+                start: new.end,
+                pgoff: m.pgoff + (new.end - m.start),
+                ..m
+            });
+        }
+    }
+    out.push(new);
+    out.sort_by_key(|m| m.start);
+    *maps = out;
+}
