@@ -15,6 +15,7 @@ mod extract;
 mod graph;
 mod list;
 mod perf;
+mod perf_read;
 mod record;
 mod report;
 mod show;

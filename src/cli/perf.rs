@@ -26,6 +26,8 @@ pub struct Args {
 enum PerfCommand {
     /// Count events while a command runs (or system-wide, or for running processes)
     Stat(StatArgs),
+    /// Print the samples of a perf.data as `perf script` does
+    Script(super::perf_read::ScriptArgs),
 }
 
 /// `tracectl perf stat`, with `perf stat`'s options.
@@ -75,6 +77,7 @@ pub struct StatArgs {
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     match args.command {
         PerfCommand::Stat(a) => stat(ctx, a),
+        PerfCommand::Script(a) => super::perf_read::script(ctx, a),
     }
 }
 

@@ -1,0 +1,106 @@
+//! `tracectl perf script` and `tracectl perf report`: reading perf.data files.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use clap::Parser;
+use tracectl::dat::TracingData;
+use tracectl::perf::data::PerfData;
+use tracectl::perf::machine::{kallsyms_text, Machine};
+use tracectl::perf::symbols::KernelSymbols;
+use tracectl::render::perf_script::{parse_fields, PerfScript, ScriptOutput};
+use tracectl::render::tracecmd::DatCatalog;
+
+use super::common::Context;
+
+/// `tracectl perf script`, with `perf script`'s options.
+#[derive(Debug, Parser)]
+pub struct ScriptArgs {
+    /// Input file name
+    #[arg(
+        short = 'i',
+        long = "input",
+        value_name = "FILE",
+        default_value = "perf.data"
+    )]
+    input: PathBuf,
+    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period)
+    #[arg(short = 'F', long = "fields", value_name = "FIELDS")]
+    fields: Option<String>,
+    /// Write collapsed stacks (`root;...;leaf count`) for flame graphs instead
+    #[arg(long = "folded")]
+    folded: bool,
+    #[command(flatten)]
+    symbols: SymbolArgs,
+}
+
+/// Where symbols come from (perf's options).
+#[derive(Debug, Parser)]
+pub struct SymbolArgs {
+    /// kallsyms file for kernel symbols (default: the file's own, or /proc/kallsyms
+    /// when the file was recorded on this host)
+    #[arg(long = "kallsyms", value_name = "FILE")]
+    kallsyms: Option<PathBuf>,
+    /// Look for the mapped files under this directory
+    #[arg(long = "symfs", value_name = "DIR")]
+    symfs: Option<PathBuf>,
+}
+
+/// An open perf.data with its symbols and tracepoint schemas.
+pub struct Opened {
+    /// The file.
+    pub file: PerfData,
+    /// Threads, mappings, symbols.
+    pub machine: Machine,
+    /// Tracepoint schemas (files with TRACING_DATA).
+    pub catalog: Option<DatCatalog>,
+}
+
+/// Open `path` and load what printing its samples needs.
+pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
+    let file = PerfData::open(path)?;
+    let td = match file.tracing_data() {
+        Some((block, offset)) => Some(
+            TracingData::parse(block, path, offset)
+                .with_context(|| format!("{}: TRACING_DATA feature", path.display()))?,
+        ),
+        None => None,
+    };
+    let ktext = kallsyms_text(
+        &file,
+        td.as_ref().map(|t| t.kallsyms.as_str()),
+        sym.kallsyms.as_deref(),
+    )
+    .with_context(|| format!("reading kallsyms {:?}", sym.kallsyms))?;
+    let catalog = td
+        .as_ref()
+        .map(|t| DatCatalog::from_tracing_data(t, ktext.as_deref().unwrap_or("")));
+    let kernel = ktext.as_deref().map(KernelSymbols::parse);
+    let machine = Machine::new(kernel, sym.symfs.clone());
+    Ok(Opened {
+        file,
+        machine,
+        catalog,
+    })
+}
+
+/// Run `tracectl perf script`.
+pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
+    let o = open(&a.input, &a.symbols)?;
+    let fields = a.fields.as_deref().map(parse_fields).transpose()?;
+    let mut s = PerfScript::new(&o.file, o.machine, o.catalog, fields)?;
+    for w in s.warnings() {
+        eprintln!("{w}");
+    }
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mode = if a.folded {
+        ScriptOutput::Folded
+    } else {
+        ScriptOutput::Text
+    };
+    s.run(&mut out, mode)?;
+    out.flush()?;
+    Ok(0)
+}
