@@ -77,7 +77,8 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
         .as_ref()
         .map(|t| DatCatalog::from_tracing_data(t, ktext.as_deref().unwrap_or("")));
     let kernel = ktext.as_deref().map(KernelSymbols::parse);
-    let machine = Machine::new(kernel, sym.symfs.clone());
+    let mut machine = Machine::new(kernel, sym.symfs.clone());
+    machine.set_build_ids(file.build_ids()?);
     Ok(Opened {
         file,
         machine,

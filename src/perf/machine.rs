@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
-use super::symbols::{KernelSymbols, SymbolTable};
+use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
 
 /// The kallsyms text perf would resolve `file`'s kernel addresses with: `path` when
 /// given (perf's `--kallsyms`), else the file's own (TRACING_DATA), else
@@ -93,7 +93,9 @@ pub struct Location<'a> {
 /// Threads, mappings and symbols of one perf.data file.
 #[derive(Debug)]
 pub struct Machine {
-    comms: HashMap<i32, String>,
+    /// Comm per thread, and whether a record set it (perf copies only a set comm to a
+    /// forked thread).
+    comms: HashMap<i32, (String, bool)>,
     maps: HashMap<i32, Vec<Map>>,
     kernel_maps: Vec<Map>,
     dsos: Vec<Dso>,
@@ -102,6 +104,7 @@ pub struct Machine {
     symfs: Option<PathBuf>,
     /// The lowest kernel address, from the kernel's MMAP record.
     kernel_start: u64,
+    build_ids: HashMap<String, Vec<u8>>,
 }
 
 impl Machine {
@@ -109,7 +112,7 @@ impl Machine {
     /// `symfs` (perf's `--symfs`) when given.
     pub fn new(kernel: Option<KernelSymbols>, symfs: Option<PathBuf>) -> Machine {
         let mut comms = HashMap::new();
-        comms.insert(0, "swapper".to_string());
+        comms.insert(0, ("swapper".to_string(), true));
         Machine {
             comms,
             maps: HashMap::new(),
@@ -119,6 +122,7 @@ impl Machine {
             kernel,
             symfs,
             kernel_start: u64::MAX,
+            build_ids: HashMap::new(),
         }
     }
 
@@ -146,7 +150,7 @@ impl Machine {
         match *ev {
             Event::Comm { tid, comm, .. } => {
                 self.comms
-                    .insert(tid, String::from_utf8_lossy(comm).into_owned());
+                    .insert(tid, (String::from_utf8_lossy(comm).into_owned(), true));
             }
             Event::Task {
                 exit: false,
@@ -156,8 +160,14 @@ impl Machine {
                 ptid,
                 ..
             } => {
-                if let Some(c) = self.comms.get(&ptid).cloned() {
-                    self.comms.insert(tid, c);
+                match self.comms.get(&ptid) {
+                    Some((c, true)) => {
+                        let c = (c.clone(), true);
+                        self.comms.insert(tid, c);
+                    }
+                    _ => {
+                        self.comms.remove(&tid);
+                    }
                 }
                 if pid != ppid && !self.maps.contains_key(&pid) {
                     if let Some(m) = self.maps.get(&ppid).cloned() {
@@ -214,10 +224,11 @@ impl Machine {
 
     /// The comm of a thread as perf names it (`:TID` before any COMM record).
     pub fn comm(&mut self, tid: i32) -> &str {
-        self.comms
+        &self
+            .comms
             .entry(tid)
-            .or_insert_with(|| format!(":{tid}"))
-            .as_str()
+            .or_insert_with(|| (format!(":{tid}"), false))
+            .0
     }
 
     fn symbols(&self, dso: usize) -> Option<&SymbolTable> {
@@ -227,24 +238,70 @@ impl Machine {
                 Some(None) => self.kernel.as_ref().map(|k| k.kernel.clone()),
                 Some(Some(m)) => self.kernel.as_ref().and_then(|k| k.modules.get(m).cloned()),
                 None => {
-                    let path = match &self.symfs {
-                        Some(root) => root.join(d.name.trim_start_matches('/')),
-                        None => PathBuf::from(&d.name),
-                    };
-                    let bytes = std::fs::read(path).ok()?;
-                    SymbolTable::from_elf(&bytes).ok()
+                    let (elf, debug) = self.elf_files(&d.name)?;
+                    SymbolTable::from_elf(&elf, debug.as_deref()).ok()
                 }
             })
             .as_ref()
     }
 
+    /// Record the build ids of the file (its BUILD_ID feature): files are then looked
+    /// up in perf's build-id cache first, and a file whose build id differs is not used.
+    pub fn set_build_ids(&mut self, ids: Vec<(String, Vec<u8>)>) {
+        self.build_ids = ids.into_iter().collect();
+    }
+
+    /// The mapped file and, when its symbols are elsewhere, its debug file, where perf
+    /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`), the file itself
+    /// (under `--symfs`), `/usr/lib/debug/.build-id/XX/REST.debug`, `/usr/lib/debug/PATH`.
+    fn elf_files(&self, name: &str) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+        let under = |p: &str| match &self.symfs {
+            Some(root) => root.join(p.trim_start_matches('/')),
+            None => PathBuf::from(p),
+        };
+        let want = self.build_ids.get(name);
+        let hex = want.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        let cache = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".debug"));
+        let matches = |bytes: &Vec<u8>| match want {
+            Some(id) => elf_build_id(bytes).as_ref() == Some(id),
+            None => true,
+        };
+        let mut runtime = None;
+        if let (Some(c), Some(h)) = (&cache, &hex) {
+            let p = c.join(name.trim_start_matches('/')).join(h).join("elf");
+            runtime = std::fs::read(p).ok().filter(|b| matches(b));
+        }
+        let runtime = match runtime {
+            Some(r) => r,
+            None => std::fs::read(under(name)).ok().filter(|b| matches(b))?,
+        };
+        if elf_has_symtab(&runtime) {
+            return Some((runtime, None));
+        }
+        let id = want.cloned().or_else(|| elf_build_id(&runtime));
+        let hex = id.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let (Some(c), Some(h)) = (&cache, &hex) {
+            candidates.push(c.join(name.trim_start_matches('/')).join(h).join("debug"));
+        }
+        if let Some(h) = hex.as_ref().filter(|h| h.len() > 2) {
+            candidates.push(under(&format!(
+                "/usr/lib/debug/.build-id/{}/{}.debug",
+                &h[..2],
+                &h[2..]
+            )));
+        }
+        candidates.push(under(&format!("/usr/lib/debug{name}.debug")));
+        candidates.push(under(&format!("/usr/lib/debug{name}")));
+        let debug = candidates
+            .iter()
+            .filter_map(|p| std::fs::read(p).ok())
+            .find(|b| elf_has_symtab(b));
+        Some((runtime, debug))
+    }
+
     fn kernel_location(&self, addr: u64) -> Option<Location<'_>> {
-        let m = find_map(&self.kernel_maps, addr).or_else(|| {
-            // Without a kernel MMAP record (or past its end), perf still places kernel
-            // addresses in [kernel.kallsyms].
-            let &i = self.dso_ids.get(&b"[kernel.kallsyms]"[..])?;
-            self.kernel_maps.iter().find(|m| m.dso == i)
-        })?;
+        let m = find_map(&self.kernel_maps, addr)?;
         let d = &self.dsos[m.dso];
         let sym = self
             .symbols(m.dso)

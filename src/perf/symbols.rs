@@ -6,6 +6,7 @@
 //! name; a symbol without a size ends where the next one starts. [`SymbolTable`] applies
 //! the same rules, so `name+0xoff` comes out as `perf script` prints it.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
@@ -23,7 +24,17 @@ struct Sym {
     start: u64,
     end: u64,
     binding: Binding,
+    /// As stored (mangled).
     name: Box<str>,
+    /// Demangled on first use: most symbols of a big file are never looked up.
+    demangled: OnceCell<Box<str>>,
+}
+
+impl Sym {
+    fn shown(&self) -> &str {
+        self.demangled
+            .get_or_init(|| demangle(&self.name).into_boxed_str())
+    }
 }
 
 /// Address-sorted symbols with perf's duplicate and end rules.
@@ -39,6 +50,20 @@ pub struct KernelSymbols {
     pub kernel: SymbolTable,
     /// Per module (`[name]` in kallsyms).
     pub modules: HashMap<String, SymbolTable>,
+}
+
+/// A symbol without a size ends where the next one starts (the last one a page on).
+fn fix_ends(syms: &mut [Sym]) {
+    for i in 1..syms.len() {
+        if syms[i - 1].end == syms[i - 1].start {
+            syms[i - 1].end = syms[i].start;
+        }
+    }
+    if let Some(last) = syms.last_mut() {
+        if last.end == last.start {
+            last.end = (last.start + 4095) / 4096 * 4096 + 4096;
+        }
+    }
 }
 
 fn underscores(s: &str) -> usize {
@@ -68,20 +93,31 @@ fn prefer_first(a: &Sym, b: &Sym) -> bool {
     if gb && !ga {
         return false;
     }
-    let (ua, ub) = (underscores(&a.name), underscores(&b.name));
+    let (na, nb) = (a.shown(), b.shown());
+    let (ua, ub) = (underscores(na), underscores(nb));
     if ub > ua {
         return true;
     }
     if ua > ub {
         return false;
     }
-    a.name.len() >= b.name.len()
+    na.len() >= nb.len()
 }
 
 impl SymbolTable {
     /// Sort, drop duplicates and give sizeless symbols their end.
-    fn finish(mut syms: Vec<Sym>) -> SymbolTable {
+    fn finish(syms: Vec<Sym>) -> SymbolTable {
+        SymbolTable::finish_with(syms, false)
+    }
+
+    /// `ends_first`: kallsyms symbols get their ends before duplicates are dropped (so
+    /// of several at one address the last, the only one with a size, stays), as perf
+    /// loads kallsyms; ELF symbols are deduplicated first.
+    fn finish_with(mut syms: Vec<Sym>, ends_first: bool) -> SymbolTable {
         syms.sort_by_key(|s| s.start);
+        if ends_first {
+            fix_ends(&mut syms);
+        }
         let mut kept: Vec<Sym> = Vec::with_capacity(syms.len());
         for s in syms {
             match kept.last_mut() {
@@ -93,16 +129,7 @@ impl SymbolTable {
                 _ => kept.push(s),
             }
         }
-        for i in 1..kept.len() {
-            if kept[i - 1].end == kept[i - 1].start {
-                kept[i - 1].end = kept[i].start;
-            }
-        }
-        if let Some(last) = kept.last_mut() {
-            if last.end == last.start {
-                last.end = (last.start + 4095) / 4096 * 4096 + 4096;
-            }
-        }
+        fix_ends(&mut kept);
         SymbolTable { syms: kept }
     }
 
@@ -110,7 +137,7 @@ impl SymbolTable {
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
         let i = self.syms.partition_point(|s| s.start <= addr);
         let s = self.syms.get(i.checked_sub(1)?)?;
-        (addr < s.end).then_some((&*s.name, s.start))
+        (addr < s.end).then_some((s.shown(), s.start))
     }
 
     /// Number of symbols.
@@ -123,13 +150,18 @@ impl SymbolTable {
         self.syms.is_empty()
     }
 
-    /// The ELF function symbols of a file (`.symtab`, else `.dynsym`), at file offsets
-    /// (perf's adjusted addresses), demangled as perf demangles them.
-    pub fn from_elf(data: &[u8]) -> Result<SymbolTable, String> {
-        let file = object::File::parse(data).map_err(|e| e.to_string())?;
+    /// The ELF function symbols of a mapped file at file offsets (perf's adjusted
+    /// addresses): from `debug`'s `.symtab` when a separate debug file is given, else
+    /// the file's `.symtab`, else its `.dynsym`. Names are demangled when looked up.
+    pub fn from_elf(runtime: &[u8], debug: Option<&[u8]>) -> Result<SymbolTable, String> {
+        let rt = object::File::parse(runtime).map_err(|e| e.to_string())?;
+        let dbg = debug.and_then(|d| object::File::parse(d).ok());
         let mut syms = Vec::new();
-        let mut add = |sym: object::Symbol<'_, '_>| {
-            if !matches!(sym.kind(), SymbolKind::Text) || sym.is_undefined() {
+        // A symbol's section in the file that holds the symbol table, then the section of
+        // the same name in the mapped file, whose offsets are the real ones.
+        let mut add = |src: &object::File<'_>, sym: object::Symbol<'_, '_>| {
+            // Functions and labels (untyped symbols), in sections named like text.
+            if !matches!(sym.kind(), SymbolKind::Text | SymbolKind::Unknown) || sym.is_undefined() {
                 return;
             }
             let Ok(name) = sym.name() else { return };
@@ -139,13 +171,20 @@ impl SymbolTable {
             let Some(idx) = sym.section_index() else {
                 return;
             };
-            let Ok(sec) = file.section_by_index(idx) else {
+            let Ok(sec) = src.section_by_index(idx) else {
                 return;
             };
-            let Some((off, _)) = sec.file_range() else {
+            let Ok(sname) = sec.name() else { return };
+            if !sname.contains("text") {
+                return;
+            }
+            let Some(rsec) = rt.section_by_name(sname) else {
                 return;
             };
-            let start = sym.address().wrapping_sub(sec.address()).wrapping_add(off);
+            let Some((off, _)) = rsec.file_range() else {
+                return;
+            };
+            let start = sym.address().wrapping_sub(rsec.address()).wrapping_add(off);
             let binding = if sym.is_weak() {
                 Binding::Weak
             } else if sym.is_global() {
@@ -157,21 +196,41 @@ impl SymbolTable {
                 start,
                 end: start.wrapping_add(sym.size()),
                 binding,
-                name: demangle(name).into_boxed_str(),
+                name: name.into(),
+                demangled: OnceCell::new(),
             });
         };
-        let mut any = false;
-        for s in file.symbols() {
-            any = true;
-            add(s);
-        }
-        if !any {
-            for s in file.dynamic_symbols() {
-                add(s);
+        match &dbg {
+            Some(d) if d.symbols().next().is_some() => {
+                for s in d.symbols() {
+                    add(d, s);
+                }
+            }
+            _ => {
+                if rt.symbols().next().is_some() {
+                    for s in rt.symbols() {
+                        add(&rt, s);
+                    }
+                } else {
+                    for s in rt.dynamic_symbols() {
+                        add(&rt, s);
+                    }
+                }
             }
         }
         Ok(SymbolTable::finish(syms))
     }
+}
+
+/// Whether an ELF file has a `.symtab` with symbols.
+pub fn elf_has_symtab(data: &[u8]) -> bool {
+    object::File::parse(data).is_ok_and(|f| f.symbols().next().is_some())
+}
+
+/// The GNU build id of an ELF file.
+pub fn elf_build_id(data: &[u8]) -> Option<Vec<u8>> {
+    let f = object::File::parse(data).ok()?;
+    f.build_id().ok().flatten().map(<[u8]>::to_vec)
 }
 
 impl KernelSymbols {
@@ -203,6 +262,7 @@ impl KernelSymbols {
                 end: start,
                 binding,
                 name: name.into(),
+                demangled: OnceCell::from(Box::<str>::from(name)),
             };
             match it.next() {
                 Some(m) if m.starts_with('[') => modules
@@ -213,10 +273,10 @@ impl KernelSymbols {
             }
         }
         KernelSymbols {
-            kernel: SymbolTable::finish(core),
+            kernel: SymbolTable::finish_with(core, true),
             modules: modules
                 .into_iter()
-                .map(|(k, v)| (k, SymbolTable::finish(v)))
+                .map(|(k, v)| (k, SymbolTable::finish_with(v, true)))
                 .collect(),
         }
     }
@@ -233,7 +293,9 @@ pub fn demangle(name: &str) -> String {
     }
     if name.starts_with("_Z") {
         if let Ok(sym) = cpp_demangle::Symbol::new(name) {
-            let opts = cpp_demangle::DemangleOptions::new().no_params();
+            let opts = cpp_demangle::DemangleOptions::new()
+                .no_params()
+                .no_return_type();
             if let Ok(s) = sym.demangle(&opts) {
                 return s;
             }

@@ -623,6 +623,45 @@ impl PerfData {
         Ok(Some(v))
     }
 
+    /// The BUILD_ID feature: `(file name, build id)` of the files samples hit.
+    pub fn build_ids(&self) -> Result<Vec<(String, Vec<u8>)>, PerfDataError> {
+        let Some(f) = self.feature(feature::BUILD_ID) else {
+            return Ok(Vec::new());
+        };
+        let what = "BUILD_ID feature";
+        let mut c = self.cur(f.offset, f.size);
+        let mut v = Vec::new();
+        while c.pos < c.data.len() {
+            let at = c.offset();
+            let start = c.pos;
+            let sh = |s: Short| self.short(what, s);
+            c.u32().map_err(sh)?;
+            let hdr = c.u32().map_err(sh)?;
+            let (misc_, size) = if self.big_endian {
+                ((hdr >> 16) as u16, hdr as u16)
+            } else {
+                (hdr as u16, (hdr >> 16) as u16)
+            };
+            if (size as usize) < 8 + 4 + 24 {
+                return Err(self.corrupt(what, at, format!("entry size {size}")));
+            }
+            c.u32().map_err(sh)?; // pid
+            let id = c.take(24).map_err(sh)?;
+            let n = if misc_ & (1 << 15) != 0 {
+                usize::from(id[20]).min(20)
+            } else {
+                20
+            };
+            let name = c.take(size as u64 - 36).map_err(sh)?;
+            v.push((
+                String::from_utf8_lossy(until_nul(name)).into_owned(),
+                id[..n].to_vec(),
+            ));
+            debug_assert!(c.pos > start);
+        }
+        Ok(v)
+    }
+
     /// The TRACING_DATA feature: the block a trace.dat v6 starts with (tracepoint formats,
     /// kallsyms, printk formats, saved cmdlines), and its file offset.
     pub fn tracing_data(&self) -> Option<(&[u8], u64)> {
