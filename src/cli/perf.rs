@@ -28,6 +28,8 @@ enum PerfCommand {
     Stat(StatArgs),
     /// Print the samples of a perf.data as `perf script` does
     Script(super::perf_read::ScriptArgs),
+    /// Summarize the samples of a perf.data as `perf report --stdio` does
+    Report(super::perf_read::ReportArgs),
 }
 
 /// `tracectl perf stat`, with `perf stat`'s options.
@@ -78,6 +80,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     match args.command {
         PerfCommand::Stat(a) => stat(ctx, a),
         PerfCommand::Script(a) => super::perf_read::script(ctx, a),
+        PerfCommand::Report(a) => super::perf_read::report(ctx, a),
     }
 }
 

@@ -105,3 +105,67 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
     out.flush()?;
     Ok(0)
 }
+
+/// `tracectl perf report`, with `perf report --stdio`'s table.
+#[derive(Debug, Parser)]
+pub struct ReportArgs {
+    /// Input file name
+    #[arg(
+        short = 'i',
+        long = "input",
+        value_name = "FILE",
+        default_value = "perf.data"
+    )]
+    input: PathBuf,
+    /// Sort by these keys (comm,pid,dso,sym)
+    #[arg(
+        short = 's',
+        long = "sort",
+        value_name = "KEYS",
+        default_value = "comm,dso,sym"
+    )]
+    sort: String,
+    /// Accumulate call chains of children to the parent entry (the default with call chains)
+    #[arg(long = "children", overrides_with = "no_children")]
+    children: bool,
+    /// Only self overhead
+    #[arg(long = "no-children")]
+    no_children: bool,
+    /// Print the table to stdout (the only output this command has; accepted for perf's sake)
+    #[arg(long = "stdio")]
+    stdio: bool,
+    /// Call graph display (only `none` is supported: no graphs under the rows)
+    #[arg(short = 'g', long = "call-graph", value_name = "MODE")]
+    call_graph: Option<String>,
+    #[command(flatten)]
+    symbols: SymbolArgs,
+}
+
+/// Run `tracectl perf report`.
+pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
+    if let Some(g) = a.call_graph.as_deref().filter(|g| *g != "none") {
+        anyhow::bail!("-g {g}: call graphs under the rows are not printed yet; use -g none");
+    }
+    let keys =
+        tracectl::render::perf_report::SortKey::parse_list(&a.sort).map_err(anyhow::Error::msg)?;
+    let o = open(&a.input, &a.symbols)?;
+    let children = if a.no_children {
+        Some(false)
+    } else if a.children {
+        Some(true)
+    } else {
+        None
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    tracectl::render::perf_report::write_report(
+        &o.file,
+        o.machine,
+        o.catalog.as_ref(),
+        &keys,
+        children,
+        &mut out,
+    )?;
+    out.flush()?;
+    Ok(0)
+}

@@ -88,6 +88,8 @@ pub struct Location<'a> {
     pub sym: Option<(&'a str, u64)>,
     /// The file (`[kernel.kallsyms]`, a path), if the address is mapped.
     pub dso: Option<&'a str>,
+    /// Whether the address was sampled in the kernel (perf's `[k]` level).
+    pub kernel: bool,
 }
 
 /// Threads, mappings and symbols of one perf.data file.
@@ -261,7 +263,9 @@ impl Machine {
         };
         let want = self.build_ids.get(name);
         let hex = want.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
-        let cache = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".debug"));
+        // Like every other path, the build-id cache is looked up under --symfs.
+        let cache = std::env::var_os("HOME")
+            .map(|h| under(&PathBuf::from(h).join(".debug").to_string_lossy()));
         let matches = |bytes: &Vec<u8>| match want {
             Some(id) => elf_build_id(bytes).as_ref() == Some(id),
             None => true,
@@ -311,17 +315,20 @@ impl Machine {
             addr,
             sym,
             dso: Some(&d.name),
+            kernel: true,
         })
     }
 
     /// Resolve an address of process `pid` sampled in `cpumode` ([`misc`]).
     pub fn resolve(&self, pid: i32, cpumode: u16, addr: u64) -> Location<'_> {
+        let kernel = cpumode == misc::KERNEL || cpumode == misc::GUEST_KERNEL;
         let unknown = Location {
             addr,
             sym: None,
             dso: None,
+            kernel,
         };
-        if cpumode == misc::KERNEL || cpumode == misc::GUEST_KERNEL {
+        if kernel {
             return self.kernel_location(addr).unwrap_or(unknown);
         }
         if let Some(m) = self.maps.get(&pid).and_then(|v| find_map(v, addr)) {
@@ -334,6 +341,7 @@ impl Machine {
                 addr: ip,
                 sym,
                 dso: Some(&self.dsos[m.dso].name),
+                kernel: false,
             };
         }
         if addr >= self.kernel_start {
@@ -342,8 +350,9 @@ impl Machine {
         unknown
     }
 
-    /// The call chain of a sample, resolved, markers skipped: innermost frame first.
-    pub fn callchain<'m>(&'m self, s: &Sample<'_>, mut f: impl FnMut(Location<'m>)) {
+    /// The call chain of a sample, resolved, markers skipped: innermost frame first,
+    /// each with the address as sampled.
+    pub fn callchain<'m>(&'m self, s: &Sample<'_>, mut f: impl FnMut(Location<'m>, u64)) {
         let mut mode = s.cpumode;
         for ip in s.callchain() {
             if ip >= context::MAX {
@@ -357,7 +366,7 @@ impl Machine {
                 };
                 continue;
             }
-            f(self.resolve(s.pid, mode, ip));
+            f(self.resolve(s.pid, mode, ip), ip);
         }
     }
 }

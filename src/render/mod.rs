@@ -5,6 +5,7 @@ pub mod graph;
 pub mod json;
 pub mod kernel;
 pub mod names;
+pub mod perf_report;
 pub mod perf_script;
 pub mod perf_stat;
 pub mod plugins;

@@ -372,7 +372,7 @@ impl<'f> PerfScript<'f> {
             if chain {
                 out.push(b'\n');
                 let m = &self.machine;
-                m.callchain(s, |loc| {
+                m.callchain(s, |loc, _| {
                     out.push(b'\t');
                     write_location(out, &loc, f, loc.addr);
                     out.push(b'\n');
@@ -393,7 +393,7 @@ impl<'f> PerfScript<'f> {
         let attr = &self.file.attrs()[s.attr];
         let mut frames: Vec<Location> = Vec::new();
         if attr.sample_type & sample::CALLCHAIN != 0 {
-            self.machine.callchain(s, |l| frames.push(l));
+            self.machine.callchain(s, |l, _| frames.push(l));
         } else if attr.sample_type & sample::IP != 0 {
             frames.push(self.machine.resolve(s.pid, s.cpumode, s.ip));
         }
