@@ -12,6 +12,7 @@ mod common;
 mod capture;
 mod check_events;
 mod extract;
+mod flamegraph;
 mod graph;
 mod list;
 mod perf;
@@ -77,6 +78,8 @@ pub enum Command {
     Capture(capture::Args),
     /// perf_event counting and sampling with perf's options (`tracectl perf stat ...`)
     Perf(perf::Args),
+    /// Draw folded stacks (or a perf.data) as a flame graph SVG
+    Flamegraph(flamegraph::Args),
     /// Print the man page (roff) for tracectl or one subcommand
     Man(simple::ManArgs),
 }
@@ -120,6 +123,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::CheckEvents(a) => check_events::run(&ctx, a),
         Command::Capture(a) => capture::run(&ctx, a),
         Command::Perf(a) => perf::run(&ctx, a),
+        Command::Flamegraph(a) => flamegraph::run(&ctx, a),
         Command::Man(a) => simple::man(a),
     }
 }

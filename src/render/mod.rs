@@ -1,6 +1,7 @@
 //! Sinks: kernel-style text, trace-cmd-style text, JSON lines.
 
 pub mod comm;
+pub mod flamegraph;
 pub mod graph;
 pub mod json;
 pub mod kernel;
