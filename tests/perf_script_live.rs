@@ -16,7 +16,11 @@ fn skip_reason() -> Option<String> {
 }
 
 fn run(cmd: &str, args: &[&str], cwd: &Path) -> String {
-    let out = Command::new(cmd).current_dir(cwd).args(args).output().unwrap();
+    let out = Command::new(cmd)
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "{cmd} {args:?}: {}",
@@ -35,7 +39,11 @@ fn same(ours: &str, perf: &str, what: &str) {
     for (i, (o, p)) in ours.lines().zip(perf.lines()).enumerate() {
         assert_eq!(o, p, "{what}: line {} differs", i + 1);
     }
-    assert_eq!(ours.lines().count(), perf.lines().count(), "{what}: line count");
+    assert_eq!(
+        ours.lines().count(),
+        perf.lines().count(),
+        "{what}: line count"
+    );
 }
 
 #[test]
@@ -62,17 +70,49 @@ fn perf_script_live_tracepoints_and_call_chains_match_perf() {
         ],
         d,
     );
-    run("perf", &["record", "-q", "-o", "cc.data", "-F", "999", "-g", "--", spin.to_str().unwrap()], d);
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-o",
+            "cc.data",
+            "-F",
+            "999",
+            "-g",
+            "--",
+            spin.to_str().unwrap(),
+        ],
+        d,
+    );
     for file in ["tp.data", "cc.data"] {
         let perf = run("perf", &["script", "-i", file], d);
         let ours = run(tracectl, &["perf", "script", "-i", file], d);
         assert!(perf.lines().count() > 10, "{file}: perf printed samples");
         same(&ours, &perf, &format!("perf script -i {file}"));
         let perf = run("perf", &["report", "-i", file, "--stdio", "-g", "none"], d);
-        let ours = run(tracectl, &["perf", "report", "-i", file, "--stdio", "-g", "none"], d);
+        let ours = run(
+            tracectl,
+            &["perf", "report", "-i", file, "--stdio", "-g", "none"],
+            d,
+        );
         same(&ours, &perf, &format!("perf report -i {file}"));
     }
-    let report = run(tracectl, &["perf", "report", "-i", "cc.data", "--no-children", "--stdio"], d);
+    let report = run(
+        tracectl,
+        &[
+            "perf",
+            "report",
+            "-i",
+            "cc.data",
+            "--no-children",
+            "--stdio",
+        ],
+        d,
+    );
     let top = report.lines().find(|l| l.contains('%')).unwrap();
-    assert!(top.contains("hot_function"), "the hot function is on top: {top}");
+    assert!(
+        top.contains("hot_function"),
+        "the hot function is on top: {top}"
+    );
 }

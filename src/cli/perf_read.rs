@@ -69,7 +69,7 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
     };
     let ktext = kallsyms_text(
         &file,
-        td.as_ref().map(|t| t.kallsyms.as_str()),
+        td.as_ref().map(|t| t.sections.kallsyms.as_str()),
         sym.kallsyms.as_deref(),
     )
     .with_context(|| format!("reading kallsyms {:?}", sym.kallsyms))?;

@@ -9,7 +9,8 @@ use super::error::{DatError, DatErrorKind};
 use super::input::{num_u16, num_u32, num_u64, FileCur, FileSrc, Input, SliceCur};
 use super::options::{opt, DatOption, Options};
 use super::pages::CpuPages;
-use super::tracing_data::{read_event_formats, read_ftrace_formats, read_headers, TracingData};
+use super::tracing_data::{read_event_formats, read_ftrace_formats, read_headers, read_sections};
+use super::writer::Metadata;
 use crate::event::HeaderPage;
 
 /// The trace.dat magic: `0x17 0x08 0x44` then `"tracing"`.
@@ -101,13 +102,7 @@ impl Buffer {
 pub struct DatFile {
     src: Arc<FileSrc>,
     header: FileHeader,
-    header_page: String,
-    header_event: String,
-    ftrace_formats: Vec<String>,
-    event_formats: Vec<(String, String)>,
-    kallsyms: String,
-    printk_formats: String,
-    cmdlines: String,
+    meta: Metadata,
     nr_cpus: u32,
     options: Options,
     buffers: Vec<Buffer>,
@@ -191,13 +186,7 @@ impl DatFile {
                 compression: Compression::None,
                 compression_version: String::new(),
             },
-            header_page: String::new(),
-            header_event: String::new(),
-            ftrace_formats: Vec::new(),
-            event_formats: Vec::new(),
-            kallsyms: String::new(),
-            printk_formats: String::new(),
-            cmdlines: String::new(),
+            meta: Metadata::default(),
             nr_cpus: 0,
             options: Options::default(),
             buffers: Vec::new(),
@@ -242,15 +231,7 @@ impl DatFile {
             pos,
             section: "header_page".into(),
         };
-        let mut td = TracingData::default();
-        td.read_sections(&mut cur, true)?;
-        self.header_page = td.header_page;
-        self.header_event = td.header_event;
-        self.ftrace_formats = td.ftrace_formats;
-        self.event_formats = td.event_formats;
-        self.kallsyms = td.kallsyms;
-        self.printk_formats = td.printk_formats;
-        self.cmdlines = td.cmdlines;
+        read_sections(&mut cur, &mut self.meta, true)?;
         cur.set_section("cpu count");
         self.nr_cpus = cur.u32()?;
         cur.set_section("options");
@@ -555,18 +536,18 @@ impl DatFile {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "headers")?;
                     let mut c = self.slice(&body, base, "headers");
                     let (hp, he) = read_headers(&mut c)?;
-                    self.header_page = hp;
-                    self.header_event = he;
+                    self.meta.header_page = hp;
+                    self.meta.header_event = he;
                 }
                 opt::FTRACE_EVENTS => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "ftrace events")?;
                     let v = read_ftrace_formats(&mut self.slice(&body, base, "ftrace events"))?;
-                    self.ftrace_formats = v;
+                    self.meta.ftrace_formats = v;
                 }
                 opt::EVENT_FORMATS => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "events format")?;
                     let v = read_event_formats(&mut self.slice(&body, base, "events format"))?;
-                    self.event_formats = v;
+                    self.meta.event_formats = v;
                 }
                 opt::KALLSYMS => {
                     let (_, mut body, base) = self.read_section(ptr()?, Some(o.id), "kallsyms")?;
@@ -576,7 +557,7 @@ impl DatFile {
                         if n <= body.len() - 4 {
                             body.truncate(4 + n);
                             body.drain(..4);
-                            self.kallsyms = String::from_utf8(body).unwrap_or_else(|e| {
+                            self.meta.kallsyms = String::from_utf8(body).unwrap_or_else(|e| {
                                 String::from_utf8_lossy(e.as_bytes()).into_owned()
                             });
                             continue;
@@ -585,21 +566,21 @@ impl DatFile {
                     let mut c = self.slice(&body, base, "kallsyms");
                     let n = c.u32()? as u64;
                     let t = c.text(n)?;
-                    self.kallsyms = t;
+                    self.meta.kallsyms = t;
                 }
                 opt::PRINTK => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "printk")?;
                     let mut c = self.slice(&body, base, "printk");
                     let n = c.u32()? as u64;
                     let t = c.text(n)?;
-                    self.printk_formats = t;
+                    self.meta.printk_formats = t;
                 }
                 opt::CMDLINES => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "command lines")?;
                     let mut c = self.slice(&body, base, "command lines");
                     let n = c.u64()?;
                     let t = c.text(n)?;
-                    self.cmdlines = t;
+                    self.meta.cmdlines = t;
                 }
                 opt::BUFFER => {
                     let b = self.read_v7_buffer(o)?;
@@ -724,12 +705,12 @@ impl DatFile {
 
     /// The text of `events/header_page` stored in the file.
     pub fn header_page(&self) -> &str {
-        &self.header_page
+        &self.meta.header_page
     }
 
     /// `header_page` parsed; its `commit` size is the traced kernel's `long` size.
     pub fn header_page_layout(&self) -> Result<HeaderPage, DatError> {
-        HeaderPage::parse(&self.header_page).map_err(|e| {
+        HeaderPage::parse(&self.meta.header_page).map_err(|e| {
             self.src
                 .err("header_page", 0, DatErrorKind::Corrupt(e.message))
         })
@@ -744,44 +725,37 @@ impl DatFile {
 
     /// The text of `events/header_event`.
     pub fn header_event(&self) -> &str {
-        &self.header_event
+        &self.meta.header_event
     }
 
     /// `events/ftrace/*/format` texts (system `ftrace`).
     pub fn ftrace_formats(&self) -> &[String] {
-        &self.ftrace_formats
+        &self.meta.ftrace_formats
     }
 
     /// `(system, format text)` for every other recorded event.
     pub fn event_formats(&self) -> &[(String, String)] {
-        &self.event_formats
+        &self.meta.event_formats
     }
 
     /// Every format with its system, ftrace ones first: what an event registry needs.
     pub fn all_formats(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.ftrace_formats
-            .iter()
-            .map(|t| ("ftrace", t.as_str()))
-            .chain(
-                self.event_formats
-                    .iter()
-                    .map(|(s, t)| (s.as_str(), t.as_str())),
-            )
+        self.meta.all_formats()
     }
 
     /// `/proc/kallsyms` text as recorded (may be empty).
     pub fn kallsyms(&self) -> &str {
-        &self.kallsyms
+        &self.meta.kallsyms
     }
 
     /// `printk_formats` text (`0xADDR : "fmt"` lines).
     pub fn printk_formats(&self) -> &str {
-        &self.printk_formats
+        &self.meta.printk_formats
     }
 
     /// `saved_cmdlines` text (`pid comm` lines).
     pub fn cmdlines(&self) -> &str {
-        &self.cmdlines
+        &self.meta.cmdlines
     }
 
     /// CPU count (v6 header word, v7 CPUCOUNT option).

@@ -8,6 +8,7 @@ use std::path::Path;
 use super::error::{DatError, DatErrorKind};
 use super::input::{Input, SliceCur};
 use super::reader::MAGIC;
+use super::writer::Metadata;
 use crate::event::HeaderPage;
 
 /// The metadata sections of a tracing data block.
@@ -19,20 +20,9 @@ pub struct TracingData {
     pub file_long_size: u8,
     /// Page size of the traced host.
     pub page_size: u32,
-    /// Text of `events/header_page`.
-    pub header_page: String,
-    /// Text of `events/header_event`.
-    pub header_event: String,
-    /// `events/ftrace/*/format` texts.
-    pub ftrace_formats: Vec<String>,
-    /// `(system, format text)` of every other event.
-    pub event_formats: Vec<(String, String)>,
-    /// `/proc/kallsyms` as recorded (may be empty).
-    pub kallsyms: String,
-    /// `printk_formats` as recorded.
-    pub printk_formats: String,
-    /// `saved_cmdlines` as recorded.
-    pub cmdlines: String,
+    /// The texts: header_page, header_event, formats, kallsyms (may be empty), printk
+    /// formats, saved cmdlines.
+    pub sections: Metadata,
 }
 
 impl TracingData {
@@ -81,55 +71,44 @@ impl TracingData {
             page_size,
             ..TracingData::default()
         };
-        td.read_sections(&mut cur, with_cmdlines)?;
+        read_sections(&mut cur, &mut td.sections, with_cmdlines)?;
         Ok(td)
-    }
-
-    /// The sections after the fixed header, header_page to cmdlines.
-    pub(crate) fn read_sections(
-        &mut self,
-        cur: &mut dyn Input,
-        with_cmdlines: bool,
-    ) -> Result<(), DatError> {
-        let (page, event) = read_headers(cur)?;
-        self.header_page = page;
-        self.header_event = event;
-        cur.set_section("ftrace formats");
-        self.ftrace_formats = read_ftrace_formats(cur)?;
-        cur.set_section("event formats");
-        self.event_formats = read_event_formats(cur)?;
-        cur.set_section("kallsyms");
-        let n = cur.u32()? as u64;
-        self.kallsyms = cur.text(n)?;
-        cur.set_section("printk formats");
-        let n = cur.u32()? as u64;
-        self.printk_formats = cur.text(n)?;
-        if with_cmdlines {
-            cur.set_section("cmdlines");
-            let n = cur.u64()?;
-            self.cmdlines = cur.text(n)?;
-        }
-        Ok(())
     }
 
     /// The kernel's `sizeof(long)` (from header_page), falling back to the block header.
     pub fn long_size(&self) -> usize {
-        HeaderPage::parse(&self.header_page)
+        HeaderPage::parse(&self.sections.header_page)
             .map(|h| h.long_size())
             .unwrap_or(self.file_long_size as usize)
     }
+}
 
-    /// Every format with its system, ftrace ones first.
-    pub fn all_formats(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.ftrace_formats
-            .iter()
-            .map(|t| ("ftrace", t.as_str()))
-            .chain(
-                self.event_formats
-                    .iter()
-                    .map(|(s, t)| (s.as_str(), t.as_str())),
-            )
+/// The sections after the fixed header, header_page to cmdlines (without cmdlines
+/// before version 0.6).
+pub(crate) fn read_sections(
+    cur: &mut dyn Input,
+    meta: &mut Metadata,
+    with_cmdlines: bool,
+) -> Result<(), DatError> {
+    let (page, event) = read_headers(cur)?;
+    meta.header_page = page;
+    meta.header_event = event;
+    cur.set_section("ftrace formats");
+    meta.ftrace_formats = read_ftrace_formats(cur)?;
+    cur.set_section("event formats");
+    meta.event_formats = read_event_formats(cur)?;
+    cur.set_section("kallsyms");
+    let n = cur.u32()? as u64;
+    meta.kallsyms = cur.text(n)?;
+    cur.set_section("printk formats");
+    let n = cur.u32()? as u64;
+    meta.printk_formats = cur.text(n)?;
+    if with_cmdlines {
+        cur.set_section("cmdlines");
+        let n = cur.u64()?;
+        meta.cmdlines = cur.text(n)?;
     }
+    Ok(())
 }
 
 /// `header_page` and `header_event`, each after its name.

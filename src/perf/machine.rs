@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
+use crate::render::comm::PidMap;
 
 /// The kallsyms text perf would resolve `file`'s kernel addresses with: `path` when
 /// given (perf's `--kallsyms`), else the file's own (TRACING_DATA), else
@@ -44,22 +45,41 @@ pub fn kallsyms_text(
     Ok(None)
 }
 
-/// The records of a file sorted by time (stable: records of equal time keep their file
-/// order; records without a time stay after the one before them).
+/// The records of a file in the order perf delivers them: queued by time and released
+/// at each FINISHED_ROUND up to the newest time seen before the previous round, the
+/// rest at the end (so a record that arrives after newer ones were released comes out
+/// late, as in perf). Records without a time (or with time 0, synthesized at the start)
+/// are delivered at once.
 pub fn ordered_records(file: &PerfData) -> Result<Vec<RawRecord<'_>>, PerfDataError> {
-    let mut v: Vec<(u64, RawRecord)> = Vec::new();
-    let mut last = 0;
+    let mut out = Vec::new();
+    let mut queue: Vec<(u64, RawRecord)> = Vec::new();
+    let mut max_ts = 0u64;
+    let mut next_flush = 0u64;
+    fn flush<'a>(queue: &mut Vec<(u64, RawRecord<'a>)>, out: &mut Vec<RawRecord<'a>>, limit: u64) {
+        queue.sort_by_key(|(t, _)| *t);
+        let n = queue.partition_point(|(t, _)| *t <= limit);
+        out.extend(queue.drain(..n).map(|(_, r)| r));
+    }
     for r in file.records() {
         let r = r?;
-        if r.type_ == record::FINISHED_ROUND || r.type_ == record::FINISHED_INIT {
+        if r.type_ == record::FINISHED_ROUND {
+            flush(&mut queue, &mut out, next_flush);
+            next_flush = max_ts;
             continue;
         }
-        let t = file.time_of(&r).unwrap_or(last);
-        last = t;
-        v.push((t, r));
+        if r.type_ == record::FINISHED_INIT {
+            continue;
+        }
+        match file.time_of(&r) {
+            Some(t) if t != 0 && t != u64::MAX => {
+                max_ts = max_ts.max(t);
+                queue.push((t, r));
+            }
+            _ => out.push(r),
+        }
     }
-    v.sort_by_key(|(t, _)| *t);
-    Ok(v.into_iter().map(|(_, r)| r).collect())
+    flush(&mut queue, &mut out, u64::MAX);
+    Ok(out)
 }
 
 #[derive(Debug, Clone)]
@@ -97,7 +117,7 @@ pub struct Location<'a> {
 pub struct Machine {
     /// Comm per thread, and whether a record set it (perf copies only a set comm to a
     /// forked thread).
-    comms: HashMap<i32, (String, bool)>,
+    comms: PidMap<(String, bool)>,
     maps: HashMap<i32, Vec<Map>>,
     kernel_maps: Vec<Map>,
     dsos: Vec<Dso>,
@@ -113,7 +133,7 @@ impl Machine {
     /// A machine resolving kernel addresses with `kernel` and reading ELF files under
     /// `symfs` (perf's `--symfs`) when given.
     pub fn new(kernel: Option<KernelSymbols>, symfs: Option<PathBuf>) -> Machine {
-        let mut comms = HashMap::new();
+        let mut comms = PidMap::default();
         comms.insert(0, ("swapper".to_string(), true));
         Machine {
             comms,
@@ -403,7 +423,7 @@ fn insert_map(maps: &mut Vec<Map>, new: Map) {
         if m.end > new.end {
             out.push(Map {
                 start: new.end,
-                pgoff: m.pgoff + (new.end - m.start),
+                pgoff: m.pgoff.wrapping_add(new.end - m.start),
                 ..m
             });
         }

@@ -6,7 +6,8 @@
 //! * [`symbols`]: kallsyms and ELF symbol tables with perf's rules, and demangling.
 //! * [`stat`]: counting sessions (`tracectl perf stat`), per CPU or per thread.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
-//!   ioctls, counter reads, and the forked command that waits until its counters are armed.
+//!   ioctls, counter reads, the forked command that waits until its counters are armed,
+//!   and the read-only file mapping perf.data files are read through.
 //!
 //! Tracepoints are named by their tracefs id, so a tracepoint counted here is the same
 //! event `tracectl record` decodes with [`crate::event::Schema`].

@@ -61,7 +61,11 @@ fn fix_ends(syms: &mut [Sym]) {
     }
     if let Some(last) = syms.last_mut() {
         if last.end == last.start {
-            last.end = (last.start + 4095) / 4096 * 4096 + 4096;
+            last.end = last
+                .start
+                .div_ceil(4096)
+                .saturating_mul(4096)
+                .saturating_add(4096);
         }
     }
 }
@@ -297,7 +301,15 @@ pub fn demangle(name: &str) -> String {
                 .no_params()
                 .no_return_type();
             if let Ok(s) = sym.demangle(&opts) {
-                return s;
+                // Without parameters perf shows no cv-qualifiers of the method either.
+                let mut s = s.as_str();
+                while let Some(t) = s
+                    .strip_suffix(" const")
+                    .or_else(|| s.strip_suffix(" volatile"))
+                {
+                    s = t;
+                }
+                return s.to_string();
             }
         }
     }

@@ -323,26 +323,29 @@ impl<'f> PerfScript<'f> {
         }
         if f & field::CPU != 0 {
             out.push(b'[');
-            let start = out.len();
-            push_dec(out, u64::from(s.cpu));
-            let n = out.len() - start;
-            if n < 3 {
-                out.splice(start..start, [b'0'; 3][..3 - n].iter().copied());
+            for _ in crate::bytes::dec_len(u64::from(s.cpu))..3 {
+                out.push(b'0');
             }
+            push_dec(out, u64::from(s.cpu));
             out.extend_from_slice(b"] ");
         }
         if f & field::TIME != 0 {
-            let mut t = Vec::with_capacity(24);
-            push_dec(&mut t, s.time / 1_000_000_000);
-            t.push(b'.');
+            // `%12s` of `secs.usecs`: the seconds right-aligned in 5 (12 - 7) or wider.
+            let secs = s.time / 1_000_000_000;
             let us = (s.time % 1_000_000_000) / 1000;
-            let start = t.len();
-            push_dec(&mut t, us);
-            let n = t.len() - start;
-            if n < 6 {
-                t.splice(start..start, [b'0'; 6][..6 - n].iter().copied());
+            let n = crate::bytes::dec_len(secs);
+            for _ in n..5 {
+                out.push(b' ');
             }
-            pad_left(out, &t, 12);
+            push_dec(out, secs);
+            out.push(b'.');
+            let mut d = [b'0'; 6];
+            let mut v = us;
+            for c in d.iter_mut().rev() {
+                *c = b'0' + (v % 10) as u8;
+                v /= 10;
+            }
+            out.extend_from_slice(&d);
             out.extend_from_slice(b": ");
         }
         if f & field::PERIOD != 0 {

@@ -5,7 +5,6 @@
 //! the file is checked against the bytes that are left before it is used, so a corrupt
 //! file gives a [`PerfDataError`] naming the offset, never a panic or a huge allocation.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::abi::{self, feature, misc, record, sample};
@@ -64,14 +63,32 @@ pub struct FeatureSection {
 /// An open perf.data file.
 #[derive(Debug)]
 pub struct PerfData {
-    bytes: Vec<u8>,
+    bytes: Bytes,
     path: PathBuf,
     big_endian: bool,
     attrs: Vec<Attr>,
-    by_id: HashMap<u64, usize>,
+    /// `(sample id, attr index)`, sorted by id.
+    by_id: Vec<(u64, usize)>,
     data_offset: u64,
     data_size: u64,
     features: Vec<FeatureSection>,
+}
+
+/// The file's bytes: mapped from disk, or handed over in memory.
+#[derive(Debug)]
+enum Bytes {
+    Owned(Vec<u8>),
+    Mapped(crate::perf::sys::MappedFile),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(v) => v,
+            Bytes::Mapped(m) => m.bytes(),
+        }
+    }
 }
 
 /// One record of the data section, undecoded.
@@ -287,16 +304,25 @@ fn until_nul(b: &[u8]) -> &[u8] {
 
 impl PerfData {
     /// Read and check the header, attrs and feature table of a perf.data file.
+    ///
+    /// The file is mapped, not copied: it must not shrink while the value lives.
     pub fn open(path: impl AsRef<Path>) -> Result<PerfData, PerfDataError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path)
-            .map_err(|e| PerfDataError::new(path, "open", 0, PerfDataErrorKind::Io(e)))?;
-        PerfData::from_bytes(bytes, path)
+        let io = |e| PerfDataError::new(path, "open", 0, PerfDataErrorKind::Io(e));
+        let file = std::fs::File::open(path).map_err(io)?;
+        match crate::perf::sys::MappedFile::map(&file).map_err(io)? {
+            Some(m) => PerfData::parse(Bytes::Mapped(m), path),
+            None => PerfData::parse(Bytes::Owned(Vec::new()), path),
+        }
     }
 
     /// Parse a perf.data file held in memory; `path` is only used in errors.
     pub fn from_bytes(bytes: Vec<u8>, path: impl AsRef<Path>) -> Result<PerfData, PerfDataError> {
-        let path = path.as_ref().to_path_buf();
+        PerfData::parse(Bytes::Owned(bytes), path.as_ref())
+    }
+
+    fn parse(bytes: Bytes, path: &Path) -> Result<PerfData, PerfDataError> {
+        let path = path.to_path_buf();
         let len = bytes.len() as u64;
         let err = |what: &str, offset: u64, kind| PerfDataError::new(&path, what, offset, kind);
         let short = |what: &str, s: Short| {
@@ -394,7 +420,7 @@ impl PerfData {
         check_section("data section", 48, data_off, data_size)?;
 
         // attrs: each entry is a perf_event_attr then the file section of its ids.
-        if attr_size < 16 + 64 || attr_size > 4096 {
+        if !(16 + 64..=4096).contains(&attr_size) {
             return Err(err(
                 "attrs section",
                 16,
@@ -485,7 +511,7 @@ impl PerfData {
             path,
             big_endian,
             attrs,
-            by_id: HashMap::new(),
+            by_id: Vec::new(),
             data_offset: data_off,
             data_size,
             features,
@@ -493,9 +519,11 @@ impl PerfData {
         f.read_event_desc()?;
         for (i, a) in f.attrs.iter().enumerate() {
             for &id in &a.ids {
-                f.by_id.insert(id, i);
+                f.by_id.push((id, i));
             }
         }
+        f.by_id.sort_unstable();
+        f.by_id.dedup_by_key(|(id, _)| *id);
         Ok(f)
     }
 
@@ -692,7 +720,14 @@ impl PerfData {
         if self.attrs.len() == 1 {
             return Some(0);
         }
-        self.by_id.get(&id).copied()
+        self.find_id(id)
+    }
+
+    fn find_id(&self, id: u64) -> Option<usize> {
+        self.by_id
+            .binary_search_by_key(&id, |(i, _)| *i)
+            .ok()
+            .map(|k| self.by_id[k].1)
     }
 
     /// The timestamp of a record without decoding it: a sample's TIME, or the TIME of a
@@ -710,16 +745,15 @@ impl PerfData {
                 .count()
                 * 8
         } else if r.type_ < 64 && a.sample_id_all() {
-            let after = [
-                sample::ID,
-                sample::STREAM_ID,
-                sample::CPU,
-                sample::IDENTIFIER,
-            ]
-            .iter()
-            .filter(|&&b| st & b != 0)
-            .count()
-                * 8
+            let after = present(
+                st,
+                &[
+                    sample::ID,
+                    sample::STREAM_ID,
+                    sample::CPU,
+                    sample::IDENTIFIER,
+                ],
+            ) * 8
                 + 8;
             r.body.len().checked_sub(after)?
         } else {
@@ -859,17 +893,17 @@ impl PerfData {
         let Some(st) = self.id_sample_type() else {
             return Ok((&body[fixed.min(body.len())..], SampleId::default()));
         };
-        let n = [
-            sample::TID,
-            sample::TIME,
-            sample::ID,
-            sample::STREAM_ID,
-            sample::CPU,
-            sample::IDENTIFIER,
-        ]
-        .iter()
-        .filter(|&&b| st & b != 0)
-        .count();
+        let n = present(
+            st,
+            &[
+                sample::TID,
+                sample::TIME,
+                sample::ID,
+                sample::STREAM_ID,
+                sample::CPU,
+                sample::IDENTIFIER,
+            ],
+        );
         let tlen = n * 8;
         if body.len() < fixed + tlen {
             return Err(self.short(
@@ -934,7 +968,7 @@ impl PerfData {
         let mut c = self.body_cur(r);
         c.pos = pos.min(r.body.len());
         let id = c.u64().map_err(|s| self.short("sample id", s))?;
-        self.by_id.get(&id).copied().ok_or_else(|| {
+        self.find_id(id).ok_or_else(|| {
             self.corrupt(
                 "SAMPLE record",
                 r.offset,
@@ -1127,4 +1161,9 @@ impl<'a> Iterator for Records<'a> {
             body: &f.bytes[at as usize + 8..(at + size) as usize],
         }))
     }
+}
+
+/// How many of `bits` are set in `sample_type`: the number of u64 words they take.
+fn present(sample_type: u64, bits: &[u64]) -> usize {
+    bits.iter().filter(|&&b| sample_type & b != 0).count()
 }

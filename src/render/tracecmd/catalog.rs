@@ -50,8 +50,8 @@ impl DatCatalog {
     /// would use for the file).
     pub fn from_tracing_data(td: &TracingData, kallsyms: &str) -> DatCatalog {
         let c = DatCatalog::formats(
-            td.all_formats(),
-            &td.printk_formats,
+            td.sections.all_formats(),
+            &td.sections.printk_formats,
             td.long_size(),
             td.big_endian,
         );
