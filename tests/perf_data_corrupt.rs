@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tracectl::dat::TracingData;
 use tracectl::perf::data::PerfData;
-use tracectl::perf::machine::Machine;
+use tracectl::perf::machine::{KallsymsSource, Machine};
 use tracectl::render::perf_script::{PerfScript, ScriptOutput};
 use tracectl::render::tracecmd::DatCatalog;
 
@@ -54,7 +54,7 @@ fn read_everything(bytes: Vec<u8>, symfs: &Path) -> Result<usize, String> {
     let catalog = match f.tracing_data() {
         Some((b, off)) => Some(
             TracingData::parse(b, Path::new("bad.data"), off)
-                .map(|t| DatCatalog::from_tracing_data(&t, ""))
+                .map(|t| DatCatalog::from_tracing_data(&t, KallsymsSource::default()))
                 .map_err(|e| e.to_string())?,
         ),
         None => None,
@@ -63,7 +63,7 @@ fn read_everything(bytes: Vec<u8>, symfs: &Path) -> Result<usize, String> {
         let r = r.map_err(|e| e.to_string())?;
         f.decode(&r).map_err(|e| e.to_string())?;
     }
-    let machine = Machine::new(None, Some(symfs.to_path_buf()));
+    let machine = Machine::new(KallsymsSource::default(), Some(symfs.to_path_buf()));
     let mut s = PerfScript::new(&f, machine, catalog, None).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     s.run(&mut out, ScriptOutput::Text)

@@ -7,8 +7,7 @@ use anyhow::{Context as _, Result};
 use clap::Parser;
 use tracectl::dat::TracingData;
 use tracectl::perf::data::PerfData;
-use tracectl::perf::machine::{kallsyms_text, Machine};
-use tracectl::perf::symbols::KernelSymbols;
+use tracectl::perf::machine::{KallsymsSource, Machine};
 use tracectl::render::perf_script::{parse_fields, PerfScript, ScriptOutput};
 use tracectl::render::tracecmd::DatCatalog;
 
@@ -67,17 +66,15 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
         ),
         None => None,
     };
-    let ktext = kallsyms_text(
+    let kallsyms = KallsymsSource::for_file(
         &file,
         td.as_ref().map(|t| t.sections.kallsyms.as_str()),
         sym.kallsyms.as_deref(),
-    )
-    .with_context(|| format!("reading kallsyms {:?}", sym.kallsyms))?;
+    );
     let catalog = td
         .as_ref()
-        .map(|t| DatCatalog::from_tracing_data(t, ktext.as_deref().unwrap_or("")));
-    let kernel = ktext.as_deref().map(KernelSymbols::parse);
-    let mut machine = Machine::new(kernel, sym.symfs.clone());
+        .map(|t| DatCatalog::from_tracing_data(t, kallsyms.clone()));
+    let mut machine = Machine::new(kallsyms, sym.symfs.clone());
     machine.set_build_ids(file.build_ids()?);
     Ok(Opened {
         file,

@@ -13,36 +13,64 @@ use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
 use crate::render::comm::PidMap;
 
-/// The kallsyms text perf would resolve `file`'s kernel addresses with: `path` when
-/// given (perf's `--kallsyms`), else the file's own (TRACING_DATA), else
-/// `/proc/kallsyms` when the file was recorded on this host (same hostname and kernel
-/// release), else none.
-pub fn kallsyms_text(
-    file: &PerfData,
-    own: Option<&str>,
-    path: Option<&Path>,
-) -> std::io::Result<Option<String>> {
-    use super::data::abi::feature;
-    if let Some(p) = path {
-        return std::fs::read_to_string(p).map(Some);
+/// The kallsyms text for a file's kernel addresses, read on first use (reading
+/// `/proc/kallsyms` takes the kernel a while, and tracepoint text rarely needs it).
+/// Clones share the text.
+#[derive(Debug, Clone, Default)]
+pub struct KallsymsSource {
+    path: Option<PathBuf>,
+    text: std::sync::Arc<std::sync::OnceLock<Option<String>>>,
+}
+
+impl KallsymsSource {
+    /// Symbols from this text.
+    pub fn text_of(text: String) -> KallsymsSource {
+        let s = KallsymsSource::default();
+        let _ = s.text.set(Some(text));
+        s
     }
-    if let Some(t) = own.filter(|t| !t.is_empty()) {
-        return Ok(Some(t.to_string()));
+
+    /// Symbols from this file, read when first needed.
+    pub fn file(path: PathBuf) -> KallsymsSource {
+        KallsymsSource {
+            path: Some(path),
+            ..KallsymsSource::default()
+        }
     }
-    let here = |f: &str| {
-        std::fs::read_to_string(f)
-            .map(|s| s.trim().to_string())
-            .ok()
-    };
-    let host = file.feature_string(feature::HOSTNAME).ok().flatten();
-    let release = file.feature_string(feature::OSRELEASE).ok().flatten();
-    if host.is_some()
-        && host == here("/proc/sys/kernel/hostname")
-        && release == here("/proc/sys/kernel/osrelease")
-    {
-        return Ok(std::fs::read_to_string("/proc/kallsyms").ok());
+
+    /// The text (None when there is none or the file cannot be read).
+    pub fn text(&self) -> Option<&str> {
+        self.text
+            .get_or_init(|| std::fs::read_to_string(self.path.as_ref()?).ok())
+            .as_deref()
     }
-    Ok(None)
+
+    /// Where perf would take kernel symbols for `file` from: `path` when given (perf's
+    /// `--kallsyms`), else the file's own (TRACING_DATA), else `/proc/kallsyms` when the
+    /// file was recorded on this host (same hostname and kernel release), else none.
+    pub fn for_file(file: &PerfData, own: Option<&str>, path: Option<&Path>) -> KallsymsSource {
+        use super::data::abi::feature;
+        if let Some(p) = path {
+            return KallsymsSource::file(p.to_path_buf());
+        }
+        if let Some(t) = own.filter(|t| !t.is_empty()) {
+            return KallsymsSource::text_of(t.to_string());
+        }
+        let here = |f: &str| {
+            std::fs::read_to_string(f)
+                .map(|s| s.trim().to_string())
+                .ok()
+        };
+        let host = file.feature_string(feature::HOSTNAME).ok().flatten();
+        let release = file.feature_string(feature::OSRELEASE).ok().flatten();
+        if host.is_some()
+            && host == here("/proc/sys/kernel/hostname")
+            && release == here("/proc/sys/kernel/osrelease")
+        {
+            return KallsymsSource::file("/proc/kallsyms".into());
+        }
+        KallsymsSource::default()
+    }
 }
 
 /// The records of a file in the order perf delivers them: queued by time and released
@@ -122,7 +150,8 @@ pub struct Machine {
     kernel_maps: Vec<Map>,
     dsos: Vec<Dso>,
     dso_ids: HashMap<Vec<u8>, usize>,
-    kernel: Option<KernelSymbols>,
+    kallsyms: KallsymsSource,
+    kernel: OnceCell<Option<KernelSymbols>>,
     symfs: Option<PathBuf>,
     /// The lowest kernel address, from the kernel's MMAP record.
     kernel_start: u64,
@@ -130,9 +159,9 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// A machine resolving kernel addresses with `kernel` and reading ELF files under
+    /// A machine resolving kernel addresses with `kallsyms` and reading ELF files under
     /// `symfs` (perf's `--symfs`) when given.
-    pub fn new(kernel: Option<KernelSymbols>, symfs: Option<PathBuf>) -> Machine {
+    pub fn new(kallsyms: KallsymsSource, symfs: Option<PathBuf>) -> Machine {
         let mut comms = PidMap::default();
         comms.insert(0, ("swapper".to_string(), true));
         Machine {
@@ -141,7 +170,8 @@ impl Machine {
             kernel_maps: Vec::new(),
             dsos: Vec::new(),
             dso_ids: HashMap::new(),
-            kernel,
+            kallsyms,
+            kernel: OnceCell::new(),
             symfs,
             kernel_start: u64::MAX,
             build_ids: HashMap::new(),
@@ -253,12 +283,20 @@ impl Machine {
             .0
     }
 
+    fn kernel_symbols(&self) -> Option<&KernelSymbols> {
+        self.kernel
+            .get_or_init(|| self.kallsyms.text().map(KernelSymbols::parse))
+            .as_ref()
+    }
+
     fn symbols(&self, dso: usize) -> Option<&SymbolTable> {
         let d = &self.dsos[dso];
         d.symbols
             .get_or_init(|| match &d.kernel {
-                Some(None) => self.kernel.as_ref().map(|k| k.kernel.clone()),
-                Some(Some(m)) => self.kernel.as_ref().and_then(|k| k.modules.get(m).cloned()),
+                Some(None) => self.kernel_symbols().map(|k| k.kernel.clone()),
+                Some(Some(m)) => self
+                    .kernel_symbols()
+                    .and_then(|k| k.modules.get(m).cloned()),
                 None => {
                     let (elf, debug) = self.elf_files(&d.name)?;
                     SymbolTable::from_elf(&elf, debug.as_deref()).ok()

@@ -222,8 +222,51 @@ impl SymbolTable {
                 }
             }
         }
+        syms.extend(plt_symbols(&rt));
         Ok(SymbolTable::finish(syms))
     }
+}
+
+/// perf's synthesized `name@plt` symbols: one per `.rela.plt` entry, in order, each a
+/// `.plt` entry after the 16-byte header (64-bit little-endian files).
+fn plt_symbols(rt: &object::File<'_>) -> Vec<Sym> {
+    use object::{ObjectSymbolTable, SymbolIndex};
+    let mut v = Vec::new();
+    if !rt.is_64() || !rt.is_little_endian() {
+        return v;
+    }
+    let (Some(rela), Some(plt)) = (rt.section_by_name(".rela.plt"), rt.section_by_name(".plt"))
+    else {
+        return v;
+    };
+    let (Ok(data), Some((plt_off, _))) = (rela.data(), plt.file_range()) else {
+        return v;
+    };
+    let Some(dynsym) = rt.dynamic_symbol_table() else {
+        return v;
+    };
+    let entry = 16u64;
+    for (i, r) in data.chunks_exact(24).enumerate() {
+        let info = u64::from_le_bytes(r[8..16].try_into().unwrap_or([0; 8]));
+        let idx = (info >> 32) as usize;
+        let name = if idx == 0 {
+            String::new()
+        } else {
+            match dynsym.symbol_by_index(SymbolIndex(idx)) {
+                Ok(sym) => demangle(sym.name().unwrap_or("")),
+                Err(_) => continue,
+            }
+        };
+        let start = plt_off + entry * (i as u64 + 1);
+        v.push(Sym {
+            start,
+            end: start + entry,
+            binding: Binding::Global,
+            demangled: OnceCell::from(format!("{name}@plt").into_boxed_str()),
+            name: format!("{name}@plt").into(),
+        });
+    }
+    v
 }
 
 /// Whether an ELF file has a `.symtab` with symbols.

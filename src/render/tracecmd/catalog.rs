@@ -5,6 +5,7 @@ use crate::dat::{DatFile, TracingData};
 use crate::event::{
     FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema,
 };
+use crate::perf::machine::KallsymsSource;
 use crate::render::plugins::FunctionMap;
 
 use super::{Catalog, FieldKind, FieldSpec};
@@ -15,6 +16,9 @@ pub struct DatCatalog {
     ids: Vec<(u16, String, String)>,
     /// Set by [`DatCatalog::load_functions`] (made with the catalog by `from_dat`).
     functions: std::sync::OnceLock<FunctionMap>,
+    /// Where the function map's kallsyms text comes from when it is built on first use
+    /// ([`DatCatalog::from_tracing_data`]).
+    functions_source: Option<KallsymsSource>,
     /// Only for the kernel's text (`--json`, `--style kernel`): see
     /// [`DatCatalog::load_kallsyms`].
     kallsyms: std::sync::OnceLock<Kallsyms>,
@@ -47,15 +51,15 @@ impl DatCatalog {
 
     /// The catalog of a tracing data block (a perf.data's TRACING_DATA feature), with
     /// libtraceevent's function map of `kallsyms` (the block's own, or the one perf
-    /// would use for the file).
-    pub fn from_tracing_data(td: &TracingData, kallsyms: &str) -> DatCatalog {
-        let c = DatCatalog::formats(
+    /// would use for the file), built when a format first needs a symbol.
+    pub fn from_tracing_data(td: &TracingData, kallsyms: KallsymsSource) -> DatCatalog {
+        let mut c = DatCatalog::formats(
             td.sections.all_formats(),
             &td.sections.printk_formats,
             td.long_size(),
             td.big_endian,
         );
-        c.functions.get_or_init(|| FunctionMap::parse(kallsyms));
+        c.functions_source = Some(kallsyms);
         c
     }
 
@@ -75,6 +79,11 @@ impl DatCatalog {
     /// The function map, or an empty one before [`DatCatalog::load_functions`].
     fn functions(&self) -> &FunctionMap {
         static EMPTY: std::sync::OnceLock<FunctionMap> = std::sync::OnceLock::new();
+        if let Some(src) = &self.functions_source {
+            return self
+                .functions
+                .get_or_init(|| FunctionMap::parse(src.text().unwrap_or("")));
+        }
         self.functions
             .get()
             .unwrap_or_else(|| EMPTY.get_or_init(FunctionMap::new))
@@ -102,6 +111,7 @@ impl DatCatalog {
             registry,
             ids,
             functions: std::sync::OnceLock::new(),
+            functions_source: None,
             kallsyms: std::sync::OnceLock::new(),
             printk: PrintkFormats::parse(printk),
             long_size,
@@ -140,7 +150,9 @@ impl DatCatalog {
     fn env(&self) -> PrintEnv<'_> {
         PrintEnv {
             kallsyms: self.kallsyms.get(),
-            functions: Some(self.functions()),
+            // The catalog itself, so that a lazily built function map is only built when
+            // a format resolves an address.
+            functions: Some(self),
             printk: Some(&self.printk),
             big_endian: self.big_endian,
             long_size: self.long_size,
@@ -203,5 +215,21 @@ impl Catalog for DatCatalog {
 
     fn big_endian(&self) -> bool {
         self.big_endian
+    }
+}
+
+impl crate::event::FunctionLookup for DatCatalog {
+    fn function(&self, addr: u64) -> Option<(&str, u64)> {
+        crate::event::FunctionLookup::function(self.functions(), addr)
+    }
+}
+
+impl std::fmt::Debug for DatCatalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatCatalog")
+            .field("events", &self.ids.len())
+            .field("long_size", &self.long_size)
+            .field("big_endian", &self.big_endian)
+            .finish_non_exhaustive()
     }
 }
