@@ -363,7 +363,14 @@ impl Machine {
     }
 
     fn kernel_location(&self, addr: u64) -> Option<Location<'_>> {
-        let m = find_map(&self.kernel_maps, addr)?;
+        let m = find_map(&self.kernel_maps, addr).or_else(|| {
+            // The recorded kernel map ends at _etext; perf's reaches as far as the
+            // kernel's symbols do (.init.text, for boot-time stacks).
+            let &k = self.dso_ids.get(&b"[kernel.kallsyms]"[..])?;
+            let m = self.kernel_maps.iter().find(|m| m.dso == k)?;
+            let end = self.kernel_symbols()?.kernel.end()?;
+            (addr >= m.start && addr < end).then_some(m)
+        })?;
         let d = &self.dsos[m.dso];
         let sym = self
             .symbols(m.dso)

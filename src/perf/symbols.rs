@@ -144,6 +144,11 @@ impl SymbolTable {
         (addr < s.end).then_some((s.shown(), s.start))
     }
 
+    /// The end of the last symbol.
+    pub fn end(&self) -> Option<u64> {
+        self.syms.last().map(|s| s.end)
+    }
+
     /// Number of symbols.
     pub fn len(&self) -> usize {
         self.syms.len()
