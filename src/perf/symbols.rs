@@ -336,6 +336,9 @@ impl KernelSymbols {
 
 /// perf's demangling: C++ (`_Z`) without parameters, Rust without the hash.
 pub fn demangle(name: &str) -> String {
+    // Clone suffixes (`.cold`, `.warm`, `.llvm.123`, `.constprop.0`) after a mangled
+    // name are dropped, as perf's demangler does without parameters.
+    let name = strip_clone_suffix(name);
     if name.starts_with("_R")
         || (name.starts_with("_ZN") && name.ends_with('E') && is_rust_legacy(name))
     {
@@ -362,6 +365,28 @@ pub fn demangle(name: &str) -> String {
         }
     }
     name.to_string()
+}
+
+fn strip_clone_suffix(name: &str) -> &str {
+    if name.starts_with("_R") {
+        // v0 Rust names never contain a dot.
+        return name.split('.').next().unwrap_or(name);
+    }
+    if !name.starts_with("_Z") {
+        return name;
+    }
+    let mut end = name.len();
+    while let Some(dot) = name[..end].rfind('.') {
+        let part = &name[dot + 1..end];
+        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            break;
+        }
+        end = dot;
+        if name[..end].ends_with('E') {
+            return &name[..end];
+        }
+    }
+    name
 }
 
 /// A legacy Rust symbol ends with a 17-character `h<16 hex digits>` path element.
