@@ -143,9 +143,9 @@ pub struct PerfScript<'f> {
     /// Threads, mappings and symbols.
     pub machine: Machine,
     catalog: Option<DatCatalog>,
-    names: Vec<String>,
     fields: Vec<u32>,
-    name_width: usize,
+    /// `%*s: ` of each event's name, right-aligned to the longest.
+    name_columns: Vec<Vec<u8>>,
     use_callchain: bool,
     warnings: Vec<String>,
 }
@@ -228,13 +228,21 @@ impl<'f> PerfScript<'f> {
             fields.push(f);
         }
         let name_width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+        let name_columns = names
+            .iter()
+            .map(|n| {
+                let mut v = Vec::new();
+                pad_left(&mut v, n.as_bytes(), name_width);
+                v.extend_from_slice(b": ");
+                v
+            })
+            .collect();
         Ok(PerfScript {
             file,
             machine,
             catalog,
-            names,
             fields,
-            name_width,
+            name_columns,
             use_callchain,
             warnings,
         })
@@ -353,8 +361,7 @@ impl<'f> PerfScript<'f> {
             out.push(b' ');
         }
         if f & field::EVNAME != 0 {
-            pad_left(out, self.names[s.attr].as_bytes(), self.name_width);
-            out.extend_from_slice(b": ");
+            out.extend_from_slice(&self.name_columns[s.attr]);
         }
         if f & field::TRACE != 0 && !s.raw.is_empty() {
             if let Some(c) = &self.catalog {
@@ -480,9 +487,11 @@ fn push_i64(out: &mut Vec<u8>, v: i64) {
 }
 
 fn pad_dec(out: &mut Vec<u8>, v: i64, width: usize) {
-    let mut b = Vec::with_capacity(20);
-    push_i64(&mut b, v);
-    pad_left(out, &b, width);
+    let n = crate::bytes::dec_len(v.unsigned_abs()) + usize::from(v < 0);
+    for _ in n..width {
+        out.push(b' ');
+    }
+    push_i64(out, v);
 }
 
 fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
