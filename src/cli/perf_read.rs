@@ -16,14 +16,8 @@ use super::common::Context;
 /// `tracectl perf script`, with `perf script`'s options.
 #[derive(Debug, Parser)]
 pub struct ScriptArgs {
-    /// Input file name
-    #[arg(
-        short = 'i',
-        long = "input",
-        value_name = "FILE",
-        default_value = "perf.data"
-    )]
-    input: PathBuf,
+    #[command(flatten)]
+    input: InputArg,
     /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period)
     #[arg(short = 'F', long = "fields", value_name = "FIELDS")]
     fields: Option<String>,
@@ -32,6 +26,19 @@ pub struct ScriptArgs {
     folded: bool,
     #[command(flatten)]
     symbols: SymbolArgs,
+}
+
+/// `-i FILE`, as perf spells it.
+#[derive(Debug, Parser)]
+pub struct InputArg {
+    /// Input file name
+    #[arg(
+        short = 'i',
+        long = "input",
+        value_name = "FILE",
+        default_value = "perf.data"
+    )]
+    input: PathBuf,
 }
 
 /// Where symbols come from (perf's options).
@@ -85,7 +92,7 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
 
 /// Run `tracectl perf script`.
 pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
-    let o = open(&a.input, &a.symbols)?;
+    let o = open(&a.input.input, &a.symbols)?;
     let fields = a.fields.as_deref().map(parse_fields).transpose()?;
     let mut s = PerfScript::new(&o.file, o.machine, o.catalog, fields)?;
     for w in s.warnings() {
@@ -106,14 +113,8 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
 /// `tracectl perf report`, with `perf report --stdio`'s table.
 #[derive(Debug, Parser)]
 pub struct ReportArgs {
-    /// Input file name
-    #[arg(
-        short = 'i',
-        long = "input",
-        value_name = "FILE",
-        default_value = "perf.data"
-    )]
-    input: PathBuf,
+    #[command(flatten)]
+    input: InputArg,
     /// Sort by these keys (comm,pid,dso,sym)
     #[arg(
         short = 's',
@@ -145,7 +146,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
     }
     let keys =
         tracectl::render::perf_report::SortKey::parse_list(&a.sort).map_err(anyhow::Error::msg)?;
-    let o = open(&a.input, &a.symbols)?;
+    let o = open(&a.input.input, &a.symbols)?;
     let children = if a.no_children {
         Some(false)
     } else if a.children {
