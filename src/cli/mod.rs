@@ -19,9 +19,11 @@ mod capture;
 mod check_events;
 mod completions;
 mod extract;
+mod flamegraph;
 mod graph;
 mod list;
 mod perf;
+mod perf_read;
 mod perf_record;
 mod record;
 mod report;
@@ -86,6 +88,8 @@ pub enum Command {
     Perf(perf::Args),
     /// Write a shell completion script (bash, zsh or fish) to stdout
     Completions(completions::Args),
+    /// Draw folded stacks (or a perf.data) as a flame graph SVG
+    Flamegraph(flamegraph::Args),
     /// Print the man page (roff) for tracectl or one subcommand
     Man(simple::ManArgs),
 }
@@ -201,6 +205,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Capture(a) => capture::run(&ctx, a),
         Command::Perf(a) => perf::run(&ctx, a),
         Command::Completions(a) => completions::run(a),
+        Command::Flamegraph(a) => flamegraph::run(&ctx, a),
         Command::Man(a) => simple::man(a),
     }
 }

@@ -28,6 +28,10 @@ enum PerfCommand {
     Stat(StatArgs),
     /// Sample events into a perf.data file that perf report and perf script read
     Record(super::perf_record::RecordArgs),
+    /// Print the samples of a perf.data as `perf script` does
+    Script(super::perf_read::ScriptArgs),
+    /// Summarize the samples of a perf.data as `perf report --stdio` does
+    Report(super::perf_read::ReportArgs),
 }
 
 /// `tracectl perf stat`, with `perf stat`'s options.
@@ -84,6 +88,8 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
             live_only(ctx, "perf record")?;
             super::perf_record::record(ctx, a)
         }
+        PerfCommand::Script(a) => super::perf_read::script(ctx, a),
+        PerfCommand::Report(a) => super::perf_read::report(ctx, a),
     }
 }
 

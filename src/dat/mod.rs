@@ -23,6 +23,7 @@ mod input;
 mod options;
 mod pages;
 mod reader;
+mod tracing_data;
 mod writer;
 
 pub use compress::Compression;
@@ -33,6 +34,7 @@ pub use pages::CpuPages;
 pub use reader::{
     selected_clock, Buffer, BufferData, CpuData, DatFile, FileHeader, TsAdjust, MAGIC,
 };
+pub use tracing_data::TracingData;
 pub use writer::{
     buffers_of, tracing_data, write_dat, write_latency_dat, BufferSource, Metadata, NewOption,
     WriteOptions, WriteSummary,

@@ -10,6 +10,8 @@ use super::error::{DatError, DatErrorKind, OPEN};
 use super::input::{FileCur, FileSrc, Input, SliceCur};
 use super::options::{opt, DatOption, Options};
 use super::pages::CpuPages;
+use super::tracing_data::{read_event_formats, read_ftrace_formats, read_headers, read_sections};
+use super::writer::Metadata;
 use crate::event::HeaderPage;
 
 /// The trace.dat magic: `0x17 0x08 0x44` then `"tracing"`.
@@ -101,13 +103,7 @@ impl Buffer {
 pub struct DatFile {
     src: Arc<FileSrc>,
     header: FileHeader,
-    header_page: String,
-    header_event: String,
-    ftrace_formats: Vec<String>,
-    event_formats: Vec<(String, String)>,
-    kallsyms: String,
-    printk_formats: String,
-    cmdlines: String,
+    meta: Metadata,
     nr_cpus: u32,
     options: Options,
     buffers: Vec<Buffer>,
@@ -189,13 +185,7 @@ impl DatFile {
                 compression: Compression::None,
                 compression_version: String::new(),
             },
-            header_page: String::new(),
-            header_event: String::new(),
-            ftrace_formats: Vec::new(),
-            event_formats: Vec::new(),
-            kallsyms: String::new(),
-            printk_formats: String::new(),
-            cmdlines: String::new(),
+            meta: Metadata::default(),
             nr_cpus: 0,
             options: Options::default(),
             buffers: Vec::new(),
@@ -240,20 +230,7 @@ impl DatFile {
             pos,
             section: "header_page".into(),
         };
-        self.read_headers(&mut cur)?;
-        cur.set_section("ftrace formats");
-        self.ftrace_formats = read_ftrace_formats(&mut cur)?;
-        cur.set_section("event formats");
-        self.event_formats = read_event_formats(&mut cur)?;
-        cur.set_section("kallsyms");
-        let n = cur.u32()? as u64;
-        self.kallsyms = cur.text(n)?;
-        cur.set_section("printk formats");
-        let n = cur.u32()? as u64;
-        self.printk_formats = cur.text(n)?;
-        cur.set_section("cmdlines");
-        let n = cur.u64()?;
-        self.cmdlines = cur.text(n)?;
+        read_sections(&mut cur, &mut self.meta, true)?;
         cur.set_section("cpu count");
         self.nr_cpus = cur.u32()?;
         cur.set_section("options");
@@ -419,18 +396,6 @@ impl DatFile {
         })
     }
 
-    fn read_headers(&mut self, cur: &mut dyn Input) -> Result<(), DatError> {
-        cur.set_section("header_page");
-        cur.expect(b"header_page\0")?;
-        let n = cur.u64()?;
-        self.header_page = cur.text(n)?;
-        cur.set_section("header_event");
-        cur.expect(b"header_event\0")?;
-        let n = cur.u64()?;
-        self.header_event = cur.text(n)?;
-        Ok(())
-    }
-
     // ---- v7 -------------------------------------------------------------------------
 
     /// A section's 16-byte header and its body, decompressed when flagged.
@@ -569,27 +534,19 @@ impl DatFile {
                 opt::HEADER_INFO => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "headers")?;
                     let mut c = self.slice(&body, base, "headers");
-                    let mut hp = String::new();
-                    let mut he = String::new();
-                    c.expect(b"header_page\0")?;
-                    let n = c.u64()?;
-                    hp.push_str(&c.text(n)?);
-                    c.set_section("header_event");
-                    c.expect(b"header_event\0")?;
-                    let n = c.u64()?;
-                    he.push_str(&c.text(n)?);
-                    self.header_page = hp;
-                    self.header_event = he;
+                    let (hp, he) = read_headers(&mut c)?;
+                    self.meta.header_page = hp;
+                    self.meta.header_event = he;
                 }
                 opt::FTRACE_EVENTS => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "ftrace events")?;
                     let v = read_ftrace_formats(&mut self.slice(&body, base, "ftrace events"))?;
-                    self.ftrace_formats = v;
+                    self.meta.ftrace_formats = v;
                 }
                 opt::EVENT_FORMATS => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "events format")?;
                     let v = read_event_formats(&mut self.slice(&body, base, "events format"))?;
-                    self.event_formats = v;
+                    self.meta.event_formats = v;
                 }
                 opt::KALLSYMS => {
                     let (_, mut body, base) = self.read_section(ptr()?, Some(o.id), "kallsyms")?;
@@ -599,7 +556,7 @@ impl DatFile {
                         if n <= body.len() - 4 {
                             body.truncate(4 + n);
                             body.drain(..4);
-                            self.kallsyms = String::from_utf8(body).unwrap_or_else(|e| {
+                            self.meta.kallsyms = String::from_utf8(body).unwrap_or_else(|e| {
                                 String::from_utf8_lossy(e.as_bytes()).into_owned()
                             });
                             continue;
@@ -608,21 +565,21 @@ impl DatFile {
                     let mut c = self.slice(&body, base, "kallsyms");
                     let n = c.u32()? as u64;
                     let t = c.text(n)?;
-                    self.kallsyms = t;
+                    self.meta.kallsyms = t;
                 }
                 opt::PRINTK => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "printk")?;
                     let mut c = self.slice(&body, base, "printk");
                     let n = c.u32()? as u64;
                     let t = c.text(n)?;
-                    self.printk_formats = t;
+                    self.meta.printk_formats = t;
                 }
                 opt::CMDLINES => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "command lines")?;
                     let mut c = self.slice(&body, base, "command lines");
                     let n = c.u64()?;
                     let t = c.text(n)?;
-                    self.cmdlines = t;
+                    self.meta.cmdlines = t;
                 }
                 opt::BUFFER => {
                     let b = self.read_v7_buffer(o)?;
@@ -747,12 +704,12 @@ impl DatFile {
 
     /// The text of `events/header_page` stored in the file.
     pub fn header_page(&self) -> &str {
-        &self.header_page
+        &self.meta.header_page
     }
 
     /// `header_page` parsed; its `commit` size is the traced kernel's `long` size.
     pub fn header_page_layout(&self) -> Result<HeaderPage, DatError> {
-        HeaderPage::parse(&self.header_page).map_err(|e| {
+        HeaderPage::parse(&self.meta.header_page).map_err(|e| {
             self.src
                 .err("header_page", 0, DatErrorKind::Corrupt(e.message))
         })
@@ -767,44 +724,37 @@ impl DatFile {
 
     /// The text of `events/header_event`.
     pub fn header_event(&self) -> &str {
-        &self.header_event
+        &self.meta.header_event
     }
 
     /// `events/ftrace/*/format` texts (system `ftrace`).
     pub fn ftrace_formats(&self) -> &[String] {
-        &self.ftrace_formats
+        &self.meta.ftrace_formats
     }
 
     /// `(system, format text)` for every other recorded event.
     pub fn event_formats(&self) -> &[(String, String)] {
-        &self.event_formats
+        &self.meta.event_formats
     }
 
     /// Every format with its system, ftrace ones first: what an event registry needs.
     pub fn all_formats(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.ftrace_formats
-            .iter()
-            .map(|t| ("ftrace", t.as_str()))
-            .chain(
-                self.event_formats
-                    .iter()
-                    .map(|(s, t)| (s.as_str(), t.as_str())),
-            )
+        self.meta.all_formats()
     }
 
     /// `/proc/kallsyms` text as recorded (may be empty).
     pub fn kallsyms(&self) -> &str {
-        &self.kallsyms
+        &self.meta.kallsyms
     }
 
     /// `printk_formats` text (`0xADDR : "fmt"` lines).
     pub fn printk_formats(&self) -> &str {
-        &self.printk_formats
+        &self.meta.printk_formats
     }
 
     /// `saved_cmdlines` text (`pid comm` lines).
     pub fn cmdlines(&self) -> &str {
-        &self.cmdlines
+        &self.meta.cmdlines
     }
 
     /// CPU count (v6 header word, v7 CPUCOUNT option).
@@ -957,28 +907,4 @@ pub fn selected_clock(text: &str) -> Option<String> {
     } else {
         Some(t.to_string())
     }
-}
-
-fn read_ftrace_formats(cur: &mut dyn Input) -> Result<Vec<String>, DatError> {
-    let count = cur.u32()?;
-    let mut v = Vec::new();
-    for _ in 0..count {
-        let n = cur.u64()?;
-        v.push(cur.text(n)?);
-    }
-    Ok(v)
-}
-
-fn read_event_formats(cur: &mut dyn Input) -> Result<Vec<(String, String)>, DatError> {
-    let systems = cur.u32()?;
-    let mut v = Vec::new();
-    for _ in 0..systems {
-        let sys = cur.cstr()?;
-        let count = cur.u32()?;
-        for _ in 0..count {
-            let n = cur.u64()?;
-            v.push((sys.clone(), cur.text(n)?));
-        }
-    }
-    Ok(v)
 }

@@ -34,6 +34,18 @@ pub struct Metadata {
 }
 
 impl Metadata {
+    /// Every format with its system, ftrace ones first: what an event registry needs.
+    pub fn all_formats(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.ftrace_formats
+            .iter()
+            .map(|t| ("ftrace", t.as_str()))
+            .chain(
+                self.event_formats
+                    .iter()
+                    .map(|(s, t)| (s.as_str(), t.as_str())),
+            )
+    }
+
     /// The metadata of an open file (for rewriting it).
     pub fn from_dat(d: &DatFile) -> Metadata {
         Metadata {

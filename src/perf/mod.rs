@@ -1,24 +1,29 @@
 //! perf_event counting and sampling on the same event model as ftrace.
 //!
 //! * [`spec`]: event lists as perf spells them (`cycles:u`, `cs`, `sched:*`, `{a,b}`).
+//! * [`data`]: perf.data files (`perf record`'s output) read without copying.
+//! * [`machine`]: threads, mappings and symbols rebuilt from a perf.data's records.
+//! * [`symbols`]: kallsyms and ELF symbol tables with perf's rules, and demangling.
 //! * [`stat`]: counting sessions (`tracectl perf stat`), per CPU or per thread.
 //! * [`record`]: sampling sessions (`tracectl perf record`), one ring per CPU.
 //! * [`recording`]: a session's records written into perf.data until the end.
-//! * [`data`]: perf.data files.
 //! * [`synth`]: the side-band records of what already runs.
 //! * [`ring`]: the records of a perf mmap ring, read in place with wrap-around.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
-//!   ioctls, counter reads, the mmap rings, and the forked command that waits until its counters are armed.
+//!   ioctls, counter reads, the mmap rings, the forked command that waits until its
+//!   counters are armed, and the read-only file mapping perf.data files are read through.
 //!
 //! Tracepoints are named by their tracefs id, so a tracepoint counted here is the same
 //! event `tracectl record` decodes with [`crate::event::Schema`].
 
 pub mod data;
+pub mod machine;
 pub mod record;
 pub mod recording;
 pub mod ring;
 pub mod spec;
 pub mod stat;
+pub mod symbols;
 pub mod synth;
 mod sys;
 

@@ -568,3 +568,58 @@ fn find_in_path(prog: &str) -> Option<std::path::PathBuf> {
         .map(|d| d.join(prog))
         .find(|p| is_exec(p))
 }
+
+/// A file mapped read-only into memory (how perf.data files are read: no copy, pages
+/// loaded as they are touched). The file must not shrink while it is mapped.
+#[derive(Debug)]
+pub(crate) struct MappedFile {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+// SAFETY: the mapping is read-only and owned by this value; sharing or moving it across
+// threads is as safe as sharing a `&[u8]`.
+unsafe impl Send for MappedFile {}
+unsafe impl Sync for MappedFile {}
+
+impl MappedFile {
+    /// Map all of `file` (None for an empty file, which cannot be mapped).
+    pub(crate) fn map(file: &std::fs::File) -> io::Result<Option<MappedFile>> {
+        let len = usize::try_from(file.metadata()?.len())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "file too large to map"))?;
+        if len == 0 {
+            return Ok(None);
+        }
+        // SAFETY: a fresh private read-only mapping of a file we hold open; the kernel
+        // checks the descriptor and length.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Some(MappedFile { ptr, len }))
+    }
+
+    /// The file's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` maps `len` readable bytes for as long as `self` lives.
+        unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) }
+    }
+}
+
+impl Drop for MappedFile {
+    fn drop(&mut self) {
+        // SAFETY: unmapping the region this value mapped, once.
+        unsafe {
+            libc::munmap(self.ptr, self.len);
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// Pids are small integers chosen by the kernel, not by an attacker of this process, so a
 /// multiplicative hash is enough and much cheaper than SipHash on the per-line path.
 #[derive(Default, Clone, Copy)]
-struct PidHasher(u64);
+pub(crate) struct PidHasher(u64);
 
 impl Hasher for PidHasher {
     fn finish(&self) -> u64 {
@@ -22,7 +22,7 @@ impl Hasher for PidHasher {
     }
 }
 
-type PidMap<V> = HashMap<i32, V, BuildHasherDefault<PidHasher>>;
+pub(crate) type PidMap<V> = HashMap<i32, V, BuildHasherDefault<PidHasher>>;
 
 /// Comms and tgids by pid.
 ///

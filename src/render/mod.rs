@@ -1,10 +1,13 @@
 //! Sinks: kernel-style text, trace-cmd-style text, JSON lines.
 
 pub mod comm;
+pub mod flamegraph;
 pub mod graph;
 pub mod json;
 pub mod kernel;
 pub mod pairs;
+pub mod perf_report;
+pub mod perf_script;
 pub mod perf_stat;
 pub mod plugins;
 pub mod tracecmd;

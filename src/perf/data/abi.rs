@@ -1,73 +1,63 @@
-//! perf.data's on-disk constants, shared by its writer and readers.
+//! On-disk constants of perf.data (the kernel's `tools/perf/Documentation/perf.data-file-format.txt`
+//! and `include/uapi/linux/perf_event.h`): shared by the reader and the writer.
 
-/// The file magic (`PERFILE2`), read as a little-endian u64 on a little-endian host.
-pub const MAGIC: &[u8; 8] = b"PERFILE2";
-/// `sizeof(struct perf_file_header)`: magic, size, attr_size, the attrs, data and
-/// event_types sections, and the 256-bit feature bitmap.
-pub const FILE_HEADER_SIZE: u64 = 104;
+/// `"PERFILE2"` as stored by a little-endian writer.
+pub const MAGIC_LE: &[u8; 8] = b"PERFILE2";
+/// The magic a writer puts first (files are written in this host's byte order).
+pub const MAGIC: &[u8; 8] = MAGIC_LE;
 /// Strings in the features are padded to this (perf's NAME_ALIGN).
 pub const NAME_ALIGN: usize = 64;
+/// `"PERFILE2"` as stored by a big-endian writer.
+pub const MAGIC_BE: &[u8; 8] = b"2ELIFREP";
+/// Size of `struct perf_file_header`.
+pub const FILE_HEADER_SIZE: u64 = 104;
+/// Size of `struct perf_event_header`.
+pub const RECORD_HEADER_SIZE: usize = 8;
 
-/// `perf_event_header.type` values.
-pub mod record {
-    /// PERF_RECORD_MMAP
-    pub const MMAP: u32 = 1;
-    /// PERF_RECORD_LOST
-    pub const LOST: u32 = 2;
-    /// PERF_RECORD_COMM
-    pub const COMM: u32 = 3;
-    /// PERF_RECORD_EXIT
-    pub const EXIT: u32 = 4;
-    /// PERF_RECORD_FORK
-    pub const FORK: u32 = 7;
-    /// PERF_RECORD_SAMPLE
-    pub const SAMPLE: u32 = 9;
-    /// PERF_RECORD_MMAP2
-    pub const MMAP2: u32 = 10;
-    /// PERF_RECORD_LOST_SAMPLES
-    pub const LOST_SAMPLES: u32 = 13;
-    /// PERF_RECORD_FINISHED_ROUND (perf's own: events before it may be sorted and flushed)
-    pub const FINISHED_ROUND: u32 = 68;
+/// `PERF_TYPE_*` (`perf_event_attr.type`).
+pub mod attr_type {
+    /// Hardware counters.
+    pub const HARDWARE: u32 = 0;
+    /// Software counters (cpu-clock, task-clock, ...).
+    pub const SOFTWARE: u32 = 1;
+    /// Tracepoints; `config` is the tracefs event id.
+    pub const TRACEPOINT: u32 = 2;
+    /// Hardware cache events.
+    pub const HW_CACHE: u32 = 3;
+    /// Raw PMU events.
+    pub const RAW: u32 = 4;
+    /// Breakpoints.
+    pub const BREAKPOINT: u32 = 5;
 }
 
-/// `perf_event_header.misc` bits.
-pub mod misc {
-    /// PERF_RECORD_MISC_KERNEL
-    pub const KERNEL: u16 = 1;
-    /// PERF_RECORD_MISC_USER
-    pub const USER: u16 = 2;
-    /// PERF_RECORD_MISC_COMM_EXEC
-    pub const COMM_EXEC: u16 = 1 << 13;
-    /// PERF_RECORD_MISC_BUILD_ID_SIZE: a build-id entry stores its id's length.
-    pub const BUILD_ID_SIZE: u16 = 1 << 15;
-}
-
-/// `perf_event_attr.sample_type` bits.
+/// `PERF_SAMPLE_*` bits of `perf_event_attr.sample_type`.
 pub mod sample {
-    /// PERF_SAMPLE_IP
+    #![allow(missing_docs)]
     pub const IP: u64 = 1 << 0;
-    /// PERF_SAMPLE_TID
     pub const TID: u64 = 1 << 1;
-    /// PERF_SAMPLE_TIME
     pub const TIME: u64 = 1 << 2;
-    /// PERF_SAMPLE_ADDR
     pub const ADDR: u64 = 1 << 3;
-    /// PERF_SAMPLE_READ
     pub const READ: u64 = 1 << 4;
-    /// PERF_SAMPLE_CALLCHAIN
     pub const CALLCHAIN: u64 = 1 << 5;
-    /// PERF_SAMPLE_ID
     pub const ID: u64 = 1 << 6;
-    /// PERF_SAMPLE_CPU
     pub const CPU: u64 = 1 << 7;
-    /// PERF_SAMPLE_PERIOD
     pub const PERIOD: u64 = 1 << 8;
-    /// PERF_SAMPLE_STREAM_ID
     pub const STREAM_ID: u64 = 1 << 9;
-    /// PERF_SAMPLE_RAW
     pub const RAW: u64 = 1 << 10;
-    /// PERF_SAMPLE_IDENTIFIER
+    pub const BRANCH_STACK: u64 = 1 << 11;
+    pub const REGS_USER: u64 = 1 << 12;
+    pub const STACK_USER: u64 = 1 << 13;
+    pub const WEIGHT: u64 = 1 << 14;
+    pub const DATA_SRC: u64 = 1 << 15;
     pub const IDENTIFIER: u64 = 1 << 16;
+    pub const TRANSACTION: u64 = 1 << 17;
+    pub const REGS_INTR: u64 = 1 << 18;
+    pub const PHYS_ADDR: u64 = 1 << 19;
+    pub const AUX: u64 = 1 << 20;
+    pub const CGROUP: u64 = 1 << 21;
+    pub const DATA_PAGE_SIZE: u64 = 1 << 22;
+    pub const CODE_PAGE_SIZE: u64 = 1 << 23;
+    pub const WEIGHT_STRUCT: u64 = 1 << 24;
 
     /// Bytes of the `sample_id` trailer non-sample records carry with `sample_id_all`.
     pub fn id_trailer_size(sample_type: u64) -> usize {
@@ -79,44 +69,112 @@ pub mod sample {
     }
 }
 
-/// `perf_event_attr.read_format` bits.
+/// `PERF_FORMAT_*` bits of `perf_event_attr.read_format`.
 pub mod read_format {
-    /// PERF_FORMAT_ID
+    #![allow(missing_docs)]
+    pub const TOTAL_TIME_ENABLED: u64 = 1 << 0;
+    pub const TOTAL_TIME_RUNNING: u64 = 1 << 1;
     pub const ID: u64 = 1 << 2;
-    /// PERF_FORMAT_LOST
+    pub const GROUP: u64 = 1 << 3;
     pub const LOST: u64 = 1 << 4;
 }
 
-/// Feature section ids (bits of the header's feature bitmap).
+/// `PERF_SAMPLE_BRANCH_HW_INDEX` of `branch_sample_type`.
+pub const BRANCH_HW_INDEX: u64 = 1 << 17;
+
+/// Bits of the flags word of `perf_event_attr` (offset 40).
+pub mod attr_flag {
+    #![allow(missing_docs)]
+    pub const DISABLED: u64 = 1 << 0;
+    pub const INHERIT: u64 = 1 << 1;
+    pub const MMAP: u64 = 1 << 8;
+    pub const COMM: u64 = 1 << 9;
+    pub const FREQ: u64 = 1 << 10;
+    pub const SAMPLE_ID_ALL: u64 = 1 << 18;
+}
+
+/// `PERF_RECORD_*` record types; 64 and up are perf's own (user) records.
+pub mod record {
+    #![allow(missing_docs)]
+    pub const MMAP: u32 = 1;
+    pub const LOST: u32 = 2;
+    pub const COMM: u32 = 3;
+    pub const EXIT: u32 = 4;
+    pub const THROTTLE: u32 = 5;
+    pub const UNTHROTTLE: u32 = 6;
+    pub const FORK: u32 = 7;
+    pub const READ: u32 = 8;
+    pub const SAMPLE: u32 = 9;
+    pub const MMAP2: u32 = 10;
+    pub const LOST_SAMPLES: u32 = 13;
+    pub const KSYMBOL: u32 = 17;
+    pub const HEADER_ATTR: u32 = 64;
+    pub const TRACING_DATA: u32 = 66;
+    pub const BUILD_ID: u32 = 67;
+    pub const FINISHED_ROUND: u32 = 68;
+    pub const COMPRESSED: u32 = 81;
+    pub const FINISHED_INIT: u32 = 82;
+}
+
+/// `PERF_RECORD_MISC_*` bits of the record header's `misc`.
+pub mod misc {
+    #![allow(missing_docs)]
+    pub const CPUMODE_MASK: u16 = 7;
+    pub const KERNEL: u16 = 1;
+    pub const USER: u16 = 2;
+    pub const HYPERVISOR: u16 = 3;
+    pub const GUEST_KERNEL: u16 = 4;
+    pub const GUEST_USER: u16 = 5;
+    /// In a COMM record: the comm changed because of exec.
+    pub const COMM_EXEC: u16 = 1 << 13;
+    /// In an MMAP2 record: a build id replaces the device numbers.
+    pub const MMAP_BUILD_ID: u16 = 1 << 14;
+    /// PERF_RECORD_MISC_BUILD_ID_SIZE: a build-id entry stores its id's length.
+    pub const BUILD_ID_SIZE: u16 = 1 << 15;
+}
+
+/// `PERF_CONTEXT_*` markers inside a call chain (as u64).
+pub mod context {
+    #![allow(missing_docs)]
+    pub const HV: u64 = -32i64 as u64;
+    pub const KERNEL: u64 = -128i64 as u64;
+    pub const USER: u64 = -512i64 as u64;
+    pub const GUEST: u64 = -2048i64 as u64;
+    pub const GUEST_KERNEL: u64 = -2176i64 as u64;
+    pub const GUEST_USER: u64 = -2560i64 as u64;
+    /// Values at or above this are markers, not addresses.
+    pub const MAX: u64 = -4095i64 as u64;
+}
+
+/// `HEADER_*` feature ids (bits of the header's feature bitmap).
 pub mod feature {
-    /// HEADER_TRACING_DATA
+    #![allow(missing_docs)]
     pub const TRACING_DATA: u32 = 1;
-    /// HEADER_BUILD_ID
     pub const BUILD_ID: u32 = 2;
-    /// HEADER_HOSTNAME
     pub const HOSTNAME: u32 = 3;
-    /// HEADER_OSRELEASE
     pub const OSRELEASE: u32 = 4;
-    /// HEADER_VERSION
     pub const VERSION: u32 = 5;
-    /// HEADER_ARCH
     pub const ARCH: u32 = 6;
-    /// HEADER_NRCPUS
     pub const NRCPUS: u32 = 7;
-    /// HEADER_CPUDESC
     pub const CPUDESC: u32 = 8;
-    /// HEADER_CPUID
     pub const CPUID: u32 = 9;
-    /// HEADER_TOTAL_MEM
     pub const TOTAL_MEM: u32 = 10;
-    /// HEADER_CMDLINE
     pub const CMDLINE: u32 = 11;
-    /// HEADER_EVENT_DESC
     pub const EVENT_DESC: u32 = 12;
-    /// HEADER_CPU_TOPOLOGY
     pub const CPU_TOPOLOGY: u32 = 13;
-    /// HEADER_GROUP_DESC
+    pub const NUMA_TOPOLOGY: u32 = 14;
+    pub const BRANCH_STACK: u32 = 15;
+    pub const PMU_MAPPINGS: u32 = 16;
     pub const GROUP_DESC: u32 = 17;
-    /// HEADER_SAMPLE_TIME
+    pub const AUXTRACE: u32 = 18;
+    pub const STAT: u32 = 19;
+    pub const CACHE: u32 = 20;
     pub const SAMPLE_TIME: u32 = 21;
+    pub const MEM_TOPOLOGY: u32 = 22;
+    pub const CLOCKID: u32 = 23;
+    pub const DIR_FORMAT: u32 = 24;
+    pub const COMPRESSED: u32 = 27;
+    pub const CLOCK_DATA: u32 = 29;
+    /// Number of bits in the header's feature bitmap.
+    pub const BITS: u32 = 256;
 }

@@ -5,18 +5,12 @@ use std::io::Read;
 use std::path::Path;
 
 use super::write::Features;
+use crate::endian::Endianness;
 
 /// The build id in a run of ELF notes (`namesz, descsz, type, name, desc`, 4-aligned):
 /// the desc of the `GNU` note of type 3 (NT_GNU_BUILD_ID).
-pub fn build_id_in_notes(notes: &[u8], big_endian: bool) -> Option<Vec<u8>> {
-    let rd = |o: usize| -> Option<u32> {
-        let b: [u8; 4] = notes.get(o..o + 4)?.try_into().ok()?;
-        Some(if big_endian {
-            u32::from_be_bytes(b)
-        } else {
-            u32::from_le_bytes(b)
-        })
-    };
+pub fn build_id_in_notes(notes: &[u8], endian: Endianness) -> Option<Vec<u8>> {
+    let rd = |o: usize| -> Option<u32> { Some(endian.u32(notes.get(o..o + 4)?)) };
     let mut o = 0usize;
     while o + 12 <= notes.len() {
         let namesz = rd(o)? as usize;
@@ -43,31 +37,10 @@ pub fn elf_build_id(path: &Path) -> Option<Vec<u8>> {
         return None;
     }
     let is64 = head[4] == 2;
-    let be = head[5] == 2;
-    let u16_at = |b: &[u8], o: usize| -> Option<u64> {
-        let a: [u8; 2] = b.get(o..o + 2)?.try_into().ok()?;
-        Some(if be {
-            u16::from_be_bytes(a)
-        } else {
-            u16::from_le_bytes(a)
-        } as u64)
-    };
-    let u32_at = |b: &[u8], o: usize| -> Option<u64> {
-        let a: [u8; 4] = b.get(o..o + 4)?.try_into().ok()?;
-        Some(if be {
-            u32::from_be_bytes(a)
-        } else {
-            u32::from_le_bytes(a)
-        } as u64)
-    };
-    let u64_at = |b: &[u8], o: usize| -> Option<u64> {
-        let a: [u8; 8] = b.get(o..o + 8)?.try_into().ok()?;
-        Some(if be {
-            u64::from_be_bytes(a)
-        } else {
-            u64::from_le_bytes(a)
-        })
-    };
+    let endian = Endianness::big_if(head[5] == 2);
+    let u16_at = |b: &[u8], o: usize| -> Option<u64> { Some(endian.u16(b.get(o..o + 2)?).into()) };
+    let u32_at = |b: &[u8], o: usize| -> Option<u64> { Some(endian.u32(b.get(o..o + 4)?).into()) };
+    let u64_at = |b: &[u8], o: usize| -> Option<u64> { Some(endian.u64(b.get(o..o + 8)?)) };
     let word = |b: &[u8], o: usize| if is64 { u64_at(b, o) } else { u32_at(b, o) };
     let (phoff, phentsize, phnum) = if is64 {
         (u64_at(&head, 32)?, u16_at(&head, 54)?, u16_at(&head, 56)?)
@@ -99,7 +72,7 @@ pub fn elf_build_id(path: &Path) -> Option<Vec<u8>> {
         if f.read_exact(&mut notes).is_err() {
             continue;
         }
-        if let Some(id) = build_id_in_notes(&notes, be) {
+        if let Some(id) = build_id_in_notes(&notes, endian) {
             return Some(id);
         }
     }
@@ -109,7 +82,7 @@ pub fn elf_build_id(path: &Path) -> Option<Vec<u8>> {
 /// The running kernel's build id (`/sys/kernel/notes`).
 pub fn kernel_build_id() -> Option<Vec<u8>> {
     let notes = std::fs::read("/sys/kernel/notes").ok()?;
-    build_id_in_notes(&notes, cfg!(target_endian = "big"))
+    build_id_in_notes(&notes, Endianness::NATIVE)
 }
 
 fn first_line_value(text: &str, key: &str) -> Option<String> {
@@ -206,12 +179,15 @@ mod tests {
         n.extend_from_slice(&3u32.to_le_bytes());
         n.extend_from_slice(b"GNU\0");
         n.extend_from_slice(&[0xab; 20]);
-        assert_eq!(build_id_in_notes(&n, false), Some(vec![0xab; 20]));
-        assert_eq!(build_id_in_notes(&n[..40], false), None);
+        assert_eq!(
+            build_id_in_notes(&n, Endianness::Little),
+            Some(vec![0xab; 20])
+        );
+        assert_eq!(build_id_in_notes(&n[..40], Endianness::Little), None);
         // A huge size does not overflow.
         let mut bad = n.clone();
         bad[0..4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert_eq!(build_id_in_notes(&bad, false), None);
+        assert_eq!(build_id_in_notes(&bad, Endianness::Little), None);
     }
 
     #[test]

@@ -1,12 +1,27 @@
 //! perf.data files (perf's `PERFILE2` format, as tools/perf/Documentation/
-//! perf.data-file-format.txt describes it).
+//! perf.data-file-format.txt describes it): the on-disk ABI ([`abi`]), the reader
+//! ([`PerfData`]) and the writer ([`PerfDataWriter`]).
 //!
-//! * [`abi`]: the on-disk constants (record types, sample bits, feature ids).
 //! * [`write`](mod@write): writing a file: header, attrs with their ids, the records, the features.
 //! * [`host`]: the host facts the features carry (hostname, CPU, memory, build ids).
+//!
+//! ```no_run
+//! use tracectl::perf::data::{Event, PerfData};
+//! let file = PerfData::open("perf.data")?;
+//! for rec in file.records() {
+//!     if let Event::Sample(s) = file.decode(&rec?)? {
+//!         println!("{} {} {}", s.pid, s.time, s.raw.len());
+//!     }
+//! }
+//! # Ok::<(), tracectl::perf::data::PerfDataError>(())
+//! ```
 
 pub mod abi;
+mod error;
 pub mod host;
+mod read;
 pub mod write;
 
+pub use error::{PerfDataError, PerfDataErrorKind};
+pub use read::{Attr, Event, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId};
 pub use write::{AttrEntry, Features, PerfDataWriter};

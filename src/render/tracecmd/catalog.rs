@@ -1,11 +1,12 @@
 //! The event model seen through [`Catalog`]: schemas from a trace.dat's format texts,
 //! kallsyms and printk formats from its sections.
 
-use crate::dat::DatFile;
+use crate::dat::{DatFile, TracingData};
 use crate::endian::Endianness;
 use crate::event::{
     FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema,
 };
+use crate::perf::machine::KallsymsSource;
 use crate::render::plugins::FunctionMap;
 
 use super::{Catalog, FieldKind, FieldSpec};
@@ -16,6 +17,9 @@ pub struct DatCatalog {
     ids: Vec<(u16, String, String)>,
     /// Set by [`DatCatalog::load_functions`] (made with the catalog by `from_dat`).
     functions: std::sync::OnceLock<FunctionMap>,
+    /// Where the function map's kallsyms text comes from when it is built on first use
+    /// ([`DatCatalog::from_tracing_data`]).
+    functions_source: Option<KallsymsSource>,
     /// Only for the kernel's text (`--json`, `--style kernel`): see
     /// [`DatCatalog::load_kallsyms`].
     kallsyms: std::sync::OnceLock<Kallsyms>,
@@ -38,7 +42,26 @@ impl DatCatalog {
     /// quick to make, so that decoding can start at once. Addresses resolve to nothing
     /// until [`DatCatalog::load_functions`].
     pub fn formats_only(dat: &DatFile) -> DatCatalog {
-        DatCatalog::formats(dat, dat.long_size(), dat.endian())
+        DatCatalog::formats(
+            dat.all_formats(),
+            dat.printk_formats(),
+            dat.long_size(),
+            dat.endian(),
+        )
+    }
+
+    /// The catalog of a tracing data block (a perf.data's TRACING_DATA feature), with
+    /// libtraceevent's function map of `kallsyms` (the block's own, or the one perf
+    /// would use for the file), built when a format first needs a symbol.
+    pub fn from_tracing_data(td: &TracingData, kallsyms: KallsymsSource) -> DatCatalog {
+        let mut c = DatCatalog::formats(
+            td.sections.all_formats(),
+            &td.sections.printk_formats,
+            td.long_size(),
+            td.endian,
+        );
+        c.functions_source = Some(kallsyms);
+        c
     }
 
     /// Build trace-cmd's function map of `dat`'s kallsyms (once; later calls do nothing).
@@ -57,16 +80,26 @@ impl DatCatalog {
     /// The function map, or an empty one before [`DatCatalog::load_functions`].
     fn functions(&self) -> &FunctionMap {
         static EMPTY: std::sync::OnceLock<FunctionMap> = std::sync::OnceLock::new();
+        if let Some(src) = &self.functions_source {
+            return self
+                .functions
+                .get_or_init(|| FunctionMap::parse(src.text().unwrap_or("")));
+        }
         self.functions
             .get()
             .unwrap_or_else(|| EMPTY.get_or_init(FunctionMap::new))
     }
 
     /// The catalog without its symbol tables.
-    fn formats(dat: &DatFile, long_size: usize, endian: Endianness) -> DatCatalog {
+    fn formats<'f>(
+        formats: impl Iterator<Item = (&'f str, &'f str)>,
+        printk: &str,
+        long_size: usize,
+        endian: Endianness,
+    ) -> DatCatalog {
         let mut registry = Registry::new(long_size, endian);
         let mut format_errors = Vec::new();
-        for (system, text) in dat.all_formats() {
+        for (system, text) in formats {
             if let Err(e) = registry.add_format_lazy(system, text) {
                 format_errors.push((system.to_string(), e.to_string()));
             }
@@ -79,8 +112,9 @@ impl DatCatalog {
             registry,
             ids,
             functions: std::sync::OnceLock::new(),
+            functions_source: None,
             kallsyms: std::sync::OnceLock::new(),
-            printk: PrintkFormats::parse(dat.printk_formats()),
+            printk: PrintkFormats::parse(printk),
             long_size,
             endian,
             early_errors: format_errors,
@@ -117,7 +151,9 @@ impl DatCatalog {
     fn env(&self) -> PrintEnv<'_> {
         PrintEnv {
             kallsyms: self.kallsyms.get(),
-            functions: Some(self.functions()),
+            // The catalog itself, so that a lazily built function map is only built when
+            // a format resolves an address.
+            functions: Some(self),
             printk: Some(&self.printk),
             endian: self.endian,
             long_size: self.long_size,
@@ -180,5 +216,21 @@ impl Catalog for DatCatalog {
 
     fn endian(&self) -> Endianness {
         self.endian
+    }
+}
+
+impl crate::event::FunctionLookup for DatCatalog {
+    fn function(&self, addr: u64) -> Option<(&str, u64)> {
+        crate::event::FunctionLookup::function(self.functions(), addr)
+    }
+}
+
+impl std::fmt::Debug for DatCatalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatCatalog")
+            .field("events", &self.ids.len())
+            .field("long_size", &self.long_size)
+            .field("endian", &self.endian)
+            .finish_non_exhaustive()
     }
 }

@@ -1,0 +1,169 @@
+//! `tracectl perf script` and `tracectl perf report`: reading perf.data files.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use clap::Parser;
+use tracectl::dat::TracingData;
+use tracectl::perf::data::PerfData;
+use tracectl::perf::machine::{KallsymsSource, Machine};
+use tracectl::render::perf_script::{parse_fields, PerfScript, ScriptOutput};
+use tracectl::render::tracecmd::DatCatalog;
+
+use super::common::Context;
+
+/// `tracectl perf script`, with `perf script`'s options.
+#[derive(Debug, Parser)]
+pub struct ScriptArgs {
+    #[command(flatten)]
+    input: InputArg,
+    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period)
+    #[arg(short = 'F', long = "fields", value_name = "FIELDS")]
+    fields: Option<String>,
+    /// Write collapsed stacks (`root;...;leaf count`) for flame graphs instead
+    #[arg(long = "folded")]
+    folded: bool,
+    #[command(flatten)]
+    symbols: SymbolArgs,
+}
+
+/// `-i FILE`, as perf spells it.
+#[derive(Debug, Parser)]
+pub struct InputArg {
+    /// Input file name
+    #[arg(
+        short = 'i',
+        long = "input",
+        value_name = "FILE",
+        default_value = "perf.data"
+    )]
+    input: PathBuf,
+}
+
+/// Where symbols come from (perf's options).
+#[derive(Debug, Parser)]
+pub struct SymbolArgs {
+    /// kallsyms file for kernel symbols (default: the file's own, or /proc/kallsyms
+    /// when the file was recorded on this host)
+    #[arg(long = "kallsyms", value_name = "FILE")]
+    kallsyms: Option<PathBuf>,
+    /// Look for the mapped files under this directory
+    #[arg(long = "symfs", value_name = "DIR")]
+    symfs: Option<PathBuf>,
+}
+
+/// An open perf.data with its symbols and tracepoint schemas.
+pub struct Opened {
+    /// The file.
+    pub file: PerfData,
+    /// Threads, mappings, symbols.
+    pub machine: Machine,
+    /// Tracepoint schemas (files with TRACING_DATA).
+    pub catalog: Option<DatCatalog>,
+}
+
+/// Open `path` and load what printing its samples needs.
+pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
+    let file = PerfData::open(path)?;
+    let td = match file.tracing_data() {
+        Some((block, offset)) => Some(
+            TracingData::parse(block, path, offset)
+                .with_context(|| format!("{}: TRACING_DATA feature", path.display()))?,
+        ),
+        None => None,
+    };
+    let kallsyms = KallsymsSource::for_file(
+        &file,
+        td.as_ref().map(|t| t.sections.kallsyms.as_str()),
+        sym.kallsyms.as_deref(),
+    );
+    let catalog = td
+        .as_ref()
+        .map(|t| DatCatalog::from_tracing_data(t, kallsyms.clone()));
+    let mut machine = Machine::new(kallsyms, sym.symfs.clone());
+    machine.set_build_ids(file.build_ids()?);
+    Ok(Opened {
+        file,
+        machine,
+        catalog,
+    })
+}
+
+/// Run `tracectl perf script`.
+pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
+    let o = open(&a.input.input, &a.symbols)?;
+    let fields = a.fields.as_deref().map(parse_fields).transpose()?;
+    let mut s = PerfScript::new(&o.file, o.machine, o.catalog, fields)?;
+    for w in s.warnings() {
+        eprintln!("{w}");
+    }
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mode = if a.folded {
+        ScriptOutput::Folded
+    } else {
+        ScriptOutput::Text
+    };
+    s.run(&mut out, mode)?;
+    out.flush()?;
+    Ok(0)
+}
+
+/// `tracectl perf report`, with `perf report --stdio`'s table.
+#[derive(Debug, Parser)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    input: InputArg,
+    /// Sort by these keys (comm,pid,dso,sym)
+    #[arg(
+        short = 's',
+        long = "sort",
+        value_name = "KEYS",
+        default_value = "comm,dso,sym"
+    )]
+    sort: String,
+    /// Accumulate call chains of children to the parent entry (the default with call chains)
+    #[arg(long = "children", overrides_with = "no_children")]
+    children: bool,
+    /// Only self overhead
+    #[arg(long = "no-children")]
+    no_children: bool,
+    /// Print the table to stdout (the only output this command has; accepted for perf's sake)
+    #[arg(long = "stdio")]
+    stdio: bool,
+    /// Call graph display (only `none` is supported: no graphs under the rows)
+    #[arg(short = 'g', long = "call-graph", value_name = "MODE")]
+    call_graph: Option<String>,
+    #[command(flatten)]
+    symbols: SymbolArgs,
+}
+
+/// Run `tracectl perf report`.
+pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
+    if let Some(g) = a.call_graph.as_deref().filter(|g| *g != "none") {
+        anyhow::bail!("-g {g}: call graphs under the rows are not printed yet; use -g none");
+    }
+    let keys =
+        tracectl::render::perf_report::SortKey::parse_list(&a.sort).map_err(anyhow::Error::msg)?;
+    let o = open(&a.input.input, &a.symbols)?;
+    let children = if a.no_children {
+        Some(false)
+    } else if a.children {
+        Some(true)
+    } else {
+        None
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    tracectl::render::perf_report::write_report(
+        &o.file,
+        o.machine,
+        o.catalog.as_ref(),
+        &keys,
+        children,
+        &mut out,
+    )?;
+    out.flush()?;
+    Ok(0)
+}

@@ -1,0 +1,1139 @@
+//! Reading perf.data files (`perf record`'s output, and `tracectl perf record`'s).
+//!
+//! The file is read into memory once; attrs, feature sections and records are then views
+//! into those bytes, so iterating a million samples copies nothing. Every size read from
+//! the file is checked against the bytes that are left before it is used, so a corrupt
+//! file gives a [`PerfDataError`] naming the offset, never a panic or a huge allocation.
+
+use crate::endian::Endianness;
+use std::path::{Path, PathBuf};
+
+use super::abi::{self, feature, misc, record, sample};
+use super::error::{PerfDataError, PerfDataErrorKind};
+
+/// One event of the file (`struct perf_event_attr`, its sample ids and its name).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Attr {
+    /// `PERF_TYPE_*` ([`abi::attr_type`]).
+    pub type_: u32,
+    /// Event config; the tracefs id for tracepoints.
+    pub config: u64,
+    /// Sample period, or frequency when [`Attr::freq`].
+    pub sample_period: u64,
+    /// `PERF_SAMPLE_*` bits ([`abi::sample`]).
+    pub sample_type: u64,
+    /// `PERF_FORMAT_*` bits ([`abi::read_format`]).
+    pub read_format: u64,
+    /// The bitfield word (disabled, inherit, ..., sample_id_all): [`abi::attr_flag`].
+    pub flags: u64,
+    /// `branch_sample_type`.
+    pub branch_sample_type: u64,
+    /// Registers sampled in user mode.
+    pub sample_regs_user: u64,
+    /// Registers sampled at the interrupt.
+    pub sample_regs_intr: u64,
+    /// The sample ids of this event's counters.
+    pub ids: Vec<u64>,
+    /// The name perf gave the event (`cpu-clock:ppp`, `sched:sched_switch`), from the
+    /// EVENT_DESC feature.
+    pub name: Option<String>,
+}
+
+impl Attr {
+    /// Whether samples carry a frequency rather than a fixed period.
+    pub fn freq(&self) -> bool {
+        self.flags & abi::attr_flag::FREQ != 0
+    }
+    /// Whether non-sample records end with the sample id fields.
+    pub fn sample_id_all(&self) -> bool {
+        self.flags & abi::attr_flag::SAMPLE_ID_ALL != 0
+    }
+}
+
+/// Where a feature section is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FeatureSection {
+    /// `HEADER_*` id ([`abi::feature`]).
+    pub id: u32,
+    /// File offset.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// An open perf.data file.
+#[derive(Debug)]
+pub struct PerfData {
+    bytes: Bytes,
+    path: PathBuf,
+    endian: Endianness,
+    attrs: Vec<Attr>,
+    /// `(sample id, attr index)`, sorted by id.
+    by_id: Vec<(u64, usize)>,
+    data_offset: u64,
+    data_size: u64,
+    features: Vec<FeatureSection>,
+}
+
+/// The file's bytes: mapped from disk, or handed over in memory.
+#[derive(Debug)]
+enum Bytes {
+    Owned(Vec<u8>),
+    Mapped(crate::perf::sys::MappedFile),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(v) => v,
+            Bytes::Mapped(m) => m.bytes(),
+        }
+    }
+}
+
+/// One record of the data section, undecoded.
+#[derive(Debug, Clone, Copy)]
+pub struct RawRecord<'a> {
+    /// File offset of the record header.
+    pub offset: u64,
+    /// `PERF_RECORD_*` ([`abi::record`]).
+    pub type_: u32,
+    /// `misc` of the header (cpumode and flags, [`abi::misc`]).
+    pub misc: u16,
+    /// The bytes after the 8-byte header.
+    pub body: &'a [u8],
+}
+
+/// A decoded `PERF_RECORD_SAMPLE`: the fields its attr's `sample_type` selects (0 or
+/// empty where absent).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sample<'a> {
+    /// Index of the event in [`PerfData::attrs`].
+    pub attr: usize,
+    /// cpumode bits of the record (`misc & 7`).
+    pub cpumode: u16,
+    /// Instruction pointer.
+    pub ip: u64,
+    /// Process id.
+    pub pid: i32,
+    /// Thread id.
+    pub tid: i32,
+    /// Timestamp in nanoseconds.
+    pub time: u64,
+    /// `ADDR`.
+    pub addr: u64,
+    /// Sample id.
+    pub id: u64,
+    /// CPU.
+    pub cpu: u32,
+    /// Period (events since the last sample); the attr's period when not sampled.
+    pub period: u64,
+    /// Call chain: native-endian `u64`s as stored, markers included; see [`Sample::callchain`].
+    pub callchain_raw: &'a [u8],
+    /// The RAW payload (a tracepoint's ftrace record).
+    pub raw: &'a [u8],
+    /// The file's byte order (for [`Sample::callchain`]).
+    pub endian: Endianness,
+}
+
+impl<'a> Sample<'a> {
+    /// The call chain entries, `PERF_CONTEXT_*` markers included.
+    pub fn callchain(&self) -> impl Iterator<Item = u64> + 'a {
+        let endian = self.endian;
+        self.callchain_raw
+            .chunks_exact(8)
+            .map(move |c| endian.u64(c))
+    }
+}
+
+/// The sample id fields at the end of a non-sample record (`sample_id_all`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleId {
+    /// Process id.
+    pub pid: i32,
+    /// Thread id.
+    pub tid: i32,
+    /// Timestamp, if the record has one.
+    pub time: Option<u64>,
+    /// CPU.
+    pub cpu: Option<u32>,
+}
+
+/// A decoded record other than a sample.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// `PERF_RECORD_SAMPLE`.
+    Sample(Sample<'a>),
+    /// `PERF_RECORD_MMAP` or `MMAP2`: a file mapped into `pid` (-1: the kernel).
+    Mmap {
+        /// Process id.
+        pid: i32,
+        /// Thread id.
+        tid: i32,
+        /// Start address.
+        start: u64,
+        /// Length.
+        len: u64,
+        /// File offset of `start`.
+        pgoff: u64,
+        /// The mapped file (`[kernel.kallsyms]_text`, `/usr/lib/...`).
+        filename: &'a [u8],
+        /// Whether the mapping is executable (MMAP2 `prot & PROT_EXEC`; always for MMAP).
+        exec: bool,
+        /// cpumode of the record.
+        cpumode: u16,
+        /// Sample id trailer.
+        id: SampleId,
+    },
+    /// `PERF_RECORD_COMM`.
+    Comm {
+        /// Process id.
+        pid: i32,
+        /// Thread id.
+        tid: i32,
+        /// The new comm.
+        comm: &'a [u8],
+        /// Whether it changed because of exec.
+        exec: bool,
+        /// Sample id trailer.
+        id: SampleId,
+    },
+    /// `PERF_RECORD_FORK` (`exit = false`) or `PERF_RECORD_EXIT`.
+    Task {
+        /// Whether this is an exit.
+        exit: bool,
+        /// Process id.
+        pid: i32,
+        /// Parent process id.
+        ppid: i32,
+        /// Thread id.
+        tid: i32,
+        /// Parent thread id.
+        ptid: i32,
+        /// Time of the fork or exit.
+        time: u64,
+        /// Sample id trailer.
+        id: SampleId,
+    },
+    /// `PERF_RECORD_LOST`: `lost` samples were dropped.
+    Lost {
+        /// Number of samples lost.
+        lost: u64,
+        /// Sample id trailer.
+        id: SampleId,
+    },
+    /// `PERF_RECORD_FINISHED_ROUND`: every earlier record is older than every later one.
+    FinishedRound,
+    /// Anything else.
+    Other {
+        /// `PERF_RECORD_*`.
+        type_: u32,
+        /// Sample id trailer (default when absent).
+        id: SampleId,
+    },
+}
+
+/// A bounds-checked, endian-aware cursor over a slice of the file.
+#[derive(Debug, Clone, Copy)]
+struct Cur<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// File offset of `data[0]`.
+    base: u64,
+    endian: Endianness,
+}
+
+/// Failure of a [`Cur`] read: the offset and sizes, completed with the path and part by
+/// the caller.
+struct Short {
+    offset: u64,
+    needed: u64,
+    available: u64,
+}
+
+impl<'a> Cur<'a> {
+    fn take(&mut self, n: u64) -> Result<&'a [u8], Short> {
+        let available = (self.data.len() - self.pos) as u64;
+        if n > available {
+            return Err(Short {
+                offset: self.base + self.pos as u64,
+                needed: n,
+                available,
+            });
+        }
+        let s = &self.data[self.pos..self.pos + n as usize];
+        self.pos += n as usize;
+        Ok(s)
+    }
+    fn u32(&mut self) -> Result<u32, Short> {
+        Ok(self.endian.u32(self.take(4)?))
+    }
+    fn u64(&mut self) -> Result<u64, Short> {
+        Ok(self.endian.u64(self.take(8)?))
+    }
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+}
+
+/// The NUL-terminated prefix of a padded string.
+fn until_nul(b: &[u8]) -> &[u8] {
+    match memchr::memchr(0, b) {
+        Some(i) => &b[..i],
+        None => b,
+    }
+}
+
+impl PerfData {
+    /// Read and check the header, attrs and feature table of a perf.data file.
+    ///
+    /// The file is mapped, not copied: it must not shrink while the value lives.
+    pub fn open(path: impl AsRef<Path>) -> Result<PerfData, PerfDataError> {
+        let path = path.as_ref();
+        let io = |e| PerfDataError::new(path, "open", 0, PerfDataErrorKind::Io(e));
+        let file = std::fs::File::open(path).map_err(io)?;
+        match crate::perf::sys::MappedFile::map(&file).map_err(io)? {
+            Some(m) => PerfData::parse(Bytes::Mapped(m), path),
+            None => PerfData::parse(Bytes::Owned(Vec::new()), path),
+        }
+    }
+
+    /// Parse a perf.data file held in memory; `path` is only used in errors.
+    pub fn from_bytes(bytes: Vec<u8>, path: impl AsRef<Path>) -> Result<PerfData, PerfDataError> {
+        PerfData::parse(Bytes::Owned(bytes), path.as_ref())
+    }
+
+    fn parse(bytes: Bytes, path: &Path) -> Result<PerfData, PerfDataError> {
+        let path = path.to_path_buf();
+        let len = bytes.len() as u64;
+        let err = |what: &str, offset: u64, kind| PerfDataError::new(&path, what, offset, kind);
+        let short = |what: &str, s: Short| {
+            err(
+                what,
+                s.offset,
+                PerfDataErrorKind::Truncated {
+                    needed: s.needed,
+                    available: s.available,
+                },
+            )
+        };
+        if bytes.len() < 8 {
+            return Err(short(
+                "file header",
+                Short {
+                    offset: 0,
+                    needed: abi::FILE_HEADER_SIZE,
+                    available: len,
+                },
+            ));
+        }
+        let endian = match &bytes[..8] {
+            m if m == abi::MAGIC_LE => Endianness::Little,
+            m if m == abi::MAGIC_BE => Endianness::Big,
+            m if m.starts_with(b"PERFFILE") => {
+                return Err(err(
+                    "file header",
+                    0,
+                    PerfDataErrorKind::Unsupported(
+                        "perf.data version 1 (PERFFILE); only version 2 (PERFILE2) is read".into(),
+                    ),
+                ))
+            }
+            _ => {
+                return Err(err(
+                    "file header",
+                    0,
+                    PerfDataErrorKind::Corrupt("no perf.data magic (PERFILE2)".into()),
+                ))
+            }
+        };
+        let mut c = Cur {
+            data: &bytes,
+            pos: 8,
+            base: 0,
+            endian,
+        };
+        let hdr = |c: &mut Cur| -> Result<[u64; 8], Short> {
+            let mut v = [0u64; 8];
+            for x in v.iter_mut() {
+                *x = c.u64()?;
+            }
+            Ok(v)
+        };
+        let h = hdr(&mut c).map_err(|s| short("file header", s))?;
+        let [header_size, attr_size, attrs_off, attrs_size, data_off, data_size, _, _] = h;
+        if header_size != abi::FILE_HEADER_SIZE {
+            if header_size == 16 {
+                return Err(err(
+                    "file header",
+                    8,
+                    PerfDataErrorKind::Unsupported(
+                        "a pipe-mode perf.data (`perf record -o -`); convert it with `perf inject -i IN -o OUT`".into(),
+                    ),
+                ));
+            }
+            return Err(err(
+                "file header",
+                8,
+                PerfDataErrorKind::Corrupt(format!(
+                    "header size {header_size}, expected {}",
+                    abi::FILE_HEADER_SIZE
+                )),
+            ));
+        }
+        let bitmap = c
+            .take(u64::from(feature::BITS / 8))
+            .map_err(|s| short("file header", s))?;
+        let check_section = |what: &str, at: u64, off: u64, size: u64| {
+            if off > len || size > len - off {
+                Err(err(
+                    what,
+                    at,
+                    PerfDataErrorKind::Truncated {
+                        needed: size,
+                        available: len.saturating_sub(off),
+                    },
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        check_section("attrs section", 32, attrs_off, attrs_size)?;
+        check_section("data section", 48, data_off, data_size)?;
+
+        // attrs: each entry is a perf_event_attr then the file section of its ids.
+        if !(16 + 64..=4096).contains(&attr_size) {
+            return Err(err(
+                "attrs section",
+                16,
+                PerfDataErrorKind::Corrupt(format!(
+                    "attr entry size {attr_size}, expected between 80 and 4096"
+                )),
+            ));
+        }
+        if attrs_size % attr_size != 0 {
+            return Err(err(
+                "attrs section",
+                attrs_off,
+                PerfDataErrorKind::Corrupt(format!(
+                    "section size {attrs_size} is not a multiple of the entry size {attr_size}"
+                )),
+            ));
+        }
+        let mut attrs = Vec::new();
+        let section = &bytes[attrs_off as usize..(attrs_off + attrs_size) as usize];
+        for (i, entry) in section.chunks_exact(attr_size as usize).enumerate() {
+            let at = attrs_off + i as u64 * attr_size;
+            let mut ac = Cur {
+                data: entry,
+                pos: 0,
+                base: at,
+                endian,
+            };
+            let mut attr =
+                parse_attr(&mut ac, attr_size - 16).map_err(|s| short(&format!("attr {i}"), s))?;
+            ac.pos = (attr_size - 16) as usize;
+            let ids_off = ac.u64().map_err(|s| short(&format!("attr {i}"), s))?;
+            let ids_size = ac.u64().map_err(|s| short(&format!("attr {i}"), s))?;
+            check_section(&format!("ids of attr {i}"), at, ids_off, ids_size)?;
+            let mut ic = Cur {
+                data: &bytes[ids_off as usize..(ids_off + ids_size) as usize],
+                pos: 0,
+                base: ids_off,
+                endian,
+            };
+            while let Ok(id) = ic.u64() {
+                attr.ids.push(id);
+            }
+            attrs.push(attr);
+        }
+        if attrs.is_empty() {
+            return Err(err(
+                "attrs section",
+                attrs_off,
+                PerfDataErrorKind::Corrupt("no events (the attrs section is empty)".into()),
+            ));
+        }
+
+        // The feature table follows the data: one (offset, size) per bit set.
+        let mut features = Vec::new();
+        let table = data_off + data_size;
+        let mut fc = Cur {
+            data: &bytes[table as usize..],
+            pos: 0,
+            base: table,
+            endian,
+        };
+        for bit in 0..feature::BITS {
+            let byte_bits = if endian == Endianness::Big {
+                // Stored as big-endian u64 words.
+                let word = (bit / 64) as usize;
+                let w = &bitmap[word * 8..word * 8 + 8];
+                let v = u64::from_be_bytes(w.try_into().unwrap_or([0; 8]));
+                v >> (bit % 64) & 1
+            } else {
+                u64::from(bitmap[(bit / 8) as usize] >> (bit % 8) & 1)
+            };
+            if byte_bits == 0 {
+                continue;
+            }
+            let at = fc.offset();
+            let off = fc.u64().map_err(|s| short("feature table", s))?;
+            let size = fc.u64().map_err(|s| short("feature table", s))?;
+            check_section(&format!("feature {bit}"), at, off, size)?;
+            features.push(FeatureSection {
+                id: bit,
+                offset: off,
+                size,
+            });
+        }
+
+        let mut f = PerfData {
+            bytes,
+            path,
+            endian,
+            attrs,
+            by_id: Vec::new(),
+            data_offset: data_off,
+            data_size,
+            features,
+        };
+        f.read_event_desc()?;
+        for (i, a) in f.attrs.iter().enumerate() {
+            for &id in &a.ids {
+                f.by_id.push((id, i));
+            }
+        }
+        f.by_id.sort_unstable();
+        f.by_id.dedup_by_key(|(id, _)| *id);
+        Ok(f)
+    }
+
+    /// Names (and, for files whose attrs section is empty of ids, ids) from EVENT_DESC.
+    fn read_event_desc(&mut self) -> Result<(), PerfDataError> {
+        let Some(s) = self.feature(feature::EVENT_DESC) else {
+            return Ok(());
+        };
+        let what = "EVENT_DESC feature";
+        let mut c = self.cur(s.offset, s.size);
+        let short = |s: Short| self.short(what, s);
+        let nr = c.u32().map_err(short)?;
+        let attr_size = c.u32().map_err(short)? as u64;
+        let mut names = Vec::new();
+        for _ in 0..nr {
+            c.take(attr_size).map_err(short)?;
+            let nr_ids = c.u32().map_err(short)? as u64;
+            let name = read_string(&mut c).map_err(short)?;
+            let ids_bytes = nr_ids
+                .checked_mul(8)
+                .ok_or_else(|| self.corrupt(what, c.offset(), format!("{nr_ids} ids")))?;
+            let raw = c.take(ids_bytes).map_err(short)?;
+            let mut ids = Vec::new();
+            let mut ic = Cur {
+                data: raw,
+                pos: 0,
+                base: 0,
+                endian: self.endian,
+            };
+            while let Ok(id) = ic.u64() {
+                ids.push(id);
+            }
+            names.push((String::from_utf8_lossy(name).into_owned(), ids));
+        }
+        if names.len() == self.attrs.len() {
+            for (a, (n, ids)) in self.attrs.iter_mut().zip(names) {
+                a.name = Some(n);
+                if a.ids.is_empty() {
+                    a.ids = ids;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn cur(&self, offset: u64, size: u64) -> Cur<'_> {
+        Cur {
+            data: &self.bytes[offset as usize..(offset + size) as usize],
+            pos: 0,
+            base: offset,
+            endian: self.endian,
+        }
+    }
+
+    fn short(&self, what: &str, s: Short) -> PerfDataError {
+        PerfDataError::new(
+            &self.path,
+            what,
+            s.offset,
+            PerfDataErrorKind::Truncated {
+                needed: s.needed,
+                available: s.available,
+            },
+        )
+    }
+
+    fn corrupt(&self, what: &str, offset: u64, msg: String) -> PerfDataError {
+        PerfDataError::new(&self.path, what, offset, PerfDataErrorKind::Corrupt(msg))
+    }
+
+    /// The file name given to [`PerfData::open`].
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The byte order of the file (and of its samples).
+    pub fn endian(&self) -> Endianness {
+        self.endian
+    }
+
+    /// The events, in the file's order.
+    pub fn attrs(&self) -> &[Attr] {
+        &self.attrs
+    }
+
+    /// The feature sections present.
+    pub fn features(&self) -> &[FeatureSection] {
+        &self.features
+    }
+
+    /// The feature section `id` ([`abi::feature`]), if present.
+    pub fn feature(&self, id: u32) -> Option<FeatureSection> {
+        self.features.iter().copied().find(|f| f.id == id)
+    }
+
+    /// The bytes of feature section `id`.
+    pub fn feature_bytes(&self, id: u32) -> Option<&[u8]> {
+        let f = self.feature(id)?;
+        Some(&self.bytes[f.offset as usize..(f.offset + f.size) as usize])
+    }
+
+    /// A string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID).
+    pub fn feature_string(&self, id: u32) -> Result<Option<String>, PerfDataError> {
+        let Some(f) = self.feature(id) else {
+            return Ok(None);
+        };
+        let mut c = self.cur(f.offset, f.size);
+        let s = read_string(&mut c).map_err(|s| self.short(&format!("feature {id}"), s))?;
+        Ok(Some(String::from_utf8_lossy(s).into_owned()))
+    }
+
+    /// The CMDLINE feature: perf's argv.
+    pub fn cmdline(&self) -> Result<Option<Vec<String>>, PerfDataError> {
+        let Some(f) = self.feature(feature::CMDLINE) else {
+            return Ok(None);
+        };
+        let what = "CMDLINE feature";
+        let mut c = self.cur(f.offset, f.size);
+        let n = c.u32().map_err(|s| self.short(what, s))?;
+        let mut v = Vec::new();
+        for _ in 0..n {
+            let s = read_string(&mut c).map_err(|s| self.short(what, s))?;
+            v.push(String::from_utf8_lossy(s).into_owned());
+        }
+        Ok(Some(v))
+    }
+
+    /// The BUILD_ID feature: `(file name, build id)` of the files samples hit.
+    pub fn build_ids(&self) -> Result<Vec<(String, Vec<u8>)>, PerfDataError> {
+        let Some(f) = self.feature(feature::BUILD_ID) else {
+            return Ok(Vec::new());
+        };
+        let what = "BUILD_ID feature";
+        let mut c = self.cur(f.offset, f.size);
+        let mut v = Vec::new();
+        while c.pos < c.data.len() {
+            let at = c.offset();
+            let start = c.pos;
+            let sh = |s: Short| self.short(what, s);
+            c.u32().map_err(sh)?;
+            let hdr = c.u32().map_err(sh)?;
+            let (misc_, size) = if self.endian == Endianness::Big {
+                ((hdr >> 16) as u16, hdr as u16)
+            } else {
+                (hdr as u16, (hdr >> 16) as u16)
+            };
+            if (size as usize) < 8 + 4 + 24 {
+                return Err(self.corrupt(what, at, format!("entry size {size}")));
+            }
+            c.u32().map_err(sh)?; // pid
+            let id = c.take(24).map_err(sh)?;
+            let n = if misc_ & (1 << 15) != 0 {
+                usize::from(id[20]).min(20)
+            } else {
+                20
+            };
+            let name = c.take(size as u64 - 36).map_err(sh)?;
+            v.push((
+                String::from_utf8_lossy(until_nul(name)).into_owned(),
+                id[..n].to_vec(),
+            ));
+            debug_assert!(c.pos > start);
+        }
+        Ok(v)
+    }
+
+    /// The TRACING_DATA feature: the block a trace.dat v6 starts with (tracepoint formats,
+    /// kallsyms, printk formats, saved cmdlines), and its file offset.
+    pub fn tracing_data(&self) -> Option<(&[u8], u64)> {
+        let f = self.feature(feature::TRACING_DATA)?;
+        Some((
+            &self.bytes[f.offset as usize..(f.offset + f.size) as usize],
+            f.offset,
+        ))
+    }
+
+    /// The records of the data section, in file order.
+    pub fn records(&self) -> Records<'_> {
+        Records {
+            file: self,
+            pos: self.data_offset,
+            end: self.data_offset + self.data_size,
+        }
+    }
+
+    /// Number of bytes of the data section.
+    pub fn data_size(&self) -> u64 {
+        self.data_size
+    }
+
+    /// The attr a sample id belongs to (the first when the file has one event or the id
+    /// is unknown).
+    pub fn attr_of_id(&self, id: u64) -> Option<usize> {
+        if self.attrs.len() == 1 {
+            return Some(0);
+        }
+        self.find_id(id)
+    }
+
+    fn find_id(&self, id: u64) -> Option<usize> {
+        self.by_id
+            .binary_search_by_key(&id, |(i, _)| *i)
+            .ok()
+            .map(|k| self.by_id[k].1)
+    }
+
+    /// The timestamp of a record without decoding it: a sample's TIME, or the TIME of a
+    /// non-sample record's sample id trailer. None when the record has none.
+    pub fn time_of(&self, r: &RawRecord) -> Option<u64> {
+        let a = self.attrs.first()?;
+        let st = a.sample_type;
+        if st & sample::TIME == 0 {
+            return None;
+        }
+        let at = if r.type_ == record::SAMPLE {
+            [sample::IDENTIFIER, sample::IP, sample::TID]
+                .iter()
+                .filter(|&&b| st & b != 0)
+                .count()
+                * 8
+        } else if r.type_ < 64 && a.sample_id_all() {
+            let after = present(
+                st,
+                &[
+                    sample::ID,
+                    sample::STREAM_ID,
+                    sample::CPU,
+                    sample::IDENTIFIER,
+                ],
+            ) * 8
+                + 8;
+            r.body.len().checked_sub(after)?
+        } else {
+            return None;
+        };
+        let b = r.body.get(at..at + 8)?;
+        Some(self.endian.u64(b))
+    }
+
+    /// Decode a record.
+    pub fn decode<'a>(&'a self, r: &RawRecord<'a>) -> Result<Event<'a>, PerfDataError> {
+        match r.type_ {
+            record::SAMPLE => self.sample(r).map(Event::Sample),
+            record::MMAP | record::MMAP2 => {
+                let what = if r.type_ == record::MMAP {
+                    "MMAP record"
+                } else {
+                    "MMAP2 record"
+                };
+                let mut c = self.body_cur(r);
+                let sh = |s: Short| self.short(what, s);
+                let pid = c.u32().map_err(sh)? as i32;
+                let tid = c.u32().map_err(sh)? as i32;
+                let start = c.u64().map_err(sh)?;
+                let len = c.u64().map_err(sh)?;
+                let pgoff = c.u64().map_err(sh)?;
+                let mut exec = true;
+                if r.type_ == record::MMAP2 {
+                    // maj, min, ino, ino_generation (or a build id in the same 24 bytes)
+                    c.take(24).map_err(sh)?;
+                    let prot = c.u32().map_err(sh)?;
+                    c.u32().map_err(sh)?;
+                    exec = prot & 4 != 0;
+                }
+                let (rest, id) = self.split_trailer(r, c.pos)?;
+                Ok(Event::Mmap {
+                    pid,
+                    tid,
+                    start,
+                    len,
+                    pgoff,
+                    filename: until_nul(rest),
+                    exec,
+                    cpumode: r.misc & misc::CPUMODE_MASK,
+                    id,
+                })
+            }
+            record::COMM => {
+                let mut c = self.body_cur(r);
+                let sh = |s: Short| self.short("COMM record", s);
+                let pid = c.u32().map_err(sh)? as i32;
+                let tid = c.u32().map_err(sh)? as i32;
+                let (rest, id) = self.split_trailer(r, c.pos)?;
+                Ok(Event::Comm {
+                    pid,
+                    tid,
+                    comm: until_nul(rest),
+                    exec: r.misc & misc::COMM_EXEC != 0,
+                    id,
+                })
+            }
+            record::FORK | record::EXIT => {
+                let mut c = self.body_cur(r);
+                let sh = |s: Short| self.short("FORK/EXIT record", s);
+                let pid = c.u32().map_err(sh)? as i32;
+                let ppid = c.u32().map_err(sh)? as i32;
+                let tid = c.u32().map_err(sh)? as i32;
+                let ptid = c.u32().map_err(sh)? as i32;
+                let time = c.u64().map_err(sh)?;
+                let (_, id) = self.split_trailer(r, c.pos)?;
+                Ok(Event::Task {
+                    exit: r.type_ == record::EXIT,
+                    pid,
+                    ppid,
+                    tid,
+                    ptid,
+                    time,
+                    id,
+                })
+            }
+            record::LOST => {
+                let mut c = self.body_cur(r);
+                let sh = |s: Short| self.short("LOST record", s);
+                c.u64().map_err(sh)?;
+                let lost = c.u64().map_err(sh)?;
+                let (_, id) = self.split_trailer(r, c.pos)?;
+                Ok(Event::Lost { lost, id })
+            }
+            record::FINISHED_ROUND => Ok(Event::FinishedRound),
+            record::COMPRESSED => Err(PerfDataError::new(
+                &self.path,
+                "COMPRESSED record",
+                r.offset,
+                PerfDataErrorKind::Unsupported(
+                    "compressed records (`perf record -z`); decompress with `perf inject -i IN -o OUT`"
+                        .into(),
+                ),
+            )),
+            t if t < 64 => {
+                let (_, id) = self.split_trailer(r, 0)?;
+                Ok(Event::Other { type_: t, id })
+            }
+            t => Ok(Event::Other {
+                type_: t,
+                id: SampleId::default(),
+            }),
+        }
+    }
+
+    fn body_cur<'a>(&'a self, r: &RawRecord<'a>) -> Cur<'a> {
+        Cur {
+            data: r.body,
+            pos: 0,
+            base: r.offset + abi::RECORD_HEADER_SIZE as u64,
+            endian: self.endian,
+        }
+    }
+
+    /// The sample_type that places the id fields of non-sample records.
+    fn id_sample_type(&self) -> Option<u64> {
+        let a = self.attrs.first()?;
+        a.sample_id_all().then_some(a.sample_type)
+    }
+
+    /// Split a non-sample record's body at its sample id trailer.
+    fn split_trailer<'a>(
+        &self,
+        r: &RawRecord<'a>,
+        fixed: usize,
+    ) -> Result<(&'a [u8], SampleId), PerfDataError> {
+        let body = r.body;
+        let Some(st) = self.id_sample_type() else {
+            return Ok((&body[fixed.min(body.len())..], SampleId::default()));
+        };
+        let n = present(
+            st,
+            &[
+                sample::TID,
+                sample::TIME,
+                sample::ID,
+                sample::STREAM_ID,
+                sample::CPU,
+                sample::IDENTIFIER,
+            ],
+        );
+        let tlen = n * 8;
+        if body.len() < fixed + tlen {
+            return Err(self.short(
+                "sample id of a record",
+                Short {
+                    offset: r.offset,
+                    needed: (fixed + tlen) as u64,
+                    available: body.len() as u64,
+                },
+            ));
+        }
+        let split = body.len() - tlen;
+        let mut c = Cur {
+            data: &body[split..],
+            pos: 0,
+            base: r.offset + 8 + split as u64,
+            endian: self.endian,
+        };
+        let mut id = SampleId::default();
+        let sh = |s: Short| self.short("sample id of a record", s);
+        if st & sample::TID != 0 {
+            id.pid = c.u32().map_err(sh)? as i32;
+            id.tid = c.u32().map_err(sh)? as i32;
+        }
+        if st & sample::TIME != 0 {
+            id.time = Some(c.u64().map_err(sh)?);
+        }
+        if st & sample::ID != 0 {
+            c.u64().map_err(sh)?;
+        }
+        if st & sample::STREAM_ID != 0 {
+            c.u64().map_err(sh)?;
+        }
+        if st & sample::CPU != 0 {
+            id.cpu = Some(c.u32().map_err(sh)?);
+        }
+        Ok((&body[fixed..split], id))
+    }
+
+    /// Find a sample's attr from its id.
+    fn sample_attr(&self, r: &RawRecord) -> Result<usize, PerfDataError> {
+        if self.attrs.len() == 1 {
+            return Ok(0);
+        }
+        let st = self.attrs[0].sample_type;
+        let pos = if st & sample::IDENTIFIER != 0 {
+            Some(0)
+        } else if st & sample::ID != 0 {
+            Some(
+                [sample::IP, sample::TID, sample::TIME, sample::ADDR]
+                    .iter()
+                    .filter(|&&b| st & b != 0)
+                    .count()
+                    * 8,
+            )
+        } else {
+            None
+        };
+        let Some(pos) = pos else {
+            return Ok(0);
+        };
+        let mut c = self.body_cur(r);
+        c.pos = pos.min(r.body.len());
+        let id = c.u64().map_err(|s| self.short("sample id", s))?;
+        self.find_id(id).ok_or_else(|| {
+            self.corrupt(
+                "SAMPLE record",
+                r.offset,
+                format!("sample id {id} belongs to no event of the file"),
+            )
+        })
+    }
+
+    /// Decode a `PERF_RECORD_SAMPLE` with its attr's `sample_type`.
+    pub fn sample<'a>(&'a self, r: &RawRecord<'a>) -> Result<Sample<'a>, PerfDataError> {
+        let attr = self.sample_attr(r)?;
+        let a = &self.attrs[attr];
+        let st = a.sample_type;
+        let mut c = self.body_cur(r);
+        let sh = |s: Short| self.short("SAMPLE record", s);
+        let mut s = Sample {
+            attr,
+            cpumode: r.misc & misc::CPUMODE_MASK,
+            endian: self.endian,
+            ..Sample::default()
+        };
+        if st & sample::IDENTIFIER != 0 {
+            s.id = c.u64().map_err(sh)?;
+        }
+        if st & sample::IP != 0 {
+            s.ip = c.u64().map_err(sh)?;
+        }
+        if st & sample::TID != 0 {
+            s.pid = c.u32().map_err(sh)? as i32;
+            s.tid = c.u32().map_err(sh)? as i32;
+        }
+        if st & sample::TIME != 0 {
+            s.time = c.u64().map_err(sh)?;
+        }
+        if st & sample::ADDR != 0 {
+            s.addr = c.u64().map_err(sh)?;
+        }
+        if st & sample::ID != 0 {
+            s.id = c.u64().map_err(sh)?;
+        }
+        if st & sample::STREAM_ID != 0 {
+            c.u64().map_err(sh)?;
+        }
+        if st & sample::CPU != 0 {
+            s.cpu = c.u32().map_err(sh)?;
+            c.u32().map_err(sh)?;
+        }
+        if st & sample::PERIOD != 0 {
+            s.period = c.u64().map_err(sh)?;
+        } else {
+            // A fixed period (`-c`) is not stored per sample; perf shows the attr's.
+            s.period = a.sample_period;
+        }
+        if st & sample::READ != 0 {
+            use abi::read_format as rf;
+            let f = a.read_format;
+            let per_value = 1 + u64::from(f & rf::ID != 0) + u64::from(f & rf::LOST != 0);
+            let times = u64::from(f & rf::TOTAL_TIME_ENABLED != 0)
+                + u64::from(f & rf::TOTAL_TIME_RUNNING != 0);
+            if f & rf::GROUP != 0 {
+                let at = c.offset();
+                let nr = c.u64().map_err(sh)?;
+                let words = nr
+                    .checked_mul(per_value)
+                    .and_then(|w| w.checked_add(times))
+                    .and_then(|w| w.checked_mul(8))
+                    .ok_or_else(|| {
+                        self.corrupt("SAMPLE read values", at, format!("{nr} values"))
+                    })?;
+                c.take(words).map_err(sh)?;
+            } else {
+                c.take((per_value + times) * 8).map_err(sh)?;
+            }
+        }
+        if st & sample::CALLCHAIN != 0 {
+            let at = c.offset();
+            let nr = c.u64().map_err(sh)?;
+            let n = nr
+                .checked_mul(8)
+                .ok_or_else(|| self.corrupt("SAMPLE call chain", at, format!("{nr} entries")))?;
+            s.callchain_raw = c.take(n).map_err(sh)?;
+        }
+        if st & sample::RAW != 0 {
+            let n = c.u32().map_err(sh)?;
+            s.raw = c.take(u64::from(n)).map_err(sh)?;
+        }
+        Ok(s)
+    }
+}
+
+/// `struct perf_event_attr`, as much of it as `size` holds.
+fn parse_attr(c: &mut Cur, size: u64) -> Result<Attr, Short> {
+    let mut a = Attr {
+        type_: c.u32()?,
+        ..Attr::default()
+    };
+    c.u32()?; // size
+    a.config = c.u64()?;
+    a.sample_period = c.u64()?;
+    a.sample_type = c.u64()?;
+    a.read_format = c.u64()?;
+    a.flags = c.u64()?;
+    if size >= 80 {
+        c.take(8 + 8 + 8)?; // wakeup, bp_type, config1, config2 (first part)
+        c.u64()?;
+        a.branch_sample_type = c.u64()?;
+        a.sample_regs_user = c.u64()?;
+    }
+    if size >= 104 {
+        c.take(8)?; // sample_stack_user, clockid
+        a.sample_regs_intr = c.u64()?;
+    }
+    Ok(a)
+}
+
+/// perf's header string: a u32 length, then the bytes padded with NULs.
+fn read_string<'a>(c: &mut Cur<'a>) -> Result<&'a [u8], Short> {
+    let n = c.u32()?;
+    Ok(until_nul(c.take(u64::from(n))?))
+}
+
+/// Iterator over the records of the data section.
+#[derive(Debug)]
+pub struct Records<'a> {
+    file: &'a PerfData,
+    pos: u64,
+    end: u64,
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Result<RawRecord<'a>, PerfDataError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.end {
+            return None;
+        }
+        let f = self.file;
+        let at = self.pos;
+        let left = self.end - at;
+        if left < abi::RECORD_HEADER_SIZE as u64 {
+            self.pos = self.end;
+            return Some(Err(f.short(
+                "record header",
+                Short {
+                    offset: at,
+                    needed: abi::RECORD_HEADER_SIZE as u64,
+                    available: left,
+                },
+            )));
+        }
+        let h = &f.bytes[at as usize..at as usize + 8];
+        let (type_, misc, size) = (
+            f.endian.u32(&h[..4]),
+            f.endian.u16(&h[4..6]),
+            f.endian.u16(&h[6..8]),
+        );
+        let size = u64::from(size);
+        if size < abi::RECORD_HEADER_SIZE as u64 {
+            self.pos = self.end;
+            return Some(Err(f.corrupt(
+                "record header",
+                at,
+                format!("record size {size} is smaller than its 8-byte header"),
+            )));
+        }
+        if size > left {
+            self.pos = self.end;
+            return Some(Err(f.short(
+                "record",
+                Short {
+                    offset: at,
+                    needed: size,
+                    available: left,
+                },
+            )));
+        }
+        self.pos += size;
+        Some(Ok(RawRecord {
+            offset: at,
+            type_,
+            misc,
+            body: &f.bytes[at as usize + 8..(at + size) as usize],
+        }))
+    }
+}
+
+/// How many of `bits` are set in `sample_type`: the number of u64 words they take.
+fn present(sample_type: u64, bits: &[u64]) -> usize {
+    bits.iter().filter(|&&b| sample_type & b != 0).count()
+}

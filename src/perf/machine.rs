@@ -1,0 +1,479 @@
+//! The state perf rebuilds while it reads a perf.data: threads and their comms, the
+//! mappings of each process and of the kernel, and the symbols of each mapped file.
+//!
+//! Records must be applied in time order ([`ordered_records`]), as `perf script` and
+//! `perf report` do, so that a sample sees the comm and mappings of its moment.
+
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::data::abi::{context, misc, record};
+use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
+use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
+use crate::render::comm::PidMap;
+
+/// The kallsyms text for a file's kernel addresses, read on first use (reading
+/// `/proc/kallsyms` takes the kernel a while, and tracepoint text rarely needs it).
+/// Clones share the text.
+#[derive(Debug, Clone, Default)]
+pub struct KallsymsSource {
+    path: Option<PathBuf>,
+    text: std::sync::Arc<std::sync::OnceLock<Option<String>>>,
+}
+
+impl KallsymsSource {
+    /// Symbols from this text.
+    pub fn text_of(text: String) -> KallsymsSource {
+        let s = KallsymsSource::default();
+        let _ = s.text.set(Some(text));
+        s
+    }
+
+    /// Symbols from this file, read when first needed.
+    pub fn file(path: PathBuf) -> KallsymsSource {
+        KallsymsSource {
+            path: Some(path),
+            ..KallsymsSource::default()
+        }
+    }
+
+    /// The text (None when there is none or the file cannot be read).
+    pub fn text(&self) -> Option<&str> {
+        self.text
+            .get_or_init(|| std::fs::read_to_string(self.path.as_ref()?).ok())
+            .as_deref()
+    }
+
+    /// Where perf would take kernel symbols for `file` from: `path` when given (perf's
+    /// `--kallsyms`), else the file's own (TRACING_DATA), else `/proc/kallsyms` when the
+    /// file was recorded on this host (same hostname and kernel release), else none.
+    pub fn for_file(file: &PerfData, own: Option<&str>, path: Option<&Path>) -> KallsymsSource {
+        use super::data::abi::feature;
+        if let Some(p) = path {
+            return KallsymsSource::file(p.to_path_buf());
+        }
+        if let Some(t) = own.filter(|t| !t.is_empty()) {
+            return KallsymsSource::text_of(t.to_string());
+        }
+        let here = |f: &str| {
+            std::fs::read_to_string(f)
+                .map(|s| s.trim().to_string())
+                .ok()
+        };
+        let host = file.feature_string(feature::HOSTNAME).ok().flatten();
+        let release = file.feature_string(feature::OSRELEASE).ok().flatten();
+        if host.is_some()
+            && host == here("/proc/sys/kernel/hostname")
+            && release == here("/proc/sys/kernel/osrelease")
+        {
+            return KallsymsSource::file("/proc/kallsyms".into());
+        }
+        KallsymsSource::default()
+    }
+}
+
+/// The records of a file in the order perf delivers them: queued by time and released
+/// at each FINISHED_ROUND up to the newest time seen before the previous round, the
+/// rest at the end (so a record that arrives after newer ones were released comes out
+/// late, as in perf). Records without a time (or with time 0, synthesized at the start)
+/// are delivered at once.
+pub fn ordered_records(file: &PerfData) -> Result<Vec<RawRecord<'_>>, PerfDataError> {
+    let mut out = Vec::new();
+    let mut queue: Vec<(u64, RawRecord)> = Vec::new();
+    let mut max_ts = 0u64;
+    let mut next_flush = 0u64;
+    fn flush<'a>(queue: &mut Vec<(u64, RawRecord<'a>)>, out: &mut Vec<RawRecord<'a>>, limit: u64) {
+        queue.sort_by_key(|(t, _)| *t);
+        let n = queue.partition_point(|(t, _)| *t <= limit);
+        out.extend(queue.drain(..n).map(|(_, r)| r));
+    }
+    for r in file.records() {
+        let r = r?;
+        if r.type_ == record::FINISHED_ROUND {
+            flush(&mut queue, &mut out, next_flush);
+            next_flush = max_ts;
+            continue;
+        }
+        if r.type_ == record::FINISHED_INIT {
+            continue;
+        }
+        match file.time_of(&r) {
+            Some(t) if t != 0 && t != u64::MAX => {
+                max_ts = max_ts.max(t);
+                queue.push((t, r));
+            }
+            _ => out.push(r),
+        }
+    }
+    flush(&mut queue, &mut out, u64::MAX);
+    Ok(out)
+}
+
+#[derive(Debug, Clone)]
+struct Map {
+    start: u64,
+    end: u64,
+    pgoff: u64,
+    dso: usize,
+}
+
+#[derive(Debug)]
+struct Dso {
+    /// The name perf prints: the path as recorded, `[kernel.kallsyms]`, `[module]`.
+    name: String,
+    /// Kernel code: addresses print as they are and symbols come from kallsyms.
+    kernel: Option<Option<String>>,
+    symbols: OnceCell<Option<SymbolTable>>,
+}
+
+/// Where an address is: the address as perf prints it, its symbol and its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location<'a> {
+    /// The address relative to its file (user space) or as sampled (kernel, unmapped).
+    pub addr: u64,
+    /// The symbol holding the address and the offset into it.
+    pub sym: Option<(&'a str, u64)>,
+    /// The file (`[kernel.kallsyms]`, a path), if the address is mapped.
+    pub dso: Option<&'a str>,
+    /// Whether the address was sampled in the kernel (perf's `[k]` level).
+    pub kernel: bool,
+}
+
+/// Threads, mappings and symbols of one perf.data file.
+#[derive(Debug)]
+pub struct Machine {
+    /// Comm per thread, and whether a record set it (perf copies only a set comm to a
+    /// forked thread).
+    comms: PidMap<(String, bool)>,
+    maps: HashMap<i32, Vec<Map>>,
+    kernel_maps: Vec<Map>,
+    dsos: Vec<Dso>,
+    dso_ids: HashMap<Vec<u8>, usize>,
+    kallsyms: KallsymsSource,
+    kernel: OnceCell<Option<KernelSymbols>>,
+    symfs: Option<PathBuf>,
+    /// The lowest kernel address, from the kernel's MMAP record.
+    kernel_start: u64,
+    build_ids: HashMap<String, Vec<u8>>,
+}
+
+impl Machine {
+    /// A machine resolving kernel addresses with `kallsyms` and reading ELF files under
+    /// `symfs` (perf's `--symfs`) when given.
+    pub fn new(kallsyms: KallsymsSource, symfs: Option<PathBuf>) -> Machine {
+        let mut comms = PidMap::default();
+        comms.insert(0, ("swapper".to_string(), true));
+        Machine {
+            comms,
+            maps: HashMap::new(),
+            kernel_maps: Vec::new(),
+            dsos: Vec::new(),
+            dso_ids: HashMap::new(),
+            kallsyms,
+            kernel: OnceCell::new(),
+            symfs,
+            kernel_start: u64::MAX,
+            build_ids: HashMap::new(),
+        }
+    }
+
+    fn dso(&mut self, name: &[u8], kernel: Option<Option<String>>) -> usize {
+        if let Some(&i) = self.dso_ids.get(name) {
+            return i;
+        }
+        let i = self.dsos.len();
+        let printed = match &kernel {
+            Some(Some(m)) => format!("[{m}]"),
+            Some(None) => "[kernel.kallsyms]".to_string(),
+            None => String::from_utf8_lossy(name).into_owned(),
+        };
+        self.dsos.push(Dso {
+            name: printed,
+            kernel,
+            symbols: OnceCell::new(),
+        });
+        self.dso_ids.insert(name.to_vec(), i);
+        i
+    }
+
+    /// Apply a COMM, MMAP, FORK or EXIT record (others are ignored).
+    pub fn apply(&mut self, ev: &Event) {
+        match *ev {
+            Event::Comm { tid, comm, .. } => {
+                self.comms
+                    .insert(tid, (String::from_utf8_lossy(comm).into_owned(), true));
+            }
+            Event::Task {
+                exit: false,
+                pid,
+                ppid,
+                tid,
+                ptid,
+                ..
+            } => {
+                match self.comms.get(&ptid) {
+                    Some((c, true)) => {
+                        let c = (c.clone(), true);
+                        self.comms.insert(tid, c);
+                    }
+                    _ => {
+                        self.comms.remove(&tid);
+                    }
+                }
+                if pid != ppid && !self.maps.contains_key(&pid) {
+                    if let Some(m) = self.maps.get(&ppid).cloned() {
+                        self.maps.insert(pid, m);
+                    }
+                }
+            }
+            Event::Mmap {
+                pid,
+                start,
+                len,
+                pgoff,
+                filename,
+                cpumode,
+                ..
+            } => {
+                let end = start.saturating_add(len);
+                let kernel_space = cpumode == misc::KERNEL || pid == -1;
+                if kernel_space {
+                    let (name, module) = if filename.starts_with(b"[kernel.kallsyms]") {
+                        (&b"[kernel.kallsyms]"[..], None)
+                    } else {
+                        (filename, Some(module_name(filename)))
+                    };
+                    let dso = self.dso(name, Some(module));
+                    if name == b"[kernel.kallsyms]" {
+                        self.kernel_start = self.kernel_start.min(start);
+                    }
+                    insert_map(
+                        &mut self.kernel_maps,
+                        Map {
+                            start,
+                            end,
+                            pgoff: start,
+                            dso,
+                        },
+                    );
+                } else {
+                    let dso = self.dso(filename, None);
+                    insert_map(
+                        self.maps.entry(pid).or_default(),
+                        Map {
+                            start,
+                            end,
+                            pgoff,
+                            dso,
+                        },
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The comm of a thread as perf names it (`:TID` before any COMM record).
+    pub fn comm(&mut self, tid: i32) -> &str {
+        &self
+            .comms
+            .entry(tid)
+            .or_insert_with(|| (format!(":{tid}"), false))
+            .0
+    }
+
+    fn kernel_symbols(&self) -> Option<&KernelSymbols> {
+        self.kernel
+            .get_or_init(|| self.kallsyms.text().map(KernelSymbols::parse))
+            .as_ref()
+    }
+
+    fn symbols(&self, dso: usize) -> Option<&SymbolTable> {
+        let d = &self.dsos[dso];
+        d.symbols
+            .get_or_init(|| match &d.kernel {
+                Some(None) => self.kernel_symbols().map(|k| k.kernel.clone()),
+                Some(Some(m)) => self
+                    .kernel_symbols()
+                    .and_then(|k| k.modules.get(m).cloned()),
+                None => {
+                    let (elf, debug) = self.elf_files(&d.name)?;
+                    SymbolTable::from_elf(&elf, debug.as_deref()).ok()
+                }
+            })
+            .as_ref()
+    }
+
+    /// Record the build ids of the file (its BUILD_ID feature): files are then looked
+    /// up in perf's build-id cache first, and a file whose build id differs is not used.
+    pub fn set_build_ids(&mut self, ids: Vec<(String, Vec<u8>)>) {
+        self.build_ids = ids.into_iter().collect();
+    }
+
+    /// The mapped file and, when its symbols are elsewhere, its debug file, where perf
+    /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`), the file itself
+    /// (under `--symfs`), `/usr/lib/debug/.build-id/XX/REST.debug`, `/usr/lib/debug/PATH`.
+    fn elf_files(&self, name: &str) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+        let under = |p: &str| match &self.symfs {
+            Some(root) => root.join(p.trim_start_matches('/')),
+            None => PathBuf::from(p),
+        };
+        let want = self.build_ids.get(name);
+        let hex = want.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        // Like every other path, the build-id cache is looked up under --symfs.
+        let cache = std::env::var_os("HOME")
+            .map(|h| under(&PathBuf::from(h).join(".debug").to_string_lossy()));
+        let matches = |bytes: &Vec<u8>| match want {
+            Some(id) => elf_build_id(bytes).as_ref() == Some(id),
+            None => true,
+        };
+        let mut runtime = None;
+        if let (Some(c), Some(h)) = (&cache, &hex) {
+            let p = c.join(name.trim_start_matches('/')).join(h).join("elf");
+            runtime = std::fs::read(p).ok().filter(|b| matches(b));
+        }
+        let runtime = match runtime {
+            Some(r) => r,
+            None => std::fs::read(under(name)).ok().filter(|b| matches(b))?,
+        };
+        if elf_has_symtab(&runtime) {
+            return Some((runtime, None));
+        }
+        let id = want.cloned().or_else(|| elf_build_id(&runtime));
+        let hex = id.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let (Some(c), Some(h)) = (&cache, &hex) {
+            candidates.push(c.join(name.trim_start_matches('/')).join(h).join("debug"));
+        }
+        if let Some(h) = hex.as_ref().filter(|h| h.len() > 2) {
+            candidates.push(under(&format!(
+                "/usr/lib/debug/.build-id/{}/{}.debug",
+                &h[..2],
+                &h[2..]
+            )));
+        }
+        candidates.push(under(&format!("/usr/lib/debug{name}.debug")));
+        candidates.push(under(&format!("/usr/lib/debug{name}")));
+        let debug = candidates
+            .iter()
+            .filter_map(|p| std::fs::read(p).ok())
+            .find(|b| elf_has_symtab(b));
+        Some((runtime, debug))
+    }
+
+    fn kernel_location(&self, addr: u64) -> Option<Location<'_>> {
+        let m = find_map(&self.kernel_maps, addr).or_else(|| {
+            // The recorded kernel map ends at _etext; perf's reaches as far as the
+            // kernel's symbols do (.init.text, for boot-time stacks).
+            let &k = self.dso_ids.get(&b"[kernel.kallsyms]"[..])?;
+            let m = self.kernel_maps.iter().find(|m| m.dso == k)?;
+            let end = self.kernel_symbols()?.kernel.end()?;
+            (addr >= m.start && addr < end).then_some(m)
+        })?;
+        let d = &self.dsos[m.dso];
+        let sym = self
+            .symbols(m.dso)
+            .and_then(|t| t.find(addr))
+            .map(|(n, s)| (n, addr - s));
+        Some(Location {
+            addr,
+            sym,
+            dso: Some(&d.name),
+            kernel: true,
+        })
+    }
+
+    /// Resolve an address of process `pid` sampled in `cpumode` ([`misc`]).
+    pub fn resolve(&self, pid: i32, cpumode: u16, addr: u64) -> Location<'_> {
+        let kernel = cpumode == misc::KERNEL || cpumode == misc::GUEST_KERNEL;
+        let unknown = Location {
+            addr,
+            sym: None,
+            dso: None,
+            kernel,
+        };
+        if kernel {
+            return self.kernel_location(addr).unwrap_or(unknown);
+        }
+        if let Some(m) = self.maps.get(&pid).and_then(|v| find_map(v, addr)) {
+            let ip = addr.wrapping_sub(m.start).wrapping_add(m.pgoff);
+            let sym = self
+                .symbols(m.dso)
+                .and_then(|t| t.find(ip))
+                .map(|(n, s)| (n, ip - s));
+            return Location {
+                addr: ip,
+                sym,
+                dso: Some(&self.dsos[m.dso].name),
+                kernel: false,
+            };
+        }
+        if addr >= self.kernel_start {
+            return self.kernel_location(addr).unwrap_or(unknown);
+        }
+        unknown
+    }
+
+    /// The call chain of a sample, resolved, markers skipped: innermost frame first,
+    /// each with the address as sampled.
+    pub fn callchain<'m>(&'m self, s: &Sample<'_>, mut f: impl FnMut(Location<'m>, u64)) {
+        let mut mode = s.cpumode;
+        for ip in s.callchain() {
+            if ip >= context::MAX {
+                mode = match ip {
+                    context::KERNEL => misc::KERNEL,
+                    context::USER => misc::USER,
+                    context::HV => misc::HYPERVISOR,
+                    context::GUEST_KERNEL => misc::GUEST_KERNEL,
+                    context::GUEST_USER => misc::GUEST_USER,
+                    _ => mode,
+                };
+                continue;
+            }
+            f(self.resolve(s.pid, mode, ip), ip);
+        }
+    }
+}
+
+/// `[name]` of a kernel module file (`/lib/modules/.../foo-bar.ko.xz` is `foo_bar`).
+fn module_name(filename: &[u8]) -> String {
+    let s = String::from_utf8_lossy(filename);
+    let s = s.trim_matches(|c| c == '[' || c == ']');
+    let base = s.rsplit('/').next().unwrap_or(s);
+    let base = base.split(".ko").next().unwrap_or(base);
+    base.replace('-', "_")
+}
+
+fn find_map(maps: &[Map], addr: u64) -> Option<&Map> {
+    let i = maps.partition_point(|m| m.start <= addr);
+    let m = maps.get(i.checked_sub(1)?)?;
+    (addr < m.end).then_some(m)
+}
+
+/// Insert a mapping, cutting the parts of older ones it overlaps (the newest wins).
+fn insert_map(maps: &mut Vec<Map>, new: Map) {
+    let mut out = Vec::with_capacity(maps.len() + 2);
+    for m in maps.drain(..) {
+        if m.end <= new.start || m.start >= new.end {
+            out.push(m);
+            continue;
+        }
+        if m.start < new.start {
+            out.push(Map {
+                end: new.start,
+                ..m.clone()
+            });
+        }
+        if m.end > new.end {
+            out.push(Map {
+                start: new.end,
+                pgoff: m.pgoff.wrapping_add(new.end - m.start),
+                ..m
+            });
+        }
+    }
+    out.push(new);
+    out.sort_by_key(|m| m.start);
+    *maps = out;
+}

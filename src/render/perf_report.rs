@@ -1,0 +1,339 @@
+//! `perf report --stdio`'s table (perf 6.1): per event, the header comments, then one
+//! row per distinct sort key (command, pid, shared object, symbol) with its share of
+//! the event's period, and with `--children` each entry's share counting the samples
+//! whose call chains pass through it. Call graphs under the rows are not printed (as
+//! `perf report -g none`).
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use crate::perf::data::abi::{record, sample};
+use crate::perf::data::{Event, PerfData, PerfDataError};
+use crate::perf::machine::{ordered_records, Location, Machine};
+use crate::render::perf_script::event_name;
+use crate::render::tracecmd::DatCatalog;
+
+/// A `--sort` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// `comm`: the command.
+    Comm,
+    /// `pid`: `tid:comm` (perf's thread key).
+    Pid,
+    /// `dso`: the shared object.
+    Dso,
+    /// `sym`: the symbol.
+    Sym,
+}
+
+impl SortKey {
+    /// Parse `comm,dso,sym`.
+    pub fn parse_list(s: &str) -> Result<Vec<SortKey>, String> {
+        s.split(',')
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(|k| match k {
+                "comm" => Ok(SortKey::Comm),
+                "pid" => Ok(SortKey::Pid),
+                "dso" => Ok(SortKey::Dso),
+                "sym" | "symbol" => Ok(SortKey::Sym),
+                other => Err(format!(
+                    "unknown --sort key '{other}'; supported: comm, pid, dso, sym"
+                )),
+            })
+            .collect()
+    }
+
+    fn header(self) -> &'static str {
+        match self {
+            SortKey::Comm => "Command",
+            SortKey::Pid => "    Pid:Command",
+            SortKey::Dso => "Shared Object",
+            SortKey::Sym => "Symbol",
+        }
+    }
+}
+
+/// One row's identity: the values of the selected keys.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    comm: String,
+    pid: i32,
+    /// Short name of the shared object; None when unmapped.
+    dso: Option<String>,
+    /// Symbol name, or the unresolved address.
+    sym: Result<String, u64>,
+    kernel: bool,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Totals {
+    self_: u64,
+    children: u64,
+}
+
+#[derive(Debug, Default)]
+struct EventHists {
+    samples: u64,
+    period: u64,
+    rows: HashMap<Key, Totals>,
+}
+
+fn short_dso(d: &str) -> String {
+    if d.starts_with('[') {
+        d.to_string()
+    } else {
+        d.rsplit('/').next().unwrap_or(d).to_string()
+    }
+}
+
+/// `raw_ip`: an unresolved call chain entry is keyed (and printed) by the address as
+/// sampled, as perf does, while the sample's own entry uses the file-relative one.
+fn key_of(keys: &[SortKey], comm: &str, tid: i32, loc: &Location, raw_ip: Option<u64>) -> Key {
+    let has = |k| keys.contains(&k);
+    Key {
+        // The thread key shows the thread's last comm (filled in at the end), the
+        // command key the comm at the sample's time.
+        comm: if has(SortKey::Comm) {
+            comm.to_string()
+        } else {
+            String::new()
+        },
+        pid: if has(SortKey::Pid) { tid } else { 0 },
+        dso: if has(SortKey::Dso) {
+            loc.dso.map(short_dso)
+        } else {
+            None
+        },
+        sym: if has(SortKey::Sym) {
+            match loc.sym {
+                Some((n, _)) => Ok(n.to_string()),
+                None => Err(raw_ip.unwrap_or(loc.addr)),
+            }
+        } else {
+            Ok(String::new())
+        },
+        kernel: has(SortKey::Sym) && loc.kernel,
+    }
+}
+
+/// Write the report of `file`; `children` None: on when the samples have call chains.
+pub fn write_report(
+    file: &PerfData,
+    mut machine: Machine,
+    catalog: Option<&DatCatalog>,
+    keys: &[SortKey],
+    children: Option<bool>,
+    out: &mut dyn Write,
+) -> Result<(), PerfDataError> {
+    let has_chains = file
+        .attrs()
+        .iter()
+        .any(|a| a.sample_type & sample::CALLCHAIN != 0);
+    let children = children.unwrap_or(has_chains) && has_chains;
+    let mut hists: Vec<EventHists> = file.attrs().iter().map(|_| EventHists::default()).collect();
+    let mut lost = 0u64;
+    for r in ordered_records(file)? {
+        if r.type_ == record::LOST_SAMPLES {
+            if let Some(b) = r.body.get(..8) {
+                lost += file.endian().u64(b);
+            }
+            continue;
+        }
+        match file.decode(&r)? {
+            Event::Sample(s) => {
+                let comm = machine.comm(s.tid).to_string();
+                let h = &mut hists[s.attr];
+                h.samples += 1;
+                h.period += s.period;
+                let attr = &file.attrs()[s.attr];
+                let ip = machine.resolve(s.pid, s.cpumode, s.ip);
+                let self_key = key_of(keys, &comm, s.tid, &ip, None);
+                h.rows.entry(self_key.clone()).or_default().self_ += s.period;
+                if children {
+                    let mut seen: Vec<Key> = Vec::new();
+                    if attr.sample_type & sample::CALLCHAIN != 0 {
+                        machine.callchain(&s, |l, raw| {
+                            let k = key_of(keys, &comm, s.tid, &l, Some(raw));
+                            if !seen.contains(&k) {
+                                seen.push(k);
+                            }
+                        });
+                    }
+                    if !seen.contains(&self_key) {
+                        seen.push(self_key);
+                    }
+                    for k in seen {
+                        h.rows.entry(k).or_default().children += s.period;
+                    }
+                }
+            }
+            other => machine.apply(&other),
+        }
+    }
+    let w = |e: io::Error| {
+        PerfDataError::new(
+            file.path(),
+            "output",
+            0,
+            crate::perf::data::PerfDataErrorKind::Io(e),
+        )
+    };
+    let mut text = Vec::new();
+    text.extend_from_slice(
+        b"# To display the perf.data header info, please use --header/--header-only options.\n#\n#\n",
+    );
+    text.extend_from_slice(format!("# Total Lost Samples: {lost}\n#\n").as_bytes());
+    for (i, h) in hists.iter().enumerate() {
+        if h.samples == 0 {
+            continue;
+        }
+        let name = event_name(&file.attrs()[i], catalog);
+        // perf's convert_unit: K, M, G above a thousand, else a space.
+        let (mut n, mut unit) = (h.samples, ' ');
+        for u in ['K', 'M', 'G'] {
+            if n > 1000 {
+                n /= 1000;
+                unit = u;
+            }
+        }
+        text.extend_from_slice(
+            format!(
+                "# Samples: {n}{unit} of event '{name}'\n# Event count (approx.): {}\n#\n",
+                h.period
+            )
+            .as_bytes(),
+        );
+        write_table(h, keys, children, &mut machine, &mut text);
+        text.extend_from_slice(b"\n\n");
+    }
+    text.extend_from_slice(b"#\n#\n");
+    out.write_all(&text).map_err(w)?;
+    Ok(())
+}
+
+fn cell(k: SortKey, key: &Key, machine: &mut Machine) -> String {
+    match k {
+        SortKey::Comm => key.comm.clone(),
+        SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
+        SortKey::Dso => key.dso.clone().unwrap_or_else(|| "[unknown]".into()),
+        SortKey::Sym => {
+            let level = if key.kernel { "[k] " } else { "[.] " };
+            match &key.sym {
+                Ok(n) => format!("{level}{n}"),
+                // C's `%#.16llx`: no 0x for zero.
+                Err(0) => format!("{level}{:016x}", 0),
+                Err(a) => format!("{level}0x{a:016x}"),
+            }
+        }
+    }
+}
+
+fn write_table(
+    h: &EventHists,
+    keys: &[SortKey],
+    children: bool,
+    machine: &mut Machine,
+    out: &mut Vec<u8>,
+) {
+    let mut rows: Vec<(&Key, &Totals)> = h
+        .rows
+        .iter()
+        .filter(|(_, t)| {
+            if children {
+                t.children > 0
+            } else {
+                t.self_ > 0
+            }
+        })
+        .collect();
+    let none_last = |a: &Option<String>, b: &Option<String>| match (a, b) {
+        (Some(x), Some(y)) => x.cmp(y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    };
+    rows.sort_by(|(ka, ta), (kb, tb)| {
+        let mut o = if children {
+            tb.children.cmp(&ta.children).then(tb.self_.cmp(&ta.self_))
+        } else {
+            tb.self_.cmp(&ta.self_)
+        };
+        for k in keys {
+            o = o.then_with(|| match k {
+                SortKey::Comm => ka.comm.cmp(&kb.comm),
+                SortKey::Pid => ka.pid.cmp(&kb.pid),
+                SortKey::Dso => none_last(&ka.dso, &kb.dso),
+                SortKey::Sym => match (&ka.sym, &kb.sym) {
+                    (Ok(x), Ok(y)) => x.cmp(y),
+                    (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+                    (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+                    (Err(x), Err(y)) => x.cmp(y),
+                },
+            });
+        }
+        o
+    });
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(k, _)| keys.iter().map(|&s| cell(s, k, machine)).collect())
+        .collect();
+    let unresolved = rows.iter().any(|(k, _)| k.sym.is_err());
+    let widths: Vec<usize> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let mut w = k.header().len();
+            for c in &cells {
+                w = w.max(c[i].len());
+            }
+            if *k == SortKey::Dso && unresolved {
+                w = w.max(16);
+            }
+            if *k == SortKey::Sym && unresolved {
+                w = w.max(22);
+            }
+            w
+        })
+        .collect();
+    let mut head = String::from("# ");
+    let mut dots = String::from("# ");
+    if children {
+        head.push_str("Children      Self");
+        dots.push_str("........  ........");
+    } else {
+        head.push_str("Overhead");
+        dots.push_str("........");
+    }
+    for (k, w) in keys.iter().zip(&widths) {
+        head.push_str(&format!("  {:<w$}", k.header(), w = w));
+        dots.push_str("  ");
+        dots.push_str(&".".repeat(*w));
+    }
+    out.extend_from_slice(format!("{head}\n{dots}\n#\n").as_bytes());
+    let pct = |v: u64| {
+        if h.period == 0 {
+            0.0
+        } else {
+            100.0 * v as f64 / h.period as f64
+        }
+    };
+    for ((_, t), c) in rows.iter().zip(&cells) {
+        let mut line = String::from("  ");
+        if children {
+            line.push_str(&format!("{:>8}", format!("{:.2}%", pct(t.children))));
+            line.push_str("  ");
+        }
+        line.push_str(&format!("{:>8}", format!("{:.2}%", pct(t.self_))));
+        for (i, (k, w)) in keys.iter().zip(&widths).enumerate() {
+            line.push_str("  ");
+            if *k == SortKey::Sym {
+                line.push_str(&c[i]);
+            } else {
+                line.push_str(&format!("{:<w$}", c[i], w = w));
+            }
+        }
+        line.push('\n');
+        out.extend_from_slice(line.as_bytes());
+    }
+}
