@@ -223,6 +223,10 @@ impl crate::event::FunctionLookup for DatCatalog {
     fn function(&self, addr: u64) -> Option<(&str, u64)> {
         crate::event::FunctionLookup::function(self.functions(), addr)
     }
+
+    fn address_of(&self, name: &str) -> Option<u64> {
+        crate::event::FunctionLookup::address_of(self.functions(), name)
+    }
 }
 
 impl std::fmt::Debug for DatCatalog {
