@@ -6,6 +6,7 @@
 
 pub mod live;
 pub mod report;
+pub mod report_files;
 pub mod stream;
 
 pub use live::{LiveError, LiveEvent, LiveTrace};

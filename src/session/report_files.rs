@@ -1,0 +1,615 @@
+//! `report` over trace.dat files: open them, then list their events, their CPUs' first and
+//! last records, their buffer statistics, a latency tracer's text, or the report proper
+//! (`--json`, `--style kernel` or trace-cmd's text, each buffer instance an input of its
+//! own). The command line fills [`FilesOptions`] and prints the [`Note`]s it is handed.
+
+use std::fmt;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use crate::dat::{BufferData, DatError, DatFile};
+use crate::event::Record;
+use crate::render::tracecmd::{
+    write_time, Cmdlines, DatCatalog, DatSource, EventFilter, FilterError, ThreadedSource,
+    TimeFormat, TraceCmdStyle,
+};
+use crate::session::report::{
+    clock_of, kernel_or_json, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
+};
+use crate::tracefs::{cpus_in_list, CpuListError};
+
+/// What to print of the files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilesMode {
+    /// The events whose formats each file holds (`-E`).
+    ListEvents,
+    /// The CPUs with data (`--cpus`), with their first and/or last record's time
+    /// (`--first-event`, `--last-event`).
+    CpuList {
+        /// Each CPU's first record.
+        first: bool,
+        /// Each CPU's last record.
+        last: bool,
+    },
+    /// The kernel buffer statistics stored in each file (`--stat`).
+    Stat,
+    /// The records (a latency tracer's text as it is).
+    Report,
+}
+
+/// The output style of the report proper.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FilesStyle {
+    /// trace-cmd's text.
+    TraceCmd,
+    /// The kernel's own `trace` text.
+    Kernel,
+    /// A style of another name: refused when the report proper starts.
+    Other(String),
+}
+
+/// Options of a report over trace.dat files.
+#[derive(Debug, Clone)]
+pub struct FilesOptions {
+    /// The files, in the order given.
+    pub files: Vec<PathBuf>,
+    /// What to print.
+    pub mode: FilesMode,
+    /// `--cpu` lists: only these CPUs (empty: all).
+    pub cpu_lists: Vec<String>,
+    /// `-F` filters, in the order given.
+    pub filters: Vec<String>,
+    /// Filters from this index on remove the records they match (those after `-v`).
+    pub first_negated: usize,
+    /// Nanoseconds added to each file's timestamps (`--ts-offset`); None when an offset
+    /// came before any file (refused when trace-cmd's text report starts).
+    pub ts_offsets: Option<Vec<i64>>,
+    /// One JSON object per record.
+    pub json: bool,
+    /// The text style.
+    pub style: FilesStyle,
+    /// Timestamps in nanoseconds (`-t`).
+    pub nsecs: bool,
+    /// Latency format (`-l`).
+    pub latency: bool,
+    /// Raw field values (`-R`).
+    pub raw: bool,
+    /// The `fgraph:tailprint` plugin option.
+    pub fgraph_tailprint: bool,
+    /// The `fgraph:depth` plugin option.
+    pub fgraph_depth: bool,
+    /// No warnings about the files themselves or their formats (`-q`).
+    pub quiet: bool,
+    /// After the report, the events whose print fmt could not be evaluated.
+    pub verbose: bool,
+}
+
+/// A message for the caller to show, as it comes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// A warning about the data, a filter or a format.
+    Warning(String),
+    /// An event whose records were printed as fields, and why (`verbose`).
+    Fallback(String),
+}
+
+/// A report over files that failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum FilesError {
+    /// A file could not be read as a trace.dat file.
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: DatError,
+    },
+    /// Reading a file failed.
+    Dat(DatError),
+    /// Reading a file failed while doing `what`.
+    Reading {
+        /// What was being done, naming the file.
+        what: String,
+        /// Why it failed.
+        source: DatError,
+    },
+    /// A `--cpu` list does not parse or names a CPU past the files' last.
+    CpuList {
+        /// The list as given.
+        list: String,
+        /// The files, comma separated.
+        files: String,
+        /// Why.
+        source: CpuListError,
+    },
+    /// A latency trace given with other files.
+    LatencyMerged(PathBuf),
+    /// A style of an unknown name.
+    UnknownStyle(String),
+    /// `--json` or `--style kernel` with several files.
+    OneFileOnly,
+    /// A `-F` filter that does not apply to a file (`file` is None for the one file of
+    /// `--json` and `--style kernel`).
+    Filter {
+        /// The file.
+        file: Option<PathBuf>,
+        /// Why.
+        source: FilterError,
+    },
+    /// A `--ts-offset` before any file.
+    TsOffsetBeforeFile,
+    /// The report proper failed.
+    Report(ReportError),
+    /// Writing the output failed.
+    Output(io::Error),
+}
+
+impl fmt::Display for FilesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FilesError::Open { path, .. } => {
+                write!(f, "cannot read {} as a trace.dat file", path.display())
+            }
+            FilesError::Dat(e) => write!(f, "{e}"),
+            FilesError::Reading { what, .. } => write!(f, "{what}"),
+            FilesError::CpuList { list, files, .. } => write!(f, "--cpu {list} (in {files})"),
+            FilesError::LatencyMerged(path) => write!(
+                f,
+                "{} is a latency trace (text), which cannot be merged with other files; report it alone",
+                path.display()
+            ),
+            FilesError::UnknownStyle(s) => {
+                write!(f, "unknown --style '{s}': use trace-cmd or kernel")
+            }
+            FilesError::OneFileOnly => {
+                write!(f, "--json and --style kernel read one file; give a single -i")
+            }
+            FilesError::Filter { file: None, source } => write!(f, "{source}"),
+            FilesError::Filter {
+                file: Some(path),
+                source,
+            } => write!(f, "{source} (in {})", path.display()),
+            FilesError::TsOffsetBeforeFile => {
+                write!(f, "--ts-offset must come after the -i file it shifts")
+            }
+            FilesError::Report(e) => write!(f, "{e}"),
+            FilesError::Output(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for FilesError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FilesError::Open { source, .. } | FilesError::Reading { source, .. } => Some(source),
+            FilesError::CpuList { source, .. } => Some(source),
+            // Their own text is this error's; the chain goes on with their causes.
+            FilesError::Dat(e) => e.source(),
+            FilesError::Report(e) => e.source(),
+            FilesError::Output(e) => e.source(),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for FilesError {
+    fn from(e: io::Error) -> FilesError {
+        FilesError::Output(e)
+    }
+}
+
+impl From<DatError> for FilesError {
+    fn from(e: DatError) -> FilesError {
+        FilesError::Dat(e)
+    }
+}
+
+/// Open `opts.files` and write what `opts.mode` asks for to `out`, handing each warning
+/// to `note` as it comes. Returns the report's summary when the records were reported.
+pub fn report_files(
+    opts: &FilesOptions,
+    out: &mut dyn Write,
+    note: &mut dyn FnMut(Note),
+) -> Result<Option<ReportSummary>, FilesError> {
+    let files = &opts.files;
+    let mut dats = Vec::new();
+    for f in files {
+        let dat = DatFile::open(f).map_err(|source| FilesError::Open {
+            path: f.clone(),
+            source,
+        })?;
+        if !opts.quiet {
+            // Each warning names the file already.
+            for w in dat.warnings() {
+                note(Note::Warning(w.to_string()));
+            }
+        }
+        dats.push(dat);
+    }
+
+    match opts.mode {
+        FilesMode::ListEvents => {
+            list_events(&dats, out)?;
+            return Ok(None);
+        }
+        FilesMode::CpuList { first, last } => {
+            cpu_list(opts, &dats, first, last, out, note)?;
+            return Ok(None);
+        }
+        FilesMode::Stat => {
+            stat(&dats, out)?;
+            return Ok(None);
+        }
+        FilesMode::Report => {}
+    }
+
+    let cpus = if opts.cpu_lists.is_empty() {
+        None
+    } else {
+        // CPUs past the most any file has select nothing (and are not listed).
+        let count = dats.iter().map(cpu_count).max().unwrap_or(0);
+        let mut v = Vec::new();
+        for c in &opts.cpu_lists {
+            v.extend(
+                cpus_in_list(c, count).map_err(|source| FilesError::CpuList {
+                    list: c.clone(),
+                    files: files_list(files),
+                    source,
+                })?,
+            );
+        }
+        Some(v)
+    };
+
+    // A latency tracer's recording holds the kernel's text, which is printed as it is
+    // after the `cpus=` line (trace-cmd does the same; it cannot be merged with others).
+    if let Some(i) = dats.iter().position(|d| {
+        matches!(
+            d.buffers().first().map(|b| &b.data),
+            Some(BufferData::Latency { .. })
+        )
+    }) {
+        if dats.len() > 1 {
+            return Err(FilesError::LatencyMerged(files[i].clone()));
+        }
+        let text = dats[i]
+            .latency_text(0)
+            .map_err(|source| FilesError::Reading {
+                what: format!("reading the latency text of {}", files[i].display()),
+                source,
+            })?;
+        writeln!(out, "cpus={}", dats[i].nr_cpus())?;
+        out.write_all(&text)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+        return Ok(None);
+    }
+    // The catalogs before the threads that read them (their symbol tables come later).
+    let catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::formats_only).collect();
+    std::thread::scope(|scope| report_dats(scope, opts, &dats, &catalogs, cpus, out, note))
+}
+
+/// `-E`: each file's events, sorted, as `system:name`.
+fn list_events(dats: &[DatFile], out: &mut dyn Write) -> io::Result<()> {
+    for dat in dats {
+        let mut names: Vec<(String, String)> = Vec::new();
+        let catalog = DatCatalog::from_dat(dat);
+        for (s, n, _) in catalog.registry().events() {
+            names.push((s.to_string(), n.to_string()));
+        }
+        names.sort();
+        for (s, n) in names {
+            writeln!(out, "{s}:{n}")?;
+        }
+    }
+    out.flush()
+}
+
+/// `--cpus`, `--first-event`, `--last-event`: the CPUs with data of each file.
+fn cpu_list(
+    opts: &FilesOptions,
+    dats: &[DatFile],
+    first: bool,
+    last: bool,
+    out: &mut dyn Write,
+    note: &mut dyn FnMut(Note),
+) -> Result<(), FilesError> {
+    for (dat, f) in dats.iter().zip(&opts.files) {
+        let clock = clock_of(dat);
+        let time = TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), opts.nsecs);
+        writeln!(out, "List of CPUs in {} with data:", f.display())?;
+        let bounds = DatSource::cpu_bounds(dat, 0).map_err(|source| FilesError::Reading {
+            what: format!("reading {}", f.display()),
+            source,
+        })?;
+        for w in bounds.warnings {
+            note(Note::Warning(w));
+        }
+        // trace-cmd prints a record of an event the file has no format for as
+        // `[UNKNOWN EVENT]` instead of its time.
+        let catalog = DatCatalog::formats_only(dat);
+        let push = |line: &mut Vec<u8>, (ts, id): (u64, Option<u16>)| {
+            if id.is_some_and(|id| catalog.registry().get(id).is_some()) {
+                push_ts(line, ts, time);
+            } else {
+                line.extend_from_slice(b"[UNKNOWN EVENT]");
+            }
+        };
+        for b in bounds.cpus {
+            let mut line = format!("  {}", b.cpu).into_bytes();
+            if first {
+                line.extend_from_slice(b"\tFirst event:");
+                push(&mut line, b.first);
+            }
+            if last {
+                line.extend_from_slice(b"\tLast event:");
+                push(&mut line, b.last);
+            }
+            line.push(b'\n');
+            out.write_all(&line)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `--stat`: the kernel buffer statistics each file holds, and where its CPUs' data is.
+fn stat(dats: &[DatFile], out: &mut dyn Write) -> Result<(), FilesError> {
+    for dat in dats {
+        writeln!(out, "cpus={}", dat.nr_cpus())?;
+        writeln!(
+            out,
+            "\nKernel buffer statistics:\n  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n        recorded in the trace data. They should all be zero.\n"
+        )?;
+        // The CPUSTAT texts start with their own `CPU: N` line.
+        for text in &dat.options().cpustats {
+            out.write_all(text.trim_end_matches('\0').as_bytes())?;
+            writeln!(out)?;
+        }
+        writeln!(out)?;
+        if let Some(b) = dat.buffers().first() {
+            // trace-cmd reads compressed data into a scratch file that starts one page
+            // in, CPU after CPU, and reports those offsets and uncompressed sizes.
+            let mut scratch = u64::from(dat.header().page_size);
+            for (i, c) in b.cpus().iter().enumerate() {
+                let (offset, size) = if b.compressed {
+                    let mut pages = dat.cpu_pages(0, i)?;
+                    let mut n = 0u64;
+                    while let Some(p) = pages.next_page()? {
+                        n += p.len() as u64;
+                    }
+                    let at = scratch;
+                    scratch += n;
+                    (at, n)
+                } else {
+                    (c.offset, c.size)
+                };
+                writeln!(
+                    out,
+                    "CPU{} data recorded at offset=0x{offset:x}\n    {size} bytes in size",
+                    c.cpu
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The report proper (`--json`, `--style kernel` or trace-cmd's text) of opened files.
+fn report_dats<'s>(
+    scope: &'s std::thread::Scope<'s, '_>,
+    opts: &FilesOptions,
+    dats: &'s [DatFile],
+    catalogs: &'s [DatCatalog],
+    cpus: Option<Vec<u32>>,
+    out: &mut dyn Write,
+    note: &mut dyn FnMut(Note),
+) -> Result<Option<ReportSummary>, FilesError> {
+    let files = &opts.files;
+    let first_negated = opts.first_negated;
+    // trace-cmd's text: every buffer's pages are decompressed and merged on threads of
+    // their own, which start now, while the formats and symbol tables are read.
+    // Those threads also compile each event's format the first time they meet it, which
+    // the report loop would otherwise do on its way to that event's first line.
+    let text_style = !opts.json && opts.style == FilesStyle::TraceCmd;
+    let spawn = |dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
+        DatSource::open(dat, b).map(|s| {
+            let registry = catalog.registry();
+            let endian = dat.endian();
+            let mut seen = vec![0u64; 1024];
+            ThreadedSource::spawn_with(scope, s, move |data: &[u8]| {
+                let Some(id) = (Record {
+                    cpu: 0,
+                    ts: 0,
+                    data,
+                })
+                .event_id(endian) else {
+                    return;
+                };
+                let (word, bit) = (usize::from(id) / 64, 1u64 << (id % 64));
+                if seen[word] & bit == 0 {
+                    seen[word] |= bit;
+                    let _ = registry.get(id);
+                }
+            })
+        })
+    };
+    let mut early: Vec<Vec<Option<Result<ThreadedSource, DatError>>>> = dats
+        .iter()
+        .zip(catalogs)
+        .map(|(dat, catalog)| {
+            (0..if text_style { dat.buffers().len() } else { 0 })
+                .map(|b| Some(spawn(dat, catalog, b)))
+                .collect()
+        })
+        .collect();
+    for (c, dat) in catalogs.iter().zip(dats) {
+        c.load_functions(dat);
+    }
+    if !text_style {
+        for (c, dat) in catalogs.iter().zip(dats) {
+            c.load_kallsyms(dat);
+        }
+        if let FilesStyle::Other(name) = &opts.style {
+            return Err(FilesError::UnknownStyle(name.clone()));
+        }
+        if dats.len() != 1 {
+            return Err(FilesError::OneFileOnly);
+        }
+        let mut filter = EventFilter::new();
+        for (i, text) in opts.filters.iter().enumerate() {
+            let warnings = filter
+                .add(&catalogs[0], text, i >= first_negated)
+                .map_err(|source| FilesError::Filter { file: None, source })?;
+            for w in warnings {
+                note(Note::Warning(w));
+            }
+        }
+        let warnings = kernel_or_json(
+            &dats[0],
+            &catalogs[0],
+            &filter,
+            cpus.as_deref(),
+            opts.json,
+            out,
+        )
+        .map_err(FilesError::Report)?;
+        for w in warnings {
+            note(Note::Warning(w));
+        }
+        return Ok(None);
+    }
+    let offsets = opts
+        .ts_offsets
+        .as_ref()
+        .ok_or(FilesError::TsOffsetBeforeFile)?;
+    let mut inputs = Vec::new();
+    // Buffer instances come after every file's top buffer, as trace-cmd orders them (ties
+    // in time go to the earlier input).
+    let mut instance_inputs = Vec::new();
+    for (file_index, ((dat, f), catalog)) in dats.iter().zip(files).zip(catalogs).enumerate() {
+        dat.buffer(0)?;
+        let mut cmdlines = Cmdlines::new();
+        cmdlines.load(dat.cmdlines());
+        for (b, buffer) in dat.buffers().iter().enumerate() {
+            let clock = buffer.clock.clone().unwrap_or_else(|| clock_of(dat));
+            let style = TraceCmdStyle {
+                time: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), opts.nsecs),
+                latency: opts.latency,
+                raw: opts.raw,
+                fgraph_tailprint: opts.fgraph_tailprint,
+                fgraph_depth: opts.fgraph_depth,
+            };
+            let mut filter = EventFilter::new();
+            for (i, text) in opts.filters.iter().enumerate() {
+                let warnings = filter
+                    .add(catalog, text, i >= first_negated)
+                    .map_err(|source| FilesError::Filter {
+                        file: Some(f.clone()),
+                        source,
+                    })?;
+                // Every buffer of a file has the same events: one warning per file.
+                if b == 0 {
+                    for w in warnings {
+                        note(Note::Warning(w));
+                    }
+                }
+            }
+            let source = early[file_index][b]
+                .take()
+                .unwrap_or_else(|| spawn(dat, catalog, b))
+                .map_err(|source| FilesError::Reading {
+                    what: format!(
+                        "reading the trace data of {} (buffer {:?})",
+                        f.display(),
+                        buffer.name
+                    ),
+                    source,
+                })?;
+            // trace-cmd labels a file by its base name.
+            let base = f
+                .file_name()
+                .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into());
+            let input = ReportInput {
+                name: if b == 0 { base } else { buffer.name.clone() },
+                instance: b > 0,
+                file: file_index,
+                catalog,
+                style,
+                cmdlines: cmdlines.clone(),
+                cpus: dat.nr_cpus() as usize,
+                cpu_base: dat.nr_cpus().saturating_mul(b as u32),
+                ts_offset: offsets.get(file_index).copied().unwrap_or(0),
+                filter,
+                source: Box::new(source),
+            };
+            if b == 0 {
+                inputs.push(input);
+            } else {
+                instance_inputs.push(input);
+            }
+        }
+    }
+    inputs.extend(instance_inputs);
+    let res = write_report(inputs, &ReportOptions { cpus }, out);
+    if let Ok(summary) = &res {
+        for w in &summary.warnings {
+            note(Note::Warning(w.clone()));
+        }
+    }
+    // Formats are parsed as their events are met: the ones that failed are known now.
+    if !opts.quiet {
+        for (c, f) in catalogs.iter().zip(files) {
+            for (sys, e) in c.format_errors() {
+                note(Note::Warning(format!(
+                    "{}: event format of system {sys} not understood: {e}",
+                    f.display()
+                )));
+            }
+        }
+    }
+    if opts.verbose {
+        for (c, f) in catalogs.iter().zip(files) {
+            for (event, why, n) in c.registry().fallback_report() {
+                note(Note::Fallback(format!(
+                    "{}: {event}: {n} records printed as fields: {why}",
+                    f.display()
+                )));
+            }
+        }
+    }
+    res.map(Some).map_err(FilesError::Report)
+}
+
+/// The CPU numbers `--cpu` can select in a file: its CPUs, then each instance buffer's
+/// numbered after the buffers before it (as trace-cmd numbers them; see `cpu_base`), or
+/// past the highest CPU with data when the file names fewer.
+fn cpu_count(dat: &DatFile) -> u32 {
+    let n = dat.nr_cpus();
+    dat.buffers()
+        .iter()
+        .enumerate()
+        .map(|(b, buf)| {
+            let in_data = buf.cpus().iter().map(|c| c.cpu.saturating_add(1)).max();
+            n.saturating_mul(b as u32)
+                .saturating_add(in_data.unwrap_or(0).max(n))
+        })
+        .max()
+        .unwrap_or(0)
+        .max(n)
+}
+
+fn files_list(files: &[PathBuf]) -> String {
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    names.join(", ")
+}
+
+fn push_ts(out: &mut Vec<u8>, ts: u64, time: TimeFormat) {
+    let mut b = Vec::new();
+    write_time(&mut b, ts, time);
+    // The list prints the time without the report's leading space and trailing colon.
+    let s = &b[..b.len() - 1];
+    let s = if time == TimeFormat::Raw { s } else { &s[1..] };
+    out.extend_from_slice(s);
+}

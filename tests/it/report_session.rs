@@ -1,0 +1,99 @@
+//! The report session over trace.dat files, driven as a library: it writes what trace-cmd
+//! prints and hands warnings back instead of printing them. The expected texts are
+//! trace-cmd's own (`tests/data/tracecmd/results/`).
+
+use std::path::{Path, PathBuf};
+
+use tracectl::session::report_files::{
+    report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note,
+};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tracecmd")
+}
+
+fn options(mode: FilesMode, filters: &[&str]) -> FilesOptions {
+    FilesOptions {
+        files: vec![data().join("2cpu-v7.dat")],
+        mode,
+        cpu_lists: Vec::new(),
+        filters: filters.iter().map(|f| f.to_string()).collect(),
+        first_negated: filters.len(),
+        ts_offsets: Some(vec![0]),
+        json: false,
+        style: FilesStyle::TraceCmd,
+        nsecs: false,
+        latency: false,
+        raw: false,
+        fgraph_tailprint: false,
+        fgraph_depth: false,
+        quiet: false,
+        verbose: false,
+    }
+}
+
+fn run(opts: &FilesOptions) -> (Result<(), FilesError>, Vec<u8>, Vec<Note>) {
+    let mut out = Vec::new();
+    let mut notes = Vec::new();
+    let res = report_files(opts, &mut out, &mut |n| notes.push(n)).map(|_| ());
+    (res, out, notes)
+}
+
+fn golden(mode: &str) -> String {
+    std::fs::read_to_string(data().join("results/2cpu-v7").join(mode)).unwrap()
+}
+
+#[test]
+fn session_report_is_trace_cmds_text_with_no_notes() {
+    let (res, out, notes) = run(&options(FilesMode::Report, &[]));
+    res.unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(String::from_utf8(out).unwrap() == golden("plain.txt"));
+}
+
+#[test]
+fn session_cpu_list_names_the_file_as_given() {
+    let opts = options(
+        FilesMode::CpuList {
+            first: false,
+            last: false,
+        },
+        &[],
+    );
+    let (res, out, notes) = run(&opts);
+    res.unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+    let want = golden("cpus.txt").replace("2cpu-v7.dat", &opts.files[0].display().to_string());
+    assert_eq!(String::from_utf8(out).unwrap(), want);
+}
+
+#[test]
+fn session_hands_back_a_filter_on_no_field_as_a_warning() {
+    let (res, _, notes) = run(&options(FilesMode::Report, &["sched_switch:nosuch==1"]));
+    res.unwrap();
+    assert_eq!(
+        notes,
+        vec![Note::Warning(
+            "filter 'sched_switch:nosuch==1': no event matched by 'sched_switch' has a field \
+             named 'nosuch'; its comparisons are false"
+                .into()
+        )]
+    );
+}
+
+#[test]
+fn session_refuses_a_filter_on_no_event_naming_the_file() {
+    let opts = options(FilesMode::Report, &["nosuch:event"]);
+    let (res, out, _) = run(&opts);
+    match res {
+        Err(FilesError::Filter {
+            file: Some(f),
+            source,
+        }) => {
+            assert_eq!(f, opts.files[0]);
+            assert!(source.to_string().contains("'nosuch'"), "{source}");
+        }
+        other => panic!("expected a filter error, got {other:?}"),
+    }
+    assert!(out.is_empty());
+}
