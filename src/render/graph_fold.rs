@@ -227,6 +227,8 @@ pub enum GraphFoldError {
     Source(SourceError),
     /// It has no usable `ftrace/funcgraph_entry` or `funcgraph_exit` format.
     NotFunctionGraph(String),
+    /// It holds no `funcgraph_entry` or `funcgraph_exit` record.
+    NoCalls(String),
 }
 
 impl std::fmt::Display for GraphFoldError {
@@ -239,6 +241,12 @@ impl std::fmt::Display for GraphFoldError {
                 "{p}: no ftrace/funcgraph_entry and funcgraph_exit formats with func, depth, \
                  calltime and rettime: record it with the function_graph tracer \
                  (`-p function_graph`)"
+            ),
+            GraphFoldError::NoCalls(p) => write!(
+                f,
+                "{p}: no funcgraph_entry or funcgraph_exit records: it was not recorded with \
+                 the function_graph tracer (`-p function_graph`), or nothing ran the graphed \
+                 functions"
             ),
         }
     }
@@ -306,6 +314,7 @@ pub fn fold_dat(dat: &DatFile) -> Result<GraphFold, GraphFoldError> {
     let mut folder = SelfTimeFolder::new();
     let mut warnings = Vec::new();
     let mut source = DatSource::open(dat, 0)?;
+    let mut seen = false;
     while source.peek_ts().map_err(GraphFoldError::Source)?.is_some() {
         let Some(taken) = source.take() else { break };
         let rec = taken.rec;
@@ -324,6 +333,7 @@ pub fn fold_dat(dat: &DatFile) -> Result<GraphFold, GraphFoldError> {
         if id != entry_id && id != exit_id {
             continue;
         }
+        seen = true;
         let d = rec.data;
         let pid = num(d, pid_field) as u32 as i32;
         let task = task_key(pid, rec.cpu);
@@ -355,6 +365,9 @@ pub fn fold_dat(dat: &DatFile) -> Result<GraphFold, GraphFoldError> {
         }
     }
     warnings.extend(source.take_warnings());
+    if !seen {
+        return Err(GraphFoldError::NoCalls(dat.path().display().to_string()));
+    }
     Ok(GraphFold {
         folded: folder.folded(),
         stats: folder.stats().clone(),
