@@ -102,8 +102,8 @@ impl SelfTimeFolder {
         });
     }
 
-    /// A call of `func` at `depth` returns in `task` (named `comm` now) after `calltime`
-    /// .. `rettime`.
+    /// A call of `func` at `depth` returns in `task` (named `comm` now); it ran over
+    /// `(calltime, rettime)`.
     pub fn exit(
         &mut self,
         task: TaskKey,
@@ -111,10 +111,9 @@ impl SelfTimeFolder {
         func: u64,
         name: &str,
         depth: u32,
-        calltime: u64,
-        rettime: u64,
+        span: (u64, u64),
     ) {
-        let duration = self.duration(calltime, rettime);
+        let duration = self.duration(span);
         let t = self.tasks.entry(task).or_default();
         let open = t
             .frames
@@ -139,17 +138,9 @@ impl SelfTimeFolder {
         self.finish(task, comm, name, depth, duration, callees);
     }
 
-    /// A call of `func` at `depth` that came as one record with its duration (no exit).
-    pub fn leaf(
-        &mut self,
-        task: TaskKey,
-        comm: &str,
-        name: &str,
-        depth: u32,
-        calltime: u64,
-        rettime: u64,
-    ) {
-        let duration = self.duration(calltime, rettime);
+    /// A call at `depth` that came as one record with its `(calltime, rettime)` (no exit).
+    pub fn leaf(&mut self, task: TaskKey, comm: &str, name: &str, depth: u32, span: (u64, u64)) {
+        let duration = self.duration(span);
         let t = self.tasks.entry(task).or_default();
         while t.frames.last().is_some_and(|f| f.depth >= depth) {
             t.frames.pop();
@@ -159,7 +150,7 @@ impl SelfTimeFolder {
         self.finish(task, comm, name, depth, duration, 0);
     }
 
-    fn duration(&mut self, calltime: u64, rettime: u64) -> u64 {
+    fn duration(&mut self, (calltime, rettime): (u64, u64)) -> u64 {
         rettime.checked_sub(calltime).unwrap_or_else(|| {
             self.stats.negative += 1;
             0
@@ -344,7 +335,7 @@ pub fn fold_dat(dat: &DatFile) -> Result<GraphFold, GraphFoldError> {
             match entry_times {
                 Some((c, r)) => {
                     let comm = cmdlines.comm(pid).to_string();
-                    folder.leaf(task, &comm, &name, depth, num(d, c), num(d, r));
+                    folder.leaf(task, &comm, &name, depth, (num(d, c), num(d, r)));
                 }
                 None => folder.entry(task, func, &name, depth),
             }
@@ -359,8 +350,7 @@ pub fn fold_dat(dat: &DatFile) -> Result<GraphFold, GraphFoldError> {
                 func,
                 &name,
                 depth,
-                num(d, ret[2]),
-                num(d, ret[3]),
+                (num(d, ret[2]), num(d, ret[3])),
             );
         }
     }
@@ -391,11 +381,11 @@ mod tests {
         f.entry(t, 2, "b", 1);
         // A leaf: entry then its own exit.
         f.entry(t, 3, "c", 2);
-        f.exit(t, "sh", 3, "c", 2, 100, 130);
-        f.exit(t, "sh", 2, "b", 1, 90, 150);
+        f.exit(t, "sh", 3, "c", 2, (100, 130));
+        f.exit(t, "sh", 2, "b", 1, (90, 150));
         f.entry(t, 3, "c", 1);
-        f.exit(t, "sh", 3, "c", 1, 160, 170);
-        f.exit(t, "sh", 1, "a", 0, 0, 200);
+        f.exit(t, "sh", 3, "c", 1, (160, 170));
+        f.exit(t, "sh", 1, "a", 0, (0, 200));
         assert_eq!(
             lines(&f),
             ["sh;a 130", "sh;a;b 30", "sh;a;b;c 30", "sh;a;c 10"]
@@ -409,20 +399,20 @@ mod tests {
         let mut f = SelfTimeFolder::new();
         // Entered before the trace: its callee finishes, then its exit comes.
         f.entry(t, 3, "c", 2);
-        f.exit(t, "sh", 3, "c", 2, 10, 20);
-        f.exit(t, "sh", 2, "b", 1, 0, 50);
+        f.exit(t, "sh", 3, "c", 2, (10, 20));
+        f.exit(t, "sh", 2, "b", 1, (0, 50));
         // Never finished: the callee keeps its time.
         f.entry(t, 4, "d", 0);
         f.entry(t, 5, "e", 1);
-        f.exit(t, "sh", 5, "e", 1, 60, 65);
+        f.exit(t, "sh", 5, "e", 1, (60, 65));
         // A leaf given whole, on the idle task of CPU 1 (not CPU 0's).
-        f.leaf(task_key(0, 1), "<idle>", "x", 0, 0, 9);
+        f.leaf(task_key(0, 1), "<idle>", "x", 0, (0, 9));
         assert_eq!(lines(&f), ["<idle>;x 9", "sh;b 40", "sh;c 10", "sh;d;e 5"]);
         assert_eq!(f.stats().exits_without_entry, 1);
         // `d` is still open; a new entry at its depth closes it unfinished.
         f.entry(t, 6, "g", 0);
         assert_eq!(f.stats().unfinished, 1);
-        f.exit(t, "sh", 6, "g", 0, 100, 90);
+        f.exit(t, "sh", 6, "g", 0, (100, 90));
         assert_eq!(f.stats().negative, 1);
     }
 }
