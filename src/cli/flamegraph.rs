@@ -26,7 +26,7 @@ pub struct Args {
     /// Write the folded stacks (`comm;f1;...;fn COUNT` lines) instead of the SVG
     #[arg(long = "folded-only")]
     folded_only: bool,
-    /// Write the SVG here instead of standard output
+    /// Write the SVG (or the folded stacks) here instead of standard output
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
     /// Title at the top of the graph
