@@ -88,7 +88,7 @@ pub enum Command {
     Perf(perf::Args),
     /// Write a shell completion script (bash, zsh or fish) to stdout
     Completions(completions::Args),
-    /// Draw folded stacks (or a perf.data) as a flame graph SVG
+    /// Draw folded stacks, a perf.data or a function_graph trace.dat as a flame graph SVG
     Flamegraph(flamegraph::Args),
     /// Print the man page (roff) for tracectl or one subcommand
     Man(simple::ManArgs),

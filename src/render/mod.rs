@@ -3,6 +3,7 @@
 pub mod comm;
 pub mod flamegraph;
 pub mod graph;
+pub mod graph_fold;
 pub mod json;
 pub mod kernel;
 pub mod pairs;

@@ -28,6 +28,7 @@ mod event_specs;
 mod event_survey;
 mod failed_start;
 mod flamegraph;
+mod flamegraph_funcgraph;
 mod live_trace_live;
 mod merge_order;
 mod oracle_context_flags;
