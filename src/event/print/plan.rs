@@ -469,6 +469,17 @@ pub(super) enum IntExpr {
     /// A field through casts and operators with constant right operands, in order
     /// (`MAJOR(dev)`, page offsets): the common shape, computed in a loop.
     Chain(FieldRead, Box<[ChainOp]>),
+    /// A name that is neither a field nor a constant, in trace-cmd style: libtraceevent
+    /// reads it as its kallsyms address (`vmemmap_base` in the mm_page events). The
+    /// address is looked up the first time a record needs it and kept.
+    Symbol(Box<SymbolAddress>),
+}
+
+/// The kallsyms address of a name, looked up once (see [`IntExpr::Symbol`]).
+#[derive(Debug, Clone)]
+pub(super) struct SymbolAddress {
+    name: String,
+    address: std::sync::OnceLock<u64>,
 }
 
 /// One step of a [`IntExpr::Chain`].
@@ -482,7 +493,9 @@ impl IntExpr {
     /// Whether the calc reads the record.
     pub(super) fn reads(&self) -> bool {
         match self {
-            IntExpr::Field(_) | IntExpr::Chain(..) => true,
+            // A symbol's address is known only with the symbol table of the records:
+            // never folded at compile time, like a field.
+            IntExpr::Field(_) | IntExpr::Chain(..) | IntExpr::Symbol(_) => true,
             IntExpr::Const(_) => false,
             IntExpr::Cast(_, x) | IntExpr::Unary(_, x) => x.reads(),
             IntExpr::Bin { a, b, .. } | IntExpr::Logic(_, a, b) => a.reads() || b.reads(),
@@ -570,9 +583,13 @@ pub(super) fn int_expr_of(e: &Expr, schema: &Schema, style: PrintStyle) -> Optio
         Expr::Num(n) => IntExpr::Const(Int::of(*n)),
         &Expr::Const(v, signed, size) => IntExpr::Const(Int { v, signed, size }),
         Expr::Field(i) => IntExpr::Field(FieldRead::of(schema, *i)?),
-        // libtraceevent reads a name as its kallsyms address: left to the evaluator,
-        // which has the symbol table.
-        Expr::Ident(_) if style == PrintStyle::TraceCmd => return None,
+        // libtraceevent reads a name as its kallsyms address.
+        Expr::Ident(n) if style == PrintStyle::TraceCmd => {
+            IntExpr::Symbol(Box::new(SymbolAddress {
+                name: n.clone(),
+                address: std::sync::OnceLock::new(),
+            }))
+        }
         Expr::Ident(n) => IntExpr::Const(Int::of(crate::event::constants::constant(n)?)),
         Expr::Cast(ty, x) => IntExpr::Cast(*ty, sub(x)?),
         Expr::Unary(op @ ("-" | "~" | "+" | "!"), x) => IntExpr::Unary(op.as_bytes()[0], sub(x)?),
@@ -916,6 +933,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                 }
                 v
             }
+            IntExpr::Symbol(s) => Int::of(self.symbol_address(s)),
         })
     }
 
@@ -942,5 +960,20 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             signed: r.ty.0,
             size: r.ty.1,
         })
+    }
+}
+
+impl Evaluator<'_, '_> {
+    /// [`IntExpr::Symbol`]'s value: the address the evaluator's function table gives the
+    /// name (0 when it has none, as libtraceevent's strtoull reads it), kept once found.
+    fn symbol_address(&self, s: &SymbolAddress) -> u64 {
+        if let Some(&a) = s.address.get() {
+            return a;
+        }
+        match self.env.functions.and_then(|f| f.address_of(&s.name)) {
+            Some(a) => *s.address.get_or_init(|| a),
+            // Not cached: a later table (symbols loaded lazily) may know it.
+            None => 0,
+        }
     }
 }

@@ -23,9 +23,10 @@ use crate::event::symbols::{kallsyms_words, parse_hex, word_end};
 pub struct FunctionMap {
     first: Part,
     second: Part,
-    /// Entries ordered by name (stably, so equal names stay in address order), built by
-    /// the first [`FunctionMap::address_of`].
-    by_name: std::sync::OnceLock<Vec<u32>>,
+    /// The names [`FunctionMap::address_of`] was asked for, with their answers: print
+    /// fmts name a handful (`vmemmap_base`), so each is found by one scan of the table
+    /// instead of ordering all of kallsyms by name.
+    by_name: std::sync::Arc<std::sync::Mutex<Vec<(String, Option<u64>)>>>,
     /// Unique per parsed map (0 for an empty one): the key of the lookup cache.
     id: u64,
 }
@@ -95,7 +96,7 @@ impl FunctionMap {
         FunctionMap {
             first,
             second,
-            by_name: std::sync::OnceLock::new(),
+            by_name: Default::default(),
             id: NEXT_MAP_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
@@ -156,14 +157,15 @@ impl FunctionMap {
     /// name in a print fmt to when it is neither a field nor a number (`vmemmap_base`
     /// in the mm_page events).
     pub fn address_of(&self, name: &str) -> Option<u64> {
-        let order = self.by_name.get_or_init(|| {
-            let mut v: Vec<u32> = (0..self.len() as u32).collect();
-            v.sort_by(|&a, &b| self.name(a as usize).cmp(self.name(b as usize)));
-            v
-        });
-        let at = order.partition_point(|&i| self.name(i as usize) < name);
-        let i = *order.get(at)? as usize;
-        (self.name(i) == name).then(|| self.addr(i))
+        let mut known = self.by_name.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, a)) = known.iter().find(|(n, _)| n == name) {
+            return *a;
+        }
+        let found = (0..self.len())
+            .find(|&i| self.name(i) == name)
+            .map(|i| self.addr(i));
+        known.push((name.to_string(), found));
+        found
     }
 
     fn search(&self, addr: u64) -> Option<usize> {
