@@ -14,6 +14,9 @@
 
 use crate::event::symbols::{kallsyms_words, parse_hex, word_end};
 
+/// A name looked up with [`FunctionMap::address_of`] and its address, if it has one.
+type NameAddress = (String, Option<u64>);
+
 /// A sorted table of kernel function names by start address.
 ///
 /// Kept as the two halves the parse made on two threads, one after the other (kallsyms
@@ -26,7 +29,7 @@ pub struct FunctionMap {
     /// The names [`FunctionMap::address_of`] was asked for, with their answers: print
     /// fmts name a handful (`vmemmap_base`), so each is found by one scan of the table
     /// instead of ordering all of kallsyms by name.
-    by_name: std::sync::Arc<std::sync::Mutex<Vec<(String, Option<u64>)>>>,
+    by_name: std::sync::Arc<std::sync::Mutex<Vec<NameAddress>>>,
     /// Unique per parsed map (0 for an empty one): the key of the lookup cache.
     id: u64,
 }
