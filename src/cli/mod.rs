@@ -217,3 +217,53 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Cli, Command};
+    use clap::Parser;
+
+    fn parse(args: &[&str]) -> Command {
+        Cli::try_parse_from(std::iter::once("tracectl").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+            .command
+    }
+
+    fn record(args: &[&str]) -> (Vec<String>, Vec<String>) {
+        match parse(args) {
+            Command::Record(a) => (a.events, a.command),
+            c => panic!("{args:?} parsed as {c:?}"),
+        }
+    }
+
+    #[test]
+    fn record_command_follows_the_options_with_or_without_dashes() {
+        let want = (
+            vec!["sched".to_string()],
+            vec!["ls".to_string(), "-l".to_string()],
+        );
+        assert_eq!(record(&["record", "-e", "sched", "ls", "-l"]), want);
+        assert_eq!(record(&["record", "-e", "sched", "--", "ls", "-l"]), want);
+        // Everything after the command's name is the command's, even our own option names.
+        let (events, command) = record(&["record", "-e", "sched", "sh", "-e", "-c", "-o", "--"]);
+        assert_eq!(events, ["sched"]);
+        assert_eq!(command, ["sh", "-e", "-c", "-o", "--"]);
+        assert_eq!(record(&["record", "-e", "sched"]).1, Vec::<String>::new());
+    }
+
+    #[test]
+    fn graph_command_follows_the_options_with_or_without_dashes() {
+        for args in [
+            &["graph", "-g", "vfs_read", "ls", "-l"][..],
+            &["graph", "-g", "vfs_read", "--", "ls", "-l"][..],
+        ] {
+            match parse(args) {
+                Command::Graph(a) => {
+                    assert_eq!(a.functions, ["vfs_read"]);
+                    assert_eq!(a.command, ["ls", "-l"]);
+                }
+                c => panic!("{args:?} parsed as {c:?}"),
+            }
+        }
+    }
+}

@@ -8,6 +8,7 @@ mod support;
 mod btf_live;
 mod capture_graph_live;
 mod capture_live;
+mod cli_command_args;
 mod cli_fixture;
 mod cli_hints;
 mod cli_replay_trees;
