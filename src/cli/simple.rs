@@ -560,20 +560,27 @@ pub fn reset(ctx: &Context, a: ResetArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// Options of `snapshot`.
+/// Options of `snapshot`, with trace-cmd's letters; without -s, -r or -f it prints the
+/// snapshot.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+                        tracectl snapshot -s          take a snapshot of every CPU\n  \
+                        tracectl snapshot -c 1 -s     take a snapshot of CPU 1 only\n  \
+                        tracectl snapshot -c 1        print CPU 1's snapshot\n  \
+                        tracectl snapshot -r          clear the snapshot, keep its memory\n  \
+                        tracectl snapshot -f          free the snapshot buffer")]
 pub struct SnapshotArgs {
     /// Take a snapshot (swap the live buffer into the snapshot buffer)
     #[arg(short = 's', group = "op")]
     pub take: bool,
-    /// Clear the snapshot buffer
-    #[arg(short = 'c', group = "op")]
-    pub clear: bool,
+    /// Clear (reset) the snapshot buffer without freeing it
+    #[arg(short = 'r', group = "op")]
+    pub reset: bool,
     /// Free the snapshot buffer
     #[arg(short = 'f', group = "op")]
     pub free: bool,
-    /// Only this CPU
-    #[arg(long = "cpu", value_name = "CPU")]
+    /// Act on (or print) this CPU's snapshot only (per_cpu/cpuCPU/snapshot)
+    #[arg(short = 'c', long = "cpu", value_name = "CPU")]
     pub cpu: Option<u32>,
     /// Instance (instances/NAME)
     #[arg(short = 'B', value_name = "INSTANCE")]
@@ -588,11 +595,13 @@ pub fn snapshot(ctx: &Context, a: SnapshotArgs) -> Result<i32> {
     let i = ctx.instance(a.instance.as_deref())?;
     if a.take {
         i.snapshot_take(a.cpu)?;
-    } else if a.clear {
+    } else if a.reset {
         i.snapshot_clear(a.cpu)?;
     } else if a.free {
-        if a.cpu.is_some() {
-            anyhow::bail!("the kernel frees the snapshot buffer only for all CPUs; drop --cpu");
+        if let Some(cpu) = a.cpu {
+            anyhow::bail!(
+                "-c {cpu} -f: the kernel frees the snapshot buffer only for all CPUs; drop -c"
+            );
         }
         i.snapshot_free()?;
     } else {
