@@ -11,6 +11,7 @@ mod capture_live;
 mod cli_command_args;
 mod cli_fixture;
 mod cli_hints;
+mod cli_list_regex;
 mod cli_replay_trees;
 mod cli_snapshot;
 mod completions;
