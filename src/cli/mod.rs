@@ -252,6 +252,22 @@ mod tests {
     }
 
     #[test]
+    fn set_command_follows_the_options_with_or_without_dashes() {
+        for args in [
+            &["set", "-e", "sched", "ls", "-l"][..],
+            &["set", "-e", "sched", "--", "ls", "-l"][..],
+        ] {
+            match parse(args) {
+                Command::Set(a) => {
+                    assert_eq!(a.events, ["sched"]);
+                    assert_eq!(a.command, ["ls", "-l"]);
+                }
+                c => panic!("{args:?} parsed as {c:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn graph_command_follows_the_options_with_or_without_dashes() {
         for args in [
             &["graph", "-g", "vfs_read", "ls", "-l"][..],

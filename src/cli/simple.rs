@@ -69,6 +69,14 @@ pub struct StartArgs {
     /// Trace option to set, or noOPTION to clear (repeatable)
     #[arg(short = 'O', value_name = "OPTION")]
     pub options: Vec<String>,
+    /// `set` only: a command to run once the state is set (its exit code is ours); it
+    /// follows the options, with or without `--`
+    #[arg(
+        value_name = "COMMAND",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
 }
 
 /// An -e with what binds to it.
@@ -153,6 +161,14 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let verb = if reset_first { "start" } else { "set" };
     let specs = bind_events(&subcommand_matches(verb)?)?;
     let t = ctx.tracefs()?;
+    if let Some(cmd) = a.command.first() {
+        if reset_first {
+            anyhow::bail!(
+                "start runs no command ({cmd:?}): use `tracectl set ... {cmd}` to run it once the state is set, or `tracectl record ... {cmd}` to record it"
+            );
+        }
+        t.require_live("set with a command")?;
+    }
     let target = t.instance_or_top(a.instance.as_deref());
     let targets = check_start(&t, &target, &a, specs)?;
     let inst = match &a.instance {
@@ -253,6 +269,17 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     }
     if reset_first {
         inst.set_tracing_on(true)?;
+    }
+    if let Some((cmd, args)) = a.command.split_first() {
+        let status = std::process::Command::new(cmd)
+            .args(args)
+            .status()
+            .with_context(|| format!("running {cmd}"))?;
+        // Killed by a signal: 128 + its number, as a shell reports it.
+        use std::os::unix::process::ExitStatusExt;
+        return Ok(status
+            .code()
+            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)));
     }
     Ok(if failed > 0 { 1 } else { 0 })
 }

@@ -1,4 +1,4 @@
-//! Verbs that run a command take it as trace-cmd does: after the options, with or without
+//! Verbs that run a command (record, set, graph) take it as trace-cmd does: after the options, with or without
 //! `--`, everything after the command's name being its own. Run against a recorded tree,
 //! so the command line is parsed in full and then refused for the tree, changing nothing.
 
@@ -49,4 +49,18 @@ fn record_f_without_a_command_says_where_it_goes() {
         err.contains("-F needs a command after the options"),
         "{err}"
     );
+}
+
+#[test]
+fn set_takes_the_command_after_the_options_and_start_takes_none() {
+    refused_for_the_tree(&["set", "-e", "sched", "ls", "-l"], "set with a command");
+    refused_for_the_tree(
+        &["set", "-e", "sched", "--", "ls", "-l"],
+        "set with a command",
+    );
+    let t = Tree::new(TREE);
+    let before = t.bytes();
+    let err = t.fails(&["start", "-e", "sched", "ls", "-l"]);
+    assert!(err.contains("start runs no command (\"ls\")"), "{err}");
+    t.assert_unchanged(&before, "start with a command");
 }
