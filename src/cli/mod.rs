@@ -223,63 +223,36 @@ mod tests {
     use super::{Cli, Command};
     use clap::Parser;
 
-    fn parse(args: &[&str]) -> Command {
-        Cli::try_parse_from(std::iter::once("tracectl").chain(args.iter().copied()))
-            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
-            .command
-    }
-
-    fn record(args: &[&str]) -> (Vec<String>, Vec<String>) {
-        match parse(args) {
+    /// The option values (-e events, or -g functions for graph) and the command.
+    fn parse(args: &[&str]) -> (Vec<String>, Vec<String>) {
+        let cli = Cli::try_parse_from(std::iter::once("tracectl").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        match cli.command {
             Command::Record(a) => (a.events, a.command),
+            Command::Set(a) => (a.events, a.command),
+            Command::Graph(a) => (a.functions, a.command),
             c => panic!("{args:?} parsed as {c:?}"),
         }
     }
 
     #[test]
-    fn record_command_follows_the_options_with_or_without_dashes() {
-        let want = (
-            vec!["sched".to_string()],
-            vec!["ls".to_string(), "-l".to_string()],
-        );
-        assert_eq!(record(&["record", "-e", "sched", "ls", "-l"]), want);
-        assert_eq!(record(&["record", "-e", "sched", "--", "ls", "-l"]), want);
-        // Everything after the command's name is the command's, even our own option names.
-        let (events, command) = record(&["record", "-e", "sched", "sh", "-e", "-c", "-o", "--"]);
-        assert_eq!(events, ["sched"]);
-        assert_eq!(command, ["sh", "-e", "-c", "-o", "--"]);
-        assert_eq!(record(&["record", "-e", "sched"]).1, Vec::<String>::new());
-    }
-
-    #[test]
-    fn set_command_follows_the_options_with_or_without_dashes() {
-        for args in [
-            &["set", "-e", "sched", "ls", "-l"][..],
-            &["set", "-e", "sched", "--", "ls", "-l"][..],
+    fn the_command_follows_the_options_with_or_without_dashes() {
+        for (verb, opt, value) in [
+            ("record", "-e", "sched"),
+            ("set", "-e", "sched"),
+            ("graph", "-g", "vfs_read"),
         ] {
-            match parse(args) {
-                Command::Set(a) => {
-                    assert_eq!(a.events, ["sched"]);
-                    assert_eq!(a.command, ["ls", "-l"]);
-                }
-                c => panic!("{args:?} parsed as {c:?}"),
-            }
+            let want = (
+                vec![value.to_string()],
+                vec!["ls".to_string(), "-l".to_string()],
+            );
+            assert_eq!(parse(&[verb, opt, value, "ls", "-l"]), want, "{verb}");
+            assert_eq!(parse(&[verb, opt, value, "--", "ls", "-l"]), want, "{verb}");
+            // Everything after the command's name is the command's, even our own options.
+            let (values, command) = parse(&[verb, opt, value, "sh", "-e", "-c", "-o", "--"]);
+            assert_eq!(values, [value], "{verb}");
+            assert_eq!(command, ["sh", "-e", "-c", "-o", "--"], "{verb}");
         }
-    }
-
-    #[test]
-    fn graph_command_follows_the_options_with_or_without_dashes() {
-        for args in [
-            &["graph", "-g", "vfs_read", "ls", "-l"][..],
-            &["graph", "-g", "vfs_read", "--", "ls", "-l"][..],
-        ] {
-            match parse(args) {
-                Command::Graph(a) => {
-                    assert_eq!(a.functions, ["vfs_read"]);
-                    assert_eq!(a.command, ["ls", "-l"]);
-                }
-                c => panic!("{args:?} parsed as {c:?}"),
-            }
-        }
+        assert_eq!(parse(&["record", "-e", "sched"]).1, Vec::<String>::new());
     }
 }
