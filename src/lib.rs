@@ -49,6 +49,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bre;
 pub mod btf;
 mod bytes;
 pub mod dat;

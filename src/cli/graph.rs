@@ -39,8 +39,14 @@ pub struct Args {
     /// Write the graph to FILE instead of standard output (which the command shares)
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
-    /// The command to graph
-    #[arg(last = true, required = true)]
+    /// The command to graph; it follows the options, with or without `--`, and everything
+    /// after its name is its own
+    #[arg(
+        value_name = "COMMAND",
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
     pub command: Vec<String>,
 }
 

@@ -10,8 +10,11 @@ use super::common::{print_json, Context};
 /// Options of `tracectl list`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// List events, optionally only those matching GLOB (`sched:*`) or REGEX
-    #[arg(short = 'e', long = "events", value_name = "GLOB|REGEX", num_args = 0..=1, default_missing_value = "")]
+    /// List events, optionally only those matching REGEX as trace-cmd matches it: a POSIX
+    /// basic regex, case-insensitive, searched in the system or the event name, or
+    /// `SYSREGEX:EVENTREGEX` for both (`sched_sw.*`, `^sched:`); a glob such as `sched:*`
+    /// is taken as one when the regex matches nothing
+    #[arg(short = 'e', long = "events", value_name = "REGEX", num_args = 0..=1, default_missing_value = "")]
     pub events: Option<String>,
     /// With -e: print each event's format
     #[arg(short = 'F', long = "full")]
@@ -25,8 +28,10 @@ pub struct Args {
     /// List the trace options and their state
     #[arg(short = 'o', long = "options")]
     pub options: bool,
-    /// List the functions that can be filtered, optionally matching GLOB or REGEX
-    #[arg(short = 'f', long = "functions", value_name = "GLOB|REGEX", num_args = 0..=1, default_missing_value = "")]
+    /// List the functions that can be filtered, optionally only those matching REGEX (a
+    /// POSIX basic regex, case-insensitive, searched as trace-cmd does: `^vfs_re`); a glob
+    /// such as `vfs_*` is taken as one when the regex matches nothing
+    #[arg(short = 'f', long = "functions", value_name = "REGEX", num_args = 0..=1, default_missing_value = "")]
     pub functions: Option<String>,
     /// List the instances (buffers under instances/)
     #[arg(short = 'B', long = "buffers")]
@@ -141,8 +146,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if let Some(pat) = &a.functions {
         match t.available_functions() {
             Ok(funcs) => {
-                let matcher = function_matcher(pat)?;
-                let v: Vec<&String> = funcs.iter().filter(|f| matcher(f)).collect();
+                let v = matching_functions(&funcs, pat)?;
                 if a.json {
                     json.insert(
                         "functions".into(),
@@ -178,18 +182,18 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     Ok(code)
 }
 
-type Matcher = Box<dyn Fn(&str) -> bool>;
-
-fn function_matcher(pat: &str) -> Result<Matcher> {
+/// The functions matching a `list -f` pattern: a basic regex searched in each name, as
+/// trace-cmd does; when it matches nothing, the pattern as a glob.
+fn matching_functions<'a>(funcs: &'a [String], pat: &str) -> Result<Vec<&'a String>> {
     use tracectl::tracefs::suggest::{glob_match, is_glob};
     if pat.is_empty() {
-        return Ok(Box::new(|_| true));
+        return Ok(funcs.iter().collect());
     }
-    let p = pat.to_string();
-    if is_glob(pat) {
-        return Ok(Box::new(move |f| glob_match(&p, f)));
+    let re = tracectl::bre::basic_regex(pat)
+        .map_err(|e| anyhow::anyhow!("-f {pat:?} is not a valid regular expression: {e}"))?;
+    let v: Vec<&String> = funcs.iter().filter(|f| re.is_match(f)).collect();
+    if v.is_empty() && is_glob(pat) {
+        return Ok(funcs.iter().filter(|f| glob_match(pat, f)).collect());
     }
-    let re = regex::Regex::new(pat)
-        .map_err(|e| anyhow::anyhow!("{pat:?} is neither a glob nor a valid regex: {e}"))?;
-    Ok(Box::new(move |f| re.is_match(f)))
+    Ok(v)
 }

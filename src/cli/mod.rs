@@ -217,3 +217,42 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Cli, Command};
+    use clap::Parser;
+
+    /// The option values (-e events, or -g functions for graph) and the command.
+    fn parse(args: &[&str]) -> (Vec<String>, Vec<String>) {
+        let cli = Cli::try_parse_from(std::iter::once("tracectl").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        match cli.command {
+            Command::Record(a) => (a.events, a.command),
+            Command::Set(a) => (a.events, a.command),
+            Command::Graph(a) => (a.functions, a.command),
+            c => panic!("{args:?} parsed as {c:?}"),
+        }
+    }
+
+    #[test]
+    fn the_command_follows_the_options_with_or_without_dashes() {
+        for (verb, opt, value) in [
+            ("record", "-e", "sched"),
+            ("set", "-e", "sched"),
+            ("graph", "-g", "vfs_read"),
+        ] {
+            let want = (
+                vec![value.to_string()],
+                vec!["ls".to_string(), "-l".to_string()],
+            );
+            assert_eq!(parse(&[verb, opt, value, "ls", "-l"]), want, "{verb}");
+            assert_eq!(parse(&[verb, opt, value, "--", "ls", "-l"]), want, "{verb}");
+            // Everything after the command's name is the command's, even our own options.
+            let (values, command) = parse(&[verb, opt, value, "sh", "-e", "-c", "-o", "--"]);
+            assert_eq!(values, [value], "{verb}");
+            assert_eq!(command, ["sh", "-e", "-c", "-o", "--"], "{verb}");
+        }
+        assert_eq!(parse(&["record", "-e", "sched"]).1, Vec::<String>::new());
+    }
+}

@@ -169,12 +169,12 @@ pub(super) fn resolve_events(
             Ok(t) => t,
             Err(e) => return Err(e.clone()),
         };
-        let names = t.list_events(Some(pattern)).map_err(|e| e.to_string())?;
+        // perf's tracepoint names take globs on either side of the `:`, not regexes.
+        let available = t.available_events().map_err(|e| e.to_string())?;
+        let names =
+            tracectl::tracefs::select_events(&[pattern], &available).map_err(|e| e.to_string())?;
         if names.is_empty() {
-            return Err(match t.top().resolve_event(pattern) {
-                Err(e) => e.to_string(),
-                Ok(_) => "no such tracepoint".to_string(),
-            });
+            return Err("no such tracepoint".to_string());
         }
         names
             .into_iter()

@@ -67,7 +67,7 @@ pub struct Args {
     /// Also trace the children of the traced pids
     #[arg(short = 'c')]
     pub children: bool,
-    /// Trace only the command given after `--`
+    /// Trace only the command given after the options
     #[arg(short = 'F')]
     pub only_command: bool,
     /// Function filter (set_ftrace_filter; needs function tracing)
@@ -114,8 +114,13 @@ pub struct Args {
     /// Compression for version 7: zstd, zlib or none
     #[arg(long, default_value = "zstd")]
     pub compression: String,
-    /// Command to run while recording (else record until Ctrl-C)
-    #[arg(last = true)]
+    /// Command to run while recording (else record until Ctrl-C); it follows the options,
+    /// with or without `--`, and everything after its name is its own
+    #[arg(
+        value_name = "COMMAND",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
     pub command: Vec<String>,
 }
 
@@ -297,7 +302,7 @@ pub fn print_summary(s: &RecordSummary, output: &std::path::Path) {
 /// Run `tracectl record`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
-        anyhow::bail!("-F needs a command after `--`");
+        anyhow::bail!("-F needs a command after the options (`tracectl record -F -e sched ls -l`)");
     }
     let (main_instance, main_events, more_instances) = split_targets(targets(&a));
     let mut cfg = RecordConfig {

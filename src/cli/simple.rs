@@ -69,6 +69,14 @@ pub struct StartArgs {
     /// Trace option to set, or noOPTION to clear (repeatable)
     #[arg(short = 'O', value_name = "OPTION")]
     pub options: Vec<String>,
+    /// `set` only: a command to run once the state is set (its exit code is ours); it
+    /// follows the options, with or without `--`
+    #[arg(
+        value_name = "COMMAND",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
 }
 
 /// An -e with what binds to it.
@@ -153,6 +161,14 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let verb = if reset_first { "start" } else { "set" };
     let specs = bind_events(&subcommand_matches(verb)?)?;
     let t = ctx.tracefs()?;
+    if let Some(cmd) = a.command.first() {
+        if reset_first {
+            anyhow::bail!(
+                "start runs no command ({cmd:?}): use `tracectl set ... {cmd}` to run it once the state is set, or `tracectl record ... {cmd}` to record it"
+            );
+        }
+        t.require_live("set with a command")?;
+    }
     let target = t.instance_or_top(a.instance.as_deref());
     let targets = check_start(&t, &target, &a, specs)?;
     let inst = match &a.instance {
@@ -253,6 +269,17 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     }
     if reset_first {
         inst.set_tracing_on(true)?;
+    }
+    if let Some((cmd, args)) = a.command.split_first() {
+        let status = std::process::Command::new(cmd)
+            .args(args)
+            .status()
+            .with_context(|| format!("running {cmd}"))?;
+        // Killed by a signal: 128 + its number, as a shell reports it.
+        use std::os::unix::process::ExitStatusExt;
+        return Ok(status
+            .code()
+            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)));
     }
     Ok(if failed > 0 { 1 } else { 0 })
 }
@@ -560,20 +587,27 @@ pub fn reset(ctx: &Context, a: ResetArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// Options of `snapshot`.
+/// Options of `snapshot`, with trace-cmd's letters; without -s, -r or -f it prints the
+/// snapshot.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+                        tracectl snapshot -s          take a snapshot of every CPU\n  \
+                        tracectl snapshot -c 1 -s     take a snapshot of CPU 1 only\n  \
+                        tracectl snapshot -c 1        print CPU 1's snapshot\n  \
+                        tracectl snapshot -r          clear the snapshot, keep its memory\n  \
+                        tracectl snapshot -f          free the snapshot buffer")]
 pub struct SnapshotArgs {
     /// Take a snapshot (swap the live buffer into the snapshot buffer)
     #[arg(short = 's', group = "op")]
     pub take: bool,
-    /// Clear the snapshot buffer
-    #[arg(short = 'c', group = "op")]
-    pub clear: bool,
+    /// Clear (reset) the snapshot buffer without freeing it
+    #[arg(short = 'r', group = "op")]
+    pub reset: bool,
     /// Free the snapshot buffer
     #[arg(short = 'f', group = "op")]
     pub free: bool,
-    /// Only this CPU
-    #[arg(long = "cpu", value_name = "CPU")]
+    /// Act on (or print) this CPU's snapshot only (per_cpu/cpuCPU/snapshot)
+    #[arg(short = 'c', long = "cpu", value_name = "CPU")]
     pub cpu: Option<u32>,
     /// Instance (instances/NAME)
     #[arg(short = 'B', value_name = "INSTANCE")]
@@ -588,11 +622,13 @@ pub fn snapshot(ctx: &Context, a: SnapshotArgs) -> Result<i32> {
     let i = ctx.instance(a.instance.as_deref())?;
     if a.take {
         i.snapshot_take(a.cpu)?;
-    } else if a.clear {
+    } else if a.reset {
         i.snapshot_clear(a.cpu)?;
     } else if a.free {
-        if a.cpu.is_some() {
-            anyhow::bail!("the kernel frees the snapshot buffer only for all CPUs; drop --cpu");
+        if let Some(cpu) = a.cpu {
+            anyhow::bail!(
+                "-c {cpu} -f: the kernel frees the snapshot buffer only for all CPUs; drop -c"
+            );
         }
         i.snapshot_free()?;
     } else {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::instance::{EnableState, Instance};
 use super::suggest::{check_glob, closest, glob_match, is_glob};
 use super::{AppendMode, Tracefs, TracefsError};
+use crate::bre::basic_regex;
 
 /// A tracepoint event, `system:name`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -103,47 +104,87 @@ pub fn select_events<S: AsRef<str>>(
         .collect())
 }
 
-/// A pattern for `list -e`: `SYS:EVENT` with globs on either side, a bare glob or name
-/// (matched against the event name and the system), or else a regular expression
-/// searched in `system:name`.
+/// A pattern for `list -e`, matched as trace-cmd matches it: POSIX basic regular
+/// expressions, case-insensitive and searched (not anchored). `SYS:EVENT` (split at the
+/// first `:`) needs both parts to match, an empty part matching anything; a pattern
+/// without `:` needs the system or the event name to match.
+///
+/// A glob that reads as a regex matching nothing (`sched:*`, whose `*` is literal) is
+/// taken as a glob instead, on the event name, the system or `system:name`.
 #[derive(Debug)]
-pub enum EventPattern {
-    /// Globs on both parts.
-    Split(String, String),
-    /// A glob for the event or system name.
-    Glob(String),
-    /// A regular expression.
-    Regex(regex::Regex),
+pub struct EventPattern {
+    /// The system's regex when the pattern has a `:`.
+    system: Option<regex::Regex>,
+    /// The event's regex (or, without `:`, the system's or the event's).
+    event: regex::Regex,
+    /// The pattern as a glob, when it is one.
+    glob: Option<String>,
 }
 
 impl EventPattern {
     /// Parse; an invalid regular expression is an error naming it.
     pub fn parse(pat: &str) -> Result<EventPattern, String> {
-        if let Some((s, n)) = pat.split_once(':') {
-            if !s.is_empty() && !n.is_empty() && is_plain_or_glob(s) && is_plain_or_glob(n) {
-                check_glob(s)?;
-                check_glob(n)?;
-                return Ok(EventPattern::Split(s.to_string(), n.to_string()));
-            }
-        }
-        if is_plain_or_glob(pat) && is_glob(pat) {
-            check_glob(pat)?;
-            return Ok(EventPattern::Glob(pat.to_string()));
-        }
-        regex::Regex::new(pat)
-            .map(EventPattern::Regex)
-            .map_err(|e| format!("{pat:?} is neither a glob nor a valid regex: {e}"))
+        let bad = |e: String| format!("{pat:?} is not a valid regular expression: {e}");
+        let (system, event) = match pat.split_once(':') {
+            Some((s, n)) => (
+                Some(basic_regex(s).map_err(bad)?),
+                basic_regex(n).map_err(bad)?,
+            ),
+            None => (None, basic_regex(pat).map_err(bad)?),
+        };
+        let glob = (is_plain_or_glob(pat.replacen(':', "", 1).as_str())
+            && is_glob(pat)
+            && check_glob(pat).is_ok())
+        .then(|| pat.to_string());
+        Ok(EventPattern {
+            system,
+            event,
+            glob,
+        })
     }
 
-    /// Whether an event matches.
+    /// Whether an event matches the regular expressions.
     pub fn matches(&self, e: &EventName) -> bool {
-        match self {
-            EventPattern::Split(s, n) => glob_match(s, &e.system) && glob_match(n, &e.name),
-            EventPattern::Glob(g) => {
+        match &self.system {
+            Some(s) => s.is_match(&e.system) && self.event.is_match(&e.name),
+            None => self.event.is_match(&e.system) || self.event.is_match(&e.name),
+        }
+    }
+
+    /// Whether an event matches the pattern read as a glob.
+    fn matches_glob(&self, e: &EventName) -> bool {
+        let Some(g) = &self.glob else { return false };
+        match g.split_once(':') {
+            Some((s, n)) if !s.is_empty() && !n.is_empty() => {
+                glob_match(s, &e.system) && glob_match(n, &e.name)
+            }
+            _ => {
                 glob_match(g, &e.name) || glob_match(g, &e.system) || glob_match(g, &e.to_string())
             }
-            EventPattern::Regex(r) => r.is_match(&e.to_string()),
         }
+    }
+
+    /// The events of `all` that match, by the regular expressions, else (nothing
+    /// matching) by the glob. They come as trace-cmd lists them, system by system: the
+    /// systems in the order they first appear in `all`, each one's events in `all` order.
+    pub fn select(&self, all: Vec<EventName>) -> Vec<EventName> {
+        let mut first: std::collections::HashMap<String, usize> = Default::default();
+        for (i, e) in all.iter().enumerate() {
+            first.entry(e.system.clone()).or_insert(i);
+        }
+        let by_regex = all.iter().any(|e| self.matches(e));
+        let mut v: Vec<EventName> = all
+            .into_iter()
+            .filter(|e| {
+                if by_regex {
+                    self.matches(e)
+                } else {
+                    self.matches_glob(e)
+                }
+            })
+            .collect();
+        v.sort_by_key(|e| first[&e.system]);
+        v
     }
 }
 
@@ -248,7 +289,7 @@ impl Tracefs {
             path: self.path("available_events"),
             detail,
         })?;
-        Ok(all.into_iter().filter(|e| pat.matches(e)).collect())
+        Ok(pat.select(all))
     }
 
     /// An event's `format` text.
@@ -440,14 +481,27 @@ mod tests {
     #[test]
     fn patterns() {
         let a = avail();
-        let count = |p: &str| {
-            let pat = EventPattern::parse(p).unwrap();
-            a.iter().filter(|e| pat.matches(e)).count()
-        };
+        let count = |p: &str| EventPattern::parse(p).unwrap().select(a.clone()).len();
+        // Globs that read as regexes matching nothing.
         assert_eq!(count("sched:*"), 3);
         assert_eq!(count("*irq*"), 2);
         assert_eq!(count("^irq:.*entry$"), 2);
         assert_eq!(count("wak"), 2);
-        assert!(EventPattern::parse("(").is_err());
+        assert_eq!(count("sched_sw.*"), 1);
+        assert_eq!(count("SCHED:"), 3);
+        assert_eq!(count("^irq$"), 2);
+        assert_eq!(count("sched.sched"), 0);
+        assert_eq!(count("sched_sw\\|irq_handler_e"), 2);
+        // System by system, in the order the systems first appear.
+        let mixed = parse_available_events("a:x1\nb:y1\na:x2\nb:y2\n");
+        let names: Vec<String> = EventPattern::parse("1\\|2")
+            .unwrap()
+            .select(mixed)
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(names, ["a:x1", "a:x2", "b:y1", "b:y2"]);
+        assert!(EventPattern::parse("[").is_err());
+        assert!(EventPattern::parse("[[:alpha:]]").is_err());
     }
 }

@@ -10,7 +10,7 @@
 //! use tracectl::tracefs::{EventTarget, Tracefs};
 //! let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tracefs-fixtures/linux-6.18-sched-irq");
 //! let t = Tracefs::at(root);
-//! let sched = t.list_events(Some("sched:sched_swi*")).unwrap();
+//! let sched = t.list_events(Some("sched:^sched_switch$")).unwrap();
 //! assert_eq!(sched[0].to_string(), "sched:sched_switch");
 //! let top = t.top();
 //! assert_eq!(top.trace_clock().unwrap().current, "local");

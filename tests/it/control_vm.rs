@@ -57,7 +57,7 @@ tracectl snapshot -s --cpu 0 2> /out/snap_cpu_err || true
 tracectl snapshot -s
 tracectl snapshot --cpu 0 > /out/snapshot0
 tracectl snapshot --json > /out/snapshot_json
-tracectl snapshot -c --cpu 0
+tracectl snapshot -r -c 0
 tracectl snapshot -f
 echo 'p:kprobes/tracectl_open do_sys_openat2 dfd=$arg1' >> $T/kprobe_events
 tracectl list -e 'kprobes:*' > /out/kprobes

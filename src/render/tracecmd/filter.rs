@@ -27,6 +27,8 @@ use std::fmt;
 
 use regex::Regex;
 
+use crate::bre::basic_regex;
+
 use super::{read_uint, sign_extend, Catalog, FieldKind, FieldSpec};
 use crate::event::Record;
 
@@ -267,31 +269,6 @@ impl EventFilter {
 /// anchored at both ends.
 fn anchored(pat: &str) -> Result<Regex, String> {
     basic_regex(&format!("^{pat}$"))
-}
-
-/// Translate a POSIX basic regular expression into the `regex` crate's syntax: `+ ? | ( )
-/// { }` are literal unless escaped, and their escaped forms are the operators (GNU).
-fn basic_regex(pat: &str) -> Result<Regex, String> {
-    let mut out = String::from("(?i)");
-    let mut chars = pat.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some(n @ ('+' | '?' | '|' | '(' | ')' | '{' | '}')) => out.push(n),
-                Some(n) => {
-                    out.push('\\');
-                    out.push(n);
-                }
-                None => out.push_str("\\\\"),
-            },
-            '+' | '?' | '|' | '(' | ')' | '{' | '}' => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    Regex::new(&out).map_err(|e| format!("regex '{pat}' did not compile: {e}"))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

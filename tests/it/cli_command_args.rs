@@ -1,0 +1,66 @@
+//! Verbs that run a command (record, set, graph) take it as trace-cmd does: after the options, with or without
+//! `--`, everything after the command's name being its own. Run against a recorded tree,
+//! so the command line is parsed in full and then refused for the tree, changing nothing.
+
+use crate::support::tree::Tree;
+
+const TREE: &str = "linux-6.18-sched-irq";
+
+/// The command line parses (no clap error about the command's own options) and the verb
+/// refuses the recorded tree before it writes anything or starts the command.
+fn refused_for_the_tree(args: &[&str], verb: &str) {
+    let t = Tree::new(TREE);
+    let before = t.bytes();
+    let err = t.fails(args);
+    assert!(
+        err.contains("a recorded tree, not a live kernel's tracefs")
+            && err.contains(&format!("{verb} needs a running kernel")),
+        "tracectl {args:?}: {err}"
+    );
+    assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    t.assert_unchanged(&before, &format!("{args:?}"));
+    assert!(
+        !t.dir.path().join("trace.dat").exists(),
+        "{args:?} wrote trace.dat"
+    );
+}
+
+#[test]
+fn record_takes_the_command_after_the_options() {
+    refused_for_the_tree(&["record", "-e", "sched", "ls", "-l"], "record");
+    refused_for_the_tree(&["record", "-e", "sched", "--", "ls", "-l"], "record");
+    refused_for_the_tree(
+        &["record", "-F", "-e", "sched", "sh", "-c", "true"],
+        "record",
+    );
+}
+
+#[test]
+fn graph_takes_the_command_after_the_options() {
+    refused_for_the_tree(&["graph", "-g", "vfs_read", "ls", "-l"], "graph");
+    refused_for_the_tree(&["graph", "-g", "vfs_read", "--", "ls", "-l"], "graph");
+}
+
+#[test]
+fn record_f_without_a_command_says_where_it_goes() {
+    let t = Tree::new(TREE);
+    let err = t.fails(&["record", "-F", "-e", "sched"]);
+    assert!(
+        err.contains("-F needs a command after the options"),
+        "{err}"
+    );
+}
+
+#[test]
+fn set_takes_the_command_after_the_options_and_start_takes_none() {
+    refused_for_the_tree(&["set", "-e", "sched", "ls", "-l"], "set with a command");
+    refused_for_the_tree(
+        &["set", "-e", "sched", "--", "ls", "-l"],
+        "set with a command",
+    );
+    let t = Tree::new(TREE);
+    let before = t.bytes();
+    let err = t.fails(&["start", "-e", "sched", "ls", "-l"]);
+    assert!(err.contains("start runs no command (\"ls\")"), "{err}");
+    t.assert_unchanged(&before, "start with a command");
+}
