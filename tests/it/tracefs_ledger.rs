@@ -5,21 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+use crate::support::fixtures::copy_tree;
 use tracectl::tracefs::capture::{capture, CaptureError, CaptureOptions};
 use tracectl::tracefs::{Ledger, Tracefs, TracefsError};
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dst);
-        } else {
-            fs::copy(e.path(), &dst).unwrap();
-        }
-    }
-}
 
 /// A private copy of a fixture tree.
 struct Tree {

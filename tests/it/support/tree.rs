@@ -2,6 +2,7 @@
 //! whole tree's bytes for before/after comparisons.
 #![allow(dead_code)]
 
+use super::fixtures::copy_tree;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,19 +14,6 @@ pub fn bin() -> &'static str {
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dst);
-        } else {
-            fs::copy(e.path(), &dst).unwrap();
-        }
-    }
 }
 
 /// A temporary copy of `tracefs-fixtures/<name>`.
