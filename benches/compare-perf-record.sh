@@ -1,6 +1,7 @@
 #!/bin/sh
 # Side by side: the slowdown of a workload under `perf record -F 999 -g` and under
-# `tracectl perf record -F 999 -g` (issue 13, section 4).
+# `tracectl perf record -F 999 -g`, and under `perf stat` and `tracectl perf stat` with
+# the same events (issue 13, section 4).
 #
 # The workload is a fixed amount of work (not a fixed time), built here from C with frame
 # pointers: ITERS rounds of arithmetic in a hot function with a 64 KiB read(2) of
@@ -97,6 +98,9 @@ echo "workload: $procs process(es) x $iters rounds; best of $runs runs each"
 base=$(best_of "$work/work" "$iters" "$procs")
 perf_ms=$(best_of perf record -q -F 999 -g -o "$work/perf.data" -- "$work/work" "$iters" "$procs")
 ours_ms=$(best_of "$tracectl" perf record -F 999 -g -o "$work/tracectl.data" -- "$work/work" "$iters" "$procs")
+stat_events=task-clock,context-switches,page-faults,syscalls:sys_enter_read
+perf_stat_ms=$(best_of perf stat -e "$stat_events" -- "$work/work" "$iters" "$procs")
+ours_stat_ms=$(best_of "$tracectl" perf stat -e "$stat_events" -- "$work/work" "$iters" "$procs")
 
 for f in perf tracectl; do
     if ! perf report --stdio -i "$work/$f.data" >/dev/null 2>"$work/report.err" \
@@ -111,7 +115,10 @@ samples() { perf script -i "$1" 2>/dev/null | grep -c 'cpu-clock' || true; }
 set -- $base; bw=$1; bt=$2
 set -- $perf_ms; pw=$1; pt=$2
 set -- $ours_ms; ow=$1; ot=$2
+set -- $perf_stat_ms; sw=$1; st=$2
+set -- $ours_stat_ms; qw=$1; qt=$2
 awk -v bw="$bw" -v bt="$bt" -v pw="$pw" -v pt="$pt" -v ow="$ow" -v ot="$ot" \
+    -v sw="$sw" -v st="$st" -v qw="$qw" -v qt="$qt" \
     -v ps="$(samples "$work/perf.data")" -v os="$(samples "$work/tracectl.data")" 'BEGIN {
     printf "%-32s %12s %9s %13s %8s\n", "", "workload ms", "slowdown", "total wall ms", "samples"
     printf "%-32s %12d %9s %13d %8s\n", "workload alone", bw, "1.000", bt, "-"
@@ -119,4 +126,7 @@ awk -v bw="$bw" -v bt="$bt" -v pw="$pw" -v pt="$pt" -v ow="$ow" -v ot="$ot" \
     printf "%-32s %12d %9.3f %13d %8d\n", "tracectl perf record -F 999 -g", ow, ow / bw, ot, os
     printf "ratio of workload slowdowns (tracectl / perf): %.3f\n", (ow / bw) / (pw / bw)
     printf "ratio of total wall times (tracectl / perf): %.3f\n", ot / pt
+    printf "%-32s %12d %9.3f %13d %8s\n", "perf stat (4 events)", sw, sw / bw, st, "-"
+    printf "%-32s %12d %9.3f %13d %8s\n", "tracectl perf stat (4 events)", qw, qw / bw, qt, "-"
+    printf "perf stat: ratio of workload slowdowns (tracectl / perf): %.3f\n", (qw / bw) / (sw / bw)
 }'
