@@ -368,7 +368,63 @@ fn parse_field_line(line: &str, long_size: usize) -> Result<Field, String> {
     })
 }
 
+/// Where a field lies in the payload and how trace-cmd's filters and plugins treat it: a
+/// copy of a [`Field`]'s location ([`Field::spec`]), small enough to keep per event in the
+/// renderers' hot paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldSpec {
+    /// Byte offset from the start of the payload (`common_type`).
+    pub offset: usize,
+    /// Size in bytes (for arrays, the whole array).
+    pub size: usize,
+    /// Whether the field's type is signed.
+    pub signed: bool,
+    /// What the field holds beyond a plain number.
+    pub class: FieldClass,
+}
+
+/// The shape of a field as trace-cmd's filters and plugins see it (libtraceevent's field
+/// flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldClass {
+    /// A number that is not a pointer or a `long`.
+    Number,
+    /// A pointer or a `long` (filters compare it to strings as a function name).
+    Long,
+    /// A fixed `char` array holding a string.
+    CharArray,
+    /// `__data_loc char[]`: a u32 with length << 16 | offset from the payload start.
+    DataLocString,
+    /// `__rel_loc char[]`: like a data_loc, the offset counted from the end of the field.
+    RelLocString,
+    /// Any other array or dynamic array.
+    Array,
+}
+
 impl Field {
+    /// The field's [`FieldSpec`]; `long_size` is the kernel's `sizeof(long)` (a `long`
+    /// of that size is classed with pointers, as libtraceevent does).
+    pub fn spec(&self, long_size: usize) -> FieldSpec {
+        let is_char = self.type_name.contains("char");
+        let class = match self.kind {
+            FieldKind::Pointer => FieldClass::Long,
+            FieldKind::Scalar if self.type_name.contains("long") && self.size == long_size => {
+                FieldClass::Long
+            }
+            FieldKind::Scalar => FieldClass::Number,
+            FieldKind::CharArray { .. } => FieldClass::CharArray,
+            FieldKind::DataLoc { .. } if is_char => FieldClass::DataLocString,
+            FieldKind::RelLoc { .. } if is_char => FieldClass::RelLocString,
+            _ => FieldClass::Array,
+        };
+        FieldSpec {
+            offset: self.offset,
+            size: self.size,
+            signed: self.signed,
+            class,
+        }
+    }
+
     fn raw(&self, data: &[u8], endian: Endianness, off: usize, size: usize) -> Option<u64> {
         endian.read_uint(data, off, size)
     }

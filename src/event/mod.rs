@@ -50,7 +50,7 @@ pub(crate) mod symbols;
 use crate::endian::Endianness;
 pub use crate::formats::FormatSource;
 pub use filter::{check_filter, check_filter_for, FilterSyntaxError};
-pub use format::{Field, FieldKind, FieldValue, FormatError, Schema};
+pub use format::{Field, FieldClass, FieldKind, FieldSpec, FieldValue, FormatError, Schema};
 pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
 pub use printer::{EventFormatter, EventPrinter};
 use std::fmt;

@@ -87,35 +87,7 @@ use crate::event::Record;
 
 use super::plugins::{self, GraphOptions, Plugin};
 
-/// Where a field of an event lies in the payload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FieldSpec {
-    /// Byte offset from the start of the payload (`common_type`).
-    pub offset: usize,
-    /// Size in bytes (for arrays, the whole array).
-    pub size: usize,
-    /// Whether the field's type is signed.
-    pub signed: bool,
-    /// What the field holds beyond a plain number.
-    pub kind: FieldKind,
-}
-
-/// The shape of a field, as far as trace-cmd's filters and plugins care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldKind {
-    /// A number that is not a pointer or a `long`.
-    Number,
-    /// A pointer or a `long` (filters compare it to strings as a function name).
-    Long,
-    /// A fixed `char` array holding a string.
-    CharArray,
-    /// `__data_loc char[]`: a u32 with length << 16 | offset from the payload start.
-    DataLocString,
-    /// `__rel_loc char[]`: like a data_loc, the offset counted from the end of the field.
-    RelLocString,
-    /// Any other array or dynamic array.
-    Array,
-}
+pub use crate::event::{FieldClass, FieldSpec};
 
 /// What the trace-cmd renderer needs to know about events: the event model behind it.
 ///
@@ -828,7 +800,7 @@ mod tests {
                 offset,
                 size,
                 signed: name == "common_pid",
-                kind: FieldKind::Number,
+                class: FieldClass::Number,
             })
         }
         fn function(&self, _addr: u64) -> Option<(&str, u64)> {

@@ -17,7 +17,7 @@ use tracectl::dat::DatFile;
 use tracectl::event::{HeaderPage, Record};
 use tracectl::render::plugins::FunctionMap;
 use tracectl::render::tracecmd::{
-    Catalog, Cmdlines, DatSource, EntrySource, EventFilter, FieldKind, FieldSpec, RecordSource,
+    Catalog, Cmdlines, DatSource, EntrySource, EventFilter, FieldClass, FieldSpec, RecordSource,
     TimeFormat, TraceCmdStyle,
 };
 use tracectl::ring::{CpuStream, Merge, PageLayout};
@@ -91,20 +91,20 @@ fn parse_field(line: &str) -> Option<(String, FieldSpec)> {
     let last = decl.rsplit([' ', '*']).next()?;
     let is_array = last.ends_with(']');
     let name = last.split('[').next()?.to_string();
-    let kind = if decl.starts_with("__data_loc char") {
-        FieldKind::DataLocString
+    let class = if decl.starts_with("__data_loc char") {
+        FieldClass::DataLocString
     } else if decl.starts_with("__rel_loc char") {
-        FieldKind::RelLocString
+        FieldClass::RelLocString
     } else if decl.starts_with("__data_loc") || decl.starts_with("__rel_loc") {
-        FieldKind::Array
+        FieldClass::Array
     } else if is_array && decl.starts_with("char") {
-        FieldKind::CharArray
+        FieldClass::CharArray
     } else if is_array {
-        FieldKind::Array
+        FieldClass::Array
     } else if decl.contains('*') || decl.contains("long") && size == 8 {
-        FieldKind::Long
+        FieldClass::Long
     } else {
-        FieldKind::Number
+        FieldClass::Number
     };
     Some((
         name,
@@ -112,7 +112,7 @@ fn parse_field(line: &str) -> Option<(String, FieldSpec)> {
             offset,
             size,
             signed,
-            kind,
+            class,
         },
     ))
 }

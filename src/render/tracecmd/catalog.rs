@@ -3,13 +3,11 @@
 
 use crate::dat::{DatFile, TracingData};
 use crate::endian::Endianness;
-use crate::event::{
-    FieldKind as EvKind, Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema,
-};
+use crate::event::{Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema};
 use crate::perf::machine::KallsymsSource;
 use crate::render::plugins::FunctionMap;
 
-use super::{Catalog, FieldKind, FieldSpec};
+use super::{Catalog, FieldSpec};
 
 /// Events, symbols and print settings of one trace.dat file.
 pub struct DatCatalog {
@@ -177,25 +175,7 @@ impl Catalog for DatCatalog {
     }
 
     fn field(&self, id: u16, name: &str) -> Option<FieldSpec> {
-        let f = self.registry.get(id)?.field(name)?;
-        let is_char = f.type_name.contains("char");
-        let kind = match f.kind {
-            EvKind::Pointer => FieldKind::Long,
-            EvKind::Scalar if f.type_name.contains("long") && f.size == self.long_size => {
-                FieldKind::Long
-            }
-            EvKind::Scalar => FieldKind::Number,
-            EvKind::CharArray { .. } => FieldKind::CharArray,
-            EvKind::DataLoc { .. } if is_char => FieldKind::DataLocString,
-            EvKind::RelLoc { .. } if is_char => FieldKind::RelLocString,
-            _ => FieldKind::Array,
-        };
-        Some(FieldSpec {
-            offset: f.offset,
-            size: f.size,
-            signed: f.signed,
-            kind,
-        })
+        Some(self.registry.get(id)?.field(name)?.spec(self.long_size))
     }
 
     fn function(&self, addr: u64) -> Option<(&str, u64)> {

@@ -29,7 +29,7 @@ use regex::Regex;
 
 use crate::bre::basic_regex;
 
-use super::{read_uint, sign_extend, Catalog, FieldKind, FieldSpec};
+use super::{read_uint, sign_extend, Catalog, FieldClass, FieldSpec};
 use crate::event::Record;
 
 /// A filter string that could not be used, with what went wrong.
@@ -642,13 +642,13 @@ fn string<C: Catalog + ?Sized>(
         StrSource::Field(f) => {
             let d = rec.data;
             let endian = c.endian();
-            let bytes = match f.kind {
-                FieldKind::CharArray => d.get(f.offset..f.offset + f.size).unwrap_or(&[]),
-                FieldKind::DataLocString | FieldKind::RelLocString => {
+            let bytes = match f.class {
+                FieldClass::CharArray => d.get(f.offset..f.offset + f.size).unwrap_or(&[]),
+                FieldClass::DataLocString | FieldClass::RelLocString => {
                     let loc = read_uint(d, FieldSpec { size: 4, ..*f }, endian).unwrap_or(0);
                     let mut off = (loc & 0xffff) as usize;
                     let len = (loc >> 16) as usize;
-                    if f.kind == FieldKind::RelLocString {
+                    if f.class == FieldClass::RelLocString {
                         off += f.offset + f.size;
                     }
                     d.get(off..off + len).unwrap_or(&[])
@@ -660,7 +660,7 @@ fn string<C: Catalog + ?Sized>(
                     } else {
                         raw
                     };
-                    if f.kind == FieldKind::Long {
+                    if f.class == FieldClass::Long {
                         if let Some((name, _)) = c.function(v) {
                             return name.to_string();
                         }
