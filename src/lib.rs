@@ -9,8 +9,9 @@
 //! use tracectl::{session::LiveTrace, tracefs::Tracefs};
 //!
 //! let mut trace = LiveTrace::start(&Tracefs::discover()?, &["sched:sched_switch"])?;
+//! let mut switches = Vec::new();
 //! trace.read_for(Duration::from_secs(1), |ev| {
-//!     println!("{:?} -> {:?} on CPU {}", ev.str("prev_comm"), ev.str("next_comm"), ev.cpu);
+//!     switches.push((ev.cpu, ev.str("prev_comm"), ev.str("next_comm")));
 //! })?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

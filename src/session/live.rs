@@ -7,8 +7,9 @@
 //! use tracectl::tracefs::Tracefs;
 //!
 //! let mut trace = LiveTrace::start(&Tracefs::discover()?, &["sched:sched_switch"])?;
+//! let mut next_tasks = std::collections::BTreeSet::new();
 //! trace.read_for(Duration::from_secs(1), |ev| {
-//!     println!("{} {:?} -> {:?}", ev.name(), ev.str("prev_comm"), ev.str("next_comm"));
+//!     next_tasks.extend(ev.str("next_comm"));
 //! })?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

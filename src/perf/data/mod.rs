@@ -8,9 +8,10 @@
 //! ```no_run
 //! use tracectl::perf::data::{Event, PerfData};
 //! let file = PerfData::open("perf.data")?;
+//! let mut raw_bytes = 0;
 //! for rec in file.records() {
 //!     if let Event::Sample(s) = file.decode(&rec?)? {
-//!         println!("{} {} {}", s.pid, s.time, s.raw.len());
+//!         raw_bytes += s.raw.len();
 //!     }
 //! }
 //! # Ok::<(), tracectl::perf::data::PerfDataError>(())
