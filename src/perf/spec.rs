@@ -7,19 +7,7 @@
 
 use std::fmt;
 
-/// `perf_event_attr.type` values (the kernel's `perf_type_id`).
-pub mod types {
-    /// PERF_TYPE_HARDWARE
-    pub const HARDWARE: u32 = 0;
-    /// PERF_TYPE_SOFTWARE
-    pub const SOFTWARE: u32 = 1;
-    /// PERF_TYPE_TRACEPOINT
-    pub const TRACEPOINT: u32 = 2;
-    /// PERF_TYPE_HW_CACHE
-    pub const HW_CACHE: u32 = 3;
-    /// PERF_TYPE_RAW
-    pub const RAW: u32 = 4;
-}
+use super::data::abi::attr_type as types;
 
 /// Hardware events and their `config` (the kernel's `perf_hw_id`), with perf's aliases.
 const HARDWARE: &[(&str, u64)] = &[
