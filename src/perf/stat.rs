@@ -3,6 +3,7 @@
 
 use std::io;
 
+use super::data::abi::read_format;
 use super::spec::EventSpec;
 use super::sys::{new_attr, Counter, CounterReading};
 
@@ -123,9 +124,7 @@ impl StatSession {
             let (ty, config) = e.kind.type_config();
             attr.type_ = ty;
             attr.config = config;
-            attr.read_format = (perf_event_open_sys::bindings::PERF_FORMAT_TOTAL_TIME_ENABLED
-                | perf_event_open_sys::bindings::PERF_FORMAT_TOTAL_TIME_RUNNING)
-                as u64;
+            attr.read_format = read_format::TOTAL_TIME_ENABLED | read_format::TOTAL_TIME_RUNNING;
             let leads = e.leader == i;
             attr.set_disabled(u64::from(leads));
             attr.set_exclude_user(u64::from(e.exclude_user));
