@@ -70,6 +70,11 @@ struct Key {
 struct Totals {
     self_: u64,
     children: u64,
+    /// The thread of the sample that made the row. perf sizes the command column by
+    /// this thread's comm at the end of the file (`thread__comm_len`), not by the comm
+    /// the row shows, and cuts the shown comm to that width: a row made by a sample
+    /// taken before an exec shows `perf-ex` when the thread ended as `sh`.
+    first_tid: i32,
 }
 
 #[derive(Debug, Default)]
@@ -149,7 +154,13 @@ pub fn write_report(
                 let attr = &file.attrs()[s.attr];
                 let ip = machine.resolve(s.pid, s.cpumode, s.ip);
                 let self_key = key_of(keys, &comm, s.tid, &ip, None);
-                h.rows.entry(self_key.clone()).or_default().self_ += s.period;
+                h.rows
+                    .entry(self_key.clone())
+                    .or_insert(Totals {
+                        first_tid: s.tid,
+                        ..Totals::default()
+                    })
+                    .self_ += s.period;
                 if children {
                     let mut seen: Vec<Key> = Vec::new();
                     if attr.sample_type & sample::CALLCHAIN != 0 {
@@ -164,7 +175,13 @@ pub fn write_report(
                         seen.push(self_key);
                     }
                     for k in seen {
-                        h.rows.entry(k).or_default().children += s.period;
+                        h.rows
+                            .entry(k)
+                            .or_insert(Totals {
+                                first_tid: s.tid,
+                                ..Totals::default()
+                            })
+                            .children += s.period;
                     }
                 }
             }
@@ -284,8 +301,14 @@ fn write_table(
         .enumerate()
         .map(|(i, k)| {
             let mut w = k.header().len();
-            for c in &cells {
-                w = w.max(c[i].len());
+            if *k == SortKey::Comm {
+                for (_, t) in &rows {
+                    w = w.max(machine.comm(t.first_tid).len());
+                }
+            } else {
+                for c in &cells {
+                    w = w.max(c[i].len());
+                }
             }
             if *k == SortKey::Dso && unresolved {
                 w = w.max(16);
@@ -330,7 +353,8 @@ fn write_table(
             if *k == SortKey::Sym {
                 line.push_str(&c[i]);
             } else {
-                line.push_str(&format!("{:<w$}", c[i], w = w));
+                // C's `%-*.*s`: padded and cut to the width.
+                line.push_str(&format!("{:<w$.w$}", c[i], w = w));
             }
         }
         line.push('\n');

@@ -86,3 +86,21 @@ fn perf_report_tracepoints_several_events() {
 fn perf_report_without_call_chains() {
     check("cc-nocg.data", &[], "report.cc-nocg.txt");
 }
+
+/// Samples taken in perf's child before its exec carry the comm `perf-exec`; perf sizes
+/// the command column by the comm each row's thread ended with (`sh`) and cuts
+/// `perf-exec` to that width.
+#[test]
+fn perf_report_comm_column_is_sized_by_the_last_comm() {
+    check("tp-exec.data", &[], "report.tp-exec.txt");
+    check(
+        "tp-exec.data",
+        &["--sort", "comm"],
+        "report.tp-exec_--sort_comm.txt",
+    );
+    check(
+        "tp-exec.data",
+        &["--sort", "pid"],
+        "report.tp-exec_--sort_pid.txt",
+    );
+}
