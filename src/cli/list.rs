@@ -16,9 +16,33 @@ pub struct Args {
     /// is taken as one when the regex matches nothing
     #[arg(short = 'e', long = "events", value_name = "REGEX", num_args = 0..=1, default_missing_value = "")]
     pub events: Option<String>,
-    /// With -e: print each event's format
-    #[arg(short = 'F', long = "full")]
+    /// With -e: print each event's format without its print fmt, as `trace-cmd list -F`
+    #[arg(short = 'F', long = "fields")]
+    pub fields: bool,
+    /// With -e: print each event's whole format, print fmt included (implies -F)
+    #[arg(long = "full")]
     pub full: bool,
+    /// With -e: print each event's filter
+    #[arg(short = 'l', long = "filters")]
+    pub filters: bool,
+    /// With -e: print each event's triggers
+    #[arg(short = 'R', long = "triggers")]
+    pub triggers: bool,
+    /// List the event systems
+    #[arg(short = 's', long = "systems")]
+    pub systems: bool,
+    /// The same as -t (trace-cmd keeps it for old scripts)
+    #[arg(short = 'p', hide = true)]
+    pub tracers_legacy: bool,
+    /// List the plugins `report` uses (tracectl's are built in)
+    #[arg(short = 'P', long = "plugins")]
+    pub plugins: bool,
+    /// List the plugin options `report -O` takes
+    #[arg(short = 'O', long = "plugin-options")]
+    pub plugin_options: bool,
+    /// List the compression algorithms `record`/`extract` can write (trace.dat version 7)
+    #[arg(short = 'c', long = "compressions")]
+    pub compressions: bool,
     /// List the tracers (available_tracers)
     #[arg(short = 't', long = "tracers")]
     pub tracers: bool,
@@ -46,9 +70,78 @@ pub struct Args {
 
 /// Run `tracectl list`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
+    let mut a = a;
+    a.tracers |= a.tracers_legacy;
+    a.fields |= a.full;
+    if a.events.is_none() && (a.fields || a.filters || a.triggers) {
+        anyhow::bail!(
+            "-F, --full, -l and -R show details of the events -e selects: add -e REGEX (or -e alone for all)"
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    // The lists that need no tracefs.
+    if a.plugins || a.plugin_options || a.compressions {
+        let mut json = serde_json::Map::new();
+        if a.plugins {
+            if a.json {
+                json.insert("plugins".into(), PLUGINS.to_vec().into());
+            } else {
+                writeln!(out, "tracectl's report plugins are built in:")?;
+                for p in PLUGINS {
+                    writeln!(out, "  {p}")?;
+                }
+            }
+        }
+        if a.plugin_options {
+            if a.json {
+                let v: Vec<serde_json::Value> = PLUGIN_OPTIONS
+                    .iter()
+                    .map(|(p, o, d)| json!({"plugin": p, "option": o, "description": d, "set": false}))
+                    .collect();
+                json.insert("plugin_options".into(), v.into());
+            } else {
+                for (i, (p, o, d)) in PLUGIN_OPTIONS.iter().enumerate() {
+                    let sep = if i + 1 == PLUGIN_OPTIONS.len() || PLUGIN_OPTIONS[i + 1].0 != *p {
+                        "============"
+                    } else {
+                        "------------"
+                    };
+                    writeln!(
+                        out,
+                        "  plugin:\t{p}\n  option:\t{o}\n    desc:\t{d}\n     set:\t0\n{sep}"
+                    )?;
+                }
+            }
+        }
+        if a.compressions {
+            if a.json {
+                json.insert("compressions".into(), json!(["zstd", "zlib"]));
+            } else {
+                writeln!(out, "Supported compression algorithms:\n\tzstd\n\tzlib")?;
+            }
+        }
+        let only_these = a.events.is_none()
+            && !a.systems
+            && !a.tracers
+            && !a.clocks
+            && !a.options
+            && a.functions.is_none()
+            && !a.buffers;
+        if only_these {
+            drop(out);
+            if a.json {
+                print_json(&json.into())?;
+            }
+            return Ok(0);
+        }
+        if a.json {
+            anyhow::bail!("--json with -P, -O or -c and other lists: ask for them separately");
+        }
+    }
     let t = ctx.tracefs()?;
     let inst = t.instance(a.instance.as_deref())?;
     let nothing = a.events.is_none()
+        && !a.systems
         && !a.tracers
         && !a.clocks
         && !a.options
@@ -56,8 +149,18 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         && !a.buffers;
     let show_events = a.events.is_some() || nothing;
     let mut json = serde_json::Map::new();
-    let mut out = std::io::stdout().lock();
     let mut code = 0;
+    if a.systems {
+        let v = t.event_systems()?;
+        if a.json {
+            json.insert("systems".into(), v.into());
+        } else {
+            for s in &v {
+                writeln!(out, "{s}")?;
+            }
+            writeln!(out)?;
+        }
+    }
 
     if show_events {
         let pat = a.events.as_deref().filter(|p| !p.is_empty());
@@ -67,10 +170,28 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 .iter()
                 .map(|e| {
                     let mut o = json!({"system": e.system, "name": e.name});
-                    if a.full {
+                    if a.fields {
                         o["format"] = t
                             .event_format(e)
-                            .map(serde_json::Value::from)
+                            .map(|f| {
+                                serde_json::Value::from(if a.full {
+                                    f
+                                } else {
+                                    without_print_fmt(&f).to_string()
+                                })
+                            })
+                            .unwrap_or(serde_json::Value::Null);
+                    }
+                    if a.filters {
+                        o["filter"] = t
+                            .event_file(e, "filter")
+                            .map(|f| f.trim_end().to_string().into())
+                            .unwrap_or(serde_json::Value::Null);
+                    }
+                    if a.triggers {
+                        o["triggers"] = t
+                            .event_file(e, "trigger")
+                            .map(|f| f.to_string().into())
                             .unwrap_or(serde_json::Value::Null);
                     }
                     o
@@ -82,15 +203,22 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                 writeln!(out, "events:")?;
             }
             for e in &evs {
-                if a.full {
+                // trace-cmd's layouts: the format after `system:`, cut before the print
+                // fmt without --full; the filter and trigger files after the name, each
+                // followed by a blank line.
+                if a.fields {
                     writeln!(out, "system: {}", e.system)?;
-                    match t.event_format(e) {
-                        Ok(f) => write!(out, "{f}")?,
-                        Err(err) => writeln!(out, "  ({err})")?,
-                    }
-                    writeln!(out)?;
-                } else {
+                    let f = t.event_format(e)?;
+                    write!(out, "{}", if a.full { &f } else { without_print_fmt(&f) })?;
+                } else if !a.filters && !a.triggers {
                     writeln!(out, "{e}")?;
+                }
+                if a.filters {
+                    writeln!(out, "{e}\n{}", t.event_file(e, "filter")?)?;
+                }
+                if a.triggers && !a.filters {
+                    // trace-cmd shows the filters alone when asked for both.
+                    writeln!(out, "{e}\n{}", t.event_file(e, "trigger")?)?;
                 }
             }
         }
@@ -180,6 +308,34 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         print_json(&json.into())?;
     }
     Ok(code)
+}
+
+/// The plugins `report` applies, built into tracectl (trace-cmd loads them as files).
+const PLUGINS: &[&str] = &[
+    "function (ftrace:function, func_repeats)",
+    "function_graph (ftrace:funcgraph_entry/exit)",
+    "sched_switch (sched:sched_switch, sched_wakeup)",
+    "kmem (kmem:kmalloc, kfree, ...: call sites)",
+    "hrtimer (timer:hrtimer_*)",
+    "jbd2, kvm, mac80211, cfg80211, scsi, xen, futex, tlb (as libtraceevent's)",
+];
+
+/// The plugin options `report -O PLUGIN:OPTION` takes: (plugin, option, description).
+const PLUGIN_OPTIONS: &[(&str, &str, &str)] = &[
+    (
+        "fgraph",
+        "tailprint",
+        "Print function name at function exit in function graph",
+    ),
+    ("fgraph", "depth", "Show the depth of each entry"),
+];
+
+/// A `format` text without its `print fmt:` line (what `trace-cmd list -F` shows).
+fn without_print_fmt(f: &str) -> &str {
+    match f.find("\nprint fmt:") {
+        Some(i) => &f[..i + 1],
+        None => f,
+    }
 }
 
 /// The functions matching a `list -f` pattern: a basic regex searched in each name, as

@@ -281,6 +281,26 @@ impl Tracefs {
         Ok(v)
     }
 
+    /// The event systems in the order the kernel lists `events/` (what `trace-cmd list
+    /// -s` prints): every directory there.
+    pub fn event_systems(&self) -> Result<Vec<String>, TracefsError> {
+        let dir = self.path("events");
+        let rd = std::fs::read_dir(&dir).map_err(|e| TracefsError::from_io(&dir, e))?;
+        let mut v = Vec::new();
+        for ent in rd {
+            let ent = ent.map_err(|e| TracefsError::from_io(&dir, e))?;
+            if ent.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                v.push(ent.file_name().to_string_lossy().into_owned());
+            }
+        }
+        Ok(v)
+    }
+
+    /// The text of one of an event's files (`filter`, `trigger`), as the kernel gives it.
+    pub fn event_file(&self, e: &EventName, file: &str) -> Result<String, TracefsError> {
+        self.read_string(e.dir().join(file))
+    }
+
     /// Events matching a `list -e` pattern, in `available_events` order.
     pub fn list_events(&self, pattern: Option<&str>) -> Result<Vec<EventName>, TracefsError> {
         let all = self.available_events()?;
