@@ -394,6 +394,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if let Some(c) = &child {
         let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
     }
+    rec.read_kallsyms_meanwhile();
     if !a.quiet && child.is_none() {
         eprintln!("Hit Ctrl^C to stop recording");
     }

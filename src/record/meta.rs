@@ -89,8 +89,6 @@ pub fn formats(t: &Tracefs, events: &[(String, String)]) -> Result<Metadata, Tra
         m.event_formats
             .push((s.clone(), text(t, &format!("events/{s}/{e}/format"))?));
     }
-    // A tree's own copy, or /proc/kallsyms with real addresses.
-    m.kallsyms = t.host().kallsyms_with_addresses().unwrap_or_default();
     m.printk_formats = text(t, "printk_formats").unwrap_or_default();
     m.cmdlines = text(t, "saved_cmdlines").unwrap_or_default();
     Ok(m)

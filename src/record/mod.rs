@@ -179,6 +179,8 @@ pub struct Recorder {
     /// Set by a successful [`Recorder::finish`]: only then does -k keep the state (a
     /// recording that fails or is dropped always restores).
     finishing: bool,
+    /// The kernel's symbols, being read meanwhile ([`Recorder::read_kallsyms_meanwhile`]).
+    kallsyms: Option<std::thread::JoinHandle<Option<String>>>,
 }
 
 /// Whether a function tracer (or its filters) asked for cannot work in a private instance
@@ -297,6 +299,7 @@ impl Recorder {
             cfg,
             output: output.to_path_buf(),
             finishing: false,
+            kallsyms: None,
         };
         // From here on Drop restores whatever was changed, whatever fails next.
         rec.configure(&targets)?;
@@ -456,8 +459,11 @@ impl Recorder {
             self.info.subbuf = kb as usize * 1024;
         }
         // Start from an empty buffer: old events are not part of this recording. A target
-        // that existed before is reset too, as trace-cmd does, unless -K keeps its state.
-        if created || !cfg.keep_before {
+        // that existed before is reset, as trace-cmd does, unless -K keeps its state. An
+        // instance made here is empty already (tracing_on went to 0 before any event was
+        // enabled), and clearing it would cost a ring-buffer reset (tens of milliseconds
+        // before the command may start).
+        if !created && !cfg.keep_before {
             inst.clear()?;
         }
         Ok(())
@@ -507,6 +513,19 @@ impl Recorder {
     /// Problems that did not stop the recording (`-i` events that do not exist).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// Read the kernel's symbols on a thread of their own while the recording runs
+    /// (call once the traced command has started): /proc/kallsyms takes tens of
+    /// milliseconds to read, which would otherwise come before the command's start or
+    /// after its end. [`Recorder::finish`] uses what the thread read.
+    pub fn read_kallsyms_meanwhile(&mut self) {
+        if self.kallsyms.is_none() {
+            let t = self.t.clone();
+            self.kallsyms = Some(std::thread::spawn(move || {
+                t.host().kallsyms_with_addresses()
+            }));
+        }
     }
 
     /// The problems so far, leaving none behind (the rest come with the summary).
@@ -590,7 +609,13 @@ impl Recorder {
                 events.push(e.clone());
             }
         }
-        let meta = metadata(&self.t, &events)?;
+        let meta = match self.kallsyms.take().and_then(|h| h.join().ok()) {
+            Some(kallsyms) => crate::dat::Metadata {
+                kallsyms: kallsyms.unwrap_or_default(),
+                ..formats(&self.t, &events)?
+            },
+            None => metadata(&self.t, &events)?,
+        };
         for x in &mut extras {
             x.finishing = true;
             x.teardown();
