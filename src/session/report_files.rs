@@ -284,8 +284,8 @@ pub fn report_files(
         out.flush()?;
         return Ok(None);
     }
-    // The catalogs before the threads that read them (their symbol tables come later).
-    let catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::formats_only).collect();
+    // The catalogs before the threads that read them (symbol tables are built on first use).
+    let catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::from_dat).collect();
     std::thread::scope(|scope| report_dats(scope, opts, &dats, &catalogs, cpus, out, note))
 }
 
@@ -327,7 +327,7 @@ fn cpu_list(
         }
         // trace-cmd prints a record of an event the file has no format for as
         // `[UNKNOWN EVENT]` instead of its time.
-        let catalog = DatCatalog::formats_only(dat);
+        let catalog = DatCatalog::from_dat(dat);
         let push = |line: &mut Vec<u8>, (ts, id): (u64, Option<u16>)| {
             if id.is_some_and(|id| catalog.registry().get(id).is_some()) {
                 push_ts(line, ts, time);
@@ -444,9 +444,6 @@ fn report_dats<'s>(
                 .collect()
         })
         .collect();
-    for (c, dat) in catalogs.iter().zip(dats) {
-        c.load_functions(dat);
-    }
     if !text_style {
         for (c, dat) in catalogs.iter().zip(dats) {
             c.load_kallsyms(dat);

@@ -13,10 +13,9 @@ use super::{Catalog, FieldSpec};
 pub struct DatCatalog {
     registry: Registry,
     ids: Vec<(u16, String, String)>,
-    /// Set by [`DatCatalog::load_functions`] (made with the catalog by `from_dat`).
+    /// Built from `functions_source` on first use.
     functions: std::sync::OnceLock<FunctionMap>,
-    /// Where the function map's kallsyms text comes from when it is built on first use
-    /// ([`DatCatalog::from_tracing_data`]).
+    /// Where the function map's kallsyms text comes from.
     functions_source: Option<KallsymsSource>,
     /// Only for the kernel's text (`--json`, `--style kernel`): see
     /// [`DatCatalog::load_kallsyms`].
@@ -29,23 +28,19 @@ pub struct DatCatalog {
 }
 
 impl DatCatalog {
-    /// Build the catalog from the metadata sections of `dat`.
+    /// Build the catalog from the metadata sections of `dat`. Formats are parsed when
+    /// their event is first met, and trace-cmd's function map of the file's kallsyms when
+    /// a record first needs a symbol (a file of sched events never does), so that
+    /// decoding can start at once.
     pub fn from_dat(dat: &DatFile) -> DatCatalog {
-        let c = DatCatalog::formats_only(dat);
-        c.load_functions(dat);
-        c
-    }
-
-    /// The catalog without its symbol tables (formats are parsed when first asked for):
-    /// quick to make, so that decoding can start at once. Addresses resolve to nothing
-    /// until [`DatCatalog::load_functions`].
-    pub fn formats_only(dat: &DatFile) -> DatCatalog {
-        DatCatalog::formats(
+        let mut c = DatCatalog::formats(
             dat.all_formats(),
             dat.printk_formats(),
             dat.long_size(),
             dat.endian(),
-        )
+        );
+        c.functions_source = Some(KallsymsSource::text_of(dat.kallsyms().to_string()));
+        c
     }
 
     /// The catalog of a tracing data block (a perf.data's TRACING_DATA feature), with
@@ -62,12 +57,6 @@ impl DatCatalog {
         c
     }
 
-    /// Build trace-cmd's function map of `dat`'s kallsyms (once; later calls do nothing).
-    pub fn load_functions(&self, dat: &DatFile) {
-        self.functions
-            .get_or_init(|| FunctionMap::parse(dat.kallsyms()));
-    }
-
     /// Build the kernel's symbol table too, for [`DatCatalog::print_env`] in
     /// [`PrintStyle::Kernel`] (trace-cmd's text resolves symbols with the function map).
     pub fn load_kallsyms(&self, dat: &DatFile) {
@@ -75,7 +64,7 @@ impl DatCatalog {
             .get_or_init(|| Kallsyms::parse(dat.kallsyms()));
     }
 
-    /// The function map, or an empty one before [`DatCatalog::load_functions`].
+    /// The function map (built on first use), or an empty one when there are no symbols.
     fn functions(&self) -> &FunctionMap {
         static EMPTY: std::sync::OnceLock<FunctionMap> = std::sync::OnceLock::new();
         if let Some(src) = &self.functions_source {
