@@ -4,9 +4,9 @@
 //! Records must be applied in time order ([`ordered_records`]), as `perf script` and
 //! `perf report` do, so that a sample sees the comm and mappings of its moment.
 
-use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
@@ -124,7 +124,7 @@ struct Dso {
     name: String,
     /// Kernel code: addresses print as they are and symbols come from kallsyms.
     kernel: Option<Option<String>>,
-    symbols: OnceCell<Option<SymbolTable>>,
+    symbols: OnceLock<Option<SymbolTable>>,
 }
 
 /// Where an address is: the address as perf prints it, its symbol and its file.
@@ -151,7 +151,7 @@ pub struct Machine {
     dsos: Vec<Dso>,
     dso_ids: HashMap<Vec<u8>, usize>,
     kallsyms: KallsymsSource,
-    kernel: OnceCell<Option<KernelSymbols>>,
+    kernel: OnceLock<Option<KernelSymbols>>,
     symfs: Option<PathBuf>,
     /// The lowest kernel address, from the kernel's MMAP record.
     kernel_start: u64,
@@ -171,7 +171,7 @@ impl Machine {
             dsos: Vec::new(),
             dso_ids: HashMap::new(),
             kallsyms,
-            kernel: OnceCell::new(),
+            kernel: OnceLock::new(),
             symfs,
             kernel_start: u64::MAX,
             build_ids: HashMap::new(),
@@ -191,7 +191,7 @@ impl Machine {
         self.dsos.push(Dso {
             name: printed,
             kernel,
-            symbols: OnceCell::new(),
+            symbols: OnceLock::new(),
         });
         self.dso_ids.insert(name.to_vec(), i);
         i
@@ -281,6 +281,15 @@ impl Machine {
             .entry(tid)
             .or_insert_with(|| (format!(":{tid}"), false))
             .0
+    }
+
+    /// [`Machine::comm`] without remembering the `:TID` name (for readers that share
+    /// the machine).
+    pub fn comm_of(&self, tid: i32) -> std::borrow::Cow<'_, str> {
+        match self.comms.get(&tid) {
+            Some((c, _)) => std::borrow::Cow::Borrowed(c),
+            None => std::borrow::Cow::Owned(format!(":{tid}")),
+        }
     }
 
     fn kernel_symbols(&self) -> Option<&KernelSymbols> {

@@ -6,8 +6,8 @@
 //! name; a symbol without a size ends where the next one starts. [`SymbolTable`] applies
 //! the same rules, so `name+0xoff` comes out as `perf script` prints it.
 
-use std::cell::OnceCell;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
@@ -27,7 +27,7 @@ struct Sym {
     /// As stored (mangled).
     name: Box<str>,
     /// Demangled on first use: most symbols of a big file are never looked up.
-    demangled: OnceCell<Box<str>>,
+    demangled: OnceLock<Box<str>>,
 }
 
 impl Sym {
@@ -206,7 +206,7 @@ impl SymbolTable {
                 end: start.wrapping_add(sym.size()),
                 binding,
                 name: name.into(),
-                demangled: OnceCell::new(),
+                demangled: OnceLock::new(),
             });
         };
         match &dbg {
@@ -267,7 +267,7 @@ fn plt_symbols(rt: &object::File<'_>) -> Vec<Sym> {
             start,
             end: start + entry,
             binding: Binding::Global,
-            demangled: OnceCell::from(format!("{name}@plt").into_boxed_str()),
+            demangled: OnceLock::from(format!("{name}@plt").into_boxed_str()),
             name: format!("{name}@plt").into(),
         });
     }
@@ -314,7 +314,7 @@ impl KernelSymbols {
                 end: start,
                 binding,
                 name: name.into(),
-                demangled: OnceCell::from(Box::<str>::from(name)),
+                demangled: OnceLock::from(Box::<str>::from(name)),
             };
             match it.next() {
                 Some(m) if m.starts_with('[') => modules

@@ -9,8 +9,8 @@ use std::io::{self, Write};
 
 use crate::bytes::push_dec;
 use crate::event::Record;
-use crate::perf::data::abi::{attr_type, sample};
-use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
+use crate::perf::data::abi::{attr_type, record, sample};
+use crate::perf::data::{Attr, Event, PerfData, PerfDataError, RawRecord, Sample};
 use crate::perf::machine::{ordered_records, Location, Machine};
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
@@ -148,6 +148,9 @@ pub struct PerfScript<'f> {
     name_columns: Vec<Vec<u8>>,
     use_callchain: bool,
     warnings: Vec<String>,
+    /// Threads that print runs of samples, and the shortest run printed in parallel.
+    threads: usize,
+    parallel_min: usize,
 }
 
 impl<'f> PerfScript<'f> {
@@ -245,7 +248,18 @@ impl<'f> PerfScript<'f> {
             name_columns,
             use_callchain,
             warnings,
+            threads: std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .clamp(1, 8),
+            parallel_min: 1024,
         })
+    }
+
+    /// Print with up to `threads` threads, in parallel only runs of at least `min_run`
+    /// samples (by default: one thread per CPU, up to 8, and runs of 1024).
+    pub fn set_parallelism(&mut self, threads: usize, min_run: usize) {
+        self.threads = threads.max(1);
+        self.parallel_min = min_run.max(1);
     }
 
     /// Messages perf prints on stderr for this selection (`'trace' not valid ...`).
@@ -256,55 +270,126 @@ impl<'f> PerfScript<'f> {
     /// Print every sample in time order.
     pub fn run(&mut self, out: &mut dyn Write, mode: ScriptOutput) -> Result<(), ScriptError> {
         let records = ordered_records(self.file)?;
+        if mode == ScriptOutput::Text {
+            return self.run_text(&records, out);
+        }
         let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
         let mut folded: std::collections::HashMap<Vec<u8>, u64> = Default::default();
         let mut order: Vec<Vec<u8>> = Vec::new();
         let mut stack: Vec<u8> = Vec::new();
         for r in &records {
-            let ev = self.file.decode(r)?;
-            match ev {
-                Event::Sample(s) => match mode {
-                    ScriptOutput::Text => {
-                        self.write_sample(&s, &mut buf);
-                        if buf.len() >= 1 << 16 {
-                            out.write_all(&buf)?;
-                            buf.clear();
+            match self.file.decode(r)? {
+                Event::Sample(s) => {
+                    stack.clear();
+                    self.write_folded(&s, &mut stack);
+                    match folded.get_mut(&stack) {
+                        Some(n) => *n += 1,
+                        None => {
+                            folded.insert(stack.clone(), 1);
+                            order.push(stack.clone());
                         }
                     }
-                    ScriptOutput::Folded => {
-                        stack.clear();
-                        self.write_folded(&s, &mut stack);
-                        match folded.get_mut(&stack) {
-                            Some(n) => *n += 1,
-                            None => {
-                                folded.insert(stack.clone(), 1);
-                                order.push(stack.clone());
-                            }
-                        }
-                    }
-                },
+                }
                 other => self.machine.apply(&other),
             }
         }
-        if mode == ScriptOutput::Folded {
-            order.sort();
-            for k in order {
-                buf.extend_from_slice(&k);
-                buf.push(b' ');
-                push_dec(&mut buf, folded[&k]);
-                buf.push(b'\n');
-            }
+        order.sort();
+        for k in order {
+            buf.extend_from_slice(&k);
+            buf.push(b' ');
+            push_dec(&mut buf, folded[&k]);
+            buf.push(b'\n');
         }
         out.write_all(&buf)?;
         Ok(())
     }
 
+    /// The text of every sample: each run of samples between two records that change the
+    /// machine (COMM, MMAP, FORK, ...) is decoded and printed in parallel chunks, which are
+    /// written in order.
+    fn run_text(
+        &mut self,
+        records: &[RawRecord<'_>],
+        out: &mut dyn Write,
+    ) -> Result<(), ScriptError> {
+        /// Samples per chunk: enough to pay for a thread, few enough to bound the memory.
+        const CHUNK: usize = 8192;
+        let workers = self.threads;
+        let mut bufs: Vec<Vec<u8>> = (0..workers).map(|_| Vec::with_capacity(1 << 17)).collect();
+        let mut i = 0;
+        while i < records.len() {
+            let run = records[i..]
+                .iter()
+                .position(|r| r.type_ != record::SAMPLE)
+                .unwrap_or(records.len() - i);
+            let samples = &records[i..i + run];
+            // Rounds of up to `workers` chunks.
+            for round in samples.chunks(CHUNK * workers) {
+                let per = round.len().div_ceil(workers).max(1);
+                let this = &*self;
+                if workers == 1 || round.len() < self.parallel_min {
+                    bufs[0].clear();
+                    this.write_samples(round, &mut bufs[0])?;
+                    out.write_all(&bufs[0])?;
+                    continue;
+                }
+                let results: Vec<Result<(), ScriptError>> = std::thread::scope(|scope| {
+                    let mut parts = round.chunks(per).zip(bufs.iter_mut());
+                    let (first, first_buf) = parts.next().expect("a round is never empty");
+                    let handles: Vec<_> = parts
+                        .map(|(part, buf)| {
+                            scope.spawn(move || {
+                                buf.clear();
+                                this.write_samples(part, buf)
+                            })
+                        })
+                        .collect();
+                    first_buf.clear();
+                    let mut results = vec![this.write_samples(first, first_buf)];
+                    results.extend(
+                        handles
+                            .into_iter()
+                            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+                    );
+                    results
+                });
+                let used = round.len().div_ceil(per);
+                for (r, buf) in results.into_iter().zip(&bufs).take(used) {
+                    // What came before a bad record is printed, as in a serial run.
+                    out.write_all(buf)?;
+                    r?;
+                }
+            }
+            i += run;
+            if let Some(r) = records.get(i) {
+                let ev = self.file.decode(r)?;
+                self.machine.apply(&ev);
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The text of `records`, all samples, appended to `out`.
+    fn write_samples(
+        &self,
+        records: &[RawRecord<'_>],
+        out: &mut Vec<u8>,
+    ) -> Result<(), ScriptError> {
+        for r in records {
+            if let Event::Sample(s) = self.file.decode(r)? {
+                self.write_sample(&s, out);
+            }
+        }
+        Ok(())
+    }
+
     /// One sample's text.
-    pub fn write_sample(&mut self, s: &Sample, out: &mut Vec<u8>) {
+    pub fn write_sample(&self, s: &Sample, out: &mut Vec<u8>) {
         let f = self.fields[s.attr];
         let attr = &self.file.attrs()[s.attr];
         if f & field::COMM != 0 {
-            let comm = self.machine.comm(s.tid);
+            let comm = self.machine.comm_of(s.tid);
             if f & field::IP != 0 && self.use_callchain {
                 out.extend_from_slice(comm.as_bytes());
                 out.push(b' ');
@@ -499,4 +584,55 @@ fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
         out.push(b' ');
     }
     out.extend_from_slice(s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dat::TracingData;
+    use crate::perf::machine::KallsymsSource;
+
+    /// The text of a committed perf.data with `threads` threads, printing in parallel runs
+    /// of `min_run` samples or more.
+    fn script(name: &str, threads: usize, min_run: usize) -> Vec<u8> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf");
+        let path = dir.join(name);
+        let file = PerfData::open(&path).unwrap();
+        let kallsyms = KallsymsSource::file(dir.join("kallsyms"));
+        let catalog = file.tracing_data().map(|(block, offset)| {
+            let td = TracingData::parse(block, &path, offset).unwrap();
+            DatCatalog::from_tracing_data(&td, kallsyms.clone())
+        });
+        let mut machine = Machine::new(kallsyms, Some(dir.join("symfs")));
+        machine.set_build_ids(file.build_ids().unwrap());
+        let mut s = PerfScript::new(&file, machine, catalog, None).unwrap();
+        s.set_parallelism(threads, min_run);
+        let mut out = Vec::new();
+        s.run(&mut out, ScriptOutput::Text).unwrap();
+        out
+    }
+
+    /// Runs cut into chunks for several threads print what perf printed, in order.
+    #[test]
+    fn parallel_chunks_print_perfs_text_in_order() {
+        for (data, want) in [
+            ("tp-mixed.data", "tp-mixed.script"),
+            ("tp-callchain.data", "tp-callchain.script"),
+            ("cc-spin.data", "cc-spin.script"),
+        ] {
+            let want = std::fs::read(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/data/perf/results")
+                    .join(want),
+            )
+            .unwrap();
+            for threads in [1, 2, 3, 7] {
+                let got = script(data, threads, 1);
+                assert!(
+                    got == want,
+                    "{data} with {threads} threads differs from perf's text"
+                );
+            }
+        }
+    }
 }
