@@ -22,6 +22,7 @@ mod extract;
 mod flamegraph;
 mod graph;
 mod list;
+mod man_text;
 mod perf;
 mod perf_read;
 mod perf_record;

@@ -673,10 +673,19 @@ pub struct ManArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Render the man page of a command into roff.
-fn render(cmd: clap::Command) -> Result<Vec<u8>> {
+/// Render the man page of a command into roff, with its DESCRIPTION and EXAMPLES from
+/// [`super::man_text`] (`verb` is "" for tracectl itself).
+fn render(cmd: clap::Command, verb: &str) -> Result<Vec<u8>> {
+    let text = super::man_text::page_text(verb);
+    let cmd = match &text {
+        Some(t) => cmd.long_about(t.description),
+        None => cmd,
+    };
     let mut buf = Vec::new();
     clap_mangen::Man::new(cmd).render(&mut buf)?;
+    if let Some(t) = text {
+        buf.extend_from_slice(super::man_text::examples_roff(t.examples).as_bytes());
+    }
     Ok(buf)
 }
 
@@ -684,14 +693,14 @@ fn render(cmd: clap::Command) -> Result<Vec<u8>> {
 pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>> {
     let mut top = super::Cli::command();
     top.build();
-    let mut pages = vec![("tracectl.1".to_string(), render(top.clone())?)];
+    let mut pages = vec![("tracectl.1".to_string(), render(top.clone(), "")?)];
     for sub in top.get_subcommands().filter(|s| s.get_name() != "help") {
         let name = format!("tracectl-{}", sub.get_name());
         // clap keeps names as &'static str without its `string` feature; a handful of
         // short strings for the life of the process.
         let leaked: &'static str = Box::leak(name.clone().into_boxed_str());
         let cmd = sub.clone().name(leaked).display_name(leaked);
-        pages.push((format!("{name}.1"), render(cmd)?));
+        pages.push((format!("{name}.1"), render(cmd, sub.get_name())?));
     }
     Ok(pages)
 }
@@ -720,6 +729,21 @@ pub fn man(a: ManArgs) -> Result<i32> {
                 a.subcommand.as_deref().unwrap_or("")
             )
         })?;
+    // On a terminal, show the page as man(1) would; else (or without man) the roff.
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        if let Ok(mut child) = std::process::Command::new("man")
+            .args(["-l", "-"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+        {
+            if let Some(mut stdin) = child.stdin.take() {
+                // man may quit before reading it all (q in the pager): not an error.
+                let _ = stdin.write_all(&roff);
+            }
+            let status = child.wait().context("waiting for man")?;
+            return Ok(status.code().unwrap_or(1));
+        }
+    }
     std::io::stdout().lock().write_all(&roff)?;
     Ok(0)
 }

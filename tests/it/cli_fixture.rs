@@ -419,6 +419,43 @@ fn man_pages_are_up_to_date() {
     assert!(stale.is_empty(), "man/ is out of date: {stale:?}; regenerate with `cargo run -- man --out man` (or TRACECTL_UPDATE_MAN=1 cargo test --test cli_fixture)");
 }
 
+/// Every page has a DESCRIPTION longer than the one-line summary of `--help`, and
+/// EXAMPLES with at least one tracectl command line.
+#[test]
+fn man_pages_have_a_description_and_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args(["man", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let mut pages = 0;
+    for e in fs::read_dir(dir.path()).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let page = fs::read_to_string(e.path()).unwrap();
+        let section = |title: &str| -> String {
+            let start = page
+                .find(&format!(".SH {title}\n"))
+                .unwrap_or_else(|| panic!("{name}: no {title} section"));
+            let body = &page[start + title.len() + 5..];
+            body[..body.find("\n.SH ").unwrap_or(body.len())].to_string()
+        };
+        let description = section("DESCRIPTION");
+        assert!(
+            description.split_whitespace().count() >= 12,
+            "{name}: the DESCRIPTION is only {description:?}"
+        );
+        assert!(
+            section("EXAMPLES").contains("\ntracectl "),
+            "{name}: EXAMPLES without a tracectl command line"
+        );
+        pages += 1;
+    }
+    assert!(pages > 20, "only {pages} pages");
+}
+
 #[test]
 fn unknown_tracer_or_clock_changes_nothing() {
     let t = Tree::new();
