@@ -37,14 +37,16 @@ pub struct Args {
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let t = live_tracefs(ctx)?;
     let wo = write_options(a.file_version, &a.compression)?;
-    let s = tracectl::record::extract(
-        &t,
-        a.instance.as_deref(),
-        &a.output,
-        a.all_formats,
-        a.snapshot,
-        wo,
-    )?;
+    let s = super::progress::while_writing("extracting", a.quiet, &a.output, || {
+        tracectl::record::extract(
+            &t,
+            a.instance.as_deref(),
+            &a.output,
+            a.all_formats,
+            a.snapshot,
+            wo,
+        )
+    })?;
     if !a.quiet {
         print_summary(&s, &a.output);
     }

@@ -26,6 +26,7 @@ mod man_text;
 mod perf;
 mod perf_read;
 mod perf_record;
+mod progress;
 mod record;
 mod report;
 mod show;

@@ -399,8 +399,11 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         eprintln!("Hit Ctrl^C to stop recording");
     }
 
+    let mut progress = super::progress::Progress::new("recording", a.quiet, false);
+    let tick: u16 = if progress.shown() { 200 } else { 1000 };
     let mut signalled = None;
     loop {
+        progress.update(None, super::progress::recorded_bytes(&a.output));
         if let Ok(Some(si)) = sfd.read_signal() {
             if si.ssi_signo != Signal::SIGCHLD as u32 {
                 signalled = Some(si.ssi_signo);
@@ -416,8 +419,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             std::os::fd::AsFd::as_fd(&sfd),
             nix::poll::PollFlags::POLLIN,
         )];
-        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(1000u16));
+        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(tick));
     }
+    progress.finish();
     if let (Some(c), Some(_)) = (child.as_mut(), signalled) {
         // A Ctrl-C reaches the child too; a kill aimed at us is passed on.
         if c.try_wait().ok().flatten().is_none() {

@@ -197,7 +197,11 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         verbose: args.verbose,
     };
     let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut progress = super::progress::Progress::new("reporting", args.quiet, true);
+    let mut out = io::BufWriter::with_capacity(
+        1 << 16,
+        super::progress::CountingWriter::new(stdout.lock(), &mut progress),
+    );
     let mut note = |n: Note| match n {
         Note::Warning(w) => eprintln!("tracectl: warning: {w}"),
         Note::Fallback(f) => eprintln!("tracectl: {f}"),

@@ -12,6 +12,7 @@ mod cli_command_args;
 mod cli_fixture;
 mod cli_hints;
 mod cli_list_regex;
+mod cli_progress;
 mod cli_replay_trees;
 mod cli_snapshot;
 mod completions;
