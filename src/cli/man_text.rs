@@ -176,13 +176,29 @@ pub fn page_text(verb: &str) -> Option<PageText> {
             &[("Save the buffers of the top level", "tracectl extract -o trace.dat")],
         ),
         "graph" => (
-            "Runs a command under the function_graph tracer in a private set-up, limited to \
-             one system call (--syscall) or to functions given with -g, and prints the call \
-             graph. Every tracefs file it changes is restored when it ends.",
-            &[(
-                "The kernel's path for openat while cat opens a file",
-                "tracectl graph --syscall openat -- cat /etc/hostname",
-            )],
+            "Runs a command (or watches a running process with -p for --duration seconds) \
+             under the function_graph tracer, limited to one system call (--syscall) or to \
+             functions given with -g, and prints the call graph in the kernel's layout. The \
+             binary sub-buffers are read while the command runs, so a long run does not \
+             overwrite its own start, and lost events are reported. --summary prints the \
+             calls, total, self, average and longest time of each function by self time, \
+             --folded the stacks weighted by self time for `tracectl flamegraph`, and --json \
+             one object per outermost call with its callees nested. Every tracefs file it \
+             changes is restored when it ends.",
+            &[
+                (
+                    "The kernel's path for openat while cat opens a file",
+                    "tracectl graph --syscall openat -- cat /etc/hostname",
+                ),
+                (
+                    "Where a running process spends its time in vfs_read, for five seconds",
+                    "tracectl graph --summary -g vfs_read -p 1234 --duration 5",
+                ),
+                (
+                    "A flame graph of one command's system calls",
+                    "tracectl graph --folded -g '__x64_sys_*' -- ls | tracectl flamegraph > ls.svg",
+                ),
+            ],
         ),
         "check-events" => (
             "Parses the format of every event the kernel offers, compiles its print fmt, and \

@@ -119,8 +119,13 @@ impl Default for GraphOptions {
 impl GraphOptions {
     /// Read the options from a tracefs root or tree; missing files keep the kernel default.
     pub fn from_tracefs(t: &crate::tracefs::Tracefs) -> GraphOptions {
+        GraphOptions::from_instance(&t.top())
+    }
+
+    /// Read the options of a buffer (`options/` of the top level or of an instance).
+    pub fn from_instance(inst: &crate::tracefs::Instance) -> GraphOptions {
         let mut o = GraphOptions::default();
-        let get = |name: &str, dflt: bool| match t.read_string(format!("options/{name}")) {
+        let get = |name: &str, dflt: bool| match inst.read_string(format!("options/{name}")) {
             Ok(s) => s.trim() == "1",
             Err(_) => dflt,
         };
@@ -241,6 +246,30 @@ impl GraphLayout {
         })
     }
 
+    /// The call a funcgraph record tells of: its task, function and depth, and for an
+    /// exit its `(calltime, rettime)`; None for any other event.
+    pub fn call(&self, data: &[u8]) -> Option<GraphCall> {
+        let id = self.id(data);
+        let pid = self.pid(data);
+        if id == self.entry_id {
+            Some(GraphCall {
+                pid,
+                func: self.get(data, self.ent_func),
+                depth: self.get(data, self.ent_depth) as u32,
+                span: None,
+            })
+        } else if id == self.exit_id {
+            Some(GraphCall {
+                pid,
+                func: self.get(data, self.ret_func),
+                depth: self.get(data, self.ret_depth) as u32,
+                span: Some((self.get(data, self.calltime), self.get(data, self.rettime))),
+            })
+        } else {
+            None
+        }
+    }
+
     fn get(&self, data: &[u8], (off, size): (usize, usize)) -> u64 {
         let Some(b) = data.get(off..off + size) else {
             return 0;
@@ -255,6 +284,19 @@ impl GraphLayout {
     fn pid(&self, data: &[u8]) -> i32 {
         self.get(data, self.pid) as i32
     }
+}
+
+/// What one funcgraph record says ([`GraphLayout::call`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphCall {
+    /// The task.
+    pub pid: i32,
+    /// The function's address.
+    pub func: u64,
+    /// Its depth.
+    pub depth: u32,
+    /// For a return: `(calltime, rettime)`.
+    pub span: Option<(u64, u64)>,
 }
 
 /// Everything the layout needs besides the records.

@@ -49,6 +49,50 @@ struct Open {
     depth: u32,
     /// Durations of the finished calls made from this one.
     callees: u64,
+    /// The finished calls made from this one ([`SelfTimeFolder::keep_calls`]).
+    children: Vec<Call>,
+}
+
+/// One finished call, with the calls it made ([`SelfTimeFolder::keep_calls`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// The function.
+    pub name: String,
+    /// Its depth in the graph (0: the outermost traced call).
+    pub depth: u32,
+    /// When it began (`calltime`, in the trace clock's ns).
+    pub start: u64,
+    /// How long it ran, in ns.
+    pub duration: u64,
+    /// `duration` less the durations of the calls it made.
+    pub self_ns: u64,
+    /// The calls it made, in order.
+    pub children: Vec<Call>,
+}
+
+/// A call that is not inside another finished call: an outermost call, or one whose
+/// caller was entered before the trace began or never returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootCall {
+    /// Its task.
+    pub task: TaskKey,
+    /// The task's name when the call returned.
+    pub comm: String,
+    /// The call.
+    pub call: Call,
+}
+
+/// Times of one function over all its calls.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FunctionTime {
+    /// Calls that returned.
+    pub calls: u64,
+    /// Their durations, summed (a recursive function counts each level).
+    pub total: u64,
+    /// Their self times, summed.
+    pub self_ns: u64,
+    /// The longest call.
+    pub max: u64,
 }
 
 #[derive(Debug, Default)]
@@ -78,6 +122,9 @@ pub struct SelfTimeFolder {
     tasks: HashMap<TaskKey, Task>,
     folded: BTreeMap<String, u64>,
     stats: FoldStats,
+    functions: HashMap<String, FunctionTime>,
+    keep_calls: bool,
+    roots: Vec<RootCall>,
 }
 
 impl SelfTimeFolder {
@@ -86,12 +133,18 @@ impl SelfTimeFolder {
         SelfTimeFolder::default()
     }
 
+    /// Also keep every finished call as a tree ([`SelfTimeFolder::take_roots`]).
+    pub fn keep_calls(&mut self) {
+        self.keep_calls = true;
+    }
+
     /// A call of `func` (named `name`) at `depth` begins in `task`.
     pub fn entry(&mut self, task: TaskKey, func: u64, name: &str, depth: u32) {
         let t = self.tasks.entry(task).or_default();
         while t.frames.last().is_some_and(|f| f.depth >= depth) {
-            t.frames.pop();
+            let f = t.frames.pop().expect("checked");
             self.stats.unfinished += 1;
+            Self::orphan_children(&mut self.roots, task, f.children);
         }
         t.orphaned.remove(&depth);
         t.frames.push(Open {
@@ -99,7 +152,17 @@ impl SelfTimeFolder {
             name: name.to_string(),
             depth,
             callees: 0,
+            children: Vec::new(),
         });
+    }
+
+    /// The finished calls of a frame that never returned become roots.
+    fn orphan_children(roots: &mut Vec<RootCall>, task: TaskKey, children: Vec<Call>) {
+        roots.extend(children.into_iter().map(|call| RootCall {
+            task,
+            comm: String::new(),
+            call,
+        }));
     }
 
     /// A call of `func` at `depth` returns in `task` (named `comm` now); it ran over
@@ -119,23 +182,34 @@ impl SelfTimeFolder {
             .frames
             .iter()
             .rposition(|f| f.func == func && f.depth == depth);
-        let callees = match open {
+        let (callees, children) = match open {
             Some(i) => {
                 self.stats.unfinished += (t.frames.len() - i - 1) as u64;
-                t.frames.truncate(i + 1);
+                for f in t.frames.drain(i + 1..) {
+                    Self::orphan_children(&mut self.roots, task, f.children);
+                }
                 let f = t.frames.pop().expect("frame i exists");
-                f.callees
+                (f.callees, f.children)
             }
             None => {
                 self.stats.exits_without_entry += 1;
                 while t.frames.last().is_some_and(|f| f.depth >= depth) {
-                    t.frames.pop();
+                    let f = t.frames.pop().expect("checked");
                     self.stats.unfinished += 1;
+                    Self::orphan_children(&mut self.roots, task, f.children);
                 }
-                t.orphaned.remove(&depth).unwrap_or(0)
+                (t.orphaned.remove(&depth).unwrap_or(0), Vec::new())
             }
         };
-        self.finish(task, comm, name, depth, duration, callees);
+        let call = self.keep_calls.then(|| Call {
+            name: name.to_string(),
+            depth,
+            start: span.0,
+            duration,
+            self_ns: duration.saturating_sub(callees),
+            children,
+        });
+        self.finish(task, comm, name, depth, duration, callees, call);
     }
 
     /// A call at `depth` that came as one record with its `(calltime, rettime)` (no exit).
@@ -143,11 +217,20 @@ impl SelfTimeFolder {
         let duration = self.duration(span);
         let t = self.tasks.entry(task).or_default();
         while t.frames.last().is_some_and(|f| f.depth >= depth) {
-            t.frames.pop();
+            let f = t.frames.pop().expect("checked");
             self.stats.unfinished += 1;
+            Self::orphan_children(&mut self.roots, task, f.children);
         }
         t.orphaned.remove(&depth);
-        self.finish(task, comm, name, depth, duration, 0);
+        let call = self.keep_calls.then(|| Call {
+            name: name.to_string(),
+            depth,
+            start: span.0,
+            duration,
+            self_ns: duration,
+            children: Vec::new(),
+        });
+        self.finish(task, comm, name, depth, duration, 0, call);
     }
 
     fn duration(&mut self, (calltime, rettime): (u64, u64)) -> u64 {
@@ -159,6 +242,7 @@ impl SelfTimeFolder {
 
     /// Add the self time of a call that returned (its frame already off the stack) and
     /// its duration to its caller.
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         &mut self,
         task: TaskKey,
@@ -167,10 +251,29 @@ impl SelfTimeFolder {
         depth: u32,
         duration: u64,
         callees: u64,
+        call: Option<Call>,
     ) {
         self.stats.calls += 1;
         let t = self.tasks.get_mut(&task).expect("task made by the caller");
         let self_ns = duration.saturating_sub(callees);
+        let ft = match self.functions.get_mut(name) {
+            Some(ft) => ft,
+            None => self.functions.entry(name.to_string()).or_default(),
+        };
+        ft.calls += 1;
+        ft.total += duration;
+        ft.self_ns += self_ns;
+        ft.max = ft.max.max(duration);
+        if let Some(call) = call {
+            match t.frames.last_mut() {
+                Some(caller) if caller.depth + 1 == depth => caller.children.push(call),
+                _ => self.roots.push(RootCall {
+                    task,
+                    comm: comm.to_string(),
+                    call,
+                }),
+            }
+        }
         if self_ns > 0 {
             let mut key = String::with_capacity(64);
             key.push_str(comm);
@@ -205,6 +308,28 @@ impl SelfTimeFolder {
     /// What the trace held besides whole calls (so far).
     pub fn stats(&self) -> &FoldStats {
         &self.stats
+    }
+
+    /// Calls, total, self and longest time of each function that returned.
+    pub fn functions(&self) -> &HashMap<String, FunctionTime> {
+        &self.functions
+    }
+
+    /// The calls kept so far ([`SelfTimeFolder::keep_calls`]) that are not inside another
+    /// finished call, in the order they returned, and the calls still open (their
+    /// finished callees become roots too).
+    pub fn take_roots(&mut self) -> Vec<RootCall> {
+        let mut tasks: Vec<TaskKey> = self.tasks.keys().copied().collect();
+        tasks.sort_unstable();
+        for task in tasks {
+            if let Some(t) = self.tasks.get_mut(&task) {
+                for f in t.frames.iter_mut() {
+                    let children = std::mem::take(&mut f.children);
+                    Self::orphan_children(&mut self.roots, task, children);
+                }
+            }
+        }
+        std::mem::take(&mut self.roots)
     }
 }
 

@@ -16,7 +16,8 @@ use crate::render::graph::{
 };
 use crate::render::{json, CommonFields, Comms, FieldPairs, KernelStyle};
 use crate::ring::{
-    load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError, RingError,
+    load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError, RawCpuData,
+    RingError,
 };
 use crate::tracefs::{
     count_cpu_list, resolve_event, select_events, EventName, Instance, PrivateInstance, Tracefs,
@@ -428,38 +429,20 @@ fn replay(
     let graph = !p.json
         && t.read_string("current_tracer")
             .is_ok_and(|s| s.trim() == "function_graph");
+    if graph {
+        let gopts = GraphOptions::from_tracefs(t);
+        let rc = graph_text(t, &mut p, data, gopts, !args.no_header, &mut out)?;
+        w.write_all(&out)?;
+        w.flush()?;
+        return Ok(rc);
+    }
     if !args.no_header && !p.json {
-        if graph {
-            // The graph tracer prints its own legend after `# tracer:` and `#`.
-            out.extend_from_slice(b"# tracer: function_graph\n#\n");
-            let gopts = GraphOptions::from_tracefs(t);
-            if gopts.latency && gopts.context_info {
-                let (entries, total, _) = buffer_counts(t);
-                let host = t.host();
-                let uname = host.uname_line().unwrap_or_default();
-                let ncpus = host
-                    .cpu_online()
-                    .and_then(|l| count_cpu_list(&l))
-                    .unwrap_or(1);
-                write_latency_header(&mut out, &uname, entries, total, ncpus);
-            }
-            gopts.write_header(&mut out);
-        } else {
-            write_trace_header(t, &p.style, &mut out);
-        }
+        write_trace_header(t, &p.style, &mut out);
     }
     let streams: Vec<_> = data
         .iter()
         .map(|d| CpuStream::new(layout, d.cpu, &d.bytes))
         .collect();
-    if graph {
-        if let Some(rc) = replay_graph(t, &mut p, Merge::new(streams), &mut out)? {
-            w.write_all(&out)?;
-            w.flush()?;
-            return Ok(rc);
-        }
-        return Ok(1);
-    }
     for item in Merge::new(streams) {
         p.entry(item, &mut out);
         if out.len() >= 1 << 16 {
@@ -479,14 +462,66 @@ fn replay(
     Ok(0)
 }
 
+/// The kernel's function_graph text of the sub-buffers `data` read from `t`'s top-level
+/// buffer (a tree's recorded pages, or pages read live while a command ran), laid out
+/// with the tracer options `gopts` that were in effect, after the `# tracer:` header when
+/// `header`. The exit code: 1 when sub-buffers were malformed.
+pub(crate) fn graph_pages(
+    t: &Tracefs,
+    data: Vec<RawCpuData>,
+    gopts: GraphOptions,
+    header: bool,
+    out: &mut Vec<u8>,
+    warn: &mut dyn FnMut(String),
+) -> Result<i32, StreamError> {
+    let layout = page_layout(t).map_err(StreamError::Layout)?;
+    let mut p = printer_for(&t.top(), t, layout.endian, &StreamOptions::default(), warn)?;
+    p.lost_to_stderr = true;
+    graph_text(t, &mut p, data, gopts, header, out)
+}
+
+fn graph_text(
+    t: &Tracefs,
+    p: &mut Printer,
+    data: Vec<RawCpuData>,
+    gopts: GraphOptions,
+    header: bool,
+    out: &mut Vec<u8>,
+) -> Result<i32, StreamError> {
+    let layout = page_layout(t).map_err(StreamError::Layout)?;
+    if header {
+        {
+            // The graph tracer prints its own legend after `# tracer:` and `#`.
+            out.extend_from_slice(b"# tracer: function_graph\n#\n");
+            if gopts.latency && gopts.context_info {
+                let (entries, total, _) = buffer_counts(t);
+                let host = t.host();
+                let uname = host.uname_line().unwrap_or_default();
+                let ncpus = host
+                    .cpu_online()
+                    .and_then(|l| count_cpu_list(&l))
+                    .unwrap_or(1);
+                write_latency_header(out, &uname, entries, total, ncpus);
+            }
+            gopts.write_header(out);
+        }
+    }
+    let streams: Vec<_> = data
+        .iter()
+        .map(|d| CpuStream::new(layout, d.cpu, &d.bytes))
+        .collect();
+    replay_graph(t, p, Merge::new(streams), gopts, out)
+}
+
 /// function_graph replay: the kernel's graph layout needs a look ahead on each CPU (leaf
 /// calls), so the records are gathered first and laid out by [`GraphRenderer`].
 fn replay_graph<'a>(
     t: &Tracefs,
     p: &mut Printer,
     merged: impl Iterator<Item = Result<Entry<'a>, PageError>>,
+    gopts: GraphOptions,
     out: &mut Vec<u8>,
-) -> Result<Option<i32>, StreamError> {
+) -> Result<i32, StreamError> {
     let Some(reg) = &p.text.registry else {
         return Err(StreamError::Unsupported("the tree's event formats could not be read; function_graph needs events/ftrace/funcgraph_*/format".into()));
     };
@@ -539,7 +574,7 @@ fn replay_graph<'a>(
         });
     let r = GraphRenderer {
         layout: glayout,
-        opts: GraphOptions::from_tracefs(t),
+        opts: gopts,
         kallsyms: p.text.kallsyms.as_ref(),
         comms: &p.comms,
         ncpus,
@@ -586,9 +621,9 @@ fn replay_graph<'a>(
     r.render(&recs, &mut comment, out);
     if p.errors > 0 {
         (p.warn)(format!("{} malformed sub-buffer(s) skipped", p.errors));
-        return Ok(Some(1));
+        return Ok(1);
     }
-    Ok(Some(0))
+    Ok(0)
 }
 
 /// Entries in the buffer, entries written and CPUs, from every `per_cpu/cpuN/stats`.

@@ -33,6 +33,48 @@ pub struct GraphOptions {
     pub follow_forks: bool,
 }
 
+/// Whose calls to graph.
+#[derive(Debug, Clone)]
+pub enum GraphTarget {
+    /// Start this command (held until the tracer is on) and graph it until it ends.
+    Command(Vec<String>),
+    /// Graph a running process for a while (or until it ends, or a signal).
+    Pid {
+        /// The process (its threads are traced; children too with `follow_forks`).
+        pid: u32,
+        /// How long.
+        duration: Duration,
+    },
+}
+
+/// What reads the trace of a run: set up once the tracer is on and the buffer empty,
+/// before tracing starts, and finished once tracing has stopped, before any file is put
+/// back (so the tracer's options can still be read).
+pub trait GraphCapture {
+    /// Tracing is about to start in `inst`.
+    fn armed(&mut self, inst: &Instance) -> Result<(), GraphError>;
+    /// Tracing has stopped in `inst`; the files are not restored yet.
+    fn finish(&mut self, inst: &Instance) -> Result<(), GraphError>;
+}
+
+/// [`GraphCapture`] of the kernel's own `trace` text, read at the end.
+#[derive(Debug, Default)]
+pub struct TraceText {
+    /// The text, once finished.
+    pub text: String,
+}
+
+impl GraphCapture for TraceText {
+    fn armed(&mut self, _inst: &Instance) -> Result<(), GraphError> {
+        Ok(())
+    }
+
+    fn finish(&mut self, inst: &Instance) -> Result<(), GraphError> {
+        self.text = inst.trace_text(None)?;
+        Ok(())
+    }
+}
+
 /// What [`graph_command`] produced.
 #[derive(Debug)]
 pub struct GraphResult {
@@ -57,6 +99,12 @@ pub enum GraphError {
     Tracefs(TracefsError),
     /// SIGINT or SIGTERM arrived; the command was killed and the files restored.
     Interrupted,
+    /// `-p PID`: no such process.
+    NoProcess(u32),
+    /// A trace option this kernel does not have (`options/NAME`).
+    NoOption(String),
+    /// Reading the trace while the command ran failed.
+    Capture(String),
     /// The command could not be started.
     Spawn {
         /// The command.
@@ -79,6 +127,12 @@ impl std::fmt::Display for GraphError {
             }
             GraphError::Tracefs(e) => write!(f, "{e}"),
             GraphError::Interrupted => write!(f, "interrupted; the command was killed"),
+            GraphError::NoProcess(pid) => write!(f, "no process {pid} (/proc/{pid} is missing)"),
+            GraphError::NoOption(name) => write!(
+                f,
+                "this kernel has no trace option {name} (options/{name}); `tracectl list -o` lists the ones it has"
+            ),
+            GraphError::Capture(e) => write!(f, "reading the trace: {e}"),
             GraphError::Spawn { command, err } => write!(f, "cannot run {command:?}: {err}"),
         }
     }
@@ -114,7 +168,8 @@ pub fn syscall_entry_symbol(name: &str, available: Option<&[String]>) -> String 
     candidates[arch].clone()
 }
 
-/// Graph `command` with function_graph in `inst`, restoring every file it changes.
+/// Graph `command` with function_graph in `inst`, restoring every file it changes, and
+/// return the kernel's `trace` text of the run.
 ///
 /// `stop` (see [`stop_on_signals`](super::stop_on_signals)) ends the command early: it is
 /// killed, and the files are restored as on any other exit.
@@ -124,6 +179,34 @@ pub fn graph_command(
     opts: &GraphOptions,
     stop: &AtomicBool,
 ) -> Result<GraphResult, GraphError> {
+    let mut text = TraceText::default();
+    let (status, warnings) = graph_with(
+        inst,
+        &GraphTarget::Command(command.to_vec()),
+        opts,
+        stop,
+        &mut text,
+    )?;
+    Ok(GraphResult {
+        trace: text.text,
+        status: status.expect("a command has an exit status"),
+        warnings,
+    })
+}
+
+/// Graph `target` with function_graph in `inst`, read by `capture`, restoring every file
+/// it changes; the command's exit status (none for a running process), and the files
+/// that could not be put back.
+///
+/// For a process, `stop` ends the run early as its duration would; for a command it kills
+/// the command and the run fails with [`GraphError::Interrupted`].
+pub fn graph_with(
+    inst: &Instance,
+    target: &GraphTarget,
+    opts: &GraphOptions,
+    stop: &AtomicBool,
+    capture: &mut dyn GraphCapture,
+) -> Result<(Option<ExitStatus>, Vec<String>), GraphError> {
     // A tree has no kernel to run the command under; its files are a recording.
     inst.tracefs()
         .require_live("graph")
@@ -131,6 +214,25 @@ pub fn graph_command(
     let available = inst.available_tracers().unwrap_or_default();
     if !available.iter().any(|t| t == "function_graph") {
         return Err(GraphError::NoFunctionGraph { available });
+    }
+    if let GraphTarget::Pid { pid, .. } = target {
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            return Err(GraphError::NoProcess(*pid));
+        }
+    }
+    let mut options = opts.options.clone();
+    if opts.follow_forks {
+        options.push("function-fork".into());
+    }
+    // Every option must exist before anything is written.
+    for o in &options {
+        let name = o
+            .strip_prefix("no")
+            .filter(|n| inst.exists(format!("options/{n}")));
+        let name = name.unwrap_or(o);
+        if !inst.exists(format!("options/{name}")) {
+            return Err(GraphError::NoOption(name.to_string()));
+        }
     }
     // Restored newest first: the tracer, then the options, then the filters.
     let mut ledger = Ledger::new();
@@ -142,10 +244,6 @@ pub fn graph_command(
         "max_graph_depth",
     ] {
         ledger.save_if_present(inst, file)?;
-    }
-    let mut options = opts.options.clone();
-    if opts.follow_forks {
-        options.push("function-fork".into());
     }
     for o in &options {
         ledger.apply_option(inst, o)?;
@@ -166,23 +264,39 @@ pub fn graph_command(
         inst.set_max_graph_depth(d)?;
     }
 
-    let held = HeldChild::spawn(command)?;
-    let result = (|| -> Result<ExitStatus, GraphError> {
-        inst.set_ftrace_pids(&[held.pid()], AppendMode::Truncate)?;
-        inst.set_tracer("function_graph")?;
-        inst.clear()?;
-        inst.set_tracing_on(true)?;
-        held.release_and_wait(stop)
-    })();
+    let result = match target {
+        GraphTarget::Command(command) => {
+            let held = HeldChild::spawn(command)?;
+            (|| -> Result<Option<ExitStatus>, GraphError> {
+                inst.set_ftrace_pids(&[held.pid()], AppendMode::Truncate)?;
+                inst.set_tracer("function_graph")?;
+                inst.clear()?;
+                capture.armed(inst)?;
+                inst.set_tracing_on(true)?;
+                held.release_and_wait(stop).map(Some)
+            })()
+        }
+        GraphTarget::Pid { pid, duration } => (|| -> Result<Option<ExitStatus>, GraphError> {
+            inst.set_ftrace_pids(&[*pid], AppendMode::Truncate)?;
+            inst.set_tracer("function_graph")?;
+            inst.clear()?;
+            capture.armed(inst)?;
+            inst.set_tracing_on(true)?;
+            let end = std::time::Instant::now() + *duration;
+            let alive = std::path::PathBuf::from(format!("/proc/{pid}"));
+            while std::time::Instant::now() < end && !stop.load(Ordering::SeqCst) && alive.exists()
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok(None)
+        })(),
+    };
     let _ = inst.set_tracing_on(false);
-    let trace = inst.trace_text(None);
+    let captured = capture.finish(inst);
     let warnings = ledger.restore();
     let status = result?;
-    Ok(GraphResult {
-        trace: trace?,
-        status,
-        warnings,
-    })
+    captured?;
+    Ok((status, warnings))
 }
 
 /// A child shell blocked on a FIFO until released; then it `exec`s the command, keeping its pid.
