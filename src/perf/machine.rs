@@ -427,16 +427,19 @@ impl Machine {
     /// The call chain of a sample, resolved, markers skipped: innermost frame first,
     /// each with the address as sampled.
     pub fn callchain<'m>(&'m self, s: &Sample<'_>, mut f: impl FnMut(Location<'m>, u64)) {
+        // perf takes any other context marker (a guest's too) for a corrupt chain and
+        // shows none of it.
+        let known = |ip: u64| matches!(ip, context::KERNEL | context::USER | context::HV);
+        if s.callchain().any(|ip| ip >= context::MAX && !known(ip)) {
+            return;
+        }
         let mut mode = s.cpumode;
         for ip in s.callchain() {
             if ip >= context::MAX {
                 mode = match ip {
                     context::KERNEL => misc::KERNEL,
                     context::USER => misc::USER,
-                    context::HV => misc::HYPERVISOR,
-                    context::GUEST_KERNEL => misc::GUEST_KERNEL,
-                    context::GUEST_USER => misc::GUEST_USER,
-                    _ => mode,
+                    _ => misc::HYPERVISOR,
                 };
                 continue;
             }
@@ -485,4 +488,39 @@ fn insert_map(maps: &mut Vec<Map>, new: Map) {
     out.push(new);
     out.sort_by_key(|m| m.start);
     *maps = out;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain_of(ips: &[u64]) -> Vec<u64> {
+        let raw: Vec<u8> = ips.iter().flat_map(|ip| ip.to_ne_bytes()).collect();
+        let s = Sample {
+            cpumode: misc::USER,
+            callchain_raw: &raw,
+            endian: crate::endian::Endianness::NATIVE,
+            ..Sample::default()
+        };
+        let m = Machine::new(KallsymsSource::default(), None);
+        let mut out = Vec::new();
+        m.callchain(&s, |_, ip| out.push(ip));
+        out
+    }
+
+    /// perf 6.1 printed no frame for a sample whose chain was `USER, 0x7fe1d9d35355, 4,
+    /// 0xffffffffffffffff` (the last entry is no context it knows), and every frame
+    /// of a chain with known markers only.
+    #[test]
+    fn a_chain_with_an_unknown_context_marker_shows_nothing() {
+        assert_eq!(
+            chain_of(&[context::USER, 0x7fe1d9d35355, 4, u64::MAX]),
+            Vec::<u64>::new()
+        );
+        assert_eq!(
+            chain_of(&[context::KERNEL, 0xffffffff81000000, context::USER, 0x401000]),
+            vec![0xffffffff81000000, 0x401000]
+        );
+        assert_eq!(chain_of(&[context::GUEST_KERNEL, 0x1]), Vec::<u64>::new());
+    }
 }

@@ -360,11 +360,52 @@ pub fn demangle(name: &str) -> String {
                 {
                     s = t;
                 }
-                return s.to_string();
+                return gnu_spelling(s);
             }
         }
     }
     name.to_string()
+}
+
+/// cpp_demangle's text as GNU's demangler (which perf uses) spells it: integer literals
+/// of unsigned and long types with a suffix (`8u`, not `(unsigned int)8`), and no
+/// separator left by an empty template pack (`<A>`, not `<A, >`).
+fn gnu_spelling(s: &str) -> String {
+    const SUFFIXES: [(&str, &str); 5] = [
+        ("(unsigned long long)", "ull"),
+        ("(unsigned long)", "ul"),
+        ("(unsigned int)", "u"),
+        ("(long long)", "ll"),
+        ("(long)", "l"),
+    ];
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    'scan: while let Some(i) = rest.find(['(', ',']) {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        if rest.starts_with(", >") && !out.ends_with("operator") {
+            rest = &rest[2..];
+            continue;
+        }
+        for (cast, suffix) in SUFFIXES {
+            if let Some(after) = rest.strip_prefix(cast) {
+                let digits = after
+                    .char_indices()
+                    .take_while(|&(j, c)| c.is_ascii_digit() || (j == 0 && c == '-'))
+                    .count();
+                if digits > 0 && after[..digits].bytes().any(|b| b.is_ascii_digit()) {
+                    out.push_str(&after[..digits]);
+                    out.push_str(suffix);
+                    rest = &after[digits..];
+                    continue 'scan;
+                }
+            }
+        }
+        out.push_str(&rest[..1]);
+        rest = &rest[1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn strip_clone_suffix(name: &str) -> &str {
@@ -399,4 +440,24 @@ fn is_rust_legacy(name: &str) -> bool {
         && body[body.len() - 16..]
             .bytes()
             .all(|b| b.is_ascii_hexdigit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::demangle;
+
+    /// Names from libLLVM as perf 6.1 (GNU's demangler) printed them in `perf script`.
+    #[test]
+    fn cpp_names_are_spelled_as_perf_prints_them() {
+        assert_eq!(
+            demangle(
+                "_ZN4llvm15AnalysisManagerINS_8FunctionEJEE13getResultImplEPNS_11AnalysisKeyERS1_"
+            ),
+            "llvm::AnalysisManager<llvm::Function>::getResultImpl"
+        );
+        assert_eq!(
+            demangle("_ZN4llvm12DenseMapBaseINS_13SmallDenseMapIjNS_7SDValueELj8ENS_12DenseMapInfoIjvEENS_6detail12DenseMapPairIjS2_EEEEjS2_S4_S7_E4growEj"),
+            "llvm::DenseMapBase<llvm::SmallDenseMap<unsigned int, llvm::SDValue, 8u, llvm::DenseMapInfo<unsigned int, void>, llvm::detail::DenseMapPair<unsigned int, llvm::SDValue> >, unsigned int, llvm::SDValue, llvm::DenseMapInfo<unsigned int, void>, llvm::detail::DenseMapPair<unsigned int, llvm::SDValue> >::grow"
+        );
+    }
 }
