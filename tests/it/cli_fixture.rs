@@ -523,16 +523,17 @@ fn function_filters_are_checked_against_available_filter_functions() {
 #[test]
 fn list_full_prints_each_format() {
     let t = Tree::new();
+    let format = t.read("events/sched/sched_switch/format");
+    // --full: the whole format file (as trace-cmd list -F --full prints it).
+    let out = t.ok(&["list", "-e", "sched:sched_switch", "--full"]);
+    assert_eq!(out, format!("system: sched\n{format}"));
+    // -F: as trace-cmd list -F, the fields without the print fmt.
     let out = t.ok(&["list", "-e", "sched:sched_switch", "-F"]);
-    assert_eq!(
-        out,
-        format!(
-            "system: sched\n{}\n",
-            t.read("events/sched/sched_switch/format")
-        )
-    );
+    let fields = &format[..format.find("print fmt:").unwrap()];
+    assert_eq!(out, format!("system: sched\n{fields}"));
     let v: serde_json::Value =
-        serde_json::from_str(&t.ok(&["list", "-e", "sched:sched_switch", "-F", "--json"])).unwrap();
+        serde_json::from_str(&t.ok(&["list", "-e", "sched:sched_switch", "--full", "--json"]))
+            .unwrap();
     assert_eq!(
         v["events"][0]["format"],
         t.read("events/sched/sched_switch/format")
