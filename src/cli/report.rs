@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use tracectl::session::report::ReportError;
 use tracectl::session::report_files::{
-    report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note,
+    report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note, TraceCmdOptions,
 };
 
 use super::common::Context;
@@ -59,9 +59,85 @@ pub struct Args {
     /// List the events whose formats the file holds (system:name)
     #[arg(short = 'E')]
     pub list_events: bool,
-    /// Plugin option, e.g. fgraph:tailprint (accepted for compatibility)
+    /// Plugin option [PLUGIN:]OPTION[=0|1], e.g. fgraph:tailprint (`tracectl list -O`
+    /// lists them; an unknown one is refused)
     #[arg(short = 'O', value_name = "OPTION")]
     pub plugin_option: Vec<String>,
+    /// No plugins: every event prints its print fmt
+    #[arg(short = 'N')]
+    pub no_plugins: bool,
+    /// Only local plugins (~/.trace-cmd/plugins): tracectl loads none, its plugins are
+    /// built in and count as system-wide, so this is -N
+    #[arg(short = 'L')]
+    pub local_plugins: bool,
+    /// Events (name or system, anchored regex) printed with their print fmt instead of
+    /// their plugin (repeatable)
+    #[arg(short = 'n', value_name = "EVENT-RE")]
+    pub no_handler: Vec<String>,
+    /// Events (name or system, anchored regex) printed as raw fields (repeatable)
+    #[arg(short = 'r', value_name = "EVENT-RE")]
+    pub print_raw: Vec<String>,
+    /// Leave out records written in hard interrupt context
+    #[arg(short = 'I')]
+    pub no_hardirq: bool,
+    /// Leave out records written in soft interrupt context
+    #[arg(short = 'S')]
+    pub no_softirq: bool,
+    /// Print each record's time since the record printed before it
+    #[arg(long = "ts-diff")]
+    pub ts_diff: bool,
+    /// Warn (on stderr) about a record older than the one printed before it
+    #[arg(long = "ts-check")]
+    pub ts_check: bool,
+    /// The timestamps are ticks of this frequency: print them as seconds
+    #[arg(long = "ts2secs", value_name = "HZ")]
+    pub ts2secs: Option<u64>,
+    /// Ignore the date offset the file recorded (`record --date`)
+    #[arg(long = "nodate")]
+    pub nodate: bool,
+    /// Print the stored timestamps, without the file's offsets or conversions
+    #[arg(long = "raw-ts")]
+    pub raw_ts: bool,
+    /// Timestamps relative to the first record of the files
+    #[arg(long = "align-ts")]
+    pub align_ts: bool,
+    /// Print the file's endianness and this machine's
+    #[arg(short = 'e')]
+    pub endian: bool,
+    /// Print the file's page size and this machine's
+    #[arg(short = 'p')]
+    pub page_size: bool,
+    /// List the functions (kallsyms) stored in the file, by address
+    #[arg(short = 'f')]
+    pub functions: bool,
+    /// List the trace_printk strings stored in the file, by address
+    #[arg(short = 'P')]
+    pub printk: bool,
+    /// Print the event formats stored in the file (trace-cmd 3.1.6 prints them for
+    /// version 6 files only)
+    #[arg(long = "events")]
+    pub events: bool,
+    /// Print the formats of the events [SYSTEM:]EVENT (regexes) matches
+    #[arg(long = "event", value_name = "[SYSTEM:]EVENT")]
+    pub event: Option<String>,
+    /// Check that every event format in the file parses: no output, exit status 22
+    /// (EINVAL) when one does not
+    #[arg(long = "check-events")]
+    pub check_events: bool,
+    /// Print the uname the file recorded (and the version)
+    #[arg(long = "uname")]
+    pub uname: bool,
+    /// Print the version of trace-cmd that recorded the file
+    #[arg(long = "version")]
+    pub version: bool,
+    /// trace-cmd's -V (libtracecmd's log of plugin loading and file parsing): not
+    /// available, tracectl has no plugin loader; see --verbose
+    #[arg(short = 'V', hide = true)]
+    pub libtracecmd_log: bool,
+    /// trace-cmd's -T (print each -F filter as it applies to every event, then stop): not
+    /// available
+    #[arg(short = 'T', hide = true)]
+    pub test_filters: bool,
     /// Quiet: no warnings
     #[arg(short = 'q')]
     pub quiet: bool,
@@ -158,13 +234,42 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     }
     let raw_args: Vec<OsString> = std::env::args_os().collect();
     let negated = negated_filters(&raw_args, args.filter.len());
-    let mode = if args.list_events {
+    if args.libtracecmd_log {
+        anyhow::bail!(
+            "-V prints libtracecmd's log (plugins loaded, file version read), which tracectl has no counterpart for: its plugins are built in; --verbose lists the events printed as fields"
+        );
+    }
+    if args.test_filters && !args.filter.is_empty() {
+        anyhow::bail!(
+            "-T (print each -F filter as libtraceevent rewrote it for every event) is not available; use -F without -T, and -E to list the events"
+        );
+    }
+    // In trace-cmd's order of precedence.
+    let mode = if args.page_size {
+        FilesMode::PageSize
+    } else if args.endian {
+        FilesMode::Endian
+    } else if args.events {
+        FilesMode::EventFormats(None)
+    } else if let Some(e) = &args.event {
+        FilesMode::EventFormats(Some(e.clone()))
+    } else if args.check_events {
+        FilesMode::CheckEvents
+    } else if args.functions {
+        FilesMode::Functions
+    } else if args.printk {
+        FilesMode::Printk
+    } else if args.list_events {
         FilesMode::ListEvents
     } else if args.first_event || args.last_event || args.cpus {
         FilesMode::CpuList {
             first: args.first_event,
             last: args.last_event,
         }
+    } else if args.version {
+        FilesMode::Version
+    } else if args.uname {
+        FilesMode::Uname
     } else if args.stat {
         FilesMode::Stat
     } else {
@@ -191,10 +296,22 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         nsecs: args.nsecs,
         latency: args.latency,
         raw: args.raw,
-        fgraph_tailprint: args.plugin_option.iter().any(|o| o == "fgraph:tailprint"),
-        fgraph_depth: args.plugin_option.iter().any(|o| o == "fgraph:depth"),
         quiet: args.quiet,
         verbose: args.verbose,
+        more: TraceCmdOptions {
+            plugin_options: args.plugin_option,
+            no_plugins: args.no_plugins || args.local_plugins,
+            no_handler: args.no_handler,
+            print_raw: args.print_raw,
+            no_hardirq: args.no_hardirq,
+            no_softirq: args.no_softirq,
+            ts_diff: args.ts_diff,
+            ts_check: args.ts_check,
+            ts2secs: args.ts2secs,
+            nodate: args.nodate,
+            raw_ts: args.raw_ts,
+            align_ts: args.align_ts,
+        },
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -204,6 +321,8 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     };
     match report_files(&opts, &mut out, &mut note) {
         Ok(_) => Ok(0),
+        // As trace-cmd, silently: the exit status is the answer.
+        Err(FilesError::FormatsNotParsed { .. }) if !args.verbose => Ok(22),
         Err(FilesError::Output(e) | FilesError::Report(ReportError::Output(e))) => Err(e.into()),
         Err(FilesError::Dat(e)) => Err(e.into()),
         Err(FilesError::Report(e)) => Err(anyhow::Error::new(e)),
