@@ -119,8 +119,13 @@ fn report_options_match_trace_cmd_goldens_byte_for_byte() {
 #[test]
 fn report_option_goldens_differ_from_the_plain_report() {
     let r = |stem: &str, mode: &str| {
-        std::fs::read_to_string(data().join("results").join(stem).join(format!("{mode}.txt")))
-            .unwrap()
+        std::fs::read_to_string(
+            data()
+                .join("results")
+                .join(stem)
+                .join(format!("{mode}.txt")),
+        )
+        .unwrap()
     };
     let ni = "2cpu-noinstance-v7";
     let cpu1 = r(ni, "cpu1");
@@ -136,8 +141,14 @@ fn report_option_goldens_differ_from_the_plain_report() {
     // `%8.8s-%-5d %3d` then the flags: irqs-off, need-resched, hard/soft irq, ...
     let l = r(ni, "l");
     let irq_context = |l: &str| matches!(l.as_bytes().get(20), Some(b'h' | b's' | b'H'));
-    assert!(l.lines().any(irq_context), "no irq-context record in the recording");
-    assert!(!isl.lines().any(irq_context), "-I -S kept an irq-context record");
+    assert!(
+        l.lines().any(irq_context),
+        "no irq-context record in the recording"
+    );
+    assert!(
+        !isl.lines().any(irq_context),
+        "-I -S kept an irq-context record"
+    );
     let plain = r(ni, "plain");
     let n = r(ni, "N");
     assert_eq!(n.lines().count(), plain.lines().count());
@@ -187,7 +198,12 @@ fn report_events_prints_the_formats_of_v7_files_too() {
 #[test]
 fn report_refuses_unknown_plugin_options_and_lists_the_known_ones() {
     let dir = data();
-    for bad in ["fgraph:bogus", "bogus", "ftrace:parent", "fgraph:depth=maybe"] {
+    for bad in [
+        "fgraph:bogus",
+        "bogus",
+        "ftrace:parent",
+        "fgraph:depth=maybe",
+    ] {
         let out = report(
             &dir,
             "2cpu-noinstance-v7",
@@ -282,4 +298,68 @@ fn report_uname_of_two_files_names_each() {
     assert_eq!(lines[0], "2cpu-noinstance-v7.dat: cpus=2");
     assert_eq!(lines[3], "           4cpu-v7.dat: cpus=4");
     assert!(lines[1].starts_with("Linux ") && lines[4].starts_with("Linux "));
+}
+
+/// `--nodate`: a recording rewritten with a DATE option (`record --date`: wall-clock
+/// minus trace-clock time) prints wall-clock seconds, and `--nodate` the trace clock's,
+/// as trace-cmd prints them for that very file (pinned in `results/report_date*.written`).
+#[test]
+fn report_nodate_ignores_the_date_offset_as_trace_cmd_does() {
+    use tracectl::dat::{buffers_of, write_dat, DatFile, Metadata, NewOption, WriteOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("date.dat");
+    let d = DatFile::open(data().join("2cpu-noinstance-v7.dat")).unwrap();
+    let mut opts: Vec<NewOption> = d.options().all.iter().map(NewOption::from).collect();
+    opts.push(NewOption::date(1_764_100_000_123_456));
+    let wo = WriteOptions {
+        version: 7,
+        compression: tracectl::dat::Compression::Zstd,
+        endian: d.endian(),
+        long_size: d.header().file_long_size,
+        page_size: d.header().page_size,
+    };
+    write_dat(
+        &f,
+        &wo,
+        &Metadata::from_dat(&d),
+        &opts,
+        buffers_of(&d).unwrap(),
+    )
+    .unwrap();
+    let mut texts = Vec::new();
+    for (args, golden, list) in [
+        (
+            vec!["--cpu", "1"],
+            "report_date/date.txt",
+            "report_date.written",
+        ),
+        (
+            vec!["--nodate", "--cpu", "1"],
+            "report_date/nodate.txt",
+            "report_nodate.written",
+        ),
+    ] {
+        let want = crate::support::pins::trace_cmd_report(
+            &f,
+            &args,
+            golden,
+            list,
+            "The file tests/it/tracecmd_options.rs writes (2cpu-noinstance-v7.dat with a DATE \
+             option); results/report_date/ holds trace-cmd's report of it, with and without \
+             --nodate.",
+        );
+        let mut a = args.clone();
+        a.extend(["-i", "date.dat"]);
+        let out = tracectl(dir.path(), &a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+        texts.push(want);
+    }
+    assert_ne!(texts[0], texts[1], "the DATE option changed nothing");
+    let cpu1 = std::fs::read_to_string(data().join("results/2cpu-noinstance-v7/cpu1.txt")).unwrap();
+    assert_eq!(texts[1], cpu1, "--nodate is not the plain report");
 }
