@@ -130,13 +130,13 @@ pub struct Args {
     /// Print the version of trace-cmd that recorded the file
     #[arg(long = "version")]
     pub version: bool,
-    /// trace-cmd's -V (libtracecmd's log of plugin loading and file parsing): not
-    /// available, tracectl has no plugin loader; see --verbose
-    #[arg(short = 'V', hide = true)]
+    /// Refused: trace-cmd's -V and --verbose=LEVEL log libtracecmd's plugin loading and
+    /// file parsing, which tracectl (built-in plugins) has no counterpart for
+    #[arg(short = 'V')]
     pub libtracecmd_log: bool,
-    /// trace-cmd's -T (print each -F filter as it applies to every event, then stop): not
-    /// available
-    #[arg(short = 'T', hide = true)]
+    /// Refused with -F: printing each filter as libtraceevent rewrites it per event is
+    /// not available (without -F it does nothing, as in trace-cmd)
+    #[arg(short = 'T')]
     pub test_filters: bool,
     /// Quiet: no warnings
     #[arg(short = 'q')]
@@ -148,9 +148,16 @@ pub struct Args {
     #[arg(long = "style", value_name = "STYLE", default_value = "trace-cmd")]
     pub style: String,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
-    /// evaluated (printed as field=value) and why
-    #[arg(long = "verbose")]
-    pub verbose: bool,
+    /// evaluated (printed as field=value) and why. (trace-cmd's --verbose=LEVEL, a log
+    /// level of libtracecmd, is refused.)
+    #[arg(
+        long = "verbose",
+        value_name = "LEVEL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ""
+    )]
+    pub verbose: Option<String>,
 }
 
 /// The `--ts-offset` of each input file: as in trace-cmd, an offset belongs to the `-i`
@@ -234,6 +241,12 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     }
     let raw_args: Vec<OsString> = std::env::args_os().collect();
     let negated = negated_filters(&raw_args, args.filter.len());
+    if let Some(level) = args.verbose.as_deref().filter(|l| !l.is_empty()) {
+        anyhow::bail!(
+            "--verbose={level} sets libtracecmd's log level in trace-cmd, which tracectl has no counterpart for; --verbose without a level lists the events printed as fields"
+        );
+    }
+    let verbose = args.verbose.is_some();
     if args.libtracecmd_log {
         anyhow::bail!(
             "-V prints libtracecmd's log (plugins loaded, file version read), which tracectl has no counterpart for: its plugins are built in; --verbose lists the events printed as fields"
@@ -297,7 +310,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         latency: args.latency,
         raw: args.raw,
         quiet: args.quiet,
-        verbose: args.verbose,
+        verbose,
         more: TraceCmdOptions {
             plugin_options: args.plugin_option,
             no_plugins: args.no_plugins || args.local_plugins,
@@ -322,7 +335,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     match report_files(&opts, &mut out, &mut note) {
         Ok(_) => Ok(0),
         // As trace-cmd, silently: the exit status is the answer.
-        Err(FilesError::FormatsNotParsed { .. }) if !args.verbose => Ok(22),
+        Err(FilesError::FormatsNotParsed { .. }) if !verbose => Ok(22),
         Err(FilesError::Output(e) | FilesError::Report(ReportError::Output(e))) => Err(e.into()),
         Err(FilesError::Dat(e)) => Err(e.into()),
         Err(FilesError::Report(e)) => Err(anyhow::Error::new(e)),
