@@ -89,9 +89,10 @@ pub struct Args {
     /// Warn (on stderr) about a record older than the one printed before it
     #[arg(long = "ts-check")]
     pub ts_check: bool,
-    /// The timestamps are ticks of this frequency: print them as seconds
+    /// The timestamps are ticks of this frequency: print them as seconds (before the
+    /// second -i: every file's default; after it: the -i file before it)
     #[arg(long = "ts2secs", value_name = "HZ")]
-    pub ts2secs: Option<u64>,
+    pub ts2secs: Vec<u64>,
     /// Ignore the date offset the file recorded (`record --date`)
     #[arg(long = "nodate")]
     pub nodate: bool,
@@ -193,6 +194,32 @@ fn ts_offsets(
     Some(out)
 }
 
+/// The `--ts2secs` of each input file, as trace-cmd binds them: one given before the
+/// second `-i` is the default of every file, one after it belongs to the `-i` before it.
+fn ts2secs_per_file(args: &[OsString], values: &[u64], files: usize) -> Vec<Option<u64>> {
+    let mut default = None;
+    let mut own = vec![None; files];
+    let mut seen_i = 0usize;
+    let mut next = 0;
+    for a in args.iter().map(|a| a.to_string_lossy()) {
+        if a == "--" {
+            break;
+        }
+        if a == "-i" || (a.starts_with("-i") && !a.starts_with("--")) {
+            seen_i += 1;
+        } else if a == "--ts2secs" || a.starts_with("--ts2secs=") {
+            let v = values.get(next).copied();
+            next += 1;
+            if seen_i < 2 {
+                default = v;
+            } else if let Some(slot) = own.get_mut(seen_i - 1) {
+                *slot = v;
+            }
+        }
+    }
+    own.into_iter().map(|o| o.or(default)).collect()
+}
+
 /// Which -F filters come after -v: trace-cmd makes every -F after the flag a negative one,
 /// an order clap's derive API does not keep.
 fn negated_filters(args: &[OsString], total: usize) -> usize {
@@ -240,6 +267,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         files.push(PathBuf::from("trace.dat"));
     }
     let raw_args: Vec<OsString> = std::env::args_os().collect();
+    let file_count = files.len();
     let negated = negated_filters(&raw_args, args.filter.len());
     if let Some(level) = args.verbose.as_deref().filter(|l| !l.is_empty()) {
         anyhow::bail!(
@@ -320,7 +348,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             no_softirq: args.no_softirq,
             ts_diff: args.ts_diff,
             ts_check: args.ts_check,
-            ts2secs: args.ts2secs,
+            ts2secs: ts2secs_per_file(&raw_args, &args.ts2secs, file_count),
             nodate: args.nodate,
             raw_ts: args.raw_ts,
             align_ts: args.align_ts,
@@ -348,5 +376,34 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             f.display()
         )),
         Err(e) => Err(anyhow::Error::new(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<OsString> {
+        s.split(' ').map(OsString::from).collect()
+    }
+
+    /// As trace-cmd binds them (checked against trace-cmd 3.1.6 on two recordings): a
+    /// --ts2secs before the second -i is every file's default, one after it the last
+    /// file's own.
+    #[test]
+    fn ts2secs_binds_like_trace_cmd() {
+        let a = args("tracectl report --ts2secs 2 -i a -i b");
+        assert_eq!(ts2secs_per_file(&a, &[2], 2), [Some(2), Some(2)]);
+        let a = args("tracectl report -i a --ts2secs 3 -i b");
+        assert_eq!(ts2secs_per_file(&a, &[3], 2), [Some(3), Some(3)]);
+        let a = args("tracectl report -i a -i b --ts2secs 2");
+        assert_eq!(ts2secs_per_file(&a, &[2], 2), [None, Some(2)]);
+        let a = args("tracectl report -i a --ts2secs 3 -i b --ts2secs 5 -i c");
+        assert_eq!(
+            ts2secs_per_file(&a, &[3, 5], 3),
+            [Some(3), Some(5), Some(3)]
+        );
+        let a = args("tracectl report --ts2secs=7 a");
+        assert_eq!(ts2secs_per_file(&a, &[7], 1), [Some(7)]);
     }
 }

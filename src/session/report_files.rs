@@ -74,8 +74,9 @@ pub struct TraceCmdOptions {
     pub ts_diff: bool,
     /// `--ts-check`: warn about a timestamp going backwards.
     pub ts_check: bool,
-    /// `--ts2secs HZ`: timestamps are ticks of this frequency.
-    pub ts2secs: Option<u64>,
+    /// `--ts2secs HZ` of each file (by index; missing: none): its timestamps are ticks of
+    /// this frequency.
+    pub ts2secs: Vec<Option<u64>>,
     /// `--nodate`: ignore the file's DATE offset.
     pub nodate: bool,
     /// `--raw-ts`: the stored timestamps, without any of the file's adjustments.
@@ -317,7 +318,7 @@ pub fn report_files(
             (m.no_softirq, "-S"),
             (m.ts_diff, "--ts-diff"),
             (m.ts_check, "--ts-check"),
-            (m.ts2secs.is_some(), "--ts2secs"),
+            (m.ts2secs.iter().any(Option::is_some), "--ts2secs"),
             (m.nodate, "--nodate"),
             (m.raw_ts, "--raw-ts"),
             (m.align_ts, "--align-ts"),
@@ -733,12 +734,13 @@ fn report_dats<'s>(
     // Those threads also compile each event's format the first time they meet it, which
     // the report loop would otherwise do on its way to that event's first line.
     let text_style = !opts.json && opts.style == FilesStyle::TraceCmd;
-    let choices = TsChoices {
-        raw: opts.more.raw_ts,
-        ignore_date: opts.more.nodate,
-        hz: opts.more.ts2secs,
-    };
-    let spawn = |dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
+    let hz = |file: usize| opts.more.ts2secs.get(file).copied().flatten();
+    let spawn = |file: usize, dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
+        let choices = TsChoices {
+            raw: opts.more.raw_ts,
+            ignore_date: opts.more.nodate,
+            hz: hz(file),
+        };
         DatSource::open_adjusted(dat, b, dat.ts_adjust_with(&choices)).map(|s| {
             let registry = catalog.registry();
             let endian = dat.endian();
@@ -763,9 +765,10 @@ fn report_dats<'s>(
     let mut early: Vec<Vec<Option<Result<ThreadedSource, DatError>>>> = dats
         .iter()
         .zip(catalogs)
-        .map(|(dat, catalog)| {
+        .enumerate()
+        .map(|(file, (dat, catalog))| {
             (0..if text_style { dat.buffers().len() } else { 0 })
-                .map(|b| Some(spawn(dat, catalog, b)))
+                .map(|b| Some(spawn(file, dat, catalog, b)))
                 .collect()
         })
         .collect();
@@ -829,13 +832,13 @@ fn report_dats<'s>(
             // trace-cmd rounds the deltas to microseconds for a file with a trace clock,
             // unless -t or --ts2secs.
             let has_clock = buffer.clock.is_some() || dat.options().trace_clock.is_some();
-            let ts_diff = m
-                .ts_diff
-                .then_some(if has_clock && m.ts2secs.is_none() && !opts.nsecs {
-                    DiffUnit::Usecs
-                } else {
-                    DiffUnit::Raw
-                });
+            let ts_diff =
+                m.ts_diff
+                    .then_some(if has_clock && hz(file_index).is_none() && !opts.nsecs {
+                        DiffUnit::Usecs
+                    } else {
+                        DiffUnit::Raw
+                    });
             let style = TraceCmdStyle {
                 time,
                 latency: opts.latency,
@@ -864,7 +867,7 @@ fn report_dats<'s>(
             }
             let source = early[file_index][b]
                 .take()
-                .unwrap_or_else(|| spawn(dat, catalog, b))
+                .unwrap_or_else(|| spawn(file_index, dat, catalog, b))
                 .map_err(|source| FilesError::Reading {
                     what: format!(
                         "reading the trace data of {} (buffer {:?})",
