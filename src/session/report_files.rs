@@ -402,23 +402,37 @@ pub fn report_files(
             return Ok(None);
         }
         FilesMode::CheckEvents => {
+            // trace-cmd 3.1.6 fails only for a format whose name or ID cannot be read
+            // (libtraceevent keeps an event whose fields or print fmt do not parse, and
+            // reports success): the same here; `verbose` lists the others too.
             let catalog = DatCatalog::formats_only(&dats[0]);
-            let mut failures: Vec<String> = catalog
-                .registry()
-                .check_all()
-                .into_iter()
-                .map(|f| format!("{}: {}", f.event, f.message))
+            let registry = catalog.registry();
+            let no_id: Vec<String> = registry
+                .events()
+                .filter(|(_, _, id)| id.is_none())
+                .map(|(s, n, _)| format!("{s}:{n}"))
                 .collect();
-            failures.extend(
-                catalog
-                    .format_errors()
-                    .into_iter()
-                    .map(|(sys, e)| format!("{sys}: {e}")),
-            );
-            if !failures.is_empty() {
+            let mut unreadable: Vec<String> = catalog
+                .format_errors()
+                .into_iter()
+                .map(|(sys, e)| format!("{sys}: {e}"))
+                .collect();
+            for f in registry.check_all() {
+                if no_id.contains(&f.event) {
+                    unreadable.push(format!("{}: {}", f.event, f.message));
+                } else if opts.verbose {
+                    note(Note::Fallback(format!(
+                        "{}: {}: the format does not parse (trace-cmd keeps the event and prints [FAILED TO PARSE]): {}",
+                        files[0].display(),
+                        f.event,
+                        f.message
+                    )));
+                }
+            }
+            if !unreadable.is_empty() {
                 return Err(FilesError::FormatsNotParsed {
                     file: files[0].clone(),
-                    failures,
+                    failures: unreadable,
                 });
             }
             return Ok(None);

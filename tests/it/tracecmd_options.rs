@@ -364,3 +364,71 @@ fn report_nodate_ignores_the_date_offset_as_trace_cmd_does() {
     let cpu1 = std::fs::read_to_string(data().join("results/2cpu-noinstance-v7/cpu1.txt")).unwrap();
     assert_eq!(texts[1], cpu1, "--nodate is not the plain report");
 }
+
+/// `--check-events`: silent; exit status 22 (EINVAL) when a stored format's name or ID
+/// cannot be read, and 0 otherwise, even when a format's fields do not parse (trace-cmd
+/// 3.1.6 keeps such an event, it prints `[FAILED TO PARSE]`), as trace-cmd answers for
+/// the same files: a recording, and the recording rewritten with `sched_wakeup`'s
+/// `format:` line or its `ID:` line left out (pinned in
+/// `results/report_check_events.written`).
+#[test]
+fn report_check_events_exit_status_is_trace_cmds() {
+    use tracectl::dat::{buffers_of, write_dat, DatFile, Metadata, NewOption, WriteOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let d = DatFile::open(data().join("2cpu-noinstance-v7.dat")).unwrap();
+    let opts: Vec<NewOption> = d.options().all.iter().map(NewOption::from).collect();
+    let wo = WriteOptions {
+        version: 7,
+        compression: tracectl::dat::Compression::Zstd,
+        endian: d.endian(),
+        long_size: d.header().file_long_size,
+        page_size: d.header().page_size,
+    };
+    let mut pins = crate::support::pins::Pins::open("report_check_events.written");
+    let mut cases = vec![(data(), "2cpu-noinstance-v7.dat".to_string(), 0)];
+    for (name, cut, want) in [
+        ("noformat.dat", "format:\n", 0),
+        ("noid.dat", "ID: 374\n", 22),
+    ] {
+        let mut meta = Metadata::from_dat(&d);
+        let mut broken = 0;
+        for (_, text) in meta.event_formats.iter_mut() {
+            if text.starts_with("name: sched_wakeup\n") && text.contains(cut) {
+                *text = text.replacen(cut, "", 1);
+                broken += 1;
+            }
+        }
+        assert_eq!(broken, 1, "{name}");
+        let f = dir.path().join(name);
+        write_dat(&f, &wo, &meta, &opts, buffers_of(&d).unwrap()).unwrap();
+        if let Some(why) = pins.check(name, &std::fs::read(&f).unwrap()) {
+            panic!("{why}");
+        }
+        cases.push((dir.path().to_path_buf(), name.to_string(), want));
+    }
+    for (dir, file, want) in &cases {
+        if crate::support::pins::trace_cmd_installed() {
+            let o = Command::new("trace-cmd")
+                .current_dir(dir)
+                .args(["report", "--check-events", "-i", file])
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(*want), "trace-cmd on {file}");
+        }
+        let out = tracectl(dir, &["--check-events", "-i", file]);
+        assert_eq!(out.status.code(), Some(*want), "{file}");
+        assert!(
+            out.stdout.is_empty() && out.stderr.is_empty(),
+            "{file}: not silent"
+        );
+        // With --verbose the format that cannot be read is named.
+        let out = tracectl(dir, &["--check-events", "--verbose", "-i", file]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.contains("sched_wakeup"), *want != 0, "{file}: {err}");
+    }
+    pins.finish(
+        "The files tests/it/tracecmd_options.rs writes (2cpu-noinstance-v7.dat with \
+         sched_wakeup's `format:` or `ID:` line left out); trace-cmd report --check-events \
+         exits 0 and 22 on them.",
+    );
+}
