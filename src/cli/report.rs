@@ -136,8 +136,8 @@ pub struct Args {
     /// file parsing, which tracectl (built-in plugins) has no counterpart for
     #[arg(short = 'V')]
     pub libtracecmd_log: bool,
-    /// Refused with -F: printing each filter as libtraceevent rewrites it per event is
-    /// not available (without -F it does nothing, as in trace-cmd)
+    /// Test the -F filters: print each as it applies to every event it names (TRUE,
+    /// FALSE or the comparisons kept), then stop; without -F it does nothing
     #[arg(short = 'T')]
     pub test_filters: bool,
     /// Quiet: no warnings
@@ -281,11 +281,6 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             "-V prints libtracecmd's log (plugins loaded, file version read), which tracectl has no counterpart for: its plugins are built in; --verbose lists the events printed as fields"
         );
     }
-    if args.test_filters && !args.filter.is_empty() {
-        anyhow::bail!(
-            "-T (print each -F filter as libtraceevent rewrote it for every event) is not available; use -F without -T, and -E to list the events"
-        );
-    }
     // In trace-cmd's order of precedence.
     let mode = if args.page_size {
         FilesMode::PageSize
@@ -353,6 +348,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             nodate: args.nodate,
             raw_ts: args.raw_ts,
             align_ts: args.align_ts,
+            test_filters: args.test_filters,
         },
     };
     let stdout = io::stdout();

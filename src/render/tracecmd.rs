@@ -75,7 +75,7 @@ mod source;
 
 use crate::endian::Endianness;
 pub use catalog::DatCatalog;
-pub use filter::{EventFilter, FilterContext, FilterError};
+pub use filter::{filter_test_strings, EventFilter, FilterContext, FilterError};
 pub use source::{
     BufferBounds, CpuBounds, DatSource, EntrySource, RecordSource, SourceError, Taken,
     ThreadedSource,

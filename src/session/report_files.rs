@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use crate::dat::{BufferData, DatError, DatFile, TsChoices};
 use crate::event::Record;
 use crate::render::tracecmd::{
-    write_time, Cmdlines, DatCatalog, DatSource, DiffUnit, EventFilter, EventPatterns, FilterError,
-    ThreadedSource, TimeFormat, TraceCmdStyle,
+    filter_test_strings, write_time, Cmdlines, DatCatalog, DatSource, DiffUnit, EventFilter,
+    EventPatterns, FilterError, ThreadedSource, TimeFormat, TraceCmdStyle,
 };
 use crate::session::report::{
     clock_of, kernel_or_json, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
@@ -83,6 +83,9 @@ pub struct TraceCmdOptions {
     pub raw_ts: bool,
     /// `--align-ts`: timestamps relative to the first record of the files.
     pub align_ts: bool,
+    /// `-T` (with `-F`): print each filter as libtraceevent keeps it for every event it
+    /// names, instead of the report.
+    pub test_filters: bool,
 }
 
 /// The output style of the report proper.
@@ -438,6 +441,23 @@ pub fn report_files(
             return Ok(None);
         }
         FilesMode::Report => {}
+    }
+
+    if opts.more.test_filters && !opts.filters.is_empty() {
+        // As trace-cmd: the first file's filters, then nothing else.
+        let catalog = DatCatalog::formats_only(&dats[0]);
+        for text in &opts.filters {
+            let lines =
+                filter_test_strings(&catalog, text).map_err(|source| FilesError::Filter {
+                    file: Some(files[0].clone()),
+                    source,
+                })?;
+            for (event, shown) in lines {
+                writeln!(out, " '{event}: {shown}'")?;
+            }
+        }
+        out.flush()?;
+        return Ok(None);
     }
 
     let cpus = if opts.cpu_lists.is_empty() {

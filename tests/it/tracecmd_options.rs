@@ -1,7 +1,7 @@
 //! `tracectl report` with more of trace-cmd report's options (`-N`, `-L`, `-n`, `-r`,
 //! `-I`, `-S`, `--ts-diff`, `--ts2secs`, `--raw-ts`, `--align-ts`, `--nodate`,
 //! `--ts-check`, `-e`, `-p`, `-P`, `-f`, `--uname`, `--version`, `--check-events`,
-//! `--events`, `--event`) against `trace-cmd report` on the recordings of
+//! `--events`, `--event`, `-T`) against `trace-cmd report` on the recordings of
 //! `tests/data/tracecmd`, byte for byte, for every line of `options.tsv`. The expected
 //! texts are trace-cmd's (`make-options.sh`); neither root, tracefs nor trace-cmd is
 //! needed. Also the options refused, and why.
@@ -168,6 +168,15 @@ fn report_option_goldens_differ_from_the_plain_report() {
     assert!(r(ni, "uname").lines().nth(1).unwrap().starts_with("Linux "));
     let formats = r("2cpu-noinstance-v6", "formats");
     assert!(formats.starts_with("\nsystem: sched\nname: "));
+    // -T: libtraceevent's collapsed filters, constants folded, per event.
+    let t = r(ni, "T-collapse");
+    for want in [
+        " 'sched_switch: FALSE'",
+        " 'sched_waking: common_pid == 2'",
+        " 'sched_switch: prev_pid == 1'",
+    ] {
+        assert!(t.lines().any(|l| l == want), "-T: no {want:?} in\n{t}");
+    }
     let switch = r("2cpu-noinstance-v6", "formats-sched-switch");
     assert_eq!(switch.matches("name: ").count(), 1);
 }
@@ -257,7 +266,6 @@ fn report_refuses_options_it_cannot_apply() {
     for (args, says) in [
         (vec!["-V"], "libtracecmd"),
         (vec!["--verbose=info"], "libtracecmd"),
-        (vec!["-T", "-F", "sched_switch"], "-T"),
         (vec!["--json", "-I"], "-I applies to trace-cmd's text only"),
         (vec!["--json", "--ts-diff"], "--ts-diff"),
         (vec!["-n", "sched\\("], "-n"),
