@@ -320,15 +320,7 @@ const PLUGINS: &[&str] = &[
     "jbd2, kvm, mac80211, cfg80211, scsi, xen, futex, tlb (as libtraceevent's)",
 ];
 
-/// The plugin options `report -O PLUGIN:OPTION` takes: (plugin, option, description).
-const PLUGIN_OPTIONS: &[(&str, &str, &str)] = &[
-    (
-        "fgraph",
-        "tailprint",
-        "Print function name at function exit in function graph",
-    ),
-    ("fgraph", "depth", "Show the depth of each entry"),
-];
+use tracectl::render::plugins::PLUGIN_OPTIONS;
 
 /// A `format` text without its `print fmt:` line (what `trace-cmd list -F` shows).
 fn without_print_fmt(f: &str) -> &str {

@@ -75,6 +75,7 @@ pub enum Command {
     /// Record a trace to a trace.dat file
     Record(record::Args),
     /// Print a trace.dat file
+    #[command(disable_version_flag = true)]
     Report(report::Args),
     /// Decode and print events as they arrive (or replay a fixture tree)
     Stream(stream::Args),

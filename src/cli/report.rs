@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use tracectl::session::report::ReportError;
 use tracectl::session::report_files::{
-    report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note,
+    report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note, TraceCmdOptions,
 };
 
 use super::common::Context;
@@ -59,9 +59,87 @@ pub struct Args {
     /// List the events whose formats the file holds (system:name)
     #[arg(short = 'E')]
     pub list_events: bool,
-    /// Plugin option, e.g. fgraph:tailprint (accepted for compatibility)
+    /// Plugin option [PLUGIN:]OPTION[=0|1], e.g. fgraph:tailprint (`tracectl list -O`
+    /// lists them; an unknown one is refused)
     #[arg(short = 'O', value_name = "OPTION")]
     pub plugin_option: Vec<String>,
+    /// No plugins: every event prints its print fmt
+    #[arg(short = 'N')]
+    pub no_plugins: bool,
+    /// Only local plugins (~/.trace-cmd/plugins): tracectl loads none, its plugins are
+    /// built in and count as system-wide, so this is -N
+    #[arg(short = 'L')]
+    pub local_plugins: bool,
+    /// Events (name or system, anchored regex) printed with their print fmt instead of
+    /// their plugin (repeatable)
+    #[arg(short = 'n', value_name = "EVENT-RE")]
+    pub no_handler: Vec<String>,
+    /// Events (name or system, anchored regex) printed as raw fields (repeatable)
+    #[arg(short = 'r', value_name = "EVENT-RE")]
+    pub print_raw: Vec<String>,
+    /// Leave out records written in hard interrupt context
+    #[arg(short = 'I')]
+    pub no_hardirq: bool,
+    /// Leave out records written in soft interrupt context
+    #[arg(short = 'S')]
+    pub no_softirq: bool,
+    /// Print each record's time since the record printed before it
+    #[arg(long = "ts-diff")]
+    pub ts_diff: bool,
+    /// Warn (on stderr) about a record older than the one printed before it
+    #[arg(long = "ts-check")]
+    pub ts_check: bool,
+    /// The timestamps are ticks of this frequency: print them as seconds (before the
+    /// second -i: every file's default; after it: the -i file before it)
+    #[arg(long = "ts2secs", value_name = "HZ")]
+    pub ts2secs: Vec<u64>,
+    /// Ignore the date offset the file recorded (`record --date`)
+    #[arg(long = "nodate")]
+    pub nodate: bool,
+    /// Print the stored timestamps, without the file's offsets or conversions
+    #[arg(long = "raw-ts")]
+    pub raw_ts: bool,
+    /// Timestamps relative to the first record of the files
+    #[arg(long = "align-ts")]
+    pub align_ts: bool,
+    /// Print the file's endianness and this machine's
+    #[arg(short = 'e')]
+    pub endian: bool,
+    /// Print the file's page size and this machine's
+    #[arg(short = 'p')]
+    pub page_size: bool,
+    /// List the functions (kallsyms) stored in the file, by address
+    #[arg(short = 'f')]
+    pub functions: bool,
+    /// List the trace_printk strings stored in the file, by address
+    #[arg(short = 'P')]
+    pub printk: bool,
+    /// Print the event formats stored in the file (trace-cmd 3.1.6 prints them for
+    /// version 6 files only)
+    #[arg(long = "events")]
+    pub events: bool,
+    /// Print the formats of the events [SYSTEM:]EVENT (regexes) matches
+    #[arg(long = "event", value_name = "[SYSTEM:]EVENT")]
+    pub event: Option<String>,
+    /// Check the event formats in the file: no output, exit status 22 (EINVAL) when one's
+    /// name or ID cannot be read (as trace-cmd 3.1.6, which keeps events whose fields do
+    /// not parse); with --verbose, name the formats that do not parse
+    #[arg(long = "check-events")]
+    pub check_events: bool,
+    /// Print the uname the file recorded (and the version)
+    #[arg(long = "uname")]
+    pub uname: bool,
+    /// Print the version of trace-cmd that recorded the file
+    #[arg(long = "version")]
+    pub version: bool,
+    /// Refused: trace-cmd's -V and --verbose=LEVEL log libtracecmd's plugin loading and
+    /// file parsing, which tracectl (built-in plugins) has no counterpart for
+    #[arg(short = 'V')]
+    pub libtracecmd_log: bool,
+    /// Test the -F filters: print each as it applies to every event it names (TRUE,
+    /// FALSE or the comparisons kept), then stop; without -F it does nothing
+    #[arg(short = 'T')]
+    pub test_filters: bool,
     /// Quiet: no warnings
     #[arg(short = 'q')]
     pub quiet: bool,
@@ -72,9 +150,16 @@ pub struct Args {
     #[arg(long = "style", value_name = "STYLE", default_value = "trace-cmd")]
     pub style: String,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
-    /// evaluated (printed as field=value) and why
-    #[arg(long = "verbose")]
-    pub verbose: bool,
+    /// evaluated (printed as field=value) and why. (trace-cmd's --verbose=LEVEL, a log
+    /// level of libtracecmd, is refused.)
+    #[arg(
+        long = "verbose",
+        value_name = "LEVEL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ""
+    )]
+    pub verbose: Option<String>,
 }
 
 /// The `--ts-offset` of each input file: as in trace-cmd, an offset belongs to the `-i`
@@ -108,6 +193,32 @@ fn ts_offsets(
         }
     }
     Some(out)
+}
+
+/// The `--ts2secs` of each input file, as trace-cmd binds them: one given before the
+/// second `-i` is the default of every file, one after it belongs to the `-i` before it.
+fn ts2secs_per_file(args: &[OsString], values: &[u64], files: usize) -> Vec<Option<u64>> {
+    let mut default = None;
+    let mut own = vec![None; files];
+    let mut seen_i = 0usize;
+    let mut next = 0;
+    for a in args.iter().map(|a| a.to_string_lossy()) {
+        if a == "--" {
+            break;
+        }
+        if a == "-i" || (a.starts_with("-i") && !a.starts_with("--")) {
+            seen_i += 1;
+        } else if a == "--ts2secs" || a.starts_with("--ts2secs=") {
+            let v = values.get(next).copied();
+            next += 1;
+            if seen_i < 2 {
+                default = v;
+            } else if let Some(slot) = own.get_mut(seen_i - 1) {
+                *slot = v;
+            }
+        }
+    }
+    own.into_iter().map(|o| o.or(default)).collect()
 }
 
 /// Which -F filters come after -v: trace-cmd makes every -F after the flag a negative one,
@@ -157,14 +268,45 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         files.push(PathBuf::from("trace.dat"));
     }
     let raw_args: Vec<OsString> = std::env::args_os().collect();
+    let file_count = files.len();
     let negated = negated_filters(&raw_args, args.filter.len());
-    let mode = if args.list_events {
+    if let Some(level) = args.verbose.as_deref().filter(|l| !l.is_empty()) {
+        anyhow::bail!(
+            "--verbose={level} sets libtracecmd's log level in trace-cmd, which tracectl has no counterpart for; --verbose without a level lists the events printed as fields"
+        );
+    }
+    let verbose = args.verbose.is_some();
+    if args.libtracecmd_log {
+        anyhow::bail!(
+            "-V prints libtracecmd's log (plugins loaded, file version read), which tracectl has no counterpart for: its plugins are built in; --verbose lists the events printed as fields"
+        );
+    }
+    // In trace-cmd's order of precedence.
+    let mode = if args.page_size {
+        FilesMode::PageSize
+    } else if args.endian {
+        FilesMode::Endian
+    } else if args.events {
+        FilesMode::EventFormats(None)
+    } else if let Some(e) = &args.event {
+        FilesMode::EventFormats(Some(e.clone()))
+    } else if args.check_events {
+        FilesMode::CheckEvents
+    } else if args.functions {
+        FilesMode::Functions
+    } else if args.printk {
+        FilesMode::Printk
+    } else if args.list_events {
         FilesMode::ListEvents
     } else if args.first_event || args.last_event || args.cpus {
         FilesMode::CpuList {
             first: args.first_event,
             last: args.last_event,
         }
+    } else if args.version {
+        FilesMode::Version
+    } else if args.uname {
+        FilesMode::Uname
     } else if args.stat {
         FilesMode::Stat
     } else {
@@ -191,10 +333,23 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         nsecs: args.nsecs,
         latency: args.latency,
         raw: args.raw,
-        fgraph_tailprint: args.plugin_option.iter().any(|o| o == "fgraph:tailprint"),
-        fgraph_depth: args.plugin_option.iter().any(|o| o == "fgraph:depth"),
         quiet: args.quiet,
-        verbose: args.verbose,
+        verbose,
+        more: TraceCmdOptions {
+            plugin_options: args.plugin_option,
+            no_plugins: args.no_plugins || args.local_plugins,
+            no_handler: args.no_handler,
+            print_raw: args.print_raw,
+            no_hardirq: args.no_hardirq,
+            no_softirq: args.no_softirq,
+            ts_diff: args.ts_diff,
+            ts_check: args.ts_check,
+            ts2secs: ts2secs_per_file(&raw_args, &args.ts2secs, file_count),
+            nodate: args.nodate,
+            raw_ts: args.raw_ts,
+            align_ts: args.align_ts,
+            test_filters: args.test_filters,
+        },
     };
     let stdout = io::stdout();
     let mut progress = super::progress::Progress::new("reporting", args.quiet, true);
@@ -208,6 +363,8 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     };
     match report_files(&opts, &mut out, &mut note) {
         Ok(_) => Ok(0),
+        // As trace-cmd, silently: the exit status is the answer.
+        Err(FilesError::FormatsNotParsed { .. }) if !verbose => Ok(22),
         Err(FilesError::Output(e) | FilesError::Report(ReportError::Output(e))) => Err(e.into()),
         Err(FilesError::Dat(e)) => Err(e.into()),
         Err(FilesError::Report(e)) => Err(anyhow::Error::new(e)),
@@ -220,5 +377,34 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             f.display()
         )),
         Err(e) => Err(anyhow::Error::new(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<OsString> {
+        s.split(' ').map(OsString::from).collect()
+    }
+
+    /// As trace-cmd binds them (checked against trace-cmd 3.1.6 on two recordings): a
+    /// --ts2secs before the second -i is every file's default, one after it the last
+    /// file's own.
+    #[test]
+    fn ts2secs_binds_like_trace_cmd() {
+        let a = args("tracectl report --ts2secs 2 -i a -i b");
+        assert_eq!(ts2secs_per_file(&a, &[2], 2), [Some(2), Some(2)]);
+        let a = args("tracectl report -i a --ts2secs 3 -i b");
+        assert_eq!(ts2secs_per_file(&a, &[3], 2), [Some(3), Some(3)]);
+        let a = args("tracectl report -i a -i b --ts2secs 2");
+        assert_eq!(ts2secs_per_file(&a, &[2], 2), [None, Some(2)]);
+        let a = args("tracectl report -i a --ts2secs 3 -i b --ts2secs 5 -i c");
+        assert_eq!(
+            ts2secs_per_file(&a, &[3, 5], 3),
+            [Some(3), Some(5), Some(3)]
+        );
+        let a = args("tracectl report --ts2secs=7 a");
+        assert_eq!(ts2secs_per_file(&a, &[7], 1), [Some(7)]);
     }
 }

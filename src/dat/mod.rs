@@ -32,7 +32,7 @@ pub use error::{DatError, DatErrorKind};
 pub use options::{opt, DatOption, Options, ShiftSample, TimeShift};
 pub use pages::CpuPages;
 pub use reader::{
-    selected_clock, Buffer, BufferData, CpuData, DatFile, FileHeader, TsAdjust, MAGIC,
+    selected_clock, Buffer, BufferData, CpuData, DatFile, FileHeader, TsAdjust, TsChoices, MAGIC,
 };
 pub use tracing_data::TracingData;
 pub use writer::{

@@ -847,16 +847,39 @@ impl DatFile {
 
     /// How stored timestamps map to displayed ones (DATE, OFFSET, TSC2NSEC options).
     pub fn ts_adjust(&self) -> TsAdjust {
+        self.ts_adjust_with(&TsChoices::default())
+    }
+
+    /// [`DatFile::ts_adjust`] with trace-cmd report's choices: `--raw-ts` (none of the
+    /// file's adjustments), `--nodate` (no DATE), `--ts2secs HZ` (the clock's frequency,
+    /// which replaces TSC2NSEC).
+    pub fn ts_adjust_with(&self, c: &TsChoices) -> TsAdjust {
+        if c.raw {
+            return TsAdjust::default();
+        }
+        let date = if c.ignore_date {
+            0
+        } else {
+            self.options.date_offset_ns.unwrap_or(0)
+        };
         TsAdjust {
-            offset_ns: self
-                .options
-                .date_offset_ns
-                .unwrap_or(0)
-                .wrapping_add(self.options.ts_offset.unwrap_or(0)),
+            offset_ns: date.wrapping_add(self.options.ts_offset.unwrap_or(0)),
             tsc2nsec: self.options.tsc2nsec,
             time_shift: self.options.time_shift.clone(),
+            hz: c.hz.filter(|&h| h != 0),
         }
     }
+}
+
+/// trace-cmd report's timestamp choices (see [`DatFile::ts_adjust_with`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TsChoices {
+    /// `--raw-ts`: the stored timestamps as they are.
+    pub raw: bool,
+    /// `--nodate`: without the DATE offset.
+    pub ignore_date: bool,
+    /// `--ts2secs HZ`.
+    pub hz: Option<u64>,
 }
 
 /// Timestamp adjustments recorded in the file.
@@ -868,6 +891,9 @@ pub struct TsAdjust {
     pub tsc2nsec: Option<(u32, u32, u64)>,
     /// A guest trace's offsets against its host (TIME_SHIFT option).
     pub time_shift: Option<std::sync::Arc<super::TimeShift>>,
+    /// `--ts2secs HZ`: timestamps are ticks of this frequency, converted to nanoseconds
+    /// (in double precision, as trace-cmd does) instead of by TSC2NSEC.
+    pub hz: Option<u64>,
 }
 
 impl TsAdjust {
@@ -879,7 +905,9 @@ impl TsAdjust {
             Some(s) => s.apply(ts, cpu),
             None => ts,
         };
-        if let Some((mult, shift, off)) = self.tsc2nsec {
+        if let Some(hz) = self.hz {
+            t = (t as f64 * (1_000_000_000f64 / hz as f64)) as u64;
+        } else if let Some((mult, shift, off)) = self.tsc2nsec {
             if mult != 0 {
                 t = ((t.wrapping_sub(off) as u128 * mult as u128) >> shift.min(127)) as u64;
             }
@@ -889,7 +917,10 @@ impl TsAdjust {
 
     /// Whether anything changes timestamps.
     pub fn is_identity(&self) -> bool {
-        self.offset_ns == 0 && self.tsc2nsec.is_none() && self.time_shift.is_none()
+        self.offset_ns == 0
+            && self.tsc2nsec.is_none()
+            && self.time_shift.is_none()
+            && self.hz.is_none()
     }
 }
 

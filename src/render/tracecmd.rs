@@ -75,7 +75,7 @@ mod source;
 
 use crate::endian::Endianness;
 pub use catalog::DatCatalog;
-pub use filter::{EventFilter, FilterContext, FilterError};
+pub use filter::{filter_test_strings, EventFilter, FilterContext, FilterError};
 pub use source::{
     BufferBounds, CpuBounds, DatSource, EntrySource, RecordSource, SourceError, Taken,
     ThreadedSource,
@@ -155,6 +155,54 @@ pub struct TraceCmdStyle {
     pub fgraph_tailprint: bool,
     /// `-O fgraph:depth`: ` (depth)` after function_graph lines.
     pub fgraph_depth: bool,
+    /// The plugins (trace-cmd's `ftrace` handlers and libtraceevent's); false is `-N`,
+    /// where every event prints its print fmt.
+    pub plugins: bool,
+    /// `-n`: events whose plugin is not used (their print fmt is printed).
+    pub no_handler: EventPatterns,
+    /// `-r`: events printed as raw fields.
+    pub print_raw: EventPatterns,
+    /// `--ts-diff`: ` (+DELTA)` after the time column, padded to 9 columns.
+    pub ts_diff: Option<DiffUnit>,
+}
+
+/// The unit of `--ts-diff`'s deltas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffUnit {
+    /// Microseconds: each timestamp is rounded to µs before the difference (a file with
+    /// a trace clock, without `-t` or `--ts2secs`).
+    Usecs,
+    /// The timestamps' own unit.
+    Raw,
+}
+
+/// Events named by trace-cmd's `-n` and `-r` patterns: each a basic regex, anchored at
+/// both ends and case-insensitive, that matches an event's name or its system's name.
+#[derive(Debug, Clone, Default)]
+pub struct EventPatterns(std::sync::Arc<Vec<regex::Regex>>);
+
+impl EventPatterns {
+    /// Compile the patterns; the error names the one that does not compile.
+    pub fn new<S: AsRef<str>>(patterns: &[S]) -> Result<EventPatterns, String> {
+        let mut v = Vec::new();
+        for p in patterns {
+            let p = p.as_ref();
+            v.push(crate::bre::basic_regex(&format!("^{p}$"))?);
+        }
+        Ok(EventPatterns(std::sync::Arc::new(v)))
+    }
+
+    /// Whether an event of this system and name is named.
+    pub fn matches(&self, system: &str, name: &str) -> bool {
+        self.0
+            .iter()
+            .any(|r| r.is_match(name) || r.is_match(system))
+    }
+
+    /// Whether there are no patterns.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 impl Default for TraceCmdStyle {
@@ -165,6 +213,10 @@ impl Default for TraceCmdStyle {
             raw: false,
             fgraph_tailprint: false,
             fgraph_depth: false,
+            plugins: true,
+            no_handler: EventPatterns::default(),
+            print_raw: EventPatterns::default(),
+            ts_diff: None,
         }
     }
 }
@@ -321,6 +373,8 @@ struct IdInfo {
     /// ` name: ` padded to 20 columns.
     name_column: Box<[u8]>,
     plugin: Option<Plugin>,
+    /// Printed as raw fields (`-R`, or `-r` naming it).
+    raw: bool,
 }
 
 /// Renders records as `trace-cmd report` lines.
@@ -339,6 +393,10 @@ pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     head: HeadCache,
     /// The catalog's byte order, asked once.
     endian: Endianness,
+    /// `--ts-diff`: the last printed record's time (in the delta's unit; 0 before the
+    /// first). trace-cmd keeps one for all inputs: a report of several sets it before
+    /// each record and reads it back after.
+    pub diff_last: u64,
 }
 
 /// The parts of the last head line that the next record mostly repeats.
@@ -364,6 +422,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             common_migrate: None,
             head: HeadCache::default(),
             endian: catalog.endian(),
+            diff_last: 0,
         }
     }
 
@@ -381,10 +440,10 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 
     /// The fields of `id` when it is `ftrace:funcgraph_entry` (for leaf merging).
     pub fn graph_entry(&mut self, id: u16) -> Option<[FieldSpec; 2]> {
-        let raw = self.style.raw;
         // By reference: a plugin is a few hundred bytes, too many to copy per record.
-        match &self.info(id).plugin {
-            Some(Plugin::FuncgraphEntry { f }) if !raw => Some(*f),
+        let info = self.info(id);
+        match &info.plugin {
+            Some(Plugin::FuncgraphEntry { f }) if !info.raw => Some(*f),
             _ => None,
         }
     }
@@ -473,11 +532,16 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             col.extend_from_slice(name.as_bytes());
             col.extend_from_slice(b": ");
             col.resize(col.len() + 20usize.saturating_sub(name.len()), b' ');
-            let plugin = ev.and_then(|(sys, name)| plugins::resolve(self.catalog, id, sys, name));
+            let st = &self.style;
+            let raw = st.raw || ev.is_some_and(|(sys, name)| st.print_raw.matches(sys, name));
+            let plugin = ev
+                .filter(|(sys, name)| st.plugins && !raw && !st.no_handler.matches(sys, name))
+                .and_then(|(sys, name)| plugins::resolve(self.catalog, id, sys, name));
             self.ids[i] = Some(IdInfo {
                 known: ev.is_some(),
                 name_column: col.into(),
                 plugin,
+                raw,
             });
         }
     }
@@ -496,8 +560,44 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         }
     }
 
-    /// Write the head: comm, pid, cpu (and latency flags with `-l`) and the time column.
+    /// Write the head: comm, pid, cpu (and latency flags with `-l`), the time column and
+    /// the `--ts-diff` delta.
     pub fn write_head(&mut self, out: &mut Vec<u8>, rec: &Record) {
+        self.write_head_columns(out, rec);
+        if let Some(unit) = self.style.ts_diff {
+            let ts = match unit {
+                DiffUnit::Usecs => rec.ts.saturating_add(500) / 1000,
+                DiffUnit::Raw => rec.ts,
+            };
+            // ` %-8s` of `(+DELTA)`, empty for the first record (or after a zero time).
+            let mut cell = Vec::with_capacity(24);
+            if self.diff_last != 0 {
+                cell.extend_from_slice(b"(+");
+                push_i64(&mut cell, ts.wrapping_sub(self.diff_last) as i64);
+                cell.push(b')');
+            }
+            out.push(b' ');
+            let n = cell.len();
+            crate::bytes::put(out, &cell);
+            out.resize(out.len() + 8usize.saturating_sub(n), b' ');
+            self.diff_last = ts;
+        }
+    }
+
+    /// The `common_flags` of a record (0 when it has none): the irq-context bits are
+    /// [`HARDIRQ_FLAG`] and [`SOFTIRQ_FLAG`].
+    pub fn flags(&mut self, rec: &Record) -> u64 {
+        let endian = self.endian;
+        let Some(id) = rec.event_id(endian) else {
+            return 0;
+        };
+        self.common(id);
+        self.common_flags
+            .and_then(|f| read_uint(rec.data, f, endian))
+            .unwrap_or(0)
+    }
+
+    fn write_head_columns(&mut self, out: &mut Vec<u8>, rec: &Record) {
         let pid = self.pid(rec);
         if !self.style.latency && self.head.key == Some((pid, rec.cpu, self.cmdlines.generation()))
         {
@@ -580,8 +680,8 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             .common_pc
             .and_then(|f| read_uint(rec.data, f, endian))
             .unwrap_or(0);
-        let hard = flags & 0x08 != 0;
-        let soft = flags & 0x10 != 0;
+        let hard = flags & HARDIRQ_FLAG != 0;
+        let soft = flags & SOFTIRQ_FLAG != 0;
         out.push(if flags & 0x01 != 0 {
             b'd'
         } else if flags & 0x02 != 0 {
@@ -633,10 +733,9 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         let Some(id) = rec.event_id(self.endian) else {
             return false;
         };
-        let raw = self.style.raw;
         let info = self.info(id);
         info.known
-            && (raw
+            && (info.raw
                 || !matches!(
                     info.plugin,
                     Some(
@@ -653,7 +752,11 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         let start = out.len();
         let endian = self.endian;
         let id = rec.event_id(endian);
-        if self.style.raw {
+        let raw = match id {
+            Some(id) => self.info(id).raw,
+            None => self.style.raw,
+        };
+        if raw {
             self.catalog.write_fields(rec, out);
         } else {
             if let Some(id) = id {
@@ -708,6 +811,11 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 }
 
 const UNKNOWN: &[u8] = b"[UNKNOWN EVENT]";
+
+/// The `common_flags` bit of a record written in hard interrupt context.
+pub const HARDIRQ_FLAG: u64 = 0x08;
+/// The `common_flags` bit of a record written in soft interrupt context.
+pub const SOFTIRQ_FLAG: u64 = 0x10;
 
 /// Write the time column in `fmt`.
 pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {

@@ -26,7 +26,7 @@ use crate::event::EventFormatter;
 use crate::event::{PrintEnv, PrintStyle, Record};
 use crate::render::tracecmd::{
     Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FieldSpec, FilterContext, RecordSource,
-    SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle,
+    SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle, HARDIRQ_FLAG, SOFTIRQ_FLAG,
 };
 use crate::render::{json, CommonFields, Comms, KernelStyle};
 
@@ -65,6 +65,12 @@ pub struct ReportInput<'a> {
 pub struct ReportOptions {
     /// `--cpu LIST`: only these CPUs (None: all).
     pub cpus: Option<Vec<u32>>,
+    /// `-I`: leave out records written in hard interrupt context (`common_flags`).
+    pub no_hardirq: bool,
+    /// `-S`: leave out records written in soft interrupt context.
+    pub no_softirq: bool,
+    /// `--ts-check`: a warning for each printed record older than the one before.
+    pub ts_check: bool,
 }
 
 /// What a report printed.
@@ -244,6 +250,9 @@ fn report_loop<'a>(
     summary: &mut ReportSummary,
     out: &mut dyn Write,
 ) -> Result<(), ReportError> {
+    // `--ts-diff` and `--ts-check`: the last printed record's, across all inputs.
+    let mut diff_last = 0u64;
+    let mut last_ts = 0u64;
     loop {
         // The next record: smallest time (after the input's offset), earliest input on
         // ties; each source already ordered its CPUs.
@@ -284,6 +293,17 @@ fn report_loop<'a>(
             l.input.cpu_base,
             opts,
         ) {
+            if opts.ts_check && last_ts > rec.ts {
+                summary.warnings.push(format!(
+                    "record on cpu {} went backwards: {} to {} delta: -{}",
+                    rec.cpu,
+                    last_ts,
+                    rec.ts,
+                    last_ts - rec.ts
+                ));
+            }
+            last_ts = rec.ts;
+            l.renderer.diff_last = diff_last;
             if let Some(count) = taken.missed {
                 buf.extend_from_slice(&l.prefix);
                 l.renderer.write_dropped(buf, rec.cpu, count);
@@ -311,6 +331,7 @@ fn report_loop<'a>(
                     write_graph_entry(l, &entry, f, offset, buf)?;
                 }
             }
+            diff_last = l.renderer.diff_last;
             summary.records += 1;
             if pipe.deferred() >= INFO_BATCH || buf.len() >= BATCH_TEXT {
                 pipe.submit(buf, out)?;
@@ -567,6 +588,14 @@ fn accept<C: Catalog + ?Sized>(
 ) -> bool {
     if let Some(cpus) = &opts.cpus {
         if !cpus.contains(&rec.cpu.saturating_add(cpu_base)) {
+            return false;
+        }
+    }
+    if opts.no_hardirq || opts.no_softirq {
+        let flags = renderer.flags(rec);
+        if (opts.no_hardirq && flags & HARDIRQ_FLAG != 0)
+            || (opts.no_softirq && flags & SOFTIRQ_FLAG != 0)
+        {
             return false;
         }
     }

@@ -7,11 +7,11 @@ use std::fmt;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::dat::{BufferData, DatError, DatFile};
+use crate::dat::{BufferData, DatError, DatFile, TsChoices};
 use crate::event::Record;
 use crate::render::tracecmd::{
-    write_time, Cmdlines, DatCatalog, DatSource, EventFilter, FilterError, ThreadedSource,
-    TimeFormat, TraceCmdStyle,
+    filter_test_strings, write_time, Cmdlines, DatCatalog, DatSource, DiffUnit, EventFilter,
+    EventPatterns, FilterError, ThreadedSource, TimeFormat, TraceCmdStyle,
 };
 use crate::session::report::{
     clock_of, kernel_or_json, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
@@ -19,7 +19,7 @@ use crate::session::report::{
 use crate::tracefs::{cpus_in_list, CpuListError};
 
 /// What to print of the files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FilesMode {
     /// The events whose formats each file holds (`-E`).
     ListEvents,
@@ -33,8 +33,59 @@ pub enum FilesMode {
     },
     /// The kernel buffer statistics stored in each file (`--stat`).
     Stat,
+    /// The uname each file recorded, then its version line (`--uname`).
+    Uname,
+    /// The version of trace-cmd that recorded each file (`--version`).
+    Version,
+    /// The byte order of the first file and of this machine (`-e`).
+    Endian,
+    /// The page size of the first file and of this machine (`-p`).
+    PageSize,
+    /// The first file's kallsyms, sorted by address (`-f`).
+    Functions,
+    /// The first file's `trace_printk` strings, sorted by address (`-P`).
+    Printk,
+    /// The event formats stored in the first file (`--events`), or those a
+    /// `[SYSTEM:]EVENT` regex pair matches (`--event`).
+    EventFormats(Option<String>),
+    /// Whether every event format of the first file parses (`--check-events`): nothing is
+    /// printed, [`FilesError::FormatsNotParsed`] says they do not.
+    CheckEvents,
     /// The records (a latency tracer's text as it is).
     Report,
+}
+
+/// More of trace-cmd report's options (all off by default).
+#[derive(Debug, Clone, Default)]
+pub struct TraceCmdOptions {
+    /// `-O [PLUGIN:]OPTION[=VALUE]` plugin options, in the order given.
+    pub plugin_options: Vec<String>,
+    /// `-N` (and `-L`): no plugins; every event prints its print fmt.
+    pub no_plugins: bool,
+    /// `-n REGEX`: events whose plugin is not used.
+    pub no_handler: Vec<String>,
+    /// `-r REGEX`: events printed as raw fields.
+    pub print_raw: Vec<String>,
+    /// `-I`: leave out records written in hard interrupt context.
+    pub no_hardirq: bool,
+    /// `-S`: leave out records written in soft interrupt context.
+    pub no_softirq: bool,
+    /// `--ts-diff`: each record's delta from the one printed before.
+    pub ts_diff: bool,
+    /// `--ts-check`: warn about a timestamp going backwards.
+    pub ts_check: bool,
+    /// `--ts2secs HZ` of each file (by index; missing: none): its timestamps are ticks of
+    /// this frequency.
+    pub ts2secs: Vec<Option<u64>>,
+    /// `--nodate`: ignore the file's DATE offset.
+    pub nodate: bool,
+    /// `--raw-ts`: the stored timestamps, without any of the file's adjustments.
+    pub raw_ts: bool,
+    /// `--align-ts`: timestamps relative to the first record of the files.
+    pub align_ts: bool,
+    /// `-T` (with `-F`): print each filter as libtraceevent keeps it for every event it
+    /// names, instead of the report.
+    pub test_filters: bool,
 }
 
 /// The output style of the report proper.
@@ -74,14 +125,12 @@ pub struct FilesOptions {
     pub latency: bool,
     /// Raw field values (`-R`).
     pub raw: bool,
-    /// The `fgraph:tailprint` plugin option.
-    pub fgraph_tailprint: bool,
-    /// The `fgraph:depth` plugin option.
-    pub fgraph_depth: bool,
     /// No warnings about the files themselves or their formats (`-q`).
     pub quiet: bool,
     /// After the report, the events whose print fmt could not be evaluated.
     pub verbose: bool,
+    /// trace-cmd report's other options.
+    pub more: TraceCmdOptions,
 }
 
 /// A message for the caller to show, as it comes.
@@ -138,6 +187,25 @@ pub enum FilesError {
     },
     /// A `--ts-offset` before any file.
     TsOffsetBeforeFile,
+    /// A `-O` plugin option that is not known.
+    PluginOption(crate::render::plugins::PluginOptionError),
+    /// A `-n`, `-r` or `--event` regex that does not compile.
+    Regex {
+        /// The option.
+        option: &'static str,
+        /// Why.
+        why: String,
+    },
+    /// An option that only applies to trace-cmd's text, given with `--json` or
+    /// `--style kernel`.
+    TextOnly(&'static str),
+    /// `--check-events`: this many event formats of the file do not parse.
+    FormatsNotParsed {
+        /// The file.
+        file: PathBuf,
+        /// The formats, `system:name: why` each.
+        failures: Vec<String>,
+    },
     /// The report proper failed.
     Report(ReportError),
     /// Writing the output failed.
@@ -172,6 +240,19 @@ impl fmt::Display for FilesError {
             FilesError::TsOffsetBeforeFile => {
                 write!(f, "--ts-offset must come after the -i file it shifts")
             }
+            FilesError::PluginOption(e) => write!(f, "{e}"),
+            FilesError::Regex { option, why } => write!(f, "{option}: {why}"),
+            FilesError::TextOnly(option) => write!(
+                f,
+                "{option} applies to trace-cmd's text only: leave out --json and --style kernel"
+            ),
+            FilesError::FormatsNotParsed { file, failures } => write!(
+                f,
+                "{} of the event formats in {} do not parse: {}",
+                failures.len(),
+                file.display(),
+                failures.join("; ")
+            ),
             FilesError::Report(e) => write!(f, "{e}"),
             FilesError::Output(e) => write!(f, "{e}"),
         }
@@ -183,6 +264,7 @@ impl std::error::Error for FilesError {
         match self {
             FilesError::Open { source, .. } | FilesError::Reading { source, .. } => Some(source),
             FilesError::CpuList { source, .. } => Some(source),
+            FilesError::PluginOption(e) => Some(e),
             // Their own text is this error's; the chain goes on with their causes.
             FilesError::Dat(e) => e.source(),
             FilesError::Report(e) => e.source(),
@@ -212,6 +294,44 @@ pub fn report_files(
     note: &mut dyn FnMut(Note),
 ) -> Result<Option<ReportSummary>, FilesError> {
     let files = &opts.files;
+    // Options are checked before any file is read.
+    let graph = crate::render::plugins::GraphOptions::parse(&opts.more.plugin_options)
+        .map_err(FilesError::PluginOption)?;
+    let patterns = |option: &'static str, v: &[String]| {
+        EventPatterns::new(v).map_err(|why| FilesError::Regex { option, why })
+    };
+    let no_handler = patterns("-n", &opts.more.no_handler)?;
+    let print_raw = patterns("-r", &opts.more.print_raw)?;
+    let event_regex = match &opts.mode {
+        FilesMode::EventFormats(Some(r)) => {
+            Some(EventRegex::new(r).map_err(|why| FilesError::Regex {
+                option: "--event",
+                why,
+            })?)
+        }
+        _ => None,
+    };
+    if opts.json || opts.style != FilesStyle::TraceCmd {
+        let m = &opts.more;
+        for (on, option) in [
+            (m.no_plugins, "-N"),
+            (!m.no_handler.is_empty(), "-n"),
+            (!m.print_raw.is_empty(), "-r"),
+            (m.no_hardirq, "-I"),
+            (m.no_softirq, "-S"),
+            (m.ts_diff, "--ts-diff"),
+            (m.ts_check, "--ts-check"),
+            (m.ts2secs.iter().any(Option::is_some), "--ts2secs"),
+            (m.nodate, "--nodate"),
+            (m.raw_ts, "--raw-ts"),
+            (m.align_ts, "--align-ts"),
+            (!m.plugin_options.is_empty(), "-O"),
+        ] {
+            if on && opts.mode == FilesMode::Report {
+                return Err(FilesError::TextOnly(option));
+            }
+        }
+    }
     let mut dats = Vec::new();
     for f in files {
         let dat = DatFile::open(f).map_err(|source| FilesError::Open {
@@ -227,20 +347,117 @@ pub fn report_files(
         dats.push(dat);
     }
 
-    match opts.mode {
+    match &opts.mode {
         FilesMode::ListEvents => {
             list_events(&dats, out)?;
             return Ok(None);
         }
         FilesMode::CpuList { first, last } => {
-            cpu_list(opts, &dats, first, last, out, note)?;
+            cpu_list(opts, &dats, *first, *last, out, note)?;
             return Ok(None);
         }
         FilesMode::Stat => {
             stat(&dats, out)?;
             return Ok(None);
         }
+        FilesMode::Uname | FilesMode::Version => {
+            uname_version(opts, &dats, out)?;
+            return Ok(None);
+        }
+        FilesMode::Endian => {
+            let name = |big: bool| if big { "big" } else { "little" };
+            writeln!(
+                out,
+                "file is {} endian and host is {} endian",
+                name(dats[0].endian() == crate::endian::Endianness::Big),
+                name(cfg!(target_endian = "big"))
+            )?;
+            out.flush()?;
+            return Ok(None);
+        }
+        FilesMode::PageSize => {
+            writeln!(
+                out,
+                "file page size is {}, and host page size is {}",
+                dats[0].header().page_size,
+                crate::perf::page_size()
+            )?;
+            out.flush()?;
+            return Ok(None);
+        }
+        FilesMode::Functions => {
+            for (addr, name, module) in crate::render::plugins::kallsyms_listing(dats[0].kallsyms())
+            {
+                match module {
+                    Some(m) => writeln!(out, "{addr:016x} {name} [{m}]")?,
+                    None => writeln!(out, "{addr:016x} {name}")?,
+                }
+            }
+            out.flush()?;
+            return Ok(None);
+        }
+        FilesMode::Printk => {
+            printk_list(&dats[0], out)?;
+            return Ok(None);
+        }
+        FilesMode::EventFormats(_) => {
+            event_formats(&dats[0], event_regex.as_ref(), out)?;
+            return Ok(None);
+        }
+        FilesMode::CheckEvents => {
+            // trace-cmd 3.1.6 fails only for a format whose name or ID cannot be read
+            // (libtraceevent keeps an event whose fields or print fmt do not parse, and
+            // reports success): the same here; `verbose` lists the others too.
+            let catalog = DatCatalog::from_dat(&dats[0]);
+            let registry = catalog.registry();
+            let no_id: Vec<String> = registry
+                .events()
+                .filter(|(_, _, id)| id.is_none())
+                .map(|(s, n, _)| format!("{s}:{n}"))
+                .collect();
+            let mut unreadable: Vec<String> = catalog
+                .format_errors()
+                .into_iter()
+                .map(|(sys, e)| format!("{sys}: {e}"))
+                .collect();
+            for f in registry.check_all() {
+                if no_id.contains(&f.event) {
+                    unreadable.push(format!("{}: {}", f.event, f.message));
+                } else if opts.verbose {
+                    note(Note::Fallback(format!(
+                        "{}: {}: the format does not parse (trace-cmd keeps the event and prints [FAILED TO PARSE]): {}",
+                        files[0].display(),
+                        f.event,
+                        f.message
+                    )));
+                }
+            }
+            if !unreadable.is_empty() {
+                return Err(FilesError::FormatsNotParsed {
+                    file: files[0].clone(),
+                    failures: unreadable,
+                });
+            }
+            return Ok(None);
+        }
         FilesMode::Report => {}
+    }
+
+    if opts.more.test_filters && !opts.filters.is_empty() {
+        // As trace-cmd: the first file's filters, then nothing else.
+        let catalog = DatCatalog::from_dat(&dats[0]);
+        for text in &opts.filters {
+            let lines =
+                filter_test_strings(&catalog, text).map_err(|source| FilesError::Filter {
+                    file: Some(files[0].clone()),
+                    source,
+                })?;
+            for (event, shown) in lines {
+                writeln!(out, " '{event}: {shown}'")?;
+            }
+        }
+        out.flush()?;
+        return Ok(None);
     }
 
     let cpus = if opts.cpu_lists.is_empty() {
@@ -286,7 +503,143 @@ pub fn report_files(
     }
     // The catalogs before the threads that read them (symbol tables are built on first use).
     let catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::from_dat).collect();
-    std::thread::scope(|scope| report_dats(scope, opts, &dats, &catalogs, cpus, out, note))
+    let text = TextChoices {
+        graph,
+        no_handler,
+        print_raw,
+    };
+    std::thread::scope(|scope| report_dats(scope, opts, &text, &dats, &catalogs, cpus, out, note))
+}
+
+/// The parsed text options of the report proper.
+struct TextChoices {
+    graph: crate::render::plugins::GraphOptions,
+    no_handler: EventPatterns,
+    print_raw: EventPatterns,
+}
+
+/// trace-cmd's `--event [SYSTEM:]EVENT`: two case-insensitive basic regexes, unanchored;
+/// without a colon the one regex is tried on the system (all its events) and on each
+/// event's name.
+struct EventRegex {
+    system: regex::Regex,
+    event: regex::Regex,
+    /// A colon was given: a system that does not match prints nothing.
+    unique: bool,
+}
+
+impl EventRegex {
+    fn new(text: &str) -> Result<EventRegex, String> {
+        // As strtok splits: empty pieces are skipped, a third piece is ignored.
+        let mut parts = text.split(':').filter(|p| !p.is_empty());
+        let Some(system) = parts.next() else {
+            return Err(format!(
+                "{text:?} names no event: give [SYSTEM:]EVENT, e.g. sched:switch"
+            ));
+        };
+        let event = parts.next();
+        Ok(EventRegex {
+            system: crate::bre::basic_regex(system)?,
+            event: crate::bre::basic_regex(event.unwrap_or(system))?,
+            unique: event.is_some(),
+        })
+    }
+}
+
+/// `--events`, `--event`: the event formats as stored in the file, each system's after a
+/// `system:` line. (trace-cmd 3.1.6 prints these for version 6 files only: it has already
+/// read a version 7 file's formats when it gets to them, and prints nothing.)
+fn event_formats(dat: &DatFile, regex: Option<&EventRegex>, out: &mut dyn Write) -> io::Result<()> {
+    let mut last_system: Option<&str> = None;
+    for (system, text) in dat.event_formats() {
+        // The text up to a NUL, as printf's `%.*s` prints it.
+        let text = text.split('\0').next().unwrap_or("");
+        let print = match regex {
+            None => true,
+            Some(r) => {
+                let sys_match = r.system.is_match(system);
+                if sys_match && !r.unique {
+                    true
+                } else if !sys_match && r.unique {
+                    false
+                } else {
+                    let first = text.lines().next().unwrap_or("");
+                    r.event
+                        .is_match(first.strip_prefix("name: ").unwrap_or(first))
+                }
+            }
+        };
+        if !print {
+            continue;
+        }
+        if last_system != Some(system.as_str()) {
+            write!(out, "\nsystem: {system}\n")?;
+            last_system = Some(system.as_str());
+        }
+        writeln!(out, "{text}")?;
+    }
+    out.flush()
+}
+
+/// `-P`: the `trace_printk` strings, as libtraceevent keeps them (quotes and a final
+/// `\n` taken off, escapes left as written), sorted by address.
+fn printk_list(dat: &DatFile, out: &mut dyn Write) -> io::Result<()> {
+    let mut v: Vec<(u64, &str)> = Vec::new();
+    for line in dat.printk_formats().split('\n').filter(|l| !l.is_empty()) {
+        // `ADDR : "TEXT"`: the address up to the first colon, the text after its blank.
+        let (addr, text) = line.split_once(':').unwrap_or((line, ""));
+        let digits = addr.trim_start();
+        let digits = digits
+            .strip_prefix("0x")
+            .or_else(|| digits.strip_prefix("0X"))
+            .unwrap_or(digits);
+        let end = digits
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(digits.len());
+        let addr = u64::from_str_radix(&digits[..end], 16).unwrap_or(0);
+        let text = text.get(1..).unwrap_or("");
+        let text = text.strip_prefix('"').unwrap_or(text);
+        let text = text.strip_suffix('"').unwrap_or(text);
+        let text = text.strip_suffix("\\n").unwrap_or(text);
+        v.push((addr, text));
+    }
+    // libtraceevent lists them newest first, then sorts by address (glibc's stable sort).
+    v.reverse();
+    v.sort_by_key(|e| e.0);
+    for (addr, text) in v {
+        writeln!(out, "{addr:016x} {text}")?;
+    }
+    out.flush()
+}
+
+/// `--uname`, `--version`: each file's `cpus=` line, then its uname (`--uname` only) and
+/// the version of trace-cmd that recorded it.
+fn uname_version(opts: &FilesOptions, dats: &[DatFile], out: &mut dyn Write) -> io::Result<()> {
+    let names: Vec<String> = opts.files.iter().map(|f| base_name(f)).collect();
+    let width = names.iter().map(String::len).max().unwrap_or(0);
+    for (dat, name) in dats.iter().zip(&names) {
+        if dats.len() > 1 {
+            write!(out, "{name:>width$}: ")?;
+        }
+        writeln!(out, "cpus={}", dat.nr_cpus())?;
+        if opts.mode == FilesMode::Uname {
+            match &dat.options().uname {
+                Some(u) => writeln!(out, "{u}")?,
+                None => writeln!(out, " uname was not recorded in this file")?,
+            }
+        }
+        match &dat.options().version {
+            Some(v) => writeln!(out, "{v}")?,
+            None => writeln!(out, " version was not recorded in this file")?,
+        }
+    }
+    out.flush()
+}
+
+/// trace-cmd labels a file by its base name.
+fn base_name(f: &std::path::Path) -> String {
+    f.file_name()
+        .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into())
 }
 
 /// `-E`: each file's events, sorted, as `system:name`.
@@ -397,9 +750,11 @@ fn stat(dats: &[DatFile], out: &mut dyn Write) -> Result<(), FilesError> {
 }
 
 /// The report proper (`--json`, `--style kernel` or trace-cmd's text) of opened files.
+#[allow(clippy::too_many_arguments)]
 fn report_dats<'s>(
     scope: &'s std::thread::Scope<'s, '_>,
     opts: &FilesOptions,
+    text: &TextChoices,
     dats: &'s [DatFile],
     catalogs: &'s [DatCatalog],
     cpus: Option<Vec<u32>>,
@@ -413,8 +768,14 @@ fn report_dats<'s>(
     // Those threads also compile each event's format the first time they meet it, which
     // the report loop would otherwise do on its way to that event's first line.
     let text_style = !opts.json && opts.style == FilesStyle::TraceCmd;
-    let spawn = |dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
-        DatSource::open(dat, b).map(|s| {
+    let hz = |file: usize| opts.more.ts2secs.get(file).copied().flatten();
+    let spawn = |file: usize, dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
+        let choices = TsChoices {
+            raw: opts.more.raw_ts,
+            ignore_date: opts.more.nodate,
+            hz: hz(file),
+        };
+        DatSource::open_adjusted(dat, b, dat.ts_adjust_with(&choices)).map(|s| {
             let registry = catalog.registry();
             let endian = dat.endian();
             let mut seen = vec![0u64; 1024];
@@ -438,9 +799,10 @@ fn report_dats<'s>(
     let mut early: Vec<Vec<Option<Result<ThreadedSource, DatError>>>> = dats
         .iter()
         .zip(catalogs)
-        .map(|(dat, catalog)| {
+        .enumerate()
+        .map(|(file, (dat, catalog))| {
             (0..if text_style { dat.buffers().len() } else { 0 })
-                .map(|b| Some(spawn(dat, catalog, b)))
+                .map(|b| Some(spawn(file, dat, catalog, b)))
                 .collect()
         })
         .collect();
@@ -491,12 +853,33 @@ fn report_dats<'s>(
         cmdlines.load(dat.cmdlines());
         for (b, buffer) in dat.buffers().iter().enumerate() {
             let clock = buffer.clock.clone().unwrap_or_else(|| clock_of(dat));
+            let m = &opts.more;
+            let time = if m.raw_ts {
+                // trace-cmd prints raw timestamps as a raw clock's.
+                TimeFormat::Raw
+            } else {
+                TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), opts.nsecs)
+            };
+            // trace-cmd rounds the deltas to microseconds for a file with a trace clock,
+            // unless -t or --ts2secs.
+            let has_clock = buffer.clock.is_some() || dat.options().trace_clock.is_some();
+            let ts_diff =
+                m.ts_diff
+                    .then_some(if has_clock && hz(file_index).is_none() && !opts.nsecs {
+                        DiffUnit::Usecs
+                    } else {
+                        DiffUnit::Raw
+                    });
             let style = TraceCmdStyle {
-                time: TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), opts.nsecs),
+                time,
                 latency: opts.latency,
                 raw: opts.raw,
-                fgraph_tailprint: opts.fgraph_tailprint,
-                fgraph_depth: opts.fgraph_depth,
+                fgraph_tailprint: text.graph.tailprint,
+                fgraph_depth: text.graph.depth,
+                plugins: !m.no_plugins,
+                no_handler: text.no_handler.clone(),
+                print_raw: text.print_raw.clone(),
+                ts_diff,
             };
             let mut filter = EventFilter::new();
             for (i, text) in opts.filters.iter().enumerate() {
@@ -515,7 +898,7 @@ fn report_dats<'s>(
             }
             let source = early[file_index][b]
                 .take()
-                .unwrap_or_else(|| spawn(dat, catalog, b))
+                .unwrap_or_else(|| spawn(file_index, dat, catalog, b))
                 .map_err(|source| FilesError::Reading {
                     what: format!(
                         "reading the trace data of {} (buffer {:?})",
@@ -524,10 +907,7 @@ fn report_dats<'s>(
                     ),
                     source,
                 })?;
-            // trace-cmd labels a file by its base name.
-            let base = f
-                .file_name()
-                .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into());
+            let base = base_name(f);
             let input = ReportInput {
                 name: if b == 0 { base } else { buffer.name.clone() },
                 instance: b > 0,
@@ -549,7 +929,35 @@ fn report_dats<'s>(
         }
     }
     inputs.extend(instance_inputs);
-    let res = write_report(inputs, &ReportOptions { cpus }, out);
+    if opts.more.align_ts {
+        // trace-cmd subtracts the earliest first record of the files (their top buffers)
+        // from every input.
+        let mut first: Option<u64> = None;
+        for input in inputs.iter_mut().filter(|i| !i.instance) {
+            let ts = input.source.peek_ts().map_err(|source| {
+                FilesError::Report(ReportError::Input {
+                    name: input.name.clone(),
+                    source,
+                })
+            })?;
+            if let Some(ts) = ts {
+                let ts = ts.wrapping_add_signed(input.ts_offset);
+                first = Some(first.map_or(ts, |f| f.min(ts)));
+            }
+        }
+        if let Some(first) = first {
+            for input in &mut inputs {
+                input.ts_offset = input.ts_offset.wrapping_sub(first as i64);
+            }
+        }
+    }
+    let report_opts = ReportOptions {
+        cpus,
+        no_hardirq: opts.more.no_hardirq,
+        no_softirq: opts.more.no_softirq,
+        ts_check: opts.more.ts_check,
+    };
+    let res = write_report(inputs, &report_opts, out);
     if let Ok(summary) = &res {
         for w in &summary.warnings {
             note(Note::Warning(w.clone()));

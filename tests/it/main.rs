@@ -60,6 +60,7 @@ mod ring_cli;
 mod ring_fixture;
 mod robust_deep_print_fmt;
 mod tracecmd_goldens;
+mod tracecmd_options;
 mod tracefs_ledger;
 mod tree_readonly;
 mod value_checks_live;

@@ -25,10 +25,9 @@ fn options(mode: FilesMode, filters: &[&str]) -> FilesOptions {
         nsecs: false,
         latency: false,
         raw: false,
-        fgraph_tailprint: false,
-        fgraph_depth: false,
         quiet: false,
         verbose: false,
+        more: Default::default(),
     }
 }
 

@@ -317,6 +317,42 @@ fn usual_line(line: &str) -> Option<(u64, u8, &str)> {
     Some((addr, b[17], &line[19..end]))
 }
 
+/// Every symbol libtraceevent keeps of a kallsyms text, as `trace-cmd report -f` lists
+/// them: (address, name, module), sorted by address. The lines are read as
+/// [`FunctionMap::parse`] reads them; a module is the `[module]` after a tab. Symbols at
+/// the same address come last-read first (libtraceevent collects them newest first,
+/// then sorts them stably).
+pub fn kallsyms_listing(text: &str) -> Vec<(u64, &str, Option<&str>)> {
+    let mut v = Vec::new();
+    for line in text.split('\n') {
+        if line.is_empty() {
+            continue;
+        }
+        let ([addr, kind, name, _], n) = kallsyms_words(line);
+        if n < 3 || kind.len() != 1 {
+            break;
+        }
+        let digits = addr.get(..16).unwrap_or(addr);
+        let Some(addr) = parse_hex(digits) else {
+            break;
+        };
+        if name.starts_with('$') || kind == "A" || kind == "a" {
+            continue;
+        }
+        // `name\t[module]`: the module's text up to a blank, without its last character.
+        let name_end = name.as_ptr() as usize - line.as_ptr() as usize + name.len();
+        let module = line[name_end..]
+            .strip_prefix("\t[")
+            .map(|rest| &rest[..word_end(rest.as_bytes(), 0)])
+            .filter(|m| !m.is_empty())
+            .map(|m| &m[..m.len() - m.chars().last().map_or(0, char::len_utf8)]);
+        v.push((addr, name, module));
+    }
+    v.reverse();
+    v.sort_by_key(|e| e.0);
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::FunctionMap;

@@ -38,7 +38,7 @@
 
 mod functions;
 
-pub use functions::FunctionMap;
+pub use functions::{kallsyms_listing, FunctionMap};
 
 use crate::event::Record;
 
@@ -104,6 +104,88 @@ pub struct GraphOptions {
     pub tailprint: bool,
     /// `fgraph:depth`: ` (depth)` after each line.
     pub depth: bool,
+}
+
+/// The plugin options `report -O [PLUGIN:]OPTION[=VALUE]` takes, as `trace-cmd list -O`
+/// names them: (plugin, option, description).
+pub const PLUGIN_OPTIONS: &[(&str, &str, &str)] = &[
+    (
+        "fgraph",
+        "tailprint",
+        "Print function name at function exit in function graph",
+    ),
+    ("fgraph", "depth", "Show the depth of each entry"),
+];
+
+/// A `-O` plugin option that names no known option or has a value other than a boolean.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginOptionError {
+    /// The option as given.
+    pub given: String,
+    /// Why it is refused.
+    pub why: String,
+}
+
+impl std::fmt::Display for PluginOptionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let known: Vec<String> = PLUGIN_OPTIONS
+            .iter()
+            .map(|(p, o, _)| format!("{p}:{o}"))
+            .collect();
+        write!(
+            f,
+            "plugin option -O {:?}: {}; the known options are {} (`tracectl list -O` describes them)",
+            self.given,
+            self.why,
+            known.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for PluginOptionError {}
+
+impl GraphOptions {
+    /// Apply `-O` options in the order given: `[PLUGIN:]OPTION[=VALUE]`, where a missing
+    /// plugin matches the option in every plugin and a missing value sets it; the value
+    /// may be `1`/`true` or `0`/`false`. trace-cmd 3.1.6 ignores options no plugin knows;
+    /// here they are refused.
+    pub fn parse<S: AsRef<str>>(options: &[S]) -> Result<GraphOptions, PluginOptionError> {
+        let mut g = GraphOptions::default();
+        for given in options {
+            let given = given.as_ref();
+            let err = |why: &str| PluginOptionError {
+                given: given.to_string(),
+                why: why.to_string(),
+            };
+            let (name, value) = match given.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (given, None),
+            };
+            let (plugin, option) = match name.split_once(':') {
+                Some((p, o)) => (Some(p), o),
+                None => (None, name),
+            };
+            let set = match value.map(str::to_ascii_lowercase).as_deref() {
+                None | Some("1") | Some("true") => true,
+                Some("0") | Some("false") => false,
+                Some(_) => return Err(err("the value must be 1, true, 0 or false")),
+            };
+            let mut found = false;
+            for (p, o, _) in PLUGIN_OPTIONS {
+                if plugin.map_or(true, |want| want == *p) && option == *o {
+                    found = true;
+                    match *o {
+                        "tailprint" => g.tailprint = set,
+                        _ => g.depth = set,
+                    }
+                }
+            }
+            if !found {
+                return Err(err("no plugin has this option"));
+            }
+        }
+        Ok(g)
+    }
 }
 
 /// The plugin trace-cmd applies to `system:name`, if any.

@@ -77,7 +77,8 @@ enum Arith {
 
 #[derive(Debug, Clone)]
 enum Value {
-    Field(FieldSpec),
+    /// A field, with its name (for `-T`).
+    Field(FieldSpec, Box<str>),
     Comm,
     Cpu,
     Const(u64),
@@ -86,7 +87,7 @@ enum Value {
 
 #[derive(Debug, Clone)]
 enum StrSource {
-    Field(FieldSpec),
+    Field(FieldSpec, Box<str>),
     Comm,
     Cpu,
 }
@@ -107,6 +108,8 @@ enum Expr {
         src: StrSource,
         negate: bool,
         re: Regex,
+        /// The regex as given (for `-T`).
+        pattern: String,
     },
     Truthy(Value),
 }
@@ -162,70 +165,27 @@ impl EventFilter {
             Some(i) => (&text[..i], Some(&text[i + 1..])),
             None => (text, None),
         };
-        let all = catalog.events();
         let mut ids: Vec<u16> = Vec::new();
-        for pat in events_part.split(',') {
-            let mut parts = pat.split('/').filter(|s| !s.is_empty());
-            let first = parts
-                .next()
-                .map(str::trim)
-                .ok_or_else(|| err("no event named".into()))?;
-            let second = parts.next().map(str::trim);
-            let (sys_re, ev_re) = match second {
-                Some(ev) => (
-                    Some(anchored(first).map_err(&err)?),
-                    anchored(ev).map_err(&err)?,
-                ),
-                None => (None, anchored(first).map_err(&err)?),
-            };
-            let mut matched = false;
-            for &(id, sys, name) in &all {
-                let ok = match &sys_re {
-                    Some(s) => s.is_match(sys) && ev_re.is_match(name),
-                    None => ev_re.is_match(sys) || ev_re.is_match(name),
-                };
-                if ok {
-                    matched = true;
-                    if !ids.contains(&id) {
-                        ids.push(id);
-                    }
-                }
-            }
-            if !matched {
-                return Err(err(format!(
-                    "no event of the file matches '{}'",
-                    pat.trim()
-                )));
+        for id in pattern_matches(catalog, events_part)
+            .map_err(&err)?
+            .into_iter()
+            .flatten()
+        {
+            if !ids.contains(&id) {
+                ids.push(id);
             }
         }
         let mut by_id = HashMap::new();
         // Names that are no field of any matched event: a typo, not a condition.
         let mut missing_everywhere: Option<Vec<String>> = None;
         for id in ids {
-            let expr = match expr_part {
-                None => Expr::Bool(true),
-                Some(e) => {
-                    let toks = tokenize(e).map_err(&err)?;
-                    let mut p = Parser {
-                        toks: &toks,
-                        pos: 0,
-                        catalog,
-                        id,
-                        depth: 0,
-                        missing: Vec::new(),
-                    };
-                    let (x, _) = p.expr().map_err(&err)?;
-                    if p.pos != toks.len() {
-                        return Err(err(format!("syntax error near '{}'", toks[p.pos].text())));
-                    }
-                    let missing = std::mem::take(&mut p.missing);
-                    missing_everywhere = Some(match missing_everywhere {
-                        None => missing,
-                        Some(prev) => prev.into_iter().filter(|n| missing.contains(n)).collect(),
-                    });
-                    x
-                }
-            };
+            let (expr, missing) = compile(catalog, id, expr_part).map_err(&err)?;
+            if expr_part.is_some() {
+                missing_everywhere = Some(match missing_everywhere {
+                    None => missing,
+                    Some(prev) => prev.into_iter().filter(|n| missing.contains(n)).collect(),
+                });
+            }
             by_id.insert(id, expr);
         }
         let warnings = match missing_everywhere.filter(|m| !m.is_empty()) {
@@ -262,6 +222,238 @@ impl EventFilter {
             return false;
         }
         !self.drop.iter().any(eval)
+    }
+}
+
+/// `-T`: each event a `-F` argument names with the filter libtraceevent keeps for it,
+/// printed as `tep_filter_make_string` prints it (`TRUE`, `FALSE`, `(A) && (B)`, `FIELD
+/// OP VALUE`, ...), in libtraceevent's order (each pattern's events by id, the whole list
+/// reversed; an event two patterns name comes twice). `negate` (`-v`) changes nothing.
+pub fn filter_test_strings<C: Catalog + ?Sized>(
+    catalog: &C,
+    text: &str,
+) -> Result<Vec<(String, String)>, FilterError> {
+    let err = |m: String| FilterError {
+        filter: text.to_string(),
+        message: m,
+    };
+    let (events_part, expr_part) = match text.find(':') {
+        Some(i) => (&text[..i], Some(&text[i + 1..])),
+        None => (text, None),
+    };
+    let mut ids: Vec<u16> = pattern_matches(catalog, events_part)
+        .map_err(&err)?
+        .into_iter()
+        .flatten()
+        .collect();
+    ids.reverse();
+    let mut out = Vec::new();
+    for id in ids {
+        let (expr, _) = compile(catalog, id, expr_part).map_err(&err)?;
+        let shown = match reduce(expr) {
+            Reduced::True => "TRUE".to_string(),
+            Reduced::False => "FALSE".to_string(),
+            Reduced::Expr(e) => show(&e),
+        };
+        let name = catalog.event(id).map_or("", |(_, n)| n).to_string();
+        out.push((name, shown));
+    }
+    Ok(out)
+}
+
+/// The ids of the events each comma-separated pattern of a filter's EVENTS part matches,
+/// by id; a pattern that matches nothing is an error.
+fn pattern_matches<C: Catalog + ?Sized>(
+    catalog: &C,
+    events_part: &str,
+) -> Result<Vec<Vec<u16>>, String> {
+    let mut all = catalog.events();
+    all.sort_by_key(|e| e.0);
+    let mut out = Vec::new();
+    for pat in events_part.split(',') {
+        let mut parts = pat.split('/').filter(|s| !s.is_empty());
+        let first = parts
+            .next()
+            .map(str::trim)
+            .ok_or_else(|| "no event named".to_string())?;
+        let second = parts.next().map(str::trim);
+        let (sys_re, ev_re) = match second {
+            Some(ev) => (Some(anchored(first)?), anchored(ev)?),
+            None => (None, anchored(first)?),
+        };
+        let ids: Vec<u16> = all
+            .iter()
+            .filter(|&&(_, sys, name)| match &sys_re {
+                Some(s) => s.is_match(sys) && ev_re.is_match(name),
+                None => ev_re.is_match(sys) || ev_re.is_match(name),
+            })
+            .map(|e| e.0)
+            .collect();
+        if ids.is_empty() {
+            return Err(format!("no event of the file matches '{}'", pat.trim()));
+        }
+        out.push(ids);
+    }
+    Ok(out)
+}
+
+/// A filter's expression (None: every record passes) compiled for event `id`, with the
+/// names it reads that are no field of the event.
+fn compile<C: Catalog + ?Sized>(
+    catalog: &C,
+    id: u16,
+    expr_part: Option<&str>,
+) -> Result<(Expr, Vec<String>), String> {
+    let Some(e) = expr_part else {
+        return Ok((Expr::Bool(true), Vec::new()));
+    };
+    let toks = tokenize(e)?;
+    let mut p = Parser {
+        toks: &toks,
+        pos: 0,
+        catalog,
+        id,
+        depth: 0,
+        missing: Vec::new(),
+    };
+    let (x, _) = p.expr()?;
+    if p.pos != toks.len() {
+        return Err(format!("syntax error near '{}'", toks[p.pos].text()));
+    }
+    Ok((x, p.missing))
+}
+
+/// A filter tree after libtraceevent's collapse of its constant parts.
+enum Reduced {
+    True,
+    False,
+    Expr(Expr),
+}
+
+/// libtraceevent's `collapse_tree`: `FALSE && X` is `FALSE`, `TRUE && X` is `X`, `X &&
+/// FALSE` is `FALSE`, `X && TRUE` is `X` (and so for `||`), `!TRUE` is `FALSE`.
+fn reduce(e: Expr) -> Reduced {
+    match e {
+        Expr::Bool(true) => Reduced::True,
+        Expr::Bool(false) => Reduced::False,
+        Expr::Not(x) => match reduce(*x) {
+            Reduced::True => Reduced::False,
+            Reduced::False => Reduced::True,
+            Reduced::Expr(y) => Reduced::Expr(Expr::Not(Box::new(y))),
+        },
+        Expr::And(l, r) => match reduce(*l) {
+            Reduced::False => Reduced::False,
+            Reduced::True => reduce(*r),
+            Reduced::Expr(a) => match reduce(*r) {
+                Reduced::Expr(b) => Reduced::Expr(Expr::And(Box::new(a), Box::new(b))),
+                Reduced::True => Reduced::Expr(a),
+                Reduced::False => Reduced::False,
+            },
+        },
+        Expr::Or(l, r) => match reduce(*l) {
+            Reduced::True => Reduced::True,
+            Reduced::False => reduce(*r),
+            Reduced::Expr(a) => match reduce(*r) {
+                Reduced::Expr(b) => Reduced::Expr(Expr::Or(Box::new(a), Box::new(b))),
+                Reduced::True => Reduced::True,
+                Reduced::False => Reduced::Expr(a),
+            },
+        },
+        other => Reduced::Expr(other),
+    }
+}
+
+/// libtraceevent's `arg_to_str` of a collapsed filter.
+fn show(e: &Expr) -> String {
+    match e {
+        Expr::Bool(b) => (if *b { "TRUE" } else { "FALSE" }).to_string(),
+        Expr::And(l, r) | Expr::Or(l, r) => {
+            let and = matches!(e, Expr::And(..));
+            let (l, r) = (show(l), show(r));
+            let val = |s: &str| match s {
+                "TRUE" => Some(true),
+                "FALSE" => Some(false),
+                _ => None,
+            };
+            match (val(&l), val(&r)) {
+                (Some(lv), _) if lv != and => l,
+                (Some(lv), Some(rv)) => {
+                    let v = if and { lv && rv } else { lv || rv };
+                    (if v { "TRUE" } else { "FALSE" }).to_string()
+                }
+                (_, Some(rv)) if rv != and => r,
+                (_, Some(_)) => l,
+                _ => format!("({l}) {} ({r})", if and { "&&" } else { "||" }),
+            }
+        }
+        Expr::Not(x) => match show(x).as_str() {
+            "TRUE" => "FALSE".to_string(),
+            "FALSE" => "TRUE".to_string(),
+            s => format!("!({s})"),
+        },
+        Expr::Truthy(v) => show_value(v),
+        Expr::Num(l, cmp, r) => {
+            let op = match cmp {
+                Cmp::Eq => "==",
+                Cmp::Ne => "!=",
+                Cmp::Lt => "<",
+                Cmp::Le => "<=",
+                Cmp::Gt => ">",
+                Cmp::Ge => ">=",
+                Cmp::Re => "=~",
+                Cmp::NotRe => "!~",
+            };
+            format!("{} {op} {}", show_value(l), show_value(r))
+        }
+        Expr::Str { src, equal, text } => {
+            format!(
+                "{} {} \"{text}\"",
+                show_source(src),
+                if *equal { "==" } else { "!=" }
+            )
+        }
+        Expr::Regex {
+            src,
+            negate,
+            pattern,
+            ..
+        } => format!(
+            "{} {} \"{pattern}\"",
+            show_source(src),
+            if *negate { "!~" } else { "=~" }
+        ),
+    }
+}
+
+fn show_source(s: &StrSource) -> String {
+    match s {
+        StrSource::Field(_, name) => name.to_string(),
+        StrSource::Comm => "COMM".to_string(),
+        StrSource::Cpu => "CPU".to_string(),
+    }
+}
+
+fn show_value(v: &Value) -> String {
+    match v {
+        Value::Field(_, name) => name.to_string(),
+        Value::Comm => "COMM".to_string(),
+        Value::Cpu => "CPU".to_string(),
+        Value::Const(c) => (*c as i64).to_string(),
+        Value::Arith(l, op, r) => {
+            let op = match op {
+                Arith::Add => "+",
+                Arith::Sub => "-",
+                Arith::Mul => "*",
+                Arith::Div => "/",
+                Arith::Mod => "%",
+                Arith::Shr => ">>",
+                Arith::Shl => "<<",
+                Arith::And => "&",
+                Arith::Or => "|",
+                Arith::Xor => "^",
+            };
+            format!("{} {op} {}", show_value(l), show_value(r))
+        }
     }
 }
 
@@ -465,7 +657,7 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
                 if s.as_bytes()[0].is_ascii_digit() {
                     Item::Value(Value::Const(parse_ull(&s)))
                 } else if let Some(f) = self.catalog.field(self.id, &s) {
-                    Item::Value(Value::Field(f))
+                    Item::Value(Value::Field(f, s.into()))
                 } else if s == "COMM" {
                     Item::Value(Value::Comm)
                 } else if s == "CPU" {
@@ -541,7 +733,7 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
             Item::DQ(text) | Item::SQ(text) => {
                 let src = match left {
                     Item::Missing => return Ok(Expr::Bool(false)),
-                    Item::Value(Value::Field(f)) => StrSource::Field(f),
+                    Item::Value(Value::Field(f, name)) => StrSource::Field(f, name),
                     Item::Value(Value::Comm) => StrSource::Comm,
                     Item::Value(Value::Cpu) => StrSource::Cpu,
                     _ => return Err("illegal lvalue for string comparison".into()),
@@ -558,6 +750,7 @@ impl<C: Catalog + ?Sized> Parser<'_, '_, C> {
                             src,
                             negate: cmp == Cmp::NotRe,
                             re,
+                            pattern: text,
                         })
                     }
                     _ => Err("illegal comparison for string".into()),
@@ -604,7 +797,7 @@ fn value<C: Catalog + ?Sized>(v: &Value, c: &C, rec: &Record) -> u64 {
         Value::Cpu => u64::from(rec.cpu),
         // libtraceevent compares the address of the comm string here; it is never useful.
         Value::Comm => 0,
-        Value::Field(f) => {
+        Value::Field(f, _) => {
             let raw = read_uint(rec.data, *f, c.endian()).unwrap_or(0);
             if f.signed {
                 sign_extend(raw, f.size) as u64
@@ -639,7 +832,7 @@ fn string<C: Catalog + ?Sized>(
     match src {
         StrSource::Comm => (ctx.comm)(ctx.pid),
         StrSource::Cpu => format!("0x{:x}", rec.cpu),
-        StrSource::Field(f) => {
+        StrSource::Field(f, _) => {
             let d = rec.data;
             let endian = c.endian();
             let bytes = match f.class {
@@ -694,7 +887,9 @@ fn eval<C: Catalog + ?Sized>(e: &Expr, c: &C, rec: &Record, ctx: &FilterContext)
             }
         }
         Expr::Str { src, equal, text } => (string(src, c, rec, ctx) == *text) == *equal,
-        Expr::Regex { src, negate, re } => re.is_match(&string(src, c, rec, ctx)) != *negate,
+        Expr::Regex {
+            src, negate, re, ..
+        } => re.is_match(&string(src, c, rec, ctx)) != *negate,
     }
 }
 

@@ -219,8 +219,20 @@ pub struct DatSource {
 impl DatSource {
     /// Open buffer `buffer` (0 = the first, usually the top instance) of `dat`.
     pub fn open(dat: &DatFile, buffer: usize) -> Result<DatSource, DatError> {
+        DatSource::open_adjusted(dat, buffer, dat.ts_adjust())
+    }
+
+    /// [`DatSource::open`] with timestamps adjusted by `adjust` instead of the file's own
+    /// adjustments (see [`DatFile::ts_adjust_with`](crate::dat::DatFile::ts_adjust_with)).
+    pub fn open_adjusted(
+        dat: &DatFile,
+        buffer: usize,
+        adjust: TsAdjust,
+    ) -> Result<DatSource, DatError> {
         let header = dat.header_page_layout()?;
-        DatSource::with_header(dat, buffer, &header)
+        let mut s = DatSource::with_header(dat, buffer, &header)?;
+        s.adjust = adjust;
+        Ok(s)
     }
 
     fn with_header(
