@@ -22,6 +22,8 @@ mod extract;
 mod flamegraph;
 mod graph;
 mod list;
+mod mem;
+mod options;
 mod perf;
 mod perf_read;
 mod perf_record;
@@ -92,6 +94,10 @@ pub enum Command {
     Flamegraph(flamegraph::Args),
     /// Print the man page (roff) for tracectl or one subcommand
     Man(simple::ManArgs),
+    /// List the plugin options `report -O` takes
+    Options(options::Args),
+    /// Sum the slab allocations of a trace.dat per call site
+    Mem(mem::Args),
 }
 
 /// Run the command line; returns the process exit code.
@@ -207,6 +213,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Completions(a) => completions::run(a),
         Command::Flamegraph(a) => flamegraph::run(&ctx, a),
         Command::Man(a) => simple::man(a),
+        Command::Options(a) => options::run(a),
+        Command::Mem(a) => mem::run(a),
     }
 }
 

@@ -5,6 +5,7 @@
 //! into its options and prints what it returns.
 
 pub mod live;
+pub mod mem;
 pub mod report;
 pub mod report_files;
 pub mod stream;

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# tests/data/tracecmd/mem/kmem.dat: a trace-cmd recording of the slab events of one `ls`
+# (-F: only its own records), made with scripts/trace-cmd-record (the function-tracer
+# files of the build host refuse opens). Then results/mem/STEM.txt: the stdout of
+# `trace-cmd mem -i STEM.dat` for it and for the recordings of make-2cpu.sh/make-4cpu.sh;
+# results/options.txt: the stdout of `trace-cmd options`.
+# Pass --keep to keep the committed recording and remake only the goldens.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+cd "$here"
+if [ "${1:-}" != --keep ]; then
+    "$repo/scripts/trace-cmd-record" record -F -e kmem:kmalloc -e kmem:kfree \
+        -e kmem:kmem_cache_alloc -e kmem:kmem_cache_free -o mem/kmem.dat -- ls /usr >/dev/null
+fi
+mkdir -p results/mem
+for f in mem/kmem.dat 2cpu-v7.dat 2cpu-noinstance-v7.dat 4cpu-v7.dat; do
+    trace-cmd mem -i "$f" >"results/mem/$(basename "$f" .dat).txt"
+done
+trace-cmd options >results/options.txt
