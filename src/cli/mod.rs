@@ -21,6 +21,7 @@ mod completions;
 mod extract;
 mod flamegraph;
 mod graph;
+mod hist;
 mod list;
 mod mem;
 mod options;
@@ -98,6 +99,8 @@ pub enum Command {
     Options(options::Args),
     /// Sum the slab allocations of a trace.dat per call site
     Mem(mem::Args),
+    /// Histogram of the call stacks of a trace.dat
+    Hist(hist::Args),
 }
 
 /// Run the command line; returns the process exit code.
@@ -215,6 +218,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Man(a) => simple::man(a),
         Command::Options(a) => options::run(a),
         Command::Mem(a) => mem::run(a),
+        Command::Hist(a) => hist::run(a),
     }
 }
 

@@ -62,6 +62,6 @@ mod tracecmd_goldens;
 mod tracefs_ledger;
 mod tree_readonly;
 mod value_checks_live;
-mod verbs_mem;
+mod verbs_goldens;
 mod vm_capture_graph;
 mod vm_kernels;

@@ -223,6 +223,14 @@ impl DatSource {
         DatSource::with_header(dat, buffer, &header)
     }
 
+    /// Keep only the CPU `cpu` (what trace-cmd's per-CPU reads walk): the source then
+    /// hands out that CPU's records alone. False when the buffer has no such CPU.
+    pub fn retain_cpu(&mut self, cpu: u32) -> bool {
+        self.cursors.retain(|c| c.cpu == cpu);
+        self.current = None;
+        !self.cursors.is_empty()
+    }
+
     fn with_header(
         dat: &DatFile,
         buffer: usize,

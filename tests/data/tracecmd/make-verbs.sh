@@ -3,7 +3,9 @@
 # (-F: only its own records), made with scripts/trace-cmd-record (the function-tracer
 # files of the build host refuse opens). Then results/mem/STEM.txt: the stdout of
 # `trace-cmd mem -i STEM.dat` for it and for the recordings of make-2cpu.sh/make-4cpu.sh;
-# results/options.txt: the stdout of `trace-cmd options`.
+# results/options.txt: the stdout of `trace-cmd options`. hist/stack.dat: the same
+# with a kernel stack trace after every event (-T); results/hist/STEM[-P].txt: the stdout
+# of `trace-cmd hist [-P] -i STEM.dat` for it and the other recordings.
 # Pass --keep to keep the committed recording and remake only the goldens.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,9 +14,17 @@ cd "$here"
 if [ "${1:-}" != --keep ]; then
     "$repo/scripts/trace-cmd-record" record -F -e kmem:kmalloc -e kmem:kfree \
         -e kmem:kmem_cache_alloc -e kmem:kmem_cache_free -o mem/kmem.dat -- ls /usr >/dev/null
+    "$repo/scripts/trace-cmd-record" record -T -F -e sched:sched_switch -e sched:sched_wakeup \
+        -e kmem:kmalloc -o hist/stack.dat -- ls /usr >/dev/null
 fi
 mkdir -p results/mem
 for f in mem/kmem.dat 2cpu-v7.dat 2cpu-noinstance-v7.dat 4cpu-v7.dat; do
     trace-cmd mem -i "$f" >"results/mem/$(basename "$f" .dat).txt"
 done
 trace-cmd options >results/options.txt
+mkdir -p results/hist
+for f in hist/stack.dat mem/kmem.dat 2cpu-v7.dat 2cpu-noinstance-v7.dat 4cpu-v7.dat; do
+    stem=$(basename "$f" .dat)
+    trace-cmd hist -i "$f" >"results/hist/$stem.txt"
+    trace-cmd hist -P -i "$f" >"results/hist/$stem-P.txt"
+done

@@ -1,4 +1,4 @@
-//! `tracectl mem` and `tracectl options` against what trace-cmd 3.1.6 printed for the same
+//! `tracectl mem`, `hist` and `options` against what trace-cmd 3.1.6 printed for the same
 //! inputs (`tests/data/tracecmd/make-verbs.sh`); no root, tracefs or trace-cmd needed.
 
 use std::path::{Path, PathBuf};
@@ -95,4 +95,56 @@ fn options_are_trace_cmds_blocks_for_the_plugins_report_takes() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), &golden[fgraph..]);
     let list = run(&["list", "-O"], &repo());
     assert_eq!(list.stdout, out.stdout, "list -O is the same list");
+}
+
+/// `hist` and `hist -P` of every recording against trace-cmd's: kernel stack traces
+/// (`record -T`) under their events, plain events per task, and the instance buffer of a
+/// file that has one (trace-cmd reads the instances, not the top buffer).
+#[test]
+fn hist_is_trace_cmds_byte_for_byte() {
+    for stem in [
+        "hist/stack",
+        "mem/kmem",
+        "2cpu-v7",
+        "2cpu-noinstance-v7",
+        "4cpu-v7",
+    ] {
+        let input = data(&format!("{stem}.dat"));
+        let name = Path::new(stem).file_name().unwrap().to_str().unwrap();
+        for (flag, suffix) in [(None, ""), (Some("-P"), "-P")] {
+            let want = std::fs::read(data(&format!("results/hist/{name}{suffix}.txt"))).unwrap();
+            assert!(!want.is_empty(), "{stem}{suffix}: golden has chains");
+            let mut args = vec!["hist"];
+            args.extend(flag);
+            args.push(input.to_str().unwrap());
+            let out = run(&args, &repo());
+            assert!(
+                out.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if out.stdout != want {
+                panic!(
+                    "{args:?} differs from trace-cmd hist:\n--- ours\n{}\n--- trace-cmd\n{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&want)
+                );
+            }
+        }
+    }
+    // The stack recording's tree has branches, caller lines and event markers.
+    let stack = std::fs::read_to_string(data("results/hist/stack.txt")).unwrap();
+    assert!(stack.contains("--- *kmalloc*") && stack.contains("|--%"));
+}
+
+/// A file that is not a trace.dat: `hist` names it and prints nothing.
+#[test]
+fn hist_refuses_a_file_that_is_not_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("junk.dat");
+    std::fs::write(&p, b"not a trace\n").unwrap();
+    let out = run(&["hist", "-i", p.to_str().unwrap()], dir.path());
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("junk.dat"));
 }
