@@ -32,6 +32,7 @@ mod record;
 mod report;
 mod show;
 mod simple;
+mod stack;
 mod stat;
 mod stream;
 
@@ -101,6 +102,8 @@ pub enum Command {
     Mem(mem::Args),
     /// Histogram of the call stacks of a trace.dat
     Hist(hist::Args),
+    /// Show, start, stop or reset the kernel's stack tracer
+    Stack(stack::Args),
 }
 
 /// Run the command line; returns the process exit code.
@@ -219,6 +222,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Options(a) => options::run(a),
         Command::Mem(a) => mem::run(a),
         Command::Hist(a) => hist::run(a),
+        Command::Stack(a) => stack::run(&ctx, a),
     }
 }
 
