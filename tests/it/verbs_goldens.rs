@@ -148,3 +148,52 @@ fn hist_refuses_a_file_that_is_not_a_trace() {
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("junk.dat"));
 }
+
+/// `hist` of function_graph traces (the entry/exit stack tracking, lost events flushing
+/// the stack): recorded tracefs trees written as trace.dat files by `extract`, against
+/// trace-cmd's hist of the same files (`make-verbs.sh` made them the same way).
+#[test]
+fn hist_of_function_graph_trees_is_trace_cmds() {
+    for t in [
+        "debian-6.1-function-graph-nested",
+        "debian-6.1-function-graph-wrapped",
+        "debian-6.12-function-graph-openat",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let dat = dir.path().join(format!("{t}.dat"));
+        let tree = repo().join("tracefs-fixtures").join(t);
+        let out = run(
+            &[
+                "--tracefs",
+                tree.to_str().unwrap(),
+                "extract",
+                "-q",
+                "-o",
+                dat.to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        assert!(
+            out.status.success(),
+            "{t}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (flag, suffix) in [(None, ""), (Some("-P"), "-P")] {
+            let want = std::fs::read(data(&format!("results/hist/tree-{t}{suffix}.txt"))).unwrap();
+            let mut args = vec!["hist"];
+            args.extend(flag);
+            args.push(dat.to_str().unwrap());
+            let out = run(&args, dir.path());
+            assert!(
+                out.status.success(),
+                "{t}{suffix}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                out.stdout == want,
+                "{t}{suffix}: hist differs from trace-cmd's:\n--- ours\n{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    }
+}

@@ -28,3 +28,15 @@ for f in hist/stack.dat mem/kmem.dat 2cpu-v7.dat 2cpu-noinstance-v7.dat 4cpu-v7.
     trace-cmd hist -i "$f" >"results/hist/$stem.txt"
     trace-cmd hist -P -i "$f" >"results/hist/$stem-P.txt"
 done
+# Function-graph traces (which this host cannot record): recorded tracefs trees written as
+# trace.dat files by `tracectl extract` (the test does the same), then trace-cmd hist of
+# them: results/hist/tree-NAME[-P].txt.
+tracectl=${TRACECTL:-$repo/target/release/tracectl}
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+for t in debian-6.1-function-graph-nested debian-6.1-function-graph-wrapped \
+    debian-6.12-function-graph-openat; do
+    "$tracectl" --tracefs "$repo/tracefs-fixtures/$t" extract -q -o "$scratch/$t.dat"
+    trace-cmd hist -i "$scratch/$t.dat" >"results/hist/tree-$t.txt"
+    trace-cmd hist -P -i "$scratch/$t.dat" >"results/hist/tree-$t-P.txt"
+done
