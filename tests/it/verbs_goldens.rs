@@ -197,3 +197,21 @@ fn hist_of_function_graph_trees_is_trace_cmds() {
         }
     }
 }
+
+/// The version-6 copies of the recordings (`make-results.sh`: trace-cmd convert) give
+/// the same tables as the version-7 files; trace-cmd prints the same for both.
+#[test]
+fn mem_and_hist_of_v6_files_are_trace_cmds() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in ["2cpu", "4cpu"] {
+        let packed = std::fs::read(data(&format!("{n}-v6.dat.zst"))).unwrap();
+        let dat = dir.path().join(format!("{n}-v6.dat"));
+        std::fs::write(&dat, zstd::decode_all(&packed[..]).unwrap()).unwrap();
+        for verb in ["mem", "hist"] {
+            let want = std::fs::read(data(&format!("results/{verb}/{n}-v7.txt"))).unwrap();
+            let out = run(&[verb, dat.to_str().unwrap()], dir.path());
+            assert!(out.status.success(), "{verb} {n}-v6");
+            assert!(out.stdout == want, "{verb} {n}-v6 differs from trace-cmd's");
+        }
+    }
+}
