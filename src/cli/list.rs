@@ -100,17 +100,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
                     .collect();
                 json.insert("plugin_options".into(), v.into());
             } else {
-                for (i, (p, o, d)) in PLUGIN_OPTIONS.iter().enumerate() {
-                    let sep = if i + 1 == PLUGIN_OPTIONS.len() || PLUGIN_OPTIONS[i + 1].0 != *p {
-                        "============"
-                    } else {
-                        "------------"
-                    };
-                    writeln!(
-                        out,
-                        "  plugin:\t{p}\n  option:\t{o}\n    desc:\t{d}\n     set:\t0\n{sep}"
-                    )?;
-                }
+                write_plugin_options(&mut out)?;
             }
         }
         if a.compressions {
@@ -321,6 +311,24 @@ const PLUGINS: &[&str] = &[
 ];
 
 use tracectl::render::plugins::PLUGIN_OPTIONS;
+
+/// Write the plugin options as `trace-cmd list -O` and `trace-cmd options` do: one
+/// block per option, `------------` between options of a plugin, `============` between
+/// plugins, nothing after the last.
+pub(super) fn write_plugin_options(out: &mut dyn Write) -> std::io::Result<()> {
+    for (i, (p, o, d)) in PLUGIN_OPTIONS.iter().enumerate() {
+        let sep = match PLUGIN_OPTIONS.get(i + 1) {
+            None => "",
+            Some(next) if next.0 != *p => "============\n",
+            Some(_) => "------------\n",
+        };
+        write!(
+            out,
+            "  plugin:\t{p}\n  option:\t{o}\n    desc:\t{d}\n     set:\t0\n{sep}"
+        )?;
+    }
+    Ok(())
+}
 
 /// A `format` text without its `print fmt:` line (what `trace-cmd list -F` shows).
 fn without_print_fmt(f: &str) -> &str {

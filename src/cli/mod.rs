@@ -21,8 +21,11 @@ mod completions;
 mod extract;
 mod flamegraph;
 mod graph;
+mod hist;
 mod list;
 mod man_text;
+mod mem;
+mod options;
 mod perf;
 mod perf_read;
 mod perf_record;
@@ -31,6 +34,7 @@ mod record;
 mod report;
 mod show;
 mod simple;
+mod stack;
 mod stat;
 mod stream;
 
@@ -95,6 +99,14 @@ pub enum Command {
     Flamegraph(flamegraph::Args),
     /// Print the man page (roff) for tracectl or one subcommand
     Man(simple::ManArgs),
+    /// List the plugin options `report -O` takes
+    Options(options::Args),
+    /// Sum the slab allocations of a trace.dat per call site
+    Mem(mem::Args),
+    /// Histogram of the call stacks of a trace.dat
+    Hist(hist::Args),
+    /// Show, start, stop or reset the kernel's stack tracer
+    Stack(stack::Args),
 }
 
 /// Run the command line; returns the process exit code.
@@ -210,6 +222,10 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Completions(a) => completions::run(a),
         Command::Flamegraph(a) => flamegraph::run(&ctx, a),
         Command::Man(a) => simple::man(a),
+        Command::Options(a) => options::run(a),
+        Command::Mem(a) => mem::run(a),
+        Command::Hist(a) => hist::run(a),
+        Command::Stack(a) => stack::run(&ctx, a),
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod capture;
 mod meta;
+pub mod profile;
 
 use std::fmt;
 use std::io::Read as _;

@@ -5,7 +5,9 @@
 //! into its options and prints what it returns.
 
 pub mod graph;
+pub mod hist;
 pub mod live;
+pub mod mem;
 pub mod report;
 pub mod report_files;
 pub mod stream;

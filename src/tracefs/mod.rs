@@ -35,6 +35,7 @@ pub mod ledger;
 mod mount;
 mod private;
 mod reset;
+pub mod stack;
 pub mod suggest;
 mod trigger;
 

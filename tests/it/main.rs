@@ -64,5 +64,7 @@ mod tracecmd_options;
 mod tracefs_ledger;
 mod tree_readonly;
 mod value_checks_live;
+mod verbs_goldens;
+mod verbs_stack;
 mod vm_capture_graph;
 mod vm_kernels;

@@ -9,7 +9,9 @@
 //! * the table is sorted by address (stably) and searched with glibc's `bsearch`, where an
 //!   entry matches a key equal to its address or lying strictly between it and the next
 //!   entry's address; the last entry therefore matches only its exact address, and among
-//!   entries with equal addresses the one the binary search lands on wins;
+//!   entries with equal addresses the one the binary search lands on wins, in
+//!   libtraceevent's order for them: reverse kallsyms order (an address inside a
+//!   function names the alias kallsyms lists first);
 //! * a line that does not parse (`%16llx %c name`) ends the parse, keeping what was read.
 
 use crate::event::symbols::{kallsyms_words, parse_hex, word_end};
@@ -180,7 +182,7 @@ impl FunctionMap {
             // The entry after the last one is a sentinel at address 0.
             let next = if idx + 1 < n { self.addr(idx + 1) } else { 0 };
             if addr == here || (addr > here && addr < next) {
-                return Some(idx);
+                return Some(self.alias_as_libtraceevent(idx));
             }
             if addr < here {
                 u = idx;
@@ -189,6 +191,27 @@ impl FunctionMap {
             }
         }
         None
+    }
+}
+
+impl FunctionMap {
+    /// libtraceevent builds its table from a list it prepends each kallsyms line to, so
+    /// symbols sharing an address sit in reverse file order in its stably sorted array:
+    /// the entry at position `idx` of a run of equal addresses here is the mirrored one
+    /// there. (The binary search only compares addresses, so it lands on the same
+    /// position in both tables; an address inside a function lands on the run's last
+    /// entry, which there is the alias kallsyms lists first.)
+    fn alias_as_libtraceevent(&self, idx: usize) -> usize {
+        let at = self.addr(idx);
+        let mut start = idx;
+        while start > 0 && self.addr(start - 1) == at {
+            start -= 1;
+        }
+        let mut end = idx + 1;
+        while end < self.len() && self.addr(end) == at {
+            end += 1;
+        }
+        start + (end - 1 - idx)
     }
 }
 
@@ -413,6 +436,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn aliases_resolve_as_libtraceevent_orders_them() {
+        let m = FunctionMap::parse(
+            "ffffffff81000010 T memcpy\nffffffff81000010 T __pi_memcpy\nffffffff81000040 T next\n",
+        );
+        // Inside the function: the alias kallsyms lists first, as trace-cmd prints it.
+        assert_eq!(
+            m.find(0xffffffff81000018),
+            Some(("memcpy", 0xffffffff81000010))
+        );
+        // The exact address: the binary search lands on the middle entry, which
+        // libtraceevent's reversed run holds as memcpy too.
+        assert_eq!(m.find(0xffffffff81000010).map(|f| f.0), Some("memcpy"));
     }
 
     #[test]

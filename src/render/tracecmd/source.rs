@@ -235,6 +235,14 @@ impl DatSource {
         Ok(s)
     }
 
+    /// Keep only the CPU `cpu` (what trace-cmd's per-CPU reads walk): the source then
+    /// hands out that CPU's records alone. False when the buffer has no such CPU.
+    pub fn retain_cpu(&mut self, cpu: u32) -> bool {
+        self.cursors.retain(|c| c.cpu == cpu);
+        self.current = None;
+        !self.cursors.is_empty()
+    }
+
     fn with_header(
         dat: &DatFile,
         buffer: usize,
