@@ -66,7 +66,6 @@ struct Key {
     dso: Option<String>,
     /// Symbol name, or the unresolved address.
     sym: Result<String, u64>,
-    kernel: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -78,6 +77,9 @@ struct Totals {
     /// the row shows, and cuts the shown comm to that width: a row made by a sample
     /// taken before an exec shows `perf-ex` when the thread ended as `sh`.
     first_tid: i32,
+    /// `[k]` rather than `[.]`: the level of the location that made the row (perf does
+    /// not tell rows apart by it).
+    kernel: bool,
 }
 
 #[derive(Debug, Default)]
@@ -123,12 +125,11 @@ fn key_of(keys: &[SortKey], comm: &str, tid: i32, loc: &Location, raw_ip: Option
         } else {
             Ok(String::new())
         },
-        kernel: has(SortKey::Sym) && loc.kernel,
     }
 }
 
-/// One call chain entry with the row it belongs to.
-fn frame_of(machine: &Machine, key: Key, loc: &Location, raw: u64) -> (Key, Frame) {
+/// One call chain entry as the call graph keys and prints it.
+fn frame_of(machine: &Machine, loc: &Location, raw: u64) -> Frame {
     let dso = loc
         .dso
         .and_then(|d| machine.dso_order(d))
@@ -139,10 +140,10 @@ fn frame_of(machine: &Machine, key: Key, loc: &Location, raw: u64) -> (Key, Fram
         None if raw == 0 => (raw, "0".to_string()),
         None => (raw, format!("{raw:#x}")),
     };
-    (key, Frame {
+    Frame {
         key: FrameKey { dso, addr },
         name,
-    })
+    }
 }
 
 /// Whether the file has events sampled with call chains.
@@ -192,11 +193,12 @@ pub fn write_report(
                     .entry(self_key.clone())
                     .or_insert(Totals {
                         first_tid: s.tid,
+                        kernel: ip.kernel,
                         ..Totals::default()
                     })
                     .self_ += s.period;
                 let chained = attr.sample_type & sample::CALLCHAIN != 0;
-                let mut chain: Vec<(Key, Frame)> = Vec::new();
+                let mut chain: Vec<(Key, bool, Frame)> = Vec::new();
                 if chained && (children || graph.mode != GraphMode::None) {
                     let mut locs = Vec::new();
                     machine.callchain(&s, |l, raw| locs.push((l, raw)));
@@ -214,10 +216,10 @@ pub fn write_report(
                             l.kernel = kernel;
                         }
                         let k = key_of(keys, &comm, s.tid, &l, Some(raw));
-                        chain.push(frame_of(&machine, k, &l, raw));
+                        chain.push((k, l.kernel, frame_of(&machine, &l, raw)));
                     }
                 }
-                let frames: Vec<Frame> = chain.iter().map(|(_, f)| f.clone()).collect();
+                let frames: Vec<Frame> = chain.iter().map(|(_, _, f)| f.clone()).collect();
                 let trees = chained && graph.mode != GraphMode::None;
                 if trees {
                     h.trees
@@ -228,12 +230,12 @@ pub fn write_report(
                 if children {
                     // perf walks the chain in print order and counts each row once
                     // per sample, with the chain from that entry on.
-                    let mut seen: Vec<Key> = vec![self_key];
-                    for (i, (k, _)) in chain.iter().enumerate() {
-                        if seen.contains(k) {
+                    let mut seen: Vec<(Key, bool)> = vec![(self_key, ip.kernel)];
+                    for (i, (k, kernel, _)) in chain.iter().enumerate() {
+                        if seen.iter().any(|(s, _)| s == k) {
                             continue;
                         }
-                        seen.push(k.clone());
+                        seen.push((k.clone(), *kernel));
                         if trees {
                             h.trees
                                 .entry(k.clone())
@@ -241,11 +243,12 @@ pub fn write_report(
                                 .add(&frames[i..], s.period);
                         }
                     }
-                    for k in seen {
+                    for (k, kernel) in seen {
                         h.rows
                             .entry(k)
                             .or_insert(Totals {
                                 first_tid: s.tid,
+                                kernel,
                                 ..Totals::default()
                             })
                             .children += s.period;
@@ -296,13 +299,13 @@ pub fn write_report(
     Ok(())
 }
 
-fn cell(k: SortKey, key: &Key, machine: &mut Machine) -> String {
+fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
     match k {
         SortKey::Comm => key.comm.clone(),
         SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
         SortKey::Dso => key.dso.clone().unwrap_or_else(|| "[unknown]".into()),
         SortKey::Sym => {
-            let level = if key.kernel { "[k] " } else { "[.] " };
+            let level = if t.kernel { "[k] " } else { "[.] " };
             match &key.sym {
                 Ok(n) => format!("{level}{n}"),
                 // C's `%#.16llx`: no 0x for zero.
@@ -375,7 +378,7 @@ fn write_table(
     });
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|(k, _)| keys.iter().map(|&s| cell(s, k, machine)).collect())
+        .map(|(k, t)| keys.iter().map(|&s| cell(s, k, t, machine)).collect())
         .collect();
     let unresolved = rows.iter().any(|(k, _)| k.sym.is_err());
     let widths: Vec<usize> = keys
