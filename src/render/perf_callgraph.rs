@@ -104,8 +104,7 @@ impl CallGraph {
             } else if abbrev(tok, "callee") {
                 g.order = Some(ChainOrder::Callee);
             } else if abbrev(tok, "function") {
-            } else if abbrev(tok, "address") || abbrev(tok, "srcline") || abbrev(tok, "branch")
-            {
+            } else if abbrev(tok, "address") || abbrev(tok, "srcline") || abbrev(tok, "branch") {
                 return Err(format!(
                     "-g {arg}: the '{tok}' sort key is not supported; only 'function' is"
                 ));
@@ -355,8 +354,7 @@ impl Printer<'_> {
     ) {
         self.margin(left);
         for i in 0..depth {
-            self.out
-                .push(if mask & (1 << i) != 0 { '|' } else { ' ' });
+            self.out.push(if mask & (1 << i) != 0 { '|' } else { ' ' });
             if first && i == depth - 1 {
                 let _ = write!(self.out, "--{value}--");
             } else {
@@ -412,8 +410,10 @@ impl Printer<'_> {
                 }
                 _ => self.value(remaining, 0, total),
             };
-            // perf 6.1 prints its stand-in entry for the rest as an inlined symbol.
-            self.graph_entry("[...] (inlined)", &value, depth, new_mask, true, left);
+            // perf 6.1 names the rest `[...]`; it reads the "inlined" flag of that
+            // stand-in symbol from uninitialized memory, so it sometimes appends
+            // " (inlined)" too, which is not reproduced here.
+            self.graph_entry("[...]", &value, depth, new_mask, true, left);
         }
     }
 

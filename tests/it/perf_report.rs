@@ -1,7 +1,8 @@
-//! `tracectl perf report` prints `perf report --stdio -g none`'s table (perf 6.1) for the
+//! `tracectl perf report` prints `perf report --stdio`'s table (perf 6.1) for the
 //! perf.data files under tests/data/perf. The expected texts were written by perf in
 //! that directory with `perf report -i NAME.data --symfs symfs --kallsyms kallsyms
-//! --stdio -g none [OPTIONS] | grep -v '^# (Tip:'` (perf ends with a random tip).
+//! --stdio -g none [OPTIONS] | grep -v '^# (Tip:'` (perf ends with a random tip), and
+//! those with call graphs under the rows (`results/report-g.*`) by `report-graph.sh`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,6 +12,22 @@ fn dir() -> PathBuf {
 }
 
 fn check(data: &str, extra: &[&str], result: &str) {
+    let mut args = vec!["-g", "none"];
+    args.extend_from_slice(extra);
+    check_args(data, &args, result);
+}
+
+/// Compare with `results/report-g.NAME[_OPTIONS].txt` (options joined by `_`).
+fn check_graph(data: &str, extra: &[&str]) {
+    let mut name = data.trim_end_matches(".data").to_string();
+    for a in extra {
+        name.push('_');
+        name.push_str(a);
+    }
+    check_args(data, extra, &format!("report-g.{name}.txt"));
+}
+
+fn check_args(data: &str, extra: &[&str], result: &str) {
     let mut args = vec![
         "perf",
         "report",
@@ -21,8 +38,6 @@ fn check(data: &str, extra: &[&str], result: &str) {
         "--kallsyms",
         "kallsyms",
         "--stdio",
-        "-g",
-        "none",
     ];
     args.extend_from_slice(extra);
     let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
@@ -103,4 +118,63 @@ fn perf_report_comm_column_is_sized_by_the_last_comm() {
         &["--sort", "pid"],
         "report.tp-exec_--sort_pid.txt",
     );
+}
+
+/// The default with call chains: the call graph under each row, callers first
+/// (`-g graph,0.5,caller` with `--children`), rows of equal Children share with the
+/// callers above their callees.
+#[test]
+fn perf_report_call_graph_by_default() {
+    check_graph("calls.data", &[]);
+    check_graph("cc-spin.data", &[]);
+    check_graph("tc-spin.data", &[]);
+}
+
+/// Without `--children` the chains start at the sampled function (callee order).
+#[test]
+fn perf_report_call_graph_orders() {
+    check_graph("calls.data", &["--no-children"]);
+    check_graph("calls.data", &["-g", "caller", "--no-children"]);
+    check_graph("calls.data", &["-g", "callee"]);
+    check_graph("cc-spin.data", &["-g", "callee"]);
+}
+
+#[test]
+fn perf_report_call_graph_modes() {
+    check_graph("calls.data", &["-g", "folded"]);
+    check_graph("calls.data", &["-g", "flat", "--no-children"]);
+    check_graph("calls.data", &["-g", "fractal"]);
+    check_graph("calls.data", &["-g", "fractal,30,callee"]);
+    check_graph("cc-spin.data", &["-g", "flat,0,2"]);
+    check_graph("tc-spin.data", &["-g", "folded,callee", "--no-children"]);
+}
+
+/// The threshold hides small branches; the print limit cuts the branches; the values
+/// can be periods or sample counts.
+#[test]
+fn perf_report_call_graph_threshold_limit_and_values() {
+    check_graph("calls.data", &["-g", "graph,10,period"]);
+    check_graph("calls.data", &["-g", "graph,0.5,count", "--no-children"]);
+    check_graph("calls.data", &["-g", "graph,0,2"]);
+}
+
+/// With `sym` first in `--sort`, the row's own symbol is not repeated atop its graph.
+#[test]
+fn perf_report_call_graph_sort_sym_first() {
+    check_graph("calls.data", &["--sort", "sym"]);
+}
+
+#[test]
+fn perf_report_call_graph_refuses_unsupported_keys() {
+    for g in ["address", "graph,srcline", "graph,0.5,bogus"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .current_dir(dir())
+            .args(["perf", "report", "-i", "calls.data", "-g", g])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "-g {g} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("-g"), "-g {g}: {err}");
+        assert!(out.stdout.is_empty(), "-g {g} printed a report");
+    }
 }
