@@ -343,8 +343,25 @@ fn write_table(
         (None, None) => std::cmp::Ordering::Equal,
     };
     let depth = |k: &Key| h.trees.get(k).map_or(0, CallTree::max_depth);
-    rows.sort_by(|(ka, ta), (kb, tb)| {
-        let mut o = if children {
+    let by_keys = |ka: &Key, kb: &Key| {
+        let mut o = std::cmp::Ordering::Equal;
+        for k in keys {
+            o = o.then_with(|| match k {
+                SortKey::Comm => ka.comm.cmp(&kb.comm),
+                SortKey::Pid => ka.pid.cmp(&kb.pid),
+                SortKey::Dso => none_last(&ka.dso, &kb.dso),
+                SortKey::Sym => match (&ka.sym, &kb.sym) {
+                    (Ok(x), Ok(y)) => x.cmp(y),
+                    (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+                    (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+                    (Err(x), Err(y)) => x.cmp(y),
+                },
+            });
+        }
+        o
+    };
+    let before = |(ka, ta): &(&Key, &Totals), (kb, tb): &(&Key, &Totals)| {
+        let o = if children {
             tb.children
                 .cmp(&ta.children)
                 .then_with(|| {
@@ -361,21 +378,18 @@ fn write_table(
         } else {
             tb.self_.cmp(&ta.self_)
         };
-        for k in keys {
-            o = o.then_with(|| match k {
-                SortKey::Comm => ka.comm.cmp(&kb.comm),
-                SortKey::Pid => ka.pid.cmp(&kb.pid),
-                SortKey::Dso => none_last(&ka.dso, &kb.dso),
-                SortKey::Sym => match (&ka.sym, &kb.sym) {
-                    (Ok(x), Ok(y)) => x.cmp(y),
-                    (Ok(_), Err(_)) => std::cmp::Ordering::Less,
-                    (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
-                    (Err(x), Err(y)) => x.cmp(y),
-                },
-            });
-        }
-        o
-    });
+        o.then_with(|| by_keys(ka, kb))
+    };
+    // The tie-break by chain depth holds only within a thread, so this is no total
+    // order; like perf, insert the rows one by one (in key order) where a search by
+    // it leads, which gives one answer for any input.
+    rows.sort_by(|(ka, _), (kb, _)| by_keys(ka, kb));
+    let mut sorted: Vec<(&Key, &Totals)> = Vec::with_capacity(rows.len());
+    for r in rows {
+        let at = sorted.partition_point(|x| before(&r, x) != std::cmp::Ordering::Less);
+        sorted.insert(at, r);
+    }
+    let rows = sorted;
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|(k, t)| keys.iter().map(|&s| cell(s, k, t, machine)).collect())

@@ -178,3 +178,78 @@ fn perf_report_call_graph_refuses_unsupported_keys() {
         assert!(out.stdout.is_empty(), "-g {g} printed a report");
     }
 }
+
+/// Many threads (a system-wide recording): the graphs match perf's.
+#[test]
+fn perf_report_call_graph_several_threads() {
+    check_graph("tp-callchain.data", &["-g", "caller,5", "--no-children"]);
+}
+
+/// Rows of the same Children share from different threads: perf orders those by chain
+/// depth only within a thread, which is no total order, and the order it ends up with
+/// depends on its tree's shape; the rows and their graphs are compared as a set.
+#[test]
+fn perf_report_call_graph_equal_shares_across_threads() {
+    let args = [
+        "perf",
+        "report",
+        "-i",
+        "tp-callchain.data",
+        "--symfs",
+        "symfs",
+        "--kallsyms",
+        "kallsyms",
+        "--stdio",
+        "-g",
+        "graph,5",
+    ];
+    let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .current_dir(dir())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = String::from_utf8(out.stdout).unwrap();
+    let want = std::fs::read_to_string(dir().join("results/report-g.tp-callchain_-g_graph,5.txt"))
+        .unwrap();
+    // Each row with the graph lines under it.
+    let rows = |text: &str| {
+        let mut rows: Vec<String> = Vec::new();
+        for line in text.lines() {
+            let row = line.starts_with("  ") && line.trim_start().starts_with(char::is_numeric);
+            match rows.last_mut() {
+                Some(r) if !row && !line.starts_with('#') => {
+                    r.push_str(line);
+                    r.push('\n');
+                }
+                _ => rows.push(format!("{line}\n")),
+            }
+        }
+        rows.sort();
+        rows
+    };
+    let (g, w) = (rows(&got), rows(&want));
+    assert!(w.len() > 50, "perf printed rows");
+    assert_eq!(g.len(), w.len(), "row count");
+    for (a, b) in g.iter().zip(&w) {
+        assert_eq!(a, b);
+    }
+    // Every mode gets through the same rows.
+    for mode in ["flat", "folded", "fractal", "callee"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .current_dir(dir())
+            .args(&args[..9])
+            .args(["-g", mode])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "-g {mode}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

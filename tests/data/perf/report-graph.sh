@@ -27,3 +27,5 @@ run cc-spin.data -g callee
 run cc-spin.data -g flat,0,2
 run tc-spin.data
 run tc-spin.data -g folded,callee --no-children
+run tp-callchain.data -g caller,5 --no-children
+run tp-callchain.data -g graph,5
