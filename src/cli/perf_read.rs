@@ -132,8 +132,14 @@ pub struct ReportArgs {
     /// Print the table to stdout (the only output this command has; accepted for perf's sake)
     #[arg(long = "stdio")]
     stdio: bool,
-    /// Call graph display (only `none` is supported: no graphs under the rows)
-    #[arg(short = 'g', long = "call-graph", value_name = "MODE")]
+    /// Call graphs under the rows: graph|flat|fractal|folded|none, caller|callee,
+    /// function, percent|period|count, threshold percent, print limit
+    /// (default graph,0.5,function,percent; caller order with --children)
+    #[arg(
+        short = 'g',
+        long = "call-graph",
+        value_name = "TYPE,MIN[,LIMIT],ORDER,KEY,VALUE"
+    )]
     call_graph: Option<String>,
     #[command(flatten)]
     symbols: SymbolArgs,
@@ -141,12 +147,25 @@ pub struct ReportArgs {
 
 /// Run `tracectl perf report`.
 pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
-    if let Some(g) = a.call_graph.as_deref().filter(|g| *g != "none") {
-        anyhow::bail!("-g {g}: call graphs under the rows are not printed yet; use -g none");
-    }
+    use tracectl::render::perf_callgraph::{CallGraph, GraphMode};
+    let graph = match a.call_graph.as_deref() {
+        Some(g) => CallGraph::parse(g).map_err(anyhow::Error::msg)?,
+        None => CallGraph::default(),
+    };
     let keys =
         tracectl::render::perf_report::SortKey::parse_list(&a.sort).map_err(anyhow::Error::msg)?;
     let o = open(&a.input.input, &a.symbols)?;
+    if a.call_graph.is_some()
+        && graph.mode != GraphMode::None
+        && !tracectl::render::perf_report::has_call_chains(&o.file)
+    {
+        // perf says so and prints the table without call graphs.
+        eprintln!(
+            "{}: -g: the samples have no call chains (record with -g to get them); \
+             printing the table only",
+            a.input.input.display()
+        );
+    }
     let children = if a.no_children {
         Some(false)
     } else if a.children {
@@ -162,6 +181,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         o.catalog.as_ref(),
         &keys,
         children,
+        &graph,
         &mut out,
     )?;
     out.flush()?;

@@ -393,6 +393,13 @@ impl Machine {
         })
     }
 
+    /// The order in which the object `name` (as a [`Location`] shows it) was first
+    /// mapped, 0 for the first: perf orders call chain entries of different objects by
+    /// it. None for an unknown name.
+    pub fn dso_order(&self, name: &str) -> Option<usize> {
+        self.dsos.iter().position(|d| d.name == name)
+    }
+
     /// Resolve an address of process `pid` sampled in `cpumode` ([`misc`]).
     pub fn resolve(&self, pid: i32, cpumode: u16, addr: u64) -> Location<'_> {
         let kernel = cpumode == misc::KERNEL || cpumode == misc::GUEST_KERNEL;

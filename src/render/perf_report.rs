@@ -1,8 +1,8 @@
 //! `perf report --stdio`'s table (perf 6.1): per event, the header comments, then one
 //! row per distinct sort key (command, pid, shared object, symbol) with its share of
 //! the event's period, and with `--children` each entry's share counting the samples
-//! whose call chains pass through it. Call graphs under the rows are not printed (as
-//! `perf report -g none`).
+//! whose call chains pass through it. Under each row, the call graph of its samples
+//! in the `-g` mode ([`crate::render::perf_callgraph`]).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -10,6 +10,9 @@ use std::io::{self, Write};
 use crate::perf::data::abi::{record, sample};
 use crate::perf::data::{Event, PerfData, PerfDataError};
 use crate::perf::machine::{ordered_records, Location, Machine};
+use crate::render::perf_callgraph::{
+    render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
+};
 use crate::render::perf_script::event_name;
 use crate::render::tracecmd::DatCatalog;
 
@@ -63,7 +66,6 @@ struct Key {
     dso: Option<String>,
     /// Symbol name, or the unresolved address.
     sym: Result<String, u64>,
-    kernel: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -75,6 +77,9 @@ struct Totals {
     /// the row shows, and cuts the shown comm to that width: a row made by a sample
     /// taken before an exec shows `perf-ex` when the thread ended as `sh`.
     first_tid: i32,
+    /// `[k]` rather than `[.]`: the level of the location that made the row (perf does
+    /// not tell rows apart by it).
+    kernel: bool,
 }
 
 #[derive(Debug, Default)]
@@ -82,6 +87,8 @@ struct EventHists {
     samples: u64,
     period: u64,
     rows: HashMap<Key, Totals>,
+    /// Call chains per row, when they are printed.
+    trees: HashMap<Key, CallTree>,
 }
 
 fn short_dso(d: &str) -> String {
@@ -118,24 +125,52 @@ fn key_of(keys: &[SortKey], comm: &str, tid: i32, loc: &Location, raw_ip: Option
         } else {
             Ok(String::new())
         },
-        kernel: has(SortKey::Sym) && loc.kernel,
     }
 }
 
+/// One call chain entry as the call graph keys and prints it.
+fn frame_of(machine: &Machine, loc: &Location, raw: u64) -> Frame {
+    let dso = loc
+        .dso
+        .and_then(|d| machine.dso_order(d))
+        .map_or(0, |o| o + 1);
+    let (addr, name) = match loc.sym {
+        Some((n, off)) => (loc.addr.wrapping_sub(off), n.to_string()),
+        // C's `%#llx`: no 0x for zero.
+        None if raw == 0 => (raw, "0".to_string()),
+        None => (raw, format!("{raw:#x}")),
+    };
+    Frame {
+        key: FrameKey { dso, addr },
+        name,
+    }
+}
+
+/// Whether the file has events sampled with call chains.
+pub fn has_call_chains(file: &PerfData) -> bool {
+    file.attrs()
+        .iter()
+        .any(|a| a.sample_type & sample::CALLCHAIN != 0)
+}
+
 /// Write the report of `file`; `children` None: on when the samples have call chains.
+/// `graph` says how call chains are printed under the rows.
 pub fn write_report(
     file: &PerfData,
     mut machine: Machine,
     catalog: Option<&DatCatalog>,
     keys: &[SortKey],
     children: Option<bool>,
+    graph: &CallGraph,
     out: &mut dyn Write,
 ) -> Result<(), PerfDataError> {
-    let has_chains = file
-        .attrs()
-        .iter()
-        .any(|a| a.sample_type & sample::CALLCHAIN != 0);
+    let has_chains = has_call_chains(file);
     let children = children.unwrap_or(has_chains) && has_chains;
+    let order = graph.order.unwrap_or(if children {
+        ChainOrder::Caller
+    } else {
+        ChainOrder::Callee
+    });
     let mut hists: Vec<EventHists> = file.attrs().iter().map(|_| EventHists::default()).collect();
     let mut lost = 0u64;
     for r in ordered_records(file)? {
@@ -158,27 +193,62 @@ pub fn write_report(
                     .entry(self_key.clone())
                     .or_insert(Totals {
                         first_tid: s.tid,
+                        kernel: ip.kernel,
                         ..Totals::default()
                     })
                     .self_ += s.period;
+                let chained = attr.sample_type & sample::CALLCHAIN != 0;
+                let mut chain: Vec<(Key, bool, Frame)> = Vec::new();
+                if chained && (children || graph.mode != GraphMode::None) {
+                    let mut locs = Vec::new();
+                    machine.callchain(&s, |l, raw| locs.push((l, raw)));
+                    if order == ChainOrder::Caller {
+                        locs.reverse();
+                    }
+                    // perf fills one location entry after the other and leaves the
+                    // level of an unmapped address as the entry before it had it
+                    // (the sample's own at the start).
+                    let mut kernel = ip.kernel;
+                    for (mut l, raw) in locs {
+                        if l.dso.is_some() {
+                            kernel = l.kernel;
+                        } else {
+                            l.kernel = kernel;
+                        }
+                        let k = key_of(keys, &comm, s.tid, &l, Some(raw));
+                        chain.push((k, l.kernel, frame_of(&machine, &l, raw)));
+                    }
+                }
+                let frames: Vec<Frame> = chain.iter().map(|(_, _, f)| f.clone()).collect();
+                let trees = chained && graph.mode != GraphMode::None;
+                if trees {
+                    h.trees
+                        .entry(self_key.clone())
+                        .or_default()
+                        .add(&frames, s.period);
+                }
                 if children {
-                    let mut seen: Vec<Key> = Vec::new();
-                    if attr.sample_type & sample::CALLCHAIN != 0 {
-                        machine.callchain(&s, |l, raw| {
-                            let k = key_of(keys, &comm, s.tid, &l, Some(raw));
-                            if !seen.contains(&k) {
-                                seen.push(k);
-                            }
-                        });
+                    // perf walks the chain in print order and counts each row once
+                    // per sample, with the chain from that entry on.
+                    let mut seen: Vec<(Key, bool)> = vec![(self_key, ip.kernel)];
+                    for (i, (k, kernel, _)) in chain.iter().enumerate() {
+                        if seen.iter().any(|(s, _)| s == k) {
+                            continue;
+                        }
+                        seen.push((k.clone(), *kernel));
+                        if trees {
+                            h.trees
+                                .entry(k.clone())
+                                .or_default()
+                                .add(&frames[i..], s.period);
+                        }
                     }
-                    if !seen.contains(&self_key) {
-                        seen.push(self_key);
-                    }
-                    for k in seen {
+                    for (k, kernel) in seen {
                         h.rows
                             .entry(k)
                             .or_insert(Totals {
                                 first_tid: s.tid,
+                                kernel,
                                 ..Totals::default()
                             })
                             .children += s.period;
@@ -221,7 +291,7 @@ pub fn write_report(
             )
             .as_bytes(),
         );
-        write_table(h, keys, children, &mut machine, &mut text);
+        write_table(h, keys, children, graph, order, &mut machine, &mut text);
         text.extend_from_slice(b"\n\n");
     }
     text.extend_from_slice(b"#\n#\n");
@@ -229,13 +299,13 @@ pub fn write_report(
     Ok(())
 }
 
-fn cell(k: SortKey, key: &Key, machine: &mut Machine) -> String {
+fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
     match k {
         SortKey::Comm => key.comm.clone(),
         SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
         SortKey::Dso => key.dso.clone().unwrap_or_else(|| "[unknown]".into()),
         SortKey::Sym => {
-            let level = if key.kernel { "[k] " } else { "[.] " };
+            let level = if t.kernel { "[k] " } else { "[.] " };
             match &key.sym {
                 Ok(n) => format!("{level}{n}"),
                 // C's `%#.16llx`: no 0x for zero.
@@ -250,6 +320,8 @@ fn write_table(
     h: &EventHists,
     keys: &[SortKey],
     children: bool,
+    graph: &CallGraph,
+    order: ChainOrder,
     machine: &mut Machine,
     out: &mut Vec<u8>,
 ) {
@@ -270,12 +342,9 @@ fn write_table(
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => std::cmp::Ordering::Equal,
     };
-    rows.sort_by(|(ka, ta), (kb, tb)| {
-        let mut o = if children {
-            tb.children.cmp(&ta.children).then(tb.self_.cmp(&ta.self_))
-        } else {
-            tb.self_.cmp(&ta.self_)
-        };
+    let depth = |k: &Key| h.trees.get(k).map_or(0, CallTree::max_depth);
+    let by_keys = |ka: &Key, kb: &Key| {
+        let mut o = std::cmp::Ordering::Equal;
         for k in keys {
             o = o.then_with(|| match k {
                 SortKey::Comm => ka.comm.cmp(&kb.comm),
@@ -290,10 +359,40 @@ fn write_table(
             });
         }
         o
-    });
+    };
+    let before = |(ka, ta): &(&Key, &Totals), (kb, tb): &(&Key, &Totals)| {
+        let o = if children {
+            tb.children
+                .cmp(&ta.children)
+                .then_with(|| {
+                    // perf's tie-break of equal Children shares, callers first.
+                    if graph.mode == GraphMode::None || ta.first_tid != tb.first_tid {
+                        return std::cmp::Ordering::Equal;
+                    }
+                    match order {
+                        ChainOrder::Caller => depth(kb).cmp(&depth(ka)),
+                        ChainOrder::Callee => depth(ka).cmp(&depth(kb)),
+                    }
+                })
+                .then(tb.self_.cmp(&ta.self_))
+        } else {
+            tb.self_.cmp(&ta.self_)
+        };
+        o.then_with(|| by_keys(ka, kb))
+    };
+    // The tie-break by chain depth holds only within a thread, so this is no total
+    // order; like perf, insert the rows one by one (in key order) where a search by
+    // it leads, which gives one answer for any input.
+    rows.sort_by(|(ka, _), (kb, _)| by_keys(ka, kb));
+    let mut sorted: Vec<(&Key, &Totals)> = Vec::with_capacity(rows.len());
+    for r in rows {
+        let at = sorted.partition_point(|x| before(&r, x) != std::cmp::Ordering::Less);
+        sorted.insert(at, r);
+    }
+    let rows = sorted;
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|(k, _)| keys.iter().map(|&s| cell(s, k, machine)).collect())
+        .map(|(k, t)| keys.iter().map(|&s| cell(s, k, t, machine)).collect())
         .collect();
     let unresolved = rows.iter().any(|(k, _)| k.sym.is_err());
     let widths: Vec<usize> = keys
@@ -341,7 +440,7 @@ fn write_table(
             100.0 * v as f64 / h.period as f64
         }
     };
-    for ((_, t), c) in rows.iter().zip(&cells) {
+    for ((key, t), c) in rows.iter().zip(&cells) {
         let mut line = String::from("  ");
         if children {
             line.push_str(&format!("{:>8}", format!("{:.2}%", pct(t.children))));
@@ -359,5 +458,14 @@ fn write_table(
         }
         line.push('\n');
         out.extend_from_slice(line.as_bytes());
+        if let Some(tree) = h.trees.get(*key) {
+            let cx = GraphContext {
+                graph: *graph,
+                total: h.period,
+                row: if children { t.children } else { t.self_ },
+                sym_first: keys.first() == Some(&SortKey::Sym),
+            };
+            out.extend_from_slice(render(tree, cx).as_bytes());
+        }
     }
 }

@@ -116,3 +116,80 @@ fn perf_script_live_tracepoints_and_call_chains_match_perf() {
         "the hot function is on top: {top}"
     );
 }
+
+/// Profiling a program whose hot function is called most from one caller: the report
+/// puts the hot function on top with that caller first under it, and prints what perf
+/// report prints for the same file (call graphs included).
+#[test]
+fn perf_report_live_call_graph_puts_the_hot_function_on_top_with_its_caller_under_it() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // tests/data/perf/calls.c: hot() runs 3M loops under caller_a, 1.5M under
+    // caller_b and 0.5M under rec.
+    let calls = d.join("calls");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs/tmp/tpf/calls"),
+        &calls,
+    )
+    .unwrap();
+    run(
+        tracectl,
+        &[
+            "perf",
+            "record",
+            "-F",
+            "999",
+            "-g",
+            "-o",
+            "calls.data",
+            "--",
+            calls.to_str().unwrap(),
+        ],
+        d,
+    );
+    let report = run(
+        tracectl,
+        &[
+            "perf",
+            "report",
+            "-i",
+            "calls.data",
+            "--no-children",
+            "--stdio",
+        ],
+        d,
+    );
+    let mut lines = report.lines().skip_while(|l| !l.contains('%'));
+    let top = lines.next().unwrap();
+    assert!(
+        top.ends_with("[.] hot"),
+        "the hot function is on top: {top}"
+    );
+    let graph: Vec<&str> = lines.take_while(|l| !l.is_empty()).collect();
+    assert_eq!(graph.get(1).map(|l| l.trim()), Some("---hot"), "{graph:?}");
+    let first_branch = graph.iter().find(|l| l.contains("%--")).unwrap();
+    assert!(
+        first_branch.ends_with("--caller_a"),
+        "caller_a, the biggest caller, comes first under hot: {graph:#?}"
+    );
+    for caller in ["caller_b", "rec"] {
+        assert!(
+            graph.iter().any(|l| l.ends_with(&format!("--{caller}"))),
+            "{caller} is under hot too: {graph:#?}"
+        );
+    }
+    for args in [&["--stdio"][..], &["--stdio", "--no-children"]] {
+        let mut a = vec!["report", "-i", "calls.data"];
+        a.extend_from_slice(args);
+        let perf = run("perf", &a, d);
+        let mut a = vec!["perf", "report", "-i", "calls.data"];
+        a.extend_from_slice(args);
+        let ours = run(tracectl, &a, d);
+        same(&ours, &perf, &format!("perf report {args:?}"));
+    }
+}

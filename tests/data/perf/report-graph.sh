@@ -1,0 +1,31 @@
+#!/bin/sh
+# Writes results/report-g.*.txt: what perf report --stdio (perf 6.1) prints with call
+# graphs under the rows. Run in this directory: sh report-graph.sh
+# perf ends with a random tip, which is cut off.
+set -e
+run() {
+    data=$1
+    shift
+    name=$(echo "${data%.data} $*" | sed 's/ *$//; s/ /_/g')
+    perf report -i "$data" --symfs symfs --kallsyms kallsyms --stdio "$@" 2>/dev/null \
+        | grep -v '^# (Tip:' > "results/report-g.$name.txt"
+}
+run calls.data
+run calls.data --no-children
+run calls.data -g caller --no-children
+run calls.data -g callee
+run calls.data -g folded
+run calls.data -g flat --no-children
+run calls.data -g fractal
+run calls.data -g fractal,30,callee
+run calls.data -g graph,10,period
+run calls.data -g graph,0.5,count --no-children
+run calls.data -g graph,0,2
+run calls.data --sort sym
+run cc-spin.data
+run cc-spin.data -g callee
+run cc-spin.data -g flat,0,2
+run tc-spin.data
+run tc-spin.data -g folded,callee --no-children
+run tp-callchain.data -g caller,5 --no-children
+run tp-callchain.data -g graph,5
