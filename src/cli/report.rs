@@ -71,6 +71,10 @@ pub struct Args {
     /// Output style: trace-cmd (default) or kernel (the kernel's own `trace` text)
     #[arg(long = "style", value_name = "STYLE", default_value = "trace-cmd")]
     pub style: String,
+    /// Wakeup latency: after each sched_switch that ends a wait since the task's
+    /// sched_wakeup, the latency; a summary after the records (one file only)
+    #[arg(short = 'w')]
+    pub wakeup: bool,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
     /// evaluated (printed as field=value) and why
     #[arg(long = "verbose")]
@@ -195,6 +199,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         fgraph_depth: args.plugin_option.iter().any(|o| o == "fgraph:depth"),
         quiet: args.quiet,
         verbose: args.verbose,
+        wakeup: args.wakeup,
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());

@@ -29,6 +29,7 @@ use crate::render::tracecmd::{
     SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle,
 };
 use crate::render::{json, CommonFields, Comms, KernelStyle};
+use crate::session::report_wakeup::WakeupLatency;
 
 /// One trace file (or buffer instance) to report.
 pub struct ReportInput<'a> {
@@ -65,6 +66,9 @@ pub struct ReportInput<'a> {
 pub struct ReportOptions {
     /// `--cpu LIST`: only these CPUs (None: all).
     pub cpus: Option<Vec<u32>>,
+    /// `-w`: the wakeup latency at each `sched_switch` that ends a wait, and its
+    /// summary after the records (see [`WakeupLatency`]).
+    pub wakeup: bool,
 }
 
 /// What a report printed.
@@ -202,11 +206,30 @@ pub fn write_report<'a>(
             prefix,
         });
     }
+    // -w reads one file: the events of its first input are those of all.
+    let mut wakeup = if opts.wakeup {
+        lives
+            .first()
+            .and_then(|l| WakeupLatency::new(l.input.catalog))
+    } else {
+        None
+    };
     std::thread::scope(|scope| {
         let mut pipe = InfoPipe::start(scope, kinds);
-        report_loop(&mut lives, opts, &mut buf, &mut pipe, &mut summary, out)?;
+        report_loop(
+            &mut lives,
+            opts,
+            &mut buf,
+            &mut pipe,
+            &mut summary,
+            wakeup.as_mut(),
+            out,
+        )?;
         pipe.submit(&mut buf, out)?;
         pipe.finish(out)?;
+        if let Some(w) = &wakeup {
+            w.write_summary(out)?;
+        }
         out.flush()?;
         Ok::<(), ReportError>(())
     })?;
@@ -242,6 +265,7 @@ fn report_loop<'a>(
     buf: &mut Vec<u8>,
     pipe: &mut InfoPipe<'a>,
     summary: &mut ReportSummary,
+    mut wakeup: Option<&mut WakeupLatency>,
     out: &mut dyn Write,
 ) -> Result<(), ReportError> {
     loop {
@@ -293,6 +317,11 @@ fn report_loop<'a>(
             let graph = rec
                 .event_id(l.input.catalog.endian())
                 .and_then(|id| l.renderer.graph_entry(id));
+            // (A graph entry is no sched event.)
+            let latency = match (wakeup.as_deref_mut(), graph) {
+                (Some(w), None) => w.record(&rec),
+                _ => None,
+            };
             match graph {
                 None if pipe.wants() && l.renderer.info_is_independent(&rec) => {
                     l.renderer.write_head(buf, &rec);
@@ -309,6 +338,14 @@ fn report_loop<'a>(
                         ..rec
                     };
                     write_graph_entry(l, &entry, f, offset, buf)?;
+                }
+            }
+            // -w: the latency goes at the end of the line.
+            if let Some(lat) = latency {
+                if buf.last() == Some(&b'\n') {
+                    buf.pop();
+                    WakeupLatency::write_latency(buf, lat);
+                    buf.push(b'\n');
                 }
             }
             summary.records += 1;

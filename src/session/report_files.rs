@@ -82,6 +82,8 @@ pub struct FilesOptions {
     pub quiet: bool,
     /// After the report, the events whose print fmt could not be evaluated.
     pub verbose: bool,
+    /// `-w`: wakeup latencies (one file only).
+    pub wakeup: bool,
 }
 
 /// A message for the caller to show, as it comes.
@@ -128,6 +130,8 @@ pub enum FilesError {
     UnknownStyle(String),
     /// `--json` or `--style kernel` with several files.
     OneFileOnly,
+    /// `-w` with several files.
+    WakeupOneFile,
     /// A `-F` filter that does not apply to a file (`file` is None for the one file of
     /// `--json` and `--style kernel`).
     Filter {
@@ -163,6 +167,9 @@ impl fmt::Display for FilesError {
             }
             FilesError::OneFileOnly => {
                 write!(f, "--json and --style kernel read one file; give a single -i")
+            }
+            FilesError::WakeupOneFile => {
+                write!(f, "-w (wakeup latency) reads one file; give a single -i")
             }
             FilesError::Filter { file: None, source } => write!(f, "{source}"),
             FilesError::Filter {
@@ -212,6 +219,9 @@ pub fn report_files(
     note: &mut dyn FnMut(Note),
 ) -> Result<Option<ReportSummary>, FilesError> {
     let files = &opts.files;
+    if opts.wakeup && opts.mode == FilesMode::Report && files.len() > 1 {
+        return Err(FilesError::WakeupOneFile);
+    }
     let mut dats = Vec::new();
     for f in files {
         let dat = DatFile::open(f).map_err(|source| FilesError::Open {
@@ -552,7 +562,14 @@ fn report_dats<'s>(
         }
     }
     inputs.extend(instance_inputs);
-    let res = write_report(inputs, &ReportOptions { cpus }, out);
+    let res = write_report(
+        inputs,
+        &ReportOptions {
+            cpus,
+            wakeup: opts.wakeup,
+        },
+        out,
+    );
     if let Ok(summary) = &res {
         for w in &summary.warnings {
             note(Note::Warning(w.clone()));

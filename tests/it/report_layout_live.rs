@@ -490,6 +490,7 @@ fn sched_irq_timer_kmem_lines_match_trace_cmd() {
     );
     let cpu1 = ReportOptions {
         cpus: Some(vec![1]),
+        ..ReportOptions::default()
     };
     check(
         "--cpu 1",
@@ -532,6 +533,7 @@ fn dropped_events_lines_match_trace_cmd() {
             &[],
             &ReportOptions {
                 cpus: Some(vec![0]),
+                ..ReportOptions::default()
             },
             &["--cpu", "0"],
         ),

@@ -29,6 +29,7 @@ fn options(mode: FilesMode, filters: &[&str]) -> FilesOptions {
         fgraph_depth: false,
         quiet: false,
         verbose: false,
+        wakeup: false,
     }
 }
 
