@@ -75,6 +75,13 @@ pub struct Args {
     /// sched_wakeup, the latency; a summary after the records (one file only)
     #[arg(short = 'w')]
     pub wakeup: bool,
+    /// Profile: instead of the records, where each task spent its time (blocked,
+    /// preempted, waiting for wakeup, in syscalls, irqs and softirqs) and its event counts
+    #[arg(long = "profile")]
+    pub profile: bool,
+    /// With --profile: irq and softirq pairs belong to per-CPU global tasks
+    #[arg(short = 'G')]
+    pub global: bool,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
     /// evaluated (printed as field=value) and why
     #[arg(long = "verbose")]
@@ -200,6 +207,8 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         quiet: args.quiet,
         verbose: args.verbose,
         wakeup: args.wakeup,
+        profile: args.profile,
+        profile_global: args.global,
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());

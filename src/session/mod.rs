@@ -7,6 +7,7 @@
 pub mod live;
 pub mod report;
 pub mod report_files;
+pub mod report_profile;
 pub mod report_wakeup;
 pub mod stream;
 

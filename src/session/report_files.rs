@@ -84,6 +84,10 @@ pub struct FilesOptions {
     pub verbose: bool,
     /// `-w`: wakeup latencies (one file only).
     pub wakeup: bool,
+    /// `--profile`: each task's time per event instead of the records.
+    pub profile: bool,
+    /// `-G`: with `profile`, irq and softirq pairs belong to per-CPU global tasks.
+    pub profile_global: bool,
 }
 
 /// A message for the caller to show, as it comes.
@@ -567,6 +571,8 @@ fn report_dats<'s>(
         &ReportOptions {
             cpus,
             wakeup: opts.wakeup,
+            profile: opts.profile,
+            profile_global: opts.profile_global,
         },
         out,
     );

@@ -30,6 +30,8 @@ fn options(mode: FilesMode, filters: &[&str]) -> FilesOptions {
         quiet: false,
         verbose: false,
         wakeup: false,
+        profile: false,
+        profile_global: false,
     }
 }
 

@@ -38,12 +38,55 @@ fn tracectl(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     Ok(out.stdout)
 }
 
-/// None when equal, else where the texts part.
-fn difference(want: &[u8], got: &[u8]) -> Option<String> {
+/// The key under which trace-cmd's profile may list entries in any order: the event
+/// name and total time of an `  Event:` line (trace-cmd orders entries of equal keys by
+/// its hash tables' memory addresses, which change from run to run).
+fn tie_key(line: &str) -> Option<(String, Option<String>)> {
+    let rest = line.strip_prefix("  Event: ")?;
+    let name = rest.split(':').next()?.to_string();
+    let total = rest
+        .split_once(" Total: ")
+        .map(|(_, t)| t.split(' ').next().unwrap_or("").to_string());
+    Some((name, total))
+}
+
+/// A profile text with each run of tied entries sorted (see `tie_key`).
+fn untie(text: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(text);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let k = tie_key(lines[i]);
+        let mut j = i + 1;
+        if k.is_some() {
+            while j < lines.len() && tie_key(lines[j]) == k {
+                j += 1;
+            }
+        }
+        let mut run = lines[i..j].to_vec();
+        run.sort_unstable();
+        out.extend(run);
+        i = j;
+    }
+    out.join("\n").into_bytes()
+}
+
+/// None when equal, else where the texts part. A profile (`--profile`) is compared
+/// with its tied entries sorted.
+fn difference(want: &[u8], got: &[u8], profile: bool) -> Option<String> {
+    let (want, got) = if profile {
+        (untie(want), untie(got))
+    } else {
+        (want.to_vec(), got.to_vec())
+    };
     if want == got {
         return None;
     }
-    let (w, g) = (String::from_utf8_lossy(want), String::from_utf8_lossy(got));
+    let (w, g) = (
+        String::from_utf8_lossy(&want),
+        String::from_utf8_lossy(&got),
+    );
     let (w, g): (Vec<&str>, Vec<&str>) = (w.lines().collect(), g.lines().collect());
     let n = w.len().max(g.len());
     let differing: Vec<usize> = (0..n).filter(|&i| w.get(i) != g.get(i)).collect();
@@ -78,6 +121,7 @@ fn report_w_and_profile_match_trace_cmd_goldens() {
     let modes = modes();
     let mut failures = Vec::new();
     let mut latencies = 0;
+    let mut profiled = std::collections::BTreeSet::new();
     for stem in &stems {
         for (mode, args) in &modes {
             let golden = data()
@@ -90,12 +134,25 @@ fn report_w_and_profile_match_trace_cmd_goldens() {
             if mode == "w" {
                 latencies += String::from_utf8_lossy(&want).matches(" Latency: ").count();
             }
+            if mode == "profile" {
+                let text = String::from_utf8_lossy(&want);
+                for kind in [
+                    "sched_switch:",
+                    "sched_wakeup:",
+                    "sys_enter:",
+                    "softirq_entry:",
+                ] {
+                    if text.contains(&format!("Event: {kind}")) {
+                        profiled.insert(kind);
+                    }
+                }
+            }
             let file = format!("{stem}.dat");
             let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
             a.extend(["-i", &file]);
             match tracectl(&data(), &a) {
                 Ok(got) => {
-                    if let Some(d) = difference(&want, &got) {
+                    if let Some(d) = difference(&want, &got, mode.starts_with("profile")) {
                         failures.push(format!("{stem} `report {}`: {d}", args.join(" ")));
                     }
                 }
@@ -105,6 +162,8 @@ fn report_w_and_profile_match_trace_cmd_goldens() {
     }
     // The recordings hold many wakeups, RT ones among them.
     assert!(latencies > 200, "only {latencies} latencies in the goldens");
+    // The profiles time switches, wakeups, syscalls and softirqs.
+    assert_eq!(profiled.len(), 4, "{profiled:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -191,7 +250,7 @@ fn live_compare(modes: &[&[&str]], marker: &str) {
             let want = output(Command::new("trace-cmd").arg("report").args(&a));
             let got = tracectl(dir.path(), &a).unwrap_or_else(|e| panic!("{a:?}: {e}"));
             seen += String::from_utf8_lossy(&want).matches(marker).count();
-            if let Some(d) = difference(&want, &got) {
+            if let Some(d) = difference(&want, &got, a.contains(&"--profile")) {
                 let keep = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/report-mismatch");
                 let _ = std::fs::create_dir_all(&keep);
                 let _ = std::fs::copy(f, keep.join(name));
@@ -209,4 +268,30 @@ fn live_compare(modes: &[&[&str]], marker: &str) {
 #[test]
 fn report_w_live_matches_trace_cmd() {
     live_compare(&[&["-w"], &["-w", "--cpu", "0"]], " Latency: ");
+}
+
+#[test]
+fn report_profile_live_matches_trace_cmd() {
+    live_compare(
+        &[
+            &["--profile"],
+            &["--profile", "-G"],
+            &["--profile", "--cpu", "1"],
+        ],
+        "  Event: sched_switch:",
+    );
+}
+
+/// Ties are sorted, everything else is kept: a changed count or order still differs.
+#[test]
+fn profile_comparison_only_forgives_tied_entries() {
+    let a = b"\ntask: sh-1\n  Event: sched_waking:0x1 (1)\n  Event: sched_waking:0x0 (2)\n";
+    let b = b"\ntask: sh-1\n  Event: sched_waking:0x0 (2)\n  Event: sched_waking:0x1 (1)\n";
+    assert!(difference(a, b, true).is_none());
+    assert!(difference(a, b, false).is_some());
+    let c = b"\ntask: sh-1\n  Event: sched_waking:0x0 (3)\n  Event: sched_waking:0x1 (1)\n";
+    assert!(difference(a, c, true).is_some());
+    let d = b"\ntask: sh-1\n  Event: sched_switch:S (1) Total: 5 Avg: 5 Max: 5(ts:1.000000) Min:5(ts:1.000000)\n  Event: sched_waking:0x0 (2)\n";
+    let e = b"\ntask: sh-1\n  Event: sched_waking:0x0 (2)\n  Event: sched_switch:S (1) Total: 5 Avg: 5 Max: 5(ts:1.000000) Min:5(ts:1.000000)\n";
+    assert!(difference(d, e, true).is_some());
 }
