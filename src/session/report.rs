@@ -327,8 +327,13 @@ fn report_loop<'a>(
             opts,
         ) {
             if let Some(p) = &mut l.profile {
+                // trace-cmd prints each record's file label (several files) even so.
+                buf.extend_from_slice(&l.prefix);
                 p.record(&rec, taken.missed.is_some());
                 summary.records += 1;
+                if buf.len() >= BATCH_TEXT {
+                    pipe.submit(buf, out)?;
+                }
                 continue;
             }
             if opts.profile {
