@@ -245,7 +245,7 @@ pub fn write_report<'a>(
         // trace-cmd writes the last file's profile first.
         for l in lives.iter().rev() {
             if let Some(p) = &l.profile {
-                p.write(&l.input.cmdlines, out)?;
+                p.write(l.input.catalog, &l.input.cmdlines, out)?;
             }
         }
         out.flush()?;

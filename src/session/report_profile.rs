@@ -15,8 +15,11 @@
 //!   wakeup latency, which the `sched_switch` to it ends; a preempted task's wait ends
 //!   at that `sched_switch` too. A task's name is the comm of the first switch or wakeup
 //!   that names it (forgotten at `sched_process_exec`), else the file's saved cmdlines;
+//! * `funcgraph_entry` and `function` entries are named by the function (kallsyms);
 //! * every other event is counted per task and per value of its first field (read as a
 //!   number of 1, 2, 4 or 8 bytes, else 0);
+//! * with several files each record still prints its file label, and the last file's
+//!   profile comes first;
 //! * the output: per-CPU global tasks with events, then every task by pid, each event
 //!   sorted: switches by state, then the wakeup, then the others by event id and larger
 //!   total time first. trace-cmd leaves the order of equal entries (same event and
@@ -429,12 +432,18 @@ impl Profile {
         });
     }
 
-    /// The profile's text, after the records.
-    pub fn write(&self, cmdlines: &Cmdlines, out: &mut dyn Write) -> io::Result<()> {
+    /// The profile's text, after the records: task names missing from the records come
+    /// from `cmdlines`, function names from `catalog`'s kallsyms.
+    pub fn write(
+        &self,
+        catalog: &dyn Catalog,
+        cmdlines: &Cmdlines,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         for (cpu, t) in self.percpu.iter().enumerate() {
             if !t.entries.is_empty() {
                 writeln!(out, "Global CPU[{cpu}] Events")?;
-                self.write_entries(t, out)?;
+                self.write_entries(t, catalog, out)?;
             }
         }
         let mut pids: Vec<i32> = self.tasks.keys().copied().collect();
@@ -445,12 +454,17 @@ impl Profile {
                 Some(c) => write!(out, "\ntask: {c}-{pid}\n")?,
                 None => write!(out, "\ntask: {}-{pid}\n", &*cmdlines.comm(pid))?,
             }
-            self.write_entries(t, out)?;
+            self.write_entries(t, catalog, out)?;
         }
         Ok(())
     }
 
-    fn write_entries(&self, t: &Task, out: &mut dyn Write) -> io::Result<()> {
+    fn write_entries(
+        &self,
+        t: &Task,
+        catalog: &dyn Catalog,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         let mut entries: Vec<(&(usize, u64, u64), &Entry)> = t.entries.iter().collect();
         let rank = |k: Kind| match k {
             Kind::Switch => 0,
@@ -503,7 +517,10 @@ impl Profile {
                     }
                 }
                 Kind::Syscall => line.push_str(&format!("{}:{}", ev.name, val as i32)),
-                Kind::Func => line.push_str(&format!("func: 0x{val:x}")),
+                Kind::Func => match catalog.function(val) {
+                    Some((name, _)) => line.push_str(&format!("func: {name}()")),
+                    None => line.push_str(&format!("func: 0x{val:x}")),
+                },
                 _ => line.push_str(&format!("{}:0x{val:x}", ev.name)),
             }
             line.push_str(&format!(" ({})", en.count));

@@ -167,6 +167,29 @@ fn report_w_and_profile_match_trace_cmd_goldens() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Several files: each record's file label is printed (trace-cmd prints it before it
+/// hands the record to the profiler), then the profiles, the last file's first.
+#[test]
+fn report_profile_of_two_files_matches_trace_cmd() {
+    let packed = std::fs::read(data().join("results/multi/profile.txt.zst")).unwrap();
+    let want = zstd::decode_all(&packed[..]).unwrap();
+    let got = tracectl(
+        &data(),
+        &[
+            "--profile",
+            "-i",
+            "sched-only.dat",
+            "-i",
+            "wakeup-switch.dat",
+        ],
+    )
+    .unwrap();
+    assert!(String::from_utf8_lossy(&want).contains("sched-only.dat: wakeup-switch.dat: "));
+    if let Some(d) = difference(&want, &got, true) {
+        panic!("{d}");
+    }
+}
+
 #[test]
 fn report_w_refuses_several_files_and_prints_nothing() {
     let f = data().join("sched-only.dat");

@@ -14,3 +14,8 @@ for dat in *.dat; do
             zstd -q -19 -o "results/$stem/${args[0]}.txt.zst"
     done
 done
+# Two files at once: trace-cmd prints each record's file label, then the last file's
+# profile first.
+mkdir -p results/multi
+trace-cmd report --profile -i sched-only.dat -i wakeup-switch.dat 2>/dev/null |
+    zstd -q -19 -o results/multi/profile.txt.zst
