@@ -149,6 +149,17 @@ pub struct Args {
     /// Output style: trace-cmd (default) or kernel (the kernel's own `trace` text)
     #[arg(long = "style", value_name = "STYLE", default_value = "trace-cmd")]
     pub style: String,
+    /// Wakeup latency: after each sched_switch that ends a wait since the task's
+    /// sched_wakeup, the latency; a summary after the records (one file only)
+    #[arg(short = 'w')]
+    pub wakeup: bool,
+    /// Profile: instead of the records, where each task spent its time (blocked,
+    /// preempted, waiting for wakeup, in syscalls, irqs and softirqs) and its event counts
+    #[arg(long = "profile")]
+    pub profile: bool,
+    /// With --profile: irq and softirq pairs belong to per-CPU global tasks
+    #[arg(short = 'G')]
+    pub global: bool,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
     /// evaluated (printed as field=value) and why. (trace-cmd's --verbose=LEVEL, a log
     /// level of libtracecmd, is refused.)
@@ -350,6 +361,9 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             align_ts: args.align_ts,
             test_filters: args.test_filters,
         },
+        wakeup: args.wakeup,
+        profile: args.profile,
+        profile_global: args.global,
     };
     let stdout = io::stdout();
     let mut progress = super::progress::Progress::new("reporting", args.quiet, true);

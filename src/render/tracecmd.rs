@@ -100,6 +100,10 @@ pub trait Catalog: Sync {
     fn event(&self, id: u16) -> Option<(&str, &str)>;
     /// The field `name` of the event with this id.
     fn field(&self, id: u16, name: &str) -> Option<FieldSpec>;
+    /// The first field of the event with this id after the `common_*` ones.
+    fn first_field(&self, _id: u16) -> Option<FieldSpec> {
+        None
+    }
     /// The function containing `addr` and that function's start address, from kallsyms.
     fn function(&self, addr: u64) -> Option<(&str, u64)>;
     /// The event's print fmt rendered the way libtraceevent's `pretty_print` does.

@@ -10,6 +10,8 @@ pub mod live;
 pub mod mem;
 pub mod report;
 pub mod report_files;
+pub mod report_profile;
+pub mod report_wakeup;
 pub mod stream;
 
 pub use live::{LiveError, LiveEvent, LiveTrace};

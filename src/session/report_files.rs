@@ -131,6 +131,12 @@ pub struct FilesOptions {
     pub verbose: bool,
     /// trace-cmd report's other options.
     pub more: TraceCmdOptions,
+    /// `-w`: wakeup latencies (one file only).
+    pub wakeup: bool,
+    /// `--profile`: each task's time per event instead of the records.
+    pub profile: bool,
+    /// `-G`: with `profile`, irq and softirq pairs belong to per-CPU global tasks.
+    pub profile_global: bool,
 }
 
 /// A message for the caller to show, as it comes.
@@ -177,6 +183,8 @@ pub enum FilesError {
     UnknownStyle(String),
     /// `--json` or `--style kernel` with several files.
     OneFileOnly,
+    /// `-w` with several files.
+    WakeupOneFile,
     /// A `-F` filter that does not apply to a file (`file` is None for the one file of
     /// `--json` and `--style kernel`).
     Filter {
@@ -231,6 +239,9 @@ impl fmt::Display for FilesError {
             }
             FilesError::OneFileOnly => {
                 write!(f, "--json and --style kernel read one file; give a single -i")
+            }
+            FilesError::WakeupOneFile => {
+                write!(f, "-w (wakeup latency) reads one file; give a single -i")
             }
             FilesError::Filter { file: None, source } => write!(f, "{source}"),
             FilesError::Filter {
@@ -331,6 +342,9 @@ pub fn report_files(
                 return Err(FilesError::TextOnly(option));
             }
         }
+    }
+    if opts.wakeup && opts.mode == FilesMode::Report && files.len() > 1 {
+        return Err(FilesError::WakeupOneFile);
     }
     let mut dats = Vec::new();
     for f in files {
@@ -956,6 +970,9 @@ fn report_dats<'s>(
         no_hardirq: opts.more.no_hardirq,
         no_softirq: opts.more.no_softirq,
         ts_check: opts.more.ts_check,
+        wakeup: opts.wakeup,
+        profile: opts.profile,
+        profile_global: opts.profile_global,
     };
     let res = write_report(inputs, &report_opts, out);
     if let Ok(summary) = &res {

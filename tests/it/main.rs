@@ -55,6 +55,7 @@ mod report_layout_live;
 mod report_session;
 mod report_time_shift_live;
 mod report_tracecmd_live;
+mod report_wakeup_profile;
 mod reset_semantics;
 mod ring_cli;
 mod ring_fixture;

@@ -28,6 +28,9 @@ fn options(mode: FilesMode, filters: &[&str]) -> FilesOptions {
         quiet: false,
         verbose: false,
         more: Default::default(),
+        wakeup: false,
+        profile: false,
+        profile_global: false,
     }
 }
 

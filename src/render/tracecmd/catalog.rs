@@ -167,6 +167,15 @@ impl Catalog for DatCatalog {
         Some(self.registry.get(id)?.field(name)?.spec(self.long_size))
     }
 
+    fn first_field(&self, id: u16) -> Option<FieldSpec> {
+        let schema = self.registry.get(id)?;
+        let f = schema
+            .fields
+            .iter()
+            .find(|f| !f.name.starts_with("common_"))?;
+        Some(f.spec(self.long_size))
+    }
+
     fn function(&self, addr: u64) -> Option<(&str, u64)> {
         self.functions().find(addr)
     }
