@@ -14,6 +14,10 @@ pub struct Args {
     /// `field=value` pairs); these do not make the command fail
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Print the result as one JSON object (every event that fails or prints as
+    /// `field=value` pairs, with its reason)
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Run `tracectl check-events`: parse every `events/<system>/<event>/format` under the
@@ -29,6 +33,25 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let total = reg.events().count();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    if args.json {
+        let failed: Vec<serde_json::Value> = failures
+            .iter()
+            .map(|f| serde_json::json!({"event": f.event.to_string(), "reason": f.message.to_string()}))
+            .collect();
+        let mut fields = Vec::new();
+        for (system, name, _) in reg.events() {
+            if let Some(why) = reg.by_name(system, name).and_then(|s| s.print_fallback()) {
+                fields.push(serde_json::json!({"event": format!("{system}:{name}"), "reason": why}));
+            }
+        }
+        super::common::print_json(&serde_json::json!({
+            "total": total,
+            "parsed": total - failures.len(),
+            "failed": failed,
+            "field_pairs": fields,
+        }))?;
+        return Ok(if failures.is_empty() { 0 } else { 1 });
+    }
     for f in &failures {
         writeln!(out, "FAIL {}: {}", f.event, f.message)?;
     }
