@@ -291,8 +291,9 @@ pub fn line_to_json(
 /// read back keep their raw body and are counted.
 pub struct LineTyper {
     reg: Option<crate::event::Registry>,
-    /// Event name to system, for the names the registry knows.
-    systems: std::collections::HashMap<String, String>,
+    /// What a line names (event name; `sys_NAME(` and `sys_NAME->` for system calls)
+    /// to (system, event) of its schema.
+    names: std::collections::HashMap<String, (String, String)>,
     patterns: std::collections::HashMap<String, Option<crate::event::TextPattern>>,
     /// Lines whose body kept its raw text, per event name.
     pub raw: std::collections::BTreeMap<String, u64>,
@@ -301,38 +302,60 @@ pub struct LineTyper {
 impl LineTyper {
     /// A typer over these schemas (None: every body stays raw).
     pub fn new(reg: Option<crate::event::Registry>) -> LineTyper {
-        let mut systems = std::collections::HashMap::new();
+        let mut names = std::collections::HashMap::new();
         if let Some(r) = &reg {
             for (system, name, _) in r.events() {
-                systems
-                    .entry(name.to_string())
-                    .or_insert_with(|| system.to_string());
+                let shown = match (system, name.split_once('_')) {
+                    ("syscalls", Some(("sys", rest))) => match rest.split_once('_') {
+                        Some(("enter", call)) => format!("sys_{call}("),
+                        Some(("exit", call)) => format!("sys_{call}->"),
+                        _ => name.to_string(),
+                    },
+                    _ => name.to_string(),
+                };
+                names
+                    .entry(shown)
+                    .or_insert_with(|| (system.to_string(), name.to_string()));
             }
         }
         LineTyper {
             reg,
-            systems,
+            names,
             patterns: Default::default(),
             raw: Default::default(),
         }
     }
 
     /// The line as JSON ([`line_to_json`]) with its fields typed when its event's format
-    /// reads the body back.
+    /// reads the body back; a system call is named by its event (`sys_enter_write`).
     pub fn to_json(&mut self, l: &TraceLine<'_>) -> serde_json::Value {
-        let system = self.systems.get(l.event).cloned();
-        if !self.patterns.contains_key(l.event) {
-            let p = match (&self.reg, &system) {
-                (Some(r), Some(s)) => r.by_name(s, l.event).map(|s| s.text_pattern()),
-                _ => None,
-            };
-            self.patterns.insert(l.event.to_string(), p);
-        }
-        let typed = self.patterns[l.event].as_ref().and_then(|p| p.parse(l.body));
+        let call = if l.body.starts_with('(') {
+            Some(format!("{}(", l.event))
+        } else if l.body.starts_with("->") {
+            Some(format!("{}->", l.event))
+        } else {
+            None
+        };
+        let known = call
+            .and_then(|c| self.names.get(&c))
+            .or_else(|| self.names.get(l.event))
+            .cloned();
+        let typed = known.as_ref().and_then(|(system, name)| {
+            let key = format!("{system}:{name}");
+            let pattern = self.patterns.entry(key).or_insert_with(|| {
+                let r = self.reg.as_ref()?;
+                r.by_name(system, name).map(|s| s.text_pattern())
+            });
+            pattern.as_ref().and_then(|p| p.parse(l.body))
+        });
         if typed.is_none() {
             *self.raw.entry(l.event.to_string()).or_default() += 1;
         }
-        line_to_json(l, system.as_deref(), typed)
+        let mut v = line_to_json(l, known.as_ref().map(|k| k.0.as_str()), typed);
+        if let Some((_, name)) = known {
+            v["event"] = name.into();
+        }
+        v
     }
 }
 

@@ -25,6 +25,8 @@ enum Read {
     Unsigned(u32),
     /// `%x` of a pointer field or `%p` without extension: hex, printed as a pointer.
     Pointer,
+    /// A syscall's return value: 64-bit hex read as a signed `long`.
+    SignedHex,
     /// `%s`, `%c`, `%p` with an extension: text to the next literal.
     Text,
 }
@@ -68,6 +70,7 @@ impl TextPattern {
                 Part::Conv { key, read, spec } => {
                     let (v, end) = match read {
                         Read::Text => {
+                            // The pattern has a literal after every text but the last.
                             let end = match parts.get(i + 1) {
                                 Some(Part::Lit(l)) => {
                                     pos + memchr::memmem::find(&b[pos..], l)?
@@ -115,6 +118,7 @@ fn read_number(b: &[u8], mut pos: usize, read: Read) -> Option<(Value, usize)> {
     };
     let base = match read {
         Read::Signed => 10,
+        Read::SignedHex if neg => return None,
         Read::Unsigned(base) => base,
         _ => 16,
     };
@@ -133,6 +137,7 @@ fn read_number(b: &[u8], mut pos: usize, read: Read) -> Option<(Value, usize)> {
     let mag = u64::from_str_radix(text, base).ok()?;
     let v = match read {
         Read::Pointer if !neg => pointer(mag),
+        Read::SignedHex => int(mag as i64),
         _ if neg => {
             let v = 0i64.checked_sub_unsigned(mag)?;
             int(v)
@@ -225,6 +230,45 @@ impl Schema {
     fn invert(&self) -> Result<Vec<Part>, String> {
         let (segs, args) = match self.program.kind_for(PrintStyle::Kernel) {
             Kind::Printf { segs, args, .. } => (segs, args),
+            // `(fd: 1, buf: 0x7ffd..., count: 6)`: hex (below 10 no `0x`, which reads
+            // the same) per argument.
+            Kind::SyscallEnter { args, .. } => {
+                let mut parts = Vec::new();
+                let mut lit = b"(".to_vec();
+                for (n, &i) in args.iter().enumerate() {
+                    let f = &self.fields[i];
+                    if n > 0 {
+                        lit.extend_from_slice(b", ");
+                    }
+                    lit.extend_from_slice(f.name.as_bytes());
+                    lit.extend_from_slice(b": ");
+                    parts.push(Part::Lit(std::mem::take(&mut lit)));
+                    let read = if f.kind == FieldKind::Pointer {
+                        Read::Pointer
+                    } else {
+                        Read::Unsigned(16)
+                    };
+                    parts.push(Part::Conv {
+                        key: f.name.clone(),
+                        read,
+                        spec: Spec::default(),
+                    });
+                }
+                lit.push(b')');
+                parts.push(Part::Lit(lit));
+                return Ok(parts);
+            }
+            // `-> 0x1`: the return value as the kernel's 64-bit hex.
+            Kind::SyscallExit { ret, .. } => {
+                return Ok(vec![
+                    Part::Lit(b"-> ".to_vec()),
+                    Part::Conv {
+                        key: self.fields[*ret].name.clone(),
+                        read: Read::SignedHex,
+                        spec: Spec::default(),
+                    },
+                ])
+            }
             Kind::Fallback(why) => return Err(format!("print fmt not evaluated ({why})")),
             _ => return Err("printed by the kernel's own output function".into()),
         };
@@ -283,13 +327,12 @@ impl Schema {
                     read: Read::Text,
                     ..
                 }) if read == Read::Text && *k == key => continue,
-                Some(Part::Conv { .. }) if read == Read::Text => {
-                    return Err(format!("two conversions with no text between (at {key})"))
-                }
+                // Text runs to the next literal: there must be one.
                 Some(Part::Conv {
                     read: Read::Text, ..
-                }) => {}
-                Some(Part::Conv { .. }) => {
+                }) => return Err(format!("a conversion right after a string (at {key})")),
+                // A number stops at its last digit: text may follow, a number may not.
+                Some(Part::Conv { .. }) if read != Read::Text => {
                     return Err(format!("two numbers with no text between (at {key})"))
                 }
                 _ => {}
@@ -360,6 +403,48 @@ print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm
             Value::Object(v),
             serde_json::json!({"ptr":"0xdeadbeef","dev":8,"arg2":1,"big":"0xffffffffffffffff","x":255})
         );
+    }
+
+    #[test]
+    fn a_number_then_text() {
+        let s = schema(
+            "\tfield:unsigned int msr;\toffset:8;\tsize:4;\tsigned:0;\n\
+\tfield:u64 val;\toffset:16;\tsize:8;\tsigned:0;\n\
+\tfield:int failed;\toffset:24;\tsize:4;\tsigned:1;\n",
+            "\"%x, value %llx%s\", REC->msr, REC->val, REC->failed ? \" #GP\" : \"\"",
+        );
+        let p = s.text_pattern();
+        let v = p.parse("6e0, value 164960e139e").unwrap();
+        assert_eq!(
+            Value::Object(v),
+            serde_json::json!({"msr":0x6e0,"val":0x164960e139eu64,"failed":""})
+        );
+        assert_eq!(p.parse("6e0, value 1 #GP").unwrap()["failed"], " #GP");
+    }
+
+    #[test]
+    fn syscalls_read_back() {
+        let enter = "name: sys_enter_openat\nID: 5\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\
+\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n\
+\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n\n\
+print fmt: \"dfd: 0x%08lx, filename: 0x%08lx\", ((unsigned long)(REC->dfd)), ((unsigned long)(REC->filename))\n";
+        let s = Schema::parse("syscalls", enter, 8).unwrap();
+        let v = s.text_pattern().parse("(dfd: ffffff9c, filename: 0x7ffd0010)").unwrap();
+        assert_eq!(
+            Value::Object(v),
+            serde_json::json!({"dfd":0xffffff9cu64,"filename":"0x7ffd0010"})
+        );
+        let exit = "name: sys_exit_openat\nID: 6\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\
+\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n\
+print fmt: \"0x%lx\", REC->ret\n";
+        let s = Schema::parse("syscalls", exit, 8).unwrap();
+        let p = s.text_pattern();
+        assert_eq!(p.parse("-> 0x3").unwrap()["ret"], 3);
+        assert_eq!(p.parse("-> 0xfffffffffffffffe").unwrap()["ret"], -2);
     }
 
     #[test]
