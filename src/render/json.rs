@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::comm::Comms;
 use super::kernel::{latency_chars, KernelStyle};
-use crate::event::{Field, FieldKind, Record, Schema};
+use crate::event::{Field, FieldKind, Kallsyms, Record, Schema};
 
 fn read_uint(data: &[u8], off: usize, size: usize, endian: Endianness) -> Option<u64> {
     Some(endian.uint_of(data.get(off..off + size)?))
@@ -146,13 +146,15 @@ fn context_object(rec: &Record, comms: &Comms, style: &KernelStyle) -> Map<Strin
     obj
 }
 
-/// Append one record as a JSON line, its fields typed from the event model's schema.
+/// Append one record as a JSON line, its fields typed from the event model's schema;
+/// pointer fields that `kallsyms` resolves are named in `symbols` (`"name+0xoff"`).
 pub fn write_record(
     out: &mut Vec<u8>,
     rec: &Record,
     comms: &Comms,
     schema: Option<&Schema>,
     style: &KernelStyle,
+    kallsyms: Option<&Kallsyms>,
 ) {
     let mut obj = context_object(rec, comms, style);
     match schema {
@@ -164,6 +166,20 @@ pub fn write_record(
                 fields.insert(f.name.clone(), field_value(f, rec.data, style.endian));
             }
             obj.insert("fields".into(), Value::Object(fields));
+            if let Some(k) = kallsyms {
+                let mut syms = Map::new();
+                for f in s.fields.iter().filter(|f| f.kind == FieldKind::Pointer) {
+                    if let Some(sym) = f.read_u64(rec.data, style.endian).and_then(|a| {
+                        let s = k.lookup(a)?;
+                        Some(symbol_text(s.name, a - s.addr))
+                    }) {
+                        syms.insert(f.name.clone(), sym.into());
+                    }
+                }
+                if !syms.is_empty() {
+                    obj.insert("symbols".into(), Value::Object(syms));
+                }
+            }
         }
         None => {
             obj.insert(
@@ -174,6 +190,15 @@ pub fn write_record(
     }
     let _ = serde_json::to_writer(&mut *out, &Value::Object(obj));
     out.push(b'\n');
+}
+
+/// `name` or `name+0xoff`.
+fn symbol_text(name: &str, off: u64) -> String {
+    if off == 0 {
+        name.to_string()
+    } else {
+        format!("{name}+{off:#x}")
+    }
 }
 
 /// Append a lost-events marker.
@@ -250,7 +275,7 @@ mod tests {
             ..KernelStyle::default()
         };
         let mut out = Vec::new();
-        write_record(&mut out, &rec, &comms, Some(&schema), &style);
+        write_record(&mut out, &rec, &comms, Some(&schema), &style, None);
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
             v,
