@@ -41,7 +41,8 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         let mut fields = Vec::new();
         for (system, name, _) in reg.events() {
             if let Some(why) = reg.by_name(system, name).and_then(|s| s.print_fallback()) {
-                fields.push(serde_json::json!({"event": format!("{system}:{name}"), "reason": why}));
+                fields
+                    .push(serde_json::json!({"event": format!("{system}:{name}"), "reason": why}));
             }
         }
         super::common::print_json(&serde_json::json!({

@@ -178,7 +178,11 @@ pub fn typer(t: &tracectl::tracefs::Tracefs) -> tracectl::text::LineTyper {
 fn report_raw(typer: &tracectl::text::LineTyper) {
     let n: u64 = typer.raw.values().sum();
     if n > 0 {
-        let events: Vec<String> = typer.raw.iter().map(|(e, c)| format!("{e} ({c})")).collect();
+        let events: Vec<String> = typer
+            .raw
+            .iter()
+            .map(|(e, c)| format!("{e} ({c})"))
+            .collect();
         eprintln!(
             "tracectl: {n} line(s) kept their raw body (no invertible print fmt): {}",
             events.join(", ")

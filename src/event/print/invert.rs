@@ -72,14 +72,16 @@ impl TextPattern {
                         Read::Text => {
                             // The pattern has a literal after every text but the last.
                             let end = match parts.get(i + 1) {
-                                Some(Part::Lit(l)) => {
-                                    pos + memchr::memmem::find(&b[pos..], l)?
-                                }
+                                Some(Part::Lit(l)) => pos + memchr::memmem::find(&b[pos..], l)?,
                                 _ => b.len(),
                             };
                             let mut t = &body[pos..end];
                             if spec.width > 0 {
-                                t = if spec.left { t.trim_end() } else { t.trim_start() };
+                                t = if spec.left {
+                                    t.trim_end()
+                                } else {
+                                    t.trim_start()
+                                };
                             }
                             (Value::from(t), end)
                         }
@@ -122,7 +124,9 @@ fn read_number(b: &[u8], mut pos: usize, read: Read) -> Option<(Value, usize)> {
         Read::Unsigned(base) => base,
         _ => 16,
     };
-    if base == 16 && b[pos..].starts_with(b"0x") && b.get(pos + 2).is_some_and(u8::is_ascii_hexdigit)
+    if base == 16
+        && b[pos..].starts_with(b"0x")
+        && b.get(pos + 2).is_some_and(u8::is_ascii_hexdigit)
     {
         pos += 2;
     }
@@ -295,9 +299,7 @@ impl Schema {
                 b'd' | b'i' => Read::Signed,
                 b'u' => Read::Unsigned(10),
                 b'o' => Read::Unsigned(8),
-                b'x' | b'X' if field.is_some_and(|f| f.kind == FieldKind::Pointer) => {
-                    Read::Pointer
-                }
+                b'x' | b'X' if field.is_some_and(|f| f.kind == FieldKind::Pointer) => Read::Pointer,
                 b'x' | b'X' => Read::Unsigned(16),
                 b'p' if spec.ext().is_empty() => Read::Pointer,
                 b'p' | b's' | b'c' => Read::Text,
@@ -431,7 +433,10 @@ print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm
 \tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n\n\
 print fmt: \"dfd: 0x%08lx, filename: 0x%08lx\", ((unsigned long)(REC->dfd)), ((unsigned long)(REC->filename))\n";
         let s = Schema::parse("syscalls", enter, 8).unwrap();
-        let v = s.text_pattern().parse("(dfd: ffffff9c, filename: 0x7ffd0010)").unwrap();
+        let v = s
+            .text_pattern()
+            .parse("(dfd: ffffff9c, filename: 0x7ffd0010)")
+            .unwrap();
         assert_eq!(
             Value::Object(v),
             serde_json::json!({"dfd":0xffffff9cu64,"filename":"0x7ffd0010"})
@@ -453,7 +458,11 @@ print fmt: \"0x%lx\", REC->ret\n";
             "\tfield:int a;\toffset:4;\tsize:4;\tsigned:1;\n\tfield:int b;\toffset:8;\tsize:4;\tsigned:1;\n",
             "\"%d%d\", REC->a, REC->b",
         );
-        assert!(s.text_pattern().not_invertible().unwrap().contains("two numbers"));
+        assert!(s
+            .text_pattern()
+            .not_invertible()
+            .unwrap()
+            .contains("two numbers"));
         let s = schema(
             "\tfield:int a;\toffset:4;\tsize:4;\tsigned:1;\n",
             "\"%*d\", 3, REC->a",
