@@ -201,9 +201,11 @@ fn json_outputs_of_fixture_trees_validate() {
             &["list", "-s", "--json"],
             &["list", "-e", "sched", "-F", "-l", "-R", "--json"],
             &["list", "-P", "--json"],
-            &["list", "-B", "--json"],
         ] {
             validate(&root, &what(&args.join(" ")), &ok(&t, args));
+        }
+        if t.root.join("instances").is_dir() {
+            validate(&root, &what("list -B"), &ok(&t, &["list", "-B", "--json"]));
         }
         validate(&root, &what("reset --json"), &ok(&t, &["reset", "--json"]));
     }
@@ -252,7 +254,7 @@ fn dats() -> Vec<std::path::PathBuf> {
     let mut v: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "dat" || e == "zst"))
+        .filter(|p| p.extension().is_some_and(|e| e == "dat"))
         .collect();
     v.sort();
     v
