@@ -14,8 +14,9 @@ pub struct Args {
     /// `field=value` pairs); these do not make the command fail
     #[arg(long, short = 'v')]
     pub verbose: bool,
-    /// Print the result as one JSON object (every event that fails or prints as
-    /// `field=value` pairs, with its reason)
+    /// Print the result as one JSON object (every event that fails, prints as
+    /// `field=value` pairs, or whose trace text `show --json` cannot read back, with its
+    /// reason)
     #[arg(long)]
     pub json: bool,
 }
@@ -39,10 +40,17 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
             .map(|f| serde_json::json!({"event": f.event.to_string(), "reason": f.message.to_string()}))
             .collect();
         let mut fields = Vec::new();
+        let mut raw = Vec::new();
         for (system, name, _) in reg.events() {
-            if let Some(why) = reg.by_name(system, name).and_then(|s| s.print_fallback()) {
-                fields
-                    .push(serde_json::json!({"event": format!("{system}:{name}"), "reason": why}));
+            let Some(s) = reg.by_name(system, name) else {
+                continue;
+            };
+            let event = format!("{system}:{name}");
+            if let Some(why) = s.print_fallback() {
+                fields.push(serde_json::json!({"event": event, "reason": why}));
+            }
+            if let Some(why) = s.text_pattern().not_invertible() {
+                raw.push(serde_json::json!({"event": event, "reason": why}));
             }
         }
         super::common::print_json(&serde_json::json!({
@@ -50,6 +58,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
             "parsed": total - failures.len(),
             "failed": failed,
             "field_pairs": fields,
+            "text_not_invertible": raw,
         }))?;
         return Ok(if failures.is_empty() { 0 } else { 1 });
     }

@@ -289,9 +289,9 @@ impl Schema {
                 }
                 Seg::Conv(s) => *s,
             };
-            if spec.width == -2 || spec.prec == -2 {
-                return Err("a `*` width or precision".into());
-            }
+            // A `*` width or precision takes an argument first; the text reads back the
+            // same (numbers skip their padding, text runs to the next literal).
+            arg += usize::from(spec.width == -2) + usize::from(spec.prec == -2);
             let e = args.get(arg).ok_or("fewer arguments than conversions")?;
             arg += 1;
             let field = printed_field(e).and_then(|i| self.fields.get(i));
@@ -464,10 +464,20 @@ print fmt: \"0x%lx\", REC->ret\n";
             .unwrap()
             .contains("two numbers"));
         let s = schema(
-            "\tfield:int a;\toffset:4;\tsize:4;\tsigned:1;\n",
-            "\"%*d\", 3, REC->a",
+            "\tfield:int a;\toffset:4;\tsize:4;\tsigned:1;\n\tfield:char b[8];\toffset:8;\tsize:8;\tsigned:0;\n",
+            "\"%*d %.*s!\", 3, REC->a, 2, REC->b",
         );
-        assert!(s.text_pattern().not_invertible().is_some());
+        let v = s.text_pattern().parse("  7 ab!").unwrap();
+        assert_eq!(Value::Object(v), serde_json::json!({"a":7,"b":"ab"}));
+        let s = schema(
+            "\tfield:char a[4];\toffset:4;\tsize:4;\tsigned:0;\n\tfield:int b;\toffset:8;\tsize:4;\tsigned:1;\n",
+            "\"%s%d\", REC->a, REC->b",
+        );
+        assert!(s
+            .text_pattern()
+            .not_invertible()
+            .unwrap()
+            .contains("after a string"));
     }
 
     #[test]
