@@ -183,17 +183,18 @@ fn only_field(e: &Expr, found: &mut Option<usize>, many: &mut bool) {
     }
 }
 
-/// The field a conversion prints as it is: the field itself through casts, `__get_str`,
-/// a flag or symbol table over it, or a condition on it.
-fn printed_field(e: &Expr) -> Option<usize> {
+/// The field a conversion prints: the field itself through casts and `__get_str` (then
+/// `true`: printed as it is), or the one field a flag or symbol table or a condition reads
+/// (`false`: printed through the table or condition).
+fn printed_field(e: &Expr) -> Option<(usize, bool)> {
     match e {
-        Expr::Field(i) => Some(*i),
+        Expr::Field(i) => Some((*i, true)),
         Expr::Cast(_, x) => printed_field(x),
         Expr::Call(name, args) if name.starts_with("__get_") && !name.ends_with("_len") => {
             printed_field(args.first()?)
         }
-        Expr::Call(name, _) if name_is_table(name) => single_field(e),
-        Expr::Cond(..) => single_field(e),
+        Expr::Call(name, _) if name_is_table(name) => single_field(e).map(|i| (i, false)),
+        Expr::Cond(..) => single_field(e).map(|i| (i, false)),
         _ => None,
     }
 }
@@ -294,7 +295,9 @@ impl Schema {
             arg += usize::from(spec.width == -2) + usize::from(spec.prec == -2);
             let e = args.get(arg).ok_or("fewer arguments than conversions")?;
             arg += 1;
-            let field = printed_field(e).and_then(|i| self.fields.get(i));
+            let printed = printed_field(e);
+            let field = printed.and_then(|(i, _)| self.fields.get(i));
+            let direct = printed.is_some_and(|(_, d)| d);
             let read = match spec.conv {
                 b'd' | b'i' => Read::Signed,
                 b'u' => Read::Unsigned(10),
@@ -316,10 +319,14 @@ impl Schema {
                     .iter()
                     .any(|p| matches!(p, Part::Conv { key, .. } if key == k))
             };
+            // The field printed as it is, then the label of a table or condition over a
+            // field (`page=%p` of `pfn != -1 ? pfn_to_page(pfn) : NULL`), then the
+            // field, then the label.
             let key = match (field, label) {
-                (Some(f), _) if !used(&f.name) => f.name.clone(),
                 (Some(f), _) if matches!(parts.last(), Some(Part::Conv { .. })) => f.name.clone(),
+                (Some(f), _) if direct && !used(&f.name) => f.name.clone(),
                 (_, Some(l)) if !used(&l) => l,
+                (Some(f), _) if !used(&f.name) => f.name.clone(),
                 _ => format!("arg{}", arg - 1),
             };
             match parts.last() {
@@ -404,6 +411,22 @@ print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm
         assert_eq!(
             Value::Object(v),
             serde_json::json!({"ptr":"0xdeadbeef","dev":8,"arg2":1,"big":"0xffffffffffffffff","x":255})
+        );
+    }
+
+    #[test]
+    fn a_condition_over_a_field_takes_its_label() {
+        let s = schema(
+            "\tfield:unsigned long pfn;\toffset:8;\tsize:8;\tsigned:0;\n",
+            "\"page=%p pfn=0x%lx\", REC->pfn != -1UL ? (void *)(REC->pfn << 12) : ((void *)0), REC->pfn",
+        );
+        let v = s
+            .text_pattern()
+            .parse("page=00000000deadbeef pfn=0x1f")
+            .unwrap();
+        assert_eq!(
+            Value::Object(v),
+            serde_json::json!({"page":"0xdeadbeef","pfn":31})
         );
     }
 
