@@ -236,6 +236,14 @@ fn show_json_reads_the_text_back_typed() {
         }
     }
     assert!(switches > 0);
+    // trace_pipe and the snapshot read the same way.
+    let trace = t.read("trace");
+    t.write("trace_pipe", &trace);
+    t.write("snapshot", &trace);
+    for args in [&["show", "-p", "--json"][..], &["snapshot", "--json"]] {
+        let again = validate_lines(&root, &args.join(" "), &ok(&t, args));
+        assert_eq!(&again, &lines, "{args:?}");
+    }
     // The raw bodies are counted on stderr, and only when there are some.
     assert!(!String::from_utf8_lossy(&o.stderr).contains("raw body"));
     let v = validate(
