@@ -14,6 +14,11 @@ pub struct Args {
     /// `field=value` pairs); these do not make the command fail
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Print the result as one JSON object (every event that fails, prints as
+    /// `field=value` pairs, or whose trace text `show --json` cannot read back, with its
+    /// reason)
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Run `tracectl check-events`: parse every `events/<system>/<event>/format` under the
@@ -29,6 +34,34 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let total = reg.events().count();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    if args.json {
+        let failed: Vec<serde_json::Value> = failures
+            .iter()
+            .map(|f| serde_json::json!({"event": f.event.to_string(), "reason": f.message.to_string()}))
+            .collect();
+        let mut fields = Vec::new();
+        let mut raw = Vec::new();
+        for (system, name, _) in reg.events() {
+            let Some(s) = reg.by_name(system, name) else {
+                continue;
+            };
+            let event = format!("{system}:{name}");
+            if let Some(why) = s.print_fallback() {
+                fields.push(serde_json::json!({"event": event, "reason": why}));
+            }
+            if let Some(why) = s.text_pattern().not_invertible() {
+                raw.push(serde_json::json!({"event": event, "reason": why}));
+            }
+        }
+        super::common::print_json(&serde_json::json!({
+            "total": total,
+            "parsed": total - failures.len(),
+            "failed": failed,
+            "field_pairs": fields,
+            "text_not_invertible": raw,
+        }))?;
+        return Ok(if failures.is_empty() { 0 } else { 1 });
+    }
     for f in &failures {
         writeln!(out, "FAIL {}: {}", f.event, f.message)?;
     }

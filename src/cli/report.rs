@@ -278,6 +278,20 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     if files.is_empty() {
         files.push(PathBuf::from("trace.dat"));
     }
+    if args.json {
+        let text_only = [
+            (args.list_events, "-E"),
+            (args.stat, "--stat"),
+            (args.first_event, "--first-event"),
+            (args.last_event, "--last-event"),
+            (args.cpus, "--cpus"),
+        ];
+        if let Some((_, opt)) = text_only.iter().find(|(on, _)| *on) {
+            anyhow::bail!(
+                "--json prints the records; {opt} prints text only: drop --json or {opt}"
+            );
+        }
+    }
     let raw_args: Vec<OsString> = std::env::args_os().collect();
     let file_count = files.len();
     let negated = negated_filters(&raw_args, args.filter.len());

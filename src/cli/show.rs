@@ -140,9 +140,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         }
         let text = inst.read_string(&file)?;
         if a.json {
-            super::common::print_json(
-                &serde_json::json!({"file": file, "value": text.trim_end()}),
-            )?;
+            super::common::print_json(&serde_json::json!({
+                "file": file,
+                "value": tracectl::render::json::text_value(&text)
+            }))?;
         } else {
             std::io::stdout().lock().write_all(text.as_bytes())?;
         }
@@ -159,30 +160,58 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.show_path {
         eprintln!("{}", inst.path(&file).display());
     }
+    let mut typer = a.json.then(|| typer(&t));
     if a.pipe {
-        return stream_pipe(&inst.path(&file), a.json);
+        return stream_pipe(&inst.path(&file), typer.as_mut());
     }
     let text = inst.read_string(&file)?;
-    print_trace_text(&text, a.json)?;
+    print_trace_text(&text, typer.as_mut())?;
     Ok(0)
 }
 
-/// Print trace text as it is, or as JSON lines (header lines dropped).
-pub fn print_trace_text(text: &str, json: bool) -> Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    if !json {
-        out.write_all(text.as_bytes())?;
-        return Ok(out.flush()?);
-    }
-    for line in text.lines() {
-        write_json_line(&mut out, line)?;
-    }
-    Ok(out.flush()?)
+/// Typed JSON lines through the tree's event formats (raw bodies when it has none).
+pub fn typer(t: &tracectl::tracefs::Tracefs) -> tracectl::text::LineTyper {
+    tracectl::text::LineTyper::new(tracectl::event::Registry::from_source(t).ok())
 }
 
-fn write_json_line(out: &mut impl Write, line: &str) -> Result<()> {
+/// Say on stderr how many lines kept their raw body.
+fn report_raw(typer: &tracectl::text::LineTyper) {
+    let n: u64 = typer.raw.values().sum();
+    if n > 0 {
+        let events: Vec<String> = typer
+            .raw
+            .iter()
+            .map(|(e, c)| format!("{e} ({c})"))
+            .collect();
+        eprintln!(
+            "tracectl: {n} line(s) kept their raw body (no invertible print fmt): {}",
+            events.join(", ")
+        );
+    }
+}
+
+/// Print trace text as it is, or as JSON lines typed by `typer` (header lines dropped).
+pub fn print_trace_text(text: &str, typer: Option<&mut tracectl::text::LineTyper>) -> Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let Some(typer) = typer else {
+        out.write_all(text.as_bytes())?;
+        return Ok(out.flush()?);
+    };
+    for line in text.lines() {
+        write_json_line(&mut out, line, typer)?;
+    }
+    out.flush()?;
+    report_raw(typer);
+    Ok(())
+}
+
+fn write_json_line(
+    out: &mut impl Write,
+    line: &str,
+    typer: &mut tracectl::text::LineTyper,
+) -> Result<()> {
     let v = match tracectl::text::parse_line(line) {
-        Some(l) => tracectl::text::line_to_json(&l),
+        Some(l) => typer.to_json(&l),
         None if line.trim_start().starts_with('#') || line.trim().is_empty() => return Ok(()),
         None => serde_json::json!({ "text": line }),
     };
@@ -196,7 +225,10 @@ fn write_json_line(out: &mut impl Write, line: &str) -> Result<()> {
 /// Follow trace_pipe line by line; each line is flushed so `| head` and `| grep` see it
 /// at once. A fixture tree's trace_pipe is a plain file and ends. Comms and markers may
 /// hold any bytes: a line is read as bytes and shown with invalid UTF-8 replaced.
-fn stream_pipe(path: &std::path::Path, json: bool) -> Result<i32> {
+fn stream_pipe(
+    path: &std::path::Path,
+    mut typer: Option<&mut tracectl::text::LineTyper>,
+) -> Result<i32> {
     tracectl::tracefs::check_regular(path)?;
     let f =
         std::fs::File::open(path).map_err(|e| tracectl::tracefs::TracefsError::from_io(path, e))?;
@@ -209,11 +241,14 @@ fn stream_pipe(path: &std::path::Path, json: bool) -> Result<i32> {
             .read_until(b'\n', &mut line)
             .with_context(|| format!("reading {}", path.display()))?;
         if n == 0 {
+            if let Some(t) = typer {
+                report_raw(t);
+            }
             return Ok(0);
         }
         let text = String::from_utf8_lossy(&line);
-        if json {
-            write_json_line(&mut out, text.trim_end_matches('\n'))?;
+        if let Some(t) = typer.as_deref_mut() {
+            write_json_line(&mut out, text.trim_end_matches('\n'), t)?;
         } else {
             out.write_all(text.as_bytes())?;
         }

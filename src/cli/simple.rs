@@ -633,7 +633,11 @@ pub fn snapshot(ctx: &Context, a: SnapshotArgs) -> Result<i32> {
         i.snapshot_free()?;
     } else {
         let text = i.snapshot_text(a.cpu)?;
-        super::show::print_trace_text(&text, a.json)?;
+        let mut typer = match a.json {
+            true => Some(super::show::typer(&ctx.tracefs()?)),
+            false => None,
+        };
+        super::show::print_trace_text(&text, typer.as_mut())?;
     }
     Ok(0)
 }

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use serde_json::Value;
+use tracectl::render::json::text_value;
 use tracectl::tracefs::{default_option, FunctionFilter, Instance, Tracefs};
 
 use super::common::Context;
@@ -118,11 +119,12 @@ fn state(t: &Tracefs, inst: &Instance) -> Value {
     if let Ok(c) = inst.trace_clock() {
         m.insert("clock".into(), c.current.into());
     }
+    // Numbers as numbers; the kernel writes `X` when per-CPU sizes differ.
     if let Ok(v) = inst.read_value("buffer_size_kb") {
-        m.insert("buffer_size_kb".into(), v.into());
+        m.insert("buffer_size_kb".into(), text_value(&v));
     }
     if let Ok(v) = inst.read_value("buffer_total_size_kb") {
-        m.insert("buffer_total_size_kb".into(), v.into());
+        m.insert("buffer_total_size_kb".into(), text_value(&v));
     }
     if let Ok(v) = inst.subbuf_size_kb() {
         m.insert("buffer_subbuf_size_kb".into(), v.into());
@@ -152,13 +154,27 @@ fn state(t: &Tracefs, inst: &Instance) -> Value {
     let mut stats = serde_json::Map::new();
     for c in inst.cpus().unwrap_or_default() {
         if let Ok(s) = inst.cpu_stats(c) {
-            let o: serde_json::Map<String, Value> =
-                s.values.into_iter().map(|(k, v)| (k, v.into())).collect();
+            let o: serde_json::Map<String, Value> = s
+                .values
+                .into_iter()
+                .map(|(k, v)| (k, stat_value(&v)))
+                .collect();
             stats.insert(format!("cpu{c}"), o.into());
         }
     }
     m.insert("cpu_stats".into(), stats.into());
     m.into()
+}
+
+/// A per_cpu `stats` value: integers as numbers (`315151 [ns]` too: the unit is the
+/// kernel's, nanoseconds), timestamps (`5.123456`) as their text.
+fn stat_value(v: &str) -> Value {
+    let v = v.trim();
+    let n = v.strip_suffix("[ns]").map(str::trim_end).unwrap_or(v);
+    match text_value(n) {
+        Value::String(_) => Value::from(v),
+        n => n,
+    }
 }
 
 fn print_text(out: &mut impl Write, s: &Value) -> Result<()> {

@@ -55,7 +55,7 @@ pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
 pub use printer::{EventFormatter, EventPrinter};
 use std::fmt;
 
-pub use print::HELPERS;
+pub use print::{TextPattern, HELPERS};
 pub use record::Record;
 pub use registry::{Registry, RegistryError};
 pub use symbols::{Kallsyms, PrintkFormats, Symbol};

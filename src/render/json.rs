@@ -4,26 +4,71 @@
 //! "event":"sched_waking","fields":{"comm":"build-script-bu","pid":9298,...}}`; numbers as
 //! numbers, strings as strings, arrays as arrays. A lost-events marker is
 //! `{"lost":N,"cpu":C,"ts":T}` (`"lost":null` when the kernel did not count them).
+//!
+//! Integers whose magnitude exceeds 2^53 (what a JSON reader's double holds exactly) and
+//! pointers are hex strings (`"0xffffffff81a3b2c0"`, `"-0x20000000000001"`); the schema
+//! every `--json` output follows is `docs/json.schema.json`.
 
 use crate::endian::Endianness;
 use serde_json::{Map, Value};
 
 use super::comm::Comms;
 use super::kernel::{latency_chars, KernelStyle};
-use crate::event::{Field, FieldKind, Record, Schema};
+use crate::event::{Field, FieldKind, Kallsyms, Record, Schema};
 
-fn uint(data: &[u8], off: usize, size: usize, endian: Endianness) -> Option<u64> {
+fn read_uint(data: &[u8], off: usize, size: usize, endian: Endianness) -> Option<u64> {
     Some(endian.uint_of(data.get(off..off + size)?))
+}
+
+/// The largest integer magnitude printed as a JSON number: 2^53.
+pub const MAX_EXACT: u64 = 1 << 53;
+
+/// An unsigned integer as JSON: a number up to 2^53, else a `0x` hex string.
+pub fn uint(v: u64) -> Value {
+    if v <= MAX_EXACT {
+        Value::from(v)
+    } else {
+        Value::from(format!("{v:#x}"))
+    }
+}
+
+/// A signed integer as JSON: a number within ±2^53, else a (`-`)`0x` hex string.
+pub fn int(v: i64) -> Value {
+    if v.unsigned_abs() <= MAX_EXACT {
+        Value::from(v)
+    } else if v < 0 {
+        Value::from(format!("-{:#x}", v.unsigned_abs()))
+    } else {
+        Value::from(format!("{v:#x}"))
+    }
+}
+
+/// A pointer as JSON: always a `0x` hex string.
+pub fn pointer(v: u64) -> Value {
+    Value::from(format!("{v:#x}"))
+}
+
+/// A control file's text as JSON: an integer as a number ([`uint`], [`int`]), anything
+/// else as its text without the trailing newline.
+pub fn text_value(text: &str) -> Value {
+    let t = text.trim_end();
+    if let Ok(v) = t.parse::<u64>() {
+        uint(v)
+    } else if let Ok(v) = t.parse::<i64>() {
+        int(v)
+    } else {
+        Value::from(t)
+    }
 }
 
 fn signed_elem(v: u64, size: usize, signed: bool) -> Value {
     if signed && (1..8).contains(&size) {
         let shift = 64 - 8 * size as u32;
-        Value::from(((v << shift) as i64) >> shift)
+        int(((v << shift) as i64) >> shift)
     } else if signed {
-        Value::from(v as i64)
+        int(v as i64)
     } else {
-        Value::from(v)
+        uint(v)
     }
 }
 
@@ -37,15 +82,15 @@ fn is_char_type(type_name: &str) -> bool {
 }
 
 /// The typed value of one field of the event model's schema (`null` when the payload is
-/// too short): integers and pointers as numbers, char arrays and `__data_loc char[]` as
-/// strings, other arrays as arrays of numbers.
+/// too short): integers as numbers ([`uint`], [`int`]), pointers as hex strings, char
+/// arrays and `__data_loc char[]` as strings, other arrays as arrays of numbers.
 pub fn field_value(f: &Field, data: &[u8], endian: Endianness) -> Value {
     let elems = |bytes: &[u8], elem: usize| -> Value {
         let e = elem.max(1);
         Value::Array(
             bytes
                 .chunks_exact(e)
-                .map(|c| match uint(c, 0, e, endian) {
+                .map(|c| match read_uint(c, 0, e, endian) {
                     Some(v) => signed_elem(v, e, f.signed),
                     None => Value::Null,
                 })
@@ -53,11 +98,12 @@ pub fn field_value(f: &Field, data: &[u8], endian: Endianness) -> Value {
         )
     };
     match f.kind {
-        FieldKind::Scalar | FieldKind::Pointer => {
+        FieldKind::Pointer => f.read_u64(data, endian).map_or(Value::Null, pointer),
+        FieldKind::Scalar => {
             if f.signed {
-                f.read_i64(data, endian).map_or(Value::Null, Value::from)
+                f.read_i64(data, endian).map_or(Value::Null, int)
             } else {
-                f.read_u64(data, endian).map_or(Value::Null, Value::from)
+                f.read_u64(data, endian).map_or(Value::Null, uint)
             }
         }
         FieldKind::CharArray { .. } => f.str(data, endian).map_or(Value::Null, |b| {
@@ -86,7 +132,7 @@ fn context_object(rec: &Record, comms: &Comms, style: &KernelStyle) -> Map<Strin
     let pid = style.pid(rec);
     let (flags, preempt) = style.flags(rec);
     let mut obj = Map::new();
-    obj.insert("ts".into(), Value::from(rec.ts));
+    obj.insert("ts".into(), uint(rec.ts));
     obj.insert("cpu".into(), Value::from(rec.cpu));
     obj.insert("pid".into(), Value::from(pid));
     obj.insert("comm".into(), Value::from(comms.comm(pid)));
@@ -100,13 +146,15 @@ fn context_object(rec: &Record, comms: &Comms, style: &KernelStyle) -> Map<Strin
     obj
 }
 
-/// Append one record as a JSON line, its fields typed from the event model's schema.
+/// Append one record as a JSON line, its fields typed from the event model's schema;
+/// pointer fields that `kallsyms` resolves are named in `symbols` (`"name+0xoff"`).
 pub fn write_record(
     out: &mut Vec<u8>,
     rec: &Record,
     comms: &Comms,
     schema: Option<&Schema>,
     style: &KernelStyle,
+    kallsyms: Option<&Kallsyms>,
 ) {
     let mut obj = context_object(rec, comms, style);
     match schema {
@@ -118,6 +166,20 @@ pub fn write_record(
                 fields.insert(f.name.clone(), field_value(f, rec.data, style.endian));
             }
             obj.insert("fields".into(), Value::Object(fields));
+            if let Some(k) = kallsyms {
+                let mut syms = Map::new();
+                for f in s.fields.iter().filter(|f| f.kind == FieldKind::Pointer) {
+                    if let Some(sym) = f.read_u64(rec.data, style.endian).and_then(|a| {
+                        let s = k.lookup(a)?;
+                        Some(symbol_text(s.name, a - s.addr))
+                    }) {
+                        syms.insert(f.name.clone(), sym.into());
+                    }
+                }
+                if !syms.is_empty() {
+                    obj.insert("symbols".into(), Value::Object(syms));
+                }
+            }
         }
         None => {
             obj.insert(
@@ -130,9 +192,18 @@ pub fn write_record(
     out.push(b'\n');
 }
 
+/// `name` or `name+0xoff`.
+fn symbol_text(name: &str, off: u64) -> String {
+    if off == 0 {
+        name.to_string()
+    } else {
+        format!("{name}+{off:#x}")
+    }
+}
+
 /// Append a lost-events marker.
 pub fn write_lost(out: &mut Vec<u8>, cpu: u32, ts: u64, count: Option<u64>) {
-    let v = serde_json::json!({ "lost": count, "cpu": cpu, "ts": ts });
+    let v = serde_json::json!({ "lost": count.map(uint), "cpu": cpu, "ts": uint(ts) });
     let _ = serde_json::to_writer(&mut *out, &v);
     out.push(b'\n');
 }
@@ -169,6 +240,15 @@ mod tests {
     }
 
     #[test]
+    fn big_integers_and_pointers_are_hex_strings() {
+        assert_eq!(uint(1 << 53), Value::from(1u64 << 53));
+        assert_eq!(uint((1 << 53) + 1), Value::from("0x20000000000001"));
+        assert_eq!(int(-(1 << 53)), Value::from(-(1i64 << 53)));
+        assert_eq!(int(i64::MIN), Value::from("-0x8000000000000000"));
+        assert_eq!(pointer(0), Value::from("0x0"));
+    }
+
+    #[test]
     fn every_field_typed() {
         let schema = Schema::parse("demo_sys", FORMAT, 8).unwrap();
         let mut d = vec![0u8; 40];
@@ -195,7 +275,7 @@ mod tests {
             ..KernelStyle::default()
         };
         let mut out = Vec::new();
-        write_record(&mut out, &rec, &comms, Some(&schema), &style);
+        write_record(&mut out, &rec, &comms, Some(&schema), &style, None);
         let v: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
             v,

@@ -2,10 +2,10 @@
 //! `stream` writes when the tree has no `header_page` to size the print engine by.
 //!
 //! Values are those of the JSON sink ([`super::json::field_value`]): strings as
-//! text, numbers in decimal, arrays as `[a,b]`.
+//! text, numbers (pointers too) in decimal, arrays as `[a,b]`.
 
 use crate::endian::Endianness;
-use crate::event::{EventFormatter, Field, Record, Registry, Schema};
+use crate::event::{EventFormatter, Field, FieldKind, Record, Registry, Schema};
 
 /// Every event of a registry as `name: field=value` pairs; syscalls as the kernel prints
 /// them.
@@ -38,6 +38,19 @@ impl EventFormatter for FieldPairs<'_> {
             first = false;
             out.extend_from_slice(f.name.as_bytes());
             out.push(b'=');
+            let scalar = match f.kind {
+                FieldKind::Scalar | FieldKind::Pointer if f.signed => {
+                    f.read_i64(rec.data, endian).map(|v| v.to_string())
+                }
+                FieldKind::Scalar | FieldKind::Pointer => {
+                    f.read_u64(rec.data, endian).map(|v| v.to_string())
+                }
+                _ => None,
+            };
+            if let Some(text) = scalar {
+                out.extend_from_slice(text.as_bytes());
+                continue;
+            }
             match super::json::field_value(f, rec.data, endian) {
                 serde_json::Value::String(s) => out.extend_from_slice(s.as_bytes()),
                 other => out.extend_from_slice(other.to_string().as_bytes()),

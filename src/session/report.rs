@@ -753,7 +753,14 @@ pub fn kernel_or_json(
             }
         }
         if json {
-            json::write_record(&mut buf, &rec, &comms, registry.of(&rec), &style);
+            json::write_record(
+                &mut buf,
+                &rec,
+                &comms,
+                registry.of(&rec),
+                &style,
+                text.env.kallsyms,
+            );
         } else {
             style.write_line(&mut buf, &rec, &comms, &text);
         }

@@ -161,7 +161,14 @@ impl Printer<'_> {
                 }
                 let known = if self.json {
                     let schema = self.text.registry.as_ref().and_then(|reg| reg.of(&rec));
-                    json::write_record(out, &rec, &self.comms, schema, &self.style);
+                    json::write_record(
+                        out,
+                        &rec,
+                        &self.comms,
+                        schema,
+                        &self.style,
+                        self.text.kallsyms.as_ref(),
+                    );
                     // JSON writes whatever it has: whether the event was known is checked below.
                     false
                 } else {

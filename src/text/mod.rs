@@ -246,34 +246,117 @@ pub fn parse_fields(body: &str) -> IndexMap<&str, &str> {
     out
 }
 
-/// A parsed line as JSON: the columns, then `fields` when the body has `name=value`
-/// pairs, and always the `body` text.
-pub fn line_to_json(l: &TraceLine<'_>) -> serde_json::Value {
+/// A parsed line as JSON, in the record shape of `docs/json.schema.json`: the columns
+/// (`ts` in nanoseconds, `timestamp` as printed), `system` when known, then `fields` (the
+/// body read back through the event's `print fmt`) or, when it was not read back, the raw
+/// `body`.
+pub fn line_to_json(
+    l: &TraceLine<'_>,
+    system: Option<&str>,
+    typed: Option<serde_json::Map<String, serde_json::Value>>,
+) -> serde_json::Value {
+    use crate::render::json::uint;
     let mut m = serde_json::Map::new();
-    m.insert("comm".into(), l.comm.into());
+    m.insert(
+        "ts".into(),
+        l.timestamp_ns().map_or(serde_json::Value::Null, uint),
+    );
+    m.insert("timestamp".into(), l.timestamp.into());
+    m.insert("cpu".into(), l.cpu.into());
     m.insert("pid".into(), l.pid.into());
+    m.insert("comm".into(), l.comm.into());
     if let Some(t) = l.tgid {
         m.insert("tgid".into(), t.into());
     }
-    m.insert("cpu".into(), l.cpu.into());
     if let Some(f) = l.flags {
         m.insert("flags".into(), f.into());
     }
-    m.insert("timestamp".into(), l.timestamp.into());
-    if let Some(ns) = l.timestamp_ns() {
-        m.insert("timestamp_ns".into(), ns.into());
+    if let Some(s) = system {
+        m.insert("system".into(), s.into());
     }
     m.insert("event".into(), l.event.into());
-    let fields = l.fields();
-    if !fields.is_empty() {
-        let f: serde_json::Map<String, serde_json::Value> = fields
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
-            .collect();
-        m.insert("fields".into(), f.into());
+    match typed {
+        Some(f) => {
+            m.insert("fields".into(), f.into());
+        }
+        None => {
+            m.insert("body".into(), l.body.into());
+        }
     }
-    m.insert("body".into(), l.body.into());
     m.into()
+}
+
+/// Reads trace lines back into typed records with the events' schemas: each event's
+/// `print fmt` inverted once ([`crate::event::TextPattern`]). Lines whose body cannot be
+/// read back keep their raw body and are counted.
+pub struct LineTyper {
+    reg: Option<crate::event::Registry>,
+    /// What a line names (event name; `sys_NAME(` and `sys_NAME->` for system calls)
+    /// to (system, event) of its schema.
+    names: std::collections::HashMap<String, (String, String)>,
+    patterns: std::collections::HashMap<String, Option<crate::event::TextPattern>>,
+    /// Lines whose body kept its raw text, per event name.
+    pub raw: std::collections::BTreeMap<String, u64>,
+}
+
+impl LineTyper {
+    /// A typer over these schemas (None: every body stays raw).
+    pub fn new(reg: Option<crate::event::Registry>) -> LineTyper {
+        let mut names = std::collections::HashMap::new();
+        if let Some(r) = &reg {
+            for (system, name, _) in r.events() {
+                let shown = match (system, name.split_once('_')) {
+                    ("syscalls", Some(("sys", rest))) => match rest.split_once('_') {
+                        Some(("enter", call)) => format!("sys_{call}("),
+                        Some(("exit", call)) => format!("sys_{call}->"),
+                        _ => name.to_string(),
+                    },
+                    _ => name.to_string(),
+                };
+                names
+                    .entry(shown)
+                    .or_insert_with(|| (system.to_string(), name.to_string()));
+            }
+        }
+        LineTyper {
+            reg,
+            names,
+            patterns: Default::default(),
+            raw: Default::default(),
+        }
+    }
+
+    /// The line as JSON ([`line_to_json`]) with its fields typed when its event's format
+    /// reads the body back; a system call is named by its event (`sys_enter_write`).
+    pub fn to_json(&mut self, l: &TraceLine<'_>) -> serde_json::Value {
+        let call = if l.body.starts_with('(') {
+            Some(format!("{}(", l.event))
+        } else if l.body.starts_with("->") {
+            Some(format!("{}->", l.event))
+        } else {
+            None
+        };
+        let known = call
+            .and_then(|c| self.names.get(&c))
+            .or_else(|| self.names.get(l.event))
+            .cloned();
+        let typed = known.as_ref().and_then(|(system, name)| {
+            let key = format!("{system}:{name}");
+            let pattern = self.patterns.entry(key).or_insert_with(|| {
+                let r = self.reg.as_ref()?;
+                r.by_name(system, name).map(|s| s.text_pattern())
+            });
+            pattern.as_ref().and_then(|p| p.parse(l.body))
+        });
+        if typed.is_none() {
+            *self.raw.entry(l.event.to_string()).or_default() += 1;
+        }
+        let mut v = line_to_json(l, known.as_ref().map(|k| k.0.as_str()), typed);
+        if let Some((_, name)) = known {
+            v["event"] = name.into();
+        }
+        v
+    }
 }
 
 #[cfg(test)]

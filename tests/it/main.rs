@@ -33,6 +33,7 @@ mod event_survey;
 mod failed_start;
 mod flamegraph;
 mod flamegraph_funcgraph;
+mod json_schema;
 mod list_details_live;
 mod live_trace_live;
 mod merge_order;

@@ -8,11 +8,13 @@ mod eval;
 mod fields;
 mod ftrace;
 mod helpers;
+mod invert;
 mod plan;
 mod printf;
 mod value;
 
 pub(crate) use compile::Program;
+pub use invert::TextPattern;
 pub(crate) use printf::{parse_format, push_hex2, Seg, Spec};
 
 use std::sync::atomic::Ordering;
