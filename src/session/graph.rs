@@ -287,12 +287,13 @@ fn summary(folder: &SelfTimeFolder) -> String {
 /// One JSON object per root call, one per line.
 fn calls_json(roots: Vec<RootCall>, comms: &Comms) -> String {
     fn call_value(c: Call) -> serde_json::Value {
+        use crate::render::json::uint;
         serde_json::json!({
             "func": c.name,
             "depth": c.depth,
-            "calltime_ns": c.start,
-            "duration_ns": c.duration,
-            "self_ns": c.self_ns,
+            "calltime_ns": uint(c.start),
+            "duration_ns": uint(c.duration),
+            "self_ns": uint(c.self_ns),
             "children": c.children.into_iter().map(call_value).collect::<Vec<_>>(),
         })
     }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::support::tree::{bin, repo, Tree};
 use super::support::{live, skips};
 
-fn schema() -> Value {
+pub(crate) fn schema() -> Value {
     let text = std::fs::read_to_string(repo().join("docs/json.schema.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
@@ -125,7 +125,7 @@ fn validate(root: &Value, what: &str, text: &str) -> Value {
 }
 
 /// Validate each line of a JSON-lines output; returns them.
-fn validate_lines(root: &Value, what: &str, text: &str) -> Vec<Value> {
+pub(crate) fn validate_lines(root: &Value, what: &str, text: &str) -> Vec<Value> {
     text.lines().map(|l| validate(root, what, l)).collect()
 }
 

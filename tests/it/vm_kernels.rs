@@ -427,6 +427,7 @@ save after
             d
         }
         let json = run.file("json");
+        crate::json_schema::validate_lines(&crate::json_schema::schema(), "graph --json", &json);
         let mut saw_openat = false;
         for l in json.lines() {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
