@@ -18,6 +18,7 @@
 //! own `flyrecord` marker.
 
 mod compress;
+mod dump;
 mod error;
 mod input;
 mod options;
@@ -27,6 +28,7 @@ mod tracing_data;
 mod writer;
 
 pub use compress::Compression;
+pub use dump::{dump, DumpError, DumpSelect};
 pub(crate) use error::OPEN;
 pub use error::{DatError, DatErrorKind};
 pub use options::{opt, DatOption, Options, ShiftSample, TimeShift};

@@ -18,6 +18,7 @@ mod completions;
 mod control_live;
 mod control_vm;
 mod dat_corrupt_live;
+mod dat_dump;
 mod dat_read_live;
 mod dat_synth;
 mod dat_write_live;
