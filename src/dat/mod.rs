@@ -18,6 +18,7 @@
 //! own `flyrecord` marker.
 
 mod compress;
+mod convert;
 mod dump;
 mod error;
 mod input;
@@ -28,6 +29,7 @@ mod tracing_data;
 mod writer;
 
 pub use compress::Compression;
+pub use convert::convert_dat;
 pub use dump::{dump, DumpError, DumpSelect};
 pub(crate) use error::OPEN;
 pub use error::{DatError, DatErrorKind};
