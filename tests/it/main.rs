@@ -17,6 +17,7 @@ mod cli_snapshot;
 mod completions;
 mod control_live;
 mod control_vm;
+mod dat_convert;
 mod dat_corrupt_live;
 mod dat_dump;
 mod dat_read_live;
