@@ -18,6 +18,8 @@ mod common;
 mod capture;
 mod check_events;
 mod completions;
+mod convert;
+mod dump;
 mod extract;
 mod flamegraph;
 mod graph;
@@ -85,6 +87,10 @@ pub enum Command {
     Stream(stream::Args),
     /// Write the current buffers to a trace.dat file
     Extract(extract::Args),
+    /// Print a trace.dat's metadata sections as trace-cmd dump does
+    Dump(dump::Args),
+    /// Rewrite a trace.dat as version 6 or 7, with another compression
+    Convert(convert::Args),
     /// function_graph of one command (or one system call of it) in one step
     Graph(graph::Args),
     /// Parse every event format and list the ones that fail
@@ -215,6 +221,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Report(a) => report::run(&ctx, a),
         Command::Stream(a) => stream::run(&ctx, a),
         Command::Extract(a) => extract::run(&ctx, a),
+        Command::Dump(a) => dump::run(&ctx, a),
+        Command::Convert(a) => convert::run(&ctx, a),
         Command::Graph(a) => graph::run(&ctx, a),
         Command::CheckEvents(a) => check_events::run(&ctx, a),
         Command::Capture(a) => capture::run(&ctx, a),

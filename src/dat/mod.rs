@@ -18,6 +18,8 @@
 //! own `flyrecord` marker.
 
 mod compress;
+mod convert;
+mod dump;
 mod error;
 mod input;
 mod options;
@@ -27,6 +29,8 @@ mod tracing_data;
 mod writer;
 
 pub use compress::Compression;
+pub use convert::convert_dat;
+pub use dump::{dump, DumpError, DumpSelect};
 pub(crate) use error::OPEN;
 pub use error::{DatError, DatErrorKind};
 pub use options::{opt, DatOption, Options, ShiftSample, TimeShift};

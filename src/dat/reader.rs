@@ -117,6 +117,14 @@ mod section {
 }
 
 impl DatFile {
+    /// The 16-byte header of the v7 section at `offset`: `(id, flags, stored size)`; the
+    /// size is of the body as stored (compressed when flag bit 0 is set).
+    pub fn section_header(&self, offset: u64) -> Result<(u16, u16, u64), DatError> {
+        let h = self.src.read_at(offset, 16, "section header")?;
+        let e = self.header.endian;
+        Ok((e.u16(&h[0..2]), e.u16(&h[2..4]), e.u64(&h[8..16])))
+    }
+
     /// Open and parse the metadata of a trace.dat.
     pub fn open(path: impl AsRef<Path>) -> Result<DatFile, DatError> {
         let path = path.as_ref();
