@@ -50,14 +50,15 @@ pub fn run(_ctx: &Context, a: Args) -> Result<i32> {
             output.display()
         );
     }
-    tracectl::dat::convert_dat(&a.input, &output, a.file_version, compression).with_context(
-        || {
-            format!(
-                "cannot convert {} to {}",
-                a.input.display(),
-                output.display()
-            )
-        },
-    )?;
+    super::progress::while_writing("converting", false, &output, || {
+        tracectl::dat::convert_dat(&a.input, &output, a.file_version, compression)
+    })
+    .with_context(|| {
+        format!(
+            "cannot convert {} to {}",
+            a.input.display(),
+            output.display()
+        )
+    })?;
     Ok(0)
 }

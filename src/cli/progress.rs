@@ -81,8 +81,9 @@ impl Drop for Progress {
     }
 }
 
-/// The bytes a recording into `output` holds so far: the trace.dat and its per-CPU
-/// capture files (`<output>.cpuN`, see `tracectl::record::Recorder::start`).
+/// The bytes written for `output` so far: the file and the files beside it that the
+/// writer fills first (a recording's per-CPU capture files `<output>.cpuN`, see
+/// `tracectl::record::Recorder::start`; convert's `<output>.partial`).
 pub fn recorded_bytes(output: &std::path::Path) -> u64 {
     let size = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
     let mut total = size(output);
@@ -94,7 +95,7 @@ pub fn recorded_bytes(output: &std::path::Path) -> u64 {
     } else {
         dir
     };
-    let prefix = format!("{}.cpu", name.to_string_lossy());
+    let prefix = format!("{}.", name.to_string_lossy());
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.flatten() {
             if e.file_name().to_string_lossy().starts_with(&prefix) {
