@@ -519,8 +519,14 @@ impl Recorder {
             let host = self.t.host();
             if let Some(old) = host.ftrace_enabled() {
                 if old != "0" {
-                    host.set_ftrace_enabled("0")?;
-                    self.ftrace_enabled = Some(old);
+                    match host.set_ftrace_enabled("0") {
+                        Ok(()) => self.ftrace_enabled = Some(old),
+                        // A kernel that refuses it refuses function tracing too.
+                        Err(e @ TracefsError::PermissionDenied { .. }) => self
+                            .warnings
+                            .push(format!("{e}; function tracing stays as the kernel has it")),
+                        Err(e) => return Err(e.into()),
+                    }
                 }
             }
         }

@@ -45,6 +45,7 @@ mod perf_script_live;
 mod private_instances;
 mod record_keep_live;
 mod record_live;
+mod record_opts_live;
 mod report_dropped;
 mod report_errors;
 mod report_first_last;
