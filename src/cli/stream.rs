@@ -38,17 +38,79 @@ pub struct Args {
     /// Live: stop after this many milliseconds (default: until Ctrl-C)
     #[arg(long, value_name = "MS")]
     pub duration_ms: Option<u64>,
+    /// Filter for the preceding -e event (as record's -f)
+    #[arg(short = 'f', value_name = "FILTER")]
+    pub filters: Vec<String>,
+    /// Tracer plugin (current_tracer of the private instance)
+    #[arg(short = 'p', long = "plugin")]
+    pub plugin: Option<String>,
+    /// Function filter (set_ftrace_filter; needs function tracing)
+    #[arg(short = 'l')]
+    pub ftrace_filter: Vec<String>,
+    /// Graph this function (set_graph_function; needs function_graph)
+    #[arg(short = 'g')]
+    pub graph: Vec<String>,
+    /// Trace only these pids (set_event_pid; repeatable)
+    #[arg(short = 'P')]
+    pub pids: Vec<u32>,
+    /// Also trace the children of the -P pids
+    #[arg(short = 'c')]
+    pub children: bool,
+    /// Command to run while streaming (the stream ends with it); it follows the options,
+    /// with or without `--`
+    #[arg(
+        value_name = "COMMAND",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
+}
+
+/// Each -f with the number of the -e before it, from the process arguments; an -f before
+/// any -e gets the number of no event (refused by the stream).
+fn bound_filters(a: &Args) -> Vec<(usize, String)> {
+    use clap::CommandFactory as _;
+    let m = super::Cli::command()
+        .try_get_matches_from(std::env::args_os())
+        .ok();
+    let Some(sub) = m.as_ref().and_then(|m| m.subcommand_matches("stream")) else {
+        // Not parsed from the process arguments: every filter for the last event.
+        let last = a.events.len().max(1) - 1;
+        return a.filters.iter().map(|f| (last, f.clone())).collect();
+    };
+    let events: Vec<usize> = sub
+        .indices_of("events")
+        .map(|i| i.collect())
+        .unwrap_or_default();
+    let (Some(idx), Some(vals)) = (sub.indices_of("filters"), sub.get_many::<String>("filters"))
+    else {
+        return Vec::new();
+    };
+    idx.zip(vals)
+        .map(|(i, f)| {
+            let before = events.iter().filter(|&&e| e < i).count();
+            (before.checked_sub(1).unwrap_or(usize::MAX), f.clone())
+        })
+        .collect()
 }
 
 /// Run `tracectl stream`.
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let tracefs = ctx.tracefs()?;
+    let filters = bound_filters(&args);
     let opts = StreamOptions {
         events: args.events,
         json: args.style == Style::Json,
         cpu: args.cpu,
         no_header: args.no_header,
         duration_ms: args.duration_ms,
+        filters,
+        plugin: args.plugin,
+        ftrace_filter: args.ftrace_filter,
+        graph_functions: args.graph,
+        pids: args.pids,
+        follow_children: args.children,
+        command: args.command,
     };
     // Only a live stream runs until interrupted; a replay keeps Ctrl-C's default.
     static NEVER: AtomicBool = AtomicBool::new(false);
