@@ -16,6 +16,9 @@ pub enum Style {
     Kernel,
     /// One JSON object per line, every field typed
     Json,
+    /// The lines of `trace-cmd stream` (live only; the default there)
+    #[value(name = "trace-cmd")]
+    TraceCmd,
 }
 
 /// Options of `tracectl stream`.
@@ -26,9 +29,9 @@ pub struct Args {
     /// read (and consumed) with whatever is enabled there
     #[arg(short = 'e', long = "event", value_name = "EVENT")]
     pub events: Vec<String>,
-    /// Output style
-    #[arg(long, value_enum, default_value_t = Style::Kernel)]
-    pub style: Style,
+    /// Output style: trace-cmd's lines live, the kernel's `trace` lines for a replay
+    #[arg(long, value_enum)]
+    pub style: Option<Style>,
     /// Only this CPU's buffer
     #[arg(long, value_name = "N")]
     pub cpu: Option<u32>,
@@ -98,9 +101,18 @@ fn bound_filters(a: &Args) -> Vec<(usize, String)> {
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let tracefs = ctx.tracefs()?;
     let filters = bound_filters(&args);
+    let style = match args.style {
+        Some(Style::TraceCmd) if !tracefs.is_live() => anyhow::bail!(
+            "--style trace-cmd: a replay of a recorded tree prints the kernel's lines; use --style kernel or json"
+        ),
+        Some(s) => s,
+        None if tracefs.is_live() => Style::TraceCmd,
+        None => Style::Kernel,
+    };
     let opts = StreamOptions {
         events: args.events,
-        json: args.style == Style::Json,
+        json: style == Style::Json,
+        tracecmd: style == Style::TraceCmd,
         cpu: args.cpu,
         no_header: args.no_header,
         duration_ms: args.duration_ms,

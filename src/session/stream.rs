@@ -10,10 +10,12 @@ use std::time::{Duration, Instant};
 use crate::endian::Endianness;
 use crate::event::{EventFormatter, FormatSource};
 use crate::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
+use crate::perf::machine::KallsymsSource;
 use crate::render::graph::{
     blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms,
     write_latency_header, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord,
 };
+use crate::render::tracecmd::{Cmdlines, DatCatalog, TimeFormat, TraceCmdRenderer, TraceCmdStyle};
 use crate::render::{json, CommonFields, Comms, FieldPairs, KernelStyle};
 use crate::ring::{
     load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError, RingError,
@@ -32,6 +34,9 @@ pub struct StreamOptions {
     pub events: Vec<String>,
     /// One JSON object per line instead of the kernel's `trace` lines.
     pub json: bool,
+    /// Live: `trace-cmd stream`'s lines (those of `trace-cmd report`, without its
+    /// `cpus=` line) instead of the kernel's `trace` lines.
+    pub tracecmd: bool,
     /// Only this CPU's buffer.
     pub cpu: Option<u32>,
     /// Omit the `# tracer:` header lines of a replay.
@@ -192,6 +197,8 @@ struct Printer<'w> {
     started: HashSet<u32>,
     /// Index of the current event in the whole buffer (the kernel's `iter->idx`).
     idx: u64,
+    /// Live in trace-cmd's style: the renderer of `trace-cmd report` lines.
+    tracecmd: Option<TraceCmdRenderer<'w, DatCatalog>>,
 }
 
 impl Printer<'_> {
@@ -221,7 +228,11 @@ impl Printer<'_> {
                         format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes(),
                     );
                 }
-                let known = if self.json {
+                let known = if let Some(tc) = self.tracecmd.as_mut() {
+                    // The renderer prints unknown events its own way, as trace-cmd does.
+                    tc.write_record(out, &rec, None);
+                    true
+                } else if self.json {
                     let schema = self.text.registry.as_ref().and_then(|reg| reg.of(&rec));
                     json::write_record(out, &rec, &self.comms, schema, &self.style);
                     // JSON writes whatever it has: whether the event was known is checked below.
@@ -240,7 +251,9 @@ impl Printer<'_> {
                 }
             }
             Ok(Entry::Lost { cpu, ts, count }) => {
-                if self.json {
+                if let Some(tc) = &self.tracecmd {
+                    tc.write_dropped(out, cpu, count);
+                } else if self.json {
                     json::write_lost(out, cpu, ts, count);
                 } else if self.lost_to_stderr {
                     (self.warn)(lost_before_capture(cpu, count));
@@ -470,6 +483,7 @@ fn printer_for<'w>(
         annotate: false,
         started: HashSet::new(),
         idx: 0,
+        tracecmd: None,
     })
 }
 
@@ -687,6 +701,27 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
     style.write_header(out, tracer.trim(), entries, written, online.unwrap_or(cpus));
 }
 
+/// The event model of `trace-cmd report` for what `buffer` records: the formats of its
+/// enabled events and ftrace's, printk formats and kallsyms, from the live tracefs.
+fn tracecmd_catalog(
+    top: &Tracefs,
+    buffer: &Instance,
+    endian: Endianness,
+) -> Result<DatCatalog, StreamError> {
+    let events = crate::record::enabled_events(top, &buffer.rel(""))?;
+    let meta = crate::record::formats(top, &events)?;
+    let long_size = crate::event::HeaderPage::parse(&meta.header_page)
+        .map(|h| h.long_size())
+        .unwrap_or(8);
+    let kallsyms = top.host().kallsyms_with_addresses().unwrap_or_default();
+    Ok(DatCatalog::from_metadata(
+        &meta,
+        long_size,
+        endian,
+        KallsymsSource::text_of(kallsyms),
+    ))
+}
+
 /// Record's options in the private instance `inst`: tracer, function filters, pids,
 /// event filters, then the events.
 fn set_up(
@@ -782,8 +817,23 @@ fn live(
     if let Ok(kb) = buffer.subbuf_size_kb() {
         layout.subbuf_size = kb as usize * 1024;
     }
+    let catalog = if args.tracecmd && !args.json {
+        Some(tracecmd_catalog(top, &buffer, layout.endian)?)
+    } else {
+        None
+    };
     let mut p = printer_for(&buffer, top, layout.endian, args, warn)?;
     p.learn = true;
+    if let Some(c) = &catalog {
+        let clock = buffer.read_string("trace_clock").unwrap_or_default();
+        let clock = crate::dat::selected_clock(&clock).unwrap_or_else(|| "local".into());
+        let style = TraceCmdStyle {
+            time: TimeFormat::for_clock(&clock, false, false),
+            ..TraceCmdStyle::default()
+        };
+        // trace-cmd stream starts with no comms: only the sched plugins name tasks.
+        p.tracecmd = Some(TraceCmdRenderer::new(c, style, Cmdlines::new()));
+    }
     let mut reader = LiveReader::open(&buffer, &layout, args.cpu)?;
     let cpus = reader.cpus();
     let mut bufs: Vec<Vec<u8>> = cpus.iter().map(|_| Vec::new()).collect();

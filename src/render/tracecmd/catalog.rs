@@ -62,6 +62,20 @@ impl DatCatalog {
         c
     }
 
+    /// The catalog of metadata read from a live tracefs (`stream` in trace-cmd's style),
+    /// with the function map of `kallsyms` built when a format first needs a symbol.
+    pub fn from_metadata(
+        meta: &crate::dat::Metadata,
+        long_size: usize,
+        endian: Endianness,
+        kallsyms: KallsymsSource,
+    ) -> DatCatalog {
+        let mut c =
+            DatCatalog::formats(meta.all_formats(), &meta.printk_formats, long_size, endian);
+        c.functions_source = Some(kallsyms);
+        c
+    }
+
     /// Build trace-cmd's function map of `dat`'s kallsyms (once; later calls do nothing).
     pub fn load_functions(&self, dat: &DatFile) {
         self.functions
