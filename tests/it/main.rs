@@ -59,6 +59,7 @@ mod reset_semantics;
 mod ring_cli;
 mod ring_fixture;
 mod robust_deep_print_fmt;
+mod stream_opts_live;
 mod tracecmd_goldens;
 mod tracefs_ledger;
 mod tree_readonly;
