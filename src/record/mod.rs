@@ -473,10 +473,13 @@ impl Recorder {
                 .save(&inst, "current_tracer")
                 .and_then(|()| inst.set_tracer(p))
                 .map_err(refused(&format!("-p {p}"), &inst, "current_tracer"))?;
-            // A tracer's own option exists while it is the current tracer.
+            // A tracer's own option exists while it is the current tracer. Its flag is
+            // the tracer's, shared by every instance (a private one's removal does not
+            // clear it), so it is always saved and put back, like a global file.
             if cfg.func_stack {
-                self.ledger
-                    .apply_option(&inst, "func_stack_trace")
+                self.global
+                    .save(&inst, "options/func_stack_trace")
+                    .and_then(|()| inst.set_option("func_stack_trace", true))
                     .map_err(refused("--func-stack", &inst, "options/func_stack_trace"))?;
             }
         }
