@@ -108,6 +108,28 @@ pub struct Args {
     /// enabled before stay enabled (like `tracectl set`, but recording)
     #[arg(short = 'K')]
     pub keep_before: bool,
+    /// A kernel stack trace after every event (options/stacktrace)
+    #[arg(short = 'T')]
+    pub stacktrace: bool,
+    /// A stack trace on every traced function (-p function; limit them with -l)
+    #[arg(long = "func-stack")]
+    pub func_stack: bool,
+    /// Keep latency tracers from enabling the function tracer (options/function-trace,
+    /// else /proc/sys/kernel/ftrace_enabled)
+    #[arg(short = 'd')]
+    pub disable_function_trace: bool,
+    /// Like -d, and clear /proc/sys/kernel/ftrace_enabled too (every function-tracing user)
+    #[arg(short = 'D')]
+    pub disable_all_function_trace: bool,
+    /// Run the capture threads at this real-time (SCHED_FIFO) priority, 1-99
+    #[arg(short = 'r', value_name = "PRIO", value_parser = clap::value_parser!(u32).range(1..=99))]
+    pub rt_priority: Option<u32>,
+    /// Run the command as this user (name or uid)
+    #[arg(long = "user", value_name = "USER")]
+    pub user: Option<String>,
+    /// Offset added to every timestamp when the file is read, in trace-clock units
+    #[arg(long = "ts-offset", value_name = "OFFSET", allow_hyphen_values = true)]
+    pub ts_offset: Option<i64>,
     /// trace.dat version to write, 6 or 7
     #[arg(long = "file-version", default_value_t = 7)]
     pub file_version: u32,
@@ -299,6 +321,41 @@ pub fn print_summary(s: &RecordSummary, output: &std::path::Path) {
     );
 }
 
+/// The account `--user` names (a name, or a uid).
+pub fn lookup_user(name: &str) -> Result<nix::unistd::User> {
+    let found = match name.parse::<u32>() {
+        Ok(uid) => nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid)),
+        Err(_) => nix::unistd::User::from_name(name),
+    };
+    found
+        .with_context(|| format!("--user {name}: cannot read the user database"))?
+        .with_context(|| format!("--user {name}: no such user (see /etc/passwd)"))
+}
+
+/// Make `cmd` run as `u`: its groups, gid and uid, and HOME, USER and LOGNAME.
+pub fn run_as(cmd: &mut Command, u: &nix::unistd::User) {
+    use std::os::unix::process::CommandExt as _;
+    let (uid, gid) = (u.uid.as_raw(), u.gid.as_raw());
+    let cname = std::ffi::CString::new(u.name.clone()).unwrap_or_default();
+    // SAFETY: between fork and exec only async-signal-safe-enough calls that read the
+    // group database and change credentials; the child runs nothing else before its exec.
+    // Groups first, then the gid, then the uid: after setuid the others are refused.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::initgroups(cname.as_ptr(), gid) != 0
+                || libc::setgid(gid) != 0
+                || libc::setuid(uid) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd.env("HOME", &u.dir)
+        .env("USER", &u.name)
+        .env("LOGNAME", &u.name);
+}
+
 /// Run `tracectl record`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
@@ -330,6 +387,15 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         subbuf_size_kb: a.subbuf_size,
         cmdlines_size: a.cmdlines_size,
         max_graph_depth: a.max_graph_depth,
+        stacktrace: a.stacktrace,
+        func_stack: a.func_stack,
+        disable_function_trace: if a.disable_all_function_trace {
+            2
+        } else {
+            u8::from(a.disable_function_trace)
+        },
+        rt_priority: a.rt_priority,
+        ts_offset: a.ts_offset,
         write: write_options(a.file_version, &a.compression)?,
     };
     let parent = match a.output.parent() {
@@ -346,6 +412,13 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if cfg.events.is_empty() && cfg.plugin.is_none() {
         anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
     }
+    let user = match &a.user {
+        Some(u) if a.command.is_empty() => {
+            anyhow::bail!("--user {u} needs a command after the options (`tracectl record --user {u} -e sched ls`)")
+        }
+        Some(u) => Some(lookup_user(u)?),
+        None => None,
+    };
     // Before the command is started: a tree has no kernel to trace it.
     let tracefs = live_tracefs(ctx)?;
     tracefs.require_live("record")?;
@@ -354,10 +427,14 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     // blocked because a child inherits the blocked mask.
     let mut child = None;
     if !a.command.is_empty() {
-        let c = Command::new("/bin/sh")
-            .arg("-c")
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c")
             .arg("kill -STOP $$; exec \"$0\" \"$@\"")
-            .args(&a.command)
+            .args(&a.command);
+        if let Some(u) = &user {
+            run_as(&mut cmd, u);
+        }
+        let c = cmd
             .spawn()
             .with_context(|| format!("running {}", a.command[0]))?;
         let _ = waitpid(Pid::from_raw(c.id() as i32), Some(WaitPidFlag::WUNTRACED));

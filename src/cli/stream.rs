@@ -16,6 +16,9 @@ pub enum Style {
     Kernel,
     /// One JSON object per line, every field typed
     Json,
+    /// The lines of `trace-cmd stream` (live only; the default there)
+    #[value(name = "trace-cmd")]
+    TraceCmd,
 }
 
 /// Options of `tracectl stream`.
@@ -26,9 +29,9 @@ pub struct Args {
     /// read (and consumed) with whatever is enabled there
     #[arg(short = 'e', long = "event", value_name = "EVENT")]
     pub events: Vec<String>,
-    /// Output style
-    #[arg(long, value_enum, default_value_t = Style::Kernel)]
-    pub style: Style,
+    /// Output style: trace-cmd's lines live, the kernel's `trace` lines for a replay
+    #[arg(long, value_enum)]
+    pub style: Option<Style>,
     /// Only this CPU's buffer
     #[arg(long, value_name = "N")]
     pub cpu: Option<u32>,
@@ -38,17 +41,88 @@ pub struct Args {
     /// Live: stop after this many milliseconds (default: until Ctrl-C)
     #[arg(long, value_name = "MS")]
     pub duration_ms: Option<u64>,
+    /// Filter for the preceding -e event (as record's -f)
+    #[arg(short = 'f', value_name = "FILTER")]
+    pub filters: Vec<String>,
+    /// Tracer plugin (current_tracer of the private instance)
+    #[arg(short = 'p', long = "plugin")]
+    pub plugin: Option<String>,
+    /// Function filter (set_ftrace_filter; needs function tracing)
+    #[arg(short = 'l')]
+    pub ftrace_filter: Vec<String>,
+    /// Graph this function (set_graph_function; needs function_graph)
+    #[arg(short = 'g')]
+    pub graph: Vec<String>,
+    /// Trace only these pids (set_event_pid; repeatable)
+    #[arg(short = 'P')]
+    pub pids: Vec<u32>,
+    /// Also trace the children of the -P pids
+    #[arg(short = 'c')]
+    pub children: bool,
+    /// Command to run while streaming (the stream ends with it); it follows the options,
+    /// with or without `--`
+    #[arg(
+        value_name = "COMMAND",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
+}
+
+/// Each -f with the number of the -e before it, from the process arguments; an -f before
+/// any -e gets the number of no event (refused by the stream).
+fn bound_filters(a: &Args) -> Vec<(usize, String)> {
+    use clap::CommandFactory as _;
+    let m = super::Cli::command()
+        .try_get_matches_from(std::env::args_os())
+        .ok();
+    let Some(sub) = m.as_ref().and_then(|m| m.subcommand_matches("stream")) else {
+        // Not parsed from the process arguments: every filter for the last event.
+        let last = a.events.len().max(1) - 1;
+        return a.filters.iter().map(|f| (last, f.clone())).collect();
+    };
+    let events: Vec<usize> = sub
+        .indices_of("events")
+        .map(|i| i.collect())
+        .unwrap_or_default();
+    let (Some(idx), Some(vals)) = (sub.indices_of("filters"), sub.get_many::<String>("filters"))
+    else {
+        return Vec::new();
+    };
+    idx.zip(vals)
+        .map(|(i, f)| {
+            let before = events.iter().filter(|&&e| e < i).count();
+            (before.checked_sub(1).unwrap_or(usize::MAX), f.clone())
+        })
+        .collect()
 }
 
 /// Run `tracectl stream`.
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let tracefs = ctx.tracefs()?;
+    let filters = bound_filters(&args);
+    let style = match args.style {
+        Some(Style::TraceCmd) if !tracefs.is_live() => anyhow::bail!(
+            "--style trace-cmd: a replay of a recorded tree prints the kernel's lines; use --style kernel or json"
+        ),
+        Some(s) => s,
+        None if tracefs.is_live() => Style::TraceCmd,
+        None => Style::Kernel,
+    };
     let opts = StreamOptions {
         events: args.events,
-        json: args.style == Style::Json,
+        json: style == Style::Json,
+        tracecmd: style == Style::TraceCmd,
         cpu: args.cpu,
         no_header: args.no_header,
         duration_ms: args.duration_ms,
+        filters,
+        plugin: args.plugin,
+        ftrace_filter: args.ftrace_filter,
+        graph_functions: args.graph,
+        pids: args.pids,
+        follow_children: args.children,
+        command: args.command,
     };
     // Only a live stream runs until interrupted; a replay keeps Ctrl-C's default.
     static NEVER: AtomicBool = AtomicBool::new(false);

@@ -94,6 +94,20 @@ pub struct RecordConfig {
     /// More instances recorded at the same time (`-B name -e ...` after the first
     /// target), each with its own events; stored as named buffers.
     pub more_instances: Vec<(String, Vec<EventSpec>)>,
+    /// `-T`: a kernel stack trace after every event (options/stacktrace).
+    pub stacktrace: bool,
+    /// `--func-stack`: a stack trace on every traced function (options/func_stack_trace;
+    /// `-p function` only).
+    pub func_stack: bool,
+    /// `-d` (1) / `-D` (2): keep latency tracers from enabling the function tracer: `-d`
+    /// clears options/function-trace, or where there is none, /proc/sys/kernel/ftrace_enabled;
+    /// `-D` clears both. Both are restored at the end.
+    pub disable_function_trace: u8,
+    /// `-r`: SCHED_FIFO priority (1-99) of the capture threads.
+    pub rt_priority: Option<u32>,
+    /// `--ts-offset`: stored as the OFFSET option, added to every timestamp on reading
+    /// (trace-clock units).
+    pub ts_offset: Option<i64>,
     /// File version and compression.
     pub write: WriteOptions,
 }
@@ -115,6 +129,13 @@ pub enum RecordError {
     Capture(String),
     /// Writing the trace.dat failed.
     Dat(DatError),
+    /// An option value that cannot work (checked before anything is written).
+    BadOption {
+        /// The option (`-r`, `--func-stack`, ...).
+        option: String,
+        /// What is wrong and what to do.
+        detail: String,
+    },
 }
 
 impl fmt::Display for RecordError {
@@ -128,6 +149,7 @@ impl fmt::Display for RecordError {
             ),
             RecordError::Capture(m) => write!(f, "capture: {m}"),
             RecordError::Dat(e) => write!(f, "{e}"),
+            RecordError::BadOption { option, detail } => write!(f, "{option}: {detail}"),
         }
     }
 }
@@ -180,6 +202,8 @@ pub struct Recorder {
     /// Set by a successful [`Recorder::finish`]: only then does -k keep the state (a
     /// recording that fails or is dropped always restores).
     finishing: bool,
+    /// /proc/sys/kernel/ftrace_enabled as it was before `-d`/`-D` cleared it.
+    ftrace_enabled: Option<String>,
     /// The kernel's symbols, being read meanwhile ([`Recorder::read_kallsyms_meanwhile`]).
     kallsyms: Option<std::thread::JoinHandle<Option<String>>>,
 }
@@ -248,6 +272,7 @@ impl Recorder {
     pub fn start(t: Tracefs, cfg: RecordConfig, output: &Path) -> Result<Recorder, RecordError> {
         // A tree is a recording: nothing in it to trace, and nothing of it to change.
         t.require_live("record")?;
+        check_options(&cfg)?;
         check_values(&t, &cfg)?;
         let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
         // Every -e is resolved before anything is created or written.
@@ -300,6 +325,7 @@ impl Recorder {
             cfg,
             output: output.to_path_buf(),
             finishing: false,
+            ftrace_enabled: None,
             kallsyms: None,
         };
         // From here on Drop restores whatever was changed, whatever fails next.
@@ -386,6 +412,12 @@ impl Recorder {
         for o in &cfg.options {
             self.ledger.apply_option(&inst, o)?;
         }
+        if cfg.stacktrace {
+            self.ledger.apply_option(&inst, "stacktrace")?;
+        }
+        if cfg.disable_function_trace > 0 {
+            self.disable_function_trace(cfg.disable_function_trace > 1)?;
+        }
         let function = cfg
             .plugin
             .as_deref()
@@ -442,6 +474,15 @@ impl Recorder {
                 .save(&inst, "current_tracer")
                 .and_then(|()| inst.set_tracer(p))
                 .map_err(refused(&format!("-p {p}"), &inst, "current_tracer"))?;
+            // A tracer's own option exists while it is the current tracer. Its flag is
+            // the tracer's, shared by every instance (a private one's removal does not
+            // clear it), so it is always saved and put back, like a global file.
+            if cfg.func_stack {
+                self.global
+                    .save(&inst, "options/func_stack_trace")
+                    .and_then(|()| inst.set_option("func_stack_trace", true))
+                    .map_err(refused("--func-stack", &inst, "options/func_stack_trace"))?;
+            }
         }
         for (ev, target) in cfg.events.iter().zip(targets) {
             let Some(target) = target else { continue };
@@ -470,6 +511,32 @@ impl Recorder {
         Ok(())
     }
 
+    /// `-d`: clear options/function-trace, or where the kernel has none,
+    /// /proc/sys/kernel/ftrace_enabled; `-D` (`all`): clear both.
+    fn disable_function_trace(&mut self, all: bool) -> Result<(), RecordError> {
+        let inst = self.inst.clone();
+        let has_option = inst.exists("options/function-trace");
+        if has_option {
+            self.ledger.apply_option(&inst, "nofunction-trace")?;
+        }
+        if all || !has_option {
+            let host = self.t.host();
+            if let Some(old) = host.ftrace_enabled() {
+                if old != "0" {
+                    match host.set_ftrace_enabled("0") {
+                        Ok(()) => self.ftrace_enabled = Some(old),
+                        // A kernel that refuses it refuses function tracing too.
+                        Err(e @ TracefsError::PermissionDenied { .. }) => self
+                            .warnings
+                            .push(format!("{e}; function tracing stays as the kernel has it")),
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn spawn_threads(&mut self) -> Result<(), RecordError> {
         let cpus = self.inst.cpus()?;
         for cpu in cpus {
@@ -478,6 +545,17 @@ impl Recorder {
             let th = capture::spawn(cpu, pipe, tmp, self.info, self.stop.clone())
                 .map_err(|e| RecordError::Capture(format!("cpu{cpu}: {e}")))?;
             self.threads.push(th);
+        }
+        if let Some(prio) = self.cfg.rt_priority {
+            for th in &self.threads {
+                let Some(tid) = th.tid else { continue };
+                set_fifo(tid, prio).map_err(|e| RecordError::BadOption {
+                    option: format!("-r {prio}"),
+                    detail: format!(
+                        "cannot make capture thread {tid} SCHED_FIFO: {e} (needs root or CAP_SYS_NICE)"
+                    ),
+                })?;
+            }
         }
         Ok(())
     }
@@ -566,6 +644,13 @@ impl Recorder {
                 let _ = h.join();
             }
         }
+        if let Some(old) = self.ftrace_enabled.take() {
+            if let Err(e) = self.t.host().set_ftrace_enabled(&old) {
+                self.warnings.push(format!(
+                    "could not put /proc/sys/kernel/ftrace_enabled back to {old}: {e}"
+                ));
+            }
+        }
         if self.cfg.keep_after && self.finishing {
             // -k: leave everything as the recording set it, tracing_on at 0. Global files
             // (saved_cmdlines_size) are still restored: they are not tracing state.
@@ -637,6 +722,9 @@ impl Recorder {
         ];
         if self.cfg.date {
             options.push(NewOption::date(date_offset_us(&clock)));
+        }
+        if let Some(off) = self.cfg.ts_offset {
+            options.push(NewOption::text(opt::OFFSET, &off.to_string()));
         }
         for (cpu, s) in &summary.stats {
             options.push(NewOption::text(opt::CPUSTAT, &format!("CPU: {cpu}\n{s}")));
@@ -715,6 +803,20 @@ impl Recorder {
     }
 }
 
+/// Run thread `tid` at SCHED_FIFO priority `prio`.
+fn set_fifo(tid: i32, prio: u32) -> std::io::Result<()> {
+    let param = libc::sched_param {
+        sched_priority: prio as i32,
+    };
+    // SAFETY: a plain system call on a valid, initialised sched_param.
+    let r = unsafe { libc::sched_setscheduler(tid, libc::SCHED_FIFO, &param) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
 /// Every capture file path (first halves) of the main and the extra recorders.
 fn extras_threads_and(main: &[CpuThread], extras: &[Recorder]) -> Vec<PathBuf> {
     main.iter()
@@ -736,6 +838,37 @@ impl Drop for Recorder {
     fn drop(&mut self) {
         self.teardown();
     }
+}
+
+/// Refuse, before anything is written, options that cannot work together or at all.
+fn check_options(cfg: &RecordConfig) -> Result<(), RecordError> {
+    let bad = |option: &str, detail: &str| {
+        Err(RecordError::BadOption {
+            option: option.into(),
+            detail: detail.into(),
+        })
+    };
+    if let Some(p) = cfg.rt_priority {
+        if !(1..=99).contains(&p) {
+            return bad(
+                &format!("-r {p}"),
+                "a real-time (SCHED_FIFO) priority is 1 to 99",
+            );
+        }
+    }
+    if cfg.func_stack && cfg.plugin.as_deref() != Some("function") {
+        return bad(
+            "--func-stack",
+            "stack traces of functions need the function tracer: add -p function (and -l to limit the functions)",
+        );
+    }
+    if cfg.ts_offset.is_some() && cfg.date {
+        return bad(
+            "--ts-offset",
+            "cannot be used with --date (both set the file's time offset); give one",
+        );
+    }
+    Ok(())
 }
 
 /// Refuse, before anything is written, the values the kernel would reject or misread;

@@ -10,10 +10,12 @@ use std::time::{Duration, Instant};
 use crate::endian::Endianness;
 use crate::event::{EventFormatter, FormatSource};
 use crate::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
+use crate::perf::machine::KallsymsSource;
 use crate::render::graph::{
     blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms,
     write_latency_header, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord,
 };
+use crate::render::tracecmd::{Cmdlines, DatCatalog, TimeFormat, TraceCmdRenderer, TraceCmdStyle};
 use crate::render::{json, CommonFields, Comms, FieldPairs, KernelStyle};
 use crate::ring::{
     load_cpu_files, page_layout, CpuStream, Entry, LiveReader, Merge, PageError, RawCpuData,
@@ -33,12 +35,53 @@ pub struct StreamOptions {
     pub events: Vec<String>,
     /// One JSON object per line instead of the kernel's `trace` lines.
     pub json: bool,
+    /// Live: `trace-cmd stream`'s lines (those of `trace-cmd report`, without its
+    /// `cpus=` line) instead of the kernel's `trace` lines.
+    pub tracecmd: bool,
     /// Only this CPU's buffer.
     pub cpu: Option<u32>,
     /// Omit the `# tracer:` header lines of a replay.
     pub no_header: bool,
     /// Live: stop after this many milliseconds (default: until `stop` is set).
     pub duration_ms: Option<u64>,
+    /// Live, record's `-f`: `(index into events, filter)`, the filter of that event.
+    pub filters: Vec<(usize, String)>,
+    /// Live, record's `-p`: tracer of the private instance.
+    pub plugin: Option<String>,
+    /// Live, record's `-l`: set_ftrace_filter entries.
+    pub ftrace_filter: Vec<String>,
+    /// Live, record's `-g`: set_graph_function entries.
+    pub graph_functions: Vec<String>,
+    /// Live, record's `-P`: only these pids' events (set_event_pid, set_ftrace_pid).
+    pub pids: Vec<u32>,
+    /// Live, record's `-c`: follow the children of the `-P` pids.
+    pub follow_children: bool,
+    /// Live: run this command (with its arguments) once tracing is on, and stop when it
+    /// ends.
+    pub command: Vec<String>,
+}
+
+impl StreamOptions {
+    /// Whether anything beyond events and output is asked for (a live tracefs only).
+    fn sets_up_more(&self) -> bool {
+        !self.filters.is_empty()
+            || self.plugin.is_some()
+            || !self.ftrace_filter.is_empty()
+            || !self.graph_functions.is_empty()
+            || !self.pids.is_empty()
+            || self.follow_children
+            || !self.command.is_empty()
+    }
+
+    /// Whether the stream sets up tracing of its own (events, a tracer, filters, pids),
+    /// in a private instance, instead of reading the top-level buffer as it is.
+    pub fn sets_up(&self) -> bool {
+        !self.events.is_empty()
+            || self.plugin.is_some()
+            || !self.ftrace_filter.is_empty()
+            || !self.graph_functions.is_empty()
+            || !self.pids.is_empty()
+    }
 }
 
 /// A stream that could not start or go on.
@@ -55,6 +98,20 @@ pub enum StreamError {
     Io(io::Error),
     /// The tree cannot be shown this way; the text says why.
     Unsupported(String),
+    /// The kernel refuses a function-tracing file (EPERM) a record option needs.
+    Refused {
+        /// The option (`-p function`, `-l`, ...).
+        what: String,
+        /// The refused file.
+        file: std::path::PathBuf,
+    },
+    /// The command given could not be started.
+    Command {
+        /// Its name.
+        name: String,
+        /// Why.
+        err: io::Error,
+    },
 }
 
 impl fmt::Display for StreamError {
@@ -65,6 +122,12 @@ impl fmt::Display for StreamError {
             StreamError::Tracefs(e) => write!(f, "{e}"),
             StreamError::Io(e) => write!(f, "{e}"),
             StreamError::Unsupported(why) => write!(f, "{why}"),
+            StreamError::Refused { what, file } => write!(
+                f,
+                "{what} needs function tracing, but the kernel refuses {} (EPERM); stream tracepoint events (-e) instead",
+                file.display()
+            ),
+            StreamError::Command { name, err } => write!(f, "running {name}: {err}"),
         }
     }
 }
@@ -103,6 +166,11 @@ pub fn stream(
 ) -> Result<i32, StreamError> {
     if t.is_live() {
         live(t, opts, stop, w, warn)
+    } else if opts.sets_up_more() {
+        Err(StreamError::Unsupported(format!(
+            "{}: a recorded tree: -f, -p, -l, -g, -P, -c and a command need a live tracefs",
+            t.root().display()
+        )))
     } else {
         replay(t, opts, w, warn)
     }
@@ -130,6 +198,8 @@ struct Printer<'w> {
     started: HashSet<u32>,
     /// Index of the current event in the whole buffer (the kernel's `iter->idx`).
     idx: u64,
+    /// Live in trace-cmd's style: the renderer of `trace-cmd report` lines.
+    tracecmd: Option<TraceCmdRenderer<'w, DatCatalog>>,
 }
 
 impl Printer<'_> {
@@ -159,7 +229,11 @@ impl Printer<'_> {
                         format!("##### CPU {} buffer started ####\n", rec.cpu).as_bytes(),
                     );
                 }
-                let known = if self.json {
+                let known = if let Some(tc) = self.tracecmd.as_mut() {
+                    // The renderer prints unknown events its own way, as trace-cmd does.
+                    tc.write_record(out, &rec, None);
+                    true
+                } else if self.json {
                     let schema = self.text.registry.as_ref().and_then(|reg| reg.of(&rec));
                     json::write_record(
                         out,
@@ -185,7 +259,9 @@ impl Printer<'_> {
                 }
             }
             Ok(Entry::Lost { cpu, ts, count }) => {
-                if self.json {
+                if let Some(tc) = &self.tracecmd {
+                    tc.write_dropped(out, cpu, count);
+                } else if self.json {
                     json::write_lost(out, cpu, ts, count);
                 } else if self.lost_to_stderr {
                     (self.warn)(lost_before_capture(cpu, count));
@@ -415,6 +491,7 @@ fn printer_for<'w>(
         annotate: false,
         started: HashSet::new(),
         idx: 0,
+        tracecmd: None,
     })
 }
 
@@ -666,6 +743,84 @@ fn write_trace_header(t: &Tracefs, style: &KernelStyle, out: &mut Vec<u8>) {
     style.write_header(out, tracer.trim(), entries, written, online.unwrap_or(cpus));
 }
 
+/// The event model of `trace-cmd report` for what `buffer` records: the formats of its
+/// enabled events and ftrace's, printk formats and kallsyms, from the live tracefs.
+fn tracecmd_catalog(
+    top: &Tracefs,
+    buffer: &Instance,
+    endian: Endianness,
+) -> Result<DatCatalog, StreamError> {
+    let events = crate::record::enabled_events(top, &buffer.rel(""))?;
+    let meta = crate::record::formats(top, &events)?;
+    let long_size = crate::event::HeaderPage::parse(&meta.header_page)
+        .map(|h| h.long_size())
+        .unwrap_or(8);
+    let kallsyms = top.host().kallsyms_with_addresses().unwrap_or_default();
+    Ok(DatCatalog::from_metadata(
+        &meta,
+        long_size,
+        endian,
+        KallsymsSource::text_of(kallsyms),
+    ))
+}
+
+/// Record's options in the private instance `inst`: tracer, function filters, pids,
+/// event filters, then the events.
+fn set_up(
+    inst: &Instance,
+    args: &StreamOptions,
+    targets: &[crate::tracefs::EventTarget],
+) -> Result<(), StreamError> {
+    use crate::tracefs::{AppendMode, FunctionFilter};
+    let refused = |what: &str, file: &str| {
+        let (what, path) = (what.to_string(), inst.path(file));
+        move |e: TracefsError| match e {
+            TracefsError::PermissionDenied { .. } => StreamError::Refused { what, file: path },
+            e => e.into(),
+        }
+    };
+    for (list, which, what) in [
+        (&args.ftrace_filter, FunctionFilter::Filter, "-l"),
+        (&args.graph_functions, FunctionFilter::GraphFunction, "-g"),
+    ] {
+        if !list.is_empty() {
+            let f: Vec<&str> = list.iter().map(String::as_str).collect();
+            inst.set_function_filter(which, &f, AppendMode::Append)
+                .map_err(refused(what, which.file()))?;
+        }
+    }
+    let function = args
+        .plugin
+        .as_deref()
+        .is_some_and(|p| p.starts_with("function"));
+    if !args.pids.is_empty() {
+        inst.set_event_pids(&args.pids, AppendMode::Truncate)?;
+        if args.follow_children {
+            inst.set_option("event-fork", true)?;
+        }
+        if function {
+            inst.set_ftrace_pids(&args.pids, AppendMode::Truncate)
+                .map_err(refused("-P with a function tracer", "set_ftrace_pid"))?;
+            if args.follow_children {
+                inst.set_option("function-fork", true)?;
+            }
+        }
+    }
+    if let Some(p) = &args.plugin {
+        inst.set_tracer(p)
+            .map_err(refused(&format!("-p {p}"), "current_tracer"))?;
+    }
+    for (i, target) in targets.iter().enumerate() {
+        for (_, f) in args.filters.iter().filter(|(n, _)| *n == i) {
+            for dir in target.dirs() {
+                inst.write_str(dir.join("filter"), f)?;
+            }
+        }
+        inst.set_target_enabled(target, true)?;
+    }
+    Ok(())
+}
+
 fn live(
     top: &Tracefs,
     args: &StreamOptions,
@@ -675,7 +830,7 @@ fn live(
 ) -> Result<i32, StreamError> {
     let layout = page_layout(top).map_err(StreamError::Layout)?;
     let mut private = None;
-    let buffer = if args.events.is_empty() {
+    let buffer = if !args.sets_up() {
         top.top()
     } else {
         let available = top.available_events()?;
@@ -684,13 +839,18 @@ fn live(
             .iter()
             .map(|spec| resolve_event(spec, &available))
             .collect::<Result<Vec<_>, _>>()?;
+        if let Some((_, f)) = args.filters.iter().find(|(i, _)| *i >= targets.len()) {
+            return Err(StreamError::Unsupported(format!(
+                "-f {f:?}: a filter belongs to the -e event before it; give that -e first"
+            )));
+        }
         let p = PrivateInstance::create(top, "stream")?;
         for note in p.notes() {
             warn(note.clone());
         }
-        for target in &targets {
-            p.instance().set_target_enabled(target, true)?;
-        }
+        // The instance is removed whole at the end (also when this fails half-way: the
+        // PrivateInstance is dropped), so nothing here needs restoring.
+        set_up(p.instance(), args, &targets)?;
         let it = p.instance().clone();
         private = Some(p);
         it
@@ -699,8 +859,23 @@ fn live(
     if let Ok(kb) = buffer.subbuf_size_kb() {
         layout.subbuf_size = kb as usize * 1024;
     }
+    let catalog = if args.tracecmd && !args.json {
+        Some(tracecmd_catalog(top, &buffer, layout.endian)?)
+    } else {
+        None
+    };
     let mut p = printer_for(&buffer, top, layout.endian, args, warn)?;
     p.learn = true;
+    if let Some(c) = &catalog {
+        let clock = buffer.read_string("trace_clock").unwrap_or_default();
+        let clock = crate::dat::selected_clock(&clock).unwrap_or_else(|| "local".into());
+        let style = TraceCmdStyle {
+            time: TimeFormat::for_clock(&clock, false, false),
+            ..TraceCmdStyle::default()
+        };
+        // trace-cmd stream starts with no comms: only the sched plugins name tasks.
+        p.tracecmd = Some(TraceCmdRenderer::new(c, style, Cmdlines::new()));
+    }
     let mut reader = LiveReader::open(&buffer, &layout, args.cpu)?;
     let cpus = reader.cpus();
     let mut bufs: Vec<Vec<u8>> = cpus.iter().map(|_| Vec::new()).collect();
@@ -709,8 +884,24 @@ fn live(
         .map(|ms| Instant::now() + Duration::from_millis(ms));
     let mut out = Vec::with_capacity(1 << 16);
     let mut last_cmdlines = Instant::now();
+    let mut child = match args.command.split_first() {
+        Some((name, rest)) => Some(
+            std::process::Command::new(name)
+                .args(rest)
+                .spawn()
+                .map_err(|err| StreamError::Command {
+                    name: name.clone(),
+                    err,
+                })?,
+        ),
+        None => None,
+    };
     loop {
-        let done = stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
+        let ended = child
+            .as_mut()
+            .is_some_and(|c| c.try_wait().ok().flatten().is_some());
+        let done =
+            ended || stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
         if !done {
             reader.wait(Duration::from_millis(100))?;
         }
@@ -747,6 +938,13 @@ fn live(
         }
     }
     drop(reader);
+    if let Some(mut c) = child {
+        // Stopped before the command ended (Ctrl-C, --duration-ms): it ends too.
+        if c.try_wait().ok().flatten().is_none() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
     if let Some(private) = private {
         let path = private.instance().path("");
         if let Err(e) = private.remove() {

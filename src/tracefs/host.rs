@@ -57,6 +57,9 @@ impl Tracefs {
     }
 }
 
+/// The switch of the kernel's function tracing (`-d`/`-D` of record).
+const FTRACE_ENABLED: &str = "/proc/sys/kernel/ftrace_enabled";
+
 /// The metadata of the kernel behind a root: this machine's for a live root, the tree's
 /// `host/` files for a recording.
 #[derive(Debug, Clone, Copy)]
@@ -105,6 +108,23 @@ impl Host<'_> {
             let _ = std::fs::write(knob, o.trim());
         }
         text
+    }
+
+    /// /proc/sys/kernel/ftrace_enabled (trimmed), live only.
+    pub fn ftrace_enabled(&self) -> Option<String> {
+        if !self.live {
+            return None;
+        }
+        std::fs::read_to_string(FTRACE_ENABLED)
+            .ok()
+            .map(|s| s.trim().to_string())
+    }
+
+    /// Write /proc/sys/kernel/ftrace_enabled (`0` stops every function-tracing user, also
+    /// outside tracefs). Refused on a recorded tree.
+    pub fn set_ftrace_enabled(&self, value: &str) -> Result<(), TracefsError> {
+        self.t.require_live("writing ftrace_enabled")?;
+        std::fs::write(FTRACE_ENABLED, value).map_err(|e| TracefsError::from_io(FTRACE_ENABLED, e))
     }
 
     /// `uname -a`-like line: `sysname nodename release version machine` (a tree's

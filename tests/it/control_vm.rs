@@ -122,3 +122,45 @@ done
         );
     }
 }
+
+/// `record --func-stack` needs the function tracer, which this host refuses: on the stock
+/// kernel the option is on while recording, the stacks reach the file, and nothing of it
+/// is left at the end.
+#[test]
+fn vm_record_func_stack() {
+    let Some(bin) = vm::binary() else { return };
+    let (status, out) = guest(
+        &bin,
+        r#"set -e
+T=/sys/kernel/tracing
+tracectl record -q -p function -l vfs_read --func-stack -o /tmp/f.dat sh -c \
+    'cat /sys/kernel/tracing/instances/tracectl-record-$PPID/options/func_stack_trace 2>/dev/null || cat /sys/kernel/tracing/options/func_stack_trace; cat /etc/hostname >/dev/null' > /out/during
+tracectl report /tmp/f.dat | head -200 > /out/report
+cat $T/options/func_stack_trace > /out/after_top
+cat $T/current_tracer > /out/tracer
+ls $T/instances > /out/instances
+tracectl record -q --func-stack -e sched -o /tmp/g.dat true 2> /out/nofunc_err || echo $? > /out/nofunc_rc
+"#,
+    );
+    let log = std::fs::read_to_string(out.path().join("guest.log")).unwrap_or_default();
+    assert_eq!(status, 0, "guest script failed:\n{log}");
+    assert_eq!(
+        file(&out, "during"),
+        "1\n",
+        "func_stack_trace is on while recording"
+    );
+    let report = file(&out, "report");
+    assert!(
+        report.contains("function:") && report.contains("vfs_read"),
+        "{report}"
+    );
+    assert!(
+        report.contains("kernel_stack:         <stack trace >") && report.contains("\n=> "),
+        "the function events come with their stacks:\n{report}"
+    );
+    assert_eq!(file(&out, "after_top"), "0\n");
+    assert_eq!(file(&out, "tracer"), "nop\n");
+    assert!(!file(&out, "instances").contains("tracectl-record"));
+    assert_ne!(file(&out, "nofunc_rc").trim(), "0");
+    assert!(file(&out, "nofunc_err").contains("--func-stack"));
+}

@@ -57,6 +57,20 @@ impl DatCatalog {
         c
     }
 
+    /// The catalog of metadata read from a live tracefs (`stream` in trace-cmd's style),
+    /// with the function map of `kallsyms` built when a format first needs a symbol.
+    pub fn from_metadata(
+        meta: &crate::dat::Metadata,
+        long_size: usize,
+        endian: Endianness,
+        kallsyms: KallsymsSource,
+    ) -> DatCatalog {
+        let mut c =
+            DatCatalog::formats(meta.all_formats(), &meta.printk_formats, long_size, endian);
+        c.functions_source = Some(kallsyms);
+        c
+    }
+
     /// Build the kernel's symbol table too, for [`DatCatalog::print_env`] in
     /// [`PrintStyle::Kernel`] (trace-cmd's text resolves symbols with the function map).
     pub fn load_kallsyms(&self, dat: &DatFile) {
