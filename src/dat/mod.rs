@@ -19,6 +19,7 @@
 
 mod compress;
 mod error;
+mod formats;
 mod input;
 mod options;
 mod pages;
@@ -29,6 +30,7 @@ mod writer;
 pub use compress::Compression;
 pub(crate) use error::OPEN;
 pub use error::{DatError, DatErrorKind};
+pub use formats::DatFormats;
 pub use options::{opt, DatOption, Options, ShiftSample, TimeShift};
 pub use pages::CpuPages;
 pub use reader::{
