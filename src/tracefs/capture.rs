@@ -15,7 +15,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::events::{parse_available_events, resolve_event, select_events, EventName, EventTarget};
+use super::events::{parse_available_events, select_events, EventName, EventTarget};
 use super::instance::Instance;
 use super::{AppendMode, FunctionFilter, Ledger, PrivateInstance, Tracefs, TracefsError};
 
@@ -615,11 +615,6 @@ fn write_host(
         write_dest(dest, "host/kallsyms.zst", &z)?;
         report.files += 1;
     }
-    match write_enums(dest, host.enum_values()) {
-        Ok(true) => report.files += 1,
-        Ok(false) => {}
-        Err(why) => report.skipped.push(("host/enums".into(), why)),
-    }
     let mut notes = String::new();
     notes.push_str(&format!(
         "date: {}\n",
@@ -697,152 +692,6 @@ mod tests {
     }
 }
 
-/// Write `host/enums` into a tree: the value of every enum constant that a copied `print fmt` names,
-/// from `known` (the kernel's values, [`super::Host::enum_values`]). Returns whether the file
-/// was written.
-pub fn write_enums(
-    dest: &Path,
-    known: Option<std::collections::HashMap<String, i64>>,
-) -> Result<bool, String> {
-    let mut wanted = std::collections::BTreeSet::new();
-    for (sys, is_dir) in list_dir(&dest.join("events")) {
-        if !is_dir {
-            continue;
-        }
-        for (ev, is_dir) in list_dir(&dest.join("events").join(&sys)) {
-            if let (true, Ok(text)) = (
-                is_dir,
-                fs::read_to_string(dest.join("events").join(&sys).join(&ev).join("format")),
-            ) {
-                wanted.extend(print_fmt_identifiers(&text).into_iter().map(String::from));
-            }
-        }
-    }
-    if wanted.is_empty() {
-        return Ok(false);
-    }
-    let known = known.ok_or("the kernel's enum values are unknown (no /sys/kernel/btf/vmlinux)")?;
-    let mut lines: Vec<String> = known
-        .into_iter()
-        .filter(|(n, _)| wanted.contains(n))
-        .map(|(n, v)| format!("{n} {v}\n"))
-        .collect();
-    lines.sort();
-    lines.dedup();
-    if lines.is_empty() {
-        return Ok(false);
-    }
-    write_dest(dest, "host/enums", lines.concat().as_bytes()).map_err(|e| e.to_string())?;
-    Ok(true)
-}
-
-/// The formats of `events` whose `print fmt` names enum constants the kernel left
-/// unresolved, with their values filled in from the tree's `host/enums` (or, live, from
-/// /sys/kernel/btf/vmlinux), as the kernel does for the enums it knows: `(system, format
-/// text)` pairs for the caller's registry. A tree without `host/enums` keeps the
-/// constants as the kernel printed them (a tree's metadata comes only from the tree).
-///
-/// Only the events matching `specs` are looked at (`-e` specs as in [`resolve_event`];
-/// empty: every event), which spares a live root reading thousands of format files.
-pub fn enum_resolved_formats(
-    t: &Tracefs,
-    events: &[EventName],
-    specs: &[String],
-) -> Vec<(String, String)> {
-    // Specs that match nothing select nothing here: their error belongs to the caller.
-    let wanted: Vec<EventTarget> = specs
-        .iter()
-        .filter_map(|spec| resolve_event(spec, events).ok())
-        .collect();
-    // Only formats whose print fmt names a bare identifier can need a value; the BTF
-    // (megabytes) is read only when there is one.
-    let candidates: Vec<(String, String)> = events
-        .iter()
-        .filter(|e| specs.is_empty() || wanted.iter().any(|t| t.covers(&e.system, &e.name)))
-        .map(|e| (e.system.clone(), e.name.clone()))
-        .filter_map(|(system, name)| {
-            let text = t
-                .read_string(format!("events/{system}/{name}/format"))
-                .ok()?;
-            (!print_fmt_identifiers(&text).is_empty()).then_some((system, text))
-        })
-        .collect();
-    let mut out = Vec::new();
-    if candidates.is_empty() {
-        return out;
-    }
-    // A tree's values come from its host/enums only (a tree without one leaves the
-    // constants as the kernel printed them); a live root's from the running kernel.
-    let Some(enums) = t.host().enum_values() else {
-        return out;
-    };
-    if enums.is_empty() {
-        return out;
-    }
-    for (system, text) in candidates {
-        if let Some(fixed) = substitute_enums(&text, &enums) {
-            out.push((system, fixed));
-        }
-    }
-    out
-}
-
-/// Byte ranges in `s` (a `print fmt` argument list) of the identifiers it uses outside
-/// string literals, `REC->` field accesses and function calls: the candidates for enum
-/// constants.
-fn bare_identifier_spans(s: &str) -> Vec<(usize, usize)> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            q @ (b'"' | b'\'') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let st = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                let after_arrow =
-                    st >= 2 && &b[st - 2..st] == b"->" || st >= 1 && b[st - 1] == b'.';
-                let mut j = i;
-                while j < b.len() && b[j] == b' ' {
-                    j += 1;
-                }
-                let call_or_rec = j < b.len() && (b[j] == b'(' || b[j..].starts_with(b"->"));
-                if !after_arrow && !call_or_rec {
-                    out.push((st, i));
-                }
-            }
-            c if c.is_ascii_digit() => {
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
-                    i += 1;
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    out
-}
-
-/// The identifiers a `print fmt` uses outside string literals, `REC->` field accesses and
-/// function calls: the candidates for enum constants.
-pub fn print_fmt_identifiers(format_text: &str) -> Vec<&str> {
-    let Some(start) = format_text.find("print fmt:") else {
-        return Vec::new();
-    };
-    let s = &format_text[start + "print fmt:".len()..];
-    bare_identifier_spans(s)
-        .into_iter()
-        .map(|(a, b)| &s[a..b])
-        .collect()
-}
-
 /// `host/enums` text: `NAME VALUE` lines.
 pub fn parse_enums(text: &str) -> std::collections::HashMap<String, i64> {
     text.lines()
@@ -851,52 +700,4 @@ pub fn parse_enums(text: &str) -> std::collections::HashMap<String, i64> {
             Some((n.to_string(), v.trim().parse().ok()?))
         })
         .collect()
-}
-
-/// The format text with every enum constant of its `print fmt` replaced by its value, as
-/// the kernel itself does for the enums it knows (`TRACE_DEFINE_ENUM`). None when the
-/// text names no constant of `enums`.
-pub fn substitute_enums(
-    format_text: &str,
-    enums: &std::collections::HashMap<String, i64>,
-) -> Option<String> {
-    let start = format_text.find("print fmt:")? + "print fmt:".len();
-    let (head, s) = format_text.split_at(start);
-    let mut out = String::with_capacity(format_text.len());
-    out.push_str(head);
-    let mut changed = false;
-    let mut copied = 0;
-    for (st, end) in bare_identifier_spans(s) {
-        if let Some(v) = enums.get(&s[st..end]) {
-            out.push_str(&s[copied..st]);
-            out.push_str(&v.to_string());
-            copied = end;
-            changed = true;
-        }
-    }
-    out.push_str(&s[copied..]);
-    changed.then_some(out)
-}
-
-#[cfg(test)]
-mod enum_tests {
-    use super::*;
-
-    const FMT: &str = "name: writeback_dirty_inode\nID: 1\nformat:\n\tfield:unsigned long state;\toffset:8;\tsize:8;\tsigned:0;\n\n\
-print fmt: \"state=%s x=%d\", __print_flags(REC->state, \"|\", {I_DIRTY_SYNC, \"I_DIRTY_SYNC\"}, {I_DIRTY_PAGES, \"I_DIRTY_PAGES\"}), REC->I_DIRTY_SYNC + sizeof(long)\n";
-
-    #[test]
-    fn finds_and_replaces_enum_constants_only() {
-        let ids = print_fmt_identifiers(FMT);
-        assert_eq!(ids, vec!["I_DIRTY_SYNC", "I_DIRTY_PAGES", "long"]);
-        let enums = parse_enums("I_DIRTY_SYNC 16\nI_DIRTY_PAGES 64\n");
-        let out = substitute_enums(FMT, &enums).unwrap();
-        assert!(
-            out.ends_with(
-                "print fmt: \"state=%s x=%d\", __print_flags(REC->state, \"|\", {16, \"I_DIRTY_SYNC\"}, {64, \"I_DIRTY_PAGES\"}), REC->I_DIRTY_SYNC + sizeof(long)\n"
-            ),
-            "{out}"
-        );
-        assert_eq!(substitute_enums(FMT, &parse_enums("OTHER 1\n")), None);
-    }
 }
