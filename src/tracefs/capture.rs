@@ -691,13 +691,3 @@ mod tests {
         assert!(msg.contains("sched:sched_switch"), "{msg}");
     }
 }
-
-/// `host/enums` text: `NAME VALUE` lines.
-pub fn parse_enums(text: &str) -> std::collections::HashMap<String, i64> {
-    text.lines()
-        .filter_map(|l| {
-            let (n, v) = l.split_once(' ')?;
-            Some((n.to_string(), v.trim().parse().ok()?))
-        })
-        .collect()
-}
