@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use tracectl::dat::DatFile;
+use tracectl::dat::{DatFile, DatFormats};
 use tracectl::event::{FieldValue, Registry};
 use tracectl::render::tracecmd::{DatSource, RecordSource};
 
@@ -15,10 +15,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("usage: read_dat FILE.dat")?;
     let dat = DatFile::open(&path)?;
     // The formats inside the file, parsed when an event is first met.
-    let mut registry = Registry::new(dat.long_size(), dat.endian());
-    for (system, text) in dat.all_formats() {
-        registry.add_format_lazy(system, text)?;
-    }
+    let registry =
+        Registry::from_source_as(&DatFormats::of_dat(&dat), dat.long_size(), dat.endian())?;
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     let mut longest_comm = String::new();
     let mut source = DatSource::open(&dat, 0)?;

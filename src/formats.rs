@@ -3,7 +3,8 @@
 //! The event model ([`crate::event::Registry`]) reads `format` texts and the metadata
 //! printing needs (kallsyms, `printk_formats`, the kernel config) through
 //! [`FormatSource`], so it depends on no particular container: a tracefs root (live or a
-//! fixture tree) implements it in `tracefs`, and a trace.dat or perf.data can too.
+//! fixture tree) implements it in `tracefs`, a trace.dat's or perf.data's formats in
+//! `dat` (`DatFormats`).
 
 use std::error::Error;
 use std::fmt;

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
-use tracectl::tracefs::capture::{capture, CaptureOptions};
+use tracectl::session::capture;
+use tracectl::tracefs::capture::CaptureOptions;
 
 use super::common::Context;
 

@@ -5,7 +5,7 @@ use std::io;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
-use tracectl::session::stream::{stream, StreamError, StreamOptions};
+use tracectl::session::stream::{stream, StreamError, StreamOptions, StreamWarning};
 
 use super::common::Context;
 
@@ -133,7 +133,12 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     };
     let stdout = io::stdout();
     let mut w = stdout.lock();
-    let mut warn = |m: String| eprintln!("tracectl: {m}");
+    // An event whose records cannot be decoded is flagged as a warning; the other
+    // problems are reported as they are.
+    let mut warn = |w: StreamWarning| match w {
+        StreamWarning::UnknownEvent { .. } => eprintln!("tracectl: warning: {w}"),
+        _ => eprintln!("tracectl: {w}"),
+    };
     match stream(&tracefs, &opts, stop, &mut w, &mut warn) {
         Ok(code) => Ok(code),
         // A broken pipe ends the command quietly: keep it an io::Error for main to see.

@@ -21,6 +21,7 @@ mod compress;
 mod convert;
 mod dump;
 mod error;
+mod formats;
 mod input;
 mod options;
 mod pages;
@@ -33,6 +34,7 @@ pub use convert::convert_dat;
 pub use dump::{dump, DumpError, DumpSelect};
 pub(crate) use error::OPEN;
 pub use error::{DatError, DatErrorKind};
+pub use formats::DatFormats;
 pub use options::{opt, DatOption, Options, ShiftSample, TimeShift};
 pub use pages::CpuPages;
 pub use reader::{

@@ -83,6 +83,16 @@ impl fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
+/// Where the text after a format's `print fmt:` starts: the line that begins with it (the
+/// print fmt is last and may span lines).
+pub(crate) fn print_fmt_start(format_text: &str) -> Option<usize> {
+    const KEY: &str = "print fmt:";
+    if format_text.starts_with(KEY) {
+        return Some(KEY.len());
+    }
+    format_text.find("\nprint fmt:").map(|i| i + 1 + KEY.len())
+}
+
 /// An event's layout and its compiled `print fmt`, built once per event id.
 #[derive(Debug, Clone)]
 pub struct Schema {
@@ -121,14 +131,11 @@ impl Schema {
         let mut fields = Vec::new();
         let mut print_fmt = None;
         // The print fmt is last and may span lines (a format string with a raw newline).
-        let (head, fmt_rest) = match format_text.find("\nprint fmt:") {
+        let (head, fmt_rest) = match print_fmt_start(format_text) {
             Some(i) => (
-                &format_text[..i + 1],
-                Some(&format_text[i + 1 + "print fmt:".len()..]),
+                &format_text[..i - "print fmt:".len()],
+                Some(&format_text[i..]),
             ),
-            None if format_text.starts_with("print fmt:") => {
-                ("", Some(&format_text["print fmt:".len()..]))
-            }
             None => (format_text, None),
         };
         if let Some(rest) = fmt_rest {

@@ -35,6 +35,7 @@
 //! ```
 
 mod constants;
+mod enums;
 mod expr;
 mod filter;
 mod format;
@@ -49,6 +50,7 @@ pub(crate) mod symbols;
 
 use crate::endian::Endianness;
 pub use crate::formats::FormatSource;
+pub use enums::{print_fmt_identifiers, substitute_enums};
 pub use filter::{check_filter, check_filter_for, FilterSyntaxError};
 pub use format::{Field, FieldClass, FieldKind, FieldSpec, FieldValue, FormatError, Schema};
 pub use header::{HeaderEvent, HeaderPage, HeaderPageError};

@@ -102,7 +102,19 @@ impl Registry {
         source: &S,
         long_size: usize,
     ) -> Result<Registry, RegistryError> {
-        let mut reg = Registry::new(long_size, Endianness::NATIVE);
+        Registry::from_source_as(source, long_size, Endianness::NATIVE)
+    }
+
+    /// Index every event of a source whose kernel's long size and byte order are known
+    /// apart from it (a trace.dat's or a perf.data's formats, [`crate::dat::DatFormats`]).
+    /// Only names and ids are read now; a format is parsed the first time its event is
+    /// asked for.
+    pub fn from_source_as<S: FormatSource + Clone + 'static>(
+        source: &S,
+        long_size: usize,
+        endian: Endianness,
+    ) -> Result<Registry, RegistryError> {
+        let mut reg = Registry::new(long_size, endian);
         let names = source.events().map_err(RegistryError::Source)?;
         for (system, name) in names {
             // events/ftrace/* have no `id` file: the ID is only in the format.
@@ -141,27 +153,6 @@ impl Registry {
             schema: OnceLock::from(Ok(schema)),
         };
         let (i, _) = self.entries.insert_full(key, entry);
-        self.by_id[id as usize] = i as u32 + 1;
-        Ok(id)
-    }
-
-    /// Register one format text to be parsed the first time its event is asked for: only
-    /// its `name:` and `ID:` lines are read now. A trace.dat holds every format of the
-    /// systems it recorded (hundreds), of which a report usually meets a few dozen. A text
-    /// without those two lines is parsed at once, for its error.
-    pub fn add_format_lazy(&mut self, system: &str, text: &str) -> Result<u16, FormatError> {
-        let (name, id) = Schema::name_and_id(text);
-        let (Some(name), Some(id)) = (name.filter(|n| !n.is_empty()), id) else {
-            return self.add_format(system, text);
-        };
-        let entry = Entry {
-            system: system.to_string(),
-            name: name.to_string(),
-            id: Some(id),
-            source: Source::Text(text.to_string()),
-            schema: OnceLock::new(),
-        };
-        let (i, _) = self.entries.insert_full(format!("{system}:{name}"), entry);
         self.by_id[id as usize] = i as u32 + 1;
         Ok(id)
     }
@@ -230,8 +221,8 @@ impl Registry {
         self.get(rec.event_id(self.endian)?)
     }
 
-    /// Every known event as `(system, name, id)`, sorted by system and name for a tracefs
-    /// root, else in insertion order.
+    /// Every known event as `(system, name, id)` in the source's order (sorted by system
+    /// and name for a tracefs root, file order for a trace.dat), then those added.
     pub fn events(&self) -> impl Iterator<Item = (&str, &str, Option<u16>)> {
         self.entries
             .values()

@@ -156,6 +156,7 @@ pub fn graph(
             let gopts = capture
                 .text_options
                 .unwrap_or_else(|| TextOptions::from_instance(inst));
+            let mut warn = |w: super::stream::StreamWarning| warn(w.to_string());
             graph_pages(t, data, gopts, true, &mut output, &mut warn).map_err(stream_error)?;
         }
         _ => {

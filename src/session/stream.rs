@@ -162,7 +162,7 @@ pub fn stream(
     opts: &StreamOptions,
     stop: &AtomicBool,
     w: &mut dyn Write,
-    warn: &mut dyn FnMut(String),
+    warn: &mut dyn FnMut(StreamWarning),
 ) -> Result<i32, StreamError> {
     if t.is_live() {
         live(t, opts, stop, w, warn)
@@ -178,7 +178,7 @@ pub fn stream(
 
 /// Everything needed to print records of one buffer.
 struct Printer<'w> {
-    warn: &'w mut dyn FnMut(String),
+    warn: &'w mut dyn FnMut(StreamWarning),
     style: KernelStyle,
     comms: Comms,
     /// The event model: print-fmt text exactly as the kernel prints it.
@@ -252,7 +252,7 @@ impl Printer<'_> {
                     if let Some(id) = rec.event_id(self.style.endian) {
                         if let Some(why) = self.text.why_unknown(id) {
                             if self.lost_unknown_ids.insert(id) {
-                                (self.warn)(format!("warning: {why}"));
+                                (self.warn)(StreamWarning::UnknownEvent { id, reason: why });
                             }
                         }
                     }
@@ -264,7 +264,7 @@ impl Printer<'_> {
                 } else if self.json {
                     json::write_lost(out, cpu, ts, count);
                 } else if self.lost_to_stderr {
-                    (self.warn)(lost_before_capture(cpu, count));
+                    (self.warn)(StreamWarning::Lost { cpu, count });
                 } else {
                     self.style.write_lost(out, cpu, count);
                 }
@@ -272,7 +272,7 @@ impl Printer<'_> {
             Err(e) => {
                 self.errors += 1;
                 if self.errors <= 20 {
-                    (self.warn)(e.to_string());
+                    (self.warn)(StreamWarning::Malformed(e.to_string()));
                 }
             }
         }
@@ -378,12 +378,14 @@ impl EventText {
     }
 
     /// One stderr line per event type whose text fell back to `field=value` pairs.
-    fn report_fallbacks(&self, warn: &mut dyn FnMut(String)) {
+    fn report_fallbacks(&self, warn: &mut dyn FnMut(StreamWarning)) {
         if let Some(reg) = &self.registry {
             for (event, why, n) in reg.fallback_report() {
-                warn(format!(
-                    "{event}: {n} record(s) printed as field=value ({why})"
-                ));
+                warn(StreamWarning::Fallback {
+                    event: event.to_string(),
+                    why: why.to_string(),
+                    count: n,
+                });
             }
         }
     }
@@ -393,7 +395,7 @@ impl EventText {
         t: &Tracefs,
         endian: Endianness,
         specs: &[String],
-        warn: &mut dyn FnMut(String),
+        warn: &mut dyn FnMut(StreamWarning),
     ) -> EventText {
         let (registry, fields_only) = match Registry::from_source(t) {
             Ok(mut r) => {
@@ -401,7 +403,9 @@ impl EventText {
                 (Some(r), false)
             }
             Err(e) => {
-                warn(format!("{e}; printing events as field=value pairs"));
+                warn(StreamWarning::Note(format!(
+                    "{e}; printing events as field=value pairs"
+                )));
                 // The formats still give names and fields; `long` is taken as 8 bytes.
                 (Registry::from_source_with_long_size(t, 8).ok(), true)
             }
@@ -468,7 +472,7 @@ fn printer_for<'w>(
     meta: &Tracefs,
     endian: Endianness,
     args: &StreamOptions,
-    warn: &'w mut dyn FnMut(String),
+    warn: &'w mut dyn FnMut(StreamWarning),
 ) -> Result<Printer<'w>, StreamError> {
     let mut comms =
         Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
@@ -499,7 +503,7 @@ fn replay(
     t: &Tracefs,
     args: &StreamOptions,
     w: &mut dyn Write,
-    warn: &mut dyn FnMut(String),
+    warn: &mut dyn FnMut(StreamWarning),
 ) -> Result<i32, StreamError> {
     let layout = page_layout(t).map_err(StreamError::Layout)?;
     let data = load_cpu_files(t, args.cpu)?;
@@ -540,7 +544,7 @@ fn replay(
         p.text.report_fallbacks(&mut *p.warn);
     }
     if p.errors > 0 {
-        (p.warn)(format!("{} malformed sub-buffer(s) skipped", p.errors));
+        (p.warn)(StreamWarning::MalformedTotal(p.errors));
         return Ok(1);
     }
     Ok(0)
@@ -556,7 +560,7 @@ pub(crate) fn graph_pages(
     gopts: GraphOptions,
     header: bool,
     out: &mut Vec<u8>,
-    warn: &mut dyn FnMut(String),
+    warn: &mut dyn FnMut(StreamWarning),
 ) -> Result<i32, StreamError> {
     let layout = page_layout(t).map_err(StreamError::Layout)?;
     let mut p = printer_for(&t.top(), t, layout.endian, &StreamOptions::default(), warn)?;
@@ -635,11 +639,11 @@ fn replay_graph<'a>(
                     });
                 }
             }
-            Ok(Entry::Lost { cpu, count, .. }) => (p.warn)(lost_before_capture(cpu, count)),
+            Ok(Entry::Lost { cpu, count, .. }) => (p.warn)(StreamWarning::Lost { cpu, count }),
             Err(e) => {
                 p.errors += 1;
                 if p.errors <= 20 {
-                    (p.warn)(e.to_string());
+                    (p.warn)(StreamWarning::Malformed(e.to_string()));
                 }
             }
         }
@@ -704,7 +708,7 @@ fn replay_graph<'a>(
     };
     r.render(&recs, &mut comment, out);
     if p.errors > 0 {
-        (p.warn)(format!("{} malformed sub-buffer(s) skipped", p.errors));
+        (p.warn)(StreamWarning::MalformedTotal(p.errors));
         return Ok(1);
     }
     Ok(0)
@@ -826,7 +830,7 @@ fn live(
     args: &StreamOptions,
     stop: &AtomicBool,
     w: &mut dyn Write,
-    warn: &mut dyn FnMut(String),
+    warn: &mut dyn FnMut(StreamWarning),
 ) -> Result<i32, StreamError> {
     let layout = page_layout(top).map_err(StreamError::Layout)?;
     let mut private = None;
@@ -846,7 +850,7 @@ fn live(
         }
         let p = PrivateInstance::create(top, "stream")?;
         for note in p.notes() {
-            warn(note.clone());
+            warn(StreamWarning::Note(note.clone()));
         }
         // The instance is removed whole at the end (also when this fails half-way: the
         // PrivateInstance is dropped), so nothing here needs restoring.
@@ -948,10 +952,10 @@ fn live(
     if let Some(private) = private {
         let path = private.instance().path("");
         if let Err(e) = private.remove() {
-            (p.warn)(format!(
+            (p.warn)(StreamWarning::Note(format!(
                 "could not remove {}: {e}; remove it with rmdir",
                 path.display()
-            ));
+            )));
         }
     }
     if !p.json {
@@ -960,11 +964,68 @@ fn live(
     Ok(0)
 }
 
-/// The line for events overwritten before a capture was read (the kernel's `trace` text
-/// has no line for them).
-fn lost_before_capture(cpu: u32, count: Option<u64>) -> String {
-    match count {
-        Some(n) => format!("cpu{cpu}: {n} events were overwritten before the capture"),
-        None => format!("cpu{cpu}: events were overwritten before the capture"),
+/// A problem that does not stop a stream, handed to the caller to show; its `Display` is
+/// the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamWarning {
+    /// Records of event `id` print as `<unknown event id N>`: the source has no format for
+    /// it, or its format does not parse; `reason` says which and names the event.
+    UnknownEvent {
+        /// The event id the records carry.
+        id: u16,
+        /// Why the id has no usable format.
+        reason: String,
+    },
+    /// Events of `cpu` were overwritten before the capture was read (the kernel's `trace`
+    /// text has no line for them); `count` when the sub-buffer header stored it.
+    Lost {
+        /// The CPU whose buffer overran.
+        cpu: u32,
+        /// How many events, when known.
+        count: Option<u64>,
+    },
+    /// A sub-buffer that could not be decoded (the first 20 are reported one by one).
+    Malformed(String),
+    /// How many sub-buffers were skipped as malformed in all.
+    MalformedTotal(u64),
+    /// `count` records of `event` printed as `field=value` pairs instead of through their
+    /// `print fmt`, and why.
+    Fallback {
+        /// `system:name`.
+        event: String,
+        /// Why the `print fmt` could not be used.
+        why: String,
+        /// Records printed that way.
+        count: u64,
+    },
+    /// Anything else: an unusable `header_page`, a note on the private instance, an
+    /// instance that could not be removed.
+    Note(String),
+}
+
+impl fmt::Display for StreamWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamWarning::UnknownEvent { reason, .. } => write!(f, "{reason}"),
+            StreamWarning::Lost {
+                cpu,
+                count: Some(n),
+            } => write!(
+                f,
+                "cpu{cpu}: {n} events were overwritten before the capture"
+            ),
+            StreamWarning::Lost { cpu, count: None } => {
+                write!(f, "cpu{cpu}: events were overwritten before the capture")
+            }
+            StreamWarning::Malformed(e) | StreamWarning::Note(e) => write!(f, "{e}"),
+            StreamWarning::MalformedTotal(n) => write!(f, "{n} malformed sub-buffer(s) skipped"),
+            StreamWarning::Fallback { event, why, count } => {
+                write!(
+                    f,
+                    "{event}: {count} record(s) printed as field=value ({why})"
+                )
+            }
+        }
     }
 }

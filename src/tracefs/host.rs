@@ -199,7 +199,7 @@ impl Host<'_> {
             return Some(crate::btf::enums(&btf).ok()?.into_iter().collect());
         }
         let text = String::from_utf8_lossy(&self.tree_file("enums")?).into_owned();
-        Some(super::capture::parse_enums(&text))
+        Some(parse_enums(&text))
     }
 
     /// This machine's page size for a live root; None for a tree (which does not record
@@ -213,6 +213,16 @@ impl Host<'_> {
             .flatten()
             .map(|v| v as u32)
     }
+}
+
+/// `host/enums` text: `NAME VALUE` lines.
+fn parse_enums(text: &str) -> std::collections::HashMap<String, i64> {
+    text.lines()
+        .filter_map(|l| {
+            let (n, v) = l.split_once(' ')?;
+            Some((n.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -124,3 +124,44 @@ fn a_tree_without_host_enums_from_the_running_kernel_uses_its_btf() {
         "replay differs from the kernel's trace text"
     );
 }
+
+#[test]
+fn a_format_that_does_not_parse_is_named_once_and_the_other_events_print() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&tree("linux-6.18-sched-irq"), dir.path());
+    let fmt = dir.path().join("events/sched/sched_wakeup/format");
+    let text = std::fs::read_to_string(&fmt).unwrap();
+    assert!(text.contains("offset:24;"));
+    std::fs::write(&fmt, text.replace("offset:24;", "offset:xx;")).unwrap();
+    let out = stream(dir.path(), &["--no-header"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains("events/sched/sched_wakeup/format")
+            && warnings[0].contains("`offset:xx` is not a number")
+            && warnings[0].contains("<unknown event id 374>"),
+        "{err}"
+    );
+    // Every other event prints exactly as the kernel's `trace` text.
+    let got = String::from_utf8(out.stdout).unwrap();
+    let kernel = std::fs::read_to_string(dir.path().join("trace")).unwrap();
+    let want: Vec<&str> = kernel
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.contains(": sched_wakeup: "))
+        .collect();
+    let others: Vec<&str> = got
+        .lines()
+        .filter(|l| !l.ends_with("<unknown event id 374>"))
+        .collect();
+    assert!(want.len() > 100);
+    assert_eq!(others, want);
+    assert_eq!(
+        got.lines().count() - others.len(),
+        kernel
+            .lines()
+            .filter(|l| l.contains(": sched_wakeup: "))
+            .count()
+    );
+}

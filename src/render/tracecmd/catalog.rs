@@ -1,7 +1,7 @@
 //! The event model seen through [`Catalog`]: schemas from a trace.dat's format texts,
 //! kallsyms and printk formats from its sections.
 
-use crate::dat::{DatFile, TracingData};
+use crate::dat::{DatFile, DatFormats, TracingData};
 use crate::endian::Endianness;
 use crate::event::{Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema};
 use crate::perf::machine::KallsymsSource;
@@ -34,7 +34,7 @@ impl DatCatalog {
     /// decoding can start at once.
     pub fn from_dat(dat: &DatFile) -> DatCatalog {
         let mut c = DatCatalog::formats(
-            dat.all_formats(),
+            &DatFormats::of_dat(dat),
             dat.printk_formats(),
             dat.long_size(),
             dat.endian(),
@@ -48,7 +48,7 @@ impl DatCatalog {
     /// would use for the file), built when a format first needs a symbol.
     pub fn from_tracing_data(td: &TracingData, kallsyms: KallsymsSource) -> DatCatalog {
         let mut c = DatCatalog::formats(
-            td.sections.all_formats(),
+            &DatFormats::of_metadata(&td.sections),
             &td.sections.printk_formats,
             td.long_size(),
             td.endian,
@@ -65,8 +65,12 @@ impl DatCatalog {
         endian: Endianness,
         kallsyms: KallsymsSource,
     ) -> DatCatalog {
-        let mut c =
-            DatCatalog::formats(meta.all_formats(), &meta.printk_formats, long_size, endian);
+        let mut c = DatCatalog::formats(
+            &DatFormats::of_metadata(meta),
+            &meta.printk_formats,
+            long_size,
+            endian,
+        );
         c.functions_source = Some(kallsyms);
         c
     }
@@ -92,19 +96,23 @@ impl DatCatalog {
     }
 
     /// The catalog without its symbol tables.
-    fn formats<'f>(
-        formats: impl Iterator<Item = (&'f str, &'f str)>,
+    fn formats(
+        formats: &DatFormats,
         printk: &str,
         long_size: usize,
         endian: Endianness,
     ) -> DatCatalog {
-        let mut registry = Registry::new(long_size, endian);
-        let mut format_errors = Vec::new();
-        for (system, text) in formats {
-            if let Err(e) = registry.add_format_lazy(system, text) {
-                format_errors.push((system.to_string(), e.to_string()));
-            }
-        }
+        // The source's listing cannot fail.
+        let registry = Registry::from_source_as(formats, long_size, endian)
+            .unwrap_or_else(|_| Registry::new(long_size, endian));
+        // Formats without a name or ID are never indexed: parsed here for their error.
+        let format_errors = formats
+            .unnamed()
+            .filter_map(|(system, text)| {
+                let e = Schema::parse(system, text, long_size).err()?;
+                Some((system.to_string(), e.to_string()))
+            })
+            .collect();
         let ids: Vec<(u16, String, String)> = registry
             .events()
             .filter_map(|(s, n, id)| Some((id?, s.to_string(), n.to_string())))
