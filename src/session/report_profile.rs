@@ -9,7 +9,7 @@
 //! * event pairs are timed from start to end per task: `irq_handler_entry`/`exit` (by
 //!   `irq`, same CPU), `softirq_raise`/`entry` and `softirq_entry`/`exit` (by `vec`, same
 //!   CPU), `raw_syscalls:sys_enter`/`sys_exit` (by `id`), `funcgraph_entry`/`exit` (by
-//!   `func`). With `-G` the irq pairs belong to a per-CPU "Global CPU[N] Events" task;
+//!   `func`). With `-G` the irq pairs belong to a per-CPU `Global CPU[N] Events` task;
 //! * `sched_switch` starts the switched-out task's wait (keyed by its `prev_state`); a
 //!   `sched_wakeup` of a sleeping task ends it (the task's blocked time) and starts the
 //!   wakeup latency, which the `sched_switch` to it ends; a preempted task's wait ends
