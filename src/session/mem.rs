@@ -323,8 +323,9 @@ fn name_bucket(name: &str) -> u32 {
     trace_hash(u32::from_le_bytes(key)) & 0xfff
 }
 
-/// The integer hash trace-cmd's tables use (after Paul Hsieh's SuperFastHash).
-fn trace_hash(val: u32) -> u32 {
+/// The integer hash trace-cmd's tables use (after Paul Hsieh's SuperFastHash); its
+/// bucket order is the order trace-cmd prints ties in (`mem`, `report -w`).
+pub(crate) fn trace_hash(val: u32) -> u32 {
     let mut hash: u32 = 12_546_869;
     hash = hash.wrapping_add(val & 0xffff);
     let tmp = (val >> 16) ^ hash;

@@ -17,6 +17,7 @@
 //!   time of their switch, then the same for the real-time tasks alone when there were
 //!   any.
 
+use super::mem::trace_hash;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
@@ -125,22 +126,6 @@ fn id_of(catalog: &dyn Catalog, system: &str, name: &str) -> Option<u16> {
         .into_iter()
         .find(|(_, s, n)| *s == system && *n == name)
         .map(|(id, _, _)| id)
-}
-
-/// trace-cmd's integer hash (`trace_hash`), which keys its table of waiting tasks.
-fn trace_hash(val: u32) -> u32 {
-    let mut hash: u32 = 12_546_869;
-    hash = hash.wrapping_add(val & 0xffff);
-    let tmp = (val >> 16) ^ hash;
-    hash = (hash << 16) ^ tmp;
-    hash = hash.wrapping_add(hash >> 11);
-    hash ^= hash << 3;
-    hash = hash.wrapping_add(hash >> 5);
-    hash ^= hash << 4;
-    hash = hash.wrapping_add(hash >> 17);
-    hash ^= hash << 25;
-    hash = hash.wrapping_add(hash >> 6);
-    hash
 }
 
 /// A number field as libtraceevent reads one: sizes 1, 2, 4 and 8 only.
