@@ -181,6 +181,40 @@ pub struct RecordSummary {
     pub warnings: Vec<String>,
 }
 
+/// A thread made with the capture threads (so that its own reads are kept out of the
+/// trace like theirs) that reads `/proc/kallsyms` once told to.
+struct KallsymsThread {
+    go: Option<std::sync::mpsc::Sender<()>>,
+    handle: std::thread::JoinHandle<Option<String>>,
+    tid: Option<i32>,
+}
+
+impl KallsymsThread {
+    fn spawn(t: Tracefs) -> KallsymsThread {
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let (tid_tx, tid_rx) = std::sync::mpsc::sync_channel(1);
+        let handle = std::thread::spawn(move || {
+            let _ = tid_tx.send(nix::unistd::gettid().as_raw());
+            // Told to go, or dropped unused (then nothing is read).
+            wait.recv().ok()?;
+            t.host().kallsyms_with_addresses()
+        });
+        KallsymsThread {
+            go: Some(go),
+            handle,
+            tid: tid_rx.recv().ok(),
+        }
+    }
+
+    /// The symbols, if the thread was told to read them.
+    fn join(mut self) -> Option<Option<String>> {
+        let told = self.go.take().is_none();
+        // An untold thread sees its sender dropped and ends.
+        let read = self.handle.join().ok()?;
+        told.then_some(read)
+    }
+}
+
 /// A running recording.
 pub struct Recorder {
     t: Tracefs,
@@ -204,8 +238,9 @@ pub struct Recorder {
     finishing: bool,
     /// /proc/sys/kernel/ftrace_enabled as it was before `-d`/`-D` cleared it.
     ftrace_enabled: Option<String>,
-    /// The kernel's symbols, being read meanwhile ([`Recorder::read_kallsyms_meanwhile`]).
-    kallsyms: Option<std::thread::JoinHandle<Option<String>>>,
+    /// The thread that reads the kernel's symbols while the command runs
+    /// ([`Recorder::read_kallsyms_meanwhile`]).
+    kallsyms: Option<KallsymsThread>,
 }
 
 /// Whether a function tracer (or its filters) asked for cannot work in a private instance
@@ -331,6 +366,7 @@ impl Recorder {
         // From here on Drop restores whatever was changed, whatever fails next.
         rec.configure(&targets)?;
         rec.spawn_threads()?;
+        rec.kallsyms = Some(KallsymsThread::spawn(rec.t.clone()));
         rec.exclude_self()?;
         for (name, events) in rec.cfg.more_instances.clone() {
             let mut sub = rec.cfg.clone();
@@ -569,6 +605,7 @@ impl Recorder {
         }
         let mut pids = vec![std::process::id()];
         pids.extend(self.threads.iter().filter_map(|t| t.tid).map(|t| t as u32));
+        pids.extend(self.kallsyms.iter().filter_map(|k| k.tid).map(|t| t as u32));
         self.ledger.save(&inst, "set_event_notrace_pid")?;
         inst.set_event_notrace_pids(&pids, AppendMode::Truncate)?;
         let function = self
@@ -599,11 +636,8 @@ impl Recorder {
     /// milliseconds to read, which would otherwise come before the command's start or
     /// after its end. [`Recorder::finish`] uses what the thread read.
     pub fn read_kallsyms_meanwhile(&mut self) {
-        if self.kallsyms.is_none() {
-            let t = self.t.clone();
-            self.kallsyms = Some(std::thread::spawn(move || {
-                t.host().kallsyms_with_addresses()
-            }));
+        if let Some(go) = self.kallsyms.as_mut().and_then(|k| k.go.take()) {
+            let _ = go.send(());
         }
     }
 
@@ -695,7 +729,7 @@ impl Recorder {
                 events.push(e.clone());
             }
         }
-        let meta = match self.kallsyms.take().and_then(|h| h.join().ok()) {
+        let meta = match self.kallsyms.take().and_then(KallsymsThread::join) {
             Some(kallsyms) => crate::dat::Metadata {
                 kallsyms: kallsyms.unwrap_or_default(),
                 ..formats(&self.t, &events)?
