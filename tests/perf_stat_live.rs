@@ -217,7 +217,7 @@ fn layout_as_perf() -> Result<(), String> {
             "-e",
             "syscalls:sys_enter_getpid,task-clock,page-faults,cycles",
         ][..],
-        &["-r", "3", "-e", "task-clock,cs"][..],
+        &["-r", "3", "-e", "task-clock,syscalls:sys_enter_getpid"][..],
         &["-j", "-e", "task-clock,syscalls:sys_enter_getpid,cycles"][..],
     ] {
         let a = run(ours(args, 1000))?;
