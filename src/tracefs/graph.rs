@@ -57,35 +57,6 @@ pub trait GraphCapture {
     fn finish(&mut self, inst: &Instance) -> Result<(), GraphError>;
 }
 
-/// [`GraphCapture`] of the kernel's own `trace` text, read at the end.
-#[derive(Debug, Default)]
-pub struct TraceText {
-    /// The text, once finished.
-    pub text: String,
-}
-
-impl GraphCapture for TraceText {
-    fn armed(&mut self, _inst: &Instance) -> Result<(), GraphError> {
-        Ok(())
-    }
-
-    fn finish(&mut self, inst: &Instance) -> Result<(), GraphError> {
-        self.text = inst.trace_text(None)?;
-        Ok(())
-    }
-}
-
-/// What [`graph_command`] produced.
-#[derive(Debug)]
-pub struct GraphResult {
-    /// The kernel's own `trace` text for the run (function_graph layout).
-    pub trace: String,
-    /// How the command ended.
-    pub status: ExitStatus,
-    /// Files that could not be put back afterwards.
-    pub warnings: Vec<String>,
-}
-
 /// An error of a function_graph run.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -166,32 +137,6 @@ pub fn syscall_entry_symbol(name: &str, available: Option<&[String]>) -> String 
     }
     let arch = if cfg!(target_arch = "aarch64") { 1 } else { 0 };
     candidates[arch].clone()
-}
-
-/// Graph `command` with function_graph in `inst`, restoring every file it changes, and
-/// return the kernel's `trace` text of the run.
-///
-/// `stop` (see [`stop_on_signals`](super::stop_on_signals)) ends the command early: it is
-/// killed, and the files are restored as on any other exit.
-pub fn graph_command(
-    inst: &Instance,
-    command: &[String],
-    opts: &GraphOptions,
-    stop: &AtomicBool,
-) -> Result<GraphResult, GraphError> {
-    let mut text = TraceText::default();
-    let (status, warnings) = graph_with(
-        inst,
-        &GraphTarget::Command(command.to_vec()),
-        opts,
-        stop,
-        &mut text,
-    )?;
-    Ok(GraphResult {
-        trace: text.text,
-        status: status.expect("a command has an exit status"),
-        warnings,
-    })
 }
 
 /// Graph `target` with function_graph in `inst`, read by `capture`, restoring every file
