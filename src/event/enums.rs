@@ -5,46 +5,27 @@
 
 use std::collections::HashMap;
 
+use std::ops::Range;
+
+use super::expr::{lex_spanned, Tok};
 use super::format::print_fmt_start;
 
 /// Byte ranges in `s` (a `print fmt` argument list) of the identifiers it uses outside
 /// string literals, `REC->` field accesses and function calls: the candidates for enum
-/// constants.
-fn bare_identifier_spans(s: &str) -> Vec<(usize, usize)> {
-    let b = s.as_bytes();
+/// constants. A text the `print fmt` lexer refuses has none: it would not compile either.
+fn bare_identifier_spans(s: &str) -> Vec<Range<usize>> {
+    let Ok(toks) = lex_spanned(s) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            q @ (b'"' | b'\'') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let st = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                let after_arrow =
-                    st >= 2 && &b[st - 2..st] == b"->" || st >= 1 && b[st - 1] == b'.';
-                let mut j = i;
-                while j < b.len() && b[j] == b' ' {
-                    j += 1;
-                }
-                let call_or_rec = j < b.len() && (b[j] == b'(' || b[j..].starts_with(b"->"));
-                if !after_arrow && !call_or_rec {
-                    out.push((st, i));
-                }
-            }
-            c if c.is_ascii_digit() => {
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
-                    i += 1;
-                }
-            }
-            _ => i += 1,
+    for (k, (tok, span)) in toks.iter().enumerate() {
+        if !matches!(tok, Tok::Ident(_)) {
+            continue;
+        }
+        let member = k > 0 && matches!(toks[k - 1].0, Tok::Punct("->" | "."));
+        let call_or_rec = matches!(toks.get(k + 1), Some((Tok::Punct("(" | "->"), _)));
+        if !member && !call_or_rec {
+            out.push(span.clone());
         }
     }
     out
@@ -59,7 +40,7 @@ pub fn print_fmt_identifiers(format_text: &str) -> Vec<&str> {
     let s = &format_text[start..];
     bare_identifier_spans(s)
         .into_iter()
-        .map(|(a, b)| &s[a..b])
+        .map(|r| &s[r])
         .collect()
 }
 
@@ -73,7 +54,7 @@ pub fn substitute_enums(format_text: &str, enums: &HashMap<String, i64>) -> Opti
     out.push_str(head);
     let mut changed = false;
     let mut copied = 0;
-    for (st, end) in bare_identifier_spans(s) {
+    for Range { start: st, end } in bare_identifier_spans(s) {
         if let Some(v) = enums.get(&s[st..end]) {
             out.push_str(&s[copied..st]);
             out.push_str(&v.to_string());

@@ -4,6 +4,8 @@
 //! of the event's `TP_printk` after macro expansion: `REC->field`, casts, `?:`, helper
 //! calls such as `__print_flags(...)` with `{ value, "name" }` tables.
 
+use std::ops::Range;
+
 /// One token of a `print fmt`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Tok {
@@ -62,9 +64,27 @@ fn punct(b: &[u8]) -> Option<&'static str> {
 
 /// Split a `print fmt` into tokens; adjacent string literals are joined, as C does.
 pub(crate) fn lex(src: &str) -> Result<Vec<Tok>, String> {
+    lex_into(src, None)
+}
+
+/// [`lex`], with the byte range in `src` of each token (a joined string literal covers
+/// all its parts).
+pub(crate) fn lex_spanned(src: &str) -> Result<Vec<(Tok, Range<usize>)>, String> {
+    let mut spans = Vec::new();
+    let toks = lex_into(src, Some(&mut spans))?;
+    Ok(toks.into_iter().zip(spans).collect())
+}
+
+/// The lexer: tokens, and their byte ranges into `spans` when asked for.
+fn lex_into(src: &str, mut spans: Option<&mut Vec<Range<usize>>>) -> Result<Vec<Tok>, String> {
     let b = src.as_bytes();
     let mut i = 0;
     let mut out: Vec<Tok> = Vec::new();
+    let mark = |spans: &mut Option<&mut Vec<Range<usize>>>, start: usize, end: usize| {
+        if let Some(s) = spans.as_deref_mut() {
+            s.push(start..end);
+        }
+    };
     while i < b.len() {
         let c = b[i];
         if c.is_ascii_whitespace() || c == b'\\' && b.get(i + 1) == Some(&b'\n') {
@@ -72,15 +92,21 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Tok>, String> {
             continue;
         }
         if c == b'"' || c == b'\'' {
+            let start = i;
             let (bytes, next) = lex_quoted(b, i)?;
             i = next;
             if c == b'\'' {
                 let v = bytes.first().copied().unwrap_or(0) as u64;
                 out.push(Tok::Num(v));
+                mark(&mut spans, start, i);
             } else if let Some(Tok::Str(prev)) = out.last_mut() {
                 prev.extend_from_slice(&bytes);
+                if let Some(last) = spans.as_deref_mut().and_then(|s| s.last_mut()) {
+                    last.end = i;
+                }
             } else {
                 out.push(Tok::Str(bytes));
+                mark(&mut spans, start, i);
             }
             continue;
         }
@@ -107,6 +133,7 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Tok>, String> {
             } else {
                 Tok::Num(v)
             });
+            mark(&mut spans, start, i);
             continue;
         }
         if c.is_ascii_alphabetic() || c == b'_' {
@@ -115,11 +142,13 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Tok>, String> {
                 i += 1;
             }
             out.push(Tok::Ident(src[start..i].to_string()));
+            mark(&mut spans, start, i);
             continue;
         }
         match punct(&b[i..]) {
             Some(p) => {
                 out.push(Tok::Punct(p));
+                mark(&mut spans, i, i + p.len());
                 i += p.len();
             }
             None => {
@@ -762,6 +791,29 @@ mod tests {
         let e = p.expr().unwrap();
         assert!(p.at_end(), "{s}");
         e
+    }
+
+    #[test]
+    fn spans_cover_each_token_and_joined_strings() {
+        let src = r#""a" "b", REC->x_1 + 0x10UL, 'c'"#;
+        let toks = lex_spanned(src).unwrap();
+        let texts: Vec<&str> = toks.iter().map(|(_, r)| &src[r.clone()]).collect();
+        assert_eq!(
+            texts,
+            [
+                r#""a" "b""#,
+                ",",
+                "REC",
+                "->",
+                "x_1",
+                "+",
+                "0x10UL",
+                ",",
+                "'c'"
+            ]
+        );
+        let plain: Vec<Tok> = toks.into_iter().map(|(t, _)| t).collect();
+        assert_eq!(plain, lex(src).unwrap());
     }
 
     #[test]
