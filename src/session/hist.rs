@@ -19,60 +19,13 @@
 //! symbol contains names a frame `(null)`, trace-cmd's text for it.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::dat::{BufferData, DatError, DatFile};
+use super::analysis::{open_records, read_error, Analysis, AnalysisError};
 use crate::render::tracecmd::{
-    read_uint, Catalog, Cmdlines, DatCatalog, DatSource, FieldSpec, RecordSource, SourceError,
+    read_uint, Catalog, Cmdlines, DatCatalog, DatSource, FieldSpec, RecordSource,
 };
-
-/// Why `hist` failed.
-#[derive(Debug)]
-pub enum HistError {
-    /// The file could not be opened or read.
-    Open(DatError),
-    /// The file holds a latency tracer's text, not records.
-    Latency(PathBuf),
-    /// The file holds no record at all.
-    NoRecords(PathBuf),
-    /// Reading the records failed.
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// What went wrong.
-        source: SourceError,
-    },
-    /// Writing the histogram failed.
-    Output(io::Error),
-}
-
-impl fmt::Display for HistError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            // The reader's errors name the file already.
-            HistError::Open(e) => write!(f, "{e}"),
-            HistError::Latency(p) => write!(
-                f,
-                "{}: a latency tracer's trace has no records to make a histogram of",
-                p.display()
-            ),
-            HistError::NoRecords(p) => write!(
-                f,
-                "{}: no records found in the file (record events, with -T for stack traces)",
-                p.display()
-            ),
-            HistError::Read { path, source } => {
-                write!(f, "{}: reading the records: {source}", path.display())
-            }
-            HistError::Output(e) => write!(f, "writing the histogram: {e}"),
-        }
-    }
-}
-
-/// The messages carry their causes' text, so no source is chained.
-impl std::error::Error for HistError {}
 
 /// A frame: an index into the names, or None for an address no symbol contains.
 type Frame = Option<u32>;
@@ -498,12 +451,8 @@ pub fn write_hist(
     path: &Path,
     compact: bool,
     out: &mut dyn Write,
-) -> Result<Vec<String>, HistError> {
-    let dat = DatFile::open(path).map_err(HistError::Open)?;
-    let top = dat.buffer(0).map_err(HistError::Open)?;
-    if matches!(top.data, BufferData::Latency { .. }) {
-        return Err(HistError::Latency(path.to_path_buf()));
-    }
+) -> Result<Vec<String>, AnalysisError> {
+    let dat = open_records(path, Analysis::Hist)?;
     let catalog = DatCatalog::from_dat(&dat);
     let endian = catalog.endian();
     let mut comms = Cmdlines::new();
@@ -517,15 +466,12 @@ pub fn write_hist(
     } else {
         vec![0]
     };
-    let read_err = |source| HistError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
+    let read_err = read_error(path);
     let mut any = false;
     for b in buffers {
         let cpus: Vec<u32> = dat
             .buffer(b)
-            .map_err(HistError::Open)?
+            .map_err(AnalysisError::Open)?
             .cpus()
             .iter()
             .map(|c| c.cpu)
@@ -533,7 +479,7 @@ pub fn write_hist(
         let mut cpus = cpus;
         cpus.sort_unstable();
         for cpu in cpus {
-            let mut source = DatSource::open(&dat, b).map_err(HistError::Open)?;
+            let mut source = DatSource::open(&dat, b).map_err(AnalysisError::Open)?;
             source.retain_cpu(cpu);
             while source.peek_ts().map_err(read_err)?.is_some() {
                 let Some(taken) = source.take() else { break };
@@ -578,10 +524,17 @@ pub fn write_hist(
             warnings.extend(source.take_warnings());
         }
         if !any {
-            return Err(HistError::NoRecords(path.to_path_buf()));
+            return Err(AnalysisError::NoRecords {
+                analysis: Analysis::Hist,
+                path: path.to_path_buf(),
+            });
         }
         h.finish();
-        h.print(out, &comms).map_err(HistError::Output)?;
+        h.print(out, &comms)
+            .map_err(|source| AnalysisError::Output {
+                analysis: Analysis::Hist,
+                source,
+            })?;
     }
     Ok(warnings)
 }

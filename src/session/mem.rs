@@ -18,67 +18,10 @@
 //! address in hex.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::io::{self, Write};
-use std::path::PathBuf;
 
-use crate::dat::{BufferData, DatError, DatFile};
-use crate::render::tracecmd::{
-    read_uint, Catalog, DatCatalog, DatSource, FieldSpec, RecordSource, SourceError,
-};
-
-/// Why `mem` failed.
-#[derive(Debug)]
-pub enum MemError {
-    /// The file could not be opened or read.
-    Open {
-        /// The file.
-        path: PathBuf,
-        /// What went wrong.
-        source: DatError,
-    },
-    /// The file holds a latency tracer's text, not records.
-    Latency(PathBuf),
-    /// The file holds no record at all.
-    NoRecords(PathBuf),
-    /// Reading the records failed.
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// What went wrong.
-        source: SourceError,
-    },
-    /// Writing the table failed.
-    Output(io::Error),
-}
-
-impl fmt::Display for MemError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            // The reader's errors name the file already.
-            MemError::Open { source, .. } => write!(f, "{source}"),
-            MemError::Latency(p) => write!(
-                f,
-                "{}: a latency tracer's trace has no records to sum (record kmem events with \
-                 `tracectl record -e kmem`)",
-                p.display()
-            ),
-            MemError::NoRecords(p) => write!(
-                f,
-                "{}: no records found in the file (record kmem events with `tracectl record \
-                 -e kmem`)",
-                p.display()
-            ),
-            MemError::Read { path, source } => {
-                write!(f, "{}: reading the records: {source}", path.display())
-            }
-            MemError::Output(e) => write!(f, "writing the table: {e}"),
-        }
-    }
-}
-
-/// The messages carry their causes' text, so no source is chained.
-impl std::error::Error for MemError {}
+use super::analysis::{open_records, read_error, Analysis, AnalysisError};
+use crate::render::tracecmd::{read_uint, Catalog, DatCatalog, DatSource, FieldSpec, RecordSource};
 
 /// One call site's sums. Amounts wrap as trace-cmd's unsigned longs do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,16 +59,8 @@ pub struct MemSummary {
 type AllocFields = [Option<FieldSpec>; 4];
 
 /// Sum the allocation events of the top buffer of the file at `path`.
-pub fn mem_summary(path: &std::path::Path) -> Result<MemSummary, MemError> {
-    let open_err = |source| MemError::Open {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dat = DatFile::open(path).map_err(open_err)?;
-    let top = dat.buffer(0).map_err(open_err)?;
-    if matches!(top.data, BufferData::Latency { .. }) {
-        return Err(MemError::Latency(path.to_path_buf()));
-    }
+pub fn mem_summary(path: &std::path::Path) -> Result<MemSummary, AnalysisError> {
+    let dat = open_records(path, Analysis::Mem)?;
     let catalog = DatCatalog::from_dat(&dat);
     let endian = catalog.endian();
     let id = |name: &str| catalog.registry().by_name("kmem", name).map(|s| s.id);
@@ -156,12 +91,9 @@ pub fn mem_summary(path: &std::path::Path) -> Result<MemSummary, MemError> {
 
     let mut table = Table::default();
     let mut names: HashMap<u64, usize> = HashMap::new();
-    let mut source = DatSource::open(&dat, 0).map_err(open_err)?;
+    let mut source = DatSource::open(&dat, 0).map_err(AnalysisError::Open)?;
     let mut any = false;
-    let read_err = |source| MemError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
+    let read_err = read_error(path);
     while source.peek_ts().map_err(read_err)?.is_some() {
         let Some(taken) = source.take() else { break };
         any = true;
@@ -188,7 +120,10 @@ pub fn mem_summary(path: &std::path::Path) -> Result<MemSummary, MemError> {
         }
     }
     if !any {
-        return Err(MemError::NoRecords(path.to_path_buf()));
+        return Err(AnalysisError::NoRecords {
+            analysis: Analysis::Mem,
+            path: path.to_path_buf(),
+        });
     }
     Ok(MemSummary {
         rows: table.rows(),

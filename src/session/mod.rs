@@ -4,6 +4,7 @@
 //! A session ties the layers below it together; the command line only parses arguments
 //! into its options and prints what it returns.
 
+pub mod analysis;
 pub mod graph;
 pub mod hist;
 pub mod live;
