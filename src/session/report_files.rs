@@ -477,8 +477,8 @@ pub fn report_files(
     let cpus = if opts.cpu_lists.is_empty() {
         None
     } else {
-        // CPUs past the most any file has select nothing (and are not listed).
-        let count = dats.iter().map(cpu_count).max().unwrap_or(0);
+        // CPUs past the last buffer's select nothing (and are not listed).
+        let (_, count) = cpu_numbering(&dats);
         let mut v = Vec::new();
         for c in &opts.cpu_lists {
             v.extend(
@@ -861,6 +861,7 @@ fn report_dats<'s>(
     // Buffer instances come after every file's top buffer, as trace-cmd orders them (ties
     // in time go to the earlier input).
     let mut instance_inputs = Vec::new();
+    let (cpu_bases, _) = cpu_numbering(dats);
     for (file_index, ((dat, f), catalog)) in dats.iter().zip(files).zip(catalogs).enumerate() {
         dat.buffer(0)?;
         let mut cmdlines = Cmdlines::new();
@@ -930,7 +931,7 @@ fn report_dats<'s>(
                 style,
                 cmdlines: cmdlines.clone(),
                 cpus: dat.nr_cpus() as usize,
-                cpu_base: dat.nr_cpus().saturating_mul(b as u32),
+                cpu_base: cpu_bases[file_index][b],
                 ts_offset: offsets.get(file_index).copied().unwrap_or(0),
                 filter,
                 source: Box::new(source),
@@ -1004,22 +1005,33 @@ fn report_dats<'s>(
     res.map(Some).map_err(FilesError::Report)
 }
 
-/// The CPU numbers `--cpu` can select in a file: its CPUs, then each instance buffer's
-/// numbered after the buffers before it (as trace-cmd numbers them; see `cpu_base`), or
-/// past the highest CPU with data when the file names fewer.
-fn cpu_count(dat: &DatFile) -> u32 {
-    let n = dat.nr_cpus();
-    dat.buffers()
+/// The number `--cpu` selects each buffer's first CPU by, per file and buffer, and the
+/// count of numbers that select anything. trace-cmd numbers the CPUs of all the buffers it
+/// reads in one run, in its order of inputs: every file's top buffer, then each file's
+/// instance buffers; each buffer takes as many numbers as its file has CPUs (more when its
+/// data names a higher CPU, as the last one's may).
+fn cpu_numbering(dats: &[DatFile]) -> (Vec<Vec<u32>>, u32) {
+    let mut bases: Vec<Vec<u32>> = dats
         .iter()
-        .enumerate()
-        .map(|(b, buf)| {
-            let in_data = buf.cpus().iter().map(|c| c.cpu.saturating_add(1)).max();
-            n.saturating_mul(b as u32)
-                .saturating_add(in_data.unwrap_or(0).max(n))
-        })
-        .max()
-        .unwrap_or(0)
-        .max(n)
+        .map(|d| vec![0; d.buffers().len().max(1)])
+        .collect();
+    let order = (0..dats.len())
+        .map(|f| (f, 0))
+        .chain((0..dats.len()).flat_map(|f| (1..dats[f].buffers().len()).map(move |b| (f, b))));
+    let mut next = 0u32;
+    let mut count = 0u32;
+    for (f, b) in order {
+        let n = dats[f].nr_cpus();
+        let in_data = dats[f]
+            .buffers()
+            .get(b)
+            .and_then(|buf| buf.cpus().iter().map(|c| c.cpu.saturating_add(1)).max())
+            .unwrap_or(0);
+        bases[f][b] = next;
+        count = count.max(next.saturating_add(n.max(in_data)));
+        next = next.saturating_add(n);
+    }
+    (bases, count)
 }
 
 fn files_list(files: &[PathBuf]) -> String {
