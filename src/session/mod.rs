@@ -6,6 +6,7 @@
 
 pub mod graph;
 pub mod hist;
+pub mod hook;
 pub mod live;
 pub mod mem;
 pub mod report;
