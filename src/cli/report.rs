@@ -164,10 +164,10 @@ pub struct Args {
     pub global: bool,
     /// Event hook, as trace-cmd takes it (repeatable):
     /// [start_system:]start_event,start_match[,pid]/[end_system:]end_event,end_match[,flags]
-    /// (flags: P pinned to a CPU, G global, S stacks). As trace-cmd 3.1.6 does in report,
-    /// each hook is checked and echoed as a `start ... end ...` line before the output and
-    /// changes nothing else: hooks only time event pairs under --profile, which tracectl
-    /// refuses to combine with -H
+    /// (flags: P pinned to a CPU, G global, S stacks, which the profile ignores). As
+    /// trace-cmd 3.1.6 does in report, each hook is checked and echoed as a `start ... end
+    /// ...` line before the output; it changes nothing else, except with --profile, where
+    /// the start and end events are timed as a pair
     #[arg(short = 'H', value_name = "HOOK")]
     pub hooks: Vec<String>,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
@@ -307,12 +307,6 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         .iter()
         .map(|h| EventHook::parse(h))
         .collect::<Result<Vec<_>, _>>()?;
-    if !hooks.is_empty() && args.profile {
-        anyhow::bail!(
-            "-H with --profile: trace-cmd times the hook's event pairs in the profile, which \
-             tracectl does not do yet; drop -H (the profile is then trace-cmd's without hooks)"
-        );
-    }
     for (h, text) in hooks.iter().zip(&args.hooks) {
         for c in &h.unknown_flags {
             eprintln!("tracectl: warning: hook '{text}': unknown flag {c} (ignored)");
@@ -404,6 +398,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         wakeup: args.wakeup,
         profile: args.profile,
         profile_global: args.global,
+        hooks: hooks.clone(),
     };
     let stdout = io::stdout();
     let mut progress = super::progress::Progress::new("reporting", args.quiet, true);

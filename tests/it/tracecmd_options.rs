@@ -443,7 +443,7 @@ fn report_check_events_exit_status_is_trace_cmds() {
 
 /// `-H`: trace-cmd 3.1.6 crashes on a hook it cannot split (after a warning shown only
 /// with --verbose); tracectl refuses it before printing anything, naming the hook and
-/// the part missing. Hooks with --profile, where trace-cmd times the pairs, are refused.
+/// the part missing; under --profile, a field the event lacks is an error.
 #[test]
 fn hook_errors() {
     let d = data();
@@ -460,13 +460,23 @@ fn hook_errors() {
             "{hook}: {err}"
         );
     }
+    // With --profile the fields are looked up: trace-cmd dies naming the event and field.
     let out = tracectl(
         &d,
-        &["-H", "a,b/c,d", "--profile", "-i", "2cpu-noinstance-v7.dat"],
+        &[
+            "-H",
+            "sched_waking,nofield/sched_switch,next_pid",
+            "--profile",
+            "-i",
+            "2cpu-noinstance-v7.dat",
+        ],
     );
     assert!(!out.status.success());
-    assert!(out.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--profile"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sched_waking") && err.contains("no field nofield"),
+        "{err}"
+    );
     // An unknown flag is a warning; the report goes on.
     let out = tracectl(
         &d,
