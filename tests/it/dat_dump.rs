@@ -7,7 +7,8 @@
 //!   are trace-cmd-written files, so the section offsets, sizes and flags the dump
 //!   shows are trace-cmd's own.
 //! - Files tracectl writes with the options recordings here never hold (DATE, OFFSET,
-//!   HOOK, PROCMAPS, TSC2NSEC, GUEST, TIME_SHIFT, an unknown id) and a latency file: what
+//!   HOOK, PROCMAPS, TSC2NSEC, GUEST, TIME_SHIFT, an unknown id; little- and big-endian)
+//!   and a latency file: what
 //!   is compared is how each dump prints the same bytes (offsets are our writer's);
 //!   trace-cmd's `--all` of each is committed under `results/dat_dump/` and the files
 //!   are pinned in `results/dat_dump.written`.
@@ -194,36 +195,44 @@ fn meta() -> Metadata {
     }
 }
 
-/// The options recordings here never hold, in file byte order (little endian).
-fn rare_options() -> Vec<NewOption> {
-    let mut guest = b"guest-1\0".to_vec();
-    guest.extend_from_slice(&0x1122_3344_5566_7788u64.to_le_bytes());
-    guest.extend_from_slice(&2u32.to_le_bytes());
-    for (cpu, pid) in [(0u32, 4001u32), (1, 4002)] {
-        guest.extend_from_slice(&cpu.to_le_bytes());
-        guest.extend_from_slice(&pid.to_le_bytes());
+/// A number's bytes in the file's byte order.
+fn en<const N: usize>(big_endian: bool, mut b: [u8; N]) -> [u8; N] {
+    if big_endian {
+        b.reverse();
     }
-    let mut shift = 0xabcd_ef01_2345_6789u64.to_le_bytes().to_vec();
-    shift.extend_from_slice(&1u32.to_le_bytes()); // flags
-    shift.extend_from_slice(&2u32.to_le_bytes()); // CPUs
+    b
+}
+
+/// The options recordings here never hold, big-endian when `be`.
+fn rare_options(be: bool) -> Vec<NewOption> {
+    let mut guest = b"guest-1\0".to_vec();
+    guest.extend_from_slice(&en(be, 0x1122_3344_5566_7788u64.to_le_bytes()));
+    guest.extend_from_slice(&en(be, 2u32.to_le_bytes()));
+    for (cpu, pid) in [(0u32, 4001u32), (1, 4002)] {
+        guest.extend_from_slice(&en(be, cpu.to_le_bytes()));
+        guest.extend_from_slice(&en(be, pid.to_le_bytes()));
+    }
+    let mut shift = en(be, 0xabcd_ef01_2345_6789u64.to_le_bytes()).to_vec();
+    shift.extend_from_slice(&en(be, 1u32.to_le_bytes())); // flags
+    shift.extend_from_slice(&en(be, 2u32.to_le_bytes())); // CPUs
     for (times, offsets) in [(vec![100i64, 200], vec![-5i64, 7]), (vec![300], vec![9])] {
-        shift.extend_from_slice(&(times.len() as u32).to_le_bytes());
+        shift.extend_from_slice(&en(be, (times.len() as u32).to_le_bytes()));
         for t in &times {
-            shift.extend_from_slice(&t.to_le_bytes());
+            shift.extend_from_slice(&en(be, t.to_le_bytes()));
         }
         for o in &offsets {
-            shift.extend_from_slice(&o.to_le_bytes());
+            shift.extend_from_slice(&en(be, o.to_le_bytes()));
         }
         for _ in &times {
-            shift.extend_from_slice(&3i64.to_le_bytes()); // scaling
+            shift.extend_from_slice(&en(be, 3i64.to_le_bytes())); // scaling
         }
     }
     for f in [1i64, 2, 4] {
-        shift.extend_from_slice(&f.to_le_bytes()); // fractions
+        shift.extend_from_slice(&en(be, f.to_le_bytes())); // fractions
     }
-    let mut tsc = 1000u32.to_le_bytes().to_vec();
-    tsc.extend_from_slice(&10u32.to_le_bytes());
-    tsc.extend_from_slice(&123_456u64.to_le_bytes());
+    let mut tsc = en(be, 1000u32.to_le_bytes()).to_vec();
+    tsc.extend_from_slice(&en(be, 10u32.to_le_bytes()));
+    tsc.extend_from_slice(&en(be, 123_456u64.to_le_bytes()));
     vec![
         NewOption::date(-5),
         NewOption::text(opt::OFFSET, "12345"),
@@ -251,7 +260,7 @@ fn rare_options() -> Vec<NewOption> {
     ]
 }
 
-/// Dumps of written files with rare options, latency data and
+/// Dumps of written files with rare options (little- and big-endian), latency data and
 /// text longer than trace-cmd's print pieces: trace-cmd's `--all` output is committed.
 #[test]
 fn dump_of_written_files_matches_tracecmd() {
@@ -260,28 +269,35 @@ fn dump_of_written_files_matches_tracecmd() {
     let mut pins = pins::Pins::open("dat_dump.written");
     let mut failures = Vec::new();
     let all = vec!["--all".to_string()];
-    for (version, compression, latency) in [
-        (7, Compression::Zstd, false),
-        (7, Compression::None, false),
-        (6, Compression::None, false),
-        (7, Compression::Zstd, true),
+    for (version, compression, latency, be) in [
+        (7, Compression::Zstd, false, false),
+        (7, Compression::None, false, false),
+        (6, Compression::None, false, false),
+        (7, Compression::Zstd, true, false),
+        (7, Compression::Zstd, false, true),
+        (6, Compression::None, false, true),
     ] {
         let name = format!(
-            "{}-{version}-{}.dat",
+            "{}{}-{version}-{}.dat",
             if latency { "latency" } else { "rare" },
+            if be { "-be" } else { "" },
             compression.name()
         );
         let path = dir.path().join(&name);
         let wo = WriteOptions {
             version,
             compression,
-            endian: tracectl::endian::Endianness::Little,
+            endian: if be {
+                tracectl::endian::Endianness::Big
+            } else {
+                tracectl::endian::Endianness::Little
+            },
             long_size: 8,
             page_size: 4096,
         };
         if latency {
             let text = b"  <idle>-0       0d.h1  1us : irq_enter\n";
-            write_latency_dat(&path, &wo, &meta(), &rare_options()[..2], "local", text).unwrap();
+            write_latency_dat(&path, &wo, &meta(), &rare_options(be)[..2], "local", text).unwrap();
         } else {
             let pages: Vec<u8> = (0..2 * 4096).map(|i| (i % 251) as u8).collect();
             let buffers = vec![BufferSource {
@@ -294,7 +310,7 @@ fn dump_of_written_files_matches_tracecmd() {
                 )],
             }];
             let mut options = vec![NewOption::text(opt::TRACECLOCK, "[local] global")];
-            options.extend(rare_options());
+            options.extend(rare_options(be));
             write_dat(&path, &wo, &meta(), &options, buffers).unwrap();
         }
         DatFile::open(&path).unwrap();
