@@ -307,6 +307,12 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         .iter()
         .map(|h| EventHook::parse(h))
         .collect::<Result<Vec<_>, _>>()?;
+    if !hooks.is_empty() && (args.json || args.style != "trace-cmd") {
+        anyhow::bail!(
+            "-H prints trace-cmd's hook lines ahead of trace-cmd's text and changes nothing \
+             else outside --profile: drop -H with --json or --style"
+        );
+    }
     for (h, text) in hooks.iter().zip(&args.hooks) {
         for c in &h.unknown_flags {
             eprintln!("tracectl: warning: hook '{text}': unknown flag {c} (ignored)");

@@ -477,6 +477,14 @@ fn hook_errors() {
         err.contains("sched_waking") && err.contains("no field nofield"),
         "{err}"
     );
+    // The hook lines are trace-cmd's text: JSON lines would be broken by them.
+    let out = tracectl(
+        &d,
+        &["-H", "a,b/c,d", "--json", "-i", "2cpu-noinstance-v7.dat"],
+    );
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--json"));
     // An unknown flag is a warning; the report goes on.
     let out = tracectl(
         &d,
