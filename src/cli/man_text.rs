@@ -282,7 +282,11 @@ pub fn page_text(verb: &str) -> Option<PageText> {
         "dump" => (
             "Prints the sections of a trace.dat (headers, formats, kallsyms, printk formats, \
              command lines, options, the flyrecord layout) as trace-cmd dump does.",
-            &[("Everything in the file", "tracectl dump --all trace.dat")],
+            &[
+                ("The file's layout", "tracectl dump trace.dat"),
+                ("Everything in the file", "tracectl dump --all trace.dat"),
+                ("Check that a file reads to its end", "tracectl dump -v trace.dat"),
+            ],
         ),
         "options" => (
             "Lists the plugin options that report understands (-O), as trace-cmd options \

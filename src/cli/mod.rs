@@ -87,7 +87,7 @@ pub enum Command {
     Stream(stream::Args),
     /// Write the current buffers to a trace.dat file
     Extract(extract::Args),
-    /// Print a trace.dat's metadata sections as trace-cmd dump does
+    /// Print a trace.dat's metadata (layout, formats, options, sections) as trace-cmd dump does
     Dump(dump::Args),
     /// Rewrite a trace.dat as version 6 or 7, with another compression
     Convert(convert::Args),

@@ -5,6 +5,8 @@ use std::io;
 use std::path::PathBuf;
 
 use anyhow::Result;
+use std::io::Write as _;
+use tracectl::session::hook::EventHook;
 use tracectl::session::report::ReportError;
 use tracectl::session::report_files::{
     report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note, TraceCmdOptions,
@@ -160,6 +162,14 @@ pub struct Args {
     /// With --profile: irq and softirq pairs belong to per-CPU global tasks
     #[arg(short = 'G')]
     pub global: bool,
+    /// Event hook, as trace-cmd takes it (repeatable):
+    /// [start_system:]start_event,start_match[,pid]/[end_system:]end_event,end_match[,flags]
+    /// (flags: P pinned to a CPU, G global, S stacks, which the profile ignores). As
+    /// trace-cmd 3.1.6 does in report, each hook is checked and echoed as a `start ... end
+    /// ...` line before the output; it changes nothing else, except with --profile, where
+    /// the start and end events are timed as a pair
+    #[arg(short = 'H', value_name = "HOOK")]
+    pub hooks: Vec<String>,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
     /// evaluated (printed as field=value) and why. (trace-cmd's --verbose=LEVEL, a log
     /// level of libtracecmd, is refused.)
@@ -292,6 +302,22 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             );
         }
     }
+    let hooks = args
+        .hooks
+        .iter()
+        .map(|h| EventHook::parse(h))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !hooks.is_empty() && (args.json || args.style != "trace-cmd") {
+        anyhow::bail!(
+            "-H prints trace-cmd's hook lines ahead of trace-cmd's text and changes nothing \
+             else outside --profile: drop -H with --json or --style"
+        );
+    }
+    for (h, text) in hooks.iter().zip(&args.hooks) {
+        for c in &h.unknown_flags {
+            eprintln!("tracectl: warning: hook '{text}': unknown flag {c} (ignored)");
+        }
+    }
     let raw_args: Vec<OsString> = std::env::args_os().collect();
     let file_count = files.len();
     let negated = negated_filters(&raw_args, args.filter.len());
@@ -378,6 +404,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         wakeup: args.wakeup,
         profile: args.profile,
         profile_global: args.global,
+        hooks: hooks.clone(),
     };
     let stdout = io::stdout();
     let mut progress = super::progress::Progress::new("reporting", args.quiet, true);
@@ -385,6 +412,9 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         1 << 16,
         super::progress::CountingWriter::new(stdout.lock(), &mut progress),
     );
+    for h in &hooks {
+        writeln!(out, "{}", h.trace_cmd_line())?;
+    }
     let mut note = |n: Note| match n {
         Note::Warning(w) => eprintln!("tracectl: warning: {w}"),
         Note::Fallback(f) => eprintln!("tracectl: {f}"),

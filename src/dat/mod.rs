@@ -38,7 +38,8 @@ pub use formats::DatFormats;
 pub use options::{opt, DatOption, Options, ShiftSample, TimeShift};
 pub use pages::CpuPages;
 pub use reader::{
-    selected_clock, Buffer, BufferData, CpuData, DatFile, FileHeader, TsAdjust, TsChoices, MAGIC,
+    selected_clock, Buffer, BufferData, CpuData, DatFile, FileHeader, OptionsSection, TsAdjust,
+    TsChoices, MAGIC,
 };
 pub use tracing_data::TracingData;
 pub use writer::{

@@ -106,8 +106,27 @@ pub struct DatFile {
     meta: Metadata,
     nr_cpus: u32,
     options: Options,
+    options_sections: Vec<OptionsSection>,
+    metadata_start: u64,
+    v6_clock: Option<String>,
     buffers: Vec<Buffer>,
     warnings: Vec<String>,
+}
+
+/// One options section of a v7 file, as the chain from the file header visits them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionsSection {
+    /// File offset of the section header.
+    pub offset: u64,
+    /// Section flags (bit 0: compressed).
+    pub flags: u16,
+    /// Size of the section body as stored.
+    pub size: u64,
+    /// Where its options are in [`Options::all`].
+    pub options: std::ops::Range<usize>,
+    /// Its DONE option (whose payload is the next section's offset); `None` when the
+    /// section ends without one.
+    pub done: Option<DatOption>,
 }
 
 /// Section ids of v7 files (the option id space).
@@ -181,7 +200,7 @@ impl DatFile {
         if page_size == 0 || page_size > 1 << 24 {
             return Err(cur.corrupt(format!("page size {page_size}")));
         }
-        let mut pos = cur.pos;
+        let pos = cur.pos;
         src.endian = endian;
         let mut dat = DatFile {
             src: Arc::new(src),
@@ -196,6 +215,9 @@ impl DatFile {
             meta: Metadata::default(),
             nr_cpus: 0,
             options: Options::default(),
+            options_sections: Vec::new(),
+            metadata_start: pos,
+            v6_clock: None,
             buffers: Vec::new(),
             warnings: Vec::new(),
         };
@@ -222,8 +244,7 @@ impl DatFile {
             dat.header.compression = compression;
             dat.header.compression_version = cversion;
             let first = cur.u64()?;
-            pos = cur.pos;
-            let _ = pos;
+            dat.metadata_start = cur.pos;
             dat.read_v7(first)?;
         }
         Ok(dat)
@@ -385,7 +406,12 @@ impl DatFile {
             // Not in the v6 spec, but every writer stores `u64 len` + the trace_clock text.
             let at = cur.pos;
             match cur.u64().and_then(|n| if n <= 4096 { cur.text(n) } else { Err(cur.corrupt(format!("clock length {n}"))) }) {
-                Ok(text) => clock = selected_clock(&text),
+                Ok(text) => {
+                    clock = selected_clock(&text);
+                    if name.is_empty() {
+                        self.v6_clock = Some(text);
+                    }
+                }
                 Err(_) => self.warnings.push(format!(
                     "{}: no trace clock after the CPU table at offset {at} (file has the trace_clock bug); assuming local",
                     self.src.path.display()
@@ -488,12 +514,15 @@ impl DatFile {
                 ));
             }
             seen.push(next);
-            let (_, body, base) = self.read_section(next, Some(section::OPTIONS), "options")?;
-            last_end = base + {
+            let here = next;
+            let (flags, body, base) = self.read_section(next, Some(section::OPTIONS), "options")?;
+            let stored = {
                 let h = self.src.read_at(next + 8, 8, "options")?;
                 self.header.endian.u64(&h)
             };
+            last_end = base + stored;
             next = 0;
+            let mut done = None;
             let mut cur = self.slice(&body, base, "options");
             let mut found = Vec::new();
             while cur.remaining() > 0 {
@@ -505,6 +534,11 @@ impl DatFile {
                     if data.len() >= 8 {
                         next = self.header.endian.u64(&data);
                     }
+                    done = Some(DatOption {
+                        id,
+                        data,
+                        offset: at,
+                    });
                     break;
                 }
                 found.push(DatOption {
@@ -513,9 +547,17 @@ impl DatFile {
                     offset: at,
                 });
             }
+            let first = self.options.all.len();
             for o in found {
                 self.add_option(o);
             }
+            self.options_sections.push(OptionsSection {
+                offset: here,
+                flags,
+                size: stored,
+                options: first..self.options.all.len(),
+                done,
+            });
         }
         // The writer appends the STRINGS section right after the last options section;
         // only descriptions live there, so a missing one is not an error.
@@ -773,6 +815,48 @@ impl DatFile {
     /// Every option, raw and decoded.
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    /// The options sections of a v7 file in chain order (empty for v6).
+    pub fn options_sections(&self) -> &[OptionsSection] {
+        &self.options_sections
+    }
+
+    /// File offset where the metadata starts: v6 its `header_page` marker, v7 its first
+    /// section (right after the pointer to the first options section).
+    pub fn metadata_start(&self) -> u64 {
+        self.metadata_start
+    }
+
+    /// The trace_clock text stored after a v6 file's top CPU table (`None` for v7, or
+    /// when the file stores none).
+    pub fn v6_clock_text(&self) -> Option<&str> {
+        self.v6_clock.as_deref()
+    }
+
+    /// A v7 section's body (decompressed when flagged) and its flags; `what` names it in
+    /// errors.
+    pub(super) fn section_body(
+        &self,
+        offset: u64,
+        what: &str,
+    ) -> Result<(u16, Vec<u8>, u64), DatError> {
+        self.read_section(offset, None, what)
+    }
+
+    /// The open file, for readers of this module that walk it themselves.
+    pub(super) fn source(&self) -> &FileSrc {
+        &self.src
+    }
+
+    /// A cursor over an in-memory section body at file offset `base`.
+    pub(super) fn body_cursor<'a>(
+        &'a self,
+        data: &'a [u8],
+        base: u64,
+        section: &str,
+    ) -> SliceCur<'a> {
+        self.slice(data, base, section)
     }
 
     /// The buffers, top instance first.

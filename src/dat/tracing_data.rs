@@ -137,15 +137,28 @@ pub(crate) fn read_ftrace_formats(cur: &mut dyn Input) -> Result<Vec<String>, Da
 
 /// The event formats: a count of systems, each a name, a count and sized texts.
 pub(crate) fn read_event_formats(cur: &mut dyn Input) -> Result<Vec<(String, String)>, DatError> {
+    let mut v = Vec::new();
+    for (sys, texts) in read_event_systems(cur)? {
+        v.extend(texts.into_iter().map(|t| (sys.clone(), t)));
+    }
+    Ok(v)
+}
+
+/// The event formats system by system, as stored (a system may hold no event).
+pub(crate) fn read_event_systems(
+    cur: &mut dyn Input,
+) -> Result<Vec<(String, Vec<String>)>, DatError> {
     let systems = cur.u32()?;
     let mut v = Vec::new();
     for _ in 0..systems {
         let sys = cur.cstr()?;
         let count = cur.u32()?;
+        let mut texts = Vec::new();
         for _ in 0..count {
             let n = cur.u64()?;
-            v.push((sys.clone(), cur.text(n)?));
+            texts.push(cur.text(n)?);
         }
+        v.push((sys, texts));
     }
     Ok(v)
 }

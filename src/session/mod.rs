@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod graph;
 pub mod hist;
+pub mod hook;
 pub mod live;
 pub mod mem;
 pub mod report;

@@ -29,7 +29,8 @@ use crate::render::tracecmd::{
     SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle, HARDIRQ_FLAG, SOFTIRQ_FLAG,
 };
 use crate::render::{json, CommonFields, Comms, KernelStyle};
-use crate::session::report_profile::Profile;
+use crate::session::hook::EventHook;
+use crate::session::report_profile::{Profile, ProfileError};
 use crate::session::report_wakeup::WakeupLatency;
 
 /// One trace file (or buffer instance) to report.
@@ -81,6 +82,8 @@ pub struct ReportOptions {
     pub profile: bool,
     /// `-G`: with `profile`, the irq and softirq pairs belong to per-CPU global tasks.
     pub profile_global: bool,
+    /// `-H`: with `profile`, event pairs timed like the built-in ones.
+    pub hooks: Vec<EventHook>,
 }
 
 /// What a report printed.
@@ -121,6 +124,8 @@ pub enum ReportError {
         /// What failed.
         source: SourceError,
     },
+    /// A `-H` hook names a field its event does not have.
+    Profile(ProfileError),
 }
 
 impl std::fmt::Display for ReportError {
@@ -130,6 +135,7 @@ impl std::fmt::Display for ReportError {
             ReportError::Dat(e) => write!(f, "{e}"),
             ReportError::Source(e) => write!(f, "{e}"),
             ReportError::Input { name, source } => write!(f, "reading {name}: {source}"),
+            ReportError::Profile(e) => write!(f, "{e}"),
         }
     }
 }
@@ -142,6 +148,7 @@ impl std::error::Error for ReportError {
             ReportError::Dat(e) => e.source(),
             ReportError::Source(e) => e.source(),
             ReportError::Input { source, .. } => Some(source.as_ref()),
+            ReportError::Profile(_) => None,
         }
     }
 }
@@ -215,8 +222,14 @@ pub fn write_report<'a>(
         let renderer =
             TraceCmdRenderer::new(input.catalog, input.style.clone(), input.cmdlines.clone());
         // (trace-cmd profiles the top buffers; an instance's records are printed.)
-        let profile = (opts.profile && !input.instance)
-            .then(|| Profile::new(input.catalog, input.cpus, opts.profile_global));
+        let profile = if opts.profile && !input.instance {
+            let mut p = Profile::new(input.catalog, input.cpus, opts.profile_global, &opts.hooks)
+                .map_err(ReportError::Profile)?;
+            summary.warnings.extend(p.take_warnings());
+            Some(p)
+        } else {
+            None
+        };
         lives.push(Live {
             input,
             renderer,
@@ -258,10 +271,11 @@ pub fn write_report<'a>(
         Ok::<(), ReportError>(())
     })?;
     summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
-    summary.warnings = lives
+    let data_warnings: Vec<String> = lives
         .iter_mut()
         .flat_map(|l| l.input.source.take_warnings())
         .collect();
+    summary.warnings.extend(data_warnings);
     Ok(summary)
 }
 

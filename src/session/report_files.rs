@@ -137,6 +137,8 @@ pub struct FilesOptions {
     pub profile: bool,
     /// `-G`: with `profile`, irq and softirq pairs belong to per-CPU global tasks.
     pub profile_global: bool,
+    /// `-H`: with `profile`, event pairs to time (see [`crate::session::hook`]).
+    pub hooks: Vec<crate::session::hook::EventHook>,
 }
 
 /// A message for the caller to show, as it comes.
@@ -974,6 +976,7 @@ fn report_dats<'s>(
         wakeup: opts.wakeup,
         profile: opts.profile,
         profile_global: opts.profile_global,
+        hooks: opts.hooks.clone(),
     };
     let res = write_report(inputs, &report_opts, out);
     if let Ok(summary) = &res {

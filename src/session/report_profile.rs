@@ -25,8 +25,14 @@
 //!   total time first. trace-cmd leaves the order of equal entries (same event and
 //!   total, other values) to its hash tables' memory addresses, which changes from run to
 //!   run; here they go by value;
+//! * each `-H` hook adds its start and end events anew (they take over the handling of
+//!   events already known, such as `sched_switch`) and times them as a pair: the start's
+//!   `start_match` field against the end's `end_match` field, the task named by the
+//!   start's `pid` field if given; flag `P` keeps a pair on one CPU, `G` gives it to a
+//!   global task (`Global Events`, or with `P` one per CPU). An event not in the file
+//!   is a warning; a field an event lacks is an error;
 //! * not done: the stack traces of `ftrace:kernel_stack` records (which cannot be
-//!   recorded here without the function tracer), `-H` hooks and merged comms.
+//!   recorded here without the function tracer) and merged comms.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -34,6 +40,7 @@ use std::io::{self, Write};
 use crate::endian::Endianness;
 use crate::event::{FieldSpec, Record};
 use crate::render::tracecmd::{read_uint, Catalog, Cmdlines};
+use crate::session::hook::EventHook;
 
 /// What an event is to the profiler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +55,35 @@ enum Kind {
     Softirq,
     SoftirqRaise,
     Exec,
+    /// An event of a `-H` hook.
+    UserMate,
 }
+
+/// A hook naming a field its event does not have (trace-cmd stops there too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProfileError {
+    /// `event` has no field `field`.
+    NoSuchField {
+        /// The event.
+        event: String,
+        /// The field the hook names.
+        field: String,
+    },
+}
+
+impl std::fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProfileError::NoSuchField { event, field } => write!(
+                f,
+                "-H hook: event {event} has no field {field} (`report --events` shows its format)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ProfileError {}
 
 /// An event the profiler knows (trace-cmd's `event_data`).
 #[derive(Debug, Clone)]
@@ -117,6 +152,8 @@ pub struct Profile {
     percpu: Vec<Task>,
     /// "Global Events".
     global: Task,
+    /// Hook events the file does not have.
+    warnings: Vec<String>,
 }
 
 /// A number field as libtraceevent reads one: sizes 1, 2, 4 and 8 only.
@@ -149,8 +186,14 @@ const SOFTIRQS: [&str; 10] = [
 ];
 
 impl Profile {
-    /// The profiler of a file of these events, with `cpus` CPUs; `global` is `-G`.
-    pub fn new(catalog: &dyn Catalog, cpus: usize, global: bool) -> Profile {
+    /// The profiler of a file of these events, with `cpus` CPUs; `global` is `-G`,
+    /// `hooks` the `-H` pairs.
+    pub fn new(
+        catalog: &dyn Catalog,
+        cpus: usize,
+        global: bool,
+        hooks: &[EventHook],
+    ) -> Result<Profile, ProfileError> {
         let all = catalog.events();
         let mut p = Profile {
             events: Vec::new(),
@@ -165,10 +208,20 @@ impl Profile {
             tasks: HashMap::new(),
             percpu: (0..cpus).map(|_| Task::default()).collect(),
             global: Task::default(),
+            warnings: Vec::new(),
         };
-        let add = |p: &mut Profile, system: &str, name: &str, kind: Kind| -> Option<usize> {
-            let (id, _, _) = *all.iter().find(|(_, s, n)| *s == system && *n == name)?;
-            if p.by_id.contains_key(&id) {
+        // A hook's event is added even when known (it then takes over), and may name no
+        // system (the first event of that name).
+        let add_event = |p: &mut Profile,
+                         system: Option<&str>,
+                         name: &str,
+                         kind: Kind,
+                         fresh: bool|
+         -> Option<usize> {
+            let (id, _, _) = *all
+                .iter()
+                .find(|(_, s, n)| system.map_or(true, |sys| *s == sys) && *n == name)?;
+            if !fresh && p.by_id.contains_key(&id) {
                 return p.by_id.get(&id).copied();
             }
             if p.common_pid.is_none() {
@@ -189,6 +242,9 @@ impl Profile {
             });
             p.by_id.insert(id, p.events.len() - 1);
             Some(p.events.len() - 1)
+        };
+        let add = |p: &mut Profile, system: &str, name: &str, kind: Kind| {
+            add_event(p, Some(system), name, kind, false)
         };
         let irq_entry = add(&mut p, "irq", "irq_handler_entry", Kind::Irq);
         let irq_exit = add(&mut p, "irq", "irq_handler_exit", Kind::Irq);
@@ -266,6 +322,54 @@ impl Profile {
         if let Some(f) = add(&mut p, "ftrace", "function", Kind::Func) {
             p.events[f].data_field = field(&p, f, "ip");
         }
+        // trace-cmd keeps its hooks last given first.
+        for h in hooks.iter().rev() {
+            let start = add_event(
+                &mut p,
+                h.start_system.as_deref(),
+                &h.start_event,
+                Kind::UserMate,
+                true,
+            );
+            let end = add_event(
+                &mut p,
+                h.end_system.as_deref(),
+                &h.end_event,
+                Kind::UserMate,
+                true,
+            );
+            let (Some(start), Some(end)) = (start, end) else {
+                let missing = if start.is_none() {
+                    &h.start_event
+                } else {
+                    &h.end_event
+                };
+                p.warnings
+                    .push(format!("-H hook: event {missing} not found in the file"));
+                continue;
+            };
+            let need = |p: &Profile, e: usize, name: &str| {
+                field(p, e, name).ok_or_else(|| ProfileError::NoSuchField {
+                    event: p.events[e].name.clone(),
+                    field: name.to_string(),
+                })
+            };
+            if let Some(pid) = &h.pid {
+                need(&p, start, pid)?;
+            }
+            need(&p, start, &h.start_match)?;
+            need(&p, end, &h.end_match)?;
+            mate(
+                &mut p,
+                start,
+                h.pid.as_deref(),
+                &h.start_match,
+                end,
+                &h.end_match,
+                h.migrate,
+                h.global,
+            );
+        }
         p.switch = switch;
         p.wakeup = wakeup;
         // Every other event: counted by the value of its first field.
@@ -279,7 +383,12 @@ impl Profile {
                 p.events[e].data_field = catalog.first_field(id);
             }
         }
-        p
+        Ok(p)
+    }
+
+    /// Warnings about the hooks (events the file does not have), taken once.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 
     fn task(&mut self, pid: i32) -> &mut Task {
@@ -440,6 +549,10 @@ impl Profile {
         cmdlines: &Cmdlines,
         out: &mut dyn Write,
     ) -> io::Result<()> {
+        if !self.global.entries.is_empty() {
+            writeln!(out, "Global Events")?;
+            self.write_entries(&self.global, catalog, out)?;
+        }
         for (cpu, t) in self.percpu.iter().enumerate() {
             if !t.entries.is_empty() {
                 writeln!(out, "Global CPU[{cpu}] Events")?;

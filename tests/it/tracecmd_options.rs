@@ -1,7 +1,7 @@
 //! `tracectl report` with more of trace-cmd report's options (`-N`, `-L`, `-n`, `-r`,
 //! `-I`, `-S`, `--ts-diff`, `--ts2secs`, `--raw-ts`, `--align-ts`, `--nodate`,
 //! `--ts-check`, `-e`, `-p`, `-P`, `-f`, `--uname`, `--version`, `--check-events`,
-//! `--events`, `--event`, `-T`) against `trace-cmd report` on the recordings of
+//! `--events`, `--event`, `-T`, `-H`) against `trace-cmd report` on the recordings of
 //! `tests/data/tracecmd`, byte for byte, for every line of `options.tsv`. The expected
 //! texts are trace-cmd's (`make-options.sh`); neither root, tracefs nor trace-cmd is
 //! needed. Also the options refused, and why.
@@ -439,4 +439,59 @@ fn report_check_events_exit_status_is_trace_cmds() {
          sched_wakeup's `format:` or `ID:` line left out); trace-cmd report --check-events \
          exits 0 and 22 on them.",
     );
+}
+
+/// `-H`: trace-cmd 3.1.6 crashes on a hook it cannot split (after a warning shown only
+/// with --verbose); tracectl refuses it before printing anything, naming the hook and
+/// the part missing; under --profile, a field the event lacks is an error.
+#[test]
+fn hook_errors() {
+    let d = data();
+    for (hook, part) in [
+        ("bad", "no start match field"),
+        ("a,b/c", "no end match field"),
+    ] {
+        let out = tracectl(&d, &["-H", hook, "-i", "2cpu-noinstance-v7.dat"]);
+        assert!(!out.status.success(), "{hook}");
+        assert!(out.stdout.is_empty(), "{hook}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("'{hook}'")) && err.contains(part),
+            "{hook}: {err}"
+        );
+    }
+    // With --profile the fields are looked up: trace-cmd dies naming the event and field.
+    let out = tracectl(
+        &d,
+        &[
+            "-H",
+            "sched_waking,nofield/sched_switch,next_pid",
+            "--profile",
+            "-i",
+            "2cpu-noinstance-v7.dat",
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sched_waking") && err.contains("no field nofield"),
+        "{err}"
+    );
+    // The hook lines are trace-cmd's text: JSON lines would be broken by them.
+    let out = tracectl(
+        &d,
+        &["-H", "a,b/c,d", "--json", "-i", "2cpu-noinstance-v7.dat"],
+    );
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--json"));
+    // An unknown flag is a warning; the report goes on.
+    let out = tracectl(
+        &d,
+        &["-H", "a,b/c,d,Px", "--stat", "-i", "2cpu-noinstance-v7.dat"],
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown flag x"));
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .starts_with("start (null):a:b ((null)) end (null):c:d (Px)\n"));
 }

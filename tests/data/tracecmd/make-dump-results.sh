@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# results/STEM/dump/OPTION.txt: the stdout of `trace-cmd dump --OPTION STEM.dat` for each
-# recording (NAME-v7.dat as committed, NAME-v6.dat unpacked from its .zst). --kallsyms is
-# left out here (megabytes per file); the live test compares it with trace-cmd directly.
+# results/STEM/dump/MODE.txt: the stdout of `trace-cmd dump ARGS STEM.dat` for each
+# `MODE ARGS` line of dump-modes.tsv and each recording (NAME-v7.dat as committed,
+# NAME-v6.dat unpacked from its .zst), run in the file's directory (the summary names the
+# file as given). An output over 1 MB (the kallsyms of --all) is kept as its size and
+# FNV-1a digest only, MODE.digest (`MODE SIZE DIGEST`). --kallsyms alone is left to the
+# live test, which compares it with trace-cmd directly.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
@@ -12,8 +15,23 @@ for zst in *-v6.dat.zst; do
 done
 for input in "$here"/*-v7.dat "$scratch"/*-v6.dat; do
     stem=$(basename "$input" .dat)
-    rm -rf "results/$stem/dump" && mkdir -p "results/$stem/dump"
-    for opt in head-page head-event ftrace-events systems events printk cmd-lines; do
-        trace-cmd dump "--$opt" "$input" >"results/$stem/dump/$opt.txt" 2>/dev/null
-    done
+    results="$here/results/$stem/dump"
+    rm -rf "$results" && mkdir -p "$results"
+    while IFS=$'\t' read -r mode args; do
+        [[ -z "$mode" || "$mode" == \#* ]] && continue
+        out="$results/$mode.txt"
+        # shellcheck disable=SC2086 # ARGS are words
+        (cd "$(dirname "$input")" && trace-cmd dump $args "$(basename "$input")") >"$out" 2>/dev/null
+        if [ "$(stat -c %s "$out")" -gt 1000000 ]; then
+            python3 - "$out" "$mode" >"$results/$mode.digest" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+h = 0xcbf29ce484222325
+for b in data:
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+print(f"{sys.argv[2]} {len(data)} {h:016x}")
+PY
+            rm "$out"
+        fi
+    done <dump-modes.tsv
 done
