@@ -154,7 +154,9 @@ pub struct Args {
     #[arg(short = 'w')]
     pub wakeup: bool,
     /// Profile: instead of the records, where each task spent its time (blocked,
-    /// preempted, waiting for wakeup, in syscalls, irqs and softirqs) and its event counts
+    /// preempted, waiting for wakeup, in syscalls, irqs and softirqs) and its event counts,
+    /// each with a tree of the kernel stacks recorded with it (`record -T`, stacktrace
+    /// triggers)
     #[arg(long = "profile")]
     pub profile: bool,
     /// With --profile: irq and softirq pairs belong to per-CPU global tasks

@@ -49,6 +49,8 @@ pub struct ReportInput<'a> {
     pub cmdlines: Cmdlines,
     /// CPU count printed in the `cpus=N` line.
     pub cpus: usize,
+    /// The traced kernel's `sizeof(long)` (the width of a kernel stack's addresses).
+    pub long_size: usize,
     /// What `--cpu` adds to this input's CPU numbers before matching them: trace-cmd
     /// 3.1.6 numbers an instance's CPUs after those of the buffers before it in its file
     /// (`--cpu 2` selects CPU 0 of the first instance of a 2-CPU file, `--cpu 0` none
@@ -215,8 +217,14 @@ pub fn write_report<'a>(
         let renderer =
             TraceCmdRenderer::new(input.catalog, input.style.clone(), input.cmdlines.clone());
         // (trace-cmd profiles the top buffers; an instance's records are printed.)
-        let profile = (opts.profile && !input.instance)
-            .then(|| Profile::new(input.catalog, input.cpus, opts.profile_global));
+        let profile = (opts.profile && !input.instance).then(|| {
+            Profile::new(
+                input.catalog,
+                input.cpus,
+                input.long_size,
+                opts.profile_global,
+            )
+        });
         lives.push(Live {
             input,
             renderer,

@@ -930,6 +930,7 @@ fn report_dats<'s>(
                 style,
                 cmdlines: cmdlines.clone(),
                 cpus: dat.nr_cpus() as usize,
+                long_size: dat.long_size(),
                 cpu_base: dat.nr_cpus().saturating_mul(b as u32),
                 ts_offset: offsets.get(file_index).copied().unwrap_or(0),
                 filter,

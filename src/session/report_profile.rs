@@ -25,8 +25,13 @@
 //!   total time first. trace-cmd leaves the order of equal entries (same event and
 //!   total, other values) to its hash tables' memory addresses, which changes from run to
 //!   run; here they go by value;
-//! * not done: the stack traces of `ftrace:kernel_stack` records (which cannot be
-//!   recorded here without the function tracer), `-H` hooks and merged comms.
+//! * an `ftrace:kernel_stack` record belongs to what its task did just before: the
+//!   pending start it just made (a switch, a wakeup: the wakeup's stack goes to the
+//!   woken task), else the entry it just counted or ended (with that entry's last
+//!   time); otherwise it is kept for a `funcgraph_entry` that comes next. A start's stack
+//!   is accounted when the start ends. Each entry's stacks print as a tree under it
+//!   (see [`super::profile_stacks`]);
+//! * not done: `-H` hooks and merged comms.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -34,6 +39,7 @@ use std::io::{self, Write};
 use crate::endian::Endianness;
 use crate::event::{FieldSpec, Record};
 use crate::render::tracecmd::{read_uint, Catalog, Cmdlines};
+use crate::session::profile_stacks::{Layout, Stacks};
 
 /// What an event is to the profiler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,9 +74,21 @@ struct EventData {
     global: bool,
 }
 
+/// A kernel stack record's `caller` bytes and time.
+#[derive(Debug, Clone)]
+struct StackRecord {
+    bytes: Vec<u8>,
+    ts: u64,
+    /// Which record it was (a task keeps its last stack for one more of its records).
+    serial: u64,
+}
+
 /// A pending start of a pair.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Start {
+    /// Unique in the profile (a task's `last_start` names it).
+    id: u64,
+    stack: Option<StackRecord>,
     event: usize,
     ts: u64,
     search: u64,
@@ -80,8 +98,11 @@ struct Start {
 }
 
 /// The totals of one (event, value) of a task.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Default)]
 struct Entry {
+    /// The time of the pair that ended last (a stack that follows gets it).
+    last_time: u64,
+    stacks: Stacks,
     count: u64,
     total: u64,
     max: u64,
@@ -90,14 +111,33 @@ struct Entry {
     ts_min: u64,
 }
 
+/// Where a task lives in the profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TaskRef {
+    Pid(i32),
+    Cpu(usize),
+    Global,
+}
+
+/// An entry's key: (event, search value, value).
+type EntryKey = (usize, u64, u64);
+
 #[derive(Debug, Default)]
 struct Task {
     comm: Option<String>,
     sleeping: bool,
+    /// The start this task made last, while a stack may still follow it.
+    last_start: Option<u64>,
+    /// The entry this task counted or ended last, while a stack may still follow it.
+    last_event: Option<EntryKey>,
+    /// The task the next stack of this one belongs to (the task it woke).
+    proxy: Option<TaskRef>,
+    /// A stack that came with no start or entry to belong to.
+    last_stack: Option<StackRecord>,
     /// Pending starts, oldest first (the newest matching one is taken).
     starts: Vec<Start>,
     /// By (event, search value, value).
-    entries: HashMap<(usize, u64, u64), Entry>,
+    entries: HashMap<EntryKey, Entry>,
 }
 
 /// The profile of one file.
@@ -117,6 +157,11 @@ pub struct Profile {
     percpu: Vec<Task>,
     /// "Global Events".
     global: Task,
+    /// `ftrace:kernel_stack`'s `caller` field.
+    stack_caller: Option<FieldSpec>,
+    layout: Layout,
+    /// The last start id and stack serial given.
+    serial: u64,
 }
 
 /// A number field as libtraceevent reads one: sizes 1, 2, 4 and 8 only.
@@ -149,8 +194,9 @@ const SOFTIRQS: [&str; 10] = [
 ];
 
 impl Profile {
-    /// The profiler of a file of these events, with `cpus` CPUs; `global` is `-G`.
-    pub fn new(catalog: &dyn Catalog, cpus: usize, global: bool) -> Profile {
+    /// The profiler of a file of these events, with `cpus` CPUs and the kernel's
+    /// `sizeof(long)` `long_size`; `global` is `-G`.
+    pub fn new(catalog: &dyn Catalog, cpus: usize, long_size: usize, global: bool) -> Profile {
         let all = catalog.events();
         let mut p = Profile {
             events: Vec::new(),
@@ -165,6 +211,12 @@ impl Profile {
             tasks: HashMap::new(),
             percpu: (0..cpus).map(|_| Task::default()).collect(),
             global: Task::default(),
+            stack_caller: None,
+            layout: Layout {
+                long_size: if long_size == 4 { 4 } else { 8 },
+                endian: catalog.endian(),
+            },
+            serial: 0,
         };
         let add = |p: &mut Profile, system: &str, name: &str, kind: Kind| -> Option<usize> {
             let (id, _, _) = *all.iter().find(|(_, s, n)| *s == system && *n == name)?;
@@ -202,8 +254,11 @@ impl Profile {
         let sys_enter = add(&mut p, "raw_syscalls", "sys_enter", Kind::Syscall);
         let sys_exit = add(&mut p, "raw_syscalls", "sys_exit", Kind::Syscall);
         let exec = add(&mut p, "sched", "sched_process_exec", Kind::Exec);
-        let _stack = add(&mut p, "ftrace", "kernel_stack", Kind::Stack);
+        let stack = add(&mut p, "ftrace", "kernel_stack", Kind::Stack);
         let field = |p: &Profile, e: usize, name: &str| catalog.field(p.events[e].id, name);
+        if let Some(s) = stack {
+            p.stack_caller = field(&p, s, "caller");
+        }
         if let Some(e) = exec {
             p.events[e].data_field = field(&p, e, "old_pid");
         }
@@ -286,24 +341,34 @@ impl Profile {
         self.tasks.entry(pid).or_default()
     }
 
+    fn task_at(&mut self, r: TaskRef) -> &mut Task {
+        match r {
+            TaskRef::Pid(pid) => self.task(pid),
+            TaskRef::Cpu(cpu) => &mut self.percpu[cpu],
+            TaskRef::Global => &mut self.global,
+        }
+    }
+
+    fn next_serial(&mut self) -> u64 {
+        self.serial += 1;
+        self.serial
+    }
+
     /// The task an event of `e` belongs to (trace-cmd's `find_event_task`).
-    fn event_task(&mut self, e: usize, rec: &Record, pid: u64) -> &mut Task {
+    fn event_task(&self, e: usize, rec: &Record, pid: u64) -> TaskRef {
         let ev = &self.events[e];
         if ev.global {
-            if ev.migrate {
-                return &mut self.global;
-            }
             let cpu = rec.cpu as usize;
-            if cpu < self.percpu.len() {
-                return &mut self.percpu[cpu];
+            if ev.migrate || cpu >= self.percpu.len() {
+                return TaskRef::Global;
             }
-            return &mut self.global;
+            return TaskRef::Cpu(cpu);
         }
         let pid = match ev.pid_field {
             Some(f) => number(rec.data, Some(f), self.endian).unwrap_or(pid),
             None => pid,
         };
-        self.task(pid as i32)
+        TaskRef::Pid(pid as i32)
     }
 
     /// Account one record the report would print; `missed` is whether events were
@@ -311,7 +376,14 @@ impl Profile {
     pub fn record(&mut self, rec: &Record, missed: bool) {
         if missed {
             let cpu = rec.cpu;
-            let forget = |t: &mut Task| t.starts.retain(|s| !(s.migrate || s.cpu == cpu));
+            let forget = |t: &mut Task| {
+                let before = t.starts.len();
+                t.starts.retain(|s| !(s.migrate || s.cpu == cpu));
+                if t.starts.len() != before && !t.starts.iter().any(|s| Some(s.id) == t.last_start)
+                {
+                    t.last_start = None;
+                }
+            };
             self.tasks.values_mut().for_each(forget);
             self.percpu.iter_mut().for_each(forget);
             forget(&mut self.global);
@@ -324,51 +396,154 @@ impl Profile {
         };
         let pid = number(rec.data, self.common_pid, self.endian).unwrap_or(0);
         // Every task that records an event is listed, with or without entries.
-        self.task(pid as i32);
-        match self.events[e].kind {
-            Kind::Stack => {}
+        let held = self.task(pid as i32).last_stack.as_ref().map(|s| s.serial);
+        let ev = &self.events[e];
+        match ev.kind {
+            Kind::Stack => self.stack(rec, pid),
             Kind::Exec => {
-                let pid = match self.events[e].data_field {
+                let pid = match ev.data_field {
                     Some(f) => number(rec.data, Some(f), self.endian).unwrap_or(pid),
                     None => pid,
                 };
                 self.task(pid as i32).comm = None;
             }
             Kind::Switch => self.switch(e, rec),
-            Kind::Wakeup if self.events[e].end.is_some() => self.wakeup(e, rec),
+            Kind::Wakeup if ev.end.is_some() => self.wakeup(e, rec, pid),
+            // funcgraph_entry: a stack kept just before belongs to it.
+            Kind::Func if ev.end.is_some() => {
+                let r = self.start_event(e, rec, pid);
+                let t = self.task_at(r);
+                if let Some(stack) = t.last_stack.take() {
+                    let last = t.last_start;
+                    if let Some(s) = t.starts.iter_mut().find(|s| Some(s.id) == last) {
+                        s.stack = Some(stack);
+                    }
+                    t.last_event = None;
+                }
+                t.last_start = None;
+            }
+            // funcgraph_exit: no stack follows it.
+            Kind::Func if ev.start.is_some() => {
+                let r = self.end_event(e, rec, pid);
+                self.task_at(r).last_event = None;
+            }
             _ => self.generic(e, rec, pid),
+        }
+        // A kept stack lasts until the task's next record.
+        if let Some(serial) = held {
+            let t = self.task(pid as i32);
+            if t.last_stack.as_ref().map(|s| s.serial) == Some(serial) {
+                t.last_stack = None;
+            }
         }
     }
 
+    /// A kernel stack of the task `pid` (trace-cmd's `handle_stacktrace_event`).
+    fn stack(&mut self, rec: &Record, pid: u64) {
+        let me = TaskRef::Pid(pid as i32);
+        let bytes = match self.stack_caller {
+            Some(f) => rec.data.get(f.offset..).unwrap_or(&[]),
+            None => &[],
+        };
+        // trace-cmd refuses a stack shorter than an int; such a record is left out.
+        if bytes.len() < 4 {
+            return;
+        }
+        let serial = self.next_serial();
+        let stack = StackRecord {
+            bytes: bytes.to_vec(),
+            ts: rec.ts,
+            serial,
+        };
+        let t = self.task_at(me);
+        t.last_stack = None;
+        let owner = t.proxy.take().unwrap_or(me);
+        let t = self.task_at(owner);
+        if t.last_start.is_none() && t.last_event.is_none() {
+            self.task_at(me).last_stack = Some(stack);
+            return;
+        }
+        if let Some(id) = t.last_start.take() {
+            if let Some(s) = t.starts.iter_mut().find(|s| s.id == id) {
+                s.stack = Some(stack);
+            }
+            t.last_event = None;
+            return;
+        }
+        if let Some(key) = t.last_event.take() {
+            if let Some(en) = t.entries.get_mut(&key) {
+                en.stacks.add(&stack.bytes, en.last_time, rec.ts);
+            }
+        }
+    }
+
+    /// The end of a pair (trace-cmd's `handle_end_event`).
+    fn end_event(&mut self, e: usize, rec: &Record, pid: u64) -> TaskRef {
+        let ev = &self.events[e];
+        let (start, start_match) = (ev.start, ev.start_match);
+        let r = self.event_task(e, rec, pid);
+        let val = number(rec.data, start_match, self.endian).unwrap_or(0);
+        let t = self.task_at(r);
+        let key = start.and_then(|s| end_start(t, s, rec.ts, val));
+        t.last_start = None;
+        t.last_event = key;
+        r
+    }
+
+    /// The start of a pair (trace-cmd's `handle_start_event`).
+    fn start_event(&mut self, e: usize, rec: &Record, pid: u64) -> TaskRef {
+        let ev = &self.events[e];
+        let (end_match, migrate) = (ev.end_match, ev.migrate);
+        let r = self.event_task(e, rec, pid);
+        let val = number(rec.data, end_match, self.endian).unwrap_or(0);
+        let id = self.next_serial();
+        let t = self.task_at(r);
+        t.starts.push(Start {
+            id,
+            stack: None,
+            event: e,
+            ts: rec.ts,
+            search: val,
+            val,
+            cpu: rec.cpu,
+            migrate,
+        });
+        t.last_start = Some(id);
+        t.last_event = None;
+        r
+    }
+
     fn generic(&mut self, e: usize, rec: &Record, pid: u64) {
-        let endian = self.endian;
-        let ev = self.events[e].clone();
+        let ev = &self.events[e];
+        let (start, end) = (ev.start, ev.end);
         let mut done = false;
-        if let Some(start) = ev.start {
-            let val = number(rec.data, ev.start_match, endian).unwrap_or(0);
-            let task = self.event_task(e, rec, pid);
-            end_start(task, start, rec.ts, val);
+        if start.is_some() {
+            self.end_event(e, rec, pid);
             done = true;
         }
-        if ev.end.is_some() {
-            let val = number(rec.data, ev.end_match, endian).unwrap_or(0);
-            let migrate = ev.migrate;
-            let task = self.event_task(e, rec, pid);
-            task.starts.push(Start {
-                event: e,
-                ts: rec.ts,
-                search: val,
-                val,
-                cpu: rec.cpu,
-                migrate,
-            });
+        if end.is_some() {
+            self.start_event(e, rec, pid);
             done = true;
         }
-        if !done {
-            let val = number(rec.data, ev.data_field, endian).unwrap_or(0);
-            let task = self.task(pid as i32);
-            task.entries.entry((e, val, val)).or_default().count += 1;
+        if done {
+            return;
         }
+        let t = self.task(pid as i32);
+        t.proxy = None;
+        t.last_start = None;
+        t.last_event = None;
+        // trace-cmd's `account_task`: counted per value of the data field.
+        let ev = &self.events[e];
+        let mut owner = TaskRef::Pid(pid as i32);
+        if let Some(f) = ev.pid_field {
+            let other = TaskRef::Pid(number(rec.data, Some(f), self.endian).unwrap_or(0) as i32);
+            self.task(pid as i32).proxy = Some(other);
+            owner = other;
+        }
+        let val = number(rec.data, self.events[e].data_field, self.endian).unwrap_or(0);
+        let t = self.task_at(owner);
+        t.entries.entry((e, val, val)).or_default().count += 1;
+        t.last_event = Some((e, val, val));
     }
 
     fn switch(&mut self, e: usize, rec: &Record) {
@@ -378,12 +553,15 @@ impl Profile {
         let prev_state = number(rec.data, ev.data_field, endian).unwrap_or(0) & 1023;
         let next_pid = number(rec.data, ev.end_match, endian).unwrap_or(0);
         let (prev_comm, next_comm) = (self.switch_prev_comm, self.switch_next_comm);
+        let id = self.next_serial();
         let task = self.task(prev_pid as i32);
         if task.comm.is_none() {
             task.comm = prev_comm.map(|f| text(rec.data, f));
         }
         task.sleeping = prev_state != 0;
         task.starts.push(Start {
+            id,
+            stack: None,
             event: e,
             ts: rec.ts,
             search: prev_pid,
@@ -391,6 +569,8 @@ impl Profile {
             cpu: rec.cpu,
             migrate: ev.migrate,
         });
+        task.last_start = Some(id);
+        task.last_event = None;
         let task = self.task(next_pid as i32);
         if task.comm.is_none() {
             task.comm = next_comm.map(|f| text(rec.data, f));
@@ -401,7 +581,7 @@ impl Profile {
         end_start(task, e, rec.ts, next_pid);
     }
 
-    fn wakeup(&mut self, e: usize, rec: &Record) {
+    fn wakeup(&mut self, e: usize, rec: &Record, waker: u64) {
         let endian = self.endian;
         let ev = self.events[e].clone();
         if let Some(s) = number(rec.data, ev.data_field, endian) {
@@ -416,13 +596,24 @@ impl Profile {
             task.comm = comm.map(|f| text(rec.data, f));
         }
         if !task.sleeping {
+            // The stack that follows belongs to nothing.
+            let w = self.task(waker as i32);
+            w.proxy = None;
+            w.last_start = None;
+            w.last_event = None;
             return;
         }
         task.sleeping = false;
+        // The stack that follows is the woken task's.
+        self.task(waker as i32).proxy = Some(TaskRef::Pid(pid as i32));
+        let id = self.next_serial();
+        let task = self.task(pid as i32);
         if let Some(s) = ev.start {
             end_start(task, s, rec.ts, pid);
         }
         task.starts.push(Start {
+            id,
+            stack: None,
             event: e,
             ts: rec.ts,
             search: pid,
@@ -430,6 +621,8 @@ impl Profile {
             cpu: rec.cpu,
             migrate: ev.migrate,
         });
+        task.last_event = None;
+        task.last_start = Some(id);
     }
 
     /// The profile's text, after the records: task names missing from the records come
@@ -541,26 +734,30 @@ impl Profile {
             }
             line.push('\n');
             out.write_all(line.as_bytes())?;
+            en.stacks.write(self.layout, catalog, out)?;
         }
         Ok(())
     }
 }
 
-/// End the newest pending start of `event` for `search` in `task`: its time goes to the
-/// start's (event, search value, value) entry.
-fn end_start(task: &mut Task, event: usize, ts: u64, search: u64) {
-    let Some(i) = task
+/// End the newest pending start of `event` for `search` in `task`: its time (and its
+/// stack, if one came with it) goes to the start's (event, search value, value) entry,
+/// whose key is returned.
+fn end_start(task: &mut Task, event: usize, ts: u64, search: u64) -> Option<EntryKey> {
+    let i = task
         .starts
         .iter()
-        .rposition(|s| s.event == event && s.search == search)
-    else {
-        return;
-    };
+        .rposition(|s| s.event == event && s.search == search)?;
     let s = task.starts.remove(i);
+    if task.last_start == Some(s.id) {
+        task.last_start = None;
+    }
     let delta = (ts as i64).wrapping_sub(s.ts as i64).max(0) as u64;
-    let en = task.entries.entry((s.event, s.search, s.val)).or_default();
+    let key = (s.event, s.search, s.val);
+    let en = task.entries.entry(key).or_default();
     en.count += 1;
     en.total = en.total.wrapping_add(delta);
+    en.last_time = delta;
     if delta > en.max {
         en.max = delta;
         en.ts_max = ts;
@@ -569,4 +766,8 @@ fn end_start(task: &mut Task, event: usize, ts: u64, search: u64) {
         en.min = delta;
         en.ts_min = ts;
     }
+    if let Some(stack) = s.stack {
+        en.stacks.add(&stack.bytes, delta, stack.ts);
+    }
+    Some(key)
 }

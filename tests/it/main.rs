@@ -56,6 +56,7 @@ mod report_first_last;
 mod report_funcgraph;
 mod report_instances_live;
 mod report_layout_live;
+mod report_profile_stacks;
 mod report_session;
 mod report_time_shift_live;
 mod report_tracecmd_live;
