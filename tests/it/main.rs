@@ -47,6 +47,7 @@ mod perf_report;
 mod perf_script;
 mod perf_script_live;
 mod private_instances;
+mod profile_live;
 mod record_keep_live;
 mod record_live;
 mod record_opts_live;
