@@ -162,28 +162,29 @@ impl Drop for Recording {
     }
 }
 
-/// Drops the report's `cpus=N` line, which trace-cmd profile does not print.
+/// Drops the report's `cpus=N` head line, which trace-cmd profile does not print.
 struct ProfileOnly<W: Write> {
     inner: W,
-    head_done: bool,
+    /// None before the first byte; Some(true) while inside the head line.
+    in_head: Option<bool>,
 }
 
 impl<W: Write> Write for ProfileOnly<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.head_done {
-            return self.inner.write(buf);
+        let mut rest = buf;
+        if self.in_head.is_none() && !rest.is_empty() {
+            self.in_head = Some(rest.starts_with(b"cpus="));
         }
-        // The head line comes first and whole: the report writes it in one block.
-        match memchr::memchr(b'\n', buf) {
-            Some(i) if buf.starts_with(b"cpus=") => {
-                self.head_done = true;
-                self.inner.write_all(&buf[i + 1..])?;
-            }
-            _ => {
-                self.head_done = true;
-                self.inner.write_all(buf)?;
+        if self.in_head == Some(true) {
+            match memchr::memchr(b'\n', rest) {
+                Some(i) => {
+                    self.in_head = Some(false);
+                    rest = &rest[i + 1..];
+                }
+                None => return Ok(buf.len()),
             }
         }
+        self.inner.write_all(rest)?;
         Ok(buf.len())
     }
 
@@ -317,7 +318,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     };
     let mut out = ProfileOnly {
         inner: io::BufWriter::with_capacity(1 << 16, sink),
-        head_done: false,
+        in_head: None,
     };
     let mut note = |n: Note| match n {
         Note::Warning(w) => eprintln!("tracectl: warning: {w}"),
@@ -335,4 +336,33 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     }
     out.flush()?;
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_head_line_is_dropped_however_it_is_written() {
+        for chunks in [
+            &[&b"cpus=2\n\ntask: a-1\n"[..]][..],
+            &[b"", b"cpus=", b"2", b"\n", b"\ntask: a-1\n"],
+            &[b"cpus=2\n", b"\ntask: a-1\n"],
+        ] {
+            let mut w = ProfileOnly {
+                inner: Vec::new(),
+                in_head: None,
+            };
+            for c in chunks {
+                w.write_all(c).unwrap();
+            }
+            assert_eq!(w.inner, b"\ntask: a-1\n", "{chunks:?}");
+        }
+        let mut w = ProfileOnly {
+            inner: Vec::new(),
+            in_head: None,
+        };
+        w.write_all(b"\ntask: cpus=1\n").unwrap();
+        assert_eq!(w.inner, b"\ntask: cpus=1\n");
+    }
 }
