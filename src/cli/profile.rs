@@ -13,6 +13,7 @@ use anyhow::{Context as _, Result};
 use tracectl::dat::WriteOptions;
 use tracectl::record::profile::profile_config;
 use tracectl::record::{EventSpec, RecordConfig};
+use tracectl::session::profile_hooks::ProfileHook;
 use tracectl::session::report_files::{
     report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note,
 };
@@ -56,8 +57,10 @@ pub struct Args {
     /// the same profile again)
     #[arg(long = "dat", value_name = "FILE")]
     pub dat: Option<PathBuf>,
-    /// Refused: custom event pairs (`start,match/end,match`) are not in tracectl's
-    /// profiler, which knows trace-cmd's built-in pairs only
+    /// Time two more events as a pair,
+    /// `[SYS:]START,START_MATCH[,START_PID]/[SYS:]END,END_MATCH[,FLAGS]` (flags: p pinned
+    /// to a CPU, g global, s a stack with the start); both events are recorded;
+    /// repeatable (each is printed on stdout as it is read, as trace-cmd does)
     #[arg(short = 'H', value_name = "EVENT-HOOKS")]
     pub hooks: Vec<String>,
     /// Refused: the profile is of the top buffer, which tracectl records in its own
@@ -195,13 +198,11 @@ impl<W: Write> Write for ProfileOnly<W> {
 
 /// Run `tracectl profile`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
-    if let Some(h) = a.hooks.first() {
-        anyhow::bail!(
-            "-H {h}: custom event pairs are not supported; tracectl's profiler times \
-             trace-cmd's built-in pairs (switch/wakeup, syscalls, irqs, softirqs, \
-             function_graph) and counts every other event"
-        );
-    }
+    let hooks = a
+        .hooks
+        .iter()
+        .map(|h| ProfileHook::parse(h))
+        .collect::<Result<Vec<_>, _>>()?;
     if let Some(b) = a.instance.first() {
         anyhow::bail!(
             "-B {b}: the profile is of the top buffer (tracectl records it in its own \
@@ -235,6 +236,32 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             })
             .collect(),
     };
+    let mut events = events;
+    for h in &hooks {
+        for (system, event, stack) in [
+            (&h.start_system, &h.start_event, h.stack),
+            (&h.end_system, &h.end_event, false),
+        ] {
+            let name = match system {
+                Some(s) => format!("{s}:{event}"),
+                None => event.clone(),
+            };
+            let i = match events.iter().position(|e| !e.invert && e.name == name) {
+                Some(i) => i,
+                None => {
+                    events.push(EventSpec {
+                        name,
+                        ..Default::default()
+                    });
+                    events.len() - 1
+                }
+            };
+            let e = &mut events[i];
+            if stack && !e.triggers.iter().any(|t| t.contains("stacktrace")) {
+                e.triggers.push("stacktrace".into());
+            }
+        }
+    }
     if a.manual && events.is_empty() && a.plugin.is_none() {
         anyhow::bail!(
             "nothing to profile: with -S only the events (-e) and tracer (-p) given are \
@@ -262,6 +289,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     };
     let tracefs = live_tracefs(ctx)?;
     tracefs.require_live("profile")?;
+    // As trace-cmd, which prints each hook on stdout as it reads the options.
+    for h in &hooks {
+        println!("{}", h.trace_cmd_line());
+    }
     let cfg = if a.manual {
         base
     } else {
@@ -308,6 +339,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         wakeup: false,
         profile: true,
         profile_global: a.global,
+        profile_hooks: hooks,
     };
     let sink: Box<dyn Write> = match &a.output {
         Some(o) => Box::new(

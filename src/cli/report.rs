@@ -5,6 +5,7 @@ use std::io;
 use std::path::PathBuf;
 
 use anyhow::Result;
+use tracectl::session::profile_hooks::ProfileHook;
 use tracectl::session::report::ReportError;
 use tracectl::session::report_files::{
     report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note, TraceCmdOptions,
@@ -162,6 +163,11 @@ pub struct Args {
     /// With --profile: irq and softirq pairs belong to per-CPU global tasks
     #[arg(short = 'G')]
     pub global: bool,
+    /// With --profile: time two more events as a pair,
+    /// `[SYS:]START,START_MATCH[,START_PID]/[SYS:]END,END_MATCH[,FLAGS]` (flags: p pinned
+    /// to a CPU, g global, s stack); repeatable (trace-cmd prints each as it reads it)
+    #[arg(short = 'H', value_name = "EVENT-HOOKS")]
+    pub hooks: Vec<String>,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
     /// evaluated (printed as field=value) and why. (trace-cmd's --verbose=LEVEL, a log
     /// level of libtracecmd, is refused.)
@@ -303,6 +309,15 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         );
     }
     let verbose = args.verbose.is_some();
+    let hooks = args
+        .hooks
+        .iter()
+        .map(|h| ProfileHook::parse(h))
+        .collect::<Result<Vec<_>, _>>()?;
+    // As trace-cmd, which prints each hook on stdout as it reads the options.
+    for h in &hooks {
+        println!("{}", h.trace_cmd_line());
+    }
     if args.libtracecmd_log {
         anyhow::bail!(
             "-V prints libtracecmd's log (plugins loaded, file version read), which tracectl has no counterpart for: its plugins are built in; --verbose lists the events printed as fields"
@@ -380,6 +395,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         wakeup: args.wakeup,
         profile: args.profile,
         profile_global: args.global,
+        profile_hooks: hooks,
     };
     let stdout = io::stdout();
     let mut progress = super::progress::Progress::new("reporting", args.quiet, true);

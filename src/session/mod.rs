@@ -8,6 +8,7 @@ pub mod graph;
 pub mod hist;
 pub mod live;
 pub mod mem;
+pub mod profile_hooks;
 pub mod profile_stacks;
 pub mod report;
 pub mod report_files;

@@ -29,6 +29,7 @@ use crate::render::tracecmd::{
     SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle, HARDIRQ_FLAG, SOFTIRQ_FLAG,
 };
 use crate::render::{json, CommonFields, Comms, KernelStyle};
+use crate::session::profile_hooks::{HookError, ProfileHook};
 use crate::session::report_profile::Profile;
 use crate::session::report_wakeup::WakeupLatency;
 
@@ -83,6 +84,8 @@ pub struct ReportOptions {
     pub profile: bool,
     /// `-G`: with `profile`, the irq and softirq pairs belong to per-CPU global tasks.
     pub profile_global: bool,
+    /// `-H`: with `profile`, more event pairs to time.
+    pub profile_hooks: Vec<ProfileHook>,
 }
 
 /// What a report printed.
@@ -123,6 +126,13 @@ pub enum ReportError {
         /// What failed.
         source: SourceError,
     },
+    /// A `-H` hook does not apply to input `name`.
+    Hook {
+        /// The input's name.
+        name: String,
+        /// Why.
+        source: HookError,
+    },
 }
 
 impl std::fmt::Display for ReportError {
@@ -132,6 +142,7 @@ impl std::fmt::Display for ReportError {
             ReportError::Dat(e) => write!(f, "{e}"),
             ReportError::Source(e) => write!(f, "{e}"),
             ReportError::Input { name, source } => write!(f, "reading {name}: {source}"),
+            ReportError::Hook { name, source } => write!(f, "profiling {name}: {source}"),
         }
     }
 }
@@ -144,6 +155,7 @@ impl std::error::Error for ReportError {
             ReportError::Dat(e) => e.source(),
             ReportError::Source(e) => e.source(),
             ReportError::Input { source, .. } => Some(source.as_ref()),
+            ReportError::Hook { source, .. } => Some(source),
         }
     }
 }
@@ -217,14 +229,24 @@ pub fn write_report<'a>(
         let renderer =
             TraceCmdRenderer::new(input.catalog, input.style.clone(), input.cmdlines.clone());
         // (trace-cmd profiles the top buffers; an instance's records are printed.)
-        let profile = (opts.profile && !input.instance).then(|| {
-            Profile::new(
-                input.catalog,
-                input.cpus,
-                input.long_size,
-                opts.profile_global,
-            )
-        });
+        let profile = match opts.profile && !input.instance {
+            true => {
+                let p = Profile::new(
+                    input.catalog,
+                    input.cpus,
+                    input.long_size,
+                    opts.profile_global,
+                    &opts.profile_hooks,
+                )
+                .map_err(|source| ReportError::Hook {
+                    name: input.name.clone(),
+                    source,
+                })?;
+                summary.warnings.extend(p.warnings().iter().cloned());
+                Some(p)
+            }
+            false => None,
+        };
         lives.push(Live {
             input,
             renderer,

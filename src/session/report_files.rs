@@ -13,6 +13,7 @@ use crate::render::tracecmd::{
     filter_test_strings, write_time, Cmdlines, DatCatalog, DatSource, DiffUnit, EventFilter,
     EventPatterns, FilterError, ThreadedSource, TimeFormat, TraceCmdStyle,
 };
+use crate::session::profile_hooks::ProfileHook;
 use crate::session::report::{
     clock_of, kernel_or_json, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
 };
@@ -137,6 +138,8 @@ pub struct FilesOptions {
     pub profile: bool,
     /// `-G`: with `profile`, irq and softirq pairs belong to per-CPU global tasks.
     pub profile_global: bool,
+    /// `-H`: with `profile`, more event pairs to time.
+    pub profile_hooks: Vec<ProfileHook>,
 }
 
 /// A message for the caller to show, as it comes.
@@ -974,6 +977,7 @@ fn report_dats<'s>(
         wakeup: opts.wakeup,
         profile: opts.profile,
         profile_global: opts.profile_global,
+        profile_hooks: opts.profile_hooks.clone(),
     };
     let res = write_report(inputs, &report_opts, out);
     if let Ok(summary) = &res {

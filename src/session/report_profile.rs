@@ -31,7 +31,9 @@
 //!   time); otherwise it is kept for a `funcgraph_entry` that comes next. A start's stack
 //!   is accounted when the start ends. Each entry's stacks print as a tree under it
 //!   (see [`super::profile_stacks`]);
-//! * not done: `-H` hooks and merged comms.
+//! * `-H` hooks pair two events of the user's choice (see [`super::profile_hooks`]);
+//!   a pair with the `g` flag that may migrate belongs to the `Global Events` task;
+//! * not done: merged comms (`--by-comm`).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -39,6 +41,7 @@ use std::io::{self, Write};
 use crate::endian::Endianness;
 use crate::event::{FieldSpec, Record};
 use crate::render::tracecmd::{read_uint, Catalog, Cmdlines};
+use crate::session::profile_hooks::{HookError, ProfileHook};
 use crate::session::profile_stacks::{Layout, Stacks};
 
 /// What an event is to the profiler.
@@ -54,6 +57,8 @@ enum Kind {
     Softirq,
     SoftirqRaise,
     Exec,
+    /// Either event of a `-H` hook.
+    Hook,
 }
 
 /// An event the profiler knows (trace-cmd's `event_data`).
@@ -162,6 +167,8 @@ pub struct Profile {
     layout: Layout,
     /// The last start id and stack serial given.
     serial: u64,
+    /// Hooks whose events the file does not have.
+    warnings: Vec<String>,
 }
 
 /// A number field as libtraceevent reads one: sizes 1, 2, 4 and 8 only.
@@ -195,8 +202,16 @@ const SOFTIRQS: [&str; 10] = [
 
 impl Profile {
     /// The profiler of a file of these events, with `cpus` CPUs and the kernel's
-    /// `sizeof(long)` `long_size`; `global` is `-G`.
-    pub fn new(catalog: &dyn Catalog, cpus: usize, long_size: usize, global: bool) -> Profile {
+    /// `sizeof(long)` `long_size`; `global` is `-G`, `hooks` the `-H` pairs (the last
+    /// given first, as trace-cmd adds them). A hook naming a field its event does not
+    /// have is an error; one whose event the file lacks is left out with a warning.
+    pub fn new(
+        catalog: &dyn Catalog,
+        cpus: usize,
+        long_size: usize,
+        global: bool,
+        hooks: &[ProfileHook],
+    ) -> Result<Profile, HookError> {
         let all = catalog.events();
         let mut p = Profile {
             events: Vec::new(),
@@ -217,6 +232,7 @@ impl Profile {
                 endian: catalog.endian(),
             },
             serial: 0,
+            warnings: Vec::new(),
         };
         let add = |p: &mut Profile, system: &str, name: &str, kind: Kind| -> Option<usize> {
             let (id, _, _) = *all.iter().find(|(_, s, n)| *s == system && *n == name)?;
@@ -321,6 +337,76 @@ impl Profile {
         if let Some(f) = add(&mut p, "ftrace", "function", Kind::Func) {
             p.events[f].data_field = field(&p, f, "ip");
         }
+        for hook in hooks.iter().rev() {
+            // A hook's events are added again: they take over the events' ids.
+            let mut added = [None, None];
+            let ends = [
+                (&hook.start_system, &hook.start_event),
+                (&hook.end_system, &hook.end_event),
+            ];
+            for (slot, (system, name)) in added.iter_mut().zip(ends) {
+                let found = all
+                    .iter()
+                    .filter(|(_, s, n)| n == name && system.as_deref().map_or(true, |w| w == *s))
+                    .min_by_key(|(id, _, _)| *id);
+                let Some(&(id, _, _)) = found else {
+                    continue;
+                };
+                if p.common_pid.is_none() {
+                    p.common_pid = catalog.field(id, "common_pid");
+                }
+                p.events.push(EventData {
+                    id,
+                    name: name.clone(),
+                    kind: Kind::Hook,
+                    end: None,
+                    start: None,
+                    pid_field: None,
+                    start_match: None,
+                    end_match: None,
+                    data_field: None,
+                    migrate: false,
+                    global: false,
+                });
+                p.by_id.insert(id, p.events.len() - 1);
+                *slot = Some(p.events.len() - 1);
+            }
+            let (s, e) = match added {
+                [Some(s), Some(e)] => (s, e),
+                [None, _] => {
+                    p.warnings
+                        .push(format!("Event {} not found", hook.start_event));
+                    continue;
+                }
+                [_, None] => {
+                    p.warnings
+                        .push(format!("Event {} not found", hook.end_event));
+                    continue;
+                }
+            };
+            let mut wanted = vec![(s, hook.start_match.as_str()), (e, hook.end_match.as_str())];
+            if let Some(pid) = &hook.start_pid {
+                wanted.push((s, pid.as_str()));
+            }
+            for (ev, f) in wanted {
+                if field(&p, ev, f).is_none() {
+                    return Err(HookError::NoField {
+                        event: p.events[ev].name.clone(),
+                        field: f.to_string(),
+                    });
+                }
+            }
+            mate(
+                &mut p,
+                s,
+                hook.start_pid.as_deref(),
+                &hook.start_match,
+                e,
+                &hook.end_match,
+                hook.migrate,
+                hook.global,
+            );
+        }
         p.switch = switch;
         p.wakeup = wakeup;
         // Every other event: counted by the value of its first field.
@@ -334,7 +420,12 @@ impl Profile {
                 p.events[e].data_field = catalog.first_field(id);
             }
         }
-        p
+        Ok(p)
+    }
+
+    /// What the profile left out (a hook's event the file does not have).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     fn task(&mut self, pid: i32) -> &mut Task {
@@ -633,6 +724,10 @@ impl Profile {
         cmdlines: &Cmdlines,
         out: &mut dyn Write,
     ) -> io::Result<()> {
+        if !self.global.entries.is_empty() {
+            writeln!(out, "Global Events")?;
+            self.write_entries(&self.global, catalog, out)?;
+        }
         for (cpu, t) in self.percpu.iter().enumerate() {
             if !t.entries.is_empty() {
                 writeln!(out, "Global CPU[{cpu}] Events")?;

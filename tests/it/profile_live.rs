@@ -88,12 +88,16 @@ fn profile_prints_trace_cmds_profile_of_what_it_recorded() {
             keep.display()
         );
     }
-    // -S: only the events given, to stdout; -G: irqs per CPU.
+    // -S: only the events given (and the hook's), to stdout; -G: irqs per CPU; -H: a
+    // pair of the user's with a stack at its start, printed as trace-cmd reads it.
+    let hook = "sched:sched_process_fork,child_pid,child_pid/sched:sched_process_exit,pid,s";
     let out = tracectl(&[
         "profile",
         "-q",
         "-S",
         "-G",
+        "-H",
+        hook,
         "-e",
         "irq",
         "-e",
@@ -104,7 +108,7 @@ fn profile_prints_trace_cmds_profile_of_what_it_recorded() {
         dat.to_str().unwrap(),
         "sh",
         "-c",
-        "seq 3000 | cat >/dev/null; sleep 0.01",
+        "for i in 1 2 3; do (seq 3000 | cat >/dev/null) & done; wait; sleep 0.01",
     ]);
     assert!(
         out.status.success(),
@@ -121,26 +125,44 @@ fn profile_prints_trace_cmds_profile_of_what_it_recorded() {
         !events.contains("raw_syscalls"),
         "-S recorded the profile's own events"
     );
-    let mut want = Command::new("trace-cmd")
-        .args(["report", "--profile", "-G", "-i"])
+    let want = Command::new("trace-cmd")
+        .args(["report", "--profile", "-G", "-H", hook, "-i"])
         .arg(&dat)
         .output()
         .unwrap()
         .stdout;
-    let head = want.iter().position(|&b| b == b'\n').unwrap() + 1;
-    want.drain(..head);
-    if let Some(d) = difference(&want, &out.stdout, true) {
-        panic!("profile -S -G: {d}");
+    let want = String::from_utf8(want).unwrap();
+    // trace-cmd profile prints no cpus= line; the hook's line comes first in both.
+    let want: Vec<&str> = want
+        .split('\n')
+        .filter(|l| !l.starts_with("cpus="))
+        .collect();
+    let want = want.join("\n");
+    assert!(want.starts_with("start sched:sched_process_fork:child_pid (child_pid) end"));
+    assert!(
+        want.contains("  Event: sched_process_fork:"),
+        "no timed fork: {want}"
+    );
+    assert!(
+        want.contains("+ trace_event_raw_event_sched_process_fork"),
+        "no stack under the forks (the hook's s flag): {want}"
+    );
+    if let Some(d) = difference(want.as_bytes(), &out.stdout, true) {
+        panic!("profile -S -G -H: {d}");
     }
 }
 
 /// What cannot apply is refused before anything is recorded or written.
 #[test]
-fn profile_refuses_hooks_instances_and_nothing_to_record() {
+fn profile_refuses_bad_hooks_instances_and_nothing_to_record() {
     let dir = tempfile::tempdir().unwrap();
     let text = dir.path().join("p.txt");
-    let cases: [(&[&str], &str); 5] = [
-        (&["-H", "irq_handler_entry,irq/irq_handler_exit,irq"], "-H"),
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["-H", "irq_handler_entry,irq/irq_handler_exit", "true"],
+            "invalid hook",
+        ),
+        (&["-H", "a,x/b,y,z", "true"], "unknown flag 'z'"),
         (&["-B", "mine", "-e", "sched"], "-B mine"),
         (&["-S", "true"], "nothing to profile"),
         (&["-F"], "-F needs a command"),

@@ -31,6 +31,7 @@ fn options(mode: FilesMode, filters: &[&str]) -> FilesOptions {
         wakeup: false,
         profile: false,
         profile_global: false,
+        profile_hooks: Vec::new(),
     }
 }
 
