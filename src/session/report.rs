@@ -52,6 +52,9 @@ pub struct ReportInput<'a> {
     pub cpus: usize,
     /// The traced kernel's `sizeof(long)` (the width of a kernel stack's addresses).
     pub long_size: usize,
+    /// The event hooks the file recorded (`record -H`), in the file's order: `--profile`
+    /// times them after those of the options.
+    pub profile_hooks: Vec<ProfileHook>,
     /// What `--cpu` adds to this input's CPU numbers before matching them: trace-cmd
     /// 3.1.6 numbers an instance's CPUs after those of the buffers before it in its file
     /// (`--cpu 2` selects CPU 0 of the first instance of a 2-CPU file, `--cpu 0` none
@@ -231,12 +234,20 @@ pub fn write_report<'a>(
         // (trace-cmd profiles the top buffers; an instance's records are printed.)
         let profile = match opts.profile && !input.instance {
             true => {
+                // trace-cmd's list: the options' hooks, last first, then the file's, last
+                // first (Profile::new takes them in the order given and adds the last first).
+                let hooks: Vec<ProfileHook> = input
+                    .profile_hooks
+                    .iter()
+                    .chain(&opts.profile_hooks)
+                    .cloned()
+                    .collect();
                 let p = Profile::new(
                     input.catalog,
                     input.cpus,
                     input.long_size,
                     opts.profile_global,
-                    &opts.profile_hooks,
+                    &hooks,
                 )
                 .map_err(|source| ReportError::Hook {
                     name: input.name.clone(),

@@ -13,7 +13,7 @@ use crate::render::tracecmd::{
     filter_test_strings, write_time, Cmdlines, DatCatalog, DatSource, DiffUnit, EventFilter,
     EventPatterns, FilterError, ThreadedSource, TimeFormat, TraceCmdStyle,
 };
-use crate::session::profile_hooks::ProfileHook;
+use crate::session::profile_hooks::{HookError, ProfileHook};
 use crate::session::report::{
     clock_of, kernel_or_json, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
 };
@@ -363,6 +363,16 @@ pub fn report_files(
         }
         dats.push(dat);
     }
+    // trace-cmd reads the hooks a file recorded (`record -H`) when it opens the file and
+    // prints each, whatever the report is.
+    for (f, dat) in files.iter().zip(&dats) {
+        for hook in recorded_hooks(dat) {
+            match hook {
+                Ok(h) => writeln!(out, "{}", h.trace_cmd_line())?,
+                Err(e) => note(Note::Warning(format!("{}: {e}", f.display()))),
+            }
+        }
+    }
 
     match &opts.mode {
         FilesMode::ListEvents => {
@@ -654,6 +664,14 @@ fn uname_version(opts: &FilesOptions, dats: &[DatFile], out: &mut dyn Write) -> 
 }
 
 /// trace-cmd labels a file by its base name.
+/// The event hooks a file recorded (`record -H`), in the file's order.
+fn recorded_hooks(dat: &DatFile) -> impl Iterator<Item = Result<ProfileHook, HookError>> + '_ {
+    dat.options()
+        .hooks
+        .iter()
+        .map(|t| ProfileHook::parse(t.trim_end_matches('\0')))
+}
+
 fn base_name(f: &std::path::Path) -> String {
     f.file_name()
         .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into())
@@ -934,6 +952,7 @@ fn report_dats<'s>(
                 cmdlines: cmdlines.clone(),
                 cpus: dat.nr_cpus() as usize,
                 long_size: dat.long_size(),
+                profile_hooks: recorded_hooks(dat).filter_map(Result::ok).collect(),
                 cpu_base: dat.nr_cpus().saturating_mul(b as u32),
                 ts_offset: offsets.get(file_index).copied().unwrap_or(0),
                 filter,
