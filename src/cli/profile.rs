@@ -59,8 +59,9 @@ pub struct Args {
     pub dat: Option<PathBuf>,
     /// Time two more events as a pair,
     /// `[SYS:]START,START_MATCH[,START_PID]/[SYS:]END,END_MATCH[,FLAGS]` (flags: p pinned
-    /// to a CPU, g global, s a stack with the start); both events are recorded;
-    /// repeatable (each is printed on stdout as it is read, as trace-cmd does)
+    /// to a CPU, g global, s a stack with the start); both events are recorded and the
+    /// hook is stored in the recording; repeatable (each is printed first, as report
+    /// prints a file's hooks)
     #[arg(short = 'H', value_name = "EVENT-HOOKS")]
     pub hooks: Vec<String>,
     /// Refused: the profile is of the top buffer, which tracectl records in its own
@@ -135,6 +136,44 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
+/// The events of `hooks` added to `events` (once each), with a stacktrace trigger on a
+/// start whose hook has the `s` flag, as trace-cmd enables them for `-H`.
+pub fn add_hook_events(events: &mut Vec<EventSpec>, hooks: &[ProfileHook]) {
+    for h in hooks {
+        for (system, event, stack) in [
+            (&h.start_system, &h.start_event, h.stack),
+            (&h.end_system, &h.end_event, false),
+        ] {
+            let name = match system {
+                Some(s) => format!("{s}:{event}"),
+                None => event.clone(),
+            };
+            let i = match events.iter().position(|e| !e.invert && e.name == name) {
+                Some(i) => i,
+                None => {
+                    events.push(EventSpec {
+                        name,
+                        ..Default::default()
+                    });
+                    events.len() - 1
+                }
+            };
+            let e = &mut events[i];
+            if stack && !e.triggers.iter().any(|t| t.contains("stacktrace")) {
+                e.triggers.push("stacktrace".into());
+            }
+        }
+    }
+}
+
+/// The `-H` hooks read, or the first that does not read.
+pub fn parse_hooks(texts: &[String]) -> Result<Vec<ProfileHook>> {
+    Ok(texts
+        .iter()
+        .map(|h| ProfileHook::parse(h))
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
 /// The directory a file is to be written in, which must exist.
 fn check_parent(opt: &str, path: &Path) -> Result<()> {
     let parent = match path.parent() {
@@ -165,44 +204,47 @@ impl Drop for Recording {
     }
 }
 
-/// Drops the report's `cpus=N` head line, which trace-cmd profile does not print.
+/// Drops the report's `cpus=N` head line, which trace-cmd profile does not print (the
+/// lines of the recording's hooks come before it and stay).
 struct ProfileOnly<W: Write> {
     inner: W,
-    /// None before the first byte; Some(true) while inside the head line.
-    in_head: Option<bool>,
+    /// The head line has gone by.
+    done: bool,
+    /// The line being written, until the head line has gone by.
+    line: Vec<u8>,
 }
 
 impl<W: Write> Write for ProfileOnly<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut rest = buf;
-        if self.in_head.is_none() && !rest.is_empty() {
-            self.in_head = Some(rest.starts_with(b"cpus="));
-        }
-        if self.in_head == Some(true) {
-            match memchr::memchr(b'\n', rest) {
-                Some(i) => {
-                    self.in_head = Some(false);
-                    rest = &rest[i + 1..];
-                }
-                None => return Ok(buf.len()),
+        while !self.done && !rest.is_empty() {
+            let Some(i) = memchr::memchr(b'\n', rest) else {
+                self.line.extend_from_slice(rest);
+                return Ok(buf.len());
+            };
+            self.line.extend_from_slice(&rest[..=i]);
+            rest = &rest[i + 1..];
+            if self.line.starts_with(b"cpus=") {
+                self.done = true;
+            } else {
+                self.inner.write_all(&self.line)?;
             }
+            self.line.clear();
         }
         self.inner.write_all(rest)?;
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        self.inner.write_all(&self.line)?;
+        self.line.clear();
         self.inner.flush()
     }
 }
 
 /// Run `tracectl profile`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
-    let hooks = a
-        .hooks
-        .iter()
-        .map(|h| ProfileHook::parse(h))
-        .collect::<Result<Vec<_>, _>>()?;
+    let hooks = parse_hooks(&a.hooks)?;
     if let Some(b) = a.instance.first() {
         anyhow::bail!(
             "-B {b}: the profile is of the top buffer (tracectl records it in its own \
@@ -237,31 +279,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             .collect(),
     };
     let mut events = events;
-    for h in &hooks {
-        for (system, event, stack) in [
-            (&h.start_system, &h.start_event, h.stack),
-            (&h.end_system, &h.end_event, false),
-        ] {
-            let name = match system {
-                Some(s) => format!("{s}:{event}"),
-                None => event.clone(),
-            };
-            let i = match events.iter().position(|e| !e.invert && e.name == name) {
-                Some(i) => i,
-                None => {
-                    events.push(EventSpec {
-                        name,
-                        ..Default::default()
-                    });
-                    events.len() - 1
-                }
-            };
-            let e = &mut events[i];
-            if stack && !e.triggers.iter().any(|t| t.contains("stacktrace")) {
-                e.triggers.push("stacktrace".into());
-            }
-        }
-    }
+    add_hook_events(&mut events, &hooks);
     if a.manual && events.is_empty() && a.plugin.is_none() {
         anyhow::bail!(
             "nothing to profile: with -S only the events (-e) and tracer (-p) given are \
@@ -285,14 +303,12 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         stacktrace: a.stacktrace,
         rt_priority: a.rt_priority,
         write: WriteOptions::default(),
+        // Stored in the file: the report below reads them from it (and prints them).
+        hooks: a.hooks.clone(),
         ..RecordConfig::default()
     };
     let tracefs = live_tracefs(ctx)?;
     tracefs.require_live("profile")?;
-    // As trace-cmd, which prints each hook on stdout as it reads the options.
-    for h in &hooks {
-        println!("{}", h.trace_cmd_line());
-    }
     let cfg = if a.manual {
         base
     } else {
@@ -339,7 +355,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         wakeup: false,
         profile: true,
         profile_global: a.global,
-        profile_hooks: hooks,
+        profile_hooks: Vec::new(),
     };
     let sink: Box<dyn Write> = match &a.output {
         Some(o) => Box::new(
@@ -350,7 +366,8 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     };
     let mut out = ProfileOnly {
         inner: io::BufWriter::with_capacity(1 << 16, sink),
-        in_head: None,
+        done: false,
+        line: Vec::new(),
     };
     let mut note = |n: Note| match n {
         Note::Warning(w) => eprintln!("tracectl: warning: {w}"),
@@ -374,6 +391,19 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
 mod tests {
     use super::*;
 
+    fn written(chunks: &[&[u8]]) -> Vec<u8> {
+        let mut w = ProfileOnly {
+            inner: Vec::new(),
+            done: false,
+            line: Vec::new(),
+        };
+        for c in chunks {
+            w.write_all(c).unwrap();
+        }
+        w.flush().unwrap();
+        w.inner
+    }
+
     #[test]
     fn only_the_head_line_is_dropped_however_it_is_written() {
         for chunks in [
@@ -381,20 +411,13 @@ mod tests {
             &[b"", b"cpus=", b"2", b"\n", b"\ntask: a-1\n"],
             &[b"cpus=2\n", b"\ntask: a-1\n"],
         ] {
-            let mut w = ProfileOnly {
-                inner: Vec::new(),
-                in_head: None,
-            };
-            for c in chunks {
-                w.write_all(c).unwrap();
-            }
-            assert_eq!(w.inner, b"\ntask: a-1\n", "{chunks:?}");
+            assert_eq!(written(chunks), b"\ntask: a-1\n", "{chunks:?}");
         }
-        let mut w = ProfileOnly {
-            inner: Vec::new(),
-            in_head: None,
-        };
-        w.write_all(b"\ntask: cpus=1\n").unwrap();
-        assert_eq!(w.inner, b"\ntask: cpus=1\n");
+        // The hooks' lines come before it; a later cpus= is the profile's.
+        assert_eq!(
+            written(&[b"start a\nstart b\ncpus=2\n\ntask: cpus=1\n", b"cpus=3\n"]),
+            b"start a\nstart b\n\ntask: cpus=1\ncpus=3\n"
+        );
+        assert_eq!(written(&[b"no head"]), b"no head");
     }
 }

@@ -130,6 +130,12 @@ pub struct Args {
     /// Offset added to every timestamp when the file is read, in trace-clock units
     #[arg(long = "ts-offset", value_name = "OFFSET", allow_hyphen_values = true)]
     pub ts_offset: Option<i64>,
+    /// Event hook for `report --profile`:
+    /// `[SYS:]START,START_MATCH[,START_PID]/[SYS:]END,END_MATCH[,FLAGS]` (flags: p pinned
+    /// to a CPU, g global, s a stack with the start); its events are recorded and the
+    /// hook is stored in the file (repeatable)
+    #[arg(short = 'H', value_name = "EVENT-HOOKS")]
+    pub hooks: Vec<String>,
     /// trace.dat version to write, 6 or 7
     #[arg(long = "file-version", default_value_t = 7)]
     pub file_version: u32,
@@ -367,7 +373,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
         anyhow::bail!("-F needs a command after the options (`tracectl record -F -e sched ls -l`)");
     }
-    let (main_instance, main_events, more_instances) = split_targets(targets(&a));
+    let hooks = super::profile::parse_hooks(&a.hooks)?;
+    let (main_instance, mut main_events, more_instances) = split_targets(targets(&a));
+    super::profile::add_hook_events(&mut main_events, &hooks);
     let cfg = RecordConfig {
         events: main_events,
         more_instances,
@@ -403,6 +411,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         rt_priority: a.rt_priority,
         ts_offset: a.ts_offset,
         write: write_options(a.file_version, &a.compression)?,
+        hooks: a.hooks.clone(),
     };
     let parent = match a.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

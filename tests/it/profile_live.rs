@@ -89,7 +89,8 @@ fn profile_prints_trace_cmds_profile_of_what_it_recorded() {
         );
     }
     // -S: only the events given (and the hook's), to stdout; -G: irqs per CPU; -H: a
-    // pair of the user's with a stack at its start, printed as trace-cmd reads it.
+    // pair of the user's with a stack at its start, stored in the recording (trace-cmd
+    // reads it from there and prints it first, as we do).
     let hook = "sched:sched_process_fork,child_pid,child_pid/sched:sched_process_exit,pid,s";
     let out = tracectl(&[
         "profile",
@@ -126,13 +127,13 @@ fn profile_prints_trace_cmds_profile_of_what_it_recorded() {
         "-S recorded the profile's own events"
     );
     let want = Command::new("trace-cmd")
-        .args(["report", "--profile", "-G", "-H", hook, "-i"])
+        .args(["report", "--profile", "-G", "-i"])
         .arg(&dat)
         .output()
         .unwrap()
         .stdout;
     let want = String::from_utf8(want).unwrap();
-    // trace-cmd profile prints no cpus= line; the hook's line comes first in both.
+    // trace-cmd profile prints no cpus= line; the stored hook's line comes first.
     let want: Vec<&str> = want
         .split('\n')
         .filter(|l| !l.starts_with("cpus="))
@@ -177,4 +178,61 @@ fn profile_refuses_bad_hooks_instances_and_nothing_to_record() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// `record -H` stores the hooks (the last given first, as trace-cmd): trace-cmd prints
+/// them on opening the file, and both profiles time them.
+#[test]
+fn record_h_stores_hooks_that_both_reports_read() {
+    if !live::ready() {
+        return;
+    }
+    if Command::new("trace-cmd").arg("--help").output().is_err() {
+        crate::support::skips::skip("trace-cmd is not installed (scripts/setup.sh installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dat = dir.path().join("h.dat");
+    let out = tracectl(&[
+        "record",
+        "-q",
+        "-e",
+        "sched:sched_switch",
+        "-e",
+        "sched:sched_wakeup",
+        "-H",
+        "sched:sched_process_fork,child_pid,child_pid/sched:sched_process_exit,pid",
+        "-H",
+        "sched_waking,pid/sched_stat_runtime,pid,g",
+        "-o",
+        dat.to_str().unwrap(),
+        "sh",
+        "-c",
+        "for i in 1 2; do (seq 100 | cat >/dev/null) & done; wait",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = Command::new("trace-cmd")
+        .args(["report", "--profile", "-i"])
+        .arg(&dat)
+        .output()
+        .unwrap()
+        .stdout;
+    let text = String::from_utf8_lossy(&want);
+    assert!(
+        text.starts_with(
+            "start (null):sched_waking:pid ((null)) end (null):sched_stat_runtime:pid (g)\n\
+             start sched:sched_process_fork:child_pid (child_pid) end"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("Global Events\n") && text.contains("  Event: sched_process_fork:"));
+    let got = tracectl(&["report", "--profile", "-i", dat.to_str().unwrap()]);
+    assert!(got.status.success());
+    if let Some(d) = difference(&want, &got.stdout, true) {
+        panic!("report --profile of a file with hooks: {d}");
+    }
 }
