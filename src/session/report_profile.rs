@@ -202,9 +202,10 @@ const SOFTIRQS: [&str; 10] = [
 
 impl Profile {
     /// The profiler of a file of these events, with `cpus` CPUs and the kernel's
-    /// `sizeof(long)` `long_size`; `global` is `-G`, `hooks` the `-H` pairs (the last
-    /// given first, as trace-cmd adds them). A hook naming a field its event does not
-    /// have is an error; one whose event the file lacks is left out with a warning.
+    /// `sizeof(long)` `long_size`; `global` is `-G`, `hooks` the `-H` pairs in trace-cmd's
+    /// order reversed (they are added last first, as trace-cmd walks its list). A hook
+    /// naming a field its event does not have is an error; one whose event the file
+    /// lacks is left out with a warning.
     pub fn new(
         catalog: &dyn Catalog,
         cpus: usize,
