@@ -31,6 +31,7 @@ mod options;
 mod perf;
 mod perf_read;
 mod perf_record;
+mod profile;
 mod progress;
 mod record;
 mod report;
@@ -113,6 +114,8 @@ pub enum Command {
     Hist(hist::Args),
     /// Show, start, stop or reset the kernel's stack tracer
     Stack(stack::Args),
+    /// Record a command and print where its tasks spent their time (report --profile)
+    Profile(profile::Args),
 }
 
 /// Run the command line; returns the process exit code.
@@ -234,6 +237,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Mem(a) => mem::run(a),
         Command::Hist(a) => hist::run(a),
         Command::Stack(a) => stack::run(&ctx, a),
+        Command::Profile(a) => profile::run(&ctx, a),
     }
 }
 

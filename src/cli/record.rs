@@ -130,6 +130,12 @@ pub struct Args {
     /// Offset added to every timestamp when the file is read, in trace-clock units
     #[arg(long = "ts-offset", value_name = "OFFSET", allow_hyphen_values = true)]
     pub ts_offset: Option<i64>,
+    /// Event hook for `report --profile`:
+    /// `[SYS:]START,START_MATCH[,START_PID]/[SYS:]END,END_MATCH[,FLAGS]` (flags: p pinned
+    /// to a CPU, g global, s a stack with the start); its events are recorded and the
+    /// hook is stored in the file (repeatable)
+    #[arg(short = 'H', value_name = "EVENT-HOOKS")]
+    pub hooks: Vec<String>,
     /// trace.dat version to write, 6 or 7
     #[arg(long = "file-version", default_value_t = 7)]
     pub file_version: u32,
@@ -149,7 +155,7 @@ pub struct Args {
 /// Events per target: `(None, events)` for the events before any -B, then one entry per
 /// -B with the events that follow it. Each -f / -R belongs to the -e before it, a -v to
 /// the -e after it.
-type Targets = Vec<(Option<String>, Vec<EventSpec>)>;
+pub type Targets = Vec<(Option<String>, Vec<EventSpec>)>;
 
 fn bind_events(m: &ArgMatches) -> Targets {
     let mut marks: Vec<(usize, char, String)> = Vec::new();
@@ -206,12 +212,18 @@ fn bind_events(m: &ArgMatches) -> Targets {
     targets
 }
 
-fn targets(a: &Args) -> Targets {
+/// The -e/-f/-R/-v/-B of subcommand `sub` as the process arguments give them, bound in
+/// order (None when the process arguments are not such a command line).
+pub fn event_targets(sub: &str) -> Option<Targets> {
     let m = super::Cli::command()
         .try_get_matches_from(std::env::args_os())
-        .ok();
-    if let Some(sub) = m.as_ref().and_then(|m| m.subcommand_matches("record")) {
-        return bind_events(sub);
+        .ok()?;
+    m.subcommand_matches(sub).map(bind_events)
+}
+
+fn targets(a: &Args) -> Targets {
+    if let Some(t) = event_targets("record") {
+        return t;
     }
     // Not parsed from the process arguments (embedded use): everything in one target.
     let mut v: Vec<EventSpec> = a
@@ -361,8 +373,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
         anyhow::bail!("-F needs a command after the options (`tracectl record -F -e sched ls -l`)");
     }
-    let (main_instance, main_events, more_instances) = split_targets(targets(&a));
-    let mut cfg = RecordConfig {
+    let hooks = super::profile::parse_hooks(&a.hooks)?;
+    let (main_instance, mut main_events, more_instances) = split_targets(targets(&a));
+    super::profile::add_hook_events(&mut main_events, &hooks);
+    let cfg = RecordConfig {
         events: main_events,
         more_instances,
         plugin: a.plugin.clone(),
@@ -397,6 +411,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         rt_priority: a.rt_priority,
         ts_offset: a.ts_offset,
         write: write_options(a.file_version, &a.compression)?,
+        hooks: a.hooks.clone(),
     };
     let parent = match a.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -412,31 +427,71 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if cfg.events.is_empty() && cfg.plugin.is_none() {
         anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
     }
-    let user = match &a.user {
-        Some(u) if a.command.is_empty() => {
-            anyhow::bail!("--user {u} needs a command after the options (`tracectl record --user {u} -e sched ls`)")
+    let run = CommandRun {
+        command: &a.command,
+        user: a.user.as_deref(),
+        only_command: a.only_command,
+        quiet: a.quiet,
+        verb: "record",
+    };
+    let summary = record_command(ctx, cfg, &a.output, &run)?;
+    if !a.quiet {
+        print_summary(&summary, &a.output);
+    }
+    Ok(0)
+}
+
+/// The command a recording runs (and how), from the command line.
+pub struct CommandRun<'a> {
+    /// The command and its arguments (empty: record until Ctrl-C).
+    pub command: &'a [String],
+    /// `--user`: run it as this user.
+    pub user: Option<&'a str>,
+    /// `-F`: trace only the command.
+    pub only_command: bool,
+    /// `-q`: no progress nor prompt.
+    pub quiet: bool,
+    /// The subcommand, for messages.
+    pub verb: &'static str,
+}
+
+/// Record `cfg` into `output` while `run`'s command runs (or until Ctrl-C / SIGTERM),
+/// printing the recorder's warnings; the summary is returned.
+pub fn record_command(
+    ctx: &Context,
+    mut cfg: RecordConfig,
+    output: &std::path::Path,
+    run: &CommandRun,
+) -> Result<RecordSummary> {
+    let cfg_keep_after = cfg.keep_after;
+    let user = match &run.user {
+        Some(u) if run.command.is_empty() => {
+            anyhow::bail!(
+                "--user {u} needs a command after the options (`tracectl {} --user {u} -e sched ls`)",
+                run.verb
+            )
         }
         Some(u) => Some(lookup_user(u)?),
         None => None,
     };
     // Before the command is started: a tree has no kernel to trace it.
     let tracefs = live_tracefs(ctx)?;
-    tracefs.require_live("record")?;
+    tracefs.require_live(run.verb)?;
     // The command starts stopped (its shell stops itself before exec) so no event of it
     // is missed and -F can filter its pid first. It is spawned before our signals are
     // blocked because a child inherits the blocked mask.
     let mut child = None;
-    if !a.command.is_empty() {
+    if !run.command.is_empty() {
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c")
             .arg("kill -STOP $$; exec \"$0\" \"$@\"")
-            .args(&a.command);
+            .args(run.command);
         if let Some(u) = &user {
             run_as(&mut cmd, u);
         }
         let c = cmd
             .spawn()
-            .with_context(|| format!("running {}", a.command[0]))?;
+            .with_context(|| format!("running {}", run.command[0]))?;
         let _ = waitpid(Pid::from_raw(c.id() as i32), Some(WaitPidFlag::WUNTRACED));
         child = Some(c);
     }
@@ -451,10 +506,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let sfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
         .context("signalfd")?;
 
-    if let (Some(c), true) = (&child, a.only_command) {
+    if let (Some(c), true) = (&child, run.only_command) {
         cfg.pids.push(c.id());
     }
-    let mut rec = match live_tracefs(ctx).and_then(|t| Ok(Recorder::start(t, cfg, &a.output)?)) {
+    let mut rec = match live_tracefs(ctx).and_then(|t| Ok(Recorder::start(t, cfg, output)?)) {
         Ok(r) => r,
         Err(e) => {
             if let Some(mut c) = child {
@@ -472,15 +527,15 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
     }
     rec.read_kallsyms_meanwhile();
-    if !a.quiet && child.is_none() {
+    if !run.quiet && child.is_none() {
         eprintln!("Hit Ctrl^C to stop recording");
     }
 
-    let mut progress = super::progress::Progress::new("recording", a.quiet, false);
+    let mut progress = super::progress::Progress::new("recording", run.quiet, false);
     let tick: u16 = if progress.shown() { 200 } else { 1000 };
     let mut signalled = None;
     loop {
-        progress.update(None, super::progress::recorded_bytes(&a.output));
+        progress.update(None, super::progress::recorded_bytes(output));
         if let Ok(Some(si)) = sfd.read_signal() {
             if si.ssi_signo != Signal::SIGCHLD as u32 {
                 signalled = Some(si.ssi_signo);
@@ -506,7 +561,8 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             let _ = c.wait();
         }
     }
-    let kept = a.keep_after.then(|| rec.instance_name().to_string());
+    let keep_after = cfg_keep_after;
+    let kept = keep_after.then(|| rec.instance_name().to_string());
     let summary = rec.finish()?;
     for w in &summary.warnings {
         eprintln!("tracectl: warning: {w}");
@@ -518,8 +574,5 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             eprintln!("tracectl: -k: the tracing state was kept in instance {name} (tracing_on is 0); `tracectl reset -B {name} -d` removes it");
         }
     }
-    if !a.quiet {
-        print_summary(&summary, &a.output);
-    }
-    Ok(0)
+    Ok(summary)
 }

@@ -5,8 +5,6 @@ use std::io;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use std::io::Write as _;
-use tracectl::session::hook::EventHook;
 use tracectl::session::report::ReportError;
 use tracectl::session::report_files::{
     report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note, TraceCmdOptions,
@@ -156,19 +154,18 @@ pub struct Args {
     #[arg(short = 'w')]
     pub wakeup: bool,
     /// Profile: instead of the records, where each task spent its time (blocked,
-    /// preempted, waiting for wakeup, in syscalls, irqs and softirqs) and its event counts
+    /// preempted, waiting for wakeup, in syscalls, irqs and softirqs) and its event counts,
+    /// each with a tree of the kernel stacks recorded with it (`record -T`, stacktrace
+    /// triggers)
     #[arg(long = "profile")]
     pub profile: bool,
     /// With --profile: irq and softirq pairs belong to per-CPU global tasks
     #[arg(short = 'G')]
     pub global: bool,
-    /// Event hook, as trace-cmd takes it (repeatable):
-    /// [start_system:]start_event,start_match[,pid]/[end_system:]end_event,end_match[,flags]
-    /// (flags: P pinned to a CPU, G global, S stacks, which the profile ignores). As
-    /// trace-cmd 3.1.6 does in report, each hook is checked and echoed as a `start ... end
-    /// ...` line before the output; it changes nothing else, except with --profile, where
-    /// the start and end events are timed as a pair
-    #[arg(short = 'H', value_name = "HOOK")]
+    /// With --profile: time two more events as a pair,
+    /// `[SYS:]START,START_MATCH[,START_PID]/[SYS:]END,END_MATCH[,FLAGS]` (flags: p pinned
+    /// to a CPU, g global, s stack); repeatable (trace-cmd prints each as it reads it)
+    #[arg(short = 'H', value_name = "EVENT-HOOKS")]
     pub hooks: Vec<String>,
     /// Verbose: after the report, list on stderr the events whose print fmt could not be
     /// evaluated (printed as field=value) and why. (trace-cmd's --verbose=LEVEL, a log
@@ -302,22 +299,6 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             );
         }
     }
-    let hooks = args
-        .hooks
-        .iter()
-        .map(|h| EventHook::parse(h))
-        .collect::<Result<Vec<_>, _>>()?;
-    if !hooks.is_empty() && (args.json || args.style != "trace-cmd") {
-        anyhow::bail!(
-            "-H prints trace-cmd's hook lines ahead of trace-cmd's text and changes nothing \
-             else outside --profile: drop -H with --json or --style"
-        );
-    }
-    for (h, text) in hooks.iter().zip(&args.hooks) {
-        for c in &h.unknown_flags {
-            eprintln!("tracectl: warning: hook '{text}': unknown flag {c} (ignored)");
-        }
-    }
     let raw_args: Vec<OsString> = std::env::args_os().collect();
     let file_count = files.len();
     let negated = negated_filters(&raw_args, args.filter.len());
@@ -327,6 +308,17 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         );
     }
     let verbose = args.verbose.is_some();
+    let hooks = super::profile::parse_hooks(&args.hooks)?;
+    if !hooks.is_empty() && (args.json || args.style != "trace-cmd") {
+        anyhow::bail!(
+            "-H prints trace-cmd's hook lines ahead of trace-cmd's text and changes nothing \
+             else outside --profile: drop -H with --json or --style"
+        );
+    }
+    // As trace-cmd, which prints each hook on stdout as it reads the options.
+    for h in &hooks {
+        println!("{}", h.trace_cmd_line());
+    }
     if args.libtracecmd_log {
         anyhow::bail!(
             "-V prints libtracecmd's log (plugins loaded, file version read), which tracectl has no counterpart for: its plugins are built in; --verbose lists the events printed as fields"
@@ -404,7 +396,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         wakeup: args.wakeup,
         profile: args.profile,
         profile_global: args.global,
-        hooks: hooks.clone(),
+        profile_hooks: hooks,
     };
     let stdout = io::stdout();
     let mut progress = super::progress::Progress::new("reporting", args.quiet, true);
@@ -412,9 +404,6 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         1 << 16,
         super::progress::CountingWriter::new(stdout.lock(), &mut progress),
     );
-    for h in &hooks {
-        writeln!(out, "{}", h.trace_cmd_line())?;
-    }
     let mut note = |n: Note| match n {
         Note::Warning(w) => eprintln!("tracectl: warning: {w}"),
         Note::Fallback(f) => eprintln!("tracectl: {f}"),

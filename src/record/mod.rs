@@ -110,6 +110,9 @@ pub struct RecordConfig {
     pub ts_offset: Option<i64>,
     /// File version and compression.
     pub write: WriteOptions,
+    /// `-H`: event hooks for `report --profile`, as given; stored as HOOK options, the
+    /// last given first (as trace-cmd stores them).
+    pub hooks: Vec<String>,
 }
 
 /// A recording that could not be set up, run or written.
@@ -762,6 +765,9 @@ impl Recorder {
         }
         for (cpu, s) in &summary.stats {
             options.push(NewOption::text(opt::CPUSTAT, &format!("CPU: {cpu}\n{s}")));
+        }
+        for hook in self.cfg.hooks.iter().rev() {
+            options.push(NewOption::text(opt::HOOK, hook));
         }
         let mut buffers = Vec::new();
         let mut all_tmp = Vec::new();

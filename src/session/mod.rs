@@ -7,9 +7,10 @@
 pub mod analysis;
 pub mod graph;
 pub mod hist;
-pub mod hook;
 pub mod live;
 pub mod mem;
+pub mod profile_hooks;
+pub mod profile_stacks;
 pub mod report;
 pub mod report_files;
 pub mod report_profile;

@@ -29,8 +29,8 @@ use crate::render::tracecmd::{
     SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle, HARDIRQ_FLAG, SOFTIRQ_FLAG,
 };
 use crate::render::{json, CommonFields, Comms, KernelStyle};
-use crate::session::hook::EventHook;
-use crate::session::report_profile::{Profile, ProfileError};
+use crate::session::profile_hooks::{HookError, ProfileHook};
+use crate::session::report_profile::Profile;
 use crate::session::report_wakeup::WakeupLatency;
 
 /// One trace file (or buffer instance) to report.
@@ -50,6 +50,11 @@ pub struct ReportInput<'a> {
     pub cmdlines: Cmdlines,
     /// CPU count printed in the `cpus=N` line.
     pub cpus: usize,
+    /// The traced kernel's `sizeof(long)` (the width of a kernel stack's addresses).
+    pub long_size: usize,
+    /// The event hooks the file recorded (`record -H`), in the file's order: `--profile`
+    /// times them after those of the options.
+    pub profile_hooks: Vec<ProfileHook>,
     /// What `--cpu` adds to this input's CPU numbers before matching them: trace-cmd
     /// 3.1.6 numbers an instance's CPUs after those of the buffers before it in its file
     /// (`--cpu 2` selects CPU 0 of the first instance of a 2-CPU file, `--cpu 0` none
@@ -82,8 +87,8 @@ pub struct ReportOptions {
     pub profile: bool,
     /// `-G`: with `profile`, the irq and softirq pairs belong to per-CPU global tasks.
     pub profile_global: bool,
-    /// `-H`: with `profile`, event pairs timed like the built-in ones.
-    pub hooks: Vec<EventHook>,
+    /// `-H`: with `profile`, more event pairs to time.
+    pub profile_hooks: Vec<ProfileHook>,
 }
 
 /// What a report printed.
@@ -124,8 +129,13 @@ pub enum ReportError {
         /// What failed.
         source: SourceError,
     },
-    /// A `-H` hook names a field its event does not have.
-    Profile(ProfileError),
+    /// A `-H` hook does not apply to input `name`.
+    Hook {
+        /// The input's name.
+        name: String,
+        /// Why.
+        source: HookError,
+    },
 }
 
 impl std::fmt::Display for ReportError {
@@ -135,7 +145,7 @@ impl std::fmt::Display for ReportError {
             ReportError::Dat(e) => write!(f, "{e}"),
             ReportError::Source(e) => write!(f, "{e}"),
             ReportError::Input { name, source } => write!(f, "reading {name}: {source}"),
-            ReportError::Profile(e) => write!(f, "{e}"),
+            ReportError::Hook { name, source } => write!(f, "profiling {name}: {source}"),
         }
     }
 }
@@ -148,7 +158,7 @@ impl std::error::Error for ReportError {
             ReportError::Dat(e) => e.source(),
             ReportError::Source(e) => e.source(),
             ReportError::Input { source, .. } => Some(source.as_ref()),
-            ReportError::Profile(_) => None,
+            ReportError::Hook { source, .. } => Some(source),
         }
     }
 }
@@ -222,13 +232,31 @@ pub fn write_report<'a>(
         let renderer =
             TraceCmdRenderer::new(input.catalog, input.style.clone(), input.cmdlines.clone());
         // (trace-cmd profiles the top buffers; an instance's records are printed.)
-        let profile = if opts.profile && !input.instance {
-            let mut p = Profile::new(input.catalog, input.cpus, opts.profile_global, &opts.hooks)
-                .map_err(ReportError::Profile)?;
-            summary.warnings.extend(p.take_warnings());
-            Some(p)
-        } else {
-            None
+        let profile = match opts.profile && !input.instance {
+            true => {
+                // trace-cmd's list: the options' hooks, last first, then the file's, last
+                // first (Profile::new takes them in the order given and adds the last first).
+                let hooks: Vec<ProfileHook> = input
+                    .profile_hooks
+                    .iter()
+                    .chain(&opts.profile_hooks)
+                    .cloned()
+                    .collect();
+                let p = Profile::new(
+                    input.catalog,
+                    input.cpus,
+                    input.long_size,
+                    opts.profile_global,
+                    &hooks,
+                )
+                .map_err(|source| ReportError::Hook {
+                    name: input.name.clone(),
+                    source,
+                })?;
+                summary.warnings.extend(p.warnings().iter().cloned());
+                Some(p)
+            }
+            false => None,
         };
         lives.push(Live {
             input,
@@ -271,11 +299,10 @@ pub fn write_report<'a>(
         Ok::<(), ReportError>(())
     })?;
     summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
-    let data_warnings: Vec<String> = lives
+    summary.warnings = lives
         .iter_mut()
         .flat_map(|l| l.input.source.take_warnings())
         .collect();
-    summary.warnings.extend(data_warnings);
     Ok(summary)
 }
 

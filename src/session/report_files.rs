@@ -13,6 +13,7 @@ use crate::render::tracecmd::{
     filter_test_strings, write_time, Cmdlines, DatCatalog, DatSource, DiffUnit, EventFilter,
     EventPatterns, FilterError, ThreadedSource, TimeFormat, TraceCmdStyle,
 };
+use crate::session::profile_hooks::{HookError, ProfileHook};
 use crate::session::report::{
     clock_of, kernel_or_json, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
 };
@@ -137,8 +138,8 @@ pub struct FilesOptions {
     pub profile: bool,
     /// `-G`: with `profile`, irq and softirq pairs belong to per-CPU global tasks.
     pub profile_global: bool,
-    /// `-H`: with `profile`, event pairs to time (see [`crate::session::hook`]).
-    pub hooks: Vec<crate::session::hook::EventHook>,
+    /// `-H`: with `profile`, more event pairs to time.
+    pub profile_hooks: Vec<ProfileHook>,
 }
 
 /// A message for the caller to show, as it comes.
@@ -361,6 +362,16 @@ pub fn report_files(
             }
         }
         dats.push(dat);
+    }
+    // trace-cmd reads the hooks a file recorded (`record -H`) when it opens the file and
+    // prints each, whatever the report is.
+    for (f, dat) in files.iter().zip(&dats) {
+        for hook in recorded_hooks(dat) {
+            match hook {
+                Ok(h) => writeln!(out, "{}", h.trace_cmd_line())?,
+                Err(e) => note(Note::Warning(format!("{}: {e}", f.display()))),
+            }
+        }
     }
 
     match &opts.mode {
@@ -652,6 +663,14 @@ fn uname_version(opts: &FilesOptions, dats: &[DatFile], out: &mut dyn Write) -> 
     out.flush()
 }
 
+/// The event hooks a file recorded (`record -H`), in the file's order.
+fn recorded_hooks(dat: &DatFile) -> impl Iterator<Item = Result<ProfileHook, HookError>> + '_ {
+    dat.options()
+        .hooks
+        .iter()
+        .map(|t| ProfileHook::parse(t.trim_end_matches('\0')))
+}
+
 /// trace-cmd labels a file by its base name.
 fn base_name(f: &std::path::Path) -> String {
     f.file_name()
@@ -933,6 +952,8 @@ fn report_dats<'s>(
                 style,
                 cmdlines: cmdlines.clone(),
                 cpus: dat.nr_cpus() as usize,
+                long_size: dat.long_size(),
+                profile_hooks: recorded_hooks(dat).filter_map(Result::ok).collect(),
                 cpu_base: cpu_bases[file_index][b],
                 ts_offset: offsets.get(file_index).copied().unwrap_or(0),
                 filter,
@@ -976,7 +997,7 @@ fn report_dats<'s>(
         wakeup: opts.wakeup,
         profile: opts.profile,
         profile_global: opts.profile_global,
-        hooks: opts.hooks.clone(),
+        profile_hooks: opts.profile_hooks.clone(),
     };
     let res = write_report(inputs, &report_opts, out);
     if let Ok(summary) = &res {

@@ -25,14 +25,15 @@
 //!   total time first. trace-cmd leaves the order of equal entries (same event and
 //!   total, other values) to its hash tables' memory addresses, which changes from run to
 //!   run; here they go by value;
-//! * each `-H` hook adds its start and end events anew (they take over the handling of
-//!   events already known, such as `sched_switch`) and times them as a pair: the start's
-//!   `start_match` field against the end's `end_match` field, the task named by the
-//!   start's `pid` field if given; flag `P` keeps a pair on one CPU, `G` gives it to a
-//!   global task (`Global Events`, or with `P` one per CPU). An event not in the file
-//!   is a warning; a field an event lacks is an error;
-//! * not done: the stack traces of `ftrace:kernel_stack` records (which cannot be
-//!   recorded here without the function tracer) and merged comms.
+//! * an `ftrace:kernel_stack` record belongs to what its task did just before: the
+//!   pending start it just made (a switch, a wakeup: the wakeup's stack goes to the
+//!   woken task), else the entry it just counted or ended (with that entry's last
+//!   time); otherwise it is kept for a `funcgraph_entry` that comes next. A start's stack
+//!   is accounted when the start ends. Each entry's stacks print as a tree under it
+//!   (see [`super::profile_stacks`]);
+//! * `-H` hooks pair two events of the user's choice (see [`super::profile_hooks`]);
+//!   a pair with the `g` flag that may migrate belongs to the `Global Events` task;
+//! * not done: merged comms (`--by-comm`).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -40,7 +41,8 @@ use std::io::{self, Write};
 use crate::endian::Endianness;
 use crate::event::{FieldSpec, Record};
 use crate::render::tracecmd::{read_uint, Catalog, Cmdlines};
-use crate::session::hook::EventHook;
+use crate::session::profile_hooks::{HookError, ProfileHook};
+use crate::session::profile_stacks::{Layout, Stacks};
 
 /// What an event is to the profiler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,35 +57,9 @@ enum Kind {
     Softirq,
     SoftirqRaise,
     Exec,
-    /// An event of a `-H` hook.
-    UserMate,
+    /// Either event of a `-H` hook.
+    Hook,
 }
-
-/// A hook naming a field its event does not have (trace-cmd stops there too).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ProfileError {
-    /// `event` has no field `field`.
-    NoSuchField {
-        /// The event.
-        event: String,
-        /// The field the hook names.
-        field: String,
-    },
-}
-
-impl std::fmt::Display for ProfileError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ProfileError::NoSuchField { event, field } => write!(
-                f,
-                "-H hook: event {event} has no field {field} (`report --events` shows its format)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ProfileError {}
 
 /// An event the profiler knows (trace-cmd's `event_data`).
 #[derive(Debug, Clone)]
@@ -103,9 +79,21 @@ struct EventData {
     global: bool,
 }
 
+/// A kernel stack record's `caller` bytes and time.
+#[derive(Debug, Clone)]
+struct StackRecord {
+    bytes: Vec<u8>,
+    ts: u64,
+    /// Which record it was (a task keeps its last stack for one more of its records).
+    serial: u64,
+}
+
 /// A pending start of a pair.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Start {
+    /// Unique in the profile (a task's `last_start` names it).
+    id: u64,
+    stack: Option<StackRecord>,
     event: usize,
     ts: u64,
     search: u64,
@@ -115,8 +103,11 @@ struct Start {
 }
 
 /// The totals of one (event, value) of a task.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Default)]
 struct Entry {
+    /// The time of the pair that ended last (a stack that follows gets it).
+    last_time: u64,
+    stacks: Stacks,
     count: u64,
     total: u64,
     max: u64,
@@ -125,14 +116,33 @@ struct Entry {
     ts_min: u64,
 }
 
+/// Where a task lives in the profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TaskRef {
+    Pid(i32),
+    Cpu(usize),
+    Global,
+}
+
+/// An entry's key: (event, search value, value).
+type EntryKey = (usize, u64, u64);
+
 #[derive(Debug, Default)]
 struct Task {
     comm: Option<String>,
     sleeping: bool,
+    /// The start this task made last, while a stack may still follow it.
+    last_start: Option<u64>,
+    /// The entry this task counted or ended last, while a stack may still follow it.
+    last_event: Option<EntryKey>,
+    /// The task the next stack of this one belongs to (the task it woke).
+    proxy: Option<TaskRef>,
+    /// A stack that came with no start or entry to belong to.
+    last_stack: Option<StackRecord>,
     /// Pending starts, oldest first (the newest matching one is taken).
     starts: Vec<Start>,
     /// By (event, search value, value).
-    entries: HashMap<(usize, u64, u64), Entry>,
+    entries: HashMap<EntryKey, Entry>,
 }
 
 /// The profile of one file.
@@ -152,7 +162,12 @@ pub struct Profile {
     percpu: Vec<Task>,
     /// "Global Events".
     global: Task,
-    /// Hook events the file does not have.
+    /// `ftrace:kernel_stack`'s `caller` field.
+    stack_caller: Option<FieldSpec>,
+    layout: Layout,
+    /// The last start id and stack serial given.
+    serial: u64,
+    /// Hooks whose events the file does not have.
     warnings: Vec<String>,
 }
 
@@ -186,14 +201,18 @@ const SOFTIRQS: [&str; 10] = [
 ];
 
 impl Profile {
-    /// The profiler of a file of these events, with `cpus` CPUs; `global` is `-G`,
-    /// `hooks` the `-H` pairs.
+    /// The profiler of a file of these events, with `cpus` CPUs and the kernel's
+    /// `sizeof(long)` `long_size`; `global` is `-G`, `hooks` the `-H` pairs in trace-cmd's
+    /// order reversed (they are added last first, as trace-cmd walks its list). A hook
+    /// naming a field its event does not have is an error; one whose event the file
+    /// lacks is left out with a warning.
     pub fn new(
         catalog: &dyn Catalog,
         cpus: usize,
+        long_size: usize,
         global: bool,
-        hooks: &[EventHook],
-    ) -> Result<Profile, ProfileError> {
+        hooks: &[ProfileHook],
+    ) -> Result<Profile, HookError> {
         let all = catalog.events();
         let mut p = Profile {
             events: Vec::new(),
@@ -208,20 +227,17 @@ impl Profile {
             tasks: HashMap::new(),
             percpu: (0..cpus).map(|_| Task::default()).collect(),
             global: Task::default(),
+            stack_caller: None,
+            layout: Layout {
+                long_size: if long_size == 4 { 4 } else { 8 },
+                endian: catalog.endian(),
+            },
+            serial: 0,
             warnings: Vec::new(),
         };
-        // A hook's event is added even when known (it then takes over), and may name no
-        // system (the first event of that name).
-        let add_event = |p: &mut Profile,
-                         system: Option<&str>,
-                         name: &str,
-                         kind: Kind,
-                         fresh: bool|
-         -> Option<usize> {
-            let (id, _, _) = *all
-                .iter()
-                .find(|(_, s, n)| system.map_or(true, |sys| *s == sys) && *n == name)?;
-            if !fresh && p.by_id.contains_key(&id) {
+        let add = |p: &mut Profile, system: &str, name: &str, kind: Kind| -> Option<usize> {
+            let (id, _, _) = *all.iter().find(|(_, s, n)| *s == system && *n == name)?;
+            if p.by_id.contains_key(&id) {
                 return p.by_id.get(&id).copied();
             }
             if p.common_pid.is_none() {
@@ -243,9 +259,6 @@ impl Profile {
             p.by_id.insert(id, p.events.len() - 1);
             Some(p.events.len() - 1)
         };
-        let add = |p: &mut Profile, system: &str, name: &str, kind: Kind| {
-            add_event(p, Some(system), name, kind, false)
-        };
         let irq_entry = add(&mut p, "irq", "irq_handler_entry", Kind::Irq);
         let irq_exit = add(&mut p, "irq", "irq_handler_exit", Kind::Irq);
         let softirq_entry = add(&mut p, "irq", "softirq_entry", Kind::Softirq);
@@ -258,8 +271,11 @@ impl Profile {
         let sys_enter = add(&mut p, "raw_syscalls", "sys_enter", Kind::Syscall);
         let sys_exit = add(&mut p, "raw_syscalls", "sys_exit", Kind::Syscall);
         let exec = add(&mut p, "sched", "sched_process_exec", Kind::Exec);
-        let _stack = add(&mut p, "ftrace", "kernel_stack", Kind::Stack);
+        let stack = add(&mut p, "ftrace", "kernel_stack", Kind::Stack);
         let field = |p: &Profile, e: usize, name: &str| catalog.field(p.events[e].id, name);
+        if let Some(s) = stack {
+            p.stack_caller = field(&p, s, "caller");
+        }
         if let Some(e) = exec {
             p.events[e].data_field = field(&p, e, "old_pid");
         }
@@ -322,52 +338,74 @@ impl Profile {
         if let Some(f) = add(&mut p, "ftrace", "function", Kind::Func) {
             p.events[f].data_field = field(&p, f, "ip");
         }
-        // trace-cmd keeps its hooks last given first.
-        for h in hooks.iter().rev() {
-            let start = add_event(
-                &mut p,
-                h.start_system.as_deref(),
-                &h.start_event,
-                Kind::UserMate,
-                true,
-            );
-            let end = add_event(
-                &mut p,
-                h.end_system.as_deref(),
-                &h.end_event,
-                Kind::UserMate,
-                true,
-            );
-            let (Some(start), Some(end)) = (start, end) else {
-                let missing = if start.is_none() {
-                    &h.start_event
-                } else {
-                    &h.end_event
+        for hook in hooks.iter().rev() {
+            // A hook's events are added again: they take over the events' ids.
+            let mut added = [None, None];
+            let ends = [
+                (&hook.start_system, &hook.start_event),
+                (&hook.end_system, &hook.end_event),
+            ];
+            for (slot, (system, name)) in added.iter_mut().zip(ends) {
+                let found = all
+                    .iter()
+                    .filter(|(_, s, n)| n == name && system.as_deref().map_or(true, |w| w == *s))
+                    .min_by_key(|(id, _, _)| *id);
+                let Some(&(id, _, _)) = found else {
+                    continue;
                 };
-                p.warnings
-                    .push(format!("-H hook: event {missing} not found in the file"));
-                continue;
-            };
-            let need = |p: &Profile, e: usize, name: &str| {
-                field(p, e, name).ok_or_else(|| ProfileError::NoSuchField {
-                    event: p.events[e].name.clone(),
-                    field: name.to_string(),
-                })
-            };
-            if let Some(pid) = &h.pid {
-                need(&p, start, pid)?;
+                if p.common_pid.is_none() {
+                    p.common_pid = catalog.field(id, "common_pid");
+                }
+                p.events.push(EventData {
+                    id,
+                    name: name.clone(),
+                    kind: Kind::Hook,
+                    end: None,
+                    start: None,
+                    pid_field: None,
+                    start_match: None,
+                    end_match: None,
+                    data_field: None,
+                    migrate: false,
+                    global: false,
+                });
+                p.by_id.insert(id, p.events.len() - 1);
+                *slot = Some(p.events.len() - 1);
             }
-            need(&p, start, &h.start_match)?;
-            need(&p, end, &h.end_match)?;
+            let (s, e) = match added {
+                [Some(s), Some(e)] => (s, e),
+                [None, _] => {
+                    p.warnings
+                        .push(format!("Event {} not found", hook.start_event));
+                    continue;
+                }
+                [_, None] => {
+                    p.warnings
+                        .push(format!("Event {} not found", hook.end_event));
+                    continue;
+                }
+            };
+            let mut wanted = vec![(s, hook.start_match.as_str()), (e, hook.end_match.as_str())];
+            if let Some(pid) = &hook.start_pid {
+                wanted.push((s, pid.as_str()));
+            }
+            for (ev, f) in wanted {
+                if field(&p, ev, f).is_none() {
+                    return Err(HookError::NoField {
+                        event: p.events[ev].name.clone(),
+                        field: f.to_string(),
+                    });
+                }
+            }
             mate(
                 &mut p,
-                start,
-                h.pid.as_deref(),
-                &h.start_match,
-                end,
-                &h.end_match,
-                h.migrate,
-                h.global,
+                s,
+                hook.start_pid.as_deref(),
+                &hook.start_match,
+                e,
+                &hook.end_match,
+                hook.migrate,
+                hook.global,
             );
         }
         p.switch = switch;
@@ -386,33 +424,43 @@ impl Profile {
         Ok(p)
     }
 
-    /// Warnings about the hooks (events the file does not have), taken once.
-    pub fn take_warnings(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.warnings)
+    /// What the profile left out (a hook's event the file does not have).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     fn task(&mut self, pid: i32) -> &mut Task {
         self.tasks.entry(pid).or_default()
     }
 
+    fn task_at(&mut self, r: TaskRef) -> &mut Task {
+        match r {
+            TaskRef::Pid(pid) => self.task(pid),
+            TaskRef::Cpu(cpu) => &mut self.percpu[cpu],
+            TaskRef::Global => &mut self.global,
+        }
+    }
+
+    fn next_serial(&mut self) -> u64 {
+        self.serial += 1;
+        self.serial
+    }
+
     /// The task an event of `e` belongs to (trace-cmd's `find_event_task`).
-    fn event_task(&mut self, e: usize, rec: &Record, pid: u64) -> &mut Task {
+    fn event_task(&self, e: usize, rec: &Record, pid: u64) -> TaskRef {
         let ev = &self.events[e];
         if ev.global {
-            if ev.migrate {
-                return &mut self.global;
-            }
             let cpu = rec.cpu as usize;
-            if cpu < self.percpu.len() {
-                return &mut self.percpu[cpu];
+            if ev.migrate || cpu >= self.percpu.len() {
+                return TaskRef::Global;
             }
-            return &mut self.global;
+            return TaskRef::Cpu(cpu);
         }
         let pid = match ev.pid_field {
             Some(f) => number(rec.data, Some(f), self.endian).unwrap_or(pid),
             None => pid,
         };
-        self.task(pid as i32)
+        TaskRef::Pid(pid as i32)
     }
 
     /// Account one record the report would print; `missed` is whether events were
@@ -420,7 +468,14 @@ impl Profile {
     pub fn record(&mut self, rec: &Record, missed: bool) {
         if missed {
             let cpu = rec.cpu;
-            let forget = |t: &mut Task| t.starts.retain(|s| !(s.migrate || s.cpu == cpu));
+            let forget = |t: &mut Task| {
+                let before = t.starts.len();
+                t.starts.retain(|s| !(s.migrate || s.cpu == cpu));
+                if t.starts.len() != before && !t.starts.iter().any(|s| Some(s.id) == t.last_start)
+                {
+                    t.last_start = None;
+                }
+            };
             self.tasks.values_mut().for_each(forget);
             self.percpu.iter_mut().for_each(forget);
             forget(&mut self.global);
@@ -433,51 +488,154 @@ impl Profile {
         };
         let pid = number(rec.data, self.common_pid, self.endian).unwrap_or(0);
         // Every task that records an event is listed, with or without entries.
-        self.task(pid as i32);
-        match self.events[e].kind {
-            Kind::Stack => {}
+        let held = self.task(pid as i32).last_stack.as_ref().map(|s| s.serial);
+        let ev = &self.events[e];
+        match ev.kind {
+            Kind::Stack => self.stack(rec, pid),
             Kind::Exec => {
-                let pid = match self.events[e].data_field {
+                let pid = match ev.data_field {
                     Some(f) => number(rec.data, Some(f), self.endian).unwrap_or(pid),
                     None => pid,
                 };
                 self.task(pid as i32).comm = None;
             }
             Kind::Switch => self.switch(e, rec),
-            Kind::Wakeup if self.events[e].end.is_some() => self.wakeup(e, rec),
+            Kind::Wakeup if ev.end.is_some() => self.wakeup(e, rec, pid),
+            // funcgraph_entry: a stack kept just before belongs to it.
+            Kind::Func if ev.end.is_some() => {
+                let r = self.start_event(e, rec, pid);
+                let t = self.task_at(r);
+                if let Some(stack) = t.last_stack.take() {
+                    let last = t.last_start;
+                    if let Some(s) = t.starts.iter_mut().find(|s| Some(s.id) == last) {
+                        s.stack = Some(stack);
+                    }
+                    t.last_event = None;
+                }
+                t.last_start = None;
+            }
+            // funcgraph_exit: no stack follows it.
+            Kind::Func if ev.start.is_some() => {
+                let r = self.end_event(e, rec, pid);
+                self.task_at(r).last_event = None;
+            }
             _ => self.generic(e, rec, pid),
+        }
+        // A kept stack lasts until the task's next record.
+        if let Some(serial) = held {
+            let t = self.task(pid as i32);
+            if t.last_stack.as_ref().map(|s| s.serial) == Some(serial) {
+                t.last_stack = None;
+            }
         }
     }
 
+    /// A kernel stack of the task `pid` (trace-cmd's `handle_stacktrace_event`).
+    fn stack(&mut self, rec: &Record, pid: u64) {
+        let me = TaskRef::Pid(pid as i32);
+        let bytes = match self.stack_caller {
+            Some(f) => rec.data.get(f.offset..).unwrap_or(&[]),
+            None => &[],
+        };
+        // trace-cmd refuses a stack shorter than an int; such a record is left out.
+        if bytes.len() < 4 {
+            return;
+        }
+        let serial = self.next_serial();
+        let stack = StackRecord {
+            bytes: bytes.to_vec(),
+            ts: rec.ts,
+            serial,
+        };
+        let t = self.task_at(me);
+        t.last_stack = None;
+        let owner = t.proxy.take().unwrap_or(me);
+        let t = self.task_at(owner);
+        if t.last_start.is_none() && t.last_event.is_none() {
+            self.task_at(me).last_stack = Some(stack);
+            return;
+        }
+        if let Some(id) = t.last_start.take() {
+            if let Some(s) = t.starts.iter_mut().find(|s| s.id == id) {
+                s.stack = Some(stack);
+            }
+            t.last_event = None;
+            return;
+        }
+        if let Some(key) = t.last_event.take() {
+            if let Some(en) = t.entries.get_mut(&key) {
+                en.stacks.add(&stack.bytes, en.last_time, rec.ts);
+            }
+        }
+    }
+
+    /// The end of a pair (trace-cmd's `handle_end_event`).
+    fn end_event(&mut self, e: usize, rec: &Record, pid: u64) -> TaskRef {
+        let ev = &self.events[e];
+        let (start, start_match) = (ev.start, ev.start_match);
+        let r = self.event_task(e, rec, pid);
+        let val = number(rec.data, start_match, self.endian).unwrap_or(0);
+        let t = self.task_at(r);
+        let key = start.and_then(|s| end_start(t, s, rec.ts, val));
+        t.last_start = None;
+        t.last_event = key;
+        r
+    }
+
+    /// The start of a pair (trace-cmd's `handle_start_event`).
+    fn start_event(&mut self, e: usize, rec: &Record, pid: u64) -> TaskRef {
+        let ev = &self.events[e];
+        let (end_match, migrate) = (ev.end_match, ev.migrate);
+        let r = self.event_task(e, rec, pid);
+        let val = number(rec.data, end_match, self.endian).unwrap_or(0);
+        let id = self.next_serial();
+        let t = self.task_at(r);
+        t.starts.push(Start {
+            id,
+            stack: None,
+            event: e,
+            ts: rec.ts,
+            search: val,
+            val,
+            cpu: rec.cpu,
+            migrate,
+        });
+        t.last_start = Some(id);
+        t.last_event = None;
+        r
+    }
+
     fn generic(&mut self, e: usize, rec: &Record, pid: u64) {
-        let endian = self.endian;
-        let ev = self.events[e].clone();
+        let ev = &self.events[e];
+        let (start, end) = (ev.start, ev.end);
         let mut done = false;
-        if let Some(start) = ev.start {
-            let val = number(rec.data, ev.start_match, endian).unwrap_or(0);
-            let task = self.event_task(e, rec, pid);
-            end_start(task, start, rec.ts, val);
+        if start.is_some() {
+            self.end_event(e, rec, pid);
             done = true;
         }
-        if ev.end.is_some() {
-            let val = number(rec.data, ev.end_match, endian).unwrap_or(0);
-            let migrate = ev.migrate;
-            let task = self.event_task(e, rec, pid);
-            task.starts.push(Start {
-                event: e,
-                ts: rec.ts,
-                search: val,
-                val,
-                cpu: rec.cpu,
-                migrate,
-            });
+        if end.is_some() {
+            self.start_event(e, rec, pid);
             done = true;
         }
-        if !done {
-            let val = number(rec.data, ev.data_field, endian).unwrap_or(0);
-            let task = self.task(pid as i32);
-            task.entries.entry((e, val, val)).or_default().count += 1;
+        if done {
+            return;
         }
+        let t = self.task(pid as i32);
+        t.proxy = None;
+        t.last_start = None;
+        t.last_event = None;
+        // trace-cmd's `account_task`: counted per value of the data field.
+        let ev = &self.events[e];
+        let mut owner = TaskRef::Pid(pid as i32);
+        if let Some(f) = ev.pid_field {
+            let other = TaskRef::Pid(number(rec.data, Some(f), self.endian).unwrap_or(0) as i32);
+            self.task(pid as i32).proxy = Some(other);
+            owner = other;
+        }
+        let val = number(rec.data, self.events[e].data_field, self.endian).unwrap_or(0);
+        let t = self.task_at(owner);
+        t.entries.entry((e, val, val)).or_default().count += 1;
+        t.last_event = Some((e, val, val));
     }
 
     fn switch(&mut self, e: usize, rec: &Record) {
@@ -487,12 +645,15 @@ impl Profile {
         let prev_state = number(rec.data, ev.data_field, endian).unwrap_or(0) & 1023;
         let next_pid = number(rec.data, ev.end_match, endian).unwrap_or(0);
         let (prev_comm, next_comm) = (self.switch_prev_comm, self.switch_next_comm);
+        let id = self.next_serial();
         let task = self.task(prev_pid as i32);
         if task.comm.is_none() {
             task.comm = prev_comm.map(|f| text(rec.data, f));
         }
         task.sleeping = prev_state != 0;
         task.starts.push(Start {
+            id,
+            stack: None,
             event: e,
             ts: rec.ts,
             search: prev_pid,
@@ -500,6 +661,8 @@ impl Profile {
             cpu: rec.cpu,
             migrate: ev.migrate,
         });
+        task.last_start = Some(id);
+        task.last_event = None;
         let task = self.task(next_pid as i32);
         if task.comm.is_none() {
             task.comm = next_comm.map(|f| text(rec.data, f));
@@ -510,7 +673,7 @@ impl Profile {
         end_start(task, e, rec.ts, next_pid);
     }
 
-    fn wakeup(&mut self, e: usize, rec: &Record) {
+    fn wakeup(&mut self, e: usize, rec: &Record, waker: u64) {
         let endian = self.endian;
         let ev = self.events[e].clone();
         if let Some(s) = number(rec.data, ev.data_field, endian) {
@@ -525,13 +688,24 @@ impl Profile {
             task.comm = comm.map(|f| text(rec.data, f));
         }
         if !task.sleeping {
+            // The stack that follows belongs to nothing.
+            let w = self.task(waker as i32);
+            w.proxy = None;
+            w.last_start = None;
+            w.last_event = None;
             return;
         }
         task.sleeping = false;
+        // The stack that follows is the woken task's.
+        self.task(waker as i32).proxy = Some(TaskRef::Pid(pid as i32));
+        let id = self.next_serial();
+        let task = self.task(pid as i32);
         if let Some(s) = ev.start {
             end_start(task, s, rec.ts, pid);
         }
         task.starts.push(Start {
+            id,
+            stack: None,
             event: e,
             ts: rec.ts,
             search: pid,
@@ -539,6 +713,8 @@ impl Profile {
             cpu: rec.cpu,
             migrate: ev.migrate,
         });
+        task.last_event = None;
+        task.last_start = Some(id);
     }
 
     /// The profile's text, after the records: task names missing from the records come
@@ -654,26 +830,30 @@ impl Profile {
             }
             line.push('\n');
             out.write_all(line.as_bytes())?;
+            en.stacks.write(self.layout, catalog, out)?;
         }
         Ok(())
     }
 }
 
-/// End the newest pending start of `event` for `search` in `task`: its time goes to the
-/// start's (event, search value, value) entry.
-fn end_start(task: &mut Task, event: usize, ts: u64, search: u64) {
-    let Some(i) = task
+/// End the newest pending start of `event` for `search` in `task`: its time (and its
+/// stack, if one came with it) goes to the start's (event, search value, value) entry,
+/// whose key is returned.
+fn end_start(task: &mut Task, event: usize, ts: u64, search: u64) -> Option<EntryKey> {
+    let i = task
         .starts
         .iter()
-        .rposition(|s| s.event == event && s.search == search)
-    else {
-        return;
-    };
+        .rposition(|s| s.event == event && s.search == search)?;
     let s = task.starts.remove(i);
+    if task.last_start == Some(s.id) {
+        task.last_start = None;
+    }
     let delta = (ts as i64).wrapping_sub(s.ts as i64).max(0) as u64;
-    let en = task.entries.entry((s.event, s.search, s.val)).or_default();
+    let key = (s.event, s.search, s.val);
+    let en = task.entries.entry(key).or_default();
     en.count += 1;
     en.total = en.total.wrapping_add(delta);
+    en.last_time = delta;
     if delta > en.max {
         en.max = delta;
         en.ts_max = ts;
@@ -682,4 +862,8 @@ fn end_start(task: &mut Task, event: usize, ts: u64, search: u64) {
         en.min = delta;
         en.ts_min = ts;
     }
+    if let Some(stack) = s.stack {
+        en.stacks.add(&stack.bytes, delta, stack.ts);
+    }
+    Some(key)
 }

@@ -315,6 +315,8 @@ fn compare(
         style,
         cmdlines: cmdlines(&v6),
         cpus: golden_cpus,
+        long_size: 8,
+        profile_hooks: Vec::new(),
         cpu_base: 0,
         ts_offset: 0,
         filter,

@@ -31,7 +31,7 @@ fn options(mode: FilesMode, filters: &[&str]) -> FilesOptions {
         wakeup: false,
         profile: false,
         profile_global: false,
-        hooks: Vec::new(),
+        profile_hooks: Vec::new(),
     }
 }
 

@@ -50,23 +50,38 @@ fn tie_key(line: &str) -> Option<(String, Option<String>)> {
     Some((name, total))
 }
 
-/// A profile text with each run of tied entries sorted (see `tie_key`).
+/// A profile text with each run of tied entries sorted (see `tie_key`). An entry is its
+/// `  Event:` line with the stack tree printed under it (the indented lines that follow).
 fn untie(text: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(text);
     let lines: Vec<&str> = text.split('\n').collect();
-    let mut out: Vec<&str> = Vec::new();
+    let under = |l: &str| l.starts_with(' ') && !l.starts_with("  Event: ");
+    // Each line with the stack lines under it.
+    let mut blocks: Vec<&[&str]> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        let k = tie_key(lines[i]);
         let mut j = i + 1;
-        if k.is_some() {
-            while j < lines.len() && tie_key(lines[j]) == k {
+        if tie_key(lines[i]).is_some() {
+            while j < lines.len() && under(lines[j]) {
                 j += 1;
             }
         }
-        let mut run = lines[i..j].to_vec();
+        blocks.push(&lines[i..j]);
+        i = j;
+    }
+    let mut out: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < blocks.len() {
+        let k = tie_key(blocks[i][0]);
+        let mut j = i + 1;
+        if k.is_some() {
+            while j < blocks.len() && tie_key(blocks[j][0]) == k {
+                j += 1;
+            }
+        }
+        let mut run = blocks[i..j].to_vec();
         run.sort_unstable();
-        out.extend(run);
+        run.into_iter().for_each(|b| out.extend_from_slice(b));
         i = j;
     }
     out.join("\n").into_bytes()
@@ -74,7 +89,7 @@ fn untie(text: &[u8]) -> Vec<u8> {
 
 /// None when equal, else where the texts part. A profile (`--profile`) is compared
 /// with its tied entries sorted.
-fn difference(want: &[u8], got: &[u8], profile: bool) -> Option<String> {
+pub(crate) fn difference(want: &[u8], got: &[u8], profile: bool) -> Option<String> {
     let (want, got) = if profile {
         (untie(want), untie(got))
     } else {
@@ -317,4 +332,10 @@ fn profile_comparison_only_forgives_tied_entries() {
     let d = b"\ntask: sh-1\n  Event: sched_switch:S (1) Total: 5 Avg: 5 Max: 5(ts:1.000000) Min:5(ts:1.000000)\n  Event: sched_waking:0x0 (2)\n";
     let e = b"\ntask: sh-1\n  Event: sched_waking:0x0 (2)\n  Event: sched_switch:S (1) Total: 5 Avg: 5 Max: 5(ts:1.000000) Min:5(ts:1.000000)\n";
     assert!(difference(d, e, true).is_some());
+    // A tied entry moves with the stack tree under it; a tree under another entry differs.
+    let f = b"\ntask: sh-1\n  Event: sched_waking:0x1 (1)\n          + a (0x1)\n  Event: sched_waking:0x0 (1)\n          + b (0x2)\n";
+    let g = b"\ntask: sh-1\n  Event: sched_waking:0x0 (1)\n          + b (0x2)\n  Event: sched_waking:0x1 (1)\n          + a (0x1)\n";
+    let h = b"\ntask: sh-1\n  Event: sched_waking:0x0 (1)\n          + a (0x1)\n  Event: sched_waking:0x1 (1)\n          + b (0x2)\n";
+    assert!(difference(f, g, true).is_none());
+    assert!(difference(f, h, true).is_some());
 }

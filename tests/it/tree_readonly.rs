@@ -1,4 +1,4 @@
-//! A recorded tree is a recording, not a kernel: `graph`, `record` and a data `capture`
+//! A recorded tree is a recording, not a kernel: `graph`, `record`, `profile` and a data `capture`
 //! refuse it before touching anything (no command is run, no file changes), and
 //! `extract` reads it as a recording, taking kallsyms and uname from the tree's `host/`
 //! and never from this machine.
@@ -47,6 +47,10 @@ fn commands_that_need_a_kernel_refuse_a_tree_and_change_nothing() {
         ),
         (vec!["record", "-e", "sched", "-o", "x.dat"], "record"),
         (
+            vec!["profile", "-o", "p.txt", "--", "sh", "-c", &touch],
+            "profile",
+        ),
+        (
             vec!["capture", dest, "-e", "sched", "--", "sh", "-c", &touch],
             "data capture",
         ),
@@ -57,10 +61,9 @@ fn commands_that_need_a_kernel_refuse_a_tree_and_change_nothing() {
             "{args:?}: {err}"
         );
         assert!(!ran.exists(), "{args:?} ran the command on this machine");
-        assert!(
-            !t.dir.path().join("x.dat").exists(),
-            "{args:?} wrote a file"
-        );
+        for f in ["x.dat", "p.txt"] {
+            assert!(!t.dir.path().join(f).exists(), "{args:?} wrote {f}");
+        }
         assert!(!Path::new(dest).exists(), "{args:?} wrote a capture");
         t.assert_unchanged(&before, &format!("{args:?}"));
     }

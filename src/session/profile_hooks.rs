@@ -1,64 +1,77 @@
-//! Event hooks: trace-cmd's `-H [start_system:]start_event,start_match[,pid]/
-//! [end_system:]end_event,end_match[,flags]`, a start event paired with the end event
-//! whose `end_match` field equals the start's `start_match` field.
+//! Event hooks of `--profile` (`-H`): two events timed as a pair, as trace-cmd 3.1.6 reads
+//! `[<start_system>:]<start_event>,<start_match>[,<start_pid>]/
+//! [<end_system>:]<end_event>,<end_match>[,<flags>]`.
+//!
+//! A start is matched by the end whose `end_match` field equals the start's
+//! `start_match` field; the pair belongs to the task that ran the start (or the pid in
+//! its `start_pid` field). Flags, in any case: `p` the pair stays on one CPU, `g` it
+//! belongs to no task (a global one), `s` the start event records a kernel stack.
 //!
 //! The text is split the way trace-cmd 3.1.6 splits it (facts, not code): with C's
 //! `strtok`, so runs of separators count as one and a separator at the very start is
-//! skipped, and a system is recognised by the `:` right after the first token, counted
-//! from the start of the text even when separators were skipped.
+//! skipped, and a start system is recognised by the `:` at the first token's length,
+//! counted from the start of the text even when separators were skipped.
 
-use std::fmt;
-
-/// One parsed hook.
+/// One `-H` hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventHook {
-    /// System of the start event, if given.
+pub struct ProfileHook {
+    /// The start event's system, if given.
     pub start_system: Option<String>,
     /// The start event.
     pub start_event: String,
-    /// The start event's field compared with the end event's `end_match` field.
+    /// The start event's field that the end's `end_match` field must equal.
     pub start_match: String,
-    /// The start event's field naming the task it belongs to, if given (else its
-    /// `common_pid`).
-    pub pid: Option<String>,
-    /// System of the end event, if given.
+    /// The start event's field holding the pid of the task the pair belongs to.
+    pub start_pid: Option<String>,
+    /// The end event's system, if given.
     pub end_system: Option<String>,
     /// The end event.
     pub end_event: String,
-    /// The end event's field compared with the start's.
+    /// The end event's field matched with the start's.
     pub end_match: String,
-    /// The flags text as given.
+    /// The flags as given.
     pub flags: Option<String>,
-    /// False with flag `P` (pinned: start and end on the same CPU).
+    /// The pair may start and end on different CPUs (no `p`).
     pub migrate: bool,
-    /// Flag `G`: the pair belongs to no task.
+    /// The pair belongs to a global task (`g`).
     pub global: bool,
-    /// Flag `S`: save stacks.
+    /// The start event records a kernel stack (`s`).
     pub stack: bool,
     /// Flag letters that mean nothing (trace-cmd warns about each and goes on).
     pub unknown_flags: Vec<char>,
 }
 
-/// A hook text that does not have the hook's form.
+/// A hook that does not read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HookError {
     /// A part is missing; `part` names the first one not found.
     Invalid {
-        /// The text as given.
+        /// The hook as given.
         hook: String,
         /// What was expected where the text ended.
         part: &'static str,
     },
+    /// A field the hook names is not in its event.
+    NoField {
+        /// The event.
+        event: String,
+        /// The field.
+        field: String,
+    },
 }
 
-impl fmt::Display for HookError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl std::fmt::Display for HookError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             HookError::Invalid { hook, part } => write!(
                 f,
                 "invalid hook '{hook}': no {part}; the form is \
-                 [start_system:]start_event,start_match[,pid]/[end_system:]end_event,end_match[,flags]"
+                 [SYSTEM:]START_EVENT,START_MATCH[,START_PID]/[SYSTEM:]END_EVENT,END_MATCH[,FLAGS]"
+            ),
+            HookError::NoField { event, field } => write!(
+                f,
+                "hook: event {event} has no field {field} (see `tracectl report --event {event}`)"
             ),
         }
     }
@@ -93,9 +106,9 @@ impl Tokens<'_> {
     }
 }
 
-impl EventHook {
-    /// Parse a hook as trace-cmd does.
-    pub fn parse(hook: &str) -> Result<EventHook, HookError> {
+impl ProfileHook {
+    /// Read one hook as trace-cmd does.
+    pub fn parse(hook: &str) -> Result<ProfileHook, HookError> {
         let text = hook.as_bytes();
         let at = |i: usize| text.get(i).copied().unwrap_or(0);
         let s = |(a, b): (usize, usize)| hook[a..b].to_string();
@@ -117,7 +130,7 @@ impl EventHook {
         };
         let m = t.next(b",/").ok_or(invalid("start match field"))?;
         let start_match = s(m);
-        let pid = if at(m.1) == b',' {
+        let start_pid = if at(m.1) == b',' {
             Some(s(t.next(b"/").ok_or(invalid("pid field"))?))
         } else {
             None
@@ -138,11 +151,11 @@ impl EventHook {
             None
         };
 
-        let mut h = EventHook {
+        let mut h = ProfileHook {
             start_system,
             start_event,
             start_match,
-            pid,
+            start_pid,
             end_system,
             end_event,
             end_match,
@@ -163,20 +176,19 @@ impl EventHook {
         Ok(h)
     }
 
-    /// The line trace-cmd prints for a hook it has parsed: `start SYSTEM:EVENT:MATCH
-    /// (PID) end SYSTEM:EVENT:MATCH (FLAGS)`, with `(null)` for what was not given.
+    /// The line trace-cmd prints on its standard output for each hook it reads.
     pub fn trace_cmd_line(&self) -> String {
-        let or_null = |o: &Option<String>| o.clone().unwrap_or_else(|| "(null)".into());
+        let or_null = |s: &Option<String>| s.clone().unwrap_or_else(|| "(null)".into());
         format!(
             "start {}:{}:{} ({}) end {}:{}:{} ({})",
             or_null(&self.start_system),
             self.start_event,
             self.start_match,
-            or_null(&self.pid),
+            or_null(&self.start_pid),
             or_null(&self.end_system),
             self.end_event,
             self.end_match,
-            or_null(&self.flags)
+            or_null(&self.flags),
         )
     }
 }
@@ -185,14 +197,26 @@ impl EventHook {
 mod tests {
     use super::*;
 
-    /// Each line is what trace-cmd 3.1.6's `report -H TEXT` printed.
+    /// The lines are trace-cmd 3.1.6's for the same hooks.
     #[test]
-    fn lines_as_trace_cmd_prints_them() {
+    fn reads_hooks_as_trace_cmd_does() {
+        let h = ProfileHook::parse("sched_process_fork,child_pid,child_pid/sched_process_exit,pid")
+            .unwrap();
+        assert_eq!(
+            h.trace_cmd_line(),
+            "start (null):sched_process_fork:child_pid (child_pid) end (null):sched_process_exit:pid ((null))"
+        );
+        assert!(h.migrate && !h.global && !h.stack);
+        let h =
+            ProfileHook::parse("sched:sched_waking,pid/sched:sched_stat_runtime,pid,g").unwrap();
+        assert_eq!(
+            h.trace_cmd_line(),
+            "start sched:sched_waking:pid ((null)) end sched:sched_stat_runtime:pid (g)"
+        );
+        assert!(h.migrate && h.global);
+        let h = ProfileHook::parse("a,x/b,y,PS").unwrap();
+        assert!(!h.migrate && h.stack && !h.global);
         for (text, line) in [
-            (
-                "sched:sched_waking,pid/sched:sched_switch,next_pid",
-                "start sched:sched_waking:pid ((null)) end sched:sched_switch:next_pid ((null))",
-            ),
             (
                 "sched_waking,pid,123/sched_switch,next_pid,PgSx",
                 "start (null):sched_waking:pid (123) end (null):sched_switch:next_pid (PgSx)",
@@ -207,9 +231,9 @@ mod tests {
             ),
             ("a:b,c,d/e:f,g,h,i", "start a:b:c (d) end e:f:g (h,i)"),
         ] {
-            assert_eq!(EventHook::parse(text).unwrap().trace_cmd_line(), line);
+            assert_eq!(ProfileHook::parse(text).unwrap().trace_cmd_line(), line);
         }
-        let h = EventHook::parse("a,b/c,d,xP").unwrap();
+        let h = ProfileHook::parse("a,b/c,d,xP").unwrap();
         assert_eq!(h.unknown_flags, vec!['x']);
         assert!(!h.migrate);
     }
@@ -219,12 +243,12 @@ mod tests {
     fn incomplete_hooks_are_refused() {
         for (text, part) in [
             ("bad", "start match field"),
-            ("a,b", "end event"),
+            ("a,x", "end event"),
             ("a,b/c", "end match field"),
             ("", "start event"),
             ("s:", "start event after the system"),
         ] {
-            let e = EventHook::parse(text).unwrap_err();
+            let e = ProfileHook::parse(text).unwrap_err();
             assert_eq!(
                 e,
                 HookError::Invalid {
