@@ -199,7 +199,6 @@ mod tests {
             vec![
                 (1000, small.clone(), Some(Some(7))),
                 (1005, big, None),
-                (far, small.clone(), None),
                 (far, small, None),
             ]
         );
