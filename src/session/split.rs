@@ -18,6 +18,11 @@
 //!   end time);
 //! - a part holds every CPU of the input, empty ones too; timestamps are stored with the
 //!   file's offsets applied, and the parts carry none of the input's options.
+//!
+//! Where trace-cmd's output depends on memory it does not own, this loop does not follow:
+//! a page after lost events that is full has no room for the count, and trace-cmd stores
+//! it past the page (the flag says "stored", a reader finds whatever follows the page);
+//! here the page says the count is unknown (`CPU:N [EVENTS DROPPED]`).
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
