@@ -245,3 +245,117 @@ fn split_of_a_truncated_file_leaves_nothing_behind() {
         &["in.dat", "cpu1", "commit", "nothing was written"],
     );
 }
+
+/// A sub-buffer of `n` `tick` records 1 us apart from `start`, after `missed` lost events
+/// (`Some(None)`: the kernel did not count them), with the flags as a 64-bit kernel
+/// stores them (sign-extended in its commit word).
+fn tick_page(start: u64, n: usize, missed: Option<Option<u64>>) -> Vec<u8> {
+    let mut data = Vec::new();
+    for i in 0..n {
+        let delta: u32 = if i == 0 { 0 } else { 1000 };
+        data.extend_from_slice(&(3 | (delta << 5)).to_le_bytes());
+        data.extend_from_slice(&900u16.to_le_bytes());
+        data.extend_from_slice(&[0, 0]);
+        data.extend_from_slice(&42i32.to_le_bytes());
+        data.extend_from_slice(&(i as i32).to_le_bytes());
+    }
+    let mut pg = vec![0u8; 4096];
+    pg[0..8].copy_from_slice(&start.to_le_bytes());
+    let mut commit = data.len() as u64;
+    match missed {
+        Some(Some(m)) => {
+            commit |= 0xffff_ffff_c000_0000;
+            pg[16 + data.len()..24 + data.len()].copy_from_slice(&m.to_le_bytes());
+        }
+        Some(None) => commit |= 0xffff_ffff_8000_0000,
+        None => {}
+    }
+    pg[8..16].copy_from_slice(&commit.to_le_bytes());
+    pg[16..16 + data.len()].copy_from_slice(&data);
+    pg
+}
+
+/// `==> NAME <==` and `trace-cmd report` of each part `trace-cmd split ARGS` makes of
+/// `input`.
+fn tracecmd_split_reports(input: &Path, args: &[&str]) -> Vec<u8> {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::copy(input, tmp.path().join("in.dat")).unwrap();
+    let out = Command::new("trace-cmd")
+        .args(["split", "-i", "in.dat"])
+        .args(args)
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "trace-cmd split {args:?}");
+    std::fs::remove_file(tmp.path().join("in.dat")).unwrap();
+    reports(tmp.path(), &parts(tmp.path()), &tracecmd_report)
+}
+
+/// Lost-events marks (counted and not) move with their records into the parts: a part's
+/// page that starts with such a record carries the mark, as trace-cmd's split writes it.
+/// The input is written here and pinned (`results/split_dropped.written`); the goldens are
+/// trace-cmd's split of that exact file (remade with TRACECTL_UPDATE_WRITTEN=1).
+#[test]
+fn split_keeps_dropped_events_marks_like_trace_cmd() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("dropped.dat");
+    let mut cpu0 = tick_page(1_000_000_000, 30, None);
+    cpu0.extend(tick_page(1_000_100_000, 30, Some(Some(55))));
+    cpu0.extend(tick_page(1_000_200_000, 30, Some(None)));
+    let mut cpu1 = tick_page(1_000_010_500, 25, Some(Some(7)));
+    cpu1.extend(tick_page(1_000_150_500, 25, Some(None)));
+    crate::support::synth::write_tick_file(&input, "42 ticker\n", vec![(0, cpu0), (1, cpu1)]);
+    let mut pins = crate::support::pins::Pins::open("split_dropped.written");
+    if let Some(why) = pins.check("dropped.dat", &std::fs::read(&input).unwrap()) {
+        panic!("{why}");
+    }
+    pins.finish(
+        "The file tests/it/split_goldens.rs writes; results/split/dropped-*.txt hold \
+         trace-cmd's reports of trace-cmd split's parts of it.",
+    );
+    for (mode, args) in [
+        ("e40r", &["-e", "40", "-r"][..]),
+        ("p1r", &["-p", "1", "-r"][..]),
+    ] {
+        let golden = data(&format!("results/split/dropped-{mode}.txt"));
+        if crate::support::pins::updating() {
+            std::fs::write(&golden, tracecmd_split_reports(&input, args)).unwrap();
+        }
+        let want = std::fs::read(&golden).unwrap();
+        let text = String::from_utf8_lossy(&want);
+        assert!(
+            text.contains("CPU:0 [55 EVENTS DROPPED]")
+                && text.contains("CPU:1 [7 EVENTS DROPPED]")
+                && text.contains("CPU:0 [EVENTS DROPPED]"),
+            "{mode}: the golden shows the marks"
+        );
+        if trace_cmd_installed() {
+            assert!(
+                tracecmd_split_reports(&input, args) == want,
+                "{mode}: trace-cmd split of the pinned file no longer gives {}",
+                golden.display()
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(&input, dir.path().join("in.dat")).unwrap();
+        let mut a = vec!["split", "-i", "in.dat"];
+        a.extend_from_slice(args);
+        let out = run_in(dir.path(), &a);
+        assert!(out.status.success(), "{mode}");
+        let names = parts(dir.path());
+        let got = reports(dir.path(), &names, &tracectl_report);
+        assert!(
+            got == want,
+            "{mode}: tracectl report of our parts: {}",
+            first_difference(&got, &want)
+        );
+        if trace_cmd_installed() {
+            let theirs = reports(dir.path(), &names, &tracecmd_report);
+            assert!(
+                theirs == want,
+                "{mode}: trace-cmd report of our parts: {}",
+                first_difference(&theirs, &want)
+            );
+        }
+    }
+}
