@@ -128,5 +128,12 @@ pub fn run(a: Args) -> Result<i32> {
     for w in &summary.warnings {
         eprintln!("tracectl split: warning: {w}");
     }
+    if summary.skipped > 0 {
+        eprintln!(
+            "tracectl split: note: {} record(s) ended a part on a CPU with no record in that \
+             part and are in no part, as with trace-cmd split",
+            summary.skipped
+        );
+    }
     Ok(0)
 }
