@@ -23,6 +23,9 @@
 //! a page after lost events that is full has no room for the count, and trace-cmd stores
 //! it past the page (the flag says "stored", a reader finds whatever follows the page);
 //! here the page says the count is unknown (`CPU:N [EVENTS DROPPED]`).
+//! And from a version 6 input with instance buffers trace-cmd's parts keep a BUFFER option
+//! per instance pointing at offset 0 with no data, which only moves report's columns by the
+//! instance name's width; the parts here have the top buffer alone.
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
