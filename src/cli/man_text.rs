@@ -275,9 +275,20 @@ pub fn page_text(verb: &str) -> Option<PageText> {
             )],
         ),
         "split" => (
-            "Cuts a trace.dat into smaller files by time, event count or CPU, as trace-cmd \
-             split does.",
-            &[("One file per CPU", "tracectl split -i trace.dat -c -o part")],
+            "Cuts the top buffer of a trace.dat into smaller files by time, record count or \
+             pages, once or until the end, over all CPUs or per CPU, as trace-cmd split \
+             does; each part reports as trace-cmd's part does.",
+            &[
+                (
+                    "Parts of at most 10000 records",
+                    "tracectl split -i trace.dat -e 10000 -r",
+                ),
+                ("The records of CPU 1 only", "tracectl split -i trace.dat -C 1"),
+                (
+                    "Ten milliseconds from a time report printed",
+                    "tracectl split -i trace.dat -m 10 604.400140",
+                ),
+            ],
         ),
         "dump" => (
             "Prints the sections of a trace.dat (headers, formats, kallsyms, printk formats, \

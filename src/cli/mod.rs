@@ -37,6 +37,7 @@ mod record;
 mod report;
 mod show;
 mod simple;
+mod split;
 mod stack;
 mod stat;
 mod stream;
@@ -92,6 +93,8 @@ pub enum Command {
     Dump(dump::Args),
     /// Rewrite a trace.dat as version 6 or 7, with another compression
     Convert(convert::Args),
+    /// Split a trace.dat into smaller files by time, events or pages
+    Split(split::Args),
     /// function_graph of one command (or one system call of it) in one step
     Graph(graph::Args),
     /// Parse every event format and list the ones that fail
@@ -226,6 +229,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Extract(a) => extract::run(&ctx, a),
         Command::Dump(a) => dump::run(&ctx, a),
         Command::Convert(a) => convert::run(&ctx, a),
+        Command::Split(a) => split::run(a),
         Command::Graph(a) => graph::run(&ctx, a),
         Command::CheckEvents(a) => check_events::run(&ctx, a),
         Command::Capture(a) => capture::run(&ctx, a),

@@ -550,7 +550,8 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         }
     }
 
-    /// `CPU:N [M EVENTS DROPPED]` (`count` None: the kernel did not count them).
+    /// `CPU:N [M EVENTS DROPPED]` (`count` None: the kernel did not count them); pass the
+    /// count through [`shown_missed`] first.
     pub fn write_dropped(&self, out: &mut Vec<u8>, cpu: u32, count: Option<u64>) {
         crate::bytes::put(out, b"CPU:");
         push_u64(out, u64::from(cpu));
@@ -787,7 +788,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// Write one whole line (head, name, info, newline), preceded by the dropped-events line
     /// when `missed` says events were lost before this record (`Some(None)`: unknown count).
     pub fn write_record(&mut self, out: &mut Vec<u8>, rec: &Record, missed: Option<Option<u64>>) {
-        if let Some(count) = missed {
+        if let Some(count) = missed.and_then(shown_missed) {
             self.write_dropped(out, rec.cpu, count);
         }
         let known = match rec.event_id(self.endian) {
@@ -885,6 +886,18 @@ fn push_i64_left(out: &mut Vec<u8>, v: i64, width: usize) {
 #[inline]
 pub(crate) fn push_zero_padded(out: &mut Vec<u8>, v: u64, width: usize) {
     crate::bytes::push_dec_padded(out, v, width, b'0');
+}
+
+/// The lost-events mark trace-cmd 3.1.6 prints for a stored count (`None`: not counted):
+/// it takes the count as a C `int` (libtraceevent's `kbuffer_missed_events`), so one whose
+/// low 32 bits are negative prints as not counted and one whose low 32 bits are 0 prints
+/// no line at all (None). `trace-cmd split` stores an uncounted loss as the count -1.
+pub fn shown_missed(count: Option<u64>) -> Option<Option<u64>> {
+    match count.map(|n| n as u32 as i32) {
+        Some(0) => None,
+        Some(n) if n > 0 => Some(Some(n as u64)),
+        _ => Some(None),
+    }
 }
 
 #[cfg(test)]

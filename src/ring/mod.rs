@@ -20,10 +20,12 @@
 //! ```
 
 mod page;
+mod page_writer;
 mod reader;
 mod stream;
 
 pub use page::{Entry, PageError, PageLayout, SubBuffer, SubBufferHeader};
+pub use page_writer::{stored_record_size, SubBufferWriter};
 pub use reader::{
     check_whole_subbufs, load_cpu_files, page_layout, subbuf_size, LiveReader, RawCpuData,
     RingError, MAX_SUBBUF,

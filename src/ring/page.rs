@@ -9,19 +9,19 @@ use std::fmt;
 use crate::event::{HeaderPage, Record};
 
 /// Records of type 1..=28 carry `type_len * 4` bytes of data.
-const TYPE_DATA_MAX: u32 = 28;
+pub(super) const TYPE_DATA_MAX: u32 = 28;
 /// Padding at the end of a page (delta 0) or a discarded event (delta != 0).
 const TYPE_PADDING: u32 = 29;
 /// Adds `array[0] << 27 | time_delta` to the running timestamp.
-const TYPE_TIME_EXTEND: u32 = 30;
+pub(super) const TYPE_TIME_EXTEND: u32 = 30;
 /// Absolute timestamp: bits 0..58 in the record, the top bits from the current time.
 const TYPE_TIME_STAMP: u32 = 31;
-const TS_SHIFT: u32 = 27;
-const DELTA_MASK: u32 = (1 << TS_SHIFT) - 1;
+pub(super) const TS_SHIFT: u32 = 27;
+pub(super) const DELTA_MASK: u32 = (1 << TS_SHIFT) - 1;
 /// Valid bytes in the `commit` word; the upper bits are flags.
 const COMMIT_MASK: u64 = (1 << 27) - 1;
-const MISSED_EVENTS: u64 = 1 << 31;
-const MISSED_STORED: u64 = 1 << 30;
+pub(super) const MISSED_EVENTS: u64 = 1 << 31;
+pub(super) const MISSED_STORED: u64 = 1 << 30;
 /// An absolute time stamp holds 59 bits; the top 5 come from the page's time.
 const TS_MSB: u64 = 0xf8 << 56;
 

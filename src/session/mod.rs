@@ -15,6 +15,7 @@ pub mod report;
 pub mod report_files;
 pub mod report_profile;
 pub mod report_wakeup;
+pub mod split;
 pub mod stream;
 
 pub use live::{LiveError, LiveEvent, LiveTrace};

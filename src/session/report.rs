@@ -25,8 +25,9 @@ use crate::dat::{DatError, DatFile};
 use crate::event::EventFormatter;
 use crate::event::{PrintEnv, PrintStyle, Record};
 use crate::render::tracecmd::{
-    Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FieldSpec, FilterContext, RecordSource,
-    SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle, HARDIRQ_FLAG, SOFTIRQ_FLAG,
+    shown_missed, Catalog, Cmdlines, DatCatalog, DatSource, EventFilter, FieldSpec, FilterContext,
+    RecordSource, SourceError, TimeFormat, TraceCmdRenderer, TraceCmdStyle, HARDIRQ_FLAG,
+    SOFTIRQ_FLAG,
 };
 use crate::render::{json, CommonFields, Comms, KernelStyle};
 use crate::session::profile_hooks::{HookError, ProfileHook};
@@ -402,7 +403,7 @@ fn report_loop<'a>(
             }
             last_ts = rec.ts;
             l.renderer.diff_last = diff_last;
-            if let Some(count) = taken.missed {
+            if let Some(count) = taken.missed.and_then(shown_missed) {
                 buf.extend_from_slice(&l.prefix);
                 l.renderer.write_dropped(buf, rec.cpu, count);
                 summary.dropped_lines += 1;

@@ -66,6 +66,8 @@ mod reset_semantics;
 mod ring_cli;
 mod ring_fixture;
 mod robust_deep_print_fmt;
+mod split_goldens;
+mod split_live;
 mod stream_opts_live;
 mod tracecmd_goldens;
 mod tracecmd_options;

@@ -243,6 +243,25 @@ impl DatSource {
         !self.cursors.is_empty()
     }
 
+    /// Give back the record [`RecordSource::take`] just handed out on `cpu`, with its
+    /// lost-events mark `missed`, so that it comes next again (what trace-cmd does when
+    /// it reads a record at a known offset). False when the last record taken on `cpu`
+    /// is no longer in its current page: nothing changes then.
+    pub fn untake(&mut self, cpu: u32, missed: Option<Option<u64>>) -> bool {
+        let Some(c) = self.cursors.iter_mut().find(|c| c.cpu == cpu) else {
+            return false;
+        };
+        if c.pos == 0 || c.pos > c.items.len() {
+            return false;
+        }
+        c.pos -= 1;
+        if missed.is_some() {
+            c.lost = missed;
+        }
+        self.current = None;
+        true
+    }
+
     fn with_header(
         dat: &DatFile,
         buffer: usize,
