@@ -96,7 +96,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             if a.json {
                 let v: Vec<serde_json::Value> = PLUGIN_OPTIONS
                     .iter()
-                    .map(|(p, o, d)| json!({"plugin": p, "option": o, "description": d, "set": false}))
+                    .map(|o| {
+                        json!({"plugin": o.plugin, "option": o.name,
+                            "description": o.description, "set": o.default})
+                    })
                     .collect();
                 json.insert("plugin_options".into(), v.into());
             } else {
@@ -316,15 +319,19 @@ use tracectl::render::plugins::PLUGIN_OPTIONS;
 /// block per option, `------------` between options of a plugin, `============` between
 /// plugins, nothing after the last.
 pub(super) fn write_plugin_options(out: &mut dyn Write) -> std::io::Result<()> {
-    for (i, (p, o, d)) in PLUGIN_OPTIONS.iter().enumerate() {
+    for (i, o) in PLUGIN_OPTIONS.iter().enumerate() {
         let sep = match PLUGIN_OPTIONS.get(i + 1) {
             None => "",
-            Some(next) if next.0 != *p => "============\n",
+            Some(next) if next.plugin != o.plugin => "============\n",
             Some(_) => "------------\n",
         };
         write!(
             out,
-            "  plugin:\t{p}\n  option:\t{o}\n    desc:\t{d}\n     set:\t0\n{sep}"
+            "  plugin:\t{}\n  option:\t{}\n    desc:\t{}\n     set:\t{}\n{sep}",
+            o.plugin,
+            o.name,
+            o.description,
+            u8::from(o.default)
         )?;
     }
     Ok(())

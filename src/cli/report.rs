@@ -59,8 +59,9 @@ pub struct Args {
     /// List the events whose formats the file holds (system:name)
     #[arg(short = 'E')]
     pub list_events: bool,
-    /// Plugin option [PLUGIN:]OPTION[=0|1], e.g. fgraph:tailprint (`tracectl list -O`
-    /// lists them; an unknown one is refused)
+    /// Plugin option [PLUGIN:]OPTION[=0|1], e.g. fgraph:tailprint or ftrace:indent=0
+    /// (`tracectl list -O` lists them with their defaults; an unknown one is refused). As
+    /// in trace-cmd, an option without a value flips it once per -i file
     #[arg(short = 'O', value_name = "OPTION")]
     pub plugin_option: Vec<String>,
     /// No plugins: every event prints its print fmt

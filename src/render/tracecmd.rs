@@ -82,10 +82,11 @@ pub use source::{
 };
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use crate::event::Record;
 
-use super::plugins::{self, GraphOptions, Plugin};
+use super::plugins::{self, FunctionStacks, Plugin, PluginOptions};
 
 pub use crate::event::{FieldClass, FieldSpec};
 
@@ -155,10 +156,8 @@ pub struct TraceCmdStyle {
     pub latency: bool,
     /// `-R`: raw field listing instead of the print fmt and plugins.
     pub raw: bool,
-    /// `-O fgraph:tailprint`: `/* func */` after closing braces of function_graph.
-    pub fgraph_tailprint: bool,
-    /// `-O fgraph:depth`: ` (depth)` after function_graph lines.
-    pub fgraph_depth: bool,
+    /// The `-O` plugin options (`fgraph:tailprint`, `ftrace:indent`, ...).
+    pub plugin_options: PluginOptions,
     /// The plugins (trace-cmd's `ftrace` handlers and libtraceevent's); false is `-N`,
     /// where every event prints its print fmt.
     pub plugins: bool,
@@ -215,8 +214,7 @@ impl Default for TraceCmdStyle {
             time: TimeFormat::Usecs,
             latency: false,
             raw: false,
-            fgraph_tailprint: false,
-            fgraph_depth: false,
+            plugin_options: PluginOptions::default(),
             plugins: true,
             no_handler: EventPatterns::default(),
             print_raw: EventPatterns::default(),
@@ -401,6 +399,10 @@ pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     /// first). trace-cmd keeps one for all inputs: a report of several sets it before
     /// each record and reads it back after.
     pub diff_last: u64,
+    /// The function plugin's per-CPU stacks (`-O ftrace:indent`): trace-cmd keeps one set
+    /// for every buffer and file of a report, so renderers of one report share them
+    /// (see [`TraceCmdRenderer::share_function_stacks`]).
+    function_stacks: Rc<RefCell<FunctionStacks>>,
 }
 
 /// The parts of the last head line that the next record mostly repeats.
@@ -427,19 +429,19 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             head: HeadCache::default(),
             endian: catalog.endian(),
             diff_last: 0,
+            function_stacks: Rc::default(),
         }
+    }
+
+    /// Use `other`'s function plugin stacks from now on, as trace-cmd does for all the
+    /// buffers and files of one report (its plugin keeps them per CPU number only).
+    pub fn share_function_stacks<D: Catalog + ?Sized>(&mut self, other: &TraceCmdRenderer<D>) {
+        self.function_stacks = Rc::clone(&other.function_stacks);
     }
 
     /// The style in use.
     pub fn style(&self) -> &TraceCmdStyle {
         &self.style
-    }
-
-    fn graph(&self) -> GraphOptions {
-        GraphOptions {
-            tailprint: self.style.fgraph_tailprint,
-            depth: self.style.fgraph_depth,
-        }
     }
 
     /// The fields of `id` when it is `ftrace:funcgraph_entry` (for leaf merging).
@@ -486,7 +488,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             self.catalog,
             (entry, f),
             (exit, x),
-            self.style.fgraph_depth,
+            self.style.plugin_options.graph.depth,
             out,
         );
         out.push(b'\n');
@@ -733,23 +735,26 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// Whether [`TraceCmdRenderer::write_info`] of this record neither reads nor changes
     /// the renderer's state, so that another renderer (on another thread) can write it
     /// later: a known event whose plugin, if any, does not register comms (the sched
-    /// plugins do) and is not part of function_graph's leaf merging.
+    /// plugins do), is not part of function_graph's leaf merging and is not the function
+    /// plugin indenting from its stacks.
     pub fn info_is_independent(&mut self, rec: &Record) -> bool {
         let Some(id) = rec.event_id(self.endian) else {
             return false;
         };
+        let indent = self.style.plugin_options.function.indent;
         let info = self.info(id);
         info.known
             && (info.raw
-                || !matches!(
-                    info.plugin,
+                || match info.plugin {
                     Some(
                         Plugin::SchedSwitch { .. }
-                            | Plugin::SchedWakeup { .. }
-                            | Plugin::FuncgraphEntry { .. }
-                            | Plugin::FuncgraphExit { .. }
-                    )
-                ))
+                        | Plugin::SchedWakeup { .. }
+                        | Plugin::FuncgraphEntry { .. }
+                        | Plugin::FuncgraphExit { .. },
+                    ) => false,
+                    Some(Plugin::Function { .. }) => !indent,
+                    _ => true,
+                })
     }
 
     /// Write the info part: plugin output or the print fmt (or the raw fields with `-R`).
@@ -767,13 +772,21 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             if let Some(id) = id {
                 self.info(id);
             }
-            let graph = self.graph();
             // Borrowed from `ids` while `cmdlines` is borrowed mutably: no copy per record.
             let plugin = id
                 .and_then(|id| self.ids.get(usize::from(id))?.as_ref())
                 .and_then(|i| i.plugin.as_ref());
             let pretty = match plugin {
-                Some(p) => p.write(self.catalog, rec, &mut self.cmdlines, graph, out),
+                Some(p) => p.write(
+                    self.catalog,
+                    rec,
+                    plugins::PluginState {
+                        cmdlines: &mut self.cmdlines,
+                        options: &self.style.plugin_options,
+                        function_stacks: &self.function_stacks,
+                    },
+                    out,
+                ),
                 None => true,
             };
             if pretty {

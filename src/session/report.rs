@@ -266,6 +266,11 @@ pub fn write_report<'a>(
             profile,
         });
     }
+    // trace-cmd's function plugin keeps one set of per-CPU stacks for the whole report.
+    for i in 1..lives.len() {
+        let (first, rest) = lives.split_at_mut(i);
+        rest[0].renderer.share_function_stacks(&first[0].renderer);
+    }
     // -w reads one file: the events of its first input are those of all.
     let mut wakeup = if opts.wakeup {
         lives

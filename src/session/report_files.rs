@@ -309,8 +309,10 @@ pub fn report_files(
 ) -> Result<Option<ReportSummary>, FilesError> {
     let files = &opts.files;
     // Options are checked before any file is read.
-    let graph = crate::render::plugins::GraphOptions::parse(&opts.more.plugin_options)
-        .map_err(FilesError::PluginOption)?;
+    // Each input file loads the plugins once, which applies a `-O` without value once.
+    let plugin_options =
+        crate::render::plugins::PluginOptions::parse(&opts.more.plugin_options, files.len())
+            .map_err(FilesError::PluginOption)?;
     let patterns = |option: &'static str, v: &[String]| {
         EventPatterns::new(v).map_err(|why| FilesError::Regex { option, why })
     };
@@ -531,7 +533,7 @@ pub fn report_files(
     // The catalogs before the threads that read them (symbol tables are built on first use).
     let catalogs: Vec<DatCatalog> = dats.iter().map(DatCatalog::from_dat).collect();
     let text = TextChoices {
-        graph,
+        plugin_options,
         no_handler,
         print_raw,
     };
@@ -540,7 +542,7 @@ pub fn report_files(
 
 /// The parsed text options of the report proper.
 struct TextChoices {
-    graph: crate::render::plugins::GraphOptions,
+    plugin_options: crate::render::plugins::PluginOptions,
     no_handler: EventPatterns,
     print_raw: EventPatterns,
 }
@@ -910,8 +912,7 @@ fn report_dats<'s>(
                 time,
                 latency: opts.latency,
                 raw: opts.raw,
-                fgraph_tailprint: text.graph.tailprint,
-                fgraph_depth: text.graph.depth,
+                plugin_options: text.plugin_options,
                 plugins: !m.no_plugins,
                 no_handler: text.no_handler.clone(),
                 print_raw: text.print_raw.clone(),

@@ -55,6 +55,7 @@ mod report_dropped;
 mod report_errors;
 mod report_first_last;
 mod report_funcgraph;
+mod report_function;
 mod report_instances_live;
 mod report_layout_live;
 mod report_profile_stacks;

@@ -210,7 +210,7 @@ fn report_refuses_unknown_plugin_options_and_lists_the_known_ones() {
     for bad in [
         "fgraph:bogus",
         "bogus",
-        "ftrace:parent",
+        "function:indent",
         "fgraph:depth=maybe",
     ] {
         let out = report(
@@ -222,7 +222,10 @@ fn report_refuses_unknown_plugin_options_and_lists_the_known_ones() {
         assert!(out.stdout.is_empty(), "-O {bad}: output before the error");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains(bad) && err.contains("fgraph:tailprint, fgraph:depth"),
+            err.contains(bad)
+                && err.contains(
+                    "ftrace:parent, ftrace:indent, ftrace:offset, fgraph:tailprint, fgraph:depth"
+                ),
             "-O {bad}: {err}"
         );
     }

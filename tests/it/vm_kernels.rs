@@ -223,16 +223,18 @@ save after
     }
 }
 
-/// `trace-cmd report` and `tracectl report` on the same file, line by line.
-fn assert_reports_match(file: &Path) {
+/// `trace-cmd report ARGS` and `tracectl report ARGS` on the same file, line by line;
+/// trace-cmd's text is returned.
+fn assert_reports_match(file: &Path, args: &[&str]) -> Option<String> {
     let tc = Command::new("trace-cmd")
         .arg("report")
+        .args(args)
         .arg("-i")
         .arg(file)
         .output();
     let Ok(tc) = tc else {
         skips::skip("trace-cmd is not installed");
-        return;
+        return None;
     };
     assert!(
         tc.status.success(),
@@ -241,6 +243,7 @@ fn assert_reports_match(file: &Path) {
     );
     let ours = Command::new(env!("CARGO_BIN_EXE_tracectl"))
         .arg("report")
+        .args(args)
         .arg("-i")
         .arg(file)
         .output()
@@ -264,11 +267,13 @@ fn assert_reports_match(file: &Path) {
         .collect();
     assert!(
         differing.is_empty() && tc.lines().count() == ours.lines().count(),
-        "{}: {} lines from trace-cmd, {} from tracectl; first differences: {differing:#?}",
+        "{} `report {}`: {} lines from trace-cmd, {} from tracectl; first differences: {differing:#?}",
         file.display(),
+        args.join(" "),
         tc.lines().count(),
         ours.lines().count()
     );
+    Some(tc.into_owned())
 }
 
 #[test]
@@ -284,7 +289,8 @@ save() { for f in current_tracer set_graph_function set_ftrace_filter set_ftrace
     cat $T/$f > /out/$1.$f; done; ls $T/instances > /out/$1.instances; }
 save before
 tracectl record -q -p function_graph -g do_sys_openat2 -F -o /out/graph.dat -- cat /etc/hostname
-tracectl record -q -p function -l do_sys_openat2 -l 'vfs_*' -e sched:sched_switch -o /out/function.dat -- cat /etc/hostname
+tracectl record -q -p function -l do_sys_openat2 -l getname -l do_filp_open -l path_openat -l 'vfs_*' \
+    -e sched:sched_switch -o /out/function.dat -- cat /etc/hostname
 save after
 "#,
         );
@@ -320,8 +326,19 @@ save after
             text.contains("do_sys_openat2() {"),
             "{kernel}: no graph of do_sys_openat2:\n{text}"
         );
-        assert_reports_match(&graph);
-        assert_reports_match(&run.out.path().join("function.dat"));
+        assert_reports_match(&graph, &[]);
+        // The filters take in callers with their callees (do_sys_openat2 calls getname
+        // and do_filp_open, which calls path_openat): trace-cmd's function plugin indents
+        // the callees, and the lines must match with and without its options.
+        let function = run.out.path().join("function.dat");
+        if let Some(tc) = assert_reports_match(&function, &[]) {
+            assert!(
+                tc.contains("function:                do_filp_open"),
+                "{kernel}: trace-cmd indented no callee:\n{tc}"
+            );
+        }
+        assert_reports_match(&function, &["-O", "indent=0", "-O", "parent=1"]);
+        assert_reports_match(&function, &["-O", "offset=1", "--cpu", "0"]);
     }
 }
 

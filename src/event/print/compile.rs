@@ -157,8 +157,8 @@ pub(crate) struct Program {
     /// The constant `__print_flags`/`__print_symbolic` tables, by the id their
     /// [`TABLE_REF`] holds, with their values: evaluated once instead of for every record.
     pub(super) tables: Arc<[ConstTable]>,
-    /// For events the kernel prints with its own code (syscalls): the print fmt as
-    /// written, which the trace-cmd style prints.
+    /// For events the kernel prints with its own code (syscalls, ftrace:function): the
+    /// print fmt as written, which the trace-cmd style prints.
     pub(super) as_written: Option<Box<Kind>>,
     /// Records that had to fall back to `field=value` pairs.
     pub(super) fallbacks: Arc<AtomicU64>,
@@ -173,7 +173,7 @@ impl Program {
             Err(e) => Kind::Fallback(e),
         };
         let as_written = match kind {
-            Kind::SyscallEnter { .. } | Kind::SyscallExit { .. } => {
+            Kind::SyscallEnter { .. } | Kind::SyscallExit { .. } | Kind::FtraceFunction { .. } => {
                 compile_printf(schema).ok().map(Box::new)
             }
             _ => None,

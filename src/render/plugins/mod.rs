@@ -20,8 +20,13 @@
 //!   `timer:hrtimer_expire_entry`: `hrtimer=0x%x now=%u function=F`. F is `name/0x%x` with
 //!   the hex of `function_start - address` (so `/0x0` for an exact match and a wrapped
 //!   64-bit value otherwise), or `0x%08x` of the address when no function contains it.
-//! * `ftrace:function` (trace-cmd's built-in handler, which overrides the plugin): the
-//!   function's name, or `0x%x` of its address.
+//! * `ftrace:function` (the function plugin, registered after trace-cmd's own handler and
+//!   so chosen over it): 3 spaces per indent level (`ftrace:indent`, on by default: the
+//!   level comes from per-CPU stacks of names, see [`FunctionStacks`]; none when the
+//!   parent has no kallsyms name), the function's name or `0x%x` of its address, then
+//!   with `ftrace:parent` ` <-- ` and the parent's name or `0x%x`. `ftrace:offset` puts
+//!   `+0x%x ` (offset from the function's start, as a 32-bit int, and a space) after each
+//!   name. A record without `ip` or `parent_ip` prints `!`.
 //! * `ftrace:funcgraph_entry` / `funcgraph_exit` (trace-cmd's built-in handlers): an
 //!   entry whose next record (in merged order) is its own exit (same pid and function)
 //!   is a leaf, printed as one line `MARK DURATION |  INDENTfunc();` and the exit is
@@ -36,8 +41,10 @@
 //! All numbers are read as libtraceevent's `tep_read_number` does: unsigned, no sign
 //! extension (a pid of -1 in a 4-byte field prints as 4294967295).
 
+mod function_stack;
 mod functions;
 
+pub use function_stack::FunctionStacks;
 pub use functions::{kallsyms_listing, FunctionMap};
 
 use crate::event::Record;
@@ -74,10 +81,12 @@ pub enum Plugin {
         /// hrtimer (or timer), now, function.
         f: [Option<FieldSpec>; 3],
     },
-    /// `ftrace:function` (trace-cmd's own handler): the function's name.
+    /// `ftrace:function`: the function's name, indented from the per-CPU stacks.
     Function {
         /// The `ip` field.
-        ip: FieldSpec,
+        ip: Option<FieldSpec>,
+        /// The `parent_ip` field.
+        parent_ip: Option<FieldSpec>,
     },
     /// `ftrace:funcgraph_entry` printed as the opening of a nested call (`func() {`);
     /// leaves are merged with their exit by the report loop.
@@ -106,19 +115,79 @@ pub struct GraphOptions {
     pub depth: bool,
 }
 
-/// The plugin options `report -O [PLUGIN:]OPTION[=VALUE]` takes, as `trace-cmd list -O`
-/// names them: (plugin, option, description).
-pub const PLUGIN_OPTIONS: &[(&str, &str, &str)] = &[
-    (
-        "fgraph",
-        "tailprint",
-        "Print function name at function exit in function graph",
-    ),
-    ("fgraph", "depth", "Show the depth of each entry"),
+/// The function plugin's `-O ftrace:...` options, for `ftrace:function` records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FunctionOptions {
+    /// `ftrace:parent`: ` <-- parent` after the function.
+    pub parent: bool,
+    /// `ftrace:indent`: 3 spaces per level of the call depth guessed from the parents
+    /// seen (see [`FunctionStacks`]).
+    pub indent: bool,
+    /// `ftrace:offset`: `+0xOFF ` (with the space) after each function name.
+    pub offset: bool,
+}
+
+impl Default for FunctionOptions {
+    fn default() -> FunctionOptions {
+        FunctionOptions {
+            parent: false,
+            indent: true,
+            offset: false,
+        }
+    }
+}
+
+/// One plugin option as `trace-cmd list -O` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PluginOption {
+    /// The plugin's name in `-O PLUGIN:OPTION`.
+    pub plugin: &'static str,
+    /// The option's name.
+    pub name: &'static str,
+    /// What it does.
+    pub description: &'static str,
+    /// Whether it is set when no `-O` names it.
+    pub default: bool,
+}
+
+/// The plugin options `report -O [PLUGIN:]OPTION[=VALUE]` takes, in `trace-cmd list -O`'s
+/// order.
+pub const PLUGIN_OPTIONS: &[PluginOption] = &[
+    PluginOption {
+        plugin: "ftrace",
+        name: "parent",
+        description: "Print parent of functions for function events",
+        default: false,
+    },
+    PluginOption {
+        plugin: "ftrace",
+        name: "indent",
+        description: "Try to show function call indents, based on parents",
+        default: true,
+    },
+    PluginOption {
+        plugin: "ftrace",
+        name: "offset",
+        description: "Show function names as well as their offsets",
+        default: false,
+    },
+    PluginOption {
+        plugin: "fgraph",
+        name: "tailprint",
+        description: "Print function name at function exit in function graph",
+        default: false,
+    },
+    PluginOption {
+        plugin: "fgraph",
+        name: "depth",
+        description: "Show the depth of each entry",
+        default: false,
+    },
 ];
 
 /// A `-O` plugin option that names no known option or has a value other than a boolean.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PluginOptionError {
     /// The option as given.
     pub given: String,
@@ -130,7 +199,7 @@ impl std::fmt::Display for PluginOptionError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let known: Vec<String> = PLUGIN_OPTIONS
             .iter()
-            .map(|(p, o, _)| format!("{p}:{o}"))
+            .map(|o| format!("{}:{}", o.plugin, o.name))
             .collect();
         write!(
             f,
@@ -144,13 +213,31 @@ impl std::fmt::Display for PluginOptionError {
 
 impl std::error::Error for PluginOptionError {}
 
-impl GraphOptions {
-    /// Apply `-O` options in the order given: `[PLUGIN:]OPTION[=VALUE]`, where a missing
-    /// plugin matches the option in every plugin and a missing value sets it; the value
-    /// may be `1`/`true` or `0`/`false`. trace-cmd 3.1.6 ignores options no plugin knows;
-    /// here they are refused.
-    pub fn parse<S: AsRef<str>>(options: &[S]) -> Result<GraphOptions, PluginOptionError> {
-        let mut g = GraphOptions::default();
+/// The values of every plugin option for one report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PluginOptions {
+    /// `fgraph:*`.
+    pub graph: GraphOptions,
+    /// `ftrace:*`.
+    pub function: FunctionOptions,
+}
+
+impl PluginOptions {
+    /// Apply `-O` options as trace-cmd 3.1.6 does for a report of `files` input files:
+    /// `[PLUGIN:]OPTION[=VALUE]`, where a missing plugin matches the option in every
+    /// plugin; the value may be `1`/`true` or `0`/`false`, and the last value given for the
+    /// same `[PLUGIN:]OPTION` wins. libtraceevent applies the options each time a file
+    /// loads its plugins, the one naming the plugin first, then the one without: a value
+    /// sets, and a missing value flips the option, once per file (`-O indent` turns the
+    /// indent off for one file and leaves it on for two). trace-cmd ignores options no
+    /// plugin knows; here they are refused.
+    pub fn parse<S: AsRef<str>>(
+        options: &[S],
+        files: usize,
+    ) -> Result<PluginOptions, PluginOptionError> {
+        // Per known option: the last value given with its plugin's name and without.
+        let mut named: Vec<Option<Option<bool>>> = vec![None; PLUGIN_OPTIONS.len()];
+        let mut unnamed: Vec<Option<Option<bool>>> = vec![None; PLUGIN_OPTIONS.len()];
         for given in options {
             let given = given.as_ref();
             let err = |why: &str| PluginOptionError {
@@ -165,26 +252,53 @@ impl GraphOptions {
                 Some((p, o)) => (Some(p), o),
                 None => (None, name),
             };
-            let set = match value.map(str::to_ascii_lowercase).as_deref() {
-                None | Some("1") | Some("true") => true,
-                Some("0") | Some("false") => false,
+            let value = match value.map(str::to_ascii_lowercase).as_deref() {
+                None => None,
+                Some("1") | Some("true") => Some(true),
+                Some("0") | Some("false") => Some(false),
                 Some(_) => return Err(err("the value must be 1, true, 0 or false")),
             };
             let mut found = false;
-            for (p, o, _) in PLUGIN_OPTIONS {
-                if plugin.map_or(true, |want| want == *p) && option == *o {
-                    found = true;
-                    match *o {
-                        "tailprint" => g.tailprint = set,
-                        _ => g.depth = set,
-                    }
+            for (i, o) in PLUGIN_OPTIONS.iter().enumerate() {
+                if option != o.name {
+                    continue;
                 }
+                match plugin {
+                    Some(p) if p == o.plugin => named[i] = Some(value),
+                    Some(_) => continue,
+                    None => unnamed[i] = Some(value),
+                }
+                found = true;
             }
             if !found {
                 return Err(err("no plugin has this option"));
             }
         }
-        Ok(g)
+        let mut set: Vec<bool> = PLUGIN_OPTIONS.iter().map(|o| o.default).collect();
+        for _ in 0..files {
+            for (i, v) in set.iter_mut().enumerate() {
+                for given in [named[i], unnamed[i]].into_iter().flatten() {
+                    *v = given.unwrap_or(!*v);
+                }
+            }
+        }
+        let get = |plugin: &str, name: &str| {
+            PLUGIN_OPTIONS
+                .iter()
+                .position(|o| o.plugin == plugin && o.name == name)
+                .is_some_and(|i| set[i])
+        };
+        Ok(PluginOptions {
+            graph: GraphOptions {
+                tailprint: get("fgraph", "tailprint"),
+                depth: get("fgraph", "depth"),
+            },
+            function: FunctionOptions {
+                parent: get("ftrace", "parent"),
+                indent: get("ftrace", "indent"),
+                offset: get("ftrace", "offset"),
+            },
+        })
     }
 }
 
@@ -232,7 +346,10 @@ pub fn resolve<C: Catalog + ?Sized>(c: &C, id: u16, system: &str, name: &str) ->
         ("timer", "hrtimer_expire_entry") => Some(Plugin::HrtimerExpire {
             f: [f("timer").or_else(|| f("hrtimer")), f("now"), f("function")],
         }),
-        ("ftrace", "function") => f("ip").map(|ip| Plugin::Function { ip }),
+        ("ftrace", "function") => Some(Plugin::Function {
+            ip: f("ip"),
+            parent_ip: f("parent_ip"),
+        }),
         ("ftrace", "funcgraph_entry") => Some(Plugin::FuncgraphEntry {
             f: [f("func")?, f("depth")?],
         }),
@@ -419,6 +536,71 @@ pub fn write_graph_leaf<C: Catalog + ?Sized>(
     }
 }
 
+/// What the plugins read and change across records.
+pub struct PluginState<'a> {
+    /// The comm table (the sched plugins register the comms they print).
+    pub cmdlines: &'a mut Cmdlines,
+    /// The `-O` options.
+    pub options: &'a PluginOptions,
+    /// The function plugin's per-CPU stacks.
+    pub function_stacks: &'a std::cell::RefCell<FunctionStacks>,
+}
+
+/// The function plugin's name of a function: `name`, then `+0xOFF ` with `offset`.
+fn function_name(out: &mut Vec<u8>, name: &str, start: u64, addr: u64, offset: bool) {
+    crate::bytes::put(out, name.as_bytes());
+    if offset {
+        // `+0x%x ` of the difference as a C int.
+        crate::bytes::put(out, b"+0x");
+        push_hex(out, u64::from(addr.wrapping_sub(start) as u32));
+        out.push(b' ');
+    }
+}
+
+/// `ftrace:function` as libtraceevent's function plugin prints it: the indent, the
+/// function, and ` <-- parent` with `ftrace:parent`.
+fn write_function<C: Catalog + ?Sized>(
+    c: &C,
+    rec: &Record,
+    (ip, parent_ip): (Option<FieldSpec>, Option<FieldSpec>),
+    state: PluginState<'_>,
+    out: &mut Vec<u8>,
+) {
+    let endian = c.endian();
+    let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(rec.data, f, endian));
+    let (Some(addr), Some(paddr)) = (num(ip), num(parent_ip)) else {
+        out.push(b'!');
+        return;
+    };
+    let opts = state.options.function;
+    let func = c.function(addr);
+    let parent = c.function(paddr);
+    if let (Some((pname, _)), true) = (parent, opts.indent) {
+        let level = state
+            .function_stacks
+            .borrow_mut()
+            .level(rec.cpu, pname, func.map(|(n, _)| n));
+        out.resize(out.len() + level * 3, b' ');
+    }
+    match func {
+        Some((name, start)) => function_name(out, name, start, addr, opts.offset),
+        None => {
+            crate::bytes::put(out, b"0x");
+            push_hex(out, addr);
+        }
+    }
+    if opts.parent {
+        crate::bytes::put(out, b" <-- ");
+        match parent {
+            Some((name, start)) => function_name(out, name, start, paddr, opts.offset),
+            None => {
+                crate::bytes::put(out, b"0x");
+                push_hex(out, paddr);
+            }
+        }
+    }
+}
+
 impl Plugin {
     /// Write the plugin's text; true when the event's print fmt must follow (libtraceevent's
     /// handler return value).
@@ -426,10 +608,10 @@ impl Plugin {
         &self,
         c: &C,
         rec: &Record,
-        cmdlines: &mut Cmdlines,
-        graph: GraphOptions,
+        state: PluginState<'_>,
         out: &mut Vec<u8>,
     ) -> bool {
+        let graph = state.options.graph;
         let endian = c.endian();
         let d = rec.data;
         let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(d, f, endian));
@@ -439,7 +621,7 @@ impl Plugin {
                     out.push(b'!');
                     return true;
                 };
-                comm_pid(out, d, f[1], prev_pid, cmdlines);
+                comm_pid(out, d, f[1], prev_pid, state.cmdlines);
                 out.push(b' ');
                 if let Some(p) = num(f[2]) {
                     out.push(b'[');
@@ -454,7 +636,7 @@ impl Plugin {
                     out.push(b'!');
                     return true;
                 };
-                comm_pid(out, d, f[5], next_pid, cmdlines);
+                comm_pid(out, d, f[5], next_pid, state.cmdlines);
                 if let Some(p) = num(f[6]) {
                     crate::bytes::put(out, b" [");
                     push_i64(out, i64::from(p as u32 as i32));
@@ -467,7 +649,7 @@ impl Plugin {
                     out.push(b'!');
                     return true;
                 };
-                comm_pid(out, d, f[1], pid, cmdlines);
+                comm_pid(out, d, f[1], pid, state.cmdlines);
                 if let Some(p) = num(f[2]) {
                     crate::bytes::put(out, b" [");
                     push_i64(out, p as i64);
@@ -531,16 +713,8 @@ impl Plugin {
                 }
                 false
             }
-            Plugin::Function { ip } => {
-                if let Some(v) = num(Some(ip)) {
-                    match c.function(v) {
-                        Some((name, _)) => crate::bytes::put(out, name.as_bytes()),
-                        None => {
-                            crate::bytes::put(out, b"0x");
-                            push_hex(out, v);
-                        }
-                    }
-                }
+            Plugin::Function { ip, parent_ip } => {
+                write_function(c, rec, (ip, parent_ip), state, out);
                 false
             }
             Plugin::FuncgraphEntry { f } => {
