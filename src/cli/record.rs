@@ -79,6 +79,10 @@ pub struct Args {
     /// Graph this function (set_graph_function; needs function_graph)
     #[arg(short = 'g')]
     pub graph: Vec<String>,
+    /// Limit -l, -n and -g to this module's functions (`PATTERN:mod:MODULE`); alone, trace
+    /// every function of the module
+    #[arg(long = "module", value_name = "MODULE")]
+    pub module: Option<String>,
     /// Longest sleep between buffer reads, in microseconds
     #[arg(short = 's', value_name = "USECS")]
     pub sleep: Option<u64>,
@@ -356,6 +360,26 @@ pub fn run_as(cmd: &mut Command, u: &nix::unistd::User) {
         .env("LOGNAME", &u.name);
 }
 
+/// Start `command` (run as `user` if given) stopped before its exec, so that its pid can
+/// be filtered and none of its events is missed; SIGCONT lets it run.
+pub fn spawn_stopped(
+    command: &[String],
+    user: Option<&nix::unistd::User>,
+) -> Result<std::process::Child> {
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg("kill -STOP $$; exec \"$0\" \"$@\"")
+        .args(command);
+    if let Some(u) = user {
+        run_as(&mut cmd, u);
+    }
+    let c = cmd
+        .spawn()
+        .with_context(|| format!("running {}", command[0]))?;
+    let _ = waitpid(Pid::from_raw(c.id() as i32), Some(WaitPidFlag::WUNTRACED));
+    Ok(c)
+}
+
 /// Run `tracectl record`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
@@ -368,6 +392,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         plugin: a.plugin.clone(),
         clock: a.clock.clone(),
         buffer_size_kb: a.buffer_size,
+        buffer_percent: None,
         instance: main_instance,
         cpumask: a.cpumask.clone(),
         options: a.options.clone(),
@@ -376,6 +401,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         ftrace_filter: a.ftrace_filter.clone(),
         ftrace_notrace: a.ftrace_notrace.clone(),
         graph_functions: a.graph.clone(),
+        module: a.module.clone(),
         all_formats: a.all_formats,
         date: a.date,
         no_filter: a.no_filter,
@@ -427,18 +453,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     // blocked because a child inherits the blocked mask.
     let mut child = None;
     if !a.command.is_empty() {
-        let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c")
-            .arg("kill -STOP $$; exec \"$0\" \"$@\"")
-            .args(&a.command);
-        if let Some(u) = &user {
-            run_as(&mut cmd, u);
-        }
-        let c = cmd
-            .spawn()
-            .with_context(|| format!("running {}", a.command[0]))?;
-        let _ = waitpid(Pid::from_raw(c.id() as i32), Some(WaitPidFlag::WUNTRACED));
-        child = Some(c);
+        child = Some(spawn_stopped(&a.command, user.as_ref())?);
     }
     // Signals become readable events instead of killing us, so a Ctrl-C or kill always
     // ends with a drained, written file and a restored tracefs.

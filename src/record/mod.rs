@@ -8,6 +8,7 @@
 mod capture;
 mod meta;
 pub mod profile;
+pub mod setup;
 
 use std::fmt;
 use std::io::Read as _;
@@ -22,8 +23,8 @@ use crate::dat::{
 };
 use crate::event::HeaderPage;
 use crate::tracefs::{
-    resolve_event, AppendMode, EventName, EventTarget, FunctionFilter, Instance, Ledger,
-    PrivateInstance, Tracefs, TracefsError,
+    resolve_event, AppendMode, EventName, EventTarget, Instance, Ledger, PrivateInstance, Tracefs,
+    TracefsError,
 };
 use capture::{CpuThread, PageInfo, Stop};
 
@@ -32,7 +33,7 @@ use capture::{CpuThread, PageInfo, Stop};
 pub struct EventSpec {
     /// `system`, `event`, `system:event`, `system:*` or `all`.
     pub name: String,
-    /// Filters for it (the last one wins, as in the kernel).
+    /// Filters for it, each in parentheses and joined with `&&` as trace-cmd does.
     pub filters: Vec<String>,
     /// Triggers to add to it.
     pub triggers: Vec<String>,
@@ -51,6 +52,8 @@ pub struct RecordConfig {
     pub clock: Option<String>,
     /// `-b`: per-CPU buffer size in KiB.
     pub buffer_size_kb: Option<u64>,
+    /// `--buffer-percent`: how full the buffer gets before readers wake (buffer_percent).
+    pub buffer_percent: Option<u64>,
     /// `-B`: use (or create) this instance instead of a private one.
     pub instance: Option<String>,
     /// `-M`: tracing_cpumask (hex).
@@ -67,6 +70,9 @@ pub struct RecordConfig {
     pub ftrace_notrace: Vec<String>,
     /// `-g`: set_graph_function entries (function_graph).
     pub graph_functions: Vec<String>,
+    /// `--module`: limit the `-l`, `-n` and `-g` entries to this module's functions
+    /// (`PATTERN:mod:MODULE`; alone, every function of the module).
+    pub module: Option<String>,
     /// `-a`: store the formats of every event, not only the enabled ones.
     pub all_formats: bool,
     /// `--date`: store the offset to wall-clock time.
@@ -393,36 +399,6 @@ impl Recorder {
         if let Some(us) = cfg.sleep_us {
             self.info.sleep_ms = (us / 1000).clamp(1, u16::MAX as u64) as u16;
         }
-        if let Some(kb) = cfg.subbuf_size_kb {
-            self.ledger.save(&inst, "buffer_subbuf_size_kb")?;
-            inst.set_subbuf_size_kb(kb)?;
-        }
-        if let Some(n) = cfg.cmdlines_size {
-            // Global, so always restored, also when our instance is private.
-            self.global
-                .set(&self.t.top(), "saved_cmdlines_size", &n.to_string())?;
-        }
-        if let Some(d) = cfg.max_graph_depth {
-            let refused = || RecordError::Refused {
-                what: "--max-graph-depth".into(),
-                file: inst.path("max_graph_depth"),
-            };
-            match self
-                .ledger
-                .save(&inst, "max_graph_depth")
-                .and_then(|()| inst.set_max_graph_depth(d))
-            {
-                Err(
-                    TracefsError::PermissionDenied { .. }
-                    | TracefsError::NotFound { .. }
-                    | TracefsError::NotSupported { .. },
-                ) => return Err(refused()),
-                r => r?,
-            }
-        }
-        if let Ok(kb) = inst.subbuf_size_kb() {
-            self.info.subbuf = kb as usize * 1024;
-        }
         self.ledger.save(&inst, "tracing_on")?;
         inst.set_tracing_on(false)?;
         if !created && !cfg.keep_before {
@@ -433,106 +409,9 @@ impl Recorder {
                 self.ledger.set(&inst, "set_event", "")?;
             }
         }
-        if let Some(c) = &cfg.clock {
-            self.ledger.save(&inst, "trace_clock")?;
-            inst.set_trace_clock(c)?;
-        }
-        if let Some(kb) = cfg.buffer_size_kb {
-            self.ledger.save(&inst, "buffer_size_kb")?;
-            inst.set_buffer_size(kb)?;
-        }
-        if let Some(m) = &cfg.cpumask {
-            self.ledger.save(&inst, "tracing_cpumask")?;
-            inst.set_cpumask(m)?;
-        }
-        for o in &cfg.options {
-            self.ledger.apply_option(&inst, o)?;
-        }
-        if cfg.stacktrace {
-            self.ledger.apply_option(&inst, "stacktrace")?;
-        }
-        if cfg.disable_function_trace > 0 {
-            self.disable_function_trace(cfg.disable_function_trace > 1)?;
-        }
-        let function = cfg
-            .plugin
-            .as_deref()
-            .is_some_and(|p| p.starts_with("function"));
-        let ftrace_files = [
-            (
-                &cfg.ftrace_filter,
-                FunctionFilter::Filter,
-                "-l (set_ftrace_filter)",
-            ),
-            (
-                &cfg.ftrace_notrace,
-                FunctionFilter::Notrace,
-                "-n (set_ftrace_notrace)",
-            ),
-            (
-                &cfg.graph_functions,
-                FunctionFilter::GraphFunction,
-                "-g (set_graph_function)",
-            ),
-        ];
-        for (list, which, what) in ftrace_files {
-            if list.is_empty() {
-                continue;
-            }
-            let f: Vec<&str> = list.iter().map(String::as_str).collect();
-            self.ledger
-                .save(&inst, which.file())
-                .and_then(|()| inst.set_function_filter(which, &f, AppendMode::Append))
-                .map_err(refused(what, &inst, which.file()))?;
-        }
-        if !cfg.pids.is_empty() {
-            self.ledger.save(&inst, "set_event_pid")?;
-            inst.set_event_pids(&cfg.pids, AppendMode::Truncate)?;
-            if cfg.follow_children {
-                self.ledger.apply_option(&inst, "event-fork")?;
-            }
-            if function {
-                self.ledger
-                    .save(&inst, "set_ftrace_pid")
-                    .and_then(|()| inst.set_ftrace_pids(&cfg.pids, AppendMode::Truncate))
-                    .map_err(refused(
-                        "-P with a function tracer",
-                        &inst,
-                        "set_ftrace_pid",
-                    ))?;
-                if cfg.follow_children {
-                    self.ledger.apply_option(&inst, "function-fork")?;
-                }
-            }
-        }
-        if let Some(p) = &cfg.plugin {
-            self.ledger
-                .save(&inst, "current_tracer")
-                .and_then(|()| inst.set_tracer(p))
-                .map_err(refused(&format!("-p {p}"), &inst, "current_tracer"))?;
-            // A tracer's own option exists while it is the current tracer. Its flag is
-            // the tracer's, shared by every instance (a private one's removal does not
-            // clear it), so it is always saved and put back, like a global file.
-            if cfg.func_stack {
-                self.global
-                    .save(&inst, "options/func_stack_trace")
-                    .and_then(|()| inst.set_option("func_stack_trace", true))
-                    .map_err(refused("--func-stack", &inst, "options/func_stack_trace"))?;
-            }
-        }
-        for (ev, target) in cfg.events.iter().zip(targets) {
-            let Some(target) = target else { continue };
-            for dir in target.dirs() {
-                for f in &ev.filters {
-                    self.ledger.set(&inst, dir.join("filter"), f)?;
-                }
-                for tr in &ev.triggers {
-                    self.ledger.add_trigger(&inst, &dir, tr)?;
-                }
-                self.ledger.save(&inst, dir.join("enable"))?;
-            }
-            inst.set_target_enabled(target, !ev.invert)?;
-        }
+        let applied = setup::apply(&inst, &cfg, targets, &mut self.ledger, &mut self.global)?;
+        self.ftrace_enabled = applied.ftrace_enabled;
+        self.warnings.extend(applied.warnings);
         if let Ok(kb) = inst.subbuf_size_kb() {
             self.info.subbuf = kb as usize * 1024;
         }
@@ -543,32 +422,6 @@ impl Recorder {
         // before the command may start).
         if !created && !cfg.keep_before {
             inst.clear()?;
-        }
-        Ok(())
-    }
-
-    /// `-d`: clear options/function-trace, or where the kernel has none,
-    /// /proc/sys/kernel/ftrace_enabled; `-D` (`all`): clear both.
-    fn disable_function_trace(&mut self, all: bool) -> Result<(), RecordError> {
-        let inst = self.inst.clone();
-        let has_option = inst.exists("options/function-trace");
-        if has_option {
-            self.ledger.apply_option(&inst, "nofunction-trace")?;
-        }
-        if all || !has_option {
-            let host = self.t.host();
-            if let Some(old) = host.ftrace_enabled() {
-                if old != "0" {
-                    match host.set_ftrace_enabled("0") {
-                        Ok(()) => self.ftrace_enabled = Some(old),
-                        // A kernel that refuses it refuses function tracing too.
-                        Err(e @ TracefsError::PermissionDenied { .. }) => self
-                            .warnings
-                            .push(format!("{e}; function tracing stays as the kernel has it")),
-                        Err(e) => return Err(e.into()),
-                    }
-                }
-            }
         }
         Ok(())
     }
@@ -875,7 +728,7 @@ impl Drop for Recorder {
 }
 
 /// Refuse, before anything is written, options that cannot work together or at all.
-fn check_options(cfg: &RecordConfig) -> Result<(), RecordError> {
+pub fn check_options(cfg: &RecordConfig) -> Result<(), RecordError> {
     let bad = |option: &str, detail: &str| {
         Err(RecordError::BadOption {
             option: option.into(),

@@ -137,7 +137,7 @@ fn start_writes_the_expected_bytes() {
     ]);
     t.expect(&[
         ("events/sched/sched_switch/enable", "1"),
-        ("events/sched/sched_switch/filter", "prev_pid != 0"),
+        ("events/sched/sched_switch/filter", "(prev_pid != 0)"),
         ("events/sched/sched_switch/trigger", "traceoff:1"),
         ("events/irq/enable", "1"),
         ("trace_clock", "global"),
@@ -167,7 +167,7 @@ fn filter_binds_to_the_preceding_event_and_v_inverts_the_next() {
     t.expect(&[
         ("events/irq/enable", "1"),
         ("events/irq/softirq_raise/enable", "0"),
-        ("events/sched/sched_waking/filter", "pid == 1"),
+        ("events/sched/sched_waking/filter", "(pid == 1)"),
         ("events/sched/sched_waking/enable", "1"),
     ]);
     let o = t.run(&["set", "-f", "pid == 1", "-e", "irq"]);
@@ -538,4 +538,43 @@ fn list_full_prints_each_format() {
         v["events"][0]["format"],
         t.read("events/sched/sched_switch/format")
     );
+}
+
+#[test]
+fn start_and_set_take_records_function_options() {
+    let t = Tree::new();
+    t.put(
+        "available_filter_functions",
+        "schedule\nschedule_idle\nvfs_read\next4_sync_fs [ext4]\n",
+    );
+    t.put("set_ftrace_filter", "#### all functions enabled ####\n");
+    t.put("set_ftrace_notrace", "");
+    let before = snapshot(&t.root);
+    // --func-stack needs the function tracer (checked before anything is written).
+    let o = t.run(&["start", "--func-stack", "-e", "sched"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--func-stack") && err.contains("-p function"),
+        "{err}"
+    );
+    assert_eq!(before, snapshot(&t.root));
+    // --module limits each -l/-n (trace-cmd writes PATTERN:mod:MODULE); -T and -d set
+    // options/stacktrace and clear options/function-trace.
+    t.ok(&[
+        "set", "--module", "ext4", "-l", "ext4_*", "-n", "*sync*", "-T", "-d", "-e", "sched",
+    ]);
+    t.expect(&[
+        ("set_ftrace_filter", "ext4_*:mod:ext4\n"),
+        ("set_ftrace_notrace", "*sync*:mod:ext4\n"),
+        ("options/stacktrace", "1"),
+        ("options/function-trace", "0"),
+    ]);
+    // A module alone filters all of its functions; -D on a tree clears the option only
+    // (a tree has no /proc/sys/kernel/ftrace_enabled to write).
+    t.ok(&["start", "--module", "ext4", "-D", "-e", "sched"]);
+    t.expect(&[
+        ("set_ftrace_filter", "*:mod:ext4\n"),
+        ("options/function-trace", "0"),
+    ]);
 }

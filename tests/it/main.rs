@@ -64,6 +64,7 @@ mod reset_semantics;
 mod ring_cli;
 mod ring_fixture;
 mod robust_deep_print_fmt;
+mod start_parity_live;
 mod stream_opts_live;
 mod tracecmd_goldens;
 mod tracecmd_options;
