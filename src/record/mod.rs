@@ -19,7 +19,8 @@ pub use capture::CpuCaptured;
 pub use meta::{all_events, enabled_events, formats, metadata};
 
 use crate::dat::{
-    opt, write_dat, BufferSource, Compression, DatError, NewOption, WriteOptions, WriteSummary,
+    opt, write_dat, write_dat_with, BufferSource, Compression, DatError, NewOption, Precompressed,
+    WriteOptions, WriteSummary,
 };
 use crate::event::HeaderPage;
 use crate::tracefs::{
@@ -187,23 +188,34 @@ pub struct RecordSummary {
     pub warnings: Vec<String>,
 }
 
+/// What the kallsyms thread read: the text, and its trace.dat section already compressed
+/// when the file will be compressed.
+type KallsymsRead = Option<(String, Option<Precompressed>)>;
+
 /// A thread made with the capture threads (so that its own reads are kept out of the
-/// trace like theirs) that reads `/proc/kallsyms` once told to.
+/// trace like theirs) that reads `/proc/kallsyms` once told to, and compresses it for the
+/// file right away: both take tens of milliseconds that would otherwise come after the
+/// recording's end.
 struct KallsymsThread {
     go: Option<std::sync::mpsc::Sender<()>>,
-    handle: std::thread::JoinHandle<Option<String>>,
+    handle: std::thread::JoinHandle<KallsymsRead>,
     tid: Option<i32>,
 }
 
 impl KallsymsThread {
-    fn spawn(t: Tracefs) -> KallsymsThread {
+    fn spawn(t: Tracefs, wo: WriteOptions) -> KallsymsThread {
         let (go, wait) = std::sync::mpsc::channel::<()>();
         let (tid_tx, tid_rx) = std::sync::mpsc::sync_channel(1);
         let handle = std::thread::spawn(move || {
             let _ = tid_tx.send(nix::unistd::gettid().as_raw());
             // Told to go, or dropped unused (then nothing is read).
             wait.recv().ok()?;
-            t.host().kallsyms_with_addresses()
+            let text = t.host().kallsyms_with_addresses()?;
+            // Version 6 stores it plain; the writer compresses it itself if this fails.
+            let z = (wo.version >= 7 && wo.compression != Compression::None)
+                .then(|| Precompressed::kallsyms(&text, wo.compression, wo.endian).ok())
+                .flatten();
+            Some((text, z))
         });
         KallsymsThread {
             go: Some(go),
@@ -212,8 +224,13 @@ impl KallsymsThread {
         }
     }
 
+    /// Whether the thread was told to read.
+    fn told(&self) -> bool {
+        self.go.is_none()
+    }
+
     /// The symbols, if the thread was told to read them.
-    fn join(mut self) -> Option<Option<String>> {
+    fn join(mut self) -> Option<KallsymsRead> {
         let told = self.go.take().is_none();
         // An untold thread sees its sender dropped and ends.
         let read = self.handle.join().ok()?;
@@ -372,7 +389,7 @@ impl Recorder {
         // From here on Drop restores whatever was changed, whatever fails next.
         rec.configure(&targets)?;
         rec.spawn_threads()?;
-        rec.kallsyms = Some(KallsymsThread::spawn(rec.t.clone()));
+        rec.kallsyms = Some(KallsymsThread::spawn(rec.t.clone(), rec.cfg.write));
         rec.exclude_self()?;
         for (name, events) in rec.cfg.more_instances.clone() {
             let mut sub = rec.cfg.clone();
@@ -582,13 +599,13 @@ impl Recorder {
                 events.push(e.clone());
             }
         }
-        let meta = match self.kallsyms.take().and_then(KallsymsThread::join) {
-            Some(kallsyms) => crate::dat::Metadata {
-                kallsyms: kallsyms.unwrap_or_default(),
-                ..formats(&self.t, &events)?
-            },
-            None => metadata(&self.t, &events)?,
+        let kallsyms = self.kallsyms.take();
+        let mut meta = match &kallsyms {
+            Some(k) if k.told() => formats(&self.t, &events)?,
+            _ => metadata(&self.t, &events)?,
         };
+        // The tear-down (an instance's removal waits tens of milliseconds for the kernel)
+        // runs while the kallsyms thread still reads and compresses.
         for x in &mut extras {
             x.finishing = true;
             x.teardown();
@@ -597,6 +614,11 @@ impl Recorder {
         self.finishing = true;
         self.teardown();
         summary.warnings.append(&mut self.warnings);
+        let mut precompressed = Vec::new();
+        if let Some(Some((text, z))) = kallsyms.and_then(KallsymsThread::join) {
+            meta.kallsyms = text;
+            precompressed.extend(z);
+        }
 
         let clock = main.clock.clone();
         let mut options = vec![
@@ -650,7 +672,7 @@ impl Recorder {
         // (--subbuf-size, 6.8+) are stored as the page size.
         let biggest = buffers.iter().map(|b| b.page_size).max().unwrap_or(0);
         wo.page_size = page_size(&self.t, biggest).max(biggest as u32);
-        let r = write_dat(&self.output, &wo, &meta, &options, buffers);
+        let r = write_dat_with(&self.output, &wo, &meta, &options, buffers, &precompressed);
         for tmp in &all_tmp {
             let _ = std::fs::remove_file(tmp);
         }
