@@ -27,7 +27,8 @@ pub struct Args {
     /// Trigger for the preceding -e event
     #[arg(short = 'R', value_name = "TRIGGER")]
     pub triggers: Vec<String>,
-    /// Do not record the next -e event (carve it out of an enabled system)
+    /// Do not record the -e events that follow, up to the next -B (carve them out of an
+    /// enabled system)
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub invert: u8,
     /// Tracer plugin (current_tracer)
@@ -178,19 +179,18 @@ fn bind_events(m: &ArgMatches) -> Targets {
     for (_, tag, v) in marks {
         if tag == 'B' {
             targets.push((Some(v), Vec::new()));
+            invert_next = false;
             continue;
         }
         let out = &mut targets.last_mut().expect("one target").1;
         match (tag, out.last_mut()) {
             ('v', _) => invert_next = true,
-            ('e', _) => {
-                out.push(EventSpec {
-                    name: v,
-                    invert: invert_next,
-                    ..Default::default()
-                });
-                invert_next = false;
-            }
+            // As in trace-cmd, a -v holds for every -e after it, up to the next -B.
+            ('e', _) => out.push(EventSpec {
+                name: v,
+                invert: invert_next,
+                ..Default::default()
+            }),
             ('f', Some(e)) => e.filters.push(v),
             ('R', Some(e)) => e.triggers.push(v),
             // A filter before any event applies to every event, as `-e all -f`.

@@ -24,7 +24,8 @@ pub struct StartArgs {
     /// Trigger for the preceding -e (its `trigger` file), e.g. 'traceoff:1 if prev_pid == 1'
     #[arg(short = 'R', long = "trigger", value_name = "TRIGGER")]
     pub triggers: Vec<String>,
-    /// Disable the next -e instead of enabling it
+    /// Disable the -e events that follow (up to the next -B) instead of enabling them;
+    /// right before -B, remove that instance
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub invert: u8,
     /// Ignore -e events that do not exist (a warning) instead of failing
@@ -92,9 +93,10 @@ pub struct StartArgs {
     /// Number of saved command names (saved_cmdlines_size; global)
     #[arg(long = "cmdlines-size", value_name = "N")]
     pub cmdlines_size: Option<u64>,
-    /// Instance to configure (instances/NAME, created when missing)
+    /// Instance to configure (instances/NAME, created when missing); after -v, an
+    /// instance to remove first (`-v -B old -B new`)
     #[arg(short = 'B', value_name = "INSTANCE")]
-    pub instance: Option<String>,
+    pub instance: Vec<String>,
     /// CPUs to trace, as a hex mask (tracing_cpumask)
     #[arg(short = 'M', value_name = "CPUMASK")]
     pub cpumask: Option<String>,
@@ -158,17 +160,36 @@ fn verbose_level(level: &str) -> Result<bool> {
     Ok(n >= 4)
 }
 
-/// Bind each -f/-R to the -e before it and each -v to the -e after it, in command-line order.
-pub fn bind_events(m: &ArgMatches) -> Result<Vec<EventSpec>> {
+/// The -e events with what binds to them, the instance to configure and the instances
+/// to remove (`-v -B NAME`).
+#[derive(Debug, Default)]
+pub struct Bound {
+    /// Each -e with its -f, -R and -v.
+    pub events: Vec<EventSpec>,
+    /// The -B not preceded by -v.
+    pub instance: Option<String>,
+    /// The -B preceded by -v.
+    pub remove: Vec<String>,
+}
+
+/// Bind each -f/-R to the -e before it and each -v to the -e or -B after it, in
+/// command-line order.
+pub fn bind_events(m: &ArgMatches) -> Result<Bound> {
     #[derive(Clone, Copy)]
     enum K {
         E,
         F,
         R,
         V,
+        B,
     }
     let mut items: Vec<(usize, K, String)> = Vec::new();
-    for (id, k) in [("events", K::E), ("filters", K::F), ("triggers", K::R)] {
+    for (id, k) in [
+        ("events", K::E),
+        ("filters", K::F),
+        ("triggers", K::R),
+        ("instance", K::B),
+    ] {
         if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
             for (i, v) in idx.zip(vals) {
                 items.push((i, k, v.clone()));
@@ -184,17 +205,33 @@ pub fn bind_events(m: &ArgMatches) -> Result<Vec<EventSpec>> {
     }
     items.sort_by_key(|x| x.0);
     let mut out: Vec<EventSpec> = Vec::new();
-    let mut pending_invert = false;
+    let mut bound = Bound::default();
+    // A -v in force, and whether nothing has used it yet (then a -B is one to remove).
+    let (mut pending_invert, mut dangling) = (false, false);
     for (_, k, v) in items {
         match k {
-            K::V => pending_invert = true,
+            K::V => (pending_invert, dangling) = (true, true),
+            K::B if dangling => {
+                bound.remove.push(v);
+                (pending_invert, dangling) = (false, false);
+            }
+            K::B => {
+                pending_invert = false;
+                if let Some(first) = &bound.instance {
+                    anyhow::bail!(
+                        "-B {v}: start and set configure one instance (-B {first} already); run one command per instance; nothing was changed"
+                    );
+                }
+                bound.instance = Some(v);
+            }
+            // As in trace-cmd, a -v holds for every -e after it, up to the next -B.
             K::E => {
                 out.push(EventSpec {
                     name: v,
                     invert: pending_invert,
                     ..EventSpec::default()
                 });
-                pending_invert = false;
+                dangling = false;
             }
             K::F => match out.last_mut() {
                 Some(e) => e.filters.push(v),
@@ -206,10 +243,20 @@ pub fn bind_events(m: &ArgMatches) -> Result<Vec<EventSpec>> {
             },
         }
     }
-    if pending_invert {
-        anyhow::bail!("-v must come before the -e EVENT it disables");
+    if dangling {
+        anyhow::bail!("-v must come before the -e EVENT it disables or the -B INSTANCE it removes");
     }
-    Ok(out)
+    if let Some(n) = bound
+        .remove
+        .iter()
+        .find(|n| bound.instance.as_ref() == Some(*n))
+    {
+        anyhow::bail!(
+            "-v -B {n}: the instance to remove is also the one to configure; nothing was changed"
+        );
+    }
+    bound.events = out;
+    Ok(bound)
 }
 
 /// The ArgMatches of the running subcommand, for argument order (clap's derive drops it).
@@ -231,7 +278,7 @@ fn start_config(a: &StartArgs, events: Vec<EventSpec>) -> RecordConfig {
         buffer_percent: a.buffer_percent,
         subbuf_size_kb: a.subbuf_kb,
         cmdlines_size: a.cmdlines_size,
-        instance: a.instance.clone(),
+        instance: None,
         cpumask: a.cpumask.clone(),
         options: a.options.clone(),
         pids: a.pids.clone(),
@@ -293,7 +340,7 @@ fn check_verb_options(a: &StartArgs, reset_first: bool) -> Result<()> {
 /// write, so a command that fails has changed nothing.
 pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let verb = if reset_first { "start" } else { "set" };
-    let specs = bind_events(&subcommand_matches(verb)?)?;
+    let bound = bind_events(&subcommand_matches(verb)?)?;
     check_verb_options(&a, reset_first)?;
     let verbose = match &a.verbose {
         Some(level) => verbose_level(level)?,
@@ -303,9 +350,17 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     if !a.command.is_empty() {
         t.require_live(&format!("{verb} with a command"))?;
     }
-    let mut cfg = start_config(&a, specs);
+    let mut cfg = start_config(&a, bound.events);
+    cfg.instance = bound.instance;
+    // As trace-cmd, the instances given after -v are removed before anything else; each
+    // must exist.
+    for n in &bound.remove {
+        t.instance(Some(n)).with_context(|| {
+            format!("-v -B {n}: no such instance to remove; nothing was changed")
+        })?;
+    }
     record::check_options(&cfg).context("nothing was changed")?;
-    let target = t.instance_or_top(a.instance.as_deref());
+    let target = t.instance_or_top(cfg.instance.as_deref());
     let (targets, mut warnings) = check_start(&t, &target, &cfg)?;
     let user = match &a.user {
         Some(u) => Some(super::record::lookup_user(u)?),
@@ -320,7 +375,11 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     if let (Some(c), true) = (&child, a.only_command) {
         cfg.pids.push(c.id());
     }
-    let configured = configure(&t, &a, &cfg, &targets, reset_first, verbose);
+    let configured = bound
+        .remove
+        .iter()
+        .try_for_each(|n| t.remove_instance(n).with_context(|| format!("-v -B {n}")))
+        .and_then(|()| configure(&t, &cfg, &targets, reset_first, verbose));
     let applied = match configured {
         Ok(w) => w,
         Err(e) => {
@@ -365,13 +424,12 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
 /// written is kept, unless a write fails: then the buffer's files are put back.
 fn configure(
     t: &tracectl::tracefs::Tracefs,
-    a: &StartArgs,
     cfg: &RecordConfig,
     targets: &[Option<EventTarget>],
     reset_first: bool,
     verbose: bool,
 ) -> Result<Vec<String>> {
-    let inst = match &a.instance {
+    let inst = match &cfg.instance {
         Some(n) => t.create_instance(n)?,
         None => t.top(),
     };

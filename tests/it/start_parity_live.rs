@@ -65,6 +65,9 @@ fn files(t: &Tracefs, name: &str) -> BTreeMap<String, String> {
         "events/sched/sched_switch/filter",
         "events/sched/sched_switch/trigger",
         "events/sched/sched_wakeup/enable",
+        "events/sched/sched_waking/enable",
+        "events/irq/enable",
+        "events/irq/softirq_raise/enable",
     ] {
         out.insert(f.to_string(), read(f));
     }
@@ -183,6 +186,18 @@ fn start_and_set_leave_the_files_trace_cmd_leaves_live() {
             &["-a", "-G", "-q", "--stderr", "-e", "sched:sched_wakeup"],
         ),
         ("set", &["-e", "sched:sched_switch", "-T", "-M", "2", "-d"]),
+        (
+            "set",
+            &[
+                "-e",
+                "irq",
+                "-v",
+                "-e",
+                "irq:softirq_raise",
+                "-e",
+                "sched:sched_waking",
+            ],
+        ),
         (
             "set",
             &["-e", "sched", "-v", "-e", "sched:sched_switch", "-b", "200"],
