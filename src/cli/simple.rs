@@ -359,7 +359,7 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
             format!("-v -B {n}: no such instance to remove; nothing was changed")
         })?;
     }
-    record::check_options(&cfg).context("nothing was changed")?;
+    record::check_options(&cfg).map_err(|e| anyhow::anyhow!("{e}; nothing was changed"))?;
     let target = t.instance_or_top(cfg.instance.as_deref());
     let (targets, mut warnings) = check_start(&t, &target, &cfg)?;
     let user = match &a.user {
