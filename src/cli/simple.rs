@@ -121,8 +121,9 @@ pub struct StartArgs {
     /// command's own output is left alone
     #[arg(long = "stderr")]
     pub stderr: bool,
-    /// Also report the files a reset skipped; LEVEL as trace-cmd's (none, critical, error,
-    /// warning, info, debug, all or 0-6; info when not given)
+    /// Also report the files start's reset left alone: named at info, with the kernel's
+    /// reason at debug and all; LEVEL as trace-cmd's (none, critical, error, warning, info,
+    /// debug, all or 0-6; info when not given)
     #[arg(long = "verbose", value_name = "LEVEL", num_args = 0..=1, require_equals = true, default_missing_value = "info")]
     pub verbose: Option<String>,
     /// A command to run once the state is set (its exit code is ours); it follows the
@@ -140,8 +141,8 @@ const VERBOSE_LEVELS: [&str; 7] = [
     "none", "critical", "error", "warning", "info", "debug", "all",
 ];
 
-/// Whether `--verbose=LEVEL` asks for the informational messages (info and above).
-fn verbose_level(level: &str) -> Result<bool> {
+/// The number of `--verbose=LEVEL` (0 none ... 4 info, 5 debug, 6 all).
+fn verbose_level(level: &str) -> Result<usize> {
     let n = VERBOSE_LEVELS
         .iter()
         .position(|l| *l == level)
@@ -157,7 +158,7 @@ fn verbose_level(level: &str) -> Result<bool> {
                 VERBOSE_LEVELS.join(", ")
             )
         })?;
-    Ok(n >= 4)
+    Ok(n)
 }
 
 /// The -e events with what binds to them, the instance to configure and the instances
@@ -342,9 +343,11 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let verb = if reset_first { "start" } else { "set" };
     let bound = bind_events(&subcommand_matches(verb)?)?;
     check_verb_options(&a, reset_first)?;
+    // Without --verbose, TRACECTL_VERBOSE asks for every detail, as for the other verbs.
     let verbose = match &a.verbose {
         Some(level) => verbose_level(level)?,
-        None => std::env::var_os("TRACECTL_VERBOSE").is_some(),
+        None if std::env::var_os("TRACECTL_VERBOSE").is_some() => 5,
+        None => 0,
     };
     let t = ctx.tracefs()?;
     if !a.command.is_empty() {
@@ -427,7 +430,7 @@ fn configure(
     cfg: &RecordConfig,
     targets: &[Option<EventTarget>],
     reset_first: bool,
-    verbose: bool,
+    verbose: usize,
 ) -> Result<Vec<String>> {
     let inst = match &cfg.instance {
         Some(n) => t.create_instance(n)?,
@@ -435,8 +438,8 @@ fn configure(
     };
     if reset_first {
         let rep = inst.reset()?;
-        if verbose {
-            report_skipped(&rep.skipped);
+        if verbose >= 4 {
+            report_skipped(&rep.skipped, verbose >= 5);
         }
     }
     let (mut ledger, mut global) = (Ledger::new(), Ledger::new());
@@ -604,11 +607,11 @@ fn check_event_filter(
     Ok(())
 }
 
-fn report_skipped(skipped: &[String]) {
+fn report_skipped(skipped: &[String], detailed: bool) {
     if skipped.is_empty() {
         return;
     }
-    if std::env::var_os("TRACECTL_VERBOSE").is_some() {
+    if detailed {
         for s in skipped {
             eprintln!("tracectl: note: {s}");
         }
@@ -754,7 +757,7 @@ pub fn reset(ctx: &Context, a: ResetArgs) -> Result<i32> {
             &serde_json::json!({"changed": rep.changed, "skipped": rep.skipped}),
         )?;
     } else {
-        report_skipped(&rep.skipped);
+        report_skipped(&rep.skipped, std::env::var_os("TRACECTL_VERBOSE").is_some());
     }
     Ok(0)
 }
