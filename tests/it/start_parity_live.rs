@@ -294,3 +294,57 @@ fn start_runs_a_command_and_f_filters_its_pid_live() {
     assert!(begin.elapsed() < std::time::Duration::from_millis(1500));
     remove(&name, &cmdlines);
 }
+
+/// `-v -B OLD -B NEW`: trace-cmd removes OLD before configuring NEW; so do we.
+#[test]
+fn v_before_b_removes_the_instance_like_trace_cmd_live() {
+    if !live::ready() {
+        return;
+    }
+    let Some(recorder) = tracecmd::recorder() else {
+        return;
+    };
+    let _lock = TopLock::take();
+    let t = Tracefs::at(TRACEFS);
+    let name = format!("tracectl-vb-new-{}", std::process::id());
+    let old = format!("tracectl-vb-old-{}", std::process::id());
+    let cmdlines = t
+        .top()
+        .read_string("saved_cmdlines_size")
+        .unwrap()
+        .trim()
+        .to_string();
+    let _cleanup = (
+        Cleanup(&name, cmdlines.clone()),
+        Cleanup(&old, cmdlines.clone()),
+    );
+    let argv = [
+        "set",
+        "-v",
+        "-B",
+        &old,
+        "-B",
+        &name,
+        "-e",
+        "sched:sched_switch",
+    ];
+    let mut seen = Vec::new();
+    for tool in ["trace-cmd", "tracectl"] {
+        t.create_instance(&old).unwrap();
+        let o = if tool == "trace-cmd" {
+            Command::new(&recorder).args(argv).output().unwrap()
+        } else {
+            tracectl(&argv)
+        };
+        assert!(
+            o.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let old_left = t.instance(Some(&old)).is_ok();
+        seen.push((old_left, files(&t, &name)));
+        remove(&name, &cmdlines);
+    }
+    assert!(!seen[0].0, "trace-cmd left {old}");
+    assert_eq!(seen[0], seen[1]);
+}
