@@ -8,10 +8,13 @@
 # start-up (process start, tracefs set-up, arming) plus date's own exec. Each side runs RUNS
 # times, alternating; the fastest and the median start-up of each are printed, with the
 # ratios (trace-cmd / tracectl: above 1 means tracectl starts the command sooner). The whole
-# wall time of each recording (tear-down and writing the file included) is printed too.
+# wall time of each recording (tear-down and writing the file included) is compared the same
+# way: the ratio of the fastest runs is the figure to quote on a shared machine, where the
+# medians carry the other users' load.
 #
-# Needs root, tracefs and trace-cmd (run through scripts/trace-cmd-record).
-#   benches/record-start.sh
+# Needs root, tracefs and trace-cmd (run through scripts/trace-cmd-record). trace-cmd records
+# in the top-level buffer, so on a machine shared with other tracefs users hold their lock:
+#   flock /tmp/tracefs-top.lock benches/record-start.sh
 # Environment: RUNS (default 15), EVENTS (default sched:sched_switch), KEEP=1 keeps the
 # work dir.
 set -eu
@@ -68,3 +71,4 @@ printf '%-28s %8s ms %8s ms\n' "trace-cmd: start of command" "$3" "$4"
 printf '%-28s %8s ms %8s ms\n' "tracectl: whole recording" "$5" "$6"
 printf '%-28s %8s ms %8s ms\n' "trace-cmd: whole recording" "$7" "$8"
 awk -v a="$1" -v b="$3" -v c="$2" -v d="$4" 'BEGIN { printf "start-up ratio (trace-cmd / tracectl): %.2fx fastest, %.2fx median\n", b / a, d / c }'
+awk -v a="$5" -v b="$7" -v c="$6" -v d="$8" 'BEGIN { printf "whole-recording ratio (trace-cmd / tracectl): %.2fx fastest, %.2fx median\n", b / a, d / c }'

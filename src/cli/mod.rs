@@ -60,7 +60,7 @@ pub struct Cli {
 pub enum Command {
     /// List available events, tracers, clocks, options, functions or instances
     List(list::Args),
-    /// Reset, configure and enable tracing, then exit
+    /// Reset, configure and enable tracing, then exit (or run a command and exit with it)
     Start(simple::StartArgs),
     /// Configure tracing without resetting first
     Set(simple::StartArgs),

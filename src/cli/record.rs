@@ -27,7 +27,8 @@ pub struct Args {
     /// Trigger for the preceding -e event
     #[arg(short = 'R', value_name = "TRIGGER")]
     pub triggers: Vec<String>,
-    /// Do not record the next -e event (carve it out of an enabled system)
+    /// Do not record the -e events that follow, up to the next -B (carve them out of an
+    /// enabled system)
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub invert: u8,
     /// Tracer plugin (current_tracer)
@@ -79,6 +80,10 @@ pub struct Args {
     /// Graph this function (set_graph_function; needs function_graph)
     #[arg(short = 'g')]
     pub graph: Vec<String>,
+    /// Limit -l, -n and -g to this module's functions (`PATTERN:mod:MODULE`); alone, trace
+    /// every function of the module
+    #[arg(long = "module", value_name = "MODULE")]
+    pub module: Option<String>,
     /// Longest sleep between buffer reads, in microseconds
     #[arg(short = 's', value_name = "USECS")]
     pub sleep: Option<u64>,
@@ -180,19 +185,18 @@ fn bind_events(m: &ArgMatches) -> Targets {
     for (_, tag, v) in marks {
         if tag == 'B' {
             targets.push((Some(v), Vec::new()));
+            invert_next = false;
             continue;
         }
         let out = &mut targets.last_mut().expect("one target").1;
         match (tag, out.last_mut()) {
             ('v', _) => invert_next = true,
-            ('e', _) => {
-                out.push(EventSpec {
-                    name: v,
-                    invert: invert_next,
-                    ..Default::default()
-                });
-                invert_next = false;
-            }
+            // As in trace-cmd, a -v holds for every -e after it, up to the next -B.
+            ('e', _) => out.push(EventSpec {
+                name: v,
+                invert: invert_next,
+                ..Default::default()
+            }),
             ('f', Some(e)) => e.filters.push(v),
             ('R', Some(e)) => e.triggers.push(v),
             // A filter before any event applies to every event, as `-e all -f`.
@@ -368,6 +372,26 @@ pub fn run_as(cmd: &mut Command, u: &nix::unistd::User) {
         .env("LOGNAME", &u.name);
 }
 
+/// Start `command` (run as `user` if given) stopped before its exec, so that its pid can
+/// be filtered and none of its events is missed; SIGCONT lets it run.
+pub fn spawn_stopped(
+    command: &[String],
+    user: Option<&nix::unistd::User>,
+) -> Result<std::process::Child> {
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg("kill -STOP $$; exec \"$0\" \"$@\"")
+        .args(command);
+    if let Some(u) = user {
+        run_as(&mut cmd, u);
+    }
+    let c = cmd
+        .spawn()
+        .with_context(|| format!("running {}", command[0]))?;
+    let _ = waitpid(Pid::from_raw(c.id() as i32), Some(WaitPidFlag::WUNTRACED));
+    Ok(c)
+}
+
 /// Run `tracectl record`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
@@ -382,6 +406,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         plugin: a.plugin.clone(),
         clock: a.clock.clone(),
         buffer_size_kb: a.buffer_size,
+        buffer_percent: None,
         instance: main_instance,
         cpumask: a.cpumask.clone(),
         options: a.options.clone(),
@@ -390,6 +415,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         ftrace_filter: a.ftrace_filter.clone(),
         ftrace_notrace: a.ftrace_notrace.clone(),
         graph_functions: a.graph.clone(),
+        module: a.module.clone(),
         all_formats: a.all_formats,
         date: a.date,
         no_filter: a.no_filter,
@@ -482,18 +508,7 @@ pub fn record_command(
     // blocked because a child inherits the blocked mask.
     let mut child = None;
     if !run.command.is_empty() {
-        let mut cmd = Command::new("/bin/sh");
-        cmd.arg("-c")
-            .arg("kill -STOP $$; exec \"$0\" \"$@\"")
-            .args(run.command);
-        if let Some(u) = &user {
-            run_as(&mut cmd, u);
-        }
-        let c = cmd
-            .spawn()
-            .with_context(|| format!("running {}", run.command[0]))?;
-        let _ = waitpid(Pid::from_raw(c.id() as i32), Some(WaitPidFlag::WUNTRACED));
-        child = Some(c);
+        child = Some(spawn_stopped(run.command, user.as_ref())?);
     }
     // Signals become readable events instead of killing us, so a Ctrl-C or kill always
     // ends with a drained, written file and a restored tracefs.

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use clap::{ArgMatches, CommandFactory};
-use tracectl::tracefs::{
-    AppendMode, EventTarget, FunctionFilter, Instance, ResetFlag, TracefsError,
-};
+use tracectl::record::{self, EventSpec, RecordConfig};
+use tracectl::tracefs::{EventTarget, Instance, Ledger, ResetFlag, TracefsError};
 
-use super::common::{warn_unavailable, Context};
+use super::common::Context;
 
-/// Options of `start` and `set`, named as in trace-cmd.
+/// Options of `start` and `set`, named as in trace-cmd (those of `record` that make sense
+/// without recording).
 #[derive(Debug, clap::Args)]
 pub struct StartArgs {
     /// Event to enable: all, SYSTEM, SYSTEM:EVENT, EVENT, with globs (repeatable); a
@@ -24,12 +24,23 @@ pub struct StartArgs {
     /// Trigger for the preceding -e (its `trigger` file), e.g. 'traceoff:1 if prev_pid == 1'
     #[arg(short = 'R', long = "trigger", value_name = "TRIGGER")]
     pub triggers: Vec<String>,
-    /// Disable the next -e instead of enabling it
+    /// Disable the -e events that follow (up to the next -B) instead of enabling them;
+    /// right before -B, remove that instance
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub invert: u8,
+    /// Ignore -e events that do not exist (a warning) instead of failing
+    #[arg(short = 'i')]
+    pub ignore_missing: bool,
     /// Tracer to use (current_tracer), e.g. nop, function, function_graph
     #[arg(short = 'p', long = "plugin", value_name = "TRACER")]
     pub tracer: Option<String>,
+    /// A kernel stack trace after every event (options/stacktrace)
+    #[arg(short = 'T')]
+    pub stacktrace: bool,
+    /// A stack trace on every traced function (options/func_stack_trace; needs -p function,
+    /// limit the functions with -l)
+    #[arg(long = "func-stack")]
+    pub func_stack: bool,
     /// Function to trace only (set_ftrace_filter; globs, :mod:MODULE)
     #[arg(short = 'l', value_name = "FUNC")]
     pub ftrace_filter: Vec<String>,
@@ -39,15 +50,34 @@ pub struct StartArgs {
     /// Function to graph (set_graph_function)
     #[arg(short = 'g', value_name = "FUNC")]
     pub graph_function: Vec<String>,
+    /// Limit -l, -n and -g to this module's functions (`PATTERN:mod:MODULE`); alone, trace
+    /// every function of the module
+    #[arg(long = "module", value_name = "MODULE")]
+    pub module: Option<String>,
     /// Depth limit for function_graph (max_graph_depth)
     #[arg(long = "max-graph-depth", value_name = "N")]
     pub max_graph_depth: Option<u32>,
-    /// Trace only this pid (set_event_pid and set_ftrace_pid; repeatable)
+    /// Keep latency tracers from enabling the function tracer (options/function-trace,
+    /// else /proc/sys/kernel/ftrace_enabled)
+    #[arg(short = 'd')]
+    pub disable_function_trace: bool,
+    /// Like -d, and clear /proc/sys/kernel/ftrace_enabled too (every function-tracing user)
+    #[arg(short = 'D')]
+    pub disable_all_function_trace: bool,
+    /// Trace only this pid (set_event_pid; set_ftrace_pid too with a function tracer;
+    /// repeatable)
     #[arg(short = 'P', value_name = "PID")]
     pub pids: Vec<u32>,
-    /// Follow forks of the -P pids (options/event-fork and function-fork)
-    #[arg(short = 'c', long = "fork")]
-    pub fork: bool,
+    /// Follow forks of the -P (or -F) pids (options/event-fork, and function-fork where the
+    /// kernel has it)
+    #[arg(short = 'c')]
+    pub children: bool,
+    /// Trace only the command given after the options (its pid goes to set_event_pid)
+    #[arg(short = 'F')]
+    pub only_command: bool,
+    /// Run the command as this user (name or uid)
+    #[arg(long = "user", value_name = "USER")]
+    pub user: Option<String>,
     /// Trace clock (trace_clock), e.g. global, mono
     #[arg(short = 'C', long = "clock", value_name = "CLOCK")]
     pub clock: Option<String>,
@@ -60,17 +90,44 @@ pub struct StartArgs {
     /// How full a buffer gets before readers wake (buffer_percent)
     #[arg(long = "buffer-percent", value_name = "PCT")]
     pub buffer_percent: Option<u64>,
-    /// Instance to configure (instances/NAME, created when missing)
+    /// Number of saved command names (saved_cmdlines_size; global)
+    #[arg(long = "cmdlines-size", value_name = "N")]
+    pub cmdlines_size: Option<u64>,
+    /// Instance to configure (instances/NAME, created when missing); after -v, an
+    /// instance to remove first (`-v -B old -B new`)
     #[arg(short = 'B', value_name = "INSTANCE")]
-    pub instance: Option<String>,
+    pub instance: Vec<String>,
     /// CPUs to trace, as a hex mask (tracing_cpumask)
     #[arg(short = 'M', value_name = "CPUMASK")]
     pub cpumask: Option<String>,
     /// Trace option to set, or noOPTION to clear (repeatable)
     #[arg(short = 'O', value_name = "OPTION")]
     pub options: Vec<String>,
-    /// `set` only: a command to run once the state is set (its exit code is ours); it
-    /// follows the options, with or without `--`
+    /// `start` only, as in trace-cmd: has no effect without a recording (the formats of
+    /// all events are what `record -a` stores)
+    #[arg(short = 'a')]
+    pub all_formats: bool,
+    /// `start` only, as in trace-cmd: has no effect without a recording (`record
+    /// --profile`'s interrupt accounting)
+    #[arg(short = 'G')]
+    pub global_irqs: bool,
+    /// `start` only: return once the command is started instead of waiting for it
+    #[arg(long = "fork")]
+    pub fork: bool,
+    /// Print no warnings, only errors
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+    /// Print nothing on stdout (tracectl start/set print only on stderr already); the
+    /// command's own output is left alone
+    #[arg(long = "stderr")]
+    pub stderr: bool,
+    /// Also report the files start's reset left alone: named at info, with the kernel's
+    /// reason at debug and all; LEVEL as trace-cmd's (none, critical, error, warning, info,
+    /// debug, all or 0-6; info when not given)
+    #[arg(long = "verbose", value_name = "LEVEL", num_args = 0..=1, require_equals = true, default_missing_value = "info")]
+    pub verbose: Option<String>,
+    /// A command to run once the state is set (its exit code is ours); it follows the
+    /// options, with or without `--`
     #[arg(
         value_name = "COMMAND",
         trailing_var_arg = true,
@@ -79,30 +136,61 @@ pub struct StartArgs {
     pub command: Vec<String>,
 }
 
-/// An -e with what binds to it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventSpec {
-    /// The event argument.
-    pub event: String,
-    /// Set by a preceding -v.
-    pub invert: bool,
-    /// -f after it.
-    pub filters: Vec<String>,
-    /// -R after it.
-    pub triggers: Vec<String>,
+/// trace-cmd's log levels, by name and number; the index is the number.
+const VERBOSE_LEVELS: [&str; 7] = [
+    "none", "critical", "error", "warning", "info", "debug", "all",
+];
+
+/// The number of `--verbose=LEVEL` (0 none ... 4 info, 5 debug, 6 all).
+fn verbose_level(level: &str) -> Result<usize> {
+    let n = VERBOSE_LEVELS
+        .iter()
+        .position(|l| *l == level)
+        .or_else(|| {
+            level
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n < VERBOSE_LEVELS.len())
+        })
+        .with_context(|| {
+            format!(
+                "--verbose={level}: use one of {} or 0-6; nothing was changed",
+                VERBOSE_LEVELS.join(", ")
+            )
+        })?;
+    Ok(n)
 }
 
-/// Bind each -f/-R to the -e before it and each -v to the -e after it, in command-line order.
-pub fn bind_events(m: &ArgMatches) -> Result<Vec<EventSpec>> {
+/// The -e events with what binds to them, the instance to configure and the instances
+/// to remove (`-v -B NAME`).
+#[derive(Debug, Default)]
+pub struct Bound {
+    /// Each -e with its -f, -R and -v.
+    pub events: Vec<EventSpec>,
+    /// The -B not preceded by -v.
+    pub instance: Option<String>,
+    /// The -B preceded by -v.
+    pub remove: Vec<String>,
+}
+
+/// Bind each -f/-R to the -e before it and each -v to the -e or -B after it, in
+/// command-line order.
+pub fn bind_events(m: &ArgMatches) -> Result<Bound> {
     #[derive(Clone, Copy)]
     enum K {
         E,
         F,
         R,
         V,
+        B,
     }
     let mut items: Vec<(usize, K, String)> = Vec::new();
-    for (id, k) in [("events", K::E), ("filters", K::F), ("triggers", K::R)] {
+    for (id, k) in [
+        ("events", K::E),
+        ("filters", K::F),
+        ("triggers", K::R),
+        ("instance", K::B),
+    ] {
         if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
             for (i, v) in idx.zip(vals) {
                 items.push((i, k, v.clone()));
@@ -118,18 +206,33 @@ pub fn bind_events(m: &ArgMatches) -> Result<Vec<EventSpec>> {
     }
     items.sort_by_key(|x| x.0);
     let mut out: Vec<EventSpec> = Vec::new();
-    let mut pending_invert = false;
+    let mut bound = Bound::default();
+    // A -v in force, and whether nothing has used it yet (then a -B is one to remove).
+    let (mut pending_invert, mut dangling) = (false, false);
     for (_, k, v) in items {
         match k {
-            K::V => pending_invert = true,
+            K::V => (pending_invert, dangling) = (true, true),
+            K::B if dangling => {
+                bound.remove.push(v);
+                (pending_invert, dangling) = (false, false);
+            }
+            K::B => {
+                pending_invert = false;
+                if let Some(first) = &bound.instance {
+                    anyhow::bail!(
+                        "-B {v}: start and set configure one instance (-B {first} already); run one command per instance; nothing was changed"
+                    );
+                }
+                bound.instance = Some(v);
+            }
+            // As in trace-cmd, a -v holds for every -e after it, up to the next -B.
             K::E => {
                 out.push(EventSpec {
-                    event: v,
+                    name: v,
                     invert: pending_invert,
-                    filters: vec![],
-                    triggers: vec![],
+                    ..EventSpec::default()
                 });
-                pending_invert = false;
+                dangling = false;
             }
             K::F => match out.last_mut() {
                 Some(e) => e.filters.push(v),
@@ -141,10 +244,20 @@ pub fn bind_events(m: &ArgMatches) -> Result<Vec<EventSpec>> {
             },
         }
     }
-    if pending_invert {
-        anyhow::bail!("-v must come before the -e EVENT it disables");
+    if dangling {
+        anyhow::bail!("-v must come before the -e EVENT it disables or the -B INSTANCE it removes");
     }
-    Ok(out)
+    if let Some(n) = bound
+        .remove
+        .iter()
+        .find(|n| bound.instance.as_ref() == Some(*n))
+    {
+        anyhow::bail!(
+            "-v -B {n}: the instance to remove is also the one to configure; nothing was changed"
+        );
+    }
+    bound.events = out;
+    Ok(bound)
 }
 
 /// The ArgMatches of the running subcommand, for argument order (clap's derive drops it).
@@ -155,161 +268,216 @@ fn subcommand_matches(name: &str) -> Result<ArgMatches> {
         .with_context(|| format!("no `{name}` subcommand in the arguments"))
 }
 
+/// The buffer configuration `start`/`set` ask for, as `record` takes it (one code path
+/// writes it for all three).
+fn start_config(a: &StartArgs, events: Vec<EventSpec>) -> RecordConfig {
+    RecordConfig {
+        events,
+        plugin: a.tracer.clone(),
+        clock: a.clock.clone(),
+        buffer_size_kb: a.buffer_kb,
+        buffer_percent: a.buffer_percent,
+        subbuf_size_kb: a.subbuf_kb,
+        cmdlines_size: a.cmdlines_size,
+        instance: None,
+        cpumask: a.cpumask.clone(),
+        options: a.options.clone(),
+        pids: a.pids.clone(),
+        follow_children: a.children,
+        ftrace_filter: a.ftrace_filter.clone(),
+        ftrace_notrace: a.ftrace_notrace.clone(),
+        graph_functions: a.graph_function.clone(),
+        module: a.module.clone(),
+        max_graph_depth: a.max_graph_depth,
+        stacktrace: a.stacktrace,
+        func_stack: a.func_stack,
+        disable_function_trace: if a.disable_all_function_trace {
+            2
+        } else {
+            u8::from(a.disable_function_trace)
+        },
+        ignore_missing: a.ignore_missing,
+        ..RecordConfig::default()
+    }
+}
+
+/// Options trace-cmd refuses for `set` or `start`, refused the same way.
+fn check_verb_options(a: &StartArgs, reset_first: bool) -> Result<()> {
+    let verb = if reset_first { "start" } else { "set" };
+    if !reset_first {
+        for (given, flag) in [
+            (a.all_formats, "-a"),
+            (a.global_irqs, "-G"),
+            (a.fork, "--fork"),
+        ] {
+            if given {
+                anyhow::bail!(
+                    "set does not take {flag} (it is for start or record); nothing was changed"
+                );
+            }
+        }
+    }
+    if a.command.is_empty() {
+        for (given, flag) in [
+            (a.only_command, "-F"),
+            (a.fork, "--fork"),
+            (a.user.is_some(), "--user"),
+        ] {
+            if given {
+                anyhow::bail!(
+                    "{flag} needs a command after the options (`tracectl {verb} -e sched {flag}{} ls`); nothing was changed",
+                    if flag == "--user" { " USER" } else { "" }
+                );
+            }
+        }
+    }
+    if a.children && a.pids.is_empty() && !a.only_command {
+        anyhow::bail!("-c follows the forks of the traced pids: give -P PID or -F with a command; nothing was changed");
+    }
+    Ok(())
+}
+
 /// `start` (reset first) and `set` (no reset). Everything is checked before the first
 /// write, so a command that fails has changed nothing.
 pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let verb = if reset_first { "start" } else { "set" };
-    let specs = bind_events(&subcommand_matches(verb)?)?;
+    let bound = bind_events(&subcommand_matches(verb)?)?;
+    check_verb_options(&a, reset_first)?;
+    // Without --verbose, TRACECTL_VERBOSE asks for every detail, as for the other verbs.
+    let verbose = match &a.verbose {
+        Some(level) => verbose_level(level)?,
+        None if std::env::var_os("TRACECTL_VERBOSE").is_some() => 5,
+        None => 0,
+    };
     let t = ctx.tracefs()?;
-    if let Some(cmd) = a.command.first() {
-        if reset_first {
-            anyhow::bail!(
-                "start runs no command ({cmd:?}): use `tracectl set ... {cmd}` to run it once the state is set, or `tracectl record ... {cmd}` to record it"
-            );
-        }
-        t.require_live("set with a command")?;
+    if !a.command.is_empty() {
+        t.require_live(&format!("{verb} with a command"))?;
     }
-    let target = t.instance_or_top(a.instance.as_deref());
-    let targets = check_start(&t, &target, &a, specs)?;
-    let inst = match &a.instance {
+    let mut cfg = start_config(&a, bound.events);
+    cfg.instance = bound.instance;
+    // As trace-cmd, the instances given after -v are removed before anything else; each
+    // must exist.
+    for n in &bound.remove {
+        t.instance(Some(n)).with_context(|| {
+            format!("-v -B {n}: no such instance to remove; nothing was changed")
+        })?;
+    }
+    record::check_options(&cfg).map_err(|e| anyhow::anyhow!("{e}; nothing was changed"))?;
+    let target = t.instance_or_top(cfg.instance.as_deref());
+    let (targets, mut warnings) = check_start(&t, &target, &cfg)?;
+    let user = match &a.user {
+        Some(u) => Some(super::record::lookup_user(u)?),
+        None => None,
+    };
+    // The command waits, stopped before its exec, until the state is set (and with -F its
+    // pid is the filter).
+    let mut child = match a.command.is_empty() {
+        true => None,
+        false => Some(super::record::spawn_stopped(&a.command, user.as_ref())?),
+    };
+    if let (Some(c), true) = (&child, a.only_command) {
+        cfg.pids.push(c.id());
+    }
+    let configured = bound
+        .remove
+        .iter()
+        .try_for_each(|n| t.remove_instance(n).with_context(|| format!("-v -B {n}")))
+        .and_then(|()| configure(&t, &cfg, &targets, reset_first, verbose));
+    let applied = match configured {
+        Ok(w) => w,
+        Err(e) => {
+            if let Some(mut c) = child.take() {
+                let _ = c.kill();
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(c.id() as i32),
+                    nix::sys::signal::Signal::SIGCONT,
+                );
+                let _ = c.wait();
+            }
+            return Err(e);
+        }
+    };
+    warnings.extend(applied);
+    if !a.quiet {
+        for w in &warnings {
+            eprintln!("tracectl: warning: {w}");
+        }
+    }
+    let Some(mut child) = child else {
+        return Ok(0);
+    };
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGCONT,
+    );
+    if a.fork {
+        return Ok(0);
+    }
+    let status = child
+        .wait()
+        .with_context(|| format!("running {}", a.command[0]))?;
+    // Killed by a signal: 128 + its number, as a shell reports it.
+    use std::os::unix::process::ExitStatusExt;
+    Ok(status
+        .code()
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
+}
+
+/// Create the instance if needed, reset it for `start`, and write `cfg` to it; what was
+/// written is kept, unless a write fails: then the buffer's files are put back.
+fn configure(
+    t: &tracectl::tracefs::Tracefs,
+    cfg: &RecordConfig,
+    targets: &[Option<EventTarget>],
+    reset_first: bool,
+    verbose: usize,
+) -> Result<Vec<String>> {
+    let inst = match &cfg.instance {
         Some(n) => t.create_instance(n)?,
         None => t.top(),
     };
-    let mut failed = 0;
     if reset_first {
         let rep = inst.reset()?;
-        if std::env::var_os("TRACECTL_VERBOSE").is_some() {
-            report_skipped(&rep.skipped);
+        if verbose >= 4 {
+            report_skipped(&rep.skipped, verbose >= 5);
         }
     }
-    let mut soft = |r: Result<(), TracefsError>| -> Result<()> {
-        match r {
-            Err(e) if e.is_unavailable() => {
-                warn_unavailable(&e);
-                failed += 1;
-                Ok(())
-            }
-            r => Ok(r?),
-        }
-    };
-    if let Some(c) = &a.clock {
-        inst.set_trace_clock(c)?;
-    }
-    if let Some(kb) = a.subbuf_kb {
-        inst.set_subbuf_size_kb(kb)?;
-    }
-    if let Some(kb) = a.buffer_kb {
-        inst.set_buffer_size(kb)?;
-    }
-    if let Some(p) = a.buffer_percent {
-        inst.set_buffer_percent(p)?;
-    }
-    if let Some(m) = &a.cpumask {
-        inst.set_cpumask(m)?;
-    }
-    for o in &a.options {
-        inst.apply_option(o)?;
-    }
-    if !a.pids.is_empty() {
-        inst.set_event_pids(&a.pids, AppendMode::Truncate)?;
-        if a.fork {
-            inst.set_event_fork(true)?;
-        }
-        let function_tracer = a
-            .tracer
-            .as_deref()
-            .is_some_and(|p| p.starts_with("function"));
-        match inst.set_ftrace_pids(&a.pids, AppendMode::Truncate) {
-            Ok(()) => {
-                if a.fork {
-                    soft(inst.set_function_fork(true))?;
-                }
-            }
-            // Only events are traced: the event pid filter did the job.
-            Err(e) if e.is_unavailable() && !function_tracer => {}
-            Err(e) => soft(Err(e))?,
-        }
-    }
-    for (which, list) in function_filters(&a) {
-        let pats: Vec<&str> = list.iter().map(String::as_str).collect();
-        inst.set_function_filter(which, &pats, AppendMode::Truncate)?;
-    }
-    if let Some(d) = a.max_graph_depth {
-        inst.set_max_graph_depth(d)?;
-    }
-    if let Some(p) = &a.tracer {
-        soft(inst.set_tracer(p))?;
-    }
-    // Filters and triggers before enabling, so the first events already obey them.
-    for (s, target) in &targets {
-        for f in &s.filters {
-            inst.set_filter(target, f)?;
-        }
-        if let EventTarget::Events(evs) = target {
-            for (n, r) in s.triggers.iter().enumerate() {
-                // Like trace-cmd (and `echo TRIGGER > trigger`), the first trigger opens
-                // the file with O_TRUNC; the kernel adds it. Further ones append, since
-                // O_TRUNC also drops hist triggers.
-                let mode = if n == 0 {
-                    AppendMode::Truncate
-                } else {
-                    AppendMode::Append
-                };
-                for e in evs {
-                    inst.write(e.dir().join("trigger"), r.as_bytes(), mode)?;
-                }
-            }
-        }
-    }
-    for (_, target) in targets.iter().filter(|(s, _)| !s.invert) {
-        inst.set_target_enabled(target, true)?;
-    }
-    for (_, target) in targets.iter().filter(|(s, _)| s.invert) {
-        inst.set_target_enabled(target, false)?;
+    let (mut ledger, mut global) = (Ledger::new(), Ledger::new());
+    let applied = record::setup::apply(&inst, cfg, targets, &mut ledger, &mut global)?;
+    ledger.forget();
+    global.forget();
+    let mut warnings = applied.warnings;
+    if applied.ftrace_enabled.is_some() {
+        warnings.push("/proc/sys/kernel/ftrace_enabled is now 0 (-d/-D); write 1 to it to let function tracing work again".into());
     }
     if reset_first {
         inst.set_tracing_on(true)?;
     }
-    if let Some((cmd, args)) = a.command.split_first() {
-        let status = std::process::Command::new(cmd)
-            .args(args)
-            .status()
-            .with_context(|| format!("running {cmd}"))?;
-        // Killed by a signal: 128 + its number, as a shell reports it.
-        use std::os::unix::process::ExitStatusExt;
-        return Ok(status
-            .code()
-            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)));
-    }
-    Ok(if failed > 0 { 1 } else { 0 })
-}
-
-/// The -l, -n and -g lists that were given, with their files.
-fn function_filters(a: &StartArgs) -> Vec<(FunctionFilter, &Vec<String>)> {
-    [
-        (FunctionFilter::Filter, &a.ftrace_filter),
-        (FunctionFilter::Notrace, &a.ftrace_notrace),
-        (FunctionFilter::GraphFunction, &a.graph_function),
-    ]
-    .into_iter()
-    .filter(|(_, l)| !l.is_empty())
-    .collect()
+    Ok(warnings)
 }
 
 /// Check every value of `start`/`set` against `target` (the buffer, or the top level for
-/// an instance still to be created) without writing anything; returns each -e resolved.
+/// an instance still to be created) without writing anything; returns each -e resolved
+/// (`None` for one `-i` skips) and the warnings of those skipped.
 fn check_start(
     t: &tracectl::tracefs::Tracefs,
     target: &Instance,
-    a: &StartArgs,
-    specs: Vec<EventSpec>,
-) -> Result<Vec<(EventSpec, EventTarget)>> {
+    cfg: &RecordConfig,
+) -> Result<(Vec<Option<EventTarget>>, Vec<String>)> {
     const UNCHANGED: &str = "nothing was changed";
     let available = t.available_events()?;
-    let mut targets: Vec<(EventSpec, EventTarget)> = Vec::new();
-    for s in specs {
-        let resolved =
-            tracectl::tracefs::resolve_event(&s.event, &available).with_context(|| UNCHANGED)?;
+    let mut targets = Vec::new();
+    let mut warnings = Vec::new();
+    for s in &cfg.events {
+        let resolved = match tracectl::tracefs::resolve_event(&s.name, &available) {
+            Ok(r) => r,
+            Err(e @ TracefsError::UnknownEvent { .. }) if cfg.ignore_missing => {
+                warnings.push(format!("{e}; ignored (-i)"));
+                targets.push(None);
+                continue;
+            }
+            Err(e) => return Err(anyhow::Error::new(e).context(UNCHANGED)),
+        };
         if matches!(resolved, EventTarget::All) && !s.filters.is_empty() {
             anyhow::bail!("-f cannot apply to -e all; give a system or an event; {UNCHANGED}");
         }
@@ -317,7 +485,7 @@ fn check_start(
             anyhow::bail!(
                 "-R {:?}: a trigger needs one event (SYSTEM:EVENT), not {:?}; {UNCHANGED}",
                 s.triggers[0],
-                s.event
+                s.name
             );
         }
         for f in &s.filters {
@@ -336,10 +504,10 @@ fn check_start(
                 }
             }
         }
-        targets.push((s, resolved));
+        targets.push(Some(resolved));
     }
     // Values the kernel lists.
-    if let (Some(p), Ok(avail)) = (&a.tracer, target.available_tracers()) {
+    if let (Some(p), Ok(avail)) = (&cfg.plugin, target.available_tracers()) {
         if !avail.iter().any(|x| x == p) {
             anyhow::bail!(
                 "tracer {p:?} is not in available_tracers ({}); {UNCHANGED}",
@@ -347,7 +515,7 @@ fn check_start(
             );
         }
     }
-    if let (Some(c), Ok(clocks)) = (&a.clock, target.trace_clock()) {
+    if let (Some(c), Ok(clocks)) = (&cfg.clock, target.trace_clock()) {
         if clocks.available.len() > 1 && !clocks.available.iter().any(|x| x == c) {
             anyhow::bail!(
                 "unknown clock {c:?}; this kernel has: {}; {UNCHANGED}",
@@ -357,33 +525,40 @@ fn check_start(
     }
     // Values the kernel would refuse or misread.
     let checks = [
-        a.subbuf_kb.map(|kb| target.check_subbuf_size_kb(kb)),
-        a.buffer_kb.map(|kb| target.check_buffer_size(kb)),
-        a.buffer_percent.map(|p| target.check_buffer_percent(p)),
-        a.cpumask
+        cfg.subbuf_size_kb.map(|kb| target.check_subbuf_size_kb(kb)),
+        cfg.buffer_size_kb.map(|kb| target.check_buffer_size(kb)),
+        cfg.buffer_percent.map(|p| target.check_buffer_percent(p)),
+        cfg.cpumask
             .as_deref()
             .map(|m| target.check_cpumask(m).map(|_| ())),
     ];
     for c in checks.into_iter().flatten() {
         c.with_context(|| UNCHANGED)?;
     }
-    for o in &a.options {
+    let mut options = cfg.options.clone();
+    if cfg.stacktrace {
+        options.push("stacktrace".into());
+    }
+    if cfg.disable_function_trace > 0 && target.exists("options/function-trace") {
+        options.push("nofunction-trace".into());
+    }
+    for o in &options {
         target
             .check_option(o)
             .with_context(|| format!("-O {o}; {UNCHANGED}"))?;
     }
     // Files the other values go to must be there and usable.
-    if !a.pids.is_empty() {
+    if !cfg.pids.is_empty() || cfg.follow_children {
         target
             .read("set_event_pid")
             .with_context(|| format!("-P: {UNCHANGED}"))?;
     }
-    for (which, list) in function_filters(a) {
-        let flag = match which {
-            FunctionFilter::Filter => "-l",
-            FunctionFilter::Notrace => "-n",
-            _ => "-g",
-        };
+    if cfg.cmdlines_size.is_some() {
+        t.top()
+            .read("saved_cmdlines_size")
+            .with_context(|| format!("--cmdlines-size: {UNCHANGED}"))?;
+    }
+    for (which, flag, list) in record::setup::function_filters(cfg) {
         let pats: Vec<&str> = list.iter().map(String::as_str).collect();
         target
             .check_function_filter(which, &pats)
@@ -391,12 +566,12 @@ fn check_start(
                 format!("{flag} {} ({}); {UNCHANGED}", list.join(" "), which.file())
             })?;
     }
-    if a.max_graph_depth.is_some() {
+    if cfg.max_graph_depth.is_some() {
         target
             .max_graph_depth()
             .with_context(|| format!("--max-graph-depth: {UNCHANGED}"))?;
     }
-    Ok(targets)
+    Ok((targets, warnings))
 }
 
 /// Check a -f filter against the formats of the events it goes to (see
@@ -432,11 +607,11 @@ fn check_event_filter(
     Ok(())
 }
 
-fn report_skipped(skipped: &[String]) {
+fn report_skipped(skipped: &[String], detailed: bool) {
     if skipped.is_empty() {
         return;
     }
-    if std::env::var_os("TRACECTL_VERBOSE").is_some() {
+    if detailed {
         for s in skipped {
             eprintln!("tracectl: note: {s}");
         }
@@ -582,7 +757,7 @@ pub fn reset(ctx: &Context, a: ResetArgs) -> Result<i32> {
             &serde_json::json!({"changed": rep.changed, "skipped": rep.skipped}),
         )?;
     } else {
-        report_skipped(&rep.skipped);
+        report_skipped(&rep.skipped, std::env::var_os("TRACECTL_VERBOSE").is_some());
     }
     Ok(0)
 }

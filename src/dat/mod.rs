@@ -43,6 +43,6 @@ pub use reader::{
 };
 pub use tracing_data::TracingData;
 pub use writer::{
-    buffers_of, tracing_data, write_dat, write_latency_dat, BufferSource, Metadata, NewOption,
-    WriteOptions, WriteSummary,
+    buffers_of, tracing_data, write_dat, write_dat_with, write_latency_dat, BufferSource, Metadata,
+    NewOption, Precompressed, WriteOptions, WriteSummary,
 };

@@ -307,7 +307,85 @@ pub fn write_dat(
     options: &[NewOption],
     buffers: Vec<BufferSource<'_>>,
 ) -> Result<WriteSummary, DatError> {
-    write_any(path, wo, meta, options, buffers, None)
+    write_any(path, wo, meta, options, buffers, None, &[])
+}
+
+/// [`write_dat`] with metadata sections compressed ahead of time ([`Precompressed`]): each
+/// one that matches the file's compression, byte order and text is stored as given, so the
+/// file is byte for byte the one [`write_dat`] writes, without compressing it again.
+pub fn write_dat_with(
+    path: &Path,
+    wo: &WriteOptions,
+    meta: &Metadata,
+    options: &[NewOption],
+    buffers: Vec<BufferSource<'_>>,
+    precompressed: &[Precompressed],
+) -> Result<WriteSummary, DatError> {
+    write_any(path, wo, meta, options, buffers, None, precompressed)
+}
+
+/// A version 7 metadata section compressed before the file is written (the kallsyms text,
+/// compressed while a recording runs).
+#[derive(Debug, Clone)]
+pub struct Precompressed {
+    id: u16,
+    compression: Compression,
+    endian: Endianness,
+    /// The uncompressed section body, for the check that it is the file's.
+    body_len: usize,
+    /// A hash of the body: the section is only used for the same text.
+    body_hash: u64,
+    z: Vec<u8>,
+}
+
+impl Precompressed {
+    /// The kallsyms section of `kallsyms` for a file written with `compression` in byte
+    /// order `endian`.
+    pub fn kallsyms(
+        kallsyms: &str,
+        compression: Compression,
+        endian: Endianness,
+    ) -> std::io::Result<Precompressed> {
+        let body = sized_body(kallsyms, endian, false);
+        Ok(Precompressed {
+            id: opt::KALLSYMS,
+            compression,
+            endian,
+            body_len: body.len(),
+            body_hash: body_hash(&body),
+            z: compression.compress(&body)?,
+        })
+    }
+
+    /// The compressed body, if it is the one `body` would compress to in this file.
+    fn for_section(
+        &self,
+        id: u16,
+        c: Compression,
+        endian: Endianness,
+        body: &[u8],
+    ) -> Option<&[u8]> {
+        (self.id == id
+            && self.compression == c
+            && self.endian == endian
+            && self.body_len == body.len()
+            && self.body_hash == body_hash(body))
+        .then_some(&self.z[..])
+    }
+}
+
+/// FNV-1a over the body, eight bytes at a time (a check against a mixed-up section, run
+/// on megabytes: it must cost far less than compressing them).
+fn body_hash(b: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        h = (h ^ u64::from_le_bytes(w.try_into().unwrap_or([0; 8]))).wrapping_mul(0x100_0000_01b3);
+    }
+    for &x in words.remainder() {
+        h = (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3);
+    }
+    h
 }
 
 /// Write a latency trace.dat: the kernel's `trace` text (of a latency tracer such as
@@ -321,7 +399,15 @@ pub fn write_latency_dat(
     clock: &str,
     text: &[u8],
 ) -> Result<WriteSummary, DatError> {
-    write_any(path, wo, meta, options, Vec::new(), Some((clock, text)))
+    write_any(
+        path,
+        wo,
+        meta,
+        options,
+        Vec::new(),
+        Some((clock, text)),
+        &[],
+    )
 }
 
 fn write_any(
@@ -331,6 +417,7 @@ fn write_any(
     options: &[NewOption],
     mut buffers: Vec<BufferSource<'_>>,
     latency: Option<(&str, &[u8])>,
+    precompressed: &[Precompressed],
 ) -> Result<WriteSummary, DatError> {
     let file =
         File::create(path).map_err(|e| DatError::new(path, "create", 0, DatErrorKind::Io(e)))?;
@@ -394,6 +481,7 @@ fn write_any(
         opts: &opts,
         nr_cpus,
         latency,
+        precompressed,
     };
     if wo.version == 6 {
         write_v6(&mut out, &job, &mut buffers, &mut summary)?;
@@ -520,6 +608,7 @@ struct Job<'a> {
     opts: &'a [NewOption],
     nr_cpus: u32,
     latency: Option<(&'a str, &'a [u8])>,
+    precompressed: &'a [Precompressed],
 }
 
 fn write_v6(
@@ -534,6 +623,7 @@ fn write_v6(
         opts,
         nr_cpus,
         latency,
+        ..
     } = *job;
     let endian = wo.endian;
     // Version 6 stores the same metadata bodies back to back, without section headers.
@@ -615,6 +705,7 @@ fn write_v7(
         opts,
         nr_cpus,
         latency,
+        precompressed,
     } = *job;
     let endian = wo.endian;
     let c = wo.compression;
@@ -641,7 +732,13 @@ fn write_v7(
         let stored = if c == Compression::None {
             body
         } else {
-            let z = c.compress(&body).map_err(|e| out.err(e))?;
+            let ready = precompressed
+                .iter()
+                .find_map(|p| p.for_section(id, c, endian, &body));
+            let z = match ready {
+                Some(z) => std::borrow::Cow::Borrowed(z),
+                None => std::borrow::Cow::Owned(c.compress(&body).map_err(|e| out.err(e))?),
+            };
             let mut b = Body {
                 v: Vec::with_capacity(z.len() + 8),
                 endian,
@@ -889,5 +986,36 @@ impl Read for PagesReader {
         out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
         self.pos += n;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The section stored is the precompressed one (not compressed again) exactly when it
+    /// matches the file: a marked copy shows which was written.
+    #[test]
+    fn a_matching_precompressed_section_is_stored_as_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let meta = Metadata {
+            kallsyms: "ffffffff81000000 T _stext\n".repeat(100),
+            ..Metadata::default()
+        };
+        let wo = WriteOptions {
+            page_size: 4096,
+            ..WriteOptions::default()
+        };
+        let mut pre = Precompressed::kallsyms(&meta.kallsyms, wo.compression, wo.endian).unwrap();
+        pre.z.extend_from_slice(b"MARK-precompressed");
+        let path = dir.path().join("t.dat");
+        let write = |pre: &[Precompressed]| {
+            write_dat_with(&path, &wo, &meta, &[], Vec::new(), pre).unwrap();
+            std::fs::read(&path).unwrap()
+        };
+        let marked = |b: &[u8]| b.windows(18).any(|w| w == b"MARK-precompressed");
+        assert!(marked(&write(std::slice::from_ref(&pre))));
+        pre.body_hash ^= 1;
+        assert!(!marked(&write(&[pre])));
     }
 }

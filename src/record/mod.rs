@@ -8,6 +8,7 @@
 mod capture;
 mod meta;
 pub mod profile;
+pub mod setup;
 
 use std::fmt;
 use std::io::Read as _;
@@ -18,12 +19,13 @@ pub use capture::CpuCaptured;
 pub use meta::{all_events, enabled_events, formats, metadata};
 
 use crate::dat::{
-    opt, write_dat, BufferSource, Compression, DatError, NewOption, WriteOptions, WriteSummary,
+    opt, write_dat, write_dat_with, BufferSource, Compression, DatError, NewOption, Precompressed,
+    WriteOptions, WriteSummary,
 };
 use crate::event::HeaderPage;
 use crate::tracefs::{
-    resolve_event, AppendMode, EventName, EventTarget, FunctionFilter, Instance, Ledger,
-    PrivateInstance, Tracefs, TracefsError,
+    resolve_event, AppendMode, EventName, EventTarget, Instance, Ledger, PrivateInstance, Tracefs,
+    TracefsError,
 };
 use capture::{CpuThread, PageInfo, Stop};
 
@@ -32,7 +34,7 @@ use capture::{CpuThread, PageInfo, Stop};
 pub struct EventSpec {
     /// `system`, `event`, `system:event`, `system:*` or `all`.
     pub name: String,
-    /// Filters for it (the last one wins, as in the kernel).
+    /// Filters for it, each in parentheses and joined with `&&` as trace-cmd does.
     pub filters: Vec<String>,
     /// Triggers to add to it.
     pub triggers: Vec<String>,
@@ -51,6 +53,8 @@ pub struct RecordConfig {
     pub clock: Option<String>,
     /// `-b`: per-CPU buffer size in KiB.
     pub buffer_size_kb: Option<u64>,
+    /// `--buffer-percent`: how full the buffer gets before readers wake (buffer_percent).
+    pub buffer_percent: Option<u64>,
     /// `-B`: use (or create) this instance instead of a private one.
     pub instance: Option<String>,
     /// `-M`: tracing_cpumask (hex).
@@ -67,6 +71,9 @@ pub struct RecordConfig {
     pub ftrace_notrace: Vec<String>,
     /// `-g`: set_graph_function entries (function_graph).
     pub graph_functions: Vec<String>,
+    /// `--module`: limit the `-l`, `-n` and `-g` entries to this module's functions
+    /// (`PATTERN:mod:MODULE`; alone, every function of the module).
+    pub module: Option<String>,
     /// `-a`: store the formats of every event, not only the enabled ones.
     pub all_formats: bool,
     /// `--date`: store the offset to wall-clock time.
@@ -184,23 +191,34 @@ pub struct RecordSummary {
     pub warnings: Vec<String>,
 }
 
+/// What the kallsyms thread read: the text, and its trace.dat section already compressed
+/// when the file will be compressed.
+type KallsymsRead = Option<(String, Option<Precompressed>)>;
+
 /// A thread made with the capture threads (so that its own reads are kept out of the
-/// trace like theirs) that reads `/proc/kallsyms` once told to.
+/// trace like theirs) that reads `/proc/kallsyms` once told to, and compresses it for the
+/// file right away: both take tens of milliseconds that would otherwise come after the
+/// recording's end.
 struct KallsymsThread {
     go: Option<std::sync::mpsc::Sender<()>>,
-    handle: std::thread::JoinHandle<Option<String>>,
+    handle: std::thread::JoinHandle<KallsymsRead>,
     tid: Option<i32>,
 }
 
 impl KallsymsThread {
-    fn spawn(t: Tracefs) -> KallsymsThread {
+    fn spawn(t: Tracefs, wo: WriteOptions) -> KallsymsThread {
         let (go, wait) = std::sync::mpsc::channel::<()>();
         let (tid_tx, tid_rx) = std::sync::mpsc::sync_channel(1);
         let handle = std::thread::spawn(move || {
             let _ = tid_tx.send(nix::unistd::gettid().as_raw());
             // Told to go, or dropped unused (then nothing is read).
             wait.recv().ok()?;
-            t.host().kallsyms_with_addresses()
+            let text = t.host().kallsyms_with_addresses()?;
+            // Version 6 stores it plain; the writer compresses it itself if this fails.
+            let z = (wo.version >= 7 && wo.compression != Compression::None)
+                .then(|| Precompressed::kallsyms(&text, wo.compression, wo.endian).ok())
+                .flatten();
+            Some((text, z))
         });
         KallsymsThread {
             go: Some(go),
@@ -209,8 +227,13 @@ impl KallsymsThread {
         }
     }
 
+    /// Whether the thread was told to read.
+    fn told(&self) -> bool {
+        self.go.is_none()
+    }
+
     /// The symbols, if the thread was told to read them.
-    fn join(mut self) -> Option<Option<String>> {
+    fn join(mut self) -> Option<KallsymsRead> {
         let told = self.go.take().is_none();
         // An untold thread sees its sender dropped and ends.
         let read = self.handle.join().ok()?;
@@ -369,7 +392,7 @@ impl Recorder {
         // From here on Drop restores whatever was changed, whatever fails next.
         rec.configure(&targets)?;
         rec.spawn_threads()?;
-        rec.kallsyms = Some(KallsymsThread::spawn(rec.t.clone()));
+        rec.kallsyms = Some(KallsymsThread::spawn(rec.t.clone(), rec.cfg.write));
         rec.exclude_self()?;
         for (name, events) in rec.cfg.more_instances.clone() {
             let mut sub = rec.cfg.clone();
@@ -396,36 +419,6 @@ impl Recorder {
         if let Some(us) = cfg.sleep_us {
             self.info.sleep_ms = (us / 1000).clamp(1, u16::MAX as u64) as u16;
         }
-        if let Some(kb) = cfg.subbuf_size_kb {
-            self.ledger.save(&inst, "buffer_subbuf_size_kb")?;
-            inst.set_subbuf_size_kb(kb)?;
-        }
-        if let Some(n) = cfg.cmdlines_size {
-            // Global, so always restored, also when our instance is private.
-            self.global
-                .set(&self.t.top(), "saved_cmdlines_size", &n.to_string())?;
-        }
-        if let Some(d) = cfg.max_graph_depth {
-            let refused = || RecordError::Refused {
-                what: "--max-graph-depth".into(),
-                file: inst.path("max_graph_depth"),
-            };
-            match self
-                .ledger
-                .save(&inst, "max_graph_depth")
-                .and_then(|()| inst.set_max_graph_depth(d))
-            {
-                Err(
-                    TracefsError::PermissionDenied { .. }
-                    | TracefsError::NotFound { .. }
-                    | TracefsError::NotSupported { .. },
-                ) => return Err(refused()),
-                r => r?,
-            }
-        }
-        if let Ok(kb) = inst.subbuf_size_kb() {
-            self.info.subbuf = kb as usize * 1024;
-        }
         self.ledger.save(&inst, "tracing_on")?;
         inst.set_tracing_on(false)?;
         if !created && !cfg.keep_before {
@@ -436,106 +429,9 @@ impl Recorder {
                 self.ledger.set(&inst, "set_event", "")?;
             }
         }
-        if let Some(c) = &cfg.clock {
-            self.ledger.save(&inst, "trace_clock")?;
-            inst.set_trace_clock(c)?;
-        }
-        if let Some(kb) = cfg.buffer_size_kb {
-            self.ledger.save(&inst, "buffer_size_kb")?;
-            inst.set_buffer_size(kb)?;
-        }
-        if let Some(m) = &cfg.cpumask {
-            self.ledger.save(&inst, "tracing_cpumask")?;
-            inst.set_cpumask(m)?;
-        }
-        for o in &cfg.options {
-            self.ledger.apply_option(&inst, o)?;
-        }
-        if cfg.stacktrace {
-            self.ledger.apply_option(&inst, "stacktrace")?;
-        }
-        if cfg.disable_function_trace > 0 {
-            self.disable_function_trace(cfg.disable_function_trace > 1)?;
-        }
-        let function = cfg
-            .plugin
-            .as_deref()
-            .is_some_and(|p| p.starts_with("function"));
-        let ftrace_files = [
-            (
-                &cfg.ftrace_filter,
-                FunctionFilter::Filter,
-                "-l (set_ftrace_filter)",
-            ),
-            (
-                &cfg.ftrace_notrace,
-                FunctionFilter::Notrace,
-                "-n (set_ftrace_notrace)",
-            ),
-            (
-                &cfg.graph_functions,
-                FunctionFilter::GraphFunction,
-                "-g (set_graph_function)",
-            ),
-        ];
-        for (list, which, what) in ftrace_files {
-            if list.is_empty() {
-                continue;
-            }
-            let f: Vec<&str> = list.iter().map(String::as_str).collect();
-            self.ledger
-                .save(&inst, which.file())
-                .and_then(|()| inst.set_function_filter(which, &f, AppendMode::Append))
-                .map_err(refused(what, &inst, which.file()))?;
-        }
-        if !cfg.pids.is_empty() {
-            self.ledger.save(&inst, "set_event_pid")?;
-            inst.set_event_pids(&cfg.pids, AppendMode::Truncate)?;
-            if cfg.follow_children {
-                self.ledger.apply_option(&inst, "event-fork")?;
-            }
-            if function {
-                self.ledger
-                    .save(&inst, "set_ftrace_pid")
-                    .and_then(|()| inst.set_ftrace_pids(&cfg.pids, AppendMode::Truncate))
-                    .map_err(refused(
-                        "-P with a function tracer",
-                        &inst,
-                        "set_ftrace_pid",
-                    ))?;
-                if cfg.follow_children {
-                    self.ledger.apply_option(&inst, "function-fork")?;
-                }
-            }
-        }
-        if let Some(p) = &cfg.plugin {
-            self.ledger
-                .save(&inst, "current_tracer")
-                .and_then(|()| inst.set_tracer(p))
-                .map_err(refused(&format!("-p {p}"), &inst, "current_tracer"))?;
-            // A tracer's own option exists while it is the current tracer. Its flag is
-            // the tracer's, shared by every instance (a private one's removal does not
-            // clear it), so it is always saved and put back, like a global file.
-            if cfg.func_stack {
-                self.global
-                    .save(&inst, "options/func_stack_trace")
-                    .and_then(|()| inst.set_option("func_stack_trace", true))
-                    .map_err(refused("--func-stack", &inst, "options/func_stack_trace"))?;
-            }
-        }
-        for (ev, target) in cfg.events.iter().zip(targets) {
-            let Some(target) = target else { continue };
-            for dir in target.dirs() {
-                for f in &ev.filters {
-                    self.ledger.set(&inst, dir.join("filter"), f)?;
-                }
-                for tr in &ev.triggers {
-                    self.ledger.add_trigger(&inst, &dir, tr)?;
-                }
-                self.ledger.save(&inst, dir.join("enable"))?;
-            }
-            inst.set_target_enabled(target, !ev.invert)?;
-        }
+        let applied = setup::apply(&inst, &cfg, targets, &mut self.ledger, &mut self.global)?;
+        self.ftrace_enabled = applied.ftrace_enabled;
+        self.warnings.extend(applied.warnings);
         if let Ok(kb) = inst.subbuf_size_kb() {
             self.info.subbuf = kb as usize * 1024;
         }
@@ -546,32 +442,6 @@ impl Recorder {
         // before the command may start).
         if !created && !cfg.keep_before {
             inst.clear()?;
-        }
-        Ok(())
-    }
-
-    /// `-d`: clear options/function-trace, or where the kernel has none,
-    /// /proc/sys/kernel/ftrace_enabled; `-D` (`all`): clear both.
-    fn disable_function_trace(&mut self, all: bool) -> Result<(), RecordError> {
-        let inst = self.inst.clone();
-        let has_option = inst.exists("options/function-trace");
-        if has_option {
-            self.ledger.apply_option(&inst, "nofunction-trace")?;
-        }
-        if all || !has_option {
-            let host = self.t.host();
-            if let Some(old) = host.ftrace_enabled() {
-                if old != "0" {
-                    match host.set_ftrace_enabled("0") {
-                        Ok(()) => self.ftrace_enabled = Some(old),
-                        // A kernel that refuses it refuses function tracing too.
-                        Err(e @ TracefsError::PermissionDenied { .. }) => self
-                            .warnings
-                            .push(format!("{e}; function tracing stays as the kernel has it")),
-                        Err(e) => return Err(e.into()),
-                    }
-                }
-            }
         }
         Ok(())
     }
@@ -732,13 +602,13 @@ impl Recorder {
                 events.push(e.clone());
             }
         }
-        let meta = match self.kallsyms.take().and_then(KallsymsThread::join) {
-            Some(kallsyms) => crate::dat::Metadata {
-                kallsyms: kallsyms.unwrap_or_default(),
-                ..formats(&self.t, &events)?
-            },
-            None => metadata(&self.t, &events)?,
+        let kallsyms = self.kallsyms.take();
+        let mut meta = match &kallsyms {
+            Some(k) if k.told() => formats(&self.t, &events)?,
+            _ => metadata(&self.t, &events)?,
         };
+        // The tear-down (an instance's removal waits tens of milliseconds for the kernel)
+        // runs while the kallsyms thread still reads and compresses.
         for x in &mut extras {
             x.finishing = true;
             x.teardown();
@@ -747,6 +617,11 @@ impl Recorder {
         self.finishing = true;
         self.teardown();
         summary.warnings.append(&mut self.warnings);
+        let mut precompressed = Vec::new();
+        if let Some(Some((text, z))) = kallsyms.and_then(KallsymsThread::join) {
+            meta.kallsyms = text;
+            precompressed.extend(z);
+        }
 
         let clock = main.clock.clone();
         let mut options = vec![
@@ -803,7 +678,7 @@ impl Recorder {
         // (--subbuf-size, 6.8+) are stored as the page size.
         let biggest = buffers.iter().map(|b| b.page_size).max().unwrap_or(0);
         wo.page_size = page_size(&self.t, biggest).max(biggest as u32);
-        let r = write_dat(&self.output, &wo, &meta, &options, buffers);
+        let r = write_dat_with(&self.output, &wo, &meta, &options, buffers, &precompressed);
         for tmp in &all_tmp {
             let _ = std::fs::remove_file(tmp);
         }
@@ -881,7 +756,7 @@ impl Drop for Recorder {
 }
 
 /// Refuse, before anything is written, options that cannot work together or at all.
-fn check_options(cfg: &RecordConfig) -> Result<(), RecordError> {
+pub fn check_options(cfg: &RecordConfig) -> Result<(), RecordError> {
     let bad = |option: &str, detail: &str| {
         Err(RecordError::BadOption {
             option: option.into(),

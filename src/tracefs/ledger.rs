@@ -211,15 +211,17 @@ impl Ledger {
     }
 
     /// Add a trigger to `dir/trigger` (an event's or system's directory), remembering
-    /// the line that removes it.
+    /// the line that removes it. The kernel adds a trigger whichever `mode` opens the
+    /// file, but an O_TRUNC open also drops its hist triggers.
     pub fn add_trigger(
         &mut self,
         inst: &Instance,
         dir: impl AsRef<Path>,
         trigger: &str,
+        mode: AppendMode,
     ) -> Result<(), TracefsError> {
         let file = dir.as_ref().join("trigger");
-        inst.write(&file, trigger.as_bytes(), AppendMode::Append)?;
+        inst.write(&file, trigger.as_bytes(), mode)?;
         if self.private.contains(inst) {
             return Ok(());
         }

@@ -52,15 +52,38 @@ fn record_f_without_a_command_says_where_it_goes() {
 }
 
 #[test]
-fn set_takes_the_command_after_the_options_and_start_takes_none() {
-    refused_for_the_tree(&["set", "-e", "sched", "ls", "-l"], "set with a command");
-    refused_for_the_tree(
-        &["set", "-e", "sched", "--", "ls", "-l"],
-        "set with a command",
-    );
+fn set_and_start_take_the_command_after_the_options() {
+    // As in trace-cmd 3.1.6, start runs a command too (and with --fork does not wait).
+    for verb in ["set", "start"] {
+        let what = format!("{verb} with a command");
+        refused_for_the_tree(&[verb, "-e", "sched", "ls", "-l"], &what);
+        refused_for_the_tree(&[verb, "-e", "sched", "--", "ls", "-l"], &what);
+    }
     let t = Tree::new(TREE);
     let before = t.bytes();
-    let err = t.fails(&["start", "-e", "sched", "ls", "-l"]);
-    assert!(err.contains("start runs no command (\"ls\")"), "{err}");
-    t.assert_unchanged(&before, "start with a command");
+    for (args, says) in [
+        (
+            &["set", "-e", "sched", "--fork", "ls"][..],
+            "set does not take --fork",
+        ),
+        (&["set", "-a", "-e", "sched"][..], "set does not take -a"),
+        (
+            &["start", "-e", "sched", "--fork"][..],
+            "--fork needs a command",
+        ),
+        (&["start", "-e", "sched", "-F"][..], "-F needs a command"),
+        (
+            &["set", "--user", "root", "-e", "sched"][..],
+            "--user needs a command",
+        ),
+        (&["start", "-c", "-e", "sched"][..], "give -P PID or -F"),
+        (
+            &["start", "--verbose=loud", "-e", "sched"][..],
+            "--verbose=loud: use one of",
+        ),
+    ] {
+        let err = t.fails(args);
+        assert!(err.contains(says), "{args:?}: {err}");
+        t.assert_unchanged(&before, &format!("{args:?}"));
+    }
 }

@@ -137,7 +137,7 @@ fn start_writes_the_expected_bytes() {
     ]);
     t.expect(&[
         ("events/sched/sched_switch/enable", "1"),
-        ("events/sched/sched_switch/filter", "prev_pid != 0"),
+        ("events/sched/sched_switch/filter", "(prev_pid != 0)"),
         ("events/sched/sched_switch/trigger", "traceoff:1"),
         ("events/irq/enable", "1"),
         ("trace_clock", "global"),
@@ -150,7 +150,7 @@ fn start_writes_the_expected_bytes() {
 }
 
 #[test]
-fn filter_binds_to_the_preceding_event_and_v_inverts_the_next() {
+fn filter_binds_to_the_preceding_event_and_v_inverts_the_events_after_it() {
     let t = Tree::new();
     t.ok(&[
         "set",
@@ -167,8 +167,9 @@ fn filter_binds_to_the_preceding_event_and_v_inverts_the_next() {
     t.expect(&[
         ("events/irq/enable", "1"),
         ("events/irq/softirq_raise/enable", "0"),
-        ("events/sched/sched_waking/filter", "pid == 1"),
-        ("events/sched/sched_waking/enable", "1"),
+        ("events/sched/sched_waking/filter", "(pid == 1)"),
+        // As trace-cmd: the -v holds for every -e after it.
+        ("events/sched/sched_waking/enable", "0"),
     ]);
     let o = t.run(&["set", "-f", "pid == 1", "-e", "irq"]);
     assert!(!o.status.success());
@@ -537,5 +538,92 @@ fn list_full_prints_each_format() {
     assert_eq!(
         v["events"][0]["format"],
         t.read("events/sched/sched_switch/format")
+    );
+}
+
+#[test]
+fn start_and_set_take_records_function_options() {
+    let t = Tree::new();
+    t.put(
+        "available_filter_functions",
+        "schedule\nschedule_idle\nvfs_read\next4_sync_fs [ext4]\n",
+    );
+    t.put("set_ftrace_filter", "#### all functions enabled ####\n");
+    t.put("set_ftrace_notrace", "");
+    let before = snapshot(&t.root);
+    // --func-stack needs the function tracer (checked before anything is written).
+    let o = t.run(&["start", "--func-stack", "-e", "sched"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--func-stack") && err.contains("-p function"),
+        "{err}"
+    );
+    assert_eq!(before, snapshot(&t.root));
+    // --module limits each -l/-n (trace-cmd writes PATTERN:mod:MODULE); -T and -d set
+    // options/stacktrace and clear options/function-trace.
+    t.ok(&[
+        "set", "--module", "ext4", "-l", "ext4_*", "-n", "*sync*", "-T", "-d", "-e", "sched",
+    ]);
+    t.expect(&[
+        ("set_ftrace_filter", "ext4_*:mod:ext4\n"),
+        ("set_ftrace_notrace", "*sync*:mod:ext4\n"),
+        ("options/stacktrace", "1"),
+        ("options/function-trace", "0"),
+    ]);
+    // A module alone filters all of its functions; -D on a tree clears the option only
+    // (a tree has no /proc/sys/kernel/ftrace_enabled to write).
+    t.ok(&["start", "--module", "ext4", "-D", "-e", "sched"]);
+    t.expect(&[
+        ("set_ftrace_filter", "*:mod:ext4\n"),
+        ("options/function-trace", "0"),
+    ]);
+}
+
+#[test]
+fn v_before_b_removes_that_instance_first() {
+    let t = Tree::new();
+    // A copied tree has no kernel behind mkdir: give an instance the files it needs.
+    let make = |name: &str| {
+        let inst = t.root.join("instances").join(name);
+        copy_tree(&t.root.join("events"), &inst.join("events"));
+        for f in ["trace_clock", "tracing_on", "set_event", "current_tracer"] {
+            fs::copy(t.root.join(f), inst.join(f)).unwrap();
+        }
+    };
+    make("old");
+    let before = snapshot(&t.root);
+    for (args, says) in [
+        (
+            &["set", "-v", "-B", "nosuch", "-e", "sched"][..],
+            "no such instance to remove",
+        ),
+        (
+            &["set", "-v", "-B", "old", "-B", "old"][..],
+            "also the one to configure",
+        ),
+        (&["set", "-B", "a", "-B", "b"][..], "configure one instance"),
+    ] {
+        let o = t.run(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(says), "{args:?}: {err}");
+        assert_eq!(before, snapshot(&t.root), "{args:?}");
+    }
+    // The new one made by hand, as a kernel's mkdir would.
+    make("new");
+    t.ok(&[
+        "set",
+        "-v",
+        "-B",
+        "old",
+        "-B",
+        "new",
+        "-e",
+        "sched:sched_switch",
+    ]);
+    assert!(!t.root.join("instances/old").exists());
+    assert_eq!(
+        t.read("instances/new/events/sched/sched_switch/enable"),
+        "1"
     );
 }

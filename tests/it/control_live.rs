@@ -211,7 +211,7 @@ fn cli_start_show_pipe_and_reset_restore_the_instance() {
     ]);
     assert_eq!(
         i.read_value("events/sched/sched_switch/filter").unwrap(),
-        "prev_pid >= 0"
+        "(prev_pid >= 0)"
     );
     assert_eq!(i.trace_clock().unwrap().current, "global");
     // The kernel rounds the size up to whole sub-buffers.

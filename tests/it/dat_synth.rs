@@ -321,3 +321,60 @@ fn latency_files_round_trip_and_trace_cmd_reads_them() {
          trace-cmd's report of the v7 ones.",
     );
 }
+
+/// Kallsyms compressed ahead of time (as `record` does while the command runs) give the
+/// very bytes of a file compressed at write time; one compressed for another text, byte
+/// order or compression is not used.
+#[test]
+fn precompressed_kallsyms_write_the_same_bytes() {
+    use tracectl::dat::{write_dat_with, Precompressed};
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = meta();
+    m.kallsyms = (0..20_000)
+        .map(|i| format!("ffffffff81{i:06x} T symbol_{i}\n"))
+        .collect();
+    for (compression, endian) in [
+        (Compression::Zstd, Endianness::Little),
+        (Compression::Zlib, Endianness::Big),
+    ] {
+        let wo = WriteOptions {
+            version: 7,
+            compression,
+            endian,
+            long_size: 8,
+            page_size: 4096,
+        };
+        let write = |name: &str, pre: &[Precompressed]| {
+            let path = dir.path().join(name);
+            let buffers = vec![BufferSource {
+                name: String::new(),
+                clock: "local".into(),
+                page_size: 4096,
+                cpus: vec![(0, Box::new(std::io::Cursor::new(pages(3, 7))))],
+            }];
+            write_dat_with(&path, &wo, &m, &[], buffers, pre).unwrap();
+            std::fs::read(path).unwrap()
+        };
+        let plain = write(&format!("plain-{}", compression.name()), &[]);
+        let good = Precompressed::kallsyms(&m.kallsyms, compression, endian).unwrap();
+        assert!(plain == write("pre", &[good]), "{}", compression.name());
+        let other = [
+            Precompressed::kallsyms("ffffffff81000000 T other\n", compression, endian).unwrap(),
+            Precompressed::kallsyms(&m.kallsyms, Compression::None, endian).unwrap(),
+            Precompressed::kallsyms(
+                &m.kallsyms,
+                compression,
+                match endian {
+                    Endianness::Little => Endianness::Big,
+                    _ => Endianness::Little,
+                },
+            )
+            .unwrap(),
+        ];
+        assert!(plain == write("other", &other), "{}", compression.name());
+        assert_eq!(
+            DatFile::open(dir.path().join("other")).unwrap().kallsyms(),
+            m.kallsyms
+        );
+    }
+}

@@ -185,10 +185,10 @@ fn valid_values_still_go_through() {
     ]);
     assert_eq!(
         t.read("events/sched/sched_switch/filter"),
-        "prev_comm == \"bash\" && prev_pid != 0"
+        "(prev_comm == \"bash\" && prev_pid != 0)"
     );
     // A system filter goes to the system's file; the kernel keeps it for the events it fits.
-    assert_eq!(t.read("events/sched/filter"), "prev_pid > 1");
+    assert_eq!(t.read("events/sched/filter"), "(prev_pid > 1)");
     assert_eq!(t.read("options/hash-ptr"), "0");
     assert_eq!(t.read("tracing_cpumask"), "3");
     assert_eq!(t.read("buffer_size_kb"), "1");

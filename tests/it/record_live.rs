@@ -137,7 +137,9 @@ fn record_filter_bound_to_event_and_only_command() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exec = ["-e", "sched_process_exec", "--", "sleep", "0.1"];
+    // The exec event first: as in trace-cmd, a -v holds for every -e after it.
+    let exec = ["-e", "sched_process_exec"];
+    let command = ["--", "sleep", "0.1"];
     let filtered = ["-e", "sched_switch", "-f", "prev_pid == 1 && next_pid == 1"];
     let inverted = ["-e", "sched", "-v", "-e", "sched_switch"];
     let cases = [
@@ -145,7 +147,7 @@ fn record_filter_bound_to_event_and_only_command() {
         ("v.dat", &inverted[..], "-v carves it out"),
     ];
     for (name, first, why) in cases {
-        let args: Vec<&str> = first.iter().chain(&exec).copied().collect();
+        let args: Vec<&str> = exec.iter().chain(first).chain(&command).copied().collect();
         let c = check_file(&record_ok(dir.path(), name, &args));
         assert_eq!(c.get("sched_switch"), None, "{why}: {c:?}");
         assert!(n(&c, "sched_process_exec") >= 1, "{c:?}");

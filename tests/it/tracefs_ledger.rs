@@ -202,6 +202,7 @@ fn a_trigger_is_undone_by_its_removal_line() {
             &top,
             "events/sched/sched_switch",
             "traceoff:5 if prev_pid == 1",
+            tracectl::tracefs::AppendMode::Append,
         )
         .unwrap();
     assert!(ledger.restore().is_empty());
