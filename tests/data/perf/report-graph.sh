@@ -29,3 +29,8 @@ run tc-spin.data
 run tc-spin.data -g folded,callee --no-children
 run tp-callchain.data -g caller,5 --no-children
 run tp-callchain.data -g graph,5
+run tp-callchain.data -g callee
+run tp-callchain.data -g fractal,5
+run calls.data -g --no-children
+run calls.data -G --no-children
+run calls.data --sort sym,dso
