@@ -31,10 +31,16 @@ pub enum SortKey {
     Dso,
     /// `sym`: the symbol.
     Sym,
+    /// `addr`: the sampled address (perf 6.1 shows a call chain entry's address
+    /// offset once more by its mapping, as it does; see [`Location::unmap_delta`]).
+    Addr,
+    /// `cpu`: the CPU the sample was taken on (-1 when not recorded).
+    Cpu,
 }
 
 impl SortKey {
-    /// Parse `comm,dso,sym`.
+    /// Parse `comm,dso,sym`; perf's keys that are not supported are refused with the
+    /// reason.
     pub fn parse_list(s: &str) -> Result<Vec<SortKey>, String> {
         s.split(',')
             .map(str::trim)
@@ -44,9 +50,9 @@ impl SortKey {
                 "pid" => Ok(SortKey::Pid),
                 "dso" => Ok(SortKey::Dso),
                 "sym" | "symbol" => Ok(SortKey::Sym),
-                other => Err(format!(
-                    "unknown --sort key '{other}'; supported: comm, pid, dso, sym"
-                )),
+                "addr" => Ok(SortKey::Addr),
+                "cpu" => Ok(SortKey::Cpu),
+                other => Err(unsupported_key(other)),
             })
             .collect()
     }
@@ -57,7 +63,88 @@ impl SortKey {
             SortKey::Pid => "    Pid:Command",
             SortKey::Dso => "Shared Object",
             SortKey::Sym => "Symbol",
+            SortKey::Addr => "Address",
+            SortKey::Cpu => "CPU",
         }
+    }
+}
+
+const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu";
+
+/// Why a `--sort` key of perf's is refused, or that it is no key at all.
+fn unsupported_key(key: &str) -> String {
+    const BRANCH: &[&str] = &[
+        "dso_from",
+        "dso_to",
+        "symbol_from",
+        "symbol_to",
+        "mispredict",
+        "in_tx",
+        "abort",
+        "cycles",
+        "srcline_from",
+        "srcline_to",
+        "ipc_lbr",
+        "addr_from",
+        "addr_to",
+    ];
+    const MEMORY: &[&str] = &[
+        "symbol_daddr",
+        "dso_daddr",
+        "locked",
+        "tlb",
+        "mem",
+        "snoop",
+        "dcacheline",
+        "symbol_iaddr",
+        "phys_daddr",
+        "data_page_size",
+        "blocked",
+    ];
+    const OTHER: &[&str] = &[
+        "parent",
+        "socket",
+        "time",
+        "trace",
+        "dso_size",
+        "cgroup",
+        "cgroup_id",
+        "local_weight",
+        "weight",
+        "transaction",
+        "code_page_size",
+        "local_ins_lat",
+        "ins_lat",
+        "local_p_stage_cyc",
+        "p_stage_cyc",
+        "overhead",
+        "overhead_sys",
+        "overhead_us",
+        "overhead_guest_sys",
+        "overhead_guest_us",
+        "overhead_children",
+        "sample",
+        "period",
+    ];
+    if BRANCH.contains(&key) {
+        format!(
+            "--sort {key}: a branch-stack key; it needs samples recorded with branch stacks \
+             (perf record -b), which this reader does not decode; {SUPPORTED}"
+        )
+    } else if MEMORY.contains(&key) {
+        format!(
+            "--sort {key}: a memory-access key; it needs samples with data addresses \
+             (perf mem record), which this reader does not decode; {SUPPORTED}"
+        )
+    } else if key == "srcline" || key == "srcfile" {
+        format!(
+            "--sort {key}: source lines need the DWARF line tables of every object, which \
+             this reader does not read; {SUPPORTED}"
+        )
+    } else if OTHER.contains(&key) {
+        format!("--sort {key}: perf's key is not supported here; {SUPPORTED}")
+    } else {
+        format!("unknown --sort key '{key}'; {SUPPORTED}")
     }
 }
 
@@ -81,6 +168,10 @@ struct Key {
     /// Short name of the shared object; None when unmapped.
     dso: Option<String>,
     sym: SymKey,
+    /// The address as perf shows it (`addr`).
+    addr: u64,
+    /// The CPU, -1 when not recorded (`cpu`).
+    cpu: i32,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -190,6 +281,8 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
         o = match k {
             SortKey::Comm => r.key.comm.cmp(&l.key.comm),
             SortKey::Pid => r.key.pid.cmp(&l.key.pid),
+            SortKey::Cpu => r.key.cpu.cmp(&l.key.cpu),
+            SortKey::Addr => addr_cmp(l.key.addr, r.key.addr),
             SortKey::Dso => dso_cmp(l.key.dso.as_deref(), r.key.dso.as_deref()),
             SortKey::Sym => match (&l.key.sym, &r.key.sym) {
                 (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
@@ -227,9 +320,20 @@ fn short_dso(d: &str) -> String {
     }
 }
 
-/// `raw_ip`: an unresolved call chain entry is keyed (and printed) by the address as
-/// sampled, as perf does, while the sample's own entry uses the file-relative one.
-fn key_of(keys: &[SortKey], comm: &str, tid: i32, loc: &Location, raw_ip: Option<u64>) -> Key {
+/// What a row is keyed by. `raw` is the address as sampled; `chained` says the
+/// location is a call chain entry: perf keys (and prints) an unresolved one by that
+/// address, and the sample's own by the file-relative one; for `addr` it maps a chain
+/// entry's address once more (`map__unmap_ip` of an address that was never made
+/// file-relative).
+fn key_of(
+    keys: &[SortKey],
+    comm: &str,
+    tid: i32,
+    cpu: i32,
+    loc: &Location,
+    raw: u64,
+    chained: bool,
+) -> Key {
     let has = |k| keys.contains(&k);
     Key {
         // The thread key shows the thread's last comm (filled in at the end), the
@@ -251,11 +355,18 @@ fn key_of(keys: &[SortKey], comm: &str, tid: i32, loc: &Location, raw_ip: Option
                     start: loc.addr.wrapping_sub(off),
                     name: n.to_string(),
                 },
-                None => SymKey::Unresolved(raw_ip.unwrap_or(loc.addr)),
+                None if chained => SymKey::Unresolved(raw),
+                None => SymKey::Unresolved(loc.addr),
             }
         } else {
             SymKey::Unsorted
         },
+        addr: match (has(SortKey::Addr), chained) {
+            (false, _) => 0,
+            (true, true) => raw.wrapping_add(loc.unmap_delta),
+            (true, false) => raw,
+        },
+        cpu: if has(SortKey::Cpu) { cpu } else { 0 },
     }
 }
 
@@ -319,7 +430,12 @@ pub fn write_report(
                 h.period += s.period;
                 let attr = &file.attrs()[s.attr];
                 let ip = machine.resolve(s.pid, s.cpumode, s.ip);
-                let self_key = key_of(keys, &comm, s.tid, &ip, None);
+                let cpu = if attr.sample_type & sample::CPU != 0 {
+                    s.cpu as i32
+                } else {
+                    -1
+                };
+                let self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
                 let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
                 h.rows[self_row].totals.self_ += s.period;
                 let chained = attr.sample_type & sample::CALLCHAIN != 0;
@@ -341,7 +457,7 @@ pub fn write_report(
                         } else {
                             l.kernel = kernel;
                         }
-                        let k = key_of(keys, &comm, s.tid, &l, Some(raw));
+                        let k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
                         chain.push((
                             k,
                             l.kernel,
@@ -431,6 +547,12 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
         SortKey::Comm => key.comm.clone(),
         SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
         SortKey::Dso => key.dso.clone().unwrap_or_else(|| "[unknown]".into()),
+        // C's `%#llx`: no 0x for zero.
+        SortKey::Addr if key.addr == 0 => "0".to_string(),
+        SortKey::Addr => format!("{:#x}", key.addr),
+        // C's `%3.3d`.
+        SortKey::Cpu if key.cpu < 0 => format!("-{:03}", key.cpu.unsigned_abs()),
+        SortKey::Cpu => format!("{:03}", key.cpu),
         SortKey::Sym => {
             let level = if t.kernel { "[k] " } else { "[.] " };
             match &key.sym {
@@ -492,6 +614,8 @@ fn output_order(
             o = o.then_with(|| match k {
                 SortKey::Comm => b.key.comm.cmp(&a.key.comm),
                 SortKey::Pid => b.key.pid.cmp(&a.key.pid),
+                SortKey::Cpu => b.key.cpu.cmp(&a.key.cpu),
+                SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
                 SortKey::Dso => dso_cmp(a.key.dso.as_deref(), b.key.dso.as_deref()),
                 // `sort__sym_sort`: by name; rows without a symbol are equal.
                 SortKey::Sym => {
@@ -544,7 +668,9 @@ fn write_table(
         .enumerate()
         .map(|(i, k)| {
             let mut w = k.header().len();
-            if *k == SortKey::Comm {
+            if *k == SortKey::Cpu {
+                // perf's CPU column is 3 wide whatever it holds.
+            } else if *k == SortKey::Comm {
                 for (_, t) in &rows {
                     w = w.max(machine.comm(t.first_tid).len());
                 }
@@ -558,6 +684,9 @@ fn write_table(
             }
             if *k == SortKey::Sym && unresolved {
                 w = w.max(22);
+            }
+            if *k == SortKey::Addr {
+                w = w.max(18);
             }
             w
         })
@@ -595,9 +724,11 @@ fn write_table(
             line.push_str("  ");
             if *k == SortKey::Sym && i + 1 == keys.len() {
                 line.push_str(&c[i]);
-            } else if *k == SortKey::Sym {
+            } else if *k == SortKey::Sym || *k == SortKey::Addr {
                 // Padded to the width, never cut.
                 line.push_str(&format!("{:<w$}", c[i], w = w));
+            } else if *k == SortKey::Cpu {
+                line.push_str(&format!("{:>w$}", c[i], w = w));
             } else {
                 // C's `%-*.*s`: padded and cut to the width.
                 line.push_str(&format!("{:<w$.w$}", c[i], w = w));

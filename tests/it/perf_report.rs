@@ -164,6 +164,68 @@ fn perf_report_call_graph_sort_sym_first() {
     check_graph("calls.data", &["--sort", "sym"]);
 }
 
+/// `addr`: the sampled address; perf 6.1 offsets a call chain entry's address by its
+/// mapping once more (`0x7fcc0d51f829` shows as `0xff981a93d829`), and so does this.
+#[test]
+fn perf_report_sort_addr() {
+    check(
+        "tp-callchain.data",
+        &["--sort", "addr,sym"],
+        "report.tp-callchain_--sort_addr,sym.txt",
+    );
+    check(
+        "tp-callchain.data",
+        &["--no-children", "--sort", "addr,dso"],
+        "report.tp-callchain_--no-children_--sort_addr,dso.txt",
+    );
+    check_graph("calls.data", &["--sort", "addr"]);
+}
+
+/// `cpu`: `-001` when the samples carry no CPU (the column stays 3 wide).
+#[test]
+fn perf_report_sort_cpu() {
+    check(
+        "calls.data",
+        &["--sort", "cpu"],
+        "report.calls_--sort_cpu.txt",
+    );
+    check(
+        "tp-sched.data",
+        &["--sort", "cpu,comm"],
+        "report.tp-sched_--sort_cpu,comm.txt",
+    );
+    check_graph(
+        "tp-callchain.data",
+        &["--sort", "comm,cpu,addr", "-g", "callee"],
+    );
+}
+
+/// perf's keys that need data these files cannot have, or source lines, are refused
+/// with the reason, before anything is printed.
+#[test]
+fn perf_report_refuses_keys_it_cannot_do_faithfully() {
+    for (key, why) in [
+        ("dso_from", "perf record -b"),
+        ("sym,symbol_to", "perf record -b"),
+        ("mem", "perf mem record"),
+        ("srcline", "DWARF"),
+        ("comm,srcfile", "DWARF"),
+        ("dso_size", "not supported"),
+        ("bogus", "unknown --sort key 'bogus'"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .current_dir(dir())
+            .args(["perf", "report", "-i", "calls.data", "--sort", key])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "--sort {key} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "--sort {key}: {err}");
+        assert!(err.contains("supported: comm"), "--sort {key}: {err}");
+        assert!(out.stdout.is_empty(), "--sort {key} printed a report");
+    }
+}
+
 #[test]
 fn perf_report_call_graph_refuses_unsupported_keys() {
     for g in ["address", "graph,srcline", "graph,0.5,bogus"] {

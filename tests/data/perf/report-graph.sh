@@ -34,3 +34,5 @@ run tp-callchain.data -g fractal,5
 run calls.data -g --no-children
 run calls.data -G --no-children
 run calls.data --sort sym,dso
+run calls.data --sort addr
+run tp-callchain.data --sort comm,cpu,addr -g callee
