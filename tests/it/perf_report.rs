@@ -28,6 +28,10 @@ fn check_graph(data: &str, extra: &[&str]) {
 }
 
 fn check_args(data: &str, extra: &[&str], result: &str) {
+    check_with_kallsyms(data, "kallsyms", extra, result);
+}
+
+fn check_with_kallsyms(data: &str, kallsyms: &str, extra: &[&str], result: &str) {
     let mut args = vec![
         "perf",
         "report",
@@ -36,7 +40,7 @@ fn check_args(data: &str, extra: &[&str], result: &str) {
         "--symfs",
         "symfs",
         "--kallsyms",
-        "kallsyms",
+        kallsyms,
         "--stdio",
     ];
     args.extend_from_slice(extra);
@@ -258,6 +262,27 @@ fn perf_report_equal_shares_in_perfs_tree_order() {
         "tp-callchain.data",
         &["--sort", "dso,sym"],
         "report.tp-callchain_--sort_dso,sym.txt",
+    );
+}
+
+/// cpu-clock samples of a busy machine (`-a`): hundreds of rows tie, across dozens
+/// of threads, with and without call graphs.
+#[test]
+fn perf_report_equal_shares_system_wide_cpu_clock() {
+    let k = "kallsyms-mt";
+    check_with_kallsyms("mt-clock.data", k, &["-g", "none"], "report.mt-clock.txt");
+    check_with_kallsyms("mt-clock.data", k, &[], "report-g.mt-clock.txt");
+    check_with_kallsyms(
+        "mt-clock.data",
+        k,
+        &["-g", "callee"],
+        "report-g.mt-clock_-g_callee.txt",
+    );
+    check_with_kallsyms(
+        "mt-clock.data",
+        k,
+        &["--sort", "pid,sym"],
+        "report-g.mt-clock_--sort_pid,sym.txt",
     );
 }
 
