@@ -115,7 +115,7 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
 pub struct ReportArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Sort by these keys (comm,pid,dso,sym,addr,cpu)
+    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace)
     #[arg(
         short = 's',
         long = "sort",

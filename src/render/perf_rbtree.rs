@@ -72,6 +72,20 @@ impl RbOrder {
         me
     }
 
+    /// Search as perf's lookups do: `cmp(existing)` Less goes left, Greater right,
+    /// Equal is the item found.
+    pub fn find(&self, mut cmp: impl FnMut(usize) -> std::cmp::Ordering) -> Option<usize> {
+        let mut cur = self.root;
+        while let Some(c) = cur {
+            cur = match cmp(c) {
+                std::cmp::Ordering::Equal => return Some(c),
+                std::cmp::Ordering::Less => self.nodes[c].left,
+                std::cmp::Ordering::Greater => self.nodes[c].right,
+            };
+        }
+        None
+    }
+
     /// The items from the leftmost to the rightmost.
     pub fn in_order(&self) -> Vec<usize> {
         let mut out = Vec::with_capacity(self.nodes.len());
@@ -221,6 +235,17 @@ mod tests {
             t.insert(|e| v < values[e]);
         }
         assert_eq!(t.in_order(), vec![1, 5, 3, 0, 2, 4]);
+    }
+
+    #[test]
+    fn find_follows_the_comparison() {
+        let values = [5, 3, 8, 1, 4];
+        let mut t = RbOrder::new();
+        for &v in &values {
+            t.insert(|e| v < values[e]);
+        }
+        assert_eq!(t.find(|e| 4.cmp(&values[e])), Some(4));
+        assert_eq!(t.find(|e| 7.cmp(&values[e])), None);
     }
 
     /// With a comparison that is no order the result follows the tree's shape: after

@@ -6,19 +6,21 @@
 //! ties included: the rows pass through perf's red-black trees with perf's comparisons
 //! ([`crate::render::perf_rbtree`]).
 
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use crate::perf::data::abi::{record, sample};
-use crate::perf::data::{Event, PerfData, PerfDataError};
+use crate::event::Record;
+use crate::perf::data::abi::{attr_type, record, sample};
+use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{ordered_records, Location, Machine};
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
 };
 use crate::render::perf_rbtree::RbOrder;
 use crate::render::perf_script::event_name;
-use crate::render::tracecmd::DatCatalog;
+use crate::render::tracecmd::{Catalog, DatCatalog};
 
 /// A `--sort` key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +38,10 @@ pub enum SortKey {
     Addr,
     /// `cpu`: the CPU the sample was taken on (-1 when not recorded).
     Cpu,
+    /// `time`: the sample's time, cut down to perf's default quantum (100 ms).
+    Time,
+    /// `trace`: a tracepoint's text (its `print fmt` output); `N/A` for other events.
+    Trace,
 }
 
 impl SortKey {
@@ -52,6 +58,8 @@ impl SortKey {
                 "sym" | "symbol" => Ok(SortKey::Sym),
                 "addr" => Ok(SortKey::Addr),
                 "cpu" => Ok(SortKey::Cpu),
+                "time" => Ok(SortKey::Time),
+                "trace" => Ok(SortKey::Trace),
                 other => Err(unsupported_key(other)),
             })
             .collect()
@@ -65,11 +73,13 @@ impl SortKey {
             SortKey::Sym => "Symbol",
             SortKey::Addr => "Address",
             SortKey::Cpu => "CPU",
+            SortKey::Time => "Time",
+            SortKey::Trace => "Trace output",
         }
     }
 }
 
-const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu";
+const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu, time, trace";
 
 /// Why a `--sort` key of perf's is refused, or that it is no key at all.
 fn unsupported_key(key: &str) -> String {
@@ -104,8 +114,6 @@ fn unsupported_key(key: &str) -> String {
     const OTHER: &[&str] = &[
         "parent",
         "socket",
-        "time",
-        "trace",
         "dso_size",
         "cgroup",
         "cgroup_id",
@@ -172,6 +180,10 @@ struct Key {
     addr: u64,
     /// The CPU, -1 when not recorded (`cpu`).
     cpu: i32,
+    /// The time, cut to the quantum (`time`).
+    time: u64,
+    /// The tracepoint's text; None for other events (`trace`).
+    trace: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -201,6 +213,22 @@ struct Row {
     map_dso: Option<String>,
     /// Call chains, when they are printed.
     tree: Option<CallTree>,
+    /// perf made the row's `trace` text: it does so only when a comparison reaches
+    /// that key, and sizes the column by the texts made by then.
+    trace_made: Cell<bool>,
+}
+
+impl Row {
+    /// A row that only takes part in comparisons.
+    fn stand_in(key: Key) -> Row {
+        Row {
+            key,
+            totals: Totals::default(),
+            map_dso: None,
+            tree: None,
+            trace_made: Cell::new(false),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -224,11 +252,8 @@ impl EventHists {
         dso: Option<&str>,
         unresolved: bool,
     ) -> usize {
-        if let Some(&i) = self.index.get(&key) {
-            return i;
-        }
         let row = Row {
-            key: key.clone(),
+            key,
             totals: Totals {
                 first_tid: tid,
                 kernel,
@@ -237,14 +262,23 @@ impl EventHists {
             },
             map_dso: dso.map(short_dso),
             tree: None,
+            trace_made: Cell::new(false),
         };
+        if let Some(&i) = self.index.get(&row.key) {
+            if keys.contains(&SortKey::Trace) {
+                // Only for the texts the search makes on its way.
+                self.entries_in
+                    .find(|e| entry_cmp(keys, &self.rows[e], &row));
+            }
+            return i;
+        }
         let rows = &self.rows;
         // hists__findnew_entry: left when hist_entry__cmp(existing, new) < 0.
         let i = self
             .entries_in
             .insert(|e| entry_cmp(keys, &rows[e], &row) == Ordering::Less);
+        self.index.insert(row.key.clone(), i);
         self.rows.push(row);
-        self.index.insert(key, i);
         i
     }
 }
@@ -273,6 +307,40 @@ fn addr_cmp(l: u64, r: u64) -> Ordering {
     (r.wrapping_sub(l) as i64).cmp(&0)
 }
 
+/// `sort__trace_cmp(left, right)`: texts right to left; rows of other events are
+/// equal. perf makes the texts of both rows here.
+fn trace_cmp(l: &Row, r: &Row) -> Ordering {
+    match (&l.key.trace, &r.key.trace) {
+        (Some(a), Some(b)) => {
+            l.trace_made.set(true);
+            r.trace_made.set(true);
+            b.cmp(a)
+        }
+        _ => Ordering::Equal,
+    }
+}
+
+/// A tracepoint sample's text as perf's `trace` key shows it (libtraceevent's
+/// `print fmt` output); None for other events.
+fn trace_text(attr: &Attr, catalog: Option<&DatCatalog>, s: &Sample) -> Option<String> {
+    if attr.type_ != attr_type::TRACEPOINT {
+        return None;
+    }
+    let mut out = Vec::new();
+    if let Some(c) = catalog {
+        let rec = Record {
+            cpu: s.cpu,
+            ts: s.time,
+            data: s.raw,
+        };
+        c.write_info(&rec, &mut out);
+    }
+    while out.last() == Some(&b'\n') {
+        out.pop();
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
 /// `hist_entry__cmp(left, right)` (and `hist_entry__collapse`, the same for these
 /// keys): how perf tells rows apart and files them before sorting for output.
 fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
@@ -283,6 +351,8 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
             SortKey::Pid => r.key.pid.cmp(&l.key.pid),
             SortKey::Cpu => r.key.cpu.cmp(&l.key.cpu),
             SortKey::Addr => addr_cmp(l.key.addr, r.key.addr),
+            SortKey::Time => addr_cmp(l.key.time, r.key.time),
+            SortKey::Trace => trace_cmp(l, r),
             SortKey::Dso => dso_cmp(l.key.dso.as_deref(), r.key.dso.as_deref()),
             SortKey::Sym => match (&l.key.sym, &r.key.sym) {
                 (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
@@ -367,8 +437,13 @@ fn key_of(
             (true, false) => raw,
         },
         cpu: if has(SortKey::Cpu) { cpu } else { 0 },
+        time: 0,
+        trace: None,
     }
 }
+
+/// perf's `--time-quantum` default: 100 ms.
+const TIME_QUANTUM_NS: u64 = 100_000_000;
 
 /// One call chain entry as the call graph keys and prints it.
 fn frame_of(machine: &Machine, loc: &Location, raw: u64) -> Frame {
@@ -435,7 +510,20 @@ pub fn write_report(
                 } else {
                     -1
                 };
-                let self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
+                let mut self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
+                // The same for every entry of the sample.
+                let time = if keys.contains(&SortKey::Time) {
+                    s.time / TIME_QUANTUM_NS * TIME_QUANTUM_NS
+                } else {
+                    0
+                };
+                let trace = if keys.contains(&SortKey::Trace) {
+                    trace_text(attr, catalog, &s)
+                } else {
+                    None
+                };
+                self_key.time = time;
+                self_key.trace = trace.clone();
                 let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
                 h.rows[self_row].totals.self_ += s.period;
                 let chained = attr.sample_type & sample::CALLCHAIN != 0;
@@ -457,7 +545,9 @@ pub fn write_report(
                         } else {
                             l.kernel = kernel;
                         }
-                        let k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
+                        let mut k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
+                        k.time = time;
+                        k.trace = trace.clone();
                         chain.push((
                             k,
                             l.kernel,
@@ -479,10 +569,26 @@ pub fn write_report(
                     // perf walks the chain in print order and counts each row once
                     // per sample, with the chain from that entry on; the rows are
                     // made in that order.
+                    // perf compares each entry with those already counted through a
+                    // stand-in that has no time, so with `time` as a key (and a time
+                    // past the first quantum) no entry is ever a repeat: a row counts
+                    // once per entry.
+                    let repeats = !(keys.contains(&SortKey::Time) && time != 0);
                     let mut seen: Vec<usize> = vec![self_row];
                     for (i, (k, kernel, dso, unresolved, _)) in chain.into_iter().enumerate() {
+                        if keys.contains(&SortKey::Trace) {
+                            // The comparisons with the stand-in make `trace` texts.
+                            let mut stand_in = k.clone();
+                            stand_in.time = 0;
+                            let stand_in = Row::stand_in(stand_in);
+                            for &r in &seen {
+                                if entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal {
+                                    break;
+                                }
+                            }
+                        }
                         let row = h.row(keys, k, s.tid, kernel, dso, unresolved);
-                        if seen.contains(&row) {
+                        if repeats && seen.contains(&row) {
                             continue;
                         }
                         seen.push(row);
@@ -553,6 +659,13 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
         // C's `%3.3d`.
         SortKey::Cpu if key.cpu < 0 => format!("-{:03}", key.cpu.unsigned_abs()),
         SortKey::Cpu => format!("{:03}", key.cpu),
+        // `timestamp__scnprintf_usec`.
+        SortKey::Time => format!(
+            "{}.{:06}",
+            key.time / 1_000_000_000,
+            key.time % 1_000_000_000 / 1000
+        ),
+        SortKey::Trace => key.trace.clone().unwrap_or_else(|| "N/A".into()),
         SortKey::Sym => {
             let level = if t.kernel { "[k] " } else { "[.] " };
             match &key.sym {
@@ -616,6 +729,8 @@ fn output_order(
                 SortKey::Pid => b.key.pid.cmp(&a.key.pid),
                 SortKey::Cpu => b.key.cpu.cmp(&a.key.cpu),
                 SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
+                SortKey::Time => addr_cmp(a.key.time, b.key.time),
+                SortKey::Trace => trace_cmp(a, b),
                 SortKey::Dso => dso_cmp(a.key.dso.as_deref(), b.key.dso.as_deref()),
                 // `sort__sym_sort`: by name; rows without a symbol are equal.
                 SortKey::Sym => {
@@ -654,7 +769,9 @@ fn write_table(
     machine: &mut Machine,
     out: &mut Vec<u8>,
 ) {
-    let rows: Vec<(&Key, &Totals)> = output_order(h, keys, children, graph, order)
+    let shown = output_order(h, keys, children, graph, order);
+    let trace_made: Vec<bool> = shown.iter().map(|&i| h.rows[i].trace_made.get()).collect();
+    let rows: Vec<(&Key, &Totals)> = shown
         .into_iter()
         .map(|i| (&h.rows[i].key, &h.rows[i].totals))
         .collect();
@@ -668,8 +785,15 @@ fn write_table(
         .enumerate()
         .map(|(i, k)| {
             let mut w = k.header().len();
-            if *k == SortKey::Cpu {
-                // perf's CPU column is 3 wide whatever it holds.
+            if *k == SortKey::Cpu || *k == SortKey::Time {
+                // perf's CPU column is 3 wide whatever it holds, its time column 12.
+                w = w.max(if *k == SortKey::Time { 12 } else { 3 });
+            } else if *k == SortKey::Trace {
+                for ((key, _), made) in rows.iter().zip(&trace_made) {
+                    if *made {
+                        w = w.max(key.trace.as_ref().map_or(0, String::len));
+                    }
+                }
             } else if *k == SortKey::Comm {
                 for (_, t) in &rows {
                     w = w.max(machine.comm(t.first_tid).len());
@@ -716,14 +840,19 @@ fn write_table(
     for ((key, t), c) in rows.iter().zip(&cells) {
         let mut line = String::from("  ");
         if children {
-            line.push_str(&format!("{:>8}", format!("{:.2}%", pct(t.children))));
+            // perf's `" %*.2f%%"` with 6: a share of 1000% or more (Children of
+            // `time` rows) widens the column by a character.
+            line.push_str(&format!(" {:>6.2}%", pct(t.children)));
             line.push_str("  ");
         }
-        line.push_str(&format!("{:>8}", format!("{:.2}%", pct(t.self_))));
+        line.push_str(&format!(" {:>6.2}%", pct(t.self_)));
         for (i, (k, w)) in keys.iter().zip(&widths).enumerate() {
             line.push_str("  ");
             if *k == SortKey::Sym && i + 1 == keys.len() {
                 line.push_str(&c[i]);
+            } else if (*k == SortKey::Time || *k == SortKey::Trace) && i + 1 == keys.len() {
+                // C's `%-.*s`: cut to the width, not padded.
+                line.push_str(&format!("{:.w$}", c[i], w = w));
             } else if *k == SortKey::Sym || *k == SortKey::Addr {
                 // Padded to the width, never cut.
                 line.push_str(&format!("{:<w$}", c[i], w = w));

@@ -204,6 +204,55 @@ fn perf_report_sort_cpu() {
     );
 }
 
+/// `time`: 100 ms buckets. perf checks a sample's entries for repeats through a
+/// stand-in without a time, so with `--children` every call chain entry counts again
+/// (Children far above 100%, one column wider past 1000%).
+#[test]
+fn perf_report_sort_time() {
+    check(
+        "tp-callchain.data",
+        &["--sort", "time"],
+        "report.tp-callchain_--sort_time.txt",
+    );
+    check(
+        "calls.data",
+        &["--sort", "time,sym"],
+        "report.calls_--sort_time,sym.txt",
+    );
+}
+
+/// `trace`: the tracepoint's text. perf sizes the column by the texts it made while
+/// comparing rows, so a lone row (one sample) is cut to the header's width; `N/A`
+/// for events that are no tracepoints.
+#[test]
+fn perf_report_sort_trace() {
+    check(
+        "tp-mixed.data",
+        &["--sort", "trace"],
+        "report.tp-mixed_--sort_trace.txt",
+    );
+    check(
+        "tp-mixed.data",
+        &["--sort", "comm,trace"],
+        "report.tp-mixed_--sort_comm,trace.txt",
+    );
+    check(
+        "calls.data",
+        &["--sort", "trace,comm"],
+        "report.calls_--sort_trace,comm.txt",
+    );
+}
+
+/// Graphs more than 32 levels deep: perf's depth mask is an `int` shifted by the
+/// depth, which x86 takes modulo 32.
+#[test]
+fn perf_report_call_graph_deeper_than_32_levels() {
+    check_graph(
+        "tp-callchain.data",
+        &["--sort", "time,trace", "-g", "callee,20"],
+    );
+}
+
 /// perf's keys that need data these files cannot have, or source lines, are refused
 /// with the reason, before anything is printed.
 #[test]
@@ -215,6 +264,7 @@ fn perf_report_refuses_keys_it_cannot_do_faithfully() {
         ("srcline", "DWARF"),
         ("comm,srcfile", "DWARF"),
         ("dso_size", "not supported"),
+        ("socket", "not supported"),
         ("bogus", "unknown --sort key 'bogus'"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))

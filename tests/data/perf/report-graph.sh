@@ -39,3 +39,4 @@ run tp-callchain.data --sort comm,cpu,addr -g callee
 K=kallsyms-mt run mt-clock.data
 K=kallsyms-mt run mt-clock.data -g callee
 K=kallsyms-mt run mt-clock.data --sort pid,sym
+run tp-callchain.data --sort time,trace -g callee,20
