@@ -200,7 +200,7 @@ fn perf_report_sort_cpu() {
     );
     check_graph(
         "tp-callchain.data",
-        &["--sort", "comm,cpu,addr", "-g", "callee"],
+        &["--sort", "comm,cpu,addr", "-g", "callee,5"],
     );
 }
 
@@ -342,7 +342,7 @@ fn perf_report_equal_shares_system_wide_cpu_clock() {
 #[test]
 fn perf_report_call_graph_equal_shares_across_threads() {
     check_graph("tp-callchain.data", &["-g", "graph,5"]);
-    check_graph("tp-callchain.data", &["-g", "callee"]);
+    check_graph("tp-callchain.data", &["-g", "callee,5"]);
     check_graph("tp-callchain.data", &["-g", "fractal,5"]);
 }
 
