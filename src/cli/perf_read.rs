@@ -115,7 +115,7 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
 pub struct ReportArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Sort by these keys (comm,pid,dso,sym)
+    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace)
     #[arg(
         short = 's',
         long = "sort",
@@ -133,25 +133,34 @@ pub struct ReportArgs {
     #[arg(long = "stdio")]
     stdio: bool,
     /// Call graphs under the rows: graph|flat|fractal|folded|none, caller|callee,
-    /// function, percent|period|count, threshold percent, print limit
-    /// (default graph,0.5,function,percent; caller order with --children)
+    /// function, percent|period|count, threshold percent, print limit. Without -g:
+    /// graph,0.5 in caller order with --children, callee order without; a bare -g is
+    /// graph,0.5,caller,function,percent
     #[arg(
         short = 'g',
         long = "call-graph",
-        value_name = "TYPE,MIN[,LIMIT],ORDER,KEY,VALUE"
+        value_name = "TYPE,MIN[,LIMIT],ORDER,KEY,VALUE",
+        num_args = 0..=1,
+        default_missing_value = "graph,0.5,caller,function,percent"
     )]
     call_graph: Option<String>,
+    /// Call graphs in caller order (callers first), whatever -g says
+    #[arg(short = 'G', long = "inverted")]
+    inverted: bool,
     #[command(flatten)]
     symbols: SymbolArgs,
 }
 
 /// Run `tracectl perf report`.
 pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
-    use tracectl::render::perf_callgraph::{CallGraph, GraphMode};
-    let graph = match a.call_graph.as_deref() {
+    use tracectl::render::perf_callgraph::{CallGraph, ChainOrder, GraphMode};
+    let mut graph = match a.call_graph.as_deref() {
         Some(g) => CallGraph::parse(g).map_err(anyhow::Error::msg)?,
         None => CallGraph::default(),
     };
+    if a.inverted {
+        graph.order = Some(ChainOrder::Caller);
+    }
     let keys =
         tracectl::render::perf_report::SortKey::parse_list(&a.sort).map_err(anyhow::Error::msg)?;
     let o = open(&a.input.input, &a.symbols)?;
@@ -159,10 +168,10 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         && graph.mode != GraphMode::None
         && !tracectl::render::perf_report::has_call_chains(&o.file)
     {
-        // perf says so and prints the table without call graphs.
-        eprintln!(
-            "{}: -g: the samples have no call chains (record with -g to get them); \
-             printing the table only",
+        // perf prints its error and no table.
+        anyhow::bail!(
+            "{}: -g asks for call graphs, but the samples have no call chains; record \
+             with `perf record -g`, or leave out -g (or give -g none) for the table alone",
             a.input.input.display()
         );
     }

@@ -138,6 +138,10 @@ pub struct Location<'a> {
     pub dso: Option<&'a str>,
     /// Whether the address was sampled in the kernel (perf's `[k]` level).
     pub kernel: bool,
+    /// What perf's `map__unmap_ip` adds to a file-relative address to get the sampled
+    /// one: the mapping's start less its file offset (0 for the kernel's identity
+    /// maps and unmapped addresses).
+    pub unmap_delta: u64,
 }
 
 /// Threads, mappings and symbols of one perf.data file.
@@ -390,6 +394,7 @@ impl Machine {
             sym,
             dso: Some(&d.name),
             kernel: true,
+            unmap_delta: m.start.wrapping_sub(m.pgoff),
         })
     }
 
@@ -408,6 +413,7 @@ impl Machine {
             sym: None,
             dso: None,
             kernel,
+            unmap_delta: 0,
         };
         if kernel {
             return self.kernel_location(addr).unwrap_or(unknown);
@@ -423,6 +429,7 @@ impl Machine {
                 sym,
                 dso: Some(&self.dsos[m.dso].name),
                 kernel: false,
+                unmap_delta: m.start.wrapping_sub(m.pgoff),
             };
         }
         if addr >= self.kernel_start {

@@ -281,6 +281,13 @@ impl RNode {
     }
 }
 
+/// The bit of a level in perf's `int` depth mask: `1 << depth` as x86 computes it
+/// (the count taken modulo 32), so that graphs deeper than 32 levels print as perf's
+/// do instead of overflowing.
+fn bit(depth: usize) -> u32 {
+    1u32.wrapping_shl(depth as u32)
+}
+
 /// What printing a row's call graph needs besides the tree.
 #[derive(Debug, Clone, Copy)]
 pub struct GraphContext {
@@ -330,10 +337,10 @@ impl Printer<'_> {
         }
     }
 
-    fn graph_line(&mut self, depth: usize, mask: u64, left: usize) {
+    fn graph_line(&mut self, depth: usize, mask: u32, left: usize) {
         self.margin(left);
         for i in 0..depth {
-            if mask & (1 << i) != 0 {
+            if mask & bit(i) != 0 {
                 self.out.push_str("|          ");
             } else {
                 self.out.push_str("           ");
@@ -348,13 +355,13 @@ impl Printer<'_> {
         name: &str,
         value: &str,
         depth: usize,
-        mask: u64,
+        mask: u32,
         first: bool,
         left: usize,
     ) {
         self.margin(left);
         for i in 0..depth {
-            self.out.push(if mask & (1 << i) != 0 { '|' } else { ' ' });
+            self.out.push(if mask & bit(i) != 0 { '|' } else { ' ' });
             if first && i == depth - 1 {
                 let _ = write!(self.out, "--{value}--");
             } else {
@@ -365,7 +372,7 @@ impl Printer<'_> {
         self.out.push('\n');
     }
 
-    fn graph_level(&mut self, node: usize, total: u64, depth: usize, mask: u64, left: usize) {
+    fn graph_level(&mut self, node: usize, total: u64, depth: usize, mask: u32, left: usize) {
         let fractal = self.cx.graph.mode == GraphMode::Fractal;
         let mut remaining = total;
         let mut new_mask = mask;
@@ -376,7 +383,7 @@ impl Printer<'_> {
             remaining = remaining.wrapping_sub(cumul);
             let last = i + 1 == kids.len();
             if last && (!fractal || remaining == 0) {
-                new_mask &= !(1u64 << (depth - 1));
+                new_mask &= !bit(depth - 1);
             }
             self.graph_line(depth, mask, left);
             let value = self.value(cumul, count, total);
@@ -390,13 +397,13 @@ impl Printer<'_> {
             } else {
                 total
             };
-            self.graph_level(k, new_total, depth + 1, new_mask | (1 << depth), left);
+            self.graph_level(k, new_total, depth + 1, new_mask | bit(depth), left);
             if printed + 1 == limit {
                 break;
             }
         }
         if fractal && remaining != 0 && remaining != total {
-            new_mask &= !(1u64 << (depth - 1));
+            new_mask &= !bit(depth - 1);
             let value = match self.cx.graph.value {
                 // perf counts the remaining samples from the parent's counts.
                 GraphValue::Count => {

@@ -2,19 +2,25 @@
 //! row per distinct sort key (command, pid, shared object, symbol) with its share of
 //! the event's period, and with `--children` each entry's share counting the samples
 //! whose call chains pass through it. Under each row, the call graph of its samples
-//! in the `-g` mode ([`crate::render::perf_callgraph`]).
+//! in the `-g` mode ([`crate::render::perf_callgraph`]). Rows come in perf's order,
+//! ties included: the rows pass through perf's red-black trees with perf's comparisons
+//! ([`crate::render::perf_rbtree`]).
 
+use std::cell::Cell;
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use crate::perf::data::abi::{record, sample};
-use crate::perf::data::{Event, PerfData, PerfDataError};
+use crate::event::Record;
+use crate::perf::data::abi::{attr_type, record, sample};
+use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{ordered_records, Location, Machine};
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
 };
+use crate::render::perf_rbtree::RbOrder;
 use crate::render::perf_script::event_name;
-use crate::render::tracecmd::DatCatalog;
+use crate::render::tracecmd::{Catalog, DatCatalog};
 
 /// A `--sort` key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,10 +33,20 @@ pub enum SortKey {
     Dso,
     /// `sym`: the symbol.
     Sym,
+    /// `addr`: the sampled address (perf 6.1 shows a call chain entry's address
+    /// offset once more by its mapping, as it does; see [`Location::unmap_delta`]).
+    Addr,
+    /// `cpu`: the CPU the sample was taken on (-1 when not recorded).
+    Cpu,
+    /// `time`: the sample's time, cut down to perf's default quantum (100 ms).
+    Time,
+    /// `trace`: a tracepoint's text (its `print fmt` output); `N/A` for other events.
+    Trace,
 }
 
 impl SortKey {
-    /// Parse `comm,dso,sym`.
+    /// Parse `comm,dso,sym`; perf's keys that are not supported are refused with the
+    /// reason.
     pub fn parse_list(s: &str) -> Result<Vec<SortKey>, String> {
         s.split(',')
             .map(str::trim)
@@ -40,9 +56,11 @@ impl SortKey {
                 "pid" => Ok(SortKey::Pid),
                 "dso" => Ok(SortKey::Dso),
                 "sym" | "symbol" => Ok(SortKey::Sym),
-                other => Err(format!(
-                    "unknown --sort key '{other}'; supported: comm, pid, dso, sym"
-                )),
+                "addr" => Ok(SortKey::Addr),
+                "cpu" => Ok(SortKey::Cpu),
+                "time" => Ok(SortKey::Time),
+                "trace" => Ok(SortKey::Trace),
+                other => Err(unsupported_key(other)),
             })
             .collect()
     }
@@ -53,8 +71,101 @@ impl SortKey {
             SortKey::Pid => "    Pid:Command",
             SortKey::Dso => "Shared Object",
             SortKey::Sym => "Symbol",
+            SortKey::Addr => "Address",
+            SortKey::Cpu => "CPU",
+            SortKey::Time => "Time",
+            SortKey::Trace => "Trace output",
         }
     }
+}
+
+const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu, time, trace";
+
+/// Why a `--sort` key of perf's is refused, or that it is no key at all.
+fn unsupported_key(key: &str) -> String {
+    const BRANCH: &[&str] = &[
+        "dso_from",
+        "dso_to",
+        "symbol_from",
+        "symbol_to",
+        "mispredict",
+        "in_tx",
+        "abort",
+        "cycles",
+        "srcline_from",
+        "srcline_to",
+        "ipc_lbr",
+        "addr_from",
+        "addr_to",
+    ];
+    const MEMORY: &[&str] = &[
+        "symbol_daddr",
+        "dso_daddr",
+        "locked",
+        "tlb",
+        "mem",
+        "snoop",
+        "dcacheline",
+        "symbol_iaddr",
+        "phys_daddr",
+        "data_page_size",
+        "blocked",
+    ];
+    const OTHER: &[&str] = &[
+        "parent",
+        "socket",
+        "dso_size",
+        "cgroup",
+        "cgroup_id",
+        "local_weight",
+        "weight",
+        "transaction",
+        "code_page_size",
+        "local_ins_lat",
+        "ins_lat",
+        "local_p_stage_cyc",
+        "p_stage_cyc",
+        "overhead",
+        "overhead_sys",
+        "overhead_us",
+        "overhead_guest_sys",
+        "overhead_guest_us",
+        "overhead_children",
+        "sample",
+        "period",
+    ];
+    if BRANCH.contains(&key) {
+        format!(
+            "--sort {key}: a branch-stack key; it needs samples recorded with branch stacks \
+             (perf record -b), which this reader does not decode; {SUPPORTED}"
+        )
+    } else if MEMORY.contains(&key) {
+        format!(
+            "--sort {key}: a memory-access key; it needs samples with data addresses \
+             (perf mem record), which this reader does not decode; {SUPPORTED}"
+        )
+    } else if key == "srcline" || key == "srcfile" {
+        format!(
+            "--sort {key}: source lines need the DWARF line tables of every object, which \
+             this reader does not read; {SUPPORTED}"
+        )
+    } else if OTHER.contains(&key) {
+        format!("--sort {key}: perf's key is not supported here; {SUPPORTED}")
+    } else {
+        format!("unknown --sort key '{key}'; {SUPPORTED}")
+    }
+}
+
+/// A row's symbol as perf tells rows apart (`sort__sym_cmp`): by the symbol (its
+/// start in its object), or by the address when there is none.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum SymKey {
+    /// `sym` is not a sort key.
+    Unsorted,
+    /// A symbol: its start address and its name.
+    Resolved { start: u64, name: String },
+    /// No symbol: the address.
+    Unresolved(u64),
 }
 
 /// One row's identity: the values of the selected keys.
@@ -64,8 +175,15 @@ struct Key {
     pid: i32,
     /// Short name of the shared object; None when unmapped.
     dso: Option<String>,
-    /// Symbol name, or the unresolved address.
-    sym: Result<String, u64>,
+    sym: SymKey,
+    /// The address as perf shows it (`addr`).
+    addr: u64,
+    /// The CPU, -1 when not recorded (`cpu`).
+    cpu: i32,
+    /// The time, cut to the quantum (`time`).
+    time: u64,
+    /// The tracepoint's text; None for other events (`trace`).
+    trace: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -80,15 +198,188 @@ struct Totals {
     /// `[k]` rather than `[.]`: the level of the location that made the row (perf does
     /// not tell rows apart by it).
     kernel: bool,
+    /// The location that made the row had no symbol: perf then widens the symbol and
+    /// object columns for a raw address, whichever keys are shown.
+    unresolved: bool,
+}
+
+/// One row (perf's `hist_entry`).
+#[derive(Debug)]
+struct Row {
+    key: Key,
+    totals: Totals,
+    /// The short name of the object of the location that made the row: perf compares
+    /// symbols of different objects by it even when `dso` is no sort key.
+    map_dso: Option<String>,
+    /// Call chains, when they are printed.
+    tree: Option<CallTree>,
+    /// perf made the row's `trace` text: it does so only when a comparison reaches
+    /// that key, and sizes the column by the texts made by then.
+    trace_made: Cell<bool>,
+}
+
+impl Row {
+    /// A row that only takes part in comparisons.
+    fn stand_in(key: Key) -> Row {
+        Row {
+            key,
+            totals: Totals::default(),
+            map_dso: None,
+            tree: None,
+            trace_made: Cell::new(false),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
 struct EventHists {
     samples: u64,
     period: u64,
-    rows: HashMap<Key, Totals>,
-    /// Call chains per row, when they are printed.
-    trees: HashMap<Key, CallTree>,
+    index: HashMap<Key, usize>,
+    rows: Vec<Row>,
+    /// The rows as perf files them while reading (`hists->entries_in`).
+    entries_in: RbOrder,
+}
+
+impl EventHists {
+    /// The row of `key`, made (and filed as perf files it) when new.
+    fn row(
+        &mut self,
+        keys: &[SortKey],
+        key: Key,
+        tid: i32,
+        kernel: bool,
+        dso: Option<&str>,
+        unresolved: bool,
+    ) -> usize {
+        let row = Row {
+            key,
+            totals: Totals {
+                first_tid: tid,
+                kernel,
+                unresolved,
+                ..Totals::default()
+            },
+            map_dso: dso.map(short_dso),
+            tree: None,
+            trace_made: Cell::new(false),
+        };
+        if let Some(&i) = self.index.get(&row.key) {
+            if keys.contains(&SortKey::Trace) {
+                // Only for the texts the search makes on its way.
+                self.entries_in
+                    .find(|e| entry_cmp(keys, &self.rows[e], &row));
+            }
+            return i;
+        }
+        let rows = &self.rows;
+        // hists__findnew_entry: left when hist_entry__cmp(existing, new) < 0.
+        let i = self
+            .entries_in
+            .insert(|e| entry_cmp(keys, &rows[e], &row) == Ordering::Less);
+        self.index.insert(row.key.clone(), i);
+        self.rows.push(row);
+        i
+    }
+}
+
+/// perf's `cmp_null`: which of two possibly missing things comes first.
+fn cmp_null<T>(l: Option<T>, r: Option<T>) -> Ordering {
+    match (l, r) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), _) => Ordering::Greater,
+    }
+}
+
+/// `sort__dso_cmp(left, right)`: names compared right to left, a missing object after
+/// any other.
+fn dso_cmp(l: Option<&str>, r: Option<&str>) -> Ordering {
+    match (l, r) {
+        (Some(a), Some(b)) => b.cmp(a),
+        _ => cmp_null(l, r),
+    }
+}
+
+/// perf's `(int64_t)(right - left)` on addresses: a wrapping difference, so that an
+/// address 2^63 above another comes before it.
+fn addr_cmp(l: u64, r: u64) -> Ordering {
+    (r.wrapping_sub(l) as i64).cmp(&0)
+}
+
+/// `sort__trace_cmp(left, right)`: texts right to left; rows of other events are
+/// equal. perf makes the texts of both rows here.
+fn trace_cmp(l: &Row, r: &Row) -> Ordering {
+    match (&l.key.trace, &r.key.trace) {
+        (Some(a), Some(b)) => {
+            l.trace_made.set(true);
+            r.trace_made.set(true);
+            b.cmp(a)
+        }
+        _ => Ordering::Equal,
+    }
+}
+
+/// A tracepoint sample's text as perf's `trace` key shows it (libtraceevent's
+/// `print fmt` output); None for other events.
+fn trace_text(attr: &Attr, catalog: Option<&DatCatalog>, s: &Sample) -> Option<String> {
+    if attr.type_ != attr_type::TRACEPOINT {
+        return None;
+    }
+    let mut out = Vec::new();
+    if let Some(c) = catalog {
+        let rec = Record {
+            cpu: s.cpu,
+            ts: s.time,
+            data: s.raw,
+        };
+        c.write_info(&rec, &mut out);
+    }
+    while out.last() == Some(&b'\n') {
+        out.pop();
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// `hist_entry__cmp(left, right)` (and `hist_entry__collapse`, the same for these
+/// keys): how perf tells rows apart and files them before sorting for output.
+fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
+    let mut o = Ordering::Equal;
+    for k in keys {
+        o = match k {
+            SortKey::Comm => r.key.comm.cmp(&l.key.comm),
+            SortKey::Pid => r.key.pid.cmp(&l.key.pid),
+            SortKey::Cpu => r.key.cpu.cmp(&l.key.cpu),
+            SortKey::Addr => addr_cmp(l.key.addr, r.key.addr),
+            SortKey::Time => addr_cmp(l.key.time, r.key.time),
+            SortKey::Trace => trace_cmp(l, r),
+            SortKey::Dso => dso_cmp(l.key.dso.as_deref(), r.key.dso.as_deref()),
+            SortKey::Sym => match (&l.key.sym, &r.key.sym) {
+                (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
+                (ls, rs) => {
+                    dso_cmp(l.map_dso.as_deref(), r.map_dso.as_deref()).then_with(|| {
+                        match (ls, rs) {
+                            (
+                                SymKey::Resolved { start: a, name: na },
+                                SymKey::Resolved { start: b, name: nb },
+                            ) if a == b && na == nb => Ordering::Equal,
+                            (
+                                SymKey::Resolved { start: a, .. },
+                                SymKey::Resolved { start: b, .. },
+                            ) => addr_cmp(*a, *b),
+                            (SymKey::Resolved { .. }, _) => Ordering::Greater,
+                            (_, SymKey::Resolved { .. }) => Ordering::Less,
+                            _ => Ordering::Equal,
+                        }
+                    })
+                }
+            },
+        };
+        if o != Ordering::Equal {
+            break;
+        }
+    }
+    o
 }
 
 fn short_dso(d: &str) -> String {
@@ -99,9 +390,20 @@ fn short_dso(d: &str) -> String {
     }
 }
 
-/// `raw_ip`: an unresolved call chain entry is keyed (and printed) by the address as
-/// sampled, as perf does, while the sample's own entry uses the file-relative one.
-fn key_of(keys: &[SortKey], comm: &str, tid: i32, loc: &Location, raw_ip: Option<u64>) -> Key {
+/// What a row is keyed by. `raw` is the address as sampled; `chained` says the
+/// location is a call chain entry: perf keys (and prints) an unresolved one by that
+/// address, and the sample's own by the file-relative one; for `addr` it maps a chain
+/// entry's address once more (`map__unmap_ip` of an address that was never made
+/// file-relative).
+fn key_of(
+    keys: &[SortKey],
+    comm: &str,
+    tid: i32,
+    cpu: i32,
+    loc: &Location,
+    raw: u64,
+    chained: bool,
+) -> Key {
     let has = |k| keys.contains(&k);
     Key {
         // The thread key shows the thread's last comm (filled in at the end), the
@@ -119,14 +421,29 @@ fn key_of(keys: &[SortKey], comm: &str, tid: i32, loc: &Location, raw_ip: Option
         },
         sym: if has(SortKey::Sym) {
             match loc.sym {
-                Some((n, _)) => Ok(n.to_string()),
-                None => Err(raw_ip.unwrap_or(loc.addr)),
+                Some((n, off)) => SymKey::Resolved {
+                    start: loc.addr.wrapping_sub(off),
+                    name: n.to_string(),
+                },
+                None if chained => SymKey::Unresolved(raw),
+                None => SymKey::Unresolved(loc.addr),
             }
         } else {
-            Ok(String::new())
+            SymKey::Unsorted
         },
+        addr: match (has(SortKey::Addr), chained) {
+            (false, _) => 0,
+            (true, true) => raw.wrapping_add(loc.unmap_delta),
+            (true, false) => raw,
+        },
+        cpu: if has(SortKey::Cpu) { cpu } else { 0 },
+        time: 0,
+        trace: None,
     }
 }
+
+/// perf's `--time-quantum` default: 100 ms.
+const TIME_QUANTUM_NS: u64 = 100_000_000;
 
 /// One call chain entry as the call graph keys and prints it.
 fn frame_of(machine: &Machine, loc: &Location, raw: u64) -> Frame {
@@ -188,17 +505,30 @@ pub fn write_report(
                 h.period += s.period;
                 let attr = &file.attrs()[s.attr];
                 let ip = machine.resolve(s.pid, s.cpumode, s.ip);
-                let self_key = key_of(keys, &comm, s.tid, &ip, None);
-                h.rows
-                    .entry(self_key.clone())
-                    .or_insert(Totals {
-                        first_tid: s.tid,
-                        kernel: ip.kernel,
-                        ..Totals::default()
-                    })
-                    .self_ += s.period;
+                let cpu = if attr.sample_type & sample::CPU != 0 {
+                    s.cpu as i32
+                } else {
+                    -1
+                };
+                let mut self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
+                // The same for every entry of the sample.
+                let time = if keys.contains(&SortKey::Time) {
+                    s.time / TIME_QUANTUM_NS * TIME_QUANTUM_NS
+                } else {
+                    0
+                };
+                let trace = if keys.contains(&SortKey::Trace) {
+                    trace_text(attr, catalog, &s)
+                } else {
+                    None
+                };
+                self_key.time = time;
+                self_key.trace = trace.clone();
+                let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
+                h.rows[self_row].totals.self_ += s.period;
                 let chained = attr.sample_type & sample::CALLCHAIN != 0;
-                let mut chain: Vec<(Key, bool, Frame)> = Vec::new();
+                // Each entry's row identity, level and object, and its frame.
+                let mut chain: Vec<(Key, bool, Option<&str>, bool, Frame)> = Vec::new();
                 if chained && (children || graph.mode != GraphMode::None) {
                     let mut locs = Vec::new();
                     machine.callchain(&s, |l, raw| locs.push((l, raw)));
@@ -215,43 +545,62 @@ pub fn write_report(
                         } else {
                             l.kernel = kernel;
                         }
-                        let k = key_of(keys, &comm, s.tid, &l, Some(raw));
-                        chain.push((k, l.kernel, frame_of(&machine, &l, raw)));
+                        let mut k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
+                        k.time = time;
+                        k.trace = trace.clone();
+                        chain.push((
+                            k,
+                            l.kernel,
+                            l.dso,
+                            l.sym.is_none(),
+                            frame_of(&machine, &l, raw),
+                        ));
                     }
                 }
-                let frames: Vec<Frame> = chain.iter().map(|(_, _, f)| f.clone()).collect();
+                let frames: Vec<Frame> = chain.iter().map(|c| c.4.clone()).collect();
                 let trees = chained && graph.mode != GraphMode::None;
                 if trees {
-                    h.trees
-                        .entry(self_key.clone())
-                        .or_default()
+                    h.rows[self_row]
+                        .tree
+                        .get_or_insert_with(CallTree::default)
                         .add(&frames, s.period);
                 }
                 if children {
                     // perf walks the chain in print order and counts each row once
-                    // per sample, with the chain from that entry on.
-                    let mut seen: Vec<(Key, bool)> = vec![(self_key, ip.kernel)];
-                    for (i, (k, kernel, _)) in chain.iter().enumerate() {
-                        if seen.iter().any(|(s, _)| s == k) {
+                    // per sample, with the chain from that entry on; the rows are
+                    // made in that order.
+                    // perf compares each entry with those already counted through a
+                    // stand-in that has no time, so with `time` as a key (and a time
+                    // past the first quantum) no entry is ever a repeat: a row counts
+                    // once per entry.
+                    let repeats = !(keys.contains(&SortKey::Time) && time != 0);
+                    let mut seen: Vec<usize> = vec![self_row];
+                    for (i, (k, kernel, dso, unresolved, _)) in chain.into_iter().enumerate() {
+                        if keys.contains(&SortKey::Trace) {
+                            // The comparisons with the stand-in make `trace` texts.
+                            let mut stand_in = k.clone();
+                            stand_in.time = 0;
+                            let stand_in = Row::stand_in(stand_in);
+                            for &r in &seen {
+                                if entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal {
+                                    break;
+                                }
+                            }
+                        }
+                        let row = h.row(keys, k, s.tid, kernel, dso, unresolved);
+                        if repeats && seen.contains(&row) {
                             continue;
                         }
-                        seen.push((k.clone(), *kernel));
+                        seen.push(row);
                         if trees {
-                            h.trees
-                                .entry(k.clone())
-                                .or_default()
+                            h.rows[row]
+                                .tree
+                                .get_or_insert_with(CallTree::default)
                                 .add(&frames[i..], s.period);
                         }
                     }
-                    for (k, kernel) in seen {
-                        h.rows
-                            .entry(k)
-                            .or_insert(Totals {
-                                first_tid: s.tid,
-                                kernel,
-                                ..Totals::default()
-                            })
-                            .children += s.period;
+                    for row in seen {
+                        h.rows[row].totals.children += s.period;
                     }
                 }
             }
@@ -304,16 +653,111 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
         SortKey::Comm => key.comm.clone(),
         SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
         SortKey::Dso => key.dso.clone().unwrap_or_else(|| "[unknown]".into()),
+        // C's `%#llx`: no 0x for zero.
+        SortKey::Addr if key.addr == 0 => "0".to_string(),
+        SortKey::Addr => format!("{:#x}", key.addr),
+        // C's `%3.3d`.
+        SortKey::Cpu if key.cpu < 0 => format!("-{:03}", key.cpu.unsigned_abs()),
+        SortKey::Cpu => format!("{:03}", key.cpu),
+        // `timestamp__scnprintf_usec`.
+        SortKey::Time => format!(
+            "{}.{:06}",
+            key.time / 1_000_000_000,
+            key.time % 1_000_000_000 / 1000
+        ),
+        SortKey::Trace => key.trace.clone().unwrap_or_else(|| "N/A".into()),
         SortKey::Sym => {
             let level = if t.kernel { "[k] " } else { "[.] " };
             match &key.sym {
-                Ok(n) => format!("{level}{n}"),
+                SymKey::Resolved { name, .. } => format!("{level}{name}"),
                 // C's `%#.16llx`: no 0x for zero.
-                Err(0) => format!("{level}{:016x}", 0),
-                Err(a) => format!("{level}0x{a:016x}"),
+                SymKey::Unresolved(0) => format!("{level}{:016x}", 0),
+                SymKey::Unresolved(a) => format!("{level}0x{a:016x}"),
+                SymKey::Unsorted => String::new(),
             }
         }
     }
+}
+
+/// The rows in perf's output order: filed as they were made (`entries_in`), merged
+/// in that order when a key needs it (`hists__collapse_resort`), and filed again in
+/// that order by the output comparison (`hists__output_resort`), each time into a
+/// red-black tree, whose shape decides between rows the comparison does not order.
+fn output_order(
+    h: &EventHists,
+    keys: &[SortKey],
+    children: bool,
+    graph: &CallGraph,
+    order: ChainOrder,
+) -> Vec<usize> {
+    let mut made = h.entries_in.in_order();
+    // Only `comm` has a collapse step among these keys (`se_collapse`); it compares
+    // as `hist_entry__cmp` does, but the refiling can still reshape the tree.
+    if keys.contains(&SortKey::Comm) {
+        let mut collapsed = RbOrder::new();
+        let mut filed: Vec<usize> = Vec::with_capacity(made.len());
+        for &i in &made {
+            collapsed.insert(|e| entry_cmp(keys, &h.rows[filed[e]], &h.rows[i]) == Ordering::Less);
+            filed.push(i);
+        }
+        made = collapsed.in_order().into_iter().map(|e| filed[e]).collect();
+    }
+    let depth = |r: &Row| r.tree.as_ref().map_or(0, CallTree::max_depth);
+    // `hist_entry__sort(a, b)`: the overhead columns, then the sort keys; `a` goes
+    // left of `b` when it is Greater.
+    let sort = |a: &Row, b: &Row| {
+        let (ta, tb) = (&a.totals, &b.totals);
+        let mut o = Ordering::Equal;
+        if children {
+            o = ta.children.cmp(&tb.children).then_with(|| {
+                // Callers above their callees when a thread's rows have equal
+                // Children shares (`__hpp__sort_acc`); rows of different threads
+                // are equal here.
+                if graph.mode == GraphMode::None || ta.first_tid != tb.first_tid {
+                    return Ordering::Equal;
+                }
+                match order {
+                    ChainOrder::Caller => depth(a).cmp(&depth(b)),
+                    ChainOrder::Callee => depth(b).cmp(&depth(a)),
+                }
+            });
+        }
+        o = o.then(ta.self_.cmp(&tb.self_));
+        for k in keys {
+            o = o.then_with(|| match k {
+                SortKey::Comm => b.key.comm.cmp(&a.key.comm),
+                SortKey::Pid => b.key.pid.cmp(&a.key.pid),
+                SortKey::Cpu => b.key.cpu.cmp(&a.key.cpu),
+                SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
+                SortKey::Time => addr_cmp(a.key.time, b.key.time),
+                SortKey::Trace => trace_cmp(a, b),
+                SortKey::Dso => dso_cmp(a.key.dso.as_deref(), b.key.dso.as_deref()),
+                // `sort__sym_sort`: by name; rows without a symbol are equal.
+                SortKey::Sym => {
+                    let name = |r: &Row| match &r.key.sym {
+                        SymKey::Resolved { name, .. } => Some(name.clone()),
+                        _ => None,
+                    };
+                    match (name(a), name(b)) {
+                        (Some(x), Some(y)) => y.cmp(&x),
+                        (x, y) => cmp_null(x, y),
+                    }
+                }
+            });
+        }
+        o
+    };
+    let mut output = RbOrder::new();
+    let mut filed: Vec<usize> = Vec::with_capacity(made.len());
+    for i in made {
+        let t = &h.rows[i].totals;
+        if (children && t.children == 0) || (!children && t.self_ == 0) {
+            continue;
+        }
+        output.insert(|e| sort(&h.rows[i], &h.rows[filed[e]]) == Ordering::Greater);
+        filed.push(i);
+    }
+    output.in_order().into_iter().map(|e| filed[e]).collect()
 }
 
 fn write_table(
@@ -325,82 +769,32 @@ fn write_table(
     machine: &mut Machine,
     out: &mut Vec<u8>,
 ) {
-    let mut rows: Vec<(&Key, &Totals)> = h
-        .rows
-        .iter()
-        .filter(|(_, t)| {
-            if children {
-                t.children > 0
-            } else {
-                t.self_ > 0
-            }
-        })
+    let shown = output_order(h, keys, children, graph, order);
+    let trace_made: Vec<bool> = shown.iter().map(|&i| h.rows[i].trace_made.get()).collect();
+    let rows: Vec<(&Key, &Totals)> = shown
+        .into_iter()
+        .map(|i| (&h.rows[i].key, &h.rows[i].totals))
         .collect();
-    let none_last = |a: &Option<String>, b: &Option<String>| match (a, b) {
-        (Some(x), Some(y)) => x.cmp(y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    };
-    let depth = |k: &Key| h.trees.get(k).map_or(0, CallTree::max_depth);
-    let by_keys = |ka: &Key, kb: &Key| {
-        let mut o = std::cmp::Ordering::Equal;
-        for k in keys {
-            o = o.then_with(|| match k {
-                SortKey::Comm => ka.comm.cmp(&kb.comm),
-                SortKey::Pid => ka.pid.cmp(&kb.pid),
-                SortKey::Dso => none_last(&ka.dso, &kb.dso),
-                SortKey::Sym => match (&ka.sym, &kb.sym) {
-                    (Ok(x), Ok(y)) => x.cmp(y),
-                    (Ok(_), Err(_)) => std::cmp::Ordering::Less,
-                    (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
-                    (Err(x), Err(y)) => x.cmp(y),
-                },
-            });
-        }
-        o
-    };
-    let before = |(ka, ta): &(&Key, &Totals), (kb, tb): &(&Key, &Totals)| {
-        let o = if children {
-            tb.children
-                .cmp(&ta.children)
-                .then_with(|| {
-                    // perf's tie-break of equal Children shares, callers first.
-                    if graph.mode == GraphMode::None || ta.first_tid != tb.first_tid {
-                        return std::cmp::Ordering::Equal;
-                    }
-                    match order {
-                        ChainOrder::Caller => depth(kb).cmp(&depth(ka)),
-                        ChainOrder::Callee => depth(ka).cmp(&depth(kb)),
-                    }
-                })
-                .then(tb.self_.cmp(&ta.self_))
-        } else {
-            tb.self_.cmp(&ta.self_)
-        };
-        o.then_with(|| by_keys(ka, kb))
-    };
-    // The tie-break by chain depth holds only within a thread, so this is no total
-    // order; like perf, insert the rows one by one (in key order) where a search by
-    // it leads, which gives one answer for any input.
-    rows.sort_by(|(ka, _), (kb, _)| by_keys(ka, kb));
-    let mut sorted: Vec<(&Key, &Totals)> = Vec::with_capacity(rows.len());
-    for r in rows {
-        let at = sorted.partition_point(|x| before(&r, x) != std::cmp::Ordering::Less);
-        sorted.insert(at, r);
-    }
-    let rows = sorted;
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|(k, t)| keys.iter().map(|&s| cell(s, k, t, machine)).collect())
         .collect();
-    let unresolved = rows.iter().any(|(k, _)| k.sym.is_err());
+    let unresolved = rows.iter().any(|(_, t)| t.unresolved);
     let widths: Vec<usize> = keys
         .iter()
         .enumerate()
         .map(|(i, k)| {
             let mut w = k.header().len();
-            if *k == SortKey::Comm {
+            if *k == SortKey::Cpu || *k == SortKey::Time {
+                // perf's CPU column is 3 wide whatever it holds, its time column 12.
+                w = w.max(if *k == SortKey::Time { 12 } else { 3 });
+            } else if *k == SortKey::Trace {
+                for ((key, _), made) in rows.iter().zip(&trace_made) {
+                    if *made {
+                        w = w.max(key.trace.as_ref().map_or(0, String::len));
+                    }
+                }
+            } else if *k == SortKey::Comm {
                 for (_, t) in &rows {
                     w = w.max(machine.comm(t.first_tid).len());
                 }
@@ -414,6 +808,9 @@ fn write_table(
             }
             if *k == SortKey::Sym && unresolved {
                 w = w.max(22);
+            }
+            if *k == SortKey::Addr {
+                w = w.max(18);
             }
             w
         })
@@ -443,14 +840,24 @@ fn write_table(
     for ((key, t), c) in rows.iter().zip(&cells) {
         let mut line = String::from("  ");
         if children {
-            line.push_str(&format!("{:>8}", format!("{:.2}%", pct(t.children))));
+            // perf's `" %*.2f%%"` with 6: a share of 1000% or more (Children of
+            // `time` rows) widens the column by a character.
+            line.push_str(&format!(" {:>6.2}%", pct(t.children)));
             line.push_str("  ");
         }
-        line.push_str(&format!("{:>8}", format!("{:.2}%", pct(t.self_))));
+        line.push_str(&format!(" {:>6.2}%", pct(t.self_)));
         for (i, (k, w)) in keys.iter().zip(&widths).enumerate() {
             line.push_str("  ");
-            if *k == SortKey::Sym {
+            if *k == SortKey::Sym && i + 1 == keys.len() {
                 line.push_str(&c[i]);
+            } else if (*k == SortKey::Time || *k == SortKey::Trace) && i + 1 == keys.len() {
+                // C's `%-.*s`: cut to the width, not padded.
+                line.push_str(&format!("{:.w$}", c[i], w = w));
+            } else if *k == SortKey::Sym || *k == SortKey::Addr {
+                // Padded to the width, never cut.
+                line.push_str(&format!("{:<w$}", c[i], w = w));
+            } else if *k == SortKey::Cpu {
+                line.push_str(&format!("{:>w$}", c[i], w = w));
             } else {
                 // C's `%-*.*s`: padded and cut to the width.
                 line.push_str(&format!("{:<w$.w$}", c[i], w = w));
@@ -458,7 +865,7 @@ fn write_table(
         }
         line.push('\n');
         out.extend_from_slice(line.as_bytes());
-        if let Some(tree) = h.trees.get(*key) {
+        if let Some(tree) = h.index.get(*key).and_then(|&i| h.rows[i].tree.as_ref()) {
             let cx = GraphContext {
                 graph: *graph,
                 total: h.period,

@@ -7,7 +7,7 @@ run() {
     data=$1
     shift
     name=$(echo "${data%.data} $*" | sed 's/ *$//; s/ /_/g')
-    perf report -i "$data" --symfs symfs --kallsyms kallsyms --stdio "$@" 2>/dev/null \
+    perf report -i "$data" --symfs symfs --kallsyms "${K:-kallsyms}" --stdio "$@" 2>/dev/null \
         | grep -v '^# (Tip:' > "results/report-g.$name.txt"
 }
 run calls.data
@@ -29,3 +29,14 @@ run tc-spin.data
 run tc-spin.data -g folded,callee --no-children
 run tp-callchain.data -g caller,5 --no-children
 run tp-callchain.data -g graph,5
+run tp-callchain.data -g callee,5
+run tp-callchain.data -g fractal,5
+run calls.data -g --no-children
+run calls.data -G --no-children
+run calls.data --sort sym,dso
+run calls.data --sort addr
+run tp-callchain.data --sort comm,cpu,addr -g callee,5
+K=kallsyms-mt run mt-clock.data
+K=kallsyms-mt run mt-clock.data -g callee
+K=kallsyms-mt run mt-clock.data --sort pid,sym
+run tp-callchain.data --sort time,trace -g callee,20

@@ -1,0 +1,264 @@
+//! The order perf's red-black trees (the kernel's `lib/rbtree.c`) leave entries in.
+//!
+//! `perf report` files its rows in such trees three times: as samples arrive, when it
+//! merges them, and when it sorts them for output. The comparison it sorts with is not a
+//! total order (rows of one thread with equal Children shares are ordered by chain depth,
+//! rows of different threads are "equal"; unresolved addresses compare by a wrapping
+//! difference), so the order it prints depends on the shape of the tree the rows went
+//! into, and that shape on the balancing. [`RbOrder`] balances exactly as the kernel
+//! does (the red-black insertion of Cormen et al., which `__rb_insert` implements), so
+//! that inserting the same items with the same comparison gives perf's order.
+
+/// A red-black tree of item numbers `0..len`, in insertion order.
+#[derive(Debug, Default)]
+pub struct RbOrder {
+    nodes: Vec<Node>,
+    root: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    parent: Option<usize>,
+    left: Option<usize>,
+    right: Option<usize>,
+    red: bool,
+}
+
+impl RbOrder {
+    /// An empty tree.
+    pub fn new() -> RbOrder {
+        RbOrder::default()
+    }
+
+    /// How many items were inserted.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether nothing was inserted.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Insert the next item (its number is [`RbOrder::len`] before the call): from the
+    /// root down, `go_left(existing)` says whether the new item goes left of the item
+    /// `existing`, else it goes right, as perf's `while (*p)` loops do.
+    pub fn insert(&mut self, mut go_left: impl FnMut(usize) -> bool) -> usize {
+        let me = self.nodes.len();
+        let mut parent = None;
+        let mut left = false;
+        let mut cur = self.root;
+        while let Some(c) = cur {
+            parent = Some(c);
+            left = go_left(c);
+            cur = if left {
+                self.nodes[c].left
+            } else {
+                self.nodes[c].right
+            };
+        }
+        self.nodes.push(Node {
+            parent,
+            left: None,
+            right: None,
+            red: true,
+        });
+        match parent {
+            None => self.root = Some(me),
+            Some(p) if left => self.nodes[p].left = Some(me),
+            Some(p) => self.nodes[p].right = Some(me),
+        }
+        self.fix_after_insert(me);
+        me
+    }
+
+    /// Search as perf's lookups do: `cmp(existing)` Less goes left, Greater right,
+    /// Equal is the item found.
+    pub fn find(&self, mut cmp: impl FnMut(usize) -> std::cmp::Ordering) -> Option<usize> {
+        let mut cur = self.root;
+        while let Some(c) = cur {
+            cur = match cmp(c) {
+                std::cmp::Ordering::Equal => return Some(c),
+                std::cmp::Ordering::Less => self.nodes[c].left,
+                std::cmp::Ordering::Greater => self.nodes[c].right,
+            };
+        }
+        None
+    }
+
+    /// The items from the leftmost to the rightmost.
+    pub fn in_order(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack = Vec::new();
+        let mut cur = self.root;
+        while cur.is_some() || !stack.is_empty() {
+            while let Some(c) = cur {
+                stack.push(c);
+                cur = self.nodes[c].left;
+            }
+            if let Some(c) = stack.pop() {
+                out.push(c);
+                cur = self.nodes[c].right;
+            }
+        }
+        out
+    }
+
+    fn is_red(&self, n: Option<usize>) -> bool {
+        n.is_some_and(|n| self.nodes[n].red)
+    }
+
+    fn fix_after_insert(&mut self, mut node: usize) {
+        while let Some(parent) = self.nodes[node].parent.filter(|&p| self.nodes[p].red) {
+            // A red parent is never the root, so it has a parent.
+            let Some(grand) = self.nodes[parent].parent else {
+                break;
+            };
+            let parent_is_left = self.nodes[grand].left == Some(parent);
+            let uncle = if parent_is_left {
+                self.nodes[grand].right
+            } else {
+                self.nodes[grand].left
+            };
+            if self.is_red(uncle) {
+                self.nodes[parent].red = false;
+                if let Some(u) = uncle {
+                    self.nodes[u].red = false;
+                }
+                self.nodes[grand].red = true;
+                node = grand;
+                continue;
+            }
+            let mut parent = parent;
+            if parent_is_left {
+                if self.nodes[parent].right == Some(node) {
+                    self.rotate_left(parent);
+                    std::mem::swap(&mut node, &mut parent);
+                }
+                self.rotate_right(grand);
+            } else {
+                if self.nodes[parent].left == Some(node) {
+                    self.rotate_right(parent);
+                    std::mem::swap(&mut node, &mut parent);
+                }
+                self.rotate_left(grand);
+            }
+            self.nodes[parent].red = false;
+            self.nodes[grand].red = true;
+            break;
+        }
+        if let Some(r) = self.root {
+            self.nodes[r].red = false;
+        }
+    }
+
+    fn replace_child(&mut self, parent: Option<usize>, old: usize, new: usize) {
+        match parent {
+            None => self.root = Some(new),
+            Some(p) if self.nodes[p].left == Some(old) => self.nodes[p].left = Some(new),
+            Some(p) => self.nodes[p].right = Some(new),
+        }
+    }
+
+    fn rotate_left(&mut self, x: usize) {
+        let Some(y) = self.nodes[x].right else {
+            return;
+        };
+        let b = self.nodes[y].left;
+        self.nodes[x].right = b;
+        if let Some(b) = b {
+            self.nodes[b].parent = Some(x);
+        }
+        let p = self.nodes[x].parent;
+        self.nodes[y].parent = p;
+        self.replace_child(p, x, y);
+        self.nodes[y].left = Some(x);
+        self.nodes[x].parent = Some(y);
+    }
+
+    fn rotate_right(&mut self, x: usize) {
+        let Some(y) = self.nodes[x].left else {
+            return;
+        };
+        let b = self.nodes[y].right;
+        self.nodes[x].left = b;
+        if let Some(b) = b {
+            self.nodes[b].parent = Some(x);
+        }
+        let p = self.nodes[x].parent;
+        self.nodes[y].parent = p;
+        self.replace_child(p, x, y);
+        self.nodes[y].right = Some(x);
+        self.nodes[x].parent = Some(y);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn black_height(t: &RbOrder, n: Option<usize>) -> usize {
+        match n {
+            None => 1,
+            Some(n) => {
+                let node = t.nodes[n];
+                if node.red {
+                    assert!(!t.is_red(node.left) && !t.is_red(node.right), "red-red");
+                }
+                let l = black_height(t, node.left);
+                assert_eq!(l, black_height(t, node.right), "black heights");
+                l + usize::from(!node.red)
+            }
+        }
+    }
+
+    #[test]
+    fn a_total_order_comes_out_sorted_and_balanced() {
+        let values: Vec<u32> = (0..500).map(|i| (i * 7919) % 503).collect();
+        let mut t = RbOrder::new();
+        for &v in &values {
+            t.insert(|e| v < values[e]);
+        }
+        let got: Vec<u32> = t.in_order().iter().map(|&i| values[i]).collect();
+        let mut want = values.clone();
+        want.sort();
+        assert_eq!(got, want);
+        assert!(!t.is_red(t.root));
+        black_height(&t, t.root);
+    }
+
+    #[test]
+    fn equal_items_keep_their_insertion_order() {
+        let values = [3, 1, 3, 2, 3, 1];
+        let mut t = RbOrder::new();
+        for &v in &values {
+            t.insert(|e| v < values[e]);
+        }
+        assert_eq!(t.in_order(), vec![1, 5, 3, 0, 2, 4]);
+    }
+
+    #[test]
+    fn find_follows_the_comparison() {
+        let values = [5, 3, 8, 1, 4];
+        let mut t = RbOrder::new();
+        for &v in &values {
+            t.insert(|e| v < values[e]);
+        }
+        assert_eq!(t.find(|e| 4.cmp(&values[e])), Some(4));
+        assert_eq!(t.find(|e| 7.cmp(&values[e])), None);
+    }
+
+    /// With a comparison that is no order the result follows the tree's shape: after
+    /// 0, 1, 2 (the root is 1 after one rotation), an item "before 0 only" goes left of
+    /// 1 and then left of 0.
+    #[test]
+    fn the_shape_decides_for_a_comparison_that_is_no_order() {
+        let mut t = RbOrder::new();
+        for i in 0..3 {
+            t.insert(|e| i < e);
+        }
+        assert_eq!(t.root, Some(1));
+        t.insert(|e| e != 2);
+        assert_eq!(t.in_order(), vec![3, 0, 1, 2]);
+    }
+}
