@@ -9,16 +9,33 @@ use std::process::Command;
 
 use crate::support::live::TRACEFS as ROOT;
 
-fn our_instances() -> Vec<String> {
+/// The private instances process `pid` made (`tracectl-VERB-PID`) that still exist. Other
+/// tests running at the same time make and remove their own, so only the process under
+/// test is looked at.
+fn instances_of(pid: u32) -> Vec<String> {
+    let suffix = format!("-{pid}");
     std::fs::read_dir(Path::new(ROOT).join("instances"))
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                // Only ours: other users of this machine create and remove their own.
-                .filter(|n| n.starts_with("tracectl-capture-") || n.starts_with("tracectl-stream-"))
+                .filter(|n| n.starts_with("tracectl-") && n.ends_with(&suffix))
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Run tracectl on the live tracefs: its output and its pid.
+fn tracectl_pid(args: &[&str]) -> (std::process::Output, u32) {
+    let child = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .arg("--tracefs")
+        .arg(ROOT)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    (child.wait_with_output().unwrap(), pid)
 }
 
 fn tracectl(args: &[&str]) -> std::process::Output {
@@ -35,10 +52,9 @@ fn capture_writes_a_replayable_tree_and_removes_its_instance() {
     if !live::ready() {
         return;
     }
-    let before = our_instances();
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join("tree");
-    let out = tracectl(&[
+    let (out, pid) = tracectl_pid(&[
         "capture",
         dest.to_str().unwrap(),
         "-e",
@@ -55,7 +71,11 @@ fn capture_writes_a_replayable_tree_and_removes_its_instance() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(our_instances(), before, "capture left an instance behind");
+    assert_eq!(
+        instances_of(pid),
+        Vec::<String>::new(),
+        "capture left an instance behind"
+    );
     for f in [
         "available_events",
         "events/header_page",
@@ -103,9 +123,8 @@ fn capture_of_an_unknown_event_fails_with_a_suggestion_and_leaves_nothing() {
     if !live::ready() {
         return;
     }
-    let before = our_instances();
     let dir = tempfile::tempdir().unwrap();
-    let out = tracectl(&[
+    let (out, pid) = tracectl_pid(&[
         "capture",
         dir.path().join("t").to_str().unwrap(),
         "-e",
@@ -114,7 +133,7 @@ fn capture_of_an_unknown_event_fails_with_a_suggestion_and_leaves_nothing() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("sched:sched_switch"), "{err}");
-    assert_eq!(our_instances(), before);
+    assert_eq!(instances_of(pid), Vec::<String>::new());
 }
 
 #[test]
@@ -122,7 +141,6 @@ fn live_stream_shows_enabled_events_and_cleans_up_on_sigint() {
     if !live::ready() {
         return;
     }
-    let before = our_instances();
     let child = Command::new(env!("CARGO_BIN_EXE_tracectl"))
         .arg("--tracefs")
         .arg(ROOT)
@@ -139,6 +157,7 @@ fn live_stream_shows_enabled_events_and_cleans_up_on_sigint() {
         nix::sys::signal::Signal::SIGINT,
     )
     .unwrap();
+    let pid = child.id();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -146,7 +165,11 @@ fn live_stream_shows_enabled_events_and_cleans_up_on_sigint() {
     let v: serde_json::Value = serde_json::from_str(first).unwrap();
     assert_eq!(v["event"], "sched_switch");
     assert!(v["fields"]["next_pid"].is_number());
-    assert_eq!(our_instances(), before, "stream left its instance behind");
+    assert_eq!(
+        instances_of(pid),
+        Vec::<String>::new(),
+        "stream left its instance behind"
+    );
 }
 
 #[test]
@@ -154,9 +177,8 @@ fn capture_whose_workload_cannot_start_still_removes_its_instance() {
     if !live::ready() {
         return;
     }
-    let before = our_instances();
     let dir = tempfile::tempdir().unwrap();
-    let out = tracectl(&[
+    let (out, pid) = tracectl_pid(&[
         "capture",
         dir.path().join("t").to_str().unwrap(),
         "-e",
@@ -168,8 +190,8 @@ fn capture_whose_workload_cannot_start_still_removes_its_instance() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/tracectl-workload"), "{err}");
     assert_eq!(
-        our_instances(),
-        before,
+        instances_of(pid),
+        Vec::<String>::new(),
         "the failed capture left its instance behind"
     );
 }
