@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
+use super::sys::MappedFile;
 use crate::render::comm::PidMap;
 
 /// The kallsyms text for a file's kernel addresses, read on first use (reading
@@ -80,18 +81,39 @@ impl KallsymsSource {
 /// are delivered at once.
 pub fn ordered_records(file: &PerfData) -> Result<Vec<RawRecord<'_>>, PerfDataError> {
     let mut out = Vec::new();
+    for_each_ordered(file, |r| {
+        out.push(r);
+        Ok::<(), PerfDataError>(())
+    })?;
+    Ok(out)
+}
+
+/// [`ordered_records`] handed to `f` one by one as each round is released, so that only
+/// the records of two rounds are held at a time. Stops at the first error, of the file
+/// or of `f`.
+pub fn for_each_ordered<'a, E: From<PerfDataError>>(
+    file: &'a PerfData,
+    mut f: impl FnMut(RawRecord<'a>) -> Result<(), E>,
+) -> Result<(), E> {
+    fn flush<'a, E>(
+        queue: &mut Vec<(u64, RawRecord<'a>)>,
+        limit: u64,
+        f: &mut impl FnMut(RawRecord<'a>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        queue.sort_by_key(|(t, _)| *t);
+        let n = queue.partition_point(|(t, _)| *t <= limit);
+        for (_, r) in queue.drain(..n) {
+            f(r)?;
+        }
+        Ok(())
+    }
     let mut queue: Vec<(u64, RawRecord)> = Vec::new();
     let mut max_ts = 0u64;
     let mut next_flush = 0u64;
-    fn flush<'a>(queue: &mut Vec<(u64, RawRecord<'a>)>, out: &mut Vec<RawRecord<'a>>, limit: u64) {
-        queue.sort_by_key(|(t, _)| *t);
-        let n = queue.partition_point(|(t, _)| *t <= limit);
-        out.extend(queue.drain(..n).map(|(_, r)| r));
-    }
     for r in file.records() {
         let r = r?;
         if r.type_ == record::FINISHED_ROUND {
-            flush(&mut queue, &mut out, next_flush);
+            flush(&mut queue, next_flush, &mut f)?;
             next_flush = max_ts;
             continue;
         }
@@ -103,11 +125,10 @@ pub fn ordered_records(file: &PerfData) -> Result<Vec<RawRecord<'_>>, PerfDataEr
                 max_ts = max_ts.max(t);
                 queue.push((t, r));
             }
-            _ => out.push(r),
+            _ => f(r)?,
         }
     }
-    flush(&mut queue, &mut out, u64::MAX);
-    Ok(out)
+    flush(&mut queue, u64::MAX, &mut f)
 }
 
 #[derive(Debug, Clone)]
@@ -300,18 +321,17 @@ impl Machine {
 
     fn symbols(&self, dso: usize) -> Option<&SymbolTable> {
         let d = &self.dsos[dso];
-        d.symbols
-            .get_or_init(|| match &d.kernel {
-                Some(None) => self.kernel_symbols().map(|k| k.kernel.clone()),
-                Some(Some(m)) => self
-                    .kernel_symbols()
-                    .and_then(|k| k.modules.get(m).cloned()),
-                None => {
+        match &d.kernel {
+            Some(None) => self.kernel_symbols().map(|k| &k.kernel),
+            Some(Some(m)) => self.kernel_symbols()?.modules.get(m),
+            None => d
+                .symbols
+                .get_or_init(|| {
                     let (elf, debug) = self.elf_files(&d.name)?;
-                    SymbolTable::from_elf(&elf, debug.as_deref()).ok()
-                }
-            })
-            .as_ref()
+                    SymbolTable::from_elf(elf.bytes(), debug.as_ref().map(|d| d.bytes())).ok()
+                })
+                .as_ref(),
+        }
     }
 
     /// Record the build ids of the file (its BUILD_ID feature): files are then looked
@@ -323,7 +343,7 @@ impl Machine {
     /// The mapped file and, when its symbols are elsewhere, its debug file, where perf
     /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`), the file itself
     /// (under `--symfs`), `/usr/lib/debug/.build-id/XX/REST.debug`, `/usr/lib/debug/PATH`.
-    fn elf_files(&self, name: &str) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    fn elf_files(&self, name: &str) -> Option<(MappedFile, Option<MappedFile>)> {
         let under = |p: &str| match &self.symfs {
             Some(root) => root.join(p.trim_start_matches('/')),
             None => PathBuf::from(p),
@@ -333,23 +353,23 @@ impl Machine {
         // Like every other path, the build-id cache is looked up under --symfs.
         let cache = std::env::var_os("HOME")
             .map(|h| under(&PathBuf::from(h).join(".debug").to_string_lossy()));
-        let matches = |bytes: &Vec<u8>| match want {
-            Some(id) => elf_build_id(bytes).as_ref() == Some(id),
+        let matches = |f: &MappedFile| match want {
+            Some(id) => elf_build_id(f.bytes()).as_ref() == Some(id),
             None => true,
         };
         let mut runtime = None;
         if let (Some(c), Some(h)) = (&cache, &hex) {
             let p = c.join(name.trim_start_matches('/')).join(h).join("elf");
-            runtime = std::fs::read(p).ok().filter(|b| matches(b));
+            runtime = map_file(&p).filter(|f| matches(f));
         }
         let runtime = match runtime {
             Some(r) => r,
-            None => std::fs::read(under(name)).ok().filter(|b| matches(b))?,
+            None => map_file(&under(name)).filter(|f| matches(f))?,
         };
-        if elf_has_symtab(&runtime) {
+        if elf_has_symtab(runtime.bytes()) {
             return Some((runtime, None));
         }
-        let id = want.cloned().or_else(|| elf_build_id(&runtime));
+        let id = want.cloned().or_else(|| elf_build_id(runtime.bytes()));
         let hex = id.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
         let mut candidates: Vec<PathBuf> = Vec::new();
         if let (Some(c), Some(h)) = (&cache, &hex) {
@@ -366,8 +386,8 @@ impl Machine {
         candidates.push(under(&format!("/usr/lib/debug{name}")));
         let debug = candidates
             .iter()
-            .filter_map(|p| std::fs::read(p).ok())
-            .find(|b| elf_has_symtab(b));
+            .filter_map(|p| map_file(p))
+            .find(|f| elf_has_symtab(f.bytes()));
         Some((runtime, debug))
     }
 
@@ -453,6 +473,16 @@ impl Machine {
             f(self.resolve(s.pid, mode, ip), ip);
         }
     }
+}
+
+/// A file mapped read-only (symbol tables read a few pages of a big library, not all of
+/// it); None when it cannot be opened or is empty.
+fn map_file(path: &Path) -> Option<MappedFile> {
+    let f = std::fs::File::open(path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    MappedFile::map(&f).ok().flatten()
 }
 
 /// `[name]` of a kernel module file (`/lib/modules/.../foo-bar.ko.xz` is `foo_bar`).
