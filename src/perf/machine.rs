@@ -174,8 +174,6 @@ pub struct Machine {
     kallsyms: KallsymsSource,
     kernel: OnceLock<Option<KernelSymbols>>,
     symfs: Option<PathBuf>,
-    /// The lowest kernel address, from the kernel's MMAP record.
-    kernel_start: u64,
     build_ids: HashMap<String, Vec<u8>>,
 }
 
@@ -194,7 +192,6 @@ impl Machine {
             kallsyms,
             kernel: OnceLock::new(),
             symfs,
-            kernel_start: u64::MAX,
             build_ids: HashMap::new(),
         }
     }
@@ -254,6 +251,7 @@ impl Machine {
                 len,
                 pgoff,
                 filename,
+                exec,
                 cpumode,
                 ..
             } => {
@@ -266,9 +264,6 @@ impl Machine {
                         (filename, Some(module_name(filename)))
                     };
                     let dso = self.dso(name, Some(module));
-                    if name == b"[kernel.kallsyms]" {
-                        self.kernel_start = self.kernel_start.min(start);
-                    }
                     insert_map(
                         &mut self.kernel_maps,
                         Map {
@@ -279,7 +274,24 @@ impl Machine {
                         },
                     );
                 } else {
-                    let dso = self.dso(filename, None);
+                    // As perf's map__new: memory without a file (anonymous, a JIT's code,
+                    // the stack) keeps its addresses as they are, and executable
+                    // memory of that kind is named after the process's perf map file.
+                    let anon = filename == b"//anon"
+                        || filename.starts_with(b"/dev/zero")
+                        || filename.starts_with(b"/anon_hugepage");
+                    let no_file = filename.starts_with(b"[stack")
+                        || filename.starts_with(b"/SYSV")
+                        || filename == b"[heap]";
+                    let perf_map;
+                    let (name, pgoff) = if anon || no_file {
+                        perf_map = format!("/tmp/perf-{pid}.map");
+                        let name = if exec { perf_map.as_bytes() } else { filename };
+                        (name, start)
+                    } else {
+                        (filename, pgoff)
+                    };
+                    let dso = self.dso(name, None);
                     insert_map(
                         self.maps.entry(pid).or_default(),
                         Map {
@@ -445,9 +457,9 @@ impl Machine {
                 kernel: false,
             };
         }
-        if addr >= self.kernel_start {
-            return self.kernel_location(addr).unwrap_or(unknown);
-        }
+        // A user-space address outside every mapping stays unknown, even one that looks
+        // like a kernel address (perf falls back to the kernel's maps only on machines
+        // with one address space for both, which x86 is not).
         unknown
     }
 
@@ -543,6 +555,61 @@ mod tests {
         let mut out = Vec::new();
         m.callchain(&s, |_, ip| out.push(ip));
         out
+    }
+
+    fn mmap(pid: i32, start: u64, len: u64, filename: &[u8], cpumode: u16) -> Event<'_> {
+        Event::Mmap {
+            pid,
+            tid: pid,
+            start,
+            len,
+            pgoff: 0,
+            filename,
+            exec: true,
+            cpumode,
+            id: Default::default(),
+        }
+    }
+
+    /// perf 6.1 printed `7ff7c9532817 [unknown] (/tmp/perf-20993.map)` for a frame in
+    /// a JIT's anonymous executable memory: the address as sampled, the perf map file
+    /// of the process as its file.
+    #[test]
+    fn anonymous_code_keeps_its_address_and_is_named_after_the_perf_map() {
+        let mut m = Machine::new(KallsymsSource::default(), None);
+        m.apply(&mmap(
+            20993,
+            0x7ff7c9500000,
+            0x100000,
+            b"//anon",
+            misc::USER,
+        ));
+        let l = m.resolve(20993, misc::USER, 0x7ff7c9532817);
+        assert_eq!(l.addr, 0x7ff7c9532817);
+        assert_eq!(l.dso, Some("/tmp/perf-20993.map"));
+        assert_eq!(l.sym, None);
+    }
+
+    /// perf 6.1 printed `ffffffff8170d108 [unknown] ([unknown])` for that address in the
+    /// user part of a chain (a frame-pointer walk gone astray), and the kernel symbol
+    /// only where the chain said the kernel.
+    #[test]
+    fn a_user_address_outside_every_mapping_is_unknown_even_in_kernel_range() {
+        let kallsyms = "ffffffff81000000 T _text\nffffffff8170cf30 T iter_file_splice_write\n\
+                        ffffffff8170d400 T next_fn\n";
+        let mut m = Machine::new(KallsymsSource::text_of(kallsyms.into()), None);
+        m.apply(&mmap(
+            -1,
+            0xffffffff81000000,
+            0x1000000,
+            b"[kernel.kallsyms]_text",
+            misc::KERNEL,
+        ));
+        let user = m.resolve(7, misc::USER, 0xffffffff8170d108);
+        assert_eq!((user.sym, user.dso), (None, None));
+        let kernel = m.resolve(7, misc::KERNEL, 0xffffffff8170d108);
+        assert_eq!(kernel.sym, Some(("iter_file_splice_write", 0x1d8)));
+        assert_eq!(kernel.dso, Some("[kernel.kallsyms]"));
     }
 
     /// perf 6.1 printed no frame for a sample whose chain was `USER, 0x7fe1d9d35355, 4,
