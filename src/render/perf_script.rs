@@ -151,6 +151,8 @@ pub struct PerfScript<'f> {
     /// The columns before the time (comm, pids, CPU) of the last sample, and what they
     /// were made of: neighbouring samples mostly repeat them.
     head: HeadCache,
+    /// `%5u.` of the seconds of the last sample, and those seconds.
+    seconds: (Option<u64>, Vec<u8>),
 }
 
 /// The comm, pid and CPU columns of the last sample printed.
@@ -257,6 +259,7 @@ impl<'f> PerfScript<'f> {
             use_callchain,
             warnings,
             head: HeadCache::default(),
+            seconds: (None, Vec::new()),
         })
     }
 
@@ -346,8 +349,14 @@ impl<'f> PerfScript<'f> {
             // `%12s` of `secs.usecs`: the seconds right-aligned in 5 (12 - 7) or wider.
             let secs = s.time / 1_000_000_000;
             let us = ((s.time % 1_000_000_000) / 1000) as u32;
-            push_dec_padded(out, secs, 5, b' ');
-            out.push(b'.');
+            if self.seconds.0 != Some(secs) {
+                let text = &mut self.seconds.1;
+                text.clear();
+                push_dec_padded(text, secs, 5, b' ');
+                text.push(b'.');
+                self.seconds.0 = Some(secs);
+            }
+            put(out, &self.seconds.1);
             push_dec6(out, us);
             put_array(out, *b": ");
         }
