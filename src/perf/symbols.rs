@@ -362,12 +362,15 @@ impl KernelSymbols {
         // (`%016lx %c %s[\t[%s]]`) are cut at fixed places, others into words as
         // `split_ascii_whitespace` would.
         let bytes = text.as_bytes();
+        // Without a form feed in the text, the whitespace that ends a name is one of
+        // space, tab or carriage return, which one vector search finds.
+        let no_form_feed = memchr::memchr(0x0c, bytes).is_none();
         let mut from = 0;
         let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
         for to in ends {
             let line = &text[from..to];
             from = to + 1;
-            let (addr, ty, name, module) = match kallsyms_line(line) {
+            let (addr, ty, name, module) = match kallsyms_line(line, no_form_feed) {
                 Some(l) => l,
                 None => {
                     let mut words = Words { line, pos: 0 };
@@ -437,7 +440,10 @@ impl<'a> Iterator for Words<'a> {
 
 /// A line of the kernel's own layout, `%016lx %c %s[\t%s]`, as its address, type, name
 /// and module words; None for any other line (read word by word then).
-fn kallsyms_line(line: &str) -> Option<(&str, &str, &str, Option<&str>)> {
+///
+/// `no_form_feed`: the line holds no form feed (the only ASCII whitespace, besides the
+/// newline that ends it, that the search for the end of the name does not look for).
+fn kallsyms_line(line: &str, no_form_feed: bool) -> Option<(&str, &str, &str, Option<&str>)> {
     let b = line.as_bytes();
     if b.len() < 20 || b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
         return None;
@@ -447,7 +453,12 @@ fn kallsyms_line(line: &str) -> Option<(&str, &str, &str, Option<&str>)> {
     }
     // Bytes 16 to 19 are ASCII, so every cut below is at a char boundary.
     let rest = &b[19..];
-    let Some(i) = rest.iter().position(u8::is_ascii_whitespace) else {
+    let space = if no_form_feed {
+        memchr::memchr3(b' ', b'\t', b'\r', rest)
+    } else {
+        rest.iter().position(u8::is_ascii_whitespace)
+    };
+    let Some(i) = space else {
         return Some((&line[..16], &line[17..18], &line[19..], None));
     };
     if i == 0 || rest[i] != b'\t' {
@@ -471,14 +482,39 @@ fn parse_hex(s: &str) -> Option<u64> {
     if digits.is_empty() {
         return None;
     }
+    /// The value of each hex digit, 0xff for any other byte.
+    const DIGITS: [u8; 256] = {
+        let mut t = [0xff; 256];
+        let mut i = 0;
+        while i < 10 {
+            t[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            t[b'a' as usize + i] = 10 + i as u8;
+            t[b'A' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        t
+    };
     let mut v: u64 = 0;
+    if digits.len() <= 16 {
+        // Sixteen hex digits always fit: no check per digit.
+        for &c in digits {
+            let d = DIGITS[c as usize];
+            if d == 0xff {
+                return None;
+            }
+            v = (v << 4) | u64::from(d);
+        }
+        return Some(v);
+    }
     for &c in digits {
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            b'A'..=b'F' => c - b'A' + 10,
-            _ => return None,
-        };
+        let d = DIGITS[c as usize];
+        if d == 0xff {
+            return None;
+        }
         v = v.checked_mul(16)?.checked_add(u64::from(d))?;
     }
     Some(v)
@@ -612,7 +648,9 @@ mod tests {
                       ffffffff81000300\tW weak_fn\n\
                       ffffffffc0001000 t mod_fn [nf_tables]\n\
                       ffffffffc0001080 T  mod_other   [nf_tables]";
-        for text in [kernel, spaced] {
+        // A form feed also ends a name.
+        let form_feed = kernel.replace("helper\n", "helper\x0c\n");
+        for text in [kernel, spaced, &form_feed] {
             let k = KernelSymbols::parse(text);
             assert_eq!(k.kernel.len(), 3, "{text:?}");
             assert_eq!(
