@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
+use super::sys::MappedFile;
 use crate::render::comm::PidMap;
 
 /// The kallsyms text for a file's kernel addresses, read on first use (reading
@@ -80,18 +81,39 @@ impl KallsymsSource {
 /// are delivered at once.
 pub fn ordered_records(file: &PerfData) -> Result<Vec<RawRecord<'_>>, PerfDataError> {
     let mut out = Vec::new();
+    for_each_ordered(file, |r| {
+        out.push(r);
+        Ok::<(), PerfDataError>(())
+    })?;
+    Ok(out)
+}
+
+/// [`ordered_records`] handed to `f` one by one as each round is released, so that only
+/// the records of two rounds are held at a time. Stops at the first error, of the file
+/// or of `f`.
+pub fn for_each_ordered<'a, E: From<PerfDataError>>(
+    file: &'a PerfData,
+    mut f: impl FnMut(RawRecord<'a>) -> Result<(), E>,
+) -> Result<(), E> {
+    fn flush<'a, E>(
+        queue: &mut Vec<(u64, RawRecord<'a>)>,
+        limit: u64,
+        f: &mut impl FnMut(RawRecord<'a>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        queue.sort_by_key(|(t, _)| *t);
+        let n = queue.partition_point(|(t, _)| *t <= limit);
+        for (_, r) in queue.drain(..n) {
+            f(r)?;
+        }
+        Ok(())
+    }
     let mut queue: Vec<(u64, RawRecord)> = Vec::new();
     let mut max_ts = 0u64;
     let mut next_flush = 0u64;
-    fn flush<'a>(queue: &mut Vec<(u64, RawRecord<'a>)>, out: &mut Vec<RawRecord<'a>>, limit: u64) {
-        queue.sort_by_key(|(t, _)| *t);
-        let n = queue.partition_point(|(t, _)| *t <= limit);
-        out.extend(queue.drain(..n).map(|(_, r)| r));
-    }
     for r in file.records() {
         let r = r?;
         if r.type_ == record::FINISHED_ROUND {
-            flush(&mut queue, &mut out, next_flush);
+            flush(&mut queue, next_flush, &mut f)?;
             next_flush = max_ts;
             continue;
         }
@@ -103,11 +125,10 @@ pub fn ordered_records(file: &PerfData) -> Result<Vec<RawRecord<'_>>, PerfDataEr
                 max_ts = max_ts.max(t);
                 queue.push((t, r));
             }
-            _ => out.push(r),
+            _ => f(r)?,
         }
     }
-    flush(&mut queue, &mut out, u64::MAX);
-    Ok(out)
+    flush(&mut queue, u64::MAX, &mut f)
 }
 
 #[derive(Debug, Clone)]
@@ -157,8 +178,6 @@ pub struct Machine {
     kallsyms: KallsymsSource,
     kernel: OnceLock<Option<KernelSymbols>>,
     symfs: Option<PathBuf>,
-    /// The lowest kernel address, from the kernel's MMAP record.
-    kernel_start: u64,
     build_ids: HashMap<String, Vec<u8>>,
 }
 
@@ -177,7 +196,6 @@ impl Machine {
             kallsyms,
             kernel: OnceLock::new(),
             symfs,
-            kernel_start: u64::MAX,
             build_ids: HashMap::new(),
         }
     }
@@ -237,6 +255,7 @@ impl Machine {
                 len,
                 pgoff,
                 filename,
+                exec,
                 cpumode,
                 ..
             } => {
@@ -249,9 +268,6 @@ impl Machine {
                         (filename, Some(module_name(filename)))
                     };
                     let dso = self.dso(name, Some(module));
-                    if name == b"[kernel.kallsyms]" {
-                        self.kernel_start = self.kernel_start.min(start);
-                    }
                     insert_map(
                         &mut self.kernel_maps,
                         Map {
@@ -262,7 +278,24 @@ impl Machine {
                         },
                     );
                 } else {
-                    let dso = self.dso(filename, None);
+                    // As perf's map__new: memory without a file (anonymous, a JIT's code,
+                    // the stack) keeps its addresses as they are, and executable
+                    // memory of that kind is named after the process's perf map file.
+                    let anon = filename == b"//anon"
+                        || filename.starts_with(b"/dev/zero")
+                        || filename.starts_with(b"/anon_hugepage");
+                    let no_file = filename.starts_with(b"[stack")
+                        || filename.starts_with(b"/SYSV")
+                        || filename == b"[heap]";
+                    let perf_map;
+                    let (name, pgoff) = if anon || no_file {
+                        perf_map = format!("/tmp/perf-{pid}.map");
+                        let name = if exec { perf_map.as_bytes() } else { filename };
+                        (name, start)
+                    } else {
+                        (filename, pgoff)
+                    };
+                    let dso = self.dso(name, None);
                     insert_map(
                         self.maps.entry(pid).or_default(),
                         Map {
@@ -304,18 +337,17 @@ impl Machine {
 
     fn symbols(&self, dso: usize) -> Option<&SymbolTable> {
         let d = &self.dsos[dso];
-        d.symbols
-            .get_or_init(|| match &d.kernel {
-                Some(None) => self.kernel_symbols().map(|k| k.kernel.clone()),
-                Some(Some(m)) => self
-                    .kernel_symbols()
-                    .and_then(|k| k.modules.get(m).cloned()),
-                None => {
+        match &d.kernel {
+            Some(None) => self.kernel_symbols().map(|k| &k.kernel),
+            Some(Some(m)) => self.kernel_symbols()?.modules.get(m),
+            None => d
+                .symbols
+                .get_or_init(|| {
                     let (elf, debug) = self.elf_files(&d.name)?;
-                    SymbolTable::from_elf(&elf, debug.as_deref()).ok()
-                }
-            })
-            .as_ref()
+                    SymbolTable::from_elf(elf.bytes(), debug.as_ref().map(|d| d.bytes())).ok()
+                })
+                .as_ref(),
+        }
     }
 
     /// Record the build ids of the file (its BUILD_ID feature): files are then looked
@@ -327,7 +359,7 @@ impl Machine {
     /// The mapped file and, when its symbols are elsewhere, its debug file, where perf
     /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`), the file itself
     /// (under `--symfs`), `/usr/lib/debug/.build-id/XX/REST.debug`, `/usr/lib/debug/PATH`.
-    fn elf_files(&self, name: &str) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    fn elf_files(&self, name: &str) -> Option<(MappedFile, Option<MappedFile>)> {
         let under = |p: &str| match &self.symfs {
             Some(root) => root.join(p.trim_start_matches('/')),
             None => PathBuf::from(p),
@@ -337,23 +369,23 @@ impl Machine {
         // Like every other path, the build-id cache is looked up under --symfs.
         let cache = std::env::var_os("HOME")
             .map(|h| under(&PathBuf::from(h).join(".debug").to_string_lossy()));
-        let matches = |bytes: &Vec<u8>| match want {
-            Some(id) => elf_build_id(bytes).as_ref() == Some(id),
+        let matches = |f: &MappedFile| match want {
+            Some(id) => elf_build_id(f.bytes()).as_ref() == Some(id),
             None => true,
         };
         let mut runtime = None;
         if let (Some(c), Some(h)) = (&cache, &hex) {
             let p = c.join(name.trim_start_matches('/')).join(h).join("elf");
-            runtime = std::fs::read(p).ok().filter(|b| matches(b));
+            runtime = map_file(&p).filter(|f| matches(f));
         }
         let runtime = match runtime {
             Some(r) => r,
-            None => std::fs::read(under(name)).ok().filter(|b| matches(b))?,
+            None => map_file(&under(name)).filter(|f| matches(f))?,
         };
-        if elf_has_symtab(&runtime) {
+        if elf_has_symtab(runtime.bytes()) {
             return Some((runtime, None));
         }
-        let id = want.cloned().or_else(|| elf_build_id(&runtime));
+        let id = want.cloned().or_else(|| elf_build_id(runtime.bytes()));
         let hex = id.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
         let mut candidates: Vec<PathBuf> = Vec::new();
         if let (Some(c), Some(h)) = (&cache, &hex) {
@@ -370,8 +402,8 @@ impl Machine {
         candidates.push(under(&format!("/usr/lib/debug{name}")));
         let debug = candidates
             .iter()
-            .filter_map(|p| std::fs::read(p).ok())
-            .find(|b| elf_has_symtab(b));
+            .filter_map(|p| map_file(p))
+            .find(|f| elf_has_symtab(f.bytes()));
         Some((runtime, debug))
     }
 
@@ -432,9 +464,9 @@ impl Machine {
                 unmap_delta: m.start.wrapping_sub(m.pgoff),
             };
         }
-        if addr >= self.kernel_start {
-            return self.kernel_location(addr).unwrap_or(unknown);
-        }
+        // A user-space address outside every mapping stays unknown, even one that looks
+        // like a kernel address (perf falls back to the kernel's maps only on machines
+        // with one address space for both, which x86 is not).
         unknown
     }
 
@@ -460,6 +492,16 @@ impl Machine {
             f(self.resolve(s.pid, mode, ip), ip);
         }
     }
+}
+
+/// A file mapped read-only (symbol tables read a few pages of a big library, not all of
+/// it); None when it cannot be opened or is empty.
+fn map_file(path: &Path) -> Option<MappedFile> {
+    let f = std::fs::File::open(path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    MappedFile::map(&f).ok().flatten()
 }
 
 /// `[name]` of a kernel module file (`/lib/modules/.../foo-bar.ko.xz` is `foo_bar`).
@@ -520,6 +562,61 @@ mod tests {
         let mut out = Vec::new();
         m.callchain(&s, |_, ip| out.push(ip));
         out
+    }
+
+    fn mmap(pid: i32, start: u64, len: u64, filename: &[u8], cpumode: u16) -> Event<'_> {
+        Event::Mmap {
+            pid,
+            tid: pid,
+            start,
+            len,
+            pgoff: 0,
+            filename,
+            exec: true,
+            cpumode,
+            id: Default::default(),
+        }
+    }
+
+    /// perf 6.1 printed `7ff7c9532817 [unknown] (/tmp/perf-20993.map)` for a frame in
+    /// a JIT's anonymous executable memory: the address as sampled, the perf map file
+    /// of the process as its file.
+    #[test]
+    fn anonymous_code_keeps_its_address_and_is_named_after_the_perf_map() {
+        let mut m = Machine::new(KallsymsSource::default(), None);
+        m.apply(&mmap(
+            20993,
+            0x7ff7c9500000,
+            0x100000,
+            b"//anon",
+            misc::USER,
+        ));
+        let l = m.resolve(20993, misc::USER, 0x7ff7c9532817);
+        assert_eq!(l.addr, 0x7ff7c9532817);
+        assert_eq!(l.dso, Some("/tmp/perf-20993.map"));
+        assert_eq!(l.sym, None);
+    }
+
+    /// perf 6.1 printed `ffffffff8170d108 [unknown] ([unknown])` for that address in the
+    /// user part of a chain (a frame-pointer walk gone astray), and the kernel symbol
+    /// only where the chain said the kernel.
+    #[test]
+    fn a_user_address_outside_every_mapping_is_unknown_even_in_kernel_range() {
+        let kallsyms = "ffffffff81000000 T _text\nffffffff8170cf30 T iter_file_splice_write\n\
+                        ffffffff8170d400 T next_fn\n";
+        let mut m = Machine::new(KallsymsSource::text_of(kallsyms.into()), None);
+        m.apply(&mmap(
+            -1,
+            0xffffffff81000000,
+            0x1000000,
+            b"[kernel.kallsyms]_text",
+            misc::KERNEL,
+        ));
+        let user = m.resolve(7, misc::USER, 0xffffffff8170d108);
+        assert_eq!((user.sym, user.dso), (None, None));
+        let kernel = m.resolve(7, misc::KERNEL, 0xffffffff8170d108);
+        assert_eq!(kernel.sym, Some(("iter_file_splice_write", 0x1d8)));
+        assert_eq!(kernel.dso, Some("[kernel.kallsyms]"));
     }
 
     /// perf 6.1 printed no frame for a sample whose chain was `USER, 0x7fe1d9d35355, 4,

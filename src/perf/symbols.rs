@@ -19,32 +19,58 @@ enum Binding {
     Weak,
 }
 
-#[derive(Debug, Clone)]
+/// A symbol whose name is `len` bytes at `at` in its table's names (one buffer for the
+/// whole table, so that loading a file's or the kernel's symbols allocates per table,
+/// not per symbol).
+#[derive(Debug, Clone, Copy)]
 struct Sym {
     start: u64,
     end: u64,
+    at: u32,
+    len: u32,
     binding: Binding,
-    /// As stored (mangled).
-    name: Box<str>,
-    /// Demangled on first use: most symbols of a big file are never looked up.
-    demangled: OnceLock<Box<str>>,
+    /// Shown as stored (a kallsyms name, a `name@plt` made from a demangled name).
+    plain: bool,
 }
 
-impl Sym {
-    fn shown(&self) -> &str {
-        self.demangled
-            .get_or_init(|| demangle(&self.name).into_boxed_str())
+/// Symbols and their names while a table is built.
+#[derive(Debug, Default)]
+struct Builder {
+    syms: Vec<Sym>,
+    names: String,
+}
+
+impl Builder {
+    fn push(&mut self, start: u64, end: u64, binding: Binding, name: &str, plain: bool) {
+        // A table's names stay far below 4 GiB (the kernel's are about 5 MB); a name that
+        // would not fit is dropped rather than stored wrong.
+        let (Ok(at), Ok(len)) = (u32::try_from(self.names.len()), u32::try_from(name.len())) else {
+            return;
+        };
+        self.names.push_str(name);
+        self.syms.push(Sym {
+            start,
+            end,
+            at,
+            len,
+            binding,
+            plain,
+        });
     }
 }
 
 /// Address-sorted symbols with perf's duplicate and end rules.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct SymbolTable {
     syms: Vec<Sym>,
+    names: String,
+    /// Demangled names, made on first lookup: most symbols of a big file never are.
+    /// Empty for a table whose names are all shown as stored.
+    demangled: Box<[OnceLock<Box<str>>]>,
 }
 
 /// The kernel's symbols from a kallsyms text: the core kernel and each module.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct KernelSymbols {
     /// `[kernel.kallsyms]`.
     pub kernel: SymbolTable,
@@ -74,8 +100,28 @@ fn underscores(s: &str) -> usize {
     s.bytes().take_while(|&b| b == b'_').count()
 }
 
+/// The stored name of `s` in `names`.
+fn raw_name<'n>(names: &'n str, s: &Sym) -> &'n str {
+    &names[s.at as usize..(s.at + s.len) as usize]
+}
+
+/// Whether [`demangle`] may change `name` (it leaves every other name as it is).
+fn mangled(name: &str) -> bool {
+    name.starts_with("_Z") || name.starts_with("_R")
+}
+
+/// The name perf shows for `s`: demangled, unless it is plain.
+fn shown_name<'n>(names: &'n str, s: &Sym) -> std::borrow::Cow<'n, str> {
+    let raw = raw_name(names, s);
+    if s.plain || !mangled(raw) {
+        std::borrow::Cow::Borrowed(raw)
+    } else {
+        std::borrow::Cow::Owned(demangle(raw))
+    }
+}
+
 /// perf's `choose_best_symbol`: true when `a` is kept over `b`.
-fn prefer_first(a: &Sym, b: &Sym) -> bool {
+fn prefer_first(names: &str, a: &Sym, b: &Sym) -> bool {
     let (la, lb) = (a.end - a.start, b.end - b.start);
     if lb == 0 && la > 0 {
         return true;
@@ -97,8 +143,8 @@ fn prefer_first(a: &Sym, b: &Sym) -> bool {
     if gb && !ga {
         return false;
     }
-    let (na, nb) = (a.shown(), b.shown());
-    let (ua, ub) = (underscores(na), underscores(nb));
+    let (na, nb) = (shown_name(names, a), shown_name(names, b));
+    let (ua, ub) = (underscores(&na), underscores(&nb));
     if ub > ua {
         return true;
     }
@@ -110,14 +156,15 @@ fn prefer_first(a: &Sym, b: &Sym) -> bool {
 
 impl SymbolTable {
     /// Sort, drop duplicates and give sizeless symbols their end.
-    fn finish(syms: Vec<Sym>) -> SymbolTable {
-        SymbolTable::finish_with(syms, false)
+    fn finish(b: Builder) -> SymbolTable {
+        SymbolTable::finish_with(b, false)
     }
 
     /// `ends_first`: kallsyms symbols get their ends before duplicates are dropped (so
     /// of several at one address the last, the only one with a size, stays), as perf
     /// loads kallsyms; ELF symbols are deduplicated first.
-    fn finish_with(mut syms: Vec<Sym>, ends_first: bool) -> SymbolTable {
+    fn finish_with(b: Builder, ends_first: bool) -> SymbolTable {
+        let Builder { mut syms, names } = b;
         syms.sort_by_key(|s| s.start);
         if ends_first {
             fix_ends(&mut syms);
@@ -126,7 +173,7 @@ impl SymbolTable {
         for s in syms {
             match kept.last_mut() {
                 Some(last) if last.start == s.start => {
-                    if !prefer_first(last, &s) {
+                    if !prefer_first(&names, last, &s) {
                         *last = s;
                     }
                 }
@@ -134,14 +181,37 @@ impl SymbolTable {
             }
         }
         fix_ends(&mut kept);
-        SymbolTable { syms: kept }
+        let any_mangled = kept
+            .iter()
+            .any(|s| !s.plain && mangled(raw_name(&names, s)));
+        let demangled = if any_mangled {
+            kept.iter().map(|_| OnceLock::new()).collect()
+        } else {
+            Box::default()
+        };
+        SymbolTable {
+            syms: kept,
+            names,
+            demangled,
+        }
     }
 
     /// The symbol holding `addr`: its name and start.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
-        let i = self.syms.partition_point(|s| s.start <= addr);
-        let s = self.syms.get(i.checked_sub(1)?)?;
-        (addr < s.end).then_some((s.shown(), s.start))
+        let i = self
+            .syms
+            .partition_point(|s| s.start <= addr)
+            .checked_sub(1)?;
+        let s = self.syms.get(i)?;
+        if addr >= s.end {
+            return None;
+        }
+        let raw = raw_name(&self.names, s);
+        if s.plain || !mangled(raw) {
+            return Some((raw, s.start));
+        }
+        let shown = self.demangled.get(i)?.get_or_init(|| demangle(raw).into());
+        Some((shown, s.start))
     }
 
     /// The end of the last symbol.
@@ -165,35 +235,41 @@ impl SymbolTable {
     pub fn from_elf(runtime: &[u8], debug: Option<&[u8]>) -> Result<SymbolTable, String> {
         let rt = object::File::parse(runtime).map_err(|e| e.to_string())?;
         let dbg = debug.and_then(|d| object::File::parse(d).ok());
-        let mut syms = Vec::new();
-        // A symbol's section in the file that holds the symbol table, then the section of
-        // the same name in the mapped file, whose offsets are the real ones.
+        let mut b = Builder::default();
+        // Per section of the file holding the symbol table: the address and file offset
+        // of the section of the same name in the mapped file, whose offsets are the real
+        // ones (None: not text, or not in the mapped file). Looked up once per section,
+        // not once per symbol.
+        let mut placed: Vec<Option<Option<(u64, u64)>>> = Vec::new();
         let mut add = |src: &object::File<'_>, sym: object::Symbol<'_, '_>| {
             // Functions and labels (untyped symbols), in sections named like text.
             if !matches!(sym.kind(), SymbolKind::Text | SymbolKind::Unknown) || sym.is_undefined() {
                 return;
             }
+            let Some(idx) = sym.section_index() else {
+                return;
+            };
+            if placed.len() <= idx.0 {
+                placed.resize(idx.0 + 1, None);
+            }
+            let place = *placed[idx.0].get_or_insert_with(|| {
+                let sec = src.section_by_index(idx).ok()?;
+                let sname = sec.name().ok()?;
+                if !sname.contains("text") {
+                    return None;
+                }
+                let rsec = rt.section_by_name(sname)?;
+                let (off, _) = rsec.file_range()?;
+                Some((rsec.address(), off))
+            });
+            let Some((sec_addr, off)) = place else {
+                return;
+            };
             let Ok(name) = sym.name() else { return };
             if name.is_empty() {
                 return;
             }
-            let Some(idx) = sym.section_index() else {
-                return;
-            };
-            let Ok(sec) = src.section_by_index(idx) else {
-                return;
-            };
-            let Ok(sname) = sec.name() else { return };
-            if !sname.contains("text") {
-                return;
-            }
-            let Some(rsec) = rt.section_by_name(sname) else {
-                return;
-            };
-            let Some((off, _)) = rsec.file_range() else {
-                return;
-            };
-            let start = sym.address().wrapping_sub(rsec.address()).wrapping_add(off);
+            let start = sym.address().wrapping_sub(sec_addr).wrapping_add(off);
             let binding = if sym.is_weak() {
                 Binding::Weak
             } else if sym.is_global() {
@@ -201,13 +277,7 @@ impl SymbolTable {
             } else {
                 Binding::Local
             };
-            syms.push(Sym {
-                start,
-                end: start.wrapping_add(sym.size()),
-                binding,
-                name: name.into(),
-                demangled: OnceLock::new(),
-            });
+            b.push(start, start.wrapping_add(sym.size()), binding, name, false);
         };
         match &dbg {
             Some(d) if d.symbols().next().is_some() => {
@@ -227,28 +297,27 @@ impl SymbolTable {
                 }
             }
         }
-        syms.extend(plt_symbols(&rt));
-        Ok(SymbolTable::finish(syms))
+        plt_symbols(&rt, &mut b);
+        Ok(SymbolTable::finish(b))
     }
 }
 
 /// perf's synthesized `name@plt` symbols: one per `.rela.plt` entry, in order, each a
 /// `.plt` entry after the 16-byte header (64-bit little-endian files).
-fn plt_symbols(rt: &object::File<'_>) -> Vec<Sym> {
+fn plt_symbols(rt: &object::File<'_>, b: &mut Builder) {
     use object::{ObjectSymbolTable, SymbolIndex};
-    let mut v = Vec::new();
     if !rt.is_64() || !rt.is_little_endian() {
-        return v;
+        return;
     }
     let (Some(rela), Some(plt)) = (rt.section_by_name(".rela.plt"), rt.section_by_name(".plt"))
     else {
-        return v;
+        return;
     };
     let (Ok(data), Some((plt_off, _))) = (rela.data(), plt.file_range()) else {
-        return v;
+        return;
     };
     let Some(dynsym) = rt.dynamic_symbol_table() else {
-        return v;
+        return;
     };
     let entry = 16u64;
     for (i, r) in data.chunks_exact(24).enumerate() {
@@ -263,15 +332,14 @@ fn plt_symbols(rt: &object::File<'_>) -> Vec<Sym> {
             }
         };
         let start = plt_off + entry * (i as u64 + 1);
-        v.push(Sym {
+        b.push(
             start,
-            end: start + entry,
-            binding: Binding::Global,
-            demangled: OnceLock::from(format!("{name}@plt").into_boxed_str()),
-            name: format!("{name}@plt").into(),
-        });
+            start + entry,
+            Binding::Global,
+            &format!("{name}@plt"),
+            true,
+        );
     }
-    v
 }
 
 /// Whether an ELF file has a `.symtab` with symbols.
@@ -288,20 +356,39 @@ pub fn elf_build_id(data: &[u8]) -> Option<Vec<u8>> {
 impl KernelSymbols {
     /// Parse `/proc/kallsyms` text (function and data symbols, as perf keeps them).
     pub fn parse(text: &str) -> KernelSymbols {
-        let mut core = Vec::new();
-        let mut modules: HashMap<String, Vec<Sym>> = HashMap::new();
-        for line in text.lines() {
-            let mut it = line.split_ascii_whitespace();
-            let (Some(addr), Some(ty), Some(name)) = (it.next(), it.next(), it.next()) else {
-                continue;
+        let mut core = Builder::default();
+        let mut modules: HashMap<&str, Builder> = HashMap::new();
+        // The kernel has over a hundred thousand symbols: its own lines
+        // (`%016lx %c %s[\t[%s]]`) are cut at fixed places, others into words as
+        // `split_ascii_whitespace` would.
+        let bytes = text.as_bytes();
+        // Without a form feed in the text, the whitespace that ends a name is one of
+        // space, tab or carriage return, which one vector search finds.
+        let no_form_feed = memchr::memchr(0x0c, bytes).is_none();
+        let mut from = 0;
+        let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
+        for to in ends {
+            let line = &text[from..to];
+            from = to + 1;
+            let (addr, ty, name, module) = match kallsyms_line(line, no_form_feed) {
+                Some(l) => l,
+                None => {
+                    let mut words = Words { line, pos: 0 };
+                    let (Some(addr), Some(ty), Some(name)) =
+                        (words.next(), words.next(), words.next())
+                    else {
+                        continue;
+                    };
+                    (addr, ty, name, words.next())
+                }
             };
-            let Ok(start) = u64::from_str_radix(addr, 16) else {
-                continue;
-            };
-            let t = ty.as_bytes().first().copied().unwrap_or(b'?');
+            let t = ty.as_bytes()[0];
             if !matches!(t.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B') {
                 continue;
             }
+            let Some(start) = parse_hex(addr) else {
+                continue;
+            };
             let binding = if t == b'W' || t == b'w' {
                 Binding::Weak
             } else if t.is_ascii_uppercase() {
@@ -309,29 +396,128 @@ impl KernelSymbols {
             } else {
                 Binding::Local
             };
-            let sym = Sym {
-                start,
-                end: start,
-                binding,
-                name: name.into(),
-                demangled: OnceLock::from(Box::<str>::from(name)),
-            };
-            match it.next() {
+            let table = match module {
                 Some(m) if m.starts_with('[') => modules
-                    .entry(m.trim_matches(|c| c == '[' || c == ']').to_string())
-                    .or_default()
-                    .push(sym),
-                _ => core.push(sym),
-            }
+                    .entry(m.trim_matches(|c| c == '[' || c == ']'))
+                    .or_default(),
+                _ => &mut core,
+            };
+            table.push(start, start, binding, name, true);
         }
         KernelSymbols {
             kernel: SymbolTable::finish_with(core, true),
             modules: modules
                 .into_iter()
-                .map(|(k, v)| (k, SymbolTable::finish_with(v, true)))
+                .map(|(k, v)| (k.to_string(), SymbolTable::finish_with(v, true)))
                 .collect(),
         }
     }
+}
+
+/// The ASCII-whitespace-separated words of a line, never empty.
+struct Words<'a> {
+    line: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        let b = self.line.as_bytes();
+        let mut i = self.pos;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        self.pos = i;
+        // Both ends are at ASCII bytes or the ends of the line: char boundaries.
+        (i > start).then(|| &self.line[start..i])
+    }
+}
+
+/// A line of the kernel's own layout, `%016lx %c %s[\t%s]`, as its address, type, name
+/// and module words; None for any other line (read word by word then).
+///
+/// `no_form_feed`: the line holds no form feed (the only ASCII whitespace, besides the
+/// newline that ends it, that the search for the end of the name does not look for).
+fn kallsyms_line(line: &str, no_form_feed: bool) -> Option<(&str, &str, &str, Option<&str>)> {
+    let b = line.as_bytes();
+    if b.len() < 20 || b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
+        return None;
+    }
+    if b[..16].iter().any(u8::is_ascii_whitespace) {
+        return None;
+    }
+    // Bytes 16 to 19 are ASCII, so every cut below is at a char boundary.
+    let rest = &b[19..];
+    let space = if no_form_feed {
+        memchr::memchr3(b' ', b'\t', b'\r', rest)
+    } else {
+        rest.iter().position(u8::is_ascii_whitespace)
+    };
+    let Some(i) = space else {
+        return Some((&line[..16], &line[17..18], &line[19..], None));
+    };
+    if i == 0 || rest[i] != b'\t' {
+        return None;
+    }
+    let module = &rest[i + 1..];
+    if module.is_empty() || module.iter().any(u8::is_ascii_whitespace) {
+        return None;
+    }
+    Some((
+        &line[..16],
+        &line[17..18],
+        &line[19..19 + i],
+        Some(&line[19 + i + 1..]),
+    ))
+}
+
+/// A hex number as `u64::from_str_radix(s, 16)` reads it (an optional `+`, no overflow).
+fn parse_hex(s: &str) -> Option<u64> {
+    let digits = s.strip_prefix('+').unwrap_or(s).as_bytes();
+    if digits.is_empty() {
+        return None;
+    }
+    /// The value of each hex digit, 0xff for any other byte.
+    const DIGITS: [u8; 256] = {
+        let mut t = [0xff; 256];
+        let mut i = 0;
+        while i < 10 {
+            t[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            t[b'a' as usize + i] = 10 + i as u8;
+            t[b'A' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        t
+    };
+    let mut v: u64 = 0;
+    if digits.len() <= 16 {
+        // Sixteen hex digits always fit: no check per digit.
+        for &c in digits {
+            let d = DIGITS[c as usize];
+            if d == 0xff {
+                return None;
+            }
+            v = (v << 4) | u64::from(d);
+        }
+        return Some(v);
+    }
+    for &c in digits {
+        let d = DIGITS[c as usize];
+        if d == 0xff {
+            return None;
+        }
+        v = v.checked_mul(16)?.checked_add(u64::from(d))?;
+    }
+    Some(v)
 }
 
 /// perf's demangling: C++ (`_Z`) without parameters, Rust without the hash.
@@ -444,7 +630,52 @@ fn is_rust_legacy(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::demangle;
+    use super::{demangle, KernelSymbols};
+
+    /// Lines in the kernel's layout, read at fixed places, give what the same lines give
+    /// when read word by word (spaces instead of the tab, a `+` before the address).
+    #[test]
+    fn kallsyms_lines_in_any_spacing_give_the_same_symbols() {
+        let kernel = "ffffffff81000000 T _text\n\
+                      ffffffff81000100 t helper\n\
+                      ffffffff81000200 r not_code\n\
+                      ffffffff81000300 W weak_fn\n\
+                      ffffffffc0001000 t mod_fn\t[nf_tables]\n\
+                      ffffffffc0001080 T mod_other\t[nf_tables]\n";
+        let spaced = "+ffffffff81000000  T   _text\n\
+                      ffffffff81000100 t helper \r\n\
+                      ffffffff81000200 r not_code\n\
+                      ffffffff81000300\tW weak_fn\n\
+                      ffffffffc0001000 t mod_fn [nf_tables]\n\
+                      ffffffffc0001080 T  mod_other   [nf_tables]";
+        // A form feed also ends a name.
+        let form_feed = kernel.replace("helper\n", "helper\x0c\n");
+        for text in [kernel, spaced, &form_feed] {
+            let k = KernelSymbols::parse(text);
+            assert_eq!(k.kernel.len(), 3, "{text:?}");
+            assert_eq!(
+                k.kernel.find(0xffffffff81000104),
+                Some(("helper", 0xffffffff81000100))
+            );
+            assert_eq!(
+                k.kernel.find(0xffffffff81000210),
+                Some(("helper", 0xffffffff81000100))
+            );
+            assert_eq!(
+                k.kernel.find(0xffffffff81000300),
+                Some(("weak_fn", 0xffffffff81000300))
+            );
+            let m = &k.modules["nf_tables"];
+            assert_eq!(
+                m.find(0xffffffffc0001010),
+                Some(("mod_fn", 0xffffffffc0001000))
+            );
+            assert_eq!(
+                m.find(0xffffffffc0001090),
+                Some(("mod_other", 0xffffffffc0001080))
+            );
+        }
+    }
 
     /// Names from libLLVM as perf 6.1 (GNU's demangler) printed them in `perf script`.
     #[test]

@@ -7,11 +7,11 @@
 
 use std::io::{self, Write};
 
-use crate::bytes::push_dec;
+use crate::bytes::{push_dec, push_dec6, push_dec_padded, put, put_array};
 use crate::event::Record;
 use crate::perf::data::abi::{attr_type, record, sample};
-use crate::perf::data::{Attr, Event, PerfData, PerfDataError, RawRecord, Sample};
-use crate::perf::machine::{ordered_records, Location, Machine};
+use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
+use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
 /// Fields of `perf script -F` (perf's `PERF_OUTPUT_*`).
@@ -148,9 +148,19 @@ pub struct PerfScript<'f> {
     name_columns: Vec<Vec<u8>>,
     use_callchain: bool,
     warnings: Vec<String>,
-    /// Threads that print runs of samples, and the shortest run printed in parallel.
-    threads: usize,
-    parallel_min: usize,
+    /// The columns before the time (comm, pids, CPU) of the last sample, and what they
+    /// were made of: neighbouring samples mostly repeat them.
+    head: HeadCache,
+    /// `%5u.` of the seconds of the last sample, and those seconds.
+    seconds: (Option<u64>, Vec<u8>),
+}
+
+/// The comm, pid and CPU columns of the last sample printed.
+#[derive(Default)]
+struct HeadCache {
+    /// `(tid, pid, cpu, fields)`; None after the machine changed (a COMM, a FORK).
+    key: Option<(i32, i32, u32, u32)>,
+    text: Vec<u8>,
 }
 
 impl<'f> PerfScript<'f> {
@@ -248,18 +258,9 @@ impl<'f> PerfScript<'f> {
             name_columns,
             use_callchain,
             warnings,
-            // Printing in parallel measured slower than one thread on two CPUs (0.22 s
-            // against 0.15 s for 880k tracepoint samples), so it is opt-in.
-            threads: 1,
-            parallel_min: 1024,
+            head: HeadCache::default(),
+            seconds: (None, Vec::new()),
         })
-    }
-
-    /// Print with up to `threads` threads, in parallel only runs of at least `min_run`
-    /// samples (by default one thread; runs of 1024).
-    pub fn set_parallelism(&mut self, threads: usize, min_run: usize) {
-        self.threads = threads.max(1);
-        self.parallel_min = min_run.max(1);
     }
 
     /// Messages perf prints on stderr for this selection (`'trace' not valid ...`).
@@ -269,10 +270,10 @@ impl<'f> PerfScript<'f> {
 
     /// Print every sample in time order.
     pub fn run(&mut self, out: &mut dyn Write, mode: ScriptOutput) -> Result<(), ScriptError> {
-        let records = ordered_records(self.file)?;
         if mode == ScriptOutput::Text {
-            return self.run_text(&records, out);
+            return self.run_text(out);
         }
+        let records = ordered_records(self.file)?;
         let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
         let mut folded: std::collections::HashMap<Vec<u8>, u64> = Default::default();
         let mut order: Vec<Vec<u8>> = Vec::new();
@@ -304,149 +305,67 @@ impl<'f> PerfScript<'f> {
         Ok(())
     }
 
-    /// The text of every sample: each run of samples between two records that change the
-    /// machine (COMM, MMAP, FORK, ...) is decoded and printed in parallel chunks, which are
-    /// written in order.
-    fn run_text(
-        &mut self,
-        records: &[RawRecord<'_>],
-        out: &mut dyn Write,
-    ) -> Result<(), ScriptError> {
-        /// Samples per chunk: enough to pay for a thread, few enough to bound the memory.
-        const CHUNK: usize = 8192;
-        let workers = self.threads;
-        let mut bufs: Vec<Vec<u8>> = (0..workers).map(|_| Vec::with_capacity(1 << 17)).collect();
-        let mut i = 0;
-        while i < records.len() {
-            let run = records[i..]
-                .iter()
-                .position(|r| r.type_ != record::SAMPLE)
-                .unwrap_or(records.len() - i);
-            let samples = &records[i..i + run];
-            // Rounds of up to `workers` chunks.
-            for round in samples.chunks(CHUNK * workers) {
-                let per = round.len().div_ceil(workers).max(1);
-                let this = &*self;
-                if workers == 1 || round.len() < self.parallel_min {
-                    bufs[0].clear();
-                    this.write_samples(round, &mut bufs[0])?;
-                    out.write_all(&bufs[0])?;
-                    continue;
+    /// The text of every sample, written as the records are released in time order.
+    fn run_text(&mut self, out: &mut dyn Write) -> Result<(), ScriptError> {
+        /// Bytes gathered before a write.
+        const FLUSH: usize = 1 << 16;
+        let file = self.file;
+        let mut buf: Vec<u8> = Vec::with_capacity(FLUSH + 4096);
+        let done = for_each_ordered(file, |r| {
+            if r.type_ == record::SAMPLE {
+                let s = file.sample(&r)?;
+                self.write_sample(&s, &mut buf);
+                if buf.len() >= FLUSH {
+                    out.write_all(&buf)?;
+                    buf.clear();
                 }
-                let results: Vec<Result<(), ScriptError>> = std::thread::scope(|scope| {
-                    let mut parts = round.chunks(per).zip(bufs.iter_mut());
-                    let (first, first_buf) = parts.next().expect("a round is never empty");
-                    let handles: Vec<_> = parts
-                        .map(|(part, buf)| {
-                            scope.spawn(move || {
-                                buf.clear();
-                                this.write_samples(part, buf)
-                            })
-                        })
-                        .collect();
-                    first_buf.clear();
-                    let mut results = vec![this.write_samples(first, first_buf)];
-                    results.extend(
-                        handles
-                            .into_iter()
-                            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
-                    );
-                    results
-                });
-                let used = round.len().div_ceil(per);
-                for (r, buf) in results.into_iter().zip(&bufs).take(used) {
-                    // What came before a bad record is printed, as in a serial run.
-                    out.write_all(buf)?;
-                    r?;
-                }
-            }
-            i += run;
-            if let Some(r) = records.get(i) {
-                let ev = self.file.decode(r)?;
+            } else {
+                let ev = file.decode(&r)?;
                 self.machine.apply(&ev);
-                i += 1;
+                self.head.key = None;
             }
-        }
-        Ok(())
-    }
-
-    /// The text of `records`, all samples, appended to `out`.
-    fn write_samples(
-        &self,
-        records: &[RawRecord<'_>],
-        out: &mut Vec<u8>,
-    ) -> Result<(), ScriptError> {
-        for r in records {
-            if let Event::Sample(s) = self.file.decode(r)? {
-                self.write_sample(&s, out);
-            }
-        }
-        Ok(())
+            Ok::<(), ScriptError>(())
+        });
+        // What came before a bad record is printed.
+        out.write_all(&buf)?;
+        done
     }
 
     /// One sample's text.
-    pub fn write_sample(&self, s: &Sample, out: &mut Vec<u8>) {
+    fn write_sample(&mut self, s: &Sample, out: &mut Vec<u8>) {
         let f = self.fields[s.attr];
         let attr = &self.file.attrs()[s.attr];
-        if f & field::COMM != 0 {
-            let comm = self.machine.comm_of(s.tid);
-            if f & field::IP != 0 && self.use_callchain {
-                out.extend_from_slice(comm.as_bytes());
-                out.push(b' ');
-            } else {
-                pad_left(out, comm.as_bytes(), 16);
-                out.push(b' ');
+        if f & (field::COMM | field::PID | field::TID | field::CPU) != 0 {
+            let key = Some((s.tid, s.pid, s.cpu, f));
+            if self.head.key != key {
+                let mut text = std::mem::take(&mut self.head.text);
+                text.clear();
+                self.write_head(s, f, &mut text);
+                self.head = HeadCache { key, text };
             }
-        }
-        if f & field::PID != 0 && f & field::TID != 0 {
-            pad_dec(out, s.pid as i64, 5);
-            out.push(b'/');
-            let start = out.len();
-            push_i64(out, s.tid as i64);
-            while out.len() - start < 5 {
-                out.push(b' ');
-            }
-            out.push(b' ');
-        } else if f & field::PID != 0 {
-            pad_dec(out, s.pid as i64, 5);
-            out.push(b' ');
-        } else if f & field::TID != 0 {
-            pad_dec(out, s.tid as i64, 5);
-            out.push(b' ');
-        }
-        if f & field::CPU != 0 {
-            out.push(b'[');
-            for _ in crate::bytes::dec_len(u64::from(s.cpu))..3 {
-                out.push(b'0');
-            }
-            push_dec(out, u64::from(s.cpu));
-            out.extend_from_slice(b"] ");
+            put(out, &self.head.text);
         }
         if f & field::TIME != 0 {
             // `%12s` of `secs.usecs`: the seconds right-aligned in 5 (12 - 7) or wider.
             let secs = s.time / 1_000_000_000;
-            let us = (s.time % 1_000_000_000) / 1000;
-            let n = crate::bytes::dec_len(secs);
-            for _ in n..5 {
-                out.push(b' ');
+            let us = ((s.time % 1_000_000_000) / 1000) as u32;
+            if self.seconds.0 != Some(secs) {
+                let text = &mut self.seconds.1;
+                text.clear();
+                push_dec_padded(text, secs, 5, b' ');
+                text.push(b'.');
+                self.seconds.0 = Some(secs);
             }
-            push_dec(out, secs);
-            out.push(b'.');
-            let mut d = [b'0'; 6];
-            let mut v = us;
-            for c in d.iter_mut().rev() {
-                *c = b'0' + (v % 10) as u8;
-                v /= 10;
-            }
-            out.extend_from_slice(&d);
-            out.extend_from_slice(b": ");
+            put(out, &self.seconds.1);
+            push_dec6(out, us);
+            put_array(out, *b": ");
         }
         if f & field::PERIOD != 0 {
             pad_dec(out, s.period as i64, 10);
             out.push(b' ');
         }
         if f & field::EVNAME != 0 {
-            out.extend_from_slice(&self.name_columns[s.attr]);
+            put(out, &self.name_columns[s.attr]);
         }
         if f & field::TRACE != 0 && !s.raw.is_empty() {
             if let Some(c) = &self.catalog {
@@ -479,6 +398,41 @@ impl<'f> PerfScript<'f> {
             }
         }
         out.push(b'\n');
+    }
+
+    /// The comm, pid/tid and CPU columns of a sample.
+    fn write_head(&self, s: &Sample, f: u32, out: &mut Vec<u8>) {
+        if f & field::COMM != 0 {
+            let comm = self.machine.comm_of(s.tid);
+            if f & field::IP != 0 && self.use_callchain {
+                out.extend_from_slice(comm.as_bytes());
+                out.push(b' ');
+            } else {
+                pad_left(out, comm.as_bytes(), 16);
+                out.push(b' ');
+            }
+        }
+        if f & field::PID != 0 && f & field::TID != 0 {
+            pad_dec(out, s.pid as i64, 5);
+            out.push(b'/');
+            let start = out.len();
+            push_i64(out, s.tid as i64);
+            while out.len() - start < 5 {
+                out.push(b' ');
+            }
+            out.push(b' ');
+        } else if f & field::PID != 0 {
+            pad_dec(out, s.pid as i64, 5);
+            out.push(b' ');
+        } else if f & field::TID != 0 {
+            pad_dec(out, s.tid as i64, 5);
+            out.push(b' ');
+        }
+        if f & field::CPU != 0 {
+            out.push(b'[');
+            push_dec_padded(out, u64::from(s.cpu), 3, b'0');
+            out.extend_from_slice(b"] ");
+        }
     }
 
     /// One sample as a folded stack (root first, `;`-separated; the comm is the root).
@@ -524,9 +478,11 @@ fn type_name(t: u32) -> &'static str {
 /// `%16lx sym+0xoff (dso)` as selected by `f`.
 fn write_location(out: &mut Vec<u8>, loc: &Location, f: u32, ip: u64) {
     if f & field::IP != 0 {
-        let mut h = Vec::with_capacity(16);
-        push_hex(&mut h, ip);
-        pad_left(out, &h, 16);
+        let digits = (64 - ip.leading_zeros()).div_ceil(4).max(1) as usize;
+        for _ in digits..16 {
+            out.push(b' ');
+        }
+        crate::bytes::push_hex(out, ip, false);
     }
     if f & field::SYM != 0 {
         out.push(b' ');
@@ -535,7 +491,7 @@ fn write_location(out: &mut Vec<u8>, loc: &Location, f: u32, ip: u64) {
                 out.extend_from_slice(name.as_bytes());
                 if f & field::SYMOFFSET != 0 {
                     out.extend_from_slice(b"+0x");
-                    push_hex(out, off);
+                    crate::bytes::push_hex(out, off, false);
                 }
             }
             None => out.extend_from_slice(b"[unknown]"),
@@ -546,22 +502,6 @@ fn write_location(out: &mut Vec<u8>, loc: &Location, f: u32, ip: u64) {
         out.extend_from_slice(loc.dso.unwrap_or("[unknown]").as_bytes());
         out.push(b')');
     }
-}
-
-fn push_hex(out: &mut Vec<u8>, v: u64) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 16];
-    let mut i = 16;
-    let mut v = v;
-    loop {
-        i -= 1;
-        buf[i] = HEX[(v & 15) as usize];
-        v >>= 4;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
 }
 
 fn push_i64(out: &mut Vec<u8>, v: i64) {
@@ -584,55 +524,4 @@ fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
         out.push(b' ');
     }
     out.extend_from_slice(s);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dat::TracingData;
-    use crate::perf::machine::KallsymsSource;
-
-    /// The text of a committed perf.data with `threads` threads, printing in parallel runs
-    /// of `min_run` samples or more.
-    fn script(name: &str, threads: usize, min_run: usize) -> Vec<u8> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf");
-        let path = dir.join(name);
-        let file = PerfData::open(&path).unwrap();
-        let kallsyms = KallsymsSource::file(dir.join("kallsyms"));
-        let catalog = file.tracing_data().map(|(block, offset)| {
-            let td = TracingData::parse(block, &path, offset).unwrap();
-            DatCatalog::from_tracing_data(&td, kallsyms.clone())
-        });
-        let mut machine = Machine::new(kallsyms, Some(dir.join("symfs")));
-        machine.set_build_ids(file.build_ids().unwrap());
-        let mut s = PerfScript::new(&file, machine, catalog, None).unwrap();
-        s.set_parallelism(threads, min_run);
-        let mut out = Vec::new();
-        s.run(&mut out, ScriptOutput::Text).unwrap();
-        out
-    }
-
-    /// Runs cut into chunks for several threads print what perf printed, in order.
-    #[test]
-    fn parallel_chunks_print_perfs_text_in_order() {
-        for (data, want) in [
-            ("tp-mixed.data", "tp-mixed.script"),
-            ("tp-callchain.data", "tp-callchain.script"),
-            ("cc-spin.data", "cc-spin.script"),
-        ] {
-            let want = std::fs::read(
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("tests/data/perf/results")
-                    .join(want),
-            )
-            .unwrap();
-            for threads in [1, 2, 3, 7] {
-                let got = script(data, threads, 1);
-                assert!(
-                    got == want,
-                    "{data} with {threads} threads differs from perf's text"
-                );
-            }
-        }
-    }
 }
