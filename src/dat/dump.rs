@@ -140,7 +140,7 @@ pub fn dump(dat: &DatFile, sel: &DumpSelect, out: &mut dyn Write) -> Result<(), 
     }
     if sel.kallsyms {
         section_line(dat, opt::KALLSYMS, out)?;
-        let t = dat.kallsyms();
+        let t = dat.kallsyms().map_err(DumpError::Dat)?;
         writeln!(out, "\t[Kallsyms, {} bytes]", t.len())?;
         writeln!(out, "{t}")?;
     }

@@ -590,7 +590,7 @@ fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
 mod tests {
     use super::*;
     use crate::dat::TracingData;
-    use crate::perf::machine::KallsymsSource;
+    use crate::event::KallsymsSource;
 
     /// The text of a committed perf.data with `threads` threads, printing in parallel runs
     /// of `min_run` samples or more.
