@@ -242,18 +242,29 @@ impl Part {
             let at = base + (name.as_ptr() as usize - start);
             p.names.push((at as u32, name.len() as u32));
         };
-        let mut at = 0;
-        let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
-        for end in ends {
-            let line = &text[at..end];
-            at = end + 1;
-            // The usual line, `<16 hex digits> <type> <name>...`, read in place.
-            if let Some((addr, kind, name)) = usual_line(line) {
+        let bytes = text.as_bytes();
+        let line_end =
+            |from: usize| memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+        let mut next = Some(0);
+        while let Some(at) = next {
+            // The usual line, `<16 hex digits> <type> <name>...`, read in place, in one
+            // pass: its name usually ends the line.
+            if let Some((addr, kind, name_end)) = usual_line(bytes, at) {
+                let end = if bytes.get(name_end) == Some(&b'\n') {
+                    name_end
+                } else {
+                    line_end(name_end)
+                };
+                next = (end < bytes.len()).then_some(end + 1);
+                let name = &text[at + 19..name_end];
                 if !(name.starts_with('$') || kind == b'A' || kind == b'a') {
                     push(&mut p, addr, name);
                 }
                 continue;
             }
+            let end = line_end(at);
+            next = (end < bytes.len()).then_some(end + 1);
+            let line = &text[at..end];
             let ([addr, kind, name, _], n) = kallsyms_words(line);
             if line.is_empty() {
                 continue;
@@ -337,13 +348,14 @@ const HEX: [u8; 256] = {
     t
 };
 
-/// A line of exactly the usual shape, `<16 hex digits> <type char> <name>[ more]`, as
-/// (address, type, name); None for anything else, which the general path then reads
-/// (with the same result for this shape).
+/// The line at `at` of `text` when it has exactly the usual shape, `<16 hex digits>
+/// <type char> <name>[ more]`, as (address, type, end of the name); None for anything
+/// else, which the general path then reads (with the same result for this shape). A
+/// newline in the first 20 bytes fails one of the checks, so the line is not needed.
 #[inline]
-fn usual_line(line: &str) -> Option<(u64, u8, &str)> {
-    let b = line.as_bytes();
-    if b.len() < 20 || b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
+fn usual_line(text: &[u8], at: usize) -> Option<(u64, u8, usize)> {
+    let b = text.get(at..at + 20)?;
+    if b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
         return None;
     }
     let mut addr = 0u64;
@@ -356,8 +368,7 @@ fn usual_line(line: &str) -> Option<(u64, u8, &str)> {
     if bad > 15 || b[19].is_ascii_whitespace() {
         return None;
     }
-    let end = word_end(b, 19);
-    Some((addr, b[17], &line[19..end]))
+    Some((addr, b[17], word_end(text, at + 19)))
 }
 
 /// Every symbol libtraceevent keeps of a kallsyms text, as `trace-cmd report -f` lists
