@@ -7,8 +7,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tracectl::dat::TracingData;
+use tracectl::event::KallsymsSource;
 use tracectl::perf::data::PerfData;
-use tracectl::perf::machine::{KallsymsSource, Machine};
+use tracectl::perf::machine::Machine;
 use tracectl::render::perf_script::{PerfScript, ScriptOutput};
 use tracectl::render::tracecmd::DatCatalog;
 

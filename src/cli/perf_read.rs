@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result};
 use clap::Parser;
 use tracectl::dat::TracingData;
+use tracectl::event::KallsymsSource;
 use tracectl::perf::data::PerfData;
-use tracectl::perf::machine::{KallsymsSource, Machine};
+use tracectl::perf::machine::Machine;
 use tracectl::render::perf_script::{parse_fields, PerfScript, ScriptOutput};
 use tracectl::render::tracecmd::DatCatalog;
 

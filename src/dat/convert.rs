@@ -48,9 +48,11 @@ pub fn convert_dat(
         long_size: d.header().file_long_size,
         page_size: d.header().page_size,
     };
+    // Every section is read before the first byte is written.
+    let meta = Metadata::from_dat(&d)?;
     let partial = partial_path(output);
-    let written = buffers_of(&d)
-        .and_then(|buffers| write_dat(&partial, &wo, &Metadata::from_dat(&d), &options, buffers));
+    let written =
+        buffers_of(&d).and_then(|buffers| write_dat(&partial, &wo, &meta, &options, buffers));
     match written {
         Ok(s) => {
             std::fs::rename(&partial, output).map_err(|e| {

@@ -62,6 +62,28 @@ impl DatError {
     }
 }
 
+impl DatError {
+    /// The same error again (an I/O cause keeps its kind and text): for an error kept
+    /// by a lazily read section and returned to every caller that asks for the section.
+    pub(crate) fn duplicate(&self) -> DatError {
+        let kind = match &self.kind {
+            DatErrorKind::Io(e) => DatErrorKind::Io(io::Error::new(e.kind(), e.to_string())),
+            DatErrorKind::Truncated { needed, available } => DatErrorKind::Truncated {
+                needed: *needed,
+                available: *available,
+            },
+            DatErrorKind::LengthTooLarge { length, available } => DatErrorKind::LengthTooLarge {
+                length: *length,
+                available: *available,
+            },
+            DatErrorKind::NotRegularFile => DatErrorKind::NotRegularFile,
+            DatErrorKind::Corrupt(m) => DatErrorKind::Corrupt(m.clone()),
+            DatErrorKind::Unsupported(m) => DatErrorKind::Unsupported(m.clone()),
+        };
+        DatError::new(self.path.clone(), self.section.clone(), self.offset, kind)
+    }
+}
+
 impl fmt::Display for DatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {

@@ -13,6 +13,7 @@ use super::pages::CpuPages;
 use super::tracing_data::{read_event_formats, read_ftrace_formats, read_headers, read_sections};
 use super::writer::Metadata;
 use crate::event::HeaderPage;
+use crate::event::{KallsymsSource, KallsymsText};
 
 /// The trace.dat magic: `0x17 0x08 0x44` then `"tracing"`.
 pub const MAGIC: &[u8; 10] = b"\x17\x08\x44tracing";
@@ -111,6 +112,13 @@ pub struct DatFile {
     v6_clock: Option<String>,
     buffers: Vec<Buffer>,
     warnings: Vec<String>,
+    /// The kallsyms text. A v7 section is decompressed when first asked for (megabytes
+    /// that a report of events printing no symbols never reads); v6 text is read at open.
+    kallsyms: KallsymsSource,
+    /// Offset of the v7 kallsyms section (0 without one), for its errors.
+    kallsyms_at: u64,
+    /// Why the v7 kallsyms section could not be read, once it was asked for.
+    kallsyms_error: Arc<std::sync::OnceLock<DatError>>,
 }
 
 /// One options section of a v7 file, as the chain from the file header visits them.
@@ -220,9 +228,13 @@ impl DatFile {
             v6_clock: None,
             buffers: Vec::new(),
             warnings: Vec::new(),
+            kallsyms: KallsymsSource::default(),
+            kallsyms_at: 0,
+            kallsyms_error: Arc::default(),
         };
         if version == 6 {
             dat.read_v6(pos)?;
+            dat.kallsyms = KallsymsSource::text_of(std::mem::take(&mut dat.meta.kallsyms));
         } else {
             let src = dat.src.clone();
             let mut cur = FileCur {
@@ -439,55 +451,7 @@ impl DatFile {
         want: Option<u16>,
         what: &str,
     ) -> Result<(u16, Vec<u8>, u64), DatError> {
-        let h = self.src.read_at(offset, 16, what)?;
-        let endian = self.header.endian;
-        let id = endian.u16(&h[0..2]);
-        let flags = endian.u16(&h[2..4]);
-        let size = endian.u64(&h[8..16]);
-        if let Some(w) = want {
-            if id != w {
-                return Err(self.src.err(
-                    what,
-                    offset,
-                    DatErrorKind::Corrupt(format!(
-                        "section id {id} where {w} ({what}) was expected"
-                    )),
-                ));
-            }
-        }
-        let body_at = offset + 16;
-        let body = self.src.read_len_at(body_at, size, what)?;
-        if flags & 1 != 0 && id != section::BUFFER {
-            if body.len() < 8 {
-                return Err(self.src.err(
-                    what,
-                    body_at,
-                    DatErrorKind::Truncated {
-                        needed: 8,
-                        available: body.len() as u64,
-                    },
-                ));
-            }
-            let csize = endian.u32(&body[0..4]) as usize;
-            let usize_ = endian.u32(&body[4..8]) as u64;
-            if 8 + csize > body.len() {
-                return Err(self.src.err(
-                    what,
-                    body_at,
-                    DatErrorKind::Truncated {
-                        needed: csize as u64,
-                        available: body.len() as u64 - 8,
-                    },
-                ));
-            }
-            let out = self
-                .header
-                .compression
-                .decompress(&body[8..8 + csize], usize_)
-                .map_err(|m| self.src.err(what, body_at, DatErrorKind::Corrupt(m)))?;
-            return Ok((flags, out, body_at));
-        }
-        Ok((flags, body, body_at))
+        read_section(&self.src, self.header.compression, offset, want, what)
     }
 
     fn slice<'a>(&'a self, data: &'a [u8], base: u64, section: &str) -> SliceCur<'a> {
@@ -599,23 +563,41 @@ impl DatFile {
                     self.meta.event_formats = v;
                 }
                 opt::KALLSYMS => {
-                    let (_, mut body, base) = self.read_section(ptr()?, Some(o.id), "kallsyms")?;
-                    // Megabytes of text: taken over in place rather than copied.
-                    if body.len() >= 4 {
-                        let n = endian.u32(&body[0..4]) as usize;
-                        if n <= body.len() - 4 {
-                            body.truncate(4 + n);
-                            body.drain(..4);
-                            self.meta.kallsyms = String::from_utf8(body).unwrap_or_else(|e| {
-                                String::from_utf8_lossy(e.as_bytes()).into_owned()
-                            });
-                            continue;
-                        }
+                    // Checked now, decompressed when first asked for.
+                    let at = ptr()?;
+                    let h = self.src.read_at(at, 16, "kallsyms")?;
+                    let id = endian.u16(&h[0..2]);
+                    if id != o.id {
+                        return Err(self.src.err(
+                            "kallsyms",
+                            at,
+                            DatErrorKind::Corrupt(format!(
+                                "section id {id} where {} (kallsyms) was expected",
+                                o.id
+                            )),
+                        ));
                     }
-                    let mut c = self.slice(&body, base, "kallsyms");
-                    let n = c.u32()? as u64;
-                    let t = c.text(n)?;
-                    self.meta.kallsyms = t;
+                    let size = endian.u64(&h[8..16]);
+                    let available = self.src.len.saturating_sub(at + 16);
+                    if size > available {
+                        return Err(self.src.err(
+                            "kallsyms",
+                            at + 16,
+                            DatErrorKind::LengthTooLarge {
+                                length: size,
+                                available,
+                            },
+                        ));
+                    }
+                    self.kallsyms_at = at;
+                    let src = self.src.clone();
+                    let compression = self.header.compression;
+                    let failed = self.kallsyms_error.clone();
+                    self.kallsyms = KallsymsSource::load_with(move || {
+                        read_kallsyms(&src, compression, at)
+                            .map_err(|e| failed.set(e))
+                            .ok()
+                    });
                 }
                 opt::PRINTK => {
                     let (_, body, base) = self.read_section(ptr()?, Some(o.id), "printk")?;
@@ -792,9 +774,33 @@ impl DatFile {
         self.meta.all_formats()
     }
 
-    /// `/proc/kallsyms` text as recorded (may be empty).
-    pub fn kallsyms(&self) -> &str {
-        &self.meta.kallsyms
+    /// `/proc/kallsyms` text as recorded (may be empty). A v7 file's section is
+    /// decompressed on the first call; the error says why it could not be.
+    pub fn kallsyms(&self) -> Result<&str, DatError> {
+        match self.kallsyms.text() {
+            Some(t) => Ok(t),
+            None => match self.kallsyms_error.get() {
+                Some(e) => Err(e.duplicate()),
+                None => Ok(""),
+            },
+        }
+    }
+
+    /// The kallsyms text as a source shared with this file: read (decompressed) once,
+    /// by whichever asks first, and not copied.
+    pub fn kallsyms_source(&self) -> KallsymsSource {
+        self.kallsyms.clone()
+    }
+
+    /// Why the kallsyms section could not be read, if reading it was tried and failed
+    /// (through [`DatFile::kallsyms`] or a [`DatFile::kallsyms_source`]).
+    pub fn kallsyms_error(&self) -> Option<DatError> {
+        self.kallsyms_error.get().map(DatError::duplicate)
+    }
+
+    /// Offset of the v7 kallsyms section (0 when the file has none, or for v6).
+    pub fn kallsyms_offset(&self) -> u64 {
+        self.kallsyms_at
     }
 
     /// `printk_formats` text (`0xADDR : "fmt"` lines).
@@ -1030,4 +1036,97 @@ pub fn selected_clock(text: &str) -> Option<String> {
     } else {
         Some(t.to_string())
     }
+}
+
+/// The kallsyms section at `at` as a text: its body is decompressed in place, and the
+/// text is used where it lies, after the length field (which is blanked to newlines so
+/// that the whole buffer is text).
+fn read_kallsyms(
+    src: &FileSrc,
+    compression: Compression,
+    at: u64,
+) -> Result<KallsymsText, DatError> {
+    let (_, mut body, base) = read_section(src, compression, at, Some(opt::KALLSYMS), "kallsyms")?;
+    if body.len() < 4 {
+        return Err(src.err(
+            "kallsyms",
+            base,
+            DatErrorKind::Truncated {
+                needed: 4,
+                available: body.len() as u64,
+            },
+        ));
+    }
+    let n = src.endian.u32(&body[0..4]) as usize;
+    if n > body.len() - 4 {
+        return Err(src.err(
+            "kallsyms",
+            base,
+            DatErrorKind::LengthTooLarge {
+                length: n as u64,
+                available: body.len() as u64 - 4,
+            },
+        ));
+    }
+    body.truncate(4 + n);
+    body[..4].fill(b'\n');
+    let buf = String::from_utf8(body)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok(KallsymsText::new(buf, 4))
+}
+
+/// A v7 section's 16-byte header and its body, decompressed when flagged: `(flags,
+/// body, offset of the body)`.
+fn read_section(
+    src: &FileSrc,
+    compression: Compression,
+    offset: u64,
+    want: Option<u16>,
+    what: &str,
+) -> Result<(u16, Vec<u8>, u64), DatError> {
+    let h = src.read_at(offset, 16, what)?;
+    let endian = src.endian;
+    let id = endian.u16(&h[0..2]);
+    let flags = endian.u16(&h[2..4]);
+    let size = endian.u64(&h[8..16]);
+    if let Some(w) = want {
+        if id != w {
+            return Err(src.err(
+                what,
+                offset,
+                DatErrorKind::Corrupt(format!("section id {id} where {w} ({what}) was expected")),
+            ));
+        }
+    }
+    let body_at = offset + 16;
+    let body = src.read_len_at(body_at, size, what)?;
+    if flags & 1 != 0 && id != section::BUFFER {
+        if body.len() < 8 {
+            return Err(src.err(
+                what,
+                body_at,
+                DatErrorKind::Truncated {
+                    needed: 8,
+                    available: body.len() as u64,
+                },
+            ));
+        }
+        let csize = endian.u32(&body[0..4]) as usize;
+        let usize_ = endian.u32(&body[4..8]) as u64;
+        if 8 + csize > body.len() {
+            return Err(src.err(
+                what,
+                body_at,
+                DatErrorKind::Truncated {
+                    needed: csize as u64,
+                    available: body.len() as u64 - 8,
+                },
+            ));
+        }
+        let out = compression
+            .decompress(&body[8..8 + csize], usize_)
+            .map_err(|m| src.err(what, body_at, DatErrorKind::Corrupt(m)))?;
+        return Ok((flags, out, body_at));
+    }
+    Ok((flags, body, body_at))
 }

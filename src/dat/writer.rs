@@ -46,17 +46,18 @@ impl Metadata {
             )
     }
 
-    /// The metadata of an open file (for rewriting it).
-    pub fn from_dat(d: &DatFile) -> Metadata {
-        Metadata {
+    /// The metadata of an open file (for rewriting it); fails when its kallsyms section
+    /// cannot be read.
+    pub fn from_dat(d: &DatFile) -> Result<Metadata, DatError> {
+        Ok(Metadata {
             header_page: d.header_page().to_string(),
             header_event: d.header_event().to_string(),
             ftrace_formats: d.ftrace_formats().to_vec(),
             event_formats: d.event_formats().to_vec(),
-            kallsyms: d.kallsyms().to_string(),
+            kallsyms: d.kallsyms()?.to_string(),
             printk_formats: d.printk_formats().to_string(),
             cmdlines: d.cmdlines().to_string(),
-        }
+        })
     }
 }
 

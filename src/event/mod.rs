@@ -60,7 +60,7 @@ use std::fmt;
 pub use print::{TextPattern, HELPERS};
 pub use record::Record;
 pub use registry::{Registry, RegistryError};
-pub use symbols::{Kallsyms, PrintkFormats, Symbol};
+pub use symbols::{Kallsyms, KallsymsSource, KallsymsText, PrintkFormats, Symbol};
 
 /// Address-to-function lookup with libtraceevent's rules (`trace-cmd report` resolves
 /// `%pS`, `%ps` and call sites this way; see `render::plugins::FunctionMap`): the name and

@@ -371,6 +371,94 @@ fn unescape(s: &str) -> String {
     out
 }
 
+/// The kallsyms text for a file's kernel addresses, read on first use (reading
+/// `/proc/kallsyms` takes the kernel a while, and tracepoint text rarely needs it).
+/// Clones share the text.
+#[derive(Clone, Default)]
+pub struct KallsymsSource {
+    path: Option<std::path::PathBuf>,
+    /// Makes the text instead of reading `path` (a trace.dat's compressed section).
+    loader: Option<std::sync::Arc<KallsymsLoader>>,
+    text: std::sync::Arc<std::sync::OnceLock<Option<KallsymsText>>>,
+}
+
+/// Makes a kallsyms text on first use; None when it cannot be had.
+type KallsymsLoader = dyn Fn() -> Option<KallsymsText> + Send + Sync;
+
+/// A kallsyms text held in a buffer that may start with bytes that are not part of it
+/// (a section's length field), so that a decompressed section is used where it lies.
+#[derive(Debug)]
+pub struct KallsymsText {
+    buf: String,
+    start: usize,
+}
+
+impl KallsymsText {
+    /// The text `buf[start..]`; `start` is cut back to a character boundary.
+    pub fn new(buf: String, start: usize) -> KallsymsText {
+        let mut start = start.min(buf.len());
+        while !buf.is_char_boundary(start) {
+            start -= 1;
+        }
+        KallsymsText { buf, start }
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.buf[self.start..]
+    }
+}
+
+impl std::fmt::Debug for KallsymsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KallsymsSource")
+            .field("path", &self.path)
+            .field("loader", &self.loader.is_some())
+            .field("loaded", &self.text.get().map(Option::is_some))
+            .finish()
+    }
+}
+
+impl KallsymsSource {
+    /// Symbols from this text.
+    pub fn text_of(text: String) -> KallsymsSource {
+        let s = KallsymsSource::default();
+        let _ = s.text.set(Some(KallsymsText::new(text, 0)));
+        s
+    }
+
+    /// Symbols from this file, read when first needed.
+    pub fn file(path: std::path::PathBuf) -> KallsymsSource {
+        KallsymsSource {
+            path: Some(path),
+            ..KallsymsSource::default()
+        }
+    }
+
+    /// Symbols made by `load` when first needed (once, whichever clone asks first).
+    pub fn load_with(
+        load: impl Fn() -> Option<KallsymsText> + Send + Sync + 'static,
+    ) -> KallsymsSource {
+        KallsymsSource {
+            loader: Some(std::sync::Arc::new(load)),
+            ..KallsymsSource::default()
+        }
+    }
+
+    /// The text (None when there is none or the file cannot be read).
+    pub fn text(&self) -> Option<&str> {
+        self.text
+            .get_or_init(|| match &self.loader {
+                Some(load) => load(),
+                None => std::fs::read_to_string(self.path.as_ref()?)
+                    .ok()
+                    .map(|t| KallsymsText::new(t, 0)),
+            })
+            .as_ref()
+            .map(KallsymsText::as_str)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,44 +8,15 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::event::KallsymsSource;
+
 use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
 use super::sys::MappedFile;
 use crate::render::comm::PidMap;
 
-/// The kallsyms text for a file's kernel addresses, read on first use (reading
-/// `/proc/kallsyms` takes the kernel a while, and tracepoint text rarely needs it).
-/// Clones share the text.
-#[derive(Debug, Clone, Default)]
-pub struct KallsymsSource {
-    path: Option<PathBuf>,
-    text: std::sync::Arc<std::sync::OnceLock<Option<String>>>,
-}
-
 impl KallsymsSource {
-    /// Symbols from this text.
-    pub fn text_of(text: String) -> KallsymsSource {
-        let s = KallsymsSource::default();
-        let _ = s.text.set(Some(text));
-        s
-    }
-
-    /// Symbols from this file, read when first needed.
-    pub fn file(path: PathBuf) -> KallsymsSource {
-        KallsymsSource {
-            path: Some(path),
-            ..KallsymsSource::default()
-        }
-    }
-
-    /// The text (None when there is none or the file cannot be read).
-    pub fn text(&self) -> Option<&str> {
-        self.text
-            .get_or_init(|| std::fs::read_to_string(self.path.as_ref()?).ok())
-            .as_deref()
-    }
-
     /// Where perf would take kernel symbols for `file` from: `path` when given (perf's
     /// `--kallsyms`), else the file's own (TRACING_DATA), else `/proc/kallsyms` when the
     /// file was recorded on this host (same hostname and kernel release), else none.

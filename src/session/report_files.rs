@@ -415,7 +415,8 @@ pub fn report_files(
             return Ok(None);
         }
         FilesMode::Functions => {
-            for (addr, name, module) in crate::render::plugins::kallsyms_listing(dats[0].kallsyms())
+            for (addr, name, module) in
+                crate::render::plugins::kallsyms_listing(dats[0].kallsyms()?)
             {
                 match module {
                     Some(m) => writeln!(out, "{addr:016x} {name} [{m}]")?,
@@ -829,6 +830,13 @@ fn report_dats<'s>(
                 if seen[word] & bit == 0 {
                     seen[word] |= bit;
                     let _ = registry.get(id);
+                    // The first event that may print a function name starts the function
+                    // map (kallsyms decompressed and read) on a thread of its own: the
+                    // report loop, still waiting for its first batch, would otherwise
+                    // build it on its way to that record's line.
+                    if catalog.may_print_functions(id) && catalog.claim_functions() {
+                        scope.spawn(|| catalog.build_functions());
+                    }
                 }
             })
         })
@@ -845,7 +853,7 @@ fn report_dats<'s>(
         .collect();
     if !text_style {
         for (c, dat) in catalogs.iter().zip(dats) {
-            c.load_kallsyms(dat);
+            c.load_kallsyms(dat)?;
         }
         if let FilesStyle::Other(name) = &opts.style {
             return Err(FilesError::UnknownStyle(name.clone()));
@@ -1006,7 +1014,15 @@ fn report_dats<'s>(
             note(Note::Warning(w.clone()));
         }
     }
-    // Formats are parsed as their events are met: the ones that failed are known now.
+    // Formats are parsed as their events are met, and kallsyms is read when a record
+    // first needs a symbol: the ones that failed are known now.
+    for (dat, c) in dats.iter().zip(catalogs) {
+        if let Some(e) = dat.kallsyms_error().filter(|_| c.functions_used()) {
+            note(Note::Warning(format!(
+                "{e}; addresses were printed without symbol names"
+            )));
+        }
+    }
     if !opts.quiet {
         for (c, f) in catalogs.iter().zip(files) {
             for (sys, e) in c.format_errors() {

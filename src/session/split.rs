@@ -305,7 +305,7 @@ pub fn split(o: &SplitOptions) -> Result<SplitSummary, SplitError> {
         page_size: h.page_size,
     };
     let clock = top.clock.clone().unwrap_or_else(|| "local".into());
-    let meta = Metadata::from_dat(&dat);
+    let meta = Metadata::from_dat(&dat).map_err(SplitError::Input)?;
 
     let per_cpu = o.per_cpu || o.cpu.is_some() || matches!(o.by, Some(SplitBy::Pages(_)));
     let open = |cpu: Option<u32>| -> Result<DatSource, SplitError> {

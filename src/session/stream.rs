@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::endian::Endianness;
+use crate::event::KallsymsSource;
 use crate::event::{EventFormatter, FormatSource};
 use crate::event::{Kallsyms, PrintEnv, PrintkFormats, Record, Registry};
-use crate::perf::machine::KallsymsSource;
 use crate::render::graph::{
     blank_first_string, blanks_first_string_in_comments, irq_range_from_kallsyms,
     write_latency_header, GraphLayout, GraphOptions, GraphRenderer, OwnedRecord,

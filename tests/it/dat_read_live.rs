@@ -31,7 +31,7 @@ fn check(args: &[&str], version: u32, compression: Compression) {
         .iter()
         .any(|t| t.contains("name: function")));
     assert!(
-        dat.kallsyms().lines().count() > 1000,
+        dat.kallsyms().unwrap().lines().count() > 1000,
         "kallsyms section read"
     );
     assert!(dat.printk_formats().contains(" : \""));

@@ -42,7 +42,11 @@ fn roundtrip(record_args: &[&str]) {
         // Our reader sees the same metadata and events.
         let back = DatFile::open(&out).unwrap();
         assert_eq!(back.header().version, version);
-        assert_eq!(Metadata::from_dat(&back), Metadata::from_dat(&d), "{name}");
+        assert_eq!(
+            Metadata::from_dat(&back).unwrap(),
+            Metadata::from_dat(&d).unwrap(),
+            "{name}"
+        );
         assert_eq!(back.buffers().len(), 2, "{name}");
         assert_eq!(back.options().cpustats, d.options().cpustats);
         assert_eq!(back.options().uname, d.options().uname);

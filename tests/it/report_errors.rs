@@ -142,3 +142,55 @@ fn bad_filters_are_errors_with_a_hint() {
     let out = report(&["-i", f, "-F", "tick:n>=1"]);
     assert_eq!(text(&out.stdout).lines().count(), 3);
 }
+
+/// The kallsyms section of a v7 file is decompressed when a record first needs a
+/// symbol. A damaged one does not stop the file from opening nor a report that needs no
+/// symbol; a report that needs one prints its records with bare addresses and a warning
+/// naming the file, the section and its offset; `-f`, which lists kallsyms, fails.
+#[test]
+fn damaged_kallsyms_section_is_named_when_a_symbol_is_needed() {
+    use tracectl::dat::DatFile;
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("ks.dat");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tracecmd/2cpu-v7.dat");
+    let mut bytes = std::fs::read(data).unwrap();
+    std::fs::write(&f, &bytes).unwrap();
+    let at = DatFile::open(&f).unwrap().kallsyms_offset() as usize;
+    assert!(at > 0, "2cpu-v7.dat has a kallsyms section");
+    // The zstd frame's magic, after the 16-byte section header and the two sizes.
+    for b in &mut bytes[at + 24..at + 28] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&f, &bytes).unwrap();
+
+    let d = DatFile::open(&f).unwrap();
+    assert!(
+        d.kallsyms_error().is_none(),
+        "opening does not read kallsyms"
+    );
+    let e = d.kallsyms().unwrap_err();
+    assert_eq!(e.section, "kallsyms");
+    assert!(e.to_string().contains("ks.dat"), "{e}");
+    assert!(d.kallsyms_error().is_some());
+
+    let fs = f.to_str().unwrap();
+    let out = report(&["-i", fs, "-F", "sched_switch"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "", "no record needed a symbol");
+
+    let out = report(&["-i", fs]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("ks.dat: kallsyms at offset {}", at + 16))
+            && err.contains("addresses were printed without symbol names")
+            && !err.contains("panicked"),
+        "{err}"
+    );
+    assert!(text(&out.stdout).contains("kmalloc:"));
+
+    let out = report(&["-f", "-i", fs]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("ks.dat") && err.contains("kallsyms"), "{err}");
+}

@@ -108,7 +108,7 @@ fn guest_timestamps_are_shifted_like_trace_cmd() {
         write_dat(
             &guest,
             &wo,
-            &Metadata::from_dat(&d),
+            &Metadata::from_dat(&d).unwrap(),
             &options,
             buffers_of(&d).unwrap(),
         )

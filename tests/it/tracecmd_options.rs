@@ -333,7 +333,7 @@ fn report_nodate_ignores_the_date_offset_as_trace_cmd_does() {
     write_dat(
         &f,
         &wo,
-        &Metadata::from_dat(&d),
+        &Metadata::from_dat(&d).unwrap(),
         &opts,
         buffers_of(&d).unwrap(),
     )
@@ -401,7 +401,7 @@ fn report_check_events_exit_status_is_trace_cmds() {
         ("noformat.dat", "format:\n", 0),
         ("noid.dat", "ID: 374\n", 22),
     ] {
-        let mut meta = Metadata::from_dat(&d);
+        let mut meta = Metadata::from_dat(&d).unwrap();
         let mut broken = 0;
         for (_, text) in meta.event_formats.iter_mut() {
             if text.starts_with("name: sched_wakeup\n") && text.contains(cut) {

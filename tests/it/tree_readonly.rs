@@ -77,7 +77,7 @@ fn extract_of_a_tree_takes_its_metadata_from_the_tree_only() {
     t.ok(&["extract", "-q", "-o", out.to_str().unwrap()]);
     t.assert_unchanged(&before, "extract");
     let d = DatFile::open(&out).unwrap();
-    assert_eq!(d.kallsyms(), KALLSYMS);
+    assert_eq!(d.kallsyms().unwrap(), KALLSYMS);
     assert_eq!(
         d.options().uname.as_deref(),
         Some("Linux treehost 9.9.9-tree x86_64")
@@ -141,7 +141,7 @@ fn extract_of_a_tree_without_kallsyms_stores_none() {
     t.ok(&["extract", "-q", "-o", out.to_str().unwrap()]);
     let d = DatFile::open(&out).unwrap();
     // Not this machine's /proc/kallsyms.
-    assert_eq!(d.kallsyms(), "");
+    assert_eq!(d.kallsyms().unwrap(), "");
     assert_eq!(
         d.options().uname.as_deref(),
         Some("Linux vm 6.18.44-fc-v782 x86_64")

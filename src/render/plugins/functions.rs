@@ -15,6 +15,7 @@
 //! * a line that does not parse (`%16llx %c name`) ends the parse, keeping what was read.
 
 use crate::event::symbols::{kallsyms_words, parse_hex, word_end};
+use crate::event::KallsymsSource;
 
 /// A name looked up with [`FunctionMap::address_of`] and its address, if it has one.
 type NameAddress = (String, Option<u64>);
@@ -23,11 +24,13 @@ type NameAddress = (String, Option<u64>);
 ///
 /// Kept as the two halves the parse made on two threads, one after the other (kallsyms
 /// lists symbols by address, so their concatenation is the sorted table): joining them
-/// would copy megabytes on the way to a report's first line.
+/// would copy megabytes on the way to a report's first line. The names stay in the
+/// kallsyms text, which the map shares with its source.
 #[derive(Debug, Default, Clone)]
 pub struct FunctionMap {
     first: Part,
     second: Part,
+    text: KallsymsSource,
     /// The names [`FunctionMap::address_of`] was asked for, with their answers: print
     /// fmts name a handful (`vmemmap_base`), so each is found by one scan of the table
     /// instead of ordering all of kallsyms by name.
@@ -41,10 +44,8 @@ pub struct FunctionMap {
 #[derive(Debug, Default, Clone)]
 struct Part {
     addrs: Vec<u64>,
-    /// (start, length) of each name in `text`.
+    /// (start, length) of each name in the whole kallsyms text.
     names: Vec<(u32, u32)>,
-    /// Every name, one after another: one allocation instead of one per symbol.
-    text: String,
     stopped: bool,
 }
 
@@ -65,6 +66,15 @@ impl FunctionMap {
 
     /// Parse `/proc/kallsyms` text (`addr type name [module]` lines).
     pub fn parse(text: &str) -> FunctionMap {
+        FunctionMap::of_source(&KallsymsSource::text_of(text.to_string()))
+    }
+
+    /// Parse the kallsyms text of `source` (read now if it was not), keeping the names
+    /// where they are in it.
+    pub fn of_source(source: &KallsymsSource) -> FunctionMap {
+        let text = source.text().unwrap_or("");
+        // Names are kept as 32-bit offsets (sections are far smaller; see MAX_BLOCK).
+        let text = &text[..floor_char_boundary(text, u32::MAX as usize)];
         // Half the lines on another thread: this table is on the path to a report's first
         // line. A line that ends the parse in the first half also drops the second half.
         let cut = if text.len() > 1 << 20 {
@@ -75,11 +85,11 @@ impl FunctionMap {
         };
         let (head, tail) = text.split_at(cut);
         let (first, mut second) = if tail.is_empty() {
-            (Part::parse(head), Part::default())
+            (Part::parse(head, 0), Part::default())
         } else {
             std::thread::scope(|s| {
-                let t = s.spawn(|| Part::parse(tail));
-                let h = Part::parse(head);
+                let t = s.spawn(|| Part::parse(tail, cut));
+                let h = Part::parse(head, 0);
                 (h, t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             })
         };
@@ -101,6 +111,7 @@ impl FunctionMap {
         FunctionMap {
             first,
             second,
+            text: source.clone(),
             by_name: Default::default(),
             id: NEXT_MAP_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
@@ -119,11 +130,13 @@ impl FunctionMap {
 
     fn name(&self, i: usize) -> &str {
         let n = self.first.addrs.len();
-        if i < n {
-            self.first.name(i)
+        let (start, len) = if i < n {
+            self.first.names[i]
         } else {
-            self.second.name(i - n)
-        }
+            self.second.names[i - n]
+        };
+        let text = self.text.text().unwrap_or("");
+        &text[start as usize..(start + len) as usize]
     }
 
     /// Number of symbols kept.
@@ -216,25 +229,42 @@ impl FunctionMap {
 }
 
 impl Part {
-    fn parse(text: &str) -> Part {
+    /// The symbols of `text`, which starts at byte `base` of the whole kallsyms text.
+    fn parse(text: &str, base: usize) -> Part {
         let mut p = Part {
             addrs: Vec::with_capacity(text.len() / 40),
             names: Vec::with_capacity(text.len() / 40),
-            text: String::with_capacity(text.len() / 2),
             stopped: false,
         };
-        let mut at = 0;
-        let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain(std::iter::once(text.len()));
-        for end in ends {
-            let line = &text[at..end];
-            at = end + 1;
-            // The usual line, `<16 hex digits> <type> <name>...`, read in place.
-            if let Some((addr, kind, name)) = usual_line(line) {
+        let start = text.as_ptr() as usize;
+        let push = |p: &mut Part, addr: u64, name: &str| {
+            p.addrs.push(addr);
+            let at = base + (name.as_ptr() as usize - start);
+            p.names.push((at as u32, name.len() as u32));
+        };
+        let bytes = text.as_bytes();
+        let line_end =
+            |from: usize| memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+        let mut next = Some(0);
+        while let Some(at) = next {
+            // The usual line, `<16 hex digits> <type> <name>...`, read in place, in one
+            // pass: its name usually ends the line.
+            if let Some((addr, kind, name_end)) = usual_line(bytes, at) {
+                let end = if bytes.get(name_end) == Some(&b'\n') {
+                    name_end
+                } else {
+                    line_end(name_end)
+                };
+                next = (end < bytes.len()).then_some(end + 1);
+                let name = &text[at + 19..name_end];
                 if !(name.starts_with('$') || kind == b'A' || kind == b'a') {
-                    p.push(addr, name);
+                    push(&mut p, addr, name);
                 }
                 continue;
             }
+            let end = line_end(at);
+            next = (end < bytes.len()).then_some(end + 1);
+            let line = &text[at..end];
             let ([addr, kind, name, _], n) = kallsyms_words(line);
             if line.is_empty() {
                 continue;
@@ -257,37 +287,38 @@ impl Part {
             if name.starts_with('$') || kind == "A" || kind == "a" {
                 continue;
             }
-            p.push(addr, name);
+            push(&mut p, addr, name);
         }
         p
-    }
-
-    #[inline]
-    fn push(&mut self, addr: u64, name: &str) {
-        self.addrs.push(addr);
-        self.names.push((self.text.len() as u32, name.len() as u32));
-        self.text.push_str(name);
-    }
-
-    fn name(&self, i: usize) -> &str {
-        let (start, len) = self.names[i];
-        &self.text[start as usize..(start + len) as usize]
     }
 
     /// `a`'s symbols then `b`'s, sorted stably by address (as libtraceevent sorts its
     /// table before searching it).
     fn sorted(a: &Part, b: &Part) -> Part {
-        let mut all: Vec<(u64, &str)> = (0..a.addrs.len())
-            .map(|i| (a.addrs[i], a.name(i)))
-            .chain((0..b.addrs.len()).map(|i| (b.addrs[i], b.name(i))))
+        let mut all: Vec<(u64, (u32, u32))> = a
+            .addrs
+            .iter()
+            .copied()
+            .zip(a.names.iter().copied())
+            .chain(b.addrs.iter().copied().zip(b.names.iter().copied()))
             .collect();
         all.sort_by_key(|p| p.0);
-        let mut p = Part::default();
-        for (addr, name) in all {
-            p.push(addr, name);
+        let (addrs, names) = all.into_iter().unzip();
+        Part {
+            addrs,
+            names,
+            stopped: false,
         }
-        p
     }
+}
+
+/// The largest character boundary of `text` at or below `at`.
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 impl crate::event::FunctionLookup for FunctionMap {
@@ -317,13 +348,14 @@ const HEX: [u8; 256] = {
     t
 };
 
-/// A line of exactly the usual shape, `<16 hex digits> <type char> <name>[ more]`, as
-/// (address, type, name); None for anything else, which the general path then reads
-/// (with the same result for this shape).
+/// The line at `at` of `text` when it has exactly the usual shape, `<16 hex digits>
+/// <type char> <name>[ more]`, as (address, type, end of the name); None for anything
+/// else, which the general path then reads (with the same result for this shape). A
+/// newline in the first 20 bytes fails one of the checks, so the line is not needed.
 #[inline]
-fn usual_line(line: &str) -> Option<(u64, u8, &str)> {
-    let b = line.as_bytes();
-    if b.len() < 20 || b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
+fn usual_line(text: &[u8], at: usize) -> Option<(u64, u8, usize)> {
+    let b = text.get(at..at + 20)?;
+    if b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
         return None;
     }
     let mut addr = 0u64;
@@ -336,8 +368,7 @@ fn usual_line(line: &str) -> Option<(u64, u8, &str)> {
     if bad > 15 || b[19].is_ascii_whitespace() {
         return None;
     }
-    let end = word_end(b, 19);
-    Some((addr, b[17], &line[19..end]))
+    Some((addr, b[17], word_end(text, at + 19)))
 }
 
 /// Every symbol libtraceevent keeps of a kallsyms text, as `trace-cmd report -f` lists

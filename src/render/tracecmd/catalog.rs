@@ -3,8 +3,8 @@
 
 use crate::dat::{DatFile, DatFormats, TracingData};
 use crate::endian::Endianness;
+use crate::event::KallsymsSource;
 use crate::event::{Kallsyms, PrintEnv, PrintStyle, PrintkFormats, Record, Registry, Schema};
-use crate::perf::machine::KallsymsSource;
 use crate::render::plugins::FunctionMap;
 
 use super::{Catalog, FieldSpec};
@@ -17,6 +17,10 @@ pub struct DatCatalog {
     functions: std::sync::OnceLock<FunctionMap>,
     /// Where the function map's kallsyms text comes from.
     functions_source: Option<KallsymsSource>,
+    /// Set by the first [`DatCatalog::claim_functions`].
+    functions_claimed: std::sync::atomic::AtomicBool,
+    /// Set by the first lookup of an address or a name; see [`DatCatalog::functions_used`].
+    functions_used: std::sync::atomic::AtomicBool,
     /// Only for the kernel's text (`--json`, `--style kernel`): see
     /// [`DatCatalog::load_kallsyms`].
     kallsyms: std::sync::OnceLock<Kallsyms>,
@@ -39,7 +43,7 @@ impl DatCatalog {
             dat.long_size(),
             dat.endian(),
         );
-        c.functions_source = Some(KallsymsSource::text_of(dat.kallsyms().to_string()));
+        c.functions_source = Some(dat.kallsyms_source());
         c
     }
 
@@ -77,18 +81,65 @@ impl DatCatalog {
 
     /// Build the kernel's symbol table too, for [`DatCatalog::print_env`] in
     /// [`PrintStyle::Kernel`] (trace-cmd's text resolves symbols with the function map).
-    pub fn load_kallsyms(&self, dat: &DatFile) {
-        self.kallsyms
-            .get_or_init(|| Kallsyms::parse(dat.kallsyms()));
+    pub fn load_kallsyms(&self, dat: &DatFile) -> Result<(), crate::dat::DatError> {
+        let text = dat.kallsyms()?;
+        self.kallsyms.get_or_init(|| Kallsyms::parse(text));
+        Ok(())
+    }
+
+    /// Whether records of event `id` may print a kernel function name: its print fmt
+    /// has a `%pS`-like conversion, or trace-cmd's plugin for it resolves an address
+    /// field. A hint for building the function map early; a miss only builds it later.
+    pub fn may_print_functions(&self, id: u16) -> bool {
+        let Some(s) = self.registry.get(id) else {
+            return false;
+        };
+        let fmt = s.print_fmt.as_bytes();
+        let conversion = fmt
+            .windows(3)
+            .any(|w| w[0] == b'%' && w[1] == b'p' && b"sSfFB".contains(&w[2]));
+        conversion
+            || s.fields
+                .iter()
+                .any(|f| matches!(f.name.as_str(), "call_site" | "function" | "ip" | "func"))
+    }
+
+    /// True for the first caller only: that caller then builds the function map with
+    /// [`DatCatalog::build_functions`] (on a thread of its own, while records are read).
+    pub fn claim_functions(&self) -> bool {
+        self.functions_source.is_some()
+            && !self
+                .functions_claimed
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Build the function map now if it is not built (a caller that needs it meanwhile
+    /// waits for it).
+    pub fn build_functions(&self) {
+        let _ = self.functions();
+    }
+
+    /// Whether a record looked up a function (so that a kallsyms text that could not be
+    /// read changed what was printed; building the map early looks nothing up).
+    pub fn functions_used(&self) -> bool {
+        self.functions_used
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The function map for a lookup.
+    fn functions_for_lookup(&self) -> &FunctionMap {
+        if !self.functions_used() {
+            self.functions_used
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        self.functions()
     }
 
     /// The function map (built on first use), or an empty one when there are no symbols.
     fn functions(&self) -> &FunctionMap {
         static EMPTY: std::sync::OnceLock<FunctionMap> = std::sync::OnceLock::new();
         if let Some(src) = &self.functions_source {
-            return self
-                .functions
-                .get_or_init(|| FunctionMap::parse(src.text().unwrap_or("")));
+            return self.functions.get_or_init(|| FunctionMap::of_source(src));
         }
         self.functions
             .get()
@@ -122,6 +173,8 @@ impl DatCatalog {
             ids,
             functions: std::sync::OnceLock::new(),
             functions_source: None,
+            functions_claimed: Default::default(),
+            functions_used: Default::default(),
             kallsyms: std::sync::OnceLock::new(),
             printk: PrintkFormats::parse(printk),
             long_size,
@@ -199,7 +252,7 @@ impl Catalog for DatCatalog {
     }
 
     fn function(&self, addr: u64) -> Option<(&str, u64)> {
-        self.functions().find(addr)
+        self.functions_for_lookup().find(addr)
     }
 
     fn write_info(&self, rec: &Record, out: &mut Vec<u8>) {
@@ -221,11 +274,11 @@ impl Catalog for DatCatalog {
 
 impl crate::event::FunctionLookup for DatCatalog {
     fn function(&self, addr: u64) -> Option<(&str, u64)> {
-        crate::event::FunctionLookup::function(self.functions(), addr)
+        crate::event::FunctionLookup::function(self.functions_for_lookup(), addr)
     }
 
     fn address_of(&self, name: &str) -> Option<u64> {
-        crate::event::FunctionLookup::address_of(self.functions(), name)
+        crate::event::FunctionLookup::address_of(self.functions_for_lookup(), name)
     }
 }
 

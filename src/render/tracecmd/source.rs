@@ -409,6 +409,11 @@ pub struct BufferBounds {
 /// the channel costs nothing per record, small enough that memory stays flat.
 const BATCH: usize = 4096;
 
+/// Records in the first batch; each next one is twice as large, up to [`BATCH`]. The
+/// reader starts on the first records sooner, which matters when the whole file is a
+/// few batches.
+const FIRST_BATCH: usize = 256;
+
 /// One decoded record of a [`Batch`]: its bytes are `data[off..off + len]`.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
@@ -471,6 +476,7 @@ impl ThreadedSource {
         let (recycle, empties) = std::sync::mpsc::channel::<Batch>();
         scope.spawn(move || {
             let mut batch = Batch::default();
+            let mut limit = FIRST_BATCH;
             loop {
                 match source.peek_ts() {
                     Err(e) => {
@@ -503,7 +509,8 @@ impl ThreadedSource {
                     len: t.rec.data.len() as u32,
                     missed: t.missed,
                 });
-                if batch.slots.len() >= BATCH || batch.data.len() >= 1 << 30 {
+                if batch.slots.len() >= limit || batch.data.len() >= 1 << 30 {
+                    limit = (limit * 2).min(BATCH);
                     let warnings = source.take_warnings();
                     if !warnings.is_empty() {
                         let _ = tx.send(Msg::Warnings(warnings));

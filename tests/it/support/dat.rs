@@ -240,7 +240,7 @@ pub fn rewrite(
     write_dat(
         dst,
         &wo,
-        &Metadata::from_dat(&d),
+        &Metadata::from_dat(&d).unwrap(),
         &opts,
         buffers_of(&d).unwrap(),
     )
