@@ -337,15 +337,6 @@ impl Cmdlines {
         }
     }
 
-    /// Register a comm a sched plugin prints. trace-cmd looks up the record's own comm
-    /// for the line's head before the plugin runs, and that first lookup turns the table
-    /// into its sorted array, in which a pid already known is never registered again; so
-    /// the array is made first here too, whichever thread gets to the plugin first.
-    pub fn register_printed(&mut self, pid: i32, comm: &str) {
-        self.inner.get_mut().build();
-        self.register(pid, comm);
-    }
-
     /// A number that stays the same as long as [`Cmdlines::comm`] gives every pid the
     /// same answer (it changes with each registration and when the lookup array is made).
     pub fn generation(&self) -> u64 {
@@ -925,25 +916,6 @@ pub fn shown_missed(count: Option<u64>) -> Option<Option<u64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A sched plugin's comm for a pid the file's cmdlines know does not replace it, even
-    /// when the plugin runs before the first lookup (the report's info thread may get there
-    /// before the main thread prints its first line).
-    #[test]
-    fn a_printed_comm_never_replaces_a_saved_one() {
-        let mut c = Cmdlines::new();
-        c.load("1 a\n5 sleep\n");
-        c.register_printed(5, "sh");
-        c.register_printed(7, "new");
-        assert_eq!(&*c.comm(5), "sleep");
-        assert_eq!(&*c.comm(7), "new");
-        // Registered as the file's own lines are, before any lookup, the later one would
-        // be found (libtraceevent's list, sorted, then searched).
-        let mut c = Cmdlines::new();
-        c.load("1 a\n5 sleep\n");
-        c.register(5, "sh");
-        assert_eq!(&*c.comm(5), "sh");
-    }
 
     /// One event, `demo:tick` (id 7), with the common fields at their usual offsets.
     struct OneEvent;

@@ -449,7 +449,7 @@ fn comm_pid(
     if let Some(cf) = comm {
         let name = c_str(data, cf);
         crate::bytes::put(out, name);
-        cmdlines.register_printed(pid as i32, &String::from_utf8_lossy(name));
+        cmdlines.register(pid as i32, &String::from_utf8_lossy(name));
         out.push(b':');
     }
     push_i64(out, pid as i64);
