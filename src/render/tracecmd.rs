@@ -318,8 +318,9 @@ impl Cmdlines {
     }
 
     /// Register `comm` for `pid` (`tep_register_comm`).
-    pub fn register(&mut self, pid: i32, comm: &str) {
-        let t = self.inner.get_mut();
+    pub fn register(&self, pid: i32, comm: &str) {
+        let mut t = self.inner.borrow_mut();
+        let t = &mut *t;
         match &mut t.array {
             None => {
                 t.list.push((pid, comm.into()));
@@ -384,7 +385,7 @@ pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     catalog: &'c C,
     style: TraceCmdStyle,
     /// The comm table, shared by every record printed.
-    pub cmdlines: Cmdlines,
+    pub cmdlines: Rc<Cmdlines>,
     /// Plugin resolved per event id (index = id); `None` inside = no plugin.
     /// Per event id (index): resolved on first use.
     ids: Vec<Option<IdInfo>>,
@@ -420,7 +421,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         TraceCmdRenderer {
             catalog,
             style,
-            cmdlines,
+            cmdlines: Rc::new(cmdlines),
             ids: Vec::new(),
             common_pid: None,
             common_flags: None,
@@ -437,6 +438,14 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// buffers and files of one report (its plugin keeps them per CPU number only).
     pub fn share_function_stacks<D: Catalog + ?Sized>(&mut self, other: &TraceCmdRenderer<D>) {
         self.function_stacks = Rc::clone(&other.function_stacks);
+    }
+
+    /// Use `other`'s comm table from now on, as trace-cmd does for the buffers of one file
+    /// (they share one tep handle): a comm learned in one buffer shows in the others, and
+    /// the first lookup in any of them sorts the table for all (see [`Cmdlines`]).
+    pub fn share_cmdlines<D: Catalog + ?Sized>(&mut self, other: &TraceCmdRenderer<D>) {
+        self.cmdlines = Rc::clone(&other.cmdlines);
+        self.head = HeadCache::default();
     }
 
     /// The style in use.
@@ -781,7 +790,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                     self.catalog,
                     rec,
                     plugins::PluginState {
-                        cmdlines: &mut self.cmdlines,
+                        cmdlines: &self.cmdlines,
                         options: &self.style.plugin_options,
                         function_stacks: &self.function_stacks,
                     },
@@ -999,7 +1008,7 @@ mod tests {
             "          <idle>-0     [001] 12345.678901:"
         );
         // A table swapped for another one is not taken for the old one.
-        r.cmdlines = Cmdlines::new();
+        r.cmdlines = Rc::new(Cmdlines::new());
         r.cmdlines.register(100, "other");
         assert_eq!(
             head(&mut r, 100, 1, 6_000_002_000),

@@ -583,7 +583,7 @@ fn learn_comms(
         Some(String::from_utf8_lossy(&b[..end]).into_owned())
     };
     let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(d, f, endian));
-    let mut learn = |c: Option<FieldSpec>, p: Option<FieldSpec>| {
+    let learn = |c: Option<FieldSpec>, p: Option<FieldSpec>| {
         if let (Some(c), Some(p)) = (comm(c), num(p)) {
             comms.register(p as u32 as i32, &c);
         }

@@ -266,10 +266,14 @@ pub fn write_report<'a>(
             profile,
         });
     }
-    // trace-cmd's function plugin keeps one set of per-CPU stacks for the whole report.
+    // trace-cmd's function plugin keeps one set of per-CPU stacks for the whole report,
+    // and the buffers of one file share one comm table.
     for i in 1..lives.len() {
         let (first, rest) = lives.split_at_mut(i);
         rest[0].renderer.share_function_stacks(&first[0].renderer);
+        if let Some(same_file) = first.iter().find(|l| l.input.file == rest[0].input.file) {
+            rest[0].renderer.share_cmdlines(&same_file.renderer);
+        }
     }
     // -w reads one file: the events of its first input are those of all.
     let mut wakeup = if opts.wakeup {

@@ -100,3 +100,27 @@ fn session_refuses_a_filter_on_no_event_naming_the_file() {
     }
     assert!(out.is_empty());
 }
+
+/// The buffers of one file share one comm table, as trace-cmd's share one tep handle: a
+/// comm a sched plugin prints in the top buffer (`sh`) does not replace the file's
+/// (`sleep`) once the instance buffer's first line has sorted the table
+/// (`tests/data/tracecmd/comm-shared/README.md`).
+#[test]
+fn session_buffers_of_one_file_share_the_comm_table() {
+    let dir = data().join("comm-shared");
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("instance-comm.dat");
+    let packed = std::fs::read(dir.join("instance-comm.dat.zst")).unwrap();
+    std::fs::write(&file, zstd::decode_all(&packed[..]).unwrap()).unwrap();
+    for (cpus, want) in [(None, "report.txt"), (Some("0"), "report-cpu0.txt")] {
+        let mut opts = options(FilesMode::Report, &[]);
+        opts.files = vec![file.clone()];
+        opts.cpu_lists = cpus.into_iter().map(String::from).collect();
+        let (res, out, _) = run(&opts);
+        res.unwrap();
+        let want = std::fs::read_to_string(dir.join(want)).unwrap();
+        let got = String::from_utf8(out).unwrap();
+        let first = want.lines().zip(got.lines()).find(|(w, g)| w != g);
+        assert!(got == want, "{cpus:?}: first difference {first:?}");
+    }
+}

@@ -444,7 +444,7 @@ fn comm_pid(
     data: &[u8],
     comm: Option<FieldSpec>,
     pid: u64,
-    cmdlines: &mut Cmdlines,
+    cmdlines: &Cmdlines,
 ) {
     if let Some(cf) = comm {
         let name = c_str(data, cf);
@@ -539,7 +539,7 @@ pub fn write_graph_leaf<C: Catalog + ?Sized>(
 /// What the plugins read and change across records.
 pub struct PluginState<'a> {
     /// The comm table (the sched plugins register the comms they print).
-    pub cmdlines: &'a mut Cmdlines,
+    pub cmdlines: &'a Cmdlines,
     /// The `-O` options.
     pub options: &'a PluginOptions,
     /// The function plugin's per-CPU stacks.
