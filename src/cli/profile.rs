@@ -19,7 +19,9 @@ use tracectl::session::report_files::{
 };
 
 use super::common::Context;
-use super::record::{event_targets, live_tracefs, print_summary, record_command, CommandRun};
+use super::record::{
+    event_targets, live_tracefs, print_summary, record_command, CommandRun, TraceArgs,
+};
 
 /// Options of `tracectl profile` (trace-cmd profile's names and meanings).
 #[derive(Debug, clap::Args)]
@@ -71,45 +73,9 @@ pub struct Args {
     /// Trace only the command given after the options
     #[arg(short = 'F')]
     pub only_command: bool,
-    /// Trace only these pids (set_event_pid; repeatable)
-    #[arg(short = 'P')]
-    pub pids: Vec<u32>,
-    /// Also trace the children of the traced pids
-    #[arg(short = 'c')]
-    pub children: bool,
-    /// A kernel stack trace after every event (options/stacktrace)
-    #[arg(short = 'T')]
-    pub stacktrace: bool,
-    /// Trace option to set, `name` or `noname` (repeatable)
-    #[arg(short = 'O')]
-    pub options: Vec<String>,
-    /// Trace clock (trace_clock)
-    #[arg(short = 'C', long = "clock")]
-    pub clock: Option<String>,
-    /// Per-CPU buffer size in KiB (buffer_size_kb)
-    #[arg(short = 'b')]
-    pub buffer_size: Option<u64>,
-    /// CPU mask in hex (tracing_cpumask)
-    #[arg(short = 'M')]
-    pub cpumask: Option<String>,
-    /// Function filter (set_ftrace_filter; needs function tracing)
-    #[arg(short = 'l')]
-    pub ftrace_filter: Vec<String>,
-    /// Functions not to trace (set_ftrace_notrace; needs function tracing)
-    #[arg(short = 'n')]
-    pub ftrace_notrace: Vec<String>,
-    /// Graph this function (set_graph_function; needs function_graph)
-    #[arg(short = 'g')]
-    pub graph: Vec<String>,
-    /// Longest sleep between buffer reads, in microseconds
-    #[arg(short = 's', value_name = "USECS")]
-    pub sleep: Option<u64>,
-    /// Ignore events that do not exist instead of failing
-    #[arg(short = 'i')]
-    pub ignore_missing: bool,
-    /// Run the capture threads at this real-time (SCHED_FIFO) priority, 1-99
-    #[arg(short = 'r', value_name = "PRIO", value_parser = clap::value_parser!(u32).range(1..=99))]
-    pub rt_priority: Option<u32>,
+    /// Buffer set-up and what is traced (shared with the other recording verbs)
+    #[command(flatten)]
+    pub trace: TraceArgs,
     /// Run the command as this user (name or uid)
     #[arg(long = "user", value_name = "USER")]
     pub user: Option<String>,
@@ -293,27 +259,14 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
              recorded"
         );
     }
-    let base = RecordConfig {
+    let base = a.trace.apply(RecordConfig {
         events,
         plugin: a.plugin.clone(),
-        clock: a.clock.clone(),
-        buffer_size_kb: a.buffer_size,
-        cpumask: a.cpumask.clone(),
-        options: a.options.clone(),
-        pids: a.pids.clone(),
-        follow_children: a.children,
-        ftrace_filter: a.ftrace_filter.clone(),
-        ftrace_notrace: a.ftrace_notrace.clone(),
-        graph_functions: a.graph.clone(),
-        sleep_us: a.sleep,
-        ignore_missing: a.ignore_missing,
-        stacktrace: a.stacktrace,
-        rt_priority: a.rt_priority,
         write: WriteOptions::default(),
         // Stored in the file: the report below reads them from it (and prints them).
         hooks: a.hooks.clone(),
         ..RecordConfig::default()
-    };
+    });
     let tracefs = live_tracefs(ctx)?;
     tracefs.require_live("profile")?;
     let cfg = if a.manual {

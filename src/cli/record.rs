@@ -34,22 +34,13 @@ pub struct Args {
     /// Tracer plugin (current_tracer)
     #[arg(short = 'p', long = "plugin")]
     pub plugin: Option<String>,
-    /// Trace clock (trace_clock)
-    #[arg(short = 'C', long = "clock")]
-    pub clock: Option<String>,
-    /// Per-CPU buffer size in KiB (buffer_size_kb)
-    #[arg(short = 'b')]
-    pub buffer_size: Option<u64>,
+    /// Buffer set-up and what is traced (shared with the other recording verbs)
+    #[command(flatten)]
+    pub trace: TraceArgs,
     /// Record the following -e events into this instance (created and removed if it
     /// does not exist); repeatable, one buffer per instance in the file
     #[arg(short = 'B')]
     pub instance: Vec<String>,
-    /// CPU mask in hex (tracing_cpumask)
-    #[arg(short = 'M')]
-    pub cpumask: Option<String>,
-    /// Trace option to set, `name` or `noname` (repeatable)
-    #[arg(short = 'O')]
-    pub options: Vec<String>,
     /// Output file
     #[arg(short = 'o', default_value = "trace.dat")]
     pub output: PathBuf,
@@ -62,37 +53,16 @@ pub struct Args {
     /// Store the offset from trace time to wall-clock time
     #[arg(long)]
     pub date: bool,
-    /// Trace only these pids (set_event_pid; repeatable)
-    #[arg(short = 'P')]
-    pub pids: Vec<u32>,
-    /// Also trace the children of the traced pids
-    #[arg(short = 'c')]
-    pub children: bool,
     /// Trace only the command given after the options
     #[arg(short = 'F')]
     pub only_command: bool,
-    /// Function filter (set_ftrace_filter; needs function tracing)
-    #[arg(short = 'l')]
-    pub ftrace_filter: Vec<String>,
-    /// Functions not to trace (set_ftrace_notrace; needs function tracing)
-    #[arg(short = 'n')]
-    pub ftrace_notrace: Vec<String>,
-    /// Graph this function (set_graph_function; needs function_graph)
-    #[arg(short = 'g')]
-    pub graph: Vec<String>,
     /// Limit -l, -n and -g to this module's functions (`PATTERN:mod:MODULE`); alone, trace
     /// every function of the module
     #[arg(long = "module", value_name = "MODULE")]
     pub module: Option<String>,
-    /// Longest sleep between buffer reads, in microseconds
-    #[arg(short = 's', value_name = "USECS")]
-    pub sleep: Option<u64>,
     /// Keep at most about this many KiB per CPU, the newest (two halves alternate)
     #[arg(short = 'm', value_name = "KB")]
     pub max_kb: Option<u64>,
-    /// Ignore events that do not exist instead of failing
-    #[arg(short = 'i')]
-    pub ignore_missing: bool,
     /// Sub-buffer size in KiB (buffer_subbuf_size_kb)
     #[arg(long = "subbuf-size", value_name = "KB")]
     pub subbuf_size: Option<u64>,
@@ -113,9 +83,6 @@ pub struct Args {
     /// enabled before stay enabled (like `tracectl set`, but recording)
     #[arg(short = 'K')]
     pub keep_before: bool,
-    /// A kernel stack trace after every event (options/stacktrace)
-    #[arg(short = 'T')]
-    pub stacktrace: bool,
     /// A stack trace on every traced function (-p function; limit them with -l)
     #[arg(long = "func-stack")]
     pub func_stack: bool,
@@ -126,9 +93,6 @@ pub struct Args {
     /// Like -d, and clear /proc/sys/kernel/ftrace_enabled too (every function-tracing user)
     #[arg(short = 'D')]
     pub disable_all_function_trace: bool,
-    /// Run the capture threads at this real-time (SCHED_FIFO) priority, 1-99
-    #[arg(short = 'r', value_name = "PRIO", value_parser = clap::value_parser!(u32).range(1..=99))]
-    pub rt_priority: Option<u32>,
     /// Run the command as this user (name or uid)
     #[arg(long = "user", value_name = "USER")]
     pub user: Option<String>,
@@ -392,6 +356,73 @@ pub fn spawn_stopped(
     Ok(c)
 }
 
+/// The options `record` and `profile` share, with trace-cmd's letters: how the buffer is
+/// set up and which tasks and functions are traced.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TraceArgs {
+    /// Trace clock (trace_clock)
+    #[arg(short = 'C', long = "clock")]
+    pub clock: Option<String>,
+    /// Per-CPU buffer size in KiB (buffer_size_kb)
+    #[arg(short = 'b')]
+    pub buffer_size: Option<u64>,
+    /// CPU mask in hex (tracing_cpumask)
+    #[arg(short = 'M')]
+    pub cpumask: Option<String>,
+    /// Trace option to set, `name` or `noname` (repeatable)
+    #[arg(short = 'O')]
+    pub options: Vec<String>,
+    /// Trace only these pids (set_event_pid; repeatable)
+    #[arg(short = 'P')]
+    pub pids: Vec<u32>,
+    /// Also trace the children of the traced pids
+    #[arg(short = 'c')]
+    pub children: bool,
+    /// Function filter (set_ftrace_filter; needs function tracing)
+    #[arg(short = 'l')]
+    pub ftrace_filter: Vec<String>,
+    /// Functions not to trace (set_ftrace_notrace; needs function tracing)
+    #[arg(short = 'n')]
+    pub ftrace_notrace: Vec<String>,
+    /// Graph this function (set_graph_function; needs function_graph)
+    #[arg(short = 'g')]
+    pub graph: Vec<String>,
+    /// Longest sleep between buffer reads, in microseconds
+    #[arg(short = 's', value_name = "USECS")]
+    pub sleep: Option<u64>,
+    /// Ignore events that do not exist instead of failing
+    #[arg(short = 'i')]
+    pub ignore_missing: bool,
+    /// A kernel stack trace after every event (options/stacktrace)
+    #[arg(short = 'T')]
+    pub stacktrace: bool,
+    /// Run the capture threads at this real-time (SCHED_FIFO) priority, 1-99
+    #[arg(short = 'r', value_name = "PRIO", value_parser = clap::value_parser!(u32).range(1..=99))]
+    pub rt_priority: Option<u32>,
+}
+
+impl TraceArgs {
+    /// `cfg` with these options set.
+    pub fn apply(&self, cfg: RecordConfig) -> RecordConfig {
+        RecordConfig {
+            clock: self.clock.clone(),
+            buffer_size_kb: self.buffer_size,
+            cpumask: self.cpumask.clone(),
+            options: self.options.clone(),
+            pids: self.pids.clone(),
+            follow_children: self.children,
+            ftrace_filter: self.ftrace_filter.clone(),
+            ftrace_notrace: self.ftrace_notrace.clone(),
+            graph_functions: self.graph.clone(),
+            sleep_us: self.sleep,
+            ignore_missing: self.ignore_missing,
+            stacktrace: self.stacktrace,
+            rt_priority: self.rt_priority,
+            ..cfg
+        }
+    }
+}
+
 /// Run `tracectl record`.
 pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
@@ -400,45 +431,33 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let hooks = super::profile::parse_hooks(&a.hooks)?;
     let (main_instance, mut main_events, more_instances) = split_targets(targets(&a));
     super::profile::add_hook_events(&mut main_events, &hooks);
-    let cfg = RecordConfig {
+    let cfg = a.trace.apply(RecordConfig {
         events: main_events,
         more_instances,
         plugin: a.plugin.clone(),
-        clock: a.clock.clone(),
-        buffer_size_kb: a.buffer_size,
         buffer_percent: None,
         instance: main_instance,
-        cpumask: a.cpumask.clone(),
-        options: a.options.clone(),
-        pids: a.pids.clone(),
-        follow_children: a.children,
-        ftrace_filter: a.ftrace_filter.clone(),
-        ftrace_notrace: a.ftrace_notrace.clone(),
-        graph_functions: a.graph.clone(),
         module: a.module.clone(),
         all_formats: a.all_formats,
         date: a.date,
         no_filter: a.no_filter,
         keep_after: a.keep_after,
         keep_before: a.keep_before,
-        sleep_us: a.sleep,
-        ignore_missing: a.ignore_missing,
         max_kb_per_cpu: a.max_kb,
         subbuf_size_kb: a.subbuf_size,
         cmdlines_size: a.cmdlines_size,
         max_graph_depth: a.max_graph_depth,
-        stacktrace: a.stacktrace,
         func_stack: a.func_stack,
         disable_function_trace: if a.disable_all_function_trace {
             2
         } else {
             u8::from(a.disable_function_trace)
         },
-        rt_priority: a.rt_priority,
         ts_offset: a.ts_offset,
         write: write_options(a.file_version, &a.compression)?,
         hooks: a.hooks.clone(),
-    };
+        ..RecordConfig::default()
+    });
     let parent = match a.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

@@ -572,29 +572,19 @@ fn print_tracing_data(
             }
         }
     }
-    if wants(Kallsyms) {
-        cur.set_section("kallsyms");
+    // Kallsyms and printk formats: a 32-bit size, then the text.
+    for (part, section, tag, title) in [
+        (Kallsyms, "kallsyms", tag::KALLSYMS, "Kallsyms"),
+        (Printk, "printk formats", tag::TRACE_PRINTK, "Trace printk"),
+    ] {
+        if !wants(part) {
+            continue;
+        }
+        cur.set_section(section);
         let n = cur.u32()? as u64;
         let t = cur.take_len(n)?;
-        say!(
-            p,
-            tag::SUMMARY | tag::KALLSYMS,
-            "\t[Kallsyms, {} bytes]\n",
-            n as i32
-        );
-        p.text(tag::KALLSYMS, &t)?;
-    }
-    if wants(Printk) {
-        cur.set_section("printk formats");
-        let n = cur.u32()? as u64;
-        let t = cur.take_len(n)?;
-        say!(
-            p,
-            tag::SUMMARY | tag::TRACE_PRINTK,
-            "\t[Trace printk, {} bytes]\n",
-            n as i32
-        );
-        p.text(tag::TRACE_PRINTK, &t)?;
+        say!(p, tag::SUMMARY | tag, "\t[{title}, {} bytes]\n", n as i32);
+        p.text(tag, &t)?;
     }
     if wants(Cmdlines) {
         cur.set_section("cmdlines");
