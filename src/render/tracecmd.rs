@@ -167,6 +167,9 @@ pub struct TraceCmdStyle {
     pub print_raw: EventPatterns,
     /// `--ts-diff`: ` (+DELTA)` after the time column, padded to 9 columns.
     pub ts_diff: Option<DiffUnit>,
+    /// The format of the function plugin's `func_repeats` times: trace-cmd keeps one for
+    /// the whole report, the last input file's time column format.
+    pub repeat_time: TimeFormat,
 }
 
 /// The unit of `--ts-diff`'s deltas.
@@ -219,6 +222,7 @@ impl Default for TraceCmdStyle {
             no_handler: EventPatterns::default(),
             print_raw: EventPatterns::default(),
             ts_diff: None,
+            repeat_time: TimeFormat::Usecs,
         }
     }
 }
@@ -761,7 +765,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                         | Plugin::FuncgraphEntry { .. }
                         | Plugin::FuncgraphExit { .. },
                     ) => false,
-                    Some(Plugin::Function { .. }) => !indent,
+                    Some(Plugin::Function { .. } | Plugin::FuncRepeats { .. }) => !indent,
                     _ => true,
                 })
     }
@@ -793,6 +797,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                         cmdlines: &self.cmdlines,
                         options: &self.style.plugin_options,
                         function_stacks: &self.function_stacks,
+                        repeat_time: self.style.repeat_time,
                     },
                     out,
                 ),
@@ -846,16 +851,25 @@ pub const SOFTIRQ_FLAG: u64 = 0x10;
 
 /// Write the time column in `fmt`.
 pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
+    if fmt != TimeFormat::Raw {
+        out.push(b' ');
+    }
+    write_time_value(out, ts, fmt);
+    out.push(b':');
+}
+
+/// Write a time as libtraceevent prints `TEP_PRINT_TIME` in `fmt`'s format (`%6.1000d`,
+/// `%9.1d` or `%12d`): `%5u.%06u` of the time rounded to microseconds (the rounding
+/// wraps, as C's unsigned addition does), `%5u.%09u`, or `%12u`.
+pub fn write_time_value(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
     match fmt {
         TimeFormat::Usecs => {
-            let us = ts.saturating_add(500) / 1000;
-            out.push(b' ');
+            let us = ts.wrapping_add(500) / 1000;
             crate::bytes::push_dec_padded(out, us / 1_000_000, 5, b' ');
             out.push(b'.');
             push_zero_padded(out, us % 1_000_000, 6);
         }
         TimeFormat::Nsecs => {
-            out.push(b' ');
             crate::bytes::push_dec_padded(out, ts / 1_000_000_000, 5, b' ');
             out.push(b'.');
             push_zero_padded(out, ts % 1_000_000_000, 9);
@@ -864,7 +878,6 @@ pub fn write_time(out: &mut Vec<u8>, ts: u64, fmt: TimeFormat) {
             crate::bytes::push_dec_padded(out, ts, 12, b' ');
         }
     }
-    out.push(b':');
 }
 
 /// Read a field as an unsigned number of its size (1, 2, 4 or 8 bytes), as

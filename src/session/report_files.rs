@@ -893,19 +893,28 @@ fn report_dats<'s>(
     // in time go to the earlier input).
     let mut instance_inputs = Vec::new();
     let (cpu_bases, _) = cpu_numbering(dats);
+    let time_format = |dat: &DatFile, clock: Option<&String>| {
+        if opts.more.raw_ts {
+            // trace-cmd prints raw timestamps as a raw clock's.
+            TimeFormat::Raw
+        } else {
+            let clock = clock.cloned().unwrap_or_else(|| clock_of(dat));
+            TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), opts.nsecs)
+        }
+    };
+    // trace-cmd sets the function plugin's one format as it opens each file: the last
+    // file's wins.
+    let repeat_time = match dats.last() {
+        Some(dat) => time_format(dat, None),
+        None => TimeFormat::Usecs,
+    };
     for (file_index, ((dat, f), catalog)) in dats.iter().zip(files).zip(catalogs).enumerate() {
         dat.buffer(0)?;
         let mut cmdlines = Cmdlines::new();
         cmdlines.load(dat.cmdlines());
         for (b, buffer) in dat.buffers().iter().enumerate() {
-            let clock = buffer.clock.clone().unwrap_or_else(|| clock_of(dat));
             let m = &opts.more;
-            let time = if m.raw_ts {
-                // trace-cmd prints raw timestamps as a raw clock's.
-                TimeFormat::Raw
-            } else {
-                TimeFormat::for_clock(&clock, dat.ts_adjust().tsc2nsec.is_some(), opts.nsecs)
-            };
+            let time = time_format(dat, buffer.clock.as_ref());
             // trace-cmd rounds the deltas to microseconds for a file with a trace clock,
             // unless -t or --ts2secs.
             let has_clock = buffer.clock.is_some() || dat.options().trace_clock.is_some();
@@ -925,6 +934,7 @@ fn report_dats<'s>(
                 no_handler: text.no_handler.clone(),
                 print_raw: text.print_raw.clone(),
                 ts_diff,
+                repeat_time,
             };
             let mut filter = EventFilter::new();
             for (i, text) in opts.filters.iter().enumerate() {

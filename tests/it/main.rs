@@ -54,6 +54,7 @@ mod record_opts_live;
 mod report_dropped;
 mod report_errors;
 mod report_first_last;
+mod report_func_repeats;
 mod report_funcgraph;
 mod report_function;
 mod report_instances_live;

@@ -26,7 +26,12 @@
 //!   parent has no kallsyms name), the function's name or `0x%x` of its address, then
 //!   with `ftrace:parent` ` <-- ` and the parent's name or `0x%x`. `ftrace:offset` puts
 //!   `+0x%x ` (offset from the function's start, as a 32-bit int, and a space) after each
-//!   name. A record without `ip` or `parent_ip` prints `!`.
+//!   name. A record without `ip` or `parent_ip` prints `!` and then its print fmt.
+//! * `ftrace:func_repeats` (the same plugin; the `func-no-repeats` trace option): the
+//!   function as `ftrace:function` prints it (same stacks, same options), then
+//!   ` (count: %lld  last_ts: TIME)`, TIME being the record's time less
+//!   `top_delta_ts << 32 | bottom_delta_ts` in the time column's format without its
+//!   leading space (trace-cmd sets the plugin's one format from the last input file).
 //! * `ftrace:funcgraph_entry` / `funcgraph_exit` (trace-cmd's built-in handlers): an
 //!   entry whose next record (in merged order) is its own exit (same pid and function)
 //!   is a leaf, printed as one line `MARK DURATION |  INDENTfunc();` and the exit is
@@ -50,7 +55,8 @@ pub use functions::{kallsyms_listing, FunctionMap};
 use crate::event::Record;
 
 use super::tracecmd::{
-    push_hex, push_i64, push_u64, push_zero_padded, read_uint, Catalog, Cmdlines, FieldSpec,
+    push_hex, push_i64, push_u64, push_zero_padded, read_uint, write_time_value, Catalog, Cmdlines,
+    FieldSpec, TimeFormat,
 };
 
 /// A plugin bound to one event id, with the fields it reads already resolved.
@@ -87,6 +93,17 @@ pub enum Plugin {
         ip: Option<FieldSpec>,
         /// The `parent_ip` field.
         parent_ip: Option<FieldSpec>,
+    },
+    /// `ftrace:func_repeats` (the `func-no-repeats` trace option): the function as
+    /// [`Plugin::Function`] prints it, then how many more calls were left out and when the
+    /// last of them was.
+    FuncRepeats {
+        /// The `ip` field.
+        ip: Option<FieldSpec>,
+        /// The `parent_ip` field.
+        parent_ip: Option<FieldSpec>,
+        /// count, top_delta_ts, bottom_delta_ts.
+        f: [Option<FieldSpec>; 3],
     },
     /// `ftrace:funcgraph_entry` printed as the opening of a nested call (`func() {`);
     /// leaves are merged with their exit by the report loop.
@@ -350,6 +367,11 @@ pub fn resolve<C: Catalog + ?Sized>(c: &C, id: u16, system: &str, name: &str) ->
             ip: f("ip"),
             parent_ip: f("parent_ip"),
         }),
+        ("ftrace", "func_repeats") => Some(Plugin::FuncRepeats {
+            ip: f("ip"),
+            parent_ip: f("parent_ip"),
+            f: [f("count"), f("top_delta_ts"), f("bottom_delta_ts")],
+        }),
         ("ftrace", "funcgraph_entry") => Some(Plugin::FuncgraphEntry {
             f: [f("func")?, f("depth")?],
         }),
@@ -544,6 +566,9 @@ pub struct PluginState<'a> {
     pub options: &'a PluginOptions,
     /// The function plugin's per-CPU stacks.
     pub function_stacks: &'a std::cell::RefCell<FunctionStacks>,
+    /// The format of `func_repeats`' last call time (trace-cmd sets one for the whole
+    /// report: the last input file's).
+    pub repeat_time: TimeFormat,
 }
 
 /// The function plugin's name of a function: `name`, then `+0xOFF ` with `offset`.
@@ -558,19 +583,20 @@ fn function_name(out: &mut Vec<u8>, name: &str, start: u64, addr: u64, offset: b
 }
 
 /// `ftrace:function` as libtraceevent's function plugin prints it: the indent, the
-/// function, and ` <-- parent` with `ftrace:parent`.
+/// function, and ` <-- parent` with `ftrace:parent`. A record without `ip` or `parent_ip`
+/// prints `!` and returns true (the print fmt follows).
 fn write_function<C: Catalog + ?Sized>(
     c: &C,
     rec: &Record,
     (ip, parent_ip): (Option<FieldSpec>, Option<FieldSpec>),
-    state: PluginState<'_>,
+    state: &PluginState<'_>,
     out: &mut Vec<u8>,
-) {
+) -> bool {
     let endian = c.endian();
     let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(rec.data, f, endian));
     let (Some(addr), Some(paddr)) = (num(ip), num(parent_ip)) else {
         out.push(b'!');
-        return;
+        return true;
     };
     let opts = state.options.function;
     let func = c.function(addr);
@@ -599,6 +625,37 @@ fn write_function<C: Catalog + ?Sized>(
             }
         }
     }
+    false
+}
+
+/// `ftrace:func_repeats` as the function plugin prints it: the function line, then
+/// ` (count: N  last_ts: TIME)`, TIME being the record's time less the delta the record
+/// holds (`top_delta_ts << 32 | bottom_delta_ts`, in the clock's units) in the time
+/// column's format without its padding space and colon. A missing field prints `!` and
+/// returns true (the print fmt follows).
+fn write_func_repeats<C: Catalog + ?Sized>(
+    c: &C,
+    rec: &Record,
+    function: (Option<FieldSpec>, Option<FieldSpec>),
+    [count, top, bottom]: [Option<FieldSpec>; 3],
+    state: &PluginState<'_>,
+    out: &mut Vec<u8>,
+) -> bool {
+    // The plugin ignores what the function part returns.
+    write_function(c, rec, function, state, out);
+    let endian = c.endian();
+    let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(rec.data, f, endian));
+    let (Some(count), Some(top), Some(bottom)) = (num(count), num(top), num(bottom)) else {
+        out.push(b'!');
+        return true;
+    };
+    crate::bytes::put(out, b" (count: ");
+    push_i64(out, count as i64);
+    crate::bytes::put(out, b"  last_ts: ");
+    let delta = (top << 32) | bottom;
+    write_time_value(out, rec.ts.wrapping_sub(delta), state.repeat_time);
+    out.push(b')');
+    false
 }
 
 impl Plugin {
@@ -714,8 +771,10 @@ impl Plugin {
                 false
             }
             Plugin::Function { ip, parent_ip } => {
-                write_function(c, rec, (ip, parent_ip), state, out);
-                false
+                write_function(c, rec, (ip, parent_ip), &state, out)
+            }
+            Plugin::FuncRepeats { ip, parent_ip, f } => {
+                write_func_repeats(c, rec, (ip, parent_ip), f, &state, out)
             }
             Plugin::FuncgraphEntry { f } => {
                 crate::bytes::put(out, b"  ");

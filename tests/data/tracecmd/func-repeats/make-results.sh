@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# results/MODE.txt: the stdout of `trace-cmd report ARGS... -i record.dat` for each
+# `MODE ARGS...` line of modes.tsv, run in this directory.
+set -euo pipefail
+cd "$(dirname "$0")"
+mkdir -p results
+grep -v '^#' modes.tsv | while IFS= read -r line; do
+    IFS=$'\t' read -r -a f <<<"$line"
+    trace-cmd report "${f[@]:1}" -i record.dat >"results/${f[0]}.txt"
+done

@@ -1,0 +1,126 @@
+//! `tracectl report` of a recording with `ftrace:func_repeats` records
+//! (`tests/data/tracecmd/func-repeats/record.dat`: `tracectl record -p function -O
+//! func-no-repeats` of `ls` in a qemu guest, `make-recording.sh`). The function plugin
+//! prints such a record as the function it repeats, then ` (count: N  last_ts: TIME)`.
+//! The expected texts are trace-cmd 3.1.6's reports of the file (`make-results.sh`, one
+//! per line of `modes.tsv`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tracecmd/func-repeats")
+}
+
+fn golden(mode: &str) -> String {
+    std::fs::read_to_string(dir().join(format!("results/{mode}.txt"))).unwrap()
+}
+
+fn report(args: &[&str], file: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .current_dir(dir())
+        .arg("report")
+        .args(args)
+        .args(["-i", file])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "report {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `(mode, report arguments)` of each line of modes.tsv.
+fn modes() -> Vec<(String, Vec<String>)> {
+    std::fs::read_to_string(dir().join("modes.tsv"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let mut f = l.split('\t').map(str::to_string);
+            (f.next().unwrap(), f.collect())
+        })
+        .collect()
+}
+
+fn repeats_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.contains(" func_repeats: "))
+        .collect()
+}
+
+#[test]
+fn func_repeats_reports_match_trace_cmd_byte_for_byte() {
+    let modes = modes();
+    assert!(modes.len() >= 10, "{} modes", modes.len());
+    let mut failures = Vec::new();
+    for (mode, args) in &modes {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let want = golden(mode);
+        let got = report(&args, "record.dat");
+        if got != want {
+            let first = want
+                .lines()
+                .zip(got.lines())
+                .find(|(w, g)| w != g)
+                .map(|(w, g)| format!("trace-cmd: {w:?}\n  tracectl: {g:?}"))
+                .unwrap_or_else(|| {
+                    format!(
+                        "{} lines against {}",
+                        want.lines().count(),
+                        got.lines().count()
+                    )
+                });
+            failures.push(format!("{mode} {args:?}:\n  {first}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The line trace-cmd prints: the function indented as a `function` record of the same
+/// call would be, then the count and the time of the last repeated call.
+#[test]
+fn a_repeats_line_is_its_function_line_with_the_count_and_last_time() {
+    let plain = golden("plain");
+    let lines = repeats_lines(&plain);
+    assert_eq!(lines.len(), 3, "{plain}");
+    assert!(lines[0].ends_with(
+        "    11.683509: func_repeats:                  filldir64 (count: 10  last_ts:    11.683059)"
+    ));
+    // The same indent as the `function` records of filldir64 just before it.
+    let before = plain
+        .lines()
+        .take_while(|l| !l.contains(" func_repeats: "))
+        .last()
+        .unwrap();
+    assert!(before.ends_with("function:                      filldir64"));
+    // `ftrace:parent` adds the parent before the count.
+    assert!(repeats_lines(&golden("parent"))[0]
+        .ends_with("filldir64 <-- dcache_readdir (count: 10  last_ts:    11.683059)"));
+    // Without the plugin (-N, or -n for this event) the print fmt shows the delta itself.
+    for mode in ["N", "n"] {
+        assert!(repeats_lines(&golden(mode))[0]
+            .ends_with("filldir64 <-dcache_readdir\t(repeats:10  delta: -450062)"));
+    }
+}
+
+/// last_ts is the record's time less `top_delta_ts << 32 | bottom_delta_ts`, printed as
+/// the time column is: nanoseconds with `-t`, the raw count with `--raw-ts`.
+#[test]
+fn last_ts_is_the_time_less_the_delta_in_the_time_columns_format() {
+    let t = golden("t");
+    let line = repeats_lines(&t)[0];
+    assert!(
+        line.contains("    11.683509406: func_repeats:")
+            && line.ends_with("(count: 10  last_ts:    11.683059344)"),
+        "{line}"
+    );
+    assert_eq!(11_683_509_406u64 - 450_062, 11_683_059_344);
+    assert!(repeats_lines(&golden("raw-ts"))[0].ends_with(
+        " 11683509406: func_repeats:                  filldir64 (count: 10  last_ts:  11683059344)"
+    ));
+    // The raw count wins over -t, for the time column and last_ts alike.
+    assert_eq!(golden("t-raw-ts"), golden("raw-ts"));
+}
