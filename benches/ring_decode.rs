@@ -145,6 +145,7 @@ fn main() {
         long_size: registry.long_size(),
         hz: None,
         style: tracectl::event::PrintStyle::Kernel,
+        time_in_ns: true,
     };
     let (full_ns, _) = time(rounds, || {
         out.clear();

@@ -94,6 +94,10 @@ pub struct PrintEnv<'a> {
     /// Whose print engine to imitate: the kernel's `trace` text or libtraceevent's
     /// (`trace-cmd report`).
     pub style: PrintStyle,
+    /// The trace clock counts nanoseconds (`trace_clock`: local, global, mono...): a time
+    /// inside an event's text (`func_repeats`' last call) prints as `sec.usec`, else as
+    /// the raw count, as the kernel's time column does.
+    pub time_in_ns: bool,
 }
 
 /// Whose text the print engine reproduces where the kernel and libtraceevent differ.
@@ -126,6 +130,7 @@ impl Default for PrintEnv<'_> {
             long_size: 8,
             hz: None,
             style: PrintStyle::Kernel,
+            time_in_ns: true,
         }
     }
 }

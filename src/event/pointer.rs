@@ -489,6 +489,7 @@ mod tests {
             long_size: 8,
             hz: None,
             style: Default::default(),
+            time_in_ns: true,
         }
     }
 

@@ -31,6 +31,9 @@ pub struct EventPrinter {
     pub hz: Option<u32>,
     /// Whose text to reproduce (the kernel's by default).
     pub style: PrintStyle,
+    /// The trace clock counts nanoseconds (times inside event texts print as
+    /// `sec.usec`); true unless set.
+    pub time_in_ns: bool,
 }
 
 impl EventPrinter {
@@ -53,6 +56,7 @@ impl EventPrinter {
             printk,
             hz,
             style: PrintStyle::Kernel,
+            time_in_ns: true,
         })
     }
 
@@ -66,6 +70,7 @@ impl EventPrinter {
             long_size: self.registry.long_size(),
             hz: self.hz,
             style: self.style,
+            time_in_ns: self.time_in_ns,
         }
     }
 }

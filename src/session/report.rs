@@ -778,7 +778,10 @@ pub fn kernel_or_json(
     cmdlines.load(dat.cmdlines());
     let text = KernelText {
         catalog,
-        env: catalog.print_env(PrintStyle::Kernel),
+        env: PrintEnv {
+            time_in_ns: style.time_in_ns,
+            ..catalog.print_env(PrintStyle::Kernel)
+        },
     };
     let mut source = DatSource::open(dat, 0).map_err(ReportError::Dat)?;
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);

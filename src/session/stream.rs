@@ -342,6 +342,8 @@ struct EventText {
     kallsyms: Option<Kallsyms>,
     printk: Option<PrintkFormats>,
     endian: Endianness,
+    /// The buffer's trace clock counts nanoseconds (times inside event texts).
+    time_in_ns: bool,
 }
 
 impl EventText {
@@ -417,6 +419,7 @@ impl EventText {
             kallsyms: t.kallsyms().map(|s| Kallsyms::parse(&s)),
             printk,
             endian,
+            time_in_ns: true,
         }
     }
 
@@ -441,6 +444,7 @@ impl EventText {
             long_size: reg.long_size(),
             hz: None,
             style: crate::event::PrintStyle::Kernel,
+            time_in_ns: self.time_in_ns,
         };
         reg.write_event(rec, &env, out)
     }
@@ -477,10 +481,11 @@ fn printer_for<'w>(
     let mut comms =
         Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
-    let text = EventText::load(meta, endian, &args.events, warn);
+    let mut text = EventText::load(meta, endian, &args.events, warn);
     let only = ids_for(&text.events(), &args.events)?;
     let mut style = KernelStyle::from_instance(t, endian);
     style.common = text.common_fields();
+    text.time_in_ns = style.time_in_ns;
     Ok(Printer {
         warn,
         style,

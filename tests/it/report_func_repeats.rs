@@ -87,7 +87,7 @@ fn a_repeats_line_is_its_function_line_with_the_count_and_last_time() {
     let lines = repeats_lines(&plain);
     assert_eq!(lines.len(), 3, "{plain}");
     assert!(lines[0].ends_with(
-        "    11.683509: func_repeats:                  filldir64 (count: 10  last_ts:    11.683059)"
+        "    16.169885: func_repeats:                  filldir64 (count: 10  last_ts:    16.159357)"
     ));
     // The same indent as the `function` records of filldir64 just before it.
     let before = plain
@@ -98,11 +98,11 @@ fn a_repeats_line_is_its_function_line_with_the_count_and_last_time() {
     assert!(before.ends_with("function:                      filldir64"));
     // `ftrace:parent` adds the parent before the count.
     assert!(repeats_lines(&golden("parent"))[0]
-        .ends_with("filldir64 <-- dcache_readdir (count: 10  last_ts:    11.683059)"));
+        .ends_with("filldir64 <-- dcache_readdir (count: 10  last_ts:    16.159357)"));
     // Without the plugin (-N, or -n for this event) the print fmt shows the delta itself.
     for mode in ["N", "n"] {
         assert!(repeats_lines(&golden(mode))[0]
-            .ends_with("filldir64 <-dcache_readdir\t(repeats:10  delta: -450062)"));
+            .ends_with("filldir64 <-dcache_readdir\t(repeats:10  delta: -10527616)"));
     }
 }
 
@@ -113,14 +113,49 @@ fn last_ts_is_the_time_less_the_delta_in_the_time_columns_format() {
     let t = golden("t");
     let line = repeats_lines(&t)[0];
     assert!(
-        line.contains("    11.683509406: func_repeats:")
-            && line.ends_with("(count: 10  last_ts:    11.683059344)"),
+        line.contains("    16.169884670: func_repeats:")
+            && line.ends_with("(count: 10  last_ts:    16.159357054)"),
         "{line}"
     );
-    assert_eq!(11_683_509_406u64 - 450_062, 11_683_059_344);
+    assert_eq!(16_169_884_670u64 - 10_527_616, 16_159_357_054);
     assert!(repeats_lines(&golden("raw-ts"))[0].ends_with(
-        " 11683509406: func_repeats:                  filldir64 (count: 10  last_ts:  11683059344)"
+        " 16169884670: func_repeats:                  filldir64 (count: 10  last_ts:  16159357054)"
     ));
     // The raw count wins over -t, for the time column and last_ts alike.
     assert_eq!(golden("t-raw-ts"), golden("raw-ts"));
+}
+
+/// With the counter clock the time column and last_ts are raw counts (`%12u`).
+#[test]
+fn a_counter_clocks_last_ts_is_a_raw_count() {
+    let want = golden("extract-counter");
+    assert!(repeats_lines(&want)[0].ends_with(
+        "          21: func_repeats:                  filldir64 (count: 10  last_ts:           20)"
+    ));
+    assert_eq!(report(&[], "extract-counter.dat"), want);
+}
+
+/// The kernel prints the record itself (`trace_func_repeats_print`): `ip <-parent
+/// (repeats: N, last_ts: TIME)`, without the event's name, TIME as its time column
+/// shows it. `--style kernel` gives the kernel's `trace` text of the buffer the file was
+/// extracted from, with the nanosecond clock and with the counter clock.
+#[test]
+fn the_kernel_style_prints_the_kernels_repeats_text() {
+    for (file, text) in [
+        ("extract.dat", "extract-trace.txt"),
+        ("extract-counter.dat", "extract-counter-trace.txt"),
+    ] {
+        let kernel = std::fs::read_to_string(dir().join(text)).unwrap();
+        let body: String = kernel
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(body.contains(" (repeats: 269, last_ts: "), "{kernel}");
+        assert_eq!(report(&["--style", "kernel"], file), body, "{file}");
+    }
+    let counter = std::fs::read_to_string(dir().join("extract-counter-trace.txt")).unwrap();
+    assert!(counter.contains(
+        "          21: filldir64 <-dcache_readdir (repeats: 10, last_ts:           20)\n"
+    ));
 }

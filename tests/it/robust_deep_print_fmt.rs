@@ -46,6 +46,7 @@ fn run(arg: String) -> (Vec<String>, Option<String>) {
                     long_size: 8,
                     hz: None,
                     style,
+                    time_in_ns: true,
                 };
                 let mut out = Vec::new();
                 schema.write_text(&rec, &env, &mut out);

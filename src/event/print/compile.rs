@@ -47,6 +47,16 @@ pub(super) enum Kind {
     FtraceUserStack { caller: usize },
     /// `ftrace:function`: `<ip> <-<parent>`.
     FtraceFunction { ip: usize, parent: usize },
+    /// `ftrace:func_repeats` (options/func-no-repeats): `<ip> <-<parent> (repeats: N,
+    /// last_ts: TIME)`, TIME being the record's time less `top_delta_ts << 32 |
+    /// bottom_delta_ts`, printed as the time column is.
+    FtraceFuncRepeats {
+        ip: usize,
+        parent: usize,
+        count: usize,
+        top: usize,
+        bottom: usize,
+    },
     /// `syscalls:sys_enter_*`: the kernel's `sys_name(arg: value, ...)`.
     SyscallEnter { call: String, args: Vec<usize> },
     /// `syscalls:sys_exit_*`: `sys_name -> 0xret`.
@@ -173,9 +183,10 @@ impl Program {
             Err(e) => Kind::Fallback(e),
         };
         let as_written = match kind {
-            Kind::SyscallEnter { .. } | Kind::SyscallExit { .. } | Kind::FtraceFunction { .. } => {
-                compile_printf(schema).ok().map(Box::new)
-            }
+            Kind::SyscallEnter { .. }
+            | Kind::SyscallExit { .. }
+            | Kind::FtraceFunction { .. }
+            | Kind::FtraceFuncRepeats { .. } => compile_printf(schema).ok().map(Box::new),
             _ => None,
         };
         let mut program = Program {
@@ -216,6 +227,7 @@ impl Program {
                 | Kind::FtraceBprint { .. }
                 | Kind::FtraceBputs { .. }
                 | Kind::FtraceFunction { .. }
+                | Kind::FtraceFuncRepeats { .. }
                 | Kind::FtraceRawData { .. }
                 | Kind::FtraceKernelStack { .. }
                 | Kind::FtraceUserStack { .. }
@@ -260,6 +272,15 @@ pub(super) fn compile_kind(schema: &Schema) -> Result<Kind, String> {
                 return Ok(Kind::FtraceFunction {
                     ip: idx("ip")?,
                     parent: idx("parent_ip")?,
+                })
+            }
+            "func_repeats" => {
+                return Ok(Kind::FtraceFuncRepeats {
+                    ip: idx("ip")?,
+                    parent: idx("parent_ip")?,
+                    count: idx("count")?,
+                    top: idx("top_delta_ts")?,
+                    bottom: idx("bottom_delta_ts")?,
                 })
             }
             "raw_data" => {

@@ -13,13 +13,15 @@ use crate::endian::Endianness;
 use crate::event::expr::{CType, Expr};
 use crate::event::format::{sign_extend, until_nul, Field, FieldKind, Schema};
 use crate::event::pointer;
-use crate::event::{PrintEnv, PrintStyle};
+use crate::event::{PrintEnv, PrintStyle, Record};
 
 /// Everything an evaluation needs about one record.
 pub(super) struct Evaluator<'a, 'e> {
     pub(super) schema: &'a Schema,
     pub(super) data: &'a [u8],
     pub(super) env: &'e PrintEnv<'e>,
+    /// The record's timestamp (0 where there is no record).
+    pub(super) ts: u64,
     /// Integer locals of statement expressions: (value, signed, size).
     /// (Grown on first use: most formats have none, and every record makes an `Evaluator`.)
     pub(super) locals: RefCell<Vec<(u64, bool, u8)>>,
@@ -52,7 +54,20 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             schema,
             data,
             env,
+            ts: 0,
             locals: Default::default(),
+        }
+    }
+
+    /// An evaluator of one record: its payload and its timestamp.
+    pub(super) fn of_record(
+        schema: &'a Schema,
+        rec: &'a Record,
+        env: &'e PrintEnv<'e>,
+    ) -> Evaluator<'a, 'e> {
+        Evaluator {
+            ts: rec.ts,
+            ..Evaluator::new(schema, rec.data, env)
         }
     }
 
@@ -64,6 +79,13 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             Kind::FtraceBprint { ip, fmt, buf } => self.ftrace_bprint(*ip, *fmt, *buf, out),
             Kind::FtraceBputs { ip, str } => self.ftrace_bputs(*ip, *str, out),
             Kind::FtraceFunction { ip, parent } => self.ftrace_function(*ip, *parent, out),
+            Kind::FtraceFuncRepeats {
+                ip,
+                parent,
+                count,
+                top,
+                bottom,
+            } => self.ftrace_func_repeats([*ip, *parent, *count, *top, *bottom], out),
             Kind::FtraceKernelStack { caller } => self.kernel_stack(*caller, out),
             Kind::FtraceUserStack { caller } => self.user_stack(*caller, out),
             Kind::FtraceRawData { id, buf } => self.field_u64(*id).and_then(|v| {

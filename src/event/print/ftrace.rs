@@ -247,6 +247,33 @@ impl<'a, 'e> Evaluator<'a, 'e> {
         Ok(())
     }
 
+    /// The kernel's `trace_func_repeats_print`: the function as `ftrace:function` prints
+    /// it, then ` (repeats: %u, last_ts:` and the time of the last repeated call in the
+    /// time column's format (` %5lu.%06lu` of a nanosecond clock, else ` %12llu`), `)`.
+    pub(super) fn ftrace_func_repeats(
+        &self,
+        [ip, parent, count, top, bottom]: [usize; 5],
+        out: &mut Vec<u8>,
+    ) -> EvalResult<()> {
+        self.ftrace_function(ip, parent, out)?;
+        let count = self.field_u64(count)?;
+        let delta = (self.field_u64(top)? << 32) | self.field_u64(bottom)?;
+        crate::bytes::put(out, b" (repeats: ");
+        push_u64(out, count);
+        crate::bytes::put(out, b", last_ts: ");
+        let last = self.ts.wrapping_sub(delta);
+        if self.env.time_in_ns {
+            let us = last.wrapping_add(500) / 1000;
+            crate::bytes::push_dec_padded(out, us / 1_000_000, 5, b' ');
+            out.push(b'.');
+            crate::bytes::push_dec_padded(out, us % 1_000_000, 6, b'0');
+        } else {
+            crate::bytes::push_dec_padded(out, last, 12, b' ');
+        }
+        out.push(b')');
+        Ok(())
+    }
+
     pub(super) fn ftrace_bprint(
         &self,
         ip: usize,

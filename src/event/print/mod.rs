@@ -69,7 +69,7 @@ impl Schema {
     /// [`Schema::fallback_count`]).
     pub fn write_text(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
-        let cx = Evaluator::new(self, rec.data, env);
+        let cx = Evaluator::of_record(self, rec, env);
         let res = match self.program.kind_for(env.style) {
             // Most records: a plan made at compile time.
             Kind::Printf {
@@ -88,7 +88,7 @@ impl Schema {
     #[doc(hidden)]
     pub fn write_text_unplanned(&self, rec: &Record, env: &PrintEnv, out: &mut Vec<u8>) -> bool {
         let start = out.len();
-        let res = Evaluator::new(self, rec.data, env).run(self.program.kind_for(env.style), out);
+        let res = Evaluator::of_record(self, rec, env).run(self.program.kind_for(env.style), out);
         self.settle(res, rec, env, out, start)
     }
 

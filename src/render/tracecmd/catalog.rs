@@ -221,6 +221,8 @@ impl DatCatalog {
             long_size: self.long_size,
             hz: None,
             style: PrintStyle::TraceCmd,
+            // The file's clock decides; the kernel style's caller sets it.
+            time_in_ns: true,
         }
     }
 }

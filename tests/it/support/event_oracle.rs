@@ -225,6 +225,7 @@ pub fn check_tree(
         long_size: header.long_size(),
         hz: None,
         style: Default::default(),
+        time_in_ns: true,
     };
     let lines = parse_trace(trace_text);
     let mut report = Report::default();

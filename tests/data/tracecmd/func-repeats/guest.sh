@@ -24,5 +24,15 @@ echo 0 > $T/tracing_on
 cat $T/trace > /out/kernel-trace.txt
 tracectl extract -q -o /out/extract.dat
 echo "extract=$?"
+# 3. The same with the counter clock, whose times are raw counts.
+echo counter > $T/trace_clock
+echo > $T/trace
+echo 1 > $T/tracing_on
+sh -c "$work >/dev/null"
+echo 0 > $T/tracing_on
+cat $T/trace > /out/kernel-trace-counter.txt
+tracectl extract -q -o /out/extract-counter.dat
+echo "extract-counter=$?"
+echo local > $T/trace_clock
 echo nop > $T/current_tracer
 uname -r > /out/uname

@@ -3,8 +3,9 @@
 # qemu guest running a Debian kernel (tests/vm/harness.sh; 6.1 unless KERNEL_META names
 # another), with the functions filtered to the directory-reading ones (guest.sh). The
 # guest also keeps the kernel's own `trace` text of a second run (extract-trace.txt) and
-# then drains that same buffer with `tracectl extract` (extract.dat). make-results.sh
-# makes trace-cmd's reports of record.dat.
+# then drains that same buffer with `tracectl extract` (extract.dat), and does the same
+# with the counter clock (extract-counter-trace.txt, extract-counter.dat).
+# make-results.sh makes trace-cmd's reports of record.dat.
 #
 #   RUSTFLAGS='-C target-feature=+crt-static' cargo build --release \
 #       --target x86_64-unknown-linux-gnu --bin tracectl
@@ -20,4 +21,6 @@ cat "$out/guest.log"
 cp "$out/record.dat" "$here/record.dat"
 cp "$out/extract.dat" "$here/extract.dat"
 cp "$out/kernel-trace.txt" "$here/extract-trace.txt"
+cp "$out/extract-counter.dat" "$here/extract-counter.dat"
+cp "$out/kernel-trace-counter.txt" "$here/extract-counter-trace.txt"
 echo "kernel $(cat "$out/uname")"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # results/MODE.txt: the stdout of `trace-cmd report ARGS... -i record.dat` for each
-# `MODE ARGS...` line of modes.tsv, run in this directory.
+# `MODE ARGS...` line of modes.tsv, run in this directory; results/extract-counter.txt:
+# `trace-cmd report -i extract-counter.dat` (a counter clock's raw times).
 set -euo pipefail
 cd "$(dirname "$0")"
 mkdir -p results
@@ -8,3 +9,4 @@ grep -v '^#' modes.tsv | while IFS= read -r line; do
     IFS=$'\t' read -r -a f <<<"$line"
     trace-cmd report "${f[@]:1}" -i record.dat >"results/${f[0]}.txt"
 done
+trace-cmd report -i extract-counter.dat >results/extract-counter.txt
