@@ -135,6 +135,36 @@ fn a_counter_clocks_last_ts_is_a_raw_count() {
     assert_eq!(report(&[], "extract-counter.dat"), want);
 }
 
+/// trace-cmd sets the plugin's one last_ts format as it opens each file, so the last
+/// file's clock decides for every file: a counter clock's deltas shown in seconds when a
+/// nanosecond file comes last, and nanoseconds shown as counts the other way round.
+#[test]
+fn the_last_files_clock_formats_every_files_last_ts() {
+    let first = golden("two-files-counter-first");
+    assert!(repeats_lines(&first)[0].ends_with(
+        "          21: func_repeats:                  filldir64 (count: 10  last_ts:     0.000000)"
+    ));
+    let last = golden("two-files-counter-last");
+    assert!(last.contains(
+        "    16.169885: func_repeats:                  filldir64 (count: 10  last_ts:  16159357054)\n"
+    ));
+    let two = |a: &str, b: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .current_dir(dir())
+            .args(["report", "-i", a, "-i", b])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(two("extract-counter.dat", "record.dat"), first);
+    assert_eq!(two("record.dat", "extract-counter.dat"), last);
+}
+
 /// The kernel prints the record itself (`trace_func_repeats_print`): `ip <-parent
 /// (repeats: N, last_ts: TIME)`, without the event's name, TIME as its time column
 /// shows it. `--style kernel` gives the kernel's `trace` text of the buffer the file was

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # results/MODE.txt: the stdout of `trace-cmd report ARGS... -i record.dat` for each
 # `MODE ARGS...` line of modes.tsv, run in this directory; results/extract-counter.txt:
-# `trace-cmd report -i extract-counter.dat` (a counter clock's raw times).
+# `trace-cmd report -i extract-counter.dat` (a counter clock's raw times);
+# results/two-files-*.txt: both files in one report, the counter clock's first or last.
 set -euo pipefail
 cd "$(dirname "$0")"
 mkdir -p results
@@ -10,3 +11,5 @@ grep -v '^#' modes.tsv | while IFS= read -r line; do
     trace-cmd report "${f[@]:1}" -i record.dat >"results/${f[0]}.txt"
 done
 trace-cmd report -i extract-counter.dat >results/extract-counter.txt
+trace-cmd report -i extract-counter.dat -i record.dat >results/two-files-counter-first.txt
+trace-cmd report -i record.dat -i extract-counter.dat >results/two-files-counter-last.txt
