@@ -878,8 +878,10 @@ fn live(
     if let Some(c) = &catalog {
         let clock = buffer.read_string("trace_clock").unwrap_or_default();
         let clock = crate::dat::selected_clock(&clock).unwrap_or_else(|| "local".into());
+        let time = TimeFormat::for_clock(&clock, false, false);
         let style = TraceCmdStyle {
-            time: TimeFormat::for_clock(&clock, false, false),
+            time,
+            repeat_time: time,
             ..TraceCmdStyle::default()
         };
         // trace-cmd stream starts with no comms: only the sched plugins name tasks.

@@ -858,3 +858,111 @@ impl Plugin {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endian::Endianness;
+    use crate::event::FieldClass;
+
+    /// `ftrace:func_repeats` (id 19) as 6.1 lays it out, less the fields `drop` names.
+    struct Repeats {
+        drop: &'static str,
+    }
+
+    impl Catalog for Repeats {
+        fn events(&self) -> Vec<(u16, &str, &str)> {
+            vec![(19, "ftrace", "func_repeats")]
+        }
+        fn event(&self, id: u16) -> Option<(&str, &str)> {
+            (id == 19).then_some(("ftrace", "func_repeats"))
+        }
+        fn field(&self, _id: u16, name: &str) -> Option<FieldSpec> {
+            let (offset, size) = match name {
+                "ip" => (8, 8),
+                "parent_ip" => (16, 8),
+                "count" => (24, 2),
+                "top_delta_ts" => (26, 2),
+                "bottom_delta_ts" => (28, 4),
+                _ => return None,
+            };
+            (name != self.drop).then_some(FieldSpec {
+                offset,
+                size,
+                signed: false,
+                class: FieldClass::Number,
+            })
+        }
+        fn function(&self, addr: u64) -> Option<(&str, u64)> {
+            match addr {
+                0x1000..=0x1fff => Some(("filldir64", 0x1000)),
+                0x2000..=0x2fff => Some(("dcache_readdir", 0x2000)),
+                _ => None,
+            }
+        }
+        fn write_info(&self, _rec: &Record, _out: &mut Vec<u8>) {}
+        fn write_fields(&self, _rec: &Record, _out: &mut Vec<u8>) {}
+        fn endian(&self) -> Endianness {
+            Endianness::Little
+        }
+    }
+
+    fn write(drop: &'static str, ts: u64) -> (String, bool) {
+        let c = Repeats { drop };
+        let mut data = vec![0u8; 32];
+        data[0..2].copy_from_slice(&19u16.to_le_bytes());
+        data[8..16].copy_from_slice(&0x1000u64.to_le_bytes());
+        data[16..24].copy_from_slice(&0x2095u64.to_le_bytes());
+        data[24..26].copy_from_slice(&10u16.to_le_bytes());
+        data[26..28].copy_from_slice(&1u16.to_le_bytes());
+        data[28..32].copy_from_slice(&5u32.to_le_bytes());
+        let rec = Record {
+            cpu: 0,
+            ts,
+            data: &data,
+        };
+        let plugin = resolve(&c, 19, "ftrace", "func_repeats").unwrap();
+        let cmdlines = Cmdlines::new();
+        let stacks = std::cell::RefCell::new(FunctionStacks::new());
+        let options = PluginOptions::default();
+        let state = PluginState {
+            cmdlines: &cmdlines,
+            options: &options,
+            function_stacks: &stacks,
+            repeat_time: TimeFormat::Raw,
+        };
+        let mut out = Vec::new();
+        let pretty = plugin.write(&c, &rec, state, &mut out);
+        (String::from_utf8(out).unwrap(), pretty)
+    }
+
+    #[test]
+    fn func_repeats_subtracts_both_halves_of_the_delta() {
+        // (1 << 32 | 5) before 5 << 32.
+        assert_eq!(
+            write("", 5 << 32),
+            (
+                "filldir64 (count: 10  last_ts:  17179869179)".to_string(),
+                false
+            )
+        );
+    }
+
+    /// The plugin's handler prints `!` for a missing field of its own after the function
+    /// part, and the print fmt follows.
+    #[test]
+    fn a_missing_field_prints_a_bang_and_the_print_fmt() {
+        for field in ["count", "top_delta_ts", "bottom_delta_ts"] {
+            assert_eq!(write(field, 0), ("filldir64!".to_string(), true), "{field}");
+        }
+        // The function part's `!` does not stop the handler, whose time wraps below 0 as
+        // C's unsigned subtraction does.
+        assert_eq!(
+            write("ip", 0),
+            (
+                "! (count: 10  last_ts: 18446744069414584315)".to_string(),
+                false
+            )
+        );
+    }
+}
