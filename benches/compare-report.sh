@@ -19,7 +19,9 @@
 # Needs root, tracefs, trace-cmd and /usr/bin/time. Expensive: run it on an idle machine.
 #   benches/compare-report.sh [FILE...]
 # Environment: RUNS (default 15), LOOPS (workload rounds, default 3), KEEP=1 keeps the
-# work dir, TRACE_CMD_HERE (the trace-cmd wrapper used to record).
+# work dir, TRACE_CMD_HERE (the trace-cmd wrapper used to record), CPU=1 also times
+# each tool's CPU (user + system, `perf stat` task-clock) in RUNS more alternating runs:
+# when other jobs share the cores, the wall times measure them as much as the tools.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -85,8 +87,22 @@ once() {
          END { printf "%.6f %d\n", ns / 1e9, r }' FS=': ' "$work/time.txt"
 }
 
-printf '%-14s %9s %9s %9s %8s %8s %10s %10s\n' file events "tc best" "us best" "best x" "median x" "tc RSS" "us RSS"
+# One run's CPU time in seconds (task-clock, threads and children included).
+cpu_once() {
+    perf stat -x, -e task-clock -o "$work/cpu.txt" -- "$@" >/dev/null 2>&1
+    awk -F, '/task-clock/ { printf "%.6f\n", $1 / 1000 }' "$work/cpu.txt"
+}
+cpu=${CPU:-0}
+if [ "$cpu" = 1 ] && ! command -v perf >/dev/null; then
+    echo "CPU=1 needs perf" >&2
+    exit 1
+fi
+
+printf '%-14s %9s %9s %9s %8s %8s %10s %10s' file events "tc best" "us best" "best x" "median x" "tc RSS" "us RSS"
+[ "$cpu" = 1 ] && printf ' %9s %9s %6s' "tc cpu" "us cpu" "cpu x"
+printf '\n'
 : >"$work/ratios"
+: >"$work/cpu_ratios"
 for dat in $files; do
     name=$(basename "$dat" .dat)
     trace-cmd report -i "$dat" >"$work/theirs.txt" 2>/dev/null
@@ -119,9 +135,27 @@ for dat in $files; do
             n = NR; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
             med = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2;
             best = (bb > 0) ? ba / bb : 0;
-            printf "%-14s %9d %9.4f %9.4f %8.1f %8.1f %6d KiB %6d KiB\n", name, ev, ba, bb, best, med, ra, rb;
+            printf "%-14s %9d %9.4f %9.4f %8.1f %8.1f %6d KiB %6d KiB", name, ev, ba, bb, best, med, ra, rb;
             print best > "/dev/stderr"
         }' "$work/pairs" 2>>"$work/ratios"
+    if [ "$cpu" = 1 ]; then
+        : >"$work/cpu_pairs"
+        i=0
+        while [ "$i" -lt "$runs" ]; do
+            if [ $((i % 2)) = 0 ]; then
+                a=$(cpu_once trace-cmd report -i "$dat"); b=$(cpu_once "$tracectl" report -i "$dat")
+            else
+                b=$(cpu_once "$tracectl" report -i "$dat"); a=$(cpu_once trace-cmd report -i "$dat")
+            fi
+            echo "$a $b" >>"$work/cpu_pairs"
+            i=$((i + 1))
+        done
+        awk 'NR == 1 || $1 < ba { ba = $1 } NR == 1 || $2 < bb { bb = $2 }
+             END { best = (bb > 0) ? ba / bb : 0;
+                   printf " %9.4f %9.4f %6.1f", ba, bb, best; print best > "/dev/stderr" }' \
+            "$work/cpu_pairs" 2>>"$work/cpu_ratios"
+    fi
+    printf '\n'
 done
 awk 'BEGIN { min = ""; bad = 0 }
      /differ/ { bad++; next }
@@ -130,3 +164,7 @@ awk 'BEGIN { min = ""; bad = 0 }
         if (bad) printf "%d file(s) differ: their ratios do not count\n", bad;
         if (min != "") printf "minimum ratio over the corpus (fastest run vs fastest run): %.1fx\n", min;
      }' "$work/ratios"
+[ "$cpu" = 1 ] && awk 'NR == 1 || $1 < min { min = $1 }
+     END { if (NR) printf "minimum CPU-time ratio over the corpus (least vs least): %.1fx\n", min }' \
+    "$work/cpu_ratios"
+exit 0

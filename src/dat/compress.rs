@@ -7,6 +7,10 @@ use std::io::{Read, Write};
 /// bigger is a corrupt size rather than a real block.
 pub(crate) const MAX_BLOCK: u64 = 256 << 20;
 
+/// Blocks at least this big (a kallsyms section; data chunks are 40 KiB) are written
+/// into memory that huge pages may back.
+const HUGE_BLOCK: u64 = 4 << 20;
+
 /// Compression of a v7 trace.dat (the name in the file's initial header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
@@ -72,8 +76,15 @@ impl Compression {
                         );
                     }
                     let d = c.as_mut().expect("just made");
-                    d.decompress(src, expected as usize)
-                        .map_err(|e| format!("zstd: {e}"))
+                    if expected < HUGE_BLOCK {
+                        return d
+                            .decompress(src, expected as usize)
+                            .map_err(|e| format!("zstd: {e}"));
+                    }
+                    let mut out = crate::bytes::huge_page_buffer(expected as usize);
+                    d.decompress_to_buffer(src, &mut out)
+                        .map_err(|e| format!("zstd: {e}"))?;
+                    Ok(out)
                 })?
             }
             Compression::Zlib => {

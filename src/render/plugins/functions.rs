@@ -44,8 +44,9 @@ pub struct FunctionMap {
 #[derive(Debug, Default, Clone)]
 struct Part {
     addrs: Vec<u64>,
-    /// (start, length) of each name in the whole kallsyms text.
-    names: Vec<(u32, u32)>,
+    /// Where each name starts in the whole kallsyms text. It ends at the next blank,
+    /// found when the name is asked for: a report looks up a few thousand of 150k.
+    names: Vec<u32>,
     stopped: bool,
 }
 
@@ -130,13 +131,28 @@ impl FunctionMap {
 
     fn name(&self, i: usize) -> &str {
         let n = self.first.addrs.len();
-        let (start, len) = if i < n {
+        let start = if i < n {
             self.first.names[i]
         } else {
             self.second.names[i - n]
-        };
+        } as usize;
         let text = self.text.text().unwrap_or("");
-        &text[start as usize..(start + len) as usize]
+        // Cut at an ASCII byte: a char boundary.
+        &text[start..word_end(text.as_bytes(), start)]
+    }
+
+    /// Whether entry `i` is called `name`, without finding where its name ends first.
+    fn is_called(&self, i: usize, name: &str) -> bool {
+        let n = self.first.addrs.len();
+        let start = if i < n {
+            self.first.names[i]
+        } else {
+            self.second.names[i - n]
+        } as usize;
+        let text = self.text.text().unwrap_or("").as_bytes();
+        let end = start + name.len();
+        text.get(start..end) == Some(name.as_bytes())
+            && text.get(end).map_or(true, u8::is_ascii_whitespace)
     }
 
     /// Number of symbols kept.
@@ -179,8 +195,10 @@ impl FunctionMap {
         if let Some((_, a)) = known.iter().find(|(n, _)| n == name) {
             return *a;
         }
-        let found = (0..self.len())
-            .find(|&i| self.name(i) == name)
+        // A name is never empty, nor holds a blank.
+        let found = (!name.is_empty() && !name.bytes().any(|b| b.is_ascii_whitespace()))
+            .then(|| (0..self.len()).find(|&i| self.is_called(i, name)))
+            .flatten()
             .map(|i| self.addr(i));
         known.push((name.to_string(), found));
         found
@@ -236,35 +254,22 @@ impl Part {
             names: Vec::with_capacity(text.len() / 40),
             stopped: false,
         };
-        let start = text.as_ptr() as usize;
-        let push = |p: &mut Part, addr: u64, name: &str| {
-            p.addrs.push(addr);
-            let at = base + (name.as_ptr() as usize - start);
-            p.names.push((at as u32, name.len() as u32));
-        };
         let bytes = text.as_bytes();
-        let line_end =
-            |from: usize| memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
-        let mut next = Some(0);
-        while let Some(at) = next {
-            // The usual line, `<16 hex digits> <type> <name>...`, read in place, in one
-            // pass: its name usually ends the line.
-            if let Some((addr, kind, name_end)) = usual_line(bytes, at) {
-                let end = if bytes.get(name_end) == Some(&b'\n') {
-                    name_end
-                } else {
-                    line_end(name_end)
-                };
-                next = (end < bytes.len()).then_some(end + 1);
-                let name = &text[at + 19..name_end];
-                if !(name.starts_with('$') || kind == b'A' || kind == b'a') {
-                    push(&mut p, addr, name);
+        let mut at = 0;
+        while at < bytes.len() {
+            // The usual line, `<16 hex digits> <type> <name>...`, read in place.
+            if let Some((addr, kind)) = usual_line(bytes, at) {
+                if !(bytes[at + 19] == b'$' || kind == b'A' || kind == b'a') {
+                    p.addrs.push(addr);
+                    p.names.push((base + at + 19) as u32);
                 }
+                at = line_end(bytes, at + 19) + 1;
                 continue;
             }
-            let end = line_end(at);
-            next = (end < bytes.len()).then_some(end + 1);
+            let end = line_end(bytes, at);
             let line = &text[at..end];
+            let line_at = at;
+            at = end + 1;
             let ([addr, kind, name, _], n) = kallsyms_words(line);
             if line.is_empty() {
                 continue;
@@ -287,7 +292,9 @@ impl Part {
             if name.starts_with('$') || kind == "A" || kind == "a" {
                 continue;
             }
-            push(&mut p, addr, name);
+            p.addrs.push(addr);
+            let name_at = line_at + (name.as_ptr() as usize - line.as_ptr() as usize);
+            p.names.push((base + name_at) as u32);
         }
         p
     }
@@ -295,7 +302,7 @@ impl Part {
     /// `a`'s symbols then `b`'s, sorted stably by address (as libtraceevent sorts its
     /// table before searching it).
     fn sorted(a: &Part, b: &Part) -> Part {
-        let mut all: Vec<(u64, (u32, u32))> = a
+        let mut all: Vec<(u64, u32)> = a
             .addrs
             .iter()
             .copied()
@@ -331,44 +338,63 @@ impl crate::event::FunctionLookup for FunctionMap {
     }
 }
 
-/// Hexadecimal digit values; 0xff for any other byte.
-const HEX: [u8; 256] = {
-    let mut t = [0xffu8; 256];
-    let mut i = 0;
-    while i < 10 {
-        t[b'0' as usize + i] = i as u8;
-        i += 1;
+/// The value of eight hexadecimal digits (the first one the most significant), or None
+/// when a byte is not one: all eight bytes at once, a kallsyms text has 150k addresses.
+#[inline]
+fn hex8(digits: [u8; 8]) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let w = u64::from_le_bytes(digits);
+    if w & HIGH != 0 {
+        return None;
     }
-    let mut i = 0;
-    while i < 6 {
-        t[b'a' as usize + i] = 10 + i as u8;
-        t[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
+    // Every byte is below 0x80 and every addend is too: no sum carries into the next
+    // byte, and a sum's high bit tells whether the byte reached the bound.
+    let at_least = |w: u64, lo: u64| w + (0x80 - lo) * ONES;
+    let digit = at_least(w, 0x30) & !at_least(w, 0x3a) & HIGH;
+    let lower = w | (0x20 * ONES);
+    let letter = at_least(lower, 0x61) & !at_least(lower, 0x67) & HIGH;
+    if digit | letter != HIGH {
+        return None;
     }
-    t
-};
+    let nibbles = (w & (0x0f * ONES)) + (letter >> 7) * 9;
+    // Pack the nibbles, the lowest byte (the first digit) highest.
+    let pairs = ((nibbles << 4) | (nibbles >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let quads = ((pairs << 8) | (pairs >> 16)) & 0x0000_ffff_0000_ffff;
+    Some(((quads << 16) | (quads >> 32)) as u32)
+}
 
 /// The line at `at` of `text` when it has exactly the usual shape, `<16 hex digits>
-/// <type char> <name>[ more]`, as (address, type, end of the name); None for anything
-/// else, which the general path then reads (with the same result for this shape). A
-/// newline in the first 20 bytes fails one of the checks, so the line is not needed.
+/// <type char> <name>[ more]`, as (address, type); None for anything else, which the
+/// general path then reads (with the same result for this shape). The name starts at
+/// `at + 19`. A newline in the first 20 bytes fails one of the checks.
 #[inline]
-fn usual_line(text: &[u8], at: usize) -> Option<(u64, u8, usize)> {
-    let b = text.get(at..at + 20)?;
-    if b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
+fn usual_line(text: &[u8], at: usize) -> Option<(u64, u8)> {
+    let b: &[u8; 20] = text.get(at..at + 20)?.try_into().ok()?;
+    if b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() || b[19].is_ascii_whitespace()
+    {
         return None;
     }
-    let mut addr = 0u64;
-    let mut bad = 0u8;
-    for &c in &b[..16] {
-        let d = HEX[c as usize];
-        bad |= d;
-        addr = addr << 4 | u64::from(d & 15);
+    let high = hex8(b[..8].try_into().ok()?)?;
+    let low = hex8(b[8..16].try_into().ok()?)?;
+    Some((u64::from(high) << 32 | u64::from(low), b[17]))
+}
+
+/// The first newline of `text` at or after `from` (or the end), eight bytes at a time:
+/// a kallsyms line is about 40 bytes, too short for `memchr` to pay for its set-up.
+#[inline]
+fn line_end(text: &[u8], mut from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    while let Some(chunk) = text.get(from..from + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ (b'\n' as u64 * ONES);
+        // The lowest byte that was a newline sets the lowest high bit here.
+        let found = w.wrapping_sub(ONES) & !w & (0x80 * ONES);
+        if found != 0 {
+            return from + found.trailing_zeros() as usize / 8;
+        }
+        from += 8;
     }
-    if bad > 15 || b[19].is_ascii_whitespace() {
-        return None;
-    }
-    Some((addr, b[17], word_end(text, at + 19)))
+    memchr::memchr(b'\n', &text[from.min(text.len())..]).map_or(text.len(), |i| from + i)
 }
 
 /// Every symbol libtraceevent keeps of a kallsyms text, as `trace-cmd report -f` lists
@@ -467,6 +493,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn eight_digits_at_once_read_as_hex_does() {
+        let mut cases: Vec<[u8; 8]> = vec![
+            *b"ffffffff",
+            *b"FFFFFFFF",
+            *b"00000000",
+            *b"81000a0F",
+            *b"0123abcd",
+            *b"4567CDEF",
+        ];
+        // Each position with every byte value, around a valid number.
+        for pos in 0..8 {
+            for v in 0..=255u8 {
+                let mut d = *b"9a8B7c6D";
+                d[pos] = v;
+                cases.push(d);
+            }
+        }
+        for d in cases {
+            let expected = std::str::from_utf8(&d)
+                .ok()
+                .filter(|s| s.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|s| u32::from_str_radix(s, 16).ok());
+            assert_eq!(super::hex8(d), expected, "{d:?}");
+        }
+    }
+
+    #[test]
+    fn names_are_found_by_their_whole_word() {
+        let m = FunctionMap::parse(
+            "ffffffff81000000 T vmemmap_base_x\nffffffff81000100 D vmemmap_base\tfoo\nffffffff81000200 T vmemmap\n",
+        );
+        assert_eq!(m.address_of("vmemmap_base"), Some(0xffffffff81000100));
+        assert_eq!(m.address_of("vmemmap"), Some(0xffffffff81000200));
+        assert_eq!(m.address_of("vmemmap_bas"), None);
+        assert_eq!(m.address_of(""), None);
+        assert_eq!(
+            m.find(0xffffffff81000104),
+            Some(("vmemmap_base", 0xffffffff81000100))
+        );
     }
 
     #[test]
