@@ -49,6 +49,12 @@ pub struct Args {
     /// Interrupt (hard and soft) events belong to per-CPU global tasks, not to tasks
     #[arg(short = 'G')]
     pub global: bool,
+    /// Merge the tasks of one comm into one `group: COMM` (its wakeups one entry, its
+    /// switches one per state, stacks merged); only tasks named by their own records are
+    /// merged. Groups print after the global tasks, in comm order (trace-cmd 3.1.6's order
+    /// follows memory addresses and changes from run to run), then the other tasks
+    #[arg(long = "by-comm")]
+    pub by_comm: bool,
     /// Write the profile to this file instead of stdout
     #[arg(short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -316,6 +322,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         profile: true,
         profile_global: a.global,
         profile_hooks: Vec::new(),
+        profile_by_comm: a.by_comm,
     };
     let sink: Box<dyn Write> = match &a.output {
         Some(o) => Box::new(

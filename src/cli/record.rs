@@ -34,9 +34,12 @@ pub struct Args {
     /// Tracer plugin (current_tracer)
     #[arg(short = 'p', long = "plugin")]
     pub plugin: Option<String>,
-    /// Buffer set-up and what is traced (shared with the other recording verbs)
+    /// Buffer set-up and what is traced (shared with profile, start, set and stream)
     #[command(flatten)]
     pub trace: TraceArgs,
+    /// What only a recording into a file uses (shared with start and set)
+    #[command(flatten)]
+    pub recording: RecordingArgs,
     /// Record the following -e events into this instance (created and removed if it
     /// does not exist); repeatable, one buffer per instance in the file
     #[arg(short = 'B')]
@@ -50,55 +53,19 @@ pub struct Args {
     /// Print nothing but errors
     #[arg(short = 'q')]
     pub quiet: bool,
-    /// Store the offset from trace time to wall-clock time
-    #[arg(long)]
-    pub date: bool,
     /// Trace only the command given after the options
     #[arg(short = 'F')]
     pub only_command: bool,
-    /// Limit -l, -n and -g to this module's functions (`PATTERN:mod:MODULE`); alone, trace
-    /// every function of the module
-    #[arg(long = "module", value_name = "MODULE")]
-    pub module: Option<String>,
     /// Keep at most about this many KiB per CPU, the newest (two halves alternate)
     #[arg(short = 'm', value_name = "KB")]
     pub max_kb: Option<u64>,
-    /// Sub-buffer size in KiB (buffer_subbuf_size_kb)
-    #[arg(long = "subbuf-size", value_name = "KB")]
-    pub subbuf_size: Option<u64>,
-    /// Number of saved command names (saved_cmdlines_size)
-    #[arg(long = "cmdlines-size")]
-    pub cmdlines_size: Option<u64>,
-    /// Maximum function_graph depth (max_graph_depth)
-    #[arg(long = "max-graph-depth")]
-    pub max_graph_depth: Option<u32>,
-    /// Also record tracectl's own threads
-    #[arg(long = "no-filter")]
-    pub no_filter: bool,
-    /// Keep the tracing state at the end: do not disable the tracer and events nor restore
-    /// what was changed (tracing_on is left at 0; a private instance is kept and named)
-    #[arg(short = 'k')]
-    pub keep_after: bool,
     /// Do not reset the target before recording: its buffer keeps older events and events
     /// enabled before stay enabled (like `tracectl set`, but recording)
     #[arg(short = 'K')]
     pub keep_before: bool,
-    /// A stack trace on every traced function (-p function; limit them with -l)
-    #[arg(long = "func-stack")]
-    pub func_stack: bool,
-    /// Keep latency tracers from enabling the function tracer (options/function-trace,
-    /// else /proc/sys/kernel/ftrace_enabled)
-    #[arg(short = 'd')]
-    pub disable_function_trace: bool,
-    /// Like -d, and clear /proc/sys/kernel/ftrace_enabled too (every function-tracing user)
-    #[arg(short = 'D')]
-    pub disable_all_function_trace: bool,
     /// Run the command as this user (name or uid)
     #[arg(long = "user", value_name = "USER")]
     pub user: Option<String>,
-    /// Offset added to every timestamp when the file is read, in trace-clock units
-    #[arg(long = "ts-offset", value_name = "OFFSET", allow_hyphen_values = true)]
-    pub ts_offset: Option<i64>,
     /// Event hook for `report --profile`:
     /// `[SYS:]START,START_MATCH[,START_PID]/[SYS:]END,END_MATCH[,FLAGS]` (flags: p pinned
     /// to a CPU, g global, s a stack with the start); its events are recorded and the
@@ -356,36 +323,39 @@ pub fn spawn_stopped(
     Ok(c)
 }
 
-/// The options `record` and `profile` share, with trace-cmd's letters: how the buffer is
-/// set up and which tasks and functions are traced.
+/// The options `record`, `profile`, `start`, `set` and `stream` share, with trace-cmd's
+/// letters: how the buffer is set up and which tasks and functions are traced. An option
+/// with one value may be given again (for `start` and `set`, once per buffer: the options
+/// after a -B are that instance's, as trace-cmd parses them); the last one counts.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct TraceArgs {
     /// Trace clock (trace_clock)
-    #[arg(short = 'C', long = "clock")]
-    pub clock: Option<String>,
+    #[arg(short = 'C', long = "clock", value_name = "CLOCK")]
+    pub clock: Vec<String>,
     /// Per-CPU buffer size in KiB (buffer_size_kb)
-    #[arg(short = 'b')]
-    pub buffer_size: Option<u64>,
+    #[arg(short = 'b', value_name = "KB")]
+    pub buffer_size: Vec<u64>,
     /// CPU mask in hex (tracing_cpumask)
-    #[arg(short = 'M')]
-    pub cpumask: Option<String>,
+    #[arg(short = 'M', value_name = "CPUMASK")]
+    pub cpumask: Vec<String>,
     /// Trace option to set, `name` or `noname` (repeatable)
-    #[arg(short = 'O')]
+    #[arg(short = 'O', value_name = "OPTION")]
     pub options: Vec<String>,
     /// Trace only these pids (set_event_pid; repeatable)
-    #[arg(short = 'P')]
+    #[arg(short = 'P', value_name = "PID")]
     pub pids: Vec<u32>,
-    /// Also trace the children of the traced pids
-    #[arg(short = 'c')]
-    pub children: bool,
+    /// Also trace the children of the traced pids (options/event-fork, and function-fork
+    /// where the kernel has it)
+    #[arg(short = 'c', action = clap::ArgAction::Count)]
+    pub children: u8,
     /// Function filter (set_ftrace_filter; needs function tracing)
-    #[arg(short = 'l')]
+    #[arg(short = 'l', value_name = "FUNC")]
     pub ftrace_filter: Vec<String>,
     /// Functions not to trace (set_ftrace_notrace; needs function tracing)
-    #[arg(short = 'n')]
+    #[arg(short = 'n', value_name = "FUNC")]
     pub ftrace_notrace: Vec<String>,
     /// Graph this function (set_graph_function; needs function_graph)
-    #[arg(short = 'g')]
+    #[arg(short = 'g', value_name = "FUNC")]
     pub graph: Vec<String>,
     /// Longest sleep between buffer reads, in microseconds
     #[arg(short = 's', value_name = "USECS")]
@@ -394,30 +364,100 @@ pub struct TraceArgs {
     #[arg(short = 'i')]
     pub ignore_missing: bool,
     /// A kernel stack trace after every event (options/stacktrace)
-    #[arg(short = 'T')]
-    pub stacktrace: bool,
-    /// Run the capture threads at this real-time (SCHED_FIFO) priority, 1-99
+    #[arg(short = 'T', action = clap::ArgAction::Count)]
+    pub stacktrace: u8,
+    /// Run the threads that read the buffers at this real-time (SCHED_FIFO) priority, 1-99
     #[arg(short = 'r', value_name = "PRIO", value_parser = clap::value_parser!(u32).range(1..=99))]
     pub rt_priority: Option<u32>,
+    /// Limit -l, -n and -g to this module's functions (`PATTERN:mod:MODULE`); alone, trace
+    /// every function of the module
+    #[arg(long = "module", value_name = "MODULE")]
+    pub module: Vec<String>,
+    /// Maximum function_graph depth (max_graph_depth)
+    #[arg(long = "max-graph-depth", value_name = "N")]
+    pub max_graph_depth: Vec<u32>,
+    /// Sub-buffer (page) size in KiB (buffer_subbuf_size_kb)
+    #[arg(long = "subbuf-size", value_name = "KB")]
+    pub subbuf_size: Vec<u64>,
+    /// Number of saved command names (saved_cmdlines_size; global)
+    #[arg(long = "cmdlines-size", value_name = "N")]
+    pub cmdlines_size: Option<u64>,
+    /// A stack trace on every traced function (options/func_stack_trace; needs -p
+    /// function, limit the functions with -l)
+    #[arg(long = "func-stack")]
+    pub func_stack: bool,
+    /// Keep latency tracers from enabling the function tracer (options/function-trace,
+    /// else /proc/sys/kernel/ftrace_enabled)
+    #[arg(short = 'd')]
+    pub disable_function_trace: bool,
+    /// Like -d, and clear /proc/sys/kernel/ftrace_enabled too (every function-tracing user)
+    #[arg(short = 'D')]
+    pub disable_all_function_trace: bool,
+}
+
+/// The options only a recording into a file uses, with trace-cmd's letters. `start`
+/// accepts them as trace-cmd start does (only --no-filter changes anything there) and `set`
+/// refuses them as trace-cmd set does.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct RecordingArgs {
+    /// Keep the tracing state at the end: do not disable the tracer and events nor restore
+    /// what was changed (tracing_on is left at 0; a private instance is kept and named)
+    #[arg(short = 'k')]
+    pub keep_after: bool,
+    /// Store the offset from trace time to wall-clock time
+    #[arg(long)]
+    pub date: bool,
+    /// Offset added to every timestamp when the file is read, in trace-clock units
+    #[arg(long = "ts-offset", value_name = "OFFSET", allow_hyphen_values = true)]
+    pub ts_offset: Option<i64>,
+    /// Also trace tracectl's own threads; with start, no pid filter for -F's command nor
+    /// -P's pids (as trace-cmd start)
+    #[arg(long = "no-filter")]
+    pub no_filter: bool,
+}
+
+impl RecordingArgs {
+    /// The options given, by name (for a verb that refuses them).
+    pub fn given(&self) -> Vec<&'static str> {
+        [
+            (self.keep_after, "-k"),
+            (self.date, "--date"),
+            (self.ts_offset.is_some(), "--ts-offset"),
+            (self.no_filter, "--no-filter"),
+        ]
+        .into_iter()
+        .filter_map(|(g, n)| g.then_some(n))
+        .collect()
+    }
 }
 
 impl TraceArgs {
     /// `cfg` with these options set.
     pub fn apply(&self, cfg: RecordConfig) -> RecordConfig {
         RecordConfig {
-            clock: self.clock.clone(),
-            buffer_size_kb: self.buffer_size,
-            cpumask: self.cpumask.clone(),
+            clock: self.clock.last().cloned(),
+            buffer_size_kb: self.buffer_size.last().copied(),
+            cpumask: self.cpumask.last().cloned(),
             options: self.options.clone(),
             pids: self.pids.clone(),
-            follow_children: self.children,
+            follow_children: self.children > 0,
             ftrace_filter: self.ftrace_filter.clone(),
             ftrace_notrace: self.ftrace_notrace.clone(),
             graph_functions: self.graph.clone(),
             sleep_us: self.sleep,
             ignore_missing: self.ignore_missing,
-            stacktrace: self.stacktrace,
+            stacktrace: self.stacktrace > 0,
             rt_priority: self.rt_priority,
+            module: self.module.last().cloned(),
+            max_graph_depth: self.max_graph_depth.last().copied(),
+            subbuf_size_kb: self.subbuf_size.last().copied(),
+            cmdlines_size: self.cmdlines_size,
+            func_stack: self.func_stack,
+            disable_function_trace: if self.disable_all_function_trace {
+                2
+            } else {
+                u8::from(self.disable_function_trace)
+            },
             ..cfg
         }
     }
@@ -437,23 +477,13 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         plugin: a.plugin.clone(),
         buffer_percent: None,
         instance: main_instance,
-        module: a.module.clone(),
         all_formats: a.all_formats,
-        date: a.date,
-        no_filter: a.no_filter,
-        keep_after: a.keep_after,
+        date: a.recording.date,
+        no_filter: a.recording.no_filter,
+        keep_after: a.recording.keep_after,
         keep_before: a.keep_before,
         max_kb_per_cpu: a.max_kb,
-        subbuf_size_kb: a.subbuf_size,
-        cmdlines_size: a.cmdlines_size,
-        max_graph_depth: a.max_graph_depth,
-        func_stack: a.func_stack,
-        disable_function_trace: if a.disable_all_function_trace {
-            2
-        } else {
-            u8::from(a.disable_function_trace)
-        },
-        ts_offset: a.ts_offset,
+        ts_offset: a.recording.ts_offset,
         write: write_options(a.file_version, &a.compression)?,
         hooks: a.hooks.clone(),
         ..RecordConfig::default()

@@ -163,6 +163,11 @@ pub struct Args {
     /// With --profile: irq and softirq pairs belong to per-CPU global tasks
     #[arg(short = 'G')]
     pub global: bool,
+    /// With --profile: merge the tasks of one comm into one `group: COMM` (only tasks
+    /// named by their own records); groups print after the global tasks, in comm order
+    /// (trace-cmd 3.1.6's order follows memory addresses and changes from run to run)
+    #[arg(long = "by-comm")]
+    pub by_comm: bool,
     /// With --profile: time two more events as a pair,
     /// `[SYS:]START,START_MATCH[,START_PID]/[SYS:]END,END_MATCH[,FLAGS]` (flags: p pinned
     /// to a CPU, g global, s stack); repeatable (trace-cmd prints each as it reads it)
@@ -398,6 +403,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
         profile: args.profile,
         profile_global: args.global,
         profile_hooks: hooks,
+        profile_by_comm: args.by_comm,
     };
     let stdout = io::stdout();
     let mut progress = super::progress::Progress::new("reporting", args.quiet, true);

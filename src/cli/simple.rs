@@ -13,6 +13,20 @@ use super::common::Context;
 /// Options of `start` and `set`, named as in trace-cmd (those of `record` that make sense
 /// without recording).
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Buffers: the options before any -B are the top level's, those after a -B \
+                        that instance's, up to the next -B (-e, -f, -R, -v, -p, -C, -b, -M, -O, \
+                        -P, -c, -l, -n, -g, -T, --module, --max-graph-depth, --subbuf-size, \
+                        --buffer-percent); the others hold for the whole command. The top level \
+                        is left alone when -B is given and its options name no event nor tracer. \
+                        The first -C is the clock of every buffer without its own, as in \
+                        trace-cmd.\n\n\
+                        -s, -r, -k, --date and --ts-offset mean something only for a recording: \
+                        start accepts them and changes nothing, set refuses them, as trace-cmd \
+                        does; so does set with --no-filter, -a, -G and --fork.\n\n\
+                        Example: tracectl start -e sched -B foo -e irq -b 4096   \
+                        (sched at the top level; irq and 4096 KiB per CPU in instance foo)"
+)]
 pub struct StartArgs {
     /// Event to enable: all, SYSTEM, SYSTEM:EVENT, EVENT, with globs (repeatable); a
     /// following -f or -R applies to it
@@ -28,81 +42,32 @@ pub struct StartArgs {
     /// right before -B, remove that instance
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub invert: u8,
-    /// Ignore -e events that do not exist (a warning) instead of failing
-    #[arg(short = 'i')]
-    pub ignore_missing: bool,
     /// Tracer to use (current_tracer), e.g. nop, function, function_graph
     #[arg(short = 'p', long = "plugin", value_name = "TRACER")]
     pub tracer: Option<String>,
-    /// A kernel stack trace after every event (options/stacktrace)
-    #[arg(short = 'T')]
-    pub stacktrace: bool,
-    /// A stack trace on every traced function (options/func_stack_trace; needs -p function,
-    /// limit the functions with -l)
-    #[arg(long = "func-stack")]
-    pub func_stack: bool,
-    /// Function to trace only (set_ftrace_filter; globs, :mod:MODULE)
-    #[arg(short = 'l', value_name = "FUNC")]
-    pub ftrace_filter: Vec<String>,
-    /// Function not to trace (set_ftrace_notrace)
-    #[arg(short = 'n', value_name = "FUNC")]
-    pub ftrace_notrace: Vec<String>,
-    /// Function to graph (set_graph_function)
-    #[arg(short = 'g', value_name = "FUNC")]
-    pub graph_function: Vec<String>,
-    /// Limit -l, -n and -g to this module's functions (`PATTERN:mod:MODULE`); alone, trace
-    /// every function of the module
-    #[arg(long = "module", value_name = "MODULE")]
-    pub module: Option<String>,
-    /// Depth limit for function_graph (max_graph_depth)
-    #[arg(long = "max-graph-depth", value_name = "N")]
-    pub max_graph_depth: Option<u32>,
-    /// Keep latency tracers from enabling the function tracer (options/function-trace,
-    /// else /proc/sys/kernel/ftrace_enabled)
-    #[arg(short = 'd')]
-    pub disable_function_trace: bool,
-    /// Like -d, and clear /proc/sys/kernel/ftrace_enabled too (every function-tracing user)
-    #[arg(short = 'D')]
-    pub disable_all_function_trace: bool,
-    /// Trace only this pid (set_event_pid; set_ftrace_pid too with a function tracer;
-    /// repeatable)
-    #[arg(short = 'P', value_name = "PID")]
-    pub pids: Vec<u32>,
-    /// Follow forks of the -P (or -F) pids (options/event-fork, and function-fork where the
-    /// kernel has it)
-    #[arg(short = 'c')]
-    pub children: bool,
+    /// Buffer set-up and what is traced (shared with record, profile and stream); -s and
+    /// -r have no effect without a recording: start accepts them, set refuses them, as
+    /// trace-cmd does
+    #[command(flatten)]
+    pub trace: super::record::TraceArgs,
+    /// Recording-only options, which start accepts and set refuses, as trace-cmd does
+    #[command(flatten)]
+    pub recording: super::record::RecordingArgs,
     /// Trace only the command given after the options (its pid goes to set_event_pid)
     #[arg(short = 'F')]
     pub only_command: bool,
     /// Run the command as this user (name or uid)
     #[arg(long = "user", value_name = "USER")]
     pub user: Option<String>,
-    /// Trace clock (trace_clock), e.g. global, mono
-    #[arg(short = 'C', long = "clock", value_name = "CLOCK")]
-    pub clock: Option<String>,
-    /// Per-CPU buffer size in KiB (buffer_size_kb)
-    #[arg(short = 'b', value_name = "KB")]
-    pub buffer_kb: Option<u64>,
-    /// Sub-buffer (page) size in KiB (buffer_subbuf_size_kb)
-    #[arg(long = "subbuf-size", value_name = "KB")]
-    pub subbuf_kb: Option<u64>,
     /// How full a buffer gets before readers wake (buffer_percent)
     #[arg(long = "buffer-percent", value_name = "PCT")]
     pub buffer_percent: Option<u64>,
-    /// Number of saved command names (saved_cmdlines_size; global)
-    #[arg(long = "cmdlines-size", value_name = "N")]
-    pub cmdlines_size: Option<u64>,
-    /// Instance to configure (instances/NAME, created when missing); after -v, an
-    /// instance to remove first (`-v -B old -B new`)
+    /// Instance to configure (instances/NAME, created when missing): the options after it,
+    /// up to the next -B, are that instance's (those before any -B the top level's, which
+    /// is left alone when they name no event nor tracer); after -v, an instance to remove
+    /// first (`-v -B old -B new`)
     #[arg(short = 'B', value_name = "INSTANCE")]
     pub instance: Vec<String>,
-    /// CPUs to trace, as a hex mask (tracing_cpumask)
-    #[arg(short = 'M', value_name = "CPUMASK")]
-    pub cpumask: Option<String>,
-    /// Trace option to set, or noOPTION to clear (repeatable)
-    #[arg(short = 'O', value_name = "OPTION")]
-    pub options: Vec<String>,
     /// `start` only, as in trace-cmd: has no effect without a recording (the formats of
     /// all events are what `record -a` stores)
     #[arg(short = 'a')]
@@ -161,21 +126,74 @@ fn verbose_level(level: &str) -> Result<usize> {
     Ok(n)
 }
 
-/// The -e events with what binds to them, the instance to configure and the instances
-/// to remove (`-v -B NAME`).
+/// One buffer `start`/`set` configure: the top level or an instance (`cfg.instance`),
+/// with the options given for it.
+pub type Buffer = RecordConfig;
+
+/// What `start`/`set` do: configure each buffer, then remove the instances given after
+/// -v.
 #[derive(Debug, Default)]
-pub struct Bound {
-    /// Each -e with its -f, -R and -v.
-    pub events: Vec<EventSpec>,
-    /// The -B not preceded by -v.
-    pub instance: Option<String>,
+pub struct StartPlan {
+    /// The buffers to configure, the top level first when it is one of them.
+    pub buffers: Vec<Buffer>,
     /// The -B preceded by -v.
     pub remove: Vec<String>,
+    /// Options given that change nothing (why, for a warning).
+    pub unused: Vec<String>,
 }
 
-/// Bind each -f/-R to the -e before it and each -v to the -e or -B after it, in
-/// command-line order.
-pub fn bind_events(m: &ArgMatches) -> Result<Bound> {
+/// Where the options after a -B go.
+#[derive(Debug, Clone, PartialEq)]
+enum Group {
+    Top,
+    Instance(String),
+    /// `-v -B NAME`: an instance to remove, which takes no options.
+    Removed(String),
+}
+
+/// The values of argument `id` given on the command line, with their positions.
+fn given<T: Clone + Send + Sync + 'static>(m: &ArgMatches, id: &str) -> Vec<(usize, T)> {
+    if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+        return Vec::new();
+    }
+    match (m.indices_of(id), m.get_many::<T>(id)) {
+        (Some(idx), Some(vals)) => idx.zip(vals.cloned()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The positions of a counted flag's occurrences (its default value has an index that is
+/// none).
+fn given_flag(m: &ArgMatches, id: &str) -> Vec<usize> {
+    if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+        return Vec::new();
+    }
+    m.indices_of(id).map(|i| i.collect()).unwrap_or_default()
+}
+
+/// The options of one buffer, as trace-cmd keeps them per instance.
+#[derive(Default)]
+struct PerBuffer {
+    events: Vec<EventSpec>,
+    tracer: Vec<String>,
+    buffer_percent: Vec<u64>,
+    trace: super::record::TraceArgs,
+}
+
+impl PerBuffer {
+    fn names_something(&self) -> bool {
+        !self.events.is_empty() || !self.tracer.is_empty()
+    }
+}
+
+/// Split the options of `start`/`set` into buffers as trace-cmd parses them: those before
+/// any -B are the top level's, those after a -B that instance's, up to the next -B.
+/// Each -f/-R binds to the -e before it, each -v to the -e or -B after it (a -v right
+/// before -B names an instance to remove). The first -C is the clock of every buffer
+/// without one of its own. Global options (-i, -d, -D, --func-stack,
+/// --cmdlines-size, -s, -r) hold for the command. The top level is configured when no -B
+/// is given or when it has an event, a tracer or -F's command, as in trace-cmd.
+pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
     #[derive(Clone, Copy)]
     enum K {
         E,
@@ -191,54 +209,56 @@ pub fn bind_events(m: &ArgMatches) -> Result<Bound> {
         ("triggers", K::R),
         ("instance", K::B),
     ] {
-        if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
-            for (i, v) in idx.zip(vals) {
-                items.push((i, k, v.clone()));
-            }
-        }
+        items.extend(given::<String>(m, id).into_iter().map(|(i, v)| (i, k, v)));
     }
-    // A counted flag has a default value (0) whose index is not an occurrence.
-    let given = m.value_source("invert") == Some(clap::parser::ValueSource::CommandLine);
-    if let Some(idx) = m.indices_of("invert").filter(|_| given) {
-        for i in idx {
-            items.push((i, K::V, String::new()));
-        }
-    }
+    items.extend(
+        given_flag(m, "invert")
+            .into_iter()
+            .map(|i| (i, K::V, String::new())),
+    );
     items.sort_by_key(|x| x.0);
-    let mut out: Vec<EventSpec> = Vec::new();
-    let mut bound = Bound::default();
+    // Each group starts at a position; group 0 (the top level) at 0.
+    let mut groups: Vec<(usize, Group, PerBuffer)> = vec![(0, Group::Top, PerBuffer::default())];
+    let mut plan = StartPlan::default();
     // A -v in force, and whether nothing has used it yet (then a -B is one to remove).
     let (mut pending_invert, mut dangling) = (false, false);
-    for (_, k, v) in items {
+    for (pos, k, v) in items {
+        let (_, group, cur) = groups.last_mut().expect("the top group");
         match k {
             K::V => (pending_invert, dangling) = (true, true),
             K::B if dangling => {
-                bound.remove.push(v);
+                plan.remove.push(v.clone());
+                groups.push((pos, Group::Removed(v), PerBuffer::default()));
                 (pending_invert, dangling) = (false, false);
             }
             K::B => {
                 pending_invert = false;
-                if let Some(first) = &bound.instance {
+                if groups.iter().any(|g| g.1 == Group::Instance(v.clone())) {
                     anyhow::bail!(
-                        "-B {v}: start and set configure one instance (-B {first} already); run one command per instance; nothing was changed"
+                        "-B {v} is given twice: give the options of instance {v} after one -B; nothing was changed"
                     );
                 }
-                bound.instance = Some(v);
+                groups.push((pos, Group::Instance(v), PerBuffer::default()));
             }
-            // As in trace-cmd, a -v holds for every -e after it, up to the next -B.
             K::E => {
-                out.push(EventSpec {
+                if let Group::Removed(n) = group {
+                    anyhow::bail!(
+                        "-e {v}: instance {n} is to be removed (-v -B {n}) and takes no events; nothing was changed"
+                    );
+                }
+                // As in trace-cmd, a -v holds for every -e after it, up to the next -B.
+                cur.events.push(EventSpec {
                     name: v,
                     invert: pending_invert,
                     ..EventSpec::default()
                 });
                 dangling = false;
             }
-            K::F => match out.last_mut() {
+            K::F => match cur.events.last_mut() {
                 Some(e) => e.filters.push(v),
                 None => anyhow::bail!("-f {v:?} must follow the -e EVENT it filters"),
             },
-            K::R => match out.last_mut() {
+            K::R => match cur.events.last_mut() {
                 Some(e) => e.triggers.push(v),
                 None => anyhow::bail!("-R {v:?} must follow the -e EVENT it triggers on"),
             },
@@ -247,17 +267,138 @@ pub fn bind_events(m: &ArgMatches) -> Result<Bound> {
     if dangling {
         anyhow::bail!("-v must come before the -e EVENT it disables or the -B INSTANCE it removes");
     }
-    if let Some(n) = bound
+    if let Some(n) = plan
         .remove
         .iter()
-        .find(|n| bound.instance.as_ref() == Some(*n))
+        .find(|n| groups.iter().any(|g| g.1 == Group::Instance(n.to_string())))
     {
         anyhow::bail!(
-            "-v -B {n}: the instance to remove is also the one to configure; nothing was changed"
+            "-v -B {n}: the instance to remove is also one to configure; nothing was changed"
         );
     }
-    bound.events = out;
-    Ok(bound)
+    // The per-buffer options, each to the group it follows.
+    /// The options of the group that option `flag` at `pos` belongs to.
+    fn place<'g>(
+        groups: &'g mut [(usize, Group, PerBuffer)],
+        flag: &str,
+        pos: usize,
+    ) -> Result<&'g mut PerBuffer> {
+        let i = groups.iter().rposition(|g| g.0 <= pos).unwrap_or(0);
+        let g = &mut groups[i];
+        if let Group::Removed(n) = &g.1 {
+            anyhow::bail!(
+                "{flag}: instance {n} is to be removed (-v -B {n}) and takes no options; nothing was changed"
+            );
+        }
+        Ok(&mut g.2)
+    }
+    for (pos, v) in given::<String>(m, "tracer") {
+        let b = place(&mut groups, "-p", pos)?;
+        if let Some(first) = b.tracer.first() {
+            anyhow::bail!(
+                "-p {v}: one tracer per buffer (-p {first} already); give the other after a -B; nothing was changed"
+            );
+        }
+        b.tracer.push(v);
+    }
+    for (pos, v) in given::<u64>(m, "buffer_percent") {
+        place(&mut groups, "--buffer-percent", pos)?
+            .buffer_percent
+            .push(v);
+    }
+    macro_rules! per_buffer {
+        ($($id:ident: $ty:ty = $flag:literal),* $(,)?) => {$(
+            for (pos, v) in given::<$ty>(m, stringify!($id)) {
+                place(&mut groups, $flag, pos)?.trace.$id.push(v);
+            }
+        )*};
+    }
+    per_buffer!(
+        clock: String = "-C",
+        buffer_size: u64 = "-b",
+        cpumask: String = "-M",
+        options: String = "-O",
+        pids: u32 = "-P",
+        ftrace_filter: String = "-l",
+        ftrace_notrace: String = "-n",
+        graph: String = "-g",
+        module: String = "--module",
+        max_graph_depth: u32 = "--max-graph-depth",
+        subbuf_size: u64 = "--subbuf-size",
+    );
+    for pos in given_flag(m, "children") {
+        place(&mut groups, "-c", pos)?.trace.children += 1;
+    }
+    for pos in given_flag(m, "stacktrace") {
+        place(&mut groups, "-T", pos)?.trace.stacktrace += 1;
+    }
+    // As in trace-cmd, the first -C given is the clock of every buffer without its own.
+    let first_clock: Vec<String> = given::<String>(m, "clock")
+        .into_iter()
+        .map(|(_, c)| c)
+        .take(1)
+        .collect();
+    let any_instance = groups.iter().any(|g| matches!(g.1, Group::Instance(_)));
+    let mut first = true;
+    for (_, group, b) in groups {
+        let instance = match group {
+            Group::Removed(_) => continue,
+            Group::Top if any_instance && !b.names_something() && !a.only_command => {
+                let t = &b.trace;
+                let given = !t.clock.is_empty()
+                    || !t.buffer_size.is_empty()
+                    || !t.cpumask.is_empty()
+                    || !t.options.is_empty()
+                    || !t.pids.is_empty()
+                    || !t.ftrace_filter.is_empty()
+                    || !t.ftrace_notrace.is_empty()
+                    || !t.graph.is_empty()
+                    || !t.module.is_empty()
+                    || !t.max_graph_depth.is_empty()
+                    || !t.subbuf_size.is_empty()
+                    || t.children > 0
+                    || t.stacktrace > 0
+                    || !b.buffer_percent.is_empty();
+                if given {
+                    plan.unused.push(
+                        "the options before the first -B are the top level's, which is left \
+                         alone as they name no event (-e) nor tracer (-p), as with trace-cmd"
+                            .into(),
+                    );
+                }
+                continue;
+            }
+            Group::Top => None,
+            Group::Instance(n) => Some(n),
+        };
+        // The command's own options: the per-buffer ones come from this group.
+        let whole = &a.trace;
+        let clock = match b.trace.clock.is_empty() {
+            true => first_clock.clone(),
+            false => b.trace.clock.clone(),
+        };
+        let trace = super::record::TraceArgs {
+            sleep: whole.sleep,
+            ignore_missing: whole.ignore_missing,
+            rt_priority: whole.rt_priority,
+            // Global files and flags: written once.
+            cmdlines_size: whole.cmdlines_size.filter(|_| first),
+            func_stack: whole.func_stack && first,
+            disable_function_trace: whole.disable_function_trace,
+            disable_all_function_trace: whole.disable_all_function_trace,
+            clock,
+            ..b.trace
+        };
+        first = false;
+        plan.buffers.push(trace.apply(RecordConfig {
+            events: b.events,
+            plugin: b.tracer.into_iter().next(),
+            buffer_percent: b.buffer_percent.last().copied(),
+            instance,
+            ..RecordConfig::default()
+        }));
+    }
+    Ok(plan)
 }
 
 /// The ArgMatches of the running subcommand, for argument order (clap's derive drops it).
@@ -268,48 +409,19 @@ fn subcommand_matches(name: &str) -> Result<ArgMatches> {
         .with_context(|| format!("no `{name}` subcommand in the arguments"))
 }
 
-/// The buffer configuration `start`/`set` ask for, as `record` takes it (one code path
-/// writes it for all three).
-fn start_config(a: &StartArgs, events: Vec<EventSpec>) -> RecordConfig {
-    RecordConfig {
-        events,
-        plugin: a.tracer.clone(),
-        clock: a.clock.clone(),
-        buffer_size_kb: a.buffer_kb,
-        buffer_percent: a.buffer_percent,
-        subbuf_size_kb: a.subbuf_kb,
-        cmdlines_size: a.cmdlines_size,
-        instance: None,
-        cpumask: a.cpumask.clone(),
-        options: a.options.clone(),
-        pids: a.pids.clone(),
-        follow_children: a.children,
-        ftrace_filter: a.ftrace_filter.clone(),
-        ftrace_notrace: a.ftrace_notrace.clone(),
-        graph_functions: a.graph_function.clone(),
-        module: a.module.clone(),
-        max_graph_depth: a.max_graph_depth,
-        stacktrace: a.stacktrace,
-        func_stack: a.func_stack,
-        disable_function_trace: if a.disable_all_function_trace {
-            2
-        } else {
-            u8::from(a.disable_function_trace)
-        },
-        ignore_missing: a.ignore_missing,
-        ..RecordConfig::default()
-    }
-}
-
 /// Options trace-cmd refuses for `set` or `start`, refused the same way.
 fn check_verb_options(a: &StartArgs, reset_first: bool) -> Result<()> {
     let verb = if reset_first { "start" } else { "set" };
     if !reset_first {
-        for (given, flag) in [
+        let mut given = vec![
             (a.all_formats, "-a"),
             (a.global_irqs, "-G"),
             (a.fork, "--fork"),
-        ] {
+            (a.trace.sleep.is_some(), "-s"),
+            (a.trace.rt_priority.is_some(), "-r"),
+        ];
+        given.extend(a.recording.given().into_iter().map(|f| (true, f)));
+        for (given, flag) in given {
             if given {
                 anyhow::bail!(
                     "set does not take {flag} (it is for start or record); nothing was changed"
@@ -331,7 +443,7 @@ fn check_verb_options(a: &StartArgs, reset_first: bool) -> Result<()> {
             }
         }
     }
-    if a.children && a.pids.is_empty() && !a.only_command {
+    if a.trace.children > 0 && a.trace.pids.is_empty() && !a.only_command {
         anyhow::bail!("-c follows the forks of the traced pids: give -P PID or -F with a command; nothing was changed");
     }
     Ok(())
@@ -341,8 +453,8 @@ fn check_verb_options(a: &StartArgs, reset_first: bool) -> Result<()> {
 /// write, so a command that fails has changed nothing.
 pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     let verb = if reset_first { "start" } else { "set" };
-    let bound = bind_events(&subcommand_matches(verb)?)?;
     check_verb_options(&a, reset_first)?;
+    let mut plan = plan(&subcommand_matches(verb)?, &a)?;
     // Without --verbose, TRACECTL_VERBOSE asks for every detail, as for the other verbs.
     let verbose = match &a.verbose {
         Some(level) => verbose_level(level)?,
@@ -353,18 +465,27 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
     if !a.command.is_empty() {
         t.require_live(&format!("{verb} with a command"))?;
     }
-    let mut cfg = start_config(&a, bound.events);
-    cfg.instance = bound.instance;
-    // As trace-cmd, the instances given after -v are removed before anything else; each
-    // must exist.
-    for n in &bound.remove {
+    // The instances given after -v are removed once the rest is set; each must exist.
+    for n in &plan.remove {
         t.instance(Some(n)).with_context(|| {
             format!("-v -B {n}: no such instance to remove; nothing was changed")
         })?;
     }
-    record::check_options(&cfg).map_err(|e| anyhow::anyhow!("{e}; nothing was changed"))?;
-    let target = t.instance_or_top(cfg.instance.as_deref());
-    let (targets, mut warnings) = check_start(&t, &target, &cfg)?;
+    if a.recording.no_filter {
+        // As trace-cmd start: --no-filter writes no pid filter at all.
+        for cfg in &mut plan.buffers {
+            cfg.pids.clear();
+        }
+    }
+    let mut targets = Vec::new();
+    let mut warnings = std::mem::take(&mut plan.unused);
+    for cfg in &plan.buffers {
+        record::check_options(cfg).map_err(|e| anyhow::anyhow!("{e}; nothing was changed"))?;
+        let target = t.instance_or_top(cfg.instance.as_deref());
+        let (resolved, w) = check_start(&t, &target, cfg)?;
+        targets.push(resolved);
+        warnings.extend(w);
+    }
     let user = match &a.user {
         Some(u) => Some(super::record::lookup_user(u)?),
         None => None,
@@ -375,14 +496,12 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         true => None,
         false => Some(super::record::spawn_stopped(&a.command, user.as_ref())?),
     };
-    if let (Some(c), true) = (&child, a.only_command) {
-        cfg.pids.push(c.id());
+    if let (Some(c), true, false) = (&child, a.only_command, a.recording.no_filter) {
+        for cfg in &mut plan.buffers {
+            cfg.pids.push(c.id());
+        }
     }
-    let configured = bound
-        .remove
-        .iter()
-        .try_for_each(|n| t.remove_instance(n).with_context(|| format!("-v -B {n}")))
-        .and_then(|()| configure(&t, &cfg, &targets, reset_first, verbose));
+    let configured = configure(&t, &plan, &targets, reset_first, verbose);
     let applied = match configured {
         Ok(w) => w,
         Err(e) => {
@@ -423,35 +542,73 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
 }
 
-/// Create the instance if needed, reset it for `start`, and write `cfg` to it; what was
-/// written is kept, unless a write fails: then the buffer's files are put back.
+/// Create the instances needed, reset each buffer for `start`, write its configuration,
+/// then remove the instances of -v -B. What was written is kept, unless a write fails:
+/// then every buffer's files are put back and the instances made here removed.
 fn configure(
     t: &tracectl::tracefs::Tracefs,
-    cfg: &RecordConfig,
-    targets: &[Option<EventTarget>],
+    plan: &StartPlan,
+    targets: &[Vec<Option<EventTarget>>],
     reset_first: bool,
     verbose: usize,
 ) -> Result<Vec<String>> {
-    let inst = match &cfg.instance {
-        Some(n) => t.create_instance(n)?,
-        None => t.top(),
-    };
-    if reset_first {
-        let rep = inst.reset()?;
-        if verbose >= 4 {
-            report_skipped(&rep.skipped, verbose >= 5);
+    let (mut ledgers, mut global) = (Vec::new(), Ledger::new());
+    let mut created: Vec<String> = Vec::new();
+    let mut warnings = Vec::new();
+    let mut ftrace_enabled = false;
+    let mut insts = Vec::new();
+    let result = (|| -> Result<()> {
+        for (cfg, targets) in plan.buffers.iter().zip(targets) {
+            let inst = match &cfg.instance {
+                Some(n) => {
+                    if t.instance(Some(n)).is_err() {
+                        created.push(n.clone());
+                    }
+                    t.create_instance(n)?
+                }
+                None => t.top(),
+            };
+            if reset_first {
+                let rep = inst.reset()?;
+                if verbose >= 4 {
+                    report_skipped(&rep.skipped, verbose >= 5);
+                }
+            }
+            let mut ledger = Ledger::new();
+            let applied = record::setup::apply(&inst, cfg, targets, &mut ledger, &mut global);
+            ledgers.push(ledger);
+            let applied = applied?;
+            ftrace_enabled |= applied.ftrace_enabled.is_some();
+            warnings.extend(applied.warnings);
+            insts.push(inst);
         }
+        for n in &plan.remove {
+            t.remove_instance(n).with_context(|| format!("-v -B {n}"))?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        // Put back in reverse order what was written, then remove what was made here.
+        for mut l in ledgers.into_iter().rev() {
+            l.restore();
+        }
+        global.restore();
+        for n in created.iter().rev() {
+            let _ = t.remove_instance(n);
+        }
+        return Err(e);
     }
-    let (mut ledger, mut global) = (Ledger::new(), Ledger::new());
-    let applied = record::setup::apply(&inst, cfg, targets, &mut ledger, &mut global)?;
-    ledger.forget();
+    for mut l in ledgers {
+        l.forget();
+    }
     global.forget();
-    let mut warnings = applied.warnings;
-    if applied.ftrace_enabled.is_some() {
+    if ftrace_enabled {
         warnings.push("/proc/sys/kernel/ftrace_enabled is now 0 (-d/-D); write 1 to it to let function tracing work again".into());
     }
     if reset_first {
-        inst.set_tracing_on(true)?;
+        for inst in &insts {
+            inst.set_tracing_on(true)?;
+        }
     }
     Ok(warnings)
 }
@@ -507,7 +664,11 @@ fn check_start(
         targets.push(Some(resolved));
     }
     // Values the kernel lists.
-    if let (Some(p), Ok(avail)) = (&cfg.plugin, target.available_tracers()) {
+    // The kernel's tracers are the same in every instance (the top level lists them).
+    let tracers = target
+        .available_tracers()
+        .or_else(|_| t.top().available_tracers());
+    if let (Some(p), Ok(avail)) = (&cfg.plugin, tracers) {
         if !avail.iter().any(|x| x == p) {
             anyhow::bail!(
                 "tracer {p:?} is not in available_tracers ({}); {UNCHANGED}",

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use tracectl::session::split::{split, SplitBy, SplitOptions};
+use tracectl::session::split::{split_until, SplitBy, SplitError, SplitOptions};
 
 /// Options of `tracectl split` (trace-cmd split's names and defaults).
 #[derive(Debug, clap::Args)]
@@ -12,7 +12,9 @@ use tracectl::session::split::{split, SplitBy, SplitOptions};
     after_help = "Only the top buffer is split, as trace-cmd 3.1.6 does (it has no -B or --top): \
                   instance buffers of the input are left out, with a warning. The parts keep \
                   the input's file version, compression and byte order; each starts with the \
-                  record after the last one of the part before."
+                  record after the last one of the part before. The parts are written as \
+                  NAME.partial and renamed when all are done: an error, Ctrl-C or SIGTERM \
+                  leaves no part behind (exit status 130 when interrupted)."
 )]
 pub struct Args {
     /// Input file
@@ -124,7 +126,18 @@ pub fn run(a: Args) -> Result<i32> {
         start_ns,
         end_ns,
     };
-    let summary = split(&opts)?;
+    // Ctrl-C or a kill ends the split through its error path, which removes the parts
+    // written so far.
+    let stop = tracectl::tracefs::stop_on_signals();
+    let summary = match split_until(&opts, stop) {
+        Ok(s) => s,
+        Err(SplitError::Interrupted) => {
+            eprintln!("tracectl split: interrupted; no part was written");
+            // As a shell reports a command ended by SIGINT.
+            return Ok(130);
+        }
+        Err(e) => return Err(e.into()),
+    };
     for w in &summary.warnings {
         eprintln!("tracectl split: warning: {w}");
     }

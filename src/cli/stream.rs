@@ -47,18 +47,11 @@ pub struct Args {
     /// Tracer plugin (current_tracer of the private instance)
     #[arg(short = 'p', long = "plugin")]
     pub plugin: Option<String>,
-    /// Function filter (set_ftrace_filter; needs function tracing)
-    #[arg(short = 'l')]
-    pub ftrace_filter: Vec<String>,
-    /// Graph this function (set_graph_function; needs function_graph)
-    #[arg(short = 'g')]
-    pub graph: Vec<String>,
-    /// Trace only these pids (set_event_pid; repeatable)
-    #[arg(short = 'P')]
-    pub pids: Vec<u32>,
-    /// Also trace the children of the -P pids
-    #[arg(short = 'c')]
-    pub children: bool,
+    /// Buffer set-up of the private instance and what is traced (shared with record,
+    /// profile, start and set); -s is the longest wait between reads, -r the stream's
+    /// real-time priority
+    #[command(flatten)]
+    pub trace: super::record::TraceArgs,
     /// Command to run while streaming (the stream ends with it); it follows the options,
     /// with or without `--`
     #[arg(
@@ -117,11 +110,10 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         no_header: args.no_header,
         duration_ms: args.duration_ms,
         filters,
-        plugin: args.plugin,
-        ftrace_filter: args.ftrace_filter,
-        graph_functions: args.graph,
-        pids: args.pids,
-        follow_children: args.children,
+        buffer: args.trace.apply(tracectl::record::RecordConfig {
+            plugin: args.plugin,
+            ..Default::default()
+        }),
         command: args.command,
     };
     // Only a live stream runs until interrupted; a replay keeps Ctrl-C's default.

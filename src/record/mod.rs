@@ -718,8 +718,8 @@ impl Recorder {
     }
 }
 
-/// Run thread `tid` at SCHED_FIFO priority `prio`.
-fn set_fifo(tid: i32, prio: u32) -> std::io::Result<()> {
+/// Run thread `tid` (0: the calling thread) at SCHED_FIFO priority `prio`.
+pub(crate) fn set_fifo(tid: i32, prio: u32) -> std::io::Result<()> {
     let param = libc::sched_param {
         sched_priority: prio as i32,
     };

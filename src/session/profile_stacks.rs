@@ -51,6 +51,25 @@ impl Stacks {
         }
     }
 
+    /// Add every stack of `other` (counts and times summed, the longest and shortest
+    /// kept), as trace-cmd merges the stacks of the tasks of one comm.
+    pub fn merge(&mut self, other: &Stacks) {
+        for (bytes, o) in &other.by_bytes {
+            let s = self.by_bytes.entry(bytes.clone()).or_default();
+            let first = s.count == 0;
+            s.count += o.count;
+            s.time = s.time.wrapping_add(o.time);
+            if first || o.time_max > s.time_max {
+                s.time_max = o.time_max;
+                s.ts_max = o.ts_max;
+            }
+            if first || o.time_min < s.time_min {
+                s.time_min = o.time_min;
+                s.ts_min = o.ts_min;
+            }
+        }
+    }
+
     /// The tree of these stacks (nothing when there are none).
     pub fn write(
         &self,

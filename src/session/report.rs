@@ -90,6 +90,8 @@ pub struct ReportOptions {
     pub profile_global: bool,
     /// `-H`: with `profile`, more event pairs to time.
     pub profile_hooks: Vec<ProfileHook>,
+    /// `--by-comm`: with `profile`, the tasks of one comm merged into one group.
+    pub profile_by_comm: bool,
 }
 
 /// What a report printed.
@@ -243,7 +245,7 @@ pub fn write_report<'a>(
                     .chain(&opts.profile_hooks)
                     .cloned()
                     .collect();
-                let p = Profile::new(
+                let mut p = Profile::new(
                     input.catalog,
                     input.cpus,
                     input.long_size,
@@ -254,6 +256,7 @@ pub fn write_report<'a>(
                     name: input.name.clone(),
                     source,
                 })?;
+                p.by_comm(opts.profile_by_comm);
                 summary.warnings.extend(p.warnings().iter().cloned());
                 Some(p)
             }

@@ -140,6 +140,8 @@ pub struct FilesOptions {
     pub profile_global: bool,
     /// `-H`: with `profile`, more event pairs to time.
     pub profile_hooks: Vec<ProfileHook>,
+    /// `--by-comm`: with `profile`, the tasks of one comm merged into one group.
+    pub profile_by_comm: bool,
 }
 
 /// A message for the caller to show, as it comes.
@@ -1017,6 +1019,7 @@ fn report_dats<'s>(
         profile: opts.profile,
         profile_global: opts.profile_global,
         profile_hooks: opts.profile_hooks.clone(),
+        profile_by_comm: opts.profile_by_comm,
     };
     let res = write_report(inputs, &report_opts, out);
     if let Ok(summary) = &res {

@@ -33,7 +33,13 @@
 //!   (see [`super::profile_stacks`]);
 //! * `-H` hooks pair two events of the user's choice (see [`super::profile_hooks`]);
 //!   a pair with the `g` flag that may migrate belongs to the `Global Events` task;
-//! * not done: merged comms (`--by-comm`).
+//! * `--by-comm` ([`Profile::by_comm`]): the tasks named by their records (not by the
+//!   saved cmdlines) are merged per comm into `group: COMM`, printed after the global
+//!   tasks and before the remaining tasks: a group's wakeups are one entry, its switches
+//!   one per state, its other entries as the tasks' (counts and times summed, the longest
+//!   and shortest kept, stacks merged). trace-cmd 3.1.6 sorts the groups by comparing
+//!   the bytes of their memory addresses as strings (its `compare_groups` is given
+//!   pointers), an order that changes from run to run; here they go by comm.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -129,6 +135,9 @@ type EntryKey = (usize, u64, u64);
 
 #[derive(Debug, Default)]
 struct Task {
+    /// How many tasks the profile had before this one (trace-cmd's task table lists the
+    /// newest of a bucket first).
+    made: usize,
     comm: Option<String>,
     sleeping: bool,
     /// The start this task made last, while a stack may still follow it.
@@ -169,6 +178,8 @@ pub struct Profile {
     serial: u64,
     /// Hooks whose events the file does not have.
     warnings: Vec<String>,
+    /// `--by-comm`: tasks merged per comm.
+    by_comm: bool,
 }
 
 /// A number field as libtraceevent reads one: sizes 1, 2, 4 and 8 only.
@@ -228,6 +239,7 @@ impl Profile {
             percpu: (0..cpus).map(|_| Task::default()).collect(),
             global: Task::default(),
             stack_caller: None,
+            by_comm: false,
             layout: Layout {
                 long_size: if long_size == 4 { 4 } else { 8 },
                 endian: catalog.endian(),
@@ -424,13 +436,68 @@ impl Profile {
         Ok(p)
     }
 
+    /// Merge the tasks of one comm into one group (trace-cmd's `--by-comm`).
+    pub fn by_comm(&mut self, yes: bool) {
+        self.by_comm = yes;
+    }
+
+    /// The tasks named by their records, merged per comm (in comm order), and the pids
+    /// of the tasks merged.
+    fn groups(&self) -> (Vec<(&str, Task)>, std::collections::HashSet<i32>) {
+        let mut groups: std::collections::BTreeMap<&str, Task> = Default::default();
+        let mut merged = std::collections::HashSet::new();
+        if !self.by_comm {
+            return (Vec::new(), merged);
+        }
+        // Merged in trace-cmd's order (its task table's buckets, the newest task of a bucket
+        // first): of equal longest or shortest times, the first merged one's time stamp is
+        // kept.
+        let mut pids: Vec<i32> = self.tasks.keys().copied().collect();
+        pids.sort_unstable_by_key(|p| (task_bucket(*p), std::cmp::Reverse(self.tasks[p].made)));
+        for pid in pids {
+            let t = &self.tasks[&pid];
+            let Some(comm) = t.comm.as_deref() else {
+                continue;
+            };
+            merged.insert(pid);
+            let g = groups.entry(comm).or_default();
+            for (&(e, search, val), en) in &t.entries {
+                let key = match self.events[e].kind {
+                    // One wakeup entry for the group, whoever was woken.
+                    Kind::Wakeup => (e, 0, 0),
+                    // One per state.
+                    Kind::Switch => (e, val, val),
+                    _ => (e, search, val),
+                };
+                let to = g.entries.entry(key).or_default();
+                let first = to.count == 0;
+                to.count += en.count;
+                to.total = to.total.wrapping_add(en.total);
+                if first || en.max > to.max {
+                    to.max = en.max;
+                    to.ts_max = en.ts_max;
+                }
+                if first || en.min < to.min {
+                    to.min = en.min;
+                    to.ts_min = en.ts_min;
+                }
+                to.stacks.merge(&en.stacks);
+            }
+        }
+        (groups.into_iter().collect(), merged)
+    }
+
     /// What the profile left out (a hook's event the file does not have).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
 
     fn task(&mut self, pid: i32) -> &mut Task {
-        self.tasks.entry(pid).or_default()
+        let made = self.tasks.len();
+        self.tasks.entry(pid).or_insert_with(|| Task {
+            made,
+            ..Task::default()
+        })
     }
 
     fn task_at(&mut self, r: TaskRef) -> &mut Task {
@@ -735,7 +802,17 @@ impl Profile {
                 self.write_entries(t, catalog, out)?;
             }
         }
-        let mut pids: Vec<i32> = self.tasks.keys().copied().collect();
+        let (groups, merged) = self.groups();
+        for (comm, g) in &groups {
+            write!(out, "\ngroup: {comm}\n")?;
+            self.write_entries(g, catalog, out)?;
+        }
+        let mut pids: Vec<i32> = self
+            .tasks
+            .keys()
+            .copied()
+            .filter(|p| !merged.contains(p))
+            .collect();
         pids.sort_unstable();
         for pid in pids {
             let t = &self.tasks[&pid];
@@ -834,6 +911,23 @@ impl Profile {
         }
         Ok(())
     }
+}
+
+/// The bucket of trace-cmd's 1024-bucket task table that holds `pid` (its `trace_hash`).
+fn task_bucket(pid: i32) -> u32 {
+    let val = pid as u32;
+    let mut hash: u32 = 12546869;
+    hash = hash.wrapping_add(val & 0xffff);
+    let tmp = (val >> 16) ^ hash;
+    hash = (hash << 16) ^ tmp;
+    hash = hash.wrapping_add(hash >> 11);
+    hash ^= hash << 3;
+    hash = hash.wrapping_add(hash >> 5);
+    hash ^= hash << 4;
+    hash = hash.wrapping_add(hash >> 17);
+    hash ^= hash << 25;
+    hash = hash.wrapping_add(hash >> 6);
+    hash & 1023
 }
 
 /// End the newest pending start of `event` for `search` in `task`: its time (and its

@@ -6,7 +6,8 @@
 //! at the same records), staged per CPU in temporary files next to the output and written
 //! with the project's trace.dat writer in the input's version, compression and byte
 //! order. Every part is written under a `.partial` name and renamed only when all parts
-//! are done, so a failure leaves nothing behind.
+//! are done, so a failure leaves nothing behind; so does a split stopped through
+//! [`split_until`]'s flag (set by a signal handler, say).
 //!
 //! What trace-cmd 3.1.6 does and this loop keeps, because the parts must match its
 //! parts record for record:
@@ -31,6 +32,7 @@ use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::dat::{
     write_dat, BufferData, BufferSource, Compression, DatError, DatFile, Metadata, WriteOptions,
@@ -171,6 +173,8 @@ pub enum SplitError {
     },
     /// The trace.dat writer failed.
     Output(DatError),
+    /// The stop flag was set before the parts were all written (see [`split_until`]).
+    Interrupted,
 }
 
 impl fmt::Display for SplitError {
@@ -216,6 +220,7 @@ impl fmt::Display for SplitError {
                 write!(f, "{}: reading the records: {message}", path.display())
             }
             SplitError::Write { path, source } => write!(f, "{}: {source}", path.display()),
+            SplitError::Interrupted => write!(f, "interrupted: no part was written"),
         }
     }
 }
@@ -246,6 +251,13 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 
 /// Split the top buffer of `o.input` into parts; see the module documentation.
 pub fn split(o: &SplitOptions) -> Result<SplitSummary, SplitError> {
+    split_until(o, &AtomicBool::new(false))
+}
+
+/// [`split`], which gives up with [`SplitError::Interrupted`] once `stop` is set (it is
+/// read between records and between parts): the parts written so far and the temporary
+/// files are removed, as on any other error.
+pub fn split_until(o: &SplitOptions, stop: &AtomicBool) -> Result<SplitSummary, SplitError> {
     if o.by.is_some_and(|b| b.count() == 0) {
         return Err(SplitError::ZeroLimit);
     }
@@ -347,9 +359,12 @@ pub fn split(o: &SplitOptions) -> Result<SplitSummary, SplitError> {
             written.push(partial.clone());
             let mut part = Part::create(&path, &cpus, layout)?;
             let outcome = (|| {
-                let current = part.fill(&mut reader, o, start, &mut summary.skipped)?;
+                let current = part.fill(&mut reader, o, start, &mut summary.skipped, stop)?;
                 let buffers = vec![part.buffer_source(&clock)?];
                 write_dat(&partial, &wo, &meta, &[], buffers).map_err(SplitError::Output)?;
+                if stop.load(Ordering::Relaxed) {
+                    return Err(SplitError::Interrupted);
+                }
                 Ok(current)
             })();
             part.remove_temps();
@@ -537,12 +552,13 @@ impl Part {
         o: &SplitOptions,
         start: u64,
         skipped: &mut u64,
+        stop: &AtomicBool,
     ) -> Result<u64, SplitError> {
         match reader {
-            Reader::Merged(src) => self.fill_from(src, None, o, start, skipped)?,
+            Reader::Merged(src) => self.fill_from(src, None, o, start, skipped, stop)?,
             Reader::PerCpu(v) => {
                 for (cpu, src) in v.iter_mut() {
-                    self.fill_from(src, Some(*cpu), o, start, skipped)?;
+                    self.fill_from(src, Some(*cpu), o, start, skipped, stop)?;
                 }
             }
         }
@@ -576,6 +592,7 @@ impl Part {
         o: &SplitOptions,
         start: u64,
         skipped: &mut u64,
+        stop: &AtomicBool,
     ) -> Result<(), SplitError> {
         let path = o.input.as_path();
         let mut cur = Current::default();
@@ -595,6 +612,9 @@ impl Part {
             o.by.and_then(SplitBy::window_ns)
                 .map(|w| start.saturating_add(w));
         while have && (o.end_ns == 0 || cur.ts <= o.end_ns) {
+            if stop.load(Ordering::Relaxed) {
+                return Err(SplitError::Interrupted);
+            }
             let Some(i) = self.index_of(cur.cpu) else {
                 // A CPU missing from the table cannot happen with one buffer's streams.
                 have = read_next(src, &mut cur, path)?;

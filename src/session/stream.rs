@@ -46,16 +46,10 @@ pub struct StreamOptions {
     pub duration_ms: Option<u64>,
     /// Live, record's `-f`: `(index into events, filter)`, the filter of that event.
     pub filters: Vec<(usize, String)>,
-    /// Live, record's `-p`: tracer of the private instance.
-    pub plugin: Option<String>,
-    /// Live, record's `-l`: set_ftrace_filter entries.
-    pub ftrace_filter: Vec<String>,
-    /// Live, record's `-g`: set_graph_function entries.
-    pub graph_functions: Vec<String>,
-    /// Live, record's `-P`: only these pids' events (set_event_pid, set_ftrace_pid).
-    pub pids: Vec<u32>,
-    /// Live, record's `-c`: follow the children of the `-P` pids.
-    pub follow_children: bool,
+    /// Live, record's buffer options (`-p`, `-C`, `-b`, `-M`, `-O`, `-P`, `-c`, `-l`, `-n`,
+    /// `-g`, `-T`, `-i`, `-s`, `-r`, ...) for the private instance, written the way
+    /// `record` writes them; its `events` are not used (see `events` and `filters`).
+    pub buffer: crate::record::RecordConfig,
     /// Live: run this command (with its arguments) once tracing is on, and stop when it
     /// ends.
     pub command: Vec<String>,
@@ -64,23 +58,36 @@ pub struct StreamOptions {
 impl StreamOptions {
     /// Whether anything beyond events and output is asked for (a live tracefs only).
     fn sets_up_more(&self) -> bool {
-        !self.filters.is_empty()
-            || self.plugin.is_some()
-            || !self.ftrace_filter.is_empty()
-            || !self.graph_functions.is_empty()
-            || !self.pids.is_empty()
-            || self.follow_children
-            || !self.command.is_empty()
+        !self.filters.is_empty() || !self.command.is_empty() || self.configures_buffer()
+    }
+
+    /// Whether a buffer option is given.
+    fn configures_buffer(&self) -> bool {
+        let b = &self.buffer;
+        b.plugin.is_some()
+            || b.clock.is_some()
+            || b.buffer_size_kb.is_some()
+            || b.buffer_percent.is_some()
+            || b.subbuf_size_kb.is_some()
+            || b.cmdlines_size.is_some()
+            || b.cpumask.is_some()
+            || !b.options.is_empty()
+            || !b.pids.is_empty()
+            || b.follow_children
+            || !b.ftrace_filter.is_empty()
+            || !b.ftrace_notrace.is_empty()
+            || !b.graph_functions.is_empty()
+            || b.module.is_some()
+            || b.max_graph_depth.is_some()
+            || b.stacktrace
+            || b.func_stack
+            || b.disable_function_trace > 0
     }
 
     /// Whether the stream sets up tracing of its own (events, a tracer, filters, pids),
     /// in a private instance, instead of reading the top-level buffer as it is.
     pub fn sets_up(&self) -> bool {
-        !self.events.is_empty()
-            || self.plugin.is_some()
-            || !self.ftrace_filter.is_empty()
-            || !self.graph_functions.is_empty()
-            || !self.pids.is_empty()
+        !self.events.is_empty() || self.configures_buffer()
     }
 }
 
@@ -105,6 +112,9 @@ pub enum StreamError {
         /// The refused file.
         file: std::path::PathBuf,
     },
+    /// A record option that cannot work (checked before anything is written) or a
+    /// set-up step that failed.
+    Setup(crate::record::RecordError),
     /// The command given could not be started.
     Command {
         /// Its name.
@@ -127,6 +137,7 @@ impl fmt::Display for StreamError {
                 "{what} needs function tracing, but the kernel refuses {} (EPERM); stream tracepoint events (-e) instead",
                 file.display()
             ),
+            StreamError::Setup(e) => write!(f, "{e}"),
             StreamError::Command { name, err } => write!(f, "running {name}: {err}"),
         }
     }
@@ -168,7 +179,7 @@ pub fn stream(
         live(t, opts, stop, w, warn)
     } else if opts.sets_up_more() {
         Err(StreamError::Unsupported(format!(
-            "{}: a recorded tree: -f, -p, -l, -g, -P, -c and a command need a live tracefs",
+            "{}: a recorded tree: -f, the buffer options (-p, -C, -b, -M, -O, -P, -c, -l, -n, -g, -T, ...) and a command need a live tracefs",
             t.root().display()
         )))
     } else {
@@ -482,7 +493,13 @@ fn printer_for<'w>(
         Comms::from_saved_cmdlines(&meta.read_string("saved_cmdlines").unwrap_or_default());
     comms.load_saved_tgids(&meta.read_string("saved_tgids").unwrap_or_default());
     let mut text = EventText::load(meta, endian, &args.events, warn);
-    let only = ids_for(&text.events(), &args.events)?;
+    // A private instance holds only what the stream enabled there (its events, and the
+    // stack traces or tracer events its options add): all of it is shown.
+    let private = t.name().is_some();
+    let only = match private {
+        true => None,
+        false => ids_for(&text.events(), &args.events)?,
+    };
     let mut style = KernelStyle::from_instance(t, endian);
     style.common = text.common_fields();
     text.time_in_ns = style.time_in_ns;
@@ -775,59 +792,42 @@ fn tracecmd_catalog(
 
 /// Record's options in the private instance `inst`: tracer, function filters, pids,
 /// event filters, then the events.
+/// Write the stream's configuration to its private instance as `record` writes its own
+/// (one code path, [`crate::record::setup::apply`]); the global files it changes are in
+/// `global`, to put back at the end (the instance goes whole).
 fn set_up(
     inst: &Instance,
     args: &StreamOptions,
-    targets: &[crate::tracefs::EventTarget],
+    targets: &[Option<crate::tracefs::EventTarget>],
+    global: &mut crate::tracefs::Ledger,
 ) -> Result<(), StreamError> {
-    use crate::tracefs::{AppendMode, FunctionFilter};
-    let refused = |what: &str, file: &str| {
-        let (what, path) = (what.to_string(), inst.path(file));
-        move |e: TracefsError| match e {
-            TracefsError::PermissionDenied { .. } => StreamError::Refused { what, file: path },
-            e => e.into(),
+    let mut cfg = args.buffer.clone();
+    cfg.events = args
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, name)| crate::record::EventSpec {
+            name: name.clone(),
+            filters: args
+                .filters
+                .iter()
+                .filter(|(n, _)| *n == i)
+                .map(|(_, f)| f.clone())
+                .collect(),
+            ..Default::default()
+        })
+        .collect();
+    let mut ledger = crate::tracefs::Ledger::new();
+    let applied = crate::record::setup::apply(inst, &cfg, targets, &mut ledger, global);
+    ledger.forget();
+    match applied {
+        Ok(_) => Ok(()),
+        Err(crate::record::RecordError::Refused { what, file }) => {
+            Err(StreamError::Refused { what, file })
         }
-    };
-    for (list, which, what) in [
-        (&args.ftrace_filter, FunctionFilter::Filter, "-l"),
-        (&args.graph_functions, FunctionFilter::GraphFunction, "-g"),
-    ] {
-        if !list.is_empty() {
-            let f: Vec<&str> = list.iter().map(String::as_str).collect();
-            inst.set_function_filter(which, &f, AppendMode::Append)
-                .map_err(refused(what, which.file()))?;
-        }
+        Err(crate::record::RecordError::Tracefs(e)) => Err(StreamError::Tracefs(e)),
+        Err(e) => Err(StreamError::Setup(e)),
     }
-    let function = args
-        .plugin
-        .as_deref()
-        .is_some_and(|p| p.starts_with("function"));
-    if !args.pids.is_empty() {
-        inst.set_event_pids(&args.pids, AppendMode::Truncate)?;
-        if args.follow_children {
-            inst.set_option("event-fork", true)?;
-        }
-        if function {
-            inst.set_ftrace_pids(&args.pids, AppendMode::Truncate)
-                .map_err(refused("-P with a function tracer", "set_ftrace_pid"))?;
-            if args.follow_children {
-                inst.set_option("function-fork", true)?;
-            }
-        }
-    }
-    if let Some(p) = &args.plugin {
-        inst.set_tracer(p)
-            .map_err(refused(&format!("-p {p}"), "current_tracer"))?;
-    }
-    for (i, target) in targets.iter().enumerate() {
-        for (_, f) in args.filters.iter().filter(|(n, _)| *n == i) {
-            for dir in target.dirs() {
-                inst.write_str(dir.join("filter"), f)?;
-            }
-        }
-        inst.set_target_enabled(target, true)?;
-    }
-    Ok(())
 }
 
 fn live(
@@ -839,15 +839,37 @@ fn live(
 ) -> Result<i32, StreamError> {
     let layout = page_layout(top).map_err(StreamError::Layout)?;
     let mut private = None;
+    // Global files (saved_cmdlines_size, a tracer's own option) the set-up changes; put
+    // back when this is dropped, however the stream ends.
+    let mut global = crate::tracefs::Ledger::new();
+    if let Some(prio) = args.buffer.rt_priority {
+        // This thread reads the buffers, as record's capture threads do.
+        crate::record::set_fifo(0, prio).map_err(|e| {
+            StreamError::Setup(crate::record::RecordError::BadOption {
+                option: format!("-r {prio}"),
+                detail: format!(
+                    "cannot make the stream SCHED_FIFO: {e} (needs root or CAP_SYS_NICE)"
+                ),
+            })
+        })?;
+    }
+    let wait = Duration::from_micros(args.buffer.sleep_us.unwrap_or(100_000));
     let buffer = if !args.sets_up() {
         top.top()
     } else {
+        crate::record::check_options(&args.buffer).map_err(StreamError::Setup)?;
         let available = top.available_events()?;
-        let targets = args
-            .events
-            .iter()
-            .map(|spec| resolve_event(spec, &available))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut targets = Vec::new();
+        for spec in &args.events {
+            match resolve_event(spec, &available) {
+                Ok(t) => targets.push(Some(t)),
+                Err(e @ TracefsError::UnknownEvent { .. }) if args.buffer.ignore_missing => {
+                    warn(StreamWarning::Note(format!("{e}; ignored (-i)")));
+                    targets.push(None);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
         if let Some((_, f)) = args.filters.iter().find(|(i, _)| *i >= targets.len()) {
             return Err(StreamError::Unsupported(format!(
                 "-f {f:?}: a filter belongs to the -e event before it; give that -e first"
@@ -858,8 +880,8 @@ fn live(
             warn(StreamWarning::Note(note.clone()));
         }
         // The instance is removed whole at the end (also when this fails half-way: the
-        // PrivateInstance is dropped), so nothing here needs restoring.
-        set_up(p.instance(), args, &targets)?;
+        // PrivateInstance is dropped); only global files are put back.
+        set_up(p.instance(), args, &targets, &mut global)?;
         let it = p.instance().clone();
         private = Some(p);
         it
@@ -914,7 +936,7 @@ fn live(
         let done =
             ended || stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d);
         if !done {
-            reader.wait(Duration::from_millis(100))?;
+            reader.wait(wait)?;
         }
         if reader.read_available(&mut bufs)? > 0 {
             // The kernel's comm cache moves on while we stream: when this batch has a pid
@@ -964,6 +986,9 @@ fn live(
                 path.display()
             )));
         }
+    }
+    for w in global.restore() {
+        (p.warn)(StreamWarning::Note(w));
     }
     if !p.json {
         p.text.report_fallbacks(&mut *p.warn);

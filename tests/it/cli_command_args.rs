@@ -87,3 +87,43 @@ fn set_and_start_take_the_command_after_the_options() {
         t.assert_unchanged(&before, &format!("{args:?}"));
     }
 }
+
+/// The recording-only options: trace-cmd 3.1.6 start accepts them (they change nothing
+/// without a recording) and set refuses them ("has no effect with the command set").
+#[test]
+fn set_refuses_and_start_accepts_the_recording_only_options() {
+    let t = Tree::new(TREE);
+    let before = t.bytes();
+    for (flag, value) in [
+        ("-s", Some("1000")),
+        ("-r", Some("10")),
+        ("-k", None),
+        ("--date", None),
+        ("--ts-offset", Some("5")),
+        ("--no-filter", None),
+    ] {
+        let mut args = vec!["set", "-e", "sched:sched_switch", flag];
+        args.extend(value);
+        let err = t.fails(&args);
+        assert!(
+            err.contains(&format!("set does not take {flag}")),
+            "{args:?}: {err}"
+        );
+        t.assert_unchanged(&before, &format!("{args:?}"));
+    }
+    let o = t.run(&[
+        "start",
+        "-e",
+        "sched:sched_switch",
+        "-s",
+        "1000",
+        "-r",
+        "10",
+        "-k",
+        "--date",
+        "--ts-offset",
+        "5",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(t.read("events/sched/sched_switch/enable"), "1");
+}

@@ -595,14 +595,19 @@ fn v_before_b_removes_that_instance_first() {
     let before = snapshot(&t.root);
     for (args, says) in [
         (
-            &["set", "-v", "-B", "nosuch", "-e", "sched"][..],
+            &["set", "-e", "sched", "-v", "-B", "nosuch"][..],
             "no such instance to remove",
         ),
         (
             &["set", "-v", "-B", "old", "-B", "old"][..],
-            "also the one to configure",
+            "also one to configure",
         ),
-        (&["set", "-B", "a", "-B", "b"][..], "configure one instance"),
+        // As trace-cmd: an instance to remove takes no options.
+        (
+            &["set", "-v", "-B", "old", "-e", "sched"][..],
+            "instance old is to be removed",
+        ),
+        (&["set", "-B", "a", "-B", "a"][..], "given twice"),
     ] {
         let o = t.run(args);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -625,5 +630,94 @@ fn v_before_b_removes_that_instance_first() {
     assert_eq!(
         t.read("instances/new/events/sched/sched_switch/enable"),
         "1"
+    );
+}
+
+/// start and set configure the top level and every -B instance, each with the options
+/// that follow it; one bad value anywhere changes nothing anywhere.
+#[test]
+fn each_b_configures_its_own_instance_and_a_bad_one_changes_nothing() {
+    let t = Tree::new();
+    let make = |name: &str| {
+        let inst = t.root.join("instances").join(name);
+        copy_tree(&t.root.join("events"), &inst.join("events"));
+        for f in ["trace_clock", "tracing_on", "set_event", "current_tracer"] {
+            fs::copy(t.root.join(f), inst.join(f)).unwrap();
+        }
+    };
+    make("one");
+    make("two");
+    let before = snapshot(&t.root);
+    let top_irq = t.read("events/irq/enable");
+    let one_switch = t.read("instances/one/events/sched/sched_switch/enable");
+    let top_wakeup_filter = t.read("events/sched/sched_wakeup/filter");
+    for args in [
+        &[
+            "set",
+            "-e",
+            "sched:sched_switch",
+            "-B",
+            "one",
+            "-e",
+            "irq",
+            "-B",
+            "two",
+            "-e",
+            "nosuch:event",
+        ][..],
+        &[
+            "set",
+            "-e",
+            "sched:sched_switch",
+            "-B",
+            "one",
+            "-C",
+            "sundial",
+            "-e",
+            "irq",
+        ][..],
+        &[
+            "start", "-e", "irq", "-B", "one", "-e", "sched", "-B", "two", "-e", "irq", "-p",
+            "nosuch",
+        ][..],
+        &["set", "-B", "one", "-e", "irq", "-p", "nop", "-p", "blk"][..],
+    ] {
+        let o = t.run(args);
+        assert!(!o.status.success(), "{args:?}");
+        assert_eq!(before, snapshot(&t.root), "{args:?}");
+    }
+    t.ok(&[
+        "set",
+        "-e",
+        "sched:sched_switch",
+        "-B",
+        "one",
+        "-e",
+        "irq",
+        "-B",
+        "two",
+        "-e",
+        "sched:sched_wakeup",
+        "-f",
+        "pid == 1",
+    ]);
+    assert_eq!(t.read("events/sched/sched_switch/enable"), "1");
+    assert_eq!(t.read("events/irq/enable"), top_irq);
+    assert_eq!(t.read("instances/one/events/irq/enable"), "1");
+    assert_eq!(
+        t.read("instances/one/events/sched/sched_switch/enable"),
+        one_switch
+    );
+    assert_eq!(
+        t.read("instances/two/events/sched/sched_wakeup/enable"),
+        "1"
+    );
+    assert_eq!(
+        t.read("instances/two/events/sched/sched_wakeup/filter"),
+        "(pid == 1)"
+    );
+    assert_eq!(
+        t.read("events/sched/sched_wakeup/filter"),
+        top_wakeup_filter
     );
 }

@@ -69,6 +69,7 @@ mod ring_cli;
 mod ring_fixture;
 mod robust_deep_print_fmt;
 mod split_goldens;
+mod split_interrupt;
 mod split_live;
 mod start_parity_live;
 mod stream_opts_live;

@@ -32,6 +32,7 @@ fn options(mode: FilesMode, filters: &[&str]) -> FilesOptions {
         profile: false,
         profile_global: false,
         profile_hooks: Vec::new(),
+        profile_by_comm: false,
     }
 }
 

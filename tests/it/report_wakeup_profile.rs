@@ -87,11 +87,53 @@ fn untie(text: &[u8]) -> Vec<u8> {
     out.join("\n").into_bytes()
 }
 
+/// A profile text with its `group: COMM` blocks (`--by-comm`) in comm order. trace-cmd
+/// 3.1.6 sorts them by comparing the bytes of their memory addresses as strings (its
+/// `compare_groups` is handed pointers), an order that changes from run to run; tracectl
+/// prints them by comm. Each block is still compared whole, and everything around the
+/// groups keeps its place.
+fn order_groups(text: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(text);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let Some(start) = lines.iter().position(|l| l.starts_with("group: ")) else {
+        return text.as_bytes().to_vec();
+    };
+    let stop = (start..lines.len())
+        .find(|&i| lines[i].starts_with("task: "))
+        .unwrap_or(lines.len());
+    let region = &lines[start..stop];
+    // The blank lines that end the region (before the first task) stay where they are.
+    let trailing = region.iter().rev().take_while(|l| l.is_empty()).count();
+    let mut groups: Vec<Vec<&str>> = Vec::new();
+    for l in &region[..region.len() - trailing] {
+        if l.starts_with("group: ") {
+            groups.push(Vec::new());
+        }
+        groups.last_mut().expect("starts with a group").push(l);
+    }
+    for g in &mut groups {
+        while g.last().is_some_and(|l| l.is_empty()) {
+            g.pop();
+        }
+    }
+    groups.sort();
+    let mut out: Vec<&str> = lines[..start].to_vec();
+    for (k, g) in groups.iter().enumerate() {
+        if k > 0 {
+            out.push("");
+        }
+        out.extend_from_slice(g);
+    }
+    out.extend(std::iter::repeat("").take(trailing));
+    out.extend_from_slice(&lines[stop..]);
+    out.join("\n").into_bytes()
+}
+
 /// None when equal, else where the texts part. A profile (`--profile`) is compared
-/// with its tied entries sorted.
+/// with its tied entries sorted, and its groups (`--by-comm`) in comm order.
 pub(crate) fn difference(want: &[u8], got: &[u8], profile: bool) -> Option<String> {
     let (want, got) = if profile {
-        (untie(want), untie(got))
+        (untie(&order_groups(want)), untie(&order_groups(got)))
     } else {
         (want.to_vec(), got.to_vec())
     };
@@ -137,6 +179,7 @@ fn report_w_and_profile_match_trace_cmd_goldens() {
     let mut failures = Vec::new();
     let mut latencies = 0;
     let mut profiled = std::collections::BTreeSet::new();
+    let mut groups = 0;
     for stem in &stems {
         for (mode, args) in &modes {
             let golden = data()
@@ -148,6 +191,9 @@ fn report_w_and_profile_match_trace_cmd_goldens() {
             let want = zstd::decode_all(&packed[..]).unwrap();
             if mode == "w" {
                 latencies += String::from_utf8_lossy(&want).matches(" Latency: ").count();
+            }
+            if mode.starts_with("profile-by-comm") {
+                groups += String::from_utf8_lossy(&want).matches("\ngroup: ").count();
             }
             if mode == "profile" {
                 let text = String::from_utf8_lossy(&want);
@@ -179,6 +225,11 @@ fn report_w_and_profile_match_trace_cmd_goldens() {
     assert!(latencies > 200, "only {latencies} latencies in the goldens");
     // The profiles time switches, wakeups, syscalls and softirqs.
     assert_eq!(profiled.len(), 4, "{profiled:?}");
+    // --by-comm merges tasks into groups in every recording.
+    assert!(
+        groups > 4 * 2,
+        "only {groups} groups in the --by-comm goldens"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -318,6 +369,19 @@ fn report_profile_live_matches_trace_cmd() {
         ],
         "  Event: sched_switch:",
     );
+}
+
+/// Groups are put in comm order, each compared whole; a task is not a group.
+#[test]
+fn profile_comparison_orders_groups_only() {
+    let a = b"Global CPU[0] Events\n  Event: x (1)\n\ngroup: b\n  Event: y (1)\n\ngroup: a\n  Event: z (2)\n\ntask: c-1\n  Event: w (1)\n";
+    let b = b"Global CPU[0] Events\n  Event: x (1)\n\ngroup: a\n  Event: z (2)\n\ngroup: b\n  Event: y (1)\n\ntask: c-1\n  Event: w (1)\n";
+    assert!(difference(a, b, true).is_none());
+    let c = b"Global CPU[0] Events\n  Event: x (1)\n\ngroup: a\n  Event: z (3)\n\ngroup: b\n  Event: y (1)\n\ntask: c-1\n  Event: w (1)\n";
+    assert!(difference(a, c, true).is_some());
+    let d = b"\ntask: c-1\n  Event: w (1)\n\ntask: a-2\n  Event: w (1)\n";
+    let e = b"\ntask: a-2\n  Event: w (1)\n\ntask: c-1\n  Event: w (1)\n";
+    assert!(difference(d, e, true).is_some());
 }
 
 /// Ties are sorted, everything else is kept: a changed count or order still differs.

@@ -348,3 +348,185 @@ fn v_before_b_removes_the_instance_like_trace_cmd_live() {
     assert!(!seen[0].0, "trace-cmd left {old}");
     assert_eq!(seen[0], seen[1]);
 }
+
+/// The top level's files a `start`/`set` with -B may write.
+fn top_files(t: &Tracefs) -> BTreeMap<String, String> {
+    let top = t.top();
+    let mut out = BTreeMap::new();
+    for f in [
+        "tracing_on",
+        "current_tracer",
+        "trace_clock",
+        "buffer_size_kb",
+        "tracing_cpumask",
+        "set_event",
+        "set_event_pid",
+        "events/sched/sched_switch/enable",
+        "events/irq/enable",
+        "options/stacktrace",
+        "options/print-parent",
+    ] {
+        let v = top.read_string(f).unwrap_or_else(|e| format!("<{e}>"));
+        out.insert(format!("top {f}"), v.trim_end().to_string());
+    }
+    out
+}
+
+/// Options after each -B are that instance's and those before any -B the top level's,
+/// which is left alone when they name no event nor tracer, as trace-cmd start and set
+/// parse them: the two instances and the top level end as trace-cmd leaves them. The
+/// top level's event files are saved before and put back after each run.
+#[test]
+fn options_belong_to_the_buffer_of_the_b_before_them_like_trace_cmd_live() {
+    if !live::ready() {
+        return;
+    }
+    let Some(recorder) = tracecmd::recorder() else {
+        return;
+    };
+    let _lock = TopLock::take();
+    let t = Tracefs::at(TRACEFS);
+    let a = format!("tracectl-group-a-{}", std::process::id());
+    let b = format!("tracectl-group-b-{}", std::process::id());
+    let cmdlines = t
+        .top()
+        .read_string("saved_cmdlines_size")
+        .unwrap()
+        .trim()
+        .to_string();
+    let _cleanup = (Cleanup(&a, cmdlines.clone()), Cleanup(&b, cmdlines.clone()));
+    let (a, b) = (a.as_str(), b.as_str());
+    let cases: &[(&str, Vec<&str>)] = &[
+        // The top level names no event: its -b and -O change nothing anywhere.
+        (
+            "start",
+            vec![
+                "-b",
+                "300",
+                "-O",
+                "noprint-parent",
+                "-B",
+                a,
+                "-e",
+                "irq",
+                "-b",
+                "400",
+                "-B",
+                b,
+                "-T",
+                "-C",
+                "global",
+                "-e",
+                "sched",
+                "-v",
+                "-e",
+                "sched:sched_switch",
+            ],
+        ),
+        (
+            "set",
+            vec![
+                "-B",
+                a,
+                "-e",
+                "sched:sched_switch",
+                "-f",
+                "prev_pid != 0",
+                "-M",
+                "1",
+                "-P",
+                "1",
+                "-c",
+                "-B",
+                b,
+                "-e",
+                "sched:sched_wakeup",
+                "-O",
+                "noprint-parent",
+            ],
+        ),
+        // --no-filter (start only) writes no pid filter, in any buffer.
+        (
+            "start",
+            vec![
+                "-B",
+                a,
+                "-e",
+                "sched:sched_switch",
+                "-P",
+                "1",
+                "--no-filter",
+                "-B",
+                b,
+                "-e",
+                "irq",
+            ],
+        ),
+        // The top level names an event: it is configured too, with its own options.
+        (
+            "set",
+            vec![
+                "-e",
+                "sched:sched_switch",
+                "-B",
+                a,
+                "-e",
+                "irq",
+                "-b",
+                "400",
+                "-B",
+                b,
+                "-T",
+            ],
+        ),
+    ];
+    let mut differences = Vec::new();
+    for (verb, args) in cases {
+        let mut argv = vec![*verb];
+        argv.extend_from_slice(args);
+        let mut seen = Vec::new();
+        for tool in ["trace-cmd", "tracectl"] {
+            let top_before = top_files(&t);
+            let mut ledger = tracectl::tracefs::Ledger::new();
+            for f in [
+                "set_event",
+                "buffer_size_kb",
+                "options/stacktrace",
+                "options/print-parent",
+            ] {
+                ledger.save(&t.top(), f).unwrap();
+            }
+            let o = if tool == "trace-cmd" {
+                Command::new(&recorder).args(&argv).output().unwrap()
+            } else {
+                tracectl(&argv)
+            };
+            let mut state = top_files(&t);
+            let restored = ledger.restore();
+            assert!(restored.is_empty(), "{restored:?}");
+            assert_eq!(top_before, top_files(&t), "the top level is back");
+            assert!(
+                o.status.success(),
+                "{tool} {argv:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            for (name, tag) in [(a, "A"), (b, "B")] {
+                for (f, v) in files(&t, name) {
+                    state.insert(format!("{tag} {f}"), v);
+                }
+                remove(name, &cmdlines);
+            }
+            seen.push(state);
+        }
+        for (f, w) in &seen[0] {
+            let g = seen[1].get(f).map(String::as_str).unwrap_or("<missing>");
+            if g != w {
+                differences.push(format!(
+                    "{verb} {}: {f}: trace-cmd {w:?}, tracectl {g:?}",
+                    args.join(" ")
+                ));
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}

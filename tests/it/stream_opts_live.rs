@@ -176,3 +176,77 @@ fn stream_refuses_what_cannot_work_live() {
         .unwrap();
     assert!(!o.status.success());
 }
+
+/// The kernel stack after the exec of /usr/bin/true, as a shape from the pid on: the
+/// kernel_stack line and its `=>` lines.
+fn true_exec_stack(out: &str) -> Option<Vec<String>> {
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("sched_process_exec:") && l.contains("filename=/usr/bin/true "))?;
+    let mut stack = Vec::new();
+    for l in &lines[at + 1..] {
+        if stack.is_empty() && !l.contains("kernel_stack:") {
+            return None;
+        }
+        if !stack.is_empty() && !l.starts_with("=>") {
+            break;
+        }
+        stack.push(shape(
+            l.get(if stack.is_empty() { 16 } else { 0 }..).unwrap_or(""),
+        ));
+    }
+    Some(stack)
+}
+
+/// stream takes record's buffer options (here -T and -C) and writes them to its private
+/// instance as record does: the stack traces -T adds are shown, in trace-cmd report's
+/// lines for a recording with the same options.
+#[test]
+fn stream_takes_records_buffer_options_live() {
+    if !live::ready() {
+        return;
+    }
+    let Some(_) = tracecmd::recorder() else {
+        return;
+    };
+    let args = [
+        "-e",
+        "sched:sched_process_exec",
+        "-T",
+        "-C",
+        "global",
+        "-F",
+        "/usr/bin/true",
+    ];
+    // stream has no -F: the same options, and the command.
+    let ours = ok(&stream(&[
+        "-e",
+        "sched:sched_process_exec",
+        "-T",
+        "-C",
+        "global",
+        "/usr/bin/true",
+    ]));
+    let dir = tempfile::tempdir().unwrap();
+    let dat = dir.path().join("t.dat");
+    let rec = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .args(["--tracefs", TRACEFS, "record", "-q", "-o"])
+        .arg(&dat)
+        .args(args)
+        .output()
+        .unwrap();
+    ok(&rec);
+    let theirs = ok(&Command::new("trace-cmd")
+        .arg("report")
+        .arg(&dat)
+        .output()
+        .unwrap());
+    let want = true_exec_stack(&theirs).unwrap_or_else(|| panic!("trace-cmd report:\n{theirs}"));
+    assert!(want.len() > 1, "{theirs}");
+    assert_eq!(
+        true_exec_stack(&ours),
+        Some(want),
+        "ours:\n{ours}\ntheirs:\n{theirs}"
+    );
+}
