@@ -134,6 +134,9 @@ pub struct Location<'a> {
     /// one: the mapping's start less its file offset (0 for the kernel's identity
     /// maps and unmapped addresses).
     pub unmap_delta: u64,
+    /// The size of the mapping holding the address (perf's `map__size`), 0 when
+    /// unmapped. The kernel's map reaches as far as its symbols do.
+    pub map_size: u64,
 }
 
 /// Threads, mappings and symbols of one perf.data file.
@@ -392,12 +395,20 @@ impl Machine {
             .symbols(m.dso)
             .and_then(|t| t.find(addr))
             .map(|(n, s)| (n, addr - s));
+        let end = match d.kernel {
+            Some(None) => self
+                .kernel_symbols()
+                .and_then(|k| k.kernel.end())
+                .map_or(m.end, |e| e.max(m.end)),
+            _ => m.end,
+        };
         Some(Location {
             addr,
             sym,
             dso: Some(&d.name),
             kernel: true,
             unmap_delta: m.start.wrapping_sub(m.pgoff),
+            map_size: end.wrapping_sub(m.start),
         })
     }
 
@@ -417,6 +428,7 @@ impl Machine {
             dso: None,
             kernel,
             unmap_delta: 0,
+            map_size: 0,
         };
         if kernel {
             return self.kernel_location(addr).unwrap_or(unknown);
@@ -433,6 +445,7 @@ impl Machine {
                 dso: Some(&self.dsos[m.dso].name),
                 kernel: false,
                 unmap_delta: m.start.wrapping_sub(m.pgoff),
+                map_size: m.end - m.start,
             };
         }
         // A user-space address outside every mapping stays unknown, even one that looks

@@ -42,6 +42,14 @@ pub enum SortKey {
     Time,
     /// `trace`: a tracepoint's text (its `print fmt` output); `N/A` for other events.
     Trace,
+    /// `socket`: the socket of the sample's CPU, from the file's CPU_TOPOLOGY (-1 when
+    /// the file or the sample does not say).
+    Socket,
+    /// `dso_size`: the size of the mapping holding the address.
+    DsoSize,
+    /// `parent`: the first symbol of the call chain matching the parent regex
+    /// ([`PerfReportOptions::parent`]), `[other]` when none does.
+    Parent,
 }
 
 impl SortKey {
@@ -60,6 +68,9 @@ impl SortKey {
                 "cpu" => Ok(SortKey::Cpu),
                 "time" => Ok(SortKey::Time),
                 "trace" => Ok(SortKey::Trace),
+                "socket" => Ok(SortKey::Socket),
+                "dso_size" => Ok(SortKey::DsoSize),
+                "parent" => Ok(SortKey::Parent),
                 other => Err(unsupported_key(other)),
             })
             .collect()
@@ -75,11 +86,15 @@ impl SortKey {
             SortKey::Cpu => "CPU",
             SortKey::Time => "Time",
             SortKey::Trace => "Trace output",
+            SortKey::Socket => "Socket",
+            SortKey::DsoSize => "DSO size",
+            SortKey::Parent => "Parent symbol",
         }
     }
 }
 
-const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu, time, trace";
+const SUPPORTED: &str =
+    "supported: comm, pid, dso, sym, addr, cpu, time, trace, socket, dso_size, parent";
 
 /// Why a `--sort` key of perf's is refused, or that it is no key at all.
 fn unsupported_key(key: &str) -> String {
@@ -112,9 +127,6 @@ fn unsupported_key(key: &str) -> String {
         "blocked",
     ];
     const OTHER: &[&str] = &[
-        "parent",
-        "socket",
-        "dso_size",
         "cgroup",
         "cgroup_id",
         "local_weight",
@@ -184,6 +196,12 @@ struct Key {
     time: u64,
     /// The tracepoint's text; None for other events (`trace`).
     trace: Option<String>,
+    /// The socket of the sample's CPU, -1 when unknown (`socket`).
+    socket: i32,
+    /// The size of the mapping; None when unmapped (`dso_size`).
+    map_size: Option<u64>,
+    /// The sample's parent symbol; None for `[other]` (`parent`).
+    parent: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -320,6 +338,19 @@ fn trace_cmp(l: &Row, r: &Row) -> Ordering {
     }
 }
 
+/// `sort__dso_size_cmp(left, right)`: by the size of the mapping, 0 when unmapped.
+fn map_size_cmp(l: &Key, r: &Key) -> Ordering {
+    r.map_size.unwrap_or(0).cmp(&l.map_size.unwrap_or(0))
+}
+
+/// `sort__parent_cmp(left, right)`: `[other]` first, then names right to left.
+fn parent_cmp(l: &Key, r: &Key) -> Ordering {
+    match (&l.parent, &r.parent) {
+        (Some(a), Some(b)) => b.cmp(a),
+        (a, b) => cmp_null(a.as_ref(), b.as_ref()),
+    }
+}
+
 /// A tracepoint sample's text as perf's `trace` key shows it (libtraceevent's
 /// `print fmt` output); None for other events.
 fn trace_text(attr: &Attr, catalog: Option<&DatCatalog>, s: &Sample) -> Option<String> {
@@ -353,6 +384,9 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
             SortKey::Addr => addr_cmp(l.key.addr, r.key.addr),
             SortKey::Time => addr_cmp(l.key.time, r.key.time),
             SortKey::Trace => trace_cmp(l, r),
+            SortKey::Socket => r.key.socket.cmp(&l.key.socket),
+            SortKey::DsoSize => map_size_cmp(&l.key, &r.key),
+            SortKey::Parent => parent_cmp(&l.key, &r.key),
             SortKey::Dso => dso_cmp(l.key.dso.as_deref(), r.key.dso.as_deref()),
             SortKey::Sym => match (&l.key.sym, &r.key.sym) {
                 (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
@@ -439,11 +473,93 @@ fn key_of(
         cpu: if has(SortKey::Cpu) { cpu } else { 0 },
         time: 0,
         trace: None,
+        socket: 0,
+        map_size: if has(SortKey::DsoSize) {
+            loc.dso.map(|_| loc.map_size)
+        } else {
+            None
+        },
+        parent: None,
     }
 }
 
 /// perf's `--time-quantum` default: 100 ms.
-const TIME_QUANTUM_NS: u64 = 100_000_000;
+pub const TIME_QUANTUM_NS: u64 = 100_000_000;
+
+/// perf's default `--parent` regex.
+pub const PARENT_PATTERN: &str = "^sys_|^do_page_fault";
+
+/// The report's options besides the sort keys.
+#[derive(Debug, Clone)]
+pub struct PerfReportOptions {
+    /// `--children`/`--no-children`; None: on when the samples have call chains.
+    pub children: Option<bool>,
+    /// How call chains are printed under the rows (`-g`).
+    pub graph: CallGraph,
+    /// `-p/--parent`: a sample's parent is the first symbol of its call chain (in
+    /// the chain's print order) this matches (`parent` key).
+    pub parent: regex::Regex,
+    /// `-x/--exclude-other`: leave out rows without a parent (all of them when
+    /// `parent` is no key); the shares stay those of the whole event.
+    pub exclude_other: bool,
+    /// `--time-quantum`, in nanoseconds (not 0): the width of a `time` row.
+    pub time_quantum_ns: u64,
+}
+
+impl Default for PerfReportOptions {
+    fn default() -> PerfReportOptions {
+        PerfReportOptions {
+            children: None,
+            graph: CallGraph::default(),
+            parent: regex::Regex::new(PARENT_PATTERN).expect("the default parent regex"),
+            exclude_other: false,
+            time_quantum_ns: TIME_QUANTUM_NS,
+        }
+    }
+}
+
+/// Parse perf's `--time-quantum` value: a number (decimal, `0x` hex or `0` octal, as
+/// C's `strtoul`) of nanoseconds, or followed by `s`, `ms`, `us` or `ns`.
+pub fn parse_time_quantum(arg: &str) -> Result<u64, String> {
+    let bad = || {
+        format!(
+            "--time-quantum '{arg}': give a number of nanoseconds, or one followed by \
+             s, ms, us or ns (e.g. 10ms)"
+        )
+    };
+    let t = arg.trim_start();
+    let (radix, digits) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (16, h)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (8, &t[1..])
+    } else {
+        (10, t)
+    };
+    let end = digits
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(digits.len());
+    if end == 0 && radix != 8 {
+        return Err(bad());
+    }
+    let n = if end == 0 {
+        0
+    } else {
+        u64::from_str_radix(&digits[..end], radix).map_err(|_| bad())?
+    };
+    if n == 0 {
+        return Err(format!(
+            "--time-quantum '{arg}': the time quantum cannot be 0"
+        ));
+    }
+    let scale = match digits[end..].trim_start() {
+        "" | "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        _ => return Err(bad()),
+    };
+    n.checked_mul(scale).ok_or_else(bad)
+}
 
 /// One call chain entry as the call graph keys and prints it.
 fn frame_of(machine: &Machine, loc: &Location, raw: u64) -> Frame {
@@ -470,18 +586,22 @@ pub fn has_call_chains(file: &PerfData) -> bool {
         .any(|a| a.sample_type & sample::CALLCHAIN != 0)
 }
 
-/// Write the report of `file`; `children` None: on when the samples have call chains.
-/// `graph` says how call chains are printed under the rows.
+/// Write the report of `file` sorted by `keys`.
 pub fn write_report(
     file: &PerfData,
     mut machine: Machine,
     catalog: Option<&DatCatalog>,
     keys: &[SortKey],
-    children: Option<bool>,
-    graph: &CallGraph,
+    opts: &PerfReportOptions,
     out: &mut dyn Write,
 ) -> Result<(), PerfDataError> {
+    let (children, graph) = (opts.children, &opts.graph);
     let has_chains = has_call_chains(file);
+    let sockets = if keys.contains(&SortKey::Socket) {
+        file.cpu_sockets()?
+    } else {
+        None
+    };
     let children = children.unwrap_or(has_chains) && has_chains;
     let order = graph.order.unwrap_or(if children {
         ChainOrder::Caller
@@ -513,7 +633,7 @@ pub fn write_report(
                 let mut self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
                 // The same for every entry of the sample.
                 let time = if keys.contains(&SortKey::Time) {
-                    s.time / TIME_QUANTUM_NS * TIME_QUANTUM_NS
+                    s.time / opts.time_quantum_ns * opts.time_quantum_ns
                 } else {
                     0
                 };
@@ -522,19 +642,41 @@ pub fn write_report(
                 } else {
                     None
                 };
-                self_key.time = time;
-                self_key.trace = trace.clone();
-                let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
-                h.rows[self_row].totals.self_ += s.period;
+                // perf's `al->socket`: -1 without a CPU or without the file's ids.
+                let socket = match (&sockets, usize::try_from(cpu)) {
+                    _ if !keys.contains(&SortKey::Socket) => 0,
+                    (Some(ids), Ok(c)) => ids.get(c).copied().unwrap_or(-1),
+                    _ => -1,
+                };
                 let chained = attr.sample_type & sample::CALLCHAIN != 0;
-                // Each entry's row identity, level and object, and its frame.
-                let mut chain: Vec<(Key, bool, Option<&str>, bool, Frame)> = Vec::new();
-                if chained && (children || graph.mode != GraphMode::None) {
-                    let mut locs = Vec::new();
+                let mut locs = Vec::new();
+                let wants_parent = keys.contains(&SortKey::Parent);
+                if chained && (children || graph.mode != GraphMode::None || wants_parent) {
                     machine.callchain(&s, |l, raw| locs.push((l, raw)));
                     if order == ChainOrder::Caller {
                         locs.reverse();
                     }
+                }
+                // The first symbol in the order perf resolves the chain (its print
+                // order) that the regex matches; the sample's own address is the
+                // chain's first entry.
+                let parent = if wants_parent {
+                    locs.iter()
+                        .filter_map(|(l, _)| l.sym.map(|(n, _)| n))
+                        .find(|n| opts.parent.is_match(n))
+                        .map(str::to_string)
+                } else {
+                    None
+                };
+                self_key.time = time;
+                self_key.trace = trace.clone();
+                self_key.socket = socket;
+                self_key.parent = parent.clone();
+                let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
+                h.rows[self_row].totals.self_ += s.period;
+                // Each entry's row identity, level and object, and its frame.
+                let mut chain: Vec<(Key, bool, Option<&str>, bool, Frame)> = Vec::new();
+                if chained && (children || graph.mode != GraphMode::None) {
                     // perf fills one location entry after the other and leaves the
                     // level of an unmapped address as the entry before it had it
                     // (the sample's own at the start).
@@ -548,6 +690,8 @@ pub fn write_report(
                         let mut k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
                         k.time = time;
                         k.trace = trace.clone();
+                        k.socket = socket;
+                        k.parent = parent.clone();
                         chain.push((
                             k,
                             l.kernel,
@@ -570,16 +714,19 @@ pub fn write_report(
                     // per sample, with the chain from that entry on; the rows are
                     // made in that order.
                     // perf compares each entry with those already counted through a
-                    // stand-in that has no time, so with `time` as a key (and a time
-                    // past the first quantum) no entry is ever a repeat: a row counts
+                    // stand-in that has no time and no socket, so with `time` as a
+                    // key (and a time past the first quantum), or `socket` (and a
+                    // socket other than 0), no entry is ever a repeat: a row counts
                     // once per entry.
-                    let repeats = !(keys.contains(&SortKey::Time) && time != 0);
+                    let repeats = !(keys.contains(&SortKey::Time) && time != 0
+                        || keys.contains(&SortKey::Socket) && socket != 0);
                     let mut seen: Vec<usize> = vec![self_row];
                     for (i, (k, kernel, dso, unresolved, _)) in chain.into_iter().enumerate() {
                         if keys.contains(&SortKey::Trace) {
                             // The comparisons with the stand-in make `trace` texts.
                             let mut stand_in = k.clone();
                             stand_in.time = 0;
+                            stand_in.socket = 0;
                             let stand_in = Row::stand_in(stand_in);
                             for &r in &seen {
                                 if entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal {
@@ -640,12 +787,30 @@ pub fn write_report(
             )
             .as_bytes(),
         );
-        write_table(h, keys, children, graph, order, &mut machine, &mut text);
+        write_table(
+            h,
+            keys,
+            children,
+            graph,
+            order,
+            opts,
+            &mut machine,
+            &mut text,
+        );
         text.extend_from_slice(b"\n\n");
     }
     text.extend_from_slice(b"#\n#\n");
     out.write_all(&text).map_err(w)?;
     Ok(())
+}
+
+/// C's `%.3d`: at least three digits.
+fn three_digits(n: i32) -> String {
+    if n < 0 {
+        format!("-{:03}", n.unsigned_abs())
+    } else {
+        format!("{n:03}")
+    }
 }
 
 fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
@@ -656,9 +821,14 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
         // C's `%#llx`: no 0x for zero.
         SortKey::Addr if key.addr == 0 => "0".to_string(),
         SortKey::Addr => format!("{:#x}", key.addr),
-        // C's `%3.3d`.
-        SortKey::Cpu if key.cpu < 0 => format!("-{:03}", key.cpu.unsigned_abs()),
-        SortKey::Cpu => format!("{:03}", key.cpu),
+        SortKey::Cpu => three_digits(key.cpu),
+        SortKey::Socket => three_digits(key.socket),
+        // C's `%*d` of a 64-bit size: its low 32 bits, signed.
+        SortKey::DsoSize => match key.map_size {
+            Some(n) => (n as u32 as i32).to_string(),
+            None => "unknown".to_string(),
+        },
+        SortKey::Parent => key.parent.clone().unwrap_or_else(|| "[other]".into()),
         // `timestamp__scnprintf_usec`.
         SortKey::Time => format!(
             "{}.{:06}",
@@ -731,6 +901,9 @@ fn output_order(
                 SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
                 SortKey::Time => addr_cmp(a.key.time, b.key.time),
                 SortKey::Trace => trace_cmp(a, b),
+                SortKey::Socket => b.key.socket.cmp(&a.key.socket),
+                SortKey::DsoSize => map_size_cmp(&a.key, &b.key),
+                SortKey::Parent => parent_cmp(&a.key, &b.key),
                 SortKey::Dso => dso_cmp(a.key.dso.as_deref(), b.key.dso.as_deref()),
                 // `sort__sym_sort`: by name; rows without a symbol are equal.
                 SortKey::Sym => {
@@ -760,16 +933,23 @@ fn output_order(
     output.in_order().into_iter().map(|e| filed[e]).collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_table(
     h: &EventHists,
     keys: &[SortKey],
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
+    opts: &PerfReportOptions,
     machine: &mut Machine,
     out: &mut Vec<u8>,
 ) {
-    let shown = output_order(h, keys, children, graph, order);
+    let mut shown = output_order(h, keys, children, graph, order);
+    // perf files the rows `-x` hides in its output tree (they shape it) and skips
+    // them when printing and sizing the columns.
+    if opts.exclude_other {
+        shown.retain(|&i| h.rows[i].key.parent.is_some());
+    }
     let trace_made: Vec<bool> = shown.iter().map(|&i| h.rows[i].trace_made.get()).collect();
     let rows: Vec<(&Key, &Totals)> = shown
         .into_iter()
@@ -785,8 +965,12 @@ fn write_table(
         .enumerate()
         .map(|(i, k)| {
             let mut w = k.header().len();
-            if *k == SortKey::Cpu || *k == SortKey::Time {
-                // perf's CPU column is 3 wide whatever it holds, its time column 12.
+            if matches!(
+                k,
+                SortKey::Cpu | SortKey::Time | SortKey::Socket | SortKey::DsoSize
+            ) {
+                // perf's CPU column is 3 wide whatever it holds, its time column 12,
+                // its socket and size columns as wide as their headers.
                 w = w.max(if *k == SortKey::Time { 12 } else { 3 });
             } else if *k == SortKey::Trace {
                 for ((key, _), made) in rows.iter().zip(&trace_made) {
@@ -856,7 +1040,7 @@ fn write_table(
             } else if *k == SortKey::Sym || *k == SortKey::Addr {
                 // Padded to the width, never cut.
                 line.push_str(&format!("{:<w$}", c[i], w = w));
-            } else if *k == SortKey::Cpu {
+            } else if matches!(k, SortKey::Cpu | SortKey::Socket | SortKey::DsoSize) {
                 line.push_str(&format!("{:>w$}", c[i], w = w));
             } else {
                 // C's `%-*.*s`: padded and cut to the width.
@@ -873,6 +1057,27 @@ fn write_table(
                 sym_first: keys.first() == Some(&SortKey::Sym),
             };
             out.extend_from_slice(render(tree, cx).as_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// perf reads the number with C's `strtoul(arg, &end, 0)` and then a unit.
+    #[test]
+    fn time_quantum_units_and_bases() {
+        assert_eq!(parse_time_quantum("10ms"), Ok(10_000_000));
+        assert_eq!(parse_time_quantum("10 ms"), Ok(10_000_000));
+        assert_eq!(parse_time_quantum("2s"), Ok(2_000_000_000));
+        assert_eq!(parse_time_quantum("7us"), Ok(7_000));
+        assert_eq!(parse_time_quantum("5000ns"), Ok(5_000));
+        assert_eq!(parse_time_quantum("5000"), Ok(5_000));
+        assert_eq!(parse_time_quantum("0x10"), Ok(16));
+        assert_eq!(parse_time_quantum("010"), Ok(8));
+        for bad in ["0", "00", "ms", "", "10xs", "10 m", "99999999999999999999s"] {
+            assert!(parse_time_quantum(bad).is_err(), "{bad}");
         }
     }
 }
