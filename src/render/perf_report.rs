@@ -15,6 +15,7 @@ use crate::event::Record;
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{ordered_records, Location, Machine};
+use crate::perf::srcline::SourceLines;
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
 };
@@ -50,6 +51,11 @@ pub enum SortKey {
     /// `parent`: the first symbol of the call chain matching the parent regex
     /// ([`PerfReportOptions::parent`]), `[other]` when none does.
     Parent,
+    /// `srcline`: `file:LINE` of the address from the object's DWARF line table, as
+    /// perf's addr2line gives it ([`crate::perf::srcline`]).
+    Srcline,
+    /// `srcfile`: the file part of `srcline`, empty when there is none.
+    Srcfile,
 }
 
 impl SortKey {
@@ -71,9 +77,16 @@ impl SortKey {
                 "socket" => Ok(SortKey::Socket),
                 "dso_size" => Ok(SortKey::DsoSize),
                 "parent" => Ok(SortKey::Parent),
+                "srcline" => Ok(SortKey::Srcline),
+                "srcfile" => Ok(SortKey::Srcfile),
                 other => Err(unsupported_key(other)),
             })
             .collect()
+    }
+
+    /// perf makes the key's text only when a comparison reaches the key.
+    fn made_lazily(self) -> bool {
+        matches!(self, SortKey::Trace | SortKey::Srcline | SortKey::Srcfile)
     }
 
     fn header(self) -> &'static str {
@@ -89,12 +102,14 @@ impl SortKey {
             SortKey::Socket => "Socket",
             SortKey::DsoSize => "DSO size",
             SortKey::Parent => "Parent symbol",
+            SortKey::Srcline => "Source:Line",
+            SortKey::Srcfile => "Source File",
         }
     }
 }
 
-const SUPPORTED: &str =
-    "supported: comm, pid, dso, sym, addr, cpu, time, trace, socket, dso_size, parent";
+const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu, time, trace, socket, \
+                         dso_size, parent, srcline, srcfile";
 
 /// Why a `--sort` key of perf's is refused, or that it is no key at all.
 fn unsupported_key(key: &str) -> String {
@@ -156,11 +171,6 @@ fn unsupported_key(key: &str) -> String {
             "--sort {key}: a memory-access key; it needs samples with data addresses \
              (perf mem record), which this reader does not decode; {SUPPORTED}"
         )
-    } else if key == "srcline" || key == "srcfile" {
-        format!(
-            "--sort {key}: source lines need the DWARF line tables of every object, which \
-             this reader does not read; {SUPPORTED}"
-        )
     } else if OTHER.contains(&key) {
         format!("--sort {key}: perf's key is not supported here; {SUPPORTED}")
     } else {
@@ -202,6 +212,10 @@ struct Key {
     map_size: Option<u64>,
     /// The sample's parent symbol; None for `[other]` (`parent`).
     parent: Option<String>,
+    /// The source line (`srcline`).
+    srcline: Option<String>,
+    /// The source file (`srcfile`).
+    srcfile: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -231,9 +245,21 @@ struct Row {
     map_dso: Option<String>,
     /// Call chains, when they are printed.
     tree: Option<CallTree>,
-    /// perf made the row's `trace` text: it does so only when a comparison reaches
-    /// that key, and sizes the column by the texts made by then.
-    trace_made: Cell<bool>,
+    /// Which of the row's texts perf made ([`MADE_TRACE`], [`MADE_SRCLINE`],
+    /// [`MADE_SRCFILE`]): it makes a `trace`, `srcline` or `srcfile` text only when a
+    /// comparison reaches that key, and sizes the column by the texts made by the time
+    /// it files the row for output.
+    made: Cell<u8>,
+}
+
+const MADE_TRACE: u8 = 1;
+const MADE_SRCLINE: u8 = 2;
+const MADE_SRCFILE: u8 = 4;
+
+impl Row {
+    fn mark(&self, what: u8) {
+        self.made.set(self.made.get() | what);
+    }
 }
 
 impl Row {
@@ -244,7 +270,7 @@ impl Row {
             totals: Totals::default(),
             map_dso: None,
             tree: None,
-            trace_made: Cell::new(false),
+            made: Cell::new(0),
         }
     }
 }
@@ -280,10 +306,10 @@ impl EventHists {
             },
             map_dso: dso.map(short_dso),
             tree: None,
-            trace_made: Cell::new(false),
+            made: Cell::new(0),
         };
         if let Some(&i) = self.index.get(&row.key) {
-            if keys.contains(&SortKey::Trace) {
+            if keys.iter().any(|k| k.made_lazily()) {
                 // Only for the texts the search makes on its way.
                 self.entries_in
                     .find(|e| entry_cmp(keys, &self.rows[e], &row));
@@ -330,8 +356,8 @@ fn addr_cmp(l: u64, r: u64) -> Ordering {
 fn trace_cmp(l: &Row, r: &Row) -> Ordering {
     match (&l.key.trace, &r.key.trace) {
         (Some(a), Some(b)) => {
-            l.trace_made.set(true);
-            r.trace_made.set(true);
+            l.mark(MADE_TRACE);
+            r.mark(MADE_TRACE);
             b.cmp(a)
         }
         _ => Ordering::Equal,
@@ -349,6 +375,33 @@ fn parent_cmp(l: &Key, r: &Key) -> Ordering {
         (Some(a), Some(b)) => b.cmp(a),
         (a, b) => cmp_null(a.as_ref(), b.as_ref()),
     }
+}
+
+/// The `srcline` and `srcfile` of rows, when they are keys.
+struct KeyLines(SourceLines);
+
+impl KeyLines {
+    fn fill(&mut self, keys: &[SortKey], k: &mut Key, machine: &Machine, loc: &Location, ip: u64) {
+        if keys.contains(&SortKey::Srcline) {
+            k.srcline = Some(self.0.srcline(machine, loc, ip));
+        }
+        if keys.contains(&SortKey::Srcfile) {
+            k.srcfile = Some(self.0.srcfile(machine, loc, ip));
+        }
+    }
+}
+
+/// `sort__srcline_cmp` and `sort__srcfile_cmp(left, right)`: texts right to left;
+/// perf makes the texts of both rows here.
+fn text_cmp(k: SortKey, l: &Row, r: &Row) -> Ordering {
+    let (what, a, b) = if k == SortKey::Srcline {
+        (MADE_SRCLINE, &l.key.srcline, &r.key.srcline)
+    } else {
+        (MADE_SRCFILE, &l.key.srcfile, &r.key.srcfile)
+    };
+    l.mark(what);
+    r.mark(what);
+    b.cmp(a)
 }
 
 /// A tracepoint sample's text as perf's `trace` key shows it (libtraceevent's
@@ -387,6 +440,7 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
             SortKey::Socket => r.key.socket.cmp(&l.key.socket),
             SortKey::DsoSize => map_size_cmp(&l.key, &r.key),
             SortKey::Parent => parent_cmp(&l.key, &r.key),
+            SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, l, r),
             SortKey::Dso => dso_cmp(l.key.dso.as_deref(), r.key.dso.as_deref()),
             SortKey::Sym => match (&l.key.sym, &r.key.sym) {
                 (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
@@ -480,6 +534,8 @@ fn key_of(
             None
         },
         parent: None,
+        srcline: None,
+        srcfile: None,
     }
 }
 
@@ -596,6 +652,7 @@ pub fn write_report(
     out: &mut dyn Write,
 ) -> Result<(), PerfDataError> {
     let (children, graph) = (opts.children, &opts.graph);
+    let mut lines = KeyLines(SourceLines::new());
     let has_chains = has_call_chains(file);
     let sockets = if keys.contains(&SortKey::Socket) {
         file.cpu_sockets()?
@@ -672,6 +729,8 @@ pub fn write_report(
                 self_key.trace = trace.clone();
                 self_key.socket = socket;
                 self_key.parent = parent.clone();
+                // perf's `he->ip`: the file-relative address.
+                lines.fill(keys, &mut self_key, &machine, &ip, ip.addr);
                 let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
                 h.rows[self_row].totals.self_ += s.period;
                 // Each entry's row identity, level and object, and its frame.
@@ -692,6 +751,8 @@ pub fn write_report(
                         k.trace = trace.clone();
                         k.socket = socket;
                         k.parent = parent.clone();
+                        // perf's `he->ip` of a chain entry: the address as sampled.
+                        lines.fill(keys, &mut k, &machine, &l, raw);
                         chain.push((
                             k,
                             l.kernel,
@@ -722,8 +783,8 @@ pub fn write_report(
                         || keys.contains(&SortKey::Socket) && socket != 0);
                     let mut seen: Vec<usize> = vec![self_row];
                     for (i, (k, kernel, dso, unresolved, _)) in chain.into_iter().enumerate() {
-                        if keys.contains(&SortKey::Trace) {
-                            // The comparisons with the stand-in make `trace` texts.
+                        if keys.iter().any(|k| k.made_lazily()) {
+                            // The comparisons with the stand-in make texts.
                             let mut stand_in = k.clone();
                             stand_in.time = 0;
                             stand_in.socket = 0;
@@ -829,6 +890,8 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
             None => "unknown".to_string(),
         },
         SortKey::Parent => key.parent.clone().unwrap_or_else(|| "[other]".into()),
+        SortKey::Srcline => key.srcline.clone().unwrap_or_default(),
+        SortKey::Srcfile => key.srcfile.clone().unwrap_or_default(),
         // `timestamp__scnprintf_usec`.
         SortKey::Time => format!(
             "{}.{:06}",
@@ -849,7 +912,8 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
     }
 }
 
-/// The rows in perf's output order: filed as they were made (`entries_in`), merged
+/// The rows in perf's output order, each with the texts perf had made of it when it
+/// filed it: filed as they were made (`entries_in`), merged
 /// in that order when a key needs it (`hists__collapse_resort`), and filed again in
 /// that order by the output comparison (`hists__output_resort`), each time into a
 /// red-black tree, whose shape decides between rows the comparison does not order.
@@ -859,7 +923,7 @@ fn output_order(
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
-) -> Vec<usize> {
+) -> Vec<(usize, u8)> {
     let mut made = h.entries_in.in_order();
     // Only `comm` has a collapse step among these keys (`se_collapse`); it compares
     // as `hist_entry__cmp` does, but the refiling can still reshape the tree.
@@ -904,6 +968,7 @@ fn output_order(
                 SortKey::Socket => b.key.socket.cmp(&a.key.socket),
                 SortKey::DsoSize => map_size_cmp(&a.key, &b.key),
                 SortKey::Parent => parent_cmp(&a.key, &b.key),
+                SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, a, b),
                 SortKey::Dso => dso_cmp(a.key.dso.as_deref(), b.key.dso.as_deref()),
                 // `sort__sym_sort`: by name; rows without a symbol are equal.
                 SortKey::Sym => {
@@ -921,14 +986,15 @@ fn output_order(
         o
     };
     let mut output = RbOrder::new();
-    let mut filed: Vec<usize> = Vec::with_capacity(made.len());
+    let mut filed: Vec<(usize, u8)> = Vec::with_capacity(made.len());
     for i in made {
         let t = &h.rows[i].totals;
         if (children && t.children == 0) || (!children && t.self_ == 0) {
             continue;
         }
-        output.insert(|e| sort(&h.rows[i], &h.rows[filed[e]]) == Ordering::Greater);
-        filed.push(i);
+        output.insert(|e| sort(&h.rows[i], &h.rows[filed[e].0]) == Ordering::Greater);
+        // perf sizes the columns by a row's texts right after filing it.
+        filed.push((i, h.rows[i].made.get()));
     }
     output.in_order().into_iter().map(|e| filed[e]).collect()
 }
@@ -948,12 +1014,13 @@ fn write_table(
     // perf files the rows `-x` hides in its output tree (they shape it) and skips
     // them when printing and sizing the columns.
     if opts.exclude_other {
-        shown.retain(|&i| h.rows[i].key.parent.is_some());
+        shown.retain(|&(i, _)| h.rows[i].key.parent.is_some());
     }
-    let trace_made: Vec<bool> = shown.iter().map(|&i| h.rows[i].trace_made.get()).collect();
+    let made: Vec<u8> = shown.iter().map(|&(i, _)| h.rows[i].made.get()).collect();
+    let made_when_filed: Vec<u8> = shown.iter().map(|&(_, m)| m).collect();
     let rows: Vec<(&Key, &Totals)> = shown
         .into_iter()
-        .map(|i| (&h.rows[i].key, &h.rows[i].totals))
+        .map(|(i, _)| (&h.rows[i].key, &h.rows[i].totals))
         .collect();
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -973,9 +1040,20 @@ fn write_table(
                 // its socket and size columns as wide as their headers.
                 w = w.max(if *k == SortKey::Time { 12 } else { 3 });
             } else if *k == SortKey::Trace {
-                for ((key, _), made) in rows.iter().zip(&trace_made) {
-                    if *made {
+                for ((key, _), made) in rows.iter().zip(&made) {
+                    if made & MADE_TRACE != 0 {
                         w = w.max(key.trace.as_ref().map_or(0, String::len));
+                    }
+                }
+            } else if *k == SortKey::Srcline || *k == SortKey::Srcfile {
+                let bit = if *k == SortKey::Srcline {
+                    MADE_SRCLINE
+                } else {
+                    MADE_SRCFILE
+                };
+                for (c, made) in cells.iter().zip(&made_when_filed) {
+                    if made & bit != 0 {
+                        w = w.max(c[i].len());
                     }
                 }
             } else if *k == SortKey::Comm {
@@ -1034,7 +1112,11 @@ fn write_table(
             line.push_str("  ");
             if *k == SortKey::Sym && i + 1 == keys.len() {
                 line.push_str(&c[i]);
-            } else if (*k == SortKey::Time || *k == SortKey::Trace) && i + 1 == keys.len() {
+            } else if matches!(
+                k,
+                SortKey::Time | SortKey::Trace | SortKey::Srcline | SortKey::Srcfile
+            ) && i + 1 == keys.len()
+            {
                 // C's `%-.*s`: cut to the width, not padded.
                 line.push_str(&format!("{:.w$}", c[i], w = w));
             } else if *k == SortKey::Sym || *k == SortKey::Addr {

@@ -253,16 +253,14 @@ fn perf_report_call_graph_deeper_than_32_levels() {
     );
 }
 
-/// perf's keys that need data these files cannot have, or source lines, are refused
-/// with the reason, before anything is printed.
+/// perf's keys that need data these files cannot have are refused with the reason,
+/// before anything is printed.
 #[test]
 fn perf_report_refuses_keys_it_cannot_do_faithfully() {
     for (key, why) in [
         ("dso_from", "perf record -b"),
         ("sym,symbol_to", "perf record -b"),
         ("mem", "perf mem record"),
-        ("srcline", "DWARF"),
-        ("comm,srcfile", "DWARF"),
         ("cgroup", "not supported"),
         ("sym,weight", "not supported"),
         ("bogus", "unknown --sort key 'bogus'"),
@@ -355,6 +353,45 @@ fn perf_report_sort_parent() {
         &["--sort", "comm", "-x"],
         "report.tp-callchain_comm_x.txt",
     );
+}
+
+/// `srcline`: `file:LINE` from the DWARF line table where there is one; where addr2line
+/// answers from the symbol table (libc in a static binary, a file built without -g),
+/// `file.o:0` or `??:0`; where it finds nothing, `symbol+OFFSET` (kernel addresses, and
+/// call chain entries, whose address as sampled perf hands addr2line as if it were
+/// file-relative). `srcfile`: the file part, empty for the others. Columns are sized by
+/// the texts perf had made when it filed each row.
+#[test]
+fn perf_report_sort_srcline_and_srcfile() {
+    let k = "kallsyms-lines";
+    check(
+        "cc-spin.data",
+        &["--sort", "srcline,srcfile,sym"],
+        "report.cc-spin_srcline,srcfile,sym.txt",
+    );
+    for (extra, result) in [
+        (
+            &["--sort", "srcline,sym"][..],
+            "report.lines_srcline,sym.txt",
+        ),
+        (
+            &["--no-children", "--sort", "srcline,sym"],
+            "report.lines_srcline,sym_--no-children.txt",
+        ),
+        (&["--sort", "srcline"], "report.lines_srcline.txt"),
+        (
+            &["--sort", "srcfile,srcline"],
+            "report.lines_srcfile,srcline.txt",
+        ),
+        (
+            &["--no-children", "--sort", "comm,srcfile"],
+            "report.lines_comm,srcfile_--no-children.txt",
+        ),
+    ] {
+        let mut args = vec!["-g", "none"];
+        args.extend_from_slice(extra);
+        check_with_kallsyms("lines.data", k, &args, result);
+    }
 }
 
 /// `--time-quantum`: the width of a `time` row, with a unit or in nanoseconds (any

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Writes results/report.NAME.txt for the sort keys socket, dso_size and parent (-p, -x),
-# and --time-quantum: what perf report --stdio (perf 6.1) prints
+# Writes results/report.NAME.txt for the sort keys socket, dso_size, parent (-p, -x),
+# srcline and srcfile, and --time-quantum: what perf report --stdio (perf 6.1) prints
 # with -g none and the options after NAME and the file. Run in this directory:
 # sh report-keys.sh. perf ends with a random tip, which is cut off.
 set -e
@@ -23,3 +23,9 @@ run tp-callchain_comm,parent_x tp-callchain.data --no-children --sort comm,paren
 run tp-callchain_comm_x tp-callchain.data --sort comm -x
 run tp-callchain_time_10ms tp-callchain.data --sort time --time-quantum 10ms
 run calls_time,sym_0x1000000 calls.data --sort time,sym --time-quantum 0x1000000
+run cc-spin_srcline,srcfile,sym cc-spin.data --sort srcline,srcfile,sym
+K=kallsyms-lines run lines_srcline,sym lines.data --sort srcline,sym
+K=kallsyms-lines run lines_srcline,sym_--no-children lines.data --no-children --sort srcline,sym
+K=kallsyms-lines run lines_srcline lines.data --sort srcline
+K=kallsyms-lines run lines_srcfile,srcline lines.data --sort srcfile,srcline
+K=kallsyms-lines run lines_comm,srcfile_--no-children lines.data --no-children --sort comm,srcfile
