@@ -8,6 +8,10 @@
 //! in its section, and the `STT_FILE` symbol before that one for a local symbol): that
 //! answer, `file.o:?` or `??:?`, is one perf takes as found (`file.o:0`, `??:0`).
 //! Objects are read once, lazily, and every answer is kept per (object, address).
+//!
+//! Not matched yet: binutils 2.40 names another file than the line table's for some
+//! DWARF 5 units whose file 0 and file 1 differ (glibc's detached debug files), and
+//! answers `file.c:?` for an address inside a unit that has no line for it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
