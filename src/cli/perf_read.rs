@@ -116,7 +116,7 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
 pub struct ReportArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace)
+    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace,socket,dso_size,parent)
     #[arg(
         short = 's',
         long = "sort",
@@ -130,6 +130,17 @@ pub struct ReportArgs {
     /// Only self overhead
     #[arg(long = "no-children")]
     no_children: bool,
+    /// Regex of parent symbols for --sort parent (default ^sys_|^do_page_fault): a
+    /// sample's parent is the first symbol of its call chain that matches; giving
+    /// -p adds the parent key
+    #[arg(short = 'p', long = "parent", value_name = "REGEX")]
+    parent: Option<String>,
+    /// Only rows with a parent (see -p)
+    #[arg(short = 'x', long = "exclude-other")]
+    exclude_other: bool,
+    /// Width of a row of the time key: nanoseconds, or a number with s, ms, us or ns
+    #[arg(long = "time-quantum", value_name = "TIME", default_value = "100ms")]
+    time_quantum: String,
     /// Print the table to stdout (the only output this command has; accepted for perf's sake)
     #[arg(long = "stdio")]
     stdio: bool,
@@ -162,11 +173,26 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
     if a.inverted {
         graph.order = Some(ChainOrder::Caller);
     }
-    let keys =
-        tracectl::render::perf_report::SortKey::parse_list(&a.sort).map_err(anyhow::Error::msg)?;
+    use tracectl::render::perf_report::{parse_time_quantum, PerfReportOptions, SortKey};
+    let mut keys = SortKey::parse_list(&a.sort).map_err(anyhow::Error::msg)?;
+    let mut opts = PerfReportOptions {
+        graph,
+        exclude_other: a.exclude_other,
+        time_quantum_ns: parse_time_quantum(&a.time_quantum).map_err(anyhow::Error::msg)?,
+        ..PerfReportOptions::default()
+    };
+    if let Some(p) = &a.parent {
+        opts.parent = regex::Regex::new(p).with_context(|| {
+            format!("-p/--parent '{p}' is no valid regex; give one such as '^sys_|^do_page_fault'")
+        })?;
+        // As perf: a parent regex of one's own sorts by it too, after the other keys.
+        if !keys.contains(&SortKey::Parent) {
+            keys.push(SortKey::Parent);
+        }
+    }
     let o = open(&a.input.input, &a.symbols)?;
     if a.call_graph.is_some()
-        && graph.mode != GraphMode::None
+        && opts.graph.mode != GraphMode::None
         && !tracectl::render::perf_report::has_call_chains(&o.file)
     {
         // perf prints its error and no table.
@@ -176,7 +202,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
             a.input.input.display()
         );
     }
-    let children = if a.no_children {
+    opts.children = if a.no_children {
         Some(false)
     } else if a.children {
         Some(true)
@@ -190,8 +216,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         o.machine,
         o.catalog.as_ref(),
         &keys,
-        children,
-        &graph,
+        &opts,
         &mut out,
     )?;
     out.flush()?;

@@ -134,6 +134,9 @@ pub struct Location<'a> {
     /// one: the mapping's start less its file offset (0 for the kernel's identity
     /// maps and unmapped addresses).
     pub unmap_delta: u64,
+    /// The size of the mapping holding the address (perf's `map__size`), 0 when
+    /// unmapped. The kernel's map reaches as far as its symbols do.
+    pub map_size: u64,
 }
 
 /// Threads, mappings and symbols of one perf.data file.
@@ -331,6 +334,12 @@ impl Machine {
     /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`), the file itself
     /// (under `--symfs`), `/usr/lib/debug/.build-id/XX/REST.debug`, `/usr/lib/debug/PATH`.
     fn elf_files(&self, name: &str) -> Option<(MappedFile, Option<MappedFile>)> {
+        let (runtime, debug) = self.elf_files_at(name)?;
+        Some((runtime.file, debug.map(|d| d.file)))
+    }
+
+    /// [`Machine::elf_files`] with the paths they were found at.
+    pub(super) fn elf_files_at(&self, name: &str) -> Option<(FoundFile, Option<FoundFile>)> {
         let under = |p: &str| match &self.symfs {
             Some(root) => root.join(p.trim_start_matches('/')),
             None => PathBuf::from(p),
@@ -344,19 +353,23 @@ impl Machine {
             Some(id) => elf_build_id(f.bytes()).as_ref() == Some(id),
             None => true,
         };
+        let found = |path: PathBuf| {
+            map_file(&path)
+                .filter(|f| matches(f))
+                .map(|file| FoundFile { path, file })
+        };
         let mut runtime = None;
         if let (Some(c), Some(h)) = (&cache, &hex) {
-            let p = c.join(name.trim_start_matches('/')).join(h).join("elf");
-            runtime = map_file(&p).filter(|f| matches(f));
+            runtime = found(c.join(name.trim_start_matches('/')).join(h).join("elf"));
         }
         let runtime = match runtime {
             Some(r) => r,
-            None => map_file(&under(name)).filter(|f| matches(f))?,
+            None => found(under(name))?,
         };
-        if elf_has_symtab(runtime.bytes()) {
+        if elf_has_symtab(runtime.file.bytes()) {
             return Some((runtime, None));
         }
-        let id = want.cloned().or_else(|| elf_build_id(runtime.bytes()));
+        let id = want.cloned().or_else(|| elf_build_id(runtime.file.bytes()));
         let hex = id.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
         let mut candidates: Vec<PathBuf> = Vec::new();
         if let (Some(c), Some(h)) = (&cache, &hex) {
@@ -371,10 +384,11 @@ impl Machine {
         }
         candidates.push(under(&format!("/usr/lib/debug{name}.debug")));
         candidates.push(under(&format!("/usr/lib/debug{name}")));
-        let debug = candidates
-            .iter()
-            .filter_map(|p| map_file(p))
-            .find(|f| elf_has_symtab(f.bytes()));
+        let debug = candidates.into_iter().find_map(|path| {
+            map_file(&path)
+                .filter(|f| elf_has_symtab(f.bytes()))
+                .map(|file| FoundFile { path, file })
+        });
         Some((runtime, debug))
     }
 
@@ -392,12 +406,20 @@ impl Machine {
             .symbols(m.dso)
             .and_then(|t| t.find(addr))
             .map(|(n, s)| (n, addr - s));
+        let end = match d.kernel {
+            Some(None) => self
+                .kernel_symbols()
+                .and_then(|k| k.kernel.end())
+                .map_or(m.end, |e| e.max(m.end)),
+            _ => m.end,
+        };
         Some(Location {
             addr,
             sym,
             dso: Some(&d.name),
             kernel: true,
             unmap_delta: m.start.wrapping_sub(m.pgoff),
+            map_size: end.wrapping_sub(m.start),
         })
     }
 
@@ -417,6 +439,7 @@ impl Machine {
             dso: None,
             kernel,
             unmap_delta: 0,
+            map_size: 0,
         };
         if kernel {
             return self.kernel_location(addr).unwrap_or(unknown);
@@ -433,6 +456,7 @@ impl Machine {
                 dso: Some(&self.dsos[m.dso].name),
                 kernel: false,
                 unmap_delta: m.start.wrapping_sub(m.pgoff),
+                map_size: m.end - m.start,
             };
         }
         // A user-space address outside every mapping stays unknown, even one that looks
@@ -465,9 +489,15 @@ impl Machine {
     }
 }
 
+/// A file found for an object, and where.
+pub(super) struct FoundFile {
+    pub(super) path: PathBuf,
+    pub(super) file: MappedFile,
+}
+
 /// A file mapped read-only (symbol tables read a few pages of a big library, not all of
 /// it); None when it cannot be opened or is empty.
-fn map_file(path: &Path) -> Option<MappedFile> {
+pub(super) fn map_file(path: &Path) -> Option<MappedFile> {
     let f = std::fs::File::open(path).ok()?;
     if !f.metadata().ok()?.is_file() {
         return None;

@@ -4,6 +4,7 @@
 //! * [`data`]: perf.data files (`perf record`'s output) read without copying.
 //! * [`machine`]: threads, mappings and symbols rebuilt from a perf.data's records.
 //! * [`symbols`]: kallsyms and ELF symbol tables with perf's rules, and demangling.
+//! * [`srcline`]: source lines of addresses (DWARF line tables), as perf prints them.
 //! * [`stat`]: counting sessions (`tracectl perf stat`), per CPU or per thread.
 //! * [`record`]: sampling sessions (`tracectl perf record`), one ring per CPU.
 //! * [`recording`]: a session's records written into perf.data until the end.
@@ -22,6 +23,7 @@ pub mod record;
 pub mod recording;
 pub mod ring;
 pub mod spec;
+pub mod srcline;
 pub mod stat;
 pub mod symbols;
 pub mod synth;

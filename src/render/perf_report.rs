@@ -15,6 +15,7 @@ use crate::event::Record;
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{ordered_records, Location, Machine};
+use crate::perf::srcline::SourceLines;
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
 };
@@ -42,6 +43,19 @@ pub enum SortKey {
     Time,
     /// `trace`: a tracepoint's text (its `print fmt` output); `N/A` for other events.
     Trace,
+    /// `socket`: the socket of the sample's CPU, from the file's CPU_TOPOLOGY (-1 when
+    /// the file or the sample does not say).
+    Socket,
+    /// `dso_size`: the size of the mapping holding the address.
+    DsoSize,
+    /// `parent`: the first symbol of the call chain matching the parent regex
+    /// ([`PerfReportOptions::parent`]), `[other]` when none does.
+    Parent,
+    /// `srcline`: `file:LINE` of the address from the object's DWARF line table, as
+    /// perf's addr2line gives it ([`crate::perf::srcline`]).
+    Srcline,
+    /// `srcfile`: the file part of `srcline`, empty when there is none.
+    Srcfile,
 }
 
 impl SortKey {
@@ -60,9 +74,19 @@ impl SortKey {
                 "cpu" => Ok(SortKey::Cpu),
                 "time" => Ok(SortKey::Time),
                 "trace" => Ok(SortKey::Trace),
+                "socket" => Ok(SortKey::Socket),
+                "dso_size" => Ok(SortKey::DsoSize),
+                "parent" => Ok(SortKey::Parent),
+                "srcline" => Ok(SortKey::Srcline),
+                "srcfile" => Ok(SortKey::Srcfile),
                 other => Err(unsupported_key(other)),
             })
             .collect()
+    }
+
+    /// perf makes the key's text only when a comparison reaches the key.
+    fn made_lazily(self) -> bool {
+        matches!(self, SortKey::Trace | SortKey::Srcline | SortKey::Srcfile)
     }
 
     fn header(self) -> &'static str {
@@ -75,11 +99,17 @@ impl SortKey {
             SortKey::Cpu => "CPU",
             SortKey::Time => "Time",
             SortKey::Trace => "Trace output",
+            SortKey::Socket => "Socket",
+            SortKey::DsoSize => "DSO size",
+            SortKey::Parent => "Parent symbol",
+            SortKey::Srcline => "Source:Line",
+            SortKey::Srcfile => "Source File",
         }
     }
 }
 
-const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu, time, trace";
+const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu, time, trace, socket, \
+                         dso_size, parent, srcline, srcfile";
 
 /// Why a `--sort` key of perf's is refused, or that it is no key at all.
 fn unsupported_key(key: &str) -> String {
@@ -112,9 +142,6 @@ fn unsupported_key(key: &str) -> String {
         "blocked",
     ];
     const OTHER: &[&str] = &[
-        "parent",
-        "socket",
-        "dso_size",
         "cgroup",
         "cgroup_id",
         "local_weight",
@@ -143,11 +170,6 @@ fn unsupported_key(key: &str) -> String {
         format!(
             "--sort {key}: a memory-access key; it needs samples with data addresses \
              (perf mem record), which this reader does not decode; {SUPPORTED}"
-        )
-    } else if key == "srcline" || key == "srcfile" {
-        format!(
-            "--sort {key}: source lines need the DWARF line tables of every object, which \
-             this reader does not read; {SUPPORTED}"
         )
     } else if OTHER.contains(&key) {
         format!("--sort {key}: perf's key is not supported here; {SUPPORTED}")
@@ -184,6 +206,16 @@ struct Key {
     time: u64,
     /// The tracepoint's text; None for other events (`trace`).
     trace: Option<String>,
+    /// The socket of the sample's CPU, -1 when unknown (`socket`).
+    socket: i32,
+    /// The size of the mapping; None when unmapped (`dso_size`).
+    map_size: Option<u64>,
+    /// The sample's parent symbol; None for `[other]` (`parent`).
+    parent: Option<String>,
+    /// The source line (`srcline`).
+    srcline: Option<String>,
+    /// The source file (`srcfile`).
+    srcfile: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -213,9 +245,21 @@ struct Row {
     map_dso: Option<String>,
     /// Call chains, when they are printed.
     tree: Option<CallTree>,
-    /// perf made the row's `trace` text: it does so only when a comparison reaches
-    /// that key, and sizes the column by the texts made by then.
-    trace_made: Cell<bool>,
+    /// Which of the row's texts perf made ([`MADE_TRACE`], [`MADE_SRCLINE`],
+    /// [`MADE_SRCFILE`]): it makes a `trace`, `srcline` or `srcfile` text only when a
+    /// comparison reaches that key, and sizes the column by the texts made by the time
+    /// it files the row for output.
+    made: Cell<u8>,
+}
+
+const MADE_TRACE: u8 = 1;
+const MADE_SRCLINE: u8 = 2;
+const MADE_SRCFILE: u8 = 4;
+
+impl Row {
+    fn mark(&self, what: u8) {
+        self.made.set(self.made.get() | what);
+    }
 }
 
 impl Row {
@@ -226,7 +270,7 @@ impl Row {
             totals: Totals::default(),
             map_dso: None,
             tree: None,
-            trace_made: Cell::new(false),
+            made: Cell::new(0),
         }
     }
 }
@@ -262,10 +306,10 @@ impl EventHists {
             },
             map_dso: dso.map(short_dso),
             tree: None,
-            trace_made: Cell::new(false),
+            made: Cell::new(0),
         };
         if let Some(&i) = self.index.get(&row.key) {
-            if keys.contains(&SortKey::Trace) {
+            if keys.iter().any(|k| k.made_lazily()) {
                 // Only for the texts the search makes on its way.
                 self.entries_in
                     .find(|e| entry_cmp(keys, &self.rows[e], &row));
@@ -312,12 +356,52 @@ fn addr_cmp(l: u64, r: u64) -> Ordering {
 fn trace_cmp(l: &Row, r: &Row) -> Ordering {
     match (&l.key.trace, &r.key.trace) {
         (Some(a), Some(b)) => {
-            l.trace_made.set(true);
-            r.trace_made.set(true);
+            l.mark(MADE_TRACE);
+            r.mark(MADE_TRACE);
             b.cmp(a)
         }
         _ => Ordering::Equal,
     }
+}
+
+/// `sort__dso_size_cmp(left, right)`: by the size of the mapping, 0 when unmapped.
+fn map_size_cmp(l: &Key, r: &Key) -> Ordering {
+    r.map_size.unwrap_or(0).cmp(&l.map_size.unwrap_or(0))
+}
+
+/// `sort__parent_cmp(left, right)`: `[other]` first, then names right to left.
+fn parent_cmp(l: &Key, r: &Key) -> Ordering {
+    match (&l.parent, &r.parent) {
+        (Some(a), Some(b)) => b.cmp(a),
+        (a, b) => cmp_null(a.as_ref(), b.as_ref()),
+    }
+}
+
+/// The `srcline` and `srcfile` of rows, when they are keys.
+struct KeyLines(SourceLines);
+
+impl KeyLines {
+    fn fill(&mut self, keys: &[SortKey], k: &mut Key, machine: &Machine, loc: &Location, ip: u64) {
+        if keys.contains(&SortKey::Srcline) {
+            k.srcline = Some(self.0.srcline(machine, loc, ip));
+        }
+        if keys.contains(&SortKey::Srcfile) {
+            k.srcfile = Some(self.0.srcfile(machine, loc, ip));
+        }
+    }
+}
+
+/// `sort__srcline_cmp` and `sort__srcfile_cmp(left, right)`: texts right to left;
+/// perf makes the texts of both rows here.
+fn text_cmp(k: SortKey, l: &Row, r: &Row) -> Ordering {
+    let (what, a, b) = if k == SortKey::Srcline {
+        (MADE_SRCLINE, &l.key.srcline, &r.key.srcline)
+    } else {
+        (MADE_SRCFILE, &l.key.srcfile, &r.key.srcfile)
+    };
+    l.mark(what);
+    r.mark(what);
+    b.cmp(a)
 }
 
 /// A tracepoint sample's text as perf's `trace` key shows it (libtraceevent's
@@ -353,6 +437,10 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
             SortKey::Addr => addr_cmp(l.key.addr, r.key.addr),
             SortKey::Time => addr_cmp(l.key.time, r.key.time),
             SortKey::Trace => trace_cmp(l, r),
+            SortKey::Socket => r.key.socket.cmp(&l.key.socket),
+            SortKey::DsoSize => map_size_cmp(&l.key, &r.key),
+            SortKey::Parent => parent_cmp(&l.key, &r.key),
+            SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, l, r),
             SortKey::Dso => dso_cmp(l.key.dso.as_deref(), r.key.dso.as_deref()),
             SortKey::Sym => match (&l.key.sym, &r.key.sym) {
                 (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
@@ -439,11 +527,95 @@ fn key_of(
         cpu: if has(SortKey::Cpu) { cpu } else { 0 },
         time: 0,
         trace: None,
+        socket: 0,
+        map_size: if has(SortKey::DsoSize) {
+            loc.dso.map(|_| loc.map_size)
+        } else {
+            None
+        },
+        parent: None,
+        srcline: None,
+        srcfile: None,
     }
 }
 
 /// perf's `--time-quantum` default: 100 ms.
-const TIME_QUANTUM_NS: u64 = 100_000_000;
+pub const TIME_QUANTUM_NS: u64 = 100_000_000;
+
+/// perf's default `--parent` regex.
+pub const PARENT_PATTERN: &str = "^sys_|^do_page_fault";
+
+/// The report's options besides the sort keys.
+#[derive(Debug, Clone)]
+pub struct PerfReportOptions {
+    /// `--children`/`--no-children`; None: on when the samples have call chains.
+    pub children: Option<bool>,
+    /// How call chains are printed under the rows (`-g`).
+    pub graph: CallGraph,
+    /// `-p/--parent`: a sample's parent is the first symbol of its call chain (in
+    /// the chain's print order) this matches (`parent` key).
+    pub parent: regex::Regex,
+    /// `-x/--exclude-other`: leave out rows without a parent (all of them when
+    /// `parent` is no key); the shares stay those of the whole event.
+    pub exclude_other: bool,
+    /// `--time-quantum`, in nanoseconds (not 0): the width of a `time` row.
+    pub time_quantum_ns: u64,
+}
+
+impl Default for PerfReportOptions {
+    fn default() -> PerfReportOptions {
+        PerfReportOptions {
+            children: None,
+            graph: CallGraph::default(),
+            parent: regex::Regex::new(PARENT_PATTERN).expect("the default parent regex"),
+            exclude_other: false,
+            time_quantum_ns: TIME_QUANTUM_NS,
+        }
+    }
+}
+
+/// Parse perf's `--time-quantum` value: a number (decimal, `0x` hex or `0` octal, as
+/// C's `strtoul`) of nanoseconds, or followed by `s`, `ms`, `us` or `ns`.
+pub fn parse_time_quantum(arg: &str) -> Result<u64, String> {
+    let bad = || {
+        format!(
+            "--time-quantum '{arg}': give a number of nanoseconds, or one followed by \
+             s, ms, us or ns (e.g. 10ms)"
+        )
+    };
+    let t = arg.trim_start();
+    let (radix, digits) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (16, h)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (8, &t[1..])
+    } else {
+        (10, t)
+    };
+    let end = digits
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(digits.len());
+    if end == 0 && radix != 8 {
+        return Err(bad());
+    }
+    let n = if end == 0 {
+        0
+    } else {
+        u64::from_str_radix(&digits[..end], radix).map_err(|_| bad())?
+    };
+    if n == 0 {
+        return Err(format!(
+            "--time-quantum '{arg}': the time quantum cannot be 0"
+        ));
+    }
+    let scale = match digits[end..].trim_start() {
+        "" | "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        _ => return Err(bad()),
+    };
+    n.checked_mul(scale).ok_or_else(bad)
+}
 
 /// One call chain entry as the call graph keys and prints it.
 fn frame_of(machine: &Machine, loc: &Location, raw: u64) -> Frame {
@@ -470,18 +642,23 @@ pub fn has_call_chains(file: &PerfData) -> bool {
         .any(|a| a.sample_type & sample::CALLCHAIN != 0)
 }
 
-/// Write the report of `file`; `children` None: on when the samples have call chains.
-/// `graph` says how call chains are printed under the rows.
+/// Write the report of `file` sorted by `keys`.
 pub fn write_report(
     file: &PerfData,
     mut machine: Machine,
     catalog: Option<&DatCatalog>,
     keys: &[SortKey],
-    children: Option<bool>,
-    graph: &CallGraph,
+    opts: &PerfReportOptions,
     out: &mut dyn Write,
 ) -> Result<(), PerfDataError> {
+    let (children, graph) = (opts.children, &opts.graph);
+    let mut lines = KeyLines(SourceLines::new());
     let has_chains = has_call_chains(file);
+    let sockets = if keys.contains(&SortKey::Socket) {
+        file.cpu_sockets()?
+    } else {
+        None
+    };
     let children = children.unwrap_or(has_chains) && has_chains;
     let order = graph.order.unwrap_or(if children {
         ChainOrder::Caller
@@ -513,7 +690,7 @@ pub fn write_report(
                 let mut self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
                 // The same for every entry of the sample.
                 let time = if keys.contains(&SortKey::Time) {
-                    s.time / TIME_QUANTUM_NS * TIME_QUANTUM_NS
+                    s.time / opts.time_quantum_ns * opts.time_quantum_ns
                 } else {
                     0
                 };
@@ -522,19 +699,43 @@ pub fn write_report(
                 } else {
                     None
                 };
-                self_key.time = time;
-                self_key.trace = trace.clone();
-                let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
-                h.rows[self_row].totals.self_ += s.period;
+                // perf's `al->socket`: -1 without a CPU or without the file's ids.
+                let socket = match (&sockets, usize::try_from(cpu)) {
+                    _ if !keys.contains(&SortKey::Socket) => 0,
+                    (Some(ids), Ok(c)) => ids.get(c).copied().unwrap_or(-1),
+                    _ => -1,
+                };
                 let chained = attr.sample_type & sample::CALLCHAIN != 0;
-                // Each entry's row identity, level and object, and its frame.
-                let mut chain: Vec<(Key, bool, Option<&str>, bool, Frame)> = Vec::new();
-                if chained && (children || graph.mode != GraphMode::None) {
-                    let mut locs = Vec::new();
+                let mut locs = Vec::new();
+                let wants_parent = keys.contains(&SortKey::Parent);
+                if chained && (children || graph.mode != GraphMode::None || wants_parent) {
                     machine.callchain(&s, |l, raw| locs.push((l, raw)));
                     if order == ChainOrder::Caller {
                         locs.reverse();
                     }
+                }
+                // The first symbol in the order perf resolves the chain (its print
+                // order) that the regex matches; the sample's own address is the
+                // chain's first entry.
+                let parent = if wants_parent {
+                    locs.iter()
+                        .filter_map(|(l, _)| l.sym.map(|(n, _)| n))
+                        .find(|n| opts.parent.is_match(n))
+                        .map(str::to_string)
+                } else {
+                    None
+                };
+                self_key.time = time;
+                self_key.trace = trace.clone();
+                self_key.socket = socket;
+                self_key.parent = parent.clone();
+                // perf's `he->ip`: the file-relative address.
+                lines.fill(keys, &mut self_key, &machine, &ip, ip.addr);
+                let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
+                h.rows[self_row].totals.self_ += s.period;
+                // Each entry's row identity, level and object, and its frame.
+                let mut chain: Vec<(Key, bool, Option<&str>, bool, Frame)> = Vec::new();
+                if chained && (children || graph.mode != GraphMode::None) {
                     // perf fills one location entry after the other and leaves the
                     // level of an unmapped address as the entry before it had it
                     // (the sample's own at the start).
@@ -548,6 +749,10 @@ pub fn write_report(
                         let mut k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
                         k.time = time;
                         k.trace = trace.clone();
+                        k.socket = socket;
+                        k.parent = parent.clone();
+                        // perf's `he->ip` of a chain entry: the address as sampled.
+                        lines.fill(keys, &mut k, &machine, &l, raw);
                         chain.push((
                             k,
                             l.kernel,
@@ -570,16 +775,19 @@ pub fn write_report(
                     // per sample, with the chain from that entry on; the rows are
                     // made in that order.
                     // perf compares each entry with those already counted through a
-                    // stand-in that has no time, so with `time` as a key (and a time
-                    // past the first quantum) no entry is ever a repeat: a row counts
+                    // stand-in that has no time and no socket, so with `time` as a
+                    // key (and a time past the first quantum), or `socket` (and a
+                    // socket other than 0), no entry is ever a repeat: a row counts
                     // once per entry.
-                    let repeats = !(keys.contains(&SortKey::Time) && time != 0);
+                    let repeats = !(keys.contains(&SortKey::Time) && time != 0
+                        || keys.contains(&SortKey::Socket) && socket != 0);
                     let mut seen: Vec<usize> = vec![self_row];
                     for (i, (k, kernel, dso, unresolved, _)) in chain.into_iter().enumerate() {
-                        if keys.contains(&SortKey::Trace) {
-                            // The comparisons with the stand-in make `trace` texts.
+                        if keys.iter().any(|k| k.made_lazily()) {
+                            // The comparisons with the stand-in make texts.
                             let mut stand_in = k.clone();
                             stand_in.time = 0;
+                            stand_in.socket = 0;
                             let stand_in = Row::stand_in(stand_in);
                             for &r in &seen {
                                 if entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal {
@@ -640,12 +848,30 @@ pub fn write_report(
             )
             .as_bytes(),
         );
-        write_table(h, keys, children, graph, order, &mut machine, &mut text);
+        write_table(
+            h,
+            keys,
+            children,
+            graph,
+            order,
+            opts,
+            &mut machine,
+            &mut text,
+        );
         text.extend_from_slice(b"\n\n");
     }
     text.extend_from_slice(b"#\n#\n");
     out.write_all(&text).map_err(w)?;
     Ok(())
+}
+
+/// C's `%.3d`: at least three digits.
+fn three_digits(n: i32) -> String {
+    if n < 0 {
+        format!("-{:03}", n.unsigned_abs())
+    } else {
+        format!("{n:03}")
+    }
 }
 
 fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
@@ -656,9 +882,16 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
         // C's `%#llx`: no 0x for zero.
         SortKey::Addr if key.addr == 0 => "0".to_string(),
         SortKey::Addr => format!("{:#x}", key.addr),
-        // C's `%3.3d`.
-        SortKey::Cpu if key.cpu < 0 => format!("-{:03}", key.cpu.unsigned_abs()),
-        SortKey::Cpu => format!("{:03}", key.cpu),
+        SortKey::Cpu => three_digits(key.cpu),
+        SortKey::Socket => three_digits(key.socket),
+        // C's `%*d` of a 64-bit size: its low 32 bits, signed.
+        SortKey::DsoSize => match key.map_size {
+            Some(n) => (n as u32 as i32).to_string(),
+            None => "unknown".to_string(),
+        },
+        SortKey::Parent => key.parent.clone().unwrap_or_else(|| "[other]".into()),
+        SortKey::Srcline => key.srcline.clone().unwrap_or_default(),
+        SortKey::Srcfile => key.srcfile.clone().unwrap_or_default(),
         // `timestamp__scnprintf_usec`.
         SortKey::Time => format!(
             "{}.{:06}",
@@ -679,7 +912,8 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
     }
 }
 
-/// The rows in perf's output order: filed as they were made (`entries_in`), merged
+/// The rows in perf's output order, each with the texts perf had made of it when it
+/// filed it: filed as they were made (`entries_in`), merged
 /// in that order when a key needs it (`hists__collapse_resort`), and filed again in
 /// that order by the output comparison (`hists__output_resort`), each time into a
 /// red-black tree, whose shape decides between rows the comparison does not order.
@@ -689,7 +923,7 @@ fn output_order(
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
-) -> Vec<usize> {
+) -> Vec<(usize, u8)> {
     let mut made = h.entries_in.in_order();
     // Only `comm` has a collapse step among these keys (`se_collapse`); it compares
     // as `hist_entry__cmp` does, but the refiling can still reshape the tree.
@@ -731,6 +965,10 @@ fn output_order(
                 SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
                 SortKey::Time => addr_cmp(a.key.time, b.key.time),
                 SortKey::Trace => trace_cmp(a, b),
+                SortKey::Socket => b.key.socket.cmp(&a.key.socket),
+                SortKey::DsoSize => map_size_cmp(&a.key, &b.key),
+                SortKey::Parent => parent_cmp(&a.key, &b.key),
+                SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, a, b),
                 SortKey::Dso => dso_cmp(a.key.dso.as_deref(), b.key.dso.as_deref()),
                 // `sort__sym_sort`: by name; rows without a symbol are equal.
                 SortKey::Sym => {
@@ -748,32 +986,41 @@ fn output_order(
         o
     };
     let mut output = RbOrder::new();
-    let mut filed: Vec<usize> = Vec::with_capacity(made.len());
+    let mut filed: Vec<(usize, u8)> = Vec::with_capacity(made.len());
     for i in made {
         let t = &h.rows[i].totals;
         if (children && t.children == 0) || (!children && t.self_ == 0) {
             continue;
         }
-        output.insert(|e| sort(&h.rows[i], &h.rows[filed[e]]) == Ordering::Greater);
-        filed.push(i);
+        output.insert(|e| sort(&h.rows[i], &h.rows[filed[e].0]) == Ordering::Greater);
+        // perf sizes the columns by a row's texts right after filing it.
+        filed.push((i, h.rows[i].made.get()));
     }
     output.in_order().into_iter().map(|e| filed[e]).collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_table(
     h: &EventHists,
     keys: &[SortKey],
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
+    opts: &PerfReportOptions,
     machine: &mut Machine,
     out: &mut Vec<u8>,
 ) {
-    let shown = output_order(h, keys, children, graph, order);
-    let trace_made: Vec<bool> = shown.iter().map(|&i| h.rows[i].trace_made.get()).collect();
+    let mut shown = output_order(h, keys, children, graph, order);
+    // perf files the rows `-x` hides in its output tree (they shape it) and skips
+    // them when printing and sizing the columns.
+    if opts.exclude_other {
+        shown.retain(|&(i, _)| h.rows[i].key.parent.is_some());
+    }
+    let made: Vec<u8> = shown.iter().map(|&(i, _)| h.rows[i].made.get()).collect();
+    let made_when_filed: Vec<u8> = shown.iter().map(|&(_, m)| m).collect();
     let rows: Vec<(&Key, &Totals)> = shown
         .into_iter()
-        .map(|i| (&h.rows[i].key, &h.rows[i].totals))
+        .map(|(i, _)| (&h.rows[i].key, &h.rows[i].totals))
         .collect();
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -785,13 +1032,28 @@ fn write_table(
         .enumerate()
         .map(|(i, k)| {
             let mut w = k.header().len();
-            if *k == SortKey::Cpu || *k == SortKey::Time {
-                // perf's CPU column is 3 wide whatever it holds, its time column 12.
+            if matches!(
+                k,
+                SortKey::Cpu | SortKey::Time | SortKey::Socket | SortKey::DsoSize
+            ) {
+                // perf's CPU column is 3 wide whatever it holds, its time column 12,
+                // its socket and size columns as wide as their headers.
                 w = w.max(if *k == SortKey::Time { 12 } else { 3 });
             } else if *k == SortKey::Trace {
-                for ((key, _), made) in rows.iter().zip(&trace_made) {
-                    if *made {
+                for ((key, _), made) in rows.iter().zip(&made) {
+                    if made & MADE_TRACE != 0 {
                         w = w.max(key.trace.as_ref().map_or(0, String::len));
+                    }
+                }
+            } else if *k == SortKey::Srcline || *k == SortKey::Srcfile {
+                let bit = if *k == SortKey::Srcline {
+                    MADE_SRCLINE
+                } else {
+                    MADE_SRCFILE
+                };
+                for (c, made) in cells.iter().zip(&made_when_filed) {
+                    if made & bit != 0 {
+                        w = w.max(c[i].len());
                     }
                 }
             } else if *k == SortKey::Comm {
@@ -850,13 +1112,17 @@ fn write_table(
             line.push_str("  ");
             if *k == SortKey::Sym && i + 1 == keys.len() {
                 line.push_str(&c[i]);
-            } else if (*k == SortKey::Time || *k == SortKey::Trace) && i + 1 == keys.len() {
+            } else if matches!(
+                k,
+                SortKey::Time | SortKey::Trace | SortKey::Srcline | SortKey::Srcfile
+            ) && i + 1 == keys.len()
+            {
                 // C's `%-.*s`: cut to the width, not padded.
                 line.push_str(&format!("{:.w$}", c[i], w = w));
             } else if *k == SortKey::Sym || *k == SortKey::Addr {
                 // Padded to the width, never cut.
                 line.push_str(&format!("{:<w$}", c[i], w = w));
-            } else if *k == SortKey::Cpu {
+            } else if matches!(k, SortKey::Cpu | SortKey::Socket | SortKey::DsoSize) {
                 line.push_str(&format!("{:>w$}", c[i], w = w));
             } else {
                 // C's `%-*.*s`: padded and cut to the width.
@@ -873,6 +1139,27 @@ fn write_table(
                 sym_first: keys.first() == Some(&SortKey::Sym),
             };
             out.extend_from_slice(render(tree, cx).as_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// perf reads the number with C's `strtoul(arg, &end, 0)` and then a unit.
+    #[test]
+    fn time_quantum_units_and_bases() {
+        assert_eq!(parse_time_quantum("10ms"), Ok(10_000_000));
+        assert_eq!(parse_time_quantum("10 ms"), Ok(10_000_000));
+        assert_eq!(parse_time_quantum("2s"), Ok(2_000_000_000));
+        assert_eq!(parse_time_quantum("7us"), Ok(7_000));
+        assert_eq!(parse_time_quantum("5000ns"), Ok(5_000));
+        assert_eq!(parse_time_quantum("5000"), Ok(5_000));
+        assert_eq!(parse_time_quantum("0x10"), Ok(16));
+        assert_eq!(parse_time_quantum("010"), Ok(8));
+        for bad in ["0", "00", "ms", "", "10xs", "10 m", "99999999999999999999s"] {
+            assert!(parse_time_quantum(bad).is_err(), "{bad}");
         }
     }
 }

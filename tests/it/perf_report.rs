@@ -253,18 +253,16 @@ fn perf_report_call_graph_deeper_than_32_levels() {
     );
 }
 
-/// perf's keys that need data these files cannot have, or source lines, are refused
-/// with the reason, before anything is printed.
+/// perf's keys that need data these files cannot have are refused with the reason,
+/// before anything is printed.
 #[test]
 fn perf_report_refuses_keys_it_cannot_do_faithfully() {
     for (key, why) in [
         ("dso_from", "perf record -b"),
         ("sym,symbol_to", "perf record -b"),
         ("mem", "perf mem record"),
-        ("srcline", "DWARF"),
-        ("comm,srcfile", "DWARF"),
-        ("dso_size", "not supported"),
-        ("socket", "not supported"),
+        ("cgroup", "not supported"),
+        ("sym,weight", "not supported"),
         ("bogus", "unknown --sort key 'bogus'"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
@@ -277,6 +275,167 @@ fn perf_report_refuses_keys_it_cannot_do_faithfully() {
         assert!(err.contains(why), "--sort {key}: {err}");
         assert!(err.contains("supported: comm"), "--sort {key}: {err}");
         assert!(out.stdout.is_empty(), "--sort {key} printed a report");
+    }
+}
+
+/// `socket`: the socket of the sample's CPU from the file's CPU_TOPOLOGY (`000`),
+/// `-001` for samples without a CPU. perf checks call chain entries for repeats
+/// through a stand-in of socket 0, so with `-001` every entry counts again.
+#[test]
+fn perf_report_sort_socket() {
+    check(
+        "tp-sched.data",
+        &["--sort", "socket,cpu"],
+        "report.tp-sched_socket,cpu.txt",
+    );
+    check(
+        "cc-spin.data",
+        &["--sort", "socket"],
+        "report.cc-spin_socket.txt",
+    );
+    check(
+        "tp-callchain.data",
+        &["--sort", "socket,sym"],
+        "report.tp-callchain_socket,sym.txt",
+    );
+}
+
+/// `dso_size`: the size of the mapping (the kernel's reaches its last symbol's end),
+/// right-aligned; `unknown` without a mapping.
+#[test]
+fn perf_report_sort_dso_size() {
+    check(
+        "cc-spin.data",
+        &["--no-children", "--sort", "dso_size,dso"],
+        "report.cc-spin_dso_size,dso.txt",
+    );
+    check(
+        "calls.data",
+        &["--sort", "dso_size,sym"],
+        "report.calls_dso_size,sym.txt",
+    );
+}
+
+/// `parent`: the first symbol of the chain, in print order, that `-p` matches
+/// (`[other]` when none does); `-p` alone adds the key after the others; `-x` hides
+/// the `[other]` rows (all rows when `parent` is no key) and keeps the shares.
+#[test]
+fn perf_report_sort_parent() {
+    check(
+        "cc-spin.data",
+        &["--sort", "parent"],
+        "report.cc-spin_parent.txt",
+    );
+    check(
+        "tp-callchain.data",
+        &["--sort", "parent", "-p", "schedule|^do_"],
+        "report.tp-callchain_parent.txt",
+    );
+    check(
+        "tp-callchain.data",
+        &["--sort", "comm", "-p", "^__x64_sys|^do_"],
+        "report.tp-callchain_comm_p.txt",
+    );
+    check(
+        "tp-callchain.data",
+        &[
+            "--no-children",
+            "--sort",
+            "comm,parent",
+            "-x",
+            "-p",
+            "^__x64_sys|^do_",
+        ],
+        "report.tp-callchain_comm,parent_x.txt",
+    );
+    check(
+        "tp-callchain.data",
+        &["--sort", "comm", "-x"],
+        "report.tp-callchain_comm_x.txt",
+    );
+}
+
+/// `srcline`: `file:LINE` from the DWARF line table where there is one; where addr2line
+/// answers from the symbol table (libc in a static binary, a file built without -g),
+/// `file.o:0` or `??:0`; where it finds nothing, `symbol+OFFSET` (kernel addresses, and
+/// call chain entries, whose address as sampled perf hands addr2line as if it were
+/// file-relative). `srcfile`: the file part, empty for the others. Columns are sized by
+/// the texts perf had made when it filed each row.
+#[test]
+fn perf_report_sort_srcline_and_srcfile() {
+    let k = "kallsyms-lines";
+    check(
+        "cc-spin.data",
+        &["--sort", "srcline,srcfile,sym"],
+        "report.cc-spin_srcline,srcfile,sym.txt",
+    );
+    for (extra, result) in [
+        (
+            &["--sort", "srcline,sym"][..],
+            "report.lines_srcline,sym.txt",
+        ),
+        (
+            &["--no-children", "--sort", "srcline,sym"],
+            "report.lines_srcline,sym_--no-children.txt",
+        ),
+        (&["--sort", "srcline"], "report.lines_srcline.txt"),
+        (
+            &["--sort", "srcfile,srcline"],
+            "report.lines_srcfile,srcline.txt",
+        ),
+        (
+            &["--no-children", "--sort", "comm,srcfile"],
+            "report.lines_comm,srcfile_--no-children.txt",
+        ),
+    ] {
+        let mut args = vec!["-g", "none"];
+        args.extend_from_slice(extra);
+        check_with_kallsyms("lines.data", k, &args, result);
+    }
+}
+
+/// `--time-quantum`: the width of a `time` row, with a unit or in nanoseconds (any
+/// base C's strtoul reads).
+#[test]
+fn perf_report_time_quantum() {
+    check(
+        "tp-callchain.data",
+        &["--sort", "time", "--time-quantum", "10ms"],
+        "report.tp-callchain_time_10ms.txt",
+    );
+    check(
+        "calls.data",
+        &["--sort", "time,sym", "--time-quantum", "0x1000000"],
+        "report.calls_time,sym_0x1000000.txt",
+    );
+}
+
+/// A bad `-p` regex or `--time-quantum` is refused with what to give, before any
+/// output.
+#[test]
+fn perf_report_bad_parent_regex_or_time_quantum() {
+    for (args, why) in [
+        (&["-p", "(sys_"][..], "-p/--parent '(sys_'"),
+        (&["--sort", "time", "--time-quantum", "0"], "cannot be 0"),
+        (
+            &["--sort", "time", "--time-quantum", "10xs"],
+            "s, ms, us or ns",
+        ),
+        (
+            &["--sort", "time", "--time-quantum", "ms"],
+            "s, ms, us or ns",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .current_dir(dir())
+            .args(["perf", "report", "-i", "calls.data"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed a report");
     }
 }
 

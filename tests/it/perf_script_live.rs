@@ -193,3 +193,52 @@ fn perf_report_live_call_graph_puts_the_hot_function_on_top_with_its_caller_unde
         same(&ours, &perf, &format!("perf report {args:?}"));
     }
 }
+
+/// A file `tracectl perf record -a` writes carries each CPU's core and socket id in
+/// CPU_TOPOLOGY, as perf's do: perf's `--sort socket` shows the host's sockets (not
+/// `-001`), and `tracectl perf report` prints the same table.
+#[test]
+fn perf_report_live_socket_of_an_own_recording_matches_perf() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run(
+        tracectl,
+        &[
+            "perf",
+            "record",
+            "-e",
+            "cpu-clock",
+            "-F",
+            "499",
+            "-a",
+            "-o",
+            "own.data",
+            "--",
+            "sleep",
+            "0.1",
+        ],
+        d,
+    );
+    let args = [
+        "report",
+        "-i",
+        "own.data",
+        "--stdio",
+        "-g",
+        "none",
+        "--sort",
+        "socket,cpu",
+    ];
+    let perf = run("perf", &args, d);
+    assert!(
+        !perf.lines().any(|l| l.contains('%') && l.contains("-001")),
+        "perf finds the sockets of the CPUs: {perf}"
+    );
+    let ours = run(tracectl, &[&["perf"][..], &args].concat(), d);
+    same(&ours, &perf, "--sort socket,cpu");
+}

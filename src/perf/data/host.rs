@@ -146,6 +146,16 @@ pub fn host_features(cmdline: Vec<String>, version: &str) -> Features {
             }
         }
     }
+    // perf's per-CPU ids: -1 for what sysfs does not say (an offline CPU).
+    let id = |c: u32, file: &str| -> i32 {
+        read(&format!("/sys/devices/system/cpu/cpu{c}/topology/{file}"))
+            .trim()
+            .parse()
+            .unwrap_or(-1)
+    };
+    let cpu_ids = (0..present)
+        .map(|c| (id(c, "core_id"), id(c, "physical_package_id")))
+        .collect();
     Features {
         hostname: s(uts.as_ref().map(|u| u.nodename())).unwrap_or_default(),
         osrelease: s(uts.as_ref().map(|u| u.release())).unwrap_or_default(),
@@ -157,6 +167,7 @@ pub fn host_features(cmdline: Vec<String>, version: &str) -> Features {
         total_mem_kb,
         cmdline,
         cpu_topology: (!cores.is_empty() && !threads.is_empty()).then_some((cores, threads)),
+        cpu_ids,
         ..Features::default()
     }
 }

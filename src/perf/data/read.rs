@@ -637,6 +637,54 @@ impl PerfData {
         Ok(Some(v))
     }
 
+    /// The socket of each CPU, by CPU number, from the CPU_TOPOLOGY feature (its core
+    /// and socket ids follow the sibling lists, one pair per CPU NRCPUS counts as
+    /// available). None when the file has no such ids: no CPU_TOPOLOGY or NRCPUS
+    /// feature, or one written before perf stored the ids.
+    pub fn cpu_sockets(&self) -> Result<Option<Vec<i32>>, PerfDataError> {
+        let (Some(t), Some(n)) = (
+            self.feature(feature::CPU_TOPOLOGY),
+            self.feature(feature::NRCPUS),
+        ) else {
+            return Ok(None);
+        };
+        let nr_cpus = {
+            let mut c = self.cur(n.offset, n.size);
+            c.u32().map_err(|s| self.short("NRCPUS feature", s))?
+        };
+        let what = "CPU_TOPOLOGY feature";
+        let mut c = self.cur(t.offset, t.size);
+        // The core sibling lists, then the thread sibling lists.
+        for _ in 0..2 {
+            let lists = c.u32().map_err(|s| self.short(what, s))?;
+            for _ in 0..lists {
+                read_string(&mut c).map_err(|s| self.short(what, s))?;
+            }
+        }
+        if c.pos >= c.data.len() {
+            return Ok(None);
+        }
+        // Each id pair is 8 bytes: a count past the section is refused before any
+        // allocation.
+        if (c.data.len() - c.pos) as u64 / 8 < u64::from(nr_cpus) {
+            return Err(self.corrupt(
+                what,
+                c.offset(),
+                format!(
+                    "{nr_cpus} CPUs (NRCPUS) need {} bytes of core and socket ids, {} left",
+                    u64::from(nr_cpus) * 8,
+                    c.data.len() - c.pos
+                ),
+            ));
+        }
+        let mut sockets = Vec::with_capacity(nr_cpus as usize);
+        for _ in 0..nr_cpus {
+            c.u32().map_err(|s| self.short(what, s))?; // core id
+            sockets.push(c.u32().map_err(|s| self.short(what, s))? as i32);
+        }
+        Ok(Some(sockets))
+    }
+
     /// The BUILD_ID feature: `(file name, build id)` of the files samples hit.
     pub fn build_ids(&self) -> Result<Vec<(String, Vec<u8>)>, PerfDataError> {
         let Some(f) = self.feature(feature::BUILD_ID) else {

@@ -67,6 +67,10 @@ pub struct Features {
     pub groups: Vec<(u32, u32)>,
     /// CPU_TOPOLOGY: the sibling lists (cores, then threads), as perf stores them.
     pub cpu_topology: Option<(Vec<String>, Vec<String>)>,
+    /// CPU_TOPOLOGY, after the sibling lists: each CPU's core and socket id (-1 when
+    /// unknown), one pair per CPU `nr_cpus` counts as available (perf's `--sort
+    /// socket` reads them).
+    pub cpu_ids: Vec<(i32, i32)>,
 }
 
 /// A perf.data file being written.
@@ -232,6 +236,12 @@ impl PerfDataWriter {
                     padded_string(&mut b, s);
                 }
             }
+            if f.cpu_ids.len() == f.nr_cpus.0 as usize {
+                for (core, socket) in &f.cpu_ids {
+                    b.extend_from_slice(&core.to_ne_bytes());
+                    b.extend_from_slice(&socket.to_ne_bytes());
+                }
+            }
             bodies.push((feature::CPU_TOPOLOGY, b));
         }
         if !f.groups.is_empty() {
@@ -357,5 +367,42 @@ mod tests {
         assert_eq!(bitmap[0], 0b1111_1100);
         let host_at = u64_at(table + 16) as usize;
         assert_eq!(&d[host_at..host_at + 6], &[64, 0, 0, 0, b'h', 0]);
+    }
+
+    /// perf reads a CPU's socket from the ids after the sibling lists, one pair per
+    /// CPU of NRCPUS; a file with the lists alone has no sockets.
+    #[test]
+    fn cpu_topology_ids_follow_the_sibling_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, ids: Vec<(i32, i32)>| {
+            let p = dir.path().join(name);
+            let mut attr = vec![0u8; 128];
+            attr[4..8].copy_from_slice(&128u32.to_ne_bytes());
+            let w = PerfDataWriter::create(
+                &p,
+                vec![AttrEntry {
+                    attr,
+                    ids: vec![1],
+                    name: "cpu-clock".into(),
+                }],
+            )
+            .unwrap();
+            let f = Features {
+                nr_cpus: (3, 3),
+                cpu_topology: Some((vec!["0-2".into()], vec!["0".into(), "1-2".into()])),
+                cpu_ids: ids,
+                ..Features::default()
+            };
+            w.finish(&f).unwrap();
+            crate::perf::data::PerfData::open(&p)
+                .unwrap()
+                .cpu_sockets()
+                .unwrap()
+        };
+        assert_eq!(
+            write("ids.data", vec![(0, 0), (1, 1), (1, -1)]),
+            Some(vec![0, 1, -1])
+        );
+        assert_eq!(write("lists.data", Vec::new()), None);
     }
 }

@@ -1,0 +1,342 @@
+//! Source lines of sampled addresses as perf 6.1 prints them (`--sort srcline`,
+//! `srcfile`): perf asks binutils' `addr2line -f -i` about the address in the object's
+//! file and keeps `basename:LINE` of its first answer; when addr2line finds nothing
+//! there, perf prints `symbol+OFFSET` (decimal) or `object[ADDRESS]` instead.
+//!
+//! The DWARF line tables are read with the `addr2line` crate. Where an address has no
+//! line, binutils answers from the symbol table (the nearest function symbol before it
+//! in its section, and the `STT_FILE` symbol before that one for a local symbol): that
+//! answer, `file.o:?` or `??:?`, is one perf takes as found (`file.o:0`, `??:0`).
+//! Objects are read once, lazily, and every answer is kept per (object, address).
+//!
+//! Not matched yet: binutils 2.40 names another file than the line table's for some
+//! DWARF 5 units whose file 0 and file 1 differ (glibc's detached debug files), and
+//! answers `file.c:?` for an address inside a unit that has no line for it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use object::elf;
+use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolFlags};
+
+use std::path::{Path, PathBuf};
+
+use super::machine::{map_file, Location, Machine};
+use super::sys::MappedFile;
+
+/// What perf prints for an address it cannot place (`SRCLINE_UNKNOWN`).
+pub const SRCLINE_UNKNOWN: &str = "??:0";
+
+type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
+
+/// A function-like symbol as binutils' `elf_find_function` weighs it.
+#[derive(Debug)]
+struct FunctionSym {
+    section: usize,
+    address: u64,
+    size: u64,
+    local: bool,
+    /// The name of the last `STT_FILE` symbol before this one, and whether another
+    /// symbol came between the first symbol of the table and that file symbol.
+    file: Option<(Arc<str>, bool)>,
+}
+
+/// One object file's line tables and what addr2line falls back on.
+struct ObjectLines {
+    dwarf: Option<addr2line::Context<Reader>>,
+    /// Allocated sections: index, start, size, in section header order.
+    sections: Vec<(usize, u64, u64)>,
+    /// Function-like symbols in symbol table order.
+    functions: Vec<FunctionSym>,
+    /// `.text`'s address less its file offset (perf's `text_offset`): a file-relative
+    /// address plus this is the address addr2line is asked about.
+    text_offset: u64,
+}
+
+impl ObjectLines {
+    /// The lines of `data`, the file at `path` addr2line is asked about; `runtime` is
+    /// the mapped file when `data` is its separate debug file.
+    fn parse(path: &Path, data: &[u8], runtime: Option<&[u8]>) -> Option<ObjectLines> {
+        let file = object::File::parse(data).ok()?;
+        // Like bfd, the DWARF of a file without it comes from its separate debug file.
+        let separate = if file.section_by_name(".debug_line").is_none() {
+            separate_debug_file(path, &file)
+        } else {
+            None
+        };
+        let separate = separate
+            .as_ref()
+            .and_then(|m| object::File::parse(m.bytes()).ok());
+        let dwarf_file = separate.as_ref().unwrap_or(&file);
+        let endian = if dwarf_file.is_little_endian() {
+            gimli::RunTimeEndian::Little
+        } else {
+            gimli::RunTimeEndian::Big
+        };
+        let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
+            let bytes = dwarf_file
+                .section_by_name(id.name())
+                .and_then(|s| s.uncompressed_data().ok())
+                .unwrap_or_default();
+            Ok(gimli::EndianArcSlice::new(Arc::from(&*bytes), endian))
+        };
+        let dwarf = gimli::Dwarf::load(load)
+            .ok()
+            .and_then(|d| addr2line::Context::from_dwarf(d).ok());
+        let sections = file
+            .sections()
+            .filter(|s| match s.flags() {
+                SectionFlags::Elf { sh_flags } => sh_flags & u64::from(elf::SHF_ALLOC) != 0,
+                _ => false,
+            })
+            .map(|s| (s.index().0, s.address(), s.size()))
+            .collect();
+        let mut symbols: Vec<_> = file.symbols().collect();
+        if symbols.is_empty() {
+            symbols = file.dynamic_symbols().collect();
+        }
+        let mut functions = Vec::new();
+        let mut file_sym: Option<Arc<str>> = None;
+        // binutils' nothing_seen / symbol_seen / file_after_symbol_seen.
+        let mut symbol_seen = false;
+        let mut file_after_symbol = false;
+        for s in symbols {
+            // bfd leaves out the null symbol that opens the table.
+            let SymbolFlags::Elf { st_info, st_other } = s.flags() else {
+                continue;
+            };
+            if s.index().0 == 0 {
+                continue;
+            }
+            let kind = st_info & 0xf;
+            if kind == elf::STT_FILE {
+                file_sym = Some(Arc::from(s.name().unwrap_or("")));
+                if symbol_seen {
+                    file_after_symbol = true;
+                }
+                continue;
+            }
+            symbol_seen = true;
+            let local = st_info >> 4 == elf::STB_LOCAL;
+            let hidden = st_other & 3 == elf::STV_HIDDEN;
+            // What bfd's maybe_function_sym passes over: sections, data, thread-local
+            // data, and annobin's notes (hidden local untyped symbols without a size).
+            let annobin_note = s.size() == 0 && local && kind == elf::STT_NOTYPE && hidden;
+            if matches!(kind, elf::STT_SECTION | elf::STT_OBJECT | elf::STT_TLS) || annobin_note {
+                continue;
+            }
+            let Some(section) = s.section_index() else {
+                continue;
+            };
+            functions.push(FunctionSym {
+                section: section.0,
+                // bfd keeps symbol values relative to their sections; within one
+                // section the file's addresses order them the same way.
+                address: s.address(),
+                size: s.size().max(1),
+                local,
+                file: file_sym.clone().map(|f| (f, file_after_symbol)),
+            });
+        }
+        let text_of = |data: &[u8]| {
+            let f = object::File::parse(data).ok()?;
+            let t = f.section_by_name(".text")?;
+            let (offset, _) = t.file_range()?;
+            Some(t.address().wrapping_sub(offset))
+        };
+        Some(ObjectLines {
+            dwarf,
+            sections,
+            functions,
+            text_offset: text_of(runtime.unwrap_or(data)).unwrap_or(0),
+        })
+    }
+
+    /// addr2line's first answer for `addr` as perf keeps it (`file:LINE`, the file's
+    /// base name), or None when addr2line finds nothing.
+    fn lookup(&self, addr: u64) -> Option<String> {
+        let mut containing = self
+            .sections
+            .iter()
+            .filter(|&&(_, start, size)| addr >= start && addr - start < size)
+            .peekable();
+        containing.peek()?;
+        if let Some(loc) = self
+            .dwarf
+            .as_ref()
+            .and_then(|c| c.find_location(addr).ok().flatten())
+        {
+            if let Some(file) = loc.file {
+                return Some(format!("{}:{}", basename(file), loc.line.unwrap_or(0)));
+            }
+        }
+        for &(index, _, _) in containing {
+            // elf_find_function: the last symbol of the largest start not above the
+            // address (of two at one start, the larger); no end is checked.
+            let mut best: Option<&FunctionSym> = None;
+            for f in &self.functions {
+                if f.section != index || f.address > addr {
+                    continue;
+                }
+                let better = match best {
+                    None => true,
+                    Some(b) => f.address > b.address || (f.address == b.address && f.size > b.size),
+                };
+                if better {
+                    best = Some(f);
+                }
+            }
+            if let Some(f) = best {
+                let file = match &f.file {
+                    Some((name, after_symbol)) if f.local || !after_symbol => basename(name),
+                    _ => "??",
+                };
+                return Some(format!("{file}:0"));
+            }
+        }
+        None
+    }
+}
+
+/// The separate debug file bfd reads a file's DWARF from: by build id under
+/// `/usr/lib/debug/.build-id`, else by `.gnu_debuglink` next to the file, in its
+/// `.debug` directory, or under `/usr/lib/debug`.
+fn separate_debug_file(path: &Path, file: &object::File<'_>) -> Option<MappedFile> {
+    let mut candidates = Vec::new();
+    if let Some(id) = file.build_id().ok().flatten().filter(|id| id.len() > 1) {
+        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        candidates.push(PathBuf::from(format!(
+            "/usr/lib/debug/.build-id/{}/{}.debug",
+            &hex[..2],
+            &hex[2..]
+        )));
+    }
+    if let Some((name, _crc)) = file.gnu_debuglink().ok().flatten() {
+        let name = Path::new(std::str::from_utf8(name).ok()?);
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        candidates.push(dir.join(name));
+        candidates.push(dir.join(".debug").join(name));
+        candidates.push(
+            Path::new("/usr/lib/debug")
+                .join(dir.strip_prefix("/").unwrap_or(dir))
+                .join(name),
+        );
+    }
+    candidates
+        .iter()
+        .filter(|p| p.as_path() != path)
+        .filter_map(|p| map_file(p))
+        .find(|m| {
+            object::File::parse(m.bytes()).is_ok_and(|f| f.section_by_name(".debug_line").is_some())
+        })
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The source lines of one report's addresses: objects read on first use, answers
+/// kept per (object, address).
+#[derive(Default)]
+pub struct SourceLines {
+    objects: HashMap<String, Option<ObjectLines>>,
+    answers: HashMap<(String, u64), Option<String>>,
+}
+
+impl std::fmt::Debug for SourceLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceLines")
+            .field("objects", &self.objects.len())
+            .field("answers", &self.answers.len())
+            .finish()
+    }
+}
+
+impl SourceLines {
+    /// No objects read yet.
+    pub fn new() -> SourceLines {
+        SourceLines::default()
+    }
+
+    /// perf's `map__srcline(map, ip, sym)` for a location `machine` resolved: `ip` is
+    /// the address perf keeps for the row (file-relative for a sample's own address,
+    /// as sampled for a call chain entry; perf asks addr2line about either).
+    pub fn srcline(&mut self, machine: &Machine, loc: &Location<'_>, ip: u64) -> String {
+        self.lines(machine, loc, ip).0
+    }
+
+    /// perf's `srcfile`: the file part of a source line addr2line gave, else empty.
+    pub fn srcfile(&mut self, machine: &Machine, loc: &Location<'_>, ip: u64) -> String {
+        match self.lines(machine, loc, ip) {
+            (line, true) if line != SRCLINE_UNKNOWN => match line.split_once(':') {
+                Some((file, _)) => file.to_string(),
+                None => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+
+    /// The source line and whether addr2line gave it.
+    fn lines(&mut self, machine: &Machine, loc: &Location<'_>, ip: u64) -> (String, bool) {
+        let Some(dso) = loc.dso else {
+            return (SRCLINE_UNKNOWN.to_string(), false);
+        };
+        // perf asks addr2line only about objects named by a path (not `[kernel.kallsyms]`,
+        // a module or `[vdso]`), in the file it read the symbols from, or, when it found
+        // none, at the recorded path itself.
+        let object = if dso.starts_with('[') {
+            None
+        } else {
+            self.objects
+                .entry(dso.to_string())
+                .or_insert_with(|| match machine.elf_files_at(dso) {
+                    Some((runtime, Some(debug))) => ObjectLines::parse(
+                        &debug.path,
+                        debug.file.bytes(),
+                        Some(runtime.file.bytes()),
+                    ),
+                    Some((runtime, None)) => {
+                        ObjectLines::parse(&runtime.path, runtime.file.bytes(), None)
+                    }
+                    // perf adjusts addresses only in objects it read symbols from.
+                    None => map_file(Path::new(dso))
+                        .and_then(|f| ObjectLines::parse(Path::new(dso), f.bytes(), None))
+                        .map(|o| ObjectLines {
+                            text_offset: 0,
+                            ..o
+                        }),
+                })
+                .as_ref()
+        };
+        let text_offset = object.map_or(0, |o| o.text_offset);
+        let addr = if loc.kernel {
+            ip
+        } else {
+            ip.wrapping_add(text_offset)
+        };
+        let answer = match object {
+            Some(o) => self
+                .answers
+                .entry((dso.to_string(), addr))
+                .or_insert_with(|| o.lookup(addr))
+                .clone(),
+            None => None,
+        };
+        if let Some(line) = answer {
+            return (line, true);
+        }
+        let fallback = match loc.sym {
+            // The offset from the symbol's start in the same terms as `ip`.
+            Some((name, off)) => format!("{name}+{}", ip.wrapping_sub(loc.addr.wrapping_sub(off))),
+            None => {
+                let short = if dso.starts_with('[') {
+                    dso
+                } else {
+                    basename(dso)
+                };
+                format!("{short}[{addr:x}]")
+            }
+        };
+        (fallback, false)
+    }
+}
