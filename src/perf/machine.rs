@@ -311,6 +311,15 @@ impl Machine {
         match &d.kernel {
             Some(None) => self.kernel_symbols().map(|k| &k.kernel),
             Some(Some(m)) => self.kernel_symbols()?.modules.get(m),
+            // perf reads a JIT's map, not an ELF file, for any object of that name, and
+            // only when its symbols are first needed (so a map the process wrote while
+            // it ran is read after the recording).
+            None if d.name.starts_with(PERF_MAP_PREFIX) => d
+                .symbols
+                .get_or_init(|| {
+                    map_file(Path::new(&d.name)).map(|f| SymbolTable::from_perf_map(f.bytes()))
+                })
+                .as_ref(),
             None => d
                 .symbols
                 .get_or_init(|| {
@@ -463,6 +472,43 @@ impl Machine {
             f(self.resolve(s.pid, mode, ip), ip);
         }
     }
+}
+
+/// How the names of JIT perf maps start: perf reads symbols of an object so named from
+/// the map (`START SIZE NAME` lines) instead of an ELF file.
+const PERF_MAP_PREFIX: &str = "/tmp/perf-";
+
+/// The short name perf shows for an object in `perf report`: `[JIT] tid PID` for a
+/// JIT's perf map (`/tmp/perf-PID.map`), else the file name without its directory
+/// (kernel names such as `[kernel.kallsyms]` stay as they are).
+pub fn dso_short_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(pid) = name.strip_prefix(PERF_MAP_PREFIX).and_then(scanf_int) {
+        return std::borrow::Cow::Owned(format!("[JIT] tid {pid}"));
+    }
+    if name.starts_with('[') {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    std::borrow::Cow::Borrowed(name.rsplit('/').next().unwrap_or(name))
+}
+
+/// C's `sscanf(s, "%d")`: an int after optional white space and sign, with what follows
+/// ignored; None without digits.
+fn scanf_int(s: &str) -> Option<i32> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let sign = usize::from(t.starts_with(['+', '-']));
+    let digits = t[sign..].bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    // glibc gives a value out of range as the low bits of the long it read.
+    let v = t[..sign + digits]
+        .parse::<i64>()
+        .unwrap_or(if t.starts_with('-') {
+            i64::MIN
+        } else {
+            i64::MAX
+        });
+    Some(v as i32)
 }
 
 /// A file mapped read-only (symbol tables read a few pages of a big library, not all of

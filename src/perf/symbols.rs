@@ -196,14 +196,15 @@ impl SymbolTable {
         }
     }
 
-    /// The symbol holding `addr`: its name and start.
+    /// The symbol holding `addr`: its name and start. A symbol without a size holds
+    /// its own address only, as in perf's `symbols__find`.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
         let i = self
             .syms
             .partition_point(|s| s.start <= addr)
             .checked_sub(1)?;
         let s = self.syms.get(i)?;
-        if addr >= s.end {
+        if addr >= s.end && !(addr == s.start && s.end == s.start) {
             return None;
         }
         let raw = raw_name(&self.names, s);
@@ -212,6 +213,59 @@ impl SymbolTable {
         }
         let shown = self.demangled.get(i)?.get_or_init(|| demangle(raw).into());
         Some((shown, s.start))
+    }
+
+    /// The symbols of a JIT's perf map (`/tmp/perf-PID.map`), read line by line as
+    /// perf 6.1's `dso__load_perf_map` reads them: each line loses its last byte (the
+    /// newline, or the last character of a final line without one), then a start and a
+    /// size are read as `strtoull(.., 16)` reads them, each followed by one separator
+    /// byte, and the rest of the line is the name. A line too short to hold a name
+    /// after those is skipped; any other line gives a symbol, whatever it holds, as it
+    /// does in perf. Symbols keep their sizes (a zero size holds one address) and their
+    /// names as written, and several at one address all stay.
+    pub fn from_perf_map(text: &[u8]) -> SymbolTable {
+        let mut b = Builder::default();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (line, next) = match memchr::memchr(b'\n', rest) {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                // perf drops the last byte of every line it reads.
+                None => (&rest[..rest.len() - 1], &rest[rest.len()..]),
+            };
+            rest = next;
+            let (start, mut len) = strtoull_hex(line);
+            len += 1;
+            if len + 2 >= line.len() {
+                continue;
+            }
+            let (size, used) = strtoull_hex(&line[len..]);
+            len += used + 1;
+            if len + 2 >= line.len() {
+                continue;
+            }
+            // The name is a C string: it ends at a NUL byte.
+            let name = &line[len..];
+            let name = &name[..memchr::memchr(0, name).unwrap_or(name.len())];
+            let end = if size == 0 {
+                start
+            } else {
+                start.wrapping_add(size)
+            };
+            b.push(
+                start,
+                end,
+                Binding::Global,
+                &String::from_utf8_lossy(name),
+                true,
+            );
+        }
+        let Builder { mut syms, names } = b;
+        syms.sort_by_key(|s| s.start);
+        SymbolTable {
+            syms,
+            names,
+            demangled: Box::default(),
+        }
     }
 
     /// The end of the last symbol.
@@ -518,6 +572,51 @@ fn parse_hex(s: &str) -> Option<u64> {
         v = v.checked_mul(16)?.checked_add(u64::from(d))?;
     }
     Some(v)
+}
+
+/// C's `strtoull(s, &end, 16)` on the bytes of `s` (a NUL ends them): the value and
+/// the number of bytes read, 0 when no digit was found. Leading white space, a sign
+/// and a `0x` are read as C reads them; a value too big is `u64::MAX`.
+fn strtoull_hex(s: &[u8]) -> (u64, usize) {
+    let mut i = 0;
+    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+        i += 1;
+    }
+    let negative = s.get(i) == Some(&b'-');
+    if matches!(s.get(i), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let hex = |b: Option<&u8>| b.is_some_and(u8::is_ascii_hexdigit);
+    if s.get(i) == Some(&b'0') && matches!(s.get(i + 1), Some(b'x' | b'X')) && hex(s.get(i + 2)) {
+        i += 2;
+    }
+    let first = i;
+    let mut value: u64 = 0;
+    let mut overflow = false;
+    while let Some(d) = s.get(i).and_then(|&c| (c as char).to_digit(16)) {
+        match value
+            .checked_mul(16)
+            .and_then(|v| v.checked_add(u64::from(d)))
+        {
+            Some(v) => value = v,
+            None => overflow = true,
+        }
+        i += 1;
+    }
+    if i == first {
+        return (0, 0);
+    }
+    if overflow {
+        return (u64::MAX, i);
+    }
+    (
+        if negative {
+            value.wrapping_neg()
+        } else {
+            value
+        },
+        i,
+    )
 }
 
 /// perf's demangling: C++ (`_Z`) without parameters, Rust without the hash.

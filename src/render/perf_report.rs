@@ -383,11 +383,7 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
 }
 
 fn short_dso(d: &str) -> String {
-    if d.starts_with('[') {
-        d.to_string()
-    } else {
-        d.rsplit('/').next().unwrap_or(d).to_string()
-    }
+    crate::perf::machine::dso_short_name(d).into_owned()
 }
 
 /// What a row is keyed by. `raw` is the address as sampled; `chained` says the

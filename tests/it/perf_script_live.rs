@@ -193,3 +193,84 @@ fn perf_report_live_call_graph_puts_the_hot_function_on_top_with_its_caller_unde
         same(&ours, &perf, &format!("perf report {args:?}"));
     }
 }
+
+/// Removes a file when dropped (a JIT's perf map in /tmp, whatever the test's outcome).
+struct RemoveOnDrop(std::path::PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A JIT in miniature (tests/data/perf/jit.c) runs code in anonymous executable memory
+/// that it names in /tmp/perf-PID.map: `perf script` names the frames from that map,
+/// lines perf parses its own way included, and `perf report` shows the object as
+/// `[JIT] tid PID`; ours print the same.
+#[test]
+fn perf_script_live_jit_frames_are_named_from_the_perf_map() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let cc_ok = Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !cc_ok {
+        crate::support::skips::skip("no C compiler (cc)");
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/jit.c");
+    run(
+        "cc",
+        &[
+            "-O1",
+            "-fno-omit-frame-pointer",
+            "-o",
+            "jit",
+            src.to_str().unwrap(),
+        ],
+        d,
+    );
+    let out = run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-o",
+            "jit.data",
+            "-e",
+            "cpu-clock",
+            "-g",
+            "--",
+            "./jit",
+        ],
+        d,
+    );
+    let pid: i32 = out.trim().lines().last().unwrap().parse().unwrap();
+    let map = RemoveOnDrop(format!("/tmp/perf-{pid}.map").into());
+    assert!(map.0.exists(), "the program wrote {}", map.0.display());
+    let perf = run("perf", &["script", "-i", "jit.data"], d);
+    for name in ["jit_spin+0x", "jit spin two [tier 2]+0x", "jit_tail_nam+0x"] {
+        assert!(perf.contains(name), "perf named a frame {name}");
+    }
+    let ours = run(tracectl, &["perf", "script", "-i", "jit.data"], d);
+    same(&ours, &perf, "perf script on a JIT");
+    for args in [
+        &["--stdio"][..],
+        &["--stdio", "-g", "none", "--sort", "dso,sym"],
+    ] {
+        let mut a = vec!["report", "-i", "jit.data"];
+        a.extend_from_slice(args);
+        let perf = run("perf", &a, d);
+        assert!(perf.contains(&format!("[JIT] tid {pid}")), "{perf}");
+        let mut a = vec!["perf", "report", "-i", "jit.data"];
+        a.extend_from_slice(args);
+        let ours = run(tracectl, &a, d);
+        same(&ours, &perf, &format!("perf report {args:?} on a JIT"));
+    }
+}
