@@ -4,7 +4,7 @@
 //! whose call chains pass through it. Under each row, the call graph of its samples
 //! in the `-g` mode ([`crate::render::perf_callgraph`]). Rows come in perf's order,
 //! ties included: the rows pass through perf's red-black trees with perf's comparisons
-//! ([`crate::render::perf_rbtree`]).
+//! ([`crate::perf::rbtree`]).
 
 use std::cell::Cell;
 use std::cmp::Ordering;
@@ -15,10 +15,10 @@ use crate::event::Record;
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{ordered_records, Location, Machine};
+use crate::perf::rbtree::RbOrder;
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
 };
-use crate::render::perf_rbtree::RbOrder;
 use crate::render::perf_script::event_name;
 use crate::render::tracecmd::{Catalog, DatCatalog};
 

@@ -83,6 +83,20 @@ fn perf_script_cpu_clock_without_call_chains() {
     check("cc-nocg.data", &[], "cc-nocg.script");
 }
 
+/// syms.c's regions, where perf 6.1 gives a sizeless label its end before choosing
+/// among symbols at one address (a global label over a local function), passes over a
+/// `SyS` alias, ignores a hidden label and finds a label inside a function only when its
+/// tree lookup meets the label before the function.
+#[test]
+fn perf_script_symbol_choice_labels_aliases_and_sizes() {
+    check("syms.data", &[], "syms.script");
+    check(
+        "syms.data",
+        &["-F", "ip,sym,symoff,dso"],
+        "syms.F-ip-sym-symoff-dso.script",
+    );
+}
+
 #[test]
 fn perf_script_fields_selected() {
     check(

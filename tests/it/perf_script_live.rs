@@ -274,3 +274,83 @@ fn perf_script_live_jit_frames_are_named_from_the_perf_map() {
         same(&ours, &perf, &format!("perf report {args:?} on a JIT"));
     }
 }
+
+/// A program whose symbols put perf's choices to work (tests/data/perf/syms.c: labels
+/// without a size, aliases, a `SyS` alias, a hidden label, labels inside functions),
+/// profiled with call chains here: ours name every frame as `perf script` and `perf
+/// report` do.
+#[test]
+fn perf_script_live_symbol_choice_matches_perf() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let cc_ok = Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !cc_ok {
+        crate::support::skips::skip("no C compiler (cc)");
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/syms.c");
+    run(
+        "cc",
+        &[
+            "-O1",
+            "-fno-omit-frame-pointer",
+            "-o",
+            "syms",
+            src.to_str().unwrap(),
+        ],
+        d,
+    );
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-o",
+            "syms.data",
+            "-e",
+            "cpu-clock",
+            "-g",
+            "--",
+            "./syms",
+        ],
+        d,
+    );
+    let perf = run("perf", &["script", "-i", "syms.data"], d);
+    for name in [
+        "a_glob_label+0x",
+        "zzz_tie+0x",
+        "e_fn+0x",
+        "a::b::c::d::e+0x",
+    ] {
+        assert!(perf.contains(name), "perf named a frame {name}");
+    }
+    let ours = run(tracectl, &["perf", "script", "-i", "syms.data"], d);
+    same(&ours, &perf, "perf script on syms");
+    let fields = ["-F", "ip,sym,symoff,dso"];
+    let perf = run(
+        "perf",
+        &[&["script", "-i", "syms.data"][..], &fields].concat(),
+        d,
+    );
+    let ours = run(
+        tracectl,
+        &[&["perf", "script", "-i", "syms.data"][..], &fields].concat(),
+        d,
+    );
+    same(&ours, &perf, "perf script -F ip,sym,symoff,dso on syms");
+    let perf = run("perf", &["report", "-i", "syms.data", "--stdio"], d);
+    let ours = run(
+        tracectl,
+        &["perf", "report", "-i", "syms.data", "--stdio"],
+        d,
+    );
+    same(&ours, &perf, "perf report on syms");
+}
