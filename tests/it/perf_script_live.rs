@@ -205,8 +205,8 @@ impl Drop for RemoveOnDrop {
 
 /// A JIT in miniature (tests/data/perf/jit.c) runs code in anonymous executable memory
 /// that it names in /tmp/perf-PID.map: `perf script` names the frames from that map,
-/// lines perf parses its own way included, and `perf report` shows the object as
-/// `[JIT] tid PID`; ours print the same.
+/// lines perf parses its own way and entries that overlap included, and `perf report`
+/// shows the object as `[JIT] tid PID`; ours print the same.
 #[test]
 fn perf_script_live_jit_frames_are_named_from_the_perf_map() {
     if let Some(why) = skip_reason() {
@@ -255,6 +255,8 @@ fn perf_script_live_jit_frames_are_named_from_the_perf_map() {
     let map = RemoveOnDrop(format!("/tmp/perf-{pid}.map").into());
     assert!(map.0.exists(), "the program wrote {}", map.0.display());
     let perf = run("perf", &["script", "-i", "jit.data"], d);
+    // jit_spin is one of three entries at its address, which perf's tree lookup
+    // chooses; jit_tail_nam is the last line, without its newline and its last byte.
     for name in ["jit_spin+0x", "jit spin two [tier 2]+0x", "jit_tail_nam+0x"] {
         assert!(perf.contains(name), "perf named a frame {name}");
     }

@@ -1,7 +1,7 @@
 /* A JIT in miniature: copies a spin loop into anonymous executable memory three times,
  * names the copies in /tmp/perf-PID.map (with lines perf parses in its own way: a short
- * line, 0x prefixes, a name with spaces, a line that is no map line, and a last line
- * without a newline), runs each copy and prints its pid. Built by the perf_script_live
+ * line, 0x prefixes, a name with spaces, a line that is no map line, a last line
+ * without a newline, and entries that overlap), runs each copy and prints its pid. Built by the perf_script_live
  * tests with `cc -O1 -fno-omit-frame-pointer`. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,12 @@ int main(int argc, char **argv) {
         perror(path);
         return 1;
     }
+    /* A JIT's map may name code again: an entry over the whole page, and a second
+     * name for the first copy; perf's lookup takes the first entry holding the address
+     * on its way down its tree. */
+    fprintf(f, "%lx 1000 jit_whole_page\n", (unsigned long)page);
     fprintf(f, "%lx 9 jit_spin\n", (unsigned long)page);
+    fprintf(f, "%lx 9 jit_spin_again\n", (unsigned long)page);
     fprintf(f, "zz\n");
     fprintf(f, "0x%lx 0x20 jit spin two [tier 2]\n", (unsigned long)page + 0x40);
     fprintf(f, "not a map line\n");
