@@ -36,6 +36,10 @@ fn same_lines(got: &str, want: &str, what: &str) {
 }
 
 fn check(data: &str, extra: &[&str], result: &str) {
+    check_with_kallsyms(data, "kallsyms", extra, result);
+}
+
+fn check_with_kallsyms(data: &str, kallsyms: &str, extra: &[&str], result: &str) {
     let mut args = vec![
         "perf",
         "script",
@@ -44,7 +48,7 @@ fn check(data: &str, extra: &[&str], result: &str) {
         "--symfs",
         "symfs",
         "--kallsyms",
-        "kallsyms",
+        kallsyms,
     ];
     args.extend_from_slice(extra);
     let (out, err, ok) = tracectl(&args);
@@ -94,6 +98,19 @@ fn perf_script_symbol_choice_labels_aliases_and_sizes() {
         "syms.data",
         &["-F", "ip,sym,symoff,dso"],
         "syms.F-ip-sym-symoff-dso.script",
+    );
+}
+
+/// kallsyms with aliases (`kallsyms-alias`): of several symbols at one address perf
+/// names the last one listed, whatever its type, and it passes over `$` symbols (ARM
+/// mapping symbols) even inside a function.
+#[test]
+fn perf_script_kallsyms_aliases_and_dollar_symbols() {
+    check_with_kallsyms(
+        "tp-callchain.data",
+        "kallsyms-alias",
+        &[],
+        "tp-callchain.kallsyms-alias.script",
     );
 }
 
