@@ -316,9 +316,7 @@ impl Machine {
             // it ran is read after the recording).
             None if d.name.starts_with(PERF_MAP_PREFIX) => d
                 .symbols
-                .get_or_init(|| {
-                    map_file(Path::new(&d.name)).map(|f| SymbolTable::from_perf_map(f.bytes()))
-                })
+                .get_or_init(|| read_perf_map(Path::new(&d.name)))
                 .as_ref(),
             None => d
                 .symbols
@@ -509,6 +507,18 @@ fn scanf_int(s: &str) -> Option<i32> {
             i64::MAX
         });
     Some(v as i32)
+}
+
+/// The symbols of a JIT's perf map, read into memory rather than mapped: the process
+/// that writes it may still be running and rewrite it while it is read.
+fn read_perf_map(path: &Path) -> Option<SymbolTable> {
+    let f = std::fs::File::open(path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut &f, &mut text).ok()?;
+    Some(SymbolTable::from_perf_map(&text))
 }
 
 /// A file mapped read-only (symbol tables read a few pages of a big library, not all of
