@@ -353,7 +353,13 @@ impl Machine {
         };
         let mut runtime = None;
         if let (Some(c), Some(h)) = (&cache, &hex) {
-            let p = c.join(name.trim_start_matches('/')).join(h).join("elf");
+            // perf keeps the kernel's vDSO image in the cache as `vdso`, files as `elf`.
+            let base = if matches!(name, "[vdso]" | "[vdso32]" | "[vdsox32]") {
+                "vdso"
+            } else {
+                "elf"
+            };
+            let p = c.join(name.trim_start_matches('/')).join(h).join(base);
             runtime = map_file(&p).filter(|f| matches(f));
         }
         let runtime = match runtime {

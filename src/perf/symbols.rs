@@ -181,9 +181,8 @@ pub struct KernelSymbols {
 
 /// perf's `symbols__fixup_end`: a symbol without a size ends where the next one starts
 /// (one at the same address leaves it without a size), the last one a page after the
-/// page it starts in. In kallsyms (`modules`: each symbol's module, 0 for the core
-/// kernel), the last core symbol before a module's, or a module's before a core one,
-/// ends a page on instead.
+/// page it starts in. In kallsyms (`kallsyms`), where a core kernel symbol is followed
+/// by a module's or a module's by a core one, the first ends a page on instead.
 fn fix_ends(syms: &mut [Sym], kallsyms: bool) {
     let page_after = |a: u64| a.wrapping_add(4095) / 4096 * 4096;
     for i in 1..syms.len() {

@@ -173,8 +173,13 @@ enum SymKey {
 struct Key {
     comm: String,
     pid: i32,
-    /// Short name of the shared object; None when unmapped.
+    /// The shared object's file name, which rows are told apart and sorted by; None
+    /// when unmapped.
     dso: Option<String>,
+    /// The name the `Shared Object` column shows, when not `dso` (a JIT's perf map
+    /// shows as `[JIT] tid PID`, yet perf 6.1 sorted its rows as `perf-PID.map`, after
+    /// the file's name).
+    dso_shown: Option<String>,
     sym: SymKey,
     /// The address as perf shows it (`addr`).
     addr: u64,
@@ -382,8 +387,14 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
     o
 }
 
+/// The file name of a shared object (kernel names such as `[kernel.kallsyms]` as they
+/// are), which perf tells rows apart and sorts them by.
 fn short_dso(d: &str) -> String {
-    crate::perf::machine::dso_short_name(d).into_owned()
+    if d.starts_with('[') {
+        d.to_string()
+    } else {
+        d.rsplit('/').next().unwrap_or(d).to_string()
+    }
 }
 
 /// What a row is keyed by. `raw` is the address as sampled; `chained` says the
@@ -415,6 +426,12 @@ fn key_of(
         } else {
             None
         },
+        dso_shown: loc
+            .dso
+            .filter(|_| has(SortKey::Dso))
+            .map(crate::perf::machine::dso_short_name)
+            .filter(|shown| loc.dso.map(short_dso).as_deref() != Some(shown.as_ref()))
+            .map(std::borrow::Cow::into_owned),
         sym: if has(SortKey::Sym) {
             match loc.sym {
                 Some((n, off)) => SymKey::Resolved {
@@ -648,7 +665,11 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
     match k {
         SortKey::Comm => key.comm.clone(),
         SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
-        SortKey::Dso => key.dso.clone().unwrap_or_else(|| "[unknown]".into()),
+        SortKey::Dso => key
+            .dso_shown
+            .clone()
+            .or_else(|| key.dso.clone())
+            .unwrap_or_else(|| "[unknown]".into()),
         // C's `%#llx`: no 0x for zero.
         SortKey::Addr if key.addr == 0 => "0".to_string(),
         SortKey::Addr => format!("{:#x}", key.addr),
@@ -727,7 +748,10 @@ fn output_order(
                 SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
                 SortKey::Time => addr_cmp(a.key.time, b.key.time),
                 SortKey::Trace => trace_cmp(a, b),
-                SortKey::Dso => dso_cmp(a.key.dso.as_deref(), b.key.dso.as_deref()),
+                SortKey::Dso => dso_cmp(
+                    a.key.dso_shown.as_deref().or(a.key.dso.as_deref()),
+                    b.key.dso_shown.as_deref().or(b.key.dso.as_deref()),
+                ),
                 // `sort__sym_sort`: by name; rows without a symbol are equal.
                 SortKey::Sym => {
                     let name = |r: &Row| match &r.key.sym {
