@@ -356,3 +356,61 @@ fn perf_script_live_symbol_choice_matches_perf() {
     );
     same(&ours, &perf, "perf report on syms");
 }
+
+/// A program that reads the clock in a loop samples mostly in the kernel's vDSO: perf
+/// names those frames (`__vdso_clock_gettime+0x..`) from the image it keeps in its
+/// build-id cache, and so do we.
+#[test]
+fn perf_script_live_vdso_frames_are_named_from_the_build_id_cache() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let cc_ok = Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !cc_ok {
+        crate::support::skips::skip("no C compiler (cc)");
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("clock.c"),
+        "#include <time.h>\nint main(void) { struct timespec t; long s = 0;\n\
+         for (int i = 0; i < 3000000; i++) { clock_gettime(CLOCK_MONOTONIC, &t); s += t.tv_nsec; }\n\
+         return s == 42; }\n",
+    )
+    .unwrap();
+    run("cc", &["-O1", "-o", "clock", "clock.c"], d);
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-o",
+            "clock.data",
+            "-e",
+            "cpu-clock",
+            "--",
+            "./clock",
+        ],
+        d,
+    );
+    let perf = run("perf", &["script", "-i", "clock.data"], d);
+    if !perf.contains("([vdso])") {
+        crate::support::skips::skip(
+            "no sample fell in the vDSO (clock_gettime is a system call here)",
+        );
+        return;
+    }
+    assert!(
+        perf.lines()
+            .any(|l| l.contains("([vdso])") && !l.contains("[unknown]")),
+        "perf named a vDSO frame: {perf}"
+    );
+    let ours = run(tracectl, &["perf", "script", "-i", "clock.data"], d);
+    same(&ours, &perf, "perf script on vDSO samples");
+}
