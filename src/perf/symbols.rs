@@ -974,7 +974,47 @@ fn is_rust_legacy(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{demangle, KernelSymbols};
+    use super::{demangle, KernelSymbols, SymbolTable};
+
+    /// Whatever a perf map holds, reading it and looking addresses up neither panics
+    /// nor loops: empty text, bare newlines, NULs, signs, numbers too big, entries
+    /// that wrap around the address space, many entries at one address.
+    #[test]
+    fn any_perf_map_text_is_read_without_panic() {
+        let mut texts: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"\n".to_vec(),
+            b"x".to_vec(),
+            b"\n\n\n".to_vec(),
+            b"1000 10 a\0b\n".to_vec(),
+            b"-10 20 negative\n".to_vec(),
+            b"ffffffffffffffffffff 10 too_big\n".to_vec(),
+            b"fffffffffffffff0 100 wraps\n".to_vec(),
+            b"0x 0x name\n".to_vec(),
+            b"  +1000\t10\tspaced\r\n".to_vec(),
+            vec![0xff; 64],
+        ];
+        let mut same_address = Vec::new();
+        for i in 0..500 {
+            same_address.extend_from_slice(format!("1000 {:x} n{i}\n", i % 7).as_bytes());
+        }
+        texts.push(same_address);
+        for text in &texts {
+            let t = SymbolTable::from_perf_map(text);
+            for addr in [
+                0,
+                0x10,
+                0xfff,
+                0x1000,
+                0x1005,
+                0x2000,
+                u64::MAX - 1,
+                u64::MAX,
+            ] {
+                let _ = t.find(addr);
+            }
+        }
+    }
 
     /// Lines in the kernel's layout, read at fixed places, give what the same lines give
     /// when read word by word (spaces instead of the tab, a `+` before the address).
