@@ -482,17 +482,11 @@ impl Machine {
 /// the map (`START SIZE NAME` lines) instead of an ELF file.
 const PERF_MAP_PREFIX: &str = "/tmp/perf-";
 
-/// The short name perf shows for an object in `perf report`: `[JIT] tid PID` for a
-/// JIT's perf map (`/tmp/perf-PID.map`), else the file name without its directory
-/// (kernel names such as `[kernel.kallsyms]` stay as they are).
-pub fn dso_short_name(name: &str) -> std::borrow::Cow<'_, str> {
-    if let Some(pid) = name.strip_prefix(PERF_MAP_PREFIX).and_then(scanf_int) {
-        return std::borrow::Cow::Owned(format!("[JIT] tid {pid}"));
-    }
-    if name.starts_with('[') {
-        return std::borrow::Cow::Borrowed(name);
-    }
-    std::borrow::Cow::Borrowed(name.rsplit('/').next().unwrap_or(name))
+/// The name `perf report` shows for a JIT's perf map (`/tmp/perf-PID.map`) in its
+/// `Shared Object` column, `[JIT] tid PID`; None for any other object.
+pub fn jit_map_shown_name(name: &str) -> Option<String> {
+    let pid = name.strip_prefix(PERF_MAP_PREFIX).and_then(scanf_int)?;
+    Some(format!("[JIT] tid {pid}"))
 }
 
 /// C's `sscanf(s, "%d")`: an int after optional white space and sign, with what follows

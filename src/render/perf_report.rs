@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use crate::event::Record;
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
-use crate::perf::machine::{ordered_records, Location, Machine};
+use crate::perf::machine::{jit_map_shown_name, ordered_records, Location, Machine};
 use crate::perf::rbtree::RbOrder;
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
@@ -429,9 +429,7 @@ fn key_of(
         dso_shown: loc
             .dso
             .filter(|_| has(SortKey::Dso))
-            .map(crate::perf::machine::dso_short_name)
-            .filter(|shown| loc.dso.map(short_dso).as_deref() != Some(shown.as_ref()))
-            .map(std::borrow::Cow::into_owned),
+            .and_then(jit_map_shown_name),
         sym: if has(SortKey::Sym) {
             match loc.sym {
                 Some((n, off)) => SymKey::Resolved {
