@@ -1,12 +1,15 @@
 //! Symbol tables for perf samples, built with perf's rules: kernel symbols from a
-//! kallsyms text, user symbols from the ELF files that MMAP records name.
+//! kallsyms text, user symbols from the ELF files that MMAP records name, and JIT code
+//! from the `/tmp/perf-PID.map` its process wrote.
 //!
 //! perf 6.1 first gives a symbol without a size the end where the next one starts
 //! (`symbols__fixup_end`), then keeps, of several symbols at one address, the one with a
 //! size, then a non-weak one, then a global one, then the one with fewer leading
 //! underscores, then the longer name, then any but one named `SyS...`
 //! (`symbols__fixup_duplicate`). [`SymbolTable`] applies the same rules in the same
-//! order, so `name+0xoff` comes out as `perf script` prints it.
+//! order, so `name+0xoff` comes out as `perf script` prints it. Where symbols still
+//! overlap (a label inside a function, a JIT map's entries, which perf leaves as they
+//! are) a lookup follows perf's red-black tree of the table ([`super::rbtree`]).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
