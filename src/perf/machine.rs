@@ -314,6 +314,13 @@ impl Machine {
         match &d.kernel {
             Some(None) => self.kernel_symbols().map(|k| &k.kernel),
             Some(Some(m)) => self.kernel_symbols()?.modules.get(m),
+            // perf reads a JIT's map, not an ELF file, for any object of that name, and
+            // only when its symbols are first needed (so a map the process wrote while
+            // it ran is read after the recording).
+            None if d.name.starts_with(PERF_MAP_PREFIX) => d
+                .symbols
+                .get_or_init(|| read_perf_map(Path::new(&d.name)))
+                .as_ref(),
             None => d
                 .symbols
                 .get_or_init(|| {
@@ -360,7 +367,13 @@ impl Machine {
         };
         let mut runtime = None;
         if let (Some(c), Some(h)) = (&cache, &hex) {
-            runtime = found(c.join(name.trim_start_matches('/')).join(h).join("elf"));
+            // perf keeps the kernel's vDSO image in the cache as `vdso`, files as `elf`.
+            let base = if matches!(name, "[vdso]" | "[vdso32]" | "[vdsox32]") {
+                "vdso"
+            } else {
+                "elf"
+            };
+            runtime = found(c.join(name.trim_start_matches('/')).join(h).join(base));
         }
         let runtime = match runtime {
             Some(r) => r,
@@ -493,6 +506,49 @@ impl Machine {
 pub(super) struct FoundFile {
     pub(super) path: PathBuf,
     pub(super) file: MappedFile,
+}
+
+/// How the names of JIT perf maps start: perf reads symbols of an object so named from
+/// the map (`START SIZE NAME` lines) instead of an ELF file.
+const PERF_MAP_PREFIX: &str = "/tmp/perf-";
+
+/// The name `perf report` shows for a JIT's perf map (`/tmp/perf-PID.map`) in its
+/// `Shared Object` column, `[JIT] tid PID`; None for any other object.
+pub fn jit_map_shown_name(name: &str) -> Option<String> {
+    let pid = name.strip_prefix(PERF_MAP_PREFIX).and_then(scanf_int)?;
+    Some(format!("[JIT] tid {pid}"))
+}
+
+/// C's `sscanf(s, "%d")`: an int after optional white space and sign, with what follows
+/// ignored; None without digits.
+fn scanf_int(s: &str) -> Option<i32> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let sign = usize::from(t.starts_with(['+', '-']));
+    let digits = t[sign..].bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    // glibc gives a value out of range as the low bits of the long it read.
+    let v = t[..sign + digits]
+        .parse::<i64>()
+        .unwrap_or(if t.starts_with('-') {
+            i64::MIN
+        } else {
+            i64::MAX
+        });
+    Some(v as i32)
+}
+
+/// The symbols of a JIT's perf map, read into memory rather than mapped: the process
+/// that writes it may still be running and rewrite it while it is read.
+fn read_perf_map(path: &Path) -> Option<SymbolTable> {
+    let f = std::fs::File::open(path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut &f, &mut text).ok()?;
+    Some(SymbolTable::from_perf_map(&text))
 }
 
 /// A file mapped read-only (symbol tables read a few pages of a big library, not all of

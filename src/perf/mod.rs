@@ -19,6 +19,7 @@
 
 pub mod data;
 pub mod machine;
+pub mod rbtree;
 pub mod record;
 pub mod recording;
 pub mod ring;

@@ -1,15 +1,22 @@
 //! Symbol tables for perf samples, built with perf's rules: kernel symbols from a
-//! kallsyms text, user symbols from the ELF files that MMAP records name.
+//! kallsyms text, user symbols from the ELF files that MMAP records name, and JIT code
+//! from the `/tmp/perf-PID.map` its process wrote.
 //!
-//! perf keeps, of several symbols at one address, the one with a size, then a non-weak
-//! one, then a global one, then the one with fewer leading underscores, then the longer
-//! name; a symbol without a size ends where the next one starts. [`SymbolTable`] applies
-//! the same rules, so `name+0xoff` comes out as `perf script` prints it.
+//! perf 6.1 first gives a symbol without a size the end where the next one starts
+//! (`symbols__fixup_end`), then keeps, of several symbols at one address, the one with a
+//! size, then a non-weak one, then a global one, then the one with fewer leading
+//! underscores, then the longer name, then any but one named `SyS...`
+//! (`symbols__fixup_duplicate`). [`SymbolTable`] applies the same rules in the same
+//! order, so `name+0xoff` comes out as `perf script` prints it. Where symbols still
+//! overlap (a label inside a function, a JIT map's entries, which perf leaves as they
+//! are) a lookup follows perf's red-black tree of the table ([`super::rbtree`]).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
+use object::{Object, ObjectSection, ObjectSymbol};
+
+use super::rbtree::RbOrder;
 
 /// Binding of a symbol, as perf ranks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +38,11 @@ struct Sym {
     binding: Binding,
     /// Shown as stored (a kallsyms name, a `name@plt` made from a demangled name).
     plain: bool,
+    /// The kernel module of a kallsyms symbol (an index into the table's list of
+    /// modules, plus one), 0 for the core kernel and for every other symbol.
+    module: u32,
+    /// The order in which perf inserted the symbol into its table.
+    seq: u32,
 }
 
 /// Symbols and their names while a table is built.
@@ -42,6 +54,18 @@ struct Builder {
 
 impl Builder {
     fn push(&mut self, start: u64, end: u64, binding: Binding, name: &str, plain: bool) {
+        self.push_in(start, end, binding, name, plain, 0);
+    }
+
+    fn push_in(
+        &mut self,
+        start: u64,
+        end: u64,
+        binding: Binding,
+        name: &str,
+        plain: bool,
+        module: u32,
+    ) {
         // A table's names stay far below 4 GiB (the kernel's are about 5 MB); a name that
         // would not fit is dropped rather than stored wrong.
         let (Ok(at), Ok(len)) = (u32::try_from(self.names.len()), u32::try_from(name.len())) else {
@@ -55,6 +79,8 @@ impl Builder {
             len,
             binding,
             plain,
+            module,
+            seq: self.syms.len() as u32,
         });
     }
 }
@@ -67,6 +93,84 @@ pub struct SymbolTable {
     /// Demangled names, made on first lookup: most symbols of a big file never are.
     /// Empty for a table whose names are all shown as stored.
     demangled: Box<[OnceLock<Box<str>>]>,
+    /// perf's tree of the table, for tables whose symbols overlap (where a lookup
+    /// finds the first symbol holding the address on its way down from the root).
+    tree: Option<SearchTree>,
+}
+
+/// A table's symbols in the red-black tree perf keeps them in.
+#[derive(Debug)]
+struct SearchTree {
+    tree: RbOrder,
+    /// Per tree item (perf's insertion order), its index in the table.
+    sym_of: Vec<u32>,
+}
+
+/// How perf's tree of a table came to be: the symbols' starts in insertion order, and
+/// which of them were removed (in order) before the last `added_after` were inserted.
+#[derive(Debug, Default)]
+struct TreeHistory {
+    starts: Vec<u64>,
+    removed: Vec<u32>,
+    added_after: usize,
+}
+
+impl SearchTree {
+    /// perf's tree, rebuilt from its history, when the symbols of `syms` (sorted)
+    /// overlap; None when they do not (a lookup then finds the one holding the address
+    /// whatever the tree's shape).
+    fn when_overlapping(syms: &[Sym], history: &TreeHistory) -> Option<SearchTree> {
+        let mut reach = None::<u64>;
+        let mut overlap = false;
+        for (i, s) in syms.iter().enumerate() {
+            if reach.is_some_and(|r| r > s.start) || (i > 0 && syms[i - 1].start == s.start) {
+                overlap = true;
+                break;
+            }
+            reach = Some(reach.map_or(s.end, |r| r.max(s.end)));
+        }
+        if !overlap {
+            return None;
+        }
+        let starts = &history.starts;
+        let mut tree = RbOrder::new();
+        let first = starts.len() - history.added_after;
+        for (k, &start) in starts[..first].iter().enumerate() {
+            debug_assert_eq!(tree.len(), k);
+            tree.insert(|e| start < starts[e]);
+        }
+        for &r in &history.removed {
+            tree.remove(r as usize);
+        }
+        for &start in &starts[first..] {
+            tree.insert(|e| start < starts[e]);
+        }
+        let mut sym_of = vec![u32::MAX; starts.len()];
+        for (i, s) in syms.iter().enumerate() {
+            if let Some(slot) = sym_of.get_mut(s.seq as usize) {
+                *slot = i as u32;
+            }
+        }
+        Some(SearchTree { tree, sym_of })
+    }
+
+    /// perf's `symbols__find`: the first symbol on the way down that holds `addr`.
+    fn find(&self, syms: &[Sym], addr: u64) -> Option<usize> {
+        use std::cmp::Ordering;
+        let item = self.tree.find(|e| {
+            let Some(s) = self.sym_of.get(e).and_then(|&i| syms.get(i as usize)) else {
+                return Ordering::Greater;
+            };
+            if addr < s.start {
+                Ordering::Less
+            } else if addr > s.end || (addr == s.end && addr != s.start) {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        })?;
+        Some(self.sym_of[item] as usize)
+    }
 }
 
 /// The kernel's symbols from a kallsyms text: the core kernel and each module.
@@ -78,20 +182,25 @@ pub struct KernelSymbols {
     pub modules: HashMap<String, SymbolTable>,
 }
 
-/// A symbol without a size ends where the next one starts (the last one a page on).
-fn fix_ends(syms: &mut [Sym]) {
+/// perf's `symbols__fixup_end`: a symbol without a size ends where the next one starts
+/// (one at the same address leaves it without a size), the last one a page after the
+/// page it starts in. In kallsyms (`kallsyms`), where a core kernel symbol is followed
+/// by a module's or a module's by a core one, the first ends a page on instead.
+fn fix_ends(syms: &mut [Sym], kallsyms: bool) {
+    let page_after = |a: u64| a.wrapping_add(4095) / 4096 * 4096;
     for i in 1..syms.len() {
         if syms[i - 1].end == syms[i - 1].start {
-            syms[i - 1].end = syms[i].start;
+            let (prev, curr) = (&syms[i - 1], &syms[i]);
+            syms[i - 1].end = if kallsyms && (prev.module == 0) != (curr.module == 0) {
+                page_after(prev.start.wrapping_add(4096))
+            } else {
+                curr.start
+            };
         }
     }
     if let Some(last) = syms.last_mut() {
         if last.end == last.start {
-            last.end = last
-                .start
-                .div_ceil(4096)
-                .saturating_mul(4096)
-                .saturating_add(4096);
+            last.end = page_after(last.start).wrapping_add(4096);
         }
     }
 }
@@ -120,9 +229,10 @@ fn shown_name<'n>(names: &'n str, s: &Sym) -> std::borrow::Cow<'n, str> {
     }
 }
 
-/// perf's `choose_best_symbol`: true when `a` is kept over `b`.
-fn prefer_first(names: &str, a: &Sym, b: &Sym) -> bool {
-    let (la, lb) = (a.end - a.start, b.end - b.start);
+/// perf's `choose_best_symbol`: true when `a` is kept over `b`. `extra(s)` is what
+/// perf's name of `s` holds beyond the shown one (a kallsyms module's `\t[name]`).
+fn prefer_first(names: &str, a: &Sym, b: &Sym, extra: &impl Fn(&Sym) -> usize) -> bool {
+    let (la, lb) = (a.end.wrapping_sub(a.start), b.end.wrapping_sub(b.start));
     if lb == 0 && la > 0 {
         return true;
     }
@@ -151,59 +261,73 @@ fn prefer_first(names: &str, a: &Sym, b: &Sym) -> bool {
     if ua > ub {
         return false;
     }
-    na.len() >= nb.len()
+    let (la, lb) = (na.len() + extra(a), nb.len() + extra(b));
+    if la != lb {
+        return la > lb;
+    }
+    // perf's default `arch__choose_best_symbol` (x86 has no other): not a syscall's
+    // `SyS` alias.
+    !(na.starts_with("SyS") || na.starts_with("compat_SyS"))
+}
+
+/// perf's `symbols__fixup_duplicate` on address-sorted symbols: of each run at one
+/// address, the one [`prefer_first`] keeps, comparing the kept one with each next. The
+/// symbols dropped are added to `removed` in the order perf removes them.
+fn drop_duplicates(
+    names: &str,
+    syms: Vec<Sym>,
+    extra: impl Fn(&Sym) -> usize,
+    removed: &mut Vec<u32>,
+) -> Vec<Sym> {
+    let mut kept: Vec<Sym> = Vec::with_capacity(syms.len());
+    for s in syms {
+        match kept.last_mut() {
+            Some(last) if last.start == s.start => {
+                if prefer_first(names, last, &s, &extra) {
+                    removed.push(s.seq);
+                } else {
+                    removed.push(last.seq);
+                    *last = s;
+                }
+            }
+            _ => kept.push(s),
+        }
+    }
+    kept
 }
 
 impl SymbolTable {
-    /// Sort, drop duplicates and give sizeless symbols their end.
-    fn finish(b: Builder) -> SymbolTable {
-        SymbolTable::finish_with(b, false)
-    }
-
-    /// `ends_first`: kallsyms symbols get their ends before duplicates are dropped (so
-    /// of several at one address the last, the only one with a size, stays), as perf
-    /// loads kallsyms; ELF symbols are deduplicated first.
-    fn finish_with(b: Builder, ends_first: bool) -> SymbolTable {
-        let Builder { mut syms, names } = b;
-        syms.sort_by_key(|s| s.start);
-        if ends_first {
-            fix_ends(&mut syms);
-        }
-        let mut kept: Vec<Sym> = Vec::with_capacity(syms.len());
-        for s in syms {
-            match kept.last_mut() {
-                Some(last) if last.start == s.start => {
-                    if !prefer_first(&names, last, &s) {
-                        *last = s;
-                    }
-                }
-                _ => kept.push(s),
-            }
-        }
-        fix_ends(&mut kept);
-        let any_mangled = kept
+    /// A table of address-sorted symbols, with a cache of demangled names if any is
+    /// mangled.
+    fn of_sorted(syms: Vec<Sym>, names: String, tree: Option<SearchTree>) -> SymbolTable {
+        let any_mangled = syms
             .iter()
             .any(|s| !s.plain && mangled(raw_name(&names, s)));
         let demangled = if any_mangled {
-            kept.iter().map(|_| OnceLock::new()).collect()
+            syms.iter().map(|_| OnceLock::new()).collect()
         } else {
             Box::default()
         };
         SymbolTable {
-            syms: kept,
+            syms,
             names,
             demangled,
+            tree,
         }
     }
 
-    /// The symbol holding `addr`: its name and start.
+    /// The symbol holding `addr`: its name and start. A symbol without a size holds
+    /// its own address only, as in perf's `symbols__find`.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
-        let i = self
-            .syms
-            .partition_point(|s| s.start <= addr)
-            .checked_sub(1)?;
+        let i = match &self.tree {
+            Some(t) => t.find(&self.syms, addr)?,
+            None => self
+                .syms
+                .partition_point(|s| s.start <= addr)
+                .checked_sub(1)?,
+        };
         let s = self.syms.get(i)?;
-        if addr >= s.end {
+        if addr >= s.end && !(addr == s.start && s.end == s.start) {
             return None;
         }
         let raw = raw_name(&self.names, s);
@@ -212,6 +336,60 @@ impl SymbolTable {
         }
         let shown = self.demangled.get(i)?.get_or_init(|| demangle(raw).into());
         Some((shown, s.start))
+    }
+
+    /// The symbols of a JIT's perf map (`/tmp/perf-PID.map`), read line by line as
+    /// perf 6.1's `dso__load_perf_map` reads them: each line loses its last byte (the
+    /// newline, or the last character of a final line without one), then a start and a
+    /// size are read as `strtoull(.., 16)` reads them, each followed by one separator
+    /// byte, and the rest of the line is the name. A line too short to hold a name
+    /// after those is skipped; any other line gives a symbol, whatever it holds, as it
+    /// does in perf. Symbols keep their sizes (a zero size holds one address) and their
+    /// names as written, and several at one address all stay.
+    pub fn from_perf_map(text: &[u8]) -> SymbolTable {
+        let mut b = Builder::default();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (line, next) = match memchr::memchr(b'\n', rest) {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                // perf drops the last byte of every line it reads.
+                None => (&rest[..rest.len() - 1], &rest[rest.len()..]),
+            };
+            rest = next;
+            let (start, mut len) = strtoull_hex(line);
+            len += 1;
+            if len + 2 >= line.len() {
+                continue;
+            }
+            let (size, used) = strtoull_hex(&line[len..]);
+            len += used + 1;
+            if len + 2 >= line.len() {
+                continue;
+            }
+            // The name is a C string: it ends at a NUL byte.
+            let name = &line[len..];
+            let name = &name[..memchr::memchr(0, name).unwrap_or(name.len())];
+            let end = if size == 0 {
+                start
+            } else {
+                start.wrapping_add(size)
+            };
+            b.push(
+                start,
+                end,
+                Binding::Global,
+                &String::from_utf8_lossy(name),
+                true,
+            );
+        }
+        let Builder { mut syms, names } = b;
+        let history = TreeHistory {
+            starts: syms.iter().map(|s| s.start).collect(),
+            ..TreeHistory::default()
+        };
+        syms.sort_by_key(|s| s.start);
+        let tree = SearchTree::when_overlapping(&syms, &history);
+        SymbolTable::of_sorted(syms, names, tree)
     }
 
     /// The end of the last symbol.
@@ -229,23 +407,46 @@ impl SymbolTable {
         self.syms.is_empty()
     }
 
-    /// The ELF function symbols of a mapped file at file offsets (perf's adjusted
-    /// addresses): from `debug`'s `.symtab` when a separate debug file is given, else
-    /// the file's `.symtab`, else its `.dynsym`. Names are demangled when looked up.
+    /// The ELF symbols of a mapped file at file offsets (perf's adjusted addresses):
+    /// from `debug`'s `.symtab` when a separate debug file is given, else the file's
+    /// `.symtab`, else its `.dynsym`. Kept as perf 6.1's `dso__load_sym` keeps them:
+    /// named functions and data objects in sections that are loaded, and untyped
+    /// symbols (assembler labels) of default or protected visibility in sections named
+    /// like text or data; then ends and duplicates are fixed, and `name@plt` symbols
+    /// added. Names are demangled when looked up.
     pub fn from_elf(runtime: &[u8], debug: Option<&[u8]>) -> Result<SymbolTable, String> {
+        use object::elf::{
+            SHF_ALLOC, STB_GLOBAL, STB_WEAK, STT_FUNC, STT_GNU_IFUNC, STT_NOTYPE, STT_OBJECT,
+            STV_HIDDEN, STV_INTERNAL,
+        };
+        use object::{SectionFlags, SymbolFlags};
         let rt = object::File::parse(runtime).map_err(|e| e.to_string())?;
+        let rt_sections = section_places(runtime, rt.is_64()).unwrap_or_default();
         let dbg = debug.and_then(|d| object::File::parse(d).ok());
         let mut b = Builder::default();
-        // Per section of the file holding the symbol table: the address and file offset
-        // of the section of the same name in the mapped file, whose offsets are the real
-        // ones (None: not text, or not in the mapped file). Looked up once per section,
-        // not once per symbol.
-        let mut placed: Vec<Option<Option<(u64, u64)>>> = Vec::new();
+        /// Where a section of the file holding the symbol table is in the mapped file.
+        #[derive(Clone, Copy)]
+        struct Placed {
+            /// The section's address and file offset in the mapped file.
+            at: Option<(u64, u64)>,
+            loaded: bool,
+            text_or_data: bool,
+        }
+        // Per section of the file holding the symbol table, looked up once per section,
+        // not once per symbol: the section of the same name in the mapped file, whose
+        // offsets are the real ones.
+        let mut placed: Vec<Option<Placed>> = Vec::new();
         let mut add = |src: &object::File<'_>, sym: object::Symbol<'_, '_>| {
-            // Functions and labels (untyped symbols), in sections named like text.
-            if !matches!(sym.kind(), SymbolKind::Text | SymbolKind::Unknown) || sym.is_undefined() {
+            let SymbolFlags::Elf { st_info, st_other } = sym.flags() else {
+                return;
+            };
+            let (kind, bind, visibility) = (st_info & 0xf, st_info >> 4, st_other & 0x3);
+            let label =
+                kind == STT_NOTYPE && visibility != STV_HIDDEN && visibility != STV_INTERNAL;
+            if !(label || matches!(kind, STT_FUNC | STT_GNU_IFUNC | STT_OBJECT)) {
                 return;
             }
+            // Undefined, absolute and common symbols have no section.
             let Some(idx) = sym.section_index() else {
                 return;
             };
@@ -253,16 +454,33 @@ impl SymbolTable {
                 placed.resize(idx.0 + 1, None);
             }
             let place = *placed[idx.0].get_or_insert_with(|| {
-                let sec = src.section_by_index(idx).ok()?;
-                let sname = sec.name().ok()?;
-                if !sname.contains("text") {
-                    return None;
+                let none = Placed {
+                    at: None,
+                    loaded: false,
+                    text_or_data: false,
+                };
+                let Ok(sec) = src.section_by_index(idx) else {
+                    return none;
+                };
+                let Ok(sname) = sec.name() else {
+                    return none;
+                };
+                let loaded = matches!(sec.flags(), SectionFlags::Elf { sh_flags } if sh_flags & u64::from(SHF_ALLOC) != 0);
+                // From the section header, so that a section without bytes in the
+                // file (.bss) has the offset it would start at, as perf takes it.
+                let at = rt
+                    .section_by_name(sname)
+                    .and_then(|r| rt_sections.get(r.index().0).copied());
+                Placed {
+                    at,
+                    loaded,
+                    text_or_data: sname.contains("text") || sname.contains("data"),
                 }
-                let rsec = rt.section_by_name(sname)?;
-                let (off, _) = rsec.file_range()?;
-                Some((rsec.address(), off))
             });
-            let Some((sec_addr, off)) = place else {
+            if !place.loaded || (label && !place.text_or_data) {
+                return;
+            }
+            let Some((sec_addr, off)) = place.at else {
                 return;
             };
             let Ok(name) = sym.name() else { return };
@@ -270,12 +488,10 @@ impl SymbolTable {
                 return;
             }
             let start = sym.address().wrapping_sub(sec_addr).wrapping_add(off);
-            let binding = if sym.is_weak() {
-                Binding::Weak
-            } else if sym.is_global() {
-                Binding::Global
-            } else {
-                Binding::Local
+            let binding = match bind {
+                STB_WEAK => Binding::Weak,
+                STB_GLOBAL => Binding::Global,
+                _ => Binding::Local,
             };
             b.push(start, start.wrapping_add(sym.size()), binding, name, false);
         };
@@ -297,8 +513,56 @@ impl SymbolTable {
                 }
             }
         }
-        plt_symbols(&rt, &mut b);
-        Ok(SymbolTable::finish(b))
+        let Builder { mut syms, names } = b;
+        let mut history = TreeHistory {
+            starts: syms.iter().map(|s| s.start).collect(),
+            ..TreeHistory::default()
+        };
+        syms.sort_by_key(|s| s.start);
+        fix_ends(&mut syms, false);
+        let syms = drop_duplicates(&names, syms, |_| 0, &mut history.removed);
+        // perf adds the `.plt` symbols after the fixes, as they are.
+        let mut plt = Builder::default();
+        plt_symbols(&rt, &mut plt);
+        let mut b = Builder { syms, names };
+        for s in &plt.syms {
+            history.starts.push(s.start);
+            history.added_after += 1;
+            let at = b.names.len() as u32;
+            b.names.push_str(raw_name(&plt.names, s));
+            b.syms.push(Sym {
+                at,
+                seq: history.starts.len() as u32 - 1,
+                ..*s
+            });
+        }
+        if !plt.syms.is_empty() {
+            b.syms.sort_by_key(|s| s.start);
+        }
+        let tree = SearchTree::when_overlapping(&b.syms, &history);
+        Ok(SymbolTable::of_sorted(b.syms, b.names, tree))
+    }
+}
+
+/// The address and file offset of each section of an ELF file, by index, as its header
+/// says (for sections without bytes in the file too).
+fn section_places(data: &[u8], is_64: bool) -> Option<Vec<(u64, u64)>> {
+    use object::read::elf::{FileHeader, SectionHeader};
+    fn of<H: FileHeader<Endian = object::Endianness>>(data: &[u8]) -> Option<Vec<(u64, u64)>> {
+        let header = H::parse(data).ok()?;
+        let endian = header.endian().ok()?;
+        let sections = header.sections(endian, data).ok()?;
+        Some(
+            sections
+                .iter()
+                .map(|s| (s.sh_addr(endian).into(), s.sh_offset(endian).into()))
+                .collect(),
+        )
+    }
+    if is_64 {
+        of::<object::elf::FileHeader64<object::Endianness>>(data)
+    } else {
+        of::<object::elf::FileHeader32<object::Endianness>>(data)
     }
 }
 
@@ -356,8 +620,11 @@ pub fn elf_build_id(data: &[u8]) -> Option<Vec<u8>> {
 impl KernelSymbols {
     /// Parse `/proc/kallsyms` text (function and data symbols, as perf keeps them).
     pub fn parse(text: &str) -> KernelSymbols {
-        let mut core = Builder::default();
-        let mut modules: HashMap<&str, Builder> = HashMap::new();
+        // One table for the kernel and its modules, as perf loads kallsyms: ends and
+        // duplicates are fixed across all before the symbols are split per module.
+        let mut all = Builder::default();
+        let mut module_names: Vec<&str> = Vec::new();
+        let mut module_ids: HashMap<&str, u32> = HashMap::new();
         // The kernel has over a hundred thousand symbols: its own lines
         // (`%016lx %c %s[\t[%s]]`) are cut at fixed places, others into words as
         // `split_ascii_whitespace` would.
@@ -389,28 +656,63 @@ impl KernelSymbols {
             let Some(start) = parse_hex(addr) else {
                 continue;
             };
-            let binding = if t == b'W' || t == b'w' {
+            // ARM modules' local `$a`/`$d`/`$t` symbols are no functions.
+            if name.starts_with('$') {
+                continue;
+            }
+            let binding = if t == b'W' {
                 Binding::Weak
             } else if t.is_ascii_uppercase() {
                 Binding::Global
             } else {
                 Binding::Local
             };
-            let table = match module {
-                Some(m) if m.starts_with('[') => modules
-                    .entry(m.trim_matches(|c| c == '[' || c == ']'))
-                    .or_default(),
-                _ => &mut core,
+            let module = match module {
+                Some(m) if m.starts_with('[') => {
+                    let m = m.trim_matches(|c| c == '[' || c == ']');
+                    *module_ids.entry(m).or_insert_with(|| {
+                        module_names.push(m);
+                        module_names.len() as u32
+                    })
+                }
+                _ => 0,
             };
-            table.push(start, start, binding, name, true);
+            all.push_in(start, start, binding, name, true, module);
         }
-        KernelSymbols {
-            kernel: SymbolTable::finish_with(core, true),
-            modules: modules
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), SymbolTable::finish_with(v, true)))
-                .collect(),
+        let Builder { mut syms, names } = all;
+        syms.sort_by_key(|s| s.start);
+        fix_ends(&mut syms, true);
+        // perf's names of module symbols still end in `\t[module]` when it compares them.
+        let suffix = |s: &Sym| match s.module {
+            0 => 0,
+            m => module_names[m as usize - 1].len() + 3,
+        };
+        let syms = drop_duplicates(&names, syms, suffix, &mut Vec::new());
+        let mut tables: Vec<Vec<Sym>> = vec![Vec::new(); module_names.len() + 1];
+        for s in syms {
+            tables[s.module as usize].push(s);
         }
+        let mut tables = tables.into_iter();
+        let core = tables.next().unwrap_or_default();
+        // Each module's table holds its own names; the kernel's keeps the buffer.
+        let modules = module_names
+            .iter()
+            .zip(tables)
+            .map(|(m, syms)| {
+                let mut own = Builder::default();
+                for s in &syms {
+                    own.push_in(s.start, s.end, s.binding, raw_name(&names, s), s.plain, 0);
+                }
+                (
+                    m.to_string(),
+                    SymbolTable::of_sorted(own.syms, own.names, None),
+                )
+            })
+            .collect();
+        // After their ends are fixed kallsyms symbols never overlap, so perf's lookup
+        // finds what a search of the sorted symbols finds.
+        let kernel = SymbolTable::of_sorted(core, names, None);
+        KernelSymbols { kernel, modules }
     }
 }
 
@@ -518,6 +820,51 @@ fn parse_hex(s: &str) -> Option<u64> {
         v = v.checked_mul(16)?.checked_add(u64::from(d))?;
     }
     Some(v)
+}
+
+/// C's `strtoull(s, &end, 16)` on the bytes of `s` (a NUL ends them): the value and
+/// the number of bytes read, 0 when no digit was found. Leading white space, a sign
+/// and a `0x` are read as C reads them; a value too big is `u64::MAX`.
+fn strtoull_hex(s: &[u8]) -> (u64, usize) {
+    let mut i = 0;
+    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+        i += 1;
+    }
+    let negative = s.get(i) == Some(&b'-');
+    if matches!(s.get(i), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let hex = |b: Option<&u8>| b.is_some_and(u8::is_ascii_hexdigit);
+    if s.get(i) == Some(&b'0') && matches!(s.get(i + 1), Some(b'x' | b'X')) && hex(s.get(i + 2)) {
+        i += 2;
+    }
+    let first = i;
+    let mut value: u64 = 0;
+    let mut overflow = false;
+    while let Some(d) = s.get(i).and_then(|&c| (c as char).to_digit(16)) {
+        match value
+            .checked_mul(16)
+            .and_then(|v| v.checked_add(u64::from(d)))
+        {
+            Some(v) => value = v,
+            None => overflow = true,
+        }
+        i += 1;
+    }
+    if i == first {
+        return (0, 0);
+    }
+    if overflow {
+        return (u64::MAX, i);
+    }
+    (
+        if negative {
+            value.wrapping_neg()
+        } else {
+            value
+        },
+        i,
+    )
 }
 
 /// perf's demangling: C++ (`_Z`) without parameters, Rust without the hash.
@@ -630,7 +977,47 @@ fn is_rust_legacy(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{demangle, KernelSymbols};
+    use super::{demangle, KernelSymbols, SymbolTable};
+
+    /// Whatever a perf map holds, reading it and looking addresses up neither panics
+    /// nor loops: empty text, bare newlines, NULs, signs, numbers too big, entries
+    /// that wrap around the address space, many entries at one address.
+    #[test]
+    fn any_perf_map_text_is_read_without_panic() {
+        let mut texts: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"\n".to_vec(),
+            b"x".to_vec(),
+            b"\n\n\n".to_vec(),
+            b"1000 10 a\0b\n".to_vec(),
+            b"-10 20 negative\n".to_vec(),
+            b"ffffffffffffffffffff 10 too_big\n".to_vec(),
+            b"fffffffffffffff0 100 wraps\n".to_vec(),
+            b"0x 0x name\n".to_vec(),
+            b"  +1000\t10\tspaced\r\n".to_vec(),
+            vec![0xff; 64],
+        ];
+        let mut same_address = Vec::new();
+        for i in 0..500 {
+            same_address.extend_from_slice(format!("1000 {:x} n{i}\n", i % 7).as_bytes());
+        }
+        texts.push(same_address);
+        for text in &texts {
+            let t = SymbolTable::from_perf_map(text);
+            for addr in [
+                0,
+                0x10,
+                0xfff,
+                0x1000,
+                0x1005,
+                0x2000,
+                u64::MAX - 1,
+                u64::MAX,
+            ] {
+                let _ = t.find(addr);
+            }
+        }
+    }
 
     /// Lines in the kernel's layout, read at fixed places, give what the same lines give
     /// when read word by word (spaces instead of the tab, a `+` before the address).

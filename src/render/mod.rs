@@ -8,7 +8,6 @@ pub mod json;
 pub mod kernel;
 pub mod pairs;
 pub mod perf_callgraph;
-pub mod perf_rbtree;
 pub mod perf_report;
 pub mod perf_script;
 pub mod perf_stat;

@@ -4,7 +4,7 @@
 //! whose call chains pass through it. Under each row, the call graph of its samples
 //! in the `-g` mode ([`crate::render::perf_callgraph`]). Rows come in perf's order,
 //! ties included: the rows pass through perf's red-black trees with perf's comparisons
-//! ([`crate::render::perf_rbtree`]).
+//! ([`crate::perf::rbtree`]).
 
 use std::cell::Cell;
 use std::cmp::Ordering;
@@ -14,12 +14,12 @@ use std::io::{self, Write};
 use crate::event::Record;
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
-use crate::perf::machine::{ordered_records, Location, Machine};
+use crate::perf::machine::{jit_map_shown_name, ordered_records, Location, Machine};
+use crate::perf::rbtree::RbOrder;
 use crate::perf::srcline::SourceLines;
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
 };
-use crate::render::perf_rbtree::RbOrder;
 use crate::render::perf_script::event_name;
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
@@ -195,8 +195,13 @@ enum SymKey {
 struct Key {
     comm: String,
     pid: i32,
-    /// Short name of the shared object; None when unmapped.
+    /// The shared object's file name, which rows are told apart and sorted by; None
+    /// when unmapped.
     dso: Option<String>,
+    /// The name the `Shared Object` column shows, when not `dso` (a JIT's perf map
+    /// shows as `[JIT] tid PID`, yet perf 6.1 sorted its rows as `perf-PID.map`, after
+    /// the file's name).
+    dso_shown: Option<String>,
     sym: SymKey,
     /// The address as perf shows it (`addr`).
     addr: u64,
@@ -470,6 +475,8 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
     o
 }
 
+/// The file name of a shared object (kernel names such as `[kernel.kallsyms]` as they
+/// are), which perf tells rows apart and sorts them by.
 fn short_dso(d: &str) -> String {
     if d.starts_with('[') {
         d.to_string()
@@ -507,6 +514,10 @@ fn key_of(
         } else {
             None
         },
+        dso_shown: loc
+            .dso
+            .filter(|_| has(SortKey::Dso))
+            .and_then(jit_map_shown_name),
         sym: if has(SortKey::Sym) {
             match loc.sym {
                 Some((n, off)) => SymKey::Resolved {
@@ -878,7 +889,11 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
     match k {
         SortKey::Comm => key.comm.clone(),
         SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
-        SortKey::Dso => key.dso.clone().unwrap_or_else(|| "[unknown]".into()),
+        SortKey::Dso => key
+            .dso_shown
+            .clone()
+            .or_else(|| key.dso.clone())
+            .unwrap_or_else(|| "[unknown]".into()),
         // C's `%#llx`: no 0x for zero.
         SortKey::Addr if key.addr == 0 => "0".to_string(),
         SortKey::Addr => format!("{:#x}", key.addr),
@@ -969,7 +984,10 @@ fn output_order(
                 SortKey::DsoSize => map_size_cmp(&a.key, &b.key),
                 SortKey::Parent => parent_cmp(&a.key, &b.key),
                 SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, a, b),
-                SortKey::Dso => dso_cmp(a.key.dso.as_deref(), b.key.dso.as_deref()),
+                SortKey::Dso => dso_cmp(
+                    a.key.dso_shown.as_deref().or(a.key.dso.as_deref()),
+                    b.key.dso_shown.as_deref().or(b.key.dso.as_deref()),
+                ),
                 // `sort__sym_sort`: by name; rows without a symbol are equal.
                 SortKey::Sym => {
                     let name = |r: &Row| match &r.key.sym {

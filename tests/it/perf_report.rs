@@ -67,6 +67,12 @@ fn perf_report_children_by_default_with_call_chains() {
     check("cc-spin.data", &[], "report.cc-spin.txt");
 }
 
+/// The symbols perf 6.1 chooses in syms.c (see perf_script's test of it), as rows.
+#[test]
+fn perf_report_symbol_choice_labels_aliases_and_sizes() {
+    check("syms.data", &[], "report.syms.txt");
+}
+
 #[test]
 fn perf_report_no_children() {
     check(

@@ -36,6 +36,10 @@ fn same_lines(got: &str, want: &str, what: &str) {
 }
 
 fn check(data: &str, extra: &[&str], result: &str) {
+    check_with_kallsyms(data, "kallsyms", extra, result);
+}
+
+fn check_with_kallsyms(data: &str, kallsyms: &str, extra: &[&str], result: &str) {
     let mut args = vec![
         "perf",
         "script",
@@ -44,7 +48,7 @@ fn check(data: &str, extra: &[&str], result: &str) {
         "--symfs",
         "symfs",
         "--kallsyms",
-        "kallsyms",
+        kallsyms,
     ];
     args.extend_from_slice(extra);
     let (out, err, ok) = tracectl(&args);
@@ -81,6 +85,33 @@ fn perf_script_task_clock_fixed_period_call_chains() {
 #[test]
 fn perf_script_cpu_clock_without_call_chains() {
     check("cc-nocg.data", &[], "cc-nocg.script");
+}
+
+/// syms.c's regions, where perf 6.1 gives a sizeless label its end before choosing
+/// among symbols at one address (a global label over a local function), passes over a
+/// `SyS` alias, ignores a hidden label and finds a label inside a function only when its
+/// tree lookup meets the label before the function.
+#[test]
+fn perf_script_symbol_choice_labels_aliases_and_sizes() {
+    check("syms.data", &[], "syms.script");
+    check(
+        "syms.data",
+        &["-F", "ip,sym,symoff,dso"],
+        "syms.F-ip-sym-symoff-dso.script",
+    );
+}
+
+/// kallsyms with aliases (`kallsyms-alias`): of several symbols at one address perf
+/// names the last one listed, whatever its type, and it passes over `$` symbols (ARM
+/// mapping symbols) even inside a function.
+#[test]
+fn perf_script_kallsyms_aliases_and_dollar_symbols() {
+    check_with_kallsyms(
+        "tp-callchain.data",
+        "kallsyms-alias",
+        &[],
+        "tp-callchain.kallsyms-alias.script",
+    );
 }
 
 #[test]

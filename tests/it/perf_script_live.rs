@@ -242,3 +242,224 @@ fn perf_report_live_socket_of_an_own_recording_matches_perf() {
     let ours = run(tracectl, &[&["perf"][..], &args].concat(), d);
     same(&ours, &perf, "--sort socket,cpu");
 }
+
+/// Removes a file when dropped (a JIT's perf map in /tmp, whatever the test's outcome).
+struct RemoveOnDrop(std::path::PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A JIT in miniature (tests/data/perf/jit.c) runs code in anonymous executable memory
+/// that it names in /tmp/perf-PID.map: `perf script` names the frames from that map,
+/// lines perf parses its own way and entries that overlap included, and `perf report`
+/// shows the object as `[JIT] tid PID`; ours print the same.
+#[test]
+fn perf_script_live_jit_frames_are_named_from_the_perf_map() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let cc_ok = Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !cc_ok {
+        crate::support::skips::skip("no C compiler (cc)");
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/jit.c");
+    run(
+        "cc",
+        &[
+            "-O1",
+            "-fno-omit-frame-pointer",
+            "-o",
+            "jit",
+            src.to_str().unwrap(),
+        ],
+        d,
+    );
+    let out = run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-o",
+            "jit.data",
+            "-e",
+            "cpu-clock",
+            "-g",
+            "--",
+            "./jit",
+        ],
+        d,
+    );
+    let pid: i32 = out.trim().lines().last().unwrap().parse().unwrap();
+    let map = RemoveOnDrop(format!("/tmp/perf-{pid}.map").into());
+    assert!(map.0.exists(), "the program wrote {}", map.0.display());
+    let perf = run("perf", &["script", "-i", "jit.data"], d);
+    // jit_spin is one of three entries at its address, which perf's tree lookup
+    // chooses; jit_tail_nam is the last line, without its newline and its last byte.
+    for name in ["jit_spin+0x", "jit spin two [tier 2]+0x", "jit_tail_nam+0x"] {
+        assert!(perf.contains(name), "perf named a frame {name}");
+    }
+    let ours = run(tracectl, &["perf", "script", "-i", "jit.data"], d);
+    same(&ours, &perf, "perf script on a JIT");
+    for args in [
+        &["--stdio"][..],
+        &["--stdio", "-g", "none", "--sort", "dso,sym"],
+    ] {
+        let mut a = vec!["report", "-i", "jit.data"];
+        a.extend_from_slice(args);
+        let perf = run("perf", &a, d);
+        assert!(perf.contains(&format!("[JIT] tid {pid}")), "{perf}");
+        let mut a = vec!["perf", "report", "-i", "jit.data"];
+        a.extend_from_slice(args);
+        let ours = run(tracectl, &a, d);
+        same(&ours, &perf, &format!("perf report {args:?} on a JIT"));
+    }
+}
+
+/// A program whose symbols put perf's choices to work (tests/data/perf/syms.c: labels
+/// without a size, aliases, a `SyS` alias, a hidden label, labels inside functions),
+/// profiled with call chains here: ours name every frame as `perf script` and `perf
+/// report` do.
+#[test]
+fn perf_script_live_symbol_choice_matches_perf() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let cc_ok = Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !cc_ok {
+        crate::support::skips::skip("no C compiler (cc)");
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/syms.c");
+    run(
+        "cc",
+        &[
+            "-O1",
+            "-fno-omit-frame-pointer",
+            "-o",
+            "syms",
+            src.to_str().unwrap(),
+        ],
+        d,
+    );
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-o",
+            "syms.data",
+            "-e",
+            "cpu-clock",
+            "-g",
+            "--",
+            "./syms",
+        ],
+        d,
+    );
+    let perf = run("perf", &["script", "-i", "syms.data"], d);
+    for name in [
+        "a_glob_label+0x",
+        "zzz_tie+0x",
+        "e_fn+0x",
+        "a::b::c::d::e+0x",
+    ] {
+        assert!(perf.contains(name), "perf named a frame {name}");
+    }
+    let ours = run(tracectl, &["perf", "script", "-i", "syms.data"], d);
+    same(&ours, &perf, "perf script on syms");
+    let fields = ["-F", "ip,sym,symoff,dso"];
+    let perf = run(
+        "perf",
+        &[&["script", "-i", "syms.data"][..], &fields].concat(),
+        d,
+    );
+    let ours = run(
+        tracectl,
+        &[&["perf", "script", "-i", "syms.data"][..], &fields].concat(),
+        d,
+    );
+    same(&ours, &perf, "perf script -F ip,sym,symoff,dso on syms");
+    let perf = run("perf", &["report", "-i", "syms.data", "--stdio"], d);
+    let ours = run(
+        tracectl,
+        &["perf", "report", "-i", "syms.data", "--stdio"],
+        d,
+    );
+    same(&ours, &perf, "perf report on syms");
+}
+
+/// A program that reads the clock in a loop samples mostly in the kernel's vDSO: perf
+/// names those frames (`__vdso_clock_gettime+0x..`) from the image it keeps in its
+/// build-id cache, and so do we.
+#[test]
+fn perf_script_live_vdso_frames_are_named_from_the_build_id_cache() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let cc_ok = Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !cc_ok {
+        crate::support::skips::skip("no C compiler (cc)");
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("clock.c"),
+        "#include <time.h>\nint main(void) { struct timespec t; long s = 0;\n\
+         for (int i = 0; i < 3000000; i++) { clock_gettime(CLOCK_MONOTONIC, &t); s += t.tv_nsec; }\n\
+         return s == 42; }\n",
+    )
+    .unwrap();
+    run("cc", &["-O1", "-o", "clock", "clock.c"], d);
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-o",
+            "clock.data",
+            "-e",
+            "cpu-clock",
+            "--",
+            "./clock",
+        ],
+        d,
+    );
+    let perf = run("perf", &["script", "-i", "clock.data"], d);
+    if !perf.contains("([vdso])") {
+        crate::support::skips::skip(
+            "no sample fell in the vDSO (clock_gettime is a system call here)",
+        );
+        return;
+    }
+    assert!(
+        perf.lines()
+            .any(|l| l.contains("([vdso])") && !l.contains("[unknown]")),
+        "perf named a vDSO frame: {perf}"
+    );
+    let ours = run(tracectl, &["perf", "script", "-i", "clock.data"], d);
+    same(&ours, &perf, "perf script on vDSO samples");
+}

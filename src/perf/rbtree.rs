@@ -1,4 +1,5 @@
-//! The order perf's red-black trees (the kernel's `lib/rbtree.c`) leave entries in.
+//! The order perf's red-black trees (the kernel's `lib/rbtree.c`) leave entries in, and
+//! what their lookups find.
 //!
 //! `perf report` files its rows in such trees three times: as samples arrive, when it
 //! merges them, and when it sorts them for output. The comparison it sorts with is not a
@@ -7,7 +8,10 @@
 //! difference), so the order it prints depends on the shape of the tree the rows went
 //! into, and that shape on the balancing. [`RbOrder`] balances exactly as the kernel
 //! does (the red-black insertion of Cormen et al., which `__rb_insert` implements), so
-//! that inserting the same items with the same comparison gives perf's order.
+//! that inserting the same items with the same comparison gives perf's order. The
+//! same holds for perf's symbol tables: where symbols overlap (a label inside a
+//! function, a JIT's map) the symbol a lookup finds is the first on the way down from
+//! the root, so the tree is rebuilt as perf builds it, removals (`rb_erase`) included.
 
 /// A red-black tree of item numbers `0..len`, in insertion order.
 #[derive(Debug, Default)]
@@ -70,6 +74,159 @@ impl RbOrder {
         }
         self.fix_after_insert(me);
         me
+    }
+
+    /// Remove an item as the kernel's `rb_erase` does: a node with two children is
+    /// replaced by its successor, which takes its color, then the colors are fixed
+    /// from where a black node went missing. The item keeps its number; removing one
+    /// that is not in the tree does nothing.
+    pub fn remove(&mut self, z: usize) {
+        if z >= self.nodes.len() || !self.holds(z) {
+            return;
+        }
+        let Node {
+            parent: zp,
+            left: zl,
+            right: zr,
+            red: z_red,
+        } = self.nodes[z];
+        let (x, x_parent, removed_black) = match (zl, zr) {
+            (None, only) | (only, None) => {
+                self.replace_link(zp, z, only);
+                (only, zp, !z_red)
+            }
+            (Some(l), Some(r)) => {
+                let mut y = r;
+                while let Some(yl) = self.nodes[y].left {
+                    y = yl;
+                }
+                let y_black = !self.nodes[y].red;
+                let x = self.nodes[y].right;
+                let x_parent = if y == r {
+                    Some(y)
+                } else {
+                    let yp = self.nodes[y].parent;
+                    self.replace_link(yp, y, x);
+                    self.nodes[y].right = Some(r);
+                    self.nodes[r].parent = Some(y);
+                    yp
+                };
+                self.replace_link(zp, z, Some(y));
+                self.nodes[y].left = Some(l);
+                self.nodes[l].parent = Some(y);
+                self.nodes[y].red = z_red;
+                (x, x_parent, y_black)
+            }
+        };
+        self.nodes[z] = Node {
+            parent: None,
+            left: None,
+            right: None,
+            red: false,
+        };
+        if removed_black {
+            self.fix_after_remove(x, x_parent);
+        }
+    }
+
+    /// Whether item `n` is in the tree (it is the root or has a parent).
+    fn holds(&self, n: usize) -> bool {
+        self.root == Some(n) || self.nodes[n].parent.is_some()
+    }
+
+    /// Put `new` where `old` hangs from `parent` (the root when None).
+    fn replace_link(&mut self, parent: Option<usize>, old: usize, new: Option<usize>) {
+        match parent {
+            None => self.root = new,
+            Some(p) if self.nodes[p].left == Some(old) => self.nodes[p].left = new,
+            Some(p) => self.nodes[p].right = new,
+        }
+        if let Some(n) = new {
+            self.nodes[n].parent = parent;
+        }
+    }
+
+    /// `x` (maybe no node) under `parent` has one black node fewer on its paths than
+    /// its sibling: the four cases of `____rb_erase_color`.
+    fn fix_after_remove(&mut self, mut x: Option<usize>, mut parent: Option<usize>) {
+        while x != self.root && !self.is_red(x) {
+            let Some(p) = parent else {
+                break;
+            };
+            // As the kernel tells the sides apart: x is the left child unless it is
+            // the right one (a missing x beside a missing left child is the right).
+            let x_left = x != self.nodes[p].right;
+            let sibling_of = |t: &Self| {
+                if x_left {
+                    t.nodes[p].right
+                } else {
+                    t.nodes[p].left
+                }
+            };
+            // A black node went missing under p, so x's sibling exists.
+            let Some(mut s) = sibling_of(self) else {
+                break;
+            };
+            if self.nodes[s].red {
+                self.nodes[s].red = false;
+                self.nodes[p].red = true;
+                if x_left {
+                    self.rotate_left(p);
+                } else {
+                    self.rotate_right(p);
+                }
+                let Some(s2) = sibling_of(self) else {
+                    break;
+                };
+                s = s2;
+            }
+            let (near, far) = if x_left {
+                (self.nodes[s].left, self.nodes[s].right)
+            } else {
+                (self.nodes[s].right, self.nodes[s].left)
+            };
+            if !self.is_red(near) && !self.is_red(far) {
+                self.nodes[s].red = true;
+                x = Some(p);
+                parent = self.nodes[p].parent;
+                continue;
+            }
+            if !self.is_red(far) {
+                if let Some(n) = near {
+                    self.nodes[n].red = false;
+                }
+                self.nodes[s].red = true;
+                if x_left {
+                    self.rotate_right(s);
+                } else {
+                    self.rotate_left(s);
+                }
+                let Some(s2) = sibling_of(self) else {
+                    break;
+                };
+                s = s2;
+            }
+            self.nodes[s].red = self.nodes[p].red;
+            self.nodes[p].red = false;
+            let far = if x_left {
+                self.nodes[s].right
+            } else {
+                self.nodes[s].left
+            };
+            if let Some(f) = far {
+                self.nodes[f].red = false;
+            }
+            if x_left {
+                self.rotate_left(p);
+            } else {
+                self.rotate_right(p);
+            }
+            x = self.root;
+            break;
+        }
+        if let Some(x) = x {
+            self.nodes[x].red = false;
+        }
     }
 
     /// Search as perf's lookups do: `cmp(existing)` Less goes left, Greater right,
@@ -246,6 +403,29 @@ mod tests {
         }
         assert_eq!(t.find(|e| 4.cmp(&values[e])), Some(4));
         assert_eq!(t.find(|e| 7.cmp(&values[e])), None);
+    }
+
+    /// Removing items in any order keeps the rest in order and the tree balanced.
+    #[test]
+    fn removals_keep_order_and_balance() {
+        let values: Vec<u32> = (0..300).map(|i| (i * 7919) % 307).collect();
+        let mut t = RbOrder::new();
+        for &v in &values {
+            t.insert(|e| v < values[e]);
+        }
+        let mut left: Vec<usize> = (0..values.len()).collect();
+        for k in 0..250 {
+            let i = (k * 131) % left.len();
+            let item = left.remove(i);
+            t.remove(item);
+            t.remove(item);
+            let got: Vec<u32> = t.in_order().iter().map(|&i| values[i]).collect();
+            let mut want: Vec<u32> = left.iter().map(|&i| values[i]).collect();
+            want.sort();
+            assert_eq!(got, want);
+            assert!(!t.is_red(t.root));
+            black_height(&t, t.root);
+        }
     }
 
     /// With a comparison that is no order the result follows the tree's shape: after
