@@ -1133,19 +1133,20 @@ impl PerfData {
             }
         }
         if st & sample::STACK_USER != 0 {
-            let at = c.offset();
             let size = c.u64().map_err(sh)?;
             if size != 0 {
                 let data = c
                     .take(size)
                     .map_err(|e| self.short("SAMPLE user stack", e))?;
-                let dyn_at = c.offset();
+                let at = c.offset();
                 let dyn_size = c.u64().map_err(|e| self.short("SAMPLE user stack", e))?;
                 if dyn_size > size {
                     return Err(self.corrupt(
                         "SAMPLE user stack",
-                        dyn_at,
-                        format!("{dyn_size} bytes copied of a {size}-byte stack dump at {at:#x}"),
+                        at,
+                        format!(
+                            "dyn_size {dyn_size} is more than the {size} bytes of the stack copy"
+                        ),
                     ));
                 }
                 s.user_stack = &data[..dyn_size as usize];
