@@ -82,8 +82,9 @@ impl ElfCfi {
             let (off, size) = s.file_range()?;
             let start = usize::try_from(off).ok()?;
             let end = start.checked_add(usize::try_from(size).ok()?)?;
+            let svma_end = s.address().checked_add(size)?;
             (end <= file.bytes().len()).then(|| Section {
-                svma: s.address()..s.address() + size,
+                svma: s.address()..svma_end,
                 bytes: FileBytes {
                     file: file.clone(),
                     range: start..end,
@@ -104,7 +105,7 @@ impl ElfCfi {
             eh_frame_hdr: section(&runtime, &elf, ".eh_frame_hdr"),
             got: elf
                 .section_by_name(".got")
-                .map(|s| s.address()..s.address() + s.size()),
+                .map(|s| s.address()..s.address().saturating_add(s.size())),
             debug_frame,
             loads: elf
                 .segments()
@@ -123,7 +124,7 @@ impl ElfCfi {
         let (off, vaddr) = self
             .loads
             .iter()
-            .find(|(off, _, size)| pgoff >= *off && pgoff < off + size.max(&1))
+            .find(|&&(off, _, size)| pgoff >= off && pgoff - off < size.max(1))
             .map_or((0, 0), |&(off, vaddr, _)| (off, vaddr));
         start
             .wrapping_sub(pgoff)

@@ -203,3 +203,46 @@ fn perf_script_user_stack_copied_size_above_its_size_names_the_offset() {
     );
     assert!(err.contains(&want), "{err}\nwanted: {want}");
 }
+
+/// `--folded` on dwarf chains: the stacks perf's `perf script` printed for the file,
+/// root first, counted (an unresolved frame is named after its file, as
+/// stackcollapse-perf names it).
+#[test]
+fn perf_script_folded_dwarf_chains_are_perfs_stacks() {
+    let script = std::fs::read_to_string(dir().join("results/dwarf-calls.script")).unwrap();
+    let mut want: std::collections::BTreeMap<String, u32> = Default::default();
+    for block in script.split("\n\n").filter(|b| !b.trim().is_empty()) {
+        let mut lines = block.lines();
+        let comm = lines.next().unwrap().split_whitespace().next().unwrap();
+        let frames: Vec<String> = lines
+            .map(|l| {
+                let mut it = l.split_whitespace().skip(1);
+                let sym = it.next().unwrap();
+                let dso = it.next().unwrap().trim_matches(|c| c == '(' || c == ')');
+                match sym {
+                    "[unknown]" => format!("[{}]", dso.rsplit('/').next().unwrap()),
+                    s => s.split("+0x").next().unwrap().to_string(),
+                }
+            })
+            .collect();
+        let mut stack = vec![comm.to_string()];
+        stack.extend(frames.into_iter().rev());
+        *want.entry(stack.join(";")).or_default() += 1;
+    }
+    let want: Vec<String> = want.iter().map(|(s, n)| format!("{s} {n}")).collect();
+    let (out, err, ok) = tracectl(&[
+        "perf",
+        "script",
+        "-i",
+        "dwarf-calls.data",
+        "--symfs",
+        "symfs",
+        "--kallsyms",
+        "kallsyms",
+        "--folded",
+    ]);
+    assert!(ok, "{err}");
+    let mut got: Vec<&str> = out.lines().collect();
+    got.sort_unstable();
+    assert_eq!(got, want);
+}
