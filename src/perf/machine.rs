@@ -484,10 +484,11 @@ impl Machine {
         };
         let maps = || {
             let Some(maps) = self.maps.get(&s.pid) else {
-                return Vec::new();
+                return Default::default();
             };
-            maps.iter()
-                .filter(|m| m.exec)
+            let code = maps.iter().filter(|m| m.exec);
+            let cfi = code
+                .clone()
                 .filter_map(|m| {
                     Some(MappedCfi {
                         name: self.dsos[m.dso].name.clone(),
@@ -496,7 +497,8 @@ impl Machine {
                         cfi: self.cfi(m.dso)?,
                     })
                 })
-                .collect()
+                .collect();
+            (cfi, code.map(|m| m.start..m.end).collect())
         };
         self.unwinders
             .lock()

@@ -7,6 +7,10 @@
 //! sampled instruction and every caller frame is its return address less one, so
 //! that the address falls inside the call instruction.
 //!
+//! framehop recovers only the instruction, stack and frame pointers, so a frame whose
+//! call frame information needs another register ends the chain where perf's
+//! libunwind, which recovers them all, can go on.
+//!
 //! Registers are numbered as x86_64's `PERF_REG_X86_*`; files of other machines give no
 //! unwind information here, so their samples keep only their kernel frames.
 
@@ -167,7 +171,8 @@ pub(crate) struct MappedCfi {
 /// when one of its samples is first unwound and forgotten when they change.
 #[derive(Default)]
 pub(crate) struct Unwinders {
-    by_pid: HashMap<i32, UnwinderX86_64<FileBytes>>,
+    /// Each process's unwinder and its executable mappings, sorted.
+    by_pid: HashMap<i32, (UnwinderX86_64<FileBytes>, Vec<Range<u64>>)>,
     cache: Option<Box<CacheX86_64>>,
 }
 
@@ -215,21 +220,29 @@ impl Unwinders {
 
     /// The user frames of a sample of `pid`, innermost first, as perf lists them: the
     /// sampled address, then each return address less one. `maps` gives the process's
-    /// executable mappings when its unwinder has to be made. Stops at the end of the
-    /// stack, at the end of the copied stack or at [`MAX_FRAMES`].
+    /// executable mappings (those whose files have call frame information, and the
+    /// address ranges of all) when its unwinder has to be made. Stops at the end of the
+    /// stack, at the end of the copied stack, at a return address outside every
+    /// executable mapping (no code returns there) or at [`MAX_FRAMES`].
     pub(crate) fn unwind(
         &mut self,
         pid: i32,
         state: &UserState,
-        maps: impl FnOnce() -> Vec<MappedCfi>,
+        maps: impl FnOnce() -> (Vec<MappedCfi>, Vec<Range<u64>>),
     ) -> Vec<u64> {
-        let unwinder = self.by_pid.entry(pid).or_insert_with(|| {
+        let (unwinder, code) = self.by_pid.entry(pid).or_insert_with(|| {
             let mut u = UnwinderX86_64::new();
-            for m in maps() {
+            let (cfi, mut code) = maps();
+            for m in cfi {
                 u.add_module(m.cfi.module(&m.name, m.avma, m.pgoff));
             }
-            u
+            code.sort_by_key(|r| r.start);
+            (u, code)
         });
+        let is_code = |addr: u64| {
+            let i = code.partition_point(|r| r.start <= addr);
+            i > 0 && addr < code[i - 1].end
+        };
         let cache = self
             .cache
             .get_or_insert_with(|| Box::new(CacheX86_64::new()));
@@ -244,9 +257,17 @@ impl Unwinders {
         let mut out = Vec::new();
         while out.len() < MAX_FRAMES {
             match frames.next() {
+                Ok(Some(f)) if f.is_return_address() && !is_code(f.address()) => break,
                 Ok(Some(f)) => out.push(f.address_for_lookup()),
-                // The end of the stack, or a frame that cannot be found (the copy ended,
-                // no rule for the address): what was found so far stands, as in perf.
+                // A caller whose return address lies past the copied stack: perf's
+                // libunwind reads it as 0 and lists it, less one, as a last frame
+                // (`ffffffffffffffff [unknown]`).
+                Err(framehop::Error::CouldNotReadStack(_)) => {
+                    out.push(u64::MAX);
+                    break;
+                }
+                // The end of the stack, or a frame that cannot be unwound: what was
+                // found so far stands, as in perf.
                 Ok(None) | Err(_) => break,
             }
         }
