@@ -274,3 +274,35 @@ impl Unwinders {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::perf::data::{Sample, UserRegs};
+
+    /// With perf's mask 0xff0fff the sample holds AX..SS then R8..R15, one u64 each in
+    /// bit order: BP, SP and IP are the 7th, 8th and 9th.
+    #[test]
+    fn registers_are_found_by_their_place_in_the_mask() {
+        let raw: Vec<u8> = (0..20u64).flat_map(|v| (v * 0x100).to_ne_bytes()).collect();
+        let stack = [0u8; 16];
+        let mut s = Sample {
+            user_regs: UserRegs {
+                abi: 2,
+                mask: X86_64_USER_REGS,
+                raw: &raw,
+            },
+            user_stack: &stack,
+            endian: Endianness::NATIVE,
+            ..Sample::default()
+        };
+        let st = UserState::of(&s).unwrap();
+        assert_eq!((st.bp, st.sp, st.ip), (0x600, 0x700, 0x800));
+        // R8 (bit 16) comes right after SS (bit 11).
+        assert_eq!(s.user_regs.get(16, s.endian), Some(0xc00));
+        assert_eq!(s.user_regs.get(12, s.endian), None);
+        // A kernel thread's sample: ABI none, no registers, nothing to unwind.
+        s.user_regs.abi = 0;
+        assert!(UserState::of(&s).is_none());
+    }
+}
