@@ -280,8 +280,14 @@ impl Machine {
                         (filename, pgoff)
                     };
                     let dso = self.dso(name, None);
+                    let maps = self.maps.entry(pid).or_default();
+                    // The unwinder knows the executable mappings only.
+                    let code_changes = exec
+                        || maps
+                            .iter()
+                            .any(|m| m.exec && m.start < end && start < m.end);
                     insert_map(
-                        self.maps.entry(pid).or_default(),
+                        maps,
                         Map {
                             start,
                             end,
@@ -290,10 +296,12 @@ impl Machine {
                             exec,
                         },
                     );
-                    self.unwinders
-                        .get_mut()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .forget(pid);
+                    if code_changes {
+                        self.unwinders
+                            .get_mut()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .forget(pid);
+                    }
                 }
             }
             _ => {}
@@ -482,6 +490,11 @@ impl Machine {
         let Some(state) = UserState::of(s) else {
             return Vec::new();
         };
+        // perf unwinds through the address space it sets up at a process's first
+        // mapping; without one it lists no user frame, not even the sampled one.
+        if !self.maps.get(&s.pid).is_some_and(|m| !m.is_empty()) {
+            return Vec::new();
+        }
         let maps = || {
             let Some(maps) = self.maps.get(&s.pid) else {
                 return Default::default();
