@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use clap::Parser;
-use tracectl::perf::record::{RecordScope, RecordSession, SampleOptions};
+use tracectl::perf::record::{CallGraph, RecordScope, RecordSession, SampleOptions};
 use tracectl::perf::recording::{Recording, Running};
 use tracectl::perf::EventKind;
 
@@ -14,8 +14,11 @@ use super::common::Context;
 #[derive(Debug, Parser)]
 #[command(
     trailing_var_arg = true,
-    after_help = "Call chains are taken with frame pointers (-g, --call-graph fp); \
-                  --call-graph dwarf and lbr are not supported yet."
+    after_help = "Call chains are taken with frame pointers (-g, --call-graph fp), or \
+                  with --call-graph dwarf[,SIZE] as a copy of SIZE bytes of user stack \
+                  (default 8192, at most 65528) and the user registers, unwound when \
+                  the file is read. --call-graph lbr is refused: it needs hardware \
+                  counters."
 )]
 pub struct RecordArgs {
     /// Event selector (repeatable; comma lists, `:u`/`:k`/`:p` modifiers, `sys:event`
@@ -32,7 +35,8 @@ pub struct RecordArgs {
     /// Record call chains (frame pointers)
     #[arg(short = 'g')]
     callgraph: bool,
-    /// Call chain mode: `fp` (dwarf and lbr are not supported yet)
+    /// Call chain mode: `fp` (frame pointers), or `dwarf[,SIZE]` (SIZE bytes of user
+    /// stack per sample, unwound with the files' .eh_frame/.debug_frame when read)
     #[arg(long = "call-graph", value_name = "MODE")]
     call_graph: Option<String>,
     /// System-wide collection from all CPUs
@@ -77,15 +81,11 @@ fn max_sample_rate() -> Option<u64> {
 pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     // Validate everything before an event is opened or a command started.
     let has_cmd = !args.command.is_empty();
-    let mode = args.call_graph.as_deref();
-    match mode {
-        None | Some("fp") => {}
-        Some(m) if m.starts_with("dwarf") || m.starts_with("lbr") => {
-            bail!("--call-graph {m}: only frame pointers (fp) are supported yet")
-        }
-        Some(m) => bail!("--call-graph {m}: unknown mode (use fp)"),
-    }
-    let callchain = args.callgraph || mode.is_some();
+    let call_graph = match args.call_graph.as_deref() {
+        Some(m) => CallGraph::parse(m)?,
+        None if args.callgraph => CallGraph::FramePointer,
+        None => CallGraph::None,
+    };
     if args.pid.is_some() && (args.all_cpus || args.cpu.is_some()) {
         bail!("-p samples a process on every CPU and cannot be combined with -a or -C");
     }
@@ -165,7 +165,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     let opts = SampleOptions {
         period: args.count,
         freq,
-        callchain,
+        call_graph,
         ring_pages: args.mmap_pages,
     };
 

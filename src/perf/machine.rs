@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::event::KallsymsSource;
 
@@ -14,6 +14,7 @@ use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
 use super::sys::MappedFile;
+use super::unwind::{ElfCfi, MappedCfi, Unwinders, UserState};
 use crate::render::comm::PidMap;
 
 impl KallsymsSource {
@@ -108,6 +109,8 @@ struct Map {
     end: u64,
     pgoff: u64,
     dso: usize,
+    /// Whether the mapping is executable (only those hold code to unwind through).
+    exec: bool,
 }
 
 #[derive(Debug)]
@@ -117,6 +120,8 @@ struct Dso {
     /// Kernel code: addresses print as they are and symbols come from kallsyms.
     kernel: Option<Option<String>>,
     symbols: OnceLock<Option<SymbolTable>>,
+    /// Its call frame information, for unwinding user stacks.
+    cfi: OnceLock<Option<Arc<ElfCfi>>>,
 }
 
 /// Where an address is: the address as perf prints it, its symbol and its file.
@@ -153,6 +158,7 @@ pub struct Machine {
     kernel: OnceLock<Option<KernelSymbols>>,
     symfs: Option<PathBuf>,
     build_ids: HashMap<String, Vec<u8>>,
+    unwinders: Mutex<Unwinders>,
 }
 
 impl Machine {
@@ -171,6 +177,7 @@ impl Machine {
             kernel: OnceLock::new(),
             symfs,
             build_ids: HashMap::new(),
+            unwinders: Mutex::default(),
         }
     }
 
@@ -188,6 +195,7 @@ impl Machine {
             name: printed,
             kernel,
             symbols: OnceLock::new(),
+            cfi: OnceLock::new(),
         });
         self.dso_ids.insert(name.to_vec(), i);
         i
@@ -217,6 +225,10 @@ impl Machine {
                         self.comms.remove(&tid);
                     }
                 }
+                self.unwinders
+                    .get_mut()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .forget(pid);
                 if pid != ppid && !self.maps.contains_key(&pid) {
                     if let Some(m) = self.maps.get(&ppid).cloned() {
                         self.maps.insert(pid, m);
@@ -249,6 +261,7 @@ impl Machine {
                             end,
                             pgoff: start,
                             dso,
+                            exec,
                         },
                     );
                 } else {
@@ -270,15 +283,28 @@ impl Machine {
                         (filename, pgoff)
                     };
                     let dso = self.dso(name, None);
+                    let maps = self.maps.entry(pid).or_default();
+                    // The unwinder knows the executable mappings only.
+                    let code_changes = exec
+                        || maps
+                            .iter()
+                            .any(|m| m.exec && m.start < end && start < m.end);
                     insert_map(
-                        self.maps.entry(pid).or_default(),
+                        maps,
                         Map {
                             start,
                             end,
                             pgoff,
                             dso,
+                            exec,
                         },
                     );
+                    if code_changes {
+                        self.unwinders
+                            .get_mut()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .forget(pid);
+                    }
                 }
             }
             _ => {}
@@ -479,7 +505,9 @@ impl Machine {
     }
 
     /// The call chain of a sample, resolved, markers skipped: innermost frame first,
-    /// each with the address as sampled.
+    /// each with the address as sampled. A sample with user registers and stack
+    /// (`--call-graph dwarf`) gets its user frames unwound after the chain it carries
+    /// (the kernel's part), as perf lists them.
     pub fn callchain<'m>(&'m self, s: &Sample<'_>, mut f: impl FnMut(Location<'m>, u64)) {
         // perf takes any other context marker (a guest's too) for a corrupt chain and
         // shows none of it.
@@ -487,6 +515,63 @@ impl Machine {
         if s.callchain().any(|ip| ip >= context::MAX && !known(ip)) {
             return;
         }
+        self.sampled_chain(s, &mut f);
+        for ip in self.unwind_user(s) {
+            f(self.resolve(s.pid, misc::USER, ip), ip);
+        }
+    }
+
+    /// The user frames of a sample unwound from its registers and stack copy (none
+    /// without them).
+    fn unwind_user(&self, s: &Sample<'_>) -> Vec<u64> {
+        let Some(state) = UserState::of(s) else {
+            return Vec::new();
+        };
+        // perf unwinds through the address space it sets up at a process's first
+        // mapping; without one it lists no user frame, not even the sampled one.
+        if !self.maps.get(&s.pid).is_some_and(|m| !m.is_empty()) {
+            return Vec::new();
+        }
+        let maps = || {
+            let Some(maps) = self.maps.get(&s.pid) else {
+                return Default::default();
+            };
+            let code = maps.iter().filter(|m| m.exec);
+            let cfi = code
+                .clone()
+                .filter_map(|m| {
+                    Some(MappedCfi {
+                        name: self.dsos[m.dso].name.clone(),
+                        avma: m.start..m.end,
+                        pgoff: m.pgoff,
+                        cfi: self.cfi(m.dso)?,
+                    })
+                })
+                .collect();
+            (cfi, code.map(|m| m.start..m.end).collect())
+        };
+        self.unwinders
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .unwind(s.pid, &state, maps)
+    }
+
+    /// The call frame information of a user file, read once.
+    fn cfi(&self, dso: usize) -> Option<Arc<ElfCfi>> {
+        let d = &self.dsos[dso];
+        if d.kernel.is_some() {
+            return None;
+        }
+        d.cfi
+            .get_or_init(|| {
+                let (elf, debug) = self.elf_files(&d.name)?;
+                ElfCfi::read(Arc::new(elf), debug.map(Arc::new)).map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// The entries of the chain the sample carries.
+    fn sampled_chain<'m>(&'m self, s: &Sample<'_>, f: &mut impl FnMut(Location<'m>, u64)) {
         let mut mode = s.cpumode;
         for ip in s.callchain() {
             if ip >= context::MAX {

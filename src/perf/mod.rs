@@ -9,6 +9,8 @@
 //! * [`record`]: sampling sessions (`tracectl perf record`), one ring per CPU.
 //! * [`recording`]: a session's records written into perf.data until the end.
 //! * [`synth`]: the side-band records of what already runs.
+//! * [`unwind`]: user stacks of `--call-graph dwarf` samples unwound with the mapped
+//!   files' call frame information.
 //! * [`ring`]: the records of a perf mmap ring, read in place with wrap-around.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
 //!   ioctls, counter reads, the mmap rings, the forked command that waits until its
@@ -29,6 +31,7 @@ pub mod stat;
 pub mod symbols;
 pub mod synth;
 mod sys;
+pub mod unwind;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};
 pub use stat::{aggregate, delta, Count, OpenError, RunStats, Scope, StatSession};

@@ -30,10 +30,108 @@ pub struct SampleOptions {
     pub period: Option<u64>,
     /// `-F`: samples per second (ignored with a period; tracepoints default to every hit).
     pub freq: u64,
-    /// `-g`: frame-pointer call chains.
-    pub callchain: bool,
+    /// `-g`, `--call-graph`: how call chains are taken.
+    pub call_graph: CallGraph,
     /// Data pages of each ring (a power of two).
     pub ring_pages: usize,
+}
+
+/// How call chains are taken (`-g`, `--call-graph MODE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CallGraph {
+    /// No call chains.
+    #[default]
+    None,
+    /// `fp`: the kernel walks the frame pointers of the kernel and user stacks.
+    FramePointer,
+    /// `dwarf[,SIZE]`: the kernel walks the kernel stack; each sample also carries the
+    /// user registers and `stack_size` bytes of user stack, unwound when the file is read
+    /// ([`crate::perf::unwind`]).
+    Dwarf {
+        /// Bytes of user stack copied per sample (a multiple of 8).
+        stack_size: u32,
+    },
+}
+
+/// A `--call-graph` value perf would refuse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallGraphError {
+    /// Not `fp`, `dwarf` or `lbr`.
+    UnknownMode(String),
+    /// `lbr` needs a CPU's last branch records.
+    Lbr,
+    /// A `dwarf,SIZE` whose size is not a number, is 0, or is above the most the kernel
+    /// copies.
+    StackSize(String),
+}
+
+impl std::fmt::Display for CallGraphError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallGraphError::UnknownMode(m) => {
+                write!(
+                    f,
+                    "--call-graph {m}: unknown mode (use fp, or dwarf[,SIZE])"
+                )
+            }
+            CallGraphError::Lbr => write!(
+                f,
+                "--call-graph lbr: needs the last branch records of an Intel CPU's hardware \
+                 counters, which this machine does not have (use fp or dwarf)"
+            ),
+            CallGraphError::StackSize(s) => write!(
+                f,
+                "--call-graph dwarf,{s}: incorrect stack dump size (give bytes, at most {})",
+                CallGraph::MAX_STACK_SIZE
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CallGraphError {}
+
+impl CallGraph {
+    /// perf's default stack copy for `dwarf`.
+    pub const DEFAULT_STACK_SIZE: u32 = 8192;
+    /// The largest stack copy: the kernel takes less than 64 KiB, a multiple of 8.
+    pub const MAX_STACK_SIZE: u32 = 65528;
+
+    /// Parse a `--call-graph` value as perf does: `fp`, `dwarf`, or `dwarf,SIZE` with
+    /// SIZE in bytes (`0x` hex and leading-0 octal too, as C's `strtoul`), rounded up
+    /// to a multiple of 8.
+    pub fn parse(value: &str) -> Result<CallGraph, CallGraphError> {
+        let mut parts = value.splitn(2, ',');
+        let mode = parts.next().unwrap_or("");
+        let size = parts.next();
+        match (mode, size) {
+            ("fp", None) => Ok(CallGraph::FramePointer),
+            ("dwarf", None) => Ok(CallGraph::Dwarf {
+                stack_size: CallGraph::DEFAULT_STACK_SIZE,
+            }),
+            ("dwarf", Some(s)) => {
+                let bad = || CallGraphError::StackSize(s.to_string());
+                let (digits, radix) =
+                    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                        (h, 16)
+                    } else if s.len() > 1 && s.starts_with('0') {
+                        (&s[1..], 8)
+                    } else {
+                        (s, 10)
+                    };
+                let n = u64::from_str_radix(digits, radix).map_err(|_| bad())?;
+                let n = n.checked_add(7).ok_or_else(bad)? / 8 * 8;
+                if n == 0 || n > u64::from(CallGraph::MAX_STACK_SIZE) {
+                    return Err(bad());
+                }
+                Ok(CallGraph::Dwarf {
+                    stack_size: n as u32,
+                })
+            }
+            ("lbr", _) => Err(CallGraphError::Lbr),
+            _ => Err(CallGraphError::UnknownMode(value.to_string())),
+        }
+    }
 }
 
 /// One event as opened, with the name perf gives it (after a fallback).
@@ -60,6 +158,7 @@ pub struct RecordSession {
     attrs: Vec<AttrEntry>,
     events: Vec<OpenedEvent>,
     sample_type: u64,
+    maps_data: bool,
 }
 
 /// perf's modifier suffix for an event whose name it rebuilds (`:u`, `:ppp`, ...).
@@ -96,8 +195,11 @@ impl RecordSession {
             RecordScope::Command(p) => (vec![*p], online.to_vec()),
         };
         let mut sample_type = sample::IP | sample::TID | sample::TIME | sample::PERIOD;
-        if opts.callchain {
+        if opts.call_graph != CallGraph::None {
             sample_type |= sample::CALLCHAIN;
+        }
+        if let CallGraph::Dwarf { .. } = opts.call_graph {
+            sample_type |= sample::REGS_USER | sample::STACK_USER;
         }
         if matches!(scope, RecordScope::Cpus(_)) {
             sample_type |= sample::CPU;
@@ -113,6 +215,7 @@ impl RecordSession {
             attrs: Vec::new(),
             events: Vec::new(),
             sample_type,
+            maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }),
         };
         // The ring of each CPU: an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
@@ -152,6 +255,13 @@ impl RecordSession {
                 attr.set_exclude_hv(u64::from(e.exclude_hv));
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
+                if let CallGraph::Dwarf { stack_size } = opts.call_graph {
+                    // The kernel part of the chain only; the user part is unwound from
+                    // the registers and the stack copy.
+                    attr.sample_regs_user = super::unwind::X86_64_USER_REGS;
+                    attr.sample_stack_user = stack_size;
+                    attr.set_exclude_callchain_user(1);
+                }
                 if matches!(scope, RecordScope::Command(_)) {
                     attr.set_enable_on_exec(u64::from(leads));
                 }
@@ -161,6 +271,9 @@ impl RecordSession {
                     attr.set_comm(1);
                     attr.set_comm_exec(1);
                     attr.set_task(1);
+                    // perf's choice for dwarf call graphs: the unwinder reads the call
+                    // frame tables through the process's readable mappings too.
+                    attr.set_mmap_data(u64::from(s.maps_data));
                 }
                 for (ci, &cpu) in cpus.iter().enumerate() {
                     for (pi, &pid) in pids.iter().enumerate() {
@@ -261,6 +374,12 @@ impl RecordSession {
         v
     }
 
+    /// Whether the readable mappings are recorded too, not only the executable ones
+    /// (perf's `mmap_data`, with `--call-graph dwarf`).
+    pub fn maps_data(&self) -> bool {
+        self.maps_data
+    }
+
     /// The sample type common to every event (tracepoints add RAW).
     pub fn sample_type(&self) -> u64 {
         self.sample_type
@@ -312,5 +431,36 @@ impl RecordSession {
             st.add(&r.drain(&mut f));
         }
         st
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// perf 6.1's `get_stack_size`: `dwarf,100` records 104 bytes, `dwarf,0x1000` 4096,
+    /// `dwarf,65528` is the most and `dwarf,65529` (65536 once rounded) too much, as are
+    /// 0 and trailing text.
+    #[test]
+    fn call_graph_values_follow_perf() {
+        let dwarf = |n| Ok(CallGraph::Dwarf { stack_size: n });
+        assert_eq!(CallGraph::parse("fp"), Ok(CallGraph::FramePointer));
+        assert_eq!(CallGraph::parse("dwarf"), dwarf(8192));
+        assert_eq!(CallGraph::parse("dwarf,100"), dwarf(104));
+        assert_eq!(CallGraph::parse("dwarf,0x1000"), dwarf(4096));
+        assert_eq!(CallGraph::parse("dwarf,010"), dwarf(8));
+        assert_eq!(CallGraph::parse("dwarf,65528"), dwarf(65528));
+        for bad in ["65529", "0", "12k", "", "-8"] {
+            assert_eq!(
+                CallGraph::parse(&format!("dwarf,{bad}")),
+                Err(CallGraphError::StackSize(bad.into())),
+                "{bad}"
+            );
+        }
+        assert_eq!(CallGraph::parse("lbr"), Err(CallGraphError::Lbr));
+        assert!(matches!(
+            CallGraph::parse("fp,8"),
+            Err(CallGraphError::UnknownMode(_))
+        ));
     }
 }

@@ -187,12 +187,12 @@ pub fn record(
         }
         Running::All => {
             for pid in all_pids() {
-                side.extend(synth.process(pid));
+                side.extend(synth.process(pid, session.maps_data()));
             }
         }
         Running::Processes(pids) => {
             for &pid in pids {
-                side.extend(synth.process(pid));
+                side.extend(synth.process(pid, session.maps_data()));
             }
         }
     }

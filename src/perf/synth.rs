@@ -207,9 +207,11 @@ impl Synth {
     }
 
     /// The records of one running process: COMM per thread (FORK first for threads
-    /// other than the leader), then MMAP2 per executable mapping. A process that ended
-    /// meanwhile gives what could be read.
-    pub fn process(&self, pid: i32) -> Vec<Vec<u8>> {
+    /// other than the leader), then MMAP2 per executable mapping and, with `data`, per
+    /// readable one too (perf's `mmap_data`, which `--call-graph dwarf` sets: an unwinder
+    /// reads the call frame tables there). A process that ended meanwhile gives what
+    /// could be read.
+    pub fn process(&self, pid: i32, data: bool) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let tids = super::process_threads(pid).unwrap_or_else(|_| vec![pid]);
         let comm_of = |tid: i32| {
@@ -228,6 +230,11 @@ impl Synth {
             for m in maps.lines().filter_map(parse_map_line) {
                 if m.prot & libc::PROT_EXEC as u32 != 0 {
                     out.push(self.mmap2(pid, pid, &m));
+                } else if data && m.prot & libc::PROT_READ as u32 != 0 {
+                    let mut r = self.mmap2(pid, pid, &m);
+                    let misc = misc::USER | misc::MMAP_DATA;
+                    r[4..6].copy_from_slice(&misc.to_ne_bytes());
+                    out.push(r);
                 }
             }
         }

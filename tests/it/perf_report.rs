@@ -562,3 +562,12 @@ fn perf_report_g_without_call_chains_is_refused() {
     }
     check("cc-nocg.data", &[], "report.cc-nocg.txt");
 }
+
+/// `--call-graph dwarf`: the user frames unwound from each sample's stack copy make the
+/// same graphs and folded chains as perf's.
+#[test]
+fn perf_report_dwarf_call_graphs() {
+    check_graph("dwarf-calls.data", &[]);
+    check_graph("dwarf-calls.data", &["--no-children"]);
+    check_graph("dwarf-calls.data", &["-g", "folded", "--no-children"]);
+}

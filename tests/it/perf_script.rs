@@ -151,3 +151,129 @@ fn perf_script_corrupt_file_names_the_offset() {
         "{err}"
     );
 }
+
+/// `--call-graph dwarf`: each sample's user frames are unwound from its registers and
+/// stack copy with the binary's .eh_frame; the first frame is the sampled address, the
+/// callers their return address less one. libc is not under symfs, so the chain ends
+/// at the first libc frame, unresolved, as in perf.
+#[test]
+fn perf_script_dwarf_call_chains_unwound_from_the_stack_copy() {
+    check("dwarf-calls.data", &[], "dwarf-calls.script");
+}
+
+/// The file offset of the `size` word of the first sample's user stack in
+/// dwarf-calls.data (sample_type IP|TID|TIME|ADDR|CALLCHAIN|REGS_USER|STACK_USER|
+/// DATA_SRC, as `perf evlist -v` prints it: no PERIOD, the period is fixed).
+fn first_user_stack_size_offset(file: &[u8]) -> usize {
+    let u64_at = |o: usize| u64::from_le_bytes(file[o..o + 8].try_into().unwrap());
+    let (data_off, data_size) = (u64_at(40) as usize, u64_at(48) as usize);
+    let mut at = data_off;
+    while at < data_off + data_size {
+        let type_ = u32::from_le_bytes(file[at..at + 4].try_into().unwrap());
+        let size = u16::from_le_bytes(file[at + 6..at + 8].try_into().unwrap()) as usize;
+        if type_ == 9 {
+            // ip, pid/tid, time, addr; then the chain; then the registers.
+            let mut o = at + 8 + 4 * 8;
+            o += 8 + 8 * u64_at(o) as usize;
+            let abi = u64_at(o);
+            o += 8;
+            if abi != 0 {
+                o += 8 * 0xff0fffu64.count_ones() as usize;
+            }
+            assert_ne!(u64_at(o), 0, "the first sample has a stack copy");
+            return o;
+        }
+        at += size;
+    }
+    panic!("no sample in dwarf-calls.data");
+}
+
+/// A sample whose user stack claims more bytes than its record holds: an error naming
+/// the file, the field and the offset where the bytes are missing, and no output.
+#[test]
+fn perf_script_user_stack_larger_than_its_sample_names_the_offset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.data");
+    let mut file = std::fs::read(dir().join("dwarf-calls.data")).unwrap();
+    let at = first_user_stack_size_offset(&file);
+    file[at..at + 8].copy_from_slice(&0x7fff_ffffu64.to_le_bytes());
+    std::fs::write(&bad, &file).unwrap();
+    let (out, err, ok) = tracectl(&[
+        "perf",
+        "script",
+        "-i",
+        bad.to_str().unwrap(),
+        "--symfs",
+        "symfs",
+    ]);
+    assert!(!ok, "refused: {out}");
+    let want = format!(
+        "bad.data: SAMPLE user stack at offset {}: needs 2147483647 bytes",
+        at + 8
+    );
+    assert!(err.contains(&want), "{err}\nwanted: {want}");
+}
+
+/// A sample whose user stack says more bytes were copied (`dyn_size`) than it holds:
+/// an error naming the field and its offset.
+#[test]
+fn perf_script_user_stack_copied_size_above_its_size_names_the_offset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.data");
+    let mut file = std::fs::read(dir().join("dwarf-calls.data")).unwrap();
+    let at = first_user_stack_size_offset(&file);
+    let size = u64::from_le_bytes(file[at..at + 8].try_into().unwrap()) as usize;
+    let dyn_at = at + 8 + size;
+    file[dyn_at..dyn_at + 8].copy_from_slice(&(size as u64 + 8).to_le_bytes());
+    std::fs::write(&bad, &file).unwrap();
+    let (_, err, ok) = tracectl(&["perf", "script", "-i", bad.to_str().unwrap()]);
+    assert!(!ok);
+    let want = format!(
+        "bad.data: SAMPLE user stack at offset {dyn_at}: dyn_size {} is more than the {size} bytes",
+        size + 8
+    );
+    assert!(err.contains(&want), "{err}\nwanted: {want}");
+}
+
+/// `--folded` on dwarf chains: the stacks perf's `perf script` printed for the file,
+/// root first, counted (an unresolved frame is named after its file, as
+/// stackcollapse-perf names it).
+#[test]
+fn perf_script_folded_dwarf_chains_are_perfs_stacks() {
+    let script = std::fs::read_to_string(dir().join("results/dwarf-calls.script")).unwrap();
+    let mut want: std::collections::BTreeMap<String, u32> = Default::default();
+    for block in script.split("\n\n").filter(|b| !b.trim().is_empty()) {
+        let mut lines = block.lines();
+        let comm = lines.next().unwrap().split_whitespace().next().unwrap();
+        let frames: Vec<String> = lines
+            .map(|l| {
+                let mut it = l.split_whitespace().skip(1);
+                let sym = it.next().unwrap();
+                let dso = it.next().unwrap().trim_matches(|c| c == '(' || c == ')');
+                match sym {
+                    "[unknown]" => format!("[{}]", dso.rsplit('/').next().unwrap()),
+                    s => s.split("+0x").next().unwrap().to_string(),
+                }
+            })
+            .collect();
+        let mut stack = vec![comm.to_string()];
+        stack.extend(frames.into_iter().rev());
+        *want.entry(stack.join(";")).or_default() += 1;
+    }
+    let want: Vec<String> = want.iter().map(|(s, n)| format!("{s} {n}")).collect();
+    let (out, err, ok) = tracectl(&[
+        "perf",
+        "script",
+        "-i",
+        "dwarf-calls.data",
+        "--symfs",
+        "symfs",
+        "--kallsyms",
+        "kallsyms",
+        "--folded",
+    ]);
+    assert!(ok, "{err}");
+    let mut got: Vec<&str> = out.lines().collect();
+    got.sort_unstable();
+    assert_eq!(got, want);
+}

@@ -127,6 +127,8 @@ pub mod misc {
     pub const GUEST_USER: u16 = 5;
     /// In a COMM record: the comm changed because of exec.
     pub const COMM_EXEC: u16 = 1 << 13;
+    /// In an MMAP record: the mapping is not executable (`mmap_data`).
+    pub const MMAP_DATA: u16 = 1 << 13;
     /// In an MMAP2 record: a build id replaces the device numbers.
     pub const MMAP_BUILD_ID: u16 = 1 << 14;
     /// PERF_RECORD_MISC_BUILD_ID_SIZE: a build-id entry stores its id's length.

@@ -24,5 +24,7 @@ mod read;
 pub mod write;
 
 pub use error::{PerfDataError, PerfDataErrorKind};
-pub use read::{Attr, Event, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId};
+pub use read::{
+    Attr, Event, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId, UserRegs,
+};
 pub use write::{AttrEntry, Features, PerfDataWriter};

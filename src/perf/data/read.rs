@@ -28,8 +28,10 @@ pub struct Attr {
     pub flags: u64,
     /// `branch_sample_type`.
     pub branch_sample_type: u64,
-    /// Registers sampled in user mode.
+    /// Registers sampled in user mode (`PERF_REG_*` bits; perf's `--call-graph dwarf`).
     pub sample_regs_user: u64,
+    /// Bytes of user stack each sample copies (`--call-graph dwarf,SIZE`).
+    pub sample_stack_user: u32,
     /// Registers sampled at the interrupt.
     pub sample_regs_intr: u64,
     /// The sample ids of this event's counters.
@@ -133,8 +135,38 @@ pub struct Sample<'a> {
     pub callchain_raw: &'a [u8],
     /// The RAW payload (a tracepoint's ftrace record).
     pub raw: &'a [u8],
+    /// `REGS_USER`: the user registers at the sample, as the attr's
+    /// `sample_regs_user` selects them.
+    pub user_regs: UserRegs<'a>,
+    /// `STACK_USER`: the user stack from the stack pointer up, as much as the kernel
+    /// could copy (its `dyn_size`; empty when none was taken).
+    pub user_stack: &'a [u8],
     /// The file's byte order (for [`Sample::callchain`]).
     pub endian: Endianness,
+}
+
+/// The user registers of a sample (`PERF_SAMPLE_REGS_USER`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UserRegs<'a> {
+    /// `PERF_SAMPLE_REGS_ABI_*`: 0 when the sample has none (a kernel thread's), 2 for
+    /// 64-bit.
+    pub abi: u64,
+    /// The attr's `sample_regs_user`: which `PERF_REG_*` registers `raw` holds, in
+    /// bit order.
+    pub mask: u64,
+    /// The values, native-endian `u64`s as stored.
+    pub raw: &'a [u8],
+}
+
+impl UserRegs<'_> {
+    /// The value of register `PERF_REG_*` number `reg`, if the sample holds it.
+    pub fn get(&self, reg: u32, endian: Endianness) -> Option<u64> {
+        if self.abi == 0 || reg >= 64 || self.mask & (1 << reg) == 0 {
+            return None;
+        }
+        let at = (self.mask & ((1u64 << reg) - 1)).count_ones() as usize * 8;
+        self.raw.get(at..at + 8).map(|b| endian.u64(b))
+    }
 }
 
 impl<'a> Sample<'a> {
@@ -1126,6 +1158,48 @@ impl PerfData {
             let n = c.u32().map_err(sh)?;
             s.raw = c.take(u64::from(n)).map_err(sh)?;
         }
+        if st & sample::BRANCH_STACK != 0 {
+            let at = c.offset();
+            let nr = c.u64().map_err(sh)?;
+            if a.branch_sample_type & abi::BRANCH_HW_INDEX != 0 {
+                c.u64().map_err(sh)?;
+            }
+            // from, to, flags
+            let n = nr
+                .checked_mul(24)
+                .ok_or_else(|| self.corrupt("SAMPLE branch stack", at, format!("{nr} entries")))?;
+            c.take(n).map_err(sh)?;
+        }
+        if st & sample::REGS_USER != 0 {
+            s.user_regs.abi = c.u64().map_err(sh)?;
+            s.user_regs.mask = a.sample_regs_user;
+            if s.user_regs.abi != 0 {
+                let n = u64::from(a.sample_regs_user.count_ones()) * 8;
+                s.user_regs.raw = c
+                    .take(n)
+                    .map_err(|e| self.short("SAMPLE user registers", e))?;
+            }
+        }
+        if st & sample::STACK_USER != 0 {
+            let size = c.u64().map_err(sh)?;
+            if size != 0 {
+                let data = c
+                    .take(size)
+                    .map_err(|e| self.short("SAMPLE user stack", e))?;
+                let at = c.offset();
+                let dyn_size = c.u64().map_err(|e| self.short("SAMPLE user stack", e))?;
+                if dyn_size > size {
+                    return Err(self.corrupt(
+                        "SAMPLE user stack",
+                        at,
+                        format!(
+                            "dyn_size {dyn_size} is more than the {size} bytes of the stack copy"
+                        ),
+                    ));
+                }
+                s.user_stack = &data[..dyn_size as usize];
+            }
+        }
         Ok(s)
     }
 }
@@ -1142,14 +1216,20 @@ fn parse_attr(c: &mut Cur, size: u64) -> Result<Attr, Short> {
     a.sample_type = c.u64()?;
     a.read_format = c.u64()?;
     a.flags = c.u64()?;
+    // The sizes of the attr's versions (PERF_ATTR_SIZE_VER1..4): each adds the
+    // fields read under it.
+    if size >= 72 {
+        c.take(4 + 4 + 8 + 8)?; // wakeup_events, bp_type, config1, config2
+    }
     if size >= 80 {
-        c.take(8 + 8 + 8)?; // wakeup, bp_type, config1, config2 (first part)
-        c.u64()?;
         a.branch_sample_type = c.u64()?;
+    }
+    if size >= 96 {
         a.sample_regs_user = c.u64()?;
+        a.sample_stack_user = c.u32()?;
+        c.u32()?; // clockid
     }
     if size >= 104 {
-        c.take(8)?; // sample_stack_user, clockid
         a.sample_regs_intr = c.u64()?;
     }
     Ok(a)

@@ -40,3 +40,6 @@ K=kallsyms-mt run mt-clock.data
 K=kallsyms-mt run mt-clock.data -g callee
 K=kallsyms-mt run mt-clock.data --sort pid,sym
 run tp-callchain.data --sort time,trace -g callee,20
+run dwarf-calls.data
+run dwarf-calls.data --no-children
+run dwarf-calls.data -g folded --no-children
