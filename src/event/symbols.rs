@@ -130,28 +130,46 @@ pub(crate) fn word_end(b: &[u8], mut i: usize) -> usize {
 }
 
 /// A hexadecimal number as `u64::from_str_radix(s, 16)` reads it (an optional `+`, no
-/// overflow), without its generic per-digit checks.
+/// overflow), without its generic per-digit checks. Every kallsyms reader uses it.
 pub(crate) fn parse_hex(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    let b = match b {
-        [b'+', rest @ ..] => rest,
-        _ => b,
-    };
-    if b.is_empty() {
+    let digits = s.strip_prefix('+').unwrap_or(s).as_bytes();
+    if digits.is_empty() {
         return None;
     }
-    let mut v = 0u64;
-    for &c in b {
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            b'A'..=b'F' => c - b'A' + 10,
-            _ => return None,
-        };
-        if v >> 60 != 0 {
+    /// The value of each hex digit, 0xff for any other byte.
+    const DIGITS: [u8; 256] = {
+        let mut t = [0xff; 256];
+        let mut i = 0;
+        while i < 10 {
+            t[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            t[b'a' as usize + i] = 10 + i as u8;
+            t[b'A' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        t
+    };
+    let mut v: u64 = 0;
+    if digits.len() <= 16 {
+        // Sixteen hex digits always fit: no check per digit.
+        for &c in digits {
+            let d = DIGITS[c as usize];
+            if d == 0xff {
+                return None;
+            }
+            v = (v << 4) | u64::from(d);
+        }
+        return Some(v);
+    }
+    for &c in digits {
+        let d = DIGITS[c as usize];
+        if d == 0xff {
             return None;
         }
-        v = v << 4 | u64::from(d);
+        v = v.checked_mul(16)?.checked_add(u64::from(d))?;
     }
     Some(v)
 }
@@ -462,6 +480,28 @@ impl KallsymsSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_hex_reads_as_from_str_radix_does() {
+        for s in [
+            "",
+            "+",
+            "0",
+            "+ff",
+            "-1",
+            "ffffffff81000000",
+            "FFFFFFFFFFFFFFFF",
+            "10000000000000000",
+            "00000000000000000000001",
+            "0x10",
+            "12 ",
+            "abcdefABCDEF",
+            "g",
+        ] {
+            let want = u64::from_str_radix(s, 16).ok();
+            assert_eq!(parse_hex(s), want, "{s:?}");
+        }
+    }
 
     #[test]
     fn kallsyms_lookup() {

@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use object::{Object, ObjectSection, ObjectSymbol};
 
 use super::rbtree::RbOrder;
+use crate::event::symbols::parse_hex;
 
 /// Binding of a symbol, as perf ranks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -776,50 +777,6 @@ fn kallsyms_line(line: &str, no_form_feed: bool) -> Option<(&str, &str, &str, Op
         &line[19..19 + i],
         Some(&line[19 + i + 1..]),
     ))
-}
-
-/// A hex number as `u64::from_str_radix(s, 16)` reads it (an optional `+`, no overflow).
-fn parse_hex(s: &str) -> Option<u64> {
-    let digits = s.strip_prefix('+').unwrap_or(s).as_bytes();
-    if digits.is_empty() {
-        return None;
-    }
-    /// The value of each hex digit, 0xff for any other byte.
-    const DIGITS: [u8; 256] = {
-        let mut t = [0xff; 256];
-        let mut i = 0;
-        while i < 10 {
-            t[b'0' as usize + i] = i as u8;
-            i += 1;
-        }
-        let mut i = 0;
-        while i < 6 {
-            t[b'a' as usize + i] = 10 + i as u8;
-            t[b'A' as usize + i] = 10 + i as u8;
-            i += 1;
-        }
-        t
-    };
-    let mut v: u64 = 0;
-    if digits.len() <= 16 {
-        // Sixteen hex digits always fit: no check per digit.
-        for &c in digits {
-            let d = DIGITS[c as usize];
-            if d == 0xff {
-                return None;
-            }
-            v = (v << 4) | u64::from(d);
-        }
-        return Some(v);
-    }
-    for &c in digits {
-        let d = DIGITS[c as usize];
-        if d == 0xff {
-            return None;
-        }
-        v = v.checked_mul(16)?.checked_add(u64::from(d))?;
-    }
-    Some(v)
 }
 
 /// C's `strtoull(s, &end, 16)` on the bytes of `s` (a NUL ends them): the value and
