@@ -987,7 +987,67 @@ impl PerfData {
     }
 
     /// Decode a `PERF_RECORD_SAMPLE` with its attr's `sample_type`.
+    #[inline]
     pub fn sample<'a>(&'a self, r: &RawRecord<'a>) -> Result<Sample<'a>, PerfDataError> {
+        match self.simple_sample(r) {
+            Some(s) => Ok(s),
+            None => self.any_sample(r),
+        }
+    }
+
+    /// [`PerfData::sample`] of the common shapes, tracepoint samples among them: the
+    /// fixed words and at most RAW after them, in a file of one event or whose samples
+    /// start with their IDENTIFIER. None for any other shape, and for a record that does
+    /// not hold what its attr says, which [`PerfData::any_sample`] then reports.
+    #[inline]
+    fn simple_sample<'a>(&'a self, r: &RawRecord<'a>) -> Option<Sample<'a>> {
+        let body = r.body;
+        let e = self.endian;
+        let attr = if self.attrs.len() == 1 {
+            0
+        } else if self.attrs.first()?.sample_type & sample::IDENTIFIER != 0 {
+            self.find_id(e.u64(body.get(..8)?))?
+        } else {
+            return None;
+        };
+        let l = self.layouts.get(attr)?;
+        if !l.simple {
+            return None;
+        }
+        let words = body.get(..l.fixed)?;
+        let word = |at: u8| words.get(at as usize..at as usize + 8).map(|w| e.u64(w));
+        let (pid, tid) = match words.get(l.tid as usize..l.tid as usize + 8) {
+            Some(w) => (e.u32(&w[..4]) as i32, e.u32(&w[4..]) as i32),
+            None => (0, 0),
+        };
+        let raw = if l.raw {
+            let n = e.u32(body.get(l.fixed..l.fixed + 4)?) as usize;
+            body.get(l.fixed + 4..(l.fixed + 4).checked_add(n)?)?
+        } else {
+            &[]
+        };
+        Some(Sample {
+            attr,
+            cpumode: r.misc & misc::CPUMODE_MASK,
+            ip: word(l.ip).unwrap_or(0),
+            pid,
+            tid,
+            time: word(l.time).unwrap_or(0),
+            addr: word(l.addr).unwrap_or(0),
+            id: word(l.id).unwrap_or(0),
+            cpu: words
+                .get(l.cpu as usize..l.cpu as usize + 4)
+                .map_or(0, |w| e.u32(w)),
+            period: word(l.period).unwrap_or(self.attrs[attr].sample_period),
+            callchain_raw: &[],
+            raw,
+            endian: e,
+        })
+    }
+
+    /// [`PerfData::sample`] of any shape, field by field.
+    #[inline(never)]
+    fn any_sample<'a>(&'a self, r: &RawRecord<'a>) -> Result<Sample<'a>, PerfDataError> {
         let attr = self.sample_attr(r)?;
         let a = &self.attrs[attr];
         let st = a.sample_type;
@@ -1212,7 +1272,23 @@ struct SampleLayout {
     /// The cpu and reserved u32s.
     cpu: u8,
     period: u8,
+    /// Whether nothing but RAW follows the fixed words.
+    simple: bool,
+    /// Whether RAW is sampled.
+    raw: bool,
 }
+
+/// The `sample_type` bits of the words that come before READ in a sample, each a u64
+/// (TID and CPU are two u32s).
+const FIXED_WORDS: u64 = sample::IDENTIFIER
+    | sample::IP
+    | sample::TID
+    | sample::TIME
+    | sample::ADDR
+    | sample::ID
+    | sample::STREAM_ID
+    | sample::CPU
+    | sample::PERIOD;
 
 impl SampleLayout {
     /// An offset no fixed part reaches (they are at most 9 words).
@@ -1228,6 +1304,8 @@ impl SampleLayout {
             addr: Self::ABSENT,
             cpu: Self::ABSENT,
             period: Self::ABSENT,
+            simple: st & !(FIXED_WORDS | sample::RAW) == 0,
+            raw: st & sample::RAW != 0,
         };
         let mut at = 0u8;
         let mut next = |bit: u64| {
@@ -1259,6 +1337,90 @@ fn present(sample_type: u64, bits: &[u64]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file of two tracepoint events (ids 7 and 8) and the given sample bodies.
+    fn file_of(bodies: &[Vec<u8>]) -> (tempfile::TempDir, PerfData) {
+        use crate::perf::data::write::{AttrEntry, PerfDataWriter};
+        let st = sample::IDENTIFIER
+            | sample::IP
+            | sample::TID
+            | sample::TIME
+            | sample::CPU
+            | sample::PERIOD
+            | sample::RAW;
+        let attr = |config: u64| {
+            let mut a = vec![0u8; 128];
+            a[..4].copy_from_slice(&2u32.to_ne_bytes());
+            a[4..8].copy_from_slice(&128u32.to_ne_bytes());
+            a[8..16].copy_from_slice(&config.to_ne_bytes());
+            a[16..24].copy_from_slice(&1u64.to_ne_bytes());
+            a[24..32].copy_from_slice(&st.to_ne_bytes());
+            a
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("perf.data");
+        let entry = |config, id| AttrEntry {
+            attr: attr(config),
+            ids: vec![id],
+            name: format!("tp{config}"),
+        };
+        let mut w = PerfDataWriter::create(&p, vec![entry(300, 7), entry(301, 8)]).unwrap();
+        for b in bodies {
+            let mut h = [0u8; 8];
+            h[..4].copy_from_slice(&record::SAMPLE.to_ne_bytes());
+            h[6..].copy_from_slice(&(8 + b.len() as u16).to_ne_bytes());
+            w.record(&[&h, b]).unwrap();
+        }
+        w.finish(&Default::default()).unwrap();
+        let f = PerfData::open(&p).unwrap();
+        (dir, f)
+    }
+
+    #[test]
+    fn samples_decode_and_cut_ones_name_the_record() {
+        let words = |id: u64, raw_len: u32| {
+            let mut b = Vec::new();
+            for w in [id, 0xffff_ffff_8100_0000, (12u64 << 32) | 11, 5_000_000_123] {
+                b.extend_from_slice(&w.to_ne_bytes());
+            }
+            b.extend_from_slice(&3u64.to_ne_bytes()); // cpu 3, reserved 0
+            b.extend_from_slice(&1u64.to_ne_bytes()); // period
+            b.extend_from_slice(&raw_len.to_ne_bytes());
+            b
+        };
+        let mut good = words(8, 4);
+        good.extend_from_slice(&[1, 2, 3, 4]);
+        let mut cut = words(7, 40);
+        cut.extend_from_slice(&[1, 2, 3, 4]);
+        let mut stranger = words(9, 4);
+        stranger.extend_from_slice(&[1, 2, 3, 4]);
+        let (_dir, f) = file_of(&[good, cut, stranger, vec![8, 0, 0]]);
+        let recs: Vec<_> = f.records().map(|r| r.unwrap()).collect();
+        let s = f.sample(&recs[0]).unwrap();
+        assert_eq!(
+            (s.attr, s.id, s.ip, s.pid, s.tid, s.time, s.cpu, s.period, s.raw),
+            (
+                1,
+                8,
+                0xffff_ffff_8100_0000,
+                11,
+                12,
+                5_000_000_123,
+                3,
+                1,
+                &[1u8, 2, 3, 4][..]
+            )
+        );
+        let e = f.sample(&recs[1]).unwrap_err().to_string();
+        assert!(
+            e.contains("SAMPLE record") && e.contains("perf.data"),
+            "{e}"
+        );
+        let e = f.sample(&recs[2]).unwrap_err().to_string();
+        assert!(e.contains("sample id 9 belongs to no event"), "{e}");
+        let e = f.sample(&recs[3]).unwrap_err().to_string();
+        assert!(e.contains("sample id"), "{e}");
+    }
 
     #[test]
     fn sample_layouts_follow_the_kernel_order() {
