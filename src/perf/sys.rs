@@ -569,10 +569,8 @@ fn find_in_path(prog: &str) -> Option<std::path::PathBuf> {
         .find(|p| is_exec(p))
 }
 
-/// A file mapped read-only into memory (how perf.data files are read: no copy). The
-/// pages are mapped at once (`MAP_POPULATE`): the readers walk the whole data section,
-/// which otherwise fault in sixteen pages at a time (2,800 faults for a 160 MB file).
-/// The file must not shrink while it is mapped.
+/// A file mapped read-only into memory (how perf.data files are read: no copy, pages
+/// loaded as they are touched). The file must not shrink while it is mapped.
 #[derive(Debug)]
 pub(crate) struct MappedFile {
     ptr: *mut libc::c_void,
@@ -599,7 +597,7 @@ impl MappedFile {
                 std::ptr::null_mut(),
                 len,
                 libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                libc::MAP_PRIVATE,
                 file.as_raw_fd(),
                 0,
             )
