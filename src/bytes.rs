@@ -239,25 +239,27 @@ pub(crate) fn push_dec6(out: &mut Vec<u8>, v: u32) {
     put_array(out, [a, b, c, d, e, f]);
 }
 
+/// The eight hex digits of `x`, most significant first, as a big-endian number.
+#[inline(always)]
+fn hex_ascii8(x: u32, upper: bool) -> u64 {
+    // All eight nibbles at once: spread each to a byte (the lowest nibble in the lowest
+    // byte), then turn 0..15 into '0'..'9' / 'a'..'f' with carries that cannot cross
+    // bytes.
+    let x = u64::from(x);
+    let x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
+    let x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff;
+    let n = (x | (x << 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    // Bytes holding 10..15 get bit 4 set by +6; those get the extra letter offset.
+    let letters = ((n + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+    let gap = if upper { 7 } else { 39 };
+    n + 0x3030_3030_3030_3030 + letters * gap
+}
+
 /// The sixteen hex digits of `v`, most significant first, as a big-endian number.
 #[inline(always)]
 fn hex_ascii(v: u64, upper: bool) -> u128 {
-    // All sixteen nibbles at once: spread each to a byte (the lowest nibble in the lowest
-    // byte), then turn 0..15 into '0'..'9' / 'a'..'f' with carries that cannot cross
-    // bytes.
-    let spread = |x: u32| -> u64 {
-        let x = u64::from(x);
-        let x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
-        let x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff;
-        (x | (x << 4)) & 0x0f0f_0f0f_0f0f_0f0f
-    };
-    let ascii = |n: u64| -> u64 {
-        // Bytes holding 10..15 get bit 4 set by +6; those get the extra letter offset.
-        let letters = ((n + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
-        let gap = if upper { 7 } else { 39 };
-        n + 0x3030_3030_3030_3030 + letters * gap
-    };
-    (u128::from(ascii(spread((v >> 32) as u32))) << 64) | u128::from(ascii(spread(v as u32)))
+    (u128::from(hex_ascii8((v >> 32) as u32, upper)) << 64)
+        | u128::from(hex_ascii8(v as u32, upper))
 }
 
 /// Append the low `width` (1 to 16) hex digits of `v`, leading zeros included.
@@ -271,10 +273,17 @@ pub(crate) fn push_hex_width(out: &mut Vec<u8>, v: u64, width: usize, upper: boo
 }
 
 /// Append `v` in hex without leading zeros (`%x`, `%X`).
-#[inline]
+#[inline(always)]
 pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
     let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
-    push_hex_width(out, v, digits, upper);
+    if digits <= 8 {
+        // Half the work for the small values most fields hold.
+        let text = (hex_ascii8(v as u32, upper) << (8 * (8 - digits))).to_be_bytes();
+        // SAFETY: `digits` is at most the eight digits stored.
+        unsafe { put_prefix(out, text, digits) }
+    } else {
+        push_hex_width(out, v, digits, upper);
+    }
 }
 
 /// An empty buffer with room for `len` bytes, in memory the kernel may back with 2 MiB

@@ -72,7 +72,7 @@ pub fn for_each_ordered<'a, E: From<PerfDataError>>(
         limit: u64,
         f: &mut impl FnMut(RawRecord<'a>) -> Result<(), E>,
     ) -> Result<(), E> {
-        queue.sort_by_key(|(t, _)| *t);
+        sort_by_time(queue);
         let n = queue.partition_point(|(t, _)| *t <= limit);
         for (_, r) in queue.drain(..n) {
             f(r)?;
@@ -101,6 +101,32 @@ pub fn for_each_ordered<'a, E: From<PerfDataError>>(
         }
     }
     flush(&mut queue, u64::MAX, &mut f)
+}
+
+/// Sort `queue` by its times, keeping the order of equal ones, as `sort_by_key` does.
+///
+/// The queue of a round is a few runs already in time order (perf copies each CPU's
+/// buffer in turn, and what the last round kept back is sorted), and rounds are small (a
+/// dozen records each in a busy system-wide recording): a stable insertion sort moves
+/// only the records that overtake others, where a general sort paid its setup per round.
+/// A long queue is sorted the general way.
+fn sort_by_time<T: Copy>(queue: &mut [(u64, T)]) {
+    /// Longer queues are sorted the general way.
+    const INSERTION_MAX: usize = 256;
+    if queue.len() > INSERTION_MAX {
+        queue.sort_by_key(|(t, _)| *t);
+        return;
+    }
+    for i in 1..queue.len() {
+        let x = queue[i];
+        if x.0 >= queue[i - 1].0 {
+            continue;
+        }
+        // After the last record of the same time or earlier: equal times keep their order.
+        let at = queue[..i].partition_point(|(t, _)| *t <= x.0);
+        queue.copy_within(at..i, at + 1);
+        queue[at] = x;
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -691,6 +717,35 @@ fn insert_map(maps: &mut Vec<Map>, new: Map) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounds_sort_as_a_stable_sort_does() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        // From one run to many, short queues and long ones, with equal times within and
+        // across runs; the second element tells equal times apart.
+        for runs in [1usize, 2, 3, 5, 8, 20, 40, 200] {
+            for _ in 0..20 {
+                let mut q: Vec<(u64, usize)> = Vec::new();
+                for _ in 0..runs {
+                    let mut t = rand(50);
+                    for _ in 0..rand(30) {
+                        t += rand(3);
+                        q.push((t, q.len()));
+                    }
+                }
+                let mut want = q.clone();
+                want.sort_by_key(|(t, _)| *t);
+                sort_by_time(&mut q);
+                assert_eq!(q, want, "{runs} runs");
+            }
+        }
+    }
 
     fn chain_of(ips: &[u64]) -> Vec<u64> {
         let raw: Vec<u8> = ips.iter().flat_map(|ip| ip.to_ne_bytes()).collect();

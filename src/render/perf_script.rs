@@ -8,7 +8,7 @@
 use std::io::{self, Write};
 
 use crate::bytes::{push_dec, push_dec6, push_dec_padded, put, put_array};
-use crate::event::Record;
+use crate::event::{PrintEnv, PrintStyle, Record, Schema};
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
@@ -148,19 +148,69 @@ pub struct PerfScript<'f> {
     name_columns: Vec<Vec<u8>>,
     use_callchain: bool,
     warnings: Vec<String>,
-    /// The columns before the time (comm, pids, CPU) of the last sample, and what they
-    /// were made of: neighbouring samples mostly repeat them.
-    head: HeadCache,
-    /// `%5u.` of the seconds of the last sample, and those seconds.
-    seconds: (Option<u64>, Vec<u8>),
+    /// The columns before the microseconds (comm, pids, CPU, `%5u.` of the seconds) of
+    /// the last sample of each CPU (modulo [`HEAD_SLOTS`]), and what they were made of: a
+    /// CPU's neighbouring samples mostly repeat them.
+    heads: Vec<HeadCache>,
+    /// Counts the changes of the machine (a COMM, a FORK), which make every head stale.
+    machine_changes: u64,
 }
 
-/// The comm, pid and CPU columns of the last sample printed.
-#[derive(Default)]
+/// Slots of [`PerfScript::heads`].
+const HEAD_SLOTS: usize = 64;
+
+/// The comm, pid, CPU and seconds columns of the last sample printed on a CPU.
+#[derive(Default, Clone)]
 struct HeadCache {
-    /// `(tid, pid, cpu, fields)`; None after the machine changed (a COMM, a FORK).
-    key: Option<(i32, i32, u32, u32)>,
+    /// `(tid, pid, cpu, fields, machine changes)`; None before the first sample.
+    key: Option<(i32, i32, u32, u32, u64)>,
+    /// The seconds `text` ends with, when it does.
+    secs: Option<u64>,
+    /// Bytes of `text` before the seconds.
+    head_len: usize,
     text: Vec<u8>,
+}
+
+/// A tracepoint payload's text: the catalog's schemas looked up once per event id and its
+/// print settings made once, instead of for every sample.
+struct TraceText<'c> {
+    catalog: &'c DatCatalog,
+    env: PrintEnv<'c>,
+    /// Schemas by event id, filled as the ids are met.
+    schemas: Vec<Option<&'c Schema>>,
+}
+
+impl<'c> TraceText<'c> {
+    fn new(catalog: &'c DatCatalog) -> TraceText<'c> {
+        TraceText {
+            catalog,
+            env: catalog.print_env(PrintStyle::TraceCmd),
+            schemas: Vec::new(),
+        }
+    }
+
+    /// What [`Catalog::write_info`] writes for `rec`.
+    #[inline]
+    fn write(&mut self, rec: &Record, out: &mut Vec<u8>) {
+        let Some(id) = rec.event_id(self.env.endian) else {
+            return;
+        };
+        let i = usize::from(id);
+        let schema = match self.schemas.get(i) {
+            Some(Some(s)) => *s,
+            _ => {
+                let Some(s) = self.catalog.registry().get(id) else {
+                    return;
+                };
+                if self.schemas.len() <= i {
+                    self.schemas.resize(i + 1, None);
+                }
+                self.schemas[i] = Some(s);
+                s
+            }
+        };
+        schema.write_text(rec, &self.env, out);
+    }
 }
 
 impl<'f> PerfScript<'f> {
@@ -258,8 +308,8 @@ impl<'f> PerfScript<'f> {
             name_columns,
             use_callchain,
             warnings,
-            head: HeadCache::default(),
-            seconds: (None, Vec::new()),
+            heads: vec![HeadCache::default(); HEAD_SLOTS],
+            machine_changes: 0,
         })
     }
 
@@ -311,10 +361,13 @@ impl<'f> PerfScript<'f> {
         const FLUSH: usize = 1 << 16;
         let file = self.file;
         let mut buf: Vec<u8> = Vec::with_capacity(FLUSH + 4096);
+        // Lent to the loop, which borrows `self` mutably for the heads.
+        let catalog = self.catalog.take();
+        let mut trace = catalog.as_ref().map(TraceText::new);
         let done = for_each_ordered(file, |r| {
             if r.type_ == record::SAMPLE {
                 let s = file.sample(&r)?;
-                self.write_sample(&s, &mut buf);
+                self.write_sample(&s, trace.as_mut(), &mut buf);
                 if buf.len() >= FLUSH {
                     out.write_all(&buf)?;
                     buf.clear();
@@ -322,41 +375,43 @@ impl<'f> PerfScript<'f> {
             } else {
                 let ev = file.decode(&r)?;
                 self.machine.apply(&ev);
-                self.head.key = None;
+                self.machine_changes += 1;
             }
             Ok::<(), ScriptError>(())
         });
+        drop(trace);
+        self.catalog = catalog;
         // What came before a bad record is printed.
         out.write_all(&buf)?;
         done
     }
 
     /// One sample's text.
-    fn write_sample(&mut self, s: &Sample, out: &mut Vec<u8>) {
+    fn write_sample(&mut self, s: &Sample, trace: Option<&mut TraceText>, out: &mut Vec<u8>) {
         let f = self.fields[s.attr];
         let attr = &self.file.attrs()[s.attr];
-        if f & (field::COMM | field::PID | field::TID | field::CPU) != 0 {
-            let key = Some((s.tid, s.pid, s.cpu, f));
-            if self.head.key != key {
-                let mut text = std::mem::take(&mut self.head.text);
-                text.clear();
-                self.write_head(s, f, &mut text);
-                self.head = HeadCache { key, text };
+        let slot = &mut self.heads[s.cpu as usize % HEAD_SLOTS];
+        let key = Some((s.tid, s.pid, s.cpu, f, self.machine_changes));
+        if slot.key != key {
+            slot.text.clear();
+            if f & (field::COMM | field::PID | field::TID | field::CPU) != 0 {
+                write_head(&self.machine, self.use_callchain, s, f, &mut slot.text);
             }
-            put(out, &self.head.text);
+            slot.head_len = slot.text.len();
+            slot.secs = None;
+            slot.key = key;
         }
-        if f & field::TIME != 0 {
+        let secs = s.time / 1_000_000_000;
+        if f & field::TIME != 0 && slot.secs != Some(secs) {
             // `%12s` of `secs.usecs`: the seconds right-aligned in 5 (12 - 7) or wider.
-            let secs = s.time / 1_000_000_000;
+            slot.text.truncate(slot.head_len);
+            push_dec_padded(&mut slot.text, secs, 5, b' ');
+            slot.text.push(b'.');
+            slot.secs = Some(secs);
+        }
+        put(out, &slot.text);
+        if f & field::TIME != 0 {
             let us = ((s.time % 1_000_000_000) / 1000) as u32;
-            if self.seconds.0 != Some(secs) {
-                let text = &mut self.seconds.1;
-                text.clear();
-                push_dec_padded(text, secs, 5, b' ');
-                text.push(b'.');
-                self.seconds.0 = Some(secs);
-            }
-            put(out, &self.seconds.1);
             push_dec6(out, us);
             put_array(out, *b": ");
         }
@@ -368,14 +423,14 @@ impl<'f> PerfScript<'f> {
             put(out, &self.name_columns[s.attr]);
         }
         if f & field::TRACE != 0 && !s.raw.is_empty() {
-            if let Some(c) = &self.catalog {
+            if let Some(t) = trace {
                 let rec = Record {
                     cpu: s.cpu,
                     ts: s.time,
                     data: s.raw,
                 };
                 let start = out.len();
-                c.write_info(&rec, out);
+                t.write(&rec, out);
                 if out.len() > start && out.last() == Some(&b'\n') {
                     out.pop();
                 }
@@ -398,41 +453,6 @@ impl<'f> PerfScript<'f> {
             }
         }
         out.push(b'\n');
-    }
-
-    /// The comm, pid/tid and CPU columns of a sample.
-    fn write_head(&self, s: &Sample, f: u32, out: &mut Vec<u8>) {
-        if f & field::COMM != 0 {
-            let comm = self.machine.comm_of(s.tid);
-            if f & field::IP != 0 && self.use_callchain {
-                out.extend_from_slice(comm.as_bytes());
-                out.push(b' ');
-            } else {
-                pad_left(out, comm.as_bytes(), 16);
-                out.push(b' ');
-            }
-        }
-        if f & field::PID != 0 && f & field::TID != 0 {
-            pad_dec(out, s.pid as i64, 5);
-            out.push(b'/');
-            let start = out.len();
-            push_i64(out, s.tid as i64);
-            while out.len() - start < 5 {
-                out.push(b' ');
-            }
-            out.push(b' ');
-        } else if f & field::PID != 0 {
-            pad_dec(out, s.pid as i64, 5);
-            out.push(b' ');
-        } else if f & field::TID != 0 {
-            pad_dec(out, s.tid as i64, 5);
-            out.push(b' ');
-        }
-        if f & field::CPU != 0 {
-            out.push(b'[');
-            push_dec_padded(out, u64::from(s.cpu), 3, b'0');
-            out.extend_from_slice(b"] ");
-        }
     }
 
     /// One sample as a folded stack (root first, `;`-separated; the comm is the root).
@@ -460,6 +480,41 @@ impl<'f> PerfScript<'f> {
                 (None, None) => out.extend_from_slice(b"[unknown]"),
             }
         }
+    }
+}
+
+/// The comm, pid/tid and CPU columns of a sample.
+fn write_head(machine: &Machine, use_callchain: bool, s: &Sample, f: u32, out: &mut Vec<u8>) {
+    if f & field::COMM != 0 {
+        let comm = machine.comm_of(s.tid);
+        if f & field::IP != 0 && use_callchain {
+            out.extend_from_slice(comm.as_bytes());
+            out.push(b' ');
+        } else {
+            pad_left(out, comm.as_bytes(), 16);
+            out.push(b' ');
+        }
+    }
+    if f & field::PID != 0 && f & field::TID != 0 {
+        pad_dec(out, s.pid as i64, 5);
+        out.push(b'/');
+        let start = out.len();
+        push_i64(out, s.tid as i64);
+        while out.len() - start < 5 {
+            out.push(b' ');
+        }
+        out.push(b' ');
+    } else if f & field::PID != 0 {
+        pad_dec(out, s.pid as i64, 5);
+        out.push(b' ');
+    } else if f & field::TID != 0 {
+        pad_dec(out, s.tid as i64, 5);
+        out.push(b' ');
+    }
+    if f & field::CPU != 0 {
+        out.push(b'[');
+        push_dec_padded(out, u64::from(s.cpu), 3, b'0');
+        out.extend_from_slice(b"] ");
     }
 }
 

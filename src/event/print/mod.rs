@@ -9,6 +9,7 @@ mod fields;
 mod ftrace;
 mod helpers;
 mod invert;
+mod plain_line;
 mod plan;
 mod printf;
 mod value;

@@ -5,6 +5,7 @@
 use super::compile::{compile_env, const_table_values};
 use super::eval::{looser_right, Evaluator};
 use super::helpers::{null_label, table_label, write_flags, write_symbol};
+use super::plain_line::PlainLine;
 use super::printf::{fmt_str, plain_int, Seg, Spec};
 use super::value::{int_binary, norm_value, read_elem, BinOp, Int};
 use super::EvalResult;
@@ -21,6 +22,8 @@ use crate::event::PrintStyle;
 pub(super) struct Plan {
     pub(super) steps: Vec<(Text, Piece)>,
     pub(super) tail: Text,
+    /// The same steps as a [`PlainLine`], when they are all plain conversions.
+    pub(super) line: Option<PlainLine>,
 }
 
 impl Plan {
@@ -41,10 +44,13 @@ impl Plan {
                 p => steps.push((before.take().unwrap_or_default(), p)),
             }
         }
-        Plan {
+        let mut plan = Plan {
             steps,
             tail: before.unwrap_or_default(),
-        }
+            line: None,
+        };
+        plan.line = PlainLine::of(&plan);
+        plan
     }
 }
 
@@ -674,6 +680,11 @@ impl<'a, 'e> Evaluator<'a, 'e> {
         plan: &Plan,
         out: &mut Vec<u8>,
     ) -> EvalResult<()> {
+        if let Some(line) = &plan.line {
+            if line.write(self.data, self.endian().is_big(), out) {
+                return Ok(());
+            }
+        }
         for (before, piece) in &plan.steps {
             before.put(out);
             match piece {

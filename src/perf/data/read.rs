@@ -72,6 +72,13 @@ pub struct PerfData {
     attrs: Vec<Attr>,
     /// `(sample id, attr index)`, sorted by id.
     by_id: Vec<(u64, usize)>,
+    /// The same as a table indexed by `id - dense_base` (attr index + 1, 0 for none) when
+    /// the ids span a small range, as the kernel's consecutive ids do: one load per
+    /// sample instead of a search. Empty otherwise.
+    dense_ids: Vec<u32>,
+    dense_base: u64,
+    /// Where each attr's samples hold their fixed words, in attr order.
+    layouts: Vec<SampleLayout>,
     data_offset: u64,
     data_size: u64,
     features: Vec<FeatureSection>,
@@ -530,6 +537,9 @@ impl PerfData {
             endian,
             attrs,
             by_id: Vec::new(),
+            dense_ids: Vec::new(),
+            dense_base: 0,
+            layouts: Vec::new(),
             data_offset: data_off,
             data_size,
             features,
@@ -542,6 +552,22 @@ impl PerfData {
         }
         f.by_id.sort_unstable();
         f.by_id.dedup_by_key(|(id, _)| *id);
+        if let (Some(&(lo, _)), Some(&(hi, _))) = (f.by_id.first(), f.by_id.last()) {
+            /// Widest id range kept as a table (256 KiB of it).
+            const DENSE_SPAN: u64 = 1 << 16;
+            if hi - lo < DENSE_SPAN {
+                f.dense_base = lo;
+                f.dense_ids = vec![0; (hi - lo + 1) as usize];
+                for &(id, i) in &f.by_id {
+                    f.dense_ids[(id - lo) as usize] = i as u32 + 1;
+                }
+            }
+        }
+        f.layouts = f
+            .attrs
+            .iter()
+            .map(|a| SampleLayout::of(a.sample_type))
+            .collect();
         Ok(f)
     }
 
@@ -789,7 +815,13 @@ impl PerfData {
         self.find_id(id)
     }
 
+    #[inline]
     fn find_id(&self, id: u64) -> Option<usize> {
+        if !self.dense_ids.is_empty() {
+            let k = usize::try_from(id.wrapping_sub(self.dense_base)).ok()?;
+            let i = self.dense_ids.get(k)?.checked_sub(1)?;
+            return Some(i as usize);
+        }
         self.by_id
             .binary_search_by_key(&id, |(i, _)| *i)
             .ok()
@@ -805,11 +837,7 @@ impl PerfData {
             return None;
         }
         let at = if r.type_ == record::SAMPLE {
-            [sample::IDENTIFIER, sample::IP, sample::TID]
-                .iter()
-                .filter(|&&b| st & b != 0)
-                .count()
-                * 8
+            usize::from(self.layouts[0].time)
         } else if r.type_ < 64 && a.sample_id_all() {
             let after = present(
                 st,
@@ -1039,7 +1067,67 @@ impl PerfData {
     }
 
     /// Decode a `PERF_RECORD_SAMPLE` with its attr's `sample_type`.
+    #[inline]
     pub fn sample<'a>(&'a self, r: &RawRecord<'a>) -> Result<Sample<'a>, PerfDataError> {
+        match self.simple_sample(r) {
+            Some(s) => Ok(s),
+            None => self.any_sample(r),
+        }
+    }
+
+    /// [`PerfData::sample`] of the common shapes, tracepoint samples among them: the
+    /// fixed words and at most RAW after them, in a file of one event or whose samples
+    /// start with their IDENTIFIER. None for any other shape, and for a record that does
+    /// not hold what its attr says, which [`PerfData::any_sample`] then reports.
+    #[inline]
+    fn simple_sample<'a>(&'a self, r: &RawRecord<'a>) -> Option<Sample<'a>> {
+        let body = r.body;
+        let e = self.endian;
+        let attr = if self.attrs.len() == 1 {
+            0
+        } else if self.attrs.first()?.sample_type & sample::IDENTIFIER != 0 {
+            self.find_id(e.u64(body.get(..8)?))?
+        } else {
+            return None;
+        };
+        let l = self.layouts.get(attr)?;
+        if !l.simple {
+            return None;
+        }
+        let words = body.get(..l.fixed)?;
+        let word = |at: u8| words.get(at as usize..at as usize + 8).map(|w| e.u64(w));
+        let (pid, tid) = match words.get(l.tid as usize..l.tid as usize + 8) {
+            Some(w) => (e.u32(&w[..4]) as i32, e.u32(&w[4..]) as i32),
+            None => (0, 0),
+        };
+        let raw = if l.raw {
+            let n = e.u32(body.get(l.fixed..l.fixed + 4)?) as usize;
+            body.get(l.fixed + 4..(l.fixed + 4).checked_add(n)?)?
+        } else {
+            &[]
+        };
+        Some(Sample {
+            attr,
+            cpumode: r.misc & misc::CPUMODE_MASK,
+            ip: word(l.ip).unwrap_or(0),
+            pid,
+            tid,
+            time: word(l.time).unwrap_or(0),
+            addr: word(l.addr).unwrap_or(0),
+            id: word(l.id).unwrap_or(0),
+            cpu: words
+                .get(l.cpu as usize..l.cpu as usize + 4)
+                .map_or(0, |w| e.u32(w)),
+            period: word(l.period).unwrap_or(self.attrs[attr].sample_period),
+            callchain_raw: &[],
+            raw,
+            endian: e,
+        })
+    }
+
+    /// [`PerfData::sample`] of any shape, field by field.
+    #[inline(never)]
+    fn any_sample<'a>(&'a self, r: &RawRecord<'a>) -> Result<Sample<'a>, PerfDataError> {
         let attr = self.sample_attr(r)?;
         let a = &self.attrs[attr];
         let st = a.sample_type;
@@ -1052,45 +1140,34 @@ impl PerfData {
             ..Sample::default()
         };
         // The words before READ are one u64 each: when the record holds them all they
-        // are read without a check per field (a million tracepoint samples spend a good
-        // part of their decoding there); otherwise field by field, to name the one cut.
-        let fixed = (st & FIXED_WORDS).count_ones() as usize * 8;
-        if r.body.len() >= fixed {
+        // are read at the offsets the attr's layout gives, without a check per field (a
+        // million tracepoint samples spend a good part of their decoding there);
+        // otherwise field by field, to name the one cut.
+        let l = &self.layouts[attr];
+        if let Some(words) = r.body.get(..l.fixed) {
             let e = self.endian;
-            let mut words = r.body[..fixed].chunks_exact(8);
-            let mut word = || words.next().unwrap_or(&[0; 8]);
-            if st & sample::IDENTIFIER != 0 {
-                s.id = e.u64(word());
+            let word = |at: u8| words.get(at as usize..at as usize + 8).map(|w| e.u64(w));
+            if let Some(v) = word(l.id) {
+                s.id = v;
             }
-            if st & sample::IP != 0 {
-                s.ip = e.u64(word());
+            if let Some(v) = word(l.ip) {
+                s.ip = v;
             }
-            if st & sample::TID != 0 {
-                let w = word();
+            if let Some(w) = words.get(l.tid as usize..l.tid as usize + 8) {
                 s.pid = e.u32(&w[..4]) as i32;
                 s.tid = e.u32(&w[4..]) as i32;
             }
-            if st & sample::TIME != 0 {
-                s.time = e.u64(word());
+            if let Some(v) = word(l.time) {
+                s.time = v;
             }
-            if st & sample::ADDR != 0 {
-                s.addr = e.u64(word());
+            if let Some(v) = word(l.addr) {
+                s.addr = v;
             }
-            if st & sample::ID != 0 {
-                s.id = e.u64(word());
+            if let Some(w) = words.get(l.cpu as usize..l.cpu as usize + 8) {
+                s.cpu = e.u32(&w[..4]);
             }
-            if st & sample::STREAM_ID != 0 {
-                word();
-            }
-            if st & sample::CPU != 0 {
-                s.cpu = e.u32(&word()[..4]);
-            }
-            s.period = if st & sample::PERIOD != 0 {
-                e.u64(word())
-            } else {
-                a.sample_period
-            };
-            c.pos = fixed;
+            s.period = word(l.period).unwrap_or(a.sample_period);
+            c.pos = l.fixed;
         } else {
             if st & sample::IDENTIFIER != 0 {
                 s.id = c.u64().map_err(sh)?;
@@ -1306,6 +1383,29 @@ impl<'a> Iterator for Records<'a> {
     }
 }
 
+/// Where the words before READ lie in an attr's samples: offsets into the body, or
+/// [`SampleLayout::ABSENT`] (past any body's fixed part) for a word the attr does not
+/// sample. Made once per attr from its `sample_type`.
+#[derive(Debug, Clone, Copy)]
+struct SampleLayout {
+    /// Bytes of the fixed words.
+    fixed: usize,
+    /// IDENTIFIER or ID (ID wins when both are sampled, as it comes later).
+    id: u8,
+    ip: u8,
+    /// The pid and tid u32s.
+    tid: u8,
+    time: u8,
+    addr: u8,
+    /// The cpu and reserved u32s.
+    cpu: u8,
+    period: u8,
+    /// Whether nothing but RAW follows the fixed words.
+    simple: bool,
+    /// Whether RAW is sampled.
+    raw: bool,
+}
+
 /// The `sample_type` bits of the words that come before READ in a sample, each a u64
 /// (TID and CPU are two u32s).
 const FIXED_WORDS: u64 = sample::IDENTIFIER
@@ -1318,7 +1418,161 @@ const FIXED_WORDS: u64 = sample::IDENTIFIER
     | sample::CPU
     | sample::PERIOD;
 
+impl SampleLayout {
+    /// An offset no fixed part reaches (they are at most 9 words).
+    const ABSENT: u8 = u8::MAX;
+
+    fn of(st: u64) -> SampleLayout {
+        let mut l = SampleLayout {
+            fixed: 0,
+            id: Self::ABSENT,
+            ip: Self::ABSENT,
+            tid: Self::ABSENT,
+            time: Self::ABSENT,
+            addr: Self::ABSENT,
+            cpu: Self::ABSENT,
+            period: Self::ABSENT,
+            simple: st & !(FIXED_WORDS | sample::RAW) == 0,
+            raw: st & sample::RAW != 0,
+        };
+        let mut at = 0u8;
+        let mut next = |bit: u64| {
+            if st & bit == 0 {
+                return None;
+            }
+            at += 8;
+            Some(at - 8)
+        };
+        let identifier = next(sample::IDENTIFIER);
+        l.ip = next(sample::IP).unwrap_or(l.ip);
+        l.tid = next(sample::TID).unwrap_or(l.tid);
+        l.time = next(sample::TIME).unwrap_or(l.time);
+        l.addr = next(sample::ADDR).unwrap_or(l.addr);
+        l.id = next(sample::ID).or(identifier).unwrap_or(l.id);
+        next(sample::STREAM_ID);
+        l.cpu = next(sample::CPU).unwrap_or(l.cpu);
+        l.period = next(sample::PERIOD).unwrap_or(l.period);
+        l.fixed = at as usize;
+        l
+    }
+}
+
 /// How many of `bits` are set in `sample_type`: the number of u64 words they take.
 fn present(sample_type: u64, bits: &[u64]) -> usize {
     bits.iter().filter(|&&b| sample_type & b != 0).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file of two tracepoint events (ids 7 and 8) and the given sample bodies.
+    fn file_of(bodies: &[Vec<u8>]) -> (tempfile::TempDir, PerfData) {
+        use crate::perf::data::write::{AttrEntry, PerfDataWriter};
+        let st = sample::IDENTIFIER
+            | sample::IP
+            | sample::TID
+            | sample::TIME
+            | sample::CPU
+            | sample::PERIOD
+            | sample::RAW;
+        let attr = |config: u64| {
+            let mut a = vec![0u8; 128];
+            a[..4].copy_from_slice(&2u32.to_ne_bytes());
+            a[4..8].copy_from_slice(&128u32.to_ne_bytes());
+            a[8..16].copy_from_slice(&config.to_ne_bytes());
+            a[16..24].copy_from_slice(&1u64.to_ne_bytes());
+            a[24..32].copy_from_slice(&st.to_ne_bytes());
+            a
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("perf.data");
+        let entry = |config, id| AttrEntry {
+            attr: attr(config),
+            ids: vec![id],
+            name: format!("tp{config}"),
+        };
+        let mut w = PerfDataWriter::create(&p, vec![entry(300, 7), entry(301, 8)]).unwrap();
+        for b in bodies {
+            let mut h = [0u8; 8];
+            h[..4].copy_from_slice(&record::SAMPLE.to_ne_bytes());
+            h[6..].copy_from_slice(&(8 + b.len() as u16).to_ne_bytes());
+            w.record(&[&h, b]).unwrap();
+        }
+        w.finish(&Default::default()).unwrap();
+        let f = PerfData::open(&p).unwrap();
+        (dir, f)
+    }
+
+    #[test]
+    fn samples_decode_and_cut_ones_name_the_record() {
+        let words = |id: u64, raw_len: u32| {
+            let mut b = Vec::new();
+            for w in [id, 0xffff_ffff_8100_0000, (12u64 << 32) | 11, 5_000_000_123] {
+                b.extend_from_slice(&w.to_ne_bytes());
+            }
+            b.extend_from_slice(&3u64.to_ne_bytes()); // cpu 3, reserved 0
+            b.extend_from_slice(&1u64.to_ne_bytes()); // period
+            b.extend_from_slice(&raw_len.to_ne_bytes());
+            b
+        };
+        let mut good = words(8, 4);
+        good.extend_from_slice(&[1, 2, 3, 4]);
+        let mut cut = words(7, 40);
+        cut.extend_from_slice(&[1, 2, 3, 4]);
+        let mut stranger = words(9, 4);
+        stranger.extend_from_slice(&[1, 2, 3, 4]);
+        let (_dir, f) = file_of(&[good, cut, stranger, vec![8, 0, 0]]);
+        let recs: Vec<_> = f.records().map(|r| r.unwrap()).collect();
+        let s = f.sample(&recs[0]).unwrap();
+        assert_eq!(
+            (s.attr, s.id, s.ip, s.pid, s.tid, s.time, s.cpu, s.period, s.raw),
+            (
+                1,
+                8,
+                0xffff_ffff_8100_0000,
+                11,
+                12,
+                5_000_000_123,
+                3,
+                1,
+                &[1u8, 2, 3, 4][..]
+            )
+        );
+        let e = f.sample(&recs[1]).unwrap_err().to_string();
+        assert!(
+            e.contains("SAMPLE record") && e.contains("perf.data"),
+            "{e}"
+        );
+        let e = f.sample(&recs[2]).unwrap_err().to_string();
+        assert!(e.contains("sample id 9 belongs to no event"), "{e}");
+        let e = f.sample(&recs[3]).unwrap_err().to_string();
+        assert!(e.contains("sample id"), "{e}");
+    }
+
+    #[test]
+    fn sample_layouts_follow_the_kernel_order() {
+        // perf record's tracepoint samples: IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW.
+        let st = sample::IDENTIFIER
+            | sample::IP
+            | sample::TID
+            | sample::TIME
+            | sample::CPU
+            | sample::PERIOD
+            | sample::RAW;
+        let l = SampleLayout::of(st);
+        let got = (l.fixed, l.id, l.ip, l.tid, l.time, l.addr, l.cpu, l.period);
+        let absent = SampleLayout::ABSENT;
+        assert_eq!(got, (48, 0, 8, 16, 24, absent, 32, 40));
+        // Every word: ID, which comes after ADDR, wins over IDENTIFIER.
+        let l = SampleLayout::of(st | sample::ADDR | sample::ID | sample::STREAM_ID);
+        let got = (l.fixed, l.id, l.ip, l.tid, l.time, l.addr, l.cpu, l.period);
+        assert_eq!(got, (72, 40, 8, 16, 24, 32, 56, 64));
+        // None of them.
+        let l = SampleLayout::of(sample::RAW | sample::CALLCHAIN);
+        assert_eq!(
+            (l.fixed, l.id, l.time, l.period),
+            (0, absent, absent, absent)
+        );
+    }
 }
