@@ -44,9 +44,10 @@ pub struct StartArgs {
     /// right before -B, remove that instance
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub invert: u8,
-    /// Tracer to use (current_tracer), e.g. nop, function, function_graph
+    /// Tracer to use (current_tracer), e.g. nop, function, function_graph; one per
+    /// buffer
     #[arg(short = 'p', long = "plugin", value_name = "TRACER")]
-    pub tracer: Option<String>,
+    pub tracer: Vec<String>,
     /// Buffer set-up and what is traced (shared with record, profile and stream); -s and
     /// -r have no effect without a recording: start accepts them, set refuses them, as
     /// trace-cmd does

@@ -775,6 +775,12 @@ fn g_after_b_goes_to_the_top_level_set_graph_function() {
         "{err}"
     );
     assert_eq!(t.read("set_graph_function"), before);
+    // Each buffer takes its own -p.
+    t.ok(&["set", "-p", "nop", "-B", "one", "-p", "blk"]);
+    t.expect(&[
+        ("current_tracer", "nop"),
+        ("instances/one/current_tracer", "blk"),
+    ]);
 }
 
 /// `start -a` (record's "save the formats of all events") writes exactly what `start`
