@@ -16,8 +16,10 @@ use super::common::Context;
 #[command(
     after_help = "Buffers: the options before any -B are the top level's, those after a -B \
                         that instance's, up to the next -B (-e, -f, -R, -v, -p, -C, -b, -M, -O, \
-                        -P, -c, -l, -n, -g, -T, --module, --max-graph-depth, --subbuf-size, \
-                        --buffer-percent); the others hold for the whole command. The top level \
+                        -P, -c, -l, -n, -T, --module, --max-graph-depth, --subbuf-size, \
+                        --buffer-percent); the others hold for the whole command. Every -g goes \
+                        to the top level's set_graph_function (the kernel has no other), \
+                        wherever it is given. The top level \
                         is left alone when -B is given and its options name no event nor tracer. \
                         The first -C is the clock of every buffer without its own, as in \
                         trace-cmd.\n\n\
@@ -42,9 +44,10 @@ pub struct StartArgs {
     /// right before -B, remove that instance
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub invert: u8,
-    /// Tracer to use (current_tracer), e.g. nop, function, function_graph
+    /// Tracer to use (current_tracer), e.g. nop, function, function_graph; one per
+    /// buffer
     #[arg(short = 'p', long = "plugin", value_name = "TRACER")]
-    pub tracer: Option<String>,
+    pub tracer: Vec<String>,
     /// Buffer set-up and what is traced (shared with record, profile and stream); -s and
     /// -r have no effect without a recording: start accepts them, set refuses them, as
     /// trace-cmd does
@@ -187,8 +190,8 @@ impl PerBuffer {
 }
 
 /// Split the options of `start`/`set` into buffers as trace-cmd parses them: those before
-/// any -B are the top level's, those after a -B that instance's, up to the next -B.
-/// Each -f/-R binds to the -e before it, each -v to the -e or -B after it (a -v right
+/// any -B are the top level's, those after a -B that instance's, up to the next -B,
+/// except -g, which is the top level's wherever it is given. Each -f/-R binds to the -e before it, each -v to the -e or -B after it (a -v right
 /// before -B names an instance to remove). The first -C is the clock of every buffer
 /// without one of its own. Global options (-i, -d, -D, --func-stack,
 /// --cmdlines-size, -s, -r) hold for the command. The top level is configured when no -B
@@ -321,11 +324,30 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
         pids: u32 = "-P",
         ftrace_filter: String = "-l",
         ftrace_notrace: String = "-n",
-        graph: String = "-g",
         module: String = "--module",
         max_graph_depth: u32 = "--max-graph-depth",
         subbuf_size: u64 = "--subbuf-size",
     );
+    // As in trace-cmd, every -g goes to the top level's set_graph_function, the only one
+    // the kernel has, with the --module of the buffer it was given in.
+    let (mut graph, mut graph_moved) = (Vec::new(), Vec::new());
+    for (pos, v) in given::<String>(m, "graph") {
+        let i = groups.iter().rposition(|g| g.0 <= pos).unwrap_or(0);
+        match (&groups[i].1, groups[i].2.trace.module.last()) {
+            (Group::Instance(_) | Group::Removed(_), Some(module)) if !v.contains(":mod:") => {
+                graph.push(format!("{v}:mod:{module}"));
+                graph_moved.push(i);
+            }
+            _ => graph.push(v),
+        }
+    }
+    // A --module with a -g is no longer alone: it does not filter all of its functions.
+    for i in graph_moved {
+        let t = &mut groups[i].2.trace;
+        if t.ftrace_filter.is_empty() && t.ftrace_notrace.is_empty() {
+            t.module.clear();
+        }
+    }
     for pos in given_flag(m, "children") {
         place(&mut groups, "-c", pos)?.trace.children += 1;
     }
@@ -344,6 +366,13 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
         let instance = match group {
             Group::Removed(_) => continue,
             Group::Top if any_instance && !b.names_something() && !a.only_command => {
+                if !graph.is_empty() {
+                    plan.unused.push(
+                        "-g: set_graph_function is the top level's only, which is left alone \
+                         as its options name no event (-e) nor tracer (-p), as with trace-cmd"
+                            .into(),
+                    );
+                }
                 let t = &b.trace;
                 let given = !t.clock.is_empty()
                     || !t.buffer_size.is_empty()
@@ -352,7 +381,6 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
                     || !t.pids.is_empty()
                     || !t.ftrace_filter.is_empty()
                     || !t.ftrace_notrace.is_empty()
-                    || !t.graph.is_empty()
                     || !t.module.is_empty()
                     || !t.max_graph_depth.is_empty()
                     || !t.subbuf_size.is_empty()
@@ -387,6 +415,10 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
             disable_function_trace: whole.disable_function_trace,
             disable_all_function_trace: whole.disable_all_function_trace,
             clock,
+            graph: match instance {
+                None => std::mem::take(&mut graph),
+                Some(_) => Vec::new(),
+            },
             ..b.trace
         };
         first = false;
@@ -544,7 +576,8 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
 
 /// Create the instances needed, reset each buffer for `start`, write its configuration,
 /// then remove the instances of -v -B. What was written is kept, unless a write fails:
-/// then every buffer's files are put back and the instances made here removed.
+/// then every buffer's files, those the reset wrote included, are put back and the
+/// instances made here removed.
 fn configure(
     t: &tracectl::tracefs::Tracefs,
     plan: &StartPlan,
@@ -568,14 +601,26 @@ fn configure(
                 }
                 None => t.top(),
             };
-            if reset_first {
-                let rep = inst.reset()?;
-                if verbose >= 4 {
-                    report_skipped(&rep.skipped, verbose >= 5);
-                }
-            }
+            // The reset is saved in the buffer's ledger too, so a later failure undoes it;
+            // an instance made here is removed whole instead.
             let mut ledger = Ledger::new();
-            let applied = record::setup::apply(&inst, cfg, targets, &mut ledger, &mut global);
+            if cfg.instance.is_some() && created.last() == cfg.instance.as_ref() {
+                ledger.mark_private(&inst);
+            }
+            let reset = match reset_first {
+                true => inst.reset_saving(&mut ledger).map(Some),
+                false => Ok(None),
+            };
+            let applied = match reset {
+                Ok(rep) => {
+                    if let (Some(rep), true) = (rep, verbose >= 4) {
+                        report_skipped(&rep.skipped, verbose >= 5);
+                    }
+                    record::setup::apply(&inst, cfg, targets, &mut ledger, &mut global)
+                        .map_err(anyhow::Error::new)
+                }
+                Err(e) => Err(anyhow::Error::new(e)),
+            };
             ledgers.push(ledger);
             let applied = applied?;
             ftrace_enabled |= applied.ftrace_enabled.is_some();

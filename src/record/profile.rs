@@ -6,7 +6,8 @@
 //! option for every event), then `exceptions:page_fault_user`, the `irq` handler and
 //! softirq events, `sched:sched_process_exec` and `raw_syscalls`; each only when the
 //! kernel has it, and an event already asked for is not added twice. With no tracer
-//! chosen it runs `function_graph` at depth 1 where the kernel has `max_graph_depth`.
+//! chosen it runs `function_graph` at depth 1 where the kernel has `max_graph_depth`;
+//! a `--max-graph-depth` given is written after that 1, so the user's depth wins.
 
 use super::{EventSpec, RecordConfig};
 use crate::tracefs::Tracefs;
@@ -27,14 +28,14 @@ pub const PROFILE_EVENTS: &[&str] = &[
 ];
 
 /// `base` (the user's options) with what `trace-cmd profile` adds, for the kernel behind
-/// `t`. `graph`: whether to add the function_graph tracer at depth 1 when no tracer is
-/// chosen and the kernel has `max_graph_depth` (false where function tracing is
-/// refused).
+/// `t`. `graph`: whether to add the function_graph tracer when no tracer is chosen and
+/// the kernel has `max_graph_depth` (false where function tracing is refused), at depth
+/// 1 unless `base` gives one.
 pub fn profile_config(t: &Tracefs, base: RecordConfig, graph: bool) -> RecordConfig {
     let mut cfg = base;
     if cfg.plugin.is_none() && graph && t.exists("max_graph_depth") {
         cfg.plugin = Some("function_graph".into());
-        cfg.max_graph_depth = Some(1);
+        cfg.max_graph_depth = cfg.max_graph_depth.or(Some(1));
     }
     let triggers = t.exists("events/sched/sched_switch/trigger");
     if !triggers && !cfg.options.iter().any(|o| o == "stacktrace") {
@@ -123,6 +124,14 @@ mod tests {
         let cfg = profile_config(&Tracefs::at(dir.path()), RecordConfig::default(), true);
         assert_eq!(cfg.plugin.as_deref(), Some("function_graph"));
         assert_eq!(cfg.max_graph_depth, Some(1));
+        // As trace-cmd, which writes the user's --max-graph-depth after its own 1.
+        let deeper = RecordConfig {
+            max_graph_depth: Some(3),
+            ..RecordConfig::default()
+        };
+        let cfg3 = profile_config(&Tracefs::at(dir.path()), deeper, true);
+        assert_eq!(cfg3.plugin.as_deref(), Some("function_graph"));
+        assert_eq!(cfg3.max_graph_depth, Some(3));
         // No events/ at all: none added, and no trigger files, so the stacktrace option.
         assert_eq!(cfg.options, ["stacktrace"]);
         assert!(cfg.events.is_empty());

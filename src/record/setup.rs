@@ -25,7 +25,14 @@ pub struct Applied {
 pub fn function_filters(cfg: &RecordConfig) -> Vec<(FunctionFilter, &'static str, Vec<String>)> {
     let with_module = |list: &[String]| -> Vec<String> {
         match &cfg.module {
-            Some(m) => list.iter().map(|p| format!("{p}:mod:{m}")).collect(),
+            // A pattern that names its module already keeps it.
+            Some(m) => list
+                .iter()
+                .map(|p| match p.contains(":mod:") {
+                    true => p.clone(),
+                    false => format!("{p}:mod:{m}"),
+                })
+                .collect(),
             None => list.to_vec(),
         }
     };

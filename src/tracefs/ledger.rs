@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::instance::{BufferSize, Instance, TraceClocks};
-use super::trigger::removal_text;
+use super::trigger::{removal_text, Trigger};
 use super::{AppendMode, TracefsError};
 
 /// What writing back a file takes, decided from what it read.
@@ -232,6 +232,38 @@ impl Ledger {
             mode: AppendMode::Append,
         });
         Ok(())
+    }
+
+    /// Remember the triggers in `dir/trigger` (an event's or system's directory) before
+    /// they are removed: each is added back as the kernel lists it, hist triggers first
+    /// so that an `enable_hist` finds its histogram (whose counts start over).
+    pub fn save_triggers(
+        &mut self,
+        inst: &Instance,
+        dir: impl AsRef<Path>,
+    ) -> Result<(), TracefsError> {
+        let file = dir.as_ref().join("trigger");
+        if self.private.contains(inst) {
+            return Ok(());
+        }
+        let lines = super::file::entry_lines(&inst.read_string(&file)?);
+        // Restored newest first: the hist triggers are pushed last.
+        for l in lines.iter().rev().filter(|l| !l.starts_with("hist")) {
+            self.push_trigger(inst, &file, l);
+        }
+        for l in lines.iter().rev().filter(|l| l.starts_with("hist")) {
+            self.push_trigger(inst, &file, l);
+        }
+        Ok(())
+    }
+
+    fn push_trigger(&mut self, inst: &Instance, file: &Path, listed: &str) {
+        self.changes.push(Change {
+            inst: inst.clone(),
+            file: file.to_path_buf(),
+            undo: Trigger::parse(listed).to_string().into_bytes(),
+            mode: AppendMode::Append,
+        });
     }
 
     /// How many changes are remembered.

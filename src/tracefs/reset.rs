@@ -3,6 +3,7 @@
 use super::events::EventName;
 use super::ftrace::FunctionFilter;
 use super::instance::{BufferSize, Instance};
+use super::ledger::Ledger;
 use super::{AppendMode, Tracefs, TracefsError};
 
 /// The kernel's default state of each trace option, as a freshly booted 6.x kernel shows
@@ -108,6 +109,31 @@ impl Instance {
     /// [`Instance::reset`] with the per-CPU buffer set to `buffer_kb` instead of the
     /// default (trace-cmd reset's `-b`; written even to a buffer not yet expanded).
     pub fn reset_to(&self, buffer_kb: Option<u64>) -> Result<ResetReport, TracefsError> {
+        self.reset_into(buffer_kb, None)
+    }
+
+    /// [`Instance::reset`], saving in `ledger` each file before it is written, so that a
+    /// command failing after the reset puts the buffer back as it was (`start`). Triggers
+    /// come back as the kernel listed them; a histogram's counts start over.
+    pub fn reset_saving(&self, ledger: &mut Ledger) -> Result<ResetReport, TracefsError> {
+        self.reset_into(None, Some(ledger))
+    }
+
+    fn reset_into(
+        &self,
+        buffer_kb: Option<u64>,
+        mut ledger: Option<&mut Ledger>,
+    ) -> Result<ResetReport, TracefsError> {
+        // Save `file` (when a ledger is given) before it is written.
+        // Save `file` (when a ledger is given) before it is written; a `trigger` file by
+        // its lines.
+        let mut save = |file: &str| -> Result<(), TracefsError> {
+            match (ledger.as_deref_mut(), file.strip_suffix("/trigger")) {
+                (Some(l), Some(dir)) => l.save_triggers(self, dir),
+                (Some(l), None) => l.save(self, file),
+                (None, _) => Ok(()),
+            }
+        };
         let mut rep = ResetReport::default();
         let differs = |file: &str, want: &str| -> bool {
             match self.read_value(file) {
@@ -116,17 +142,18 @@ impl Instance {
             }
         };
         if self.current_tracer().map(|t| t != "nop").unwrap_or(false) {
-            let r = self.write_str("current_tracer", "nop");
+            let r = save("current_tracer").and_then(|()| self.write_str("current_tracer", "nop"));
             rep.note(self, "current_tracer", r)?;
         }
         // Events off: `events/enable`, then `set_event` and any enable file still on
         // (a kernel turns them all off at once; a copied tree needs each file written).
         if differs("events/enable", "0") {
-            let r = self.disable_all_events();
+            let r = save("events/enable").and_then(|()| self.disable_all_events());
             rep.note(self, "events/enable", r)?;
         }
         if !self.enabled_events().map(|v| v.is_empty()).unwrap_or(true) {
-            let r = self.write("set_event", b"", AppendMode::Truncate);
+            let r =
+                save("set_event").and_then(|()| self.write("set_event", b"", AppendMode::Truncate));
             rep.note(self, "set_event", r)?;
         }
         // Triggers first (an enable_event trigger can re-enable events), then filters.
@@ -136,38 +163,38 @@ impl Instance {
             if systems.last() != Some(&e.system.as_str()) {
                 systems.push(&e.system);
             }
-            let en = e.dir().join("enable");
+            let en = e.dir().join("enable").display().to_string();
             if self.read_value(&en).map(|v| v != "0").unwrap_or(false) {
-                let r = self.write_str(&en, "0");
-                rep.note(self, &en.display().to_string(), r)?;
+                let r = save(&en).and_then(|()| self.write_str(&en, "0"));
+                rep.note(self, &en, r)?;
             }
-            let trig = e.dir().join("trigger");
+            let trig = e.dir().join("trigger").display().to_string();
             if self
                 .trigger_lines(e)
                 .map(|l| !l.is_empty())
                 .unwrap_or(false)
             {
-                let r = self.clear_triggers(e).map(|_| ());
-                rep.note(self, &trig.display().to_string(), r)?;
+                let r = save(&trig).and_then(|()| self.clear_triggers(e).map(|_| ()));
+                rep.note(self, &trig, r)?;
             }
-            let filt = e.dir().join("filter");
+            let filt = e.dir().join("filter").display().to_string();
             if let Ok(f) = self.read_value(&filt) {
                 if !filter_is_clear(&f) {
-                    let r = self.clear_filter(e.dir());
-                    rep.note(self, &filt.display().to_string(), r)?;
+                    let r = save(&filt).and_then(|()| self.clear_filter(e.dir()));
+                    rep.note(self, &filt, r)?;
                 }
             }
         }
         for s in systems {
             let en = format!("events/{s}/enable");
             if self.read_value(&en).map(|v| v != "0").unwrap_or(false) {
-                let r = self.write_str(&en, "0");
+                let r = save(&en).and_then(|()| self.write_str(&en, "0"));
                 rep.note(self, &en, r)?;
             }
             let filt = format!("events/{s}/filter");
             if let Ok(f) = self.read_value(&filt) {
                 if !filter_is_clear(&f) {
-                    let r = self.clear_filter(format!("events/{s}"));
+                    let r = save(&filt).and_then(|()| self.clear_filter(format!("events/{s}")));
                     rep.note(self, &filt, r)?;
                 }
             }
@@ -181,7 +208,7 @@ impl Instance {
         ] {
             if let Ok(v) = self.read_value(f) {
                 if !v.is_empty() && !v.starts_with("no pid") {
-                    let r = self.write(f, b"", AppendMode::Truncate);
+                    let r = save(f).and_then(|()| self.write(f, b"", AppendMode::Truncate));
                     rep.note(self, f, r)?;
                 }
             }
@@ -195,7 +222,7 @@ impl Instance {
         ] {
             match self.function_filter(which) {
                 Ok(v) if !v.is_empty() => {
-                    let r = self.clear_function_filter(which);
+                    let r = save(which.file()).and_then(|()| self.clear_function_filter(which));
                     rep.note(self, which.file(), r)?;
                 }
                 Ok(_) => {}
@@ -207,14 +234,15 @@ impl Instance {
         }
         if let Ok(d) = self.max_graph_depth() {
             if d != 0 {
-                let r = self.write_str("max_graph_depth", "0");
+                let r =
+                    save("max_graph_depth").and_then(|()| self.write_str("max_graph_depth", "0"));
                 rep.note(self, "max_graph_depth", r)?;
             }
         }
         // Clock.
         if let Ok(c) = self.trace_clock() {
             if c.current != "local" {
-                let r = self.write_str("trace_clock", "local");
+                let r = save("trace_clock").and_then(|()| self.write_str("trace_clock", "local"));
                 rep.note(self, "trace_clock", r)?;
             }
         }
@@ -223,8 +251,9 @@ impl Instance {
             for (name, on) in opts {
                 if let Some(want) = default_option(&name, self.is_top()) {
                     if want != on {
-                        let r = self.set_option(&name, want);
-                        rep.note(self, &format!("options/{name}"), r)?;
+                        let opt = format!("options/{name}");
+                        let r = save(&opt).and_then(|()| self.set_option(&name, want));
+                        rep.note(self, &opt, r)?;
                     }
                 }
             }
@@ -233,13 +262,14 @@ impl Instance {
         match (self.buffer_size(), buffer_kb) {
             (Ok(BufferSize::Kb(kb)), Some(want)) if kb == want => {}
             (_, Some(want)) => {
-                let r = self.set_buffer_size(want);
+                let r = save("buffer_size_kb").and_then(|()| self.set_buffer_size(want));
                 rep.note(self, "buffer_size_kb", r)?;
             }
             (Ok(BufferSize::Unexpanded { .. }) | Err(_), None) => {}
             (Ok(b), None) if b.effective_kb() == Some(DEFAULT_BUFFER_KB) => {}
             (Ok(_), None) => {
-                let r = self.set_buffer_size(DEFAULT_BUFFER_KB);
+                let r =
+                    save("buffer_size_kb").and_then(|()| self.set_buffer_size(DEFAULT_BUFFER_KB));
                 rep.note(self, "buffer_size_kb", r)?;
             }
         }
@@ -252,25 +282,27 @@ impl Instance {
             .map(|p| u64::from(p / 1024));
         if let (Ok(kb), Some(page_kb)) = (self.subbuf_size_kb(), page_kb) {
             if kb != page_kb {
-                let r = self.set_subbuf_size_kb(page_kb);
+                let r =
+                    save("buffer_subbuf_size_kb").and_then(|()| self.set_subbuf_size_kb(page_kb));
                 rep.note(self, "buffer_subbuf_size_kb", r)?;
             }
         }
         if differs("buffer_percent", "50") && self.exists("buffer_percent") {
-            let r = self.write_str("buffer_percent", "50");
+            let r = save("buffer_percent").and_then(|()| self.write_str("buffer_percent", "50"));
             rep.note(self, "buffer_percent", r)?;
         }
         if let Ok(mask) = self.cpumask() {
             let all = all_cpus_mask(self);
             if let Some(all) = all {
                 if mask_value(&mask) != mask_value(&all) {
-                    let r = self.write_str("tracing_cpumask", &all);
+                    let r = save("tracing_cpumask")
+                        .and_then(|()| self.write_str("tracing_cpumask", &all));
                     rep.note(self, "tracing_cpumask", r)?;
                 }
             }
         }
         if differs("tracing_on", "1") {
-            let r = self.set_tracing_on(true);
+            let r = save("tracing_on").and_then(|()| self.set_tracing_on(true));
             rep.note(self, "tracing_on", r)?;
         }
         Ok(rep)

@@ -721,3 +721,129 @@ fn each_b_configures_its_own_instance_and_a_bad_one_changes_nothing() {
         top_wakeup_filter
     );
 }
+
+/// A copy with instances made by hand, as a kernel's mkdir would (a copied tree has no
+/// kernel behind mkdir).
+fn make_instance(t: &Tree, name: &str) {
+    let inst = t.root.join("instances").join(name);
+    copy_tree(&t.root.join("events"), &inst.join("events"));
+    for f in ["trace_clock", "tracing_on", "set_event", "current_tracer"] {
+        fs::copy(t.root.join(f), inst.join(f)).unwrap();
+    }
+}
+
+/// As trace-cmd (set_funcs writes set_graph_function for the top instance only; the
+/// kernel has the file at the top level only), every -g goes to the top level, wherever
+/// it is given, with the --module of its buffer.
+#[test]
+fn g_after_b_goes_to_the_top_level_set_graph_function() {
+    let t = Tree::new();
+    t.put(
+        "available_filter_functions",
+        "schedule\nvfs_read\next4_sync_fs [ext4]\n",
+    );
+    t.put("set_graph_function", "");
+    make_instance(&t, "one");
+    t.ok(&[
+        "set", "-e", "sched", "-g", "schedule", "-B", "one", "-e", "irq", "-g", "vfs_read",
+    ]);
+    t.expect(&[
+        ("set_graph_function", "schedule\nvfs_read\n"),
+        ("instances/one/events/irq/enable", "1"),
+    ]);
+    assert!(!t.root.join("instances/one/set_graph_function").exists());
+    t.ok(&[
+        "set",
+        "-e",
+        "sched",
+        "-B",
+        "one",
+        "--module",
+        "ext4",
+        "-g",
+        "ext4_sync_fs",
+    ]);
+    t.expect(&[("set_graph_function", "ext4_sync_fs:mod:ext4\n")]);
+    // The top level names no event nor tracer: it is left alone, -g with it, as
+    // trace-cmd does; a warning says so.
+    let before = t.read("set_graph_function");
+    let o = t.run(&["set", "-B", "one", "-e", "irq", "-g", "vfs_read"]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("-g: set_graph_function is the top level's only"),
+        "{err}"
+    );
+    assert_eq!(t.read("set_graph_function"), before);
+    // Each buffer takes its own -p.
+    t.ok(&["set", "-p", "nop", "-B", "one", "-p", "blk"]);
+    t.expect(&[
+        ("current_tracer", "nop"),
+        ("instances/one/current_tracer", "blk"),
+    ]);
+}
+
+/// `start -a` (record's "save the formats of all events") writes exactly what `start`
+/// without it writes, as in trace-cmd, where -a only fills the list of formats a
+/// recording stores.
+#[test]
+fn start_a_writes_what_start_writes() {
+    let (with, without) = (Tree::new(), Tree::new());
+    with.ok(&["start", "-a", "-e", "sched"]);
+    without.ok(&["start", "-e", "sched"]);
+    let rel = |t: &Tree| -> Vec<(PathBuf, Vec<u8>)> {
+        snapshot(&t.root)
+            .into_iter()
+            .map(|(p, b)| (p.strip_prefix(&t.root).unwrap().to_path_buf(), b))
+            .collect()
+    };
+    assert_eq!(rel(&with), rel(&without));
+    assert_eq!(with.read("events/sched/enable"), "1");
+}
+
+/// A start whose write fails after the reset puts back what the reset changed, too:
+/// each file gets the value it had, in the form the kernel takes back.
+#[test]
+fn a_start_failing_after_its_reset_undoes_the_reset() {
+    let t = Tree::new();
+    // State that differs from what a reset writes.
+    t.put("tracing_on", "0");
+    t.put("buffer_size_kb", "2048");
+    t.put("set_event_pid", "123");
+    t.put("events/sched/sched_waking/filter", "pid == 7");
+    t.put("options/record-tgid", "1");
+    t.put(
+        "trace_clock",
+        "local [global] counter uptime perf mono mono_raw boot tai x86-tsc\n",
+    );
+    t.put(
+        "events/sched/sched_switch/trigger",
+        "traceoff:unlimited if prev_pid == 1\n",
+    );
+    // The kernel lists sched_wakeup but refuses its enable file: the write after the
+    // reset fails.
+    fs::remove_file(t.root.join("events/sched/sched_wakeup/enable")).unwrap();
+    let o = t.run(&["start", "-e", "sched:sched_wakeup"]);
+    assert!(!o.status.success());
+    t.expect(&[
+        ("tracing_on", "0"),
+        ("buffer_size_kb", "2048"),
+        ("set_event_pid", "123"),
+        ("events/sched/sched_waking/filter", "pid == 7"),
+        ("options/record-tgid", "1"),
+        // Written back as the kernel takes it.
+        ("trace_clock", "global"),
+        ("events/irq/enable", "1"),
+        ("events/sched/sched_switch/enable", "1"),
+        // The reset's removal, then the trigger added back (a copy keeps both writes).
+        (
+            "events/sched/sched_switch/trigger",
+            "!traceofftraceoff if prev_pid == 1",
+        ),
+    ]);
+    // A set failing the same way had nothing reset to undo.
+    t.put("tracing_on", "1");
+    let o = t.run(&["set", "-e", "sched:sched_wakeup"]);
+    assert!(!o.status.success());
+    assert_eq!(t.read("buffer_size_kb"), "2048");
+}

@@ -164,3 +164,69 @@ tracectl record -q --func-stack -e sched -o /tmp/g.dat true 2> /out/nofunc_err |
     assert_ne!(file(&out, "nofunc_rc").trim(), "0");
     assert!(file(&out, "nofunc_err").contains("--func-stack"));
 }
+
+/// On the stock kernel: instances have no set_graph_function (6.12 instances run
+/// function_graph, but the graph filter is the top level's), so every -g goes to the top
+/// level, as trace-cmd writes it; and a start that fails after resetting the top level
+/// (an instance still to be made has no max_graph_depth) puts back what the reset
+/// changed.
+#[test]
+fn vm_g_goes_to_the_top_level_and_a_failed_start_undoes_its_reset() {
+    let Some(bin) = vm::binary() else { return };
+    let (status, out) = guest(
+        &bin,
+        r#"T=/sys/kernel/tracing
+mkdir $T/instances/foo
+ls $T/instances/foo > /out/foo_files
+tracectl set -p function_graph -B foo -p function_graph -g vfs_read 2> /out/g_err
+cat $T/set_graph_function > /out/sgf
+cat $T/instances/foo/current_tracer > /out/foo_tracer
+tracectl reset -t -B foo
+echo global > $T/trace_clock
+echo 2048 > $T/buffer_size_kb
+echo 1 > $T/events/irq/enable
+echo 'prev_pid == 1' > $T/events/sched/sched_switch/filter
+echo 'traceoff:3 if pid == 1' > $T/events/sched/sched_waking/trigger
+echo 1 > $T/options/record-tgid
+echo 0 > $T/tracing_on
+STATE="trace_clock buffer_size_kb events/irq/enable events/sched/sched_switch/filter events/sched/sched_waking/trigger options/record-tgid tracing_on set_event"
+for f in $STATE; do cat $T/$f > /out/before.$(echo $f | tr / _); done
+tracectl start -e sched:sched_wakeup -B new --max-graph-depth 2 2> /out/fail_err
+echo $? > /out/fail_rc
+for f in $STATE; do cat $T/$f > /out/after.$(echo $f | tr / _); done
+ls $T/instances > /out/instances
+"#,
+    );
+    let log = std::fs::read_to_string(out.path().join("guest.log")).unwrap_or_default();
+    assert_eq!(status, 0, "guest script failed:\n{log}");
+    let foo_files = file(&out, "foo_files");
+    assert!(
+        foo_files.contains("set_ftrace_filter") && !foo_files.contains("set_graph_function"),
+        "{foo_files}"
+    );
+    assert_eq!(file(&out, "sgf"), "vfs_read\n", "{}", file(&out, "g_err"));
+    assert_eq!(file(&out, "foo_tracer"), "function_graph\n");
+    assert_ne!(file(&out, "fail_rc").trim(), "0");
+    assert!(
+        file(&out, "fail_err").contains("max_graph_depth"),
+        "{}",
+        file(&out, "fail_err")
+    );
+    for f in [
+        "trace_clock",
+        "buffer_size_kb",
+        "events_irq_enable",
+        "events_sched_sched_switch_filter",
+        "events_sched_sched_waking_trigger",
+        "options_record-tgid",
+        "tracing_on",
+        "set_event",
+    ] {
+        assert_eq!(
+            file(&out, &format!("after.{f}")),
+            file(&out, &format!("before.{f}")),
+            "{f} not restored"
+        );
+    }
+    assert_eq!(file(&out, "instances"), "foo\n");
+}
