@@ -1121,6 +1121,8 @@ impl PerfData {
             period: word(l.period).unwrap_or(self.attrs[attr].sample_period),
             callchain_raw: &[],
             raw,
+            user_regs: UserRegs::default(),
+            user_stack: &[],
             endian: e,
         })
     }
