@@ -12,6 +12,7 @@ use crate::event::Record;
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
+use crate::perf::srcline::SourceLines;
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
 /// Fields of `perf script -F` (perf's `PERF_OUTPUT_*`).
@@ -153,6 +154,8 @@ pub struct PerfScript<'f> {
     head: HeadCache,
     /// `%5u.` of the seconds of the last sample, and those seconds.
     seconds: (Option<u64>, Vec<u8>),
+    /// The functions inlined at unwound call-chain addresses, from the objects' DWARF.
+    lines: SourceLines,
 }
 
 /// The comm, pid and CPU columns of the last sample printed.
@@ -260,6 +263,7 @@ impl<'f> PerfScript<'f> {
             warnings,
             head: HeadCache::default(),
             seconds: (None, Vec::new()),
+            lines: SourceLines::new(),
         })
     }
 
@@ -386,10 +390,37 @@ impl<'f> PerfScript<'f> {
             if chain {
                 out.push(b'\n');
                 let m = &self.machine;
-                m.callchain(s, |loc, _| {
-                    out.push(b'\t');
-                    write_location(out, &loc, f, loc.addr);
-                    out.push(b'\n');
+                let lines = &mut self.lines;
+                m.callchain_frames(s, |loc, _, unwound| {
+                    let inlines = if unwound {
+                        lines.inlines(m, &loc)
+                    } else {
+                        None
+                    };
+                    let Some(names) = inlines else {
+                        out.push(b'\t');
+                        write_location(out, &loc, f, loc.addr);
+                        out.push(b'\n');
+                        return;
+                    };
+                    // One line per function addr2line names there, innermost first; a
+                    // name other than the symbol's is an inlined one, at the symbol's
+                    // offset, without its file.
+                    for name in names.iter() {
+                        out.push(b'\t');
+                        match loc.sym {
+                            Some((sym, off)) if sym != &**name => {
+                                let inlined = Location {
+                                    sym: Some((name, off)),
+                                    ..loc
+                                };
+                                write_location(out, &inlined, f & !field::DSO, loc.addr);
+                                out.extend_from_slice(b" (inlined)");
+                            }
+                            _ => write_location(out, &loc, f, loc.addr),
+                        }
+                        out.push(b'\n');
+                    }
                 });
             } else {
                 out.push(b' ');

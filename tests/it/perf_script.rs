@@ -277,3 +277,18 @@ fn perf_script_folded_dwarf_chains_are_perfs_stacks() {
     got.sort_unstable();
     assert_eq!(got, want);
 }
+
+/// Call chains unwound from the stack copy list the functions inlined at each address,
+/// from the binary's DWARF, innermost first (`mix+0x44 (inlined)`), at the offset
+/// into the symbol they were inlined into, as perf 6.1 does.
+#[test]
+fn perf_script_dwarf_call_chains_list_inlined_functions() {
+    check("inl-dwarf.data", &[], "inl-dwarf.script");
+}
+
+/// perf 6.1 lists no inlined function in a chain the kernel walked by frame pointers,
+/// though the binary's DWARF has them.
+#[test]
+fn perf_script_frame_pointer_chains_list_no_inlined_functions() {
+    check("inl-fp.data", &[], "inl-fp.script");
+}
