@@ -19,8 +19,14 @@ use super::common::Context;
 pub struct ScriptArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period)
-    #[arg(short = 'F', long = "fields", value_name = "FIELDS")]
+    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period), or
+    /// fields to add to or take from the defaults, each with a + or a - (+pid,-period)
+    #[arg(
+        short = 'F',
+        long = "fields",
+        value_name = "FIELDS",
+        allow_hyphen_values = true
+    )]
     fields: Option<String>,
     /// Write collapsed stacks (`root;...;leaf count`) for flame graphs instead
     #[arg(long = "folded")]
@@ -95,7 +101,7 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
 pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
     let o = open(&a.input.input, &a.symbols)?;
     let fields = a.fields.as_deref().map(parse_fields).transpose()?;
-    let mut s = PerfScript::new(&o.file, o.machine, o.catalog, fields)?;
+    let mut s = PerfScript::new(&o.file, o.machine, o.catalog, fields.as_ref())?;
     for w in s.warnings() {
         eprintln!("{w}");
     }

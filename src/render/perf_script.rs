@@ -93,10 +93,36 @@ impl From<io::Error> for ScriptError {
     }
 }
 
-/// Parse `-F` (`comm,tid,time`; a leading `type:` is not supported) into fields.
-pub fn parse_fields(spec: &str) -> Result<u32, ScriptError> {
-    let mut v = 0;
-    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+/// `-F` as given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldSpec {
+    /// The fields to print (`comm,tid,time`), for every event type.
+    Set(u32),
+    /// Changes to perf's default fields of each event type (`+pid,-cpu`), in the
+    /// order given: whether the field is added, and the field.
+    Change(Vec<(bool, u32)>),
+}
+
+/// Parse `-F`: field names (`comm,tid,time`), or, each with a `+` or a `-`, fields to
+/// add to or take from perf's defaults (`+pid,-period`). A leading `type:` is not
+/// supported.
+pub fn parse_fields(spec: &str) -> Result<FieldSpec, ScriptError> {
+    let mut set = 0;
+    let mut changes = Vec::new();
+    let mut kind = None;
+    for tok in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (change, name) = match tok.as_bytes()[0] {
+            b'+' => (Some(true), &tok[1..]),
+            b'-' => (Some(false), &tok[1..]),
+            _ => (None, tok),
+        };
+        // As perf: either every field is added or removed, or none is.
+        if *kind.get_or_insert(change.is_some()) != change.is_some() {
+            return Err(ScriptError::Field(format!(
+                "-F {spec}: cannot mix fields to add or remove (+field, -field) with fields \
+                 that replace the defaults; give each field a + or a -, or none"
+            )));
+        }
         let f = FIELD_NAMES
             .iter()
             .find(|(n, _)| *n == name)
@@ -111,9 +137,16 @@ pub fn parse_fields(spec: &str) -> Result<u32, ScriptError> {
                         .join(",")
                 ))
             })?;
-        v |= f;
+        match change {
+            Some(add) => changes.push((add, f)),
+            None => set |= f,
+        }
     }
-    Ok(v)
+    Ok(if changes.is_empty() {
+        FieldSpec::Set(set)
+    } else {
+        FieldSpec::Change(changes)
+    })
 }
 
 /// What `tracectl perf script` writes.
@@ -172,7 +205,7 @@ impl<'f> PerfScript<'f> {
         file: &'f PerfData,
         machine: Machine,
         catalog: Option<DatCatalog>,
-        user_fields: Option<u32>,
+        user_fields: Option<&FieldSpec>,
     ) -> Result<PerfScript<'f>, ScriptError> {
         let names: Vec<String> = file
             .attrs()
@@ -186,29 +219,44 @@ impl<'f> PerfScript<'f> {
         let mut warnings = Vec::new();
         let mut fields = Vec::new();
         for (a, name) in file.attrs().iter().zip(&names) {
-            let mut f = match user_fields {
-                Some(u) => {
-                    if u & field::TRACE != 0 && a.type_ != attr_type::TRACEPOINT {
-                        warnings.push(format!(
-                            "'trace' not valid for {} events. Ignoring.",
-                            type_name(a.type_)
-                        ));
+            let tracepoint = a.type_ == attr_type::TRACEPOINT;
+            let mut trace_warning = || {
+                warnings.push(format!(
+                    "'trace' not valid for {} events. Ignoring.",
+                    type_name(a.type_)
+                ))
+            };
+            // The fields and those of them named by -F: a named field the samples do
+            // not carry is an error, a default one is left out.
+            let (mut f, named) = match user_fields {
+                Some(FieldSpec::Set(u)) => {
+                    if u & field::TRACE != 0 && !tracepoint {
+                        trace_warning();
                     }
-                    if a.type_ != attr_type::TRACEPOINT {
-                        u & !field::TRACE
-                    } else {
-                        u
+                    let u = if tracepoint { *u } else { u & !field::TRACE };
+                    (u, u)
+                }
+                Some(FieldSpec::Change(changes)) => {
+                    let (mut f, mut named) = (default_fields(a.type_), 0);
+                    for &(add, fl) in changes {
+                        if fl == field::TRACE && !tracepoint {
+                            trace_warning();
+                        } else if add {
+                            f |= fl;
+                            named |= fl;
+                        } else {
+                            f &= !fl;
+                            named &= !fl;
+                        }
                     }
+                    (f, named)
                 }
                 None => {
                     let mut d = default_fields(a.type_);
-                    if a.type_ == attr_type::TRACEPOINT
-                        && use_callchain
-                        && a.sample_type & sample::CALLCHAIN != 0
-                    {
+                    if tracepoint && use_callchain && a.sample_type & sample::CALLCHAIN != 0 {
                         d |= field::IP | field::SYM | field::SYMOFFSET | field::DSO;
                     }
-                    d
+                    (d, 0)
                 }
             };
             for (fl, bit, what, fname) in [
@@ -218,7 +266,7 @@ impl<'f> PerfScript<'f> {
                 (field::CPU, sample::CPU, "CPU", "cpu"),
             ] {
                 if f & fl != 0 && a.sample_type & bit == 0 {
-                    if user_fields.is_some() {
+                    if named & fl != 0 {
                         return Err(ScriptError::Field(format!(
                             "Samples for '{name}' event do not have {what} attribute set. Cannot print '{fname}' field."
                         )));
@@ -226,12 +274,14 @@ impl<'f> PerfScript<'f> {
                     f &= !fl;
                 }
             }
-            if f & field::SYM != 0 && f & field::IP == 0 {
+            // perf asks for an address in the samples, not among the fields.
+            let addressed = a.sample_type & (sample::IP | sample::ADDR) != 0;
+            if f & field::SYM != 0 && !addressed {
                 return Err(ScriptError::Field(
                     "Display of symbols requested but neither sample IP nor sample address\nis selected. Hence, no addresses to convert to symbols.".into(),
                 ));
             }
-            if f & field::DSO != 0 && f & field::IP == 0 {
+            if f & field::DSO != 0 && !addressed {
                 return Err(ScriptError::Field(
                     "Display of DSO requested but no address to convert.".into(),
                 ));

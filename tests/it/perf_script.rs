@@ -292,3 +292,48 @@ fn perf_script_dwarf_call_chains_list_inlined_functions() {
 fn perf_script_frame_pointer_chains_list_no_inlined_functions() {
     check("inl-fp.data", &[], "inl-fp.script");
 }
+
+/// `-F +field` and `-F -field` add to or take from perf's default fields of each event
+/// type; a default field the samples lack is left out, as without -F; a tracepoint
+/// with call chains then shows no chain (perf adds it only to untouched defaults).
+#[test]
+fn perf_script_fields_added_and_removed() {
+    for (data, fields) in [
+        ("cc-spin.data", "+pid"),
+        ("cc-spin.data", "-period,+pid,-dso"),
+        ("cc-spin.data", "-symoff"),
+        ("cc-spin.data", "-ip"),
+        ("tp-sched.data", "-cpu,-time"),
+        ("tp-sched.data", "+period"),
+        ("tp-callchain.data", "-cpu"),
+        ("tp-callchain.data", "+ip"),
+    ] {
+        let stem = data.trim_end_matches(".data");
+        check(data, &["-F", fields], &format!("{stem}.F={fields}.script"));
+    }
+}
+
+/// `sym` without `ip` among the fields: perf 6.1 accepts it (the samples have
+/// addresses) and prints no symbol.
+#[test]
+fn perf_script_sym_without_ip_prints_no_symbol() {
+    check(
+        "cc-spin.data",
+        &["-F", "comm,sym"],
+        "cc-spin.F=comm,sym.script",
+    );
+}
+
+/// Fields added or removed cannot be mixed with fields that replace the defaults; a
+/// field added that the samples lack is an error naming it.
+#[test]
+fn perf_script_fields_mixed_or_missing_are_refused() {
+    for fields in ["+ip,sym", "comm,-sym"] {
+        let (out, err, ok) = tracectl(&["perf", "script", "-i", "cc-spin.data", "-F", fields]);
+        assert!(!ok && out.is_empty(), "{fields}: {out}");
+        assert!(err.contains("cannot mix"), "{fields}: {err}");
+    }
+    let (out, err, ok) = tracectl(&["perf", "script", "-i", "cc-spin.data", "-F", "+cpu"]);
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(err.contains("do not have CPU attribute set"), "{err}");
+}
