@@ -150,13 +150,16 @@ fn bad(arg: &str, tok: &str) -> String {
 
 /// How perf tells call chain entries apart (its `function` key): the object, in the
 /// order it was first mapped (0: none), and the symbol's start, or the address when
-/// there is no symbol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// there is no symbol; a function inlined there also by its name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FrameKey {
     /// 0 for an unmapped address, else 1 + the object's mapping order.
     pub dso: usize,
     /// The symbol's start, or the address.
     pub addr: u64,
+    /// The name of the function inlined at the entry (its symbol's start is that of
+    /// the function it was inlined into).
+    pub inlined: Option<std::sync::Arc<str>>,
 }
 
 /// One call chain entry: its key and the name printed for it.
@@ -215,7 +218,7 @@ impl CallTree {
                         name: f.name.clone(),
                         ..TrieNode::default()
                     });
-                    self.nodes[n].kids.insert(f.key, k);
+                    self.nodes[n].kids.insert(f.key.clone(), k);
                     k
                 }
             };

@@ -611,3 +611,13 @@ fn perf_report_g_after_none_needs_a_print_type() {
     );
     assert!(out.is_empty(), "{out}");
 }
+
+/// Functions inlined at the entries perf's unwinder found (`--call-graph dwarf`) are
+/// rows and call graph entries of their own, `stir (inlined)`, as in perf 6.1.
+#[test]
+fn perf_report_inlined_functions_in_unwound_chains() {
+    check_graph("inl-dwarf.data", &[]);
+    check_graph("inl-dwarf.data", &["--no-children"]);
+    check_graph("inl-dwarf.data", &["-g", "callee"]);
+    check_graph("inl-dwarf.data", &["-g", "folded", "--no-children"]);
+}

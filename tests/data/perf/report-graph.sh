@@ -46,3 +46,7 @@ run dwarf-calls.data -g folded --no-children
 run calls.data -g caller -g fractal --no-children
 run calls.data -g flat,0,2 -g callee --no-children
 run calls.data -g none -g graph --no-children
+run inl-dwarf.data
+run inl-dwarf.data --no-children
+run inl-dwarf.data -g callee
+run inl-dwarf.data -g folded --no-children
