@@ -93,7 +93,17 @@ impl From<io::Error> for ScriptError {
     }
 }
 
-/// `-F` as given.
+/// `-F` as given: the fields, and the event type they are for (None: every type).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldRequest {
+    /// `PERF_TYPE_*` of `hw:`, `sw:`, `trace:`, `raw:` or `break:`; events of other
+    /// types keep perf's defaults.
+    pub event_type: Option<u32>,
+    /// The fields.
+    pub fields: FieldSpec,
+}
+
+/// The fields of `-F`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldSpec {
     /// The fields to print (`comm,tid,time`), for every event type.
@@ -104,9 +114,51 @@ pub enum FieldSpec {
 }
 
 /// Parse `-F`: field names (`comm,tid,time`), or, each with a `+` or a `-`, fields to
-/// add to or take from perf's defaults (`+pid,-period`). A leading `type:` is not
-/// supported.
-pub fn parse_fields(spec: &str) -> Result<FieldSpec, ScriptError> {
+/// add to or take from perf's defaults (`+pid,-period`), after an optional event type
+/// (`sw:comm,tid`) they are for.
+pub fn parse_fields(spec: &str) -> Result<FieldRequest, ScriptError> {
+    let (event_type, list) = match spec.split_once(':') {
+        Some((t, list)) => {
+            let t = match t {
+                "hw" => attr_type::HARDWARE,
+                "sw" => attr_type::SOFTWARE,
+                "trace" => attr_type::TRACEPOINT,
+                "raw" => attr_type::RAW,
+                "break" => attr_type::BREAKPOINT,
+                _ => {
+                    return Err(ScriptError::Field(format!(
+                        "-F {spec}: unknown event type '{t}'; give hw, sw, trace, raw or \
+                         break before the ':', or no type for every event"
+                    )))
+                }
+            };
+            (Some(t), list)
+        }
+        None if spec.trim().is_empty() => {
+            return Err(ScriptError::Field(
+                "-F is empty: every event type would show nothing; name fields, or give a \
+                 type (-F sw:) to hide that type's events"
+                    .into(),
+            ))
+        }
+        None => (None, spec),
+    };
+    let fields = parse_field_list(list)?;
+    let trace = match &fields {
+        FieldSpec::Set(f) => f & field::TRACE != 0,
+        FieldSpec::Change(c) => c.contains(&(true, field::TRACE)),
+    };
+    match event_type {
+        Some(t) if trace && t != attr_type::TRACEPOINT => Err(ScriptError::Field(format!(
+            "-F {spec}: 'trace' not valid for {} events; only tracepoints (trace:) have it",
+            type_name(t)
+        ))),
+        _ => Ok(FieldRequest { event_type, fields }),
+    }
+}
+
+/// The fields of `-F` after any type.
+fn parse_field_list(spec: &str) -> Result<FieldSpec, ScriptError> {
     let mut set = 0;
     let mut changes = Vec::new();
     let mut kind = None;
@@ -205,7 +257,7 @@ impl<'f> PerfScript<'f> {
         file: &'f PerfData,
         machine: Machine,
         catalog: Option<DatCatalog>,
-        user_fields: Option<&FieldSpec>,
+        user_fields: Option<&FieldRequest>,
     ) -> Result<PerfScript<'f>, ScriptError> {
         let names: Vec<String> = file
             .attrs()
@@ -228,7 +280,8 @@ impl<'f> PerfScript<'f> {
             };
             // The fields and those of them named by -F: a named field the samples do
             // not carry is an error, a default one is left out.
-            let (mut f, named) = match user_fields {
+            let request = user_fields.filter(|r| r.event_type.map_or(true, |t| t == a.type_));
+            let (mut f, named) = match request.map(|r| &r.fields) {
                 Some(FieldSpec::Set(u)) => {
                     if u & field::TRACE != 0 && !tracepoint {
                         trace_warning();
@@ -388,6 +441,10 @@ impl<'f> PerfScript<'f> {
     /// One sample's text.
     fn write_sample(&mut self, s: &Sample, out: &mut Vec<u8>) {
         let f = self.fields[s.attr];
+        // perf shows no line for an event type given no fields (`-F sw:`).
+        if f == 0 {
+            return;
+        }
         let attr = &self.file.attrs()[s.attr];
         if f & (field::COMM | field::PID | field::TID | field::CPU) != 0 {
             let key = Some((s.tid, s.pid, s.cpu, f));

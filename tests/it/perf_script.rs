@@ -337,3 +337,36 @@ fn perf_script_fields_mixed_or_missing_are_refused() {
     assert!(!ok && out.is_empty(), "{out}");
     assert!(err.contains("do not have CPU attribute set"), "{err}");
 }
+
+/// `-F TYPE:fields` sets the fields of that event type only; the others keep perf's
+/// defaults, and a type given no fields (`sw:`) shows no events.
+#[test]
+fn perf_script_fields_for_one_event_type() {
+    for (data, fields) in [
+        ("cc-spin.data", "sw:comm,tid,ip,sym"),
+        ("cc-spin.data", "trace:comm,cpu"),
+        ("cc-spin.data", "sw:+pid,-period"),
+        ("cc-spin.data", "sw:"),
+        ("tp-sched.data", "sw:comm"),
+        ("tp-sched.data", "trace:comm,cpu,trace"),
+    ] {
+        let stem = data.trim_end_matches(".data");
+        check(data, &["-F", fields], &format!("{stem}.F={fields}.script"));
+    }
+}
+
+/// An unknown type, `trace` for a type without it, and an empty `-F` are refused
+/// with what to give instead, as perf refuses them.
+#[test]
+fn perf_script_bad_field_types_are_refused() {
+    for (fields, says) in [
+        ("bogus:comm", "unknown event type 'bogus'"),
+        ("sw:trace", "'trace' not valid for software events"),
+        ("hw:+trace", "'trace' not valid for hardware events"),
+        ("", "-F is empty"),
+    ] {
+        let (out, err, ok) = tracectl(&["perf", "script", "-i", "cc-spin.data", "-F", fields]);
+        assert!(!ok && out.is_empty(), "{fields}: {out}");
+        assert!(err.contains(says), "{fields}: {err}");
+    }
+}
