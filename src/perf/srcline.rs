@@ -21,6 +21,7 @@ use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolFlags};
 
 use std::path::{Path, PathBuf};
 
+use super::data::Sample;
 use super::machine::{map_file, Location, Machine};
 use super::sys::MappedFile;
 
@@ -328,7 +329,7 @@ impl SourceLines {
     /// names addr2line gives for the entry's file-relative address, innermost first,
     /// ending with the function the others were inlined into. None when the object has
     /// no DWARF function there; perf then shows the entry as it is.
-    pub fn inlines(&mut self, machine: &Machine, loc: &Location<'_>) -> Option<InlineChain> {
+    fn inlines(&mut self, machine: &Machine, loc: &Location<'_>) -> Option<InlineChain> {
         let dso = loc.dso?;
         if loc.kernel || loc.sym.is_none() {
             return None;
@@ -339,6 +340,35 @@ impl SourceLines {
             .entry((dso.to_string(), addr))
             .or_insert_with(|| object.inline_chain(addr).map(Arc::from))
             .clone()
+    }
+
+    /// perf 6.1's call chain of a sample with the functions inlined at its unwound
+    /// entries (`append_inlines`): each of those entries comes once per function
+    /// addr2line names there, innermost first, with the inlined function's name (None
+    /// for the function the others were inlined into). Entries the sample carries
+    /// (frame pointers, the kernel's) come as they are.
+    pub fn callchain<'m>(
+        &mut self,
+        machine: &'m Machine,
+        s: &Sample<'_>,
+        mut f: impl FnMut(Location<'m>, u64, Option<&str>),
+    ) {
+        machine.callchain_frames(s, |loc, ip, unwound| {
+            let inlines = if unwound {
+                self.inlines(machine, &loc)
+            } else {
+                None
+            };
+            match (inlines, loc.sym) {
+                (Some(names), Some((sym, _))) => {
+                    for name in names.iter() {
+                        let inlined = (**name != *sym).then_some(&**name);
+                        f(loc, ip, inlined);
+                    }
+                }
+                _ => f(loc, ip, None),
+            }
+        });
     }
 
     /// The lines of the object `dso` names, read on first use. perf asks addr2line

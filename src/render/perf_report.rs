@@ -762,25 +762,8 @@ pub fn write_report(
                 let mut locs = Vec::new();
                 let wants_parent = keys.contains(&SortKey::Parent);
                 if chained && (children || graph.mode != GraphMode::None || wants_parent) {
-                    let lines = &mut lines.0;
-                    machine.callchain_frames(&s, |l, raw, unwound| {
-                        // perf 6.1 lists the functions inlined at an unwound entry
-                        // before it, innermost first; a name other than the symbol's
-                        // is an inlined one.
-                        let inlines = if unwound {
-                            lines.inlines(&machine, &l)
-                        } else {
-                            None
-                        };
-                        match (inlines, l.sym) {
-                            (Some(names), Some((sym, _))) => {
-                                for n in names.iter() {
-                                    let inlined = (**n != *sym).then(|| Arc::<str>::from(&**n));
-                                    locs.push((l, raw, inlined));
-                                }
-                            }
-                            _ => locs.push((l, raw, None)),
-                        }
+                    lines.0.callchain(&machine, &s, |l, raw, inlined| {
+                        locs.push((l, raw, inlined.map(Arc::<str>::from)))
                     });
                     if order == ChainOrder::Caller {
                         locs.reverse();

@@ -496,38 +496,22 @@ impl<'f> PerfScript<'f> {
             let chain = self.use_callchain && attr.sample_type & sample::CALLCHAIN != 0;
             if chain {
                 out.push(b'\n');
-                let m = &self.machine;
-                let lines = &mut self.lines;
-                m.callchain_frames(s, |loc, _, unwound| {
-                    let inlines = if unwound {
-                        lines.inlines(m, &loc)
-                    } else {
-                        None
-                    };
-                    let Some(names) = inlines else {
-                        out.push(b'\t');
-                        write_location(out, &loc, f, loc.addr);
-                        out.push(b'\n');
-                        return;
-                    };
-                    // One line per function addr2line names there, innermost first; a
-                    // name other than the symbol's is an inlined one, at the symbol's
-                    // offset, without its file.
-                    for name in names.iter() {
-                        out.push(b'\t');
-                        match loc.sym {
-                            Some((sym, off)) if sym != &**name => {
-                                let inlined = Location {
-                                    sym: Some((name, off)),
-                                    ..loc
-                                };
-                                write_location(out, &inlined, f & !field::DSO, loc.addr);
-                                out.extend_from_slice(b" (inlined)");
-                            }
-                            _ => write_location(out, &loc, f, loc.addr),
+                self.lines.callchain(&self.machine, s, |loc, _, inlined| {
+                    out.push(b'\t');
+                    match (inlined, loc.sym) {
+                        // An inlined function: at the offset into the symbol it
+                        // was inlined into, without the file.
+                        (Some(name), Some((_, off))) => {
+                            let at = Location {
+                                sym: Some((name, off)),
+                                ..loc
+                            };
+                            write_location(out, &at, f & !field::DSO, loc.addr);
+                            out.extend_from_slice(b" (inlined)");
                         }
-                        out.push(b'\n');
+                        _ => write_location(out, &loc, f, loc.addr),
                     }
+                    out.push(b'\n');
                 });
             } else {
                 out.push(b' ');
@@ -578,14 +562,21 @@ impl<'f> PerfScript<'f> {
         let comm = self.machine.comm(s.tid).to_string();
         out.extend_from_slice(comm.as_bytes());
         let attr = &self.file.attrs()[s.attr];
-        let mut frames: Vec<Location> = Vec::new();
+        // Each frame, and the name of a function inlined there.
+        let mut frames: Vec<(Location, Option<String>)> = Vec::new();
         if attr.sample_type & sample::CALLCHAIN != 0 {
-            self.machine.callchain(s, |l, _| frames.push(l));
+            self.lines.callchain(&self.machine, s, |l, _, inlined| {
+                frames.push((l, inlined.map(str::to_string)))
+            });
         } else if attr.sample_type & sample::IP != 0 {
-            frames.push(self.machine.resolve(s.pid, s.cpumode, s.ip));
+            frames.push((self.machine.resolve(s.pid, s.cpumode, s.ip), None));
         }
-        for l in frames.iter().rev() {
+        for (l, inlined) in frames.iter().rev() {
             out.push(b';');
+            if let Some(name) = inlined {
+                out.extend_from_slice(name.as_bytes());
+                continue;
+            }
             match (l.sym, l.dso) {
                 (Some((name, _)), _) => out.extend_from_slice(name.as_bytes()),
                 // As stackcollapse-perf: an unknown function is named after its file.

@@ -240,7 +240,19 @@ fn perf_script_user_stack_copied_size_above_its_size_names_the_offset() {
 /// stackcollapse-perf names it).
 #[test]
 fn perf_script_folded_dwarf_chains_are_perfs_stacks() {
-    let script = std::fs::read_to_string(dir().join("results/dwarf-calls.script")).unwrap();
+    check_folded("dwarf-calls.data", "dwarf-calls.script");
+}
+
+/// `--folded` with inlined functions: each is a frame of its own, as
+/// stackcollapse-perf makes of perf's `mix+0x44 (inlined)` lines.
+#[test]
+fn perf_script_folded_stacks_have_inlined_frames() {
+    check_folded("inl-dwarf.data", "inl-dwarf.script");
+}
+
+/// Compare `--folded` of `data` with the stacks of perf's `results/script`.
+fn check_folded(data: &str, script: &str) {
+    let script = std::fs::read_to_string(dir().join("results").join(script)).unwrap();
     let mut want: std::collections::BTreeMap<String, u32> = Default::default();
     for block in script.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let mut lines = block.lines();
@@ -265,7 +277,7 @@ fn perf_script_folded_dwarf_chains_are_perfs_stacks() {
         "perf",
         "script",
         "-i",
-        "dwarf-calls.data",
+        data,
         "--symfs",
         "symfs",
         "--kallsyms",
