@@ -21,14 +21,16 @@ pub struct ScriptArgs {
     input: InputArg,
     /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period), or
     /// fields to add to or take from the defaults, each with a + or a - (+pid,-period);
-    /// after hw:, sw:, trace:, raw: or break: for events of that type only (sw:comm,tid)
+    /// after hw:, sw:, trace:, raw: or break: for events of that type only (sw:comm,tid).
+    /// Given more than once, each in turn
     #[arg(
         short = 'F',
         long = "fields",
         value_name = "FIELDS",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        action = clap::ArgAction::Append
     )]
-    fields: Option<String>,
+    fields: Vec<String>,
     /// Write collapsed stacks (`root;...;leaf count`) for flame graphs instead
     #[arg(long = "folded")]
     folded: bool,
@@ -101,8 +103,12 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
 /// Run `tracectl perf script`.
 pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
     let o = open(&a.input.input, &a.symbols)?;
-    let fields = a.fields.as_deref().map(parse_fields).transpose()?;
-    let mut s = PerfScript::new(&o.file, o.machine, o.catalog, fields.as_ref())?;
+    let fields = a
+        .fields
+        .iter()
+        .map(|f| parse_fields(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut s = PerfScript::new(&o.file, o.machine, o.catalog, &fields)?;
     for w in s.warnings() {
         eprintln!("{w}");
     }

@@ -252,12 +252,13 @@ struct HeadCache {
 }
 
 impl<'f> PerfScript<'f> {
-    /// Prepare to print `file`; `user_fields` is `-F` (None: perf's defaults per type).
+    /// Prepare to print `file`; `user_fields` are the `-F` given, in order (none: perf's
+    /// defaults per type).
     pub fn new(
         file: &'f PerfData,
         machine: Machine,
         catalog: Option<DatCatalog>,
-        user_fields: Option<&FieldRequest>,
+        user_fields: &[FieldRequest],
     ) -> Result<PerfScript<'f>, ScriptError> {
         let names: Vec<String> = file
             .attrs()
@@ -280,38 +281,45 @@ impl<'f> PerfScript<'f> {
             };
             // The fields and those of them named by -F: a named field the samples do
             // not carry is an error, a default one is left out.
-            let request = user_fields.filter(|r| r.event_type.map_or(true, |t| t == a.type_));
-            let (mut f, named) = match request.map(|r| &r.fields) {
-                Some(FieldSpec::Set(u)) => {
-                    if u & field::TRACE != 0 && !tracepoint {
-                        trace_warning();
-                    }
-                    let u = if tracepoint { *u } else { u & !field::TRACE };
-                    (u, u)
-                }
-                Some(FieldSpec::Change(changes)) => {
-                    let (mut f, mut named) = (default_fields(a.type_), 0);
-                    for &(add, fl) in changes {
-                        if fl == field::TRACE && !tracepoint {
+            // Each -F for this type in turn: a list replaces what the ones before
+            // chose, a change changes it.
+            let mut chosen: Option<(u32, u32)> = None;
+            for r in user_fields
+                .iter()
+                .filter(|r| r.event_type.map_or(true, |t| t == a.type_))
+            {
+                chosen = Some(match &r.fields {
+                    FieldSpec::Set(u) => {
+                        if u & field::TRACE != 0 && !tracepoint {
                             trace_warning();
-                        } else if add {
-                            f |= fl;
-                            named |= fl;
-                        } else {
-                            f &= !fl;
-                            named &= !fl;
                         }
+                        let u = if tracepoint { *u } else { u & !field::TRACE };
+                        (u, u)
                     }
-                    (f, named)
-                }
-                None => {
-                    let mut d = default_fields(a.type_);
-                    if tracepoint && use_callchain && a.sample_type & sample::CALLCHAIN != 0 {
-                        d |= field::IP | field::SYM | field::SYMOFFSET | field::DSO;
+                    FieldSpec::Change(changes) => {
+                        let (mut f, mut named) = chosen.unwrap_or((default_fields(a.type_), 0));
+                        for &(add, fl) in changes {
+                            if fl == field::TRACE && !tracepoint {
+                                trace_warning();
+                            } else if add {
+                                f |= fl;
+                                named |= fl;
+                            } else {
+                                f &= !fl;
+                                named &= !fl;
+                            }
+                        }
+                        (f, named)
                     }
-                    (d, 0)
+                });
+            }
+            let (mut f, named) = chosen.unwrap_or_else(|| {
+                let mut d = default_fields(a.type_);
+                if tracepoint && use_callchain && a.sample_type & sample::CALLCHAIN != 0 {
+                    d |= field::IP | field::SYM | field::SYMOFFSET | field::DSO;
                 }
-            };
+                (d, 0)
+            });
             for (fl, bit, what, fname) in [
                 (field::IP, sample::IP, "IP", "ip"),
                 (field::TID | field::PID, sample::TID, "TID", "tid"),

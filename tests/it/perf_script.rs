@@ -382,3 +382,20 @@ fn perf_script_bad_field_types_are_refused() {
         assert!(err.contains(says), "{fields}: {err}");
     }
 }
+
+/// `-F` given twice: each in turn, a list replacing what was chosen before for its
+/// types, a change changing it; the `-cpu` after `sw:comm` changes the tracepoint's
+/// defaults too, which then, chosen by -F, show no chain (as in perf).
+#[test]
+fn perf_script_fields_given_twice() {
+    check(
+        "cc-spin.data",
+        &["-F", "comm,tid,ip,sym", "-F", "+symoff,-tid"],
+        "cc-spin.F=comm,tid,ip,sym.F=+symoff,-tid.script",
+    );
+    check(
+        "tp-callchain.data",
+        &["-F", "sw:comm", "-F", "-cpu"],
+        "tp-callchain.F=sw:comm.F=-cpu.script",
+    );
+}
