@@ -9,6 +9,9 @@
 //! answer, `file.o:?` or `??:?`, is one perf takes as found (`file.o:0`, `??:0`).
 //! Objects are read once, lazily, and every answer is kept per (object, address).
 //!
+//! The same DWARF names the functions inlined at an address (`addr2line -i`), which
+//! perf 6.1 lists at the call-chain entries its unwinder found (`append_inlines`).
+//!
 //! Not matched yet: binutils 2.40 names another file than the line table's for some
 //! DWARF 5 units whose file 0 and file 1 differ (glibc's detached debug files), and
 //! answers `file.c:?` for an address inside a unit that has no line for it.
