@@ -66,7 +66,7 @@ fn read_everything(bytes: Vec<u8>, symfs: &Path) -> Result<usize, String> {
         f.decode(&r).map_err(|e| e.to_string())?;
     }
     let machine = Machine::new(KallsymsSource::default(), Some(symfs.to_path_buf()));
-    let mut s = PerfScript::new(&f, machine, catalog, None).map_err(|e| e.to_string())?;
+    let mut s = PerfScript::new(&f, machine, catalog, &[]).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     s.run(&mut out, ScriptOutput::Text)
         .map_err(|e| e.to_string())?;

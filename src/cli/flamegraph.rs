@@ -50,7 +50,7 @@ pub fn run(_ctx: &Context, a: Args) -> Result<i32> {
                 .with_context(|| format!("cannot read {}", p.display()))?;
             if n >= 8 && head[..8] == MAGIC_LE[..] {
                 let o = open(p, &a.symbols)?;
-                let mut s = PerfScript::new(&o.file, o.machine, o.catalog, None)?;
+                let mut s = PerfScript::new(&o.file, o.machine, o.catalog, &[])?;
                 let mut out = Vec::new();
                 s.run(&mut out, ScriptOutput::Folded)?;
                 String::from_utf8_lossy(&out).into_owned()

@@ -19,9 +19,18 @@ use super::common::Context;
 pub struct ScriptArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period)
-    #[arg(short = 'F', long = "fields", value_name = "FIELDS")]
-    fields: Option<String>,
+    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period), or
+    /// fields to add to or take from the defaults, each with a + or a - (+pid,-period);
+    /// after hw:, sw:, trace:, raw: or break: for events of that type only (sw:comm,tid).
+    /// Given more than once, each in turn
+    #[arg(
+        short = 'F',
+        long = "fields",
+        value_name = "FIELDS",
+        allow_hyphen_values = true,
+        action = clap::ArgAction::Append
+    )]
+    fields: Vec<String>,
     /// Write collapsed stacks (`root;...;leaf count`) for flame graphs instead
     #[arg(long = "folded")]
     folded: bool,
@@ -94,8 +103,12 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
 /// Run `tracectl perf script`.
 pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
     let o = open(&a.input.input, &a.symbols)?;
-    let fields = a.fields.as_deref().map(parse_fields).transpose()?;
-    let mut s = PerfScript::new(&o.file, o.machine, o.catalog, fields)?;
+    let fields = a
+        .fields
+        .iter()
+        .map(|f| parse_fields(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut s = PerfScript::new(&o.file, o.machine, o.catalog, &fields)?;
     for w in s.warnings() {
         eprintln!("{w}");
     }
@@ -147,15 +160,17 @@ pub struct ReportArgs {
     /// Call graphs under the rows: graph|flat|fractal|folded|none, caller|callee,
     /// function, percent|period|count, threshold percent, print limit. Without -g:
     /// graph,0.5 in caller order with --children, callee order without; a bare -g is
-    /// graph,0.5,caller,function,percent
+    /// graph,0.5,caller,function,percent. Given more than once, each -g changes what it
+    /// names and keeps the rest
     #[arg(
         short = 'g',
         long = "call-graph",
         value_name = "TYPE,MIN[,LIMIT],ORDER,KEY,VALUE",
         num_args = 0..=1,
+        action = clap::ArgAction::Append,
         default_missing_value = "graph,0.5,caller,function,percent"
     )]
-    call_graph: Option<String>,
+    call_graph: Vec<String>,
     /// Call graphs in caller order (callers first), whatever -g says
     #[arg(short = 'G', long = "inverted")]
     inverted: bool,
@@ -166,10 +181,10 @@ pub struct ReportArgs {
 /// Run `tracectl perf report`.
 pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
     use tracectl::render::perf_callgraph::{CallGraph, ChainOrder, GraphMode};
-    let mut graph = match a.call_graph.as_deref() {
-        Some(g) => CallGraph::parse(g).map_err(anyhow::Error::msg)?,
-        None => CallGraph::default(),
-    };
+    let mut graph = CallGraph::default();
+    for g in &a.call_graph {
+        graph.parse_onto(g).map_err(anyhow::Error::msg)?;
+    }
     if a.inverted {
         graph.order = Some(ChainOrder::Caller);
     }
@@ -191,7 +206,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         }
     }
     let o = open(&a.input.input, &a.symbols)?;
-    if a.call_graph.is_some()
+    if !a.call_graph.is_empty()
         && opts.graph.mode != GraphMode::None
         && !tracectl::render::perf_report::has_call_chains(&o.file)
     {

@@ -535,15 +535,25 @@ impl Machine {
     /// (`--call-graph dwarf`) gets its user frames unwound after the chain it carries
     /// (the kernel's part), as perf lists them.
     pub fn callchain<'m>(&'m self, s: &Sample<'_>, mut f: impl FnMut(Location<'m>, u64)) {
+        self.callchain_frames(s, |loc, ip, _| f(loc, ip));
+    }
+
+    /// [`Machine::callchain`], telling each frame the unwinder found (true) from one
+    /// the sample carries: perf 6.1 lists inlined functions only at the former.
+    pub fn callchain_frames<'m>(
+        &'m self,
+        s: &Sample<'_>,
+        mut f: impl FnMut(Location<'m>, u64, bool),
+    ) {
         // perf takes any other context marker (a guest's too) for a corrupt chain and
         // shows none of it.
         let known = |ip: u64| matches!(ip, context::KERNEL | context::USER | context::HV);
         if s.callchain().any(|ip| ip >= context::MAX && !known(ip)) {
             return;
         }
-        self.sampled_chain(s, &mut f);
+        self.sampled_chain(s, &mut |loc, ip| f(loc, ip, false));
         for ip in self.unwind_user(s) {
-            f(self.resolve(s.pid, misc::USER, ip), ip);
+            f(self.resolve(s.pid, misc::USER, ip), ip, true);
         }
     }
 

@@ -9,6 +9,9 @@
 //! answer, `file.o:?` or `??:?`, is one perf takes as found (`file.o:0`, `??:0`).
 //! Objects are read once, lazily, and every answer is kept per (object, address).
 //!
+//! The same DWARF names the functions inlined at an address (`addr2line -i`), which
+//! perf 6.1 lists at the call-chain entries its unwinder found (`append_inlines`).
+//!
 //! Not matched yet: binutils 2.40 names another file than the line table's for some
 //! DWARF 5 units whose file 0 and file 1 differ (glibc's detached debug files), and
 //! answers `file.c:?` for an address inside a unit that has no line for it.
@@ -21,6 +24,7 @@ use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolFlags};
 
 use std::path::{Path, PathBuf};
 
+use super::data::Sample;
 use super::machine::{map_file, Location, Machine};
 use super::sys::MappedFile;
 
@@ -152,6 +156,49 @@ impl ObjectLines {
         })
     }
 
+    /// What `addr2line -f -i` names at `addr` from the DWARF: the functions inlined
+    /// there, innermost first, then the function they were inlined into (each as
+    /// perf shows it, demangled). None when no DWARF function holds the address.
+    fn inline_chain(&self, addr: u64) -> Option<Vec<Box<str>>> {
+        /// perf's `MAX_INLINE_NEST`.
+        const MAX_NEST: usize = 1024;
+        if !self
+            .sections
+            .iter()
+            .any(|&(_, start, size)| addr >= start && addr - start < size)
+        {
+            return None;
+        }
+        let mut frames = self
+            .dwarf
+            .as_ref()?
+            .find_frames(addr)
+            .skip_all_loads()
+            .ok()?;
+        let mut names = Vec::new();
+        while let Ok(Some(frame)) = frames.next() {
+            let name = frame
+                .function
+                .as_ref()
+                .and_then(|f| f.raw_name().ok())
+                .map(|n| super::symbols::demangle(&n).into_boxed_str());
+            names.push(name);
+            if names.len() > MAX_NEST {
+                break;
+            }
+        }
+        if names.iter().all(Option::is_none) {
+            return None;
+        }
+        // addr2line prints `??` for a frame it cannot name.
+        Some(
+            names
+                .into_iter()
+                .map(|n| n.unwrap_or_else(|| "??".into()))
+                .collect(),
+        )
+    }
+
     /// addr2line's first answer for `addr` as perf keeps it (`file:LINE`, the file's
     /// base name), or None when addr2line finds nothing.
     fn lookup(&self, addr: u64) -> Option<String> {
@@ -235,12 +282,17 @@ fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// The functions addr2line names at one address, innermost first, ending with the
+/// one the others were inlined into.
+pub type InlineChain = Arc<[Box<str>]>;
+
 /// The source lines of one report's addresses: objects read on first use, answers
 /// kept per (object, address).
 #[derive(Default)]
 pub struct SourceLines {
     objects: HashMap<String, Option<ObjectLines>>,
     answers: HashMap<(String, u64), Option<String>>,
+    inlined: HashMap<(String, u64), Option<InlineChain>>,
 }
 
 impl std::fmt::Debug for SourceLines {
@@ -276,38 +328,90 @@ impl SourceLines {
         }
     }
 
+    /// perf's `append_inlines` for an unwound call-chain entry `machine` resolved: the
+    /// names addr2line gives for the entry's file-relative address, innermost first,
+    /// ending with the function the others were inlined into. None when the object has
+    /// no DWARF function there; perf then shows the entry as it is.
+    fn inlines(&mut self, machine: &Machine, loc: &Location<'_>) -> Option<InlineChain> {
+        let dso = loc.dso?;
+        if loc.kernel || loc.sym.is_none() {
+            return None;
+        }
+        let object = Self::object(&mut self.objects, machine, dso)?;
+        let addr = loc.addr.wrapping_add(object.text_offset);
+        self.inlined
+            .entry((dso.to_string(), addr))
+            .or_insert_with(|| object.inline_chain(addr).map(Arc::from))
+            .clone()
+    }
+
+    /// perf 6.1's call chain of a sample with the functions inlined at its unwound
+    /// entries (`append_inlines`): each of those entries comes once per function
+    /// addr2line names there, innermost first, with the inlined function's name (None
+    /// for the function the others were inlined into). Entries the sample carries
+    /// (frame pointers, the kernel's) come as they are.
+    pub fn callchain<'m>(
+        &mut self,
+        machine: &'m Machine,
+        s: &Sample<'_>,
+        mut f: impl FnMut(Location<'m>, u64, Option<&str>),
+    ) {
+        machine.callchain_frames(s, |loc, ip, unwound| {
+            let inlines = if unwound {
+                self.inlines(machine, &loc)
+            } else {
+                None
+            };
+            match (inlines, loc.sym) {
+                (Some(names), Some((sym, _))) => {
+                    for name in names.iter() {
+                        let inlined = (**name != *sym).then_some(&**name);
+                        f(loc, ip, inlined);
+                    }
+                }
+                _ => f(loc, ip, None),
+            }
+        });
+    }
+
+    /// The lines of the object `dso` names, read on first use. perf asks addr2line
+    /// only about objects named by a path (not `[kernel.kallsyms]`, a module or
+    /// `[vdso]`), in the file it read the symbols from, or, when it found none, at the
+    /// recorded path itself.
+    fn object<'o>(
+        objects: &'o mut HashMap<String, Option<ObjectLines>>,
+        machine: &Machine,
+        dso: &str,
+    ) -> Option<&'o ObjectLines> {
+        if dso.starts_with('[') {
+            return None;
+        }
+        objects
+            .entry(dso.to_string())
+            .or_insert_with(|| match machine.elf_files_at(dso) {
+                Some((runtime, Some(debug))) => {
+                    ObjectLines::parse(&debug.path, debug.file.bytes(), Some(runtime.file.bytes()))
+                }
+                Some((runtime, None)) => {
+                    ObjectLines::parse(&runtime.path, runtime.file.bytes(), None)
+                }
+                // perf adjusts addresses only in objects it read symbols from.
+                None => map_file(Path::new(dso))
+                    .and_then(|f| ObjectLines::parse(Path::new(dso), f.bytes(), None))
+                    .map(|o| ObjectLines {
+                        text_offset: 0,
+                        ..o
+                    }),
+            })
+            .as_ref()
+    }
+
     /// The source line and whether addr2line gave it.
     fn lines(&mut self, machine: &Machine, loc: &Location<'_>, ip: u64) -> (String, bool) {
         let Some(dso) = loc.dso else {
             return (SRCLINE_UNKNOWN.to_string(), false);
         };
-        // perf asks addr2line only about objects named by a path (not `[kernel.kallsyms]`,
-        // a module or `[vdso]`), in the file it read the symbols from, or, when it found
-        // none, at the recorded path itself.
-        let object = if dso.starts_with('[') {
-            None
-        } else {
-            self.objects
-                .entry(dso.to_string())
-                .or_insert_with(|| match machine.elf_files_at(dso) {
-                    Some((runtime, Some(debug))) => ObjectLines::parse(
-                        &debug.path,
-                        debug.file.bytes(),
-                        Some(runtime.file.bytes()),
-                    ),
-                    Some((runtime, None)) => {
-                        ObjectLines::parse(&runtime.path, runtime.file.bytes(), None)
-                    }
-                    // perf adjusts addresses only in objects it read symbols from.
-                    None => map_file(Path::new(dso))
-                        .and_then(|f| ObjectLines::parse(Path::new(dso), f.bytes(), None))
-                        .map(|o| ObjectLines {
-                            text_offset: 0,
-                            ..o
-                        }),
-                })
-                .as_ref()
-        };
+        let object = Self::object(&mut self.objects, machine, dso);
         let text_offset = object.map_or(0, |o| o.text_offset);
         let addr = if loc.kernel {
             ip

@@ -83,11 +83,21 @@ impl CallGraph {
     /// (percent, period, count), then the threshold and the print limit as numbers.
     pub fn parse(arg: &str) -> Result<CallGraph, String> {
         let mut g = CallGraph::default();
+        g.parse_onto(arg)?;
+        Ok(g)
+    }
+
+    /// Apply one more `-g` argument, as perf does with each `-g` given: what it names
+    /// replaces what the ones before set, the rest stays (`-g caller -g fractal` is
+    /// `-g fractal,caller`). After `none`, an argument that names no print type is an
+    /// error, as in perf.
+    pub fn parse_onto(&mut self, arg: &str) -> Result<(), String> {
+        let g = self;
         let mut numbers = 0;
         for tok in arg.split(',').filter(|t| !t.is_empty()) {
             if abbrev(tok, "none") {
                 g.mode = GraphMode::None;
-                return Ok(g);
+                return Ok(());
             }
             let mode = [
                 ("graph", GraphMode::Graph),
@@ -121,7 +131,13 @@ impl CallGraph {
                 g.print_limit = tok.parse().map_err(|_| bad(arg, tok))?;
             }
         }
-        Ok(g)
+        if g.mode == GraphMode::None {
+            return Err(format!(
+                "-g {arg}: an earlier -g none turned call graphs off; name a print type \
+                 too (-g graph,{arg}) or leave out the -g none"
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -134,13 +150,16 @@ fn bad(arg: &str, tok: &str) -> String {
 
 /// How perf tells call chain entries apart (its `function` key): the object, in the
 /// order it was first mapped (0: none), and the symbol's start, or the address when
-/// there is no symbol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// there is no symbol; a function inlined there also by its name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FrameKey {
     /// 0 for an unmapped address, else 1 + the object's mapping order.
     pub dso: usize,
     /// The symbol's start, or the address.
     pub addr: u64,
+    /// The name of the function inlined at the entry (its symbol's start is that of
+    /// the function it was inlined into).
+    pub inlined: Option<std::sync::Arc<str>>,
 }
 
 /// One call chain entry: its key and the name printed for it.
@@ -199,7 +218,7 @@ impl CallTree {
                         name: f.name.clone(),
                         ..TrieNode::default()
                     });
-                    self.nodes[n].kids.insert(f.key, k);
+                    self.nodes[n].kids.insert(f.key.clone(), k);
                     k
                 }
             };
@@ -598,5 +617,18 @@ mod tests {
         assert_eq!(CallGraph::parse("fl").unwrap().mode, GraphMode::Flat);
         assert!(CallGraph::parse("address").is_err());
         assert!(CallGraph::parse("bogus").unwrap_err().contains("'bogus'"));
+        // Each -g given changes only what it names.
+        let mut g = CallGraph::parse("flat,0,2").unwrap();
+        g.parse_onto("callee").unwrap();
+        assert_eq!(
+            (g.mode, g.order, g.print_limit),
+            (GraphMode::Flat, Some(ChainOrder::Callee), 2)
+        );
+        g.parse_onto("5").unwrap();
+        assert_eq!((g.min_percent, g.print_limit), (5.0, 2));
+        g.parse_onto("none").unwrap();
+        assert!(g.parse_onto("caller").unwrap_err().contains("-g none"));
+        g.parse_onto("fractal").unwrap();
+        assert_eq!(g.mode, GraphMode::Fractal);
     }
 }

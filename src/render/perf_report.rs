@@ -10,6 +10,7 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use crate::event::Record;
 use crate::perf::data::abi::{attr_type, record, sample};
@@ -184,8 +185,13 @@ fn unsupported_key(key: &str) -> String {
 enum SymKey {
     /// `sym` is not a sort key.
     Unsorted,
-    /// A symbol: its start address and its name.
-    Resolved { start: u64, name: String },
+    /// A symbol: its start address and its name; `inlined` when it is a function
+    /// inlined into the symbol at `start` (perf's `sym->inlined`).
+    Resolved {
+        start: u64,
+        name: String,
+        inlined: bool,
+    },
     /// No symbol: the address.
     Unresolved(u64),
 }
@@ -453,9 +459,30 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
                     dso_cmp(l.map_dso.as_deref(), r.map_dso.as_deref()).then_with(|| {
                         match (ls, rs) {
                             (
-                                SymKey::Resolved { start: a, name: na },
-                                SymKey::Resolved { start: b, name: nb },
-                            ) if a == b && na == nb => Ordering::Equal,
+                                SymKey::Resolved {
+                                    start: a,
+                                    name: na,
+                                    inlined: ia,
+                                },
+                                SymKey::Resolved {
+                                    start: b,
+                                    name: nb,
+                                    inlined: ib,
+                                },
+                            ) if a == b && na == nb && ia == ib => Ordering::Equal,
+                            // An inlined function is told apart by its name.
+                            (
+                                SymKey::Resolved {
+                                    name: na,
+                                    inlined: ia,
+                                    ..
+                                },
+                                SymKey::Resolved {
+                                    name: nb,
+                                    inlined: ib,
+                                    ..
+                                },
+                            ) if (*ia || *ib) && na != nb => nb.cmp(na),
                             (
                                 SymKey::Resolved { start: a, .. },
                                 SymKey::Resolved { start: b, .. },
@@ -523,6 +550,7 @@ fn key_of(
                 Some((n, off)) => SymKey::Resolved {
                     start: loc.addr.wrapping_sub(off),
                     name: n.to_string(),
+                    inlined: false,
                 },
                 None if chained => SymKey::Unresolved(raw),
                 None => SymKey::Unresolved(loc.addr),
@@ -629,7 +657,7 @@ pub fn parse_time_quantum(arg: &str) -> Result<u64, String> {
 }
 
 /// One call chain entry as the call graph keys and prints it.
-fn frame_of(machine: &Machine, loc: &Location, raw: u64) -> Frame {
+fn frame_of(machine: &Machine, loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
     let dso = loc
         .dso
         .and_then(|d| machine.dso_order(d))
@@ -640,9 +668,23 @@ fn frame_of(machine: &Machine, loc: &Location, raw: u64) -> Frame {
         None if raw == 0 => (raw, "0".to_string()),
         None => (raw, format!("{raw:#x}")),
     };
-    Frame {
-        key: FrameKey { dso, addr },
-        name,
+    match inlined {
+        Some(i) if loc.sym.is_some() => Frame {
+            key: FrameKey {
+                dso,
+                addr,
+                inlined: Some(i.clone()),
+            },
+            name: format!("{i} (inlined)"),
+        },
+        _ => Frame {
+            key: FrameKey {
+                dso,
+                addr,
+                inlined: None,
+            },
+            name,
+        },
     }
 }
 
@@ -720,7 +762,9 @@ pub fn write_report(
                 let mut locs = Vec::new();
                 let wants_parent = keys.contains(&SortKey::Parent);
                 if chained && (children || graph.mode != GraphMode::None || wants_parent) {
-                    machine.callchain(&s, |l, raw| locs.push((l, raw)));
+                    lines.0.callchain(&machine, &s, |l, raw, inlined| {
+                        locs.push((l, raw, inlined.map(Arc::<str>::from)))
+                    });
                     if order == ChainOrder::Caller {
                         locs.reverse();
                     }
@@ -730,7 +774,7 @@ pub fn write_report(
                 // chain's first entry.
                 let parent = if wants_parent {
                     locs.iter()
-                        .filter_map(|(l, _)| l.sym.map(|(n, _)| n))
+                        .filter_map(|(l, _, i)| i.as_deref().or(l.sym.map(|(n, _)| n)))
                         .find(|n| opts.parent.is_match(n))
                         .map(str::to_string)
                 } else {
@@ -751,13 +795,19 @@ pub fn write_report(
                     // level of an unmapped address as the entry before it had it
                     // (the sample's own at the start).
                     let mut kernel = ip.kernel;
-                    for (mut l, raw) in locs {
+                    for (mut l, raw, inlined) in locs {
                         if l.dso.is_some() {
                             kernel = l.kernel;
                         } else {
                             l.kernel = kernel;
                         }
                         let mut k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
+                        if let (Some(i), SymKey::Resolved { name, inlined, .. }) =
+                            (&inlined, &mut k.sym)
+                        {
+                            *name = i.to_string();
+                            *inlined = true;
+                        }
                         k.time = time;
                         k.trace = trace.clone();
                         k.socket = socket;
@@ -769,7 +819,7 @@ pub fn write_report(
                             l.kernel,
                             l.dso,
                             l.sym.is_none(),
-                            frame_of(&machine, &l, raw),
+                            frame_of(&machine, &l, raw, inlined.as_ref()),
                         ));
                     }
                 }
@@ -917,6 +967,11 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
         SortKey::Sym => {
             let level = if t.kernel { "[k] " } else { "[.] " };
             match &key.sym {
+                SymKey::Resolved {
+                    name,
+                    inlined: true,
+                    ..
+                } => format!("{level}{name} (inlined)"),
                 SymKey::Resolved { name, .. } => format!("{level}{name}"),
                 // C's `%#.16llx`: no 0x for zero.
                 SymKey::Unresolved(0) => format!("{level}{:016x}", 0),

@@ -12,6 +12,7 @@ use crate::event::{PrintEnv, PrintStyle, Record, Schema};
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
+use crate::perf::srcline::SourceLines;
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
 /// Fields of `perf script -F` (perf's `PERF_OUTPUT_*`).
@@ -92,10 +93,88 @@ impl From<io::Error> for ScriptError {
     }
 }
 
-/// Parse `-F` (`comm,tid,time`; a leading `type:` is not supported) into fields.
-pub fn parse_fields(spec: &str) -> Result<u32, ScriptError> {
-    let mut v = 0;
-    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+/// `-F` as given: the fields, and the event type they are for (None: every type).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldRequest {
+    /// `PERF_TYPE_*` of `hw:`, `sw:`, `trace:`, `raw:` or `break:`; events of other
+    /// types keep perf's defaults.
+    pub event_type: Option<u32>,
+    /// The fields.
+    pub fields: FieldSpec,
+}
+
+/// The fields of `-F`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldSpec {
+    /// The fields to print (`comm,tid,time`), for every event type.
+    Set(u32),
+    /// Changes to perf's default fields of each event type (`+pid,-cpu`), in the
+    /// order given: whether the field is added, and the field.
+    Change(Vec<(bool, u32)>),
+}
+
+/// Parse `-F`: field names (`comm,tid,time`), or, each with a `+` or a `-`, fields to
+/// add to or take from perf's defaults (`+pid,-period`), after an optional event type
+/// (`sw:comm,tid`) they are for.
+pub fn parse_fields(spec: &str) -> Result<FieldRequest, ScriptError> {
+    let (event_type, list) = match spec.split_once(':') {
+        Some((t, list)) => {
+            let t = match t {
+                "hw" => attr_type::HARDWARE,
+                "sw" => attr_type::SOFTWARE,
+                "trace" => attr_type::TRACEPOINT,
+                "raw" => attr_type::RAW,
+                "break" => attr_type::BREAKPOINT,
+                _ => {
+                    return Err(ScriptError::Field(format!(
+                        "-F {spec}: unknown event type '{t}'; give hw, sw, trace, raw or \
+                         break before the ':', or no type for every event"
+                    )))
+                }
+            };
+            (Some(t), list)
+        }
+        None if spec.trim().is_empty() => {
+            return Err(ScriptError::Field(
+                "-F is empty: every event type would show nothing; name fields, or give a \
+                 type (-F sw:) to hide that type's events"
+                    .into(),
+            ))
+        }
+        None => (None, spec),
+    };
+    let fields = parse_field_list(list)?;
+    let trace = match &fields {
+        FieldSpec::Set(f) => f & field::TRACE != 0,
+        FieldSpec::Change(c) => c.contains(&(true, field::TRACE)),
+    };
+    match event_type {
+        Some(t) if trace && t != attr_type::TRACEPOINT => Err(ScriptError::Field(format!(
+            "-F {spec}: 'trace' not valid for {} events; only tracepoints (trace:) have it",
+            type_name(t)
+        ))),
+        _ => Ok(FieldRequest { event_type, fields }),
+    }
+}
+
+/// The fields of `-F` after any type.
+fn parse_field_list(spec: &str) -> Result<FieldSpec, ScriptError> {
+    let mut set = 0;
+    let mut changes = Vec::new();
+    let mut kind = None;
+    for tok in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (change, name) = match tok.as_bytes()[0] {
+            b'+' => (Some(true), &tok[1..]),
+            b'-' => (Some(false), &tok[1..]),
+            _ => (None, tok),
+        };
+        // As perf: either every field is added or removed, or none is.
+        if *kind.get_or_insert(change.is_some()) != change.is_some() {
+            return Err(ScriptError::Field(format!(
+                "-F {spec}: cannot mix fields to add or remove (+field, -field) with fields \
+                 that replace the defaults; give each field a + or a -, or none"
+            )));
+        }
         let f = FIELD_NAMES
             .iter()
             .find(|(n, _)| *n == name)
@@ -110,9 +189,16 @@ pub fn parse_fields(spec: &str) -> Result<u32, ScriptError> {
                         .join(",")
                 ))
             })?;
-        v |= f;
+        match change {
+            Some(add) => changes.push((add, f)),
+            None => set |= f,
+        }
     }
-    Ok(v)
+    Ok(if changes.is_empty() {
+        FieldSpec::Set(set)
+    } else {
+        FieldSpec::Change(changes)
+    })
 }
 
 /// What `tracectl perf script` writes.
@@ -154,6 +240,8 @@ pub struct PerfScript<'f> {
     heads: Vec<HeadCache>,
     /// Counts the changes of the machine (a COMM, a FORK), which make every head stale.
     machine_changes: u64,
+    /// The functions inlined at unwound call-chain addresses, from the objects' DWARF.
+    lines: SourceLines,
 }
 
 /// Slots of [`PerfScript::heads`].
@@ -214,12 +302,13 @@ impl<'c> TraceText<'c> {
 }
 
 impl<'f> PerfScript<'f> {
-    /// Prepare to print `file`; `user_fields` is `-F` (None: perf's defaults per type).
+    /// Prepare to print `file`; `user_fields` are the `-F` given, in order (none: perf's
+    /// defaults per type).
     pub fn new(
         file: &'f PerfData,
         machine: Machine,
         catalog: Option<DatCatalog>,
-        user_fields: Option<u32>,
+        user_fields: &[FieldRequest],
     ) -> Result<PerfScript<'f>, ScriptError> {
         let names: Vec<String> = file
             .attrs()
@@ -233,31 +322,54 @@ impl<'f> PerfScript<'f> {
         let mut warnings = Vec::new();
         let mut fields = Vec::new();
         for (a, name) in file.attrs().iter().zip(&names) {
-            let mut f = match user_fields {
-                Some(u) => {
-                    if u & field::TRACE != 0 && a.type_ != attr_type::TRACEPOINT {
-                        warnings.push(format!(
-                            "'trace' not valid for {} events. Ignoring.",
-                            type_name(a.type_)
-                        ));
-                    }
-                    if a.type_ != attr_type::TRACEPOINT {
-                        u & !field::TRACE
-                    } else {
-                        u
-                    }
-                }
-                None => {
-                    let mut d = default_fields(a.type_);
-                    if a.type_ == attr_type::TRACEPOINT
-                        && use_callchain
-                        && a.sample_type & sample::CALLCHAIN != 0
-                    {
-                        d |= field::IP | field::SYM | field::SYMOFFSET | field::DSO;
-                    }
-                    d
-                }
+            let tracepoint = a.type_ == attr_type::TRACEPOINT;
+            let mut trace_warning = || {
+                warnings.push(format!(
+                    "'trace' not valid for {} events. Ignoring.",
+                    type_name(a.type_)
+                ))
             };
+            // The fields and those of them named by -F: a named field the samples do
+            // not carry is an error, a default one is left out.
+            // Each -F for this type in turn: a list replaces what the ones before
+            // chose, a change changes it.
+            let mut chosen: Option<(u32, u32)> = None;
+            for r in user_fields
+                .iter()
+                .filter(|r| r.event_type.map_or(true, |t| t == a.type_))
+            {
+                chosen = Some(match &r.fields {
+                    FieldSpec::Set(u) => {
+                        if u & field::TRACE != 0 && !tracepoint {
+                            trace_warning();
+                        }
+                        let u = if tracepoint { *u } else { u & !field::TRACE };
+                        (u, u)
+                    }
+                    FieldSpec::Change(changes) => {
+                        let (mut f, mut named) = chosen.unwrap_or((default_fields(a.type_), 0));
+                        for &(add, fl) in changes {
+                            if fl == field::TRACE && !tracepoint {
+                                trace_warning();
+                            } else if add {
+                                f |= fl;
+                                named |= fl;
+                            } else {
+                                f &= !fl;
+                                named &= !fl;
+                            }
+                        }
+                        (f, named)
+                    }
+                });
+            }
+            let (mut f, named) = chosen.unwrap_or_else(|| {
+                let mut d = default_fields(a.type_);
+                if tracepoint && use_callchain && a.sample_type & sample::CALLCHAIN != 0 {
+                    d |= field::IP | field::SYM | field::SYMOFFSET | field::DSO;
+                }
+                (d, 0)
+            });
             for (fl, bit, what, fname) in [
                 (field::IP, sample::IP, "IP", "ip"),
                 (field::TID | field::PID, sample::TID, "TID", "tid"),
@@ -265,7 +377,7 @@ impl<'f> PerfScript<'f> {
                 (field::CPU, sample::CPU, "CPU", "cpu"),
             ] {
                 if f & fl != 0 && a.sample_type & bit == 0 {
-                    if user_fields.is_some() {
+                    if named & fl != 0 {
                         return Err(ScriptError::Field(format!(
                             "Samples for '{name}' event do not have {what} attribute set. Cannot print '{fname}' field."
                         )));
@@ -273,12 +385,14 @@ impl<'f> PerfScript<'f> {
                     f &= !fl;
                 }
             }
-            if f & field::SYM != 0 && f & field::IP == 0 {
+            // perf asks for an address in the samples, not among the fields.
+            let addressed = a.sample_type & (sample::IP | sample::ADDR) != 0;
+            if f & field::SYM != 0 && !addressed {
                 return Err(ScriptError::Field(
                     "Display of symbols requested but neither sample IP nor sample address\nis selected. Hence, no addresses to convert to symbols.".into(),
                 ));
             }
-            if f & field::DSO != 0 && f & field::IP == 0 {
+            if f & field::DSO != 0 && !addressed {
                 return Err(ScriptError::Field(
                     "Display of DSO requested but no address to convert.".into(),
                 ));
@@ -310,6 +424,7 @@ impl<'f> PerfScript<'f> {
             warnings,
             heads: vec![HeadCache::default(); HEAD_SLOTS],
             machine_changes: 0,
+            lines: SourceLines::new(),
         })
     }
 
@@ -389,6 +504,10 @@ impl<'f> PerfScript<'f> {
     /// One sample's text.
     fn write_sample(&mut self, s: &Sample, trace: Option<&mut TraceText>, out: &mut Vec<u8>) {
         let f = self.fields[s.attr];
+        // perf shows no line for an event type given no fields (`-F sw:`).
+        if f == 0 {
+            return;
+        }
         let attr = &self.file.attrs()[s.attr];
         let slot = &mut self.heads[s.cpu as usize % HEAD_SLOTS];
         let key = Some((s.tid, s.pid, s.cpu, f, self.machine_changes));
@@ -440,10 +559,21 @@ impl<'f> PerfScript<'f> {
             let chain = self.use_callchain && attr.sample_type & sample::CALLCHAIN != 0;
             if chain {
                 out.push(b'\n');
-                let m = &self.machine;
-                m.callchain(s, |loc, _| {
+                self.lines.callchain(&self.machine, s, |loc, _, inlined| {
                     out.push(b'\t');
-                    write_location(out, &loc, f, loc.addr);
+                    match (inlined, loc.sym) {
+                        // An inlined function: at the offset into the symbol it
+                        // was inlined into, without the file.
+                        (Some(name), Some((_, off))) => {
+                            let at = Location {
+                                sym: Some((name, off)),
+                                ..loc
+                            };
+                            write_location(out, &at, f & !field::DSO, loc.addr);
+                            out.extend_from_slice(b" (inlined)");
+                        }
+                        _ => write_location(out, &loc, f, loc.addr),
+                    }
                     out.push(b'\n');
                 });
             } else {
@@ -460,14 +590,21 @@ impl<'f> PerfScript<'f> {
         let comm = self.machine.comm(s.tid).to_string();
         out.extend_from_slice(comm.as_bytes());
         let attr = &self.file.attrs()[s.attr];
-        let mut frames: Vec<Location> = Vec::new();
+        // Each frame, and the name of a function inlined there.
+        let mut frames: Vec<(Location, Option<String>)> = Vec::new();
         if attr.sample_type & sample::CALLCHAIN != 0 {
-            self.machine.callchain(s, |l, _| frames.push(l));
+            self.lines.callchain(&self.machine, s, |l, _, inlined| {
+                frames.push((l, inlined.map(str::to_string)))
+            });
         } else if attr.sample_type & sample::IP != 0 {
-            frames.push(self.machine.resolve(s.pid, s.cpumode, s.ip));
+            frames.push((self.machine.resolve(s.pid, s.cpumode, s.ip), None));
         }
-        for l in frames.iter().rev() {
+        for (l, inlined) in frames.iter().rev() {
             out.push(b';');
+            if let Some(name) = inlined {
+                out.extend_from_slice(name.as_bytes());
+                continue;
+            }
             match (l.sym, l.dso) {
                 (Some((name, _)), _) => out.extend_from_slice(name.as_bytes()),
                 // As stackcollapse-perf: an unknown function is named after its file.

@@ -4,12 +4,10 @@
 //! `caller_a`, `caller_b` and a recursion). Skips (with the reason) without root or
 //! without perf.
 //!
-//! perf 6.1 prints the frame in glibc's `__libc_start_main` from the inline
-//! information of libc's debug file (`__libc_start_main_impl+0x84 (inlined)`), which
-//! tracectl does not read: it names the frame from the symbol table
-//! (`__libc_start_main@@GLIBC_2.34+0x84 (/usr/lib/.../libc.so.6)`). On those lines only
-//! the address is compared; every other line is compared whole (see [`same_script`]
-//! for the samples taken in the dynamic loader).
+//! perf 6.1 names the frame in glibc's `__libc_start_main` from the inline information
+//! of libc's debug file (`__libc_start_main_impl+0x84 (inlined)`), as tracectl does when
+//! it finds that file. Every line is compared whole (see [`same_script`] for the samples
+//! taken in the dynamic loader).
 
 use std::path::Path;
 use std::process::Command;
@@ -50,8 +48,7 @@ fn calls_in(d: &Path) -> String {
 }
 
 /// `tracectl perf script` and `perf script` on `file`, sample by sample and line for
-/// line (inlined frames by address only); returns the number of frame lines compared
-/// whole.
+/// line; returns the number of frame lines compared.
 ///
 /// Samples taken in the dynamic loader (before `main`) are left out, at most one in
 /// twenty: perf prints each inline level of ld.so's code as a line of its own, and
@@ -87,17 +84,8 @@ fn same_script(d: &Path, file: &str) -> usize {
             p
         );
         for (ol, pl) in o.iter().zip(p) {
-            if pl.ends_with(" (inlined)") {
-                let addr = |l: &str| l.split_whitespace().next().map(str::to_string);
-                assert_eq!(
-                    addr(ol),
-                    addr(pl),
-                    "{file}: an inlined frame's address in {o:#?}"
-                );
-            } else {
-                assert_eq!(ol, pl, "{file}: a frame of {o:#?}\nperf: {p:#?}");
-                whole += usize::from(pl.starts_with('\t'));
-            }
+            assert_eq!(ol, pl, "{file}: a frame of {o:#?}\nperf: {p:#?}");
+            whole += usize::from(pl.starts_with('\t'));
         }
     }
     assert!(

@@ -571,3 +571,53 @@ fn perf_report_dwarf_call_graphs() {
     check_graph("dwarf-calls.data", &["--no-children"]);
     check_graph("dwarf-calls.data", &["-g", "folded", "--no-children"]);
 }
+
+/// `-g` given more than once: each changes what it names and keeps the rest, as in
+/// perf (`-g caller -g fractal` is fractal in caller order).
+#[test]
+fn perf_report_g_given_twice() {
+    check_graph(
+        "calls.data",
+        &["-g", "caller", "-g", "fractal", "--no-children"],
+    );
+    check_graph(
+        "calls.data",
+        &["-g", "flat,0,2", "-g", "callee", "--no-children"],
+    );
+    check_graph(
+        "calls.data",
+        &["-g", "none", "-g", "graph", "--no-children"],
+    );
+}
+
+/// After `-g none`, a `-g` that names no print type is refused (perf: "Can't register
+/// callchain params"), with what to give instead.
+#[test]
+fn perf_report_g_after_none_needs_a_print_type() {
+    let run = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .current_dir(dir())
+        .args(["perf", "report", "-i", "calls.data", "--stdio"])
+        .args(["-g", "none", "-g", "caller"])
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    assert!(!run.status.success(), "refused: {out}");
+    assert!(
+        err.contains("-g caller") && err.contains("-g none"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "{out}");
+}
+
+/// Functions inlined at the entries perf's unwinder found (`--call-graph dwarf`) are
+/// rows and call graph entries of their own, `stir (inlined)`, as in perf 6.1.
+#[test]
+fn perf_report_inlined_functions_in_unwound_chains() {
+    check_graph("inl-dwarf.data", &[]);
+    check_graph("inl-dwarf.data", &["--no-children"]);
+    check_graph("inl-dwarf.data", &["-g", "callee"]);
+    check_graph("inl-dwarf.data", &["-g", "folded", "--no-children"]);
+}

@@ -240,7 +240,19 @@ fn perf_script_user_stack_copied_size_above_its_size_names_the_offset() {
 /// stackcollapse-perf names it).
 #[test]
 fn perf_script_folded_dwarf_chains_are_perfs_stacks() {
-    let script = std::fs::read_to_string(dir().join("results/dwarf-calls.script")).unwrap();
+    check_folded("dwarf-calls.data", "dwarf-calls.script");
+}
+
+/// `--folded` with inlined functions: each is a frame of its own, as
+/// stackcollapse-perf makes of perf's `mix+0x44 (inlined)` lines.
+#[test]
+fn perf_script_folded_stacks_have_inlined_frames() {
+    check_folded("inl-dwarf.data", "inl-dwarf.script");
+}
+
+/// Compare `--folded` of `data` with the stacks of perf's `results/script`.
+fn check_folded(data: &str, script: &str) {
+    let script = std::fs::read_to_string(dir().join("results").join(script)).unwrap();
     let mut want: std::collections::BTreeMap<String, u32> = Default::default();
     for block in script.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let mut lines = block.lines();
@@ -265,7 +277,7 @@ fn perf_script_folded_dwarf_chains_are_perfs_stacks() {
         "perf",
         "script",
         "-i",
-        "dwarf-calls.data",
+        data,
         "--symfs",
         "symfs",
         "--kallsyms",
@@ -276,4 +288,114 @@ fn perf_script_folded_dwarf_chains_are_perfs_stacks() {
     let mut got: Vec<&str> = out.lines().collect();
     got.sort_unstable();
     assert_eq!(got, want);
+}
+
+/// Call chains unwound from the stack copy list the functions inlined at each address,
+/// from the binary's DWARF, innermost first (`mix+0x44 (inlined)`), at the offset
+/// into the symbol they were inlined into, as perf 6.1 does.
+#[test]
+fn perf_script_dwarf_call_chains_list_inlined_functions() {
+    check("inl-dwarf.data", &[], "inl-dwarf.script");
+}
+
+/// perf 6.1 lists no inlined function in a chain the kernel walked by frame pointers,
+/// though the binary's DWARF has them.
+#[test]
+fn perf_script_frame_pointer_chains_list_no_inlined_functions() {
+    check("inl-fp.data", &[], "inl-fp.script");
+}
+
+/// `-F +field` and `-F -field` add to or take from perf's default fields of each event
+/// type; a default field the samples lack is left out, as without -F; a tracepoint
+/// with call chains then shows no chain (perf adds it only to untouched defaults).
+#[test]
+fn perf_script_fields_added_and_removed() {
+    for (data, fields) in [
+        ("cc-spin.data", "+pid"),
+        ("cc-spin.data", "-period,+pid,-dso"),
+        ("cc-spin.data", "-symoff"),
+        ("cc-spin.data", "-ip"),
+        ("tp-sched.data", "-cpu,-time"),
+        ("tp-sched.data", "+period"),
+        ("tp-callchain.data", "-cpu"),
+        ("tp-callchain.data", "+ip"),
+    ] {
+        let stem = data.trim_end_matches(".data");
+        check(data, &["-F", fields], &format!("{stem}.F={fields}.script"));
+    }
+}
+
+/// `sym` without `ip` among the fields: perf 6.1 accepts it (the samples have
+/// addresses) and prints no symbol.
+#[test]
+fn perf_script_sym_without_ip_prints_no_symbol() {
+    check(
+        "cc-spin.data",
+        &["-F", "comm,sym"],
+        "cc-spin.F=comm,sym.script",
+    );
+}
+
+/// Fields added or removed cannot be mixed with fields that replace the defaults; a
+/// field added that the samples lack is an error naming it.
+#[test]
+fn perf_script_fields_mixed_or_missing_are_refused() {
+    for fields in ["+ip,sym", "comm,-sym"] {
+        let (out, err, ok) = tracectl(&["perf", "script", "-i", "cc-spin.data", "-F", fields]);
+        assert!(!ok && out.is_empty(), "{fields}: {out}");
+        assert!(err.contains("cannot mix"), "{fields}: {err}");
+    }
+    let (out, err, ok) = tracectl(&["perf", "script", "-i", "cc-spin.data", "-F", "+cpu"]);
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(err.contains("do not have CPU attribute set"), "{err}");
+}
+
+/// `-F TYPE:fields` sets the fields of that event type only; the others keep perf's
+/// defaults, and a type given no fields (`sw:`) shows no events.
+#[test]
+fn perf_script_fields_for_one_event_type() {
+    for (data, fields) in [
+        ("cc-spin.data", "sw:comm,tid,ip,sym"),
+        ("cc-spin.data", "trace:comm,cpu"),
+        ("cc-spin.data", "sw:+pid,-period"),
+        ("cc-spin.data", "sw:"),
+        ("tp-sched.data", "sw:comm"),
+        ("tp-sched.data", "trace:comm,cpu,trace"),
+    ] {
+        let stem = data.trim_end_matches(".data");
+        check(data, &["-F", fields], &format!("{stem}.F={fields}.script"));
+    }
+}
+
+/// An unknown type, `trace` for a type without it, and an empty `-F` are refused
+/// with what to give instead, as perf refuses them.
+#[test]
+fn perf_script_bad_field_types_are_refused() {
+    for (fields, says) in [
+        ("bogus:comm", "unknown event type 'bogus'"),
+        ("sw:trace", "'trace' not valid for software events"),
+        ("hw:+trace", "'trace' not valid for hardware events"),
+        ("", "-F is empty"),
+    ] {
+        let (out, err, ok) = tracectl(&["perf", "script", "-i", "cc-spin.data", "-F", fields]);
+        assert!(!ok && out.is_empty(), "{fields}: {out}");
+        assert!(err.contains(says), "{fields}: {err}");
+    }
+}
+
+/// `-F` given twice: each in turn, a list replacing what was chosen before for its
+/// types, a change changing it; the `-cpu` after `sw:comm` changes the tracepoint's
+/// defaults too, which then, chosen by -F, show no chain (as in perf).
+#[test]
+fn perf_script_fields_given_twice() {
+    check(
+        "cc-spin.data",
+        &["-F", "comm,tid,ip,sym", "-F", "+symoff,-tid"],
+        "cc-spin.F=comm,tid,ip,sym.F=+symoff,-tid.script",
+    );
+    check(
+        "tp-callchain.data",
+        &["-F", "sw:comm", "-F", "-cpu"],
+        "tp-callchain.F=sw:comm.F=-cpu.script",
+    );
 }

@@ -43,3 +43,10 @@ run tp-callchain.data --sort time,trace -g callee,20
 run dwarf-calls.data
 run dwarf-calls.data --no-children
 run dwarf-calls.data -g folded --no-children
+run calls.data -g caller -g fractal --no-children
+run calls.data -g flat,0,2 -g callee --no-children
+run calls.data -g none -g graph --no-children
+run inl-dwarf.data
+run inl-dwarf.data --no-children
+run inl-dwarf.data -g callee
+run inl-dwarf.data -g folded --no-children
