@@ -915,19 +915,7 @@ impl Profile {
 
 /// The bucket of trace-cmd's 1024-bucket task table that holds `pid` (its `trace_hash`).
 fn task_bucket(pid: i32) -> u32 {
-    let val = pid as u32;
-    let mut hash: u32 = 12546869;
-    hash = hash.wrapping_add(val & 0xffff);
-    let tmp = (val >> 16) ^ hash;
-    hash = (hash << 16) ^ tmp;
-    hash = hash.wrapping_add(hash >> 11);
-    hash ^= hash << 3;
-    hash = hash.wrapping_add(hash >> 5);
-    hash ^= hash << 4;
-    hash = hash.wrapping_add(hash >> 17);
-    hash ^= hash << 25;
-    hash = hash.wrapping_add(hash >> 6);
-    hash & 1023
+    super::mem::trace_hash(pid as u32) & 1023
 }
 
 /// End the newest pending start of `event` for `search` in `task`: its time (and its

@@ -5,29 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-fn skip_reason() -> Option<String> {
-    if !nix::unistd::Uid::effective().is_root() {
-        return Some("needs root".into());
-    }
-    match Command::new("perf").arg("version").output() {
-        Ok(o) if o.status.success() => None,
-        _ => Some("perf is not installed".into()),
-    }
-}
-
-fn run(cmd: &str, args: &[&str], cwd: &Path) -> String {
-    let out = Command::new(cmd)
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use crate::support::perf::{run, skip_reason};
 
 fn same(ours: &str, perf: &str, what: &str) {
     let perf: String = perf

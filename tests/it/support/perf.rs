@@ -1,0 +1,32 @@
+//! What the live perf tests share: when they can run (root and Debian's perf) and how they
+//! run a command in a directory.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Why the live perf tests cannot run here; None when they can.
+pub fn skip_reason() -> Option<String> {
+    if !nix::unistd::Uid::effective().is_root() {
+        return Some("needs root".into());
+    }
+    match Command::new("perf").arg("version").output() {
+        Ok(o) if o.status.success() => None,
+        _ => Some("perf is not installed".into()),
+    }
+}
+
+/// The standard output of `cmd args` run in `cwd`; the test fails (with its standard
+/// error) when the command does.
+pub fn run(cmd: &str, args: &[&str], cwd: &Path) -> String {
+    let out = Command::new(cmd)
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
