@@ -56,7 +56,8 @@ pub struct StartArgs {
     /// Recording-only options, which start accepts and set refuses, as trace-cmd does
     #[command(flatten)]
     pub recording: super::record::RecordingArgs,
-    /// Trace only the command given after the options (its pid goes to set_event_pid)
+    /// Trace only the command given after the options: its pid goes to the set_event_pid of
+    /// the buffer -F is given for (after a -B, that instance; before any, the top level)
     #[arg(short = 'F')]
     pub only_command: bool,
     /// Run the command as this user (name or uid)
@@ -143,6 +144,9 @@ pub struct StartPlan {
     pub remove: Vec<String>,
     /// Options given that change nothing (why, for a warning).
     pub unused: Vec<String>,
+    /// Which of `buffers` (same index) were given -F: the command's pid becomes their
+    /// event filter, as trace-cmd filters only the buffer -F was given for.
+    pub filter_command: Vec<bool>,
 }
 
 /// Where the options after a -B go.
@@ -181,6 +185,8 @@ struct PerBuffer {
     tracer: Vec<String>,
     buffer_percent: Vec<u64>,
     trace: super::record::TraceArgs,
+    /// -F was given for this buffer.
+    only_command: bool,
 }
 
 impl PerBuffer {
@@ -348,6 +354,9 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
             t.module.clear();
         }
     }
+    for pos in given_flag(m, "only_command") {
+        place(&mut groups, "-F", pos)?.only_command = true;
+    }
     for pos in given_flag(m, "children") {
         place(&mut groups, "-c", pos)?.trace.children += 1;
     }
@@ -365,7 +374,7 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
     for (_, group, b) in groups {
         let instance = match group {
             Group::Removed(_) => continue,
-            Group::Top if any_instance && !b.names_something() && !a.only_command => {
+            Group::Top if any_instance && !b.names_something() && !b.only_command => {
                 if !graph.is_empty() {
                     plan.unused.push(
                         "-g: set_graph_function is the top level's only, which is left alone \
@@ -422,6 +431,7 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
             ..b.trace
         };
         first = false;
+        plan.filter_command.push(b.only_command);
         plan.buffers.push(trace.apply(RecordConfig {
             events: b.events,
             plugin: b.tracer.into_iter().next(),
@@ -529,7 +539,12 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         false => Some(super::record::spawn_stopped(&a.command, user.as_ref())?),
     };
     if let (Some(c), true, false) = (&child, a.only_command, a.recording.no_filter) {
-        for cfg in &mut plan.buffers {
+        for (cfg, _) in plan
+            .buffers
+            .iter_mut()
+            .zip(&plan.filter_command)
+            .filter(|(_, f)| **f)
+        {
             cfg.pids.push(c.id());
         }
     }

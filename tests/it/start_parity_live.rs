@@ -236,8 +236,9 @@ fn start_and_set_leave_the_files_trace_cmd_leaves_live() {
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
 
-/// A `start` that runs a command: `-F` makes the command's pid the event filter and the
-/// exit status is the command's, as with trace-cmd; `--fork` returns at once.
+/// A `start` that runs a command: `-F` makes the command's pid the event filter of the
+/// buffer it is given for (only), and the exit status is the command's, as with trace-cmd;
+/// `--fork` returns at once.
 #[test]
 fn start_runs_a_command_and_f_filters_its_pid_live() {
     if !live::ready() {
@@ -252,6 +253,7 @@ fn start_runs_a_command_and_f_filters_its_pid_live() {
         .trim()
         .to_string();
     let _cleanup = Cleanup(&name, cmdlines.clone());
+    let top_pids = t.top().read_string("set_event_pid").unwrap();
     let o = tracectl(&[
         "start",
         "-B",
@@ -273,6 +275,9 @@ fn start_runs_a_command_and_f_filters_its_pid_live() {
     let pid = String::from_utf8_lossy(&o.stderr).trim().to_string();
     let inst = t.instance(Some(&name)).unwrap();
     assert_eq!(inst.read_string("set_event_pid").unwrap().trim(), pid);
+    // -F after -B filters that instance only, as with trace-cmd: the top level's pid
+    // filter is not touched.
+    assert_eq!(t.top().read_string("set_event_pid").unwrap(), top_pids);
     let trace = inst.read_string("trace").unwrap();
     assert!(
         trace
