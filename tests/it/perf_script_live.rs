@@ -3,9 +3,8 @@
 //! Skips (with the reason) without root or without perf.
 
 use std::path::Path;
-use std::process::Command;
 
-use crate::support::perf::{run, skip_reason};
+use crate::support::perf::{build_fixture_program, cc_missing, run, skip_reason};
 
 fn same(ours: &str, perf: &str, what: &str) {
     let perf: String = perf
@@ -240,29 +239,14 @@ fn perf_script_live_jit_frames_are_named_from_the_perf_map() {
         crate::support::skips::skip(why);
         return;
     }
-    let cc_ok = Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !cc_ok {
-        crate::support::skips::skip("no C compiler (cc)");
+    if let Some(why) = cc_missing() {
+        crate::support::skips::skip(why);
         return;
     }
     let tracectl = env!("CARGO_BIN_EXE_tracectl");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/jit.c");
-    run(
-        "cc",
-        &[
-            "-O1",
-            "-fno-omit-frame-pointer",
-            "-o",
-            "jit",
-            src.to_str().unwrap(),
-        ],
-        d,
-    );
+    build_fixture_program("jit", d);
     let out = run(
         "perf",
         &[
@@ -314,29 +298,14 @@ fn perf_script_live_symbol_choice_matches_perf() {
         crate::support::skips::skip(why);
         return;
     }
-    let cc_ok = Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !cc_ok {
-        crate::support::skips::skip("no C compiler (cc)");
+    if let Some(why) = cc_missing() {
+        crate::support::skips::skip(why);
         return;
     }
     let tracectl = env!("CARGO_BIN_EXE_tracectl");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/syms.c");
-    run(
-        "cc",
-        &[
-            "-O1",
-            "-fno-omit-frame-pointer",
-            "-o",
-            "syms",
-            src.to_str().unwrap(),
-        ],
-        d,
-    );
+    build_fixture_program("syms", d);
     run(
         "perf",
         &[
@@ -393,12 +362,8 @@ fn perf_script_live_vdso_frames_are_named_from_the_build_id_cache() {
         crate::support::skips::skip(why);
         return;
     }
-    let cc_ok = Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !cc_ok {
-        crate::support::skips::skip("no C compiler (cc)");
+    if let Some(why) = cc_missing() {
+        crate::support::skips::skip(why);
         return;
     }
     let tracectl = env!("CARGO_BIN_EXE_tracectl");

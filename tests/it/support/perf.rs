@@ -30,3 +30,31 @@ pub fn run(cmd: &str, args: &[&str], cwd: &Path) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Why a test that builds a C program cannot run here (no `cc`); None when it can.
+pub fn cc_missing() -> Option<&'static str> {
+    let ok = Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    (!ok).then_some("no C compiler (cc)")
+}
+
+/// Builds tests/data/perf/NAME.c into `dir`/NAME with frame pointers (`-O1`), as the live
+/// profiles of those programs want it.
+pub fn build_fixture_program(name: &str, dir: &Path) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/perf")
+        .join(format!("{name}.c"));
+    run(
+        "cc",
+        &[
+            "-O1",
+            "-fno-omit-frame-pointer",
+            "-o",
+            name,
+            src.to_str().unwrap(),
+        ],
+        dir,
+    );
+}
