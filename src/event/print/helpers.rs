@@ -99,22 +99,46 @@ pub(super) fn table_label(e: &Expr) -> EvalResult<&[u8]> {
 }
 
 /// `__print_flags`'s text of `flags`: the name of each entry whose bits are all set, in
-/// table order, each taking its bits out, then what is left in hex. Entries are read
-/// only while bits are left. Returns false, having written nothing final, when bits are
-/// left and `more` says entries the caller could not give follow.
+/// table order, each taking its bits out, then what is left in hex. Returns false,
+/// having written nothing final, when the text is not settled and `more` says entries
+/// the caller could not give follow.
+///
+/// The kernel (`lib` false) reads entries only while bits are left. libtraceevent
+/// (`lib` true) takes an entry's bits only when its value is above zero, and a value it
+/// cannot read (a name it does not know is -1) prints that entry's name once no bits
+/// are left, with no delimiter, and ends the table: a zero state whose table is all
+/// kernel names prints the first name.
 pub(super) fn write_flags<'x>(
     out: &mut Vec<u8>,
     mut flags: u64,
     delim: &[u8],
     mut entries: impl Iterator<Item = EvalResult<(u64, &'x [u8])>>,
     more: bool,
+    lib: bool,
 ) -> EvalResult<bool> {
     let mut first = true;
-    while flags != 0 {
+    while flags != 0 || lib {
         let Some(entry) = entries.next() else {
+            if flags == 0 && more {
+                // An unread entry might be one with an unknown value.
+                return Ok(false);
+            }
             break;
         };
-        let (mask, name) = entry?;
+        let (mask, name) = match entry {
+            Ok(e) => e,
+            // Past the last bit, only an entry libtraceevent could print matters (the
+            // gfp table's closing `{ 0, NULL }` is not one).
+            Err(_) if lib && flags == 0 => continue,
+            Err(e) => return Err(e),
+        };
+        if lib && (mask as i64) <= 0 {
+            if flags == 0 && (mask as i64) < 0 {
+                crate::bytes::put(out, name);
+                return Ok(true);
+            }
+            continue;
+        }
         if flags & mask != mask {
             continue;
         }
@@ -199,7 +223,14 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                     },
                 };
                 let (table, values) = self.table(&args[2..])?;
-                write_flags(out, flags, delim, self.entries(table, &values), false)?;
+                write_flags(
+                    out,
+                    flags,
+                    delim,
+                    self.entries(table, &values),
+                    false,
+                    self.env.style == PrintStyle::TraceCmd,
+                )?;
                 Ok(())
             }
             "__print_symbolic" | "__print_symbolic_u64" => {

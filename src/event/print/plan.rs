@@ -788,7 +788,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                     let start = out.len();
                     let known = table.known.iter().map(|(m, l)| Ok((*m, &**l)));
                     let settled = if *flags {
-                        write_flags(out, v, delim, known, table.tail)?
+                        write_flags(out, v, delim, known, table.tail, style == 1)?
                     } else {
                         write_symbol(out, v, self.table_mask(*wide), known, table.tail)?
                     };
