@@ -60,7 +60,7 @@ mod report_funcgraph;
 mod report_function;
 mod report_instances_live;
 mod report_layout_live;
-mod report_print_flags;
+mod report_libtraceevent;
 mod report_profile_stacks;
 mod report_session;
 mod report_time_shift_live;

@@ -160,6 +160,24 @@ pub(super) fn number_const_tables(program: &mut Program, schema: &Schema) {
     program.tables = tables.into();
 }
 
+/// The bytes of a print fmt's format string as the format file has them (between its
+/// first pair of unescaped quotes, escapes left as written).
+fn format_string(print_fmt: &str) -> &[u8] {
+    let b = print_fmt.as_bytes();
+    let Some(open) = b.iter().position(|&c| c == b'"') else {
+        return &[];
+    };
+    let mut i = open + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return &b[open + 1..i],
+            _ => i += 1,
+        }
+    }
+    &b[open + 1..]
+}
+
 /// A compiled `print fmt`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Program {
@@ -174,6 +192,9 @@ pub(crate) struct Program {
     pub(super) fallbacks: Arc<AtomicU64>,
     /// The reason of the first runtime fallback, when the compiled program failed on a record.
     pub(super) runtime_reason: Arc<std::sync::OnceLock<String>>,
+    /// libtraceevent 1.7 (trace-cmd's) fails this print fmt: see
+    /// [`Schema::tracecmd_fails`](crate::event::Schema::tracecmd_fails).
+    pub(super) tracecmd_fails: bool,
 }
 
 impl Program {
@@ -192,6 +213,7 @@ impl Program {
         let mut program = Program {
             kind,
             as_written,
+            tracecmd_fails: format_string(&schema.print_fmt).contains(&b'\t'),
             ..Program::default()
         };
         number_const_tables(&mut program, schema);

@@ -48,6 +48,12 @@ impl Schema {
             .as_written
             .as_deref()
             .unwrap_or(&self.program.kind);
+        // An event libtraceevent failed has no print fmt to take conversions from.
+        let kind = if self.program.tracecmd_fails {
+            &Kind::Empty
+        } else {
+            kind
+        };
         if let Kind::Printf { segs, args, .. } = kind {
             let mut next = 0;
             let mut has_0x = false;

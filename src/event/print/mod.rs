@@ -140,6 +140,15 @@ impl Schema {
         self.program.prints_name()
     }
 
+    /// Whether libtraceevent 1.7 (the library trace-cmd 3.1.6 prints with) marks this
+    /// event as failed, so that `trace-cmd report` prints `[FAILED TO PARSE]` and the
+    /// raw fields for each of its records: its format string holds a raw tab character
+    /// (the maple_tree events' `"%s\tNode: ..."`). perf's own copy of the library reads
+    /// such a format, as the kernel does.
+    pub fn tracecmd_fails(&self) -> bool {
+        self.program.tracecmd_fails
+    }
+
     /// How many records of this event were printed as `field=value` pairs because the
     /// `print fmt` could not be evaluated.
     pub fn fallback_count(&self) -> u64 {

@@ -40,6 +40,10 @@
 //!   (depth)` with `fgraph:depth`). MARK is `$ `, `# `, `! `, `+ ` above 1 s, 1 ms, 100 us,
 //!   10 us; DURATION is `usecs.nnn us ` (nanoseconds only while usecs has fewer than 7
 //!   digits) padded so the `|` lines up; indent is 2 spaces per depth.
+//! * `tlb:tlb_flush`: `pages=%ld reason=NAME (%lld)`, NAME being the plugin's own name of
+//!   reasons 0 to 3 (`flush on task switch`, `remote shootdown`, `local shootdown`,
+//!   `local mm shootdown`) and nothing for others; a missing field prints
+//!   `CAN'T FIND FIELD "NAME"` where its value goes (and ends the text for `reason`).
 //! * `syscalls:sys_enter_futex`: `op=FUTEX_CMD[|FUTEX_PRIVATE_FLAG][|FUTEX_CLOCK_REALTIME]
 //!   uaddr=0x%08x` then the arguments that command uses.
 //!
@@ -115,6 +119,11 @@ pub enum Plugin {
     FuncgraphExit {
         /// func, depth, calltime, rettime.
         f: [FieldSpec; 4],
+    },
+    /// `tlb_flush`.
+    TlbFlush {
+        /// pages, reason.
+        f: [Option<FieldSpec>; 2],
     },
     /// `sys_enter_futex`.
     Futex {
@@ -377,6 +386,9 @@ pub fn resolve<C: Catalog + ?Sized>(c: &C, id: u16, system: &str, name: &str) ->
         }),
         ("ftrace", "funcgraph_exit") => Some(Plugin::FuncgraphExit {
             f: [f("func")?, f("depth")?, f("calltime")?, f("rettime")?],
+        }),
+        ("tlb", "tlb_flush") => Some(Plugin::TlbFlush {
+            f: [f("pages"), f("reason")],
         }),
         ("syscalls", "sys_enter_futex") => {
             let all = [
@@ -768,6 +780,31 @@ impl Plugin {
                     crate::bytes::put(out, b" function=");
                     func_field(c, out, func);
                 }
+                false
+            }
+            Plugin::TlbFlush { f } => {
+                crate::bytes::put(out, b"pages=");
+                match num(f[0]) {
+                    Some(p) => push_i64(out, p as i64),
+                    None => crate::bytes::put(out, b"CAN'T FIND FIELD \"pages\""),
+                }
+                let Some(reason) = num(f[1]) else {
+                    crate::bytes::put(out, b"CAN'T FIND FIELD \"reason\"");
+                    return false;
+                };
+                crate::bytes::put(out, b" reason=");
+                const REASONS: [&[u8]; 4] = [
+                    b"flush on task switch",
+                    b"remote shootdown",
+                    b"local shootdown",
+                    b"local mm shootdown",
+                ];
+                if let Some(name) = REASONS.get(reason as usize) {
+                    crate::bytes::put(out, name);
+                }
+                crate::bytes::put(out, b" (");
+                push_i64(out, reason as i64);
+                out.push(b')');
                 false
             }
             Plugin::Function { ip, parent_ip } => {

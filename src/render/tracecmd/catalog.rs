@@ -259,7 +259,12 @@ impl Catalog for DatCatalog {
 
     fn write_info(&self, rec: &Record, out: &mut Vec<u8>) {
         if let Some(s) = self.schema(rec) {
-            s.write_text(rec, &self.env(), out);
+            if s.tracecmd_fails() {
+                crate::bytes::put(out, b"[FAILED TO PARSE]");
+                s.write_fields_tracecmd(rec, &self.env(), out);
+            } else {
+                s.write_text(rec, &self.env(), out);
+            }
         }
     }
 
