@@ -10,7 +10,7 @@ use crate::bytes::{push_dec, push_hex, push_i64, Text};
 
 /// A plan made only of [`Piece::Plain`] steps without a pointer cast.
 #[derive(Debug, Clone)]
-pub(super) struct PlainLine {
+pub(crate) struct PlainLine {
     steps: Box<[PlainStep]>,
     tail: Text,
     /// Payload bytes the reads need.
@@ -130,7 +130,7 @@ impl PlainLine {
     /// Append the line for payload `data`; false (and nothing written) when the payload
     /// is too short for it, for the general plan to say why.
     #[inline]
-    pub(super) fn write(&self, data: &[u8], big: bool, out: &mut Vec<u8>) -> bool {
+    pub(crate) fn write(&self, data: &[u8], big: bool, out: &mut Vec<u8>) -> bool {
         if data.len() < self.need {
             return false;
         }
