@@ -488,12 +488,7 @@ impl<'f> PerfScript<'f> {
         let mut trace = catalog.as_ref().map(TraceText::new);
         let done = for_each_ordered(file, |r| {
             if r.type_ == record::SAMPLE {
-                // Borrowed where it was decoded: moved out of the Result, the sample
-                // was copied once more.
-                match file.sample(&r) {
-                    Ok(s) => self.write_sample(&s, trace.as_mut(), &mut buf),
-                    Err(e) => return Err(e.into()),
-                }
+                file.with_sample(&r, |s| self.write_sample(s, trace.as_mut(), &mut buf))?;
                 if buf.len() >= FLUSH {
                     out.write_all(&buf)?;
                     buf.clear();

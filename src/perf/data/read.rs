@@ -1073,14 +1073,26 @@ impl PerfData {
     /// copied three times per sample, which cost as much as decoding it.
     #[inline(always)]
     pub fn sample<'a>(&'a self, r: &RawRecord<'a>) -> Result<Sample<'a>, PerfDataError> {
+        self.with_sample(r, |s| *s)
+    }
+
+    /// `f` of the decoded sample, lent where it was decoded: a loop over millions of
+    /// samples that only reads them saves [`PerfData::sample`]'s move of the struct into
+    /// its `Result`.
+    #[inline(always)]
+    pub fn with_sample<'a, T>(
+        &'a self,
+        r: &RawRecord<'a>,
+        f: impl FnOnce(&Sample<'a>) -> T,
+    ) -> Result<T, PerfDataError> {
         let s = if self.endian.is_big() {
             self.simple_sample::<true>(r)
         } else {
             self.simple_sample::<false>(r)
         };
-        match s {
-            Some(s) => Ok(s),
-            None => self.any_sample(r),
+        match &s {
+            Some(s) => Ok(f(s)),
+            None => Ok(f(&self.any_sample(r)?)),
         }
     }
 
