@@ -185,6 +185,12 @@ pub(crate) fn write_dec(b: &mut [u8], v: u64) {
 /// Append `v` in decimal.
 #[inline]
 pub(crate) fn push_dec(out: &mut Vec<u8>, v: u64) {
+    // Single digits (a syscall's return, most small fields) skip the length and the
+    // digit-pair loop.
+    if v < 10 {
+        out.push(b'0' + v as u8);
+        return;
+    }
     push_dec_width(out, v, dec_len(v));
 }
 
@@ -275,6 +281,16 @@ pub(crate) fn push_hex_width(out: &mut Vec<u8>, v: u64, width: usize, upper: boo
 /// Append `v` in hex without leading zeros (`%x`, `%X`).
 #[inline(always)]
 pub(crate) fn push_hex(out: &mut Vec<u8>, v: u64, upper: bool) {
+    // Over half the arguments of a syscall are one digit (a descriptor, a flag, 0).
+    if v < 16 {
+        let digits = if upper {
+            b"0123456789ABCDEF"
+        } else {
+            b"0123456789abcdef"
+        };
+        out.push(digits[v as usize]);
+        return;
+    }
     let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
     if digits <= 8 {
         // Half the work for the small values most fields hold.

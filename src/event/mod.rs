@@ -57,6 +57,7 @@ pub use header::{HeaderEvent, HeaderPage, HeaderPageError};
 pub use printer::{EventFormatter, EventPrinter};
 use std::fmt;
 
+pub(crate) use print::PlainLine;
 pub use print::{TextPattern, HELPERS};
 pub use record::Record;
 pub use registry::{Registry, RegistryError};

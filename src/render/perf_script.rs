@@ -8,7 +8,7 @@
 use std::io::{self, Write};
 
 use crate::bytes::{push_dec, push_dec6, push_dec_padded, put, put_array};
-use crate::event::{PrintEnv, PrintStyle, Record, Schema};
+use crate::event::{PlainLine, PrintEnv, PrintStyle, Record, Schema};
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
@@ -264,8 +264,9 @@ struct HeadCache {
 struct TraceText<'c> {
     catalog: &'c DatCatalog,
     env: PrintEnv<'c>,
-    /// Schemas by event id, filled as the ids are met.
-    schemas: Vec<Option<&'c Schema>>,
+    /// Schemas by event id, filled as the ids are met, with the plain line each prints
+    /// with when it has one (called here directly, without `write_text`'s dispatch).
+    schemas: Vec<Option<(&'c Schema, Option<&'c PlainLine>)>>,
 }
 
 impl<'c> TraceText<'c> {
@@ -284,7 +285,7 @@ impl<'c> TraceText<'c> {
             return;
         };
         let i = usize::from(id);
-        let schema = match self.schemas.get(i) {
+        let (schema, line) = match self.schemas.get(i) {
             Some(Some(s)) => *s,
             _ => {
                 let Some(s) = self.catalog.registry().get(id) else {
@@ -293,10 +294,16 @@ impl<'c> TraceText<'c> {
                 if self.schemas.len() <= i {
                     self.schemas.resize(i + 1, None);
                 }
-                self.schemas[i] = Some(s);
-                s
+                let entry = (s, s.plain_line(self.env.style));
+                self.schemas[i] = Some(entry);
+                entry
             }
         };
+        if let Some(line) = line {
+            if line.write(rec.data, self.env.endian.is_big(), out) {
+                return;
+            }
+        }
         schema.write_text(rec, &self.env, out);
     }
 }
@@ -481,8 +488,7 @@ impl<'f> PerfScript<'f> {
         let mut trace = catalog.as_ref().map(TraceText::new);
         let done = for_each_ordered(file, |r| {
             if r.type_ == record::SAMPLE {
-                let s = file.sample(&r)?;
-                self.write_sample(&s, trace.as_mut(), &mut buf);
+                file.with_sample(&r, |s| self.write_sample(s, trace.as_mut(), &mut buf))?;
                 if buf.len() >= FLUSH {
                     out.write_all(&buf)?;
                     buf.clear();

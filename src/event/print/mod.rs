@@ -16,6 +16,7 @@ mod value;
 
 pub(crate) use compile::Program;
 pub use invert::TextPattern;
+pub(crate) use plain_line::PlainLine;
 pub(crate) use printf::{parse_format, push_hex2, Seg, Spec};
 
 use std::sync::atomic::Ordering;
@@ -23,7 +24,7 @@ use std::sync::atomic::Ordering;
 use self::compile::Kind;
 use self::eval::Evaluator;
 use crate::event::format::Schema;
-use crate::event::{PrintEnv, Record};
+use crate::event::{PrintEnv, PrintStyle, Record};
 
 /// Helpers (functions and macros left in `print fmt` after expansion) the engine knows.
 ///
@@ -82,6 +83,18 @@ impl Schema {
             kind => cx.run(kind, out),
         };
         self.settle(res, rec, env, out, start)
+    }
+
+    /// The [`PlainLine`] that [`Schema::write_text`] tries first in `style`, when the
+    /// print fmt has one: a loop over many records of the event looks it up once and
+    /// writes with it, and calls `write_text` only for a record it refuses.
+    pub(crate) fn plain_line(&self, style: PrintStyle) -> Option<&PlainLine> {
+        match self.program.kind_for(style) {
+            Kind::Printf {
+                plan: Some(plan), ..
+            } => plan.line.as_ref(),
+            _ => None,
+        }
     }
 
     /// [`Schema::write_text`] through the general evaluator alone, without the plan made

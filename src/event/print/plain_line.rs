@@ -10,7 +10,7 @@ use crate::bytes::{push_dec, push_hex, push_i64, Text};
 
 /// A plan made only of [`Piece::Plain`] steps without a pointer cast.
 #[derive(Debug, Clone)]
-pub(super) struct PlainLine {
+pub(crate) struct PlainLine {
     steps: Box<[PlainStep]>,
     tail: Text,
     /// Payload bytes the reads need.
@@ -34,6 +34,10 @@ struct PlainStep {
     /// extension.
     len_mask: u64,
     len_sx: u32,
+    /// Whether the value printed is the field's bits as read, without an extension, a
+    /// cast or a length modifier changing it: every raw syscall conversion, which then
+    /// skips the shifts and masks.
+    direct: bool,
     conv: PlainConv,
 }
 
@@ -103,15 +107,22 @@ impl PlainLine {
                     },
                 ),
             };
+            let read_sx = if read.sext { sx_shift(read.size) } else { 0 };
+            let (len_mask, len_sx) = (mask(*len), sx_shift(*len));
             steps.push(PlainStep {
                 before: before.clone(),
                 at: end - 8,
                 drop: 64 - u32::from(read.size) * 8,
-                read_sx: if read.sext { sx_shift(read.size) } else { 0 },
+                read_sx,
                 cast_mask,
                 cast_sx,
-                len_mask: mask(*len),
-                len_sx: sx_shift(*len),
+                len_mask,
+                len_sx,
+                direct: read_sx == 0
+                    && cast_mask == u64::MAX
+                    && cast_sx == 0
+                    && len_mask == u64::MAX
+                    && len_sx == 0,
                 conv: match conv {
                     b'u' => PlainConv::Unsigned,
                     b'x' => PlainConv::Hex,
@@ -130,7 +141,7 @@ impl PlainLine {
     /// Append the line for payload `data`; false (and nothing written) when the payload
     /// is too short for it, for the general plan to say why.
     #[inline]
-    pub(super) fn write(&self, data: &[u8], big: bool, out: &mut Vec<u8>) -> bool {
+    pub(crate) fn write(&self, data: &[u8], big: bool, out: &mut Vec<u8>) -> bool {
         if data.len() < self.need {
             return false;
         }
@@ -159,10 +170,15 @@ impl PlainLine {
             } else {
                 u64::from_le_bytes(w) >> s.drop
             };
-            let v = sx(sx(raw, s.read_sx) & s.cast_mask, s.cast_sx) & s.len_mask;
+            let (v, signed) = if s.direct {
+                (raw, raw)
+            } else {
+                let v = sx(sx(raw, s.read_sx) & s.cast_mask, s.cast_sx) & s.len_mask;
+                (v, sx(v, s.len_sx))
+            };
             match s.conv {
                 PlainConv::Unsigned => push_dec(out, v),
-                PlainConv::Signed => push_i64(out, sx(v, s.len_sx) as i64),
+                PlainConv::Signed => push_i64(out, signed as i64),
                 PlainConv::Hex => push_hex(out, v, false),
                 PlainConv::HexUpper => push_hex(out, v, true),
             }

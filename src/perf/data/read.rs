@@ -1067,26 +1067,61 @@ impl PerfData {
     }
 
     /// Decode a `PERF_RECORD_SAMPLE` with its attr's `sample_type`.
-    #[inline]
+    ///
+    /// Inlined into the loop that calls it, so that the common shapes build their
+    /// [`Sample`] where the caller keeps it: returned through calls, the struct was
+    /// copied three times per sample, which cost as much as decoding it.
+    #[inline(always)]
     pub fn sample<'a>(&'a self, r: &RawRecord<'a>) -> Result<Sample<'a>, PerfDataError> {
-        match self.simple_sample(r) {
-            Some(s) => Ok(s),
-            None => self.any_sample(r),
+        self.with_sample(r, |s| *s)
+    }
+
+    /// `f` of the decoded sample, lent where it was decoded: a loop over millions of
+    /// samples that only reads them saves [`PerfData::sample`]'s move of the struct into
+    /// its `Result`.
+    #[inline(always)]
+    pub fn with_sample<'a, T>(
+        &'a self,
+        r: &RawRecord<'a>,
+        f: impl FnOnce(&Sample<'a>) -> T,
+    ) -> Result<T, PerfDataError> {
+        let s = if self.endian.is_big() {
+            self.simple_sample::<true>(r)
+        } else {
+            self.simple_sample::<false>(r)
+        };
+        match &s {
+            Some(s) => Ok(f(s)),
+            None => Ok(f(&self.any_sample(r)?)),
         }
     }
 
     /// [`PerfData::sample`] of the common shapes, tracepoint samples among them: the
     /// fixed words and at most RAW after them, in a file of one event or whose samples
     /// start with their IDENTIFIER. None for any other shape, and for a record that does
-    /// not hold what its attr says, which [`PerfData::any_sample`] then reports.
-    #[inline]
-    fn simple_sample<'a>(&'a self, r: &RawRecord<'a>) -> Option<Sample<'a>> {
+    /// not hold what its attr says, which [`PerfData::any_sample`] then reports. `BIG`
+    /// is the file's byte order, decided once per sample instead of once per word.
+    #[inline(always)]
+    fn simple_sample<'a, const BIG: bool>(&'a self, r: &RawRecord<'a>) -> Option<Sample<'a>> {
         let body = r.body;
-        let e = self.endian;
+        let u64_of = |w: [u8; 8]| {
+            if BIG {
+                u64::from_be_bytes(w)
+            } else {
+                u64::from_le_bytes(w)
+            }
+        };
+        let u32_of = |w: [u8; 4]| {
+            if BIG {
+                u32::from_be_bytes(w)
+            } else {
+                u32::from_le_bytes(w)
+            }
+        };
         let attr = if self.attrs.len() == 1 {
             0
         } else if self.attrs.first()?.sample_type & sample::IDENTIFIER != 0 {
-            self.find_id(e.u64(body.get(..8)?))?
+            self.find_id(u64_of(body.first_chunk::<8>().copied()?))?
         } else {
             return None;
         };
@@ -1095,14 +1130,22 @@ impl PerfData {
             return None;
         }
         let words = body.get(..l.fixed)?;
-        let word = |at: u8| words.get(at as usize..at as usize + 8).map(|w| e.u64(w));
-        let (pid, tid) = match words.get(l.tid as usize..l.tid as usize + 8) {
-            Some(w) => (e.u32(&w[..4]) as i32, e.u32(&w[4..]) as i32),
+        let chunk = |at: u8| words.get(at as usize..).and_then(|w| w.first_chunk::<8>());
+        let word = |at: u8| chunk(at).map(|w| u64_of(*w));
+        let (pid, tid) = match chunk(l.tid) {
+            Some(w) => {
+                let (p, t) = w.split_at(4);
+                (
+                    u32_of(p.try_into().unwrap_or_default()) as i32,
+                    u32_of(t.try_into().unwrap_or_default()) as i32,
+                )
+            }
             None => (0, 0),
         };
         let raw = if l.raw {
-            let n = e.u32(body.get(l.fixed..l.fixed + 4)?) as usize;
-            body.get(l.fixed + 4..(l.fixed + 4).checked_add(n)?)?
+            let rest = body.get(l.fixed..)?;
+            let (n, rest) = rest.split_first_chunk::<4>()?;
+            rest.get(..u32_of(*n) as usize)?
         } else {
             &[]
         };
@@ -1115,15 +1158,18 @@ impl PerfData {
             time: word(l.time).unwrap_or(0),
             addr: word(l.addr).unwrap_or(0),
             id: word(l.id).unwrap_or(0),
-            cpu: words
-                .get(l.cpu as usize..l.cpu as usize + 4)
-                .map_or(0, |w| e.u32(w)),
-            period: word(l.period).unwrap_or(self.attrs[attr].sample_period),
+            cpu: chunk(l.cpu).map_or(0, |w| {
+                u32_of(w.first_chunk::<4>().copied().unwrap_or_default())
+            }),
+            period: match word(l.period) {
+                Some(p) => p,
+                None => self.attrs[attr].sample_period,
+            },
             callchain_raw: &[],
             raw,
             user_regs: UserRegs::default(),
             user_stack: &[],
-            endian: e,
+            endian: self.endian,
         })
     }
 
