@@ -14,7 +14,7 @@ use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
 use super::sys::MappedFile;
-use super::unwind::{ElfCfi, MappedCfi, Unwinders, UserState};
+use super::unwind::{ElfCfi, ProcessMap, Unwinders, UserState};
 use crate::render::comm::PidMap;
 
 impl KallsymsSource {
@@ -135,8 +135,6 @@ struct Map {
     end: u64,
     pgoff: u64,
     dso: usize,
-    /// Whether the mapping is executable (only those hold code to unwind through).
-    exec: bool,
 }
 
 #[derive(Debug)]
@@ -287,7 +285,6 @@ impl Machine {
                             end,
                             pgoff: start,
                             dso,
-                            exec,
                         },
                     );
                 } else {
@@ -310,11 +307,6 @@ impl Machine {
                     };
                     let dso = self.dso(name, None);
                     let maps = self.maps.entry(pid).or_default();
-                    // The unwinder knows the executable mappings only.
-                    let code_changes = exec
-                        || maps
-                            .iter()
-                            .any(|m| m.exec && m.start < end && start < m.end);
                     insert_map(
                         maps,
                         Map {
@@ -322,15 +314,12 @@ impl Machine {
                             end,
                             pgoff,
                             dso,
-                            exec,
                         },
                     );
-                    if code_changes {
-                        self.unwinders
-                            .get_mut()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .forget(pid);
-                    }
+                    self.unwinders
+                        .get_mut()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .forget(pid);
                 }
             }
             _ => {}
@@ -568,23 +557,19 @@ impl Machine {
         if !self.maps.get(&s.pid).is_some_and(|m| !m.is_empty()) {
             return Vec::new();
         }
+        // perf's unwinder reads through every mapping of the process: code to find
+        // the call frame information, the rest for the words outside the stack copy.
         let maps = || {
-            let Some(maps) = self.maps.get(&s.pid) else {
-                return Default::default();
-            };
-            let code = maps.iter().filter(|m| m.exec);
-            let cfi = code
-                .clone()
-                .filter_map(|m| {
-                    Some(MappedCfi {
-                        name: self.dsos[m.dso].name.clone(),
+            self.maps.get(&s.pid).map_or_else(Vec::new, |maps| {
+                maps.iter()
+                    .map(|m| ProcessMap {
                         avma: m.start..m.end,
                         pgoff: m.pgoff,
-                        cfi: self.cfi(m.dso)?,
+                        object: m.dso,
+                        file: self.cfi(m.dso),
                     })
-                })
-                .collect();
-            (cfi, code.map(|m| m.start..m.end).collect())
+                    .collect()
+            })
         };
         self.unwinders
             .lock()
@@ -600,8 +585,8 @@ impl Machine {
         }
         d.cfi
             .get_or_init(|| {
-                let (elf, debug) = self.elf_files(&d.name)?;
-                ElfCfi::read(Arc::new(elf), debug.map(Arc::new)).map(Arc::new)
+                let (elf, _) = self.elf_files(&d.name)?;
+                ElfCfi::read(Arc::new(elf)).map(Arc::new)
             })
             .clone()
     }

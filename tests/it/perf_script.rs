@@ -161,6 +161,16 @@ fn perf_script_dwarf_call_chains_unwound_from_the_stack_copy() {
     check("dwarf-calls.data", &[], "dwarf-calls.script");
 }
 
+/// `--call-graph dwarf` through frames whose call frame information needs more than
+/// rip, rsp and rbp (realign.c's `drap`: the CFA in r10, then an expression over rbp),
+/// and through a recursion deeper than the 4096-byte stack copy: the return address
+/// past the copy lies in the `[stack]` mapping, which perf reads as 0, so the chain
+/// ends with perf's `ffffffffffffffff [unknown]` frame.
+#[test]
+fn perf_script_dwarf_realigned_stacks_and_chains_past_the_stack_copy() {
+    check("realign-dwarf.data", &[], "realign-dwarf.script");
+}
+
 /// The file offset of the `size` word of the first sample's user stack in
 /// dwarf-calls.data (sample_type IP|TID|TIME|ADDR|CALLCHAIN|REGS_USER|STACK_USER|
 /// DATA_SRC, as `perf evlist -v` prints it: no PERIOD, the period is fixed).
