@@ -265,7 +265,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
              recorded"
         );
     }
-    let base = a.trace.apply(RecordConfig {
+    let mut trace = a.trace.clone();
+    trace.bind_modules_from_args("profile");
+    let base = trace.apply(RecordConfig {
         events,
         plugin: a.plugin.clone(),
         write: WriteOptions::default(),

@@ -369,8 +369,8 @@ pub struct TraceArgs {
     /// Run the threads that read the buffers at this real-time (SCHED_FIFO) priority, 1-99
     #[arg(short = 'r', value_name = "PRIO", value_parser = clap::value_parser!(u32).range(1..=99))]
     pub rt_priority: Option<u32>,
-    /// Limit -l, -n and -g to this module's functions (`PATTERN:mod:MODULE`); alone, trace
-    /// every function of the module
+    /// Limit the -l, -n and -g given after it to this module's functions
+    /// (`PATTERN:mod:MODULE`); with none after it, filter every function of the module
     #[arg(long = "module", value_name = "MODULE")]
     pub module: Vec<String>,
     /// Maximum function_graph depth (max_graph_depth)
@@ -431,9 +431,156 @@ impl RecordingArgs {
     }
 }
 
+/// One of the function-tracing options of a buffer, in command-line order.
+#[derive(Debug, Clone)]
+pub enum FunctionArg {
+    /// `--module MODULE`.
+    Module(String),
+    /// `-l PATTERN` (set_ftrace_filter).
+    Filter(String),
+    /// `-n PATTERN` (set_ftrace_notrace).
+    Notrace(String),
+    /// `-g PATTERN` (set_graph_function).
+    Graph(String),
+}
+
+/// The `-l`, `-n` and `-g` entries of a buffer as written to the kernel.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct FunctionLists {
+    /// set_ftrace_filter entries.
+    pub filter: Vec<String>,
+    /// set_ftrace_notrace entries.
+    pub notrace: Vec<String>,
+    /// set_graph_function entries.
+    pub graph: Vec<String>,
+}
+
+/// trace-cmd's `--module` rule for the function options of one buffer, in their order:
+/// each `-l`, `-n` and `-g` takes the `--module` given before it (`PATTERN:mod:MODULE`);
+/// one before any `--module` takes none. A `--module` that another replaces adds all of
+/// its functions to the filter (`*:mod:MODULE`, as trace-cmd's parser does whether
+/// patterns followed it or not), and so does the last one when no pattern follows it.
+///
+/// trace-cmd decides that last case once for the whole command, from the buffer given
+/// last and the function option given last anywhere, so a module alone in an earlier
+/// buffer is dropped there; here each buffer decides for itself, which is the same for the
+/// buffer given last and keeps the module of the others.
+///
+/// A `-l` with a `:` is a command (`FUNC:traceoff`) or names its module already, and is
+/// written as it is (trace-cmd writes commands without the module); a `-n` or `-g` that
+/// names its module already (`:mod:`) keeps it.
+pub fn bind_modules(args: impl IntoIterator<Item = FunctionArg>) -> FunctionLists {
+    let mut out = FunctionLists::default();
+    let mut module: Option<String> = None;
+    // The current --module has no pattern after it (yet).
+    let mut alone = false;
+    let limit = |p: String, module: &Option<String>, keep: bool| match module {
+        Some(m) if !keep => format!("{p}:mod:{m}"),
+        _ => p,
+    };
+    for a in args {
+        match a {
+            FunctionArg::Module(m) => {
+                if let Some(old) = module.replace(m) {
+                    out.filter.push(format!("*:mod:{old}"));
+                }
+                alone = true;
+            }
+            FunctionArg::Filter(p) => {
+                let keep = p.contains(':');
+                out.filter.push(limit(p, &module, keep));
+                alone = false;
+            }
+            FunctionArg::Notrace(p) => {
+                let keep = p.contains(":mod:");
+                out.notrace.push(limit(p, &module, keep));
+                alone = false;
+            }
+            FunctionArg::Graph(p) => {
+                let keep = p.contains(":mod:");
+                out.graph.push(limit(p, &module, keep));
+                alone = false;
+            }
+        }
+    }
+    if let (true, Some(m)) = (alone, module) {
+        out.filter.push(format!("*:mod:{m}"));
+    }
+    out
+}
+
+/// The `--module`, `-l`, `-n` and `-g` of `m` (a subcommand's matches) in command-line
+/// order, each with its position.
+pub fn function_args(m: &ArgMatches) -> Vec<(usize, FunctionArg)> {
+    let mut v: Vec<(usize, FunctionArg)> = Vec::new();
+    type Make = fn(String) -> FunctionArg;
+    let kinds: [(&str, Make); 4] = [
+        ("module", FunctionArg::Module),
+        ("ftrace_filter", FunctionArg::Filter),
+        ("ftrace_notrace", FunctionArg::Notrace),
+        ("graph", FunctionArg::Graph),
+    ];
+    for (id, kind) in kinds {
+        if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
+        if let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) {
+            v.extend(idx.zip(vals).map(|(i, s)| (i, kind(s.clone()))));
+        }
+    }
+    v.sort_by_key(|x| x.0);
+    v
+}
+
 impl TraceArgs {
-    /// `cfg` with these options set.
+    /// Apply the `--module` rule ([`bind_modules`]) to these options as subcommand `sub`
+    /// of the process arguments gives them in order: afterwards `-l`, `-n` and `-g` hold
+    /// what is written and no `--module` is left. When the process arguments are not such
+    /// a command line (embedded use), the modules count as given first.
+    pub fn bind_modules_from_args(&mut self, sub: &str) {
+        let m = super::Cli::command()
+            .try_get_matches_from(std::env::args_os())
+            .ok();
+        let ordered = m
+            .as_ref()
+            .and_then(|m| m.subcommand_matches(sub))
+            .map(function_args);
+        self.bind_modules_in(ordered.map(|v| v.into_iter().map(|(_, a)| a).collect()));
+    }
+
+    /// [`Self::bind_modules_from_args`] with the options in the order `ordered` gives (None: the
+    /// modules first, then -l, -n and -g).
+    fn bind_modules_in(&mut self, ordered: Option<Vec<FunctionArg>>) {
+        let args = ordered.unwrap_or_else(|| {
+            let modules = self.module.iter().cloned().map(FunctionArg::Module);
+            let l = self.ftrace_filter.iter().cloned().map(FunctionArg::Filter);
+            let n = self
+                .ftrace_notrace
+                .iter()
+                .cloned()
+                .map(FunctionArg::Notrace);
+            let g = self.graph.iter().cloned().map(FunctionArg::Graph);
+            modules.chain(l).chain(n).chain(g).collect()
+        });
+        let lists = bind_modules(args);
+        self.ftrace_filter = lists.filter;
+        self.ftrace_notrace = lists.notrace;
+        self.graph = lists.graph;
+        self.module.clear();
+    }
+
+    /// `cfg` with these options set. A `--module` not yet bound
+    /// ([`Self::bind_modules_from_args`]) counts as given before the patterns.
     pub fn apply(&self, cfg: RecordConfig) -> RecordConfig {
+        if self.module.is_empty() {
+            return self.apply_bound(cfg);
+        }
+        let mut bound = self.clone();
+        bound.bind_modules_in(None);
+        bound.apply_bound(cfg)
+    }
+
+    fn apply_bound(&self, cfg: RecordConfig) -> RecordConfig {
         RecordConfig {
             clock: self.clock.last().cloned(),
             buffer_size_kb: self.buffer_size.last().copied(),
@@ -448,7 +595,6 @@ impl TraceArgs {
             ignore_missing: self.ignore_missing,
             stacktrace: self.stacktrace > 0,
             rt_priority: self.rt_priority,
-            module: self.module.last().cloned(),
             max_graph_depth: self.max_graph_depth.last().copied(),
             subbuf_size_kb: self.subbuf_size.last().copied(),
             cmdlines_size: self.cmdlines_size,
@@ -471,7 +617,9 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     let hooks = super::profile::parse_hooks(&a.hooks)?;
     let (main_instance, mut main_events, more_instances) = split_targets(targets(&a));
     super::profile::add_hook_events(&mut main_events, &hooks);
-    let cfg = a.trace.apply(RecordConfig {
+    let mut trace = a.trace.clone();
+    trace.bind_modules_from_args("record");
+    let cfg = trace.apply(RecordConfig {
         events: main_events,
         more_instances,
         plugin: a.plugin.clone(),

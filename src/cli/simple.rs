@@ -19,7 +19,9 @@ use super::common::Context;
                         -P, -c, -l, -n, -T, --module, --max-graph-depth, --subbuf-size, \
                         --buffer-percent); the others hold for the whole command. Every -g goes \
                         to the top level's set_graph_function (the kernel has no other), \
-                        wherever it is given. The top level \
+                        wherever it is given. A --module limits the -l, -n and -g given after it in its \
+                        buffer (PATTERN:mod:MODULE); with none after it, the buffer filters \
+                        all of the module's functions. The top level \
                         is left alone when -B is given and its options name no event nor tracer. \
                         The first -C is the clock of every buffer without its own, as in \
                         trace-cmd.\n\n\
@@ -328,32 +330,44 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
         cpumask: String = "-M",
         options: String = "-O",
         pids: u32 = "-P",
-        ftrace_filter: String = "-l",
-        ftrace_notrace: String = "-n",
-        module: String = "--module",
         max_graph_depth: u32 = "--max-graph-depth",
         subbuf_size: u64 = "--subbuf-size",
     );
-    // As in trace-cmd, every -g goes to the top level's set_graph_function, the only one
-    // the kernel has, with the --module of the buffer it was given in.
-    let (mut graph, mut graph_moved) = (Vec::new(), Vec::new());
-    for (pos, v) in given::<String>(m, "graph") {
+    // Each buffer's --module, -l, -n and -g in order, bound as trace-cmd binds them; as in
+    // trace-cmd, every -g goes to the top level's set_graph_function, the only one the
+    // kernel has, with the --module of the buffer it was given in.
+    let mut per_group: Vec<Vec<(usize, super::record::FunctionArg)>> =
+        vec![Vec::new(); groups.len()];
+    for (pos, arg) in super::record::function_args(m) {
+        let flag = match arg {
+            super::record::FunctionArg::Module(_) => "--module",
+            super::record::FunctionArg::Filter(_) => "-l",
+            super::record::FunctionArg::Notrace(_) => "-n",
+            super::record::FunctionArg::Graph(_) => "-g",
+        };
         let i = groups.iter().rposition(|g| g.0 <= pos).unwrap_or(0);
-        match (&groups[i].1, groups[i].2.trace.module.last()) {
-            (Group::Instance(_) | Group::Removed(_), Some(module)) if !v.contains(":mod:") => {
-                graph.push(format!("{v}:mod:{module}"));
-                graph_moved.push(i);
-            }
-            _ => graph.push(v),
+        if let (Group::Removed(n), false) = (&groups[i].1, flag == "-g") {
+            anyhow::bail!(
+                "{flag}: instance {n} is to be removed (-v -B {n}) and takes no options; nothing was changed"
+            );
         }
+        per_group[i].push((pos, arg));
     }
-    // A --module with a -g is no longer alone: it does not filter all of its functions.
-    for i in graph_moved {
+    let mut graph: Vec<(usize, String)> = Vec::new();
+    for (i, args) in per_group.into_iter().enumerate() {
+        let positions: Vec<usize> = args
+            .iter()
+            .filter(|a| matches!(a.1, super::record::FunctionArg::Graph(_)))
+            .map(|a| a.0)
+            .collect();
+        let lists = super::record::bind_modules(args.into_iter().map(|a| a.1));
+        graph.extend(positions.into_iter().zip(lists.graph));
         let t = &mut groups[i].2.trace;
-        if t.ftrace_filter.is_empty() && t.ftrace_notrace.is_empty() {
-            t.module.clear();
-        }
+        t.ftrace_filter = lists.filter;
+        t.ftrace_notrace = lists.notrace;
     }
+    graph.sort_by_key(|g| g.0);
+    let mut graph: Vec<String> = graph.into_iter().map(|g| g.1).collect();
     for pos in given_flag(m, "only_command") {
         place(&mut groups, "-F", pos)?.only_command = true;
     }
@@ -390,7 +404,6 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
                     || !t.pids.is_empty()
                     || !t.ftrace_filter.is_empty()
                     || !t.ftrace_notrace.is_empty()
-                    || !t.module.is_empty()
                     || !t.max_graph_depth.is_empty()
                     || !t.subbuf_size.is_empty()
                     || t.children > 0

@@ -94,6 +94,8 @@ fn bound_filters(a: &Args) -> Vec<(usize, String)> {
 pub fn run(ctx: &Context, args: Args) -> Result<i32> {
     let tracefs = ctx.tracefs()?;
     let filters = bound_filters(&args);
+    let mut trace = args.trace.clone();
+    trace.bind_modules_from_args("stream");
     let style = match args.style {
         Some(Style::TraceCmd) if !tracefs.is_live() => anyhow::bail!(
             "--style trace-cmd: a replay of a recorded tree prints the kernel's lines; use --style kernel or json"
@@ -110,7 +112,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         no_header: args.no_header,
         duration_ms: args.duration_ms,
         filters,
-        buffer: args.trace.apply(tracectl::record::RecordConfig {
+        buffer: trace.apply(tracectl::record::RecordConfig {
             plugin: args.plugin,
             ..Default::default()
         }),

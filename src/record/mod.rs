@@ -65,15 +65,14 @@ pub struct RecordConfig {
     pub pids: Vec<u32>,
     /// `-c`: follow forks of the traced pids.
     pub follow_children: bool,
-    /// `-l`: set_ftrace_filter entries (function tracing).
+    /// `-l`: set_ftrace_filter entries (function tracing), as the kernel takes them: one
+    /// limited to a module is `PATTERN:mod:MODULE`, all of a module's functions
+    /// `*:mod:MODULE`.
     pub ftrace_filter: Vec<String>,
-    /// `-n`: set_ftrace_notrace entries (function tracing).
+    /// `-n`: set_ftrace_notrace entries (function tracing), `PATTERN[:mod:MODULE]`.
     pub ftrace_notrace: Vec<String>,
-    /// `-g`: set_graph_function entries (function_graph).
+    /// `-g`: set_graph_function entries (function_graph), `PATTERN[:mod:MODULE]`.
     pub graph_functions: Vec<String>,
-    /// `--module`: limit the `-l`, `-n` and `-g` entries to this module's functions
-    /// (`PATTERN:mod:MODULE`; alone, every function of the module).
-    pub module: Option<String>,
     /// `-a`: store the formats of every event, not only the enabled ones.
     pub all_formats: bool,
     /// `--date`: store the offset to wall-clock time.

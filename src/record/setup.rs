@@ -19,40 +19,16 @@ pub struct Applied {
     pub warnings: Vec<String>,
 }
 
-/// The `-l`, `-n` and `-g` lists of `cfg` with their files and option names, each
-/// pattern limited to `--module` when one is given (trace-cmd writes `PATTERN:mod:MODULE`;
-/// a module alone filters all of its functions, `*:mod:MODULE`).
+/// The `-l`, `-n` and `-g` lists of `cfg` with their files and option names (the
+/// entries name their modules themselves, `PATTERN:mod:MODULE`).
 pub fn function_filters(cfg: &RecordConfig) -> Vec<(FunctionFilter, &'static str, Vec<String>)> {
-    let with_module = |list: &[String]| -> Vec<String> {
-        match &cfg.module {
-            // A pattern that names its module already keeps it.
-            Some(m) => list
-                .iter()
-                .map(|p| match p.contains(":mod:") {
-                    true => p.clone(),
-                    false => format!("{p}:mod:{m}"),
-                })
-                .collect(),
-            None => list.to_vec(),
-        }
-    };
-    let mut filter = with_module(&cfg.ftrace_filter);
-    if filter.is_empty() && cfg.ftrace_notrace.is_empty() && cfg.graph_functions.is_empty() {
-        if let Some(m) = &cfg.module {
-            filter.push(format!("*:mod:{m}"));
-        }
-    }
     [
-        (FunctionFilter::Filter, "-l", filter),
-        (
-            FunctionFilter::Notrace,
-            "-n",
-            with_module(&cfg.ftrace_notrace),
-        ),
+        (FunctionFilter::Filter, "-l", cfg.ftrace_filter.clone()),
+        (FunctionFilter::Notrace, "-n", cfg.ftrace_notrace.clone()),
         (
             FunctionFilter::GraphFunction,
             "-g",
-            with_module(&cfg.graph_functions),
+            cfg.graph_functions.clone(),
         ),
     ]
     .into_iter()

@@ -73,6 +73,24 @@ impl PageLayout {
             self.u32_at(b, off).map(u64::from)
         }
     }
+
+    /// The lost-events count a page flagged "stored" holds at `off` (None: not in the
+    /// page). The kernel stores it only where a whole `long` fits, but trace-cmd's split
+    /// writes its 8-byte count at the end of the records whatever room is left, past the
+    /// page when it is full. libtraceevent takes the count as a C `int`, so with 4 bytes
+    /// left in a little-endian page the part it reads from the page is whole there (the low
+    /// half; 0xffffffff for a count not known, as -1); in a big-endian page those 4 bytes
+    /// are the high half, and with none left nothing of it is in the page.
+    fn stored_count(&self, b: &[u8], off: usize) -> Option<u64> {
+        if let Some(n) = self.long_at(b, off) {
+            return Some(n);
+        }
+        if self.long_size != 8 || self.endian.is_big() {
+            return None;
+        }
+        let low = self.u32_at(b, off)?;
+        (low as i32 >= 0).then_some(u64::from(low))
+    }
 }
 
 /// A malformed sub-buffer: decoding skipped the rest of it and resumed at the next one.
@@ -170,7 +188,7 @@ impl SubBufferHeader {
         }
         let missed = if raw & MISSED_EVENTS != 0 {
             if raw & MISSED_STORED != 0 {
-                Some(layout.long_at(page, layout.data_offset + commit))
+                Some(layout.stored_count(page, layout.data_offset + commit))
             } else {
                 Some(None)
             }

@@ -130,14 +130,21 @@ impl SubBufferWriter {
         let mut flags = 0;
         if let Some(count) = self.missed {
             flags |= MISSED_EVENTS;
-            if used + self.layout.long_size <= self.layout.subbuf_size {
+            let e = self.layout.endian;
+            let room = self.layout.subbuf_size - used;
+            if room >= self.layout.long_size {
                 flags |= MISSED_STORED;
-                let e = self.layout.endian;
                 if self.layout.long_size == 8 {
                     self.put(used, &e.u64_bytes(count));
                 } else {
                     self.put(used, &e.u32_bytes(count as u32));
                 }
+            } else if room >= 4 && self.layout.long_size == 8 && !e.is_big() {
+                // What trace-cmd's split leaves in the page of its 8-byte count: the low
+                // half, all that libtraceevent's int reading of it takes (see
+                // `PageLayout::stored_count`); the high half it writes past the page.
+                flags |= MISSED_STORED;
+                self.put(used, &e.u32_bytes(count as u32));
             }
         }
         let e = self.layout.endian;
@@ -178,6 +185,36 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A page `free` bytes short of full after `missed` lost events, read back.
+    fn lost_mark_of_page(free: usize, missed: u64) -> Option<Option<u64>> {
+        let mut w = SubBufferWriter::new(layout());
+        w.open_page(1000, Some(missed));
+        // 16-byte records (12 bytes of data), then one of 16 + the rest to leave `free`.
+        let target = 4080 - free;
+        let (n, extra) = match target % 16 {
+            0 => (target / 16, 0),
+            rest => (target / 16 - 1, 16 + rest),
+        };
+        for i in 0..n {
+            assert!(w.push(1000 + i as u64, &[0u8; 12]));
+        }
+        if extra > 0 {
+            assert!(w.push(5000, &vec![0u8; extra - 4]));
+        }
+        assert!(!w.fits(free + 4));
+        let page = w.close_page().unwrap().to_vec();
+        decode(&page)[0].2
+    }
+
+    #[test]
+    fn the_lost_count_is_kept_where_the_page_holds_it() {
+        assert_eq!(lost_mark_of_page(8, 77), Some(Some(77)));
+        // 4 bytes: the low half, which is all trace-cmd reads of it.
+        assert_eq!(lost_mark_of_page(4, 77), Some(Some(77)));
+        assert_eq!(lost_mark_of_page(4, u64::MAX), Some(None));
+        assert_eq!(lost_mark_of_page(0, 77), Some(None));
     }
 
     #[test]

@@ -20,10 +20,15 @@
 //! - a part holds every CPU of the input, empty ones too; timestamps are stored with the
 //!   file's offsets applied, and the parts carry none of the input's options.
 //!
-//! Where trace-cmd's output depends on memory it does not own, this loop does not follow:
-//! a page after lost events that is full has no room for the count, and trace-cmd stores
-//! it past the page (the flag says "stored", a reader finds whatever follows the page);
-//! here the page says the count is unknown (`CPU:N [EVENTS DROPPED]`).
+//! A page after lost events keeps the count where it fits. trace-cmd writes its 8-byte
+//! count after the records whatever room is left and flags it stored; libtraceevent reads
+//! it as a C `int`. With 4 bytes left (little endian) that int is in the page, and the
+//! parts here hold the same bytes, so both readers print the same count (or
+//! `[EVENTS DROPPED]` for one not known). With no room left, trace-cmd's count goes past
+//! the page and a reader of its part takes the low half of whatever follows the page for
+//! the count (in a file, the next page's timestamp: `CPU:0 [1002000000 EVENTS DROPPED]`,
+//! or no line when that half is 0); this loop does not follow there: the page says the
+//! count is unknown (`CPU:N [EVENTS DROPPED]`), as the kernel says it for a full page.
 //! And from a version 6 input with instance buffers trace-cmd's parts keep a BUFFER option
 //! per instance pointing at offset 0 with no data, which only moves report's columns by the
 //! instance name's width; the parts here have the top buffer alone.

@@ -77,7 +77,6 @@ impl StreamOptions {
             || !b.ftrace_filter.is_empty()
             || !b.ftrace_notrace.is_empty()
             || !b.graph_functions.is_empty()
-            || b.module.is_some()
             || b.max_graph_depth.is_some()
             || b.stacktrace
             || b.func_stack

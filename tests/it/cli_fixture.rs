@@ -580,6 +580,128 @@ fn start_and_set_take_records_function_options() {
     ]);
 }
 
+/// The functions of `available_filter_functions` that the entries of a function-filter
+/// file select: `PATTERN[:mod:MODULE]` (only `*` globs here), or an index as libtracefs
+/// writes them (1-based line numbers).
+fn selected(avail: &str, entries: &str) -> std::collections::BTreeSet<String> {
+    fn glob(p: &str, s: &str) -> bool {
+        match p.split_once('*') {
+            None => p == s,
+            Some((head, rest)) => {
+                s.starts_with(head)
+                    && (0..=s.len() - head.len()).any(|i| glob(rest, &s[head.len() + i..]))
+            }
+        }
+    }
+    let funcs: Vec<(&str, Option<&str>)> = avail
+        .lines()
+        .map(|l| match l.split_once(" [") {
+            Some((f, m)) => (f, Some(m.trim_end_matches(']'))),
+            None => (l, None),
+        })
+        .collect();
+    let mut out = std::collections::BTreeSet::new();
+    for e in entries.split_whitespace() {
+        if let Ok(i) = e.parse::<usize>() {
+            out.insert(funcs[i - 1].0.to_string());
+            continue;
+        }
+        let (pat, module) = match e.split_once(":mod:") {
+            Some((p, m)) => (p, Some(m)),
+            None => (e, None),
+        };
+        for (f, m) in &funcs {
+            if glob(pat, f) && (module.is_none() || module == *m) {
+                out.insert(f.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// `--module` limits only the -l, -n and -g given after it; a pattern before any
+/// --module takes none; a --module another replaces, or with no pattern after it, filters
+/// all of its functions. The expected files are what trace-cmd 3.1.6 (libtracefs 1.6.4)
+/// wrote for the same command line on a copy of this tree (bind-mounted over
+/// /sys/kernel/tracing in a private mount namespace): the indices of the selected lines
+/// of available_filter_functions for set_ftrace_filter/set_ftrace_notrace, the patterns
+/// for set_graph_function. tracectl writes the patterns the kernel expands itself, so the
+/// check is on the functions they select.
+#[test]
+fn module_limits_the_function_patterns_after_it() {
+    let avail = "schedule\nschedule_idle\nvfs_read\next4_sync_fs [ext4]\n\
+                 ext4_file_open [ext4]\nkvm_vcpu_ioctl [kvm]\n";
+    // (arguments after `set -e sched`, set_ftrace_filter, set_ftrace_notrace,
+    // set_graph_function as trace-cmd wrote them)
+    let cases: &[(&[&str], &str, &str, &str)] = &[
+        (
+            &["-l", "vfs_read", "--module", "ext4", "-l", "ext4_*"],
+            "4 5 3 ",
+            "",
+            "",
+        ),
+        (&["-l", "schedule", "--module", "ext4"], "4 5 1 ", "", ""),
+        (
+            &[
+                "--module",
+                "ext4",
+                "-l",
+                "ext4_sync*",
+                "--module",
+                "kvm",
+                "-n",
+                "kvm_*",
+            ],
+            "4 5 4 ",
+            "6 ",
+            "",
+        ),
+        (
+            &["-g", "schedule", "--module", "ext4", "-g", "ext4_*"],
+            "",
+            "",
+            "ext4_*:mod:ext4 schedule ",
+        ),
+        (&["--module", "ext4", "--module", "kvm"], "6 4 5 ", "", ""),
+        (
+            &["-n", "schedule", "--module", "ext4", "-l", "ext4_file*"],
+            "5 ",
+            "1 ",
+            "",
+        ),
+    ];
+    for (args, filter, notrace, graph) in cases {
+        let t = Tree::new();
+        t.put("available_filter_functions", avail);
+        t.put("set_ftrace_filter", "#### all functions enabled ####\n");
+        t.put("set_ftrace_notrace", "");
+        t.put("set_graph_function", "");
+        let mut full = vec!["set", "-e", "sched"];
+        full.extend_from_slice(args);
+        t.ok(&full);
+        for (file, want) in [
+            ("set_ftrace_filter", filter),
+            ("set_ftrace_notrace", notrace),
+            ("set_graph_function", graph),
+        ] {
+            let got = t.read(file);
+            let got = got.trim_start_matches("#### all functions enabled ####\n");
+            assert_eq!(
+                selected(avail, got),
+                selected(avail, want),
+                "{args:?}: {file} is {got:?}"
+            );
+        }
+        // set_graph_function takes the patterns as they are: the same entries.
+        let written = t.read("set_graph_function");
+        let mut g: Vec<&str> = written.split_whitespace().collect();
+        let mut w: Vec<&str> = graph.split_whitespace().collect();
+        g.sort();
+        w.sort();
+        assert_eq!(g, w, "{args:?}");
+    }
+}
+
 #[test]
 fn v_before_b_removes_that_instance_first() {
     let t = Tree::new();

@@ -3,30 +3,42 @@
 //! func-no-repeats` of `ls` in a qemu guest, `make-recording.sh`). The function plugin
 //! prints such a record as the function it repeats, then ` (count: N  last_ts: TIME)`.
 //! The expected texts are trace-cmd 3.1.6's reports of the file (`make-results.sh`, one
-//! per line of `modes.tsv`).
+//! per line of `modes.tsv`). The recordings: Debian's 6.1 kernel (the directory itself)
+//! and 6.12 (`debian-6.12/`), made the same way.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The recordings, as directories under func-repeats/.
+const RECORDINGS: [&str; 2] = [".", "debian-6.12"];
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tracecmd/func-repeats")
 }
 
 fn golden(mode: &str) -> String {
-    std::fs::read_to_string(dir().join(format!("results/{mode}.txt"))).unwrap()
+    golden_of(".", mode)
+}
+
+fn golden_of(rec: &str, mode: &str) -> String {
+    std::fs::read_to_string(dir().join(rec).join(format!("results/{mode}.txt"))).unwrap()
 }
 
 fn report(args: &[&str], file: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
-        .current_dir(dir())
-        .arg("report")
-        .args(args)
-        .args(["-i", file])
-        .output()
-        .unwrap();
+    report_of(".", args, &[file])
+}
+
+/// `tracectl report ARGS -i FILE...` in recording `rec`'s directory.
+fn report_of(rec: &str, args: &[&str], files: &[&str]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tracectl"));
+    cmd.current_dir(dir().join(rec)).arg("report").args(args);
+    for f in files {
+        cmd.args(["-i", f]);
+    }
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
-        "report {args:?}: {}",
+        "{rec}: report {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
@@ -56,10 +68,13 @@ fn func_repeats_reports_match_trace_cmd_byte_for_byte() {
     let modes = modes();
     assert!(modes.len() >= 10, "{} modes", modes.len());
     let mut failures = Vec::new();
-    for (mode, args) in &modes {
+    for ((mode, args), rec) in modes
+        .iter()
+        .flat_map(|m| RECORDINGS.iter().map(move |r| (m, *r)))
+    {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let want = golden(mode);
-        let got = report(&args, "record.dat");
+        let want = golden_of(rec, mode);
+        let got = report_of(rec, &args, &["record.dat"]);
         if got != want {
             let first = want
                 .lines()
@@ -73,7 +88,7 @@ fn func_repeats_reports_match_trace_cmd_byte_for_byte() {
                         got.lines().count()
                     )
                 });
-            failures.push(format!("{mode} {args:?}:\n  {first}"));
+            failures.push(format!("{rec} {mode} {args:?}:\n  {first}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -188,4 +203,40 @@ fn the_kernel_style_prints_the_kernels_repeats_text() {
     assert!(counter.contains(
         "          21: filldir64 <-dcache_readdir (repeats: 10, last_ts:           20)\n"
     ));
+}
+
+/// The 6.12 recording: its files have func_repeats records, and the counter clock, the two
+/// files in one report and the kernel's text compare as the 6.1 ones do.
+#[test]
+fn the_6_12_recording_reports_as_trace_cmd_and_the_kernel_print_it() {
+    let rec = "debian-6.12";
+    assert!(!repeats_lines(&golden_of(rec, "plain")).is_empty());
+    let counter = golden_of(rec, "extract-counter");
+    assert!(!repeats_lines(&counter).is_empty(), "{counter}");
+    assert_eq!(report_of(rec, &[], &["extract-counter.dat"]), counter);
+    assert_eq!(
+        report_of(rec, &[], &["extract-counter.dat", "record.dat"]),
+        golden_of(rec, "two-files-counter-first")
+    );
+    assert_eq!(
+        report_of(rec, &[], &["record.dat", "extract-counter.dat"]),
+        golden_of(rec, "two-files-counter-last")
+    );
+    for (file, text) in [
+        ("extract.dat", "extract-trace.txt"),
+        ("extract-counter.dat", "extract-counter-trace.txt"),
+    ] {
+        let kernel = std::fs::read_to_string(dir().join(rec).join(text)).unwrap();
+        let body: String = kernel
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(body.contains(" (repeats: "), "{kernel}");
+        assert_eq!(
+            report_of(rec, &["--style", "kernel"], &[file]),
+            body,
+            "{file}"
+        );
+    }
 }

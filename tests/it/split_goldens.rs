@@ -250,14 +250,21 @@ fn split_of_a_truncated_file_leaves_nothing_behind() {
 /// (`Some(None)`: the kernel did not count them), with the flags as a 64-bit kernel
 /// stores them (sign-extended in its commit word).
 fn tick_page(start: u64, n: usize, missed: Option<Option<u64>>) -> Vec<u8> {
+    tick_page_sized(start, &vec![12; n], missed)
+}
+
+/// [`tick_page`] with records of these data sizes (12, the event's own, or more: the
+/// rest is padding a reader skips), each stored with a 4-byte header.
+fn tick_page_sized(start: u64, sizes: &[usize], missed: Option<Option<u64>>) -> Vec<u8> {
     let mut data = Vec::new();
-    for i in 0..n {
+    for (i, &size) in sizes.iter().enumerate() {
         let delta: u32 = if i == 0 { 0 } else { 1000 };
-        data.extend_from_slice(&(3 | (delta << 5)).to_le_bytes());
+        data.extend_from_slice(&((size as u32 / 4) | (delta << 5)).to_le_bytes());
         data.extend_from_slice(&900u16.to_le_bytes());
         data.extend_from_slice(&[0, 0]);
         data.extend_from_slice(&42i32.to_le_bytes());
         data.extend_from_slice(&(i as i32).to_le_bytes());
+        data.resize(data.len() + size - 12, 0);
     }
     let mut pg = vec![0u8; 4096];
     pg[0..8].copy_from_slice(&start.to_le_bytes());
@@ -357,5 +364,99 @@ fn split_keeps_dropped_events_marks_like_trace_cmd() {
                 first_difference(&theirs, &want)
             );
         }
+    }
+}
+
+/// A page of a part that lost events precede and records fill: trace-cmd's split writes
+/// its 8-byte count after the records whatever room is left, and trace-cmd report reads
+/// the low 32 bits as the count. With 4 bytes left (CPU 0's 77, CPU 1's uncounted loss)
+/// that half is in the page: our parts hold the same bytes and print the same marks. With
+/// none left (CPU 0's uncounted loss, CPU 1's 55) it is past the page, and trace-cmd reads
+/// the next page's timestamp as the count; our parts say the count is unknown there.
+/// The input is written here and pinned (`results/split_full_pages.written`); the golden
+/// is trace-cmd's report of trace-cmd split's part of it (remade with
+/// TRACECTL_UPDATE_WRITTEN=1).
+#[test]
+fn split_full_page_after_lost_events_keeps_the_count_the_page_holds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("full.dat");
+    // 4080 bytes of records fill a page: 255 ticks of 16 bytes; 253 ticks and one record
+    // of 28 bytes leave 4.
+    let sizes = |ticks: usize, then: usize| {
+        let mut v = vec![12; ticks];
+        v.push(24);
+        v.extend(std::iter::repeat_n(12, then));
+        v
+    };
+    let mut cpu0 = tick_page(1_000_000_000, 30, None);
+    cpu0.extend(tick_page(1_001_000_000, 255, Some(None)));
+    // The part's page after the 77 takes records of the next input page too, up to 4
+    // bytes short of full.
+    cpu0.extend(tick_page(1_002_000_000, 200, Some(Some(77))));
+    cpu0.extend(tick_page_sized(1_002_300_000, &sizes(53, 10), None));
+    let mut cpu1 = tick_page_sized(1_000_500_000, &sizes(253, 0), Some(None));
+    // ... and after the 55, up to full.
+    cpu1.extend(tick_page(1_001_500_000, 200, Some(Some(55))));
+    cpu1.extend(tick_page(1_001_800_000, 65, None));
+    crate::support::synth::write_tick_file(&input, "42 ticker\n", vec![(0, cpu0), (1, cpu1)]);
+    let mut pins = crate::support::pins::Pins::open("split_full_pages.written");
+    if let Some(why) = pins.check("full.dat", &std::fs::read(&input).unwrap()) {
+        panic!("{why}");
+    }
+    pins.finish(
+        "The file tests/it/split_goldens.rs writes; results/split/dropped-full.txt holds \
+         trace-cmd's report of trace-cmd split's part of it.",
+    );
+    let golden = data("results/split/dropped-full.txt");
+    if crate::support::pins::updating() {
+        std::fs::write(&golden, tracecmd_split_reports(&input, &[])).unwrap();
+    }
+    let theirs = std::fs::read_to_string(&golden).unwrap();
+    if trace_cmd_installed() {
+        assert!(
+            tracecmd_split_reports(&input, &[]) == theirs.as_bytes(),
+            "trace-cmd split of the pinned file no longer gives {}",
+            golden.display()
+        );
+    }
+    // trace-cmd's marks: the two counts in the page, the next pages' timestamps for the
+    // two that are not.
+    let marks: Vec<&str> = theirs.lines().filter(|l| l.contains("DROPPED")).collect();
+    assert_eq!(
+        marks,
+        [
+            "CPU:1 [EVENTS DROPPED]",
+            "CPU:0 [1002000000 EVENTS DROPPED]",
+            "CPU:1 [1001855000 EVENTS DROPPED]",
+            "CPU:0 [77 EVENTS DROPPED]",
+        ]
+    );
+    let want = theirs
+        .replace(
+            "CPU:0 [1002000000 EVENTS DROPPED]",
+            "CPU:0 [EVENTS DROPPED]",
+        )
+        .replace(
+            "CPU:1 [1001855000 EVENTS DROPPED]",
+            "CPU:1 [EVENTS DROPPED]",
+        );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&input, dir.path().join("in.dat")).unwrap();
+    let out = run_in(dir.path(), &["split", "-i", "in.dat"]);
+    assert!(out.status.success());
+    let names = parts(dir.path());
+    let got = reports(dir.path(), &names, &tracectl_report);
+    assert!(
+        got == want.as_bytes(),
+        "tracectl report of our part: {}",
+        first_difference(&got, want.as_bytes())
+    );
+    if trace_cmd_installed() {
+        let got = reports(dir.path(), &names, &tracecmd_report);
+        assert!(
+            got == want.as_bytes(),
+            "trace-cmd report of our part: {}",
+            first_difference(&got, want.as_bytes())
+        );
     }
 }
