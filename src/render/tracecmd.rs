@@ -113,6 +113,16 @@ pub trait Catalog: Sync {
     fn write_fields(&self, rec: &Record, out: &mut Vec<u8>);
     /// Whether the traced kernel is big-endian.
     fn endian(&self) -> Endianness;
+    /// Whether records of event `id` may print a kernel function name (a hint: a miss
+    /// only means such a record's line waits for the function map).
+    fn may_print_functions(&self, _id: u16) -> bool {
+        false
+    }
+    /// Whether the function map is being built on another thread right now: a lookup
+    /// would wait for it.
+    fn functions_pending(&self) -> bool {
+        false
+    }
 }
 
 /// How the time column is printed.
@@ -382,6 +392,8 @@ struct IdInfo {
     plugin: Option<Plugin>,
     /// Printed as raw fields (`-R`, or `-r` naming it).
     raw: bool,
+    /// Its info may look up a kernel function name.
+    may_print_functions: bool,
 }
 
 /// Renders records as `trace-cmd report` lines.
@@ -561,6 +573,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                 name_column: col.into(),
                 plugin,
                 raw,
+                may_print_functions: ev.is_some() && self.catalog.may_print_functions(id),
             });
         }
     }
@@ -743,6 +756,16 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             Some(id) => crate::bytes::put(out, &self.info(id).name_column),
             None => crate::bytes::put(out, b" (NULL):               "),
         }
+    }
+
+    /// Whether [`TraceCmdRenderer::write_info`] of this record may look up a function
+    /// name in a function map that another thread is still building (so that it would
+    /// wait for it now).
+    pub fn info_waits_for_functions(&mut self, rec: &Record) -> bool {
+        let Some(id) = rec.event_id(self.endian) else {
+            return false;
+        };
+        self.info(id).may_print_functions && self.catalog.functions_pending()
     }
 
     /// Whether [`TraceCmdRenderer::write_info`] of this record neither reads nor changes
