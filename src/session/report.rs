@@ -438,6 +438,7 @@ fn report_loop<'a>(
                 None if leave_to_writer(pipe, &mut l.renderer, &rec) => {
                     l.renderer.write_head(buf, &rec);
                     l.renderer.write_name(buf, &rec);
+                    l.renderer.learn_comms(&rec);
                     pipe.defer(i, buf.len(), &rec);
                     buf.push(b'\n');
                 }
@@ -481,7 +482,7 @@ fn leave_to_writer<'a>(
     rec: &Record,
 ) -> bool {
     let wanted = pipe.wants();
-    (wanted || renderer.info_waits_for_functions(rec)) && renderer.info_is_independent(rec)
+    (wanted || renderer.info_waits_for_functions(rec)) && renderer.info_is_deferrable(rec)
 }
 
 /// A record whose info is written by the info writer: where it goes in its batch's text
@@ -560,7 +561,11 @@ impl<'a> InfoPipe<'a> {
         scope.spawn(move || {
             let mut renderers: Vec<TraceCmdRenderer<'a, dyn Catalog + 'a>> = kinds
                 .into_iter()
-                .map(|(c, style)| TraceCmdRenderer::new(c, style, Cmdlines::new()))
+                .map(|(c, style)| {
+                    let mut r = TraceCmdRenderer::new(c, style, Cmdlines::new());
+                    r.leave_comms_to_others();
+                    r
+                })
                 .collect();
             while let Ok(mut job) = jobs.recv() {
                 job.infos.clear();
