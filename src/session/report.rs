@@ -521,8 +521,9 @@ impl InfoJob {
 
 /// The report's second thread: while the loop writes the heads (and everything that
 /// reads or changes the comm table) of one batch of lines, a renderer of its own writes
-/// the print-fmt text of the batch before; the lines are then put together in order.
-/// With one batch in flight the output stays in order and memory stays flat.
+/// the print-fmt text of the batches before; the lines are then put together in order.
+/// A few batches are in flight ([`IN_FLIGHT`]; [`WAITING_IN_FLIGHT`] at most while a
+/// function map is being built): the output stays in order and memory stays bounded.
 struct InfoPipe<'a> {
     to_writer: Option<std::sync::mpsc::SyncSender<InfoJob>>,
     from_writer: std::sync::mpsc::Receiver<InfoJob>,
