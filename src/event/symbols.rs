@@ -291,7 +291,36 @@ impl Kallsyms {
 /// The `printk_formats` file: constant strings of `trace_printk`/`trace_puts` by address.
 #[derive(Debug, Clone, Default)]
 pub struct PrintkFormats {
-    map: HashMap<u64, PrintkEntry>,
+    map: HashMap<u64, PrintkEntry, std::hash::BuildHasherDefault<AddrHasher>>,
+}
+
+/// Hashes a kernel address with one multiplication folded in half: the kernel chose
+/// these keys, not an attacker of this process, and every record of an event that
+/// prints a constant string (`rcu_utilization`, `%s` of a `const char *`) looks one up,
+/// where SipHash cost more than the rest of the lookup.
+#[derive(Default, Clone, Copy)]
+struct AddrHasher(u64);
+
+impl std::hash::Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = fold_multiply(self.0.rotate_left(8) ^ u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = fold_multiply(self.0 ^ v);
+    }
+}
+
+/// `v` times a large odd constant, the high half of the product folded onto the low half
+/// (so that the low bits a hash table indexes by depend on every bit of `v`).
+#[inline]
+fn fold_multiply(v: u64) -> u64 {
+    let p = u128::from(v) * 0x9E37_79B9_7F4A_7C15;
+    (p as u64) ^ ((p >> 64) as u64)
 }
 
 #[derive(Debug, Clone)]
@@ -304,7 +333,7 @@ struct PrintkEntry {
 impl PrintkFormats {
     /// Parse `0xffffffff82a0b1c8 : "format\n"` lines; C escapes in the string are undone.
     pub fn parse(text: &str) -> PrintkFormats {
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for line in text.lines() {
             let Some((a, s)) = line.split_once(" : ") else {
                 continue;

@@ -113,6 +113,16 @@ pub trait Catalog: Sync {
     fn write_fields(&self, rec: &Record, out: &mut Vec<u8>);
     /// Whether the traced kernel is big-endian.
     fn endian(&self) -> Endianness;
+    /// Whether records of event `id` may print a kernel function name (a hint: a miss
+    /// only means such a record's line waits for the function map).
+    fn may_print_functions(&self, _id: u16) -> bool {
+        false
+    }
+    /// Whether the function map is being built on another thread right now: a lookup
+    /// would wait for it.
+    fn functions_pending(&self) -> bool {
+        false
+    }
 }
 
 /// How the time column is printed.
@@ -321,6 +331,24 @@ impl Cmdlines {
         }
     }
 
+    /// Register the comm `name` (bytes of a record, made valid UTF-8) for `pid`: what
+    /// [`Cmdlines::register`] does, without converting a name that is known already.
+    pub fn register_bytes(&self, pid: i32, name: &[u8]) {
+        {
+            let t = self.inner.borrow();
+            if let Some(array) = &t.array {
+                let known = match t.last.get() {
+                    Some((p, i)) if p == pid => i.is_some(),
+                    _ => CommTable::search(array, pid).is_some(),
+                };
+                if known {
+                    return;
+                }
+            }
+        }
+        self.register(pid, &String::from_utf8_lossy(name));
+    }
+
     /// Register `comm` for `pid` (`tep_register_comm`).
     pub fn register(&self, pid: i32, comm: &str) {
         let mut t = self.inner.borrow_mut();
@@ -382,6 +410,8 @@ struct IdInfo {
     plugin: Option<Plugin>,
     /// Printed as raw fields (`-R`, or `-r` naming it).
     raw: bool,
+    /// Its info may look up a kernel function name.
+    may_print_functions: bool,
 }
 
 /// Renders records as `trace-cmd report` lines.
@@ -408,6 +438,9 @@ pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     /// for every buffer and file of a report, so renderers of one report share them
     /// (see [`TraceCmdRenderer::share_function_stacks`]).
     function_stacks: Rc<RefCell<FunctionStacks>>,
+    /// Whether the sched plugins register the comms they print (see
+    /// [`TraceCmdRenderer::leave_comms_to_others`]).
+    learns_comms: bool,
 }
 
 /// The parts of the last head line that the next record mostly repeats.
@@ -435,7 +468,15 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             endian: catalog.endian(),
             diff_last: 0,
             function_stacks: Rc::default(),
+            learns_comms: true,
         }
+    }
+
+    /// Leave the comms the sched plugins print to be registered by another renderer,
+    /// the one that writes the heads of these lines (see
+    /// [`TraceCmdRenderer::learn_comms`]): this one writes their infos only.
+    pub fn leave_comms_to_others(&mut self) {
+        self.learns_comms = false;
     }
 
     /// Use `other`'s function plugin stacks from now on, as trace-cmd does for all the
@@ -561,6 +602,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                 name_column: col.into(),
                 plugin,
                 raw,
+                may_print_functions: ev.is_some() && self.catalog.may_print_functions(id),
             });
         }
     }
@@ -745,6 +787,49 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
         }
     }
 
+    /// Whether the info of this record can be written by another renderer (on another
+    /// thread) once [`TraceCmdRenderer::learn_comms`] ran here: an independent one (see
+    /// [`TraceCmdRenderer::info_is_independent`]), or a sched plugin's, whose text reads
+    /// nothing of the renderer's state and only adds comms to it.
+    pub fn info_is_deferrable(&mut self, rec: &Record) -> bool {
+        if self.info_is_independent(rec) {
+            return true;
+        }
+        let Some(id) = rec.event_id(self.endian) else {
+            return false;
+        };
+        let info = self.info(id);
+        info.known && !info.raw && info.plugin.as_ref().is_some_and(Plugin::only_learns_comms)
+    }
+
+    /// What [`TraceCmdRenderer::write_info`] of this record changes in the renderer, and
+    /// nothing else: the comms a sched plugin registers. For a deferrable info (see
+    /// [`TraceCmdRenderer::info_is_deferrable`]), at the point of the line where its
+    /// info would have been written.
+    pub fn learn_comms(&mut self, rec: &Record) {
+        let Some(id) = rec.event_id(self.endian) else {
+            return;
+        };
+        self.info(id);
+        let plugin = self
+            .ids
+            .get(usize::from(id))
+            .and_then(|i| i.as_ref()?.plugin.as_ref());
+        if let Some(p) = plugin.filter(|p| p.only_learns_comms()) {
+            p.learn_comms(self.catalog, rec, &self.cmdlines);
+        }
+    }
+
+    /// Whether [`TraceCmdRenderer::write_info`] of this record may look up a function
+    /// name in a function map that another thread is still building (so that it would
+    /// wait for it now).
+    pub fn info_waits_for_functions(&mut self, rec: &Record) -> bool {
+        let Some(id) = rec.event_id(self.endian) else {
+            return false;
+        };
+        self.info(id).may_print_functions && self.catalog.functions_pending()
+    }
+
     /// Whether [`TraceCmdRenderer::write_info`] of this record neither reads nor changes
     /// the renderer's state, so that another renderer (on another thread) can write it
     /// later: a known event whose plugin, if any, does not register comms (the sched
@@ -795,6 +880,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                     rec,
                     plugins::PluginState {
                         cmdlines: &self.cmdlines,
+                        learn_comms: self.learns_comms,
                         options: &self.style.plugin_options,
                         function_stacks: &self.function_stacks,
                         repeat_time: self.style.repeat_time,

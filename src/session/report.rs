@@ -335,6 +335,11 @@ const SHARE: f32 = 0.5;
 /// Batches at the info writer at most: enough to even out batches of different cost.
 const IN_FLIGHT: usize = 4;
 
+/// Batches at the info writer at most while it waits for a function map that another
+/// thread builds (the loop writes heads meanwhile), and while it catches up after.
+/// Bounds the memory the waiting lines hold (a batch's text is at most [`BATCH_ROOM`]).
+const WAITING_IN_FLIGHT: usize = 32;
+
 /// The merge of all inputs, line by line into `buf`; infos that do not depend on the
 /// renderer's state are left to `pipe`.
 fn report_loop<'a>(
@@ -430,9 +435,10 @@ fn report_loop<'a>(
                 _ => None,
             };
             match graph {
-                None if pipe.wants() && l.renderer.info_is_independent(&rec) => {
+                None if leave_to_writer(pipe, &mut l.renderer, &rec) => {
                     l.renderer.write_head(buf, &rec);
                     l.renderer.write_name(buf, &rec);
+                    l.renderer.learn_comms(&rec);
                     pipe.defer(i, buf.len(), &rec);
                     buf.push(b'\n');
                 }
@@ -458,11 +464,25 @@ fn report_loop<'a>(
             diff_last = l.renderer.diff_last;
             summary.records += 1;
             if pipe.deferred() >= INFO_BATCH || buf.len() >= BATCH_TEXT {
-                pipe.submit(buf, out)?;
+                let waiting = lives.iter().any(|l| l.input.catalog.functions_pending());
+                pipe.submit_while(buf, out, waiting)?;
             }
         }
     }
     Ok(())
+}
+
+/// Whether the info of `rec` goes to the info writer: its share of the independent ones,
+/// and every independent one that would wait for the function map (built on another
+/// thread): the loop goes on with the heads of the next lines meanwhile instead of
+/// leaving a core idle.
+fn leave_to_writer<'a>(
+    pipe: &mut InfoPipe<'a>,
+    renderer: &mut TraceCmdRenderer<'a, dyn Catalog + 'a>,
+    rec: &Record,
+) -> bool {
+    let wanted = pipe.wants();
+    (wanted || renderer.info_waits_for_functions(rec)) && renderer.info_is_deferrable(rec)
 }
 
 /// A record whose info is written by the info writer: where it goes in its batch's text
@@ -501,8 +521,9 @@ impl InfoJob {
 
 /// The report's second thread: while the loop writes the heads (and everything that
 /// reads or changes the comm table) of one batch of lines, a renderer of its own writes
-/// the print-fmt text of the batch before; the lines are then put together in order.
-/// With one batch in flight the output stays in order and memory stays flat.
+/// the print-fmt text of the batches before; the lines are then put together in order.
+/// A few batches are in flight ([`IN_FLIGHT`]; [`WAITING_IN_FLIGHT`] at most while a
+/// function map is being built): the output stays in order and memory stays bounded.
 struct InfoPipe<'a> {
     to_writer: Option<std::sync::mpsc::SyncSender<InfoJob>>,
     from_writer: std::sync::mpsc::Receiver<InfoJob>,
@@ -536,12 +557,16 @@ impl<'a> InfoPipe<'a> {
     where
         'a: 's,
     {
-        let (to_writer, jobs) = std::sync::mpsc::sync_channel::<InfoJob>(IN_FLIGHT);
+        let (to_writer, jobs) = std::sync::mpsc::sync_channel::<InfoJob>(WAITING_IN_FLIGHT);
         let (done, from_writer) = std::sync::mpsc::channel::<InfoJob>();
         scope.spawn(move || {
             let mut renderers: Vec<TraceCmdRenderer<'a, dyn Catalog + 'a>> = kinds
                 .into_iter()
-                .map(|(c, style)| TraceCmdRenderer::new(c, style, Cmdlines::new()))
+                .map(|(c, style)| {
+                    let mut r = TraceCmdRenderer::new(c, style, Cmdlines::new());
+                    r.leave_comms_to_others();
+                    r
+                })
                 .collect();
             while let Ok(mut job) = jobs.recv() {
                 job.infos.clear();
@@ -589,12 +614,13 @@ impl<'a> InfoPipe<'a> {
         });
     }
 
-    /// Whether the next independent info should go to the writer.
+    /// Whether the next independent info should go to the writer: its share, unless the
+    /// writer is behind (catching up on the lines that waited for a function map).
     fn wants(&mut self) -> bool {
         self.credit += self.share;
         if self.credit >= 1.0 {
             self.credit -= 1.0;
-            true
+            self.in_flight.len() < IN_FLIGHT
         } else {
             false
         }
@@ -609,8 +635,19 @@ impl<'a> InfoPipe<'a> {
     /// out the batch in flight, then hand this one to the writer (or write it out at once
     /// when it has no holes).
     fn submit(&mut self, buf: &mut Vec<u8>, out: &mut dyn Write) -> Result<(), ReportError> {
-        if self.job.holes.is_empty() {
-            self.finish(out)?;
+        self.submit_while(buf, out, false)
+    }
+
+    /// [`InfoPipe::submit`], where `waiting` says that a function map the writer may need
+    /// is still being built: the loop then waits for the writer only when
+    /// [`WAITING_IN_FLIGHT`] batches are at it, and writes out those it finished.
+    fn submit_while(
+        &mut self,
+        buf: &mut Vec<u8>,
+        out: &mut dyn Write,
+        waiting: bool,
+    ) -> Result<(), ReportError> {
+        if self.job.holes.is_empty() && self.in_flight.is_empty() {
             out.write_all(buf)?;
             buf.clear();
             return Ok(());
@@ -625,13 +662,29 @@ impl<'a> InfoPipe<'a> {
         );
         let sent = self.to_writer.as_ref().map(|t| t.send(job));
         if !matches!(sent, Some(Ok(()))) {
-            return Err(ReportError::Output(io::Error::other(
-                "the report's info writer stopped unexpectedly",
-            )));
+            return Err(writer_stopped());
         }
         self.in_flight.push_back(text);
-        if self.in_flight.len() >= IN_FLIGHT {
+        let n = self.in_flight.len();
+        if n >= WAITING_IN_FLIGHT || (n == IN_FLIGHT && !waiting) {
             self.write_oldest(out)?;
+        } else if n > IN_FLIGHT {
+            self.write_finished(out)?;
+        }
+        Ok(())
+    }
+
+    /// Write out the batches in flight that the writer has finished, oldest first,
+    /// without waiting for the others.
+    fn write_finished(&mut self, out: &mut dyn Write) -> Result<(), ReportError> {
+        while !self.in_flight.is_empty() {
+            match self.from_writer.try_recv() {
+                Ok(job) => self.write_batch(job, out)?,
+                Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    return Err(writer_stopped());
+                }
+            }
         }
         Ok(())
     }
@@ -646,14 +699,18 @@ impl<'a> InfoPipe<'a> {
 
     /// Wait for the oldest batch in flight and write its lines out.
     fn write_oldest(&mut self, out: &mut dyn Write) -> Result<(), ReportError> {
+        if self.in_flight.is_empty() {
+            return Ok(());
+        }
+        let job = self.from_writer.recv().map_err(|_| writer_stopped())?;
+        self.write_batch(job, out)
+    }
+
+    /// Write out the oldest batch in flight, whose infos the writer wrote into `job`.
+    fn write_batch(&mut self, mut job: InfoJob, out: &mut dyn Write) -> Result<(), ReportError> {
         let Some(mut text) = self.in_flight.pop_front() else {
             return Ok(());
         };
-        let mut job = self.from_writer.recv().map_err(|_| {
-            ReportError::Output(io::Error::other(
-                "the report's info writer stopped unexpectedly",
-            ))
-        })?;
         let joined = &mut self.joined;
         joined.clear();
         joined.reserve(text.len() + job.infos.len());
@@ -673,6 +730,13 @@ impl<'a> InfoPipe<'a> {
         self.spare_bufs.push(text);
         Ok(())
     }
+}
+
+/// The info writer thread ended before the loop did (it panicked).
+fn writer_stopped() -> ReportError {
+    ReportError::Output(io::Error::other(
+        "the report's info writer stopped unexpectedly",
+    ))
 }
 
 fn write_graph_entry(

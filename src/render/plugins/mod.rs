@@ -478,12 +478,14 @@ fn comm_pid(
     data: &[u8],
     comm: Option<FieldSpec>,
     pid: u64,
-    cmdlines: &Cmdlines,
+    state: &PluginState,
 ) {
     if let Some(cf) = comm {
         let name = c_str(data, cf);
         crate::bytes::put(out, name);
-        cmdlines.register(pid as i32, &String::from_utf8_lossy(name));
+        if state.learn_comms {
+            state.cmdlines.register_bytes(pid as i32, name);
+        }
         out.push(b':');
     }
     push_i64(out, pid as i64);
@@ -574,6 +576,9 @@ pub fn write_graph_leaf<C: Catalog + ?Sized>(
 pub struct PluginState<'a> {
     /// The comm table (the sched plugins register the comms they print).
     pub cmdlines: &'a Cmdlines,
+    /// Whether the sched plugins register the comms they print (false where another
+    /// renderer registers them, see [`Plugin::learn_comms`]).
+    pub learn_comms: bool,
     /// The `-O` options.
     pub options: &'a PluginOptions,
     /// The function plugin's per-CPU stacks.
@@ -671,6 +676,44 @@ fn write_func_repeats<C: Catalog + ?Sized>(
 }
 
 impl Plugin {
+    /// Register the comms that [`Plugin::write`] of `rec` registers (the sched plugins),
+    /// and nothing else: the text is then left to a renderer that does not register them
+    /// ([`PluginState::learn_comms`] false), on another thread.
+    pub fn learn_comms<C: Catalog + ?Sized>(&self, c: &C, rec: &Record, cmdlines: &Cmdlines) {
+        let endian = c.endian();
+        let d = rec.data;
+        let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(d, f, endian));
+        let learn = |pid: u64, comm: Option<FieldSpec>| {
+            if let Some(cf) = comm {
+                cmdlines.register_bytes(pid as i32, c_str(d, cf));
+            }
+        };
+        match *self {
+            Plugin::SchedSwitch { f } => {
+                // As `write` does: the next task only after the previous one's pid.
+                let Some(prev_pid) = num(f[0]) else { return };
+                learn(prev_pid, f[1]);
+                if let Some(next_pid) = num(f[4]) {
+                    learn(next_pid, f[5]);
+                }
+            }
+            Plugin::SchedWakeup { f } => {
+                if let Some(pid) = num(f[0]) {
+                    learn(pid, f[1]);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether [`Plugin::learn_comms`] does all that [`Plugin::write`] changes.
+    pub fn only_learns_comms(&self) -> bool {
+        matches!(
+            self,
+            Plugin::SchedSwitch { .. } | Plugin::SchedWakeup { .. }
+        )
+    }
+
     /// Write the plugin's text; true when the event's print fmt must follow (libtraceevent's
     /// handler return value).
     pub fn write<C: Catalog + ?Sized>(
@@ -690,7 +733,7 @@ impl Plugin {
                     out.push(b'!');
                     return true;
                 };
-                comm_pid(out, d, f[1], prev_pid, state.cmdlines);
+                comm_pid(out, d, f[1], prev_pid, &state);
                 out.push(b' ');
                 if let Some(p) = num(f[2]) {
                     out.push(b'[');
@@ -705,7 +748,7 @@ impl Plugin {
                     out.push(b'!');
                     return true;
                 };
-                comm_pid(out, d, f[5], next_pid, state.cmdlines);
+                comm_pid(out, d, f[5], next_pid, &state);
                 if let Some(p) = num(f[6]) {
                     crate::bytes::put(out, b" [");
                     push_i64(out, i64::from(p as u32 as i32));
@@ -718,7 +761,7 @@ impl Plugin {
                     out.push(b'!');
                     return true;
                 };
-                comm_pid(out, d, f[1], pid, state.cmdlines);
+                comm_pid(out, d, f[1], pid, &state);
                 if let Some(p) = num(f[2]) {
                     crate::bytes::put(out, b" [");
                     push_i64(out, p as i64);
@@ -964,6 +1007,7 @@ mod tests {
         let options = PluginOptions::default();
         let state = PluginState {
             cmdlines: &cmdlines,
+            learn_comms: true,
             options: &options,
             function_stacks: &stacks,
             repeat_time: TimeFormat::Raw,
@@ -1001,5 +1045,104 @@ mod tests {
                 false
             )
         );
+    }
+
+    /// `sched:sched_switch` (id 5) as 6.1 lays it out.
+    struct Switch;
+
+    impl Catalog for Switch {
+        fn events(&self) -> Vec<(u16, &str, &str)> {
+            vec![(5, "sched", "sched_switch")]
+        }
+        fn event(&self, id: u16) -> Option<(&str, &str)> {
+            (id == 5).then_some(("sched", "sched_switch"))
+        }
+        fn field(&self, _id: u16, name: &str) -> Option<FieldSpec> {
+            let (offset, size, class) = match name {
+                "prev_comm" => (8, 16, FieldClass::CharArray),
+                "prev_pid" => (24, 4, FieldClass::Number),
+                "prev_prio" => (28, 4, FieldClass::Number),
+                "prev_state" => (32, 8, FieldClass::Long),
+                "next_comm" => (40, 16, FieldClass::CharArray),
+                "next_pid" => (56, 4, FieldClass::Number),
+                "next_prio" => (60, 4, FieldClass::Number),
+                _ => return None,
+            };
+            Some(FieldSpec {
+                offset,
+                size,
+                signed: class == FieldClass::Number,
+                class,
+            })
+        }
+        fn function(&self, _addr: u64) -> Option<(&str, u64)> {
+            None
+        }
+        fn write_info(&self, _rec: &Record, _out: &mut Vec<u8>) {}
+        fn write_fields(&self, _rec: &Record, _out: &mut Vec<u8>) {}
+        fn endian(&self) -> Endianness {
+            Endianness::Little
+        }
+    }
+
+    /// The report loop learns the comms of a sched_switch line itself and leaves its text
+    /// to a renderer on another thread that learns none: together they must print and
+    /// learn what one renderer writing the line does, whether the comm table is still a
+    /// list or already sorted.
+    #[test]
+    fn a_switch_learned_here_and_written_there_matches_one_written_here() {
+        let mut data = vec![0u8; 64];
+        data[0..2].copy_from_slice(&5u16.to_le_bytes());
+        data[8..12].copy_from_slice(b"bash");
+        data[24..28].copy_from_slice(&100i32.to_le_bytes());
+        data[28..32].copy_from_slice(&120i32.to_le_bytes());
+        data[32..40].copy_from_slice(&1u64.to_le_bytes());
+        data[40..47].copy_from_slice(b"cc1plus");
+        data[56..60].copy_from_slice(&200i32.to_le_bytes());
+        data[60..64].copy_from_slice(&120i32.to_le_bytes());
+        let rec = Record {
+            cpu: 0,
+            ts: 0,
+            data: &data,
+        };
+        let plugin = resolve(&Switch, 5, "sched", "sched_switch").unwrap();
+        assert!(plugin.only_learns_comms());
+        let stacks = std::cell::RefCell::new(FunctionStacks::new());
+        let options = PluginOptions::default();
+        let write = |cmdlines: &Cmdlines, learn_comms: bool| {
+            let state = PluginState {
+                cmdlines,
+                learn_comms,
+                options: &options,
+                function_stacks: &stacks,
+                repeat_time: TimeFormat::Raw,
+            };
+            let mut out = Vec::new();
+            let pretty = plugin.write(&Switch, &rec, state, &mut out);
+            (String::from_utf8(out).unwrap(), pretty)
+        };
+        let comms = |c: &Cmdlines| [c.comm(100).to_string(), c.comm(200).to_string()];
+        for sorted in [false, true] {
+            let table = || {
+                let c = Cmdlines::new();
+                c.register(7, "init");
+                if sorted {
+                    // The first lookup sorts the table.
+                    assert_eq!(&*c.comm(7), "init");
+                }
+                c
+            };
+            let one = table();
+            let line = write(&one, true);
+            assert_eq!(
+                line,
+                ("bash:100 [120] S ==> cc1plus:200 [120]".to_string(), false)
+            );
+            let (here, there) = (table(), table());
+            plugin.learn_comms(&Switch, &rec, &here);
+            assert_eq!(write(&there, false), line, "sorted {sorted}");
+            assert_eq!(comms(&here), comms(&one), "sorted {sorted}");
+            assert_eq!(comms(&there), ["<...>", "<...>"], "sorted {sorted}");
+        }
     }
 }

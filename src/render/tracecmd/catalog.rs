@@ -277,6 +277,16 @@ impl Catalog for DatCatalog {
     fn endian(&self) -> Endianness {
         self.endian
     }
+
+    fn may_print_functions(&self, id: u16) -> bool {
+        DatCatalog::may_print_functions(self, id)
+    }
+
+    fn functions_pending(&self) -> bool {
+        self.functions_claimed
+            .load(std::sync::atomic::Ordering::Relaxed)
+            && self.functions.get().is_none()
+    }
 }
 
 impl crate::event::FunctionLookup for DatCatalog {
