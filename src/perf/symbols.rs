@@ -836,6 +836,9 @@ pub fn demangle(name: &str) -> String {
             return format!("{d:#}");
         }
     }
+    if let Some(t) = demangle_thunk(name) {
+        return t;
+    }
     if name.starts_with("_Z") {
         if let Ok(sym) = cpp_demangle::Symbol::new(name) {
             let opts = cpp_demangle::DemangleOptions::new()
@@ -850,11 +853,62 @@ pub fn demangle(name: &str) -> String {
                 {
                     s = t;
                 }
-                return gnu_spelling(s);
+                let s = gnu_spelling(s);
+                // Tables GNU names in words.
+                for (open, words) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
+                    if let Some(t) = s.strip_prefix(open).and_then(|t| t.strip_suffix(")}")) {
+                        return format!("{words}{t}");
+                    }
+                }
+                return s;
             }
         }
     }
     name.to_string()
+}
+
+/// A thunk (`_ZTh`, `_ZTv`, `_ZTc`) as GNU's demangler names it without parameters:
+/// `non-virtual thunk to `, `virtual thunk to ` or `covariant return thunk to `, then
+/// the target function with its parameters.
+fn demangle_thunk(name: &str) -> Option<String> {
+    /// The length of a call offset (`h<number>_` or `v<number>_<number>_`) at the start.
+    fn call_offset(s: &[u8]) -> Option<usize> {
+        let numbers = match s.first()? {
+            b'h' => 1,
+            b'v' => 2,
+            _ => return None,
+        };
+        let mut i = 1;
+        for _ in 0..numbers {
+            i += (s.get(i) == Some(&b'n')) as usize;
+            let digits = s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits == 0 || s.get(i + digits) != Some(&b'_') {
+                return None;
+            }
+            i += digits + 1;
+        }
+        Some(i)
+    }
+    let rest = name.strip_prefix("_ZT")?;
+    let (words, offsets) = match rest.as_bytes().first()? {
+        b'h' | b'v' => ("virtual thunk to ", 1),
+        b'c' => ("covariant return thunk to ", 2),
+        _ => return None,
+    };
+    let words = if rest.starts_with('h') {
+        "non-virtual thunk to "
+    } else {
+        words
+    };
+    let mut at = usize::from(rest.starts_with('c'));
+    for _ in 0..offsets {
+        at += call_offset(&rest.as_bytes()[at..])?;
+    }
+    let target = format!("_Z{}", &rest[at..]);
+    let sym = cpp_demangle::Symbol::new(target.as_str()).ok()?;
+    let opts = cpp_demangle::DemangleOptions::new().no_return_type();
+    let text = sym.demangle(&opts).ok()?;
+    Some(format!("{words}{}", gnu_spelling(&text)))
 }
 
 /// cpp_demangle's text as GNU's demangler (which perf uses) spells it: integer literals
@@ -895,6 +949,54 @@ fn gnu_spelling(s: &str) -> String {
         rest = &rest[1..];
     }
     out.push_str(rest);
+    function_type_spaces(&out)
+}
+
+/// GNU writes a space between a function type's return type and its parameters
+/// (`std::function<B<int> ()>`); cpp_demangle leaves it out after a class type. A `(`
+/// right after a name or `>`, whose `)` is followed by `>` or `,`, opens such a list (a
+/// local name's function, `f()::x`, is followed by `::`; `sizeof`, `decltype` and the
+/// like are not types).
+fn function_type_spaces(s: &str) -> String {
+    const WORDS: [&str; 6] = [
+        "sizeof", "alignof", "decltype", "noexcept", "typeid", "lambda",
+    ];
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len() + 4);
+    let mut last = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c != b'(' || i == 0 {
+            continue;
+        }
+        let before = b[i - 1];
+        if !(before.is_ascii_alphanumeric() || before == b'_' || before == b'>') {
+            continue;
+        }
+        let word_start = b[..i]
+            .iter()
+            .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+            .map_or(0, |p| p + 1);
+        if WORDS.contains(&&s[word_start..i]) || s[..i].ends_with("operator") {
+            continue;
+        }
+        let mut depth = 0usize;
+        let close = b[i..].iter().position(|&c| {
+            match c {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        });
+        if let Some(j) = close.map(|p| i + p) {
+            if matches!(b.get(j + 1), Some(b'>' | b',')) {
+                out.push_str(&s[last..i]);
+                out.push(' ');
+                last = i;
+            }
+        }
+    }
+    out.push_str(&s[last..]);
     out
 }
 
@@ -934,6 +1036,42 @@ fn is_rust_legacy(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// Names as binutils 2.40 `c++filt -p -i` prints them (the libiberty demangler that
+    /// Debian's perf 6.1 calls, without parameters or verbose spellings).
+    #[test]
+    fn cxx_names_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZThn96_N4llvm18VPExpandSCEVRecipeD1Ev",
+                "non-virtual thunk to llvm::VPExpandSCEVRecipe::~VPExpandSCEVRecipe()",
+            ),
+            ("_ZTv0_n24_N1A1fEv", "virtual thunk to A::f()"),
+            ("_ZTv0_n24_N1A1fEii", "virtual thunk to A::f(int, int)"),
+            ("_ZTch0_h16_N1B1fEv", "covariant return thunk to B::f()"),
+            ("_ZTcv0_n12_h16_N1B1fEv", "covariant return thunk to B::f()"),
+            ("_ZThn8_N1A1fEi", "non-virtual thunk to A::f(int)"),
+            ("_ZThn8_N1AIiE1fEv", "non-virtual thunk to A<int>::f()"),
+            ("_ZTV1A", "vtable for A"),
+            ("_ZTT1A", "VTT for A"),
+            ("_ZN1AIFN1BIiEEvEE1fEv", "A<B<int> ()>::f"),
+            ("_ZN1AIFN1BIiE1CEvEE1fEv", "A<B<int>::C ()>::f"),
+            ("_ZN1AIFN1BIN1CIiEEEEvEE1fEv", "A<B<C<int> > ()>::f"),
+            ("_ZN1AIFN1BEvEE1fEv", "A<B ()>::f"),
+            ("_ZN1AIFN1B1CEvEE1fEv", "A<B::C ()>::f"),
+            ("_ZN1AIFvivEE1fEv", "A<void (int, void)>::f"),
+            ("_ZN1AIPFvivEE1fEv", "A<void (*)(int, void)>::f"),
+            ("_ZN1AIFPFvvEiEE1fEv", "A<void (*(int))()>::f"),
+            ("_ZN1AIZ1fvE1BE1gEv", "A<f()::B>::g"),
+            ("_ZZ1fvEN1B1gEv", "f()::B::g"),
+            (
+                "_ZNSt17_Function_handlerIFiN4llvm9StringRefEEZ1fvE3$_0E9_M_invokeERKSt9_Any_dataOS1_",
+                "std::_Function_handler<int (llvm::StringRef), f()::$_0>::_M_invoke",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
     use super::{demangle, KernelSymbols, SymbolTable};
 
     /// Whatever a perf map holds, reading it and looking addresses up neither panics
