@@ -935,7 +935,40 @@ fn three_digits(n: i32) -> String {
     }
 }
 
-fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
+/// perf's width of a symbol's column (`hists__calc_col_len`): the name's length as
+/// its `u16 namelen` holds it, plus 4 for the level (`[.] `), kept in a `u16` too.
+fn sym_col_len(name: &str) -> usize {
+    (name.len() as u16).wrapping_add(4) as usize
+}
+
+/// C's `%.*s`: `s` cut to `w` characters.
+fn push_cut(line: &mut String, s: &str, w: usize) {
+    match s.char_indices().nth(w) {
+        Some((end, _)) => line.push_str(&s[..end]),
+        None => line.push_str(s),
+    }
+}
+
+/// C's `%-*s` (`%*s` when `right`), and `%-*.*s` when `cut`: written by hand, as a
+/// column can be wider than Rust's format width allows.
+fn push_padded(line: &mut String, s: &str, w: usize, right: bool, cut: bool) {
+    let shown = if cut {
+        s.char_indices().nth(w).map_or(s, |(end, _)| &s[..end])
+    } else {
+        s
+    };
+    let pad = w.saturating_sub(shown.chars().count());
+    if right {
+        line.extend(std::iter::repeat(' ').take(pad));
+    }
+    line.push_str(shown);
+    if !right {
+        line.extend(std::iter::repeat(' ').take(pad));
+    }
+}
+
+/// The text of column `k` for a row; `sym_width` is the symbol column's width.
+fn cell(k: SortKey, key: &Key, t: &Totals, sym_width: usize, machine: &mut Machine) -> String {
     match k {
         SortKey::Comm => key.comm.clone(),
         SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
@@ -967,12 +1000,16 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
         SortKey::Sym => {
             let level = if t.kernel { "[k] " } else { "[.] " };
             match &key.sym {
-                SymKey::Resolved {
-                    name,
-                    inlined: true,
-                    ..
-                } => format!("{level}{name} (inlined)"),
-                SymKey::Resolved { name, .. } => format!("{level}{name}"),
+                // `"%.*s"` with what the column leaves after the level: a name longer
+                // than the column (one whose 16-bit length wrapped) is cut.
+                SymKey::Resolved { name, inlined, .. } => {
+                    let mut s = String::from(level);
+                    push_cut(&mut s, name, sym_width.saturating_sub(level.len()));
+                    if *inlined {
+                        s.push_str(" (inlined)");
+                    }
+                    s
+                }
                 // C's `%#.16llx`: no 0x for zero.
                 SymKey::Unresolved(0) => format!("{level}{:016x}", 0),
                 SymKey::Unresolved(a) => format!("{level}0x{a:016x}"),
@@ -1095,11 +1132,26 @@ fn write_table(
         .into_iter()
         .map(|(i, _)| (&h.rows[i].key, &h.rows[i].totals))
         .collect();
+    let unresolved = rows.iter().any(|(_, t)| t.unresolved);
+    // The symbol column is sized by the names (`hists__calc_col_len`), not by the
+    // texts, which can be cut to it or go past it by ` (inlined)`.
+    let mut sym_width = SortKey::Sym.header().len();
+    for (key, _) in &rows {
+        if let SymKey::Resolved { name, .. } = &key.sym {
+            sym_width = sym_width.max(sym_col_len(name));
+        }
+    }
+    if unresolved {
+        sym_width = sym_width.max(22);
+    }
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|(k, t)| keys.iter().map(|&s| cell(s, k, t, machine)).collect())
+        .map(|(k, t)| {
+            keys.iter()
+                .map(|&s| cell(s, k, t, sym_width, machine))
+                .collect()
+        })
         .collect();
-    let unresolved = rows.iter().any(|(_, t)| t.unresolved);
     let widths: Vec<usize> = keys
         .iter()
         .enumerate()
@@ -1129,6 +1181,8 @@ fn write_table(
                         w = w.max(c[i].len());
                     }
                 }
+            } else if *k == SortKey::Sym {
+                w = sym_width;
             } else if *k == SortKey::Comm {
                 for (_, t) in &rows {
                     w = w.max(machine.comm(t.first_tid).len());
@@ -1140,9 +1194,6 @@ fn write_table(
             }
             if *k == SortKey::Dso && unresolved {
                 w = w.max(16);
-            }
-            if *k == SortKey::Sym && unresolved {
-                w = w.max(22);
             }
             if *k == SortKey::Addr {
                 w = w.max(18);
@@ -1160,7 +1211,8 @@ fn write_table(
         dots.push_str("........");
     }
     for (k, w) in keys.iter().zip(&widths) {
-        head.push_str(&format!("  {:<w$}", k.header(), w = w));
+        head.push_str("  ");
+        push_padded(&mut head, k.header(), *w, false, false);
         dots.push_str("  ");
         dots.push_str(&".".repeat(*w));
     }
@@ -1191,15 +1243,15 @@ fn write_table(
             ) && i + 1 == keys.len()
             {
                 // C's `%-.*s`: cut to the width, not padded.
-                line.push_str(&format!("{:.w$}", c[i], w = w));
+                push_cut(&mut line, &c[i], *w);
             } else if *k == SortKey::Sym || *k == SortKey::Addr {
                 // Padded to the width, never cut.
-                line.push_str(&format!("{:<w$}", c[i], w = w));
+                push_padded(&mut line, &c[i], *w, false, false);
             } else if matches!(k, SortKey::Cpu | SortKey::Socket | SortKey::DsoSize) {
-                line.push_str(&format!("{:>w$}", c[i], w = w));
+                push_padded(&mut line, &c[i], *w, true, false);
             } else {
                 // C's `%-*.*s`: padded and cut to the width.
-                line.push_str(&format!("{:<w$.w$}", c[i], w = w));
+                push_padded(&mut line, &c[i], *w, false, true);
             }
         }
         line.push('\n');

@@ -541,6 +541,31 @@ fn perf_report_column_widths() {
     );
 }
 
+/// perf keeps a symbol's name length in 16 bits and sizes the Symbol column by it:
+/// a name of 65,840 characters counts as 304 and is cut to the column, which the
+/// 512-character name sets (a demangled template name of 485 stays whole); padded
+/// when `dso` follows.
+#[test]
+fn perf_report_symbol_column_width_of_long_names() {
+    check("longsym.data", &[], "report.longsym.txt");
+    check(
+        "longsym.data",
+        &["--sort", "sym,dso"],
+        "report.longsym_sym,dso.txt",
+    );
+    check("longsym-t.data", &[], "report.longsym-t.txt");
+    check(
+        "longsym-t.data",
+        &["--sort", "sym"],
+        "report.longsym-t_sym.txt",
+    );
+    check(
+        "longsym-t.data",
+        &["--sort", "sym,dso"],
+        "report.longsym-t_sym,dso.txt",
+    );
+}
+
 /// perf refuses `-g` for samples without call chains (it prints an error and no
 /// table); `-g none` still prints the table.
 #[test]
