@@ -656,6 +656,21 @@ pub fn parse_time_quantum(arg: &str) -> Result<u64, String> {
     n.checked_mul(scale).ok_or_else(bad)
 }
 
+/// A call chain entry of a sample as its row is made from it.
+struct ChainRow<'m> {
+    key: Key,
+    /// `[k]`: the entry's level.
+    kernel: bool,
+    /// The entry's object.
+    dso: Option<&'m str>,
+    /// The entry has no symbol.
+    unresolved: bool,
+    /// The row's source line is the one perf kept with the entry (an unwound entry's
+    /// `srcline`), made with the row.
+    kept_line: bool,
+    frame: Frame,
+}
+
 /// One call chain entry as the call graph keys and prints it.
 fn frame_of(machine: &Machine, loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
     let dso = loc
@@ -762,8 +777,13 @@ pub fn write_report(
                 let mut locs = Vec::new();
                 let wants_parent = keys.contains(&SortKey::Parent);
                 if chained && (children || graph.mode != GraphMode::None || wants_parent) {
-                    lines.0.callchain(&machine, &s, |l, raw, inlined| {
-                        locs.push((l, raw, inlined.map(Arc::<str>::from)))
+                    lines.0.callchain(&machine, &s, |l, raw, inlined, srcline| {
+                        locs.push((
+                            l,
+                            raw,
+                            inlined.map(Arc::<str>::from),
+                            srcline.map(str::to_string),
+                        ))
                     });
                     if order == ChainOrder::Caller {
                         locs.reverse();
@@ -774,7 +794,7 @@ pub fn write_report(
                 // chain's first entry.
                 let parent = if wants_parent {
                     locs.iter()
-                        .filter_map(|(l, _, i)| i.as_deref().or(l.sym.map(|(n, _)| n)))
+                        .filter_map(|(l, _, i, _)| i.as_deref().or(l.sym.map(|(n, _)| n)))
                         .find(|n| opts.parent.is_match(n))
                         .map(str::to_string)
                 } else {
@@ -789,13 +809,13 @@ pub fn write_report(
                 let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
                 h.rows[self_row].totals.self_ += s.period;
                 // Each entry's row identity, level and object, and its frame.
-                let mut chain: Vec<(Key, bool, Option<&str>, bool, Frame)> = Vec::new();
+                let mut chain: Vec<ChainRow> = Vec::new();
                 if chained && (children || graph.mode != GraphMode::None) {
                     // perf fills one location entry after the other and leaves the
                     // level of an unmapped address as the entry before it had it
                     // (the sample's own at the start).
                     let mut kernel = ip.kernel;
-                    for (mut l, raw, inlined) in locs {
+                    for (mut l, raw, inlined, srcline) in locs {
                         if l.dso.is_some() {
                             kernel = l.kernel;
                         } else {
@@ -814,16 +834,24 @@ pub fn write_report(
                         k.parent = parent.clone();
                         // perf's `he->ip` of a chain entry: the address as sampled.
                         lines.fill(keys, &mut k, &machine, &l, raw);
-                        chain.push((
-                            k,
-                            l.kernel,
-                            l.dso,
-                            l.sym.is_none(),
-                            frame_of(&machine, &l, raw, inlined.as_ref()),
-                        ));
+                        // An unwound entry's row shows the line perf kept with the
+                        // entry (`al->srcline`), not one made from that address, and
+                        // has that text from the start.
+                        let kept_line = srcline.is_some() && k.srcline.is_some();
+                        if kept_line {
+                            k.srcline = srcline;
+                        }
+                        chain.push(ChainRow {
+                            key: k,
+                            kernel: l.kernel,
+                            dso: l.dso,
+                            unresolved: l.sym.is_none(),
+                            kept_line,
+                            frame: frame_of(&machine, &l, raw, inlined.as_ref()),
+                        });
                     }
                 }
-                let frames: Vec<Frame> = chain.iter().map(|c| c.4.clone()).collect();
+                let frames: Vec<Frame> = chain.iter().map(|c| c.frame.clone()).collect();
                 let trees = chained && graph.mode != GraphMode::None;
                 if trees {
                     h.rows[self_row]
@@ -843,7 +871,8 @@ pub fn write_report(
                     let repeats = !(keys.contains(&SortKey::Time) && time != 0
                         || keys.contains(&SortKey::Socket) && socket != 0);
                     let mut seen: Vec<usize> = vec![self_row];
-                    for (i, (k, kernel, dso, unresolved, _)) in chain.into_iter().enumerate() {
+                    for (i, c) in chain.into_iter().enumerate() {
+                        let k = c.key;
                         if keys.iter().any(|k| k.made_lazily()) {
                             // The comparisons with the stand-in make texts.
                             let mut stand_in = k.clone();
@@ -856,7 +885,10 @@ pub fn write_report(
                                 }
                             }
                         }
-                        let row = h.row(keys, k, s.tid, kernel, dso, unresolved);
+                        let row = h.row(keys, k, s.tid, c.kernel, c.dso, c.unresolved);
+                        if c.kept_line {
+                            h.rows[row].mark(MADE_SRCLINE);
+                        }
                         if repeats && seen.contains(&row) {
                             continue;
                         }

@@ -400,6 +400,34 @@ fn perf_report_sort_srcline_and_srcfile() {
     }
 }
 
+/// The rows made from unwound call-chain entries show the line perf kept with the
+/// entry: for a function inlined there, addr2line's line of that inline frame (the
+/// call's line for the functions it was inlined into), and `??:0` for an object
+/// without DWARF; the sample's own row shows the address's line.
+#[test]
+fn perf_report_srcline_of_unwound_and_inlined_entries() {
+    check(
+        "inl-dwarf.data",
+        &["--sort", "srcline"],
+        "report.inl-dwarf_srcline.txt",
+    );
+    check(
+        "inl-dwarf.data",
+        &["--sort", "srcline,sym"],
+        "report.inl-dwarf_srcline,sym.txt",
+    );
+    check(
+        "inl-dwarf.data",
+        &["--sort", "sym,srcline"],
+        "report.inl-dwarf_sym,srcline.txt",
+    );
+    check(
+        "dwarf-calls.data",
+        &["--sort", "sym,srcline"],
+        "report.dwarf-calls_sym,srcline.txt",
+    );
+}
+
 /// `--time-quantum`: the width of a `time` row, with a unit or in nanoseconds (any
 /// base C's strtoul reads).
 #[test]
