@@ -13,7 +13,9 @@ use crate::event::KallsymsSource;
 
 use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
-use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
+use super::symbols::{
+    build_id_debug_path, build_id_hex, elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable,
+};
 use super::sys::MappedFile;
 use super::unwind::{ElfCfi, MappedCfi, Unwinders, UserState};
 use crate::render::comm::PidMap;
@@ -414,7 +416,7 @@ impl Machine {
             None => PathBuf::from(p),
         };
         let want = self.build_ids.get(name);
-        let hex = want.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        let hex = want.map(|id| build_id_hex(id));
         // Like every other path, the build-id cache is looked up under --symfs.
         let cache = std::env::var_os("HOME")
             .map(|h| under(&PathBuf::from(h).join(".debug").to_string_lossy()));
@@ -445,17 +447,16 @@ impl Machine {
             return Some((runtime, None));
         }
         let id = want.cloned().or_else(|| elf_build_id(runtime.file.bytes()));
-        let hex = id.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
         let mut candidates: Vec<PathBuf> = Vec::new();
-        if let (Some(c), Some(h)) = (&cache, &hex) {
-            candidates.push(c.join(name.trim_start_matches('/')).join(h).join("debug"));
+        if let (Some(c), Some(id)) = (&cache, &id) {
+            candidates.push(
+                c.join(name.trim_start_matches('/'))
+                    .join(build_id_hex(id))
+                    .join("debug"),
+            );
         }
-        if let Some(h) = hex.as_ref().filter(|h| h.len() > 2) {
-            candidates.push(under(&format!(
-                "/usr/lib/debug/.build-id/{}/{}.debug",
-                &h[..2],
-                &h[2..]
-            )));
+        if let Some(path) = id.as_deref().and_then(build_id_debug_path) {
+            candidates.push(under(&path));
         }
         candidates.push(under(&format!("/usr/lib/debug{name}.debug")));
         candidates.push(under(&format!("/usr/lib/debug{name}")));

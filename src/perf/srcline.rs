@@ -265,13 +265,13 @@ impl ObjectLines {
 /// `.debug` directory, or under `/usr/lib/debug`.
 fn separate_debug_file(path: &Path, file: &object::File<'_>) -> Option<MappedFile> {
     let mut candidates = Vec::new();
-    if let Some(id) = file.build_id().ok().flatten().filter(|id| id.len() > 1) {
-        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        candidates.push(PathBuf::from(format!(
-            "/usr/lib/debug/.build-id/{}/{}.debug",
-            &hex[..2],
-            &hex[2..]
-        )));
+    if let Some(path) = file
+        .build_id()
+        .ok()
+        .flatten()
+        .and_then(super::symbols::build_id_debug_path)
+    {
+        candidates.push(PathBuf::from(path));
     }
     if let Some((name, _crc)) = file.gnu_debuglink().ok().flatten() {
         let name = Path::new(std::str::from_utf8(name).ok()?);
