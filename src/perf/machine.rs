@@ -5,6 +5,7 @@
 //! `perf report` do, so that a sample sees the comm and mappings of its moment.
 
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -12,7 +13,9 @@ use crate::event::KallsymsSource;
 
 use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
-use super::symbols::{elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable};
+use super::symbols::{
+    build_id_debug_path, build_id_hex, elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable,
+};
 use super::sys::MappedFile;
 use super::unwind::{ElfCfi, ProcessMap, Unwinders, UserState};
 use crate::render::comm::PidMap;
@@ -360,7 +363,16 @@ impl Machine {
             // it ran is read after the recording).
             None if d.name.starts_with(PERF_MAP_PREFIX) => d
                 .symbols
-                .get_or_init(|| read_perf_map(Path::new(&d.name)))
+                .get_or_init(|| {
+                    let path = match d.name[PERF_MAP_PREFIX.len()..].strip_suffix(".map") {
+                        Some(pid) => match pid.parse::<i32>() {
+                            Ok(pid) if pid > 0 => perf_map_path(Path::new("/proc"), pid),
+                            _ => PathBuf::from(&d.name),
+                        },
+                        None => PathBuf::from(&d.name),
+                    };
+                    read_perf_map(&path)
+                })
                 .as_ref(),
             None => d
                 .symbols
@@ -393,7 +405,7 @@ impl Machine {
             None => PathBuf::from(p),
         };
         let want = self.build_ids.get(name);
-        let hex = want.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        let hex = want.map(|id| build_id_hex(id));
         // Like every other path, the build-id cache is looked up under --symfs.
         let cache = std::env::var_os("HOME")
             .map(|h| under(&PathBuf::from(h).join(".debug").to_string_lossy()));
@@ -424,17 +436,16 @@ impl Machine {
             return Some((runtime, None));
         }
         let id = want.cloned().or_else(|| elf_build_id(runtime.file.bytes()));
-        let hex = id.map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>());
         let mut candidates: Vec<PathBuf> = Vec::new();
-        if let (Some(c), Some(h)) = (&cache, &hex) {
-            candidates.push(c.join(name.trim_start_matches('/')).join(h).join("debug"));
+        if let (Some(c), Some(id)) = (&cache, &id) {
+            candidates.push(
+                c.join(name.trim_start_matches('/'))
+                    .join(build_id_hex(id))
+                    .join("debug"),
+            );
         }
-        if let Some(h) = hex.as_ref().filter(|h| h.len() > 2) {
-            candidates.push(under(&format!(
-                "/usr/lib/debug/.build-id/{}/{}.debug",
-                &h[..2],
-                &h[2..]
-            )));
+        if let Some(path) = id.as_deref().and_then(build_id_debug_path) {
+            candidates.push(under(&path));
         }
         candidates.push(under(&format!("/usr/lib/debug{name}.debug")));
         candidates.push(under(&format!("/usr/lib/debug{name}")));
@@ -645,6 +656,47 @@ fn scanf_int(s: &str) -> Option<i32> {
     Some(v as i32)
 }
 
+/// Where perf 6.1 reads the perf map of process `pid` (`nsinfo__new`, then
+/// `dso__find_perf_map`), looking at the process as it runs now under `proc`: a
+/// process in another mount namespace wrote its map inside it, under the pid it has in
+/// its own pid namespace (the last `NStgid` of its status), so that map is read
+/// through the process's root when it is there; otherwise (or when the process is
+/// gone) `/tmp/perf-TGID.map` here.
+fn perf_map_path(proc: &Path, pid: i32) -> PathBuf {
+    let own = Path::new("/tmp").join(format!("perf-{pid}.map"));
+    // perf tells mount namespaces apart by the inode alone.
+    let ns_inode = |p: PathBuf| std::fs::metadata(p).ok().map(|m| m.ino());
+    let (Some(ours), Some(theirs)) = (
+        ns_inode(proc.join("self/ns/mnt")),
+        ns_inode(proc.join(format!("{pid}/ns/mnt"))),
+    ) else {
+        return own;
+    };
+    let Ok(status) = std::fs::read_to_string(proc.join(format!("{pid}/status"))) else {
+        return own;
+    };
+    let (mut tgid, mut nstgid) = (pid, pid);
+    for line in status.lines() {
+        // The value after the line's last tab, as perf reads it with strtol.
+        let last = |l: &str| l.rsplit('\t').next().and_then(|v| v.trim().parse().ok());
+        if line.contains("Tgid:") {
+            tgid = last(line).unwrap_or(0);
+            nstgid = tgid;
+        }
+        if line.contains("NStgid:") {
+            nstgid = last(line).unwrap_or(0);
+            break;
+        }
+    }
+    if ours != theirs {
+        let inside = proc.join(format!("{pid}/root/tmp/perf-{nstgid}.map"));
+        if std::fs::File::open(&inside).is_ok() {
+            return inside;
+        }
+    }
+    Path::new("/tmp").join(format!("perf-{tgid}.map"))
+}
+
 /// The symbols of a JIT's perf map, read into memory rather than mapped: the process
 /// that writes it may still be running and rewrite it while it is read.
 fn read_perf_map(path: &Path) -> Option<SymbolTable> {
@@ -768,6 +820,35 @@ mod tests {
             cpumode,
             id: Default::default(),
         }
+    }
+
+    /// A process in other namespaces (pid 42 here, 7 in its own pid namespace): its
+    /// map is read through its root when its mount namespace differs and the map is
+    /// there; otherwise, and for a process that is gone, /tmp/perf-TGID.map here.
+    #[test]
+    fn perf_map_of_a_process_in_other_namespaces() {
+        let proc = tempfile::tempdir().unwrap();
+        let p = proc.path();
+        let put = |path: &str, text: &str| {
+            let f = p.join(path);
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, text).unwrap();
+        };
+        let here = Path::new("/tmp/perf-42.map");
+        assert_eq!(perf_map_path(p, 42), here, "no such process");
+        put("self/ns/mnt", "");
+        put("42/ns/mnt", "");
+        put(
+            "42/status",
+            "Name:\tjit\nTgid:\t42\nNgid:\t0\nPid:\t42\nNStgid:\t42\t7\nNSpid:\t42\t7\n",
+        );
+        assert_eq!(perf_map_path(p, 42), here, "no map inside");
+        put("42/root/tmp/perf-7.map", "1000 10 jitted\n");
+        assert_eq!(perf_map_path(p, 42), p.join("42/root/tmp/perf-7.map"));
+        // The same mount namespace: the map is looked for here only.
+        std::fs::remove_file(p.join("42/ns/mnt")).unwrap();
+        std::fs::hard_link(p.join("self/ns/mnt"), p.join("42/ns/mnt")).unwrap();
+        assert_eq!(perf_map_path(p, 42), here);
     }
 
     /// perf 6.1 printed `7ff7c9532817 [unknown] (/tmp/perf-20993.map)` for a frame in

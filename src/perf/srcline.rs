@@ -158,8 +158,10 @@ impl ObjectLines {
 
     /// What `addr2line -f -i` names at `addr` from the DWARF: the functions inlined
     /// there, innermost first, then the function they were inlined into (each as
-    /// perf shows it, demangled). None when no DWARF function holds the address.
-    fn inline_chain(&self, addr: u64) -> Option<Vec<Box<str>>> {
+    /// perf shows it, demangled), each with its record's line (`file:LINE`, the
+    /// file's base name: the address's own line for the innermost, the call's line
+    /// for the others). None when no DWARF function holds the address.
+    fn inline_chain(&self, addr: u64) -> Option<Vec<InlineFrame>> {
         /// perf's `MAX_INLINE_NEST`.
         const MAX_NEST: usize = 1024;
         if !self
@@ -182,19 +184,32 @@ impl ObjectLines {
                 .as_ref()
                 .and_then(|f| f.raw_name().ok())
                 .map(|n| super::symbols::demangle(&n).into_boxed_str());
-            names.push(name);
+            // perf's `srcline_from_fileline`; addr2line prints `??` for no file and
+            // `?` for no line, which perf reads as 0.
+            let srcline = match frame
+                .location
+                .as_ref()
+                .and_then(|l| l.file.map(|f| (f, l.line)))
+            {
+                Some((file, line)) => format!("{}:{}", basename(file), line.unwrap_or(0)),
+                None => SRCLINE_UNKNOWN.to_string(),
+            };
+            names.push((name, srcline.into_boxed_str()));
             if names.len() > MAX_NEST {
                 break;
             }
         }
-        if names.iter().all(Option::is_none) {
+        if names.iter().all(|(n, _)| n.is_none()) {
             return None;
         }
         // addr2line prints `??` for a frame it cannot name.
         Some(
             names
                 .into_iter()
-                .map(|n| n.unwrap_or_else(|| "??".into()))
+                .map(|(n, srcline)| InlineFrame {
+                    name: n.unwrap_or_else(|| "??".into()),
+                    srcline,
+                })
                 .collect(),
         )
     }
@@ -250,13 +265,13 @@ impl ObjectLines {
 /// `.debug` directory, or under `/usr/lib/debug`.
 fn separate_debug_file(path: &Path, file: &object::File<'_>) -> Option<MappedFile> {
     let mut candidates = Vec::new();
-    if let Some(id) = file.build_id().ok().flatten().filter(|id| id.len() > 1) {
-        let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        candidates.push(PathBuf::from(format!(
-            "/usr/lib/debug/.build-id/{}/{}.debug",
-            &hex[..2],
-            &hex[2..]
-        )));
+    if let Some(path) = file
+        .build_id()
+        .ok()
+        .flatten()
+        .and_then(super::symbols::build_id_debug_path)
+    {
+        candidates.push(PathBuf::from(path));
     }
     if let Some((name, _crc)) = file.gnu_debuglink().ok().flatten() {
         let name = Path::new(std::str::from_utf8(name).ok()?);
@@ -282,9 +297,18 @@ fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// One function addr2line names at an address (perf's `struct inline_list`).
+#[derive(Debug)]
+pub struct InlineFrame {
+    /// The function, demangled.
+    pub name: Box<str>,
+    /// Its record's source line, as perf keeps it with the call-chain entry.
+    pub srcline: Box<str>,
+}
+
 /// The functions addr2line names at one address, innermost first, ending with the
 /// one the others were inlined into.
-pub type InlineChain = Arc<[Box<str>]>;
+pub type InlineChain = Arc<[InlineFrame]>;
 
 /// The source lines of one report's addresses: objects read on first use, answers
 /// kept per (object, address).
@@ -330,31 +354,45 @@ impl SourceLines {
 
     /// perf's `append_inlines` for an unwound call-chain entry `machine` resolved: the
     /// names addr2line gives for the entry's file-relative address, innermost first,
-    /// ending with the function the others were inlined into. None when the object has
-    /// no DWARF function there; perf then shows the entry as it is.
+    /// ending with the function the others were inlined into; without a DWARF function
+    /// there, the entry's own function with addr2line's answer from the symbol table.
+    /// None when addr2line has no answer; perf then shows the entry as it is.
     fn inlines(&mut self, machine: &Machine, loc: &Location<'_>) -> Option<InlineChain> {
         let dso = loc.dso?;
         if loc.kernel || loc.sym.is_none() {
             return None;
         }
+        let sym = loc.sym?.0;
         let object = Self::object(&mut self.objects, machine, dso)?;
         let addr = loc.addr.wrapping_add(object.text_offset);
         self.inlined
             .entry((dso.to_string(), addr))
-            .or_insert_with(|| object.inline_chain(addr).map(Arc::from))
+            .or_insert_with(|| {
+                // Without DWARF there, addr2line's one answer comes from the symbol
+                // table; perf keeps it for the entry as the function itself.
+                object.inline_chain(addr).map(Arc::from).or_else(|| {
+                    let srcline = object.lookup(addr)?;
+                    Some(Arc::from([InlineFrame {
+                        name: sym.into(),
+                        srcline: srcline.into_boxed_str(),
+                    }]))
+                })
+            })
             .clone()
     }
 
     /// perf 6.1's call chain of a sample with the functions inlined at its unwound
     /// entries (`append_inlines`): each of those entries comes once per function
     /// addr2line names there, innermost first, with the inlined function's name (None
-    /// for the function the others were inlined into). Entries the sample carries
-    /// (frame pointers, the kernel's) come as they are.
+    /// for the function the others were inlined into) and the line perf keeps with
+    /// the entry (`node->srcline`, which `--sort srcline` shows for its row). Entries
+    /// the sample carries (frame pointers, the kernel's) come as they are, without a
+    /// line.
     pub fn callchain<'m>(
         &mut self,
         machine: &'m Machine,
         s: &Sample<'_>,
-        mut f: impl FnMut(Location<'m>, u64, Option<&str>),
+        mut f: impl FnMut(Location<'m>, u64, Option<&str>, Option<&str>),
     ) {
         machine.callchain_frames(s, |loc, ip, unwound| {
             let inlines = if unwound {
@@ -363,13 +401,13 @@ impl SourceLines {
                 None
             };
             match (inlines, loc.sym) {
-                (Some(names), Some((sym, _))) => {
-                    for name in names.iter() {
-                        let inlined = (**name != *sym).then_some(&**name);
-                        f(loc, ip, inlined);
+                (Some(frames), Some((sym, _))) => {
+                    for frame in frames.iter() {
+                        let inlined = (*frame.name != *sym).then_some(&*frame.name);
+                        f(loc, ip, inlined, Some(&frame.srcline));
                     }
                 }
-                _ => f(loc, ip, None),
+                _ => f(loc, ip, None, None),
             }
         });
     }

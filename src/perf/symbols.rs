@@ -618,6 +618,23 @@ pub fn elf_build_id(data: &[u8]) -> Option<Vec<u8>> {
     f.build_id().ok().flatten().map(<[u8]>::to_vec)
 }
 
+/// A build id as perf and bfd name files by it: lower-case hex, two digits a byte.
+pub(crate) fn build_id_hex(id: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut hex = String::with_capacity(2 * id.len());
+    for b in id {
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
+}
+
+/// The debug file of build id `id` in the system's build-id tree,
+/// `/usr/lib/debug/.build-id/XX/REST.debug`; None for an id too short to split.
+pub(crate) fn build_id_debug_path(id: &[u8]) -> Option<String> {
+    let hex = build_id_hex(id);
+    (id.len() > 1).then(|| format!("/usr/lib/debug/.build-id/{}/{}.debug", &hex[..2], &hex[2..]))
+}
+
 impl KernelSymbols {
     /// Parse `/proc/kallsyms` text (function and data symbols, as perf keeps them).
     pub fn parse(text: &str) -> KernelSymbols {
@@ -1036,6 +1053,20 @@ fn is_rust_legacy(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::{build_id_debug_path, build_id_hex, demangle, KernelSymbols, SymbolTable};
+
+    /// perf's `~/.debug/PATH/ID/elf` and bfd's `.build-id/XX/REST.debug` spell ids so.
+    #[test]
+    fn build_id_names() {
+        let id = [0x0a, 0xb1, 0x00, 0xff];
+        assert_eq!(build_id_hex(&id), "0ab100ff");
+        assert_eq!(
+            build_id_debug_path(&id).as_deref(),
+            Some("/usr/lib/debug/.build-id/0a/b100ff.debug")
+        );
+        assert_eq!(build_id_debug_path(&[0x0a]), None);
+    }
+
     /// Names as binutils 2.40 `c++filt -p -i` prints them (the libiberty demangler that
     /// Debian's perf 6.1 calls, without parameters or verbose spellings).
     #[test]
@@ -1071,8 +1102,6 @@ mod tests {
             assert_eq!(super::demangle(mangled), gnu, "{mangled}");
         }
     }
-
-    use super::{demangle, KernelSymbols, SymbolTable};
 
     /// Whatever a perf map holds, reading it and looking addresses up neither panics
     /// nor loops: empty text, bare newlines, NULs, signs, numbers too big, entries

@@ -656,6 +656,21 @@ pub fn parse_time_quantum(arg: &str) -> Result<u64, String> {
     n.checked_mul(scale).ok_or_else(bad)
 }
 
+/// A call chain entry of a sample as its row is made from it.
+struct ChainRow<'m> {
+    key: Key,
+    /// `[k]`: the entry's level.
+    kernel: bool,
+    /// The entry's object.
+    dso: Option<&'m str>,
+    /// The entry has no symbol.
+    unresolved: bool,
+    /// The row's source line is the one perf kept with the entry (an unwound entry's
+    /// `srcline`), made with the row.
+    kept_line: bool,
+    frame: Frame,
+}
+
 /// One call chain entry as the call graph keys and prints it.
 fn frame_of(machine: &Machine, loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
     let dso = loc
@@ -762,8 +777,13 @@ pub fn write_report(
                 let mut locs = Vec::new();
                 let wants_parent = keys.contains(&SortKey::Parent);
                 if chained && (children || graph.mode != GraphMode::None || wants_parent) {
-                    lines.0.callchain(&machine, &s, |l, raw, inlined| {
-                        locs.push((l, raw, inlined.map(Arc::<str>::from)))
+                    lines.0.callchain(&machine, &s, |l, raw, inlined, srcline| {
+                        locs.push((
+                            l,
+                            raw,
+                            inlined.map(Arc::<str>::from),
+                            srcline.map(str::to_string),
+                        ))
                     });
                     if order == ChainOrder::Caller {
                         locs.reverse();
@@ -774,7 +794,7 @@ pub fn write_report(
                 // chain's first entry.
                 let parent = if wants_parent {
                     locs.iter()
-                        .filter_map(|(l, _, i)| i.as_deref().or(l.sym.map(|(n, _)| n)))
+                        .filter_map(|(l, _, i, _)| i.as_deref().or(l.sym.map(|(n, _)| n)))
                         .find(|n| opts.parent.is_match(n))
                         .map(str::to_string)
                 } else {
@@ -789,13 +809,13 @@ pub fn write_report(
                 let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
                 h.rows[self_row].totals.self_ += s.period;
                 // Each entry's row identity, level and object, and its frame.
-                let mut chain: Vec<(Key, bool, Option<&str>, bool, Frame)> = Vec::new();
+                let mut chain: Vec<ChainRow> = Vec::new();
                 if chained && (children || graph.mode != GraphMode::None) {
                     // perf fills one location entry after the other and leaves the
                     // level of an unmapped address as the entry before it had it
                     // (the sample's own at the start).
                     let mut kernel = ip.kernel;
-                    for (mut l, raw, inlined) in locs {
+                    for (mut l, raw, inlined, srcline) in locs {
                         if l.dso.is_some() {
                             kernel = l.kernel;
                         } else {
@@ -814,16 +834,24 @@ pub fn write_report(
                         k.parent = parent.clone();
                         // perf's `he->ip` of a chain entry: the address as sampled.
                         lines.fill(keys, &mut k, &machine, &l, raw);
-                        chain.push((
-                            k,
-                            l.kernel,
-                            l.dso,
-                            l.sym.is_none(),
-                            frame_of(&machine, &l, raw, inlined.as_ref()),
-                        ));
+                        // An unwound entry's row shows the line perf kept with the
+                        // entry (`al->srcline`), not one made from that address, and
+                        // has that text from the start.
+                        let kept_line = srcline.is_some() && k.srcline.is_some();
+                        if kept_line {
+                            k.srcline = srcline;
+                        }
+                        chain.push(ChainRow {
+                            key: k,
+                            kernel: l.kernel,
+                            dso: l.dso,
+                            unresolved: l.sym.is_none(),
+                            kept_line,
+                            frame: frame_of(&machine, &l, raw, inlined.as_ref()),
+                        });
                     }
                 }
-                let frames: Vec<Frame> = chain.iter().map(|c| c.4.clone()).collect();
+                let frames: Vec<Frame> = chain.iter().map(|c| c.frame.clone()).collect();
                 let trees = chained && graph.mode != GraphMode::None;
                 if trees {
                     h.rows[self_row]
@@ -843,7 +871,8 @@ pub fn write_report(
                     let repeats = !(keys.contains(&SortKey::Time) && time != 0
                         || keys.contains(&SortKey::Socket) && socket != 0);
                     let mut seen: Vec<usize> = vec![self_row];
-                    for (i, (k, kernel, dso, unresolved, _)) in chain.into_iter().enumerate() {
+                    for (i, c) in chain.into_iter().enumerate() {
+                        let k = c.key;
                         if keys.iter().any(|k| k.made_lazily()) {
                             // The comparisons with the stand-in make texts.
                             let mut stand_in = k.clone();
@@ -856,7 +885,10 @@ pub fn write_report(
                                 }
                             }
                         }
-                        let row = h.row(keys, k, s.tid, kernel, dso, unresolved);
+                        let row = h.row(keys, k, s.tid, c.kernel, c.dso, c.unresolved);
+                        if c.kept_line {
+                            h.rows[row].mark(MADE_SRCLINE);
+                        }
                         if repeats && seen.contains(&row) {
                             continue;
                         }
@@ -935,7 +967,40 @@ fn three_digits(n: i32) -> String {
     }
 }
 
-fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
+/// perf's width of a symbol's column (`hists__calc_col_len`): the name's length as
+/// its `u16 namelen` holds it, plus 4 for the level (`[.] `), kept in a `u16` too.
+fn sym_col_len(name: &str) -> usize {
+    (name.len() as u16).wrapping_add(4) as usize
+}
+
+/// C's `%.*s`: `s` cut to `w` characters.
+fn push_cut(line: &mut String, s: &str, w: usize) {
+    match s.char_indices().nth(w) {
+        Some((end, _)) => line.push_str(&s[..end]),
+        None => line.push_str(s),
+    }
+}
+
+/// C's `%-*s` (`%*s` when `right`), and `%-*.*s` when `cut`: written by hand, as a
+/// column can be wider than Rust's format width allows.
+fn push_padded(line: &mut String, s: &str, w: usize, right: bool, cut: bool) {
+    let shown = if cut {
+        s.char_indices().nth(w).map_or(s, |(end, _)| &s[..end])
+    } else {
+        s
+    };
+    let pad = w.saturating_sub(shown.chars().count());
+    if right {
+        line.extend(std::iter::repeat(' ').take(pad));
+    }
+    line.push_str(shown);
+    if !right {
+        line.extend(std::iter::repeat(' ').take(pad));
+    }
+}
+
+/// The text of column `k` for a row; `sym_width` is the symbol column's width.
+fn cell(k: SortKey, key: &Key, t: &Totals, sym_width: usize, machine: &mut Machine) -> String {
     match k {
         SortKey::Comm => key.comm.clone(),
         SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
@@ -967,12 +1032,16 @@ fn cell(k: SortKey, key: &Key, t: &Totals, machine: &mut Machine) -> String {
         SortKey::Sym => {
             let level = if t.kernel { "[k] " } else { "[.] " };
             match &key.sym {
-                SymKey::Resolved {
-                    name,
-                    inlined: true,
-                    ..
-                } => format!("{level}{name} (inlined)"),
-                SymKey::Resolved { name, .. } => format!("{level}{name}"),
+                // `"%.*s"` with what the column leaves after the level: a name longer
+                // than the column (one whose 16-bit length wrapped) is cut.
+                SymKey::Resolved { name, inlined, .. } => {
+                    let mut s = String::from(level);
+                    push_cut(&mut s, name, sym_width.saturating_sub(level.len()));
+                    if *inlined {
+                        s.push_str(" (inlined)");
+                    }
+                    s
+                }
                 // C's `%#.16llx`: no 0x for zero.
                 SymKey::Unresolved(0) => format!("{level}{:016x}", 0),
                 SymKey::Unresolved(a) => format!("{level}0x{a:016x}"),
@@ -1095,11 +1164,26 @@ fn write_table(
         .into_iter()
         .map(|(i, _)| (&h.rows[i].key, &h.rows[i].totals))
         .collect();
+    let unresolved = rows.iter().any(|(_, t)| t.unresolved);
+    // The symbol column is sized by the names (`hists__calc_col_len`), not by the
+    // texts, which can be cut to it or go past it by ` (inlined)`.
+    let mut sym_width = SortKey::Sym.header().len();
+    for (key, _) in &rows {
+        if let SymKey::Resolved { name, .. } = &key.sym {
+            sym_width = sym_width.max(sym_col_len(name));
+        }
+    }
+    if unresolved {
+        sym_width = sym_width.max(22);
+    }
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|(k, t)| keys.iter().map(|&s| cell(s, k, t, machine)).collect())
+        .map(|(k, t)| {
+            keys.iter()
+                .map(|&s| cell(s, k, t, sym_width, machine))
+                .collect()
+        })
         .collect();
-    let unresolved = rows.iter().any(|(_, t)| t.unresolved);
     let widths: Vec<usize> = keys
         .iter()
         .enumerate()
@@ -1129,6 +1213,8 @@ fn write_table(
                         w = w.max(c[i].len());
                     }
                 }
+            } else if *k == SortKey::Sym {
+                w = sym_width;
             } else if *k == SortKey::Comm {
                 for (_, t) in &rows {
                     w = w.max(machine.comm(t.first_tid).len());
@@ -1140,9 +1226,6 @@ fn write_table(
             }
             if *k == SortKey::Dso && unresolved {
                 w = w.max(16);
-            }
-            if *k == SortKey::Sym && unresolved {
-                w = w.max(22);
             }
             if *k == SortKey::Addr {
                 w = w.max(18);
@@ -1160,7 +1243,8 @@ fn write_table(
         dots.push_str("........");
     }
     for (k, w) in keys.iter().zip(&widths) {
-        head.push_str(&format!("  {:<w$}", k.header(), w = w));
+        head.push_str("  ");
+        push_padded(&mut head, k.header(), *w, false, false);
         dots.push_str("  ");
         dots.push_str(&".".repeat(*w));
     }
@@ -1191,15 +1275,15 @@ fn write_table(
             ) && i + 1 == keys.len()
             {
                 // C's `%-.*s`: cut to the width, not padded.
-                line.push_str(&format!("{:.w$}", c[i], w = w));
+                push_cut(&mut line, &c[i], *w);
             } else if *k == SortKey::Sym || *k == SortKey::Addr {
                 // Padded to the width, never cut.
-                line.push_str(&format!("{:<w$}", c[i], w = w));
+                push_padded(&mut line, &c[i], *w, false, false);
             } else if matches!(k, SortKey::Cpu | SortKey::Socket | SortKey::DsoSize) {
-                line.push_str(&format!("{:>w$}", c[i], w = w));
+                push_padded(&mut line, &c[i], *w, true, false);
             } else {
                 // C's `%-*.*s`: padded and cut to the width.
-                line.push_str(&format!("{:<w$.w$}", c[i], w = w));
+                push_padded(&mut line, &c[i], *w, false, true);
             }
         }
         line.push('\n');

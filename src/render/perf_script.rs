@@ -565,23 +565,24 @@ impl<'f> PerfScript<'f> {
             let chain = self.use_callchain && attr.sample_type & sample::CALLCHAIN != 0;
             if chain {
                 out.push(b'\n');
-                self.lines.callchain(&self.machine, s, |loc, _, inlined| {
-                    out.push(b'\t');
-                    match (inlined, loc.sym) {
-                        // An inlined function: at the offset into the symbol it
-                        // was inlined into, without the file.
-                        (Some(name), Some((_, off))) => {
-                            let at = Location {
-                                sym: Some((name, off)),
-                                ..loc
-                            };
-                            write_location(out, &at, f & !field::DSO, loc.addr);
-                            out.extend_from_slice(b" (inlined)");
+                self.lines
+                    .callchain(&self.machine, s, |loc, _, inlined, _| {
+                        out.push(b'\t');
+                        match (inlined, loc.sym) {
+                            // An inlined function: at the offset into the symbol it
+                            // was inlined into, without the file.
+                            (Some(name), Some((_, off))) => {
+                                let at = Location {
+                                    sym: Some((name, off)),
+                                    ..loc
+                                };
+                                write_location(out, &at, f & !field::DSO, loc.addr);
+                                out.extend_from_slice(b" (inlined)");
+                            }
+                            _ => write_location(out, &loc, f, loc.addr),
                         }
-                        _ => write_location(out, &loc, f, loc.addr),
-                    }
-                    out.push(b'\n');
-                });
+                        out.push(b'\n');
+                    });
             } else {
                 out.push(b' ');
                 let loc = self.machine.resolve(s.pid, s.cpumode, s.ip);
@@ -599,7 +600,7 @@ impl<'f> PerfScript<'f> {
         // Each frame, and the name of a function inlined there.
         let mut frames: Vec<(Location, Option<String>)> = Vec::new();
         if attr.sample_type & sample::CALLCHAIN != 0 {
-            self.lines.callchain(&self.machine, s, |l, _, inlined| {
+            self.lines.callchain(&self.machine, s, |l, _, inlined, _| {
                 frames.push((l, inlined.map(str::to_string)))
             });
         } else if attr.sample_type & sample::IP != 0 {

@@ -15,21 +15,61 @@ use std::io::{self, Write};
 use crate::endian::Endianness;
 use crate::render::tracecmd::Catalog;
 
-/// The totals of one stack of an entry.
+/// How many durations, their total, and the longest and shortest with the times they
+/// were seen at, as trace-cmd keeps them for a profile entry and for each of its
+/// stacks.
 #[derive(Debug, Clone, Copy, Default)]
-struct StackTotals {
-    count: u64,
-    time: u64,
-    time_min: u64,
-    ts_min: u64,
-    time_max: u64,
-    ts_max: u64,
+pub struct Durations {
+    /// How many.
+    pub count: u64,
+    /// Their sum (wrapping, as trace-cmd's).
+    pub total: u64,
+    /// The longest, and when it was seen.
+    pub max: u64,
+    /// See `max`.
+    pub ts_max: u64,
+    /// The shortest, and when it was seen.
+    pub min: u64,
+    /// See `min`.
+    pub ts_min: u64,
+}
+
+impl Durations {
+    /// One more duration `d`, seen at `ts`.
+    pub fn add(&mut self, d: u64, ts: u64) {
+        self.count += 1;
+        self.total = self.total.wrapping_add(d);
+        if d > self.max {
+            self.max = d;
+            self.ts_max = ts;
+        }
+        if self.count == 1 || d < self.min {
+            self.min = d;
+            self.ts_min = ts;
+        }
+    }
+
+    /// Add `other`: counts and totals summed, the longest and shortest kept (as
+    /// trace-cmd merges the tasks of one comm).
+    pub fn merge(&mut self, other: &Durations) {
+        let first = self.count == 0;
+        self.count += other.count;
+        self.total = self.total.wrapping_add(other.total);
+        if first || other.max > self.max {
+            self.max = other.max;
+            self.ts_max = other.ts_max;
+        }
+        if first || other.min < self.min {
+            self.min = other.min;
+            self.ts_min = other.ts_min;
+        }
+    }
 }
 
 /// The stacks seen with one profile entry, by their bytes.
 #[derive(Debug, Default)]
 pub struct Stacks {
-    by_bytes: HashMap<Vec<u8>, StackTotals>,
+    by_bytes: HashMap<Vec<u8>, Durations>,
 }
 
 impl Stacks {
@@ -39,34 +79,14 @@ impl Stacks {
             Some(s) => s,
             None => self.by_bytes.entry(stack.to_vec()).or_default(),
         };
-        s.count += 1;
-        s.time = s.time.wrapping_add(time);
-        if s.count == 1 || time < s.time_min {
-            s.time_min = time;
-            s.ts_min = ts;
-        }
-        if time > s.time_max {
-            s.time_max = time;
-            s.ts_max = ts;
-        }
+        s.add(time, ts);
     }
 
     /// Add every stack of `other` (counts and times summed, the longest and shortest
     /// kept), as trace-cmd merges the stacks of the tasks of one comm.
     pub fn merge(&mut self, other: &Stacks) {
         for (bytes, o) in &other.by_bytes {
-            let s = self.by_bytes.entry(bytes.clone()).or_default();
-            let first = s.count == 0;
-            s.count += o.count;
-            s.time = s.time.wrapping_add(o.time);
-            if first || o.time_max > s.time_max {
-                s.time_max = o.time_max;
-                s.ts_max = o.ts_max;
-            }
-            if first || o.time_min < s.time_min {
-                s.time_min = o.time_min;
-                s.ts_min = o.ts_min;
-            }
+            self.by_bytes.entry(bytes.clone()).or_default().merge(o);
         }
     }
 
@@ -80,7 +100,7 @@ impl Stacks {
         if self.by_bytes.is_empty() {
             return Ok(());
         }
-        let mut stacks: Vec<(&[u8], &StackTotals)> = self
+        let mut stacks: Vec<(&[u8], &Durations)> = self
             .by_bytes
             .iter()
             .map(|(b, t)| (b.as_slice(), t))
@@ -158,7 +178,7 @@ struct Chain {
     children: Vec<Chain>,
 }
 
-fn make_chains(stacks: &[(&[u8], &StackTotals)], layout: Layout, level: usize) -> Vec<Chain> {
+fn make_chains(stacks: &[(&[u8], &Durations)], layout: Layout, level: usize) -> Vec<Chain> {
     let stop = layout.stop();
     let mut chains = Vec::new();
     let (mut total_time, mut total_count) = (0u64, 0u64);
@@ -177,13 +197,13 @@ fn make_chains(stacks: &[(&[u8], &StackTotals)], layout: Layout, level: usize) -
             continue;
         }
         count += s.count;
-        time = time.wrapping_add(s.time);
-        if s.time_max > time_max {
-            time_max = s.time_max;
+        time = time.wrapping_add(s.total);
+        if s.max > time_max {
+            time_max = s.max;
             ts_max = s.ts_max;
         }
-        if i == start || s.time_min < time_min {
-            time_min = s.time_min;
+        if i == start || s.min < time_min {
+            time_min = s.min;
             ts_min = s.ts_min;
         }
         let ends = match stacks.get(i + 1) {

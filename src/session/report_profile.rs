@@ -48,7 +48,7 @@ use crate::endian::Endianness;
 use crate::event::{FieldSpec, Record};
 use crate::render::tracecmd::{read_uint, Catalog, Cmdlines};
 use crate::session::profile_hooks::{HookError, ProfileHook};
-use crate::session::profile_stacks::{Layout, Stacks};
+use crate::session::profile_stacks::{Durations, Layout, Stacks};
 
 /// What an event is to the profiler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,12 +114,7 @@ struct Entry {
     /// The time of the pair that ended last (a stack that follows gets it).
     last_time: u64,
     stacks: Stacks,
-    count: u64,
-    total: u64,
-    max: u64,
-    ts_max: u64,
-    min: u64,
-    ts_min: u64,
+    times: Durations,
 }
 
 /// Where a task lives in the profile.
@@ -470,17 +465,7 @@ impl Profile {
                     _ => (e, search, val),
                 };
                 let to = g.entries.entry(key).or_default();
-                let first = to.count == 0;
-                to.count += en.count;
-                to.total = to.total.wrapping_add(en.total);
-                if first || en.max > to.max {
-                    to.max = en.max;
-                    to.ts_max = en.ts_max;
-                }
-                if first || en.min < to.min {
-                    to.min = en.min;
-                    to.ts_min = en.ts_min;
-                }
+                to.times.merge(&en.times);
                 to.stacks.merge(&en.stacks);
             }
         }
@@ -701,7 +686,7 @@ impl Profile {
         }
         let val = number(rec.data, self.events[e].data_field, self.endian).unwrap_or(0);
         let t = self.task_at(owner);
-        t.entries.entry((e, val, val)).or_default().count += 1;
+        t.entries.entry((e, val, val)).or_default().times.count += 1;
         t.last_event = Some((e, val, val));
     }
 
@@ -847,7 +832,7 @@ impl Profile {
                     _ => da
                         .id
                         .cmp(&db.id)
-                        .then(eb.total.cmp(&ea.total))
+                        .then(eb.times.total.cmp(&ea.times.total))
                         .then(a.2.cmp(&b.2))
                         .then(a.1.cmp(&b.1)),
                 })
@@ -889,20 +874,20 @@ impl Profile {
                 },
                 _ => line.push_str(&format!("{}:0x{val:x}", ev.name)),
             }
-            line.push_str(&format!(" ({})", en.count));
-            if en.total != 0 {
+            line.push_str(&format!(" ({})", en.times.count));
+            if en.times.total != 0 {
                 let sec = |ts: u64| ts / 1_000_000_000;
                 let usec = |ts: u64| ((ts % 1_000_000_000) + 500) / 1000;
                 line.push_str(&format!(
                     " Total: {} Avg: {} Max: {}(ts:{}.{:06}) Min:{}(ts:{}.{:06})",
-                    en.total,
-                    en.total / en.count.max(1),
-                    en.max,
-                    sec(en.ts_max),
-                    usec(en.ts_max),
-                    en.min,
-                    sec(en.ts_min),
-                    usec(en.ts_min)
+                    en.times.total,
+                    en.times.total / en.times.count.max(1),
+                    en.times.max,
+                    sec(en.times.ts_max),
+                    usec(en.times.ts_max),
+                    en.times.min,
+                    sec(en.times.ts_min),
+                    usec(en.times.ts_min)
                 ));
             }
             line.push('\n');
@@ -933,17 +918,8 @@ fn end_start(task: &mut Task, event: usize, ts: u64, search: u64) -> Option<Entr
     let delta = (ts as i64).wrapping_sub(s.ts as i64).max(0) as u64;
     let key = (s.event, s.search, s.val);
     let en = task.entries.entry(key).or_default();
-    en.count += 1;
-    en.total = en.total.wrapping_add(delta);
+    en.times.add(delta, ts);
     en.last_time = delta;
-    if delta > en.max {
-        en.max = delta;
-        en.ts_max = ts;
-    }
-    if en.count == 1 || delta < en.min {
-        en.min = delta;
-        en.ts_min = ts;
-    }
     if let Some(stack) = s.stack {
         en.stacks.add(&stack.bytes, delta, stack.ts);
     }

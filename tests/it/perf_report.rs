@@ -400,6 +400,34 @@ fn perf_report_sort_srcline_and_srcfile() {
     }
 }
 
+/// The rows made from unwound call-chain entries show the line perf kept with the
+/// entry: for a function inlined there, addr2line's line of that inline frame (the
+/// call's line for the functions it was inlined into), and `??:0` for an object
+/// without DWARF; the sample's own row shows the address's line.
+#[test]
+fn perf_report_srcline_of_unwound_and_inlined_entries() {
+    check(
+        "inl-dwarf.data",
+        &["--sort", "srcline"],
+        "report.inl-dwarf_srcline.txt",
+    );
+    check(
+        "inl-dwarf.data",
+        &["--sort", "srcline,sym"],
+        "report.inl-dwarf_srcline,sym.txt",
+    );
+    check(
+        "inl-dwarf.data",
+        &["--sort", "sym,srcline"],
+        "report.inl-dwarf_sym,srcline.txt",
+    );
+    check(
+        "dwarf-calls.data",
+        &["--sort", "sym,srcline"],
+        "report.dwarf-calls_sym,srcline.txt",
+    );
+}
+
 /// `--time-quantum`: the width of a `time` row, with a unit or in nanoseconds (any
 /// base C's strtoul reads).
 #[test]
@@ -538,6 +566,31 @@ fn perf_report_column_widths() {
         "calls.data",
         &["--sort", "dso"],
         "report.calls_--sort_dso.txt",
+    );
+}
+
+/// perf keeps a symbol's name length in 16 bits and sizes the Symbol column by it:
+/// a name of 65,840 characters counts as 304 and is cut to the column, which the
+/// 512-character name sets (a demangled template name of 485 stays whole); padded
+/// when `dso` follows.
+#[test]
+fn perf_report_symbol_column_width_of_long_names() {
+    check("longsym.data", &[], "report.longsym.txt");
+    check(
+        "longsym.data",
+        &["--sort", "sym,dso"],
+        "report.longsym_sym,dso.txt",
+    );
+    check("longsym-t.data", &[], "report.longsym-t.txt");
+    check(
+        "longsym-t.data",
+        &["--sort", "sym"],
+        "report.longsym-t_sym.txt",
+    );
+    check(
+        "longsym-t.data",
+        &["--sort", "sym,dso"],
+        "report.longsym-t_sym,dso.txt",
     );
 }
 

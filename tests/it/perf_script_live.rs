@@ -288,6 +288,115 @@ fn perf_script_live_jit_frames_are_named_from_the_perf_map() {
     }
 }
 
+/// The JIT of the test above, run in its own pid and mount namespaces with a /tmp of
+/// its own: it writes its map as /tmp/perf-1.map there. While it lives, perf 6.1
+/// reads that map through the process's namespaces (the last `NStgid` of its status)
+/// and names the frames from it, under the object /tmp/perf-HOSTPID.map; ours do the
+/// same.
+#[test]
+fn perf_script_live_jit_in_other_namespaces_is_named_from_its_own_map() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    if let Some(why) = cc_missing() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let in_namespaces = |cmd: &str| {
+        let mut c = Command::new("unshare");
+        c.args(["--pid", "--fork", "--mount-proc", "sh", "-c"]);
+        c.arg(format!("mount -t tmpfs tmpfs /tmp && {cmd}"));
+        c
+    };
+    if !in_namespaces("true")
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        crate::support::skips::skip(
+            "cannot run a program in new pid and mount namespaces \
+             (unshare --pid --fork --mount-proc, then mount a tmpfs)",
+        );
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    // Not under /tmp, which the program's namespace covers with its own.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = dir.path();
+    build_fixture_program("jit", d);
+    let mut child = in_namespaces("exec ./jit 2000000 hold")
+        .current_dir(d)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closing its input ends the program, whatever happens below.
+    struct EndOnDrop(std::process::Child);
+    impl Drop for EndOnDrop {
+        fn drop(&mut self) {
+            drop(self.0.stdin.take());
+            let _ = self.0.wait();
+        }
+    }
+    let unshare_pid = child.id();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut child = EndOnDrop(child);
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(
+        line, "ready 1\n",
+        "the program runs as pid 1 of its namespace"
+    );
+    let children =
+        std::fs::read_to_string(format!("/proc/{unshare_pid}/task/{unshare_pid}/children"))
+            .unwrap();
+    let pid = children.trim().to_string();
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-o",
+            "ns.data",
+            "-e",
+            "cpu-clock",
+            "-g",
+            "-p",
+            &pid,
+            "--",
+            "sleep",
+            "0.5",
+        ],
+        d,
+    );
+    let stdin = child.0.stdin.as_mut().unwrap();
+    stdin.write_all(b"stop\n").unwrap();
+    stdin.flush().unwrap();
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "stopped\n");
+    assert!(
+        !Path::new("/tmp/perf-1.map").exists()
+            && !Path::new(&format!("/tmp/perf-{pid}.map")).exists(),
+        "the map is in the program's own /tmp only"
+    );
+    let perf = run("perf", &["script", "-i", "ns.data"], d);
+    assert!(
+        perf.contains(&format!("jit_spin+0x6 (/tmp/perf-{pid}.map)")),
+        "perf named a frame from the map: {}",
+        &perf[..perf.len().min(2000)]
+    );
+    let ours = run(tracectl, &["perf", "script", "-i", "ns.data"], d);
+    same(&ours, &perf, "perf script on a JIT in other namespaces");
+    let perf = run("perf", &["report", "-i", "ns.data", "--stdio"], d);
+    let ours = run(tracectl, &["perf", "report", "-i", "ns.data", "--stdio"], d);
+    same(&ours, &perf, "perf report on a JIT in other namespaces");
+}
+
 /// A program whose symbols put perf's choices to work (tests/data/perf/syms.c: labels
 /// without a size, aliases, a `SyS` alias, a hidden label, labels inside functions),
 /// profiled with call chains here: ours name every frame as `perf script` and `perf

@@ -2,7 +2,12 @@
  * names the copies in /tmp/perf-PID.map (with lines perf parses in its own way: a short
  * line, 0x prefixes, a name with spaces, a line that is no map line, a last line
  * without a newline, and entries that overlap), runs each copy and prints its pid. Built by the perf_script_live
- * tests with `cc -O1 -fno-omit-frame-pointer`. */
+ * tests with `cc -O1 -fno-omit-frame-pointer`.
+ * With a second argument, `hold`, it prints `ready PID` once its map is written, runs
+ * the copies over and over until a line comes on its standard input, prints `stopped`
+ * and stays until its standard input ends (a profiler can then look at it while it
+ * lives, in its namespaces). */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +47,24 @@ int main(int argc, char **argv) {
     fprintf(f, "not a map line\n");
     fprintf(f, "%lx 10 jit_tail_name", (unsigned long)page + 0x80);
     fclose(f);
+    if (argc > 2 && strcmp(argv[2], "hold") == 0) {
+        struct pollfd in = {.fd = 0, .events = POLLIN};
+        char line[64];
+        printf("ready %d\n", (int)getpid());
+        fflush(stdout);
+        while (poll(&in, 1, 0) == 0) {
+            ((spin_fn)page)(n);
+            ((spin_fn)(page + 0x40))(n / 2);
+            ((spin_fn)(page + 0x80))(n / 2);
+        }
+        if (!fgets(line, sizeof line, stdin))
+            return 1;
+        printf("stopped\n");
+        fflush(stdout);
+        while (fgets(line, sizeof line, stdin))
+            ;
+        return 0;
+    }
     ((spin_fn)page)(n);
     ((spin_fn)(page + 0x40))(n / 2);
     ((spin_fn)(page + 0x80))(n / 2);

@@ -29,3 +29,12 @@ K=kallsyms-lines run lines_srcline,sym_--no-children lines.data --no-children --
 K=kallsyms-lines run lines_srcline lines.data --sort srcline
 K=kallsyms-lines run lines_srcfile,srcline lines.data --sort srcfile,srcline
 K=kallsyms-lines run lines_comm,srcfile_--no-children lines.data --no-children --sort comm,srcfile
+run longsym longsym.data
+run longsym_sym,dso longsym.data --sort sym,dso
+run longsym-t longsym-t.data
+run longsym-t_sym longsym-t.data --sort sym
+run longsym-t_sym,dso longsym-t.data --sort sym,dso
+run inl-dwarf_srcline inl-dwarf.data --sort srcline
+run inl-dwarf_srcline,sym inl-dwarf.data --sort srcline,sym
+run inl-dwarf_sym,srcline inl-dwarf.data --sort sym,srcline
+run dwarf-calls_sym,srcline dwarf-calls.data --sort sym,srcline
