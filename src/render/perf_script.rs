@@ -558,6 +558,10 @@ impl<'f> PerfScript<'f> {
         if f & field::IP != 0 {
             let chain = self.use_callchain && attr.sample_type & sample::CALLCHAIN != 0;
             if chain {
+                // perf resolves the sample's own address before its chain; which lookup
+                // comes first matters for a file whose loading fails (the first finds
+                // nothing).
+                self.machine.resolve(s.pid, s.cpumode, s.ip);
                 out.push(b'\n');
                 self.lines.callchain(&self.machine, s, |loc, _, inlined| {
                     out.push(b'\t');
@@ -593,6 +597,8 @@ impl<'f> PerfScript<'f> {
         // Each frame, and the name of a function inlined there.
         let mut frames: Vec<(Location, Option<String>)> = Vec::new();
         if attr.sample_type & sample::CALLCHAIN != 0 {
+            // As perf script: the sample's own address is resolved before its chain.
+            self.machine.resolve(s.pid, s.cpumode, s.ip);
             self.lines.callchain(&self.machine, s, |l, _, inlined| {
                 frames.push((l, inlined.map(str::to_string)))
             });
