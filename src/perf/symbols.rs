@@ -1243,6 +1243,32 @@ mod tests {
         assert_eq!(exe.find(0x1050), Some(("plt_leaf@plt", 0x1050)));
     }
 
+    /// A symbol no loaded segment holds (perf's JIT dump files have no program headers)
+    /// is moved by its section instead, not left out: librsplt.so with its `PT_LOAD`
+    /// headers turned into `PT_NULL` gives the same symbols.
+    #[test]
+    fn a_symbol_outside_every_segment_is_placed_by_its_section() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/perf/symfs/tmp/tpf/librsplt.so");
+        let mut elf = std::fs::read(path).unwrap();
+        let u16_at = |e: &[u8], at: usize| u16::from_le_bytes([e[at], e[at + 1]]) as usize;
+        let phoff = u64::from_le_bytes(elf[0x20..0x28].try_into().unwrap()) as usize;
+        let (phentsize, phnum) = (u16_at(&elf, 0x36), u16_at(&elf, 0x38));
+        let mut loads = 0;
+        for i in 0..phnum {
+            let at = phoff + i * phentsize;
+            if elf[at..at + 4] == 1u32.to_le_bytes() {
+                elf[at..at + 4].copy_from_slice(&0u32.to_le_bytes());
+                loads += 1;
+            }
+        }
+        assert!(loads > 1);
+        let t = SymbolTable::from_elf(&elf, None).unwrap();
+        assert!(!t.incomplete());
+        assert_eq!(t.find(0x1187), Some(("only_in_dynsym", 0x116d)));
+        assert_eq!(t.find(0x1020), Some(("plt_leaf@plt", 0x1020)));
+    }
+
     /// Names from libLLVM as perf 6.1 (GNU's demangler) printed them in `perf script`.
     #[test]
     fn cpp_names_are_spelled_as_perf_prints_them() {
