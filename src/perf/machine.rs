@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::event::KallsymsSource;
@@ -147,6 +148,9 @@ struct Dso {
     /// Kernel code: addresses print as they are and symbols come from kallsyms.
     kernel: Option<Option<String>>,
     symbols: OnceLock<Option<SymbolTable>>,
+    /// Whether its symbols were asked for: perf's first lookup in a file whose loading
+    /// failed part way finds nothing.
+    looked_up: AtomicBool,
     /// Its call frame information, for unwinding user stacks.
     cfi: OnceLock<Option<Arc<ElfCfi>>>,
 }
@@ -222,6 +226,7 @@ impl Machine {
             name: printed,
             kernel,
             symbols: OnceLock::new(),
+            looked_up: AtomicBool::new(false),
             cfi: OnceLock::new(),
         });
         self.dso_ids.insert(name.to_vec(), i);
@@ -374,13 +379,19 @@ impl Machine {
                     read_perf_map(&path)
                 })
                 .as_ref(),
-            None => d
-                .symbols
-                .get_or_init(|| {
-                    let (elf, debug) = self.elf_files(&d.name)?;
-                    SymbolTable::from_elf(elf.bytes(), debug.as_ref().map(|d| d.bytes())).ok()
-                })
-                .as_ref(),
+            None => {
+                let table = d
+                    .symbols
+                    .get_or_init(|| {
+                        let (elf, debug) = self.elf_files(&d.name)?;
+                        SymbolTable::from_elf(elf.bytes(), debug.as_ref().map(|d| d.bytes())).ok()
+                    })
+                    .as_ref()?;
+                // perf's `map__load` reports the failed load to the first lookup only;
+                // the file counts as loaded from then on.
+                let first = !d.looked_up.swap(true, Ordering::Relaxed);
+                (!(first && table.incomplete())).then_some(table)
+            }
         }
     }
 

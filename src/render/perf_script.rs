@@ -564,6 +564,10 @@ impl<'f> PerfScript<'f> {
         if f & field::IP != 0 {
             let chain = self.use_callchain && attr.sample_type & sample::CALLCHAIN != 0;
             if chain {
+                // perf resolves the sample's own address before its chain; which lookup
+                // comes first matters for a file whose loading fails (the first finds
+                // nothing).
+                self.machine.resolve(s.pid, s.cpumode, s.ip);
                 out.push(b'\n');
                 self.lines
                     .callchain(&self.machine, s, |loc, _, inlined, _| {
@@ -600,6 +604,8 @@ impl<'f> PerfScript<'f> {
         // Each frame, and the name of a function inlined there.
         let mut frames: Vec<(Location, Option<String>)> = Vec::new();
         if attr.sample_type & sample::CALLCHAIN != 0 {
+            // As perf script: the sample's own address is resolved before its chain.
+            self.machine.resolve(s.pid, s.cpumode, s.ip);
             self.lines.callchain(&self.machine, s, |l, _, inlined, _| {
                 frames.push((l, inlined.map(str::to_string)))
             });

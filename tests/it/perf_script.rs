@@ -101,6 +101,17 @@ fn perf_script_symbol_choice_labels_aliases_and_sizes() {
     );
 }
 
+/// rsyms.c's libraries as perf 6.1 loads them: `.symtab` and then `.dynsym` into one
+/// table (a function only `.dynsym` names is found); a `.dynsym` entry naming a section
+/// the file lacks stops the loading, so the first lookup in that library is unknown,
+/// its `.dynsym` aliases stay beside the chosen `.symtab` one and the tree lookup names
+/// one of them; a `.plt` whose `sh_entsize` is 0 gets no usable `name@plt` symbols,
+/// while a usual one does.
+#[test]
+fn perf_script_symbol_tables_loaded_as_perf_loads_them() {
+    check("rsyms.data", &[], "rsyms.script");
+}
+
 /// kallsyms with aliases (`kallsyms-alias`): of several symbols at one address perf
 /// names the last one listed, whatever its type, and it passes over `$` symbols (ARM
 /// mapping symbols) even inside a function.
