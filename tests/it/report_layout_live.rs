@@ -47,7 +47,9 @@ fn record(dir: &Path, events: &[&str], extra: &[&str], workload: &str) -> PathBu
     }
     cmd.arg("-o").arg(&file);
     cmd.args(["--", "sh", "-c", workload]);
-    // trace-cmd record leaves the top level's buffer size as -b set it: put it back.
+    // trace-cmd record leaves the top level's buffer size as -b set it: put it back,
+    // with the top level to this test alone meanwhile.
+    let _lock = crate::support::live::TopLock::take();
     let before = read_top("buffer_size_kb");
     run(&mut cmd);
     if let Some(before) = before {

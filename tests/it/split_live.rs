@@ -3,7 +3,6 @@
 //! part, `tracectl report` too. Records the top level (split takes the top buffer), under
 //! the machine's lock for it, `/tmp/tracefs-top.lock`.
 
-use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::process::Command;
 
@@ -39,8 +38,7 @@ fn split_of_a_fresh_recording_matches_trace_cmd_split() {
     let tmp = tempfile::tempdir().unwrap();
     let input = tmp.path().join("in.dat");
     {
-        let lock = std::fs::File::create("/tmp/tracefs-top.lock").unwrap();
-        assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+        let _lock = crate::support::live::TopLock::take();
         tracecmd_record(&input, &["-e", "sched", "-e", "irq", "-e", "timer"]);
     }
     let tracectl = env!("CARGO_BIN_EXE_tracectl");

@@ -5,7 +5,6 @@
 //! /tmp/tracefs-top.lock (trace-cmd touches global files, e.g. saved_cmdlines_size).
 
 use std::collections::BTreeMap;
-use std::os::fd::AsRawFd;
 use std::process::{Command, Output};
 
 use crate::support::live::{self, TRACEFS};
@@ -18,26 +17,6 @@ fn tracectl(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-/// The lock every user of the top-level tracefs takes on this machine (held while the
-/// file is open).
-struct TopLock {
-    _file: std::fs::File,
-}
-
-impl TopLock {
-    fn take() -> TopLock {
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open("/tmp/tracefs-top.lock")
-            .unwrap();
-        // SAFETY: flock on a file descriptor this struct owns.
-        assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) }, 0);
-        TopLock { _file: f }
-    }
 }
 
 /// The files start and set write, as the kernel shows them: the instance's, and the
@@ -122,7 +101,7 @@ fn start_and_set_leave_the_files_trace_cmd_leaves_live() {
     let Some(recorder) = tracecmd::recorder() else {
         return;
     };
-    let _lock = TopLock::take();
+    let _lock = crate::support::live::TopLock::take();
     let t = Tracefs::at(TRACEFS);
     let name = format!("tracectl-parity-{}", std::process::id());
     let cmdlines = t
@@ -309,7 +288,7 @@ fn v_before_b_removes_the_instance_like_trace_cmd_live() {
     let Some(recorder) = tracecmd::recorder() else {
         return;
     };
-    let _lock = TopLock::take();
+    let _lock = crate::support::live::TopLock::take();
     let t = Tracefs::at(TRACEFS);
     let name = format!("tracectl-vb-new-{}", std::process::id());
     let old = format!("tracectl-vb-old-{}", std::process::id());
@@ -389,7 +368,7 @@ fn options_belong_to_the_buffer_of_the_b_before_them_like_trace_cmd_live() {
     let Some(recorder) = tracecmd::recorder() else {
         return;
     };
-    let _lock = TopLock::take();
+    let _lock = crate::support::live::TopLock::take();
     let t = Tracefs::at(TRACEFS);
     let a = format!("tracectl-group-a-{}", std::process::id());
     let b = format!("tracectl-group-b-{}", std::process::id());
