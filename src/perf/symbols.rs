@@ -1098,17 +1098,13 @@ fn demangle_thunk(name: &str) -> Option<String> {
         Some(i)
     }
     let rest = name.strip_prefix("_ZT")?;
-    let (words, offsets) = match rest.as_bytes().first()? {
-        b'h' | b'v' => ("virtual thunk to ", 1),
-        b'c' => ("covariant return thunk to ", 2),
+    // `Th`/`Tv` are followed by their one call offset, `Tc` by two after the `c`.
+    let (words, offsets, mut at) = match rest.as_bytes().first()? {
+        b'h' => ("non-virtual thunk to ", 1, 0),
+        b'v' => ("virtual thunk to ", 1, 0),
+        b'c' => ("covariant return thunk to ", 2, 1),
         _ => return None,
     };
-    let words = if rest.starts_with('h') {
-        "non-virtual thunk to "
-    } else {
-        words
-    };
-    let mut at = usize::from(rest.starts_with('c'));
     for _ in 0..offsets {
         at += call_offset(&rest.as_bytes()[at..])?;
     }
