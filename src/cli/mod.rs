@@ -15,6 +15,7 @@ use tracectl::tracefs::TracefsError;
 
 mod common;
 
+mod buffers;
 mod capture;
 mod check_events;
 mod completions;

@@ -17,6 +17,20 @@ use super::common::Context;
 
 /// Options of `tracectl record` (trace-cmd record's names).
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Buffers: the options before any -B are the top buffer's (recorded in a private \
+                  instance), those after a -B that instance's, up to the next -B (-e, -f, -R, -v, \
+                  -p, -C, -b, -M, -O, -P, -c, -l, -n, -T, --module, --max-graph-depth, \
+                  --subbuf-size); the others hold for the whole recording. Every -g goes to the \
+                  top buffer's set_graph_function, wherever it is given. A --module limits the \
+                  -l, -n and -g given after it in its buffer. When -B is given and the options \
+                  before it name no event nor tracer, the top buffer is not recorded (nor its \
+                  options, -g included), as in trace-cmd. The first -C is the clock of every \
+                  buffer without its own.\n\n\
+                  Example: tracectl record -e sched -B foo -p function -l 'vfs_*' -b 4096 \
+                  (sched in the top buffer; the function tracer limited to vfs_* and 4096 KiB \
+                  per CPU in instance foo)"
+)]
 pub struct Args {
     /// Event to record: `system`, `event`, `system:event` or `all` (repeatable)
     #[arg(short = 'e', long = "event", value_name = "EVENT")]
@@ -31,17 +45,19 @@ pub struct Args {
     /// enabled system)
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub invert: u8,
-    /// Tracer plugin (current_tracer)
+    /// Tracer plugin (current_tracer) of the buffer it is given for (before any -B the top
+    /// buffer's, after a -B that instance's); one per buffer
     #[arg(short = 'p', long = "plugin")]
-    pub plugin: Option<String>,
+    pub plugin: Vec<String>,
     /// Buffer set-up and what is traced (shared with profile, start, set and stream)
     #[command(flatten)]
     pub trace: TraceArgs,
     /// What only a recording into a file uses (shared with start and set)
     #[command(flatten)]
     pub recording: RecordingArgs,
-    /// Record the following -e events into this instance (created and removed if it
-    /// does not exist); repeatable, one buffer per instance in the file
+    /// Record this instance (created and removed if it does not exist) with the -e
+    /// events and buffer options that follow, up to the next -B; repeatable, one buffer per
+    /// instance in the file
     #[arg(short = 'B')]
     pub instance: Vec<String>,
     /// Output file
@@ -156,11 +172,77 @@ pub fn event_targets(sub: &str) -> Option<Targets> {
     m.subcommand_matches(sub).map(bind_events)
 }
 
-fn targets(a: &Args) -> Targets {
-    if let Some(t) = event_targets("record") {
-        return t;
+/// The buffers `record` records, each with its events and its own buffer options, as
+/// trace-cmd 3.1.6 binds them (see [`super::buffers::split`]): the top buffer (the
+/// options before any -B; tracectl records it in a private instance) first, then one per
+/// -B. As in trace-cmd, the top buffer is left out when -B is given and its options name
+/// no event nor tracer; its other options, and every -g (the top buffer's only), then
+/// change nothing: the warnings say so.
+fn buffers(m: &ArgMatches, a: &Args) -> Result<(Vec<RecordConfig>, Vec<String>)> {
+    use super::buffers::{buffer_trace_args, given, split};
+    let targets = bind_events(m);
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(given::<String>(m, "instance").into_iter().map(|(p, _)| p))
+        .collect();
+    let (options, mut graph) = split(m, &starts, "plugin");
+    let first_clock: Vec<String> = given::<String>(m, "clock")
+        .into_iter()
+        .map(|(_, c)| c)
+        .take(1)
+        .collect();
+    let several = targets.len() > 1;
+    let (mut out, mut unused) = (Vec::new(), Vec::new());
+    for (i, ((instance, events), own)) in targets.into_iter().zip(options).enumerate() {
+        if let [first, second, ..] = &own.tracer[..] {
+            anyhow::bail!(
+                "-p {second}: one tracer per buffer (-p {first} already); give the other after a -B"
+            );
+        }
+        if i == 0 && several && events.is_empty() && own.tracer.is_empty() {
+            if !graph.is_empty() {
+                unused.push(
+                    "-g: set_graph_function is the top buffer's only, which is not recorded \
+                     as its options name no event (-e) nor tracer (-p), as with trace-cmd"
+                        .into(),
+                );
+            }
+            if own.any_but_graph() {
+                unused.push(format!(
+                    "{}: the options before the first -B are the top buffer's, which is not \
+                     recorded as they name no event (-e) nor tracer (-p), as with trace-cmd",
+                    own.given.join(" ")
+                ));
+            }
+            graph.clear();
+            continue;
+        }
+        let plugin = own.tracer.first().cloned();
+        // Only the top buffer takes -g (trace-cmd writes set_graph_function for the top
+        // instance only).
+        let g = match i {
+            0 => std::mem::take(&mut graph),
+            _ => Vec::new(),
+        };
+        let trace = buffer_trace_args(own.trace, &a.trace, &first_clock, g, out.is_empty());
+        out.push(trace.apply(RecordConfig {
+            events,
+            plugin,
+            instance,
+            ..RecordConfig::default()
+        }));
     }
-    // Not parsed from the process arguments (embedded use): everything in one target.
+    Ok((out, unused))
+}
+
+/// [`buffers`] for `a` as the process arguments give it; when they are not such a command
+/// line (embedded use), one buffer with every option, the first -B's instance if any.
+fn record_buffers(a: &Args) -> Result<(Vec<RecordConfig>, Vec<String>)> {
+    let m = super::Cli::command()
+        .try_get_matches_from(std::env::args_os())
+        .ok();
+    if let Some(sub) = m.as_ref().and_then(|m| m.subcommand_matches("record")) {
+        return buffers(sub, a);
+    }
     let mut v: Vec<EventSpec> = a
         .events
         .iter()
@@ -173,28 +255,13 @@ fn targets(a: &Args) -> Targets {
         last.filters = a.filters.clone();
         last.triggers = a.triggers.clone();
     }
-    vec![(a.instance.first().cloned(), v)]
-}
-
-/// The top target (instance, events) and the named buffers recorded beside it.
-type Split = (
-    Option<String>,
-    Vec<EventSpec>,
-    Vec<(String, Vec<EventSpec>)>,
-);
-
-/// The first target is recorded as the top buffer: the events before any -B (in a
-/// private instance), or else the first -B instance. The rest become named buffers.
-fn split_targets(mut t: Targets) -> Split {
-    if t.len() > 1 && t[0].1.is_empty() {
-        t.remove(0);
-    }
-    let (inst, events) = t.remove(0);
-    let more = t
-        .into_iter()
-        .map(|(n, e)| (n.unwrap_or_default(), e))
-        .collect();
-    (inst, events, more)
+    let cfg = a.trace.apply(RecordConfig {
+        events: v,
+        plugin: a.plugin.first().cloned(),
+        instance: a.instance.first().cloned(),
+        ..RecordConfig::default()
+    });
+    Ok((vec![cfg], Vec::new()))
 }
 
 /// The tracefs root: the one given (an error there is the answer: never another root),
@@ -325,8 +392,8 @@ pub fn spawn_stopped(
 
 /// The options `record`, `profile`, `start`, `set` and `stream` share, with trace-cmd's
 /// letters: how the buffer is set up and which tasks and functions are traced. An option
-/// with one value may be given again (for `start` and `set`, once per buffer: the options
-/// after a -B are that instance's, as trace-cmd parses them); the last one counts.
+/// with one value may be given again (for `record`, `start` and `set`, once per buffer: the
+/// options after a -B are that instance's, as trace-cmd parses them); the last one counts.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct TraceArgs {
     /// Trace clock (trace_clock)
@@ -442,6 +509,18 @@ pub enum FunctionArg {
     Notrace(String),
     /// `-g PATTERN` (set_graph_function).
     Graph(String),
+}
+
+impl FunctionArg {
+    /// The option's flag.
+    pub fn flag(&self) -> &'static str {
+        match self {
+            FunctionArg::Module(_) => "--module",
+            FunctionArg::Filter(_) => "-l",
+            FunctionArg::Notrace(_) => "-n",
+            FunctionArg::Graph(_) => "-g",
+        }
+    }
 }
 
 /// The `-l`, `-n` and `-g` entries of a buffer as written to the kernel.
@@ -615,16 +694,24 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         anyhow::bail!("-F needs a command after the options (`tracectl record -F -e sched ls -l`)");
     }
     let hooks = super::profile::parse_hooks(&a.hooks)?;
-    let (main_instance, mut main_events, more_instances) = split_targets(targets(&a));
-    super::profile::add_hook_events(&mut main_events, &hooks);
-    let mut trace = a.trace.clone();
-    trace.bind_modules_from_args("record");
-    let cfg = trace.apply(RecordConfig {
-        events: main_events,
-        more_instances,
-        plugin: a.plugin.clone(),
+    let (mut buffers, unused) = record_buffers(&a)?;
+    if !a.quiet {
+        for w in &unused {
+            eprintln!("tracectl: warning: {w}");
+        }
+    }
+    if buffers
+        .iter()
+        .all(|b| b.events.is_empty() && b.plugin.is_none())
+        && hooks.is_empty()
+    {
+        anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
+    }
+    let mut main = buffers.remove(0);
+    super::profile::add_hook_events(&mut main.events, &hooks);
+    let cfg = RecordConfig {
+        more_instances: buffers,
         buffer_percent: None,
-        instance: main_instance,
         all_formats: a.all_formats,
         date: a.recording.date,
         no_filter: a.recording.no_filter,
@@ -634,8 +721,8 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         ts_offset: a.recording.ts_offset,
         write: write_options(a.file_version, &a.compression)?,
         hooks: a.hooks.clone(),
-        ..RecordConfig::default()
-    });
+        ..main
+    };
     let parent = match a.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -646,9 +733,6 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
             a.output.display(),
             parent.display()
         );
-    }
-    if cfg.events.is_empty() && cfg.plugin.is_none() {
-        anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
     }
     let run = CommandRun {
         command: &a.command,
@@ -719,7 +803,11 @@ pub fn record_command(
         .context("signalfd")?;
 
     if let (Some(c), true) = (&child, run.only_command) {
+        // As trace-cmd's -F (add_filter_pid_all): every buffer follows the command.
         cfg.pids.push(c.id());
+        for b in &mut cfg.more_instances {
+            b.pids.push(c.id());
+        }
     }
     let mut rec = match live_tracefs(ctx).and_then(|t| Ok(Recorder::start(t, cfg, output)?)) {
         Ok(r) => r,
@@ -787,4 +875,199 @@ pub fn record_command(
         }
     }
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{buffers, Args};
+    use clap::{CommandFactory, Parser};
+
+    /// `tracectl record ARGS` split into buffers: (instance, tracer, -l, -n, -g, -C, -b)
+    /// of each, and the warnings.
+    #[allow(clippy::type_complexity)]
+    fn split(
+        args: &[&str],
+    ) -> (
+        Vec<(
+            Option<String>,
+            Option<String>,
+            Vec<String>,
+            Vec<String>,
+            Vec<String>,
+            Option<String>,
+            Option<u64>,
+        )>,
+        Vec<String>,
+    ) {
+        let argv: Vec<&str> = ["tracectl", "record"].iter().chain(args).copied().collect();
+        let a: Args = match super::super::Cli::try_parse_from(&argv).unwrap().command {
+            super::super::Command::Record(a) => a,
+            c => panic!("{c:?}"),
+        };
+        let m = super::super::Cli::command().get_matches_from(&argv);
+        let (b, w) = buffers(m.subcommand_matches("record").unwrap(), &a).unwrap();
+        let b = b
+            .into_iter()
+            .map(|c| {
+                (
+                    c.instance,
+                    c.plugin,
+                    c.ftrace_filter,
+                    c.ftrace_notrace,
+                    c.graph_functions,
+                    c.clock,
+                    c.buffer_size_kb,
+                )
+            })
+            .collect();
+        (b, w)
+    }
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    /// The buffers and their function filters as trace-cmd 3.1.6 binds the same options
+    /// (what it wrote for them on a copy of a tracefs tree, see
+    /// cli_fixture::function_filters_after_b_are_that_instances; its top instance is our
+    /// top buffer).
+    #[test]
+    fn record_binds_buffer_options_to_the_buffer_before_them() {
+        let f = Some("function".to_string());
+        let b1 = Some("b1".to_string());
+        let b2 = Some("b2".to_string());
+        let (b, w) = split(&[
+            "-p",
+            "function",
+            "-l",
+            "schedule",
+            "-B",
+            "b1",
+            "-e",
+            "irq",
+            "-l",
+            "vfs_read",
+            "-n",
+            "vfs_write",
+            "-g",
+            "schedule_idle",
+        ]);
+        assert_eq!(
+            b,
+            [
+                (
+                    None,
+                    f.clone(),
+                    s(&["schedule"]),
+                    s(&[]),
+                    s(&["schedule_idle"]),
+                    None,
+                    None
+                ),
+                (
+                    b1.clone(),
+                    None,
+                    s(&["vfs_read"]),
+                    s(&["vfs_write"]),
+                    s(&[]),
+                    None,
+                    None
+                ),
+            ]
+        );
+        assert!(w.is_empty(), "{w:?}");
+        // The top buffer names no event nor tracer: it is not recorded, nor its -l and
+        // the -g given after -B.
+        let (b, w) = split(&[
+            "-l", "schedule", "-B", "b1", "-e", "irq", "-l", "vfs_read", "-g", "schedule",
+        ]);
+        assert_eq!(
+            b,
+            [(
+                b1.clone(),
+                None,
+                s(&["vfs_read"]),
+                s(&[]),
+                s(&[]),
+                None,
+                None
+            )]
+        );
+        assert!(w.len() == 2 && w[0].starts_with("-g:") && w[1].starts_with("-l:"));
+        // --module after -B; -B twice; -b and -C after -B (the first -C is the clock of
+        // every buffer without its own).
+        let (b, _) = split(&[
+            "-p",
+            "function",
+            "-l",
+            "schedule",
+            "-B",
+            "b1",
+            "-p",
+            "function",
+            "--module",
+            "ext4",
+            "-l",
+            "ext4_*",
+            "-C",
+            "global",
+            "-B",
+            "b2",
+            "-p",
+            "function",
+            "-n",
+            "vfs_write",
+            "-l",
+            "schedule_idle",
+            "-b",
+            "2048",
+        ]);
+        let global = Some("global".to_string());
+        assert_eq!(
+            b,
+            [
+                (
+                    None,
+                    f.clone(),
+                    s(&["schedule"]),
+                    s(&[]),
+                    s(&[]),
+                    global.clone(),
+                    None
+                ),
+                (
+                    b1,
+                    f.clone(),
+                    s(&["ext4_*:mod:ext4"]),
+                    s(&[]),
+                    s(&[]),
+                    global.clone(),
+                    None
+                ),
+                (
+                    b2,
+                    f,
+                    s(&["schedule_idle"]),
+                    s(&["vfs_write"]),
+                    s(&[]),
+                    global,
+                    Some(2048)
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn record_takes_one_tracer_per_buffer() {
+        let argv = [
+            "tracectl", "record", "-p", "function", "-p", "nop", "-e", "x",
+        ];
+        let a: Args = match super::super::Cli::try_parse_from(argv).unwrap().command {
+            super::super::Command::Record(a) => a,
+            c => panic!("{c:?}"),
+        };
+        let m = super::super::Cli::command().get_matches_from(argv);
+        let e = buffers(m.subcommand_matches("record").unwrap(), &a).unwrap_err();
+        assert!(e.to_string().contains("one tracer per buffer"), "{e}");
+    }
 }

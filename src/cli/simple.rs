@@ -160,25 +160,7 @@ enum Group {
     Removed(String),
 }
 
-/// The values of argument `id` given on the command line, with their positions.
-fn given<T: Clone + Send + Sync + 'static>(m: &ArgMatches, id: &str) -> Vec<(usize, T)> {
-    if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
-        return Vec::new();
-    }
-    match (m.indices_of(id), m.get_many::<T>(id)) {
-        (Some(idx), Some(vals)) => idx.zip(vals.cloned()).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// The positions of a counted flag's occurrences (its default value has an index that is
-/// none).
-fn given_flag(m: &ArgMatches, id: &str) -> Vec<usize> {
-    if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
-        return Vec::new();
-    }
-    m.indices_of(id).map(|i| i.collect()).unwrap_or_default()
-}
+use super::buffers::{given, given_flag};
 
 /// The options of one buffer, as trace-cmd keeps them per instance.
 #[derive(Default)]
@@ -288,94 +270,32 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
         );
     }
     // The per-buffer options, each to the group it follows.
-    /// The options of the group that option `flag` at `pos` belongs to.
-    fn place<'g>(
-        groups: &'g mut [(usize, Group, PerBuffer)],
-        flag: &str,
-        pos: usize,
-    ) -> Result<&'g mut PerBuffer> {
-        let i = groups.iter().rposition(|g| g.0 <= pos).unwrap_or(0);
-        let g = &mut groups[i];
-        if let Group::Removed(n) = &g.1 {
+    let starts: Vec<usize> = groups.iter().map(|g| g.0).collect();
+    let (split, graph) = super::buffers::split(m, &starts, "tracer");
+    let mut graph = graph;
+    for ((_, group, b), opts) in groups.iter_mut().zip(split) {
+        if let (Group::Removed(n), Some(flag)) = (&group, opts.given.iter().find(|f| **f != "-g")) {
             anyhow::bail!(
                 "{flag}: instance {n} is to be removed (-v -B {n}) and takes no options; nothing was changed"
             );
         }
-        Ok(&mut g.2)
-    }
-    for (pos, v) in given::<String>(m, "tracer") {
-        let b = place(&mut groups, "-p", pos)?;
-        if let Some(first) = b.tracer.first() {
+        if let [first, second, ..] = &opts.tracer[..] {
             anyhow::bail!(
-                "-p {v}: one tracer per buffer (-p {first} already); give the other after a -B; nothing was changed"
+                "-p {second}: one tracer per buffer (-p {first} already); give the other after a -B; nothing was changed"
             );
         }
-        b.tracer.push(v);
+        b.tracer = opts.tracer;
+        b.buffer_percent = opts.buffer_percent;
+        b.trace = opts.trace;
     }
-    for (pos, v) in given::<u64>(m, "buffer_percent") {
-        place(&mut groups, "--buffer-percent", pos)?
-            .buffer_percent
-            .push(v);
-    }
-    macro_rules! per_buffer {
-        ($($id:ident: $ty:ty = $flag:literal),* $(,)?) => {$(
-            for (pos, v) in given::<$ty>(m, stringify!($id)) {
-                place(&mut groups, $flag, pos)?.trace.$id.push(v);
-            }
-        )*};
-    }
-    per_buffer!(
-        clock: String = "-C",
-        buffer_size: u64 = "-b",
-        cpumask: String = "-M",
-        options: String = "-O",
-        pids: u32 = "-P",
-        max_graph_depth: u32 = "--max-graph-depth",
-        subbuf_size: u64 = "--subbuf-size",
-    );
-    // Each buffer's --module, -l, -n and -g in order, bound as trace-cmd binds them; as in
-    // trace-cmd, every -g goes to the top level's set_graph_function, the only one the
-    // kernel has, with the --module of the buffer it was given in.
-    let mut per_group: Vec<Vec<(usize, super::record::FunctionArg)>> =
-        vec![Vec::new(); groups.len()];
-    for (pos, arg) in super::record::function_args(m) {
-        let flag = match arg {
-            super::record::FunctionArg::Module(_) => "--module",
-            super::record::FunctionArg::Filter(_) => "-l",
-            super::record::FunctionArg::Notrace(_) => "-n",
-            super::record::FunctionArg::Graph(_) => "-g",
-        };
-        let i = groups.iter().rposition(|g| g.0 <= pos).unwrap_or(0);
-        if let (Group::Removed(n), false) = (&groups[i].1, flag == "-g") {
-            anyhow::bail!(
-                "{flag}: instance {n} is to be removed (-v -B {n}) and takes no options; nothing was changed"
-            );
-        }
-        per_group[i].push((pos, arg));
-    }
-    let mut graph: Vec<(usize, String)> = Vec::new();
-    for (i, args) in per_group.into_iter().enumerate() {
-        let positions: Vec<usize> = args
-            .iter()
-            .filter(|a| matches!(a.1, super::record::FunctionArg::Graph(_)))
-            .map(|a| a.0)
-            .collect();
-        let lists = super::record::bind_modules(args.into_iter().map(|a| a.1));
-        graph.extend(positions.into_iter().zip(lists.graph));
-        let t = &mut groups[i].2.trace;
-        t.ftrace_filter = lists.filter;
-        t.ftrace_notrace = lists.notrace;
-    }
-    graph.sort_by_key(|g| g.0);
-    let mut graph: Vec<String> = graph.into_iter().map(|g| g.1).collect();
     for pos in given_flag(m, "only_command") {
-        place(&mut groups, "-F", pos)?.only_command = true;
-    }
-    for pos in given_flag(m, "children") {
-        place(&mut groups, "-c", pos)?.trace.children += 1;
-    }
-    for pos in given_flag(m, "stacktrace") {
-        place(&mut groups, "-T", pos)?.trace.stacktrace += 1;
+        let i = groups.iter().rposition(|g| g.0 <= pos).unwrap_or(0);
+        if let Group::Removed(n) = &groups[i].1 {
+            anyhow::bail!(
+                "-F: instance {n} is to be removed (-v -B {n}) and takes no options; nothing was changed"
+            );
+        }
+        groups[i].2.only_command = true;
     }
     // As in trace-cmd, the first -C given is the clock of every buffer without its own.
     let first_clock: Vec<String> = given::<String>(m, "clock")
@@ -422,27 +342,12 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
             Group::Instance(n) => Some(n),
         };
         // The command's own options: the per-buffer ones come from this group.
-        let whole = &a.trace;
-        let clock = match b.trace.clock.is_empty() {
-            true => first_clock.clone(),
-            false => b.trace.clock.clone(),
+        let graph = match instance {
+            None => std::mem::take(&mut graph),
+            Some(_) => Vec::new(),
         };
-        let trace = super::record::TraceArgs {
-            sleep: whole.sleep,
-            ignore_missing: whole.ignore_missing,
-            rt_priority: whole.rt_priority,
-            // Global files and flags: written once.
-            cmdlines_size: whole.cmdlines_size.filter(|_| first),
-            func_stack: whole.func_stack && first,
-            disable_function_trace: whole.disable_function_trace,
-            disable_all_function_trace: whole.disable_all_function_trace,
-            clock,
-            graph: match instance {
-                None => std::mem::take(&mut graph),
-                Some(_) => Vec::new(),
-            },
-            ..b.trace
-        };
+        let trace =
+            super::buffers::buffer_trace_args(b.trace, &a.trace, &first_clock, graph, first);
         first = false;
         plan.filter_command.push(b.only_command);
         plan.buffers.push(trace.apply(RecordConfig {

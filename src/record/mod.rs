@@ -98,8 +98,12 @@ pub struct RecordConfig {
     /// events already enabled stay enabled), like `set` but recording.
     pub keep_before: bool,
     /// More instances recorded at the same time (`-B name -e ...` after the first
-    /// target), each with its own events; stored as named buffers.
-    pub more_instances: Vec<(String, Vec<EventSpec>)>,
+    /// target), stored as named buffers. Each names its instance (`instance`) and has its
+    /// own buffer options, as trace-cmd keeps them per instance: events, tracer, clock,
+    /// sizes, CPU mask, options, `-P`/`-c`, `-l`/`-n`/`-g`, `-T` and max_graph_depth (see
+    /// [`RecordConfig::buffer`]); what holds for the whole recording comes from this
+    /// config.
+    pub more_instances: Vec<RecordConfig>,
     /// `-T`: a kernel stack trace after every event (options/stacktrace).
     pub stacktrace: bool,
     /// `--func-stack`: a stack trace on every traced function (options/func_stack_trace;
@@ -119,6 +123,39 @@ pub struct RecordConfig {
     /// `-H`: event hooks for `report --profile`, as given; stored as HOOK options, the
     /// last given first (as trace-cmd stores them).
     pub hooks: Vec<String>,
+}
+
+impl RecordConfig {
+    /// The configuration of the buffer `own` (one of [`RecordConfig::more_instances`])
+    /// recorded beside this one: its own instance, events and buffer options, with this
+    /// recording's sleep, `-i`, output, pid filter of our own threads, `-k`/`-K`, `-d`/`-D`
+    /// and file options. Global files (saved_cmdlines_size) and the function tracer's
+    /// stack option are this buffer's only.
+    pub fn buffer(&self, own: &RecordConfig) -> RecordConfig {
+        RecordConfig {
+            instance: own.instance.clone(),
+            events: own.events.clone(),
+            plugin: own.plugin.clone(),
+            clock: own.clock.clone(),
+            buffer_size_kb: own.buffer_size_kb,
+            buffer_percent: own.buffer_percent,
+            cpumask: own.cpumask.clone(),
+            options: own.options.clone(),
+            pids: own.pids.clone(),
+            follow_children: own.follow_children,
+            ftrace_filter: own.ftrace_filter.clone(),
+            ftrace_notrace: own.ftrace_notrace.clone(),
+            graph_functions: own.graph_functions.clone(),
+            stacktrace: own.stacktrace,
+            max_graph_depth: own.max_graph_depth,
+            subbuf_size_kb: own.subbuf_size_kb,
+            cmdlines_size: None,
+            func_stack: false,
+            hooks: Vec::new(),
+            more_instances: Vec::new(),
+            ..self.clone()
+        }
+    }
 }
 
 /// A recording that could not be set up, run or written.
@@ -332,14 +369,23 @@ impl Recorder {
     pub fn start(t: Tracefs, cfg: RecordConfig, output: &Path) -> Result<Recorder, RecordError> {
         // A tree is a recording: nothing in it to trace, and nothing of it to change.
         t.require_live("record")?;
-        check_options(&cfg)?;
-        check_values(&t, &cfg)?;
+        // Every buffer's options and -e are checked before anything is created or
+        // written, so a recording that cannot start changes nothing.
+        let buffers: Vec<RecordConfig> = std::iter::once(cfg.clone())
+            .chain(cfg.more_instances.iter().map(|b| cfg.buffer(b)))
+            .collect();
+        for b in &buffers {
+            check_options(b)?;
+            check_values(&t, b)?;
+        }
         let stop = Stop::new().map_err(|e| RecordError::Capture(format!("pipe: {e}")))?;
-        // Every -e is resolved before anything is created or written.
         let available = t.available_events()?;
         let (targets, mut warnings) = resolve_events(&cfg.events, &available, cfg.ignore_missing)?;
-        for (_, events) in &cfg.more_instances {
-            resolve_events(events, &available, cfg.ignore_missing)?;
+        for b in &buffers[1..] {
+            resolve_events(&b.events, &available, cfg.ignore_missing)?;
+        }
+        for b in &buffers {
+            check_function_filters(&t, b)?;
         }
         let private = match &cfg.instance {
             Some(n) if t.instance(Some(n)).is_ok() => None,
@@ -393,13 +439,12 @@ impl Recorder {
         rec.spawn_threads()?;
         rec.kallsyms = Some(KallsymsThread::spawn(rec.t.clone(), rec.cfg.write));
         rec.exclude_self()?;
-        for (name, events) in rec.cfg.more_instances.clone() {
-            let mut sub = rec.cfg.clone();
-            sub.instance = Some(name.clone());
-            sub.events = events;
-            sub.more_instances.clear();
-            // Global files are handled once, by the first target.
-            sub.cmdlines_size = None;
+        for own in rec.cfg.more_instances.clone() {
+            // Each buffer restores what it changed on its own (its instance's filter files
+            // included) or removes the instance it made; global files are handled once,
+            // by the first target.
+            let sub = rec.cfg.buffer(&own);
+            let name = sub.instance.clone().unwrap_or_default();
             let prefix = PathBuf::from(format!("{}.{name}", rec.output.display()));
             let x = Recorder::start(rec.t.clone(), sub, &prefix)?;
             rec.warnings.extend(x.warnings.iter().cloned());
@@ -800,6 +845,24 @@ fn check_values(t: &Tracefs, cfg: &RecordConfig) -> Result<(), TracefsError> {
     }
     for o in &cfg.options {
         target.check_option(o)?;
+    }
+    Ok(())
+}
+
+/// Refuse, before anything is written, the `-l`, `-n` and `-g` of `cfg` that its buffer
+/// cannot take: a filter file this kernel refuses (EPERM: no function tracing) or lacks,
+/// or a function not in `available_filter_functions`. A buffer still to be created is
+/// checked against the top level, whose files it gets.
+fn check_function_filters(t: &Tracefs, cfg: &RecordConfig) -> Result<(), RecordError> {
+    let target = t.instance_or_top(cfg.instance.as_deref());
+    for (which, flag, list) in setup::function_filters(cfg) {
+        let pats: Vec<&str> = list.iter().map(String::as_str).collect();
+        let what = format!("{flag} ({})", which.file());
+        target.check_function_filter(which, &pats).map_err(refused(
+            &what,
+            &target,
+            which.file(),
+        ))?;
     }
     Ok(())
 }

@@ -969,3 +969,127 @@ fn a_start_failing_after_its_reset_undoes_the_reset() {
     assert!(!o.status.success());
     assert_eq!(t.read("buffer_size_kb"), "2048");
 }
+
+/// -l, -n, -p, -b, -C and -M given after a -B are that instance's, -g the top level's
+/// only, and the top level is left alone when -B is given and its options name no event
+/// nor tracer. The expected files are what trace-cmd 3.1.6 (libtracefs 1.6.4) wrote for the
+/// same options (`trace-cmd start`, which binds them as record does) on a copy of this tree
+/// with instances b1 and b2 made by hand, bind-mounted over /sys/kernel/tracing in a
+/// private mount namespace: for set_ftrace_filter/set_ftrace_notrace the indices of the
+/// lines of available_filter_functions it selected, compared by the functions selected; a
+/// file left out was not written.
+/// Files written, and what.
+type Wrote<'a> = &'a [(&'a str, &'a str)];
+
+#[test]
+fn function_filters_after_b_are_that_instances() {
+    let avail = "schedule\nschedule_idle\nvfs_read\nvfs_write\next4_sync_fs [ext4]\n\
+                 ext4_file_open [ext4]\n";
+    // (options after `set`, the files trace-cmd wrote and what it wrote)
+    #[rustfmt::skip]
+    let cases: &[(&[&str], Wrote)] = &[
+        (
+            &["-p", "function", "-l", "schedule", "-B", "b1", "-l", "vfs_read", "-n", "vfs_write", "-g", "schedule_idle"],
+            &[("current_tracer", "function"), ("set_ftrace_filter", "1 "), ("set_graph_function", "schedule_idle "),
+              ("instances/b1/set_ftrace_filter", "3 "), ("instances/b1/set_ftrace_notrace", "4 ")],
+        ),
+        (
+            &["-B", "b1", "-p", "function", "-l", "schedule"],
+            &[("instances/b1/current_tracer", "function"), ("instances/b1/set_ftrace_filter", "1 ")],
+        ),
+        (
+            &["-p", "function", "-B", "b1", "-p", "function", "--module", "ext4", "-l", "ext4_*"],
+            &[("current_tracer", "function"), ("instances/b1/current_tracer", "function"),
+              ("instances/b1/set_ftrace_filter", "5 6 ")],
+        ),
+        (
+            &["-p", "function", "-l", "schedule", "-B", "b1", "-p", "function", "-l", "vfs_read",
+              "-B", "b2", "-p", "function", "-n", "vfs_write", "-l", "schedule_idle"],
+            &[("current_tracer", "function"), ("set_ftrace_filter", "1 "),
+              ("instances/b1/current_tracer", "function"), ("instances/b1/set_ftrace_filter", "3 "),
+              ("instances/b2/current_tracer", "function"), ("instances/b2/set_ftrace_filter", "2 "),
+              ("instances/b2/set_ftrace_notrace", "4 ")],
+        ),
+        (
+            &["-e", "sched", "-n", "schedule", "-B", "b1", "-e", "irq", "-g", "vfs_read"],
+            &[("set_ftrace_notrace", "1 "), ("set_graph_function", "vfs_read ")],
+        ),
+        (
+            &["-B", "b1", "-e", "irq", "-l", "vfs_read", "-g", "schedule"],
+            &[("instances/b1/set_ftrace_filter", "3 ")],
+        ),
+        (
+            &["-l", "schedule", "-B", "b1", "-e", "irq", "-l", "vfs_read"],
+            &[("instances/b1/set_ftrace_filter", "3 ")],
+        ),
+        (
+            &["-e", "sched", "-B", "b1", "-e", "irq", "-n", "vfs_write", "--module", "ext4", "-g", "ext4_sync_fs"],
+            &[("instances/b1/set_ftrace_notrace", "4 "), ("set_graph_function", "ext4_sync_fs:mod:ext4 ")],
+        ),
+        (
+            &["-e", "sched", "-B", "b1", "-e", "irq", "-b", "2048", "-C", "global", "-M", "1"],
+            &[("trace_clock", "global"), ("instances/b1/trace_clock", "global"),
+              ("instances/b1/buffer_size_kb", "2048"), ("instances/b1/tracing_cpumask", "1")],
+        ),
+    ];
+    let files = [
+        "current_tracer",
+        "set_ftrace_filter",
+        "set_ftrace_notrace",
+        "set_graph_function",
+        "trace_clock",
+        "buffer_size_kb",
+        "tracing_cpumask",
+    ];
+    for (args, wrote) in cases {
+        let t = Tree::new();
+        t.put("available_filter_functions", avail);
+        t.put("set_ftrace_filter", "#### all functions enabled ####\n");
+        t.put("set_ftrace_notrace", "");
+        t.put("set_graph_function", "");
+        let mut paths: Vec<String> = files.iter().map(|f| f.to_string()).collect();
+        for b in ["b1", "b2"] {
+            make_instance(&t, b);
+            for f in [
+                "set_ftrace_filter",
+                "set_ftrace_notrace",
+                "buffer_size_kb",
+                "tracing_cpumask",
+            ] {
+                fs::copy(t.root.join(f), t.root.join("instances").join(b).join(f)).unwrap();
+            }
+            // The kernel has set_graph_function at the top level only here.
+            paths.extend(
+                files
+                    .iter()
+                    .filter(|f| **f != "set_graph_function")
+                    .map(|f| format!("instances/{b}/{f}")),
+            );
+        }
+        let before: Vec<String> = paths.iter().map(|p| t.read(p)).collect();
+        let mut full = vec!["set"];
+        full.extend_from_slice(args);
+        t.ok(&full);
+        for (path, old) in paths.iter().zip(before) {
+            let got = t.read(path);
+            match wrote.iter().find(|w| w.0 == path) {
+                None => assert_eq!(got, old, "{args:?}: {path} was written"),
+                Some((_, want))
+                    if path.ends_with("set_ftrace_filter") || path.ends_with("notrace") =>
+                {
+                    let got = got.trim_start_matches("#### all functions enabled ####\n");
+                    assert_eq!(
+                        selected(avail, got),
+                        selected(avail, want),
+                        "{args:?}: {path} is {got:?}"
+                    );
+                }
+                Some((_, want)) => {
+                    let w: Vec<&str> = want.split_whitespace().collect();
+                    let g: Vec<&str> = got.split_whitespace().collect();
+                    assert_eq!(g, w, "{args:?}: {path}");
+                }
+            }
+        }
+    }
+}

@@ -700,3 +700,90 @@ fn max_size_per_cpu_keeps_the_newest_pages() {
         .collect();
     assert!(left.is_empty(), "capture files removed: {left:?}");
 }
+
+/// `-l` and `-n` given after `-B NAME` go to that instance's set_ftrace_filter and
+/// set_ftrace_notrace, as trace-cmd binds them. On a kernel that refuses function
+/// filtering (EPERM), the error names the instance's file, and it comes before anything is
+/// written: the instance keeps its state and a new one is not even created.
+#[test]
+fn function_filters_after_b_go_to_that_instance() {
+    if !live::ready() {
+        return;
+    }
+    let refused = std::fs::OpenOptions::new()
+        .write(true)
+        .open(Path::new(TRACEFS).join("set_ftrace_filter"))
+        .is_err();
+    if !refused {
+        skips::skip("function filtering works here: this test checks the refusal path");
+        return;
+    }
+    let name = format!("tracectl-test-lafterb-{}", std::process::id());
+    let inst = Path::new(TRACEFS).join("instances").join(&name);
+    std::fs::create_dir(&inst).unwrap();
+    let _g = InstanceGuard(inst.clone());
+    let state = || -> Vec<String> {
+        [
+            "set_event",
+            "current_tracer",
+            "tracing_on",
+            "events/irq/enable",
+        ]
+        .iter()
+        .map(|f| std::fs::read_to_string(inst.join(f)).unwrap())
+        .collect()
+    };
+    let before = state();
+    let dir = tempfile::tempdir().unwrap();
+    for (flag, file) in [("-l", "set_ftrace_filter"), ("-n", "set_ftrace_notrace")] {
+        let (out, o) = record(
+            dir.path(),
+            "x.dat",
+            &[
+                "-e",
+                "sched:sched_switch",
+                "-B",
+                &name,
+                "-e",
+                "irq",
+                flag,
+                "schedule",
+                "--",
+                "true",
+            ],
+        );
+        assert!(!o.status.success(), "{flag}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let path = format!("instances/{name}/{file}");
+        assert!(
+            err.contains(&format!("{flag} ({file})")) && err.contains(&path),
+            "{flag}: {err}"
+        );
+        assert_eq!(state(), before, "{flag}");
+        assert!(!out.exists());
+    }
+    // An instance still to be made is checked against the top level, whose files it
+    // gets, and is not made.
+    let new = format!("tracectl-test-lafterb-new-{}", std::process::id());
+    let _g2 = InstanceGuard(Path::new(TRACEFS).join("instances").join(&new));
+    let (_, o) = record(
+        dir.path(),
+        "x.dat",
+        &[
+            "-e",
+            "sched:sched_switch",
+            "-B",
+            &new,
+            "-e",
+            "irq",
+            "-l",
+            "schedule",
+            "--",
+            "true",
+        ],
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("-l (set_ftrace_filter)"), "{err}");
+    assert!(!Path::new(TRACEFS).join("instances").join(&new).exists());
+}
