@@ -697,7 +697,7 @@ fn check_start(
             .read("saved_cmdlines_size")
             .with_context(|| format!("--cmdlines-size: {UNCHANGED}"))?;
     }
-    for (which, flag, list) in record::setup::function_filters(cfg) {
+    for (which, flag, list) in record::setup::function_filters(cfg, target) {
         let pats: Vec<&str> = list.iter().map(String::as_str).collect();
         target
             .check_function_filter(which, &pats)

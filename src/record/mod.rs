@@ -855,7 +855,7 @@ fn check_values(t: &Tracefs, cfg: &RecordConfig) -> Result<(), TracefsError> {
 /// checked against the top level, whose files it gets.
 fn check_function_filters(t: &Tracefs, cfg: &RecordConfig) -> Result<(), RecordError> {
     let target = t.instance_or_top(cfg.instance.as_deref());
-    for (which, flag, list) in setup::function_filters(cfg) {
+    for (which, flag, list) in setup::function_filters(cfg, &target) {
         let pats: Vec<&str> = list.iter().map(String::as_str).collect();
         let what = format!("{flag} ({})", which.file());
         target.check_function_filter(which, &pats).map_err(refused(

@@ -20,11 +20,27 @@ pub struct Applied {
 }
 
 /// The `-l`, `-n` and `-g` lists of `cfg` with their files and option names (the
-/// entries name their modules themselves, `PATTERN:mod:MODULE`).
-pub fn function_filters(cfg: &RecordConfig) -> Vec<(FunctionFilter, &'static str, Vec<String>)> {
+/// entries name their modules themselves, `PATTERN:mod:MODULE`), for buffer `inst` (or the
+/// top level standing in for a buffer still to be made).
+///
+/// As trace-cmd 3.1.6 does for its top instance (set_funcs), the top buffer's `-n` goes to
+/// set_graph_notrace when its tracer is function_graph, and to set_ftrace_notrace when
+/// the buffer has no set_graph_notrace; an instance's `-n` always goes to
+/// set_ftrace_notrace.
+pub fn function_filters(
+    cfg: &RecordConfig,
+    inst: &Instance,
+) -> Vec<(FunctionFilter, &'static str, Vec<String>)> {
+    let notrace = match cfg.instance.is_none()
+        && cfg.plugin.as_deref() == Some("function_graph")
+        && inst.exists(FunctionFilter::GraphNotrace.file())
+    {
+        true => FunctionFilter::GraphNotrace,
+        false => FunctionFilter::Notrace,
+    };
     [
         (FunctionFilter::Filter, "-l", cfg.ftrace_filter.clone()),
-        (FunctionFilter::Notrace, "-n", cfg.ftrace_notrace.clone()),
+        (notrace, "-n", cfg.ftrace_notrace.clone()),
         (
             FunctionFilter::GraphFunction,
             "-g",
@@ -107,7 +123,7 @@ pub fn apply(
     if cfg.disable_function_trace > 0 {
         disable_function_trace(inst, cfg.disable_function_trace > 1, ledger, &mut applied)?;
     }
-    for (which, flag, list) in function_filters(cfg) {
+    for (which, flag, list) in function_filters(cfg, inst) {
         let what = format!("{flag} ({})", which.file());
         let f: Vec<&str> = list.iter().map(String::as_str).collect();
         ledger

@@ -1093,3 +1093,56 @@ fn function_filters_after_b_are_that_instances() {
         }
     }
 }
+
+/// With function_graph, the top level's -n goes to set_graph_notrace, an instance's to
+/// set_ftrace_notrace, as trace-cmd 3.1.6 writes them (set_funcs; seen with `trace-cmd
+/// start` on a copy of this tree in a private mount namespace: `-p function_graph -n
+/// schedule` wrote "schedule " to set_graph_notrace and left set_ftrace_notrace alone;
+/// `-e sched -B b1 -p function_graph -n vfs_read` wrote instances/b1/set_ftrace_notrace).
+#[test]
+fn n_with_function_graph_goes_to_set_graph_notrace_at_the_top_level_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tracing");
+    copy_tree(
+        &repo().join("tracefs-fixtures/debian-6.1-function-graph-nested"),
+        &root,
+    );
+    let t = Tree { _dir: dir, root };
+    t.put(
+        "available_filter_functions",
+        "schedule\nschedule_idle\nvfs_read\nvfs_write\n",
+    );
+    for f in ["set_ftrace_notrace", "set_graph_notrace"] {
+        t.put(f, "");
+    }
+    make_instance(&t, "b1");
+    t.put("instances/b1/set_ftrace_notrace", "");
+    t.ok(&["set", "-p", "function_graph", "-n", "schedule"]);
+    t.expect(&[
+        ("set_graph_notrace", "schedule\n"),
+        ("set_ftrace_notrace", ""),
+    ]);
+    t.put("set_graph_notrace", "");
+    t.ok(&[
+        "set",
+        "-e",
+        "sched",
+        "-B",
+        "b1",
+        "-p",
+        "function_graph",
+        "-n",
+        "vfs_read",
+    ]);
+    t.expect(&[
+        ("instances/b1/set_ftrace_notrace", "vfs_read\n"),
+        ("set_graph_notrace", ""),
+        ("set_ftrace_notrace", ""),
+    ]);
+    // Another tracer: set_ftrace_notrace, as before.
+    t.ok(&["set", "-p", "function", "-n", "vfs_write"]);
+    t.expect(&[
+        ("set_ftrace_notrace", "vfs_write\n"),
+        ("set_graph_notrace", ""),
+    ]);
+}

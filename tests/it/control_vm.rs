@@ -230,3 +230,56 @@ ls $T/instances > /out/instances
     }
     assert_eq!(file(&out, "instances"), "foo\n");
 }
+
+/// `record`'s -p, -l and -n after a -B are that instance's (trace-cmd 3.1.6 binds them
+/// per instance; see cli_fixture::function_filters_after_b_are_that_instances), on a
+/// stock kernel whose instances have the function filters this host refuses: while the
+/// command runs, the top buffer (tracectl's private instance) and instance b1 hold their
+/// own filters; at the end b1, made for the recording, is gone; and a bad -l of b1 fails
+/// before anything is made.
+#[test]
+fn vm_record_function_filters_after_b_are_that_instances() {
+    let Some(bin) = vm::binary() else { return };
+    let (status, out) = guest(
+        &bin,
+        r#"set -e
+T=/sys/kernel/tracing
+head -1 $T/set_ftrace_filter > /out/top_before
+tracectl record -q -e sched:sched_switch -n schedule -B b1 -p function -l vfs_read \
+    -n vfs_write -B b2 -e irq -o /tmp/f.dat sh -c \
+    'T=/sys/kernel/tracing; P=$T/instances/tracectl-record-$PPID
+     cat $P/set_ftrace_filter > /out/top_filter; cat $P/set_ftrace_notrace > /out/top_notrace
+     cat $P/current_tracer > /out/top_tracer
+     cat $T/instances/b1/set_ftrace_filter > /out/b1_filter
+     cat $T/instances/b1/set_ftrace_notrace > /out/b1_notrace
+     cat $T/instances/b1/current_tracer > /out/b1_tracer
+     head -1 $T/instances/b2/set_ftrace_filter > /out/b2_filter
+     cat /etc/hostname >/dev/null'
+ls $T/instances > /out/instances
+head -1 $T/set_ftrace_filter > /out/top_after
+tracectl record -q -e sched -B b1 -p function -l no_such_function_xyz -o /tmp/g.dat true \
+    2> /out/bad_err || echo $? > /out/bad_rc
+ls $T/instances > /out/instances_bad
+"#,
+    );
+    let log = std::fs::read_to_string(out.path().join("guest.log")).unwrap_or_default();
+    assert_eq!(status, 0, "guest script failed:\n{log}");
+    let all = "#### all functions enabled ####\n";
+    for (name, want) in [
+        ("top_filter", all),
+        ("top_notrace", "schedule\n"),
+        ("top_tracer", "nop\n"),
+        ("b1_filter", "vfs_read\n"),
+        ("b1_notrace", "vfs_write\n"),
+        ("b1_tracer", "function\n"),
+        ("b2_filter", all),
+        ("instances", ""),
+    ] {
+        assert_eq!(file(&out, name), want, "{name}");
+    }
+    assert_eq!(file(&out, "top_after"), file(&out, "top_before"));
+    assert_ne!(file(&out, "bad_rc").trim(), "0");
+    let err = file(&out, "bad_err");
+    assert!(err.contains("no_such_function_xyz"), "{err}");
+    assert_eq!(file(&out, "instances_bad"), "");
+}
