@@ -418,7 +418,8 @@ pub struct TraceArgs {
     /// Function filter (set_ftrace_filter; needs function tracing)
     #[arg(short = 'l', value_name = "FUNC")]
     pub ftrace_filter: Vec<String>,
-    /// Functions not to trace (set_ftrace_notrace; needs function tracing)
+    /// Functions not to trace (set_ftrace_notrace; needs function tracing); with -p
+    /// function_graph, the top buffer's go to set_graph_notrace, as in trace-cmd
     #[arg(short = 'n', value_name = "FUNC")]
     pub ftrace_notrace: Vec<String>,
     /// Graph this function (set_graph_function; needs function_graph)
