@@ -235,8 +235,8 @@ ls $T/instances > /out/instances
 /// per instance; see cli_fixture::function_filters_after_b_are_that_instances), on a
 /// stock kernel whose instances have the function filters this host refuses: while the
 /// command runs, the top buffer (tracectl's private instance) and instance b1 hold their
-/// own filters; at the end b1, made for the recording, is gone; and a bad -l of b1 fails
-/// before anything is made.
+/// own filters; at the end b1, made for the recording, is gone; a bad -l of b1 fails
+/// before anything is made; and an instance that existed gets its filter back.
 #[test]
 fn vm_record_function_filters_after_b_are_that_instances() {
     let Some(bin) = vm::binary() else { return };
@@ -260,6 +260,13 @@ head -1 $T/set_ftrace_filter > /out/top_after
 tracectl record -q -e sched -B b1 -p function -l no_such_function_xyz -o /tmp/g.dat true \
     2> /out/bad_err || echo $? > /out/bad_rc
 ls $T/instances > /out/instances_bad
+mkdir $T/instances/mine
+echo vfs_write > $T/instances/mine/set_ftrace_filter
+tracectl record -q -e sched:sched_switch -B mine -p function -l vfs_read -o /tmp/h.dat sh -c \
+    'cat /sys/kernel/tracing/instances/mine/set_ftrace_filter > /out/mine_during'
+cat $T/instances/mine/set_ftrace_filter > /out/mine_after
+cat $T/instances/mine/current_tracer > /out/mine_tracer
+rmdir $T/instances/mine
 "#,
     );
     let log = std::fs::read_to_string(out.path().join("guest.log")).unwrap_or_default();
@@ -282,4 +289,8 @@ ls $T/instances > /out/instances_bad
     let err = file(&out, "bad_err");
     assert!(err.contains("no_such_function_xyz"), "{err}");
     assert_eq!(file(&out, "instances_bad"), "");
+    // An instance that was there before gets its filter and tracer back.
+    assert_eq!(file(&out, "mine_during"), "vfs_read\n");
+    assert_eq!(file(&out, "mine_after"), "vfs_write\n");
+    assert_eq!(file(&out, "mine_tracer"), "nop\n");
 }
