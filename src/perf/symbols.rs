@@ -349,25 +349,31 @@ fn prefer_first(names: &str, a: &Sym, b: &Sym, extra: &impl Fn(&Sym) -> usize) -
 /// symbols dropped are added to `removed` in the order perf removes them.
 fn drop_duplicates(
     names: &str,
-    syms: Vec<Sym>,
+    mut syms: Vec<Sym>,
     extra: impl Fn(&Sym) -> usize,
     removed: &mut Vec<u32>,
 ) -> Vec<Sym> {
-    let mut kept: Vec<Sym> = Vec::with_capacity(syms.len());
-    for s in syms {
-        match kept.last_mut() {
+    // In place: `kept` symbols are kept at the front.
+    let mut kept: usize = 0;
+    for i in 0..syms.len() {
+        let s = syms[i];
+        match kept.checked_sub(1).map(|k| syms[k]) {
             Some(last) if last.start == s.start => {
-                if prefer_first(names, last, &s, &extra) {
+                if prefer_first(names, &last, &s, &extra) {
                     removed.push(s.seq);
                 } else {
                     removed.push(last.seq);
-                    *last = s;
+                    syms[kept - 1] = s;
                 }
             }
-            _ => kept.push(s),
+            _ => {
+                syms[kept] = s;
+                kept += 1;
+            }
         }
     }
-    kept
+    syms.truncate(kept);
+    syms
 }
 
 impl SymbolTable {
