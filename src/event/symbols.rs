@@ -497,13 +497,27 @@ impl KallsymsSource {
         self.text
             .get_or_init(|| match &self.loader {
                 Some(load) => load(),
-                None => std::fs::read_to_string(self.path.as_ref()?)
-                    .ok()
-                    .map(|t| KallsymsText::new(t, 0)),
+                None => read_whole(self.path.as_ref()?).map(|t| KallsymsText::new(t, 0)),
             })
             .as_ref()
             .map(KallsymsText::as_str)
     }
+}
+
+/// The text of a file. `/proc/kallsyms` gives no size, and growing a buffer to its
+/// megabytes copies them again at each step: the buffer starts with room for a big
+/// kernel's (room never written to takes no memory).
+fn read_whole(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let size = f.metadata().map_or(0, |m| m.len());
+    let room = match usize::try_from(size) {
+        Ok(n) if n > 0 => n + 1,
+        _ => 32 << 20,
+    };
+    let mut text = String::with_capacity(room);
+    f.read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 #[cfg(test)]

@@ -48,6 +48,9 @@ struct Sym {
     module: u32,
     /// The order in which perf inserted the symbol into its table.
     seq: u32,
+    /// Whether it overlaps another symbol of its table (see [`mark_clusters`]): only
+    /// a lookup landing on such a symbol needs perf's tree.
+    clustered: bool,
 }
 
 /// Symbols and their names while a table is built.
@@ -55,6 +58,8 @@ struct Sym {
 struct Builder {
     syms: Vec<Sym>,
     names: String,
+    /// How many symbols were pushed (taking `syms` leaves it).
+    pushed: u32,
 }
 
 impl Builder {
@@ -85,8 +90,10 @@ impl Builder {
             binding,
             plain,
             module,
-            seq: self.syms.len() as u32,
+            seq: self.pushed,
+            clustered: false,
         });
+        self.pushed += 1;
     }
 }
 
@@ -99,8 +106,9 @@ pub struct SymbolTable {
     /// Empty for a table whose names are all shown as stored.
     demangled: Box<[OnceLock<Box<str>>]>,
     /// perf's tree of the table, for tables whose symbols overlap (where a lookup
-    /// finds the first symbol holding the address on its way down from the root).
-    tree: Option<SearchTree>,
+    /// finds the first symbol holding the address on its way down from the root),
+    /// rebuilt when a lookup first lands among overlapping symbols.
+    tree: Option<LazyTree>,
     /// See [`SymbolTable::incomplete`].
     incomplete: bool,
 }
@@ -111,6 +119,18 @@ struct SearchTree {
     tree: RbOrder,
     /// Per tree item (perf's insertion order), its index in the table.
     sym_of: Vec<u32>,
+}
+
+/// perf's tree of a table, rebuilt from its history on first use: a big library's table
+/// has a few overlapping symbols (its `name@plt` entries at one address, labels inside
+/// functions) that samples rarely hit, and rebuilding its tree costs more than the rest
+/// of its loading.
+#[derive(Debug)]
+struct LazyTree {
+    history: TreeHistory,
+    /// Per symbol, the furthest end of it and the symbols before it.
+    reach: Vec<u64>,
+    built: OnceLock<SearchTree>,
 }
 
 /// How perf's tree of a table came to be: the symbols' starts by insertion number, and
@@ -136,23 +156,41 @@ impl TreeHistory {
     }
 }
 
+/// Mark the symbols of `syms` (sorted by start) that overlap another: one starting at
+/// the same address, or before the end of an earlier one. True if any does.
+///
+/// perf's lookup goes down its tree and stops at the first symbol holding the address.
+/// On its way it passes symbols that do not hold it, each sending it toward the
+/// address's side, which is the side of the symbol `S` holding it unless that symbol
+/// starts within `S` before the address (or where `S` starts): the two overlap. So an
+/// address held by a symbol that overlaps none is found in it, whatever the tree's
+/// shape, as a search of the sorted symbols finds it. So is one held by only the last
+/// symbol to start at or before it, when no other starts where it does.
+fn mark_clusters(syms: &mut [Sym]) -> bool {
+    let mut reach = None::<u64>;
+    let mut any = false;
+    for i in 0..syms.len() {
+        let s = syms[i];
+        // Sorted by start, the next symbol is the first to start after this one.
+        let next = syms.get(i + 1);
+        let clustered = reach.is_some_and(|r| r > s.start)
+            || (i > 0 && syms[i - 1].start == s.start)
+            || next.is_some_and(|n| n.start < s.end || n.start == s.start);
+        syms[i].clustered = clustered;
+        any |= clustered;
+        reach = Some(reach.map_or(s.end, |r| r.max(s.end)));
+    }
+    any
+}
+
+/// Whether perf's lookup of `addr` stops at `s` (its `symbols__find` comparison).
+fn holds(s: &Sym, addr: u64) -> bool {
+    s.start <= addr && addr <= s.end && (addr != s.end || addr == s.start)
+}
+
 impl SearchTree {
-    /// perf's tree, rebuilt from its history, when the symbols of `syms` (sorted)
-    /// overlap; None when they do not (a lookup then finds the one holding the address
-    /// whatever the tree's shape).
-    fn when_overlapping(syms: &[Sym], history: &TreeHistory) -> Option<SearchTree> {
-        let mut reach = None::<u64>;
-        let mut overlap = false;
-        for (i, s) in syms.iter().enumerate() {
-            if reach.is_some_and(|r| r > s.start) || (i > 0 && syms[i - 1].start == s.start) {
-                overlap = true;
-                break;
-            }
-            reach = Some(reach.map_or(s.end, |r| r.max(s.end)));
-        }
-        if !overlap {
-            return None;
-        }
+    /// perf's tree of the sorted symbols `syms`, rebuilt from its history.
+    fn build(syms: &[Sym], history: &TreeHistory) -> SearchTree {
         let starts = &history.starts;
         let mut tree = RbOrder::new();
         for op in &history.ops {
@@ -170,7 +208,7 @@ impl SearchTree {
                 *slot = i as u32;
             }
         }
-        Some(SearchTree { tree, sym_of })
+        SearchTree { tree, sym_of }
     }
 
     /// perf's `symbols__find`: the first symbol on the way down that holds `addr`.
@@ -272,9 +310,20 @@ fn prefer_first(names: &str, a: &Sym, b: &Sym, extra: &impl Fn(&Sym) -> usize) -
     if gb && !ga {
         return false;
     }
-    // A `.dynsym` symbol mostly repeats one of `.symtab`: its name is demangled once.
+    // A `.dynsym` symbol mostly repeats one of `.symtab`. Of two equal names only
+    // perf's last rule (no `SyS` at the start) is left to tell, and a demangled name
+    // starts with `SyS` only if the mangled one holds those letters (demanglers copy
+    // names' letters, and add only their own words, none of which holds them), unless
+    // a `$` escape in a Rust name spells them.
+    let same = a.plain == b.plain && raw_name(names, a) == raw_name(names, b);
+    if same && extra(a) == extra(b) {
+        let raw = raw_name(names, a);
+        if !raw.contains("SyS") && !raw.contains('$') {
+            return true;
+        }
+    }
     let na = shown_name(names, a);
-    let nb = if a.plain == b.plain && raw_name(names, a) == raw_name(names, b) {
+    let nb = if same {
         na.clone()
     } else {
         shown_name(names, b)
@@ -300,31 +349,50 @@ fn prefer_first(names: &str, a: &Sym, b: &Sym, extra: &impl Fn(&Sym) -> usize) -
 /// symbols dropped are added to `removed` in the order perf removes them.
 fn drop_duplicates(
     names: &str,
-    syms: Vec<Sym>,
+    mut syms: Vec<Sym>,
     extra: impl Fn(&Sym) -> usize,
     removed: &mut Vec<u32>,
 ) -> Vec<Sym> {
-    let mut kept: Vec<Sym> = Vec::with_capacity(syms.len());
-    for s in syms {
-        match kept.last_mut() {
+    // In place: `kept` symbols are kept at the front.
+    let mut kept: usize = 0;
+    for i in 0..syms.len() {
+        let s = syms[i];
+        match kept.checked_sub(1).map(|k| syms[k]) {
             Some(last) if last.start == s.start => {
-                if prefer_first(names, last, &s, &extra) {
+                if prefer_first(names, &last, &s, &extra) {
                     removed.push(s.seq);
                 } else {
                     removed.push(last.seq);
-                    *last = s;
+                    syms[kept - 1] = s;
                 }
             }
-            _ => kept.push(s),
+            _ => {
+                syms[kept] = s;
+                kept += 1;
+            }
         }
     }
-    kept
+    syms.truncate(kept);
+    syms
 }
 
 impl SymbolTable {
     /// A table of address-sorted symbols, with a cache of demangled names if any is
-    /// mangled.
-    fn of_sorted(syms: Vec<Sym>, names: String, tree: Option<SearchTree>) -> SymbolTable {
+    /// mangled, and perf's tree (from `history`, how perf built it) if any overlap.
+    fn of_sorted(mut syms: Vec<Sym>, names: String, history: Option<TreeHistory>) -> SymbolTable {
+        let tree = history
+            .filter(|_| mark_clusters(&mut syms))
+            .map(|history| LazyTree {
+                history,
+                reach: syms
+                    .iter()
+                    .scan(0, |r, s| {
+                        *r = s.end.max(*r);
+                        Some(*r)
+                    })
+                    .collect(),
+                built: OnceLock::new(),
+            });
         let any_mangled = syms
             .iter()
             .any(|s| !s.plain && mangled(raw_name(&names, s)));
@@ -345,23 +413,101 @@ impl SymbolTable {
     /// The symbol holding `addr`: its name and start. A symbol without a size holds
     /// its own address only, as in perf's `symbols__find`.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
-        let i = match &self.tree {
-            Some(t) => t.find(&self.syms, addr)?,
-            None => self
-                .syms
-                .partition_point(|s| s.start <= addr)
-                .checked_sub(1)?,
-        };
+        let i = self.find_index(addr)?;
         let s = self.syms.get(i)?;
-        if addr >= s.end && !(addr == s.start && s.end == s.start) {
-            return None;
-        }
         let raw = raw_name(&self.names, s);
         if s.plain || !mangled(raw) {
             return Some((raw, s.start));
         }
         let shown = self.demangled.get(i)?.get_or_init(|| demangle(raw).into());
         Some((shown, s.start))
+    }
+
+    /// The index of the symbol perf's lookup of `addr` finds.
+    fn find_index(&self, addr: u64) -> Option<usize> {
+        let i = self
+            .syms
+            .partition_point(|s| s.start <= addr)
+            .checked_sub(1)?;
+        let s = &self.syms[i];
+        if !s.clustered {
+            return holds(s, addr).then_some(i);
+        }
+        let tree = self.tree.as_ref()?;
+        self.find_among_overlapping(tree, i, addr)
+            .unwrap_or_else(|| {
+                tree.built
+                    .get_or_init(|| SearchTree::build(&self.syms, &tree.history))
+                    .find(&self.syms, addr)
+            })
+    }
+
+    /// What perf's lookup of `addr` finds when the last symbol starting at or before
+    /// it, `i`, overlaps another, if that does not depend on perf's tree: no symbol
+    /// holding the address, or symbols that all print the same (one start, one name)
+    /// with none else starting between them and the address. None when the tree
+    /// decides.
+    ///
+    /// A symbol holding the address starts at or before it, after the last symbol
+    /// before it that overlaps none (see `mark_clusters`), and reaches it: the walk back
+    /// stops where no symbol so far reaches it, or after a few symbols.
+    fn find_among_overlapping(
+        &self,
+        tree: &LazyTree,
+        i: usize,
+        addr: u64,
+    ) -> Option<Option<usize>> {
+        const LOOK_BACK: usize = 64;
+        let mut holder: Option<usize> = None;
+        let mut others_after = false;
+        let mut j = i;
+        loop {
+            let s = &self.syms[j];
+            if !s.clustered || tree.reach[j] < addr {
+                break;
+            }
+            if i - j >= LOOK_BACK {
+                return None;
+            }
+            if holds(s, addr) {
+                match holder.map(|h| &self.syms[h]) {
+                    Some(h)
+                        if h.start == s.start
+                            && h.plain == s.plain
+                            && raw_name(&self.names, h) == raw_name(&self.names, s) => {}
+                    Some(_) => return None,
+                    None => {
+                        if others_after {
+                            return None;
+                        }
+                        holder = Some(j);
+                    }
+                }
+            } else if holder.is_some_and(|h| self.syms[h].start == s.start) {
+                return None;
+            } else if holder.is_none() {
+                // Not holding the address and after every holder: it may send perf's
+                // way down past them.
+                others_after = true;
+            }
+            if j == 0 {
+                break;
+            }
+            j -= 1;
+        }
+        match holder {
+            None => Some(None),
+            // A symbol before the walk at the holders' start, not reaching the address.
+            Some(h)
+                if j < h
+                    && j != i
+                    && self.syms[j].start == self.syms[h].start
+                    && !holds(&self.syms[j], addr) =>
+            {
+                None
+            }
+            Some(h) => Some(Some(h)),
+        }
     }
 
     /// The symbols of a JIT's perf map (`/tmp/perf-PID.map`), read line by line as
@@ -408,14 +554,15 @@ impl SymbolTable {
                 true,
             );
         }
-        let Builder { mut syms, names } = b;
+        let Builder {
+            mut syms, names, ..
+        } = b;
         let mut history = TreeHistory::default();
         for s in &syms {
             history.insert(s.start);
         }
         syms.sort_by_key(|s| s.start);
-        let tree = SearchTree::when_overlapping(&syms, &history);
-        SymbolTable::of_sorted(syms, names, tree)
+        SymbolTable::of_sorted(syms, names, Some(history))
     }
 
     /// The end of the last symbol.
@@ -525,18 +672,18 @@ fn load_elf<H: FileHeader<Endian = Endianness>>(
         let Some((index, section)) = src.table(name, ty) else {
             continue;
         };
-        let first = inserted.syms.len();
         let read = read_symbols(src, &rt, segments, index, section, &mut inserted);
-        for s in &inserted.syms[first..] {
+        let chunk = std::mem::take(&mut inserted.syms);
+        for s in &chunk {
             history.insert(s.start);
         }
-        table.extend_from_slice(&inserted.syms[first..]);
-        table.sort_by_key(|s| (s.start, s.seq));
+        let any = !chunk.is_empty();
+        table = merge_sorted(table, chunk);
         if !read {
             complete = false;
             break;
         }
-        if inserted.syms.len() > first {
+        if any {
             fix_ends(&mut table, false);
             let mut removed = Vec::new();
             table = drop_duplicates(&inserted.names, table, |_| 0, &mut removed);
@@ -545,19 +692,40 @@ fn load_elf<H: FileHeader<Endian = Endianness>>(
     }
     // perf adds the `.plt` symbols after the fixes, as they are, when the file gave
     // symbols without an error.
-    if complete && !inserted.syms.is_empty() {
-        let first = inserted.syms.len();
+    if complete && inserted.pushed > 0 {
         plt_symbols(&rt, &mut inserted);
-        for s in &inserted.syms[first..] {
+        let chunk = std::mem::take(&mut inserted.syms);
+        for s in &chunk {
             history.insert(s.start);
         }
-        table.extend_from_slice(&inserted.syms[first..]);
-        table.sort_by_key(|s| (s.start, s.seq));
+        table = merge_sorted(table, chunk);
     }
-    let tree = SearchTree::when_overlapping(&table, &history);
-    let mut t = SymbolTable::of_sorted(table, inserted.names, tree);
+    let mut t = SymbolTable::of_sorted(table, inserted.names, Some(history));
     t.incomplete = !complete;
     Ok(t)
+}
+
+/// `table` (sorted by start, then insertion) with `chunk` (inserted after all of it)
+/// sorted in.
+fn merge_sorted(table: Vec<Sym>, mut chunk: Vec<Sym>) -> Vec<Sym> {
+    chunk.sort_unstable_by_key(|s| (s.start, s.seq));
+    if table.is_empty() {
+        return chunk;
+    }
+    let mut out = Vec::with_capacity(table.len() + chunk.len());
+    let (mut a, mut b) = (table.into_iter().peekable(), chunk.into_iter().peekable());
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        // On equal starts the earlier insertion goes first, as in perf's tree.
+        let next = if y.start < x.start {
+            b.next()
+        } else {
+            a.next()
+        };
+        out.extend(next);
+    }
+    out.extend(a);
+    out.extend(b);
+    out
 }
 
 /// perf's `dso__load_sym_internal` on one symbol table of `src`: the symbols it keeps,
@@ -585,6 +753,15 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
     ) else {
         return false;
     };
+    // Room for every symbol and name of the table (its string table's size, which the
+    // file holds, bounds the names).
+    b.syms.reserve(symbols.len());
+    let strings_size = src
+        .sections
+        .section(object::SectionIndex(section.sh_link(e) as usize))
+        .map_or(0, |s| s.sh_size(e).into());
+    b.names
+        .reserve(usize::try_from(strings_size).map_or(0, |n| n.min(src.data.len())));
     let arm = matches!(src.header.e_machine(e), EM_ARM | EM_AARCH64);
     /// What a symbol's section says about it.
     #[derive(Clone, Copy)]
@@ -695,13 +872,11 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
             _ => Binding::Local,
         };
         let size: u64 = sym.st_size(e).into();
-        b.push(
-            start,
-            start.wrapping_add(size),
-            binding,
-            &String::from_utf8_lossy(name),
-            false,
-        );
+        let name = match std::str::from_utf8(name) {
+            Ok(n) => std::borrow::Cow::Borrowed(n),
+            Err(_) => String::from_utf8_lossy(name),
+        };
+        b.push(start, start.wrapping_add(size), binding, &name, false);
     }
     true
 }
@@ -888,7 +1063,9 @@ impl KernelSymbols {
             };
             all.push_in(start, start, binding, name, true, module);
         }
-        let Builder { mut syms, names } = all;
+        let Builder {
+            mut syms, names, ..
+        } = all;
         syms.sort_by_key(|s| s.start);
         fix_ends(&mut syms, true);
         // perf's names of module symbols still end in `\t[module]` when it compares them.
@@ -1240,7 +1417,10 @@ fn is_rust_legacy(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{build_id_debug_path, build_id_hex, demangle, KernelSymbols, SymbolTable};
+    use super::{
+        build_id_debug_path, build_id_hex, demangle, raw_name, KernelSymbols, SearchTree,
+        SymbolTable,
+    };
 
     /// perf's `~/.debug/PATH/ID/elf` and bfd's `.build-id/XX/REST.debug` spell ids so.
     #[test]
@@ -1372,6 +1552,102 @@ mod tests {
                 m.find(0xffffffffc0001090),
                 Some(("mod_other", 0xffffffffc0001080))
             );
+        }
+    }
+
+    /// What a lookup prints: the symbol's name and start.
+    fn printed(t: &SymbolTable, i: Option<usize>) -> Option<(&str, bool, u64)> {
+        let s = &t.syms[i?];
+        Some((raw_name(&t.names, s), s.plain, s.start))
+    }
+
+    /// Every lookup near each symbol's start and end finds, without perf's tree, what
+    /// perf's tree finds (built for every lookup, as perf does). The number of tables
+    /// whose symbols overlap.
+    fn lookups_agree_with_the_tree(t: &SymbolTable) -> usize {
+        let Some(lazy) = &t.tree else {
+            return 0;
+        };
+        let tree = SearchTree::build(&t.syms, &lazy.history);
+        let mut addrs: Vec<u64> = Vec::new();
+        for s in &t.syms {
+            for a in [s.start, s.end, s.start / 2 + s.end / 2] {
+                addrs.extend([a.wrapping_sub(1), a, a.wrapping_add(1)]);
+            }
+        }
+        for addr in addrs {
+            assert_eq!(
+                printed(t, t.find_index(addr)),
+                printed(t, tree.find(&t.syms, addr)),
+                "{addr:#x}"
+            );
+        }
+        1
+    }
+
+    /// Real files, with perf's `name@plt` points, labels, aliases and a table left
+    /// unfixed by a missing section: the shortcut past perf's tree finds what it does.
+    #[test]
+    fn lookups_past_the_tree_find_what_perf_s_tree_finds_in_real_files() {
+        let data =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs/tmp/tpf");
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        // System files where they exist (rustc's `_fini` reaches over its `.plt`).
+        let home = std::env::var("HOME").unwrap_or_default();
+        for f in [
+            "/usr/lib/x86_64-linux-gnu/libc.so.6",
+            "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+            "/usr/bin/perf",
+            &format!("{home}/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin/rustc"),
+        ] {
+            files.push(f.into());
+        }
+        let mut overlapping = 0;
+        for f in files {
+            let Ok(bytes) = std::fs::read(&f) else {
+                continue;
+            };
+            if let Ok(t) = SymbolTable::from_elf(&bytes, None) {
+                overlapping += lookups_agree_with_the_tree(&t);
+            }
+        }
+        assert!(overlapping >= 2, "{overlapping}");
+    }
+
+    /// Random perf maps, whose entries overlap in every way (nested, equal starts,
+    /// equal names, size 0, wrapping): the shortcut past perf's tree finds what it does.
+    #[test]
+    fn lookups_past_the_tree_find_what_perf_s_tree_finds_in_random_maps() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for round in 0..40 {
+            let mut text = String::new();
+            let entries = 1 + next(400);
+            let spread = 1 + next(0x4000);
+            for _ in 0..entries {
+                let start = 0x1000 + next(spread);
+                let size = match next(5) {
+                    0 => 0,
+                    1 => next(8),
+                    _ => next(1 + spread / 8),
+                };
+                let start = if round == 7 {
+                    u64::MAX - next(64)
+                } else {
+                    start
+                };
+                text.push_str(&format!("{start:x} {size:x} n{}\n", next(6)));
+            }
+            let t = SymbolTable::from_perf_map(text.as_bytes());
+            lookups_agree_with_the_tree(&t);
         }
     }
 
