@@ -5,7 +5,6 @@
 //! `perf report` do, so that a sample sees the comm and mappings of its moment.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -14,6 +13,7 @@ use crate::event::KallsymsSource;
 
 use super::data::abi::{context, misc, record};
 use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
+use super::nsinfo::{open_regular, NsInfo};
 use super::symbols::{
     build_id_debug_path, build_id_hex, elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable,
 };
@@ -153,6 +153,10 @@ struct Dso {
     looked_up: AtomicBool,
     /// Its call frame information, for unwinding user stacks.
     cfi: OnceLock<Option<Arc<ElfCfi>>>,
+    /// The process whose namespaces its files are looked up in (perf's `dso->nsinfo`):
+    /// the last one to map it, and whether that is done here all the same (the
+    /// kernel's vDSO, whose image is the host's). None for the kernel's objects.
+    mapped_by: Option<(i32, bool)>,
 }
 
 /// Where an address is: the address as perf prints it, its symbol and its file.
@@ -190,6 +194,9 @@ pub struct Machine {
     symfs: Option<PathBuf>,
     build_ids: HashMap<String, Vec<u8>>,
     unwinders: Mutex<Unwinders>,
+    /// The namespaces of each process whose files were looked up, read from /proc
+    /// when first needed.
+    nsinfo: Mutex<HashMap<i32, Option<Arc<NsInfo>>>>,
 }
 
 impl Machine {
@@ -209,6 +216,7 @@ impl Machine {
             symfs,
             build_ids: HashMap::new(),
             unwinders: Mutex::default(),
+            nsinfo: Mutex::default(),
         }
     }
 
@@ -228,6 +236,7 @@ impl Machine {
             symbols: OnceLock::new(),
             looked_up: AtomicBool::new(false),
             cfi: OnceLock::new(),
+            mapped_by: None,
         });
         self.dso_ids.insert(name.to_vec(), i);
         i
@@ -314,6 +323,10 @@ impl Machine {
                         (filename, pgoff)
                     };
                     let dso = self.dso(name, None);
+                    // As perf's map__new: the object is looked up in the namespaces of
+                    // the process that mapped it last, the vDSO here.
+                    let vdso = filename == b"[vdso]";
+                    self.dsos[dso].mapped_by = Some((pid, vdso));
                     let maps = self.maps.entry(pid).or_default();
                     insert_map(
                         maps,
@@ -368,15 +381,9 @@ impl Machine {
             // it ran is read after the recording).
             None if d.name.starts_with(PERF_MAP_PREFIX) => d
                 .symbols
-                .get_or_init(|| {
-                    let path = match d.name[PERF_MAP_PREFIX.len()..].strip_suffix(".map") {
-                        Some(pid) => match pid.parse::<i32>() {
-                            Ok(pid) if pid > 0 => perf_map_path(Path::new("/proc"), pid),
-                            _ => PathBuf::from(&d.name),
-                        },
-                        None => PathBuf::from(&d.name),
-                    };
-                    read_perf_map(&path)
+                .get_or_init(|| match self.nsinfo_of(d) {
+                    Some(ns) => perf_map_symbols(&ns),
+                    None => read_perf_map(Path::new(&d.name)),
                 })
                 .as_ref(),
             None => {
@@ -393,6 +400,20 @@ impl Machine {
                 (!(first && table.incomplete())).then_some(table)
             }
         }
+    }
+
+    /// The namespaces the files of `d` are looked up in (perf's `dso->nsinfo`): those
+    /// of the process that mapped it last, read when first asked for.
+    fn nsinfo_of(&self, d: &Dso) -> Option<NsInfo> {
+        let (pid, here) = d.mapped_by?;
+        let ns = self
+            .nsinfo
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(pid)
+            .or_insert_with(|| NsInfo::read(Path::new("/proc"), pid).map(Arc::new))
+            .clone()?;
+        Some(if here { ns.here() } else { (*ns).clone() })
     }
 
     /// Record the build ids of the file (its BUILD_ID feature): files are then looked
@@ -424,11 +445,17 @@ impl Machine {
             Some(id) => elf_build_id(f.bytes()).as_ref() == Some(id),
             None => true,
         };
-        let found = |path: PathBuf| {
-            map_file(&path)
-                .filter(|f| matches(f))
-                .map(|file| FoundFile { path, file })
+        // perf looks for each file in the namespaces of the process that mapped the
+        // object while it lives, except in its build-id cache, which is ours.
+        let ns = self
+            .dso_ids
+            .get(name.as_bytes())
+            .and_then(|&i| self.nsinfo_of(&self.dsos[i]));
+        let look = |path: PathBuf, cache: bool| match &ns {
+            Some(ns) if !cache => open_in(ns, &path),
+            _ => open_here(&path, ns.as_ref().map(|n| n.pid)),
         };
+        let found = |path: PathBuf, cache: bool| look(path, cache).filter(|f| matches(&f.file));
         let mut runtime = None;
         if let (Some(c), Some(h)) = (&cache, &hex) {
             // perf keeps the kernel's vDSO image in the cache as `vdso`, files as `elf`.
@@ -437,34 +464,36 @@ impl Machine {
             } else {
                 "elf"
             };
-            runtime = found(c.join(name.trim_start_matches('/')).join(h).join(base));
+            runtime = found(
+                c.join(name.trim_start_matches('/')).join(h).join(base),
+                true,
+            );
         }
         let runtime = match runtime {
             Some(r) => r,
-            None => found(under(name))?,
+            None => found(under(name), false)?,
         };
         if elf_has_symtab(runtime.file.bytes()) {
             return Some((runtime, None));
         }
         let id = want.cloned().or_else(|| elf_build_id(runtime.file.bytes()));
-        let mut candidates: Vec<PathBuf> = Vec::new();
+        let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
         if let (Some(c), Some(id)) = (&cache, &id) {
-            candidates.push(
+            candidates.push((
                 c.join(name.trim_start_matches('/'))
                     .join(build_id_hex(id))
                     .join("debug"),
-            );
+                true,
+            ));
         }
         if let Some(path) = id.as_deref().and_then(build_id_debug_path) {
-            candidates.push(under(&path));
+            candidates.push((under(&path), false));
         }
-        candidates.push(under(&format!("/usr/lib/debug{name}.debug")));
-        candidates.push(under(&format!("/usr/lib/debug{name}")));
-        let debug = candidates.into_iter().find_map(|path| {
-            map_file(&path)
-                .filter(|f| elf_has_symtab(f.bytes()))
-                .map(|file| FoundFile { path, file })
-        });
+        candidates.push((under(&format!("/usr/lib/debug{name}.debug")), false));
+        candidates.push((under(&format!("/usr/lib/debug{name}")), false));
+        let debug = candidates
+            .into_iter()
+            .find_map(|(path, cache)| look(path, cache).filter(|f| elf_has_symtab(f.file.bytes())));
         Some((runtime, debug))
     }
 
@@ -632,8 +661,34 @@ impl Machine {
 
 /// A file found for an object, and where.
 pub(super) struct FoundFile {
+    /// The path it was opened at (perf's name for the file it read).
     pub(super) path: PathBuf,
     pub(super) file: MappedFile,
+    /// Whether it was opened inside another mount namespace (the path names another
+    /// file here, or none).
+    pub(super) inside: bool,
+}
+
+/// The regular file at `path` inside the mount namespace of `ns` (here when it is
+/// ours or cannot be entered), mapped.
+fn open_in(ns: &NsInfo, path: &Path) -> Option<FoundFile> {
+    let (path, file) = ns.enter(|| open_regular(path, Some(ns.pid)))?;
+    Some(FoundFile {
+        path,
+        file: MappedFile::map(&file).ok().flatten()?,
+        inside: ns.need_setns,
+    })
+}
+
+/// The regular file at `path` here, mapped; a file of process `pid` is looked for under
+/// its root too, as perf does for a chrooted process.
+fn open_here(path: &Path, pid: Option<i32>) -> Option<FoundFile> {
+    let (path, file) = open_regular(path, pid)?;
+    Some(FoundFile {
+        path,
+        file: MappedFile::map(&file).ok().flatten()?,
+        inside: false,
+    })
 }
 
 /// How the names of JIT perf maps start: perf reads symbols of an object so named from
@@ -667,45 +722,25 @@ fn scanf_int(s: &str) -> Option<i32> {
     Some(v as i32)
 }
 
-/// Where perf 6.1 reads the perf map of process `pid` (`nsinfo__new`, then
-/// `dso__find_perf_map`), looking at the process as it runs now under `proc`: a
-/// process in another mount namespace wrote its map inside it, under the pid it has in
-/// its own pid namespace (the last `NStgid` of its status), so that map is read
-/// through the process's root when it is there; otherwise (or when the process is
-/// gone) `/tmp/perf-TGID.map` here.
-fn perf_map_path(proc: &Path, pid: i32) -> PathBuf {
-    let own = Path::new("/tmp").join(format!("perf-{pid}.map"));
-    // perf tells mount namespaces apart by the inode alone.
-    let ns_inode = |p: PathBuf| std::fs::metadata(p).ok().map(|m| m.ino());
-    let (Some(ours), Some(theirs)) = (
-        ns_inode(proc.join("self/ns/mnt")),
-        ns_inode(proc.join(format!("{pid}/ns/mnt"))),
-    ) else {
-        return own;
-    };
-    let Ok(status) = std::fs::read_to_string(proc.join(format!("{pid}/status"))) else {
-        return own;
-    };
-    let (mut tgid, mut nstgid) = (pid, pid);
-    for line in status.lines() {
-        // The value after the line's last tab, as perf reads it with strtol.
-        let last = |l: &str| l.rsplit('\t').next().and_then(|v| v.trim().parse().ok());
-        if line.contains("Tgid:") {
-            tgid = last(line).unwrap_or(0);
-            nstgid = tgid;
-        }
-        if line.contains("NStgid:") {
-            nstgid = last(line).unwrap_or(0);
-            break;
+/// The symbols of the perf map of the process `ns` describes, where perf 6.1 reads it
+/// (`dso__find_perf_map`): a process in another mount namespace wrote its map inside
+/// it, under the pid it has in its own pid namespace, so that map is read inside the
+/// namespace when it is there; otherwise (or when the process is gone)
+/// `/tmp/perf-TGID.map` here.
+fn perf_map_symbols(ns: &NsInfo) -> Option<SymbolTable> {
+    if ns.need_setns {
+        let inside = PathBuf::from(format!("/tmp/perf-{}.map", ns.nstgid));
+        // perf settles on the map inside once it can read it, whatever its load gives.
+        let read = ns.enter(|| {
+            std::fs::File::open(&inside)
+                .ok()
+                .map(|_| read_perf_map(&inside))
+        });
+        if let Some(table) = read {
+            return table;
         }
     }
-    if ours != theirs {
-        let inside = proc.join(format!("{pid}/root/tmp/perf-{nstgid}.map"));
-        if std::fs::File::open(&inside).is_ok() {
-            return inside;
-        }
-    }
-    Path::new("/tmp").join(format!("perf-{tgid}.map"))
+    read_perf_map(Path::new(&format!("/tmp/perf-{}.map", ns.tgid)))
 }
 
 /// The symbols of a JIT's perf map, read into memory rather than mapped: the process
@@ -831,35 +866,6 @@ mod tests {
             cpumode,
             id: Default::default(),
         }
-    }
-
-    /// A process in other namespaces (pid 42 here, 7 in its own pid namespace): its
-    /// map is read through its root when its mount namespace differs and the map is
-    /// there; otherwise, and for a process that is gone, /tmp/perf-TGID.map here.
-    #[test]
-    fn perf_map_of_a_process_in_other_namespaces() {
-        let proc = tempfile::tempdir().unwrap();
-        let p = proc.path();
-        let put = |path: &str, text: &str| {
-            let f = p.join(path);
-            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-            std::fs::write(f, text).unwrap();
-        };
-        let here = Path::new("/tmp/perf-42.map");
-        assert_eq!(perf_map_path(p, 42), here, "no such process");
-        put("self/ns/mnt", "");
-        put("42/ns/mnt", "");
-        put(
-            "42/status",
-            "Name:\tjit\nTgid:\t42\nNgid:\t0\nPid:\t42\nNStgid:\t42\t7\nNSpid:\t42\t7\n",
-        );
-        assert_eq!(perf_map_path(p, 42), here, "no map inside");
-        put("42/root/tmp/perf-7.map", "1000 10 jitted\n");
-        assert_eq!(perf_map_path(p, 42), p.join("42/root/tmp/perf-7.map"));
-        // The same mount namespace: the map is looked for here only.
-        std::fs::remove_file(p.join("42/ns/mnt")).unwrap();
-        std::fs::hard_link(p.join("self/ns/mnt"), p.join("42/ns/mnt")).unwrap();
-        assert_eq!(perf_map_path(p, 42), here);
     }
 
     /// perf 6.1 printed `7ff7c9532817 [unknown] (/tmp/perf-20993.map)` for a frame in

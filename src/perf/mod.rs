@@ -12,6 +12,8 @@
 //! * [`unwind`]: user stacks of `--call-graph dwarf` samples unwound with the mapped
 //!   files' call frame information.
 //! * [`ring`]: the records of a perf mmap ring, read in place with wrap-around.
+//! * `nsinfo` (private): the namespaces of a process that mapped a file, which the
+//!   file is read in while the process lives, as perf does.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
 //!   ioctls, counter reads, the mmap rings, the forked command that waits until its
 //!   counters are armed, and the read-only file mapping perf.data files are read through.
@@ -21,6 +23,7 @@
 
 pub mod data;
 pub mod machine;
+mod nsinfo;
 pub mod rbtree;
 pub mod record;
 pub mod recording;

@@ -427,11 +427,23 @@ impl SourceLines {
         objects
             .entry(dso.to_string())
             .or_insert_with(|| match machine.elf_files_at(dso) {
-                Some((runtime, Some(debug))) => {
-                    ObjectLines::parse(&debug.path, debug.file.bytes(), Some(runtime.file.bytes()))
-                }
-                Some((runtime, None)) => {
-                    ObjectLines::parse(&runtime.path, runtime.file.bytes(), None)
+                Some((runtime, debug)) => {
+                    let found = debug.as_ref().unwrap_or(&runtime);
+                    if found.inside {
+                        // perf runs addr2line here on the path it read the symbols
+                        // from, even when it read them inside another mount namespace;
+                        // the address it asks about is placed by the file it read.
+                        map_file(&found.path).and_then(|here| {
+                            ObjectLines::parse(
+                                &found.path,
+                                here.bytes(),
+                                Some(runtime.file.bytes()),
+                            )
+                        })
+                    } else {
+                        let runtime = debug.is_some().then(|| runtime.file.bytes());
+                        ObjectLines::parse(&found.path, found.file.bytes(), runtime)
+                    }
                 }
                 // perf adjusts addresses only in objects it read symbols from.
                 None => map_file(Path::new(dso))
