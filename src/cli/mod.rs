@@ -131,7 +131,7 @@ pub fn main() -> i32 {
             if is_broken_pipe(&err) {
                 return 0;
             }
-            let _ = writeln!(io::stderr(), "tracectl: {err:#}{}", hint(&err));
+            let _ = writeln!(io::stderr(), "tracectl: {}{}", chain_text(&err), hint(&err));
             1
         }
     }
@@ -244,6 +244,24 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Stack(a) => stack::run(&ctx, a),
         Command::Profile(a) => profile::run(&ctx, a),
     }
+}
+
+/// The error and its causes joined by ": ", each cause left out when the text before it
+/// already says it (library errors name their cause in their own message and also give it
+/// as their source, so that a broken pipe can be found in the chain).
+fn chain_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let s = cause.to_string();
+        if s.is_empty() || text.contains(&s) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&s);
+    }
+    text
 }
 
 /// A broken pipe anywhere in the chain ends quietly, as `| head` users expect.

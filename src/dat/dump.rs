@@ -136,7 +136,14 @@ impl std::fmt::Display for DumpError {
     }
 }
 
-impl std::error::Error for DumpError {}
+impl std::error::Error for DumpError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DumpError::Dat(e) => Some(e),
+            DumpError::Io(e) => Some(e),
+        }
+    }
+}
 
 impl From<DatError> for DumpError {
     fn from(e: DatError) -> Self {

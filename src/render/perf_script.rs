@@ -80,7 +80,15 @@ impl std::fmt::Display for ScriptError {
     }
 }
 
-impl std::error::Error for ScriptError {}
+impl std::error::Error for ScriptError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ScriptError::Data(e) => Some(e),
+            ScriptError::Field(_) => None,
+            ScriptError::Io(e) => Some(e),
+        }
+    }
+}
 
 impl From<PerfDataError> for ScriptError {
     fn from(e: PerfDataError) -> Self {
