@@ -9,8 +9,11 @@
 #   fileio     ext4 extent lookups, filemap, block
 #   kernel     timer, workqueue, rcu, irq, softirq
 #   everything all of the above and signal, task, net
-# With FILE arguments it uses those files instead; benches/report-corpus.sh DIR records
-# two mid-size ones (about 200k and 300k events of kmem, syscalls, ext4 and filemap).
+# With FILE arguments it uses those files instead (a DIR argument stands for every
+# DIR/*.dat); benches/report-corpus.sh DIR records two mid-size ones (about 200k and 300k
+# events of kmem, syscalls, ext4 and filemap). The speed goal is a minimum ratio over
+# small, mid-size and large files alike: give it the six mixes and the mid-size files,
+#   benches/compare-report.sh SIXDIR MIDDIR
 #
 # For each file the two outputs are compared first (the figures only count if they are
 # identical), then each tool reports it RUNS times, alternating, output to /dev/null.
@@ -18,7 +21,7 @@
 # pairwise ratios, and peak RSS. Last line: the minimum fastest-vs-fastest ratio.
 #
 # Needs root, tracefs, trace-cmd and /usr/bin/time. Expensive: run it on an idle machine.
-#   benches/compare-report.sh [FILE...]
+#   benches/compare-report.sh [FILE|DIR...]
 # Environment: RUNS (default 15), LOOPS (workload rounds, default 3), KEEP=1 keeps the
 # work dir, TRACE_CMD_HERE (the trace-cmd wrapper used to record), CPU=1 also times
 # each tool's CPU (user + system, `perf stat` task-clock) in RUNS more alternating runs:
@@ -67,7 +70,19 @@ record() { # name, events...
 }
 
 if [ $# -ge 1 ]; then
-    files="$*"
+    files=""
+    for a in "$@"; do
+        if [ -d "$a" ]; then
+            for f in "$a"/*.dat; do
+                [ -f "$f" ] && files="$files
+$f"
+            done
+        else
+            files="$files
+$a"
+        fi
+    done
+    [ -n "$files" ] || { echo "no .dat files in $*" >&2; exit 1; }
 else
     files="$(record sched -e sched)
 $(record kmem -e kmem:kmalloc -e kmem:kfree -e kmem:kmem_cache_alloc -e kmem:kmem_cache_free -e kmem:mm_page_alloc -e kmem:mm_page_free)

@@ -376,6 +376,13 @@ impl Cmdlines {
         self.inner.borrow().generation
     }
 
+    /// Whether a lookup has sorted the table: from then on a copy of it answers every
+    /// lookup as this table does until the next [`Cmdlines::generation`] change (before,
+    /// this table's first lookup would change how later registrations are kept).
+    pub fn is_sorted(&self) -> bool {
+        self.inner.borrow().array.is_some()
+    }
+
     /// The comm printed for `pid`.
     pub fn comm(&self, pid: i32) -> std::cell::Ref<'_, str> {
         const IDLE: &str = "<idle>";
@@ -443,13 +450,44 @@ pub struct TraceCmdRenderer<'c, C: Catalog + ?Sized> {
     learns_comms: bool,
 }
 
-/// The parts of the last head line that the next record mostly repeats.
+/// The parts of recent head lines that the next records mostly repeat.
 #[derive(Debug, Clone, Default)]
 struct HeadCache {
-    /// `%16s-%-5d [%03d]` for (pid, cpu, comm table generation).
-    key: Option<(i32, u32, u64)>,
-    prefix: Vec<u8>,
+    /// `%16s-%-5d [%03d]` of recent (pid, cpu, comm table generation)s, direct-mapped:
+    /// the lines of a CPU alternate between a few tasks (the idle task and those it
+    /// switches to), so that the last one alone missed a third of the time.
+    prefixes: Vec<HeadPrefix>,
     secs: super::kernel::SecondsColumn,
+}
+
+/// Slots of [`HeadCache::prefixes`].
+const HEAD_SLOTS: usize = 16;
+
+/// One cached `%16s-%-5d [%03d]` (a comm of up to 64 bytes).
+#[derive(Debug, Clone)]
+struct HeadPrefix {
+    key: Option<(i32, u32, u64)>,
+    len: u8,
+    text: [u8; 96],
+}
+
+impl HeadCache {
+    /// The slot of (pid, cpu).
+    #[inline]
+    fn slot(&mut self, pid: i32, cpu: u32) -> &mut HeadPrefix {
+        if self.prefixes.is_empty() {
+            self.prefixes = vec![
+                HeadPrefix {
+                    key: None,
+                    len: 0,
+                    text: [b' '; 96],
+                };
+                HEAD_SLOTS
+            ];
+        }
+        let h = (pid as u32 ^ cpu.rotate_left(7)).wrapping_mul(0x9e37_79b9) >> 28;
+        &mut self.prefixes[h as usize % HEAD_SLOTS]
+    }
 }
 
 impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
@@ -661,11 +699,14 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
 
     fn write_head_columns(&mut self, out: &mut Vec<u8>, rec: &Record) {
         let pid = self.pid(rec);
-        if !self.style.latency && self.head.key == Some((pid, rec.cpu, self.cmdlines.generation()))
-        {
-            // The same comm-pid-CPU columns as the last record.
-            crate::bytes::put(out, &self.head.prefix);
-            return self.write_head_time(out, rec);
+        if !self.style.latency {
+            let key = Some((pid, rec.cpu, self.cmdlines.generation()));
+            let slot = self.head.slot(pid, rec.cpu);
+            if slot.key == key {
+                // The same comm-pid-CPU columns as a recent record.
+                crate::bytes::put(out, &slot.text[..usize::from(slot.len)]);
+                return self.write_head_time(out, rec);
+            }
         }
         let comm = self.cmdlines.comm(pid);
         if self.style.latency {
@@ -694,11 +735,12 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
             b[i..i + 2].copy_from_slice(b" [");
             i = put_zero(&mut b, i + 2, u64::from(rec.cpu), 3);
             b[i] = b']';
-            self.head.prefix.clear();
-            self.head.prefix.extend_from_slice(&b[..i + 1]);
-            self.head.key = Some(key);
             drop(comm);
-            crate::bytes::put(out, &self.head.prefix);
+            let slot = self.head.slot(pid, rec.cpu);
+            slot.text = b;
+            slot.len = (i + 1) as u8;
+            slot.key = Some(key);
+            crate::bytes::put(out, &b[..i + 1]);
             return self.write_head_time(out, rec);
         } else {
             pad_left(out, comm.as_bytes(), 16);
@@ -853,6 +895,14 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
                     Some(Plugin::Function { .. } | Plugin::FuncRepeats { .. }) => !indent,
                     _ => true,
                 })
+    }
+
+    /// Whether the whole line of this record (head, name and info) can be written by
+    /// another renderer holding a copy of this one's comm table: its info is independent
+    /// (see [`TraceCmdRenderer::info_is_independent`]) and its head carries no
+    /// `--ts-diff` delta (which depends on the line before).
+    pub fn line_is_independent(&mut self, rec: &Record) -> bool {
+        self.style.ts_diff.is_none() && self.info_is_independent(rec)
     }
 
     /// Write the info part: plugin output or the print fmt (or the raw fields with `-R`).

@@ -287,7 +287,11 @@ pub fn write_report<'a>(
         None
     };
     std::thread::scope(|scope| {
-        let mut pipe = InfoPipe::start(scope, kinds);
+        // Whole lines go to the info writer too, unless -w (a latency ends the line) or
+        // --profile (records are accounted, not printed); --ts-diff lines depend on the
+        // line before (see TraceCmdRenderer::line_is_independent).
+        let lines = !opts.wakeup && !opts.profile;
+        let mut pipe = InfoPipe::start(scope, kinds, lines);
         report_loop(
             &mut lives,
             opts,
@@ -331,6 +335,13 @@ const BATCH_ROOM: usize = BATCH_TEXT + (1 << 16);
 
 /// The share of independent infos handed to the info writer (see `InfoPipe::share`).
 const SHARE: f32 = 0.5;
+
+/// The share of independent whole lines handed to the info writer (see
+/// `InfoPipe::takes_line`).
+const LINE_SHARE: f32 = 0.5;
+
+/// Lines that could be handed over between two copies of a comm table that changed.
+const LINES_PER_TABLE: usize = 1024;
 
 /// Batches at the info writer at most: enough to even out batches of different cost.
 const IN_FLIGHT: usize = 4;
@@ -435,6 +446,10 @@ fn report_loop<'a>(
                 _ => None,
             };
             match graph {
+                None if latency.is_none() && pipe.takes_line(i, &mut l.renderer, &rec) => {
+                    pipe.defer_line(i, buf.len(), &rec);
+                    buf.push(b'\n');
+                }
                 None if leave_to_writer(pipe, &mut l.renderer, &rec) => {
                     l.renderer.write_head(buf, &rec);
                     l.renderer.write_name(buf, &rec);
@@ -485,8 +500,9 @@ fn leave_to_writer<'a>(
     (wanted || renderer.info_waits_for_functions(rec)) && renderer.info_is_deferrable(rec)
 }
 
-/// A record whose info is written by the info writer: where it goes in its batch's text
-/// and the record itself (its bytes at `off..off + len` of the batch's arena).
+/// A record whose info (or whole line) is written by the info writer: where it goes in
+/// its batch's text and the record itself (its bytes at `off..off + len` of the batch's
+/// arena).
 #[derive(Debug, Clone, Copy)]
 struct Hole {
     input: usize,
@@ -495,13 +511,23 @@ struct Hole {
     ts: u64,
     off: usize,
     len: usize,
+    /// The whole line but its newline, not only the info.
+    line: bool,
+    /// The comm table to write this line's head and the next ones with: an index of the
+    /// batch's `tables` ([`NO_TABLE`]: the one the writer has).
+    table: u32,
 }
+
+/// [`Hole::table`] of a hole written with the comm table of the holes before it.
+const NO_TABLE: u32 = u32::MAX;
 
 /// One batch: the records whose infos are wanted, and the infos once written.
 #[derive(Debug, Default)]
 struct InfoJob {
     arena: Vec<u8>,
     holes: Vec<Hole>,
+    /// Copies of the loop's comm tables, for the heads of the whole lines.
+    tables: Vec<Option<Cmdlines>>,
     infos: Vec<u8>,
     /// End of each hole's info in `infos`.
     ends: Vec<usize>,
@@ -513,6 +539,7 @@ impl InfoJob {
         InfoJob {
             arena: Vec::with_capacity(INFO_BATCH * 128),
             holes: Vec::with_capacity(INFO_BATCH),
+            tables: Vec::new(),
             infos: Vec::with_capacity(INFO_BATCH * 128),
             ends: Vec::with_capacity(INFO_BATCH),
         }
@@ -521,7 +548,8 @@ impl InfoJob {
 
 /// The report's second thread: while the loop writes the heads (and everything that
 /// reads or changes the comm table) of one batch of lines, a renderer of its own writes
-/// the print-fmt text of the batches before; the lines are then put together in order.
+/// the print-fmt text of the batches before, and whole lines whose heads it can write
+/// with a copy of the loop's comm table; the lines are then put together in order.
 /// A few batches are in flight ([`IN_FLIGHT`]; [`WAITING_IN_FLIGHT`] at most while a
 /// function map is being built): the output stays in order and memory stays bounded.
 struct InfoPipe<'a> {
@@ -546,6 +574,17 @@ struct InfoPipe<'a> {
     /// two cores.
     share: f32,
     credit: f32,
+    /// Whether whole lines may be handed over (no option makes a line depend on the
+    /// lines before it), their share, and the credit that spreads them.
+    lines: bool,
+    line_share: f32,
+    line_credit: f32,
+    /// Per input: the generation of the comm table the writer was last given; and the
+    /// lines that could have been handed over since a table was last given.
+    sent_tables: Vec<Option<u64>>,
+    lines_since_table: usize,
+    /// The table [`InfoPipe::takes_line`] added for the next whole line.
+    next_table: u32,
     _inputs: std::marker::PhantomData<&'a ()>,
 }
 
@@ -553,10 +592,12 @@ impl<'a> InfoPipe<'a> {
     fn start<'s>(
         scope: &'s std::thread::Scope<'s, '_>,
         kinds: Vec<(&'a dyn Catalog, TraceCmdStyle)>,
+        lines: bool,
     ) -> InfoPipe<'a>
     where
         'a: 's,
     {
+        let inputs = kinds.len();
         let (to_writer, jobs) = std::sync::mpsc::sync_channel::<InfoJob>(WAITING_IN_FLIGHT);
         let (done, from_writer) = std::sync::mpsc::channel::<InfoJob>();
         scope.spawn(move || {
@@ -577,9 +618,20 @@ impl<'a> InfoPipe<'a> {
                         ts: h.ts,
                         data: &job.arena[h.off..h.off + h.len],
                     };
-                    renderers[h.input].write_info(&mut job.infos, &rec);
+                    let r = &mut renderers[h.input];
+                    if let Some(t) = job.tables.get_mut(h.table as usize) {
+                        if let Some(t) = t.take() {
+                            r.cmdlines = std::rc::Rc::new(t);
+                        }
+                    }
+                    if h.line {
+                        r.write_head(&mut job.infos, &rec);
+                        r.write_name(&mut job.infos, &rec);
+                    }
+                    r.write_info(&mut job.infos, &rec);
                     job.ends.push(job.infos.len());
                 }
+                job.tables.clear();
                 if done.send(job).is_err() {
                     return;
                 }
@@ -595,6 +647,12 @@ impl<'a> InfoPipe<'a> {
             joined: Vec::new(),
             share: SHARE,
             credit: 0.0,
+            lines,
+            line_share: LINE_SHARE,
+            line_credit: 0.0,
+            sent_tables: vec![None; inputs],
+            lines_since_table: 0,
+            next_table: NO_TABLE,
             _inputs: std::marker::PhantomData,
         }
     }
@@ -602,6 +660,10 @@ impl<'a> InfoPipe<'a> {
     /// Leave the info of `rec` (from input `input`) to the writer; it goes at `at` in
     /// the current text.
     fn defer(&mut self, input: usize, at: usize, rec: &Record) {
+        self.push_hole(input, at, rec, false, NO_TABLE);
+    }
+
+    fn push_hole(&mut self, input: usize, at: usize, rec: &Record, line: bool, table: u32) {
         let off = self.job.arena.len();
         crate::bytes::put(&mut self.job.arena, rec.data);
         self.job.holes.push(Hole {
@@ -611,7 +673,55 @@ impl<'a> InfoPipe<'a> {
             ts: rec.ts,
             off,
             len: rec.data.len(),
+            line,
+            table,
         });
+    }
+
+    /// Whether the whole line of `rec` (from input `input`, rendered by `renderer`) goes
+    /// to the writer: its share of the independent lines (see
+    /// [`TraceCmdRenderer::line_is_independent`]), while the writer keeps up and its copy
+    /// of the comm table is current (or a new copy may be sent: at most one per
+    /// [`LINES_PER_TABLE`] lines that could go, as a file of sched events changes the
+    /// table all the time). The comm table must be sorted already: the loop's first lookup decides how
+    /// later comms are kept.
+    fn takes_line<'r>(
+        &mut self,
+        input: usize,
+        renderer: &mut TraceCmdRenderer<'r, dyn Catalog + 'r>,
+        rec: &Record,
+    ) -> bool {
+        if !self.lines || self.in_flight.len() >= IN_FLIGHT {
+            return false;
+        }
+        self.line_credit += self.line_share;
+        if self.line_credit < 1.0 {
+            return false;
+        }
+        self.line_credit -= 1.0;
+        if !renderer.cmdlines.is_sorted() || !renderer.line_is_independent(rec) {
+            return false;
+        }
+        let table = &renderer.cmdlines;
+        let generation = table.generation();
+        self.lines_since_table += 1;
+        if self.sent_tables[input] != Some(generation) {
+            if self.sent_tables[input].is_some() && self.lines_since_table < LINES_PER_TABLE {
+                return false;
+            }
+            self.sent_tables[input] = Some(generation);
+            self.lines_since_table = 0;
+            self.job.tables.push(Some(Cmdlines::clone(table)));
+            self.next_table = (self.job.tables.len() - 1) as u32;
+        }
+        true
+    }
+
+    /// Leave the whole line of `rec` (from input `input`), accepted by
+    /// [`InfoPipe::takes_line`], to the writer; it goes at `at` in the current text.
+    fn defer_line(&mut self, input: usize, at: usize, rec: &Record) {
+        let table = std::mem::replace(&mut self.next_table, NO_TABLE);
+        self.push_hole(input, at, rec, true, table);
     }
 
     /// Whether the next independent info should go to the writer: its share, unless the
@@ -725,6 +835,7 @@ impl<'a> InfoPipe<'a> {
         out.write_all(joined)?;
         job.arena.clear();
         job.holes.clear();
+        job.tables.clear();
         self.spare_jobs.push(job);
         text.clear();
         self.spare_bufs.push(text);

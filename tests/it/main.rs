@@ -63,6 +63,7 @@ mod report_layout_live;
 mod report_libtraceevent;
 mod report_profile_stacks;
 mod report_session;
+mod report_symbols;
 mod report_time_shift_live;
 mod report_tracecmd_live;
 mod report_wakeup_profile;

@@ -431,18 +431,20 @@ struct Batch {
     slots: Vec<Slot>,
 }
 
-/// Bytes of record data a full batch is given room for up front (records of the common
-/// events are 16 to 64 bytes long).
-const BATCH_DATA_ROOM: usize = BATCH * 64;
+/// Bytes of record data a batch is given room for up front per record (records of the
+/// common events are 16 to 64 bytes long).
+const BATCH_DATA_ROOM: usize = 64;
 
 impl Batch {
-    /// An empty batch with room for a full one: grown record by record, its vectors were
-    /// copied at each doubling and touched twice the memory (fresh pages are costly: each
-    /// one is a page fault that the kernel must clear).
-    fn with_room() -> Batch {
+    /// An empty batch with room for `records` records: grown record by record, its
+    /// vectors were copied at each doubling and touched twice the memory (fresh pages are
+    /// costly: each one is a page fault that the kernel must clear). No more room than
+    /// that: the first batches are small, and room reserved but never used still spreads
+    /// the heap over more huge pages, each cleared whole when first touched.
+    fn with_room(records: usize) -> Batch {
         Batch {
-            data: Vec::with_capacity(BATCH_DATA_ROOM),
-            slots: Vec::with_capacity(BATCH),
+            data: Vec::with_capacity(records * BATCH_DATA_ROOM),
+            slots: Vec::with_capacity(records),
         }
     }
 }
@@ -491,8 +493,8 @@ impl ThreadedSource {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(4);
         let (recycle, empties) = std::sync::mpsc::channel::<Batch>();
         scope.spawn(move || {
-            let mut batch = Batch::with_room();
             let mut limit = FIRST_BATCH;
+            let mut batch = Batch::with_room(limit);
             loop {
                 match source.peek_ts() {
                     Err(e) => {
@@ -531,7 +533,9 @@ impl ThreadedSource {
                     if !warnings.is_empty() {
                         let _ = tx.send(Msg::Warnings(warnings));
                     }
-                    let next = empties.try_recv().unwrap_or_else(|_| Batch::with_room());
+                    let next = empties
+                        .try_recv()
+                        .unwrap_or_else(|_| Batch::with_room(limit));
                     if tx
                         .send(Msg::Batch(std::mem::replace(&mut batch, next)))
                         .is_err()
