@@ -1049,10 +1049,7 @@ pub fn demangle(name: &str) -> String {
     }
     if name.starts_with("_Z") {
         if let Ok(sym) = cpp_demangle::Symbol::new(name) {
-            let opts = cpp_demangle::DemangleOptions::new()
-                .no_params()
-                .no_return_type();
-            if let Some(s) = cxx_text(&sym, &opts) {
+            if let Some(s) = cxx_text(&sym, false) {
                 // Without parameters perf shows no cv- or ref-qualifiers of the method
                 // either.
                 let mut s = s.as_str();
@@ -1120,8 +1117,7 @@ fn demangle_special_function(name: &str) -> Option<String> {
     };
     let target = format!("_Z{target}");
     let sym = cpp_demangle::Symbol::new(target.as_str()).ok()?;
-    let opts = cpp_demangle::DemangleOptions::new().no_return_type();
-    let text = cxx_text(&sym, &opts)?;
+    let text = cxx_text(&sym, true)?;
     Some(format!("{words}{}", gnu_spelling(&text)))
 }
 
@@ -1129,14 +1125,149 @@ fn demangle_special_function(name: &str) -> Option<String> {
 /// to where GNU writes them: the qualifiers of a pack expansion (`DpRT_`) on every
 /// element of the pack, and a local function's parameters after its name instead of
 /// inside a lambda's signature before it.
-fn cxx_text(
-    sym: &cpp_demangle::Symbol<&str>,
-    opts: &cpp_demangle::DemangleOptions,
-) -> Option<String> {
+fn cxx_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<String> {
+    let opts = cpp_demangle::DemangleOptions::new().no_return_type();
+    let opts = if params { opts } else { opts.no_params() };
     let mut rec = NodeRecorder::default();
-    sym.structured_demangle(&mut rec, opts).ok()?;
+    sym.structured_demangle(&mut rec, &opts).ok()?;
     let text = pack_qualifiers(&rec);
-    Some(lambda_function_params(&text))
+    let text = lambda_function_params(&text);
+    // A function template's address needs its return type, left out above.
+    let with_return_types = || {
+        let opts = cpp_demangle::DemangleOptions::new();
+        let opts = if params { opts } else { opts.no_params() };
+        sym.demangle(&opts).ok()
+    };
+    Some(function_addresses(&text, with_return_types))
+}
+
+/// A function's address as a template argument, as GNU writes it: a member of a class
+/// (not a template, not cv-qualified) by its name alone (`&A::f`), any other function
+/// in parentheses with its parameters, and a function template with its return type
+/// too (`&(void f<int>())`, `&(A::g() const)`); cpp_demangle writes `&A::f()` and
+/// `&f<int>()`. `with_return_types` gives the same text with the return types that
+/// GNU writes for function templates.
+fn function_addresses(text: &str, with_return_types: impl FnOnce() -> Option<String>) -> String {
+    let found = address_arguments(text);
+    if found.is_empty() {
+        return text.to_string();
+    }
+    let mut typed: Option<Option<(String, Vec<AddressArgument>)>> = None;
+    let mut with_return_types = Some(with_return_types);
+    let mut out = String::with_capacity(text.len() + 8 * found.len());
+    let mut at = 0;
+    for (k, arg) in found.iter().enumerate() {
+        let name = &text[arg.start..arg.params];
+        let quals = &text[arg.params_end..arg.end];
+        let member = depth0_contains(name, "::") && !name.ends_with('>');
+        out.push_str(&text[at..arg.start]);
+        if member && quals.is_empty() {
+            out.push_str(name);
+        } else if name.ends_with('>') {
+            // Its return type from the text that has them: the same arguments in the
+            // same order.
+            let typed = typed.get_or_insert_with(|| {
+                let t = with_return_types.take().and_then(|f| f())?;
+                let args = address_arguments(&t);
+                (args.len() == found.len()).then_some((t, args))
+            });
+            let whole = match typed {
+                Some((t, args)) => &t[args[k].start..args[k].end],
+                None => &text[arg.start..arg.end],
+            };
+            out.push('(');
+            out.push_str(whole);
+            out.push(')');
+        } else {
+            out.push('(');
+            out.push_str(&text[arg.start..arg.end]);
+            out.push(')');
+        }
+        at = arg.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// A function's address written as a template argument: `&` then `name(params) quals`,
+/// by byte offsets after the `&`.
+struct AddressArgument {
+    start: usize,
+    params: usize,
+    params_end: usize,
+    end: usize,
+}
+
+/// The template arguments of `text` that are `&` and a function with its parameters.
+fn address_arguments(text: &str) -> Vec<AddressArgument> {
+    let b = text.as_bytes();
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(amp) = text[from..].find('&').map(|i| from + i) {
+        from = amp + 1;
+        if !(text[..amp].ends_with('<') || text[..amp].ends_with(", ")) {
+            continue;
+        }
+        // The argument runs to the `,` or `>` that ends it; its first `(` at its own
+        // depth opens the function's parameters.
+        let mut depth = 0usize;
+        let mut params = None;
+        let mut end = None;
+        for (i, &c) in b.iter().enumerate().skip(amp + 1) {
+            match c {
+                b'(' if depth == 0 && params.is_none() => {
+                    if text[..i].ends_with("operator") {
+                        break;
+                    }
+                    params = Some(i);
+                    depth += 1;
+                }
+                b'(' | b'<' | b'[' | b'{' => depth += 1,
+                b',' if depth == 0 => {
+                    end = Some(i);
+                    break;
+                }
+                b'>' if depth == 0 => {
+                    end = Some(i);
+                    break;
+                }
+                b')' | b'>' | b']' | b'}' => depth -= 1,
+                _ => {}
+            }
+        }
+        let (Some(params), Some(end)) = (params, end) else {
+            continue;
+        };
+        let Some(close) = matching(b, params) else {
+            continue;
+        };
+        let quals = &text[close + 1..end];
+        if close >= end || qualifiers_len(quals) != quals.len() || params == amp + 1 {
+            continue;
+        }
+        found.push(AddressArgument {
+            start: amp + 1,
+            params,
+            params_end: close + 1,
+            end,
+        });
+        from = end;
+    }
+    found
+}
+
+/// Whether `s` holds `what` outside every bracket.
+fn depth0_contains(s: &str, what: &str) -> bool {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth -= 1,
+            _ if depth == 0 && s[i..].starts_with(what) => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Where cpp_demangle wrote a template parameter or a template argument list, and the
@@ -1505,7 +1636,8 @@ fn replace_names(s: &str, from: &str, to: &str) -> String {
 
 /// GNU writes a space between a function type's return type and its parameters
 /// (`std::function<B<int> ()>`); cpp_demangle leaves it out after a class type. A `(`
-/// right after a name or `>`, whose `)` is followed by `>` or `,`, opens such a list (a
+/// right after a name or `>`, whose `)` is followed by `>` or `,` (or ends a typeinfo's
+/// type), opens such a list (a
 /// local name's function, `f()::x`, is followed by `::`; `sizeof`, `decltype` and the
 /// like are not types).
 fn function_type_spaces(s: &str) -> String {
@@ -1513,6 +1645,10 @@ fn function_type_spaces(s: &str) -> String {
         "sizeof", "alignof", "decltype", "noexcept", "typeid", "lambda",
     ];
     let b = s.as_bytes();
+    // A typeinfo's type is a function type when it ends with its parameters.
+    let typeinfo_of_a_type = ["typeinfo for ", "typeinfo name for "]
+        .iter()
+        .any(|p| s.starts_with(p));
     let mut out = String::with_capacity(s.len() + 4);
     let mut last = 0;
     for (i, &c) in b.iter().enumerate() {
@@ -1540,7 +1676,8 @@ fn function_type_spaces(s: &str) -> String {
             depth == 0
         });
         if let Some(j) = close.map(|p| i + p) {
-            if matches!(b.get(j + 1), Some(b'>' | b',')) {
+            if matches!(b.get(j + 1), Some(b'>' | b',')) || (j + 1 == b.len() && typeinfo_of_a_type)
+            {
                 out.push_str(&s[last..i]);
                 out.push(' ');
                 last = i;
@@ -1640,6 +1777,10 @@ mod tests {
             ),
             ("_ZThn8_N1AD0Ev.llvm.123", "non-virtual thunk to A::~A()"),
             ("_ZN1A1fIDnEEvT_", "A::f<decltype(nullptr)>"),
+            (
+                "_ZTIFN4llvm19TargetTransformInfoERKNS_8FunctionEE",
+                "typeinfo for llvm::TargetTransformInfo (llvm::Function const&)",
+            ),
         ] {
             assert_eq!(super::demangle(mangled), gnu, "{mangled}");
         }
@@ -1702,6 +1843,27 @@ mod tests {
             (
                 "_ZZZ1fvENKUliN1B1CEE_clEiS1_E1x",
                 "f()::{lambda(int, B::C)#1}::operator()(int, {lambda(int, B::C)#1}) const::x",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A function's address as a template argument, as binutils 2.40 `c++filt -p -i`
+    /// writes it: a class member by its name, other functions in parentheses with their
+    /// parameters, function templates with their return type too.
+    #[test]
+    fn cxx_function_addresses_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZN1AIXadL_Z1fvEEE1gEv", "A<&(f())>::g"),
+            ("_ZN1AIXadL_ZN1B1fEvEEE1gEv", "A<&B::f>::g"),
+            ("_ZN1AIXadL_Z1fIiEvvEEE1gEv", "A<&(void f<int>())>::g"),
+            ("_ZN1AIXadL_ZNK1B1fEvEEE1gEv", "A<&(B::f() const)>::g"),
+            ("_ZN1AIXadL_ZN1B1fIiEEPcvEEE1gEv", "A<&(char* B::f<int>())>::g"),
+            ("_ZN1AIXadL_ZN1B1xEEEE1gEv", "A<&B::x>::g"),
+            (
+                "_ZN12_GLOBAL__N_125ExplicitRewriteDescriptorILN4llvm14SymbolRewriter17RewriteDescriptor4TypeE1ENS1_8FunctionEXadL_ZNKS1_6Module11getFunctionENS1_9StringRefEEEE15performOnModuleERS6_",
+                "(anonymous namespace)::ExplicitRewriteDescriptor<(llvm::SymbolRewriter::RewriteDescriptor::Type)1, llvm::Function, &(llvm::Module::getFunction(llvm::StringRef) const)>::performOnModule",
             ),
         ] {
             assert_eq!(super::demangle(mangled), gnu, "{mangled}");
