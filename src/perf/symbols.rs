@@ -1132,6 +1132,7 @@ fn cxx_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<String> {
     sym.structured_demangle(&mut rec, &opts).ok()?;
     let text = pack_qualifiers(&rec);
     let text = lambda_function_params(&text);
+    let text = nested_type_qualifiers(&text);
     // A function template's address needs its return type, left out above.
     let with_return_types = || {
         let opts = cpp_demangle::DemangleOptions::new();
@@ -1508,6 +1509,64 @@ fn lambda_function_params(s: &str) -> String {
     s
 }
 
+/// cpp_demangle writes the qualifiers of a type named in a class it reached through a
+/// substitution (`RNS1_9MatchTypeE`) after the class (`A&::B`, `A const::B`, `A&::*`);
+/// GNU writes them after the whole name (`A::B&`, `A::*&`), the only place they can be.
+fn nested_type_qualifiers(s: &str) -> String {
+    let mut s = s.to_string();
+    let mut from = 0;
+    while let Some(at) = s[from..].find("::").map(|i| from + i) {
+        from = at + 2;
+        let quals = s[..at].len()
+            - s[..at]
+                .trim_end_matches(['&', '*'])
+                .trim_end_matches(" const")
+                .trim_end_matches(['&', '*'])
+                .len();
+        let start = at - quals;
+        let name_before = s[..start]
+            .bytes()
+            .last()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'>');
+        let name_after = s[from..]
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || b"_~{*".contains(&c));
+        if quals == 0 || !name_before || !name_after || s[..start].ends_with("operator") {
+            continue;
+        }
+        // The rest of the qualified name: components, their template arguments.
+        let b = s.as_bytes();
+        let mut end = from;
+        loop {
+            // A pointer to member (`A&::*` for `A::*&`) ends there.
+            if b.get(end) == Some(&b'*') {
+                end += 1;
+                break;
+            }
+            while end < b.len() && (b[end].is_ascii_alphanumeric() || b"_~$".contains(&b[end])) {
+                end += 1;
+            }
+            if matches!(b.get(end), Some(b'<' | b'{')) {
+                match matching(b, end) {
+                    Some(e) => end = e + 1,
+                    None => break,
+                }
+            }
+            if s[end..].starts_with("::") {
+                end += 2;
+            } else {
+                break;
+            }
+        }
+        let q = s[start..at].to_string();
+        s.insert_str(end, &q);
+        s.replace_range(start..at, "");
+        from = end;
+    }
+    s
+}
+
 /// The index of the bracket that closes the one at `open` (`(`, `<`, `{`, `[`), counting
 /// every kind of bracket as one depth.
 fn matching(b: &[u8], open: usize) -> Option<usize> {
@@ -1864,6 +1923,24 @@ mod tests {
             (
                 "_ZN12_GLOBAL__N_125ExplicitRewriteDescriptorILN4llvm14SymbolRewriter17RewriteDescriptor4TypeE1ENS1_8FunctionEXadL_ZNKS1_6Module11getFunctionENS1_9StringRefEEEE15performOnModuleERS6_",
                 "(anonymous namespace)::ExplicitRewriteDescriptor<(llvm::SymbolRewriter::RewriteDescriptor::Type)1, llvm::Function, &(llvm::Module::getFunction(llvm::StringRef) const)>::performOnModule",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// Qualifiers of a type named inside a class reached through a substitution, after
+    /// the whole name, as binutils 2.40 `c++filt -p -i` writes them (libLLVM's names).
+    #[test]
+    fn cxx_qualifiers_after_a_nested_type_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZNSt6vectorIN4llvm13FileCheckDiagESaIS1_EE12emplace_backIJRKNS0_9SourceMgrENS0_5Check13FileCheckTypeERNS0_5SMLocERNS1_9MatchTypeERNS0_7SMRangeERNS0_9StringRefEEEERS1_DpOT_",
+                "std::vector<llvm::FileCheckDiag, std::allocator<llvm::FileCheckDiag> >::emplace_back<llvm::SourceMgr const&, llvm::Check::FileCheckType, llvm::SMLoc&, llvm::FileCheckDiag::MatchType&, llvm::SMRange&, llvm::StringRef&>",
+            ),
+            (
+                "_ZN4llvm15SmallVectorImplISt4pairImMNS_7objcopy5macho11MachOWriterEFvvEEE12emplace_backIJRKjRS6_EEERS7_DpOT_",
+                "llvm::SmallVectorImpl<std::pair<unsigned long, void (llvm::objcopy::macho::MachOWriter::*)()> >::emplace_back<unsigned int const&, void (llvm::objcopy::macho::MachOWriter::*&)()>",
             ),
         ] {
             assert_eq!(super::demangle(mangled), gnu, "{mangled}");
