@@ -364,9 +364,17 @@ impl<'s> AddressSpace<'s, '_> {
             CfaRule::Expression(e) => Cfa::Expr(expr(e)?),
         };
         // gimli drops a register made undefined, so a return address without a rule
-        // is the end of the stack (`DW_CFA_undefined rip` in `_start`); any other
-        // register without one keeps its value.
+        // is the end of the stack (`DW_CFA_undefined rip` in `_start`). Any other
+        // register without one keeps its value, unless the instructions made it
+        // undefined: libunwind then gives it no location (`DWARF_WHERE_UNDEF`), and a
+        // caller that needs it (an rbp-based CFA) cannot be unwound.
+        let undefined = undefined_registers(&eh_frame, &bases, &fde, svma);
         let mut regs = [Rule::Same; REGS];
+        for (slot, undefined) in regs.iter_mut().zip(undefined) {
+            if undefined {
+                *slot = Rule::Undefined;
+            }
+        }
         regs[RIP] = Rule::Undefined;
         for (reg, rule) in row.registers() {
             let Some(slot) = regs.get_mut(usize::from(reg.0)) else {
@@ -605,6 +613,84 @@ impl<'s> AddressSpace<'s, '_> {
     }
 }
 
+/// The registers that the call frame instructions of `fde` (its CIE's, then its own up
+/// to the row holding `svma`) leave undefined with `DW_CFA_undefined`, which gimli's
+/// rows do not tell from registers that never had a rule.
+fn undefined_registers<R: gimli::Reader>(
+    eh_frame: &EhFrame<R>,
+    bases: &BaseAddresses,
+    fde: &gimli::FrameDescriptionEntry<R>,
+    svma: u64,
+) -> [bool; REGS] {
+    use gimli::CallFrameInstruction as I;
+    /// `DW_CFA_remember_state` nests no deeper than this (gimli's own bound is lower).
+    const MAX_REMEMBERED: usize = 64;
+    let mut undefined = [false; REGS];
+    let mut initial = [false; REGS];
+    let mut remembered: Vec<[bool; REGS]> = Vec::new();
+    let cie = fde.cie();
+    let mut at = fde.initial_address();
+    for in_fde in [false, true] {
+        if in_fde {
+            initial = undefined;
+        }
+        let mut instructions = if in_fde {
+            fde.instructions(eh_frame, bases)
+        } else {
+            cie.instructions(eh_frame, bases)
+        };
+        while let Ok(Some(i)) = instructions.next() {
+            let mut set = |r: gimli::Register, v: bool| {
+                if let Some(slot) = undefined.get_mut(usize::from(r.0)) {
+                    *slot = v;
+                }
+            };
+            match i {
+                // The row holding `svma` ends where the location passes it.
+                I::SetLoc { address } if in_fde => {
+                    if address > svma {
+                        break;
+                    }
+                    at = address;
+                }
+                I::AdvanceLoc { delta } if in_fde => {
+                    let next = at.wrapping_add(u64::from(delta) * cie.code_alignment_factor());
+                    if next > svma {
+                        break;
+                    }
+                    at = next;
+                }
+                I::Undefined { register } => set(register, true),
+                I::SameValue { register }
+                | I::Offset { register, .. }
+                | I::OffsetExtendedSf { register, .. }
+                | I::ValOffset { register, .. }
+                | I::ValOffsetSf { register, .. }
+                | I::Expression { register, .. }
+                | I::ValExpression { register, .. }
+                | I::Register {
+                    dest_register: register,
+                    ..
+                } => set(register, false),
+                I::Restore { register } => {
+                    let v = initial.get(usize::from(register.0)).copied();
+                    set(register, v.unwrap_or(false));
+                }
+                I::RememberState if remembered.len() < MAX_REMEMBERED => {
+                    remembered.push(undefined);
+                }
+                I::RestoreState => {
+                    if let Some(state) = remembered.pop() {
+                        undefined = state;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    undefined
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -638,5 +724,59 @@ mod tests {
         // A kernel thread's sample: ABI none, no registers, nothing to unwind.
         s.user_regs.abi = 0;
         assert!(UserState::of(&s).is_none());
+    }
+
+    /// `DW_CFA_undefined` holds from its row on, is undone by a rule for the register
+    /// and comes back with `DW_CFA_restore_state`; gimli's rows show none of it.
+    #[test]
+    fn registers_made_undefined_are_told_from_registers_without_a_rule() {
+        // A CIE without augmentation (code alignment 1, data alignment -8, return
+        // address in r16, CFA = rsp + 8, rip at CFA - 8), then an FDE for 0x1000..0x1010.
+        let mut cie = vec![0, 0, 0, 0, 1, 0, 1, 0x78, 16, 0x0c, 7, 8, 0x90, 1, 0, 0];
+        let mut eh = (cie.len() as u32).to_le_bytes().to_vec();
+        eh.append(&mut cie);
+        let fde_at = eh.len();
+        let mut fde = (fde_at as u32 + 4).to_le_bytes().to_vec();
+        fde.extend(0x1000u64.to_le_bytes());
+        fde.extend(0x10u64.to_le_bytes());
+        fde.extend([
+            0x07, 3,    // undefined rbx
+            0x44, // advance to 0x1004
+            0x0a, // remember_state
+            0x83, 2,    // rbx at CFA - 16
+            0x44, // advance to 0x1008
+            0x0b, // restore_state: rbx undefined again
+            0x07, 6, // undefined rbp
+            0, 0,
+        ]);
+        eh.extend((fde.len() as u32).to_le_bytes());
+        eh.append(&mut fde);
+        eh.extend([0, 0, 0, 0]);
+        let mut eh_frame = EhFrame::new(&eh, LittleEndian);
+        eh_frame.set_address_size(8);
+        let bases = BaseAddresses::default();
+        let fde = eh_frame
+            .fde_from_offset(
+                &bases,
+                gimli::EhFrameOffset(fde_at),
+                EhFrame::cie_from_offset,
+            )
+            .unwrap();
+        let undefined = |svma| {
+            let u = undefined_registers(&eh_frame, &bases, &fde, svma);
+            (0..REGS).filter(|&r| u[r]).collect::<Vec<_>>()
+        };
+        assert_eq!(undefined(0x1000), [3]);
+        assert_eq!(undefined(0x1003), [3]);
+        assert_eq!(undefined(0x1004), Vec::<usize>::new());
+        assert_eq!(undefined(0x1008), [3, 6]);
+        assert_eq!(undefined(0x100f), [3, 6]);
+        // gimli's row at 0x1000 has a rule for rip only.
+        let mut ctx = gimli::UnwindContext::new();
+        let row = fde
+            .unwind_info_for_address(&eh_frame, &bases, &mut ctx, 0x1000)
+            .unwrap();
+        let regs: Vec<u16> = row.registers().map(|(r, _)| r.0).collect();
+        assert_eq!(regs, [16]);
     }
 }
