@@ -1,9 +1,73 @@
 //! The options trace-cmd keeps per buffer (per instance) in record, start and set: those
 //! before any -B are the top level's, those after a -B that instance's, up to the next -B.
 
+use anyhow::Result;
 use clap::ArgMatches;
 
 use super::record::{bind_modules, function_args, FunctionArg, TraceArgs};
+
+/// Where the options after a -B go.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Group {
+    /// The options before any -B.
+    Top,
+    /// `-B NAME`: that instance's.
+    Instance(String),
+    /// `-v -B NAME`: an instance to remove, which takes no options.
+    Removed(String),
+}
+
+/// The buffers of `m` (a subcommand's matches) with where each one's options begin: the
+/// top level at 0 first, then one per -B. As in trace-cmd, a -B after a -v that no -e has
+/// used yet names an instance to remove (trace-cmd removes it before anything else). The
+/// same instance given twice (trace-cmd would record it twice, and then fail to remove
+/// it), a -v left unused and an instance both removed and configured are refused.
+pub fn groups(m: &ArgMatches) -> Result<Vec<(usize, Group)>> {
+    let mut marks: Vec<(usize, char, String)> = Vec::new();
+    for (id, tag) in [("events", 'e'), ("instance", 'B')] {
+        marks.extend(given::<String>(m, id).into_iter().map(|(i, v)| (i, tag, v)));
+    }
+    marks.extend(
+        given_flag(m, "invert")
+            .into_iter()
+            .map(|i| (i, 'v', String::new())),
+    );
+    marks.sort_by_key(|x| x.0);
+    let mut out = vec![(0, Group::Top)];
+    // A -v that no -e has used yet: the next -B is one to remove.
+    let mut dangling = false;
+    for (pos, tag, v) in marks {
+        match tag {
+            'v' => dangling = true,
+            'e' => dangling = false,
+            _ if dangling => {
+                out.push((pos, Group::Removed(v)));
+                dangling = false;
+            }
+            _ => {
+                if out.iter().any(|g| g.1 == Group::Instance(v.clone())) {
+                    anyhow::bail!(
+                        "-B {v} is given twice: give the options of instance {v} after one -B; nothing was changed"
+                    );
+                }
+                out.push((pos, Group::Instance(v)));
+            }
+        }
+    }
+    if dangling {
+        anyhow::bail!("-v must come before the -e EVENT it disables or the -B INSTANCE it removes");
+    }
+    for (_, g) in &out {
+        if let Group::Removed(n) = g {
+            if out.iter().any(|g| g.1 == Group::Instance(n.clone())) {
+                anyhow::bail!(
+                    "-v -B {n}: the instance to remove is also one to configure; nothing was changed"
+                );
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// The values of argument `id` given on the command line, with their positions.
 pub fn given<T: Clone + Send + Sync + 'static>(m: &ArgMatches, id: &str) -> Vec<(usize, T)> {
@@ -38,6 +102,10 @@ pub struct BufferOptions {
     pub buffer_percent: Vec<u64>,
     /// Every option given for this buffer (-g included), by flag, in command-line order.
     pub given: Vec<&'static str>,
+    /// A --module with no -l, -n nor -g after it in a buffer that is not the last one
+    /// given: trace-cmd 3.1.6 adds `*:mod:MODULE` for the last buffer only (after parsing,
+    /// to `ctx->instance`), so here it filters nothing either, and the caller warns.
+    pub dropped_module: Option<String>,
 }
 
 impl BufferOptions {
@@ -47,17 +115,31 @@ impl BufferOptions {
     }
 }
 
+/// Which of the buffers a command configures one is.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Place {
+    /// The first one configured: the global files (saved_cmdlines_size) are written once,
+    /// with it.
+    pub first: bool,
+    /// The top level (the top buffer of a recording): --func-stack is its only, as
+    /// trace-cmd's set_funcs writes func_stack_trace for the top instance only.
+    pub top: bool,
+    /// The last one given: -d and -D are its only, as trace-cmd calls set_ftrace for
+    /// `ctx->instance` (the buffer being parsed when the options end).
+    pub last: bool,
+}
+
 /// The options of one buffer: its own per-buffer ones (`own`), with the clock of the first
 /// -C given anywhere (`first_clock`) when it has none, as trace-cmd does; the -g entries
-/// `graph`; and the command-wide ones of `whole`, the global files and flags for the
-/// `first` buffer only (written once).
+/// `graph`; and the command-wide ones of `whole` that belong to its `place`.
 pub fn buffer_trace_args(
     own: TraceArgs,
     whole: &TraceArgs,
     first_clock: &[String],
     graph: Vec<String>,
-    first: bool,
+    place: Place,
 ) -> TraceArgs {
+    let first = place.first;
     let clock = match own.clock.is_empty() {
         true => first_clock.iter().take(1).cloned().collect(),
         false => own.clock.clone(),
@@ -67,9 +149,9 @@ pub fn buffer_trace_args(
         ignore_missing: whole.ignore_missing,
         rt_priority: whole.rt_priority,
         cmdlines_size: whole.cmdlines_size.filter(|_| first),
-        func_stack: whole.func_stack && first,
-        disable_function_trace: whole.disable_function_trace,
-        disable_all_function_trace: whole.disable_all_function_trace,
+        func_stack: whole.func_stack && place.top,
+        disable_function_trace: whole.disable_function_trace && place.last,
+        disable_all_function_trace: whole.disable_all_function_trace && place.last,
         clock,
         graph,
         module: Vec::new(),
@@ -140,8 +222,14 @@ pub fn split(m: &ArgMatches, starts: &[usize], tracer: &str) -> (Vec<BufferOptio
             .filter(|a| matches!(a.1, FunctionArg::Graph(_)))
             .map(|a| a.0)
             .collect();
-        let lists = bind_modules(args.into_iter().map(|a| a.1));
+        let mut lists = bind_modules(args.into_iter().map(|a| a.1));
         graph.extend(positions.into_iter().zip(lists.graph));
+        if let Some(m) = lists.lone_module.take() {
+            match g + 1 == n {
+                true => lists.filter.push(format!("*:mod:{m}")),
+                false => out[g].dropped_module = Some(m),
+            }
+        }
         out[g].trace.ftrace_filter = lists.filter;
         out[g].trace.ftrace_notrace = lists.notrace;
     }

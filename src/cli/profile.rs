@@ -300,6 +300,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         only_command: a.only_command,
         quiet: a.quiet,
         verb: "profile",
+        remove_instances: &[],
     };
     let summary = record_command(ctx, cfg, &recording.path, &run)?;
     if !a.quiet {

@@ -20,13 +20,17 @@ use super::common::Context;
 #[command(
     after_help = "Buffers: the options before any -B are the top buffer's (recorded in a private \
                   instance), those after a -B that instance's, up to the next -B (-e, -f, -R, -v, \
-                  -p, -C, -b, -M, -O, -P, -c, -l, -n, -T, --module, --max-graph-depth, \
-                  --subbuf-size); the others hold for the whole recording. Every -g goes to the \
-                  top buffer's set_graph_function, wherever it is given. A --module limits the \
-                  -l, -n and -g given after it in its buffer. When -B is given and the options \
-                  before it name no event nor tracer, the top buffer is not recorded (nor its \
-                  options, -g included), as in trace-cmd. The first -C is the clock of every \
-                  buffer without its own.\n\n\
+                  -H, -p, -C, -b, -M, -O, -P, -c, -l, -n, -T, --module, --max-graph-depth, \
+                  --subbuf-size); the others hold for the whole recording, but -g and \
+                  --func-stack are the top buffer's only and -d and -D the last buffer's, as in \
+                  trace-cmd. A --module limits the -l, -n and -g given after it in its buffer; \
+                  with none after it, it filters all of the module's functions in the last \
+                  buffer only (elsewhere it is dropped, with a warning). When -B is given, the \
+                  options before it name no event, hook nor tracer and -F is not given, the top \
+                  buffer is not recorded (nor its options, -g and --func-stack included), as in \
+                  trace-cmd. The first -C is the clock of every buffer without its own. -v right \
+                  before a -B removes that instance when the recording starts (it must exist and \
+                  takes no options); an instance given twice is refused.\n\n\
                   Example: tracectl record -e sched -B foo -p function -l 'vfs_*' -b 4096 \
                   (sched in the top buffer; the function tracer limited to vfs_* and 4096 KiB \
                   per CPU in instance foo)"
@@ -42,7 +46,7 @@ pub struct Args {
     #[arg(short = 'R', value_name = "TRIGGER")]
     pub triggers: Vec<String>,
     /// Do not record the -e events that follow, up to the next -B (carve them out of an
-    /// enabled system)
+    /// enabled system); right before -B, remove that instance (`-v -B old`)
     #[arg(short = 'v', action = clap::ArgAction::Count)]
     pub invert: u8,
     /// Tracer plugin (current_tracer) of the buffer it is given for (before any -B the top
@@ -57,7 +61,7 @@ pub struct Args {
     pub recording: RecordingArgs,
     /// Record this instance (created and removed if it does not exist) with the -e
     /// events and buffer options that follow, up to the next -B; repeatable, one buffer per
-    /// instance in the file
+    /// instance in the file (each instance once); after -v, an instance to remove
     #[arg(short = 'B')]
     pub instance: Vec<String>,
     /// Output file
@@ -84,8 +88,8 @@ pub struct Args {
     pub user: Option<String>,
     /// Event hook for `report --profile`:
     /// `[SYS:]START,START_MATCH[,START_PID]/[SYS:]END,END_MATCH[,FLAGS]` (flags: p pinned
-    /// to a CPU, g global, s a stack with the start); its events are recorded and the
-    /// hook is stored in the file (repeatable)
+    /// to a CPU, g global, s a stack with the start); its events are recorded in the
+    /// buffer it is given for and the hook is stored in the file (repeatable)
     #[arg(short = 'H', value_name = "EVENT-HOOKS")]
     pub hooks: Vec<String>,
     /// trace.dat version to write, 6 or 7
@@ -172,18 +176,40 @@ pub fn event_targets(sub: &str) -> Option<Targets> {
     m.subcommand_matches(sub).map(bind_events)
 }
 
+/// What `record` records: its buffers and the instances it removes first.
+#[derive(Debug, Default)]
+pub struct RecordBuffers {
+    /// The buffers, the top buffer first when it is recorded.
+    pub buffers: Vec<RecordConfig>,
+    /// The instances given with `-v -B NAME`, to remove.
+    pub remove: Vec<String>,
+    /// Options given that change nothing (why, for a warning).
+    pub unused: Vec<String>,
+}
+
 /// The buffers `record` records, each with its events and its own buffer options, as
 /// trace-cmd 3.1.6 binds them (see [`super::buffers::split`]): the top buffer (the
 /// options before any -B; tracectl records it in a private instance) first, then one per
-/// -B. As in trace-cmd, the top buffer is left out when -B is given and its options name
-/// no event nor tracer; its other options, and every -g (the top buffer's only), then
-/// change nothing: the warnings say so.
-fn buffers(m: &ArgMatches, a: &Args) -> Result<(Vec<RecordConfig>, Vec<String>)> {
-    use super::buffers::{buffer_trace_args, given, split};
-    let targets = bind_events(m);
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(given::<String>(m, "instance").into_iter().map(|(p, _)| p))
-        .collect();
+/// -B. As in trace-cmd, the top buffer is left out when -B is given, its options name no
+/// event, hook nor tracer and -F is not given; its other options, every -g and
+/// --func-stack (the top buffer's only) then change nothing: the warnings say so. Each -H
+/// enables its events in the buffer it is given for; -d and -D are the last buffer's.
+fn buffers(m: &ArgMatches, a: &Args) -> Result<RecordBuffers> {
+    use super::buffers::{buffer_trace_args, given, split, Group, Place};
+    let groups = super::buffers::groups(m)?;
+    let mut targets = bind_events(m);
+    let starts: Vec<usize> = groups.iter().map(|g| g.0).collect();
+    let group_of = |pos: usize| starts.iter().rposition(|s| *s <= pos).unwrap_or(0);
+    for (pos, h) in given::<String>(m, "hooks") {
+        let g = group_of(pos);
+        if let Group::Removed(n) = &groups[g].1 {
+            anyhow::bail!(
+                "-H: instance {n} is to be removed (-v -B {n}) and takes no options; nothing was changed"
+            );
+        }
+        let hook = super::profile::parse_hooks(std::slice::from_ref(&h))?;
+        super::profile::add_hook_events(&mut targets[g].1, &hook);
+    }
     let (options, mut graph) = split(m, &starts, "plugin");
     let first_clock: Vec<String> = given::<String>(m, "clock")
         .into_iter()
@@ -191,23 +217,51 @@ fn buffers(m: &ArgMatches, a: &Args) -> Result<(Vec<RecordConfig>, Vec<String>)>
         .take(1)
         .collect();
     let several = targets.len() > 1;
-    let (mut out, mut unused) = (Vec::new(), Vec::new());
-    for (i, ((instance, events), own)) in targets.into_iter().zip(options).enumerate() {
+    let last = groups
+        .iter()
+        .rposition(|g| !matches!(g.1, Group::Removed(_)))
+        .unwrap_or(0);
+    let mut out = RecordBuffers::default();
+    let items = targets.into_iter().zip(options).zip(groups);
+    for (i, (((instance, events), own), (_, group))) in items.enumerate() {
+        if let Group::Removed(n) = group {
+            if let Some(e) = events.first() {
+                anyhow::bail!(
+                    "-e {}: instance {n} is to be removed (-v -B {n}) and takes no events; nothing was changed",
+                    e.name
+                );
+            }
+            if let Some(flag) = own.given.iter().find(|f| **f != "-g") {
+                anyhow::bail!(
+                    "{flag}: instance {n} is to be removed (-v -B {n}) and takes no options; nothing was changed"
+                );
+            }
+            out.remove.push(n);
+            continue;
+        }
         if let [first, second, ..] = &own.tracer[..] {
             anyhow::bail!(
                 "-p {second}: one tracer per buffer (-p {first} already); give the other after a -B"
             );
         }
-        if i == 0 && several && events.is_empty() && own.tracer.is_empty() {
+        if let Some(module) = &own.dropped_module {
+            out.unused
+                .push(super::simple::dropped_module_warning(module));
+        }
+        // trace-cmd keeps the top buffer when -F is given, wherever it is (filter_task).
+        if i == 0 && several && events.is_empty() && own.tracer.is_empty() && !a.only_command {
+            if a.trace.func_stack {
+                out.unused.push(super::simple::FUNC_STACK_UNUSED.into());
+            }
             if !graph.is_empty() {
-                unused.push(
+                out.unused.push(
                     "-g: set_graph_function is the top buffer's only, which is not recorded \
                      as its options name no event (-e) nor tracer (-p), as with trace-cmd"
                         .into(),
                 );
             }
             if own.any_but_graph() {
-                unused.push(format!(
+                out.unused.push(format!(
                     "{}: the options before the first -B are the top buffer's, which is not \
                      recorded as they name no event (-e) nor tracer (-p), as with trace-cmd",
                     own.given.join(" ")
@@ -223,20 +277,25 @@ fn buffers(m: &ArgMatches, a: &Args) -> Result<(Vec<RecordConfig>, Vec<String>)>
             0 => std::mem::take(&mut graph),
             _ => Vec::new(),
         };
-        let trace = buffer_trace_args(own.trace, &a.trace, &first_clock, g, out.is_empty());
-        out.push(trace.apply(RecordConfig {
+        let place = Place {
+            first: out.buffers.is_empty(),
+            top: i == 0,
+            last: i == last,
+        };
+        let trace = buffer_trace_args(own.trace, &a.trace, &first_clock, g, place);
+        out.buffers.push(trace.apply(RecordConfig {
             events,
             plugin,
             instance,
             ..RecordConfig::default()
         }));
     }
-    Ok((out, unused))
+    Ok(out)
 }
 
 /// [`buffers`] for `a` as the process arguments give it; when they are not such a command
 /// line (embedded use), one buffer with every option, the first -B's instance if any.
-fn record_buffers(a: &Args) -> Result<(Vec<RecordConfig>, Vec<String>)> {
+fn record_buffers(a: &Args) -> Result<RecordBuffers> {
     let m = super::Cli::command()
         .try_get_matches_from(std::env::args_os())
         .ok();
@@ -255,13 +314,17 @@ fn record_buffers(a: &Args) -> Result<(Vec<RecordConfig>, Vec<String>)> {
         last.filters = a.filters.clone();
         last.triggers = a.triggers.clone();
     }
+    super::profile::add_hook_events(&mut v, &super::profile::parse_hooks(&a.hooks)?);
     let cfg = a.trace.apply(RecordConfig {
         events: v,
         plugin: a.plugin.first().cloned(),
         instance: a.instance.first().cloned(),
         ..RecordConfig::default()
     });
-    Ok((vec![cfg], Vec::new()))
+    Ok(RecordBuffers {
+        buffers: vec![cfg],
+        ..RecordBuffers::default()
+    })
 }
 
 /// The tracefs root: the one given (an error there is the answer: never another root),
@@ -439,6 +502,7 @@ pub struct TraceArgs {
     pub rt_priority: Option<u32>,
     /// Limit the -l, -n and -g given after it to this module's functions
     /// (`PATTERN:mod:MODULE`); with none after it, filter every function of the module
+    /// (with -B, in the last buffer given only, as trace-cmd)
     #[arg(long = "module", value_name = "MODULE")]
     pub module: Vec<String>,
     /// Maximum function_graph depth (max_graph_depth)
@@ -451,14 +515,16 @@ pub struct TraceArgs {
     #[arg(long = "cmdlines-size", value_name = "N")]
     pub cmdlines_size: Option<u64>,
     /// A stack trace on every traced function (options/func_stack_trace; needs -p
-    /// function, limit the functions with -l)
+    /// function, limit the functions with -l); with -B, the top buffer's only
     #[arg(long = "func-stack")]
     pub func_stack: bool,
     /// Keep latency tracers from enabling the function tracer (options/function-trace,
-    /// else /proc/sys/kernel/ftrace_enabled)
+    /// else /proc/sys/kernel/ftrace_enabled); with -B, the last buffer given's, as
+    /// trace-cmd
     #[arg(short = 'd')]
     pub disable_function_trace: bool,
-    /// Like -d, and clear /proc/sys/kernel/ftrace_enabled too (every function-tracing user)
+    /// Like -d, and clear /proc/sys/kernel/ftrace_enabled too (every function-tracing user);
+    /// with -B, the last buffer given's
     #[arg(short = 'D')]
     pub disable_all_function_trace: bool,
 }
@@ -533,18 +599,19 @@ pub struct FunctionLists {
     pub notrace: Vec<String>,
     /// set_graph_function entries.
     pub graph: Vec<String>,
+    /// The last `--module`, when no pattern follows it: trace-cmd then filters all of its
+    /// functions (`*:mod:MODULE`) in the last buffer given only (see [`bind_modules`]).
+    pub lone_module: Option<String>,
 }
 
 /// trace-cmd's `--module` rule for the function options of one buffer, in their order:
 /// each `-l`, `-n` and `-g` takes the `--module` given before it (`PATTERN:mod:MODULE`);
 /// one before any `--module` takes none. A `--module` that another replaces adds all of
 /// its functions to the filter (`*:mod:MODULE`, as trace-cmd's parser does whether
-/// patterns followed it or not), and so does the last one when no pattern follows it.
-///
-/// trace-cmd decides that last case once for the whole command, from the buffer given
-/// last and the function option given last anywhere, so a module alone in an earlier
-/// buffer is dropped there; here each buffer decides for itself, which is the same for the
-/// buffer given last and keeps the module of the others.
+/// patterns followed it or not). The last one, when no pattern follows it, is returned in
+/// `lone_module`: trace-cmd adds `*:mod:MODULE` for it once, after parsing, to the buffer
+/// given last only (a module alone in an earlier buffer filters nothing there), so the
+/// caller decides.
 ///
 /// A `-l` with a `:` is a command (`FUNC:traceoff`) or names its module already, and is
 /// written as it is (trace-cmd writes commands without the module); a `-n` or `-g` that
@@ -583,8 +650,8 @@ pub fn bind_modules(args: impl IntoIterator<Item = FunctionArg>) -> FunctionList
             }
         }
     }
-    if let (true, Some(m)) = (alone, module) {
-        out.filter.push(format!("*:mod:{m}"));
+    if alone {
+        out.lone_module = module;
     }
     out
 }
@@ -642,7 +709,11 @@ impl TraceArgs {
             let g = self.graph.iter().cloned().map(FunctionArg::Graph);
             modules.chain(l).chain(n).chain(g).collect()
         });
-        let lists = bind_modules(args);
+        let mut lists = bind_modules(args);
+        // One buffer: it is the last one given.
+        if let Some(m) = lists.lone_module.take() {
+            lists.filter.push(format!("*:mod:{m}"));
+        }
         self.ftrace_filter = lists.filter;
         self.ftrace_notrace = lists.notrace;
         self.graph = lists.graph;
@@ -694,8 +765,12 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if a.only_command && a.command.is_empty() {
         anyhow::bail!("-F needs a command after the options (`tracectl record -F -e sched ls -l`)");
     }
-    let hooks = super::profile::parse_hooks(&a.hooks)?;
-    let (mut buffers, unused) = record_buffers(&a)?;
+    super::profile::parse_hooks(&a.hooks)?;
+    let RecordBuffers {
+        mut buffers,
+        remove,
+        unused,
+    } = record_buffers(&a)?;
     if !a.quiet {
         for w in &unused {
             eprintln!("tracectl: warning: {w}");
@@ -704,12 +779,10 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
     if buffers
         .iter()
         .all(|b| b.events.is_empty() && b.plugin.is_none())
-        && hooks.is_empty()
     {
         anyhow::bail!("nothing to record: give events with -e (e.g. -e sched) or a tracer with -p");
     }
-    let mut main = buffers.remove(0);
-    super::profile::add_hook_events(&mut main.events, &hooks);
+    let main = buffers.remove(0);
     let cfg = RecordConfig {
         more_instances: buffers,
         buffer_percent: None,
@@ -741,6 +814,7 @@ pub fn run(ctx: &Context, a: Args) -> Result<i32> {
         only_command: a.only_command,
         quiet: a.quiet,
         verb: "record",
+        remove_instances: &remove,
     };
     let summary = record_command(ctx, cfg, &a.output, &run)?;
     if !a.quiet {
@@ -761,6 +835,9 @@ pub struct CommandRun<'a> {
     pub quiet: bool,
     /// The subcommand, for messages.
     pub verb: &'static str,
+    /// `-v -B NAME`: instances to remove once the recording has started (each must exist;
+    /// checked first, so a refused recording removes nothing).
+    pub remove_instances: &'a [String],
 }
 
 /// Record `cfg` into `output` while `run`'s command runs (or until Ctrl-C / SIGTERM),
@@ -785,6 +862,11 @@ pub fn record_command(
     // Before the command is started: a tree has no kernel to trace it.
     let tracefs = live_tracefs(ctx)?;
     tracefs.require_live(run.verb)?;
+    for n in run.remove_instances {
+        tracefs.instance(Some(n)).with_context(|| {
+            format!("-v -B {n}: no such instance to remove; nothing was changed")
+        })?;
+    }
     // The command starts stopped (its shell stops itself before exec) so no event of it
     // is missed and -F can filter its pid first. It is spawned before our signals are
     // blocked because a child inherits the blocked mask.
@@ -821,6 +903,18 @@ pub fn record_command(
             return Err(e);
         }
     };
+    for n in run.remove_instances {
+        if let Err(e) = tracefs.remove_instance(n) {
+            // The recording has not run the command yet: undo it whole.
+            drop(rec);
+            if let Some(mut c) = child {
+                let _ = c.kill();
+                let _ = nix::sys::signal::kill(Pid::from_raw(c.id() as i32), Signal::SIGCONT);
+                let _ = c.wait();
+            }
+            return Err(anyhow::Error::new(e).context(format!("-v -B {n}")));
+        }
+    }
     for w in rec.take_warnings() {
         eprintln!("tracectl: warning: {w}");
     }
@@ -906,7 +1000,8 @@ mod tests {
             c => panic!("{c:?}"),
         };
         let m = super::super::Cli::command().get_matches_from(&argv);
-        let (b, w) = buffers(m.subcommand_matches("record").unwrap(), &a).unwrap();
+        let r = buffers(m.subcommand_matches("record").unwrap(), &a).unwrap();
+        let (b, w) = (r.buffers, r.unused);
         let b = b
             .into_iter()
             .map(|c| {
@@ -1056,6 +1151,169 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// `tracectl record ARGS` split into buffers.
+    fn record(args: &[&str]) -> anyhow::Result<super::RecordBuffers> {
+        let argv: Vec<&str> = ["tracectl", "record"].iter().chain(args).copied().collect();
+        let a: Args = match super::super::Cli::try_parse_from(&argv).unwrap().command {
+            super::super::Command::Record(a) => a,
+            c => panic!("{c:?}"),
+        };
+        let m = super::super::Cli::command().get_matches_from(&argv);
+        buffers(m.subcommand_matches("record").unwrap(), &a)
+    }
+
+    fn names(r: &super::RecordBuffers) -> Vec<Option<&str>> {
+        r.buffers.iter().map(|b| b.instance.as_deref()).collect()
+    }
+
+    fn events(b: &tracectl::record::RecordConfig) -> Vec<&str> {
+        b.events.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    /// `-v -B NAME` names an instance to remove, as trace-cmd 3.1.6 does for record too
+    /// (strace of `trace-cmd record -v -B old -B new -e sched:sched_switch`: rmdir of
+    /// instances/old before the mkdir of instances/new); it takes no options.
+    #[test]
+    fn record_v_before_b_removes_that_instance() {
+        let r = record(&["-e", "sched", "-v", "-B", "old", "-B", "b1", "-e", "irq"]).unwrap();
+        assert_eq!(names(&r), [None, Some("b1")]);
+        assert_eq!(r.remove, ["old"]);
+        assert_eq!(events(&r.buffers[1]), ["irq"]);
+        // A -v before other per-buffer options still applies to the next -B.
+        let r = record(&["-e", "sched", "-v", "-b", "4", "-B", "old"]).unwrap();
+        assert_eq!(names(&r), [None]);
+        assert_eq!(r.remove, ["old"]);
+        for (args, want) in [
+            (
+                &["-e", "x", "-v", "-B", "old", "-e", "irq"][..],
+                "-e irq: instance old",
+            ),
+            (
+                &["-e", "x", "-v", "-B", "old", "-b", "4"][..],
+                "-b: instance old",
+            ),
+            (
+                &["-v", "-B", "old", "-B", "old", "-e", "x"][..],
+                "also one to configure",
+            ),
+        ] {
+            let e = record(args).unwrap_err().to_string();
+            assert!(e.contains(want), "{args:?}: {e}");
+        }
+    }
+
+    /// trace-cmd keeps the top buffer when -F is given, wherever (strace of `trace-cmd
+    /// record -B new -e sched:sched_switch -F true`: it wrote the top level's set_event_pid
+    /// and read its trace_pipe_raw; without -F it did neither).
+    #[test]
+    fn record_f_keeps_the_top_buffer() {
+        let r = record(&["-F", "-B", "b1", "-e", "irq", "true"]).unwrap();
+        assert_eq!(names(&r), [None, Some("b1")]);
+        let r = record(&["-B", "b1", "-e", "irq", "-F", "true"]).unwrap();
+        assert_eq!(names(&r), [None, Some("b1")]);
+        let r = record(&["-B", "b1", "-e", "irq", "true"]).unwrap();
+        assert_eq!(names(&r), [Some("b1")]);
+    }
+
+    /// A -H enables its events in the buffer it is given for (trace-cmd's add_hook adds
+    /// them to ctx->instance); it makes the top buffer recorded as an -e does.
+    #[test]
+    fn record_hook_after_b_is_that_instances() {
+        let h = "sched:sched_wakeup,pid/sched:sched_switch,next_pid";
+        let r = record(&["-e", "irq", "-B", "b1", "-H", h]).unwrap();
+        assert_eq!(names(&r), [None, Some("b1")]);
+        assert_eq!(events(&r.buffers[0]), ["irq"]);
+        assert_eq!(
+            events(&r.buffers[1]),
+            ["sched:sched_wakeup", "sched:sched_switch"]
+        );
+        let r = record(&["-H", h, "-B", "b1", "-e", "irq"]).unwrap();
+        assert_eq!(names(&r), [None, Some("b1")]);
+        assert_eq!(events(&r.buffers[1]), ["irq"]);
+    }
+
+    /// -d and -D are the last buffer's (trace-cmd calls set_ftrace for ctx->instance; `set
+    /// -e sched -d -B b1 -e sched:sched_switch` on a copy of a tree wrote 0 to
+    /// instances/b1/options/function-trace only, -D also 0 to ftrace_enabled).
+    #[test]
+    fn record_d_is_the_last_buffers() {
+        let r = record(&["-d", "-e", "sched", "-B", "b1", "-e", "irq"]).unwrap();
+        let d: Vec<u8> = r.buffers.iter().map(|b| b.disable_function_trace).collect();
+        assert_eq!(d, [0, 1]);
+        let r = record(&[
+            "-e", "sched", "-D", "-B", "b1", "-e", "irq", "-B", "b2", "-e", "x",
+        ])
+        .unwrap();
+        let d: Vec<u8> = r.buffers.iter().map(|b| b.disable_function_trace).collect();
+        assert_eq!(d, [0, 0, 2]);
+        let r = record(&["-e", "sched", "-d"]).unwrap();
+        assert_eq!(r.buffers[0].disable_function_trace, 1);
+    }
+
+    /// --func-stack is the top buffer's only; with the top buffer left out it applies
+    /// nowhere, as in trace-cmd (`set --func-stack -l schedule -B b1 -p function -l
+    /// vfs_read` on a copy of a tree wrote no func_stack_trace), and a warning says so.
+    #[test]
+    fn record_func_stack_is_the_top_buffers() {
+        let r = record(&[
+            "-p",
+            "function",
+            "-l",
+            "schedule",
+            "--func-stack",
+            "-B",
+            "b1",
+            "-p",
+            "function",
+        ])
+        .unwrap();
+        let f: Vec<bool> = r.buffers.iter().map(|b| b.func_stack).collect();
+        assert_eq!(f, [true, false]);
+        let r = record(&[
+            "--func-stack",
+            "-l",
+            "schedule",
+            "-B",
+            "b1",
+            "-p",
+            "function",
+            "-l",
+            "vfs_read",
+        ])
+        .unwrap();
+        assert_eq!(names(&r), [Some("b1")]);
+        assert!(!r.buffers[0].func_stack);
+        assert!(r.unused[0].starts_with("--func-stack:"), "{:?}", r.unused);
+    }
+
+    /// The same instance twice is refused: trace-cmd 3.1.6 records it twice into one
+    /// file and then fails to remove it (rmdir EBUSY), leaving it behind.
+    #[test]
+    fn record_refuses_an_instance_given_twice() {
+        let e = record(&["-B", "b1", "-e", "x", "-B", "b1", "-e", "y"]).unwrap_err();
+        assert!(e.to_string().contains("-B b1 is given twice"), "{e}");
+    }
+
+    /// A --module with no pattern after it filters all of the module's functions in the
+    /// last buffer only; elsewhere it is dropped, as trace-cmd does (`set -p function
+    /// --module ext4 -B b1 -e sched` on a copy of a tree left set_ftrace_filter alone), with
+    /// a warning.
+    #[test]
+    fn record_lone_module_counts_in_the_last_buffer_only() {
+        let r = record(&[
+            "-p", "function", "--module", "ext4", "-B", "b1", "-e", "irq",
+        ])
+        .unwrap();
+        assert!(r.buffers[0].ftrace_filter.is_empty());
+        assert!(r.unused[0].starts_with("--module ext4:"), "{:?}", r.unused);
+        let r = record(&[
+            "-e", "irq", "-B", "b1", "-p", "function", "--module", "ext4",
+        ])
+        .unwrap();
+        assert_eq!(r.buffers[1].ftrace_filter, ["*:mod:ext4"]);
+        assert!(r.unused.is_empty(), "{:?}", r.unused);
     }
 
     #[test]

@@ -19,9 +19,11 @@ use super::common::Context;
                         -P, -c, -l, -n, -T, --module, --max-graph-depth, --subbuf-size, \
                         --buffer-percent); the others hold for the whole command. Every -g goes \
                         to the top level's set_graph_function (the kernel has no other), \
-                        wherever it is given. A --module limits the -l, -n and -g given after it in its \
-                        buffer (PATTERN:mod:MODULE); with none after it, the buffer filters \
-                        all of the module's functions. The top level \
+                        wherever it is given; --func-stack is the top level's only, -d and -D the \
+                        last buffer's. A --module limits the -l, -n and -g given after it in its \
+                        buffer (PATTERN:mod:MODULE); with none after it, the last buffer given \
+                        filters all of the module's functions (in another it is dropped, with \
+                        a warning), as in trace-cmd. The top level \
                         is left alone when -B is given and its options name no event nor tracer. \
                         The first -C is the clock of every buffer without its own, as in \
                         trace-cmd.\n\n\
@@ -151,16 +153,7 @@ pub struct StartPlan {
     pub filter_command: Vec<bool>,
 }
 
-/// Where the options after a -B go.
-#[derive(Debug, Clone, PartialEq)]
-enum Group {
-    Top,
-    Instance(String),
-    /// `-v -B NAME`: an instance to remove, which takes no options.
-    Removed(String),
-}
-
-use super::buffers::{given, given_flag};
+use super::buffers::{given, given_flag, Group};
 
 /// The options of one buffer, as trace-cmd keeps them per instance.
 #[derive(Default)]
@@ -211,27 +204,22 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
     );
     items.sort_by_key(|x| x.0);
     // Each group starts at a position; group 0 (the top level) at 0.
+    let mut given_groups = super::buffers::groups(m)?.into_iter().skip(1);
     let mut groups: Vec<(usize, Group, PerBuffer)> = vec![(0, Group::Top, PerBuffer::default())];
     let mut plan = StartPlan::default();
-    // A -v in force, and whether nothing has used it yet (then a -B is one to remove).
-    let (mut pending_invert, mut dangling) = (false, false);
-    for (pos, k, v) in items {
+    // A -v in force.
+    let mut pending_invert = false;
+    for (_, k, v) in items {
         let (_, group, cur) = groups.last_mut().expect("the top group");
         match k {
-            K::V => (pending_invert, dangling) = (true, true),
-            K::B if dangling => {
-                plan.remove.push(v.clone());
-                groups.push((pos, Group::Removed(v), PerBuffer::default()));
-                (pending_invert, dangling) = (false, false);
-            }
+            K::V => pending_invert = true,
             K::B => {
                 pending_invert = false;
-                if groups.iter().any(|g| g.1 == Group::Instance(v.clone())) {
-                    anyhow::bail!(
-                        "-B {v} is given twice: give the options of instance {v} after one -B; nothing was changed"
-                    );
+                let (pos, g) = given_groups.next().expect("one group per -B");
+                if let Group::Removed(n) = &g {
+                    plan.remove.push(n.clone());
                 }
-                groups.push((pos, Group::Instance(v), PerBuffer::default()));
+                groups.push((pos, g, PerBuffer::default()));
             }
             K::E => {
                 if let Group::Removed(n) = group {
@@ -245,7 +233,6 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
                     invert: pending_invert,
                     ..EventSpec::default()
                 });
-                dangling = false;
             }
             K::F => match cur.events.last_mut() {
                 Some(e) => e.filters.push(v),
@@ -256,18 +243,6 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
                 None => anyhow::bail!("-R {v:?} must follow the -e EVENT it triggers on"),
             },
         }
-    }
-    if dangling {
-        anyhow::bail!("-v must come before the -e EVENT it disables or the -B INSTANCE it removes");
-    }
-    if let Some(n) = plan
-        .remove
-        .iter()
-        .find(|n| groups.iter().any(|g| g.1 == Group::Instance(n.to_string())))
-    {
-        anyhow::bail!(
-            "-v -B {n}: the instance to remove is also one to configure; nothing was changed"
-        );
     }
     // The per-buffer options, each to the group it follows.
     let starts: Vec<usize> = groups.iter().map(|g| g.0).collect();
@@ -283,6 +258,9 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
             anyhow::bail!(
                 "-p {second}: one tracer per buffer (-p {first} already); give the other after a -B; nothing was changed"
             );
+        }
+        if let Some(module) = opts.dropped_module {
+            plan.unused.push(dropped_module_warning(&module));
         }
         b.tracer = opts.tracer;
         b.buffer_percent = opts.buffer_percent;
@@ -304,11 +282,18 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
         .take(1)
         .collect();
     let any_instance = groups.iter().any(|g| matches!(g.1, Group::Instance(_)));
+    let last = groups
+        .iter()
+        .rposition(|g| !matches!(g.1, Group::Removed(_)))
+        .unwrap_or(0);
     let mut first = true;
-    for (_, group, b) in groups {
+    for (i, (_, group, b)) in groups.into_iter().enumerate() {
         let instance = match group {
             Group::Removed(_) => continue,
             Group::Top if any_instance && !b.names_something() && !b.only_command => {
+                if a.trace.func_stack {
+                    plan.unused.push(FUNC_STACK_UNUSED.into());
+                }
                 if !graph.is_empty() {
                     plan.unused.push(
                         "-g: set_graph_function is the top level's only, which is left alone \
@@ -346,8 +331,13 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
             None => std::mem::take(&mut graph),
             Some(_) => Vec::new(),
         };
+        let place = super::buffers::Place {
+            first,
+            top: i == 0,
+            last: i == last,
+        };
         let trace =
-            super::buffers::buffer_trace_args(b.trace, &a.trace, &first_clock, graph, first);
+            super::buffers::buffer_trace_args(b.trace, &a.trace, &first_clock, graph, place);
         first = false;
         plan.filter_command.push(b.only_command);
         plan.buffers.push(trace.apply(RecordConfig {
@@ -359,6 +349,20 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
         }));
     }
     Ok(plan)
+}
+
+/// The warning for a --func-stack given when the top buffer is left out.
+pub const FUNC_STACK_UNUSED: &str = "--func-stack: options/func_stack_trace is the top \
+     buffer's only, which is left out as its options name no event (-e) nor tracer (-p), as \
+     with trace-cmd; give -p function and -l before the first -B";
+
+/// The warning for a --module that filters nothing ([`super::buffers::BufferOptions::dropped_module`]).
+pub fn dropped_module_warning(module: &str) -> String {
+    format!(
+        "--module {module}: with no -l, -n nor -g after it, a --module filters all of the \
+         module's functions only in the last buffer given, as in trace-cmd; here it filters \
+         nothing (add -l '*' after it to trace only the module's functions)"
+    )
 }
 
 /// The ArgMatches of the running subcommand, for argument order (clap's derive drops it).

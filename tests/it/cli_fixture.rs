@@ -1031,6 +1031,25 @@ fn function_filters_after_b_are_that_instances() {
             &[("trace_clock", "global"), ("instances/b1/trace_clock", "global"),
               ("instances/b1/buffer_size_kb", "2048"), ("instances/b1/tracing_cpumask", "1")],
         ),
+        // A --module with nothing after it in a buffer that is not the last: trace-cmd
+        // left set_ftrace_filter alone.
+        (
+            &["-p", "function", "--module", "ext4", "-B", "b1", "-e", "irq"],
+            &[("current_tracer", "function")],
+        ),
+        (
+            &["-e", "irq", "-B", "b1", "-p", "function", "--module", "ext4"],
+            &[("instances/b1/current_tracer", "function"), ("instances/b1/set_ftrace_filter", "5 6 ")],
+        ),
+        // -d and -D are the last buffer's: trace-cmd wrote 0 to b1's function-trace only.
+        (
+            &["-e", "irq", "-d", "-B", "b1", "-e", "irq"],
+            &[("instances/b1/options/function-trace", "0")],
+        ),
+        (
+            &["-d", "-e", "irq", "-B", "b1", "-e", "irq", "-B", "b2", "-e", "irq"],
+            &[("instances/b2/options/function-trace", "0")],
+        ),
     ];
     let files = [
         "current_tracer",
@@ -1040,6 +1059,7 @@ fn function_filters_after_b_are_that_instances() {
         "trace_clock",
         "buffer_size_kb",
         "tracing_cpumask",
+        "options/function-trace",
     ];
     for (args, wrote) in cases {
         let t = Tree::new();
@@ -1047,14 +1067,17 @@ fn function_filters_after_b_are_that_instances() {
         t.put("set_ftrace_filter", "#### all functions enabled ####\n");
         t.put("set_ftrace_notrace", "");
         t.put("set_graph_function", "");
+        t.put("options/function-trace", "1\n");
         let mut paths: Vec<String> = files.iter().map(|f| f.to_string()).collect();
         for b in ["b1", "b2"] {
             make_instance(&t, b);
+            fs::create_dir_all(t.root.join("instances").join(b).join("options")).unwrap();
             for f in [
                 "set_ftrace_filter",
                 "set_ftrace_notrace",
                 "buffer_size_kb",
                 "tracing_cpumask",
+                "options/function-trace",
             ] {
                 fs::copy(t.root.join(f), t.root.join("instances").join(b).join(f)).unwrap();
             }

@@ -787,3 +787,72 @@ fn function_filters_after_b_go_to_that_instance() {
     assert!(err.contains("-l (set_ftrace_filter)"), "{err}");
     assert!(!Path::new(TRACEFS).join("instances").join(&new).exists());
 }
+
+/// `-v -B NAME` removes that instance, as trace-cmd record does (it rmdirs it before
+/// making the others); a recording that fails removes nothing, nor does one naming an
+/// instance that does not exist. A -H after -B enables its events in that instance's
+/// buffer, and -F keeps the top buffer (recorded, empty here).
+#[test]
+fn v_before_b_removes_that_instance_and_h_after_b_is_its() {
+    if !live::ready() {
+        return;
+    }
+    let pid = std::process::id();
+    let old = format!("tracectl-test-vold-{pid}");
+    let new = format!("tracectl-test-vnew-{pid}");
+    let old_dir = Path::new(TRACEFS).join("instances").join(&old);
+    let _g = InstanceGuard(old_dir.clone());
+    let _g2 = InstanceGuard(Path::new(TRACEFS).join("instances").join(&new));
+    std::fs::create_dir(&old_dir).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Refused before the first write: the instance to remove stays.
+    let (out, o) = record(
+        dir.path(),
+        "bad.dat",
+        &["-e", "no_such_event_xyz", "-v", "-B", &old, "--", "true"],
+    );
+    assert!(!o.status.success());
+    assert!(old_dir.exists(), "a failed record removed {old}");
+    assert!(!out.exists());
+    let missing = format!("tracectl-test-vmissing-{pid}");
+    let (_, o) = record(
+        dir.path(),
+        "bad.dat",
+        &["-e", "sched_switch", "-v", "-B", &missing, "--", "true"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("no such instance to remove"),
+        "{err}"
+    );
+    // Removed, and the other buffer recorded with the hook's events.
+    let file = record_ok(
+        dir.path(),
+        "v.dat",
+        &[
+            "-v",
+            "-B",
+            &old,
+            "-B",
+            &new,
+            "-H",
+            "sched:sched_waking,pid/sched:sched_switch,next_pid",
+            "-F",
+            "--",
+            "sleep",
+            "0.1",
+        ],
+    );
+    assert!(!old_dir.exists(), "{old} was not removed");
+    let dat = DatFile::open(&file).unwrap();
+    let names: Vec<&str> = dat.buffers().iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["", new.as_str()]);
+    let inst = our_counts(&dat, 1);
+    assert!(
+        inst.keys()
+            .all(|k| k == "sched_waking" || k == "sched_switch")
+            && !inst.is_empty(),
+        "{inst:?}"
+    );
+    assert!(our_counts(&dat, 0).is_empty());
+}
