@@ -70,8 +70,9 @@ pub fn groups(m: &ArgMatches) -> Result<Vec<(usize, Group)>> {
 }
 
 /// The values of argument `id` given on the command line, with their positions.
+/// An id the subcommand does not have (record has no --buffer-percent) gives nothing.
 pub fn given<T: Clone + Send + Sync + 'static>(m: &ArgMatches, id: &str) -> Vec<(usize, T)> {
-    if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+    if !on_command_line(m, id) {
         return Vec::new();
     }
     match (m.indices_of(id), m.get_many::<T>(id)) {
@@ -80,10 +81,18 @@ pub fn given<T: Clone + Send + Sync + 'static>(m: &ArgMatches, id: &str) -> Vec<
     }
 }
 
+/// Whether `id` is one of the subcommand's arguments and was given on the command line
+/// (asking clap about an id it does not know is a bug it reports by panicking in debug
+/// builds).
+fn on_command_line(m: &ArgMatches, id: &str) -> bool {
+    matches!(m.try_contains_id(id), Ok(true))
+        && m.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+}
+
 /// The positions of a counted flag's occurrences (its default value has an index that is
 /// none).
 pub fn given_flag(m: &ArgMatches, id: &str) -> Vec<usize> {
-    if m.value_source(id) != Some(clap::parser::ValueSource::CommandLine) {
+    if !on_command_line(m, id) {
         return Vec::new();
     }
     m.indices_of(id).map(|i| i.collect()).unwrap_or_default()
