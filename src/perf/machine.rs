@@ -147,7 +147,8 @@ struct Dso {
     name: String,
     /// Kernel code: addresses print as they are and symbols come from kallsyms.
     kernel: Option<Option<String>>,
-    symbols: OnceLock<Option<SymbolTable>>,
+    /// Shared with the machine that loads tables ahead ([`Machine::preload_symbols`]).
+    symbols: SharedTable,
     /// Whether its symbols were asked for: perf's first lookup in a file whose loading
     /// failed part way finds nothing.
     looked_up: AtomicBool,
@@ -190,14 +191,22 @@ pub struct Machine {
     dsos: Vec<Dso>,
     dso_ids: HashMap<Vec<u8>, usize>,
     kallsyms: KallsymsSource,
-    kernel: OnceLock<Option<KernelSymbols>>,
+    /// Filled by whichever thread asks first: a thread of its own when
+    /// [`Machine::load_kernel_symbols_ahead`] started one.
+    kernel: Arc<OnceLock<Option<KernelSymbols>>>,
     symfs: Option<PathBuf>,
     build_ids: HashMap<String, Vec<u8>>,
     unwinders: Mutex<Unwinders>,
     /// The namespaces of each process whose files were looked up, read from /proc
     /// when first needed.
     nsinfo: Mutex<HashMap<i32, Option<Arc<NsInfo>>>>,
+    /// The symbol table of each user file by name, shared with the machines made by
+    /// [`Machine::preload_symbols`], so that a table is loaded once for all of them.
+    tables: Arc<Mutex<HashMap<Vec<u8>, SharedTable>>>,
 }
+
+/// A file's symbol table, loaded by whichever machine asks first.
+type SharedTable = Arc<OnceLock<Option<SymbolTable>>>;
 
 impl Machine {
     /// A machine resolving kernel addresses with `kallsyms` and reading ELF files under
@@ -212,11 +221,84 @@ impl Machine {
             dsos: Vec::new(),
             dso_ids: HashMap::new(),
             kallsyms,
-            kernel: OnceLock::new(),
+            kernel: Arc::default(),
             symfs,
             build_ids: HashMap::new(),
             unwinders: Mutex::default(),
             nsinfo: Mutex::default(),
+            tables: Arc::default(),
+        }
+    }
+
+    /// Start reading and parsing the kernel's symbols on a thread of their own, so that
+    /// they are ready, or nearly, when the first kernel address is looked up (reading
+    /// /proc/kallsyms alone costs the kernel tens of milliseconds). True when the thread
+    /// started; a lookup that comes first waits for it. Without a thread (none could be
+    /// started, or a lookup already loaded them) they are loaded on first use, as
+    /// always.
+    pub fn load_kernel_symbols_ahead(&self) -> bool {
+        if self.kernel.get().is_some() {
+            return false;
+        }
+        let (kernel, kallsyms) = (Arc::clone(&self.kernel), self.kallsyms.clone());
+        std::thread::Builder::new()
+            .name("kallsyms".into())
+            .spawn(move || {
+                kernel.get_or_init(|| kallsyms.text().map(KernelSymbols::parse));
+            })
+            .is_ok()
+    }
+
+    /// While the kernel's symbols are loaded on their own thread
+    /// ([`Machine::load_kernel_symbols_ahead`]), load the symbol tables of the user
+    /// files that the samples of `file` (read in file order, as far as they get before
+    /// the kernel's symbols are ready) land in, using the ip and the call chain each
+    /// carries: a later lookup in this machine finds them loaded. Nothing else of this
+    /// machine changes, and nothing is reported (a record that cannot be read ends the
+    /// pass; reading the file in order reports it).
+    pub fn preload_symbols(&self, file: &PerfData) {
+        let mut ahead = Machine {
+            build_ids: self.build_ids.clone(),
+            tables: Arc::clone(&self.tables),
+            ..Machine::new(self.kallsyms.clone(), self.symfs.clone())
+        };
+        for r in file.records() {
+            if self.kernel.get().is_some() {
+                break;
+            }
+            let Ok(r) = r else {
+                break;
+            };
+            if r.type_ == record::SAMPLE {
+                let _ = file.with_sample(&r, |s| ahead.load_user_tables(s));
+            } else if let Ok(ev) = file.decode(&r) {
+                ahead.apply(&ev);
+            }
+        }
+    }
+
+    /// Load the tables of the user files that the ip and the call chain of `s` land in.
+    fn load_user_tables(&self, s: &Sample<'_>) {
+        let mut mode = s.cpumode;
+        let first = (!s.callchain().any(|_| true)).then_some(s.ip);
+        for ip in first.into_iter().chain(s.callchain()) {
+            if ip >= context::MAX {
+                mode = if ip == context::USER {
+                    misc::USER
+                } else {
+                    misc::KERNEL
+                };
+                continue;
+            }
+            if mode != misc::USER {
+                continue;
+            }
+            if let Some(m) = self.maps.get(&s.pid).and_then(|v| find_map(v, ip)) {
+                let d = &self.dsos[m.dso];
+                if d.kernel.is_none() && !d.name.starts_with(PERF_MAP_PREFIX) {
+                    self.elf_symbols(d);
+                }
+            }
         }
     }
 
@@ -230,10 +312,20 @@ impl Machine {
             Some(None) => "[kernel.kallsyms]".to_string(),
             None => String::from_utf8_lossy(name).into_owned(),
         };
+        let symbols = match kernel {
+            None => Arc::clone(
+                self.tables
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry(name.to_vec())
+                    .or_default(),
+            ),
+            Some(_) => Arc::default(),
+        };
         self.dsos.push(Dso {
             name: printed,
             kernel,
-            symbols: OnceLock::new(),
+            symbols,
             looked_up: AtomicBool::new(false),
             cfi: OnceLock::new(),
             mapped_by: None,
@@ -387,13 +479,7 @@ impl Machine {
                 })
                 .as_ref(),
             None => {
-                let table = d
-                    .symbols
-                    .get_or_init(|| {
-                        let (elf, debug) = self.elf_files(&d.name)?;
-                        SymbolTable::from_elf(elf.bytes(), debug.as_ref().map(|d| d.bytes())).ok()
-                    })
-                    .as_ref()?;
+                let table = self.elf_symbols(d)?;
                 // perf's `map__load` reports the failed load to the first lookup only;
                 // the file counts as loaded from then on.
                 let first = !d.looked_up.swap(true, Ordering::Relaxed);
@@ -414,6 +500,16 @@ impl Machine {
             .or_insert_with(|| NsInfo::read(Path::new("/proc"), pid).map(Arc::new))
             .clone()?;
         Some(if here { ns.here() } else { (*ns).clone() })
+    }
+
+    /// The symbols of the ELF file of `d`, loaded when first asked for.
+    fn elf_symbols<'d>(&self, d: &'d Dso) -> Option<&'d SymbolTable> {
+        d.symbols
+            .get_or_init(|| {
+                let (elf, debug) = self.elf_files(&d.name)?;
+                SymbolTable::from_elf(elf.bytes(), debug.as_ref().map(|d| d.bytes())).ok()
+            })
+            .as_ref()
     }
 
     /// Record the build ids of the file (its BUILD_ID feature): files are then looked
@@ -907,6 +1003,61 @@ mod tests {
         let kernel = m.resolve(7, misc::KERNEL, 0xffffffff8170d108);
         assert_eq!(kernel.sym, Some(("iter_file_splice_write", 0x1d8)));
         assert_eq!(kernel.dso, Some("[kernel.kallsyms]"));
+    }
+
+    /// Tables loaded ahead are the ones a lookup uses, and loading one ahead is no
+    /// lookup: librsalias.so, whose loading stops part way, still shows nothing at
+    /// perf's first lookup in it and its symbol at the next.
+    #[test]
+    fn a_table_loaded_ahead_keeps_the_first_lookup_rule() {
+        let symfs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs");
+        let mut m = Machine::new(KallsymsSource::default(), Some(symfs));
+        m.apply(&mmap(
+            7,
+            0x400000,
+            0x10000,
+            b"/tmp/tpf/librsalias.so",
+            misc::USER,
+        ));
+        let raw: Vec<u8> = [context::USER, 0x40110f]
+            .iter()
+            .flat_map(|ip| ip.to_ne_bytes())
+            .collect();
+        let s = Sample {
+            pid: 7,
+            tid: 7,
+            cpumode: misc::USER,
+            callchain_raw: &raw,
+            endian: crate::endian::Endianness::NATIVE,
+            ..Sample::default()
+        };
+        m.load_user_tables(&s);
+        assert!(m.dsos[0].symbols.get().is_some_and(Option::is_some));
+        assert_eq!(m.resolve(7, misc::USER, 0x40110f).sym, None);
+        assert_eq!(
+            m.resolve(7, misc::USER, 0x40110f).sym,
+            Some(("alias_number_five_eeeee_e", 0x16))
+        );
+    }
+
+    /// Kernel symbols read on their own thread resolve as those read on first use.
+    #[test]
+    fn kernel_symbols_loaded_ahead_resolve_as_loaded_on_first_use() {
+        let kallsyms = "ffffffff81000000 T _text\nffffffff8170cf30 T iter_file_splice_write\n\
+                        ffffffff8170d400 T next_fn\n";
+        let mut m = Machine::new(KallsymsSource::text_of(kallsyms.into()), None);
+        m.apply(&mmap(
+            -1,
+            0xffffffff81000000,
+            0x1000000,
+            b"[kernel.kallsyms]_text",
+            misc::KERNEL,
+        ));
+        assert!(m.load_kernel_symbols_ahead());
+        let kernel = m.resolve(7, misc::KERNEL, 0xffffffff8170d108);
+        assert_eq!(kernel.sym, Some(("iter_file_splice_write", 0x1d8)));
+        // Loaded: no second thread.
+        assert!(!m.load_kernel_symbols_ahead());
     }
 
     /// perf 6.1 printed no frame for a sample whose chain was `USER, 0x7fe1d9d35355, 4,

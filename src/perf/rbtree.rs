@@ -20,12 +20,34 @@ pub struct RbOrder {
     root: Option<usize>,
 }
 
+/// A node: 16 bytes rather than the 56 of three `Option<usize>` links, so that a big
+/// library's symbol table (a few hundred thousand nodes) stays in cache while its tree
+/// is rebuilt.
 #[derive(Debug, Clone, Copy)]
 struct Node {
-    parent: Option<usize>,
-    left: Option<usize>,
-    right: Option<usize>,
+    parent: Link,
+    left: Link,
+    right: Link,
     red: bool,
+}
+
+/// A link to a node: its number plus one, 0 for none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Link(u32);
+
+impl Link {
+    const NONE: Link = Link(0);
+
+    fn get(self) -> Option<usize> {
+        (self.0 as usize).checked_sub(1)
+    }
+}
+
+impl From<Option<usize>> for Link {
+    /// A tree holds fewer than `u32::MAX` nodes (see [`RbOrder::insert`]).
+    fn from(n: Option<usize>) -> Link {
+        Link(n.map_or(0, |n| n as u32 + 1))
+    }
 }
 
 impl RbOrder {
@@ -46,7 +68,8 @@ impl RbOrder {
 
     /// Insert the next item (its number is [`RbOrder::len`] before the call): from the
     /// root down, `go_left(existing)` says whether the new item goes left of the item
-    /// `existing`, else it goes right, as perf's `while (*p)` loops do.
+    /// `existing`, else it goes right, as perf's `while (*p)` loops do. A tree holds
+    /// fewer than `u32::MAX` items (its users number theirs in 32 bits).
     pub fn insert(&mut self, mut go_left: impl FnMut(usize) -> bool) -> usize {
         let me = self.nodes.len();
         let mut parent = None;
@@ -56,21 +79,21 @@ impl RbOrder {
             parent = Some(c);
             left = go_left(c);
             cur = if left {
-                self.nodes[c].left
+                self.nodes[c].left.get()
             } else {
-                self.nodes[c].right
+                self.nodes[c].right.get()
             };
         }
         self.nodes.push(Node {
-            parent,
-            left: None,
-            right: None,
+            parent: Link::from(parent),
+            left: Link::NONE,
+            right: Link::NONE,
             red: true,
         });
         match parent {
             None => self.root = Some(me),
-            Some(p) if left => self.nodes[p].left = Some(me),
-            Some(p) => self.nodes[p].right = Some(me),
+            Some(p) if left => self.nodes[p].left = Link::from(Some(me)),
+            Some(p) => self.nodes[p].right = Link::from(Some(me)),
         }
         self.fix_after_insert(me);
         me
@@ -90,6 +113,7 @@ impl RbOrder {
             right: zr,
             red: z_red,
         } = self.nodes[z];
+        let (zp, zl, zr) = (zp.get(), zl.get(), zr.get());
         let (x, x_parent, removed_black) = match (zl, zr) {
             (None, only) | (only, None) => {
                 self.replace_link(zp, z, only);
@@ -97,31 +121,31 @@ impl RbOrder {
             }
             (Some(l), Some(r)) => {
                 let mut y = r;
-                while let Some(yl) = self.nodes[y].left {
+                while let Some(yl) = self.nodes[y].left.get() {
                     y = yl;
                 }
                 let y_black = !self.nodes[y].red;
-                let x = self.nodes[y].right;
+                let x = self.nodes[y].right.get();
                 let x_parent = if y == r {
                     Some(y)
                 } else {
-                    let yp = self.nodes[y].parent;
+                    let yp = self.nodes[y].parent.get();
                     self.replace_link(yp, y, x);
-                    self.nodes[y].right = Some(r);
-                    self.nodes[r].parent = Some(y);
+                    self.nodes[y].right = Link::from(Some(r));
+                    self.nodes[r].parent = Link::from(Some(y));
                     yp
                 };
                 self.replace_link(zp, z, Some(y));
-                self.nodes[y].left = Some(l);
-                self.nodes[l].parent = Some(y);
+                self.nodes[y].left = Link::from(Some(l));
+                self.nodes[l].parent = Link::from(Some(y));
                 self.nodes[y].red = z_red;
                 (x, x_parent, y_black)
             }
         };
         self.nodes[z] = Node {
-            parent: None,
-            left: None,
-            right: None,
+            parent: Link::NONE,
+            left: Link::NONE,
+            right: Link::NONE,
             red: false,
         };
         if removed_black {
@@ -131,18 +155,20 @@ impl RbOrder {
 
     /// Whether item `n` is in the tree (it is the root or has a parent).
     fn holds(&self, n: usize) -> bool {
-        self.root == Some(n) || self.nodes[n].parent.is_some()
+        self.root == Some(n) || self.nodes[n].parent.get().is_some()
     }
 
     /// Put `new` where `old` hangs from `parent` (the root when None).
     fn replace_link(&mut self, parent: Option<usize>, old: usize, new: Option<usize>) {
         match parent {
             None => self.root = new,
-            Some(p) if self.nodes[p].left == Some(old) => self.nodes[p].left = new,
-            Some(p) => self.nodes[p].right = new,
+            Some(p) if self.nodes[p].left.get() == Some(old) => {
+                self.nodes[p].left = Link::from(new)
+            }
+            Some(p) => self.nodes[p].right = Link::from(new),
         }
         if let Some(n) = new {
-            self.nodes[n].parent = parent;
+            self.nodes[n].parent = Link::from(parent);
         }
     }
 
@@ -155,12 +181,12 @@ impl RbOrder {
             };
             // As the kernel tells the sides apart: x is the left child unless it is
             // the right one (a missing x beside a missing left child is the right).
-            let x_left = x != self.nodes[p].right;
+            let x_left = x != self.nodes[p].right.get();
             let sibling_of = |t: &Self| {
                 if x_left {
-                    t.nodes[p].right
+                    t.nodes[p].right.get()
                 } else {
-                    t.nodes[p].left
+                    t.nodes[p].left.get()
                 }
             };
             // A black node went missing under p, so x's sibling exists.
@@ -181,14 +207,14 @@ impl RbOrder {
                 s = s2;
             }
             let (near, far) = if x_left {
-                (self.nodes[s].left, self.nodes[s].right)
+                (self.nodes[s].left.get(), self.nodes[s].right.get())
             } else {
-                (self.nodes[s].right, self.nodes[s].left)
+                (self.nodes[s].right.get(), self.nodes[s].left.get())
             };
             if !self.is_red(near) && !self.is_red(far) {
                 self.nodes[s].red = true;
                 x = Some(p);
-                parent = self.nodes[p].parent;
+                parent = self.nodes[p].parent.get();
                 continue;
             }
             if !self.is_red(far) {
@@ -209,9 +235,9 @@ impl RbOrder {
             self.nodes[s].red = self.nodes[p].red;
             self.nodes[p].red = false;
             let far = if x_left {
-                self.nodes[s].right
+                self.nodes[s].right.get()
             } else {
-                self.nodes[s].left
+                self.nodes[s].left.get()
             };
             if let Some(f) = far {
                 self.nodes[f].red = false;
@@ -236,8 +262,8 @@ impl RbOrder {
         while let Some(c) = cur {
             cur = match cmp(c) {
                 std::cmp::Ordering::Equal => return Some(c),
-                std::cmp::Ordering::Less => self.nodes[c].left,
-                std::cmp::Ordering::Greater => self.nodes[c].right,
+                std::cmp::Ordering::Less => self.nodes[c].left.get(),
+                std::cmp::Ordering::Greater => self.nodes[c].right.get(),
             };
         }
         None
@@ -251,11 +277,11 @@ impl RbOrder {
         while cur.is_some() || !stack.is_empty() {
             while let Some(c) = cur {
                 stack.push(c);
-                cur = self.nodes[c].left;
+                cur = self.nodes[c].left.get();
             }
             if let Some(c) = stack.pop() {
                 out.push(c);
-                cur = self.nodes[c].right;
+                cur = self.nodes[c].right.get();
             }
         }
         out
@@ -266,16 +292,16 @@ impl RbOrder {
     }
 
     fn fix_after_insert(&mut self, mut node: usize) {
-        while let Some(parent) = self.nodes[node].parent.filter(|&p| self.nodes[p].red) {
+        while let Some(parent) = self.nodes[node].parent.get().filter(|&p| self.nodes[p].red) {
             // A red parent is never the root, so it has a parent.
-            let Some(grand) = self.nodes[parent].parent else {
+            let Some(grand) = self.nodes[parent].parent.get() else {
                 break;
             };
-            let parent_is_left = self.nodes[grand].left == Some(parent);
+            let parent_is_left = self.nodes[grand].left.get() == Some(parent);
             let uncle = if parent_is_left {
-                self.nodes[grand].right
+                self.nodes[grand].right.get()
             } else {
-                self.nodes[grand].left
+                self.nodes[grand].left.get()
             };
             if self.is_red(uncle) {
                 self.nodes[parent].red = false;
@@ -288,13 +314,13 @@ impl RbOrder {
             }
             let mut parent = parent;
             if parent_is_left {
-                if self.nodes[parent].right == Some(node) {
+                if self.nodes[parent].right.get() == Some(node) {
                     self.rotate_left(parent);
                     std::mem::swap(&mut node, &mut parent);
                 }
                 self.rotate_right(grand);
             } else {
-                if self.nodes[parent].left == Some(node) {
+                if self.nodes[parent].left.get() == Some(node) {
                     self.rotate_right(parent);
                     std::mem::swap(&mut node, &mut parent);
                 }
@@ -312,41 +338,43 @@ impl RbOrder {
     fn replace_child(&mut self, parent: Option<usize>, old: usize, new: usize) {
         match parent {
             None => self.root = Some(new),
-            Some(p) if self.nodes[p].left == Some(old) => self.nodes[p].left = Some(new),
-            Some(p) => self.nodes[p].right = Some(new),
+            Some(p) if self.nodes[p].left.get() == Some(old) => {
+                self.nodes[p].left = Link::from(Some(new))
+            }
+            Some(p) => self.nodes[p].right = Link::from(Some(new)),
         }
     }
 
     fn rotate_left(&mut self, x: usize) {
-        let Some(y) = self.nodes[x].right else {
+        let Some(y) = self.nodes[x].right.get() else {
             return;
         };
-        let b = self.nodes[y].left;
-        self.nodes[x].right = b;
+        let b = self.nodes[y].left.get();
+        self.nodes[x].right = Link::from(b);
         if let Some(b) = b {
-            self.nodes[b].parent = Some(x);
+            self.nodes[b].parent = Link::from(Some(x));
         }
-        let p = self.nodes[x].parent;
-        self.nodes[y].parent = p;
+        let p = self.nodes[x].parent.get();
+        self.nodes[y].parent = Link::from(p);
         self.replace_child(p, x, y);
-        self.nodes[y].left = Some(x);
-        self.nodes[x].parent = Some(y);
+        self.nodes[y].left = Link::from(Some(x));
+        self.nodes[x].parent = Link::from(Some(y));
     }
 
     fn rotate_right(&mut self, x: usize) {
-        let Some(y) = self.nodes[x].left else {
+        let Some(y) = self.nodes[x].left.get() else {
             return;
         };
-        let b = self.nodes[y].right;
-        self.nodes[x].left = b;
+        let b = self.nodes[y].right.get();
+        self.nodes[x].left = Link::from(b);
         if let Some(b) = b {
-            self.nodes[b].parent = Some(x);
+            self.nodes[b].parent = Link::from(Some(x));
         }
-        let p = self.nodes[x].parent;
-        self.nodes[y].parent = p;
+        let p = self.nodes[x].parent.get();
+        self.nodes[y].parent = Link::from(p);
         self.replace_child(p, x, y);
-        self.nodes[y].right = Some(x);
-        self.nodes[x].parent = Some(y);
+        self.nodes[y].right = Link::from(Some(x));
+        self.nodes[x].parent = Link::from(Some(y));
     }
 }
 
@@ -360,10 +388,13 @@ mod tests {
             Some(n) => {
                 let node = t.nodes[n];
                 if node.red {
-                    assert!(!t.is_red(node.left) && !t.is_red(node.right), "red-red");
+                    assert!(
+                        !t.is_red(node.left.get()) && !t.is_red(node.right.get()),
+                        "red-red"
+                    );
                 }
-                let l = black_height(t, node.left);
-                assert_eq!(l, black_height(t, node.right), "black heights");
+                let l = black_height(t, node.left.get());
+                assert_eq!(l, black_height(t, node.right.get()), "black heights");
                 l + usize::from(!node.red)
             }
         }

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use crate::bytes::{push_dec, push_dec6, push_dec_padded, put, put_array};
 use crate::event::{PlainLine, PrintEnv, PrintStyle, Record, Schema};
-use crate::perf::data::abi::{attr_type, record, sample};
+use crate::perf::data::abi::{attr_flag, attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
 use crate::perf::srcline::SourceLines;
@@ -450,6 +450,7 @@ impl<'f> PerfScript<'f> {
 
     /// Print every sample in time order.
     pub fn run(&mut self, out: &mut dyn Write, mode: ScriptOutput) -> Result<(), ScriptError> {
+        self.load_symbols_ahead();
         if mode == ScriptOutput::Text {
             return self.run_text(out);
         }
@@ -483,6 +484,18 @@ impl<'f> PerfScript<'f> {
         }
         out.write_all(&buf)?;
         Ok(())
+    }
+
+    /// When samples may show kernel symbols, read those on a second thread and load
+    /// the user files' tables meanwhile: on a machine with more than one CPU the two
+    /// costs overlap. What is printed does not change.
+    fn load_symbols_ahead(&self) {
+        let kernel_symbols = self.file.attrs().iter().zip(&self.fields).any(|(a, f)| {
+            f & (field::SYM | field::DSO) != 0 && a.flags & attr_flag::EXCLUDE_KERNEL == 0
+        });
+        if kernel_symbols && self.machine.load_kernel_symbols_ahead() {
+            self.machine.preload_symbols(self.file);
+        }
     }
 
     /// The text of every sample, written as the records are released in time order.

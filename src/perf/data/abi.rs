@@ -87,6 +87,7 @@ pub mod attr_flag {
     #![allow(missing_docs)]
     pub const DISABLED: u64 = 1 << 0;
     pub const INHERIT: u64 = 1 << 1;
+    pub const EXCLUDE_KERNEL: u64 = 1 << 5;
     pub const MMAP: u64 = 1 << 8;
     pub const COMM: u64 = 1 << 9;
     pub const FREQ: u64 = 1 << 10;
