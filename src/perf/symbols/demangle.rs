@@ -1,0 +1,931 @@
+//! Symbol names as perf 6.1 prints them: C++ through GNU's demangler (libiberty, no
+//! parameters), spelled here on top of cpp_demangle's output; Rust without the hash.
+
+/// perf's demangling: C++ (`_Z`) without parameters, Rust without the hash.
+pub fn demangle(name: &str) -> String {
+    // Clone suffixes (`.cold`, `.warm`, `.llvm.123`, `.constprop.0`) after a mangled
+    // name are dropped, as perf's demangler does without parameters.
+    let name = strip_clone_suffix(name);
+    if name.starts_with("_R")
+        || (name.starts_with("_ZN") && name.ends_with('E') && is_rust_legacy(name))
+    {
+        if let Ok(d) = rustc_demangle::try_demangle(name) {
+            return format!("{d:#}");
+        }
+    }
+    if let Some(t) = demangle_special_function(name) {
+        return t;
+    }
+    if name.starts_with("_Z") {
+        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
+            if let Some(s) = cxx_text(&sym, false) {
+                // Without parameters perf shows no cv- or ref-qualifiers of the method
+                // either.
+                let mut s = s.as_str();
+                while let Some(t) = [" const", " volatile", " &&", " &"]
+                    .iter()
+                    .find_map(|q| s.strip_suffix(q))
+                {
+                    s = t;
+                }
+                let s = gnu_spelling(s);
+                // Tables GNU names in words.
+                for (open, words) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
+                    if let Some(t) = s.strip_prefix(open).and_then(|t| t.strip_suffix(")}")) {
+                        return format!("{words}{t}");
+                    }
+                }
+                return s;
+            }
+        }
+    }
+    name.to_string()
+}
+
+/// A thunk (`_ZTh`, `_ZTv`, `_ZTc`) or a transaction clone (`_ZGTt`) as GNU's demangler
+/// names it without parameters: `non-virtual thunk to `, `virtual thunk to `,
+/// `covariant return thunk to ` or `transaction clone for `, then the target function
+/// with its parameters and qualifiers (GNU's special names hold a whole encoding). A
+/// clone suffix after it (`.llvm.123`) is not shown.
+fn demangle_special_function(name: &str) -> Option<String> {
+    /// The length of a call offset (`h<number>_` or `v<number>_<number>_`) at the start.
+    fn call_offset(s: &[u8]) -> Option<usize> {
+        let numbers = match s.first()? {
+            b'h' => 1,
+            b'v' => 2,
+            _ => return None,
+        };
+        let mut i = 1;
+        for _ in 0..numbers {
+            i += (s.get(i) == Some(&b'n')) as usize;
+            let digits = s[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits == 0 || s.get(i + digits) != Some(&b'_') {
+                return None;
+            }
+            i += digits + 1;
+        }
+        Some(i)
+    }
+    // A mangled name holds no dot: whatever follows one is a clone suffix.
+    let name = name.split('.').next().unwrap_or(name);
+    let (words, target) = if let Some(rest) = name.strip_prefix("_ZGTt") {
+        ("transaction clone for ", rest)
+    } else {
+        let rest = name.strip_prefix("_ZT")?;
+        // `Th`/`Tv` are followed by their one call offset, `Tc` by two after the `c`.
+        let (words, offsets, mut at) = match rest.as_bytes().first()? {
+            b'h' => ("non-virtual thunk to ", 1, 0),
+            b'v' => ("virtual thunk to ", 1, 0),
+            b'c' => ("covariant return thunk to ", 2, 1),
+            _ => return None,
+        };
+        for _ in 0..offsets {
+            at += call_offset(&rest.as_bytes()[at..])?;
+        }
+        (words, &rest[at..])
+    };
+    let target = format!("_Z{target}");
+    let sym = cpp_demangle::Symbol::new(target.as_str()).ok()?;
+    let text = cxx_text(&sym, true)?;
+    Some(format!("{words}{}", gnu_spelling(&text)))
+}
+
+/// cpp_demangle's text for `sym`, with the parameters it puts in the wrong place moved
+/// to where GNU writes them: the qualifiers of a pack expansion (`DpRT_`) on every
+/// element of the pack, and a local function's parameters after its name instead of
+/// inside a lambda's signature before it.
+fn cxx_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<String> {
+    let opts = cpp_demangle::DemangleOptions::new().no_return_type();
+    let opts = if params { opts } else { opts.no_params() };
+    let mut rec = NodeRecorder::default();
+    sym.structured_demangle(&mut rec, &opts).ok()?;
+    let text = pack_qualifiers(&rec);
+    let text = lambda_function_params(&text);
+    let text = nested_type_qualifiers(&text);
+    // A function template's address needs its return type, left out above.
+    let with_return_types = || {
+        let opts = cpp_demangle::DemangleOptions::new();
+        let opts = if params { opts } else { opts.no_params() };
+        sym.demangle(&opts).ok()
+    };
+    Some(function_addresses(&text, with_return_types))
+}
+
+/// A function's address as a template argument, as GNU writes it: a member of a class
+/// (not a template, not cv-qualified) by its name alone (`&A::f`), any other function
+/// in parentheses with its parameters, and a function template with its return type
+/// too (`&(void f<int>())`, `&(A::g() const)`); cpp_demangle writes `&A::f()` and
+/// `&f<int>()`. `with_return_types` gives the same text with the return types that
+/// GNU writes for function templates.
+fn function_addresses(text: &str, with_return_types: impl FnOnce() -> Option<String>) -> String {
+    let found = address_arguments(text);
+    if found.is_empty() {
+        return text.to_string();
+    }
+    let mut typed: Option<Option<(String, Vec<AddressArgument>)>> = None;
+    let mut with_return_types = Some(with_return_types);
+    let mut out = String::with_capacity(text.len() + 8 * found.len());
+    let mut at = 0;
+    for (k, arg) in found.iter().enumerate() {
+        let name = &text[arg.start..arg.params];
+        let quals = &text[arg.params_end..arg.end];
+        let member = depth0_contains(name, "::") && !name.ends_with('>');
+        out.push_str(&text[at..arg.start]);
+        if member && quals.is_empty() {
+            out.push_str(name);
+        } else if name.ends_with('>') {
+            // Its return type from the text that has them: the same arguments in the
+            // same order.
+            let typed = typed.get_or_insert_with(|| {
+                let t = with_return_types.take().and_then(|f| f())?;
+                let args = address_arguments(&t);
+                (args.len() == found.len()).then_some((t, args))
+            });
+            let whole = match typed {
+                Some((t, args)) => &t[args[k].start..args[k].end],
+                None => &text[arg.start..arg.end],
+            };
+            out.push('(');
+            out.push_str(whole);
+            out.push(')');
+        } else {
+            out.push('(');
+            out.push_str(&text[arg.start..arg.end]);
+            out.push(')');
+        }
+        at = arg.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// A function's address written as a template argument: `&` then `name(params) quals`,
+/// by byte offsets after the `&`.
+struct AddressArgument {
+    start: usize,
+    params: usize,
+    params_end: usize,
+    end: usize,
+}
+
+/// The template arguments of `text` that are `&` and a function with its parameters.
+fn address_arguments(text: &str) -> Vec<AddressArgument> {
+    let b = text.as_bytes();
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(amp) = text[from..].find('&').map(|i| from + i) {
+        from = amp + 1;
+        if !(text[..amp].ends_with('<') || text[..amp].ends_with(", ")) {
+            continue;
+        }
+        // The argument runs to the `,` or `>` that ends it; its first `(` at its own
+        // depth opens the function's parameters.
+        let mut depth = 0usize;
+        let mut params = None;
+        let mut end = None;
+        for (i, &c) in b.iter().enumerate().skip(amp + 1) {
+            match c {
+                b'(' if depth == 0 && params.is_none() => {
+                    if text[..i].ends_with("operator") {
+                        break;
+                    }
+                    params = Some(i);
+                    depth += 1;
+                }
+                b'(' | b'<' | b'[' | b'{' => depth += 1,
+                b',' if depth == 0 => {
+                    end = Some(i);
+                    break;
+                }
+                b'>' if depth == 0 => {
+                    end = Some(i);
+                    break;
+                }
+                b')' | b'>' | b']' | b'}' => depth -= 1,
+                _ => {}
+            }
+        }
+        let (Some(params), Some(end)) = (params, end) else {
+            continue;
+        };
+        let Some(close) = matching(b, params) else {
+            continue;
+        };
+        let quals = &text[close + 1..end];
+        if close >= end || qualifiers_len(quals) != quals.len() || params == amp + 1 {
+            continue;
+        }
+        found.push(AddressArgument {
+            start: amp + 1,
+            params,
+            params_end: close + 1,
+            end,
+        });
+        from = end;
+    }
+    found
+}
+
+/// Whether `s` holds `what` outside every bracket.
+fn depth0_contains(s: &str, what: &str) -> bool {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth -= 1,
+            _ if depth == 0 && s[i..].starts_with(what) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Where cpp_demangle wrote a template parameter or a template argument list, and the
+/// `, ` it wrote between the elements of each.
+#[derive(Default)]
+struct NodeRecorder {
+    out: String,
+    /// Every node opened so far: a template parameter or argument list, with its span
+    /// and separators; `None` for the other kinds.
+    nodes: Vec<Option<ListNode>>,
+    open: Vec<usize>,
+}
+
+struct ListNode {
+    param: bool,
+    start: usize,
+    end: usize,
+    separators: Vec<usize>,
+}
+
+impl cpp_demangle::DemangleWrite for NodeRecorder {
+    fn push_demangle_node(&mut self, kind: cpp_demangle::DemangleNodeType) {
+        use cpp_demangle::DemangleNodeType::{TemplateArgs, TemplateParam};
+        let param = kind == TemplateParam;
+        self.open.push(self.nodes.len());
+        self.nodes
+            .push((param || kind == TemplateArgs).then(|| ListNode {
+                param,
+                start: self.out.len(),
+                end: self.out.len(),
+                separators: Vec::new(),
+            }));
+    }
+
+    fn write_string(&mut self, s: &str) -> std::fmt::Result {
+        if s == ", " {
+            let at = self.out.len();
+            if let Some(Some(node)) = self.open.last().map(|&i| &mut self.nodes[i]) {
+                node.separators.push(at);
+            }
+        }
+        self.out.push_str(s);
+        Ok(())
+    }
+
+    fn pop_demangle_node(&mut self) {
+        if let Some(Some(node)) = self.open.pop().map(|i| &mut self.nodes[i]) {
+            node.end = self.out.len();
+        }
+    }
+}
+
+/// Qualifier words that cpp_demangle writes once for a whole pack expansion.
+const PACK_QUALIFIERS: [&str; 6] = ["&&", "&", "*", " const", " volatile", " restrict"];
+
+/// The length of the run of [`PACK_QUALIFIERS`] at the start of `s`.
+fn qualifiers_len(s: &str) -> usize {
+    let mut rest = s;
+    while let Some(q) = PACK_QUALIFIERS.iter().find(|q| rest.starts_with(**q)) {
+        rest = &rest[q.len()..];
+    }
+    s.len() - rest.len()
+}
+
+/// GNU writes the qualifiers of a pack expansion (`DpRKT_`) after each element
+/// (`A const&, B const&`); cpp_demangle writes them once, after whichever element takes
+/// them, and writes them alone for an empty pack. The elements' own spelling is found
+/// in a template argument list written before (the function's or its class's).
+fn pack_qualifiers(rec: &NodeRecorder) -> String {
+    let text = rec.out.as_str();
+    let lists: Vec<&ListNode> = rec.nodes.iter().flatten().collect();
+    let elements = |n: &ListNode| -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        let mut from = n.start;
+        for &sep in &n.separators {
+            v.push((from, sep));
+            from = sep + 2;
+        }
+        // A list whose last element ends with `>` is closed with ` >`, its space
+        // written inside the list.
+        let end = n.end - text[from..n.end].ends_with(' ') as usize;
+        v.push((from, end));
+        v
+    };
+    // (start, end, replacement), in order, not overlapping.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    for (k, tp) in lists.iter().enumerate() {
+        if !tp.param || edits.last().is_some_and(|e| e.1 > tp.start) {
+            continue;
+        }
+        let after = qualifiers_len(&text[tp.end..]);
+        if tp.start == tp.end {
+            if after == 0 {
+                continue;
+            }
+            // An empty pack: its qualifiers go, with the separator before it (GNU
+            // keeps the one after an empty first parameter: `f(, int)`).
+            let (mut start, end) = (tp.start, tp.end + after);
+            if !matches!(text.as_bytes().get(end), Some(b')' | b',' | b'>')) {
+                continue;
+            }
+            if text[..start].ends_with(", ") {
+                start -= 2;
+            } else if !text[..start].ends_with(['(', '<']) {
+                continue;
+            }
+            edits.push((start, end, String::new()));
+            continue;
+        }
+        let parts = elements(tp);
+        // The `, ` of a function's parameters written inside the parameter's text (a
+        // local class's `f(A, B)::X`) do not separate a pack's elements.
+        let balanced = |&(s, e): &(usize, usize)| {
+            let t = &text[s..e];
+            t.matches('(').count() == t.matches(')').count()
+        };
+        if parts.len() < 2 || !parts.iter().all(balanced) {
+            continue;
+        }
+        let found = lists[..k]
+            .iter()
+            .rev()
+            .filter(|l| !l.param)
+            .find_map(|args| {
+                let args = elements(args);
+                let (j, quals) = (0..args.len().checked_sub(parts.len() - 1)?).find_map(|j| {
+                    let mut quals = String::new();
+                    for (i, &(s, e)) in parts.iter().enumerate() {
+                        let arg = &text[args[j + i].0..args[j + i].1];
+                        let rest = text[s..e].strip_prefix(arg)?;
+                        if qualifiers_len(rest) != rest.len() {
+                            return None;
+                        }
+                        quals.push_str(rest);
+                    }
+                    Some((j, quals))
+                })?;
+                Some((j, args, quals))
+            });
+        let Some((j, args, mut quals)) = found else {
+            continue;
+        };
+        quals.push_str(&text[tp.end..tp.end + after]);
+        if quals.is_empty() {
+            continue;
+        }
+        let spelled: Vec<String> = (0..parts.len())
+            .map(|i| format!("{}{quals}", &text[args[j + i].0..args[j + i].1]))
+            .collect();
+        edits.push((tp.start, tp.end + after, spelled.join(", ")));
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut at = 0;
+    for (start, end, with) in edits {
+        out.push_str(&text[at..start]);
+        out.push_str(&with);
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// cpp_demangle writes the parameters of a function whose name holds a lambda
+/// (`{lambda(A, B)#1}::operator()(A, B) const` in a local name) inside the lambda's
+/// signature, after the first class type there (`{lambda(A, B(A, B))#1}::operator()
+/// const`). A lambda's parameter is never a function type, so a `(` right after a name
+/// in a signature, closed before a `,` or the signature's end, opens such a list: it
+/// moves after the member that follows the closure (and its template arguments).
+fn lambda_function_params(s: &str) -> String {
+    let mut s = s.to_string();
+    let mut from = 0;
+    while let Some(open) = s[from..]
+        .find("{lambda(")
+        .map(|i| from + i + "{lambda(".len())
+    {
+        from = open;
+        let b = s.as_bytes();
+        let Some(close) = matching(b, open - 1) else {
+            break;
+        };
+        // A `(` after a name at the signature's own depth.
+        let mut depth = 0i32;
+        let mut misplaced = None;
+        for i in open..close {
+            match b[i] {
+                b'(' | b'<' | b'{' | b'[' => {
+                    let before = b[i - 1];
+                    if b[i] == b'('
+                        && depth == 0
+                        && (before.is_ascii_alphanumeric() || before == b'_' || before == b'>')
+                        && !s[..i].ends_with("operator")
+                    {
+                        if let Some(end) = matching(b, i) {
+                            if end < close && matches!(b[end + 1], b',' | b')') {
+                                misplaced = Some((i, end + 1));
+                                break;
+                            }
+                        }
+                    }
+                    depth += 1;
+                }
+                b')' | b'>' | b'}' | b']' => depth -= 1,
+                _ => {}
+            }
+        }
+        let Some((ps, pe)) = misplaced else {
+            continue;
+        };
+        // The closure ends with `)#N}` or `)}`; the member after it is `::name`.
+        let Some(brace) = s[close..].find('}').map(|i| close + i + 1) else {
+            break;
+        };
+        let Some(member) = s[brace..].strip_prefix("::") else {
+            continue;
+        };
+        let mut len = if member.starts_with("operator()") {
+            "operator()".len()
+        } else {
+            member
+                .bytes()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'~')
+                .count()
+        };
+        if len == 0 {
+            continue;
+        }
+        if member.as_bytes().get(len) == Some(&b'<') {
+            match matching(member.as_bytes(), len) {
+                Some(e) => len = e + 1,
+                None => continue,
+            }
+        }
+        let at = brace + 2 + len;
+        let params = s[ps..pe].to_string();
+        s.insert_str(at, &params);
+        s.replace_range(ps..pe, "");
+    }
+    s
+}
+
+/// cpp_demangle writes the qualifiers of a type named in a class it reached through a
+/// substitution (`RNS1_9MatchTypeE`) after the class (`A&::B`, `A const::B`, `A&::*`);
+/// GNU writes them after the whole name (`A::B&`, `A::*&`), the only place they can be.
+fn nested_type_qualifiers(s: &str) -> String {
+    let mut s = s.to_string();
+    let mut from = 0;
+    while let Some(at) = s[from..].find("::").map(|i| from + i) {
+        from = at + 2;
+        let quals = s[..at].len()
+            - s[..at]
+                .trim_end_matches(['&', '*'])
+                .trim_end_matches(" const")
+                .trim_end_matches(['&', '*'])
+                .len();
+        let start = at - quals;
+        let name_before = s[..start]
+            .bytes()
+            .last()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'>');
+        let name_after = s[from..]
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || b"_~{*".contains(&c));
+        if quals == 0 || !name_before || !name_after || s[..start].ends_with("operator") {
+            continue;
+        }
+        // The rest of the qualified name: components, their template arguments.
+        let b = s.as_bytes();
+        let mut end = from;
+        loop {
+            // A pointer to member (`A&::*` for `A::*&`) ends there.
+            if b.get(end) == Some(&b'*') {
+                end += 1;
+                break;
+            }
+            while end < b.len() && (b[end].is_ascii_alphanumeric() || b"_~$".contains(&b[end])) {
+                end += 1;
+            }
+            if matches!(b.get(end), Some(b'<' | b'{')) {
+                match matching(b, end) {
+                    Some(e) => end = e + 1,
+                    None => break,
+                }
+            }
+            if s[end..].starts_with("::") {
+                end += 2;
+            } else {
+                break;
+            }
+        }
+        let q = s[start..at].to_string();
+        s.insert_str(end, &q);
+        s.replace_range(start..at, "");
+        from = end;
+    }
+    s
+}
+
+/// The index of the bracket that closes the one at `open` (`(`, `<`, `{`, `[`), counting
+/// every kind of bracket as one depth.
+fn matching(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' | b'<' | b'{' | b'[' => depth += 1,
+            b')' | b'>' | b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// cpp_demangle's text as GNU's demangler (which perf uses) spells it: integer literals
+/// of unsigned and long types with a suffix (`8u`, not `(unsigned int)8`), no separator
+/// left by an empty template pack (`<A>`, not `<A, >`), `decltype(nullptr)` for `Dn`,
+/// and the standard abbreviations as GNU writes them without its verbose option.
+fn gnu_spelling(s: &str) -> String {
+    let s = standard_abbreviations(s);
+    let s = s.as_str();
+    const SUFFIXES: [(&str, &str); 5] = [
+        ("(unsigned long long)", "ull"),
+        ("(unsigned long)", "ul"),
+        ("(unsigned int)", "u"),
+        ("(long long)", "ll"),
+        ("(long)", "l"),
+    ];
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    'scan: while let Some(i) = rest.find(['(', ',']) {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        if rest.starts_with(", >") && !out.ends_with("operator") {
+            rest = &rest[2..];
+            continue;
+        }
+        for (cast, suffix) in SUFFIXES {
+            if let Some(after) = rest.strip_prefix(cast) {
+                let digits = after
+                    .char_indices()
+                    .take_while(|&(j, c)| c.is_ascii_digit() || (j == 0 && c == '-'))
+                    .count();
+                if digits > 0 && after[..digits].bytes().any(|b| b.is_ascii_digit()) {
+                    out.push_str(&after[..digits]);
+                    out.push_str(suffix);
+                    rest = &after[digits..];
+                    continue 'scan;
+                }
+            }
+        }
+        out.push_str(&rest[..1]);
+        rest = &rest[1..];
+    }
+    out.push_str(rest);
+    function_type_spaces(&out)
+}
+
+/// The standard abbreviations (`Si`, `So`, `Sd`, `Ss`) as GNU spells them without
+/// `DMGL_VERBOSE`: short (`std::istream`), except as the class of a constructor or
+/// destructor, where the full template is written
+/// (`std::basic_ostream<char, std::char_traits<char> >::basic_ostream`); cpp_demangle
+/// writes some of them the other way round. `Dn` is `decltype(nullptr)` to GNU.
+fn standard_abbreviations(s: &str) -> String {
+    const CHAR_TRAITS: &str = "<char, std::char_traits<char> >";
+    const STRING: &str = "<char, std::char_traits<char>, std::allocator<char> >";
+    let mut out = s.to_string();
+    for (short, template, args) in [
+        ("istream", "basic_istream", CHAR_TRAITS),
+        ("iostream", "basic_iostream", CHAR_TRAITS),
+        ("ostream", "basic_ostream", CHAR_TRAITS),
+        ("string", "basic_string", STRING),
+    ] {
+        let full = format!("std::{template}{args}");
+        let short_ctor = format!("std::{short}::{short}");
+        let short_dtor = format!("std::{short}::~{short}");
+        let full_ctor = format!("{full}::{template}");
+        let full_dtor = format!("{full}::~{template}");
+        let short = format!("std::{short}");
+        out = replace_names(&out, &short_ctor, &full_ctor);
+        out = replace_names(&out, &short_dtor, &full_dtor);
+        // The full name that is not a constructor's or destructor's class.
+        let mut kept = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(i) = rest.find(&full) {
+            let after = &rest[i + full.len()..];
+            kept.push_str(&rest[..i]);
+            if after.starts_with(&full_ctor[full.len()..])
+                || after.starts_with(&full_dtor[full.len()..])
+            {
+                kept.push_str(&full);
+            } else {
+                kept.push_str(&short);
+            }
+            rest = after;
+        }
+        kept.push_str(rest);
+        out = kept;
+    }
+    replace_names(&out, "std::nullptr_t", "decltype(nullptr)")
+}
+
+/// `s` with every `from` that is a whole name (not followed by more of an identifier,
+/// not preceded by one or by `::`) replaced by `to`.
+fn replace_names(s: &str, from: &str, to: &str) -> String {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    while let Some(i) = s[at..].find(from).map(|i| at + i) {
+        let whole_start = !s.as_bytes()[..i]
+            .last()
+            .is_some_and(|&c| ident(c) || c == b':');
+        let whole_end = !s.as_bytes().get(i + from.len()).is_some_and(|&c| ident(c));
+        out.push_str(&s[at..i]);
+        out.push_str(if whole_start && whole_end { to } else { from });
+        at = i + from.len();
+    }
+    out.push_str(&s[at..]);
+    out
+}
+
+/// GNU writes a space between a function type's return type and its parameters
+/// (`std::function<B<int> ()>`); cpp_demangle leaves it out after a class type. A `(`
+/// right after a name or `>`, whose `)` is followed by `>` or `,` (or ends a typeinfo's
+/// type), opens such a list (a
+/// local name's function, `f()::x`, is followed by `::`; `sizeof`, `decltype` and the
+/// like are not types).
+fn function_type_spaces(s: &str) -> String {
+    const WORDS: [&str; 6] = [
+        "sizeof", "alignof", "decltype", "noexcept", "typeid", "lambda",
+    ];
+    let b = s.as_bytes();
+    // A typeinfo's type is a function type when it ends with its parameters.
+    let typeinfo_of_a_type = ["typeinfo for ", "typeinfo name for "]
+        .iter()
+        .any(|p| s.starts_with(p));
+    let mut out = String::with_capacity(s.len() + 4);
+    let mut last = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c != b'(' || i == 0 {
+            continue;
+        }
+        let before = b[i - 1];
+        if !(before.is_ascii_alphanumeric() || before == b'_' || before == b'>') {
+            continue;
+        }
+        let word_start = b[..i]
+            .iter()
+            .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+            .map_or(0, |p| p + 1);
+        if WORDS.contains(&&s[word_start..i]) || s[..i].ends_with("operator") {
+            continue;
+        }
+        let mut depth = 0usize;
+        let close = b[i..].iter().position(|&c| {
+            match c {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        });
+        if let Some(j) = close.map(|p| i + p) {
+            if matches!(b.get(j + 1), Some(b'>' | b',')) || (j + 1 == b.len() && typeinfo_of_a_type)
+            {
+                out.push_str(&s[last..i]);
+                out.push(' ');
+                last = i;
+            }
+        }
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+fn strip_clone_suffix(name: &str) -> &str {
+    if name.starts_with("_R") {
+        // v0 Rust names never contain a dot.
+        return name.split('.').next().unwrap_or(name);
+    }
+    if !name.starts_with("_Z") {
+        return name;
+    }
+    let mut end = name.len();
+    while let Some(dot) = name[..end].rfind('.') {
+        let part = &name[dot + 1..end];
+        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            break;
+        }
+        end = dot;
+        if name[..end].ends_with('E') {
+            return &name[..end];
+        }
+    }
+    name
+}
+
+/// A legacy Rust symbol ends with a 17-character `h<16 hex digits>` path element.
+fn is_rust_legacy(name: &str) -> bool {
+    let Some(body) = name.strip_suffix('E') else {
+        return false;
+    };
+    body.len() > 20
+        && body[..body.len() - 16].ends_with("17h")
+        && body[body.len() - 16..]
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::demangle;
+
+    /// Names as binutils 2.40 `c++filt -p -i` prints them (the libiberty demangler that
+    /// Debian's perf 6.1 calls, without parameters or verbose spellings).
+    #[test]
+    fn cxx_names_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZThn96_N4llvm18VPExpandSCEVRecipeD1Ev",
+                "non-virtual thunk to llvm::VPExpandSCEVRecipe::~VPExpandSCEVRecipe()",
+            ),
+            ("_ZTv0_n24_N1A1fEv", "virtual thunk to A::f()"),
+            ("_ZTv0_n24_N1A1fEii", "virtual thunk to A::f(int, int)"),
+            ("_ZTch0_h16_N1B1fEv", "covariant return thunk to B::f()"),
+            ("_ZTcv0_n12_h16_N1B1fEv", "covariant return thunk to B::f()"),
+            ("_ZThn8_N1A1fEi", "non-virtual thunk to A::f(int)"),
+            ("_ZThn8_N1AIiE1fEv", "non-virtual thunk to A<int>::f()"),
+            ("_ZTV1A", "vtable for A"),
+            ("_ZTT1A", "VTT for A"),
+            ("_ZN1AIFN1BIiEEvEE1fEv", "A<B<int> ()>::f"),
+            ("_ZN1AIFN1BIiE1CEvEE1fEv", "A<B<int>::C ()>::f"),
+            ("_ZN1AIFN1BIN1CIiEEEEvEE1fEv", "A<B<C<int> > ()>::f"),
+            ("_ZN1AIFN1BEvEE1fEv", "A<B ()>::f"),
+            ("_ZN1AIFN1B1CEvEE1fEv", "A<B::C ()>::f"),
+            ("_ZN1AIFvivEE1fEv", "A<void (int, void)>::f"),
+            ("_ZN1AIPFvivEE1fEv", "A<void (*)(int, void)>::f"),
+            ("_ZN1AIFPFvvEiEE1fEv", "A<void (*(int))()>::f"),
+            ("_ZN1AIZ1fvE1BE1gEv", "A<f()::B>::g"),
+            ("_ZZ1fvEN1B1gEv", "f()::B::g"),
+            (
+                "_ZNSt17_Function_handlerIFiN4llvm9StringRefEEZ1fvE3$_0E9_M_invokeERKSt9_Any_dataOS1_",
+                "std::_Function_handler<int (llvm::StringRef), f()::$_0>::_M_invoke",
+            ),
+            ("_ZNKR1A1fEv", "A::f"),
+            ("_ZNO1A1fEv", "A::f"),
+            (
+                "_ZGTtNKSt11logic_error4whatEv",
+                "transaction clone for std::logic_error::what() const",
+            ),
+            ("_ZThn8_N1AD0Ev.llvm.123", "non-virtual thunk to A::~A()"),
+            ("_ZN1A1fIDnEEvT_", "A::f<decltype(nullptr)>"),
+            (
+                "_ZTIFN4llvm19TargetTransformInfoERKNS_8FunctionEE",
+                "typeinfo for llvm::TargetTransformInfo (llvm::Function const&)",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// The standard abbreviations as binutils 2.40 `c++filt -p -i` writes them: short,
+    /// but in full as the class of a constructor or destructor.
+    #[test]
+    fn cxx_standard_abbreviations_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZNKSi6gcountEv", "std::istream::gcount"),
+            ("_ZNSd4swapERSd", "std::iostream::swap"),
+            (
+                "_ZNSoC1EOSo",
+                "std::basic_ostream<char, std::char_traits<char> >::basic_ostream",
+            ),
+            (
+                "_ZNSsD2Ev",
+                "std::basic_string<char, std::char_traits<char>, std::allocator<char> >::~basic_string",
+            ),
+            (
+                "_ZNSdD0Ev",
+                "std::basic_iostream<char, std::char_traits<char> >::~basic_iostream",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A pack expansion's qualifiers on each element, as binutils 2.40 `c++filt -p -i`
+    /// writes them, and none for an empty pack.
+    #[test]
+    fn cxx_pack_expansion_qualifiers_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZZN1A1fIJiN1B1CEEEEvDpRT_E1x",
+                "A::f<int, B::C>(int&, B::C&)::x",
+            ),
+            (
+                "_ZZN1A1fIJPiN1B1CEEEEvDpRKT_E1x",
+                "A::f<int*, B::C>(int* const&, B::C const&)::x",
+            ),
+            ("_ZZN1A1fIJEEEvDpRT_E1x", "A::f<>()::x"),
+            ("_ZZN1A1fIJEEEviDpOT_E1x", "A::f<>(int)::x"),
+            ("_ZZN1A1fIJEEEvDpOT_iE1x", "A::f<>(, int)::x"),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A function named by a lambda's member, inside a local name: its parameters after
+    /// the member, as binutils 2.40 `c++filt -p -i` writes them.
+    #[test]
+    fn cxx_lambda_member_params_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZZZ1fvENKUlN1B1CEE_clES0_E1x",
+                "f()::{lambda(B::C)#1}::operator()(B::C) const::x",
+            ),
+            (
+                "_ZZZ1fvENKUliN1B1CEE_clEiS1_E1x",
+                "f()::{lambda(int, B::C)#1}::operator()(int, {lambda(int, B::C)#1}) const::x",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A function's address as a template argument, as binutils 2.40 `c++filt -p -i`
+    /// writes it: a class member by its name, other functions in parentheses with their
+    /// parameters, function templates with their return type too.
+    #[test]
+    fn cxx_function_addresses_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZN1AIXadL_Z1fvEEE1gEv", "A<&(f())>::g"),
+            ("_ZN1AIXadL_ZN1B1fEvEEE1gEv", "A<&B::f>::g"),
+            ("_ZN1AIXadL_Z1fIiEvvEEE1gEv", "A<&(void f<int>())>::g"),
+            ("_ZN1AIXadL_ZNK1B1fEvEEE1gEv", "A<&(B::f() const)>::g"),
+            ("_ZN1AIXadL_ZN1B1fIiEEPcvEEE1gEv", "A<&(char* B::f<int>())>::g"),
+            ("_ZN1AIXadL_ZN1B1xEEEE1gEv", "A<&B::x>::g"),
+            (
+                "_ZN12_GLOBAL__N_125ExplicitRewriteDescriptorILN4llvm14SymbolRewriter17RewriteDescriptor4TypeE1ENS1_8FunctionEXadL_ZNKS1_6Module11getFunctionENS1_9StringRefEEEE15performOnModuleERS6_",
+                "(anonymous namespace)::ExplicitRewriteDescriptor<(llvm::SymbolRewriter::RewriteDescriptor::Type)1, llvm::Function, &(llvm::Module::getFunction(llvm::StringRef) const)>::performOnModule",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// Qualifiers of a type named inside a class reached through a substitution, after
+    /// the whole name, as binutils 2.40 `c++filt -p -i` writes them (libLLVM's names).
+    #[test]
+    fn cxx_qualifiers_after_a_nested_type_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZNSt6vectorIN4llvm13FileCheckDiagESaIS1_EE12emplace_backIJRKNS0_9SourceMgrENS0_5Check13FileCheckTypeERNS0_5SMLocERNS1_9MatchTypeERNS0_7SMRangeERNS0_9StringRefEEEERS1_DpOT_",
+                "std::vector<llvm::FileCheckDiag, std::allocator<llvm::FileCheckDiag> >::emplace_back<llvm::SourceMgr const&, llvm::Check::FileCheckType, llvm::SMLoc&, llvm::FileCheckDiag::MatchType&, llvm::SMRange&, llvm::StringRef&>",
+            ),
+            (
+                "_ZN4llvm15SmallVectorImplISt4pairImMNS_7objcopy5macho11MachOWriterEFvvEEE12emplace_backIJRKjRS6_EEERS7_DpOT_",
+                "llvm::SmallVectorImpl<std::pair<unsigned long, void (llvm::objcopy::macho::MachOWriter::*)()> >::emplace_back<unsigned int const&, void (llvm::objcopy::macho::MachOWriter::*&)()>",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// Names from libLLVM as perf 6.1 (GNU's demangler) printed them in `perf script`.
+    #[test]
+    fn cpp_names_are_spelled_as_perf_prints_them() {
+        assert_eq!(
+            demangle(
+                "_ZN4llvm15AnalysisManagerINS_8FunctionEJEE13getResultImplEPNS_11AnalysisKeyERS1_"
+            ),
+            "llvm::AnalysisManager<llvm::Function>::getResultImpl"
+        );
+        assert_eq!(
+            demangle("_ZN4llvm12DenseMapBaseINS_13SmallDenseMapIjNS_7SDValueELj8ENS_12DenseMapInfoIjvEENS_6detail12DenseMapPairIjS2_EEEEjS2_S4_S7_E4growEj"),
+            "llvm::DenseMapBase<llvm::SmallDenseMap<unsigned int, llvm::SDValue, 8u, llvm::DenseMapInfo<unsigned int, void>, llvm::detail::DenseMapPair<unsigned int, llvm::SDValue> >, unsigned int, llvm::SDValue, llvm::DenseMapInfo<unsigned int, void>, llvm::detail::DenseMapPair<unsigned int, llvm::SDValue> >::grow"
+        );
+        // A pack expansion's `&` on every element, in the SLP vectorizer's lambdas.
+        assert_eq!(
+            demangle("_ZZN4llvm13slpvectorizer7BoUpSLP18processBuildVectorINS1_20ShuffleCostEstimatorENS_15InstructionCostEJNS_19TargetTransformInfoENS_8ArrayRefIPNS_5ValueEEES1_NS_15SmallPtrSetImplIS8_EEEEET0_PKNS1_9TreeEntryEPNS_4TypeEDpRT1_ENKUlRNS_15SmallVectorImplIS8_EERNSL_IiEEbE_clESN_SP_b.cold"),
+            "llvm::slpvectorizer::BoUpSLP::processBuildVector<llvm::slpvectorizer::BoUpSLP::ShuffleCostEstimator, llvm::InstructionCost, llvm::TargetTransformInfo, llvm::ArrayRef<llvm::Value*>, llvm::slpvectorizer::BoUpSLP, llvm::SmallPtrSetImpl<llvm::Value*> >(llvm::slpvectorizer::BoUpSLP::TreeEntry const*, llvm::Type*, llvm::TargetTransformInfo&, llvm::ArrayRef<llvm::Value*>&, llvm::slpvectorizer::BoUpSLP&, llvm::SmallPtrSetImpl<llvm::Value*>&)::{lambda(llvm::SmallVectorImpl<llvm::Value*>&, llvm::SmallVectorImpl<int>&, bool)#1}::operator()"
+        );
+        // The parameters of a lambda's `operator()` after it, not in the signature.
+        assert_eq!(
+            demangle("_ZZZN4llvm13slpvectorizer7BoUpSLP15BlockScheduling8scheduleINS_9SetVectorIPNS1_14ScheduleEntityENS_11SmallVectorIS6_Lj0EEENS_8DenseSetIS6_NS_12DenseMapInfoIS6_vEEEELj0EEEEEvRKS1_RKN12_GLOBAL__N_117InstructionsStateERKNS1_8EdgeInfoES6_RT_ENKUlS6_NS_8ArrayRefIPNS1_14ScheduleBundleEEEE_clES6_SS_ENKUlPSN_bE_clINS1_12ScheduleDataEEEDaSU_b"),
+            "llvm::slpvectorizer::BoUpSLP::BlockScheduling::schedule<llvm::SetVector<llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, llvm::SmallVector<llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, 0u>, llvm::DenseSet<llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, llvm::DenseMapInfo<llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, void> >, 0u> >(llvm::slpvectorizer::BoUpSLP const&, (anonymous namespace)::InstructionsState const&, llvm::slpvectorizer::BoUpSLP::EdgeInfo const&, llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, llvm::SetVector<llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, llvm::SmallVector<llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, 0u>, llvm::DenseSet<llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, llvm::DenseMapInfo<llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, void> >, 0u>&)::{lambda(llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, llvm::ArrayRef<llvm::slpvectorizer::BoUpSLP::ScheduleBundle*>)#1}::operator()(llvm::slpvectorizer::BoUpSLP::ScheduleEntity*, llvm::ArrayRef<llvm::slpvectorizer::BoUpSLP::ScheduleBundle*>) const::{lambda(auto:1*, bool)#1}::operator()<llvm::slpvectorizer::BoUpSLP::ScheduleData>"
+        );
+    }
+}
