@@ -61,7 +61,9 @@ pub struct StartArgs {
     #[command(flatten)]
     pub recording: super::record::RecordingArgs,
     /// Trace only the command given after the options: its pid goes to the set_event_pid of
-    /// the buffer -F is given for (after a -B, that instance; before any, the top level)
+    /// every buffer configured, as trace-cmd makes every buffer follow the command. Given
+    /// before any -B it also keeps the top level; after one, the top level is left alone
+    /// (trace-cmd would reset it)
     #[arg(short = 'F')]
     pub only_command: bool,
     /// Run the command as this user (name or uid)
@@ -148,9 +150,6 @@ pub struct StartPlan {
     pub remove: Vec<String>,
     /// Options given that change nothing (why, for a warning).
     pub unused: Vec<String>,
-    /// Which of `buffers` (same index) were given -F: the command's pid becomes their
-    /// event filter, as trace-cmd filters only the buffer -F was given for.
-    pub filter_command: Vec<bool>,
 }
 
 use super::buffers::{given, given_flag, Group};
@@ -178,7 +177,10 @@ impl PerBuffer {
 /// before -B names an instance to remove). The first -C is the clock of every buffer
 /// without one of its own. Global options (-i, -d, -D, --func-stack,
 /// --cmdlines-size, -s, -r) hold for the command. The top level is configured when no -B
-/// is given or when it has an event, a tracer or -F's command, as in trace-cmd.
+/// is given or when it has an event, a tracer or a -F before the first -B. trace-cmd also
+/// keeps it for a -F after a -B, and then resets its tracer, events, filters and trace for
+/// nothing it records: that is the one place this leaves the top level alone where
+/// trace-cmd would not.
 pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
     #[derive(Clone, Copy)]
     enum K {
@@ -339,7 +341,6 @@ pub fn plan(m: &ArgMatches, a: &StartArgs) -> Result<StartPlan> {
         let trace =
             super::buffers::buffer_trace_args(b.trace, &a.trace, &first_clock, graph, place);
         first = false;
-        plan.filter_command.push(b.only_command);
         plan.buffers.push(trace.apply(RecordConfig {
             events: b.events,
             plugin: b.tracer.into_iter().next(),
@@ -460,13 +461,11 @@ pub fn start(ctx: &Context, a: StartArgs, reset_first: bool) -> Result<i32> {
         true => None,
         false => Some(super::record::spawn_stopped(&a.command, user.as_ref())?),
     };
+    // As trace-cmd's -F: every buffer follows the command (trace-cmd writes the pid to the
+    // set_event_pid of the buffer -F is given for and to the others' event filters, which
+    // keeps the same events).
     if let (Some(c), true, false) = (&child, a.only_command, a.recording.no_filter) {
-        for (cfg, _) in plan
-            .buffers
-            .iter_mut()
-            .zip(&plan.filter_command)
-            .filter(|(_, f)| **f)
-        {
+        for cfg in &mut plan.buffers {
             cfg.pids.push(c.id());
         }
     }

@@ -215,9 +215,11 @@ fn start_and_set_leave_the_files_trace_cmd_leaves_live() {
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
 
-/// A `start` that runs a command: `-F` makes the command's pid the event filter of the
-/// buffer it is given for (only), and the exit status is the command's, as with trace-cmd;
-/// `--fork` returns at once.
+/// A `start` that runs a command: `-F` makes the command's pid the event filter of every
+/// buffer configured (trace-cmd 3.1.6 writes it to the set_event_pid of the buffer -F is
+/// given for and to the event filters of the others: `(common_pid==PID)||(pid==PID)` on a
+/// second instance's sched_wakeup), and the exit status is the command's, as with
+/// trace-cmd; `--fork` returns at once.
 #[test]
 fn start_runs_a_command_and_f_filters_its_pid_live() {
     if !live::ready() {
@@ -231,13 +233,19 @@ fn start_runs_a_command_and_f_filters_its_pid_live() {
         .unwrap()
         .trim()
         .to_string();
+    let other = format!("{name}-other");
     let _cleanup = Cleanup(&name, cmdlines.clone());
+    let _cleanup_other = Cleanup(&other, cmdlines.clone());
     let top_pids = t.top().read_string("set_event_pid").unwrap();
     let o = tracectl(&[
         "start",
         "-B",
         &name,
         "-F",
+        "-e",
+        "sched:sched_process_exit",
+        "-B",
+        &other,
         "-e",
         "sched:sched_process_exit",
         "--",
@@ -254,8 +262,10 @@ fn start_runs_a_command_and_f_filters_its_pid_live() {
     let pid = String::from_utf8_lossy(&o.stderr).trim().to_string();
     let inst = t.instance(Some(&name)).unwrap();
     assert_eq!(inst.read_string("set_event_pid").unwrap().trim(), pid);
-    // -F after -B filters that instance only, as with trace-cmd: the top level's pid
-    // filter is not touched.
+    // The buffer after it follows the command too.
+    let second = t.instance(Some(&other)).unwrap();
+    assert_eq!(second.read_string("set_event_pid").unwrap().trim(), pid);
+    // -F after -B leaves the top level alone: its pid filter is not touched.
     assert_eq!(t.top().read_string("set_event_pid").unwrap(), top_pids);
     let trace = inst.read_string("trace").unwrap();
     assert!(
@@ -265,6 +275,7 @@ fn start_runs_a_command_and_f_filters_its_pid_live() {
         "{trace}"
     );
     remove(&name, &cmdlines);
+    remove(&other, &cmdlines);
     let begin = std::time::Instant::now();
     // Not through pipes: the forked command keeps them open until it ends.
     let status = Command::new(env!("CARGO_BIN_EXE_tracectl"))
