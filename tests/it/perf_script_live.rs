@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::support::perf::{build_fixture_program, cc_missing, run, skip_reason};
+use crate::support::perf::{build_fixture_program, cc_missing, run, run_with_env, skip_reason};
 
 fn same(ours: &str, perf: &str, what: &str) {
     let perf: String = perf
@@ -659,9 +659,11 @@ fn perf_script_live_files_of_a_process_in_another_mount_namespace_are_read_insid
 /// device and inode) and reads each file for its own process: without build ids
 /// (`-B`), the host's process has frames in `spin_onhost`, the other in
 /// `spin_inside`. With them, the file lists the path twice, and both objects take
-/// the id listed last, which one of the two files lacks. Once the namespace is gone,
-/// both objects read the host's file. Ours print the same, while the processes live
-/// and after.
+/// the id listed last, which one of the two files lacks. With the build-id cache
+/// (perf keeps a copy of each file under its path and id), both objects read the
+/// copy of the id listed last. Once the namespace is gone, both objects read the
+/// host's file (or that copy). Ours print the same, while the processes live and
+/// after.
 #[test]
 fn perf_script_live_two_files_at_one_path_are_two_objects() {
     if let Some(why) = skip_reason() {
@@ -695,9 +697,40 @@ fn perf_script_live_two_files_at_one_path_are_two_objects() {
             prog.display()
         ),
     ));
-    record_with_and_without_build_ids(d, &format!("{},{}", host.pid, inside.pid));
+    let pids = format!("{},{}", host.pid, inside.pid);
+    record_with_and_without_build_ids(d, &pids);
+    // A HOME of the test's own for the build-id cache perf fills and reads.
+    let home = d.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let env = [("HOME", home.as_path())];
+    let record = [
+        "record",
+        "-q",
+        "-o",
+        "cache.data",
+        "-e",
+        "cpu-clock",
+        "-g",
+        "-p",
+        &pids,
+        "--",
+        "sleep",
+        "0.5",
+    ];
+    run_with_env("perf", &record, d, &env);
     host.stop();
     inside.stop();
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let same_with_cache = |when: &str| {
+        let script = ["script", "-i", "cache.data"];
+        let perf = run_with_env("perf", &script, d, &env);
+        let ours = run_with_env(tracectl, &[&["perf"][..], &script].concat(), d, &env);
+        same(&ours, &perf, &format!("perf script -i cache.data {when}"));
+        let report = ["report", "-i", "cache.data", "--stdio"];
+        let perf = run_with_env("perf", &report, d, &env);
+        let ours = run_with_env(tracectl, &[&["perf"][..], &report].concat(), d, &env);
+        same(&ours, &perf, &format!("perf report -i cache.data {when}"));
+    };
     let named = |text: &str, pid: &str, name: &str| {
         let frame = format!("{name}+0x");
         let file = format!("({})", prog.display());
@@ -716,6 +749,15 @@ fn perf_script_live_two_files_at_one_path_are_two_objects() {
     );
     let files = ["ids.data", "noids.data"];
     same_as_perf_with_lines(d, &files, "while the processes live");
+    let perf = run_with_env("perf", &["script", "-i", "cache.data"], d, &env);
+    assert!(
+        ["spin_onhost", "spin_inside"]
+            .iter()
+            .any(|n| named(&perf, &host.pid, n) && named(&perf, &inside.pid, n)),
+        "perf read one cached copy for both: {}",
+        &perf[..perf.len().min(3000)]
+    );
+    same_with_cache("while the processes live");
     inside.end();
     assert!(
         !std::fs::read_to_string("/proc/self/mountinfo")
@@ -730,6 +772,7 @@ fn perf_script_live_two_files_at_one_path_are_two_objects() {
         &perf[..perf.len().min(3000)]
     );
     same_as_perf_with_lines(d, &files, "once the namespace is gone");
+    same_with_cache("once the namespace is gone");
 }
 
 /// A program whose symbols put perf's choices to work (tests/data/perf/syms.c: labels
