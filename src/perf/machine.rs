@@ -220,6 +220,8 @@ pub struct Machine {
     /// [`Machine::load_kernel_symbols_ahead`] started one.
     kernel: Arc<OnceLock<Option<KernelSymbols>>>,
     symfs: Option<PathBuf>,
+    /// perf's `--buildid-dir`: the build-id cache, when not `~/.debug`.
+    buildid_dir: Option<PathBuf>,
     build_ids: HashMap<String, Vec<u8>>,
     unwinders: Mutex<Unwinders>,
     /// The namespaces of each process whose files were looked up, read from /proc
@@ -253,6 +255,7 @@ impl Machine {
             kallsyms,
             kernel: Arc::default(),
             symfs,
+            buildid_dir: None,
             build_ids: HashMap::new(),
             unwinders: Mutex::default(),
             nsinfo: Mutex::default(),
@@ -288,6 +291,7 @@ impl Machine {
     /// pass; reading the file in order reports it).
     pub fn preload_symbols(&self, file: &PerfData) {
         let mut ahead = Machine {
+            buildid_dir: self.buildid_dir.clone(),
             build_ids: self.build_ids.clone(),
             tables: Arc::clone(&self.tables),
             ..Machine::new(self.kallsyms.clone(), self.symfs.clone())
@@ -575,6 +579,27 @@ impl Machine {
             .as_ref()
     }
 
+    /// Look for files in the build-id cache at `dir` (perf's `--buildid-dir`) rather
+    /// than in `~/.debug`. `--symfs` wins, as in perf: its cache is `SYMFS/.debug`.
+    pub fn set_buildid_dir(&mut self, dir: PathBuf) {
+        self.buildid_dir = Some(dir);
+    }
+
+    /// perf's build-id cache (`buildid_dir`): `.debug` under `--symfs` when given,
+    /// else the `--buildid-dir`, else `$HOME/.debug` (`.debug` without a HOME).
+    fn build_id_cache(&self) -> PathBuf {
+        if let Some(root) = &self.symfs {
+            return root.join(".debug");
+        }
+        if let Some(dir) = &self.buildid_dir {
+            return dir.clone();
+        }
+        match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(".debug"),
+            None => PathBuf::from(".debug"),
+        }
+    }
+
     /// Record the build ids of the file (its BUILD_ID feature): files are then looked
     /// up in perf's build-id cache first, and a file whose build id differs is not used.
     /// An id is listed by path, and the last one listed for a path holds for every
@@ -585,7 +610,8 @@ impl Machine {
     }
 
     /// The mapped file and, when its symbols are elsewhere, its debug file, where perf
-    /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`), the file itself
+    /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`, see
+    /// [`Machine::set_buildid_dir`]), the file itself
     /// (under `--symfs`), `/usr/lib/debug/.build-id/XX/REST.debug`, `/usr/lib/debug/PATH`.
     fn elf_files(&self, object: ObjectId) -> Option<(MappedFile, Option<MappedFile>)> {
         let (runtime, debug) = self.elf_files_at(object)?;
@@ -605,9 +631,7 @@ impl Machine {
             .as_ref()
             .or_else(|| self.build_ids.get(name));
         let hex = want.map(|id| build_id_hex(id));
-        // Like every other path, the build-id cache is looked up under --symfs.
-        let cache = std::env::var_os("HOME")
-            .map(|h| under(&PathBuf::from(h).join(".debug").to_string_lossy()));
+        let cache_dir = self.build_id_cache();
         let matches = |f: &MappedFile| match want {
             Some(id) => elf_build_id(f.bytes()).as_ref() == Some(id),
             None => true,
@@ -621,7 +645,7 @@ impl Machine {
         };
         let found = |path: PathBuf, cache: bool| look(path, cache).filter(|f| matches(&f.file));
         let mut runtime = None;
-        if let (Some(c), Some(h)) = (&cache, &hex) {
+        if let Some(h) = &hex {
             // perf keeps the kernel's vDSO image in the cache as `vdso`, files as `elf`.
             let base = if matches!(name, "[vdso]" | "[vdso32]" | "[vdsox32]") {
                 "vdso"
@@ -629,7 +653,10 @@ impl Machine {
                 "elf"
             };
             runtime = found(
-                c.join(name.trim_start_matches('/')).join(h).join(base),
+                cache_dir
+                    .join(name.trim_start_matches('/'))
+                    .join(h)
+                    .join(base),
                 true,
             );
         }
@@ -642,9 +669,10 @@ impl Machine {
         }
         let id = want.cloned().or_else(|| elf_build_id(runtime.file.bytes()));
         let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
-        if let (Some(c), Some(id)) = (&cache, &id) {
+        if let Some(id) = &id {
             candidates.push((
-                c.join(name.trim_start_matches('/'))
+                cache_dir
+                    .join(name.trim_start_matches('/'))
                     .join(build_id_hex(id))
                     .join("debug"),
                 true,
@@ -1136,6 +1164,14 @@ mod tests {
     /// MMAP2 bodies with their type and misc), applied in order to a machine reading
     /// files under tests/data/perf/symfs, with `build_ids` as its BUILD_ID feature.
     fn machine_of(records: &[(u32, u16, Vec<u8>)], build_ids: &[(&str, &[u8])]) -> Machine {
+        let symfs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs");
+        let mut m = Machine::new(KallsymsSource::default(), Some(symfs));
+        feed(&mut m, records, build_ids);
+        m
+    }
+
+    /// [`machine_of`] on a machine of the caller's.
+    fn feed(m: &mut Machine, records: &[(u32, u16, Vec<u8>)], build_ids: &[(&str, &[u8])]) {
         use super::super::data::write::{AttrEntry, PerfDataWriter};
         let mut attr = vec![0u8; 128];
         attr[..4].copy_from_slice(&1u32.to_ne_bytes());
@@ -1159,8 +1195,6 @@ mod tests {
         }
         w.finish(&Default::default()).unwrap();
         let file = PerfData::open(&p).unwrap();
-        let symfs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs");
-        let mut m = Machine::new(KallsymsSource::default(), Some(symfs));
         m.set_build_ids(
             build_ids
                 .iter()
@@ -1170,7 +1204,6 @@ mod tests {
         for r in file.records() {
             m.apply(&file.decode(&r.unwrap()).unwrap());
         }
-        m
     }
 
     /// The body of an MMAP2 record of the text of tests/data/perf/symfs/tmp/tpf/spin
@@ -1312,6 +1345,47 @@ mod tests {
         let at = |pid| m.resolve(pid, misc::USER, 0x7fff0100).object;
         assert!(at(7).is_some());
         assert_eq!(at(7), at(8));
+    }
+
+    /// perf's build-id cache is the `--buildid-dir` given, `SYMFS/.debug` under
+    /// `--symfs` (which wins), else `~/.debug`: a file whose path holds nothing here is
+    /// read from its copy there, found by the build id its path is listed with.
+    #[test]
+    fn the_build_id_cache_is_where_perf_looks_for_it() {
+        use record::MMAP2;
+        let spin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs/tmp/tpf/spin");
+        let path = "/nonexistent-tracectl-test/spin";
+        let hex = "ae4df9702a7d4bc07222cccf7fd92ee18baa3eff";
+        let id = elf_build_id(std::fs::read(&spin).unwrap().as_slice()).unwrap();
+        assert_eq!(build_id_hex(&id), hex);
+        let dir = tempfile::tempdir().unwrap();
+        let keep_copy = |cache: &Path| {
+            let at = cache.join(path.trim_start_matches('/')).join(hex);
+            std::fs::create_dir_all(&at).unwrap();
+            std::fs::copy(&spin, at.join("elf")).unwrap();
+        };
+        keep_copy(&dir.path().join("cache"));
+        keep_copy(&dir.path().join("symfs/.debug"));
+        let records = [(
+            MMAP2,
+            misc::USER,
+            spin_mmap2(7, path, inode(254, 0, 100, 0)),
+        )];
+        let found = |symfs: Option<&str>, buildid_dir: Option<&str>| {
+            let mut m = Machine::new(KallsymsSource::default(), symfs.map(|s| dir.path().join(s)));
+            if let Some(d) = buildid_dir {
+                m.set_buildid_dir(dir.path().join(d));
+            }
+            feed(&mut m, &records, &[(path, &id)]);
+            let l = m.resolve(7, misc::USER, HOT);
+            assert_eq!(l.dso, Some(path));
+            l.sym.map(|(n, _)| n.to_string())
+        };
+        let hot = Some("hot_function".to_string());
+        assert_eq!(found(None, Some("cache")), hot);
+        assert_eq!(found(None, None), None, "not in ~/.debug");
+        assert_eq!(found(Some("symfs"), Some("elsewhere")), hot);
+        assert_eq!(found(Some("symfs-without-cache"), Some("cache")), None);
     }
 
     /// A build id belongs to the object it came with: one an MMAP2 record carries
