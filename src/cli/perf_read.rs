@@ -58,9 +58,14 @@ pub struct SymbolArgs {
     /// when the file was recorded on this host)
     #[arg(long = "kallsyms", value_name = "FILE")]
     kallsyms: Option<PathBuf>,
-    /// Look for the mapped files under this directory
+    /// Look for the mapped files under this directory (and for the build-id cache in
+    /// DIR/.debug)
     #[arg(long = "symfs", value_name = "DIR")]
     symfs: Option<PathBuf>,
+    /// Build-id cache directory, where perf record keeps a copy of each file by its
+    /// build id (default: ~/.debug; --symfs DIR makes it DIR/.debug)
+    #[arg(long = "buildid-dir", value_name = "DIR")]
+    buildid_dir: Option<PathBuf>,
 }
 
 /// An open perf.data with its symbols and tracepoint schemas.
@@ -92,6 +97,9 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
         .as_ref()
         .map(|t| DatCatalog::from_tracing_data(t, kallsyms.clone()));
     let mut machine = Machine::new(kallsyms, sym.symfs.clone());
+    if let Some(dir) = &sym.buildid_dir {
+        machine.set_buildid_dir(dir.clone());
+    }
     machine.set_build_ids(file.build_ids()?);
     Ok(Opened {
         file,

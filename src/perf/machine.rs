@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::event::KallsymsSource;
 
 use super::data::abi::{context, misc, record};
-use super::data::{Event, PerfData, PerfDataError, RawRecord, Sample};
+use super::data::{DsoId, Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::nsinfo::{open_regular, NsInfo};
 use super::symbols::{
     build_id_debug_path, build_id_hex, elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable,
@@ -145,6 +145,13 @@ struct Map {
 struct Dso {
     /// The name perf prints: the path as recorded, `[kernel.kallsyms]`, `[module]`.
     name: String,
+    /// The device and inode of its file (perf's `dso->id`), empty until a record
+    /// gives them.
+    id: DsoId,
+    /// The build id the last MMAP2 record of it carried (`--buildid-mmap`): files
+    /// found for it must have that one, rather than the one the file's BUILD_ID
+    /// feature lists for its path.
+    mapped_build_id: Option<Vec<u8>>,
     /// Kernel code: addresses print as they are and symbols come from kallsyms.
     kernel: Option<Option<String>>,
     /// Shared with the machine that loads tables ahead ([`Machine::preload_symbols`]).
@@ -160,6 +167,20 @@ struct Dso {
     mapped_by: Option<(i32, bool)>,
 }
 
+/// One object (perf's `struct dso`) of a [`Machine`]: a file as the records tell it
+/// apart, by its path and, where the records give them, its device and inode. Objects
+/// order as they were first mapped, which perf's call graphs order the entries of
+/// different objects by (it compares their addresses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectId(usize);
+
+impl ObjectId {
+    /// How many objects were mapped before this one.
+    pub fn order(self) -> usize {
+        self.0
+    }
+}
+
 /// Where an address is: the address as perf prints it, its symbol and its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location<'a> {
@@ -169,6 +190,9 @@ pub struct Location<'a> {
     pub sym: Option<(&'a str, u64)>,
     /// The file (`[kernel.kallsyms]`, a path), if the address is mapped.
     pub dso: Option<&'a str>,
+    /// The object the file is, if the address is mapped: two files mapped at one path
+    /// are two objects of one name.
+    pub object: Option<ObjectId>,
     /// Whether the address was sampled in the kernel (perf's `[k]` level).
     pub kernel: bool,
     /// What perf's `map__unmap_ip` adds to a file-relative address to get the sampled
@@ -189,24 +213,32 @@ pub struct Machine {
     maps: HashMap<i32, Vec<Map>>,
     kernel_maps: Vec<Map>,
     dsos: Vec<Dso>,
-    dso_ids: HashMap<Vec<u8>, usize>,
+    /// The objects of each name, in the order they were made.
+    by_name: HashMap<Vec<u8>, Vec<usize>>,
     kallsyms: KallsymsSource,
     /// Filled by whichever thread asks first: a thread of its own when
     /// [`Machine::load_kernel_symbols_ahead`] started one.
     kernel: Arc<OnceLock<Option<KernelSymbols>>>,
     symfs: Option<PathBuf>,
+    /// perf's `--buildid-dir`: the build-id cache, when not `~/.debug`.
+    buildid_dir: Option<PathBuf>,
     build_ids: HashMap<String, Vec<u8>>,
     unwinders: Mutex<Unwinders>,
     /// The namespaces of each process whose files were looked up, read from /proc
     /// when first needed.
     nsinfo: Mutex<HashMap<i32, Option<Arc<NsInfo>>>>,
-    /// The symbol table of each user file by name, shared with the machines made by
-    /// [`Machine::preload_symbols`], so that a table is loaded once for all of them.
-    tables: Arc<Mutex<HashMap<Vec<u8>, SharedTable>>>,
+    /// The symbol table of each user file by name and the id it was first mapped
+    /// with, shared with the machines made by [`Machine::preload_symbols`], so that a
+    /// table is loaded once for all of them.
+    tables: Arc<Mutex<HashMap<TableKey, SharedTable>>>,
 }
 
 /// A file's symbol table, loaded by whichever machine asks first.
 type SharedTable = Arc<OnceLock<Option<SymbolTable>>>;
+
+/// What a shared symbol table is found by: the object's name and the id it was first
+/// mapped with.
+type TableKey = (Vec<u8>, DsoId);
 
 impl Machine {
     /// A machine resolving kernel addresses with `kallsyms` and reading ELF files under
@@ -219,10 +251,11 @@ impl Machine {
             maps: HashMap::new(),
             kernel_maps: Vec::new(),
             dsos: Vec::new(),
-            dso_ids: HashMap::new(),
+            by_name: HashMap::new(),
             kallsyms,
             kernel: Arc::default(),
             symfs,
+            buildid_dir: None,
             build_ids: HashMap::new(),
             unwinders: Mutex::default(),
             nsinfo: Mutex::default(),
@@ -258,6 +291,7 @@ impl Machine {
     /// pass; reading the file in order reports it).
     pub fn preload_symbols(&self, file: &PerfData) {
         let mut ahead = Machine {
+            buildid_dir: self.buildid_dir.clone(),
             build_ids: self.build_ids.clone(),
             tables: Arc::clone(&self.tables),
             ..Machine::new(self.kallsyms.clone(), self.symfs.clone())
@@ -296,15 +330,35 @@ impl Machine {
             if let Some(m) = self.maps.get(&s.pid).and_then(|v| find_map(v, ip)) {
                 let d = &self.dsos[m.dso];
                 if d.kernel.is_none() && !d.name.starts_with(PERF_MAP_PREFIX) {
-                    self.elf_symbols(d);
+                    self.elf_symbols(m.dso);
                 }
             }
         }
     }
 
-    fn dso(&mut self, name: &[u8], kernel: Option<Option<String>>) -> usize {
-        if let Some(&i) = self.dso_ids.get(name) {
-            return i;
+    /// The object of `name` and `id`, made when there is none: perf 6.1's
+    /// `dsos__findnew_id`. An empty id (an MMAP record, memory without a file) matches
+    /// any object of the name, and so does an object without one, which takes the
+    /// first id it is found with. So a name has either one object without an id or
+    /// one object per id, and an id finds its own.
+    ///
+    /// Where a lookup without an id matches several objects, perf takes the one its
+    /// tree of objects (ordered by name and id, balanced as the kernel's rbtree) meets
+    /// first from the root; this takes the first one made.
+    fn dso(&mut self, name: &[u8], id: DsoId, kernel: Option<Option<String>>) -> usize {
+        if let Some(same) = self.by_name.get(name) {
+            if id.is_empty() {
+                return same[0];
+            }
+            if let [only] = same[..] {
+                if self.dsos[only].id.is_empty() {
+                    self.dsos[only].id = id;
+                    return only;
+                }
+            }
+            if let Some(&i) = same.iter().find(|&&i| self.dsos[i].id == id) {
+                return i;
+            }
         }
         let i = self.dsos.len();
         let printed = match &kernel {
@@ -317,20 +371,22 @@ impl Machine {
                 self.tables
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .entry(name.to_vec())
+                    .entry((name.to_vec(), id))
                     .or_default(),
             ),
             Some(_) => Arc::default(),
         };
         self.dsos.push(Dso {
             name: printed,
+            id,
+            mapped_build_id: None,
             kernel,
             symbols,
             looked_up: AtomicBool::new(false),
             cfi: OnceLock::new(),
             mapped_by: None,
         });
-        self.dso_ids.insert(name.to_vec(), i);
+        self.by_name.entry(name.to_vec()).or_default().push(i);
         i
     }
 
@@ -376,6 +432,8 @@ impl Machine {
                 filename,
                 exec,
                 cpumode,
+                dso_id,
+                build_id,
                 ..
             } => {
                 let end = start.saturating_add(len);
@@ -386,7 +444,8 @@ impl Machine {
                     } else {
                         (filename, Some(module_name(filename)))
                     };
-                    let dso = self.dso(name, Some(module));
+                    // perf finds the kernel's objects by name alone.
+                    let dso = self.dso(name, DsoId::default(), Some(module));
                     insert_map(
                         &mut self.kernel_maps,
                         Map {
@@ -414,11 +473,18 @@ impl Machine {
                     } else {
                         (filename, pgoff)
                     };
-                    let dso = self.dso(name, None);
-                    // As perf's map__new: the object is looked up in the namespaces of
-                    // the process that mapped it last, the vDSO here.
+                    // perf finds the kernel's vDSO by name alone (one image for every
+                    // process), other files by name and id.
                     let vdso = filename == b"[vdso]";
+                    let id = if vdso { DsoId::default() } else { dso_id };
+                    let dso = self.dso(name, id, None);
+                    // As perf's map__new: the object is looked up in the namespaces of
+                    // the process that mapped it last, the vDSO here; a build id the
+                    // record carries (not all zero) is the one its files must have.
                     self.dsos[dso].mapped_by = Some((pid, vdso));
+                    if let Some(b) = build_id.filter(|b| b.iter().any(|&x| x != 0)) {
+                        self.dsos[dso].mapped_build_id = Some(b.to_vec());
+                    }
                     let maps = self.maps.entry(pid).or_default();
                     insert_map(
                         maps,
@@ -479,7 +545,7 @@ impl Machine {
                 })
                 .as_ref(),
             None => {
-                let table = self.elf_symbols(d)?;
+                let table = self.elf_symbols(dso)?;
                 // perf's `map__load` reports the failed load to the first lookup only;
                 // the file counts as loaded from then on.
                 let first = !d.looked_up.swap(true, Ordering::Relaxed);
@@ -502,58 +568,84 @@ impl Machine {
         Some(if here { ns.here() } else { (*ns).clone() })
     }
 
-    /// The symbols of the ELF file of `d`, loaded when first asked for.
-    fn elf_symbols<'d>(&self, d: &'d Dso) -> Option<&'d SymbolTable> {
-        d.symbols
+    /// The symbols of the ELF file of object `dso`, loaded when first asked for.
+    fn elf_symbols(&self, dso: usize) -> Option<&SymbolTable> {
+        self.dsos[dso]
+            .symbols
             .get_or_init(|| {
-                let (elf, debug) = self.elf_files(&d.name)?;
+                let (elf, debug) = self.elf_files(ObjectId(dso))?;
                 SymbolTable::from_elf(elf.bytes(), debug.as_ref().map(|d| d.bytes())).ok()
             })
             .as_ref()
     }
 
+    /// Look for files in the build-id cache at `dir` (perf's `--buildid-dir`) rather
+    /// than in `~/.debug`. `--symfs` wins, as in perf: its cache is `SYMFS/.debug`.
+    pub fn set_buildid_dir(&mut self, dir: PathBuf) {
+        self.buildid_dir = Some(dir);
+    }
+
+    /// perf's build-id cache (`buildid_dir`): `.debug` under `--symfs` when given,
+    /// else the `--buildid-dir`, else `$HOME/.debug` (`.debug` without a HOME).
+    fn build_id_cache(&self) -> PathBuf {
+        if let Some(root) = &self.symfs {
+            return root.join(".debug");
+        }
+        if let Some(dir) = &self.buildid_dir {
+            return dir.clone();
+        }
+        match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(".debug"),
+            None => PathBuf::from(".debug"),
+        }
+    }
+
     /// Record the build ids of the file (its BUILD_ID feature): files are then looked
     /// up in perf's build-id cache first, and a file whose build id differs is not used.
+    /// An id is listed by path, and the last one listed for a path holds for every
+    /// object of that path (perf 6.1 gives it to the object it makes for the path when
+    /// it reads the list, and copies it to each object of the path made later).
     pub fn set_build_ids(&mut self, ids: Vec<(String, Vec<u8>)>) {
         self.build_ids = ids.into_iter().collect();
     }
 
     /// The mapped file and, when its symbols are elsewhere, its debug file, where perf
-    /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`), the file itself
+    /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`, see
+    /// [`Machine::set_buildid_dir`]), the file itself
     /// (under `--symfs`), `/usr/lib/debug/.build-id/XX/REST.debug`, `/usr/lib/debug/PATH`.
-    fn elf_files(&self, name: &str) -> Option<(MappedFile, Option<MappedFile>)> {
-        let (runtime, debug) = self.elf_files_at(name)?;
+    fn elf_files(&self, object: ObjectId) -> Option<(MappedFile, Option<MappedFile>)> {
+        let (runtime, debug) = self.elf_files_at(object)?;
         Some((runtime.file, debug.map(|d| d.file)))
     }
 
     /// [`Machine::elf_files`] with the paths they were found at.
-    pub(super) fn elf_files_at(&self, name: &str) -> Option<(FoundFile, Option<FoundFile>)> {
+    pub(super) fn elf_files_at(&self, object: ObjectId) -> Option<(FoundFile, Option<FoundFile>)> {
+        let d = self.dsos.get(object.0)?;
+        let name = d.name.as_str();
         let under = |p: &str| match &self.symfs {
             Some(root) => root.join(p.trim_start_matches('/')),
             None => PathBuf::from(p),
         };
-        let want = self.build_ids.get(name);
+        let want = d
+            .mapped_build_id
+            .as_ref()
+            .or_else(|| self.build_ids.get(name));
         let hex = want.map(|id| build_id_hex(id));
-        // Like every other path, the build-id cache is looked up under --symfs.
-        let cache = std::env::var_os("HOME")
-            .map(|h| under(&PathBuf::from(h).join(".debug").to_string_lossy()));
+        let cache_dir = self.build_id_cache();
         let matches = |f: &MappedFile| match want {
             Some(id) => elf_build_id(f.bytes()).as_ref() == Some(id),
             None => true,
         };
         // perf looks for each file in the namespaces of the process that mapped the
         // object while it lives, except in its build-id cache, which is ours.
-        let ns = self
-            .dso_ids
-            .get(name.as_bytes())
-            .and_then(|&i| self.nsinfo_of(&self.dsos[i]));
+        let ns = self.nsinfo_of(d);
         let look = |path: PathBuf, cache: bool| match &ns {
             Some(ns) if !cache => open_in(ns, &path),
             _ => open_here(&path, ns.as_ref().map(|n| n.pid)),
         };
         let found = |path: PathBuf, cache: bool| look(path, cache).filter(|f| matches(&f.file));
         let mut runtime = None;
-        if let (Some(c), Some(h)) = (&cache, &hex) {
+        if let Some(h) = &hex {
             // perf keeps the kernel's vDSO image in the cache as `vdso`, files as `elf`.
             let base = if matches!(name, "[vdso]" | "[vdso32]" | "[vdsox32]") {
                 "vdso"
@@ -561,7 +653,10 @@ impl Machine {
                 "elf"
             };
             runtime = found(
-                c.join(name.trim_start_matches('/')).join(h).join(base),
+                cache_dir
+                    .join(name.trim_start_matches('/'))
+                    .join(h)
+                    .join(base),
                 true,
             );
         }
@@ -574,9 +669,10 @@ impl Machine {
         }
         let id = want.cloned().or_else(|| elf_build_id(runtime.file.bytes()));
         let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
-        if let (Some(c), Some(id)) = (&cache, &id) {
+        if let Some(id) = &id {
             candidates.push((
-                c.join(name.trim_start_matches('/'))
+                cache_dir
+                    .join(name.trim_start_matches('/'))
                     .join(build_id_hex(id))
                     .join("debug"),
                 true,
@@ -597,7 +693,7 @@ impl Machine {
         let m = find_map(&self.kernel_maps, addr).or_else(|| {
             // The recorded kernel map ends at _etext; perf's reaches as far as the
             // kernel's symbols do (.init.text, for boot-time stacks).
-            let &k = self.dso_ids.get(&b"[kernel.kallsyms]"[..])?;
+            let &k = self.by_name.get(&b"[kernel.kallsyms]"[..])?.first()?;
             let m = self.kernel_maps.iter().find(|m| m.dso == k)?;
             let end = self.kernel_symbols()?.kernel.end()?;
             (addr >= m.start && addr < end).then_some(m)
@@ -618,17 +714,17 @@ impl Machine {
             addr,
             sym,
             dso: Some(&d.name),
+            object: Some(ObjectId(m.dso)),
             kernel: true,
             unmap_delta: m.start.wrapping_sub(m.pgoff),
             map_size: end.wrapping_sub(m.start),
         })
     }
 
-    /// The order in which the object `name` (as a [`Location`] shows it) was first
-    /// mapped, 0 for the first: perf orders call chain entries of different objects by
-    /// it. None for an unknown name.
-    pub fn dso_order(&self, name: &str) -> Option<usize> {
-        self.dsos.iter().position(|d| d.name == name)
+    /// The symbol of `object` that holds `addr` (file-relative for a user file, as
+    /// sampled for the kernel's) and where it starts: perf's `map__find_symbol`.
+    pub fn symbol_at(&self, object: ObjectId, addr: u64) -> Option<(&str, u64)> {
+        self.symbols(object.0)?.find(addr)
     }
 
     /// Resolve an address of process `pid` sampled in `cpumode` ([`misc`]).
@@ -638,6 +734,7 @@ impl Machine {
             addr,
             sym: None,
             dso: None,
+            object: None,
             kernel,
             unmap_delta: 0,
             map_size: 0,
@@ -655,6 +752,7 @@ impl Machine {
                 addr: ip,
                 sym,
                 dso: Some(&self.dsos[m.dso].name),
+                object: Some(ObjectId(m.dso)),
                 kernel: false,
                 unmap_delta: m.start.wrapping_sub(m.pgoff),
                 map_size: m.end - m.start,
@@ -732,7 +830,7 @@ impl Machine {
         }
         d.cfi
             .get_or_init(|| {
-                let (elf, _) = self.elf_files(&d.name)?;
+                let (elf, _) = self.elf_files(ObjectId(dso))?;
                 ElfCfi::read(Arc::new(elf)).map(Arc::new)
             })
             .clone()
@@ -960,6 +1058,8 @@ mod tests {
             filename,
             exec: true,
             cpumode,
+            dso_id: DsoId::default(),
+            build_id: None,
             id: Default::default(),
         }
     }
@@ -1058,6 +1158,286 @@ mod tests {
         assert_eq!(kernel.sym, Some(("iter_file_splice_write", 0x1d8)));
         // Loaded: no second thread.
         assert!(!m.load_kernel_symbols_ahead());
+    }
+
+    /// A perf.data file of one software event whose records are `records` (MMAP and
+    /// MMAP2 bodies with their type and misc), applied in order to a machine reading
+    /// files under tests/data/perf/symfs, with `build_ids` as its BUILD_ID feature.
+    fn machine_of(records: &[(u32, u16, Vec<u8>)], build_ids: &[(&str, &[u8])]) -> Machine {
+        let symfs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs");
+        let mut m = Machine::new(KallsymsSource::default(), Some(symfs));
+        feed(&mut m, records, build_ids);
+        m
+    }
+
+    /// [`machine_of`] on a machine of the caller's.
+    fn feed(m: &mut Machine, records: &[(u32, u16, Vec<u8>)], build_ids: &[(&str, &[u8])]) {
+        use super::super::data::write::{AttrEntry, PerfDataWriter};
+        let mut attr = vec![0u8; 128];
+        attr[..4].copy_from_slice(&1u32.to_ne_bytes());
+        attr[4..8].copy_from_slice(&128u32.to_ne_bytes());
+        let st = super::super::data::abi::sample::IP | super::super::data::abi::sample::TID;
+        attr[24..32].copy_from_slice(&st.to_ne_bytes());
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("perf.data");
+        let entry = AttrEntry {
+            attr,
+            ids: vec![1],
+            name: "cpu-clock".into(),
+        };
+        let mut w = PerfDataWriter::create(&p, vec![entry]).unwrap();
+        for (type_, misc, body) in records {
+            let mut h = [0u8; 8];
+            h[..4].copy_from_slice(&type_.to_ne_bytes());
+            h[4..6].copy_from_slice(&misc.to_ne_bytes());
+            h[6..].copy_from_slice(&(8 + body.len() as u16).to_ne_bytes());
+            w.record(&[&h, body]).unwrap();
+        }
+        w.finish(&Default::default()).unwrap();
+        let file = PerfData::open(&p).unwrap();
+        m.set_build_ids(
+            build_ids
+                .iter()
+                .map(|(n, id)| (n.to_string(), id.to_vec()))
+                .collect(),
+        );
+        for r in file.records() {
+            m.apply(&file.decode(&r.unwrap()).unwrap());
+        }
+    }
+
+    /// The body of an MMAP2 record of the text of tests/data/perf/symfs/tmp/tpf/spin
+    /// (`path`) into `pid`, with the 24 bytes of device and inode (or build id) given.
+    fn spin_mmap2(pid: i32, path: &str, id: [u8; 24]) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&pid.to_ne_bytes());
+        b.extend_from_slice(&pid.to_ne_bytes());
+        for v in [0x401000u64, 0x78000, 0x1000] {
+            b.extend_from_slice(&v.to_ne_bytes());
+        }
+        b.extend_from_slice(&id);
+        b.extend_from_slice(&5u32.to_ne_bytes()); // PROT_READ | PROT_EXEC
+        b.extend_from_slice(&2u32.to_ne_bytes()); // MAP_PRIVATE
+        b.extend_from_slice(path.as_bytes());
+        b.resize((b.len() + 8) & !7, 0);
+        b
+    }
+
+    /// The body of an MMAP record (no device, no inode) of the same text.
+    fn spin_mmap(pid: i32, path: &str) -> Vec<u8> {
+        let mut b = spin_mmap2(pid, path, [0; 24]);
+        b.drain(32..64);
+        b
+    }
+
+    /// maj, min, ino and ino_generation as an MMAP2 record stores them.
+    fn inode(maj: u32, min: u32, ino: u64, generation: u64) -> [u8; 24] {
+        let mut id = [0u8; 24];
+        id[..4].copy_from_slice(&maj.to_ne_bytes());
+        id[4..8].copy_from_slice(&min.to_ne_bytes());
+        id[8..16].copy_from_slice(&ino.to_ne_bytes());
+        id[16..].copy_from_slice(&generation.to_ne_bytes());
+        id
+    }
+
+    /// A build id as an MMAP2 record with PERF_RECORD_MISC_MMAP_BUILD_ID stores it.
+    fn build_id_field(id: &[u8]) -> [u8; 24] {
+        let mut f = [0u8; 24];
+        f[0] = id.len() as u8;
+        f[4..4 + id.len()].copy_from_slice(id);
+        f
+    }
+
+    /// `hot_function` of tests/data/perf/symfs/tmp/tpf/spin.
+    const HOT: u64 = 0x401620;
+
+    /// What `pid` sees at [`HOT`]: its object and its symbol.
+    fn at_hot(m: &Machine, pid: i32) -> (Option<ObjectId>, Option<&str>) {
+        let l = m.resolve(pid, misc::USER, HOT);
+        assert_eq!(l.dso, Some("/tmp/tpf/spin"));
+        (l.object, l.sym.map(|(n, _)| n))
+    }
+
+    /// As perf 6.1's `dsos__findnew_id`: one path mapped from two files (another
+    /// device or inode) is two objects; the same file again, an MMAP record without
+    /// an id or an id of zeros is the object already there; an object without an id
+    /// takes the first id it meets; the kernel's vDSO is one object whatever its ids.
+    #[test]
+    fn objects_of_one_path_are_told_apart_by_device_and_inode() {
+        use record::{MMAP, MMAP2};
+        let spin = "/tmp/tpf/spin";
+        let m = machine_of(
+            &[
+                (
+                    MMAP2,
+                    misc::USER,
+                    spin_mmap2(7, spin, inode(254, 0, 100, 0)),
+                ),
+                (MMAP2, misc::USER, spin_mmap2(8, spin, inode(0, 39, 2, 0))),
+                (
+                    MMAP2,
+                    misc::USER,
+                    spin_mmap2(9, spin, inode(254, 0, 100, 0)),
+                ),
+                (
+                    MMAP2,
+                    misc::USER,
+                    spin_mmap2(10, spin, inode(254, 0, 100, 1)),
+                ),
+                (MMAP2, misc::USER, spin_mmap2(11, spin, [0; 24])),
+                (MMAP, misc::USER, spin_mmap(12, spin)),
+            ],
+            &[],
+        );
+        let objects: Vec<_> = (7..=12).map(|pid| at_hot(&m, pid).0.unwrap()).collect();
+        let first = objects[0];
+        assert_ne!(objects[1], first, "another device and inode");
+        assert_eq!(objects[2], first, "the same file");
+        assert_ne!(objects[3], first, "another inode generation");
+        assert_ne!(objects[3], objects[1]);
+        assert_eq!(objects[4], first, "no id");
+        assert_eq!(objects[5], first, "an MMAP record");
+        // Each object reads the file for itself.
+        for pid in 7..=12 {
+            assert_eq!(at_hot(&m, pid).1, Some("hot_function"), "pid {pid}");
+        }
+
+        let m = machine_of(
+            &[
+                (MMAP, misc::USER, spin_mmap(7, spin)),
+                (
+                    MMAP2,
+                    misc::USER,
+                    spin_mmap2(8, spin, inode(254, 0, 100, 0)),
+                ),
+                (
+                    MMAP2,
+                    misc::USER,
+                    spin_mmap2(9, spin, inode(254, 0, 200, 0)),
+                ),
+                (
+                    MMAP2,
+                    misc::USER,
+                    spin_mmap2(10, spin, inode(254, 0, 100, 0)),
+                ),
+            ],
+            &[],
+        );
+        let objects: Vec<_> = (7..=10).map(|pid| at_hot(&m, pid).0.unwrap()).collect();
+        assert_eq!(objects[1], objects[0], "the object without an id takes it");
+        assert_ne!(objects[2], objects[0]);
+        assert_eq!(objects[3], objects[0]);
+        assert!(objects[0] < objects[2], "objects order as first mapped");
+
+        let vdso = |pid: i32, ino: u64| {
+            let mut b = spin_mmap2(pid, "[vdso]", inode(0, 0, ino, 0));
+            b[8..16].copy_from_slice(&0x7fff0000u64.to_ne_bytes());
+            b[16..24].copy_from_slice(&0x2000u64.to_ne_bytes());
+            b
+        };
+        let m = machine_of(
+            &[
+                (MMAP2, misc::USER, vdso(7, 0)),
+                (MMAP2, misc::USER, vdso(8, 5)),
+            ],
+            &[],
+        );
+        let at = |pid| m.resolve(pid, misc::USER, 0x7fff0100).object;
+        assert!(at(7).is_some());
+        assert_eq!(at(7), at(8));
+    }
+
+    /// perf's build-id cache is the `--buildid-dir` given, `SYMFS/.debug` under
+    /// `--symfs` (which wins), else `~/.debug`: a file whose path holds nothing here is
+    /// read from its copy there, found by the build id its path is listed with.
+    #[test]
+    fn the_build_id_cache_is_where_perf_looks_for_it() {
+        use record::MMAP2;
+        let spin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs/tmp/tpf/spin");
+        let path = "/nonexistent-tracectl-test/spin";
+        let hex = "ae4df9702a7d4bc07222cccf7fd92ee18baa3eff";
+        let id = elf_build_id(std::fs::read(&spin).unwrap().as_slice()).unwrap();
+        assert_eq!(build_id_hex(&id), hex);
+        let dir = tempfile::tempdir().unwrap();
+        let keep_copy = |cache: &Path| {
+            let at = cache.join(path.trim_start_matches('/')).join(hex);
+            std::fs::create_dir_all(&at).unwrap();
+            std::fs::copy(&spin, at.join("elf")).unwrap();
+        };
+        keep_copy(&dir.path().join("cache"));
+        keep_copy(&dir.path().join("symfs/.debug"));
+        let records = [(
+            MMAP2,
+            misc::USER,
+            spin_mmap2(7, path, inode(254, 0, 100, 0)),
+        )];
+        let found = |symfs: Option<&str>, buildid_dir: Option<&str>| {
+            let mut m = Machine::new(KallsymsSource::default(), symfs.map(|s| dir.path().join(s)));
+            if let Some(d) = buildid_dir {
+                m.set_buildid_dir(dir.path().join(d));
+            }
+            feed(&mut m, &records, &[(path, &id)]);
+            let l = m.resolve(7, misc::USER, HOT);
+            assert_eq!(l.dso, Some(path));
+            l.sym.map(|(n, _)| n.to_string())
+        };
+        let hot = Some("hot_function".to_string());
+        assert_eq!(found(None, Some("cache")), hot);
+        assert_eq!(found(None, None), None, "not in ~/.debug");
+        assert_eq!(found(Some("symfs"), Some("elsewhere")), hot);
+        assert_eq!(found(Some("symfs-without-cache"), Some("cache")), None);
+    }
+
+    /// A build id belongs to the object it came with: one an MMAP2 record carries
+    /// (`--buildid-mmap`) is checked against that object's file only, and the other
+    /// object of the path reads its file all the same. One the BUILD_ID feature lists
+    /// for the path holds for every object of it (perf copies it to each).
+    #[test]
+    fn a_build_id_goes_with_its_object() {
+        use record::MMAP2;
+        let spin = "/tmp/tpf/spin";
+        let right: &[u8] = &[
+            0xae, 0x4d, 0xf9, 0x70, 0x2a, 0x7d, 0x4b, 0xc0, 0x72, 0x22, 0xcc, 0xcf, 0x7f, 0xd9,
+            0x2e, 0xe1, 0x8b, 0xaa, 0x3e, 0xff,
+        ];
+        let wrong: &[u8] = &[0x11; 20];
+        let with_id = misc::USER | misc::MMAP_BUILD_ID;
+        let m = machine_of(
+            &[
+                (
+                    MMAP2,
+                    misc::USER,
+                    spin_mmap2(7, spin, inode(254, 0, 100, 0)),
+                ),
+                (MMAP2, with_id, spin_mmap2(8, spin, build_id_field(wrong))),
+                (MMAP2, with_id, spin_mmap2(9, spin, build_id_field(right))),
+            ],
+            &[],
+        );
+        assert_eq!(at_hot(&m, 7).1, Some("hot_function"));
+        assert_eq!(at_hot(&m, 8).1, None, "its file has another build id");
+        assert_eq!(at_hot(&m, 9).1, Some("hot_function"));
+        assert_ne!(at_hot(&m, 8).0, at_hot(&m, 9).0);
+
+        // The feature's last id for the path holds for both objects.
+        for (ids, found) in [
+            (&[(spin, right), (spin, wrong)][..], None),
+            (&[(spin, wrong), (spin, right)][..], Some("hot_function")),
+        ] {
+            let m = machine_of(
+                &[
+                    (
+                        MMAP2,
+                        misc::USER,
+                        spin_mmap2(7, spin, inode(254, 0, 100, 0)),
+                    ),
+                    (MMAP2, misc::USER, spin_mmap2(8, spin, inode(0, 39, 2, 0))),
+                ],
+                ids,
+            );
+            assert_ne!(at_hot(&m, 7).0, at_hot(&m, 8).0);
+            assert_eq!((at_hot(&m, 7).1, at_hot(&m, 8).1), (found, found));
+        }
     }
 
     /// perf 6.1 printed no frame for a sample whose chain was `USER, 0x7fe1d9d35355, 4,

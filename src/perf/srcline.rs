@@ -25,7 +25,7 @@ use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolFlags};
 use std::path::{Path, PathBuf};
 
 use super::data::Sample;
-use super::machine::{map_file, Location, Machine};
+use super::machine::{map_file, Location, Machine, ObjectId};
 use super::sys::MappedFile;
 
 /// What perf prints for an address it cannot place (`SRCLINE_UNKNOWN`).
@@ -314,9 +314,9 @@ pub type InlineChain = Arc<[InlineFrame]>;
 /// kept per (object, address).
 #[derive(Default)]
 pub struct SourceLines {
-    objects: HashMap<String, Option<ObjectLines>>,
-    answers: HashMap<(String, u64), Option<String>>,
-    inlined: HashMap<(String, u64), Option<InlineChain>>,
+    objects: HashMap<ObjectId, Option<ObjectLines>>,
+    answers: HashMap<(ObjectId, u64), Option<String>>,
+    inlined: HashMap<(ObjectId, u64), Option<InlineChain>>,
 }
 
 impl std::fmt::Debug for SourceLines {
@@ -358,15 +358,15 @@ impl SourceLines {
     /// there, the entry's own function with addr2line's answer from the symbol table.
     /// None when addr2line has no answer; perf then shows the entry as it is.
     fn inlines(&mut self, machine: &Machine, loc: &Location<'_>) -> Option<InlineChain> {
-        let dso = loc.dso?;
+        let (dso, id) = (loc.dso?, loc.object?);
         if loc.kernel || loc.sym.is_none() {
             return None;
         }
         let sym = loc.sym?.0;
-        let object = Self::object(&mut self.objects, machine, dso)?;
+        let object = Self::object(&mut self.objects, machine, id, dso)?;
         let addr = loc.addr.wrapping_add(object.text_offset);
         self.inlined
-            .entry((dso.to_string(), addr))
+            .entry((id, addr))
             .or_insert_with(|| {
                 // Without DWARF there, addr2line's one answer comes from the symbol
                 // table; perf keeps it for the entry as the function itself.
@@ -412,21 +412,22 @@ impl SourceLines {
         });
     }
 
-    /// The lines of the object `dso` names, read on first use. perf asks addr2line
-    /// only about objects named by a path (not `[kernel.kallsyms]`, a module or
-    /// `[vdso]`), in the file it read the symbols from, or, when it found none, at the
-    /// recorded path itself.
+    /// The lines of the object `id`, named `dso`, read on first use. perf asks
+    /// addr2line only about objects named by a path (not `[kernel.kallsyms]`, a module
+    /// or `[vdso]`), in the file it read the symbols from, or, when it found none, at
+    /// the recorded path itself.
     fn object<'o>(
-        objects: &'o mut HashMap<String, Option<ObjectLines>>,
+        objects: &'o mut HashMap<ObjectId, Option<ObjectLines>>,
         machine: &Machine,
+        id: ObjectId,
         dso: &str,
     ) -> Option<&'o ObjectLines> {
         if dso.starts_with('[') {
             return None;
         }
         objects
-            .entry(dso.to_string())
-            .or_insert_with(|| match machine.elf_files_at(dso) {
+            .entry(id)
+            .or_insert_with(|| match machine.elf_files_at(id) {
                 Some((runtime, debug)) => {
                     let found = debug.as_ref().unwrap_or(&runtime);
                     if found.inside {
@@ -458,10 +459,10 @@ impl SourceLines {
 
     /// The source line and whether addr2line gave it.
     fn lines(&mut self, machine: &Machine, loc: &Location<'_>, ip: u64) -> (String, bool) {
-        let Some(dso) = loc.dso else {
+        let (Some(dso), Some(id)) = (loc.dso, loc.object) else {
             return (SRCLINE_UNKNOWN.to_string(), false);
         };
-        let object = Self::object(&mut self.objects, machine, dso);
+        let object = Self::object(&mut self.objects, machine, id, dso);
         let text_offset = object.map_or(0, |o| o.text_offset);
         let addr = if loc.kernel {
             ip
@@ -471,7 +472,7 @@ impl SourceLines {
         let answer = match object {
             Some(o) => self
                 .answers
-                .entry((dso.to_string(), addr))
+                .entry((id, addr))
                 .or_insert_with(|| o.lookup(addr))
                 .clone(),
             None => None,

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::event::Record;
 use crate::perf::data::abi::{attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
-use crate::perf::machine::{jit_map_shown_name, ordered_records, Location, Machine};
+use crate::perf::machine::{jit_map_shown_name, ordered_records, Location, Machine, ObjectId};
 use crate::perf::rbtree::RbOrder;
 use crate::perf::srcline::SourceLines;
 use crate::render::perf_callgraph::{
@@ -254,6 +254,8 @@ struct Row {
     /// The short name of the object of the location that made the row: perf compares
     /// symbols of different objects by it even when `dso` is no sort key.
     map_dso: Option<String>,
+    /// The map of the location that last landed in the row (perf's `he->ms.map`).
+    map: Option<MapOf>,
     /// Call chains, when they are printed.
     tree: Option<CallTree>,
     /// Which of the row's texts perf made ([`MADE_TRACE`], [`MADE_SRCLINE`],
@@ -280,10 +282,22 @@ impl Row {
             key,
             totals: Totals::default(),
             map_dso: None,
+            map: None,
             tree: None,
             made: Cell::new(0),
         }
     }
+}
+
+/// Which of perf's maps a location was found in, as far as that shows in a report:
+/// the process whose maps hold it (-1: the kernel's), its object, and where the
+/// object is mapped there (its start less its file offset).
+type MapOf = (i32, ObjectId, u64);
+
+/// The map of a location of process `pid`; None when unmapped.
+fn map_of(pid: i32, loc: &Location) -> Option<MapOf> {
+    let object = loc.object?;
+    Some((if loc.kernel { -1 } else { pid }, object, loc.unmap_delta))
 }
 
 #[derive(Debug, Default)]
@@ -298,6 +312,7 @@ struct EventHists {
 
 impl EventHists {
     /// The row of `key`, made (and filed as perf files it) when new.
+    #[allow(clippy::too_many_arguments)]
     fn row(
         &mut self,
         keys: &[SortKey],
@@ -306,6 +321,8 @@ impl EventHists {
         kernel: bool,
         dso: Option<&str>,
         unresolved: bool,
+        map: Option<MapOf>,
+        machine: &Machine,
     ) -> usize {
         let row = Row {
             key,
@@ -316,6 +333,7 @@ impl EventHists {
                 ..Totals::default()
             },
             map_dso: dso.map(short_dso),
+            map,
             tree: None,
             made: Cell::new(0),
         };
@@ -325,16 +343,48 @@ impl EventHists {
                 self.entries_in
                     .find(|e| entry_cmp(keys, &self.rows[e], &row));
             }
+            self.follow_map(keys, i, map, machine);
             return i;
         }
         let rows = &self.rows;
-        // hists__findnew_entry: left when hist_entry__cmp(existing, new) < 0.
+        // hists__findnew_entry: a row met on the way down that compares equal takes the
+        // sample, as rows of other keys can (the symbols of two objects of one name at
+        // one address); else the new row goes left when hist_entry__cmp(existing, new)
+        // < 0.
+        if let Some(i) = self.entries_in.find(|e| entry_cmp(keys, &rows[e], &row)) {
+            self.index.insert(row.key, i);
+            self.follow_map(keys, i, map, machine);
+            return i;
+        }
         let i = self
             .entries_in
             .insert(|e| entry_cmp(keys, &rows[e], &row) == Ordering::Less);
         self.index.insert(row.key.clone(), i);
         self.rows.push(row);
         i
+    }
+}
+
+impl EventHists {
+    /// perf's `hists__findnew_entry` when a location lands in row `i` from another map
+    /// (another process, or another object of the same name): with `sym` as a key, the
+    /// row's symbol becomes the one its start falls in within the new map, and the row
+    /// takes that map.
+    fn follow_map(&mut self, keys: &[SortKey], i: usize, map: Option<MapOf>, machine: &Machine) {
+        let row = &mut self.rows[i];
+        if !keys.contains(&SortKey::Sym) || row.map == map {
+            return;
+        }
+        if let (SymKey::Resolved { start, .. }, Some((_, object, _))) = (&row.key.sym, map) {
+            if let Some((name, at)) = machine.symbol_at(object, *start) {
+                row.key.sym = SymKey::Resolved {
+                    start: at,
+                    name: name.to_string(),
+                    inlined: false,
+                };
+            }
+        }
+        row.map = map;
     }
 }
 
@@ -659,6 +709,8 @@ pub fn parse_time_quantum(arg: &str) -> Result<u64, String> {
 /// A call chain entry of a sample as its row is made from it.
 struct ChainRow<'m> {
     key: Key,
+    /// The entry's map.
+    map: Option<MapOf>,
     /// `[k]`: the entry's level.
     kernel: bool,
     /// The entry's object.
@@ -672,11 +724,8 @@ struct ChainRow<'m> {
 }
 
 /// One call chain entry as the call graph keys and prints it.
-fn frame_of(machine: &Machine, loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
-    let dso = loc
-        .dso
-        .and_then(|d| machine.dso_order(d))
-        .map_or(0, |o| o + 1);
+fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
+    let dso = loc.object.map_or(0, |o| o.order() + 1);
     let (addr, name) = match loc.sym {
         Some((n, off)) => (loc.addr.wrapping_sub(off), n.to_string()),
         // C's `%#llx`: no 0x for zero.
@@ -806,7 +855,16 @@ pub fn write_report(
                 self_key.parent = parent.clone();
                 // perf's `he->ip`: the file-relative address.
                 lines.fill(keys, &mut self_key, &machine, &ip, ip.addr);
-                let self_row = h.row(keys, self_key, s.tid, ip.kernel, ip.dso, ip.sym.is_none());
+                let self_row = h.row(
+                    keys,
+                    self_key,
+                    s.tid,
+                    ip.kernel,
+                    ip.dso,
+                    ip.sym.is_none(),
+                    map_of(s.pid, &ip),
+                    &machine,
+                );
                 h.rows[self_row].totals.self_ += s.period;
                 // Each entry's row identity, level and object, and its frame.
                 let mut chain: Vec<ChainRow> = Vec::new();
@@ -842,12 +900,13 @@ pub fn write_report(
                             k.srcline = srcline;
                         }
                         chain.push(ChainRow {
+                            map: map_of(s.pid, &l),
                             key: k,
                             kernel: l.kernel,
                             dso: l.dso,
                             unresolved: l.sym.is_none(),
                             kept_line,
-                            frame: frame_of(&machine, &l, raw, inlined.as_ref()),
+                            frame: frame_of(&l, raw, inlined.as_ref()),
                         });
                     }
                 }
@@ -885,7 +944,16 @@ pub fn write_report(
                                 }
                             }
                         }
-                        let row = h.row(keys, k, s.tid, c.kernel, c.dso, c.unresolved);
+                        let row = h.row(
+                            keys,
+                            k,
+                            s.tid,
+                            c.kernel,
+                            c.dso,
+                            c.unresolved,
+                            c.map,
+                            &machine,
+                        );
                         if c.kept_line {
                             h.rows[row].mark(MADE_SRCLINE);
                         }

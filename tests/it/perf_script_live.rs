@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::support::perf::{build_fixture_program, cc_missing, run, skip_reason};
+use crate::support::perf::{build_fixture_program, cc_missing, run, run_with_env, skip_reason};
 
 fn same(ours: &str, perf: &str, what: &str) {
     let perf: String = perf
@@ -415,6 +415,164 @@ fn scratch_outside_tmp() -> Option<tempfile::TempDir> {
     Some(tempfile::tempdir_in(base).unwrap())
 }
 
+/// `sh -c "mount -t tmpfs tmpfs DIR && CMD"` in a mount namespace of its own
+/// (`unshare --mount --fork --kill-child`): the tmpfs over `dir` is the namespace's
+/// only, and the program ends with the unshare the test started, the namespace (with
+/// the tmpfs in it) with the program.
+fn in_mount_namespace(dir: &Path, cmd: &str) -> std::process::Command {
+    let mut c = std::process::Command::new("unshare");
+    c.args(["--mount", "--fork", "--kill-child", "sh", "-c"]);
+    c.arg(format!("mount -t tmpfs tmpfs '{}' && {cmd}", dir.display()));
+    c
+}
+
+/// Whether a program can run here in a mount namespace of its own with a tmpfs over
+/// `dir`; when not, the test is skipped with the reason.
+fn mount_namespaces_work(dir: &Path) -> bool {
+    let ok = in_mount_namespace(dir, "true")
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        crate::support::skips::skip(
+            "cannot run a program in a new mount namespace (unshare --mount, then mount a tmpfs)",
+        );
+    }
+    ok
+}
+
+/// Builds tests/data/perf/nsspin.c in `dir` as `out`, spinning in a function named
+/// `spin`, with line tables or not (`-g`, `-g0`: the code is the same).
+fn build_nsspin(dir: &Path, spin: &str, debug: &str, out: &Path) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/nsspin.c");
+    let define = format!("-DSPIN={spin}");
+    let args = [debug, "-O1", "-fno-omit-frame-pointer", &define, "-o"];
+    let mut a: Vec<&str> = args.to_vec();
+    a.extend([out.to_str().unwrap(), src.to_str().unwrap()]);
+    run("cc", &a, dir);
+}
+
+/// A running tests/data/perf/nsspin.c, ended on every path: closing its input ends it;
+/// should it not end, killing the command that started it (an unshare with
+/// `--kill-child`) kills it.
+struct Spinner {
+    child: std::process::Child,
+    out: std::io::BufReader<std::process::ChildStdout>,
+    /// Its pid, as it printed it (`ready PID`).
+    pid: String,
+}
+
+impl Spinner {
+    /// Starts `cmd` and waits until the program says it spins.
+    fn start(mut cmd: std::process::Command) -> Spinner {
+        use std::io::BufRead;
+        use std::process::Stdio;
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let mut s = Spinner {
+            child,
+            out,
+            pid: String::new(),
+        };
+        s.pid = line
+            .strip_prefix("ready ")
+            .unwrap_or_else(|| panic!("the program started: {line:?}"))
+            .trim()
+            .to_string();
+        s
+    }
+
+    /// Stops the spinning; the program stays until its input ends.
+    fn stop(&mut self) {
+        use std::io::{BufRead, Write};
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(b"stop\n").unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        assert_eq!(line, "stopped\n");
+    }
+
+    /// Ends the program.
+    fn end(&mut self) {
+        drop(self.child.stdin.take());
+        for _ in 0..100 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// `tracectl perf script` and `perf report --stdio` print what perf's print on each
+/// file in `d`, and `--sort dso,sym,srcline` the same rows of the program `prog`.
+fn same_as_perf_with_lines(d: &Path, files: &[&str], when: &str) {
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let srcline = ["--stdio", "-g", "none", "--sort", "dso,sym,srcline"];
+    for file in files {
+        let perf = run("perf", &["script", "-i", file], d);
+        let ours = run(tracectl, &["perf", "script", "-i", file], d);
+        same(&ours, &perf, &format!("perf script -i {file} {when}"));
+        let perf = run("perf", &["report", "-i", file, "--stdio"], d);
+        let ours = run(tracectl, &["perf", "report", "-i", file, "--stdio"], d);
+        same(&ours, &perf, &format!("perf report -i {file} {when}"));
+        // The program's rows only: perf 6.1 here leaves some of libc's lines unnamed
+        // in some recordings (not ours to match in these tests).
+        let own = |t: &str| -> String {
+            t.lines()
+                .filter(|l| l.contains("  prog  "))
+                .map(|l| format!("{l}\n"))
+                .collect()
+        };
+        let perf = own(&run(
+            "perf",
+            &[&["report", "-i", file][..], &srcline].concat(),
+            d,
+        ));
+        let ours = own(&run(
+            tracectl,
+            &[&["perf", "report", "-i", file][..], &srcline].concat(),
+            d,
+        ));
+        assert!(!perf.is_empty(), "perf showed the program's lines");
+        same(
+            &ours,
+            &perf,
+            &format!("perf report -i {file} {srcline:?} {when}"),
+        );
+    }
+}
+
+/// Records cpu-clock samples with call chains of the processes `pids` (comma
+/// separated) for half a second into `ids.data`, and into `noids.data` without build
+/// ids (`-B`). `-N`: the build-id cache, where perf would keep a copy of each file, is
+/// left alone.
+fn record_with_and_without_build_ids(d: &Path, pids: &str) {
+    for (file, no_ids) in [("ids.data", false), ("noids.data", true)] {
+        let mut a = vec!["record", "-q", "-N", "-o", file, "-e", "cpu-clock", "-g"];
+        if no_ids {
+            a.push("-B");
+        }
+        a.extend(["-p", pids, "--", "sleep", "0.5"]);
+        run("perf", &a, d);
+    }
+}
+
 /// A program (tests/data/perf/nsspin.c) copied only into a mount namespace of its own,
 /// at a path where the host has another build of it whose spinning function has another
 /// name, profiled with call chains by perf. While it lives, perf 6.1 reads the file
@@ -425,9 +583,6 @@ fn scratch_outside_tmp() -> Option<tempfile::TempDir> {
 /// (perf runs addr2line here, on the path): it has no line tables. Ours print the same.
 #[test]
 fn perf_script_live_files_of_a_process_in_another_mount_namespace_are_read_inside_it() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::{Command, Stdio};
-
     if let Some(why) = skip_reason() {
         crate::support::skips::skip(why);
         return;
@@ -439,137 +594,34 @@ fn perf_script_live_files_of_a_process_in_another_mount_namespace_are_read_insid
     let Some(dir) = scratch_outside_tmp() else {
         return;
     };
-    #[allow(deprecated)]
     let d = dir.path();
     let app = d.join("app");
     let prog = app.join("prog");
     std::fs::create_dir_all(d.join("stage")).unwrap();
     std::fs::create_dir_all(&app).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/nsspin.c");
-    // The host's build has no line tables (the same code: -g changes none of it), so a
-    // source line shows which file addr2line read.
-    let build = |spin: &str, debug: &str, out: &Path| {
-        let define = format!("-DSPIN={spin}");
-        let args = [debug, "-O1", "-fno-omit-frame-pointer", &define, "-o"];
-        let mut a: Vec<&str> = args.to_vec();
-        a.extend([out.to_str().unwrap(), src.to_str().unwrap()]);
-        run("cc", &a, d);
-    };
-    build("spin_inside", "-g", &d.join("stage/prog"));
-    build("spin_onhost", "-g0", &prog);
-    // `--kill-child`: the program ends with the unshare we started, and its mount
-    // namespace (with the tmpfs in it) with the program.
-    let in_namespace = |cmd: &str| {
-        let mut c = Command::new("unshare");
-        c.args(["--mount", "--fork", "--kill-child", "sh", "-c"]);
-        c.arg(format!("mount -t tmpfs tmpfs '{}' && {cmd}", app.display()));
-        c
-    };
-    if !in_namespace("true")
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-    {
-        crate::support::skips::skip(
-            "cannot run a program in a new mount namespace (unshare --mount, then mount a tmpfs)",
-        );
+    // The host's build has no line tables, so a source line shows which file
+    // addr2line read.
+    build_nsspin(d, "spin_inside", "-g", &d.join("stage/prog"));
+    build_nsspin(d, "spin_onhost", "-g0", &prog);
+    if !mount_namespaces_work(&app) {
         return;
     }
-    let child = in_namespace(&format!(
-        "cp '{}' '{}' && exec '{}'",
-        d.join("stage/prog").display(),
-        prog.display(),
-        prog.display()
-    ))
-    .stdin(Stdio::piped())
-    .stdout(Stdio::piped())
-    .spawn()
-    .unwrap();
-    // Ends the program on every path: closing its input ends it; should it not end,
-    // killing unshare kills it.
-    struct EndOnDrop(std::process::Child);
-    impl EndOnDrop {
-        fn end(&mut self) {
-            drop(self.0.stdin.take());
-            for _ in 0..100 {
-                if !matches!(self.0.try_wait(), Ok(None)) {
-                    return;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    impl Drop for EndOnDrop {
-        fn drop(&mut self) {
-            self.end();
-        }
-    }
-    let mut child = EndOnDrop(child);
-    let mut out = BufReader::new(child.0.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    let pid = line
-        .strip_prefix("ready ")
-        .unwrap_or_else(|| panic!("the program started in its namespace: {line:?}"))
-        .trim()
-        .to_string();
-    let tracectl = env!("CARGO_BIN_EXE_tracectl");
-    // -N: the build-id cache, where perf would keep a copy of the file, is left alone.
-    for (file, no_ids) in [("ids.data", false), ("noids.data", true)] {
-        let mut a = vec!["record", "-q", "-N", "-o", file, "-e", "cpu-clock", "-g"];
-        if no_ids {
-            a.push("-B");
-        }
-        a.extend(["-p", &pid, "--", "sleep", "0.5"]);
-        run("perf", &a, d);
-    }
-    let stdin = child.0.stdin.as_mut().unwrap();
-    stdin.write_all(b"stop\n").unwrap();
-    stdin.flush().unwrap();
-    line.clear();
-    out.read_line(&mut line).unwrap();
-    assert_eq!(line, "stopped\n");
+    let mut child = Spinner::start(in_mount_namespace(
+        &app,
+        &format!(
+            "cp '{}' '{}' && exec '{}'",
+            d.join("stage/prog").display(),
+            prog.display(),
+            prog.display()
+        ),
+    ));
+    record_with_and_without_build_ids(d, &child.pid);
+    child.stop();
     let spin_named = |text: &str, name: &str| {
         text.contains(&format!("{name}+0x")) && text.contains(&format!("({})", prog.display()))
     };
-    let srcline = ["--stdio", "-g", "none", "--sort", "dso,sym,srcline"];
-    let compare = |when: &str| {
-        for file in ["ids.data", "noids.data"] {
-            let perf = run("perf", &["script", "-i", file], d);
-            let ours = run(tracectl, &["perf", "script", "-i", file], d);
-            same(&ours, &perf, &format!("perf script -i {file} {when}"));
-            let perf = run("perf", &["report", "-i", file, "--stdio"], d);
-            let ours = run(tracectl, &["perf", "report", "-i", file, "--stdio"], d);
-            same(&ours, &perf, &format!("perf report -i {file} {when}"));
-            // The program's rows only: perf 6.1 here leaves some of libc's lines
-            // unnamed in some recordings (not ours to match in this test).
-            let own = |t: &str| -> String {
-                t.lines()
-                    .filter(|l| l.contains("  prog  "))
-                    .map(|l| format!("{l}\n"))
-                    .collect()
-            };
-            let perf = own(&run(
-                "perf",
-                &[&["report", "-i", file][..], &srcline].concat(),
-                d,
-            ));
-            let ours = own(&run(
-                tracectl,
-                &[&["perf", "report", "-i", file][..], &srcline].concat(),
-                d,
-            ));
-            assert!(!perf.is_empty(), "perf showed the program's lines");
-            same(
-                &ours,
-                &perf,
-                &format!("perf report -i {file} {srcline:?} {when}"),
-            );
-        }
-    };
-    for file in ["ids.data", "noids.data"] {
+    let files = ["ids.data", "noids.data"];
+    for file in files {
         let perf = run("perf", &["script", "-i", file], d);
         assert!(
             spin_named(&perf, "spin_inside") && !perf.contains("spin_onhost"),
@@ -577,7 +629,7 @@ fn perf_script_live_files_of_a_process_in_another_mount_namespace_are_read_insid
             &perf[..perf.len().min(2000)]
         );
     }
-    compare("while the process lives");
+    same_as_perf_with_lines(d, &files, "while the process lives");
     child.end();
     assert!(
         !std::fs::read_to_string("/proc/self/mountinfo")
@@ -597,7 +649,130 @@ fn perf_script_live_files_of_a_process_in_another_mount_namespace_are_read_insid
         "perf read the host's file: {}",
         &perf[..perf.len().min(2000)]
     );
-    compare("once the process is gone");
+    same_as_perf_with_lines(d, &files, "once the process is gone");
+}
+
+/// Two processes run a program at one path that is two files: one on the host
+/// (tests/data/perf/nsspin.c spinning in `spin_onhost`), one in a mount namespace of
+/// its own, where another build (spinning in `spin_inside`) lies over the path. perf
+/// 6.1 keeps two objects of that path (its MMAP2 records tell the files apart by
+/// device and inode) and reads each file for its own process: without build ids
+/// (`-B`), the host's process has frames in `spin_onhost`, the other in
+/// `spin_inside`. With them, the file lists the path twice, and both objects take
+/// the id listed last, which one of the two files lacks. With the build-id cache
+/// (perf keeps a copy of each file under its path and id), both objects read the
+/// copy of the id listed last. Once the namespace is gone, both objects read the
+/// host's file (or that copy). Ours print the same, while the processes live and
+/// after.
+#[test]
+fn perf_script_live_two_files_at_one_path_are_two_objects() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    if let Some(why) = cc_missing() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let Some(dir) = scratch_outside_tmp() else {
+        return;
+    };
+    let d = dir.path();
+    let app = d.join("app");
+    let prog = app.join("prog");
+    std::fs::create_dir_all(d.join("stage")).unwrap();
+    std::fs::create_dir_all(&app).unwrap();
+    build_nsspin(d, "spin_inside", "-g", &d.join("stage/prog"));
+    build_nsspin(d, "spin_onhost", "-g0", &prog);
+    if !mount_namespaces_work(&app) {
+        return;
+    }
+    let mut host = Spinner::start(std::process::Command::new(&prog));
+    let mut inside = Spinner::start(in_mount_namespace(
+        &app,
+        &format!(
+            "cp '{}' '{}' && exec '{}'",
+            d.join("stage/prog").display(),
+            prog.display(),
+            prog.display()
+        ),
+    ));
+    let pids = format!("{},{}", host.pid, inside.pid);
+    record_with_and_without_build_ids(d, &pids);
+    // A HOME of the test's own for the build-id cache perf fills and reads.
+    let home = d.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let env = [("HOME", home.as_path())];
+    let record = [
+        "record",
+        "-q",
+        "-o",
+        "cache.data",
+        "-e",
+        "cpu-clock",
+        "-g",
+        "-p",
+        &pids,
+        "--",
+        "sleep",
+        "0.5",
+    ];
+    run_with_env("perf", &record, d, &env);
+    host.stop();
+    inside.stop();
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let same_with_cache = |when: &str| {
+        let script = ["script", "-i", "cache.data"];
+        let perf = run_with_env("perf", &script, d, &env);
+        let ours = run_with_env(tracectl, &[&["perf"][..], &script].concat(), d, &env);
+        same(&ours, &perf, &format!("perf script -i cache.data {when}"));
+        let report = ["report", "-i", "cache.data", "--stdio"];
+        let perf = run_with_env("perf", &report, d, &env);
+        let ours = run_with_env(tracectl, &[&["perf"][..], &report].concat(), d, &env);
+        same(&ours, &perf, &format!("perf report -i cache.data {when}"));
+    };
+    let named = |text: &str, pid: &str, name: &str| {
+        let frame = format!("{name}+0x");
+        let file = format!("({})", prog.display());
+        text.split("\n\n")
+            .filter(|s| s.starts_with(&format!("prog {pid} ")))
+            .any(|s| s.contains(&frame) && s.contains(&file))
+    };
+    let perf = run("perf", &["script", "-i", "noids.data"], d);
+    assert!(
+        named(&perf, &host.pid, "spin_onhost")
+            && named(&perf, &inside.pid, "spin_inside")
+            && !named(&perf, &host.pid, "spin_inside")
+            && !named(&perf, &inside.pid, "spin_onhost"),
+        "perf read each process's own file: {}",
+        &perf[..perf.len().min(3000)]
+    );
+    let files = ["ids.data", "noids.data"];
+    same_as_perf_with_lines(d, &files, "while the processes live");
+    let perf = run_with_env("perf", &["script", "-i", "cache.data"], d, &env);
+    assert!(
+        ["spin_onhost", "spin_inside"]
+            .iter()
+            .any(|n| named(&perf, &host.pid, n) && named(&perf, &inside.pid, n)),
+        "perf read one cached copy for both: {}",
+        &perf[..perf.len().min(3000)]
+    );
+    same_with_cache("while the processes live");
+    inside.end();
+    assert!(
+        !std::fs::read_to_string("/proc/self/mountinfo")
+            .unwrap()
+            .contains(app.to_str().unwrap()),
+        "the tmpfs was the namespace's only"
+    );
+    let perf = run("perf", &["script", "-i", "noids.data"], d);
+    assert!(
+        named(&perf, &inside.pid, "spin_onhost") && !perf.contains("spin_inside"),
+        "perf read the host's file for both: {}",
+        &perf[..perf.len().min(3000)]
+    );
+    same_as_perf_with_lines(d, &files, "once the namespace is gone");
+    same_with_cache("once the namespace is gone");
 }
 
 /// A program whose symbols put perf's choices to work (tests/data/perf/syms.c: labels

@@ -25,6 +25,6 @@ pub mod write;
 
 pub use error::{PerfDataError, PerfDataErrorKind};
 pub use read::{
-    Attr, Event, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId, UserRegs,
+    Attr, DsoId, Event, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId, UserRegs,
 };
 pub use write::{AttrEntry, Features, PerfDataWriter};

@@ -199,6 +199,28 @@ pub struct SampleId {
     pub cpu: Option<u32>,
 }
 
+/// What an MMAP2 record says of the mapped file besides its name (perf's `struct
+/// dso_id`): its device, inode and inode generation. perf 6.1 tells apart the objects
+/// of one path by it; all zero (an MMAP record, anonymous memory) says nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct DsoId {
+    /// Major number of the file's device.
+    pub maj: u32,
+    /// Minor number of the file's device.
+    pub min: u32,
+    /// Inode number.
+    pub ino: u64,
+    /// Inode generation.
+    pub ino_generation: u64,
+}
+
+impl DsoId {
+    /// Whether the id says nothing (perf's `dso_id__empty`): all four are zero.
+    pub fn is_empty(&self) -> bool {
+        *self == DsoId::default()
+    }
+}
+
 /// A decoded record other than a sample.
 #[derive(Debug, Clone, Copy)]
 pub enum Event<'a> {
@@ -222,6 +244,12 @@ pub enum Event<'a> {
         exec: bool,
         /// cpumode of the record.
         cpumode: u16,
+        /// The file's device and inode (empty for MMAP). perf 6.1 reads the 24 bytes
+        /// the same way when they hold a build id (`build_id` is then set).
+        dso_id: DsoId,
+        /// The file's build id, when the MMAP2 record carries one instead of the
+        /// device and inode (`perf record --buildid-mmap`).
+        build_id: Option<&'a [u8]>,
         /// Sample id trailer.
         id: SampleId,
     },
@@ -875,9 +903,22 @@ impl PerfData {
                 let len = c.u64().map_err(sh)?;
                 let pgoff = c.u64().map_err(sh)?;
                 let mut exec = true;
+                let mut dso_id = DsoId::default();
+                let mut build_id = None;
                 if r.type_ == record::MMAP2 {
-                    // maj, min, ino, ino_generation (or a build id in the same 24 bytes)
-                    c.take(24).map_err(sh)?;
+                    // maj, min, ino, ino_generation, or in the same 24 bytes a build id's
+                    // size (one byte, three reserved) and up to 20 bytes of id.
+                    let raw = c;
+                    dso_id = DsoId {
+                        maj: c.u32().map_err(sh)?,
+                        min: c.u32().map_err(sh)?,
+                        ino: c.u64().map_err(sh)?,
+                        ino_generation: c.u64().map_err(sh)?,
+                    };
+                    if r.misc & misc::MMAP_BUILD_ID != 0 {
+                        let bytes = &raw.data[raw.pos..raw.pos + 24];
+                        build_id = Some(&bytes[4..4 + usize::from(bytes[0]).min(20)]);
+                    }
                     let prot = c.u32().map_err(sh)?;
                     c.u32().map_err(sh)?;
                     exec = prot & 4 != 0;
@@ -892,6 +933,8 @@ impl PerfData {
                     filename: until_nul(rest),
                     exec,
                     cpumode: r.misc & misc::CPUMODE_MASK,
+                    dso_id,
+                    build_id,
                     id,
                 })
             }

@@ -18,9 +18,16 @@ pub fn skip_reason() -> Option<String> {
 /// The standard output of `cmd args` run in `cwd`; the test fails (with its standard
 /// error) when the command does.
 pub fn run(cmd: &str, args: &[&str], cwd: &Path) -> String {
+    run_with_env(cmd, args, cwd, &[])
+}
+
+/// [`run`] with the variables `env` set (a HOME of the test's own, for perf's build-id
+/// cache).
+pub fn run_with_env(cmd: &str, args: &[&str], cwd: &Path, env: &[(&str, &Path)]) -> String {
     let out = Command::new(cmd)
         .current_dir(cwd)
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     assert!(
