@@ -398,6 +398,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             raw_ts: args.raw_ts,
             align_ts: args.align_ts,
             test_filters: args.test_filters,
+            whole_lines: Default::default(),
         },
         wakeup: args.wakeup,
         profile: args.profile,

@@ -74,6 +74,12 @@ pub trait FunctionLookup: fmt::Debug {
     fn address_of(&self, _name: &str) -> Option<u64> {
         None
     }
+
+    /// A number no other table of this process has, under which the texts of its
+    /// lookups may be kept and reused; 0 (the default): they are not kept.
+    fn table_id(&self) -> u64 {
+        0
+    }
 }
 
 /// What printing needs beyond the record: symbol tables and the target's ABI.

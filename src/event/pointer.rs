@@ -146,6 +146,15 @@ pub(crate) fn plain(addr: u64, long: u8, out: &mut Vec<u8>) {
 fn tracecmd_addr(env: &PrintEnv, addr: u64, kind: u8, long: u8, out: &mut Vec<u8>) {
     let addr = if long == 4 { addr & 0xffff_ffff } else { addr };
     if matches!(kind, b'S' | b's' | b'F' | b'f') {
+        // The texts of a function map's lookups are kept with the kernel style's (see
+        // `symbol`), their letter's high bit set.
+        let table = env.functions.map_or(0, |f| f.table_id());
+        let key = (table, addr, kind | 0x80);
+        let slot = sym_slot(addr, key.2);
+        if table != 0 && cached_symbol(slot, key, out) {
+            return;
+        }
+        let start = out.len();
         match tracecmd_function(env, addr) {
             Some((name, start)) => {
                 crate::bytes::put(out, name.as_bytes());
@@ -158,6 +167,9 @@ fn tracecmd_addr(env: &PrintEnv, addr: u64, kind: u8, long: u8, out: &mut Vec<u8
                 crate::bytes::put(out, b"0x");
                 push_hex(out, addr, false);
             }
+        }
+        if table != 0 {
+            keep_symbol(slot, key, &out[start..]);
         }
     } else if addr == 0 {
         crate::bytes::put(out, b"(nil)");
@@ -188,19 +200,8 @@ pub(crate) fn symbol(env: &PrintEnv, addr: u64, kind: u8, out: &mut Vec<u8>) {
     };
     // Traces name the same call sites over and over: their text is kept per thread.
     let key = (k.id(), addr, kind);
-    let slot = ((addr ^ (addr >> 9) ^ u64::from(kind)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        >> (64 - SYM_SLOTS.trailing_zeros())) as usize;
-    let hit = SYM_TEXT.with(|c| {
-        let c = c.borrow();
-        let s = &c[slot];
-        if (s.table, s.addr, s.kind) == key {
-            crate::bytes::put(out, &s.text[..s.len as usize]);
-            true
-        } else {
-            false
-        }
-    });
-    if hit {
+    let slot = sym_slot(addr, kind);
+    if cached_symbol(slot, key, out) {
         return;
     }
     let start = out.len();
@@ -220,15 +221,7 @@ pub(crate) fn symbol(env: &PrintEnv, addr: u64, kind: u8, out: &mut Vec<u8>) {
                 crate::bytes::put(out, m.as_bytes());
                 out.push(b']');
             }
-            let text = &out[start..];
-            if text.len() <= SYM_TEXT_LEN {
-                SYM_TEXT.with(|c| {
-                    let s = &mut c.borrow_mut()[slot];
-                    (s.table, s.addr, s.kind) = key;
-                    s.len = text.len() as u8;
-                    s.text[..text.len()].copy_from_slice(text);
-                });
-            }
+            keep_symbol(slot, key, &out[start..]);
         }
         None => {
             crate::bytes::put(out, b"0x");
@@ -237,13 +230,47 @@ pub(crate) fn symbol(env: &PrintEnv, addr: u64, kind: u8, out: &mut Vec<u8>) {
     }
 }
 
+/// The slot of (`addr`, `kind`) in the per-thread `%pS` text cache.
+#[inline]
+fn sym_slot(addr: u64, kind: u8) -> usize {
+    ((addr ^ (addr >> 9) ^ u64::from(kind)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        >> (64 - SYM_SLOTS.trailing_zeros())) as usize
+}
+
+/// Append the text kept for `key` (table id, address, letter) in `slot`, if it is there.
+#[inline]
+fn cached_symbol(slot: usize, key: (u64, u64, u8), out: &mut Vec<u8>) -> bool {
+    SYM_TEXT.with(|c| {
+        let c = c.borrow();
+        let s = &c[slot];
+        if (s.table, s.addr, s.kind) == key {
+            crate::bytes::put(out, &s.text[..s.len as usize]);
+            true
+        } else {
+            false
+        }
+    })
+}
+
+/// Keep `text` for `key` in `slot` (when it is short enough).
+fn keep_symbol(slot: usize, key: (u64, u64, u8), text: &[u8]) {
+    if text.len() <= SYM_TEXT_LEN {
+        SYM_TEXT.with(|c| {
+            let s = &mut c.borrow_mut()[slot];
+            (s.table, s.addr, s.kind) = key;
+            s.len = text.len() as u8;
+            s.text[..text.len()].copy_from_slice(text);
+        });
+    }
+}
+
 /// Slots of the per-thread `%pS` text cache (64 bytes each).
 const SYM_SLOTS: usize = 256;
 /// The longest text a slot holds.
 const SYM_TEXT_LEN: usize = 46;
 
-/// One symbol's text: kallsyms table id (never 0 in a filled slot), address, `%p`
-/// letter, and the text.
+/// One symbol's text: kallsyms table id or function map id (never 0 in a filled slot;
+/// a function map's letters have their high bit set), address, `%p` letter, and the text.
 #[derive(Clone, Copy)]
 struct SymSlot {
     table: u64,
@@ -504,6 +531,57 @@ mod tests {
         let mut out = Vec::new();
         format(&env(), &spec, &arg, 8, &mut out).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    /// A table with one function ending 0x10 bytes before any address.
+    #[derive(Debug)]
+    struct OneFunction {
+        id: u64,
+        name: std::cell::Cell<&'static str>,
+    }
+
+    impl crate::event::FunctionLookup for OneFunction {
+        fn function(&self, addr: u64) -> Option<(&str, u64)> {
+            Some((self.name.get(), addr - 0x10))
+        }
+
+        fn table_id(&self) -> u64 {
+            self.id
+        }
+    }
+
+    #[test]
+    fn trace_cmd_symbol_texts_are_kept_per_table_and_only_for_tables_with_an_id() {
+        let text = |f: &OneFunction, kind: u8| {
+            let env = PrintEnv {
+                functions: Some(f),
+                style: PrintStyle::TraceCmd,
+                ..env()
+            };
+            let mut out = Vec::new();
+            tracecmd_addr(&env, 0xffffffff81000110, kind, 8, &mut out);
+            String::from_utf8(out).unwrap()
+        };
+        let a = OneFunction {
+            id: u64::MAX - 1,
+            name: std::cell::Cell::new("in_a"),
+        };
+        let b = OneFunction {
+            id: u64::MAX - 2,
+            name: std::cell::Cell::new("in_b"),
+        };
+        for _ in 0..2 {
+            assert_eq!(text(&a, b'S'), "in_a+0x10");
+            assert_eq!(text(&a, b's'), "in_a");
+            assert_eq!(text(&b, b'S'), "in_b+0x10");
+        }
+        let unkept = OneFunction {
+            id: 0,
+            name: std::cell::Cell::new("first"),
+        };
+        assert_eq!(text(&unkept, b'S'), "first+0x10");
+        unkept.name.set("second");
+        assert_eq!(text(&unkept, b'S'), "second+0x10");
     }
 
     #[test]

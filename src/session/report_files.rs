@@ -16,6 +16,7 @@ use crate::render::tracecmd::{
 use crate::session::profile_hooks::{HookError, ProfileHook};
 use crate::session::report::{
     clock_of, kernel_or_json, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
+    WholeLines,
 };
 use crate::tracefs::{cpus_in_list, CpuListError};
 
@@ -87,6 +88,9 @@ pub struct TraceCmdOptions {
     /// `-T` (with `-F`): print each filter as libtraceevent keeps it for every event it
     /// names, instead of the report.
     pub test_filters: bool,
+    /// Whether the report's second thread also writes whole lines (the output is the
+    /// same; tests run each way).
+    pub whole_lines: WholeLines,
 }
 
 /// The output style of the report proper.
@@ -1020,6 +1024,13 @@ fn report_dats<'s>(
         profile_global: opts.profile_global,
         profile_hooks: opts.profile_hooks.clone(),
         profile_by_comm: opts.profile_by_comm,
+        whole_lines: opts.more.whole_lines,
+        data_bytes: dats
+            .iter()
+            .flat_map(|d| d.buffers())
+            .flat_map(|b| b.cpus())
+            .map(|c| c.size)
+            .sum(),
     };
     let res = write_report(inputs, &report_opts, out);
     if let Ok(summary) = &res {

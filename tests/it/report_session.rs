@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use tracectl::session::report::WholeLines;
 use tracectl::session::report_files::{
     report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note,
 };
@@ -53,6 +54,37 @@ fn session_report_is_trace_cmds_text_with_no_notes() {
     res.unwrap();
     assert!(notes.is_empty(), "{notes:?}");
     assert!(String::from_utf8(out).unwrap() == golden("plain.txt"));
+}
+
+#[test]
+fn session_report_is_trace_cmds_text_with_and_without_whole_lines_on_the_second_thread() {
+    // The report's second thread writes infos, and whole lines too for small files: each
+    // way the text is trace-cmd's, with the sched events' comm changes, -t, -l and -R.
+    for file in ["2cpu-v7", "4cpu-v7", "function-v7"] {
+        for mode in ["plain", "t", "l", "R"] {
+            for whole in [WholeLines::Always, WholeLines::Never] {
+                let mut opts = options(FilesMode::Report, &[]);
+                opts.files = vec![data().join(format!("{file}.dat"))];
+                opts.nsecs = mode == "t";
+                opts.latency = mode == "l";
+                opts.raw = mode == "R";
+                opts.more.whole_lines = whole;
+                let (res, out, _) = run(&opts);
+                res.unwrap();
+                let want = std::fs::read_to_string(
+                    data()
+                        .join("results")
+                        .join(file)
+                        .join(format!("{mode}.txt")),
+                )
+                .unwrap();
+                assert!(
+                    String::from_utf8(out).unwrap() == want,
+                    "{file} {mode} with {whole:?}: not trace-cmd's text"
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -98,33 +98,54 @@ pub(super) fn table_label(e: &Expr) -> EvalResult<&[u8]> {
     }
 }
 
+/// What follows the entries a caller gives [`write_flags`] or [`write_symbol`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TableRest {
+    /// Nothing: they are the whole table.
+    End,
+    /// Entries the caller could not read.
+    Unread,
+    /// Only entries without a name (the gfp table's closing `{ 0, NULL }`), which
+    /// libtraceevent's loop passes over once no bit is left.
+    Unnamed,
+}
+
 /// `__print_flags`'s text of `flags`: the name of each entry whose bits are all set, in
 /// table order, each taking its bits out, then what is left in hex. Returns false,
-/// having written nothing final, when the text is not settled and `more` says entries
-/// the caller could not give follow.
+/// having written nothing final, when the text is not settled by the entries given
+/// (`rest` says what follows them).
 ///
 /// The kernel (`lib` false) reads entries only while bits are left. libtraceevent
 /// (`lib` true) takes an entry's bits only when its value is above zero, and a value it
 /// cannot read (a name it does not know is -1) prints that entry's name once no bits
 /// are left, with no delimiter, and ends the table: a zero state whose table is all
-/// kernel names prints the first name.
+/// kernel names prints the first name. `quiet_from` is the index of the entry from which
+/// no value is below zero (`usize::MAX`: not known): once no bit is left, libtraceevent's
+/// loop prints nothing more from there on, so it ends.
 pub(super) fn write_flags<'x>(
     out: &mut Vec<u8>,
     mut flags: u64,
     delim: &[u8],
     mut entries: impl Iterator<Item = EvalResult<(u64, &'x [u8])>>,
-    more: bool,
+    rest: TableRest,
+    quiet_from: usize,
     lib: bool,
 ) -> EvalResult<bool> {
     let mut first = true;
+    let mut read = 0usize;
     while flags != 0 || lib {
-        let Some(entry) = entries.next() else {
-            if flags == 0 && more {
+        let entry = match lib && flags == 0 && read >= quiet_from {
+            true => None,
+            false => entries.next(),
+        };
+        let Some(entry) = entry else {
+            if flags == 0 && rest == TableRest::Unread {
                 // An unread entry might be one with an unknown value.
                 return Ok(false);
             }
             break;
         };
+        read += 1;
         let (mask, name) = match entry {
             Ok(e) => e,
             // Past the last bit, only an entry libtraceevent could print matters (the
@@ -150,7 +171,7 @@ pub(super) fn write_flags<'x>(
         crate::bytes::put(out, name);
     }
     if flags != 0 {
-        if more {
+        if rest != TableRest::End {
             return Ok(false);
         }
         if !first {
@@ -228,7 +249,8 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                     flags,
                     delim,
                     self.entries(table, &values),
-                    false,
+                    TableRest::End,
+                    usize::MAX,
                     self.env.style == PrintStyle::TraceCmd,
                 )?;
                 Ok(())

@@ -4,7 +4,7 @@
 
 use super::compile::{compile_env, const_table_values};
 use super::eval::{looser_right, Evaluator};
-use super::helpers::{null_label, table_label, write_flags, write_symbol};
+use super::helpers::{null_label, table_label, write_flags, write_symbol, TableRest};
 use super::plain_line::PlainLine;
 use super::printf::{fmt_str, plain_int, Seg, Spec};
 use super::value::{int_binary, norm_value, read_elem, BinOp, Int};
@@ -155,9 +155,11 @@ pub(super) enum TableSource {
 pub(super) struct TableEntries {
     /// (value, label) in table order, up to the first entry the evaluator cannot read.
     pub(super) known: Box<[(u64, Box<[u8]>)]>,
-    /// Whether such an entry follows: a record whose lookup gets that far goes through
-    /// the evaluator (which fails on it, as it always did).
-    pub(super) tail: bool,
+    /// What follows them: a record whose lookup gets to an entry the plan could not read
+    /// goes through the evaluator (which fails on it, as it always did).
+    pub(super) rest: TableRest,
+    /// The index in `known` from which no value is below zero (see [`write_flags`]).
+    pub(super) quiet_from: usize,
 }
 
 /// Where a planned piece reads its integer: `size` (1, 2, 4 or 8) bytes at payload
@@ -276,8 +278,22 @@ pub(super) fn text_piece(e: &Expr, schema: &Schema, arg: usize, spec: Spec) -> O
             .zip(&table[..end])
             .map_while(|(v, e)| Some(((*v)?, Box::<[u8]>::from(table_label(e).ok()?))))
             .collect();
-        let tail = known.len() < end;
-        TableEntries { known, tail }
+        let rest = if known.len() == end {
+            TableRest::End
+        } else if table[known.len()..end].iter().all(null_label) {
+            TableRest::Unnamed
+        } else {
+            TableRest::Unread
+        };
+        let quiet_from = known
+            .iter()
+            .rposition(|(v, _)| (*v as i64) < 0)
+            .map_or(0, |i| i + 1);
+        TableEntries {
+            known,
+            rest,
+            quiet_from,
+        }
     });
     Some(Piece::Table {
         src,
@@ -788,9 +804,18 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                     let start = out.len();
                     let known = table.known.iter().map(|(m, l)| Ok((*m, &**l)));
                     let settled = if *flags {
-                        write_flags(out, v, delim, known, table.tail, style == 1)?
+                        write_flags(
+                            out,
+                            v,
+                            delim,
+                            known,
+                            table.rest,
+                            table.quiet_from,
+                            style == 1,
+                        )?
                     } else {
-                        write_symbol(out, v, self.table_mask(*wide), known, table.tail)?
+                        let more = table.rest != TableRest::End;
+                        write_symbol(out, v, self.table_mask(*wide), known, more)?
                     };
                     if !settled {
                         // An entry the plan could not read comes next: the evaluator's turn.

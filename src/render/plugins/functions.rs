@@ -336,6 +336,10 @@ impl crate::event::FunctionLookup for FunctionMap {
     fn address_of(&self, name: &str) -> Option<u64> {
         FunctionMap::address_of(self, name)
     }
+
+    fn table_id(&self) -> u64 {
+        self.id
+    }
 }
 
 /// The value of eight hexadecimal digits (the first one the most significant), or None

@@ -297,6 +297,10 @@ impl crate::event::FunctionLookup for DatCatalog {
     fn address_of(&self, name: &str) -> Option<u64> {
         crate::event::FunctionLookup::address_of(self.functions_for_lookup(), name)
     }
+
+    fn table_id(&self) -> u64 {
+        crate::event::FunctionLookup::table_id(self.functions_for_lookup())
+    }
 }
 
 impl std::fmt::Debug for DatCatalog {
