@@ -28,7 +28,8 @@ pub fn demangle(name: &str) -> String {
                 {
                     s = t;
                 }
-                let s = gnu_spelling(s);
+                let s = gnu_spelling(&misplaced_const(s));
+                let s = construction_vtable_order(s);
                 // Tables GNU names in words.
                 for (open, words) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
                     if let Some(t) = s.strip_prefix(open).and_then(|t| t.strip_suffix(")}")) {
@@ -87,7 +88,116 @@ fn demangle_special_function(name: &str) -> Option<String> {
     let target = format!("_Z{target}");
     let sym = cpp_demangle::Symbol::new(target.as_str()).ok()?;
     let text = cxx_text(&sym, true)?;
-    Some(format!("{words}{}", gnu_spelling(&text)))
+    Some(format!("{words}{}", gnu_spelling(&misplaced_const(&text))))
+}
+
+/// A construction vtable as GNU names it: `construction vtable for B-in-D`, the base
+/// (the second type of `_ZTC`) in the derived class (the first); cpp_demangle writes
+/// them the other way round.
+fn construction_vtable_order(s: String) -> String {
+    const WORDS: &str = "construction vtable for ";
+    let Some(types) = s.strip_prefix(WORDS) else {
+        return s;
+    };
+    // `-in-` cannot be part of a type's name outside its brackets.
+    let mut depth = 0i32;
+    for (i, c) in types.char_indices() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth -= 1,
+            '-' if depth == 0 && types[i..].starts_with("-in-") => {
+                let (derived, base) = (&types[..i], &types[i + "-in-".len()..]);
+                return format!("{WORDS}{base}-in-{derived}");
+            }
+            _ => {}
+        }
+    }
+    s
+}
+
+/// The ` const` of a cv-qualified closure type or function type where GNU writes it,
+/// after the lambda's signature (`{lambda(A)#1} const`) or the function's parameters
+/// (`void (A) const`). cpp_demangle hands it to the first parameter that is a nested
+/// name (`{lambda(A const)#1}`), but a parameter type never keeps a top-level `const`
+/// (the mangling drops it), so one found there belongs to the closure or function type.
+fn misplaced_const(s: &str) -> String {
+    let b = s.as_bytes();
+    // (where the ` const` is, where it goes) in the order found.
+    let mut moves: Vec<(usize, usize)> = Vec::new();
+    for (open, _) in s.match_indices('(') {
+        let lambda = s[..open].ends_with("{lambda");
+        // A function type's parameters follow its return type and a space (`void (`) or
+        // the declarator in parentheses (`(*)(`, `(A::*)(`).
+        let function_type = open > 0 && matches!(b[open - 1], b' ' | b')');
+        if !(lambda || function_type) || s[..open].ends_with("operator") {
+            continue;
+        }
+        let Some(close) = matching(b, open) else {
+            continue;
+        };
+        // The parameters at the list's own depth.
+        let mut depth = 0usize;
+        let mut param_start = open + 1;
+        let mut found = None;
+        for i in open + 1..=close {
+            match b[i] {
+                b'(' | b'<' | b'[' | b'{' => depth += 1,
+                b')' | b'>' | b']' | b'}' if i < close => depth -= 1,
+                b',' | b')' if depth == 0 => {
+                    let param = &s[param_start..i];
+                    if let Some(t) = param.strip_suffix(" const") {
+                        let named = t
+                            .bytes()
+                            .last()
+                            .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'>');
+                        if named && !t.ends_with("auto") {
+                            found = Some(i - " const".len());
+                            break;
+                        }
+                    }
+                    param_start = i + 2;
+                }
+                _ => {}
+            }
+        }
+        let Some(at) = found else {
+            continue;
+        };
+        // After the lambda's `)#N}`, or after the function type's `)`.
+        let to = if lambda {
+            match s[close..].find('}') {
+                Some(brace) => close + brace + 1,
+                None => continue,
+            }
+        } else {
+            close + 1
+        };
+        if moves.iter().any(|&(a, t)| a == at || t == to) {
+            continue;
+        }
+        moves.push((at, to));
+    }
+    if moves.is_empty() {
+        return s.to_string();
+    }
+    let mut cuts: Vec<(usize, bool)> = moves
+        .iter()
+        .flat_map(|&(at, to)| [(at, false), (to, true)])
+        .collect();
+    cuts.sort();
+    let mut out = String::with_capacity(s.len());
+    let mut from = 0;
+    for (at, insert) in cuts {
+        out.push_str(&s[from..at]);
+        if insert {
+            out.push_str(" const");
+            from = at;
+        } else {
+            from = at + " const".len();
+        }
+    }
+    out.push_str(&s[from..]);
+    out
 }
 
 /// cpp_demangle's text for `sym`, with the parameters it puts in the wrong place moved
@@ -898,6 +1008,54 @@ mod tests {
             (
                 "_ZN4llvm15SmallVectorImplISt4pairImMNS_7objcopy5macho11MachOWriterEFvvEEE12emplace_backIJRKjRS6_EEERS7_DpOT_",
                 "llvm::SmallVectorImpl<std::pair<unsigned long, void (llvm::objcopy::macho::MachOWriter::*)()> >::emplace_back<unsigned int const&, void (llvm::objcopy::macho::MachOWriter::*&)()>",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A construction vtable, the base in the derived class, as binutils 2.40
+    /// `c++filt -p -i` writes it.
+    #[test]
+    fn cxx_construction_vtables_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZTC1D8_1B", "construction vtable for B-in-D"),
+            ("_ZTCSd0_Si", "construction vtable for std::istream-in-std::iostream"),
+            (
+                "_ZTCSt13basic_fstreamIcSt11char_traitsIcEE16_So",
+                "construction vtable for std::ostream-in-std::basic_fstream<char, std::char_traits<char> >",
+            ),
+            (
+                "_ZTCNSt7__cxx1118basic_stringstreamIwSt11char_traitsIwESaIwEEE0_St13basic_istreamIwS2_E",
+                "construction vtable for std::basic_istream<wchar_t, std::char_traits<wchar_t> >-in-std::__cxx11::basic_stringstream<wchar_t, std::char_traits<wchar_t>, std::allocator<wchar_t> >",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// The `const` of a closure type or a function type after its signature, not on
+    /// its first parameter, as binutils 2.40 `c++filt -p -i` writes it.
+    #[test]
+    fn cxx_const_closures_and_function_types_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZN1AIKFvN1B1CEEE1fEv", "A<void (B::C) const>::f"),
+            ("_ZN1AIKFviEE1fEv", "A<void (int) const>::f"),
+            (
+                "_ZN1AIMN1B1CEKFvNS1_1DEiEE1fEv",
+                "A<void (B::C::*)(B::C::D, int) const>::f",
+            ),
+            ("_ZN1AIFvMN1B1CEKFvvEEE1fEv", "A<void (void (B::C::*)() const)>::f"),
+            ("_ZN1AIKZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1} const>::g"),
+            ("_ZN1AIRKZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1} const&>::g"),
+            ("_ZN1AIKZ1fvEUliE_E1gEv", "A<f()::{lambda(int)#1} const>::g"),
+            (
+                "_ZN4llvm6detail18UniqueFunctionBaseIvJNS_3orc12ExecutorAddrEEE8CallImplIKZNS2_19LocalTrampolinePoolINS2_7OrcI386EE7reenterEPvS9_EUlS3_E_EEvS9_S3_",
+                "llvm::detail::UniqueFunctionBase<void, llvm::orc::ExecutorAddr>::CallImpl<llvm::orc::LocalTrampolinePool<llvm::orc::OrcI386>::reenter(void*, void*)::{lambda(llvm::orc::ExecutorAddr)#1} const>",
+            ),
+            (
+                "_ZNSt17_Function_handlerIFSt8optionalIlEPKN4llvm4json6ObjectENS2_9StringRefEEMS4_KFS1_S7_EE9_M_invokeERKSt9_Any_dataOS6_OS7_",
+                "std::_Function_handler<std::optional<long> (llvm::json::Object const*, llvm::StringRef), std::optional<long> (llvm::json::Object::*)(llvm::StringRef) const>::_M_invoke",
             ),
         ] {
             assert_eq!(super::demangle(mangled), gnu, "{mangled}");
