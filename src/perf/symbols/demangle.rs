@@ -17,27 +17,25 @@ pub fn demangle(name: &str) -> String {
         return t;
     }
     if name.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
-            if let Some(s) = cxx_text(&sym, false) {
-                // Without parameters perf shows no cv- or ref-qualifiers of the method
-                // either.
-                let mut s = s.as_str();
-                while let Some(t) = [" const", " volatile", " &&", " &"]
-                    .iter()
-                    .find_map(|q| s.strip_suffix(q))
-                {
-                    s = t;
-                }
-                let s = gnu_spelling(&misplaced_const(s));
-                let s = construction_vtable_order(s);
-                // Tables GNU names in words.
-                for (open, words) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
-                    if let Some(t) = s.strip_prefix(open).and_then(|t| t.strip_suffix(")}")) {
-                        return format!("{words}{t}");
-                    }
-                }
-                return s;
+        if let Some(s) = cxx_text(name, false) {
+            // Without parameters perf shows no cv- or ref-qualifiers of the method
+            // either.
+            let mut s = s.as_str();
+            while let Some(t) = [" const", " volatile", " &&", " &"]
+                .iter()
+                .find_map(|q| s.strip_suffix(q))
+            {
+                s = t;
             }
+            let s = gnu_spelling(&misplaced_const(s));
+            let s = construction_vtable_order(s);
+            // Tables GNU names in words.
+            for (open, words) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
+                if let Some(t) = s.strip_prefix(open).and_then(|t| t.strip_suffix(")}")) {
+                    return format!("{words}{t}");
+                }
+            }
+            return s;
         }
     }
     name.to_string()
@@ -85,9 +83,7 @@ fn demangle_special_function(name: &str) -> Option<String> {
         }
         (words, &rest[at..])
     };
-    let target = format!("_Z{target}");
-    let sym = cpp_demangle::Symbol::new(target.as_str()).ok()?;
-    let text = cxx_text(&sym, true)?;
+    let text = cxx_text(&format!("_Z{target}"), true)?;
     Some(format!("{words}{}", gnu_spelling(&misplaced_const(&text))))
 }
 
@@ -200,15 +196,33 @@ fn misplaced_const(s: &str) -> String {
     out
 }
 
-/// cpp_demangle's text for `sym`, with the parameters it puts in the wrong place moved
-/// to where GNU writes them: the qualifiers of a pack expansion (`DpRT_`) on every
-/// element of the pack, and a local function's parameters after its name instead of
-/// inside a lambda's signature before it.
-fn cxx_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<String> {
+/// cpp_demangle's text for the mangled `name`, with what it puts in the wrong place
+/// moved to where GNU writes it: a reference to a closure type after the closure (read
+/// from the name with its references marked, see [`marked_references`]), the
+/// qualifiers of a pack expansion (`DpRT_`) on every element of the pack, and a local
+/// function's parameters after its name instead of inside a lambda's signature before it.
+fn cxx_text(name: &str, params: bool) -> Option<String> {
+    if let Some(marked) = marked_references(name) {
+        let text = cpp_demangle::Symbol::new(marked.as_str())
+            .ok()
+            .and_then(|sym| cxx_symbol_text(&sym, params));
+        if text.is_some() {
+            return text;
+        }
+    }
+    cxx_symbol_text(&cpp_demangle::Symbol::new(name).ok()?, params)
+}
+
+/// [`cxx_text`] of a parsed name; None when a reference marked by [`marked_references`]
+/// cannot be written where GNU writes it.
+fn cxx_symbol_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<String> {
     let opts = cpp_demangle::DemangleOptions::new().no_return_type();
     let opts = if params { opts } else { opts.no_params() };
     let mut rec = NodeRecorder::default();
     sym.structured_demangle(&mut rec, &opts).ok()?;
+    if rec.unplaced_reference {
+        return None;
+    }
     let text = pack_qualifiers(&rec);
     let text = lambda_function_params(&text);
     let text = nested_type_qualifiers(&text);
@@ -216,9 +230,169 @@ fn cxx_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<String> {
     let with_return_types = || {
         let opts = cpp_demangle::DemangleOptions::new();
         let opts = if params { opts } else { opts.no_params() };
-        sym.demangle(&opts).ok()
+        sym.demangle(&opts).ok().and_then(|t| placed_references(&t))
     };
     Some(function_addresses(&text, with_return_types))
+}
+
+/// The vendor qualifiers that stand for a reference in a name given to cpp_demangle (see
+/// [`marked_references`]), as it writes them (` __tracectl_lref`), and the reference.
+const REFERENCE_MARKERS: [(&str, &str, &str); 2] = [
+    ("U15__tracectl_lref", "__tracectl_lref", "&"),
+    ("U15__tracectl_rref", "__tracectl_rref", "&&"),
+];
+
+/// `name` with each `R` (`&`) and `O` (`&&`) before a closure type, a substitution or a
+/// template parameter replaced by a vendor qualifier ([`REFERENCE_MARKERS`]); None when
+/// it names no closure or holds no such reference. cpp_demangle hands a reference to a
+/// closure type to the lambda's parameters (`{lambda(A&&)#1}` for GNU's
+/// `{lambda(A)#1}&&`), or loses it to a reference among them; a vendor qualifier it
+/// writes after the type, which is where GNU writes the reference. A qualifier takes
+/// one substitution like the reference it replaces, so the rest of the name keeps its
+/// meaning.
+fn marked_references(name: &str) -> Option<String> {
+    if !name.contains("Ul") {
+        return None;
+    }
+    let b = name.as_bytes();
+    let mut out = String::with_capacity(name.len() + 64);
+    let mut changed = false;
+    let mut name_end = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_digit() {
+            let start = i;
+            i += b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if source_name_length(b, start, i) {
+                let len: usize = name[start..i].parse().ok()?;
+                i = i.checked_add(len).filter(|&end| end <= b.len())?;
+                name_end = i;
+            }
+            out.push_str(&name[start..i]);
+            continue;
+        }
+        // A substitution (`S<seq-id>_`) or a template parameter (`T<n>_`) as a whole:
+        // its digits are base 36.
+        if let Some(len) = (c == b'S' || c == b'T')
+            .then(|| seq_id_len(&b[i + 1..]))
+            .flatten()
+        {
+            out.push_str(&name[i..i + 1 + len]);
+            i += 1 + len;
+            continue;
+        }
+        if (c == b'R' || c == b'O') && is_reference(b, i, name_end) {
+            out.push_str(REFERENCE_MARKERS[(c == b'O') as usize].0);
+            changed = true;
+        } else {
+            out.push(c as char);
+        }
+        i += 1;
+    }
+    changed.then_some(out)
+}
+
+/// The length of a `<seq-id>_` (base-36 digits, then `_`) at the start of `s`.
+fn seq_id_len(s: &[u8]) -> Option<usize> {
+    let digits = s
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        .count();
+    (s.get(digits) == Some(&b'_')).then_some(digits + 1)
+}
+
+/// Whether the `R` or `O` at `i` is a reference to a closure type written there
+/// (`Z...E`), a substitution or a template parameter, maybe qualified: not a method's
+/// ref-qualifier (`NR`, `NKO`), an operator (`oR`, `eO`), a fold (`fR`) or an exception
+/// specification (`DO`), nor a pack expansion's. `name_end` is where the last source
+/// name ended: the letters of a name are none of those.
+fn is_reference(b: &[u8], i: usize, name_end: usize) -> bool {
+    let quals = b[..i]
+        .iter()
+        .rev()
+        .take_while(|&&c| matches!(c, b'r' | b'V' | b'K' | b'R' | b'O'))
+        .count();
+    let after_name = i - quals == name_end;
+    // A pack expansion's (`DpOT_`) goes on each element, which `pack_qualifiers` does.
+    if i == 0
+        || (!after_name && b[..i - quals].ends_with(b"Dp"))
+        || (!after_name
+            && (matches!(b.get(i - quals - 1), Some(b'N'))
+                || (quals == 0 && matches!(b[i - 1], b'o' | b'e' | b'f' | b'D'))))
+    {
+        return false;
+    }
+    let mut at = i + 1;
+    while matches!(b.get(at), Some(b'r' | b'V' | b'K' | b'R' | b'O')) {
+        at += 1;
+    }
+    match b.get(at) {
+        Some(b'Z') => true,
+        Some(b'S' | b'T') => seq_id_len(&b[at + 1..]).is_some(),
+        _ => false,
+    }
+}
+
+/// Whether the digits at `start..end` of a mangled name are the length of a source name
+/// (an identifier follows) rather than a number of the grammar: a discriminator
+/// (`_1`, `__12_`), a closure's or unnamed type's number (`E0_`, `Ut0_`), a constructor
+/// or destructor (`C1`, `D0`), an array or vector size (`A4_`, `Dv4_`), a function
+/// parameter (`fp0_`), a default argument (`Ed0_`) or a literal (`Lj8E`, `Lin1E`).
+fn source_name_length(b: &[u8], start: usize, end: usize) -> bool {
+    let at = |k: usize| start.checked_sub(k).map(|j| b[j]);
+    let after = b.get(end).copied();
+    match at(1) {
+        None | Some(b'_' | b'S' | b'T' | b'A') => false,
+        Some(b'C' | b'D') => end - start != 1,
+        Some(b'E') => !matches!(after, Some(b'_' | b'E')),
+        Some(b'I') => at(2) != Some(b'C'),
+        Some(b'v' | b'F' | b'B' | b'U') if at(2) == Some(b'D') => false,
+        Some(b'p' | b'L') if at(2) == Some(b'f') => false,
+        Some(b't') if at(2) == Some(b'U') => false,
+        Some(b'd') if at(2) == Some(b'E') => false,
+        Some(b'n') if at(3) == Some(b'L') => false,
+        Some(c) if c.is_ascii_lowercase() && at(2) == Some(b'L') => false,
+        _ => true,
+    }
+}
+
+/// Writes `reference` (`&` or `&&`) after the type that `out` ends with, in place of the
+/// space before a reference marker, as GNU does: collapsed with a reference already
+/// there (`& &&` is `&`). False when the type is a function or an array, whose
+/// reference goes inside it (`void (&)()`).
+fn place_reference(out: &mut String, reference: &str) -> bool {
+    if out.pop() != Some(' ') || out.ends_with([')', ']']) || out.is_empty() {
+        return false;
+    }
+    if out.ends_with("&&") {
+        if reference == "&" {
+            out.pop();
+        }
+    } else if !out.ends_with('&') {
+        out.push_str(reference);
+    }
+    true
+}
+
+/// `text` with each reference marker (see [`marked_references`]) written as the
+/// reference; None when one cannot be.
+fn placed_references(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((i, marker)) = REFERENCE_MARKERS
+        .iter()
+        .filter_map(|m| rest.find(m.1).map(|i| (i, m)))
+        .min_by_key(|&(i, _)| i)
+    {
+        out.push_str(&rest[..i]);
+        if !place_reference(&mut out, marker.2) {
+            return None;
+        }
+        rest = &rest[i + marker.1.len()..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// A function's address as a template argument, as GNU writes it: a member of a class
@@ -359,6 +533,8 @@ struct NodeRecorder {
     /// and separators; `None` for the other kinds.
     nodes: Vec<Option<ListNode>>,
     open: Vec<usize>,
+    /// A reference marker ([`marked_references`]) came where no reference can be written.
+    unplaced_reference: bool,
 }
 
 struct ListNode {
@@ -383,6 +559,10 @@ impl cpp_demangle::DemangleWrite for NodeRecorder {
     }
 
     fn write_string(&mut self, s: &str) -> std::fmt::Result {
+        if let Some(marker) = REFERENCE_MARKERS.iter().find(|m| m.1 == s) {
+            self.unplaced_reference |= !place_reference(&mut self.out, marker.2);
+            return Ok(());
+        }
         if s == ", " {
             let at = self.out.len();
             if let Some(Some(node)) = self.open.last().map(|&i| &mut self.nodes[i]) {
@@ -1060,6 +1240,73 @@ mod tests {
         ] {
             assert_eq!(super::demangle(mangled), gnu, "{mangled}");
         }
+    }
+
+    /// A reference to a closure type after the closure, collapsed with a reference
+    /// there, as binutils 2.40 `c++filt -p -i` writes it (cpp_demangle gave it to the
+    /// lambda's first parameter or lost it in a reference among them).
+    #[test]
+    fn cxx_references_to_closures_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZN1AIOZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1}&&>::g"),
+            ("_ZN1AIRZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1}&>::g"),
+            ("_ZN1AIOZ1fvEUlRKiE_E1gEv", "A<f()::{lambda(int const&)#1}&&>::g"),
+            ("_ZN1AIOZ1fvEUlOiE_E1gEv", "A<f()::{lambda(int&&)#1}&&>::g"),
+            ("_ZN1AIRKZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1} const&>::g"),
+            ("_ZN1AIROKZ1fvEUliE_E1gEv", "A<f()::{lambda(int)#1} const&>::g"),
+            (
+                "_ZN1AIJOZ1fvEUliE_RS1_EE1gEv",
+                "A<f()::{lambda(int)#1}&&, f()::{lambda(int)#1}&>::g",
+            ),
+            ("_ZZ1fOZ1gvEUlN1B1CEE_ENK1X1hEv", "f(g()::{lambda(B::C)#1}&&)::X::h"),
+            (
+                "_ZZ1fIJiEEvDpOT_ENKUlOT_E_clIiEEDaS3_",
+                "f<int>(int&&)::{lambda(auto:1&&)#1}::operator()<int>",
+            ),
+            // A pack expansion's reference on each element.
+            (
+                "_ZZ1fIJiZ1gvEUlvE_EEvDpOT_E1x",
+                "f<int, g()::{lambda()#1}>(int&&, g()::{lambda()#1}&&)::x",
+            ),
+            // A method's ref-qualifier and an operator's letters are no references.
+            ("_ZNR1AIZ1fvEUliE_E1gEv", "A<f()::{lambda(int)#1}>::g"),
+            (
+                "_ZN1AIZ1fvEUliE_EoRERKS1_",
+                "A<f()::{lambda(int)#1}>::operator|=",
+            ),
+            (
+                "_ZNSt8__detail9__variant12__gen_vtableILb1EbOZN4llvm12DenseMapInfoISt7variantIJNS2_9StringRefEmEEvE7isEqualERKS6_S9_EUlRKT_E0_JS9_EE9_S_vtableE",
+                "std::__detail::__variant::__gen_vtable<true, bool, llvm::DenseMapInfo<std::variant<llvm::StringRef, unsigned long>, void>::isEqual(std::variant<llvm::StringRef, unsigned long> const&, std::variant<llvm::StringRef, unsigned long> const&)::{lambda(auto:1 const&)#2}&&, std::variant<llvm::StringRef, unsigned long> const&>::_S_vtable",
+            ),
+            (
+                "_ZNK4llvm10Attributor10emitRemarkINS_18OptimizationRemarkERZN12_GLOBAL__N_121AAHeapToStackFunction8manifestERS0_EUlS2_E_EEvPNS_11InstructionENS_9StringRefEOT0_",
+                "llvm::Attributor::emitRemark<llvm::OptimizationRemark, (anonymous namespace)::AAHeapToStackFunction::manifest(llvm::Attributor&)::{lambda(llvm::OptimizationRemark)#1}&>",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// Names that only look like closures' references give the name itself or a
+    /// demangling, in bounded time: no source name runs past the end, no number
+    /// overflows.
+    #[test]
+    fn cxx_hostile_names_with_closures_do_not_panic() {
+        let long = format!("_ZN1AIOZ1fvEUl{}E_E1gEv", "RS_".repeat(5000));
+        for name in [
+            "_ZUl",
+            "_ZOUl",
+            "_Z99999999999999999999999Ul",
+            "_ZN1AIOZ1fvEUl999N1B1CEE_E1gEv",
+            "_ZN1AIOS_Ul",
+            "_ZN1AIOT",
+            "_ZRUlRORORORO",
+            long.as_str(),
+        ] {
+            let _ = super::demangle(name);
+        }
+        // A closure's name written in an identifier is left alone.
+        assert_eq!(super::demangle("_Z4OUlSv"), "OUlS");
     }
 
     /// Names from libLLVM as perf 6.1 (GNU's demangler) printed them in `perf script`.
