@@ -205,17 +205,17 @@ fn cxx_text(name: &str, params: bool) -> Option<String> {
     if let Some(marked) = marked_references(name) {
         let text = cpp_demangle::Symbol::new(marked.as_str())
             .ok()
-            .and_then(|sym| cxx_symbol_text(&sym, params));
+            .and_then(|sym| cxx_symbol_text(&sym, name, params));
         if text.is_some() {
             return text;
         }
     }
-    cxx_symbol_text(&cpp_demangle::Symbol::new(name).ok()?, params)
+    cxx_symbol_text(&cpp_demangle::Symbol::new(name).ok()?, name, params)
 }
 
-/// [`cxx_text`] of a parsed name; None when a reference marked by [`marked_references`]
-/// cannot be written where GNU writes it.
-fn cxx_symbol_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<String> {
+/// [`cxx_text`] of `name` parsed as `sym`; None when a reference marked by
+/// [`marked_references`] cannot be written where GNU writes it.
+fn cxx_symbol_text(sym: &cpp_demangle::Symbol<&str>, name: &str, params: bool) -> Option<String> {
     let opts = cpp_demangle::DemangleOptions::new().no_return_type();
     let opts = if params { opts } else { opts.no_params() };
     let mut rec = NodeRecorder::default();
@@ -226,6 +226,7 @@ fn cxx_symbol_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<Str
     let text = pack_qualifiers(&rec);
     let text = lambda_function_params(&text);
     let text = nested_type_qualifiers(&text);
+    let text = substituted_class_function_params(&text, name);
     // A function template's address needs its return type, left out above.
     let with_return_types = || {
         let opts = cpp_demangle::DemangleOptions::new();
@@ -235,11 +236,44 @@ fn cxx_symbol_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<Str
     Some(function_addresses(&text, with_return_types))
 }
 
-/// The vendor qualifiers that stand for a reference in a name given to cpp_demangle (see
-/// [`marked_references`]), as it writes them (` __tracectl_lref`), and the reference.
-const REFERENCE_MARKERS: [(&str, &str, &str); 2] = [
-    ("U15__tracectl_lref", "__tracectl_lref", "&"),
-    ("U15__tracectl_rref", "__tracectl_rref", "&&"),
+/// A vendor qualifier that stands for a reference in a name given to cpp_demangle (see
+/// [`marked_references`]).
+struct ReferenceMarker {
+    /// In the mangled name.
+    mangled: &'static str,
+    /// As cpp_demangle writes it, after the type and a space.
+    written: &'static str,
+    reference: &'static str,
+    /// A pack expansion's (`DpOT_`), which goes on each element.
+    pack: bool,
+}
+
+/// `&` and `&&`, on a type or on a pack expansion's elements.
+const REFERENCE_MARKERS: [ReferenceMarker; 4] = [
+    ReferenceMarker {
+        mangled: "U15__tracectl_lref",
+        written: "__tracectl_lref",
+        reference: "&",
+        pack: false,
+    },
+    ReferenceMarker {
+        mangled: "U15__tracectl_rref",
+        written: "__tracectl_rref",
+        reference: "&&",
+        pack: false,
+    },
+    ReferenceMarker {
+        mangled: "U15__tracectl_lpck",
+        written: "__tracectl_lpck",
+        reference: "&",
+        pack: true,
+    },
+    ReferenceMarker {
+        mangled: "U15__tracectl_rpck",
+        written: "__tracectl_rpck",
+        reference: "&&",
+        pack: true,
+    },
 ];
 
 /// `name` with each `R` (`&`) and `O` (`&&`) before a closure type, a substitution or a
@@ -282,8 +316,12 @@ fn marked_references(name: &str) -> Option<String> {
             i += 1 + len;
             continue;
         }
-        if (c == b'R' || c == b'O') && is_reference(b, i, name_end) {
-            out.push_str(REFERENCE_MARKERS[(c == b'O') as usize].0);
+        if let Some(pack) = (c == b'R' || c == b'O')
+            .then(|| reference_kind(b, i, name_end))
+            .flatten()
+        {
+            let marker = (c == b'O') as usize + 2 * pack as usize;
+            out.push_str(REFERENCE_MARKERS[marker].mangled);
             changed = true;
         } else {
             out.push(c as char);
@@ -305,33 +343,33 @@ fn seq_id_len(s: &[u8]) -> Option<usize> {
 /// Whether the `R` or `O` at `i` is a reference to a closure type written there
 /// (`Z...E`), a substitution or a template parameter, maybe qualified: not a method's
 /// ref-qualifier (`NR`, `NKO`), an operator (`oR`, `eO`), a fold (`fR`) or an exception
-/// specification (`DO`), nor a pack expansion's. `name_end` is where the last source
-/// name ended: the letters of a name are none of those.
-fn is_reference(b: &[u8], i: usize, name_end: usize) -> bool {
+/// specification (`DO`); Some(true) for a pack expansion's (`DpOT_`). `name_end` is
+/// where the last source name ended: the letters of a name are none of those.
+fn reference_kind(b: &[u8], i: usize, name_end: usize) -> Option<bool> {
     let quals = b[..i]
         .iter()
         .rev()
         .take_while(|&&c| matches!(c, b'r' | b'V' | b'K' | b'R' | b'O'))
         .count();
     let after_name = i - quals == name_end;
-    // A pack expansion's (`DpOT_`) goes on each element, which `pack_qualifiers` does.
     if i == 0
-        || (!after_name && b[..i - quals].ends_with(b"Dp"))
         || (!after_name
             && (matches!(b.get(i - quals - 1), Some(b'N'))
                 || (quals == 0 && matches!(b[i - 1], b'o' | b'e' | b'f' | b'D'))))
     {
-        return false;
+        return None;
     }
+    let pack = !after_name && b[..i - quals].ends_with(b"Dp");
     let mut at = i + 1;
     while matches!(b.get(at), Some(b'r' | b'V' | b'K' | b'R' | b'O')) {
         at += 1;
     }
-    match b.get(at) {
+    let referred = match b.get(at) {
         Some(b'Z') => true,
         Some(b'S' | b'T') => seq_id_len(&b[at + 1..]).is_some(),
         _ => false,
-    }
+    };
+    referred.then_some(pack)
 }
 
 /// Whether the digits at `start..end` of a mangled name are the length of a source name
@@ -362,7 +400,18 @@ fn source_name_length(b: &[u8], start: usize, end: usize) -> bool {
 /// there (`& &&` is `&`). False when the type is a function or an array, whose
 /// reference goes inside it (`void (&)()`).
 fn place_reference(out: &mut String, reference: &str) -> bool {
-    if out.pop() != Some(' ') || out.ends_with([')', ']']) || out.is_empty() {
+    if out.pop() != Some(' ') {
+        return false;
+    }
+    // A function type may end with its cv-qualifiers (`void () const`).
+    let mut ty = out.as_str();
+    while let Some(t) = [" const", " volatile"]
+        .iter()
+        .find_map(|q| ty.strip_suffix(q))
+    {
+        ty = t;
+    }
+    if ty.is_empty() || ty.ends_with([')', ']']) {
         return false;
     }
     if out.ends_with("&&") {
@@ -382,14 +431,15 @@ fn placed_references(text: &str) -> Option<String> {
     let mut rest = text;
     while let Some((i, marker)) = REFERENCE_MARKERS
         .iter()
-        .filter_map(|m| rest.find(m.1).map(|i| (i, m)))
+        .filter_map(|m| rest.find(m.written).map(|i| (i, m)))
         .min_by_key(|&(i, _)| i)
     {
         out.push_str(&rest[..i]);
-        if !place_reference(&mut out, marker.2) {
+        // A pack's elements are not told apart in this text: it is not used then.
+        if marker.pack || !place_reference(&mut out, marker.reference) {
             return None;
         }
-        rest = &rest[i + marker.1.len()..];
+        rest = &rest[i + marker.written.len()..];
     }
     out.push_str(rest);
     Some(out)
@@ -559,8 +609,24 @@ impl cpp_demangle::DemangleWrite for NodeRecorder {
     }
 
     fn write_string(&mut self, s: &str) -> std::fmt::Result {
-        if let Some(marker) = REFERENCE_MARKERS.iter().find(|m| m.1 == s) {
-            self.unplaced_reference |= !place_reference(&mut self.out, marker.2);
+        if let Some(marker) = REFERENCE_MARKERS.iter().find(|m| m.written == s) {
+            // A pack of several elements: the reference is written once, after it and
+            // its qualifiers, for `pack_qualifiers` to put on each element.
+            let several = marker.pack && self.out.ends_with(' ') && {
+                let end = self.out.len() - 1;
+                self.nodes.iter().flatten().any(|n| {
+                    n.param
+                        && !n.separators.is_empty()
+                        && n.end <= end
+                        && n.end + qualifiers_len(&self.out[n.end..end]) == end
+                })
+            };
+            if several {
+                self.out.pop();
+                self.out.push_str(marker.reference);
+            } else {
+                self.unplaced_reference |= !place_reference(&mut self.out, marker.reference);
+            }
             return Ok(());
         }
         if s == ", " {
@@ -577,6 +643,17 @@ impl cpp_demangle::DemangleWrite for NodeRecorder {
         if let Some(Some(node)) = self.open.pop().map(|i| &mut self.nodes[i]) {
             node.end = self.out.len();
         }
+    }
+}
+
+/// `ty` with the qualifiers `quals` after it, as GNU writes them: a reference to a
+/// reference collapses (`A&` and `&&` are `A&`, `A&&` and `&` are `A&`), one to a
+/// qualified reference does not (`A& const&`).
+fn with_qualifiers(ty: &str, quals: &str) -> String {
+    match quals {
+        "&&" if ty.ends_with('&') => ty.to_string(),
+        "&" if ty.ends_with('&') => format!("{}&", ty.trim_end_matches('&')),
+        _ => format!("{ty}{quals}"),
     }
 }
 
@@ -675,7 +752,7 @@ fn pack_qualifiers(rec: &NodeRecorder) -> String {
             continue;
         }
         let spelled: Vec<String> = (0..parts.len())
-            .map(|i| format!("{}{quals}", &text[args[j + i].0..args[j + i].1]))
+            .map(|i| with_qualifiers(&text[args[j + i].0..args[j + i].1], &quals))
             .collect();
         edits.push((tp.start, tp.end + after, spelled.join(", ")));
     }
@@ -695,7 +772,9 @@ fn pack_qualifiers(rec: &NodeRecorder) -> String {
 /// signature, after the first class type there (`{lambda(A, B(A, B))#1}::operator()
 /// const`). A lambda's parameter is never a function type, so a `(` right after a name
 /// in a signature, closed before a `,` or the signature's end, opens such a list: it
-/// moves after the member that follows the closure (and its template arguments).
+/// moves after the member that follows the closure (and its template arguments). The
+/// parameters of a function type that returns the closure (`std::_Bind<F(A)>`) land
+/// there too; they move after the closure, past a space (`{lambda(B)#1} (A)`).
 fn lambda_function_params(s: &str) -> String {
     let mut s = s.to_string();
     let mut from = 0;
@@ -741,6 +820,13 @@ fn lambda_function_params(s: &str) -> String {
             break;
         };
         let Some(member) = s[brace..].strip_prefix("::") else {
+            // A function type returning the closure (`std::_Bind<F(A)>`): its
+            // parameters after the closure, past a space.
+            if matches!(s.as_bytes().get(brace), None | Some(b'>' | b',' | b')')) {
+                let params = format!(" {}", &s[ps..pe]);
+                s.insert_str(brace, &params);
+                s.replace_range(ps..pe, "");
+            }
             continue;
         };
         let mut len = if member.starts_with("operator()") {
@@ -764,6 +850,82 @@ fn lambda_function_params(s: &str) -> String {
         let params = s[ps..pe].to_string();
         s.insert_str(at, &params);
         s.replace_range(ps..pe, "");
+    }
+    s
+}
+
+/// cpp_demangle writes the parameters of a function named in a local name through a
+/// substitution of its class (`ZNS2_4sortEvE3$_0`) after the class, whose nested name
+/// takes them (`A()::sort::$_0`); GNU writes them after the function's name
+/// (`A::sort()::$_0`). The names of such functions (without cv-qualifiers, whose
+/// placement differs again) are read from the mangled name `mangled`.
+fn substituted_class_function_params(text: &str, mangled: &str) -> String {
+    let mut s = text.to_string();
+    let b = mangled.as_bytes();
+    for (at, _) in mangled.match_indices("ZNS") {
+        // `S<seq-id>_`, then the function's source name, then the nested name's end.
+        let Some(seq) = seq_id_len(&b[at + 3..]) else {
+            continue;
+        };
+        let digits_at = at + 3 + seq;
+        let digits = b[digits_at..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let Ok(len) = mangled[digits_at..digits_at + digits].parse::<usize>() else {
+            continue;
+        };
+        let Some(function) = mangled.get(digits_at + digits..digits_at + digits + len) else {
+            continue;
+        };
+        if b.get(digits_at + digits + len) != Some(&b'E') {
+            continue;
+        }
+        s = function_params_after_name(&s, function);
+    }
+    s
+}
+
+/// `s` with each `A(params)::function` written `A::function(params)`.
+fn function_params_after_name(s: &str, function: &str) -> String {
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let pattern = format!(")::{function}");
+    let mut s = s.to_string();
+    let mut from = 0;
+    while let Some(close) = s[from..].find(&pattern).map(|i| from + i) {
+        let end = close + pattern.len();
+        from = close + 1;
+        let b = s.as_bytes();
+        if b.get(end).is_some_and(|&c| is_ident(c)) {
+            continue;
+        }
+        // The `(` that opens the parameters, right after the class's name.
+        let mut depth = 0usize;
+        let Some(open) = (0..=close).rev().find(|&i| {
+            match b[i] {
+                b')' | b'>' | b']' | b'}' => depth += 1,
+                b'(' | b'<' | b'[' | b'{' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            depth == 0
+        }) else {
+            continue;
+        };
+        let before = &s[..open];
+        let class_before = before
+            .bytes()
+            .last()
+            .is_some_and(|c| is_ident(c) || c == b'>');
+        if b[open] != b'('
+            || !class_before
+            || before.ends_with("operator")
+            || before.ends_with("lambda")
+        {
+            continue;
+        }
+        let params = s[open..=close].to_string();
+        s = format!("{before}::{function}{params}{}", &s[end..]);
+        from = open + 2 + function.len() + params.len();
     }
     s
 }
@@ -954,7 +1116,7 @@ fn replace_names(s: &str, from: &str, to: &str) -> String {
 
 /// GNU writes a space between a function type's return type and its parameters
 /// (`std::function<B<int> ()>`); cpp_demangle leaves it out after a class type. A `(`
-/// right after a name or `>`, whose `)` is followed by `>` or `,` (or ends a typeinfo's
+/// right after a name, `>`, `*` or `&`, whose `)` is followed by `>` or `,` (or ends a typeinfo's
 /// type), opens such a list (a
 /// local name's function, `f()::x`, is followed by `::`; `sizeof`, `decltype` and the
 /// like are not types).
@@ -974,7 +1136,16 @@ fn function_type_spaces(s: &str) -> String {
             continue;
         }
         let before = b[i - 1];
-        if !(before.is_ascii_alphanumeric() || before == b'_' || before == b'>') {
+        // A return type ends with a name, its template arguments, or a pointer or
+        // reference to one (`A& (B)`); an operator's name is no return type.
+        let pointee = s[..i].trim_end_matches(['*', '&']);
+        let pointer = matches!(before, b'*' | b'&')
+            && pointee
+                .bytes()
+                .last()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'>')
+            && !pointee.ends_with("operator");
+        if !(before.is_ascii_alphanumeric() || before == b'_' || before == b'>' || pointer) {
             continue;
         }
         let word_start = b[..i]
@@ -1281,6 +1452,76 @@ mod tests {
             (
                 "_ZNK4llvm10Attributor10emitRemarkINS_18OptimizationRemarkERZN12_GLOBAL__N_121AAHeapToStackFunction8manifestERS0_EUlS2_E_EEvPNS_11InstructionENS_9StringRefEOT0_",
                 "llvm::Attributor::emitRemark<llvm::OptimizationRemark, (anonymous namespace)::AAHeapToStackFunction::manifest(llvm::Attributor&)::{lambda(llvm::OptimizationRemark)#1}&>",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A pack expansion's reference on each element, collapsed with a reference there
+    /// but not with a qualified one, as binutils 2.40 `c++filt -p -i` writes it.
+    #[test]
+    fn cxx_pack_expansion_references_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZZ1fIJRiZ1gvEUlvE_EEvDpOT_E1x",
+                "f<int&, g()::{lambda()#1}>(int&, g()::{lambda()#1}&&)::x",
+            ),
+            (
+                "_ZZ1fIJRiiZ1gvEUlvE_EEvDpRT_E1x",
+                "f<int&, int, g()::{lambda()#1}>(int&, int&, g()::{lambda()#1}&)::x",
+            ),
+            (
+                "_ZZ1fIJRiiZ1gvEUlvE_EEvDpRKT_E1x",
+                "f<int&, int, g()::{lambda()#1}>(int& const&, int const&, g()::{lambda()#1} const&)::x",
+            ),
+            (
+                "_ZN4llvm3orc6shared15WrapperFunctionIFNS1_15SPSExecutorAddrENS1_11SPSSequenceIcEEiEE4callIZNS0_22ExecutorProcessControl14callSPSWrapperIS6_JRNS0_12ExecutorAddrERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEiEEENS_5ErrorESB_DpOT0_EUlPKcmE_SB_JSI_iEEESL_RKT_RT0_DpRKT1_",
+                "llvm::orc::shared::WrapperFunction<llvm::orc::shared::SPSExecutorAddr (llvm::orc::shared::SPSSequence<char>, int)>::call<llvm::orc::ExecutorProcessControl::callSPSWrapper<llvm::orc::shared::SPSExecutorAddr (llvm::orc::shared::SPSSequence<char>, int), llvm::orc::ExecutorAddr&, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, int>(llvm::orc::ExecutorAddr, llvm::orc::ExecutorAddr&, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, int&&)::{lambda(char const*, unsigned long)#1}, llvm::orc::ExecutorAddr, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >, int>",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A function named in a local name through a substitution of its class, with its
+    /// parameters after its name, as binutils 2.40 `c++filt -p -i` writes it.
+    #[test]
+    fn cxx_functions_of_substituted_classes_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZN1AIPN1B1CEZNS1_1gEiE1xE1fEv", "A<B::C*, B::C::g(int)::x>::f"),
+            (
+                "_ZN1AIPN1B1CEZNS1_1gEiEUlvE_E1fEv",
+                "A<B::C*, B::C::g(int)::{lambda()#1}>::f",
+            ),
+            (
+                "_ZNSt17_Function_handlerIFvPN4llvm11logicalview7LVScopeEPFiPKNS1_8LVObjectES6_EEZNS2_4sortEvE3$_0E9_M_invokeERKSt9_Any_dataOS3_OS8_",
+                "std::_Function_handler<void (llvm::logicalview::LVScope*, int (*)(llvm::logicalview::LVObject const*, llvm::logicalview::LVObject const*)), llvm::logicalview::LVScope::sort()::$_0>::_M_invoke",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A function type's parameters after a space, past a return type that ends with a
+    /// pointer or reference or is a closure, as binutils 2.40 `c++filt -p -i` writes
+    /// them; a function's address keeps its `&(` together.
+    #[test]
+    fn cxx_function_type_parameters_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZN1A1CIPNS_1BEFRNS1_1DEiEE1fEv",
+                "A::C<A::B*, A::B::D& (int)>::f",
+            ),
+            ("_ZN1AIFRKN1B1CEvEE1fEv", "A<B::C const& ()>::f"),
+            ("_ZN1AIXadL_Z1fRiEEE1gEv", "A<&(f(int&))>::g"),
+            (
+                "_ZNSt5_BindIFZ1fvEUlN1B1CEiE_S1_iEE1gEv",
+                "std::_Bind<f()::{lambda(B::C, int)#1} (B::C, int)>::g",
+            ),
+            (
+                "_ZNSt5_BindIFZ1fvEUlN1B1CERKiE_S1_iEE1gEv",
+                "std::_Bind<f()::{lambda(B::C, int const&)#1} (B::C, int)>::g",
             ),
         ] {
             assert_eq!(super::demangle(mangled), gnu, "{mangled}");
