@@ -248,6 +248,18 @@ struct ReferenceMarker {
     pack: bool,
 }
 
+/// The marker cpp_demangle wrote as `s`, and its number if it has one.
+fn reference_marker(s: &str) -> Option<(&'static ReferenceMarker, Option<usize>)> {
+    REFERENCE_MARKERS.iter().find_map(|m| {
+        let number = s.strip_prefix(m.written)?;
+        if number.is_empty() {
+            Some((m, None))
+        } else {
+            Some((m, Some(number.parse().ok()?)))
+        }
+    })
+}
+
 /// `&` and `&&`, on a type or on a pack expansion's elements.
 const REFERENCE_MARKERS: [ReferenceMarker; 4] = [
     ReferenceMarker {
@@ -292,6 +304,7 @@ fn marked_references(name: &str) -> Option<String> {
     let mut out = String::with_capacity(name.len() + 64);
     let mut changed = false;
     let mut name_end = 0;
+    let mut to_parameters = 0usize;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -320,8 +333,16 @@ fn marked_references(name: &str) -> Option<String> {
             .then(|| reference_kind(b, i, name_end))
             .flatten()
         {
-            let marker = (c == b'O') as usize + 2 * pack as usize;
-            out.push_str(REFERENCE_MARKERS[marker].mangled);
+            let marker = &REFERENCE_MARKERS[(c == b'O') as usize + 2 * pack as usize];
+            if !pack && b.get(i + 1) == Some(&b'T') {
+                // A reference to a template parameter, numbered: GNU resolves it, when
+                // a substitution writes it again, as where it was first written.
+                let written = format!("{}{to_parameters}", marker.written);
+                out.push_str(&format!("U{}{written}", written.len()));
+                to_parameters += 1;
+            } else {
+                out.push_str(marker.mangled);
+            }
             changed = true;
         } else {
             out.push(c as char);
@@ -397,31 +418,57 @@ fn source_name_length(b: &[u8], start: usize, end: usize) -> bool {
 
 /// Writes `reference` (`&` or `&&`) after the type that `out` ends with, in place of the
 /// space before a reference marker, as GNU does: collapsed with a reference already
-/// there (`& &&` is `&`). False when the type is a function or an array, whose
-/// reference goes inside it (`void (&)()`).
-fn place_reference(out: &mut String, reference: &str) -> bool {
-    if out.pop() != Some(' ') {
-        return false;
-    }
-    // A function type may end with its cv-qualifiers (`void () const`).
-    let mut ty = out.as_str();
-    while let Some(t) = [" const", " volatile"]
-        .iter()
-        .find_map(|q| ty.strip_suffix(q))
-    {
-        ty = t;
-    }
-    if ty.is_empty() || ty.ends_with([')', ']']) {
-        return false;
-    }
-    if out.ends_with("&&") {
-        if reference == "&" {
-            out.pop();
+/// there (`& &&` is `&`); in a function type's declarator (`void (&)()`,
+/// `void (A::*&)()`). Where the text changed and by how many bytes; None when the
+/// reference has no place: an array, a cv-qualified function type.
+fn place_reference(out: &mut String, reference: &str) -> Option<(usize, isize)> {
+    /// `reference` collapsed into the text `ty` ends with.
+    fn collapse(ty: &str, reference: &str) -> String {
+        if ty.ends_with("&&") && reference == "&" {
+            ty[..ty.len() - 1].to_string()
+        } else if ty.ends_with('&') {
+            ty.to_string()
+        } else {
+            format!("{ty}{reference}")
         }
-    } else if !out.ends_with('&') {
-        out.push_str(reference);
     }
-    true
+    if !out.ends_with(' ') {
+        return None;
+    }
+    out.pop();
+    let cv_function = [") const", ") volatile"].iter().any(|q| out.ends_with(q));
+    if out.is_empty() || out.ends_with([']', ' ']) || cv_function {
+        return None;
+    }
+    let before = out.len();
+    if !out.ends_with(')') {
+        *out = collapse(out, reference);
+        return Some((before.min(out.len()), out.len() as isize - before as isize));
+    }
+    // A function type: its parameters are the last parentheses, after a declarator in
+    // parentheses (`(*)`, `(A::*)`, `(&)`) or after the return type and a space.
+    let b = out.as_bytes();
+    let mut depth = 0usize;
+    let open = (0..b.len()).rev().find(|&i| {
+        match b[i] {
+            b')' => depth += 1,
+            b'(' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0
+    })?;
+    let (head, params) = out.split_at(open);
+    let (declared, at) = if let Some(declarator) = head.strip_suffix(')') {
+        let collapsed = collapse(declarator, reference);
+        let at = declarator.len().min(collapsed.len());
+        (format!("{collapsed})"), at)
+    } else if head.ends_with(' ') {
+        (format!("{head}({reference})"), head.len())
+    } else {
+        return None;
+    };
+    *out = format!("{declared}{params}");
+    Some((at, out.len() as isize - before as isize))
 }
 
 /// `text` with each reference marker (see [`marked_references`]) written as the
@@ -436,10 +483,10 @@ fn placed_references(text: &str) -> Option<String> {
     {
         out.push_str(&rest[..i]);
         // A pack's elements are not told apart in this text: it is not used then.
-        if marker.pack || !place_reference(&mut out, marker.reference) {
+        if marker.pack || place_reference(&mut out, marker.reference).is_none() {
             return None;
         }
-        rest = &rest[i + marker.written.len()..];
+        rest = rest[i + marker.written.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
     }
     out.push_str(rest);
     Some(out)
@@ -585,6 +632,109 @@ struct NodeRecorder {
     open: Vec<usize>,
     /// A reference marker ([`marked_references`]) came where no reference can be written.
     unplaced_reference: bool,
+    /// The template argument each numbered reference marker was first written after.
+    first_written: Vec<FirstWritten>,
+}
+
+/// A template argument as first written after a numbered reference marker: its text,
+/// its own separators and the lists inside it, at offsets from its start.
+struct FirstWritten {
+    number: usize,
+    text: String,
+    separators: Vec<usize>,
+    lists: Vec<ListNode>,
+}
+
+impl NodeRecorder {
+    /// The offsets of the nodes after `at` moved by `by` bytes, where the text changed.
+    fn moved(&mut self, at: usize, by: isize) {
+        let len = self.out.len();
+        let shift = |x: &mut usize, after: bool| {
+            if *x > at || (!after && *x == at) {
+                *x = x.saturating_add_signed(by).clamp(at, len);
+            }
+        };
+        for node in self.nodes.iter_mut().flatten() {
+            shift(&mut node.start, false);
+            shift(&mut node.end, true);
+            for sep in &mut node.separators {
+                shift(sep, false);
+            }
+        }
+    }
+
+    /// The template argument just written (before a space) for the reference marker
+    /// `number` made the one it was first written as: GNU's demangler keeps the
+    /// template arguments that a reference to a template parameter was first printed
+    /// with, and prints it with them again when a substitution repeats it elsewhere.
+    fn as_first_written(&mut self, number: usize) {
+        let Some(end) = self.out.len().checked_sub(1) else {
+            return;
+        };
+        let Some(k) = self
+            .nodes
+            .iter()
+            .rposition(|n| n.as_ref().is_some_and(|n| n.param && n.end == end))
+        else {
+            return;
+        };
+        let Some(param) = self.nodes[k].as_ref() else {
+            return;
+        };
+        let start = param.start;
+        let text = &self.out[start..end];
+        // In a lambda's signature a template parameter is `auto:N`, wherever it is
+        // written.
+        if text.starts_with("auto:") {
+            return;
+        }
+        let inside = |i: usize, n: &ListNode| i > k && n.start >= start && n.end <= end;
+        let Some(first) = self.first_written.iter().find(|f| f.number == number) else {
+            let lists = self
+                .nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| n.as_ref().filter(|n| inside(i, n)))
+                .map(|n| ListNode {
+                    param: n.param,
+                    start: n.start - start,
+                    end: n.end - start,
+                    separators: n.separators.iter().map(|s| s - start).collect(),
+                })
+                .collect();
+            let separators = param.separators.iter().map(|s| s - start).collect();
+            self.first_written.push(FirstWritten {
+                number,
+                text: text.to_string(),
+                separators,
+                lists,
+            });
+            return;
+        };
+        if first.text == text {
+            return;
+        }
+        // The lists inside the replaced text are those of the first one.
+        for (i, node) in self.nodes.iter_mut().enumerate() {
+            if node.as_ref().is_some_and(|n| inside(i, n)) {
+                *node = None;
+            }
+        }
+        if let Some(param) = self.nodes[k].as_mut() {
+            param.end = start + first.text.len();
+            param.separators = first.separators.iter().map(|s| s + start).collect();
+        }
+        let shifted = first.lists.iter().map(|n| {
+            Some(ListNode {
+                param: n.param,
+                start: n.start + start,
+                end: n.end + start,
+                separators: n.separators.iter().map(|s| s + start).collect(),
+            })
+        });
+        self.nodes.extend(shifted);
+        self.out.replace_range(start..end, &first.text);
+    }
 }
 
 struct ListNode {
@@ -609,7 +759,10 @@ impl cpp_demangle::DemangleWrite for NodeRecorder {
     }
 
     fn write_string(&mut self, s: &str) -> std::fmt::Result {
-        if let Some(marker) = REFERENCE_MARKERS.iter().find(|m| m.written == s) {
+        if let Some((marker, number)) = reference_marker(s) {
+            if let Some(number) = number {
+                self.as_first_written(number);
+            }
             // A pack of several elements: the reference is written once, after it and
             // its qualifiers, for `pack_qualifiers` to put on each element.
             let several = marker.pack && self.out.ends_with(' ') && {
@@ -624,8 +777,10 @@ impl cpp_demangle::DemangleWrite for NodeRecorder {
             if several {
                 self.out.pop();
                 self.out.push_str(marker.reference);
+            } else if let Some((at, by)) = place_reference(&mut self.out, marker.reference) {
+                self.moved(at, by);
             } else {
-                self.unplaced_reference |= !place_reference(&mut self.out, marker.reference);
+                self.unplaced_reference = true;
             }
             return Ok(());
         }
@@ -675,7 +830,19 @@ fn qualifiers_len(s: &str) -> usize {
 /// in a template argument list written before (the function's or its class's).
 fn pack_qualifiers(rec: &NodeRecorder) -> String {
     let text = rec.out.as_str();
-    let lists: Vec<&ListNode> = rec.nodes.iter().flatten().collect();
+    // Only lists whose offsets hold together (the text around them was edited).
+    let sound = |n: &&ListNode| {
+        let mut at = n.start;
+        n.start <= n.end
+            && n.end <= text.len()
+            && [n.start, n.end].iter().all(|&i| text.is_char_boundary(i))
+            && n.separators.iter().all(|&s| {
+                let ok = s >= at && s + 2 <= n.end && text.is_char_boundary(s + 2);
+                at = s + 2;
+                ok
+            })
+    };
+    let lists: Vec<&ListNode> = rec.nodes.iter().flatten().filter(sound).collect();
     let elements = |n: &ListNode| -> Vec<(usize, usize)> {
         let mut v = Vec::new();
         let mut from = n.start;
@@ -857,12 +1024,21 @@ fn lambda_function_params(s: &str) -> String {
 /// cpp_demangle writes the parameters of a function named in a local name through a
 /// substitution of its class (`ZNS2_4sortEvE3$_0`) after the class, whose nested name
 /// takes them (`A()::sort::$_0`); GNU writes them after the function's name
-/// (`A::sort()::$_0`). The names of such functions (without cv-qualifiers, whose
-/// placement differs again) are read from the mangled name `mangled`.
+/// (`A::sort()::$_0`). A const method's `const`, which cpp_demangle writes after the
+/// whole local name (`A()::f::x const`), goes after its parameters (`A::f() const::x`).
+/// The names of such functions are read from the mangled name `mangled`.
 fn substituted_class_function_params(text: &str, mangled: &str) -> String {
     let mut s = text.to_string();
     let b = mangled.as_bytes();
-    for (at, _) in mangled.match_indices("ZNS") {
+    let mut done: Vec<(&str, &str)> = Vec::new();
+    for (at, _) in mangled.match_indices("ZN") {
+        let (cv, at) = match b.get(at + 2) {
+            Some(b'K') => (" const", at + 1),
+            _ => ("", at),
+        };
+        if b.get(at + 2) != Some(&b'S') {
+            continue;
+        }
         // `S<seq-id>_`, then the function's source name, then the nested name's end.
         let Some(seq) = seq_id_len(&b[at + 3..]) else {
             continue;
@@ -881,13 +1057,19 @@ fn substituted_class_function_params(text: &str, mangled: &str) -> String {
         if b.get(digits_at + digits + len) != Some(&b'E') {
             continue;
         }
-        s = function_params_after_name(&s, function);
+        // Each function once: all its places are rewritten together.
+        if !done.contains(&(function, cv)) {
+            s = function_params_after_name(&s, function, cv);
+            done.push((function, cv));
+        }
     }
     s
 }
 
-/// `s` with each `A(params)::function` written `A::function(params)`.
-fn function_params_after_name(s: &str, function: &str) -> String {
+/// `s` with each `A(params)::function` written `A::function(params)`; with `cv`, only
+/// where the template argument or name holding it ends with `cv`, which moves after
+/// the parameters.
+fn function_params_after_name(s: &str, function: &str, cv: &str) -> String {
     let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let pattern = format!(")::{function}");
     let mut s = s.to_string();
@@ -923,8 +1105,31 @@ fn function_params_after_name(s: &str, function: &str) -> String {
         {
             continue;
         }
-        let params = s[open..=close].to_string();
-        s = format!("{before}::{function}{params}{}", &s[end..]);
+        let mut params = s[open..=close].to_string();
+        let mut rest = s[end..].to_string();
+        if !cv.is_empty() {
+            // The end of what holds the local name: a `,` or `>` outside its brackets.
+            let mut depth = 0usize;
+            let stop = rest
+                .bytes()
+                .position(|c| {
+                    match c {
+                        b'(' | b'<' | b'[' | b'{' => depth += 1,
+                        b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                        b'>' if depth > 0 => depth -= 1,
+                        b',' | b'>' => return true,
+                        _ => {}
+                    }
+                    false
+                })
+                .unwrap_or(rest.len());
+            if !rest[..stop].ends_with(cv) {
+                continue;
+            }
+            rest.replace_range(stop - cv.len()..stop, "");
+            params.push_str(cv);
+        }
+        s = format!("{before}::{function}{params}{rest}");
         from = open + 2 + function.len() + params.len();
     }
     s
@@ -1485,11 +1690,24 @@ mod tests {
     }
 
     /// A function named in a local name through a substitution of its class, with its
-    /// parameters after its name, as binutils 2.40 `c++filt -p -i` writes it.
+    /// parameters (and its `const`) after its name, as binutils 2.40 `c++filt -p -i`
+    /// writes it.
     #[test]
     fn cxx_functions_of_substituted_classes_as_gnu_spells_them() {
         for (mangled, gnu) in [
             ("_ZN1AIPN1B1CEZNS1_1gEiE1xE1fEv", "A<B::C*, B::C::g(int)::x>::f"),
+            (
+                "_ZN1AIPN1B1CEZNKS1_1gEiE1xE1fEv",
+                "A<B::C*, B::C::g(int) const::x>::f",
+            ),
+            (
+                "_ZN1AIPN1B1CEZNKS1_1gEiEUlvE_E1fEv",
+                "A<B::C*, B::C::g(int) const::{lambda()#1}>::f",
+            ),
+            (
+                "_ZN1AIPN1B1CEKZNKS1_1gEiEUlvE_E1fEv",
+                "A<B::C*, B::C::g(int) const::{lambda()#1} const>::f",
+            ),
             (
                 "_ZN1AIPN1B1CEZNS1_1gEiEUlvE_E1fEv",
                 "A<B::C*, B::C::g(int)::{lambda()#1}>::f",
@@ -1522,6 +1740,34 @@ mod tests {
             (
                 "_ZNSt5_BindIFZ1fvEUlN1B1CERKiE_S1_iEE1gEv",
                 "std::_Bind<f()::{lambda(B::C, int const&)#1} (B::C, int)>::g",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A reference to a template parameter that a substitution repeats under other
+    /// template arguments, written with those it was first written with, and a
+    /// reference to a function type in its declarator, as binutils 2.40
+    /// `c++filt -p -i` writes them.
+    #[test]
+    fn cxx_references_to_template_parameters_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZZ1fIFvvEZ1gvEUlvE_EvOT_OT0_E1x",
+                "f<void (), g()::{lambda()#1}>(void (&&)(), g()::{lambda()#1}&&)::x",
+            ),
+            (
+                "_ZZ1fIMN1A1BEFvvEZ1gvEUlvE_EvRT_OT0_E1x",
+                "f<void (A::B::*)(), g()::{lambda()#1}>(void (A::B::*&)(), g()::{lambda()#1}&&)::x",
+            ),
+            (
+                "_ZZ1fIRFvvEZ1gvEUlvE_EvOT_OT0_E1x",
+                "f<void (&)(), g()::{lambda()#1}>(void (&)(), g()::{lambda()#1}&&)::x",
+            ),
+            (
+                "_ZN4llvm3orc6shared15WrapperFunctionIFNS1_8SPSEmptyENS1_11SPSSequenceINS1_8SPSTupleIJNS1_15SPSExecutorAddrEhEEEEEEE9callAsyncIZNS0_22ExecutorProcessControl19callSPSWrapperAsyncIFvS8_ENSC_9RunAsTaskENS_15unique_functionIFvNS_5ErrorEEEEJNS_8ArrayRefINS0_8tpctypes9UIntWriteIhEEEEEEEvOT0_NS0_12ExecutorAddrEOT1_DpRKT2_EUlOT_PKcmE_ZNS2_ISE_E9callAsyncIS12_SJ_JSO_EEEvSZ_SQ_DpRKT1_EUlSH_S3_E_JSO_EEEvSZ_SQ_S18_",
+                "llvm::orc::shared::WrapperFunction<llvm::orc::shared::SPSEmpty (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >)>::callAsync<llvm::orc::ExecutorProcessControl::callSPSWrapperAsync<void (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >), llvm::orc::ExecutorProcessControl::RunAsTask, llvm::unique_function<void (llvm::Error)>, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >(llvm::orc::ExecutorProcessControl::RunAsTask&&, llvm::orc::ExecutorAddr, llvm::unique_function<void (llvm::Error)>&&, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > const&)::{lambda(auto:1&&, char const*, unsigned long)#1}, llvm::orc::shared::WrapperFunction<void (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >)>::callAsync<llvm::orc::ExecutorProcessControl::callSPSWrapperAsync<void (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >), llvm::orc::ExecutorProcessControl::RunAsTask, llvm::unique_function<void (llvm::Error)>, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >(llvm::orc::ExecutorProcessControl::RunAsTask&&, llvm::orc::ExecutorAddr, llvm::unique_function<void (llvm::Error)>&&, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > const&)::{lambda(auto:1&&, char const*, unsigned long)#1}, llvm::unique_function<void (llvm::Error)>, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >(llvm::orc::ExecutorProcessControl::callSPSWrapperAsync<void (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >), llvm::orc::ExecutorProcessControl::RunAsTask, llvm::unique_function<void (llvm::Error)>, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >(llvm::orc::ExecutorProcessControl::RunAsTask&&, llvm::orc::ExecutorAddr, llvm::unique_function<void (llvm::Error)>&&, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > const&)::{lambda(auto:1&&, char const*, unsigned long)#1}&&, llvm::orc::ExecutorProcessControl::RunAsTask&&, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > const&)::{lambda(llvm::Error, llvm::orc::shared::SPSEmpty)#1}, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >",
             ),
         ] {
             assert_eq!(super::demangle(mangled), gnu, "{mangled}");
