@@ -1,5 +1,8 @@
 //! Symbol names as perf 6.1 prints them: C++ through GNU's demangler (libiberty, no
 //! parameters), spelled here on top of cpp_demangle's output; Rust without the hash.
+//!
+//! `scripts/demangle-survey` counts the names of a machine's libraries that come out
+//! differently from binutils' `c++filt -p -i`, which prints what perf prints.
 
 /// perf's demangling: C++ (`_Z`) without parameters, Rust without the hash.
 pub fn demangle(name: &str) -> String {
@@ -682,6 +685,9 @@ impl NodeRecorder {
             return;
         };
         let start = param.start;
+        if start > end || !self.out.is_char_boundary(start) {
+            return;
+        }
         let text = &self.out[start..end];
         // In a lambda's signature a template parameter is `auto:N`, wherever it is
         // written.
@@ -771,6 +777,7 @@ impl cpp_demangle::DemangleWrite for NodeRecorder {
                     n.param
                         && !n.separators.is_empty()
                         && n.end <= end
+                        && self.out.is_char_boundary(n.end)
                         && n.end + qualifiers_len(&self.out[n.end..end]) == end
                 })
             };
