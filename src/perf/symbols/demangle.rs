@@ -1,5 +1,8 @@
 //! Symbol names as perf 6.1 prints them: C++ through GNU's demangler (libiberty, no
 //! parameters), spelled here on top of cpp_demangle's output; Rust without the hash.
+//!
+//! `scripts/demangle-survey` counts the names of a machine's libraries that come out
+//! differently from binutils' `c++filt -p -i`, which prints what perf prints.
 
 /// perf's demangling: C++ (`_Z`) without parameters, Rust without the hash.
 pub fn demangle(name: &str) -> String {
@@ -17,26 +20,25 @@ pub fn demangle(name: &str) -> String {
         return t;
     }
     if name.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
-            if let Some(s) = cxx_text(&sym, false) {
-                // Without parameters perf shows no cv- or ref-qualifiers of the method
-                // either.
-                let mut s = s.as_str();
-                while let Some(t) = [" const", " volatile", " &&", " &"]
-                    .iter()
-                    .find_map(|q| s.strip_suffix(q))
-                {
-                    s = t;
-                }
-                let s = gnu_spelling(s);
-                // Tables GNU names in words.
-                for (open, words) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
-                    if let Some(t) = s.strip_prefix(open).and_then(|t| t.strip_suffix(")}")) {
-                        return format!("{words}{t}");
-                    }
-                }
-                return s;
+        if let Some(s) = cxx_text(name, false) {
+            // Without parameters perf shows no cv- or ref-qualifiers of the method
+            // either.
+            let mut s = s.as_str();
+            while let Some(t) = [" const", " volatile", " &&", " &"]
+                .iter()
+                .find_map(|q| s.strip_suffix(q))
+            {
+                s = t;
             }
+            let s = gnu_spelling(&misplaced_const(s));
+            let s = construction_vtable_order(s);
+            // Tables GNU names in words.
+            for (open, words) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
+                if let Some(t) = s.strip_prefix(open).and_then(|t| t.strip_suffix(")}")) {
+                    return format!("{words}{t}");
+                }
+            }
+            return s;
         }
     }
     name.to_string()
@@ -84,31 +86,413 @@ fn demangle_special_function(name: &str) -> Option<String> {
         }
         (words, &rest[at..])
     };
-    let target = format!("_Z{target}");
-    let sym = cpp_demangle::Symbol::new(target.as_str()).ok()?;
-    let text = cxx_text(&sym, true)?;
-    Some(format!("{words}{}", gnu_spelling(&text)))
+    let text = cxx_text(&format!("_Z{target}"), true)?;
+    Some(format!("{words}{}", gnu_spelling(&misplaced_const(&text))))
 }
 
-/// cpp_demangle's text for `sym`, with the parameters it puts in the wrong place moved
-/// to where GNU writes them: the qualifiers of a pack expansion (`DpRT_`) on every
-/// element of the pack, and a local function's parameters after its name instead of
-/// inside a lambda's signature before it.
-fn cxx_text(sym: &cpp_demangle::Symbol<&str>, params: bool) -> Option<String> {
+/// A construction vtable as GNU names it: `construction vtable for B-in-D`, the base
+/// (the second type of `_ZTC`) in the derived class (the first); cpp_demangle writes
+/// them the other way round.
+fn construction_vtable_order(s: String) -> String {
+    const WORDS: &str = "construction vtable for ";
+    let Some(types) = s.strip_prefix(WORDS) else {
+        return s;
+    };
+    // `-in-` cannot be part of a type's name outside its brackets.
+    let mut depth = 0i32;
+    for (i, c) in types.char_indices() {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth -= 1,
+            '-' if depth == 0 && types[i..].starts_with("-in-") => {
+                let (derived, base) = (&types[..i], &types[i + "-in-".len()..]);
+                return format!("{WORDS}{base}-in-{derived}");
+            }
+            _ => {}
+        }
+    }
+    s
+}
+
+/// The ` const` of a cv-qualified closure type or function type where GNU writes it,
+/// after the lambda's signature (`{lambda(A)#1} const`) or the function's parameters
+/// (`void (A) const`). cpp_demangle hands it to the first parameter that is a nested
+/// name (`{lambda(A const)#1}`), but a parameter type never keeps a top-level `const`
+/// (the mangling drops it), so one found there belongs to the closure or function type.
+fn misplaced_const(s: &str) -> String {
+    let b = s.as_bytes();
+    // (where the ` const` is, where it goes) in the order found.
+    let mut moves: Vec<(usize, usize)> = Vec::new();
+    for (open, _) in s.match_indices('(') {
+        let lambda = s[..open].ends_with("{lambda");
+        // A function type's parameters follow its return type and a space (`void (`) or
+        // the declarator in parentheses (`(*)(`, `(A::*)(`).
+        let function_type = open > 0 && matches!(b[open - 1], b' ' | b')');
+        if !(lambda || function_type) || s[..open].ends_with("operator") {
+            continue;
+        }
+        let Some(close) = matching(b, open) else {
+            continue;
+        };
+        // The parameters at the list's own depth.
+        let mut depth = 0usize;
+        let mut param_start = open + 1;
+        let mut found = None;
+        for i in open + 1..=close {
+            match b[i] {
+                b'(' | b'<' | b'[' | b'{' => depth += 1,
+                b')' | b'>' | b']' | b'}' if i < close => depth -= 1,
+                b',' | b')' if depth == 0 => {
+                    let param = &s[param_start..i];
+                    if let Some(t) = param.strip_suffix(" const") {
+                        let named = t
+                            .bytes()
+                            .last()
+                            .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'>');
+                        if named && !t.ends_with("auto") {
+                            found = Some(i - " const".len());
+                            break;
+                        }
+                    }
+                    param_start = i + 2;
+                }
+                _ => {}
+            }
+        }
+        let Some(at) = found else {
+            continue;
+        };
+        // After the lambda's `)#N}`, or after the function type's `)`.
+        let to = if lambda {
+            match s[close..].find('}') {
+                Some(brace) => close + brace + 1,
+                None => continue,
+            }
+        } else {
+            close + 1
+        };
+        if moves.iter().any(|&(a, t)| a == at || t == to) {
+            continue;
+        }
+        moves.push((at, to));
+    }
+    if moves.is_empty() {
+        return s.to_string();
+    }
+    let mut cuts: Vec<(usize, bool)> = moves
+        .iter()
+        .flat_map(|&(at, to)| [(at, false), (to, true)])
+        .collect();
+    cuts.sort();
+    let mut out = String::with_capacity(s.len());
+    let mut from = 0;
+    for (at, insert) in cuts {
+        out.push_str(&s[from..at]);
+        if insert {
+            out.push_str(" const");
+            from = at;
+        } else {
+            from = at + " const".len();
+        }
+    }
+    out.push_str(&s[from..]);
+    out
+}
+
+/// cpp_demangle's text for the mangled `name`, with what it puts in the wrong place
+/// moved to where GNU writes it: a reference to a closure type after the closure (read
+/// from the name with its references marked, see [`marked_references`]), the
+/// qualifiers of a pack expansion (`DpRT_`) on every element of the pack, and a local
+/// function's parameters after its name instead of inside a lambda's signature before it.
+fn cxx_text(name: &str, params: bool) -> Option<String> {
+    if let Some(marked) = marked_references(name) {
+        let text = cpp_demangle::Symbol::new(marked.as_str())
+            .ok()
+            .and_then(|sym| cxx_symbol_text(&sym, name, params));
+        if text.is_some() {
+            return text;
+        }
+    }
+    cxx_symbol_text(&cpp_demangle::Symbol::new(name).ok()?, name, params)
+}
+
+/// [`cxx_text`] of `name` parsed as `sym`; None when a reference marked by
+/// [`marked_references`] cannot be written where GNU writes it.
+fn cxx_symbol_text(sym: &cpp_demangle::Symbol<&str>, name: &str, params: bool) -> Option<String> {
     let opts = cpp_demangle::DemangleOptions::new().no_return_type();
     let opts = if params { opts } else { opts.no_params() };
     let mut rec = NodeRecorder::default();
     sym.structured_demangle(&mut rec, &opts).ok()?;
+    if rec.unplaced_reference {
+        return None;
+    }
     let text = pack_qualifiers(&rec);
     let text = lambda_function_params(&text);
     let text = nested_type_qualifiers(&text);
+    let text = substituted_class_function_params(&text, name);
     // A function template's address needs its return type, left out above.
     let with_return_types = || {
         let opts = cpp_demangle::DemangleOptions::new();
         let opts = if params { opts } else { opts.no_params() };
-        sym.demangle(&opts).ok()
+        sym.demangle(&opts).ok().and_then(|t| placed_references(&t))
     };
     Some(function_addresses(&text, with_return_types))
+}
+
+/// A vendor qualifier that stands for a reference in a name given to cpp_demangle (see
+/// [`marked_references`]).
+struct ReferenceMarker {
+    /// In the mangled name.
+    mangled: &'static str,
+    /// As cpp_demangle writes it, after the type and a space.
+    written: &'static str,
+    reference: &'static str,
+    /// A pack expansion's (`DpOT_`), which goes on each element.
+    pack: bool,
+}
+
+/// The marker cpp_demangle wrote as `s`, and its number if it has one.
+fn reference_marker(s: &str) -> Option<(&'static ReferenceMarker, Option<usize>)> {
+    REFERENCE_MARKERS.iter().find_map(|m| {
+        let number = s.strip_prefix(m.written)?;
+        if number.is_empty() {
+            Some((m, None))
+        } else {
+            Some((m, Some(number.parse().ok()?)))
+        }
+    })
+}
+
+/// `&` and `&&`, on a type or on a pack expansion's elements.
+const REFERENCE_MARKERS: [ReferenceMarker; 4] = [
+    ReferenceMarker {
+        mangled: "U15__tracectl_lref",
+        written: "__tracectl_lref",
+        reference: "&",
+        pack: false,
+    },
+    ReferenceMarker {
+        mangled: "U15__tracectl_rref",
+        written: "__tracectl_rref",
+        reference: "&&",
+        pack: false,
+    },
+    ReferenceMarker {
+        mangled: "U15__tracectl_lpck",
+        written: "__tracectl_lpck",
+        reference: "&",
+        pack: true,
+    },
+    ReferenceMarker {
+        mangled: "U15__tracectl_rpck",
+        written: "__tracectl_rpck",
+        reference: "&&",
+        pack: true,
+    },
+];
+
+/// `name` with each `R` (`&`) and `O` (`&&`) before a closure type, a substitution or a
+/// template parameter replaced by a vendor qualifier ([`REFERENCE_MARKERS`]); None when
+/// it names no closure or holds no such reference. cpp_demangle hands a reference to a
+/// closure type to the lambda's parameters (`{lambda(A&&)#1}` for GNU's
+/// `{lambda(A)#1}&&`), or loses it to a reference among them; a vendor qualifier it
+/// writes after the type, which is where GNU writes the reference. A qualifier takes
+/// one substitution like the reference it replaces, so the rest of the name keeps its
+/// meaning.
+fn marked_references(name: &str) -> Option<String> {
+    if !name.contains("Ul") {
+        return None;
+    }
+    let b = name.as_bytes();
+    let mut out = String::with_capacity(name.len() + 64);
+    let mut changed = false;
+    let mut name_end = 0;
+    let mut to_parameters = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_digit() {
+            let start = i;
+            i += b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if source_name_length(b, start, i) {
+                let len: usize = name[start..i].parse().ok()?;
+                i = i.checked_add(len).filter(|&end| end <= b.len())?;
+                name_end = i;
+            }
+            out.push_str(&name[start..i]);
+            continue;
+        }
+        // A substitution (`S<seq-id>_`) or a template parameter (`T<n>_`) as a whole:
+        // its digits are base 36.
+        if let Some(len) = (c == b'S' || c == b'T')
+            .then(|| seq_id_len(&b[i + 1..]))
+            .flatten()
+        {
+            out.push_str(&name[i..i + 1 + len]);
+            i += 1 + len;
+            continue;
+        }
+        if let Some(pack) = (c == b'R' || c == b'O')
+            .then(|| reference_kind(b, i, name_end))
+            .flatten()
+        {
+            let marker = &REFERENCE_MARKERS[(c == b'O') as usize + 2 * pack as usize];
+            if !pack && b.get(i + 1) == Some(&b'T') {
+                // A reference to a template parameter, numbered: GNU resolves it, when
+                // a substitution writes it again, as where it was first written.
+                let written = format!("{}{to_parameters}", marker.written);
+                out.push_str(&format!("U{}{written}", written.len()));
+                to_parameters += 1;
+            } else {
+                out.push_str(marker.mangled);
+            }
+            changed = true;
+        } else {
+            out.push(c as char);
+        }
+        i += 1;
+    }
+    changed.then_some(out)
+}
+
+/// The length of a `<seq-id>_` (base-36 digits, then `_`) at the start of `s`.
+fn seq_id_len(s: &[u8]) -> Option<usize> {
+    let digits = s
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        .count();
+    (s.get(digits) == Some(&b'_')).then_some(digits + 1)
+}
+
+/// Whether the `R` or `O` at `i` is a reference to a closure type written there
+/// (`Z...E`), a substitution or a template parameter, maybe qualified: not a method's
+/// ref-qualifier (`NR`, `NKO`), an operator (`oR`, `eO`), a fold (`fR`) or an exception
+/// specification (`DO`); Some(true) for a pack expansion's (`DpOT_`). `name_end` is
+/// where the last source name ended: the letters of a name are none of those.
+fn reference_kind(b: &[u8], i: usize, name_end: usize) -> Option<bool> {
+    let quals = b[..i]
+        .iter()
+        .rev()
+        .take_while(|&&c| matches!(c, b'r' | b'V' | b'K' | b'R' | b'O'))
+        .count();
+    let after_name = i - quals == name_end;
+    if i == 0
+        || (!after_name
+            && (matches!(b.get(i - quals - 1), Some(b'N'))
+                || (quals == 0 && matches!(b[i - 1], b'o' | b'e' | b'f' | b'D'))))
+    {
+        return None;
+    }
+    let pack = !after_name && b[..i - quals].ends_with(b"Dp");
+    let mut at = i + 1;
+    while matches!(b.get(at), Some(b'r' | b'V' | b'K' | b'R' | b'O')) {
+        at += 1;
+    }
+    let referred = match b.get(at) {
+        Some(b'Z') => true,
+        Some(b'S' | b'T') => seq_id_len(&b[at + 1..]).is_some(),
+        _ => false,
+    };
+    referred.then_some(pack)
+}
+
+/// Whether the digits at `start..end` of a mangled name are the length of a source name
+/// (an identifier follows) rather than a number of the grammar: a discriminator
+/// (`_1`, `__12_`), a closure's or unnamed type's number (`E0_`, `Ut0_`), a constructor
+/// or destructor (`C1`, `D0`), an array or vector size (`A4_`, `Dv4_`), a function
+/// parameter (`fp0_`), a default argument (`Ed0_`) or a literal (`Lj8E`, `Lin1E`).
+fn source_name_length(b: &[u8], start: usize, end: usize) -> bool {
+    let at = |k: usize| start.checked_sub(k).map(|j| b[j]);
+    let after = b.get(end).copied();
+    match at(1) {
+        None | Some(b'_' | b'S' | b'T' | b'A') => false,
+        Some(b'C' | b'D') => end - start != 1,
+        Some(b'E') => !matches!(after, Some(b'_' | b'E')),
+        Some(b'I') => at(2) != Some(b'C'),
+        Some(b'v' | b'F' | b'B' | b'U') if at(2) == Some(b'D') => false,
+        Some(b'p' | b'L') if at(2) == Some(b'f') => false,
+        Some(b't') if at(2) == Some(b'U') => false,
+        Some(b'd') if at(2) == Some(b'E') => false,
+        Some(b'n') if at(3) == Some(b'L') => false,
+        Some(c) if c.is_ascii_lowercase() && at(2) == Some(b'L') => false,
+        _ => true,
+    }
+}
+
+/// Writes `reference` (`&` or `&&`) after the type that `out` ends with, in place of the
+/// space before a reference marker, as GNU does: collapsed with a reference already
+/// there (`& &&` is `&`); in a function type's declarator (`void (&)()`,
+/// `void (A::*&)()`). Where the text changed and by how many bytes; None when the
+/// reference has no place: an array, a cv-qualified function type.
+fn place_reference(out: &mut String, reference: &str) -> Option<(usize, isize)> {
+    /// `reference` collapsed into the text `ty` ends with.
+    fn collapse(ty: &str, reference: &str) -> String {
+        if ty.ends_with("&&") && reference == "&" {
+            ty[..ty.len() - 1].to_string()
+        } else if ty.ends_with('&') {
+            ty.to_string()
+        } else {
+            format!("{ty}{reference}")
+        }
+    }
+    if !out.ends_with(' ') {
+        return None;
+    }
+    out.pop();
+    let cv_function = [") const", ") volatile"].iter().any(|q| out.ends_with(q));
+    if out.is_empty() || out.ends_with([']', ' ']) || cv_function {
+        return None;
+    }
+    let before = out.len();
+    if !out.ends_with(')') {
+        *out = collapse(out, reference);
+        return Some((before.min(out.len()), out.len() as isize - before as isize));
+    }
+    // A function type: its parameters are the last parentheses, after a declarator in
+    // parentheses (`(*)`, `(A::*)`, `(&)`) or after the return type and a space.
+    let b = out.as_bytes();
+    let mut depth = 0usize;
+    let open = (0..b.len()).rev().find(|&i| {
+        match b[i] {
+            b')' => depth += 1,
+            b'(' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        depth == 0
+    })?;
+    let (head, params) = out.split_at(open);
+    let (declared, at) = if let Some(declarator) = head.strip_suffix(')') {
+        let collapsed = collapse(declarator, reference);
+        let at = declarator.len().min(collapsed.len());
+        (format!("{collapsed})"), at)
+    } else if head.ends_with(' ') {
+        (format!("{head}({reference})"), head.len())
+    } else {
+        return None;
+    };
+    *out = format!("{declared}{params}");
+    Some((at, out.len() as isize - before as isize))
+}
+
+/// `text` with each reference marker (see [`marked_references`]) written as the
+/// reference; None when one cannot be.
+fn placed_references(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((i, marker)) = REFERENCE_MARKERS
+        .iter()
+        .filter_map(|m| rest.find(m.written).map(|i| (i, m)))
+        .min_by_key(|&(i, _)| i)
+    {
+        out.push_str(&rest[..i]);
+        // A pack's elements are not told apart in this text: it is not used then.
+        if marker.pack || place_reference(&mut out, marker.reference).is_none() {
+            return None;
+        }
+        rest = rest[i + marker.written.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// A function's address as a template argument, as GNU writes it: a member of a class
@@ -249,6 +633,114 @@ struct NodeRecorder {
     /// and separators; `None` for the other kinds.
     nodes: Vec<Option<ListNode>>,
     open: Vec<usize>,
+    /// A reference marker ([`marked_references`]) came where no reference can be written.
+    unplaced_reference: bool,
+    /// The template argument each numbered reference marker was first written after.
+    first_written: Vec<FirstWritten>,
+}
+
+/// A template argument as first written after a numbered reference marker: its text,
+/// its own separators and the lists inside it, at offsets from its start.
+struct FirstWritten {
+    number: usize,
+    text: String,
+    separators: Vec<usize>,
+    lists: Vec<ListNode>,
+}
+
+impl NodeRecorder {
+    /// The offsets of the nodes after `at` moved by `by` bytes, where the text changed.
+    fn moved(&mut self, at: usize, by: isize) {
+        let len = self.out.len();
+        let shift = |x: &mut usize, after: bool| {
+            if *x > at || (!after && *x == at) {
+                *x = x.saturating_add_signed(by).clamp(at, len);
+            }
+        };
+        for node in self.nodes.iter_mut().flatten() {
+            shift(&mut node.start, false);
+            shift(&mut node.end, true);
+            for sep in &mut node.separators {
+                shift(sep, false);
+            }
+        }
+    }
+
+    /// The template argument just written (before a space) for the reference marker
+    /// `number` made the one it was first written as: GNU's demangler keeps the
+    /// template arguments that a reference to a template parameter was first printed
+    /// with, and prints it with them again when a substitution repeats it elsewhere.
+    fn as_first_written(&mut self, number: usize) {
+        let Some(end) = self.out.len().checked_sub(1) else {
+            return;
+        };
+        let Some(k) = self
+            .nodes
+            .iter()
+            .rposition(|n| n.as_ref().is_some_and(|n| n.param && n.end == end))
+        else {
+            return;
+        };
+        let Some(param) = self.nodes[k].as_ref() else {
+            return;
+        };
+        let start = param.start;
+        if start > end || !self.out.is_char_boundary(start) {
+            return;
+        }
+        let text = &self.out[start..end];
+        // In a lambda's signature a template parameter is `auto:N`, wherever it is
+        // written.
+        if text.starts_with("auto:") {
+            return;
+        }
+        let inside = |i: usize, n: &ListNode| i > k && n.start >= start && n.end <= end;
+        let Some(first) = self.first_written.iter().find(|f| f.number == number) else {
+            let lists = self
+                .nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| n.as_ref().filter(|n| inside(i, n)))
+                .map(|n| ListNode {
+                    param: n.param,
+                    start: n.start - start,
+                    end: n.end - start,
+                    separators: n.separators.iter().map(|s| s - start).collect(),
+                })
+                .collect();
+            let separators = param.separators.iter().map(|s| s - start).collect();
+            self.first_written.push(FirstWritten {
+                number,
+                text: text.to_string(),
+                separators,
+                lists,
+            });
+            return;
+        };
+        if first.text == text {
+            return;
+        }
+        // The lists inside the replaced text are those of the first one.
+        for (i, node) in self.nodes.iter_mut().enumerate() {
+            if node.as_ref().is_some_and(|n| inside(i, n)) {
+                *node = None;
+            }
+        }
+        if let Some(param) = self.nodes[k].as_mut() {
+            param.end = start + first.text.len();
+            param.separators = first.separators.iter().map(|s| s + start).collect();
+        }
+        let shifted = first.lists.iter().map(|n| {
+            Some(ListNode {
+                param: n.param,
+                start: n.start + start,
+                end: n.end + start,
+                separators: n.separators.iter().map(|s| s + start).collect(),
+            })
+        });
+        self.nodes.extend(shifted);
+        self.out.replace_range(start..end, &first.text);
+    }
 }
 
 struct ListNode {
@@ -273,6 +765,32 @@ impl cpp_demangle::DemangleWrite for NodeRecorder {
     }
 
     fn write_string(&mut self, s: &str) -> std::fmt::Result {
+        if let Some((marker, number)) = reference_marker(s) {
+            if let Some(number) = number {
+                self.as_first_written(number);
+            }
+            // A pack of several elements: the reference is written once, after it and
+            // its qualifiers, for `pack_qualifiers` to put on each element.
+            let several = marker.pack && self.out.ends_with(' ') && {
+                let end = self.out.len() - 1;
+                self.nodes.iter().flatten().any(|n| {
+                    n.param
+                        && !n.separators.is_empty()
+                        && n.end <= end
+                        && self.out.is_char_boundary(n.end)
+                        && n.end + qualifiers_len(&self.out[n.end..end]) == end
+                })
+            };
+            if several {
+                self.out.pop();
+                self.out.push_str(marker.reference);
+            } else if let Some((at, by)) = place_reference(&mut self.out, marker.reference) {
+                self.moved(at, by);
+            } else {
+                self.unplaced_reference = true;
+            }
+            return Ok(());
+        }
         if s == ", " {
             let at = self.out.len();
             if let Some(Some(node)) = self.open.last().map(|&i| &mut self.nodes[i]) {
@@ -287,6 +805,17 @@ impl cpp_demangle::DemangleWrite for NodeRecorder {
         if let Some(Some(node)) = self.open.pop().map(|i| &mut self.nodes[i]) {
             node.end = self.out.len();
         }
+    }
+}
+
+/// `ty` with the qualifiers `quals` after it, as GNU writes them: a reference to a
+/// reference collapses (`A&` and `&&` are `A&`, `A&&` and `&` are `A&`), one to a
+/// qualified reference does not (`A& const&`).
+fn with_qualifiers(ty: &str, quals: &str) -> String {
+    match quals {
+        "&&" if ty.ends_with('&') => ty.to_string(),
+        "&" if ty.ends_with('&') => format!("{}&", ty.trim_end_matches('&')),
+        _ => format!("{ty}{quals}"),
     }
 }
 
@@ -308,7 +837,19 @@ fn qualifiers_len(s: &str) -> usize {
 /// in a template argument list written before (the function's or its class's).
 fn pack_qualifiers(rec: &NodeRecorder) -> String {
     let text = rec.out.as_str();
-    let lists: Vec<&ListNode> = rec.nodes.iter().flatten().collect();
+    // Only lists whose offsets hold together (the text around them was edited).
+    let sound = |n: &&ListNode| {
+        let mut at = n.start;
+        n.start <= n.end
+            && n.end <= text.len()
+            && [n.start, n.end].iter().all(|&i| text.is_char_boundary(i))
+            && n.separators.iter().all(|&s| {
+                let ok = s >= at && s + 2 <= n.end && text.is_char_boundary(s + 2);
+                at = s + 2;
+                ok
+            })
+    };
+    let lists: Vec<&ListNode> = rec.nodes.iter().flatten().filter(sound).collect();
     let elements = |n: &ListNode| -> Vec<(usize, usize)> {
         let mut v = Vec::new();
         let mut from = n.start;
@@ -385,7 +926,7 @@ fn pack_qualifiers(rec: &NodeRecorder) -> String {
             continue;
         }
         let spelled: Vec<String> = (0..parts.len())
-            .map(|i| format!("{}{quals}", &text[args[j + i].0..args[j + i].1]))
+            .map(|i| with_qualifiers(&text[args[j + i].0..args[j + i].1], &quals))
             .collect();
         edits.push((tp.start, tp.end + after, spelled.join(", ")));
     }
@@ -405,7 +946,9 @@ fn pack_qualifiers(rec: &NodeRecorder) -> String {
 /// signature, after the first class type there (`{lambda(A, B(A, B))#1}::operator()
 /// const`). A lambda's parameter is never a function type, so a `(` right after a name
 /// in a signature, closed before a `,` or the signature's end, opens such a list: it
-/// moves after the member that follows the closure (and its template arguments).
+/// moves after the member that follows the closure (and its template arguments). The
+/// parameters of a function type that returns the closure (`std::_Bind<F(A)>`) land
+/// there too; they move after the closure, past a space (`{lambda(B)#1} (A)`).
 fn lambda_function_params(s: &str) -> String {
     let mut s = s.to_string();
     let mut from = 0;
@@ -451,6 +994,13 @@ fn lambda_function_params(s: &str) -> String {
             break;
         };
         let Some(member) = s[brace..].strip_prefix("::") else {
+            // A function type returning the closure (`std::_Bind<F(A)>`): its
+            // parameters after the closure, past a space.
+            if matches!(s.as_bytes().get(brace), None | Some(b'>' | b',' | b')')) {
+                let params = format!(" {}", &s[ps..pe]);
+                s.insert_str(brace, &params);
+                s.replace_range(ps..pe, "");
+            }
             continue;
         };
         let mut len = if member.starts_with("operator()") {
@@ -474,6 +1024,120 @@ fn lambda_function_params(s: &str) -> String {
         let params = s[ps..pe].to_string();
         s.insert_str(at, &params);
         s.replace_range(ps..pe, "");
+    }
+    s
+}
+
+/// cpp_demangle writes the parameters of a function named in a local name through a
+/// substitution of its class (`ZNS2_4sortEvE3$_0`) after the class, whose nested name
+/// takes them (`A()::sort::$_0`); GNU writes them after the function's name
+/// (`A::sort()::$_0`). A const method's `const`, which cpp_demangle writes after the
+/// whole local name (`A()::f::x const`), goes after its parameters (`A::f() const::x`).
+/// The names of such functions are read from the mangled name `mangled`.
+fn substituted_class_function_params(text: &str, mangled: &str) -> String {
+    let mut s = text.to_string();
+    let b = mangled.as_bytes();
+    let mut done: Vec<(&str, &str)> = Vec::new();
+    for (at, _) in mangled.match_indices("ZN") {
+        let (cv, at) = match b.get(at + 2) {
+            Some(b'K') => (" const", at + 1),
+            _ => ("", at),
+        };
+        if b.get(at + 2) != Some(&b'S') {
+            continue;
+        }
+        // `S<seq-id>_`, then the function's source name, then the nested name's end.
+        let Some(seq) = seq_id_len(&b[at + 3..]) else {
+            continue;
+        };
+        let digits_at = at + 3 + seq;
+        let digits = b[digits_at..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let Ok(len) = mangled[digits_at..digits_at + digits].parse::<usize>() else {
+            continue;
+        };
+        let Some(function) = mangled.get(digits_at + digits..digits_at + digits + len) else {
+            continue;
+        };
+        if b.get(digits_at + digits + len) != Some(&b'E') {
+            continue;
+        }
+        // Each function once: all its places are rewritten together.
+        if !done.contains(&(function, cv)) {
+            s = function_params_after_name(&s, function, cv);
+            done.push((function, cv));
+        }
+    }
+    s
+}
+
+/// `s` with each `A(params)::function` written `A::function(params)`; with `cv`, only
+/// where the template argument or name holding it ends with `cv`, which moves after
+/// the parameters.
+fn function_params_after_name(s: &str, function: &str, cv: &str) -> String {
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let pattern = format!(")::{function}");
+    let mut s = s.to_string();
+    let mut from = 0;
+    while let Some(close) = s[from..].find(&pattern).map(|i| from + i) {
+        let end = close + pattern.len();
+        from = close + 1;
+        let b = s.as_bytes();
+        if b.get(end).is_some_and(|&c| is_ident(c)) {
+            continue;
+        }
+        // The `(` that opens the parameters, right after the class's name.
+        let mut depth = 0usize;
+        let Some(open) = (0..=close).rev().find(|&i| {
+            match b[i] {
+                b')' | b'>' | b']' | b'}' => depth += 1,
+                b'(' | b'<' | b'[' | b'{' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            depth == 0
+        }) else {
+            continue;
+        };
+        let before = &s[..open];
+        let class_before = before
+            .bytes()
+            .last()
+            .is_some_and(|c| is_ident(c) || c == b'>');
+        if b[open] != b'('
+            || !class_before
+            || before.ends_with("operator")
+            || before.ends_with("lambda")
+        {
+            continue;
+        }
+        let mut params = s[open..=close].to_string();
+        let mut rest = s[end..].to_string();
+        if !cv.is_empty() {
+            // The end of what holds the local name: a `,` or `>` outside its brackets.
+            let mut depth = 0usize;
+            let stop = rest
+                .bytes()
+                .position(|c| {
+                    match c {
+                        b'(' | b'<' | b'[' | b'{' => depth += 1,
+                        b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                        b'>' if depth > 0 => depth -= 1,
+                        b',' | b'>' => return true,
+                        _ => {}
+                    }
+                    false
+                })
+                .unwrap_or(rest.len());
+            if !rest[..stop].ends_with(cv) {
+                continue;
+            }
+            rest.replace_range(stop - cv.len()..stop, "");
+            params.push_str(cv);
+        }
+        s = format!("{before}::{function}{params}{rest}");
+        from = open + 2 + function.len() + params.len();
     }
     s
 }
@@ -664,7 +1328,7 @@ fn replace_names(s: &str, from: &str, to: &str) -> String {
 
 /// GNU writes a space between a function type's return type and its parameters
 /// (`std::function<B<int> ()>`); cpp_demangle leaves it out after a class type. A `(`
-/// right after a name or `>`, whose `)` is followed by `>` or `,` (or ends a typeinfo's
+/// right after a name, `>`, `*` or `&`, whose `)` is followed by `>` or `,` (or ends a typeinfo's
 /// type), opens such a list (a
 /// local name's function, `f()::x`, is followed by `::`; `sizeof`, `decltype` and the
 /// like are not types).
@@ -684,7 +1348,16 @@ fn function_type_spaces(s: &str) -> String {
             continue;
         }
         let before = b[i - 1];
-        if !(before.is_ascii_alphanumeric() || before == b'_' || before == b'>') {
+        // A return type ends with a name, its template arguments, or a pointer or
+        // reference to one (`A& (B)`); an operator's name is no return type.
+        let pointee = s[..i].trim_end_matches(['*', '&']);
+        let pointer = matches!(before, b'*' | b'&')
+            && pointee
+                .bytes()
+                .last()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'>')
+            && !pointee.ends_with("operator");
+        if !(before.is_ascii_alphanumeric() || before == b'_' || before == b'>' || pointer) {
             continue;
         }
         let word_start = b[..i]
@@ -902,6 +1575,232 @@ mod tests {
         ] {
             assert_eq!(super::demangle(mangled), gnu, "{mangled}");
         }
+    }
+
+    /// A construction vtable, the base in the derived class, as binutils 2.40
+    /// `c++filt -p -i` writes it.
+    #[test]
+    fn cxx_construction_vtables_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZTC1D8_1B", "construction vtable for B-in-D"),
+            ("_ZTCSd0_Si", "construction vtable for std::istream-in-std::iostream"),
+            (
+                "_ZTCSt13basic_fstreamIcSt11char_traitsIcEE16_So",
+                "construction vtable for std::ostream-in-std::basic_fstream<char, std::char_traits<char> >",
+            ),
+            (
+                "_ZTCNSt7__cxx1118basic_stringstreamIwSt11char_traitsIwESaIwEEE0_St13basic_istreamIwS2_E",
+                "construction vtable for std::basic_istream<wchar_t, std::char_traits<wchar_t> >-in-std::__cxx11::basic_stringstream<wchar_t, std::char_traits<wchar_t>, std::allocator<wchar_t> >",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// The `const` of a closure type or a function type after its signature, not on
+    /// its first parameter, as binutils 2.40 `c++filt -p -i` writes it.
+    #[test]
+    fn cxx_const_closures_and_function_types_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZN1AIKFvN1B1CEEE1fEv", "A<void (B::C) const>::f"),
+            ("_ZN1AIKFviEE1fEv", "A<void (int) const>::f"),
+            (
+                "_ZN1AIMN1B1CEKFvNS1_1DEiEE1fEv",
+                "A<void (B::C::*)(B::C::D, int) const>::f",
+            ),
+            ("_ZN1AIFvMN1B1CEKFvvEEE1fEv", "A<void (void (B::C::*)() const)>::f"),
+            ("_ZN1AIKZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1} const>::g"),
+            ("_ZN1AIRKZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1} const&>::g"),
+            ("_ZN1AIKZ1fvEUliE_E1gEv", "A<f()::{lambda(int)#1} const>::g"),
+            (
+                "_ZN4llvm6detail18UniqueFunctionBaseIvJNS_3orc12ExecutorAddrEEE8CallImplIKZNS2_19LocalTrampolinePoolINS2_7OrcI386EE7reenterEPvS9_EUlS3_E_EEvS9_S3_",
+                "llvm::detail::UniqueFunctionBase<void, llvm::orc::ExecutorAddr>::CallImpl<llvm::orc::LocalTrampolinePool<llvm::orc::OrcI386>::reenter(void*, void*)::{lambda(llvm::orc::ExecutorAddr)#1} const>",
+            ),
+            (
+                "_ZNSt17_Function_handlerIFSt8optionalIlEPKN4llvm4json6ObjectENS2_9StringRefEEMS4_KFS1_S7_EE9_M_invokeERKSt9_Any_dataOS6_OS7_",
+                "std::_Function_handler<std::optional<long> (llvm::json::Object const*, llvm::StringRef), std::optional<long> (llvm::json::Object::*)(llvm::StringRef) const>::_M_invoke",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A reference to a closure type after the closure, collapsed with a reference
+    /// there, as binutils 2.40 `c++filt -p -i` writes it (cpp_demangle gave it to the
+    /// lambda's first parameter or lost it in a reference among them).
+    #[test]
+    fn cxx_references_to_closures_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZN1AIOZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1}&&>::g"),
+            ("_ZN1AIRZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1}&>::g"),
+            ("_ZN1AIOZ1fvEUlRKiE_E1gEv", "A<f()::{lambda(int const&)#1}&&>::g"),
+            ("_ZN1AIOZ1fvEUlOiE_E1gEv", "A<f()::{lambda(int&&)#1}&&>::g"),
+            ("_ZN1AIRKZ1fvEUlN1B1CEE_E1gEv", "A<f()::{lambda(B::C)#1} const&>::g"),
+            ("_ZN1AIROKZ1fvEUliE_E1gEv", "A<f()::{lambda(int)#1} const&>::g"),
+            (
+                "_ZN1AIJOZ1fvEUliE_RS1_EE1gEv",
+                "A<f()::{lambda(int)#1}&&, f()::{lambda(int)#1}&>::g",
+            ),
+            ("_ZZ1fOZ1gvEUlN1B1CEE_ENK1X1hEv", "f(g()::{lambda(B::C)#1}&&)::X::h"),
+            (
+                "_ZZ1fIJiEEvDpOT_ENKUlOT_E_clIiEEDaS3_",
+                "f<int>(int&&)::{lambda(auto:1&&)#1}::operator()<int>",
+            ),
+            // A pack expansion's reference on each element.
+            (
+                "_ZZ1fIJiZ1gvEUlvE_EEvDpOT_E1x",
+                "f<int, g()::{lambda()#1}>(int&&, g()::{lambda()#1}&&)::x",
+            ),
+            // A method's ref-qualifier and an operator's letters are no references.
+            ("_ZNR1AIZ1fvEUliE_E1gEv", "A<f()::{lambda(int)#1}>::g"),
+            (
+                "_ZN1AIZ1fvEUliE_EoRERKS1_",
+                "A<f()::{lambda(int)#1}>::operator|=",
+            ),
+            (
+                "_ZNSt8__detail9__variant12__gen_vtableILb1EbOZN4llvm12DenseMapInfoISt7variantIJNS2_9StringRefEmEEvE7isEqualERKS6_S9_EUlRKT_E0_JS9_EE9_S_vtableE",
+                "std::__detail::__variant::__gen_vtable<true, bool, llvm::DenseMapInfo<std::variant<llvm::StringRef, unsigned long>, void>::isEqual(std::variant<llvm::StringRef, unsigned long> const&, std::variant<llvm::StringRef, unsigned long> const&)::{lambda(auto:1 const&)#2}&&, std::variant<llvm::StringRef, unsigned long> const&>::_S_vtable",
+            ),
+            (
+                "_ZNK4llvm10Attributor10emitRemarkINS_18OptimizationRemarkERZN12_GLOBAL__N_121AAHeapToStackFunction8manifestERS0_EUlS2_E_EEvPNS_11InstructionENS_9StringRefEOT0_",
+                "llvm::Attributor::emitRemark<llvm::OptimizationRemark, (anonymous namespace)::AAHeapToStackFunction::manifest(llvm::Attributor&)::{lambda(llvm::OptimizationRemark)#1}&>",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A pack expansion's reference on each element, collapsed with a reference there
+    /// but not with a qualified one, as binutils 2.40 `c++filt -p -i` writes it.
+    #[test]
+    fn cxx_pack_expansion_references_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZZ1fIJRiZ1gvEUlvE_EEvDpOT_E1x",
+                "f<int&, g()::{lambda()#1}>(int&, g()::{lambda()#1}&&)::x",
+            ),
+            (
+                "_ZZ1fIJRiiZ1gvEUlvE_EEvDpRT_E1x",
+                "f<int&, int, g()::{lambda()#1}>(int&, int&, g()::{lambda()#1}&)::x",
+            ),
+            (
+                "_ZZ1fIJRiiZ1gvEUlvE_EEvDpRKT_E1x",
+                "f<int&, int, g()::{lambda()#1}>(int& const&, int const&, g()::{lambda()#1} const&)::x",
+            ),
+            (
+                "_ZN4llvm3orc6shared15WrapperFunctionIFNS1_15SPSExecutorAddrENS1_11SPSSequenceIcEEiEE4callIZNS0_22ExecutorProcessControl14callSPSWrapperIS6_JRNS0_12ExecutorAddrERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEiEEENS_5ErrorESB_DpOT0_EUlPKcmE_SB_JSI_iEEESL_RKT_RT0_DpRKT1_",
+                "llvm::orc::shared::WrapperFunction<llvm::orc::shared::SPSExecutorAddr (llvm::orc::shared::SPSSequence<char>, int)>::call<llvm::orc::ExecutorProcessControl::callSPSWrapper<llvm::orc::shared::SPSExecutorAddr (llvm::orc::shared::SPSSequence<char>, int), llvm::orc::ExecutorAddr&, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, int>(llvm::orc::ExecutorAddr, llvm::orc::ExecutorAddr&, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&, int&&)::{lambda(char const*, unsigned long)#1}, llvm::orc::ExecutorAddr, std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >, int>",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A function named in a local name through a substitution of its class, with its
+    /// parameters (and its `const`) after its name, as binutils 2.40 `c++filt -p -i`
+    /// writes it.
+    #[test]
+    fn cxx_functions_of_substituted_classes_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZN1AIPN1B1CEZNS1_1gEiE1xE1fEv", "A<B::C*, B::C::g(int)::x>::f"),
+            (
+                "_ZN1AIPN1B1CEZNKS1_1gEiE1xE1fEv",
+                "A<B::C*, B::C::g(int) const::x>::f",
+            ),
+            (
+                "_ZN1AIPN1B1CEZNKS1_1gEiEUlvE_E1fEv",
+                "A<B::C*, B::C::g(int) const::{lambda()#1}>::f",
+            ),
+            (
+                "_ZN1AIPN1B1CEKZNKS1_1gEiEUlvE_E1fEv",
+                "A<B::C*, B::C::g(int) const::{lambda()#1} const>::f",
+            ),
+            (
+                "_ZN1AIPN1B1CEZNS1_1gEiEUlvE_E1fEv",
+                "A<B::C*, B::C::g(int)::{lambda()#1}>::f",
+            ),
+            (
+                "_ZNSt17_Function_handlerIFvPN4llvm11logicalview7LVScopeEPFiPKNS1_8LVObjectES6_EEZNS2_4sortEvE3$_0E9_M_invokeERKSt9_Any_dataOS3_OS8_",
+                "std::_Function_handler<void (llvm::logicalview::LVScope*, int (*)(llvm::logicalview::LVObject const*, llvm::logicalview::LVObject const*)), llvm::logicalview::LVScope::sort()::$_0>::_M_invoke",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A function type's parameters after a space, past a return type that ends with a
+    /// pointer or reference or is a closure, as binutils 2.40 `c++filt -p -i` writes
+    /// them; a function's address keeps its `&(` together.
+    #[test]
+    fn cxx_function_type_parameters_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZN1A1CIPNS_1BEFRNS1_1DEiEE1fEv",
+                "A::C<A::B*, A::B::D& (int)>::f",
+            ),
+            ("_ZN1AIFRKN1B1CEvEE1fEv", "A<B::C const& ()>::f"),
+            ("_ZN1AIXadL_Z1fRiEEE1gEv", "A<&(f(int&))>::g"),
+            (
+                "_ZNSt5_BindIFZ1fvEUlN1B1CEiE_S1_iEE1gEv",
+                "std::_Bind<f()::{lambda(B::C, int)#1} (B::C, int)>::g",
+            ),
+            (
+                "_ZNSt5_BindIFZ1fvEUlN1B1CERKiE_S1_iEE1gEv",
+                "std::_Bind<f()::{lambda(B::C, int const&)#1} (B::C, int)>::g",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// A reference to a template parameter that a substitution repeats under other
+    /// template arguments, written with those it was first written with, and a
+    /// reference to a function type in its declarator, as binutils 2.40
+    /// `c++filt -p -i` writes them.
+    #[test]
+    fn cxx_references_to_template_parameters_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZZ1fIFvvEZ1gvEUlvE_EvOT_OT0_E1x",
+                "f<void (), g()::{lambda()#1}>(void (&&)(), g()::{lambda()#1}&&)::x",
+            ),
+            (
+                "_ZZ1fIMN1A1BEFvvEZ1gvEUlvE_EvRT_OT0_E1x",
+                "f<void (A::B::*)(), g()::{lambda()#1}>(void (A::B::*&)(), g()::{lambda()#1}&&)::x",
+            ),
+            (
+                "_ZZ1fIRFvvEZ1gvEUlvE_EvOT_OT0_E1x",
+                "f<void (&)(), g()::{lambda()#1}>(void (&)(), g()::{lambda()#1}&&)::x",
+            ),
+            (
+                "_ZN4llvm3orc6shared15WrapperFunctionIFNS1_8SPSEmptyENS1_11SPSSequenceINS1_8SPSTupleIJNS1_15SPSExecutorAddrEhEEEEEEE9callAsyncIZNS0_22ExecutorProcessControl19callSPSWrapperAsyncIFvS8_ENSC_9RunAsTaskENS_15unique_functionIFvNS_5ErrorEEEEJNS_8ArrayRefINS0_8tpctypes9UIntWriteIhEEEEEEEvOT0_NS0_12ExecutorAddrEOT1_DpRKT2_EUlOT_PKcmE_ZNS2_ISE_E9callAsyncIS12_SJ_JSO_EEEvSZ_SQ_DpRKT1_EUlSH_S3_E_JSO_EEEvSZ_SQ_S18_",
+                "llvm::orc::shared::WrapperFunction<llvm::orc::shared::SPSEmpty (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >)>::callAsync<llvm::orc::ExecutorProcessControl::callSPSWrapperAsync<void (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >), llvm::orc::ExecutorProcessControl::RunAsTask, llvm::unique_function<void (llvm::Error)>, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >(llvm::orc::ExecutorProcessControl::RunAsTask&&, llvm::orc::ExecutorAddr, llvm::unique_function<void (llvm::Error)>&&, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > const&)::{lambda(auto:1&&, char const*, unsigned long)#1}, llvm::orc::shared::WrapperFunction<void (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >)>::callAsync<llvm::orc::ExecutorProcessControl::callSPSWrapperAsync<void (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >), llvm::orc::ExecutorProcessControl::RunAsTask, llvm::unique_function<void (llvm::Error)>, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >(llvm::orc::ExecutorProcessControl::RunAsTask&&, llvm::orc::ExecutorAddr, llvm::unique_function<void (llvm::Error)>&&, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > const&)::{lambda(auto:1&&, char const*, unsigned long)#1}, llvm::unique_function<void (llvm::Error)>, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >(llvm::orc::ExecutorProcessControl::callSPSWrapperAsync<void (llvm::orc::shared::SPSSequence<llvm::orc::shared::SPSTuple<llvm::orc::shared::SPSExecutorAddr, unsigned char> >), llvm::orc::ExecutorProcessControl::RunAsTask, llvm::unique_function<void (llvm::Error)>, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >(llvm::orc::ExecutorProcessControl::RunAsTask&&, llvm::orc::ExecutorAddr, llvm::unique_function<void (llvm::Error)>&&, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > const&)::{lambda(auto:1&&, char const*, unsigned long)#1}&&, llvm::orc::ExecutorProcessControl::RunAsTask&&, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > const&)::{lambda(llvm::Error, llvm::orc::shared::SPSEmpty)#1}, llvm::ArrayRef<llvm::orc::tpctypes::UIntWrite<unsigned char> > >",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
+    /// Names that only look like closures' references give the name itself or a
+    /// demangling, in bounded time: no source name runs past the end, no number
+    /// overflows.
+    #[test]
+    fn cxx_hostile_names_with_closures_do_not_panic() {
+        let long = format!("_ZN1AIOZ1fvEUl{}E_E1gEv", "RS_".repeat(5000));
+        for name in [
+            "_ZUl",
+            "_ZOUl",
+            "_Z99999999999999999999999Ul",
+            "_ZN1AIOZ1fvEUl999N1B1CEE_E1gEv",
+            "_ZN1AIOS_Ul",
+            "_ZN1AIOT",
+            "_ZRUlRORORORO",
+            long.as_str(),
+        ] {
+            let _ = super::demangle(name);
+        }
+        // A closure's name written in an identifier is left alone.
+        assert_eq!(super::demangle("_Z4OUlSv"), "OUlS");
     }
 
     /// Names from libLLVM as perf 6.1 (GNU's demangler) printed them in `perf script`.
