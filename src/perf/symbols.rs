@@ -12,7 +12,7 @@
 //! are) a lookup follows perf's red-black tree of the table ([`super::rbtree`]).
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use object::read::elf::{
     FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym as ElfSym,
@@ -60,11 +60,79 @@ struct Sym {
     undecided: u32,
 }
 
+/// The bytes of a file a table's names are read from, shared with the table.
+pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// Where a table's names are: those of the file it was read from stay in the file (a
+/// big library's run to tens of megabytes, of which a profile shows a few), and the
+/// others (made here, or not UTF-8 as stored) in a buffer of the table's own. A name
+/// at `at` is in the file below `own_at`, in the buffer from there on.
+#[derive(Default)]
+struct Names {
+    file: Option<SharedBytes>,
+    own_at: u32,
+    own: String,
+}
+
+impl std::fmt::Debug for Names {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Names")
+            .field("file", &self.file.as_ref().map(|b| (**b).as_ref().len()))
+            .field("own", &self.own.len())
+            .finish()
+    }
+}
+
+impl Names {
+    /// Names read from `file`, when its offsets fit the table's (else in the buffer).
+    fn in_file(file: SharedBytes) -> Names {
+        match u32::try_from((*file).as_ref().len()) {
+            Ok(own_at) if own_at < u32::MAX / 2 => Names {
+                file: Some(file),
+                own_at,
+                own: String::new(),
+            },
+            _ => Names::default(),
+        }
+    }
+
+    /// The name of `len` bytes at `at`. A name in the file was checked to be UTF-8
+    /// when it was read.
+    fn get(&self, at: u32, len: u32) -> &str {
+        let (at, end) = (at as usize, at as usize + len as usize);
+        if at >= self.own_at as usize {
+            let own_at = self.own_at as usize;
+            return self.own.get(at - own_at..end - own_at).unwrap_or_default();
+        }
+        self.file
+            .as_ref()
+            .and_then(|f| (**f).as_ref().get(at..end))
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or_default()
+    }
+
+    /// Where `bytes` are in the file, if they are there.
+    fn file_offset(&self, bytes: &[u8]) -> Option<u32> {
+        let file = (**self.file.as_ref()?).as_ref();
+        let at = (bytes.as_ptr() as usize).checked_sub(file.as_ptr() as usize)?;
+        (at + bytes.len() <= file.len()).then_some(at as u32)
+    }
+
+    /// Add `name` to the buffer: where it is, None when the table's offsets cannot
+    /// reach it.
+    fn push(&mut self, name: &str) -> Option<u32> {
+        let at = u32::try_from(self.own_at as usize + self.own.len()).ok()?;
+        u32::try_from(at as usize + name.len()).ok()?;
+        self.own.push_str(name);
+        Some(at)
+    }
+}
+
 /// Symbols and their names while a table is built.
 #[derive(Debug, Default)]
 struct Builder {
     syms: Vec<Sym>,
-    names: String,
+    names: Names,
     /// How many symbols were pushed (taking `syms` leaves it).
     pushed: u32,
 }
@@ -85,10 +153,24 @@ impl Builder {
     ) {
         // A table's names stay far below 4 GiB (the kernel's are about 5 MB); a name that
         // would not fit is dropped rather than stored wrong.
-        let (Ok(at), Ok(len)) = (u32::try_from(self.names.len()), u32::try_from(name.len())) else {
+        let (Some(at), Ok(len)) = (self.names.push(name), u32::try_from(name.len())) else {
             return;
         };
-        self.names.push_str(name);
+        self.push_at(start, end, binding, at, len, plain, module);
+    }
+
+    /// Add a symbol whose name is already in the table's names, `len` bytes at `at`.
+    #[allow(clippy::too_many_arguments)]
+    fn push_at(
+        &mut self,
+        start: u64,
+        end: u64,
+        binding: Binding,
+        at: u32,
+        len: u32,
+        plain: bool,
+        module: u32,
+    ) {
         self.syms.push(Sym {
             start,
             end,
@@ -109,7 +191,7 @@ impl Builder {
 #[derive(Debug, Default)]
 pub struct SymbolTable {
     syms: Vec<Sym>,
-    names: String,
+    names: Names,
     /// Demangled names, made on first lookup: most symbols of a big file never are.
     /// Empty for a table whose names are all shown as stored.
     demangled: Box<[OnceLock<Box<str>>]>,
@@ -190,7 +272,7 @@ struct RunOutcome {
 impl UndecidedRun {
     /// The comparisons made as perf makes them, one after the other; each candidate's
     /// name is demangled once.
-    fn outcome(&self, names: &str) -> &RunOutcome {
+    fn outcome(&self, names: &Names) -> &RunOutcome {
         self.outcome.get_or_init(|| {
             let c = &self.candidates;
             let mut kept = 0;
@@ -211,7 +293,7 @@ impl UndecidedRun {
     }
 
     /// The symbol the comparisons keep.
-    fn kept(&self, names: &str) -> &Sym {
+    fn kept(&self, names: &Names) -> &Sym {
         &self.candidates[self.outcome(names).kept]
     }
 }
@@ -345,8 +427,8 @@ fn underscores(s: &str) -> usize {
 }
 
 /// The stored name of `s` in `names`.
-fn raw_name<'n>(names: &'n str, s: &Sym) -> &'n str {
-    &names[s.at as usize..(s.at + s.len) as usize]
+fn raw_name<'n>(names: &'n Names, s: &Sym) -> &'n str {
+    names.get(s.at, s.len)
 }
 
 /// Whether [`demangle`] may change `name` (it leaves every other name as it is).
@@ -355,7 +437,7 @@ fn mangled(name: &str) -> bool {
 }
 
 /// The name perf shows for `s`: demangled, unless it is plain.
-fn shown_name<'n>(names: &'n str, s: &Sym) -> std::borrow::Cow<'n, str> {
+fn shown_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
     let raw = raw_name(names, s);
     if s.plain || !mangled(raw) {
         std::borrow::Cow::Borrowed(raw)
@@ -385,7 +467,7 @@ fn prefer_by_kind(a: &Sym, b: &Sym) -> Option<bool> {
 
 /// Whether [`prefer_by_name`] tells `a` and `b` apart without demangling:
 /// the same stored name (see [`prefer_by_name`]), or names shown as stored.
-fn names_compare_as_stored(names: &str, a: &Sym, b: &Sym) -> bool {
+fn names_compare_as_stored(names: &Names, a: &Sym, b: &Sym) -> bool {
     let shown_as_stored = |s: &Sym| s.plain || !mangled(raw_name(names, s));
     (shown_as_stored(a) && shown_as_stored(b)) || {
         let raw = raw_name(names, a);
@@ -402,7 +484,7 @@ fn names_compare_as_stored(names: &str, a: &Sym, b: &Sym) -> bool {
 /// module's `\t[name]`). `shown_a` and `shown_b` hold the names shown, made here when
 /// needed, kept for the caller.
 fn prefer_by_name<'n>(
-    names: &'n str,
+    names: &'n Names,
     a: &Sym,
     b: &Sym,
     extra: &impl Fn(&Sym) -> usize,
@@ -451,7 +533,7 @@ fn prefer_by_name<'n>(
 /// removal names the comparison. The place holds the same start, end and binding
 /// whichever symbol the run keeps.
 fn drop_duplicates(
-    names: &str,
+    names: &Names,
     mut syms: Vec<Sym>,
     extra: impl Fn(&Sym) -> usize,
     removed: &mut Vec<TreeOp>,
@@ -538,7 +620,7 @@ impl SymbolTable {
     /// `undecided` are the runs its undecided places are marked with.
     fn of_sorted(
         mut syms: Vec<Sym>,
-        names: String,
+        names: Names,
         history: Option<TreeHistory>,
         undecided: Vec<UndecidedRun>,
     ) -> SymbolTable {
@@ -776,20 +858,43 @@ impl SymbolTable {
     /// `name@plt` symbols. Names are demangled when looked up, and so are those that
     /// decide which of several symbols at one address is kept.
     pub fn from_elf(runtime: &[u8], debug: Option<&[u8]>) -> Result<SymbolTable, String> {
-        Self::from_elf_deciding(runtime, debug, false)
+        Self::from_elf_files(runtime, debug, [None, None], false)
     }
 
-    /// [`SymbolTable::from_elf`], with every choice among symbols at one address made
-    /// while loading (`eager`) or left until needed.
-    fn from_elf_deciding(
+    /// [`SymbolTable::from_elf`] on files the table may keep: the names it reads stay
+    /// in them rather than being copied.
+    pub fn from_shared_elf(
+        runtime: SharedBytes,
+        debug: Option<SharedBytes>,
+    ) -> Result<SymbolTable, String> {
+        fn bytes(f: &SharedBytes) -> &[u8] {
+            (**f).as_ref()
+        }
+        Self::from_elf_files(
+            bytes(&runtime),
+            debug.as_ref().map(bytes),
+            [Some(&runtime), debug.as_ref()],
+            false,
+        )
+    }
+
+    /// [`SymbolTable::from_elf`] with names kept in the files of `shared` (the runtime
+    /// and the debug file, as shared bytes) when given, and every choice among symbols
+    /// at one address made while loading (`eager`) or left until needed.
+    fn from_elf_files(
         runtime: &[u8],
         debug: Option<&[u8]>,
+        shared: [Option<&SharedBytes>; 2],
         eager: bool,
     ) -> Result<SymbolTable, String> {
         use object::elf::{FileHeader32, FileHeader64};
         match object::FileKind::parse(runtime).map_err(|e| e.to_string())? {
-            object::FileKind::Elf32 => load_elf::<FileHeader32<Endianness>>(runtime, debug, eager),
-            object::FileKind::Elf64 => load_elf::<FileHeader64<Endianness>>(runtime, debug, eager),
+            object::FileKind::Elf32 => {
+                load_elf::<FileHeader32<Endianness>>(runtime, debug, shared, eager)
+            }
+            object::FileKind::Elf64 => {
+                load_elf::<FileHeader64<Endianness>>(runtime, debug, shared, eager)
+            }
             kind => Err(format!("not an ELF file ({kind:?})")),
         }
     }
@@ -840,6 +945,7 @@ impl<'d, H: FileHeader<Endian = Endianness>> ElfParts<'d, H> {
 fn load_elf<H: FileHeader<Endian = Endianness>>(
     runtime: &[u8],
     debug: Option<&[u8]>,
+    [shared_runtime, shared_debug]: [Option<&SharedBytes>; 2],
     eager: bool,
 ) -> Result<SymbolTable, String> {
     use object::elf::{SHT_DYNSYM, SHT_SYMTAB};
@@ -849,9 +955,17 @@ fn load_elf<H: FileHeader<Endian = Endianness>>(
         .and_then(|d| ElfParts::<H>::parse(d).ok())
         .filter(|d| d.table(".symtab", SHT_SYMTAB).is_some());
     let src = dbg.as_ref().unwrap_or(&rt);
+    let shared = if dbg.is_some() {
+        shared_debug
+    } else {
+        shared_runtime
+    };
     // Every symbol inserted, in order (its `seq` is its place here), and the table as
     // it stands: address-sorted, in perf's tree order among equal addresses.
-    let mut inserted = Builder::default();
+    let mut inserted = Builder {
+        names: shared.map_or_else(Names::default, |f| Names::in_file(Arc::clone(f))),
+        ..Builder::default()
+    };
     let mut table: Vec<Sym> = Vec::new();
     let mut history = TreeHistory::default();
     let mut complete = true;
@@ -952,8 +1066,11 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
         .sections
         .section(object::SectionIndex(section.sh_link(e) as usize))
         .map_or(0, |s| s.sh_size(e).into());
-    b.names
-        .reserve(usize::try_from(strings_size).map_or(0, |n| n.min(src.data.len())));
+    if b.names.file.is_none() {
+        b.names
+            .own
+            .reserve(usize::try_from(strings_size).map_or(0, |n| n.min(src.data.len())));
+    }
     let arm = matches!(src.header.e_machine(e), EM_ARM | EM_AARCH64);
     /// What a symbol's section says about it.
     #[derive(Clone, Copy)]
@@ -1064,11 +1181,13 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
             _ => Binding::Local,
         };
         let size: u64 = sym.st_size(e).into();
-        let name = match std::str::from_utf8(name) {
-            Ok(n) => std::borrow::Cow::Borrowed(n),
-            Err(_) => String::from_utf8_lossy(name),
-        };
-        b.push(start, start.wrapping_add(size), binding, &name, false);
+        let end = start.wrapping_add(size);
+        // A name that is UTF-8 as stored stays in the file when the table keeps it.
+        match (std::str::from_utf8(name), b.names.file_offset(name)) {
+            (Ok(_), Some(at)) => b.push_at(start, end, binding, at, name.len() as u32, false, 0),
+            (Ok(n), None) => b.push(start, end, binding, n, false),
+            (Err(_), _) => b.push(start, end, binding, &String::from_utf8_lossy(name), false),
+        }
     }
     true
 }
@@ -1404,7 +1523,8 @@ fn strtoull_hex(s: &[u8]) -> (u64, usize) {
 #[cfg(test)]
 mod tests {
     use super::{
-        build_id_debug_path, build_id_hex, raw_name, KernelSymbols, SearchTree, SymbolTable,
+        build_id_debug_path, build_id_hex, raw_name, KernelSymbols, SearchTree, SharedBytes,
+        SymbolTable,
     };
 
     /// perf's `~/.debug/PATH/ID/elf` and bfd's `.build-id/XX/REST.debug` spell ids so.
@@ -1566,9 +1686,10 @@ mod tests {
         assert!(overlapping >= 2, "{overlapping}");
     }
 
-    /// A table whose choices among aliases were left until needed holds, place by
-    /// place, the symbols the table decided while loading holds, and perf's tree of
-    /// each (which decides them all) finds the same symbols near each one.
+    /// A table whose choices among aliases were left until needed (and whose names stay
+    /// in the file) holds, place by place, the symbols the table decided while loading
+    /// (with its names copied) holds, and perf's tree of each (which decides them all)
+    /// finds the same symbols near each one.
     #[test]
     fn choices_left_for_later_find_what_deciding_while_loading_finds() {
         let data =
@@ -1584,13 +1705,16 @@ mod tests {
             let Ok(bytes) = std::fs::read(&f) else {
                 continue;
             };
+            let shared: SharedBytes = std::sync::Arc::new(bytes);
+            let bytes = (*shared).as_ref();
             let (Ok(eager), Ok(lazy)) = (
-                SymbolTable::from_elf_deciding(&bytes, None, true),
-                SymbolTable::from_elf_deciding(&bytes, None, false),
+                SymbolTable::from_elf_files(bytes, None, [None, None], true),
+                SymbolTable::from_elf_files(bytes, None, [Some(&shared), None], false),
             ) else {
                 continue;
             };
-            assert!(eager.undecided.is_empty());
+            assert!(eager.undecided.is_empty() && eager.names.file.is_none());
+            assert!(lazy.names.file.is_some());
             runs += lazy.undecided.len();
             assert_eq!(eager.len(), lazy.len(), "{f:?}");
             for i in 0..eager.len() {
