@@ -99,15 +99,30 @@ impl Names {
     /// The name of `len` bytes at `at`. A name in the file was checked to be UTF-8
     /// when it was read.
     fn get(&self, at: u32, len: u32) -> &str {
+        if at >= self.own_at {
+            let (at, own_at) = (at as usize, self.own_at as usize);
+            return self
+                .own
+                .get(at - own_at..at - own_at + len as usize)
+                .unwrap_or_default();
+        }
+        std::str::from_utf8(self.bytes(at, len)).unwrap_or_default()
+    }
+
+    /// The bytes of [`Names::get`], not checked as UTF-8 again.
+    fn bytes(&self, at: u32, len: u32) -> &[u8] {
         let (at, end) = (at as usize, at as usize + len as usize);
         if at >= self.own_at as usize {
             let own_at = self.own_at as usize;
-            return self.own.get(at - own_at..end - own_at).unwrap_or_default();
+            return self
+                .own
+                .as_bytes()
+                .get(at - own_at..end - own_at)
+                .unwrap_or_default();
         }
         self.file
             .as_ref()
             .and_then(|f| (**f).as_ref().get(at..end))
-            .and_then(|b| std::str::from_utf8(b).ok())
             .unwrap_or_default()
     }
 
@@ -431,15 +446,31 @@ fn raw_name<'n>(names: &'n Names, s: &Sym) -> &'n str {
     names.get(s.at, s.len)
 }
 
+/// The bytes of [`raw_name`], for comparisons that need not check them as UTF-8 again.
+fn raw_bytes<'n>(names: &'n Names, s: &Sym) -> &'n [u8] {
+    names.bytes(s.at, s.len)
+}
+
 /// Whether [`demangle`] may change `name` (it leaves every other name as it is).
-fn mangled(name: &str) -> bool {
-    name.starts_with("_Z") || name.starts_with("_R")
+fn mangled(name: &[u8]) -> bool {
+    name.starts_with(b"_Z") || name.starts_with(b"_R")
+}
+
+/// Whether two symbols' stored names are the same and hold neither `SyS` nor a `$`:
+/// they print the same, and perf's last rule (no `SyS` at the start) cannot tell them
+/// apart (see [`prefer_by_name`]).
+fn same_plain_name(names: &Names, a: &Sym, b: &Sym) -> bool {
+    let raw = raw_bytes(names, a);
+    a.plain == b.plain
+        && raw == raw_bytes(names, b)
+        && memchr::memmem::find(raw, b"SyS").is_none()
+        && memchr::memchr(b'$', raw).is_none()
 }
 
 /// The name perf shows for `s`: demangled, unless it is plain.
 fn shown_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
     let raw = raw_name(names, s);
-    if s.plain || !mangled(raw) {
+    if s.plain || !mangled(raw.as_bytes()) {
         std::borrow::Cow::Borrowed(raw)
     } else {
         std::borrow::Cow::Owned(demangle(raw))
@@ -468,14 +499,8 @@ fn prefer_by_kind(a: &Sym, b: &Sym) -> Option<bool> {
 /// Whether [`prefer_by_name`] tells `a` and `b` apart without demangling:
 /// the same stored name (see [`prefer_by_name`]), or names shown as stored.
 fn names_compare_as_stored(names: &Names, a: &Sym, b: &Sym) -> bool {
-    let shown_as_stored = |s: &Sym| s.plain || !mangled(raw_name(names, s));
-    (shown_as_stored(a) && shown_as_stored(b)) || {
-        let raw = raw_name(names, a);
-        a.plain == b.plain
-            && raw == raw_name(names, b)
-            && !raw.contains("SyS")
-            && !raw.contains('$')
-    }
+    let shown_as_stored = |s: &Sym| s.plain || !mangled(raw_bytes(names, s));
+    (shown_as_stored(a) && shown_as_stored(b)) || same_plain_name(names, a, b)
 }
 
 /// perf's `choose_best_symbol` from the names on (true when `a` is kept over `b`):
@@ -496,13 +521,10 @@ fn prefer_by_name<'n>(
     // starts with `SyS` only if the mangled one holds those letters (demanglers copy
     // names' letters, and add only their own words, none of which holds them), unless
     // a `$` escape in a Rust name spells them.
-    let same = a.plain == b.plain && raw_name(names, a) == raw_name(names, b);
-    if same && extra(a) == extra(b) {
-        let raw = raw_name(names, a);
-        if !raw.contains("SyS") && !raw.contains('$') {
-            return true;
-        }
+    if extra(a) == extra(b) && same_plain_name(names, a, b) {
+        return true;
     }
+    let same = a.plain == b.plain && raw_bytes(names, a) == raw_bytes(names, b);
     let na: &str = shown_a.get_or_insert_with(|| shown_name(names, a));
     let nb: &str = if same {
         na
@@ -640,7 +662,7 @@ impl SymbolTable {
         let any_mangled = !undecided.is_empty()
             || syms
                 .iter()
-                .any(|s| !s.plain && mangled(raw_name(&names, s)));
+                .any(|s| !s.plain && mangled(raw_bytes(&names, s)));
         let demangled = if any_mangled {
             syms.iter().map(|_| OnceLock::new()).collect()
         } else {
@@ -671,7 +693,7 @@ impl SymbolTable {
         let i = self.find_index(addr)?;
         let s = &self.decided(i);
         let raw = raw_name(&self.names, s);
-        if s.plain || !mangled(raw) {
+        if s.plain || !mangled(raw.as_bytes()) {
             return Some((raw, s.start));
         }
         let shown = self.demangled.get(i)?.get_or_init(|| demangle(raw).into());
@@ -730,7 +752,7 @@ impl SymbolTable {
                         if h.start == s.start && {
                             let s = self.decided(j);
                             h.plain == s.plain
-                                && raw_name(&self.names, &h) == raw_name(&self.names, &s)
+                                && raw_bytes(&self.names, &h) == raw_bytes(&self.names, &s)
                         } => {}
                     Some(_) => return None,
                     None => {
