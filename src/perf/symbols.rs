@@ -355,12 +355,24 @@ fn holds(s: &Sym, addr: u64) -> bool {
 }
 
 impl SearchTree {
-    /// perf's tree of the symbols of `table`, rebuilt from its history (`history`),
-    /// which decides every undecided run.
+    /// perf's tree of the symbols of `table`, rebuilt from its history (`history`).
+    ///
+    /// A comparison of an undecided run removes one of two symbols that start (and
+    /// end) together. When the second is the leftmost item below the first's right
+    /// child, removing either leaves the same tree with the other in the same place
+    /// (see [`RbOrder::successor_below`]): the item left stands for whichever the run
+    /// keeps, and the run stays undecided. Otherwise the run is decided and the item
+    /// of the symbol perf drops is removed. A run decided before (while loading, when
+    /// later removals may name its symbols) is replayed as decided.
     fn build(table: &SymbolTable, history: &TreeHistory) -> SearchTree {
         let starts = &history.starts;
         let mut tree = RbOrder::new();
-        let outcome = |run: u32| table.undecided[run as usize].outcome(&table.names);
+        // Per run, the item standing for the symbol it keeps so far.
+        let mut stand_in: Vec<u32> = table
+            .undecided
+            .iter()
+            .map(|r| r.candidates.first().map_or(u32::MAX, |c| c.seq))
+            .collect();
         for op in &history.ops {
             match *op {
                 TreeOp::Insert => {
@@ -369,17 +381,27 @@ impl SearchTree {
                 }
                 TreeOp::Remove(r) => tree.remove(r as usize),
                 TreeOp::RemoveLoser { run, k } => {
-                    tree.remove(outcome(run).dropped[k as usize] as usize)
+                    let r = &table.undecided[run as usize];
+                    let (kept, next) = (stand_in[run as usize], r.candidates[k as usize + 1].seq);
+                    let same_tree = r.outcome.get().is_none()
+                        && tree.successor_below(kept as usize) == Some(next as usize);
+                    if same_tree || r.outcome(&table.names).dropped[k as usize] == next {
+                        tree.remove(next as usize);
+                    } else {
+                        tree.remove(kept as usize);
+                        stand_in[run as usize] = next;
+                    }
                 }
-                TreeOp::RemoveKept { run } => {
-                    tree.remove(table.undecided[run as usize].kept(&table.names).seq as usize)
-                }
+                TreeOp::RemoveKept { run } => tree.remove(stand_in[run as usize] as usize),
             }
         }
         let mut sym_of = vec![u32::MAX; starts.len()];
-        for i in 0..table.syms.len() {
-            let s = table.decided(i);
-            if let Some(slot) = sym_of.get_mut(s.seq as usize) {
+        for (i, s) in table.syms.iter().enumerate() {
+            let item = match s.undecided {
+                0 => s.seq,
+                r => stand_in[r as usize - 1],
+            };
+            if let Some(slot) = sym_of.get_mut(item as usize) {
                 *slot = i as u32;
             }
         }
