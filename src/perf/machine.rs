@@ -15,7 +15,8 @@ use super::data::abi::{context, misc, record};
 use super::data::{DsoId, Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::nsinfo::{open_regular, NsInfo};
 use super::symbols::{
-    build_id_debug_path, build_id_hex, elf_build_id, elf_has_symtab, KernelSymbols, SymbolTable,
+    build_id_debug_path, build_id_hex, elf_build_id, elf_has_symtab, KernelSymbols, SharedBytes,
+    SymbolTable,
 };
 use super::sys::MappedFile;
 use super::unwind::{ElfCfi, ProcessMap, Unwinders, UserState};
@@ -574,7 +575,9 @@ impl Machine {
             .symbols
             .get_or_init(|| {
                 let (elf, debug) = self.elf_files(ObjectId(dso))?;
-                SymbolTable::from_elf(elf.bytes(), debug.as_ref().map(|d| d.bytes())).ok()
+                // The table keeps the files its names are in.
+                let shared = |f: MappedFile| -> SharedBytes { Arc::new(f) };
+                SymbolTable::from_shared_elf(shared(elf), debug.map(shared)).ok()
             })
             .as_ref()
     }

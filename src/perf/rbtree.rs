@@ -153,6 +153,17 @@ impl RbOrder {
         }
     }
 
+    /// The leftmost item of the right subtree of item `n` (its successor when it has
+    /// a right child), None when it has none. Removing `n` or that successor leaves
+    /// trees of the same shape and colors: the other item holds the place.
+    pub fn successor_below(&self, n: usize) -> Option<usize> {
+        let mut y = self.nodes.get(n)?.right.get()?;
+        while let Some(yl) = self.nodes[y].left.get() {
+            y = yl;
+        }
+        Some(y)
+    }
+
     /// Whether item `n` is in the tree (it is the root or has a parent).
     fn holds(&self, n: usize) -> bool {
         self.root == Some(n) || self.nodes[n].parent.get().is_some()
@@ -434,6 +445,53 @@ mod tests {
         }
         assert_eq!(t.find(|e| 4.cmp(&values[e])), Some(4));
         assert_eq!(t.find(|e| 7.cmp(&values[e])), None);
+    }
+
+    /// Removing an item, or the leftmost item below its right child, leaves trees of
+    /// one shape and colors, with the one left in the same place.
+    #[test]
+    fn removing_an_item_or_its_successor_below_leaves_one_shape() {
+        let values: Vec<u32> = (0..200).map(|i| (i * 7919) % 37).collect();
+        let build = || {
+            let mut t = RbOrder::new();
+            for &v in &values {
+                t.insert(|e| v < values[e]);
+            }
+            t
+        };
+        // Each item with its color and links, `from` named `to`.
+        let shape = |t: &RbOrder, from: usize, to: usize| {
+            let name = |n: Option<usize>| n.map(|n| if n == from { to } else { n });
+            let mut items: Vec<_> = t
+                .in_order()
+                .into_iter()
+                .map(|n| {
+                    let node = &t.nodes[n];
+                    (
+                        name(Some(n)),
+                        node.red,
+                        name(node.parent.get()),
+                        name(node.left.get()),
+                        name(node.right.get()),
+                    )
+                })
+                .collect();
+            items.push((name(t.root), false, None, None, None));
+            items
+        };
+        let base = build();
+        let mut checked = 0;
+        for n in 0..values.len() {
+            let Some(s) = base.successor_below(n) else {
+                continue;
+            };
+            let (mut without_n, mut without_s) = (build(), build());
+            without_n.remove(n);
+            without_s.remove(s);
+            assert_eq!(shape(&without_n, s, n), shape(&without_s, s, s), "{n} {s}");
+            checked += 1;
+        }
+        assert!(checked > 50, "{checked}");
     }
 
     /// Removing items in any order keeps the rest in order and the tree balanced.

@@ -12,7 +12,7 @@
 //! are) a lookup follows perf's red-black tree of the table ([`super::rbtree`]).
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use object::read::elf::{
     FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym as ElfSym,
@@ -54,13 +54,100 @@ struct Sym {
     /// Whether it overlaps another symbol of its table (see [`mark_clusters`]): only
     /// a lookup landing on such a symbol needs perf's tree.
     clustered: bool,
+    /// In a table's list, a place whose symbol perf's duplicate rules choose by the
+    /// demangled names of several, not chosen yet: the number of that
+    /// [`UndecidedRun`] plus one. 0 for a symbol of its own.
+    undecided: u32,
+}
+
+/// The bytes of a file a table's names are read from, shared with the table.
+pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// Where a table's names are: those of the file it was read from stay in the file (a
+/// big library's run to tens of megabytes, of which a profile shows a few), and the
+/// others (made here, or not UTF-8 as stored) in a buffer of the table's own. A name
+/// at `at` is in the file below `own_at`, in the buffer from there on.
+#[derive(Default)]
+struct Names {
+    file: Option<SharedBytes>,
+    own_at: u32,
+    own: String,
+}
+
+impl std::fmt::Debug for Names {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Names")
+            .field("file", &self.file.as_ref().map(|b| (**b).as_ref().len()))
+            .field("own", &self.own.len())
+            .finish()
+    }
+}
+
+impl Names {
+    /// Names read from `file`, when its offsets fit the table's (else in the buffer).
+    fn in_file(file: SharedBytes) -> Names {
+        match u32::try_from((*file).as_ref().len()) {
+            Ok(own_at) if own_at < u32::MAX / 2 => Names {
+                file: Some(file),
+                own_at,
+                own: String::new(),
+            },
+            _ => Names::default(),
+        }
+    }
+
+    /// The name of `len` bytes at `at`. A name in the file was checked to be UTF-8
+    /// when it was read.
+    fn get(&self, at: u32, len: u32) -> &str {
+        if at >= self.own_at {
+            let (at, own_at) = (at as usize, self.own_at as usize);
+            return self
+                .own
+                .get(at - own_at..at - own_at + len as usize)
+                .unwrap_or_default();
+        }
+        std::str::from_utf8(self.bytes(at, len)).unwrap_or_default()
+    }
+
+    /// The bytes of [`Names::get`], not checked as UTF-8 again.
+    fn bytes(&self, at: u32, len: u32) -> &[u8] {
+        let (at, end) = (at as usize, at as usize + len as usize);
+        if at >= self.own_at as usize {
+            let own_at = self.own_at as usize;
+            return self
+                .own
+                .as_bytes()
+                .get(at - own_at..end - own_at)
+                .unwrap_or_default();
+        }
+        self.file
+            .as_ref()
+            .and_then(|f| (**f).as_ref().get(at..end))
+            .unwrap_or_default()
+    }
+
+    /// Where `bytes` are in the file, if they are there.
+    fn file_offset(&self, bytes: &[u8]) -> Option<u32> {
+        let file = (**self.file.as_ref()?).as_ref();
+        let at = (bytes.as_ptr() as usize).checked_sub(file.as_ptr() as usize)?;
+        (at + bytes.len() <= file.len()).then_some(at as u32)
+    }
+
+    /// Add `name` to the buffer: where it is, None when the table's offsets cannot
+    /// reach it.
+    fn push(&mut self, name: &str) -> Option<u32> {
+        let at = u32::try_from(self.own_at as usize + self.own.len()).ok()?;
+        u32::try_from(at as usize + name.len()).ok()?;
+        self.own.push_str(name);
+        Some(at)
+    }
 }
 
 /// Symbols and their names while a table is built.
 #[derive(Debug, Default)]
 struct Builder {
     syms: Vec<Sym>,
-    names: String,
+    names: Names,
     /// How many symbols were pushed (taking `syms` leaves it).
     pushed: u32,
 }
@@ -81,10 +168,24 @@ impl Builder {
     ) {
         // A table's names stay far below 4 GiB (the kernel's are about 5 MB); a name that
         // would not fit is dropped rather than stored wrong.
-        let (Ok(at), Ok(len)) = (u32::try_from(self.names.len()), u32::try_from(name.len())) else {
+        let (Some(at), Ok(len)) = (self.names.push(name), u32::try_from(name.len())) else {
             return;
         };
-        self.names.push_str(name);
+        self.push_at(start, end, binding, at, len, plain, module);
+    }
+
+    /// Add a symbol whose name is already in the table's names, `len` bytes at `at`.
+    #[allow(clippy::too_many_arguments)]
+    fn push_at(
+        &mut self,
+        start: u64,
+        end: u64,
+        binding: Binding,
+        at: u32,
+        len: u32,
+        plain: bool,
+        module: u32,
+    ) {
         self.syms.push(Sym {
             start,
             end,
@@ -95,6 +196,7 @@ impl Builder {
             module,
             seq: self.pushed,
             clustered: false,
+            undecided: 0,
         });
         self.pushed += 1;
     }
@@ -104,7 +206,7 @@ impl Builder {
 #[derive(Debug, Default)]
 pub struct SymbolTable {
     syms: Vec<Sym>,
-    names: String,
+    names: Names,
     /// Demangled names, made on first lookup: most symbols of a big file never are.
     /// Empty for a table whose names are all shown as stored.
     demangled: Box<[OnceLock<Box<str>>]>,
@@ -112,6 +214,8 @@ pub struct SymbolTable {
     /// finds the first symbol holding the address on its way down from the root),
     /// rebuilt when a lookup first lands among overlapping symbols.
     tree: Option<LazyTree>,
+    /// The places whose symbol is chosen by demangled names, on first need.
+    undecided: Vec<UndecidedRun>,
     /// See [`SymbolTable::incomplete`].
     incomplete: bool,
 }
@@ -148,6 +252,65 @@ struct TreeHistory {
 enum TreeOp {
     Insert,
     Remove(u32),
+    /// The removal of the symbol an undecided run's comparison `k` drops.
+    RemoveLoser {
+        run: u32,
+        k: u32,
+    },
+    /// The removal of the symbol an undecided run keeps (a later one beat it).
+    RemoveKept {
+        run: u32,
+    },
+}
+
+/// Symbols at one address among which perf's duplicate rules choose by their demangled
+/// names alone ([`prefer_by_name`]): their sizes, ends and bindings tie. The
+/// choice is made when a lookup or perf's tree first needs it, so that the names of a
+/// big library's aliases that no sample lands in are never demangled.
+#[derive(Debug)]
+struct UndecidedRun {
+    /// In the order perf compared them: the first symbol, then each one compared with
+    /// the one kept so far.
+    candidates: Vec<Sym>,
+    outcome: OnceLock<RunOutcome>,
+}
+
+/// What perf's comparisons of an [`UndecidedRun`] chose.
+#[derive(Debug)]
+struct RunOutcome {
+    /// The index of the symbol kept, in the run's candidates.
+    kept: usize,
+    /// Per comparison, the insertion number of the symbol it dropped.
+    dropped: Vec<u32>,
+}
+
+impl UndecidedRun {
+    /// The comparisons made as perf makes them, one after the other; each candidate's
+    /// name is demangled once.
+    fn outcome(&self, names: &Names) -> &RunOutcome {
+        self.outcome.get_or_init(|| {
+            let c = &self.candidates;
+            let mut kept = 0;
+            let mut kept_name = None;
+            let mut dropped = Vec::with_capacity(c.len().saturating_sub(1));
+            for k in 1..c.len() {
+                let mut name = None;
+                if prefer_by_name(names, &c[kept], &c[k], &|_| 0, &mut kept_name, &mut name) {
+                    dropped.push(c[k].seq);
+                } else {
+                    dropped.push(c[kept].seq);
+                    kept = k;
+                    kept_name = name;
+                }
+            }
+            RunOutcome { kept, dropped }
+        })
+    }
+
+    /// The symbol the comparisons keep.
+    fn kept(&self, names: &Names) -> &Sym {
+        &self.candidates[self.outcome(names).kept]
+    }
 }
 
 impl TreeHistory {
@@ -192,10 +355,24 @@ fn holds(s: &Sym, addr: u64) -> bool {
 }
 
 impl SearchTree {
-    /// perf's tree of the sorted symbols `syms`, rebuilt from its history.
-    fn build(syms: &[Sym], history: &TreeHistory) -> SearchTree {
+    /// perf's tree of the symbols of `table`, rebuilt from its history (`history`).
+    ///
+    /// A comparison of an undecided run removes one of two symbols that start (and
+    /// end) together. When the second is the leftmost item below the first's right
+    /// child, removing either leaves the same tree with the other in the same place
+    /// (see [`RbOrder::successor_below`]): the item left stands for whichever the run
+    /// keeps, and the run stays undecided. Otherwise the run is decided and the item
+    /// of the symbol perf drops is removed. A run decided before (while loading, when
+    /// later removals may name its symbols) is replayed as decided.
+    fn build(table: &SymbolTable, history: &TreeHistory) -> SearchTree {
         let starts = &history.starts;
         let mut tree = RbOrder::new();
+        // Per run, the item standing for the symbol it keeps so far.
+        let mut stand_in: Vec<u32> = table
+            .undecided
+            .iter()
+            .map(|r| r.candidates.first().map_or(u32::MAX, |c| c.seq))
+            .collect();
         for op in &history.ops {
             match *op {
                 TreeOp::Insert => {
@@ -203,11 +380,28 @@ impl SearchTree {
                     tree.insert(|e| start < starts[e]);
                 }
                 TreeOp::Remove(r) => tree.remove(r as usize),
+                TreeOp::RemoveLoser { run, k } => {
+                    let r = &table.undecided[run as usize];
+                    let (kept, next) = (stand_in[run as usize], r.candidates[k as usize + 1].seq);
+                    let same_tree = r.outcome.get().is_none()
+                        && tree.successor_below(kept as usize) == Some(next as usize);
+                    if same_tree || r.outcome(&table.names).dropped[k as usize] == next {
+                        tree.remove(next as usize);
+                    } else {
+                        tree.remove(kept as usize);
+                        stand_in[run as usize] = next;
+                    }
+                }
+                TreeOp::RemoveKept { run } => tree.remove(stand_in[run as usize] as usize),
             }
         }
         let mut sym_of = vec![u32::MAX; starts.len()];
-        for (i, s) in syms.iter().enumerate() {
-            if let Some(slot) = sym_of.get_mut(s.seq as usize) {
+        for (i, s) in table.syms.iter().enumerate() {
+            let item = match s.undecided {
+                0 => s.seq,
+                r => stand_in[r as usize - 1],
+            };
+            if let Some(slot) = sym_of.get_mut(item as usize) {
                 *slot = i as u32;
             }
         }
@@ -270,73 +464,98 @@ fn underscores(s: &str) -> usize {
 }
 
 /// The stored name of `s` in `names`.
-fn raw_name<'n>(names: &'n str, s: &Sym) -> &'n str {
-    &names[s.at as usize..(s.at + s.len) as usize]
+fn raw_name<'n>(names: &'n Names, s: &Sym) -> &'n str {
+    names.get(s.at, s.len)
+}
+
+/// The bytes of [`raw_name`], for comparisons that need not check them as UTF-8 again.
+fn raw_bytes<'n>(names: &'n Names, s: &Sym) -> &'n [u8] {
+    names.bytes(s.at, s.len)
 }
 
 /// Whether [`demangle`] may change `name` (it leaves every other name as it is).
-fn mangled(name: &str) -> bool {
-    name.starts_with("_Z") || name.starts_with("_R")
+fn mangled(name: &[u8]) -> bool {
+    name.starts_with(b"_Z") || name.starts_with(b"_R")
+}
+
+/// Whether two symbols' stored names are the same and hold neither `SyS` nor a `$`:
+/// they print the same, and perf's last rule (no `SyS` at the start) cannot tell them
+/// apart (see [`prefer_by_name`]).
+fn same_plain_name(names: &Names, a: &Sym, b: &Sym) -> bool {
+    let raw = raw_bytes(names, a);
+    a.plain == b.plain
+        && raw == raw_bytes(names, b)
+        && memchr::memmem::find(raw, b"SyS").is_none()
+        && memchr::memchr(b'$', raw).is_none()
 }
 
 /// The name perf shows for `s`: demangled, unless it is plain.
-fn shown_name<'n>(names: &'n str, s: &Sym) -> std::borrow::Cow<'n, str> {
+fn shown_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
     let raw = raw_name(names, s);
-    if s.plain || !mangled(raw) {
+    if s.plain || !mangled(raw.as_bytes()) {
         std::borrow::Cow::Borrowed(raw)
     } else {
         std::borrow::Cow::Owned(demangle(raw))
     }
 }
 
-/// perf's `choose_best_symbol`: true when `a` is kept over `b`. `extra(s)` is what
-/// perf's name of `s` holds beyond the shown one (a kallsyms module's `\t[name]`).
-fn prefer_first(names: &str, a: &Sym, b: &Sym, extra: &impl Fn(&Sym) -> usize) -> bool {
+/// perf's `choose_best_symbol` (true when `a` is kept over `b`) before the names: a
+/// symbol with a size over one without, then a non-weak one, then a global one. None
+/// when they tie, and [`prefer_by_name`] decides.
+fn prefer_by_kind(a: &Sym, b: &Sym) -> Option<bool> {
     let (la, lb) = (a.end.wrapping_sub(a.start), b.end.wrapping_sub(b.start));
-    if lb == 0 && la > 0 {
-        return true;
-    }
-    if la == 0 && lb > 0 {
-        return false;
+    if (la == 0) != (lb == 0) {
+        return Some(la > 0);
     }
     let (wa, wb) = (a.binding == Binding::Weak, b.binding == Binding::Weak);
-    if wb && !wa {
-        return true;
-    }
-    if wa && !wb {
-        return false;
+    if wa != wb {
+        return Some(wb);
     }
     let (ga, gb) = (a.binding == Binding::Global, b.binding == Binding::Global);
-    if ga && !gb {
-        return true;
+    if ga != gb {
+        return Some(ga);
     }
-    if gb && !ga {
-        return false;
-    }
+    None
+}
+
+/// Whether [`prefer_by_name`] tells `a` and `b` apart without demangling:
+/// the same stored name (see [`prefer_by_name`]), or names shown as stored.
+fn names_compare_as_stored(names: &Names, a: &Sym, b: &Sym) -> bool {
+    let shown_as_stored = |s: &Sym| s.plain || !mangled(raw_bytes(names, s));
+    (shown_as_stored(a) && shown_as_stored(b)) || same_plain_name(names, a, b)
+}
+
+/// perf's `choose_best_symbol` from the names on (true when `a` is kept over `b`):
+/// fewer leading underscores, then the longer name, then any but a `SyS` one; on a tie
+/// `a`. `extra(s)` is what perf's name of `s` holds beyond the shown one (a kallsyms
+/// module's `\t[name]`). `shown_a` and `shown_b` hold the names shown, made here when
+/// needed, kept for the caller.
+fn prefer_by_name<'n>(
+    names: &'n Names,
+    a: &Sym,
+    b: &Sym,
+    extra: &impl Fn(&Sym) -> usize,
+    shown_a: &mut Option<std::borrow::Cow<'n, str>>,
+    shown_b: &mut Option<std::borrow::Cow<'n, str>>,
+) -> bool {
     // A `.dynsym` symbol mostly repeats one of `.symtab`. Of two equal names only
     // perf's last rule (no `SyS` at the start) is left to tell, and a demangled name
     // starts with `SyS` only if the mangled one holds those letters (demanglers copy
     // names' letters, and add only their own words, none of which holds them), unless
     // a `$` escape in a Rust name spells them.
-    let same = a.plain == b.plain && raw_name(names, a) == raw_name(names, b);
-    if same && extra(a) == extra(b) {
-        let raw = raw_name(names, a);
-        if !raw.contains("SyS") && !raw.contains('$') {
-            return true;
-        }
-    }
-    let na = shown_name(names, a);
-    let nb = if same {
-        na.clone()
-    } else {
-        shown_name(names, b)
-    };
-    let (ua, ub) = (underscores(&na), underscores(&nb));
-    if ub > ua {
+    if extra(a) == extra(b) && same_plain_name(names, a, b) {
         return true;
     }
-    if ua > ub {
-        return false;
+    let same = a.plain == b.plain && raw_bytes(names, a) == raw_bytes(names, b);
+    let na: &str = shown_a.get_or_insert_with(|| shown_name(names, a));
+    let nb: &str = if same {
+        na
+    } else {
+        shown_b.get_or_insert_with(|| shown_name(names, b))
+    };
+    let (ua, ub) = (underscores(na), underscores(nb));
+    if ub != ua {
+        return ub > ua;
     }
     let (la, lb) = (na.len() + extra(a), nb.len() + extra(b));
     if la != lb {
@@ -348,41 +567,107 @@ fn prefer_first(names: &str, a: &Sym, b: &Sym, extra: &impl Fn(&Sym) -> usize) -
 }
 
 /// perf's `symbols__fixup_duplicate` on address-sorted symbols: of each run at one
-/// address, the one [`prefer_first`] keeps, comparing the kept one with each next. The
-/// symbols dropped are added to `removed` in the order perf removes them.
+/// address, the one perf's `choose_best_symbol` keeps ([`prefer_by_kind`], then
+/// [`prefer_by_name`]), comparing the kept one with each next. The
+/// removals of the symbols dropped are added to `removed` in the order perf makes them.
+///
+/// With `undecided`, a comparison that only demangled names would decide, between
+/// symbols that end together, is left for later: the place keeps the first symbol
+/// marked with a new [`UndecidedRun`] (or joins the run it is marked with), and the
+/// removal names the comparison. The place holds the same start, end and binding
+/// whichever symbol the run keeps.
 fn drop_duplicates(
-    names: &str,
+    names: &Names,
     mut syms: Vec<Sym>,
     extra: impl Fn(&Sym) -> usize,
-    removed: &mut Vec<u32>,
+    removed: &mut Vec<TreeOp>,
+    mut undecided: Option<&mut Vec<UndecidedRun>>,
 ) -> Vec<Sym> {
     // In place: `kept` symbols are kept at the front.
     let mut kept: usize = 0;
     for i in 0..syms.len() {
+        // Only a place kept by an earlier pass can be undecided, and it comes first
+        // among the symbols at its address: `s` never is.
         let s = syms[i];
-        match kept.checked_sub(1).map(|k| syms[k]) {
-            Some(last) if last.start == s.start => {
-                if prefer_first(names, &last, &s, &extra) {
-                    removed.push(s.seq);
+        let Some(last) = kept
+            .checked_sub(1)
+            .map(|k| syms[k])
+            .filter(|l| l.start == s.start)
+        else {
+            syms[kept] = s;
+            kept += 1;
+            continue;
+        };
+        let by_name = |a: &Sym| prefer_by_name(names, a, &s, &extra, &mut None, &mut None);
+        let keep_last = match (prefer_by_kind(&last, &s), undecided.as_deref_mut()) {
+            (Some(k), _) => k,
+            (None, None) => by_name(&last),
+            (None, Some(runs)) if last.undecided == 0 => {
+                if last.end != s.end || names_compare_as_stored(names, &last, &s) {
+                    by_name(&last)
                 } else {
-                    removed.push(last.seq);
-                    syms[kept - 1] = s;
+                    let run = runs.len() as u32;
+                    runs.push(UndecidedRun {
+                        candidates: vec![last, s],
+                        outcome: OnceLock::new(),
+                    });
+                    removed.push(TreeOp::RemoveLoser { run, k: 0 });
+                    syms[kept - 1].undecided = run + 1;
+                    continue;
                 }
             }
-            _ => {
-                syms[kept] = s;
-                kept += 1;
+            (None, Some(runs)) => {
+                let run = last.undecided - 1;
+                let r = &mut runs[run as usize];
+                if last.end == s.end {
+                    r.candidates.push(s);
+                    let k = r.candidates.len() as u32 - 2;
+                    removed.push(TreeOp::RemoveLoser { run, k });
+                    continue;
+                }
+                // The symbol kept decides the place's end: the run is decided now.
+                let chosen = chosen(&last, r.kept(names));
+                syms[kept - 1] = chosen;
+                by_name(&chosen)
             }
+        };
+        if keep_last {
+            removed.push(TreeOp::Remove(s.seq));
+        } else {
+            removed.push(match last.undecided {
+                0 => TreeOp::Remove(last.seq),
+                r => TreeOp::RemoveKept { run: r - 1 },
+            });
+            syms[kept - 1] = s;
         }
     }
     syms.truncate(kept);
     syms
 }
 
+/// The symbol an undecided place (`place`) holds once its run kept `kept`: the
+/// place's start, end and binding (fixed ends included) with the name of `kept`.
+fn chosen(place: &Sym, kept: &Sym) -> Sym {
+    Sym {
+        at: kept.at,
+        len: kept.len,
+        seq: kept.seq,
+        plain: kept.plain,
+        undecided: 0,
+        ..*place
+    }
+}
+
 impl SymbolTable {
-    /// A table of address-sorted symbols, with a cache of demangled names if any is
+    /// A table of address-sorted symbols, with a cache of demangled names if any may be
     /// mangled, and perf's tree (from `history`, how perf built it) if any overlap.
-    fn of_sorted(mut syms: Vec<Sym>, names: String, history: Option<TreeHistory>) -> SymbolTable {
+    /// `undecided` are the runs its undecided places are marked with.
+    fn of_sorted(
+        mut syms: Vec<Sym>,
+        names: Names,
+        history: Option<TreeHistory>,
+        undecided: Vec<UndecidedRun>,
+    ) -> SymbolTable {
         let tree = history
             .filter(|_| mark_clusters(&mut syms))
             .map(|history| LazyTree {
@@ -396,9 +681,10 @@ impl SymbolTable {
                     .collect(),
                 built: OnceLock::new(),
             });
-        let any_mangled = syms
-            .iter()
-            .any(|s| !s.plain && mangled(raw_name(&names, s)));
+        let any_mangled = !undecided.is_empty()
+            || syms
+                .iter()
+                .any(|s| !s.plain && mangled(raw_bytes(&names, s)));
         let demangled = if any_mangled {
             syms.iter().map(|_| OnceLock::new()).collect()
         } else {
@@ -409,7 +695,17 @@ impl SymbolTable {
             names,
             demangled,
             tree,
+            undecided,
             incomplete: false,
+        }
+    }
+
+    /// The symbol at place `i`, its run decided if it is undecided.
+    fn decided(&self, i: usize) -> Sym {
+        let s = self.syms[i];
+        match s.undecided {
+            0 => s,
+            r => chosen(&s, self.undecided[r as usize - 1].kept(&self.names)),
         }
     }
 
@@ -417,9 +713,9 @@ impl SymbolTable {
     /// its own address only, as in perf's `symbols__find`.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
         let i = self.find_index(addr)?;
-        let s = self.syms.get(i)?;
+        let s = &self.decided(i);
         let raw = raw_name(&self.names, s);
-        if s.plain || !mangled(raw) {
+        if s.plain || !mangled(raw.as_bytes()) {
             return Some((raw, s.start));
         }
         let shown = self.demangled.get(i)?.get_or_init(|| demangle(raw).into());
@@ -440,7 +736,7 @@ impl SymbolTable {
         self.find_among_overlapping(tree, i, addr)
             .unwrap_or_else(|| {
                 tree.built
-                    .get_or_init(|| SearchTree::build(&self.syms, &tree.history))
+                    .get_or_init(|| SearchTree::build(self, &tree.history))
                     .find(&self.syms, addr)
             })
     }
@@ -473,11 +769,13 @@ impl SymbolTable {
                 return None;
             }
             if holds(s, addr) {
-                match holder.map(|h| &self.syms[h]) {
+                match holder.map(|h| self.decided(h)) {
                     Some(h)
-                        if h.start == s.start
-                            && h.plain == s.plain
-                            && raw_name(&self.names, h) == raw_name(&self.names, s) => {}
+                        if h.start == s.start && {
+                            let s = self.decided(j);
+                            h.plain == s.plain
+                                && raw_bytes(&self.names, &h) == raw_bytes(&self.names, &s)
+                        } => {}
                     Some(_) => return None,
                     None => {
                         if others_after {
@@ -565,7 +863,7 @@ impl SymbolTable {
             history.insert(s.start);
         }
         syms.sort_by_key(|s| s.start);
-        SymbolTable::of_sorted(syms, names, Some(history))
+        SymbolTable::of_sorted(syms, names, Some(history), Vec::new())
     }
 
     /// The end of the last symbol.
@@ -601,12 +899,46 @@ impl SymbolTable {
     /// the symbols so far. A symbol naming a section the file does not have ends the
     /// loading there: the table keeps what was read, unfixed, gets no `name@plt`
     /// symbols and is [`SymbolTable::incomplete`]. Otherwise the `.plt` entries get
-    /// `name@plt` symbols. Names are demangled when looked up.
+    /// `name@plt` symbols. Names are demangled when looked up, and so are those that
+    /// decide which of several symbols at one address is kept.
     pub fn from_elf(runtime: &[u8], debug: Option<&[u8]>) -> Result<SymbolTable, String> {
+        Self::from_elf_files(runtime, debug, [None, None], false)
+    }
+
+    /// [`SymbolTable::from_elf`] on files the table may keep: the names it reads stay
+    /// in them rather than being copied.
+    pub fn from_shared_elf(
+        runtime: SharedBytes,
+        debug: Option<SharedBytes>,
+    ) -> Result<SymbolTable, String> {
+        fn bytes(f: &SharedBytes) -> &[u8] {
+            (**f).as_ref()
+        }
+        Self::from_elf_files(
+            bytes(&runtime),
+            debug.as_ref().map(bytes),
+            [Some(&runtime), debug.as_ref()],
+            false,
+        )
+    }
+
+    /// [`SymbolTable::from_elf`] with names kept in the files of `shared` (the runtime
+    /// and the debug file, as shared bytes) when given, and every choice among symbols
+    /// at one address made while loading (`eager`) or left until needed.
+    fn from_elf_files(
+        runtime: &[u8],
+        debug: Option<&[u8]>,
+        shared: [Option<&SharedBytes>; 2],
+        eager: bool,
+    ) -> Result<SymbolTable, String> {
         use object::elf::{FileHeader32, FileHeader64};
         match object::FileKind::parse(runtime).map_err(|e| e.to_string())? {
-            object::FileKind::Elf32 => load_elf::<FileHeader32<Endianness>>(runtime, debug),
-            object::FileKind::Elf64 => load_elf::<FileHeader64<Endianness>>(runtime, debug),
+            object::FileKind::Elf32 => {
+                load_elf::<FileHeader32<Endianness>>(runtime, debug, shared, eager)
+            }
+            object::FileKind::Elf64 => {
+                load_elf::<FileHeader64<Endianness>>(runtime, debug, shared, eager)
+            }
             kind => Err(format!("not an ELF file ({kind:?})")),
         }
     }
@@ -657,6 +989,8 @@ impl<'d, H: FileHeader<Endian = Endianness>> ElfParts<'d, H> {
 fn load_elf<H: FileHeader<Endian = Endianness>>(
     runtime: &[u8],
     debug: Option<&[u8]>,
+    [shared_runtime, shared_debug]: [Option<&SharedBytes>; 2],
+    eager: bool,
 ) -> Result<SymbolTable, String> {
     use object::elf::{SHT_DYNSYM, SHT_SYMTAB};
     let rt = ElfParts::<H>::parse(runtime)?;
@@ -665,12 +999,21 @@ fn load_elf<H: FileHeader<Endian = Endianness>>(
         .and_then(|d| ElfParts::<H>::parse(d).ok())
         .filter(|d| d.table(".symtab", SHT_SYMTAB).is_some());
     let src = dbg.as_ref().unwrap_or(&rt);
+    let shared = if dbg.is_some() {
+        shared_debug
+    } else {
+        shared_runtime
+    };
     // Every symbol inserted, in order (its `seq` is its place here), and the table as
     // it stands: address-sorted, in perf's tree order among equal addresses.
-    let mut inserted = Builder::default();
+    let mut inserted = Builder {
+        names: shared.map_or_else(Names::default, |f| Names::in_file(Arc::clone(f))),
+        ..Builder::default()
+    };
     let mut table: Vec<Sym> = Vec::new();
     let mut history = TreeHistory::default();
     let mut complete = true;
+    let mut undecided = Vec::new();
     for (name, ty) in [(".symtab", SHT_SYMTAB), (".dynsym", SHT_DYNSYM)] {
         let Some((index, section)) = src.table(name, ty) else {
             continue;
@@ -688,9 +1031,13 @@ fn load_elf<H: FileHeader<Endian = Endianness>>(
         }
         if any {
             fix_ends(&mut table, false);
-            let mut removed = Vec::new();
-            table = drop_duplicates(&inserted.names, table, |_| 0, &mut removed);
-            history.ops.extend(removed.into_iter().map(TreeOp::Remove));
+            table = drop_duplicates(
+                &inserted.names,
+                table,
+                |_| 0,
+                &mut history.ops,
+                (!eager).then_some(&mut undecided),
+            );
         }
     }
     // perf adds the `.plt` symbols after the fixes, as they are, when the file gave
@@ -703,7 +1050,7 @@ fn load_elf<H: FileHeader<Endian = Endianness>>(
         }
         table = merge_sorted(table, chunk);
     }
-    let mut t = SymbolTable::of_sorted(table, inserted.names, Some(history));
+    let mut t = SymbolTable::of_sorted(table, inserted.names, Some(history), undecided);
     t.incomplete = !complete;
     Ok(t)
 }
@@ -763,8 +1110,11 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
         .sections
         .section(object::SectionIndex(section.sh_link(e) as usize))
         .map_or(0, |s| s.sh_size(e).into());
-    b.names
-        .reserve(usize::try_from(strings_size).map_or(0, |n| n.min(src.data.len())));
+    if b.names.file.is_none() {
+        b.names
+            .own
+            .reserve(usize::try_from(strings_size).map_or(0, |n| n.min(src.data.len())));
+    }
     let arm = matches!(src.header.e_machine(e), EM_ARM | EM_AARCH64);
     /// What a symbol's section says about it.
     #[derive(Clone, Copy)]
@@ -875,11 +1225,13 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
             _ => Binding::Local,
         };
         let size: u64 = sym.st_size(e).into();
-        let name = match std::str::from_utf8(name) {
-            Ok(n) => std::borrow::Cow::Borrowed(n),
-            Err(_) => String::from_utf8_lossy(name),
-        };
-        b.push(start, start.wrapping_add(size), binding, &name, false);
+        let end = start.wrapping_add(size);
+        // A name that is UTF-8 as stored stays in the file when the table keeps it.
+        match (std::str::from_utf8(name), b.names.file_offset(name)) {
+            (Ok(_), Some(at)) => b.push_at(start, end, binding, at, name.len() as u32, false, 0),
+            (Ok(n), None) => b.push(start, end, binding, n, false),
+            (Err(_), _) => b.push(start, end, binding, &String::from_utf8_lossy(name), false),
+        }
     }
     true
 }
@@ -1076,7 +1428,7 @@ impl KernelSymbols {
             0 => 0,
             m => module_names[m as usize - 1].len() + 3,
         };
-        let syms = drop_duplicates(&names, syms, suffix, &mut Vec::new());
+        let syms = drop_duplicates(&names, syms, suffix, &mut Vec::new(), None);
         let mut tables: Vec<Vec<Sym>> = vec![Vec::new(); module_names.len() + 1];
         for s in syms {
             tables[s.module as usize].push(s);
@@ -1094,13 +1446,13 @@ impl KernelSymbols {
                 }
                 (
                     m.to_string(),
-                    SymbolTable::of_sorted(own.syms, own.names, None),
+                    SymbolTable::of_sorted(own.syms, own.names, None, Vec::new()),
                 )
             })
             .collect();
         // After their ends are fixed kallsyms symbols never overlap, so perf's lookup
         // finds what a search of the sorted symbols finds.
-        let kernel = SymbolTable::of_sorted(core, names, None);
+        let kernel = SymbolTable::of_sorted(core, names, None, Vec::new());
         KernelSymbols { kernel, modules }
     }
 }
@@ -1215,7 +1567,8 @@ fn strtoull_hex(s: &[u8]) -> (u64, usize) {
 #[cfg(test)]
 mod tests {
     use super::{
-        build_id_debug_path, build_id_hex, raw_name, KernelSymbols, SearchTree, SymbolTable,
+        build_id_debug_path, build_id_hex, raw_name, KernelSymbols, SearchTree, SharedBytes,
+        SymbolTable,
     };
 
     /// perf's `~/.debug/PATH/ID/elf` and bfd's `.build-id/XX/REST.debug` spell ids so.
@@ -1317,7 +1670,7 @@ mod tests {
 
     /// What a lookup prints: the symbol's name and start.
     fn printed(t: &SymbolTable, i: Option<usize>) -> Option<(&str, bool, u64)> {
-        let s = &t.syms[i?];
+        let s = &t.decided(i?);
         Some((raw_name(&t.names, s), s.plain, s.start))
     }
 
@@ -1328,7 +1681,7 @@ mod tests {
         let Some(lazy) = &t.tree else {
             return 0;
         };
-        let tree = SearchTree::build(&t.syms, &lazy.history);
+        let tree = SearchTree::build(t, &lazy.history);
         let mut addrs: Vec<u64> = Vec::new();
         for s in &t.syms {
             for a in [s.start, s.end, s.start / 2 + s.end / 2] {
@@ -1375,6 +1728,70 @@ mod tests {
             }
         }
         assert!(overlapping >= 2, "{overlapping}");
+    }
+
+    /// A table whose choices among aliases were left until needed (and whose names stay
+    /// in the file) holds, place by place, the symbols the table decided while loading
+    /// (with its names copied) holds, and perf's tree of each (which decides them all)
+    /// finds the same symbols near each one.
+    #[test]
+    fn choices_left_for_later_find_what_deciding_while_loading_finds() {
+        let data =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs/tmp/tpf");
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        // C++ constructors and destructors (`C1`/`C2`, `D1`/`D2`) share addresses.
+        files.push("/usr/lib/x86_64-linux-gnu/libstdc++.so.6".into());
+        let mut runs = 0;
+        for f in files {
+            let Ok(bytes) = std::fs::read(&f) else {
+                continue;
+            };
+            let shared: SharedBytes = std::sync::Arc::new(bytes);
+            let bytes = (*shared).as_ref();
+            let (Ok(eager), Ok(lazy)) = (
+                SymbolTable::from_elf_files(bytes, None, [None, None], true),
+                SymbolTable::from_elf_files(bytes, None, [Some(&shared), None], false),
+            ) else {
+                continue;
+            };
+            assert!(eager.undecided.is_empty() && eager.names.file.is_none());
+            assert!(lazy.names.file.is_some());
+            runs += lazy.undecided.len();
+            assert_eq!(eager.len(), lazy.len(), "{f:?}");
+            for i in 0..eager.len() {
+                let (e, l) = (eager.syms[i], lazy.decided(i));
+                assert_eq!(
+                    (e.start, e.end, e.seq, e.binding, e.clustered),
+                    (l.start, l.end, l.seq, l.binding, l.clustered),
+                    "{f:?} {i}"
+                );
+                assert_eq!(printed(&eager, Some(i)), printed(&lazy, Some(i)));
+            }
+            let (Some(et), Some(lt)) = (&eager.tree, &lazy.tree) else {
+                assert!(eager.tree.is_none() && lazy.tree.is_none());
+                continue;
+            };
+            let (et, lt) = (
+                SearchTree::build(&eager, &et.history),
+                SearchTree::build(&lazy, &lt.history),
+            );
+            for s in &eager.syms {
+                for a in [s.start, s.end, s.start / 2 + s.end / 2] {
+                    for addr in [a.wrapping_sub(1), a, a.wrapping_add(1)] {
+                        assert_eq!(
+                            printed(&eager, et.find(&eager.syms, addr)),
+                            printed(&lazy, lt.find(&lazy.syms, addr)),
+                            "{f:?} {addr:#x}"
+                        );
+                        assert_eq!(eager.find(addr), lazy.find(addr), "{f:?} {addr:#x}");
+                    }
+                }
+            }
+        }
+        assert!(runs > 0);
     }
 
     /// Random perf maps, whose entries overlap in every way (nested, equal starts,

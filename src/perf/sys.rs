@@ -615,6 +615,12 @@ impl MappedFile {
     }
 }
 
+impl AsRef<[u8]> for MappedFile {
+    fn as_ref(&self) -> &[u8] {
+        self.bytes()
+    }
+}
+
 impl Drop for MappedFile {
     fn drop(&mut self) {
         // SAFETY: unmapping the region this value mapped, once.
