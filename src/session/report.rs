@@ -368,9 +368,12 @@ const INFO_BATCH: usize = 1024;
 /// The text at which a batch ends even with fewer deferred infos.
 const BATCH_TEXT: usize = 1 << 18;
 
-/// The room a batch's text buffer starts with: its limit and a last line's worth, so
-/// that it never grows (each growth copied the whole batch).
-const BATCH_ROOM: usize = BATCH_TEXT + (1 << 16);
+/// The room a batch's text buffer starts with: its limit and a usual last line's worth,
+/// so that it seldom grows (each growth copies the whole batch). Room is not free: the
+/// heap is backed by huge pages (see `main.rs`), which the kernel clears whole, so room
+/// never written to is cleared all the same, and the batches held while a function map
+/// is built ([`WAITING_IN_FLIGHT`]) made that a fifth of a 178k-event report's loop.
+const BATCH_ROOM: usize = BATCH_TEXT + (1 << 12);
 
 /// The share of independent infos handed to the info writer (see `InfoPipe::share`).
 const SHARE: f32 = 0.5;
@@ -387,8 +390,12 @@ const IN_FLIGHT: usize = 4;
 
 /// Batches at the info writer at most while it waits for a function map that another
 /// thread builds (the loop writes heads meanwhile), and while it catches up after.
-/// Bounds the memory the waiting lines hold (a batch's text is at most [`BATCH_ROOM`]).
-const WAITING_IN_FLIGHT: usize = 32;
+/// Bounds the memory the waiting lines hold (a batch's text is at most [`BATCH_ROOM`]),
+/// all of it fresh heap the kernel clears first: with 32 batches a 178k-event report
+/// spent more CPU time clearing them than it saved by going on; with 8 (a 2.2 MB
+/// file, alternating runs on two shared cores) its CPU time is 6-15% lower and its wall
+/// time the same, since the loop's waits leave the core to the map's thread.
+const WAITING_IN_FLIGHT: usize = 8;
 
 /// The merge of all inputs, line by line into `buf`; infos that do not depend on the
 /// renderer's state are left to `pipe`.
@@ -560,6 +567,12 @@ struct Hole {
 /// [`Hole::table`] of a hole written with the comm table of the holes before it.
 const NO_TABLE: u32 = u32::MAX;
 
+/// The record bytes a new batch has room for per hole.
+const ARENA_PER_HOLE: usize = 48;
+
+/// The info bytes a new batch has room for per hole.
+const INFO_PER_HOLE: usize = 64;
+
 /// One batch: the records whose infos are wanted, and the infos once written.
 #[derive(Debug, Default)]
 struct InfoJob {
@@ -573,13 +586,15 @@ struct InfoJob {
 }
 
 impl InfoJob {
-    /// A job with room for a full batch, so that it does not grow record by record.
+    /// A job with room for a usual batch, so that it does not grow record by record:
+    /// a full one for the holes, and for the bytes what a batch of small records needs
+    /// (they grow for bigger ones; room is cleared even unused, see [`BATCH_ROOM`]).
     fn with_room() -> InfoJob {
         InfoJob {
-            arena: Vec::with_capacity(INFO_BATCH * 128),
+            arena: Vec::with_capacity(INFO_BATCH * ARENA_PER_HOLE),
             holes: Vec::with_capacity(INFO_BATCH),
             tables: Vec::new(),
-            infos: Vec::with_capacity(INFO_BATCH * 128),
+            infos: Vec::with_capacity(INFO_BATCH * INFO_PER_HOLE),
             ends: Vec::with_capacity(INFO_BATCH),
         }
     }
