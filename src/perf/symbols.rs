@@ -1700,14 +1700,19 @@ mod tests {
 
     /// Real files, with perf's `name@plt` points, labels, aliases and a table left
     /// unfixed by a missing section: the shortcut past perf's tree finds what it does.
-    #[test]
-    fn lookups_past_the_tree_find_what_perf_s_tree_finds_in_real_files() {
+    /// The ELF files the perf goldens were recorded from (tests/data/perf/symfs/tmp/tpf).
+    fn test_elf_files() -> Vec<std::path::PathBuf> {
         let data =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs/tmp/tpf");
-        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&data)
+        std::fs::read_dir(&data)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn lookups_past_the_tree_find_what_perf_s_tree_finds_in_real_files() {
+        let mut files = test_elf_files();
         // System files where they exist (rustc's `_fini` reaches over its `.plt`).
         let home = std::env::var("HOME").unwrap_or_default();
         for f in [
@@ -1736,12 +1741,7 @@ mod tests {
     /// finds the same symbols near each one.
     #[test]
     fn choices_left_for_later_find_what_deciding_while_loading_finds() {
-        let data =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs/tmp/tpf");
-        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&data)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
+        let mut files = test_elf_files();
         // C++ constructors and destructors (`C1`/`C2`, `D1`/`D2`) share addresses.
         files.push("/usr/lib/x86_64-linux-gnu/libstdc++.so.6".into());
         let mut runs = 0;

@@ -2,7 +2,7 @@
 //! `tracectl perf report` print what `perf script` and `perf report` print on them.
 //! Skips (with the reason) without root or without perf.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::support::perf::{build_fixture_program, cc_missing, run, run_with_env, skip_reason};
 
@@ -441,6 +441,34 @@ fn mount_namespaces_work(dir: &Path) -> bool {
     ok
 }
 
+/// The set-up of the namespace tests: a scratch directory with two builds of
+/// tests/data/perf/nsspin.c, `stage/prog` spinning in `spin_inside` (with line tables)
+/// and `app/prog` in `spin_onhost` (without, so a source line shows which file
+/// addr2line read), and the directory `app` a mount namespace can cover. None (with
+/// the reason printed) when perf, root, cc or mount namespaces are missing.
+fn two_builds_of_nsspin() -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return None;
+    }
+    if let Some(why) = cc_missing() {
+        crate::support::skips::skip(why);
+        return None;
+    }
+    let dir = scratch_outside_tmp()?;
+    let d = dir.path();
+    let app = d.join("app");
+    let prog = app.join("prog");
+    std::fs::create_dir_all(d.join("stage")).unwrap();
+    std::fs::create_dir_all(&app).unwrap();
+    build_nsspin(d, "spin_inside", "-g", &d.join("stage/prog"));
+    build_nsspin(d, "spin_onhost", "-g0", &prog);
+    if !mount_namespaces_work(&app) {
+        return None;
+    }
+    Some((dir, app, prog))
+}
+
 /// Builds tests/data/perf/nsspin.c in `dir` as `out`, spinning in a function named
 /// `spin`, with line tables or not (`-g`, `-g0`: the code is the same).
 fn build_nsspin(dir: &Path, spin: &str, debug: &str, out: &Path) {
@@ -583,29 +611,10 @@ fn record_with_and_without_build_ids(d: &Path, pids: &str) {
 /// (perf runs addr2line here, on the path): it has no line tables. Ours print the same.
 #[test]
 fn perf_script_live_files_of_a_process_in_another_mount_namespace_are_read_inside_it() {
-    if let Some(why) = skip_reason() {
-        crate::support::skips::skip(why);
-        return;
-    }
-    if let Some(why) = cc_missing() {
-        crate::support::skips::skip(why);
-        return;
-    }
-    let Some(dir) = scratch_outside_tmp() else {
+    let Some((dir, app, prog)) = two_builds_of_nsspin() else {
         return;
     };
     let d = dir.path();
-    let app = d.join("app");
-    let prog = app.join("prog");
-    std::fs::create_dir_all(d.join("stage")).unwrap();
-    std::fs::create_dir_all(&app).unwrap();
-    // The host's build has no line tables, so a source line shows which file
-    // addr2line read.
-    build_nsspin(d, "spin_inside", "-g", &d.join("stage/prog"));
-    build_nsspin(d, "spin_onhost", "-g0", &prog);
-    if !mount_namespaces_work(&app) {
-        return;
-    }
     let mut child = Spinner::start(in_mount_namespace(
         &app,
         &format!(
@@ -666,27 +675,10 @@ fn perf_script_live_files_of_a_process_in_another_mount_namespace_are_read_insid
 /// after.
 #[test]
 fn perf_script_live_two_files_at_one_path_are_two_objects() {
-    if let Some(why) = skip_reason() {
-        crate::support::skips::skip(why);
-        return;
-    }
-    if let Some(why) = cc_missing() {
-        crate::support::skips::skip(why);
-        return;
-    }
-    let Some(dir) = scratch_outside_tmp() else {
+    let Some((dir, app, prog)) = two_builds_of_nsspin() else {
         return;
     };
     let d = dir.path();
-    let app = d.join("app");
-    let prog = app.join("prog");
-    std::fs::create_dir_all(d.join("stage")).unwrap();
-    std::fs::create_dir_all(&app).unwrap();
-    build_nsspin(d, "spin_inside", "-g", &d.join("stage/prog"));
-    build_nsspin(d, "spin_onhost", "-g0", &prog);
-    if !mount_namespaces_work(&app) {
-        return;
-    }
     let mut host = Spinner::start(std::process::Command::new(&prog));
     let mut inside = Spinner::start(in_mount_namespace(
         &app,
