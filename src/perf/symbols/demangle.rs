@@ -141,7 +141,7 @@ fn misplaced_const(s: &str) -> String {
         for i in open + 1..=close {
             match b[i] {
                 b'(' | b'<' | b'[' | b'{' => depth += 1,
-                b')' | b'>' | b']' | b'}' if i < close => depth -= 1,
+                b')' | b'>' | b']' | b'}' if i < close => depth = depth.saturating_sub(1),
                 b',' | b')' if depth == 0 => {
                     let param = &s[param_start..i];
                     if let Some(t) = param.strip_suffix(" const") {
@@ -585,7 +585,7 @@ fn address_arguments(text: &str) -> Vec<AddressArgument> {
                     end = Some(i);
                     break;
                 }
-                b')' | b'>' | b']' | b'}' => depth -= 1,
+                b')' | b'>' | b']' | b'}' => depth = depth.saturating_sub(1),
                 _ => {}
             }
         }
@@ -1371,7 +1371,7 @@ fn function_type_spaces(s: &str) -> String {
         let close = b[i..].iter().position(|&c| {
             match c {
                 b'(' => depth += 1,
-                b')' => depth -= 1,
+                b')' => depth = depth.saturating_sub(1),
                 _ => {}
             }
             depth == 0
