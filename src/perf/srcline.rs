@@ -7,7 +7,9 @@
 //! line, binutils answers from the symbol table (the nearest function symbol before it
 //! in its section, and the `STT_FILE` symbol before that one for a local symbol): that
 //! answer, `file.o:?` or `??:?`, is one perf takes as found (`file.o:0`, `??:0`).
-//! Objects are read once, lazily, and every answer is kept per (object, address).
+//! Objects are read once, lazily, and every answer is kept per (object, address); how
+//! many lookups in an object went without an answer is counted per call, as perf does
+//! before it gives up on the object ([`A2L_FAIL_LIMIT`]).
 //!
 //! The same DWARF names the functions inlined at an address (`addr2line -i`), which
 //! perf 6.1 lists at the call-chain entries its unwinder found (`append_inlines`).
@@ -317,7 +319,22 @@ pub struct SourceLines {
     objects: HashMap<ObjectId, Option<ObjectLines>>,
     answers: HashMap<(ObjectId, u64), Option<String>>,
     inlined: HashMap<(ObjectId, u64), Option<InlineChain>>,
+    /// perf's `dso->a2l_fails` per object: 1 until addr2line first answers there, then
+    /// 0 for good; above [`A2L_FAIL_LIMIT`] perf stops asking about the object.
+    fails: HashMap<ObjectId, u32>,
 }
+
+/// perf 6.1's `A2L_FAIL_LIMIT`: after this many lookups in one object without one
+/// answer (counting from 1), perf clears the object's `has_srcline` and shows every
+/// later address in it with its fallback. The lookups are counted as perf makes them,
+/// once per call, in the order the samples come: in a `-g` recording whose first
+/// samples in an object are all call-chain entries (asked about as sampled, which
+/// never has an answer), the object's own samples that come after the 122nd of those
+/// print `symbol+OFFSET` even where the line tables have a line (libc's `__poll+7`
+/// where the first samples were in the kernel under `__poll`). Which recording does
+/// so depends on when the program's first user-mode sample in the object came, not on
+/// the load at report time: perf 6.1 reads addr2line's answers without a timeout.
+const A2L_FAIL_LIMIT: u32 = 123;
 
 impl std::fmt::Debug for SourceLines {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -469,14 +486,21 @@ impl SourceLines {
         } else {
             ip.wrapping_add(text_offset)
         };
+        let fails = self.fails.entry(id).or_insert(1);
         let answer = match object {
-            Some(o) => self
+            Some(o) if *fails <= A2L_FAIL_LIMIT => self
                 .answers
                 .entry((id, addr))
                 .or_insert_with(|| o.lookup(addr))
                 .clone(),
-            None => None,
+            _ => None,
         };
+        // perf's `__get_srcline`: an answer ends the counting for good.
+        if answer.is_some() {
+            *fails = 0;
+        } else if *fails > 0 {
+            *fails = fails.saturating_add(1);
+        }
         if let Some(line) = answer {
             return (line, true);
         }

@@ -891,7 +891,11 @@ pub fn write_report(
                         k.socket = socket;
                         k.parent = parent.clone();
                         // perf's `he->ip` of a chain entry: the address as sampled.
-                        lines.fill(keys, &mut k, &machine, &l, raw);
+                        // Only its own rows (`--children`) ask for the entry's line;
+                        // each asking counts towards perf's addr2line failure limit.
+                        if children {
+                            lines.fill(keys, &mut k, &machine, &l, raw);
+                        }
                         // An unwound entry's row shows the line perf kept with the
                         // entry (`al->srcline`), not one made from that address, and
                         // has that text from the start.

@@ -885,3 +885,121 @@ fn perf_script_live_vdso_frames_are_named_from_the_build_id_cache() {
     let ours = run(tracectl, &["perf", "script", "-i", "clock.data"], d);
     same(&ours, &perf, "perf script on vDSO samples");
 }
+
+/// perf 6.1 stops asking addr2line about an object after 123 lookups there without an
+/// answer (`A2L_FAIL_LIMIT`). A program (tests/data/perf/libc-late.c) that first
+/// runs in the kernel under libc's `read()` and only then runs libc's `memset` in
+/// user mode, profiled once it runs: with `--children`, every early sample asks about libc's call-chain
+/// entries as sampled, which has no answer, so the later `memset` samples show
+/// `symbol+OFFSET` instead of their source line. Without `--children` nothing asks
+/// about the chain entries and the line shows. Ours print libc's rows the same.
+#[test]
+fn perf_report_live_srcline_gives_up_on_an_object_as_perf_does() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    if let Some(why) = cc_missing() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_fixture_program("libc-late", d);
+    // libc's rows only: ld.so's lines are not matched yet (see src/perf/srcline.rs).
+    let libc = |t: &str| -> String {
+        t.lines()
+            .filter(|l| l.contains("libc.so"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    // Whether every row of memset's own samples shows perf's fallback,
+    // `symbol+OFFSET` (decimal), rather than a line `file:LINE`.
+    let memset_fallback = |t: &str| -> bool {
+        let rows: Vec<&str> = t
+            .lines()
+            .filter(|l| l.contains("__memset") && !l.contains(" 0.00% "))
+            .collect();
+        assert!(!rows.is_empty(), "perf showed memset's samples: {t}");
+        rows.iter()
+            .all(|l| l.rsplit(' ').next().is_some_and(|t| t.contains('+')))
+    };
+    let report = |extra: &[&str]| -> Vec<String> {
+        [
+            &["report", "-i", "late.data", "--stdio", "-g", "none"][..],
+            &["--sort", "dso,sym,srcline"],
+            extra,
+        ]
+        .concat()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+    };
+    // A user-mode sample in libc before the 123rd lookup (a rare one in `read()`)
+    // keeps perf asking; a few recordings make the case.
+    let mut gave_up = false;
+    for _ in 0..5 {
+        record_from_ready(d, "libc-late", "late.data");
+        let args = report(&[]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let perf = libc(&run("perf", &args, d));
+        let ours = libc(&run(tracectl, &[&["perf"][..], &args].concat(), d));
+        same(&ours, &perf, &format!("perf {args:?} on libc-late"));
+        if memset_fallback(&perf) {
+            gave_up = true;
+            break;
+        }
+    }
+    assert!(gave_up, "perf gave up on libc in one of 5 recordings");
+    let args = report(&["--no-children"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let perf = libc(&run("perf", &args, d));
+    assert!(
+        !memset_fallback(&perf),
+        "perf showed memset's lines: {perf}"
+    );
+    let ours = libc(&run(tracectl, &[&["perf"][..], &args].concat(), d));
+    same(&ours, &perf, &format!("perf {args:?} on libc-late"));
+}
+
+/// Runs the program `name` built in `d` and records it with call chains into `out`
+/// from the moment it says it is ready until it ends.
+fn record_from_ready(d: &Path, name: &str, out: &str) {
+    let mut prog = std::process::Command::new(d.join(name))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(prog.stdout.take().unwrap()),
+        &mut ready,
+    )
+    .unwrap();
+    let pid = ready.trim().strip_prefix("ready ").unwrap().to_string();
+    // perf stops when the program ends.
+    let record = [
+        "record",
+        "-q",
+        "-N",
+        "-o",
+        out,
+        "-e",
+        "cpu-clock",
+        "-g",
+        "-p",
+        &pid,
+    ];
+    let recorded = std::process::Command::new("perf")
+        .args(record)
+        .current_dir(d)
+        .output();
+    let _ = prog.kill();
+    let _ = prog.wait();
+    let recorded = recorded.unwrap();
+    assert!(
+        recorded.status.success(),
+        "perf {record:?}: {}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+}
