@@ -9,7 +9,7 @@
 //! answer, `file.o:?` or `??:?`, is one perf takes as found (`file.o:0`, `??:0`).
 //! Objects are read once, lazily, and every answer is kept per (object, address); how
 //! many lookups in an object went without an answer is counted per call, as perf does
-//! before it gives up on the object ([`A2L_FAIL_LIMIT`]).
+//! before it gives up on the object (`A2L_FAIL_LIMIT`).
 //!
 //! The same DWARF names the functions inlined at an address (`addr2line -i`), which
 //! perf 6.1 lists at the call-chain entries its unwinder found (`append_inlines`).
