@@ -727,7 +727,11 @@ fn perf_script_live_two_files_at_one_path_are_two_objects() {
         let frame = format!("{name}+0x");
         let file = format!("({})", prog.display());
         text.split("\n\n")
-            .filter(|s| s.starts_with(&format!("prog {pid} ")))
+            // perf pads the pid to five columns (`prog  7196`).
+            .filter(|s| {
+                let mut words = s.split_whitespace();
+                words.next() == Some("prog") && words.next() == Some(pid)
+            })
             .any(|s| s.contains(&frame) && s.contains(&file))
     };
     let perf = run("perf", &["script", "-i", "noids.data"], d);
