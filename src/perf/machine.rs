@@ -1086,11 +1086,8 @@ mod tests {
         assert_eq!(l.sym, None);
     }
 
-    /// perf 6.1 printed `ffffffff8170d108 [unknown] ([unknown])` for that address in the
-    /// user part of a chain (a frame-pointer walk gone astray), and the kernel symbol
-    /// only where the chain said the kernel.
-    #[test]
-    fn a_user_address_outside_every_mapping_is_unknown_even_in_kernel_range() {
+    /// A machine whose kernel map holds three symbols, `iter_file_splice_write` among them.
+    fn kernel_machine() -> Machine {
         let kallsyms = "ffffffff81000000 T _text\nffffffff8170cf30 T iter_file_splice_write\n\
                         ffffffff8170d400 T next_fn\n";
         let mut m = Machine::new(KallsymsSource::text_of(kallsyms.into()), None);
@@ -1101,6 +1098,15 @@ mod tests {
             b"[kernel.kallsyms]_text",
             misc::KERNEL,
         ));
+        m
+    }
+
+    /// perf 6.1 printed `ffffffff8170d108 [unknown] ([unknown])` for that address in the
+    /// user part of a chain (a frame-pointer walk gone astray), and the kernel symbol
+    /// only where the chain said the kernel.
+    #[test]
+    fn a_user_address_outside_every_mapping_is_unknown_even_in_kernel_range() {
+        let m = kernel_machine();
         let user = m.resolve(7, misc::USER, 0xffffffff8170d108);
         assert_eq!((user.sym, user.dso), (None, None));
         let kernel = m.resolve(7, misc::KERNEL, 0xffffffff8170d108);
@@ -1146,16 +1152,7 @@ mod tests {
     /// Kernel symbols read on their own thread resolve as those read on first use.
     #[test]
     fn kernel_symbols_loaded_ahead_resolve_as_loaded_on_first_use() {
-        let kallsyms = "ffffffff81000000 T _text\nffffffff8170cf30 T iter_file_splice_write\n\
-                        ffffffff8170d400 T next_fn\n";
-        let mut m = Machine::new(KallsymsSource::text_of(kallsyms.into()), None);
-        m.apply(&mmap(
-            -1,
-            0xffffffff81000000,
-            0x1000000,
-            b"[kernel.kallsyms]_text",
-            misc::KERNEL,
-        ));
+        let m = kernel_machine();
         assert!(m.load_kernel_symbols_ahead());
         let kernel = m.resolve(7, misc::KERNEL, 0xffffffff8170d108);
         assert_eq!(kernel.sym, Some(("iter_file_splice_write", 0x1d8)));

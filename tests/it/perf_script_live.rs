@@ -220,6 +220,18 @@ fn perf_report_live_socket_of_an_own_recording_matches_perf() {
     same(&ours, &perf, "--sort socket,cpu");
 }
 
+/// Whether perf (with root) and a C compiler are here; when not, the reason is printed
+/// as a skip.
+fn perf_and_cc() -> bool {
+    match skip_reason().or_else(|| cc_missing().map(str::to_string)) {
+        Some(why) => {
+            crate::support::skips::skip(why);
+            false
+        }
+        None => true,
+    }
+}
+
 /// Removes a file when dropped (a JIT's perf map in /tmp, whatever the test's outcome).
 struct RemoveOnDrop(std::path::PathBuf);
 
@@ -235,12 +247,7 @@ impl Drop for RemoveOnDrop {
 /// shows the object as `[JIT] tid PID`; ours print the same.
 #[test]
 fn perf_script_live_jit_frames_are_named_from_the_perf_map() {
-    if let Some(why) = skip_reason() {
-        crate::support::skips::skip(why);
-        return;
-    }
-    if let Some(why) = cc_missing() {
-        crate::support::skips::skip(why);
+    if !perf_and_cc() {
         return;
     }
     let tracectl = env!("CARGO_BIN_EXE_tracectl");
@@ -298,12 +305,7 @@ fn perf_script_live_jit_in_other_namespaces_is_named_from_its_own_map() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::{Command, Stdio};
 
-    if let Some(why) = skip_reason() {
-        crate::support::skips::skip(why);
-        return;
-    }
-    if let Some(why) = cc_missing() {
-        crate::support::skips::skip(why);
+    if !perf_and_cc() {
         return;
     }
     let in_namespaces = |cmd: &str| {
@@ -447,12 +449,7 @@ fn mount_namespaces_work(dir: &Path) -> bool {
 /// addr2line read), and the directory `app` a mount namespace can cover. None (with
 /// the reason printed) when perf, root, cc or mount namespaces are missing.
 fn two_builds_of_nsspin() -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
-    if let Some(why) = skip_reason() {
-        crate::support::skips::skip(why);
-        return None;
-    }
-    if let Some(why) = cc_missing() {
-        crate::support::skips::skip(why);
+    if !perf_and_cc() {
         return None;
     }
     let dir = scratch_outside_tmp()?;
@@ -777,12 +774,7 @@ fn perf_script_live_two_files_at_one_path_are_two_objects() {
 /// report` do.
 #[test]
 fn perf_script_live_symbol_choice_matches_perf() {
-    if let Some(why) = skip_reason() {
-        crate::support::skips::skip(why);
-        return;
-    }
-    if let Some(why) = cc_missing() {
-        crate::support::skips::skip(why);
+    if !perf_and_cc() {
         return;
     }
     let tracectl = env!("CARGO_BIN_EXE_tracectl");
@@ -841,12 +833,7 @@ fn perf_script_live_symbol_choice_matches_perf() {
 /// build-id cache, and so do we.
 #[test]
 fn perf_script_live_vdso_frames_are_named_from_the_build_id_cache() {
-    if let Some(why) = skip_reason() {
-        crate::support::skips::skip(why);
-        return;
-    }
-    if let Some(why) = cc_missing() {
-        crate::support::skips::skip(why);
+    if !perf_and_cc() {
         return;
     }
     let tracectl = env!("CARGO_BIN_EXE_tracectl");
@@ -899,12 +886,7 @@ fn perf_script_live_vdso_frames_are_named_from_the_build_id_cache() {
 /// about the chain entries and the line shows. Ours print libc's rows the same.
 #[test]
 fn perf_report_live_srcline_gives_up_on_an_object_as_perf_does() {
-    if let Some(why) = skip_reason() {
-        crate::support::skips::skip(why);
-        return;
-    }
-    if let Some(why) = cc_missing() {
-        crate::support::skips::skip(why);
+    if !perf_and_cc() {
         return;
     }
     let tracectl = env!("CARGO_BIN_EXE_tracectl");
