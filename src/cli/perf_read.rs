@@ -7,6 +7,7 @@ use anyhow::{Context as _, Result};
 use clap::Parser;
 use tracectl::dat::TracingData;
 use tracectl::event::KallsymsSource;
+use tracectl::perf::config::{ConfigSources, PerfConfig};
 use tracectl::perf::data::PerfData;
 use tracectl::perf::machine::Machine;
 use tracectl::render::perf_script::{parse_fields, PerfScript, ScriptOutput};
@@ -63,7 +64,9 @@ pub struct SymbolArgs {
     #[arg(long = "symfs", value_name = "DIR")]
     symfs: Option<PathBuf>,
     /// Build-id cache directory, where perf record keeps a copy of each file by its
-    /// build id (default: ~/.debug; --symfs DIR makes it DIR/.debug)
+    /// build id (default: buildid.dir of perf's config files, $PERF_CONFIG alone when set,
+    /// else /etc/perfconfig then ~/.perfconfig; else ~/.debug; --symfs DIR makes it
+    /// DIR/.debug)
     #[arg(long = "buildid-dir", value_name = "DIR")]
     buildid_dir: Option<PathBuf>,
 }
@@ -97,8 +100,13 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
         .as_ref()
         .map(|t| DatCatalog::from_tracing_data(t, kallsyms.clone()));
     let mut machine = Machine::new(kallsyms, sym.symfs.clone());
-    if let Some(dir) = &sym.buildid_dir {
-        machine.set_buildid_dir(dir.clone());
+    // As perf: its config files first, the option over them (and --symfs over both).
+    let config = PerfConfig::load(&ConfigSources::from_env());
+    for w in config.warnings() {
+        eprintln!("{w}");
+    }
+    if let Some(dir) = sym.buildid_dir.clone().or_else(|| config.buildid_dir()) {
+        machine.set_buildid_dir(dir);
     }
     machine.set_build_ids(file.build_ids()?);
     Ok(Opened {

@@ -582,14 +582,16 @@ impl Machine {
             .as_ref()
     }
 
-    /// Look for files in the build-id cache at `dir` (perf's `--buildid-dir`) rather
-    /// than in `~/.debug`. `--symfs` wins, as in perf: its cache is `SYMFS/.debug`.
+    /// Look for files in the build-id cache at `dir` (perf's `--buildid-dir`, or
+    /// `buildid.dir` of its config files, see [`super::config`]) rather than in
+    /// `~/.debug`. `--symfs` wins, as in perf: its cache is `SYMFS/.debug`.
     pub fn set_buildid_dir(&mut self, dir: PathBuf) {
         self.buildid_dir = Some(dir);
     }
 
     /// perf's build-id cache (`buildid_dir`): `.debug` under `--symfs` when given,
-    /// else the `--buildid-dir`, else `$HOME/.debug` (`.debug` without a HOME).
+    /// else the `--buildid-dir`, else `$HOME/.debug` (`.debug` without a HOME, `/.debug`
+    /// with an empty one).
     fn build_id_cache(&self) -> PathBuf {
         if let Some(root) = &self.symfs {
             return root.join(".debug");
@@ -598,7 +600,10 @@ impl Machine {
             return dir.clone();
         }
         match std::env::var_os("HOME") {
-            Some(home) => PathBuf::from(home).join(".debug"),
+            Some(mut home) => {
+                home.push("/.debug");
+                PathBuf::from(home)
+            }
             None => PathBuf::from(".debug"),
         }
     }

@@ -1,6 +1,7 @@
 //! perf_event counting and sampling on the same event model as ftrace.
 //!
 //! * [`spec`]: event lists as perf spells them (`cycles:u`, `cs`, `sched:*`, `{a,b}`).
+//! * [`config`]: perf's configuration files (`buildid.dir`), read as perf reads them.
 //! * [`data`]: perf.data files (`perf record`'s output) read without copying.
 //! * [`machine`]: threads, mappings and symbols rebuilt from a perf.data's records.
 //! * [`symbols`]: kallsyms and ELF symbol tables with perf's rules, and demangling.
@@ -21,6 +22,7 @@
 //! Tracepoints are named by their tracefs id, so a tracepoint counted here is the same
 //! event `tracectl record` decodes with [`crate::event::Schema`].
 
+pub mod config;
 pub mod data;
 pub mod machine;
 mod nsinfo;

@@ -989,3 +989,141 @@ fn record_from_ready(d: &Path, name: &str, out: &str) {
         String::from_utf8_lossy(&recorded.stderr)
     );
 }
+
+/// The standard output and error of `cmd args` run in `cwd` with `env` set and perf's
+/// other configuration variables unset; the test fails when the command does.
+fn run_in_env(cmd: &str, args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> (String, String) {
+    let mut c = std::process::Command::new(cmd);
+    c.current_dir(cwd).args(args);
+    for v in [
+        "PERF_CONFIG",
+        "PERF_CONFIG_NOSYSTEM",
+        "PERF_CONFIG_NOGLOBAL",
+        "PERF_BUILDID_DIR",
+    ] {
+        c.env_remove(v);
+    }
+    let out = c.envs(env.iter().copied()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{cmd} {args:?} {env:?}: {stderr}");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
+}
+
+/// A program recorded by perf, which kept a copy of it in its build-id cache, then
+/// rebuilt at its path with its hot function renamed: perf names the old frames only
+/// from the cache. The cache moved to a directory that only perf's configuration
+/// names (`buildid.dir` in ~/.perfconfig, or in the file `PERF_CONFIG` names, which is
+/// then the only one read; perf reads the lines before a bad one and warns, names
+/// the file and the line; `PERF_CONFIG_NOGLOBAL` turns ~/.perfconfig off;
+/// `PERF_BUILDID_DIR` is nothing to perf; `--buildid-dir` wins over the file). Ours
+/// print what perf prints, and warn as perf does. HOME is the test's own.
+#[test]
+fn perf_script_live_build_id_cache_named_by_perf_config() {
+    if !perf_and_cc() {
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let path = |p: &str| d.join(p).display().to_string();
+    build_fixture_program("spin", d);
+    std::fs::create_dir_all(d.join("rec")).unwrap();
+    let record = [
+        "record",
+        "-q",
+        "-o",
+        "spin.data",
+        "-e",
+        "cpu-clock",
+        "-g",
+        "--",
+        "./spin",
+    ];
+    run_in_env("perf", &record, d, &[("HOME", &path("rec"))]);
+    std::fs::rename(d.join("rec/.debug"), d.join("cache")).unwrap();
+    let src = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/spin.c"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("spin2.c"),
+        src.replace("hot_function", "hot_elsewise"),
+    )
+    .unwrap();
+    run(
+        "cc",
+        &["-O1", "-fno-omit-frame-pointer", "-o", "spin", "spin2.c"],
+        d,
+    );
+    let config = format!("[buildid]\n\tdir = {}\n", path("cache"));
+    for (home, text) in [("h0", None), ("h1", Some(config.as_str()))] {
+        std::fs::create_dir_all(d.join(home)).unwrap();
+        if let Some(t) = text {
+            std::fs::write(d.join(home).join(".perfconfig"), t).unwrap();
+        }
+    }
+    std::fs::create_dir_all(d.join("empty")).unwrap();
+    std::fs::write(d.join("good.cfg"), &config).unwrap();
+    std::fs::write(d.join("bad-after.cfg"), format!("{config}bogus line !\n")).unwrap();
+    std::fs::write(d.join("bad-before.cfg"), format!("bogus line !\n{config}")).unwrap();
+    let (h0, h1) = (path("h0"), path("h1"));
+    let (good, after, before) = (
+        path("good.cfg"),
+        path("bad-after.cfg"),
+        path("bad-before.cfg"),
+    );
+    let (empty, cache) = (path("empty"), path("cache"));
+    // (environment, perf's global options, whether perf names the frames from the cache)
+    type Env<'a> = Vec<(&'a str, &'a str)>;
+    let cases: Vec<(Env, Vec<&str>, bool)> = vec![
+        (vec![("HOME", &h0)], vec![], false),
+        (vec![("HOME", &h1)], vec![], true),
+        (vec![("HOME", &h0), ("PERF_CONFIG", &good)], vec![], true),
+        (
+            vec![("HOME", &h1), ("PERF_CONFIG", "/dev/null")],
+            vec![],
+            false,
+        ),
+        (
+            vec![("HOME", &h1), ("PERF_CONFIG_NOGLOBAL", "1")],
+            vec![],
+            false,
+        ),
+        (
+            vec![("HOME", &h0), ("PERF_BUILDID_DIR", &cache)],
+            vec![],
+            false,
+        ),
+        (vec![("HOME", &h0), ("PERF_CONFIG", &after)], vec![], true),
+        (vec![("HOME", &h0), ("PERF_CONFIG", &before)], vec![], false),
+        (vec![("HOME", &h1)], vec!["--buildid-dir", &empty], false),
+        (vec![("HOME", &h0)], vec!["--buildid-dir", &cache], true),
+    ];
+    let warned = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter(|l| l.contains("bad config"))
+            .map(str::to_string)
+            .collect()
+    };
+    for (env, global, named) in &cases {
+        let what = format!("{env:?} {global:?}");
+        for cmd in [
+            &["script", "-i", "spin.data"][..],
+            &["report", "-i", "spin.data", "--stdio"],
+        ] {
+            let perf_args = [&global[..], cmd].concat();
+            let (perf, perf_err) = run_in_env("perf", &perf_args, d, env);
+            assert_eq!(
+                perf.contains("hot_function"),
+                *named,
+                "perf {perf_args:?} {what} named the frames from the cache: {}",
+                &perf[..perf.len().min(2000)]
+            );
+            let ours_args = [&["perf"][..], cmd, &global[..]].concat();
+            let (ours, ours_err) = run_in_env(tracectl, &ours_args, d, env);
+            same(&ours, &perf, &format!("perf {cmd:?} {what}"));
+            assert_eq!(warned(&ours_err), warned(&perf_err), "warnings {what}");
+        }
+    }
+}
