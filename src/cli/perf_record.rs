@@ -45,7 +45,8 @@ pub struct RecordArgs {
     /// Sample only on these CPUs (`0,2-3`)
     #[arg(short = 'C', long = "cpu", value_name = "CPUS")]
     cpu: Option<String>,
-    /// Sample existing processes (comma list of pids, all their threads)
+    /// Sample existing processes (comma list of pids, all their threads); a command given
+    /// too runs only to time the recording, which ends with it, as in perf
     #[arg(short = 'p', long = "pid", value_name = "PID")]
     pid: Option<String>,
     /// Output file (an existing one is renamed to FILE.old)
@@ -171,9 +172,9 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
 
     let mut child = super::perf::gated_command(&args.command)?;
     let scope = match (&child, cpus_of_scope) {
-        (Some(c), None) => RecordScope::Command(c.pid()),
+        (Some(c), None) if pids.is_empty() => RecordScope::Command(c.pid()),
         (_, Some(cpus)) => RecordScope::Cpus(cpus),
-        (None, None) => RecordScope::Threads(threads),
+        (_, None) => RecordScope::Threads(threads),
     };
     let session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| {
         if e.not_supported() {

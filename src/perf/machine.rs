@@ -12,6 +12,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::event::KallsymsSource;
 
 use super::data::abi::{context, misc, record};
+use super::data::host::{kernel_build_id, vdso_build_id};
+use super::data::write::BuildIdEntry;
 use super::data::{DsoId, Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::nsinfo::{open_regular, NsInfo};
 use super::symbols::{
@@ -106,6 +108,55 @@ pub fn for_each_ordered<'a, E: From<PerfDataError>>(
         }
     }
     flush(&mut queue, u64::MAX, &mut f)
+}
+
+/// The BUILD_ID table perf 6.1's `perf record` writes for the records of `file`
+/// (`process_buildids`, then `dsos__write_buildid_table`): the records are read back in
+/// perf's order onto a machine of their own, and every object a sample's address falls
+/// in is hit (perf's `dso->hit`, set from the sample's ip alone, not its call chain).
+/// Each object hit, and the vDSO in any case, is listed once, in the order the objects
+/// were made (the kernel's first), with the build id of its own file: read inside the
+/// mount namespace of the process that mapped it last while that one lives (or under
+/// its root), so two files at one path are two entries. Objects whose file has no
+/// build id (or none is found) are left out, as are the kernel's modules (not read).
+pub fn recorded_build_ids(file: &PerfData) -> Result<Vec<BuildIdEntry>, PerfDataError> {
+    let mut machine = Machine::new(KallsymsSource::default(), None);
+    let mut hit = std::collections::HashSet::new();
+    for_each_ordered(file, |r| {
+        if r.type_ == record::SAMPLE {
+            file.with_sample(&r, |s| {
+                if let Some(o) = machine.object_at(s.pid, s.cpumode, s.ip) {
+                    hit.insert(o);
+                }
+            })?;
+        } else if let Ok(ev) = file.decode(&r) {
+            machine.apply(&ev);
+        }
+        Ok::<(), PerfDataError>(())
+    })?;
+    let mut out = Vec::new();
+    for (i, d) in machine.dsos.iter().enumerate() {
+        let vdso = d.kernel.is_none() && d.name == "[vdso]";
+        if !vdso && !hit.contains(&ObjectId(i)) {
+            continue;
+        }
+        let (misc, id) = match &d.kernel {
+            Some(None) => (misc::KERNEL, kernel_build_id()),
+            Some(Some(_)) => continue,
+            None if vdso => (misc::USER, vdso_build_id()),
+            None if d.name.starts_with('/') => (misc::USER, machine.file_build_id(d)),
+            None => continue,
+        };
+        if let Some(id) = id {
+            out.push(BuildIdEntry {
+                misc,
+                pid: -1,
+                id,
+                filename: d.name.clone(),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Sort `queue` by its times, keeping the order of equal ones, as `sort_by_key` does.
@@ -733,6 +784,41 @@ impl Machine {
     /// sampled for the kernel's) and where it starts: perf's `map__find_symbol`.
     pub fn symbol_at(&self, object: ObjectId, addr: u64) -> Option<(&str, u64)> {
         self.symbols(object.0)?.find(addr)
+    }
+
+    /// The object an address of process `pid` sampled in `cpumode` falls in, its
+    /// symbols left unread (perf's `thread__find_map`). The kernel's map reaches from
+    /// its start to the next map above it, as perf's does.
+    pub fn object_at(&self, pid: i32, cpumode: u16, addr: u64) -> Option<ObjectId> {
+        if cpumode != misc::KERNEL {
+            let maps = self.maps.get(&pid)?;
+            return find_map(maps, addr).map(|m| ObjectId(m.dso));
+        }
+        if let Some(m) = find_map(&self.kernel_maps, addr) {
+            return Some(ObjectId(m.dso));
+        }
+        let &k = self.by_name.get(&b"[kernel.kallsyms]"[..])?.first()?;
+        let m = self.kernel_maps.iter().find(|m| m.dso == k)?;
+        let next = self
+            .kernel_maps
+            .iter()
+            .map(|n| n.start)
+            .filter(|&s| s > m.start)
+            .min()
+            .unwrap_or(u64::MAX);
+        (addr >= m.start && addr < next).then_some(ObjectId(k))
+    }
+
+    /// The build id of the file of a user object, read where perf reads it
+    /// (`dsos__read_build_ids`): inside the mount namespace of the process that mapped
+    /// it last while that one lives, or under its root, else here.
+    fn file_build_id(&self, d: &Dso) -> Option<Vec<u8>> {
+        let path = Path::new(&d.name);
+        let found = match self.nsinfo_of(d) {
+            Some(ns) => open_in(&ns, path),
+            None => open_here(path, None),
+        }?;
+        elf_build_id(found.file.bytes())
     }
 
     /// Resolve an address of process `pid` sampled in `cpumode` ([`misc`]).

@@ -1,18 +1,17 @@
 //! A recording: a sampling session's records written into a perf.data file, after the
 //! side-band records of what already runs, until the command ends, every sampled task
 //! has ended, or a stop is asked; then the features perf needs (build ids of the files
-//! mapped, host facts, tracing data) and the count of what the kernel dropped.
+//! the samples hit, host facts, tracing data) and the count of what the kernel dropped.
 
-use std::collections::BTreeSet;
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::data::abi::{misc, record as rec, sample};
-use super::data::host::{elf_build_id, host_features, kernel_build_id};
-use super::data::write::BuildIdEntry;
-use super::data::PerfDataWriter;
+use super::data::abi::{record as rec, sample};
+use super::data::host::host_features;
+use super::data::{PerfData, PerfDataWriter};
+use super::machine::recorded_build_ids;
 use super::record::RecordSession;
 use super::ring::RecordBytes;
 use super::synth::{all_pids, Synth};
@@ -90,57 +89,26 @@ fn ctx<T>(r: io::Result<T>, what: &str) -> Result<T, RecordError> {
     })
 }
 
-/// The first null-terminated string in `r` from `off`.
-fn cstr_at(r: &RecordBytes<'_>, off: usize) -> String {
-    let mut v = Vec::new();
-    let mut i = off;
-    while let Some(b) = r.byte(i) {
-        if b == 0 {
-            break;
-        }
-        v.push(b);
-        i += 1;
-    }
-    String::from_utf8_lossy(&v).into_owned()
-}
-
-/// What the records written so far tell: samples, their time span, and the files
-/// mapped executable (whose build ids go into the header).
+/// What the records written so far tell: samples and their time span.
 #[derive(Default)]
 struct Seen {
     samples: u64,
     first_time: Option<u64>,
     last_time: u64,
-    dsos: BTreeSet<String>,
-    kernel_samples: bool,
 }
 
 impl Seen {
     fn note(&mut self, r: &RecordBytes<'_>, time_off: Option<usize>) {
-        match r.kind() {
-            rec::SAMPLE => {
-                self.samples += 1;
-                if r.misc() & 7 == misc::KERNEL {
-                    self.kernel_samples = true;
-                }
-                if let Some(t) = time_off.and_then(|o| r.u64_at(o)) {
-                    // Rings are read one after the other: the first in the file is not
-                    // always the earliest.
-                    let first = self.first_time.get_or_insert(t);
-                    *first = (*first).min(t);
-                    self.last_time = self.last_time.max(t);
-                }
-            }
-            rec::MMAP => {
-                self.dsos.insert(cstr_at(r, 40));
-            }
-            rec::MMAP2 => {
-                let prot = r.u32_at(64).unwrap_or(0);
-                if prot & libc::PROT_EXEC as u32 != 0 {
-                    self.dsos.insert(cstr_at(r, 72));
-                }
-            }
-            _ => {}
+        if r.kind() != rec::SAMPLE {
+            return;
+        }
+        self.samples += 1;
+        if let Some(t) = time_off.and_then(|o| r.u64_at(o)) {
+            // Rings are read one after the other: the first in the file is not always
+            // the earliest.
+            let first = self.first_time.get_or_insert(t);
+            *first = (*first).min(t);
+            self.last_time = self.last_time.max(t);
         }
     }
 }
@@ -300,26 +268,18 @@ pub fn record(
     }
 
     let mut features = host_features(rec.cmdline.clone(), &rec.version);
-    // The kernel's build id when a sample hit it (perf's rule for every DSO; user files
-    // are listed when mapped executable, which covers the ones hit).
-    if let Some(id) = kernel_build_id().filter(|_| seen.kernel_samples) {
-        features.build_ids.push(BuildIdEntry {
-            misc: misc::KERNEL,
-            pid: -1,
-            id,
-            filename: "[kernel.kallsyms]".into(),
-        });
-    }
-    for dso in seen.dsos.iter().filter(|d| d.starts_with('/')) {
-        if let Some(id) = elf_build_id(Path::new(dso)) {
-            features.build_ids.push(BuildIdEntry {
-                misc: misc::USER,
-                pid: -1,
-                id,
-                filename: dso.clone(),
-            });
-        }
-    }
+    // As perf: the records are read back from the file for the objects the samples hit.
+    ctx(out.write_header_so_far(), "writing perf.data")?;
+    features.build_ids = {
+        let file = PerfData::open(rec.output).map_err(|e| RecordError {
+            what: "reading perf.data back for its build ids".into(),
+            source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
+        })?;
+        recorded_build_ids(&file).map_err(|e| RecordError {
+            what: "reading perf.data back for its build ids".into(),
+            source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
+        })?
+    };
     features.tracing_data = rec.tracing_data.clone();
     features.groups = session.groups();
     features.sample_time = seen.first_time.map(|f| (f, seen.last_time));

@@ -1127,3 +1127,127 @@ fn perf_script_live_build_id_cache_named_by_perf_config() {
         }
     }
 }
+
+/// The functions perf names in the frames of `prog` of the samples of process `pid`
+/// (`spin_onhost`, `spin_inside`, `[unknown]`), in `perf script` text.
+fn spin_names_of(text: &str, pid: &str, prog: &Path) -> Vec<&'static str> {
+    let file = format!("({})", prog.display());
+    let samples: Vec<&str> = text
+        .split("\n\n")
+        .filter(|s| {
+            let mut words = s.split_whitespace();
+            words.next() == Some("prog") && words.next() == Some(pid)
+        })
+        .collect();
+    ["spin_onhost+0x", "spin_inside+0x", "[unknown]"]
+        .into_iter()
+        .filter(|name| {
+            samples
+                .iter()
+                .any(|s| s.lines().any(|l| l.contains(name) && l.contains(&file)))
+        })
+        .collect()
+}
+
+/// perf 6.1's `perf record` lists in its BUILD_ID table one entry per object a sample's
+/// address hit (and the vDSO), in the order it made the objects, each with the build
+/// id of its own file, read in the mount namespace of the process that mapped it: the
+/// two files at one path of the two-objects set-up are two entries, the host's file
+/// first, the one inside the namespace listed last. `tracectl perf record -p` of the
+/// same processes lists the program's and the vDSO's entries as perf does (which of
+/// libc's files a sample lands in varies between recordings), and perf reads our file
+/// as its own: `perf buildid-list`, and the functions `perf script` and `perf report`
+/// name for each process, while the processes live and once the namespace is gone.
+#[test]
+fn perf_record_live_two_files_at_one_path_get_a_build_id_each() {
+    let Some((dir, app, prog)) = two_builds_of_nsspin() else {
+        return;
+    };
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let d = dir.path();
+    let mut host = Spinner::start(std::process::Command::new(&prog));
+    let mut inside = Spinner::start(in_mount_namespace(
+        &app,
+        &format!(
+            "cp '{}' '{}' && exec '{}'",
+            d.join("stage/prog").display(),
+            prog.display(),
+            prog.display()
+        ),
+    ));
+    let pids = format!("{},{}", host.pid, inside.pid);
+    let args = ["-e", "cpu-clock", "-g", "-p", &pids, "--", "sleep", "0.5"];
+    // perf keeps no copy in a build-id cache (-N); HOME is the test's own all the same.
+    let home = d.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let env = [("HOME", home.as_path())];
+    let perf_record = [&["record", "-q", "-N", "-o", "perf.data"][..], &args].concat();
+    run_with_env("perf", &perf_record, d, &env);
+    let ours_record = [&["perf", "record", "-o", "ours.data"][..], &args].concat();
+    run_with_env(tracectl, &ours_record, d, &env);
+    host.stop();
+    inside.stop();
+    let prog_name = prog.display().to_string();
+    let listed = |file: &str| -> Vec<(String, Vec<u8>)> {
+        tracectl::perf::data::PerfData::open(d.join(file))
+            .unwrap()
+            .build_ids()
+            .unwrap()
+            .into_iter()
+            .filter(|(n, _)| *n == prog_name || n == "[vdso]")
+            .collect()
+    };
+    let perf = listed("perf.data");
+    assert_eq!(
+        perf.iter().filter(|(n, _)| *n == prog_name).count(),
+        2,
+        "perf listed the path twice: {perf:?}"
+    );
+    assert_eq!(listed("ours.data"), perf, "the BUILD_ID entries");
+    let buildid_list = |file: &str| -> String {
+        run_with_env("perf", &["buildid-list", "-i", file], d, &env)
+            .lines()
+            .filter(|l| l.ends_with(&prog_name) || l.ends_with("[vdso]"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    assert_eq!(buildid_list("ours.data"), buildid_list("perf.data"));
+    let pids = [host.pid.clone(), inside.pid.clone()];
+    let read_alike = |when: &str| {
+        let script = |file: &str| run_with_env("perf", &["script", "-i", file], d, &env);
+        let (theirs, ours) = (script("perf.data"), script("ours.data"));
+        for pid in &pids {
+            let names = spin_names_of(&theirs, pid, &prog);
+            assert!(!names.is_empty(), "perf showed process {pid}: {when}");
+            assert_eq!(
+                spin_names_of(&ours, pid, &prog),
+                names,
+                "perf script: the frames of process {pid} {when}"
+            );
+        }
+        let report = |file: &str| -> std::collections::BTreeSet<String> {
+            let args = ["report", "-i", file, "--stdio", "-g", "none"];
+            let args = [&args[..], &["--sort", "pid,dso,sym"]].concat();
+            run_with_env("perf", &args, d, &env)
+                .lines()
+                .filter(|l| l.contains(" prog ") && !l.starts_with('#'))
+                // Rows of unnamed addresses differ by the addresses sampled.
+                .map(|l| {
+                    l.split_whitespace()
+                        .filter(|w| !w.ends_with('%'))
+                        .map(|w| if w.starts_with("0x") { "ADDRESS" } else { w })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect()
+        };
+        assert_eq!(
+            report("ours.data"),
+            report("perf.data"),
+            "perf report: the program's rows {when}"
+        );
+    };
+    read_alike("while the processes live");
+    inside.end();
+    read_alike("once the namespace is gone");
+}

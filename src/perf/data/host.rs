@@ -85,6 +85,33 @@ pub fn kernel_build_id() -> Option<Vec<u8>> {
     build_id_in_notes(&notes, Endianness::NATIVE)
 }
 
+/// The build id of the kernel's vDSO image as this process maps it (`[vdso]` in
+/// /proc/self/maps, read through /proc/self/mem), which is the one every 64-bit process
+/// maps: perf lists it for the `[vdso]` of a recording, from its own copy.
+pub fn vdso_build_id() -> Option<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    /// The image is a page or two; anything much larger is no vDSO.
+    const MAX_IMAGE: u64 = 1 << 20;
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let range = maps
+        .lines()
+        .find(|l| l.split_whitespace().nth(5) == Some("[vdso]"))?
+        .split_whitespace()
+        .next()?;
+    let (start, end) = range.split_once('-')?;
+    let start = u64::from_str_radix(start, 16).ok()?;
+    let len = u64::from_str_radix(end, 16).ok()?.checked_sub(start)?;
+    if len > MAX_IMAGE {
+        return None;
+    }
+    let mut image = vec![0u8; len as usize];
+    std::fs::File::open("/proc/self/mem")
+        .ok()?
+        .read_exact_at(&mut image, start)
+        .ok()?;
+    crate::perf::symbols::elf_build_id(&image)
+}
+
 fn first_line_value(text: &str, key: &str) -> Option<String> {
     text.lines()
         .filter_map(|l| l.split_once(':'))

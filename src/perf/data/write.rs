@@ -276,7 +276,27 @@ impl PerfDataWriter {
             self.put(body)?;
         }
         let end = self.pos;
+        self.write_header(data_size, &bitmap)?;
+        Ok(end)
+    }
 
+    /// Write a header that makes the file as written so far a perf.data of its records
+    /// and no features, which [`super::PerfData::open`] reads: a recording reads its
+    /// records back before it writes its features, as perf does for its build ids.
+    /// Records and [`PerfDataWriter::finish`] may follow.
+    pub fn write_header_so_far(&mut self) -> io::Result<()> {
+        self.write_header(self.data_size(), &[0u8; 32])?;
+        let at = self.pos;
+        self.w
+            .get_mut()
+            .seek(SeekFrom::Start(at))
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: seek: {e}", self.path.display())))?;
+        Ok(())
+    }
+
+    /// Write the file header at the start of the file (flushing what is buffered
+    /// first): `data_size` bytes of records and the features of `bitmap`.
+    fn write_header(&mut self, data_size: u64, bitmap: &[u8; 32]) -> io::Result<()> {
         let mut h = Vec::with_capacity(FILE_HEADER_SIZE as usize);
         h.extend_from_slice(&u64::from_le_bytes(*super::abi::MAGIC).to_ne_bytes());
         h.extend_from_slice(&FILE_HEADER_SIZE.to_ne_bytes());
@@ -292,7 +312,7 @@ impl PerfDataWriter {
             h.extend_from_slice(&off.to_ne_bytes());
             h.extend_from_slice(&size.to_ne_bytes());
         }
-        h.extend_from_slice(&bitmap);
+        h.extend_from_slice(bitmap);
         let err = |e: io::Error, what: &str| {
             io::Error::new(e.kind(), format!("{}: {what}: {e}", self.path.display()))
         };
@@ -302,7 +322,7 @@ impl PerfDataWriter {
             .map_err(|e| err(e, "seek to the header"))?;
         file.write_all(&h).map_err(|e| err(e, "write the header"))?;
         file.flush().map_err(|e| err(e, "flush"))?;
-        Ok(end)
+        Ok(())
     }
 }
 
@@ -367,6 +387,40 @@ mod tests {
         assert_eq!(bitmap[0], 0b1111_1100);
         let host_at = u64_at(table + 16) as usize;
         assert_eq!(&d[host_at..host_at + 6], &[64, 0, 0, 0, b'h', 0]);
+    }
+
+    /// The file written so far reads as a perf.data of its records, without features;
+    /// records and the features may follow, and the finished file holds them all.
+    #[test]
+    fn the_records_so_far_read_back_before_the_features() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("perf.data");
+        let mut attr = vec![0u8; 128];
+        attr[4..8].copy_from_slice(&128u32.to_ne_bytes());
+        let entry = AttrEntry {
+            attr,
+            ids: vec![7],
+            name: "cpu-clock".into(),
+        };
+        let mut w = PerfDataWriter::create(&p, vec![entry]).unwrap();
+        w.finished_round().unwrap();
+        w.write_header_so_far().unwrap();
+        let so_far = super::super::PerfData::open(&p).unwrap();
+        assert_eq!(so_far.records().count(), 1);
+        assert!(so_far.features().is_empty());
+        drop(so_far);
+        w.finished_round().unwrap();
+        let f = Features {
+            hostname: "h".into(),
+            ..Features::default()
+        };
+        w.finish(&f).unwrap();
+        let done = super::super::PerfData::open(&p).unwrap();
+        assert_eq!(done.records().count(), 2);
+        assert_eq!(
+            done.feature_string(feature::HOSTNAME).unwrap().as_deref(),
+            Some("h")
+        );
     }
 
     /// perf reads a CPU's socket from the ids after the sibling lists, one pair per
