@@ -56,11 +56,12 @@ pub struct InputArg {
 #[derive(Debug, Parser)]
 pub struct SymbolArgs {
     /// kallsyms file for kernel symbols (default: the file's own, or /proc/kallsyms
-    /// when the file was recorded on this host)
+    /// when the file was recorded on this host; none under --symfs, as perf reads only a
+    /// vmlinux there)
     #[arg(long = "kallsyms", value_name = "FILE")]
     kallsyms: Option<PathBuf>,
     /// Look for the mapped files under this directory (and for the build-id cache in
-    /// DIR/.debug)
+    /// DIR/.debug); kernel frames then take their symbols only from --kallsyms
     #[arg(long = "symfs", value_name = "DIR")]
     symfs: Option<PathBuf>,
     /// Build-id cache directory, where perf record keeps a copy of each file by its
@@ -91,15 +92,18 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
         ),
         None => None,
     };
-    let kallsyms = KallsymsSource::for_file(
-        &file,
-        td.as_ref().map(|t| t.sections.kallsyms.as_str()),
-        sym.kallsyms.as_deref(),
-    );
+    let own = td.as_ref().map(|t| t.sections.kallsyms.as_str());
+    let kallsyms = KallsymsSource::for_file(&file, own, sym.kallsyms.as_deref());
     let catalog = td
         .as_ref()
         .map(|t| DatCatalog::from_tracing_data(t, kallsyms.clone()));
-    let mut machine = Machine::new(kallsyms, sym.symfs.clone());
+    let frames = KallsymsSource::for_kernel_frames(
+        &file,
+        own,
+        sym.kallsyms.as_deref(),
+        sym.symfs.as_deref(),
+    );
+    let mut machine = Machine::new(frames, sym.symfs.clone());
     // As perf: its config files first, the option over them (and --symfs over both).
     let config = PerfConfig::load(&ConfigSources::from_env());
     for w in config.warnings() {

@@ -51,6 +51,23 @@ impl KallsymsSource {
         }
         KallsymsSource::default()
     }
+
+    /// Where perf 6.1 takes the symbols of kernel frames from (`dso__load_kernel_sym`):
+    /// `path` when given (`--kallsyms`), as [`KallsymsSource::for_file`] otherwise,
+    /// except under `--symfs`, where perf reads no kallsyms at all (neither
+    /// /proc/kallsyms nor its build-id cache's copy) but only a vmlinux under the
+    /// directory, which this does not read: kernel frames then have no symbols.
+    pub fn for_kernel_frames(
+        file: &PerfData,
+        own: Option<&str>,
+        path: Option<&Path>,
+        symfs: Option<&Path>,
+    ) -> KallsymsSource {
+        if path.is_none() && symfs.is_some() {
+            return KallsymsSource::default();
+        }
+        KallsymsSource::for_file(file, own, path)
+    }
 }
 
 /// The records of a file in the order perf delivers them: queued by time and released

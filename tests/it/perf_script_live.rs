@@ -1251,3 +1251,61 @@ fn perf_record_live_two_files_at_one_path_get_a_build_id_each() {
     inside.end();
     read_alike("once the namespace is gone");
 }
+
+/// perf 6.1 reads the kernel's symbols under `--symfs DIR` only from a vmlinux there
+/// or the file `--kallsyms` names, never from /proc/kallsyms or the kallsyms of its
+/// build-id cache: with an empty DIR, kernel frames are `[unknown]`. A recording of
+/// `dd` (mostly in the kernel), with call chains: ours print what perf prints, with
+/// an empty DIR alone and with `--kallsyms /proc/kallsyms` besides.
+#[test]
+fn perf_script_live_kernel_frames_under_an_empty_symfs_are_unknown() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("empty")).unwrap();
+    std::fs::create_dir_all(d.join("home")).unwrap();
+    let env = [("HOME", d.join("home"))];
+    let env: Vec<(&str, &Path)> = env.iter().map(|(k, v)| (*k, v.as_path())).collect();
+    let record = [
+        "record",
+        "-q",
+        "-N",
+        "-o",
+        "dd.data",
+        "-e",
+        "cpu-clock",
+        "-g",
+        "--",
+        "dd",
+        "if=/dev/zero",
+        "of=/dev/null",
+        "bs=4096",
+        "count=100000",
+    ];
+    run_with_env("perf", &record, d, &env);
+    let kernel_frame = |t: &str, named: bool| {
+        t.lines()
+            .any(|l| l.ends_with("([kernel.kallsyms])") && l.contains("[unknown]") != named)
+    };
+    let symfs = ["--symfs", "empty"];
+    let with_kallsyms = ["--symfs", "empty", "--kallsyms", "/proc/kallsyms"];
+    for (extra, named) in [(&symfs[..], false), (&with_kallsyms[..], true)] {
+        let script = [&["script", "-i", "dd.data"][..], extra].concat();
+        let perf = run_with_env("perf", &script, d, &env);
+        assert!(
+            kernel_frame(&perf, named) && !kernel_frame(&perf, !named),
+            "perf {script:?}: kernel frames named: {named}: {}",
+            &perf[..perf.len().min(2000)]
+        );
+        let ours = run_with_env(tracectl, &[&["perf"][..], &script].concat(), d, &env);
+        same(&ours, &perf, &format!("perf {script:?}"));
+        let report = [&["report", "-i", "dd.data", "--stdio"][..], extra].concat();
+        let perf = run_with_env("perf", &report, d, &env);
+        let ours = run_with_env(tracectl, &[&["perf"][..], &report].concat(), d, &env);
+        same(&ours, &perf, &format!("perf {report:?}"));
+    }
+}
