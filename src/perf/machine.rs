@@ -16,6 +16,7 @@ use super::data::host::{kernel_build_id, vdso_build_id};
 use super::data::write::BuildIdEntry;
 use super::data::{DsoId, Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::nsinfo::{open_regular, NsInfo};
+use super::rbtree::RbOrder;
 use super::symbols::{
     build_id_debug_path, build_id_hex, elf_build_id, elf_has_symtab, KernelSymbols, SharedBytes,
     SymbolTable,
@@ -214,6 +215,8 @@ struct Map {
 struct Dso {
     /// The name perf prints: the path as recorded, `[kernel.kallsyms]`, `[module]`.
     name: String,
+    /// The name perf files it under (its `long_name`): the path as recorded.
+    key: Vec<u8>,
     /// The device and inode of its file (perf's `dso->id`), empty until a record
     /// gives them.
     id: DsoId,
@@ -284,6 +287,8 @@ pub struct Machine {
     dsos: Vec<Dso>,
     /// The objects of each name, in the order they were made.
     by_name: HashMap<Vec<u8>, Vec<usize>>,
+    /// The objects as perf files them (see [`Machine::dso`]): item `i` is object `i`.
+    tree: RbOrder,
     kallsyms: KallsymsSource,
     /// Filled by whichever thread asks first: a thread of its own when
     /// [`Machine::load_kernel_symbols_ahead`] started one.
@@ -321,6 +326,7 @@ impl Machine {
             kernel_maps: Vec::new(),
             dsos: Vec::new(),
             by_name: HashMap::new(),
+            tree: RbOrder::new(),
             kallsyms,
             kernel: Arc::default(),
             symfs,
@@ -406,28 +412,19 @@ impl Machine {
     }
 
     /// The object of `name` and `id`, made when there is none: perf 6.1's
-    /// `dsos__findnew_id`. An empty id (an MMAP record, memory without a file) matches
-    /// any object of the name, and so does an object without one, which takes the
-    /// first id it is found with. So a name has either one object without an id or
-    /// one object per id, and an id finds its own.
-    ///
-    /// Where a lookup without an id matches several objects, perf takes the one its
-    /// tree of objects (ordered by name and id, balanced as the kernel's rbtree) meets
-    /// first from the root; this takes the first one made.
+    /// `dsos__findnew_id`. perf files its objects in a red-black tree ordered by name,
+    /// then by device, inode and inode generation (greater ones first; an empty id, all
+    /// zero, compares equal to any, and so does an inode generation of 0), and a lookup
+    /// takes the first object that compares equal on its way down from the root. So an
+    /// empty id (an MMAP record, memory without a file) finds one of the objects of the
+    /// name, the one the tree's shape puts highest, and an object without an id takes
+    /// the first id it is found with.
     fn dso(&mut self, name: &[u8], id: DsoId, kernel: Option<Option<String>>) -> usize {
-        if let Some(same) = self.by_name.get(name) {
-            if id.is_empty() {
-                return same[0];
+        if let Some(i) = self.tree.find(|e| object_cmp(name, &id, &self.dsos[e])) {
+            if self.dsos[i].id.is_empty() {
+                self.dsos[i].id = id;
             }
-            if let [only] = same[..] {
-                if self.dsos[only].id.is_empty() {
-                    self.dsos[only].id = id;
-                    return only;
-                }
-            }
-            if let Some(&i) = same.iter().find(|&&i| self.dsos[i].id == id) {
-                return i;
-            }
+            return i;
         }
         let i = self.dsos.len();
         let printed = match &kernel {
@@ -447,6 +444,7 @@ impl Machine {
         };
         self.dsos.push(Dso {
             name: printed,
+            key: name.to_vec(),
             id,
             mapped_build_id: None,
             kernel,
@@ -456,6 +454,11 @@ impl Machine {
             mapped_by: None,
         });
         self.by_name.entry(name.to_vec()).or_default().push(i);
+        let dsos = &self.dsos;
+        let at = self
+            .tree
+            .insert(|e| object_cmp(name, &id, &dsos[e]) == std::cmp::Ordering::Less);
+        debug_assert_eq!(at, i, "every object is filed in the tree as it is made");
         i
     }
 
@@ -964,6 +967,27 @@ impl Machine {
     }
 }
 
+/// How perf 6.1 orders the object `name`, `id` against `d` in its tree of objects
+/// (`__dso__cmp_long_name`): by name (strcmp), then by id, unless either is empty.
+fn object_cmp(name: &[u8], id: &DsoId, d: &Dso) -> std::cmp::Ordering {
+    name.cmp(&d.key).then_with(|| {
+        if id.is_empty() || d.id.is_empty() {
+            return std::cmp::Ordering::Equal;
+        }
+        // Greater ones first (`__dso_id__cmp`); generations count only when both are set.
+        let generation = if id.ino_generation != 0 && d.id.ino_generation != 0 {
+            d.id.ino_generation.cmp(&id.ino_generation)
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        d.id.maj
+            .cmp(&id.maj)
+            .then(d.id.min.cmp(&id.min))
+            .then(d.id.ino.cmp(&id.ino))
+            .then(generation)
+    })
+}
+
 /// A file found for an object, and where.
 pub(super) struct FoundFile {
     /// The path it was opened at (perf's name for the file it read).
@@ -1368,8 +1392,9 @@ mod tests {
 
     /// As perf 6.1's `dsos__findnew_id`: one path mapped from two files (another
     /// device or inode) is two objects; the same file again, an MMAP record without
-    /// an id or an id of zeros is the object already there; an object without an id
-    /// takes the first id it meets; the kernel's vDSO is one object whatever its ids.
+    /// an id or an id of zeros is the object already there, and so is one whose inode
+    /// generation differs from a generation of 0; an object without an id takes the
+    /// first id it meets; the kernel's vDSO is one object whatever its ids.
     #[test]
     fn objects_of_one_path_are_told_apart_by_device_and_inode() {
         use record::{MMAP, MMAP2};
@@ -1401,8 +1426,10 @@ mod tests {
         let first = objects[0];
         assert_ne!(objects[1], first, "another device and inode");
         assert_eq!(objects[2], first, "the same file");
-        assert_ne!(objects[3], first, "another inode generation");
-        assert_ne!(objects[3], objects[1]);
+        assert_eq!(
+            objects[3], first,
+            "an inode generation of 0 compares equal to any"
+        );
         assert_eq!(objects[4], first, "no id");
         assert_eq!(objects[5], first, "an MMAP record");
         // Each object reads the file for itself.
@@ -1453,6 +1480,84 @@ mod tests {
         let at = |pid| m.resolve(pid, misc::USER, 0x7fff0100).object;
         assert!(at(7).is_some());
         assert_eq!(at(7), at(8));
+    }
+
+    /// Which of several objects of one path an MMAP record (no id) finds: the first
+    /// that perf's tree of objects meets from its root, which its balancing decides.
+    /// perf 6.1 on files of these records (objects told apart by perf's first lookup
+    /// in a file whose symbols load part way, which finds nothing) took the first
+    /// object of two, the second of three made with growing inodes (or shrinking),
+    /// the first of three whose first inode lay between the others, the second of five
+    /// with growing inodes and of three with growing device numbers; and two inode
+    /// generations (both set) made two objects.
+    #[test]
+    fn an_mmap_without_an_id_finds_the_object_perf_s_tree_meets_first() {
+        use record::{MMAP, MMAP2};
+        let spin = "/tmp/tpf/spin";
+        let cases: &[(&[[u8; 24]], usize)] = &[
+            (&[inode(254, 0, 1, 0), inode(254, 0, 2, 0)], 0),
+            (
+                &[
+                    inode(254, 0, 1, 0),
+                    inode(254, 0, 2, 0),
+                    inode(254, 0, 3, 0),
+                ],
+                1,
+            ),
+            (
+                &[
+                    inode(254, 0, 2, 0),
+                    inode(254, 0, 1, 0),
+                    inode(254, 0, 3, 0),
+                ],
+                0,
+            ),
+            (
+                &[
+                    inode(254, 0, 3, 0),
+                    inode(254, 0, 2, 0),
+                    inode(254, 0, 1, 0),
+                ],
+                1,
+            ),
+            (
+                &[
+                    inode(254, 0, 1, 0),
+                    inode(254, 0, 2, 0),
+                    inode(254, 0, 3, 0),
+                    inode(254, 0, 4, 0),
+                    inode(254, 0, 5, 0),
+                ],
+                1,
+            ),
+            (
+                &[inode(8, 0, 1, 0), inode(254, 0, 1, 0), inode(300, 0, 1, 0)],
+                1,
+            ),
+        ];
+        for (ids, want) in cases {
+            let mut records: Vec<(u32, u16, Vec<u8>)> = ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| (MMAP2, misc::USER, spin_mmap2(20 + i as i32, spin, *id)))
+                .collect();
+            records.push((MMAP, misc::USER, spin_mmap(10, spin)));
+            let m = machine_of(&records, &[]);
+            let objects: Vec<_> = (0..ids.len())
+                .map(|i| at_hot(&m, 20 + i as i32).0.unwrap())
+                .collect();
+            let distinct: std::collections::BTreeSet<_> = objects.iter().collect();
+            assert_eq!(distinct.len(), ids.len(), "{ids:?}: one object each");
+            assert_eq!(at_hot(&m, 10).0, Some(objects[*want]), "{ids:?}");
+        }
+        let m = machine_of(
+            &[
+                (MMAP2, misc::USER, spin_mmap2(7, spin, inode(254, 0, 1, 2))),
+                (MMAP2, misc::USER, spin_mmap2(8, spin, inode(254, 0, 1, 1))),
+            ],
+            &[],
+        );
+        assert_ne!(at_hot(&m, 7).0, at_hot(&m, 8).0, "two generations");
     }
 
     /// perf's build-id cache is the `--buildid-dir` given, `SYMFS/.debug` under
