@@ -56,11 +56,25 @@ impl Compression {
 
     /// Decompress one block that should expand to exactly `expected` bytes.
     pub(crate) fn decompress(self, src: &[u8], expected: u64) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        self.decompress_into(src, expected, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Compression::decompress`] into `out`, which is emptied first and keeps its
+    /// memory: the data chunks of a CPU (hundreds per file) reuse one buffer.
+    pub(crate) fn decompress_into(
+        self,
+        src: &[u8],
+        expected: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
         if expected > MAX_BLOCK {
             return Err(format!("block claims to expand to {expected} bytes"));
         }
-        let out = match self {
-            Compression::None => src.to_vec(),
+        out.clear();
+        match self {
+            Compression::None => out.extend_from_slice(src),
             Compression::Zstd => {
                 // One decompression context per thread: making one per block (hundreds
                 // per file) costs more than decompressing a small block.
@@ -76,33 +90,31 @@ impl Compression {
                         );
                     }
                     let d = c.as_mut().expect("just made");
-                    if expected < HUGE_BLOCK {
-                        return d
-                            .decompress(src, expected as usize)
-                            .map_err(|e| format!("zstd: {e}"));
+                    if expected >= HUGE_BLOCK && out.capacity() < expected as usize {
+                        *out = crate::bytes::huge_page_buffer(expected as usize);
                     }
-                    let mut out = crate::bytes::huge_page_buffer(expected as usize);
-                    d.decompress_to_buffer(src, &mut out)
+                    // (Written into the room `out` has: it must hold the whole block.)
+                    out.reserve(expected as usize);
+                    d.decompress_to_buffer(src, out)
                         .map_err(|e| format!("zstd: {e}"))?;
-                    Ok(out)
+                    Ok::<(), String>(())
                 })?
             }
             Compression::Zlib => {
-                let mut out = Vec::with_capacity(expected as usize);
+                out.reserve(expected as usize);
                 flate2::read::ZlibDecoder::new(src)
                     .take(expected + 1)
-                    .read_to_end(&mut out)
+                    .read_to_end(out)
                     .map_err(|e| format!("zlib: {e}"))?;
-                out
             }
-        };
+        }
         if out.len() as u64 != expected {
             return Err(format!(
                 "block expanded to {} bytes, header says {expected}",
                 out.len()
             ));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Compress one block.

@@ -9,6 +9,10 @@ use super::input::FileSrc;
 /// Uncompressed data is read this many pages at a time.
 const RAW_BATCH_PAGES: u64 = 64;
 
+/// Compressed chunks (a few KiB each) are read from the file this many bytes at a time:
+/// one read for several chunks instead of two per chunk, and little memory per CPU.
+const CHUNK_WINDOW: u64 = 32 << 10;
+
 #[derive(Debug)]
 enum Mode {
     /// Pages stored as they are: `pos..end` in the file.
@@ -35,6 +39,11 @@ pub struct CpuPages {
     mode: Mode,
     buf: Vec<u8>,
     start: usize,
+    /// Compressed data read ahead of the chunks: the file's bytes from `window_at` on.
+    window: Vec<u8>,
+    window_at: u64,
+    /// A chunk decompressed while `buf` still held part of a page.
+    spill: Vec<u8>,
     page_index: u64,
     started: bool,
     data_offset: u64,
@@ -74,6 +83,9 @@ impl CpuPages {
             mode,
             buf: Vec::new(),
             start: 0,
+            window: Vec::new(),
+            window_at: 0,
+            spill: Vec::new(),
             page_index: 0,
             started: false,
             data_offset: offset,
@@ -151,14 +163,14 @@ impl CpuPages {
                 let (mut pos, mut left) = (pos, left);
                 if !self.started {
                     self.started = true;
-                    let b = self.src.read_at(pos, 4, &self.section)?;
-                    left = endian.u32(&b);
+                    let b = self.read_window(pos, 4, false)?;
+                    left = endian.u32(b);
                     pos += 4;
                 }
                 if left == 0 {
                     return Ok(false);
                 }
-                let h = self.src.read_at(pos, 8, &self.section)?;
+                let h = self.read_window(pos, 8, false)?;
                 let csize = endian.u32(&h[0..4]) as u64;
                 let usize_ = endian.u32(&h[4..8]) as u64;
                 if usize_ > MAX_BLOCK {
@@ -167,11 +179,25 @@ impl CpuPages {
                         DatErrorKind::Corrupt(format!("chunk claims {usize_} bytes")),
                     ));
                 }
-                let data = self.src.read_len_at(pos + 8, csize, &self.section)?;
-                let out = codec
-                    .decompress(&data, usize_)
-                    .map_err(|m| self.err(pos, DatErrorKind::Corrupt(m)))?;
-                self.buf.extend_from_slice(&out);
+                self.read_window(pos + 8, csize, true)?;
+                let at = (pos + 8 - self.window_at) as usize;
+                let data = &self.window[at..at + csize as usize];
+                // Chunks hold whole pages, so the buffer is usually used up: the chunk is
+                // then decompressed into it, with no copy.
+                let whole = self.buf.is_empty();
+                let out = if whole {
+                    &mut self.buf
+                } else {
+                    &mut self.spill
+                };
+                let decompressed = codec.decompress_into(data, usize_, out);
+                if let Err(m) = decompressed {
+                    out.clear();
+                    return Err(self.err(pos, DatErrorKind::Corrupt(m)));
+                }
+                if !whole {
+                    self.buf.extend_from_slice(&self.spill);
+                }
                 self.mode = Mode::Chunked {
                     pos: pos + 8 + csize,
                     left: left - 1,
@@ -180,6 +206,38 @@ impl CpuPages {
                 Ok(true)
             }
         }
+    }
+
+    /// The `n` bytes of the file at `off`, from the read-ahead window (refilled from the
+    /// file when it does not hold them). `length`: `n` was read from a length field, so
+    /// that bytes past the end of the file are corruption rather than truncation.
+    fn read_window(&mut self, off: u64, n: u64, length: bool) -> Result<&[u8], DatError> {
+        let held = self.window_at..self.window_at + self.window.len() as u64;
+        if off < held.start || off + n > held.end {
+            let available = self.src.len.saturating_sub(off);
+            if n > available {
+                let kind = match length {
+                    true => DatErrorKind::LengthTooLarge {
+                        length: n,
+                        available,
+                    },
+                    false => DatErrorKind::Truncated {
+                        needed: n,
+                        available,
+                    },
+                };
+                return Err(self.err(off, kind));
+            }
+            let len = n.max(CHUNK_WINDOW).min(available) as usize;
+            self.window.resize(len, 0);
+            self.window_at = off;
+            if let Err(e) = self.src.read_into(off, &mut self.window, &self.section) {
+                self.window.clear();
+                return Err(e);
+            }
+        }
+        let at = (off - self.window_at) as usize;
+        Ok(&self.window[at..at + n as usize])
     }
 
     /// Read every remaining page into one vector (for small buffers and tests).

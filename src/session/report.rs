@@ -389,7 +389,8 @@ const LINES_PER_TABLE: usize = 1024;
 const IN_FLIGHT: usize = 4;
 
 /// Batches at the info writer at most while it waits for a function map that another
-/// thread builds (the loop writes heads meanwhile), and while it catches up after.
+/// thread builds (the loop writes heads meanwhile); after, they are written out as the
+/// writer finishes them.
 /// Bounds the memory the waiting lines hold (a batch's text is at most [`BATCH_ROOM`]),
 /// all of it fresh heap the kernel clears first: with 32 batches a 178k-event report
 /// spent more CPU time clearing them than it saved by going on; with 8 (a 2.2 MB
@@ -830,10 +831,25 @@ impl<'a> InfoPipe<'a> {
         }
         self.in_flight.push_back(text);
         let n = self.in_flight.len();
-        if n >= WAITING_IN_FLIGHT || (n == IN_FLIGHT && !waiting) {
-            self.write_oldest(out)?;
-        } else if n > IN_FLIGHT {
+        if waiting {
+            if n >= WAITING_IN_FLIGHT {
+                self.write_oldest(out)?;
+            } else if n > IN_FLIGHT {
+                self.write_finished(out)?;
+            }
+            return Ok(());
+        }
+        // Once the map is built, the batches that waited for it are written out as the
+        // writer finishes them, down to fewer than IN_FLIGHT: only then does the loop
+        // hand it infos and lines again (see `wants`). Writing out one batch per batch
+        // sent kept the writer at WAITING_IN_FLIGHT - 1 batches for the rest of the
+        // report, and so idle, while the loop wrote every info itself (on a 178k-event
+        // file the writer's thread ran 1.5 ms, the loop's 25).
+        if n > IN_FLIGHT {
             self.write_finished(out)?;
+        }
+        if self.in_flight.len() >= IN_FLIGHT {
+            self.write_oldest(out)?;
         }
         Ok(())
     }
@@ -1093,4 +1109,73 @@ fn peek_ts(l: &mut Live<'_>) -> Result<Option<u64>, ReportError> {
             name: l.input.name.clone(),
             source,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of a real recording, with its bytes copied out of the source.
+    fn first_record(dat: &DatFile) -> (u32, u64, Vec<u8>) {
+        let mut source = DatSource::open(dat, 0).unwrap();
+        source.peek_ts().unwrap().unwrap();
+        let rec = source.peek().unwrap();
+        (rec.cpu, rec.ts, rec.data.to_vec())
+    }
+
+    #[test]
+    fn the_writer_is_handed_infos_again_once_the_function_map_is_built() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/tracecmd/2cpu-v7.dat");
+        let dat = DatFile::open(path).unwrap();
+        let catalog = DatCatalog::from_dat(&dat);
+        let (cpu, ts, data) = first_record(&dat);
+        let rec = Record {
+            cpu,
+            ts,
+            data: &data,
+        };
+        let mut out = Vec::new();
+        std::thread::scope(|scope| {
+            let kinds: Vec<(&dyn Catalog, TraceCmdStyle)> =
+                vec![(&catalog, TraceCmdStyle::default())];
+            let mut pipe = InfoPipe::start(scope, kinds, false);
+            let mut buf = Vec::new();
+            let mut batch = |pipe: &mut InfoPipe, waiting: bool, out: &mut Vec<u8>| {
+                buf.extend_from_slice(b"head ");
+                pipe.defer(0, buf.len(), &rec);
+                buf.push(b'\n');
+                pipe.submit_while(&mut buf, out, waiting).unwrap();
+            };
+            // The batches held while a function map is built.
+            for _ in 1..WAITING_IN_FLIGHT {
+                batch(&mut pipe, true, &mut out);
+            }
+            assert_eq!(pipe.in_flight.len(), WAITING_IN_FLIGHT - 1);
+            // Built: the writer finishes them, and the next batches write them out.
+            let mut batches = WAITING_IN_FLIGHT - 1;
+            while pipe.in_flight.len() >= IN_FLIGHT {
+                assert!(
+                    batches < 200,
+                    "{} batches still in flight",
+                    pipe.in_flight.len()
+                );
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                batch(&mut pipe, false, &mut out);
+                batches += 1;
+            }
+            assert!((0..4).any(|_| pipe.wants()), "no info is handed over");
+            pipe.finish(&mut out).unwrap();
+            assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), batches);
+        });
+        let mut info = Vec::new();
+        TraceCmdRenderer::new(
+            &catalog as &dyn Catalog,
+            TraceCmdStyle::default(),
+            Cmdlines::new(),
+        )
+        .write_info(&mut info, &rec);
+        let line = [&b"head "[..], &info, b"\n"].concat();
+        assert!(out.starts_with(&line), "{}", String::from_utf8_lossy(&out));
+    }
 }

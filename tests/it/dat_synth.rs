@@ -381,3 +381,55 @@ fn precompressed_kallsyms_write_the_same_bytes() {
         );
     }
 }
+
+#[test]
+fn compressed_chunks_larger_than_a_read_and_a_chunk_past_the_end() {
+    // Pages that do not compress: each 10-page chunk is stored at about its 40 KiB, more
+    // than the compressed data a CPU's pages read from the file at a time.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("noise.dat");
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let data: Vec<u8> = (0..23 * 4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let wo = WriteOptions {
+        version: 7,
+        compression: Compression::Zstd,
+        endian: Endianness::Little,
+        long_size: 8,
+        page_size: 4096,
+    };
+    let buffers = vec![BufferSource {
+        name: String::new(),
+        clock: "local".into(),
+        page_size: 4096,
+        cpus: vec![(0, Box::new(std::io::Cursor::new(data.clone())))],
+    }];
+    write_dat(&path, &wo, &meta(), &[], buffers).unwrap();
+    let d = DatFile::open(&path).unwrap();
+    let c = d.buffers()[0].cpus()[0];
+    assert!(c.size as usize >= data.len(), "stored {} bytes", c.size);
+    assert_eq!(d.cpu_pages(0, 0).unwrap().read_all().unwrap(), data);
+
+    // The second chunk's compressed size made to reach past the end of the file.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let first = u32::from_le_bytes(bytes[c.offset as usize + 4..][..4].try_into().unwrap());
+    let second = c.offset as usize + 4 + 8 + first as usize;
+    bytes[second..second + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let d = DatFile::open(&path).unwrap();
+    let mut pages = d.cpu_pages(0, 0).unwrap();
+    for _ in 0..10 {
+        assert!(pages.next_page().unwrap().is_some());
+    }
+    let e = pages.next_page().unwrap_err().to_string();
+    assert!(
+        e.contains("flyrecord cpu0") && e.contains(&format!("{}", second + 8)),
+        "{e}"
+    );
+}
