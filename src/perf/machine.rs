@@ -278,7 +278,7 @@ impl Machine {
         std::thread::Builder::new()
             .name("kallsyms".into())
             .spawn(move || {
-                kernel.get_or_init(|| kallsyms.text().map(KernelSymbols::parse));
+                kernel.get_or_init(|| kernel_symbols_of(&kallsyms));
             })
             .is_ok()
     }
@@ -526,7 +526,7 @@ impl Machine {
 
     fn kernel_symbols(&self) -> Option<&KernelSymbols> {
         self.kernel
-            .get_or_init(|| self.kallsyms.text().map(KernelSymbols::parse))
+            .get_or_init(|| kernel_symbols_of(&self.kallsyms))
             .as_ref()
     }
 
@@ -853,6 +853,24 @@ impl Machine {
             }
             f(self.resolve(s.pid, mode, ip), ip);
         }
+    }
+}
+
+/// The kernel's symbols from `kallsyms`, their names left in its text.
+fn kernel_symbols_of(kallsyms: &KallsymsSource) -> Option<KernelSymbols> {
+    let text = kallsyms.text()?;
+    Some(KernelSymbols::parse_shared(
+        text,
+        Arc::new(KallsymsBytes(kallsyms.clone())),
+    ))
+}
+
+/// The text of a kallsyms source that has read it, as the bytes a table's names are in.
+struct KallsymsBytes(KallsymsSource);
+
+impl AsRef<[u8]> for KallsymsBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.text().unwrap_or_default().as_bytes()
     }
 }
 
