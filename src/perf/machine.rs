@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::event::KallsymsSource;
@@ -226,7 +226,7 @@ struct Dso {
     mapped_build_id: Option<Vec<u8>>,
     /// Kernel code: addresses print as they are and symbols come from kallsyms.
     kernel: Option<Option<String>>,
-    /// Shared with the machine that loads tables ahead ([`Machine::preload_symbols`]).
+    /// Shared with the machines made by [`Machine::sharing_symbols`].
     symbols: SharedTable,
     /// Whether its symbols were asked for: perf's first lookup in a file whose loading
     /// failed part way finds nothing.
@@ -302,7 +302,7 @@ pub struct Machine {
     /// when first needed.
     nsinfo: Mutex<HashMap<i32, Option<Arc<NsInfo>>>>,
     /// The symbol table of each user file by name and the id it was first mapped
-    /// with, shared with the machines made by [`Machine::preload_symbols`], so that a
+    /// with, shared with the machines made by [`Machine::sharing_symbols`], so that a
     /// table is loaded once for all of them.
     tables: Arc<Mutex<HashMap<TableKey, SharedTable>>>,
 }
@@ -352,41 +352,63 @@ impl Machine {
         std::thread::Builder::new()
             .name("kallsyms".into())
             .spawn(move || {
-                kernel.get_or_init(|| kallsyms.text().map(KernelSymbols::parse));
+                kernel.get_or_init(|| kernel_symbols_of(&kallsyms));
             })
             .is_ok()
     }
 
-    /// While the kernel's symbols are loaded on their own thread
-    /// ([`Machine::load_kernel_symbols_ahead`]), load the symbol tables of the user
-    /// files that the samples of `file` (read in file order, as far as they get before
-    /// the kernel's symbols are ready) land in, using the ip and the call chain each
-    /// carries: a later lookup in this machine finds them loaded. Nothing else of this
-    /// machine changes, and nothing is reported (a record that cannot be read ends the
-    /// pass; reading the file in order reports it).
-    pub fn preload_symbols(&self, file: &PerfData) {
-        let mut ahead = Machine {
+    /// A machine of its own (no thread, mapping or object yet) that shares this one's
+    /// kernel symbols and the symbol tables of its files: what it loads or looks up
+    /// there ([`Machine::look_up_ahead`]), this one finds done. It runs on another
+    /// thread while this one is used.
+    pub fn sharing_symbols(&self) -> Machine {
+        Machine {
             buildid_dir: self.buildid_dir.clone(),
             build_ids: self.build_ids.clone(),
             tables: Arc::clone(&self.tables),
+            kernel: Arc::clone(&self.kernel),
             ..Machine::new(self.kallsyms.clone(), self.symfs.clone())
-        };
+        }
+    }
+
+    /// Read and parse the kernel's symbols now, unless they were.
+    pub fn load_kernel_symbols(&self) {
+        self.kernel_symbols();
+    }
+
+    /// In a machine made by [`Machine::sharing_symbols`], go through the records of
+    /// `file` in file order and look up the user addresses of each sample (its ip and
+    /// call chain) in the tables of their files: the tables are loaded, perf's trees
+    /// built where lookups need them and the names shown made, for the machine this
+    /// one shares them with, which then finds them ready. `reached` is the file offset
+    /// of the last record the other machine took: samples before it are passed over
+    /// (it looked them up itself), and `u64::MAX` ends the pass.
+    ///
+    /// What the other machine prints does not change: lookups give the same answers
+    /// whoever makes them first, and the rule of a first lookup in a file whose loading
+    /// failed is kept per machine. Nothing is reported: a record that cannot be read
+    /// ends the pass, and reading the file in order reports it.
+    pub fn look_up_ahead(&mut self, file: &PerfData, reached: &AtomicU64) {
         for r in file.records() {
-            if self.kernel.get().is_some() {
-                break;
-            }
             let Ok(r) = r else {
                 break;
             };
+            let at = reached.load(Ordering::Relaxed);
+            if at == u64::MAX {
+                break;
+            }
             if r.type_ == record::SAMPLE {
-                let _ = file.with_sample(&r, |s| ahead.load_user_tables(s));
+                if r.offset > at {
+                    let _ = file.with_sample(&r, |s| self.load_user_tables(s));
+                }
             } else if let Ok(ev) = file.decode(&r) {
-                ahead.apply(&ev);
+                self.apply(&ev);
             }
         }
     }
 
-    /// Load the tables of the user files that the ip and the call chain of `s` land in.
+    /// Load the tables of the user files that the ip and the call chain of `s` land in,
+    /// and look the addresses up there.
     fn load_user_tables(&self, s: &Sample<'_>) {
         let mut mode = s.cpumode;
         let first = (!s.callchain().any(|_| true)).then_some(s.ip);
@@ -405,7 +427,9 @@ impl Machine {
             if let Some(m) = self.maps.get(&s.pid).and_then(|v| find_map(v, ip)) {
                 let d = &self.dsos[m.dso];
                 if d.kernel.is_none() && !d.name.starts_with(PERF_MAP_PREFIX) {
-                    self.elf_symbols(m.dso);
+                    if let Some(t) = self.elf_symbols(m.dso) {
+                        t.find(ip.wrapping_sub(m.start).wrapping_add(m.pgoff));
+                    }
                 }
             }
         }
@@ -597,7 +621,7 @@ impl Machine {
 
     fn kernel_symbols(&self) -> Option<&KernelSymbols> {
         self.kernel
-            .get_or_init(|| self.kallsyms.text().map(KernelSymbols::parse))
+            .get_or_init(|| kernel_symbols_of(&self.kallsyms))
             .as_ref()
     }
 
@@ -986,6 +1010,24 @@ fn object_cmp(name: &[u8], id: &DsoId, d: &Dso) -> std::cmp::Ordering {
             .then(d.id.ino.cmp(&id.ino))
             .then(generation)
     })
+}
+
+/// The kernel's symbols from `kallsyms`, their names left in its text.
+fn kernel_symbols_of(kallsyms: &KallsymsSource) -> Option<KernelSymbols> {
+    let text = kallsyms.text()?;
+    Some(KernelSymbols::parse_shared(
+        text,
+        Arc::new(KallsymsBytes(kallsyms.clone())),
+    ))
+}
+
+/// The text of a kallsyms source that has read it, as the bytes a table's names are in.
+struct KallsymsBytes(KallsymsSource);
+
+impl AsRef<[u8]> for KallsymsBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.text().unwrap_or_default().as_bytes()
+    }
 }
 
 /// A file found for an object, and where.
@@ -1667,5 +1709,60 @@ mod tests {
             vec![0xffffffff81000000, 0x401000]
         );
         assert_eq!(chain_of(&[context::GUEST_KERNEL, 0x1]), Vec::<u64>::new());
+    }
+
+    /// Lookups made ahead on another thread, by a machine sharing the symbols, load the
+    /// tables this machine uses and leave what it finds unchanged: librsalias.so, whose
+    /// loading stops part way, still shows nothing at this machine's first lookup in it
+    /// and its symbol at the next.
+    #[test]
+    fn lookups_ahead_load_the_tables_and_keep_the_first_lookup_rule() {
+        use super::super::data::write::{AttrEntry, PerfDataWriter};
+        let mut attr = vec![0u8; 128];
+        attr[..4].copy_from_slice(&1u32.to_ne_bytes());
+        attr[4..8].copy_from_slice(&128u32.to_ne_bytes());
+        let st = super::super::data::abi::sample::IP | super::super::data::abi::sample::TID;
+        attr[24..32].copy_from_slice(&st.to_ne_bytes());
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("perf.data");
+        let entry = AttrEntry {
+            attr,
+            ids: vec![1],
+            name: "cpu-clock".into(),
+        };
+        let mut sample = 0x40110fu64.to_ne_bytes().to_vec();
+        sample.extend_from_slice(&7u32.to_ne_bytes());
+        sample.extend_from_slice(&7u32.to_ne_bytes());
+        let mut w = PerfDataWriter::create(&p, vec![entry]).unwrap();
+        for (type_, body) in [
+            (record::MMAP, spin_mmap(7, "/tmp/tpf/librsalias.so")),
+            (record::SAMPLE, sample),
+        ] {
+            let mut h = [0u8; 8];
+            h[..4].copy_from_slice(&type_.to_ne_bytes());
+            h[4..6].copy_from_slice(&misc::USER.to_ne_bytes());
+            h[6..].copy_from_slice(&(8 + body.len() as u16).to_ne_bytes());
+            w.record(&[&h, &body]).unwrap();
+        }
+        w.finish(&Default::default()).unwrap();
+        let file = PerfData::open(&p).unwrap();
+        let symfs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs");
+        let mut m = Machine::new(KallsymsSource::default(), Some(symfs));
+        let mut ahead = m.sharing_symbols();
+        std::thread::scope(|scope| {
+            scope.spawn(|| ahead.look_up_ahead(&file, &AtomicU64::new(0)));
+        });
+        for r in file.records() {
+            let r = r.unwrap();
+            if r.type_ != record::SAMPLE {
+                m.apply(&file.decode(&r).unwrap());
+            }
+        }
+        assert!(m.dsos[0].symbols.get().is_some_and(Option::is_some));
+        assert_eq!(m.resolve(7, misc::USER, 0x40110f).sym, None);
+        assert_eq!(
+            m.resolve(7, misc::USER, 0x40110f).sym,
+            Some(("alias_number_five_eeeee_e", 0x16))
+        );
     }
 }

@@ -63,10 +63,16 @@ struct Sym {
 /// The bytes of a file a table's names are read from, shared with the table.
 pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
+/// The length of a name in the file that ends at its NUL byte, found when the name is
+/// first read: a big library's string table runs to tens of megabytes, of which a
+/// profile shows a few names, and most symbols are never compared by name.
+const NUL_ENDED: u32 = u32::MAX;
+
 /// Where a table's names are: those of the file it was read from stay in the file (a
-/// big library's run to tens of megabytes, of which a profile shows a few), and the
-/// others (made here, or not UTF-8 as stored) in a buffer of the table's own. A name
-/// at `at` is in the file below `own_at`, in the buffer from there on.
+/// big library's run to tens of megabytes, of which a profile shows a few; the
+/// kernel's stay in the kallsyms text), and the others (made here) in a buffer of the
+/// table's own. A name at `at` is in the file below `own_at`, in the buffer from there
+/// on. Names in the file are bytes as stored, checked as UTF-8 when shown.
 #[derive(Default)]
 struct Names {
     file: Option<SharedBytes>,
@@ -96,34 +102,21 @@ impl Names {
         }
     }
 
-    /// The name of `len` bytes at `at`. A name in the file was checked to be UTF-8
-    /// when it was read.
-    fn get(&self, at: u32, len: u32) -> &str {
-        if at >= self.own_at {
-            let (at, own_at) = (at as usize, self.own_at as usize);
-            return self
-                .own
-                .get(at - own_at..at - own_at + len as usize)
-                .unwrap_or_default();
-        }
-        std::str::from_utf8(self.bytes(at, len)).unwrap_or_default()
-    }
-
-    /// The bytes of [`Names::get`], not checked as UTF-8 again.
+    /// The bytes of the name of `len` bytes at `at` ([`NUL_ENDED`]: up to its NUL).
     fn bytes(&self, at: u32, len: u32) -> &[u8] {
-        let (at, end) = (at as usize, at as usize + len as usize);
+        let at = at as usize;
         if at >= self.own_at as usize {
-            let own_at = self.own_at as usize;
-            return self
-                .own
-                .as_bytes()
-                .get(at - own_at..end - own_at)
-                .unwrap_or_default();
+            let (from, own) = (at - self.own_at as usize, self.own.as_bytes());
+            return own.get(from..from + len as usize).unwrap_or_default();
         }
-        self.file
-            .as_ref()
-            .and_then(|f| (**f).as_ref().get(at..end))
-            .unwrap_or_default()
+        let Some(file) = self.file.as_ref().map(|f| (**f).as_ref()) else {
+            return &[];
+        };
+        if len == NUL_ENDED {
+            let rest = file.get(at..).unwrap_or_default();
+            return &rest[..memchr::memchr(0, rest).unwrap_or(rest.len())];
+        }
+        file.get(at..at + len as usize).unwrap_or_default()
     }
 
     /// Where `bytes` are in the file, if they are there.
@@ -207,9 +200,9 @@ impl Builder {
 pub struct SymbolTable {
     syms: Vec<Sym>,
     names: Names,
-    /// Demangled names, made on first lookup: most symbols of a big file never are.
-    /// Empty for a table whose names are all shown as stored.
-    demangled: Box<[OnceLock<Box<str>>]>,
+    /// The name shown for each place, made on its first lookup: most symbols of a big
+    /// file never are.
+    shown: ShownNames,
     /// perf's tree of the table, for tables whose symbols overlap (where a lookup
     /// finds the first symbol holding the address on its way down from the root),
     /// rebuilt when a lookup first lands among overlapping symbols.
@@ -218,6 +211,42 @@ pub struct SymbolTable {
     undecided: Vec<UndecidedRun>,
     /// See [`SymbolTable::incomplete`].
     incomplete: bool,
+}
+
+/// Per place of a table, the name a lookup shows (demangled, or checked as UTF-8),
+/// made when first asked for. The cells are allocated a group at a time, on first use,
+/// so that a table of a few hundred thousand symbols of which a profile shows a few
+/// thousand costs a few bytes per group rather than a cell per symbol.
+#[derive(Debug, Default)]
+struct ShownNames {
+    groups: Box<[OnceLock<ShownGroup>]>,
+}
+
+/// The names of one group of places.
+type ShownGroup = Box<[OnceLock<Box<str>>]>;
+
+impl ShownNames {
+    /// Places per group.
+    const GROUP: usize = 64;
+
+    /// Room for `n` places.
+    fn new(n: usize) -> ShownNames {
+        ShownNames {
+            groups: (0..n.div_ceil(Self::GROUP))
+                .map(|_| OnceLock::new())
+                .collect(),
+        }
+    }
+
+    /// The name of place `i`, made by `make` the first time; None for a place out of
+    /// range.
+    fn get_or_init(&self, i: usize, make: impl FnOnce() -> Box<str>) -> Option<&str> {
+        let group = self
+            .groups
+            .get(i / Self::GROUP)?
+            .get_or_init(|| (0..Self::GROUP).map(|_| OnceLock::new()).collect());
+        Some(group[i % Self::GROUP].get_or_init(make))
+    }
 }
 
 /// A table's symbols in the red-black tree perf keeps them in.
@@ -250,7 +279,9 @@ struct TreeHistory {
 
 #[derive(Debug, Clone, Copy)]
 enum TreeOp {
-    Insert,
+    /// The insertion of this many symbols, the next ones by insertion number (a file's
+    /// symbols go in a table at a time: one op stands for them all).
+    Insert(u32),
     Remove(u32),
     /// The removal of the symbol an undecided run's comparison `k` drops.
     RemoveLoser {
@@ -317,7 +348,10 @@ impl TreeHistory {
     /// Record the insertion of a symbol starting at `start`: its insertion number.
     fn insert(&mut self, start: u64) -> u32 {
         self.starts.push(start);
-        self.ops.push(TreeOp::Insert);
+        match self.ops.last_mut() {
+            Some(TreeOp::Insert(n)) => *n += 1,
+            _ => self.ops.push(TreeOp::Insert(1)),
+        }
         self.starts.len() as u32 - 1
     }
 }
@@ -375,9 +409,11 @@ impl SearchTree {
             .collect();
         for op in &history.ops {
             match *op {
-                TreeOp::Insert => {
-                    let start = starts[tree.len()];
-                    tree.insert(|e| start < starts[e]);
+                TreeOp::Insert(n) => {
+                    for _ in 0..n {
+                        let start = starts[tree.len()];
+                        tree.insert(|e| start < starts[e]);
+                    }
                 }
                 TreeOp::Remove(r) => tree.remove(r as usize),
                 TreeOp::RemoveLoser { run, k } => {
@@ -463,9 +499,9 @@ fn underscores(s: &str) -> usize {
     s.bytes().take_while(|&b| b == b'_').count()
 }
 
-/// The stored name of `s` in `names`.
-fn raw_name<'n>(names: &'n Names, s: &Sym) -> &'n str {
-    names.get(s.at, s.len)
+/// The stored name of `s` in `names` (bytes that are not UTF-8 shown as U+FFFD).
+fn raw_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
+    String::from_utf8_lossy(raw_bytes(names, s))
 }
 
 /// The bytes of [`raw_name`], for comparisons that need not check them as UTF-8 again.
@@ -493,9 +529,9 @@ fn same_plain_name(names: &Names, a: &Sym, b: &Sym) -> bool {
 fn shown_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
     let raw = raw_name(names, s);
     if s.plain || !mangled(raw.as_bytes()) {
-        std::borrow::Cow::Borrowed(raw)
+        raw
     } else {
-        std::borrow::Cow::Owned(demangle(raw))
+        std::borrow::Cow::Owned(demangle(&raw))
     }
 }
 
@@ -659,8 +695,8 @@ fn chosen(place: &Sym, kept: &Sym) -> Sym {
 }
 
 impl SymbolTable {
-    /// A table of address-sorted symbols, with a cache of demangled names if any may be
-    /// mangled, and perf's tree (from `history`, how perf built it) if any overlap.
+    /// A table of address-sorted symbols, with perf's tree (from `history`, how perf
+    /// built it) if any overlap.
     /// `undecided` are the runs its undecided places are marked with.
     fn of_sorted(
         mut syms: Vec<Sym>,
@@ -681,19 +717,10 @@ impl SymbolTable {
                     .collect(),
                 built: OnceLock::new(),
             });
-        let any_mangled = !undecided.is_empty()
-            || syms
-                .iter()
-                .any(|s| !s.plain && mangled(raw_bytes(&names, s)));
-        let demangled = if any_mangled {
-            syms.iter().map(|_| OnceLock::new()).collect()
-        } else {
-            Box::default()
-        };
         SymbolTable {
+            shown: ShownNames::new(syms.len()),
             syms,
             names,
-            demangled,
             tree,
             undecided,
             incomplete: false,
@@ -713,13 +740,14 @@ impl SymbolTable {
     /// its own address only, as in perf's `symbols__find`.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
         let i = self.find_index(addr)?;
-        let s = &self.decided(i);
-        let raw = raw_name(&self.names, s);
-        if s.plain || !mangled(raw.as_bytes()) {
-            return Some((raw, s.start));
-        }
-        let shown = self.demangled.get(i)?.get_or_init(|| demangle(raw).into());
-        Some((shown, s.start))
+        // A place's start is that of whichever symbol its run keeps.
+        let start = self.syms[i].start;
+        let shown = self.shown.get_or_init(i, || {
+            shown_name(&self.names, &self.decided(i))
+                .into_owned()
+                .into_boxed_str()
+        })?;
+        Some((shown, start))
     }
 
     /// The index of the symbol perf's lookup of `addr` finds.
@@ -1057,25 +1085,53 @@ fn load_elf<H: FileHeader<Endian = Endianness>>(
 
 /// `table` (sorted by start, then insertion) with `chunk` (inserted after all of it)
 /// sorted in.
-fn merge_sorted(table: Vec<Sym>, mut chunk: Vec<Sym>) -> Vec<Sym> {
-    chunk.sort_unstable_by_key(|s| (s.start, s.seq));
+fn merge_sorted(table: Vec<Sym>, chunk: Vec<Sym>) -> Vec<Sym> {
+    let chunk = sorted_by_start(chunk);
     if table.is_empty() {
         return chunk;
     }
     let mut out = Vec::with_capacity(table.len() + chunk.len());
-    let (mut a, mut b) = (table.into_iter().peekable(), chunk.into_iter().peekable());
-    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+    let (mut a, mut b) = (0, 0);
+    while let (Some(x), Some(y)) = (table.get(a), chunk.get(b)) {
         // On equal starts the earlier insertion goes first, as in perf's tree.
-        let next = if y.start < x.start {
-            b.next()
+        if y.start < x.start {
+            out.push(*y);
+            b += 1;
         } else {
-            a.next()
-        };
-        out.extend(next);
+            out.push(*x);
+            a += 1;
+        }
     }
-    out.extend(a);
-    out.extend(b);
+    out.extend_from_slice(&table[a..]);
+    out.extend_from_slice(&chunk[b..]);
     out
+}
+
+/// `syms` (in insertion order) sorted by start, then insertion.
+///
+/// A big library's table has a few hundred thousand symbols of 40 bytes: they are
+/// sorted as 8-byte keys (the start above the place in the list, when both fit) and
+/// moved once, rather than swapped about by a general sort.
+fn sorted_by_start(mut syms: Vec<Sym>) -> Vec<Sym> {
+    const PLACE_BITS: u32 = 24;
+    let fits = syms.len() < 1 << PLACE_BITS
+        && syms.iter().all(|s| s.start >> (64 - PLACE_BITS) == 0)
+        && syms.windows(2).all(|w| w[0].seq < w[1].seq);
+    if !fits {
+        syms.sort_unstable_by_key(|s| (s.start, s.seq));
+        return syms;
+    }
+    if syms.windows(2).all(|w| w[0].start <= w[1].start) {
+        return syms;
+    }
+    let mut keys: Vec<u64> = syms
+        .iter()
+        .enumerate()
+        .map(|(i, s)| s.start << PLACE_BITS | i as u64)
+        .collect();
+    keys.sort_unstable();
+    let mask = (1u64 << PLACE_BITS) - 1;
+    keys.iter().map(|k| syms[(k & mask) as usize]).collect()
 }
 
 /// perf's `dso__load_sym_internal` on one symbol table of `src`: the symbols it keeps,
@@ -1115,6 +1171,16 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
             .own
             .reserve(usize::try_from(strings_size).map_or(0, |n| n.min(src.data.len())));
     }
+    // Where the string table is in the file the table keeps its names in, when it
+    // ends in a NUL (as ELF says it must): every name is then found there when it is
+    // needed, at the offset the symbol gives, and is never read otherwise.
+    let in_file = src
+        .sections
+        .section(object::SectionIndex(section.sh_link(e) as usize))
+        .ok()
+        .and_then(|s| s.data(e, src.data).ok())
+        .filter(|strings| strings.last() == Some(&0))
+        .and_then(|strings| Some((b.names.file_offset(strings)?, strings.len() as u64)));
     let arm = matches!(src.header.e_machine(e), EM_ARM | EM_AARCH64);
     /// What a symbol's section says about it.
     #[derive(Clone, Copy)]
@@ -1179,8 +1245,15 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
         if !label && !matches!(kind, STT_FUNC | STT_GNU_IFUNC | STT_OBJECT) {
             continue;
         }
-        let Ok(name) = sym.name(e, symbols.strings()) else {
-            continue;
+        // A name at an offset past the strings is no name: the symbol is skipped.
+        let name: &[u8] = match in_file {
+            Some((_, size)) if u64::from(sym.st_name(e)) >= size => continue,
+            // Read only where it decides.
+            Some(_) if !arm => &[],
+            _ => match sym.name(e, symbols.strings()) {
+                Ok(name) => name,
+                Err(_) => continue,
+            },
         };
         // ARM's mapping symbols (`$a`, `$d`, `$t`, `$x`, maybe with a `.suffix`).
         if arm
@@ -1226,7 +1299,13 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
         };
         let size: u64 = sym.st_size(e).into();
         let end = start.wrapping_add(size);
-        // A name that is UTF-8 as stored stays in the file when the table keeps it.
+        // A name stays in the file when the table keeps it (found at its NUL when first
+        // needed), else it is copied.
+        if let Some((strings_at, _)) = in_file {
+            let at = strings_at + sym.st_name(e);
+            b.push_at(start, end, binding, at, NUL_ENDED, false, 0);
+            continue;
+        }
         match (std::str::from_utf8(name), b.names.file_offset(name)) {
             (Ok(_), Some(at)) => b.push_at(start, end, binding, at, name.len() as u32, false, 0),
             (Ok(n), None) => b.push(start, end, binding, n, false),
@@ -1359,9 +1438,25 @@ pub(crate) fn build_id_debug_path(id: &[u8]) -> Option<String> {
 impl KernelSymbols {
     /// Parse `/proc/kallsyms` text (function and data symbols, as perf keeps them).
     pub fn parse(text: &str) -> KernelSymbols {
+        Self::parse_in(text, None)
+    }
+
+    /// [`KernelSymbols::parse`] on a text that `shared` holds (the same bytes): the
+    /// names stay in it rather than being copied.
+    pub fn parse_shared(text: &str, shared: SharedBytes) -> KernelSymbols {
+        Self::parse_in(text, Some(shared))
+    }
+
+    fn parse_in(text: &str, shared: Option<SharedBytes>) -> KernelSymbols {
         // One table for the kernel and its modules, as perf loads kallsyms: ends and
         // duplicates are fixed across all before the symbols are split per module.
-        let mut all = Builder::default();
+        let mut all = Builder {
+            names: shared.map_or_else(Names::default, Names::in_file),
+            ..Builder::default()
+        };
+        // A line per symbol: room for all at once, rather than copies as the list grows.
+        all.syms
+            .reserve(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
         let mut module_names: Vec<&str> = Vec::new();
         let mut module_ids: HashMap<&str, u32> = HashMap::new();
         // The kernel has over a hundred thousand symbols: its own lines
@@ -1416,25 +1511,35 @@ impl KernelSymbols {
                 }
                 _ => 0,
             };
-            all.push_in(start, start, binding, name, true, module);
+            match all.names.file_offset(name.as_bytes()) {
+                Some(at) => all.push_at(start, start, binding, at, name.len() as u32, true, module),
+                None => all.push_in(start, start, binding, name, true, module),
+            }
         }
         let Builder {
             mut syms, names, ..
         } = all;
-        syms.sort_by_key(|s| s.start);
+        // The kernel lists its own symbols by address: most texts need no sorting (and
+        // its stable sort's buffer as big as the list).
+        if !syms.windows(2).all(|w| w[0].start <= w[1].start) {
+            syms.sort_by_key(|s| s.start);
+        }
         fix_ends(&mut syms, true);
         // perf's names of module symbols still end in `\t[module]` when it compares them.
         let suffix = |s: &Sym| match s.module {
             0 => 0,
             m => module_names[m as usize - 1].len() + 3,
         };
-        let syms = drop_duplicates(&names, syms, suffix, &mut Vec::new(), None);
-        let mut tables: Vec<Vec<Sym>> = vec![Vec::new(); module_names.len() + 1];
-        for s in syms {
-            tables[s.module as usize].push(s);
-        }
-        let mut tables = tables.into_iter();
-        let core = tables.next().unwrap_or_default();
+        let mut core = drop_duplicates(&names, syms, suffix, &mut Vec::new(), None);
+        // The modules' symbols move to tables of their own; the kernel's stay in place.
+        let mut tables: Vec<Vec<Sym>> = vec![Vec::new(); module_names.len()];
+        core.retain(|s| match s.module {
+            0 => true,
+            m => {
+                tables[m as usize - 1].push(*s);
+                false
+            }
+        });
         // Each module's table holds its own names; the kernel's keeps the buffer.
         let modules = module_names
             .iter()
@@ -1442,7 +1547,7 @@ impl KernelSymbols {
             .map(|(m, syms)| {
                 let mut own = Builder::default();
                 for s in &syms {
-                    own.push_in(s.start, s.end, s.binding, raw_name(&names, s), s.plain, 0);
+                    own.push_in(s.start, s.end, s.binding, &raw_name(&names, s), s.plain, 0);
                 }
                 (
                     m.to_string(),
@@ -1669,7 +1774,10 @@ mod tests {
     }
 
     /// What a lookup prints: the symbol's name and start.
-    fn printed(t: &SymbolTable, i: Option<usize>) -> Option<(&str, bool, u64)> {
+    fn printed(
+        t: &SymbolTable,
+        i: Option<usize>,
+    ) -> Option<(std::borrow::Cow<'_, str>, bool, u64)> {
         let s = &t.decided(i?);
         Some((raw_name(&t.names, s), s.plain, s.start))
     }

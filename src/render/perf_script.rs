@@ -6,6 +6,8 @@
 //! libtraceevent's style ([`DatCatalog`]), with the schemas of the file's TRACING_DATA.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::bytes::{push_dec, push_dec6, push_dec_padded, put, put_array};
 use crate::event::{PlainLine, PrintEnv, PrintStyle, Record, Schema};
@@ -250,6 +252,9 @@ pub struct PerfScript<'f> {
     machine_changes: u64,
     /// The functions inlined at unwound call-chain addresses, from the objects' DWARF.
     lines: SourceLines,
+    /// The file offset of the last record taken, for the thread looking symbols up
+    /// ahead ([`Machine::look_up_ahead`]); `u64::MAX` once all are.
+    reached: Arc<AtomicU64>,
 }
 
 /// Slots of [`PerfScript::heads`].
@@ -440,6 +445,7 @@ impl<'f> PerfScript<'f> {
             heads: vec![HeadCache::default(); HEAD_SLOTS],
             machine_changes: 0,
             lines: SourceLines::new(),
+            reached: Arc::default(),
         })
     }
 
@@ -450,7 +456,44 @@ impl<'f> PerfScript<'f> {
 
     /// Print every sample in time order.
     pub fn run(&mut self, out: &mut dyn Write, mode: ScriptOutput) -> Result<(), ScriptError> {
-        self.load_symbols_ahead();
+        let symbols = self
+            .fields
+            .iter()
+            .any(|f| f & (field::SYM | field::DSO) != 0);
+        if !symbols {
+            return self.run_in(out, mode);
+        }
+        self.with_symbols_ahead(|script| script.run_in(out, mode))
+    }
+
+    /// Run `f` while a second thread looks the samples' user addresses up ahead of it
+    /// (loading the files' symbol tables, building perf's trees where lookups need
+    /// them, demangling the names shown), and this one first reads the kernel's
+    /// symbols when samples may show them: on a machine with more than one CPU the
+    /// costs overlap. What is printed does not change.
+    fn with_symbols_ahead<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let kernel = self.file.attrs().iter().zip(&self.fields).any(|(a, f)| {
+            f & (field::SYM | field::DSO) != 0 && a.flags & attr_flag::EXCLUDE_KERNEL == 0
+        });
+        let file = self.file;
+        let mut helper = self.machine.sharing_symbols();
+        let reached = Arc::clone(&self.reached);
+        std::thread::scope(|scope| {
+            // Without a thread, symbols are loaded on first use.
+            let _ = std::thread::Builder::new()
+                .name("symbols".into())
+                .spawn_scoped(scope, || helper.look_up_ahead(file, &reached));
+            if kernel {
+                self.machine.load_kernel_symbols();
+            }
+            let done = f(self);
+            self.reached.store(u64::MAX, Ordering::Relaxed);
+            done
+        })
+    }
+
+    /// [`PerfScript::run`] once the symbols are on their way.
+    fn run_in(&mut self, out: &mut dyn Write, mode: ScriptOutput) -> Result<(), ScriptError> {
         if mode == ScriptOutput::Text {
             return self.run_text(out);
         }
@@ -460,6 +503,7 @@ impl<'f> PerfScript<'f> {
         let mut order: Vec<Vec<u8>> = Vec::new();
         let mut stack: Vec<u8> = Vec::new();
         for r in &records {
+            self.reached.store(r.offset, Ordering::Relaxed);
             match self.file.decode(r)? {
                 Event::Sample(s) => {
                     stack.clear();
@@ -486,18 +530,6 @@ impl<'f> PerfScript<'f> {
         Ok(())
     }
 
-    /// When samples may show kernel symbols, read those on a second thread and load
-    /// the user files' tables meanwhile: on a machine with more than one CPU the two
-    /// costs overlap. What is printed does not change.
-    fn load_symbols_ahead(&self) {
-        let kernel_symbols = self.file.attrs().iter().zip(&self.fields).any(|(a, f)| {
-            f & (field::SYM | field::DSO) != 0 && a.flags & attr_flag::EXCLUDE_KERNEL == 0
-        });
-        if kernel_symbols && self.machine.load_kernel_symbols_ahead() {
-            self.machine.preload_symbols(self.file);
-        }
-    }
-
     /// The text of every sample, written as the records are released in time order.
     fn run_text(&mut self, out: &mut dyn Write) -> Result<(), ScriptError> {
         /// Bytes gathered before a write.
@@ -508,6 +540,7 @@ impl<'f> PerfScript<'f> {
         let catalog = self.catalog.take();
         let mut trace = catalog.as_ref().map(TraceText::new);
         let done = for_each_ordered(file, |r| {
+            self.reached.store(r.offset, Ordering::Relaxed);
             if r.type_ == record::SAMPLE {
                 file.with_sample(&r, |s| self.write_sample(s, trace.as_mut(), &mut buf))?;
                 if buf.len() >= FLUSH {
