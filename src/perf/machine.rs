@@ -290,8 +290,8 @@ pub struct Machine {
     /// The objects as perf files them (see [`Machine::dso`]): item `i` is object `i`.
     tree: RbOrder,
     kallsyms: KallsymsSource,
-    /// Filled by whichever thread asks first: a thread of its own when
-    /// [`Machine::load_kernel_symbols_ahead`] started one.
+    /// Filled by whichever thread asks first, shared with the machines made by
+    /// [`Machine::sharing_symbols`].
     kernel: Arc<OnceLock<Option<KernelSymbols>>>,
     symfs: Option<PathBuf>,
     /// perf's `--buildid-dir`: the build-id cache, when not `~/.debug`.
@@ -336,25 +336,6 @@ impl Machine {
             nsinfo: Mutex::default(),
             tables: Arc::default(),
         }
-    }
-
-    /// Start reading and parsing the kernel's symbols on a thread of their own, so that
-    /// they are ready, or nearly, when the first kernel address is looked up (reading
-    /// /proc/kallsyms alone costs the kernel tens of milliseconds). True when the thread
-    /// started; a lookup that comes first waits for it. Without a thread (none could be
-    /// started, or a lookup already loaded them) they are loaded on first use, as
-    /// always.
-    pub fn load_kernel_symbols_ahead(&self) -> bool {
-        if self.kernel.get().is_some() {
-            return false;
-        }
-        let (kernel, kallsyms) = (Arc::clone(&self.kernel), self.kallsyms.clone());
-        std::thread::Builder::new()
-            .name("kallsyms".into())
-            .spawn(move || {
-                kernel.get_or_init(|| kernel_symbols_of(&kallsyms));
-            })
-            .is_ok()
     }
 
     /// A machine of its own (no thread, mapping or object yet) that shares this one's
@@ -1321,17 +1302,6 @@ mod tests {
             m.resolve(7, misc::USER, 0x40110f).sym,
             Some(("alias_number_five_eeeee_e", 0x16))
         );
-    }
-
-    /// Kernel symbols read on their own thread resolve as those read on first use.
-    #[test]
-    fn kernel_symbols_loaded_ahead_resolve_as_loaded_on_first_use() {
-        let m = kernel_machine();
-        assert!(m.load_kernel_symbols_ahead());
-        let kernel = m.resolve(7, misc::KERNEL, 0xffffffff8170d108);
-        assert_eq!(kernel.sym, Some(("iter_file_splice_write", 0x1d8)));
-        // Loaded: no second thread.
-        assert!(!m.load_kernel_symbols_ahead());
     }
 
     /// A perf.data file of one software event whose records are `records` (MMAP and
