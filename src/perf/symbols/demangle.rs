@@ -234,7 +234,9 @@ fn cxx_symbol_text(sym: &cpp_demangle::Symbol<&str>, name: &str, params: bool) -
     let with_return_types = || {
         let opts = cpp_demangle::DemangleOptions::new();
         let opts = if params { opts } else { opts.no_params() };
-        sym.demangle(&opts).ok().and_then(|t| placed_references(&t))
+        sym.demangle_with_options(&opts)
+            .ok()
+            .and_then(|t| placed_references(&t))
     };
     Some(function_addresses(&text, with_return_types))
 }
@@ -1466,6 +1468,11 @@ mod tests {
             ),
             ("_ZThn8_N1AD0Ev.llvm.123", "non-virtual thunk to A::~A()"),
             ("_ZN1A1fIDnEEvT_", "A::f<decltype(nullptr)>"),
+            // A closure in a variable's initializer (the legacy data-member prefix).
+            (
+                "_ZN15FLAGS_nofromenvMUlvE_4_FUNEv",
+                "FLAGS_nofromenv::{lambda()#1}::_FUN",
+            ),
             (
                 "_ZTIFN4llvm19TargetTransformInfoERKNS_8FunctionEE",
                 "typeinfo for llvm::TargetTransformInfo (llvm::Function const&)",
