@@ -4,6 +4,8 @@
 //! `scripts/demangle-survey` counts the names of a machine's libraries that come out
 //! differently from binutils' `c++filt -p -i`, which prints what perf prints.
 
+mod mangled;
+
 /// perf's demangling: C++ (`_Z`) without parameters, Rust without the hash.
 pub fn demangle(name: &str) -> String {
     // Clone suffixes (`.cold`, `.warm`, `.llvm.123`, `.constprop.0`) after a mangled
@@ -205,6 +207,20 @@ fn misplaced_const(s: &str) -> String {
 /// qualifiers of a pack expansion (`DpRT_`) on every element of the pack, and a local
 /// function's parameters after its name instead of inside a lambda's signature before it.
 fn cxx_text(name: &str, params: bool) -> Option<String> {
+    let ctor_dtors = mangled::ctor_dtor_names(name);
+    let text = mangled::default_arg_markers(name)
+        .and_then(|marked| cxx_text_of(&marked, params))
+        .and_then(|text| mangled::default_arg_scopes(&text));
+    let text = match text {
+        Some(text) => text,
+        None => cxx_text_of(name, params)?,
+    };
+    Some(mangled::gnu_ctor_dtor_names(&text, &ctor_dtors))
+}
+
+/// [`cxx_text`] before the names GNU reads from the mangled name itself
+/// ([`mangled`]) are put in.
+fn cxx_text_of(name: &str, params: bool) -> Option<String> {
     if let Some(marked) = marked_references(name) {
         let text = cpp_demangle::Symbol::new(marked.as_str())
             .ok()
