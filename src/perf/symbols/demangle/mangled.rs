@@ -97,6 +97,47 @@ pub(super) fn default_arg_scopes(text: &str) -> Option<String> {
     Some(s)
 }
 
+/// `name` with a return type (`v`) put after the name of each constructor template
+/// (`N...C1I...EE`); None when it has none. A constructor has no return
+/// type, but cpp_demangle takes the first parameter of a template for one and leaves
+/// it out (`A::A<int>()` for GNU's `A::A<int>(B&)`); `void` takes no substitution.
+pub(super) fn ctor_template_return_types(name: &str) -> Option<String> {
+    let b = name.as_bytes();
+    let mut tokens = Tokens::new(b);
+    let mut after_ctor = None;
+    // The depth of each open nested name that ends with a constructor template.
+    let mut open: Vec<usize> = Vec::new();
+    let mut insert_at = Vec::new();
+    while let Some(token) = tokens.next() {
+        match token {
+            Token::Open(at) if b[at] == b'I' && after_ctor == Some(at) => {
+                open.push(tokens.open.len() - 1);
+            }
+            Token::Close(at) if open.last() == Some(&(tokens.open.len() + 1)) => {
+                open.pop();
+                insert_at.push(at + 1);
+            }
+            _ => {}
+        }
+        after_ctor = match token {
+            Token::CtorDtor(at) if b[at] == b'C' => Some(tokens.at),
+            _ => None,
+        };
+    }
+    if insert_at.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(name.len() + insert_at.len());
+    let mut from = 0;
+    for at in insert_at {
+        out.push_str(&name[from..at]);
+        out.push('v');
+        from = at;
+    }
+    out.push_str(&name[from..]);
+    Some(out)
+}
+
 /// A constructor or destructor of the mangled name and the name GNU writes for it.
 pub(super) struct CtorDtor {
     destructor: bool,
@@ -440,6 +481,24 @@ mod tests {
         }
     }
 
+    /// The parameters of a constructor template, none taken for a return type, as
+    /// binutils 2.40 `c++filt -p -i` writes them.
+    #[test]
+    fn cxx_constructor_template_parameters_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_ZZN1AC1IiEERiE1x", "A::A<int>(int&)::x"),
+            ("_ZZN1AC2IiEERS_iE1x", "A::A<int>(A&, int)::x"),
+            ("_ZZN1BIiEC1IiEEPKcE1x", "B<int>::B<int>(char const*)::x"),
+            ("_ZZN1AC1IiEEvE1x", "A::A<int>()::x"),
+            (
+                "_ZNSt17_Function_handlerIFvPN4llvm6SDNodeES2_EZN12_GLOBAL__N_17DeleterC1INS4_16NullifyingVectorINS0_11SmallVectorIS2_Lj0EEEEEEERNS0_12SelectionDAGERT_EUlS2_S2_E_E9_M_invokeERKSt9_Any_dataOS2_SK_",
+                "std::_Function_handler<void (llvm::SDNode*, llvm::SDNode*), (anonymous namespace)::Deleter::Deleter<(anonymous namespace)::NullifyingVector<llvm::SmallVector<llvm::SDNode*, 0u> > >(llvm::SelectionDAG&, (anonymous namespace)::NullifyingVector<llvm::SmallVector<llvm::SDNode*, 0u> >&)::{lambda(llvm::SDNode*, llvm::SDNode*)#1}>::_M_invoke",
+            ),
+        ] {
+            assert_eq!(demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
     /// Names made to look like default arguments, constructors and literals give the
     /// name itself or a demangling, in bounded time: no length runs past the end or
     /// inside a character, no number overflows.
@@ -463,6 +522,9 @@ mod tests {
             "_ZXfp",
             "_ZN1AC",
             "_ZN1ACI",
+            "_ZN1AC1I",
+            "_ZN1AC1IE",
+            "_ZZN1AC1IIIIiEEE",
             "_ZZ1fvu22__tracectl_default_arg1EUlvE_",
             deep.as_str(),
             wide.as_str(),

@@ -208,13 +208,18 @@ fn misplaced_const(s: &str) -> String {
 /// function's parameters after its name instead of inside a lambda's signature before it.
 fn cxx_text(name: &str, params: bool) -> Option<String> {
     let ctor_dtors = mangled::ctor_dtor_names(name);
-    let text = mangled::default_arg_markers(name)
+    let with_return_types = mangled::ctor_template_return_types(name);
+    let read = with_return_types.as_deref().unwrap_or(name);
+    let text = mangled::default_arg_markers(read)
         .and_then(|marked| cxx_text_of(&marked, params))
-        .and_then(|text| mangled::default_arg_scopes(&text));
-    let text = match text {
-        Some(text) => text,
-        None => cxx_text_of(name, params)?,
-    };
+        .and_then(|text| mangled::default_arg_scopes(&text))
+        .or_else(|| cxx_text_of(read, params))
+        .or_else(|| {
+            with_return_types
+                .is_some()
+                .then(|| cxx_text_of(name, params))
+                .flatten()
+        })?;
     Some(mangled::gnu_ctor_dtor_names(&text, &ctor_dtors))
 }
 
