@@ -138,6 +138,103 @@ pub(super) fn ctor_template_return_types(name: &str) -> Option<String> {
     Some(out)
 }
 
+/// The prefix of a name that stands for the member of a type in a name given to
+/// cpp_demangle (see [`unresolved_type_scopes`]).
+const SCOPE_MARKER: &str = "__tracectl_scope_";
+
+/// `name` with each member of a standard type in an expression (`sr St <name>
+/// [<template-args>] <name>`, GNU's `std::is_same<T, int>::value`, which cpp_demangle
+/// cannot read) written as a cast of that type (`cv`, which reads the type with the same
+/// substitutions) to a marked name; None when it has none. The member's name takes no
+/// substitution either way. [`unresolved_type_scope_text`] writes them back.
+pub(super) fn unresolved_type_scopes(name: &str) -> Option<String> {
+    let b = name.as_bytes();
+    let mut tokens = Tokens::new(b);
+    // (where `sr` is, where the member's source name starts and its identifier's range).
+    let mut found: Vec<(usize, usize, usize, usize)> = Vec::new();
+    // The `sr` being read, and how far: 1 after `sr`, 2 after `St`, 3 after the type's
+    // name, 4 in its template arguments (to the depth given), 5 after them.
+    let mut reading: Option<(usize, u8, usize)> = None;
+    while let Some(token) = tokens.next() {
+        let in_expression = tokens.in_expression();
+        reading = match (reading, token) {
+            (_, Token::Other(at)) if in_expression && b[at..].starts_with(b"sr") => {
+                Some((at, 1, 0))
+            }
+            (Some((sr, 1, _)), Token::Abbreviation(at)) if b[at + 1] == b't' => Some((sr, 2, 0)),
+            (Some((sr, 2, _)), Token::SourceName(..)) => Some((sr, 3, 0)),
+            (Some((sr, 3, _)), Token::Open(at)) if b[at] == b'I' => {
+                Some((sr, 4, tokens.open.len() - 1))
+            }
+            (Some((sr, 4, depth)), Token::Close(_)) if tokens.open.len() == depth => {
+                Some((sr, 5, 0))
+            }
+            (Some((sr, 4, depth)), _) => Some((sr, 4, depth)),
+            (Some((sr, 3 | 5, _)), Token::SourceName(start, end)) => {
+                let digits = b[..start]
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
+                found.push((sr, start - digits, start, end));
+                None
+            }
+            _ => None,
+        };
+    }
+    if found.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(name.len() + found.len() * 24);
+    let mut from = 0;
+    for (sr, digits_at, start, end) in found {
+        out.push_str(&name[from..sr]);
+        out.push_str("cv");
+        out.push_str(&name[sr + 2..digits_at]);
+        let member = format!("{SCOPE_MARKER}{}", name.get(start..end)?);
+        out.push_str(&format!("{}{member}", member.len()));
+        from = end;
+    }
+    out.push_str(&name[from..]);
+    Some(out)
+}
+
+/// `text` with each cast to a marked name of [`unresolved_type_scopes`]
+/// (`(A<B>)(__tracectl_scope_value)`) written as the member of the type GNU writes
+/// (`A<B>::value`); None when one is written otherwise.
+pub(super) fn unresolved_type_scope_text(text: &str) -> Option<String> {
+    let mut s = text.to_string();
+    let open_marker = format!("({SCOPE_MARKER}");
+    while let Some(at) = s.find(&open_marker) {
+        let member_at = at + open_marker.len();
+        let len = s[member_at..]
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$')
+            .count();
+        let close = member_at + len;
+        if at == 0 || s.as_bytes()[at - 1] != b')' || s.as_bytes().get(close) != Some(&b')') {
+            return None;
+        }
+        // The `(` that opens the type.
+        let b = s.as_bytes();
+        let mut depth = 0usize;
+        let type_open = (0..at).rev().find(|&i| {
+            match b[i] {
+                b')' | b'>' | b']' | b'}' => depth += 1,
+                b'(' | b'<' | b'[' | b'{' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            depth == 0
+        })?;
+        if b[type_open] != b'(' {
+            return None;
+        }
+        let written = format!("{}::{}", &s[type_open + 1..at - 1], &s[member_at..close]);
+        s.replace_range(type_open..=close, &written);
+    }
+    Some(s)
+}
+
 /// A constructor or destructor of the mangled name and the name GNU writes for it.
 pub(super) struct CtorDtor {
     destructor: bool,
@@ -499,6 +596,28 @@ mod tests {
         }
     }
 
+    /// The member of a standard type in an expression, as binutils 2.40
+    /// `c++filt -p -i` writes it.
+    #[test]
+    fn cxx_members_of_standard_types_in_expressions_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            (
+                "_ZZ1fIiEvNSt9enable_ifIXsrSt7is_sameIT_iE5valueEiE4typeEE1x",
+                "f<int>(std::enable_if<std::is_same<int, int>::value, int>::type)::x",
+            ),
+            (
+                "_ZSt12__to_chars_iIaENSt9enable_ifIXsrSt5__or_IJS1_IJSt7is_sameINSt9remove_cvIT_E4typeEaES2_IS6_sES2_IS6_iES2_IS6_lES2_IS6_xEEES1_IJS2_IS6_hES2_IS6_tES2_IS6_jES2_IS6_mES2_IS6_yEEES2_IcS6_EEE5valueESt15to_chars_resultE4typeEPcSO_S4_i",
+                "std::__to_chars_i<signed char>",
+            ),
+            (
+                "_ZZNSt8__detail13__to_chars_16IjEENSt9enable_ifIXsrSt5__or_IJS2_IJSt7is_sameINSt9remove_cvIT_E4typeEaES3_IS7_sES3_IS7_iES3_IS7_lES3_IS7_xEEES2_IJS3_IS7_hES3_IS7_tES3_IS7_jES3_IS7_mES3_IS7_yEEES3_IcS7_EEE5valueESt15to_chars_resultE4typeEPcSP_S5_E8__digits",
+                "std::__detail::__to_chars_16<unsigned int>(char*, char*, unsigned int)::__digits",
+            ),
+        ] {
+            assert_eq!(demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
     /// Names made to look like default arguments, constructors and literals give the
     /// name itself or a demangling, in bounded time: no length runs past the end or
     /// inside a character, no number overflows.
@@ -523,6 +642,11 @@ mod tests {
             "_ZN1AC",
             "_ZN1ACI",
             "_ZN1AC1I",
+            "_ZXsrSt",
+            "_ZXsrSt1",
+            "_ZXsrSt1aI",
+            "_ZXsrSt1aIE1",
+            "_Z1fIXsrSt1aIiE1bEEvv",
             "_ZN1AC1IE",
             "_ZZN1AC1IIIIiEEE",
             "_ZZ1fvu22__tracectl_default_arg1EUlvE_",

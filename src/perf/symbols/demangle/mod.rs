@@ -219,6 +219,12 @@ fn cxx_text(name: &str, params: bool) -> Option<String> {
                 .is_some()
                 .then(|| cxx_text_of(name, params))
                 .flatten()
+        })
+        .or_else(|| {
+            // A name cpp_demangle cannot read at all (only then: it reads some of these
+            // its own way).
+            let scoped = mangled::unresolved_type_scopes(read)?;
+            mangled::unresolved_type_scope_text(&cxx_text_of(&scoped, params)?)
         })?;
     Some(mangled::gnu_ctor_dtor_names(&text, &ctor_dtors))
 }
