@@ -1,9 +1,11 @@
-//! What GNU's demangler reads from the mangled name that cpp_demangle does not write:
-//! the scope of a default argument (`Ed<n>_`, `{default arg#N}`) and the name GNU gives
-//! a constructor or destructor, which is the last source name it read rather than the
-//! class's (libiberty's `last_name`). Both are found by one scan of the mangled name
-//! that knows its tokens (source names, substitutions, template parameters) and which
-//! bracket each `E` closes, but not the whole grammar.
+//! What GNU's demangler reads from the mangled name that cpp_demangle does not write
+//! or cannot read: the scope of a default argument (`Ed<n>_`, `{default arg#N}`), the
+//! name GNU gives a constructor or destructor (the last source name it read rather than
+//! the class's, libiberty's `last_name`), the first parameter of a constructor template
+//! (which cpp_demangle takes for a return type), and the member of a standard type in an
+//! expression (`sr St...`). All come from one scan of the mangled name that knows its
+//! tokens (source names, substitutions, template parameters) and which bracket each `E`
+//! closes, but not the whole grammar; each rewrite keeps the substitutions as they were.
 
 use super::{seq_id_len, source_name_length};
 
