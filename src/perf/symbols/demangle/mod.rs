@@ -4,6 +4,8 @@
 //! `scripts/demangle-survey` counts the names of a machine's libraries that come out
 //! differently from binutils' `c++filt -p -i`, which prints what perf prints.
 
+mod mangled;
+
 /// perf's demangling: C++ (`_Z`) without parameters, Rust without the hash.
 pub fn demangle(name: &str) -> String {
     // Clone suffixes (`.cold`, `.warm`, `.llvm.123`, `.constprop.0`) after a mangled
@@ -205,6 +207,31 @@ fn misplaced_const(s: &str) -> String {
 /// qualifiers of a pack expansion (`DpRT_`) on every element of the pack, and a local
 /// function's parameters after its name instead of inside a lambda's signature before it.
 fn cxx_text(name: &str, params: bool) -> Option<String> {
+    let ctor_dtors = mangled::ctor_dtor_names(name);
+    let with_return_types = mangled::ctor_template_return_types(name);
+    let read = with_return_types.as_deref().unwrap_or(name);
+    let text = mangled::default_arg_markers(read)
+        .and_then(|marked| cxx_text_of(&marked, params))
+        .and_then(|text| mangled::default_arg_scopes(&text))
+        .or_else(|| cxx_text_of(read, params))
+        .or_else(|| {
+            with_return_types
+                .is_some()
+                .then(|| cxx_text_of(name, params))
+                .flatten()
+        })
+        .or_else(|| {
+            // A name cpp_demangle cannot read at all (only then: it reads some of these
+            // its own way).
+            let scoped = mangled::unresolved_type_scopes(read)?;
+            mangled::unresolved_type_scope_text(&cxx_text_of(&scoped, params)?)
+        })?;
+    Some(mangled::gnu_ctor_dtor_names(&text, &ctor_dtors))
+}
+
+/// [`cxx_text`] before the names GNU reads from the mangled name itself
+/// ([`mangled`]) are put in.
+fn cxx_text_of(name: &str, params: bool) -> Option<String> {
     if let Some(marked) = marked_references(name) {
         let text = cpp_demangle::Symbol::new(marked.as_str())
             .ok()
@@ -234,7 +261,9 @@ fn cxx_symbol_text(sym: &cpp_demangle::Symbol<&str>, name: &str, params: bool) -
     let with_return_types = || {
         let opts = cpp_demangle::DemangleOptions::new();
         let opts = if params { opts } else { opts.no_params() };
-        sym.demangle(&opts).ok().and_then(|t| placed_references(&t))
+        sym.demangle_with_options(&opts)
+            .ok()
+            .and_then(|t| placed_references(&t))
     };
     Some(function_addresses(&text, with_return_types))
 }
@@ -1466,6 +1495,11 @@ mod tests {
             ),
             ("_ZThn8_N1AD0Ev.llvm.123", "non-virtual thunk to A::~A()"),
             ("_ZN1A1fIDnEEvT_", "A::f<decltype(nullptr)>"),
+            // A closure in a variable's initializer (the legacy data-member prefix).
+            (
+                "_ZN15FLAGS_nofromenvMUlvE_4_FUNEv",
+                "FLAGS_nofromenv::{lambda()#1}::_FUN",
+            ),
             (
                 "_ZTIFN4llvm19TargetTransformInfoERKNS_8FunctionEE",
                 "typeinfo for llvm::TargetTransformInfo (llvm::Function const&)",
