@@ -1309,3 +1309,146 @@ fn perf_script_live_kernel_frames_under_an_empty_symfs_are_unknown() {
         same(&ours, &perf, &format!("perf {report:?}"));
     }
 }
+
+/// Why the source-line tests cannot run here (no perf, root, C compiler, or binutils'
+/// `addr2line`, which perf 6.1 asks); None when they can. A reason is printed as a skip.
+fn srcline_skip() -> bool {
+    let addr2line = std::process::Command::new("addr2line")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let why = skip_reason()
+        .or_else(|| cc_missing().map(str::to_string))
+        .or_else(|| (!addr2line).then(|| "binutils' addr2line is not installed".to_string()));
+    if let Some(why) = &why {
+        crate::support::skips::skip(why);
+    }
+    why.is_some()
+}
+
+/// binutils 2.40 names the rows of a DWARF 5 line sequence before its first
+/// `DW_LNS_set_file` after file 0, not file 1 (the file register's initial value).
+/// tests/data/perf/file-zero.c has `step` and `spin` in those rows, written in `spin.h`
+/// (file 1) inside `file-zero.c` (file 0): perf prints `file-zero.c:LINE` for them, for
+/// the sampled addresses and for `spin` as a caller unwound from the stack copy, and
+/// ours print the same.
+#[test]
+fn perf_report_live_srcline_names_a_sequences_first_rows_after_file_zero() {
+    if srcline_skip() {
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/file-zero.c");
+    let cc = ["-g", "-O1", "-fno-omit-frame-pointer", "-o", "file-zero"];
+    run("cc", &[&cc[..], &[src.to_str().unwrap()]].concat(), d);
+    let reports: [&[&str]; 4] = [
+        &["--sort", "dso,sym,srcline,srcfile"],
+        &["--no-children", "-g", "none", "--sort", "srcline,sym"],
+        &["--sort", "srcline", "-g", "caller"],
+        &["--sort", "sym,srcline", "-g", "callee"],
+    ];
+    for chains in [&["-g"][..], &["--call-graph", "dwarf,4096"]] {
+        let record = [
+            &[
+                "record",
+                "-q",
+                "-o",
+                "fz.data",
+                "-e",
+                "cpu-clock:u",
+                "-c",
+                "100000",
+            ][..],
+            chains,
+            &["--", "./file-zero", "100000000"],
+        ]
+        .concat();
+        run("perf", &record, d);
+        for extra in reports {
+            let args = [&["report", "-i", "fz.data", "--stdio"][..], extra].concat();
+            let perf = run("perf", &args, d);
+            if extra[0] == "--sort" && extra[1].ends_with("srcfile") {
+                let step = perf.lines().find(|l| l.contains("[.] step "));
+                assert!(
+                    step.is_some_and(|l| l.contains("file-zero.c:") && !l.contains("spin.h")),
+                    "perf {record:?} names step's lines after file 0: {perf}"
+                );
+            }
+            let ours = run(tracectl, &[&["perf"][..], &args].concat(), d);
+            same(
+                &ours,
+                &perf,
+                &format!("perf {args:?} after perf {record:?}"),
+            );
+        }
+    }
+}
+
+/// The separate debug file of the dynamic loader, where the system's package of
+/// detached debug information (Debian's libc6-dbg) put it; None without one.
+fn loader_debug_file() -> Option<PathBuf> {
+    use object::Object;
+    let loader = std::fs::read("/lib64/ld-linux-x86-64.so.2").ok()?;
+    let id = object::File::parse(&*loader).ok()?.build_id().ok()??;
+    let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    let path = PathBuf::from(format!(
+        "/usr/lib/debug/.build-id/{}/{}.debug",
+        hex.get(..2)?,
+        hex.get(2..)?
+    ));
+    path.exists().then_some(path)
+}
+
+/// Samples in the dynamic loader, whose lines come from glibc's detached debug file,
+/// where DWARF 5 units with another file 1 than file 0 are common (`handle_amd`, in
+/// `dl-cacheinfo.h`, shows as `dl-get-cpu-features.c`): `perf report --sort
+/// dso,sym,srcline,srcfile` on runs of /bin/true prints what perf prints.
+#[test]
+fn perf_report_live_srcline_of_the_dynamic_loader_matches_perf() {
+    if srcline_skip() {
+        return;
+    }
+    if loader_debug_file().is_none() {
+        crate::support::skips::skip(
+            "no debug file for /lib64/ld-linux-x86-64.so.2 under /usr/lib/debug/.build-id \
+             (Debian's libc6-dbg)",
+        );
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let record = [
+        "record",
+        "-q",
+        "-o",
+        "ld.data",
+        "-e",
+        "cpu-clock:u",
+        "-c",
+        "20000",
+        "--",
+        "sh",
+        "-c",
+        "for i in $(seq 200); do /bin/true; done",
+    ];
+    run("perf", &record, d);
+    let args = [
+        "report",
+        "-i",
+        "ld.data",
+        "--stdio",
+        "--sort",
+        "dso,sym,srcline,srcfile",
+    ];
+    let perf = run("perf", &args, d);
+    assert!(
+        perf.lines()
+            .any(|l| l.contains("ld-linux-x86-64.so.2") && l.contains(".c:")),
+        "perf shows the loader's lines: {perf}"
+    );
+    let ours = run(tracectl, &[&["perf"][..], &args].concat(), d);
+    same(&ours, &perf, &format!("perf {args:?}"));
+}
