@@ -142,6 +142,7 @@ impl FileZeroRows {
         Some(FileZeroRows { name, ranges })
     }
 
+    /// Whether the row at `addr` is one of these.
     fn contains(&self, addr: u64) -> bool {
         let i = self.ranges.partition_point(|&(start, _)| start <= addr);
         i > 0 && addr < self.ranges[i - 1].1
@@ -248,8 +249,8 @@ impl ObjectLines {
         })
     }
 
-    /// File 0's base name when binutils names the line table's row at `addr` after it
-    /// ([`FileZeroRows`]), else None.
+    /// The rows of `addr`'s line program that binutils names after file 0, when the
+    /// row at `addr` is one of them; else None.
     fn file_zero_at(&self, addr: u64) -> Option<Arc<FileZeroRows>> {
         let unit = self
             .dwarf
@@ -306,9 +307,8 @@ impl ObjectLines {
                 .and_then(|f| f.raw_name().ok())
                 .map(|n| super::symbols::demangle(&n).into_boxed_str());
             // perf's `srcline_from_fileline`; addr2line prints `??` for no file and
-            // `?` for no line, which perf reads as 0.
-            // The innermost frame's line is the line table's row; the others are
-            // the calls' lines.
+            // `?` for no line, which perf reads as 0. The innermost frame's line is
+            // the line table's row at `addr`; the others are their calls' lines.
             let srcline = match frame
                 .location
                 .as_ref()

