@@ -9,6 +9,11 @@ need=()
 command -v trace-cmd >/dev/null 2>&1 || need+=(trace-cmd)
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+# The dynamic loader's source lines (perf report --sort srcline) come from glibc's
+# detached debug file.
+if command -v dpkg >/dev/null 2>&1 && ! dpkg -s libc6-dbg >/dev/null 2>&1; then
+    need+=(libc6-dbg)
+fi
 if [ "${TRACECTL_VM:-0}" = 1 ]; then
     command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
     [ -x /bin/busybox ] || need+=(busybox-static)

@@ -14,10 +14,17 @@
 //! The same DWARF names the functions inlined at an address (`addr2line -i`), which
 //! perf 6.1 lists at the call-chain entries its unwinder found (`append_inlines`).
 //!
-//! Not matched yet: binutils 2.40 names another file than the line table's for some
-//! DWARF 5 units whose file 0 and file 1 differ (glibc's detached debug files), and
-//! answers `file.c:?` for an address inside a unit that has no line for it.
+//! binutils 2.40 starts each sequence of a DWARF 5 line program with the name of file 0
+//! where the standard's initial file register is 1 (`decode_line_info`): a row before
+//! the sequence's first `DW_LNS_set_file` is named after file 0. Where a unit's file 0
+//! and file 1 differ (glibc's detached debug files: ld.so's `handle_amd`, in
+//! `dl-cacheinfo.h`, shows as `dl-get-cpu-features.c`, the unit's own file), perf prints
+//! that name, and so do we ([`FileZeroRows`]).
+//!
+//! Not matched yet: binutils answers `file.c:?` for an address inside a unit that has
+//! no line for it.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -57,6 +64,89 @@ struct ObjectLines {
     /// `.text`'s address less its file offset (perf's `text_offset`): a file-relative
     /// address plus this is the address addr2line is asked about.
     text_offset: u64,
+    /// Per line program (by its `.debug_line` offset), read on first use: the rows
+    /// binutils names after file 0.
+    file_zero: RefCell<HashMap<usize, Option<Arc<FileZeroRows>>>>,
+}
+
+/// The rows of one DWARF 5 line program that binutils 2.40 names after file 0: those
+/// of each sequence before its first `DW_LNS_set_file`, in a program whose file 0 is
+/// not its file 1 (elsewhere the name is the same).
+#[derive(Debug)]
+struct FileZeroRows {
+    /// File 0's base name.
+    name: Box<str>,
+    /// Address ranges, start inclusive, end exclusive.
+    ranges: Vec<(u64, u64)>,
+}
+
+impl FileZeroRows {
+    /// The rows of `unit`'s line program named after file 0; None when there are none.
+    fn of_unit(unit: gimli::UnitRef<'_, Reader>) -> Option<FileZeroRows> {
+        let program = unit.line_program.clone()?;
+        let header = program.header().clone();
+        if header.version() < 5 {
+            return None;
+        }
+        let (zero, one) = (header.file(0)?, header.file(1)?);
+        if zero.path_name() == one.path_name() && zero.directory_index() == one.directory_index() {
+            return None;
+        }
+        let name = unit.attr_string(zero.path_name()).ok()?;
+        let name = basename(&gimli::Reader::to_string_lossy(&name).ok()?).into();
+        // gimli's row loop, keeping track of each sequence's first `set_file`.
+        let tombstone = !0u64 >> (64 - u32::from(header.address_size()).clamp(1, 8) * 8);
+        let mut program = program;
+        let mut row = gimli::LineRow::new(&header);
+        let mut instructions = header.instructions();
+        let mut ranges = Vec::new();
+        // The sequence's first row while its file is still the initial one, and
+        // whether a row of a skipped sequence (a tombstone address) is being made.
+        let (mut start, mut file_set, mut skipped) = (None::<u64>, false, false);
+        while let Ok(Some(instruction)) = instructions.next_instruction(&header) {
+            match instruction {
+                gimli::LineInstruction::SetFile(_) => file_set = true,
+                gimli::LineInstruction::SetAddress(a) => {
+                    skipped = a < row.address() || a == tombstone;
+                }
+                _ => {}
+            }
+            let Ok(new_row) = row.execute(instruction, &mut program) else {
+                break;
+            };
+            if !new_row {
+                continue;
+            }
+            if !skipped {
+                let at = row.address();
+                match start {
+                    None if !file_set && !row.end_sequence() => start = Some(at),
+                    Some(s) if file_set || row.end_sequence() => {
+                        if at > s {
+                            ranges.push((s, at));
+                        }
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            if row.end_sequence() {
+                (start, file_set, skipped) = (None, false, false);
+            }
+            row.reset(&header);
+        }
+        if ranges.is_empty() {
+            return None;
+        }
+        ranges.sort_unstable();
+        Some(FileZeroRows { name, ranges })
+    }
+
+    /// Whether the row at `addr` is one of these.
+    fn contains(&self, addr: u64) -> bool {
+        let i = self.ranges.partition_point(|&(start, _)| start <= addr);
+        i > 0 && addr < self.ranges[i - 1].1
+    }
 }
 
 impl ObjectLines {
@@ -155,7 +245,36 @@ impl ObjectLines {
             sections,
             functions,
             text_offset: text_of(runtime.unwrap_or(data)).unwrap_or(0),
+            file_zero: RefCell::default(),
         })
+    }
+
+    /// The rows of `addr`'s line program that binutils names after file 0, when the
+    /// row at `addr` is one of them; else None.
+    fn file_zero_at(&self, addr: u64) -> Option<Arc<FileZeroRows>> {
+        let unit = self
+            .dwarf
+            .as_ref()?
+            .find_dwarf_and_unit(addr)
+            .skip_all_loads()?;
+        let offset = unit.line_program.as_ref()?.header().offset().0;
+        let rows = self
+            .file_zero
+            .borrow_mut()
+            .entry(offset)
+            .or_insert_with(|| FileZeroRows::of_unit(unit).map(Arc::new))
+            .clone()?;
+        rows.contains(addr).then_some(rows)
+    }
+
+    /// `FILE:LINE` as perf keeps addr2line's answer from the line table's row at `addr`,
+    /// which names `file` (a path) and `line`: the base name of the file binutils names.
+    fn row_srcline(&self, addr: u64, file: &str, line: Option<u32>) -> String {
+        let line = line.unwrap_or(0);
+        match self.file_zero_at(addr) {
+            Some(rows) => format!("{}:{line}", rows.name),
+            None => format!("{}:{line}", basename(file)),
+        }
     }
 
     /// What `addr2line -f -i` names at `addr` from the DWARF: the functions inlined
@@ -180,6 +299,7 @@ impl ObjectLines {
             .skip_all_loads()
             .ok()?;
         let mut names = Vec::new();
+        let mut innermost = true;
         while let Ok(Some(frame)) = frames.next() {
             let name = frame
                 .function
@@ -187,15 +307,18 @@ impl ObjectLines {
                 .and_then(|f| f.raw_name().ok())
                 .map(|n| super::symbols::demangle(&n).into_boxed_str());
             // perf's `srcline_from_fileline`; addr2line prints `??` for no file and
-            // `?` for no line, which perf reads as 0.
+            // `?` for no line, which perf reads as 0. The innermost frame's line is
+            // the line table's row at `addr`; the others are their calls' lines.
             let srcline = match frame
                 .location
                 .as_ref()
                 .and_then(|l| l.file.map(|f| (f, l.line)))
             {
+                Some((file, line)) if innermost => self.row_srcline(addr, file, line),
                 Some((file, line)) => format!("{}:{}", basename(file), line.unwrap_or(0)),
                 None => SRCLINE_UNKNOWN.to_string(),
             };
+            innermost = false;
             names.push((name, srcline.into_boxed_str()));
             if names.len() > MAX_NEST {
                 break;
@@ -231,7 +354,7 @@ impl ObjectLines {
             .and_then(|c| c.find_location(addr).ok().flatten())
         {
             if let Some(file) = loc.file {
-                return Some(format!("{}:{}", basename(file), loc.line.unwrap_or(0)));
+                return Some(self.row_srcline(addr, file, loc.line));
             }
         }
         for &(index, _, _) in containing {

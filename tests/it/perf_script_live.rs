@@ -893,7 +893,7 @@ fn perf_report_live_srcline_gives_up_on_an_object_as_perf_does() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     build_fixture_program("libc-late", d);
-    // libc's rows only: ld.so's lines are not matched yet (see src/perf/srcline.rs).
+    // libc's rows only: the object perf gives up on.
     let libc = |t: &str| -> String {
         t.lines()
             .filter(|l| l.contains("libc.so"))
@@ -1308,4 +1308,170 @@ fn perf_script_live_kernel_frames_under_an_empty_symfs_are_unknown() {
         let ours = run_with_env(tracectl, &[&["perf"][..], &report].concat(), d, &env);
         same(&ours, &perf, &format!("perf {report:?}"));
     }
+}
+
+/// Why the source-line tests cannot run here (no perf, root, C compiler, or binutils'
+/// `addr2line`, which perf 6.1 asks); None when they can. A reason is printed as a skip.
+fn srcline_skip() -> bool {
+    let addr2line = std::process::Command::new("addr2line")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let why = skip_reason()
+        .or_else(|| cc_missing().map(str::to_string))
+        .or_else(|| (!addr2line).then(|| "binutils' addr2line is not installed".to_string()));
+    if let Some(why) = &why {
+        crate::support::skips::skip(why);
+    }
+    why.is_some()
+}
+
+/// binutils 2.40 names the rows of a DWARF 5 line sequence before its first
+/// `DW_LNS_set_file` after file 0, not file 1 (the file register's initial value).
+/// tests/data/perf/file-zero.c has `step` and `spin` in those rows, written in `spin.h`
+/// (file 1) inside `file-zero.c` (file 0): perf prints `file-zero.c:LINE` for them, for
+/// the sampled addresses and for `spin` as a caller unwound from the stack copy, and
+/// ours print the same.
+#[test]
+fn perf_report_live_srcline_names_a_sequences_first_rows_after_file_zero() {
+    if srcline_skip() {
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/file-zero.c");
+    let cc = ["-g", "-O1", "-fno-omit-frame-pointer", "-o", "file-zero"];
+    run("cc", &[&cc[..], &[src.to_str().unwrap()]].concat(), d);
+    let reports: [&[&str]; 4] = [
+        &["--sort", "dso,sym,srcline,srcfile"],
+        &["--no-children", "-g", "none", "--sort", "srcline,sym"],
+        &["--sort", "srcline", "-g", "caller"],
+        &["--sort", "sym,srcline", "-g", "callee"],
+    ];
+    let record = |chains: &[&str]| {
+        let record = [
+            &[
+                "record",
+                "-q",
+                "-o",
+                "fz.data",
+                "-e",
+                "cpu-clock:u",
+                "-c",
+                "100000",
+            ][..],
+            chains,
+            &["--", "./file-zero", "100000000"],
+        ]
+        .concat();
+        run("perf", &record, d);
+    };
+    let report = |extra: &[&str], rows: &dyn Fn(&str) -> String| {
+        let args = [&["report", "-i", "fz.data", "--stdio"][..], extra].concat();
+        let perf = rows(&run("perf", &args, d));
+        let ours = rows(&run(tracectl, &[&["perf"][..], &args].concat(), d));
+        same(&ours, &perf, &format!("perf {args:?}"));
+        perf
+    };
+    let whole = |t: &str| t.to_string();
+    // Frame pointers: every report whole.
+    record(&["-g"]);
+    for extra in reports {
+        let perf = report(extra, &whole);
+        if extra[1].ends_with("srcfile") {
+            let step = perf.lines().find(|l| l.contains("[.] step "));
+            assert!(
+                step.is_some_and(|l| l.contains("file-zero.c:") && !l.contains("spin.h")),
+                "perf names step's lines after file 0: {perf}"
+            );
+        }
+    }
+    // The stack copy: spin is also an unwound caller. The program's own rows (the
+    // loader's, with --children, are not all matched yet).
+    record(&["--call-graph", "dwarf,4096"]);
+    let own = |t: &str| -> String {
+        t.lines()
+            .filter(|l| l.contains(" file-zero "))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    for extra in [&["-g", "none"][..], &["--no-children", "-g", "none"]] {
+        let perf = report(
+            &[extra, &["--sort", "dso,sym,srcline,srcfile"]].concat(),
+            &own,
+        );
+        assert!(
+            perf.lines()
+                .any(|l| l.contains("[.] spin ") && l.contains("file-zero.c:")),
+            "perf names spin's lines after file 0: {perf}"
+        );
+    }
+}
+
+/// The separate debug file of the dynamic loader, where the system's package of
+/// detached debug information (Debian's libc6-dbg) put it; None without one.
+fn loader_debug_file() -> Option<PathBuf> {
+    use object::Object;
+    let loader = std::fs::read("/lib64/ld-linux-x86-64.so.2").ok()?;
+    let id = object::File::parse(&*loader).ok()?.build_id().ok()??;
+    let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    let path = PathBuf::from(format!(
+        "/usr/lib/debug/.build-id/{}/{}.debug",
+        hex.get(..2)?,
+        hex.get(2..)?
+    ));
+    path.exists().then_some(path)
+}
+
+/// Samples in the dynamic loader, whose lines come from glibc's detached debug file,
+/// where DWARF 5 units with another file 1 than file 0 are common (`handle_amd`, in
+/// `dl-cacheinfo.h`, shows as `dl-get-cpu-features.c`): `perf report --sort
+/// dso,sym,srcline,srcfile` on runs of /bin/true prints what perf prints.
+#[test]
+fn perf_report_live_srcline_of_the_dynamic_loader_matches_perf() {
+    if srcline_skip() {
+        return;
+    }
+    if loader_debug_file().is_none() {
+        crate::support::skips::skip(
+            "no debug file for /lib64/ld-linux-x86-64.so.2 under /usr/lib/debug/.build-id \
+             (Debian's libc6-dbg)",
+        );
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let record = [
+        "record",
+        "-q",
+        "-o",
+        "ld.data",
+        "-e",
+        "cpu-clock:u",
+        "-c",
+        "20000",
+        "--",
+        "sh",
+        "-c",
+        "for i in $(seq 200); do /bin/true; done",
+    ];
+    run("perf", &record, d);
+    let args = [
+        "report",
+        "-i",
+        "ld.data",
+        "--stdio",
+        "--sort",
+        "dso,sym,srcline,srcfile",
+    ];
+    let perf = run("perf", &args, d);
+    assert!(
+        perf.lines()
+            .any(|l| l.contains("ld-linux-x86-64.so.2") && l.contains(".c:")),
+        "perf shows the loader's lines: {perf}"
+    );
+    let ours = run(tracectl, &[&["perf"][..], &args].concat(), d);
+    same(&ours, &perf, &format!("perf {args:?}"));
 }
