@@ -1314,22 +1314,21 @@ mod tests {
         m
     }
 
-    /// [`machine_of`] on a machine of the caller's.
-    fn feed(m: &mut Machine, records: &[(u32, u16, Vec<u8>)], build_ids: &[(&str, &[u8])]) {
+    /// A perf.data file written at `p` of one software event (cpu-clock, samples with
+    /// their ip and pid/tid) whose records are `records` (type, misc, body), in order.
+    fn cpu_clock_file(p: &Path, records: &[(u32, u16, Vec<u8>)]) -> PerfData {
         use super::super::data::write::{AttrEntry, PerfDataWriter};
         let mut attr = vec![0u8; 128];
         attr[..4].copy_from_slice(&1u32.to_ne_bytes());
         attr[4..8].copy_from_slice(&128u32.to_ne_bytes());
         let st = super::super::data::abi::sample::IP | super::super::data::abi::sample::TID;
         attr[24..32].copy_from_slice(&st.to_ne_bytes());
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("perf.data");
         let entry = AttrEntry {
             attr,
             ids: vec![1],
             name: "cpu-clock".into(),
         };
-        let mut w = PerfDataWriter::create(&p, vec![entry]).unwrap();
+        let mut w = PerfDataWriter::create(p, vec![entry]).unwrap();
         for (type_, misc, body) in records {
             let mut h = [0u8; 8];
             h[..4].copy_from_slice(&type_.to_ne_bytes());
@@ -1338,7 +1337,13 @@ mod tests {
             w.record(&[&h, body]).unwrap();
         }
         w.finish(&Default::default()).unwrap();
-        let file = PerfData::open(&p).unwrap();
+        PerfData::open(p).unwrap()
+    }
+
+    /// [`machine_of`] on a machine of the caller's.
+    fn feed(m: &mut Machine, records: &[(u32, u16, Vec<u8>)], build_ids: &[(&str, &[u8])]) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = cpu_clock_file(&dir.path().join("perf.data"), records);
         m.set_build_ids(
             build_ids
                 .iter()
@@ -1687,35 +1692,21 @@ mod tests {
     /// and its symbol at the next.
     #[test]
     fn lookups_ahead_load_the_tables_and_keep_the_first_lookup_rule() {
-        use super::super::data::write::{AttrEntry, PerfDataWriter};
-        let mut attr = vec![0u8; 128];
-        attr[..4].copy_from_slice(&1u32.to_ne_bytes());
-        attr[4..8].copy_from_slice(&128u32.to_ne_bytes());
-        let st = super::super::data::abi::sample::IP | super::super::data::abi::sample::TID;
-        attr[24..32].copy_from_slice(&st.to_ne_bytes());
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("perf.data");
-        let entry = AttrEntry {
-            attr,
-            ids: vec![1],
-            name: "cpu-clock".into(),
-        };
         let mut sample = 0x40110fu64.to_ne_bytes().to_vec();
         sample.extend_from_slice(&7u32.to_ne_bytes());
         sample.extend_from_slice(&7u32.to_ne_bytes());
-        let mut w = PerfDataWriter::create(&p, vec![entry]).unwrap();
-        for (type_, body) in [
-            (record::MMAP, spin_mmap(7, "/tmp/tpf/librsalias.so")),
-            (record::SAMPLE, sample),
-        ] {
-            let mut h = [0u8; 8];
-            h[..4].copy_from_slice(&type_.to_ne_bytes());
-            h[4..6].copy_from_slice(&misc::USER.to_ne_bytes());
-            h[6..].copy_from_slice(&(8 + body.len() as u16).to_ne_bytes());
-            w.record(&[&h, &body]).unwrap();
-        }
-        w.finish(&Default::default()).unwrap();
-        let file = PerfData::open(&p).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let file = cpu_clock_file(
+            &dir.path().join("perf.data"),
+            &[
+                (
+                    record::MMAP,
+                    misc::USER,
+                    spin_mmap(7, "/tmp/tpf/librsalias.so"),
+                ),
+                (record::SAMPLE, misc::USER, sample),
+            ],
+        );
         let symfs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/symfs");
         let mut m = Machine::new(KallsymsSource::default(), Some(symfs));
         let mut ahead = m.sharing_symbols();

@@ -19,7 +19,7 @@
 //! the sequence's first `DW_LNS_set_file` is named after file 0. Where a unit's file 0
 //! and file 1 differ (glibc's detached debug files: ld.so's `handle_amd`, in
 //! `dl-cacheinfo.h`, shows as `dl-get-cpu-features.c`, the unit's own file), perf prints
-//! that name, and so do we ([`FileZeroRows`]).
+//! that name, and so do we (`FileZeroRows`).
 //!
 //! Not matched yet: binutils answers `file.c:?` for an address inside a unit that has
 //! no line for it.

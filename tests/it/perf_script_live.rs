@@ -513,6 +513,20 @@ impl Spinner {
         s
     }
 
+    /// Starts, in a mount namespace covering `app`, the build `stage/prog` of the
+    /// scratch directory `d` copied over `prog` there (see [`two_builds_of_nsspin`]).
+    fn start_staged_inside(d: &Path, app: &Path, prog: &Path) -> Spinner {
+        Spinner::start(in_mount_namespace(
+            app,
+            &format!(
+                "cp '{}' '{}' && exec '{}'",
+                d.join("stage/prog").display(),
+                prog.display(),
+                prog.display()
+            ),
+        ))
+    }
+
     /// Stops the spinning; the program stays until its input ends.
     fn stop(&mut self) {
         use std::io::{BufRead, Write};
@@ -612,15 +626,7 @@ fn perf_script_live_files_of_a_process_in_another_mount_namespace_are_read_insid
         return;
     };
     let d = dir.path();
-    let mut child = Spinner::start(in_mount_namespace(
-        &app,
-        &format!(
-            "cp '{}' '{}' && exec '{}'",
-            d.join("stage/prog").display(),
-            prog.display(),
-            prog.display()
-        ),
-    ));
+    let mut child = Spinner::start_staged_inside(d, &app, &prog);
     record_with_and_without_build_ids(d, &child.pid);
     child.stop();
     let spin_named = |text: &str, name: &str| {
@@ -677,15 +683,7 @@ fn perf_script_live_two_files_at_one_path_are_two_objects() {
     };
     let d = dir.path();
     let mut host = Spinner::start(std::process::Command::new(&prog));
-    let mut inside = Spinner::start(in_mount_namespace(
-        &app,
-        &format!(
-            "cp '{}' '{}' && exec '{}'",
-            d.join("stage/prog").display(),
-            prog.display(),
-            prog.display()
-        ),
-    ));
+    let mut inside = Spinner::start_staged_inside(d, &app, &prog);
     let pids = format!("{},{}", host.pid, inside.pid);
     record_with_and_without_build_ids(d, &pids);
     // A HOME of the test's own for the build-id cache perf fills and reads.
@@ -1166,15 +1164,7 @@ fn perf_record_live_two_files_at_one_path_get_a_build_id_each() {
     let tracectl = env!("CARGO_BIN_EXE_tracectl");
     let d = dir.path();
     let mut host = Spinner::start(std::process::Command::new(&prog));
-    let mut inside = Spinner::start(in_mount_namespace(
-        &app,
-        &format!(
-            "cp '{}' '{}' && exec '{}'",
-            d.join("stage/prog").display(),
-            prog.display(),
-            prog.display()
-        ),
-    ));
+    let mut inside = Spinner::start_staged_inside(d, &app, &prog);
     let pids = format!("{},{}", host.pid, inside.pid);
     let args = ["-e", "cpu-clock", "-g", "-p", &pids, "--", "sleep", "0.5"];
     // perf keeps no copy in a build-id cache (-N); HOME is the test's own all the same.
