@@ -470,20 +470,33 @@ impl<'f> PerfScript<'f> {
     /// (loading the files' symbol tables, building perf's trees where lookups need
     /// them, demangling the names shown), and this one first reads the kernel's
     /// symbols when samples may show them: on a machine with more than one CPU the
-    /// costs overlap. What is printed does not change.
+    /// costs overlap. With user stacks to unwind (`--call-graph dwarf`) the lookups
+    /// ahead find little (the addresses come from unwinding), while unwinding keeps
+    /// this thread busy from the first sample: the kernel's symbols are then read on a
+    /// thread of their own. What is printed does not change.
     fn with_symbols_ahead<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let kernel = self.file.attrs().iter().zip(&self.fields).any(|(a, f)| {
             f & (field::SYM | field::DSO) != 0 && a.flags & attr_flag::EXCLUDE_KERNEL == 0
         });
+        let unwinds = self
+            .file
+            .attrs()
+            .iter()
+            .any(|a| a.sample_type & sample::STACK_USER != 0);
         let file = self.file;
         let mut helper = self.machine.sharing_symbols();
+        let kallsyms = self.machine.sharing_symbols();
         let reached = Arc::clone(&self.reached);
         std::thread::scope(|scope| {
             // Without a thread, symbols are loaded on first use.
             let _ = std::thread::Builder::new()
                 .name("symbols".into())
                 .spawn_scoped(scope, || helper.look_up_ahead(file, &reached));
-            if kernel {
+            if kernel && unwinds {
+                let _ = std::thread::Builder::new()
+                    .name("kallsyms".into())
+                    .spawn_scoped(scope, move || kallsyms.load_kernel_symbols());
+            } else if kernel {
                 self.machine.load_kernel_symbols();
             }
             let done = f(self);
