@@ -1147,11 +1147,12 @@ mod tests {
                 buf.push(b'\n');
                 pipe.submit_while(&mut buf, out, waiting).unwrap();
             };
-            // The batches held while a function map is built.
+            // The batches held while a function map is built (the writer may have
+            // finished some already, which are then written out).
             for _ in 1..WAITING_IN_FLIGHT {
                 batch(&mut pipe, true, &mut out);
             }
-            assert_eq!(pipe.in_flight.len(), WAITING_IN_FLIGHT - 1);
+            assert!(pipe.in_flight.len() < WAITING_IN_FLIGHT);
             // Built: the writer finishes them, and the next batches write them out.
             let mut batches = WAITING_IN_FLIGHT - 1;
             while pipe.in_flight.len() >= IN_FLIGHT {
