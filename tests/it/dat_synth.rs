@@ -179,20 +179,7 @@ fn chunk_walk_ignores_a_short_size() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("short.dat");
     let data = pages(12, 9);
-    let wo = WriteOptions {
-        version: 7,
-        compression: Compression::Zstd,
-        endian: Endianness::Little,
-        long_size: 8,
-        page_size: 4096,
-    };
-    let buffers = vec![BufferSource {
-        name: String::new(),
-        clock: "local".into(),
-        page_size: 4096,
-        cpus: vec![(0, Box::new(std::io::Cursor::new(data.clone())))],
-    }];
-    write_dat(&path, &wo, &meta(), &[], buffers).unwrap();
+    write_zstd_one_cpu(&path, &data);
     let d = DatFile::open(&path).unwrap();
     let c = d.buffers()[0].cpus()[0];
     let mut bytes = std::fs::read(&path).unwrap();
@@ -397,20 +384,7 @@ fn compressed_chunks_larger_than_a_read_and_a_chunk_past_the_end() {
             x as u8
         })
         .collect();
-    let wo = WriteOptions {
-        version: 7,
-        compression: Compression::Zstd,
-        endian: Endianness::Little,
-        long_size: 8,
-        page_size: 4096,
-    };
-    let buffers = vec![BufferSource {
-        name: String::new(),
-        clock: "local".into(),
-        page_size: 4096,
-        cpus: vec![(0, Box::new(std::io::Cursor::new(data.clone())))],
-    }];
-    write_dat(&path, &wo, &meta(), &[], buffers).unwrap();
+    write_zstd_one_cpu(&path, &data);
     let d = DatFile::open(&path).unwrap();
     let c = d.buffers()[0].cpus()[0];
     assert!(c.size as usize >= data.len(), "stored {} bytes", c.size);
@@ -432,4 +406,22 @@ fn compressed_chunks_larger_than_a_read_and_a_chunk_past_the_end() {
         e.contains("flyrecord cpu0") && e.contains(&format!("{}", second + 8)),
         "{e}"
     );
+}
+
+/// A zstd-compressed v7 trace.dat at `path` of one CPU whose pages are `data`.
+fn write_zstd_one_cpu(path: &std::path::Path, data: &[u8]) {
+    let wo = WriteOptions {
+        version: 7,
+        compression: Compression::Zstd,
+        endian: Endianness::Little,
+        long_size: 8,
+        page_size: 4096,
+    };
+    let buffers = vec![BufferSource {
+        name: String::new(),
+        clock: "local".into(),
+        page_size: 4096,
+        cpus: vec![(0, Box::new(std::io::Cursor::new(data.to_vec())))],
+    }];
+    write_dat(path, &wo, &meta(), &[], buffers).unwrap();
 }
