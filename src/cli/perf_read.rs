@@ -112,7 +112,7 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
     if let Some(dir) = sym.buildid_dir.clone().or_else(|| config.buildid_dir()) {
         machine.set_buildid_dir(dir);
     }
-    machine.set_build_ids(file.build_ids()?);
+    machine.set_build_ids(file.build_id_entries()?);
     Ok(Opened {
         file,
         machine,

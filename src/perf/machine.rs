@@ -220,10 +220,14 @@ struct Dso {
     /// The device and inode of its file (perf's `dso->id`), empty until a record
     /// gives them.
     id: DsoId,
-    /// The build id the last MMAP2 record of it carried (`--buildid-mmap`): files
-    /// found for it must have that one, rather than the one the file's BUILD_ID
-    /// feature lists for its path.
-    mapped_build_id: Option<Vec<u8>>,
+    /// The build id its files must have (perf's `dso->bid`): the last one the file's
+    /// BUILD_ID feature lists for its path, for the object made for that list, or the
+    /// one an MMAP2 record of it carried (`--buildid-mmap`), or the one copied from the
+    /// object of the list when it was mapped (see [`Machine::apply`]).
+    build_id: Option<Vec<u8>>,
+    /// Whether `build_id` came from the BUILD_ID feature (perf's `header_build_id`):
+    /// only such an id is copied to the objects of its path made later.
+    header_build_id: bool,
     /// Kernel code: addresses print as they are and symbols come from kallsyms.
     kernel: Option<Option<String>>,
     /// Shared with the machines made by [`Machine::sharing_symbols`].
@@ -296,7 +300,8 @@ pub struct Machine {
     symfs: Option<PathBuf>,
     /// perf's `--buildid-dir`: the build-id cache, when not `~/.debug`.
     buildid_dir: Option<PathBuf>,
-    build_ids: HashMap<String, Vec<u8>>,
+    /// The file's BUILD_ID feature, as [`Machine::set_build_ids`] was given it.
+    build_ids: Vec<BuildIdEntry>,
     unwinders: Mutex<Unwinders>,
     /// The namespaces of each process whose files were looked up, read from /proc
     /// when first needed.
@@ -331,7 +336,7 @@ impl Machine {
             kernel: Arc::default(),
             symfs,
             buildid_dir: None,
-            build_ids: HashMap::new(),
+            build_ids: Vec::new(),
             unwinders: Mutex::default(),
             nsinfo: Mutex::default(),
             tables: Arc::default(),
@@ -343,13 +348,14 @@ impl Machine {
     /// there ([`Machine::look_up_ahead`]), this one finds done. It runs on another
     /// thread while this one is used.
     pub fn sharing_symbols(&self) -> Machine {
-        Machine {
+        let mut m = Machine {
             buildid_dir: self.buildid_dir.clone(),
-            build_ids: self.build_ids.clone(),
             tables: Arc::clone(&self.tables),
             kernel: Arc::clone(&self.kernel),
             ..Machine::new(self.kallsyms.clone(), self.symfs.clone())
-        }
+        };
+        m.set_build_ids(self.build_ids.clone());
+        m
     }
 
     /// Read and parse the kernel's symbols now, unless they were.
@@ -431,12 +437,47 @@ impl Machine {
             }
             return i;
         }
-        let i = self.dsos.len();
         let printed = match &kernel {
             Some(Some(m)) => format!("[{m}]"),
             Some(None) => "[kernel.kallsyms]".to_string(),
             None => String::from_utf8_lossy(name).into_owned(),
         };
+        self.add_dso(name, printed, id, kernel)
+    }
+
+    /// The kernel's vDSO object, as perf 6.1's `machine__findnew_vdso` finds it: the
+    /// first object made whose short name is `[vdso]` (the BUILD_ID feature's, when it
+    /// lists one), else a new one, which perf files under the name of the copy of its
+    /// own vDSO it writes (`/tmp/perf-vdso.so-XXXXXX`, the last six characters random)
+    /// after filing it under `[vdso]`: taken out of the tree and put in again.
+    fn vdso(&mut self) -> usize {
+        let found = self
+            .dsos
+            .iter()
+            .position(|d| d.kernel.is_none() && d.name == "[vdso]");
+        if let Some(i) = found {
+            return i;
+        }
+        let i = self.add_dso(b"[vdso]", "[vdso]".into(), DsoId::default(), None);
+        const COPY: &[u8] = b"/tmp/perf-vdso.so-XXXXXX";
+        self.tree.remove(i);
+        self.dsos[i].key = COPY.to_vec();
+        let dsos = &self.dsos;
+        self.tree.insert_again(i, |e| {
+            object_cmp(COPY, &DsoId::default(), &dsos[e]) == std::cmp::Ordering::Less
+        });
+        i
+    }
+
+    /// A new object filed in the tree under `name`, printed as `printed`.
+    fn add_dso(
+        &mut self,
+        name: &[u8],
+        printed: String,
+        id: DsoId,
+        kernel: Option<Option<String>>,
+    ) -> usize {
+        let i = self.dsos.len();
         let symbols = match kernel {
             None => Arc::clone(
                 self.tables
@@ -451,7 +492,8 @@ impl Machine {
             name: printed,
             key: name.to_vec(),
             id,
-            mapped_build_id: None,
+            build_id: None,
+            header_build_id: false,
             kernel,
             symbols,
             looked_up: AtomicBool::new(false),
@@ -553,14 +595,32 @@ impl Machine {
                     // perf finds the kernel's vDSO by name alone (one image for every
                     // process), other files by name and id.
                     let vdso = filename == b"[vdso]";
-                    let id = if vdso { DsoId::default() } else { dso_id };
-                    let dso = self.dso(name, id, None);
+                    let dso = if vdso {
+                        self.vdso()
+                    } else {
+                        self.dso(name, dso_id, None)
+                    };
                     // As perf's map__new: the object is looked up in the namespaces of
                     // the process that mapped it last, the vDSO here; a build id the
                     // record carries (not all zero) is the one its files must have.
+                    // Without one, the object takes the id of the object of its name
+                    // that a lookup by name alone meets first, if that one's came from
+                    // the BUILD_ID feature: the feature's object, or this one.
                     self.dsos[dso].mapped_by = Some((pid, vdso));
                     if let Some(b) = build_id.filter(|b| b.iter().any(|&x| x != 0)) {
-                        self.dsos[dso].mapped_build_id = Some(b.to_vec());
+                        self.dsos[dso].build_id = Some(b.to_vec());
+                    } else {
+                        let anyone = DsoId::default();
+                        let listed = self
+                            .tree
+                            .find(|e| object_cmp(name, &anyone, &self.dsos[e]))
+                            .filter(|&h| self.dsos[h].header_build_id);
+                        if let Some(h) = listed {
+                            let b = self.dsos[h].build_id.clone();
+                            let d = &mut self.dsos[dso];
+                            d.build_id = b;
+                            d.header_build_id = true;
+                        }
                     }
                     let maps = self.maps.entry(pid).or_default();
                     insert_map(
@@ -684,13 +744,28 @@ impl Machine {
         }
     }
 
-    /// Record the build ids of the file (its BUILD_ID feature): files are then looked
-    /// up in perf's build-id cache first, and a file whose build id differs is not used.
-    /// An id is listed by path, and the last one listed for a path holds for every
-    /// object of that path (perf 6.1 gives it to the object it makes for the path when
-    /// it reads the list, and copies it to each object of the path made later).
-    pub fn set_build_ids(&mut self, ids: Vec<(String, Vec<u8>)>) {
-        self.build_ids = ids.into_iter().collect();
+    /// Take the build ids of the file (its BUILD_ID feature), before any record: files
+    /// are then looked up in perf's build-id cache first, and a file whose build id
+    /// differs is not used. As perf 6.1 reads the list, each entry of the kernel or of
+    /// user space finds the object of its path by name alone, or makes one (with no
+    /// device or inode yet), and gives it its id: the last one listed for a path holds.
+    /// Those objects are filed in the tree first, and an object made later for a
+    /// mapping of the path copies the id (see [`Machine::apply`]).
+    pub fn set_build_ids(&mut self, ids: Vec<BuildIdEntry>) {
+        for e in &ids {
+            let kernel = match e.misc & misc::CPUMODE_MASK {
+                misc::KERNEL if e.filename.starts_with("[kernel.kallsyms]") => Some(None),
+                misc::KERNEL => Some(Some(module_name(e.filename.as_bytes()))),
+                misc::USER => None,
+                // Guests' entries belong to machines of their own.
+                _ => continue,
+            };
+            let dso = self.dso(e.filename.as_bytes(), DsoId::default(), kernel);
+            let d = &mut self.dsos[dso];
+            d.build_id = Some(e.id.clone());
+            d.header_build_id = true;
+        }
+        self.build_ids = ids;
     }
 
     /// The mapped file and, when its symbols are elsewhere, its debug file, where perf
@@ -710,10 +785,7 @@ impl Machine {
             Some(root) => root.join(p.trim_start_matches('/')),
             None => PathBuf::from(p),
         };
-        let want = d
-            .mapped_build_id
-            .as_ref()
-            .or_else(|| self.build_ids.get(name));
+        let want = d.build_id.as_ref();
         let hex = want.map(|id| build_id_hex(id));
         let cache_dir = self.build_id_cache();
         let matches = |f: &MappedFile| match want {
@@ -1347,7 +1419,16 @@ mod tests {
         m.set_build_ids(
             build_ids
                 .iter()
-                .map(|(n, id)| (n.to_string(), id.to_vec()))
+                .map(|(n, id)| BuildIdEntry {
+                    misc: if n.starts_with("[kernel") {
+                        misc::KERNEL
+                    } else {
+                        misc::USER
+                    },
+                    pid: -1,
+                    id: id.to_vec(),
+                    filename: n.to_string(),
+                })
                 .collect(),
         );
         for r in file.records() {

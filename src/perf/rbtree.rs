@@ -70,8 +70,31 @@ impl RbOrder {
     /// root down, `go_left(existing)` says whether the new item goes left of the item
     /// `existing`, else it goes right, as perf's `while (*p)` loops do. A tree holds
     /// fewer than `u32::MAX` items (its users number theirs in 32 bits).
-    pub fn insert(&mut self, mut go_left: impl FnMut(usize) -> bool) -> usize {
+    pub fn insert(&mut self, go_left: impl FnMut(usize) -> bool) -> usize {
         let me = self.nodes.len();
+        self.nodes.push(Node {
+            parent: Link::NONE,
+            left: Link::NONE,
+            right: Link::NONE,
+            red: true,
+        });
+        self.link(me, go_left);
+        me
+    }
+
+    /// Insert item `z` again after [`RbOrder::remove`] took it out, as a new one goes
+    /// in (perf re-files an object whose name changed so). Nothing happens to an item
+    /// still in the tree or never inserted.
+    pub fn insert_again(&mut self, z: usize, go_left: impl FnMut(usize) -> bool) {
+        if z >= self.nodes.len() || self.holds(z) {
+            return;
+        }
+        self.nodes[z].red = true;
+        self.link(z, go_left);
+    }
+
+    /// Link the node `me` (no links, red) where `go_left` leads, then rebalance.
+    fn link(&mut self, me: usize, mut go_left: impl FnMut(usize) -> bool) {
         let mut parent = None;
         let mut left = false;
         let mut cur = self.root;
@@ -84,19 +107,13 @@ impl RbOrder {
                 self.nodes[c].right.get()
             };
         }
-        self.nodes.push(Node {
-            parent: Link::from(parent),
-            left: Link::NONE,
-            right: Link::NONE,
-            red: true,
-        });
+        self.nodes[me].parent = Link::from(parent);
         match parent {
             None => self.root = Some(me),
             Some(p) if left => self.nodes[p].left = Link::from(Some(me)),
             Some(p) => self.nodes[p].right = Link::from(Some(me)),
         }
         self.fix_after_insert(me);
-        me
     }
 
     /// Remove an item as the kernel's `rb_erase` does: a node with two children is

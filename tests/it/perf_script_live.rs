@@ -764,6 +764,194 @@ fn perf_script_live_two_files_at_one_path_are_two_objects() {
     );
     same_as_perf_with_lines(d, &files, "once the namespace is gone");
     same_with_cache("once the namespace is gone");
+    let pids = [host.pid.as_str(), inside.pid.as_str()];
+    build_id_lists_read_as_perf_reads_them(d, &prog, "ids.data", pids);
+}
+
+/// perf 6.1 makes an object for each path of a file's BUILD_ID list before it reads a
+/// record (the last id listed for a path holds), and files it in its tree of objects,
+/// where the MMAP2 records of the path's two files find it or make one more. An
+/// object made so copies the list's id from the object of its path that a lookup by
+/// name alone meets first: the list's, or itself, as the shape of the tree has it,
+/// and that shape depends on every path listed. So `file` (the two-objects set-up,
+/// read once the namespace is gone) is read again with lists of its program's two ids
+/// and other paths (the processes' libraries, the vDSO, paths sorting first and last),
+/// in several orders: ours name each frame as perf does with every list. `pids`: the
+/// processes, whose frames are named alike with some lists and not with others.
+fn build_id_lists_read_as_perf_reads_them(d: &Path, prog: &Path, file: &str, pids: [&str; 2]) {
+    use tracectl::perf::data::{Event, PerfData};
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let data = PerfData::open(d.join(file)).unwrap();
+    let prog_name = prog.display().to_string();
+    let ids: Vec<Vec<u8>> = data
+        .build_ids()
+        .unwrap()
+        .into_iter()
+        .filter(|(n, _)| *n == prog_name)
+        .map(|(_, id)| id)
+        .collect();
+    assert_eq!(ids.len(), 2, "{file} lists the program's path twice");
+    let kernel = data
+        .build_ids()
+        .unwrap()
+        .into_iter()
+        .find(|(n, _)| n == "[kernel.kallsyms]")
+        .expect("the kernel is listed")
+        .1;
+    let mut mapped: Vec<String> = Vec::new();
+    for r in data.records() {
+        if let Ok(Event::Mmap {
+            filename,
+            exec: true,
+            ..
+        }) = data.decode(&r.unwrap())
+        {
+            let name = String::from_utf8_lossy(filename).into_owned();
+            if name != prog_name && !name.starts_with("[kernel") && !mapped.contains(&name) {
+                mapped.push(name);
+            }
+        }
+    }
+    assert!(
+        mapped.len() >= 3,
+        "the processes' other mappings: {mapped:?}"
+    );
+    let other: &[u8] = &[0x11; 20];
+    let path = |part: &str| -> &str {
+        let found = mapped.iter().find(|m| m.contains(part));
+        found.unwrap_or_else(|| panic!("a mapping of {part}: {mapped:?}"))
+    };
+    let (libc, ld) = (path("/libc."), path("/ld-linux"));
+    let (host, inside) = (&ids[0][..], &ids[1][..]);
+    let prog = prog_name.as_str();
+    let entry = |name: &'static str| (false, other, name);
+    // Lists whose shapes part the processes' objects: with the program's path sorting
+    // before /usr (the libraries', the vDSO's, listed as perf lists them), and after it.
+    let mut lists: Vec<Vec<(bool, &[u8], &str)>> = vec![
+        vec![
+            (false, host, prog),
+            (false, other, libc),
+            entry("[vdso]"),
+            (false, inside, prog),
+        ],
+        vec![
+            (false, other, libc),
+            (false, host, prog),
+            entry("[vdso]"),
+            (false, inside, prog),
+        ],
+        vec![
+            (false, host, prog),
+            entry("[vdso]"),
+            (false, other, libc),
+            (false, inside, prog),
+        ],
+        vec![
+            (false, host, prog),
+            (false, inside, prog),
+            (false, other, libc),
+            entry("[vdso]"),
+        ],
+        vec![
+            (false, inside, prog),
+            (false, other, libc),
+            entry("[vdso]"),
+            (false, host, prog),
+        ],
+        vec![
+            (true, &kernel[..], "[kernel.kallsyms]"),
+            (false, host, prog),
+            (false, other, libc),
+            entry("[vdso]"),
+            (false, inside, prog),
+        ],
+        vec![
+            (false, host, prog),
+            entry("/u"),
+            entry("/w"),
+            entry("~"),
+            (false, other, libc),
+            entry("[kernel.kallsyms]x"),
+            (false, inside, prog),
+        ],
+    ];
+    // And lists of other paths, sorting first, last and between.
+    let others = [ld, "[vsyscall]", "/", "~", "/u"];
+    for mask in 0..1u32 << others.len() {
+        let mut l = vec![(false, host, prog)];
+        for (i, o) in others.iter().enumerate() {
+            if mask >> i & 1 == 1 {
+                l.push((false, other, o));
+            }
+        }
+        l.push((false, inside, prog));
+        if mask % 5 == 0 {
+            l.reverse();
+        }
+        if mask % 2 == 0 {
+            lists.push(l);
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (n, list) in lists.iter().enumerate() {
+        let out = format!("list{n}.data");
+        with_build_id_list(d, file, &out, list);
+        let perf = run("perf", &["script", "-i", &out], d);
+        let ours = run(tracectl, &["perf", "script", "-i", &out], d);
+        let names: Vec<&str> = list.iter().map(|e| e.2).collect();
+        same(
+            &ours,
+            &perf,
+            &format!("perf script with the BUILD_ID list {names:?}"),
+        );
+        // Whether the processes' frames in the program are named alike (one object).
+        let [a, b] = pids.map(|p| spin_names_of(&perf, p, Path::new(prog)));
+        seen.insert(a == b);
+        std::fs::remove_file(d.join(&out)).unwrap();
+    }
+    // Which lists give two objects depends on where the program's path sorts among
+    // the others (the build's directory): say so when none did, or all.
+    if seen.len() < 2 {
+        eprintln!(
+            "note: every BUILD_ID list read alike for the path {prog} (one object: {seen:?})"
+        );
+    }
+}
+
+/// `file` in `d` with its BUILD_ID feature replaced by `entries` (the kernel's or not,
+/// the id, the path), as `out`: the list goes at the end of the file and the feature's
+/// entry in the table of features points there.
+fn with_build_id_list(d: &Path, file: &str, out: &str, entries: &[(bool, &[u8], &str)]) {
+    let mut f = std::fs::read(d.join(file)).unwrap();
+    let u64_at = |f: &[u8], at: usize| u64::from_le_bytes(f[at..at + 8].try_into().unwrap());
+    // The header: the data section's offset and size, then the feature bits.
+    let (data_at, data_size) = (u64_at(&f, 40), u64_at(&f, 48));
+    let bit = |b: usize| f[72 + b / 8] >> (b % 8) & 1 == 1;
+    const BUILD_ID: usize = 2;
+    assert!(bit(BUILD_ID), "{file} has a BUILD_ID feature");
+    let index = (0..BUILD_ID).filter(|&b| bit(b)).count();
+    let entry = (data_at + data_size) as usize + 16 * index;
+    let mut list = Vec::new();
+    for (kernel, id, name) in entries {
+        let padded = (name.len() + 1).div_ceil(64) * 64;
+        // The cpumode, and that the id's size is stored.
+        let misc: u16 = if *kernel { 1 } else { 2 } | 1 << 15;
+        list.extend_from_slice(&0u32.to_le_bytes());
+        list.extend_from_slice(&misc.to_le_bytes());
+        list.extend_from_slice(&((36 + padded) as u16).to_le_bytes());
+        list.extend_from_slice(&(-1i32).to_le_bytes());
+        let mut bid = [0u8; 24];
+        bid[..id.len()].copy_from_slice(id);
+        bid[20] = id.len() as u8;
+        list.extend_from_slice(&bid);
+        list.extend_from_slice(name.as_bytes());
+        list.resize(list.len() + padded - name.len(), 0);
+    }
+    let at = f.len() as u64;
+    f[entry..entry + 8].copy_from_slice(&at.to_le_bytes());
+    f[entry + 8..entry + 16].copy_from_slice(&(list.len() as u64).to_le_bytes());
+    f.extend_from_slice(&list);
+    std::fs::write(d.join(out), f).unwrap();
 }
 
 /// A program whose symbols put perf's choices to work (tests/data/perf/syms.c: labels
@@ -1156,6 +1344,8 @@ fn spin_names_of(text: &str, pid: &str, prog: &Path) -> Vec<&'static str> {
 /// libc's files a sample lands in varies between recordings), and perf reads our file
 /// as its own: `perf buildid-list`, and the functions `perf script` and `perf report`
 /// name for each process, while the processes live and once the namespace is gone.
+/// As the list decides which object a process's frames are read from (see
+/// [`build_id_lists_read_as_perf_reads_them`]), perf's file is read with our list.
 #[test]
 fn perf_record_live_two_files_at_one_path_get_a_build_id_each() {
     let Some((dir, app, prog)) = two_builds_of_nsspin() else {
@@ -1202,10 +1392,20 @@ fn perf_record_live_two_files_at_one_path_get_a_build_id_each() {
             .collect()
     };
     assert_eq!(buildid_list("ours.data"), buildid_list("perf.data"));
+    // perf's recording with our list: the paths a list holds beside these (libraries
+    // the samples happened to hit) shape perf's tree of objects too.
+    use tracectl::perf::data::abi::misc::KERNEL;
+    let ours = tracectl::perf::data::PerfData::open(d.join("ours.data")).unwrap();
+    let ours_list = ours.build_id_entries().unwrap();
+    let entries: Vec<(bool, &[u8], &str)> = ours_list
+        .iter()
+        .map(|e| (e.misc == KERNEL, &e.id[..], e.filename.as_str()))
+        .collect();
+    with_build_id_list(d, "perf.data", "perf-ours-list.data", &entries);
     let pids = [host.pid.clone(), inside.pid.clone()];
     let read_alike = |when: &str| {
         let script = |file: &str| run_with_env("perf", &["script", "-i", file], d, &env);
-        let (theirs, ours) = (script("perf.data"), script("ours.data"));
+        let (theirs, ours) = (script("perf-ours-list.data"), script("ours.data"));
         for pid in &pids {
             let names = spin_names_of(&theirs, pid, &prog);
             assert!(!names.is_empty(), "perf showed process {pid}: {when}");
@@ -1238,7 +1438,7 @@ fn perf_record_live_two_files_at_one_path_get_a_build_id_each() {
         };
         assert_eq!(
             report("ours.data"),
-            report("perf.data"),
+            report("perf-ours-list.data"),
             "perf report: the program's rows {when}"
         );
     };

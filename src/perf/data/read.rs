@@ -773,6 +773,13 @@ impl PerfData {
 
     /// The BUILD_ID feature: `(file name, build id)` of the files samples hit.
     pub fn build_ids(&self) -> Result<Vec<(String, Vec<u8>)>, PerfDataError> {
+        let entries = self.build_id_entries()?;
+        Ok(entries.into_iter().map(|e| (e.filename, e.id)).collect())
+    }
+
+    /// The BUILD_ID feature's entries in the order listed: each with its `misc` (the
+    /// kernel's or user space's) and machine (`pid`, -1 for the host).
+    pub fn build_id_entries(&self) -> Result<Vec<super::write::BuildIdEntry>, PerfDataError> {
         let Some(f) = self.feature(feature::BUILD_ID) else {
             return Ok(Vec::new());
         };
@@ -793,7 +800,7 @@ impl PerfData {
             if (size as usize) < 8 + 4 + 24 {
                 return Err(self.corrupt(what, at, format!("entry size {size}")));
             }
-            c.u32().map_err(sh)?; // pid
+            let pid = c.u32().map_err(sh)? as i32;
             let id = c.take(24).map_err(sh)?;
             let n = if misc_ & (1 << 15) != 0 {
                 usize::from(id[20]).min(20)
@@ -801,10 +808,12 @@ impl PerfData {
                 20
             };
             let name = c.take(size as u64 - 36).map_err(sh)?;
-            v.push((
-                String::from_utf8_lossy(until_nul(name)).into_owned(),
-                id[..n].to_vec(),
-            ));
+            v.push(super::write::BuildIdEntry {
+                misc: misc_ & misc::CPUMODE_MASK,
+                pid,
+                id: id[..n].to_vec(),
+                filename: String::from_utf8_lossy(until_nul(name)).into_owned(),
+            });
             debug_assert!(c.pos > start);
         }
         Ok(v)
