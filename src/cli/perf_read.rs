@@ -9,7 +9,7 @@ use tracectl::dat::TracingData;
 use tracectl::event::KallsymsSource;
 use tracectl::perf::config::{ConfigSources, PerfConfig};
 use tracectl::perf::data::PerfData;
-use tracectl::perf::machine::Machine;
+use tracectl::perf::machine::{build_id_cache, Machine};
 use tracectl::render::perf_script::{parse_fields, PerfScript, ScriptOutput};
 use tracectl::render::tracecmd::DatCatalog;
 
@@ -97,19 +97,28 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
     let catalog = td
         .as_ref()
         .map(|t| DatCatalog::from_tracing_data(t, kallsyms.clone()));
-    let frames = KallsymsSource::for_kernel_frames(
-        &file,
-        own,
-        sym.kallsyms.as_deref(),
-        sym.symfs.as_deref(),
-    );
-    let mut machine = Machine::new(frames, sym.symfs.clone());
     // As perf: its config files first, the option over them (and --symfs over both).
     let config = PerfConfig::load(&ConfigSources::from_env());
     for w in config.warnings() {
         eprintln!("{w}");
     }
-    if let Some(dir) = sym.buildid_dir.clone().or_else(|| config.buildid_dir()) {
+    let buildid_dir = sym.buildid_dir.clone().or_else(|| config.buildid_dir());
+    let cache = build_id_cache(sym.symfs.as_deref(), buildid_dir.as_deref());
+    let (mut frames, missing) = KallsymsSource::for_kernel_frames(
+        &file,
+        sym.kallsyms.as_deref(),
+        sym.symfs.as_deref(),
+        &cache,
+    );
+    if let Some(said) = missing {
+        // perf says so when it first looks a kernel frame up.
+        frames = KallsymsSource::load_with(move || {
+            eprintln!("{said}");
+            None
+        });
+    }
+    let mut machine = Machine::new(frames, sym.symfs.clone());
+    if let Some(dir) = buildid_dir {
         machine.set_buildid_dir(dir);
     }
     machine.set_build_ids(file.build_id_entries()?);

@@ -53,21 +53,65 @@ impl KallsymsSource {
         KallsymsSource::default()
     }
 
-    /// Where perf 6.1 takes the symbols of kernel frames from (`dso__load_kernel_sym`):
-    /// `path` when given (`--kallsyms`), as [`KallsymsSource::for_file`] otherwise,
-    /// except under `--symfs`, where perf reads no kallsyms at all (neither
-    /// /proc/kallsyms nor its build-id cache's copy) but only a vmlinux under the
-    /// directory, which this does not read: kernel frames then have no symbols.
+    /// Where perf 6.1 takes the symbols of kernel frames from (`dso__load_kernel_sym`,
+    /// `dso__find_kallsyms`): `path` when given (`--kallsyms`); under `--symfs` none
+    /// (perf reads only a vmlinux under the directory, which this does not read); else
+    /// by the kernel's build id in the file's BUILD_ID list: none listed, or the running
+    /// kernel's, is `/proc/kallsyms`; another is the copy `perf record` keeps in the
+    /// build-id cache `cache` (`[kernel.kallsyms]/ID/kallsyms`), and without one the
+    /// frames have no symbols. The second value is then what perf says when it first
+    /// looks a kernel frame up (for the caller to print at that moment).
     pub fn for_kernel_frames(
         file: &PerfData,
-        own: Option<&str>,
         path: Option<&Path>,
         symfs: Option<&Path>,
-    ) -> KallsymsSource {
-        if path.is_none() && symfs.is_some() {
-            return KallsymsSource::default();
+        cache: &Path,
+    ) -> (KallsymsSource, Option<String>) {
+        if let Some(p) = path {
+            return (KallsymsSource::file(p.to_path_buf()), None);
         }
-        KallsymsSource::for_file(file, own, path)
+        if symfs.is_some() {
+            return (KallsymsSource::default(), None);
+        }
+        let proc = || (KallsymsSource::file("/proc/kallsyms".into()), None);
+        // Each entry of the kernel finds its one object; the last id listed holds.
+        let listed = file.build_id_entries().ok().and_then(|v| {
+            v.into_iter()
+                .rev()
+                .find(|e| e.misc == misc::KERNEL && e.filename == "[kernel.kallsyms]")
+        });
+        let Some(entry) = listed else {
+            return proc();
+        };
+        if kernel_build_id().as_ref() == Some(&entry.id) {
+            return proc();
+        }
+        let hex = build_id_hex(&entry.id);
+        let copy = cache.join("[kernel.kallsyms]").join(&hex).join("kallsyms");
+        if copy.is_file() {
+            return (KallsymsSource::file(copy), None);
+        }
+        let said = format!("No kallsyms or vmlinux with build-id {hex} was found");
+        (KallsymsSource::default(), Some(said))
+    }
+}
+
+/// perf's build-id cache (`buildid_dir`): `.debug` under `symfs` (`--symfs`) when
+/// given, else `buildid_dir` (`--buildid-dir`, or `buildid.dir` of perf's config files),
+/// else `$HOME/.debug` (`.debug` without a HOME, `/.debug` with an empty one).
+pub fn build_id_cache(symfs: Option<&Path>, buildid_dir: Option<&Path>) -> PathBuf {
+    if let Some(root) = symfs {
+        return root.join(".debug");
+    }
+    if let Some(dir) = buildid_dir {
+        return dir.to_path_buf();
+    }
+    match std::env::var_os("HOME") {
+        Some(mut home) => {
+            home.push("/.debug");
+            PathBuf::from(home)
+        }
+        None => PathBuf::from(".debug"),
     }
 }
 
@@ -725,23 +769,9 @@ impl Machine {
         self.buildid_dir = Some(dir);
     }
 
-    /// perf's build-id cache (`buildid_dir`): `.debug` under `--symfs` when given,
-    /// else the `--buildid-dir`, else `$HOME/.debug` (`.debug` without a HOME, `/.debug`
-    /// with an empty one).
+    /// perf's build-id cache for this machine (see [`build_id_cache`]).
     fn build_id_cache(&self) -> PathBuf {
-        if let Some(root) = &self.symfs {
-            return root.join(".debug");
-        }
-        if let Some(dir) = &self.buildid_dir {
-            return dir.clone();
-        }
-        match std::env::var_os("HOME") {
-            Some(mut home) => {
-                home.push("/.debug");
-                PathBuf::from(home)
-            }
-            None => PathBuf::from(".debug"),
-        }
+        build_id_cache(self.symfs.as_deref(), self.buildid_dir.as_deref())
     }
 
     /// Take the build ids of the file (its BUILD_ID feature), before any record: files

@@ -1505,6 +1505,127 @@ fn perf_script_live_kernel_frames_under_an_empty_symfs_are_unknown() {
     }
 }
 
+/// perf 6.1 takes the kernel's symbols by the kernel's build id in the BUILD_ID list:
+/// none listed, or the running kernel's, is /proc/kallsyms; another is the copy of
+/// kallsyms `perf record` keeps in the build-id cache under that id, and without one
+/// the kernel frames are `[unknown]` and perf says it found no kallsyms for the id. A
+/// recording of `dd` with call chains, read with each list (the cache's copy names
+/// three functions otherwise): ours print what perf prints, and say what perf says.
+#[test]
+fn perf_script_live_kernel_symbols_follow_the_kernel_s_build_id() {
+    use tracectl::perf::data::abi::misc::KERNEL;
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let home = d.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let home_s = home.display().to_string();
+    let env = [("HOME", home_s.as_str())];
+    let record = [
+        "record",
+        "-q",
+        "-N",
+        "-o",
+        "dd.data",
+        "-e",
+        "cpu-clock",
+        "-g",
+        "--",
+    ];
+    let dd = [
+        "dd",
+        "if=/dev/zero",
+        "of=/dev/null",
+        "bs=4096",
+        "count=100000",
+    ];
+    run_in_env("perf", &[&record[..], &dd].concat(), d, &env);
+    let entries = tracectl::perf::data::PerfData::open(d.join("dd.data"))
+        .unwrap()
+        .build_id_entries()
+        .unwrap();
+    let running = entries
+        .iter()
+        .find(|e| e.misc == KERNEL && e.filename == "[kernel.kallsyms]")
+        .expect("perf listed the kernel")
+        .id
+        .clone();
+    let other: Vec<u8> = running.iter().map(|b| b ^ 0x5a).collect();
+    let hex: String = other.iter().map(|b| format!("{b:02x}")).collect();
+    /// The recording's user entries, after the kernel's `kernel` when given.
+    fn list<'a>(
+        entries: &'a [tracectl::perf::data::write::BuildIdEntry],
+        kernel: Option<&'a [u8]>,
+    ) -> Vec<(bool, &'a [u8], &'a str)> {
+        let users = entries.iter().filter(|e| e.misc != KERNEL);
+        let users = users.map(|e| (false, &e.id[..], e.filename.as_str()));
+        let kernel = kernel.map(|id| (true, id, "[kernel.kallsyms]"));
+        kernel.into_iter().chain(users).collect()
+    }
+    with_build_id_list(
+        d,
+        "dd.data",
+        "running.data",
+        &list(&entries, Some(&running)),
+    );
+    with_build_id_list(d, "dd.data", "none.data", &list(&entries, None));
+    with_build_id_list(d, "dd.data", "other.data", &list(&entries, Some(&other)));
+    let copy = home.join(".debug/[kernel.kallsyms]").join(&hex);
+    let renamed = ["do_syscall_64", "ksys_read", "ksys_write"];
+    let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap();
+    let cached: String = kallsyms
+        .lines()
+        .map(|l| match l.rsplit_once(' ') {
+            Some((head, name)) if renamed.contains(&name) => format!("{head} cached_{name}\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    let compare = |file: &str, want: &str| {
+        let script = ["script", "-i", file];
+        let (perf, perf_err) = run_in_env("perf", &script, d, &env);
+        let (ours, ours_err) = run_in_env(tracectl, &[&["perf"][..], &script].concat(), d, &env);
+        let frames: Vec<&str> = perf
+            .lines()
+            .filter(|l| l.ends_with("([kernel.kallsyms])"))
+            .collect();
+        let shown = match want {
+            "[unknown]" => frames.iter().all(|l| l.contains(want)),
+            _ => frames.iter().any(|l| l.contains(want)),
+        };
+        assert!(
+            !frames.is_empty() && shown,
+            "perf {script:?}: kernel frames with {want}: {}",
+            &perf[..perf.len().min(2000)]
+        );
+        same(&ours, &perf, &format!("perf {script:?}"));
+        let said = |t: &str| {
+            t.lines()
+                .filter(|l| l.contains("kallsyms"))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            said(&ours_err),
+            said(&perf_err),
+            "what perf {script:?} says"
+        );
+        let report = ["report", "-i", file, "--stdio"];
+        let (perf, _) = run_in_env("perf", &report, d, &env);
+        let (ours, _) = run_in_env(tracectl, &[&["perf"][..], &report].concat(), d, &env);
+        same(&ours, &perf, &format!("perf {report:?}"));
+    };
+    compare("running.data", "do_syscall_64+");
+    compare("none.data", "do_syscall_64+");
+    compare("other.data", "[unknown]");
+    std::fs::create_dir_all(&copy).unwrap();
+    std::fs::write(copy.join("kallsyms"), cached).unwrap();
+    compare("other.data", "cached_");
+}
+
 /// Why the source-line tests cannot run here (no perf, root, C compiler, or binutils'
 /// `addr2line`, which perf 6.1 asks); None when they can. A reason is printed as a skip.
 fn srcline_skip() -> bool {
