@@ -55,9 +55,9 @@ pub struct InputArg {
 /// Where symbols come from (perf's options).
 #[derive(Debug, Parser)]
 pub struct SymbolArgs {
-    /// kallsyms file for kernel symbols (default: the file's own, or /proc/kallsyms
-    /// when the file was recorded on this host; none under --symfs, as perf reads only a
-    /// vmlinux there)
+    /// kallsyms file for kernel symbols (default, as perf: /proc/kallsyms when the file
+    /// lists no kernel build id or the running kernel's, else the build-id cache's copy
+    /// for the listed id; none under --symfs, as perf reads only a vmlinux there)
     #[arg(long = "kallsyms", value_name = "FILE")]
     kallsyms: Option<PathBuf>,
     /// Look for the mapped files under this directory (and for the build-id cache in
