@@ -345,8 +345,19 @@ impl Printer<'_> {
         }
     }
 
+    /// The entry's text as perf prints it: made in a buffer of 1024 bytes
+    /// (`callchain_list__sym_name`), so cut to 1023.
     fn name(&self, trie: usize) -> &str {
-        &self.tree.nodes[trie].name
+        const MAX: usize = 1023;
+        let name = &self.tree.nodes[trie].name;
+        if name.len() <= MAX {
+            return name;
+        }
+        let mut end = MAX;
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        &name[..end]
     }
 
     fn margin(&mut self, left: usize) {

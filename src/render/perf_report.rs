@@ -1314,9 +1314,12 @@ fn write_table(
         head.push_str("Overhead");
         dots.push_str("........");
     }
+    /// perf formats each column's title into a buffer of 1024 bytes: a title padded
+    /// wider than that is cut (the dots below it are not).
+    const TITLE_MAX: usize = 1023;
     for (k, w) in keys.iter().zip(&widths) {
         head.push_str("  ");
-        push_padded(&mut head, k.header(), *w, false, false);
+        push_padded(&mut head, k.header(), (*w).min(TITLE_MAX), false, false);
         dots.push_str("  ");
         dots.push_str(&".".repeat(*w));
     }

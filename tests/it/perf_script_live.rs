@@ -1626,6 +1626,53 @@ fn perf_script_live_kernel_symbols_follow_the_kernel_s_build_id() {
     compare("other.data", "cached_");
 }
 
+/// perf 6.1 formats each column title of `perf report` into a buffer of 1024 bytes, so
+/// the title of a Symbol column wider than that is cut to 1023 characters (its row of
+/// dots is not), and so is each entry of a call graph. A program spinning in a
+/// function with a name of 1,100 characters: ours print the table as perf does, with
+/// and without Children, and the graph in perf's modes.
+#[test]
+fn perf_report_live_a_title_wider_than_perf_s_buffer_is_cut() {
+    if !perf_and_cc() {
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let long = format!("spin_{}", "x".repeat(1095));
+    let src = format!(
+        "volatile unsigned long n;\n\
+         __attribute__((noinline)) void {long}(void) {{ for (unsigned long i = 0; i < 400000000UL; i++) n += i; }}\n\
+         int main(void) {{ {long}(); return 0; }}\n"
+    );
+    std::fs::write(d.join("long.c"), src).unwrap();
+    run(
+        "cc",
+        &["-O1", "-fno-omit-frame-pointer", "-o", "long", "long.c"],
+        d,
+    );
+    let record = ["record", "-q", "-o", "long.data", "-e", "cpu-clock", "-g"];
+    run("perf", &[&record[..], &["--", "./long"]].concat(), d);
+    for extra in [
+        &[][..],
+        &["--no-children"],
+        &["-g", "none", "--sort", "dso,sym"],
+        &["-g", "folded"],
+        &["-g", "flat"],
+    ] {
+        let report = [&["report", "-i", "long.data", "--stdio"][..], extra].concat();
+        let perf = run("perf", &report, d);
+        let title = perf.lines().find(|l| l.contains("Symbol")).unwrap_or("");
+        assert!(
+            perf.contains(&long) && title.len() < long.len(),
+            "perf {report:?} cut the title: {}",
+            title.len()
+        );
+        let ours = run(tracectl, &[&["perf"][..], &report].concat(), d);
+        same(&ours, &perf, &format!("perf {report:?}"));
+    }
+}
+
 /// Why the source-line tests cannot run here (no perf, root, C compiler, or binutils'
 /// `addr2line`, which perf 6.1 asks); None when they can. A reason is printed as a skip.
 fn srcline_skip() -> bool {
