@@ -825,8 +825,14 @@ fn build_id_lists_read_as_perf_reads_them(d: &Path, prog: &Path, file: &str, pid
     let (host, inside) = (&ids[0][..], &ids[1][..]);
     let prog = prog_name.as_str();
     let entry = |name: &'static str| (false, other, name);
+    // A path sorting just before the program's, wherever the build's directory is.
+    let before = {
+        let (head, last) = prog.split_at(prog.len() - 1);
+        format!("{head}{}", (last.as_bytes()[0] - 1) as char)
+    };
     // Lists whose shapes part the processes' objects: with the program's path sorting
-    // before /usr (the libraries', the vDSO's, listed as perf lists them), and after it.
+    // before /usr (the libraries', the vDSO's, listed as perf lists them), and after it
+    // (with a path just before the program's among others).
     let mut lists: Vec<Vec<(bool, &[u8], &str)>> = vec![
         vec![
             (false, host, prog),
@@ -868,10 +874,18 @@ fn build_id_lists_read_as_perf_reads_them(d: &Path, prog: &Path, file: &str, pid
         vec![
             (false, host, prog),
             entry("/u"),
-            entry("/w"),
+            (false, other, &before),
             entry("~"),
             (false, other, libc),
             entry("[kernel.kallsyms]x"),
+            (false, inside, prog),
+        ],
+        vec![
+            (false, host, prog),
+            entry("[vsyscall]"),
+            entry("[vdso]"),
+            (false, other, &before),
+            entry("/u"),
             (false, inside, prog),
         ],
     ];
@@ -910,12 +924,12 @@ fn build_id_lists_read_as_perf_reads_them(d: &Path, prog: &Path, file: &str, pid
         std::fs::remove_file(d.join(&out)).unwrap();
     }
     // Which lists give two objects depends on where the program's path sorts among
-    // the others (the build's directory): say so when none did, or all.
-    if seen.len() < 2 {
-        eprintln!(
-            "note: every BUILD_ID list read alike for the path {prog} (one object: {seen:?})"
-        );
-    }
+    // the others (the build's directory); these lists part them wherever that is.
+    assert_eq!(
+        seen.len(),
+        2,
+        "some lists give the processes one object, some two"
+    );
 }
 
 /// `file` in `d` with its BUILD_ID feature replaced by `entries` (the kernel's or not,
