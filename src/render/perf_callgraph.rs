@@ -7,8 +7,9 @@
 //! orders siblings by object and symbol address, and prints them by their share,
 //! largest first; the compressed nodes are rebuilt here from a plain prefix tree.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// How the call chains under a row are printed (`-g MODE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,6 +182,11 @@ struct TrieNode {
     cumul: u64,
     cumul_count: u64,
     kids: BTreeMap<FrameKey, usize>,
+    /// Whether the entry is a function inlined there.
+    inlined: bool,
+    /// The kids by function name (the first of a name), for the matches of inlined
+    /// entries.
+    kids_by_name: HashMap<Arc<str>, usize>,
 }
 
 /// The call chains of one report row.
@@ -210,15 +216,31 @@ impl CallTree {
         self.nodes[0].cumul += period;
         self.nodes[0].cumul_count += 1;
         for f in chain {
-            n = match self.nodes[n].kids.get(&f.key) {
-                Some(&k) => k,
+            // perf's `match_chain`: where either entry is a function inlined there,
+            // they match by the function's name alone (inlined into different
+            // functions, or a function inlined here and called there, are one entry);
+            // other entries match by object and symbol start.
+            let kid = match &f.key.inlined {
+                Some(name) => self.nodes[n].kids_by_name.get(name).copied(),
+                None => self.nodes[n].kids.get(&f.key).copied().or_else(|| {
+                    let &k = self.nodes[n].kids_by_name.get(f.name.as_str())?;
+                    self.nodes[k].inlined.then_some(k)
+                }),
+            };
+            n = match kid {
+                Some(k) => k,
                 None => {
                     let k = self.nodes.len();
+                    let inlined = f.key.inlined.clone();
                     self.nodes.push(TrieNode {
                         name: f.name.clone(),
+                        inlined: inlined.is_some(),
                         ..TrieNode::default()
                     });
-                    self.nodes[n].kids.insert(f.key.clone(), k);
+                    let name: Arc<str> = inlined.unwrap_or_else(|| f.name.as_str().into());
+                    let node = &mut self.nodes[n];
+                    node.kids.insert(f.key.clone(), k);
+                    node.kids_by_name.entry(name).or_insert(k);
                     k
                 }
             };

@@ -1687,6 +1687,40 @@ fn perf_report_live_a_title_wider_than_perf_s_buffer_is_cut() {
     }
 }
 
+/// perf 6.1 matches a call chain entry of a function inlined there by the function's
+/// name alone (`match_chain`), so a function inlined into two callers is one entry of
+/// the call graph, which parts below it. tests/data/perf/inline-twice.c (`mid` inlined
+/// into `caller_a` and `caller_b`, both calling `leaf`), unwound with DWARF: ours print
+/// the graphs of `perf report --no-children` as perf does, callee and caller first.
+#[test]
+fn perf_report_live_a_function_inlined_twice_is_one_entry_of_the_graph() {
+    if srcline_skip() {
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/inline-twice.c");
+    let cc = ["-O1", "-g", "-fno-omit-frame-pointer", "-o", "inline-twice"];
+    run("cc", &[&cc[..], &[src.to_str().unwrap()]].concat(), d);
+    let record = ["record", "-q", "-o", "inl.data", "-e", "cpu-clock"];
+    let dwarf = ["--call-graph", "dwarf", "--", "./inline-twice"];
+    run("perf", &[&record[..], &dwarf].concat(), d);
+    for extra in [&["--no-children"][..], &["--no-children", "-g", "caller"]] {
+        let report = [&["report", "-i", "inl.data", "--stdio"][..], extra].concat();
+        let perf = run("perf", &report, d);
+        // Callee first, the graph of `leaf` shows `mid` once, over both callers.
+        let mids = perf.lines().filter(|l| l.contains("mid (inlined)")).count();
+        assert!(
+            mids == 1 || extra.contains(&"caller"),
+            "perf {report:?} shows mid once: {}",
+            &perf[..perf.len().min(3000)]
+        );
+        let ours = run(tracectl, &[&["perf"][..], &report].concat(), d);
+        same(&ours, &perf, &format!("perf {report:?}"));
+    }
+}
+
 /// Why the source-line tests cannot run here (no perf, root, C compiler, or binutils'
 /// `addr2line`, which perf 6.1 asks); None when they can. A reason is printed as a skip.
 fn srcline_skip() -> bool {
