@@ -255,7 +255,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    tracectl::render::perf_report::write_report(
+    let rows = tracectl::render::perf_report::write_report(
         &o.file,
         o.machine,
         o.catalog.as_ref(),
@@ -264,5 +264,12 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         &mut out,
     )?;
     out.flush()?;
+    if rows == 0 {
+        // perf says so, and exits with 0.
+        eprintln!(
+            "Error:\nThe {} data has no samples!",
+            a.input.input.display()
+        );
+    }
     Ok(0)
 }

@@ -759,7 +759,9 @@ pub fn has_call_chains(file: &PerfData) -> bool {
         .any(|a| a.sample_type & sample::CALLCHAIN != 0)
 }
 
-/// Write the report of `file` sorted by `keys`.
+/// Write the report of `file` sorted by `keys`, and return how many rows it has
+/// (perf's `nr_entries`). With none, only the first lines are written, as perf 6.1
+/// writes them before it says the file has no samples (for the caller to say).
 pub fn write_report(
     file: &PerfData,
     mut machine: Machine,
@@ -767,7 +769,7 @@ pub fn write_report(
     keys: &[SortKey],
     opts: &PerfReportOptions,
     out: &mut dyn Write,
-) -> Result<(), PerfDataError> {
+) -> Result<usize, PerfDataError> {
     let (children, graph) = (opts.children, &opts.graph);
     let mut lines = KeyLines(SourceLines::new());
     let has_chains = has_call_chains(file);
@@ -990,8 +992,14 @@ pub fn write_report(
     };
     let mut text = Vec::new();
     text.extend_from_slice(
-        b"# To display the perf.data header info, please use --header/--header-only options.\n#\n#\n",
+        b"# To display the perf.data header info, please use --header/--header-only options.\n#\n",
     );
+    let rows: usize = hists.iter().map(|h| h.rows.len()).sum();
+    if rows == 0 {
+        out.write_all(&text).map_err(w)?;
+        return Ok(0);
+    }
+    text.extend_from_slice(b"#\n");
     text.extend_from_slice(format!("# Total Lost Samples: {lost}\n#\n").as_bytes());
     for (i, h) in hists.iter().enumerate() {
         if h.samples == 0 {
@@ -1027,7 +1035,7 @@ pub fn write_report(
     }
     text.extend_from_slice(b"#\n#\n");
     out.write_all(&text).map_err(w)?;
-    Ok(())
+    Ok(rows)
 }
 
 /// C's `%.3d`: at least three digits.

@@ -1721,6 +1721,38 @@ fn perf_report_live_a_function_inlined_twice_is_one_entry_of_the_graph() {
     }
 }
 
+/// `perf report` on a file without samples prints its first two lines, then says
+/// on its error output that the file has no samples, and exits with 0: a recording of
+/// `true` with a tracepoint it never fires. Ours print and say the same.
+#[test]
+fn perf_report_live_a_file_without_samples() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let record = [
+        "record",
+        "-q",
+        "-o",
+        "none.data",
+        "-e",
+        "syscalls:sys_enter_getpid",
+    ];
+    run("perf", &[&record[..], &["--", "true"]].concat(), d);
+    let (perf, perf_err) = run_in_env("perf", &["report", "-i", "none.data", "--stdio"], d, &[]);
+    assert!(
+        perf_err.contains("has no samples"),
+        "perf said the file has no samples: {perf_err}"
+    );
+    let args = ["perf", "report", "-i", "none.data", "--stdio"];
+    let (ours, ours_err) = run_in_env(tracectl, &args, d, &[]);
+    assert_eq!(ours, perf, "what perf report prints");
+    assert_eq!(ours_err, perf_err, "what perf report says");
+}
+
 /// Why the source-line tests cannot run here (no perf, root, C compiler, or binutils'
 /// `addr2line`, which perf 6.1 asks); None when they can. A reason is printed as a skip.
 fn srcline_skip() -> bool {
