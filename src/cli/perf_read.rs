@@ -20,7 +20,7 @@ use super::common::Context;
 pub struct ScriptArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period), or
+    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,srcline,period), or
     /// fields to add to or take from the defaults, each with a + or a - (+pid,-period);
     /// after hw:, sw:, trace:, raw: or break: for events of that type only (sw:comm,tid).
     /// Given more than once, each in turn

@@ -14,7 +14,7 @@ use crate::event::{PlainLine, PrintEnv, PrintStyle, Record, Schema};
 use crate::perf::data::abi::{attr_flag, attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
-use crate::perf::srcline::SourceLines;
+use crate::perf::srcline::{SourceLines, SRCLINE_UNKNOWN};
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
 /// Fields of `perf script -F` (perf's `PERF_OUTPUT_*`).
@@ -31,6 +31,7 @@ pub mod field {
     pub const SYM: u32 = 1 << 8;
     pub const DSO: u32 = 1 << 9;
     pub const SYMOFFSET: u32 = 1 << 11;
+    pub const SRCLINE: u32 = 1 << 12;
     pub const PERIOD: u32 = 1 << 13;
 }
 
@@ -47,6 +48,7 @@ pub const FIELD_NAMES: &[(&str, u32)] = &[
     ("sym", field::SYM),
     ("dso", field::DSO),
     ("symoff", field::SYMOFFSET),
+    ("srcline", field::SRCLINE),
     ("period", field::PERIOD),
 ];
 
@@ -257,6 +259,10 @@ pub struct PerfScript<'f> {
     reached: Arc<AtomicU64>,
 }
 
+/// A call-chain entry to print with its source line: where it is, the name of a
+/// function inlined there, and the line perf kept with it.
+type ChainEntry<'m> = (Location<'m>, Option<Box<str>>, Option<Box<str>>);
+
 /// Slots of [`PerfScript::heads`].
 const HEAD_SLOTS: usize = 64;
 
@@ -420,6 +426,11 @@ impl<'f> PerfScript<'f> {
             if f & field::SYMOFFSET != 0 && f & field::SYM == 0 {
                 return Err(ScriptError::Field(
                     "Display of offsets requested but symbol is not selected.".into(),
+                ));
+            }
+            if f & field::SRCLINE != 0 && f & field::IP == 0 {
+                return Err(ScriptError::Field(
+                    "Display of source line number requested but sample IP is not\nselected. Hence, no address to lookup the source line number.".into(),
                 ));
             }
             fields.push(f);
@@ -636,28 +647,40 @@ impl<'f> PerfScript<'f> {
                 // nothing).
                 self.machine.resolve(s.pid, s.cpumode, s.ip);
                 out.push(b'\n');
-                self.lines
-                    .callchain(&self.machine, s, |loc, _, inlined, _| {
-                        out.push(b'\t');
-                        match (inlined, loc.sym) {
-                            // An inlined function: at the offset into the symbol it
-                            // was inlined into, without the file.
-                            (Some(name), Some((_, off))) => {
-                                let at = Location {
-                                    sym: Some((name, off)),
-                                    ..loc
-                                };
-                                write_location(out, &at, f & !field::DSO, loc.addr);
-                                out.extend_from_slice(b" (inlined)");
-                            }
-                            _ => write_location(out, &loc, f, loc.addr),
-                        }
-                        out.push(b'\n');
-                    });
+                if f & field::SRCLINE == 0 {
+                    self.lines
+                        .callchain(&self.machine, s, |loc, _, inlined, _| {
+                            write_chain_entry(out, &loc, inlined, f, None);
+                        });
+                } else {
+                    // perf resolves the whole chain (the inlined functions too) before
+                    // it asks about each entry's line.
+                    // An entry the unwinder found carries the line addr2line gave
+                    // with its functions, printed as it is (`??:0` too); the others
+                    // are looked up as they are printed.
+                    let mut entries: Vec<ChainEntry> = Vec::new();
+                    self.lines
+                        .callchain(&self.machine, s, |loc, _, inlined, kept| {
+                            entries.push((loc, inlined.map(Box::from), kept.map(Box::from)));
+                        });
+                    for (loc, inlined, kept) in entries {
+                        let line = match kept {
+                            Some(line) => Some(line.into_string()),
+                            None => entry_srcline(&mut self.lines, &self.machine, &loc),
+                        };
+                        write_chain_entry(out, &loc, inlined.as_deref(), f, line.as_deref());
+                    }
+                }
             } else {
                 out.push(b' ');
                 let loc = self.machine.resolve(s.pid, s.cpumode, s.ip);
                 write_location(out, &loc, f, s.ip);
+                if f & field::SRCLINE != 0 {
+                    if let Some(line) = entry_srcline(&mut self.lines, &self.machine, &loc) {
+                        out.extend_from_slice(b"\n  ");
+                        out.extend_from_slice(line.as_bytes());
+                    }
+                }
             }
         }
         out.push(b'\n');
@@ -745,6 +768,53 @@ fn type_name(t: u32) -> &'static str {
         attr_type::BREAKPOINT => "breakpoint",
         _ => "unknown",
     }
+}
+
+/// One call-chain entry's line: `\t%16lx sym+0xoff (dso)` as selected by `f`, an
+/// inlined function (`inlined`) at the offset into the symbol it was inlined into
+/// without the file, then `srcline` on a line of its own when given, and ` (inlined)`
+/// after it for an inlined function (perf 6.1's `sample__fprintf_callchain`).
+fn write_chain_entry(
+    out: &mut Vec<u8>,
+    loc: &Location,
+    inlined: Option<&str>,
+    f: u32,
+    srcline: Option<&str>,
+) {
+    out.push(b'\t');
+    let inlined = match (inlined, loc.sym) {
+        (Some(name), Some((_, off))) => {
+            let at = Location {
+                sym: Some((name, off)),
+                ..*loc
+            };
+            write_location(out, &at, f & !field::DSO, loc.addr);
+            true
+        }
+        _ => {
+            write_location(out, loc, f, loc.addr);
+            false
+        }
+    };
+    if let Some(line) = srcline {
+        out.extend_from_slice(b"\n  ");
+        out.extend_from_slice(line.as_bytes());
+    }
+    if inlined {
+        out.extend_from_slice(b" (inlined)");
+    }
+    out.push(b'\n');
+}
+
+/// The source line perf 6.1 prints under an address `-F srcline` shows
+/// (`map__fprintf_srcline`): none for an unmapped address; else addr2line's answer for
+/// the address in its file, or, when there is none, `object[ADDRESS]` (perf asks
+/// without the symbol, so never `symbol+OFFSET`); none where the answer is `??:0`.
+fn entry_srcline(lines: &mut SourceLines, machine: &Machine, loc: &Location) -> Option<String> {
+    loc.dso?;
+    let unnamed = Location { sym: None, ..*loc };
+    let line = lines.srcline(machine, &unnamed, loc.addr);
+    (!line.starts_with(SRCLINE_UNKNOWN)).then_some(line)
 }
 
 /// `%16lx sym+0xoff (dso)` as selected by `f`.

@@ -1628,7 +1628,7 @@ fn perf_script_live_kernel_symbols_follow_the_kernel_s_build_id() {
 
 /// Why the source-line tests cannot run here (no perf, root, C compiler, or binutils'
 /// `addr2line`, which perf 6.1 asks); None when they can. A reason is printed as a skip.
-fn srcline_skip() -> bool {
+pub(crate) fn srcline_skip() -> bool {
     let addr2line = std::process::Command::new("addr2line")
         .arg("--version")
         .output()
