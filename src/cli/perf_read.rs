@@ -20,10 +20,12 @@ use super::common::Context;
 pub struct ScriptArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,srcline,period), or
-    /// fields to add to or take from the defaults, each with a + or a - (+pid,-period);
-    /// after hw:, sw:, trace:, raw: or break: for events of that type only (sw:comm,tid).
-    /// Given more than once, each in turn
+    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,addr,srcline,
+    /// period), or fields to add to or take from the defaults, each with a + or a -
+    /// (+pid,-period); after hw:, sw:, trace:, raw: or break: for events of that type only
+    /// (sw:comm,tid), where a field the samples lack is left out. srcline prints a
+    /// FILE:LINE line under each address; addr the sample's data address (with sym and
+    /// dso, its symbol and file, for page faults). Given more than once, each in turn
     #[arg(
         short = 'F',
         long = "fields",

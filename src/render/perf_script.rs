@@ -20,23 +20,48 @@ use crate::render::tracecmd::{Catalog, DatCatalog};
 /// Fields of `perf script -F` (perf's `PERF_OUTPUT_*`).
 pub mod field {
     #![allow(missing_docs)]
-    pub const COMM: u32 = 1 << 0;
-    pub const TID: u32 = 1 << 1;
-    pub const PID: u32 = 1 << 2;
-    pub const TIME: u32 = 1 << 3;
-    pub const CPU: u32 = 1 << 4;
-    pub const EVNAME: u32 = 1 << 5;
-    pub const TRACE: u32 = 1 << 6;
-    pub const IP: u32 = 1 << 7;
-    pub const SYM: u32 = 1 << 8;
-    pub const DSO: u32 = 1 << 9;
-    pub const SYMOFFSET: u32 = 1 << 11;
-    pub const SRCLINE: u32 = 1 << 12;
-    pub const PERIOD: u32 = 1 << 13;
+    pub const COMM: u64 = 1 << 0;
+    pub const TID: u64 = 1 << 1;
+    pub const PID: u64 = 1 << 2;
+    pub const TIME: u64 = 1 << 3;
+    pub const CPU: u64 = 1 << 4;
+    pub const EVNAME: u64 = 1 << 5;
+    pub const TRACE: u64 = 1 << 6;
+    pub const IP: u64 = 1 << 7;
+    pub const SYM: u64 = 1 << 8;
+    pub const DSO: u64 = 1 << 9;
+    pub const ADDR: u64 = 1 << 10;
+    pub const SYMOFFSET: u64 = 1 << 11;
+    pub const SRCLINE: u64 = 1 << 12;
+    pub const PERIOD: u64 = 1 << 13;
+    pub const IREGS: u64 = 1 << 14;
+    pub const BRSTACK: u64 = 1 << 15;
+    pub const BRSTACKSYM: u64 = 1 << 16;
+    pub const DATA_SRC: u64 = 1 << 17;
+    pub const WEIGHT: u64 = 1 << 18;
+    pub const BPF_OUTPUT: u64 = 1 << 19;
+    pub const CALLINDENT: u64 = 1 << 20;
+    pub const INSN: u64 = 1 << 21;
+    pub const INSNLEN: u64 = 1 << 22;
+    pub const BRSTACKINSN: u64 = 1 << 23;
+    pub const BRSTACKOFF: u64 = 1 << 24;
+    pub const SYNTH: u64 = 1 << 25;
+    pub const PHYS_ADDR: u64 = 1 << 26;
+    pub const UREGS: u64 = 1 << 27;
+    pub const METRIC: u64 = 1 << 28;
+    pub const MISC: u64 = 1 << 29;
+    pub const SRCCODE: u64 = 1 << 30;
+    pub const IPC: u64 = 1 << 31;
+    pub const TOD: u64 = 1 << 32;
+    pub const DATA_PAGE_SIZE: u64 = 1 << 33;
+    pub const CODE_PAGE_SIZE: u64 = 1 << 34;
+    pub const INS_LAT: u64 = 1 << 35;
+    pub const BRSTACKINSNLEN: u64 = 1 << 36;
+    pub const FLAGS: u64 = 1 << 37;
 }
 
 /// `-F` names and their fields.
-pub const FIELD_NAMES: &[(&str, u32)] = &[
+pub const FIELD_NAMES: &[(&str, u64)] = &[
     ("comm", field::COMM),
     ("tid", field::TID),
     ("pid", field::PID),
@@ -47,13 +72,59 @@ pub const FIELD_NAMES: &[(&str, u32)] = &[
     ("ip", field::IP),
     ("sym", field::SYM),
     ("dso", field::DSO),
+    ("addr", field::ADDR),
     ("symoff", field::SYMOFFSET),
     ("srcline", field::SRCLINE),
     ("period", field::PERIOD),
+    ("iregs", field::IREGS),
+    ("uregs", field::UREGS),
+    ("brstack", field::BRSTACK),
+    ("brstacksym", field::BRSTACKSYM),
+    ("flags", field::FLAGS),
+    ("data_src", field::DATA_SRC),
+    ("weight", field::WEIGHT),
+    ("bpf-output", field::BPF_OUTPUT),
+    ("brstackinsn", field::BRSTACKINSN),
+    ("brstackinsnlen", field::BRSTACKINSNLEN),
+    ("brstackoff", field::BRSTACKOFF),
+    ("callindent", field::CALLINDENT),
+    ("insn", field::INSN),
+    ("insnlen", field::INSNLEN),
+    ("synth", field::SYNTH),
+    ("phys_addr", field::PHYS_ADDR),
+    ("metric", field::METRIC),
+    ("misc", field::MISC),
+    ("srccode", field::SRCCODE),
+    ("ipc", field::IPC),
+    ("tod", field::TOD),
+    ("data_page_size", field::DATA_PAGE_SIZE),
+    ("code_page_size", field::CODE_PAGE_SIZE),
+    ("ins_lat", field::INS_LAT),
 ];
 
+/// The fields this module prints; perf takes the others of [`FIELD_NAMES`] too.
+const PRINTED: u64 = {
+    use field::*;
+    COMM | TID
+        | PID
+        | TIME
+        | CPU
+        | EVNAME
+        | TRACE
+        | IP
+        | SYM
+        | DSO
+        | ADDR
+        | SYMOFFSET
+        | SRCLINE
+        | PERIOD
+};
+
+/// `PERF_SAMPLE_BRANCH_ANY` of `branch_sample_type`.
+const BRANCH_ANY: u64 = 1 << 3;
+
 /// perf's default fields for an event type.
-fn default_fields(type_: u32) -> u32 {
+fn default_fields(type_: u32) -> u64 {
     use field::*;
     let base = COMM | TID | CPU | TIME | EVNAME;
     match type_ {
@@ -119,10 +190,10 @@ pub struct FieldRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldSpec {
     /// The fields to print (`comm,tid,time`), for every event type.
-    Set(u32),
+    Set(u64),
     /// Changes to perf's default fields of each event type (`+pid,-cpu`), in the
     /// order given: whether the field is added, and the field.
-    Change(Vec<(bool, u32)>),
+    Change(Vec<(bool, u64)>),
 }
 
 /// Parse `-F`: field names (`comm,tid,time`), or, each with a `+` or a `-`, fields to
@@ -241,7 +312,7 @@ pub struct PerfScript<'f> {
     /// Threads, mappings and symbols.
     pub machine: Machine,
     catalog: Option<DatCatalog>,
-    fields: Vec<u32>,
+    fields: Vec<u64>,
     /// `%*s: ` of each event's name, right-aligned to the longest.
     name_columns: Vec<Vec<u8>>,
     use_callchain: bool,
@@ -270,7 +341,7 @@ const HEAD_SLOTS: usize = 64;
 #[derive(Default, Clone)]
 struct HeadCache {
     /// `(tid, pid, cpu, fields, machine changes)`; None before the first sample.
-    key: Option<(i32, i32, u32, u32, u64)>,
+    key: Option<(i32, i32, u32, u64, u64)>,
     /// The seconds `text` ends with, when it does.
     secs: Option<u64>,
     /// Bytes of `text` before the seconds.
@@ -347,6 +418,8 @@ impl<'f> PerfScript<'f> {
             .any(|a| a.sample_type & sample::CALLCHAIN != 0);
         let mut warnings = Vec::new();
         let mut fields = Vec::new();
+        // perf's `evlist__combined_branch_type`.
+        let branch_types = file.attrs().iter().fold(0, |t, a| t | a.branch_sample_type);
         for (a, name) in file.attrs().iter().zip(&names) {
             let tracepoint = a.type_ == attr_type::TRACEPOINT;
             let mut trace_warning = || {
@@ -359,18 +432,22 @@ impl<'f> PerfScript<'f> {
             // not carry is an error, a default one is left out.
             // Each -F for this type in turn: a list replaces what the ones before
             // chose, a change changes it.
-            let mut chosen: Option<(u32, u32)> = None;
+            let mut chosen: Option<(u64, u64)> = None;
             for r in user_fields
                 .iter()
                 .filter(|r| r.event_type.map_or(true, |t| t == a.type_))
             {
+                // As perf: only fields given for every type count as asked for by
+                // name; one given after a type that the samples do not carry is left
+                // out without a word.
+                let typed = r.event_type.is_some();
                 chosen = Some(match &r.fields {
                     FieldSpec::Set(u) => {
                         if u & field::TRACE != 0 && !tracepoint {
                             trace_warning();
                         }
                         let u = if tracepoint { *u } else { u & !field::TRACE };
-                        (u, u)
+                        (u, if typed { chosen.map_or(0, |c| c.1) } else { u })
                     }
                     FieldSpec::Change(changes) => {
                         let (mut f, mut named) = chosen.unwrap_or((default_fields(a.type_), 0));
@@ -379,7 +456,9 @@ impl<'f> PerfScript<'f> {
                                 trace_warning();
                             } else if add {
                                 f |= fl;
-                                named |= fl;
+                                if !typed {
+                                    named |= fl;
+                                }
                             } else {
                                 f &= !fl;
                                 named &= !fl;
@@ -396,21 +475,30 @@ impl<'f> PerfScript<'f> {
                 }
                 (d, 0)
             });
-            for (fl, bit, what, fname) in [
-                (field::IP, sample::IP, "IP", "ip"),
-                (field::TID | field::PID, sample::TID, "TID", "tid"),
-                (field::TIME, sample::TIME, "TIME", "time"),
-                (field::CPU, sample::CPU, "CPU", "cpu"),
-            ] {
-                if f & fl != 0 && a.sample_type & bit == 0 {
+            // perf 6.1's `evsel__check_attr`, in its order: the first failed check is
+            // the one reported.
+            let stype = |f: &mut u64, fl: u64, bit: u64, what: &str, fname: &str| {
+                if *f & fl != 0 && a.sample_type & bit == 0 {
                     if named & fl != 0 {
                         return Err(ScriptError::Field(format!(
                             "Samples for '{name}' event do not have {what} attribute set. Cannot print '{fname}' field."
                         )));
                     }
-                    f &= !fl;
+                    // Not asked for by name: left out of perf's defaults.
+                    *f &= !fl;
                 }
-            }
+                Ok(())
+            };
+            stype(&mut f, field::IP, sample::IP, "IP", "ip")?;
+            stype(&mut f, field::ADDR, sample::ADDR, "ADDR", "addr")?;
+            stype(
+                &mut f,
+                field::DATA_SRC,
+                sample::DATA_SRC,
+                "DATA_SRC",
+                "data_src",
+            )?;
+            stype(&mut f, field::WEIGHT, sample::WEIGHT, "WEIGHT", "weight")?;
             // perf asks for an address in the samples, not among the fields.
             let addressed = a.sample_type & (sample::IP | sample::ADDR) != 0;
             if f & field::SYM != 0 && !addressed {
@@ -418,20 +506,74 @@ impl<'f> PerfScript<'f> {
                     "Display of symbols requested but neither sample IP nor sample address\nis selected. Hence, no addresses to convert to symbols.".into(),
                 ));
             }
-            if f & field::DSO != 0 && !addressed {
-                return Err(ScriptError::Field(
-                    "Display of DSO requested but no address to convert.".into(),
-                ));
-            }
             if f & field::SYMOFFSET != 0 && f & field::SYM == 0 {
                 return Err(ScriptError::Field(
                     "Display of offsets requested but symbol is not selected.".into(),
                 ));
             }
-            if f & field::SRCLINE != 0 && f & field::IP == 0 {
+            if f & field::DSO != 0 && !addressed {
+                return Err(ScriptError::Field(
+                    "Display of DSO requested but no address to convert.".into(),
+                ));
+            }
+            if f & (field::SRCLINE | field::SRCCODE) != 0 && f & field::IP == 0 {
                 return Err(ScriptError::Field(
                     "Display of source line number requested but sample IP is not\nselected. Hence, no address to lookup the source line number.".into(),
                 ));
+            }
+            if f & (field::BRSTACKINSN | field::BRSTACKINSNLEN) != 0
+                && branch_types & BRANCH_ANY == 0
+            {
+                return Err(ScriptError::Field(
+                    "Display of branch stack assembler requested, but non all-branch filter set\nHint: run 'perf record -b ...'".into(),
+                ));
+            }
+            stype(&mut f, field::TID | field::PID, sample::TID, "TID", "tid")?;
+            stype(&mut f, field::TIME, sample::TIME, "TIME", "time")?;
+            stype(&mut f, field::CPU, sample::CPU, "CPU", "cpu")?;
+            stype(&mut f, field::IREGS, sample::REGS_INTR, "IREGS", "iregs")?;
+            stype(&mut f, field::UREGS, sample::REGS_USER, "UREGS", "uregs")?;
+            stype(
+                &mut f,
+                field::PHYS_ADDR,
+                sample::PHYS_ADDR,
+                "PHYS_ADDR",
+                "phys_addr",
+            )?;
+            stype(
+                &mut f,
+                field::DATA_PAGE_SIZE,
+                sample::DATA_PAGE_SIZE,
+                "DATA_PAGE_SIZE",
+                "data_page_size",
+            )?;
+            stype(
+                &mut f,
+                field::CODE_PAGE_SIZE,
+                sample::CODE_PAGE_SIZE,
+                "CODE_PAGE_SIZE",
+                "code_page_size",
+            )?;
+            stype(
+                &mut f,
+                field::INS_LAT,
+                sample::WEIGHT_STRUCT,
+                "WEIGHT_STRUCT",
+                "ins_lat",
+            )?;
+            // Fields perf takes that are not printed here yet: refused by name rather
+            // than printed wrong.
+            if let Some((n, _)) = FIELD_NAMES.iter().find(|(_, b)| f & b & !PRINTED != 0) {
+                return Err(ScriptError::Field(format!(
+                    "-F field '{n}' (for '{name}' events) is one perf takes that tracectl \
+                     does not print yet; leave it out. Printed: {}",
+                    FIELD_NAMES
+                        .iter()
+                        .filter(|(_, b)| b & PRINTED != 0)
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )));
             }
             fields.push(f);
         }
@@ -639,6 +781,13 @@ impl<'f> PerfScript<'f> {
                 }
             }
         }
+        if f & field::ADDR != 0 {
+            write_hex16(out, s.addr);
+            if addr_correlates_sym(attr) {
+                let loc = resolve_data_addr(&self.machine, s, s.addr);
+                write_location(out, &loc, f & !field::IP, s.addr);
+            }
+        }
         if f & field::IP != 0 {
             let chain = self.use_callchain && attr.sample_type & sample::CALLCHAIN != 0;
             if chain {
@@ -724,7 +873,7 @@ impl<'f> PerfScript<'f> {
 }
 
 /// The comm, pid/tid and CPU columns of a sample.
-fn write_head(machine: &Machine, use_callchain: bool, s: &Sample, f: u32, out: &mut Vec<u8>) {
+fn write_head(machine: &Machine, use_callchain: bool, s: &Sample, f: u64, out: &mut Vec<u8>) {
     if f & field::COMM != 0 {
         let comm = machine.comm_of(s.tid);
         if f & field::IP != 0 && use_callchain {
@@ -778,7 +927,7 @@ fn write_chain_entry(
     out: &mut Vec<u8>,
     loc: &Location,
     inlined: Option<&str>,
-    f: u32,
+    f: u64,
     srcline: Option<&str>,
 ) {
     out.push(b'\t');
@@ -817,14 +966,50 @@ fn entry_srcline(lines: &mut SourceLines, machine: &Machine, loc: &Location) -> 
     (!line.starts_with(SRCLINE_UNKNOWN)).then_some(line)
 }
 
+/// Whether perf 6.1 shows the symbol and file of a sample's `addr` (`-F addr`,
+/// `sample_addr_correlates_sym`): page faults, and branch traces (BTS).
+fn addr_correlates_sym(attr: &Attr) -> bool {
+    /// `PERF_COUNT_SW_PAGE_FAULTS`, `_MIN`, `_MAJ`.
+    const PAGE_FAULTS: [u64; 3] = [2, 5, 6];
+    /// `PERF_COUNT_HW_BRANCH_INSTRUCTIONS`.
+    const BRANCH_INSTRUCTIONS: u64 = 4;
+    match attr.type_ {
+        attr_type::SOFTWARE => PAGE_FAULTS.contains(&attr.config),
+        attr_type::HARDWARE => attr.config == BRANCH_INSTRUCTIONS && attr.sample_period == 1,
+        _ => false,
+    }
+}
+
+/// Where a sample's data address is (perf's `thread__find_map_fb`): looked up in the
+/// address space the sample was taken in, then, when nothing maps it there, in the one
+/// the address belongs to (a user address a kernel instruction touched).
+fn resolve_data_addr<'m>(machine: &'m Machine, s: &Sample, addr: u64) -> Location<'m> {
+    use crate::perf::data::abi::misc;
+    let loc = machine.resolve(s.pid, s.cpumode, addr);
+    let addr_mode = if (addr as i64) < 0 {
+        misc::KERNEL
+    } else {
+        misc::USER
+    };
+    if loc.dso.is_some() || addr_mode == s.cpumode {
+        return loc;
+    }
+    machine.resolve(s.pid, addr_mode, addr)
+}
+
+/// `%16lx`.
+fn write_hex16(out: &mut Vec<u8>, v: u64) {
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
+    for _ in digits..16 {
+        out.push(b' ');
+    }
+    crate::bytes::push_hex(out, v, false);
+}
+
 /// `%16lx sym+0xoff (dso)` as selected by `f`.
-fn write_location(out: &mut Vec<u8>, loc: &Location, f: u32, ip: u64) {
+fn write_location(out: &mut Vec<u8>, loc: &Location, f: u64, ip: u64) {
     if f & field::IP != 0 {
-        let digits = (64 - ip.leading_zeros()).div_ceil(4).max(1) as usize;
-        for _ in digits..16 {
-            out.push(b' ');
-        }
-        crate::bytes::push_hex(out, ip, false);
+        write_hex16(out, ip);
     }
     if f & field::SYM != 0 {
         out.push(b' ');
