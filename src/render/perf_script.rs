@@ -315,6 +315,8 @@ pub struct PerfScript<'f> {
     fields: Vec<u64>,
     /// `%*s: ` of each event's name, right-aligned to the longest.
     name_columns: Vec<Vec<u8>>,
+    /// Whether the samples' branch flags are shown (`-F flags`), for every type.
+    print_flags: bool,
     use_callchain: bool,
     warnings: Vec<String>,
     /// The columns before the microseconds (comm, pids, CPU, `%5u.` of the seconds) of
@@ -418,6 +420,25 @@ impl<'f> PerfScript<'f> {
             .any(|a| a.sample_type & sample::CALLCHAIN != 0);
         let mut warnings = Vec::new();
         let mut fields = Vec::new();
+        // Events of a PMU beyond perf's fixed types (intel_pt, cs_etm) record hardware
+        // traces, which perf decodes into samples with branch flags and counts.
+        let hardware_trace = file.attrs().iter().any(|a| a.type_ > attr_type::BREAKPOINT);
+        // perf's `print_flags`: one switch for every event type, the last `flags`,
+        // `+flags` or `-flags` given setting it.
+        let mut print_flags = false;
+        for r in user_fields {
+            match &r.fields {
+                FieldSpec::Set(u) if u & field::FLAGS != 0 => print_flags = true,
+                FieldSpec::Set(_) => {}
+                FieldSpec::Change(c) => {
+                    for &(add, fl) in c {
+                        if fl == field::FLAGS {
+                            print_flags = add;
+                        }
+                    }
+                }
+            }
+        }
         // perf's `evlist__combined_branch_type`.
         let branch_types = file.attrs().iter().fold(0, |t, a| t | a.branch_sample_type);
         for (a, name) in file.attrs().iter().zip(&names) {
@@ -441,6 +462,13 @@ impl<'f> PerfScript<'f> {
                 // name; one given after a type that the samples do not carry is left
                 // out without a word.
                 let typed = r.event_type.is_some();
+                // `flags` is perf's one switch (`print_flags`), not a field: changes of
+                // it alone leave each type's fields as they were.
+                if let FieldSpec::Change(c) = &r.fields {
+                    if c.iter().all(|&(_, fl)| fl == field::FLAGS) {
+                        continue;
+                    }
+                }
                 chosen = Some(match &r.fields {
                     FieldSpec::Set(u) => {
                         if u & field::TRACE != 0 && !tracepoint {
@@ -454,6 +482,7 @@ impl<'f> PerfScript<'f> {
                         for &(add, fl) in changes {
                             if fl == field::TRACE && !tracepoint {
                                 trace_warning();
+                            } else if fl == field::FLAGS {
                             } else if add {
                                 f |= fl;
                                 if !typed {
@@ -561,15 +590,25 @@ impl<'f> PerfScript<'f> {
                 "WEIGHT_STRUCT",
                 "ins_lat",
             )?;
+            // Fields that show nothing on samples without their data: branch stacks,
+            // and what only a decoded hardware trace gives (instruction and cycle
+            // counts, synthesized events, branch flags, which are 0 elsewhere).
+            let mut printed = PRINTED;
+            if a.sample_type & sample::BRANCH_STACK == 0 {
+                printed |= field::BRSTACK | field::BRSTACKSYM | field::BRSTACKOFF;
+            }
+            if !hardware_trace {
+                printed |= field::IPC | field::SYNTH | field::FLAGS;
+            }
             // Fields perf takes that are not printed here yet: refused by name rather
             // than printed wrong.
-            if let Some((n, _)) = FIELD_NAMES.iter().find(|(_, b)| f & b & !PRINTED != 0) {
+            if let Some((n, _)) = FIELD_NAMES.iter().find(|(_, b)| f & b & !printed != 0) {
                 return Err(ScriptError::Field(format!(
                     "-F field '{n}' (for '{name}' events) is one perf takes that tracectl \
                      does not print yet; leave it out. Printed: {}",
                     FIELD_NAMES
                         .iter()
-                        .filter(|(_, b)| b & PRINTED != 0)
+                        .filter(|(_, b)| b & printed != 0)
                         .map(|(n, _)| *n)
                         .collect::<Vec<_>>()
                         .join(",")
@@ -593,6 +632,7 @@ impl<'f> PerfScript<'f> {
             catalog,
             fields,
             name_columns,
+            print_flags,
             use_callchain,
             warnings,
             heads: vec![HeadCache::default(); HEAD_SLOTS],
@@ -766,6 +806,10 @@ impl<'f> PerfScript<'f> {
         }
         if f & field::EVNAME != 0 {
             put(out, &self.name_columns[s.attr]);
+        }
+        if self.print_flags {
+            // `  %-21s ` of the flags' names: none without a hardware trace.
+            out.extend_from_slice(&[b' '; 24]);
         }
         if f & field::TRACE != 0 && !s.raw.is_empty() {
             if let Some(t) = trace {

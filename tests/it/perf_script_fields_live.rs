@@ -224,3 +224,40 @@ fn perf_script_live_fields_without_their_data_are_refused_as_perf_does() {
         same_script(d, &["-i", "t.data", "-F", f]);
     }
 }
+
+/// Fields that show nothing on samples without their data (`brstack`, `brstacksym`,
+/// `brstackoff` without branch stacks; `ipc` and `synth` without a hardware trace) and
+/// `flags`, perf's one switch for every type (blank flags without a hardware trace):
+/// printed as perf prints them, with and without call chains, as lists and as changes.
+#[test]
+fn perf_script_live_fields_without_data_in_the_samples_match_perf() {
+    if let Some(why) = crate::support::perf::skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let work = [
+        "--",
+        "sh",
+        "-c",
+        "for i in 1 2 3 4 5 6 7 8; do ls / >/dev/null; done",
+    ];
+    for (out, chains) in [("flat.data", &[][..]), ("fp.data", &["-g"][..])] {
+        let how = ["record", "-q", "-o", out, "-e", "cpu-clock", "-c", "100000"];
+        run("perf", &[&how[..], chains, &work].concat(), d);
+        for f in [
+            "comm,event,flags,ip,sym",
+            "comm,tid,time,flags,period,event",
+            "+flags",
+            "+flags,-flags",
+            "sw:comm,flags,ip",
+            "comm,event,brstack,ip,sym",
+            "comm,event,brstacksym,brstackoff,ip",
+            "+ipc,+synth",
+            "comm,brstack",
+        ] {
+            same_script(d, &["-i", out, "-F", f]);
+        }
+    }
+}
