@@ -20,10 +20,14 @@ use super::common::Context;
 pub struct ScriptArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,period), or
-    /// fields to add to or take from the defaults, each with a + or a - (+pid,-period);
-    /// after hw:, sw:, trace:, raw: or break: for events of that type only (sw:comm,tid).
-    /// Given more than once, each in turn
+    /// Fields to print (comm,tid,pid,time,cpu,event,trace,ip,sym,symoff,dso,addr,srcline,
+    /// period), or fields to add to or take from the defaults, each with a + or a -
+    /// (+pid,-period); after hw:, sw:, trace:, raw: or break: for events of that type only
+    /// (sw:comm,tid), where a field the samples lack is left out. srcline prints a
+    /// FILE:LINE line under each address; addr the sample's data address (with sym and
+    /// dso, its symbol and file, for page faults). flags, brstack, brstacksym, brstackoff,
+    /// ipc and synth are taken and show what perf shows on samples without branch stacks
+    /// or hardware traces (blank flags, nothing else). Given more than once, each in turn
     #[arg(
         short = 'F',
         long = "fields",

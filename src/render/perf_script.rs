@@ -14,28 +14,54 @@ use crate::event::{PlainLine, PrintEnv, PrintStyle, Record, Schema};
 use crate::perf::data::abi::{attr_flag, attr_type, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
-use crate::perf::srcline::SourceLines;
+use crate::perf::srcline::{SourceLines, SRCLINE_UNKNOWN};
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
 /// Fields of `perf script -F` (perf's `PERF_OUTPUT_*`).
 pub mod field {
     #![allow(missing_docs)]
-    pub const COMM: u32 = 1 << 0;
-    pub const TID: u32 = 1 << 1;
-    pub const PID: u32 = 1 << 2;
-    pub const TIME: u32 = 1 << 3;
-    pub const CPU: u32 = 1 << 4;
-    pub const EVNAME: u32 = 1 << 5;
-    pub const TRACE: u32 = 1 << 6;
-    pub const IP: u32 = 1 << 7;
-    pub const SYM: u32 = 1 << 8;
-    pub const DSO: u32 = 1 << 9;
-    pub const SYMOFFSET: u32 = 1 << 11;
-    pub const PERIOD: u32 = 1 << 13;
+    pub const COMM: u64 = 1 << 0;
+    pub const TID: u64 = 1 << 1;
+    pub const PID: u64 = 1 << 2;
+    pub const TIME: u64 = 1 << 3;
+    pub const CPU: u64 = 1 << 4;
+    pub const EVNAME: u64 = 1 << 5;
+    pub const TRACE: u64 = 1 << 6;
+    pub const IP: u64 = 1 << 7;
+    pub const SYM: u64 = 1 << 8;
+    pub const DSO: u64 = 1 << 9;
+    pub const ADDR: u64 = 1 << 10;
+    pub const SYMOFFSET: u64 = 1 << 11;
+    pub const SRCLINE: u64 = 1 << 12;
+    pub const PERIOD: u64 = 1 << 13;
+    pub const IREGS: u64 = 1 << 14;
+    pub const BRSTACK: u64 = 1 << 15;
+    pub const BRSTACKSYM: u64 = 1 << 16;
+    pub const DATA_SRC: u64 = 1 << 17;
+    pub const WEIGHT: u64 = 1 << 18;
+    pub const BPF_OUTPUT: u64 = 1 << 19;
+    pub const CALLINDENT: u64 = 1 << 20;
+    pub const INSN: u64 = 1 << 21;
+    pub const INSNLEN: u64 = 1 << 22;
+    pub const BRSTACKINSN: u64 = 1 << 23;
+    pub const BRSTACKOFF: u64 = 1 << 24;
+    pub const SYNTH: u64 = 1 << 25;
+    pub const PHYS_ADDR: u64 = 1 << 26;
+    pub const UREGS: u64 = 1 << 27;
+    pub const METRIC: u64 = 1 << 28;
+    pub const MISC: u64 = 1 << 29;
+    pub const SRCCODE: u64 = 1 << 30;
+    pub const IPC: u64 = 1 << 31;
+    pub const TOD: u64 = 1 << 32;
+    pub const DATA_PAGE_SIZE: u64 = 1 << 33;
+    pub const CODE_PAGE_SIZE: u64 = 1 << 34;
+    pub const INS_LAT: u64 = 1 << 35;
+    pub const BRSTACKINSNLEN: u64 = 1 << 36;
+    pub const FLAGS: u64 = 1 << 37;
 }
 
 /// `-F` names and their fields.
-pub const FIELD_NAMES: &[(&str, u32)] = &[
+pub const FIELD_NAMES: &[(&str, u64)] = &[
     ("comm", field::COMM),
     ("tid", field::TID),
     ("pid", field::PID),
@@ -46,12 +72,59 @@ pub const FIELD_NAMES: &[(&str, u32)] = &[
     ("ip", field::IP),
     ("sym", field::SYM),
     ("dso", field::DSO),
+    ("addr", field::ADDR),
     ("symoff", field::SYMOFFSET),
+    ("srcline", field::SRCLINE),
     ("period", field::PERIOD),
+    ("iregs", field::IREGS),
+    ("uregs", field::UREGS),
+    ("brstack", field::BRSTACK),
+    ("brstacksym", field::BRSTACKSYM),
+    ("flags", field::FLAGS),
+    ("data_src", field::DATA_SRC),
+    ("weight", field::WEIGHT),
+    ("bpf-output", field::BPF_OUTPUT),
+    ("brstackinsn", field::BRSTACKINSN),
+    ("brstackinsnlen", field::BRSTACKINSNLEN),
+    ("brstackoff", field::BRSTACKOFF),
+    ("callindent", field::CALLINDENT),
+    ("insn", field::INSN),
+    ("insnlen", field::INSNLEN),
+    ("synth", field::SYNTH),
+    ("phys_addr", field::PHYS_ADDR),
+    ("metric", field::METRIC),
+    ("misc", field::MISC),
+    ("srccode", field::SRCCODE),
+    ("ipc", field::IPC),
+    ("tod", field::TOD),
+    ("data_page_size", field::DATA_PAGE_SIZE),
+    ("code_page_size", field::CODE_PAGE_SIZE),
+    ("ins_lat", field::INS_LAT),
 ];
 
+/// The fields this module prints; perf takes the others of [`FIELD_NAMES`] too.
+const PRINTED: u64 = {
+    use field::*;
+    COMM | TID
+        | PID
+        | TIME
+        | CPU
+        | EVNAME
+        | TRACE
+        | IP
+        | SYM
+        | DSO
+        | ADDR
+        | SYMOFFSET
+        | SRCLINE
+        | PERIOD
+};
+
+/// `PERF_SAMPLE_BRANCH_ANY` of `branch_sample_type`.
+const BRANCH_ANY: u64 = 1 << 3;
+
 /// perf's default fields for an event type.
-fn default_fields(type_: u32) -> u32 {
+fn default_fields(type_: u32) -> u64 {
     use field::*;
     let base = COMM | TID | CPU | TIME | EVNAME;
     match type_ {
@@ -117,10 +190,10 @@ pub struct FieldRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldSpec {
     /// The fields to print (`comm,tid,time`), for every event type.
-    Set(u32),
+    Set(u64),
     /// Changes to perf's default fields of each event type (`+pid,-cpu`), in the
     /// order given: whether the field is added, and the field.
-    Change(Vec<(bool, u32)>),
+    Change(Vec<(bool, u64)>),
 }
 
 /// Parse `-F`: field names (`comm,tid,time`), or, each with a `+` or a `-`, fields to
@@ -239,9 +312,11 @@ pub struct PerfScript<'f> {
     /// Threads, mappings and symbols.
     pub machine: Machine,
     catalog: Option<DatCatalog>,
-    fields: Vec<u32>,
+    fields: Vec<u64>,
     /// `%*s: ` of each event's name, right-aligned to the longest.
     name_columns: Vec<Vec<u8>>,
+    /// Whether the samples' branch flags are shown (`-F flags`), for every type.
+    print_flags: bool,
     use_callchain: bool,
     warnings: Vec<String>,
     /// The columns before the microseconds (comm, pids, CPU, `%5u.` of the seconds) of
@@ -257,6 +332,10 @@ pub struct PerfScript<'f> {
     reached: Arc<AtomicU64>,
 }
 
+/// A call-chain entry to print with its source line: where it is, the name of a
+/// function inlined there, and the line perf kept with it.
+type ChainEntry<'m> = (Location<'m>, Option<Box<str>>, Option<Box<str>>);
+
 /// Slots of [`PerfScript::heads`].
 const HEAD_SLOTS: usize = 64;
 
@@ -264,7 +343,7 @@ const HEAD_SLOTS: usize = 64;
 #[derive(Default, Clone)]
 struct HeadCache {
     /// `(tid, pid, cpu, fields, machine changes)`; None before the first sample.
-    key: Option<(i32, i32, u32, u32, u64)>,
+    key: Option<(i32, i32, u32, u64, u64)>,
     /// The seconds `text` ends with, when it does.
     secs: Option<u64>,
     /// Bytes of `text` before the seconds.
@@ -341,6 +420,27 @@ impl<'f> PerfScript<'f> {
             .any(|a| a.sample_type & sample::CALLCHAIN != 0);
         let mut warnings = Vec::new();
         let mut fields = Vec::new();
+        // Events of a PMU beyond perf's fixed types (intel_pt, cs_etm) record hardware
+        // traces, which perf decodes into samples with branch flags and counts.
+        let hardware_trace = file.attrs().iter().any(|a| a.type_ > attr_type::BREAKPOINT);
+        // perf's `print_flags`: one switch for every event type, the last `flags`,
+        // `+flags` or `-flags` given setting it.
+        let mut print_flags = false;
+        for r in user_fields {
+            match &r.fields {
+                FieldSpec::Set(u) if u & field::FLAGS != 0 => print_flags = true,
+                FieldSpec::Set(_) => {}
+                FieldSpec::Change(c) => {
+                    for &(add, fl) in c {
+                        if fl == field::FLAGS {
+                            print_flags = add;
+                        }
+                    }
+                }
+            }
+        }
+        // perf's `evlist__combined_branch_type`.
+        let branch_types = file.attrs().iter().fold(0, |t, a| t | a.branch_sample_type);
         for (a, name) in file.attrs().iter().zip(&names) {
             let tracepoint = a.type_ == attr_type::TRACEPOINT;
             let mut trace_warning = || {
@@ -353,27 +453,41 @@ impl<'f> PerfScript<'f> {
             // not carry is an error, a default one is left out.
             // Each -F for this type in turn: a list replaces what the ones before
             // chose, a change changes it.
-            let mut chosen: Option<(u32, u32)> = None;
+            let mut chosen: Option<(u64, u64)> = None;
             for r in user_fields
                 .iter()
                 .filter(|r| r.event_type.map_or(true, |t| t == a.type_))
             {
+                // As perf: only fields given for every type count as asked for by
+                // name; one given after a type that the samples do not carry is left
+                // out without a word.
+                let typed = r.event_type.is_some();
+                // `flags` is perf's one switch (`print_flags`), not a field: changes of
+                // it alone leave each type's fields as they were.
+                if let FieldSpec::Change(c) = &r.fields {
+                    if c.iter().all(|&(_, fl)| fl == field::FLAGS) {
+                        continue;
+                    }
+                }
                 chosen = Some(match &r.fields {
                     FieldSpec::Set(u) => {
                         if u & field::TRACE != 0 && !tracepoint {
                             trace_warning();
                         }
                         let u = if tracepoint { *u } else { u & !field::TRACE };
-                        (u, u)
+                        (u, if typed { chosen.map_or(0, |c| c.1) } else { u })
                     }
                     FieldSpec::Change(changes) => {
                         let (mut f, mut named) = chosen.unwrap_or((default_fields(a.type_), 0));
                         for &(add, fl) in changes {
                             if fl == field::TRACE && !tracepoint {
                                 trace_warning();
+                            } else if fl == field::FLAGS {
                             } else if add {
                                 f |= fl;
-                                named |= fl;
+                                if !typed {
+                                    named |= fl;
+                                }
                             } else {
                                 f &= !fl;
                                 named &= !fl;
@@ -390,21 +504,30 @@ impl<'f> PerfScript<'f> {
                 }
                 (d, 0)
             });
-            for (fl, bit, what, fname) in [
-                (field::IP, sample::IP, "IP", "ip"),
-                (field::TID | field::PID, sample::TID, "TID", "tid"),
-                (field::TIME, sample::TIME, "TIME", "time"),
-                (field::CPU, sample::CPU, "CPU", "cpu"),
-            ] {
-                if f & fl != 0 && a.sample_type & bit == 0 {
+            // perf 6.1's `evsel__check_attr`, in its order: the first failed check is
+            // the one reported.
+            let stype = |f: &mut u64, fl: u64, bit: u64, what: &str, fname: &str| {
+                if *f & fl != 0 && a.sample_type & bit == 0 {
                     if named & fl != 0 {
                         return Err(ScriptError::Field(format!(
                             "Samples for '{name}' event do not have {what} attribute set. Cannot print '{fname}' field."
                         )));
                     }
-                    f &= !fl;
+                    // Not asked for by name: left out of perf's defaults.
+                    *f &= !fl;
                 }
-            }
+                Ok(())
+            };
+            stype(&mut f, field::IP, sample::IP, "IP", "ip")?;
+            stype(&mut f, field::ADDR, sample::ADDR, "ADDR", "addr")?;
+            stype(
+                &mut f,
+                field::DATA_SRC,
+                sample::DATA_SRC,
+                "DATA_SRC",
+                "data_src",
+            )?;
+            stype(&mut f, field::WEIGHT, sample::WEIGHT, "WEIGHT", "weight")?;
             // perf asks for an address in the samples, not among the fields.
             let addressed = a.sample_type & (sample::IP | sample::ADDR) != 0;
             if f & field::SYM != 0 && !addressed {
@@ -412,15 +535,84 @@ impl<'f> PerfScript<'f> {
                     "Display of symbols requested but neither sample IP nor sample address\nis selected. Hence, no addresses to convert to symbols.".into(),
                 ));
             }
+            if f & field::SYMOFFSET != 0 && f & field::SYM == 0 {
+                return Err(ScriptError::Field(
+                    "Display of offsets requested but symbol is not selected.".into(),
+                ));
+            }
             if f & field::DSO != 0 && !addressed {
                 return Err(ScriptError::Field(
                     "Display of DSO requested but no address to convert.".into(),
                 ));
             }
-            if f & field::SYMOFFSET != 0 && f & field::SYM == 0 {
+            if f & (field::SRCLINE | field::SRCCODE) != 0 && f & field::IP == 0 {
                 return Err(ScriptError::Field(
-                    "Display of offsets requested but symbol is not selected.".into(),
+                    "Display of source line number requested but sample IP is not\nselected. Hence, no address to lookup the source line number.".into(),
                 ));
+            }
+            if f & (field::BRSTACKINSN | field::BRSTACKINSNLEN) != 0
+                && branch_types & BRANCH_ANY == 0
+            {
+                return Err(ScriptError::Field(
+                    "Display of branch stack assembler requested, but non all-branch filter set\nHint: run 'perf record -b ...'".into(),
+                ));
+            }
+            stype(&mut f, field::TID | field::PID, sample::TID, "TID", "tid")?;
+            stype(&mut f, field::TIME, sample::TIME, "TIME", "time")?;
+            stype(&mut f, field::CPU, sample::CPU, "CPU", "cpu")?;
+            stype(&mut f, field::IREGS, sample::REGS_INTR, "IREGS", "iregs")?;
+            stype(&mut f, field::UREGS, sample::REGS_USER, "UREGS", "uregs")?;
+            stype(
+                &mut f,
+                field::PHYS_ADDR,
+                sample::PHYS_ADDR,
+                "PHYS_ADDR",
+                "phys_addr",
+            )?;
+            stype(
+                &mut f,
+                field::DATA_PAGE_SIZE,
+                sample::DATA_PAGE_SIZE,
+                "DATA_PAGE_SIZE",
+                "data_page_size",
+            )?;
+            stype(
+                &mut f,
+                field::CODE_PAGE_SIZE,
+                sample::CODE_PAGE_SIZE,
+                "CODE_PAGE_SIZE",
+                "code_page_size",
+            )?;
+            stype(
+                &mut f,
+                field::INS_LAT,
+                sample::WEIGHT_STRUCT,
+                "WEIGHT_STRUCT",
+                "ins_lat",
+            )?;
+            // Fields that show nothing on samples without their data: branch stacks,
+            // and what only a decoded hardware trace gives (instruction and cycle
+            // counts, synthesized events, branch flags, which are 0 elsewhere).
+            let mut printed = PRINTED;
+            if a.sample_type & sample::BRANCH_STACK == 0 {
+                printed |= field::BRSTACK | field::BRSTACKSYM | field::BRSTACKOFF;
+            }
+            if !hardware_trace {
+                printed |= field::IPC | field::SYNTH | field::FLAGS;
+            }
+            // Fields perf takes that are not printed here yet: refused by name rather
+            // than printed wrong.
+            if let Some((n, _)) = FIELD_NAMES.iter().find(|(_, b)| f & b & !printed != 0) {
+                return Err(ScriptError::Field(format!(
+                    "-F field '{n}' (for '{name}' events) is one perf takes that tracectl \
+                     does not print yet; leave it out. Printed: {}",
+                    FIELD_NAMES
+                        .iter()
+                        .filter(|(_, b)| b & printed != 0)
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )));
             }
             fields.push(f);
         }
@@ -440,6 +632,7 @@ impl<'f> PerfScript<'f> {
             catalog,
             fields,
             name_columns,
+            print_flags,
             use_callchain,
             warnings,
             heads: vec![HeadCache::default(); HEAD_SLOTS],
@@ -614,6 +807,10 @@ impl<'f> PerfScript<'f> {
         if f & field::EVNAME != 0 {
             put(out, &self.name_columns[s.attr]);
         }
+        if self.print_flags {
+            // `  %-21s ` of the flags' names: none without a hardware trace.
+            out.extend_from_slice(&[b' '; 24]);
+        }
         if f & field::TRACE != 0 && !s.raw.is_empty() {
             if let Some(t) = trace {
                 let rec = Record {
@@ -628,6 +825,13 @@ impl<'f> PerfScript<'f> {
                 }
             }
         }
+        if f & field::ADDR != 0 {
+            write_hex16(out, s.addr);
+            if addr_correlates_sym(attr) {
+                let loc = resolve_data_addr(&self.machine, s, s.addr);
+                write_location(out, &loc, f & !field::IP, s.addr);
+            }
+        }
         if f & field::IP != 0 {
             let chain = self.use_callchain && attr.sample_type & sample::CALLCHAIN != 0;
             if chain {
@@ -636,28 +840,40 @@ impl<'f> PerfScript<'f> {
                 // nothing).
                 self.machine.resolve(s.pid, s.cpumode, s.ip);
                 out.push(b'\n');
-                self.lines
-                    .callchain(&self.machine, s, |loc, _, inlined, _| {
-                        out.push(b'\t');
-                        match (inlined, loc.sym) {
-                            // An inlined function: at the offset into the symbol it
-                            // was inlined into, without the file.
-                            (Some(name), Some((_, off))) => {
-                                let at = Location {
-                                    sym: Some((name, off)),
-                                    ..loc
-                                };
-                                write_location(out, &at, f & !field::DSO, loc.addr);
-                                out.extend_from_slice(b" (inlined)");
-                            }
-                            _ => write_location(out, &loc, f, loc.addr),
-                        }
-                        out.push(b'\n');
-                    });
+                if f & field::SRCLINE == 0 {
+                    self.lines
+                        .callchain(&self.machine, s, |loc, _, inlined, _| {
+                            write_chain_entry(out, &loc, inlined, f, None);
+                        });
+                } else {
+                    // perf resolves the whole chain (the inlined functions too) before
+                    // it asks about each entry's line.
+                    // An entry the unwinder found carries the line addr2line gave
+                    // with its functions, printed as it is (`??:0` too); the others
+                    // are looked up as they are printed.
+                    let mut entries: Vec<ChainEntry> = Vec::new();
+                    self.lines
+                        .callchain(&self.machine, s, |loc, _, inlined, kept| {
+                            entries.push((loc, inlined.map(Box::from), kept.map(Box::from)));
+                        });
+                    for (loc, inlined, kept) in entries {
+                        let line = match kept {
+                            Some(line) => Some(line.into_string()),
+                            None => entry_srcline(&mut self.lines, &self.machine, &loc),
+                        };
+                        write_chain_entry(out, &loc, inlined.as_deref(), f, line.as_deref());
+                    }
+                }
             } else {
                 out.push(b' ');
                 let loc = self.machine.resolve(s.pid, s.cpumode, s.ip);
                 write_location(out, &loc, f, s.ip);
+                if f & field::SRCLINE != 0 {
+                    if let Some(line) = entry_srcline(&mut self.lines, &self.machine, &loc) {
+                        out.extend_from_slice(b"\n  ");
+                        out.extend_from_slice(line.as_bytes());
+                    }
+                }
             }
         }
         out.push(b'\n');
@@ -701,7 +917,7 @@ impl<'f> PerfScript<'f> {
 }
 
 /// The comm, pid/tid and CPU columns of a sample.
-fn write_head(machine: &Machine, use_callchain: bool, s: &Sample, f: u32, out: &mut Vec<u8>) {
+fn write_head(machine: &Machine, use_callchain: bool, s: &Sample, f: u64, out: &mut Vec<u8>) {
     if f & field::COMM != 0 {
         let comm = machine.comm_of(s.tid);
         if f & field::IP != 0 && use_callchain {
@@ -747,14 +963,97 @@ fn type_name(t: u32) -> &'static str {
     }
 }
 
-/// `%16lx sym+0xoff (dso)` as selected by `f`.
-fn write_location(out: &mut Vec<u8>, loc: &Location, f: u32, ip: u64) {
-    if f & field::IP != 0 {
-        let digits = (64 - ip.leading_zeros()).div_ceil(4).max(1) as usize;
-        for _ in digits..16 {
-            out.push(b' ');
+/// One call-chain entry's line: `\t%16lx sym+0xoff (dso)` as selected by `f`, an
+/// inlined function (`inlined`) at the offset into the symbol it was inlined into
+/// without the file, then `srcline` on a line of its own when given, and ` (inlined)`
+/// after it for an inlined function (perf 6.1's `sample__fprintf_callchain`).
+fn write_chain_entry(
+    out: &mut Vec<u8>,
+    loc: &Location,
+    inlined: Option<&str>,
+    f: u64,
+    srcline: Option<&str>,
+) {
+    out.push(b'\t');
+    let inlined = match (inlined, loc.sym) {
+        (Some(name), Some((_, off))) => {
+            let at = Location {
+                sym: Some((name, off)),
+                ..*loc
+            };
+            write_location(out, &at, f & !field::DSO, loc.addr);
+            true
         }
-        crate::bytes::push_hex(out, ip, false);
+        _ => {
+            write_location(out, loc, f, loc.addr);
+            false
+        }
+    };
+    if let Some(line) = srcline {
+        out.extend_from_slice(b"\n  ");
+        out.extend_from_slice(line.as_bytes());
+    }
+    if inlined {
+        out.extend_from_slice(b" (inlined)");
+    }
+    out.push(b'\n');
+}
+
+/// The source line perf 6.1 prints under an address `-F srcline` shows
+/// (`map__fprintf_srcline`): none for an unmapped address; else addr2line's answer for
+/// the address in its file, or, when there is none, `object[ADDRESS]` (perf asks
+/// without the symbol, so never `symbol+OFFSET`); none where the answer is `??:0`.
+fn entry_srcline(lines: &mut SourceLines, machine: &Machine, loc: &Location) -> Option<String> {
+    loc.dso?;
+    let unnamed = Location { sym: None, ..*loc };
+    let line = lines.srcline(machine, &unnamed, loc.addr);
+    (!line.starts_with(SRCLINE_UNKNOWN)).then_some(line)
+}
+
+/// Whether perf 6.1 shows the symbol and file of a sample's `addr` (`-F addr`,
+/// `sample_addr_correlates_sym`): page faults, and branch traces (BTS).
+fn addr_correlates_sym(attr: &Attr) -> bool {
+    /// `PERF_COUNT_SW_PAGE_FAULTS`, `_MIN`, `_MAJ`.
+    const PAGE_FAULTS: [u64; 3] = [2, 5, 6];
+    /// `PERF_COUNT_HW_BRANCH_INSTRUCTIONS`.
+    const BRANCH_INSTRUCTIONS: u64 = 4;
+    match attr.type_ {
+        attr_type::SOFTWARE => PAGE_FAULTS.contains(&attr.config),
+        attr_type::HARDWARE => attr.config == BRANCH_INSTRUCTIONS && attr.sample_period == 1,
+        _ => false,
+    }
+}
+
+/// Where a sample's data address is (perf's `thread__find_map_fb`): looked up in the
+/// address space the sample was taken in, then, when nothing maps it there, in the one
+/// the address belongs to (a user address a kernel instruction touched).
+fn resolve_data_addr<'m>(machine: &'m Machine, s: &Sample, addr: u64) -> Location<'m> {
+    use crate::perf::data::abi::misc;
+    let loc = machine.resolve(s.pid, s.cpumode, addr);
+    let addr_mode = if (addr as i64) < 0 {
+        misc::KERNEL
+    } else {
+        misc::USER
+    };
+    if loc.dso.is_some() || addr_mode == s.cpumode {
+        return loc;
+    }
+    machine.resolve(s.pid, addr_mode, addr)
+}
+
+/// `%16lx`.
+fn write_hex16(out: &mut Vec<u8>, v: u64) {
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
+    for _ in digits..16 {
+        out.push(b' ');
+    }
+    crate::bytes::push_hex(out, v, false);
+}
+
+/// `%16lx sym+0xoff (dso)` as selected by `f`.
+fn write_location(out: &mut Vec<u8>, loc: &Location, f: u64, ip: u64) {
+    if f & field::IP != 0 {
+        write_hex16(out, ip);
     }
     if f & field::SYM != 0 {
         out.push(b' ');

@@ -47,6 +47,7 @@ mod perf_demangle;
 mod perf_dwarf_live;
 mod perf_report;
 mod perf_script;
+mod perf_script_fields_live;
 mod perf_script_live;
 mod private_instances;
 mod profile_live;

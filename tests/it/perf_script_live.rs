@@ -1755,7 +1755,7 @@ fn perf_report_live_a_file_without_samples() {
 
 /// Why the source-line tests cannot run here (no perf, root, C compiler, or binutils'
 /// `addr2line`, which perf 6.1 asks); None when they can. A reason is printed as a skip.
-fn srcline_skip() -> bool {
+pub(crate) fn srcline_skip() -> bool {
     let addr2line = std::process::Command::new("addr2line")
         .arg("--version")
         .output()
