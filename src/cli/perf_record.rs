@@ -280,3 +280,37 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     );
     Ok(summary.exit.map_or(0, |e| e.code()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn configured(text: &str) -> Result<Option<BuildIds>> {
+        let c = PerfConfig::from_text(text.as_bytes(), std::path::Path::new("perfconfig"));
+        configured_build_ids(&c)
+    }
+
+    /// perf 6.1's `record.build-id`: cache, no-cache and skip; mmap and anything else
+    /// refused before anything is recorded, with perf's words for a wrong value.
+    #[test]
+    fn record_build_id_of_perf_s_config_files() {
+        assert_eq!(configured("").unwrap(), None);
+        assert_eq!(configured("[record]\n\tbuild-id = cache\n").unwrap(), None);
+        assert_eq!(
+            configured("[record]\n\tbuild-id = no-cache\n").unwrap(),
+            Some(BuildIds::NoCache)
+        );
+        assert_eq!(
+            configured("[record]\nbuild-id=skip\n").unwrap(),
+            Some(BuildIds::Skip)
+        );
+        let e = configured("[record]\n\tbuild-id = Cache\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("wrong config key-value pair record.build-id=Cache"),
+            "{e}"
+        );
+        let e = configured("[record]\n\tbuild-id = mmap\n").unwrap_err();
+        assert!(e.to_string().contains("not supported"), "{e}");
+    }
+}
