@@ -185,11 +185,8 @@ fn perf_record_live_fills_the_build_id_cache_as_perf_does() {
             if rel.ends_with("/kallsyms") {
                 assert_eq!(kallsyms_lines(&o), kallsyms_lines(&p), "{rel}");
             } else {
-                assert_eq!(
-                    std::fs::read(&o).unwrap(),
-                    std::fs::read(&p).unwrap(),
-                    "{rel}"
-                );
+                let same = std::fs::read(&o).unwrap() == std::fs::read(&p).unwrap();
+                assert!(same, "{rel}: our copy differs from perf's");
             }
             let (pm, om) = (
                 std::fs::metadata(&p).unwrap(),
@@ -294,5 +291,76 @@ fn perf_record_live_no_buildid_cache_and_no_buildid_leave_the_cache_alone() {
             last_lines[0], last_lines[1],
             "{opt}: the summary's sample count"
         );
+    }
+}
+
+/// A program copied only into a mount namespace of its own (tests/data/perf/nsspin.c,
+/// over a path where the host has another build of it), profiled by perf and by ours
+/// while it runs: both copy the file from inside the namespace into the cache (a copy,
+/// mode 0755, not a link to the host's file), with the same entries.
+#[test]
+fn perf_record_live_a_file_in_another_mount_namespace_is_copied_from_inside_it() {
+    use crate::perf_script_live::{two_builds_of_nsspin, Spinner};
+    let Some((dir, app, prog)) = two_builds_of_nsspin() else {
+        return;
+    };
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let d = dir.path();
+    let mut child = Spinner::start_staged_inside(d, &app, &prog);
+    let pid = child.pid.clone();
+    let record = |out: &'static str| -> Vec<&str> {
+        vec![
+            "record",
+            "-e",
+            "cpu-clock",
+            "-o",
+            out,
+            "-p",
+            &pid,
+            "--",
+            "sleep",
+            "0.5",
+        ]
+    };
+    std::fs::create_dir(d.join("hperf")).unwrap();
+    std::fs::create_dir(d.join("hours")).unwrap();
+    run_home("perf", &record("perf.data"), d, &d.join("hperf"));
+    let ours = [&["perf"][..], &record("ours.data")].concat();
+    run_home(tracectl, &ours, d, &d.join("hours"));
+    child.end();
+
+    let inside = std::fs::read(d.join("stage/prog")).unwrap();
+    let name = prog.display().to_string();
+    let id_of = |file: &str| {
+        listed(d, file)
+            .into_iter()
+            .find(|(_, n)| *n == name)
+            .map(|(id, _)| id)
+            .unwrap_or_else(|| panic!("{file} lists {name}"))
+    };
+    let id = id_of("perf.data");
+    assert_eq!(id_of("ours.data"), id, "the inside file's build id");
+    let (pcache, ocache) = (d.join("hperf/.debug"), d.join("hours/.debug"));
+    let (pt, ot) = (tree(&pcache), tree(&ocache));
+    let pe = object_entries(&pcache, &pt, &id);
+    assert_eq!(
+        object_entries(&ocache, &ot, &id),
+        pe,
+        "the cache entries of {name}"
+    );
+    let elf = format!("{}/{id}/elf", name.trim_start_matches('/'));
+    assert!(
+        pe.contains(&(elf.clone(), &Node::File { mode: 0o755 })),
+        "{pe:?}"
+    );
+    for cache in [&pcache, &ocache] {
+        let f = cache.join(&elf);
+        let copied = std::fs::read(&f).unwrap() == inside;
+        assert!(
+            copied,
+            "{} is not the file inside the namespace",
+            f.display()
+        );
+        assert_eq!(std::fs::metadata(&f).unwrap().nlink(), 1, "{}", f.display());
     }
 }
