@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use clap::Parser;
+use tracectl::perf::config::{ConfigSources, PerfConfig};
+use tracectl::perf::machine::build_id_cache;
 use tracectl::perf::record::{CallGraph, RecordScope, RecordSession, SampleOptions};
-use tracectl::perf::recording::{Recording, Running};
+use tracectl::perf::recording::{BuildIds, Recording, Running};
 use tracectl::perf::EventKind;
 
 use super::common::Context;
@@ -65,9 +67,42 @@ pub struct RecordArgs {
         default_value_t = 128
     )]
     mmap_pages: usize,
+    /// Do not add the files the samples hit to perf's build-id cache (their build ids
+    /// are still listed in the file). Default: add them, under buildid.dir of perf's
+    /// config files, else ~/.debug, as perf does; record.build-id = no-cache there
+    /// does the same as this option
+    #[arg(short = 'N', long = "no-buildid-cache")]
+    no_buildid_cache: bool,
+    /// Do not list the build ids of the files the samples hit (no BUILD_ID section)
+    /// and do not cache the files; record.build-id = skip in perf's config files does
+    /// the same
+    #[arg(short = 'B', long = "no-buildid")]
+    no_buildid: bool,
     /// The command to run (after `--` or the options)
     #[arg(value_name = "COMMAND")]
     command: Vec<String>,
+}
+
+/// What perf's config files say of the recorded build ids (`record.build-id`): Some
+/// (no build ids, no cache) for `skip` or `no-cache`, None for `cache` or nothing.
+fn configured_build_ids(config: &PerfConfig) -> Result<Option<BuildIds>> {
+    let Some(v) = config.get("record.build-id") else {
+        return Ok(None);
+    };
+    match v.as_encoded_bytes() {
+        b"cache" => Ok(None),
+        b"no-cache" => Ok(Some(BuildIds::NoCache)),
+        b"skip" => Ok(Some(BuildIds::Skip)),
+        b"mmap" => bail!(
+            "record.build-id = mmap in perf's config files: build ids in the MMAP2 \
+             records are not supported; set it to cache, no-cache or skip"
+        ),
+        _ => bail!(
+            "perf's config files: wrong config key-value pair record.build-id={} \
+             (give cache, no-cache, skip or mmap)",
+            v.to_string_lossy()
+        ),
+    }
 }
 
 fn max_sample_rate() -> Option<u64> {
@@ -102,6 +137,18 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             args.mmap_pages
         );
     }
+    // As perf: its config files first, the options over them.
+    let config = PerfConfig::load(&ConfigSources::from_env());
+    for w in config.warnings() {
+        eprintln!("{w}");
+    }
+    let build_ids = match configured_build_ids(&config)? {
+        _ if args.no_buildid => BuildIds::Skip,
+        Some(BuildIds::Skip) => BuildIds::Skip,
+        _ if args.no_buildid_cache => BuildIds::NoCache,
+        Some(b) => b,
+        None => BuildIds::Cache(build_id_cache(None, config.buildid_dir().as_deref())),
+    };
     let max_rate = max_sample_rate();
     let mut freq = match args.freq.as_deref() {
         None => 4000,
@@ -203,6 +250,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         tracing_data,
         cmdline,
         version: format!("tracectl {}", env!("CARGO_PKG_VERSION")),
+        build_ids,
     };
     let stop = tracectl::tracefs::stop_on_signals();
     let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;
@@ -216,11 +264,53 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             summary.lost, summary.lost_records
         );
     }
+    for w in &summary.cache_warnings {
+        eprintln!("warning: {w}");
+    }
+    // perf counts the samples as it reads the file back for the build ids.
+    let samples = if rec.build_ids == BuildIds::Skip {
+        String::new()
+    } else {
+        format!(" ({} samples)", summary.samples)
+    };
     eprintln!(
-        "[ perf record: Captured and wrote {:.3} MB {} ({} samples) ]",
+        "[ perf record: Captured and wrote {:.3} MB {}{samples} ]",
         summary.bytes as f64 / (1024.0 * 1024.0),
         args.output.display(),
-        summary.samples
     );
     Ok(summary.exit.map_or(0, |e| e.code()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn configured(text: &str) -> Result<Option<BuildIds>> {
+        let c = PerfConfig::from_text(text.as_bytes(), std::path::Path::new("perfconfig"));
+        configured_build_ids(&c)
+    }
+
+    /// perf 6.1's `record.build-id`: cache, no-cache and skip; mmap and anything else
+    /// refused before anything is recorded, with perf's words for a wrong value.
+    #[test]
+    fn record_build_id_of_perf_s_config_files() {
+        assert_eq!(configured("").unwrap(), None);
+        assert_eq!(configured("[record]\n\tbuild-id = cache\n").unwrap(), None);
+        assert_eq!(
+            configured("[record]\n\tbuild-id = no-cache\n").unwrap(),
+            Some(BuildIds::NoCache)
+        );
+        assert_eq!(
+            configured("[record]\nbuild-id=skip\n").unwrap(),
+            Some(BuildIds::Skip)
+        );
+        let e = configured("[record]\n\tbuild-id = Cache\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("wrong config key-value pair record.build-id=Cache"),
+            "{e}"
+        );
+        let e = configured("[record]\n\tbuild-id = mmap\n").unwrap_err();
+        assert!(e.to_string().contains("not supported"), "{e}");
+    }
 }

@@ -182,6 +182,17 @@ pub fn for_each_ordered<'a, E: From<PerfDataError>>(
 /// its root), so two files at one path are two entries. Objects whose file has no
 /// build id (or none is found) are left out, as are the kernel's modules (not read).
 pub fn recorded_build_ids(file: &PerfData) -> Result<Vec<BuildIdEntry>, PerfDataError> {
+    Ok(recorded_objects(file)?
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect())
+}
+
+/// [`recorded_build_ids`], each entry with the namespaces its file was read in (perf's
+/// `dso->nsinfo`), where `perf record` copies it into the build-id cache from.
+pub(super) fn recorded_objects(
+    file: &PerfData,
+) -> Result<Vec<(BuildIdEntry, Option<NsInfo>)>, PerfDataError> {
     let mut machine = Machine::new(KallsymsSource::default(), None);
     let mut hit = std::collections::HashSet::new();
     for_each_ordered(file, |r| {
@@ -210,12 +221,14 @@ pub fn recorded_build_ids(file: &PerfData) -> Result<Vec<BuildIdEntry>, PerfData
             None => continue,
         };
         if let Some(id) = id {
-            out.push(BuildIdEntry {
+            let ns = machine.nsinfo_of(d);
+            let entry = BuildIdEntry {
                 misc,
                 pid: -1,
                 id,
                 filename: d.name.clone(),
-            });
+            };
+            out.push((entry, ns));
         }
     }
     Ok(out)

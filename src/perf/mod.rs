@@ -1,6 +1,8 @@
 //! perf_event counting and sampling on the same event model as ftrace.
 //!
 //! * [`spec`]: event lists as perf spells them (`cycles:u`, `cs`, `sched:*`, `{a,b}`).
+//! * [`buildid_cache`]: perf's build-id cache filled with the recorded files, as
+//!   `perf record` fills it.
 //! * [`config`]: perf's configuration files (`buildid.dir`), read as perf reads them.
 //! * [`data`]: perf.data files (`perf record`'s output) read without copying.
 //! * [`machine`]: threads, mappings and symbols rebuilt from a perf.data's records.
@@ -22,6 +24,7 @@
 //! Tracepoints are named by their tracefs id, so a tracepoint counted here is the same
 //! event `tracectl record` decodes with [`crate::event::Schema`].
 
+pub mod buildid_cache;
 pub mod config;
 pub mod data;
 pub mod machine;

@@ -4,14 +4,15 @@
 //! the samples hit, host facts, tracing data) and the count of what the kernel dropped.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use super::buildid_cache::{add_objects, CacheWarning};
 use super::data::abi::{record as rec, sample};
 use super::data::host::host_features;
 use super::data::{PerfData, PerfDataWriter};
-use super::machine::recorded_build_ids;
+use super::machine::recorded_objects;
 use super::record::RecordSession;
 use super::ring::RecordBytes;
 use super::synth::{all_pids, Synth};
@@ -28,6 +29,19 @@ pub enum Running {
     Processes(Vec<i32>),
 }
 
+/// What a recording does with the build ids of the files its samples hit, as perf
+/// record's options say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildIds {
+    /// List them (BUILD_ID) and add the files to the build-id cache at this directory
+    /// (perf's default).
+    Cache(PathBuf),
+    /// List them only (`-N`, `--no-buildid-cache`).
+    NoCache,
+    /// Neither (`-B`, `--no-buildid`): the file has no BUILD_ID section.
+    Skip,
+}
+
 /// What to record and where.
 #[derive(Debug)]
 pub struct Recording<'a> {
@@ -41,10 +55,12 @@ pub struct Recording<'a> {
     pub cmdline: Vec<String>,
     /// The writing tool's version (VERSION).
     pub version: String,
+    /// The build ids of the files the samples hit: listed, and cached.
+    pub build_ids: BuildIds,
 }
 
 /// What a recording wrote.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct RecordSummary {
     /// File size in bytes.
     pub bytes: u64,
@@ -58,6 +74,9 @@ pub struct RecordSummary {
     pub wakeups: u64,
     /// How the command ended, when there was one and it ended.
     pub exit: Option<ChildExit>,
+    /// The files that could not be added to the build-id cache (the recording is
+    /// complete without them).
+    pub cache_warnings: Vec<CacheWarning>,
 }
 
 /// A recording that failed: what was being done, and why.
@@ -270,20 +289,28 @@ pub fn record(
     let mut features = host_features(rec.cmdline.clone(), &rec.version);
     // As perf: the records are read back from the file for the objects the samples hit.
     ctx(out.write_header_so_far(), "writing perf.data")?;
-    features.build_ids = {
+    let objects = if rec.build_ids == BuildIds::Skip {
+        features.no_build_id = true;
+        Vec::new()
+    } else {
         let file = PerfData::open(rec.output).map_err(|e| RecordError {
             what: "reading perf.data back for its build ids".into(),
             source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
         })?;
-        recorded_build_ids(&file).map_err(|e| RecordError {
+        recorded_objects(&file).map_err(|e| RecordError {
             what: "reading perf.data back for its build ids".into(),
             source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
         })?
     };
+    features.build_ids = objects.iter().map(|(e, _)| e.clone()).collect();
     features.tracing_data = rec.tracing_data.clone();
     features.groups = session.groups();
     features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
     summary.bytes = ctx(out.finish(&features), "finishing perf.data")?;
+    // The recording is complete: perf fills the cache as it writes the list.
+    if let BuildIds::Cache(dir) = &rec.build_ids {
+        summary.cache_warnings = add_objects(dir, &objects);
+    }
     let stats = session.ring_stats();
     summary.samples = seen.samples;
     summary.lost_records = stats.lost_records;

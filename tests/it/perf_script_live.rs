@@ -448,7 +448,7 @@ fn mount_namespaces_work(dir: &Path) -> bool {
 /// and `app/prog` in `spin_onhost` (without, so a source line shows which file
 /// addr2line read), and the directory `app` a mount namespace can cover. None (with
 /// the reason printed) when perf, root, cc or mount namespaces are missing.
-fn two_builds_of_nsspin() -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
+pub(crate) fn two_builds_of_nsspin() -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
     if !perf_and_cc() {
         return None;
     }
@@ -480,11 +480,11 @@ fn build_nsspin(dir: &Path, spin: &str, debug: &str, out: &Path) {
 /// A running tests/data/perf/nsspin.c, ended on every path: closing its input ends it;
 /// should it not end, killing the command that started it (an unshare with
 /// `--kill-child`) kills it.
-struct Spinner {
+pub(crate) struct Spinner {
     child: std::process::Child,
     out: std::io::BufReader<std::process::ChildStdout>,
     /// Its pid, as it printed it (`ready PID`).
-    pid: String,
+    pub(crate) pid: String,
 }
 
 impl Spinner {
@@ -515,7 +515,7 @@ impl Spinner {
 
     /// Starts, in a mount namespace covering `app`, the build `stage/prog` of the
     /// scratch directory `d` copied over `prog` there (see [`two_builds_of_nsspin`]).
-    fn start_staged_inside(d: &Path, app: &Path, prog: &Path) -> Spinner {
+    pub(crate) fn start_staged_inside(d: &Path, app: &Path, prog: &Path) -> Spinner {
         Spinner::start(in_mount_namespace(
             app,
             &format!(
@@ -539,7 +539,7 @@ impl Spinner {
     }
 
     /// Ends the program.
-    fn end(&mut self) {
+    pub(crate) fn end(&mut self) {
         drop(self.child.stdin.take());
         for _ in 0..100 {
             if !matches!(self.child.try_wait(), Ok(None)) {

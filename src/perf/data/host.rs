@@ -85,10 +85,16 @@ pub fn kernel_build_id() -> Option<Vec<u8>> {
     build_id_in_notes(&notes, Endianness::NATIVE)
 }
 
-/// The build id of the kernel's vDSO image as this process maps it (`[vdso]` in
-/// /proc/self/maps, read through /proc/self/mem), which is the one every 64-bit process
-/// maps: perf lists it for the `[vdso]` of a recording, from its own copy.
+/// The build id of the kernel's vDSO image as this process maps it (see
+/// [`vdso_image`]), which is the one every 64-bit process maps: perf lists it for the
+/// `[vdso]` of a recording, from its own copy.
 pub fn vdso_build_id() -> Option<Vec<u8>> {
+    crate::perf::symbols::elf_build_id(&vdso_image()?)
+}
+
+/// The kernel's vDSO image as this process maps it (`[vdso]` in /proc/self/maps, read
+/// through /proc/self/mem): the copy perf writes out and files in its build-id cache.
+pub fn vdso_image() -> Option<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     /// The image is a page or two; anything much larger is no vDSO.
     const MAX_IMAGE: u64 = 1 << 20;
@@ -109,7 +115,7 @@ pub fn vdso_build_id() -> Option<Vec<u8>> {
         .ok()?
         .read_exact_at(&mut image, start)
         .ok()?;
-    crate::perf::symbols::elf_build_id(&image)
+    Some(image)
 }
 
 fn first_line_value(text: &str, key: &str) -> Option<String> {

@@ -59,6 +59,8 @@ pub struct Features {
     pub cmdline: Vec<String>,
     /// BUILD_ID
     pub build_ids: Vec<BuildIdEntry>,
+    /// No BUILD_ID section at all (`perf record -B`), rather than one with `build_ids`.
+    pub no_build_id: bool,
     /// TRACING_DATA: the "tracing data" block, when tracepoints were recorded.
     pub tracing_data: Option<Vec<u8>>,
     /// SAMPLE_TIME: first and last sample time, when there were samples.
@@ -174,7 +176,8 @@ impl PerfDataWriter {
             bodies.push((feature::TRACING_DATA, t.clone()));
         }
         let mut b = Vec::new();
-        for e in &f.build_ids {
+        let build_ids: &[BuildIdEntry] = if f.no_build_id { &[] } else { &f.build_ids };
+        for e in build_ids {
             let name_len = (e.filename.len() + 1).div_ceil(NAME_ALIGN) * NAME_ALIGN;
             let size = 8 + 4 + 24 + name_len;
             b.extend_from_slice(&0u32.to_ne_bytes());
@@ -189,7 +192,9 @@ impl PerfDataWriter {
             b.extend_from_slice(e.filename.as_bytes());
             b.resize(b.len() + name_len - e.filename.len(), 0);
         }
-        bodies.push((feature::BUILD_ID, b));
+        if !f.no_build_id {
+            bodies.push((feature::BUILD_ID, b));
+        }
         for (id, s) in [
             (feature::HOSTNAME, &f.hostname),
             (feature::OSRELEASE, &f.osrelease),
