@@ -8,7 +8,9 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::perf::{build_fixture_program, cc_missing, run, skip_reason};
+use crate::support::perf::{
+    build_fixture_program, cc_missing, rebuild_spin_renamed, run, skip_reason,
+};
 
 fn can_run() -> bool {
     if let Some(why) = skip_reason() {
@@ -207,20 +209,7 @@ fn perf_record_live_fills_the_build_id_cache_as_perf_does() {
         "the program's elf and probes, and the vDSO's, at least"
     );
 
-    let src = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/spin.c"),
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("spin2.c"),
-        src.replace("hot_function", "hot_renamed"),
-    )
-    .unwrap();
-    run(
-        "cc",
-        &["-O1", "-fno-omit-frame-pointer", "-o", "spin", "spin2.c"],
-        d,
-    );
+    rebuild_spin_renamed(d, "hot_renamed");
     let report = ["report", "--stdio", "-i", "ours.data"];
     let script = ["script", "-i", "ours.data"];
     let (without, _) = run_home("perf", &report, d, &d.join("hempty"));

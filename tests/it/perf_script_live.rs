@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::perf::{build_fixture_program, cc_missing, run, run_with_env, skip_reason};
+use crate::support::perf::{
+    build_fixture_program, cc_missing, rebuild_spin_renamed, run, run_with_env, skip_reason,
+};
 
 fn same(ours: &str, perf: &str, what: &str) {
     let perf: String = perf
@@ -1241,20 +1243,7 @@ fn perf_script_live_build_id_cache_named_by_perf_config() {
     ];
     run_in_env("perf", &record, d, &[("HOME", &path("rec"))]);
     std::fs::rename(d.join("rec/.debug"), d.join("cache")).unwrap();
-    let src = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/spin.c"),
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("spin2.c"),
-        src.replace("hot_function", "hot_elsewise"),
-    )
-    .unwrap();
-    run(
-        "cc",
-        &["-O1", "-fno-omit-frame-pointer", "-o", "spin", "spin2.c"],
-        d,
-    );
+    rebuild_spin_renamed(d, "hot_elsewise");
     let config = format!("[buildid]\n\tdir = {}\n", path("cache"));
     for (home, text) in [("h0", None), ("h1", Some(config.as_str()))] {
         std::fs::create_dir_all(d.join(home)).unwrap();

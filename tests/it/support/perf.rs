@@ -47,6 +47,16 @@ pub fn cc_missing() -> Option<&'static str> {
     (!ok).then_some("no C compiler (cc)")
 }
 
+/// tests/data/perf/spin.c built again as `dir/spin` with its hot function renamed
+/// `renamed`: the file at the recorded path no longer has the recorded function.
+pub fn rebuild_spin_renamed(dir: &Path, renamed: &str) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/spin.c");
+    let src = std::fs::read_to_string(src).unwrap();
+    std::fs::write(dir.join("spin2.c"), src.replace("hot_function", renamed)).unwrap();
+    let cc = ["-O1", "-fno-omit-frame-pointer", "-o", "spin", "spin2.c"];
+    run("cc", &cc, dir);
+}
+
 /// Builds tests/data/perf/NAME.c into `dir`/NAME with frame pointers (`-O1`), as the live
 /// profiles of those programs want it.
 pub fn build_fixture_program(name: &str, dir: &Path) {
