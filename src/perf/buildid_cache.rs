@@ -351,8 +351,9 @@ fn has_sdt_notes(elf: &[u8]) -> bool {
     })
 }
 
-/// perf's temporary copy of the vDSO image (`/tmp/perf-vdso.so-XXXXXX`, mode 0600),
-/// removed when dropped, as perf removes its copy at exit.
+/// A temporary copy of the vDSO image in /tmp (mode 0600, a name of six random
+/// characters after its prefix), as perf writes one, removed when dropped, as perf
+/// removes its copy at exit.
 struct VdsoFile {
     path: PathBuf,
 }

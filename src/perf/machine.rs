@@ -350,6 +350,9 @@ pub struct Machine {
     by_name: HashMap<Vec<u8>, Vec<usize>>,
     /// The objects as perf files them (see [`Machine::dso`]): item `i` is object `i`.
     tree: RbOrder,
+    /// The vDSO's object once [`Machine::vdso`] found or made it (every process maps
+    /// the one image).
+    vdso: Option<usize>,
     kallsyms: KallsymsSource,
     /// Filled by whichever thread asks first, shared with the machines made by
     /// [`Machine::sharing_symbols`].
@@ -389,6 +392,7 @@ impl Machine {
             dsos: Vec::new(),
             by_name: HashMap::new(),
             tree: RbOrder::new(),
+            vdso: None,
             kallsyms,
             kernel: Arc::default(),
             symfs,
@@ -505,24 +509,30 @@ impl Machine {
     /// The kernel's vDSO object, as perf 6.1's `machine__findnew_vdso` finds it: the
     /// first object made whose short name is `[vdso]` (the BUILD_ID feature's, when it
     /// lists one), else a new one, which perf files under the name of the copy of its
-    /// own vDSO it writes (`/tmp/perf-vdso.so-XXXXXX`, the last six characters random)
+    /// own vDSO it writes (`/tmp/perf-vdso.so-` and six random characters)
     /// after filing it under `[vdso]`: taken out of the tree and put in again.
     fn vdso(&mut self) -> usize {
+        if let Some(i) = self.vdso {
+            return i;
+        }
         let found = self
             .dsos
             .iter()
             .position(|d| d.kernel.is_none() && d.name == "[vdso]");
         if let Some(i) = found {
+            self.vdso = Some(i);
             return i;
         }
         let i = self.add_dso(b"[vdso]", "[vdso]".into(), DsoId::default(), None);
-        const COPY: &[u8] = b"/tmp/perf-vdso.so-XXXXXX";
+        // Only the prefix orders it among the other names: none shares it.
+        const COPY: &[u8] = b"/tmp/perf-vdso.so-";
         self.tree.remove(i);
         self.dsos[i].key = COPY.to_vec();
         let dsos = &self.dsos;
         self.tree.insert_again(i, |e| {
             object_cmp(COPY, &DsoId::default(), &dsos[e]) == std::cmp::Ordering::Less
         });
+        self.vdso = Some(i);
         i
     }
 
