@@ -11,7 +11,7 @@ use tracectl::perf::{
     aggregate, delta, parse_event_list, Count, EventKind, EventSpec, GatedChild, RunStats, Scope,
     StatSession,
 };
-use tracectl::render::perf_stat::{self, StatRow, StatStyle, StatTarget};
+use tracectl::render::perf_stat::{self, StatGroup, StatRow, StatSplit, StatStyle, StatTarget};
 
 use super::common::Context;
 
@@ -72,6 +72,75 @@ pub struct StatArgs {
     /// Write the counts to FILE instead of stderr
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<std::path::PathBuf>,
+    /// Null run: open no counters, print only the elapsed time (with -e, count those
+    /// events only)
+    #[arg(short = 'n', long = "null")]
+    null: bool,
+    /// Append perf's detailed events: -d L1-dcache and LLC loads and misses, -dd also
+    /// L1-icache, dTLB and iTLB, -ddd also L1-dcache prefetches
+    #[arg(short = 'd', long = "detailed", action = clap::ArgAction::Count)]
+    detailed: u8,
+    /// Enable the counters MS milliseconds after the command starts (the elapsed time
+    /// counts from then); -1 never enables them
+    #[arg(
+        short = 'D',
+        long = "delay",
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
+    delay: Option<i64>,
+    /// End the command (SIGTERM) and print the counts after MS milliseconds (at least 10)
+    #[arg(long = "timeout", value_name = "MS")]
+    timeout: Option<u64>,
+    /// With -I: print this many intervals, then stop printing
+    #[arg(long = "interval-count", value_name = "N")]
+    interval_count: Option<u64>,
+    /// Call sync() before each run
+    #[arg(short = 'S', long = "sync")]
+    sync: bool,
+    /// Run this shell command before each run (a failure stops before counting)
+    #[arg(long = "pre", value_name = "COMMAND")]
+    pre: Option<String>,
+    /// Run this shell command after each run
+    #[arg(long = "post", value_name = "COMMAND")]
+    post: Option<String>,
+    /// Append to the -o file instead of replacing it
+    #[arg(long = "append")]
+    append: bool,
+    /// Print nothing: no counts, no messages (the exit status still tells)
+    #[arg(long = "quiet")]
+    quiet: bool,
+    /// Children of the command or of the counted threads are not counted
+    #[arg(short = 'i', long = "no-inherit")]
+    no_inherit: bool,
+    /// Count every event in user space only
+    #[arg(long = "all-user")]
+    all_user: bool,
+    /// Count every event in kernel space only
+    #[arg(long = "all-kernel")]
+    all_kernel: bool,
+    /// Thousands' separators as the locale says (perf's default; C locales have none)
+    #[arg(short = 'B', long = "big-num", overrides_with = "no_big_num")]
+    big_num: bool,
+    /// No thousands' separators
+    #[arg(long = "no-big-num")]
+    no_big_num: bool,
+    /// Counts per socket (with -a or -C)
+    #[arg(long = "per-socket")]
+    per_socket: bool,
+    /// Counts per die (with -a or -C)
+    #[arg(long = "per-die")]
+    per_die: bool,
+    /// Counts per core (with -a or -C)
+    #[arg(long = "per-core")]
+    per_core: bool,
+    /// Counts per NUMA node (with -a or -C)
+    #[arg(long = "per-node")]
+    per_node: bool,
+    /// Counts per thread (with -p, -t, or -a for every thread of the system, busiest
+    /// first, leaving out those that counted nothing)
+    #[arg(long = "per-thread")]
+    per_thread: bool,
     /// The command to run (after `--` or the options)
     #[arg(value_name = "COMMAND")]
     command: Vec<String>,
@@ -201,19 +270,82 @@ pub(super) fn resolve_events(
 struct Plan {
     scope_of: Box<dyn Fn(Option<i32>) -> Scope>,
     target: StatTarget,
-    per_cpu: bool,
+    split: StatSplit,
+    /// What each slot of the scope is: a CPU's topology, or a thread and its comm.
+    slots: Slots,
+    /// Every thread of the system, counted one by one (`--per-thread -a`): threads that
+    /// counted nothing are left out, as perf leaves them out.
+    whole_system_threads: bool,
+}
+
+/// What the slots of a counting scope are, for splitting counts into rows.
+#[derive(Clone)]
+enum Slots {
+    /// One slot: the command.
+    One,
+    /// CPUs, with where each sits.
+    Cpus(Vec<(u32, tracectl::perf::CpuTopology)>),
+    /// Threads, with their comms.
+    Threads(Vec<(i32, String)>),
+}
+
+/// The one split the options ask for (perf refuses more than one).
+fn split_of(args: &StatArgs) -> Result<StatSplit> {
+    let asked: Vec<(&str, StatSplit)> = [
+        (args.no_aggr, "-A", StatSplit::Cpu),
+        (args.per_socket, "--per-socket", StatSplit::Socket),
+        (args.per_die, "--per-die", StatSplit::Die),
+        (args.per_core, "--per-core", StatSplit::Core),
+        (args.per_node, "--per-node", StatSplit::Node),
+        (args.per_thread, "--per-thread", StatSplit::Thread),
+    ]
+    .into_iter()
+    .filter(|(on, _, _)| *on)
+    .map(|(_, name, split)| (name, split))
+    .collect();
+    match asked.as_slice() {
+        [] => Ok(StatSplit::Whole),
+        [(_, split)] => Ok(*split),
+        [(a, _), (b, _), ..] => {
+            bail!("{a} and {b} cannot be combined: give one way to split the counts")
+        }
+    }
 }
 
 fn plan(args: &StatArgs) -> Result<Plan> {
     let has_cmd = !args.command.is_empty();
+    let split = split_of(args)?;
+    let system = args.all_cpus || args.cpu.is_some();
     if args.pid.is_some() && args.tid.is_some() {
         bail!("-p and -t cannot be combined: give the threads with -t, or the processes with -p");
     }
-    if (args.pid.is_some() || args.tid.is_some()) && (args.all_cpus || args.cpu.is_some()) {
+    if (args.pid.is_some() || args.tid.is_some()) && system {
         bail!("-p/-t count tasks on every CPU and cannot be combined with -a or -C");
     }
-    if args.no_aggr && !(args.all_cpus || args.cpu.is_some()) {
-        bail!("-A (per-CPU counts) needs -a or -C");
+    match split {
+        StatSplit::Whole => {}
+        StatSplit::Thread => {
+            if !(args.all_cpus || args.pid.is_some() || args.tid.is_some()) {
+                bail!("--per-thread needs -p, -t or -a: it splits the counts of running threads");
+            }
+            if args.cpu.is_some() {
+                bail!("--per-thread counts threads on every CPU and cannot be combined with -C");
+            }
+            if args.repeat > 1 {
+                bail!("-r cannot be combined with --per-thread");
+            }
+        }
+        _ if !system => bail!(
+            "{} (counts split by CPU) needs -a or -C",
+            match split {
+                StatSplit::Cpu => "-A",
+                StatSplit::Socket => "--per-socket",
+                StatSplit::Die => "--per-die",
+                StatSplit::Core => "--per-core",
+                _ => "--per-node",
+            }
+        ),
+        _ => {}
     }
     if args.repeat == 0 {
         bail!("-r 0: the number of runs must be at least 1");
@@ -224,6 +356,37 @@ fn plan(args: &StatArgs) -> Result<Plan> {
     if args.interval == Some(0) {
         bail!("-I 0: the interval must be at least 1 ms (perf's minimum is 10)");
     }
+    if args.interval_count.is_some() && args.interval.is_none() {
+        bail!("--interval-count needs -I: it is the number of intervals to print");
+    }
+    if args.interval_count == Some(0) {
+        bail!("--interval-count 0: give the number of intervals to print (at least 1)");
+    }
+    if let Some(t) = args.timeout {
+        if t < 10 {
+            bail!("--timeout {t}: the timeout must be at least 10 ms");
+        }
+        if args.interval.is_some() {
+            bail!("--timeout cannot be combined with -I (perf refuses it too)");
+        }
+        if t < 100 && !args.quiet {
+            // perf's own warning, word for word.
+            eprintln!(
+                "timeout < 100ms. The overhead percentage could be high in some cases. Please proceed with caution."
+            );
+        }
+    }
+    if let Some(d) = args.delay {
+        if d < -1 {
+            bail!("-D {d}: give milliseconds to wait, or -1 to never enable the counters");
+        }
+    }
+    if args.append && args.output.is_none() {
+        bail!("--append needs -o FILE: it appends the counts to that file");
+    }
+    if args.all_user && args.all_kernel {
+        bail!("--all-user and --all-kernel cannot be combined");
+    }
     if let Some(s) = &args.sep {
         if s.is_empty() {
             bail!("-x needs a separator, e.g. -x,");
@@ -232,7 +395,18 @@ fn plan(args: &StatArgs) -> Result<Plan> {
     if args.json && args.sep.is_some() {
         bail!("--json and -x cannot be combined");
     }
-    if args.all_cpus || args.cpu.is_some() {
+    if split == StatSplit::Thread && args.all_cpus {
+        let threads = tracectl::perf::all_threads().context("listing the threads in /proc")?;
+        let tids: Vec<i32> = threads.iter().map(|t| t.0).collect();
+        return Ok(Plan {
+            scope_of: Box::new(move |_| Scope::Threads(tids.clone())),
+            target: StatTarget::SystemWide,
+            split,
+            slots: Slots::Threads(threads),
+            whole_system_threads: true,
+        });
+    }
+    if system {
         let online = tracectl::perf::online_cpus().context("reading the online CPUs")?;
         let cpus = cpus_of(args.cpu.as_deref(), &online)?;
         let target = if args.all_cpus || args.cpu.is_none() {
@@ -240,12 +414,29 @@ fn plan(args: &StatArgs) -> Result<Plan> {
         } else {
             StatTarget::Cpus(args.cpu.clone().unwrap_or_default())
         };
+        let mut placed = Vec::with_capacity(cpus.len());
+        for &c in &cpus {
+            let t = if matches!(split, StatSplit::Whole | StatSplit::Cpu) {
+                tracectl::perf::CpuTopology::default()
+            } else {
+                tracectl::perf::cpu_topology(c)
+                    .with_context(|| format!("reading the topology of CPU {c}"))?
+            };
+            placed.push((c, t));
+        }
         return Ok(Plan {
             scope_of: Box::new(move |_| Scope::Cpus(cpus.clone())),
             target,
-            per_cpu: args.no_aggr,
+            split,
+            slots: Slots::Cpus(placed),
+            whole_system_threads: false,
         });
     }
+    let named = |tids: &[i32]| -> Vec<(i32, String)> {
+        tids.iter()
+            .map(|&t| (t, tracectl::perf::thread_comm(t).unwrap_or_default()))
+            .collect()
+    };
     if let Some(list) = &args.pid {
         let mut threads = Vec::new();
         for pid in parse_ids(list, "p")? {
@@ -254,10 +445,13 @@ fn plan(args: &StatArgs) -> Result<Plan> {
                     .with_context(|| format!("-p {pid}: no such process"))?,
             );
         }
+        let slots = Slots::Threads(named(&threads));
         return Ok(Plan {
             scope_of: Box::new(move |_| Scope::Threads(threads.clone())),
             target: StatTarget::Process(list.clone()),
-            per_cpu: false,
+            split,
+            slots,
+            whole_system_threads: false,
         });
     }
     if let Some(list) = &args.tid {
@@ -267,10 +461,13 @@ fn plan(args: &StatArgs) -> Result<Plan> {
                 bail!("-t {t}: no such thread");
             }
         }
+        let slots = Slots::Threads(named(&tids));
         return Ok(Plan {
             scope_of: Box::new(move |_| Scope::Threads(tids.clone())),
             target: StatTarget::Thread(list.clone()),
-            per_cpu: false,
+            split,
+            slots,
+            whole_system_threads: false,
         });
     }
     if !has_cmd {
@@ -279,25 +476,55 @@ fn plan(args: &StatArgs) -> Result<Plan> {
     Ok(Plan {
         scope_of: Box::new(|pid| Scope::Command(pid.unwrap_or(0))),
         target: StatTarget::Command(args.command.join(" ")),
-        per_cpu: false,
+        split,
+        slots: Slots::One,
+        whole_system_threads: false,
     })
 }
 
-fn slot_cpus(scope: &Scope) -> Vec<u32> {
-    match scope {
-        Scope::Cpus(c) => c.clone(),
-        _ => Vec::new(),
+/// The raw value perf sorts `--per-thread` rows by (not scaled for multiplexing).
+fn raw_value(c: &Count) -> u64 {
+    match c {
+        Count::Value(r) => r.value,
+        _ => 0,
     }
 }
 
-/// Rows for one reading: aggregated per event, or per CPU with `-A`.
-fn rows<'a>(
-    events: &'a [EventSpec],
-    counts: &[Vec<Count>],
-    cpus: &[u32],
-    per_cpu: bool,
-) -> Vec<StatRow<'a>> {
-    let row = |e: &'a EventSpec, count: Count, cpu: Option<u32>| StatRow {
+/// Sort `v` as glibc's `qsort` (a top-down merge sort) sorts it with perf's comparator
+/// of `--per-thread` rows, `(int)(b - a)` on unsigned 64-bit counts: rows compare by the
+/// low 32 bits of their difference, so the order of counts more than 2^31 apart follows
+/// the merge's steps, which this repeats.
+fn sort_like_perf_threads<T: Clone>(v: &mut [T], key: &impl Fn(&T) -> u64) {
+    let n = v.len();
+    if n <= 1 {
+        return;
+    }
+    let (n1, _) = (n / 2, n - n / 2);
+    sort_like_perf_threads(&mut v[..n1], key);
+    sort_like_perf_threads(&mut v[n1..], key);
+    let mut merged = Vec::with_capacity(n);
+    let (mut i, mut j) = (0, n1);
+    while i < n1 && j < n {
+        // perf's comparator: (int)(b->val - a->val) with a = left, b = right.
+        let c = key(&v[j]).wrapping_sub(key(&v[i])) as u32 as i32;
+        if c <= 0 {
+            merged.push(v[i].clone());
+            i += 1;
+        } else {
+            merged.push(v[j].clone());
+            j += 1;
+        }
+    }
+    merged.extend_from_slice(&v[i..n1]);
+    merged.extend_from_slice(&v[j..n]);
+    v.clone_from_slice(&merged);
+}
+
+/// Rows for one reading, split as the plan says: one per event; per CPU (`-A`: every
+/// CPU of an event, event after event); per socket, die, core or node (every event of
+/// a group, group after group); or per thread (every thread of an event, busiest first).
+fn rows<'a>(events: &'a [EventSpec], counts: &[Vec<Count>], plan: &Plan) -> Vec<StatRow<'a>> {
+    let row = |e: &'a EventSpec, count: Count, group: Option<StatGroup>| StatRow {
         name: &e.name,
         is_clock: e.kind.is_clock(),
         is_instructions: e.kind == EventKind::Hardware(1),
@@ -305,16 +532,81 @@ fn rows<'a>(
         count,
         mean: None,
         noise_pct: None,
-        cpu,
+        group,
     };
     let mut out = Vec::new();
-    for (e, slots) in events.iter().zip(counts) {
-        if per_cpu {
-            for (i, c) in slots.iter().enumerate() {
-                out.push(row(e, *c, cpus.get(i).copied()));
+    match (plan.split, &plan.slots) {
+        (StatSplit::Cpu, Slots::Cpus(cpus)) => {
+            for (e, slots) in events.iter().zip(counts) {
+                for (c, (cpu, _)) in slots.iter().zip(cpus) {
+                    out.push(row(e, *c, Some(StatGroup::Cpu(*cpu))));
+                }
             }
-        } else {
-            out.push(row(e, aggregate(slots), None));
+        }
+        (
+            split @ (StatSplit::Socket | StatSplit::Die | StatSplit::Core | StatSplit::Node),
+            Slots::Cpus(cpus),
+        ) => {
+            // perf orders its aggregation ids by node, socket, die and core.
+            let key = |t: &tracectl::perf::CpuTopology| match split {
+                StatSplit::Socket => (0, t.socket, 0, 0),
+                StatSplit::Die => (0, t.socket, t.die, 0),
+                StatSplit::Core => (0, t.socket, t.die, t.core),
+                _ => (t.node, 0, 0, 0),
+            };
+            let mut keys: Vec<_> = cpus.iter().map(|(_, t)| key(t)).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            for k in keys {
+                let members: Vec<usize> =
+                    (0..cpus.len()).filter(|&i| key(&cpus[i].1) == k).collect();
+                let n = members.len();
+                let group = match split {
+                    StatSplit::Socket => StatGroup::Socket {
+                        socket: k.1,
+                        cpus: n,
+                    },
+                    StatSplit::Die => StatGroup::Die {
+                        socket: k.1,
+                        die: k.2,
+                        cpus: n,
+                    },
+                    StatSplit::Core => StatGroup::Core {
+                        socket: k.1,
+                        die: k.2,
+                        core: k.3,
+                        cpus: n,
+                    },
+                    _ => StatGroup::Node { node: k.0, cpus: n },
+                };
+                for (e, slots) in events.iter().zip(counts) {
+                    let mine: Vec<Count> = members
+                        .iter()
+                        .filter_map(|&i| slots.get(i).copied())
+                        .collect();
+                    out.push(row(e, aggregate(&mine), Some(group.clone())));
+                }
+            }
+        }
+        (StatSplit::Thread, Slots::Threads(threads)) => {
+            for (e, slots) in events.iter().zip(counts) {
+                let mut mine: Vec<(Count, usize)> = slots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| !plan.whole_system_threads || raw_value(c) != 0)
+                    .map(|(i, c)| (*c, i))
+                    .collect();
+                sort_like_perf_threads(&mut mine, &|x: &(Count, usize)| raw_value(&x.0));
+                for (c, i) in mine {
+                    let (tid, comm) = threads[i].clone();
+                    out.push(row(e, c, Some(StatGroup::Thread { comm, tid })));
+                }
+            }
+        }
+        _ => {
+            for (e, slots) in events.iter().zip(counts) {
+                out.push(row(e, aggregate(slots), None));
+            }
         }
     }
     out
@@ -332,11 +624,70 @@ impl Output {
     }
 }
 
+/// perf's detailed events (`-d`, `-dd`, `-ddd`), appended to the event list.
+fn detailed_events(level: u8) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if level >= 1 {
+        v.extend([
+            "L1-dcache-loads",
+            "L1-dcache-load-misses",
+            "LLC-loads",
+            "LLC-load-misses",
+        ]);
+    }
+    if level >= 2 {
+        v.extend([
+            "L1-icache-loads",
+            "L1-icache-load-misses",
+            "dTLB-loads",
+            "dTLB-load-misses",
+            "iTLB-loads",
+            "iTLB-load-misses",
+        ]);
+    }
+    if level >= 3 {
+        v.extend(["L1-dcache-prefetches", "L1-dcache-prefetch-misses"]);
+    }
+    v
+}
+
+/// Run a `--pre`/`--post` command through the shell, as perf does with system(3).
+fn run_shell(option: &str, cmd: &str) -> Result<std::process::ExitStatus> {
+    std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(cmd)
+        .status()
+        .with_context(|| format!("{option} '{cmd}': cannot run /bin/sh"))
+}
+
 fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     // Validate everything before a counter is opened or a command started.
     let plan = plan(&args)?;
-    let system_wide = matches!((plan.scope_of)(None), Scope::Cpus(_));
-    let events = resolve_events(ctx, &args.events, default_events(system_wide))?;
+    let system_wide = matches!((plan.scope_of)(None), Scope::Cpus(_))
+        || matches!(plan.target, StatTarget::SystemWide);
+    let mut events = if args.null && args.events.is_empty() {
+        Vec::new()
+    } else {
+        resolve_events(ctx, &args.events, default_events(system_wide))?
+    };
+    if !args.null && args.detailed > 0 {
+        let extra = detailed_events(args.detailed).join(",");
+        let more = resolve_events(ctx, &[extra], "")?;
+        let base = events.len();
+        events.extend(more.into_iter().map(|mut e| {
+            e.leader += base;
+            e
+        }));
+    }
+    for e in &mut events {
+        if args.all_user {
+            e.exclude_kernel = true;
+            e.exclude_user = false;
+        } else if args.all_kernel {
+            e.exclude_kernel = false;
+            e.exclude_user = true;
+        }
+    }
     let style = if args.json {
         StatStyle::Json
     } else if let Some(s) = &args.sep {
@@ -344,14 +695,31 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     } else {
         StatStyle::Table
     };
+    let quiet = args.quiet;
     let mut out = Output {
         sink: match &args.output {
-            Some(p) => {
-                Box::new(std::fs::File::create(p).with_context(|| format!("-o {}", p.display()))?)
-            }
+            _ if quiet => Box::new(std::io::sink()),
+            Some(p) => Box::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .write(true)
+                    .append(args.append)
+                    .truncate(!args.append)
+                    .open(p)
+                    .with_context(|| format!("-o {}", p.display()))?,
+            ),
             None => Box::new(std::io::stderr()),
         },
     };
+    let opts = tracectl::perf::CountOptions {
+        no_inherit: args.no_inherit,
+        ignore_missing_threads: plan.whole_system_threads,
+        // -D 0 is no delay, as in perf.
+        enable_later: args.delay.is_some_and(|d| d != 0),
+    };
+    if plan.whole_system_threads {
+        raise_open_files_limit();
+    }
     let stop = tracectl::tracefs::stop_on_signals();
 
     let mut per_run: Vec<Vec<RunStats>> = Vec::new();
@@ -361,26 +729,70 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     let mut last: Option<LastRun> = None;
     let mut exit_code = 0;
     for _ in 0..args.repeat {
+        if let Some(pre) = &args.pre {
+            let st = run_shell("--pre", pre)?;
+            if !st.success() {
+                bail!("--pre '{pre}' failed ({st}); nothing was counted");
+            }
+        }
+        if args.sync {
+            // SAFETY: sync has no preconditions.
+            unsafe { libc::sync() };
+        }
         let mut child = gated_command(&args.command)?;
         let scope = (plan.scope_of)(child.as_ref().map(GatedChild::pid));
-        let cpus = slot_cpus(&scope);
-        let session = StatSession::open(&events, scope)?;
-        let start = Instant::now();
-        if !matches!(session.scope(), Scope::Command(_)) {
+        let session = StatSession::open(&events, scope, opts)?;
+        let mut start = Instant::now();
+        let delayed = opts.enable_later;
+        if delayed && !quiet {
+            eprintln!("Events disabled");
+        }
+        if !delayed && !matches!(session.scope(), Scope::Command(_)) {
             session.enable().context("enabling the counters")?;
         }
         if let Some(c) = child.as_mut() {
             c.release().context("starting the command")?;
         }
+        // -D MS: the counters are enabled MS after the command starts, whether it still
+        // runs or not, and the elapsed time counts from then; -D -1 never enables them.
+        if let Some(ms) = args.delay.filter(|&ms| ms > 0) {
+            let until = start + Duration::from_millis(ms as u64);
+            while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(
+                    until
+                        .saturating_duration_since(Instant::now())
+                        .min(Duration::from_millis(10)),
+                );
+            }
+            session.enable().context("enabling the counters")?;
+            if !quiet {
+                eprintln!("Events enabled");
+            }
+            start = Instant::now();
+        }
+        let deadline = args.timeout.map(|ms| start + Duration::from_millis(ms));
+        let mut timed_out = false;
         let mut exit = None;
         let mut prev: Option<Vec<Vec<Count>>> = None;
         let mut prev_at: Option<Duration> = None;
         let mut printed_header = false;
+        let mut intervals = 0u64;
         let interval = args.interval.map(Duration::from_millis);
         let mut next_tick = interval.map(|i| start + i);
         loop {
             let now = Instant::now();
-            let wait = next_tick
+            if deadline.is_some_and(|d| now >= d) && !timed_out {
+                timed_out = true;
+                match child.as_ref() {
+                    Some(c) => c.terminate().context("ending the command at --timeout")?,
+                    None => break,
+                }
+            }
+            let wake = [next_tick, deadline.filter(|_| !timed_out)]
+                .into_iter()
+                .flatten()
+                .min();
+            let wait = wake
                 .map(|t| t.saturating_duration_since(now))
                 .unwrap_or(Duration::from_millis(100));
             if let Some(c) = child.as_mut() {
@@ -399,37 +811,63 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
                     let counts = session.read()?;
                     let shown = since_last(&counts, prev.as_ref());
                     if matches!(style, StatStyle::Table) && !printed_header {
-                        out.put(&perf_stat::interval_header(plan.per_cpu))?;
+                        out.put(perf_stat::interval_header(plan.split))?;
                         printed_header = true;
                     }
                     let t = start.elapsed();
                     let prefix = format!("{:>6}.{:09}", t.as_secs(), t.subsec_nanos());
                     let mut s = String::new();
-                    let rs = rows(&events, &shown, &cpus, plan.per_cpu);
+                    let rs = rows(&events, &shown, &plan);
                     perf_stat::write_rows(&mut s, &rs, &style, iv.as_nanos() as f64, Some(&prefix));
                     out.put(&s)?;
                     prev = Some(counts);
                     prev_at = Some(t);
+                    intervals += 1;
                     next_tick = Some(tick + iv);
+                    if args.interval_count.is_some_and(|n| intervals >= n) {
+                        // perf prints no more, but waits for the command to end.
+                        next_tick = None;
+                        if child.is_none() {
+                            break;
+                        }
+                    }
                 }
             }
         }
         let elapsed = start.elapsed();
         session.disable().ok();
         let counts = session.read()?;
+        if let (Some(e), Some(prog)) = (&exit, args.command.first()) {
+            if let Some((_, text)) = e.signal() {
+                if !quiet {
+                    eprintln!("{prog}: {text}");
+                }
+            }
+        }
+        if let Some(post) = &args.post {
+            // perf runs it after each run and pays no heed to how it ends.
+            let _ = run_shell("--post", post);
+        }
         if args.interval.is_some() {
-            // The last, partial interval up to the command's end, as perf prints it.
-            let shown = since_last(&counts, prev.as_ref());
-            let since = prev_at.map_or(elapsed, |t| elapsed.saturating_sub(t));
-            let prefix = format!("{:>6}.{:09}", elapsed.as_secs(), elapsed.subsec_nanos());
-            let mut s = String::new();
-            let rs = rows(&events, &shown, &cpus, plan.per_cpu);
-            perf_stat::write_rows(&mut s, &rs, &style, since.as_nanos() as f64, Some(&prefix));
-            out.put(&s)?;
+            if args.interval_count.is_none() {
+                // The last, partial interval up to the command's end, as perf prints it.
+                let shown = since_last(&counts, prev.as_ref());
+                let since = prev_at.map_or(elapsed, |t| elapsed.saturating_sub(t));
+                let prefix = format!("{:>6}.{:09}", elapsed.as_secs(), elapsed.subsec_nanos());
+                let mut s = String::new();
+                let rs = rows(&events, &shown, &plan);
+                perf_stat::write_rows(&mut s, &rs, &style, since.as_nanos() as f64, Some(&prefix));
+                out.put(&s)?;
+            }
             return Ok(exit.map_or(0, |e| e.code()));
         }
         if let Some(e) = exit {
-            exit_code = e.code();
+            // The end --timeout asked for is not a failure of the command.
+            exit_code = if timed_out && e.signal().is_some_and(|(s, _)| s == libc::SIGTERM) {
+                0
+            } else {
+                e.code()
+            };
             last = Some((
                 counts.clone(),
                 elapsed.as_nanos() as f64,
@@ -439,7 +877,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             last = Some((counts.clone(), elapsed.as_nanos() as f64, None));
         }
         elapsed_stats.push(elapsed.as_secs_f64());
-        let rs = rows(&events, &counts, &slot_cpus_of(&plan), plan.per_cpu);
+        let rs = rows(&events, &counts, &plan);
         if per_run.is_empty() {
             per_run = vec![vec![RunStats::default()]; rs.len()];
         }
@@ -455,8 +893,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     let Some((counts, elapsed_ns, user_sys)) = last else {
         return Ok(exit_code);
     };
-    let cpus = slot_cpus_of(&plan);
-    let mut rs = rows(&events, &counts, &cpus, plan.per_cpu);
+    let mut rs = rows(&events, &counts, &plan);
     let runs = args.repeat;
     if runs > 1 {
         for (r, stats) in rs.iter_mut().zip(&per_run) {
@@ -470,6 +907,10 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
                 });
             }
         }
+    }
+    // A null run (-n) prints only its times, and nothing at all in CSV or JSON.
+    if events.is_empty() && !matches!(style, StatStyle::Table) {
+        return Ok(exit_code);
     }
     let mut s = String::new();
     if matches!(style, StatStyle::Table) {
@@ -488,14 +929,29 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         } else {
             None
         };
-        s.push_str(&perf_stat::footer(elapsed_mean_ns / 1e9, sd, ru));
+        let footer = perf_stat::footer(elapsed_mean_ns / 1e9, sd, ru);
+        // With no counter lines, the footer follows the header's blank line directly.
+        s.push_str(if events.is_empty() {
+            footer.strip_prefix('\n').unwrap_or(&footer)
+        } else {
+            &footer
+        });
     }
     out.put(&s)?;
     Ok(exit_code)
 }
 
-fn slot_cpus_of(plan: &Plan) -> Vec<u32> {
-    slot_cpus(&(plan.scope_of)(None))
+/// Counting every thread of the system takes a descriptor per thread and event: raise
+/// the soft limit of open files to the hard one, as perf does when it runs out.
+fn raise_open_files_limit() {
+    // SAFETY: getrlimit/setrlimit on this process with a valid struct.
+    unsafe {
+        let mut r: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
+            r.rlim_cur = r.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
 }
 
 /// The counts of an interval: `counts` less the reading before it (the first interval
@@ -508,5 +964,18 @@ fn since_last(counts: &[Vec<Count>], prev: Option<&Vec<Vec<Count>>>) -> Vec<Vec<
             .map(|(n, b)| n.iter().zip(b).map(|(n, b)| delta(n, b)).collect())
             .collect(),
         None => counts.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_like_perf_threads;
+
+    #[test]
+    fn per_thread_rows_busiest_first_ties_in_thread_order() {
+        let mut v = vec![(5u64, 'a'), (9, 'b'), (5, 'c'), (0, 'd'), (9, 'e'), (7, 'f')];
+        sort_like_perf_threads(&mut v, &|x: &(u64, char)| x.0);
+        let order: String = v.iter().map(|x| x.1).collect();
+        assert_eq!(order, "befacd");
     }
 }

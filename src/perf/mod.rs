@@ -42,7 +42,7 @@ mod sys;
 pub mod unwind;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};
-pub use stat::{aggregate, delta, Count, OpenError, RunStats, Scope, StatSession};
+pub use stat::{aggregate, delta, Count, CountOptions, OpenError, RunStats, Scope, StatSession};
 pub use sys::{page_size, ChildExit, CounterReading, GatedChild, PollResult, Ring};
 
 /// The online CPUs (`/sys/devices/system/cpu/online`).
@@ -51,6 +51,88 @@ pub fn online_cpus() -> std::io::Result<Vec<u32>> {
     let text = std::fs::read_to_string(path)?;
     crate::tracefs::parse_cpu_list(text.trim(), crate::tracefs::MAX_CPUS)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{path}: {e}")))
+}
+
+/// Where a CPU sits: its socket (physical package), die, core and NUMA node, as sysfs
+/// gives them (`/sys/devices/system/cpu/cpuN/topology`, `/sys/devices/system/node`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CpuTopology {
+    /// `physical_package_id`.
+    pub socket: i32,
+    /// `die_id` (0 where the kernel has no dies).
+    pub die: i32,
+    /// `core_id`.
+    pub core: i32,
+    /// The node whose `cpuN` link names this CPU (0 without NUMA nodes in sysfs).
+    pub node: i32,
+}
+
+/// The topology of `cpu` (see [`CpuTopology`]).
+pub fn cpu_topology(cpu: u32) -> std::io::Result<CpuTopology> {
+    let base = format!("/sys/devices/system/cpu/cpu{cpu}/topology");
+    let id = |name: &str, missing: Option<i32>| -> std::io::Result<i32> {
+        let path = format!("{base}/{name}");
+        match std::fs::read_to_string(&path) {
+            Ok(t) => t.trim().parse().map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{path}: not a number: {:?}", t.trim()),
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && missing.is_some() => {
+                Ok(missing.unwrap_or(0))
+            }
+            Err(e) => Err(std::io::Error::new(e.kind(), format!("{path}: {e}"))),
+        }
+    };
+    let node = std::fs::read_dir("/sys/devices/system/node")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let n = e
+                .file_name()
+                .to_str()?
+                .strip_prefix("node")?
+                .parse::<i32>()
+                .ok()?;
+            e.path().join(format!("cpu{cpu}")).exists().then_some(n)
+        })
+        .min()
+        .unwrap_or(0);
+    Ok(CpuTopology {
+        socket: id("physical_package_id", None)?,
+        die: id("die_id", Some(0))?,
+        core: id("core_id", None)?,
+        node,
+    })
+}
+
+/// Every thread of every process (`/proc/*/task/*`) in ascending order, with its
+/// `comm` (threads that end while the list is read are left out).
+pub fn all_threads() -> std::io::Result<Vec<(i32, String)>> {
+    let mut pids: Vec<i32> = std::fs::read_dir("/proc")?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    pids.sort_unstable();
+    let mut out = Vec::new();
+    for pid in pids {
+        let Ok(tids) = process_threads(pid) else {
+            continue;
+        };
+        for tid in tids {
+            if let Some(comm) = thread_comm(tid) {
+                out.push((tid, comm));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A thread's `comm` (`/proc/TID/comm`), or None once it has ended.
+pub fn thread_comm(tid: i32) -> Option<String> {
+    let t = std::fs::read_to_string(format!("/proc/{tid}/comm")).ok()?;
+    Some(t.strip_suffix('\n').unwrap_or(&t).to_string())
 }
 
 /// The threads of a process (`/proc/PID/task`), sorted.

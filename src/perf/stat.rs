@@ -12,7 +12,8 @@ use super::sys::{new_attr, Counter, CounterReading};
 pub enum Scope {
     /// These CPUs, every task (`-a`, `-C`).
     Cpus(Vec<u32>),
-    /// These threads, any CPU (`-p`, `-t`), without following new children.
+    /// These threads, any CPU (`-p`, `-t`); the children they fork later are counted
+    /// with them unless [`CountOptions::no_inherit`].
     Threads(Vec<i32>),
     /// A forked command that has not exec'd yet: counters inherit into its children and
     /// start at its exec.
@@ -45,6 +46,20 @@ impl Count {
             _ => None,
         }
     }
+}
+
+/// How counters are opened, beyond their events and scope.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CountOptions {
+    /// Counters of a command or of threads do not follow the children they fork
+    /// (`perf stat -i`); by default they do, as perf's do.
+    pub no_inherit: bool,
+    /// A thread that ended before its counters were opened is left uncounted instead of
+    /// failing the session (the threads of a whole system, listed a moment before).
+    pub ignore_missing_threads: bool,
+    /// A command's counters are not enabled by its exec but later, by
+    /// [`StatSession::enable`] (`perf stat -D`).
+    pub enable_later: bool,
 }
 
 /// A counting session: counters opened for every event in every slot of the scope.
@@ -109,7 +124,11 @@ impl std::error::Error for OpenError {
 impl StatSession {
     /// Open every event in every slot of `scope`, disabled (a command's counters are
     /// enabled by its exec; the others by [`StatSession::enable`]).
-    pub fn open(events: &[EventSpec], scope: Scope) -> Result<StatSession, OpenError> {
+    pub fn open(
+        events: &[EventSpec],
+        scope: Scope,
+        opts: CountOptions,
+    ) -> Result<StatSession, OpenError> {
         let slots: Vec<(i32, i32, String)> = match &scope {
             Scope::Cpus(cpus) => cpus
                 .iter()
@@ -131,9 +150,13 @@ impl StatSession {
             attr.set_exclude_kernel(u64::from(e.exclude_kernel));
             attr.set_exclude_hv(u64::from(e.exclude_hv));
             attr.set_precise_ip(u64::from(e.precise));
-            if let Scope::Command(_) = scope {
-                attr.set_inherit(1);
-                attr.set_enable_on_exec(u64::from(leads));
+            match scope {
+                Scope::Command(_) => {
+                    attr.set_inherit(u64::from(!opts.no_inherit));
+                    attr.set_enable_on_exec(u64::from(leads && !opts.enable_later));
+                }
+                Scope::Threads(_) => attr.set_inherit(u64::from(!opts.no_inherit)),
+                Scope::Cpus(_) => {}
             }
             let mut row = Vec::with_capacity(slots.len());
             for (s, (pid, cpu, name)) in slots.iter().enumerate() {
@@ -153,6 +176,12 @@ impl StatSession {
                 match Counter::open(&attr, *pid, *cpu, group) {
                     Ok(c) => row.push(Some(c)),
                     Err(err) if is_unsupported(&err) => row.push(None),
+                    Err(err)
+                        if opts.ignore_missing_threads
+                            && err.raw_os_error() == Some(libc::ESRCH) =>
+                    {
+                        row.push(None)
+                    }
                     Err(source) => {
                         return Err(OpenError {
                             event: e.name.clone(),

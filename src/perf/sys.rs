@@ -397,6 +397,26 @@ impl ChildExit {
             1
         }
     }
+
+    /// The signal that ended the child, with the C library's description of it
+    /// (`strsignal`: "Terminated" for SIGTERM), or None when it exited by itself.
+    pub fn signal(&self) -> Option<(i32, String)> {
+        if !libc::WIFSIGNALED(self.status) {
+            return None;
+        }
+        let sig = libc::WTERMSIG(self.status);
+        // SAFETY: strsignal returns a NUL-terminated string (or NULL), copied out at once,
+        // before any other call could overwrite its buffer.
+        let text = unsafe {
+            let p = libc::strsignal(sig);
+            if p.is_null() {
+                format!("Signal {sig}")
+            } else {
+                std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+            }
+        };
+        Some((sig, text))
+    }
 }
 
 impl GatedChild {
@@ -463,6 +483,18 @@ impl GatedChild {
     pub fn release(&mut self) -> io::Result<()> {
         if let Some(g) = self.gate.take() {
             nix::unistd::write(&g, b"x").map_err(io::Error::from)?;
+        }
+        Ok(())
+    }
+
+    /// Ask the child to end (SIGTERM), as `perf stat --timeout` does when its time is up.
+    pub fn terminate(&self) -> io::Result<()> {
+        if self.pid <= 0 {
+            return Ok(());
+        }
+        // SAFETY: kill on our own child, which is not reaped yet (so its pid is not reused).
+        if unsafe { libc::kill(self.pid, libc::SIGTERM) } != 0 {
+            return Err(io::Error::last_os_error());
         }
         Ok(())
     }

@@ -34,8 +34,139 @@ pub struct StatRow<'a> {
     pub mean: Option<f64>,
     /// The noise of repeated runs, in percent of the mean (`-r`).
     pub noise_pct: Option<f64>,
-    /// The CPU of a per-CPU row (`-A`).
-    pub cpu: Option<u32>,
+    /// What the row counts when counts are not summed over everything: a CPU (`-A`),
+    /// a socket, die, core or node (`--per-socket` ...), or a thread (`--per-thread`).
+    pub group: Option<StatGroup>,
+}
+
+/// The part of the system one row counts (perf's aggregation id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatGroup {
+    /// One CPU (`-A`).
+    Cpu(u32),
+    /// A socket (`--per-socket`).
+    Socket {
+        /// `physical_package_id`.
+        socket: i32,
+        /// The number of its CPUs counted.
+        cpus: usize,
+    },
+    /// A die of a socket (`--per-die`).
+    Die {
+        /// `physical_package_id`.
+        socket: i32,
+        /// `die_id`.
+        die: i32,
+        /// The number of its CPUs counted.
+        cpus: usize,
+    },
+    /// A core of a die (`--per-core`).
+    Core {
+        /// `physical_package_id`.
+        socket: i32,
+        /// `die_id`.
+        die: i32,
+        /// `core_id`.
+        core: i32,
+        /// The number of its CPUs (hardware threads) counted.
+        cpus: usize,
+    },
+    /// A NUMA node (`--per-node`).
+    Node {
+        /// The node number.
+        node: i32,
+        /// The number of its CPUs counted.
+        cpus: usize,
+    },
+    /// A thread (`--per-thread`).
+    Thread {
+        /// Its command name.
+        comm: String,
+        /// Its thread id.
+        tid: i32,
+    },
+}
+
+/// How counts are split into rows (perf's aggregation mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatSplit {
+    /// One row per event.
+    Whole,
+    /// Per CPU (`-A`).
+    Cpu,
+    /// `--per-socket`.
+    Socket,
+    /// `--per-die`.
+    Die,
+    /// `--per-core`.
+    Core,
+    /// `--per-node`.
+    Node,
+    /// `--per-thread`.
+    Thread,
+}
+
+impl StatGroup {
+    /// The row's leading column(s) in the standard table (perf's widths).
+    fn table_label(&self) -> String {
+        match self {
+            StatGroup::Cpu(c) => format!("CPU{c:<7} "),
+            StatGroup::Socket { socket, cpus } => format!("S{socket:<5} {cpus:>4} "),
+            StatGroup::Die { socket, die, cpus } => format!("S{socket}-D{die:<8} {cpus:>4} "),
+            StatGroup::Core {
+                socket,
+                die,
+                core,
+                cpus,
+            } => format!("S{socket}-D{die}-C{core:<8} {cpus:>4} "),
+            StatGroup::Node { node, cpus } => format!("N{node:<5} {cpus:>4} "),
+            StatGroup::Thread { comm, tid } => format!("{comm:>16}-{tid:<8} "),
+        }
+    }
+
+    /// The id as perf names it (`S0-D0-C1`, `N0`, `comm-tid`), without the CPU count.
+    fn id(&self) -> String {
+        match self {
+            StatGroup::Cpu(c) => format!("CPU{c}"),
+            StatGroup::Socket { socket, .. } => format!("S{socket}"),
+            StatGroup::Die { socket, die, .. } => format!("S{socket}-D{die}"),
+            StatGroup::Core {
+                socket, die, core, ..
+            } => format!("S{socket}-D{die}-C{core}"),
+            StatGroup::Node { node, .. } => format!("N{node}"),
+            StatGroup::Thread { comm, tid } => format!("{comm}-{tid}"),
+        }
+    }
+
+    /// The number of CPUs summed into the row, for the groups that print it.
+    fn cpus(&self) -> Option<usize> {
+        match self {
+            StatGroup::Socket { cpus, .. }
+            | StatGroup::Die { cpus, .. }
+            | StatGroup::Core { cpus, .. }
+            | StatGroup::Node { cpus, .. } => Some(*cpus),
+            StatGroup::Cpu(_) | StatGroup::Thread { .. } => None,
+        }
+    }
+
+    /// The row's leading members of a `--json` object.
+    fn json_label(&self) -> String {
+        let key = match self {
+            StatGroup::Cpu(c) => return format!("\"cpu\" : \"{c}\", "),
+            StatGroup::Thread { .. } => {
+                return format!("\"thread\" : {}, ", serde_json::Value::String(self.id()))
+            }
+            StatGroup::Socket { .. } => "socket",
+            StatGroup::Die { .. } => "die",
+            StatGroup::Core { .. } => "core",
+            StatGroup::Node { .. } => "node",
+        };
+        format!(
+            "\"{key}\" : \"{}\", \"aggregate-number\" : {}, ",
+            self.id(),
+            self.cpus().unwrap_or(0)
+        )
+    }
 }
 
 impl StatRow<'_> {
@@ -77,11 +208,17 @@ pub fn header(target: &StatTarget, runs: u32) -> String {
 }
 
 /// The interval header of `-I` in the standard style.
-pub fn interval_header(per_cpu: bool) -> String {
-    if per_cpu {
-        "#           time CPU                    counts unit events\n".to_string()
-    } else {
-        "#           time             counts unit events\n".to_string()
+pub fn interval_header(split: StatSplit) -> &'static str {
+    match split {
+        StatSplit::Whole => "#           time             counts unit events\n",
+        StatSplit::Cpu => "#           time CPU                    counts unit events\n",
+        StatSplit::Socket => "#           time socket cpus             counts unit events\n",
+        StatSplit::Die => "#           time die          cpus             counts unit events\n",
+        StatSplit::Core => "#           time core            cpus             counts unit events\n",
+        StatSplit::Node => "#           time node   cpus             counts unit events\n",
+        StatSplit::Thread => {
+            "#           time             comm-pid                  counts unit events\n"
+        }
     }
 }
 
@@ -108,7 +245,7 @@ struct Metric {
 
 fn metric_of(row: &StatRow, rows: &[StatRow], elapsed_ns: f64) -> Option<Metric> {
     let v = row.value()?;
-    let same_cpu = |r: &&StatRow| r.cpu == row.cpu;
+    let same_cpu = |r: &&StatRow| r.group == row.group;
     if row.is_clock {
         if elapsed_ns <= 0.0 {
             return None;
@@ -201,8 +338,8 @@ pub fn write_rows(
                     out.push_str(p);
                     out.push(' ');
                 }
-                if let Some(c) = row.cpu {
-                    let _ = write!(out, "CPU{c:<7} ");
+                if let Some(g) = &row.group {
+                    out.push_str(&g.table_label());
                 }
                 let _ = write!(out, "{:>18} {unit:<4} {:<32}", count_text(row), row.name);
                 match (&metric, row.value()) {
@@ -236,8 +373,11 @@ pub fn write_rows(
                     out.push_str(p);
                     out.push_str(sep);
                 }
-                if let Some(c) = row.cpu {
-                    let _ = write!(out, "CPU{c}{sep}");
+                if let Some(g) = &row.group {
+                    let _ = write!(out, "{}{sep}", g.id());
+                    if let Some(n) = g.cpus() {
+                        let _ = write!(out, "{n}{sep}");
+                    }
                 }
                 let _ = write!(out, "{}{sep}{unit}{sep}{}", count_text(row), row.name);
                 if let Some(n) = row.noise_pct {
@@ -265,8 +405,8 @@ pub fn write_rows(
                 if let Some(p) = prefix {
                     let _ = write!(out, "\"interval\" : {}, ", p.trim());
                 }
-                if let Some(c) = row.cpu {
-                    let _ = write!(out, "\"cpu\" : \"{c}\", ");
+                if let Some(g) = &row.group {
+                    out.push_str(&g.json_label());
                 }
                 let value = match row.value() {
                     Some(v) if row.is_clock => format!("{:.6}", v / 1e6),
@@ -345,7 +485,7 @@ mod tests {
             }),
             mean: None,
             noise_pct: None,
-            cpu: None,
+            group: None,
         }
     }
 
