@@ -119,10 +119,11 @@ pub struct StatArgs {
     /// Count every event in kernel space only
     #[arg(long = "all-kernel")]
     all_kernel: bool,
-    /// Thousands' separators as the locale says (perf's default; C locales have none)
+    /// Accepted for perf's sake: counts print without thousands' separators, as perf
+    /// prints them in the C locale
     #[arg(short = 'B', long = "big-num", overrides_with = "no_big_num")]
     big_num: bool,
-    /// No thousands' separators
+    /// No thousands' separators (always so here)
     #[arg(long = "no-big-num")]
     no_big_num: bool,
     /// Counts per socket (with -a or -C)
