@@ -974,7 +974,14 @@ mod tests {
 
     #[test]
     fn per_thread_rows_busiest_first_ties_in_thread_order() {
-        let mut v = vec![(5u64, 'a'), (9, 'b'), (5, 'c'), (0, 'd'), (9, 'e'), (7, 'f')];
+        let mut v = vec![
+            (5u64, 'a'),
+            (9, 'b'),
+            (5, 'c'),
+            (0, 'd'),
+            (9, 'e'),
+            (7, 'f'),
+        ];
         sort_like_perf_threads(&mut v, &|x: &(u64, char)| x.0);
         let order: String = v.iter().map(|x| x.1).collect();
         assert_eq!(order, "befacd");

@@ -372,17 +372,37 @@ fn json_outputs_validate_live() {
         "live list",
         &run(&["list", "-t", "-C", "-o", "--json"]),
     );
-    // perf stat -j: perf's own lines, on stderr as perf prints them.
+    // perf stat -j: perf's own lines, on stderr as perf prints them, whole or split.
     let o = Command::new(bin())
         .args(["perf", "stat", "-j", "-e", "task-clock", "true"])
         .output()
         .unwrap();
     if o.status.success() {
-        let err = String::from_utf8_lossy(&o.stderr);
-        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with('{')).collect();
-        assert!(!lines.is_empty(), "{err}");
-        for l in lines {
-            validate(&root, "perf stat -j", l);
+        let me = std::process::id().to_string();
+        for split in [
+            &["-A"][..],
+            &["--per-socket"],
+            &["--per-die"],
+            &["--per-core"],
+            &["--per-node"],
+        ]
+        .into_iter()
+        .map(|s| [s, &["-a"]].concat())
+        .chain([vec!["--per-thread", "-p", &me]])
+        .chain([vec![]])
+        {
+            let o = Command::new(bin())
+                .args(["perf", "stat", "-j", "-e", "task-clock,cs"])
+                .args(&split)
+                .args(["--", "sleep", "0.01"])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            let lines: Vec<&str> = err.lines().filter(|l| l.starts_with('{')).collect();
+            assert!(o.status.success() && !lines.is_empty(), "{split:?}: {err}");
+            for l in lines {
+                validate(&root, &format!("perf stat -j {split:?}"), l);
+            }
         }
     } else {
         skips::skip(format!(
