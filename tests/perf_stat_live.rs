@@ -105,6 +105,18 @@ fn run(mut c: Command) -> Result<Output, String> {
     Ok(o)
 }
 
+/// An error with the exit status and stderr unless the command succeeded.
+fn succeeded(o: &Output) -> Result<(), String> {
+    if o.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "exit {:?}: {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    ))
+}
+
 fn stat_cmd(tool: Command, args: &[&str], n: u64) -> Command {
     let (exe, env) = workload(n);
     let mut c = tool;
@@ -142,13 +154,7 @@ fn getpid_exact() -> Result<(), String> {
         return Ok(());
     }
     let o = run(ours(&["-x,", "-e", "syscalls:sys_enter_getpid"], LOOPS))?;
-    if !o.status.success() {
-        return Err(format!(
-            "exit {:?}: {}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr)
-        ));
-    }
+    succeeded(&o)?;
     let counts = csv_counts(&o.stderr);
     let want = vec![("syscalls:sys_enter_getpid".to_string(), LOOPS.to_string())];
     if counts != want {
@@ -280,13 +286,7 @@ fn hardware_not_supported() -> Result<(), String> {
         ],
         10,
     ))?;
-    if !o.status.success() {
-        return Err(format!(
-            "exit {:?}: {}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr)
-        ));
-    }
+    succeeded(&o)?;
     let c = csv_counts(&o.stderr);
     let names: Vec<_> = c
         .iter()
@@ -657,13 +657,7 @@ fn pre_post_append() -> Result<(), String> {
                 ],
                 10,
             ))?;
-            if !o.status.success() {
-                return Err(format!(
-                    "exit {:?}: {}",
-                    o.status,
-                    String::from_utf8_lossy(&o.stderr)
-                ));
-            }
+            succeeded(&o)?;
         }
         let log_text = std::fs::read_to_string(&log).map_err(|e| e.to_string())?;
         if log_text != "pre\npost\npre\npost\npre\npost\npre\npost\n" {
