@@ -421,6 +421,13 @@ fn options_layout_as_perf() -> Result<(), String> {
         3_000_000,
         "--interval-count",
     )?;
+    // The totals after the intervals, in each style.
+    for style in [&[][..], &["-x,"], &["-x,", "--no-csv-summary"], &["-j"]] {
+        let mut args = vec!["-a", "-I", "20", "--interval-count", "1", "--summary"];
+        args.extend_from_slice(style);
+        args.extend_from_slice(&["-e", "task-clock"]);
+        same_shape(&args, 3_000_000, "--summary")?;
+    }
     // --timeout ends a command that runs longer, with perf's line for the signal.
     same_shape(
         &["--timeout", "50", "-e", "task-clock"],

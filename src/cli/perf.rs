@@ -126,6 +126,15 @@ pub struct StatArgs {
     /// No thousands' separators (always so here)
     #[arg(long = "no-big-num")]
     no_big_num: bool,
+    /// With -I: print the totals after the intervals too
+    #[arg(long = "summary")]
+    summary: bool,
+    /// With --summary and -x: no `summary` column on the totals' lines
+    #[arg(long = "no-csv-summary")]
+    no_csv_summary: bool,
+    /// With -r: a table of each run's elapsed time and its distance from the mean
+    #[arg(long = "table")]
+    table: bool,
     /// Counts per socket (with -a or -C)
     #[arg(long = "per-socket")]
     per_socket: bool,
@@ -725,6 +734,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
 
     let mut per_run: Vec<Vec<RunStats>> = Vec::new();
     let mut elapsed_stats = RunStats::default();
+    let mut elapsed_runs = Vec::new();
     // The last run's counts, its elapsed nanoseconds, and the command's user/sys seconds.
     type LastRun = (Vec<Vec<Count>>, f64, Option<(f64, f64)>);
     let mut last: Option<LastRun> = None;
@@ -860,7 +870,9 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
                 perf_stat::write_rows(&mut s, &rs, &style, since.as_nanos() as f64, Some(&prefix));
                 out.put(&s)?;
             }
-            return Ok(exit.map_or(0, |e| e.code()));
+            if !args.summary {
+                return Ok(exit.map_or(0, |e| e.code()));
+            }
         }
         if let Some(e) = exit {
             // The end --timeout asked for is not a failure of the command.
@@ -878,6 +890,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             last = Some((counts.clone(), elapsed.as_nanos() as f64, None));
         }
         elapsed_stats.push(elapsed.as_secs_f64());
+        elapsed_runs.push(elapsed.as_secs_f64());
         let rs = rows(&events, &counts, &plan);
         if per_run.is_empty() {
             per_run = vec![vec![RunStats::default()]; rs.len()];
@@ -922,7 +935,14 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     } else {
         elapsed_ns
     };
-    perf_stat::write_rows(&mut s, &rs, &style, elapsed_mean_ns, None);
+    // --summary after -I: the totals, each CSV line marked as perf marks it.
+    let summary_prefix = (args.summary && args.interval.is_some() && !args.no_csv_summary)
+        .then(|| format!("{:>16}", "summary"));
+    let prefix = match style {
+        StatStyle::Csv(_) => summary_prefix.as_deref(),
+        _ => None,
+    };
+    perf_stat::write_rows(&mut s, &rs, &style, elapsed_mean_ns, prefix);
     if matches!(style, StatStyle::Table) {
         let sd = (runs > 1).then(|| elapsed_stats.stddev_of_mean());
         let ru = if matches!(plan.target, StatTarget::Command(_)) {
@@ -930,7 +950,8 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         } else {
             None
         };
-        let footer = perf_stat::footer(elapsed_mean_ns / 1e9, sd, ru);
+        let table = (args.table && runs > 1).then_some(elapsed_runs.as_slice());
+        let footer = perf_stat::footer(elapsed_mean_ns / 1e9, sd, ru, table);
         // With no counter lines, the footer follows the header's blank line directly.
         s.push_str(if events.is_empty() {
             footer.strip_prefix('\n').unwrap_or(&footer)

@@ -442,12 +442,20 @@ fn precision_for(sd: f64) -> usize {
 }
 
 /// The standard footer: elapsed time (with its spread over runs), then user and system
-/// time of a command run once.
-pub fn footer(elapsed_s: f64, elapsed_sd: Option<f64>, user_sys: Option<(f64, f64)>) -> String {
+/// time of a command run once. `runs` (`--table`) lists each run's elapsed seconds.
+pub fn footer(
+    elapsed_s: f64,
+    elapsed_sd: Option<f64>,
+    user_sys: Option<(f64, f64)>,
+    runs: Option<&[f64]>,
+) -> String {
     let mut out = String::from("\n");
     match elapsed_sd {
         Some(sd) => {
             let p = precision_for(sd) + 2;
+            if let Some(runs) = runs {
+                write_run_table(&mut out, runs, elapsed_s, p);
+            }
             let _ = write!(out, " {elapsed_s:>17.p$} +- {sd:.p$} seconds time elapsed");
             if elapsed_s != 0.0 {
                 let pct = 100.0 * sd / elapsed_s;
@@ -465,6 +473,29 @@ pub fn footer(elapsed_s: f64, elapsed_sd: Option<f64>, user_sys: Option<(f64, f6
     }
     out.push_str("\n\n");
     out
+}
+
+/// perf's `--table`: each run's elapsed time, its distance from the mean, and a bar of
+/// one `#` plus one per whole 5% of that distance, indented like the mean's digits.
+fn write_run_table(out: &mut String, runs: &[f64], mean: f64, p: usize) {
+    let mean_text = format!(" {mean:>17.p$}");
+    let indent = mean_text.len() - mean_text.trim_start().len();
+    let _ = writeln!(out, "{:indent$}# Table of individual measurements:", "");
+    for &run in runs {
+        let pct = if run != 0.0 {
+            (100.0 * (run - mean) / run) as i32
+        } else {
+            0
+        };
+        let bar = 1 + (pct / 5).unsigned_abs() as usize;
+        let _ = writeln!(
+            out,
+            " {run:>17.p$} ({:+.p$}) {}",
+            run - mean,
+            "#".repeat(bar)
+        );
+    }
+    let _ = write!(out, "\n{:indent$}# Final result:\n", "");
 }
 
 #[cfg(test)]
@@ -495,6 +526,13 @@ mod tests {
         assert_eq!(rate_unit(1000.0), (1000.0, "/sec"));
         assert_eq!(precision_for(0.00131), 3);
         assert_eq!(precision_for(2.0), 0);
+        // perf 6.1's --table for three runs of `sleep 0.01`.
+        let mut t = String::new();
+        write_run_table(&mut t, &[0.01181, 0.01799, 0.01156], 0.01379, 5);
+        assert_eq!(
+            t,
+            "           # Table of individual measurements:\n           0.01181 (-0.00198) ####\n           0.01799 (+0.00420) #####\n           0.01156 (-0.00223) ####\n\n           # Final result:\n"
+        );
         let rows = [row("cs", false, 1), row("task-clock", true, 789_000)];
         let mut s = String::new();
         write_rows(
