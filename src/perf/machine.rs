@@ -1441,7 +1441,7 @@ mod tests {
             endian: crate::endian::Endianness::NATIVE,
             ..Sample::default()
         };
-        m.load_user_tables(&s);
+        m.load_user_tables(&s, &mut [0; LOOKED_UP_SLOTS]);
         assert!(m.dsos[0].symbols.get().is_some_and(Option::is_some));
         assert_eq!(m.resolve(7, misc::USER, 0x40110f).sym, None);
         assert_eq!(
