@@ -343,7 +343,7 @@ pub struct Machine {
     /// Comm per thread, and whether a record set it (perf copies only a set comm to a
     /// forked thread).
     comms: PidMap<(String, bool)>,
-    maps: HashMap<i32, Vec<Map>>,
+    maps: PidMap<Vec<Map>>,
     kernel_maps: Vec<Map>,
     dsos: Vec<Dso>,
     /// The objects of each name, in the order they were made.
@@ -372,6 +372,10 @@ pub struct Machine {
     tables: Arc<Mutex<HashMap<TableKey, SharedTable>>>,
 }
 
+/// The slots of [`Machine::look_up_ahead`]'s memory of addresses looked up (a power of
+/// two): enough for the distinct addresses of a deep call-chain profile's hot paths.
+const LOOKED_UP_SLOTS: usize = 1 << 14;
+
 /// A file's symbol table, loaded by whichever machine asks first.
 type SharedTable = Arc<OnceLock<Option<SymbolTable>>>;
 
@@ -387,7 +391,7 @@ impl Machine {
         comms.insert(0, ("swapper".to_string(), true));
         Machine {
             comms,
-            maps: HashMap::new(),
+            maps: PidMap::default(),
             kernel_maps: Vec::new(),
             dsos: Vec::new(),
             by_name: HashMap::new(),
@@ -437,6 +441,7 @@ impl Machine {
     /// failed is kept per machine. Nothing is reported: a record that cannot be read
     /// ends the pass, and reading the file in order reports it.
     pub fn look_up_ahead(&mut self, file: &PerfData, reached: &AtomicU64) {
+        let mut seen = vec![0u64; LOOKED_UP_SLOTS];
         for r in file.records() {
             let Ok(r) = r else {
                 break;
@@ -447,7 +452,7 @@ impl Machine {
             }
             if r.type_ == record::SAMPLE {
                 if r.offset > at {
-                    let _ = file.with_sample(&r, |s| self.load_user_tables(s));
+                    let _ = file.with_sample(&r, |s| self.load_user_tables(s, &mut seen));
                 }
             } else if let Ok(ev) = file.decode(&r) {
                 self.apply(&ev);
@@ -456,8 +461,14 @@ impl Machine {
     }
 
     /// Load the tables of the user files that the ip and the call chain of `s` land in,
-    /// and look the addresses up there.
-    fn load_user_tables(&self, s: &Sample<'_>) {
+    /// and look the addresses up there. `seen` remembers the latest file and address
+    /// looked up in each of its slots (by the address's hash): an address found there
+    /// was looked up already, and a second lookup would find everything made (the
+    /// main thread then pays the repeated lookups alone).
+    fn load_user_tables(&self, s: &Sample<'_>, seen: &mut [u64]) {
+        let Some(maps) = self.maps.get(&s.pid) else {
+            return;
+        };
         let mut mode = s.cpumode;
         let first = (!s.callchain().any(|_| true)).then_some(s.ip);
         for ip in first.into_iter().chain(s.callchain()) {
@@ -472,11 +483,21 @@ impl Machine {
             if mode != misc::USER {
                 continue;
             }
-            if let Some(m) = self.maps.get(&s.pid).and_then(|v| find_map(v, ip)) {
+            if let Some(m) = find_map(maps, ip) {
                 let d = &self.dsos[m.dso];
                 if d.kernel.is_none() && !d.name.starts_with(PERF_MAP_PREFIX) {
+                    let at = ip.wrapping_sub(m.start).wrapping_add(m.pgoff);
+                    // Object indexes and file offsets both fit: the key is a hint only,
+                    // a collision costs one lookup more or less, never another answer.
+                    let key = at ^ ((m.dso as u64 + 1) << 48);
+                    let slot = &mut seen[key.wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize
+                        >> (usize::BITS - LOOKED_UP_SLOTS.trailing_zeros())];
+                    if *slot == key {
+                        continue;
+                    }
+                    *slot = key;
                     if let Some(t) = self.elf_symbols(m.dso) {
-                        t.find(ip.wrapping_sub(m.start).wrapping_add(m.pgoff));
+                        t.find(at);
                     }
                 }
             }
@@ -1420,7 +1441,7 @@ mod tests {
             endian: crate::endian::Endianness::NATIVE,
             ..Sample::default()
         };
-        m.load_user_tables(&s);
+        m.load_user_tables(&s, &mut [0; LOOKED_UP_SLOTS]);
         assert!(m.dsos[0].symbols.get().is_some_and(Option::is_some));
         assert_eq!(m.resolve(7, misc::USER, 0x40110f).sym, None);
         assert_eq!(
