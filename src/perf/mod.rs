@@ -53,6 +53,18 @@ pub fn online_cpus() -> std::io::Result<Vec<u32>> {
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{path}: {e}")))
 }
 
+/// The process a thread belongs to (the `Tgid` of `/proc/TID/status`).
+pub fn thread_group(tid: i32) -> std::io::Result<i32> {
+    let path = format!("/proc/{tid}/status");
+    let text = std::fs::read_to_string(&path)?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{path}: no Tgid line"))
+        })
+}
+
 /// The threads of a process (`/proc/PID/task`), sorted.
 pub fn process_threads(pid: i32) -> std::io::Result<Vec<i32>> {
     let mut v: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))?
