@@ -50,12 +50,23 @@ fn tracectl() -> &'static str {
     env!("CARGO_BIN_EXE_tracectl")
 }
 
+/// The two recorders: perf writing p.data, tracectl writing t.data.
+const RECORDERS: [(&str, &str); 2] = [("perf", "p.data"), ("tracectl", "t.data")];
+
 /// Record `cmd` with `opts` by perf into p.data and by tracectl into t.data (both quiet).
 fn record_both(d: &Path, opts: &[&str], cmd: &[&str]) {
-    for (tool, pre, file) in [
-        ("perf", &["record"][..], "p.data"),
-        (tracectl(), &["perf", "record"][..], "t.data"),
-    ] {
+    for (tool, _) in RECORDERS {
+        record_by(tool, d, opts, cmd);
+    }
+}
+
+/// Record `cmd` with `opts` by `tool` (one of [`RECORDERS`]), quietly.
+fn record_by(tool: &str, d: &Path, opts: &[&str], cmd: &[&str]) {
+    {
+        let (tool, pre, file) = match tool {
+            "perf" => ("perf", &["record"][..], "p.data"),
+            _ => (tracectl(), &["perf", "record"][..], "t.data"),
+        };
         let args = [pre, &["-q", "-o", file], opts, &["--"], cmd].concat();
         let out = Command::new(tool).current_dir(d).args(&args).output().unwrap();
         assert!(
@@ -176,27 +187,33 @@ fn perf_record_opts_live_tid_samples_that_thread_only() {
     }
     let dir = workdir();
     let d = dir.path();
-    let tid_file = d.join("tid");
-    let child = Command::new(d.join("opts"))
-        .args(["threads", "4"])
-        .arg(&tid_file)
-        .spawn()
-        .unwrap();
-    let running = Running(child);
-    let pid = running.0.id().to_string();
-    let mut tid = String::new();
-    for _ in 0..200 {
-        tid = std::fs::read_to_string(&tid_file).unwrap_or_default();
-        if tid.ends_with('\n') {
-            break;
+    // One workload per tool, spinning long enough for a slow start on a loaded machine
+    // (it is killed once recorded).
+    let mut ids = Vec::new();
+    for (tool, _) in RECORDERS {
+        let tid_file = d.join(format!("tid-{tool}"));
+        let child = Command::new(d.join("opts"))
+            .args(["threads", "20"])
+            .arg(&tid_file)
+            .spawn()
+            .unwrap();
+        let running = Running(child);
+        let pid = running.0.id().to_string();
+        let mut tid = String::new();
+        for _ in 0..500 {
+            tid = std::fs::read_to_string(&tid_file).unwrap_or_default();
+            if tid.ends_with('\n') {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        std::thread::sleep(std::time::Duration::from_millis(10));
+        let tid = tid.trim().to_string();
+        assert!(!tid.is_empty(), "the workload wrote no tid");
+        record_by(tool, d, &["-t", &tid], &["sleep", "0.3"]);
+        ids.push((pid, tid));
     }
-    let tid = tid.trim().to_string();
-    assert!(!tid.is_empty(), "the workload wrote no tid");
-    record_both(d, &["-t", &tid], &["sleep", "0.3"]);
     same_attrs(d, "-t");
-    for file in ["p.data", "t.data"] {
+    for ((_, file), (pid, tid)) in RECORDERS.iter().zip(&ids) {
         let s = samples(d, file);
         assert!(s.len() > 10, "{file}: {} samples of the worker", s.len());
         for (p, t, comm) in &s {
