@@ -93,6 +93,13 @@ pub struct RecordArgs {
     /// Record the raw sample data (PERF_SAMPLE_RAW, with the CPU)
     #[arg(short = 'R', long = "raw-samples")]
     raw_samples: bool,
+    /// Record the context switches too (PERF_RECORD_SWITCH; SWITCH_CPU_WIDE with -a
+    /// or -C), which `perf script --show-switch-events` shows
+    #[arg(long = "switch-events")]
+    switch_events: bool,
+    /// List the build ids of every object the recording mapped, hit by a sample or not
+    #[arg(long = "buildid-all", conflicts_with = "no_buildid")]
+    buildid_all: bool,
     /// Output file (an existing one is renamed to FILE.old)
     #[arg(
         short = 'o',
@@ -361,6 +368,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         },
         exclude_guest: !args.events.is_empty(),
         filters,
+        switch_events: args.switch_events,
     };
 
     let mut child = super::perf::gated_command(&args.command)?;
@@ -394,6 +402,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         cmdline,
         version: format!("tracectl {}", env!("CARGO_PKG_VERSION")),
         build_ids,
+        all_build_ids: args.buildid_all,
     };
     let stop = tracectl::tracefs::stop_on_signals();
     let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;

@@ -48,6 +48,9 @@ pub struct SampleOptions {
     pub exclude_guest: bool,
     /// `--filter`: a tracepoint filter for the event at this index.
     pub filters: Vec<(usize, String)>,
+    /// `--switch-events`: the kernel reports each context switch (PERF_RECORD_SWITCH, or
+    /// SWITCH_CPU_WIDE on CPUs).
+    pub switch_events: bool,
 }
 
 impl SampleOptions {
@@ -64,6 +67,7 @@ impl SampleOptions {
             fields: SampleFields::default(),
             exclude_guest: false,
             filters: Vec::new(),
+            switch_events: false,
         }
     }
 }
@@ -422,6 +426,7 @@ impl RecordSession {
                     attr.set_comm(1);
                     attr.set_comm_exec(1);
                     attr.set_task(1);
+                    attr.set_context_switch(u64::from(opts.switch_events));
                     // perf's choice for dwarf call graphs: the unwinder reads the call
                     // frame tables through the process's readable mappings too.
                     attr.set_mmap_data(u64::from(s.maps_data));

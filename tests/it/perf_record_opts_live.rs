@@ -400,3 +400,47 @@ fn perf_record_opts_live_bad_values_leave_nothing() {
         assert!(!d.join("t.data").exists(), "{opts:?}: a file was left");
     }
 }
+
+/// `--switch-events` sets `context_switch`: both files carry the switches, which
+/// `perf script --show-switch-events` shows, of the workload's tasks only.
+#[test]
+fn perf_record_opts_live_switch_events() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    record_both(d, &["--switch-events"], &[&prog, "fork", "0.1"]);
+    same_attrs(d, "--switch-events");
+    for file in ["p.data", "t.data"] {
+        let s = script(d, file, &["--show-switch-events", "-F", "comm,tid"]);
+        let switches: Vec<&str> = s.lines().filter(|l| l.contains("PERF_RECORD_SWITCH")).collect();
+        assert!(!switches.is_empty(), "{file}: no switch in {s}");
+        for l in switches {
+            assert!(l.trim_start().starts_with("opts "), "{file}: {l}");
+        }
+    }
+    our_script_same(d, &[], "--switch-events");
+}
+
+/// `--buildid-all` lists the build id of every object mapped, hit or not: the same list
+/// as perf's, the program and its libraries in it however few samples the short run
+/// takes.
+#[test]
+fn perf_record_opts_live_buildid_all() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    record_both(d, &["--buildid-all", "-N"], &[&prog, "writes"]);
+    same_attrs(d, "--buildid-all");
+    let list = |file: &str| run_clean("perf", &["buildid-list", "-i", file], d);
+    let (p, t) = (list("p.data"), list("t.data"));
+    assert_eq!(t, p, "the build-id lists differ");
+    for object in [prog.as_str(), "libc.so.6", "ld-linux-x86-64.so.2", "[vdso]"] {
+        assert!(t.contains(object), "{object} not in {t}");
+    }
+}
