@@ -242,11 +242,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     if (args.pid.is_some() || args.tid.is_some()) && (args.all_cpus || args.cpu.is_some()) {
         bail!("-p/-t sample tasks on every CPU and cannot be combined with -a or -C");
     }
-    if !has_cmd
-        && !args.all_cpus
-        && args.cpu.is_none()
-        && args.pid.is_none()
-        && args.tid.is_none()
+    if !has_cmd && !args.all_cpus && args.cpu.is_none() && args.pid.is_none() && args.tid.is_none()
     {
         bail!(
             "nothing to record: give a command (`tracectl perf record -- CMD`), -a, -C, -p or -t"

@@ -61,7 +61,10 @@ pub fn thread_group(tid: i32) -> std::io::Result<i32> {
         .find_map(|l| l.strip_prefix("Tgid:"))
         .and_then(|v| v.trim().parse().ok())
         .ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{path}: no Tgid line"))
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{path}: no Tgid line"),
+            )
         })
 }
 

@@ -337,7 +337,10 @@ impl RecordSession {
         let any_tracepoint = events
             .iter()
             .any(|e| matches!(e.kind, EventKind::Tracepoint { .. }));
-        if matches!(scope, RecordScope::Cpus(_)) || opts.fields.cpu || opts.fields.raw || any_tracepoint
+        if matches!(scope, RecordScope::Cpus(_))
+            || opts.fields.cpu
+            || opts.fields.raw
+            || any_tracepoint
         {
             sample_type |= sample::CPU;
         }
@@ -601,6 +604,27 @@ impl RecordSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// perf 6.1's `evsel__add_modifiers` for a name rebuilt from the attr: `cycles:P`
+    /// falls back to `cpu-clock:ppp`, and to `cpu-clock:uhppp` under `--all-user` (the
+    /// hypervisor is not excluded then); `cycles:u` (hv excluded) to `cpu-clock:u`.
+    #[test]
+    fn rebuilt_names_follow_the_attr() {
+        let attr = |k: u64, u: u64, h: u64, p: u64| {
+            let mut a = super::super::sys::new_attr();
+            a.set_exclude_kernel(k);
+            a.set_exclude_user(u);
+            a.set_exclude_hv(h);
+            a.set_precise_ip(p);
+            a
+        };
+        assert_eq!(modifier_suffix(&attr(0, 0, 0, 3)), ":ppp");
+        assert_eq!(modifier_suffix(&attr(1, 0, 0, 3)), ":uhppp");
+        assert_eq!(modifier_suffix(&attr(0, 1, 0, 3)), ":khppp");
+        assert_eq!(modifier_suffix(&attr(1, 0, 1, 0)), ":u");
+        assert_eq!(modifier_suffix(&attr(0, 1, 1, 0)), ":k");
+        assert_eq!(modifier_suffix(&attr(0, 0, 0, 0)), "");
+    }
 
     /// perf 6.1's `get_stack_size`: `dwarf,100` records 104 bytes, `dwarf,0x1000` 4096,
     /// `dwarf,65528` is the most and `dwarf,65529` (65536 once rounded) too much, as are

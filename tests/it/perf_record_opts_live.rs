@@ -36,7 +36,11 @@ fn workdir() -> tempfile::TempDir {
 /// `cmd args` in `d`: its standard output, the test failing when it fails or when it
 /// warns (perf's readers warn on standard error of what they cannot read).
 fn run_clean(cmd: &str, args: &[&str], d: &Path) -> String {
-    let out = Command::new(cmd).current_dir(d).args(args).output().unwrap();
+    let out = Command::new(cmd)
+        .current_dir(d)
+        .args(args)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{cmd} {args:?}: {err}");
     assert!(
@@ -68,7 +72,11 @@ fn record_by(tool: &str, d: &Path, opts: &[&str], cmd: &[&str]) {
             _ => (tracectl(), &["perf", "record"][..], "t.data"),
         };
         let args = [pre, &["-q", "-o", file], opts, &["--"], cmd].concat();
-        let out = Command::new(tool).current_dir(d).args(&args).output().unwrap();
+        let out = Command::new(tool)
+            .current_dir(d)
+            .args(&args)
+            .output()
+            .unwrap();
         assert!(
             out.status.success(),
             "{tool} {args:?}: {}",
@@ -111,7 +119,10 @@ fn our_script_same(d: &Path, args: &[&str], what: &str) {
         &[&["perf", "script", "-i", "t.data"][..], args].concat(),
         d,
     );
-    assert_eq!(ours, perf, "{what}: tracectl perf script differs from perf's");
+    assert_eq!(
+        ours, perf,
+        "{what}: tracectl perf script differs from perf's"
+    );
 }
 
 fn opts_bin(d: &Path) -> String {
@@ -346,9 +357,15 @@ fn perf_record_opts_live_data_addresses() {
     let dir = workdir();
     let d = dir.path();
     let prog = opts_bin(d);
-    record_both(d, &["-e", "page-faults", "-c", "1", "-d"], &[&prog, "touch"]);
+    record_both(
+        d,
+        &["-e", "page-faults", "-c", "1", "-d"],
+        &[&prog, "touch"],
+    );
     same_attrs(d, "-d");
-    let want: Vec<String> = (0..16).map(|i| format!("{:x}", 0x200000000u64 + i * 4096)).collect();
+    let want: Vec<String> = (0..16)
+        .map(|i| format!("{:x}", 0x200000000u64 + i * 4096))
+        .collect();
     for file in ["p.data", "t.data"] {
         let s = script(d, file, &["-F", "addr"]);
         let got: Vec<String> = s
@@ -391,8 +408,17 @@ fn perf_record_opts_live_bad_values_leave_nothing() {
         (&["--all-user", "--all-kernel"], "cannot be used with"),
     ];
     for (opts, msg) in cases {
-        let args = [&["perf", "record", "-o", "t.data"][..], opts, &["--", "sh", "-c", &cmd]].concat();
-        let out = Command::new(tracectl()).current_dir(d).args(&args).output().unwrap();
+        let args = [
+            &["perf", "record", "-o", "t.data"][..],
+            opts,
+            &["--", "sh", "-c", &cmd],
+        ]
+        .concat();
+        let out = Command::new(tracectl())
+            .current_dir(d)
+            .args(&args)
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{opts:?}");
         assert!(err.contains(msg), "{opts:?}: {err}");
@@ -415,7 +441,10 @@ fn perf_record_opts_live_switch_events() {
     same_attrs(d, "--switch-events");
     for file in ["p.data", "t.data"] {
         let s = script(d, file, &["--show-switch-events", "-F", "comm,tid"]);
-        let switches: Vec<&str> = s.lines().filter(|l| l.contains("PERF_RECORD_SWITCH")).collect();
+        let switches: Vec<&str> = s
+            .lines()
+            .filter(|l| l.contains("PERF_RECORD_SWITCH"))
+            .collect();
         assert!(!switches.is_empty(), "{file}: no switch in {s}");
         for l in switches {
             assert!(l.trim_start().starts_with("opts "), "{file}: {l}");
