@@ -6,7 +6,9 @@ use anyhow::{bail, Context as _, Result};
 use clap::Parser;
 use tracectl::perf::config::{ConfigSources, PerfConfig};
 use tracectl::perf::machine::build_id_cache;
-use tracectl::perf::record::{CallGraph, RecordScope, RecordSession, SampleOptions};
+use tracectl::perf::record::{
+    CallGraph, Mode, RecordOpenError, RecordScope, RecordSession, SampleFields, SampleOptions,
+};
 use tracectl::perf::recording::{BuildIds, Recording, Running};
 use tracectl::perf::EventKind;
 
@@ -51,6 +53,53 @@ pub struct RecordArgs {
     /// too runs only to time the recording, which ends with it, as in perf
     #[arg(short = 'p', long = "pid", value_name = "PID")]
     pid: Option<String>,
+    /// Sample only these threads (comma list of tids), not their children (as -i)
+    #[arg(short = 't', long = "tid", value_name = "TID")]
+    tid: Option<String>,
+    /// Child tasks are not followed (no inherit)
+    #[arg(short = 'i', long = "no-inherit")]
+    no_inherit: bool,
+    /// Print nothing but errors
+    #[arg(short = 'q', long = "quiet")]
+    quiet: bool,
+    /// A tracepoint filter for the -e just before it (ftrace's filter syntax, e.g.
+    /// `prev_pid == 1`); several for one event must all hold. A filter the kernel
+    /// refuses stops the recording before the command starts
+    #[arg(long = "filter", value_name = "FILTER")]
+    filter: Vec<String>,
+    /// Every event counts in user mode only (exclude_kernel), whatever its modifiers say
+    #[arg(long = "all-user", conflicts_with = "all_kernel")]
+    all_user: bool,
+    /// Every event counts in kernel mode only (exclude_user), whatever its modifiers say
+    #[arg(long = "all-kernel")]
+    all_kernel: bool,
+    /// Do not sample: the events count only (a period of 0); the file holds the
+    /// side-band records
+    #[arg(short = 'n', long = "no-samples")]
+    no_samples: bool,
+    /// Record the data address of each sample (PERF_SAMPLE_ADDR and DATA_SRC), and the
+    /// data mappings that resolve it
+    #[arg(short = 'd', long = "data")]
+    data: bool,
+    /// Record the time of each sample (always recorded; accepted as perf does)
+    #[arg(short = 'T', long = "timestamp")]
+    timestamp: bool,
+    /// Record the period of each sample, with -c too
+    #[arg(short = 'P', long = "period")]
+    period: bool,
+    /// Record the CPU of each sample
+    #[arg(long = "sample-cpu")]
+    sample_cpu: bool,
+    /// Record the raw sample data (PERF_SAMPLE_RAW, with the CPU)
+    #[arg(short = 'R', long = "raw-samples")]
+    raw_samples: bool,
+    /// Record the context switches too (PERF_RECORD_SWITCH; SWITCH_CPU_WIDE with -a
+    /// or -C), which `perf script --show-switch-events` shows
+    #[arg(long = "switch-events")]
+    switch_events: bool,
+    /// List the build ids of every object the recording mapped, hit by a sample or not
+    #[arg(long = "buildid-all", conflicts_with = "no_buildid")]
+    buildid_all: bool,
     /// Output file (an existing one is renamed to FILE.old)
     #[arg(
         short = 'o',
@@ -113,6 +162,71 @@ fn max_sample_rate() -> Option<u64> {
         .ok()
 }
 
+/// Each `--filter` bound to the last event of the `-e` before it, as perf binds them
+/// (several for one event joined as `(a) && (b)`); refused when that event is not a
+/// tracepoint or no `-e` comes before it.
+fn event_filters(
+    ctx: &Context,
+    args: &RecordArgs,
+    events: &[tracectl::perf::EventSpec],
+) -> Result<Vec<(usize, String)>> {
+    if args.filter.is_empty() {
+        return Ok(Vec::new());
+    }
+    use clap::CommandFactory as _;
+    let m = super::Cli::command()
+        .try_get_matches_from(std::env::args_os())
+        .ok();
+    let sub = m
+        .as_ref()
+        .and_then(|m| m.subcommand_matches("perf"))
+        .and_then(|m| m.subcommand_matches("record"));
+    // Each filter with the number of -e options before it.
+    let bound: Vec<(usize, &String)> = match sub {
+        Some(sub) => {
+            let e_at: Vec<usize> = sub
+                .indices_of("events")
+                .map(|i| i.collect())
+                .unwrap_or_default();
+            let f_at: Vec<usize> = sub
+                .indices_of("filter")
+                .map(|i| i.collect())
+                .unwrap_or_default();
+            f_at.iter()
+                .zip(&args.filter)
+                .map(|(&at, f)| (e_at.iter().filter(|&&e| e < at).count(), f))
+                .collect()
+        }
+        // Not parsed from the process arguments: every filter follows every -e.
+        None => args.filter.iter().map(|f| (args.events.len(), f)).collect(),
+    };
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for (n_events, f) in bound {
+        let refuse = || {
+            anyhow::anyhow!(
+                "--filter {f:?}: the filter must follow a -e tracepoint (sys:event), \
+                 which it filters"
+            )
+        };
+        if n_events == 0 {
+            return Err(refuse());
+        }
+        // The -e lists up to this one give the index of its last event.
+        let last = super::perf::resolve_events(ctx, &args.events[..n_events], "cycles")?.len() - 1;
+        if !matches!(
+            events.get(last).map(|e| &e.kind),
+            Some(EventKind::Tracepoint { .. })
+        ) {
+            return Err(refuse());
+        }
+        match out.iter_mut().find(|(i, _)| *i == last) {
+            Some((_, prev)) => *prev = format!("({prev}) && ({f})"),
+            None => out.push((last, f.clone())),
+        }
+    }
+    Ok(out)
+}
+
 /// Run `tracectl perf record`.
 pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     // Validate everything before an event is opened or a command started.
@@ -122,11 +236,17 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         None if args.callgraph => CallGraph::FramePointer,
         None => CallGraph::None,
     };
-    if args.pid.is_some() && (args.all_cpus || args.cpu.is_some()) {
-        bail!("-p samples a process on every CPU and cannot be combined with -a or -C");
+    if args.pid.is_some() && args.tid.is_some() {
+        bail!("-p and -t cannot be combined: give the threads with -t, or the processes with -p");
     }
-    if !has_cmd && !args.all_cpus && args.cpu.is_none() && args.pid.is_none() {
-        bail!("nothing to record: give a command (`tracectl perf record -- CMD`), -a, -C or -p");
+    if (args.pid.is_some() || args.tid.is_some()) && (args.all_cpus || args.cpu.is_some()) {
+        bail!("-p/-t sample tasks on every CPU and cannot be combined with -a or -C");
+    }
+    if !has_cmd && !args.all_cpus && args.cpu.is_none() && args.pid.is_none() && args.tid.is_none()
+    {
+        bail!(
+            "nothing to record: give a command (`tracectl perf record -- CMD`), -a, -C, -p or -t"
+        );
     }
     if args.count == Some(0) {
         bail!("-c 0: the period must be at least 1");
@@ -139,7 +259,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     }
     // As perf: its config files first, the options over them.
     let config = PerfConfig::load(&ConfigSources::from_env());
-    for w in config.warnings() {
+    for w in config.warnings().iter().filter(|_| !args.quiet) {
         eprintln!("{w}");
     }
     let build_ids = match configured_build_ids(&config)? {
@@ -159,9 +279,11 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         },
     };
     if let Some(m) = max_rate.filter(|&m| freq > m) {
-        eprintln!(
+        if !args.quiet {
+            eprintln!(
             "warning: Maximum frequency rate ({m} Hz) exceeded, throttling from {freq} Hz to {m} Hz."
         );
+        }
         freq = m;
     }
     let online = tracectl::perf::online_cpus().context("reading the online CPUs")?;
@@ -181,7 +303,18 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             pids.push(pid);
         }
     }
+    if let Some(list) = &args.tid {
+        for tid in super::perf::parse_ids(list, "t")? {
+            let tgid = tracectl::perf::thread_group(tid)
+                .with_context(|| format!("-t {tid}: no such thread"))?;
+            threads.push(tid);
+            if !pids.contains(&tgid) {
+                pids.push(tgid);
+            }
+        }
+    }
     let mut events = super::perf::resolve_events(ctx, &args.events, "cycles")?;
+    let filters = event_filters(ctx, &args, &events)?;
     if args.events.is_empty() {
         // perf's default is cycles at the highest precision the PMU offers (`cycles:P`).
         if let Some(e) = events.first_mut() {
@@ -215,6 +348,23 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         freq,
         call_graph,
         ring_pages: args.mmap_pages,
+        // perf follows no children of the threads given with -t.
+        inherit: !args.no_inherit && args.tid.is_none(),
+        no_samples: args.no_samples,
+        only: match (args.all_user, args.all_kernel) {
+            (true, _) => Some(Mode::User),
+            (_, true) => Some(Mode::Kernel),
+            _ => None,
+        },
+        fields: SampleFields {
+            addr: args.data,
+            cpu: args.sample_cpu,
+            period: args.period,
+            raw: args.raw_samples,
+        },
+        exclude_guest: !args.events.is_empty(),
+        filters,
+        switch_events: args.switch_events,
     };
 
     let mut child = super::perf::gated_command(&args.command)?;
@@ -223,16 +373,13 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         (_, Some(cpus)) => RecordScope::Cpus(cpus),
         (_, None) => RecordScope::Threads(threads),
     };
-    let session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| {
-        if e.not_supported() {
-            anyhow::anyhow!(
-                "cannot open event '{}' on {}: the event is not supported on this machine",
-                e.event,
-                e.slot
-            )
-        } else {
-            anyhow::anyhow!("{e}")
-        }
+    let session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| match e {
+        RecordOpenError::Open(e) if e.not_supported() => anyhow::anyhow!(
+            "cannot open event '{}' on {}: the event is not supported on this machine",
+            e.event,
+            e.slot
+        ),
+        e => anyhow::anyhow!("{e}"),
     })?;
 
     let mut cmdline = vec![std::env::current_exe()
@@ -251,9 +398,13 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         cmdline,
         version: format!("tracectl {}", env!("CARGO_PKG_VERSION")),
         build_ids,
+        all_build_ids: args.buildid_all,
     };
     let stop = tracectl::tracefs::stop_on_signals();
     let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;
+    if args.quiet {
+        return Ok(summary.exit.map_or(0, |e| e.code()));
+    }
     eprintln!(
         "[ perf record: Woken up {} times to write data ]",
         summary.wakeups

@@ -182,16 +182,18 @@ pub fn for_each_ordered<'a, E: From<PerfDataError>>(
 /// its root), so two files at one path are two entries. Objects whose file has no
 /// build id (or none is found) are left out, as are the kernel's modules (not read).
 pub fn recorded_build_ids(file: &PerfData) -> Result<Vec<BuildIdEntry>, PerfDataError> {
-    Ok(recorded_objects(file)?
+    Ok(recorded_objects(file, false)?
         .into_iter()
         .map(|(e, _)| e)
         .collect())
 }
 
 /// [`recorded_build_ids`], each entry with the namespaces its file was read in (perf's
-/// `dso->nsinfo`), where `perf record` copies it into the build-id cache from.
+/// `dso->nsinfo`), where `perf record` copies it into the build-id cache from. With
+/// `all` (`--buildid-all`), every object the records map counts as hit.
 pub(super) fn recorded_objects(
     file: &PerfData,
+    all: bool,
 ) -> Result<Vec<(BuildIdEntry, Option<NsInfo>)>, PerfDataError> {
     let mut machine = Machine::new(KallsymsSource::default(), None);
     let mut hit = std::collections::HashSet::new();
@@ -210,7 +212,7 @@ pub(super) fn recorded_objects(
     let mut out = Vec::new();
     for (i, d) in machine.dsos.iter().enumerate() {
         let vdso = d.kernel.is_none() && d.name == "[vdso]";
-        if !vdso && !hit.contains(&ObjectId(i)) {
+        if !all && !vdso && !hit.contains(&ObjectId(i)) {
             continue;
         }
         let (misc, id) = match &d.kernel {

@@ -135,6 +135,21 @@ pub fn thread_comm(tid: i32) -> Option<String> {
     Some(t.strip_suffix('\n').unwrap_or(&t).to_string())
 }
 
+/// The process a thread belongs to (the `Tgid` of `/proc/TID/status`).
+pub fn thread_group(tid: i32) -> std::io::Result<i32> {
+    let path = format!("/proc/{tid}/status");
+    let text = std::fs::read_to_string(&path)?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{path}: no Tgid line"),
+            )
+        })
+}
+
 /// The threads of a process (`/proc/PID/task`), sorted.
 pub fn process_threads(pid: i32) -> std::io::Result<Vec<i32>> {
     let mut v: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))?

@@ -34,6 +34,71 @@ pub struct SampleOptions {
     pub call_graph: CallGraph,
     /// Data pages of each ring (a power of two).
     pub ring_pages: usize,
+    /// Child tasks are followed (perf's `inherit`; off with `-i` and with `-t`).
+    pub inherit: bool,
+    /// `-n`: the events count without taking samples (a period of 0).
+    pub no_samples: bool,
+    /// `--all-user`, `--all-kernel`: every event counts in user or kernel mode only,
+    /// whatever its own modifiers say.
+    pub only: Option<Mode>,
+    /// Sample fields asked for beyond the default ones.
+    pub fields: SampleFields,
+    /// Guest samples are excluded (perf's default for the events given with `-e`; its
+    /// own default event does not set it).
+    pub exclude_guest: bool,
+    /// `--filter`: a tracepoint filter for the event at this index.
+    pub filters: Vec<(usize, String)>,
+    /// `--switch-events`: the kernel reports each context switch (PERF_RECORD_SWITCH, or
+    /// SWITCH_CPU_WIDE on CPUs).
+    pub switch_events: bool,
+}
+
+impl SampleOptions {
+    /// perf record's defaults: `-F 4000`, no call chains, 128 ring pages, inherited.
+    pub fn new() -> SampleOptions {
+        SampleOptions {
+            period: None,
+            freq: 4000,
+            call_graph: CallGraph::None,
+            ring_pages: 128,
+            inherit: true,
+            no_samples: false,
+            only: None,
+            fields: SampleFields::default(),
+            exclude_guest: false,
+            filters: Vec::new(),
+            switch_events: false,
+        }
+    }
+}
+
+impl Default for SampleOptions {
+    fn default() -> SampleOptions {
+        SampleOptions::new()
+    }
+}
+
+/// The mode `--all-user` or `--all-kernel` keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `--all-user`: exclude_kernel set, exclude_user cleared.
+    User,
+    /// `--all-kernel`: exclude_user set, exclude_kernel cleared.
+    Kernel,
+}
+
+/// Sample fields perf record adds on request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SampleFields {
+    /// `-d`: the data address (PERF_SAMPLE_ADDR) with its source (DATA_SRC), and the
+    /// data mappings recorded (`mmap_data`) to resolve it.
+    pub addr: bool,
+    /// `--sample-cpu`: PERF_SAMPLE_CPU.
+    pub cpu: bool,
+    /// `-P`: PERF_SAMPLE_PERIOD with a fixed period too.
+    pub period: bool,
+    /// `-R`: PERF_SAMPLE_RAW (with CPU, as perf adds it).
+    pub raw: bool,
 }
 
 /// How call chains are taken (`-g`, `--call-graph MODE`).
@@ -134,6 +199,56 @@ impl CallGraph {
     }
 }
 
+/// A session that could not be opened.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RecordOpenError {
+    /// An event could not be opened.
+    Open(OpenError),
+    /// The kernel refused a tracepoint's filter (`--filter`).
+    Filter {
+        /// The event as named on the command line.
+        event: String,
+        /// The filter as given.
+        filter: String,
+        /// The kernel's error (EINVAL for a filter it cannot parse).
+        source: io::Error,
+    },
+}
+
+impl From<OpenError> for RecordOpenError {
+    fn from(e: OpenError) -> RecordOpenError {
+        RecordOpenError::Open(e)
+    }
+}
+
+impl std::fmt::Display for RecordOpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordOpenError::Open(e) => e.fmt(f),
+            RecordOpenError::Filter {
+                event,
+                filter,
+                source,
+            } => write!(
+                f,
+                "failed to set filter \"{filter}\" on event {event}: {source} (the kernel \
+                 refused it: check the field names in the event's format file, and the \
+                 filter's syntax)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RecordOpenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RecordOpenError::Open(e) => Some(e),
+            RecordOpenError::Filter { source, .. } => Some(source),
+        }
+    }
+}
+
 /// One event as opened, with the name perf gives it (after a fallback).
 #[derive(Debug, Clone)]
 pub struct OpenedEvent {
@@ -161,15 +276,24 @@ pub struct RecordSession {
     maps_data: bool,
 }
 
-/// perf's modifier suffix for an event whose name it rebuilds (`:u`, `:ppp`, ...).
-fn modifier_suffix(e: &EventSpec) -> String {
+/// perf's modifier suffix for an event whose name it rebuilds from its attr
+/// (`evsel__add_modifiers`): when a mode is excluded, a letter for each mode that is not
+/// (`k`, `u`, `h`), then the `p`s: `:u` for `cycles:u`, `:uh` under `--all-user`.
+fn modifier_suffix(attr: &super::sys::RawAttr) -> String {
     let mut m = String::new();
-    if e.exclude_kernel && !e.exclude_user {
-        m.push('u');
-    } else if e.exclude_user && !e.exclude_kernel {
-        m.push('k');
+    let (k, u, h) = (
+        attr.exclude_kernel() != 0,
+        attr.exclude_user() != 0,
+        attr.exclude_hv() != 0,
+    );
+    if k || u || h {
+        for (excluded, letter) in [(k, 'k'), (u, 'u'), (h, 'h')] {
+            if !excluded {
+                m.push(letter);
+            }
+        }
     }
-    for _ in 0..e.precise {
+    for _ in 0..attr.precise_ip() {
         m.push('p');
     }
     if m.is_empty() {
@@ -188,20 +312,36 @@ impl RecordSession {
         opts: &SampleOptions,
         scope: &RecordScope,
         online: &[u32],
-    ) -> Result<RecordSession, OpenError> {
+    ) -> Result<RecordSession, RecordOpenError> {
         let (pids, cpus): (Vec<i32>, Vec<u32>) = match scope {
             RecordScope::Cpus(c) => (vec![-1], c.clone()),
             RecordScope::Threads(t) => (t.clone(), online.to_vec()),
             RecordScope::Command(p) => (vec![*p], online.to_vec()),
         };
-        let mut sample_type = sample::IP | sample::TID | sample::TIME | sample::PERIOD;
+        // PERIOD is per event: with a frequency, with -P, and on tracepoints.
+        let mut sample_type = sample::IP | sample::TID | sample::TIME;
         if opts.call_graph != CallGraph::None {
             sample_type |= sample::CALLCHAIN;
         }
         if let CallGraph::Dwarf { .. } = opts.call_graph {
             sample_type |= sample::REGS_USER | sample::STACK_USER;
         }
-        if matches!(scope, RecordScope::Cpus(_)) {
+        if opts.fields.addr {
+            sample_type |= sample::ADDR | sample::DATA_SRC;
+        }
+        if opts.fields.raw {
+            sample_type |= sample::RAW;
+        }
+        // perf samples the CPU of tracepoints too (it is in the records' id trailer, so
+        // every event of the file has it).
+        let any_tracepoint = events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Tracepoint { .. }));
+        if matches!(scope, RecordScope::Cpus(_))
+            || opts.fields.cpu
+            || opts.fields.raw
+            || any_tracepoint
+        {
             sample_type |= sample::CPU;
         }
         if events.len() > 1 {
@@ -215,7 +355,7 @@ impl RecordSession {
             attrs: Vec::new(),
             events: Vec::new(),
             sample_type,
-            maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }),
+            maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }) || opts.fields.addr,
         };
         // The ring of each CPU: an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
@@ -237,7 +377,13 @@ impl RecordSession {
                 let mut attr = new_attr();
                 attr.type_ = ty;
                 attr.config = config;
-                attr.sample_type = sample_type | if tracepoint { sample::RAW } else { 0 };
+                attr.sample_type = sample_type;
+                if tracepoint {
+                    attr.sample_type |= sample::RAW | sample::PERIOD;
+                }
+                if opts.fields.period {
+                    attr.sample_type |= sample::PERIOD;
+                }
                 attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
                 match (opts.period, tracepoint) {
                     (Some(p), _) => attr.__bindgen_anon_1.sample_period = p,
@@ -245,14 +391,26 @@ impl RecordSession {
                     (None, false) => {
                         attr.set_freq(1);
                         attr.__bindgen_anon_1.sample_freq = opts.freq;
+                        attr.sample_type |= sample::PERIOD;
                     }
+                }
+                if opts.no_samples {
+                    // perf's -n: the period (or frequency) is 0, so nothing is sampled.
+                    attr.__bindgen_anon_1.sample_period = 0;
                 }
                 // A group starts and stops with its leader.
                 attr.set_disabled(u64::from(leads));
-                attr.set_inherit(1);
-                attr.set_exclude_user(u64::from(e.exclude_user));
-                attr.set_exclude_kernel(u64::from(e.exclude_kernel));
+                attr.set_inherit(u64::from(opts.inherit));
+                let (mut exclude_user, mut exclude_kernel) = (e.exclude_user, e.exclude_kernel);
+                match opts.only {
+                    Some(Mode::User) => (exclude_user, exclude_kernel) = (false, true),
+                    Some(Mode::Kernel) => (exclude_user, exclude_kernel) = (true, false),
+                    None => {}
+                }
+                attr.set_exclude_user(u64::from(exclude_user));
+                attr.set_exclude_kernel(u64::from(exclude_kernel));
                 attr.set_exclude_hv(u64::from(e.exclude_hv));
+                attr.set_exclude_guest(u64::from(opts.exclude_guest));
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
                 if let CallGraph::Dwarf { stack_size } = opts.call_graph {
@@ -271,6 +429,7 @@ impl RecordSession {
                     attr.set_comm(1);
                     attr.set_comm_exec(1);
                     attr.set_task(1);
+                    attr.set_context_switch(u64::from(opts.switch_events));
                     // perf's choice for dwarf call graphs: the unwinder reads the call
                     // frame tables through the process's readable mappings too.
                     attr.set_mmap_data(u64::from(s.maps_data));
@@ -298,11 +457,11 @@ impl RecordSession {
                             {
                                 // perf's fallback: cycles -> cpu-clock, same modifiers.
                                 kind = EventKind::Software(super::spec::SW_CPU_CLOCK);
-                                name = format!("cpu-clock{}", modifier_suffix(e));
+                                name = format!("cpu-clock{}", modifier_suffix(&attr));
                                 continue 'fallback;
                             }
                             Err(source) => {
-                                return Err(OpenError {
+                                return Err(RecordOpenError::Open(OpenError {
                                     event: e.name.clone(),
                                     slot: if pid == -1 {
                                         format!("CPU{cpu}")
@@ -310,9 +469,17 @@ impl RecordSession {
                                         format!("CPU{cpu} for task {pid}")
                                     },
                                     source,
-                                })
+                                }))
                             }
                         };
+                        if let Some((_, filter)) = opts.filters.iter().find(|(k, _)| *k == i) {
+                            c.set_filter(filter)
+                                .map_err(|source| RecordOpenError::Filter {
+                                    event: e.name.clone(),
+                                    filter: filter.clone(),
+                                    source,
+                                })?;
+                        }
                         let wrap = |source: io::Error| OpenError {
                             event: name.clone(),
                             slot: format!("CPU{cpu}"),
@@ -437,6 +604,27 @@ impl RecordSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// perf 6.1's `evsel__add_modifiers` for a name rebuilt from the attr: `cycles:P`
+    /// falls back to `cpu-clock:ppp`, and to `cpu-clock:uhppp` under `--all-user` (the
+    /// hypervisor is not excluded then); `cycles:u` (hv excluded) to `cpu-clock:u`.
+    #[test]
+    fn rebuilt_names_follow_the_attr() {
+        let attr = |k: u64, u: u64, h: u64, p: u64| {
+            let mut a = super::super::sys::new_attr();
+            a.set_exclude_kernel(k);
+            a.set_exclude_user(u);
+            a.set_exclude_hv(h);
+            a.set_precise_ip(p);
+            a
+        };
+        assert_eq!(modifier_suffix(&attr(0, 0, 0, 3)), ":ppp");
+        assert_eq!(modifier_suffix(&attr(1, 0, 0, 3)), ":uhppp");
+        assert_eq!(modifier_suffix(&attr(0, 1, 0, 3)), ":khppp");
+        assert_eq!(modifier_suffix(&attr(1, 0, 1, 0)), ":u");
+        assert_eq!(modifier_suffix(&attr(0, 1, 1, 0)), ":k");
+        assert_eq!(modifier_suffix(&attr(0, 0, 0, 0)), "");
+    }
 
     /// perf 6.1's `get_stack_size`: `dwarf,100` records 104 bytes, `dwarf,0x1000` 4096,
     /// `dwarf,65528` is the most and `dwarf,65529` (65536 once rounded) too much, as are

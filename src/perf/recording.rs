@@ -57,6 +57,8 @@ pub struct Recording<'a> {
     pub version: String,
     /// The build ids of the files the samples hit: listed, and cached.
     pub build_ids: BuildIds,
+    /// `--buildid-all`: the build ids of every object the records map, hit or not.
+    pub all_build_ids: bool,
 }
 
 /// What a recording wrote.
@@ -297,7 +299,7 @@ pub fn record(
             what: "reading perf.data back for its build ids".into(),
             source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
         })?;
-        recorded_objects(&file).map_err(|e| RecordError {
+        recorded_objects(&file, rec.all_build_ids).map_err(|e| RecordError {
             what: "reading perf.data back for its build ids".into(),
             source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
         })?

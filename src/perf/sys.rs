@@ -150,6 +150,21 @@ impl Counter {
         }
     }
 
+    /// `PERF_EVENT_IOC_SET_FILTER`: a tracepoint's filter, in ftrace's filter syntax
+    /// (the kernel refuses a bad one with EINVAL).
+    pub fn set_filter(&self, filter: &str) -> io::Result<()> {
+        let c = CString::new(filter)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the filter"))?;
+        // SAFETY: SET_FILTER reads the NUL-terminated string the pointer points at, which
+        // lives until the call returns; the kernel does not write through it.
+        let r = unsafe { sys::ioctls::SET_FILTER(self.fd.as_raw_fd(), c.as_ptr().cast_mut()) };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
+    }
+
     /// Read the count (the attr must have asked for both total times, as
     /// [`crate::perf::stat`] does).
     pub fn read(&self) -> io::Result<CounterReading> {

@@ -46,6 +46,7 @@ mod oracle_live;
 mod perf_demangle;
 mod perf_dwarf_live;
 mod perf_record_cache_live;
+mod perf_record_opts_live;
 mod perf_report;
 mod perf_script;
 mod perf_script_fields_live;

@@ -1,0 +1,475 @@
+//! `tracectl perf record`'s options as perf 6.1 has them: recorded by perf and by
+//! tracectl on the same workload (tests/data/perf/opts.c), the attrs `perf evlist -v`
+//! prints are the same field by field, and what `perf script` prints of both files shows
+//! what the option asks for; `tracectl perf script` prints what `perf script` prints of
+//! tracectl's file. Bad values fail before the command starts and leave no file.
+//! Skips (with the reason) without root, perf or a C compiler.
+//!
+//! perf sets `ksymbol` and `bpf_event` on its tracking event (the kernel then reports
+//! BPF programs' symbols); tracectl records no BPF symbols, so those two bits are left
+//! out of the comparison.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::perf::{build_fixture_program, cc_missing, skip_reason};
+
+/// Whether perf (with root) and a C compiler are here; when not, the reason is printed
+/// as a skip.
+fn ready() -> bool {
+    match skip_reason().or_else(|| cc_missing().map(str::to_string)) {
+        Some(why) => {
+            crate::support::skips::skip(why);
+            false
+        }
+        None => true,
+    }
+}
+
+/// A directory with tests/data/perf/opts.c built in it.
+fn workdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    build_fixture_program("opts", dir.path());
+    dir
+}
+
+/// `cmd args` in `d`: its standard output, the test failing when it fails or when it
+/// warns (perf's readers warn on standard error of what they cannot read).
+fn run_clean(cmd: &str, args: &[&str], d: &Path) -> String {
+    let out = Command::new(cmd)
+        .current_dir(d)
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{cmd} {args:?}: {err}");
+    assert!(
+        !err.to_lowercase().contains("warning"),
+        "{cmd} {args:?} warned: {err}"
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn tracectl() -> &'static str {
+    env!("CARGO_BIN_EXE_tracectl")
+}
+
+/// The two recorders: perf writing p.data, tracectl writing t.data.
+const RECORDERS: [(&str, &str); 2] = [("perf", "p.data"), ("tracectl", "t.data")];
+
+/// Record `cmd` with `opts` by perf into p.data and by tracectl into t.data (both quiet).
+fn record_both(d: &Path, opts: &[&str], cmd: &[&str]) {
+    for (tool, _) in RECORDERS {
+        record_by(tool, d, opts, cmd);
+    }
+}
+
+/// Record `cmd` with `opts` by `tool` (one of [`RECORDERS`]), quietly.
+fn record_by(tool: &str, d: &Path, opts: &[&str], cmd: &[&str]) {
+    {
+        let (tool, pre, file) = match tool {
+            "perf" => ("perf", &["record"][..], "p.data"),
+            _ => (tracectl(), &["perf", "record"][..], "t.data"),
+        };
+        let args = [pre, &["-q", "-o", file], opts, &["--"], cmd].concat();
+        let out = Command::new(tool)
+            .current_dir(d)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{tool} {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{tool} {args:?} is not quiet with -q: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// `perf evlist -v` of `file`, without its tip and the BPF bits (see the module's doc).
+fn attrs(d: &Path, file: &str) -> String {
+    run_clean("perf", &["evlist", "-v", "-i", file], d)
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.replace(", ksymbol: 1", "").replace(", bpf_event: 1", "") + "\n")
+        .collect()
+}
+
+/// The attrs of both files are the same, field by field.
+fn same_attrs(d: &Path, what: &str) {
+    let (p, t) = (attrs(d, "p.data"), attrs(d, "t.data"));
+    let fields = |s: &str| -> Vec<String> { s.split(", ").map(str::to_string).collect() };
+    assert_eq!(fields(&t), fields(&p), "{what}: the attrs differ");
+}
+
+/// `perf script ARGS` of `file`.
+fn script(d: &Path, file: &str, args: &[&str]) -> String {
+    run_clean("perf", &[&["script", "-i", file][..], args].concat(), d)
+}
+
+/// `tracectl perf script` prints what `perf script` prints of tracectl's file.
+fn our_script_same(d: &Path, args: &[&str], what: &str) {
+    let perf = script(d, "t.data", args);
+    let ours = run_clean(
+        tracectl(),
+        &[&["perf", "script", "-i", "t.data"][..], args].concat(),
+        d,
+    );
+    assert_eq!(
+        ours, perf,
+        "{what}: tracectl perf script differs from perf's"
+    );
+}
+
+fn opts_bin(d: &Path) -> String {
+    d.join("opts").to_string_lossy().into_owned()
+}
+
+/// Every option that only changes attr bits: the same attrs as perf's, and perf script
+/// reads tracectl's file (warning of nothing) as tracectl's reader does.
+#[test]
+fn perf_record_opts_live_attrs_are_perf_s() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    let cases: &[&[&str]] = &[
+        &["-i"],
+        &["--no-inherit"],
+        &["-T"],
+        &["-P", "-c", "100000"],
+        &["-c", "100000"],
+        &["--sample-cpu"],
+        &["-R"],
+        &["-d"],
+        &["--all-user"],
+        &["--all-kernel"],
+        &["--all-user", "-e", "cpu-clock"],
+        &["--all-kernel", "-e", "cpu-clock:u"],
+        &["--all-user", "-g"],
+        &["-n"],
+        &["-n", "-e", "sched:sched_switch"],
+        &["-e", "sched:sched_switch", "-d", "-P"],
+        &["-e", "sched:sched_switch", "--filter", "prev_pid == 1"],
+    ];
+    for opts in cases {
+        record_both(d, opts, &[&prog, "fork", "0.05"]);
+        let what = format!("{opts:?}");
+        same_attrs(d, &what);
+        script(d, "p.data", &[]);
+        our_script_same(d, &[], &what);
+    }
+}
+
+/// The `(pid, tid, comm)` of every sample of `file`.
+fn samples(d: &Path, file: &str) -> Vec<(String, String, String)> {
+    script(d, file, &["-F", "pid,tid,comm"])
+        .lines()
+        .map(|l| {
+            let (comm, pt) = l.trim().rsplit_once(' ').unwrap();
+            let (pid, tid) = pt.split_once('/').unwrap();
+            (pid.into(), tid.into(), comm.trim().to_string())
+        })
+        .collect()
+}
+
+/// Ends a running workload whatever the outcome.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `-t TID` samples that thread only (the worker, not the main thread spinning beside
+/// it), without its children, in both files.
+#[test]
+fn perf_record_opts_live_tid_samples_that_thread_only() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    // One workload per tool, spinning long enough for a slow start on a loaded machine
+    // (it is killed once recorded).
+    let mut ids = Vec::new();
+    for (tool, _) in RECORDERS {
+        let tid_file = d.join(format!("tid-{tool}"));
+        let child = Command::new(d.join("opts"))
+            .args(["threads", "20"])
+            .arg(&tid_file)
+            .spawn()
+            .unwrap();
+        let running = Running(child);
+        let pid = running.0.id().to_string();
+        let mut tid = String::new();
+        for _ in 0..500 {
+            tid = std::fs::read_to_string(&tid_file).unwrap_or_default();
+            if tid.ends_with('\n') {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let tid = tid.trim().to_string();
+        assert!(!tid.is_empty(), "the workload wrote no tid");
+        record_by(tool, d, &["-t", &tid], &["sleep", "0.3"]);
+        ids.push((pid, tid));
+    }
+    same_attrs(d, "-t");
+    for ((_, file), (pid, tid)) in RECORDERS.iter().zip(&ids) {
+        let s = samples(d, file);
+        assert!(s.len() > 10, "{file}: {} samples of the worker", s.len());
+        for (p, t, comm) in &s {
+            assert_eq!(
+                (p.as_str(), t.as_str(), comm.as_str()),
+                (pid.as_str(), tid.as_str(), "worker"),
+                "{file}"
+            );
+        }
+    }
+    our_script_same(d, &["-F", "pid,tid,comm,ip,sym"], "-t");
+}
+
+/// `-i` follows no children: the forked child's samples are in neither file, which
+/// has the parent's; without it, both have the child's.
+#[test]
+fn perf_record_opts_live_no_inherit_leaves_the_children_out() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    for (opts, processes) in [(&["-i"][..], 1), (&[][..], 2)] {
+        record_both(d, opts, &[&prog, "fork", "0.2"]);
+        for file in ["p.data", "t.data"] {
+            let mut pids: Vec<String> = samples(d, file).into_iter().map(|s| s.0).collect();
+            pids.sort();
+            pids.dedup();
+            assert_eq!(pids.len(), processes, "{opts:?} {file}: {pids:?}");
+        }
+        our_script_same(d, &["-F", "pid,tid,comm,ip,sym"], "-i");
+    }
+}
+
+/// `--filter` keeps the tracepoint's samples the filter passes: the five writes of 7
+/// bytes, not the five of 3.
+#[test]
+fn perf_record_opts_live_filter_drops_the_filtered_samples() {
+    if !ready() {
+        return;
+    }
+    if !Path::new("/sys/kernel/tracing/events/syscalls/sys_enter_write").exists() {
+        crate::support::skips::skip("no syscalls:sys_enter_write tracepoint");
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    record_both(
+        d,
+        &[
+            "-e",
+            "syscalls:sys_enter_write",
+            "--filter",
+            "count == 7",
+            "--filter",
+            "fd < 100",
+        ],
+        &[&prog, "writes"],
+    );
+    same_attrs(d, "--filter");
+    for file in ["p.data", "t.data"] {
+        let s = script(d, file, &["-F", "comm,event,trace"]);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines.len(), 5, "{file}: {s}");
+        for l in lines {
+            assert!(l.ends_with("count: 0x00000007"), "{file}: {l}");
+        }
+    }
+    our_script_same(d, &[], "--filter");
+}
+
+/// `--all-user` samples no kernel frames; `--all-kernel` only kernel ones.
+#[test]
+fn perf_record_opts_live_all_user_and_all_kernel() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let dd = [
+        "dd",
+        "if=/dev/zero",
+        "of=/dev/null",
+        "bs=64k",
+        "count=40000",
+        "status=none",
+    ];
+    for (opt, kernel) in [("--all-user", false), ("--all-kernel", true)] {
+        // Without call chains: a kernel sample's chain goes on into user space.
+        let opts: &[&str] = if kernel { &[opt] } else { &[opt, "-g"] };
+        record_both(d, opts, &dd);
+        same_attrs(d, opt);
+        for file in ["p.data", "t.data"] {
+            let s = script(d, file, &["-F", "ip,dso"]);
+            let frames: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
+            assert!(frames.len() > 5, "{opt} {file}: {s}");
+            for f in frames {
+                assert_eq!(f.contains("[kernel.kallsyms]"), kernel, "{opt} {file}: {f}");
+            }
+        }
+        our_script_same(d, &["-F", "comm,ip,sym,dso"], opt);
+    }
+}
+
+/// `-n` records the side-band records and no sample.
+#[test]
+fn perf_record_opts_live_no_samples() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    record_both(d, &["-n"], &[&prog, "fork", "0.1"]);
+    same_attrs(d, "-n");
+    for file in ["p.data", "t.data"] {
+        assert_eq!(script(d, file, &[]), "", "{file}");
+    }
+    our_script_same(d, &[], "-n");
+}
+
+/// `-d` gives the data address: page faults at each of the 16 pages the workload touches.
+#[test]
+fn perf_record_opts_live_data_addresses() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    record_both(
+        d,
+        &["-e", "page-faults", "-c", "1", "-d"],
+        &[&prog, "touch"],
+    );
+    same_attrs(d, "-d");
+    let want: Vec<String> = (0..16)
+        .map(|i| format!("{:x}", 0x200000000u64 + i * 4096))
+        .collect();
+    for file in ["p.data", "t.data"] {
+        let s = script(d, file, &["-F", "addr"]);
+        let got: Vec<String> = s
+            .lines()
+            .map(|l| l.trim().to_string())
+            .filter(|a| a.starts_with("2000"))
+            .collect();
+        assert_eq!(got, want, "{file}: {s}");
+    }
+    our_script_same(d, &["-F", "comm,tid,addr,ip,sym"], "-d");
+}
+
+/// Bad values stop tracectl before the command runs, naming what is wrong, and leave no
+/// file (perf leaves an empty one for an unknown thread or a refused filter).
+#[test]
+fn perf_record_opts_live_bad_values_leave_nothing() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ran: PathBuf = d.join("ran");
+    let cmd = format!("touch {}", ran.display());
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["-e", "sched:sched_switch", "--filter", "no_such_field == 1"],
+            "failed to set filter \"no_such_field == 1\" on event sched:sched_switch",
+        ),
+        (
+            &["--filter", "prev_pid == 1", "-e", "sched:sched_switch"],
+            "must follow a -e tracepoint",
+        ),
+        (
+            &["-e", "cpu-clock", "--filter", "prev_pid == 1"],
+            "must follow a -e tracepoint",
+        ),
+        (&["-t", "2147483646"], "-t 2147483646: no such thread"),
+        (&["-t", "x"], "'x' is not a positive tid"),
+        (&["-t", "1", "-p", "1"], "-p and -t cannot be combined"),
+        (&["--all-user", "--all-kernel"], "cannot be used with"),
+    ];
+    for (opts, msg) in cases {
+        let args = [
+            &["perf", "record", "-o", "t.data"][..],
+            opts,
+            &["--", "sh", "-c", &cmd],
+        ]
+        .concat();
+        let out = Command::new(tracectl())
+            .current_dir(d)
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{opts:?}");
+        assert!(err.contains(msg), "{opts:?}: {err}");
+        assert!(!ran.exists(), "{opts:?}: the command ran");
+        assert!(!d.join("t.data").exists(), "{opts:?}: a file was left");
+    }
+}
+
+/// `--switch-events` sets `context_switch`: both files carry the switches, which
+/// `perf script --show-switch-events` shows, of the workload's tasks only.
+#[test]
+fn perf_record_opts_live_switch_events() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    record_both(d, &["--switch-events"], &[&prog, "fork", "0.1"]);
+    same_attrs(d, "--switch-events");
+    for file in ["p.data", "t.data"] {
+        let s = script(d, file, &["--show-switch-events", "-F", "comm,tid"]);
+        let switches: Vec<&str> = s
+            .lines()
+            .filter(|l| l.contains("PERF_RECORD_SWITCH"))
+            .collect();
+        assert!(!switches.is_empty(), "{file}: no switch in {s}");
+        for l in switches {
+            assert!(l.trim_start().starts_with("opts "), "{file}: {l}");
+        }
+    }
+    our_script_same(d, &[], "--switch-events");
+}
+
+/// `--buildid-all` lists the build id of every object mapped, hit or not: the same list
+/// as perf's, the program and its libraries in it however few samples the short run
+/// takes.
+#[test]
+fn perf_record_opts_live_buildid_all() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    record_both(d, &["--buildid-all", "-N"], &[&prog, "writes"]);
+    same_attrs(d, "--buildid-all");
+    let list = |file: &str| run_clean("perf", &["buildid-list", "-i", file], d);
+    let (p, t) = (list("p.data"), list("t.data"));
+    assert_eq!(t, p, "the build-id lists differ");
+    for object in [prog.as_str(), "libc.so.6", "ld-linux-x86-64.so.2", "[vdso]"] {
+        assert!(t.contains(object), "{object} not in {t}");
+    }
+}
