@@ -304,6 +304,8 @@ fn map_of(pid: i32, loc: &Location) -> Option<MapOf> {
 struct EventHists {
     samples: u64,
     period: u64,
+    /// The row of each key, a shortcut past the tree that holds only while perf's
+    /// comparison is a total order on the rows ([`EventHists::row`]).
     index: HashMap<Key, usize>,
     rows: Vec<Row>,
     /// The rows as perf files them while reading (`hists->entries_in`).
@@ -337,7 +339,16 @@ impl EventHists {
             tree: None,
             made: Cell::new(0),
         };
-        if let Some(&i) = self.index.get(&row.key) {
+        // With `sym` as a key perf's comparison is no total order: an inlined
+        // function's symbol is compared by name and others by start, a symbol and an
+        // address by object but two addresses by address alone, and a row's symbol
+        // changes when a location of another map lands in it. Its walk down the tree
+        // can then miss a row of the same key and make another, so every location
+        // takes that walk.
+        let shortcut = (!keys.contains(&SortKey::Sym))
+            .then(|| self.index.get(&row.key))
+            .flatten();
+        if let Some(&i) = shortcut {
             if keys.iter().any(|k| k.made_lazily()) {
                 // Only for the texts the search makes on its way.
                 self.entries_in
@@ -520,7 +531,8 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
                                     inlined: ib,
                                 },
                             ) if a == b && na == nb && ia == ib => Ordering::Equal,
-                            // An inlined function is told apart by its name.
+                            // An inlined function is told apart by its name, and
+                            // this one comparison is `strcmp(left, right)`.
                             (
                                 SymKey::Resolved {
                                     name: na,
@@ -532,7 +544,7 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
                                     inlined: ib,
                                     ..
                                 },
-                            ) if (*ia || *ib) && na != nb => nb.cmp(na),
+                            ) if (*ia || *ib) && na != nb => na.cmp(nb),
                             (
                                 SymKey::Resolved { start: a, .. },
                                 SymKey::Resolved { start: b, .. },
@@ -1240,6 +1252,9 @@ fn write_table(
     }
     let made: Vec<u8> = shown.iter().map(|&(i, _)| h.rows[i].made.get()).collect();
     let made_when_filed: Vec<u8> = shown.iter().map(|&(_, m)| m).collect();
+    // Rows of one key can be several (see [`EventHists::row`]): each keeps its own
+    // call chains.
+    let trees: Vec<Option<&CallTree>> = shown.iter().map(|&(i, _)| h.rows[i].tree.as_ref()).collect();
     let rows: Vec<(&Key, &Totals)> = shown
         .into_iter()
         .map(|(i, _)| (&h.rows[i].key, &h.rows[i].totals))
@@ -1339,7 +1354,7 @@ fn write_table(
             100.0 * v as f64 / h.period as f64
         }
     };
-    for ((key, t), c) in rows.iter().zip(&cells) {
+    for (((_, t), c), tree) in rows.iter().zip(&cells).zip(trees) {
         let mut line = String::from("  ");
         if children {
             // perf's `" %*.2f%%"` with 6: a share of 1000% or more (Children of
@@ -1371,7 +1386,7 @@ fn write_table(
         }
         line.push('\n');
         out.extend_from_slice(line.as_bytes());
-        if let Some(tree) = h.index.get(*key).and_then(|&i| h.rows[i].tree.as_ref()) {
+        if let Some(tree) = tree {
             let cx = GraphContext {
                 graph: *graph,
                 total: h.period,
