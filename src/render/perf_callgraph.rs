@@ -208,13 +208,44 @@ impl Default for CallTree {
 impl CallTree {
     /// Add one sample's chain (in print order) with its period.
     pub fn add(&mut self, chain: &[Frame], period: u64) {
+        self.add_counted(chain, period, 1);
+    }
+
+    /// Add the chains of `other` (perf's `callchain_merge`, when two rows become one).
+    /// The longest chain stays this tree's own, as perf's `max_depth` does.
+    pub fn merge(&mut self, other: &CallTree) {
+        let mut path: Vec<Frame> = Vec::new();
+        other.merge_from(0, &mut path, self);
+    }
+
+    /// The chains ending at and below trie node `n` of `self`, reached by `path`,
+    /// added to `into`.
+    fn merge_from(&self, n: usize, path: &mut Vec<Frame>, into: &mut CallTree) {
+        let node = &self.nodes[n];
+        if node.count > 0 {
+            let depth = into.max_depth;
+            into.add_counted(path, node.hit, node.count);
+            into.max_depth = depth;
+        }
+        for (key, &k) in &node.kids {
+            path.push(Frame {
+                key: key.clone(),
+                name: self.nodes[k].name.clone(),
+            });
+            self.merge_from(k, path, into);
+            path.pop();
+        }
+    }
+
+    /// Add `count` samples of one chain with `period` in all.
+    fn add_counted(&mut self, chain: &[Frame], period: u64, count: u64) {
         if chain.is_empty() {
             return;
         }
         self.max_depth = self.max_depth.max(chain.len());
         let mut n = 0;
         self.nodes[0].cumul += period;
-        self.nodes[0].cumul_count += 1;
+        self.nodes[0].cumul_count += count;
         for f in chain {
             // perf's `match_chain`: where either entry is a function inlined there,
             // they match by the function's name alone (inlined into different
@@ -245,10 +276,10 @@ impl CallTree {
                 }
             };
             self.nodes[n].cumul += period;
-            self.nodes[n].cumul_count += 1;
+            self.nodes[n].cumul_count += count;
         }
         self.nodes[n].hit += period;
-        self.nodes[n].count += 1;
+        self.nodes[n].count += count;
     }
 
     /// The longest chain added: perf puts, of two rows of one thread with the same

@@ -377,6 +377,34 @@ impl EventHists {
 }
 
 impl EventHists {
+    /// perf's `hists__collapse_resort`, which only `comm` among these keys asks for
+    /// (`se_collapse`): the rows taken in order and filed again into a new tree with
+    /// the same comparison, a row that meets an equal one on its way down merged into
+    /// it (its shares and call chains), as the first filing can miss rows of one key
+    /// (see [`EventHists::row`]). Returns the rows left, in the new tree's order.
+    fn collapse(&mut self, keys: &[SortKey]) -> Vec<usize> {
+        let mut collapsed = RbOrder::new();
+        let mut filed: Vec<usize> = Vec::with_capacity(self.rows.len());
+        for i in self.entries_in.in_order() {
+            let rows = &self.rows;
+            if let Some(e) = collapsed.find(|e| entry_cmp(keys, &rows[filed[e]], &rows[i])) {
+                let into = filed[e];
+                let (self_, children) = (rows[i].totals.self_, rows[i].totals.children);
+                let tree = self.rows[i].tree.take();
+                let row = &mut self.rows[into];
+                row.totals.self_ += self_;
+                row.totals.children += children;
+                if let Some(t) = tree {
+                    row.tree.get_or_insert_with(CallTree::default).merge(&t);
+                }
+                continue;
+            }
+            collapsed.insert(|e| entry_cmp(keys, &rows[filed[e]], &rows[i]) == Ordering::Less);
+            filed.push(i);
+        }
+        collapsed.in_order().into_iter().map(|e| filed[e]).collect()
+    }
+
     /// perf's `hists__findnew_entry` when a location lands in row `i` from another map
     /// (another process, or another object of the same name): with `sym` as a key, the
     /// row's symbol becomes the one its start falls in within the new map, and the row
@@ -1013,7 +1041,7 @@ pub fn write_report(
     }
     text.extend_from_slice(b"#\n");
     text.extend_from_slice(format!("# Total Lost Samples: {lost}\n#\n").as_bytes());
-    for (i, h) in hists.iter().enumerate() {
+    for (i, h) in hists.iter_mut().enumerate() {
         if h.samples == 0 {
             continue;
         }
@@ -1149,24 +1177,18 @@ fn cell(k: SortKey, key: &Key, t: &Totals, sym_width: usize, machine: &mut Machi
 /// that order by the output comparison (`hists__output_resort`), each time into a
 /// red-black tree, whose shape decides between rows the comparison does not order.
 fn output_order(
-    h: &EventHists,
+    h: &mut EventHists,
     keys: &[SortKey],
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
 ) -> Vec<(usize, u8)> {
-    let mut made = h.entries_in.in_order();
-    // Only `comm` has a collapse step among these keys (`se_collapse`); it compares
-    // as `hist_entry__cmp` does, but the refiling can still reshape the tree.
-    if keys.contains(&SortKey::Comm) {
-        let mut collapsed = RbOrder::new();
-        let mut filed: Vec<usize> = Vec::with_capacity(made.len());
-        for &i in &made {
-            collapsed.insert(|e| entry_cmp(keys, &h.rows[filed[e]], &h.rows[i]) == Ordering::Less);
-            filed.push(i);
-        }
-        made = collapsed.in_order().into_iter().map(|e| filed[e]).collect();
-    }
+    let made = if keys.contains(&SortKey::Comm) {
+        h.collapse(keys)
+    } else {
+        h.entries_in.in_order()
+    };
+    let h = &*h;
     let depth = |r: &Row| r.tree.as_ref().map_or(0, CallTree::max_depth);
     // `hist_entry__sort(a, b)`: the overhead columns, then the sort keys; `a` goes
     // left of `b` when it is Greater.
@@ -1235,7 +1257,7 @@ fn output_order(
 
 #[allow(clippy::too_many_arguments)]
 fn write_table(
-    h: &EventHists,
+    h: &mut EventHists,
     keys: &[SortKey],
     children: bool,
     graph: &CallGraph,
@@ -1245,6 +1267,7 @@ fn write_table(
     out: &mut Vec<u8>,
 ) {
     let mut shown = output_order(h, keys, children, graph, order);
+    let h = &*h;
     // perf files the rows `-x` hides in its output tree (they shape it) and skips
     // them when printing and sizing the columns.
     if opts.exclude_other {
