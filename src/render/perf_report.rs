@@ -969,26 +969,26 @@ pub fn write_report(
                     // per sample, with the chain from that entry on; the rows are
                     // made in that order.
                     // perf compares each entry with those already counted through a
-                    // stand-in that has no time and no socket, so with `time` as a
-                    // key (and a time past the first quantum), or `socket` (and a
-                    // socket other than 0), no entry is ever a repeat: a row counts
-                    // once per entry.
-                    let repeats = !(keys.contains(&SortKey::Time) && time != 0
-                        || keys.contains(&SortKey::Socket) && socket != 0);
+                    // stand-in (`he_tmp`) that has the entry's map but no time and no
+                    // socket, and a repeat is not filed at all: with `time` as a key
+                    // (and a time past the first quantum), or `socket` (and a socket
+                    // other than 0), no entry is ever a repeat, and a row counts once
+                    // per entry. An entry that is no repeat walks down the tree as any
+                    // location does, and can miss the row it would have repeated.
                     let mut seen: Vec<usize> = vec![self_row];
                     for (i, c) in chain.into_iter().enumerate() {
                         let k = c.key;
-                        if keys.iter().any(|k| k.made_lazily()) {
-                            // The comparisons with the stand-in make texts.
-                            let mut stand_in = k.clone();
-                            stand_in.time = 0;
-                            stand_in.socket = 0;
-                            let stand_in = Row::stand_in(stand_in);
-                            for &r in &seen {
-                                if entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal {
-                                    break;
-                                }
-                            }
+                        let mut stand_in = Row::stand_in(Key {
+                            time: 0,
+                            socket: 0,
+                            ..k.clone()
+                        });
+                        stand_in.map_dso = c.dso.map(short_dso);
+                        if seen
+                            .iter()
+                            .any(|&r| entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal)
+                        {
+                            continue;
                         }
                         let row = h.row(
                             keys,
@@ -1002,9 +1002,6 @@ pub fn write_report(
                         );
                         if c.kept_line {
                             h.rows[row].mark(MADE_SRCLINE);
-                        }
-                        if repeats && seen.contains(&row) {
-                            continue;
                         }
                         seen.push(row);
                         if trees {
