@@ -777,6 +777,7 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
             key: FrameKey {
                 dso,
                 addr,
+                resolved: true,
                 inlined: Some(i.clone()),
             },
             name: format!("{i} (inlined)"),
@@ -785,6 +786,7 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
             key: FrameKey {
                 dso,
                 addr,
+                resolved: loc.sym.is_some(),
                 inlined: None,
             },
             name,
