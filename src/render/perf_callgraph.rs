@@ -316,7 +316,11 @@ impl CallTree {
     /// The kids of trie node `n` in perf's order of its tree of siblings.
     fn kids_in_order(&self, n: usize) -> Vec<usize> {
         let node = &self.nodes[n];
-        node.kid_order.in_order().into_iter().map(|e| node.kids[e]).collect()
+        node.kid_order
+            .in_order()
+            .into_iter()
+            .map(|e| node.kids[e])
+            .collect()
     }
 
     /// The compressed tree: node 0 is the (empty) root.

@@ -1276,7 +1276,10 @@ fn write_table(
     let made_when_filed: Vec<u8> = shown.iter().map(|&(_, m)| m).collect();
     // Rows of one key can be several (see [`EventHists::row`]): each keeps its own
     // call chains.
-    let trees: Vec<Option<&CallTree>> = shown.iter().map(|&(i, _)| h.rows[i].tree.as_ref()).collect();
+    let trees: Vec<Option<&CallTree>> = shown
+        .iter()
+        .map(|&(i, _)| h.rows[i].tree.as_ref())
+        .collect();
     let rows: Vec<(&Key, &Totals)> = shown
         .into_iter()
         .map(|(i, _)| (&h.rows[i].key, &h.rows[i].totals))

@@ -5,8 +5,8 @@
 //! addresses by address alone) and a row's symbol changes when a location of another
 //! process lands in it, so perf's tree misses rows it already has and makes several
 //! rows of one symbol, merges some of them again when `comm` is a key, and orders rows
-//! of equal shares by where they were filed. Every row is compared with perf's, in
-//! perf's order. Skips (with the reason) without root, perf or a C compiler.
+//! of equal shares by where they were filed; the call graphs' siblings likewise (an
+//! inlined function matched by name). Every line is compared with perf's. Skips (with the reason) without root, perf or a C compiler.
 
 use std::path::Path;
 
@@ -73,6 +73,11 @@ fn perf_report_live_rows_of_one_symbol_in_several_processes_match_perf() {
         &["--sort", "dso,sym", "-g", "none"],
         &["--sort", "pid,sym", "-g", "none"],
         &["--sort", "comm,sym", "-g", "none"],
+        // The call graphs too: inlined siblings of equal shares in perf's order.
+        &[],
+        &["--no-children"],
+        &["--sort", "sym"],
+        &["--sort", "dso,sym", "-g", "caller"],
     ] {
         let (perf, ours) = both(d, args);
         assert!(perf.lines().count() > 20, "{args:?}: perf's rows:\n{perf}");
