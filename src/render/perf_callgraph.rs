@@ -4,12 +4,14 @@
 //!
 //! Each row collects the call chains of its samples in a prefix tree. perf keeps that
 //! tree compressed (a node holds a run of entries up to the next branch or chain end),
-//! orders siblings by object and symbol address, and prints them by their share,
-//! largest first; the compressed nodes are rebuilt here from a plain prefix tree.
+//! files siblings in a red-black tree by object and symbol address (inlined functions
+//! by name), and prints them by their share, largest first, ties in that tree's order;
+//! the compressed nodes are rebuilt here from a plain prefix tree.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Ordering;
 use std::fmt::Write as _;
-use std::sync::Arc;
+
+use crate::perf::rbtree::RbOrder;
 
 /// How the call chains under a row are printed (`-g MODE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +160,8 @@ pub struct FrameKey {
     pub dso: usize,
     /// The symbol's start, or the address.
     pub addr: u64,
+    /// The entry has a symbol.
+    pub resolved: bool,
     /// The name of the function inlined at the entry (its symbol's start is that of
     /// the function it was inlined into).
     pub inlined: Option<std::sync::Arc<str>>,
@@ -181,12 +185,36 @@ struct TrieNode {
     /// Period and samples of chains passing through here.
     cumul: u64,
     cumul_count: u64,
-    kids: BTreeMap<FrameKey, usize>,
-    /// Whether the entry is a function inlined there.
-    inlined: bool,
-    /// The kids by function name (the first of a name), for the matches of inlined
-    /// entries.
-    kids_by_name: HashMap<Arc<str>, usize>,
+    /// The entry's identity.
+    key: Option<FrameKey>,
+    /// The kids in the order they were made, filed in `kid_order` as perf files them.
+    kids: Vec<usize>,
+    kid_order: RbOrder,
+}
+
+impl TrieNode {
+    /// The name perf compares an entry by when it or the other is inlined.
+    fn compared_name(&self) -> &str {
+        match self.key.as_ref().and_then(|k| k.inlined.as_deref()) {
+            Some(inlined) => inlined,
+            None => &self.name,
+        }
+    }
+}
+
+/// perf's `match_chain(new, existing)` with the function key, as an ordering of the
+/// existing entry against the new one (Less: the new one goes left). Where either
+/// entry is a function inlined there, they match by the function's name alone
+/// (inlined into different functions, or a function inlined here and called there,
+/// are one entry); other entries match by object and symbol start, or by object and
+/// address when either has no symbol. This is no total order.
+fn match_chain(existing: &TrieNode, new: &Frame) -> Ordering {
+    let old = existing.key.as_ref().expect("a kid has a key");
+    if old.resolved && new.key.resolved && (old.inlined.is_some() || new.key.inlined.is_some()) {
+        let name = new.key.inlined.as_deref().unwrap_or(&new.name);
+        return existing.compared_name().cmp(name);
+    }
+    (old.dso, old.addr).cmp(&(new.key.dso, new.key.addr))
 }
 
 /// The call chains of one report row.
@@ -208,47 +236,74 @@ impl Default for CallTree {
 impl CallTree {
     /// Add one sample's chain (in print order) with its period.
     pub fn add(&mut self, chain: &[Frame], period: u64) {
+        self.add_counted(chain, period, 1);
+    }
+
+    /// Add the chains of `other` (perf's `callchain_merge`, when two rows become one).
+    /// The longest chain stays this tree's own, as perf's `max_depth` does.
+    pub fn merge(&mut self, other: &CallTree) {
+        let mut path: Vec<Frame> = Vec::new();
+        other.merge_from(0, &mut path, self);
+    }
+
+    /// The chains ending at and below trie node `n` of `self`, reached by `path`,
+    /// added to `into`.
+    fn merge_from(&self, n: usize, path: &mut Vec<Frame>, into: &mut CallTree) {
+        let node = &self.nodes[n];
+        if node.count > 0 {
+            let depth = into.max_depth;
+            into.add_counted(path, node.hit, node.count);
+            into.max_depth = depth;
+        }
+        for e in node.kid_order.in_order() {
+            let k = node.kids[e];
+            path.push(Frame {
+                key: self.nodes[k].key.clone().expect("a kid has a key"),
+                name: self.nodes[k].name.clone(),
+            });
+            self.merge_from(k, path, into);
+            path.pop();
+        }
+    }
+
+    /// Add `count` samples of one chain with `period` in all.
+    fn add_counted(&mut self, chain: &[Frame], period: u64, count: u64) {
         if chain.is_empty() {
             return;
         }
         self.max_depth = self.max_depth.max(chain.len());
         let mut n = 0;
         self.nodes[0].cumul += period;
-        self.nodes[0].cumul_count += 1;
+        self.nodes[0].cumul_count += count;
         for f in chain {
-            // perf's `match_chain`: where either entry is a function inlined there,
-            // they match by the function's name alone (inlined into different
-            // functions, or a function inlined here and called there, are one entry);
-            // other entries match by object and symbol start.
-            let kid = match &f.key.inlined {
-                Some(name) => self.nodes[n].kids_by_name.get(name).copied(),
-                None => self.nodes[n].kids.get(&f.key).copied().or_else(|| {
-                    let &k = self.nodes[n].kids_by_name.get(f.name.as_str())?;
-                    self.nodes[k].inlined.then_some(k)
-                }),
-            };
+            let (nodes, node) = (&self.nodes, &self.nodes[n]);
+            let kid = node
+                .kid_order
+                .find(|e| match_chain(&nodes[node.kids[e]], f))
+                .map(|e| node.kids[e]);
             n = match kid {
                 Some(k) => k,
                 None => {
                     let k = self.nodes.len();
-                    let inlined = f.key.inlined.clone();
+                    let mut order = std::mem::take(&mut self.nodes[n].kid_order);
+                    let (nodes, kids) = (&self.nodes, &self.nodes[n].kids);
+                    order.insert(|e| match_chain(&nodes[kids[e]], f) == Ordering::Less);
                     self.nodes.push(TrieNode {
                         name: f.name.clone(),
-                        inlined: inlined.is_some(),
+                        key: Some(f.key.clone()),
                         ..TrieNode::default()
                     });
-                    let name: Arc<str> = inlined.unwrap_or_else(|| f.name.as_str().into());
                     let node = &mut self.nodes[n];
-                    node.kids.insert(f.key.clone(), k);
-                    node.kids_by_name.entry(name).or_insert(k);
+                    node.kid_order = order;
+                    node.kids.push(k);
                     k
                 }
             };
             self.nodes[n].cumul += period;
-            self.nodes[n].cumul_count += 1;
+            self.nodes[n].cumul_count += count;
         }
         self.nodes[n].hit += period;
-        self.nodes[n].count += 1;
+        self.nodes[n].count += count;
     }
 
     /// The longest chain added: perf puts, of two rows of one thread with the same
@@ -256,6 +311,16 @@ impl CallTree {
     /// above their callees) and last in callee order.
     pub fn max_depth(&self) -> usize {
         self.max_depth
+    }
+
+    /// The kids of trie node `n` in perf's order of its tree of siblings.
+    fn kids_in_order(&self, n: usize) -> Vec<usize> {
+        let node = &self.nodes[n];
+        node.kid_order
+            .in_order()
+            .into_iter()
+            .map(|e| node.kids[e])
+            .collect()
     }
 
     /// The compressed tree: node 0 is the (empty) root.
@@ -269,8 +334,7 @@ impl CallTree {
             kids: Vec::new(),
             parent: None,
         }];
-        let kids: Vec<usize> = self.nodes[0].kids.values().rev().copied().collect();
-        for k in kids {
+        for k in self.kids_in_order(0) {
             let r = self.compress_from(k, 0, &mut out);
             out[0].kids.push(r);
         }
@@ -281,7 +345,7 @@ impl CallTree {
         let mut entries = vec![start];
         let mut cur = start;
         while self.nodes[cur].hit == 0 && self.nodes[cur].kids.len() == 1 {
-            cur = *self.nodes[cur].kids.values().next().unwrap_or(&cur);
+            cur = self.nodes[cur].kids[0];
             entries.push(cur);
         }
         let me = out.len();
@@ -294,9 +358,7 @@ impl CallTree {
             kids: Vec::new(),
             parent: Some(parent),
         });
-        // perf's sibling order: by object, then address, highest first.
-        let kids: Vec<usize> = self.nodes[cur].kids.values().rev().copied().collect();
-        for k in kids {
+        for k in self.kids_in_order(cur) {
             let r = self.compress_from(k, me, out);
             out[me].kids.push(r);
         }

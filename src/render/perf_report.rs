@@ -304,6 +304,8 @@ fn map_of(pid: i32, loc: &Location) -> Option<MapOf> {
 struct EventHists {
     samples: u64,
     period: u64,
+    /// The row of each key, a shortcut past the tree that holds only while perf's
+    /// comparison is a total order on the rows ([`EventHists::row`]).
     index: HashMap<Key, usize>,
     rows: Vec<Row>,
     /// The rows as perf files them while reading (`hists->entries_in`).
@@ -337,7 +339,16 @@ impl EventHists {
             tree: None,
             made: Cell::new(0),
         };
-        if let Some(&i) = self.index.get(&row.key) {
+        // With `sym` as a key perf's comparison is no total order: an inlined
+        // function's symbol is compared by name and others by start, a symbol and an
+        // address by object but two addresses by address alone, and a row's symbol
+        // changes when a location of another map lands in it. Its walk down the tree
+        // can then miss a row of the same key and make another, so every location
+        // takes that walk.
+        let shortcut = (!keys.contains(&SortKey::Sym))
+            .then(|| self.index.get(&row.key))
+            .flatten();
+        if let Some(&i) = shortcut {
             if keys.iter().any(|k| k.made_lazily()) {
                 // Only for the texts the search makes on its way.
                 self.entries_in
@@ -366,6 +377,34 @@ impl EventHists {
 }
 
 impl EventHists {
+    /// perf's `hists__collapse_resort`, which only `comm` among these keys asks for
+    /// (`se_collapse`): the rows taken in order and filed again into a new tree with
+    /// the same comparison, a row that meets an equal one on its way down merged into
+    /// it (its shares and call chains), as the first filing can miss rows of one key
+    /// (see [`EventHists::row`]). Returns the rows left, in the new tree's order.
+    fn collapse(&mut self, keys: &[SortKey]) -> Vec<usize> {
+        let mut collapsed = RbOrder::new();
+        let mut filed: Vec<usize> = Vec::with_capacity(self.rows.len());
+        for i in self.entries_in.in_order() {
+            let rows = &self.rows;
+            if let Some(e) = collapsed.find(|e| entry_cmp(keys, &rows[filed[e]], &rows[i])) {
+                let into = filed[e];
+                let (self_, children) = (rows[i].totals.self_, rows[i].totals.children);
+                let tree = self.rows[i].tree.take();
+                let row = &mut self.rows[into];
+                row.totals.self_ += self_;
+                row.totals.children += children;
+                if let Some(t) = tree {
+                    row.tree.get_or_insert_with(CallTree::default).merge(&t);
+                }
+                continue;
+            }
+            collapsed.insert(|e| entry_cmp(keys, &rows[filed[e]], &rows[i]) == Ordering::Less);
+            filed.push(i);
+        }
+        collapsed.in_order().into_iter().map(|e| filed[e]).collect()
+    }
+
     /// perf's `hists__findnew_entry` when a location lands in row `i` from another map
     /// (another process, or another object of the same name): with `sym` as a key, the
     /// row's symbol becomes the one its start falls in within the new map, and the row
@@ -520,7 +559,8 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
                                     inlined: ib,
                                 },
                             ) if a == b && na == nb && ia == ib => Ordering::Equal,
-                            // An inlined function is told apart by its name.
+                            // An inlined function is told apart by its name, and
+                            // this one comparison is `strcmp(left, right)`.
                             (
                                 SymKey::Resolved {
                                     name: na,
@@ -532,7 +572,7 @@ fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
                                     inlined: ib,
                                     ..
                                 },
-                            ) if (*ia || *ib) && na != nb => nb.cmp(na),
+                            ) if (*ia || *ib) && na != nb => na.cmp(nb),
                             (
                                 SymKey::Resolved { start: a, .. },
                                 SymKey::Resolved { start: b, .. },
@@ -737,6 +777,7 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
             key: FrameKey {
                 dso,
                 addr,
+                resolved: true,
                 inlined: Some(i.clone()),
             },
             name: format!("{i} (inlined)"),
@@ -745,6 +786,7 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
             key: FrameKey {
                 dso,
                 addr,
+                resolved: loc.sym.is_some(),
                 inlined: None,
             },
             name,
@@ -929,26 +971,26 @@ pub fn write_report(
                     // per sample, with the chain from that entry on; the rows are
                     // made in that order.
                     // perf compares each entry with those already counted through a
-                    // stand-in that has no time and no socket, so with `time` as a
-                    // key (and a time past the first quantum), or `socket` (and a
-                    // socket other than 0), no entry is ever a repeat: a row counts
-                    // once per entry.
-                    let repeats = !(keys.contains(&SortKey::Time) && time != 0
-                        || keys.contains(&SortKey::Socket) && socket != 0);
+                    // stand-in (`he_tmp`) that has the entry's map but no time and no
+                    // socket, and a repeat is not filed at all: with `time` as a key
+                    // (and a time past the first quantum), or `socket` (and a socket
+                    // other than 0), no entry is ever a repeat, and a row counts once
+                    // per entry. An entry that is no repeat walks down the tree as any
+                    // location does, and can miss the row it would have repeated.
                     let mut seen: Vec<usize> = vec![self_row];
                     for (i, c) in chain.into_iter().enumerate() {
                         let k = c.key;
-                        if keys.iter().any(|k| k.made_lazily()) {
-                            // The comparisons with the stand-in make texts.
-                            let mut stand_in = k.clone();
-                            stand_in.time = 0;
-                            stand_in.socket = 0;
-                            let stand_in = Row::stand_in(stand_in);
-                            for &r in &seen {
-                                if entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal {
-                                    break;
-                                }
-                            }
+                        let mut stand_in = Row::stand_in(Key {
+                            time: 0,
+                            socket: 0,
+                            ..k.clone()
+                        });
+                        stand_in.map_dso = c.dso.map(short_dso);
+                        if seen
+                            .iter()
+                            .any(|&r| entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal)
+                        {
+                            continue;
                         }
                         let row = h.row(
                             keys,
@@ -962,9 +1004,6 @@ pub fn write_report(
                         );
                         if c.kept_line {
                             h.rows[row].mark(MADE_SRCLINE);
-                        }
-                        if repeats && seen.contains(&row) {
-                            continue;
                         }
                         seen.push(row);
                         if trees {
@@ -1001,7 +1040,7 @@ pub fn write_report(
     }
     text.extend_from_slice(b"#\n");
     text.extend_from_slice(format!("# Total Lost Samples: {lost}\n#\n").as_bytes());
-    for (i, h) in hists.iter().enumerate() {
+    for (i, h) in hists.iter_mut().enumerate() {
         if h.samples == 0 {
             continue;
         }
@@ -1137,24 +1176,18 @@ fn cell(k: SortKey, key: &Key, t: &Totals, sym_width: usize, machine: &mut Machi
 /// that order by the output comparison (`hists__output_resort`), each time into a
 /// red-black tree, whose shape decides between rows the comparison does not order.
 fn output_order(
-    h: &EventHists,
+    h: &mut EventHists,
     keys: &[SortKey],
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
 ) -> Vec<(usize, u8)> {
-    let mut made = h.entries_in.in_order();
-    // Only `comm` has a collapse step among these keys (`se_collapse`); it compares
-    // as `hist_entry__cmp` does, but the refiling can still reshape the tree.
-    if keys.contains(&SortKey::Comm) {
-        let mut collapsed = RbOrder::new();
-        let mut filed: Vec<usize> = Vec::with_capacity(made.len());
-        for &i in &made {
-            collapsed.insert(|e| entry_cmp(keys, &h.rows[filed[e]], &h.rows[i]) == Ordering::Less);
-            filed.push(i);
-        }
-        made = collapsed.in_order().into_iter().map(|e| filed[e]).collect();
-    }
+    let made = if keys.contains(&SortKey::Comm) {
+        h.collapse(keys)
+    } else {
+        h.entries_in.in_order()
+    };
+    let h = &*h;
     let depth = |r: &Row| r.tree.as_ref().map_or(0, CallTree::max_depth);
     // `hist_entry__sort(a, b)`: the overhead columns, then the sort keys; `a` goes
     // left of `b` when it is Greater.
@@ -1223,7 +1256,7 @@ fn output_order(
 
 #[allow(clippy::too_many_arguments)]
 fn write_table(
-    h: &EventHists,
+    h: &mut EventHists,
     keys: &[SortKey],
     children: bool,
     graph: &CallGraph,
@@ -1233,6 +1266,7 @@ fn write_table(
     out: &mut Vec<u8>,
 ) {
     let mut shown = output_order(h, keys, children, graph, order);
+    let h = &*h;
     // perf files the rows `-x` hides in its output tree (they shape it) and skips
     // them when printing and sizing the columns.
     if opts.exclude_other {
@@ -1240,6 +1274,12 @@ fn write_table(
     }
     let made: Vec<u8> = shown.iter().map(|&(i, _)| h.rows[i].made.get()).collect();
     let made_when_filed: Vec<u8> = shown.iter().map(|&(_, m)| m).collect();
+    // Rows of one key can be several (see [`EventHists::row`]): each keeps its own
+    // call chains.
+    let trees: Vec<Option<&CallTree>> = shown
+        .iter()
+        .map(|&(i, _)| h.rows[i].tree.as_ref())
+        .collect();
     let rows: Vec<(&Key, &Totals)> = shown
         .into_iter()
         .map(|(i, _)| (&h.rows[i].key, &h.rows[i].totals))
@@ -1339,7 +1379,7 @@ fn write_table(
             100.0 * v as f64 / h.period as f64
         }
     };
-    for ((key, t), c) in rows.iter().zip(&cells) {
+    for (((_, t), c), tree) in rows.iter().zip(&cells).zip(trees) {
         let mut line = String::from("  ");
         if children {
             // perf's `" %*.2f%%"` with 6: a share of 1000% or more (Children of
@@ -1371,7 +1411,7 @@ fn write_table(
         }
         line.push('\n');
         out.extend_from_slice(line.as_bytes());
-        if let Some(tree) = h.index.get(*key).and_then(|&i| h.rows[i].tree.as_ref()) {
+        if let Some(tree) = tree {
             let cx = GraphContext {
                 graph: *graph,
                 total: h.period,
