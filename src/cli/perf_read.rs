@@ -221,8 +221,9 @@ pub struct ReportArgs {
     /// the total). One object leaves out the Shared Object column
     #[arg(short = 'd', long = "dsos", value_name = "DSO[,DSO...]")]
     dsos: Option<String>,
-    /// Only samples in these symbols, by name or start address (0x...); the others still
-    /// count in the total. One symbol leaves out the Symbol column
+    /// Only samples in these symbols, by name, or at these addresses (hexadecimal, as
+    /// sampled); the others still count in the total. One name leaves out the Symbol
+    /// column
     #[arg(short = 'S', long = "symbols", value_name = "SYMBOL[,SYMBOL...]")]
     symbols_filter: Option<String>,
     /// Only samples taken on these CPUs (0,2-3); the file must record the CPU
@@ -271,13 +272,13 @@ fn sample_filter(a: &ReportArgs) -> Result<tracectl::render::perf_report_filter:
     use tracectl::render::perf_report_filter::SampleFilter;
     let mut f = SampleFilter::default();
     if let Some(c) = &a.comms {
-        f.set_comms(c);
+        f.set_comms(c).map_err(anyhow::Error::msg)?;
     }
     if let Some(d) = &a.dsos {
-        f.set_dsos(d);
+        f.set_dsos(d).map_err(anyhow::Error::msg)?;
     }
     if let Some(s) = &a.symbols_filter {
-        f.set_symbols(s);
+        f.set_symbols(s).map_err(anyhow::Error::msg)?;
     }
     if let Some(p) = &a.pid {
         f.pids = Some(SampleFilter::parse_ids("--pid", p).map_err(anyhow::Error::msg)?);

@@ -24,9 +24,11 @@ pub struct SampleFilter {
     pub tids: Option<Vec<i32>>,
     /// `-d/--dsos`: the object of the sampled address, by its file name or full path.
     pub dsos: Option<Vec<String>>,
-    /// `-S/--symbols`: the symbol of the sampled address, by its name or by the
-    /// address of its start (`0x...`, as mapped).
+    /// `-S/--symbols`: the symbol of the sampled address, by its name.
     pub symbols: Option<Vec<String>>,
+    /// The entries of `-S/--symbols` that are hexadecimal numbers: sampled addresses
+    /// (as mapped), which perf takes out of the names.
+    pub addresses: Option<Vec<u64>>,
     /// `-C/--cpu`: the CPUs whose samples are taken.
     pub cpus: Option<Vec<u32>>,
     /// `--time start,stop` in nanoseconds; 0 for an open end.
@@ -36,34 +38,66 @@ pub struct SampleFilter {
     pub hide_unresolved: bool,
 }
 
-/// perf's strlist: the entries of `a,b,c` (blank ones left out, each trimmed).
-fn list(s: &str) -> Vec<String> {
-    s.split(',')
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-        .map(str::to_string)
-        .collect()
+/// perf's strlist: the entries of `a,b,c` as they are; perf refuses an entry given
+/// twice.
+fn list(option: &str, s: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in s.split(',') {
+        if out.iter().any(|o| o == e) {
+            return Err(format!("{option} '{s}': '{e}' is given twice"));
+        }
+        out.push(e.to_string());
+    }
+    Ok(out)
+}
+
+/// An entry of `-S` that perf reads as an address (`strtoul(s, &end, 16)` reading
+/// something, then nothing but spaces).
+fn hex_address(e: &str) -> Option<u64> {
+    let t = e.trim_start();
+    let t = t.strip_prefix('+').unwrap_or(t);
+    let t = t
+        .strip_prefix("0x")
+        .or_else(|| t.strip_prefix("0X"))
+        .filter(|r| r.starts_with(|c: char| c.is_ascii_hexdigit()))
+        .unwrap_or(t);
+    let end = t.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(t.len());
+    if end == 0 || !t[end..].trim_end().is_empty() {
+        return None;
+    }
+    u64::from_str_radix(&t[..end], 16).ok()
 }
 
 impl SampleFilter {
     /// `-c/--comms` as given.
-    pub fn set_comms(&mut self, s: &str) {
-        self.comms = Some(list(s));
+    pub fn set_comms(&mut self, s: &str) -> Result<(), String> {
+        self.comms = Some(list("-c/--comms", s)?);
+        Ok(())
     }
 
     /// `-d/--dsos` as given.
-    pub fn set_dsos(&mut self, s: &str) {
-        self.dsos = Some(list(s));
+    pub fn set_dsos(&mut self, s: &str) -> Result<(), String> {
+        self.dsos = Some(list("-d/--dsos", s)?);
+        Ok(())
     }
 
-    /// `-S/--symbols` as given.
-    pub fn set_symbols(&mut self, s: &str) {
-        self.symbols = Some(list(s));
+    /// `-S/--symbols` as given: names, and hexadecimal numbers for addresses.
+    pub fn set_symbols(&mut self, s: &str) -> Result<(), String> {
+        let (mut names, mut addresses) = (Vec::new(), Vec::new());
+        for e in list("-S/--symbols", s)? {
+            match hex_address(&e) {
+                Some(a) => addresses.push(a),
+                None => names.push(e),
+            }
+        }
+        self.symbols = Some(names);
+        self.addresses = (!addresses.is_empty()).then_some(addresses);
+        Ok(())
     }
 
     /// `--pid` or `--tid` (named by `option`) as given: numbers.
     pub fn parse_ids(option: &str, s: &str) -> Result<Vec<i32>, String> {
-        list(s)
+        list(option, s)?
             .iter()
             .map(|e| {
                 e.parse::<i32>().map_err(|_| {
@@ -150,7 +184,7 @@ impl SampleFilter {
 
     /// Whether the sampled address is filtered out by `-d` or `-S` (perf's
     /// `machine__resolve`): its object by file name or path (an unmapped address has
-    /// none), its symbol by name or by the mapped address of its start.
+    /// none), its symbol by name, or a mapped address by its value.
     pub fn location_filtered(&self, loc: &Location) -> bool {
         if let Some(dsos) = &self.dsos {
             let hit = loc.dso.is_some_and(|d| {
@@ -166,11 +200,12 @@ impl SampleFilter {
             }
         }
         if let Some(symbols) = &self.symbols {
-            let hit = loc.sym.is_some_and(|(name, off)| {
-                let start = loc.addr.wrapping_sub(off).wrapping_add(loc.unmap_delta);
-                let at = format!("{start:#x}");
-                symbols.iter().any(|e| e == name || *e == at)
-            });
+            let named = loc
+                .sym
+                .is_some_and(|(name, _)| symbols.iter().any(|e| e == name));
+            let at = loc.addr.wrapping_add(loc.unmap_delta);
+            let hit = named
+                || (loc.dso.is_some() && self.addresses.as_ref().is_some_and(|a| a.contains(&at)));
             if !hit {
                 return true;
             }
@@ -240,6 +275,19 @@ mod tests {
             let e = f.set_time(bad).unwrap_err();
             assert!(e.contains(bad), "{e}");
         }
+    }
+
+    #[test]
+    fn symbols_that_read_as_hexadecimal_are_addresses() {
+        let mut f = SampleFilter::default();
+        assert!(f.set_symbols("main,main").unwrap_err().contains("'main'"));
+        f.set_symbols("main,0x5573f37de279,dead,do_syscall_64")
+            .unwrap();
+        assert_eq!(f.symbols, Some(vec!["main".into(), "do_syscall_64".into()]));
+        assert_eq!(f.addresses, Some(vec![0x5573f37de279, 0xdead]));
+        assert_eq!(f.single(Elided::Symbol), None);
+        f.set_symbols("hot,0x10").unwrap();
+        assert_eq!(f.single(Elided::Symbol), Some("hot"));
     }
 
     #[test]

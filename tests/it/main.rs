@@ -47,6 +47,7 @@ mod perf_demangle;
 mod perf_dwarf_live;
 mod perf_record_cache_live;
 mod perf_report;
+mod perf_report_opts_live;
 mod perf_script;
 mod perf_script_fields_live;
 mod perf_script_live;
