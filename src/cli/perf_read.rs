@@ -162,14 +162,10 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
 pub struct ReportArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace,socket,dso_size,parent)
-    #[arg(
-        short = 's',
-        long = "sort",
-        value_name = "KEYS",
-        default_value = "comm,dso,sym"
-    )]
-    sort: String,
+    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace,socket,dso_size,parent);
+    /// by default comm,dso,sym, or trace when every event of the file is a tracepoint
+    #[arg(short = 's', long = "sort", value_name = "KEYS")]
+    sort: Option<String>,
     /// Accumulate call chains of children to the parent entry (the default with call chains)
     #[arg(long = "children", overrides_with = "no_children")]
     children: bool,
@@ -307,7 +303,8 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         graph.order = Some(ChainOrder::Caller);
     }
     use tracectl::render::perf_report::{parse_time_quantum, PerfReportOptions, SortKey};
-    let mut keys = SortKey::parse_list(&a.sort).map_err(anyhow::Error::msg)?;
+    let mut keys = SortKey::parse_list(a.sort.as_deref().unwrap_or("comm,dso,sym"))
+        .map_err(anyhow::Error::msg)?;
     let relative = match a.percentage.as_deref() {
         None | Some("absolute") => false,
         Some("relative") => true,
@@ -347,6 +344,17 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         }
     }
     let o = open(&a.input.input, &a.symbols)?;
+    let attrs = o.file.attrs();
+    if a.sort.is_none()
+        && !attrs.is_empty()
+        && attrs
+            .iter()
+            .all(|at| at.type_ == tracectl::perf::data::abi::attr_type::TRACEPOINT)
+    {
+        // perf's default for a file of tracepoints alone is their text.
+        keys.retain(|k| *k == SortKey::Parent);
+        keys.insert(0, SortKey::Trace);
+    }
     if opts.filter.cpus.is_some()
         && o.file
             .attrs()

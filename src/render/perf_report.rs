@@ -1515,6 +1515,7 @@ fn write_table(
                 // perf's call graphs take shares of the whole event, whatever
                 // `--percentage` says.
                 total: h.period,
+                threshold_total: total,
                 row: if children { t.children } else { t.self_ },
                 sym_first: sort_keys.first() == Some(&SortKey::Sym),
             };

@@ -247,6 +247,45 @@ fn perf_report_live_hide_unresolved_matches_perf() {
     check(d, "strip.data", &["-g", "none", "-n"], &["-U"]);
 }
 
+/// A file of tracepoints alone, which perf sorts by their text unless told otherwise;
+/// with `--percentage relative` the call graph's threshold is a share of what the
+/// filters leave, while its percentages stay shares of the whole event.
+#[test]
+fn perf_report_live_filters_on_tracepoints_match_perf() {
+    if !perf_and_cc() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_fixture_program("ropts", d);
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-e",
+            "sched:sched_switch,raw_syscalls:sys_enter",
+            "-g",
+            "-o",
+            "tp.data",
+            "--",
+            "./ropts",
+        ],
+        d,
+    );
+    let f = "tp.data";
+    check(d, f, &["-g", "none"], &["-c", "ro_child"]);
+    check(d, f, &["-g", "none"], &["-s", "comm,sym"]);
+    check(
+        d,
+        f,
+        &["-s", "pid,sym", "-c", "ro_child"],
+        &["--percentage", "relative"],
+    );
+    check(d, f, &["-n"], &["-d", "libc.so.6"]);
+    check(d, f, &["-g", "none"], &["-S", "__GI___getppid"]);
+}
+
 /// A file written by `tracectl perf record`, with tracepoints of two processes.
 #[test]
 fn perf_report_live_filters_on_an_own_recording_match_perf() {
