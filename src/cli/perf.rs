@@ -31,7 +31,7 @@ enum PerfCommand {
     /// Print the samples of a perf.data as `perf script` does
     Script(super::perf_read::ScriptArgs),
     /// Summarize the samples of a perf.data as `perf report --stdio` does
-    Report(super::perf_read::ReportArgs),
+    Report(Box<super::perf_read::ReportArgs>),
 }
 
 /// `tracectl perf stat`, with `perf stat`'s options.
@@ -168,7 +168,7 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
             super::perf_record::record(ctx, a)
         }
         PerfCommand::Script(a) => super::perf_read::script(ctx, a),
-        PerfCommand::Report(a) => super::perf_read::report(ctx, a),
+        PerfCommand::Report(a) => super::perf_read::report(ctx, *a),
     }
 }
 

@@ -162,14 +162,10 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
 pub struct ReportArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace,socket,dso_size,parent)
-    #[arg(
-        short = 's',
-        long = "sort",
-        value_name = "KEYS",
-        default_value = "comm,dso,sym"
-    )]
-    sort: String,
+    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace,socket,dso_size,parent);
+    /// by default comm,dso,sym, or trace when every event of the file is a tracepoint
+    #[arg(short = 's', long = "sort", value_name = "KEYS")]
+    sort: Option<String>,
     /// Accumulate call chains of children to the parent entry (the default with call chains)
     #[arg(long = "children", overrides_with = "no_children")]
     children: bool,
@@ -207,8 +203,93 @@ pub struct ReportArgs {
     /// Call graphs in caller order (callers first), whatever -g says
     #[arg(short = 'G', long = "inverted")]
     inverted: bool,
+    /// Only samples of threads with these comms (at the sample's time); the others
+    /// still count in the event's total. One comm leaves out the Command column
+    #[arg(short = 'c', long = "comms", value_name = "COMM[,COMM...]")]
+    comms: Option<String>,
+    /// Only samples of these processes (the others still count in the total)
+    #[arg(long = "pid", value_name = "PID[,PID...]")]
+    pid: Option<String>,
+    /// Only samples of these threads (the others still count in the total)
+    #[arg(long = "tid", value_name = "TID[,TID...]")]
+    tid: Option<String>,
+    /// Only samples in these objects, by file name or path (the others still count in
+    /// the total). One object leaves out the Shared Object column
+    #[arg(short = 'd', long = "dsos", value_name = "DSO[,DSO...]")]
+    dsos: Option<String>,
+    /// Only samples in these symbols, by name, or at these addresses (hexadecimal, as
+    /// sampled); the others still count in the total. One name leaves out the Symbol
+    /// column
+    #[arg(short = 'S', long = "symbols", value_name = "SYMBOL[,SYMBOL...]")]
+    symbols_filter: Option<String>,
+    /// Only samples taken on these CPUs (0,2-3); the file must record the CPU
+    #[arg(short = 'C', long = "cpu", value_name = "CPUS")]
+    cpu: Option<String>,
+    /// Only samples taken from START to STOP, in seconds (1269.5,1269.6); either may be
+    /// left out
+    #[arg(long = "time", value_name = "START,STOP")]
+    time: Option<String>,
+    /// Shares of the event's whole period (absolute, the default) or of what -c, --pid,
+    /// --tid, -d, -S and -x leave (relative, which the header's counts follow)
+    #[arg(long = "percentage", value_name = "relative|absolute")]
+    percentage: Option<String>,
+    /// A Samples column: the samples of each row's own
+    #[arg(short = 'n', long = "show-nr-samples")]
+    show_nr_samples: bool,
+    /// A Period column: the period of each row's own
+    #[arg(long = "show-total-period")]
+    show_total_period: bool,
+    /// Leave out rows under this share (percent); it also becomes the call graph's
+    /// threshold, as in perf
+    #[arg(long = "percent-limit", value_name = "PERCENT")]
+    percent_limit: Option<String>,
+    /// The rows alone, without the comment lines
+    #[arg(short = 'q', long = "quiet")]
+    quiet: bool,
+    /// Leave out samples and call chain entries without a symbol
+    #[arg(short = 'U', long = "hide-unresolved")]
+    hide_unresolved: bool,
     #[command(flatten)]
     symbols: SymbolArgs,
+}
+
+/// perf's `--percent-limit` and `--percentage` values, checked.
+fn parse_percent_limit(s: &str) -> Result<f32> {
+    match s.trim().parse::<f32>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => anyhow::bail!(
+            "--percent-limit '{s}': give a share in percent, a number such as 0.5 or 5"
+        ),
+    }
+}
+
+/// The report's filters from the options.
+fn sample_filter(a: &ReportArgs) -> Result<tracectl::render::perf_report_filter::SampleFilter> {
+    use tracectl::render::perf_report_filter::SampleFilter;
+    let mut f = SampleFilter::default();
+    if let Some(c) = &a.comms {
+        f.set_comms(c).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(d) = &a.dsos {
+        f.set_dsos(d).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(s) = &a.symbols_filter {
+        f.set_symbols(s).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(p) = &a.pid {
+        f.pids = Some(SampleFilter::parse_ids("--pid", p).map_err(anyhow::Error::msg)?);
+    }
+    if let Some(t) = &a.tid {
+        f.tids = Some(SampleFilter::parse_ids("--tid", t).map_err(anyhow::Error::msg)?);
+    }
+    if let Some(c) = &a.cpu {
+        f.set_cpus(c).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(t) = &a.time {
+        f.set_time(t).map_err(anyhow::Error::msg)?;
+    }
+    f.hide_unresolved = a.hide_unresolved;
+    Ok(f)
 }
 
 /// Run `tracectl perf report`.
@@ -222,11 +303,35 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         graph.order = Some(ChainOrder::Caller);
     }
     use tracectl::render::perf_report::{parse_time_quantum, PerfReportOptions, SortKey};
-    let mut keys = SortKey::parse_list(&a.sort).map_err(anyhow::Error::msg)?;
+    let mut keys = SortKey::parse_list(a.sort.as_deref().unwrap_or("comm,dso,sym"))
+        .map_err(anyhow::Error::msg)?;
+    let relative = match a.percentage.as_deref() {
+        None | Some("absolute") => false,
+        Some("relative") => true,
+        Some(other) => anyhow::bail!(
+            "--percentage '{other}': give relative (shares of what the filters leave) or \
+             absolute (shares of the whole event)"
+        ),
+    };
+    let percent_limit = match &a.percent_limit {
+        Some(p) => parse_percent_limit(p)?,
+        None => 0.0,
+    };
+    if a.percent_limit.is_some() {
+        // perf takes the limit for the call graph's threshold too.
+        graph.min_percent = f64::from(percent_limit);
+    }
     let mut opts = PerfReportOptions {
         graph,
         exclude_other: a.exclude_other,
         time_quantum_ns: parse_time_quantum(&a.time_quantum).map_err(anyhow::Error::msg)?,
+        filter: sample_filter(&a)?,
+        relative,
+        show_nr_samples: a.show_nr_samples,
+        show_total_period: a.show_total_period,
+        percent_limit,
+        quiet: a.quiet,
+        time_str: a.time.clone(),
         ..PerfReportOptions::default()
     };
     if let Some(p) = &a.parent {
@@ -239,6 +344,31 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         }
     }
     let o = open(&a.input.input, &a.symbols)?;
+    let attrs = o.file.attrs();
+    if a.sort.is_none()
+        && !attrs.is_empty()
+        && attrs
+            .iter()
+            .all(|at| at.type_ == tracectl::perf::data::abi::attr_type::TRACEPOINT)
+    {
+        // perf's default for a file of tracepoints alone is their text.
+        keys.retain(|k| *k == SortKey::Parent);
+        keys.insert(0, SortKey::Trace);
+    }
+    if opts.filter.cpus.is_some()
+        && o.file
+            .attrs()
+            .iter()
+            .any(|at| at.sample_type & tracectl::perf::data::abi::sample::CPU == 0)
+    {
+        // perf refuses, as its samples would all be taken for CPU 0.
+        anyhow::bail!(
+            "{}: -C/--cpu '{}' selects CPUs, but the file does not record the CPU of its \
+             samples; record with `perf record -a` or `--sample-cpu`, or leave out -C",
+            a.input.input.display(),
+            a.cpu.as_deref().unwrap_or_default()
+        );
+    }
     if !a.call_graph.is_empty()
         && opts.graph.mode != GraphMode::None
         && !tracectl::render::perf_report::has_call_chains(&o.file)

@@ -398,6 +398,9 @@ pub struct GraphContext {
     pub graph: CallGraph,
     /// The event's total period (perf's percentages of `graph` are of it).
     pub total: u64,
+    /// The period the threshold is a share of: the event's, or with `--percentage
+    /// relative` that of the rows the filters leave (perf's `hists__total_period`).
+    pub threshold_total: u64,
     /// The row's period (Children with `--children`, else Self).
     pub row: u64,
     /// The first sort key is `sym`: the row's own symbol is not repeated at the top.
@@ -674,7 +677,7 @@ pub fn render(tree: &CallTree, cx: GraphContext) -> String {
     let nodes = tree.compress();
     // perf: the threshold of `graph`, `flat` and `folded` is a share of the event's
     // period, cut to an integer.
-    let min_hit = (cx.total as f64 * (cx.graph.min_percent / 100.0)) as u64;
+    let min_hit = (cx.threshold_total as f64 * (cx.graph.min_percent / 100.0)) as u64;
     let sorted = match cx.graph.mode {
         GraphMode::Flat | GraphMode::Folded => sort_flat(&nodes, min_hit),
         _ => sort_graph(&nodes, &cx.graph, min_hit),

@@ -21,6 +21,7 @@ use crate::perf::srcline::SourceLines;
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
 };
+use crate::render::perf_report_filter::{Elided, SampleFilter};
 use crate::render::perf_script::event_name;
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
@@ -233,6 +234,8 @@ struct Key {
 struct Totals {
     self_: u64,
     children: u64,
+    /// The samples of the row's own (perf's `nr_events`, the `Samples` column).
+    samples: u64,
     /// The thread of the sample that made the row. perf sizes the command column by
     /// this thread's comm at the end of the file (`thread__comm_len`), not by the comm
     /// the row shows, and cuts the shown comm to that width: a row made by a sample
@@ -263,6 +266,9 @@ struct Row {
     /// comparison reaches that key, and sizes the column by the texts made by the time
     /// it files the row for output.
     made: Cell<u8>,
+    /// Hidden by a filter (perf's `he->filtered`): the filters of the sample that
+    /// made the row decide, whatever samples land in it later.
+    filtered: bool,
 }
 
 const MADE_TRACE: u8 = 1;
@@ -285,6 +291,7 @@ impl Row {
             map: None,
             tree: None,
             made: Cell::new(0),
+            filtered: false,
         }
     }
 }
@@ -304,6 +311,8 @@ fn map_of(pid: i32, loc: &Location) -> Option<MapOf> {
 struct EventHists {
     samples: u64,
     period: u64,
+    /// The samples whose own row is not filtered (perf's `nr_non_filtered_samples`).
+    unfiltered_samples: u64,
     /// The row of each key, a shortcut past the tree that holds only while perf's
     /// comparison is a total order on the rows ([`EventHists::row`]).
     index: HashMap<Key, usize>,
@@ -325,6 +334,7 @@ impl EventHists {
         unresolved: bool,
         map: Option<MapOf>,
         machine: &Machine,
+        filtered: bool,
     ) -> usize {
         let row = Row {
             key,
@@ -338,6 +348,7 @@ impl EventHists {
             map,
             tree: None,
             made: Cell::new(0),
+            filtered,
         };
         // With `sym` as a key perf's comparison is no total order: an inlined
         // function's symbol is compared by name and others by start, a symbol and an
@@ -403,6 +414,15 @@ impl EventHists {
             filed.push(i);
         }
         collapsed.in_order().into_iter().map(|e| filed[e]).collect()
+    }
+
+    /// The period of the rows no filter hides (perf's `total_non_filtered_period`).
+    fn unfiltered_period(&self) -> u64 {
+        self.rows
+            .iter()
+            .filter(|r| !r.filtered)
+            .map(|r| r.totals.self_)
+            .sum()
     }
 
     /// perf's `hists__findnew_entry` when a location lands in row `i` from another map
@@ -689,6 +709,22 @@ pub struct PerfReportOptions {
     pub exclude_other: bool,
     /// `--time-quantum`, in nanoseconds (not 0): the width of a `time` row.
     pub time_quantum_ns: u64,
+    /// The samples taken and the rows shown (`-c`, `--pid`, `--tid`, `-d`, `-S`, `-C`,
+    /// `--time`, `-U`).
+    pub filter: SampleFilter,
+    /// `--percentage relative`: shares (and the header's counts) of the rows the
+    /// filters leave; perf's default is `absolute`, shares of the whole event.
+    pub relative: bool,
+    /// `-n/--show-nr-samples`: a `Samples` column.
+    pub show_nr_samples: bool,
+    /// `--show-total-period`: a `Period` column.
+    pub show_total_period: bool,
+    /// `--percent-limit`: rows under this share are not printed.
+    pub percent_limit: f32,
+    /// `-q/--quiet`: the rows alone, without the comment lines.
+    pub quiet: bool,
+    /// `--time` as given, which the header repeats.
+    pub time_str: Option<String>,
 }
 
 impl Default for PerfReportOptions {
@@ -699,6 +735,13 @@ impl Default for PerfReportOptions {
             parent: regex::Regex::new(PARENT_PATTERN).expect("the default parent regex"),
             exclude_other: false,
             time_quantum_ns: TIME_QUANTUM_NS,
+            filter: SampleFilter::default(),
+            relative: false,
+            show_nr_samples: false,
+            show_total_period: false,
+            percent_limit: 0.0,
+            quiet: false,
+            time_str: None,
         }
     }
 }
@@ -837,12 +880,24 @@ pub fn write_report(
         }
         match file.decode(&r)? {
             Event::Sample(s) => {
+                let filter = &opts.filter;
+                // perf drops these samples before it counts them.
+                if filter.drops(s.time, s.cpu) {
+                    continue;
+                }
                 let comm = machine.comm(s.tid).to_string();
+                let attr = &file.attrs()[s.attr];
+                let ip = machine.resolve(s.pid, s.cpumode, s.ip);
+                if filter.hide_unresolved && ip.sym.is_none() {
+                    continue;
+                }
                 let h = &mut hists[s.attr];
                 h.samples += 1;
                 h.period += s.period;
-                let attr = &file.attrs()[s.attr];
-                let ip = machine.resolve(s.pid, s.cpumode, s.ip);
+                // The filters that keep the sample counted but its rows hidden; the
+                // rows of its call chain share them.
+                let mut filtered =
+                    filter.thread_filtered(&comm, s.pid, s.tid) || filter.location_filtered(&ip);
                 let cpu = if attr.sample_type & sample::CPU != 0 {
                     s.cpu as i32
                 } else {
@@ -878,6 +933,10 @@ pub fn write_report(
                             srcline.map(str::to_string),
                         ))
                     });
+                    if filter.hide_unresolved {
+                        // perf leaves such entries out of the chain it builds.
+                        locs.retain(|(l, ..)| l.sym.is_some());
+                    }
                     if order == ChainOrder::Caller {
                         locs.reverse();
                     }
@@ -893,6 +952,8 @@ pub fn write_report(
                 } else {
                     None
                 };
+                // `-x`: perf's parent filter, on the rows of the sample.
+                filtered |= opts.exclude_other && parent.is_none();
                 self_key.time = time;
                 self_key.trace = trace.clone();
                 self_key.socket = socket;
@@ -908,8 +969,13 @@ pub fn write_report(
                     ip.sym.is_none(),
                     map_of(s.pid, &ip),
                     &machine,
+                    filtered,
                 );
                 h.rows[self_row].totals.self_ += s.period;
+                h.rows[self_row].totals.samples += 1;
+                if !h.rows[self_row].filtered {
+                    h.unfiltered_samples += 1;
+                }
                 // Each entry's row identity, level and object, and its frame.
                 let mut chain: Vec<ChainRow> = Vec::new();
                 if chained && (children || graph.mode != GraphMode::None) {
@@ -1001,6 +1067,7 @@ pub fn write_report(
                             c.unresolved,
                             c.map,
                             &machine,
+                            filtered,
                         );
                         if c.kept_line {
                             h.rows[row].mark(MADE_SRCLINE);
@@ -1030,36 +1097,58 @@ pub fn write_report(
         )
     };
     let mut text = Vec::new();
-    text.extend_from_slice(
-        b"# To display the perf.data header info, please use --header/--header-only options.\n#\n",
-    );
+    if !opts.quiet {
+        text.extend_from_slice(
+            b"# To display the perf.data header info, please use --header/--header-only options.\n#\n",
+        );
+    }
+    // A filter of one value: its line, in the order of the keys (also with -q).
+    for k in keys {
+        if let Some(e) = elided_by(*k) {
+            if let Some(v) = opts.filter.single(e) {
+                text.extend_from_slice(format!("# {}: {v}\n", e.name()).as_bytes());
+            }
+        }
+    }
     let rows: usize = hists.iter().map(|h| h.rows.len()).sum();
     if rows == 0 {
         out.write_all(&text).map_err(w)?;
         return Ok(0);
     }
-    text.extend_from_slice(b"#\n");
-    text.extend_from_slice(format!("# Total Lost Samples: {lost}\n#\n").as_bytes());
+    if !opts.quiet {
+        text.extend_from_slice(b"#\n");
+        text.extend_from_slice(format!("# Total Lost Samples: {lost}\n#\n").as_bytes());
+    }
     for (i, h) in hists.iter_mut().enumerate() {
         if h.samples == 0 {
             continue;
         }
         let name = event_name(&file.attrs()[i], catalog);
+        let (samples, period) = if opts.relative {
+            (h.unfiltered_samples, h.unfiltered_period())
+        } else {
+            (h.samples, h.period)
+        };
         // perf's convert_unit: K, M, G above a thousand, else a space.
-        let (mut n, mut unit) = (h.samples, ' ');
+        let (mut n, mut unit) = (samples, ' ');
         for u in ['K', 'M', 'G'] {
             if n > 1000 {
                 n /= 1000;
                 unit = u;
             }
         }
-        text.extend_from_slice(
-            format!(
-                "# Samples: {n}{unit} of event '{name}'\n# Event count (approx.): {}\n#\n",
-                h.period
-            )
-            .as_bytes(),
-        );
+        if !opts.quiet {
+            let time = match &opts.time_str {
+                Some(t) => format!(" (time slices: {t})"),
+                None => String::new(),
+            };
+            text.extend_from_slice(
+                format!(
+                    "# Samples: {n}{unit} of event '{name}'{time}\n# Event count (approx.): {period}\n#\n"
+                )
+                .as_bytes(),
+            );
+        }
         write_table(
             h,
             keys,
@@ -1072,9 +1161,31 @@ pub fn write_report(
         );
         text.extend_from_slice(b"\n\n");
     }
-    text.extend_from_slice(b"#\n#\n");
+    if !opts.quiet {
+        text.extend_from_slice(b"#\n#\n");
+    }
     out.write_all(&text).map_err(w)?;
     Ok(rows)
+}
+
+/// The filter whose single value makes perf leave out the column of `k`.
+fn elided_by(k: SortKey) -> Option<Elided> {
+    match k {
+        SortKey::Comm => Some(Elided::Comm),
+        SortKey::Dso => Some(Elided::Dso),
+        SortKey::Sym => Some(Elided::Symbol),
+        _ => None,
+    }
+}
+
+/// The columns perf shows (`sort__setup_elide`): those of a filter with one value are
+/// left out, unless that would leave out every column.
+fn shown_keys(keys: &[SortKey], filter: &SampleFilter) -> Vec<SortKey> {
+    let elided = |k: &SortKey| elided_by(*k).is_some_and(|e| filter.single(e).is_some());
+    if keys.iter().all(elided) {
+        return keys.to_vec();
+    }
+    keys.iter().copied().filter(|k| !elided(k)).collect()
 }
 
 /// C's `%.3d`: at least three digits.
@@ -1267,11 +1378,16 @@ fn write_table(
 ) {
     let mut shown = output_order(h, keys, children, graph, order);
     let h = &*h;
-    // perf files the rows `-x` hides in its output tree (they shape it) and skips
-    // them when printing and sizing the columns.
-    if opts.exclude_other {
-        shown.retain(|&(i, _)| h.rows[i].key.parent.is_some());
-    }
+    let sort_keys = keys;
+    let keys = &shown_keys(keys, &opts.filter)[..];
+    // perf files the rows its filters (and `-x`) hide in its output tree (they shape
+    // it) and skips them when printing and sizing the columns.
+    shown.retain(|&(i, _)| !h.rows[i].filtered);
+    let total = if opts.relative {
+        h.unfiltered_period()
+    } else {
+        h.period
+    };
     let made: Vec<u8> = shown.iter().map(|&(i, _)| h.rows[i].made.get()).collect();
     let made_when_filed: Vec<u8> = shown.iter().map(|&(_, m)| m).collect();
     // Rows of one key can be several (see [`EventHists::row`]): each keeps its own
@@ -1362,6 +1478,15 @@ fn write_table(
         head.push_str("Overhead");
         dots.push_str("........");
     }
+    // perf's `-n` and `--show-total-period` columns: 12 wide, to the right.
+    let counts = [
+        (opts.show_nr_samples, "Samples"),
+        (opts.show_total_period, "Period"),
+    ];
+    for (_, title) in counts.iter().filter(|c| c.0) {
+        head.push_str(&format!("  {title:>12}"));
+        dots.push_str(&format!("  {}", ".".repeat(12)));
+    }
     /// perf formats each column's title into a buffer of 1024 bytes: a title padded
     /// wider than that is cut (the dots below it are not).
     const TITLE_MAX: usize = 1023;
@@ -1371,15 +1496,22 @@ fn write_table(
         dots.push_str("  ");
         dots.push_str(&".".repeat(*w));
     }
-    out.extend_from_slice(format!("{head}\n{dots}\n#\n").as_bytes());
+    if !opts.quiet {
+        out.extend_from_slice(format!("{head}\n{dots}\n#\n").as_bytes());
+    }
     let pct = |v: u64| {
-        if h.period == 0 {
+        if total == 0 {
             0.0
         } else {
-            100.0 * v as f64 / h.period as f64
+            100.0 * v as f64 / total as f64
         }
     };
     for (((_, t), c), tree) in rows.iter().zip(&cells).zip(trees) {
+        // `--percent-limit`: perf compares the share as a float.
+        let share = if children { t.children } else { t.self_ };
+        if opts.percent_limit > 0.0 && (pct(share) as f32) < opts.percent_limit {
+            continue;
+        }
         let mut line = String::from("  ");
         if children {
             // perf's `" %*.2f%%"` with 6: a share of 1000% or more (Children of
@@ -1388,6 +1520,12 @@ fn write_table(
             line.push_str("  ");
         }
         line.push_str(&format!(" {:>6.2}%", pct(t.self_)));
+        if opts.show_nr_samples {
+            line.push_str(&format!("  {:>12}", t.samples));
+        }
+        if opts.show_total_period {
+            line.push_str(&format!("  {:>12}", t.self_));
+        }
         for (i, (k, w)) in keys.iter().zip(&widths).enumerate() {
             line.push_str("  ");
             if *k == SortKey::Sym && i + 1 == keys.len() {
@@ -1414,9 +1552,12 @@ fn write_table(
         if let Some(tree) = tree {
             let cx = GraphContext {
                 graph: *graph,
+                // perf's call graphs take shares of the whole event, whatever
+                // `--percentage` says.
                 total: h.period,
+                threshold_total: total,
                 row: if children { t.children } else { t.self_ },
-                sym_first: keys.first() == Some(&SortKey::Sym),
+                sym_first: sort_keys.first() == Some(&SortKey::Sym),
             };
             out.extend_from_slice(render(tree, cx).as_bytes());
         }
