@@ -748,6 +748,26 @@ impl PerfData {
         Ok(Some(v))
     }
 
+    /// The NRCPUS feature: the CPUs available and online on the recorded machine.
+    pub fn nr_cpus(&self) -> Result<Option<(u32, u32)>, PerfDataError> {
+        let Some(f) = self.feature(feature::NRCPUS) else {
+            return Ok(None);
+        };
+        let mut c = self.cur(f.offset, f.size);
+        let sh = |s| self.short("NRCPUS feature", s);
+        Ok(Some((c.u32().map_err(sh)?, c.u32().map_err(sh)?)))
+    }
+
+    /// The SAMPLE_TIME feature: the times of the first and last sample.
+    pub fn sample_time(&self) -> Result<Option<(u64, u64)>, PerfDataError> {
+        let Some(f) = self.feature(feature::SAMPLE_TIME) else {
+            return Ok(None);
+        };
+        let mut c = self.cur(f.offset, f.size);
+        let sh = |s| self.short("SAMPLE_TIME feature", s);
+        Ok(Some((c.u64().map_err(sh)?, c.u64().map_err(sh)?)))
+    }
+
     /// The socket of each CPU, by CPU number, from the CPU_TOPOLOGY feature (its core
     /// and socket ids follow the sibling lists, one pair per CPU NRCPUS counts as
     /// available). None when the file has no such ids: no CPU_TOPOLOGY or NRCPUS
