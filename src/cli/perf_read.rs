@@ -291,7 +291,26 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
         .iter()
         .map(|f| parse_fields(f))
         .collect::<Result<Vec<_>, _>>()?;
-    let opts = a.options(&o.file)?;
+    let opts = match a.options(&o.file) {
+        Ok(opts) => opts,
+        Err(e) if e.downcast_ref::<tracectl::perf::data::PerfDataError>().is_some() => {
+            return Err(e)
+        }
+        Err(e) => {
+            // perf refuses these with its exit status: -EINVAL (234) for a time
+            // string, -1 (255) for the others.
+            let code = if e
+                .downcast_ref::<tracectl::perf::time_ranges::TimeRangeError>()
+                .is_some()
+            {
+                234
+            } else {
+                255
+            };
+            eprintln!("tracectl: {e:#}");
+            return Ok(code);
+        }
+    };
     let mut s = PerfScript::with_options(&o.file, o.machine, o.catalog, &fields, opts)?;
     for w in s.warnings() {
         eprintln!("{w}");

@@ -941,8 +941,8 @@ impl<'f> PerfScript<'f> {
             Event::Task {
                 pid, tid, time, id, ..
             } => (id, pid, tid, time),
-            Event::Switch { next_prev, id, .. } => (id, next_prev.0, next_prev.1, 0),
-            Event::Lost { id, .. } => {
+            // Shown with the thread of the sample id, as perf 6.1 does.
+            Event::Switch { id, .. } | Event::Lost { id, .. } => {
                 let (pid, tid) = if id_all && first.sample_type & sample::TID != 0 {
                     (id.pid, id.tid)
                 } else {
