@@ -118,7 +118,9 @@ fn int_list(s: &str, what: &str) -> Result<Vec<i32>> {
         .iter()
         .map(|i| {
             i.trim().parse().map_err(|_| {
-                anyhow::anyhow!("--{what} '{s}': '{i}' is no {what}; give numbers separated by commas")
+                anyhow::anyhow!(
+                    "--{what} '{s}': '{i}' is no {what}; give numbers separated by commas"
+                )
             })
         })
         .collect()
@@ -142,13 +144,15 @@ impl ScriptArgs {
         use tracectl::render::perf_script::{SideBand, TimeStyle};
         let path = file.path().display();
         if self.reltime && self.deltatime {
-            anyhow::bail!(
-                "--reltime and --deltatime show times two ways; give one of them"
-            );
+            anyhow::bail!("--reltime and --deltatime show times two ways; give one of them");
         }
         let cpus = match &self.cpu {
             Some(list) => {
-                if file.attrs().iter().any(|a| a.sample_type & sample::CPU == 0) {
+                if file
+                    .attrs()
+                    .iter()
+                    .any(|a| a.sample_type & sample::CPU == 0)
+                {
                     anyhow::bail!(
                         "-C {list}: {path} does not record the CPU of its samples; leave \
                          out -C, or record with the CPU (perf record -a, or --sample-cpu)"
@@ -165,8 +169,16 @@ impl ScriptArgs {
         };
         Ok(ScriptOptions {
             comms: self.comms.as_deref().map(str_list),
-            pids: self.pid.as_deref().map(|p| int_list(p, "pid")).transpose()?,
-            tids: self.tid.as_deref().map(|t| int_list(t, "tid")).transpose()?,
+            pids: self
+                .pid
+                .as_deref()
+                .map(|p| int_list(p, "pid"))
+                .transpose()?,
+            tids: self
+                .tid
+                .as_deref()
+                .map(|t| int_list(t, "tid"))
+                .transpose()?,
             cpus,
             time,
             symbols: self.symbols_filter.as_deref().map(str_list),
@@ -293,7 +305,10 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
         .collect::<Result<Vec<_>, _>>()?;
     let opts = match a.options(&o.file) {
         Ok(opts) => opts,
-        Err(e) if e.downcast_ref::<tracectl::perf::data::PerfDataError>().is_some() => {
+        Err(e)
+            if e.downcast_ref::<tracectl::perf::data::PerfDataError>()
+                .is_some() =>
+        {
             return Err(e)
         }
         Err(e) => {

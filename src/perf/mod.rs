@@ -41,8 +41,8 @@ pub mod srcline;
 pub mod stat;
 pub mod symbols;
 pub mod synth;
-pub mod time_ranges;
 mod sys;
+pub mod time_ranges;
 pub mod unwind;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};

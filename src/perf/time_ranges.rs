@@ -194,7 +194,11 @@ fn absolute_spans(s: &str) -> Option<Vec<TimeSpan>> {
 fn parse_percent(s: &str) -> Option<f64> {
     let at = s.find('%')?;
     let num = s[..at].trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
-    let v: f64 = if num.is_empty() { 0.0 } else { num.parse().ok()? };
+    let v: f64 = if num.is_empty() {
+        0.0
+    } else {
+        num.parse().ok()?
+    };
     Some(v / 100.0)
 }
 
@@ -288,10 +292,7 @@ mod tests {
             }]
         );
         assert_eq!(p("596.1,596.2 597.0,597.1").unwrap().len(), 2);
-        assert_eq!(
-            p("596.123456789,").unwrap()[0].start,
-            596 * S + 123_456_789
-        );
+        assert_eq!(p("596.123456789,").unwrap()[0].start, 596 * S + 123_456_789);
         for bad in [
             "x",
             "596,595",

@@ -519,7 +519,13 @@ impl<'f> PerfScript<'f> {
         catalog: Option<DatCatalog>,
         user_fields: &[FieldRequest],
     ) -> Result<PerfScript<'f>, ScriptError> {
-        Self::with_options(file, machine, catalog, user_fields, ScriptOptions::default())
+        Self::with_options(
+            file,
+            machine,
+            catalog,
+            user_fields,
+            ScriptOptions::default(),
+        )
     }
 
     /// [`PerfScript::new`] with perf script's options that select samples and change
@@ -1102,7 +1108,15 @@ impl<'f> PerfScript<'f> {
             slot.text.clear();
             if f & (field::COMM | field::PID | field::TID | field::CPU) != 0 {
                 let comm = self.machine.comm_of(s.tid);
-                write_head(&comm, self.use_callchain, s.pid, s.tid, s.cpu, f, &mut slot.text);
+                write_head(
+                    &comm,
+                    self.use_callchain,
+                    s.pid,
+                    s.tid,
+                    s.cpu,
+                    f,
+                    &mut slot.text,
+                );
             }
             slot.head_len = slot.text.len();
             slot.secs = None;

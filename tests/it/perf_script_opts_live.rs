@@ -103,7 +103,11 @@ fn perf_script_opts_live_call_chain_file_matches_perf() {
         ],
         d,
     );
-    let heads = run("perf", &["script", "-i", "cc.data", "-G", "-F", "comm,pid,tid"], d);
+    let heads = run(
+        "perf",
+        &["script", "-i", "cc.data", "-G", "-F", "comm,pid,tid"],
+        d,
+    );
     let (ls, _) = ids_of(&heads, "ls");
     let (_, spin_tid) = ids_of(&heads, "spin");
     // The middle third of the recording, in seconds as perf prints them.
@@ -173,9 +177,17 @@ fn perf_script_opts_live_cpu_wide_files_match_perf() {
     run(
         "perf",
         &[
-            "record", "-q", "-o", "tp.data", "-e",
+            "record",
+            "-q",
+            "-o",
+            "tp.data",
+            "-e",
             "sched:sched_switch,sched:sched_process_exec,raw_syscalls:sys_enter",
-            "-a", "--", "sh", "-c", "ls / >/dev/null; sleep 0.05",
+            "-a",
+            "--",
+            "sh",
+            "-c",
+            "ls / >/dev/null; sleep 0.05",
         ],
         d,
     );
@@ -211,23 +223,48 @@ fn perf_script_opts_live_cpu_wide_files_match_perf() {
         assert_eq!(prc, code, "perf {args:?}: {perr}");
         assert_eq!(orc, code, "tracectl {args:?}: {err}");
         assert!(pout.is_empty() && out.is_empty(), "{args:?} prints nothing");
-        assert!(err.contains(value), "{args:?}: the error names {value}: {err}");
+        assert!(
+            err.contains(value),
+            "{args:?}: the error names {value}: {err}"
+        );
     }
 
     // Context switches, of one task and of every CPU.
     run(
         "perf",
         &[
-            "record", "-q", "--switch-events", "-o", "sw.data", "-e", "cpu-clock", "-F",
-            "999", "--", "sh", "-c", "sleep 0.02; ls >/dev/null",
+            "record",
+            "-q",
+            "--switch-events",
+            "-o",
+            "sw.data",
+            "-e",
+            "cpu-clock",
+            "-F",
+            "999",
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.02; ls >/dev/null",
         ],
         d,
     );
     run(
         "perf",
         &[
-            "record", "-q", "--switch-events", "-a", "-o", "swa.data", "-e", "cpu-clock",
-            "-F", "999", "--", "sleep", "0.05",
+            "record",
+            "-q",
+            "--switch-events",
+            "-a",
+            "-o",
+            "swa.data",
+            "-e",
+            "cpu-clock",
+            "-F",
+            "999",
+            "--",
+            "sleep",
+            "0.05",
         ],
         d,
     );
@@ -244,12 +281,27 @@ fn perf_script_opts_live_cpu_wide_files_match_perf() {
     run(
         "perf",
         &[
-            "record", "-q", "-m", "1", "-o", "lost.data", "-e", "raw_syscalls:sys_enter",
-            "-a", "--", "sh", "-c", "for i in $(seq 300); do ls / >/dev/null; done",
+            "record",
+            "-q",
+            "-m",
+            "1",
+            "-o",
+            "lost.data",
+            "-e",
+            "raw_syscalls:sys_enter",
+            "-a",
+            "--",
+            "sh",
+            "-c",
+            "for i in $(seq 300); do ls / >/dev/null; done",
         ],
         d,
     );
-    let text = same(d, "lost.data", &["--show-lost-events", "-F", "comm,tid,cpu,time"]);
+    let text = same(
+        d,
+        "lost.data",
+        &["--show-lost-events", "-F", "comm,tid,cpu,time"],
+    );
     assert!(text.contains("PERF_RECORD_LOST lost "), "records were lost");
 }
 
@@ -275,8 +327,16 @@ fn perf_script_opts_live_tracectl_files_match_perf() {
     run(
         tracectl,
         &[
-            "perf", "record", "-e", "sched:sched_switch", "-a", "-o", "tct.data", "--",
-            "sleep", "0.1",
+            "perf",
+            "record",
+            "-e",
+            "sched:sched_switch",
+            "-a",
+            "-o",
+            "tct.data",
+            "--",
+            "sleep",
+            "0.1",
         ],
         d,
     );
@@ -285,7 +345,13 @@ fn perf_script_opts_live_tracectl_files_match_perf() {
         "tc.data",
         &[],
         &[
-            vec!["--show-task-events", "--show-mmap-events", "-c", "spin", "--reltime"],
+            vec![
+                "--show-task-events",
+                "--show-mmap-events",
+                "-c",
+                "spin",
+                "--reltime",
+            ],
             vec!["--time", "10%/3", "-G", "--ns"],
             vec!["-S", "hot_function", "--max-stack", "3"],
         ],
