@@ -843,6 +843,8 @@ impl<'f> PerfScript<'f> {
         for r in &records {
             self.reached.store(r.offset, Ordering::Relaxed);
             match self.file.decode(r)? {
+                // perf script's filters select the samples folded too.
+                Event::Sample(s) if self.filtered_out(&s) => {}
                 Event::Sample(s) => {
                     stack.clear();
                     self.write_folded(&s, &mut stack);
@@ -1247,9 +1249,11 @@ impl<'f> PerfScript<'f> {
         if attr.sample_type & sample::CALLCHAIN != 0 {
             // As perf script: the sample's own address is resolved before its chain.
             self.machine.resolve(s.pid, s.cpumode, s.ip);
-            self.lines.callchain(&self.machine, s, |l, _, inlined, _| {
-                frames.push((l, inlined.map(str::to_string)))
-            });
+            let max_stack = self.opts.max_stack;
+            self.lines
+                .callchain_limited(&self.machine, s, max_stack, |l, _, inlined, _| {
+                    frames.push((l, inlined.map(str::to_string)))
+                });
         } else if attr.sample_type & sample::IP != 0 {
             frames.push((self.machine.resolve(s.pid, s.cpumode, s.ip), None));
         }

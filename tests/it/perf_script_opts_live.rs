@@ -356,6 +356,16 @@ fn perf_script_opts_live_tracectl_files_match_perf() {
             vec!["-S", "hot_function", "--max-stack", "3"],
         ],
     );
+    // Folded stacks are of the samples the filters keep.
+    let folded = run(
+        tracectl,
+        &["perf", "script", "-i", "tc.data", "--folded", "-c", "spin"],
+        d,
+    );
+    assert!(folded.lines().count() > 0, "spin's stacks are folded");
+    for l in folded.lines() {
+        assert!(l.starts_with("spin;"), "only spin's stacks: {l}");
+    }
     each_changes(
         d,
         "tct.data",
