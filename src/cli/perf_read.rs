@@ -10,7 +10,7 @@ use tracectl::event::KallsymsSource;
 use tracectl::perf::config::{ConfigSources, PerfConfig};
 use tracectl::perf::data::PerfData;
 use tracectl::perf::machine::{build_id_cache, Machine};
-use tracectl::render::perf_script::{parse_fields, PerfScript, ScriptOutput};
+use tracectl::render::perf_script::{parse_fields, PerfScript, ScriptOptions, ScriptOutput};
 use tracectl::render::tracecmd::DatCatalog;
 
 use super::common::Context;
@@ -39,8 +39,170 @@ pub struct ScriptArgs {
     /// Write collapsed stacks (`root;...;leaf count`) for flame graphs instead
     #[arg(long = "folded")]
     folded: bool,
+    /// Only samples of threads with these comms (COMM[,COMM...])
+    #[arg(short = 'c', long = "comms", value_name = "COMMS")]
+    comms: Option<String>,
+    /// Only samples of these processes (PID[,PID...])
+    #[arg(long = "pid", value_name = "PIDS")]
+    pid: Option<String>,
+    /// Only samples of these threads (TID[,TID...])
+    #[arg(long = "tid", value_name = "TIDS")]
+    tid: Option<String>,
+    /// Only records of these CPUs (0-2,5), side-band records too; the file's events must
+    /// record the CPU
+    #[arg(short = 'C', long = "cpu", value_name = "CPUS")]
+    cpu: Option<String>,
+    /// Only samples in this time span: START,STOP in seconds (either side may be
+    /// empty), several separated by spaces, or percentages of the recording (10%/2 for
+    /// its second tenth, 0%-10%,30%-40%, 25%); relative to the first sample with
+    /// --reltime
+    #[arg(long = "time", value_name = "TIME", allow_hyphen_values = true)]
+    time: Option<String>,
+    /// Only samples whose address is in these functions (SYMBOL[,SYMBOL...], or a
+    /// function's start address as 0x...)
+    #[arg(short = 'S', long = "symbols", value_name = "SYMBOLS")]
+    symbols_filter: Option<String>,
+    /// Only samples whose address is in these files (DSO[,DSO...], by path or base name)
+    #[arg(long = "dsos", value_name = "DSOS")]
+    dsos: Option<String>,
+    /// Show times with nine decimals
+    #[arg(long = "ns")]
+    ns: bool,
+    /// Show times relative to the first record shown
+    #[arg(long = "reltime")]
+    reltime: bool,
+    /// Show times relative to the record shown before
+    #[arg(long = "deltatime")]
+    deltatime: bool,
+    /// Show samples on one line, without their call chains
+    #[arg(short = 'G', long = "hide-call-graph")]
+    hide_call_graph: bool,
+    /// Take at most this many entries of a call chain (default: the kernel's
+    /// perf_event_max_stack, else 127)
+    #[arg(long = "max-stack", value_name = "N")]
+    max_stack: Option<usize>,
+    /// End a call chain's lines after the entry in one of these functions
+    /// (SYMBOL[,SYMBOL...])
+    #[arg(long = "stop-bt", value_name = "SYMBOLS")]
+    stop_bt: Option<String>,
+    /// Show the COMM, FORK and EXIT records
+    #[arg(long = "show-task-events")]
+    show_task_events: bool,
+    /// Show the MMAP and MMAP2 records
+    #[arg(long = "show-mmap-events")]
+    show_mmap_events: bool,
+    /// Show the LOST records
+    #[arg(long = "show-lost-events")]
+    show_lost_events: bool,
+    /// Show the context switch records (perf record --switch-events)
+    #[arg(long = "show-switch-events")]
+    show_switch_events: bool,
+    /// Show the FINISHED_ROUND records, taking the records in the file's order
+    #[arg(long = "show-round-events")]
+    show_round_events: bool,
     #[command(flatten)]
     symbols: SymbolArgs,
+}
+
+/// perf's `strlist`: the non-empty items of a comma-separated list.
+fn str_list(s: &str) -> Vec<String> {
+    s.split(',')
+        .filter(|i| !i.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// perf's `intlist` of `--pid` and `--tid`.
+fn int_list(s: &str, what: &str) -> Result<Vec<i32>> {
+    str_list(s)
+        .iter()
+        .map(|i| {
+            i.trim().parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "--{what} '{s}': '{i}' is no {what}; give numbers separated by commas"
+                )
+            })
+        })
+        .collect()
+}
+
+/// The kernel's `perf_event_max_stack`, perf script's default `--max-stack`.
+fn sysctl_max_stack() -> usize {
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_max_stack")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(tracectl::render::perf_script::DEFAULT_MAX_STACK)
+}
+
+impl ScriptArgs {
+    /// The options that select samples and change how they show, checked against
+    /// the file as perf checks them.
+    fn options(&self, file: &PerfData) -> Result<ScriptOptions> {
+        use tracectl::perf::cpu_list::cpu_bitmap;
+        use tracectl::perf::data::abi::sample;
+        use tracectl::perf::time_ranges::TimeRanges;
+        use tracectl::render::perf_script::{SideBand, TimeStyle};
+        let path = file.path().display();
+        if self.reltime && self.deltatime {
+            anyhow::bail!("--reltime and --deltatime show times two ways; give one of them");
+        }
+        let cpus = match &self.cpu {
+            Some(list) => {
+                if file
+                    .attrs()
+                    .iter()
+                    .any(|a| a.sample_type & sample::CPU == 0)
+                {
+                    anyhow::bail!(
+                        "-C {list}: {path} does not record the CPU of its samples; leave \
+                         out -C, or record with the CPU (perf record -a, or --sample-cpu)"
+                    );
+                }
+                let nr_cpus = file.nr_cpus()?.map_or(0, |(avail, _)| avail);
+                Some(cpu_bitmap(list, nr_cpus)?)
+            }
+            None => None,
+        };
+        let time = match &self.time {
+            Some(t) => Some(TimeRanges::parse(t, file.sample_time()?, self.reltime)?),
+            None => None,
+        };
+        Ok(ScriptOptions {
+            comms: self.comms.as_deref().map(str_list),
+            pids: self
+                .pid
+                .as_deref()
+                .map(|p| int_list(p, "pid"))
+                .transpose()?,
+            tids: self
+                .tid
+                .as_deref()
+                .map(|t| int_list(t, "tid"))
+                .transpose()?,
+            cpus,
+            time,
+            symbols: self.symbols_filter.as_deref().map(str_list),
+            dsos: self.dsos.as_deref().map(str_list),
+            time_style: if self.reltime {
+                TimeStyle::Relative
+            } else if self.deltatime {
+                TimeStyle::Delta
+            } else {
+                TimeStyle::Absolute
+            },
+            nanoseconds: self.ns,
+            hide_call_graph: self.hide_call_graph,
+            max_stack: self.max_stack.unwrap_or_else(sysctl_max_stack),
+            stop_bt: self.stop_bt.as_deref().map(str_list).unwrap_or_default(),
+            show: SideBand {
+                task: self.show_task_events,
+                mmap: self.show_mmap_events,
+                lost: self.show_lost_events,
+                switch: self.show_switch_events,
+                round: self.show_round_events,
+            },
+        })
+    }
 }
 
 /// `-i FILE`, as perf spells it.
@@ -141,7 +303,30 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
         .iter()
         .map(|f| parse_fields(f))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut s = PerfScript::new(&o.file, o.machine, o.catalog, &fields)?;
+    let opts = match a.options(&o.file) {
+        Ok(opts) => opts,
+        Err(e)
+            if e.downcast_ref::<tracectl::perf::data::PerfDataError>()
+                .is_some() =>
+        {
+            return Err(e)
+        }
+        Err(e) => {
+            // perf refuses these with its exit status: -EINVAL (234) for a time
+            // string, -1 (255) for the others.
+            let code = if e
+                .downcast_ref::<tracectl::perf::time_ranges::TimeRangeError>()
+                .is_some()
+            {
+                234
+            } else {
+                255
+            };
+            eprintln!("tracectl: {e:#}");
+            return Ok(code);
+        }
+    };
+    let mut s = PerfScript::with_options(&o.file, o.machine, o.catalog, &fields, opts)?;
     for w in s.warnings() {
         eprintln!("{w}");
     }

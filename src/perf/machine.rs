@@ -1041,19 +1041,35 @@ impl Machine {
 
     /// [`Machine::callchain`], telling each frame the unwinder found (true) from one
     /// the sample carries: perf 6.1 lists inlined functions only at the former.
-    pub fn callchain_frames<'m>(
+    pub fn callchain_frames<'m>(&'m self, s: &Sample<'_>, f: impl FnMut(Location<'m>, u64, bool)) {
+        self.callchain_frames_limited(s, usize::MAX, f);
+    }
+
+    /// [`Machine::callchain_frames`] of at most `max_stack` addresses of the chain the
+    /// sample carries and `max_stack` unwound ones (perf's `--max-stack`, which limits
+    /// each on its own; context markers do not count).
+    pub fn callchain_frames_limited<'m>(
         &'m self,
         s: &Sample<'_>,
+        max_stack: usize,
         mut f: impl FnMut(Location<'m>, u64, bool),
     ) {
-        // perf takes any other context marker (a guest's too) for a corrupt chain and
-        // shows none of it.
+        // perf takes any other context marker (a guest's too) among the entries it
+        // reaches for a corrupt chain and shows none of it.
         let known = |ip: u64| matches!(ip, context::KERNEL | context::USER | context::HV);
-        if s.callchain().any(|ip| ip >= context::MAX && !known(ip)) {
-            return;
+        let mut taken = 0;
+        for ip in s.callchain() {
+            if taken >= max_stack {
+                break;
+            }
+            if ip < context::MAX {
+                taken += 1;
+            } else if !known(ip) {
+                return;
+            }
         }
-        self.sampled_chain(s, &mut |loc, ip| f(loc, ip, false));
-        for ip in self.unwind_user(s) {
+        self.sampled_chain(s, max_stack, &mut |loc, ip| f(loc, ip, false));
+        for ip in self.unwind_user(s).into_iter().take(max_stack) {
             f(self.resolve(s.pid, misc::USER, ip), ip, true);
         }
     }
@@ -1104,9 +1120,18 @@ impl Machine {
     }
 
     /// The entries of the chain the sample carries.
-    fn sampled_chain<'m>(&'m self, s: &Sample<'_>, f: &mut impl FnMut(Location<'m>, u64)) {
+    fn sampled_chain<'m>(
+        &'m self,
+        s: &Sample<'_>,
+        max_stack: usize,
+        f: &mut impl FnMut(Location<'m>, u64),
+    ) {
         let mut mode = s.cpumode;
+        let mut taken = 0;
         for ip in s.callchain() {
+            if taken >= max_stack {
+                break;
+            }
             if ip >= context::MAX {
                 mode = match ip {
                     context::KERNEL => misc::KERNEL,
@@ -1115,6 +1140,7 @@ impl Machine {
                 };
                 continue;
             }
+            taken += 1;
             f(self.resolve(s.pid, mode, ip), ip);
         }
     }
@@ -1363,6 +1389,9 @@ mod tests {
             pgoff: 0,
             filename,
             exec: true,
+            prot: 0,
+            flags: 0,
+            data: false,
             cpumode,
             dso_id: DsoId::default(),
             build_id: None,

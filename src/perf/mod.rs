@@ -4,6 +4,8 @@
 //! * [`buildid_cache`]: perf's build-id cache filled with the recorded files, as
 //!   `perf record` fills it.
 //! * [`config`]: perf's configuration files (`buildid.dir`), read as perf reads them.
+//! * [`cpu_list`], [`time_ranges`]: `-C` and `--time` of perf script and perf report, read
+//!   as perf reads them.
 //! * [`data`]: perf.data files (`perf record`'s output) read without copying.
 //! * [`machine`]: threads, mappings and symbols rebuilt from a perf.data's records.
 //! * [`symbols`]: kallsyms and ELF symbol tables with perf's rules, and demangling.
@@ -26,6 +28,7 @@
 
 pub mod buildid_cache;
 pub mod config;
+pub mod cpu_list;
 pub mod data;
 pub mod machine;
 mod nsinfo;
@@ -39,6 +42,7 @@ pub mod stat;
 pub mod symbols;
 pub mod synth;
 mod sys;
+pub mod time_ranges;
 pub mod unwind;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};

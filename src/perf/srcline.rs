@@ -532,9 +532,22 @@ impl SourceLines {
         &mut self,
         machine: &'m Machine,
         s: &Sample<'_>,
+        f: impl FnMut(Location<'m>, u64, Option<&str>, Option<&str>),
+    ) {
+        self.callchain_limited(machine, s, usize::MAX, f);
+    }
+
+    /// [`SourceLines::callchain`] of at most `max_stack` addresses of the chain the
+    /// sample carries and `max_stack` unwound ones (perf's `--max-stack`, which
+    /// limits each on its own; the functions inlined at an address do not count).
+    pub fn callchain_limited<'m>(
+        &mut self,
+        machine: &'m Machine,
+        s: &Sample<'_>,
+        max_stack: usize,
         mut f: impl FnMut(Location<'m>, u64, Option<&str>, Option<&str>),
     ) {
-        machine.callchain_frames(s, |loc, ip, unwound| {
+        machine.callchain_frames_limited(s, max_stack, |loc, ip, unwound| {
             let inlines = if unwound {
                 self.inlines(machine, &loc)
             } else {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::bytes::{push_dec, push_dec6, push_dec_padded, put, put_array};
 use crate::event::{PlainLine, PrintEnv, PrintStyle, Record, Schema};
 use crate::perf::data::abi::{attr_flag, attr_type, record, sample};
-use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
+use crate::perf::data::{Attr, Event, PerfData, PerfDataError, RawRecord, Sample};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
 use crate::perf::srcline::{SourceLines, SRCLINE_UNKNOWN};
 use crate::render::tracecmd::{Catalog, DatCatalog};
@@ -306,6 +306,111 @@ pub fn event_name(attr: &Attr, catalog: Option<&DatCatalog>) -> String {
     "unknown".to_string()
 }
 
+/// How `perf script` shows a sample's time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TimeStyle {
+    /// The recorded time.
+    #[default]
+    Absolute,
+    /// Since the first record shown with a time (`--reltime`).
+    Relative,
+    /// Since the record shown before (`--deltatime`); the first shows 0.
+    Delta,
+}
+
+/// Side-band records `perf script` prints between the samples (`--show-*-events`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SideBand {
+    /// COMM, FORK and EXIT (`--show-task-events`).
+    pub task: bool,
+    /// MMAP and MMAP2 (`--show-mmap-events`).
+    pub mmap: bool,
+    /// LOST (`--show-lost-events`).
+    pub lost: bool,
+    /// SWITCH and SWITCH_CPU_WIDE (`--show-switch-events`).
+    pub switch: bool,
+    /// FINISHED_ROUND (`--show-round-events`); the records are then taken in the
+    /// file's order, not sorted by time, as perf does.
+    pub round: bool,
+}
+
+/// `perf script`'s options that select samples and change how they show.
+#[derive(Debug, Clone)]
+pub struct ScriptOptions {
+    /// Only samples of threads with these comms (`-c`).
+    pub comms: Option<Vec<String>>,
+    /// Only samples of these processes (`--pid`).
+    pub pids: Option<Vec<i32>>,
+    /// Only samples of these threads (`--tid`).
+    pub tids: Option<Vec<i32>>,
+    /// Only records of the CPUs set here, by CPU number (`-C`); side-band records too.
+    pub cpus: Option<Vec<bool>>,
+    /// Only samples in these spans of time (`--time`).
+    pub time: Option<crate::perf::time_ranges::TimeRanges>,
+    /// Only samples whose address is in one of these functions, by name or by the
+    /// function's start address as `0x...` (`-S`).
+    pub symbols: Option<Vec<String>>,
+    /// Only samples whose address is in one of these files, by path or base name
+    /// (`--dsos`).
+    pub dsos: Option<Vec<String>>,
+    /// How times show (`--reltime`, `--deltatime`).
+    pub time_style: TimeStyle,
+    /// Nine decimals of seconds instead of six (`--ns`).
+    pub nanoseconds: bool,
+    /// Samples on one line, without their call chains (`-G`).
+    pub hide_call_graph: bool,
+    /// The most call-chain entries taken from a sample (`--max-stack`; perf's default
+    /// is the kernel's `perf_event_max_stack`).
+    pub max_stack: usize,
+    /// A call chain's lines end after the first entry in one of these functions
+    /// (`--stop-bt`).
+    pub stop_bt: Vec<String>,
+    /// Side-band records shown.
+    pub show: SideBand,
+}
+
+impl Default for ScriptOptions {
+    fn default() -> Self {
+        ScriptOptions {
+            comms: None,
+            pids: None,
+            tids: None,
+            cpus: None,
+            time: None,
+            symbols: None,
+            dsos: None,
+            time_style: TimeStyle::Absolute,
+            nanoseconds: false,
+            hide_call_graph: false,
+            max_stack: DEFAULT_MAX_STACK,
+            stop_bt: Vec::new(),
+            show: SideBand::default(),
+        }
+    }
+}
+
+/// perf's `PERF_MAX_STACK_DEPTH`, the kernel's default `perf_event_max_stack`.
+pub const DEFAULT_MAX_STACK: usize = 127;
+
+impl ScriptOptions {
+    /// Whether a sample is kept only when its thread, file or function is one named.
+    fn filters_resolved(&self) -> bool {
+        self.comms.is_some()
+            || self.pids.is_some()
+            || self.tids.is_some()
+            || self.symbols.is_some()
+            || self.dsos.is_some()
+    }
+
+    /// perf's `filter_cpu`: whether a record of `cpu` (None: unknown) is left out.
+    fn skips_cpu(&self, cpu: Option<u32>) -> bool {
+        match (&self.cpus, cpu) {
+            (Some(set), Some(c)) => !set.get(c as usize).copied().unwrap_or(false),
+            _ => false,
+        }
+    }
+}
+
 /// Samples of a perf.data printed as `perf script` prints them.
 pub struct PerfScript<'f> {
     file: &'f PerfData,
@@ -330,6 +435,11 @@ pub struct PerfScript<'f> {
     /// The file offset of the last record taken, for the thread looking symbols up
     /// ahead ([`Machine::look_up_ahead`]); `u64::MAX` once all are.
     reached: Arc<AtomicU64>,
+    opts: ScriptOptions,
+    /// The time `--reltime` counts from, and the time `--deltatime` last showed (0:
+    /// none yet, as perf keeps them).
+    first_time: u64,
+    previous_time: u64,
 }
 
 /// A call-chain entry to print with its source line: where it is, the name of a
@@ -409,15 +519,34 @@ impl<'f> PerfScript<'f> {
         catalog: Option<DatCatalog>,
         user_fields: &[FieldRequest],
     ) -> Result<PerfScript<'f>, ScriptError> {
+        Self::with_options(
+            file,
+            machine,
+            catalog,
+            user_fields,
+            ScriptOptions::default(),
+        )
+    }
+
+    /// [`PerfScript::new`] with perf script's options that select samples and change
+    /// how they show.
+    pub fn with_options(
+        file: &'f PerfData,
+        machine: Machine,
+        catalog: Option<DatCatalog>,
+        user_fields: &[FieldRequest],
+        opts: ScriptOptions,
+    ) -> Result<PerfScript<'f>, ScriptError> {
         let names: Vec<String> = file
             .attrs()
             .iter()
             .map(|a| event_name(a, catalog.as_ref()))
             .collect();
-        let use_callchain = file
-            .attrs()
-            .iter()
-            .any(|a| a.sample_type & sample::CALLCHAIN != 0);
+        let use_callchain = !opts.hide_call_graph
+            && file
+                .attrs()
+                .iter()
+                .any(|a| a.sample_type & sample::CALLCHAIN != 0);
         let mut warnings = Vec::new();
         let mut fields = Vec::new();
         // Events of a PMU beyond perf's fixed types (intel_pt, cs_etm) record hardware
@@ -639,6 +768,9 @@ impl<'f> PerfScript<'f> {
             machine_changes: 0,
             lines: SourceLines::new(),
             reached: Arc::default(),
+            opts,
+            first_time: 0,
+            previous_time: 0,
         })
     }
 
@@ -711,6 +843,8 @@ impl<'f> PerfScript<'f> {
         for r in &records {
             self.reached.store(r.offset, Ordering::Relaxed);
             match self.file.decode(r)? {
+                // perf script's filters select the samples folded too.
+                Event::Sample(s) if self.filtered_out(&s) => {}
                 Event::Sample(s) => {
                     stack.clear();
                     self.write_folded(&s, &mut stack);
@@ -736,7 +870,8 @@ impl<'f> PerfScript<'f> {
         Ok(())
     }
 
-    /// The text of every sample, written as the records are released in time order.
+    /// The text of every sample, written as the records are released in time order
+    /// (in the file's order with `--show-round-events`, as perf takes them then).
     fn run_text(&mut self, out: &mut dyn Write) -> Result<(), ScriptError> {
         /// Bytes gathered before a write.
         const FLUSH: usize = 1 << 16;
@@ -745,21 +880,40 @@ impl<'f> PerfScript<'f> {
         // Lent to the loop, which borrows `self` mutably for the heads.
         let catalog = self.catalog.take();
         let mut trace = catalog.as_ref().map(TraceText::new);
-        let done = for_each_ordered(file, |r| {
+        let in_file_order = self.opts.show.round;
+        let mut each = |r: RawRecord<'f>| {
             self.reached.store(r.offset, Ordering::Relaxed);
             if r.type_ == record::SAMPLE {
                 file.with_sample(&r, |s| self.write_sample(s, trace.as_mut(), &mut buf))?;
-                if buf.len() >= FLUSH {
-                    out.write_all(&buf)?;
-                    buf.clear();
-                }
-            } else {
+            } else if r.type_ == record::FINISHED_ROUND {
+                // Reached only in the file's order, which --show-round-events asks for.
+                buf.extend_from_slice(b"PERF_RECORD_FINISHED_ROUND\n");
+            } else if r.type_ != record::FINISHED_INIT {
                 let ev = file.decode(&r)?;
+                let shown = self.shows(r.type_);
+                // perf prints an exit before it forgets the thread, the others after
+                // they change the machine.
+                if shown && r.type_ == record::EXIT {
+                    self.write_side_band(r.type_, &ev, &mut buf);
+                }
                 self.machine.apply(&ev);
                 self.machine_changes += 1;
+                if shown && r.type_ != record::EXIT {
+                    self.write_side_band(r.type_, &ev, &mut buf);
+                }
+            }
+            if buf.len() >= FLUSH {
+                out.write_all(&buf)?;
+                buf.clear();
             }
             Ok::<(), ScriptError>(())
-        });
+        };
+        let done = if in_file_order {
+            file.records()
+                .try_for_each(|r| each(r.map_err(ScriptError::from)?))
+        } else {
+            for_each_ordered(file, each)
+        };
         drop(trace);
         self.catalog = catalog;
         // What came before a bad record is printed.
@@ -767,28 +921,213 @@ impl<'f> PerfScript<'f> {
         done
     }
 
+    /// Whether records of `type_` are shown (`--show-*-events`).
+    fn shows(&self, type_: u32) -> bool {
+        let show = self.opts.show;
+        match type_ {
+            record::COMM | record::FORK | record::EXIT => show.task,
+            record::MMAP | record::MMAP2 => show.mmap,
+            record::LOST => show.lost,
+            record::SWITCH | record::SWITCH_CPU_WIDE => show.switch,
+            _ => false,
+        }
+    }
+
+    /// A side-band record's line (perf's `print_event_with_time`): the columns of a
+    /// sample of the event it came with, then `PERF_RECORD_...`.
+    fn write_side_band(&mut self, type_: u32, ev: &Event, out: &mut Vec<u8>) {
+        let file = self.file;
+        let attrs = file.attrs();
+        let Some(first) = attrs.first() else {
+            return;
+        };
+        let id_all = first.sample_id_all();
+        let (sid, pid, tid, time) = match *ev {
+            Event::Comm { pid, tid, id, .. } | Event::Mmap { pid, tid, id, .. } => {
+                (id, pid, tid, 0)
+            }
+            Event::Task {
+                pid, tid, time, id, ..
+            } => (id, pid, tid, time),
+            // Shown with the thread of the sample id, as perf 6.1 does.
+            Event::Switch { id, .. } | Event::Lost { id, .. } => {
+                let (pid, tid) = if id_all && first.sample_type & sample::TID != 0 {
+                    (id.pid, id.tid)
+                } else {
+                    (-1, -1)
+                };
+                (id, pid, tid, 0)
+            }
+            _ => return,
+        };
+        // perf's `evlist__id2evsel`.
+        let id = if id_all { sid.id } else { None };
+        let attr = if attrs.len() == 1 || id == Some(0) {
+            Some(0)
+        } else {
+            match id.and_then(|i| file.attr_of_id(i)) {
+                Some(a) => Some(a),
+                None if id_all => None,
+                None => Some(0),
+            }
+        };
+        // The sample's columns: its id trailer's, or what the record says when the
+        // events have none.
+        let (s_pid, s_tid, cpu, s_time) = if attr.is_some() && !id_all {
+            (pid, tid, Some(0), time)
+        } else if id_all {
+            let has_tid = first.sample_type & sample::TID != 0;
+            (
+                if has_tid { sid.pid } else { -1 },
+                if has_tid { sid.tid } else { -1 },
+                sid.cpu,
+                sid.time.unwrap_or(u64::MAX),
+            )
+        } else {
+            (-1, -1, None, u64::MAX)
+        };
+        if self.opts.skips_cpu(cpu) {
+            return;
+        }
+        if let Some(a) = attr {
+            let f = self.fields[a];
+            if f & (field::COMM | field::PID | field::TID | field::CPU) != 0 {
+                let comm = if tid != -1 {
+                    self.machine.comm_of(tid)
+                } else {
+                    std::borrow::Cow::Borrowed(":-1")
+                };
+                write_head(
+                    &comm,
+                    self.use_callchain,
+                    s_pid,
+                    s_tid,
+                    cpu.unwrap_or(u32::MAX),
+                    f,
+                    out,
+                );
+            }
+            if f & field::TIME != 0 {
+                let t = self.shown_time(s_time);
+                push_dec_padded(out, t / 1_000_000_000, 5, b' ');
+                out.push(b'.');
+                push_fraction(out, t, self.opts.nanoseconds);
+                put_array(out, *b": ");
+            }
+        }
+        crate::render::perf_sideband::write_record_text(type_, ev, out);
+    }
+
+    /// Whether perf script's filters leave the sample out (its `process_sample_event`:
+    /// the time spans, the CPUs, then the thread, file and function of the sample's
+    /// address).
+    fn filtered_out(&self, s: &Sample) -> bool {
+        let o = &self.opts;
+        if o.time.as_ref().is_some_and(|t| t.skips(s.time)) {
+            return true;
+        }
+        let attr = &self.file.attrs()[s.attr];
+        if o.skips_cpu((attr.sample_type & sample::CPU != 0).then_some(s.cpu)) {
+            return true;
+        }
+        if !o.filters_resolved() {
+            return false;
+        }
+        // perf's `thread__is_filtered`.
+        if let Some(comms) = &o.comms {
+            let comm = self.machine.comm_of(s.tid);
+            if !comms.iter().any(|c| *c == comm) {
+                return true;
+            }
+        }
+        if o.pids.as_ref().is_some_and(|p| !p.contains(&s.pid))
+            || o.tids.as_ref().is_some_and(|t| !t.contains(&s.tid))
+        {
+            return true;
+        }
+        let loc = self.machine.resolve(s.pid, s.cpumode, s.ip);
+        if let Some(dsos) = &o.dsos {
+            // perf matches the file's short name (its base name) or its long name.
+            let kept = loc.dso.is_some_and(|d| {
+                let base = d.rsplit('/').next().unwrap_or(d);
+                dsos.iter().any(|n| n == d || n == base)
+            });
+            if !kept {
+                return true;
+            }
+        }
+        if let Some(syms) = &o.symbols {
+            let kept = loc.sym.is_some_and(|(name, off)| {
+                let start = format!("{:#x}", s.ip.wrapping_sub(off));
+                syms.iter().any(|n| n == name || *n == start)
+            });
+            if !kept {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The time shown for a record at `time` (`--reltime`, `--deltatime`), keeping
+    /// what the next one needs, as perf does for every record shown with a time.
+    fn shown_time(&mut self, time: u64) -> u64 {
+        match self.opts.time_style {
+            TimeStyle::Absolute => time,
+            TimeStyle::Relative => {
+                if self.first_time == 0 {
+                    self.first_time = time;
+                }
+                time.wrapping_sub(self.first_time)
+            }
+            TimeStyle::Delta => {
+                let t = if self.previous_time != 0 {
+                    time.wrapping_sub(self.previous_time)
+                } else {
+                    0
+                };
+                self.previous_time = time;
+                t
+            }
+        }
+    }
+
     /// One sample's text.
     fn write_sample(&mut self, s: &Sample, trace: Option<&mut TraceText>, out: &mut Vec<u8>) {
         let f = self.fields[s.attr];
         // perf shows no line for an event type given no fields (`-F sw:`).
-        if f == 0 {
+        if f == 0 || self.filtered_out(s) {
             return;
         }
+        let time = if f & field::TIME != 0 {
+            self.shown_time(s.time)
+        } else {
+            0
+        };
         let attr = &self.file.attrs()[s.attr];
         let slot = &mut self.heads[s.cpu as usize % HEAD_SLOTS];
         let key = Some((s.tid, s.pid, s.cpu, f, self.machine_changes));
         if slot.key != key {
             slot.text.clear();
             if f & (field::COMM | field::PID | field::TID | field::CPU) != 0 {
-                write_head(&self.machine, self.use_callchain, s, f, &mut slot.text);
+                let comm = self.machine.comm_of(s.tid);
+                write_head(
+                    &comm,
+                    self.use_callchain,
+                    s.pid,
+                    s.tid,
+                    s.cpu,
+                    f,
+                    &mut slot.text,
+                );
             }
             slot.head_len = slot.text.len();
             slot.secs = None;
             slot.key = key;
         }
-        let secs = s.time / 1_000_000_000;
+        let secs = time / 1_000_000_000;
         if f & field::TIME != 0 && slot.secs != Some(secs) {
-            // `%12s` of `secs.usecs`: the seconds right-aligned in 5 (12 - 7) or wider.
+            // `%12s` of `secs.usecs`: the seconds right-aligned in 5 (12 - 7) or wider;
+            // `%5lu.%09llu` with --ns.
             slot.text.truncate(slot.head_len);
             push_dec_padded(&mut slot.text, secs, 5, b' ');
             slot.text.push(b'.');
@@ -796,8 +1135,7 @@ impl<'f> PerfScript<'f> {
         }
         put(out, &slot.text);
         if f & field::TIME != 0 {
-            let us = ((s.time % 1_000_000_000) / 1000) as u32;
-            push_dec6(out, us);
+            push_fraction(out, time, self.opts.nanoseconds);
             put_array(out, *b": ");
         }
         if f & field::PERIOD != 0 {
@@ -840,11 +1178,26 @@ impl<'f> PerfScript<'f> {
                 // nothing).
                 self.machine.resolve(s.pid, s.cpumode, s.ip);
                 out.push(b'\n');
+                let stop_bt = &self.opts.stop_bt;
+                // perf's `sample__fprintf_callchain`: the lines end after the entry of
+                // a function named by --stop-bt.
+                let stops_after = |loc: &Location, inlined: Option<&str>| {
+                    let name = inlined.or(loc.sym.map(|(n, _)| n));
+                    name.is_some_and(|n| stop_bt.iter().any(|b| b == n))
+                };
                 if f & field::SRCLINE == 0 {
-                    self.lines
-                        .callchain(&self.machine, s, |loc, _, inlined, _| {
-                            write_chain_entry(out, &loc, inlined, f, None);
-                        });
+                    let mut stopped = false;
+                    self.lines.callchain_limited(
+                        &self.machine,
+                        s,
+                        self.opts.max_stack,
+                        |loc, _, inlined, _| {
+                            if !stopped {
+                                write_chain_entry(out, &loc, inlined, f, None);
+                                stopped = stops_after(&loc, inlined);
+                            }
+                        },
+                    );
                 } else {
                     // perf resolves the whole chain (the inlined functions too) before
                     // it asks about each entry's line.
@@ -852,16 +1205,23 @@ impl<'f> PerfScript<'f> {
                     // with its functions, printed as it is (`??:0` too); the others
                     // are looked up as they are printed.
                     let mut entries: Vec<ChainEntry> = Vec::new();
-                    self.lines
-                        .callchain(&self.machine, s, |loc, _, inlined, kept| {
+                    self.lines.callchain_limited(
+                        &self.machine,
+                        s,
+                        self.opts.max_stack,
+                        |loc, _, inlined, kept| {
                             entries.push((loc, inlined.map(Box::from), kept.map(Box::from)));
-                        });
+                        },
+                    );
                     for (loc, inlined, kept) in entries {
                         let line = match kept {
                             Some(line) => Some(line.into_string()),
                             None => entry_srcline(&mut self.lines, &self.machine, &loc),
                         };
                         write_chain_entry(out, &loc, inlined.as_deref(), f, line.as_deref());
+                        if stops_after(&loc, inlined.as_deref()) {
+                            break;
+                        }
                     }
                 }
             } else {
@@ -889,9 +1249,11 @@ impl<'f> PerfScript<'f> {
         if attr.sample_type & sample::CALLCHAIN != 0 {
             // As perf script: the sample's own address is resolved before its chain.
             self.machine.resolve(s.pid, s.cpumode, s.ip);
-            self.lines.callchain(&self.machine, s, |l, _, inlined, _| {
-                frames.push((l, inlined.map(str::to_string)))
-            });
+            let max_stack = self.opts.max_stack;
+            self.lines
+                .callchain_limited(&self.machine, s, max_stack, |l, _, inlined, _| {
+                    frames.push((l, inlined.map(str::to_string)))
+                });
         } else if attr.sample_type & sample::IP != 0 {
             frames.push((self.machine.resolve(s.pid, s.cpumode, s.ip), None));
         }
@@ -916,10 +1278,17 @@ impl<'f> PerfScript<'f> {
     }
 }
 
-/// The comm, pid/tid and CPU columns of a sample.
-fn write_head(machine: &Machine, use_callchain: bool, s: &Sample, f: u64, out: &mut Vec<u8>) {
+/// The comm, pid/tid and CPU columns of a sample or side-band record.
+fn write_head(
+    comm: &str,
+    use_callchain: bool,
+    pid: i32,
+    tid: i32,
+    cpu: u32,
+    f: u64,
+    out: &mut Vec<u8>,
+) {
     if f & field::COMM != 0 {
-        let comm = machine.comm_of(s.tid);
         if f & field::IP != 0 && use_callchain {
             out.extend_from_slice(comm.as_bytes());
             out.push(b' ');
@@ -929,25 +1298,40 @@ fn write_head(machine: &Machine, use_callchain: bool, s: &Sample, f: u64, out: &
         }
     }
     if f & field::PID != 0 && f & field::TID != 0 {
-        pad_dec(out, s.pid as i64, 5);
+        pad_dec(out, pid as i64, 5);
         out.push(b'/');
         let start = out.len();
-        push_i64(out, s.tid as i64);
+        push_i64(out, tid as i64);
         while out.len() - start < 5 {
             out.push(b' ');
         }
         out.push(b' ');
     } else if f & field::PID != 0 {
-        pad_dec(out, s.pid as i64, 5);
+        pad_dec(out, pid as i64, 5);
         out.push(b' ');
     } else if f & field::TID != 0 {
-        pad_dec(out, s.tid as i64, 5);
+        pad_dec(out, tid as i64, 5);
         out.push(b' ');
     }
     if f & field::CPU != 0 {
+        // `[%03d]`: an unknown CPU (-1) as C prints it.
         out.push(b'[');
-        push_dec_padded(out, u64::from(s.cpu), 3, b'0');
+        if cpu == u32::MAX {
+            out.extend_from_slice(b"-01");
+        } else {
+            push_dec_padded(out, u64::from(cpu), 3, b'0');
+        }
         out.extend_from_slice(b"] ");
+    }
+}
+
+/// The digits after the seconds' point: microseconds, or nanoseconds with `--ns`.
+fn push_fraction(out: &mut Vec<u8>, time: u64, nanoseconds: bool) {
+    let ns = time % 1_000_000_000;
+    if nanoseconds {
+        push_dec_padded(out, ns, 9, b'0');
+    } else {
+        push_dec6(out, (ns / 1000) as u32);
     }
 }
 

@@ -108,6 +108,8 @@ pub mod record {
     pub const SAMPLE: u32 = 9;
     pub const MMAP2: u32 = 10;
     pub const LOST_SAMPLES: u32 = 13;
+    pub const SWITCH: u32 = 14;
+    pub const SWITCH_CPU_WIDE: u32 = 15;
     pub const KSYMBOL: u32 = 17;
     pub const HEADER_ATTR: u32 = 64;
     pub const TRACING_DATA: u32 = 66;
@@ -130,6 +132,10 @@ pub mod misc {
     pub const COMM_EXEC: u16 = 1 << 13;
     /// In an MMAP record: the mapping is not executable (`mmap_data`).
     pub const MMAP_DATA: u16 = 1 << 13;
+    /// In a SWITCH record: the task was switched out (else in).
+    pub const SWITCH_OUT: u16 = 1 << 13;
+    /// In a SWITCH record of a switch out: the task was preempted (still runnable).
+    pub const SWITCH_OUT_PREEMPT: u16 = 1 << 14;
     /// In an MMAP2 record: a build id replaces the device numbers.
     pub const MMAP_BUILD_ID: u16 = 1 << 14;
     /// PERF_RECORD_MISC_BUILD_ID_SIZE: a build-id entry stores its id's length.

@@ -197,6 +197,9 @@ pub struct SampleId {
     pub time: Option<u64>,
     /// CPU.
     pub cpu: Option<u32>,
+    /// The event's id (`ID` or `IDENTIFIER`), which names the event the record came
+    /// with, if the record has one.
+    pub id: Option<u64>,
 }
 
 /// What an MMAP2 record says of the mapped file besides its name (perf's `struct
@@ -242,6 +245,12 @@ pub enum Event<'a> {
         filename: &'a [u8],
         /// Whether the mapping is executable (MMAP2 `prot & PROT_EXEC`; always for MMAP).
         exec: bool,
+        /// MMAP2's `prot` and `flags` (`PROT_*`, `MAP_*`); 0 for MMAP.
+        prot: u32,
+        /// See `prot`.
+        flags: u32,
+        /// An MMAP record of a data mapping (`PERF_RECORD_MISC_MMAP_DATA`).
+        data: bool,
         /// cpumode of the record.
         cpumode: u16,
         /// The file's device and inode (empty for MMAP). perf 6.1 reads the 24 bytes
@@ -292,6 +301,22 @@ pub enum Event<'a> {
     },
     /// `PERF_RECORD_FINISHED_ROUND`: every earlier record is older than every later one.
     FinishedRound,
+    /// `PERF_RECORD_SWITCH` or `PERF_RECORD_SWITCH_CPU_WIDE` (`perf record
+    /// --switch-events`): a context switch in or out.
+    Switch {
+        /// Whether the task was switched out (else in).
+        out: bool,
+        /// Whether it was switched out while runnable (preempted).
+        preempt: bool,
+        /// The CPU-wide record's other task (`next_prev_pid`, `next_prev_tid`): the
+        /// next one after a switch out, the previous one before a switch in; the first
+        /// eight bytes of the record for a per-task one, as perf reads them.
+        next_prev: (i32, i32),
+        /// Whether the record is the CPU-wide kind.
+        cpu_wide: bool,
+        /// Sample id trailer.
+        id: SampleId,
+    },
     /// Anything else.
     Other {
         /// `PERF_RECORD_*`.
@@ -723,6 +748,26 @@ impl PerfData {
         Ok(Some(v))
     }
 
+    /// The NRCPUS feature: the CPUs available and online on the recorded machine.
+    pub fn nr_cpus(&self) -> Result<Option<(u32, u32)>, PerfDataError> {
+        let Some(f) = self.feature(feature::NRCPUS) else {
+            return Ok(None);
+        };
+        let mut c = self.cur(f.offset, f.size);
+        let sh = |s| self.short("NRCPUS feature", s);
+        Ok(Some((c.u32().map_err(sh)?, c.u32().map_err(sh)?)))
+    }
+
+    /// The SAMPLE_TIME feature: the times of the first and last sample.
+    pub fn sample_time(&self) -> Result<Option<(u64, u64)>, PerfDataError> {
+        let Some(f) = self.feature(feature::SAMPLE_TIME) else {
+            return Ok(None);
+        };
+        let mut c = self.cur(f.offset, f.size);
+        let sh = |s| self.short("SAMPLE_TIME feature", s);
+        Ok(Some((c.u64().map_err(sh)?, c.u64().map_err(sh)?)))
+    }
+
     /// The socket of each CPU, by CPU number, from the CPU_TOPOLOGY feature (its core
     /// and socket ids follow the sibling lists, one pair per CPU NRCPUS counts as
     /// available). None when the file has no such ids: no CPU_TOPOLOGY or NRCPUS
@@ -912,6 +957,7 @@ impl PerfData {
                 let len = c.u64().map_err(sh)?;
                 let pgoff = c.u64().map_err(sh)?;
                 let mut exec = true;
+                let (mut prot, mut flags) = (0, 0);
                 let mut dso_id = DsoId::default();
                 let mut build_id = None;
                 if r.type_ == record::MMAP2 {
@@ -928,8 +974,8 @@ impl PerfData {
                         let bytes = &raw.data[raw.pos..raw.pos + 24];
                         build_id = Some(&bytes[4..4 + usize::from(bytes[0]).min(20)]);
                     }
-                    let prot = c.u32().map_err(sh)?;
-                    c.u32().map_err(sh)?;
+                    prot = c.u32().map_err(sh)?;
+                    flags = c.u32().map_err(sh)?;
                     exec = prot & 4 != 0;
                 }
                 let (rest, id) = self.split_trailer(r, c.pos)?;
@@ -941,6 +987,9 @@ impl PerfData {
                     pgoff,
                     filename: until_nul(rest),
                     exec,
+                    prot,
+                    flags,
+                    data: r.type_ == record::MMAP && r.misc & misc::MMAP_DATA != 0,
                     cpumode: r.misc & misc::CPUMODE_MASK,
                     dso_id,
                     build_id,
@@ -989,6 +1038,33 @@ impl PerfData {
                 Ok(Event::Lost { lost, id })
             }
             record::FINISHED_ROUND => Ok(Event::FinishedRound),
+            record::SWITCH | record::SWITCH_CPU_WIDE => {
+                let mut c = self.body_cur(r);
+                let sh = |s: Short| self.short("SWITCH record", s);
+                let cpu_wide = r.type_ == record::SWITCH_CPU_WIDE;
+                // perf reads the two ids of either kind; a per-task record has the
+                // sample id trailer there (or nothing: then 0).
+                let mut peek = c;
+                let next_prev = if r.body.len() >= 8 {
+                    (
+                        peek.u32().map_err(sh)? as i32,
+                        peek.u32().map_err(sh)? as i32,
+                    )
+                } else {
+                    (0, 0)
+                };
+                if cpu_wide {
+                    c = peek;
+                }
+                let (_, id) = self.split_trailer(r, c.pos)?;
+                Ok(Event::Switch {
+                    out: r.misc & misc::SWITCH_OUT != 0,
+                    preempt: r.misc & misc::SWITCH_OUT_PREEMPT != 0,
+                    next_prev,
+                    cpu_wide,
+                    id,
+                })
+            }
             record::COMPRESSED => Err(PerfDataError::new(
                 &self.path,
                 "COMPRESSED record",
@@ -1073,13 +1149,17 @@ impl PerfData {
             id.time = Some(c.u64().map_err(sh)?);
         }
         if st & sample::ID != 0 {
-            c.u64().map_err(sh)?;
+            id.id = Some(c.u64().map_err(sh)?);
         }
         if st & sample::STREAM_ID != 0 {
             c.u64().map_err(sh)?;
         }
         if st & sample::CPU != 0 {
             id.cpu = Some(c.u32().map_err(sh)?);
+            c.u32().map_err(sh)?;
+        }
+        if st & sample::IDENTIFIER != 0 {
+            id.id = Some(c.u64().map_err(sh)?);
         }
         Ok((&body[fixed..split], id))
     }
