@@ -268,7 +268,15 @@ struct CommTable {
     last: std::cell::Cell<Option<(i32, Option<usize>)>>,
     /// Changes whenever a lookup could answer differently (see [`Cmdlines::generation`]).
     generation: u64,
+    /// Once the array is built: a bit per pid in it (pids below [`KNOWN_PIDS`]), so that
+    /// the sched plugins, which register two comms per line, mostly of pids known already,
+    /// find them without a search (a tenth of a sched file's report was those searches).
+    known: Vec<u64>,
 }
+
+/// Pids up to the kernel's `PID_MAX_LIMIT` (4M) have a bit in [`CommTable::known`];
+/// others are searched.
+const KNOWN_PIDS: i32 = 1 << 22;
 
 /// A comm-table generation no table has had: a renderer whose table is replaced never
 /// mistakes the new table's state for the old one's.
@@ -283,10 +291,37 @@ impl CommTable {
             let mut v: Vec<(i32, Box<str>)> =
                 std::mem::take(&mut self.list).into_iter().rev().collect();
             v.sort_by_key(|e| e.0);
+            for &(pid, _) in &v {
+                self.mark_known(pid);
+            }
             self.array = Some(v);
             self.generation = next_generation();
         }
         self.array.as_mut().expect("just built")
+    }
+
+    /// Note that the array holds `pid`.
+    fn mark_known(&mut self, pid: i32) {
+        if (0..KNOWN_PIDS).contains(&pid) {
+            let word = pid as usize / 64;
+            if word >= self.known.len() {
+                self.known.resize(word + 1, 0);
+            }
+            self.known[word] |= 1 << (pid % 64);
+        }
+    }
+
+    /// Whether the array (built) holds `pid`.
+    #[inline]
+    fn holds(&self, array: &[(i32, Box<str>)], pid: i32) -> bool {
+        if (0..KNOWN_PIDS).contains(&pid) {
+            let bit = self
+                .known
+                .get(pid as usize / 64)
+                .map_or(0, |w| w >> (pid % 64));
+            return bit & 1 != 0;
+        }
+        CommTable::search(array, pid).is_some()
     }
 
     /// glibc's bsearch over `array` for `pid`.
@@ -334,19 +369,22 @@ impl Cmdlines {
     /// Register the comm `name` (bytes of a record, made valid UTF-8) for `pid`: what
     /// [`Cmdlines::register`] does, without converting a name that is known already.
     pub fn register_bytes(&self, pid: i32, name: &[u8]) {
-        {
-            let t = self.inner.borrow();
-            if let Some(array) = &t.array {
-                let known = match t.last.get() {
-                    Some((p, i)) if p == pid => i.is_some(),
-                    _ => CommTable::search(array, pid).is_some(),
-                };
-                if known {
-                    return;
-                }
-            }
+        if self.knows(pid) {
+            return;
         }
         self.register(pid, &String::from_utf8_lossy(name));
+    }
+
+    /// Whether registering a comm for `pid` would change nothing, as far as the table
+    /// can tell without the name: it is sorted already (see [`Cmdlines::is_sorted`]) and
+    /// holds `pid`, or `pid` is 0 (refused once sorted).
+    #[inline]
+    pub fn knows(&self, pid: i32) -> bool {
+        let t = self.inner.borrow();
+        match &t.array {
+            Some(array) => pid == 0 || t.holds(array, pid),
+            None => false,
+        }
     }
 
     /// Register `comm` for `pid` (`tep_register_comm`).
@@ -364,6 +402,7 @@ impl Cmdlines {
                 }
                 let at = array.partition_point(|e| e.0 < pid);
                 array.insert(at, (pid, comm.into()));
+                t.mark_known(pid);
                 t.last.set(None);
                 t.generation = next_generation();
             }

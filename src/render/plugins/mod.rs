@@ -684,7 +684,7 @@ impl Plugin {
         let d = rec.data;
         let num = |f: Option<FieldSpec>| f.and_then(|f| read_uint(d, f, endian));
         let learn = |pid: u64, comm: Option<FieldSpec>| {
-            if let Some(cf) = comm {
+            if let Some(cf) = comm.filter(|_| !cmdlines.knows(pid as i32)) {
                 cmdlines.register_bytes(pid as i32, c_str(d, cf));
             }
         };
