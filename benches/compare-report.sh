@@ -64,6 +64,9 @@ record() { # name, events...
     "$recorder" record -b 32768 "$@" -o "$work/$name.dat" -- sh -c "$workload" \
         >/dev/null 2>"$work/record.err" || { cat "$work/record.err" >&2; exit 1; }
     case "$oldsize" in
+        # A buffer never used reads "7 (expanded: 1408)": restore the size a trace gets.
+        *expanded:*) oldsize=${oldsize##*expanded: }; oldsize=${oldsize%)}
+            echo "$oldsize" >"$sizefile" 2>/dev/null || true ;;
         [0-9]*) echo "$oldsize" >"$sizefile" 2>/dev/null || true ;;
     esac
     echo "$work/$name.dat"

@@ -139,25 +139,14 @@ impl ScriptArgs {
     /// the file as perf checks them.
     fn options(&self, file: &PerfData) -> Result<ScriptOptions> {
         use tracectl::perf::cpu_list::cpu_bitmap;
-        use tracectl::perf::data::abi::sample;
         use tracectl::perf::time_ranges::TimeRanges;
         use tracectl::render::perf_script::{SideBand, TimeStyle};
-        let path = file.path().display();
         if self.reltime && self.deltatime {
             anyhow::bail!("--reltime and --deltatime show times two ways; give one of them");
         }
         let cpus = match &self.cpu {
             Some(list) => {
-                if file
-                    .attrs()
-                    .iter()
-                    .any(|a| a.sample_type & sample::CPU == 0)
-                {
-                    anyhow::bail!(
-                        "-C {list}: {path} does not record the CPU of its samples; leave \
-                         out -C, or record with the CPU (perf record -a, or --sample-cpu)"
-                    );
-                }
+                require_sample_cpu(file, list)?;
                 let nr_cpus = file.nr_cpus()?.map_or(0, |(avail, _)| avail);
                 Some(cpu_bitmap(list, nr_cpus)?)
             }
@@ -449,7 +438,28 @@ fn parse_percent_limit(s: &str) -> Result<f32> {
 }
 
 /// The report's filters from the options.
-fn sample_filter(a: &ReportArgs) -> Result<tracectl::render::perf_report_filter::SampleFilter> {
+/// `-C LIST` needs the CPU of every sample: perf refuses a file that lacks it, as its
+/// samples would all be taken for CPU 0.
+fn require_sample_cpu(file: &PerfData, list: &str) -> Result<()> {
+    use tracectl::perf::data::abi::sample;
+    if file
+        .attrs()
+        .iter()
+        .any(|a| a.sample_type & sample::CPU == 0)
+    {
+        anyhow::bail!(
+            "-C {list}: {} does not record the CPU of its samples; leave out -C, or record \
+             with the CPU (perf record -a, or --sample-cpu)",
+            file.path().display()
+        );
+    }
+    Ok(())
+}
+
+fn sample_filter(
+    a: &ReportArgs,
+    file: &PerfData,
+) -> Result<tracectl::render::perf_report_filter::SampleFilter> {
     use tracectl::render::perf_report_filter::SampleFilter;
     let mut f = SampleFilter::default();
     if let Some(c) = &a.comms {
@@ -468,10 +478,13 @@ fn sample_filter(a: &ReportArgs) -> Result<tracectl::render::perf_report_filter:
         f.tids = Some(SampleFilter::parse_ids("--tid", t).map_err(anyhow::Error::msg)?);
     }
     if let Some(c) = &a.cpu {
-        f.set_cpus(c).map_err(anyhow::Error::msg)?;
+        require_sample_cpu(file, c)?;
+        let nr_cpus = file.nr_cpus()?.map_or(0, |(avail, _)| avail);
+        f.set_cpus(c, nr_cpus).map_err(anyhow::Error::msg)?;
     }
     if let Some(t) = &a.time {
-        f.set_time(t).map_err(anyhow::Error::msg)?;
+        f.set_time(t, file.sample_time()?)
+            .map_err(anyhow::Error::msg)?;
     }
     f.hide_unresolved = a.hide_unresolved;
     Ok(f)
@@ -510,7 +523,6 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         graph,
         exclude_other: a.exclude_other,
         time_quantum_ns: parse_time_quantum(&a.time_quantum).map_err(anyhow::Error::msg)?,
-        filter: sample_filter(&a)?,
         relative,
         show_nr_samples: a.show_nr_samples,
         show_total_period: a.show_total_period,
@@ -529,6 +541,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         }
     }
     let o = open(&a.input.input, &a.symbols)?;
+    opts.filter = sample_filter(&a, &o.file)?;
     let attrs = o.file.attrs();
     if a.sort.is_none()
         && !attrs.is_empty()
@@ -539,20 +552,6 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         // perf's default for a file of tracepoints alone is their text.
         keys.retain(|k| *k == SortKey::Parent);
         keys.insert(0, SortKey::Trace);
-    }
-    if opts.filter.cpus.is_some()
-        && o.file
-            .attrs()
-            .iter()
-            .any(|at| at.sample_type & tracectl::perf::data::abi::sample::CPU == 0)
-    {
-        // perf refuses, as its samples would all be taken for CPU 0.
-        anyhow::bail!(
-            "{}: -C/--cpu '{}' selects CPUs, but the file does not record the CPU of its \
-             samples; record with `perf record -a` or `--sample-cpu`, or leave out -C",
-            a.input.input.display(),
-            a.cpu.as_deref().unwrap_or_default()
-        );
     }
     if !a.call_graph.is_empty()
         && opts.graph.mode != GraphMode::None

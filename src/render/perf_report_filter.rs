@@ -7,11 +7,9 @@
 //! and mark the row it makes, and the rows of its call chain, as filtered: those rows
 //! are not printed, and with `--percentage relative` the shares are of what is left.
 
+use crate::perf::cpu_list::cpu_bitmap;
 use crate::perf::machine::Location;
-use crate::tracefs::parse_cpu_list;
-
-/// perf's `MAX_NR_CPUS`: a `--cpu` list may name CPUs below this.
-const MAX_NR_CPUS: u32 = 4096;
+use crate::perf::time_ranges::TimeRanges;
 
 /// The filters of one report.
 #[derive(Debug, Clone, Default)]
@@ -29,10 +27,10 @@ pub struct SampleFilter {
     /// The entries of `-S/--symbols` that are hexadecimal numbers: sampled addresses
     /// (as mapped), which perf takes out of the names.
     pub addresses: Option<Vec<u64>>,
-    /// `-C/--cpu`: the CPUs whose samples are taken.
-    pub cpus: Option<Vec<u32>>,
-    /// `--time start,stop` in nanoseconds; 0 for an open end.
-    pub time: Option<(u64, u64)>,
+    /// `-C/--cpu`: whether each CPU's samples are taken.
+    pub cpus: Option<Vec<bool>>,
+    /// `--time`: the spans whose samples are taken.
+    pub time: Option<TimeRanges>,
     /// `-U/--hide-unresolved`: samples and call chain entries without a symbol are left
     /// out.
     pub hide_unresolved: bool,
@@ -107,69 +105,39 @@ impl SampleFilter {
             .collect()
     }
 
-    /// `-C/--cpu` as given: CPUs and ranges (`0,2-3`).
-    pub fn set_cpus(&mut self, s: &str) -> Result<(), String> {
-        let cpus = parse_cpu_list(s, MAX_NR_CPUS).map_err(|e| format!("-C/--cpu: {e}"))?;
+    /// `-C/--cpu` as given, read as perf reads CPU lists (`0,2-3`), for a file recorded
+    /// on `nr_cpus` CPUs.
+    pub fn set_cpus(&mut self, s: &str, nr_cpus: u32) -> Result<(), String> {
+        let cpus = cpu_bitmap(s, nr_cpus).map_err(|e| format!("-C/--cpu: {e}"))?;
         self.cpus = Some(cpus);
         Ok(())
     }
 
-    /// `--time START,STOP` as given: seconds with up to nine decimals, either end left
-    /// empty for an open one (perf's `perf_time__parse_str`).
-    pub fn set_time(&mut self, s: &str) -> Result<(), String> {
-        let bad = |why: &str| {
-            format!(
-                "--time '{s}': {why}; give START,STOP in seconds (e.g. 1269.5,1269.6; \
-                 either may be left out)"
-            )
-        };
-        if s.contains('%') || s.contains(' ') {
-            return Err(bad(
-                "only one START,STOP range in seconds is supported here",
+    /// `--time` as given: `START,STOP` in seconds, either end left empty for an open
+    /// one, read as perf reads it (`first_last`: the file's first and last sample
+    /// times). Several spans and percentages are refused here: perf report shares the
+    /// rows of such slices in ways this table does not follow yet.
+    pub fn set_time(&mut self, s: &str, first_last: Option<(u64, u64)>) -> Result<(), String> {
+        let t = TimeRanges::parse(s, first_last, false).map_err(|e| format!("--time: {e}"))?;
+        if s.contains('%') || t.spans().len() > 1 {
+            return Err(format!(
+                "--time '{s}': perf report takes one START,STOP span in seconds here (either \
+                 end may be left out); percentages and several spans work with perf script"
             ));
         }
-        let (start, stop) = s.split_once(',').unwrap_or((s, ""));
-        let one = |t: &str| -> Result<u64, String> {
-            if t.is_empty() {
-                return Ok(0);
-            }
-            let (secs, frac) = t.split_once('.').unwrap_or((t, ""));
-            let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
-            if !digits(secs) || (t.contains('.') && !frac.is_empty() && !digits(frac)) {
-                return Err(bad(&format!("'{t}' is no time")));
-            }
-            if frac.len() > 9 {
-                return Err(bad(&format!("'{t}' has more than nine decimals")));
-            }
-            let secs: u64 = secs
-                .parse()
-                .map_err(|_| bad(&format!("'{t}' is too large")))?;
-            let nsecs: u64 = if frac.is_empty() {
-                0
-            } else {
-                format!("{frac:0<9}").parse().unwrap_or(0)
-            };
-            secs.checked_mul(1_000_000_000)
-                .and_then(|n| n.checked_add(nsecs))
-                .ok_or_else(|| bad(&format!("'{t}' is too large")))
-        };
-        let (start, stop) = (one(start)?, one(stop)?);
-        if stop != 0 && stop < start {
-            return Err(bad("STOP is before START"));
-        }
-        self.time = Some((start, stop));
+        self.time = Some(t);
         Ok(())
     }
 
     /// perf drops the sample before counting it: outside `--time` (a sample without a
     /// time is kept), or taken on a CPU off the `--cpu` list.
     pub fn drops(&self, time: u64, cpu: u32) -> bool {
-        if let Some((start, stop)) = self.time {
-            if time != 0 && ((start != 0 && time < start) || (stop != 0 && time > stop)) {
-                return true;
-            }
+        if self.time.as_ref().is_some_and(|t| t.skips(time)) {
+            return true;
         }
-        self.cpus.as_ref().is_some_and(|c| !c.contains(&cpu))
+        self.cpus
+            .as_ref()
+            .is_some_and(|c| !c.get(cpu as usize).copied().unwrap_or(false))
     }
 
     /// Whether the sample's thread is filtered out (`thread__is_filtered`): by its comm
@@ -257,24 +225,20 @@ mod tests {
     #[test]
     fn time_ranges_as_perf_reads_them() {
         let mut f = SampleFilter::default();
-        f.set_time("1269.5,1269.6").unwrap();
-        assert_eq!(f.time, Some((1_269_500_000_000, 1_269_600_000_000)));
-        f.set_time(",10.000000001").unwrap();
-        assert_eq!(f.time, Some((0, 10_000_000_001)));
-        f.set_time("3.").unwrap();
-        assert_eq!(f.time, Some((3_000_000_000, 0)));
-        for bad in [
-            "x",
-            "1.5,1.4",
-            "1.0000000001",
-            "10%",
-            "1,2 3,4",
-            "-1",
-            "1e3",
-        ] {
-            let e = f.set_time(bad).unwrap_err();
+        f.set_time("1269.5,1269.6", None).unwrap();
+        assert!(f.drops(1_269_499_999_999, 0));
+        assert!(!f.drops(1_269_600_000_000, 0));
+        f.set_time(",10.000000001", None).unwrap();
+        assert!(!f.drops(1, 0));
+        assert!(f.drops(10_000_000_002, 0));
+        for bad in ["x", "1.0000000001", "1e3", "1,2 3,4"] {
+            let e = f.set_time(bad, None).unwrap_err();
             assert!(e.contains(bad), "{e}");
         }
+        assert!(
+            f.set_time("10%", Some((1, 2))).is_err(),
+            "no slices in the table yet"
+        );
     }
 
     #[test]
@@ -293,15 +257,17 @@ mod tests {
     #[test]
     fn drops_outside_the_range_and_off_the_cpus() {
         let mut f = SampleFilter::default();
-        f.set_time("2,3").unwrap();
+        f.set_time("2,3", None).unwrap();
         assert!(f.drops(1_999_999_999, 0));
         assert!(!f.drops(2_000_000_000, 0));
         assert!(!f.drops(3_000_000_000, 0));
         assert!(f.drops(3_000_000_001, 0));
         assert!(!f.drops(0, 0), "a sample without a time is kept");
-        f.set_cpus("1-2").unwrap();
+        f.set_cpus("1-2", 4).unwrap();
         assert!(f.drops(2_500_000_000, 0));
         assert!(!f.drops(2_500_000_000, 2));
-        assert!(f.set_cpus("a").unwrap_err().contains("'a'"));
+        assert!(f.drops(2_500_000_000, 7), "a CPU the file does not have");
+        assert!(f.set_cpus("a", 4).unwrap_err().contains("'a'"));
+        assert!(f.set_cpus("9", 4).is_err(), "a CPU beyond the file's");
     }
 }

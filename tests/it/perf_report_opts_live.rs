@@ -340,7 +340,7 @@ fn perf_report_bad_option_values_are_named() {
         (&["--percentage", "some"][..], "some"),
         (&["--pid", "12,x"][..], "x"),
         (&["-c", "sh,sh"][..], "sh"),
-        (&["-C", "0"][..], "-C/--cpu '0'"),
+        (&["-C", "0"][..], "-C 0: "),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
             .args(["perf", "report", "--stdio", "-i", data])
