@@ -119,12 +119,7 @@ fn object_entries<'t>(
 }
 
 fn same_text(ours: &str, perf: &str, what: &str) {
-    let perf: Vec<&str> = perf.lines().filter(|l| !l.starts_with("# (Tip:")).collect();
-    let ours: Vec<&str> = ours.lines().collect();
-    for (i, (o, p)) in ours.iter().zip(&perf).enumerate() {
-        assert_eq!(o, p, "{what}: line {} differs", i + 1);
-    }
-    assert_eq!(ours.len(), perf.len(), "{what}: line count");
+    crate::support::perf::assert_same_lines(ours, perf, what);
 }
 
 /// A program recorded by perf and by ours, each with a HOME of its own: each cache

@@ -24,14 +24,7 @@ fn tracectl(args: &[&str]) -> (String, String, bool) {
 
 /// Compare line for line and report the first difference readably.
 fn same_lines(got: &str, want: &str, what: &str) {
-    for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
-        assert_eq!(g, w, "{what}: line {} differs", i + 1);
-    }
-    assert_eq!(
-        got.lines().count(),
-        want.lines().count(),
-        "{what}: number of lines"
-    );
+    crate::support::perf::assert_same_lines(got, want, what);
     assert_eq!(got, want, "{what}: whole text");
 }
 

@@ -18,14 +18,7 @@ fn same_script(d: &Path, args: &[&str]) -> String {
         &[&["perf", "script"][..], args].concat(),
         d,
     );
-    for (i, (o, p)) in ours.lines().zip(perf.lines()).enumerate() {
-        assert_eq!(o, p, "perf script {args:?}: line {} differs", i + 1);
-    }
-    assert_eq!(
-        ours.lines().count(),
-        perf.lines().count(),
-        "perf script {args:?}: line count"
-    );
+    crate::support::perf::assert_same_lines(&ours, &perf, &format!("perf script {args:?}"));
     perf
 }
 

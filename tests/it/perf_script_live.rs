@@ -9,20 +9,7 @@ use crate::support::perf::{
 };
 
 fn same(ours: &str, perf: &str, what: &str) {
-    let perf: String = perf
-        .lines()
-        .filter(|l| !l.starts_with("# (Tip:"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let ours: String = ours.lines().map(|l| format!("{l}\n")).collect();
-    for (i, (o, p)) in ours.lines().zip(perf.lines()).enumerate() {
-        assert_eq!(o, p, "{what}: line {} differs", i + 1);
-    }
-    assert_eq!(
-        ours.lines().count(),
-        perf.lines().count(),
-        "{what}: line count"
-    );
+    crate::support::perf::assert_same_lines(ours, perf, what);
 }
 
 #[test]

@@ -35,14 +35,7 @@ fn same(d: &Path, file: &str, args: &[&str]) -> String {
     let what = format!("perf script -i {file} {}", args.join(" "));
     assert_eq!(prc, 0, "{what}: perf failed: {perr}");
     assert_eq!(orc, 0, "{what}: tracectl failed: {oerr}");
-    for (i, (o, p)) in ours.lines().zip(perf.lines()).enumerate() {
-        assert_eq!(o, p, "{what}: line {} differs", i + 1);
-    }
-    assert_eq!(
-        ours.lines().count(),
-        perf.lines().count(),
-        "{what}: line count"
-    );
+    crate::support::perf::assert_same_lines(&ours, &perf, &what);
     perf
 }
 

@@ -75,3 +75,14 @@ pub fn build_fixture_program(name: &str, dir: &Path) {
         dir,
     );
 }
+
+/// Assert that tracectl printed what perf printed, line for line (perf report's random
+/// `# (Tip: ...)` line left out), naming the first line that differs.
+pub fn assert_same_lines(ours: &str, perf: &str, what: &str) {
+    let perf: Vec<&str> = perf.lines().filter(|l| !l.starts_with("# (Tip:")).collect();
+    let ours: Vec<&str> = ours.lines().collect();
+    for (i, (o, p)) in ours.iter().zip(&perf).enumerate() {
+        assert_eq!(o, p, "{what}: line {} differs", i + 1);
+    }
+    assert_eq!(ours.len(), perf.len(), "{what}: line count");
+}
