@@ -1,7 +1,8 @@
-/* Prints "ready", spends 1 s in the kernel under libc's read() (samples whose only
- * libc addresses are call-chain entries), then 0.4 s in libc's memset in user mode.
- * Profiled from "ready" on, its startup (ld.so running libc's ifunc resolvers) is
- * not sampled. */
+/* Prints "ready", sleeps 2 s (for perf to attach), spends 1 s of CPU in the kernel
+ * under libc's read() (samples whose only libc addresses are call-chain entries), then
+ * 0.4 s of CPU in libc's memset in user mode. Profiled from "ready" on, its startup
+ * (ld.so running libc's ifunc resolvers) is not sampled. The phases count the
+ * process's own CPU time, so that a loaded machine gives them the same samples. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +14,7 @@ static char buf[4 << 20];
 static double now(void)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
@@ -22,6 +23,7 @@ int main(void)
 	int fd = open("/dev/zero", O_RDONLY);
 	printf("ready %d\n", getpid());
 	fflush(stdout);
+	sleep(2);
 	double start = now();
 	/* The clock is read seldom: few samples in libc's user code early on. */
 	while (now() - start < 1.0)
