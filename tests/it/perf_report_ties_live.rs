@@ -80,7 +80,11 @@ fn perf_report_live_rows_of_one_symbol_in_several_processes_match_perf() {
         &["--sort", "dso,sym", "-g", "caller"],
     ] {
         let (perf, ours) = both(d, args);
-        assert!(perf.lines().count() > 20, "{args:?}: perf's rows:\n{perf}");
+        // perf printed a table (a quiet machine can leave few rows: no count is asked).
+        assert!(
+            perf.lines().any(|l| !l.starts_with('#') && l.contains('%')),
+            "{args:?}: perf's rows:\n{perf}"
+        );
         assert_eq!(ours, perf, "{args:?}");
     }
 }
