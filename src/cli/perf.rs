@@ -728,7 +728,8 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         enable_later: args.delay.is_some_and(|d| d != 0),
     };
     if plan.whole_system_threads {
-        raise_open_files_limit();
+        // A descriptor per thread and event: raise the limit, as perf does.
+        tracectl::perf::raise_open_files_limit();
     }
     let stop = tracectl::tracefs::stop_on_signals();
 
@@ -747,8 +748,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             }
         }
         if args.sync {
-            // SAFETY: sync has no preconditions.
-            unsafe { libc::sync() };
+            nix::unistd::sync();
         }
         let mut child = gated_command(&args.command)?;
         let scope = (plan.scope_of)(child.as_ref().map(GatedChild::pid));
@@ -961,19 +961,6 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     }
     out.put(&s)?;
     Ok(exit_code)
-}
-
-/// Counting every thread of the system takes a descriptor per thread and event: raise
-/// the soft limit of open files to the hard one, as perf does when it runs out.
-fn raise_open_files_limit() {
-    // SAFETY: getrlimit/setrlimit on this process with a valid struct.
-    unsafe {
-        let mut r: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
-            r.rlim_cur = r.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
-        }
-    }
 }
 
 /// The counts of an interval: `counts` less the reading before it (the first interval

@@ -47,7 +47,9 @@ pub mod unwind;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};
 pub use stat::{aggregate, delta, Count, CountOptions, OpenError, RunStats, Scope, StatSession};
-pub use sys::{page_size, ChildExit, CounterReading, GatedChild, PollResult, Ring};
+pub use sys::{
+    page_size, raise_open_files_limit, ChildExit, CounterReading, GatedChild, PollResult, Ring,
+};
 
 /// The online CPUs (`/sys/devices/system/cpu/online`).
 pub fn online_cpus() -> std::io::Result<Vec<u32>> {

@@ -217,6 +217,20 @@ pub struct Ring {
     stats: RingStats,
 }
 
+/// Raise this process's soft limit of open files to its hard limit (counting every
+/// thread of a system takes a descriptor per thread and event); a failure leaves the
+/// limit as it was, and opening then fails with EMFILE, which names the limit.
+pub fn raise_open_files_limit() {
+    // SAFETY: getrlimit/setrlimit on this process with a valid struct.
+    unsafe {
+        let mut r: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
+            r.rlim_cur = r.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
+}
+
 /// The system page size.
 pub fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
