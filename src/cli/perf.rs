@@ -442,10 +442,16 @@ fn plan(args: &StatArgs) -> Result<Plan> {
             whole_system_threads: false,
         });
     }
+    // Only --per-thread names its rows by the threads' comms: read them for it alone.
     let named = |tids: &[i32]| -> Vec<(i32, String)> {
-        tids.iter()
-            .map(|&t| (t, tracectl::perf::thread_comm(t).unwrap_or_default()))
-            .collect()
+        let comm = |t: i32| {
+            if split == StatSplit::Thread {
+                tracectl::perf::thread_comm(t).unwrap_or_default()
+            } else {
+                String::new()
+            }
+        };
+        tids.iter().map(|&t| (t, comm(t))).collect()
     };
     if let Some(list) = &args.pid {
         let mut threads = Vec::new();
