@@ -164,7 +164,13 @@ pub(crate) fn parse_format(fmt: &[u8], long_size: usize) -> Result<Vec<Seg>, Str
 }
 
 /// A string conversion with width and precision, as the kernel's `string()` does it.
+#[inline]
 pub(crate) fn fmt_str(out: &mut Vec<u8>, s: &[u8], spec: &Spec) {
+    // A plain `%s` (most of them: `rcu_utilization`'s, file names): the bytes alone.
+    if spec.width <= 0 && spec.prec < 0 {
+        crate::bytes::put(out, s);
+        return;
+    }
     let s = if spec.prec >= 0 {
         &s[..s.len().min(spec.prec as usize)]
     } else {
