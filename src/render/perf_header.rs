@@ -100,7 +100,12 @@ pub fn write_header_info(
     Ok(())
 }
 
-fn string_line(file: &PerfData, id: u32, label: &str, out: &mut Vec<u8>) -> Result<(), PerfDataError> {
+fn string_line(
+    file: &PerfData,
+    id: u32,
+    label: &str,
+    out: &mut Vec<u8>,
+) -> Result<(), PerfDataError> {
     let s = file.feature_string(id)?.unwrap_or_default();
     let _ = writeln!(out, "# {label} : {s}");
     Ok(())
@@ -316,7 +321,9 @@ fn write_cpu_topology(file: &PerfData, out: &mut Vec<u8>) -> Result<(), PerfData
     let dies = !t.dies.is_empty();
     if t.ids.is_empty() {
         if dies {
-            out.extend_from_slice(b"# Core ID, Die ID and Socket ID information is not available\n");
+            out.extend_from_slice(
+                b"# Core ID, Die ID and Socket ID information is not available\n",
+            );
         } else {
             out.extend_from_slice(b"# Core ID and Socket ID information is not available\n");
         }
@@ -352,7 +359,11 @@ fn write_groups(file: &PerfData, out: &mut Vec<u8>) -> Result<(), PerfDataError>
         let (Some(members), true) = (names.get(lead..end), end <= names.len()) else {
             continue;
         };
-        let group = if g.name == "{anon_group}" { "" } else { &g.name };
+        let group = if g.name == "{anon_group}" {
+            ""
+        } else {
+            &g.name
+        };
         let _ = writeln!(out, "# group: {group}{{{}}}", members.join(","));
     }
     Ok(())
@@ -407,7 +418,11 @@ pub fn attr_fields(a: &Attr) -> Vec<(&'static str, String)> {
         };
         num(&mut v, name, x);
     }
-    num(&mut v, "{ wakeup_events, wakeup_watermark }", u64::from(a.wakeup_events));
+    num(
+        &mut v,
+        "{ wakeup_events, wakeup_watermark }",
+        u64::from(a.wakeup_events),
+    );
     num(&mut v, "bp_type", u64::from(a.bp_type));
     if a.config1 != 0 {
         v.push(("{ bp_addr, config1 }", format!("{:#x}", a.config1)));
@@ -416,7 +431,10 @@ pub fn attr_fields(a: &Attr) -> Vec<(&'static str, String)> {
         v.push(("{ bp_len, config2 }", format!("{:#x}", a.config2)));
     }
     if a.branch_sample_type != 0 {
-        v.push(("branch_sample_type", bits(a.branch_sample_type, BRANCH_BITS)));
+        v.push((
+            "branch_sample_type",
+            bits(a.branch_sample_type, BRANCH_BITS),
+        ));
     }
     if a.sample_regs_user != 0 {
         v.push(("sample_regs_user", format!("{:#x}", a.sample_regs_user)));

@@ -264,8 +264,7 @@ impl PerfData {
 
     /// NUMA_TOPOLOGY: each node's memory and CPUs.
     pub fn numa_topology(&self) -> Result<Option<Vec<NumaNode>>, PerfDataError> {
-        let Some(mut s) = self.section(feature::NUMA_TOPOLOGY, "NUMA_TOPOLOGY feature")
-        else {
+        let Some(mut s) = self.section(feature::NUMA_TOPOLOGY, "NUMA_TOPOLOGY feature") else {
             return Ok(None);
         };
         let n = s.count(4 + 8 + 8 + 4)?;
@@ -452,8 +451,7 @@ impl PerfData {
 
     /// HYBRID_TOPOLOGY: `(PMU name, CPU list)` of each kind of core.
     pub fn hybrid_topology(&self) -> Result<Option<Vec<(String, String)>>, PerfDataError> {
-        let Some(mut s) = self.section(feature::HYBRID_TOPOLOGY, "HYBRID_TOPOLOGY feature")
-        else {
+        let Some(mut s) = self.section(feature::HYBRID_TOPOLOGY, "HYBRID_TOPOLOGY feature") else {
             return Ok(None);
         };
         let n = s.count(8)?;
