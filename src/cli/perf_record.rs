@@ -127,6 +127,12 @@ pub struct RecordArgs {
     /// the same
     #[arg(short = 'B', long = "no-buildid")]
     no_buildid: bool,
+    /// Stamp the samples with this clock (monotonic, monotonic_raw, realtime, boottime,
+    /// tai, or mono, raw, real, boot; any case, CLOCK_ prefix or not; or a clock number)
+    /// instead of perf's; the file stores its resolution and a reading of it against the
+    /// time of day
+    #[arg(short = 'k', long = "clockid", value_name = "CLOCKID")]
+    clockid: Option<String>,
     /// The command to run (after `--` or the options)
     #[arg(value_name = "COMMAND")]
     command: Vec<String>,
@@ -257,6 +263,15 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             args.mmap_pages
         );
     }
+    let clockid = match args.clockid.as_deref() {
+        Some(k) => Some(tracectl::perf::clockid::parse_clockid(k).with_context(|| {
+            format!(
+                "-k {k}: unknown clock; give monotonic, monotonic_raw, realtime, boottime, \
+                 tai (or mono, raw, real, boot), or a clock number"
+            )
+        })?),
+        None => None,
+    };
     // As perf: its config files first, the options over them.
     let config = PerfConfig::load(&ConfigSources::from_env());
     for w in config.warnings().iter().filter(|_| !args.quiet) {
@@ -365,6 +380,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         exclude_guest: !args.events.is_empty(),
         filters,
         switch_events: args.switch_events,
+        clockid,
     };
 
     let mut child = super::perf::gated_command(&args.command)?;
@@ -374,6 +390,11 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         (_, None) => RecordScope::Threads(threads),
     };
     let session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| match e {
+        RecordOpenError::Open(e) if clockid.is_some() && e.invalid_argument() => anyhow::anyhow!(
+            "wrong clockid ({}): the kernel refused it for event '{}'",
+            clockid.unwrap_or_default(),
+            e.event
+        ),
         RecordOpenError::Open(e) if e.not_supported() => anyhow::anyhow!(
             "cannot open event '{}' on {}: the event is not supported on this machine",
             e.event,
@@ -399,6 +420,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         version: format!("tracectl {}", env!("CARGO_PKG_VERSION")),
         build_ids,
         all_build_ids: args.buildid_all,
+        clockid,
     };
     let stop = tracectl::tracefs::stop_on_signals();
     let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;

@@ -27,6 +27,7 @@
 //! event `tracectl record` decodes with [`crate::event::Schema`].
 
 pub mod buildid_cache;
+pub mod clockid;
 pub mod config;
 pub mod cpu_list;
 pub mod data;

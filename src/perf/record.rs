@@ -51,6 +51,8 @@ pub struct SampleOptions {
     /// `--switch-events`: the kernel reports each context switch (PERF_RECORD_SWITCH, or
     /// SWITCH_CPU_WIDE on CPUs).
     pub switch_events: bool,
+    /// `-k`: the clock that stamps the samples (`use_clockid`), instead of perf's clock.
+    pub clockid: Option<i32>,
 }
 
 impl SampleOptions {
@@ -66,6 +68,7 @@ impl SampleOptions {
             only: None,
             fields: SampleFields::default(),
             exclude_guest: false,
+            clockid: None,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -413,6 +416,10 @@ impl RecordSession {
                 attr.set_exclude_guest(u64::from(opts.exclude_guest));
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
+                if let Some(id) = opts.clockid {
+                    attr.set_use_clockid(1);
+                    attr.clockid = id;
+                }
                 if let CallGraph::Dwarf { stack_size } = opts.call_graph {
                     // The kernel part of the chain only; the user part is unwound from
                     // the registers and the stack copy.

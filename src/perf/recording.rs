@@ -59,6 +59,9 @@ pub struct Recording<'a> {
     pub build_ids: BuildIds,
     /// `--buildid-all`: the build ids of every object the records map, hit or not.
     pub all_build_ids: bool,
+    /// `-k`: the samples' clock, read against the time of day as the events start
+    /// (CLOCKID and CLOCK_DATA).
+    pub clockid: Option<i32>,
 }
 
 /// What a recording wrote.
@@ -207,6 +210,7 @@ pub fn record(
             * 8
     });
 
+    let clock = rec.clockid.and_then(super::clockid::ClockReference::now);
     if child.is_none() || !matches!(rec.running, Running::Command(_)) {
         ctx(session.enable(), "enabling the events")?;
     }
@@ -308,6 +312,7 @@ pub fn record(
     features.tracing_data = rec.tracing_data.clone();
     features.groups = session.groups();
     features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
+    features.clock = clock;
     summary.bytes = ctx(out.finish(&features), "finishing perf.data")?;
     // The recording is complete: perf fills the cache as it writes the list.
     if let BuildIds::Cache(dir) = &rec.build_ids {

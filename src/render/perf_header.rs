@@ -6,31 +6,10 @@
 use std::io::Write as _;
 use std::time::SystemTime;
 
+use crate::perf::clockid::clockid_name;
 use crate::perf::cpu_list::parse_perf_cpu_list;
 use crate::perf::data::abi::{feature, read_format, sample};
 use crate::perf::data::{Attr, EventDesc, PerfData, PerfDataError, PmuCaps};
-
-/// `clockid_t` names as perf takes and prints them (tools/perf/util/clockid.c), the
-/// first name of a clock being the one printed.
-pub const CLOCKIDS: [(&str, i32); 9] = [
-    ("monotonic", 1),
-    ("monotonic_raw", 4),
-    ("realtime", 0),
-    ("boottime", 7),
-    ("tai", 11),
-    ("mono", 1),
-    ("raw", 4),
-    ("real", 0),
-    ("boot", 7),
-];
-
-/// perf's name of a clock id.
-pub fn clockid_name(id: i32) -> &'static str {
-    CLOCKIDS
-        .iter()
-        .find(|(_, c)| *c == id)
-        .map_or("(not found)", |(n, _)| n)
-}
 
 /// The whole block perf prints before its output: `# ========`, the header info,
 /// `# ========` and `#`. `mtime` is the file's modification time (perf's "captured on");
@@ -607,7 +586,5 @@ mod tests {
         assert_eq!(unit_number(24 << 30), "24G");
         assert_eq!(unit_number(1024), "1024B");
         assert_eq!(unit_number(3 << 40), "3072G");
-        assert_eq!(clockid_name(1), "monotonic");
-        assert_eq!(clockid_name(99), "(not found)");
     }
 }

@@ -167,6 +167,63 @@ fn perf_record_opts_live_attrs_are_perf_s() {
     }
 }
 
+/// `-k CLOCK` (perf's names and numbers): the attrs' `use_clockid` and `clockid` are
+/// perf's, and so are the CLOCKID and CLOCK_DATA sections perf's header shows (the
+/// reading of the clock is the recording's own moment: its values are left out).
+#[test]
+fn perf_record_opts_live_clockid() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    let clock_lines = |file: &str| -> Vec<String> {
+        run_clean("perf", &["script", "-i", file, "--header-only"], d)
+            .lines()
+            .filter(|l| l.starts_with("# clockid") || l.starts_with("# missing features"))
+            .map(str::to_string)
+            .chain(
+                run_clean("perf", &["script", "-i", file, "--header-only"], d)
+                    .lines()
+                    .filter(|l| l.starts_with("# reference time: "))
+                    .map(|l| l.rsplit_once(" (").map_or("", |(_, c)| c).to_string()),
+            )
+            .collect()
+    };
+    for (k, name) in [
+        ("mono", "monotonic (1)"),
+        ("CLOCK_BOOTTIME", "boottime (7)"),
+        ("raw", "monotonic_raw (4)"),
+        ("0", "realtime (0)"),
+        ("Tai", "tai (11)"),
+    ] {
+        record_both(d, &["-k", k], &[&prog, "fork", "0.05"]);
+        let what = format!("-k {k}");
+        same_attrs(d, &what);
+        our_script_same(d, &[], &what);
+        let (p, t) = (clock_lines("p.data"), clock_lines("t.data"));
+        assert!(
+            p.contains(&format!("# clockid: {name}")),
+            "{what}: perf's file names the clock: {p:?}"
+        );
+        // Our file lacks features perf writes whatever the options (NUMA, caches...):
+        // the clock sections are not among them.
+        let clock_only = |v: &[String]| -> Vec<String> {
+            v.iter()
+                .filter(|l| !l.starts_with("# missing"))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(clock_only(&t), clock_only(&p), "{what}");
+        let missing = t.iter().find(|l| l.starts_with("# missing")).unwrap();
+        assert!(
+            !missing.contains(" CLOCKID ") && !missing.contains(" CLOCK_DATA "),
+            "{what}: {missing}"
+        );
+    }
+}
+
 /// The `(pid, tid, comm)` of every sample of `file`.
 fn samples(d: &Path, file: &str) -> Vec<(String, String, String)> {
     script(d, file, &["-F", "pid,tid,comm"])
@@ -406,6 +463,9 @@ fn perf_record_opts_live_bad_values_leave_nothing() {
         (&["-t", "x"], "'x' is not a positive tid"),
         (&["-t", "1", "-p", "1"], "-p and -t cannot be combined"),
         (&["--all-user", "--all-kernel"], "cannot be used with"),
+        (&["-k", "foo"], "-k foo: unknown clock"),
+        // perf: "wrong clockid (5)." (the kernel takes no such clock for events).
+        (&["-k", "5"], "wrong clockid (5)"),
     ];
     for (opts, msg) in cases {
         let args = [
