@@ -31,6 +31,7 @@ pub mod clockid;
 pub mod config;
 pub mod cpu_list;
 pub mod data;
+pub mod delay;
 pub mod machine;
 mod nsinfo;
 pub mod rbtree;

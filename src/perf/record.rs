@@ -53,6 +53,10 @@ pub struct SampleOptions {
     pub switch_events: bool,
     /// `-k`: the clock that stamps the samples (`use_clockid`), instead of perf's clock.
     pub clockid: Option<i32>,
+    /// `-D`: the events start after the command (or never). As perf does, a `dummy:HG`
+    /// event then follows the others and takes the side-band records (maps, comms,
+    /// tasks) from the start.
+    pub delay: crate::perf::delay::InitialDelay,
 }
 
 impl SampleOptions {
@@ -69,6 +73,7 @@ impl SampleOptions {
             fields: SampleFields::default(),
             exclude_guest: false,
             clockid: None,
+            delay: crate::perf::delay::InitialDelay::Now,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -277,6 +282,7 @@ pub struct RecordSession {
     events: Vec<OpenedEvent>,
     sample_type: u64,
     maps_data: bool,
+    delay: crate::perf::delay::InitialDelay,
 }
 
 /// perf's modifier suffix for an event whose name it rebuilds from its attr
@@ -316,6 +322,24 @@ impl RecordSession {
         scope: &RecordScope,
         online: &[u32],
     ) -> Result<RecordSession, RecordOpenError> {
+        let tracking_dummy = opts.delay.is_delayed();
+        let with_dummy;
+        let events = if tracking_dummy {
+            let mut v = events.to_vec();
+            v.push(EventSpec {
+                name: "dummy:HG".into(),
+                kind: EventKind::Software(super::spec::SW_DUMMY),
+                exclude_user: false,
+                exclude_kernel: false,
+                exclude_hv: false,
+                precise: 0,
+                leader: events.len(),
+            });
+            with_dummy = v;
+            &with_dummy[..]
+        } else {
+            events
+        };
         let (pids, cpus): (Vec<i32>, Vec<u32>) = match scope {
             RecordScope::Cpus(c) => (vec![-1], c.clone()),
             RecordScope::Threads(t) => (t.clone(), online.to_vec()),
@@ -359,6 +383,7 @@ impl RecordSession {
             events: Vec::new(),
             sample_type,
             maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }) || opts.fields.addr,
+            delay: opts.delay,
         };
         // The ring of each CPU: an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
@@ -388,7 +413,9 @@ impl RecordSession {
                     attr.sample_type |= sample::PERIOD;
                 }
                 attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
+                let dummy = tracking_dummy && i == events.len() - 1;
                 match (opts.period, tracepoint) {
+                    _ if dummy => attr.__bindgen_anon_1.sample_period = 1,
                     (Some(p), _) => attr.__bindgen_anon_1.sample_period = p,
                     (None, true) => attr.__bindgen_anon_1.sample_period = 1,
                     (None, false) => {
@@ -401,8 +428,10 @@ impl RecordSession {
                     // perf's -n: the period (or frequency) is 0, so nothing is sampled.
                     attr.__bindgen_anon_1.sample_period = 0;
                 }
-                // A group starts and stops with its leader.
-                attr.set_disabled(u64::from(leads));
+                // A group starts and stops with its leader. The tracking dummy of a
+                // delayed recording on CPUs runs from the start.
+                let command = matches!(scope, RecordScope::Command(_));
+                attr.set_disabled(u64::from(leads && !(dummy && !command)));
                 attr.set_inherit(u64::from(opts.inherit));
                 let (mut exclude_user, mut exclude_kernel) = (e.exclude_user, e.exclude_kernel);
                 match opts.only {
@@ -413,7 +442,7 @@ impl RecordSession {
                 attr.set_exclude_user(u64::from(exclude_user));
                 attr.set_exclude_kernel(u64::from(exclude_kernel));
                 attr.set_exclude_hv(u64::from(e.exclude_hv));
-                attr.set_exclude_guest(u64::from(opts.exclude_guest));
+                attr.set_exclude_guest(u64::from(opts.exclude_guest && !dummy));
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
                 if let Some(id) = opts.clockid {
@@ -427,10 +456,11 @@ impl RecordSession {
                     attr.sample_stack_user = stack_size;
                     attr.set_exclude_callchain_user(1);
                 }
-                if matches!(scope, RecordScope::Command(_)) {
-                    attr.set_enable_on_exec(u64::from(leads));
+                // With -D, only the tracking dummy starts with the command.
+                if command {
+                    attr.set_enable_on_exec(u64::from(leads && (dummy || !tracking_dummy)));
                 }
-                if i == 0 {
+                if dummy || (i == 0 && !tracking_dummy) {
                     attr.set_mmap(1);
                     attr.set_mmap2(1);
                     attr.set_comm(1);
@@ -562,6 +592,11 @@ impl RecordSession {
     /// Start sampling.
     pub fn enable(&self) -> io::Result<()> {
         self.counters.iter().try_for_each(|c| c.enable())
+    }
+
+    /// `-D`: when the events start (see [`SampleOptions::delay`]).
+    pub fn delay(&self) -> crate::perf::delay::InitialDelay {
+        self.delay
     }
 
     /// Stop sampling.

@@ -81,7 +81,7 @@ fn headers_of_files_recorded_by_perf() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let recordings: [&[&str]; 4] = [
+    let recordings: [&[&str]; 5] = [
         &["-o", "g.data", "-F", "999", "-g", "--", "sleep", "0.05"],
         &[
             "-o",
@@ -113,6 +113,9 @@ fn headers_of_files_recorded_by_perf() {
             "--",
             "true",
         ],
+        &[
+            "-o", "kd.data", "-k", "raw", "-D", "20", "--", "sleep", "0.05",
+        ],
     ];
     for args in recordings {
         run("perf", &[&["record", "-q"][..], args].concat(), d);
@@ -120,6 +123,9 @@ fn headers_of_files_recorded_by_perf() {
     }
     let grp = run("perf", &["script", "-i", "grp.data", "--header-only"], d);
     assert!(grp.contains("# group: {task-clock,page-faults}\n"), "{grp}");
+    let kd = run("perf", &["script", "-i", "kd.data", "--header-only"], d);
+    assert!(kd.contains("# clockid: monotonic_raw (4)\n"), "{kd}");
+    assert!(kd.contains("# event : name = dummy:HG, "), "{kd}");
 }
 
 #[test]
@@ -129,8 +135,11 @@ fn headers_of_files_recorded_by_tracectl() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let recordings: [&[&str]; 2] = [
+    let recordings: [&[&str]; 3] = [
         &["-o", "t.data", "-g", "--", "sleep", "0.05"],
+        &[
+            "-o", "tkd.data", "-k", "boot", "-D", "20", "--", "sleep", "0.05",
+        ],
         &[
             "-o",
             "ttp.data",

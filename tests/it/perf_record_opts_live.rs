@@ -224,6 +224,59 @@ fn perf_record_opts_live_clockid() {
     }
 }
 
+/// `-D MS`: as perf, a `dummy:HG` event takes the side-band records from the start and
+/// the events start MS after the command (the attrs are perf's, with a command, with
+/// -a, with -e and -g, and with -1); the first sample of both files comes at least MS
+/// after the command's exec, and perf script reads tracectl's file as tracectl does.
+#[test]
+fn perf_record_opts_live_delay() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    for opts in [
+        &["-D", "100"][..],
+        &["-a", "-D", "100"],
+        &["-e", "cpu-clock", "-g", "-D", "100"],
+        &["-D", "-1"],
+    ] {
+        record_both(d, opts, &[&prog, "fork", "0.2"]);
+        let what = format!("{opts:?}");
+        same_attrs(d, &what);
+        our_script_same(d, &[], &what);
+        if opts[opts.len() - 1] == "-1" {
+            for (_, file) in RECORDERS {
+                assert_eq!(script(d, file, &[]), "", "{what}: {file} has no samples");
+            }
+            continue;
+        }
+        for (_, file) in RECORDERS {
+            let text = script(d, file, &["-F", "comm,time,event", "--show-task-events"]);
+            let time = |l: &str| -> f64 {
+                let t = l.split(':').next().unwrap().trim();
+                t.rsplit(' ').next().unwrap().parse().unwrap()
+            };
+            let exec = text
+                .lines()
+                .find(|l| l.contains("PERF_RECORD_COMM exec: opts"))
+                .map(time)
+                .unwrap_or_else(|| panic!("{what}: {file}: no exec\n{text}"));
+            let first = text
+                .lines()
+                .find(|l| l.contains(" cpu-clock") && l.trim_start().starts_with("opts"))
+                .map(time)
+                .unwrap_or_else(|| panic!("{what}: {file}: no sample of opts\n{text}"));
+            assert!(
+                first - exec >= 0.09,
+                "{what}: {file}: a sample {:.3} s after the exec",
+                first - exec
+            );
+        }
+    }
+}
+
 /// The `(pid, tid, comm)` of every sample of `file`.
 fn samples(d: &Path, file: &str) -> Vec<(String, String, String)> {
     script(d, file, &["-F", "pid,tid,comm"])
@@ -466,6 +519,7 @@ fn perf_record_opts_live_bad_values_leave_nothing() {
         (&["-k", "foo"], "-k foo: unknown clock"),
         // perf: "wrong clockid (5)." (the kernel takes no such clock for events).
         (&["-k", "5"], "wrong clockid (5)"),
+        (&["-D", "-2"], "-D -2: give milliseconds to wait"),
     ];
     for (opts, msg) in cases {
         let args = [
