@@ -137,6 +137,10 @@ pub struct RecordArgs {
         allow_negative_numbers = true
     )]
     delay: Option<i64>,
+    /// Per-thread counts: each task's count is written as it exits (perf's
+    /// `perf report -T` shows them)
+    #[arg(short = 's', long = "stat")]
+    stat: bool,
     /// Stamp the samples with this clock (monotonic, monotonic_raw, realtime, boottime,
     /// tai, or mono, raw, real, boot; any case, CLOCK_ prefix or not; or a clock number)
     /// instead of perf's; the file stores its resolution and a reading of it against the
@@ -409,6 +413,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         switch_events: args.switch_events,
         clockid,
         delay,
+        inherit_stat: args.stat,
     };
 
     let mut child = super::perf::gated_command(&args.command)?;

@@ -57,6 +57,9 @@ pub struct SampleOptions {
     /// event then follows the others and takes the side-band records (maps, comms,
     /// tasks) from the start.
     pub delay: crate::perf::delay::InitialDelay,
+    /// `-s/--stat`: per-thread counts (`inherit_stat`, and the enabled and running times
+    /// in `read_format`); the kernel writes a PERF_RECORD_READ as each child task exits.
+    pub inherit_stat: bool,
 }
 
 impl SampleOptions {
@@ -74,6 +77,7 @@ impl SampleOptions {
             exclude_guest: false,
             clockid: None,
             delay: crate::perf::delay::InitialDelay::Now,
+            inherit_stat: false,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -283,6 +287,8 @@ pub struct RecordSession {
     sample_type: u64,
     maps_data: bool,
     delay: crate::perf::delay::InitialDelay,
+    /// The counters' reads carry the enabled and running times (`-s`).
+    read_times: bool,
 }
 
 /// perf's modifier suffix for an event whose name it rebuilds from its attr
@@ -384,6 +390,7 @@ impl RecordSession {
             sample_type,
             maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }) || opts.fields.addr,
             delay: opts.delay,
+            read_times: opts.inherit_stat,
         };
         // The ring of each CPU: an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
@@ -413,6 +420,11 @@ impl RecordSession {
                     attr.sample_type |= sample::PERIOD;
                 }
                 attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
+                if opts.inherit_stat {
+                    attr.read_format |=
+                        read_format::TOTAL_TIME_ENABLED | read_format::TOTAL_TIME_RUNNING;
+                    attr.set_inherit_stat(1);
+                }
                 let dummy = tracking_dummy && i == events.len() - 1;
                 match (opts.period, tracepoint) {
                     _ if dummy => attr.__bindgen_anon_1.sample_period = 1,
@@ -618,7 +630,7 @@ impl RecordSession {
         let mut v: Vec<Option<u64>> = self.reads_lost.iter().map(|&r| r.then_some(0)).collect();
         for (c, &e) in self.counters.iter().zip(&self.event_of) {
             if let Some(total) = v[e].as_mut() {
-                *total += c.read_lost()?;
+                *total += c.read_lost(self.read_times)?;
             }
         }
         Ok(v)

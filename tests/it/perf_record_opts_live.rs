@@ -277,6 +277,39 @@ fn perf_record_opts_live_delay() {
     }
 }
 
+/// `-s/--stat`: perf's `inherit_stat` and read format; the kernel's READ records of the
+/// exiting tasks are in both files, so `perf report -T` lists a count per thread of
+/// each.
+#[test]
+fn perf_record_opts_live_stat() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    record_both(d, &["-s"], &[&prog, "fork", "0.05"]);
+    same_attrs(d, "-s");
+    our_script_same(d, &[], "-s");
+    for (_, file) in RECORDERS {
+        let t = run_clean("perf", &["report", "-i", file, "-T", "--stdio"], d);
+        let rows: Vec<&str> = t
+            .lines()
+            .skip_while(|l| !l.starts_with("#   PID    TID"))
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        assert!(!rows.is_empty(), "{file}: no per-thread counts\n{t}");
+        for r in rows {
+            let n: Vec<u64> = r
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            assert!(n.len() == 3 && n[2] > 0, "{file}: {r}");
+        }
+    }
+}
+
 /// The `(pid, tid, comm)` of every sample of `file`.
 fn samples(d: &Path, file: &str) -> Vec<(String, String, String)> {
     script(d, file, &["-F", "pid,tid,comm"])
