@@ -778,7 +778,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         }
         // -D MS: the counters are enabled MS after the command starts, whether it still
         // runs or not, and the elapsed time counts from then; -D -1 never enables them.
-        if delay.wait_from(start, &stop) {
+        if delay.wait_from(start, stop) {
             session.enable().context("enabling the counters")?;
             if !quiet {
                 eprintln!("Events enabled");

@@ -443,7 +443,7 @@ impl RecordSession {
                 // A group starts and stops with its leader. The tracking dummy of a
                 // delayed recording on CPUs runs from the start.
                 let command = matches!(scope, RecordScope::Command(_));
-                attr.set_disabled(u64::from(leads && !(dummy && !command)));
+                attr.set_disabled(u64::from(leads && (command || !dummy)));
                 attr.set_inherit(u64::from(opts.inherit));
                 let (mut exclude_user, mut exclude_kernel) = (e.exclude_user, e.exclude_kernel);
                 match opts.only {
