@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Parser, Subcommand};
+use tracectl::perf::delay::InitialDelay;
 use tracectl::perf::{
     aggregate, delta, parse_event_list, Count, EventKind, EventSpec, GatedChild, RunStats, Scope,
     StatSession,
@@ -387,9 +388,9 @@ fn plan(args: &StatArgs) -> Result<Plan> {
         }
     }
     if let Some(d) = args.delay {
-        if d < -1 {
-            bail!("-D {d}: give milliseconds to wait, or -1 to never enable the counters");
-        }
+        InitialDelay::from_ms(d).with_context(|| {
+            format!("-D {d}: give milliseconds to wait, or -1 to never enable the counters")
+        })?;
     }
     if args.append && args.output.is_none() {
         bail!("--append needs -o FILE: it appends the counts to that file");
@@ -727,11 +728,16 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             None => Box::new(std::io::stderr()),
         },
     };
+    // Checked by plan().
+    let delay = args
+        .delay
+        .and_then(InitialDelay::from_ms)
+        .unwrap_or_default();
     let opts = tracectl::perf::CountOptions {
         no_inherit: args.no_inherit,
         ignore_missing_threads: plan.whole_system_threads,
         // -D 0 is no delay, as in perf.
-        enable_later: args.delay.is_some_and(|d| d != 0),
+        enable_later: delay.is_delayed(),
     };
     if plan.whole_system_threads {
         // A descriptor per thread and event: raise the limit, as perf does.
@@ -772,15 +778,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         }
         // -D MS: the counters are enabled MS after the command starts, whether it still
         // runs or not, and the elapsed time counts from then; -D -1 never enables them.
-        if let Some(ms) = args.delay.filter(|&ms| ms > 0) {
-            let until = start + Duration::from_millis(ms as u64);
-            while Instant::now() < until && !stop.load(Ordering::SeqCst) {
-                std::thread::sleep(
-                    until
-                        .saturating_duration_since(Instant::now())
-                        .min(Duration::from_millis(10)),
-                );
-            }
+        if delay.wait_from(start, stop) {
             session.enable().context("enabling the counters")?;
             if !quiet {
                 eprintln!("Events enabled");

@@ -101,6 +101,8 @@ pub struct ScriptArgs {
     #[arg(long = "show-round-events")]
     show_round_events: bool,
     #[command(flatten)]
+    header: HeaderArgs,
+    #[command(flatten)]
     symbols: SymbolArgs,
 }
 
@@ -207,6 +209,53 @@ pub struct InputArg {
     input: PathBuf,
 }
 
+/// The perf.data header block (perf's `--header`, `--header-only`, `-I`).
+#[derive(Debug, Parser)]
+pub struct HeaderArgs {
+    /// Print the perf.data header (host, command line, events, topology, sample times)
+    /// before the output
+    #[arg(long = "header")]
+    header: bool,
+    /// Print the perf.data header alone
+    #[arg(long = "header-only")]
+    header_only: bool,
+    /// With --header or --header-only: print the CPU, NUMA, cache and memory topology
+    /// sections too, not only their names
+    #[arg(short = 'I', long = "show-info")]
+    show_info: bool,
+}
+
+impl HeaderArgs {
+    /// The header block of `file` when asked for.
+    fn block(&self, file: &PerfData) -> Result<Option<Vec<u8>>> {
+        if !self.header && !self.header_only {
+            return Ok(None);
+        }
+        let mtime = std::fs::metadata(file.path())
+            .and_then(|m| m.modified())
+            .with_context(|| format!("{}: modification time", file.path().display()))?;
+        let mut out = Vec::new();
+        tracectl::render::perf_header::write_header_block(file, mtime, self.show_info, &mut out)?;
+        Ok(Some(out))
+    }
+
+    /// `--header-only`: print the block of the file at `path` and say it is done.
+    fn print_only(&self, path: &std::path::Path) -> Result<bool> {
+        if !self.header_only {
+            return Ok(false);
+        }
+        let file = PerfData::open(path)?;
+        if let Some(b) = self.block(&file)? {
+            let mut out = io::stdout().lock();
+            match out.write_all(&b).and_then(|()| out.flush()) {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e.into()),
+                _ => {}
+            }
+        }
+        Ok(true)
+    }
+}
+
 /// Where symbols come from (perf's options).
 #[derive(Debug, Parser)]
 pub struct SymbolArgs {
@@ -286,7 +335,11 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
 
 /// Run `tracectl perf script`.
 pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
+    if a.header.print_only(&a.input.input)? {
+        return Ok(0);
+    }
     let o = open(&a.input.input, &a.symbols)?;
+    let header_block = a.header.block(&o.file)?;
     let fields = a
         .fields
         .iter()
@@ -321,6 +374,9 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
     }
     let stdout = io::stdout();
     let mut out = stdout.lock();
+    if let Some(b) = &header_block {
+        out.write_all(b)?;
+    }
     let mode = if a.folded {
         ScriptOutput::Folded
     } else {
@@ -424,6 +480,8 @@ pub struct ReportArgs {
     #[arg(short = 'U', long = "hide-unresolved")]
     hide_unresolved: bool,
     #[command(flatten)]
+    header: HeaderArgs,
+    #[command(flatten)]
     symbols: SymbolArgs,
 }
 
@@ -492,6 +550,9 @@ fn sample_filter(
 
 /// Run `tracectl perf report`.
 pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
+    if a.header.print_only(&a.input.input)? {
+        return Ok(0);
+    }
     use tracectl::render::perf_callgraph::{CallGraph, ChainOrder, GraphMode};
     let mut graph = CallGraph::default();
     for g in &a.call_graph {
@@ -541,6 +602,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         }
     }
     let o = open(&a.input.input, &a.symbols)?;
+    opts.header_block = a.header.block(&o.file)?;
     opts.filter = sample_filter(&a, &o.file)?;
     let attrs = o.file.attrs();
     if a.sort.is_none()

@@ -5,11 +5,12 @@ use std::path::PathBuf;
 use anyhow::{bail, Context as _, Result};
 use clap::Parser;
 use tracectl::perf::config::{ConfigSources, PerfConfig};
+use tracectl::perf::delay::InitialDelay;
 use tracectl::perf::machine::build_id_cache;
 use tracectl::perf::record::{
     CallGraph, Mode, RecordOpenError, RecordScope, RecordSession, SampleFields, SampleOptions,
 };
-use tracectl::perf::recording::{BuildIds, Recording, Running};
+use tracectl::perf::recording::{BuildIds, DelayHook, DelayNotice, Recording, Running};
 use tracectl::perf::EventKind;
 
 use super::common::Context;
@@ -127,6 +128,25 @@ pub struct RecordArgs {
     /// the same
     #[arg(short = 'B', long = "no-buildid")]
     no_buildid: bool,
+    /// Enable the events MS milliseconds after the command starts (maps and comms are
+    /// recorded from the start); -1 never enables them
+    #[arg(
+        short = 'D',
+        long = "delay",
+        value_name = "MS",
+        allow_negative_numbers = true
+    )]
+    delay: Option<i64>,
+    /// Per-thread counts: each task's count is written as it exits (perf's
+    /// `perf report -T` shows them)
+    #[arg(short = 's', long = "stat")]
+    stat: bool,
+    /// Stamp the samples with this clock (monotonic, monotonic_raw, realtime, boottime,
+    /// tai, or mono, raw, real, boot; any case, CLOCK_ prefix or not; or a clock number)
+    /// instead of perf's; the file stores its resolution and a reading of it against the
+    /// time of day
+    #[arg(short = 'k', long = "clockid", value_name = "CLOCKID")]
+    clockid: Option<String>,
     /// The command to run (after `--` or the options)
     #[arg(value_name = "COMMAND")]
     command: Vec<String>,
@@ -227,6 +247,17 @@ fn event_filters(
     Ok(out)
 }
 
+/// perf's words as a delayed recording's events wait and start.
+fn tell_delay(n: DelayNotice) {
+    eprintln!(
+        "{}",
+        match n {
+            DelayNotice::Disabled => "Events disabled",
+            DelayNotice::Enabled => "Events enabled",
+        }
+    );
+}
+
 /// Run `tracectl perf record`.
 pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     // Validate everything before an event is opened or a command started.
@@ -257,6 +288,21 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             args.mmap_pages
         );
     }
+    let delay = match args.delay {
+        Some(d) => InitialDelay::from_ms(d).with_context(|| {
+            format!("-D {d}: give milliseconds to wait, or -1 to never enable the events")
+        })?,
+        None => InitialDelay::Now,
+    };
+    let clockid = match args.clockid.as_deref() {
+        Some(k) => Some(tracectl::perf::clockid::parse_clockid(k).with_context(|| {
+            format!(
+                "-k {k}: unknown clock; give monotonic, monotonic_raw, realtime, boottime, \
+                 tai (or mono, raw, real, boot), or a clock number"
+            )
+        })?),
+        None => None,
+    };
     // As perf: its config files first, the options over them.
     let config = PerfConfig::load(&ConfigSources::from_env());
     for w in config.warnings().iter().filter(|_| !args.quiet) {
@@ -365,6 +411,9 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         exclude_guest: !args.events.is_empty(),
         filters,
         switch_events: args.switch_events,
+        clockid,
+        delay,
+        inherit_stat: args.stat,
     };
 
     let mut child = super::perf::gated_command(&args.command)?;
@@ -374,6 +423,11 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         (_, None) => RecordScope::Threads(threads),
     };
     let session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| match e {
+        RecordOpenError::Open(e) if clockid.is_some() && e.invalid_argument() => anyhow::anyhow!(
+            "wrong clockid ({}): the kernel refused it for event '{}'",
+            clockid.unwrap_or_default(),
+            e.event
+        ),
         RecordOpenError::Open(e) if e.not_supported() => anyhow::anyhow!(
             "cannot open event '{}' on {}: the event is not supported on this machine",
             e.event,
@@ -399,6 +453,8 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         version: format!("tracectl {}", env!("CARGO_PKG_VERSION")),
         build_ids,
         all_build_ids: args.buildid_all,
+        clockid,
+        on_delay: DelayHook((!args.quiet).then_some(&tell_delay as &dyn Fn(DelayNotice))),
     };
     let stop = tracectl::tracefs::stop_on_signals();
     let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;

@@ -27,9 +27,11 @@
 //! event `tracectl record` decodes with [`crate::event::Schema`].
 
 pub mod buildid_cache;
+pub mod clockid;
 pub mod config;
 pub mod cpu_list;
 pub mod data;
+pub mod delay;
 pub mod machine;
 mod nsinfo;
 pub mod rbtree;

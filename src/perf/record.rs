@@ -51,6 +51,15 @@ pub struct SampleOptions {
     /// `--switch-events`: the kernel reports each context switch (PERF_RECORD_SWITCH, or
     /// SWITCH_CPU_WIDE on CPUs).
     pub switch_events: bool,
+    /// `-k`: the clock that stamps the samples (`use_clockid`), instead of perf's clock.
+    pub clockid: Option<i32>,
+    /// `-D`: the events start after the command (or never). As perf does, a `dummy:HG`
+    /// event then follows the others and takes the side-band records (maps, comms,
+    /// tasks) from the start.
+    pub delay: crate::perf::delay::InitialDelay,
+    /// `-s/--stat`: per-thread counts (`inherit_stat`, and the enabled and running times
+    /// in `read_format`); the kernel writes a PERF_RECORD_READ as each child task exits.
+    pub inherit_stat: bool,
 }
 
 impl SampleOptions {
@@ -66,6 +75,9 @@ impl SampleOptions {
             only: None,
             fields: SampleFields::default(),
             exclude_guest: false,
+            clockid: None,
+            delay: crate::perf::delay::InitialDelay::Now,
+            inherit_stat: false,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -274,6 +286,9 @@ pub struct RecordSession {
     events: Vec<OpenedEvent>,
     sample_type: u64,
     maps_data: bool,
+    delay: crate::perf::delay::InitialDelay,
+    /// The counters' reads carry the enabled and running times (`-s`).
+    read_times: bool,
 }
 
 /// perf's modifier suffix for an event whose name it rebuilds from its attr
@@ -313,6 +328,24 @@ impl RecordSession {
         scope: &RecordScope,
         online: &[u32],
     ) -> Result<RecordSession, RecordOpenError> {
+        let tracking_dummy = opts.delay.is_delayed();
+        let with_dummy;
+        let events = if tracking_dummy {
+            let mut v = events.to_vec();
+            v.push(EventSpec {
+                name: "dummy:HG".into(),
+                kind: EventKind::Software(super::spec::SW_DUMMY),
+                exclude_user: false,
+                exclude_kernel: false,
+                exclude_hv: false,
+                precise: 0,
+                leader: events.len(),
+            });
+            with_dummy = v;
+            &with_dummy[..]
+        } else {
+            events
+        };
         let (pids, cpus): (Vec<i32>, Vec<u32>) = match scope {
             RecordScope::Cpus(c) => (vec![-1], c.clone()),
             RecordScope::Threads(t) => (t.clone(), online.to_vec()),
@@ -356,6 +389,8 @@ impl RecordSession {
             events: Vec::new(),
             sample_type,
             maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }) || opts.fields.addr,
+            delay: opts.delay,
+            read_times: opts.inherit_stat,
         };
         // The ring of each CPU: an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
@@ -385,7 +420,14 @@ impl RecordSession {
                     attr.sample_type |= sample::PERIOD;
                 }
                 attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
+                if opts.inherit_stat {
+                    attr.read_format |=
+                        read_format::TOTAL_TIME_ENABLED | read_format::TOTAL_TIME_RUNNING;
+                    attr.set_inherit_stat(1);
+                }
+                let dummy = tracking_dummy && i == events.len() - 1;
                 match (opts.period, tracepoint) {
+                    _ if dummy => attr.__bindgen_anon_1.sample_period = 1,
                     (Some(p), _) => attr.__bindgen_anon_1.sample_period = p,
                     (None, true) => attr.__bindgen_anon_1.sample_period = 1,
                     (None, false) => {
@@ -398,8 +440,10 @@ impl RecordSession {
                     // perf's -n: the period (or frequency) is 0, so nothing is sampled.
                     attr.__bindgen_anon_1.sample_period = 0;
                 }
-                // A group starts and stops with its leader.
-                attr.set_disabled(u64::from(leads));
+                // A group starts and stops with its leader. The tracking dummy of a
+                // delayed recording on CPUs runs from the start.
+                let command = matches!(scope, RecordScope::Command(_));
+                attr.set_disabled(u64::from(leads && (command || !dummy)));
                 attr.set_inherit(u64::from(opts.inherit));
                 let (mut exclude_user, mut exclude_kernel) = (e.exclude_user, e.exclude_kernel);
                 match opts.only {
@@ -410,9 +454,13 @@ impl RecordSession {
                 attr.set_exclude_user(u64::from(exclude_user));
                 attr.set_exclude_kernel(u64::from(exclude_kernel));
                 attr.set_exclude_hv(u64::from(e.exclude_hv));
-                attr.set_exclude_guest(u64::from(opts.exclude_guest));
+                attr.set_exclude_guest(u64::from(opts.exclude_guest && !dummy));
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
+                if let Some(id) = opts.clockid {
+                    attr.set_use_clockid(1);
+                    attr.clockid = id;
+                }
                 if let CallGraph::Dwarf { stack_size } = opts.call_graph {
                     // The kernel part of the chain only; the user part is unwound from
                     // the registers and the stack copy.
@@ -420,10 +468,11 @@ impl RecordSession {
                     attr.sample_stack_user = stack_size;
                     attr.set_exclude_callchain_user(1);
                 }
-                if matches!(scope, RecordScope::Command(_)) {
-                    attr.set_enable_on_exec(u64::from(leads));
+                // With -D, only the tracking dummy starts with the command.
+                if command {
+                    attr.set_enable_on_exec(u64::from(leads && (dummy || !tracking_dummy)));
                 }
-                if i == 0 {
+                if dummy || (i == 0 && !tracking_dummy) {
                     attr.set_mmap(1);
                     attr.set_mmap2(1);
                     attr.set_comm(1);
@@ -557,6 +606,11 @@ impl RecordSession {
         self.counters.iter().try_for_each(|c| c.enable())
     }
 
+    /// `-D`: when the events start (see [`SampleOptions::delay`]).
+    pub fn delay(&self) -> crate::perf::delay::InitialDelay {
+        self.delay
+    }
+
     /// Stop sampling.
     pub fn disable(&self) -> io::Result<()> {
         self.counters.iter().try_for_each(|c| c.disable())
@@ -576,7 +630,7 @@ impl RecordSession {
         let mut v: Vec<Option<u64>> = self.reads_lost.iter().map(|&r| r.then_some(0)).collect();
         for (c, &e) in self.counters.iter().zip(&self.event_of) {
             if let Some(total) = v[e].as_mut() {
-                *total += c.read_lost()?;
+                *total += c.read_lost(self.read_times)?;
             }
         }
         Ok(v)

@@ -59,6 +59,42 @@ pub struct Recording<'a> {
     pub build_ids: BuildIds,
     /// `--buildid-all`: the build ids of every object the records map, hit or not.
     pub all_build_ids: bool,
+    /// `-k`: the samples' clock, read against the time of day as the events start
+    /// (CLOCKID and CLOCK_DATA).
+    pub clockid: Option<i32>,
+    /// Told when the events of a delayed recording (`-D`) wait and when they start.
+    pub on_delay: DelayHook<'a>,
+}
+
+/// What a delayed recording reports (perf's "Events disabled" and "Events enabled").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DelayNotice {
+    /// The command runs; the events wait.
+    Disabled,
+    /// The delay is over: the events are enabled.
+    Enabled,
+}
+
+/// The caller's function for [`DelayNotice`]s (the CLI prints them).
+#[derive(Clone, Copy, Default)]
+pub struct DelayHook<'a>(pub Option<&'a dyn Fn(DelayNotice)>);
+
+impl std::fmt::Debug for DelayHook<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "DelayHook(set)"
+        } else {
+            "DelayHook(none)"
+        })
+    }
+}
+
+impl DelayHook<'_> {
+    fn tell(&self, n: DelayNotice) {
+        if let Some(f) = self.0 {
+            f(n);
+        }
+    }
 }
 
 /// What a recording wrote.
@@ -207,11 +243,21 @@ pub fn record(
             * 8
     });
 
-    if child.is_none() || !matches!(rec.running, Running::Command(_)) {
+    let clock = rec.clockid.and_then(super::clockid::ClockReference::now);
+    let delay = session.delay();
+    if !delay.is_delayed() && (child.is_none() || !matches!(rec.running, Running::Command(_))) {
         ctx(session.enable(), "enabling the events")?;
     }
     if let Some(c) = child.as_mut() {
         ctx(c.release(), "starting the command")?;
+    }
+    if delay.is_delayed() {
+        rec.on_delay.tell(DelayNotice::Disabled);
+    }
+    // -D MS: the events start MS after the command (only the tracking dummy runs before).
+    if delay.wait_from(std::time::Instant::now(), stop) {
+        ctx(session.enable(), "enabling the events")?;
+        rec.on_delay.tell(DelayNotice::Enabled);
     }
     let mut summary = RecordSummary::default();
     let drain = |session: &mut RecordSession,
@@ -308,6 +354,7 @@ pub fn record(
     features.tracing_data = rec.tracing_data.clone();
     features.groups = session.groups();
     features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
+    features.clock = clock;
     summary.bytes = ctx(out.finish(&features), "finishing perf.data")?;
     // The recording is complete: perf fills the cache as it writes the list.
     if let BuildIds::Cache(dir) = &rec.build_ids {

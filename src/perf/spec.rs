@@ -68,6 +68,9 @@ const CACHE_OPS: &[(&str, &str, u64)] = &[
 pub const SW_CPU_CLOCK: u64 = 0;
 /// See [`SW_CPU_CLOCK`].
 pub const SW_TASK_CLOCK: u64 = 1;
+/// `PERF_COUNT_SW_DUMMY`: counts nothing; carries the side-band records of a recording
+/// whose events start late (`perf record -D`).
+pub const SW_DUMMY: u64 = 9;
 
 /// What kind of event a spec names.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -113,6 +113,11 @@ impl OpenError {
     pub fn not_supported(&self) -> bool {
         is_unsupported(&self.source)
     }
+    /// Whether the kernel refused the attr itself (EINVAL), as for a clock it does not
+    /// take.
+    pub fn invalid_argument(&self) -> bool {
+        self.source.raw_os_error() == Some(libc::EINVAL)
+    }
 }
 
 impl std::error::Error for OpenError {

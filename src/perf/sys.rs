@@ -177,19 +177,28 @@ impl Counter {
     }
 
     /// The samples the kernel dropped for this event, from a read with
-    /// `read_format = ID | LOST` (value, id, lost).
-    pub fn read_lost(&self) -> io::Result<u64> {
-        Ok(self.read3()?[2])
+    /// `read_format = ID | LOST` (value, id, lost), or with the enabled and running
+    /// times too when `with_times` (value, enabled, running, id, lost).
+    pub fn read_lost(&self, with_times: bool) -> io::Result<u64> {
+        if with_times {
+            Ok(self.read_words::<5>()?[4])
+        } else {
+            Ok(self.read3()?[2])
+        }
     }
 
     fn read3(&self) -> io::Result<[u64; 3]> {
-        let mut buf = [0u64; 3];
+        self.read_words::<3>()
+    }
+
+    fn read_words<const N: usize>(&self) -> io::Result<[u64; N]> {
+        let mut buf = [0u64; N];
         let n =
             nix::unistd::read(self.fd.as_raw_fd(), bytes_of(&mut buf)).map_err(io::Error::from)?;
-        if n != 24 {
+        if n != N * 8 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
-                format!("perf counter read returned {n} bytes, expected 24"),
+                format!("perf counter read returned {n} bytes, expected {}", N * 8),
             ));
         }
         Ok(buf)
@@ -201,9 +210,9 @@ impl Counter {
     }
 }
 
-fn bytes_of(buf: &mut [u64; 3]) -> &mut [u8] {
-    // SAFETY: [u64; 3] is 24 initialised bytes with no padding, and u8 has alignment 1.
-    unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), 24) }
+fn bytes_of<const N: usize>(buf: &mut [u64; N]) -> &mut [u8] {
+    // SAFETY: [u64; N] is N * 8 initialised bytes with no padding, and u8 has alignment 1.
+    unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), N * 8) }
 }
 
 /// A perf event's mmap ring: one metadata page, then `2^n` data pages the kernel writes

@@ -725,6 +725,9 @@ pub struct PerfReportOptions {
     pub quiet: bool,
     /// `--time` as given, which the header repeats.
     pub time_str: Option<String>,
+    /// `--header`: the perf.data header block ([`crate::render::perf_header`]), printed
+    /// where the hint to ask for it goes otherwise.
+    pub header_block: Option<Vec<u8>>,
 }
 
 impl Default for PerfReportOptions {
@@ -742,6 +745,7 @@ impl Default for PerfReportOptions {
             percent_limit: 0.0,
             quiet: false,
             time_str: None,
+            header_block: None,
         }
     }
 }
@@ -1097,7 +1101,9 @@ pub fn write_report(
         )
     };
     let mut text = Vec::new();
-    if !opts.quiet {
+    if let Some(block) = &opts.header_block {
+        text.extend_from_slice(block);
+    } else if !opts.quiet {
         text.extend_from_slice(
             b"# To display the perf.data header info, please use --header/--header-only options.\n#\n",
         );

@@ -45,6 +45,7 @@ mod oracle_graph;
 mod oracle_live;
 mod perf_demangle;
 mod perf_dwarf_live;
+mod perf_header_live;
 mod perf_record_cache_live;
 mod perf_record_opts_live;
 mod perf_report;

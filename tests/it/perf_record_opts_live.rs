@@ -167,6 +167,149 @@ fn perf_record_opts_live_attrs_are_perf_s() {
     }
 }
 
+/// `-k CLOCK` (perf's names and numbers): the attrs' `use_clockid` and `clockid` are
+/// perf's, and so are the CLOCKID and CLOCK_DATA sections perf's header shows (the
+/// reading of the clock is the recording's own moment: its values are left out).
+#[test]
+fn perf_record_opts_live_clockid() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    let clock_lines = |file: &str| -> Vec<String> {
+        run_clean("perf", &["script", "-i", file, "--header-only"], d)
+            .lines()
+            .filter(|l| l.starts_with("# clockid") || l.starts_with("# missing features"))
+            .map(str::to_string)
+            .chain(
+                run_clean("perf", &["script", "-i", file, "--header-only"], d)
+                    .lines()
+                    .filter(|l| l.starts_with("# reference time: "))
+                    .map(|l| l.rsplit_once(" (").map_or("", |(_, c)| c).to_string()),
+            )
+            .collect()
+    };
+    for (k, name) in [
+        ("mono", "monotonic (1)"),
+        ("CLOCK_BOOTTIME", "boottime (7)"),
+        ("raw", "monotonic_raw (4)"),
+        ("0", "realtime (0)"),
+        ("Tai", "tai (11)"),
+    ] {
+        record_both(d, &["-k", k], &[&prog, "fork", "0.05"]);
+        let what = format!("-k {k}");
+        same_attrs(d, &what);
+        our_script_same(d, &[], &what);
+        let (p, t) = (clock_lines("p.data"), clock_lines("t.data"));
+        assert!(
+            p.contains(&format!("# clockid: {name}")),
+            "{what}: perf's file names the clock: {p:?}"
+        );
+        // Our file lacks features perf writes whatever the options (NUMA, caches...):
+        // the clock sections are not among them.
+        let clock_only = |v: &[String]| -> Vec<String> {
+            v.iter()
+                .filter(|l| !l.starts_with("# missing"))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(clock_only(&t), clock_only(&p), "{what}");
+        let missing = t.iter().find(|l| l.starts_with("# missing")).unwrap();
+        assert!(
+            !missing.contains(" CLOCKID ") && !missing.contains(" CLOCK_DATA "),
+            "{what}: {missing}"
+        );
+    }
+}
+
+/// `-D MS`: as perf, a `dummy:HG` event takes the side-band records from the start and
+/// the events start MS after the command (the attrs are perf's, with a command, with
+/// -a, with -e and -g, and with -1); the first sample of both files comes at least MS
+/// after the command's exec, and perf script reads tracectl's file as tracectl does.
+#[test]
+fn perf_record_opts_live_delay() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    for opts in [
+        &["-D", "100"][..],
+        &["-a", "-D", "100"],
+        &["-e", "cpu-clock", "-g", "-D", "100"],
+        &["-D", "-1"],
+    ] {
+        record_both(d, opts, &[&prog, "fork", "0.2"]);
+        let what = format!("{opts:?}");
+        same_attrs(d, &what);
+        our_script_same(d, &[], &what);
+        if opts[opts.len() - 1] == "-1" {
+            for (_, file) in RECORDERS {
+                assert_eq!(script(d, file, &[]), "", "{what}: {file} has no samples");
+            }
+            continue;
+        }
+        for (_, file) in RECORDERS {
+            let text = script(d, file, &["-F", "comm,time,event", "--show-task-events"]);
+            let time = |l: &str| -> f64 {
+                let t = l.split(':').next().unwrap().trim();
+                t.rsplit(' ').next().unwrap().parse().unwrap()
+            };
+            let exec = text
+                .lines()
+                .find(|l| l.contains("PERF_RECORD_COMM exec: opts"))
+                .map(time)
+                .unwrap_or_else(|| panic!("{what}: {file}: no exec\n{text}"));
+            let first = text
+                .lines()
+                .find(|l| l.contains(" cpu-clock") && l.trim_start().starts_with("opts"))
+                .map(time)
+                .unwrap_or_else(|| panic!("{what}: {file}: no sample of opts\n{text}"));
+            assert!(
+                first - exec >= 0.09,
+                "{what}: {file}: a sample {:.3} s after the exec",
+                first - exec
+            );
+        }
+    }
+}
+
+/// `-s/--stat`: perf's `inherit_stat` and read format; the kernel's READ records of the
+/// exiting tasks are in both files, so `perf report -T` lists a count per thread of
+/// each.
+#[test]
+fn perf_record_opts_live_stat() {
+    if !ready() {
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let prog = opts_bin(d);
+    record_both(d, &["-s"], &[&prog, "fork", "0.05"]);
+    same_attrs(d, "-s");
+    our_script_same(d, &[], "-s");
+    for (_, file) in RECORDERS {
+        let t = run_clean("perf", &["report", "-i", file, "-T", "--stdio"], d);
+        let rows: Vec<&str> = t
+            .lines()
+            .skip_while(|l| !l.starts_with("#   PID    TID"))
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        assert!(!rows.is_empty(), "{file}: no per-thread counts\n{t}");
+        for r in rows {
+            let n: Vec<u64> = r
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            assert!(n.len() == 3 && n[2] > 0, "{file}: {r}");
+        }
+    }
+}
+
 /// The `(pid, tid, comm)` of every sample of `file`.
 fn samples(d: &Path, file: &str) -> Vec<(String, String, String)> {
     script(d, file, &["-F", "pid,tid,comm"])
@@ -406,6 +549,10 @@ fn perf_record_opts_live_bad_values_leave_nothing() {
         (&["-t", "x"], "'x' is not a positive tid"),
         (&["-t", "1", "-p", "1"], "-p and -t cannot be combined"),
         (&["--all-user", "--all-kernel"], "cannot be used with"),
+        (&["-k", "foo"], "-k foo: unknown clock"),
+        // perf: "wrong clockid (5)." (the kernel takes no such clock for events).
+        (&["-k", "5"], "wrong clockid (5)"),
+        (&["-D", "-2"], "-D -2: give milliseconds to wait"),
     ];
     for (opts, msg) in cases {
         let args = [

@@ -92,6 +92,9 @@ pub mod attr_flag {
     pub const COMM: u64 = 1 << 9;
     pub const FREQ: u64 = 1 << 10;
     pub const SAMPLE_ID_ALL: u64 = 1 << 18;
+    pub const INHERIT_STAT: u64 = 1 << 11;
+    pub const ENABLE_ON_EXEC: u64 = 1 << 12;
+    pub const USE_CLOCKID: u64 = 1 << 25;
 }
 
 /// `PERF_RECORD_*` record types; 64 and up are perf's own (user) records.
@@ -182,8 +185,50 @@ pub mod feature {
     pub const MEM_TOPOLOGY: u32 = 22;
     pub const CLOCKID: u32 = 23;
     pub const DIR_FORMAT: u32 = 24;
+    pub const BPF_PROG_INFO: u32 = 25;
+    pub const BPF_BTF: u32 = 26;
     pub const COMPRESSED: u32 = 27;
+    pub const CPU_PMU_CAPS: u32 = 28;
     pub const CLOCK_DATA: u32 = 29;
+    pub const HYBRID_TOPOLOGY: u32 = 30;
+    pub const PMU_CAPS: u32 = 31;
+    /// One past the last feature perf 6.1 knows (`HEADER_LAST_FEATURE`).
+    pub const LAST: u32 = 32;
+    /// perf's names of the features (`HEADER_` left off), by id; index 0 is unused.
+    pub const NAMES: [&str; LAST as usize] = [
+        "RESERVED",
+        "TRACING_DATA",
+        "BUILD_ID",
+        "HOSTNAME",
+        "OSRELEASE",
+        "VERSION",
+        "ARCH",
+        "NRCPUS",
+        "CPUDESC",
+        "CPUID",
+        "TOTAL_MEM",
+        "CMDLINE",
+        "EVENT_DESC",
+        "CPU_TOPOLOGY",
+        "NUMA_TOPOLOGY",
+        "BRANCH_STACK",
+        "PMU_MAPPINGS",
+        "GROUP_DESC",
+        "AUXTRACE",
+        "STAT",
+        "CACHE",
+        "SAMPLE_TIME",
+        "MEM_TOPOLOGY",
+        "CLOCKID",
+        "DIR_FORMAT",
+        "BPF_PROG_INFO",
+        "BPF_BTF",
+        "COMPRESSED",
+        "CPU_PMU_CAPS",
+        "CLOCK_DATA",
+        "HYBRID_TOPOLOGY",
+        "PMU_CAPS",
+    ];
     /// Number of bits in the header's feature bitmap.
     pub const BITS: u32 = 256;
 }

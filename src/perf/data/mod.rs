@@ -19,11 +19,16 @@
 
 pub mod abi;
 mod error;
+mod features;
 pub mod host;
 mod read;
 pub mod write;
 
 pub use error::{PerfDataError, PerfDataErrorKind};
+pub use features::{
+    CacheLevel, ClockData, Compressed, CpuTopology, EventDesc, GroupDesc, MemNode, MemTopology,
+    NumaNode, PmuCaps,
+};
 pub use read::{
     Attr, DsoId, Event, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId, UserRegs,
 };

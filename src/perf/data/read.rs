@@ -34,6 +34,26 @@ pub struct Attr {
     pub sample_stack_user: u32,
     /// Registers sampled at the interrupt.
     pub sample_regs_intr: u64,
+    /// The attr's `size` as the file gives it (which fields it holds).
+    pub size: u32,
+    /// `wakeup_events` (or `wakeup_watermark`).
+    pub wakeup_events: u32,
+    /// `bp_type` of a breakpoint.
+    pub bp_type: u32,
+    /// `config1` (or `bp_addr`).
+    pub config1: u64,
+    /// `config2` (or `bp_len`).
+    pub config2: u64,
+    /// `clockid`, with [`abi::attr_flag::USE_CLOCKID`].
+    pub clockid: i32,
+    /// `aux_watermark`.
+    pub aux_watermark: u32,
+    /// `sample_max_stack`.
+    pub sample_max_stack: u16,
+    /// `aux_sample_size`.
+    pub aux_sample_size: u32,
+    /// `sig_data`.
+    pub sig_data: u64,
     /// The sample ids of this event's counters.
     pub ids: Vec<u64>,
     /// The name perf gave the event (`cpu-clock:ppp`, `sched:sched_switch`), from the
@@ -328,17 +348,17 @@ pub enum Event<'a> {
 
 /// A bounds-checked, endian-aware cursor over a slice of the file.
 #[derive(Debug, Clone, Copy)]
-struct Cur<'a> {
-    data: &'a [u8],
-    pos: usize,
+pub(super) struct Cur<'a> {
+    pub(super) data: &'a [u8],
+    pub(super) pos: usize,
     /// File offset of `data[0]`.
-    base: u64,
-    endian: Endianness,
+    pub(super) base: u64,
+    pub(super) endian: Endianness,
 }
 
 /// Failure of a [`Cur`] read: the offset and sizes, completed with the path and part by
 /// the caller.
-struct Short {
+pub(super) struct Short {
     offset: u64,
     needed: u64,
     available: u64,
@@ -346,7 +366,7 @@ struct Short {
 
 impl<'a> Cur<'a> {
     #[inline]
-    fn take(&mut self, n: u64) -> Result<&'a [u8], Short> {
+    pub(super) fn take(&mut self, n: u64) -> Result<&'a [u8], Short> {
         let available = (self.data.len() - self.pos) as u64;
         if n > available {
             return Err(Short {
@@ -360,14 +380,14 @@ impl<'a> Cur<'a> {
         Ok(s)
     }
     #[inline]
-    fn u32(&mut self) -> Result<u32, Short> {
+    pub(super) fn u32(&mut self) -> Result<u32, Short> {
         Ok(self.endian.u32(self.take(4)?))
     }
     #[inline]
-    fn u64(&mut self) -> Result<u64, Short> {
+    pub(super) fn u64(&mut self) -> Result<u64, Short> {
         Ok(self.endian.u64(self.take(8)?))
     }
-    fn offset(&self) -> u64 {
+    pub(super) fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
 }
@@ -666,7 +686,7 @@ impl PerfData {
         Ok(())
     }
 
-    fn cur(&self, offset: u64, size: u64) -> Cur<'_> {
+    pub(super) fn cur(&self, offset: u64, size: u64) -> Cur<'_> {
         Cur {
             data: &self.bytes[offset as usize..(offset + size) as usize],
             pos: 0,
@@ -675,7 +695,7 @@ impl PerfData {
         }
     }
 
-    fn short(&self, what: &str, s: Short) -> PerfDataError {
+    pub(super) fn short(&self, what: &str, s: Short) -> PerfDataError {
         PerfDataError::new(
             &self.path,
             what,
@@ -687,7 +707,7 @@ impl PerfData {
         )
     }
 
-    fn corrupt(&self, what: &str, offset: u64, msg: String) -> PerfDataError {
+    pub(super) fn corrupt(&self, what: &str, offset: u64, msg: String) -> PerfDataError {
         PerfDataError::new(&self.path, what, offset, PerfDataErrorKind::Corrupt(msg))
     }
 
@@ -704,6 +724,11 @@ impl PerfData {
     /// The events, in the file's order.
     pub fn attrs(&self) -> &[Attr] {
         &self.attrs
+    }
+
+    /// File offset of the data section.
+    pub fn data_offset(&self) -> u64 {
+        self.data_offset
     }
 
     /// The feature sections present.
@@ -1462,12 +1487,12 @@ impl PerfData {
 }
 
 /// `struct perf_event_attr`, as much of it as `size` holds.
-fn parse_attr(c: &mut Cur, size: u64) -> Result<Attr, Short> {
+pub(super) fn parse_attr(c: &mut Cur, size: u64) -> Result<Attr, Short> {
     let mut a = Attr {
         type_: c.u32()?,
         ..Attr::default()
     };
-    c.u32()?; // size
+    a.size = c.u32()?;
     a.config = c.u64()?;
     a.sample_period = c.u64()?;
     a.sample_type = c.u64()?;
@@ -1476,7 +1501,10 @@ fn parse_attr(c: &mut Cur, size: u64) -> Result<Attr, Short> {
     // The sizes of the attr's versions (PERF_ATTR_SIZE_VER1..4): each adds the
     // fields read under it.
     if size >= 72 {
-        c.take(4 + 4 + 8 + 8)?; // wakeup_events, bp_type, config1, config2
+        a.wakeup_events = c.u32()?;
+        a.bp_type = c.u32()?;
+        a.config1 = c.u64()?;
+        a.config2 = c.u64()?;
     }
     if size >= 80 {
         a.branch_sample_type = c.u64()?;
@@ -1484,16 +1512,28 @@ fn parse_attr(c: &mut Cur, size: u64) -> Result<Attr, Short> {
     if size >= 96 {
         a.sample_regs_user = c.u64()?;
         a.sample_stack_user = c.u32()?;
-        c.u32()?; // clockid
+        a.clockid = c.u32()? as i32;
     }
     if size >= 104 {
         a.sample_regs_intr = c.u64()?;
+    }
+    if size >= 112 {
+        a.aux_watermark = c.u32()?;
+        a.sample_max_stack = c.endian.u16(c.take(2)?);
+        c.take(2)?; // __reserved_2
+    }
+    if size >= 120 {
+        a.aux_sample_size = c.u32()?;
+        c.take(4)?; // __reserved_3
+    }
+    if size >= 128 {
+        a.sig_data = c.u64()?;
     }
     Ok(a)
 }
 
 /// perf's header string: a u32 length, then the bytes padded with NULs.
-fn read_string<'a>(c: &mut Cur<'a>) -> Result<&'a [u8], Short> {
+pub(super) fn read_string<'a>(c: &mut Cur<'a>) -> Result<&'a [u8], Short> {
     let n = c.u32()?;
     Ok(until_nul(c.take(u64::from(n))?))
 }

@@ -73,6 +73,8 @@ pub struct Features {
     /// unknown), one pair per CPU `nr_cpus` counts as available (perf's `--sort
     /// socket` reads them).
     pub cpu_ids: Vec<(i32, i32)>,
+    /// CLOCKID and CLOCK_DATA: the samples' clock (`-k`), its resolution and a reading.
+    pub clock: Option<crate::perf::clockid::ClockReference>,
 }
 
 /// A perf.data file being written.
@@ -263,6 +265,16 @@ impl PerfDataWriter {
             let mut b = first.to_ne_bytes().to_vec();
             b.extend_from_slice(&last.to_ne_bytes());
             bodies.push((feature::SAMPLE_TIME, b));
+        }
+        if let Some(c) = &f.clock {
+            bodies.push((feature::CLOCKID, c.res_ns.to_ne_bytes().to_vec()));
+        }
+        if let Some(c) = &f.clock {
+            let mut b = 1u32.to_ne_bytes().to_vec(); // version
+            b.extend_from_slice(&(c.clockid as u32).to_ne_bytes());
+            b.extend_from_slice(&c.tod_ns.to_ne_bytes());
+            b.extend_from_slice(&c.clockid_ns.to_ne_bytes());
+            bodies.push((feature::CLOCK_DATA, b));
         }
 
         // The section table, then the bodies in the same (feature id) order.
