@@ -276,3 +276,76 @@ fn perf_symbols_live_debug_link_and_build_id_cache_match_perf() {
         "old-style cache"
     ));
 }
+
+/// Two processes of a program that spends its time in libc's `strcmp`, and `dd`
+/// writing byte by byte, recorded with call chains: perf reads libc's symbols from
+/// its detached debug file (`/usr/lib/debug/.build-id/XX/REST.debug`, Debian's
+/// libc6-dbg) and asks addr2line there, so `--sort srcline` names libc's lines
+/// (`strcmp-avx2.S:LINE`), and the call-chain entries it cannot place
+/// (`symbol+OFFSET`); ours print the same. Skips without libc's debug file.
+#[test]
+fn perf_symbols_live_srcline_of_libc_from_its_debug_file_matches_perf() {
+    if !perf_and_cc() {
+        return;
+    }
+    let libc = Path::new("/lib/x86_64-linux-gnu/libc.so.6");
+    let Some(id) = std::fs::read(libc).ok().and_then(|b| {
+        use object::Object;
+        let f = object::File::parse(&*b).ok()?;
+        f.build_id()
+            .ok()
+            .flatten()
+            .map(|id| id.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    }) else {
+        crate::support::skips::skip("no libc.so.6 with a build id");
+        return;
+    };
+    let debug = format!("/usr/lib/debug/.build-id/{}/{}.debug", &id[..2], &id[2..]);
+    if !Path::new(&debug).is_file() {
+        crate::support::skips::skip("no detached debug file of libc (libc6-dbg)");
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("cmp.c"),
+        "#include <string.h>\n#include <stdlib.h>\nvolatile int sink;\n\
+         int main(void) { char *a = malloc(4096), *b = malloc(4096);\n\
+         memset(a, 'x', 4095); a[4095] = 0; memcpy(b, a, 4096); b[4094] = 'y';\n\
+         for (int i = 0; i < 200000; i++) sink += strcmp(a, b); return 0; }\n",
+    )
+    .unwrap();
+    run("cc", &["-O1", "-o", "cmp", "cmp.c"], d);
+    let home = [("HOME", d)];
+    let record = [
+        "record",
+        "-q",
+        "-N",
+        "-g",
+        "-e",
+        "cpu-clock",
+        "-o",
+        "mp.data",
+        "--",
+        "sh",
+        "-c",
+        "./cmp & dd if=/dev/zero of=/dev/null bs=1 count=200000 2>/dev/null & ./cmp; wait",
+    ];
+    run_with_env("perf", &record, d, &home);
+    for extra in [&["-g", "none"][..], &[], &["--no-children"]] {
+        let args = [
+            &["report", "-i", "mp.data", "--stdio", "--sort", "srcline"][..],
+            extra,
+        ]
+        .concat();
+        let perf = run_with_env("perf", &args, d, &home);
+        assert!(
+            perf.lines()
+                .any(|l| l.contains("strcmp") && l.contains(".S:")),
+            "perf named libc's lines: {perf}"
+        );
+        let ours = run_with_env(tracectl, &[&["perf"][..], &args].concat(), d, &home);
+        assert_same_lines(&ours, &perf, &format!("perf {args:?}"));
+    }
+}
