@@ -1010,7 +1010,6 @@ fn strtoull_hex(s: &[u8]) -> (u64, usize) {
 }
 
 #[cfg(test)]
-
 mod tests {
     use super::{
         build_id_debug_path, build_id_hex, raw_name, KernelSymbols, SearchTree, SharedBytes,

@@ -103,6 +103,9 @@ fn record_stripped(d: &Path) {
     run_with_env("perf", &record, d, &home);
 }
 
+/// A file of the test directory and the path it is copied to.
+type Placed<'a> = (&'a str, String);
+
 /// Copies `d/from` to `d/to`, making its directories.
 fn put(d: &Path, from: &str, to: &str) {
     let to = d.join(to);
@@ -128,7 +131,7 @@ fn perf_symbols_live_symfs_places_match_perf() {
     let path = d.join("prog").to_str().unwrap().to_string();
     let id = build_id(d, "prog");
     let (head, rest) = id.split_at(2);
-    let cases: Vec<(&str, Vec<(&str, String)>, bool)> = vec![
+    let cases: Vec<(&str, Vec<Placed>, bool)> = vec![
         ("unstripped", vec![("full", path.clone())], true),
         (
             "fedora",
