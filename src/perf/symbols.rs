@@ -24,7 +24,7 @@ mod kallsyms;
 pub use demangle::demangle;
 use elf::load_elf;
 pub(crate) use elf::{build_id_debug_path, build_id_hex};
-pub use elf::{elf_build_id, elf_has_symtab};
+pub use elf::{elf_build_id, elf_symbol_tables};
 pub use kallsyms::KernelSymbols;
 
 /// Binding of a symbol, as perf ranks them.

@@ -11,10 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use object::elf::{SHT_DYNSYM, SHT_SYMTAB};
 use object::{Object, ObjectSection};
 
-use super::symbols::build_id_hex;
+use super::symbols::{build_id_hex, elf_build_id, elf_symbol_tables};
 
 /// One place perf looks for an object's symbols (its `enum dso_binary_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,61 +177,16 @@ pub(super) fn binary_type_path(
 
 /// What perf's `symsrc__init` sees in a file: None when it is not an ELF file it can
 /// use for `o` (not ELF, or without the object's build id); else whether it has a
-/// `.symtab` and a `.dynsym` (perf's `symsrc__has_symtab`, `symsrc__possibly_runtime`).
+/// `.symtab` and a `.dynsym` (see [`elf_symbol_tables`]).
 pub(super) fn symbol_source(data: &[u8], o: &Wanted<'_>) -> Option<(bool, bool)> {
-    let file = object::File::parse(data).ok()?;
-    if !matches!(file.format(), object::BinaryFormat::Elf) {
-        return None;
-    }
+    let tables = elf_symbol_tables(data)?;
     if let Some(want) = o.build_id {
-        let got = file.build_id().ok().flatten()?;
-        if !build_ids_equal(want, got) {
+        let got = elf_build_id(data)?;
+        if !build_ids_equal(want, &got) {
             return None;
         }
     }
-    // perf takes the first section of each name, of the right type.
-    let of_type = |name: &str, ty: u32| {
-        file.sections()
-            .find(|s| s.name_bytes().is_ok_and(|n| n == name.as_bytes()))
-            .is_some_and(|s| {
-                matches!(s.flags(), object::SectionFlags::Elf { .. })
-                    && elf_section_type(&file, s.index()) == Some(ty)
-            })
-    };
-    Some((
-        of_type(".symtab", SHT_SYMTAB),
-        of_type(".dynsym", SHT_DYNSYM),
-    ))
-}
-
-/// The `sh_type` of section `index` of an ELF file.
-fn elf_section_type(file: &object::File<'_>, index: object::SectionIndex) -> Option<u32> {
-    use object::read::elf::{FileHeader, SectionHeader};
-    let data = file_data(file)?;
-    match object::FileKind::parse(data).ok()? {
-        object::FileKind::Elf64 => {
-            let h = object::elf::FileHeader64::<object::Endianness>::parse(data).ok()?;
-            let e = h.endian().ok()?;
-            let s = h.sections(e, data).ok()?;
-            Some(s.section(index).ok()?.sh_type(e))
-        }
-        object::FileKind::Elf32 => {
-            let h = object::elf::FileHeader32::<object::Endianness>::parse(data).ok()?;
-            let e = h.endian().ok()?;
-            let s = h.sections(e, data).ok()?;
-            Some(s.section(index).ok()?.sh_type(e))
-        }
-        _ => None,
-    }
-}
-
-/// The bytes an [`object::File`] was parsed from.
-fn file_data<'d>(file: &object::File<'d>) -> Option<&'d [u8]> {
-    match file {
-        object::File::Elf32(f) => Some(f.data()),
-        object::File::Elf64(f) => Some(f.data()),
-        _ => None,
-    }
+    Some(tables)
 }
 
 /// The name a file's `.gnu_debuglink` section holds (perf's `filename__read_debuglink`).

@@ -450,9 +450,24 @@ fn plt_symbols<H: FileHeader<Endian = Endianness>>(rt: &ElfParts<'_, H>, b: &mut
     }
 }
 
-/// Whether an ELF file has a `.symtab` with symbols.
-pub fn elf_has_symtab(data: &[u8]) -> bool {
-    object::File::parse(data).is_ok_and(|f| f.symbols().next().is_some())
+/// The symbol tables perf's `symsrc__init` finds in an ELF file: whether its first
+/// section named `.symtab` is of type `SHT_SYMTAB`, and its first `.dynsym` of type
+/// `SHT_DYNSYM` (perf's `symsrc__has_symtab` and `symsrc__possibly_runtime`); None
+/// for a file that is not ELF.
+pub fn elf_symbol_tables(data: &[u8]) -> Option<(bool, bool)> {
+    use object::elf::{FileHeader32, FileHeader64, SHT_DYNSYM, SHT_SYMTAB};
+    fn of<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Option<(bool, bool)> {
+        let parts = ElfParts::<H>::parse(data).ok()?;
+        Some((
+            parts.table(".symtab", SHT_SYMTAB).is_some(),
+            parts.table(".dynsym", SHT_DYNSYM).is_some(),
+        ))
+    }
+    match object::FileKind::parse(data).ok()? {
+        object::FileKind::Elf32 => of::<FileHeader32<Endianness>>(data),
+        object::FileKind::Elf64 => of::<FileHeader64<Endianness>>(data),
+        _ => None,
+    }
 }
 
 /// The GNU build id of an ELF file.
