@@ -49,14 +49,15 @@ fn build_id(d: &Path, file: &str) -> String {
         .to_string()
 }
 
-/// `perf script` and `perf report` (with and without call chains) on `data` in `d` with
+/// `perf script` and `perf report` (with and without call chains, and by source line:
+/// perf asks addr2line in the file it read the symbols from) on `data` in `d` with
 /// `extra` options (perf's own options before the command, `--buildid-dir`, in
 /// `global`), and ours, line for line; true when perf named the program's functions
 /// (it found the symbols).
 fn same_as_perf(d: &Path, data: &str, global: &[&str], extra: &[&str], what: &str) -> bool {
     let tracectl = env!("CARGO_BIN_EXE_tracectl");
     let home = [("HOME", d)];
-    let runs: [&[&str]; 3] = [
+    let runs: [&[&str]; 4] = [
         &["script", "-i", data],
         &["report", "-i", data, "--stdio", "--sort", "dso,sym"],
         &[
@@ -67,6 +68,16 @@ fn same_as_perf(d: &Path, data: &str, global: &[&str], extra: &[&str], what: &st
             "--no-children",
             "-g",
             "caller",
+        ],
+        &[
+            "report",
+            "-i",
+            data,
+            "--stdio",
+            "--sort",
+            "dso,srcline",
+            "-g",
+            "none",
         ],
     ];
     let mut named = false;
