@@ -17,10 +17,8 @@ use super::data::write::BuildIdEntry;
 use super::data::{DsoId, Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::nsinfo::{open_regular, NsInfo};
 use super::rbtree::RbOrder;
-use super::symbols::{
-    build_id_debug_path, build_id_hex, elf_build_id, elf_has_symtab, KernelSymbols, SharedBytes,
-    SymbolTable,
-};
+use super::symbols::{build_id_hex, elf_build_id, KernelSymbols, SharedBytes, SymbolTable};
+use super::symsrc;
 use super::sys::MappedFile;
 use super::unwind::{ElfCfi, ProcessMap, Unwinders, UserState};
 use crate::render::comm::PidMap;
@@ -844,81 +842,54 @@ impl Machine {
         self.build_ids = ids;
     }
 
-    /// The mapped file and, when its symbols are elsewhere, its debug file, where perf
-    /// looks: the build-id cache (`~/.debug/PATH/ID/elf`, `.../debug`, see
-    /// [`Machine::set_buildid_dir`]), the file itself
-    /// (under `--symfs`), `/usr/lib/debug/.build-id/XX/REST.debug`, `/usr/lib/debug/PATH`.
+    /// The mapped file and, when its symbols are elsewhere, the file with them, where
+    /// perf looks (see [`super::symsrc`]).
     fn elf_files(&self, object: ObjectId) -> Option<(MappedFile, Option<MappedFile>)> {
         let (runtime, debug) = self.elf_files_at(object)?;
         Some((runtime.file, debug.map(|d| d.file)))
     }
 
-    /// [`Machine::elf_files`] with the paths they were found at.
+    /// [`Machine::elf_files`] with the paths they were found at: the file perf takes as
+    /// the mapped one (its first with a `.dynsym`, else the one with the symbols) and,
+    /// when another, the one with the `.symtab`.
     pub(super) fn elf_files_at(&self, object: ObjectId) -> Option<(FoundFile, Option<FoundFile>)> {
         let d = self.dsos.get(object.0)?;
         let name = d.name.as_str();
-        let under = |p: &str| match &self.symfs {
-            Some(root) => root.join(p.trim_start_matches('/')),
-            None => PathBuf::from(p),
-        };
-        let want = d.build_id.as_ref();
-        let hex = want.map(|id| build_id_hex(id));
-        let cache_dir = self.build_id_cache();
-        let matches = |f: &MappedFile| match want {
-            Some(id) => elf_build_id(f.bytes()).as_ref() == Some(id),
-            None => true,
-        };
         // perf looks for each file in the namespaces of the process that mapped the
         // object while it lives, except in its build-id cache, which is ours.
         let ns = self.nsinfo_of(d);
-        let look = |path: PathBuf, cache: bool| match &ns {
-            Some(ns) if !cache => open_in(ns, &path),
-            _ => open_here(&path, ns.as_ref().map(|n| n.pid)),
+        let look = |path: &Path, cache: bool| match &ns {
+            Some(ns) if !cache => open_in(ns, path),
+            _ => open_here(path, ns.as_ref().map(|n| n.pid)),
         };
-        let found = |path: PathBuf, cache: bool| look(path, cache).filter(|f| matches(&f.file));
-        let mut runtime = None;
-        if let Some(h) = &hex {
-            // perf keeps the kernel's vDSO image in the cache as `vdso`, files as `elf`.
-            let base = if matches!(name, "[vdso]" | "[vdso32]" | "[vdsox32]") {
-                "vdso"
-            } else {
-                "elf"
+        // An object the recording gave no build id takes the one of the file at its
+        // path (under `--symfs`), when there is a file at its path as it is.
+        let read_id = || {
+            let here = match &ns {
+                Some(ns) => ns.enter(|| std::fs::metadata(name)),
+                None => std::fs::metadata(name),
             };
-            runtime = found(
-                cache_dir
-                    .join(name.trim_start_matches('/'))
-                    .join(h)
-                    .join(base),
-                true,
-            );
-        }
-        let runtime = match runtime {
-            Some(r) => r,
-            None => found(under(name), false)?,
+            if !here.is_ok_and(|m| m.is_file()) {
+                return None;
+            }
+            let f = look(&symsrc::under_symfs(self.symfs.as_deref(), name), false)?;
+            elf_build_id(f.file.bytes())
         };
-        if elf_has_symtab(runtime.file.bytes()) {
-            return Some((runtime, None));
+        let id = d.build_id.clone().or_else(read_id);
+        let cache = self.build_id_cache();
+        let wanted = symsrc::Wanted {
+            path: name,
+            build_id: id.as_deref(),
+            symfs: self.symfs.as_deref(),
+            cache: &cache,
+            vdso: matches!(name, "[vdso]" | "[vdso32]" | "[vdsox32]"),
+        };
+        let found = symsrc::find(&wanted, &look);
+        match (found.runtime, found.syms) {
+            (Some(runtime), syms) => Some((runtime, syms)),
+            (None, Some(syms)) => Some((syms, None)),
+            (None, None) => None,
         }
-        let id = want.cloned().or_else(|| elf_build_id(runtime.file.bytes()));
-        let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
-        if let Some(id) = &id {
-            candidates.push((
-                cache_dir
-                    .join(name.trim_start_matches('/'))
-                    .join(build_id_hex(id))
-                    .join("debug"),
-                true,
-            ));
-        }
-        if let Some(path) = id.as_deref().and_then(build_id_debug_path) {
-            candidates.push((under(&path), false));
-        }
-        candidates.push((under(&format!("/usr/lib/debug{name}.debug")), false));
-        candidates.push((under(&format!("/usr/lib/debug{name}")), false));
-        let debug = candidates
-            .into_iter()
-            .find_map(|(path, cache)| look(path, cache).filter(|f| elf_has_symtab(f.file.bytes())));
-        Some((runtime, debug))
     }
 
     fn kernel_location(&self, addr: u64) -> Option<Location<'_>> {
@@ -1193,6 +1164,12 @@ pub(super) struct FoundFile {
     /// Whether it was opened inside another mount namespace (the path names another
     /// file here, or none).
     pub(super) inside: bool,
+}
+
+impl symsrc::OpenedFile for FoundFile {
+    fn bytes(&self) -> &[u8] {
+        self.file.bytes()
+    }
 }
 
 /// The regular file at `path` inside the mount namespace of `ns` (here when it is
@@ -1765,7 +1742,8 @@ mod tests {
 
     /// perf's build-id cache is the `--buildid-dir` given, `SYMFS/.debug` under
     /// `--symfs` (which wins), else `~/.debug`: a file whose path holds nothing here is
-    /// read from its copy there, found by the build id its path is listed with.
+    /// read from its copy there, found by the build id its path is listed with (through
+    /// the cache's `.build-id/XX/REST` link).
     #[test]
     fn the_build_id_cache_is_where_perf_looks_for_it() {
         use record::MMAP2;
@@ -1779,6 +1757,11 @@ mod tests {
             let at = cache.join(path.trim_start_matches('/')).join(hex);
             std::fs::create_dir_all(&at).unwrap();
             std::fs::copy(&spin, at.join("elf")).unwrap();
+            // perf finds the copy by the link its cache keeps for the build id.
+            let links = cache.join(".build-id").join(&hex[..2]);
+            std::fs::create_dir_all(&links).unwrap();
+            let target = format!("../..{path}/{hex}");
+            std::os::unix::fs::symlink(target, links.join(&hex[2..])).unwrap();
         };
         keep_copy(&dir.path().join("cache"));
         keep_copy(&dir.path().join("symfs/.debug"));
@@ -1799,7 +1782,11 @@ mod tests {
         };
         let hot = Some("hot_function".to_string());
         assert_eq!(found(None, Some("cache")), hot);
-        assert_eq!(found(None, None), None, "not in ~/.debug");
+        assert_eq!(
+            found(None, Some("empty")),
+            None,
+            "not in a cache without it"
+        );
         assert_eq!(found(Some("symfs"), Some("elsewhere")), hot);
         assert_eq!(found(Some("symfs-without-cache"), Some("cache")), None);
     }

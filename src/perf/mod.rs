@@ -42,6 +42,7 @@ pub mod spec;
 pub mod srcline;
 pub mod stat;
 pub mod symbols;
+mod symsrc;
 pub mod synth;
 mod sys;
 pub mod time_ranges;

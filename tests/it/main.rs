@@ -55,6 +55,7 @@ mod perf_script;
 mod perf_script_fields_live;
 mod perf_script_live;
 mod perf_script_opts_live;
+mod perf_symbols_live;
 mod private_instances;
 mod profile_live;
 mod record_keep_live;

@@ -1,0 +1,208 @@
+//! The kernel's symbols from a kallsyms text (`/proc/kallsyms` or a copy of it), split
+//! into the core kernel's table and one per module, as perf 6.1's `dso__load_kallsyms`
+//! and `maps__split_kallsyms` keep them.
+
+use std::collections::HashMap;
+
+use super::{
+    drop_duplicates, fix_ends, parse_hex, raw_name, Binding, Builder, Names, SharedBytes, Sym,
+    SymbolTable,
+};
+
+/// The kernel's symbols from a kallsyms text: the core kernel and each module.
+#[derive(Debug, Default)]
+pub struct KernelSymbols {
+    /// `[kernel.kallsyms]`.
+    pub kernel: SymbolTable,
+    /// Per module (`[name]` in kallsyms).
+    pub modules: HashMap<String, SymbolTable>,
+}
+
+impl KernelSymbols {
+    /// Parse `/proc/kallsyms` text (function and data symbols, as perf keeps them).
+    pub fn parse(text: &str) -> KernelSymbols {
+        Self::parse_in(text, None)
+    }
+
+    /// [`KernelSymbols::parse`] on a text that `shared` holds (the same bytes): the
+    /// names stay in it rather than being copied.
+    pub fn parse_shared(text: &str, shared: SharedBytes) -> KernelSymbols {
+        Self::parse_in(text, Some(shared))
+    }
+
+    fn parse_in(text: &str, shared: Option<SharedBytes>) -> KernelSymbols {
+        // One table for the kernel and its modules, as perf loads kallsyms: ends and
+        // duplicates are fixed across all before the symbols are split per module.
+        let mut all = Builder {
+            names: shared.map_or_else(Names::default, Names::in_file),
+            ..Builder::default()
+        };
+        // A line per symbol: room for all at once, rather than copies as the list grows.
+        all.syms
+            .reserve(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+        let mut module_names: Vec<&str> = Vec::new();
+        let mut module_ids: HashMap<&str, u32> = HashMap::new();
+        // The kernel has over a hundred thousand symbols: its own lines
+        // (`%016lx %c %s[\t[%s]]`) are cut at fixed places, others into words as
+        // `split_ascii_whitespace` would.
+        let bytes = text.as_bytes();
+        // Without a form feed in the text, the whitespace that ends a name is one of
+        // space, tab or carriage return, which one vector search finds.
+        let no_form_feed = memchr::memchr(0x0c, bytes).is_none();
+        let mut from = 0;
+        let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
+        for to in ends {
+            let line = &text[from..to];
+            from = to + 1;
+            let (addr, ty, name, module) = match kallsyms_line(line, no_form_feed) {
+                Some(l) => l,
+                None => {
+                    let mut words = Words { line, pos: 0 };
+                    let (Some(addr), Some(ty), Some(name)) =
+                        (words.next(), words.next(), words.next())
+                    else {
+                        continue;
+                    };
+                    (addr, ty, name, words.next())
+                }
+            };
+            let t = ty.as_bytes()[0];
+            if !matches!(t.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B') {
+                continue;
+            }
+            let Some(start) = parse_hex(addr) else {
+                continue;
+            };
+            // ARM modules' local `$a`/`$d`/`$t` symbols are no functions.
+            if name.starts_with('$') {
+                continue;
+            }
+            let binding = if t == b'W' {
+                Binding::Weak
+            } else if t.is_ascii_uppercase() {
+                Binding::Global
+            } else {
+                Binding::Local
+            };
+            let module = match module {
+                Some(m) if m.starts_with('[') => {
+                    let m = m.trim_matches(|c| c == '[' || c == ']');
+                    *module_ids.entry(m).or_insert_with(|| {
+                        module_names.push(m);
+                        module_names.len() as u32
+                    })
+                }
+                _ => 0,
+            };
+            match all.names.file_offset(name.as_bytes()) {
+                Some(at) => all.push_at(start, start, binding, at, name.len() as u32, true, module),
+                None => all.push_in(start, start, binding, name, true, module),
+            }
+        }
+        let Builder {
+            mut syms, names, ..
+        } = all;
+        // The kernel lists its own symbols by address: most texts need no sorting (and
+        // its stable sort's buffer as big as the list).
+        if !syms.windows(2).all(|w| w[0].start <= w[1].start) {
+            syms.sort_by_key(|s| s.start);
+        }
+        fix_ends(&mut syms, true);
+        // perf's names of module symbols still end in `\t[module]` when it compares them.
+        let suffix = |s: &Sym| match s.module {
+            0 => 0,
+            m => module_names[m as usize - 1].len() + 3,
+        };
+        let mut core = drop_duplicates(&names, syms, suffix, &mut Vec::new(), None);
+        // The modules' symbols move to tables of their own; the kernel's stay in place.
+        let mut tables: Vec<Vec<Sym>> = vec![Vec::new(); module_names.len()];
+        core.retain(|s| match s.module {
+            0 => true,
+            m => {
+                tables[m as usize - 1].push(*s);
+                false
+            }
+        });
+        // Each module's table holds its own names; the kernel's keeps the buffer.
+        let modules = module_names
+            .iter()
+            .zip(tables)
+            .map(|(m, syms)| {
+                let mut own = Builder::default();
+                for s in &syms {
+                    own.push_in(s.start, s.end, s.binding, &raw_name(&names, s), s.plain, 0);
+                }
+                (
+                    m.to_string(),
+                    SymbolTable::of_sorted(own.syms, own.names, None, Vec::new()),
+                )
+            })
+            .collect();
+        // After their ends are fixed kallsyms symbols never overlap, so perf's lookup
+        // finds what a search of the sorted symbols finds.
+        let kernel = SymbolTable::of_sorted(core, names, None, Vec::new());
+        KernelSymbols { kernel, modules }
+    }
+}
+
+/// The ASCII-whitespace-separated words of a line, never empty.
+struct Words<'a> {
+    line: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        let b = self.line.as_bytes();
+        let mut i = self.pos;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        self.pos = i;
+        // Both ends are at ASCII bytes or the ends of the line: char boundaries.
+        (i > start).then(|| &self.line[start..i])
+    }
+}
+
+/// A line of the kernel's own layout, `%016lx %c %s[\t%s]`, as its address, type, name
+/// and module words; None for any other line (read word by word then).
+///
+/// `no_form_feed`: the line holds no form feed (the only ASCII whitespace, besides the
+/// newline that ends it, that the search for the end of the name does not look for).
+fn kallsyms_line(line: &str, no_form_feed: bool) -> Option<(&str, &str, &str, Option<&str>)> {
+    let b = line.as_bytes();
+    if b.len() < 20 || b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
+        return None;
+    }
+    if b[..16].iter().any(u8::is_ascii_whitespace) {
+        return None;
+    }
+    // Bytes 16 to 19 are ASCII, so every cut below is at a char boundary.
+    let rest = &b[19..];
+    let space = if no_form_feed {
+        memchr::memchr3(b' ', b'\t', b'\r', rest)
+    } else {
+        rest.iter().position(u8::is_ascii_whitespace)
+    };
+    let Some(i) = space else {
+        return Some((&line[..16], &line[17..18], &line[19..], None));
+    };
+    if i == 0 || rest[i] != b'\t' {
+        return None;
+    }
+    let module = &rest[i + 1..];
+    if module.is_empty() || module.iter().any(u8::is_ascii_whitespace) {
+        return None;
+    }
+    Some((
+        &line[..16],
+        &line[17..18],
+        &line[19..19 + i],
+        Some(&line[19 + i + 1..]),
+    ))
+}
