@@ -17,6 +17,7 @@ use super::data::write::BuildIdEntry;
 use super::data::{DsoId, Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::nsinfo::{open_regular, NsInfo};
 use super::rbtree::RbOrder;
+use super::running_kallsyms::running_kernel_kallsyms;
 use super::symbols::{
     build_id_debug_path, build_id_hex, elf_build_id, elf_has_symtab, KernelSymbols, SharedBytes,
     SymbolTable,
@@ -57,23 +58,44 @@ impl KallsymsSource {
     /// `dso__find_kallsyms`): `path` when given (`--kallsyms`); under `--symfs` none
     /// (perf reads only a vmlinux under the directory, which this does not read); else
     /// by the kernel's build id in the file's BUILD_ID list: none listed, or the running
-    /// kernel's, is `/proc/kallsyms`; another is the copy `perf record` keeps in the
-    /// build-id cache `cache` (`[kernel.kallsyms]/ID/kallsyms`), and without one the
-    /// frames have no symbols. The second value is then what perf says when it first
-    /// looks a kernel frame up (for the caller to print at that moment).
+    /// kernel's, is `/proc/kallsyms` (read from the cache's copy of it when that gives
+    /// the same symbols, see [`super::running_kallsyms`]); another is the copy `perf
+    /// record` keeps in the build-id cache `cache` (`[kernel.kallsyms]/ID/kallsyms`),
+    /// and without one the frames have no symbols. See [`KernelFrames`].
     pub fn for_kernel_frames(
         file: &PerfData,
         path: Option<&Path>,
         symfs: Option<&Path>,
         cache: &Path,
-    ) -> (KallsymsSource, Option<String>) {
+    ) -> KernelFrames {
+        let only = |symbols| KernelFrames {
+            symbols,
+            modules: None,
+            missing: None,
+        };
         if let Some(p) = path {
-            return (KallsymsSource::file(p.to_path_buf()), None);
+            return only(KallsymsSource::file(p.to_path_buf()));
         }
         if symfs.is_some() {
-            return (KallsymsSource::default(), None);
+            return only(KallsymsSource::default());
         }
-        let proc = || (KallsymsSource::file("/proc/kallsyms".into()), None);
+        let running = kernel_build_id();
+        let proc = || {
+            let copy = running.as_ref().map(|id| {
+                cache
+                    .join("[kernel.kallsyms]")
+                    .join(build_id_hex(id))
+                    .join("kallsyms")
+            });
+            let proc = Path::new("/proc/kallsyms");
+            KernelFrames {
+                symbols: KallsymsSource::load_with(move || {
+                    running_kernel_kallsyms(proc, copy.as_deref())
+                }),
+                modules: Some(KallsymsSource::file(proc.to_path_buf())),
+                missing: None,
+            }
+        };
         // Each entry of the kernel finds its one object; the last id listed holds.
         let listed = file.build_id_entries().ok().and_then(|v| {
             v.into_iter()
@@ -83,17 +105,35 @@ impl KallsymsSource {
         let Some(entry) = listed else {
             return proc();
         };
-        if kernel_build_id().as_ref() == Some(&entry.id) {
+        if running.as_ref() == Some(&entry.id) {
             return proc();
         }
         let hex = build_id_hex(&entry.id);
         let copy = cache.join("[kernel.kallsyms]").join(&hex).join("kallsyms");
         if copy.is_file() {
-            return (KallsymsSource::file(copy), None);
+            return only(KallsymsSource::file(copy));
         }
         let said = format!("No kallsyms or vmlinux with build-id {hex} was found");
-        (KallsymsSource::default(), Some(said))
+        KernelFrames {
+            missing: Some(said),
+            ..only(KallsymsSource::default())
+        }
     }
+}
+
+/// Where the symbols of a file's kernel frames come from
+/// ([`KallsymsSource::for_kernel_frames`]).
+#[derive(Debug, Clone)]
+pub struct KernelFrames {
+    /// The kallsyms text of the kernel's symbols, and of its modules' unless `modules`.
+    pub symbols: KallsymsSource,
+    /// The text the modules' symbols come from when it may not be `symbols`: a copy of
+    /// the running kernel's kallsyms is read for the kernel's own symbols only, the
+    /// modules' are `/proc/kallsyms`'s (see [`Machine::set_module_kallsyms`]).
+    pub modules: Option<KallsymsSource>,
+    /// What perf says when it first looks a kernel frame up and finds no symbols (for
+    /// the caller to print at that moment).
+    pub missing: Option<String>,
 }
 
 /// perf's build-id cache (`buildid_dir`): `.debug` under `symfs` (`--symfs`) when
@@ -359,6 +399,10 @@ pub struct Machine {
     /// Filled by whichever thread asks first, shared with the machines made by
     /// [`Machine::sharing_symbols`].
     kernel: Arc<OnceLock<Option<KernelSymbols>>>,
+    /// Where the modules' symbols come from when not from `kallsyms`
+    /// ([`Machine::set_module_kallsyms`]), and their tables, shared as `kernel` is.
+    module_kallsyms: Option<KallsymsSource>,
+    modules: Arc<OnceLock<Option<KernelSymbols>>>,
     symfs: Option<PathBuf>,
     /// perf's `--buildid-dir`: the build-id cache, when not `~/.debug`.
     buildid_dir: Option<PathBuf>,
@@ -401,6 +445,8 @@ impl Machine {
             vdso: None,
             kallsyms,
             kernel: Arc::default(),
+            module_kallsyms: None,
+            modules: Arc::default(),
             symfs,
             buildid_dir: None,
             build_ids: Vec::new(),
@@ -419,10 +465,18 @@ impl Machine {
             buildid_dir: self.buildid_dir.clone(),
             tables: Arc::clone(&self.tables),
             kernel: Arc::clone(&self.kernel),
+            module_kallsyms: self.module_kallsyms.clone(),
+            modules: Arc::clone(&self.modules),
             ..Machine::new(self.kallsyms.clone(), self.symfs.clone())
         };
         m.set_build_ids(self.build_ids.clone());
         m
+    }
+
+    /// Take the symbols of the kernel's modules from `kallsyms` rather than from the
+    /// text of the kernel's own ([`KernelFrames::modules`]).
+    pub fn set_module_kallsyms(&mut self, kallsyms: KallsymsSource) {
+        self.module_kallsyms = Some(kallsyms);
     }
 
     /// Read and parse the kernel's symbols now, unless they were.
@@ -760,7 +814,15 @@ impl Machine {
         let d = &self.dsos[dso];
         match &d.kernel {
             Some(None) => self.kernel_symbols().map(|k| &k.kernel),
-            Some(Some(m)) => self.kernel_symbols()?.modules.get(m),
+            Some(Some(m)) => match &self.module_kallsyms {
+                None => self.kernel_symbols()?.modules.get(m),
+                Some(k) => self
+                    .modules
+                    .get_or_init(|| kernel_symbols_of(k))
+                    .as_ref()?
+                    .modules
+                    .get(m),
+            },
             // perf reads a JIT's map, not an ELF file, for any object of that name, and
             // only when its symbols are first needed (so a map the process wrote while
             // it ran is read after the recording).

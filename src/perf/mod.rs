@@ -17,6 +17,8 @@
 //! * [`unwind`]: user stacks of `--call-graph dwarf` samples unwound with the mapped
 //!   files' call frame information.
 //! * [`ring`]: the records of a perf mmap ring, read in place with wrap-around.
+//! * [`running_kallsyms`]: the running kernel's kallsyms, from perf's cached copy when
+//!   that gives the same symbols.
 //! * `nsinfo` (private): the namespaces of a process that mapped a file, which the
 //!   file is read in while the process lives, as perf does.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
@@ -36,6 +38,7 @@ pub mod rbtree;
 pub mod record;
 pub mod recording;
 pub mod ring;
+pub mod running_kallsyms;
 pub mod spec;
 pub mod srcline;
 pub mod stat;
