@@ -7,6 +7,8 @@
 //! * [`cpu_list`], [`time_ranges`]: `-C` and `--time` of perf script and perf report, read
 //!   as perf reads them.
 //! * [`data`]: perf.data files (`perf record`'s output) read without copying.
+//! * [`kernel_kallsyms`]: where the kallsyms of a file's kernel come from (the running
+//!   kernel's from perf's cached copy when that gives the same symbols).
 //! * [`machine`]: threads, mappings and symbols rebuilt from a perf.data's records.
 //! * [`symbols`]: kallsyms and ELF symbol tables with perf's rules, and demangling.
 //! * [`srcline`]: source lines of addresses (DWARF line tables), as perf prints them.
@@ -17,8 +19,6 @@
 //! * [`unwind`]: user stacks of `--call-graph dwarf` samples unwound with the mapped
 //!   files' call frame information.
 //! * [`ring`]: the records of a perf mmap ring, read in place with wrap-around.
-//! * [`running_kallsyms`]: the running kernel's kallsyms, from perf's cached copy when
-//!   that gives the same symbols.
 //! * `nsinfo` (private): the namespaces of a process that mapped a file, which the
 //!   file is read in while the process lives, as perf does.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
@@ -32,13 +32,13 @@ pub mod buildid_cache;
 pub mod config;
 pub mod cpu_list;
 pub mod data;
+pub mod kernel_kallsyms;
 pub mod machine;
 mod nsinfo;
 pub mod rbtree;
 pub mod record;
 pub mod recording;
 pub mod ring;
-pub mod running_kallsyms;
 pub mod spec;
 pub mod srcline;
 pub mod stat;

@@ -1,8 +1,11 @@
-//! The running kernel's kallsyms for the kernel frames of a perf.data recorded on it,
-//! read from the copy `perf record` keeps in its build-id cache when that copy gives
-//! the same symbols, since the kernel takes a while to write out `/proc/kallsyms`
-//! (tens of milliseconds for a hundred thousand lines), while the copy is a regular
-//! file.
+//! Where the kallsyms text of a perf.data's kernel comes from, as perf 6.1 decides
+//! it: for tracepoint text ([`KallsymsSource::for_file`]) and for the kernel frames
+//! of samples ([`KallsymsSource::for_kernel_frames`]).
+//!
+//! The frames of the kernel perf runs on are symbolized with `/proc/kallsyms`, which
+//! the kernel takes a while to write out (tens of milliseconds for a hundred thousand
+//! lines); [`running_kernel_kallsyms`] reads the copy `perf record` keeps in its
+//! build-id cache instead when that copy gives the same symbols.
 //!
 //! perf 6.1 reads `/proc/kallsyms` for the frames of the kernel it runs on
 //! (`dso__find_kallsyms`: the file's kernel build id is the running kernel's, or the file
@@ -24,12 +27,128 @@
 //! compares the two texts up to and including their first text symbol, read from
 //! `/proc/kallsyms` (a few lines for the kernel to write) and takes the copy when they
 //! agree; symbols of modules are then read from `/proc/kallsyms` when first needed
-//! (see [`super::machine::KernelFrames`]).
+//! (see [`KernelFrames`]).
 
 use std::io::Read;
 use std::path::Path;
 
-use crate::event::KallsymsText;
+use crate::event::{KallsymsSource, KallsymsText};
+
+use super::data::abi::misc;
+use super::data::host::kernel_build_id;
+use super::data::PerfData;
+use super::symbols::build_id_hex;
+
+impl KallsymsSource {
+    /// Where perf would take kernel symbols for `file` from: `path` when given (perf's
+    /// `--kallsyms`), else the file's own (TRACING_DATA), else `/proc/kallsyms` when the
+    /// file was recorded on this host (same hostname and kernel release), else none.
+    pub fn for_file(file: &PerfData, own: Option<&str>, path: Option<&Path>) -> KallsymsSource {
+        use super::data::abi::feature;
+        if let Some(p) = path {
+            return KallsymsSource::file(p.to_path_buf());
+        }
+        if let Some(t) = own.filter(|t| !t.is_empty()) {
+            return KallsymsSource::text_of(t.to_string());
+        }
+        let here = |f: &str| {
+            std::fs::read_to_string(f)
+                .map(|s| s.trim().to_string())
+                .ok()
+        };
+        let host = file.feature_string(feature::HOSTNAME).ok().flatten();
+        let release = file.feature_string(feature::OSRELEASE).ok().flatten();
+        if host.is_some()
+            && host == here("/proc/sys/kernel/hostname")
+            && release == here("/proc/sys/kernel/osrelease")
+        {
+            return KallsymsSource::file("/proc/kallsyms".into());
+        }
+        KallsymsSource::default()
+    }
+
+    /// Where perf 6.1 takes the symbols of kernel frames from (`dso__load_kernel_sym`,
+    /// `dso__find_kallsyms`): `path` when given (`--kallsyms`); under `--symfs` none
+    /// (perf reads only a vmlinux under the directory, which this does not read); else
+    /// by the kernel's build id in the file's BUILD_ID list: none listed, or the running
+    /// kernel's, is `/proc/kallsyms` (read from the cache's copy of it when that gives
+    /// the same symbols, see [`super::running_kallsyms`]); another is the copy `perf
+    /// record` keeps in the build-id cache `cache` (`[kernel.kallsyms]/ID/kallsyms`),
+    /// and without one the frames have no symbols. See [`KernelFrames`].
+    pub fn for_kernel_frames(
+        file: &PerfData,
+        path: Option<&Path>,
+        symfs: Option<&Path>,
+        cache: &Path,
+    ) -> KernelFrames {
+        let only = |symbols| KernelFrames {
+            symbols,
+            modules: None,
+            missing: None,
+        };
+        if let Some(p) = path {
+            return only(KallsymsSource::file(p.to_path_buf()));
+        }
+        if symfs.is_some() {
+            return only(KallsymsSource::default());
+        }
+        let running = kernel_build_id();
+        let proc = || {
+            let copy = running.as_ref().map(|id| {
+                cache
+                    .join("[kernel.kallsyms]")
+                    .join(build_id_hex(id))
+                    .join("kallsyms")
+            });
+            let proc = Path::new("/proc/kallsyms");
+            KernelFrames {
+                symbols: KallsymsSource::load_with(move || {
+                    running_kernel_kallsyms(proc, copy.as_deref())
+                }),
+                modules: Some(KallsymsSource::file(proc.to_path_buf())),
+                missing: None,
+            }
+        };
+        // Each entry of the kernel finds its one object; the last id listed holds.
+        let listed = file.build_id_entries().ok().and_then(|v| {
+            v.into_iter()
+                .rev()
+                .find(|e| e.misc == misc::KERNEL && e.filename == "[kernel.kallsyms]")
+        });
+        let Some(entry) = listed else {
+            return proc();
+        };
+        if running.as_ref() == Some(&entry.id) {
+            return proc();
+        }
+        let hex = build_id_hex(&entry.id);
+        let copy = cache.join("[kernel.kallsyms]").join(&hex).join("kallsyms");
+        if copy.is_file() {
+            return only(KallsymsSource::file(copy));
+        }
+        let said = format!("No kallsyms or vmlinux with build-id {hex} was found");
+        KernelFrames {
+            missing: Some(said),
+            ..only(KallsymsSource::default())
+        }
+    }
+}
+
+/// Where the symbols of a file's kernel frames come from
+/// ([`KallsymsSource::for_kernel_frames`]).
+#[derive(Debug, Clone)]
+pub struct KernelFrames {
+    /// The kallsyms text of the kernel's symbols, and of its modules' unless `modules`.
+    pub symbols: KallsymsSource,
+    /// The text the modules' symbols come from when it may not be `symbols`: a copy of
+    /// the running kernel's kallsyms is read for the kernel's own symbols only, the
+    /// modules' are `/proc/kallsyms`'s (see [`super::machine::Machine::set_module_kallsyms`]).
+    pub modules: Option<KallsymsSource>,
+    /// What perf says when it first looks a kernel frame up and finds no symbols (for
+    /// the caller to print at that moment).
+    pub missing: Option<String>,
+}
+
 
 /// How much of `/proc/kallsyms` is read at most to find the first text symbol: far
 /// more than the lines before it (absolute and per-CPU symbols) ever take.
