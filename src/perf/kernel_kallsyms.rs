@@ -149,7 +149,6 @@ pub struct KernelFrames {
     pub missing: Option<String>,
 }
 
-
 /// How much of `/proc/kallsyms` is read at most to find the first text symbol: far
 /// more than the lines before it (absolute and per-CPU symbols) ever take.
 const PREFIX_LIMIT: usize = 1 << 20;

@@ -502,7 +502,14 @@ impl ChainLines {
     /// Write the lines of the chain entries of `s` that `machine` resolves (the
     /// chain the sample carries, nothing unwound), as [`write_chain_entry`] writes them
     /// without inlined functions or source lines.
-    fn write(&mut self, machine: &Machine, s: &Sample, max_stack: usize, f: u64, out: &mut Vec<u8>) {
+    fn write(
+        &mut self,
+        machine: &Machine,
+        s: &Sample,
+        max_stack: usize,
+        f: u64,
+        out: &mut Vec<u8>,
+    ) {
         use crate::perf::data::abi::misc;
         let changes = machine.map_changes();
         machine.sampled_chain_entries(s, max_stack, |mode, ip| {
