@@ -72,7 +72,7 @@ impl KallsymsSource {
     /// (perf reads only a vmlinux under the directory, which this does not read); else
     /// by the kernel's build id in the file's BUILD_ID list: none listed, or the running
     /// kernel's, is `/proc/kallsyms` (read from the cache's copy of it when that gives
-    /// the same symbols, see [`super::running_kallsyms`]); another is the copy `perf
+    /// the same symbols, see [`running_kernel_kallsyms`]); another is the copy `perf
     /// record` keeps in the build-id cache `cache` (`[kernel.kallsyms]/ID/kallsyms`),
     /// and without one the frames have no symbols. See [`KernelFrames`].
     pub fn for_kernel_frames(
