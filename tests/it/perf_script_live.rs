@@ -1616,14 +1616,9 @@ fn perf_script_live_kernel_symbols_follow_the_kernel_s_build_id() {
     compare("other.data", "cached_");
 }
 
-/// perf 6.1 reads /proc/kallsyms for the frames of the kernel it runs on; ours read the
-/// copy `perf record` keeps in the build-id cache under the running kernel's id when it
-/// agrees with /proc/kallsyms through the first text symbol (the same boot and the
-/// same view of the addresses give the same kernel symbols), whatever its modules'
-/// lines. A recording of `dd` with call chains (the file lists the running kernel, or
-/// no kernel), read with a copy of this boot whose module lines differ, then with a
-/// copy whose first text symbol is elsewhere (another boot's) and whose functions are
-/// renamed: ours print what perf prints each time.
+/// perf reads /proc/kallsyms for the running kernel's frames, ours the cache's copy when it
+/// agrees through the first text symbol. `dd` (listing the running kernel, or none), with
+/// this boot's copy (other modules), then another boot's (renamed): ours print as perf.
 #[test]
 fn perf_script_live_kernel_symbols_from_the_cached_copy_of_this_boot() {
     use tracectl::perf::data::abi::misc::KERNEL;
