@@ -308,13 +308,14 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
     }
     let buildid_dir = sym.buildid_dir.clone().or_else(|| config.buildid_dir());
     let cache = build_id_cache(sym.symfs.as_deref(), buildid_dir.as_deref());
-    let (mut frames, missing) = KallsymsSource::for_kernel_frames(
+    let kernel = KallsymsSource::for_kernel_frames(
         &file,
         sym.kallsyms.as_deref(),
         sym.symfs.as_deref(),
         &cache,
     );
-    if let Some(said) = missing {
+    let mut frames = kernel.symbols;
+    if let Some(said) = kernel.missing {
         // perf says so when it first looks a kernel frame up.
         frames = KallsymsSource::load_with(move || {
             eprintln!("{said}");
@@ -322,6 +323,9 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
         });
     }
     let mut machine = Machine::new(frames, sym.symfs.clone());
+    if let Some(modules) = kernel.modules {
+        machine.set_module_kallsyms(modules);
+    }
     if let Some(dir) = buildid_dir {
         machine.set_buildid_dir(dir);
     }

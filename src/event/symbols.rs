@@ -507,7 +507,7 @@ impl KallsymsSource {
 /// The text of a file. `/proc/kallsyms` gives no size, and growing a buffer to its
 /// megabytes copies them again at each step: the buffer starts with room for a big
 /// kernel's (room never written to takes no memory).
-fn read_whole(path: &std::path::Path) -> Option<String> {
+pub(crate) fn read_whole(path: &std::path::Path) -> Option<String> {
     use std::io::Read;
     let mut f = std::fs::File::open(path).ok()?;
     let size = f.metadata().map_or(0, |m| m.len());

@@ -23,77 +23,6 @@ use super::sys::MappedFile;
 use super::unwind::{ElfCfi, ProcessMap, Unwinders, UserState};
 use crate::render::comm::PidMap;
 
-impl KallsymsSource {
-    /// Where perf would take kernel symbols for `file` from: `path` when given (perf's
-    /// `--kallsyms`), else the file's own (TRACING_DATA), else `/proc/kallsyms` when the
-    /// file was recorded on this host (same hostname and kernel release), else none.
-    pub fn for_file(file: &PerfData, own: Option<&str>, path: Option<&Path>) -> KallsymsSource {
-        use super::data::abi::feature;
-        if let Some(p) = path {
-            return KallsymsSource::file(p.to_path_buf());
-        }
-        if let Some(t) = own.filter(|t| !t.is_empty()) {
-            return KallsymsSource::text_of(t.to_string());
-        }
-        let here = |f: &str| {
-            std::fs::read_to_string(f)
-                .map(|s| s.trim().to_string())
-                .ok()
-        };
-        let host = file.feature_string(feature::HOSTNAME).ok().flatten();
-        let release = file.feature_string(feature::OSRELEASE).ok().flatten();
-        if host.is_some()
-            && host == here("/proc/sys/kernel/hostname")
-            && release == here("/proc/sys/kernel/osrelease")
-        {
-            return KallsymsSource::file("/proc/kallsyms".into());
-        }
-        KallsymsSource::default()
-    }
-
-    /// Where perf 6.1 takes the symbols of kernel frames from (`dso__load_kernel_sym`,
-    /// `dso__find_kallsyms`): `path` when given (`--kallsyms`); under `--symfs` none
-    /// (perf reads only a vmlinux under the directory, which this does not read); else
-    /// by the kernel's build id in the file's BUILD_ID list: none listed, or the running
-    /// kernel's, is `/proc/kallsyms`; another is the copy `perf record` keeps in the
-    /// build-id cache `cache` (`[kernel.kallsyms]/ID/kallsyms`), and without one the
-    /// frames have no symbols. The second value is then what perf says when it first
-    /// looks a kernel frame up (for the caller to print at that moment).
-    pub fn for_kernel_frames(
-        file: &PerfData,
-        path: Option<&Path>,
-        symfs: Option<&Path>,
-        cache: &Path,
-    ) -> (KallsymsSource, Option<String>) {
-        if let Some(p) = path {
-            return (KallsymsSource::file(p.to_path_buf()), None);
-        }
-        if symfs.is_some() {
-            return (KallsymsSource::default(), None);
-        }
-        let proc = || (KallsymsSource::file("/proc/kallsyms".into()), None);
-        // Each entry of the kernel finds its one object; the last id listed holds.
-        let listed = file.build_id_entries().ok().and_then(|v| {
-            v.into_iter()
-                .rev()
-                .find(|e| e.misc == misc::KERNEL && e.filename == "[kernel.kallsyms]")
-        });
-        let Some(entry) = listed else {
-            return proc();
-        };
-        if kernel_build_id().as_ref() == Some(&entry.id) {
-            return proc();
-        }
-        let hex = build_id_hex(&entry.id);
-        let copy = cache.join("[kernel.kallsyms]").join(&hex).join("kallsyms");
-        if copy.is_file() {
-            return (KallsymsSource::file(copy), None);
-        }
-        let said = format!("No kallsyms or vmlinux with build-id {hex} was found");
-        (KallsymsSource::default(), Some(said))
-    }
-}
-
 /// perf's build-id cache (`buildid_dir`): `.debug` under `symfs` (`--symfs`) when
 /// given, else `buildid_dir` (`--buildid-dir`, or `buildid.dir` of perf's config files),
 /// else `$HOME/.debug` (`.debug` without a HOME, `/.debug` with an empty one).
@@ -357,6 +286,12 @@ pub struct Machine {
     /// Filled by whichever thread asks first, shared with the machines made by
     /// [`Machine::sharing_symbols`].
     kernel: Arc<OnceLock<Option<KernelSymbols>>>,
+    /// Counts the records that changed a mapping (see [`Machine::map_changes`]).
+    map_changes: u64,
+    /// Where the modules' symbols come from when not from `kallsyms`
+    /// ([`Machine::set_module_kallsyms`]), and their tables, shared as `kernel` is.
+    module_kallsyms: Option<KallsymsSource>,
+    modules: Arc<OnceLock<Option<KernelSymbols>>>,
     symfs: Option<PathBuf>,
     /// perf's `--buildid-dir`: the build-id cache, when not `~/.debug`.
     buildid_dir: Option<PathBuf>,
@@ -399,6 +334,9 @@ impl Machine {
             vdso: None,
             kallsyms,
             kernel: Arc::default(),
+            map_changes: 0,
+            module_kallsyms: None,
+            modules: Arc::default(),
             symfs,
             buildid_dir: None,
             build_ids: Vec::new(),
@@ -417,10 +355,18 @@ impl Machine {
             buildid_dir: self.buildid_dir.clone(),
             tables: Arc::clone(&self.tables),
             kernel: Arc::clone(&self.kernel),
+            module_kallsyms: self.module_kallsyms.clone(),
+            modules: Arc::clone(&self.modules),
             ..Machine::new(self.kallsyms.clone(), self.symfs.clone())
         };
         m.set_build_ids(self.build_ids.clone());
         m
+    }
+
+    /// Take the symbols of the kernel's modules from `kallsyms` rather than from the
+    /// text of the kernel's own ([`super::kernel_kallsyms::KernelFrames::modules`]).
+    pub fn set_module_kallsyms(&mut self, kallsyms: KallsymsSource) {
+        self.module_kallsyms = Some(kallsyms);
     }
 
     /// Read and parse the kernel's symbols now, unless they were.
@@ -597,8 +543,29 @@ impl Machine {
         i
     }
 
+    /// How many records applied so far changed the mappings (an MMAP, a FORK): what
+    /// [`Machine::resolve`] answers for an address of a process changes only when this
+    /// does, except for the first lookup in a file whose loading failed part way (see
+    /// [`Machine::first_lookup_differs`]).
+    pub fn map_changes(&self) -> u64 {
+        self.map_changes
+    }
+
+    /// Whether a lookup of an address in `object` that found no symbol may find one the
+    /// next time: the first lookup in a file whose loading failed part way finds
+    /// nothing, the later ones find what was loaded.
+    pub fn first_lookup_differs(&self, object: ObjectId) -> bool {
+        self.dsos
+            .get(object.0)
+            .and_then(|d| d.symbols.get())
+            .is_some_and(|t| t.as_ref().is_some_and(SymbolTable::incomplete))
+    }
+
     /// Apply a COMM, MMAP, FORK or EXIT record (others are ignored).
     pub fn apply(&mut self, ev: &Event) {
+        if matches!(ev, Event::Mmap { .. } | Event::Task { exit: false, .. }) {
+            self.map_changes += 1;
+        }
         match *ev {
             Event::Comm { tid, comm, .. } => {
                 self.comms
@@ -758,7 +725,15 @@ impl Machine {
         let d = &self.dsos[dso];
         match &d.kernel {
             Some(None) => self.kernel_symbols().map(|k| &k.kernel),
-            Some(Some(m)) => self.kernel_symbols()?.modules.get(m),
+            Some(Some(m)) => match &self.module_kallsyms {
+                None => self.kernel_symbols()?.modules.get(m),
+                Some(k) => self
+                    .modules
+                    .get_or_init(|| kernel_symbols_of(k))
+                    .as_ref()?
+                    .modules
+                    .get(m),
+            },
             // perf reads a JIT's map, not an ELF file, for any object of that name, and
             // only when its symbols are first needed (so a map the process wrote while
             // it ran is read after the recording).
@@ -1025,8 +1000,19 @@ impl Machine {
         max_stack: usize,
         mut f: impl FnMut(Location<'m>, u64, bool),
     ) {
-        // perf takes any other context marker (a guest's too) among the entries it
-        // reaches for a corrupt chain and shows none of it.
+        if !self.chain_shown(s, max_stack) {
+            return;
+        }
+        self.sampled_chain(s, max_stack, &mut |loc, ip| f(loc, ip, false));
+        for ip in self.unwind_user(s).into_iter().take(max_stack) {
+            f(self.resolve(s.pid, misc::USER, ip), ip, true);
+        }
+    }
+
+    /// Whether perf shows the chain of `s` (up to `max_stack` entries): it takes any
+    /// other context marker (a guest's too) among the entries it reaches for a corrupt
+    /// chain and shows none of it.
+    fn chain_shown(&self, s: &Sample<'_>, max_stack: usize) -> bool {
         let known = |ip: u64| matches!(ip, context::KERNEL | context::USER | context::HV);
         let mut taken = 0;
         for ip in s.callchain() {
@@ -1036,12 +1022,45 @@ impl Machine {
             if ip < context::MAX {
                 taken += 1;
             } else if !known(ip) {
-                return;
+                return false;
             }
         }
-        self.sampled_chain(s, max_stack, &mut |loc, ip| f(loc, ip, false));
-        for ip in self.unwind_user(s).into_iter().take(max_stack) {
-            f(self.resolve(s.pid, misc::USER, ip), ip, true);
+        true
+    }
+
+    /// The entries of the chain `s` carries as [`Machine::callchain_frames_limited`]
+    /// lists them, unresolved: the cpumode each address is resolved in
+    /// ([`Machine::resolve`]) and the address. Unwound frames are not listed.
+    pub fn sampled_chain_entries(
+        &self,
+        s: &Sample<'_>,
+        max_stack: usize,
+        mut f: impl FnMut(u16, u64),
+    ) {
+        if !self.chain_shown(s, max_stack) {
+            return;
+        }
+        Self::chain_entries(s, max_stack, &mut f);
+    }
+
+    /// The entries of the chain the sample carries, each with its cpumode.
+    fn chain_entries(s: &Sample<'_>, max_stack: usize, f: &mut impl FnMut(u16, u64)) {
+        let mut mode = s.cpumode;
+        let mut taken = 0;
+        for ip in s.callchain() {
+            if taken >= max_stack {
+                break;
+            }
+            if ip >= context::MAX {
+                mode = match ip {
+                    context::KERNEL => misc::KERNEL,
+                    context::USER => misc::USER,
+                    _ => misc::HYPERVISOR,
+                };
+                continue;
+            }
+            taken += 1;
+            f(mode, ip);
         }
     }
 
@@ -1097,23 +1116,9 @@ impl Machine {
         max_stack: usize,
         f: &mut impl FnMut(Location<'m>, u64),
     ) {
-        let mut mode = s.cpumode;
-        let mut taken = 0;
-        for ip in s.callchain() {
-            if taken >= max_stack {
-                break;
-            }
-            if ip >= context::MAX {
-                mode = match ip {
-                    context::KERNEL => misc::KERNEL,
-                    context::USER => misc::USER,
-                    _ => misc::HYPERVISOR,
-                };
-                continue;
-            }
-            taken += 1;
-            f(self.resolve(s.pid, mode, ip), ip);
-        }
+        Self::chain_entries(s, max_stack, &mut |mode, ip| {
+            f(self.resolve(s.pid, mode, ip), ip)
+        });
     }
 }
 

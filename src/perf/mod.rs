@@ -7,6 +7,8 @@
 //! * [`cpu_list`], [`time_ranges`]: `-C` and `--time` of perf script and perf report, read
 //!   as perf reads them.
 //! * [`data`]: perf.data files (`perf record`'s output) read without copying.
+//! * [`kernel_kallsyms`]: where the kallsyms of a file's kernel come from (the running
+//!   kernel's from perf's cached copy when that gives the same symbols).
 //! * [`machine`]: threads, mappings and symbols rebuilt from a perf.data's records.
 //! * [`symbols`]: kallsyms and ELF symbol tables with perf's rules, and demangling.
 //! * [`srcline`]: source lines of addresses (DWARF line tables), as perf prints them.
@@ -32,6 +34,7 @@ pub mod config;
 pub mod cpu_list;
 pub mod data;
 pub mod delay;
+pub mod kernel_kallsyms;
 pub mod machine;
 mod nsinfo;
 pub mod rbtree;

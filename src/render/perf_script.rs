@@ -430,6 +430,8 @@ pub struct PerfScript<'f> {
     heads: Vec<HeadCache>,
     /// Counts the changes of the machine (a COMM, a FORK), which make every head stale.
     machine_changes: u64,
+    /// The lines of call-chain entries printed lately.
+    chain_lines: ChainLines,
     /// The functions inlined at unwound call-chain addresses, from the objects' DWARF.
     lines: SourceLines,
     /// The file offset of the last record taken, for the thread looking symbols up
@@ -459,6 +461,77 @@ struct HeadCache {
     /// Bytes of `text` before the seconds.
     head_len: usize,
     text: Vec<u8>,
+}
+
+/// Slots of [`ChainLines`], as a power of two: room for the distinct entries of a
+/// profile's hot chains.
+const CHAIN_LINE_BITS: u32 = 14;
+
+/// The lines of the call-chain entries printed lately, each under what it was made of:
+/// the chains of a profile repeat a few thousand addresses, and an entry whose line is
+/// here is copied rather than looked up and formatted again.
+#[derive(Default)]
+struct ChainLines {
+    /// Allocated on first use; a slot per key's hash, the last line made wins it.
+    slots: Vec<ChainLine>,
+}
+
+/// What a chain entry's line is made of: its address, the cpumode it is resolved in,
+/// the process (none for the kernel's addresses, the same in every process), the
+/// fields shown and the machine's [`Machine::map_changes`] when it was made.
+type ChainLineKey = (u64, u16, i32, u64, u64);
+
+#[derive(Default, Clone)]
+struct ChainLine {
+    key: Option<ChainLineKey>,
+    text: Vec<u8>,
+}
+
+impl ChainLines {
+    /// The slot of `key`.
+    fn slot(&mut self, key: &ChainLineKey) -> &mut ChainLine {
+        if self.slots.is_empty() {
+            self.slots = vec![ChainLine::default(); 1 << CHAIN_LINE_BITS];
+        }
+        let (addr, mode, pid, ..) = *key;
+        let h = addr ^ (u64::from(pid as u32) << 32) ^ (u64::from(mode) << 24);
+        let i = h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CHAIN_LINE_BITS);
+        &mut self.slots[i as usize]
+    }
+
+    /// Write the lines of the chain entries of `s` that `machine` resolves (the
+    /// chain the sample carries, nothing unwound), as [`write_chain_entry`] writes them
+    /// without inlined functions or source lines.
+    fn write(
+        &mut self,
+        machine: &Machine,
+        s: &Sample,
+        max_stack: usize,
+        f: u64,
+        out: &mut Vec<u8>,
+    ) {
+        use crate::perf::data::abi::misc;
+        let changes = machine.map_changes();
+        machine.sampled_chain_entries(s, max_stack, |mode, ip| {
+            let kernel = mode == misc::KERNEL || mode == misc::GUEST_KERNEL;
+            let key = (ip, mode, if kernel { -1 } else { s.pid }, f, changes);
+            let slot = self.slot(&key);
+            if slot.key == Some(key) {
+                out.extend_from_slice(&slot.text);
+                return;
+            }
+            let loc = machine.resolve(s.pid, mode, ip);
+            let start = out.len();
+            write_chain_entry(out, &loc, None, f, None);
+            // The first lookup in a file whose loading failed finds no symbol, the
+            // next ones may: such a line is not kept.
+            if loc.sym.is_some() || !loc.object.is_some_and(|o| machine.first_lookup_differs(o)) {
+                slot.key = Some(key);
+                slot.text.clear();
+                slot.text.extend_from_slice(&out[start..]);
+            }
+        });
+    }
 }
 
 /// A tracepoint payload's text: the catalog's schemas looked up once per event id and its
@@ -766,6 +839,7 @@ impl<'f> PerfScript<'f> {
             warnings,
             heads: vec![HeadCache::default(); HEAD_SLOTS],
             machine_changes: 0,
+            chain_lines: ChainLines::default(),
             lines: SourceLines::new(),
             reached: Arc::default(),
             opts,
@@ -1185,7 +1259,15 @@ impl<'f> PerfScript<'f> {
                     let name = inlined.or(loc.sym.map(|(n, _)| n));
                     name.is_some_and(|n| stop_bt.iter().any(|b| b == n))
                 };
-                if f & field::SRCLINE == 0 {
+                if f & field::SRCLINE == 0
+                    && stop_bt.is_empty()
+                    && attr.sample_type & sample::STACK_USER == 0
+                {
+                    // Nothing to unwind and no --stop-bt: lines of entries seen lately
+                    // are copied.
+                    self.chain_lines
+                        .write(&self.machine, s, self.opts.max_stack, f, out);
+                } else if f & field::SRCLINE == 0 {
                     let mut stopped = false;
                     self.lines.callchain_limited(
                         &self.machine,
@@ -1428,9 +1510,7 @@ fn resolve_data_addr<'m>(machine: &'m Machine, s: &Sample, addr: u64) -> Locatio
 /// `%16lx`.
 fn write_hex16(out: &mut Vec<u8>, v: u64) {
     let digits = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
-    for _ in digits..16 {
-        out.push(b' ');
-    }
+    out.extend_from_slice(&[b' '; 16][digits.min(16)..]);
     crate::bytes::push_hex(out, v, false);
 }
 

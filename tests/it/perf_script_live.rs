@@ -1616,6 +1616,109 @@ fn perf_script_live_kernel_symbols_follow_the_kernel_s_build_id() {
     compare("other.data", "cached_");
 }
 
+/// perf reads /proc/kallsyms for the running kernel's frames, ours the cache's copy when it
+/// agrees through the first text symbol. `dd` (listing the running kernel, or none), with
+/// this boot's copy (other modules), then another boot's (renamed): ours print as perf.
+#[test]
+fn perf_script_live_kernel_symbols_from_the_cached_copy_of_this_boot() {
+    use tracectl::perf::data::abi::misc::KERNEL;
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let home = d.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let home_s = home.display().to_string();
+    let env = [("HOME", home_s.as_str())];
+    let record = [
+        "record",
+        "-q",
+        "-N",
+        "-o",
+        "dd.data",
+        "-e",
+        "cpu-clock",
+        "-g",
+    ];
+    let dd = [
+        "--",
+        "dd",
+        "if=/dev/zero",
+        "of=/dev/null",
+        "bs=4096",
+        "count=100000",
+    ];
+    run_in_env("perf", &[&record[..], &dd].concat(), d, &env);
+    let entries = tracectl::perf::data::PerfData::open(d.join("dd.data"))
+        .unwrap()
+        .build_id_entries()
+        .unwrap();
+    let users: Vec<(bool, &[u8], &str)> = entries
+        .iter()
+        .filter(|e| e.misc != KERNEL)
+        .map(|e| (false, &e.id[..], e.filename.as_str()))
+        .collect();
+    with_build_id_list(d, "dd.data", "none.data", &users);
+    let running = tracectl::perf::data::host::kernel_build_id().expect("the kernel's build id");
+    let hex: String = running.iter().map(|b| format!("{b:02x}")).collect();
+    let copy = home.join(".debug/[kernel.kallsyms]").join(&hex);
+    std::fs::create_dir_all(&copy).unwrap();
+    let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap();
+    let core: String = kallsyms
+        .lines()
+        .filter(|l| !l.contains('['))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let this_boot = format!("{core}ffffffffc0000000 t gone_fn\t[gone]\n");
+    let mut moved = false;
+    let other_boot: String = kallsyms
+        .lines()
+        .map(|l| {
+            let mut w = l.splitn(3, ' ');
+            let (addr, ty, name) = (
+                w.next().unwrap(),
+                w.next().unwrap_or(""),
+                w.next().unwrap_or(""),
+            );
+            let addr = match u64::from_str_radix(addr, 16) {
+                Ok(a) if !moved && matches!(ty, "t" | "T") => {
+                    moved = true;
+                    format!("{:016x}", a ^ 0x0100_0000)
+                }
+                _ => addr.to_string(),
+            };
+            let name = match name {
+                "do_syscall_64" | "ksys_read" | "ksys_write" => format!("cached_{name}"),
+                n => n.to_string(),
+            };
+            format!("{addr} {ty} {name}\n")
+        })
+        .collect();
+    for (what, text) in [
+        ("this boot's copy", this_boot),
+        ("another boot's copy", other_boot),
+    ] {
+        std::fs::write(copy.join("kallsyms"), text).unwrap();
+        for file in ["dd.data", "none.data"] {
+            let script = ["script", "-i", file];
+            let (perf, _) = run_in_env("perf", &script, d, &env);
+            let (ours, _) = run_in_env(tracectl, &[&["perf"][..], &script].concat(), d, &env);
+            assert!(
+                perf.contains("do_syscall_64+") && !perf.contains("cached_"),
+                "perf names the kernel's functions from /proc/kallsyms"
+            );
+            same(&ours, &perf, &format!("{what}: perf {script:?}"));
+            let report = ["report", "-i", file, "--stdio"];
+            let (perf, _) = run_in_env("perf", &report, d, &env);
+            let (ours, _) = run_in_env(tracectl, &[&["perf"][..], &report].concat(), d, &env);
+            same(&ours, &perf, &format!("{what}: perf {report:?}"));
+        }
+    }
+}
+
 /// perf 6.1 formats each column title of `perf report` into a buffer of 1024 bytes, so
 /// the title of a Symbol column wider than that is cut to 1023 characters (its row of
 /// dots is not), and so is each entry of a call graph. A program spinning in a

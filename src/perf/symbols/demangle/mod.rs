@@ -1298,6 +1298,10 @@ fn gnu_spelling(s: &str) -> String {
 /// (`std::basic_ostream<char, std::char_traits<char> >::basic_ostream`); cpp_demangle
 /// writes some of them the other way round. `Dn` is `decltype(nullptr)` to GNU.
 fn standard_abbreviations(s: &str) -> String {
+    // Every name replaced below is in `std::`.
+    if memchr::memmem::find(s.as_bytes(), b"std::").is_none() {
+        return s.to_string();
+    }
     const CHAR_TRAITS: &str = "<char, std::char_traits<char> >";
     const STRING: &str = "<char, std::char_traits<char>, std::allocator<char> >";
     let mut out = s.to_string();
