@@ -464,9 +464,11 @@ pub fn write_rows(
                 if let Some(n) = row.noise_pct {
                     let _ = write!(out, ", \"variance\" : {n:.2}");
                 }
+                // A counted event without a metric: perf prints its null unit as C does.
+                let none = if row.value().is_some() { "(null)" } else { "" };
                 let (mv, mu) = metric
                     .as_ref()
-                    .map_or((0.0, ""), |m| (m.value, m.unit.trim_start()));
+                    .map_or((0.0, none), |m| (m.value, m.unit.trim_start()));
                 let _ = writeln!(
                     out,
                     ", \"metric-value\" : {mv:.6}, \"metric-unit\" : \"{mu}\"}}"
