@@ -1033,6 +1033,11 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             None => Box::new(std::io::stderr()),
         },
     };
+    if args.output.is_some() && !quiet {
+        // perf starts its output file with the time, as ctime(3) writes it.
+        let now = chrono::Local::now().format("%a %b %e %H:%M:%S %Y");
+        out.put(&format!("# started on {now}\n\n"))?;
+    }
     let opts = tracectl::perf::CountOptions {
         no_inherit: args.no_inherit,
         ignore_missing_threads: plan.whole_system_threads,
