@@ -37,7 +37,10 @@ fn main() {
         ("perf_stat_control_fifo_as_perf_live", control_fifo_as_perf),
         ("perf_stat_control_fd_as_perf_live", control_fd_as_perf),
         ("perf_stat_cgroup_as_perf_live", cgroup_as_perf),
-        ("perf_stat_pmu_statistics_as_perf_live", pmu_statistics_as_perf),
+        (
+            "perf_stat_pmu_statistics_as_perf_live",
+            pmu_statistics_as_perf,
+        ),
         (
             "perf_stat_more_bad_options_fail_before_running",
             bad_options_fail_first,
@@ -171,15 +174,40 @@ fn metric_only_as_perf() -> Result<(), String> {
     let cases: &[&[&str]] = &[
         &["--metric-only"],
         &["--metric-only", "-e", "task-clock,cs,cycles"],
-        &["--metric-only", "-x,", "-e", "task-clock,cycles,instructions"],
+        &[
+            "--metric-only",
+            "-x,",
+            "-e",
+            "task-clock,cycles,instructions",
+        ],
         &["--metric-only", "-j", "-e", "task-clock,cycles,cs"],
         &["--metric-only", "-a", "-A", "-e", hw],
         &["--metric-only", "-a", "-A", "-x;", "-e", hw],
         &["--metric-only", "-a", "-A", "-j", "-e", hw],
         &["--metric-only", "-a", "-A", "-e", "cs,cycles"],
-        &["--metric-only", "-a", "--per-socket", "-e", "cycles,task-clock"],
-        &["--metric-only", "-a", "--per-die", "-x,", "-e", "task-clock,cycles"],
-        &["--metric-only", "-a", "--per-core", "-x,", "-e", "cycles,cs"],
+        &[
+            "--metric-only",
+            "-a",
+            "--per-socket",
+            "-e",
+            "cycles,task-clock",
+        ],
+        &[
+            "--metric-only",
+            "-a",
+            "--per-die",
+            "-x,",
+            "-e",
+            "task-clock,cycles",
+        ],
+        &[
+            "--metric-only",
+            "-a",
+            "--per-core",
+            "-x,",
+            "-e",
+            "cycles,cs",
+        ],
         &["--metric-only", "-a", "--per-node", "-j", "-e", "cycles,cs"],
         // Accepted for perf's sake: nothing here to merge or to show per thread.
         &["--no-merge", "-e", "task-clock,cycles"],
@@ -449,7 +477,8 @@ fn cgroup_as_perf() -> Result<(), String> {
         .map(|s| format!("tracectl-test-{}-{s}", std::process::id()))
         .collect();
     for n in &names {
-        std::fs::create_dir(root.join(n)).map_err(|e| format!("{}: {e}", root.join(n).display()))?;
+        std::fs::create_dir(root.join(n))
+            .map_err(|e| format!("{}: {e}", root.join(n).display()))?;
     }
     let result = (|| {
         let n = 6000;
@@ -486,8 +515,11 @@ fn cgroup_as_perf() -> Result<(), String> {
         let o = run(in_cgroup("tracectl", &cases[0]))?;
         let t = text(&o.stderr);
         let want = format!("{n},,{gp},{},", names[0]);
-        let rest = t.lines().nth(1).and_then(|l| l.split(',').next()?.parse::<u64>().ok());
-        if !t.starts_with(&want) || rest.is_none_or(|v| v < n) {
+        let rest = t
+            .lines()
+            .nth(1)
+            .and_then(|l| l.split(',').next()?.parse::<u64>().ok());
+        if !t.starts_with(&want) || !rest.is_some_and(|v| v >= n) {
             return Err(format!("want {want:?} then at least {n}:\n{t}"));
         }
         Ok(())
@@ -541,9 +573,18 @@ fn bad_options_fail_first() -> Result<(), String> {
         (&["--control", "fifo:"], "give fd:CTL-FD"),
         (&["--control", "fd:abc"], "give fd:CTL-FD"),
         (&["--control", "fd:99"], "descriptor 99 is not open"),
-        (&["--control", "fifo:/nonexistent/ctl"], "cannot open '/nonexistent/ctl'"),
-        (&["-e", "cs", "-G", "x"], "only available in system-wide mode"),
-        (&["-a", "-G", "x", "-e", "cs"], "must define events before cgroups"),
+        (
+            &["--control", "fifo:/nonexistent/ctl"],
+            "cannot open '/nonexistent/ctl'",
+        ),
+        (
+            &["-e", "cs", "-G", "x"],
+            "only available in system-wide mode",
+        ),
+        (
+            &["-a", "-G", "x", "-e", "cs"],
+            "must define events before cgroups",
+        ),
         (
             &["-a", "-e", "cs", "-G", "tracectl-no-such-cgroup"],
             "no access to cgroup",

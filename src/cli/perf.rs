@@ -804,8 +804,11 @@ fn events_and_cgroups(ctx: &Context, args: &StatArgs, system_wide: bool) -> Resu
     }
     let first_event = args.events.iter().map(|e| e.seq).min();
     if let Some(g) = args.cgroup.first() {
-        if first_event.is_none_or(|e| e > g.seq) {
-            bail!("must define events before cgroups (-G {} comes before any -e)", g.text);
+        if !first_event.is_some_and(|e| e < g.seq) {
+            bail!(
+                "must define events before cgroups (-G {} comes before any -e)",
+                g.text
+            );
         }
     }
     let mut events: Vec<EventSpec> = Vec::new();
@@ -884,7 +887,9 @@ fn events_and_cgroups(ctx: &Context, args: &StatArgs, system_wide: bool) -> Resu
 
 /// A cgroup perf can count in, or perf's error for it.
 fn check_cgroup(name: &str) -> Result<()> {
-    tracectl::perf::cgroup::open(name).map(|_| ()).map_err(|e| anyhow::anyhow!("{e}"))
+    tracectl::perf::cgroup::open(name)
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// perf's answer to `-T` and `--topdown` on a machine without the CPU's PMU, with its
@@ -1350,13 +1355,26 @@ fn interval_lines(
         } else {
             prefix
         };
-        metric_only::write_lines(&mut s, rows, &style, length.as_nanos() as f64, Some(&p), None);
+        metric_only::write_lines(
+            &mut s,
+            rows,
+            &style,
+            length.as_nanos() as f64,
+            Some(&p),
+            None,
+        );
         return s;
     }
     if style == StatStyle::Table && index % 25 == 0 {
         s.push_str(perf_stat::interval_header(plan.split));
     }
-    perf_stat::write_rows(&mut s, rows, &style, length.as_nanos() as f64, Some(&prefix));
+    perf_stat::write_rows(
+        &mut s,
+        rows,
+        &style,
+        length.as_nanos() as f64,
+        Some(&prefix),
+    );
     s
 }
 

@@ -26,9 +26,7 @@ impl Control {
     /// writing, without blocking, as perf opens them.
     pub(super) fn open(spec: &str) -> Result<Control> {
         let bad = || {
-            anyhow::anyhow!(
-                "--control {spec}: give fd:CTL-FD[,ACK-FD] or fifo:CTL-FIFO[,ACK-FIFO]"
-            )
+            anyhow::anyhow!("--control {spec}: give fd:CTL-FD[,ACK-FD] or fifo:CTL-FIFO[,ACK-FIFO]")
         };
         let (kind, rest) = spec.split_once(':').ok_or_else(bad)?;
         let mut parts = rest.splitn(2, ',');

@@ -19,12 +19,14 @@ pub fn mount_point() -> io::Result<PathBuf> {
         .iter()
         .find(|(_, kind, opts)| kind == "cgroup" && opts.split(',').any(|o| o == "perf_event"));
     let v2 = all.iter().find(|(_, kind, _)| kind == "cgroup2");
-    v1.or(v2).map(|(dir, _, _)| PathBuf::from(dir)).ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::NotFound,
-            "no cgroup file system with the perf_event controller (v1) or cgroup2 is mounted",
-        )
-    })
+    v1.or(v2)
+        .map(|(dir, _, _)| PathBuf::from(dir))
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                "no cgroup file system with the perf_event controller (v1) or cgroup2 is mounted",
+            )
+        })
 }
 
 /// `/proc/self/mounts` writes spaces, tabs, newlines and backslashes as octal escapes.
@@ -33,7 +35,10 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
             let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
             out.push(v);
             i += 4;
@@ -60,8 +65,12 @@ pub struct Cgroup {
 /// Open the cgroup `name` (a path below the mount point, as perf takes it).
 pub fn open(name: &str) -> io::Result<Cgroup> {
     let path = PathBuf::from(format!("{}/{name}", mount_point()?.display()));
-    let dir = File::open(&path)
-        .map_err(|e| io::Error::new(e.kind(), format!("no access to cgroup {}: {e}", path.display())))?;
+    let dir = File::open(&path).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("no access to cgroup {}: {e}", path.display()),
+        )
+    })?;
     Ok(Cgroup {
         name: name.to_string(),
         path,

@@ -286,6 +286,9 @@ mod tests {
             "CPU0                            \nCPU1                            \n"
         );
         let h = header(&rows, &StatStyle::Json, StatSplit::Cpu, false);
-        assert_eq!(h, "{      \"unit\" : \"CPUs utilized\", \"unit\" : \"GHz\"}\n");
+        assert_eq!(
+            h,
+            "{      \"unit\" : \"CPUs utilized\", \"unit\" : \"GHz\"}\n"
+        );
     }
 }
