@@ -1272,7 +1272,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         }
     }
     // A null run (-n) prints only its times, and nothing at all in CSV or JSON.
-    if events.is_empty() && !matches!(style, StatStyle::Table) {
+    if events.is_empty() && !matches!(style, StatStyle::Table) && !args.metric_only {
         return Ok(exit_code);
     }
     let mut s = String::new();
@@ -1303,6 +1303,10 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             s.push_str(&metric_only::header(&rs, &style, plan.split, false));
         }
         metric_only::write_lines(&mut s, &rs, &style, elapsed_mean_ns, None, prefix);
+        if rs.is_empty() && plan.split == StatSplit::Whole {
+            // perf ends the line of no counters all the same.
+            s.push('\n');
+        }
     } else {
         perf_stat::write_rows(&mut s, &rs, &style, elapsed_mean_ns, prefix);
     }
