@@ -209,6 +209,10 @@ fn metric_only_as_perf() -> Result<(), String> {
             "cycles,cs",
         ],
         &["--metric-only", "-a", "--per-node", "-j", "-e", "cycles,cs"],
+        // A null run: the units line and the empty line of no counters.
+        &["--metric-only", "-n"],
+        &["--metric-only", "-n", "-x,"],
+        &["--metric-only", "-n", "-j"],
         // Accepted for perf's sake: nothing here to merge or to show per thread.
         &["--no-merge", "-e", "task-clock,cycles"],
         &["--percore-show-thread", "-a", "-A", "-e", "cs"],

@@ -1015,13 +1015,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             e.exclude_user = true;
         }
     }
-    let style = if args.json {
-        StatStyle::Json
-    } else if let Some(s) = &args.sep {
-        StatStyle::Csv(s.clone())
-    } else {
-        StatStyle::Table
-    };
+    let style = style_of(&args);
     let quiet = args.quiet;
     let mut out = Output {
         sink: match &args.output {
@@ -1330,6 +1324,17 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     Ok(exit_code)
 }
 
+/// How the counts are printed: `--json`, `-x SEP` or the table.
+fn style_of(args: &StatArgs) -> StatStyle {
+    if args.json {
+        StatStyle::Json
+    } else if let Some(s) = &args.sep {
+        StatStyle::Csv(s.clone())
+    } else {
+        StatStyle::Table
+    }
+}
+
 /// One interval's lines (`-I`), under the header that perf repeats every 25 intervals;
 /// `index` counts the intervals printed before, `at` is the time since the start and
 /// `length` the interval's.
@@ -1341,13 +1346,7 @@ fn interval_lines(
     at: Duration,
     length: Duration,
 ) -> String {
-    let style = if args.json {
-        StatStyle::Json
-    } else if let Some(s) = &args.sep {
-        StatStyle::Csv(s.clone())
-    } else {
-        StatStyle::Table
-    };
+    let style = style_of(args);
     let mut s = String::new();
     let prefix = format!("{:>6}.{:09}", at.as_secs(), at.subsec_nanos());
     if args.metric_only {
