@@ -30,6 +30,7 @@ mod man_text;
 mod mem;
 mod options;
 mod perf;
+mod perf_control;
 mod perf_read;
 mod perf_record;
 mod profile;

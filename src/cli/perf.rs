@@ -12,9 +12,13 @@ use tracectl::perf::{
     aggregate, delta, parse_event_list, Count, EventKind, EventSpec, GatedChild, RunStats, Scope,
     StatSession,
 };
-use tracectl::render::perf_stat::{self, StatGroup, StatRow, StatSplit, StatStyle, StatTarget};
+use tracectl::render::perf_stat::{
+    self, HwMetric, StatGroup, StatRow, StatSplit, StatStyle, StatTarget,
+};
+use tracectl::render::perf_stat_metric_only as metric_only;
 
 use super::common::Context;
+use super::perf_control;
 
 /// `tracectl perf`.
 #[derive(Debug, Parser)]
@@ -41,8 +45,8 @@ enum PerfCommand {
 pub struct StatArgs {
     /// Event selector (repeatable; comma lists, `{a,b}` groups, `:u`/`:k` modifiers,
     /// `sys:event` tracepoints and globs)
-    #[arg(short = 'e', long = "event", value_name = "EVENT")]
-    events: Vec<String>,
+    #[arg(short = 'e', long = "event", value_name = "EVENT", value_parser = in_order)]
+    events: Vec<InOrder>,
     /// System-wide collection from all CPUs
     #[arg(short = 'a', long = "all-cpus")]
     all_cpus: bool,
@@ -152,9 +156,67 @@ pub struct StatArgs {
     /// first, leaving out those that counted nothing)
     #[arg(long = "per-thread")]
     per_thread: bool,
+    /// Print only the derived metrics, one line per reading (perf leaves out rates
+    /// per second and CPUs utilized)
+    #[arg(long = "metric-only")]
+    metric_only: bool,
+    /// Print more on stderr: the CPU's id, events the kernel does not support, and each
+    /// counter's raw value, enabled and running time after each reading (to the output)
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Do not merge events of the same name from different PMUs (there are none to
+    /// merge among the events counted here: accepted for perf's sake)
+    #[arg(long = "no-merge")]
+    no_merge: bool,
+    /// With perf's `percore` event term (not taken here): per-thread counts of a core
+    /// (accepted for perf's sake)
+    #[arg(long = "percore-show-thread")]
+    percore_show_thread: bool,
+    /// Take commands while counting from descriptors (`fd:CTL[,ACK]`) or FIFOs
+    /// (`fifo:CTL[,ACK]`): `enable`, `disable`, `enable NAME`, `disable NAME`, `ping`,
+    /// `evlist`; each answered with `ack` on ACK (start disabled with -D -1)
+    #[arg(long = "control", value_name = "fd:CTL[,ACK]|fifo:CTL[,ACK]")]
+    control: Option<String>,
+    /// Count the events defined before this option only in these cgroups (comma list,
+    /// the Nth cgroup for the Nth event; one cgroup for all of them); needs -a or -C
+    #[arg(short = 'G', long = "cgroup", value_name = "NAME", value_parser = in_order)]
+    cgroup: Vec<InOrder>,
+    /// Count every event once in each of these cgroups (comma list); needs -a or -C
+    #[arg(long = "for-each-cgroup", value_name = "NAME")]
+    for_each_cgroup: Option<String>,
+    /// perf's metric groups: perf 6.1 has none that this machine's PMUs can count; it
+    /// says so and counts the events without them, and so does this
+    #[arg(short = 'M', long = "metrics", value_name = "METRICS")]
+    metrics: Vec<String>,
+    /// perf's top-down statistics (need the CPU's PMU): refused as perf refuses them
+    #[arg(long = "topdown")]
+    topdown: bool,
+    /// The level of the top-down statistics (0: the highest one)
+    #[arg(long = "td-level", value_name = "N", default_value_t = 0)]
+    td_level: u32,
+    /// perf's transaction statistics (need the CPU's PMU): refused as perf refuses them
+    #[arg(short = 'T', long = "transaction")]
+    transaction: bool,
     /// The command to run (after `--` or the options)
     #[arg(value_name = "COMMAND")]
     command: Vec<String>,
+}
+
+/// An option's value with its place among the options given, for options whose meaning
+/// depends on their order (`-G` names cgroups for the events defined before it).
+#[derive(Debug, Clone)]
+pub(super) struct InOrder {
+    seq: usize,
+    text: String,
+}
+
+/// Values are parsed in command-line order: number them as they come.
+fn in_order(s: &str) -> Result<InOrder, String> {
+    static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    Ok(InOrder {
+        seq: SEQ.fetch_add(1, Ordering::SeqCst),
+        text: s.to_string(),
+    })
 }
 
 /// Run `tracectl perf ...`.
@@ -499,6 +561,29 @@ fn plan(args: &StatArgs) -> Result<Plan> {
     })
 }
 
+/// The metric perf derives for a hardware event, by its unit.
+fn hw_metric(kind: &EventKind) -> Option<HwMetric> {
+    // The cache events whose misses perf relates to their accesses: reads that miss.
+    const READ_MISS: u64 = 1 << 16;
+    Some(match kind {
+        EventKind::Hardware(0) => HwMetric::Ghz,
+        EventKind::Hardware(1) => HwMetric::InsnPerCycle,
+        EventKind::Hardware(3) => HwMetric::OfAll("of all cache refs"),
+        EventKind::Hardware(5) => HwMetric::OfAll("of all branches"),
+        EventKind::Hardware(7) => HwMetric::Idle("frontend cycles idle"),
+        EventKind::Hardware(8) => HwMetric::Idle("backend cycles idle"),
+        EventKind::HwCache(c) => match c {
+            c if *c == READ_MISS => HwMetric::OfAll("of all L1-dcache accesses"),
+            c if *c == 1 | READ_MISS => HwMetric::OfAll("of all L1-icache accesses"),
+            c if *c == 2 | READ_MISS => HwMetric::OfAll("of all LL-cache accesses"),
+            c if *c == 3 | READ_MISS => HwMetric::OfAll("of all dTLB cache accesses"),
+            c if *c == 4 | READ_MISS => HwMetric::OfAll("of all iTLB cache accesses"),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
 /// The raw value perf sorts `--per-thread` rows by (not scaled for multiplexing).
 fn raw_value(c: &Count) -> u64 {
     match c {
@@ -540,12 +625,19 @@ fn sort_like_perf_threads<T: Clone>(v: &mut [T], key: &impl Fn(&T) -> u64) {
 /// Rows for one reading, split as the plan says: one per event; per CPU (`-A`: every
 /// CPU of an event, event after event); per socket, die, core or node (every event of
 /// a group, group after group); or per thread (every thread of an event, busiest first).
-fn rows<'a>(events: &'a [EventSpec], counts: &[Vec<Count>], plan: &Plan) -> Vec<StatRow<'a>> {
-    let row = |e: &'a EventSpec, count: Count, group: Option<StatGroup>| StatRow {
-        name: &e.name,
-        is_clock: e.kind.is_clock(),
-        is_instructions: e.kind == EventKind::Hardware(1),
-        is_cycles: e.kind == EventKind::Hardware(0),
+fn rows<'a>(
+    events: &'a [EventSpec],
+    counts: &[Vec<Count>],
+    plan: &Plan,
+    cgroups: &[Option<&'a str>],
+) -> Vec<StatRow<'a>> {
+    let row = |i: usize, count: Count, group: Option<StatGroup>| StatRow {
+        name: &events[i].name,
+        is_clock: events[i].kind.is_clock(),
+        is_instructions: events[i].kind == EventKind::Hardware(1),
+        is_cycles: events[i].kind == EventKind::Hardware(0),
+        hw_metric: hw_metric(&events[i].kind),
+        cgroup: cgroups.get(i).copied().flatten(),
         count,
         mean: None,
         noise_pct: None,
@@ -554,7 +646,7 @@ fn rows<'a>(events: &'a [EventSpec], counts: &[Vec<Count>], plan: &Plan) -> Vec<
     let mut out = Vec::new();
     match (plan.split, &plan.slots) {
         (StatSplit::Cpu, Slots::Cpus(cpus)) => {
-            for (e, slots) in events.iter().zip(counts) {
+            for (e, slots) in counts.iter().enumerate().take(events.len()) {
                 for (c, (cpu, _)) in slots.iter().zip(cpus) {
                     out.push(row(e, *c, Some(StatGroup::Cpu(*cpu))));
                 }
@@ -596,17 +688,31 @@ fn rows<'a>(events: &'a [EventSpec], counts: &[Vec<Count>], plan: &Plan) -> Vec<
                     },
                     _ => StatGroup::Node { node: k.0, cpus: n },
                 };
-                for (e, slots) in events.iter().zip(counts) {
+                for (e, slots) in counts.iter().enumerate().take(events.len()) {
                     let mine: Vec<Count> = members
                         .iter()
                         .filter_map(|&i| slots.get(i).copied())
                         .collect();
-                    out.push(row(e, aggregate(&mine), Some(group.clone())));
+                    // perf counts the CPUs up to the first one where the event did not
+                    // count (that one included).
+                    let counted = mine
+                        .iter()
+                        .position(|c| !matches!(c, Count::Value(r) if r.enabled > 0))
+                        .map_or(mine.len(), |p| p + 1);
+                    let mut group = group.clone();
+                    match &mut group {
+                        StatGroup::Socket { cpus, .. }
+                        | StatGroup::Die { cpus, .. }
+                        | StatGroup::Core { cpus, .. }
+                        | StatGroup::Node { cpus, .. } => *cpus = counted,
+                        StatGroup::Cpu(_) | StatGroup::Thread { .. } => {}
+                    }
+                    out.push(row(e, aggregate(&mine), Some(group)));
                 }
             }
         }
         (StatSplit::Thread, Slots::Threads(threads)) => {
-            for (e, slots) in events.iter().zip(counts) {
+            for (e, slots) in counts.iter().enumerate().take(events.len()) {
                 let mut mine: Vec<(Count, usize)> = slots
                     .iter()
                     .enumerate()
@@ -621,7 +727,7 @@ fn rows<'a>(events: &'a [EventSpec], counts: &[Vec<Count>], plan: &Plan) -> Vec<
             }
         }
         _ => {
-            for (e, slots) in events.iter().zip(counts) {
+            for (e, slots) in counts.iter().enumerate().take(events.len()) {
                 out.push(row(e, aggregate(slots), None));
             }
         }
@@ -677,16 +783,78 @@ fn run_shell(option: &str, cmd: &str) -> Result<std::process::ExitStatus> {
         .with_context(|| format!("{option} '{cmd}': cannot run /bin/sh"))
 }
 
-fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
-    // Validate everything before a counter is opened or a command started.
-    let plan = plan(&args)?;
-    let system_wide = matches!((plan.scope_of)(None), Scope::Cpus(_))
-        || matches!(plan.target, StatTarget::SystemWide);
-    let mut events = if args.null && args.events.is_empty() {
-        Vec::new()
-    } else {
-        resolve_events(ctx, &args.events, default_events(system_wide))?
-    };
+/// The events to count, each with the cgroup it counts in (`None` for everywhere), as
+/// perf assigns them: the Nth name of the `-G` options to the Nth event defined before it
+/// (one name alone to all of them), and `--for-each-cgroup` copying every event for each
+/// cgroup.
+struct Counted {
+    events: Vec<EventSpec>,
+    cgroups: Vec<Option<String>>,
+    /// Whether rows name their cgroup (perf names it, empty, on all rows then).
+    any_cgroup: bool,
+}
+
+fn events_and_cgroups(ctx: &Context, args: &StatArgs, system_wide: bool) -> Result<Counted> {
+    if !args.cgroup.is_empty() && args.for_each_cgroup.is_some() {
+        bail!("--cgroup and --for-each-cgroup cannot be used together");
+    }
+    let cgroup_wanted = !args.cgroup.is_empty() || args.for_each_cgroup.is_some();
+    if cgroup_wanted && !(args.all_cpus || args.cpu.is_some()) {
+        // perf's words: cgroups are counted per CPU.
+        bail!("both cgroup and no-aggregation modes only available in system-wide mode (give -a or -C)");
+    }
+    let first_event = args.events.iter().map(|e| e.seq).min();
+    if let Some(g) = args.cgroup.first() {
+        if !first_event.is_some_and(|e| e < g.seq) {
+            bail!(
+                "must define events before cgroups (-G {} comes before any -e)",
+                g.text
+            );
+        }
+    }
+    let mut events: Vec<EventSpec> = Vec::new();
+    let mut cgroups: Vec<Option<String>> = Vec::new();
+    let mut given: usize = 0;
+    let mut options: Vec<(usize, bool, &str)> = args
+        .events
+        .iter()
+        .map(|e| (e.seq, true, e.text.as_str()))
+        .chain(args.cgroup.iter().map(|g| (g.seq, false, g.text.as_str())))
+        .collect();
+    options.sort_by_key(|o| o.0);
+    for (_, is_event, text) in options {
+        if is_event {
+            let more = resolve_events(ctx, &[text.to_string()], "")?;
+            let base = events.len();
+            events.extend(more.into_iter().map(|mut e| {
+                e.leader += base;
+                e
+            }));
+            cgroups.resize(events.len(), None);
+            continue;
+        }
+        for name in text.split(',') {
+            if !name.is_empty() {
+                check_cgroup(name)?;
+                let Some(slot) = cgroups.get_mut(given) else {
+                    bail!(
+                        "-G {text}: more cgroups than the {} events defined before it",
+                        events.len()
+                    );
+                };
+                *slot = Some(name.to_string());
+            }
+            given += 1;
+        }
+        if given == 1 {
+            let first = cgroups[0].clone();
+            cgroups.iter_mut().for_each(|c| *c = first.clone());
+        }
+    }
+    if events.is_empty() && !(args.null && args.events.is_empty()) {
+        events = resolve_events(ctx, &[], default_events(system_wide))?;
+        cgroups = vec![None; events.len()];
+    }
     if !args.null && args.detailed > 0 {
         let extra = detailed_events(args.detailed).join(",");
         let more = resolve_events(ctx, &[extra], "")?;
@@ -695,6 +863,149 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             e.leader += base;
             e
         }));
+        cgroups.resize(events.len(), None);
+    }
+    if let Some(list) = &args.for_each_cgroup {
+        let (base, mut all, mut names) = (events.clone(), Vec::new(), Vec::new());
+        for name in list.split(',').filter(|n| !n.is_empty()) {
+            check_cgroup(name)?;
+            let at = all.len();
+            all.extend(base.iter().cloned().map(|mut e| {
+                e.leader += at;
+                e
+            }));
+            names.resize(all.len(), Some(name.to_string()));
+        }
+        events = all;
+        cgroups = names;
+    }
+    Ok(Counted {
+        events,
+        cgroups,
+        any_cgroup: given > 0 || args.for_each_cgroup.is_some(),
+    })
+}
+
+/// A cgroup perf can count in, or perf's error for it.
+fn check_cgroup(name: &str) -> Result<()> {
+    tracectl::perf::cgroup::open(name)
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// perf's answer to `-T` and `--topdown` on a machine without the CPU's PMU, with its
+/// exit status: these statistics count CPU events that this machine does not have.
+fn pmu_statistics_refused(args: &StatArgs, split: StatSplit) -> Result<Option<(String, i32)>> {
+    if args.null || !(args.transaction || args.topdown) {
+        return Ok(None);
+    }
+    if std::path::Path::new("/sys/bus/event_source/devices/cpu").exists() {
+        bail!("-T and --topdown are not supported: they need perf's event tables for this CPU");
+    }
+    // perf exits with -EINVAL.
+    let einval = 256 - libc::EINVAL;
+    if args.transaction {
+        let text = "Cannot set up transaction events\n\
+            event syntax error: 'task-clock,{instructions,cycles,cpu/cycles-t/,cpu/tx-sta..'\n\
+            \x20                    \\___ Cannot find PMU `cpu'. Missing kernel support?\n";
+        return Ok(Some((text.to_string(), einval)));
+    }
+    let text = if args.td_level > 1 {
+        "Invalid top-down metrics level. The max level is 1."
+    } else if !matches!(split, StatSplit::Whole | StatSplit::Core) {
+        "top down event configuration requires --per-core mode"
+    } else if !(args.all_cpus || args.cpu.is_some()) || !args.cgroup.is_empty() {
+        "top down event configuration requires system-wide mode (-a)"
+    } else {
+        "System does not support topdown"
+    };
+    Ok(Some((format!("{text}\n"), einval)))
+}
+
+/// perf's CPU id, as `-v` prints it: `vendor-family-MODEL-STEPPING` (model and stepping
+/// in hexadecimal), from /proc/cpuinfo.
+fn cpuid() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let field = |name: &str| -> Option<&str> {
+        text.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim())
+    };
+    let num = |name: &str| field(name)?.parse::<u32>().ok();
+    Some(format!(
+        "{}-{}-{:X}-{:X}",
+        field("vendor_id")?,
+        num("cpu family")?,
+        num("model")?,
+        num("stepping")?
+    ))
+}
+
+/// `-v`'s lines after a reading without a split: `name: value enabled running` for each
+/// counter (to the output), or "failed to read counter" (to stderr) for one the kernel
+/// does not support.
+fn verbose_counts(out: &mut Output, events: &[EventSpec], counts: &[Vec<Count>]) -> Result<()> {
+    for (e, slots) in events.iter().zip(counts) {
+        match aggregate(slots) {
+            Count::NotSupported => eprintln!("failed to read counter {}", e.name),
+            Count::NotCounted => out.put(&format!("{}: 0 0 0\n", e.name))?,
+            Count::Value(r) => {
+                let v = Count::Value(r).scaled().unwrap_or(0.0).round() as u64;
+                out.put(&format!("{}: {v} {} {}\n", e.name, r.enabled, r.running))?
+            }
+        }
+    }
+    Ok(())
+}
+
+fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
+    // Validate everything before a counter is opened or a command started.
+    let plan = plan(&args)?;
+    if args.metric_only && args.repeat > 1 {
+        bail!("--metric-only is not supported with -r");
+    }
+    if args.metric_only && plan.split == StatSplit::Thread {
+        bail!("--metric-only is not supported with --per-thread");
+    }
+    let system_wide = matches!((plan.scope_of)(None), Scope::Cpus(_))
+        || matches!(plan.target, StatTarget::SystemWide);
+    let Counted {
+        mut events,
+        cgroups,
+        any_cgroup,
+    } = events_and_cgroups(ctx, &args, system_wide)?;
+    for m in &args.metrics {
+        // perf knows no metric that this machine's PMUs can count; it says so and goes on.
+        let first = m.split(',').next().unwrap_or_default();
+        if !args.quiet {
+            eprintln!("Cannot find metric or group `{first}'");
+        }
+    }
+    if let Some((text, code)) = pmu_statistics_refused(&args, plan.split)? {
+        eprint!("{text}");
+        return Ok(code);
+    }
+    let mut control = args
+        .control
+        .as_deref()
+        .map(perf_control::Control::open)
+        .transpose()?;
+    let cgroup_dirs: Vec<Option<std::fs::File>> = cgroups
+        .iter()
+        .map(|c| {
+            c.as_deref()
+                .map(|n| tracectl::perf::cgroup::open(n).map(|g| g.dir))
+                .transpose()
+        })
+        .collect::<std::io::Result<_>>()?;
+    if args.verbose > 0 {
+        if let Some(id) = cpuid() {
+            eprintln!("Using CPUID {id}");
+        }
+        if control.is_none() {
+            eprintln!("Control descriptor is not initialized");
+        }
     }
     for e in &mut events {
         if args.all_user {
@@ -705,13 +1016,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             e.exclude_user = true;
         }
     }
-    let style = if args.json {
-        StatStyle::Json
-    } else if let Some(s) = &args.sep {
-        StatStyle::Csv(s.clone())
-    } else {
-        StatStyle::Table
-    };
+    let style = style_of(&args);
     let quiet = args.quiet;
     let mut out = Output {
         sink: match &args.output {
@@ -728,6 +1033,11 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             None => Box::new(std::io::stderr()),
         },
     };
+    if args.output.is_some() && !quiet {
+        // perf starts its output file with the time, as ctime(3) writes it.
+        let now = chrono::Local::now().format("%a %b %e %H:%M:%S %Y");
+        out.put(&format!("# started on {now}\n\n"))?;
+    }
     // Checked by plan().
     let delay = args
         .delay
@@ -752,7 +1062,17 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     type LastRun = (Vec<Vec<Count>>, f64, Option<(f64, f64)>);
     let mut last: Option<LastRun> = None;
     let mut exit_code = 0;
-    for _ in 0..args.repeat {
+    let cgroup_names: Vec<Option<&str>> = cgroups
+        .iter()
+        .map(|c| any_cgroup.then(|| c.as_deref().unwrap_or("")))
+        .collect();
+    let rows = |counts: &[Vec<Count>]| rows(&events, counts, &plan, &cgroup_names);
+    let mut warned = false;
+    let mut intervals_printed = 0;
+    for run in 0..args.repeat {
+        if args.verbose > 0 && args.repeat > 1 {
+            out.put(&format!("[ perf stat: executing run #{} ... ]\n", run + 1))?;
+        }
         if let Some(pre) = &args.pre {
             let st = run_shell("--pre", pre)?;
             if !st.success() {
@@ -764,7 +1084,14 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         }
         let mut child = gated_command(&args.command)?;
         let scope = (plan.scope_of)(child.as_ref().map(GatedChild::pid));
-        let session = StatSession::open(&events, scope, opts)?;
+        let session = StatSession::open_in_cgroups(&events, scope, opts, &cgroup_dirs)?;
+        if args.verbose > 0 && !std::mem::replace(&mut warned, true) {
+            for (e, slots) in events.iter().zip(session.read()?) {
+                if slots.iter().all(|c| *c == Count::NotSupported) {
+                    eprintln!("Warning:\n{} event is not supported by the kernel.", e.name);
+                }
+            }
+        }
         let mut start = Instant::now();
         let delayed = opts.enable_later;
         if delayed && !quiet {
@@ -790,7 +1117,6 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         let mut exit = None;
         let mut prev: Option<Vec<Vec<Count>>> = None;
         let mut prev_at: Option<Duration> = None;
-        let mut printed_header = false;
         let mut intervals = 0u64;
         let interval = args.interval.map(Duration::from_millis);
         let mut next_tick = interval.map(|i| start + i);
@@ -807,9 +1133,13 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
                 .into_iter()
                 .flatten()
                 .min();
-            let wait = wake
+            let mut wait = wake
                 .map(|t| t.saturating_duration_since(now))
                 .unwrap_or(Duration::from_millis(100));
+            if let Some(c) = control.as_mut() {
+                c.serve(&session, &events)?;
+                wait = wait.min(Duration::from_millis(10));
+            }
             if let Some(c) = child.as_mut() {
                 if let Some(e) = c.wait_timeout(wait).context("waiting for the command")? {
                     exit = Some(e);
@@ -825,16 +1155,13 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
                 if now >= tick {
                     let counts = session.read()?;
                     let shown = since_last(&counts, prev.as_ref());
-                    if matches!(style, StatStyle::Table) && !printed_header {
-                        out.put(perf_stat::interval_header(plan.split))?;
-                        printed_header = true;
-                    }
                     let t = start.elapsed();
-                    let prefix = format!("{:>6}.{:09}", t.as_secs(), t.subsec_nanos());
-                    let mut s = String::new();
-                    let rs = rows(&events, &shown, &plan);
-                    perf_stat::write_rows(&mut s, &rs, &style, iv.as_nanos() as f64, Some(&prefix));
-                    out.put(&s)?;
+                    let rs = rows(&shown);
+                    let lines = interval_lines(&args, &plan, &rs, intervals, t, iv);
+                    if args.verbose > 0 && plan.split == StatSplit::Whole {
+                        verbose_counts(&mut out, &events, &shown)?;
+                    }
+                    out.put(&lines)?;
                     prev = Some(counts);
                     prev_at = Some(t);
                     intervals += 1;
@@ -852,6 +1179,9 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         let elapsed = start.elapsed();
         session.disable().ok();
         let counts = session.read()?;
+        if args.verbose > 0 && plan.split == StatSplit::Whole && args.interval.is_none() {
+            verbose_counts(&mut out, &events, &counts)?;
+        }
         if let (Some(e), Some(prog)) = (&exit, args.command.first()) {
             if let Some((_, text)) = e.signal() {
                 if !quiet {
@@ -868,11 +1198,18 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
                 // The last, partial interval up to the command's end, as perf prints it.
                 let shown = since_last(&counts, prev.as_ref());
                 let since = prev_at.map_or(elapsed, |t| elapsed.saturating_sub(t));
-                let prefix = format!("{:>6}.{:09}", elapsed.as_secs(), elapsed.subsec_nanos());
-                let mut s = String::new();
-                let rs = rows(&events, &shown, &plan);
-                perf_stat::write_rows(&mut s, &rs, &style, since.as_nanos() as f64, Some(&prefix));
-                out.put(&s)?;
+                let rs = rows(&shown);
+                let lines = interval_lines(&args, &plan, &rs, intervals, elapsed, since);
+                if args.verbose > 0 && plan.split == StatSplit::Whole {
+                    verbose_counts(&mut out, &events, &shown)?;
+                }
+                out.put(&lines)?;
+                intervals += 1;
+            }
+            intervals_printed = intervals;
+            if args.verbose > 0 && plan.split == StatSplit::Whole {
+                // perf reads the counters once more for the totals.
+                verbose_counts(&mut out, &events, &since_last(&counts, Some(&counts)))?;
             }
             if !args.summary {
                 return Ok(exit.map_or(0, |e| e.code()));
@@ -895,7 +1232,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         }
         elapsed_stats.push(elapsed.as_secs_f64());
         elapsed_runs.push(elapsed.as_secs_f64());
-        let rs = rows(&events, &counts, &plan);
+        let rs = rows(&counts);
         if per_run.is_empty() {
             per_run = vec![vec![RunStats::default()]; rs.len()];
         }
@@ -911,7 +1248,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     let Some((counts, elapsed_ns, user_sys)) = last else {
         return Ok(exit_code);
     };
-    let mut rs = rows(&events, &counts, &plan);
+    let mut rs = rows(&counts);
     let runs = args.repeat;
     if runs > 1 {
         for (r, stats) in rs.iter_mut().zip(&per_run) {
@@ -927,7 +1264,7 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         }
     }
     // A null run (-n) prints only its times, and nothing at all in CSV or JSON.
-    if events.is_empty() && !matches!(style, StatStyle::Table) {
+    if events.is_empty() && !matches!(style, StatStyle::Table) && !args.metric_only {
         return Ok(exit_code);
     }
     let mut s = String::new();
@@ -946,7 +1283,25 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         StatStyle::Csv(_) => summary_prefix.as_deref(),
         _ => None,
     };
-    perf_stat::write_rows(&mut s, &rs, &style, elapsed_mean_ns, prefix);
+    if args.metric_only {
+        // After intervals, perf repeats the units only where its count of printings
+        // comes round (every 26th).
+        let printings = if args.interval.is_some() {
+            intervals_printed
+        } else {
+            0
+        };
+        if printings % 26 == 0 {
+            s.push_str(&metric_only::header(&rs, &style, plan.split, false));
+        }
+        metric_only::write_lines(&mut s, &rs, &style, elapsed_mean_ns, None, prefix);
+        if rs.is_empty() && plan.split == StatSplit::Whole {
+            // perf ends the line of no counters all the same.
+            s.push('\n');
+        }
+    } else {
+        perf_stat::write_rows(&mut s, &rs, &style, elapsed_mean_ns, prefix);
+    }
     if matches!(style, StatStyle::Table) {
         let sd = (runs > 1).then(|| elapsed_stats.stddev_of_mean());
         let ru = if matches!(plan.target, StatTarget::Command(_)) {
@@ -965,6 +1320,63 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
     }
     out.put(&s)?;
     Ok(exit_code)
+}
+
+/// How the counts are printed: `--json`, `-x SEP` or the table.
+fn style_of(args: &StatArgs) -> StatStyle {
+    if args.json {
+        StatStyle::Json
+    } else if let Some(s) = &args.sep {
+        StatStyle::Csv(s.clone())
+    } else {
+        StatStyle::Table
+    }
+}
+
+/// One interval's lines (`-I`), under the header that perf repeats every 25 intervals;
+/// `index` counts the intervals printed before, `at` is the time since the start and
+/// `length` the interval's.
+fn interval_lines(
+    args: &StatArgs,
+    plan: &Plan,
+    rows: &[StatRow],
+    index: u64,
+    at: Duration,
+    length: Duration,
+) -> String {
+    let style = style_of(args);
+    let mut s = String::new();
+    let prefix = format!("{:>6}.{:09}", at.as_secs(), at.subsec_nanos());
+    if args.metric_only {
+        if index % 25 == 0 {
+            s.push_str(&metric_only::header(rows, &style, plan.split, true));
+        }
+        let p = if args.json {
+            format!("{}.{:09}", at.as_secs(), at.subsec_nanos())
+        } else {
+            prefix
+        };
+        metric_only::write_lines(
+            &mut s,
+            rows,
+            &style,
+            length.as_nanos() as f64,
+            Some(&p),
+            None,
+        );
+        return s;
+    }
+    if style == StatStyle::Table && index % 25 == 0 {
+        s.push_str(perf_stat::interval_header(plan.split));
+    }
+    perf_stat::write_rows(
+        &mut s,
+        rows,
+        &style,
+        length.as_nanos() as f64,
+        Some(&prefix),
+    );
+    s
 }
 
 /// The counts of an interval: `counts` less the reading before it (the first interval

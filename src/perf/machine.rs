@@ -17,7 +17,7 @@ use super::data::write::BuildIdEntry;
 use super::data::{DsoId, Event, PerfData, PerfDataError, RawRecord, Sample};
 use super::nsinfo::{open_regular, NsInfo};
 use super::rbtree::RbOrder;
-use super::symbols::{build_id_hex, elf_build_id, KernelSymbols, SharedBytes, SymbolTable};
+use super::symbols::{elf_build_id, KernelSymbols, SharedBytes, SymbolTable};
 use super::symsrc;
 use super::sys::MappedFile;
 use super::unwind::{ElfCfi, ProcessMap, Unwinders, UserState};

@@ -3,6 +3,7 @@
 //! * [`spec`]: event lists as perf spells them (`cycles:u`, `cs`, `sched:*`, `{a,b}`).
 //! * [`buildid_cache`]: perf's build-id cache filled with the recorded files, as
 //!   `perf record` fills it.
+//! * [`cgroup`]: the cgroups counters can be limited to (`perf stat -G`).
 //! * [`config`]: perf's configuration files (`buildid.dir`), read as perf reads them.
 //! * [`cpu_list`], [`time_ranges`]: `-C` and `--time` of perf script and perf report, read
 //!   as perf reads them.
@@ -29,6 +30,7 @@
 //! event `tracectl record` decodes with [`crate::event::Schema`].
 
 pub mod buildid_cache;
+pub mod cgroup;
 pub mod clockid;
 pub mod config;
 pub mod cpu_list;

@@ -134,6 +134,18 @@ impl StatSession {
         scope: Scope,
         opts: CountOptions,
     ) -> Result<StatSession, OpenError> {
+        StatSession::open_in_cgroups(events, scope, opts, &[])
+    }
+
+    /// [`StatSession::open`], with each event's counters limited to the tasks of a cgroup
+    /// where `cgroups[event]` names one: the cgroup's directory (in the cgroup file
+    /// system), opened. Counting in a cgroup needs a scope of CPUs.
+    pub fn open_in_cgroups(
+        events: &[EventSpec],
+        scope: Scope,
+        opts: CountOptions,
+        cgroups: &[Option<std::fs::File>],
+    ) -> Result<StatSession, OpenError> {
         let slots: Vec<(i32, i32, String)> = match &scope {
             Scope::Cpus(cpus) => cpus
                 .iter()
@@ -178,7 +190,12 @@ impl StatSession {
                     row.push(None);
                     continue;
                 }
-                match Counter::open(&attr, *pid, *cpu, group) {
+                let cgroup = cgroups.get(i).and_then(Option::as_ref);
+                let opened = match cgroup {
+                    Some(dir) if *cpu >= 0 => Counter::open_in_cgroup(&attr, dir, *cpu, group),
+                    _ => Counter::open(&attr, *pid, *cpu, group),
+                };
+                match opened {
                     Ok(c) => row.push(Some(c)),
                     Err(err) if is_unsupported(&err) => row.push(None),
                     Err(err)
@@ -218,6 +235,20 @@ impl StatSession {
     /// Stop counting.
     pub fn disable(&self) -> io::Result<()> {
         self.leaders().try_for_each(|c| c.disable())
+    }
+
+    /// Start counting one event (`perf stat --control`'s `enable NAME`).
+    pub fn enable_event(&self, event: usize) -> io::Result<()> {
+        self.event_counters(event).try_for_each(|c| c.enable())
+    }
+
+    /// Stop counting one event.
+    pub fn disable_event(&self, event: usize) -> io::Result<()> {
+        self.event_counters(event).try_for_each(|c| c.disable())
+    }
+
+    fn event_counters(&self, event: usize) -> impl Iterator<Item = &Counter> {
+        self.counters.get(event).into_iter().flatten().flatten()
     }
 
     /// Zero every counter (between intervals of `-I`, perf reports deltas; this is the

@@ -73,6 +73,33 @@ impl Counter {
         cpu: i32,
         group: Option<&Counter>,
     ) -> io::Result<Counter> {
+        Counter::open_flags(attr, pid, cpu, group, 0)
+    }
+
+    /// A counter of the tasks of one cgroup on one CPU: `perf_event_open` with the
+    /// cgroup directory's descriptor as pid and `PERF_FLAG_PID_CGROUP`.
+    pub(crate) fn open_in_cgroup(
+        attr: &RawAttr,
+        cgroup: &std::fs::File,
+        cpu: i32,
+        group: Option<&Counter>,
+    ) -> io::Result<Counter> {
+        Counter::open_flags(
+            attr,
+            cgroup.as_raw_fd(),
+            cpu,
+            group,
+            sys::bindings::PERF_FLAG_PID_CGROUP as libc::c_ulong,
+        )
+    }
+
+    fn open_flags(
+        attr: &RawAttr,
+        pid: i32,
+        cpu: i32,
+        group: Option<&Counter>,
+        flags: libc::c_ulong,
+    ) -> io::Result<Counter> {
         let mut a = *attr;
         let group_fd = group.map_or(-1, |g| g.fd.as_raw_fd());
         // SAFETY: `a` is a fully initialised perf_event_attr whose size field matches the
@@ -83,7 +110,7 @@ impl Counter {
                 pid,
                 cpu,
                 group_fd,
-                sys::bindings::PERF_FLAG_FD_CLOEXEC as libc::c_ulong,
+                sys::bindings::PERF_FLAG_FD_CLOEXEC as libc::c_ulong | flags,
             )
         };
         if fd < 0 {

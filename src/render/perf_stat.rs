@@ -28,6 +28,12 @@ pub struct StatRow<'a> {
     pub is_instructions: bool,
     /// `cycles`.
     pub is_cycles: bool,
+    /// The metric perf derives for a hardware event from another one, named in the
+    /// headers of `--metric-only`.
+    pub hw_metric: Option<HwMetric>,
+    /// The cgroup the counter counts in (`-G`, `--for-each-cgroup`): `Some("")` for a
+    /// counter without one when others have one, as perf prints an empty name then.
+    pub cgroup: Option<&'a str>,
     /// The count (a mean over runs for `-r`).
     pub count: Count,
     /// The mean scaled value over runs (`-r`), overriding `count`'s own value.
@@ -37,6 +43,21 @@ pub struct StatRow<'a> {
     /// What the row counts when counts are not summed over everything: a CPU (`-A`),
     /// a socket, die, core or node (`--per-socket` ...), or a thread (`--per-thread`).
     pub group: Option<StatGroup>,
+}
+
+/// The metric perf derives for a hardware event from another count (its "shadow"
+/// statistics), by the unit it prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HwMetric {
+    /// `instructions`: per cycle.
+    InsnPerCycle,
+    /// `cycles`: GHz of the clock event's time.
+    Ghz,
+    /// Misses as a part of their accesses, e.g. "of all branches" (perf puts the
+    /// event's name before it in the headers).
+    OfAll(&'static str),
+    /// Stalled cycles: "frontend cycles idle", "backend cycles idle".
+    Idle(&'static str),
 }
 
 /// The part of the system one row counts (perf's aggregation id).
@@ -108,7 +129,7 @@ pub enum StatSplit {
 
 impl StatGroup {
     /// The row's leading column(s) in the standard table (perf's widths).
-    fn table_label(&self) -> String {
+    pub(super) fn table_label(&self) -> String {
         match self {
             StatGroup::Cpu(c) => format!("CPU{c:<7} "),
             StatGroup::Socket { socket, cpus } => format!("S{socket:<5} {cpus:>4} "),
@@ -125,7 +146,7 @@ impl StatGroup {
     }
 
     /// The id as perf names it (`S0-D0-C1`, `N0`, `comm-tid`), without the CPU count.
-    fn id(&self) -> String {
+    pub(super) fn id(&self) -> String {
         match self {
             StatGroup::Cpu(c) => format!("CPU{c}"),
             StatGroup::Socket { socket, .. } => format!("S{socket}"),
@@ -139,7 +160,7 @@ impl StatGroup {
     }
 
     /// The number of CPUs summed into the row, for the groups that print it.
-    fn cpus(&self) -> Option<usize> {
+    pub(super) fn cpus(&self) -> Option<usize> {
         match self {
             StatGroup::Socket { cpus, .. }
             | StatGroup::Die { cpus, .. }
@@ -150,7 +171,7 @@ impl StatGroup {
     }
 
     /// The row's leading members of a `--json` object.
-    fn json_label(&self) -> String {
+    pub(super) fn json_label(&self) -> String {
         let key = match self {
             StatGroup::Cpu(c) => return format!("\"cpu\" : \"{c}\", "),
             StatGroup::Thread { .. } => {
@@ -170,7 +191,7 @@ impl StatGroup {
 }
 
 impl StatRow<'_> {
-    fn value(&self) -> Option<f64> {
+    pub(super) fn value(&self) -> Option<f64> {
         self.mean.or_else(|| self.count.scaled())
     }
 }
@@ -236,16 +257,16 @@ fn rate_unit(v: f64) -> (f64, &'static str) {
 }
 
 /// A derived metric: value, its printf width/precision, and its unit.
-struct Metric {
-    value: f64,
-    width: usize,
-    prec: usize,
-    unit: &'static str,
+pub(super) struct Metric {
+    pub(super) value: f64,
+    pub(super) width: usize,
+    pub(super) prec: usize,
+    pub(super) unit: &'static str,
 }
 
-fn metric_of(row: &StatRow, rows: &[StatRow], elapsed_ns: f64) -> Option<Metric> {
+pub(super) fn metric_of(row: &StatRow, rows: &[StatRow], elapsed_ns: f64) -> Option<Metric> {
     let v = row.value()?;
-    let same_cpu = |r: &&StatRow| r.group == row.group;
+    let same_cpu = |r: &&StatRow| r.group == row.group && r.cgroup == row.cgroup;
     if row.is_clock {
         if elapsed_ns <= 0.0 {
             return None;
@@ -341,7 +362,15 @@ pub fn write_rows(
                 if let Some(g) = &row.group {
                     out.push_str(&g.table_label());
                 }
-                let _ = write!(out, "{:>18} {unit:<4} {:<32}", count_text(row), row.name);
+                let _ = write!(out, "{:>18} {unit:<4} ", count_text(row));
+                let cgroup = row.cgroup.map(|c| format!(" {c}")).unwrap_or_default();
+                // perf pads the name to 25 columns on a line without a count, to 32
+                // on the others.
+                if row.value().is_none() {
+                    let _ = write!(out, "{:<25}{cgroup}", row.name);
+                } else {
+                    let _ = write!(out, "{:<32}{cgroup}", row.name);
+                }
                 match (&metric, row.value()) {
                     (Some(m), _) => {
                         let val = format!("{:>w$.p$}", m.value, w = m.width, p = m.prec);
@@ -357,7 +386,7 @@ pub fn write_rows(
                         let _ = write!(out, "{:METRIC_LEN$}", "");
                     }
                     (None, None) => {
-                        let _ = write!(out, "{:w$}", "", w = METRIC_LEN - 7);
+                        let _ = write!(out, "{:METRIC_LEN$}", "");
                     }
                 }
                 if let Some(n) = row.noise_pct.filter(|&n| n != 0.0) {
@@ -380,6 +409,9 @@ pub fn write_rows(
                     }
                 }
                 let _ = write!(out, "{}{sep}{unit}{sep}{}", count_text(row), row.name);
+                if let Some(c) = row.cgroup {
+                    let _ = write!(out, "{sep}{c}");
+                }
                 if let Some(n) = row.noise_pct {
                     let _ = write!(out, "{sep}{n:.2}%");
                 }
@@ -415,15 +447,28 @@ pub fn write_rows(
                 };
                 let _ = write!(
                     out,
-                    "\"counter-value\" : \"{value}\", \"unit\" : \"{unit}\", \"event\" : {}, \"event-runtime\" : {run}, \"pcnt-running\" : {pct:.2}",
+                    "\"counter-value\" : \"{value}\", \"unit\" : \"{unit}\", \"event\" : {}, ",
                     serde_json::Value::String(row.name.to_string())
+                );
+                if let Some(c) = row.cgroup {
+                    let _ = write!(
+                        out,
+                        "\"cgroup\" : {}, ",
+                        serde_json::Value::String(c.to_string())
+                    );
+                }
+                let _ = write!(
+                    out,
+                    "\"event-runtime\" : {run}, \"pcnt-running\" : {pct:.2}"
                 );
                 if let Some(n) = row.noise_pct {
                     let _ = write!(out, ", \"variance\" : {n:.2}");
                 }
+                // A counted event without a metric: perf prints its null unit as C does.
+                let none = if row.value().is_some() { "(null)" } else { "" };
                 let (mv, mu) = metric
                     .as_ref()
-                    .map_or((0.0, ""), |m| (m.value, m.unit.trim_start()));
+                    .map_or((0.0, none), |m| (m.value, m.unit.trim_start()));
                 let _ = writeln!(
                     out,
                     ", \"metric-value\" : {mv:.6}, \"metric-unit\" : \"{mu}\"}}"
@@ -509,6 +554,8 @@ mod tests {
             is_clock: clock,
             is_instructions: false,
             is_cycles: false,
+            hw_metric: None,
+            cgroup: None,
             count: Count::Value(CounterReading {
                 value,
                 enabled: 100,
