@@ -1318,6 +1318,7 @@ fn insert_map(maps: &mut Vec<Map>, new: Map) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::perf::symbols::build_id_hex;
 
     #[test]
     fn rounds_sort_as_a_stable_sort_does() {
