@@ -547,7 +547,26 @@ impl SourceLines {
         max_stack: usize,
         mut f: impl FnMut(Location<'m>, u64, Option<&str>, Option<&str>),
     ) {
+        self.callchain_entries(machine, s, max_stack, |_, loc, ip, inlined, line| {
+            f(loc, ip, inlined, line)
+        });
+    }
+
+    /// [`SourceLines::callchain_limited`] with the number of the chain's entry each
+    /// frame comes from (the frames of functions inlined at an address share it),
+    /// from 0 at the sample.
+    pub fn callchain_entries<'m>(
+        &mut self,
+        machine: &'m Machine,
+        s: &Sample<'_>,
+        max_stack: usize,
+        mut f: impl FnMut(usize, Location<'m>, u64, Option<&str>, Option<&str>),
+    ) {
+        let mut entry = 0;
         machine.callchain_frames_limited(s, max_stack, |loc, ip, unwound| {
+            let n = entry;
+            entry += 1;
+            let mut f = |loc, ip, inlined, line| f(n, loc, ip, inlined, line);
             let inlines = if unwound {
                 self.inlines(machine, &loc)
             } else {

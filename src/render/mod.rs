@@ -9,6 +9,7 @@ pub mod kernel;
 pub mod pairs;
 pub mod perf_callgraph;
 pub mod perf_report;
+pub mod perf_report_fields;
 pub mod perf_report_filter;
 pub mod perf_script;
 pub mod perf_sideband;

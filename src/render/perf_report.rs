@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use crate::event::Record;
-use crate::perf::data::abi::{attr_type, record, sample};
+use crate::perf::data::abi::{attr_type, misc, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{jit_map_shown_name, ordered_records, Location, Machine, ObjectId};
 use crate::perf::rbtree::RbOrder;
@@ -21,6 +21,7 @@ use crate::perf::srcline::SourceLines;
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
 };
+use crate::render::perf_report_fields::{overhead_cell, replace_separator, Column, Columns};
 use crate::render::perf_report_filter::{Elided, SampleFilter};
 use crate::render::perf_script::event_name;
 use crate::render::tracecmd::{Catalog, DatCatalog};
@@ -67,23 +68,29 @@ impl SortKey {
         s.split(',')
             .map(str::trim)
             .filter(|k| !k.is_empty())
-            .map(|k| match k {
-                "comm" => Ok(SortKey::Comm),
-                "pid" => Ok(SortKey::Pid),
-                "dso" => Ok(SortKey::Dso),
-                "sym" | "symbol" => Ok(SortKey::Sym),
-                "addr" => Ok(SortKey::Addr),
-                "cpu" => Ok(SortKey::Cpu),
-                "time" => Ok(SortKey::Time),
-                "trace" => Ok(SortKey::Trace),
-                "socket" => Ok(SortKey::Socket),
-                "dso_size" => Ok(SortKey::DsoSize),
-                "parent" => Ok(SortKey::Parent),
-                "srcline" => Ok(SortKey::Srcline),
-                "srcfile" => Ok(SortKey::Srcfile),
-                other => Err(unsupported_key(other)),
-            })
+            .map(SortKey::parse_one)
             .collect()
+    }
+
+    /// Parse one key of perf's name; perf's keys that are not supported are refused
+    /// with the reason.
+    pub fn parse_one(k: &str) -> Result<SortKey, String> {
+        match k {
+            "comm" => Ok(SortKey::Comm),
+            "pid" => Ok(SortKey::Pid),
+            "dso" => Ok(SortKey::Dso),
+            "sym" | "symbol" => Ok(SortKey::Sym),
+            "addr" => Ok(SortKey::Addr),
+            "cpu" => Ok(SortKey::Cpu),
+            "time" => Ok(SortKey::Time),
+            "trace" => Ok(SortKey::Trace),
+            "socket" => Ok(SortKey::Socket),
+            "dso_size" => Ok(SortKey::DsoSize),
+            "parent" => Ok(SortKey::Parent),
+            "srcline" => Ok(SortKey::Srcline),
+            "srcfile" => Ok(SortKey::Srcfile),
+            other => Err(unsupported_key(other)),
+        }
     }
 
     /// perf makes the key's text only when a comparison reaches the key.
@@ -91,7 +98,8 @@ impl SortKey {
         matches!(self, SortKey::Trace | SortKey::Srcline | SortKey::Srcfile)
     }
 
-    fn header(self) -> &'static str {
+    /// The column's title.
+    pub fn header(self) -> &'static str {
         match self {
             SortKey::Comm => "Command",
             SortKey::Pid => "    Pid:Command",
@@ -111,7 +119,8 @@ impl SortKey {
 }
 
 const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu, time, trace, socket, \
-                         dso_size, parent, srcline, srcfile";
+                         dso_size, parent, srcline, srcfile, and the columns overhead, \
+                         overhead_sys, overhead_us, overhead_children, sample, period";
 
 /// Why a `--sort` key of perf's is refused, or that it is no key at all.
 fn unsupported_key(key: &str) -> String {
@@ -154,14 +163,8 @@ fn unsupported_key(key: &str) -> String {
         "ins_lat",
         "local_p_stage_cyc",
         "p_stage_cyc",
-        "overhead",
-        "overhead_sys",
-        "overhead_us",
         "overhead_guest_sys",
         "overhead_guest_us",
-        "overhead_children",
-        "sample",
-        "period",
     ];
     if BRANCH.contains(&key) {
         format!(
@@ -236,6 +239,10 @@ struct Totals {
     children: u64,
     /// The samples of the row's own (perf's `nr_events`, the `Samples` column).
     samples: u64,
+    /// The period of the row's own samples taken in the kernel (`period_sys`).
+    period_sys: u64,
+    /// The period of the row's own samples taken in user space (`period_us`).
+    period_us: u64,
     /// The thread of the sample that made the row. perf sizes the command column by
     /// this thread's comm at the end of the file (`thread__comm_len`), not by the comm
     /// the row shows, and cuts the shown comm to that width: a row made by a sample
@@ -400,11 +407,15 @@ impl EventHists {
             let rows = &self.rows;
             if let Some(e) = collapsed.find(|e| entry_cmp(keys, &rows[filed[e]], &rows[i])) {
                 let into = filed[e];
-                let (self_, children) = (rows[i].totals.self_, rows[i].totals.children);
+                let t = rows[i].totals;
                 let tree = self.rows[i].tree.take();
                 let row = &mut self.rows[into];
-                row.totals.self_ += self_;
-                row.totals.children += children;
+                // perf's `he_stat__add_stat`.
+                row.totals.self_ += t.self_;
+                row.totals.children += t.children;
+                row.totals.samples += t.samples;
+                row.totals.period_sys += t.period_sys;
+                row.totals.period_us += t.period_us;
                 if let Some(t) = tree {
                     row.tree.get_or_insert_with(CallTree::default).merge(&t);
                 }
@@ -715,10 +726,12 @@ pub struct PerfReportOptions {
     /// `--percentage relative`: shares (and the header's counts) of the rows the
     /// filters leave; perf's default is `absolute`, shares of the whole event.
     pub relative: bool,
-    /// `-n/--show-nr-samples`: a `Samples` column.
-    pub show_nr_samples: bool,
-    /// `--show-total-period`: a `Period` column.
-    pub show_total_period: bool,
+    /// `-t/--field-separator`: the text between columns, which are then not padded
+    /// to line up, and of call chains in `folded` mode.
+    pub field_separator: Option<String>,
+    /// `--max-stack`: at most this many entries of each call chain (from the
+    /// outermost caller in caller order, from the sample in callee order).
+    pub max_stack: usize,
     /// `--percent-limit`: rows under this share are not printed.
     pub percent_limit: f32,
     /// `-q/--quiet`: the rows alone, without the comment lines.
@@ -737,8 +750,8 @@ impl Default for PerfReportOptions {
             time_quantum_ns: TIME_QUANTUM_NS,
             filter: SampleFilter::default(),
             relative: false,
-            show_nr_samples: false,
-            show_total_period: false,
+            field_separator: None,
+            max_stack: usize::MAX,
             percent_limit: 0.0,
             quiet: false,
             time_str: None,
@@ -837,6 +850,13 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
     }
 }
 
+/// Whether the report accumulates call chains (`--children`): as asked (by default
+/// when the file has call chains), and only when it has them.
+pub fn accumulates(file: &PerfData, children: Option<bool>) -> bool {
+    let has_chains = has_call_chains(file);
+    children.unwrap_or(has_chains) && has_chains
+}
+
 /// Whether the file has events sampled with call chains.
 pub fn has_call_chains(file: &PerfData) -> bool {
     file.attrs()
@@ -851,19 +871,19 @@ pub fn write_report(
     file: &PerfData,
     mut machine: Machine,
     catalog: Option<&DatCatalog>,
-    keys: &[SortKey],
+    columns: &Columns,
     opts: &PerfReportOptions,
     out: &mut dyn Write,
 ) -> Result<usize, PerfDataError> {
-    let (children, graph) = (opts.children, &opts.graph);
+    let graph = &opts.graph;
+    let keys = &columns.keys()[..];
     let mut lines = KeyLines(SourceLines::new());
-    let has_chains = has_call_chains(file);
     let sockets = if keys.contains(&SortKey::Socket) {
         file.cpu_sockets()?
     } else {
         None
     };
-    let children = children.unwrap_or(has_chains) && has_chains;
+    let children = accumulates(file, opts.children);
     let order = graph.order.unwrap_or(if children {
         ChainOrder::Caller
     } else {
@@ -925,14 +945,36 @@ pub fn write_report(
                 let mut locs = Vec::new();
                 let wants_parent = keys.contains(&SortKey::Parent);
                 if chained && (children || graph.mode != GraphMode::None || wants_parent) {
-                    lines.0.callchain(&machine, &s, |l, raw, inlined, srcline| {
-                        locs.push((
-                            l,
-                            raw,
-                            inlined.map(Arc::<str>::from),
-                            srcline.map(str::to_string),
-                        ))
-                    });
+                    let mut entries = Vec::new();
+                    lines.0.callchain_entries(
+                        &machine,
+                        &s,
+                        usize::MAX,
+                        |n, l, raw, inlined, srcline| {
+                            entries.push(n);
+                            locs.push((
+                                l,
+                                raw,
+                                inlined.map(Arc::<str>::from),
+                                srcline.map(str::to_string),
+                            ))
+                        },
+                    );
+                    // `--max-stack`: perf resolves the chain in print order and stops
+                    // after that many entries, so caller order keeps the outermost.
+                    let count = entries.last().map_or(0, |n| n + 1);
+                    if count > opts.max_stack {
+                        let keep: Box<dyn Fn(usize) -> bool> = if order == ChainOrder::Caller {
+                            Box::new(|n| n >= count - opts.max_stack)
+                        } else {
+                            Box::new(|n| n < opts.max_stack)
+                        };
+                        let mut i = 0;
+                        locs.retain(|_| {
+                            i += 1;
+                            keep(entries[i - 1])
+                        });
+                    }
                     if filter.hide_unresolved {
                         // perf leaves such entries out of the chain it builds.
                         locs.retain(|(l, ..)| l.sym.is_some());
@@ -971,8 +1013,14 @@ pub fn write_report(
                     &machine,
                     filtered,
                 );
-                h.rows[self_row].totals.self_ += s.period;
-                h.rows[self_row].totals.samples += 1;
+                let t = &mut h.rows[self_row].totals;
+                t.self_ += s.period;
+                t.samples += 1;
+                match s.cpumode {
+                    misc::KERNEL => t.period_sys += s.period,
+                    misc::USER => t.period_us += s.period,
+                    _ => {}
+                }
                 if !h.rows[self_row].filtered {
                     h.unfiltered_samples += 1;
                 }
@@ -1151,7 +1199,7 @@ pub fn write_report(
         }
         write_table(
             h,
-            keys,
+            columns,
             children,
             graph,
             order,
@@ -1288,11 +1336,12 @@ fn cell(k: SortKey, key: &Key, t: &Totals, sym_width: usize, machine: &mut Machi
 /// red-black tree, whose shape decides between rows the comparison does not order.
 fn output_order(
     h: &mut EventHists,
-    keys: &[SortKey],
+    columns: &Columns,
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
 ) -> Vec<(usize, u8)> {
+    let keys = &columns.keys()[..];
     let made = if keys.contains(&SortKey::Comm) {
         h.collapse(keys)
     } else {
@@ -1300,53 +1349,57 @@ fn output_order(
     };
     let h = &*h;
     let depth = |r: &Row| r.tree.as_ref().map_or(0, CallTree::max_depth);
-    // `hist_entry__sort(a, b)`: the overhead columns, then the sort keys; `a` goes
-    // left of `b` when it is Greater.
+    // `hist_entry__sort(a, b)`: the sort list's columns in turn; `a` goes left of `b`
+    // when it is Greater.
     let sort = |a: &Row, b: &Row| {
         let (ta, tb) = (&a.totals, &b.totals);
         let mut o = Ordering::Equal;
-        if children {
-            o = ta.children.cmp(&tb.children).then_with(|| {
-                // Callers above their callees when a thread's rows have equal
-                // Children shares (`__hpp__sort_acc`); rows of different threads
-                // are equal here.
-                if graph.mode == GraphMode::None || ta.first_tid != tb.first_tid {
-                    return Ordering::Equal;
-                }
-                match order {
-                    ChainOrder::Caller => depth(a).cmp(&depth(b)),
-                    ChainOrder::Callee => depth(b).cmp(&depth(a)),
-                }
-            });
-        }
-        o = o.then(ta.self_.cmp(&tb.self_));
-        for k in keys {
-            o = o.then_with(|| match k {
-                SortKey::Comm => b.key.comm.cmp(&a.key.comm),
-                SortKey::Pid => b.key.pid.cmp(&a.key.pid),
-                SortKey::Cpu => b.key.cpu.cmp(&a.key.cpu),
-                SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
-                SortKey::Time => addr_cmp(a.key.time, b.key.time),
-                SortKey::Trace => trace_cmp(a, b),
-                SortKey::Socket => b.key.socket.cmp(&a.key.socket),
-                SortKey::DsoSize => map_size_cmp(&a.key, &b.key),
-                SortKey::Parent => parent_cmp(&a.key, &b.key),
-                SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, a, b),
-                SortKey::Dso => dso_cmp(
-                    a.key.dso_shown.as_deref().or(a.key.dso.as_deref()),
-                    b.key.dso_shown.as_deref().or(b.key.dso.as_deref()),
-                ),
-                // `sort__sym_sort`: by name; rows without a symbol are equal.
-                SortKey::Sym => {
-                    let name = |r: &Row| match &r.key.sym {
-                        SymKey::Resolved { name, .. } => Some(name.clone()),
-                        _ => None,
-                    };
-                    match (name(a), name(b)) {
-                        (Some(x), Some(y)) => y.cmp(&x),
-                        (x, y) => cmp_null(x, y),
+        for c in &columns.sort {
+            o = o.then_with(|| match c {
+                // `__hpp__sort_acc`: nothing to compare without accumulated chains.
+                Column::Children if !children => Ordering::Equal,
+                Column::Children => ta.children.cmp(&tb.children).then_with(|| {
+                    // Callers above their callees when a thread's rows have equal
+                    // Children shares; rows of different threads are equal here.
+                    if graph.mode == GraphMode::None || ta.first_tid != tb.first_tid {
+                        return Ordering::Equal;
                     }
-                }
+                    match order {
+                        ChainOrder::Caller => depth(a).cmp(&depth(b)),
+                        ChainOrder::Callee => depth(b).cmp(&depth(a)),
+                    }
+                }),
+                Column::Overhead | Column::Period => ta.self_.cmp(&tb.self_),
+                Column::OverheadSys => ta.period_sys.cmp(&tb.period_sys),
+                Column::OverheadUs => ta.period_us.cmp(&tb.period_us),
+                Column::Samples => ta.samples.cmp(&tb.samples),
+                Column::Key(k) => match k {
+                    SortKey::Comm => b.key.comm.cmp(&a.key.comm),
+                    SortKey::Pid => b.key.pid.cmp(&a.key.pid),
+                    SortKey::Cpu => b.key.cpu.cmp(&a.key.cpu),
+                    SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
+                    SortKey::Time => addr_cmp(a.key.time, b.key.time),
+                    SortKey::Trace => trace_cmp(a, b),
+                    SortKey::Socket => b.key.socket.cmp(&a.key.socket),
+                    SortKey::DsoSize => map_size_cmp(&a.key, &b.key),
+                    SortKey::Parent => parent_cmp(&a.key, &b.key),
+                    SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, a, b),
+                    SortKey::Dso => dso_cmp(
+                        a.key.dso_shown.as_deref().or(a.key.dso.as_deref()),
+                        b.key.dso_shown.as_deref().or(b.key.dso.as_deref()),
+                    ),
+                    // `sort__sym_sort`: by name; rows without a symbol are equal.
+                    SortKey::Sym => {
+                        let name = |r: &Row| match &r.key.sym {
+                            SymKey::Resolved { name, .. } => Some(name.clone()),
+                            _ => None,
+                        };
+                        match (name(a), name(b)) {
+                            (Some(x), Some(y)) => y.cmp(&x),
+                            (x, y) => cmp_null(x, y),
+                        }
+                    }
+                },
             });
         }
         o
@@ -1365,10 +1418,43 @@ fn output_order(
     output.in_order().into_iter().map(|e| filed[e]).collect()
 }
 
+/// How a sort key's cell is made: the text perf's `se_snprintf` writes (in which a
+/// separator's first character becomes a dot), and the spaces perf adds after it to
+/// line the columns up (`hist_entry__snprintf_alignment`, for all but the last).
+fn key_cell(k: SortKey, text: &str, width: usize, last: bool) -> (String, usize) {
+    let mut s = String::new();
+    let aligned = match k {
+        SortKey::Sym | SortKey::Addr => {
+            s.push_str(text);
+            !(k == SortKey::Sym && last)
+        }
+        // C's `%-.*s`: cut to the width, not padded.
+        SortKey::Time | SortKey::Trace | SortKey::Srcline | SortKey::Srcfile => {
+            push_cut(&mut s, text, width);
+            !last
+        }
+        SortKey::Cpu | SortKey::Socket | SortKey::DsoSize => {
+            push_padded(&mut s, text, width, true, false);
+            false
+        }
+        // C's `%-*.*s`: padded and cut to the width.
+        _ => {
+            push_padded(&mut s, text, width, false, true);
+            false
+        }
+    };
+    let pad = if aligned {
+        width.saturating_sub(s.chars().count())
+    } else {
+        0
+    };
+    (s, pad)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_table(
     h: &mut EventHists,
-    keys: &[SortKey],
+    columns: &Columns,
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
@@ -1376,10 +1462,26 @@ fn write_table(
     machine: &mut Machine,
     out: &mut Vec<u8>,
 ) {
-    let mut shown = output_order(h, keys, children, graph, order);
+    let mut shown = output_order(h, columns, children, graph, order);
     let h = &*h;
-    let sort_keys = keys;
-    let keys = &shown_keys(keys, &opts.filter)[..];
+    let out_keys: Vec<SortKey> = columns
+        .output
+        .iter()
+        .filter_map(|c| match c {
+            Column::Key(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    let keys = &shown_keys(&out_keys, &opts.filter)[..];
+    let out_cols: Vec<Column> = columns
+        .output
+        .iter()
+        .copied()
+        .filter(|c| match c {
+            Column::Key(k) => keys.contains(k),
+            _ => true,
+        })
+        .collect();
     // perf files the rows its filters (and `-x`) hide in its output tree (they shape
     // it) and skips them when printing and sizing the columns.
     shown.retain(|&(i, _)| !h.rows[i].filtered);
@@ -1469,35 +1571,40 @@ fn write_table(
             w
         })
         .collect();
+    let key_index = |k: SortKey| keys.iter().position(|&x| x == k).unwrap_or(0);
+    let width_of = |c: Column| match c {
+        Column::Key(k) => widths[key_index(k)],
+        c => c.overhead_width().unwrap_or(0),
+    };
+    let sep = opts.field_separator.as_deref();
+    // The columns' titles (perf's `hists__fprintf_headers`); with a separator, no
+    // line of dots under them.
     let mut head = String::from("# ");
     let mut dots = String::from("# ");
-    if children {
-        head.push_str("Children      Self");
-        dots.push_str("........  ........");
-    } else {
-        head.push_str("Overhead");
-        dots.push_str("........");
-    }
-    // perf's `-n` and `--show-total-period` columns: 12 wide, to the right.
-    let counts = [
-        (opts.show_nr_samples, "Samples"),
-        (opts.show_total_period, "Period"),
-    ];
-    for (_, title) in counts.iter().filter(|c| c.0) {
-        head.push_str(&format!("  {title:>12}"));
-        dots.push_str(&format!("  {}", ".".repeat(12)));
-    }
     /// perf formats each column's title into a buffer of 1024 bytes: a title padded
     /// wider than that is cut (the dots below it are not).
     const TITLE_MAX: usize = 1023;
-    for (k, w) in keys.iter().zip(&widths) {
-        head.push_str("  ");
-        push_padded(&mut head, k.header(), (*w).min(TITLE_MAX), false, false);
-        dots.push_str("  ");
-        dots.push_str(&".".repeat(*w));
+    for (i, &c) in out_cols.iter().enumerate() {
+        if i > 0 {
+            head.push_str(sep.unwrap_or("  "));
+            dots.push_str("  ");
+        }
+        let w = width_of(c);
+        push_padded(
+            &mut head,
+            columns.title(c),
+            w.min(TITLE_MAX),
+            c.overhead_width().is_some(),
+            false,
+        );
+        dots.push_str(&".".repeat(w));
     }
     if !opts.quiet {
-        out.extend_from_slice(format!("{head}\n{dots}\n#\n").as_bytes());
+        out.extend_from_slice(head.as_bytes());
+        out.push(b'\n');
+        if sep.is_none() {
+            out.extend_from_slice(format!("{dots}\n#\n").as_bytes());
+        }
     }
     let pct = |v: u64| {
         if total == 0 {
@@ -1512,40 +1619,40 @@ fn write_table(
         if opts.percent_limit > 0.0 && (pct(share) as f32) < opts.percent_limit {
             continue;
         }
-        let mut line = String::from("  ");
-        if children {
-            // perf's `" %*.2f%%"` with 6: a share of 1000% or more (Children of
-            // `time` rows) widens the column by a character.
-            line.push_str(&format!(" {:>6.2}%", pct(t.children)));
-            line.push_str("  ");
-        }
-        line.push_str(&format!(" {:>6.2}%", pct(t.self_)));
-        if opts.show_nr_samples {
-            line.push_str(&format!("  {:>12}", t.samples));
-        }
-        if opts.show_total_period {
-            line.push_str(&format!("  {:>12}", t.self_));
-        }
-        for (i, (k, w)) in keys.iter().zip(&widths).enumerate() {
-            line.push_str("  ");
-            if *k == SortKey::Sym && i + 1 == keys.len() {
-                line.push_str(&c[i]);
-            } else if matches!(
-                k,
-                SortKey::Time | SortKey::Trace | SortKey::Srcline | SortKey::Srcfile
-            ) && i + 1 == keys.len()
-            {
-                // C's `%-.*s`: cut to the width, not padded.
-                push_cut(&mut line, &c[i], *w);
-            } else if *k == SortKey::Sym || *k == SortKey::Addr {
-                // Padded to the width, never cut.
-                push_padded(&mut line, &c[i], *w, false, false);
-            } else if matches!(k, SortKey::Cpu | SortKey::Socket | SortKey::DsoSize) {
-                push_padded(&mut line, &c[i], *w, true, false);
-            } else {
-                // C's `%-*.*s`: padded and cut to the width.
-                push_padded(&mut line, &c[i], *w, false, true);
+        let mut line = String::new();
+        for (i, &col) in out_cols.iter().enumerate() {
+            let last = i + 1 == out_cols.len();
+            if sep.is_none() || i > 0 {
+                line.push_str(sep.unwrap_or("  "));
             }
+            let w = width_of(col);
+            let (text, pad) = match col {
+                Column::Key(k) => {
+                    let (text, pad) = key_cell(k, &c[key_index(k)], w, last);
+                    (replace_separator(&text, sep), pad)
+                }
+                // perf's `hpp__fmt_acc` without accumulated chains.
+                Column::Children if !children => (format!("{:>w$}", "N/A"), 0),
+                col => {
+                    let value = match col {
+                        Column::Children => format!("{:.2}", pct(t.children)),
+                        Column::Overhead => format!("{:.2}", pct(t.self_)),
+                        Column::OverheadSys => format!("{:.2}", pct(t.period_sys)),
+                        Column::OverheadUs => format!("{:.2}", pct(t.period_us)),
+                        Column::Samples => t.samples.to_string(),
+                        _ => t.self_.to_string(),
+                    };
+                    let text = overhead_cell(&value, col.is_percent(), w, sep.is_some());
+                    let pad = if last {
+                        0
+                    } else {
+                        w.saturating_sub(text.len())
+                    };
+                    (text, pad)
+                }
+            };
+            line.push_str(&text);
+            line.extend(std::iter::repeat(' ').take(pad));
         }
         line.push('\n');
         out.extend_from_slice(line.as_bytes());
@@ -1557,7 +1664,8 @@ fn write_table(
                 total: h.period,
                 threshold_total: total,
                 row: if children { t.children } else { t.self_ },
-                sym_first: sort_keys.first() == Some(&SortKey::Sym),
+                sym_first: columns.sym_first,
+                folded_separator: sep,
             };
             out.extend_from_slice(render(tree, cx).as_bytes());
         }
