@@ -950,8 +950,8 @@ pub fn write_report(
                         &machine,
                         &s,
                         usize::MAX,
-                        |n, l, raw, inlined, srcline| {
-                            entries.push(n);
+                        |unwound, n, l, raw, inlined, srcline| {
+                            entries.push((unwound, n));
                             locs.push((
                                 l,
                                 raw,
@@ -960,21 +960,25 @@ pub fn write_report(
                             ))
                         },
                     );
-                    // `--max-stack`: perf resolves the chain in print order and stops
-                    // after that many entries, so caller order keeps the outermost.
-                    let count = entries.last().map_or(0, |n| n + 1);
-                    if count > opts.max_stack {
-                        let keep: Box<dyn Fn(usize) -> bool> = if order == ChainOrder::Caller {
-                            Box::new(|n| n >= count - opts.max_stack)
+                    // `--max-stack`: perf resolves the sampled chain in print order
+                    // and stops after that many entries, so caller order keeps the
+                    // outermost; it unwinds that many frames from the sample.
+                    let sampled = entries
+                        .iter()
+                        .filter(|e| !e.0)
+                        .map(|e| e.1 + 1)
+                        .max()
+                        .unwrap_or(0);
+                    let max = opts.max_stack;
+                    let keep = |(unwound, n): (bool, usize)| {
+                        if unwound || order == ChainOrder::Callee {
+                            n < max
                         } else {
-                            Box::new(|n| n < opts.max_stack)
-                        };
-                        let mut i = 0;
-                        locs.retain(|_| {
-                            i += 1;
-                            keep(entries[i - 1])
-                        });
-                    }
+                            n + max >= sampled
+                        }
+                    };
+                    let mut kept = entries.into_iter();
+                    locs.retain(|_| kept.next().is_some_and(keep));
                     if filter.hide_unresolved {
                         // perf leaves such entries out of the chain it builds.
                         locs.retain(|(l, ..)| l.sym.is_some());
@@ -1342,7 +1346,7 @@ fn output_order(
     order: ChainOrder,
 ) -> Vec<(usize, u8)> {
     let keys = &columns.keys()[..];
-    let made = if keys.contains(&SortKey::Comm) {
+    let made = if columns.collapse {
         h.collapse(keys)
     } else {
         h.entries_in.in_order()
@@ -1522,6 +1526,7 @@ fn write_table(
                 .collect()
         })
         .collect();
+    let sep = opts.field_separator.as_deref();
     let widths: Vec<usize> = keys
         .iter()
         .enumerate()
@@ -1562,7 +1567,8 @@ fn write_table(
                     w = w.max(c[i].len());
                 }
             }
-            if *k == SortKey::Dso && unresolved {
+            // perf's `hists__set_unres_dso_col_len`: not with a separator or `-d`.
+            if *k == SortKey::Dso && unresolved && sep.is_none() && opts.filter.dsos.is_none() {
                 w = w.max(16);
             }
             if *k == SortKey::Addr {
@@ -1576,7 +1582,6 @@ fn write_table(
         Column::Key(k) => widths[key_index(k)],
         c => c.overhead_width().unwrap_or(0),
     };
-    let sep = opts.field_separator.as_deref();
     // The columns' titles (perf's `hists__fprintf_headers`); with a separator, no
     // line of dots under them.
     let mut head = String::from("# ");

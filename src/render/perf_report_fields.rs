@@ -94,6 +94,10 @@ pub struct Columns {
     pub sort: Vec<Column>,
     /// The `overhead` column is titled `Self` (beside perf's own `Children`).
     pub self_title: bool,
+    /// `comm` is among the keys of `-s` (or the default ones): perf then merges rows
+    /// again before sorting them for output (`need_collapse`), which the keys that
+    /// `-F` adds do not ask for.
+    pub collapse: bool,
     /// Without `-F`, `-s` starts with `sym`: perf then leaves a row's own symbol out
     /// of the top of its call graph.
     pub sym_first: bool,
@@ -150,6 +154,7 @@ impl Columns {
         if o.parent && !sort.contains(&Column::Key(SortKey::Parent)) {
             sort.push(Column::Key(SortKey::Parent));
         }
+        let collapse = sort.contains(&Column::Key(SortKey::Comm));
         let mut output = Vec::new();
         if !strict {
             if o.children {
@@ -191,6 +196,7 @@ impl Columns {
             output,
             sort,
             self_title: !strict && o.children,
+            collapse,
             sym_first: o.fields.is_none() && o.sort.is_some_and(|s| s.starts_with("sym")),
         })
     }
