@@ -360,6 +360,10 @@ pub struct ReportArgs {
     /// perf_event_max_stack, else 127)
     #[arg(long = "max-stack", value_name = "N")]
     max_stack: Option<usize>,
+    /// After the report, the count of each event in each thread that exited while
+    /// recorded with per-thread counts (perf record -s: the file's READ records)
+    #[arg(short = 'T', long = "threads")]
+    threads: bool,
     /// Accumulate call chains of children to the parent entry (the default with call chains)
     #[arg(long = "children", overrides_with = "no_children")]
     children: bool,
@@ -561,6 +565,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         relative,
         field_separator,
         max_stack: a.max_stack.unwrap_or_else(sysctl_max_stack),
+        show_threads: a.threads,
         percent_limit,
         quiet: a.quiet,
         time_str: a.time.clone(),

@@ -11,6 +11,7 @@ pub mod perf_callgraph;
 pub mod perf_report;
 pub mod perf_report_fields;
 pub mod perf_report_filter;
+pub mod perf_report_threads;
 pub mod perf_script;
 pub mod perf_sideband;
 pub mod perf_stat;

@@ -23,6 +23,7 @@ use crate::render::perf_callgraph::{
 };
 use crate::render::perf_report_fields::{overhead_cell, replace_separator, Column, Columns};
 use crate::render::perf_report_filter::{Elided, SampleFilter};
+use crate::render::perf_report_threads::ThreadValues;
 use crate::render::perf_script::event_name;
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
@@ -729,6 +730,9 @@ pub struct PerfReportOptions {
     /// `-t/--field-separator`: the text between columns, which are then not padded
     /// to line up, and of call chains in `folded` mode.
     pub field_separator: Option<String>,
+    /// `-T/--threads`: the counts of the threads' READ records after the report
+    /// ([`ThreadValues`]).
+    pub show_threads: bool,
     /// `--max-stack`: at most this many entries of each call chain (from the
     /// outermost caller in caller order, from the sample in callee order).
     pub max_stack: usize,
@@ -752,6 +756,7 @@ impl Default for PerfReportOptions {
             relative: false,
             field_separator: None,
             max_stack: usize::MAX,
+            show_threads: false,
             percent_limit: 0.0,
             quiet: false,
             time_str: None,
@@ -891,7 +896,29 @@ pub fn write_report(
     });
     let mut hists: Vec<EventHists> = file.attrs().iter().map(|_| EventHists::default()).collect();
     let mut lost = 0u64;
+    let mut threads = ThreadValues::default();
     for r in ordered_records(file)? {
+        if r.type_ == record::READ && opts.show_threads {
+            // perf takes the record's event from its id, the first event without one.
+            let id = match file.decode(&r)? {
+                Event::Other { id, .. } => id.id,
+                _ => None,
+            };
+            let attr = match id {
+                Some(id) if id != 0 => file.attr_of_id(id),
+                _ => Some(0),
+            };
+            if let (Some(attr), Some(b)) = (attr, r.body.get(..16)) {
+                let e = file.endian();
+                threads.add(
+                    e.u32(&b[..4]) as i32,
+                    e.u32(&b[4..8]) as i32,
+                    attr,
+                    || event_name(&file.attrs()[attr], catalog),
+                    e.u64(&b[8..16]),
+                );
+            }
+        }
         if r.type_ == record::LOST_SAMPLES {
             if let Some(b) = r.body.get(..8) {
                 lost += file.endian().u64(b);
@@ -1215,6 +1242,9 @@ pub fn write_report(
     }
     if !opts.quiet {
         text.extend_from_slice(b"#\n#\n");
+    }
+    if opts.show_threads {
+        text.extend_from_slice(threads.render().as_bytes());
     }
     out.write_all(&text).map_err(w)?;
     Ok(rows)
