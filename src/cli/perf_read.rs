@@ -364,6 +364,14 @@ pub struct ReportArgs {
     /// recorded with per-thread counts (perf record -s: the file's READ records)
     #[arg(short = 'T', long = "threads")]
     threads: bool,
+    /// Show the events of each group (perf record -e '{a,b}') together, in the
+    /// leader's table with a column of each event's share (the default for a file
+    /// with groups); for a file without groups, all its events as one group
+    #[arg(long = "group", overrides_with = "no_group")]
+    group: bool,
+    /// Show each event of a group in a table of its own
+    #[arg(long = "no-group")]
+    no_group: bool,
     /// Accumulate call chains of children to the parent entry (the default with call chains)
     #[arg(long = "children", overrides_with = "no_children")]
     children: bool,
@@ -566,6 +574,13 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         field_separator,
         max_stack: a.max_stack.unwrap_or_else(sysctl_max_stack),
         show_threads: a.threads,
+        group: if a.no_group {
+            Some(false)
+        } else if a.group {
+            Some(true)
+        } else {
+            None
+        },
         percent_limit,
         quiet: a.quiet,
         time_str: a.time.clone(),

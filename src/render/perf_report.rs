@@ -277,6 +277,9 @@ struct Row {
     /// Hidden by a filter (perf's `he->filtered`): the filters of the sample that
     /// made the row decide, whatever samples land in it later.
     filtered: bool,
+    /// Made in a group leader's table for a member's row it lacks (perf's
+    /// `he->dummy`): no share of its own, shown with the member's.
+    dummy: bool,
 }
 
 const MADE_TRACE: u8 = 1;
@@ -300,6 +303,7 @@ impl Row {
             tree: None,
             made: Cell::new(0),
             filtered: false,
+            dummy: false,
         }
     }
 }
@@ -327,6 +331,14 @@ struct EventHists {
     rows: Vec<Row>,
     /// The rows as perf files them while reading (`hists->entries_in`).
     entries_in: RbOrder,
+    /// The rows merged again (`hists->entries_collapsed`) and the row of each of its
+    /// items, once [`EventHists::collapse`] made it.
+    collapsed: Option<(RbOrder, Vec<usize>)>,
+    /// In a group leader's table (`--group`): for each row, the counts of the rows of
+    /// the other events of the group with its key (perf's `pairs`), zero for none.
+    pairs: Vec<Vec<Totals>>,
+    /// In a group leader's table: each other event's total period (of the shares).
+    member_totals: Vec<u64>,
 }
 
 impl EventHists {
@@ -357,6 +369,7 @@ impl EventHists {
             tree: None,
             made: Cell::new(0),
             filtered,
+            dummy: false,
         };
         // With `sym` as a key perf's comparison is no total order: an inlined
         // function's symbol is compared by name and others by start, a symbol and an
@@ -401,7 +414,7 @@ impl EventHists {
     /// the same comparison, a row that meets an equal one on its way down merged into
     /// it (its shares and call chains), as the first filing can miss rows of one key
     /// (see [`EventHists::row`]). Returns the rows left, in the new tree's order.
-    fn collapse(&mut self, keys: &[SortKey]) -> Vec<usize> {
+    fn collapse(&mut self, keys: &[SortKey]) {
         let mut collapsed = RbOrder::new();
         let mut filed: Vec<usize> = Vec::with_capacity(self.rows.len());
         for i in self.entries_in.in_order() {
@@ -425,7 +438,65 @@ impl EventHists {
             collapsed.insert(|e| entry_cmp(keys, &rows[filed[e]], &rows[i]) == Ordering::Less);
             filed.push(i);
         }
-        collapsed.in_order().into_iter().map(|e| filed[e]).collect()
+        self.collapsed = Some((collapsed, filed));
+    }
+
+    /// The rows in the order of the tree they are in now (`entries_collapsed` once
+    /// made, else `entries_in`).
+    fn current_order(&self) -> Vec<usize> {
+        match &self.collapsed {
+            Some((tree, filed)) => tree.in_order().into_iter().map(|e| filed[e]).collect(),
+            None => self.entries_in.in_order(),
+        }
+    }
+
+    /// perf's `hists__find_entry`: the row of the tree the rows are in now that
+    /// compares equal to `probe`.
+    fn find_current(&self, keys: &[SortKey], probe: &Row) -> Option<usize> {
+        let rows = &self.rows;
+        match &self.collapsed {
+            Some((tree, filed)) => tree
+                .find(|e| entry_cmp(keys, &rows[filed[e]], probe))
+                .map(|e| filed[e]),
+            None => self.entries_in.find(|e| entry_cmp(keys, &rows[e], probe)),
+        }
+    }
+
+    /// perf's `hists__add_dummy_entry`: the row equal to `pair` (a row of another
+    /// event of the group), else a new one with its key and no share, filed in the
+    /// tree the rows are in now.
+    fn add_dummy(&mut self, keys: &[SortKey], pair: &Row) -> usize {
+        if let Some(i) = self.find_current(keys, pair) {
+            return i;
+        }
+        let i = self.rows.len();
+        let rows = &self.rows;
+        match &mut self.collapsed {
+            Some((tree, filed)) => {
+                tree.insert(|e| entry_cmp(keys, &rows[filed[e]], pair) == Ordering::Less);
+                filed.push(i);
+            }
+            None => {
+                self.entries_in
+                    .insert(|e| entry_cmp(keys, &rows[e], pair) == Ordering::Less);
+            }
+        }
+        self.rows.push(Row {
+            key: pair.key.clone(),
+            totals: Totals {
+                first_tid: pair.totals.first_tid,
+                kernel: pair.totals.kernel,
+                unresolved: pair.totals.unresolved,
+                ..Totals::default()
+            },
+            map_dso: pair.map_dso.clone(),
+            map: pair.map,
+            tree: None,
+            made: Cell::new(pair.made.get()),
+            filtered: pair.filtered,
+            dummy: true,
+        });
+        i
     }
 
     /// The period of the rows no filter hides (perf's `total_non_filtered_period`).
@@ -730,6 +801,9 @@ pub struct PerfReportOptions {
     /// `-t/--field-separator`: the text between columns, which are then not padded
     /// to line up, and of call chains in `folded` mode.
     pub field_separator: Option<String>,
+    /// `--group` (Some(true)) or `--no-group` (Some(false)); by default the events of
+    /// a group (GROUP_DESC) are shown together, in the leader's table.
+    pub group: Option<bool>,
     /// `-T/--threads`: the counts of the threads' READ records after the report
     /// ([`ThreadValues`]).
     pub show_threads: bool,
@@ -757,6 +831,7 @@ impl Default for PerfReportOptions {
             field_separator: None,
             max_stack: usize::MAX,
             show_threads: false,
+            group: None,
             percent_limit: 0.0,
             quiet: false,
             time_str: None,
@@ -1167,6 +1242,22 @@ pub fn write_report(
             other => machine.apply(&other),
         }
     }
+    // perf's `report__collapse_hists`: each event's rows merged again when a key asks
+    // for it; in a group shown together, each other event's rows then matched with
+    // the leader's (`hists__match`), and those without a match added to the leader's
+    // (`hists__link`).
+    for h in &mut hists {
+        if columns.collapse {
+            h.collapse(keys);
+        }
+    }
+    let groups = event_groups(file, opts.group)?;
+    let shown_together = opts.group != Some(false);
+    if shown_together {
+        for g in &groups {
+            link_group(&mut hists, g, keys, opts.relative);
+        }
+    }
     let w = |e: io::Error| {
         PerfDataError::new(
             file.path(),
@@ -1198,16 +1289,45 @@ pub fn write_report(
         text.extend_from_slice(b"#\n");
         text.extend_from_slice(format!("# Total Lost Samples: {lost}\n#\n").as_bytes());
     }
-    for (i, h) in hists.iter_mut().enumerate() {
-        if h.samples == 0 {
+    for i in 0..hists.len() {
+        let group = groups.iter().find(|g| g.leader == i);
+        let member = groups
+            .iter()
+            .any(|g| i > g.leader && i < g.leader + g.members);
+        if hists[i].samples == 0 || (shown_together && member) {
             continue;
         }
-        let name = event_name(&file.attrs()[i], catalog);
-        let (samples, period) = if opts.relative {
-            (h.unfiltered_samples, h.unfiltered_period())
-        } else {
-            (h.samples, h.period)
+        let counts = |h: &EventHists| {
+            if opts.relative {
+                (h.unfiltered_samples, h.unfiltered_period())
+            } else {
+                (h.samples, h.period)
+            }
         };
+        let (mut samples, mut period) = counts(&hists[i]);
+        let mut name = event_name(&file.attrs()[i], catalog);
+        if let (Some(g), true) = (group, shown_together) {
+            // perf's `evsel__group_desc`, and the counts of all the group's events.
+            let names: Vec<String> = (g.leader..g.leader + g.members)
+                .map(|e| event_name(&file.attrs()[e], catalog))
+                .collect();
+            name = match (&g.name, g.forced) {
+                (_, true) => names.join(", "),
+                (Some(n), _) => format!("{n} {{ {} }}", names.join(", ")),
+                (None, _) => format!("anon group {{ {} }}", names.join(", ")),
+            };
+            for e in g.leader + 1..g.leader + g.members {
+                let (s, p) = counts(&hists[e]);
+                samples += s;
+                period += p;
+            }
+        }
+        let plural = if group.is_some_and(|g| g.members > 1) {
+            "s"
+        } else {
+            ""
+        };
+        let h = &mut hists[i];
         // perf's convert_unit: K, M, G above a thousand, else a space.
         let (mut n, mut unit) = (samples, ' ');
         for u in ['K', 'M', 'G'] {
@@ -1223,7 +1343,7 @@ pub fn write_report(
             };
             text.extend_from_slice(
                 format!(
-                    "# Samples: {n}{unit} of event '{name}'{time}\n# Event count (approx.): {period}\n#\n"
+                    "# Samples: {n}{unit} of event{plural} '{name}'{time}\n# Event count (approx.): {period}\n#\n"
                 )
                 .as_bytes(),
             );
@@ -1248,6 +1368,75 @@ pub fn write_report(
     }
     out.write_all(&text).map_err(w)?;
     Ok(rows)
+}
+
+/// A group of events as the report shows it.
+struct ReportGroup {
+    leader: usize,
+    members: usize,
+    name: Option<String>,
+    /// Made by `--group` of the events of a file without groups (perf's
+    /// `forced_leader`): its name is the events' alone.
+    forced: bool,
+}
+
+/// The file's groups (GROUP_DESC); with `--group` and none, all its events as one
+/// (perf's `evlist__force_leader`).
+fn event_groups(file: &PerfData, group: Option<bool>) -> Result<Vec<ReportGroup>, PerfDataError> {
+    let mut groups: Vec<ReportGroup> = file
+        .groups()?
+        .into_iter()
+        .map(|g| ReportGroup {
+            leader: g.leader,
+            members: g.members,
+            name: g.name,
+            forced: false,
+        })
+        .collect();
+    if groups.is_empty() && group == Some(true) && file.attrs().len() > 1 {
+        groups.push(ReportGroup {
+            leader: 0,
+            members: file.attrs().len(),
+            name: None,
+            forced: true,
+        });
+    }
+    Ok(groups)
+}
+
+/// perf's `hists__match` and `hists__link` of each other event of group `g` with its
+/// leader: the leader's rows take the counts of the rows of the same key, and rows
+/// the leader lacks are added to it without counts of its own.
+fn link_group(hists: &mut [EventHists], g: &ReportGroup, keys: &[SortKey], relative: bool) {
+    let others = g.members - 1;
+    let (before, after) = hists.split_at_mut(g.leader + 1);
+    let leader = &mut before[g.leader];
+    leader.pairs = vec![vec![Totals::default(); others]; leader.rows.len()];
+    leader.member_totals.clear();
+    for (m, member) in after.iter().take(others).enumerate() {
+        leader.member_totals.push(if relative {
+            member.unfiltered_period()
+        } else {
+            member.period
+        });
+        let mut paired = vec![false; member.rows.len()];
+        for li in leader.current_order() {
+            if let Some(mi) = member.find_current(keys, &leader.rows[li]) {
+                leader.pairs[li][m] = member.rows[mi].totals;
+                paired[mi] = true;
+            }
+        }
+        for mi in member.current_order() {
+            if paired[mi] {
+                continue;
+            }
+            let li = leader.add_dummy(keys, &member.rows[mi]);
+            if li == leader.pairs.len() {
+                leader.pairs.push(vec![Totals::default(); others]);
+            }
+            leader.pairs[li][m] = member.rows[mi].totals;
+        }
+    }
 }
 
 /// The filter whose single value makes perf leave out the column of `k`.
@@ -1375,17 +1564,14 @@ fn output_order(
     graph: &CallGraph,
     order: ChainOrder,
 ) -> Vec<(usize, u8)> {
-    let keys = &columns.keys()[..];
-    let made = if columns.collapse {
-        h.collapse(keys)
-    } else {
-        h.entries_in.in_order()
-    };
+    let made = h.current_order();
     let h = &*h;
     let depth = |r: &Row| r.tree.as_ref().map_or(0, CallTree::max_depth);
     // `hist_entry__sort(a, b)`: the sort list's columns in turn; `a` goes left of `b`
     // when it is Greater.
-    let sort = |a: &Row, b: &Row| {
+    let members = h.member_totals.len();
+    let sort = |ia: usize, ib: usize| {
+        let (a, b) = (&h.rows[ia], &h.rows[ib]);
         let (ta, tb) = (&a.totals, &b.totals);
         let mut o = Ordering::Equal;
         for c in &columns.sort {
@@ -1403,10 +1589,21 @@ fn output_order(
                         ChainOrder::Callee => depth(b).cmp(&depth(a)),
                     }
                 }),
-                Column::Overhead | Column::Period => ta.self_.cmp(&tb.self_),
-                Column::OverheadSys => ta.period_sys.cmp(&tb.period_sys),
-                Column::OverheadUs => ta.period_us.cmp(&tb.period_us),
-                Column::Samples => ta.samples.cmp(&tb.samples),
+                // `__hpp__sort`: the event's count, then those of the group's
+                // other events in turn.
+                Column::Overhead
+                | Column::Period
+                | Column::OverheadSys
+                | Column::OverheadUs
+                | Column::Samples => {
+                    let mut o = own_count(*c, ta).cmp(&own_count(*c, tb));
+                    for m in 0..members {
+                        o = o.then_with(|| {
+                            own_count(*c, &h.pairs[ia][m]).cmp(&own_count(*c, &h.pairs[ib][m]))
+                        });
+                    }
+                    o
+                }
                 Column::Key(k) => match k {
                     SortKey::Comm => b.key.comm.cmp(&a.key.comm),
                     SortKey::Pid => b.key.pid.cmp(&a.key.pid),
@@ -1442,14 +1639,26 @@ fn output_order(
     let mut filed: Vec<(usize, u8)> = Vec::with_capacity(made.len());
     for i in made {
         let t = &h.rows[i].totals;
-        if (children && t.children == 0) || (!children && t.self_ == 0) {
+        if !h.rows[i].dummy && ((children && t.children == 0) || (!children && t.self_ == 0)) {
             continue;
         }
-        output.insert(|e| sort(&h.rows[i], &h.rows[filed[e].0]) == Ordering::Greater);
+        output.insert(|e| sort(i, filed[e].0) == Ordering::Greater);
         // perf sizes the columns by a row's texts right after filing it.
         filed.push((i, h.rows[i].made.get()));
     }
     output.in_order().into_iter().map(|e| filed[e]).collect()
+}
+
+/// A row's own count of an overhead column.
+fn own_count(c: Column, t: &Totals) -> u64 {
+    match c {
+        Column::Children => t.children,
+        Column::OverheadSys => t.period_sys,
+        Column::OverheadUs => t.period_us,
+        Column::Samples => t.samples,
+        Column::Overhead | Column::Period => t.self_,
+        Column::Key(_) => 0,
+    }
 }
 
 /// How a sort key's cell is made: the text perf's `se_snprintf` writes (in which a
@@ -1497,6 +1706,7 @@ fn write_table(
     out: &mut Vec<u8>,
 ) {
     let mut shown = output_order(h, columns, children, graph, order);
+    let members = h.member_totals.len();
     let h = &*h;
     let out_keys: Vec<SortKey> = columns
         .output
@@ -1531,6 +1741,10 @@ fn write_table(
     let trees: Vec<Option<&CallTree>> = shown
         .iter()
         .map(|&(i, _)| h.rows[i].tree.as_ref())
+        .collect();
+    let pair_rows: Vec<&[Totals]> = shown
+        .iter()
+        .map(|&(i, _)| h.pairs.get(i).map_or(&[][..], |p| &p[..]))
         .collect();
     let rows: Vec<(&Key, &Totals)> = shown
         .into_iter()
@@ -1608,9 +1822,10 @@ fn write_table(
         })
         .collect();
     let key_index = |k: SortKey| keys.iter().position(|&x| x == k).unwrap_or(0);
+    // perf's `hpp__width_fn`: a group's overhead column holds each event's count.
     let width_of = |c: Column| match c {
         Column::Key(k) => widths[key_index(k)],
-        c => c.overhead_width().unwrap_or(0),
+        c => c.overhead_width().unwrap_or(0) * (members + 1),
     };
     // The columns' titles (perf's `hists__fprintf_headers`); with a separator, no
     // line of dots under them.
@@ -1648,7 +1863,7 @@ fn write_table(
             100.0 * v as f64 / total as f64
         }
     };
-    for (((_, t), c), tree) in rows.iter().zip(&cells).zip(trees) {
+    for ((((_, t), c), tree), pairs) in rows.iter().zip(&cells).zip(trees).zip(&pair_rows) {
         // `--percent-limit`: perf compares the share as a float.
         let share = if children { t.children } else { t.self_ };
         if opts.percent_limit > 0.0 && (pct(share) as f32) < opts.percent_limit {
@@ -1666,18 +1881,37 @@ fn write_table(
                     let (text, pad) = key_cell(k, &c[key_index(k)], w, last);
                     (replace_separator(&text, sep), pad)
                 }
-                // perf's `hpp__fmt_acc` without accumulated chains.
-                Column::Children if !children => (format!("{:>w$}", "N/A"), 0),
                 col => {
-                    let value = match col {
-                        Column::Children => format!("{:.2}", pct(t.children)),
-                        Column::Overhead => format!("{:.2}", pct(t.self_)),
-                        Column::OverheadSys => format!("{:.2}", pct(t.period_sys)),
-                        Column::OverheadUs => format!("{:.2}", pct(t.period_us)),
-                        Column::Samples => t.samples.to_string(),
-                        _ => t.self_.to_string(),
+                    let base = col.overhead_width().unwrap_or(0);
+                    let text = if col == Column::Children && !children {
+                        // perf's `hpp__fmt_acc` without accumulated chains.
+                        format!("{:>base$}", "N/A")
+                    } else {
+                        // The event's count, then those of the group's other events.
+                        let mut text = String::new();
+                        let counts = std::iter::once((*t, total))
+                            .chain(pairs.iter().zip(h.member_totals.iter().copied()));
+                        for (t, total) in counts {
+                            let v = own_count(col, t);
+                            let value = if col.is_percent() {
+                                let p = if total == 0 {
+                                    0.0
+                                } else {
+                                    100.0 * v as f64 / total as f64
+                                };
+                                format!("{p:.2}")
+                            } else {
+                                v.to_string()
+                            };
+                            text.push_str(&overhead_cell(
+                                &value,
+                                col.is_percent(),
+                                base,
+                                sep.is_some(),
+                            ));
+                        }
+                        text
                     };
-                    let text = overhead_cell(&value, col.is_percent(), w, sep.is_some());
                     let pad = if last {
                         0
                     } else {

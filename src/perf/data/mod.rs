@@ -25,6 +25,7 @@ pub mod write;
 
 pub use error::{PerfDataError, PerfDataErrorKind};
 pub use read::{
-    Attr, DsoId, Event, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId, UserRegs,
+    Attr, DsoId, Event, EventGroup, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId,
+    UserRegs,
 };
 pub use write::{AttrEntry, Features, PerfDataWriter};
