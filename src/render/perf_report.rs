@@ -1316,8 +1316,8 @@ pub fn write_report(
                 (Some(n), _) => format!("{n} {{ {} }}", names.join(", ")),
                 (None, _) => format!("anon group {{ {} }}", names.join(", ")),
             };
-            for e in g.leader + 1..g.leader + g.members {
-                let (s, p) = counts(&hists[e]);
+            for member in &hists[g.leader + 1..g.leader + g.members] {
+                let (s, p) = counts(member);
                 samples += s;
                 period += p;
             }
