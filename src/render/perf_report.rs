@@ -24,8 +24,12 @@ use crate::render::perf_callgraph::{
 use crate::render::perf_report_fields::{overhead_cell, replace_separator, Column, Columns};
 use crate::render::perf_report_filter::{Elided, SampleFilter};
 use crate::render::perf_report_threads::ThreadValues;
+
+#[path = "perf_report_group.rs"]
+mod group;
 use crate::render::perf_script::event_name;
 use crate::render::tracecmd::{Catalog, DatCatalog};
+use group::{event_groups, link_group};
 
 /// A `--sort` key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -448,55 +452,6 @@ impl EventHists {
             Some((tree, filed)) => tree.in_order().into_iter().map(|e| filed[e]).collect(),
             None => self.entries_in.in_order(),
         }
-    }
-
-    /// perf's `hists__find_entry`: the row of the tree the rows are in now that
-    /// compares equal to `probe`.
-    fn find_current(&self, keys: &[SortKey], probe: &Row) -> Option<usize> {
-        let rows = &self.rows;
-        match &self.collapsed {
-            Some((tree, filed)) => tree
-                .find(|e| entry_cmp(keys, &rows[filed[e]], probe))
-                .map(|e| filed[e]),
-            None => self.entries_in.find(|e| entry_cmp(keys, &rows[e], probe)),
-        }
-    }
-
-    /// perf's `hists__add_dummy_entry`: the row equal to `pair` (a row of another
-    /// event of the group), else a new one with its key and no share, filed in the
-    /// tree the rows are in now.
-    fn add_dummy(&mut self, keys: &[SortKey], pair: &Row) -> usize {
-        if let Some(i) = self.find_current(keys, pair) {
-            return i;
-        }
-        let i = self.rows.len();
-        let rows = &self.rows;
-        match &mut self.collapsed {
-            Some((tree, filed)) => {
-                tree.insert(|e| entry_cmp(keys, &rows[filed[e]], pair) == Ordering::Less);
-                filed.push(i);
-            }
-            None => {
-                self.entries_in
-                    .insert(|e| entry_cmp(keys, &rows[e], pair) == Ordering::Less);
-            }
-        }
-        self.rows.push(Row {
-            key: pair.key.clone(),
-            totals: Totals {
-                first_tid: pair.totals.first_tid,
-                kernel: pair.totals.kernel,
-                unresolved: pair.totals.unresolved,
-                ..Totals::default()
-            },
-            map_dso: pair.map_dso.clone(),
-            map: pair.map,
-            tree: None,
-            made: Cell::new(pair.made.get()),
-            filtered: pair.filtered,
-            dummy: true,
-        });
-        i
     }
 
     /// The period of the rows no filter hides (perf's `total_non_filtered_period`).
@@ -1368,75 +1323,6 @@ pub fn write_report(
     }
     out.write_all(&text).map_err(w)?;
     Ok(rows)
-}
-
-/// A group of events as the report shows it.
-struct ReportGroup {
-    leader: usize,
-    members: usize,
-    name: Option<String>,
-    /// Made by `--group` of the events of a file without groups (perf's
-    /// `forced_leader`): its name is the events' alone.
-    forced: bool,
-}
-
-/// The file's groups (GROUP_DESC); with `--group` and none, all its events as one
-/// (perf's `evlist__force_leader`).
-fn event_groups(file: &PerfData, group: Option<bool>) -> Result<Vec<ReportGroup>, PerfDataError> {
-    let mut groups: Vec<ReportGroup> = file
-        .groups()?
-        .into_iter()
-        .map(|g| ReportGroup {
-            leader: g.leader,
-            members: g.members,
-            name: g.name,
-            forced: false,
-        })
-        .collect();
-    if groups.is_empty() && group == Some(true) && file.attrs().len() > 1 {
-        groups.push(ReportGroup {
-            leader: 0,
-            members: file.attrs().len(),
-            name: None,
-            forced: true,
-        });
-    }
-    Ok(groups)
-}
-
-/// perf's `hists__match` and `hists__link` of each other event of group `g` with its
-/// leader: the leader's rows take the counts of the rows of the same key, and rows
-/// the leader lacks are added to it without counts of its own.
-fn link_group(hists: &mut [EventHists], g: &ReportGroup, keys: &[SortKey], relative: bool) {
-    let others = g.members - 1;
-    let (before, after) = hists.split_at_mut(g.leader + 1);
-    let leader = &mut before[g.leader];
-    leader.pairs = vec![vec![Totals::default(); others]; leader.rows.len()];
-    leader.member_totals.clear();
-    for (m, member) in after.iter().take(others).enumerate() {
-        leader.member_totals.push(if relative {
-            member.unfiltered_period()
-        } else {
-            member.period
-        });
-        let mut paired = vec![false; member.rows.len()];
-        for li in leader.current_order() {
-            if let Some(mi) = member.find_current(keys, &leader.rows[li]) {
-                leader.pairs[li][m] = member.rows[mi].totals;
-                paired[mi] = true;
-            }
-        }
-        for mi in member.current_order() {
-            if paired[mi] {
-                continue;
-            }
-            let li = leader.add_dummy(keys, &member.rows[mi]);
-            if li == leader.pairs.len() {
-                leader.pairs.push(vec![Totals::default(); others]);
-            }
-            leader.pairs[li][m] = member.rows[mi].totals;
-        }
-    }
 }
 
 /// The filter whose single value makes perf leave out the column of `k`.

@@ -322,6 +322,7 @@ fn perf_report_live_event_groups_match_perf() {
         d,
     );
     check(d, "two.data", &["-g", "none"], &["--group"]);
+    check(d, "two.data", &["-g", "none"], &["--no-group"]);
     check(d, "two.data", &["--no-children", "-n"], &["--group"]);
 }
 
