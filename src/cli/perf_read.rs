@@ -396,10 +396,42 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
 pub struct ReportArgs {
     #[command(flatten)]
     input: InputArg,
-    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace,socket,dso_size,parent);
-    /// by default comm,dso,sym, or trace when every event of the file is a tracepoint
+    /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace,socket,dso_size,parent,
+    /// srcline,srcfile, or the columns of -F); by default comm,dso,sym, or trace when
+    /// every event of the file is a tracepoint, after the overhead columns unless -F
+    /// names every column
     #[arg(short = 's', long = "sort", value_name = "KEYS")]
     sort: Option<String>,
+    /// The columns, left to right: overhead, overhead_sys, overhead_us,
+    /// overhead_children, sample, period and the sort keys. Without -s the rows are
+    /// sorted by them in that order; a list that starts with + adds columns to the
+    /// default ones (and to -n's and --show-total-period's, which a list without +
+    /// leaves out). The sort keys not named are added at the end
+    #[arg(short = 'F', long = "fields", value_name = "FIELDS")]
+    fields: Option<String>,
+    /// Put SEP between the columns instead of lining them up (no dots line under the
+    /// titles; a SEP's first character inside a column becomes a dot), and between
+    /// the entries of `-g folded` call chains
+    #[arg(short = 't', long = "field-separator", value_name = "SEP")]
+    field_separator: Option<String>,
+    /// Take at most this many entries of each call chain, for the Children shares,
+    /// the call graphs and the parent: the outermost callers in caller order, those
+    /// nearest the sample in callee order (default: the kernel's
+    /// perf_event_max_stack, else 127)
+    #[arg(long = "max-stack", value_name = "N")]
+    max_stack: Option<usize>,
+    /// After the report, the count of each event in each thread that exited while
+    /// recorded with per-thread counts (perf record -s: the file's READ records)
+    #[arg(short = 'T', long = "threads")]
+    threads: bool,
+    /// Show the events of each group (perf record -e '{a,b}') together, in the
+    /// leader's table with a column of each event's share (the default for a file
+    /// with groups); for a file without groups, all its events as one group
+    #[arg(long = "group", overrides_with = "no_group")]
+    group: bool,
+    /// Show each event of a group in a table of its own
+    #[arg(long = "no-group")]
+    no_group: bool,
     /// Accumulate call chains of children to the parent entry (the default with call chains)
     #[arg(long = "children", overrides_with = "no_children")]
     children: bool,
@@ -566,8 +598,23 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         graph.order = Some(ChainOrder::Caller);
     }
     use tracectl::render::perf_report::{parse_time_quantum, PerfReportOptions, SortKey};
-    let mut keys = SortKey::parse_list(a.sort.as_deref().unwrap_or("comm,dso,sym"))
-        .map_err(anyhow::Error::msg)?;
+    use tracectl::render::perf_report_fields::{parse_field_separator, ColumnOptions, Columns};
+    let mut keys = vec![SortKey::Comm, SortKey::Dso, SortKey::Sym];
+    let mut columns = ColumnOptions {
+        sort: a.sort.as_deref(),
+        fields: a.fields.as_deref(),
+        default_sort: &[],
+        children: false,
+        show_nr_samples: a.show_nr_samples,
+        show_total_period: a.show_total_period,
+        parent: a.parent.is_some(),
+    };
+    // The lists are checked before the file is read.
+    Columns::setup(&columns).map_err(anyhow::Error::msg)?;
+    let field_separator = match &a.field_separator {
+        Some(s) => parse_field_separator(s).map_err(anyhow::Error::msg)?,
+        None => None,
+    };
     let relative = match a.percentage.as_deref() {
         None | Some("absolute") => false,
         Some("relative") => true,
@@ -589,8 +636,16 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         exclude_other: a.exclude_other,
         time_quantum_ns: parse_time_quantum(&a.time_quantum).map_err(anyhow::Error::msg)?,
         relative,
-        show_nr_samples: a.show_nr_samples,
-        show_total_period: a.show_total_period,
+        field_separator,
+        max_stack: a.max_stack.unwrap_or_else(sysctl_max_stack),
+        show_threads: a.threads,
+        group: if a.no_group {
+            Some(false)
+        } else if a.group {
+            Some(true)
+        } else {
+            None
+        },
         percent_limit,
         quiet: a.quiet,
         time_str: a.time.clone(),
@@ -600,10 +655,6 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         opts.parent = regex::Regex::new(p).with_context(|| {
             format!("-p/--parent '{p}' is no valid regex; give one such as '^sys_|^do_page_fault'")
         })?;
-        // As perf: a parent regex of one's own sorts by it too, after the other keys.
-        if !keys.contains(&SortKey::Parent) {
-            keys.push(SortKey::Parent);
-        }
     }
     let o = open(&a.input.input, &a.symbols)?;
     opts.header_block = a.header.block(&o.file)?;
@@ -616,8 +667,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
             .all(|at| at.type_ == tracectl::perf::data::abi::attr_type::TRACEPOINT)
     {
         // perf's default for a file of tracepoints alone is their text.
-        keys.retain(|k| *k == SortKey::Parent);
-        keys.insert(0, SortKey::Trace);
+        keys = vec![SortKey::Trace];
     }
     if !a.call_graph.is_empty()
         && opts.graph.mode != GraphMode::None
@@ -637,13 +687,17 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
     } else {
         None
     };
+    // As perf: a parent regex of one's own sorts by it too, after the other keys.
+    columns.default_sort = &keys;
+    columns.children = tracectl::render::perf_report::accumulates(&o.file, opts.children);
+    let columns = Columns::setup(&columns).map_err(anyhow::Error::msg)?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let rows = tracectl::render::perf_report::write_report(
         &o.file,
         o.machine,
         o.catalog.as_ref(),
-        &keys,
+        &columns,
         &opts,
         &mut out,
     )?;

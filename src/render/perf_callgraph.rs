@@ -393,7 +393,7 @@ fn bit(depth: usize) -> u32 {
 
 /// What printing a row's call graph needs besides the tree.
 #[derive(Debug, Clone, Copy)]
-pub struct GraphContext {
+pub struct GraphContext<'s> {
     /// The setting.
     pub graph: CallGraph,
     /// The event's total period (perf's percentages of `graph` are of it).
@@ -405,6 +405,9 @@ pub struct GraphContext {
     pub row: u64,
     /// The first sort key is `sym`: the row's own symbol is not repeated at the top.
     pub sym_first: bool,
+    /// `-t/--field-separator`, which `folded` puts between a chain's entries in place
+    /// of `;`.
+    pub folded_separator: Option<&'s str>,
 }
 
 struct Printer<'a> {
@@ -412,7 +415,7 @@ struct Printer<'a> {
     nodes: Vec<RNode>,
     /// Sorted, filtered children per node.
     sorted: Vec<Vec<usize>>,
-    cx: GraphContext,
+    cx: GraphContext<'a>,
     out: String,
 }
 
@@ -616,7 +619,8 @@ impl Printer<'_> {
                 .map(|&e| self.name(e).to_string())
                 .collect();
             if folded {
-                let _ = writeln!(self.out, "{value} {}", names.join(";"));
+                let sep = self.cx.folded_separator.unwrap_or(";");
+                let _ = writeln!(self.out, "{value} {}", names.join(sep));
             } else {
                 let _ = writeln!(self.out, "           {value}");
                 for name in names {
@@ -673,7 +677,7 @@ fn sort_flat(nodes: &[RNode], min_hit: u64) -> Vec<Vec<usize>> {
 }
 
 /// The call graph of one row as perf prints it under the row.
-pub fn render(tree: &CallTree, cx: GraphContext) -> String {
+pub fn render(tree: &CallTree, cx: GraphContext<'_>) -> String {
     let nodes = tree.compress();
     // perf: the threshold of `graph`, `flat` and `folded` is a share of the event's
     // period, cut to an integer.

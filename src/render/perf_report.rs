@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use crate::event::Record;
-use crate::perf::data::abi::{attr_type, record, sample};
+use crate::perf::data::abi::{attr_type, misc, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
 use crate::perf::machine::{jit_map_shown_name, ordered_records, Location, Machine, ObjectId};
 use crate::perf::rbtree::RbOrder;
@@ -21,9 +21,15 @@ use crate::perf::srcline::SourceLines;
 use crate::render::perf_callgraph::{
     render, CallGraph, CallTree, ChainOrder, Frame, FrameKey, GraphContext, GraphMode,
 };
+use crate::render::perf_report_fields::{overhead_cell, replace_separator, Column, Columns};
 use crate::render::perf_report_filter::{Elided, SampleFilter};
+use crate::render::perf_report_threads::ThreadValues;
+
+#[path = "perf_report_group.rs"]
+mod group;
 use crate::render::perf_script::event_name;
 use crate::render::tracecmd::{Catalog, DatCatalog};
+use group::{event_groups, link_group};
 
 /// A `--sort` key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,23 +73,29 @@ impl SortKey {
         s.split(',')
             .map(str::trim)
             .filter(|k| !k.is_empty())
-            .map(|k| match k {
-                "comm" => Ok(SortKey::Comm),
-                "pid" => Ok(SortKey::Pid),
-                "dso" => Ok(SortKey::Dso),
-                "sym" | "symbol" => Ok(SortKey::Sym),
-                "addr" => Ok(SortKey::Addr),
-                "cpu" => Ok(SortKey::Cpu),
-                "time" => Ok(SortKey::Time),
-                "trace" => Ok(SortKey::Trace),
-                "socket" => Ok(SortKey::Socket),
-                "dso_size" => Ok(SortKey::DsoSize),
-                "parent" => Ok(SortKey::Parent),
-                "srcline" => Ok(SortKey::Srcline),
-                "srcfile" => Ok(SortKey::Srcfile),
-                other => Err(unsupported_key(other)),
-            })
+            .map(SortKey::parse_one)
             .collect()
+    }
+
+    /// Parse one key of perf's name; perf's keys that are not supported are refused
+    /// with the reason.
+    pub fn parse_one(k: &str) -> Result<SortKey, String> {
+        match k {
+            "comm" => Ok(SortKey::Comm),
+            "pid" => Ok(SortKey::Pid),
+            "dso" => Ok(SortKey::Dso),
+            "sym" | "symbol" => Ok(SortKey::Sym),
+            "addr" => Ok(SortKey::Addr),
+            "cpu" => Ok(SortKey::Cpu),
+            "time" => Ok(SortKey::Time),
+            "trace" => Ok(SortKey::Trace),
+            "socket" => Ok(SortKey::Socket),
+            "dso_size" => Ok(SortKey::DsoSize),
+            "parent" => Ok(SortKey::Parent),
+            "srcline" => Ok(SortKey::Srcline),
+            "srcfile" => Ok(SortKey::Srcfile),
+            other => Err(unsupported_key(other)),
+        }
     }
 
     /// perf makes the key's text only when a comparison reaches the key.
@@ -91,7 +103,8 @@ impl SortKey {
         matches!(self, SortKey::Trace | SortKey::Srcline | SortKey::Srcfile)
     }
 
-    fn header(self) -> &'static str {
+    /// The column's title.
+    pub fn header(self) -> &'static str {
         match self {
             SortKey::Comm => "Command",
             SortKey::Pid => "    Pid:Command",
@@ -111,7 +124,8 @@ impl SortKey {
 }
 
 const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu, time, trace, socket, \
-                         dso_size, parent, srcline, srcfile";
+                         dso_size, parent, srcline, srcfile, and the columns overhead, \
+                         overhead_sys, overhead_us, overhead_children, sample, period";
 
 /// Why a `--sort` key of perf's is refused, or that it is no key at all.
 fn unsupported_key(key: &str) -> String {
@@ -154,14 +168,8 @@ fn unsupported_key(key: &str) -> String {
         "ins_lat",
         "local_p_stage_cyc",
         "p_stage_cyc",
-        "overhead",
-        "overhead_sys",
-        "overhead_us",
         "overhead_guest_sys",
         "overhead_guest_us",
-        "overhead_children",
-        "sample",
-        "period",
     ];
     if BRANCH.contains(&key) {
         format!(
@@ -236,6 +244,10 @@ struct Totals {
     children: u64,
     /// The samples of the row's own (perf's `nr_events`, the `Samples` column).
     samples: u64,
+    /// The period of the row's own samples taken in the kernel (`period_sys`).
+    period_sys: u64,
+    /// The period of the row's own samples taken in user space (`period_us`).
+    period_us: u64,
     /// The thread of the sample that made the row. perf sizes the command column by
     /// this thread's comm at the end of the file (`thread__comm_len`), not by the comm
     /// the row shows, and cuts the shown comm to that width: a row made by a sample
@@ -269,6 +281,9 @@ struct Row {
     /// Hidden by a filter (perf's `he->filtered`): the filters of the sample that
     /// made the row decide, whatever samples land in it later.
     filtered: bool,
+    /// Made in a group leader's table for a member's row it lacks (perf's
+    /// `he->dummy`): no share of its own, shown with the member's.
+    dummy: bool,
 }
 
 const MADE_TRACE: u8 = 1;
@@ -292,6 +307,7 @@ impl Row {
             tree: None,
             made: Cell::new(0),
             filtered: false,
+            dummy: false,
         }
     }
 }
@@ -319,6 +335,14 @@ struct EventHists {
     rows: Vec<Row>,
     /// The rows as perf files them while reading (`hists->entries_in`).
     entries_in: RbOrder,
+    /// The rows merged again (`hists->entries_collapsed`) and the row of each of its
+    /// items, once [`EventHists::collapse`] made it.
+    collapsed: Option<(RbOrder, Vec<usize>)>,
+    /// In a group leader's table (`--group`): for each row, the counts of the rows of
+    /// the other events of the group with its key (perf's `pairs`), zero for none.
+    pairs: Vec<Vec<Totals>>,
+    /// In a group leader's table: each other event's total period (of the shares).
+    member_totals: Vec<u64>,
 }
 
 impl EventHists {
@@ -349,6 +373,7 @@ impl EventHists {
             tree: None,
             made: Cell::new(0),
             filtered,
+            dummy: false,
         };
         // With `sym` as a key perf's comparison is no total order: an inlined
         // function's symbol is compared by name and others by start, a symbol and an
@@ -393,18 +418,22 @@ impl EventHists {
     /// the same comparison, a row that meets an equal one on its way down merged into
     /// it (its shares and call chains), as the first filing can miss rows of one key
     /// (see [`EventHists::row`]). Returns the rows left, in the new tree's order.
-    fn collapse(&mut self, keys: &[SortKey]) -> Vec<usize> {
+    fn collapse(&mut self, keys: &[SortKey]) {
         let mut collapsed = RbOrder::new();
         let mut filed: Vec<usize> = Vec::with_capacity(self.rows.len());
         for i in self.entries_in.in_order() {
             let rows = &self.rows;
             if let Some(e) = collapsed.find(|e| entry_cmp(keys, &rows[filed[e]], &rows[i])) {
                 let into = filed[e];
-                let (self_, children) = (rows[i].totals.self_, rows[i].totals.children);
+                let t = rows[i].totals;
                 let tree = self.rows[i].tree.take();
                 let row = &mut self.rows[into];
-                row.totals.self_ += self_;
-                row.totals.children += children;
+                // perf's `he_stat__add_stat`.
+                row.totals.self_ += t.self_;
+                row.totals.children += t.children;
+                row.totals.samples += t.samples;
+                row.totals.period_sys += t.period_sys;
+                row.totals.period_us += t.period_us;
                 if let Some(t) = tree {
                     row.tree.get_or_insert_with(CallTree::default).merge(&t);
                 }
@@ -413,7 +442,16 @@ impl EventHists {
             collapsed.insert(|e| entry_cmp(keys, &rows[filed[e]], &rows[i]) == Ordering::Less);
             filed.push(i);
         }
-        collapsed.in_order().into_iter().map(|e| filed[e]).collect()
+        self.collapsed = Some((collapsed, filed));
+    }
+
+    /// The rows in the order of the tree they are in now (`entries_collapsed` once
+    /// made, else `entries_in`).
+    fn current_order(&self) -> Vec<usize> {
+        match &self.collapsed {
+            Some((tree, filed)) => tree.in_order().into_iter().map(|e| filed[e]).collect(),
+            None => self.entries_in.in_order(),
+        }
     }
 
     /// The period of the rows no filter hides (perf's `total_non_filtered_period`).
@@ -715,10 +753,18 @@ pub struct PerfReportOptions {
     /// `--percentage relative`: shares (and the header's counts) of the rows the
     /// filters leave; perf's default is `absolute`, shares of the whole event.
     pub relative: bool,
-    /// `-n/--show-nr-samples`: a `Samples` column.
-    pub show_nr_samples: bool,
-    /// `--show-total-period`: a `Period` column.
-    pub show_total_period: bool,
+    /// `-t/--field-separator`: the text between columns, which are then not padded
+    /// to line up, and of call chains in `folded` mode.
+    pub field_separator: Option<String>,
+    /// `--group` (Some(true)) or `--no-group` (Some(false)); by default the events of
+    /// a group (GROUP_DESC) are shown together, in the leader's table.
+    pub group: Option<bool>,
+    /// `-T/--threads`: the counts of the threads' READ records after the report
+    /// ([`ThreadValues`]).
+    pub show_threads: bool,
+    /// `--max-stack`: at most this many entries of each call chain (from the
+    /// outermost caller in caller order, from the sample in callee order).
+    pub max_stack: usize,
     /// `--percent-limit`: rows under this share are not printed.
     pub percent_limit: f32,
     /// `-q/--quiet`: the rows alone, without the comment lines.
@@ -740,8 +786,10 @@ impl Default for PerfReportOptions {
             time_quantum_ns: TIME_QUANTUM_NS,
             filter: SampleFilter::default(),
             relative: false,
-            show_nr_samples: false,
-            show_total_period: false,
+            field_separator: None,
+            max_stack: usize::MAX,
+            show_threads: false,
+            group: None,
             percent_limit: 0.0,
             quiet: false,
             time_str: None,
@@ -841,6 +889,13 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
     }
 }
 
+/// Whether the report accumulates call chains (`--children`): as asked (by default
+/// when the file has call chains), and only when it has them.
+pub fn accumulates(file: &PerfData, children: Option<bool>) -> bool {
+    let has_chains = has_call_chains(file);
+    children.unwrap_or(has_chains) && has_chains
+}
+
 /// Whether the file has events sampled with call chains.
 pub fn has_call_chains(file: &PerfData) -> bool {
     file.attrs()
@@ -855,19 +910,19 @@ pub fn write_report(
     file: &PerfData,
     mut machine: Machine,
     catalog: Option<&DatCatalog>,
-    keys: &[SortKey],
+    columns: &Columns,
     opts: &PerfReportOptions,
     out: &mut dyn Write,
 ) -> Result<usize, PerfDataError> {
-    let (children, graph) = (opts.children, &opts.graph);
+    let graph = &opts.graph;
+    let keys = &columns.keys()[..];
     let mut lines = KeyLines(SourceLines::new());
-    let has_chains = has_call_chains(file);
     let sockets = if keys.contains(&SortKey::Socket) {
         file.cpu_sockets()?
     } else {
         None
     };
-    let children = children.unwrap_or(has_chains) && has_chains;
+    let children = accumulates(file, opts.children);
     let order = graph.order.unwrap_or(if children {
         ChainOrder::Caller
     } else {
@@ -875,7 +930,29 @@ pub fn write_report(
     });
     let mut hists: Vec<EventHists> = file.attrs().iter().map(|_| EventHists::default()).collect();
     let mut lost = 0u64;
+    let mut threads = ThreadValues::default();
     for r in ordered_records(file)? {
+        if r.type_ == record::READ && opts.show_threads {
+            // perf takes the record's event from its id, the first event without one.
+            let id = match file.decode(&r)? {
+                Event::Other { id, .. } => id.id,
+                _ => None,
+            };
+            let attr = match id {
+                Some(id) if id != 0 => file.attr_of_id(id),
+                _ => Some(0),
+            };
+            if let (Some(attr), Some(b)) = (attr, r.body.get(..16)) {
+                let e = file.endian();
+                threads.add(
+                    e.u32(&b[..4]) as i32,
+                    e.u32(&b[4..8]) as i32,
+                    attr,
+                    || event_name(&file.attrs()[attr], catalog),
+                    e.u64(&b[8..16]),
+                );
+            }
+        }
         if r.type_ == record::LOST_SAMPLES {
             if let Some(b) = r.body.get(..8) {
                 lost += file.endian().u64(b);
@@ -929,14 +1006,40 @@ pub fn write_report(
                 let mut locs = Vec::new();
                 let wants_parent = keys.contains(&SortKey::Parent);
                 if chained && (children || graph.mode != GraphMode::None || wants_parent) {
-                    lines.0.callchain(&machine, &s, |l, raw, inlined, srcline| {
-                        locs.push((
-                            l,
-                            raw,
-                            inlined.map(Arc::<str>::from),
-                            srcline.map(str::to_string),
-                        ))
-                    });
+                    let mut entries = Vec::new();
+                    lines.0.callchain_entries(
+                        &machine,
+                        &s,
+                        usize::MAX,
+                        |unwound, n, l, raw, inlined, srcline| {
+                            entries.push((unwound, n));
+                            locs.push((
+                                l,
+                                raw,
+                                inlined.map(Arc::<str>::from),
+                                srcline.map(str::to_string),
+                            ))
+                        },
+                    );
+                    // `--max-stack`: perf resolves the sampled chain in print order
+                    // and stops after that many entries, so caller order keeps the
+                    // outermost; it unwinds that many frames from the sample.
+                    let sampled = entries
+                        .iter()
+                        .filter(|e| !e.0)
+                        .map(|e| e.1 + 1)
+                        .max()
+                        .unwrap_or(0);
+                    let max = opts.max_stack;
+                    let keep = |(unwound, n): (bool, usize)| {
+                        if unwound || order == ChainOrder::Callee {
+                            n < max
+                        } else {
+                            n + max >= sampled
+                        }
+                    };
+                    let mut kept = entries.into_iter();
+                    locs.retain(|_| kept.next().is_some_and(keep));
                     if filter.hide_unresolved {
                         // perf leaves such entries out of the chain it builds.
                         locs.retain(|(l, ..)| l.sym.is_some());
@@ -975,8 +1078,14 @@ pub fn write_report(
                     &machine,
                     filtered,
                 );
-                h.rows[self_row].totals.self_ += s.period;
-                h.rows[self_row].totals.samples += 1;
+                let t = &mut h.rows[self_row].totals;
+                t.self_ += s.period;
+                t.samples += 1;
+                match s.cpumode {
+                    misc::KERNEL => t.period_sys += s.period,
+                    misc::USER => t.period_us += s.period,
+                    _ => {}
+                }
                 if !h.rows[self_row].filtered {
                     h.unfiltered_samples += 1;
                 }
@@ -1092,6 +1201,22 @@ pub fn write_report(
             other => machine.apply(&other),
         }
     }
+    // perf's `report__collapse_hists`: each event's rows merged again when a key asks
+    // for it; in a group shown together, each other event's rows then matched with
+    // the leader's (`hists__match`), and those without a match added to the leader's
+    // (`hists__link`).
+    for h in &mut hists {
+        if columns.collapse {
+            h.collapse(keys);
+        }
+    }
+    let groups = event_groups(file, opts.group)?;
+    let shown_together = opts.group != Some(false);
+    if shown_together {
+        for g in &groups {
+            link_group(&mut hists, g, keys, opts.relative);
+        }
+    }
     let w = |e: io::Error| {
         PerfDataError::new(
             file.path(),
@@ -1125,16 +1250,45 @@ pub fn write_report(
         text.extend_from_slice(b"#\n");
         text.extend_from_slice(format!("# Total Lost Samples: {lost}\n#\n").as_bytes());
     }
-    for (i, h) in hists.iter_mut().enumerate() {
-        if h.samples == 0 {
+    for i in 0..hists.len() {
+        let group = groups.iter().find(|g| g.leader == i);
+        let member = groups
+            .iter()
+            .any(|g| i > g.leader && i < g.leader + g.members);
+        if hists[i].samples == 0 || (shown_together && member) {
             continue;
         }
-        let name = event_name(&file.attrs()[i], catalog);
-        let (samples, period) = if opts.relative {
-            (h.unfiltered_samples, h.unfiltered_period())
-        } else {
-            (h.samples, h.period)
+        let counts = |h: &EventHists| {
+            if opts.relative {
+                (h.unfiltered_samples, h.unfiltered_period())
+            } else {
+                (h.samples, h.period)
+            }
         };
+        let (mut samples, mut period) = counts(&hists[i]);
+        let mut name = event_name(&file.attrs()[i], catalog);
+        if let (Some(g), true) = (group, shown_together) {
+            // perf's `evsel__group_desc`, and the counts of all the group's events.
+            let names: Vec<String> = (g.leader..g.leader + g.members)
+                .map(|e| event_name(&file.attrs()[e], catalog))
+                .collect();
+            name = match (&g.name, g.forced) {
+                (_, true) => names.join(", "),
+                (Some(n), _) => format!("{n} {{ {} }}", names.join(", ")),
+                (None, _) => format!("anon group {{ {} }}", names.join(", ")),
+            };
+            for member in &hists[g.leader + 1..g.leader + g.members] {
+                let (s, p) = counts(member);
+                samples += s;
+                period += p;
+            }
+        }
+        let plural = if group.is_some_and(|g| g.members > 1) {
+            "s"
+        } else {
+            ""
+        };
+        let h = &mut hists[i];
         // perf's convert_unit: K, M, G above a thousand, else a space.
         let (mut n, mut unit) = (samples, ' ');
         for u in ['K', 'M', 'G'] {
@@ -1150,14 +1304,14 @@ pub fn write_report(
             };
             text.extend_from_slice(
                 format!(
-                    "# Samples: {n}{unit} of event '{name}'{time}\n# Event count (approx.): {period}\n#\n"
+                    "# Samples: {n}{unit} of event{plural} '{name}'{time}\n# Event count (approx.): {period}\n#\n"
                 )
                 .as_bytes(),
             );
         }
         write_table(
             h,
-            keys,
+            columns,
             children,
             graph,
             order,
@@ -1169,6 +1323,9 @@ pub fn write_report(
     }
     if !opts.quiet {
         text.extend_from_slice(b"#\n#\n");
+    }
+    if opts.show_threads {
+        text.extend_from_slice(threads.render().as_bytes());
     }
     out.write_all(&text).map_err(w)?;
     Ok(rows)
@@ -1294,65 +1451,78 @@ fn cell(k: SortKey, key: &Key, t: &Totals, sym_width: usize, machine: &mut Machi
 /// red-black tree, whose shape decides between rows the comparison does not order.
 fn output_order(
     h: &mut EventHists,
-    keys: &[SortKey],
+    columns: &Columns,
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
 ) -> Vec<(usize, u8)> {
-    let made = if keys.contains(&SortKey::Comm) {
-        h.collapse(keys)
-    } else {
-        h.entries_in.in_order()
-    };
+    let made = h.current_order();
     let h = &*h;
     let depth = |r: &Row| r.tree.as_ref().map_or(0, CallTree::max_depth);
-    // `hist_entry__sort(a, b)`: the overhead columns, then the sort keys; `a` goes
-    // left of `b` when it is Greater.
-    let sort = |a: &Row, b: &Row| {
+    // `hist_entry__sort(a, b)`: the sort list's columns in turn; `a` goes left of `b`
+    // when it is Greater.
+    let members = h.member_totals.len();
+    let sort = |ia: usize, ib: usize| {
+        let (a, b) = (&h.rows[ia], &h.rows[ib]);
         let (ta, tb) = (&a.totals, &b.totals);
         let mut o = Ordering::Equal;
-        if children {
-            o = ta.children.cmp(&tb.children).then_with(|| {
-                // Callers above their callees when a thread's rows have equal
-                // Children shares (`__hpp__sort_acc`); rows of different threads
-                // are equal here.
-                if graph.mode == GraphMode::None || ta.first_tid != tb.first_tid {
-                    return Ordering::Equal;
-                }
-                match order {
-                    ChainOrder::Caller => depth(a).cmp(&depth(b)),
-                    ChainOrder::Callee => depth(b).cmp(&depth(a)),
-                }
-            });
-        }
-        o = o.then(ta.self_.cmp(&tb.self_));
-        for k in keys {
-            o = o.then_with(|| match k {
-                SortKey::Comm => b.key.comm.cmp(&a.key.comm),
-                SortKey::Pid => b.key.pid.cmp(&a.key.pid),
-                SortKey::Cpu => b.key.cpu.cmp(&a.key.cpu),
-                SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
-                SortKey::Time => addr_cmp(a.key.time, b.key.time),
-                SortKey::Trace => trace_cmp(a, b),
-                SortKey::Socket => b.key.socket.cmp(&a.key.socket),
-                SortKey::DsoSize => map_size_cmp(&a.key, &b.key),
-                SortKey::Parent => parent_cmp(&a.key, &b.key),
-                SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, a, b),
-                SortKey::Dso => dso_cmp(
-                    a.key.dso_shown.as_deref().or(a.key.dso.as_deref()),
-                    b.key.dso_shown.as_deref().or(b.key.dso.as_deref()),
-                ),
-                // `sort__sym_sort`: by name; rows without a symbol are equal.
-                SortKey::Sym => {
-                    let name = |r: &Row| match &r.key.sym {
-                        SymKey::Resolved { name, .. } => Some(name.clone()),
-                        _ => None,
-                    };
-                    match (name(a), name(b)) {
-                        (Some(x), Some(y)) => y.cmp(&x),
-                        (x, y) => cmp_null(x, y),
+        for c in &columns.sort {
+            o = o.then_with(|| match c {
+                // `__hpp__sort_acc`: nothing to compare without accumulated chains.
+                Column::Children if !children => Ordering::Equal,
+                Column::Children => ta.children.cmp(&tb.children).then_with(|| {
+                    // Callers above their callees when a thread's rows have equal
+                    // Children shares; rows of different threads are equal here.
+                    if graph.mode == GraphMode::None || ta.first_tid != tb.first_tid {
+                        return Ordering::Equal;
                     }
+                    match order {
+                        ChainOrder::Caller => depth(a).cmp(&depth(b)),
+                        ChainOrder::Callee => depth(b).cmp(&depth(a)),
+                    }
+                }),
+                // `__hpp__sort`: the event's count, then those of the group's
+                // other events in turn.
+                Column::Overhead
+                | Column::Period
+                | Column::OverheadSys
+                | Column::OverheadUs
+                | Column::Samples => {
+                    let mut o = own_count(*c, ta).cmp(&own_count(*c, tb));
+                    for m in 0..members {
+                        o = o.then_with(|| {
+                            own_count(*c, &h.pairs[ia][m]).cmp(&own_count(*c, &h.pairs[ib][m]))
+                        });
+                    }
+                    o
                 }
+                Column::Key(k) => match k {
+                    SortKey::Comm => b.key.comm.cmp(&a.key.comm),
+                    SortKey::Pid => b.key.pid.cmp(&a.key.pid),
+                    SortKey::Cpu => b.key.cpu.cmp(&a.key.cpu),
+                    SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
+                    SortKey::Time => addr_cmp(a.key.time, b.key.time),
+                    SortKey::Trace => trace_cmp(a, b),
+                    SortKey::Socket => b.key.socket.cmp(&a.key.socket),
+                    SortKey::DsoSize => map_size_cmp(&a.key, &b.key),
+                    SortKey::Parent => parent_cmp(&a.key, &b.key),
+                    SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, a, b),
+                    SortKey::Dso => dso_cmp(
+                        a.key.dso_shown.as_deref().or(a.key.dso.as_deref()),
+                        b.key.dso_shown.as_deref().or(b.key.dso.as_deref()),
+                    ),
+                    // `sort__sym_sort`: by name; rows without a symbol are equal.
+                    SortKey::Sym => {
+                        let name = |r: &Row| match &r.key.sym {
+                            SymKey::Resolved { name, .. } => Some(name.clone()),
+                            _ => None,
+                        };
+                        match (name(a), name(b)) {
+                            (Some(x), Some(y)) => y.cmp(&x),
+                            (x, y) => cmp_null(x, y),
+                        }
+                    }
+                },
             });
         }
         o
@@ -1361,20 +1531,65 @@ fn output_order(
     let mut filed: Vec<(usize, u8)> = Vec::with_capacity(made.len());
     for i in made {
         let t = &h.rows[i].totals;
-        if (children && t.children == 0) || (!children && t.self_ == 0) {
+        if !h.rows[i].dummy && ((children && t.children == 0) || (!children && t.self_ == 0)) {
             continue;
         }
-        output.insert(|e| sort(&h.rows[i], &h.rows[filed[e].0]) == Ordering::Greater);
+        output.insert(|e| sort(i, filed[e].0) == Ordering::Greater);
         // perf sizes the columns by a row's texts right after filing it.
         filed.push((i, h.rows[i].made.get()));
     }
     output.in_order().into_iter().map(|e| filed[e]).collect()
 }
 
+/// A row's own count of an overhead column.
+fn own_count(c: Column, t: &Totals) -> u64 {
+    match c {
+        Column::Children => t.children,
+        Column::OverheadSys => t.period_sys,
+        Column::OverheadUs => t.period_us,
+        Column::Samples => t.samples,
+        Column::Overhead | Column::Period => t.self_,
+        Column::Key(_) => 0,
+    }
+}
+
+/// How a sort key's cell is made: the text perf's `se_snprintf` writes (in which a
+/// separator's first character becomes a dot), and the spaces perf adds after it to
+/// line the columns up (`hist_entry__snprintf_alignment`, for all but the last).
+fn key_cell(k: SortKey, text: &str, width: usize, last: bool) -> (String, usize) {
+    let mut s = String::new();
+    let aligned = match k {
+        SortKey::Sym | SortKey::Addr => {
+            s.push_str(text);
+            !(k == SortKey::Sym && last)
+        }
+        // C's `%-.*s`: cut to the width, not padded.
+        SortKey::Time | SortKey::Trace | SortKey::Srcline | SortKey::Srcfile => {
+            push_cut(&mut s, text, width);
+            !last
+        }
+        SortKey::Cpu | SortKey::Socket | SortKey::DsoSize => {
+            push_padded(&mut s, text, width, true, false);
+            false
+        }
+        // C's `%-*.*s`: padded and cut to the width.
+        _ => {
+            push_padded(&mut s, text, width, false, true);
+            false
+        }
+    };
+    let pad = if aligned {
+        width.saturating_sub(s.chars().count())
+    } else {
+        0
+    };
+    (s, pad)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_table(
     h: &mut EventHists,
-    keys: &[SortKey],
+    columns: &Columns,
     children: bool,
     graph: &CallGraph,
     order: ChainOrder,
@@ -1382,10 +1597,27 @@ fn write_table(
     machine: &mut Machine,
     out: &mut Vec<u8>,
 ) {
-    let mut shown = output_order(h, keys, children, graph, order);
+    let mut shown = output_order(h, columns, children, graph, order);
+    let members = h.member_totals.len();
     let h = &*h;
-    let sort_keys = keys;
-    let keys = &shown_keys(keys, &opts.filter)[..];
+    let out_keys: Vec<SortKey> = columns
+        .output
+        .iter()
+        .filter_map(|c| match c {
+            Column::Key(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    let keys = &shown_keys(&out_keys, &opts.filter)[..];
+    let out_cols: Vec<Column> = columns
+        .output
+        .iter()
+        .copied()
+        .filter(|c| match c {
+            Column::Key(k) => keys.contains(k),
+            _ => true,
+        })
+        .collect();
     // perf files the rows its filters (and `-x`) hide in its output tree (they shape
     // it) and skips them when printing and sizing the columns.
     shown.retain(|&(i, _)| !h.rows[i].filtered);
@@ -1401,6 +1633,10 @@ fn write_table(
     let trees: Vec<Option<&CallTree>> = shown
         .iter()
         .map(|&(i, _)| h.rows[i].tree.as_ref())
+        .collect();
+    let pair_rows: Vec<&[Totals]> = shown
+        .iter()
+        .map(|&(i, _)| h.pairs.get(i).map_or(&[][..], |p| &p[..]))
         .collect();
     let rows: Vec<(&Key, &Totals)> = shown
         .into_iter()
@@ -1426,6 +1662,7 @@ fn write_table(
                 .collect()
         })
         .collect();
+    let sep = opts.field_separator.as_deref();
     let widths: Vec<usize> = keys
         .iter()
         .enumerate()
@@ -1466,7 +1703,8 @@ fn write_table(
                     w = w.max(c[i].len());
                 }
             }
-            if *k == SortKey::Dso && unresolved {
+            // perf's `hists__set_unres_dso_col_len`: not with a separator or `-d`.
+            if *k == SortKey::Dso && unresolved && sep.is_none() && opts.filter.dsos.is_none() {
                 w = w.max(16);
             }
             if *k == SortKey::Addr {
@@ -1475,35 +1713,40 @@ fn write_table(
             w
         })
         .collect();
+    let key_index = |k: SortKey| keys.iter().position(|&x| x == k).unwrap_or(0);
+    // perf's `hpp__width_fn`: a group's overhead column holds each event's count.
+    let width_of = |c: Column| match c {
+        Column::Key(k) => widths[key_index(k)],
+        c => c.overhead_width().unwrap_or(0) * (members + 1),
+    };
+    // The columns' titles (perf's `hists__fprintf_headers`); with a separator, no
+    // line of dots under them.
     let mut head = String::from("# ");
     let mut dots = String::from("# ");
-    if children {
-        head.push_str("Children      Self");
-        dots.push_str("........  ........");
-    } else {
-        head.push_str("Overhead");
-        dots.push_str("........");
-    }
-    // perf's `-n` and `--show-total-period` columns: 12 wide, to the right.
-    let counts = [
-        (opts.show_nr_samples, "Samples"),
-        (opts.show_total_period, "Period"),
-    ];
-    for (_, title) in counts.iter().filter(|c| c.0) {
-        head.push_str(&format!("  {title:>12}"));
-        dots.push_str(&format!("  {}", ".".repeat(12)));
-    }
     /// perf formats each column's title into a buffer of 1024 bytes: a title padded
     /// wider than that is cut (the dots below it are not).
     const TITLE_MAX: usize = 1023;
-    for (k, w) in keys.iter().zip(&widths) {
-        head.push_str("  ");
-        push_padded(&mut head, k.header(), (*w).min(TITLE_MAX), false, false);
-        dots.push_str("  ");
-        dots.push_str(&".".repeat(*w));
+    for (i, &c) in out_cols.iter().enumerate() {
+        if i > 0 {
+            head.push_str(sep.unwrap_or("  "));
+            dots.push_str("  ");
+        }
+        let w = width_of(c);
+        push_padded(
+            &mut head,
+            columns.title(c),
+            w.min(TITLE_MAX),
+            c.overhead_width().is_some(),
+            false,
+        );
+        dots.push_str(&".".repeat(w));
     }
     if !opts.quiet {
-        out.extend_from_slice(format!("{head}\n{dots}\n#\n").as_bytes());
+        out.extend_from_slice(head.as_bytes());
+        out.push(b'\n');
+        if sep.is_none() {
+            out.extend_from_slice(format!("{dots}\n#\n").as_bytes());
+        }
     }
     let pct = |v: u64| {
         if total == 0 {
@@ -1512,46 +1755,65 @@ fn write_table(
             100.0 * v as f64 / total as f64
         }
     };
-    for (((_, t), c), tree) in rows.iter().zip(&cells).zip(trees) {
+    for ((((_, t), c), tree), pairs) in rows.iter().zip(&cells).zip(trees).zip(&pair_rows) {
         // `--percent-limit`: perf compares the share as a float.
         let share = if children { t.children } else { t.self_ };
         if opts.percent_limit > 0.0 && (pct(share) as f32) < opts.percent_limit {
             continue;
         }
-        let mut line = String::from("  ");
-        if children {
-            // perf's `" %*.2f%%"` with 6: a share of 1000% or more (Children of
-            // `time` rows) widens the column by a character.
-            line.push_str(&format!(" {:>6.2}%", pct(t.children)));
-            line.push_str("  ");
-        }
-        line.push_str(&format!(" {:>6.2}%", pct(t.self_)));
-        if opts.show_nr_samples {
-            line.push_str(&format!("  {:>12}", t.samples));
-        }
-        if opts.show_total_period {
-            line.push_str(&format!("  {:>12}", t.self_));
-        }
-        for (i, (k, w)) in keys.iter().zip(&widths).enumerate() {
-            line.push_str("  ");
-            if *k == SortKey::Sym && i + 1 == keys.len() {
-                line.push_str(&c[i]);
-            } else if matches!(
-                k,
-                SortKey::Time | SortKey::Trace | SortKey::Srcline | SortKey::Srcfile
-            ) && i + 1 == keys.len()
-            {
-                // C's `%-.*s`: cut to the width, not padded.
-                push_cut(&mut line, &c[i], *w);
-            } else if *k == SortKey::Sym || *k == SortKey::Addr {
-                // Padded to the width, never cut.
-                push_padded(&mut line, &c[i], *w, false, false);
-            } else if matches!(k, SortKey::Cpu | SortKey::Socket | SortKey::DsoSize) {
-                push_padded(&mut line, &c[i], *w, true, false);
-            } else {
-                // C's `%-*.*s`: padded and cut to the width.
-                push_padded(&mut line, &c[i], *w, false, true);
+        let mut line = String::new();
+        for (i, &col) in out_cols.iter().enumerate() {
+            let last = i + 1 == out_cols.len();
+            if sep.is_none() || i > 0 {
+                line.push_str(sep.unwrap_or("  "));
             }
+            let w = width_of(col);
+            let (text, pad) = match col {
+                Column::Key(k) => {
+                    let (text, pad) = key_cell(k, &c[key_index(k)], w, last);
+                    (replace_separator(&text, sep), pad)
+                }
+                col => {
+                    let base = col.overhead_width().unwrap_or(0);
+                    let text = if col == Column::Children && !children {
+                        // perf's `hpp__fmt_acc` without accumulated chains.
+                        format!("{:>base$}", "N/A")
+                    } else {
+                        // The event's count, then those of the group's other events.
+                        let mut text = String::new();
+                        let counts = std::iter::once((*t, total))
+                            .chain(pairs.iter().zip(h.member_totals.iter().copied()));
+                        for (t, total) in counts {
+                            let v = own_count(col, t);
+                            let value = if col.is_percent() {
+                                let p = if total == 0 {
+                                    0.0
+                                } else {
+                                    100.0 * v as f64 / total as f64
+                                };
+                                format!("{p:.2}")
+                            } else {
+                                v.to_string()
+                            };
+                            text.push_str(&overhead_cell(
+                                &value,
+                                col.is_percent(),
+                                base,
+                                sep.is_some(),
+                            ));
+                        }
+                        text
+                    };
+                    let pad = if last {
+                        0
+                    } else {
+                        w.saturating_sub(text.len())
+                    };
+                    (text, pad)
+                }
+            };
+            line.push_str(&text);
+            line.extend(std::iter::repeat(' ').take(pad));
         }
         line.push('\n');
         out.extend_from_slice(line.as_bytes());
@@ -1563,7 +1825,8 @@ fn write_table(
                 total: h.period,
                 threshold_total: total,
                 row: if children { t.children } else { t.self_ },
-                sym_first: sort_keys.first() == Some(&SortKey::Sym),
+                sym_first: columns.sym_first,
+                folded_separator: sep,
             };
             out.extend_from_slice(render(tree, cx).as_bytes());
         }

@@ -24,7 +24,7 @@ fn same(ours: &str, perf: &str, what: &str) {
     assert_eq!(ours, perf, "{what}");
 }
 
-fn perf_and_cc() -> bool {
+pub(crate) fn perf_and_cc() -> bool {
     match skip_reason().or_else(|| cc_missing().map(str::to_string)) {
         Some(why) => {
             crate::support::skips::skip(why);
@@ -36,7 +36,7 @@ fn perf_and_cc() -> bool {
 
 /// Compare `perf report --stdio ARGS` with ours on `file`, and make sure that `args`
 /// without `option` (the arguments that option takes) prints something else.
-fn check(d: &Path, file: &str, args: &[&str], option: &[&str]) {
+pub(crate) fn check(d: &Path, file: &str, args: &[&str], option: &[&str]) {
     let tracectl = env!("CARGO_BIN_EXE_tracectl");
     let mut full = vec!["report", "-i", file, "--stdio"];
     full.extend_from_slice(args);
@@ -335,7 +335,7 @@ fn perf_report_bad_option_values_are_named() {
         (&["--cpu", "5000"][..], "5000"),
         (&["--time", "12.5,abc"][..], "abc"),
         (&["--time", "20,10"][..], "20,10"),
-        (&["--time", "10%"][..], "10%"),
+        (&["--time", "10%/x"][..], "10%/x"),
         (&["--percent-limit", "lots"][..], "lots"),
         (&["--percentage", "some"][..], "some"),
         (&["--pid", "12,x"][..], "x"),

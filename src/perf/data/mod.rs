@@ -30,6 +30,7 @@ pub use features::{
     NumaNode, PmuCaps,
 };
 pub use read::{
-    Attr, DsoId, Event, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId, UserRegs,
+    Attr, DsoId, Event, EventGroup, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId,
+    UserRegs,
 };
 pub use write::{AttrEntry, Features, PerfDataWriter};

@@ -222,6 +222,17 @@ pub struct SampleId {
     pub id: Option<u64>,
 }
 
+/// A group of events (`perf record -e '{a,b}'`), from the GROUP_DESC feature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventGroup {
+    /// The group's name, None for an anonymous group.
+    pub name: Option<String>,
+    /// The leader's index in the file's attrs.
+    pub leader: usize,
+    /// The number of events, the leader's included; they follow it in the attrs.
+    pub members: usize,
+}
+
 /// What an MMAP2 record says of the mapped file besides its name (perf's `struct
 /// dso_id`): its device, inode and inode generation. perf 6.1 tells apart the objects
 /// of one path by it; all zero (an MMAP record, anonymous memory) says nothing.
@@ -781,6 +792,39 @@ impl PerfData {
         let mut c = self.cur(f.offset, f.size);
         let sh = |s| self.short("NRCPUS feature", s);
         Ok(Some((c.u32().map_err(sh)?, c.u32().map_err(sh)?)))
+    }
+
+    /// The GROUP_DESC feature: each group of events as perf rebuilds it, its leader
+    /// (an index into [`PerfData::attrs`]), its number of events, and its name (None
+    /// for perf's `{anon_group}`). Empty without the feature; a description naming no
+    /// event of the file is left out, and one that overlaps the group before it
+    /// ends the list, as perf ignores what follows then.
+    pub fn groups(&self) -> Result<Vec<EventGroup>, PerfDataError> {
+        let Some(f) = self.feature(feature::GROUP_DESC) else {
+            return Ok(Vec::new());
+        };
+        let what = "GROUP_DESC feature";
+        let mut c = self.cur(f.offset, f.size);
+        let n = c.u32().map_err(|s| self.short(what, s))?;
+        let mut out: Vec<EventGroup> = Vec::new();
+        for _ in 0..n {
+            let name = read_string(&mut c).map_err(|s| self.short(what, s))?;
+            let leader = c.u32().map_err(|s| self.short(what, s))? as usize;
+            let members = c.u32().map_err(|s| self.short(what, s))? as usize;
+            if leader >= self.attrs.len() || members == 0 {
+                continue;
+            }
+            if out.last().is_some_and(|g| g.leader + g.members > leader) {
+                break;
+            }
+            let name = String::from_utf8_lossy(name).into_owned();
+            out.push(EventGroup {
+                name: (name != "{anon_group}").then_some(name),
+                leader,
+                members: members.min(self.attrs.len() - leader),
+            });
+        }
+        Ok(out)
     }
 
     /// The SAMPLE_TIME feature: the times of the first and last sample.
