@@ -586,68 +586,72 @@ fn trace_text(attr: &Attr, catalog: Option<&DatCatalog>, s: &Sample) -> Option<S
 /// `hist_entry__cmp(left, right)` (and `hist_entry__collapse`, the same for these
 /// keys): how perf tells rows apart and files them before sorting for output.
 fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
-    let mut o = Ordering::Equal;
     for k in keys {
-        o = match k {
-            SortKey::Comm => r.key.comm.cmp(&l.key.comm),
-            SortKey::Pid => r.key.pid.cmp(&l.key.pid),
-            SortKey::Cpu => r.key.cpu.cmp(&l.key.cpu),
-            SortKey::Addr => addr_cmp(l.key.addr, r.key.addr),
-            SortKey::Time => addr_cmp(l.key.time, r.key.time),
-            SortKey::Trace => trace_cmp(l, r),
-            SortKey::Socket => r.key.socket.cmp(&l.key.socket),
-            SortKey::DsoSize => map_size_cmp(&l.key, &r.key),
-            SortKey::Parent => parent_cmp(&l.key, &r.key),
-            SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, l, r),
-            SortKey::Dso => dso_cmp(l.key.dso.as_deref(), r.key.dso.as_deref()),
-            SortKey::Sym => match (&l.key.sym, &r.key.sym) {
-                (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
-                (ls, rs) => {
-                    dso_cmp(l.map_dso.as_deref(), r.map_dso.as_deref()).then_with(|| {
-                        match (ls, rs) {
-                            (
-                                SymKey::Resolved {
-                                    start: a,
-                                    name: na,
-                                    inlined: ia,
-                                },
-                                SymKey::Resolved {
-                                    start: b,
-                                    name: nb,
-                                    inlined: ib,
-                                },
-                            ) if a == b && na == nb && ia == ib => Ordering::Equal,
-                            // An inlined function is told apart by its name, and
-                            // this one comparison is `strcmp(left, right)`.
-                            (
-                                SymKey::Resolved {
-                                    name: na,
-                                    inlined: ia,
-                                    ..
-                                },
-                                SymKey::Resolved {
-                                    name: nb,
-                                    inlined: ib,
-                                    ..
-                                },
-                            ) if (*ia || *ib) && na != nb => na.cmp(nb),
-                            (
-                                SymKey::Resolved { start: a, .. },
-                                SymKey::Resolved { start: b, .. },
-                            ) => addr_cmp(*a, *b),
-                            (SymKey::Resolved { .. }, _) => Ordering::Greater,
-                            (_, SymKey::Resolved { .. }) => Ordering::Less,
-                            _ => Ordering::Equal,
-                        }
-                    })
-                }
-            },
-        };
+        let o = key_cmp(*k, l, r);
         if o != Ordering::Equal {
-            break;
+            return o;
         }
     }
-    o
+    Ordering::Equal
+}
+
+/// One sort key's `se_cmp(left, right)`, which [`entry_cmp`] chains; the output sort
+/// (`se_sort`) is the same but for `dso` and `sym`.
+fn key_cmp(k: SortKey, l: &Row, r: &Row) -> Ordering {
+    match k {
+        SortKey::Comm => r.key.comm.cmp(&l.key.comm),
+        SortKey::Pid => r.key.pid.cmp(&l.key.pid),
+        SortKey::Cpu => r.key.cpu.cmp(&l.key.cpu),
+        SortKey::Addr => addr_cmp(l.key.addr, r.key.addr),
+        SortKey::Time => addr_cmp(l.key.time, r.key.time),
+        SortKey::Trace => trace_cmp(l, r),
+        SortKey::Socket => r.key.socket.cmp(&l.key.socket),
+        SortKey::DsoSize => map_size_cmp(&l.key, &r.key),
+        SortKey::Parent => parent_cmp(&l.key, &r.key),
+        SortKey::Srcline | SortKey::Srcfile => text_cmp(k, l, r),
+        SortKey::Dso => dso_cmp(l.key.dso.as_deref(), r.key.dso.as_deref()),
+        SortKey::Sym => match (&l.key.sym, &r.key.sym) {
+            (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
+            (ls, rs) => {
+                dso_cmp(l.map_dso.as_deref(), r.map_dso.as_deref()).then_with(|| {
+                    match (ls, rs) {
+                        (
+                            SymKey::Resolved {
+                                start: a,
+                                name: na,
+                                inlined: ia,
+                            },
+                            SymKey::Resolved {
+                                start: b,
+                                name: nb,
+                                inlined: ib,
+                            },
+                        ) if a == b && na == nb && ia == ib => Ordering::Equal,
+                        // An inlined function is told apart by its name, and
+                        // this one comparison is `strcmp(left, right)`.
+                        (
+                            SymKey::Resolved {
+                                name: na,
+                                inlined: ia,
+                                ..
+                            },
+                            SymKey::Resolved {
+                                name: nb,
+                                inlined: ib,
+                                ..
+                            },
+                        ) if (*ia || *ib) && na != nb => na.cmp(nb),
+                        (SymKey::Resolved { start: a, .. }, SymKey::Resolved { start: b, .. }) => {
+                            addr_cmp(*a, *b)
+                        }
+                        (SymKey::Resolved { .. }, _) => Ordering::Greater,
+                        (_, SymKey::Resolved { .. }) => Ordering::Less,
+                        _ => Ordering::Equal,
+                    }
+                })
+            }
+        },
+    }
 }
 
 /// The file name of a shared object (kernel names such as `[kernel.kallsyms]` as they
@@ -1497,16 +1501,6 @@ fn output_order(
                     o
                 }
                 Column::Key(k) => match k {
-                    SortKey::Comm => b.key.comm.cmp(&a.key.comm),
-                    SortKey::Pid => b.key.pid.cmp(&a.key.pid),
-                    SortKey::Cpu => b.key.cpu.cmp(&a.key.cpu),
-                    SortKey::Addr => addr_cmp(a.key.addr, b.key.addr),
-                    SortKey::Time => addr_cmp(a.key.time, b.key.time),
-                    SortKey::Trace => trace_cmp(a, b),
-                    SortKey::Socket => b.key.socket.cmp(&a.key.socket),
-                    SortKey::DsoSize => map_size_cmp(&a.key, &b.key),
-                    SortKey::Parent => parent_cmp(&a.key, &b.key),
-                    SortKey::Srcline | SortKey::Srcfile => text_cmp(*k, a, b),
                     SortKey::Dso => dso_cmp(
                         a.key.dso_shown.as_deref().or(a.key.dso.as_deref()),
                         b.key.dso_shown.as_deref().or(b.key.dso.as_deref()),
@@ -1522,6 +1516,7 @@ fn output_order(
                             (x, y) => cmp_null(x, y),
                         }
                     }
+                    _ => key_cmp(*k, a, b),
                 },
             });
         }
