@@ -163,10 +163,13 @@ pub(super) fn binary_type_path(
         BinaryType::OpenEmbeddedDebug => {
             // perf copies the name up to its last slash, or its first character when it
             // has none, then `.debug` and the rest from that slash (or the whole name).
-            let slash = o.path.rfind('/').unwrap_or(0);
-            let dir = &o.path[..(slash + 1).min(o.path.len())];
-            let base = &o.path[slash..];
-            Some(symfs(&format!("{dir}.debug{base}")))
+            // In bytes: a recorded name's first character may be any byte.
+            let p = o.path.as_bytes();
+            let slash = p.iter().rposition(|&b| b == b'/').unwrap_or(0);
+            let mut name = p[..(slash + 1).min(p.len())].to_vec();
+            name.extend_from_slice(b".debug");
+            name.extend_from_slice(&p[slash..]);
+            Some(symfs(&String::from_utf8_lossy(&name)))
         }
         BinaryType::MixedUpUbuntuDebug => {
             let rest = o.path.strip_prefix("/usr/lib/")?;
@@ -280,6 +283,17 @@ mod tests {
                 "s//usr/lib/debug/lib/x/libz.so",
             ]
         );
+    }
+
+    /// A recorded name without a slash that starts with a character of several bytes
+    /// (a corrupt file's) gives a place to try, not a panic.
+    #[test]
+    fn a_name_without_a_slash_in_any_bytes() {
+        let o = object("\u{e9}x]", None, None);
+        let none = |_: &Path, _: bool| false;
+        let no_link = |_: &Path| None;
+        let p = binary_type_path(BinaryType::OpenEmbeddedDebug, &o, &none, &no_link);
+        assert!(p.is_some_and(|p| p.to_string_lossy().contains(".debug")));
     }
 
     /// The debug link is looked for as named (from the working directory), next to the
