@@ -9,16 +9,11 @@ use std::path::PathBuf;
 /// The mount point of the cgroup hierarchy that perf events are attached to.
 pub fn mount_point() -> io::Result<PathBuf> {
     let mounts = std::fs::read_to_string("/proc/self/mounts")?;
-    let fields = |l: &str| -> Option<(String, String, String)> {
-        let mut f = l.split_whitespace();
-        let (_, dir, kind, opts) = (f.next()?, f.next()?, f.next()?, f.next()?);
-        Some((unescape(dir), kind.to_string(), opts.to_string()))
-    };
-    let all: Vec<_> = mounts.lines().filter_map(fields).collect();
+    let all: Vec<_> = crate::tracefs::mount_lines(&mounts).collect();
     let v1 = all
         .iter()
-        .find(|(_, kind, opts)| kind == "cgroup" && opts.split(',').any(|o| o == "perf_event"));
-    let v2 = all.iter().find(|(_, kind, _)| kind == "cgroup2");
+        .find(|(_, kind, opts)| *kind == "cgroup" && opts.split(',').any(|o| o == "perf_event"));
+    let v2 = all.iter().find(|(_, kind, _)| *kind == "cgroup2");
     v1.or(v2)
         .map(|(dir, _, _)| PathBuf::from(dir))
         .ok_or_else(|| {
@@ -27,27 +22,6 @@ pub fn mount_point() -> io::Result<PathBuf> {
                 "no cgroup file system with the perf_event controller (v1) or cgroup2 is mounted",
             )
         })
-}
-
-/// `/proc/self/mounts` writes spaces, tabs, newlines and backslashes as octal escapes.
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
-            out.push(v);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A cgroup's directory, opened for `perf_event_open`'s `PERF_FLAG_PID_CGROUP`, with the

@@ -55,7 +55,7 @@ pub use instance::{
     parse_error_log, BufferSize, CpuStats, EnableState, ErrorLogEntry, Instance, TraceClocks,
 };
 pub use ledger::{stop_on_signals, Ledger};
-pub use mount::{looks_like_tracefs, parse_mounts, MountEntry, USUAL_PATHS};
+pub use mount::{looks_like_tracefs, mount_lines, parse_mounts, MountEntry, USUAL_PATHS};
 pub use private::{private_owner, remove_stale_instances, PrivateInstance};
 pub use reset::{
     default_option, InstanceReset, ResetFlag, ResetPlan, ResetReport, DEFAULT_BUFFER_KB,

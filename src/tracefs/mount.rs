@@ -15,17 +15,21 @@ pub struct MountEntry {
     pub read_only: bool,
 }
 
+/// Each line of a /proc/mounts text as (mount point, file system type, options), the
+/// mount point's octal escapes undone; lines of fewer than four fields are left out.
+pub fn mount_lines(text: &str) -> impl Iterator<Item = (String, &str, &str)> {
+    text.lines().filter_map(|line| {
+        let mut it = line.split_whitespace();
+        let (_src, dir, fstype, opts) = (it.next()?, it.next()?, it.next()?, it.next()?);
+        Some((unescape_mount_path(dir), fstype, opts))
+    })
+}
+
 /// The tracefs (and debugfs `tracing/`) roots listed in a /proc/mounts text, tracefs first.
 pub fn parse_mounts(text: &str) -> Vec<MountEntry> {
     let mut tracefs = Vec::new();
     let mut debugfs = Vec::new();
-    for line in text.lines() {
-        let mut it = line.split_whitespace();
-        let (_src, dir, fstype, opts) = match (it.next(), it.next(), it.next(), it.next()) {
-            (Some(a), Some(b), Some(c), Some(d)) => (a, b, c, d),
-            _ => continue,
-        };
-        let dir = unescape_mount_path(dir);
+    for (dir, fstype, opts) in mount_lines(text) {
         let read_only = opts.split(',').any(|o| o == "ro");
         match fstype {
             "tracefs" => tracefs.push(MountEntry {
