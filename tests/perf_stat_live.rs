@@ -14,22 +14,7 @@ mod perf_common;
 const LOOPS: u64 = 20_000;
 
 fn main() {
-    if let Ok(n) = std::env::var("TRACECTL_GETPID_LOOP") {
-        let n: u64 = n.parse().expect("TRACECTL_GETPID_LOOP is a number");
-        // A pause before and after the loop, for counting a running process (-p).
-        let pause = |var: &str| {
-            if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse().ok()) {
-                std::thread::sleep(std::time::Duration::from_millis(ms));
-            }
-        };
-        pause("TRACECTL_GETPID_BEFORE_MS");
-        for _ in 0..n {
-            // SAFETY: getpid has no preconditions; the raw syscall avoids any caching.
-            unsafe { libc::syscall(libc::SYS_getpid) };
-        }
-        pause("TRACECTL_GETPID_AFTER_MS");
-        std::process::exit(0);
-    }
+    perf_common::getpid_loop_if_asked();
     let tests: &[(&str, perf_common::Check)] = &[
         ("perf_stat_getpid_exact_live", getpid_exact),
         ("perf_stat_same_counts_as_perf_live", same_counts_as_perf),

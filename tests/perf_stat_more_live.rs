@@ -16,21 +16,7 @@ use std::time::{Duration, Instant};
 mod perf_common;
 
 fn main() {
-    if let Ok(n) = std::env::var("TRACECTL_GETPID_LOOP") {
-        let n: u64 = n.parse().expect("TRACECTL_GETPID_LOOP is a number");
-        let pause = |var: &str| {
-            if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse().ok()) {
-                std::thread::sleep(Duration::from_millis(ms));
-            }
-        };
-        pause("TRACECTL_GETPID_BEFORE_MS");
-        for _ in 0..n {
-            // SAFETY: getpid has no preconditions; the raw syscall avoids any caching.
-            unsafe { libc::syscall(libc::SYS_getpid) };
-        }
-        pause("TRACECTL_GETPID_AFTER_MS");
-        std::process::exit(0);
-    }
+    perf_common::getpid_loop_if_asked();
     let tests: &[(&str, perf_common::Check)] = &[
         ("perf_stat_metric_only_as_perf_live", metric_only_as_perf),
         ("perf_stat_verbose_as_perf_live", verbose_as_perf),

@@ -43,3 +43,27 @@ pub fn run_or_skip(test: &str, reason: Option<String>) -> Result<bool, String> {
         }
     }
 }
+
+/// The workload mode of a perf stat test program: started with
+/// `TRACECTL_GETPID_LOOP=N`, it calls getpid(2) exactly N times (after
+/// `TRACECTL_GETPID_BEFORE_MS`, before `TRACECTL_GETPID_AFTER_MS`, pauses for counting a
+/// running process) and exits; otherwise it returns. (perf_record_live needs no workload.)
+#[allow(dead_code)]
+pub fn getpid_loop_if_asked() {
+    let Ok(n) = std::env::var("TRACECTL_GETPID_LOOP") else {
+        return;
+    };
+    let n: u64 = n.parse().expect("TRACECTL_GETPID_LOOP is a number");
+    let pause = |var: &str| {
+        if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse().ok()) {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+    };
+    pause("TRACECTL_GETPID_BEFORE_MS");
+    for _ in 0..n {
+        // SAFETY: getpid has no preconditions; the raw syscall avoids any caching.
+        unsafe { libc::syscall(libc::SYS_getpid) };
+    }
+    pause("TRACECTL_GETPID_AFTER_MS");
+    std::process::exit(0);
+}
