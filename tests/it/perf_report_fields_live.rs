@@ -250,35 +250,6 @@ fn perf_report_live_fields_on_an_own_recording_match_perf() {
     check(d, f, &["-g", "none"], &["--time", "0%-20%,60%-100%"]);
 }
 
-/// Bad values are refused with a message that names them.
-#[test]
-fn perf_report_bad_field_values_are_named() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/cc-spin.data");
-    let data = data.to_str().unwrap();
-    for (args, named) in [
-        (&["-t", "."][..], "'.'"),
-        (&["-F", "comm,bogus"][..], "bogus"),
-        (&["-F", "+"][..], "'+'"),
-        (&["-s", "+"][..], "'+'"),
-        (&["-s", "overhead_guest_us"][..], "overhead_guest_us"),
-        (&["--time", "10%/x"][..], "10%/x"),
-        (&["--max-stack", "x"][..], "'x'"),
-    ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
-            .args(["perf", "report", "--stdio", "-i", data])
-            .args(args)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} fails");
-        assert!(
-            err.contains(named),
-            "{args:?}: the error names {named}: {err}"
-        );
-        assert!(out.stdout.is_empty(), "{args:?}: no table");
-    }
-}
-
 /// Event groups (`-e '{a,b}'`, GROUP_DESC): perf shows a group's events together in
 /// the leader's table by default (`--no-group`: each in its own), and `--group` makes
 /// one group of a file's events when it has none. Files by perf and by `tracectl perf

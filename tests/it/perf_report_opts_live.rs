@@ -347,6 +347,12 @@ fn perf_report_bad_option_values_are_named() {
         (&["--pid", "12,x"][..], "x"),
         (&["-c", "sh,sh"][..], "sh"),
         (&["-C", "0"][..], "-C 0: "),
+        (&["-t", "."][..], "'.'"),
+        (&["-F", "comm,bogus"][..], "bogus"),
+        (&["-F", "+"][..], "'+'"),
+        (&["-s", "+"][..], "'+'"),
+        (&["-s", "overhead_guest_us"][..], "overhead_guest_us"),
+        (&["--max-stack", "x"][..], "'x'"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
             .args(["perf", "report", "--stdio", "-i", data])
