@@ -766,6 +766,9 @@ pub struct PerfReportOptions {
     /// `-T/--threads`: the counts of the threads' READ records after the report
     /// ([`ThreadValues`]).
     pub show_threads: bool,
+    /// `--pretty raw`: the `-T` table one entry per thread and event
+    /// ([`ThreadValues::render_raw`]).
+    pub threads_raw: bool,
     /// `--max-stack`: at most this many entries of each call chain (from the
     /// outermost caller in caller order, from the sample in callee order).
     pub max_stack: usize,
@@ -793,6 +796,7 @@ impl Default for PerfReportOptions {
             field_separator: None,
             max_stack: usize::MAX,
             show_threads: false,
+            threads_raw: false,
             group: None,
             percent_limit: 0.0,
             quiet: false,
@@ -1329,7 +1333,12 @@ pub fn write_report(
         text.extend_from_slice(b"#\n#\n");
     }
     if opts.show_threads {
-        text.extend_from_slice(threads.render().as_bytes());
+        let table = if opts.threads_raw {
+            threads.render_raw()
+        } else {
+            threads.render()
+        };
+        text.extend_from_slice(table.as_bytes());
     }
     out.write_all(&text).map_err(w)?;
     Ok(rows)

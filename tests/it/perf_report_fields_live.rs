@@ -210,10 +210,13 @@ fn perf_report_live_threads_match_perf() {
         check(d, file, &[], &["-T"]);
         check(d, file, &["-q"], &["--threads"]);
         check(d, file, &["-s", "pid", "-t", ","], &["-T"]);
+        check(d, file, &["-T"], &["--pretty", "raw"]);
+        check(d, file, &["-q", "-T"], &["--pretty=raw"]);
     }
     // A file without READ records: the title alone.
     record_ropts(d);
     check(d, "cc.data", &["-g", "none"], &["-T"]);
+    check(d, "cc.data", &["-g", "none", "-T"], &["--pretty", "raw"]);
 }
 
 /// A file written by `tracectl perf record`, with a tracepoint and a software event.
