@@ -424,6 +424,10 @@ pub struct ReportArgs {
     /// recorded with per-thread counts (perf record -s: the file's READ records)
     #[arg(short = 'T', long = "threads")]
     threads: bool,
+    /// The style of the -T table: raw (one entry per thread and event, with the
+    /// event's index) or normal (the default; any other key too, as in perf)
+    #[arg(long = "pretty", value_name = "KEY")]
+    pretty: Option<String>,
     /// Show the events of each group (perf record -e '{a,b}') together, in the
     /// leader's table with a column of each event's share (the default for a file
     /// with groups); for a file without groups, all its events as one group
@@ -639,6 +643,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         field_separator,
         max_stack: a.max_stack.unwrap_or_else(sysctl_max_stack),
         show_threads: a.threads,
+        threads_raw: a.pretty.as_deref() == Some("raw"),
         group: if a.no_group {
             Some(false)
         } else if a.group {

@@ -15,6 +15,11 @@ use tracectl::perf::EventKind;
 
 use super::common::Context;
 
+/// perf's exit status for an option value its parser refuses (`usage_with_options`).
+const USAGE_ERROR: i32 = 129;
+/// perf's exit status for a value it refuses with -EINVAL (256 - 22).
+const EINVAL_EXIT: i32 = 234;
+
 /// `tracectl perf record`, with `perf record`'s options.
 #[derive(Debug, Parser)]
 #[command(
@@ -295,12 +300,17 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         None => InitialDelay::Now,
     };
     let clockid = match args.clockid.as_deref() {
-        Some(k) => Some(tracectl::perf::clockid::parse_clockid(k).with_context(|| {
-            format!(
-                "-k {k}: unknown clock; give monotonic, monotonic_raw, realtime, boottime, \
-                 tai (or mono, raw, real, boot), or a clock number"
-            )
-        })?),
+        Some(k) => match tracectl::perf::clockid::parse_clockid(k) {
+            Some(id) => Some(id),
+            None => {
+                // perf's usage error.
+                eprintln!(
+                    "tracectl: -k {k}: unknown clock; give monotonic, monotonic_raw, \
+                     realtime, boottime, tai (or mono, raw, real, boot), or a clock number"
+                );
+                return Ok(USAGE_ERROR);
+            }
+        },
         None => None,
     };
     // As perf: its config files first, the options over them.
@@ -321,7 +331,11 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         Some("max") => max_rate.unwrap_or(4000),
         Some(f) => match f.parse::<u64>() {
             Ok(v) if v > 0 => v,
-            _ => bail!("-F {f}: give a frequency in Hz (a positive number, or max)"),
+            _ => {
+                // perf refuses it with -EINVAL.
+                eprintln!("tracectl: -F {f}: give a frequency in Hz (a positive number, or max)");
+                return Ok(EINVAL_EXIT);
+            }
         },
     };
     if let Some(m) = max_rate.filter(|&m| freq > m) {
@@ -422,19 +436,24 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         (_, Some(cpus)) => RecordScope::Cpus(cpus),
         (_, None) => RecordScope::Threads(threads),
     };
-    let session = RecordSession::open(&events, &opts, &scope, &online).map_err(|e| match e {
-        RecordOpenError::Open(e) if clockid.is_some() && e.invalid_argument() => anyhow::anyhow!(
-            "wrong clockid ({}): the kernel refused it for event '{}'",
-            clockid.unwrap_or_default(),
-            e.event
-        ),
-        RecordOpenError::Open(e) if e.not_supported() => anyhow::anyhow!(
+    let session = match RecordSession::open(&events, &opts, &scope, &online) {
+        Ok(session) => session,
+        Err(RecordOpenError::Open(e)) if clockid.is_some() && e.invalid_argument() => {
+            // perf's exit status for it: -1.
+            eprintln!(
+                "tracectl: wrong clockid ({}): the kernel refused it for event '{}'",
+                clockid.unwrap_or_default(),
+                e.event
+            );
+            return Ok(255);
+        }
+        Err(RecordOpenError::Open(e)) if e.not_supported() => bail!(
             "cannot open event '{}' on {}: the event is not supported on this machine",
             e.event,
             e.slot
         ),
-        e => anyhow::anyhow!("{e}"),
-    })?;
+        Err(e) => bail!("{e}"),
+    };
 
     let mut cmdline = vec![std::env::current_exe()
         .map(|p| p.display().to_string())

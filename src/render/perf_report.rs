@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::event::Record;
 use crate::perf::data::abi::{attr_type, misc, record, sample};
-use crate::perf::data::{Attr, Event, PerfData, PerfDataError, Sample};
+use crate::perf::data::{Attr, Event, PerfData, PerfDataError, ReadPeriods, Sample};
 use crate::perf::machine::{jit_map_shown_name, ordered_records, Location, Machine, ObjectId};
 use crate::perf::rbtree::RbOrder;
 use crate::perf::srcline::SourceLines;
@@ -766,6 +766,9 @@ pub struct PerfReportOptions {
     /// `-T/--threads`: the counts of the threads' READ records after the report
     /// ([`ThreadValues`]).
     pub show_threads: bool,
+    /// `--pretty raw`: the `-T` table one entry per thread and event
+    /// ([`ThreadValues::render_raw`]).
+    pub threads_raw: bool,
     /// `--max-stack`: at most this many entries of each call chain (from the
     /// outermost caller in caller order, from the sample in callee order).
     pub max_stack: usize,
@@ -793,6 +796,7 @@ impl Default for PerfReportOptions {
             field_separator: None,
             max_stack: usize::MAX,
             show_threads: false,
+            threads_raw: false,
             group: None,
             percent_limit: 0.0,
             quiet: false,
@@ -935,6 +939,7 @@ pub fn write_report(
     let mut hists: Vec<EventHists> = file.attrs().iter().map(|_| EventHists::default()).collect();
     let mut lost = 0u64;
     let mut threads = ThreadValues::default();
+    let mut read_periods = ReadPeriods::default();
     for r in ordered_records(file)? {
         if r.type_ == record::READ && opts.show_threads {
             // perf takes the record's event from its id, the first event without one.
@@ -964,241 +969,244 @@ pub fn write_report(
             continue;
         }
         match file.decode(&r)? {
-            Event::Sample(s) => {
-                let filter = &opts.filter;
-                // perf drops these samples before it counts them.
-                if filter.drops(s.time, s.cpu) {
-                    continue;
-                }
-                let comm = machine.comm(s.tid).to_string();
-                let attr = &file.attrs()[s.attr];
-                let ip = machine.resolve(s.pid, s.cpumode, s.ip);
-                if filter.hide_unresolved && ip.sym.is_none() {
-                    continue;
-                }
-                let h = &mut hists[s.attr];
-                h.samples += 1;
-                h.period += s.period;
-                // The filters that keep the sample counted but its rows hidden; the
-                // rows of its call chain share them.
-                let mut filtered =
-                    filter.thread_filtered(&comm, s.pid, s.tid) || filter.location_filtered(&ip);
-                let cpu = if attr.sample_type & sample::CPU != 0 {
-                    s.cpu as i32
-                } else {
-                    -1
-                };
-                let mut self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
-                // The same for every entry of the sample.
-                let time = if keys.contains(&SortKey::Time) {
-                    s.time / opts.time_quantum_ns * opts.time_quantum_ns
-                } else {
-                    0
-                };
-                let trace = if keys.contains(&SortKey::Trace) {
-                    trace_text(attr, catalog, &s)
-                } else {
-                    None
-                };
-                // perf's `al->socket`: -1 without a CPU or without the file's ids.
-                let socket = match (&sockets, usize::try_from(cpu)) {
-                    _ if !keys.contains(&SortKey::Socket) => 0,
-                    (Some(ids), Ok(c)) => ids.get(c).copied().unwrap_or(-1),
-                    _ => -1,
-                };
-                let chained = attr.sample_type & sample::CALLCHAIN != 0;
-                let mut locs = Vec::new();
-                let wants_parent = keys.contains(&SortKey::Parent);
-                if chained && (children || graph.mode != GraphMode::None || wants_parent) {
-                    let mut entries = Vec::new();
-                    lines.0.callchain_entries(
-                        &machine,
-                        &s,
-                        usize::MAX,
-                        |unwound, n, l, raw, inlined, srcline| {
-                            entries.push((unwound, n));
-                            locs.push((
-                                l,
-                                raw,
-                                inlined.map(Arc::<str>::from),
-                                srcline.map(str::to_string),
-                            ))
-                        },
-                    );
-                    // `--max-stack`: perf resolves the sampled chain in print order
-                    // and stops after that many entries, so caller order keeps the
-                    // outermost; it unwinds that many frames from the sample.
-                    let sampled = entries
-                        .iter()
-                        .filter(|e| !e.0)
-                        .map(|e| e.1 + 1)
-                        .max()
-                        .unwrap_or(0);
-                    let max = opts.max_stack;
-                    let keep = |(unwound, n): (bool, usize)| {
-                        if unwound || order == ChainOrder::Callee {
-                            n < max
-                        } else {
-                            n + max >= sampled
-                        }
+            Event::Sample(sampled) => {
+                // A READ sample is one sample per counter value, as perf delivers it.
+                for s in read_periods.split(file, sampled) {
+                    let filter = &opts.filter;
+                    // perf drops these samples before it counts them.
+                    if filter.drops(s.time, s.cpu) {
+                        continue;
+                    }
+                    let comm = machine.comm(s.tid).to_string();
+                    let attr = &file.attrs()[s.attr];
+                    let ip = machine.resolve(s.pid, s.cpumode, s.ip);
+                    if filter.hide_unresolved && ip.sym.is_none() {
+                        continue;
+                    }
+                    let h = &mut hists[s.attr];
+                    h.samples += 1;
+                    h.period += s.period;
+                    // The filters that keep the sample counted but its rows hidden; the
+                    // rows of its call chain share them.
+                    let mut filtered = filter.thread_filtered(&comm, s.pid, s.tid)
+                        || filter.location_filtered(&ip);
+                    let cpu = if attr.sample_type & sample::CPU != 0 {
+                        s.cpu as i32
+                    } else {
+                        -1
                     };
-                    let mut kept = entries.into_iter();
-                    locs.retain(|_| kept.next().is_some_and(keep));
-                    if filter.hide_unresolved {
-                        // perf leaves such entries out of the chain it builds.
-                        locs.retain(|(l, ..)| l.sym.is_some());
-                    }
-                    if order == ChainOrder::Caller {
-                        locs.reverse();
-                    }
-                }
-                // The first symbol in the order perf resolves the chain (its print
-                // order) that the regex matches; the sample's own address is the
-                // chain's first entry.
-                let parent = if wants_parent {
-                    locs.iter()
-                        .filter_map(|(l, _, i, _)| i.as_deref().or(l.sym.map(|(n, _)| n)))
-                        .find(|n| opts.parent.is_match(n))
-                        .map(str::to_string)
-                } else {
-                    None
-                };
-                // `-x`: perf's parent filter, on the rows of the sample.
-                filtered |= opts.exclude_other && parent.is_none();
-                self_key.time = time;
-                self_key.trace = trace.clone();
-                self_key.socket = socket;
-                self_key.parent = parent.clone();
-                // perf's `he->ip`: the file-relative address.
-                lines.fill(keys, &mut self_key, &machine, &ip, ip.addr);
-                let self_row = h.row(
-                    keys,
-                    self_key,
-                    s.tid,
-                    ip.kernel,
-                    ip.dso,
-                    ip.sym.is_none(),
-                    map_of(s.pid, &ip),
-                    &machine,
-                    filtered,
-                );
-                let t = &mut h.rows[self_row].totals;
-                t.self_ += s.period;
-                t.samples += 1;
-                match s.cpumode {
-                    misc::KERNEL => t.period_sys += s.period,
-                    misc::USER => t.period_us += s.period,
-                    _ => {}
-                }
-                if !h.rows[self_row].filtered {
-                    h.unfiltered_samples += 1;
-                }
-                // Each entry's row identity, level and object, and its frame.
-                let mut chain: Vec<ChainRow> = Vec::new();
-                if chained && (children || graph.mode != GraphMode::None) {
-                    // perf fills one location entry after the other and leaves the
-                    // level of an unmapped address as the entry before it had it
-                    // (the sample's own at the start).
-                    let mut kernel = ip.kernel;
-                    for (mut l, raw, inlined, srcline) in locs {
-                        if l.dso.is_some() {
-                            kernel = l.kernel;
-                        } else {
-                            l.kernel = kernel;
-                        }
-                        let mut k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
-                        if let (Some(i), SymKey::Resolved { name, inlined, .. }) =
-                            (&inlined, &mut k.sym)
-                        {
-                            *name = i.to_string();
-                            *inlined = true;
-                        }
-                        k.time = time;
-                        k.trace = trace.clone();
-                        k.socket = socket;
-                        k.parent = parent.clone();
-                        // perf's `he->ip` of a chain entry: the address as sampled.
-                        // Only its own rows (`--children`) ask for the entry's line;
-                        // each asking counts towards perf's addr2line failure limit.
-                        if children {
-                            lines.fill(keys, &mut k, &machine, &l, raw);
-                        }
-                        // An unwound entry's row shows the line perf kept with the
-                        // entry (`al->srcline`), not one made from that address, and
-                        // has that text from the start.
-                        let kept_line = srcline.is_some() && k.srcline.is_some();
-                        if kept_line {
-                            k.srcline = srcline;
-                        }
-                        chain.push(ChainRow {
-                            map: map_of(s.pid, &l),
-                            key: k,
-                            kernel: l.kernel,
-                            dso: l.dso,
-                            unresolved: l.sym.is_none(),
-                            kept_line,
-                            frame: frame_of(&l, raw, inlined.as_ref()),
-                        });
-                    }
-                }
-                let frames: Vec<Frame> = chain.iter().map(|c| c.frame.clone()).collect();
-                let trees = chained && graph.mode != GraphMode::None;
-                if trees {
-                    h.rows[self_row]
-                        .tree
-                        .get_or_insert_with(CallTree::default)
-                        .add(&frames, s.period);
-                }
-                if children {
-                    // perf walks the chain in print order and counts each row once
-                    // per sample, with the chain from that entry on; the rows are
-                    // made in that order.
-                    // perf compares each entry with those already counted through a
-                    // stand-in (`he_tmp`) that has the entry's map but no time and no
-                    // socket, and a repeat is not filed at all: with `time` as a key
-                    // (and a time past the first quantum), or `socket` (and a socket
-                    // other than 0), no entry is ever a repeat, and a row counts once
-                    // per entry. An entry that is no repeat walks down the tree as any
-                    // location does, and can miss the row it would have repeated.
-                    let mut seen: Vec<usize> = vec![self_row];
-                    for (i, c) in chain.into_iter().enumerate() {
-                        let k = c.key;
-                        let mut stand_in = Row::stand_in(Key {
-                            time: 0,
-                            socket: 0,
-                            ..k.clone()
-                        });
-                        stand_in.map_dso = c.dso.map(short_dso);
-                        if seen
-                            .iter()
-                            .any(|&r| entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal)
-                        {
-                            continue;
-                        }
-                        let row = h.row(
-                            keys,
-                            k,
-                            s.tid,
-                            c.kernel,
-                            c.dso,
-                            c.unresolved,
-                            c.map,
+                    let mut self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
+                    // The same for every entry of the sample.
+                    let time = if keys.contains(&SortKey::Time) {
+                        s.time / opts.time_quantum_ns * opts.time_quantum_ns
+                    } else {
+                        0
+                    };
+                    let trace = if keys.contains(&SortKey::Trace) {
+                        trace_text(attr, catalog, &s)
+                    } else {
+                        None
+                    };
+                    // perf's `al->socket`: -1 without a CPU or without the file's ids.
+                    let socket = match (&sockets, usize::try_from(cpu)) {
+                        _ if !keys.contains(&SortKey::Socket) => 0,
+                        (Some(ids), Ok(c)) => ids.get(c).copied().unwrap_or(-1),
+                        _ => -1,
+                    };
+                    let chained = attr.sample_type & sample::CALLCHAIN != 0;
+                    let mut locs = Vec::new();
+                    let wants_parent = keys.contains(&SortKey::Parent);
+                    if chained && (children || graph.mode != GraphMode::None || wants_parent) {
+                        let mut entries = Vec::new();
+                        lines.0.callchain_entries(
                             &machine,
-                            filtered,
+                            &s,
+                            usize::MAX,
+                            |unwound, n, l, raw, inlined, srcline| {
+                                entries.push((unwound, n));
+                                locs.push((
+                                    l,
+                                    raw,
+                                    inlined.map(Arc::<str>::from),
+                                    srcline.map(str::to_string),
+                                ))
+                            },
                         );
-                        if c.kept_line {
-                            h.rows[row].mark(MADE_SRCLINE);
+                        // `--max-stack`: perf resolves the sampled chain in print order
+                        // and stops after that many entries, so caller order keeps the
+                        // outermost; it unwinds that many frames from the sample.
+                        let sampled = entries
+                            .iter()
+                            .filter(|e| !e.0)
+                            .map(|e| e.1 + 1)
+                            .max()
+                            .unwrap_or(0);
+                        let max = opts.max_stack;
+                        let keep = |(unwound, n): (bool, usize)| {
+                            if unwound || order == ChainOrder::Callee {
+                                n < max
+                            } else {
+                                n + max >= sampled
+                            }
+                        };
+                        let mut kept = entries.into_iter();
+                        locs.retain(|_| kept.next().is_some_and(keep));
+                        if filter.hide_unresolved {
+                            // perf leaves such entries out of the chain it builds.
+                            locs.retain(|(l, ..)| l.sym.is_some());
                         }
-                        seen.push(row);
-                        if trees {
-                            h.rows[row]
-                                .tree
-                                .get_or_insert_with(CallTree::default)
-                                .add(&frames[i..], s.period);
+                        if order == ChainOrder::Caller {
+                            locs.reverse();
                         }
                     }
-                    for row in seen {
-                        h.rows[row].totals.children += s.period;
+                    // The first symbol in the order perf resolves the chain (its print
+                    // order) that the regex matches; the sample's own address is the
+                    // chain's first entry.
+                    let parent = if wants_parent {
+                        locs.iter()
+                            .filter_map(|(l, _, i, _)| i.as_deref().or(l.sym.map(|(n, _)| n)))
+                            .find(|n| opts.parent.is_match(n))
+                            .map(str::to_string)
+                    } else {
+                        None
+                    };
+                    // `-x`: perf's parent filter, on the rows of the sample.
+                    filtered |= opts.exclude_other && parent.is_none();
+                    self_key.time = time;
+                    self_key.trace = trace.clone();
+                    self_key.socket = socket;
+                    self_key.parent = parent.clone();
+                    // perf's `he->ip`: the file-relative address.
+                    lines.fill(keys, &mut self_key, &machine, &ip, ip.addr);
+                    let self_row = h.row(
+                        keys,
+                        self_key,
+                        s.tid,
+                        ip.kernel,
+                        ip.dso,
+                        ip.sym.is_none(),
+                        map_of(s.pid, &ip),
+                        &machine,
+                        filtered,
+                    );
+                    let t = &mut h.rows[self_row].totals;
+                    t.self_ += s.period;
+                    t.samples += 1;
+                    match s.cpumode {
+                        misc::KERNEL => t.period_sys += s.period,
+                        misc::USER => t.period_us += s.period,
+                        _ => {}
+                    }
+                    if !h.rows[self_row].filtered {
+                        h.unfiltered_samples += 1;
+                    }
+                    // Each entry's row identity, level and object, and its frame.
+                    let mut chain: Vec<ChainRow> = Vec::new();
+                    if chained && (children || graph.mode != GraphMode::None) {
+                        // perf fills one location entry after the other and leaves the
+                        // level of an unmapped address as the entry before it had it
+                        // (the sample's own at the start).
+                        let mut kernel = ip.kernel;
+                        for (mut l, raw, inlined, srcline) in locs {
+                            if l.dso.is_some() {
+                                kernel = l.kernel;
+                            } else {
+                                l.kernel = kernel;
+                            }
+                            let mut k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
+                            if let (Some(i), SymKey::Resolved { name, inlined, .. }) =
+                                (&inlined, &mut k.sym)
+                            {
+                                *name = i.to_string();
+                                *inlined = true;
+                            }
+                            k.time = time;
+                            k.trace = trace.clone();
+                            k.socket = socket;
+                            k.parent = parent.clone();
+                            // perf's `he->ip` of a chain entry: the address as sampled.
+                            // Only its own rows (`--children`) ask for the entry's line;
+                            // each asking counts towards perf's addr2line failure limit.
+                            if children {
+                                lines.fill(keys, &mut k, &machine, &l, raw);
+                            }
+                            // An unwound entry's row shows the line perf kept with the
+                            // entry (`al->srcline`), not one made from that address, and
+                            // has that text from the start.
+                            let kept_line = srcline.is_some() && k.srcline.is_some();
+                            if kept_line {
+                                k.srcline = srcline;
+                            }
+                            chain.push(ChainRow {
+                                map: map_of(s.pid, &l),
+                                key: k,
+                                kernel: l.kernel,
+                                dso: l.dso,
+                                unresolved: l.sym.is_none(),
+                                kept_line,
+                                frame: frame_of(&l, raw, inlined.as_ref()),
+                            });
+                        }
+                    }
+                    let frames: Vec<Frame> = chain.iter().map(|c| c.frame.clone()).collect();
+                    let trees = chained && graph.mode != GraphMode::None;
+                    if trees {
+                        h.rows[self_row]
+                            .tree
+                            .get_or_insert_with(CallTree::default)
+                            .add(&frames, s.period);
+                    }
+                    if children {
+                        // perf walks the chain in print order and counts each row once
+                        // per sample, with the chain from that entry on; the rows are
+                        // made in that order.
+                        // perf compares each entry with those already counted through a
+                        // stand-in (`he_tmp`) that has the entry's map but no time and no
+                        // socket, and a repeat is not filed at all: with `time` as a key
+                        // (and a time past the first quantum), or `socket` (and a socket
+                        // other than 0), no entry is ever a repeat, and a row counts once
+                        // per entry. An entry that is no repeat walks down the tree as any
+                        // location does, and can miss the row it would have repeated.
+                        let mut seen: Vec<usize> = vec![self_row];
+                        for (i, c) in chain.into_iter().enumerate() {
+                            let k = c.key;
+                            let mut stand_in = Row::stand_in(Key {
+                                time: 0,
+                                socket: 0,
+                                ..k.clone()
+                            });
+                            stand_in.map_dso = c.dso.map(short_dso);
+                            if seen
+                                .iter()
+                                .any(|&r| entry_cmp(keys, &h.rows[r], &stand_in) == Ordering::Equal)
+                            {
+                                continue;
+                            }
+                            let row = h.row(
+                                keys,
+                                k,
+                                s.tid,
+                                c.kernel,
+                                c.dso,
+                                c.unresolved,
+                                c.map,
+                                &machine,
+                                filtered,
+                            );
+                            if c.kept_line {
+                                h.rows[row].mark(MADE_SRCLINE);
+                            }
+                            seen.push(row);
+                            if trees {
+                                h.rows[row]
+                                    .tree
+                                    .get_or_insert_with(CallTree::default)
+                                    .add(&frames[i..], s.period);
+                            }
+                        }
+                        for row in seen {
+                            h.rows[row].totals.children += s.period;
+                        }
                     }
                 }
             }
@@ -1329,7 +1337,12 @@ pub fn write_report(
         text.extend_from_slice(b"#\n#\n");
     }
     if opts.show_threads {
-        text.extend_from_slice(threads.render().as_bytes());
+        let table = if opts.threads_raw {
+            threads.render_raw()
+        } else {
+            threads.render()
+        };
+        text.extend_from_slice(table.as_bytes());
     }
     out.write_all(&text).map_err(w)?;
     Ok(rows)

@@ -1,7 +1,7 @@
 //! The table `perf report -T/--threads` (perf 6.1) prints after the report: for each
 //! thread with a `PERF_RECORD_READ` record (written when a thread of a process
 //! recorded with `perf record -s`, inherit_stat, exits), the counts of each event,
-//! added up (perf's `perf_read_values`, shown as its `pretty` style).
+//! added up (perf's `perf_read_values`, shown in its `normal` or `raw` style).
 
 /// The counts of the READ records, by thread and event, in the order perf first met
 /// them.
@@ -78,6 +78,40 @@ impl ThreadValues {
         }
         out
     }
+
+    /// The table in perf's `--pretty raw` style: a title line, then one entry per thread
+    /// and event, `pid tid name idx count` with the event's index in hex, all entries on
+    /// one line without a newline (as perf 6.1 prints them). Each column is as wide as
+    /// its widest entry, at least as its title.
+    pub fn render_raw(&self) -> String {
+        let width = |n: &dyn std::fmt::Display| n.to_string().len();
+        let pid_w = self.threads.iter().map(|t| width(&t.0)).fold(3, usize::max);
+        let tid_w = self.threads.iter().map(|t| width(&t.1)).fold(3, usize::max);
+        let name_w = self.counters.iter().map(|c| c.1.len()).fold(4, usize::max);
+        let raw_w = self
+            .counters
+            .iter()
+            .map(|c| format!("{:x}", c.0).len())
+            .fold(3, usize::max);
+        let count_w = self
+            .values
+            .iter()
+            .flatten()
+            .map(|v| width(v))
+            .fold(5, usize::max);
+        let mut out = format!(
+            "# {:>pid_w$}  {:>tid_w$}  {:>name_w$}  {:>raw_w$}  {:>count_w$}\n",
+            "PID", "TID", "Name", "Raw", "Count"
+        );
+        for ((pid, tid), values) in self.threads.iter().zip(&self.values) {
+            for ((idx, name), v) in self.counters.iter().zip(values) {
+                out.push_str(&format!(
+                    "  {pid:>pid_w$}  {tid:>tid_w$}  {name:>name_w$}  {idx:>raw_w$x}  {v:>count_w$}"
+                ));
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -96,6 +130,14 @@ mod tests {
             "#   PID    TID  cpu-clock  task-clock\n\
              \x20 12412  12417   14483408           0\n\
              \x20 12416  12416          0          12\n"
+        );
+        assert_eq!(
+            t.render_raw(),
+            "#   PID    TID        Name  Raw     Count\n\
+             \x20 12412  12417   cpu-clock    0  14483408\
+             \x20 12412  12417  task-clock    1         0\
+             \x20 12416  12416   cpu-clock    0         0\
+             \x20 12416  12416  task-clock    1        12"
         );
     }
 }

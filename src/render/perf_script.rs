@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::bytes::{push_dec, push_dec6, push_dec_padded, put, put_array};
 use crate::event::{PlainLine, PrintEnv, PrintStyle, Record, Schema};
 use crate::perf::data::abi::{attr_flag, attr_type, record, sample};
-use crate::perf::data::{Attr, Event, PerfData, PerfDataError, RawRecord, Sample};
+use crate::perf::data::{Attr, Event, PerfData, PerfDataError, RawRecord, ReadPeriods, Sample};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
 use crate::perf::srcline::{SourceLines, SRCLINE_UNKNOWN};
 use crate::render::tracecmd::{Catalog, DatCatalog};
@@ -955,10 +955,21 @@ impl<'f> PerfScript<'f> {
         let catalog = self.catalog.take();
         let mut trace = catalog.as_ref().map(TraceText::new);
         let in_file_order = self.opts.show.round;
+        let mut read_periods = ReadPeriods::default();
         let mut each = |r: RawRecord<'f>| {
             self.reached.store(r.offset, Ordering::Relaxed);
             if r.type_ == record::SAMPLE {
-                file.with_sample(&r, |s| self.write_sample(s, trace.as_mut(), &mut buf))?;
+                file.with_sample(&r, |s| {
+                    if s.read.is_empty() {
+                        self.write_sample(s, trace.as_mut(), &mut buf);
+                    } else {
+                        // A READ sample is one sample per counter value, as perf
+                        // delivers it.
+                        for s in read_periods.split(file, *s) {
+                            self.write_sample(&s, trace.as_mut(), &mut buf);
+                        }
+                    }
+                })?;
             } else if r.type_ == record::FINISHED_ROUND {
                 // Reached only in the file's order, which --show-round-events asks for.
                 buf.extend_from_slice(b"PERF_RECORD_FINISHED_ROUND\n");

@@ -572,6 +572,35 @@ fn perf_record_opts_live_bad_values_leave_nothing() {
         assert!(!ran.exists(), "{opts:?}: the command ran");
         assert!(!d.join("t.data").exists(), "{opts:?}: a file was left");
     }
+    // The exit status is perf's: 129 for its usage errors, 255 for a clock the kernel
+    // refuses, 234 (-EINVAL) for a frequency.
+    for opts in [
+        &["-k", "foo"][..],
+        &["-k", "5"],
+        &["-k", "99"],
+        &["-F", "abc"],
+        &["-F", "0"],
+    ] {
+        let status = |cmd: &str, pre: &[&str]| {
+            let args = [
+                pre,
+                &["record", "-q", "-o", "s.data"][..],
+                opts,
+                &["--", "true"],
+            ]
+            .concat();
+            Command::new(cmd)
+                .current_dir(d)
+                .args(&args)
+                .output()
+                .unwrap()
+                .status
+                .code()
+        };
+        let perf = status("perf", &[]);
+        assert_ne!(perf, Some(0), "perf record {opts:?}");
+        assert_eq!(status(tracectl(), &["perf"]), perf, "{opts:?}");
+    }
 }
 
 /// `--switch-events` sets `context_switch`: both files carry the switches, which

@@ -210,10 +210,13 @@ fn perf_report_live_threads_match_perf() {
         check(d, file, &[], &["-T"]);
         check(d, file, &["-q"], &["--threads"]);
         check(d, file, &["-s", "pid", "-t", ","], &["-T"]);
+        check(d, file, &["-T"], &["--pretty", "raw"]);
+        check(d, file, &["-q", "-T"], &["--pretty=raw"]);
     }
     // A file without READ records: the title alone.
     record_ropts(d);
     check(d, "cc.data", &["-g", "none"], &["-T"]);
+    check(d, "cc.data", &["-g", "none", "-T"], &["--pretty", "raw"]);
 }
 
 /// A file written by `tracectl perf record`, with a tracepoint and a software event.
@@ -302,6 +305,53 @@ fn perf_report_live_event_groups_match_perf() {
     check(d, "two.data", &["-g", "none"], &["--group"]);
     check(d, "two.data", &["-g", "none"], &["--no-group"]);
     check(d, "two.data", &["--no-children", "-n"], &["--group"]);
+}
+
+/// Groups with a sampling leader (`-e '{a,b}:S'`, PERF_SAMPLE_READ): each sample is
+/// one sample of each member whose counter grew, with that growth as its period (the
+/// leader's too, not the sample's PERIOD); perf report and perf script show them so.
+#[test]
+fn perf_report_live_sampling_leader_groups_match_perf() {
+    if !perf_and_cc() {
+        return;
+    }
+    let tracectl = env!("CARGO_BIN_EXE_tracectl");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_fixture_program("ropts", d);
+    for (file, group, rate) in [
+        ("s2.data", "{cpu-clock,task-clock}:S", ["-F", "999"]),
+        (
+            "s3.data",
+            "{task-clock,cpu-clock,page-faults}:S",
+            ["-c", "200000"],
+        ),
+    ] {
+        run(
+            "perf",
+            &[
+                &["record", "-q", "-e", group][..],
+                &rate,
+                &["-o", file, "--", "./ropts"],
+            ]
+            .concat(),
+            d,
+        );
+        // The second event has samples only through the leader's read values.
+        let second = group[1..].split([',', '}']).nth(1).unwrap();
+        let events = run("perf", &["script", "-i", file, "-F", "event"], d);
+        assert!(events.contains(second), "perf script of {file}:\n{events}");
+        check(d, file, &[], &["--no-group"]);
+        check(d, file, &[], &["-n"]);
+        check(d, file, &["-s", "pid"], &["--show-total-period"]);
+        check(d, file, &["--no-group"], &["-F", "overhead,period,sym"]);
+        for args in [&[][..], &["-F", "comm,tid,period,event,ip,sym"]] {
+            let full = [&["script", "-i", file][..], args].concat();
+            let perf = run("perf", &full, d);
+            let ours = run(tracectl, &[&["perf"][..], &full].concat(), d);
+            assert_eq!(ours, perf, "perf {full:?}");
+        }
+    }
 }
 
 /// A group of two tracepoints: the rows of the member's texts come into the leader's

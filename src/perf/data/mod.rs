@@ -22,6 +22,7 @@ mod error;
 mod features;
 pub mod host;
 mod read;
+mod sample_read;
 pub mod write;
 
 pub use error::{PerfDataError, PerfDataErrorKind};
@@ -33,4 +34,5 @@ pub use read::{
     Attr, DsoId, Event, EventGroup, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId,
     UserRegs,
 };
+pub use sample_read::ReadPeriods;
 pub use write::{AttrEntry, Features, PerfDataWriter};

@@ -170,6 +170,9 @@ pub struct Sample<'a> {
     pub user_stack: &'a [u8],
     /// The file's byte order (for [`Sample::callchain`]).
     pub endian: Endianness,
+    /// `READ`: the counter values as the attr's `read_format` lays them out (see
+    /// [`PerfData::read_values`]).
+    pub read: &'a [u8],
 }
 
 /// The user registers of a sample (`PERF_SAMPLE_REGS_USER`).
@@ -967,7 +970,7 @@ impl PerfData {
     }
 
     #[inline]
-    fn find_id(&self, id: u64) -> Option<usize> {
+    pub(super) fn find_id(&self, id: u64) -> Option<usize> {
         if !self.dense_ids.is_empty() {
             let k = usize::try_from(id.wrapping_sub(self.dense_base)).ok()?;
             let i = self.dense_ids.get(k)?.checked_sub(1)?;
@@ -1371,6 +1374,7 @@ impl PerfData {
             user_regs: UserRegs::default(),
             user_stack: &[],
             endian: self.endian,
+            read: &[],
         })
     }
 
@@ -1454,6 +1458,7 @@ impl PerfData {
         if st & sample::READ != 0 {
             use abi::read_format as rf;
             let f = a.read_format;
+            let start = c.pos;
             let per_value = 1 + u64::from(f & rf::ID != 0) + u64::from(f & rf::LOST != 0);
             let times = u64::from(f & rf::TOTAL_TIME_ENABLED != 0)
                 + u64::from(f & rf::TOTAL_TIME_RUNNING != 0);
@@ -1471,6 +1476,7 @@ impl PerfData {
             } else {
                 c.take((per_value + times) * 8).map_err(sh)?;
             }
+            s.read = &r.body[start..c.pos];
         }
         if st & sample::CALLCHAIN != 0 {
             let at = c.offset();
