@@ -70,22 +70,6 @@ pub fn write_tod(out: &mut Vec<u8>, clock: &ClockData, time: u64, nanoseconds: b
     out.push(b' ');
 }
 
-/// x86-64's `PERF_REG_X86_*` names, by register number (perf's `__perf_reg_name_x86`).
-const X86_64_REGS: [&str; 24] = [
-    "AX", "BX", "CX", "DX", "SI", "DI", "BP", "SP", "IP", "FLAGS", "CS", "SS", "DS", "ES", "FS",
-    "GS", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15",
-];
-
-/// The name perf 6.1 gives register `reg` of x86-64: the XMM registers are two
-/// numbers each, the first named.
-fn x86_64_reg_name(reg: u32) -> String {
-    match reg {
-        0..=23 => X86_64_REGS[reg as usize].to_string(),
-        32..=63 if reg % 2 == 0 => format!("XMM{}", (reg - 32) / 2),
-        _ => "unknown".to_string(),
-    }
-}
-
 /// `-F iregs` / `-F uregs`: ` ABI:n ` then `%5s:0x%x ` of each register the sample
 /// holds; nothing for a sample without them (ABI 0, a kernel thread's user registers).
 pub fn write_regs(out: &mut Vec<u8>, regs: &UserRegs, endian: Endianness) {
@@ -99,7 +83,7 @@ pub fn write_regs(out: &mut Vec<u8>, regs: &UserRegs, endian: Endianness) {
         let Some(v) = regs.get(reg, endian) else {
             return;
         };
-        let name = x86_64_reg_name(reg);
+        let name = crate::perf::regs::x86_64_reg_name(reg);
         out.extend(std::iter::repeat_n(b' ', 5usize.saturating_sub(name.len())));
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(b":0x");
