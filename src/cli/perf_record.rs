@@ -530,6 +530,14 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     Ok(summary.exit.map_or(0, |e| e.code()))
 }
 
+/// The register mask of `--intr-regs[=REGS]` or `--user-regs[=REGS]`, if given.
+fn reg_list(list: Option<&str>, option: &str) -> anyhow::Result<Option<u64>> {
+    list.map(|l| {
+        tracectl::perf::regs::parse_reg_list(l).map_err(|e| anyhow::anyhow!("{option}: {e}"))
+    })
+    .transpose()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,12 +570,4 @@ mod tests {
         let e = configured("[record]\n\tbuild-id = mmap\n").unwrap_err();
         assert!(e.to_string().contains("not supported"), "{e}");
     }
-}
-
-/// The register mask of `--intr-regs[=REGS]` or `--user-regs[=REGS]`, if given.
-fn reg_list(list: Option<&str>, option: &str) -> anyhow::Result<Option<u64>> {
-    list.map(|l| {
-        tracectl::perf::regs::parse_reg_list(l).map_err(|e| anyhow::anyhow!("{option}: {e}"))
-    })
-    .transpose()
 }

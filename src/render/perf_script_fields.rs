@@ -37,7 +37,7 @@ pub fn write_misc(out: &mut Vec<u8>, m: u16) {
     // `%*s` of " " in what is left of six columns: at least the one space.
     let used = out.len() - start;
     let width = 6usize.saturating_sub(used).max(1);
-    out.extend(std::iter::repeat_n(b' ', width));
+    out.resize(out.len() + width, b' ');
 }
 
 /// `-F tod`: the wall-clock time of `time` from the file's CLOCK_DATA reading, in the
@@ -84,7 +84,7 @@ pub fn write_regs(out: &mut Vec<u8>, regs: &UserRegs, endian: Endianness) {
             return;
         };
         let name = crate::perf::regs::x86_64_reg_name(reg);
-        out.extend(std::iter::repeat_n(b' ', 5usize.saturating_sub(name.len())));
+        out.resize(out.len() + 5usize.saturating_sub(name.len()), b' ');
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(b":0x");
         push_hex(out, v, false);
