@@ -87,6 +87,42 @@ pub struct RecordArgs {
     /// data mappings that resolve it
     #[arg(short = 'd', long = "data")]
     data: bool,
+    /// Record the registers at each sample's interrupt (PERF_SAMPLE_REGS_INTR): the
+    /// comma-separated REGS (ax,bx,...,r15), or AX to R15 but DS, ES, FS and GS
+    #[arg(
+        short = 'I',
+        long = "intr-regs",
+        value_name = "REGS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ""
+    )]
+    intr_regs: Option<String>,
+    /// Record the user-space registers at each sample (PERF_SAMPLE_REGS_USER): the
+    /// comma-separated REGS, or AX to R15 but DS, ES, FS and GS
+    #[arg(
+        long = "user-regs",
+        value_name = "REGS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ""
+    )]
+    user_regs: Option<String>,
+    /// Record each sample's weight (PERF_SAMPLE_WEIGHT_STRUCT: weight and instruction
+    /// latency; 0 for events that do not measure them)
+    #[arg(short = 'W', long = "weight")]
+    weight: bool,
+    /// Record the physical address of each sample's data address (PERF_SAMPLE_PHYS_ADDR)
+    #[arg(long = "phys-data")]
+    phys_data: bool,
+    /// Record the size of the page of each sample's data address
+    /// (PERF_SAMPLE_DATA_PAGE_SIZE)
+    #[arg(long = "data-page-size")]
+    data_page_size: bool,
+    /// Record the size of the page of each sample's instruction address
+    /// (PERF_SAMPLE_CODE_PAGE_SIZE)
+    #[arg(long = "code-page-size")]
+    code_page_size: bool,
     /// Record the time of each sample (always recorded; accepted as perf does)
     #[arg(short = 'T', long = "timestamp")]
     timestamp: bool,
@@ -421,6 +457,12 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             cpu: args.sample_cpu,
             period: args.period,
             raw: args.raw_samples,
+            intr_regs: reg_list(args.intr_regs.as_deref(), "--intr-regs")?,
+            user_regs: reg_list(args.user_regs.as_deref(), "--user-regs")?,
+            weight: args.weight,
+            phys_addr: args.phys_data,
+            data_page_size: args.data_page_size,
+            code_page_size: args.code_page_size,
         },
         exclude_guest: !args.events.is_empty(),
         filters,
@@ -505,6 +547,14 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         args.output.display(),
     );
     Ok(summary.exit.map_or(0, |e| e.code()))
+}
+
+/// The register mask of `--intr-regs[=REGS]` or `--user-regs[=REGS]`, if given.
+fn reg_list(list: Option<&str>, option: &str) -> anyhow::Result<Option<u64>> {
+    list.map(|l| {
+        tracectl::perf::regs::parse_reg_list(l).map_err(|e| anyhow::anyhow!("{option}: {e}"))
+    })
+    .transpose()
 }
 
 #[cfg(test)]

@@ -42,6 +42,7 @@ mod nsinfo;
 pub mod rbtree;
 pub mod record;
 pub mod recording;
+pub mod regs;
 pub mod ring;
 pub mod spec;
 pub mod srcline;

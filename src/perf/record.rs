@@ -111,6 +111,18 @@ pub struct SampleFields {
     pub period: bool,
     /// `-R`: PERF_SAMPLE_RAW (with CPU, as perf adds it).
     pub raw: bool,
+    /// `--intr-regs`: PERF_SAMPLE_REGS_INTR of these registers (a `PERF_REG_*` mask).
+    pub intr_regs: Option<u64>,
+    /// `--user-regs`: PERF_SAMPLE_REGS_USER of these registers (a `PERF_REG_*` mask).
+    pub user_regs: Option<u64>,
+    /// `-W`: PERF_SAMPLE_WEIGHT_STRUCT.
+    pub weight: bool,
+    /// `--phys-data`: PERF_SAMPLE_PHYS_ADDR.
+    pub phys_addr: bool,
+    /// `--data-page-size`: PERF_SAMPLE_DATA_PAGE_SIZE.
+    pub data_page_size: bool,
+    /// `--code-page-size`: PERF_SAMPLE_CODE_PAGE_SIZE.
+    pub code_page_size: bool,
 }
 
 /// How call chains are taken (`-g`, `--call-graph MODE`).
@@ -365,6 +377,19 @@ impl RecordSession {
         if opts.fields.raw {
             sample_type |= sample::RAW;
         }
+        let f = &opts.fields;
+        for (on, bit) in [
+            (f.intr_regs.is_some(), sample::REGS_INTR),
+            (f.user_regs.is_some(), sample::REGS_USER),
+            (f.weight, sample::WEIGHT_STRUCT),
+            (f.phys_addr, sample::PHYS_ADDR),
+            (f.data_page_size, sample::DATA_PAGE_SIZE),
+            (f.code_page_size, sample::CODE_PAGE_SIZE),
+        ] {
+            if on {
+                sample_type |= bit;
+            }
+        }
         // perf samples the CPU of tracepoints too (it is in the records' id trailer, so
         // every event of the file has it).
         let any_tracepoint = events
@@ -461,10 +486,16 @@ impl RecordSession {
                     attr.set_use_clockid(1);
                     attr.clockid = id;
                 }
+                if let Some(mask) = opts.fields.intr_regs {
+                    attr.sample_regs_intr = mask;
+                }
+                if let Some(mask) = opts.fields.user_regs {
+                    attr.sample_regs_user = mask;
+                }
                 if let CallGraph::Dwarf { stack_size } = opts.call_graph {
                     // The kernel part of the chain only; the user part is unwound from
                     // the registers and the stack copy.
-                    attr.sample_regs_user = super::unwind::X86_64_USER_REGS;
+                    attr.sample_regs_user |= super::unwind::X86_64_USER_REGS;
                     attr.sample_stack_user = stack_size;
                     attr.set_exclude_callchain_user(1);
                 }

@@ -14,6 +14,7 @@ pub mod perf_report_fields;
 pub mod perf_report_filter;
 pub mod perf_report_threads;
 pub mod perf_script;
+pub mod perf_script_fields;
 pub mod perf_sideband;
 pub mod perf_stat;
 pub mod perf_stat_metric_only;

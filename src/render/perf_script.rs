@@ -12,9 +12,12 @@ use std::sync::Arc;
 use crate::bytes::{push_dec, push_dec6, push_dec_padded, put, put_array};
 use crate::event::{PlainLine, PrintEnv, PrintStyle, Record, Schema};
 use crate::perf::data::abi::{attr_flag, attr_type, record, sample};
-use crate::perf::data::{Attr, Event, PerfData, PerfDataError, RawRecord, ReadPeriods, Sample};
+use crate::perf::data::{
+    Attr, ClockData, Event, PerfData, PerfDataError, RawRecord, ReadPeriods, Sample,
+};
 use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
 use crate::perf::srcline::{SourceLines, SRCLINE_UNKNOWN};
+use crate::render::perf_script_fields as extra;
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
 /// Fields of `perf script -F` (perf's `PERF_OUTPUT_*`).
@@ -118,6 +121,15 @@ const PRINTED: u64 = {
         | SYMOFFSET
         | SRCLINE
         | PERIOD
+        | MISC
+        | TOD
+        | IREGS
+        | UREGS
+        | WEIGHT
+        | INS_LAT
+        | PHYS_ADDR
+        | DATA_PAGE_SIZE
+        | CODE_PAGE_SIZE
 };
 
 /// `PERF_SAMPLE_BRANCH_ANY` of `branch_sample_type`.
@@ -438,6 +450,8 @@ pub struct PerfScript<'f> {
     /// ahead ([`Machine::look_up_ahead`]); `u64::MAX` once all are.
     reached: Arc<AtomicU64>,
     opts: ScriptOptions,
+    /// The file's CLOCK_DATA, for `-F tod`.
+    clock: Option<ClockData>,
     /// The time `--reltime` counts from, and the time `--deltatime` last showed (0:
     /// none yet, as perf keeps them).
     first_time: u64,
@@ -729,7 +743,13 @@ impl<'f> PerfScript<'f> {
                 "DATA_SRC",
                 "data_src",
             )?;
-            stype(&mut f, field::WEIGHT, sample::WEIGHT, "WEIGHT", "weight")?;
+            stype(
+                &mut f,
+                field::WEIGHT,
+                sample::WEIGHT | sample::WEIGHT_STRUCT,
+                "WEIGHT",
+                "weight",
+            )?;
             // perf asks for an address in the samples, not among the fields.
             let addressed = a.sample_type & (sample::IP | sample::ADDR) != 0;
             if f & field::SYM != 0 && !addressed {
@@ -800,7 +820,11 @@ impl<'f> PerfScript<'f> {
                 printed |= field::BRSTACK | field::BRSTACKSYM | field::BRSTACKOFF;
             }
             if !hardware_trace {
-                printed |= field::IPC | field::SYNTH | field::FLAGS;
+                printed |= field::IPC | field::SYNTH | field::FLAGS | field::CALLINDENT;
+                // Metrics come from counts read with the samples.
+                if a.sample_type & sample::READ == 0 {
+                    printed |= field::METRIC;
+                }
             }
             // Fields perf takes that are not printed here yet: refused by name rather
             // than printed wrong.
@@ -817,6 +841,13 @@ impl<'f> PerfScript<'f> {
                 )));
             }
             fields.push(f);
+        }
+        let clock = file.clock_data()?;
+        // As perf: any event's `tod` needs the clock's reading.
+        if clock.is_none() && fields.iter().any(|f| f & field::TOD != 0) {
+            return Err(ScriptError::Field(
+                "Can't provide 'tod' time, missing clock data. Please record with -k/--clockid option.".into(),
+            ));
         }
         let name_width = names.iter().map(|n| n.len()).max().unwrap_or(0);
         let name_columns = names
@@ -843,6 +874,7 @@ impl<'f> PerfScript<'f> {
             lines: SourceLines::new(),
             reached: Arc::default(),
             opts,
+            clock,
             first_time: 0,
             previous_time: 0,
         })
@@ -1218,7 +1250,19 @@ impl<'f> PerfScript<'f> {
             slot.text.push(b'.');
             slot.secs = Some(secs);
         }
-        put(out, &slot.text);
+        if f & (field::MISC | field::TOD) != 0 {
+            // Between the CPU and the time: the cached head stops before them.
+            put(out, &slot.text[..slot.head_len]);
+            if f & field::MISC != 0 {
+                extra::write_misc(out, s.misc);
+            }
+            if let (true, Some(c)) = (f & field::TOD != 0, &self.clock) {
+                extra::write_tod(out, c, s.time, self.opts.nanoseconds);
+            }
+            put(out, &slot.text[slot.head_len..]);
+        } else {
+            put(out, &slot.text);
+        }
         if f & field::TIME != 0 {
             push_fraction(out, time, self.opts.nanoseconds);
             put_array(out, *b": ");
@@ -1254,6 +1298,12 @@ impl<'f> PerfScript<'f> {
                 let loc = resolve_data_addr(&self.machine, s, s.addr);
                 write_location(out, &loc, f & !field::IP, s.addr);
             }
+        }
+        if f & field::WEIGHT != 0 {
+            extra::write_dec16(out, s.weight);
+        }
+        if f & field::INS_LAT != 0 {
+            extra::write_dec16(out, u64::from(s.ins_lat));
         }
         if f & field::IP != 0 {
             let chain = self.use_callchain && attr.sample_type & sample::CALLCHAIN != 0;
@@ -1328,6 +1378,21 @@ impl<'f> PerfScript<'f> {
                     }
                 }
             }
+        }
+        if f & field::IREGS != 0 {
+            extra::write_regs(out, &s.intr_regs, s.endian);
+        }
+        if f & field::UREGS != 0 {
+            extra::write_regs(out, &s.user_regs, s.endian);
+        }
+        if f & field::PHYS_ADDR != 0 {
+            write_hex16(out, s.phys_addr);
+        }
+        if f & field::DATA_PAGE_SIZE != 0 {
+            extra::write_page_size(out, s.data_page_size);
+        }
+        if f & field::CODE_PAGE_SIZE != 0 {
+            extra::write_page_size(out, s.code_page_size);
         }
         out.push(b'\n');
     }

@@ -168,6 +168,24 @@ pub struct Sample<'a> {
     /// `STACK_USER`: the user stack from the stack pointer up, as much as the kernel
     /// could copy (its `dyn_size`; empty when none was taken).
     pub user_stack: &'a [u8],
+    /// The record's `misc` ([`abi::misc`]): the cpumode and the flags perf script's
+    /// `-F misc` shows.
+    pub misc: u16,
+    /// `WEIGHT`, or the first word of `WEIGHT_STRUCT` (`var1_dw`).
+    pub weight: u64,
+    /// `WEIGHT_STRUCT`'s second word (`var2_w`): the instruction latency.
+    pub ins_lat: u16,
+    /// `DATA_SRC`: where the sampled memory access was served (`perf_mem_data_src`).
+    pub data_src: u64,
+    /// `REGS_INTR`: the registers when the event fired, as the attr's
+    /// `sample_regs_intr` selects them.
+    pub intr_regs: UserRegs<'a>,
+    /// `PHYS_ADDR`: the physical address of `addr`.
+    pub phys_addr: u64,
+    /// `DATA_PAGE_SIZE`: the size of the page `addr` is in (0: unknown).
+    pub data_page_size: u64,
+    /// `CODE_PAGE_SIZE`: the size of the page `ip` is in (0: unknown).
+    pub code_page_size: u64,
     /// The file's byte order (for [`Sample::callchain`]).
     pub endian: Endianness,
     /// `READ`: the counter values as the attr's `read_format` lays them out (see
@@ -175,7 +193,8 @@ pub struct Sample<'a> {
     pub read: &'a [u8],
 }
 
-/// The user registers of a sample (`PERF_SAMPLE_REGS_USER`).
+/// Registers of a sample: the user registers (`PERF_SAMPLE_REGS_USER`) or those at
+/// the interrupt (`PERF_SAMPLE_REGS_INTR`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UserRegs<'a> {
     /// `PERF_SAMPLE_REGS_ABI_*`: 0 when the sample has none (a kernel thread's), 2 for
@@ -1373,6 +1392,14 @@ impl PerfData {
             raw,
             user_regs: UserRegs::default(),
             user_stack: &[],
+            misc: r.misc,
+            weight: 0,
+            ins_lat: 0,
+            data_src: 0,
+            intr_regs: UserRegs::default(),
+            phys_addr: 0,
+            data_page_size: 0,
+            code_page_size: 0,
             endian: self.endian,
             read: &[],
         })
@@ -1389,6 +1416,7 @@ impl PerfData {
         let mut s = Sample {
             attr,
             cpumode: r.misc & misc::CPUMODE_MASK,
+            misc: r.misc,
             endian: self.endian,
             ..Sample::default()
         };
@@ -1531,6 +1559,46 @@ impl PerfData {
                 }
                 s.user_stack = &data[..dyn_size as usize];
             }
+        }
+        // The kernel's order after the user stack (`perf_output_sample`).
+        if st & (sample::WEIGHT | sample::WEIGHT_STRUCT) != 0 {
+            let w = c.u64().map_err(sh)?;
+            if st & sample::WEIGHT != 0 {
+                s.weight = w;
+            } else {
+                // `union perf_sample_weight`: var1_dw, var2_w, var3_w from the low end
+                // of the word as read in the file's order.
+                s.weight = w & 0xffff_ffff;
+                s.ins_lat = (w >> 32) as u16;
+            }
+        }
+        if st & sample::DATA_SRC != 0 {
+            s.data_src = c.u64().map_err(sh)?;
+        }
+        if st & sample::TRANSACTION != 0 {
+            c.u64().map_err(sh)?;
+        }
+        if st & sample::REGS_INTR != 0 {
+            s.intr_regs.abi = c.u64().map_err(sh)?;
+            s.intr_regs.mask = a.sample_regs_intr;
+            if s.intr_regs.abi != 0 {
+                let n = u64::from(a.sample_regs_intr.count_ones()) * 8;
+                s.intr_regs.raw = c
+                    .take(n)
+                    .map_err(|e| self.short("SAMPLE interrupt registers", e))?;
+            }
+        }
+        if st & sample::PHYS_ADDR != 0 {
+            s.phys_addr = c.u64().map_err(sh)?;
+        }
+        if st & sample::CGROUP != 0 {
+            c.u64().map_err(sh)?;
+        }
+        if st & sample::DATA_PAGE_SIZE != 0 {
+            s.data_page_size = c.u64().map_err(sh)?;
+        }
+        if st & sample::CODE_PAGE_SIZE != 0 {
+            s.code_page_size = c.u64().map_err(sh)?;
         }
         Ok(s)
     }

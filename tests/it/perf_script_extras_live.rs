@@ -1,0 +1,223 @@
+//! `perf script -F` of what a sample records on request (perf 6.1's `misc`, `tod`,
+//! `iregs`, `uregs`, `weight`, `ins_lat`, `phys_addr`, `data_page_size`,
+//! `code_page_size`), and `tracectl perf record`'s options that record them
+//! (`--intr-regs`, `--user-regs`, `-W`, `--phys-data`, `--data-page-size`,
+//! `--code-page-size`): on files recorded here by Debian's perf 6.1 and by us,
+//! `tracectl perf script -F ...` prints what `perf script -F ...` prints. Skips (with
+//! the reason) without root or perf.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::perf::{assert_same_lines, run};
+
+/// The standard output of `perf script ARGS` and of `tracectl perf script ARGS` in `d`,
+/// which must be the same, line for line; perf's is returned.
+fn same_script(d: &Path, args: &[&str]) -> String {
+    let perf = run("perf", &[&["script"][..], args].concat(), d);
+    let ours = run(
+        env!("CARGO_BIN_EXE_tracectl"),
+        &[&["perf", "script"][..], args].concat(),
+        d,
+    );
+    assert_same_lines(&ours, &perf, &format!("perf script {args:?}"));
+    perf
+}
+
+/// Whether the live tests can run; says why not.
+fn skipped() -> bool {
+    match crate::support::perf::skip_reason() {
+        Some(why) => {
+            crate::support::skips::skip(why);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The options that record every extra, on page faults (which carry a data address).
+const EXTRAS: [&str; 12] = [
+    "-e",
+    "page-faults",
+    "-c",
+    "1",
+    "-d",
+    "-W",
+    "--phys-data",
+    "--data-page-size",
+    "--code-page-size",
+    "-I",
+    "--user-regs",
+    "--sample-cpu",
+];
+
+/// A short workload with user and kernel page faults.
+const WORK: [&str; 4] = ["--", "sh", "-c", "ls / >/dev/null; ls /usr >/dev/null"];
+
+/// `-F` selections of the extras: as lists, as changes to the defaults, after a type.
+const SELECTIONS: [&str; 9] = [
+    "comm,tid,time,misc,event,ip,sym,addr,weight,ins_lat,iregs,uregs,phys_addr,data_page_size,code_page_size",
+    "+misc,+iregs",
+    "+uregs,-ip,-sym,-dso,-symoff",
+    "sw:comm,cpu,misc,uregs",
+    "comm,tid,cpu,misc,time,weight,ins_lat,phys_addr",
+    "+data_page_size,+code_page_size,-period",
+    "comm,misc,iregs,ipc,synth,metric,callindent",
+    "+weight,-weight,+phys_addr",
+    "misc",
+];
+
+/// Page faults recorded by perf with every extra: each selection prints as perf's.
+#[test]
+fn perf_script_live_recorded_extras_match_perf() {
+    if skipped() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let how = ["record", "-q", "-o", "x.data"];
+    run("perf", &[&how[..], &EXTRAS, &WORK].concat(), d);
+    let mut seen = String::new();
+    for f in SELECTIONS {
+        seen += &same_script(d, &["-i", "x.data", "-F", f]);
+    }
+    // What the recording must show for the comparison to mean something.
+    for (what, shown) in [
+        ("interrupt registers", " ABI:2    AX:0x"),
+        ("R15 last", "   R15:0x"),
+        ("a kernel sample's misc", " K     "),
+        ("a user sample's misc", " U     "),
+        ("a page size", " 4K"),
+    ] {
+        assert!(seen.contains(shown), "perf shows {what} ({shown:?})");
+    }
+}
+
+/// `-F tod` on files recorded with a clock (`-k`): the time of day before the
+/// time, with microseconds or (`--ns`) nanoseconds; without clock data, perf's
+/// refusal.
+#[test]
+fn perf_script_live_tod_matches_perf() {
+    if skipped() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (out, clock) in [("mono.data", "monotonic"), ("real.data", "realtime")] {
+        let how = ["record", "-q", "-o", out, "-e", "cpu-clock", "-c", "200000"];
+        run("perf", &[&how[..], &["-k", clock], &WORK].concat(), d);
+        for f in ["comm,tid,misc,tod,time", "+tod", "tod", "sw:tod,event"] {
+            same_script(d, &["-i", out, "-F", f]);
+        }
+        let seen = same_script(d, &["-i", out, "-F", "+tod", "--ns"]);
+        assert!(seen.contains(": "), "perf prints samples of {out}");
+    }
+    run(
+        "perf",
+        &[
+            &["record", "-q", "-o", "plain.data", "-e", "cpu-clock"][..],
+            &WORK,
+        ]
+        .concat(),
+        d,
+    );
+    for f in ["tod", "+tod", "sw:comm,tod"] {
+        let args = ["script", "-i", "plain.data", "-F", f];
+        let perf = Command::new("perf")
+            .args(args)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        let ours = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .arg("perf")
+            .args(args)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&perf.stderr);
+        assert!(
+            !perf.status.success() && said.contains("missing clock data"),
+            "perf -F {f} is refused: {said}"
+        );
+        assert!(!ours.status.success() && ours.stdout.is_empty(), "-F {f}");
+        let ours_said = String::from_utf8_lossy(&ours.stderr);
+        assert!(
+            ours_said.contains(said.trim_end()),
+            "-F {f}: perf said {said:?}, we said {ours_said:?}"
+        );
+    }
+}
+
+/// The `sample_type` and register masks of a file's events, as `perf evlist -v`
+/// shows them.
+fn sample_layout(d: &Path, file: &str) -> Vec<String> {
+    run("perf", &["evlist", "-v", "-i", file], d)
+        .split(", ")
+        .filter(|f| f.starts_with("sample_type") || f.starts_with("sample_regs"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `tracectl perf record` with the options that record the extras: the samples have
+/// the layout perf's have with the same options, and perf script and tracectl print
+/// the same of them.
+#[test]
+fn perf_record_live_extras_options_match_perf() {
+    if skipped() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let with = |out: &'static str, regs: &[&'static str]| {
+        let mut v = vec!["record", "-q", "-o", out];
+        v.extend_from_slice(&EXTRAS[..9]);
+        v.extend_from_slice(regs);
+        v.extend_from_slice(&WORK);
+        v
+    };
+    let regs = ["--user-regs=ax,sp,ip", "--intr-regs=bx,r15"];
+    run("perf", &with("perf.data", &regs), d);
+    let ours = with("ours.data", &regs);
+    run(
+        env!("CARGO_BIN_EXE_tracectl"),
+        &[&["perf"][..], &ours].concat(),
+        d,
+    );
+    let layout = sample_layout(d, "perf.data");
+    assert!(
+        layout.iter().any(|l| l.contains("REGS_INTR")),
+        "perf records the registers: {layout:?}"
+    );
+    assert_eq!(sample_layout(d, "ours.data"), layout);
+    for f in SELECTIONS.iter().filter(|f| !f.contains("cpu")) {
+        same_script(d, &["-i", "ours.data", "-F", f]);
+    }
+    // The registers by default: perf's set.
+    for (file, tool) in [("p2.data", "perf"), ("o2.data", "tracectl")] {
+        let mut args = with(file, &["--user-regs", "-I"]);
+        if tool == "tracectl" {
+            args.insert(0, "perf");
+            run(env!("CARGO_BIN_EXE_tracectl"), &args, d);
+        } else {
+            run("perf", &args, d);
+        }
+    }
+    assert_eq!(sample_layout(d, "o2.data"), sample_layout(d, "p2.data"));
+    // A register x86-64 does not sample is refused before anything is recorded.
+    let bad = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .args([
+            "perf",
+            "record",
+            "-o",
+            "bad.data",
+            "--intr-regs=ds",
+            "--",
+            "true",
+        ])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown register 'ds'"));
+    assert!(!d.join("bad.data").exists());
+}
