@@ -7,7 +7,7 @@
 //! tokens (source names, substitutions, template parameters) and which bracket each `E`
 //! closes, but not the whole grammar; each rewrite keeps the substitutions as they were.
 
-use super::{seq_id_len, source_name_length};
+use super::references::{seq_id_len, source_name_length};
 
 /// The vendor extended type that stands for a default argument's scope in a name given
 /// to cpp_demangle: a last parameter of the function that holds it, which takes no
