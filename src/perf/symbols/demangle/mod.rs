@@ -4,6 +4,8 @@
 //! `scripts/demangle-survey` counts the names of a machine's libraries that come out
 //! differently from binutils' `c++filt -p -i`, which prints what perf prints.
 
+use std::borrow::Cow;
+
 mod addresses;
 mod mangled;
 mod packs;
@@ -41,7 +43,7 @@ pub fn demangle(name: &str) -> String {
             {
                 s = t;
             }
-            let s = gnu_spelling(&misplaced_const(s));
+            let s = gnu_spelling(&misplaced_const(&member_pointer_returned(s)));
             let s = construction_vtable_order(s);
             // Tables GNU names in words.
             for (open, words) in [("{vtable(", "vtable for "), ("{vtt(", "VTT for ")] {
@@ -98,7 +100,10 @@ fn demangle_special_function(name: &str) -> Option<String> {
         (words, &rest[at..])
     };
     let text = cxx_text(&format!("_Z{target}"), true)?;
-    Some(format!("{words}{}", gnu_spelling(&misplaced_const(&text))))
+    Some(format!(
+        "{words}{}",
+        gnu_spelling(&misplaced_const(&member_pointer_returned(&text)))
+    ))
 }
 
 /// A construction vtable as GNU names it: `construction vtable for B-in-D`, the base
@@ -208,6 +213,60 @@ fn misplaced_const(s: &str) -> String {
     }
     out.push_str(&s[from..]);
     out
+}
+
+/// A function type that returns a pointer to member function as GNU writes it, its
+/// parameters after the `::*` (`R (C::*(A, B))(M)`, the `std::_Bind<F(A, B)>` of a
+/// member function); cpp_demangle writes them after the class (`R (C(A, B)::*)(M)`).
+/// A class name never ends with a parameter list, so a `)` right before `::*)` closes
+/// the returning function type's parameters (unless it closes a `decltype(...)`).
+fn member_pointer_returned(s: &str) -> Cow<'_, str> {
+    const MEMBER: &str = "::*)(";
+    if !s.contains(MEMBER) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = s.to_string();
+    let mut from = 0;
+    while let Some(found) = out[from..].find(MEMBER) {
+        let at = from + found;
+        from = at + MEMBER.len();
+        let b = out.as_bytes();
+        if at == 0 || b[at - 1] != b')' {
+            continue;
+        }
+        let Some(open) = matching_back(b, at - 1) else {
+            continue;
+        };
+        let class_name_end = out[..open]
+            .bytes()
+            .last()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'>');
+        if !class_name_end || out[..open].ends_with("decltype") {
+            continue;
+        }
+        let params = out[open..at].to_string();
+        out.replace_range(open..at + "::*".len(), &format!("::*{params}"));
+    }
+    Cow::Owned(out)
+}
+
+/// The index of the bracket that opens the one that closes at `close`, counting every
+/// kind of bracket as one depth.
+fn matching_back(b: &[u8], close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in (0..=close).rev() {
+        match b[i] {
+            b')' | b'>' | b'}' | b']' => depth += 1,
+            b'(' | b'<' | b'{' | b'[' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// cpp_demangle's text for the mangled `name`, with what it puts in the wrong place
@@ -555,9 +614,7 @@ fn matching(b: &[u8], open: usize) -> Option<usize> {
     None
 }
 
-/// cpp_demangle's text as GNU's demangler (which perf uses) spells it: integer literals
-/// of unsigned and long types with a suffix (`8u`, not `(unsigned int)8`), no separator
-
+/// `name` without the clone suffixes after a mangled name (`.cold`, `.llvm.123`).
 fn strip_clone_suffix(name: &str) -> &str {
     if name.starts_with("_R") {
         // v0 Rust names never contain a dot.
@@ -753,6 +810,24 @@ mod tests {
 
     /// A construction vtable, the base in the derived class, as binutils 2.40
     /// `c++filt -p -i` writes it.
+    /// A function type that returns a pointer to member function (`std::_Bind`'s
+    /// argument for a member function): the expected names are binutils 2.40
+    /// `c++filt -p -i`'s output for these names, pasted.
+    #[test]
+    fn cxx_functions_returning_member_pointers_as_gnu_spells_them() {
+        for (mangled, gnu) in [
+            ("_Z1fIFM1AFivEPS0_EEvv", "f<int (A::*(A*))()>"),
+            ("_Z1fIFM1AKFivEiEEvv", "f<int (A::*(int))() const>"),
+            ("_Z1fIFPFivEiEEvv", "f<int (*(int))()>"),
+            (
+                "_ZN4llvm12function_refIFPNS_5ValueES2_S2_NS_8ArrayRefIiEEEE11callback_fnISt5_BindIFMNS_13slpvectorizer7BoUpSLP25ShuffleInstructionBuilderEFS2_S2_S2_S4_EPSB_St12_PlaceholderILi1EESF_ILi2EESF_ILi3EEEEEES2_lS2_S2_S4_",
+                "llvm::function_ref<llvm::Value* (llvm::Value*, llvm::Value*, llvm::ArrayRef<int>)>::callback_fn<std::_Bind<llvm::Value* (llvm::slpvectorizer::BoUpSLP::ShuffleInstructionBuilder::*(llvm::slpvectorizer::BoUpSLP::ShuffleInstructionBuilder*, std::_Placeholder<1>, std::_Placeholder<2>, std::_Placeholder<3>))(llvm::Value*, llvm::Value*, llvm::ArrayRef<int>)> >",
+            ),
+        ] {
+            assert_eq!(super::demangle(mangled), gnu, "{mangled}");
+        }
+    }
+
     #[test]
     fn cxx_construction_vtables_as_gnu_spells_them() {
         for (mangled, gnu) in [

@@ -1,6 +1,8 @@
 //! GNU's spelling of what cpp_demangle writes another way: literals, standard
 //! abbreviations and the spaces of function types.
 
+/// cpp_demangle's text as GNU's demangler (which perf uses) spells it: integer literals
+/// of unsigned and long types with a suffix (`8u`, not `(unsigned int)8`), no separator
 /// left by an empty template pack (`<A>`, not `<A, >`), `decltype(nullptr)` for `Dn`,
 /// and the standard abbreviations as GNU writes them without its verbose option.
 pub(super) fn gnu_spelling(s: &str) -> String {
