@@ -7,12 +7,14 @@
 use std::borrow::Cow;
 
 mod addresses;
+mod lambda_packs;
 mod mangled;
 mod packs;
 mod references;
 mod spelling;
 
 use addresses::function_addresses;
+use lambda_packs::lambda_pack_expansions;
 use packs::{pack_qualifiers, NodeRecorder};
 use references::{marked_references, placed_references, seq_id_len};
 use spelling::gnu_spelling;
@@ -294,7 +296,8 @@ fn cxx_text(name: &str, params: bool) -> Option<String> {
             let scoped = mangled::unresolved_type_scopes(read)?;
             mangled::unresolved_type_scope_text(&cxx_text_of(&scoped, params)?)
         })?;
-    Some(mangled::gnu_ctor_dtor_names(&text, &ctor_dtors))
+    let text = mangled::gnu_ctor_dtor_names(&text, &ctor_dtors);
+    Some(lambda_pack_expansions(text, name))
 }
 
 /// [`cxx_text`] before the names GNU reads from the mangled name itself
