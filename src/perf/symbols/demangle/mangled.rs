@@ -7,7 +7,7 @@
 //! tokens (source names, substitutions, template parameters) and which bracket each `E`
 //! closes, but not the whole grammar; each rewrite keeps the substitutions as they were.
 
-use super::{seq_id_len, source_name_length};
+use super::references::{seq_id_len, source_name_length};
 
 /// The vendor extended type that stands for a default argument's scope in a name given
 /// to cpp_demangle: a last parameter of the function that holds it, which takes no
@@ -395,7 +395,7 @@ fn written_ctor_dtors(text: &str) -> Vec<WrittenCtorDtor> {
 
 /// A token of a mangled name, by the offset of its first byte.
 #[derive(Clone, Copy, PartialEq, Debug)]
-enum Token {
+pub(super) enum Token {
     /// A source name's identifier, by its byte range (after the length).
     SourceName(usize, usize),
     /// A substitution (`S_`, `S<seq-id>_`).
@@ -414,7 +414,7 @@ enum Token {
 /// The tokens of a mangled name, reading each source name, substitution and template
 /// parameter whole, and an expression's two-letter operators as one token. Linear in
 /// the name's length; a source name that runs past the end ends the scan.
-struct Tokens<'a> {
+pub(super) struct Tokens<'a> {
     b: &'a [u8],
     at: usize,
     /// The open brackets, innermost last.
@@ -435,7 +435,7 @@ struct Bracket {
 }
 
 impl<'a> Tokens<'a> {
-    fn new(b: &'a [u8]) -> Self {
+    pub(super) fn new(b: &'a [u8]) -> Self {
         let at = if b.starts_with(b"_Z") { 2 } else { 0 };
         Tokens {
             b,
