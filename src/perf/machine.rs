@@ -288,6 +288,9 @@ pub struct Machine {
     kernel: Arc<OnceLock<Option<KernelSymbols>>>,
     /// Counts the records that changed a mapping (see [`Machine::map_changes`]).
     map_changes: u64,
+    /// Counts the records that changed a kernel mapping (see
+    /// [`Machine::kernel_map_changes`]).
+    kernel_map_changes: u64,
     /// Where the modules' symbols come from when not from `kallsyms`
     /// ([`Machine::set_module_kallsyms`]), and their tables, shared as `kernel` is.
     module_kallsyms: Option<KallsymsSource>,
@@ -335,6 +338,7 @@ impl Machine {
             kallsyms,
             kernel: Arc::default(),
             map_changes: 0,
+            kernel_map_changes: 0,
             module_kallsyms: None,
             modules: Arc::default(),
             symfs,
@@ -551,6 +555,14 @@ impl Machine {
         self.map_changes
     }
 
+    /// How many records applied so far changed the kernel's mappings: what
+    /// [`Machine::resolve`] answers for a kernel address changes only when this does
+    /// (with the same exception as [`Machine::map_changes`]). A system-wide profile
+    /// maps and forks processes all along, and leaves the kernel's mappings as they are.
+    pub fn kernel_map_changes(&self) -> u64 {
+        self.kernel_map_changes
+    }
+
     /// Whether a lookup of an address in `object` that found no symbol may find one the
     /// next time: the first lookup in a file whose loading failed part way finds
     /// nothing, the later ones find what was loaded.
@@ -613,6 +625,7 @@ impl Machine {
                 let end = start.saturating_add(len);
                 let kernel_space = cpumode == misc::KERNEL || pid == -1;
                 if kernel_space {
+                    self.kernel_map_changes += 1;
                     let (name, module) = if filename.starts_with(b"[kernel.kallsyms]") {
                         (&b"[kernel.kallsyms]"[..], None)
                     } else {

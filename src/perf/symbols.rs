@@ -212,6 +212,39 @@ pub struct SymbolTable {
     undecided: Vec<UndecidedRun>,
     /// See [`SymbolTable::incomplete`].
     incomplete: bool,
+    /// The symbols' starts, searched instead of the symbols themselves.
+    starts: StartIndex,
+}
+
+/// The starts of a table's symbols (sorted), and every [`StartIndex::STRIDE`]th of them
+/// again: a lookup searches the few kilobytes of the latter, then one stride of the
+/// former, rather than the whole table. A big library's table runs to megabytes, and a
+/// search of it misses the cache at nearly every step.
+#[derive(Debug, Default)]
+struct StartIndex {
+    all: Vec<u64>,
+    every: Vec<u64>,
+}
+
+impl StartIndex {
+    const STRIDE: usize = 32;
+
+    fn of(syms: &[Sym]) -> StartIndex {
+        let all: Vec<u64> = syms.iter().map(|s| s.start).collect();
+        let every = all.iter().step_by(Self::STRIDE).copied().collect();
+        StartIndex { all, every }
+    }
+
+    /// How many starts are at or below `addr`.
+    fn at_or_below(&self, addr: u64) -> usize {
+        let Some(block) = self.every.partition_point(|&a| a <= addr).checked_sub(1) else {
+            return 0;
+        };
+        // The start at `from` is at or below `addr`, the one a stride on (if any) above.
+        let from = block * Self::STRIDE;
+        let to = (from + Self::STRIDE).min(self.all.len());
+        from + self.all[from..to].partition_point(|&a| a <= addr)
+    }
 }
 
 /// Per place of a table, the name a lookup shows (demangled, or checked as UTF-8),
@@ -711,6 +744,7 @@ impl SymbolTable {
             });
         SymbolTable {
             shown: ShownNames::new(syms.len()),
+            starts: StartIndex::of(&syms),
             syms,
             names,
             tree,
@@ -744,10 +778,7 @@ impl SymbolTable {
 
     /// The index of the symbol perf's lookup of `addr` finds.
     fn find_index(&self, addr: u64) -> Option<usize> {
-        let i = self
-            .syms
-            .partition_point(|s| s.start <= addr)
-            .checked_sub(1)?;
+        let i = self.starts.at_or_below(addr).checked_sub(1)?;
         let s = &self.syms[i];
         if !s.clustered {
             return holds(s, addr).then_some(i);
@@ -1012,8 +1043,8 @@ fn strtoull_hex(s: &[u8]) -> (u64, usize) {
 #[cfg(test)]
 mod tests {
     use super::{
-        build_id_debug_path, build_id_hex, raw_name, KernelSymbols, SearchTree, SharedBytes,
-        SymbolTable,
+        build_id_debug_path, build_id_hex, raw_name, Binding, KernelSymbols, SearchTree,
+        SharedBytes, StartIndex, Sym, SymbolTable,
     };
 
     /// perf's `~/.debug/PATH/ID/elf` and bfd's `.build-id/XX/REST.debug` spell ids so.
@@ -1273,6 +1304,39 @@ mod tests {
             }
             let t = SymbolTable::from_perf_map(text.as_bytes());
             lookups_agree_with_the_tree(&t);
+        }
+    }
+
+    /// The index counts the starts at or below an address as a search of all of them
+    /// does: tables shorter and longer than a stride, runs of one start across a
+    /// stride's edge, addresses before, between, at and after the starts.
+    #[test]
+    fn the_start_index_counts_as_a_search_of_every_start() {
+        let sym = |start| Sym {
+            start,
+            end: start,
+            at: 0,
+            len: 0,
+            binding: Binding::Global,
+            plain: true,
+            module: 0,
+            seq: 0,
+            clustered: false,
+            undecided: 0,
+        };
+        let stride = StartIndex::STRIDE as u64;
+        for n in [0, 1, 2, stride - 1, stride, stride + 1, 3 * stride + 5] {
+            for repeat in [1, 3, stride + 2] {
+                let syms: Vec<Sym> = (0..n).map(|i| sym(100 + i / repeat * 10)).collect();
+                let index = StartIndex::of(&syms);
+                for addr in (0..100 + n * 10 + 20).chain([u64::MAX]) {
+                    assert_eq!(
+                        index.at_or_below(addr),
+                        syms.partition_point(|s| s.start <= addr),
+                        "{n} symbols, {repeat} a start, address {addr}"
+                    );
+                }
+            }
         }
     }
 

@@ -492,7 +492,8 @@ struct ChainLines {
 
 /// What a chain entry's line is made of: its address, the cpumode it is resolved in,
 /// the process (none for the kernel's addresses, the same in every process), the
-/// fields shown and the machine's [`Machine::map_changes`] when it was made.
+/// fields shown and the machine's [`Machine::map_changes`] (for a kernel address
+/// [`Machine::kernel_map_changes`]) when it was made.
 type ChainLineKey = (u64, u16, i32, u64, u64);
 
 #[derive(Default, Clone)]
@@ -525,10 +526,14 @@ impl ChainLines {
         out: &mut Vec<u8>,
     ) {
         use crate::perf::data::abi::misc;
-        let changes = machine.map_changes();
+        let (changes, kernel_changes) = (machine.map_changes(), machine.kernel_map_changes());
         machine.sampled_chain_entries(s, max_stack, |mode, ip| {
             let kernel = mode == misc::KERNEL || mode == misc::GUEST_KERNEL;
-            let key = (ip, mode, if kernel { -1 } else { s.pid }, f, changes);
+            let key = if kernel {
+                (ip, mode, -1, f, kernel_changes)
+            } else {
+                (ip, mode, s.pid, f, changes)
+            };
             let slot = self.slot(&key);
             if slot.key == Some(key) {
                 out.extend_from_slice(&slot.text);
