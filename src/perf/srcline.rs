@@ -417,7 +417,8 @@ fn section_bytes(section: &object::Section<'_, '_>) -> Option<Arc<[u8]>> {
             if size > (compressed.data.len() as u64).saturating_mul(MAX_INFLATE_RATIO) {
                 return None;
             }
-            let mut out: Arc<[u8]> = std::iter::repeat_n(0u8, usize::try_from(size).ok()?).collect();
+            let mut out: Arc<[u8]> =
+                std::iter::repeat_n(0u8, usize::try_from(size).ok()?).collect();
             let buf = Arc::get_mut(&mut out)?;
             let mut inflater = flate2::Decompress::new(true);
             let status = inflater
@@ -645,9 +646,22 @@ impl SourceLines {
         objects
             .entry(id)
             .or_insert_with(|| match machine.elf_files_at(id) {
-                Some((runtime, debug)) => {
-                    let found = debug.as_ref().unwrap_or(&runtime);
-                    if found.inside {
+                Some(files) => {
+                    let runtime = &files.runtime;
+                    let found = files.syms.as_ref().unwrap_or(runtime);
+                    if !files.symtab {
+                        // perf's `dso__name`: with no file with a `.symtab` (no
+                        // `symsrc_filename`), addr2line runs here on the recorded path,
+                        // not on the file perf read (under `--symfs`, in its build-id
+                        // cache); the address it asks about is placed by that file.
+                        map_file(Path::new(dso)).and_then(|here| {
+                            ObjectLines::parse(
+                                Path::new(dso),
+                                here.bytes(),
+                                Some(runtime.file.bytes()),
+                            )
+                        })
+                    } else if found.inside {
                         // perf runs addr2line here on the path it read the symbols
                         // from, even when it read them inside another mount namespace;
                         // the address it asks about is placed by the file it read.
@@ -659,7 +673,7 @@ impl SourceLines {
                             )
                         })
                     } else {
-                        let runtime = debug.is_some().then(|| runtime.file.bytes());
+                        let runtime = files.syms.is_some().then(|| runtime.file.bytes());
                         ObjectLines::parse(&found.path, found.file.bytes(), runtime)
                     }
                 }
