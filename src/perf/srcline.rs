@@ -170,11 +170,17 @@ impl ObjectLines {
             gimli::RunTimeEndian::Big
         };
         let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
-            let bytes = dwarf_file
-                .section_by_name(id.name())
-                .and_then(|s| s.uncompressed_data().ok())
-                .unwrap_or_default();
-            Ok(gimli::EndianArcSlice::new(Arc::from(&*bytes), endian))
+            let bytes = if UNUSED_SECTIONS.contains(&id) {
+                None
+            } else {
+                dwarf_file
+                    .section_by_name(id.name())
+                    .and_then(|s| section_bytes(&s))
+            };
+            Ok(gimli::EndianArcSlice::new(
+                bytes.unwrap_or_else(|| Arc::from(&[][..])),
+                endian,
+            ))
         };
         let dwarf = gimli::Dwarf::load(load)
             .ok()
@@ -382,6 +388,45 @@ impl ObjectLines {
             }
         }
         None
+    }
+}
+
+/// The DWARF sections addr2line never reads for lines and inlined functions (variable
+/// locations and macros): left empty rather than read, which for a compressed section
+/// (glibc's debug files) means inflated for nothing.
+const UNUSED_SECTIONS: [gimli::SectionId; 4] = [
+    gimli::SectionId::DebugLoc,
+    gimli::SectionId::DebugLocLists,
+    gimli::SectionId::DebugMacinfo,
+    gimli::SectionId::DebugMacro,
+];
+
+/// The most a zlib stream inflates to per byte (deflate's longest match, 258 bytes,
+/// in at least 2 bits, with headroom): a section header claiming more is not believed.
+const MAX_INFLATE_RATIO: u64 = 1100;
+
+/// The bytes of `section`, inflated when it is compressed (`SHF_COMPRESSED`), straight
+/// into the shared buffer the DWARF readers use. None when the section cannot be read
+/// or inflated (a truncated stream, a size the data cannot hold).
+fn section_bytes(section: &object::Section<'_, '_>) -> Option<Arc<[u8]>> {
+    let compressed = section.compressed_data().ok()?;
+    match compressed.format {
+        object::CompressionFormat::None => Some(Arc::from(compressed.data)),
+        object::CompressionFormat::Zlib => {
+            let size = compressed.uncompressed_size;
+            if size > (compressed.data.len() as u64).saturating_mul(MAX_INFLATE_RATIO) {
+                return None;
+            }
+            let mut out: Arc<[u8]> =
+                std::iter::repeat_n(0u8, usize::try_from(size).ok()?).collect();
+            let buf = Arc::get_mut(&mut out)?;
+            let mut inflater = flate2::Decompress::new(true);
+            let status = inflater
+                .decompress(compressed.data, buf, flate2::FlushDecompress::Finish)
+                .ok()?;
+            (status == flate2::Status::StreamEnd && inflater.total_out() == size).then_some(out)
+        }
+        _ => section.uncompressed_data().ok().map(|b| Arc::from(&*b)),
     }
 }
 
@@ -601,9 +646,22 @@ impl SourceLines {
         objects
             .entry(id)
             .or_insert_with(|| match machine.elf_files_at(id) {
-                Some((runtime, debug)) => {
-                    let found = debug.as_ref().unwrap_or(&runtime);
-                    if found.inside {
+                Some(files) => {
+                    let runtime = &files.runtime;
+                    let found = files.syms.as_ref().unwrap_or(runtime);
+                    if !files.symtab {
+                        // perf's `dso__name`: with no file with a `.symtab` (no
+                        // `symsrc_filename`), addr2line runs here on the recorded path,
+                        // not on the file perf read (under `--symfs`, in its build-id
+                        // cache); the address it asks about is placed by that file.
+                        map_file(Path::new(dso)).and_then(|here| {
+                            ObjectLines::parse(
+                                Path::new(dso),
+                                here.bytes(),
+                                Some(runtime.file.bytes()),
+                            )
+                        })
+                    } else if found.inside {
                         // perf runs addr2line here on the path it read the symbols
                         // from, even when it read them inside another mount namespace;
                         // the address it asks about is placed by the file it read.
@@ -615,7 +673,7 @@ impl SourceLines {
                             )
                         })
                     } else {
-                        let runtime = debug.is_some().then(|| runtime.file.bytes());
+                        let runtime = files.syms.is_some().then(|| runtime.file.bytes());
                         ObjectLines::parse(&found.path, found.file.bytes(), runtime)
                     }
                 }
