@@ -96,6 +96,53 @@ fn perf_script_live_srcline_under_each_frame_matches_perf() {
     }
 }
 
+/// `srcline` under each frame of a program whose DWARF sections are zlib-compressed
+/// (`objcopy --compress-debug-sections=zlib`, as Debian's detached debug files are):
+/// lines and inlined functions read from the inflated sections, as perf prints them.
+#[test]
+fn perf_script_live_srcline_from_compressed_debug_sections_matches_perf() {
+    if srcline_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_with_lines("inl", d);
+    run("objcopy", &["--compress-debug-sections=zlib", "inl", "inlz"], d);
+    // The copy's DWARF really is compressed (`C` among the section flags).
+    let sections = run("readelf", &["-SW", "inlz"], d);
+    let compressed = sections
+        .lines()
+        .find(|l| l.contains(" .debug_info "))
+        .expect("inlz has .debug_info");
+    assert!(
+        compressed.split_whitespace().rev().nth(3) == Some("C"),
+        "objcopy compressed .debug_info: {compressed}"
+    );
+    let args = [
+        "record",
+        "-q",
+        "-o",
+        "dwarf.data",
+        "-e",
+        "cpu-clock:u",
+        "-c",
+        "2000000",
+        "--call-graph",
+        "dwarf,4096",
+        "--",
+        "./inlz",
+    ];
+    run("perf", &args, d);
+    let mut seen = String::new();
+    for f in ["ip,sym,srcline", "+srcline"] {
+        seen += &same_script(d, &["-i", "dwarf.data", "-F", f]);
+    }
+    assert!(
+        seen.contains("\n  inl.c:10 (inlined)\n"),
+        "perf shows an inlined function's line"
+    );
+}
+
 /// `-F addr` on page faults recorded with `-d`: the data address, with the symbol and
 /// file that hold it (looked up in the other address space when a kernel instruction
 /// touched a user address), as perf prints it, alone, with the other fields, as
