@@ -107,7 +107,11 @@ fn perf_script_live_srcline_from_compressed_debug_sections_matches_perf() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     build_with_lines("inl", d);
-    run("objcopy", &["--compress-debug-sections=zlib", "inl", "inlz"], d);
+    run(
+        "objcopy",
+        &["--compress-debug-sections=zlib", "inl", "inlz"],
+        d,
+    );
     // The copy's DWARF really is compressed (`C` among the section flags).
     let sections = run("readelf", &["-SW", "inlz"], d);
     let compressed = sections
