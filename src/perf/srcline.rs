@@ -417,8 +417,9 @@ fn section_bytes(section: &object::Section<'_, '_>) -> Option<Arc<[u8]>> {
             if size > (compressed.data.len() as u64).saturating_mul(MAX_INFLATE_RATIO) {
                 return None;
             }
-            let mut out: Arc<[u8]> =
-                std::iter::repeat_n(0u8, usize::try_from(size).ok()?).collect();
+            let mut out: Arc<[u8]> = std::iter::repeat(0u8)
+                .take(usize::try_from(size).ok()?)
+                .collect();
             let buf = Arc::get_mut(&mut out)?;
             let mut inflater = flate2::Decompress::new(true);
             let status = inflater
