@@ -833,14 +833,14 @@ impl Machine {
     /// The mapped file and, when its symbols are elsewhere, the file with them, where
     /// perf looks (see [`super::symsrc`]).
     fn elf_files(&self, object: ObjectId) -> Option<(MappedFile, Option<MappedFile>)> {
-        let f = self.elf_files_at(object)?;
-        Some((f.runtime.file, f.syms.map(|d| d.file)))
+        let (runtime, debug) = self.elf_files_at(object)?;
+        Some((runtime.file, debug.map(|d| d.file)))
     }
 
     /// [`Machine::elf_files`] with the paths they were found at: the file perf takes as
     /// the mapped one (its first with a `.dynsym`, else the one with the symbols) and,
     /// when another, the one with the `.symtab`.
-    pub(super) fn elf_files_at(&self, object: ObjectId) -> Option<FoundFiles> {
+    pub(super) fn elf_files_at(&self, object: ObjectId) -> Option<(FoundFile, Option<FoundFile>)> {
         let d = self.dsos.get(object.0)?;
         let name = d.name.as_str();
         // perf looks for each file in the namespaces of the process that mapped the
@@ -873,18 +873,9 @@ impl Machine {
             vdso: matches!(name, "[vdso]" | "[vdso32]" | "[vdsox32]"),
         };
         let found = symsrc::find(&wanted, &look);
-        let symtab = found.runtime_has_symtab || found.syms.is_some();
         match (found.runtime, found.syms) {
-            (Some(runtime), syms) => Some(FoundFiles {
-                runtime,
-                syms,
-                symtab,
-            }),
-            (None, Some(syms)) => Some(FoundFiles {
-                runtime: syms,
-                syms: None,
-                symtab,
-            }),
+            (Some(runtime), syms) => Some((runtime, syms)),
+            (None, Some(syms)) => Some((syms, None)),
             (None, None) => None,
         }
     }
@@ -1181,16 +1172,6 @@ impl AsRef<[u8]> for KallsymsBytes {
     fn as_ref(&self) -> &[u8] {
         self.0.text().unwrap_or_default().as_bytes()
     }
-}
-
-/// The files found for an object ([`Machine::elf_files_at`]).
-pub(super) struct FoundFiles {
-    /// The file perf takes as the mapped one.
-    pub(super) runtime: FoundFile,
-    /// The file with the `.symtab`, when it is another.
-    pub(super) syms: Option<FoundFile>,
-    /// Whether one of them has a `.symtab` (perf's `symsrc_filename` is set).
-    pub(super) symtab: bool,
 }
 
 /// A file found for an object, and where.

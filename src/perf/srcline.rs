@@ -647,22 +647,9 @@ impl SourceLines {
         objects
             .entry(id)
             .or_insert_with(|| match machine.elf_files_at(id) {
-                Some(files) => {
-                    let runtime = &files.runtime;
-                    let found = files.syms.as_ref().unwrap_or(runtime);
-                    if !files.symtab {
-                        // perf's `dso__name`: with no file with a `.symtab` (no
-                        // `symsrc_filename`), addr2line runs here on the recorded path,
-                        // not on the file perf read (under `--symfs`, in its build-id
-                        // cache); the address it asks about is placed by that file.
-                        map_file(Path::new(dso)).and_then(|here| {
-                            ObjectLines::parse(
-                                Path::new(dso),
-                                here.bytes(),
-                                Some(runtime.file.bytes()),
-                            )
-                        })
-                    } else if found.inside {
+                Some((runtime, debug)) => {
+                    let found = debug.as_ref().unwrap_or(&runtime);
+                    if found.inside {
                         // perf runs addr2line here on the path it read the symbols
                         // from, even when it read them inside another mount namespace;
                         // the address it asks about is placed by the file it read.
@@ -674,7 +661,7 @@ impl SourceLines {
                             )
                         })
                     } else {
-                        let runtime = files.syms.is_some().then(|| runtime.file.bytes());
+                        let runtime = debug.is_some().then(|| runtime.file.bytes());
                         ObjectLines::parse(&found.path, found.file.bytes(), runtime)
                     }
                 }

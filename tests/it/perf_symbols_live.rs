@@ -98,11 +98,6 @@ fn record_stripped(d: &Path) {
     build(d, "full", 1);
     run("objcopy", &["--only-keep-debug", "full", "prog.debug"], d);
     run("objcopy", &["--strip-all", "full", "prog"], d);
-    record_prog(d);
-}
-
-/// The program `d/prog` recorded into `d/prog.data` with call chains.
-fn record_prog(d: &Path) {
     let home = [("HOME", d)];
     let record = [
         "record",
@@ -364,41 +359,6 @@ fn perf_symbols_live_srcline_of_libc_from_its_debug_file_matches_perf() {
                 .any(|l| l.contains("strcmp") && l.contains(".S:")),
             "perf named libc's lines: {perf}"
         );
-        let ours = run_with_env(tracectl, &[&["perf"][..], &args].concat(), d, &home);
-        assert_same_lines(&ours, &perf, &format!("perf {args:?}"));
-    }
-}
-
-/// With no file holding a `.symtab` (only the stripped program under `--symfs`), perf
-/// 6.1 reads the symbols from the stripped copy but runs addr2line on the recorded path
-/// (`dso__name`: no `symsrc_filename`), here the unstripped build: the program's source
-/// lines show though none of its functions is named. Ours do the same.
-#[test]
-fn perf_symbols_live_srcline_without_a_symtab_is_read_at_the_recorded_path() {
-    if !perf_and_cc() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    build(d, "prog", 1);
-    run("objcopy", &["--strip-all", "prog", "stripped"], d);
-    record_prog(d);
-    let path = d.join("prog").to_str().unwrap().to_string();
-    put(d, "stripped", &format!("symfs{path}"));
-    let symfs = ["--symfs", "symfs"];
-    assert!(
-        !same_as_perf(d, "prog.data", &[], &symfs, "stripped under symfs"),
-        "perf named none of the program's functions"
-    );
-    let home = [("HOME", d)];
-    for fields in ["ip,sym,srcline", "ip,dso,srcline"] {
-        let args = [&["script", "-i", "prog.data", "-F", fields][..], &symfs].concat();
-        let perf = run_with_env("perf", &args, d, &home);
-        assert!(
-            perf.contains("stripped.c:"),
-            "perf named the program's lines: {perf}"
-        );
-        let tracectl = env!("CARGO_BIN_EXE_tracectl");
         let ours = run_with_env(tracectl, &[&["perf"][..], &args].concat(), d, &home);
         assert_same_lines(&ours, &perf, &format!("perf {args:?}"));
     }
