@@ -259,6 +259,7 @@ mod tests {
                     tid: 11853,
                     ptid: 11850,
                     time: 0,
+                    synthesized: false,
                     id
                 }
             ),

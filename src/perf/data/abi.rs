@@ -133,6 +133,9 @@ pub mod misc {
     pub const GUEST_USER: u16 = 5;
     /// In a COMM record: the comm changed because of exec.
     pub const COMM_EXEC: u16 = 1 << 13;
+    /// In a FORK record: written by perf for a task that ran before the recording
+    /// (synthesized), not by the kernel.
+    pub const FORK_EXEC: u16 = 1 << 13;
     /// In an MMAP record: the mapping is not executable (`mmap_data`).
     pub const MMAP_DATA: u16 = 1 << 13;
     /// In a SWITCH record: the task was switched out (else in).

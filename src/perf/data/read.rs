@@ -342,6 +342,9 @@ pub enum Event<'a> {
         ptid: i32,
         /// Time of the fork or exit.
         time: u64,
+        /// A fork perf wrote for a task that ran before the recording
+        /// (`PERF_RECORD_MISC_FORK_EXEC`), not one the kernel saw.
+        synthesized: bool,
         /// Sample id trailer.
         id: SampleId,
     },
@@ -1117,6 +1120,7 @@ impl PerfData {
                     tid,
                     ptid,
                     time,
+                    synthesized: r.type_ == record::FORK && r.misc & misc::FORK_EXEC != 0,
                     id,
                 })
             }
