@@ -56,3 +56,23 @@ pub fn print_json(v: &serde_json::Value) -> Result<()> {
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }
+
+/// The exit status a failed command ends with, where it is not 1: perf's statuses for
+/// the values its option parser refuses (129) and for the errors it returns as
+/// `-errno`. Attached to an error as context; it adds no text to the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitStatus(pub i32);
+
+impl std::fmt::Display for ExitStatus {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Ok(())
+    }
+}
+
+/// perf's exit status for an option or value its parser refuses (`usage_with_options`).
+pub const PERF_USAGE: ExitStatus = ExitStatus(129);
+
+/// `err`, ending the command with `status`.
+pub fn with_status(err: anyhow::Error, status: ExitStatus) -> anyhow::Error {
+    err.context(status)
+}

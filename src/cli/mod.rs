@@ -125,7 +125,18 @@ pub enum Command {
 
 /// Run the command line; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return match e.use_stderr() {
+                false => 0,
+                // perf's status for what its option parser refuses.
+                true if is_perf_command(std::env::args_os().skip(1)) => common::PERF_USAGE.0,
+                true => e.exit_code(),
+            };
+        }
+    };
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -133,9 +144,22 @@ pub fn main() -> i32 {
                 return 0;
             }
             let _ = writeln!(io::stderr(), "tracectl: {}{}", chain_text(&err), hint(&err));
-            1
+            err.downcast_ref::<common::ExitStatus>().map_or(1, |s| s.0)
         }
     }
+}
+
+/// Whether a command line (without the program name) runs `tracectl perf ...`: its first
+/// word that is neither an option nor the value of `--tracefs` is `perf`.
+fn is_perf_command(mut args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    while let Some(a) = args.next() {
+        if a == "--tracefs" {
+            args.next();
+        } else if !a.as_encoded_bytes().starts_with(b"-") {
+            return a == "perf";
+        }
+    }
+    false
 }
 
 /// Run a command line (the program name first) in this process, as [`main`] does, but

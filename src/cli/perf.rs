@@ -17,7 +17,7 @@ use tracectl::render::perf_stat::{
 };
 use tracectl::render::perf_stat_metric_only as metric_only;
 
-use super::common::Context;
+use super::common::{with_status, Context, ExitStatus, PERF_USAGE};
 use super::perf_control;
 
 /// `tracectl perf`.
@@ -334,10 +334,15 @@ pub(super) fn resolve_events(
     };
     let mut events = Vec::new();
     for list in &lists {
-        parse_event_list(list, &lookup, &mut events)?;
+        // perf's option parser refuses an event it cannot parse or find.
+        parse_event_list(list, &lookup, &mut events)
+            .map_err(|e| with_status(e.into(), PERF_USAGE))?;
     }
     Ok(events)
 }
+
+/// perf's exit status for what it refuses with -EINVAL.
+pub(super) const EINVAL_STATUS: ExitStatus = ExitStatus(256 - libc::EINVAL);
 
 /// What the counters count, and the child when a command runs.
 struct Plan {
@@ -800,16 +805,24 @@ fn events_and_cgroups(ctx: &Context, args: &StatArgs, system_wide: bool) -> Resu
     }
     let cgroup_wanted = !args.cgroup.is_empty() || args.for_each_cgroup.is_some();
     if cgroup_wanted && !(args.all_cpus || args.cpu.is_some()) {
-        // perf's words: cgroups are counted per CPU.
-        bail!("both cgroup and no-aggregation modes only available in system-wide mode (give -a or -C)");
+        // perf's words (and its -EINVAL): cgroups are counted per CPU.
+        return Err(with_status(
+            anyhow::anyhow!(
+                "both cgroup and no-aggregation modes only available in system-wide mode (give -a or -C)"
+            ),
+            EINVAL_STATUS,
+        ));
     }
     let first_event = args.events.iter().map(|e| e.seq).min();
     if let Some(g) = args.cgroup.first() {
         if !first_event.is_some_and(|e| e < g.seq) {
-            bail!(
-                "must define events before cgroups (-G {} comes before any -e)",
-                g.text
-            );
+            return Err(with_status(
+                anyhow::anyhow!(
+                    "must define events before cgroups (-G {} comes before any -e)",
+                    g.text
+                ),
+                PERF_USAGE,
+            ));
         }
     }
     let mut events: Vec<EventSpec> = Vec::new();
@@ -835,12 +848,16 @@ fn events_and_cgroups(ctx: &Context, args: &StatArgs, system_wide: bool) -> Resu
         }
         for name in text.split(',') {
             if !name.is_empty() {
-                check_cgroup(name)?;
+                // Refused by perf's option parser.
+                check_cgroup(name).map_err(|e| with_status(e, PERF_USAGE))?;
                 let Some(slot) = cgroups.get_mut(given) else {
-                    bail!(
-                        "-G {text}: more cgroups than the {} events defined before it",
-                        events.len()
-                    );
+                    return Err(with_status(
+                        anyhow::anyhow!(
+                            "-G {text}: more cgroups than the {} events defined before it",
+                            events.len()
+                        ),
+                        PERF_USAGE,
+                    ));
                 };
                 *slot = Some(name.to_string());
             }
@@ -868,7 +885,7 @@ fn events_and_cgroups(ctx: &Context, args: &StatArgs, system_wide: bool) -> Resu
     if let Some(list) = &args.for_each_cgroup {
         let (base, mut all, mut names) = (events.clone(), Vec::new(), Vec::new());
         for name in list.split(',').filter(|n| !n.is_empty()) {
-            check_cgroup(name)?;
+            check_cgroup(name).map_err(|e| with_status(e, EINVAL_STATUS))?;
             let at = all.len();
             all.extend(base.iter().cloned().map(|mut e| {
                 e.leader += at;
@@ -990,7 +1007,9 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         .control
         .as_deref()
         .map(perf_control::Control::open)
-        .transpose()?;
+        .transpose()
+        // perf's option parser opens the control channel.
+        .map_err(|e| with_status(e, PERF_USAGE))?;
     let cgroup_dirs: Vec<Option<std::fs::File>> = cgroups
         .iter()
         .map(|c| {

@@ -13,12 +13,100 @@ use tracectl::perf::record::{
 use tracectl::perf::recording::{BuildIds, DelayHook, DelayNotice, Recording, Running};
 use tracectl::perf::EventKind;
 
-use super::common::Context;
+use super::common::{with_status, Context, ExitStatus, PERF_USAGE};
 
 /// perf's exit status for an option value its parser refuses (`usage_with_options`).
-const USAGE_ERROR: i32 = 129;
+const USAGE_ERROR: i32 = PERF_USAGE.0;
 /// perf's exit status for a value it refuses with -EINVAL (256 - 22).
-const EINVAL_EXIT: i32 = 234;
+const EINVAL_EXIT: i32 = super::perf::EINVAL_STATUS.0;
+/// perf's exit status for a device (a CPU) it cannot find: -ENODEV.
+const ENODEV_STATUS: ExitStatus = ExitStatus(256 - libc::ENODEV);
+/// perf record's sampling frequency when neither -F nor -c is given.
+const DEFAULT_FREQ: u64 = 4000;
+/// perf record's data pages per ring when -m is not given.
+const DEFAULT_RING_PAGES: usize = 128;
+
+/// C's `atoi` as perf applies it to `-F`: leading white space, a sign, then the decimal
+/// digits up to the first other character (none: 0), saturated to 64 bits as `strtol`
+/// does and cut to an `int`.
+fn c_atoi(s: &str) -> i32 {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (negative, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut v: i64 = 0;
+    for d in digits.bytes().take_while(u8::is_ascii_digit) {
+        match v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(i64::from(d - b'0')))
+        {
+            Some(n) => v = n,
+            None => {
+                return if negative {
+                    i64::MIN as i32
+                } else {
+                    i64::MAX as i32
+                }
+            }
+        }
+    }
+    (if negative { -v } else { v }) as i32
+}
+
+/// `-m`'s value as perf reads it: a size with a B, K, M or G suffix (rounded up to whole
+/// pages) or a number of pages, rounded up to a power of two (with `true` when it was).
+/// `None` for what perf refuses.
+fn mmap_pages(s: &str, page_size: usize) -> Option<(usize, bool)> {
+    let pages = match size_with_suffix(s) {
+        Some(bytes) => bytes.div_ceil(page_size as u64),
+        None => {
+            let t = s.trim_start();
+            let digits = t.strip_prefix('+').unwrap_or(t);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            digits.parse::<u64>().ok()?
+        }
+    };
+    let max = u64::from(u32::MAX).min(usize::MAX as u64 / page_size as u64);
+    let (pages, rounded) = match pages.is_power_of_two() {
+        true => (pages, false),
+        false => (pages.checked_next_power_of_two()?.max(1), true),
+    };
+    (pages <= max).then_some((pages as usize, rounded))
+}
+
+/// A byte count written as perf's `-m` takes one: decimal digits and then one of B, K, M,
+/// G (the first of those letters in the text must follow the digits).
+fn size_with_suffix(s: &str) -> Option<u64> {
+    for (tag, mult) in [('B', 1u64), ('K', 1 << 10), ('M', 1 << 20), ('G', 1 << 30)] {
+        let Some(at) = s.find(tag) else { continue };
+        if at == 0 {
+            // No digits before it: a size of 0, as strtoul reads it.
+            return Some(0);
+        }
+        let t = s[..at].trim_start();
+        let digits = t.strip_prefix('+').unwrap_or(t);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        return digits.parse::<u64>().ok()?.checked_mul(mult);
+    }
+    None
+}
+
+/// A byte count as perf writes a ring's size: the number and B, K, M or G, divided by
+/// 1024 while more than 2 KiB of the unit remain.
+fn unit_number(mut n: u64) -> String {
+    let mut unit = 0;
+    while n / 1024 > 1 && unit < 3 {
+        n /= 1024;
+        unit += 1;
+    }
+    format!("{n}{}", ['B', 'K', 'M', 'G'][unit])
+}
 
 /// `tracectl perf record`, with `perf record`'s options.
 #[derive(Debug, Parser)]
@@ -36,12 +124,26 @@ pub struct RecordArgs {
     /// counters, as perf does
     #[arg(short = 'e', long = "event", value_name = "EVENT")]
     events: Vec<String>,
-    /// Sample every COUNT events (a period instead of a frequency)
+    /// Sample every COUNT events (a period instead of a frequency; 0 keeps the
+    /// frequency)
     #[arg(short = 'c', long = "count", value_name = "COUNT")]
     count: Option<u64>,
-    /// Sample at this frequency in Hz (default 4000; `max` for the kernel's maximum)
-    #[arg(short = 'F', long = "freq", value_name = "FREQ")]
+    /// Sample at this frequency in Hz (default 4000; `max` for the kernel's maximum). Read
+    /// as perf reads it: the leading number (`12x` is 12, `abc` is 0, a negative number
+    /// wraps to a 32-bit one, throttled to the kernel's maximum)
+    #[arg(
+        short = 'F',
+        long = "freq",
+        value_name = "FREQ",
+        allow_hyphen_values = true
+    )]
     freq: Option<String>,
+    /// Refuse a -F over the kernel's maximum sample rate instead of throttling it
+    #[arg(long = "strict-freq")]
+    strict_freq: bool,
+    /// Run the recording itself (not the command) at this SCHED_FIFO priority (1-99)
+    #[arg(short = 'r', long = "realtime", value_name = "PRIO")]
+    realtime: Option<i32>,
     /// Record call chains (frame pointers)
     #[arg(short = 'g')]
     callgraph: bool,
@@ -150,14 +252,10 @@ pub struct RecordArgs {
         default_value = "perf.data"
     )]
     output: PathBuf,
-    /// Data pages of each CPU's ring (a power of two)
-    #[arg(
-        short = 'm',
-        long = "mmap-pages",
-        value_name = "PAGES",
-        default_value_t = 128
-    )]
-    mmap_pages: usize,
+    /// Data pages of each CPU's ring, or its size with a B, K, M or G suffix; rounded up
+    /// to a power of two, as perf does
+    #[arg(short = 'm', long = "mmap-pages", value_name = "PAGES")]
+    mmap_pages: Option<String>,
     /// Do not add the files the samples hit to perf's build-id cache (their build ids
     /// are still listed in the file). Default: add them, under buildid.dir of perf's
     /// config files, else ~/.debug, as perf does; record.build-id = no-cache there
@@ -320,15 +418,40 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             "nothing to record: give a command (`tracectl perf record -- CMD`), -a, -C, -p or -t"
         );
     }
-    if args.count == Some(0) {
-        bail!("-c 0: the period must be at least 1");
-    }
-    if !args.mmap_pages.is_power_of_two() {
-        bail!(
-            "-m {}: the number of ring pages must be a power of two",
-            args.mmap_pages
-        );
-    }
+    let ring_pages = match args.mmap_pages.as_deref() {
+        None => DEFAULT_RING_PAGES,
+        // The part after a comma sizes the AUX area, which no event here has: it is
+        // checked as perf checks it and not used.
+        Some(m) => match m
+            .split_once(',')
+            .map_or(Some(()), |(_, aux)| {
+                (aux.is_empty() || mmap_pages(aux, tracectl::perf::page_size()).is_some())
+                    .then_some(())
+            })
+            .and_then(|()| {
+                mmap_pages(
+                    m.split(',').next().unwrap_or(m),
+                    tracectl::perf::page_size(),
+                )
+            }) {
+            Some((pages, rounded)) => {
+                if rounded {
+                    eprintln!(
+                        "rounding mmap pages size to {} ({pages} pages)",
+                        unit_number(pages as u64 * tracectl::perf::page_size() as u64)
+                    );
+                }
+                pages
+            }
+            None => {
+                eprintln!(
+                    "tracectl: -m {m}: invalid argument for --mmap-pages/-m: give a number of \
+                     pages, or a size with a B, K, M or G suffix"
+                );
+                return Ok(USAGE_ERROR);
+            }
+        },
+    };
     let delay = match args.delay {
         Some(d) => InitialDelay::from_ms(d).with_context(|| {
             format!("-D {d}: give milliseconds to wait, or -1 to never enable the events")
@@ -362,31 +485,78 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         None => BuildIds::Cache(build_id_cache(None, config.buildid_dir().as_deref())),
     };
     let max_rate = max_sample_rate();
-    let mut freq = match args.freq.as_deref() {
-        None => 4000,
-        Some("max") => max_rate.unwrap_or(4000),
-        Some(f) => match f.parse::<u64>() {
-            Ok(v) if v > 0 => v,
-            _ => {
-                // perf refuses it with -EINVAL.
-                eprintln!("tracectl: -F {f}: give a frequency in Hz (a positive number, or max)");
-                return Ok(EINVAL_EXIT);
+    let user_freq = match args.freq.as_deref() {
+        None => None,
+        Some(f) if f.eq_ignore_ascii_case("max") => match max_rate {
+            Some(m) => {
+                eprintln!("info: Using a maximum frequency rate of {m} Hz");
+                Some(m)
+            }
+            None => {
+                eprintln!(
+                    "tracectl: -F max: cannot read /proc/sys/kernel/perf_event_max_sample_rate"
+                );
+                return Ok(USAGE_ERROR);
             }
         },
+        // perf keeps a 32-bit frequency whose all-ones value means "not given".
+        Some(f) => Some(u64::from(c_atoi(f) as u32)).filter(|&v| v != u64::from(u32::MAX)),
     };
-    if let Some(m) = max_rate.filter(|&m| freq > m) {
-        if !args.quiet {
-            eprintln!(
-            "warning: Maximum frequency rate ({m} Hz) exceeded, throttling from {freq} Hz to {m} Hz."
-        );
+    if user_freq.is_some() && args.count.is_some() {
+        eprintln!("cannot set frequency and period at the same time");
+        return Ok(EINVAL_EXIT);
+    }
+    // A period of 0 samples at the frequency, as in perf.
+    let period = args.count.filter(|&c| c > 0);
+    let mut freq = user_freq.unwrap_or(DEFAULT_FREQ);
+    if period.is_none() && freq == 0 {
+        eprintln!("frequency and count are zero, aborting");
+        return Ok(EINVAL_EXIT);
+    }
+    if let Some(m) = max_rate.filter(|&m| period.is_none() && freq > m) {
+        match user_freq {
+            Some(_) if args.strict_freq => {
+                eprintln!(
+                    "error: Maximum frequency rate ({m} Hz) exceeded.\n       \
+                     Please use -F freq option with a lower value or consider\n       \
+                     tweaking /proc/sys/kernel/perf_event_max_sample_rate."
+                );
+                return Ok(EINVAL_EXIT);
+            }
+            Some(_) if !args.quiet => eprintln!(
+                "warning: Maximum frequency rate ({m} Hz) exceeded, throttling from {freq} Hz \
+                 to {m} Hz.\n         The limit can be raised via \
+                 /proc/sys/kernel/perf_event_max_sample_rate.\n         The kernel will \
+                 lower it when perf's interrupts take too long.\n         Use --strict-freq \
+                 to disable this throttling, refusing to record."
+            ),
+            None if !args.quiet => eprintln!(
+                "Lowering default frequency rate from {freq} to {m}.\nPlease consider \
+                 tweaking /proc/sys/kernel/perf_event_max_sample_rate."
+            ),
+            _ => {}
         }
         freq = m;
     }
+    let realtime = match args.realtime {
+        None | Some(0) => None,
+        Some(p) if (1..=99).contains(&p) => Some(p),
+        Some(p) => {
+            // perf's words and status (-1) for a priority SCHED_FIFO refuses.
+            eprintln!("Could not set realtime priority.");
+            eprintln!("tracectl: -r {p}: give a SCHED_FIFO priority from 1 to 99");
+            return Ok(255);
+        }
+    };
     let online = tracectl::perf::online_cpus().context("reading the online CPUs")?;
     let mut pids = Vec::new();
     let mut threads = Vec::new();
     let cpus_of_scope = if args.all_cpus || args.cpu.is_some() {
-        Some(super::perf::cpus_of(args.cpu.as_deref(), &online)?)
+        // perf fails on a CPU it cannot find with -ENODEV.
+        Some(
+            super::perf::cpus_of(args.cpu.as_deref(), &online)
+                .map_err(|e| with_status(e, ENODEV_STATUS))?,
+        )
     } else {
         None
     };
@@ -440,10 +610,10 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         Some(tracectl::dat::tracing_data(&meta, &wo, "0.6"))
     };
     let opts = SampleOptions {
-        period: args.count,
+        period,
         freq,
         call_graph,
-        ring_pages: args.mmap_pages,
+        ring_pages,
         // perf follows no children of the threads given with -t.
         inherit: !args.no_inherit && args.tid.is_none(),
         no_samples: args.no_samples,
@@ -517,6 +687,17 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         clockid,
         on_delay: DelayHook((!args.quiet).then_some(&tell_delay as &dyn Fn(DelayNotice))),
     };
+    if let Some(prio) = realtime {
+        // As perf: the recording, once its events are open, and not the command (which
+        // was started before and keeps its own policy).
+        if let Err(e) = tracectl::perf::set_fifo_priority(prio) {
+            eprintln!("Could not set realtime priority.");
+            return Err(with_status(
+                anyhow::anyhow!("-r {prio}: {e}"),
+                ExitStatus(255),
+            ));
+        }
+    }
     let stop = tracectl::tracefs::stop_on_signals();
     let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;
     if args.quiet {

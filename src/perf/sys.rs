@@ -267,6 +267,19 @@ pub fn raise_open_files_limit() {
     }
 }
 
+/// Run this process (its calling thread, and the threads it starts after) under
+/// SCHED_FIFO at `priority` (1 to 99), as `perf record -r` runs itself.
+pub fn set_fifo_priority(priority: i32) -> io::Result<()> {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: sched_setscheduler on this process with a valid, initialised struct.
+    match unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } {
+        0 => Ok(()),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
 /// The system page size.
 pub fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.

@@ -1,0 +1,202 @@
+//! perf 6.1's exit statuses and option values, tool against tool: the same arguments to
+//! `perf record|stat|script|report` and to `tracectl perf ...` end with the same status
+//! (129 for what perf's option parser refuses, 234 for -EINVAL, 237 for a CPU that is not
+//! there, 255 for -1); a value perf takes is taken the same way (`-F 12x` is 12 Hz, `-m 3`
+//! is rounded up to 4 pages), with perf's words on standard error, and the recorded
+//! event's frequency or period is the same. Skips (with the reason) without root or perf.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::support::perf::skip_reason;
+
+fn ready() -> bool {
+    match skip_reason() {
+        Some(why) => {
+            crate::support::skips::skip(why);
+            false
+        }
+        None => true,
+    }
+}
+
+fn run(cmd: &str, args: &[&str], d: &Path) -> Output {
+    Command::new(cmd)
+        .current_dir(d)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// What a recording says on standard error of how it took its options: every line but
+/// perf's closing summary and tracectl's own `tracectl:` lines.
+fn option_words(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| !l.starts_with("[ perf record:") && !l.starts_with("tracectl:"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn perf_option_status_live_record_values() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: &[&[&str]] = &[
+        // Refused by perf's option parser: 129.
+        &["-c", "abc"],
+        &["-c", "-5"],
+        &["-m", "xyz"],
+        &["-m", "4KB"],
+        &["-m", "4,x"],
+        &["-r", "x"],
+        &["-e", "nosuch"],
+        &["-e", "sched:nosuch"],
+        &["--bogus"],
+        // Refused later: -EINVAL (234), -ENODEV (237), -1 (255).
+        &["-F", "abc"],
+        &["-F", "0"],
+        &["-F", "-3", "--strict-freq"],
+        &["-c", "10", "-F", "10"],
+        &["-C", "99"],
+        &["-r", "100"],
+        // Taken, as perf takes them.
+        &["-F", "12x"],
+        &["-F", "+7"],
+        &["-F", "-3"],
+        &["-F", "-1"],
+        &["-F", "max"],
+        &["-c", "0"],
+        &["-c", "1000"],
+        &["-m", "0"],
+        &["-m", "3"],
+        &["-m", "512K"],
+        &["-m", "5M"],
+        &["-m", "K"],
+        &["-m", "4,8"],
+        &["-r", "5"],
+    ];
+    let mut taken = 0;
+    for opts in cases {
+        let record = |cmd: &str, pre: &[&str], file: &str| {
+            let args = [pre, &["record", "-o", file][..], opts, &["--", "true"]].concat();
+            run(cmd, &args, d)
+        };
+        let _ = std::fs::remove_file(d.join("t.data"));
+        let perf = record("perf", &[], "p.data");
+        let ours = record(env!("CARGO_BIN_EXE_tracectl"), &["perf"], "t.data");
+        assert_eq!(
+            ours.status.code(),
+            perf.status.code(),
+            "{opts:?}: perf said {}, tracectl {}",
+            String::from_utf8_lossy(&perf.stderr),
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        if !perf.status.success() {
+            assert!(!d.join("t.data").exists(), "{opts:?}: a file was left");
+            continue;
+        }
+        taken += 1;
+        assert_eq!(option_words(&ours), option_words(&perf), "{opts:?}");
+        // The frequency or period recorded.
+        let evlist = |file: &str| {
+            let out = run("perf", &["evlist", "-F", "-i", file], d);
+            assert!(out.status.success(), "perf evlist {file}");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        assert_eq!(evlist("t.data"), evlist("p.data"), "{opts:?}");
+    }
+    assert_eq!(taken, 14);
+}
+
+/// `-r PRIO` runs the recording, not the command, under SCHED_FIFO at PRIO, as perf does:
+/// the command sees its parent under SCHED_FIFO and itself under SCHED_OTHER.
+#[test]
+fn perf_option_status_live_record_realtime() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let script =
+        "chrt -p $PPID | sed 's/pid [0-9]*/pid P/'; chrt -p $$ | sed 's/pid [0-9]*/pid C/'";
+    let both: Vec<String> = [
+        ("perf", vec!["record", "-q", "-r", "7", "-o", "p.data"]),
+        (
+            env!("CARGO_BIN_EXE_tracectl"),
+            vec!["perf", "record", "-q", "-r", "7", "-o", "t.data"],
+        ),
+    ]
+    .into_iter()
+    .map(|(cmd, pre)| {
+        let args = [&pre[..], &["--", "sh", "-c", script]].concat();
+        let out = run(cmd, &args, d);
+        assert!(out.status.success(), "{cmd} {args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    })
+    .collect();
+    assert!(both[0].contains("SCHED_FIFO"), "perf: {}", both[0]);
+    assert!(both[0].contains("SCHED_OTHER"), "perf: {}", both[0]);
+    assert_eq!(both[1], both[0]);
+}
+
+#[test]
+fn perf_option_status_live_stat_script_report() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: &[&[&str]] = &[
+        &["stat", "-r", "x", "true"],
+        &["stat", "-I", "abc", "true"],
+        &["stat", "-D", "x", "true"],
+        &["stat", "--bogus", "true"],
+        &["stat", "-e", "nosuch", "true"],
+        &["stat", "-e", "sched:nosuch", "true"],
+        &["stat", "-G", "nosuch", "-a", "true"],
+        &[
+            "stat",
+            "-e",
+            "cs",
+            "-a",
+            "-G",
+            "tctl-no-such-cgroup",
+            "true",
+        ],
+        &["stat", "-e", "cs", "-G", "/", "true"],
+        &[
+            "stat",
+            "-a",
+            "--for-each-cgroup",
+            "tctl-no-such-cgroup",
+            "true",
+        ],
+        &["stat", "-e", "cs", "-a", "-G", "/,/,/", "true"],
+        &["stat", "--control", "bogus", "true"],
+        &["stat", "--control", "fifo:/tctl-no-such-fifo", "true"],
+        &["script", "--bogus"],
+        &["script", "-i"],
+        &["report", "--bogus"],
+        &["report", "-i"],
+    ];
+    for args in cases {
+        let perf = run("perf", args, d);
+        let ours = run(
+            env!("CARGO_BIN_EXE_tracectl"),
+            &[&["perf"][..], args].concat(),
+            d,
+        );
+        assert_ne!(perf.status.code(), Some(0), "perf {args:?}");
+        assert_eq!(
+            ours.status.code(),
+            perf.status.code(),
+            "{args:?}: perf said {}, tracectl {}",
+            String::from_utf8_lossy(&perf.stderr),
+            String::from_utf8_lossy(&ours.stderr)
+        );
+    }
+}
