@@ -10,12 +10,24 @@ use regex::Regex;
 
 /// Compile a basic regex, case-insensitive and unanchored (as `regexec` searches).
 pub fn basic_regex(pat: &str) -> Result<Regex, String> {
-    Regex::new(&translate(pat)?).map_err(|e| format!("regex '{pat}' did not compile: {e}"))
+    compile(pat, true)
 }
 
-/// The `regex` crate's spelling of a basic regex, with `(?i)` in front.
-fn translate(pat: &str) -> Result<String, String> {
-    let mut out = String::from("(?i)");
+/// Compile a basic regex, case-sensitive (`regcomp` without `REG_ICASE`, as perf compiles
+/// its cgroup patterns) and unanchored.
+pub fn basic_regex_exact_case(pat: &str) -> Result<Regex, String> {
+    compile(pat, false)
+}
+
+fn compile(pat: &str, ignore_case: bool) -> Result<Regex, String> {
+    Regex::new(&translate(pat, ignore_case)?)
+        .map_err(|e| format!("regex '{pat}' did not compile: {e}"))
+}
+
+/// The `regex` crate's spelling of a basic regex, with `(?i)` in front when the case is
+/// ignored.
+fn translate(pat: &str, ignore_case: bool) -> Result<String, String> {
+    let mut out = String::from(if ignore_case { "(?i)" } else { "" });
     let chars: Vec<char> = pat.chars().collect();
     // Where a `*` would have nothing to repeat, so it stands for itself.
     let mut at_start = true;

@@ -884,7 +884,20 @@ fn events_and_cgroups(ctx: &Context, args: &StatArgs, system_wide: bool) -> Resu
     }
     if let Some(list) = &args.for_each_cgroup {
         let (base, mut all, mut names) = (events.clone(), Vec::new(), Vec::new());
-        for name in list.split(',').filter(|n| !n.is_empty()) {
+        let chosen: Vec<String> = match tracectl::perf::cgroup::is_pattern_list(list) {
+            true => tracectl::perf::cgroup::matching(list).map_err(|e| {
+                with_status(
+                    anyhow::anyhow!("--for-each-cgroup {list}: {e}"),
+                    EINVAL_STATUS,
+                )
+            })?,
+            false => list
+                .split(',')
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect(),
+        };
+        for name in &chosen {
             check_cgroup(name).map_err(|e| with_status(e, EINVAL_STATUS))?;
             let at = all.len();
             all.extend(base.iter().cloned().map(|mut e| {

@@ -36,6 +36,68 @@ pub struct Cgroup {
     pub dir: File,
 }
 
+/// The name of every cgroup, as perf walks them to match its patterns: the root first
+/// (named ""), each cgroup before those below it, in the order the file system lists a
+/// directory's entries; names are paths below the mount point.
+pub fn all_names() -> io::Result<Vec<String>> {
+    let mut names = vec![String::new()];
+    add_below(&mount_point()?, "", &mut names)?;
+    Ok(names)
+}
+
+/// Append the cgroups below `dir` (named `rel`) to `names`, each before those below it.
+fn add_below(dir: &std::path::Path, rel: &str, names: &mut Vec<String>) -> io::Result<()> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+    for entry in entries {
+        let entry = entry?;
+        if !entry.file_type()?.is_dir() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let child = match rel {
+            "" => name,
+            _ => format!("{rel}/{name}"),
+        };
+        names.push(child.clone());
+        add_below(&entry.path(), &child, names)?;
+    }
+    Ok(())
+}
+
+/// Whether perf reads a `--for-each-cgroup` list as regular expressions: it holds one of
+/// their special characters (a `.` alone does not count).
+pub fn is_pattern_list(list: &str) -> bool {
+    list.contains(['{', '}', '[', ']', '(', ')', '|', '*', '+', '?', '^', '$'])
+}
+
+/// The cgroups a `--for-each-cgroup` pattern list names, in walk order ([`all_names`]),
+/// each once: those whose name one of the comma-separated basic regular expressions
+/// (case-sensitive, unanchored) matches; an empty item names the root.
+pub fn matching(list: &str) -> Result<Vec<String>, String> {
+    let all = all_names().map_err(|e| format!("listing the cgroups: {e}"))?;
+    let mut used = vec![false; all.len()];
+    for item in list.split(',') {
+        if item.is_empty() {
+            used[0] = true;
+            continue;
+        }
+        let re = crate::bre::basic_regex_exact_case(item)?;
+        for (u, name) in used.iter_mut().zip(&all) {
+            *u |= re.is_match(name);
+        }
+    }
+    let names: Vec<String> = all
+        .into_iter()
+        .zip(used)
+        .filter_map(|(n, u)| u.then_some(n))
+        .collect();
+    if names.is_empty() {
+        return Err(format!("no cgroup matched: {list}"));
+    }
+    Ok(names)
+}
+
 /// Open the cgroup `name` (a path below the mount point, as perf takes it).
 pub fn open(name: &str) -> io::Result<Cgroup> {
     let path = PathBuf::from(format!("{}/{name}", mount_point()?.display()));

@@ -200,3 +200,83 @@ fn perf_option_status_live_stat_script_report() {
         );
     }
 }
+
+/// Cgroups made for a test under perf's cgroup mount point, removed (deepest first) when
+/// dropped, on every exit path.
+struct TestCgroups(Vec<std::path::PathBuf>);
+
+impl Drop for TestCgroups {
+    fn drop(&mut self) {
+        for dir in self.0.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// `--for-each-cgroup` with regular expressions (a list holding one of perf's pattern
+/// characters): the same cgroups in the same order as perf (its walk of the hierarchy),
+/// basic regexes matched case-sensitively anywhere in the name, several per list; no
+/// match and a regex that does not compile end with perf's status.
+#[test]
+fn perf_option_status_live_for_each_cgroup_patterns() {
+    if !ready() {
+        return;
+    }
+    let Ok(mounts) = std::fs::read_to_string("/proc/self/mounts") else {
+        return crate::support::skips::skip("no /proc/self/mounts");
+    };
+    let Some(mount) = mounts
+        .lines()
+        .map(|l| l.split(' ').collect::<Vec<_>>())
+        .find(|f| f.len() > 3 && f[2] == "cgroup2")
+        .map(|f| std::path::PathBuf::from(f[1]))
+    else {
+        return crate::support::skips::skip("no cgroup2 mount");
+    };
+    let prefix = format!("tctlfe{}", std::process::id());
+    let mut made = TestCgroups(Vec::new());
+    for rel in ["a", "b", "b/x", "c", "Cap"] {
+        let dir = mount.join(format!("{prefix}{rel}"));
+        if let Err(e) = std::fs::create_dir(&dir) {
+            return crate::support::skips::skip(format!("cannot make {}: {e}", dir.display()));
+        }
+        made.0.push(dir);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let p = &prefix;
+    let lists = [
+        format!("{p}.*"),
+        format!("^{p}[ab]"),
+        format!("{p}b/x$,{p}c"),
+        format!("{p}a\\|{p}c"),
+        format!("{p}cap*"),
+        format!("{p}C.*"),
+        format!("{p}(a|b)"),
+        format!("{p}["),
+    ];
+    for list in &lists {
+        let stat = |cmd: &str, pre: &[&str]| {
+            let args = [
+                pre,
+                &["stat", "-x", ",", "-a", "-e", "cs", "--for-each-cgroup"][..],
+                &[list.as_str(), "true"],
+            ]
+            .concat();
+            let out = run(cmd, &args, d);
+            // The rows' event and cgroup (the cgroups run nothing: no counts to differ).
+            let rows: Vec<String> = String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .filter(|l| l.contains(",cs,"))
+                .map(|l| l.split(',').skip(2).take(2).collect::<Vec<_>>().join(","))
+                .collect();
+            (out.status.code(), rows)
+        };
+        let perf = stat("perf", &[]);
+        let ours = stat(env!("CARGO_BIN_EXE_tracectl"), &["perf"]);
+        assert_eq!(ours, perf, "--for-each-cgroup {list}");
+        if list.ends_with(".*") && !list.contains('C') {
+            assert_eq!(perf.1.len(), 5, "{list}: {:?}", perf.1);
+        }
+    }
+}
