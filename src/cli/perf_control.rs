@@ -153,7 +153,7 @@ impl Control {
                 " -F" => events
                     .iter()
                     .for_each(|e| eprintln!("{}: sample_period=0", e.name)),
-                " -v" => eprintln!("failed: evlist -v (the attributes) is not supported here"),
+                " -v" => eprint!("{}", attrs_text(session, events)),
                 _ => eprintln!("failed: wrong command"),
             }
             return Ok(true);
@@ -180,6 +180,21 @@ fn groups_text(events: &[EventSpec]) -> String {
         } else {
             out.push_str(&format!("{}\n", e.name));
         }
+    }
+    out
+}
+
+/// `evlist -v`: each event's name and the fields of its attr that are not zero, as perf
+/// writes them (`name: key: value, ...`).
+fn attrs_text(session: &StatSession, events: &[EventSpec]) -> String {
+    let mut out = String::new();
+    for (i, e) in events.iter().enumerate() {
+        let fields = session
+            .attr(i)
+            .map(|a| tracectl::render::perf_header::attr_fields(&a))
+            .unwrap_or_default();
+        let fields: Vec<String> = fields.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        out.push_str(&format!("{}: {}\n", e.name, fields.join(", ")));
     }
     out
 }

@@ -351,6 +351,8 @@ impl RecordSession {
                 exclude_kernel: false,
                 exclude_hv: false,
                 precise: 0,
+                exclude_guest: false,
+                exclude_host: false,
                 leader: events.len(),
             });
             with_dummy = v;
@@ -479,7 +481,8 @@ impl RecordSession {
                 attr.set_exclude_user(u64::from(exclude_user));
                 attr.set_exclude_kernel(u64::from(exclude_kernel));
                 attr.set_exclude_hv(u64::from(e.exclude_hv));
-                attr.set_exclude_guest(u64::from(opts.exclude_guest && !dummy));
+                attr.set_exclude_guest(u64::from(opts.exclude_guest && e.exclude_guest && !dummy));
+                attr.set_exclude_host(u64::from(e.exclude_host));
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
                 if let Some(id) = opts.clockid {

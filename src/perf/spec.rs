@@ -128,6 +128,11 @@ pub struct EventSpec {
     pub exclude_hv: bool,
     /// The number of `p`s (precise_ip).
     pub precise: u8,
+    /// perf's exclude_guest: set for an event without modifiers, and by `u` or `p` in
+    /// its modifiers unless `G` is among them (`H` sets it too).
+    pub exclude_guest: bool,
+    /// perf's exclude_host: `G` (guest only) without `H` in the modifiers.
+    pub exclude_host: bool,
     /// Index of this event's group leader in the list (itself when it leads or is alone).
     pub leader: usize,
 }
@@ -340,6 +345,8 @@ fn parse_one(
         exclude_kernel: false,
         exclude_hv: false,
         precise: 0,
+        exclude_guest: true,
+        exclude_host: false,
         leader,
     };
     if let Some(kind) = builtin_kind(first) {
@@ -424,6 +431,12 @@ fn apply_modifiers(e: &mut EventSpec, m: &str, event: &str) -> Result<(), SpecEr
         });
     }
     e.precise = e.precise.max(p as u8);
+    e.exclude_guest = match (m.contains('G'), m.contains('H')) {
+        (true, _) => false,
+        (false, true) => true,
+        (false, false) => u || p > 0,
+    };
+    e.exclude_host = m.contains('G') && !m.contains('H');
     Ok(())
 }
 

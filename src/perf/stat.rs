@@ -5,7 +5,7 @@ use std::io;
 
 use super::data::abi::read_format;
 use super::spec::EventSpec;
-use super::sys::{new_attr, Counter, CounterReading};
+use super::sys::{attr_bytes, new_attr, Counter, CounterReading};
 
 /// Where counters count.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +68,8 @@ pub struct StatSession {
     scope: Scope,
     /// `counters[event][slot]`; `None` where the event is not supported.
     counters: Vec<Vec<Option<Counter>>>,
+    /// Each event's `struct perf_event_attr` as it was opened.
+    attrs: Vec<Vec<u8>>,
 }
 
 /// errnos with which the kernel says "this event does not exist here".
@@ -155,12 +157,17 @@ impl StatSession {
             Scope::Command(pid) => vec![(*pid, -1, format!("process {pid}"))],
         };
         let mut counters: Vec<Vec<Option<Counter>>> = Vec::with_capacity(events.len());
+        let mut attrs = Vec::with_capacity(events.len());
         for (i, e) in events.iter().enumerate() {
             let mut attr = new_attr();
             let (ty, config) = e.kind.type_config();
             attr.type_ = ty;
             attr.config = config;
             attr.read_format = read_format::TOTAL_TIME_ENABLED | read_format::TOTAL_TIME_RUNNING;
+            // As perf opens its counters (no sample is ever taken).
+            attr.sample_type = super::data::abi::sample::IDENTIFIER;
+            attr.set_exclude_guest(u64::from(e.exclude_guest));
+            attr.set_exclude_host(u64::from(e.exclude_host));
             let leads = e.leader == i;
             attr.set_disabled(u64::from(leads));
             attr.set_exclude_user(u64::from(e.exclude_user));
@@ -172,9 +179,9 @@ impl StatSession {
                     attr.set_inherit(u64::from(!opts.no_inherit));
                     attr.set_enable_on_exec(u64::from(leads && !opts.enable_later));
                 }
-                Scope::Threads(_) => attr.set_inherit(u64::from(!opts.no_inherit)),
-                Scope::Cpus(_) => {}
+                Scope::Threads(_) | Scope::Cpus(_) => attr.set_inherit(u64::from(!opts.no_inherit)),
             }
+            attrs.push(attr_bytes(&attr));
             let mut row = Vec::with_capacity(slots.len());
             for (s, (pid, cpu, name)) in slots.iter().enumerate() {
                 let group = if leads {
@@ -215,7 +222,16 @@ impl StatSession {
             }
             counters.push(row);
         }
-        Ok(StatSession { scope, counters })
+        Ok(StatSession {
+            scope,
+            counters,
+            attrs,
+        })
+    }
+
+    /// Event `event`'s attr as it was opened (`perf stat`'s `evlist -v` prints it).
+    pub fn attr(&self, event: usize) -> Option<crate::perf::data::Attr> {
+        crate::perf::data::Attr::from_native_bytes(self.attrs.get(event)?)
     }
 
     /// The scope the session counts in.

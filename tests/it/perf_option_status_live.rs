@@ -280,3 +280,92 @@ fn perf_option_status_live_for_each_cgroup_patterns() {
         }
     }
 }
+
+/// `evlist -v` over `perf stat --control`: each event's attr as perf opened it
+/// (`name: key: value, ...`), the same as perf prints for the same events and scope,
+/// modifiers included (`u`, `k`, `p`, `G`, `H` and perf's exclude_guest/exclude_host
+/// rules). Groups are left out: perf reads a group in one read (ID|GROUP in
+/// read_format), tracectl each counter on its own.
+#[test]
+fn perf_option_status_live_control_evlist_verbose() {
+    use std::io::{Read, Write};
+    use std::os::unix::fs::OpenOptionsExt;
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (ctl, ack) = (d.join("ctl"), d.join("ack"));
+    for p in [&ctl, &ack] {
+        nix::unistd::mkfifo(p.as_path(), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    }
+    let spec = format!("fifo:{},{}", ctl.display(), ack.display());
+    let cases: &[&[&str]] = &[
+        &["-e", "cs,task-clock"],
+        &["-e", "cs:u,page-faults:k,cs:p,cs:uG,cs:kH,cs:GH"],
+        &["-a", "-e", "cs,sched:sched_switch"],
+        &["-C", "0", "-i", "-e", "cs"],
+        &["-D", "-1", "-e", "cs"],
+        &[],
+    ];
+    for opts in cases {
+        let mut got = Vec::new();
+        for (cmd, pre) in [
+            ("perf", &[][..]),
+            (env!("CARGO_BIN_EXE_tracectl"), &["perf"][..]),
+        ] {
+            let args = [
+                pre,
+                &["stat", "--control", &spec][..],
+                opts,
+                &["--", "sleep", "1"],
+            ]
+            .concat();
+            let child = Command::new(cmd)
+                .args(&args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let open = |p: &Path, write: bool| {
+                std::fs::OpenOptions::new()
+                    .read(!write)
+                    .write(write)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(p)
+            };
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            let mut w = loop {
+                match open(&ctl, true) {
+                    Ok(w) => break w,
+                    Err(_) if std::time::Instant::now() < until => {
+                        std::thread::sleep(std::time::Duration::from_millis(20))
+                    }
+                    Err(e) => panic!("{cmd} {args:?}: {}: {e}", ctl.display()),
+                }
+            };
+            let mut r = open(&ack, false).unwrap();
+            w.write_all(b"evlist -v\n").unwrap();
+            let mut acked = Vec::new();
+            let until = std::time::Instant::now() + std::time::Duration::from_millis(800);
+            while std::time::Instant::now() < until && acked.len() < 5 {
+                let mut b = [0u8; 16];
+                match r.read(&mut b) {
+                    Ok(k) => acked.extend_from_slice(&b[..k]),
+                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                }
+            }
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{cmd} {args:?}");
+            let attrs: Vec<String> = String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .filter(|l| l.contains(": type: "))
+                .map(str::to_string)
+                .collect();
+            got.push((acked, attrs));
+        }
+        assert_eq!(got[0].0, b"ack\n\0", "perf {opts:?}: no ack");
+        assert!(!got[0].1.is_empty(), "perf {opts:?}: no attrs");
+        assert_eq!(got[1], got[0], "{opts:?}");
+    }
+}

@@ -62,6 +62,18 @@ pub struct Attr {
 }
 
 impl Attr {
+    /// An attr as this machine lays `struct perf_event_attr` out (native byte order), as
+    /// much of it as `bytes` holds; `None` when it is shorter than the first version.
+    pub fn from_native_bytes(bytes: &[u8]) -> Option<Attr> {
+        let mut c = Cur {
+            data: bytes,
+            pos: 0,
+            base: 0,
+            endian: Endianness::NATIVE,
+        };
+        parse_attr(&mut c, bytes.len() as u64).ok()
+    }
+
     /// Whether samples carry a frequency rather than a fixed period.
     pub fn freq(&self) -> bool {
         self.flags & abi::attr_flag::FREQ != 0
