@@ -13,7 +13,7 @@ use tracectl::perf::machine::{build_id_cache, Machine};
 use tracectl::render::perf_script::{parse_fields, PerfScript, ScriptOptions, ScriptOutput};
 use tracectl::render::tracecmd::DatCatalog;
 
-use super::common::Context;
+use super::common::{with_status, Context, ExitStatus};
 
 /// `tracectl perf script`, with `perf script`'s options.
 #[derive(Debug, Parser)]
@@ -244,7 +244,7 @@ impl HeaderArgs {
         if !self.header_only {
             return Ok(false);
         }
-        let file = PerfData::open(path)?;
+        let file = open_file(path)?;
         if let Some(b) = self.block(&file)? {
             let mut out = io::stdout().lock();
             match out.write_all(&b).and_then(|()| out.flush()) {
@@ -286,9 +286,15 @@ pub struct Opened {
     pub catalog: Option<DatCatalog>,
 }
 
+/// The perf.data at `path`, opened; a file that cannot be opened or whose header is
+/// not perf's ends with perf's status for it (-1).
+fn open_file(path: &std::path::Path) -> Result<PerfData> {
+    PerfData::open(path).map_err(|e| with_status(e.into(), ExitStatus(255)))
+}
+
 /// Open `path` and load what printing its samples needs.
 pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
-    let file = PerfData::open(path)?;
+    let file = open_file(path)?;
     let td = match file.tracing_data() {
         Some((block, offset)) => Some(
             TracingData::parse(block, path, offset)

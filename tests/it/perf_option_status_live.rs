@@ -182,7 +182,13 @@ fn perf_option_status_live_stat_script_report() {
         &["script", "-i"],
         &["report", "--bogus"],
         &["report", "-i"],
+        // Files perf cannot open or read the header of: -1.
+        &["script", "-i", "no-such.data"],
+        &["report", "-i", "no-such.data"],
+        &["script", "-i", "text.data"],
+        &["report", "-i", "text.data"],
     ];
+    std::fs::write(d.join("text.data"), "not a perf.data file\n").unwrap();
     for args in cases {
         let perf = run("perf", args, d);
         let ours = run(
