@@ -1016,12 +1016,12 @@ impl<'f> PerfScript<'f> {
                 // perf prints an exit before it forgets the thread, the others after
                 // they change the machine.
                 if shown && r.type_ == record::EXIT {
-                    self.write_side_band(r.type_, &ev, &mut buf);
+                    self.write_side_band(r.type_, r.misc, &ev, &mut buf);
                 }
                 self.machine.apply(&ev);
                 self.machine_changes += 1;
                 if shown && r.type_ != record::EXIT {
-                    self.write_side_band(r.type_, &ev, &mut buf);
+                    self.write_side_band(r.type_, r.misc, &ev, &mut buf);
                 }
             }
             if buf.len() >= FLUSH {
@@ -1057,7 +1057,7 @@ impl<'f> PerfScript<'f> {
 
     /// A side-band record's line (perf's `print_event_with_time`): the columns of a
     /// sample of the event it came with, then `PERF_RECORD_...`.
-    fn write_side_band(&mut self, type_: u32, ev: &Event, out: &mut Vec<u8>) {
+    fn write_side_band(&mut self, type_: u32, misc: u16, ev: &Event, out: &mut Vec<u8>) {
         let file = self.file;
         let attrs = file.attrs();
         let Some(first) = attrs.first() else {
@@ -1128,6 +1128,9 @@ impl<'f> PerfScript<'f> {
                     f,
                     out,
                 );
+            }
+            if f & field::MISC != 0 {
+                extra::write_misc(out, misc, type_);
             }
             if f & field::TIME != 0 {
                 let t = self.shown_time(s_time);
@@ -1259,7 +1262,7 @@ impl<'f> PerfScript<'f> {
             // Between the CPU and the time: the cached head stops before them.
             put(out, &slot.text[..slot.head_len]);
             if f & field::MISC != 0 {
-                extra::write_misc(out, s.misc);
+                extra::write_misc(out, s.misc, record::SAMPLE);
             }
             if let (true, Some(c)) = (f & field::TOD != 0, &self.clock) {
                 extra::write_tod(out, c, s.time, self.opts.nanoseconds);

@@ -7,14 +7,17 @@ use crate::endian::Endianness;
 use crate::perf::data::abi::misc;
 use crate::perf::data::{ClockData, UserRegs};
 
-/// `-F misc`: the record's flags as letters (`K` kernel, `U` user, `E` exact IP, `S`
-/// switched out, `p` preempted, `M` data mapping), padded to six columns. perf tests
-/// each flag as a whole mask, so a hypervisor sample (cpumode 3) shows `KU`.
-pub fn write_misc(out: &mut Vec<u8>, m: u16) {
-    /// `PERF_RECORD_MISC_EXACT_IP`, which is also `SWITCH_OUT_PREEMPT`.
-    const EXACT_IP: u16 = 1 << 14;
-    /// `PERF_RECORD_MISC_SWITCH_OUT`, which is also `MMAP_DATA`.
-    const SWITCH_OUT: u16 = 1 << 13;
+/// `-F misc` of a record of type `type_` whose header says `m`: `K` kernel, `U` user
+/// (perf tests each as a whole mask, so a hypervisor sample, cpumode 3, shows `KU`), then
+/// by the record's type `M` for a data mapping, `E` for a comm set by exec, `S` for a
+/// switch out and `p` when it was a preemption; padded to six columns.
+pub fn write_misc(out: &mut Vec<u8>, m: u16, type_: u32) {
+    use crate::perf::data::abi::record;
+    /// The type-specific flag of MMAP (MMAP_DATA), COMM (COMM_EXEC) and SWITCH
+    /// (SWITCH_OUT) records.
+    const TYPE_FLAG: u16 = 1 << 13;
+    /// `PERF_RECORD_MISC_SWITCH_OUT_PREEMPT`.
+    const PREEMPT: u16 = 1 << 14;
     let has = |mask: u16| m & mask == mask;
     let start = out.len();
     if has(misc::KERNEL) {
@@ -23,16 +26,16 @@ pub fn write_misc(out: &mut Vec<u8>, m: u16) {
     if has(misc::USER) {
         out.push(b'U');
     }
-    if has(EXACT_IP) {
-        out.push(b'E');
-    }
-    if has(SWITCH_OUT) {
-        out.push(b'S');
-        if m & EXACT_IP != 0 {
-            out.push(b'p');
+    match type_ {
+        record::MMAP | record::MMAP2 if has(TYPE_FLAG) => out.push(b'M'),
+        record::COMM if has(TYPE_FLAG) => out.push(b'E'),
+        record::SWITCH | record::SWITCH_CPU_WIDE if has(TYPE_FLAG) => {
+            out.push(b'S');
+            if m & PREEMPT != 0 {
+                out.push(b'p');
+            }
         }
-        // MMAP_DATA is the same bit.
-        out.push(b'M');
+        _ => {}
     }
     // `%*s` of " " in what is left of six columns: at least the one space.
     let used = out.len() - start;

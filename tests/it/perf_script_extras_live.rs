@@ -93,6 +93,70 @@ fn perf_script_live_recorded_extras_match_perf() {
     }
 }
 
+/// `-F misc` on side-band records (`--show-*-events`): `E` on a comm set by exec, `S`
+/// and `Sp` on switches out (plain and preempted), `M` on data mappings, after the
+/// kernel/user letters, as perf prints them, in files perf records here with
+/// `--switch-events -a` and `-d`.
+#[test]
+fn perf_script_live_side_band_misc_matches_perf() {
+    if skipped() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "--switch-events",
+            "-a",
+            "-o",
+            "sw.data",
+            "--",
+            "sleep",
+            "0.3",
+        ],
+        d,
+    );
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-d",
+            "-o",
+            "dm.data",
+            "--",
+            "sh",
+            "-c",
+            "ls / >/dev/null",
+        ],
+        d,
+    );
+    let show = [
+        "--show-mmap-events",
+        "--show-task-events",
+        "--show-switch-events",
+    ];
+    let mut seen = String::new();
+    for (file, f) in [
+        ("sw.data", "misc,comm,tid,cpu,time"),
+        ("sw.data", "misc"),
+        ("dm.data", "misc,comm,tid"),
+    ] {
+        seen += &same_script(d, &[&["-i", file, "-F", f][..], &show].concat());
+    }
+    for (what, shown) in [
+        ("an exec's comm", "E     PERF_RECORD_COMM exec"),
+        ("a switch out", "S     PERF_RECORD_SWITCH"),
+        ("a preemption", "Sp    PERF_RECORD_SWITCH"),
+        ("a user mapping", "U     PERF_RECORD_MMAP2"),
+    ] {
+        assert!(seen.contains(shown), "perf shows {what} ({shown:?})");
+    }
+}
+
 /// `-F tod` on files recorded with a clock (`-k`): the time of day before the
 /// time, with microseconds or (`--ns`) nanoseconds; without clock data, perf's
 /// refusal.
