@@ -50,69 +50,131 @@ fn extra_len(kind: u32, vlen: usize) -> Option<usize> {
     })
 }
 
+/// Where a BTF blob's parts are: its byte order, the type records and the strings.
+struct Layout<'a> {
+    btf: &'a [u8],
+    endian: Endianness,
+    /// Offset of the first `struct btf_type`, and the end of the records.
+    types: usize,
+    end: usize,
+    /// Offset and length of the string section.
+    strings: usize,
+    str_len: usize,
+}
+
+impl<'a> Layout<'a> {
+    fn of(btf: &'a [u8]) -> Result<Layout<'a>, String> {
+        let endian = match btf.get(0..2) {
+            Some(m) if Endianness::Little.u16(m) == BTF_MAGIC => Endianness::Little,
+            Some(m) if Endianness::Big.u16(m) == BTF_MAGIC => Endianness::Big,
+            _ => return Err("not BTF data (bad magic)".into()),
+        };
+        let mut l = Layout {
+            btf,
+            endian,
+            types: 0,
+            end: 0,
+            strings: 0,
+            str_len: 0,
+        };
+        // struct btf_header: magic, version, flags, hdr_len, type_off, type_len,
+        // str_off, str_len.
+        let hdr_len = l.u32_at(4)? as usize;
+        let (type_off, type_len) = (l.u32_at(8)? as usize, l.u32_at(12)? as usize);
+        let (str_off, str_len) = (l.u32_at(16)? as usize, l.u32_at(20)? as usize);
+        l.types = hdr_len.saturating_add(type_off);
+        l.end = l.types.saturating_add(type_len);
+        l.strings = hdr_len.saturating_add(str_off);
+        l.str_len = str_len;
+        Ok(l)
+    }
+
+    fn u32_at(&self, off: usize) -> Result<u32, String> {
+        self.endian
+            .u32_at(self.btf, off)
+            .ok_or_else(|| format!("BTF truncated at offset {off}"))
+    }
+
+    /// The string at `off` in the string section.
+    fn name(&self, off: u32) -> String {
+        let start = self.strings.saturating_add(off as usize);
+        let end = self
+            .strings
+            .saturating_add(self.str_len)
+            .min(self.btf.len());
+        let s = self.btf.get(start..end).unwrap_or(&[]);
+        let n = s.iter().position(|&b| b == 0).unwrap_or(s.len());
+        String::from_utf8_lossy(&s[..n]).into_owned()
+    }
+
+    /// Call `f(offset of the record, name_off, kind, vlen, info)` for each type record,
+    /// in id order (the first is type 1), until it returns `Some`.
+    fn walk<T>(
+        &self,
+        mut f: impl FnMut(usize, u32, u32, usize, u32) -> Result<Option<T>, String>,
+    ) -> Result<Option<T>, String> {
+        let mut pos = self.types;
+        while pos + BTF_TYPE_LEN <= self.end {
+            // info: vlen in bits 0-15, kind in bits 24-28, kind_flag in bit 31.
+            let info = self.u32_at(pos + 4)?;
+            let vlen = (info & 0xffff) as usize;
+            let kind = (info >> 24) & 0x1f;
+            if let Some(found) = f(pos, self.u32_at(pos)?, kind, vlen, info)? {
+                return Ok(Some(found));
+            }
+            pos += BTF_TYPE_LEN
+                + extra_len(kind, vlen)
+                    .ok_or_else(|| format!("unknown BTF kind {kind} at offset {pos}"))?;
+        }
+        Ok(None)
+    }
+}
+
 /// Every enumerator of every `BTF_KIND_ENUM`/`BTF_KIND_ENUM64` in `btf`, as
 /// `(name, value)`.
 pub fn enums(btf: &[u8]) -> Result<Vec<(String, i64)>, String> {
-    let endian = match btf.get(0..2) {
-        Some(m) if Endianness::Little.u16(m) == BTF_MAGIC => Endianness::Little,
-        Some(m) if Endianness::Big.u16(m) == BTF_MAGIC => Endianness::Big,
-        _ => return Err("not BTF data (bad magic)".into()),
-    };
-    let u32_at = |off: usize| -> Result<u32, String> {
-        endian
-            .u32_at(btf, off)
-            .ok_or_else(|| format!("BTF truncated at offset {off}"))
-    };
-    // struct btf_header: magic, version, flags, hdr_len, type_off, type_len, str_off,
-    // str_len.
-    let hdr_len = u32_at(4)? as usize;
-    let (type_off, type_len) = (u32_at(8)? as usize, u32_at(12)? as usize);
-    let (str_off, str_len) = (u32_at(16)? as usize, u32_at(20)? as usize);
-    let types = hdr_len + type_off;
-    let strings = hdr_len + str_off;
-    let name = |off: u32| -> String {
-        let start = strings + off as usize;
-        let end = (strings + str_len).min(btf.len());
-        let s = btf.get(start..end).unwrap_or(&[]);
-        let n = s.iter().position(|&b| b == 0).unwrap_or(s.len());
-        String::from_utf8_lossy(&s[..n]).into_owned()
-    };
+    let l = Layout::of(btf)?;
     let mut out = Vec::new();
-    let mut pos = types;
-    let end = types + type_len;
-    while pos + BTF_TYPE_LEN <= end {
-        // info: vlen in bits 0-15, kind in bits 24-28, kind_flag (signed enum) in bit 31.
-        let info = u32_at(pos + 4)?;
-        let vlen = (info & 0xffff) as usize;
-        let kind = (info >> 24) & 0x1f;
+    l.walk(|at, _, kind, vlen, info| {
+        let pos = at + BTF_TYPE_LEN;
+        // The kind_flag of an enum says its values are signed.
         let signed = info >> 31 == 1;
-        pos += BTF_TYPE_LEN;
         match kind {
             BTF_KIND_ENUM => {
                 for i in 0..vlen {
                     let at = pos + i * 8;
-                    let raw = u32_at(at + 4)?;
+                    let raw = l.u32_at(at + 4)?;
                     let v = if signed {
                         i64::from(raw as i32)
                     } else {
                         i64::from(raw)
                     };
-                    out.push((name(u32_at(at)?), v));
+                    out.push((l.name(l.u32_at(at)?), v));
                 }
             }
             BTF_KIND_ENUM64 => {
                 for i in 0..vlen {
                     let at = pos + i * 12;
-                    let v = (u64::from(u32_at(at + 8)?) << 32) | u64::from(u32_at(at + 4)?);
-                    out.push((name(u32_at(at)?), v as i64));
+                    let v = (u64::from(l.u32_at(at + 8)?) << 32) | u64::from(l.u32_at(at + 4)?);
+                    out.push((l.name(l.u32_at(at)?), v as i64));
                 }
             }
             _ => {}
         }
-        pos += extra_len(kind, vlen)
-            .ok_or_else(|| format!("unknown BTF kind {kind} at offset {}", pos - BTF_TYPE_LEN))?;
-    }
+        Ok(None::<()>)
+    })?;
     Ok(out)
+}
+
+/// The name of type `id` in `btf` (type ids count the records from 1), `None` when there
+/// is no such type.
+pub fn type_name(btf: &[u8], id: u32) -> Result<Option<String>, String> {
+    let l = Layout::of(btf)?;
+    let mut n = 0u32;
+    l.walk(|_, name_off, _, _, _| {
+        n += 1;
+        Ok((n == id).then(|| l.name(name_off)))
+    })
 }
 
 #[cfg(test)]
@@ -150,6 +212,42 @@ mod tests {
         b.extend(types);
         b.extend(strings);
         b
+    }
+
+    /// Type ids count the records from 1, over records of every length: the enums'
+    /// members are skipped; a FUNC after a FUNC_PROTO with a parameter is found by name.
+    #[test]
+    fn type_names_by_id() {
+        for endian in [Endianness::Little, Endianness::Big] {
+            let mut b = blob(endian);
+            // Append types 4, a FUNC_PROTO with one parameter, and 5, a FUNC of it named
+            // by a string added at the end of the string section.
+            let u32b = |v: u32| endian.u32_bytes(v);
+            let hdr = 24;
+            let type_len = endian.u32_at(&b, 12).unwrap() as usize;
+            let str_len = endian.u32_at(&b, 20).unwrap() as usize;
+            let strings = b.split_off(hdr + type_len);
+            let mut more = Vec::new();
+            more.extend(u32b(0));
+            more.extend(u32b((BTF_KIND_FUNC_PROTO << 24) | 1));
+            more.extend(u32b(1));
+            more.extend(u32b(0));
+            more.extend(u32b(1));
+            more.extend(u32b(str_len as u32));
+            more.extend(u32b(BTF_KIND_FUNC << 24));
+            more.extend(u32b(4));
+            b.extend(&more);
+            b.extend(strings);
+            b.extend(b"tctl_fn\0");
+            let type_len = (type_len + more.len()) as u32;
+            b[12..16].copy_from_slice(&u32b(type_len));
+            b[16..20].copy_from_slice(&u32b(type_len));
+            b[20..24].copy_from_slice(&u32b((str_len + 8) as u32));
+            assert_eq!(type_name(&b, 1).unwrap().as_deref(), Some(""));
+            assert_eq!(type_name(&b, 5).unwrap().as_deref(), Some("tctl_fn"));
+            assert_eq!(type_name(&b, 6).unwrap(), None);
+            assert_eq!(enums(&b).unwrap().len(), 2);
+        }
     }
 
     #[test]

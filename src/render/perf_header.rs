@@ -204,17 +204,8 @@ fn write_feature(file: &PerfData, id: u32, out: &mut Vec<u8>) -> Result<(), Perf
             let _ = writeln!(out, "# directory data version : {v}");
         }
         feature::BPF_PROG_INFO => {
-            let n = file.bpf_prog_count()?.unwrap_or_default();
-            if n > 0 {
-                return Err(PerfDataError::new(
-                    file.path(),
-                    "BPF_PROG_INFO feature",
-                    file.feature(id).map_or(0, |f| f.offset),
-                    crate::perf::data::PerfDataErrorKind::Corrupt(format!(
-                        "{n} BPF programs: printing their info is not supported; \
-                         use perf report --header for this file"
-                    )),
-                ));
+            for p in file.bpf_progs()?.unwrap_or_default() {
+                write_bpf_prog(file, &p, out)?;
             }
         }
         feature::BPF_BTF => {
@@ -344,6 +335,76 @@ fn write_groups(file: &PerfData, out: &mut Vec<u8>) -> Result<(), PerfDataError>
             &g.name
         };
         let _ = writeln!(out, "# group: {group}{{{}}}", members.join(","));
+    }
+    Ok(())
+}
+
+/// `# bpf_prog_info ID: NAME addr 0x... size N` for a program of one function, else the
+/// id and a `# \tname: ...` line per function (perf 6.1's `print_bpf_prog_info`); a
+/// function's name is `bpf_prog_`, its tag in hex, and `_` with its BTF function name
+/// (when the file stores the program's BTF), else the program's own name for a lone
+/// function, else `F`.
+fn write_bpf_prog(
+    file: &PerfData,
+    p: &crate::perf::data::BpfProg,
+    out: &mut Vec<u8>,
+) -> Result<(), PerfDataError> {
+    if !p.consistent {
+        return Ok(());
+    }
+    let btf = match p.btf_id {
+        0 => None,
+        id => file.bpf_btf(id)?,
+    };
+    let lone = p.functions.len() == 1;
+    let name = |i: usize, f: &crate::perf::data::BpfFunction| -> Result<String, PerfDataError> {
+        let mut n = String::from("bpf_prog_");
+        for b in f.tag {
+            n.push_str(&format!("{b:02x}"));
+        }
+        let short = match (btf, f.btf_type) {
+            (Some(b), Some(t)) => crate::btf::type_name(b, t)
+                .map_err(|e| {
+                    PerfDataError::new(
+                        file.path(),
+                        "BPF_BTF feature",
+                        file.feature(feature::BPF_BTF).map_or(0, |f| f.offset),
+                        crate::perf::data::PerfDataErrorKind::Corrupt(format!(
+                            "BTF of program {}: {e}",
+                            p.id
+                        )),
+                    )
+                })?
+                .unwrap_or_default(),
+            _ if lone && i == 0 && p.name.is_empty() => return Ok(n),
+            _ if lone && i == 0 => p.name.clone(),
+            _ => "F".to_string(),
+        };
+        n.push('_');
+        n.push_str(&short);
+        Ok(n)
+    };
+    if lone {
+        let f = &p.functions[0];
+        let _ = writeln!(
+            out,
+            "# bpf_prog_info {}: {} addr {:#x} size {}",
+            p.id,
+            name(0, f)?,
+            f.addr,
+            f.len
+        );
+        return Ok(());
+    }
+    let _ = writeln!(out, "# bpf_prog_info {}:", p.id);
+    for (i, f) in p.functions.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "# \tname: {} addr {:#x} size {}",
+            name(i, f)?,
+            f.addr,
+            f.len
+        );
     }
     Ok(())
 }

@@ -181,3 +181,47 @@ fn headers_of_the_stored_perf_files() {
     }
     assert!(n > 5, "the stored perf files were found ({n})");
 }
+
+/// A BPF program loaded while perf records system-wide: perf stores its info
+/// (BPF_PROG_INFO) and `--header -I` prints `# bpf_prog_info ID: bpf_prog_TAG_NAME addr
+/// ... size ...`; tracectl prints the same header. The program (tests/data/perf/bpfprog.c,
+/// a two-instruction socket filter named tctl_tiny) is loaded by the test; skips with the
+/// reason when the kernel refuses it.
+#[test]
+fn headers_with_bpf_program_info() {
+    if !ready() || crate::support::perf::cc_missing().is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::support::perf::build_fixture_program("bpfprog", d);
+    let mut holder = std::process::Command::new(d.join("bpfprog"))
+        .arg("5")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    {
+        use std::io::BufRead;
+        let out = holder.stdout.take().unwrap();
+        let _ = std::io::BufReader::new(out).read_line(&mut line);
+    }
+    if line.trim() != "loaded" {
+        let _ = holder.wait();
+        return crate::support::skips::skip("the kernel refused to load a BPF program");
+    }
+    run(
+        "perf",
+        &["record", "-q", "-a", "-o", "bpf.data", "--", "sleep", "0.1"],
+        d,
+    );
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let full = same(d, &["report", "-i", "bpf.data", "--header-only", "-I"]);
+    same(d, &["script", "-i", "bpf.data", "--header-only", "-I"]);
+    let prog = full
+        .lines()
+        .find(|l| l.starts_with("# bpf_prog_info ") && l.contains("_tctl_tiny addr 0x"));
+    assert!(prog.is_some(), "perf shows the program: {full}");
+}

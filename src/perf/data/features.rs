@@ -136,6 +136,36 @@ pub struct GroupDesc {
     pub nr_members: u32,
 }
 
+/// One BPF program of the BPF_PROG_INFO feature: what perf prints of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BpfProg {
+    /// The kernel's program id.
+    pub id: u32,
+    /// The program's own name (`bpf_prog_info.name`).
+    pub name: String,
+    /// The id of its BTF object (0: none).
+    pub btf_id: u32,
+    /// For each function (sub-program): its tag, JITed address and JITed length, and
+    /// the BTF type id of its `func_info` when there is one.
+    pub functions: Vec<BpfFunction>,
+    /// Whether the counts of addresses, lengths and tags agree (perf prints nothing of a
+    /// program whose counts do not).
+    pub consistent: bool,
+}
+
+/// One function of a [`BpfProg`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BpfFunction {
+    /// `prog_tags[i]`.
+    pub tag: [u8; 8],
+    /// `jited_ksyms[i]`.
+    pub addr: u64,
+    /// `jited_func_lens[i]`.
+    pub len: u32,
+    /// The `type_id` of `func_info[i]`, if the program has func_info.
+    pub btf_type: Option<u32>,
+}
+
 /// A reader over one feature section, turning short reads into errors naming it.
 struct Section<'a> {
     file: &'a PerfData,
@@ -478,12 +508,112 @@ impl PerfData {
         Ok(Some(v))
     }
 
-    /// BPF_PROG_INFO: the number of BPF programs whose info the file stores.
-    pub fn bpf_prog_count(&self) -> Result<Option<u32>, PerfDataError> {
-        let Some(mut s) = self.section(feature::BPF_PROG_INFO, "BPF_PROG_INFO feature") else {
+    /// BPF_PROG_INFO: the BPF programs whose info the file stores. Each is perf's
+    /// `struct perf_bpil`: the sizes of the `struct bpf_prog_info` and of the data after
+    /// it, a mask of the arrays kept, the info (whose array pointers are offsets into the
+    /// data), then the data.
+    pub fn bpf_progs(&self) -> Result<Option<Vec<BpfProg>>, PerfDataError> {
+        const WHAT: &str = "BPF_PROG_INFO feature";
+        let Some(mut s) = self.section(feature::BPF_PROG_INFO, WHAT) else {
             return Ok(None);
         };
-        s.u32().map(Some)
+        let n = s.count(16)?;
+        let mut progs = Vec::new();
+        for _ in 0..n {
+            let at = s.c.offset();
+            let info_len = s.u32()?;
+            let data_len = s.u32()?;
+            let _arrays = s.u64()?;
+            let info = s.c.take(u64::from(info_len)).map_err(|e| s.err(e))?;
+            let data = s.c.take(u64::from(data_len)).map_err(|e| s.err(e))?;
+            // The fields of `struct bpf_prog_info` read here end at byte 192.
+            if info.len() < 192 {
+                return Err(self.corrupt(
+                    WHAT,
+                    at,
+                    format!(
+                        "a bpf_prog_info of {} bytes (at least 192 expected)",
+                        info.len()
+                    ),
+                ));
+            }
+            let e = s.c.endian;
+            let u32_at = |o: usize| e.u32(&info[o..o + 4]);
+            let u64_at = |o: usize| e.u64(&info[o..o + 8]);
+            let name_bytes = &info[64..80];
+            let name_end = name_bytes.iter().position(|&b| b == 0).unwrap_or(16);
+            let (nr_ksyms, nr_lens, nr_tags) = (u32_at(104), u32_at(108), u32_at(180));
+            let (ksyms, lens, tags) = (u64_at(112), u64_at(120), u64_at(184));
+            let (func_info, func_info_rec, nr_func_info) = (u64_at(136), u32_at(132), u32_at(144));
+            let consistent = nr_ksyms == nr_lens && nr_ksyms == nr_tags;
+            let bad = |what: &str| {
+                self.corrupt(
+                    WHAT,
+                    at,
+                    format!("program {}: its {what} pass the end of its data", u32_at(4)),
+                )
+            };
+            let slice = |off: u64, len: u64| -> Option<&[u8]> {
+                let start = usize::try_from(off).ok()?;
+                let end = start.checked_add(usize::try_from(len).ok()?)?;
+                data.get(start..end)
+            };
+            let mut functions = Vec::new();
+            if consistent {
+                let n = u64::from(nr_ksyms);
+                let addrs = slice(ksyms, n * 8).ok_or_else(|| bad("addresses"))?;
+                let lengths = slice(lens, n * 4).ok_or_else(|| bad("lengths"))?;
+                let tag_bytes = slice(tags, n * 8).ok_or_else(|| bad("tags"))?;
+                let finfo = if nr_func_info >= nr_ksyms && func_info_rec >= 8 {
+                    slice(
+                        func_info,
+                        u64::from(nr_func_info) * u64::from(func_info_rec),
+                    )
+                } else {
+                    None
+                };
+                for i in 0..nr_ksyms as usize {
+                    let mut tag = [0u8; 8];
+                    tag.copy_from_slice(&tag_bytes[i * 8..i * 8 + 8]);
+                    // struct bpf_func_info: insn_off, type_id.
+                    let btf_type = finfo.map(|f| {
+                        let at = i * func_info_rec as usize + 4;
+                        e.u32(&f[at..at + 4])
+                    });
+                    functions.push(BpfFunction {
+                        tag,
+                        addr: e.u64(&addrs[i * 8..i * 8 + 8]),
+                        len: e.u32(&lengths[i * 4..i * 4 + 4]),
+                        btf_type,
+                    });
+                }
+            }
+            progs.push(BpfProg {
+                id: u32_at(4),
+                name: String::from_utf8_lossy(&name_bytes[..name_end]).into_owned(),
+                btf_id: u32_at(128),
+                functions,
+                consistent,
+            });
+        }
+        Ok(Some(progs))
+    }
+
+    /// BPF_BTF: the BTF object of id `id`, if the file stores it.
+    pub fn bpf_btf(&self, id: u32) -> Result<Option<&[u8]>, PerfDataError> {
+        let Some(mut s) = self.section(feature::BPF_BTF, "BPF_BTF feature") else {
+            return Ok(None);
+        };
+        let n = s.count(8)?;
+        for _ in 0..n {
+            let this = s.u32()?;
+            let size = s.u32()?;
+            let data = s.c.take(u64::from(size)).map_err(|e| s.err(e))?;
+            if this == id {
+                return Ok(Some(data));
+            }
+        }
+        Ok(None)
     }
 }
 

@@ -27,8 +27,8 @@ pub mod write;
 
 pub use error::{PerfDataError, PerfDataErrorKind};
 pub use features::{
-    CacheLevel, ClockData, Compressed, CpuTopology, EventDesc, GroupDesc, MemNode, MemTopology,
-    NumaNode, PmuCaps,
+    BpfFunction, BpfProg, CacheLevel, ClockData, Compressed, CpuTopology, EventDesc, GroupDesc,
+    MemNode, MemTopology, NumaNode, PmuCaps,
 };
 pub use read::{
     Attr, DsoId, Event, EventGroup, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId,
