@@ -128,6 +128,7 @@ const PRINTED: u64 = {
         | WEIGHT
         | INS_LAT
         | PHYS_ADDR
+        | DATA_SRC
         | DATA_PAGE_SIZE
         | CODE_PAGE_SIZE
 };
@@ -452,6 +453,8 @@ pub struct PerfScript<'f> {
     opts: ScriptOptions,
     /// The file's CLOCK_DATA, for `-F tod`.
     clock: Option<ClockData>,
+    /// The longest `-F data_src` text printed so far (perf pads each to it).
+    data_src_width: usize,
     /// The time `--reltime` counts from, and the time `--deltatime` last showed (0:
     /// none yet, as perf keeps them).
     first_time: u64,
@@ -880,6 +883,7 @@ impl<'f> PerfScript<'f> {
             reached: Arc::default(),
             opts,
             clock,
+            data_src_width: 0,
             first_time: 0,
             previous_time: 0,
         })
@@ -1306,6 +1310,9 @@ impl<'f> PerfScript<'f> {
                 let loc = resolve_data_addr(&self.machine, s, s.addr);
                 write_location(out, &loc, f & !field::IP, s.addr);
             }
+        }
+        if f & field::DATA_SRC != 0 {
+            extra::write_data_src(out, s.data_src, &mut self.data_src_width);
         }
         if f & field::WEIGHT != 0 {
             extra::write_dec16(out, s.weight);

@@ -116,3 +116,167 @@ pub fn write_page_size(out: &mut Vec<u8>, size: u64) {
     push_dec(out, n);
     out.push(b"BKMG"[unit]);
 }
+
+/// `-F data_src`: the raw `perf_mem_data_src` (`%16x`), a space and its decoding
+/// (`|OP ...|LVL ...|SNP ...|TLB ...|LCK ...|BLK ...`), cut at 99 bytes (perf's buffer)
+/// and padded to the longest such text of the run so far (`widest`), as perf 6.1's
+/// `data_src__fprintf` prints it.
+pub fn write_data_src(out: &mut Vec<u8>, v: u64, widest: &mut usize) {
+    let mut text = format!("{v:16x} {}", mem_decoding(v));
+    if text.len() > 99 {
+        let mut cut = 99;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+    *widest = (*widest).max(text.len());
+    out.extend_from_slice(text.as_bytes());
+    out.resize(out.len() + (*widest - text.len()), b' ');
+}
+
+/// perf 6.1's `perf_script__meminfo_scnprintf` of a `perf_mem_data_src`: its bit fields
+/// are the operation (bits 0-4), the level (5-18), the snoop (19-23), the lock (24-25),
+/// the TLB (26-32), the level number (33-36), remote (37), the extended snoop (38-39),
+/// the block (40-42) and the hops (43-45).
+fn mem_decoding(v: u64) -> String {
+    let bits = |at: u32, n: u32| (v >> at) & ((1 << n) - 1);
+    let (op, lvl, snoop, lock, tlb) = (
+        bits(0, 5),
+        bits(5, 14),
+        bits(19, 5),
+        bits(24, 2),
+        bits(26, 7),
+    );
+    let (lvl_num, remote, snoopx, blk, hops) = (
+        bits(33, 4),
+        bits(37, 1),
+        bits(38, 2),
+        bits(40, 3),
+        bits(43, 3),
+    );
+    // Each set bit of `m` from bit 0 names the entry of `names` at its place, joined by
+    // " or ".
+    let named = |mut m: u64, names: &[&str], out: &mut String| {
+        for name in names {
+            if m == 0 {
+                break;
+            }
+            if m & 1 != 0 {
+                if !out.is_empty() {
+                    out.push_str(" or ");
+                }
+                out.push_str(name);
+            }
+            m >>= 1;
+        }
+    };
+    let op = match op {
+        o if o & 0x1 != 0 => "N/A",
+        o if o & 0x2 != 0 => "LOAD",
+        o if o & 0x4 != 0 => "STORE",
+        o if o & 0x8 != 0 => "PFETCH",
+        o if o & 0x10 != 0 => "EXEC",
+        _ => "No",
+    };
+    // The level: hit and miss are told after the levels.
+    const LEVELS: [&str; 14] = [
+        "N/A",
+        "HIT",
+        "MISS",
+        "L1",
+        "LFB/MAB",
+        "L2",
+        "L3",
+        "Local RAM",
+        "Remote RAM (1 hop)",
+        "Remote RAM (2 hops)",
+        "Remote Cache (1 hop)",
+        "Remote Cache (2 hops)",
+        "I/O",
+        "Uncached",
+    ];
+    const HOPS: [&str; 5] = [
+        "N/A",
+        "core, same node",
+        "node, same socket",
+        "socket, same board",
+        "board",
+    ];
+    let mut level = String::new();
+    if remote != 0 {
+        level.push_str("Remote ");
+    }
+    let mut joined = String::new();
+    if hops != 0 {
+        // perf reads past its table for 5 to 7, where this build of it finds NULL.
+        level.push_str(HOPS.get(hops as usize).copied().unwrap_or("(null)"));
+        level.push(' ');
+    } else {
+        named(lvl & !0x6, &LEVELS, &mut joined);
+    }
+    if lvl_num != 0 {
+        if !joined.is_empty() {
+            joined.push_str(" or ");
+        }
+        match lvl_num {
+            0x09 => joined.push_str("CXL"),
+            0x0a => joined.push_str("I/O"),
+            0x0b => joined.push_str("Any cache"),
+            0x0c => joined.push_str("LFB/MAB"),
+            0x0d => joined.push_str("RAM"),
+            0x0e => joined.push_str("PMEM"),
+            0x0f => joined.push_str("N/A"),
+            n => joined.push_str(&format!("L{n}")),
+        }
+    }
+    level.push_str(&joined);
+    if level.is_empty() {
+        level.push_str("N/A");
+    }
+    if lvl & 0x2 != 0 {
+        level.push_str(" hit");
+    }
+    if lvl & 0x4 != 0 {
+        level.push_str(" miss");
+    }
+    let mut snp = String::new();
+    named(snoop, &["N/A", "None", "Hit", "Miss", "HitM"], &mut snp);
+    named(snoopx, &["Fwd", "Peer"], &mut snp);
+    if snp.is_empty() {
+        snp.push_str("N/A");
+    }
+    let mut dtlb = String::new();
+    named(
+        tlb & !0x6,
+        &["N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault"],
+        &mut dtlb,
+    );
+    if dtlb.is_empty() {
+        dtlb.push_str("N/A");
+    }
+    if tlb & 0x2 != 0 {
+        dtlb.push_str(" hit");
+    }
+    if tlb & 0x4 != 0 {
+        dtlb.push_str(" miss");
+    }
+    let lck = match lock {
+        l if l & 0x1 != 0 => "N/A",
+        l if l & 0x2 != 0 => "Yes",
+        _ => "No",
+    };
+    let block = if blk == 0 || blk & 0x1 != 0 {
+        " N/A".to_string()
+    } else {
+        let mut b = String::new();
+        if blk & 0x2 != 0 {
+            b.push_str(" Data");
+        }
+        if blk & 0x4 != 0 {
+            b.push_str(" Addr");
+        }
+        b
+    };
+    format!("|OP {op}|LVL {level}|SNP {snp}|TLB {dtlb}|LCK {lck}|BLK {block}")
+}
