@@ -171,6 +171,15 @@ fn mem_decoding(v: u64) -> String {
             m >>= 1;
         }
     };
+    // The level's and the TLB's HIT (bit 1) and MISS (bit 2), told after their names.
+    let hit_miss = |m: u64, out: &mut String| {
+        if m & 0x2 != 0 {
+            out.push_str(" hit");
+        }
+        if m & 0x4 != 0 {
+            out.push_str(" miss");
+        }
+    };
     let op = match op {
         o if o & 0x1 != 0 => "N/A",
         o if o & 0x2 != 0 => "LOAD",
@@ -234,12 +243,7 @@ fn mem_decoding(v: u64) -> String {
     if level.is_empty() {
         level.push_str("N/A");
     }
-    if lvl & 0x2 != 0 {
-        level.push_str(" hit");
-    }
-    if lvl & 0x4 != 0 {
-        level.push_str(" miss");
-    }
+    hit_miss(lvl, &mut level);
     let mut snp = String::new();
     named(snoop, &["N/A", "None", "Hit", "Miss", "HitM"], &mut snp);
     named(snoopx, &["Fwd", "Peer"], &mut snp);
@@ -255,12 +259,7 @@ fn mem_decoding(v: u64) -> String {
     if dtlb.is_empty() {
         dtlb.push_str("N/A");
     }
-    if tlb & 0x2 != 0 {
-        dtlb.push_str(" hit");
-    }
-    if tlb & 0x4 != 0 {
-        dtlb.push_str(" miss");
-    }
+    hit_miss(tlb, &mut dtlb);
     let lck = match lock {
         l if l & 0x1 != 0 => "N/A",
         l if l & 0x2 != 0 => "Yes",
