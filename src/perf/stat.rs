@@ -70,6 +70,9 @@ pub struct StatSession {
     counters: Vec<Vec<Option<Counter>>>,
     /// Each event's `struct perf_event_attr` as it was opened.
     attrs: Vec<Vec<u8>>,
+    /// For an event in a group of more than one: the group's size (its counters are
+    /// read with the group, in one read, as perf reads them).
+    group_size: Vec<Option<usize>>,
 }
 
 /// errnos with which the kernel says "this event does not exist here".
@@ -158,12 +161,20 @@ impl StatSession {
         };
         let mut counters: Vec<Vec<Option<Counter>>> = Vec::with_capacity(events.len());
         let mut attrs = Vec::with_capacity(events.len());
+        let members = |leader: usize| events.iter().filter(|e| e.leader == leader).count();
+        let group_size: Vec<Option<usize>> = events
+            .iter()
+            .map(|e| Some(members(e.leader)).filter(|&n| n > 1))
+            .collect();
         for (i, e) in events.iter().enumerate() {
             let mut attr = new_attr();
             let (ty, config) = e.kind.type_config();
             attr.type_ = ty;
             attr.config = config;
             attr.read_format = read_format::TOTAL_TIME_ENABLED | read_format::TOTAL_TIME_RUNNING;
+            if group_size[i].is_some() {
+                attr.read_format |= read_format::ID | read_format::GROUP;
+            }
             // As perf opens its counters (no sample is ever taken).
             attr.sample_type = super::data::abi::sample::IDENTIFIER;
             attr.set_exclude_guest(u64::from(e.exclude_guest));
@@ -226,6 +237,7 @@ impl StatSession {
             scope,
             counters,
             attrs,
+            group_size,
         })
     }
 
@@ -277,12 +289,16 @@ impl StatSession {
     pub fn read(&self) -> io::Result<Vec<Vec<Count>>> {
         self.counters
             .iter()
-            .map(|row| {
+            .zip(&self.group_size)
+            .map(|(row, group)| {
                 row.iter()
                     .map(|c| match c {
                         None => Ok(Count::NotSupported),
                         Some(c) => {
-                            let r = c.read()?;
+                            let r = match group {
+                                Some(n) => c.read_in_group(*n)?,
+                                None => c.read()?,
+                            };
                             Ok(if r.running == 0 {
                                 Count::NotCounted
                             } else {

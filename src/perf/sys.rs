@@ -203,6 +203,43 @@ impl Counter {
         })
     }
 
+    /// Read this counter's count from a read of its whole group (the attr asked for both
+    /// total times, `ID` and `GROUP`, as [`crate::perf::stat`] does for a group of more
+    /// than one event): the kernel returns the group's times and every member's value
+    /// with its id, in one read. `members` bounds the group's size.
+    pub fn read_in_group(&self, members: usize) -> io::Result<CounterReading> {
+        let id = self.id()?;
+        let mut buf = vec![0u64; 3 + 2 * members];
+        // SAFETY: the Vec holds `buf.len()` initialised u64s with no padding; u8 has
+        // alignment 1, and the slice lives no longer than the borrow of `buf`.
+        let bytes =
+            unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), buf.len() * 8) };
+        let n = nix::unistd::read(self.fd.as_raw_fd(), bytes).map_err(io::Error::from)?;
+        let words = &buf[..n / 8];
+        let nr = words.first().copied().unwrap_or(0) as usize;
+        if words.len() < 3 || words.len() < 3 + 2 * nr {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("perf group read returned {n} bytes for {nr} members"),
+            ));
+        }
+        let value = words[3..3 + 2 * nr]
+            .chunks_exact(2)
+            .find(|m| m[1] == id)
+            .map(|m| m[0])
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("perf group read has no value for event id {id}"),
+                )
+            })?;
+        Ok(CounterReading {
+            value,
+            enabled: words[1],
+            running: words[2],
+        })
+    }
+
     /// The samples the kernel dropped for this event, from a read with
     /// `read_format = ID | LOST` (value, id, lost), or with the enabled and running
     /// times too when `with_times` (value, enabled, running, id, lost).

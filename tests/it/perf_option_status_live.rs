@@ -290,8 +290,8 @@ fn perf_option_status_live_for_each_cgroup_patterns() {
 /// `evlist -v` over `perf stat --control`: each event's attr as perf opened it
 /// (`name: key: value, ...`), the same as perf prints for the same events and scope,
 /// modifiers included (`u`, `k`, `p`, `G`, `H` and perf's exclude_guest/exclude_host
-/// rules). Groups are left out: perf reads a group in one read (ID|GROUP in
-/// read_format), tracectl each counter on its own.
+/// rules), and groups (a group of more than one event is read in one read: ID|GROUP
+/// in read_format).
 #[test]
 fn perf_option_status_live_control_evlist_verbose() {
     use std::io::{Read, Write};
@@ -312,6 +312,12 @@ fn perf_option_status_live_control_evlist_verbose() {
         &["-a", "-e", "cs,sched:sched_switch"],
         &["-C", "0", "-i", "-e", "cs"],
         &["-D", "-1", "-e", "cs"],
+        &["-e", "{cs,task-clock},page-faults,{faults}"],
+        &[
+            "-a",
+            "-e",
+            "{cs:u,sched:sched_switch,migrations},task-clock",
+        ],
         &[],
     ];
     for opts in cases {
