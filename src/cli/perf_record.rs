@@ -78,6 +78,16 @@ fn mmap_pages(s: &str, page_size: usize) -> Option<(usize, bool)> {
     (pages <= max).then_some((pages as usize, rounded))
 }
 
+/// `-m DATA[,AUX]`: the data pages (and whether they were rounded up), when both parts
+/// are sizes perf takes.
+fn ring_size(m: &str) -> Option<(usize, bool)> {
+    let page = tracectl::perf::page_size();
+    let (data, aux) = m.split_once(',').unwrap_or((m, ""));
+    (aux.is_empty() || mmap_pages(aux, page).is_some())
+        .then(|| mmap_pages(data, page))
+        .flatten()
+}
+
 /// A byte count written as perf's `-m` takes one: decimal digits and then one of B, K, M,
 /// G (the first of those letters in the text must follow the digits).
 fn size_with_suffix(s: &str) -> Option<u64> {
@@ -422,18 +432,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         None => DEFAULT_RING_PAGES,
         // The part after a comma sizes the AUX area, which no event here has: it is
         // checked as perf checks it and not used.
-        Some(m) => match m
-            .split_once(',')
-            .map_or(Some(()), |(_, aux)| {
-                (aux.is_empty() || mmap_pages(aux, tracectl::perf::page_size()).is_some())
-                    .then_some(())
-            })
-            .and_then(|()| {
-                mmap_pages(
-                    m.split(',').next().unwrap_or(m),
-                    tracectl::perf::page_size(),
-                )
-            }) {
+        Some(m) => match ring_size(m) {
             Some((pages, rounded)) => {
                 if rounded {
                     eprintln!(

@@ -340,7 +340,10 @@ impl RecordSession {
         scope: &RecordScope,
         online: &[u32],
     ) -> Result<RecordSession, RecordOpenError> {
-        let tracking_dummy = opts.delay.is_delayed();
+        // As perf: a delayed or system-wide recording tracks mappings and tasks with a
+        // dummy event of its own (on CPUs it runs from the start, before the events are
+        // enabled, while the running processes are synthesized).
+        let tracking_dummy = opts.delay.is_delayed() || matches!(scope, RecordScope::Cpus(_));
         let with_dummy;
         let events = if tracking_dummy {
             let mut v = events.to_vec();
@@ -392,21 +395,37 @@ impl RecordSession {
                 sample_type |= bit;
             }
         }
-        // perf samples the CPU of tracepoints too (it is in the records' id trailer, so
-        // every event of the file has it).
-        let any_tracepoint = events
-            .iter()
-            .any(|e| matches!(e.kind, EventKind::Tracepoint { .. }));
-        if matches!(scope, RecordScope::Cpus(_))
-            || opts.fields.cpu
-            || opts.fields.raw
-            || any_tracepoint
-        {
+        if matches!(scope, RecordScope::Cpus(_)) || opts.fields.cpu || opts.fields.raw {
             sample_type |= sample::CPU;
         }
+        // What each event adds to the common sample type: PERIOD with a frequency and
+        // with -P; RAW, CPU and PERIOD on tracepoints (CPU is in the records' id trailer
+        // too, so the trailers of a tracepoint's records are longer than another
+        // event's: a reader tells them apart by the IDENTIFIER at their end).
+        let own_bits = |i: usize, e: &EventSpec| {
+            let tracepoint = matches!(e.kind, EventKind::Tracepoint { .. });
+            let dummy = tracking_dummy && i == events.len() - 1;
+            let mut bits = 0;
+            if tracepoint {
+                bits |= sample::RAW | sample::CPU | sample::PERIOD;
+            }
+            if opts.fields.period || (!dummy && !tracepoint && opts.period.is_none()) {
+                bits |= sample::PERIOD;
+            }
+            bits
+        };
+        // As perf: with several events, each sample names its event, by ID when every
+        // event samples the same fields, else by IDENTIFIER (first in a sample, last in
+        // a trailer, so a reader finds it without knowing the event).
         if events.len() > 1 {
-            sample_type |= sample::IDENTIFIER;
+            let first = own_bits(0, &events[0]);
+            let same = events
+                .iter()
+                .enumerate()
+                .all(|(i, e)| own_bits(i, e) == first);
+            sample_type |= if same { sample::ID } else { sample::IDENTIFIER };
         }
+        let first_sample_type = sample_type | events.first().map_or(0, |e| own_bits(0, e));
         let mut s = RecordSession {
             counters: Vec::new(),
             event_of: Vec::new(),
@@ -414,7 +433,7 @@ impl RecordSession {
             rings: Vec::new(),
             attrs: Vec::new(),
             events: Vec::new(),
-            sample_type,
+            sample_type: first_sample_type,
             maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }) || opts.fields.addr,
             delay: opts.delay,
             read_times: opts.inherit_stat,
@@ -439,13 +458,7 @@ impl RecordSession {
                 let mut attr = new_attr();
                 attr.type_ = ty;
                 attr.config = config;
-                attr.sample_type = sample_type;
-                if tracepoint {
-                    attr.sample_type |= sample::RAW | sample::PERIOD;
-                }
-                if opts.fields.period {
-                    attr.sample_type |= sample::PERIOD;
-                }
+                attr.sample_type = sample_type | own_bits(i, e);
                 attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
                 if opts.inherit_stat {
                     attr.read_format |=
@@ -460,7 +473,6 @@ impl RecordSession {
                     (None, false) => {
                         attr.set_freq(1);
                         attr.__bindgen_anon_1.sample_freq = opts.freq;
-                        attr.sample_type |= sample::PERIOD;
                     }
                 }
                 if opts.no_samples {
@@ -630,7 +642,9 @@ impl RecordSession {
         self.maps_data
     }
 
-    /// The sample type common to every event (tracepoints add RAW).
+    /// The first event's sample type: the one its side-band records (and those
+    /// synthesized for the file) are written with. The others differ at most by PERIOD,
+    /// RAW and CPU.
     pub fn sample_type(&self) -> u64 {
         self.sample_type
     }

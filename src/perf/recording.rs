@@ -318,11 +318,15 @@ pub fn record(
     let lost_read = ctx(session.lost_per_event(), "reading the events' lost samples")?;
     for (a, lost) in session.attrs().iter().zip(&lost_read) {
         if let Some(n) = lost.filter(|&n| n > 0) {
-            let id = (st & sample::IDENTIFIER != 0)
-                .then(|| a.ids.first().copied())
-                .flatten();
+            let own = crate::perf::data::Attr::from_native_bytes(&a.attr)
+                .map_or(st, |attr| attr.sample_type);
+            let id =
+                sample::id_trailer_offset(own).and_then(|at| Some((a.ids.first().copied()?, at)));
+            let own_synth = Synth {
+                trailer: sample::id_trailer_size(own),
+            };
             ctx(
-                out.record(&[&synth.lost_samples(n, id)]),
+                out.record(&[&own_synth.lost_samples(n, id)]),
                 "writing perf.data",
             )?;
         }

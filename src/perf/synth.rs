@@ -110,13 +110,14 @@ impl Synth {
         self.finish(record::COMM, 0, b)
     }
 
-    /// PERF_RECORD_LOST_SAMPLES: `lost` samples of the event whose id is `identifier`
-    /// (stored as the trailer's last word, where PERF_SAMPLE_IDENTIFIER puts it).
-    pub fn lost_samples(&self, lost: u64, identifier: Option<u64>) -> Vec<u8> {
+    /// PERF_RECORD_LOST_SAMPLES: `lost` samples of the event whose id is `id.0`, stored
+    /// `id.1` bytes into the trailer
+    /// ([`super::data::abi::sample::id_trailer_offset`]).
+    pub fn lost_samples(&self, lost: u64, id: Option<(u64, usize)>) -> Vec<u8> {
         let mut v = self.finish(record::LOST_SAMPLES, 0, lost.to_ne_bytes().to_vec());
-        if let (Some(id), true) = (identifier, self.trailer >= 8) {
-            let n = v.len();
-            v[n - 8..].copy_from_slice(&id.to_ne_bytes());
+        if let Some((id, at)) = id.filter(|&(_, at)| at + 8 <= self.trailer) {
+            let start = v.len() - self.trailer + at;
+            v[start..start + 8].copy_from_slice(&id.to_ne_bytes());
         }
         v
     }
@@ -164,22 +165,28 @@ impl Synth {
     /// The kernel's maps: `[kernel.kallsyms]_text` from `_text` to `_etext` (found in
     /// `kallsyms`), and one map per module of `/proc/modules` named `[module]`.
     pub fn kernel_maps(&self, kallsyms: &str, modules: &str) -> Vec<Vec<u8>> {
-        let mut text = None;
-        let mut etext = None;
-        for l in kallsyms.lines() {
-            let mut it = l.split_whitespace();
-            let (Some(a), Some(_), Some(name)) = (it.next(), it.next(), it.next()) else {
-                continue;
-            };
-            match name {
-                "_text" if text.is_none() => text = u64::from_str_radix(a, 16).ok(),
-                "_etext" => etext = u64::from_str_radix(a, 16).ok(),
-                _ => {}
+        // The first line naming the symbol (`address type name`), found by a search of
+        // the whole text: kallsyms has some 200,000 lines, and this runs before the
+        // events start.
+        let address_of = |name: &str| {
+            let needle = format!(" {name}\n");
+            let mut from = 0;
+            while let Some(at) = kallsyms[from..].find(&needle).map(|k| from + k) {
+                let start = kallsyms[..at].rfind('\n').map_or(0, |n| n + 1);
+                let mut it = kallsyms[start..at + needle.len()].split_whitespace();
+                if let (Some(a), Some(_), Some(n), None) =
+                    (it.next(), it.next(), it.next(), it.next())
+                {
+                    if n == name {
+                        return u64::from_str_radix(a, 16).ok();
+                    }
+                }
+                from = at + 1;
             }
-            if text.is_some() && etext.is_some() {
-                break;
-            }
-        }
+            None
+        };
+        let text = address_of("_text");
+        let etext = address_of("_etext");
         let mut out = Vec::new();
         // Addresses read as 0 when kallsyms is restricted: no kernel map then (perf
         // leaves kernel samples unresolved the same way).

@@ -157,6 +157,17 @@ fn perf_record_opts_live_attrs_are_perf_s() {
         &["-n", "-e", "sched:sched_switch"],
         &["-e", "sched:sched_switch", "-d", "-P"],
         &["-e", "sched:sched_switch", "--filter", "prev_pid == 1"],
+        // Several events: ID when they sample the same fields, IDENTIFIER when not;
+        // CPU and RAW on tracepoints only; the tracking dummy of -a and -C.
+        &["-e", "cs,page-faults"],
+        &["-e", "cs,page-faults", "-c", "1"],
+        &["-e", "{cpu-clock,task-clock}"],
+        &["-e", "cpu-clock,sched:sched_switch"],
+        &["-e", "sched:sched_process_fork,cs"],
+        &["-e", "sched:sched_switch,sched:sched_process_fork"],
+        &["-a", "-e", "cs"],
+        &["-a", "-e", "cs,sched:sched_switch", "-c", "1"],
+        &["-C", "0", "-e", "page-faults", "-D", "10"],
     ];
     for opts in cases {
         record_both(d, opts, &[&prog, "fork", "0.05"]);

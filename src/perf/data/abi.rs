@@ -67,6 +67,18 @@ pub mod sample {
             .count()
             * 8
     }
+
+    /// Where the event's id lies in that trailer, in bytes from its start: the last word
+    /// with IDENTIFIER, after TID and TIME with ID alone, nowhere without either.
+    pub fn id_trailer_offset(sample_type: u64) -> Option<usize> {
+        if sample_type & IDENTIFIER != 0 {
+            Some(id_trailer_size(sample_type) - 8)
+        } else if sample_type & ID != 0 {
+            Some(id_trailer_size(sample_type & (TID | TIME)))
+        } else {
+            None
+        }
+    }
 }
 
 /// `PERF_FORMAT_*` bits of `perf_event_attr.read_format`.

@@ -1020,13 +1020,13 @@ impl PerfData {
     /// non-sample record's sample id trailer. None when the record has none.
     pub fn time_of(&self, r: &RawRecord) -> Option<u64> {
         let a = self.attrs.first()?;
-        let st = a.sample_type;
-        if st & sample::TIME == 0 {
+        if a.sample_type & sample::TIME == 0 {
             return None;
         }
         let at = if r.type_ == record::SAMPLE {
             usize::from(self.layouts[0].time)
         } else if r.type_ < 64 && a.sample_id_all() {
+            let st = self.id_sample_type(r.body)?;
             let after = present(
                 st,
                 &[
@@ -1202,9 +1202,23 @@ impl PerfData {
     }
 
     /// The sample_type that places the id fields of non-sample records.
-    fn id_sample_type(&self) -> Option<u64> {
+    fn id_sample_type(&self, body: &[u8]) -> Option<u64> {
         let a = self.attrs.first()?;
-        a.sample_id_all().then_some(a.sample_type)
+        if !a.sample_id_all() {
+            return None;
+        }
+        // With IDENTIFIER, the trailer's last word names its event, whose sample type
+        // (CPU or not, say) shapes the rest of the trailer.
+        if self.attrs.len() > 1 && a.sample_type & sample::IDENTIFIER != 0 {
+            let own = body
+                .last_chunk::<8>()
+                .and_then(|w| self.find_id(self.endian.u64(w)))
+                .and_then(|i| self.attrs.get(i));
+            if let Some(own) = own {
+                return Some(own.sample_type);
+            }
+        }
+        Some(a.sample_type)
     }
 
     /// Split a non-sample record's body at its sample id trailer.
@@ -1214,7 +1228,7 @@ impl PerfData {
         fixed: usize,
     ) -> Result<(&'a [u8], SampleId), PerfDataError> {
         let body = r.body;
-        let Some(st) = self.id_sample_type() else {
+        let Some(st) = self.id_sample_type(body) else {
             return Ok((&body[fixed.min(body.len())..], SampleId::default()));
         };
         let n = present(
