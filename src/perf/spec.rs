@@ -71,6 +71,8 @@ pub const SW_TASK_CLOCK: u64 = 1;
 /// `PERF_COUNT_SW_DUMMY`: counts nothing; carries the side-band records of a recording
 /// whose events start late (`perf record -D`).
 pub const SW_DUMMY: u64 = 9;
+/// `PERF_COUNT_SW_BPF_OUTPUT`: samples a BPF program writes (`bpf-output`).
+pub const SW_BPF_OUTPUT: u64 = 10;
 
 /// What kind of event a spec names.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -128,6 +128,7 @@ const PRINTED: u64 = {
         | WEIGHT
         | INS_LAT
         | PHYS_ADDR
+        | BPF_OUTPUT
         | DATA_SRC
         | DATA_PAGE_SIZE
         | CODE_PAGE_SIZE
@@ -142,6 +143,8 @@ fn default_fields(type_: u32) -> u64 {
     let base = COMM | TID | CPU | TIME | EVNAME;
     match type_ {
         attr_type::TRACEPOINT => base | TRACE,
+        // Printed only for a bpf-output event's samples.
+        attr_type::SOFTWARE => base | IP | SYM | SYMOFFSET | DSO | PERIOD | BPF_OUTPUT,
         _ => base | IP | SYM | SYMOFFSET | DSO | PERIOD,
     }
 }
@@ -287,6 +290,9 @@ fn parse_field_list(spec: &str) -> Result<FieldSpec, ScriptError> {
             })?;
         match change {
             Some(add) => changes.push((add, f)),
+            // perf keeps the defaults of a list with a `-` anywhere in it (as in
+            // `bpf-output`), and adds its fields to them.
+            None if spec.contains('-') => changes.push((true, f)),
             None => set |= f,
         }
     }
@@ -1399,6 +1405,12 @@ impl<'f> PerfScript<'f> {
         }
         if f & field::UREGS != 0 {
             extra::write_regs(out, &s.user_regs, s.endian);
+        }
+        if f & field::BPF_OUTPUT != 0
+            && attr.type_ == attr_type::SOFTWARE
+            && attr.config == crate::perf::spec::SW_BPF_OUTPUT
+        {
+            extra::write_bpf_output(out, s.raw);
         }
         if f & field::PHYS_ADDR != 0 {
             write_hex16(out, s.phys_addr);

@@ -279,3 +279,43 @@ fn mem_decoding(v: u64) -> String {
     };
     format!("|OP {op}|LVL {level}|SNP {snp}|TLB {dtlb}|LCK {lck}|BLK {block}")
 }
+
+/// `-F bpf-output` of a bpf-output event's sample (software event 10): its raw bytes as
+/// perf 6.1 dumps them, on lines of their own after the sample's line (` BPF output:`
+/// right-aligned in 17 columns, then `     ` on the next lines; the offset as `%04x:`,
+/// eight bytes as ` %02x` padded with spaces, two spaces and the bytes as characters,
+/// `.` for one not printable in Latin-1); then `BPF string: "..."` when the bytes are
+/// printable characters ended by a NUL and nothing but NULs after it.
+pub fn write_bpf_output(out: &mut Vec<u8>, raw: &[u8]) {
+    const WIDTH: usize = 8;
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // perf's own ctype table: ASCII's printable characters and Latin-1's from 0xa0.
+    let printable = |b: u8| (0x20..0x7f).contains(&b) || b >= 0xa0;
+    out.push(b'\n');
+    for (line, chunk) in raw.chunks(WIDTH).enumerate() {
+        let label: &[u8] = if line == 0 {
+            b"      BPF output:"
+        } else {
+            b"                 "
+        };
+        out.extend_from_slice(label);
+        out.extend_from_slice(format!(" {:04x}:", line * WIDTH).as_bytes());
+        for &b in chunk {
+            out.extend_from_slice(&[b' ', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
+        }
+        let pad = WIDTH - chunk.len();
+        out.resize(out.len() + 3 * pad + 2, b' ');
+        out.extend(chunk.iter().map(|&b| if printable(b) { b } else { b'.' }));
+        out.resize(out.len() + pad, b' ');
+        out.push(b'\n');
+    }
+    // perf's test, byte by byte: a non-NUL byte after a NUL, or any other byte that is
+    // not printable, makes the bytes no string.
+    let text_end = raw.iter().position(|&b| !printable(b));
+    let string = text_end.is_some_and(|end| raw[end..].iter().all(|&b| b == 0));
+    if let (true, Some(end)) = (string, text_end) {
+        out.extend_from_slice(b"      BPF string: \"");
+        out.extend_from_slice(&raw[..end]);
+        out.extend_from_slice(b"\"\n");
+    }
+}

@@ -379,3 +379,104 @@ fn perf_script_live_data_src_matches_perf() {
         start += samples.len();
     }
 }
+
+/// `-F bpf-output`: a bpf-output event's raw bytes, dumped as perf 6.1 dumps them (eight
+/// to a line, with their characters), and `BPF string:` when they are one C string.
+/// No BPF program writes here, so the test makes such samples from a file perf records:
+/// its one tracepoint becomes the software event bpf-output in the attr, and each
+/// sample's raw bytes are rewritten (texts with and without their NUL, bytes after the
+/// NUL, bytes that are not printable, lengths from none to every byte the record has);
+/// then `perf script` on that file is the oracle, with defaults, lists and changes.
+#[test]
+fn perf_script_live_bpf_output_matches_perf() {
+    if skipped() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-e",
+            "sched:sched_switch",
+            "-o",
+            "sw.data",
+            "--",
+            "sh",
+            "-c",
+            "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do sleep 0.001; done",
+        ],
+        d,
+    );
+    let evlist = run("perf", &["evlist", "-v", "-i", "sw.data"], d);
+    assert!(
+        evlist.contains("sample_type: IP|TID|TIME|CPU|PERIOD|RAW,"),
+        "{evlist}"
+    );
+    let mut file = std::fs::read(d.join("sw.data")).unwrap();
+    let word = |f: &[u8], at: usize| u64::from_le_bytes(f[at..at + 8].try_into().unwrap());
+    // The attr: type 1 (software), config 10 (bpf-output).
+    let attrs = word(&file, 24) as usize;
+    file[attrs..attrs + 4].copy_from_slice(&1u32.to_le_bytes());
+    file[attrs + 8..attrs + 16].copy_from_slice(&10u64.to_le_bytes());
+    let texts: Vec<Vec<u8>> = vec![
+        b"hello\0".to_vec(),
+        b"abc\0def".to_vec(),
+        b"\x01\x02\x03".to_vec(),
+        b"0123456789abcdef0123456789abcdef\0".to_vec(),
+        Vec::new(),
+        b"tab\there\0".to_vec(),
+        b"\0".to_vec(),
+        b"no nul".to_vec(),
+        b"pad\0\0\0\0".to_vec(),
+        b"~ \x7f\x80\xff\0".to_vec(),
+        (0..=255u8).collect(),
+        b"exactly8".to_vec(),
+        b"seven7\0".to_vec(),
+        b"caf\xe9 \xa0\0".to_vec(),
+    ];
+    let (data_off, data_size) = (word(&file, 40) as usize, word(&file, 48) as usize);
+    let (mut p, mut n) = (data_off, 0);
+    while p + 8 <= data_off + data_size {
+        let kind = u32::from_le_bytes(file[p..p + 4].try_into().unwrap());
+        let size = usize::from(u16::from_le_bytes(file[p + 6..p + 8].try_into().unwrap()));
+        if size == 0 {
+            break;
+        }
+        if kind == 9 {
+            // After the header: ip, pid/tid, time, cpu, period, then RAW's size.
+            let raw = p + 48;
+            let room = u32::from_le_bytes(file[raw..raw + 4].try_into().unwrap()) as usize;
+            let t = &texts[n % texts.len()];
+            let m = &t[..t.len().min(room)];
+            let len = m.len() as u32;
+            file[raw..raw + 4].copy_from_slice(&len.to_le_bytes());
+            file[raw + 4..raw + 4 + m.len()].copy_from_slice(m);
+            n += 1;
+        }
+        p += size;
+    }
+    assert!(n >= texts.len(), "{n} samples");
+    std::fs::write(d.join("bo.data"), &file).unwrap();
+    for fields in [
+        None,
+        Some("bpf-output"),
+        Some("comm,bpf-output"),
+        Some("comm,tid,time,ip,sym,bpf-output,period"),
+        Some("sw:comm,bpf-output"),
+        Some("sw:comm,tid"),
+        Some("-bpf-output"),
+        Some("+bpf-output,-ip"),
+    ] {
+        let args = match fields {
+            Some(f) => vec!["-i", "bo.data", "-F", f],
+            None => vec!["-i", "bo.data"],
+        };
+        let perf = same_script(d, &args);
+        if fields.is_none() {
+            assert!(perf.contains("BPF string: \"hello\""), "{perf}");
+        }
+    }
+}
