@@ -20,6 +20,7 @@
 //! * [`unwind`]: user stacks of `--call-graph dwarf` samples unwound with the mapped
 //!   files' call frame information.
 //! * [`ring`]: the records of a perf mmap ring, read in place with wrap-around.
+//! * [`x86_insn`]: x86 instruction lengths as perf's decoder counts them (`-F insnlen`).
 //! * `nsinfo` (private): the namespaces of a process that mapped a file, which the
 //!   file is read in while the process lives, as perf does.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
@@ -53,6 +54,7 @@ pub mod synth;
 mod sys;
 pub mod time_ranges;
 pub mod unwind;
+pub mod x86_insn;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};
 pub use stat::{aggregate, delta, Count, CountOptions, OpenError, RunStats, Scope, StatSession};

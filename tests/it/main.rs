@@ -53,6 +53,7 @@ mod perf_report;
 mod perf_report_fields_live;
 mod perf_report_opts_live;
 mod perf_report_ties_live;
+mod perf_insn_live;
 mod perf_script;
 mod perf_script_extras_live;
 mod perf_script_fields_live;
