@@ -399,10 +399,7 @@ mod tests {
             // addr32 mov 0x11223344,%eax: a 32-bit offset under 67.
             (&[0x67, 0xa1, 1, 2, 3, 4], 6),
             // nopw %cs:0x0(%rax,%rax,1) with two 66s: SIB, disp32.
-            (
-                &[0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0],
-                11,
-            ),
+            (&[0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0], 11),
             // lea 0x0(,%rax,8),%rdx: SIB with no base, disp32.
             (&[0x48, 0x8d, 0x14, 0xc5, 0, 0, 0, 0], 8),
             // mov 0x10(%rsp),%rax: SIB and disp8.
