@@ -6,11 +6,11 @@
 //! displacement and immediates sized by the operand- and address-size overrides.
 //!
 //! Where that decoder departs from the processor, perf's lengths do too, and so do
-//! these: the x87 escapes (`d8`-`df`) are listed without operands, so an x87
-//! instruction is one byte long; `call`, `jmp` and `jcc` with a 32-bit displacement, and
-//! `push` of an immediate, keep four bytes of it under `66` in 64-bit mode (Intel's
-//! behavior); AMD's XOP (`8f` with a map above 7) is decoded as `pop` (group 1A).
-//! 3DNow! (`0f 0f`) is ModRM then the opcode suffix byte.
+//! these: `call`, `jmp` and `jcc` with a 32-bit displacement, and `push` of an
+//! immediate, keep four bytes of it under `66` in 64-bit mode (Intel's behavior); AMD's
+//! XOP (`8f` with a map above 7) is decoded as `pop` (group 1A); `fwait` is an
+//! instruction of its own, not a prefix of the x87 one after it. 3DNow! (`0f 0f`) is
+//! ModRM then the opcode suffix byte.
 
 /// The processor mode an instruction is decoded in: perf takes 64-bit for a sample in a
 /// 64-bit ELF file, 32-bit otherwise (`dso->is_64_bit`).
@@ -119,8 +119,9 @@ fn one_byte(op: u8) -> Operands {
         0xce | 0xcf => ops(false, None),
         0xd0..=0xd3 => ops(true, None),
         0xd4 | 0xd5 => ops(false, Byte),
-        // salc (unlisted), xlat, and the x87 escapes listed without operands.
-        0xd6..=0xdf => ops(false, None),
+        // salc (unlisted), xlat; the x87 escapes take a ModRM.
+        0xd6 | 0xd7 => ops(false, None),
+        0xd8..=0xdf => ops(true, None),
         0xe0..=0xe7 => ops(false, Byte),
         0xe8 | 0xe9 => Operands {
             modrm: false,
@@ -431,8 +432,11 @@ mod tests {
             (&[0x62, 0xf1, 0xfe, 0x48, 0x6f, 0x46, 0x01], 7),
             // 3DNow! pfadd %mm1,%mm0: ModRM then the suffix.
             (&[0x0f, 0x0f, 0xc1, 0x9e], 4),
-            // x87 fldt (%rdi): one byte, as perf's decoder lists the escapes.
-            (&[0xdb, 0x2f], 1),
+            // x87 fldt (%rdi), fld1, fnstcw 0x18(%rsi); fwait alone.
+            (&[0xdb, 0x2f], 2),
+            (&[0xd9, 0xe8], 2),
+            (&[0xd9, 0x7e, 0x18], 3),
+            (&[0x9b, 0xd9, 0x7e, 0x18], 1),
             // A REX that another REX follows is an opcode of its own.
             (&[0x48, 0x48, 0x89, 0xc0], 2),
             // popcnt with f3 has ModRM.

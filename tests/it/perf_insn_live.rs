@@ -66,8 +66,8 @@ fn opcode(bytes: &[u8], mode: Mode) -> Option<u8> {
 
 /// Lengths the decoder gives each instruction objdump lists, from the bytes objdump
 /// shows for it and the ones after it; returns how many were compared and the
-/// instructions whose lengths differ. objdump's `(bad)` and the x87 instructions (one
-/// byte to perf's decoder, see [`tracectl::perf::x86_insn`]) are not compared.
+/// instructions whose lengths differ. objdump's `(bad)` and its `fwait` merged with the
+/// x87 instruction after it (two to perf's decoder) are not compared.
 fn compare(listed: &[Listed], mode: Mode) -> (usize, Vec<String>) {
     let mut compared = 0;
     let mut differ = Vec::new();
@@ -86,13 +86,10 @@ fn compare(listed: &[Listed], mode: Mode) -> (usize, Vec<String>) {
         for l in run {
             let here = &code[at..];
             at += l.bytes.len();
-            // objdump lists `fwait` and the x87 instruction after it as one (`fstcw`).
-            let x87 = match opcode(&l.bytes, mode) {
-                Some(0xd8..=0xdf) => true,
-                Some(0x9b) => l.bytes.len() > 1,
-                _ => false,
-            };
-            if l.bad || x87 {
+            // objdump lists `fwait` and the x87 instruction after it as one (`fstcw`),
+            // perf's decoder as two.
+            let fwait = opcode(&l.bytes, mode) == Some(0x9b) && l.bytes.len() > 1;
+            if l.bad || fwait {
                 continue;
             }
             // Past the end of the run objdump's listing stops: those are compared only
@@ -175,4 +172,167 @@ fn x86_insn_lengths_in_32_bit_mode_match_objdump() {
         &differ[..differ.len().min(20)]
     );
     assert!(compared > 100_000, "only {compared} instructions compared");
+}
+
+/// The standard output of `perf script ARGS` and of `tracectl perf script ARGS` in `d`,
+/// which must be the same, line for line; perf's is returned.
+fn same_script(d: &Path, args: &[&str]) -> String {
+    use crate::support::perf::run;
+    let perf = run("perf", &[&["script"][..], args].concat(), d);
+    let ours = run(
+        env!("CARGO_BIN_EXE_tracectl"),
+        &[&["perf", "script"][..], args].concat(),
+        d,
+    );
+    crate::support::perf::assert_same_lines(&ours, &perf, &format!("perf script {args:?}"));
+    perf
+}
+
+/// Builds tests/data/perf/NAME.c into `d`/NAME with its DWARF and frame pointers.
+fn build_with_lines(name: &str, d: &Path) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/perf")
+        .join(format!("{name}.c"));
+    let cc = ["-g", "-O1", "-fno-omit-frame-pointer", "-o", name];
+    crate::support::perf::run("cc", &[&cc[..], &[src.to_str().unwrap()]].concat(), d);
+}
+
+/// Why insns.c cannot run here (it executes AVX2 and BMI2 instructions).
+fn cpu_lacks_avx2() -> Option<&'static str> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let flags = info
+        .lines()
+        .find(|l| l.starts_with("flags"))
+        .unwrap_or_default();
+    let has = |f: &str| flags.split_whitespace().any(|w| w == f);
+    (!(has("avx2") && has("bmi2"))).then_some("the CPU lacks AVX2 or BMI2 (insns.c)")
+}
+
+/// Records `prog ARGS` (or the whole system while it runs, `how` holding `-a`) into
+/// `d/out`.
+fn record(d: &Path, out: &str, how: &[&str], prog: &[&str]) {
+    let args = [&["record", "-q", "-o", out][..], how, &["--"], prog].concat();
+    crate::support::perf::run("perf", &args, d);
+}
+
+/// `-F insn,insnlen` with other fields, with and without call chains, of a program
+/// whose hot loop runs instructions of many encodings (insns.c) and of the whole
+/// system while it runs: each sample's ` ilen: N insn: ..` as perf prints it, after the
+/// address, symbol and file, and after the call chain; ` ilen: 0` and no bytes for
+/// kernel addresses (perf has no file of the kernel's code here).
+#[test]
+fn perf_script_live_insn_and_insnlen_match_perf() {
+    let why = crate::support::perf::skip_reason()
+        .or_else(|| crate::support::perf::cc_missing().map(str::to_string))
+        .or_else(|| cpu_lacks_avx2().map(str::to_string));
+    if let Some(why) = why {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_with_lines("insns", d);
+    let prog = ["./insns", "400000"];
+    record(d, "flat.data", &["-e", "cpu-clock", "-c", "100000"], &prog);
+    record(
+        d,
+        "fp.data",
+        &["-e", "cpu-clock", "-c", "100000", "-g"],
+        &prog,
+    );
+    record(
+        d,
+        "sys.data",
+        &["-a", "-e", "cpu-clock", "-c", "1000000"],
+        &prog,
+    );
+    let mut seen = String::new();
+    for (file, fields) in [
+        (
+            "flat.data",
+            &[
+                "ip,sym,insn,insnlen",
+                "comm,tid,ip,sym,dso,symoff,insnlen",
+                "ip,insn",
+                "+insn,+insnlen",
+                "comm,insnlen,insn,period",
+            ][..],
+        ),
+        (
+            "fp.data",
+            &["comm,ip,sym,insn,insnlen", "ip,insnlen", "+insn"][..],
+        ),
+        (
+            "sys.data",
+            &["comm,ip,sym,dso,insn,insnlen", "ip,insnlen"][..],
+        ),
+    ] {
+        for f in fields {
+            seen += &same_script(d, &["-i", file, "-F", f]);
+        }
+    }
+    // What the recordings must show for the comparison to mean something.
+    for (what, shown) in [
+        (
+            "a 64-bit immediate",
+            " ilen: 10 insn: 48 b8 04 00 00 00 00 00 00 80",
+        ),
+        ("an x87 instruction", " ilen: 2 insn: d9 e8"),
+        ("fwait on its own", " ilen: 1 insn: 9b\n"),
+        (
+            "a VEX instruction with an immediate",
+            " ilen: 5 insn: c5 fd 70 c1 1b",
+        ),
+        (
+            "group 3's test with an immediate",
+            " ilen: 7 insn: f7 46 08 00 00 01 00",
+        ),
+        ("a kernel address", " ilen: 0\n"),
+    ] {
+        assert!(seen.contains(shown), "perf shows {what} ({shown:?})");
+    }
+}
+
+/// `-F srccode`: the source line under each sample whose thread did not show that line
+/// last, on a program built with `-g` (insns.c, lines.c), with and without call chains,
+/// with `insnlen` and as `+srccode`; nothing under kernel addresses.
+#[test]
+fn perf_script_live_srccode_matches_perf() {
+    if crate::perf_script_live::srcline_skip() {
+        return;
+    }
+    if let Some(why) = cpu_lacks_avx2() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_with_lines("insns", d);
+    build_with_lines("lines", d);
+    let insns = ["./insns", "200000"];
+    record(
+        d,
+        "insns.data",
+        &["-e", "cpu-clock", "-c", "100000"],
+        &insns,
+    );
+    record(
+        d,
+        "lines.data",
+        &["-e", "cpu-clock", "-c", "1000000", "-g"],
+        &["./lines"],
+    );
+    let mut seen = String::new();
+    for file in ["insns.data", "lines.data"] {
+        for f in ["ip,sym,srccode", "comm,tid,ip,insnlen,srccode", "+srccode"] {
+            seen += &same_script(d, &["-i", file, "-F", f]);
+        }
+    }
+    for (what, shown) in [
+        ("an asm statement's line", "__asm__ volatile(SLOW \"movabs"),
+        ("a line of lines.c", "\t\tsink += i * i;\n"),
+        ("perf's line number column", "\n|"),
+    ] {
+        assert!(seen.contains(shown), "perf shows {what} ({shown:?})");
+    }
 }
