@@ -5,8 +5,8 @@
 //! ELF file and 32-bit mode for a 32-bit one.
 //!
 //! perf reads an object's bytes from the first file its symbol search took (its
-//! `dso->binary_type`: perf's copy in the build-id cache, a debug file, the path
-//! itself; see [`super::symsrc`]) or, when that search took none, from the build-id
+//! `dso->binary_type`: a debug file, perf's copy in the build-id cache or the path
+//! itself, in the search's order) or, when that search took none, from the build-id
 //! cache's copy, else the recorded path. A kernel address (2^63 and above on x86_64) is
 //! never read: perf takes the kernel's symbols from kallsyms, which has no code. Neither
 //! is a JIT's perf map (perf knows it as a list of symbols, not a file of code).

@@ -56,12 +56,14 @@ fn objdump(args: &[&str]) -> Vec<Listed> {
 
 /// The first byte after the legacy and REX prefixes.
 fn opcode(bytes: &[u8], mode: Mode) -> Option<u8> {
-    bytes.iter().copied().find(|&b| {
-        !matches!(
+    let prefix = |b: u8| {
+        let legacy = matches!(
             b,
             0x26 | 0x2e | 0x36 | 0x3e | 0x64 | 0x65 | 0x66 | 0x67 | 0xf0 | 0xf2 | 0xf3
-        ) && !(mode == Mode::Bits64 && b & 0xf0 == 0x40)
-    })
+        );
+        legacy || (mode == Mode::Bits64 && b & 0xf0 == 0x40)
+    };
+    bytes.iter().copied().find(|&b| !prefix(b))
 }
 
 /// Lengths the decoder gives each instruction objdump lists, from the bytes objdump
