@@ -4,11 +4,10 @@
 //! (`thread__memcpy`, `dso__data_read_offset`), decoded in 64-bit mode for a 64-bit
 //! ELF file and 32-bit mode for a 32-bit one.
 //!
-//! perf reads an object's bytes from the first file its symbol search took (its
-//! `dso->binary_type`: a debug file, perf's copy in the build-id cache or the path
-//! itself, in the search's order) or, when that search took none, from the build-id
-//! cache's copy, else the recorded path. A kernel address (2^63 and above on x86_64) is
-//! never read: perf takes the kernel's symbols from kallsyms, which has no code. Neither
+//! perf reads a user object's bytes from its copy in the build-id cache, else from the
+//! file at the recorded path (`try_to_open_dso`), whichever file its symbols came from
+//! (a debug file has no code). A kernel address (2^63 and above on x86_64) is never
+//! read: perf takes the kernel's symbols from kallsyms, which has no code. Neither
 //! is a JIT's perf map (perf knows it as a list of symbols, not a file of code).
 
 use std::collections::HashMap;
@@ -114,37 +113,24 @@ impl CodeFiles {
 fn code_file(machine: &Machine, object: ObjectId) -> Option<CodeFile> {
     machine
         .search_files(object, |wanted, open| {
-            let found = symsrc::find(wanted, open);
-            // perf's `is_64_bit` is the class of the file it read the symbols from.
-            let class_file = match (&found.syms, &found.runtime) {
-                (Some(s), _) => Some(s.bytes()),
-                (None, Some(r)) => Some(r.bytes()),
-                (None, None) => None,
-            };
-            let is_64_bit = class_file.map_or(true, elf_is_64_bit);
-            let first = if found.syms_first {
-                found.syms
-            } else {
-                found.runtime.or(found.syms)
-            };
-            let file = first.or_else(|| {
-                // Without symbols, perf opens the object's data from the cache or at
-                // its path, whatever the file holds.
-                [BinaryType::BuildIdCache, BinaryType::SystemPath]
-                    .into_iter()
-                    .find_map(|ty| {
-                        let exists = |p: &Path, cache: bool| open(p, cache).is_some();
-                        let path = symsrc::binary_type_path(ty, wanted, &exists, &|_| None)?;
-                        open(&path, ty == BinaryType::BuildIdCache)
-                    })
-            })?;
-            Some(CodeFile { file, is_64_bit })
+            [BinaryType::BuildIdCache, BinaryType::SystemPath]
+                .into_iter()
+                .find_map(|ty| {
+                    let exists = |p: &Path, cache: bool| open(p, cache).is_some();
+                    let path = symsrc::binary_type_path(ty, wanted, &exists, &|_| None)?;
+                    open(&path, ty == BinaryType::BuildIdCache)
+                })
+                .map(|file| CodeFile {
+                    is_64_bit: elf_is_64_bit(file.bytes()),
+                    file,
+                })
         })
         .flatten()
 }
 
-/// Whether ELF `data` is of class 64 (`ELFCLASS64`); a file that is not ELF counts as
-/// 64-bit, as perf's objects do until their symbols are read.
+/// Whether ELF `data` is of class 64 (`ELFCLASS64`): perf decodes in the mode of the
+/// object's symbol file, which is the class of the object; a file that is not ELF
+/// counts as 64-bit, as perf's objects do until their symbols are read.
 fn elf_is_64_bit(data: &[u8]) -> bool {
     data.get(..4) != Some(b"\x7fELF") || data.get(4) != Some(&1)
 }

@@ -79,9 +79,6 @@ pub(super) struct SymbolFiles<F> {
     pub(super) syms: Option<F>,
     /// Whether `runtime` is also the file with the `.symtab`.
     pub(super) runtime_has_symtab: bool,
-    /// Whether `syms` was found before `runtime`: the first file found is the one perf
-    /// reads the object's bytes from (its `dso->binary_type`).
-    pub(super) syms_first: bool,
 }
 
 /// `path` under `--symfs` (perf's `__symbol__join_symfs`).
@@ -216,7 +213,6 @@ pub(super) fn find<F: OpenedFile>(
         runtime: None,
         syms: None,
         runtime_has_symtab: false,
-        syms_first: false,
     };
     let mut have_syms = false;
     for ty in SEARCH_ORDER {
@@ -236,7 +232,6 @@ pub(super) fn find<F: OpenedFile>(
             out.runtime = Some(file);
             out.runtime_has_symtab = take_syms;
         } else if take_syms {
-            out.syms_first = out.runtime.is_none();
             out.syms = Some(file);
         }
         have_syms |= take_syms;

@@ -297,10 +297,20 @@ fn perf_script_live_insn_and_insnlen_match_perf() {
 
 /// `-F srccode`: the source line under each sample whose thread did not show that line
 /// last, on a program built with `-g` (insns.c, lines.c), with and without call chains,
-/// with `insnlen` and as `+srccode`; nothing under kernel addresses.
+/// with `insn`, `insnlen` and as `+srccode`; nothing under kernel addresses. With its
+/// DWARF in a file its `.gnu_debuglink` names, the lines come from that file and the
+/// code from the program (the debug file has none).
 #[test]
 fn perf_script_live_srccode_matches_perf() {
     if crate::perf_script_live::srcline_skip() {
+        return;
+    }
+    let objcopy = Command::new("objcopy")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !objcopy {
+        crate::support::skips::skip("binutils' objcopy is not installed");
         return;
     }
     if let Some(why) = cpu_lacks_avx2() {
@@ -324,9 +334,25 @@ fn perf_script_live_srccode_matches_perf() {
         &["-e", "cpu-clock", "-c", "1000000", "-g"],
         &["./lines"],
     );
+    // lines.c again, its DWARF moved to a debug file.
+    std::fs::copy(d.join("lines"), d.join("split")).unwrap();
+    let run = |cmd: &str, args: &[&str]| crate::support::perf::run(cmd, args, d);
+    run("objcopy", &["--only-keep-debug", "split", "split.debug"]);
+    run("strip", &["-g", "-s", "split"]);
+    run("objcopy", &["--add-gnu-debuglink=split.debug", "split"]);
+    record(
+        d,
+        "split.data",
+        &["-e", "cpu-clock", "-c", "1000000"],
+        &["./split"],
+    );
     let mut seen = String::new();
-    for file in ["insns.data", "lines.data"] {
-        for f in ["ip,sym,srccode", "comm,tid,ip,insnlen,srccode", "+srccode"] {
+    for file in ["insns.data", "lines.data", "split.data"] {
+        for f in [
+            "ip,sym,srccode",
+            "comm,tid,ip,insn,insnlen,srccode",
+            "+srccode",
+        ] {
             seen += &same_script(d, &["-i", file, "-F", f]);
         }
     }
