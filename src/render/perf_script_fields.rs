@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::bytes::{push_dec, push_dec_padded, push_hex};
+use crate::bytes::{push_dec, push_dec_padded, push_hex, push_hex_width};
 use crate::endian::Endianness;
 use crate::perf::code::{CodeFiles, SampledInsn, INSN_BYTES};
 use crate::perf::data::abi::misc;
@@ -336,7 +336,7 @@ impl CodeFields {
             out.extend_from_slice(b" insn:");
             for &b in insn.insn() {
                 out.push(b' ');
-                push_hex_byte(out, b);
+                push_hex_width(out, u64::from(b), 2, false);
             }
         }
     }
@@ -382,11 +382,4 @@ impl CodeFields {
         out.push(b'\n');
         self.shown.insert(s.tid, (file, line));
     }
-}
-
-/// `%02x`.
-fn push_hex_byte(out: &mut Vec<u8>, b: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(HEX[usize::from(b >> 4)]);
-    out.push(HEX[usize::from(b & 15)]);
 }

@@ -8,6 +8,8 @@ use std::process::Command;
 
 use tracectl::perf::x86_insn::{insn_length, Mode};
 
+use crate::perf_script_fields_live::{build_with_lines, same_script};
+
 /// One instruction as `objdump -d --insn-width=16` lists it: its address and bytes.
 struct Listed {
     addr: u64,
@@ -112,13 +114,14 @@ fn compare(listed: &[Listed], mode: Mode) -> (usize, Vec<String>) {
     (compared, differ)
 }
 
-fn objdump_missing() -> bool {
-    let ok = Command::new("objdump")
+/// Whether binutils' `tool` is missing, the calling test skipped then.
+fn binutils_missing(tool: &str) -> bool {
+    let ok = Command::new(tool)
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        crate::support::skips::skip("binutils' objdump is not installed");
+        crate::support::skips::skip(format!("binutils' {tool} is not installed"));
     }
     !ok
 }
@@ -127,7 +130,7 @@ fn objdump_missing() -> bool {
 /// has the length objdump gives it.
 #[test]
 fn x86_insn_lengths_match_objdump_on_this_machine_s_objects() {
-    if objdump_missing() {
+    if binutils_missing("objdump") {
         return;
     }
     let mut total = 0;
@@ -157,7 +160,7 @@ fn x86_insn_lengths_match_objdump_on_this_machine_s_objects() {
 /// and `67` 16-bit addressing.
 #[test]
 fn x86_insn_lengths_in_32_bit_mode_match_objdump() {
-    if objdump_missing() {
+    if binutils_missing("objdump") {
         return;
     }
     let path = "/usr/lib/x86_64-linux-gnu/libc.so.6";
@@ -174,29 +177,6 @@ fn x86_insn_lengths_in_32_bit_mode_match_objdump() {
         &differ[..differ.len().min(20)]
     );
     assert!(compared > 100_000, "only {compared} instructions compared");
-}
-
-/// The standard output of `perf script ARGS` and of `tracectl perf script ARGS` in `d`,
-/// which must be the same, line for line; perf's is returned.
-fn same_script(d: &Path, args: &[&str]) -> String {
-    use crate::support::perf::run;
-    let perf = run("perf", &[&["script"][..], args].concat(), d);
-    let ours = run(
-        env!("CARGO_BIN_EXE_tracectl"),
-        &[&["perf", "script"][..], args].concat(),
-        d,
-    );
-    crate::support::perf::assert_same_lines(&ours, &perf, &format!("perf script {args:?}"));
-    perf
-}
-
-/// Builds tests/data/perf/NAME.c into `d`/NAME with its DWARF and frame pointers.
-fn build_with_lines(name: &str, d: &Path) {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/perf")
-        .join(format!("{name}.c"));
-    let cc = ["-g", "-O1", "-fno-omit-frame-pointer", "-o", name];
-    crate::support::perf::run("cc", &[&cc[..], &[src.to_str().unwrap()]].concat(), d);
 }
 
 /// Why insns.c cannot run here (it executes AVX2 and BMI2 instructions).
@@ -305,12 +285,7 @@ fn perf_script_live_srccode_matches_perf() {
     if crate::perf_script_live::srcline_skip() {
         return;
     }
-    let objcopy = Command::new("objcopy")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !objcopy {
-        crate::support::skips::skip("binutils' objcopy is not installed");
+    if binutils_missing("objcopy") {
         return;
     }
     if let Some(why) = cpu_lacks_avx2() {
