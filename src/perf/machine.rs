@@ -852,10 +852,25 @@ impl Machine {
     /// the mapped one (its first with a `.dynsym`, else the one with the symbols) and,
     /// when another, the one with the `.symtab`.
     pub(super) fn elf_files_at(&self, object: ObjectId) -> Option<(FoundFile, Option<FoundFile>)> {
+        let found = self.search_files(object, |wanted, look| symsrc::find(wanted, look))?;
+        match (found.runtime, found.syms) {
+            (Some(runtime), syms) => Some((runtime, syms)),
+            (None, Some(syms)) => Some((syms, None)),
+            (None, None) => None,
+        }
+    }
+
+    /// `search(wanted, open)` with what perf knows of `object`'s files (its path, build
+    /// id, `--symfs`, the build-id cache) and `open(path, cache)` opening a regular file
+    /// where perf opens it: in the namespaces of the process that mapped the object
+    /// while it lives, except in the build-id cache (`cache`), which is ours.
+    pub(super) fn search_files<R>(
+        &self,
+        object: ObjectId,
+        search: impl FnOnce(&symsrc::Wanted<'_>, &dyn Fn(&Path, bool) -> Option<FoundFile>) -> R,
+    ) -> Option<R> {
         let d = self.dsos.get(object.0)?;
         let name = d.name.as_str();
-        // perf looks for each file in the namespaces of the process that mapped the
-        // object while it lives, except in its build-id cache, which is ours.
         let ns = self.nsinfo_of(d);
         let look = |path: &Path, cache: bool| match &ns {
             Some(ns) if !cache => open_in(ns, path),
@@ -883,12 +898,7 @@ impl Machine {
             cache: &cache,
             vdso: matches!(name, "[vdso]" | "[vdso32]" | "[vdsox32]"),
         };
-        let found = symsrc::find(&wanted, &look);
-        match (found.runtime, found.syms) {
-            (Some(runtime), syms) => Some((runtime, syms)),
-            (None, Some(syms)) => Some((syms, None)),
-            (None, None) => None,
-        }
+        Some(search(&wanted, &look))
     }
 
     fn kernel_location(&self, addr: u64) -> Option<Location<'_>> {

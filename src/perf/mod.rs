@@ -13,6 +13,7 @@
 //! * [`machine`]: threads, mappings and symbols rebuilt from a perf.data's records.
 //! * [`symbols`]: kallsyms and ELF symbol tables with perf's rules, and demangling.
 //! * [`srcline`]: source lines of addresses (DWARF line tables), as perf prints them.
+//! * [`srccode`]: the text of source lines (`-F srccode`), files kept as perf keeps them.
 //! * [`stat`]: counting sessions (`tracectl perf stat`), per CPU or per thread.
 //! * [`record`]: sampling sessions (`tracectl perf record`), one ring per CPU.
 //! * [`recording`]: a session's records written into perf.data until the end.
@@ -20,6 +21,9 @@
 //! * [`unwind`]: user stacks of `--call-graph dwarf` samples unwound with the mapped
 //!   files' call frame information.
 //! * [`ring`]: the records of a perf mmap ring, read in place with wrap-around.
+//! * [`x86_insn`]: x86 instruction lengths as perf's decoder counts them (`-F insnlen`).
+//! * [`code`]: the instruction at a sampled address, read from the file perf reads it
+//!   from (`-F insn`).
 //! * `nsinfo` (private): the namespaces of a process that mapped a file, which the
 //!   file is read in while the process lives, as perf does.
 //! * `sys` (private): every `unsafe` call of the perf side — `perf_event_open(2)`, its
@@ -32,6 +36,7 @@
 pub mod buildid_cache;
 pub mod cgroup;
 pub mod clockid;
+pub mod code;
 pub mod config;
 pub mod cpu_list;
 pub mod data;
@@ -45,6 +50,7 @@ pub mod recording;
 pub mod regs;
 pub mod ring;
 pub mod spec;
+pub mod srccode;
 pub mod srcline;
 pub mod stat;
 pub mod symbols;
@@ -53,6 +59,7 @@ pub mod synth;
 mod sys;
 pub mod time_ranges;
 pub mod unwind;
+pub mod x86_insn;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};
 pub use stat::{aggregate, delta, Count, CountOptions, OpenError, RunStats, Scope, StatSession};

@@ -527,6 +527,29 @@ impl SourceLines {
         self.lines(machine, loc, ip).0
     }
 
+    /// perf's `get_srcline_split` for a location `machine` resolved (`-F srccode`): the
+    /// file as the line table names it (a path) and the line addr2line gives for `ip`;
+    /// None when it gives none, or only the symbol table's answer (line 0). Counted as
+    /// one of the object's lookups, as [`SourceLines::srcline`] is.
+    pub fn srcfile_line(
+        &mut self,
+        machine: &Machine,
+        loc: &Location<'_>,
+        ip: u64,
+    ) -> Option<(String, u32)> {
+        if !self.lines(machine, loc, ip).1 {
+            return None;
+        }
+        let object = Self::object(&mut self.objects, machine, loc.object?, loc.dso?)?;
+        let addr = if loc.kernel {
+            ip
+        } else {
+            ip.wrapping_add(object.text_offset)
+        };
+        let found = object.dwarf.as_ref()?.find_location(addr).ok().flatten()?;
+        Some((found.file?.to_string(), found.line.unwrap_or(0)))
+    }
+
     /// perf's `srcfile`: the file part of a source line addr2line gave, else empty.
     pub fn srcfile(&mut self, machine: &Machine, loc: &Location<'_>, ip: u64) -> String {
         match self.lines(machine, loc, ip) {

@@ -132,6 +132,9 @@ const PRINTED: u64 = {
         | DATA_SRC
         | DATA_PAGE_SIZE
         | CODE_PAGE_SIZE
+        | INSN
+        | INSNLEN
+        | SRCCODE
 };
 
 /// `PERF_SAMPLE_BRANCH_ANY` of `branch_sample_type`.
@@ -465,6 +468,8 @@ pub struct PerfScript<'f> {
     /// none yet, as perf keeps them).
     first_time: u64,
     previous_time: u64,
+    /// What `-F insn`, `insnlen` and `srccode` read and remember.
+    code: extra::CodeFields,
 }
 
 /// A call-chain entry to print with its source line: where it is, the name of a
@@ -890,6 +895,7 @@ impl<'f> PerfScript<'f> {
             opts,
             clock,
             data_src_width: 0,
+            code: extra::CodeFields::new(native_x86(file)),
             first_time: 0,
             previous_time: 0,
         })
@@ -1412,6 +1418,10 @@ impl<'f> PerfScript<'f> {
         {
             extra::write_bpf_output(out, s.raw);
         }
+        if f & (field::INSN | field::INSNLEN) != 0 {
+            let (bytes, len) = (f & field::INSN != 0, f & field::INSNLEN != 0);
+            self.code.write_insn(out, &self.machine, s, bytes, len);
+        }
         if f & field::PHYS_ADDR != 0 {
             write_hex16(out, s.phys_addr);
         }
@@ -1422,6 +1432,10 @@ impl<'f> PerfScript<'f> {
             extra::write_page_size(out, s.code_page_size);
         }
         out.push(b'\n');
+        if f & field::SRCCODE != 0 {
+            self.code
+                .write_srccode(out, &self.machine, &mut self.lines, s);
+        }
     }
 
     /// One sample as a folded stack (root first, `;`-separated; the comm is the root).
@@ -1577,6 +1591,23 @@ fn entry_srcline(lines: &mut SourceLines, machine: &Machine, loc: &Location) -> 
     let unnamed = Location { sym: None, ..*loc };
     let line = lines.srcline(machine, &unnamed, loc.addr);
     (!line.starts_with(SRCLINE_UNKNOWN)).then_some(line)
+}
+
+/// Whether perf 6.1 reads the code at samples' addresses (`native_arch`): the file was
+/// recorded on x86, as this machine is (perf's own decoder is x86's); a file without
+/// its ARCH feature counts as recorded here.
+fn native_x86(file: &PerfData) -> bool {
+    use crate::perf::data::abi::feature;
+    // perf's `normalize_arch`: x86_64 and iN86 are x86.
+    let x86 = |arch: &str| {
+        let b = arch.as_bytes();
+        arch == "x86_64" || arch == "x86" || (b.len() >= 4 && b[0] == b'i' && &b[2..4] == b"86")
+    };
+    let recorded = match file.feature_string(feature::ARCH) {
+        Ok(Some(arch)) => x86(&arch),
+        _ => true,
+    };
+    recorded && x86(std::env::consts::ARCH)
 }
 
 /// Whether perf 6.1 shows the symbol and file of a sample's `addr` (`-F addr`,

@@ -1,11 +1,18 @@
 //! The `perf script -F` fields of a sample's recorded extras (perf 6.1): `misc`,
 //! `tod`, `iregs`, `uregs`, `weight`, `ins_lat`, `phys_addr`, `data_page_size` and
-//! `code_page_size`.
+//! `code_page_size`; and those of the code at its address, `insn`, `insnlen` and
+//! `srccode`.
 
-use crate::bytes::{push_dec, push_dec_padded, push_hex};
+use std::collections::HashMap;
+
+use crate::bytes::{push_dec, push_dec_padded, push_hex, push_hex_width};
 use crate::endian::Endianness;
+use crate::perf::code::{CodeFiles, SampledInsn, INSN_BYTES};
 use crate::perf::data::abi::misc;
-use crate::perf::data::{ClockData, UserRegs};
+use crate::perf::data::{ClockData, Sample, UserRegs};
+use crate::perf::machine::{Location, Machine};
+use crate::perf::srccode::SourceCode;
+use crate::perf::srcline::SourceLines;
 
 /// `-F misc` of a record of type `type_` whose header says `m`: `K` kernel, `U` user
 /// (perf tests each as a whole mask, so a hypervisor sample, cpumode 3, shows `KU`), then
@@ -317,5 +324,102 @@ pub fn write_bpf_output(out: &mut Vec<u8>, raw: &[u8]) {
         out.extend_from_slice(b"      BPF string: \"");
         out.extend_from_slice(&raw[..end]);
         out.extend_from_slice(b"\"\n");
+    }
+}
+
+/// What `-F insn`, `-F insnlen` and `-F srccode` read and remember between samples.
+#[derive(Debug)]
+pub struct CodeFields {
+    code: CodeFiles,
+    /// Whether the code at samples' addresses is read (perf's `native_arch`).
+    native: bool,
+    source: SourceCode,
+    /// The source file and line each thread showed last (perf's `srccode_state`).
+    shown: HashMap<i32, (String, u32)>,
+}
+
+impl CodeFields {
+    /// Nothing read yet; `native` says whether the file was recorded on a machine of
+    /// this one's architecture, without which perf reads no code.
+    pub fn new(native: bool) -> CodeFields {
+        CodeFields {
+            code: CodeFiles::new(),
+            native,
+            source: SourceCode::new(),
+            shown: HashMap::new(),
+        }
+    }
+
+    /// `-F insnlen` (` ilen: N`) when `len`, then `-F insn` (` insn:` and ` %02x` of
+    /// each byte) when `bytes` and perf decoded an instruction at the sample's address.
+    pub fn write_insn(
+        &mut self,
+        out: &mut Vec<u8>,
+        machine: &Machine,
+        s: &Sample,
+        bytes: bool,
+        len: bool,
+    ) {
+        let insn = if self.native {
+            self.code.insn_at(machine, s.pid, s.ip)
+        } else {
+            SampledInsn {
+                bytes: [0; INSN_BYTES],
+                len: 0,
+            }
+        };
+        if len {
+            out.extend_from_slice(b" ilen: ");
+            push_dec(out, insn.len as u64);
+        }
+        if bytes && insn.len > 0 {
+            out.extend_from_slice(b" insn:");
+            for &b in insn.insn() {
+                out.push(b' ');
+                push_hex_width(out, u64::from(b), 2, false);
+            }
+        }
+    }
+
+    /// `-F srccode` (perf's `print_srccode`): `|LINE     TEXT` and a newline, the line
+    /// of source code at the sample's address, unless the sample's thread showed that
+    /// line of that file last; nothing where addr2line names no line or the file
+    /// cannot be read.
+    pub fn write_srccode(
+        &mut self,
+        out: &mut Vec<u8>,
+        machine: &Machine,
+        lines: &mut SourceLines,
+        s: &Sample,
+    ) {
+        let loc = machine.resolve(s.pid, s.cpumode, s.ip);
+        if loc.dso.is_none() {
+            return;
+        }
+        let unnamed = Location { sym: None, ..loc };
+        let Some((file, line)) = lines.srcfile_line(machine, &unnamed, loc.addr) else {
+            return;
+        };
+        if self
+            .shown
+            .get(&s.tid)
+            .is_some_and(|(f, l)| *f == file && *l == line)
+        {
+            return;
+        }
+        let Some(text) = self.source.line(&file, line) else {
+            return;
+        };
+        // `|%-8d %.*s`
+        out.push(b'|');
+        let start = out.len();
+        push_dec(out, u64::from(line));
+        while out.len() - start < 8 {
+            out.push(b' ');
+        }
+        out.push(b' ');
+        out.extend_from_slice(text);
+        out.push(b'\n');
+        self.shown.insert(s.tid, (file, line));
     }
 }

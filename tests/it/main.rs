@@ -46,6 +46,7 @@ mod oracle_live;
 mod perf_demangle;
 mod perf_dwarf_live;
 mod perf_header_live;
+mod perf_insn_live;
 mod perf_option_status_live;
 mod perf_record_cache_live;
 mod perf_record_opts_live;

@@ -11,7 +11,7 @@ use crate::support::perf::run;
 
 /// The standard output of `perf script ARGS` and of `tracectl perf script ARGS` in `d`,
 /// which must be the same, line for line; perf's is returned.
-fn same_script(d: &Path, args: &[&str]) -> String {
+pub(crate) fn same_script(d: &Path, args: &[&str]) -> String {
     let perf = run("perf", &[&["script"][..], args].concat(), d);
     let ours = run(
         env!("CARGO_BIN_EXE_tracectl"),
@@ -23,7 +23,7 @@ fn same_script(d: &Path, args: &[&str]) -> String {
 }
 
 /// Builds tests/data/perf/NAME.c into `d`/NAME with its DWARF (`-g`) and frame pointers.
-fn build_with_lines(name: &str, d: &Path) {
+pub(crate) fn build_with_lines(name: &str, d: &Path) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/perf")
         .join(format!("{name}.c"));
