@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use super::bpf_progs::{BpfPrograms, BpfReadStop};
 use super::buildid_cache::{add_objects, CacheWarning};
 use super::data::abi::{record as rec, sample};
 use super::data::host::host_features;
@@ -15,7 +16,7 @@ use super::data::{PerfData, PerfDataWriter};
 use super::machine::recorded_objects;
 use super::record::RecordSession;
 use super::ring::RecordBytes;
-use super::synth::{all_pids, Synth};
+use super::synth::{all_pids, Synth, BPF_EVENT_PROG_LOAD};
 use super::sys::{ChildExit, GatedChild};
 
 /// Which running processes get synthesized COMM/FORK/MMAP2 records.
@@ -62,6 +63,9 @@ pub struct Recording<'a> {
     /// `-k`: the samples' clock, read against the time of day as the events start
     /// (CLOCKID and CLOCK_DATA).
     pub clockid: Option<i32>,
+    /// `--buildid-mmap`: the map records carry the build ids (the kernel's, as it reports
+    /// maps, and the synthesized ones); the caller also skips the BUILD_ID feature.
+    pub buildid_mmap: bool,
     /// Told when the events of a delayed recording (`-D`) wait and when they start.
     pub on_delay: DelayHook<'a>,
 }
@@ -115,6 +119,9 @@ pub struct RecordSummary {
     /// The files that could not be added to the build-id cache (the recording is
     /// complete without them).
     pub cache_warnings: Vec<CacheWarning>,
+    /// Why the BPF programs loaded at the start were not all synthesized (the recording
+    /// has those before it).
+    pub bpf_stop: Option<BpfReadStop>,
 }
 
 /// A recording that failed: what was being done, and why.
@@ -199,11 +206,21 @@ pub fn record(
 ) -> Result<RecordSummary, RecordError> {
     let synth = Synth {
         trailer: sample::id_trailer_size(session.sample_type()),
+        build_ids: rec.buildid_mmap,
     };
     let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
     let modules = std::fs::read_to_string("/proc/modules").unwrap_or_default();
     let mut side = synth.kernel_maps(&kallsyms, &modules);
     drop(kallsyms);
+    // The BPF programs loaded now: a KSYMBOL per function and a BPF_EVENT each, as perf
+    // synthesizes them after the kernel's maps; their info and BTF go in the features.
+    let (mut bpf, bpf_stop) = BpfPrograms::loaded();
+    for (&id, p) in &bpf.programs {
+        for f in bpf.symbols(id) {
+            side.push(synth.ksymbol(f.addr, f.len, &f.name));
+        }
+        side.push(synth.bpf_prog_load(id, p.tag));
+    }
     match &rec.running {
         Running::Command(pid) => {
             let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
@@ -259,10 +276,14 @@ pub fn record(
         ctx(session.enable(), "enabling the events")?;
         rec.on_delay.tell(DelayNotice::Enabled);
     }
-    let mut summary = RecordSummary::default();
+    let mut summary = RecordSummary {
+        bpf_stop,
+        ..RecordSummary::default()
+    };
     let drain = |session: &mut RecordSession,
                  out: &mut PerfDataWriter,
-                 seen: &mut Seen|
+                 seen: &mut Seen,
+                 bpf: &mut BpfPrograms|
      -> io::Result<()> {
         let before = out.data_size();
         let mut err = None;
@@ -271,6 +292,16 @@ pub fn record(
                 return;
             }
             seen.note(&r, time_off);
+            // A program loaded while recording: its info is read now, while it is
+            // loaded (perf reads it as its side-band thread sees the event).
+            if r.kind() == rec::BPF_EVENT {
+                if let Some(w) = r.u64_at(8) {
+                    let b = w.to_ne_bytes();
+                    if u16::from_ne_bytes([b[0], b[1]]) == BPF_EVENT_PROG_LOAD {
+                        bpf.add(u32::from_ne_bytes([b[4], b[5], b[6], b[7]]));
+                    }
+                }
+            }
             let (a, b) = r.parts();
             if let Err(e) = out.record(&[a, b]) {
                 err = Some(e);
@@ -287,7 +318,7 @@ pub fn record(
     loop {
         let polled = ctx(session.poll(100), "waiting for samples")?;
         summary.wakeups += u64::from(polled.woken && !polled.hung_up);
-        if let Err(e) = drain(&mut session, &mut out, &mut seen) {
+        if let Err(e) = drain(&mut session, &mut out, &mut seen, &mut bpf) {
             session.disable().ok();
             return ctx(Err(e), "writing perf.data");
         }
@@ -310,7 +341,7 @@ pub fn record(
     }
     session.disable().ok();
     ctx(
-        drain(&mut session, &mut out, &mut seen),
+        drain(&mut session, &mut out, &mut seen, &mut bpf),
         "writing perf.data",
     )?;
     // What the kernel dropped, counted by each event (its LOST records in the rings may
@@ -355,6 +386,7 @@ pub fn record(
     features.groups = session.groups();
     features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
     features.clock = clock;
+    features.bpf = Some((bpf.prog_info_feature(), bpf.btf_feature()));
     summary.bytes = ctx(out.finish(&features), "finishing perf.data")?;
     // The recording is complete: perf fills the cache as it writes the list.
     if let BuildIds::Cache(dir) = &rec.build_ids {

@@ -27,7 +27,7 @@ pub fn record_name(type_: u32) -> &'static str {
         record::SWITCH_CPU_WIDE => "SWITCH_CPU_WIDE",
         16 => "NAMESPACES",
         record::KSYMBOL => "KSYMBOL",
-        18 => "BPF_EVENT",
+        record::BPF_EVENT => "BPF_EVENT",
         19 => "CGROUP",
         20 => "TEXT_POKE",
         21 => "AUX_OUTPUT_HW_ID",
