@@ -390,4 +390,49 @@ mod tests {
         assert_eq!(u64::from_ne_bytes(r[24..32].try_into().unwrap()), 0x120bb08);
         assert_eq!(&r[40..62], b"[kernel.kallsyms]_text");
     }
+
+    /// perf 6.1's layouts, as `perf script -D` dumps its own records: a KSYMBOL of 20
+    /// bytes at an address, named and padded to 8; a BPF_EVENT with the id and tag; a
+    /// kernel MMAP2 with a 20-byte build id in place of the device and inode.
+    #[test]
+    fn bpf_and_build_id_records() {
+        let s = Synth {
+            trailer: 16,
+            build_ids: true,
+        };
+        let k = s.ksymbol(
+            0xffffffffc0022064,
+            20,
+            "bpf_prog_59f4a931744dcdc6_tctl_tiny",
+        );
+        assert_eq!(k.len(), 0x50);
+        assert_eq!(
+            u32::from_ne_bytes(k[..4].try_into().unwrap()),
+            record::KSYMBOL
+        );
+        assert_eq!(&k[8..16], &0xffffffffc0022064u64.to_ne_bytes());
+        assert_eq!(&k[16..24], &[20, 0, 0, 0, 1, 0, 0, 0]);
+        assert_eq!(&k[24..60], b"bpf_prog_59f4a931744dcdc6_tctl_tiny\0");
+        let tag = [0x59, 0xf4, 0xa9, 0x31, 0x74, 0x4d, 0xcd, 0xc6];
+        let b = s.bpf_prog_load(103, tag);
+        assert_eq!(b.len(), 0x28);
+        assert_eq!(&b[8..16], &[1, 0, 0, 0, 103, 0, 0, 0]);
+        assert_eq!(&b[16..24], &tag);
+        let id: Vec<u8> = (1..=20).collect();
+        let m = Synth::with_build_id(
+            s.mmap2(
+                -1,
+                0,
+                &parse_map_line("1000-2000 r-xp 0 fe:00 7 /x").unwrap(),
+            ),
+            &id,
+        );
+        assert_eq!(
+            u16::from_ne_bytes([m[4], m[5]]),
+            misc::USER | misc::MMAP_BUILD_ID
+        );
+        assert_eq!(&m[40..44], &[20, 0, 0, 0]);
+        assert_eq!(&m[44..64], &id[..]);
+        assert_eq!(&m[64..72], &[5, 0, 0, 0, 2, 0, 0, 0]);
+    }
 }
