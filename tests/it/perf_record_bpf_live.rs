@@ -260,8 +260,12 @@ fn perf_record_bpf_live_buildid_mmap() {
     let running_pid = running.id().to_string();
     for opts in [&["--buildid-mmap"][..], &["--buildid-mmap", "-a"][..]] {
         record_both(d, opts, &["sleep", "0.1"]);
-        // The command's maps: "sleep" in both files; with -a, also the running sleep.
+        // The command's maps ("sleep" in both files), and the running sleep's.
+        // With -a, other tasks may exec a sleep too: only the running sleep's maps then.
         let comm_pids = |file: &str| -> Vec<String> {
+            if opts.contains(&"-a") {
+                return Vec::new();
+            }
             let out = run_clean("perf", &["script", "-i", file, "--show-task-events"], d);
             out.lines()
                 .filter(|l| l.contains("PERF_RECORD_COMM exec: sleep:"))
@@ -277,6 +281,20 @@ fn perf_record_bpf_live_buildid_mmap() {
             p.iter().filter(|l| l.contains(" <")).count() >= 3,
             "{opts:?}: build ids in the maps: {p:?}"
         );
+        // The attrs are perf's, field by field (`build_id` on the tracking event); with
+        // -a perf tracks on a dummy:HG event, which tracectl does not add.
+        let attrs = |file: &str| -> Vec<String> {
+            run_clean("perf", &["evlist", "-v", "-i", file], d)
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .flat_map(|l| l.split(", ").map(str::to_string).collect::<Vec<_>>())
+                .collect()
+        };
+        let p_attrs = attrs("p.data");
+        assert!(p_attrs.iter().any(|f| f == "build_id: 1"), "{p_attrs:?}");
+        if !opts.contains(&"-a") {
+            assert_eq!(attrs("t.data"), p_attrs, "{opts:?}: the attrs differ");
+        }
         for file in ["p.data", "t.data"] {
             let header = run_clean("perf", &["report", "-i", file, "--header-only"], d);
             let missing = header
