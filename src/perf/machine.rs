@@ -573,7 +573,7 @@ impl Machine {
             .is_some_and(|t| t.as_ref().is_some_and(SymbolTable::incomplete))
     }
 
-    /// Apply a COMM, MMAP, FORK or EXIT record (others are ignored).
+    /// Apply a COMM, MMAP, KSYMBOL, FORK or EXIT record (others are ignored).
     pub fn apply(&mut self, ev: &Event) {
         if matches!(ev, Event::Mmap { .. } | Event::Task { exit: false, .. }) {
             self.map_changes += 1;
@@ -619,6 +619,37 @@ impl Machine {
                     if let Some(m) = self.maps.get(&ppid).cloned() {
                         self.maps.insert(pid, m);
                     }
+                }
+            }
+            // perf's `machine__process_ksymbol`: a BPF program's function is a kernel map
+            // of its own, one symbol long, until it is unregistered.
+            Event::Ksymbol {
+                addr,
+                len,
+                flags,
+                name,
+                ..
+            } => {
+                self.kernel_map_changes += 1;
+                let dsos = &self.dsos;
+                self.kernel_maps
+                    .retain(|m| m.start != addr || dsos[m.dso].kernel.is_some());
+                if flags & 1 == 0 {
+                    let dso = self.dso(name, DsoId::default(), None);
+                    let mut line = format!("{addr:x} {len:x} ").into_bytes();
+                    line.extend_from_slice(name);
+                    line.push(b'\n');
+                    let _ = self.dsos[dso]
+                        .symbols
+                        .set(Some(SymbolTable::from_perf_map(&line)));
+                    let end = addr.saturating_add(u64::from(len));
+                    let map = Map {
+                        start: addr,
+                        end,
+                        pgoff: addr,
+                        dso,
+                    };
+                    insert_map(&mut self.kernel_maps, map);
                 }
             }
             Event::Mmap {
