@@ -4,7 +4,7 @@
 //! same workload (its BPF_PROG_INFO line, its KSYMBOL and BPF_EVENT records), per process
 //! and with `-a`, loaded before or while recording; `--buildid-mmap` files show the same
 //! build-id MMAP2 records. perf reads tracectl's files without a warning, and tracectl's
-//! reader prints what perf prints of both. Skips (with the reason) without root, perf,
+//! reader prints what perf prints of both, samples in a program included. Skips (with the reason) without root, perf,
 //! a C compiler, or when the kernel refuses the program.
 
 use std::io::BufRead;
@@ -323,4 +323,67 @@ fn perf_record_bpf_live_buildid_mmap() {
     }
     let _ = running.kill();
     let _ = running.wait();
+}
+
+/// Samples in a BPF program (tests/data/perf/bpfbusy.c: a socket filter of 4000
+/// instructions run for each of the datagrams it sends itself) recorded system-wide
+/// with call chains, by perf and by tracectl: both files have frames named
+/// `bpf_prog_TAG_tctl_busy+OFF (bpf_prog_TAG_tctl_busy)` as perf names them, and
+/// tracectl's `perf script` prints what perf's does of both files (frames in a [vdso]
+/// left out, see [`perf_record_bpf_live_buildid_mmap`]), and its `perf report` the
+/// program's lines perf's prints.
+#[test]
+fn perf_record_bpf_live_samples_in_a_program() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_fixture_program("bpfbusy", d);
+    // Can this kernel load it at all?
+    let probe = Command::new(d.join("bpfbusy")).arg("0").output().unwrap();
+    if !probe.status.success() {
+        return crate::support::skips::skip("the kernel refused to load a BPF program");
+    }
+    let prog = d.join("bpfbusy").to_string_lossy().into_owned();
+    record_both(d, &["-a", "-g"], &[&prog, "100000"]);
+    let no_vdso = |s: String| -> String {
+        s.lines()
+            .filter(|l| !l.contains("[vdso]"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    for file in ["p.data", "t.data"] {
+        let script = run_clean("perf", &["script", "-i", file], d);
+        let frames = script
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                l.contains(" bpf_prog_")
+                    && l.ends_with("_tctl_busy)")
+                    && l.contains("_tctl_busy+0x")
+            })
+            .count();
+        assert!(frames > 0, "{file}: no sample in the program");
+        let perf = no_vdso(script);
+        let ours = no_vdso(run_clean(tracectl(), &["perf", "script", "-i", file], d));
+        assert_same_lines(&ours, &perf, &format!("perf script -i {file}"));
+        // perf report's lines of the program (the rest of a system-wide profile is
+        // other tests' business).
+        let busy = |s: String| -> String {
+            s.lines()
+                .filter(|l| l.contains("_tctl_busy"))
+                .map(|l| format!("{l}\n"))
+                .collect()
+        };
+        for args in [
+            &["report", "-i", file, "--stdio"][..],
+            &["report", "-i", file, "--stdio", "--no-children"][..],
+        ] {
+            let perf = busy(run_clean("perf", args, d));
+            assert!(!perf.is_empty(), "perf {args:?}: no line of the program");
+            let ours = busy(run_clean(tracectl(), &[&["perf"][..], args].concat(), d));
+            assert_same_lines(&ours, &perf, &format!("perf {args:?}"));
+        }
+    }
 }
