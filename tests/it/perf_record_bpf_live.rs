@@ -303,20 +303,12 @@ fn perf_record_bpf_live_buildid_mmap() {
                 .unwrap();
             assert!(missing.contains(" BUILD_ID "), "{opts:?} {file}: {missing}");
             run_clean("perf", &["report", "-i", file, "--stdio"], d);
-            // Samples in a [vdso] are left out: without a build id for it (no BUILD_ID
-            // section), perf reads its own vDSO, which tracectl's reader does not yet.
-            let no_vdso = |s: String| -> String {
-                s.lines()
-                    .filter(|l| !l.contains("[vdso]"))
-                    .map(|l| format!("{l}\n"))
-                    .collect()
-            };
             for args in [
                 &["script", "-i", file, "--show-mmap-events"][..],
                 &["report", "-i", file, "--stdio"][..],
             ] {
-                let perf = no_vdso(run_clean("perf", args, d));
-                let ours = no_vdso(run_clean(tracectl(), &[&["perf"][..], args].concat(), d));
+                let perf = run_clean("perf", args, d);
+                let ours = run_clean(tracectl(), &[&["perf"][..], args].concat(), d);
                 assert_same_lines(&ours, &perf, &format!("{opts:?} perf {args:?}"));
             }
         }
@@ -329,9 +321,8 @@ fn perf_record_bpf_live_buildid_mmap() {
 /// instructions run for each of the datagrams it sends itself) recorded system-wide
 /// with call chains, by perf and by tracectl: both files have frames named
 /// `bpf_prog_TAG_tctl_busy+OFF (bpf_prog_TAG_tctl_busy)` as perf names them, and
-/// tracectl's `perf script` prints what perf's does of both files (frames in a [vdso]
-/// left out, see [`perf_record_bpf_live_buildid_mmap`]), and its `perf report` the
-/// program's lines perf's prints.
+/// tracectl's `perf script` prints what perf's does of both files, and its `perf
+/// report` the program's lines perf's prints.
 #[test]
 fn perf_record_bpf_live_samples_in_a_program() {
     if !ready() {
@@ -347,12 +338,6 @@ fn perf_record_bpf_live_samples_in_a_program() {
     }
     let prog = d.join("bpfbusy").to_string_lossy().into_owned();
     record_both(d, &["-a", "-g"], &[&prog, "100000"]);
-    let no_vdso = |s: String| -> String {
-        s.lines()
-            .filter(|l| !l.contains("[vdso]"))
-            .map(|l| format!("{l}\n"))
-            .collect()
-    };
     for file in ["p.data", "t.data"] {
         let script = run_clean("perf", &["script", "-i", file], d);
         let frames = script
@@ -365,8 +350,8 @@ fn perf_record_bpf_live_samples_in_a_program() {
             })
             .count();
         assert!(frames > 0, "{file}: no sample in the program");
-        let perf = no_vdso(script);
-        let ours = no_vdso(run_clean(tracectl(), &["perf", "script", "-i", file], d));
+        let perf = script;
+        let ours = run_clean(tracectl(), &["perf", "script", "-i", file], d);
         assert_same_lines(&ours, &perf, &format!("perf script -i {file}"));
         // perf report's lines of the program (the rest of a system-wide profile is
         // other tests' business).
