@@ -149,6 +149,7 @@ fn perf_record_opts_live_attrs_are_perf_s() {
         &["--all-user", "-e", "cpu-clock"],
         &["--all-kernel", "-e", "cpu-clock:u"],
         &["--all-user", "-g"],
+        &["--buildid-mmap"],
         &["-n"],
         &["-n", "-e", "sched:sched_switch"],
         &["-e", "sched:sched_switch", "-d", "-P"],
