@@ -211,3 +211,56 @@ impl BpfPrograms {
         b
     }
 }
+
+/// perf record's BPF side band (`evlist__add_bpf_sb_event`): a dummy event on every CPU
+/// that the kernel tells of every program loaded, whoever loads it, so that a recording
+/// of some tasks stores the info of programs loaded elsewhere too, as perf's does.
+#[derive(Debug)]
+pub struct BpfSideBand {
+    rings: Vec<super::sys::Ring>,
+    _counters: Vec<super::sys::Counter>,
+}
+
+impl BpfSideBand {
+    /// Open it on `cpus` (started at once).
+    pub fn open(cpus: &[u32]) -> io::Result<BpfSideBand> {
+        let mut attr = super::sys::new_attr();
+        attr.type_ = super::data::abi::attr_type::SOFTWARE;
+        attr.config = super::spec::SW_DUMMY;
+        attr.set_sample_id_all(1);
+        attr.set_watermark(1);
+        attr.__bindgen_anon_2.wakeup_watermark = 1;
+        attr.set_bpf_event(1);
+        let mut sb = BpfSideBand {
+            rings: Vec::new(),
+            _counters: Vec::new(),
+        };
+        for &cpu in cpus {
+            let c = super::sys::Counter::open(&attr, -1, cpu as i32, None)?;
+            sb.rings.push(c.map_ring(4)?);
+            sb._counters.push(c);
+        }
+        Ok(sb)
+    }
+
+    /// Add the programs loaded since the last drain to `programs`.
+    pub fn drain(&mut self, programs: &mut BpfPrograms) {
+        for r in &mut self.rings {
+            r.drain(|rec| {
+                if let Some(id) = loaded_program(&rec) {
+                    programs.add(id);
+                }
+            });
+        }
+    }
+}
+
+/// The program a PERF_RECORD_BPF_EVENT of type PROG_LOAD tells of.
+pub fn loaded_program(r: &super::ring::RecordBytes<'_>) -> Option<u32> {
+    if r.kind() != super::data::abi::record::BPF_EVENT {
+        return None;
+    }
+    let b = r.u64_at(8)?.to_ne_bytes();
+    (u16::from_ne_bytes([b[0], b[1]]) == super::synth::BPF_EVENT_PROG_LOAD)
+        .then(|| u32::from_ne_bytes([b[4], b[5], b[6], b[7]]))
+}

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::bpf_progs::{BpfPrograms, BpfReadStop};
+use super::bpf_progs::{loaded_program, BpfPrograms, BpfReadStop, BpfSideBand};
 use super::buildid_cache::{add_objects, CacheWarning};
 use super::data::abi::{record as rec, sample};
 use super::data::host::host_features;
@@ -16,7 +16,7 @@ use super::data::{PerfData, PerfDataWriter};
 use super::machine::recorded_objects;
 use super::record::RecordSession;
 use super::ring::RecordBytes;
-use super::synth::{all_pids, Synth, BPF_EVENT_PROG_LOAD};
+use super::synth::{all_pids, Synth};
 use super::sys::{ChildExit, GatedChild};
 
 /// Which running processes get synthesized COMM/FORK/MMAP2 records.
@@ -239,6 +239,12 @@ pub fn record(
         }
     }
 
+    // Programs loaded anywhere from now on, as perf's side band sees them (none when
+    // the kernel refuses it: those the recorded tasks load still come in their rings).
+    let mut side_band = super::online_cpus()
+        .and_then(|cpus| BpfSideBand::open(&cpus))
+        .ok();
+
     // Everything is ready: now the file.
     ctx(rename_old(rec.output), "keeping the old perf.data")?;
     let mut out = ctx(
@@ -294,13 +300,8 @@ pub fn record(
             seen.note(&r, time_off);
             // A program loaded while recording: its info is read now, while it is
             // loaded (perf reads it as its side-band thread sees the event).
-            if r.kind() == rec::BPF_EVENT {
-                if let Some(w) = r.u64_at(8) {
-                    let b = w.to_ne_bytes();
-                    if u16::from_ne_bytes([b[0], b[1]]) == BPF_EVENT_PROG_LOAD {
-                        bpf.add(u32::from_ne_bytes([b[4], b[5], b[6], b[7]]));
-                    }
-                }
+            if let Some(id) = loaded_program(&r) {
+                bpf.add(id);
             }
             let (a, b) = r.parts();
             if let Err(e) = out.record(&[a, b]) {
@@ -317,6 +318,9 @@ pub fn record(
     };
     loop {
         let polled = ctx(session.poll(100), "waiting for samples")?;
+        if let Some(sb) = side_band.as_mut() {
+            sb.drain(&mut bpf);
+        }
         summary.wakeups += u64::from(polled.woken && !polled.hung_up);
         if let Err(e) = drain(&mut session, &mut out, &mut seen, &mut bpf) {
             session.disable().ok();
@@ -340,6 +344,9 @@ pub fn record(
         }
     }
     session.disable().ok();
+    if let Some(sb) = side_band.as_mut() {
+        sb.drain(&mut bpf);
+    }
     ctx(
         drain(&mut session, &mut out, &mut seen, &mut bpf),
         "writing perf.data",

@@ -184,8 +184,9 @@ fn perf_record_bpf_live_programs_loaded_at_the_start() {
 }
 
 /// A program loaded by the recorded command while it runs: the kernel reports it
-/// (KSYMBOL, BPF_EVENT) and both files store its info; its address and id are the
-/// run's own, so they are left out of the comparison.
+/// (KSYMBOL, BPF_EVENT) and both files store its info; one loaded by another process
+/// meanwhile has its info stored (perf's BPF side band) and no record. Addresses and
+/// ids are the run's own, so they are left out of the comparison.
 #[test]
 fn perf_record_bpf_live_programs_loaded_while_recording() {
     if !ready() {
@@ -213,6 +214,36 @@ fn perf_record_bpf_live_programs_loaded_while_recording() {
     }
     assert_eq!(seen[1], seen[0]);
     assert_eq!(seen[0].1.len(), 2, "{:?}", seen[0]);
+
+    // Loaded by another process while a command is recorded: perf's side band stores
+    // its info, and no record of it is in the data.
+    let other = "tctl_rec_other";
+    for (tool, pre, file) in [
+        ("perf", &["record"][..], "p.data"),
+        (tracectl(), &["perf", "record"][..], "t.data"),
+    ] {
+        let loader = std::thread::spawn({
+            let prog = prog.clone();
+            move || {
+                std::thread::sleep(std::time::Duration::from_millis(1500));
+                Command::new(prog).args(["2", other]).output().unwrap()
+            }
+        });
+        let args = [pre, &["-q", "-o", file, "--", "sleep", "3"]].concat();
+        run_clean(tool, &args, d);
+        loader.join().unwrap();
+    }
+    let mut infos = Vec::new();
+    for file in ["p.data", "t.data"] {
+        let (line, id) = prog_info_line(d, file, other);
+        assert_eq!(
+            bpf_records(d, file, other, &id),
+            Vec::<String>::new(),
+            "{file}"
+        );
+        infos.push(masked_info(&line));
+    }
+    assert_eq!(infos[1], infos[0]);
 }
 
 /// The MMAP2 records of `file` (`perf script --show-mmap-events`) of the kernel (pid
