@@ -100,6 +100,9 @@ pub struct ScriptArgs {
     /// Show the FINISHED_ROUND records, taking the records in the file's order
     #[arg(long = "show-round-events")]
     show_round_events: bool,
+    /// Show the BPF programs' KSYMBOL and BPF_EVENT records
+    #[arg(long = "show-bpf-events")]
+    show_bpf_events: bool,
     #[command(flatten)]
     header: HeaderArgs,
     #[command(flatten)]
@@ -191,6 +194,7 @@ impl ScriptArgs {
                 lost: self.show_lost_events,
                 switch: self.show_switch_events,
                 round: self.show_round_events,
+                bpf: self.show_bpf_events,
             },
         })
     }

@@ -254,6 +254,11 @@ pub struct RecordArgs {
     /// List the build ids of every object the recording mapped, hit by a sample or not
     #[arg(long = "buildid-all", conflicts_with = "no_buildid")]
     buildid_all: bool,
+    /// Record each mapped file's build id in its MMAP2 record (the kernel's, and the
+    /// maps of what already runs), instead of listing them in a BUILD_ID section after
+    /// the recording: no BUILD_ID section, and no build-id cache
+    #[arg(long = "buildid-mmap")]
+    buildid_mmap: bool,
     /// Output file (an existing one is renamed to FILE.old)
     #[arg(
         short = 'o',
@@ -477,7 +482,8 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         eprintln!("{w}");
     }
     let build_ids = match configured_build_ids(&config)? {
-        _ if args.no_buildid => BuildIds::Skip,
+        // As perf: the build ids are in the map records; none are listed or cached.
+        _ if args.no_buildid || args.buildid_mmap => BuildIds::Skip,
         Some(BuildIds::Skip) => BuildIds::Skip,
         _ if args.no_buildid_cache => BuildIds::NoCache,
         Some(b) => b,
@@ -639,6 +645,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         clockid,
         delay,
         inherit_stat: args.stat,
+        buildid_mmap: args.buildid_mmap,
     };
 
     let mut child = super::perf::gated_command(&args.command)?;
@@ -683,6 +690,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         version: format!("tracectl {}", env!("CARGO_PKG_VERSION")),
         build_ids,
         all_build_ids: args.buildid_all,
+        buildid_mmap: args.buildid_mmap,
         clockid,
         on_delay: DelayHook((!args.quiet).then_some(&tell_delay as &dyn Fn(DelayNotice))),
     };
@@ -701,6 +709,12 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;
     if args.quiet {
         return Ok(summary.exit.map_or(0, |e| e.code()));
+    }
+    if let Some(stop) = &summary.bpf_stop {
+        eprintln!(
+            "Couldn't synthesize bpf events. (BPF program {}: {})",
+            stop.id, stop.reason
+        );
     }
     eprintln!(
         "[ perf record: Woken up {} times to write data ]",

@@ -197,6 +197,22 @@ struct Map {
     dso: usize,
 }
 
+/// The name perf files its own vDSO under: its copy, `/tmp/perf-vdso.so-XXXXXX`.
+const VDSO_COPY: &[u8] = b"/tmp/perf-vdso.so-";
+
+impl Map {
+    /// A kernel map (its addresses are its own offsets).
+    fn kernel(start: u64, end: u64, dso: usize) -> Map {
+        let pgoff = start;
+        Map {
+            start,
+            end,
+            pgoff,
+            dso,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Dso {
     /// The name perf prints: the path as recorded, `[kernel.kallsyms]`, `[module]`.
@@ -496,12 +512,11 @@ impl Machine {
         }
         let i = self.add_dso(b"[vdso]", "[vdso]".into(), DsoId::default(), None);
         // Only the prefix orders it among the other names: none shares it.
-        const COPY: &[u8] = b"/tmp/perf-vdso.so-";
         self.tree.remove(i);
-        self.dsos[i].key = COPY.to_vec();
+        self.dsos[i].key = VDSO_COPY.to_vec();
         let dsos = &self.dsos;
         self.tree.insert_again(i, |e| {
-            object_cmp(COPY, &DsoId::default(), &dsos[e]) == std::cmp::Ordering::Less
+            object_cmp(VDSO_COPY, &DsoId::default(), &dsos[e]) == std::cmp::Ordering::Less
         });
         self.vdso = Some(i);
         i
@@ -573,7 +588,7 @@ impl Machine {
             .is_some_and(|t| t.as_ref().is_some_and(SymbolTable::incomplete))
     }
 
-    /// Apply a COMM, MMAP, FORK or EXIT record (others are ignored).
+    /// Apply a COMM, MMAP, KSYMBOL, FORK or EXIT record (others are ignored).
     pub fn apply(&mut self, ev: &Event) {
         if matches!(ev, Event::Mmap { .. } | Event::Task { exit: false, .. }) {
             self.map_changes += 1;
@@ -621,6 +636,26 @@ impl Machine {
                     }
                 }
             }
+            Event::Ksymbol {
+                addr,
+                len,
+                flags,
+                name,
+                ..
+            } => {
+                // perf's `machine__process_ksymbol`: a kernel map one symbol long.
+                self.kernel_map_changes += 1;
+                let dsos = &self.dsos;
+                self.kernel_maps
+                    .retain(|m| m.start != addr || dsos[m.dso].kernel.is_some());
+                if flags & 1 == 0 {
+                    let dso = self.dso(name, DsoId::default(), None);
+                    let table = SymbolTable::single(addr, len, name);
+                    let _ = self.dsos[dso].symbols.set(Some(table));
+                    let end = addr.saturating_add(u64::from(len));
+                    insert_map(&mut self.kernel_maps, Map::kernel(addr, end, dso));
+                }
+            }
             Event::Mmap {
                 pid,
                 start,
@@ -644,15 +679,7 @@ impl Machine {
                     };
                     // perf finds the kernel's objects by name alone.
                     let dso = self.dso(name, DsoId::default(), Some(module));
-                    insert_map(
-                        &mut self.kernel_maps,
-                        Map {
-                            start,
-                            end,
-                            pgoff: start,
-                            dso,
-                        },
-                    );
+                    insert_map(&mut self.kernel_maps, Map::kernel(start, end, dso));
                 } else {
                     // As perf's map__new: memory without a file (anonymous, a JIT's code,
                     // the stack) keeps its addresses as they are, and executable
@@ -797,7 +824,11 @@ impl Machine {
         self.dsos[dso]
             .symbols
             .get_or_init(|| {
-                let (elf, debug) = self.elf_files(ObjectId(dso))?;
+                let Some((elf, debug)) = self.elf_files(ObjectId(dso)) else {
+                    // perf's own vDSO (its copy) for one the recording has no build id of.
+                    let own = self.dsos[dso].key.starts_with(VDSO_COPY);
+                    return own.then(SymbolTable::host_vdso).flatten();
+                };
                 // The table keeps the files its names are in.
                 let shared = |f: MappedFile| -> SharedBytes { Arc::new(f) };
                 SymbolTable::from_shared_elf(shared(elf), debug.map(shared)).ok()

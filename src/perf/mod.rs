@@ -33,6 +33,7 @@
 //! Tracepoints are named by their tracefs id, so a tracepoint counted here is the same
 //! event `tracectl record` decodes with [`crate::event::Schema`].
 
+pub mod bpf_progs;
 pub mod buildid_cache;
 pub mod cgroup;
 pub mod clockid;

@@ -60,6 +60,9 @@ pub struct SampleOptions {
     /// `-s/--stat`: per-thread counts (`inherit_stat`, and the enabled and running times
     /// in `read_format`); the kernel writes a PERF_RECORD_READ as each child task exits.
     pub inherit_stat: bool,
+    /// `--buildid-mmap`: the kernel puts the build id of each mapped file in its MMAP2
+    /// record (`build_id`, on the event that tracks the maps).
+    pub buildid_mmap: bool,
 }
 
 impl SampleOptions {
@@ -78,6 +81,7 @@ impl SampleOptions {
             clockid: None,
             delay: crate::perf::delay::InitialDelay::Now,
             inherit_stat: false,
+            buildid_mmap: false,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -525,6 +529,11 @@ impl RecordSession {
                     attr.set_comm_exec(1);
                     attr.set_task(1);
                     attr.set_context_switch(u64::from(opts.switch_events));
+                    // BPF programs loaded (and unloaded) while recording: their symbols
+                    // and ids, as perf asks on its tracking event.
+                    attr.set_ksymbol(1);
+                    attr.set_bpf_event(1);
+                    attr.set_build_id(u64::from(opts.buildid_mmap));
                     // perf's choice for dwarf call graphs: the unwinder reads the call
                     // frame tables through the process's readable mappings too.
                     attr.set_mmap_data(u64::from(s.maps_data));

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use super::bpf_progs::{loaded_program, BpfPrograms, BpfReadStop, BpfSideBand};
 use super::buildid_cache::{add_objects, CacheWarning};
 use super::data::abi::{record as rec, sample};
 use super::data::host::host_features;
@@ -62,6 +63,9 @@ pub struct Recording<'a> {
     /// `-k`: the samples' clock, read against the time of day as the events start
     /// (CLOCKID and CLOCK_DATA).
     pub clockid: Option<i32>,
+    /// `--buildid-mmap`: the map records carry the build ids (the kernel's, as it reports
+    /// maps, and the synthesized ones); the caller also skips the BUILD_ID feature.
+    pub buildid_mmap: bool,
     /// Told when the events of a delayed recording (`-D`) wait and when they start.
     pub on_delay: DelayHook<'a>,
 }
@@ -115,6 +119,9 @@ pub struct RecordSummary {
     /// The files that could not be added to the build-id cache (the recording is
     /// complete without them).
     pub cache_warnings: Vec<CacheWarning>,
+    /// Why the BPF programs loaded at the start were not all synthesized (the recording
+    /// has those before it).
+    pub bpf_stop: Option<BpfReadStop>,
 }
 
 /// A recording that failed: what was being done, and why.
@@ -199,11 +206,21 @@ pub fn record(
 ) -> Result<RecordSummary, RecordError> {
     let synth = Synth {
         trailer: sample::id_trailer_size(session.sample_type()),
+        build_ids: rec.buildid_mmap,
     };
     let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
     let modules = std::fs::read_to_string("/proc/modules").unwrap_or_default();
     let mut side = synth.kernel_maps(&kallsyms, &modules);
     drop(kallsyms);
+    // The BPF programs loaded now: a KSYMBOL per function and a BPF_EVENT each, as perf
+    // synthesizes them after the kernel's maps; their info and BTF go in the features.
+    let (mut bpf, bpf_stop) = BpfPrograms::loaded();
+    for (&id, p) in &bpf.programs {
+        for f in bpf.symbols(id) {
+            side.push(synth.ksymbol(f.addr, f.len, &f.name));
+        }
+        side.push(synth.bpf_prog_load(id, p.tag));
+    }
     match &rec.running {
         Running::Command(pid) => {
             let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
@@ -221,6 +238,12 @@ pub fn record(
             }
         }
     }
+
+    // Programs loaded anywhere from now on, as perf's side band sees them (none when
+    // the kernel refuses it: those the recorded tasks load still come in their rings).
+    let mut side_band = super::online_cpus()
+        .and_then(|cpus| BpfSideBand::open(&cpus))
+        .ok();
 
     // Everything is ready: now the file.
     ctx(rename_old(rec.output), "keeping the old perf.data")?;
@@ -259,10 +282,14 @@ pub fn record(
         ctx(session.enable(), "enabling the events")?;
         rec.on_delay.tell(DelayNotice::Enabled);
     }
-    let mut summary = RecordSummary::default();
+    let mut summary = RecordSummary {
+        bpf_stop,
+        ..RecordSummary::default()
+    };
     let drain = |session: &mut RecordSession,
                  out: &mut PerfDataWriter,
-                 seen: &mut Seen|
+                 seen: &mut Seen,
+                 bpf: &mut BpfPrograms|
      -> io::Result<()> {
         let before = out.data_size();
         let mut err = None;
@@ -271,6 +298,11 @@ pub fn record(
                 return;
             }
             seen.note(&r, time_off);
+            // A program loaded while recording: its info is read now, while it is
+            // loaded (perf reads it as its side-band thread sees the event).
+            if let Some(id) = loaded_program(&r) {
+                bpf.add(id);
+            }
             let (a, b) = r.parts();
             if let Err(e) = out.record(&[a, b]) {
                 err = Some(e);
@@ -286,8 +318,11 @@ pub fn record(
     };
     loop {
         let polled = ctx(session.poll(100), "waiting for samples")?;
+        if let Some(sb) = side_band.as_mut() {
+            sb.drain(&mut bpf);
+        }
         summary.wakeups += u64::from(polled.woken && !polled.hung_up);
-        if let Err(e) = drain(&mut session, &mut out, &mut seen) {
+        if let Err(e) = drain(&mut session, &mut out, &mut seen, &mut bpf) {
             session.disable().ok();
             return ctx(Err(e), "writing perf.data");
         }
@@ -309,8 +344,11 @@ pub fn record(
         }
     }
     session.disable().ok();
+    if let Some(sb) = side_band.as_mut() {
+        sb.drain(&mut bpf);
+    }
     ctx(
-        drain(&mut session, &mut out, &mut seen),
+        drain(&mut session, &mut out, &mut seen, &mut bpf),
         "writing perf.data",
     )?;
     // What the kernel dropped, counted by each event (its LOST records in the rings may
@@ -324,6 +362,7 @@ pub fn record(
                 sample::id_trailer_offset(own).and_then(|at| Some((a.ids.first().copied()?, at)));
             let own_synth = Synth {
                 trailer: sample::id_trailer_size(own),
+                ..synth
             };
             ctx(
                 out.record(&[&own_synth.lost_samples(n, id)]),
@@ -359,6 +398,7 @@ pub fn record(
     features.groups = session.groups();
     features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
     features.clock = clock;
+    features.bpf = Some((bpf.prog_info_feature(), bpf.btf_feature()));
     summary.bytes = ctx(out.finish(&features), "finishing perf.data")?;
     // The recording is complete: perf fills the cache as it writes the list.
     if let BuildIds::Cache(dir) = &rec.build_ids {

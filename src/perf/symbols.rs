@@ -862,6 +862,20 @@ impl SymbolTable {
         }
     }
 
+    /// One symbol, `name`, of `len` bytes at `addr` (a kernel symbol of a BPF program).
+    pub fn single(addr: u64, len: u32, name: &[u8]) -> SymbolTable {
+        let mut line = format!("{addr:x} {len:x} ").into_bytes();
+        line.extend_from_slice(name);
+        line.push(b'\n');
+        SymbolTable::from_perf_map(&line)
+    }
+
+    /// The symbols of this host's vDSO image ([`crate::perf::data::host::vdso_image`]):
+    /// what perf reads, from its own copy, for a vDSO the recording names no build id of.
+    pub fn host_vdso() -> Option<SymbolTable> {
+        SymbolTable::from_elf(&crate::perf::data::host::vdso_image()?, None).ok()
+    }
+
     /// The symbols of a JIT's perf map (`/tmp/perf-PID.map`), read line by line as
     /// perf 6.1's `dso__load_perf_map` reads them: each line loses its last byte (the
     /// newline, or the last character of a final line without one), then a start and a

@@ -9,11 +9,20 @@
 
 use super::data::abi::{misc, record};
 
+/// PERF_RECORD_KSYMBOL_TYPE_BPF.
+const KSYMBOL_TYPE_BPF: u16 = 1;
+/// PERF_BPF_EVENT_PROG_LOAD.
+pub const BPF_EVENT_PROG_LOAD: u16 = 1;
+
 /// Builds records with a fixed `sample_id` trailer size.
 #[derive(Debug, Clone, Copy)]
 pub struct Synth {
     /// Bytes of the `sample_id` trailer ([`super::data::abi::sample::id_trailer_size`]).
     pub trailer: usize,
+    /// `--buildid-mmap`: map records are MMAP2 carrying the mapped file's build id
+    /// (PERF_RECORD_MISC_MMAP_BUILD_ID) where it can be read, the kernel's and its
+    /// modules' too.
+    pub build_ids: bool,
 }
 
 fn push_padded_name(v: &mut Vec<u8>, name: &[u8]) {
@@ -150,8 +159,94 @@ impl Synth {
         self.finish(record::MMAP2, misc::USER, b)
     }
 
-    /// PERF_RECORD_MMAP of a kernel map (pid -1): the kernel text or a module.
+    /// PERF_RECORD_KSYMBOL of a BPF program's function (type BPF, no flags).
+    pub fn ksymbol(&self, addr: u64, len: u32, name: &str) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&addr.to_ne_bytes());
+        b.extend_from_slice(&len.to_ne_bytes());
+        b.extend_from_slice(&KSYMBOL_TYPE_BPF.to_ne_bytes());
+        b.extend_from_slice(&0u16.to_ne_bytes());
+        push_padded_name(&mut b, name.as_bytes());
+        self.finish(record::KSYMBOL, 0, b)
+    }
+
+    /// PERF_RECORD_BPF_EVENT of type PROG_LOAD for program `id`.
+    pub fn bpf_prog_load(&self, id: u32, tag: [u8; 8]) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&BPF_EVENT_PROG_LOAD.to_ne_bytes());
+        b.extend_from_slice(&0u16.to_ne_bytes());
+        b.extend_from_slice(&id.to_ne_bytes());
+        b.extend_from_slice(&tag);
+        self.finish(record::BPF_EVENT, 0, b)
+    }
+
+    /// An MMAP2 record with the build id `id` in place of its device and inode, as perf
+    /// 6.1's `perf_record_mmap2__read_build_id` puts it (20 bytes, the size before them).
+    fn with_build_id(mut r: Vec<u8>, id: &[u8]) -> Vec<u8> {
+        let n = id.len().min(20);
+        let mut field = [0u8; 24];
+        field[0] = n as u8;
+        field[4..4 + n].copy_from_slice(&id[..n]);
+        r[40..64].copy_from_slice(&field);
+        let misc = u16::from_ne_bytes([r[4], r[5]]) | misc::MMAP_BUILD_ID;
+        r[4..6].copy_from_slice(&misc.to_ne_bytes());
+        r
+    }
+
+    /// A user mapping's MMAP2, with the file's build id when [`Synth::build_ids`] asks
+    /// and the file has one.
+    fn user_mmap2(&self, pid: i32, m: &MapLine) -> Vec<u8> {
+        let r = self.mmap2(pid, pid, m);
+        let id = self
+            .build_ids
+            .then(|| crate::perf::data::host::elf_build_id(std::path::Path::new(&m.name)))
+            .flatten();
+        match id {
+            Some(id) => Synth::with_build_id(r, &id),
+            None => r,
+        }
+    }
+
+    /// PERF_RECORD_MMAP of a kernel map (pid -1): the kernel text or a module. With
+    /// [`Synth::build_ids`], an MMAP2 with `build_id` (no protection bits, as perf).
     pub fn kernel_mmap(&self, start: u64, len: u64, pgoff: u64, name: &str) -> Vec<u8> {
+        if self.build_ids {
+            let m = MapLine {
+                start,
+                end: start.saturating_add(len),
+                pgoff,
+                maj: 0,
+                min: 0,
+                ino: 0,
+                prot: 0,
+                flags: 0,
+                name: name.to_string(),
+            };
+            let mut r = self.mmap2(-1, 0, &m);
+            r[4..6].copy_from_slice(&misc::KERNEL.to_ne_bytes());
+            // mmap2 measures the length from the end, which saturates: keep the one given.
+            r[24..32].copy_from_slice(&len.to_ne_bytes());
+            let id = match name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
+                _ if name.starts_with("[kernel.kallsyms]") => {
+                    crate::perf::data::host::kernel_build_id()
+                }
+                Some(module) => {
+                    std::fs::read(format!("/sys/module/{module}/notes/.note.gnu.build-id"))
+                        .ok()
+                        .and_then(|n| {
+                            crate::perf::data::host::build_id_in_notes(
+                                &n,
+                                crate::endian::Endianness::NATIVE,
+                            )
+                        })
+                }
+                None => None,
+            };
+            return match id {
+                Some(id) => Synth::with_build_id(r, &id),
+                None => r,
+            };
+        }
         let mut b = Vec::new();
         b.extend_from_slice(&(-1i32).to_ne_bytes());
         b.extend_from_slice(&0i32.to_ne_bytes());
@@ -236,10 +331,10 @@ impl Synth {
         if let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) {
             for m in maps.lines().filter_map(parse_map_line) {
                 if m.prot & libc::PROT_EXEC as u32 != 0 {
-                    out.push(self.mmap2(pid, pid, &m));
+                    out.push(self.user_mmap2(pid, &m));
                 } else if data && m.prot & libc::PROT_READ as u32 != 0 {
-                    let mut r = self.mmap2(pid, pid, &m);
-                    let misc = misc::USER | misc::MMAP_DATA;
+                    let mut r = self.user_mmap2(pid, &m);
+                    let misc = u16::from_ne_bytes([r[4], r[5]]) | misc::MMAP_DATA;
                     r[4..6].copy_from_slice(&misc.to_ne_bytes());
                     out.push(r);
                 }
@@ -284,7 +379,10 @@ mod tests {
 
     #[test]
     fn records_have_their_size_and_trailer() {
-        let s = Synth { trailer: 16 };
+        let s = Synth {
+            trailer: 16,
+            build_ids: false,
+        };
         let c = s.comm(5, 6, "sleep");
         assert_eq!(c.len(), 8 + 8 + 8 + 16);
         assert_eq!(u16::from_ne_bytes([c[6], c[7]]) as usize, c.len());
@@ -298,5 +396,50 @@ mod tests {
         assert_eq!(u32::from_ne_bytes(r[..4].try_into().unwrap()), record::MMAP);
         assert_eq!(u64::from_ne_bytes(r[24..32].try_into().unwrap()), 0x120bb08);
         assert_eq!(&r[40..62], b"[kernel.kallsyms]_text");
+    }
+
+    /// perf 6.1's layouts, as `perf script -D` dumps its own records: a KSYMBOL of 20
+    /// bytes at an address, named and padded to 8; a BPF_EVENT with the id and tag; a
+    /// kernel MMAP2 with a 20-byte build id in place of the device and inode.
+    #[test]
+    fn bpf_and_build_id_records() {
+        let s = Synth {
+            trailer: 16,
+            build_ids: true,
+        };
+        let k = s.ksymbol(
+            0xffffffffc0022064,
+            20,
+            "bpf_prog_59f4a931744dcdc6_tctl_tiny",
+        );
+        assert_eq!(k.len(), 0x50);
+        assert_eq!(
+            u32::from_ne_bytes(k[..4].try_into().unwrap()),
+            record::KSYMBOL
+        );
+        assert_eq!(&k[8..16], &0xffffffffc0022064u64.to_ne_bytes());
+        assert_eq!(&k[16..24], &[20, 0, 0, 0, 1, 0, 0, 0]);
+        assert_eq!(&k[24..60], b"bpf_prog_59f4a931744dcdc6_tctl_tiny\0");
+        let tag = [0x59, 0xf4, 0xa9, 0x31, 0x74, 0x4d, 0xcd, 0xc6];
+        let b = s.bpf_prog_load(103, tag);
+        assert_eq!(b.len(), 0x28);
+        assert_eq!(&b[8..16], &[1, 0, 0, 0, 103, 0, 0, 0]);
+        assert_eq!(&b[16..24], &tag);
+        let id: Vec<u8> = (1..=20).collect();
+        let m = Synth::with_build_id(
+            s.mmap2(
+                -1,
+                0,
+                &parse_map_line("1000-2000 r-xp 0 fe:00 7 /x").unwrap(),
+            ),
+            &id,
+        );
+        assert_eq!(
+            u16::from_ne_bytes([m[4], m[5]]),
+            misc::USER | misc::MMAP_BUILD_ID
+        );
+        assert_eq!(&m[40..44], &[20, 0, 0, 0]);
+        assert_eq!(&m[44..64], &id[..]);
+        assert_eq!(&m[64..72], &[5, 0, 0, 0, 2, 0, 0, 0]);
     }
 }

@@ -776,3 +776,238 @@ impl Drop for MappedFile {
         }
     }
 }
+
+/// bpf(2) commands used to read the loaded programs (`enum bpf_cmd`).
+mod bpf_cmd {
+    pub const PROG_GET_NEXT_ID: libc::c_long = 11;
+    pub const PROG_GET_FD_BY_ID: libc::c_long = 13;
+    pub const OBJ_GET_INFO_BY_FD: libc::c_long = 15;
+    pub const BTF_GET_FD_BY_ID: libc::c_long = 19;
+}
+
+/// bpf(2) with an attr of `words` (the kernel reads `words.len() * 8` bytes and may
+/// write results back into them).
+fn bpf(cmd: libc::c_long, words: &mut [u64]) -> io::Result<libc::c_long> {
+    // SAFETY: the attr is a live, writable buffer of the size passed; the commands used
+    // here carry no pointers in it except OBJ_GET_INFO_BY_FD's, checked by its caller.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_bpf,
+            cmd,
+            words.as_mut_ptr(),
+            std::mem::size_of_val(words) as libc::c_uint,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+/// Two `__u32` fields of a bpf attr as the `u64` word that holds them.
+fn u32_pair(first: u32, second: u32) -> u64 {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&first.to_ne_bytes());
+    b[4..].copy_from_slice(&second.to_ne_bytes());
+    u64::from_ne_bytes(b)
+}
+
+/// The second `__u32` field of a bpf attr word.
+fn second_u32(word: u64) -> u32 {
+    u32_in(&word.to_ne_bytes(), 4)
+}
+
+/// `BPF_PROG_GET_NEXT_ID`: the id of the first loaded BPF program after `id`, `None` past
+/// the last one.
+pub(crate) fn bpf_prog_next_id(id: u32) -> io::Result<Option<u32>> {
+    // union bpf_attr: start_id, next_id, open_flags.
+    let mut attr = [u32_pair(id, 0), 0];
+    match bpf(bpf_cmd::PROG_GET_NEXT_ID, &mut attr) {
+        Ok(_) => Ok(Some(second_u32(attr[0]))),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn bpf_fd_by_id(cmd: libc::c_long, id: u32) -> io::Result<OwnedFd> {
+    let mut attr = [u32_pair(id, 0), 0];
+    let fd = bpf(cmd, &mut attr)?;
+    // SAFETY: the kernel returned a new descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// `BPF_PROG_GET_FD_BY_ID`: a descriptor of the loaded program `id`.
+pub(crate) fn bpf_prog_fd(id: u32) -> io::Result<OwnedFd> {
+    bpf_fd_by_id(bpf_cmd::PROG_GET_FD_BY_ID, id)
+}
+
+/// The element size of one array of `struct bpf_prog_info`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ElemSize {
+    /// Always this many bytes.
+    Fixed(usize),
+    /// As the kernel says in the `__u32` at this offset of the info.
+    Field(usize),
+}
+
+/// One array `struct bpf_prog_info` points at: the offsets of its pointer and count, and
+/// its element size.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InfoArray {
+    /// Offset of the array's pointer (a `__u64`).
+    pub ptr_at: usize,
+    /// Offset of its element count (a `__u32`).
+    pub count_at: usize,
+    /// Bytes of one element.
+    pub size: ElemSize,
+}
+
+/// The arrays of `struct bpf_prog_info` in perf's order (`enum perf_bpil_array`): JITed
+/// instructions, translated instructions, map ids, JITed symbol addresses, JITed function
+/// lengths, func_info, line_info, JITed line info, program tags.
+pub(crate) const PROG_INFO_ARRAYS: [InfoArray; 9] = {
+    const fn a(ptr_at: usize, count_at: usize, size: ElemSize) -> InfoArray {
+        InfoArray {
+            ptr_at,
+            count_at,
+            size,
+        }
+    }
+    use ElemSize::{Field, Fixed};
+    [
+        a(24, 16, Fixed(1)),
+        a(32, 20, Fixed(1)),
+        a(56, 52, Fixed(4)),
+        a(112, 104, Fixed(8)),
+        a(120, 108, Fixed(4)),
+        a(136, 144, Field(132)),
+        a(152, 148, Field(172)),
+        a(160, 168, Field(176)),
+        a(184, 180, Fixed(8)),
+    ]
+};
+
+/// A program's `struct bpf_prog_info` and the arrays asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ProgInfo {
+    /// The info as the kernel filled it (its array pointers are this process's addresses).
+    pub info: Vec<u8>,
+    /// The length the kernel filled.
+    pub info_len: u32,
+    /// The arrays kept: bit `i` for [`PROG_INFO_ARRAYS`]`[i]`.
+    pub arrays: u64,
+    /// Each array's bytes (empty when not kept).
+    pub data: Vec<Vec<u8>>,
+    /// An array's count or element size changed between the two reads.
+    pub mismatch: bool,
+}
+
+fn u32_in(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .map_or(0, |s| u32::from_ne_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// `BPF_OBJ_GET_INFO_BY_FD` of a program, as perf reads it: a first call for the counts
+/// and element sizes, then one with a buffer for each array of `wanted` (bits of
+/// [`PROG_INFO_ARRAYS`]) that the kernel's info holds. `info_len` is the size of the
+/// `struct bpf_prog_info` to read.
+pub(crate) fn bpf_prog_info(fd: &OwnedFd, info_len: usize, wanted: u64) -> io::Result<ProgInfo> {
+    let mut first = vec![0u8; info_len];
+    // SAFETY: no pointers in a zeroed info.
+    let len = unsafe { bpf_obj_info(fd, &mut first)? } as usize;
+    let size_of = |info: &[u8], s: ElemSize| match s {
+        ElemSize::Fixed(n) => n,
+        ElemSize::Field(at) => u32_in(info, at) as usize,
+    };
+    let mut arrays = 0u64;
+    let mut data = Vec::new();
+    for (i, a) in PROG_INFO_ARRAYS.iter().enumerate() {
+        let kernel_has = len >= a.ptr_at + 8
+            && len >= a.count_at + 4
+            && !matches!(a.size, ElemSize::Field(at) if len < at + 4);
+        if wanted & (1 << i) == 0 || !kernel_has {
+            data.push(Vec::new());
+            continue;
+        }
+        arrays |= 1 << i;
+        let n = u32_in(&first, a.count_at) as usize * size_of(&first, a.size);
+        data.push(vec![0u8; n]);
+    }
+    let mut info = vec![0u8; info_len];
+    for (i, a) in PROG_INFO_ARRAYS.iter().enumerate() {
+        if arrays & (1 << i) == 0 {
+            continue;
+        }
+        let count = u32_in(&first, a.count_at);
+        info[a.count_at..a.count_at + 4].copy_from_slice(&count.to_ne_bytes());
+        if let ElemSize::Field(at) = a.size {
+            info[at..at + 4].copy_from_slice(&first[at..at + 4]);
+        }
+        let ptr = if data[i].is_empty() {
+            0
+        } else {
+            data[i].as_mut_ptr() as u64
+        };
+        info[a.ptr_at..a.ptr_at + 8].copy_from_slice(&ptr.to_ne_bytes());
+    }
+    // SAFETY (of the kernel's writes): each pointer set above addresses a buffer of its
+    // count times its element size, both as the kernel gave them in the first call (the
+    // kernel writes no more than the count it is given, of its own element size, which
+    // does not change); the buffers outlive the call.
+    let filled = unsafe { bpf_obj_info(fd, &mut info)? };
+    let mismatch = PROG_INFO_ARRAYS.iter().enumerate().any(|(i, a)| {
+        arrays & (1 << i) != 0
+            && (u32_in(&first, a.count_at) != u32_in(&info, a.count_at)
+                || size_of(&first, a.size) != size_of(&info, a.size))
+    });
+    Ok(ProgInfo {
+        info,
+        info_len: filled,
+        arrays,
+        data,
+        mismatch,
+    })
+}
+
+/// The raw BTF data of the BTF object `id` (`BPF_BTF_GET_FD_BY_ID`, then
+/// `BPF_OBJ_GET_INFO_BY_FD` for its size and again for its bytes).
+pub(crate) fn bpf_btf_data(id: u32) -> io::Result<Vec<u8>> {
+    let fd = bpf_fd_by_id(bpf_cmd::BTF_GET_FD_BY_ID, id)?;
+    // struct bpf_btf_info: btf (pointer), btf_size, id, name, name_len, kernel_btf.
+    let mut info = [0u8; 32];
+    // SAFETY: no pointer in a zeroed info.
+    unsafe { bpf_obj_info(&fd, &mut info)? };
+    let size = u32_in(&info, 8);
+    let mut data = vec![0u8; size as usize];
+    let mut info = [0u8; 32];
+    info[8..12].copy_from_slice(&size.to_ne_bytes());
+    let ptr = if data.is_empty() {
+        0
+    } else {
+        data.as_mut_ptr() as u64
+    };
+    info[..8].copy_from_slice(&ptr.to_ne_bytes());
+    // SAFETY: the kernel writes at most btf_size bytes at the pointer: `data` holds that
+    // many.
+    unsafe { bpf_obj_info(&fd, &mut info)? };
+    data.truncate(u32_in(&info, 8).min(size) as usize);
+    Ok(data)
+}
+
+/// `BPF_OBJ_GET_INFO_BY_FD` of `fd` into `info`; returns the length filled.
+///
+/// # Safety
+/// Every array pointer in `info` is null or addresses a buffer, live for the call, of at
+/// least its count times the kernel's element size.
+unsafe fn bpf_obj_info(fd: &OwnedFd, info: &mut [u8]) -> io::Result<u32> {
+    let len = u32::try_from(info.len())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "bpf info too large"))?;
+    // union bpf_attr: bpf_fd, info_len, info (a pointer).
+    let mut attr = [
+        u32_pair(fd.as_raw_fd() as u32, len),
+        info.as_mut_ptr() as u64,
+    ];
+    bpf(bpf_cmd::OBJ_GET_INFO_BY_FD, &mut attr)?;
+    Ok(second_u32(attr[0]))
+}

@@ -357,32 +357,18 @@ fn write_bpf_prog(
         id => file.bpf_btf(id)?,
     };
     let lone = p.functions.len() == 1;
-    let name = |i: usize, f: &crate::perf::data::BpfFunction| -> Result<String, PerfDataError> {
-        let mut n = String::from("bpf_prog_");
-        for b in f.tag {
-            n.push_str(&format!("{b:02x}"));
-        }
-        let short = match (btf, f.btf_type) {
-            (Some(b), Some(t)) => crate::btf::type_name(b, t)
-                .map_err(|e| {
-                    PerfDataError::new(
-                        file.path(),
-                        "BPF_BTF feature",
-                        file.feature(feature::BPF_BTF).map_or(0, |f| f.offset),
-                        crate::perf::data::PerfDataErrorKind::Corrupt(format!(
-                            "BTF of program {}: {e}",
-                            p.id
-                        )),
-                    )
-                })?
-                .unwrap_or_default(),
-            _ if lone && i == 0 && p.name.is_empty() => return Ok(n),
-            _ if lone && i == 0 => p.name.clone(),
-            _ => "F".to_string(),
-        };
-        n.push('_');
-        n.push_str(&short);
-        Ok(n)
+    let name = |i: usize, _: &crate::perf::data::BpfFunction| -> Result<String, PerfDataError> {
+        p.function_name(i, btf).map_err(|e| {
+            PerfDataError::new(
+                file.path(),
+                "BPF_BTF feature",
+                file.feature(feature::BPF_BTF).map_or(0, |f| f.offset),
+                crate::perf::data::PerfDataErrorKind::Corrupt(format!(
+                    "BTF of program {}: {e}",
+                    p.id
+                )),
+            )
+        })
     };
     if lone {
         let f = &p.functions[0];

@@ -351,6 +351,8 @@ pub struct SideBand {
     pub lost: bool,
     /// SWITCH and SWITCH_CPU_WIDE (`--show-switch-events`).
     pub switch: bool,
+    /// KSYMBOL and BPF_EVENT (`--show-bpf-events`).
+    pub bpf: bool,
     /// FINISHED_ROUND (`--show-round-events`); the records are then taken in the
     /// file's order, not sorted by time, as perf does.
     pub round: bool,
@@ -1067,6 +1069,7 @@ impl<'f> PerfScript<'f> {
             record::MMAP | record::MMAP2 => show.mmap,
             record::LOST => show.lost,
             record::SWITCH | record::SWITCH_CPU_WIDE => show.switch,
+            record::KSYMBOL | record::BPF_EVENT => show.bpf,
             _ => false,
         }
     }
@@ -1088,7 +1091,10 @@ impl<'f> PerfScript<'f> {
                 pid, tid, time, id, ..
             } => (id, pid, tid, time),
             // Shown with the thread of the sample id, as perf 6.1 does.
-            Event::Switch { id, .. } | Event::Lost { id, .. } => {
+            Event::Switch { id, .. }
+            | Event::Lost { id, .. }
+            | Event::Ksymbol { id, .. }
+            | Event::BpfEvent { id, .. } => {
                 let (pid, tid) = if id_all && first.sample_type & sample::TID != 0 {
                     (id.pid, id.tid)
                 } else {

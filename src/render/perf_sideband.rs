@@ -27,7 +27,7 @@ pub fn record_name(type_: u32) -> &'static str {
         record::SWITCH_CPU_WIDE => "SWITCH_CPU_WIDE",
         16 => "NAMESPACES",
         record::KSYMBOL => "KSYMBOL",
-        18 => "BPF_EVENT",
+        record::BPF_EVENT => "BPF_EVENT",
         19 => "CGROUP",
         20 => "TEXT_POKE",
         21 => "AUX_OUTPUT_HW_ID",
@@ -113,6 +113,38 @@ pub fn write_record_text(type_: u32, ev: &Event, out: &mut Vec<u8>) {
             push_i32(out, pid);
             out.push(b'/');
             push_i32(out, tid);
+        }
+        Event::Ksymbol {
+            addr,
+            len,
+            ksym_type,
+            flags,
+            name,
+            ..
+        } => {
+            out.extend_from_slice(b" addr ");
+            push_hex(out, addr, false);
+            out.extend_from_slice(b" len ");
+            push_dec(out, u64::from(len));
+            out.extend_from_slice(b" type ");
+            push_dec(out, u64::from(ksym_type));
+            out.extend_from_slice(b" flags 0x");
+            push_hex(out, u64::from(flags), false);
+            out.extend_from_slice(b" name ");
+            out.extend_from_slice(name);
+        }
+        Event::BpfEvent {
+            type_,
+            flags,
+            prog_id,
+            ..
+        } => {
+            out.extend_from_slice(b" type ");
+            push_dec(out, u64::from(type_));
+            out.extend_from_slice(b", flags ");
+            push_dec(out, u64::from(flags));
+            out.extend_from_slice(b", id ");
+            push_dec(out, u64::from(prog_id));
         }
         Event::Task {
             pid,

@@ -4,10 +4,6 @@
 //! what the option asks for; `tracectl perf script` prints what `perf script` prints of
 //! tracectl's file. Bad values fail before the command starts and leave no file.
 //! Skips (with the reason) without root, perf or a C compiler.
-//!
-//! perf sets `ksymbol` and `bpf_event` on its tracking event (the kernel then reports
-//! BPF programs' symbols); tracectl records no BPF symbols, so those two bits are left
-//! out of the comparison.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -90,12 +86,12 @@ fn record_by(tool: &str, d: &Path, opts: &[&str], cmd: &[&str]) {
     }
 }
 
-/// `perf evlist -v` of `file`, without its tip and the BPF bits (see the module's doc).
+/// `perf evlist -v` of `file`, without its tip.
 fn attrs(d: &Path, file: &str) -> String {
     run_clean("perf", &["evlist", "-v", "-i", file], d)
         .lines()
         .filter(|l| !l.starts_with('#'))
-        .map(|l| l.replace(", ksymbol: 1", "").replace(", bpf_event: 1", "") + "\n")
+        .map(|l| l.to_string() + "\n")
         .collect()
 }
 
@@ -153,6 +149,7 @@ fn perf_record_opts_live_attrs_are_perf_s() {
         &["--all-user", "-e", "cpu-clock"],
         &["--all-kernel", "-e", "cpu-clock:u"],
         &["--all-user", "-g"],
+        &["--buildid-mmap"],
         &["-n"],
         &["-n", "-e", "sched:sched_switch"],
         &["-e", "sched:sched_switch", "-d", "-P"],

@@ -126,6 +126,8 @@ pub mod record {
     pub const SWITCH: u32 = 14;
     pub const SWITCH_CPU_WIDE: u32 = 15;
     pub const KSYMBOL: u32 = 17;
+    /// PERF_RECORD_BPF_EVENT: a BPF program was loaded or unloaded.
+    pub const BPF_EVENT: u32 = 18;
     pub const HEADER_ATTR: u32 = 64;
     pub const TRACING_DATA: u32 = 66;
     pub const BUILD_ID: u32 = 67;

@@ -166,6 +166,101 @@ pub struct BpfFunction {
     pub btf_type: Option<u32>,
 }
 
+impl BpfProg {
+    /// Read one program from perf's `struct perf_bpil`: its `struct bpf_prog_info` and the
+    /// data its array pointers point into, as offsets (the file's form). The error says
+    /// what does not fit.
+    pub fn from_bpil(
+        info: &[u8],
+        data: &[u8],
+        e: crate::endian::Endianness,
+    ) -> Result<BpfProg, String> {
+        // The fields of `struct bpf_prog_info` read here end at byte 192.
+        if info.len() < 192 {
+            return Err(format!(
+                "a bpf_prog_info of {} bytes (at least 192 expected)",
+                info.len()
+            ));
+        }
+        let u32_at = |o: usize| e.u32(&info[o..o + 4]);
+        let u64_at = |o: usize| e.u64(&info[o..o + 8]);
+        let name_bytes = &info[64..80];
+        let name_end = name_bytes.iter().position(|&b| b == 0).unwrap_or(16);
+        let (nr_ksyms, nr_lens, nr_tags) = (u32_at(104), u32_at(108), u32_at(180));
+        let (ksyms, lens, tags) = (u64_at(112), u64_at(120), u64_at(184));
+        let (func_info, func_info_rec, nr_func_info) = (u64_at(136), u32_at(132), u32_at(144));
+        let consistent = nr_ksyms == nr_lens && nr_ksyms == nr_tags;
+        let bad =
+            |what: &str| format!("program {}: its {what} pass the end of its data", u32_at(4));
+        let slice = |off: u64, len: u64| -> Option<&[u8]> {
+            let start = usize::try_from(off).ok()?;
+            let end = start.checked_add(usize::try_from(len).ok()?)?;
+            data.get(start..end)
+        };
+        let mut functions = Vec::new();
+        if consistent {
+            let n = u64::from(nr_ksyms);
+            let addrs = slice(ksyms, n * 8).ok_or_else(|| bad("addresses"))?;
+            let lengths = slice(lens, n * 4).ok_or_else(|| bad("lengths"))?;
+            let tag_bytes = slice(tags, n * 8).ok_or_else(|| bad("tags"))?;
+            let finfo = if nr_func_info >= nr_ksyms && func_info_rec >= 8 {
+                slice(
+                    func_info,
+                    u64::from(nr_func_info) * u64::from(func_info_rec),
+                )
+            } else {
+                None
+            };
+            for i in 0..nr_ksyms as usize {
+                let mut tag = [0u8; 8];
+                tag.copy_from_slice(&tag_bytes[i * 8..i * 8 + 8]);
+                // struct bpf_func_info: insn_off, type_id.
+                let btf_type = finfo.map(|f| {
+                    let at = i * func_info_rec as usize + 4;
+                    e.u32(&f[at..at + 4])
+                });
+                functions.push(BpfFunction {
+                    tag,
+                    addr: e.u64(&addrs[i * 8..i * 8 + 8]),
+                    len: e.u32(&lengths[i * 4..i * 4 + 4]),
+                    btf_type,
+                });
+            }
+        }
+        Ok(BpfProg {
+            id: u32_at(4),
+            name: String::from_utf8_lossy(&name_bytes[..name_end]).into_owned(),
+            btf_id: u32_at(128),
+            functions,
+            consistent,
+        })
+    }
+
+    /// perf's name of function `i` (`synthesize_bpf_prog_name`): `bpf_prog_`, the tag in
+    /// hex, then `_` and the function's name in `btf` (the program's BTF, when there is
+    /// one), else the program's own name for a lone function, else `F` (nothing for a
+    /// lone function of a program without a name). The error is the BTF's.
+    pub fn function_name(&self, i: usize, btf: Option<&[u8]>) -> Result<String, String> {
+        let Some(f) = self.functions.get(i) else {
+            return Ok(String::new());
+        };
+        let lone = self.functions.len() == 1;
+        let mut n = String::from("bpf_prog_");
+        for b in f.tag {
+            n.push_str(&format!("{b:02x}"));
+        }
+        let short = match (btf, f.btf_type) {
+            (Some(b), Some(t)) => crate::btf::type_name(b, t)?.unwrap_or_default(),
+            _ if lone && i == 0 && self.name.is_empty() => return Ok(n),
+            _ if lone && i == 0 => self.name.clone(),
+            _ => "F".to_string(),
+        };
+        n.push('_');
+        n.push_str(&short);
+        Ok(n)
+    }
+}
+
 /// A reader over one feature section, turning short reads into errors naming it.
 struct Section<'a> {
     file: &'a PerfData,
@@ -526,75 +621,9 @@ impl PerfData {
             let _arrays = s.u64()?;
             let info = s.c.take(u64::from(info_len)).map_err(|e| s.err(e))?;
             let data = s.c.take(u64::from(data_len)).map_err(|e| s.err(e))?;
-            // The fields of `struct bpf_prog_info` read here end at byte 192.
-            if info.len() < 192 {
-                return Err(self.corrupt(
-                    WHAT,
-                    at,
-                    format!(
-                        "a bpf_prog_info of {} bytes (at least 192 expected)",
-                        info.len()
-                    ),
-                ));
-            }
-            let e = s.c.endian;
-            let u32_at = |o: usize| e.u32(&info[o..o + 4]);
-            let u64_at = |o: usize| e.u64(&info[o..o + 8]);
-            let name_bytes = &info[64..80];
-            let name_end = name_bytes.iter().position(|&b| b == 0).unwrap_or(16);
-            let (nr_ksyms, nr_lens, nr_tags) = (u32_at(104), u32_at(108), u32_at(180));
-            let (ksyms, lens, tags) = (u64_at(112), u64_at(120), u64_at(184));
-            let (func_info, func_info_rec, nr_func_info) = (u64_at(136), u32_at(132), u32_at(144));
-            let consistent = nr_ksyms == nr_lens && nr_ksyms == nr_tags;
-            let bad = |what: &str| {
-                self.corrupt(
-                    WHAT,
-                    at,
-                    format!("program {}: its {what} pass the end of its data", u32_at(4)),
-                )
-            };
-            let slice = |off: u64, len: u64| -> Option<&[u8]> {
-                let start = usize::try_from(off).ok()?;
-                let end = start.checked_add(usize::try_from(len).ok()?)?;
-                data.get(start..end)
-            };
-            let mut functions = Vec::new();
-            if consistent {
-                let n = u64::from(nr_ksyms);
-                let addrs = slice(ksyms, n * 8).ok_or_else(|| bad("addresses"))?;
-                let lengths = slice(lens, n * 4).ok_or_else(|| bad("lengths"))?;
-                let tag_bytes = slice(tags, n * 8).ok_or_else(|| bad("tags"))?;
-                let finfo = if nr_func_info >= nr_ksyms && func_info_rec >= 8 {
-                    slice(
-                        func_info,
-                        u64::from(nr_func_info) * u64::from(func_info_rec),
-                    )
-                } else {
-                    None
-                };
-                for i in 0..nr_ksyms as usize {
-                    let mut tag = [0u8; 8];
-                    tag.copy_from_slice(&tag_bytes[i * 8..i * 8 + 8]);
-                    // struct bpf_func_info: insn_off, type_id.
-                    let btf_type = finfo.map(|f| {
-                        let at = i * func_info_rec as usize + 4;
-                        e.u32(&f[at..at + 4])
-                    });
-                    functions.push(BpfFunction {
-                        tag,
-                        addr: e.u64(&addrs[i * 8..i * 8 + 8]),
-                        len: e.u32(&lengths[i * 4..i * 4 + 4]),
-                        btf_type,
-                    });
-                }
-            }
-            progs.push(BpfProg {
-                id: u32_at(4),
-                name: String::from_utf8_lossy(&name_bytes[..name_end]).into_owned(),
-                btf_id: u32_at(128),
-                functions,
-                consistent,
-            });
+            let prog = BpfProg::from_bpil(info, data, s.c.endian)
+                .map_err(|msg| self.corrupt(WHAT, at, msg))?;
+            progs.push(prog);
         }
         Ok(Some(progs))
     }

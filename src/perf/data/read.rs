@@ -385,6 +385,33 @@ pub enum Event<'a> {
         /// Sample id trailer.
         id: SampleId,
     },
+    /// `PERF_RECORD_KSYMBOL`: a kernel symbol (a BPF program's function) registered or
+    /// unregistered.
+    Ksymbol {
+        /// Its address.
+        addr: u64,
+        /// Its length.
+        len: u32,
+        /// `PERF_RECORD_KSYMBOL_TYPE_*` (1: BPF).
+        ksym_type: u16,
+        /// `PERF_RECORD_KSYMBOL_FLAGS_*` (1: unregistered).
+        flags: u16,
+        /// Its name.
+        name: &'a [u8],
+        /// Sample id trailer.
+        id: SampleId,
+    },
+    /// `PERF_RECORD_BPF_EVENT`: a BPF program loaded or unloaded.
+    BpfEvent {
+        /// `PERF_BPF_EVENT_*` (1: loaded, 2: unloaded).
+        type_: u16,
+        /// Its flags.
+        flags: u16,
+        /// The program's id.
+        prog_id: u32,
+        /// Sample id trailer.
+        id: SampleId,
+    },
     /// Anything else.
     Other {
         /// `PERF_RECORD_*`.
@@ -428,6 +455,10 @@ impl<'a> Cur<'a> {
         Ok(s)
     }
     #[inline]
+    pub(super) fn u16(&mut self) -> Result<u16, Short> {
+        Ok(self.endian.u16(self.take(2)?))
+    }
+
     pub(super) fn u32(&mut self) -> Result<u32, Short> {
         Ok(self.endian.u32(self.take(4)?))
     }
@@ -1145,6 +1176,38 @@ impl PerfData {
                 Ok(Event::Lost { lost, id })
             }
             record::FINISHED_ROUND => Ok(Event::FinishedRound),
+            record::KSYMBOL => {
+                let mut c = self.body_cur(r);
+                let sh = |s: Short| self.short("KSYMBOL record", s);
+                let addr = c.u64().map_err(sh)?;
+                let len = c.u32().map_err(sh)?;
+                let ksym_type = c.u16().map_err(sh)?;
+                let flags = c.u16().map_err(sh)?;
+                let (rest, id) = self.split_trailer(r, c.pos)?;
+                Ok(Event::Ksymbol {
+                    addr,
+                    len,
+                    ksym_type,
+                    flags,
+                    name: until_nul(rest),
+                    id,
+                })
+            }
+            record::BPF_EVENT => {
+                let mut c = self.body_cur(r);
+                let sh = |s: Short| self.short("BPF_EVENT record", s);
+                let type_ = c.u16().map_err(sh)?;
+                let flags = c.u16().map_err(sh)?;
+                let prog_id = c.u32().map_err(sh)?;
+                c.take(8).map_err(sh)?;
+                let (_, id) = self.split_trailer(r, c.pos)?;
+                Ok(Event::BpfEvent {
+                    type_,
+                    flags,
+                    prog_id,
+                    id,
+                })
+            }
             record::SWITCH | record::SWITCH_CPU_WIDE => {
                 let mut c = self.body_cur(r);
                 let sh = |s: Short| self.short("SWITCH record", s);

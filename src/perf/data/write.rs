@@ -75,6 +75,9 @@ pub struct Features {
     pub cpu_ids: Vec<(i32, i32)>,
     /// CLOCKID and CLOCK_DATA: the samples' clock (`-k`), its resolution and a reading.
     pub clock: Option<crate::perf::clockid::ClockReference>,
+    /// BPF_PROG_INFO and BPF_BTF, as their bodies
+    /// ([`crate::perf::bpf_progs::BpfPrograms`]).
+    pub bpf: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 /// A perf.data file being written.
@@ -268,6 +271,10 @@ impl PerfDataWriter {
         }
         if let Some(c) = &f.clock {
             bodies.push((feature::CLOCKID, c.res_ns.to_ne_bytes().to_vec()));
+        }
+        if let Some((progs, btfs)) = &f.bpf {
+            bodies.push((feature::BPF_PROG_INFO, progs.clone()));
+            bodies.push((feature::BPF_BTF, btfs.clone()));
         }
         if let Some(c) = &f.clock {
             let mut b = 1u32.to_ne_bytes().to_vec(); // version

@@ -1,6 +1,6 @@
-/* Load a two-instruction socket filter named tctl_tiny (r0 = 0; exit) with bpf(2),
- * print "loaded", and keep it loaded for the seconds given (default 3). Exit 2 when the
- * kernel refuses the program. */
+/* Load a two-instruction socket filter (r0 = 0; exit) with bpf(2), named tctl_tiny or
+ * the second argument (at most 15 bytes), print "loaded", and keep it loaded for the
+ * seconds given (default 3). Exit 2 when the kernel refuses the program. */
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
     attr.insns = (unsigned long)prog;
     attr.insn_cnt = 2;
     attr.license = (unsigned long)"GPL";
-    strcpy(attr.prog_name, "tctl_tiny");
+    strncpy(attr.prog_name, argc > 2 ? argv[2] : "tctl_tiny", sizeof attr.prog_name - 1);
     fd = syscall(SYS_bpf, BPF_PROG_LOAD, &attr, sizeof attr);
     if (fd < 0) {
         perror("bpf(BPF_PROG_LOAD)");
