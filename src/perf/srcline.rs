@@ -733,7 +733,7 @@ impl SourceLines {
             // The offset from the symbol's start in the same terms as `ip`.
             Some((name, off)) => format!("{name}+{}", ip.wrapping_sub(loc.addr.wrapping_sub(off))),
             // The object's short name: a JIT's perf map goes by `[JIT] tid PID`.
-            None => match super::machine::jit_map_shown_name(dso) {
+            None => match super::perf_map::jit_map_shown_name(dso) {
                 Some(short) => format!("{short}[{addr:x}]"),
                 None if dso.starts_with('[') => format!("{dso}[{addr:x}]"),
                 None => format!("{}[{addr:x}]", basename(dso)),

@@ -15,7 +15,8 @@ use std::sync::Arc;
 use crate::event::Record;
 use crate::perf::data::abi::{attr_type, misc, record, sample};
 use crate::perf::data::{Attr, Event, PerfData, PerfDataError, ReadPeriods, Sample};
-use crate::perf::machine::{jit_map_shown_name, ordered_records, Location, Machine, ObjectId};
+use crate::perf::machine::{ordered_records, Location, Machine, ObjectId};
+use crate::perf::perf_map::jit_map_shown_name;
 use crate::perf::rbtree::RbOrder;
 use crate::perf::srcline::SourceLines;
 use crate::render::perf_callgraph::{
