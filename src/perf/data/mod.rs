@@ -22,6 +22,7 @@ mod error;
 mod features;
 pub mod host;
 mod read;
+mod read_lists;
 mod sample_read;
 pub mod write;
 
