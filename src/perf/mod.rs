@@ -39,6 +39,7 @@ pub mod delay;
 pub mod kernel_kallsyms;
 pub mod machine;
 mod nsinfo;
+mod object_dwarf;
 pub mod rbtree;
 pub mod record;
 pub mod recording;
