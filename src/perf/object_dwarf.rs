@@ -316,7 +316,7 @@ impl ObjectDwarf {
         if !matches!(header.type_(), gimli::UnitType::Compilation) {
             return None;
         }
-        let abbrev = usize::try_from(header.debug_abbrev_offset().0).ok()?;
+        let abbrev = header.debug_abbrev_offset().0;
         if !self
             .abbrev
             .get(abbrev..)
@@ -464,4 +464,98 @@ fn read_aranges(
     }
     sets.sort_unstable();
     (aranges, sets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn zlib(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn inflating(stream: Vec<u8>, size: usize) -> SectionBytes {
+        SectionBytes::Inflating {
+            input: stream.into(),
+            out: vec![0; size],
+            inflater: flate2::Decompress::new(true),
+        }
+    }
+
+    #[test]
+    fn a_section_is_inflated_as_far_as_asked_then_goes_on() {
+        let data: Vec<u8> = (0..400_000u32)
+            .flat_map(|i| (i * 7 % 251).to_le_bytes())
+            .collect();
+        let mut s = inflating(zlib(&data), data.len());
+        assert_eq!(s.prefix(10).unwrap(), &data[..10]);
+        let SectionBytes::Inflating { inflater, .. } = &s else {
+            panic!("inflated whole");
+        };
+        assert!(inflater.total_out() < data.len() as u64);
+        assert_eq!(s.prefix(300_000).unwrap(), &data[..300_000]);
+        assert_eq!(s.prefix(usize::MAX).unwrap(), &data[..]);
+        assert_eq!(&*s.whole().unwrap(), &data[..]);
+    }
+
+    #[test]
+    fn a_truncated_or_short_stream_is_unreadable() {
+        let data = vec![7u8; 100_000];
+        let stream = zlib(&data);
+        let mut cut = inflating(stream[..stream.len() / 2].to_vec(), data.len());
+        assert!(cut.whole().is_none());
+        assert!(cut.prefix(1).is_none());
+        // A header that claims more than the stream holds.
+        let mut long = inflating(stream, data.len() + 1);
+        assert!(long.whole().is_none());
+    }
+
+    #[test]
+    fn the_units_covering_an_address_are_found_among_overlapping_entries() {
+        let entry = |begin, end, unit| Arange {
+            begin,
+            end,
+            unit,
+            reach: 0,
+        };
+        let mut aranges = vec![
+            entry(0x100, 0x200, 1),
+            entry(0x150, 0x160, 2),
+            entry(0x300, 0x400, 3),
+            entry(0x380, 0x390, 3),
+            entry(0x1000, 0x1010, 4),
+        ];
+        let mut reach = 0;
+        for a in &mut aranges {
+            reach = reach.max(a.end);
+            a.reach = reach;
+        }
+        let dwarf = ObjectDwarf {
+            endian: gimli::RunTimeEndian::Little,
+            sections: Vec::new(),
+            info: RefCell::new(SectionBytes::Unreadable),
+            abbrev: Arc::from(&[][..]),
+            aranges_bytes: Arc::from(&[][..]),
+            aranges,
+            sets: Vec::new(),
+            units: RefCell::default(),
+            whole: OnceCell::new(),
+        };
+        let one = |addr| match dwarf.covering(addr) {
+            Covering::One(u) => Some(u),
+            Covering::None => None,
+            Covering::Several => Some(0),
+        };
+        assert_eq!(one(0x120), Some(1));
+        assert_eq!(one(0x155), Some(0));
+        assert_eq!(one(0x160), Some(1));
+        assert_eq!(one(0x385), Some(3));
+        assert_eq!(one(0x200), None);
+        assert_eq!(one(0x50), None);
+        assert_eq!(one(0x100f), Some(4));
+        assert_eq!(one(0x1010), None);
+    }
 }
