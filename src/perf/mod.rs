@@ -45,6 +45,7 @@ pub mod delay;
 pub mod kernel_kallsyms;
 pub mod machine;
 mod nsinfo;
+mod object_dwarf;
 pub mod perf_map;
 pub mod rbtree;
 pub mod record;

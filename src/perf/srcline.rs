@@ -40,7 +40,7 @@ use super::sys::MappedFile;
 /// What perf prints for an address it cannot place (`SRCLINE_UNKNOWN`).
 pub const SRCLINE_UNKNOWN: &str = "??:0";
 
-type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
+use super::object_dwarf::{ObjectDwarf, Reader};
 
 /// A function-like symbol as binutils' `elf_find_function` weighs it.
 #[derive(Debug)]
@@ -56,7 +56,7 @@ struct FunctionSym {
 
 /// One object file's line tables and what addr2line falls back on.
 struct ObjectLines {
-    dwarf: Option<addr2line::Context<Reader>>,
+    dwarf: ObjectDwarf,
     /// Allocated sections: index, start, size, in section header order.
     sections: Vec<(usize, u64, u64)>,
     /// Function-like symbols in symbol table order.
@@ -164,27 +164,7 @@ impl ObjectLines {
             .as_ref()
             .and_then(|m| object::File::parse(m.bytes()).ok());
         let dwarf_file = separate.as_ref().unwrap_or(&file);
-        let endian = if dwarf_file.is_little_endian() {
-            gimli::RunTimeEndian::Little
-        } else {
-            gimli::RunTimeEndian::Big
-        };
-        let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
-            let bytes = if UNUSED_SECTIONS.contains(&id) {
-                None
-            } else {
-                dwarf_file
-                    .section_by_name(id.name())
-                    .and_then(|s| section_bytes(&s))
-            };
-            Ok(gimli::EndianArcSlice::new(
-                bytes.unwrap_or_else(|| Arc::from(&[][..])),
-                endian,
-            ))
-        };
-        let dwarf = gimli::Dwarf::load(load)
-            .ok()
-            .and_then(|d| addr2line::Context::from_dwarf(d).ok());
+        let dwarf = ObjectDwarf::new(dwarf_file);
         let sections = file
             .sections()
             .filter(|s| match s.flags() {
@@ -258,11 +238,8 @@ impl ObjectLines {
     /// The rows of `addr`'s line program that binutils names after file 0, when the
     /// row at `addr` is one of them; else None.
     fn file_zero_at(&self, addr: u64) -> Option<Arc<FileZeroRows>> {
-        let unit = self
-            .dwarf
-            .as_ref()?
-            .find_dwarf_and_unit(addr)
-            .skip_all_loads()?;
+        let context = self.dwarf.context_for(addr)?;
+        let unit = context.find_dwarf_and_unit(addr).skip_all_loads()?;
         let offset = unit.line_program.as_ref()?.header().offset().0;
         let rows = self
             .file_zero
@@ -298,12 +275,8 @@ impl ObjectLines {
         {
             return None;
         }
-        let mut frames = self
-            .dwarf
-            .as_ref()?
-            .find_frames(addr)
-            .skip_all_loads()
-            .ok()?;
+        let context = self.dwarf.context_for(addr)?;
+        let mut frames = context.find_frames(addr).skip_all_loads().ok()?;
         let mut names = Vec::new();
         let mut innermost = true;
         while let Ok(Some(frame)) = frames.next() {
@@ -354,8 +327,8 @@ impl ObjectLines {
             .filter(|&&(_, start, size)| addr >= start && addr - start < size)
             .peekable();
         containing.peek()?;
-        if let Some(loc) = self
-            .dwarf
+        let context = self.dwarf.context_for(addr);
+        if let Some(loc) = context
             .as_ref()
             .and_then(|c| c.find_location(addr).ok().flatten())
         {
@@ -388,46 +361,6 @@ impl ObjectLines {
             }
         }
         None
-    }
-}
-
-/// The DWARF sections addr2line never reads for lines and inlined functions (variable
-/// locations and macros): left empty rather than read, which for a compressed section
-/// (glibc's debug files) means inflated for nothing.
-const UNUSED_SECTIONS: [gimli::SectionId; 4] = [
-    gimli::SectionId::DebugLoc,
-    gimli::SectionId::DebugLocLists,
-    gimli::SectionId::DebugMacinfo,
-    gimli::SectionId::DebugMacro,
-];
-
-/// The most a zlib stream inflates to per byte (deflate's longest match, 258 bytes,
-/// in at least 2 bits, with headroom): a section header claiming more is not believed.
-const MAX_INFLATE_RATIO: u64 = 1100;
-
-/// The bytes of `section`, inflated when it is compressed (`SHF_COMPRESSED`), straight
-/// into the shared buffer the DWARF readers use. None when the section cannot be read
-/// or inflated (a truncated stream, a size the data cannot hold).
-fn section_bytes(section: &object::Section<'_, '_>) -> Option<Arc<[u8]>> {
-    let compressed = section.compressed_data().ok()?;
-    match compressed.format {
-        object::CompressionFormat::None => Some(Arc::from(compressed.data)),
-        object::CompressionFormat::Zlib => {
-            let size = compressed.uncompressed_size;
-            if size > (compressed.data.len() as u64).saturating_mul(MAX_INFLATE_RATIO) {
-                return None;
-            }
-            let mut out: Arc<[u8]> = std::iter::repeat(0u8)
-                .take(usize::try_from(size).ok()?)
-                .collect();
-            let buf = Arc::get_mut(&mut out)?;
-            let mut inflater = flate2::Decompress::new(true);
-            let status = inflater
-                .decompress(compressed.data, buf, flate2::FlushDecompress::Finish)
-                .ok()?;
-            (status == flate2::Status::StreamEnd && inflater.total_out() == size).then_some(out)
-        }
-        _ => section.uncompressed_data().ok().map(|b| Arc::from(&*b)),
     }
 }
 

@@ -31,7 +31,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use gimli::{
     BaseAddresses, CfaRule, EhFrame, EhFrameHdr, EndianSlice, LittleEndian, RegisterRule,
@@ -75,6 +75,10 @@ pub(crate) struct ElfCfi {
     text: Option<u64>,
     /// The first `PT_LOAD`'s address, page aligned (perf's `elf_base_address`).
     first_load: u64,
+    /// The rules found for each file address so far: samples come back to the same
+    /// places, and finding them again (the search table, the entry's instructions up
+    /// to the row) is most of unwinding.
+    rules: Mutex<HashMap<u64, FileRules>>,
 }
 
 impl ElfCfi {
@@ -106,6 +110,7 @@ impl ElfCfi {
             text: elf.section_by_name(".text").map(|s| s.address()),
             first_load,
             file: runtime,
+            rules: Mutex::default(),
         })
     }
 
@@ -222,32 +227,63 @@ struct AddressSpace<'s, 'a> {
     ctx: UnwindContext<usize>,
 }
 
-/// The unwind rules of one address, copied out of its `.eh_frame` row.
-struct Rules<'f> {
-    cfa: Cfa<'f>,
-    regs: [Rule<'f>; REGS],
+/// The unwind rules of one address, copied out of its `.eh_frame` row, with its DWARF
+/// expressions as `X`: slices of the file, or where they are in it (kept per file).
+#[derive(Debug, Clone, Copy)]
+struct Rules<X> {
+    cfa: Cfa<X>,
+    regs: [Rule<X>; REGS],
     /// The entry describes a signal trampoline (augmentation `S`).
     signal: bool,
 }
 
-enum Cfa<'f> {
+#[derive(Debug, Clone, Copy)]
+enum Cfa<X> {
     RegOffset(usize, i64),
-    Expr(&'f [u8]),
+    Expr(X),
 }
 
-#[derive(Clone, Copy)]
-enum Rule<'f> {
+#[derive(Debug, Clone, Copy)]
+enum Rule<X> {
     Same,
     Undefined,
     Offset(i64),
     ValOffset(i64),
     Register(usize),
-    Expr(&'f [u8]),
-    ValExpr(&'f [u8]),
+    Expr(X),
+    ValExpr(X),
 }
+
+impl<X: Copy> Rules<X> {
+    /// The same rules with each expression `f(expression)`.
+    fn map<Y>(&self, f: impl Fn(X) -> Y) -> Rules<Y> {
+        let rule = |r: Rule<X>| match r {
+            Rule::Same => Rule::Same,
+            Rule::Undefined => Rule::Undefined,
+            Rule::Offset(o) => Rule::Offset(o),
+            Rule::ValOffset(o) => Rule::ValOffset(o),
+            Rule::Register(r) => Rule::Register(r),
+            Rule::Expr(e) => Rule::Expr(f(e)),
+            Rule::ValExpr(e) => Rule::ValExpr(f(e)),
+        };
+        Rules {
+            cfa: match self.cfa {
+                Cfa::RegOffset(r, o) => Cfa::RegOffset(r, o),
+                Cfa::Expr(e) => Cfa::Expr(f(e)),
+            },
+            regs: self.regs.map(rule),
+            signal: self.signal,
+        }
+    }
+}
+
+/// A file's rules for an address, its expressions as where they are in the file
+/// (start and end offsets).
+type FileRules = Result<Rules<(usize, usize)>, Missing>;
 
 /// Why no rules were found for an address: libunwind goes on guessing only after
 /// `NoInfo`.
+#[derive(Debug, Clone, Copy)]
 enum Missing {
     NoInfo,
     Fatal,
@@ -318,12 +354,9 @@ impl<'s> AddressSpace<'s, '_> {
 
     /// The rules `.eh_frame` gives for `addr`, found as perf finds them: the mapping
     /// holding the address, its file's `.eh_frame_hdr` search table.
-    fn rules(&mut self, addr: u64) -> Result<Rules<'s>, Missing> {
+    fn rules(&mut self, addr: u64) -> Result<Rules<&'s [u8]>, Missing> {
         let map = self.map_of(addr).ok_or(Missing::Fatal)?;
         let file: &'s ElfCfi = map.file.as_deref().ok_or(Missing::Fatal)?;
-        let (Some(hdr), Some(eh)) = (&file.eh_frame_hdr, &file.eh_frame) else {
-            return Err(Missing::Fatal);
-        };
         let lowest = self
             .maps
             .iter()
@@ -333,6 +366,27 @@ impl<'s> AddressSpace<'s, '_> {
             .unwrap_or(map.avma.start);
         let bias = lowest.wrapping_sub(file.first_load);
         let svma = addr.wrapping_sub(bias);
+        let bytes = file.file.bytes();
+        let in_file = |(start, end): (usize, usize)| bytes.get(start..end).unwrap_or_default();
+        if let Some(found) = file.rules.lock().ok().and_then(|r| r.get(&svma).copied()) {
+            return found.map(|r| r.map(in_file));
+        }
+        let found = self.rules_in(file, svma);
+        let at = |e: &[u8]| {
+            let start = (e.as_ptr() as usize).wrapping_sub(bytes.as_ptr() as usize);
+            (start, start + e.len())
+        };
+        if let Ok(mut cache) = file.rules.lock() {
+            cache.insert(svma, found.as_ref().map(|r| r.map(at)).map_err(|m| *m));
+        }
+        found
+    }
+
+    /// The rules `file`'s `.eh_frame` gives for its address `svma`.
+    fn rules_in(&mut self, file: &'s ElfCfi, svma: u64) -> Result<Rules<&'s [u8]>, Missing> {
+        let (Some(hdr), Some(eh)) = (&file.eh_frame_hdr, &file.eh_frame) else {
+            return Err(Missing::Fatal);
+        };
         let mut bases = BaseAddresses::default()
             .set_eh_frame_hdr(hdr.svma)
             .set_eh_frame(eh.svma);
@@ -451,7 +505,7 @@ impl<'s> AddressSpace<'s, '_> {
 
     /// libunwind's `apply_reg_state`: the caller's registers from the rules. Ok(true)
     /// when there is a caller, Ok(false) at the end of the stack.
-    fn apply(&self, c: &mut Cursor, rules: &Rules) -> Result<bool, Fault> {
+    fn apply(&self, c: &mut Cursor, rules: &Rules<&[u8]>) -> Result<bool, Fault> {
         let (prev_ip, prev_cfa) = (c.ip, c.cfa);
         let cfa = match rules.cfa {
             // rsp without a rule of its own is the canonical frame address itself.
