@@ -479,7 +479,8 @@ impl SourceLines {
         } else {
             ip.wrapping_add(object.text_offset)
         };
-        let found = object.dwarf.context_for(addr)?.find_location(addr).ok().flatten()?;
+        let context = object.dwarf.context_for(addr)?;
+        let found = context.find_location(addr).ok().flatten()?;
         Some((found.file?.to_string(), found.line.unwrap_or(0)))
     }
 
