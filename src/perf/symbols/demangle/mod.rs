@@ -11,6 +11,7 @@ mod lambda_packs;
 mod mangled;
 mod packs;
 mod references;
+mod rust;
 mod spelling;
 
 use addresses::function_addresses;
@@ -27,6 +28,9 @@ pub fn demangle(name: &str) -> String {
     if name.starts_with("_R")
         || (name.starts_with("_ZN") && name.ends_with('E') && is_rust_legacy(name))
     {
+        if let Some(d) = rust::demangle_rust(name) {
+            return d;
+        }
         if let Ok(d) = rustc_demangle::try_demangle(name) {
             return format!("{d:#}");
         }
