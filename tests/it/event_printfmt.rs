@@ -770,8 +770,8 @@ print fmt: {fmt}{list}\n"
             let b = s.write_text_unplanned(&rec, &env, &mut general);
             assert!(a, "fell back ({:?})", s.print_fallback());
             assert_eq!(
-                String::from_utf8_lossy(&planned),
-                String::from_utf8_lossy(&general),
+                (a, String::from_utf8_lossy(&planned)),
+                (b, String::from_utf8_lossy(&general)),
                 "({style:?}) planned and evaluated differ on {d:02x?}"
             );
         }
