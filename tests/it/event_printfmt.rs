@@ -671,3 +671,129 @@ fn ftrace_stacks_and_raw_data() {
     d.extend_from_slice(&[1, 2, 3, 0]);
     assert_eq!(show(&d), "# 1234 buf: 01 02 03 00");
 }
+
+/// Shifts, masks and casts of one field (`MAJOR(dev)`, `MINOR(dev)`, page offsets), which
+/// the plan reduces to one shift, one mask and one left shift: they print what the
+/// evaluator prints, on random payloads, in both styles, for the shapes that reduce and
+/// those that must not (signed fields, casts that would turn a value negative, steps
+/// after a left shift, shift counts of 64 and more).
+#[test]
+fn shifts_and_masks_of_one_field_print_as_the_evaluator() {
+    let args = [
+        "((unsigned int) ((REC->dev) >> 20))",
+        "((unsigned int) ((REC->dev) & ((1U << 20) - 1)))",
+        "REC->idx << 12",
+        "(REC->dev >> 4) & 0xff",
+        "(unsigned char)(REC->dev >> 3)",
+        "(char)(REC->dev >> 1)",
+        "(signed char)(REC->dev & 0x7f)",
+        "(int)(REC->dev)",
+        "(int)(REC->dev >> 1)",
+        "REC->w >> 3",
+        "REC->w << 20",
+        "(REC->c << 28) << 4",
+        "(REC->dev << 1) >> 1",
+        "REC->i >> 3",
+        "REC->sc & 0x7f",
+        "REC->idx >> 64",
+        "(REC->idx >> 40) >> 40",
+        "(REC->dev >> 31) >> 1",
+        "REC->dev & -1",
+        "REC->w & -2",
+        "(unsigned long)REC->dev << 40",
+        "(unsigned short)(REC->idx >> 8)",
+        "(long)(REC->idx >> 1) << 1",
+        "(short)(REC->w & 0x7fff)",
+        "REC->idx & 0xffffffffffffffffULL",
+        "(long long)(REC->idx & 0x7fffffffffffffffULL) >> 3",
+        "(REC->c & 0xf0) >> 4 << 0",
+    ];
+    let convs = ["%d", "%u", "%x", "%llu", "%lld", "%lx"];
+    let mut fmt = String::from("\"");
+    let mut list = String::new();
+    for (i, a) in args.iter().enumerate() {
+        fmt.push_str(convs[i % convs.len()]);
+        fmt.push(' ');
+        list.push_str(", ");
+        list.push_str(a);
+    }
+    fmt.push('"');
+    let text = format!(
+        "name: bits\nID: 901\nformat:\n\
+\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
+\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
+\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\
+\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n\
+\tfield:unsigned short w;\toffset:12;\tsize:2;\tsigned:0;\n\
+\tfield:unsigned char c;\toffset:14;\tsize:1;\tsigned:0;\n\
+\tfield:signed char sc;\toffset:15;\tsize:1;\tsigned:1;\n\
+\tfield:int i;\toffset:16;\tsize:4;\tsigned:1;\n\
+\tfield:unsigned long idx;\toffset:24;\tsize:8;\tsigned:0;\n\n\
+print fmt: {fmt}{list}\n"
+    );
+    let s = Schema::parse("demo", &text, 8).unwrap();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed >> 12;
+        seed ^= seed << 25;
+        seed ^= seed >> 27;
+        seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let (mut planned, mut general) = (Vec::new(), Vec::new());
+    for n in 0..3000 {
+        let mut d: Vec<u8> = (0..32).map(|_| next() as u8).collect();
+        d[0..2].copy_from_slice(&901u16.to_le_bytes());
+        // Edge values as well: all bits set, none, the sign bits alone.
+        let fill = [0x00u8, 0xff, 0x80, 0x7f][n % 4];
+        if n % 3 == 0 {
+            for b in &mut d[8..32] {
+                *b = fill;
+            }
+        }
+        let rec = Record {
+            cpu: 0,
+            ts: 0,
+            data: &d,
+        };
+        for style in [
+            tracectl::event::PrintStyle::Kernel,
+            tracectl::event::PrintStyle::TraceCmd,
+        ] {
+            let env = PrintEnv {
+                style,
+                ..PrintEnv::default()
+            };
+            planned.clear();
+            general.clear();
+            let a = s.write_text(&rec, &env, &mut planned);
+            let b = s.write_text_unplanned(&rec, &env, &mut general);
+            assert!(a, "fell back ({:?})", s.print_fallback());
+            assert_eq!(
+                (a, String::from_utf8_lossy(&planned)),
+                (b, String::from_utf8_lossy(&general)),
+                "({style:?}) planned and evaluated differ on {d:02x?}"
+            );
+        }
+    }
+    // MAJOR and MINOR of the kernel's dev_t (20 minor bits): 8:3 is MKDEV(8, 3).
+    let mut d = vec![0u8; 32];
+    d[0..2].copy_from_slice(&901u16.to_le_bytes());
+    d[8..12].copy_from_slice(&((8u32 << 20) | 3).to_le_bytes());
+    d[24..32].copy_from_slice(&5u64.to_le_bytes());
+    let mut out = Vec::new();
+    s.write_text(
+        &Record {
+            cpu: 0,
+            ts: 0,
+            data: &d,
+        },
+        &PrintEnv::default(),
+        &mut out,
+    );
+    assert!(
+        String::from_utf8_lossy(&out).starts_with("8 3 5000 "),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+}

@@ -491,6 +491,10 @@ pub(super) enum IntExpr {
     /// A field through casts and operators with constant right operands, in order
     /// (`MAJOR(dev)`, page offsets): the common shape, computed in a loop.
     Chain(FieldRead, Box<[ChainOp]>),
+    /// A `Chain` of right shifts, masks, integer casts that keep every value and at most
+    /// one left shift, last (`MAJOR(dev)`, `MINOR(dev)`, `REC->index << 12`), reduced at
+    /// compile time to one read, one shift, one mask and one left shift.
+    Bits(FieldBits),
     /// A name that is neither a field nor a constant, in trace-cmd style: libtraceevent
     /// reads it as its kallsyms address (`vmemmap_base` in the mm_page events). The
     /// address is looked up the first time a record needs it and kept.
@@ -502,6 +506,92 @@ pub(super) enum IntExpr {
 pub(super) struct SymbolAddress {
     name: String,
     address: std::sync::OnceLock<u64>,
+}
+
+/// An [`IntExpr::Bits`]: the value is `((raw >> shift) & mask) << left` of the field's
+/// unsigned bytes, as a C integer of type `ty` (signed, size).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FieldBits {
+    read: FieldRead,
+    shift: u32,
+    mask: u64,
+    left: u32,
+    ty: (bool, u8),
+}
+
+impl FieldBits {
+    /// The `Bits` form of the chain `read` then `ops`, when each step's value is known
+    /// from the mask alone: the field is unsigned (or promoted from fewer than 4 unsigned
+    /// bytes), and every step keeps the values under its mask non-negative, so that a
+    /// right shift or a mask of them is the same bit operation on the mask and a cast
+    /// only cuts bits off. The steps' types come from the evaluator's own `cast_int`
+    /// and `int_binary` applied to the mask.
+    fn of(read: FieldRead, ops: &[ChainOp], cx: &Evaluator) -> Option<FieldBits> {
+        fn low_bits(size: u8) -> u64 {
+            match size {
+                1..=7 => (1u64 << (u32::from(size) * 8)) - 1,
+                _ => u64::MAX,
+            }
+        }
+        // The values under `i.v` are non-negative in `i`'s type.
+        fn fits(i: Int) -> bool {
+            match i.size {
+                1..=7 => i.v < 1u64 << (u32::from(i.size) * 8 - u32::from(i.signed)),
+                _ => !i.signed || i.v <= i64::MAX as u64,
+            }
+        }
+        if read.sext {
+            return None;
+        }
+        let mut cur = Int {
+            v: low_bits(read.size),
+            signed: read.ty.0,
+            size: read.ty.1,
+        };
+        if !fits(cur) {
+            return None;
+        }
+        let (mut shift, mut mask, mut left) = (0u32, cur.v, 0u32);
+        for op in ops {
+            if left != 0 {
+                return None;
+            }
+            cur = match *op {
+                ChainOp::Cast(t) if !t.pointer => {
+                    let n = cx.cast_int(&t, cur);
+                    if t.size != 0 && n.v != cur.v & low_bits(t.size) {
+                        return None;
+                    }
+                    n
+                }
+                ChainOp::Bin(BinOp::And, k) => int_binary(BinOp::And, cur, k)?,
+                ChainOp::Bin(BinOp::Shr, k) => {
+                    shift = (shift + (k.v & 63) as u32).min(63);
+                    int_binary(BinOp::Shr, cur, k)?
+                }
+                ChainOp::Bin(BinOp::Shl, k) => {
+                    // Last: the type of the shift, the value shifted and cut at run time.
+                    left = (k.v & 63) as u32;
+                    let ty = int_binary(BinOp::Shl, Int { v: 0, ..cur }, k)?;
+                    Int { v: cur.v, ..ty }
+                }
+                _ => return None,
+            };
+            if left == 0 {
+                if !fits(cur) {
+                    return None;
+                }
+                mask = cur.v;
+            }
+        }
+        Some(FieldBits {
+            read,
+            shift,
+            mask,
+            left,
+            ty: (cur.signed, cur.size),
+        })
+    }
 }
 
 /// One step of a [`IntExpr::Chain`].
@@ -517,7 +607,7 @@ impl IntExpr {
         match self {
             // A symbol's address is known only with the symbol table of the records:
             // never folded at compile time, like a field.
-            IntExpr::Field(_) | IntExpr::Chain(..) | IntExpr::Symbol(_) => true,
+            IntExpr::Field(_) | IntExpr::Chain(..) | IntExpr::Bits(_) | IntExpr::Symbol(_) => true,
             IntExpr::Const(_) => false,
             IntExpr::Cast(_, x) | IntExpr::Unary(_, x) => x.reads(),
             IntExpr::Bin { a, b, .. } | IntExpr::Logic(_, a, b) => a.reads() || b.reads(),
@@ -555,8 +645,8 @@ impl IntExpr {
         }
     }
 
-    /// The `Chain` form of a calc that is one, else the calc as it was.
-    pub(super) fn chained(self) -> IntExpr {
+    /// The `Bits` or `Chain` form of a calc that is one, else the calc as it was.
+    pub(super) fn chained(self, cx: &Evaluator) -> IntExpr {
         fn walk(c: &IntExpr, ops: &mut Vec<ChainOp>) -> Option<FieldRead> {
             match c {
                 IntExpr::Field(r) => Some(*r),
@@ -578,7 +668,10 @@ impl IntExpr {
         }
         let mut ops = Vec::new();
         match walk(&self, &mut ops) {
-            Some(r) if !ops.is_empty() => IntExpr::Chain(r, ops.into()),
+            Some(r) if !ops.is_empty() => match FieldBits::of(r, &ops, cx) {
+                Some(b) => IntExpr::Bits(b),
+                None => IntExpr::Chain(r, ops.into()),
+            },
             _ => self,
         }
     }
@@ -659,7 +752,7 @@ pub(super) fn int_expr_styles(e: &Expr, schema: &Schema) -> [Option<IntExpr>; 2]
     [PrintStyle::Kernel, PrintStyle::TraceCmd].map(|style| {
         let env = compile_env(schema, style);
         let cx = Evaluator::new(schema, &[], &env);
-        int_expr_of(e, schema, style).map(|c| c.folded(&cx).chained())
+        int_expr_of(e, schema, style).map(|c| c.folded(&cx).chained(&cx))
     })
 }
 
@@ -969,19 +1062,33 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                 }
                 v
             }
+            IntExpr::Bits(b) => self.field_bits(b)?,
             IntExpr::Symbol(s) => Int::of(self.symbol_address(s)),
         })
     }
 
     /// [`Evaluator::int_expr`] of an operand, with the leaves (constants and fields, most operands)
-    /// taken without a call.
+    /// and the bits of a field (`MAJOR(dev)`) taken without a call.
     #[inline(always)]
     pub(super) fn operand(&self, c: &IntExpr) -> Option<Int> {
         match c {
             IntExpr::Const(i) => Some(*i),
             IntExpr::Field(r) => self.int_expr_field(r),
+            IntExpr::Bits(b) => self.field_bits(b),
             c => self.int_expr(c),
         }
+    }
+
+    #[inline(always)]
+    fn field_bits(&self, b: &FieldBits) -> Option<Int> {
+        let raw = self
+            .endian()
+            .read_uint(self.data, b.read.off, b.read.size as usize)?;
+        Some(Int::norm(
+            ((raw >> b.shift) & b.mask) << b.left,
+            b.ty.0,
+            b.ty.1,
+        ))
     }
 
     #[inline(always)]
