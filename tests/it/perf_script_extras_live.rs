@@ -325,21 +325,7 @@ fn perf_script_live_data_src_matches_perf() {
         "{evlist}"
     );
     let file = std::fs::read(d.join("ds.data")).unwrap();
-    let word = |at: usize| u64::from_le_bytes(file[at..at + 8].try_into().unwrap());
-    let (data_off, data_size) = (word(40) as usize, word(48) as usize);
-    let mut samples = Vec::new();
-    let mut p = data_off;
-    while p + 8 <= data_off + data_size {
-        let kind = u32::from_le_bytes(file[p..p + 4].try_into().unwrap());
-        let size = usize::from(u16::from_le_bytes(file[p + 6..p + 8].try_into().unwrap()));
-        if size == 0 {
-            break;
-        }
-        if kind == 9 {
-            samples.push(p + 48);
-        }
-        p += size;
-    }
+    let samples: Vec<usize> = sample_offsets(&file).iter().map(|p| p + 48).collect();
     assert!(samples.len() > 100, "{} samples", samples.len());
     // Every value of each field on its own (bit offset, width), then mixes.
     let fields = [
@@ -437,27 +423,18 @@ fn perf_script_live_bpf_output_matches_perf() {
         b"seven7\0".to_vec(),
         b"caf\xe9 \xa0\0".to_vec(),
     ];
-    let (data_off, data_size) = (word(&file, 40) as usize, word(&file, 48) as usize);
-    let (mut p, mut n) = (data_off, 0);
-    while p + 8 <= data_off + data_size {
-        let kind = u32::from_le_bytes(file[p..p + 4].try_into().unwrap());
-        let size = usize::from(u16::from_le_bytes(file[p + 6..p + 8].try_into().unwrap()));
-        if size == 0 {
-            break;
-        }
-        if kind == 9 {
-            // After the header: ip, pid/tid, time, cpu, period, then RAW's size.
-            let raw = p + 48;
-            let room = u32::from_le_bytes(file[raw..raw + 4].try_into().unwrap()) as usize;
-            let t = &texts[n % texts.len()];
-            let m = &t[..t.len().min(room)];
-            let len = m.len() as u32;
-            file[raw..raw + 4].copy_from_slice(&len.to_le_bytes());
-            file[raw + 4..raw + 4 + m.len()].copy_from_slice(m);
-            n += 1;
-        }
-        p += size;
+    let samples = sample_offsets(&file);
+    for (n, p) in samples.iter().enumerate() {
+        // After the header: ip, pid/tid, time, cpu, period, then RAW's size.
+        let raw = p + 48;
+        let room = u32::from_le_bytes(file[raw..raw + 4].try_into().unwrap()) as usize;
+        let t = &texts[n % texts.len()];
+        let m = &t[..t.len().min(room)];
+        let len = m.len() as u32;
+        file[raw..raw + 4].copy_from_slice(&len.to_le_bytes());
+        file[raw + 4..raw + 4 + m.len()].copy_from_slice(m);
     }
+    let n = samples.len();
     assert!(n >= texts.len(), "{n} samples");
     std::fs::write(d.join("bo.data"), &file).unwrap();
     for fields in [
@@ -479,4 +456,25 @@ fn perf_script_live_bpf_output_matches_perf() {
             assert!(perf.contains("BPF string: \"hello\""), "{perf}");
         }
     }
+}
+
+/// Where each PERF_RECORD_SAMPLE of a little-endian perf.data starts (its header's
+/// offset in the file), walking the data section record by record.
+fn sample_offsets(file: &[u8]) -> Vec<usize> {
+    let word = |at: usize| u64::from_le_bytes(file[at..at + 8].try_into().unwrap()) as usize;
+    let (data_off, data_size) = (word(40), word(48));
+    let mut samples = Vec::new();
+    let mut p = data_off;
+    while p + 8 <= data_off + data_size {
+        let kind = u32::from_le_bytes(file[p..p + 4].try_into().unwrap());
+        let size = usize::from(u16::from_le_bytes(file[p + 6..p + 8].try_into().unwrap()));
+        if size == 0 {
+            break;
+        }
+        if kind == 9 {
+            samples.push(p);
+        }
+        p += size;
+    }
+    samples
 }
