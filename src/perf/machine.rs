@@ -198,7 +198,8 @@ struct Map {
     dso: usize,
 }
 
-/// The name perf files its own vDSO under: its copy, `/tmp/perf-vdso.so-XXXXXX`.
+/// The name perf files its own vDSO under: its copy, `/tmp/perf-vdso.so-` and six
+/// characters `mkstemp` chose.
 const VDSO_COPY: &[u8] = b"/tmp/perf-vdso.so-";
 
 impl Map {

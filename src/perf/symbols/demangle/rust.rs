@@ -109,7 +109,7 @@ impl<'s> V0<'s> {
         Some(b)
     }
 
-    fn print(&mut self, s: &str) -> Option<()> {
+    fn put(&mut self, s: &str) -> Option<()> {
         if !self.skipping {
             if self.out.len() + s.len() > MAX_OUT {
                 return None;
@@ -119,7 +119,7 @@ impl<'s> V0<'s> {
         Some(())
     }
 
-    fn print_u64(&mut self, v: u64) -> Option<()> {
+    fn put_u64(&mut self, v: u64) -> Option<()> {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         let mut v = v;
@@ -132,7 +132,7 @@ impl<'s> V0<'s> {
             }
         }
         // Only ASCII digits were written.
-        self.print(std::str::from_utf8(&digits[i..]).ok()?)
+        self.put(std::str::from_utf8(&digits[i..]).ok()?)
     }
 
     fn push_depth(&mut self) -> Option<()> {
@@ -214,7 +214,7 @@ impl<'s> V0<'s> {
             b'C' => {
                 self.opt_integer_62(b's')?;
                 let name = self.ident()?;
-                self.print(name)?;
+                self.put(name)?;
             }
             b'N' => {
                 let ns = match self.next()? {
@@ -227,24 +227,24 @@ impl<'s> V0<'s> {
                 let name = self.ident()?;
                 match ns {
                     Some(ns) => {
-                        self.print("::{")?;
+                        self.put("::{")?;
                         match ns {
-                            b'C' => self.print("closure")?,
-                            b'S' => self.print("shim")?,
+                            b'C' => self.put("closure")?,
+                            b'S' => self.put("shim")?,
                             // An uppercase ASCII letter.
-                            _ => self.print(std::str::from_utf8(&[ns]).ok()?)?,
+                            _ => self.put(std::str::from_utf8(&[ns]).ok()?)?,
                         }
                         if !name.is_empty() {
-                            self.print(":")?;
-                            self.print(name)?;
+                            self.put(":")?;
+                            self.put(name)?;
                         }
-                        self.print("#")?;
-                        self.print_u64(dis)?;
-                        self.print("}")?;
+                        self.put("#")?;
+                        self.put_u64(dis)?;
+                        self.put("}")?;
                     }
                     None if !name.is_empty() => {
-                        self.print("::")?;
-                        self.print(name)?;
+                        self.put("::")?;
+                        self.put(name)?;
                     }
                     None => {}
                 }
@@ -257,22 +257,22 @@ impl<'s> V0<'s> {
                     self.path(false)?;
                     self.skipping = was;
                 }
-                self.print("<")?;
+                self.put("<")?;
                 self.ty()?;
                 if tag != b'M' {
-                    self.print(" as ")?;
+                    self.put(" as ")?;
                     self.path(false)?;
                 }
-                self.print(">")?;
+                self.put(">")?;
             }
             b'I' => {
                 self.path(in_value)?;
                 if in_value {
-                    self.print("::")?;
+                    self.put("::")?;
                 }
-                self.print("<")?;
+                self.put("<")?;
                 self.list(Self::generic_arg, ", ")?;
-                self.print(">")?;
+                self.put(">")?;
             }
             b'B' => self.backref(|p| p.path(in_value))?,
             _ => return None,
@@ -286,7 +286,7 @@ impl<'s> V0<'s> {
         let mut n = 0;
         while !self.eat(b'E') {
             if n > 0 {
-                self.print(sep)?;
+                self.put(sep)?;
             }
             f(self)?;
             n += 1;
@@ -311,16 +311,16 @@ impl<'s> V0<'s> {
         if self.skipping {
             return Some(());
         }
-        self.print("'")?;
+        self.put("'")?;
         if lt == 0 {
-            return self.print("_");
+            return self.put("_");
         }
         let depth = (self.bound as u64).checked_sub(lt)?;
         if depth < 26 {
-            self.print(std::str::from_utf8(&[b'a' + depth as u8]).ok()?)
+            self.put(std::str::from_utf8(&[b'a' + depth as u8]).ok()?)
         } else {
-            self.print("_")?;
-            self.print_u64(depth)
+            self.put("_")?;
+            self.put_u64(depth)
         }
     }
 
@@ -335,15 +335,15 @@ impl<'s> V0<'s> {
             return None;
         }
         if n > 0 {
-            self.print("for<")?;
+            self.put("for<")?;
             for i in 0..n {
                 if i > 0 {
-                    self.print(", ")?;
+                    self.put(", ")?;
                 }
                 self.bound += 1;
                 self.lifetime(1)?;
             }
-            self.print("> ")?;
+            self.put("> ")?;
         }
         f(self)?;
         self.bound -= n as u32;
@@ -353,43 +353,43 @@ impl<'s> V0<'s> {
     fn ty(&mut self) -> Option<()> {
         let tag = self.next()?;
         if let Some(t) = basic_type(tag) {
-            return self.print(t);
+            return self.put(t);
         }
         self.push_depth()?;
         match tag {
             b'R' | b'Q' => {
-                self.print("&")?;
+                self.put("&")?;
                 if self.eat(b'L') {
                     let lt = self.integer_62()?;
                     if lt != 0 {
                         self.lifetime(lt)?;
-                        self.print(" ")?;
+                        self.put(" ")?;
                     }
                 }
                 if tag == b'Q' {
-                    self.print("mut ")?;
+                    self.put("mut ")?;
                 }
                 self.ty()?;
             }
             b'P' | b'O' => {
-                self.print(if tag == b'O' { "*mut " } else { "*const " })?;
+                self.put(if tag == b'O' { "*mut " } else { "*const " })?;
                 self.ty()?;
             }
             b'A' | b'S' => {
-                self.print("[")?;
+                self.put("[")?;
                 self.ty()?;
                 if tag == b'A' {
-                    self.print("; ")?;
+                    self.put("; ")?;
                     self.constant()?;
                 }
-                self.print("]")?;
+                self.put("]")?;
             }
             b'T' => {
-                self.print("(")?;
+                self.put("(")?;
                 if self.list(Self::ty, ", ")? == 1 {
-                    self.print(",")?;
+                    self.put(",")?;
                 }
-                self.print(")")?;
+                self.put(")")?;
             }
             b'F' => self.in_binder(|p| {
                 let is_unsafe = p.eat(b'U');
@@ -401,37 +401,37 @@ impl<'s> V0<'s> {
                     Some(p.ident().filter(|a| !a.is_empty())?)
                 };
                 if is_unsafe {
-                    p.print("unsafe ")?;
+                    p.put("unsafe ")?;
                 }
                 if let Some(abi) = abi {
-                    p.print("extern \"")?;
+                    p.put("extern \"")?;
                     // A `-` in the ABI's name is mangled as `_`.
                     for (i, part) in abi.split('_').enumerate() {
                         if i > 0 {
-                            p.print("-")?;
+                            p.put("-")?;
                         }
-                        p.print(part)?;
+                        p.put(part)?;
                     }
-                    p.print("\" ")?;
+                    p.put("\" ")?;
                 }
-                p.print("fn(")?;
+                p.put("fn(")?;
                 p.list(Self::ty, ", ")?;
-                p.print(")")?;
+                p.put(")")?;
                 if !p.eat(b'u') {
-                    p.print(" -> ")?;
+                    p.put(" -> ")?;
                     p.ty()?;
                 }
                 Some(())
             })?,
             b'D' => {
-                self.print("dyn ")?;
+                self.put("dyn ")?;
                 self.in_binder(|p| p.list(Self::dyn_trait, " + ").map(drop))?;
                 if !self.eat(b'L') {
                     return None;
                 }
                 let lt = self.integer_62()?;
                 if lt != 0 {
-                    self.print(" + ")?;
+                    self.put(" + ")?;
                     self.lifetime(lt)?;
                 }
             }
@@ -459,7 +459,7 @@ impl<'s> V0<'s> {
             Some(open)
         } else if self.eat(b'I') {
             self.path(false)?;
-            self.print("<")?;
+            self.put("<")?;
             self.list(Self::generic_arg, ", ")?;
             Some(true)
         } else {
@@ -471,11 +471,11 @@ impl<'s> V0<'s> {
     fn dyn_trait(&mut self) -> Option<()> {
         let mut open = self.path_open_generics()?;
         while self.eat(b'p') {
-            self.print(if open { ", " } else { "<" })?;
+            self.put(if open { ", " } else { "<" })?;
             open = true;
             let name = self.ident()?;
-            self.print(name)?;
-            self.print(" = ")?;
+            self.put(name)?;
+            self.put(" = ")?;
             if self.eat(b'K') {
                 self.constant()?;
             } else {
@@ -483,7 +483,7 @@ impl<'s> V0<'s> {
             }
         }
         if open {
-            self.print(">")?;
+            self.put(">")?;
         }
         Some(())
     }
@@ -493,17 +493,17 @@ impl<'s> V0<'s> {
         let tag = self.next()?;
         self.push_depth()?;
         match tag {
-            b'p' => self.print("_")?,
+            b'p' => self.put("_")?,
             b'h' | b't' | b'm' | b'y' | b'o' | b'j' => self.const_uint()?,
             b'a' | b's' | b'l' | b'x' | b'n' | b'i' => {
                 if self.eat(b'n') {
-                    self.print("-")?;
+                    self.put("-")?;
                 }
                 self.const_uint()?;
             }
             b'b' => match self.hex_value()? {
-                (Some(0), _) => self.print("false")?,
-                (Some(1), _) => self.print("true")?,
+                (Some(0), _) => self.put("false")?,
+                (Some(1), _) => self.put("true")?,
                 _ => return None,
             },
             b'B' => self.backref(Self::constant)?,
@@ -534,10 +534,10 @@ impl<'s> V0<'s> {
     /// does not fit in 64 bits.
     fn const_uint(&mut self) -> Option<()> {
         match self.hex_value()? {
-            (Some(v), _) => self.print_u64(v),
+            (Some(v), _) => self.put_u64(v),
             (None, digits) => {
-                self.print("0x")?;
-                self.print(digits)
+                self.put("0x")?;
+                self.put(digits)
             }
         }
     }
@@ -721,7 +721,6 @@ mod tests {
                 assert_eq!(Some(&ours), theirs.as_ref(), "{name}");
             }
         }
-        eprintln!("{v0} v0 and {legacy} legacy names, {written} written here");
         // This test program alone holds thousands of legacy names.
         assert!(legacy > 1000, "{legacy} legacy names");
         assert!(
