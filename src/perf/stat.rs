@@ -73,6 +73,9 @@ pub struct StatSession {
     /// For an event in a group of more than one: the group's size (its counters are
     /// read with the group, in one read, as perf reads them).
     group_size: Vec<Option<usize>>,
+    /// `ids[event][slot]`: the kernel's id of each counter of a group (what a group read
+    /// names its values by), 0 for the others.
+    ids: Vec<Vec<u64>>,
 }
 
 /// errnos with which the kernel says "this event does not exist here".
@@ -233,10 +236,26 @@ impl StatSession {
             }
             counters.push(row);
         }
+        let mut ids = Vec::with_capacity(counters.len());
+        for ((row, group), e) in counters.iter().zip(&group_size).zip(events) {
+            let mut row_ids = Vec::with_capacity(row.len());
+            for c in row {
+                row_ids.push(match (c, group) {
+                    (Some(c), Some(_)) => c.id().map_err(|source| OpenError {
+                        event: e.name.clone(),
+                        slot: "its group (reading its id)".into(),
+                        source,
+                    })?,
+                    _ => 0,
+                });
+            }
+            ids.push(row_ids);
+        }
         Ok(StatSession {
             scope,
             counters,
             attrs,
+            ids,
             group_size,
         })
     }
@@ -290,13 +309,15 @@ impl StatSession {
         self.counters
             .iter()
             .zip(&self.group_size)
-            .map(|(row, group)| {
+            .zip(&self.ids)
+            .map(|((row, group), ids)| {
                 row.iter()
-                    .map(|c| match c {
+                    .zip(ids)
+                    .map(|(c, &id)| match c {
                         None => Ok(Count::NotSupported),
                         Some(c) => {
                             let r = match group {
-                                Some(n) => c.read_in_group(*n)?,
+                                Some(n) => c.read_in_group(id, *n)?,
                                 None => c.read()?,
                             };
                             Ok(if r.running == 0 {

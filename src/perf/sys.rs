@@ -206,9 +206,9 @@ impl Counter {
     /// Read this counter's count from a read of its whole group (the attr asked for both
     /// total times, `ID` and `GROUP`, as [`crate::perf::stat`] does for a group of more
     /// than one event): the kernel returns the group's times and every member's value
-    /// with its id, in one read. `members` bounds the group's size.
-    pub fn read_in_group(&self, members: usize) -> io::Result<CounterReading> {
-        let id = self.id()?;
+    /// with its id, in one read. `id` is this counter's ([`Counter::id`]); `members`
+    /// bounds the group's size.
+    pub fn read_in_group(&self, id: u64, members: usize) -> io::Result<CounterReading> {
         let mut buf = vec![0u64; 3 + 2 * members];
         // SAFETY: the Vec holds `buf.len()` initialised u64s with no padding; u8 has
         // alignment 1, and the slice lives no longer than the borrow of `buf`.
