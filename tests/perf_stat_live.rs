@@ -564,7 +564,9 @@ fn per_thread_as_perf() -> Result<(), String> {
         let o = o?;
         // The rows name the thread as comm-tid: take the pid out to compare the two runs,
         // and the running time, which is the two runs' own.
-        let text = String::from_utf8_lossy(&o.stderr).replace(&pid, "PID");
+        // Only the tid after the comm's dash is replaced: the pid's digits may also occur
+        // inside a count (pid 700 in the count 7000).
+        let text = String::from_utf8_lossy(&o.stderr).replace(&format!("-{pid},"), "-PID,");
         texts.push(
             text.lines()
                 .map(|l| {
