@@ -352,13 +352,17 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
     if a.header.print_only(&a.input.input)? {
         return Ok(0);
     }
-    let o = open(&a.input.input, &a.symbols)?;
-    let header_block = a.header.block(&o.file)?;
+    // As perf, -F is read (and warned of) before the file is opened.
     let fields = a
         .fields
         .iter()
         .map(|f| parse_fields(f))
         .collect::<Result<Vec<_>, _>>()?;
+    for w in fields.iter().flat_map(|f| &f.warnings) {
+        eprintln!("{w}");
+    }
+    let o = open(&a.input.input, &a.symbols)?;
+    let header_block = a.header.block(&o.file)?;
     let opts = match a.options(&o.file) {
         Ok(opts) => opts,
         Err(e)
@@ -383,9 +387,6 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
         }
     };
     let mut s = PerfScript::with_options(&o.file, o.machine, o.catalog, &fields, opts)?;
-    for w in s.warnings() {
-        eprintln!("{w}");
-    }
     let stdout = io::stdout();
     let mut out = stdout.lock();
     if let Some(b) = &header_block {

@@ -203,6 +203,9 @@ pub struct FieldRequest {
     pub event_type: Option<u32>,
     /// The fields.
     pub fields: FieldSpec,
+    /// What perf warns of this `-F` as it reads it: a field given for every type that
+    /// some types cannot print (`'trace' not valid for software events. Ignoring.`).
+    pub warnings: Vec<String>,
 }
 
 /// The fields of `-F`.
@@ -246,16 +249,68 @@ pub fn parse_fields(spec: &str) -> Result<FieldRequest, ScriptError> {
         None => (None, spec),
     };
     let fields = parse_field_list(list)?;
-    let trace = match &fields {
-        FieldSpec::Set(f) => f & field::TRACE != 0,
-        FieldSpec::Change(c) => c.contains(&(true, field::TRACE)),
-    };
-    match event_type {
-        Some(t) if trace && t != attr_type::TRACEPOINT => Err(ScriptError::Field(format!(
-            "-F {spec}: 'trace' not valid for {} events; only tracepoints (trace:) have it",
+    let mut warnings = Vec::new();
+    for tok in list.split(',').map(str::trim) {
+        let name = tok.trim_start_matches(['+', '-']);
+        let Some(&(name, f)) = FIELD_NAMES.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        match event_type {
+            // perf 6.1 reads a field given for one type that the type cannot print as
+            // an error (`-F sw:trace`), and one given for every type as a warning for
+            // each of its output types that cannot print it, in the order of its table.
+            Some(t) if invalid_fields(t) & f != 0 => {
+                return Err(ScriptError::Field(format!(
+                    "-F {spec}: '{name}' not valid for {} events; {}",
+                    type_name(t),
+                    if f == field::TRACE {
+                        "only tracepoints (trace:) have it"
+                    } else {
+                        "only software (sw:) and tracepoint (trace:) events have it"
+                    }
+                )))
+            }
+            Some(_) => {}
+            None => {
+                for t in 0..OUTPUT_TYPES {
+                    if invalid_fields(t) & f != 0 {
+                        warnings.push(format!(
+                            "'{name}' not valid for {} events. Ignoring.",
+                            output_type_name(t)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(FieldRequest {
+        event_type,
+        fields,
+        warnings,
+    })
+}
+
+/// perf 6.1's output types: the six `PERF_TYPE_*` below `PERF_TYPE_MAX`, then its
+/// synthesized and other events.
+const OUTPUT_TYPES: u32 = 8;
+
+/// The fields perf 6.1 cannot print for an output type.
+fn invalid_fields(t: u32) -> u64 {
+    match t {
+        attr_type::SOFTWARE => field::TRACE,
+        attr_type::TRACEPOINT => 0,
+        _ => field::TRACE | field::BPF_OUTPUT,
+    }
+}
+
+/// perf 6.1's name of an output type in its `-F` warnings: raw, breakpoint,
+/// synthesized and other events are all "unknown" there.
+fn output_type_name(t: u32) -> &'static str {
+    match t {
+        attr_type::HARDWARE | attr_type::SOFTWARE | attr_type::TRACEPOINT | attr_type::HW_CACHE => {
             type_name(t)
-        ))),
-        _ => Ok(FieldRequest { event_type, fields }),
+        }
+        _ => "unknown",
     }
 }
 
@@ -447,7 +502,6 @@ pub struct PerfScript<'f> {
     /// Whether the samples' branch flags are shown (`-F flags`), for every type.
     print_flags: bool,
     use_callchain: bool,
-    warnings: Vec<String>,
     /// The columns before the microseconds (comm, pids, CPU, `%5u.` of the seconds) of
     /// the last sample of each CPU (modulo [`HEAD_SLOTS`]), and what they were made of: a
     /// CPU's neighbouring samples mostly repeat them.
@@ -655,7 +709,6 @@ impl<'f> PerfScript<'f> {
                 .attrs()
                 .iter()
                 .any(|a| a.sample_type & sample::CALLCHAIN != 0);
-        let mut warnings = Vec::new();
         let mut fields = Vec::new();
         // Events of a PMU beyond perf's fixed types (intel_pt, cs_etm) record hardware
         // traces, which perf decodes into samples with branch flags and counts.
@@ -680,12 +733,6 @@ impl<'f> PerfScript<'f> {
         let branch_types = file.attrs().iter().fold(0, |t, a| t | a.branch_sample_type);
         for (a, name) in file.attrs().iter().zip(&names) {
             let tracepoint = a.type_ == attr_type::TRACEPOINT;
-            let mut trace_warning = || {
-                warnings.push(format!(
-                    "'trace' not valid for {} events. Ignoring.",
-                    type_name(a.type_)
-                ))
-            };
             // The fields and those of them named by -F: a named field the samples do
             // not carry is an error, a default one is left out.
             // Each -F for this type in turn: a list replaces what the ones before
@@ -708,18 +755,13 @@ impl<'f> PerfScript<'f> {
                 }
                 chosen = Some(match &r.fields {
                     FieldSpec::Set(u) => {
-                        if u & field::TRACE != 0 && !tracepoint {
-                            trace_warning();
-                        }
                         let u = if tracepoint { *u } else { u & !field::TRACE };
                         (u, if typed { chosen.map_or(0, |c| c.1) } else { u })
                     }
                     FieldSpec::Change(changes) => {
                         let (mut f, mut named) = chosen.unwrap_or((default_fields(a.type_), 0));
                         for &(add, fl) in changes {
-                            if fl == field::TRACE && !tracepoint {
-                                trace_warning();
-                            } else if fl == field::FLAGS {
+                            if (fl == field::TRACE && !tracepoint) || fl == field::FLAGS {
                             } else if add {
                                 f |= fl;
                                 if !typed {
@@ -888,7 +930,6 @@ impl<'f> PerfScript<'f> {
             name_columns,
             print_flags,
             use_callchain,
-            warnings,
             heads: vec![HeadCache::default(); HEAD_SLOTS],
             machine_changes: 0,
             chain_lines: ChainLines::default(),
@@ -901,11 +942,6 @@ impl<'f> PerfScript<'f> {
             first_time: 0,
             previous_time: 0,
         })
-    }
-
-    /// Messages perf prints on stderr for this selection (`'trace' not valid ...`).
-    pub fn warnings(&self) -> &[String] {
-        &self.warnings
     }
 
     /// Print every sample in time order.

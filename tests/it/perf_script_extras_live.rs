@@ -458,6 +458,57 @@ fn perf_script_live_bpf_output_matches_perf() {
     }
 }
 
+/// A field given for every event type that some types cannot print (`trace`,
+/// `bpf-output`) is warned of on stderr for each such type, in perf's words and order,
+/// once per time it is named, and the output is perf's.
+#[test]
+fn perf_script_live_field_warnings_as_perf() {
+    if skipped() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run(
+        "perf",
+        &[
+            "record", "-q", "-e", "cs", "-o", "cs.data", "--", "sleep", "0.01",
+        ],
+        d,
+    );
+    let stderr = |prog: &str, args: &[&str]| {
+        let o = Command::new(prog)
+            .args(args)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    for fields in [
+        "trace",
+        "comm,trace",
+        "comm,tid,bpf-output",
+        "comm,bpf-output,trace,trace",
+        "+trace",
+        "-bpf-output",
+        "trace:comm,bpf-output",
+    ] {
+        let args = ["-i", "cs.data", "-F", fields];
+        same_script(d, &args);
+        let perf = stderr("perf", &[&["script"][..], &args].concat());
+        let ours = stderr(
+            env!("CARGO_BIN_EXE_tracectl"),
+            &[&["perf", "script"][..], &args].concat(),
+        );
+        assert_eq!(ours, perf, "-F {fields}");
+        if fields.contains("trace,") || fields.ends_with("trace") {
+            assert!(
+                perf.contains("'trace' not valid for software events"),
+                "{perf}"
+            );
+        }
+    }
+}
+
 /// Where each PERF_RECORD_SAMPLE of a little-endian perf.data starts (its header's
 /// offset in the file), walking the data section record by record.
 fn sample_offsets(file: &[u8]) -> Vec<usize> {
