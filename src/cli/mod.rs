@@ -46,7 +46,16 @@ mod stream;
 
 /// Drive Linux ftrace through tracefs and decode what it records.
 #[derive(Debug, Parser)]
-#[command(name = "tracectl", version, about, long_about = None, propagate_version = true)]
+// As perf's and trace-cmd's option parsers, a flag or option given again is taken again
+// (the last value wins) rather than refused; lists (`-e A -e B`) still gather every one.
+#[command(
+    name = "tracectl",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    args_override_self = true
+)]
 pub struct Cli {
     /// Tracefs root to use: a live mount, a debugfs `tracing/` dir or a recorded fixture
     /// tree (default: found from /proc/mounts, mounted if absent and root)

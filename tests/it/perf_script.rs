@@ -413,3 +413,38 @@ fn perf_script_fields_given_twice() {
         "tp-callchain.F=sw:comm.F=-cpu.script",
     );
 }
+
+/// A flag or option given twice is taken as perf takes it: a flag again changes nothing,
+/// an option's last value wins (`-s cpu -s pid` sorts by pid), instead of an error.
+#[test]
+fn perf_options_given_twice_as_perf_takes_them() {
+    let (once, _, ok) = tracectl(&["perf", "script", "-i", "cc-spin.data", "--ns"]);
+    assert!(ok && !once.is_empty());
+    let (twice, err, ok) = tracectl(&["perf", "script", "-i", "cc-spin.data", "--ns", "--ns"]);
+    assert!(ok, "{err}");
+    same_lines(&twice, &once, "--ns --ns");
+    let (last, _, ok) = tracectl(&[
+        "perf",
+        "report",
+        "--stdio",
+        "-i",
+        "cc-spin.data",
+        "-s",
+        "pid",
+    ]);
+    assert!(ok && last.contains("Pid:Command"), "{last}");
+    let (both, err, ok) = tracectl(&[
+        "perf",
+        "report",
+        "--stdio",
+        "--stdio",
+        "-i",
+        "cc-spin.data",
+        "-s",
+        "cpu",
+        "-s",
+        "pid",
+    ]);
+    assert!(ok, "{err}");
+    same_lines(&both, &last, "-s cpu -s pid");
+}
