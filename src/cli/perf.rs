@@ -37,6 +37,21 @@ enum PerfCommand {
     Script(super::perf_read::ScriptArgs),
     /// Summarize the samples of a perf.data as `perf report --stdio` does
     Report(Box<super::perf_read::ReportArgs>),
+    /// List the events `tracectl perf` can count and sample, as `perf list` does
+    List(ListArgs),
+}
+
+/// `tracectl perf list`, with `perf list`'s arguments.
+#[derive(Debug, Parser)]
+pub struct ListArgs {
+    /// Print the names alone, each followed by a space (no newline, as perf)
+    #[arg(long = "raw-dump")]
+    raw_dump: bool,
+    /// What to list: hw, sw, cache, tracepoint, a `sys:event` glob, or text matched
+    /// anywhere in the names (pmu, sdt and metric list nothing: tracectl does not take
+    /// those events)
+    #[arg(value_name = "WHAT")]
+    what: Vec<String>,
 }
 
 /// `tracectl perf stat`, with `perf stat`'s options.
@@ -232,6 +247,48 @@ pub fn run(ctx: &Context, args: Args) -> Result<i32> {
         }
         PerfCommand::Script(a) => super::perf_read::script(ctx, a),
         PerfCommand::Report(a) => super::perf_read::report(ctx, *a),
+        PerfCommand::List(a) => {
+            live_only(ctx, "perf list")?;
+            list(ctx, a)
+        }
+    }
+}
+
+/// `tracectl perf list`: perf 6.1's lines (`  %-50s [kind]`) for the events tracectl
+/// opens, each argument in turn as perf takes them.
+fn list(ctx: &Context, a: ListArgs) -> Result<i32> {
+    use tracectl::perf::spec::{list_events, ListSelector};
+    let tracepoints: Vec<(String, String)> = match ctx.tracefs() {
+        Ok(t) => t
+            .tracepoints()
+            .context("listing the tracepoints")?
+            .into_iter()
+            .map(|e| (e.system, e.name))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    let supported = |t: u32, c: u64| tracectl::perf::event_supported(t, c);
+    let selectors: Vec<ListSelector<'_>> = if a.what.is_empty() {
+        vec![ListSelector::All]
+    } else {
+        a.what.iter().map(|w| ListSelector::parse(w)).collect()
+    };
+    let mut out = String::new();
+    for sel in selectors {
+        for e in list_events(sel, &supported, &tracepoints) {
+            if a.raw_dump {
+                out.push_str(&e.name.split(" OR ").next().unwrap_or_default());
+                out.push(' ');
+            } else {
+                out.push_str(&format!("  {:<50} [{}]\n", e.name, e.kind));
+            }
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    match lock.write_all(out.as_bytes()).and_then(|()| lock.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+        r => r.map(|()| 0).context("writing the list"),
     }
 }
 

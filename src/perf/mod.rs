@@ -67,8 +67,8 @@ pub mod x86_insn;
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};
 pub use stat::{aggregate, delta, Count, CountOptions, OpenError, RunStats, Scope, StatSession};
 pub use sys::{
-    page_size, raise_open_files_limit, set_fifo_priority, ChildExit, CounterReading, GatedChild,
-    PollResult, Ring,
+    event_supported, page_size, raise_open_files_limit, set_fifo_priority, ChildExit,
+    CounterReading, GatedChild, PollResult, Ring,
 };
 
 /// The online CPUs (`/sys/devices/system/cpu/online`).

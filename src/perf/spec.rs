@@ -64,6 +64,195 @@ const CACHE_OPS: &[(&str, &str, u64)] = &[
     ("prefetch", "prefetches", 2),
 ];
 
+/// One line of `perf list`: the event's name (with its alias: `context-switches OR cs`)
+/// and the kind perf names in brackets (`Software event`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedEvent {
+    /// The name as perf lists it.
+    pub name: String,
+    /// `Hardware event`, `Software event`, `Hardware cache event`, `Raw hardware event
+    /// descriptor` or `Tracepoint event`.
+    pub kind: &'static str,
+}
+
+/// What `perf list [WHAT]` lists: everything, one kind, a glob over the names of every
+/// kind (`perf list faults` is `*faults*`), or `sys:event` globs over tracepoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListSelector<'a> {
+    /// No argument.
+    All,
+    /// `hw`, `hardware`.
+    Hardware,
+    /// `sw`, `software`.
+    Software,
+    /// `cache`, `hwcache`.
+    Cache,
+    /// `tracepoint`.
+    Tracepoint,
+    /// `pmu`, `sdt`, `metric(s)`, `metricgroup(s)`: kinds tracectl does not open.
+    Unsupported,
+    /// `sys:event`, each side a glob.
+    Tracepoints(&'a str, &'a str),
+    /// Anything else, matched as `*TEXT*`.
+    Glob(&'a str),
+}
+
+impl<'a> ListSelector<'a> {
+    /// perf list's reading of one argument.
+    pub fn parse(arg: &'a str) -> ListSelector<'a> {
+        match arg {
+            "hw" | "hardware" => ListSelector::Hardware,
+            "sw" | "software" => ListSelector::Software,
+            "cache" | "hwcache" => ListSelector::Cache,
+            "tracepoint" => ListSelector::Tracepoint,
+            "pmu" | "sdt" | "metric" | "metrics" | "metricgroup" | "metricgroups" => {
+                ListSelector::Unsupported
+            }
+            _ => match arg.split_once(':') {
+                Some((sys, ev)) => ListSelector::Tracepoints(sys, ev),
+                None => ListSelector::Glob(arg),
+            },
+        }
+    }
+}
+
+/// perf's hardware events in its order (`perf_hw_id`), with their aliases.
+const HARDWARE_LISTED: &[(&str, &str)] = &[
+    ("cpu-cycles", "cycles"),
+    ("instructions", ""),
+    ("cache-references", ""),
+    ("cache-misses", ""),
+    ("branch-instructions", "branches"),
+    ("branch-misses", ""),
+    ("bus-cycles", ""),
+    ("stalled-cycles-frontend", "idle-cycles-frontend"),
+    ("stalled-cycles-backend", "idle-cycles-backend"),
+    ("ref-cycles", ""),
+];
+
+/// perf's software events in its order (`perf_sw_ids`), with their aliases.
+const SOFTWARE_LISTED: &[(&str, &str)] = &[
+    ("cpu-clock", ""),
+    ("task-clock", ""),
+    ("page-faults", "faults"),
+    ("context-switches", "cs"),
+    ("cpu-migrations", "migrations"),
+    ("minor-faults", ""),
+    ("major-faults", ""),
+    ("alignment-faults", ""),
+    ("emulation-faults", ""),
+    ("dummy", ""),
+    ("bpf-output", ""),
+    ("cgroup-switches", ""),
+];
+
+/// The cache ops each cache has (bit per `perf_hw_cache_op_id`), in `CACHES` order.
+const CACHE_OPS_VALID: [u8; 7] = [0b111, 0b101, 0b111, 0b111, 0b001, 0b001, 0b111];
+
+/// The events `perf list` would list for `what` that tracectl can open, in perf 6.1's
+/// order and layout: hardware and hardware cache events only where `supported(type,
+/// config)` says the kernel opens them (perf asks the kernel the same way), software
+/// events, the raw descriptor `rNNN`, and `tracepoints` (systems and events). perf's tool events, PMU events, breakpoints, SDT events and metrics are not
+/// listed: tracectl does not take them.
+pub fn list_events(
+    what: ListSelector<'_>,
+    supported: &dyn Fn(u32, u64) -> bool,
+    tracepoints: &[(String, String)],
+) -> Vec<ListedEvent> {
+    use crate::tracefs::suggest::glob_match as glob;
+    let symbols = |table: &[(&str, &str)], t: u32, kind, pat: Option<&str>| {
+        let mut v: Vec<String> = table
+            .iter()
+            .enumerate()
+            .filter(|(_, (n, a))| pat.map_or(true, |p| glob(p, n) || (!a.is_empty() && glob(p, a))))
+            .filter(|&(i, _)| supported(t, i as u64))
+            .map(|(_, (n, a))| {
+                if a.is_empty() {
+                    n.to_string()
+                } else {
+                    format!("{n} OR {a}")
+                }
+            })
+            .collect();
+        v.sort();
+        v.into_iter()
+            .map(|name| ListedEvent { name, kind })
+            .collect::<Vec<_>>()
+    };
+    let caches = |pat: Option<&str>| {
+        let mut v = Vec::new();
+        for (c, &(cache, _)) in CACHES.iter().enumerate() {
+            for (op, &(one, many, _)) in CACHE_OPS.iter().enumerate() {
+                if CACHE_OPS_VALID[c] & 1 << op == 0 {
+                    continue;
+                }
+                for miss in [false, true] {
+                    let name = if miss {
+                        format!("{cache}-{one}-misses")
+                    } else {
+                        format!("{cache}-{many}")
+                    };
+                    let config = c as u64 | (op as u64) << 8 | u64::from(miss) << 16;
+                    if pat.map_or(true, |p| glob(p, &name)) && supported(types::HW_CACHE, config) {
+                        v.push(name);
+                    }
+                }
+            }
+        }
+        v.sort();
+        v.into_iter()
+            .map(|name| ListedEvent {
+                name,
+                kind: "Hardware cache event",
+            })
+            .collect::<Vec<_>>()
+    };
+    // Sorted as whole `sys:event` names, as perf 6.1 lists them (`fib6:` before `fib:`).
+    let tps = |sys: Option<&str>, ev: Option<&str>| {
+        let mut v: Vec<String> = tracepoints
+            .iter()
+            .filter(|(s, e)| sys.map_or(true, |p| glob(p, s)) && ev.map_or(true, |p| glob(p, e)))
+            .map(|(s, e)| format!("{s}:{e}"))
+            .collect();
+        v.sort();
+        v.into_iter()
+            .map(|name| ListedEvent {
+                name,
+                kind: "Tracepoint event",
+            })
+            .collect::<Vec<_>>()
+    };
+    let hw = |p| symbols(HARDWARE_LISTED, types::HARDWARE, "Hardware event", p);
+    let sw = |p| symbols(SOFTWARE_LISTED, types::SOFTWARE, "Software event", p);
+    let mut out = Vec::new();
+    match what {
+        ListSelector::All => {
+            out.extend(hw(None));
+            out.extend(sw(None));
+            out.extend(caches(None));
+            out.push(ListedEvent {
+                name: "rNNN".into(),
+                kind: "Raw hardware event descriptor",
+            });
+            out.extend(tps(None, None));
+        }
+        ListSelector::Hardware => out.extend(hw(None)),
+        ListSelector::Software => out.extend(sw(None)),
+        ListSelector::Cache => out.extend(caches(None)),
+        ListSelector::Tracepoint => out.extend(tps(None, None)),
+        ListSelector::Unsupported => {}
+        ListSelector::Tracepoints(s, e) => out.extend(tps(Some(s), Some(e))),
+        ListSelector::Glob(g) => {
+            let p = format!("*{g}*");
+            out.extend(hw(Some(&p)));
+            out.extend(sw(Some(&p)));
+            out.extend(caches(Some(&p)));
+            out.extend(tps(None, Some(&p)));
+        }
+    }
+    out
+}
+
 /// The software event ids of the two clocks (their counts are nanoseconds).
 pub const SW_CPU_CLOCK: u64 = 0;
 /// See [`SW_CPU_CLOCK`].

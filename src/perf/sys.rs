@@ -65,6 +65,24 @@ pub(crate) fn attr_bytes(attr: &RawAttr) -> Vec<u8> {
     v
 }
 
+/// Whether the kernel opens an event of this type and config for this thread, as perf's
+/// `perf list` asks it: disabled, counting everything, and when that is refused for
+/// lack of privilege, once more without the kernel's share.
+pub fn event_supported(type_: u32, config: u64) -> bool {
+    let mut attr = new_attr();
+    attr.type_ = type_;
+    attr.config = config;
+    attr.set_disabled(1);
+    match Counter::open(&attr, 0, -1, None) {
+        Ok(_) => true,
+        Err(e) if e.raw_os_error() == Some(libc::EACCES) => {
+            attr.set_exclude_kernel(1);
+            Counter::open(&attr, 0, -1, None).is_ok()
+        }
+        Err(_) => false,
+    }
+}
+
 impl Counter {
     /// `perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC)`.
     pub(crate) fn open(

@@ -296,6 +296,34 @@ impl Tracefs {
         Ok(v)
     }
 
+    /// Every event of `events/` that has an `id` (what perf can open as a tracepoint):
+    /// the systems sorted by name, and each one's events sorted by name.
+    pub fn tracepoints(&self) -> Result<Vec<EventName>, TracefsError> {
+        let sorted_dirs = |dir: &Path| -> Result<Vec<String>, TracefsError> {
+            let rd = std::fs::read_dir(dir).map_err(|e| TracefsError::from_io(dir, e))?;
+            let mut v = Vec::new();
+            for ent in rd {
+                let ent = ent.map_err(|e| TracefsError::from_io(dir, e))?;
+                if ent.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                    v.push(ent.file_name().to_string_lossy().into_owned());
+                }
+            }
+            v.sort();
+            Ok(v)
+        };
+        let events = self.path("events");
+        let mut out = Vec::new();
+        for system in sorted_dirs(&events)? {
+            let sys_dir = events.join(&system);
+            for name in sorted_dirs(&sys_dir)? {
+                if sys_dir.join(&name).join("id").exists() {
+                    out.push(EventName::new(system.clone(), name));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The text of one of an event's files (`filter`, `trigger`), as the kernel gives it.
     pub fn event_file(&self, e: &EventName, file: &str) -> Result<String, TracefsError> {
         self.read_string(e.dir().join(file))

@@ -47,6 +47,7 @@ mod perf_demangle;
 mod perf_dwarf_live;
 mod perf_header_live;
 mod perf_insn_live;
+mod perf_list_live;
 mod perf_option_status_live;
 mod perf_record_bpf_live;
 mod perf_record_cache_live;
