@@ -277,7 +277,7 @@ fn list(ctx: &Context, a: ListArgs) -> Result<i32> {
     for sel in selectors {
         for e in list_events(sel, &supported, &tracepoints) {
             if a.raw_dump {
-                out.push_str(&e.name.split(" OR ").next().unwrap_or_default());
+                out.push_str(e.name.split(" OR ").next().unwrap_or_default());
                 out.push(' ');
             } else {
                 out.push_str(&format!("  {:<50} [{}]\n", e.name, e.kind));
