@@ -475,7 +475,10 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             }
             Expr::Index(a, i) => {
                 let idx = self.int(i)? as usize;
-                if let Some(v) = self.array_element(a, idx) {
+                if let Some(v) = match **a {
+                    Expr::Field(f) => self.array_element(f, idx),
+                    _ => None,
+                } {
                     return Ok(v);
                 }
                 match self.eval(a)? {
@@ -503,15 +506,12 @@ impl<'a, 'e> Evaluator<'a, 'e> {
     /// An element of a fixed array field as libtraceevent (trace-cmd style) reads it: by
     /// itself, so that the rest of the array may lie past the end of the record, and as 0
     /// when the element does (`ftrace:kernel_stack` records hold only the entries they use
-    /// of `caller[8]`). None in other styles or for another expression.
-    fn array_element(&self, array: &Expr, idx: usize) -> Option<Value<'a>> {
+    /// of `caller[8]`). None in other styles or for a field that is no such array.
+    pub(super) fn array_element(&self, field: usize, idx: usize) -> Option<Value<'a>> {
         if self.env.style != PrintStyle::TraceCmd {
             return None;
         }
-        let Expr::Field(f) = array else {
-            return None;
-        };
-        let f = &self.schema.fields[*f];
+        let f = &self.schema.fields[field];
         let FieldKind::Array { elem_size, .. } = f.kind else {
             return None;
         };
