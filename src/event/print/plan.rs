@@ -1000,6 +1000,13 @@ impl<'a, 'e> Evaluator<'a, 'e> {
     #[inline(always)]
     pub(super) fn read(&self, r: &FieldRead) -> EvalResult<u64> {
         let Some(raw) = self.endian().read_uint(self.data, r.off, r.size as usize) else {
+            // An array element past the record reads as 0 in trace-cmd style (see
+            // `Evaluator::array_element`).
+            if self.env.style == PrintStyle::TraceCmd
+                && matches!(self.schema.fields[r.field].kind, FieldKind::Array { .. })
+            {
+                return Ok(0);
+            }
             return Err(format!(
                 "field `{}` lies outside the payload",
                 self.schema.fields[r.field].name
