@@ -245,6 +245,30 @@ fn ts2secs_per_file(args: &[OsString], values: &[u64], files: usize) -> Vec<Opti
     own.into_iter().map(|o| o.or(default)).collect()
 }
 
+/// The file each -F filter belongs to, by index: as trace-cmd binds them, a filter given
+/// after a `-i` is that file's, one before any `-i` the first file's.
+fn filter_files(args: &[OsString], total: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(total);
+    let mut seen_i = 0usize;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].to_string_lossy();
+        if a == "--" {
+            break;
+        }
+        if a.starts_with("-i") {
+            seen_i += 1;
+            i += usize::from(a == "-i");
+        } else if a.starts_with("-F") {
+            out.push(seen_i.saturating_sub(1));
+            i += usize::from(a == "-F");
+        }
+        i += 1;
+    }
+    out.resize(total, 0);
+    out
+}
+
 /// Which -F filters come after -v: trace-cmd makes every -F after the flag a negative one,
 /// an order clap's derive API does not keep.
 fn negated_filters(args: &[OsString], total: usize) -> usize {
@@ -308,6 +332,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
     let raw_args: Vec<OsString> = std::env::args_os().collect();
     let file_count = files.len();
     let negated = negated_filters(&raw_args, args.filter.len());
+    let filter_files = filter_files(&raw_args, args.filter.len());
     if let Some(level) = args.verbose.as_deref().filter(|l| !l.is_empty()) {
         anyhow::bail!(
             "--verbose={level} sets libtracecmd's log level in trace-cmd, which tracectl has no counterpart for; --verbose without a level lists the events printed as fields"
@@ -398,6 +423,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             raw_ts: args.raw_ts,
             align_ts: args.align_ts,
             test_filters: args.test_filters,
+            filter_files,
             whole_lines: Default::default(),
         },
         wakeup: args.wakeup,
@@ -461,5 +487,16 @@ mod tests {
         );
         let a = args("tracectl report --ts2secs=7 a");
         assert_eq!(ts2secs_per_file(&a, &[7], 1), [Some(7)]);
+    }
+
+    /// A -F belongs to the -i before it; one before any -i to the first file.
+    #[test]
+    fn filters_bind_to_the_file_before_them() {
+        let a = args("tracectl report -F x -i a -F y -i b -Fz -v -F w");
+        assert_eq!(filter_files(&a, 4), [0, 0, 1, 1]);
+        let a = args("tracectl report -ia -F -i -ib -F x");
+        assert_eq!(filter_files(&a, 2), [0, 1]);
+        let a = args("tracectl report -F x a");
+        assert_eq!(filter_files(&a, 1), [0]);
     }
 }

@@ -1004,7 +1004,7 @@ impl TsAdjust {
             None => ts,
         };
         if let Some(hz) = self.hz {
-            t = (t as f64 * (1_000_000_000f64 / hz as f64)) as u64;
+            t = c_double_to_u64(t as f64 * (1_000_000_000f64 / hz as f64));
         } else if let Some((mult, shift, off)) = self.tsc2nsec {
             if mult != 0 {
                 t = ((t.wrapping_sub(off) as u128 * mult as u128) >> shift.min(127)) as u64;
@@ -1019,6 +1019,22 @@ impl TsAdjust {
             && self.tsc2nsec.is_none()
             && self.time_shift.is_none()
             && self.hz.is_none()
+    }
+}
+
+/// A double converted to an unsigned 64-bit integer as C on x86-64 does it (what trace-cmd
+/// does to a `--ts2secs` timestamp): values from 2^63 on go through the signed conversion
+/// of the value less 2^63, whose out-of-range result (`i64::MIN`) flips back to 0, so a
+/// value of 2^64 or more (an overflow) becomes 0 where Rust's `as` would saturate.
+fn c_double_to_u64(v: f64) -> u64 {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if v < TWO_63 {
+        // Negative values cannot occur (a u64 times a positive factor).
+        v as i64 as u64
+    } else if v < 2.0 * TWO_63 {
+        (v - TWO_63) as i64 as u64 ^ (1 << 63)
+    } else {
+        0
     }
 }
 

@@ -113,6 +113,10 @@ pub trait Catalog: Sync {
     fn write_fields(&self, rec: &Record, out: &mut Vec<u8>);
     /// Whether the traced kernel is big-endian.
     fn endian(&self) -> Endianness;
+    /// The traced kernel's `long` size in bytes.
+    fn long_size(&self) -> usize {
+        8
+    }
     /// Whether records of event `id` may print a kernel function name (a hint: a miss
     /// only means such a record's line waits for the function map).
     fn may_print_functions(&self, _id: u16) -> bool {

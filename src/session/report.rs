@@ -170,6 +170,12 @@ pub enum ReportError {
         /// What failed.
         source: SourceError,
     },
+    /// `--profile` reached a record of buffer instance `name`, where trace-cmd 3.1.6's
+    /// profiler ends the report.
+    ProfileInstance {
+        /// The instance's name.
+        name: String,
+    },
     /// A `-H` hook does not apply to input `name`.
     Hook {
         /// The input's name.
@@ -187,6 +193,11 @@ impl std::fmt::Display for ReportError {
             ReportError::Source(e) => write!(f, "{e}"),
             ReportError::Input { name, source } => write!(f, "reading {name}: {source}"),
             ReportError::Hook { name, source } => write!(f, "profiling {name}: {source}"),
+            ReportError::ProfileInstance { name } => write!(
+                f,
+                "--profile: a record of buffer instance {name} ends the report, as it ends \
+                 trace-cmd 3.1.6's (its profiler takes only the top buffers' records)"
+            ),
         }
     }
 }
@@ -200,6 +211,7 @@ impl std::error::Error for ReportError {
             ReportError::Source(e) => e.source(),
             ReportError::Input { source, .. } => Some(source.as_ref()),
             ReportError::Hook { source, .. } => Some(source),
+            ReportError::ProfileInstance { .. } => None,
         }
     }
 }
@@ -463,9 +475,14 @@ fn report_loop<'a>(
                 continue;
             }
             if opts.profile {
-                // An instance's records (trace-cmd 3.1.6 dies on them: "Handle not
-                // found?"): left out of the profile, and not printed.
-                continue;
+                // An instance's record: trace-cmd 3.1.6 writes its label, then its
+                // profiler, which knows only the top buffers, ends the report ("Handle
+                // not found?"), before any profile is written.
+                buf.extend_from_slice(&l.prefix);
+                pipe.submit(buf, out)?;
+                return Err(ReportError::ProfileInstance {
+                    name: l.input.name.clone(),
+                });
             }
             if opts.ts_check && last_ts > rec.ts {
                 summary.warnings.push(format!(

@@ -88,9 +88,20 @@ pub struct TraceCmdOptions {
     /// `-T` (with `-F`): print each filter as libtraceevent keeps it for every event it
     /// names, instead of the report.
     pub test_filters: bool,
+    /// The file (by index) each `-F` filter belongs to, as trace-cmd binds them: the
+    /// `-i` before it, the first file for one before any `-i`. Empty: every filter
+    /// applies to every file.
+    pub filter_files: Vec<usize>,
     /// Whether the report's second thread also writes whole lines (the output is the
     /// same; tests run each way).
     pub whole_lines: WholeLines,
+}
+
+impl TraceCmdOptions {
+    /// Whether `-F` filter `filter` (its index) applies to file `file` (its index).
+    pub fn filter_applies(&self, filter: usize, file: usize) -> bool {
+        self.filter_files.get(filter).map_or(true, |&f| f == file)
+    }
 }
 
 /// The output style of the report proper.
@@ -384,7 +395,8 @@ pub fn report_files(
 
     match &opts.mode {
         FilesMode::ListEvents => {
-            list_events(&dats, out)?;
+            // trace-cmd lists the first file's events only.
+            list_events(&dats[..1], out)?;
             return Ok(None);
         }
         FilesMode::CpuList { first, last } => {
@@ -392,7 +404,7 @@ pub fn report_files(
             return Ok(None);
         }
         FilesMode::Stat => {
-            stat(&dats, out)?;
+            stat(opts, &dats, out)?;
             return Ok(None);
         }
         FilesMode::Uname | FilesMode::Version => {
@@ -482,7 +494,12 @@ pub fn report_files(
     if opts.more.test_filters && !opts.filters.is_empty() {
         // As trace-cmd: the first file's filters, then nothing else.
         let catalog = DatCatalog::from_dat(&dats[0]);
-        for text in &opts.filters {
+        for (_, text) in opts
+            .filters
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| opts.more.filter_applies(*i, 0))
+        {
             let lines =
                 filter_test_strings(&catalog, text).map_err(|source| FilesError::Filter {
                     file: Some(files[0].clone()),
@@ -751,8 +768,14 @@ fn cpu_list(
 }
 
 /// `--stat`: the kernel buffer statistics each file holds, and where its CPUs' data is.
-fn stat(dats: &[DatFile], out: &mut dyn Write) -> Result<(), FilesError> {
-    for dat in dats {
+fn stat(opts: &FilesOptions, dats: &[DatFile], out: &mut dyn Write) -> Result<(), FilesError> {
+    let names: Vec<String> = opts.files.iter().map(|f| base_name(f)).collect();
+    let width = names.iter().map(String::len).max().unwrap_or(0);
+    for (dat, name) in dats.iter().zip(&names) {
+        // With several files, each one's `cpus=` line has its label (as every report's).
+        if dats.len() > 1 {
+            write!(out, "{name:>width$}: ")?;
+        }
         writeln!(out, "cpus={}", dat.nr_cpus())?;
         writeln!(
             out,
@@ -944,6 +967,9 @@ fn report_dats<'s>(
             };
             let mut filter = EventFilter::new();
             for (i, text) in opts.filters.iter().enumerate() {
+                if !opts.more.filter_applies(i, file_index) {
+                    continue;
+                }
                 let warnings = filter
                     .add(catalog, text, i >= first_negated)
                     .map_err(|source| FilesError::Filter {

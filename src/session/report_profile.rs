@@ -23,8 +23,10 @@
 //! * the output: per-CPU global tasks with events, then every task by pid, each event
 //!   sorted: switches by state, then the wakeup, then the others by event id and larger
 //!   total time first. trace-cmd leaves the order of equal entries (same event and
-//!   total, other values) to its hash tables' memory addresses, which changes from run to
-//!   run; here they go by value;
+//!   total, other values; any two wakeups) to its hash table: a stable sort of the
+//!   entries in bucket order, the bucket a hash of the event's heap address plus the
+//!   entry's values, so the order changes from run to run with the heap's place (5 runs
+//!   of one file, 5 orders); here they go by value;
 //! * an `ftrace:kernel_stack` record belongs to what its task did just before: the
 //!   pending start it just made (a switch, a wakeup: the wakeup's stack goes to the
 //!   woken task), else the entry it just counted or ended (with that entry's last
@@ -827,8 +829,9 @@ impl Profile {
             rank(da.kind)
                 .cmp(&rank(db.kind))
                 .then_with(|| match da.kind {
-                    Kind::Switch => a.2.cmp(&b.2),
-                    Kind::Wakeup => std::cmp::Ordering::Equal,
+                    // trace-cmd leaves equal switch states and all wakeup entries in its
+                    // hash order (see the module's notes): here by value, then search key.
+                    Kind::Switch | Kind::Wakeup => a.2.cmp(&b.2).then(a.1.cmp(&b.1)),
                     _ => da
                         .id
                         .cmp(&db.id)

@@ -136,3 +136,35 @@ fn ts_offset_binds_to_the_file_before_it() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("must come after"));
 }
+
+/// Several files: a `-F` belongs to the `-i` before it (one before any `-i` to the first
+/// file), `--stat` labels each file's `cpus=` line, `-E` lists the first file's events.
+#[test]
+fn filters_stat_and_event_list_of_several_files_like_trace_cmd() {
+    if let Some(why) = skip_reason() {
+        skips::skip(why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.dat"), dir.path().join("bb.dat"));
+    tracecmd_record(&a, &["-e", "sched_switch", "-e", "sched_waking"]);
+    tracecmd_record(&b, &["-e", "sched_waking", "-e", "timer"]);
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    // sched_switch is not in bb.dat: a filter naming it there would be refused.
+    same(&["-i", a, "-F", "sched_switch", "-i", b]);
+    same(&["-F", "sched_switch", "-i", a, "-i", b]);
+    same(&["-i", b, "-i", a, "-F", "sched_switch"]);
+    same(&[
+        "-i",
+        a,
+        "-F",
+        "sched_waking",
+        "-i",
+        b,
+        "-v",
+        "-F",
+        "sched_waking",
+    ]);
+    assert!(same(&["-i", a, "-i", b, "--stat"]) > 4);
+    same(&["-i", b, "-i", a, "-E"]);
+}

@@ -199,3 +199,121 @@ fn mixed_recording_matches_trace_cmd() {
     require_all("mixed -R", &["-R", "-i", v7.to_str().unwrap()]);
     assert!(total > 1000, "only {total} lines recorded");
 }
+
+/// Record with trace-cmd; records again (up to three times) when the file holds no
+/// record: another recording of the top buffer on this machine that ends meanwhile turns
+/// tracing off.
+fn record_with(dir: &Path, name: &str, args: &[&str], workload: &str) -> PathBuf {
+    let file = dir.join(name);
+    for _ in 0..3 {
+        output(
+            Command::new(recorder().expect("checked by the caller"))
+                .arg("record")
+                .args(args)
+                .arg("-o")
+                .arg(&file)
+                .args(["--", "sh", "-c", workload]),
+        );
+        let text = output(Command::new("trace-cmd").arg("report").arg("-i").arg(&file));
+        if text.lines().count() > 2 {
+            break;
+        }
+    }
+    file
+}
+
+/// `-T` stacks: the function plugin prints `<stack trace >` and `=> name (addr)` lines;
+/// without plugins (`-N`) or with the handler turned off (`-n`) the print fmt prints
+/// `\t=> %ps` eight times, an entry past the end of the record (the kernel stores only
+/// the entries it took) read as 0.
+#[test]
+fn kernel_stacks_with_and_without_the_plugin_match_trace_cmd() {
+    if recorder().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let work = "for i in 1 2; do (i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done) & done; \
+                ls -R /usr/share/doc >/dev/null; wait";
+    let args = ["-e", "sched_switch", "-e", "sched_wakeup", "-T"];
+    let f = record_with(dir.path(), "stack.dat", &args, work);
+    let f = f.to_str().unwrap();
+    let lines = require_all("-T", &["-i", f]);
+    let text = output(Command::new("trace-cmd").args(["report", "-N", "-i", f]));
+    assert!(
+        text.contains("kernel_stack:         \t=> "),
+        "no kernel_stack record printed by its print fmt in {lines} lines"
+    );
+    require_all("-T -N", &["-N", "-i", f]);
+    require_all("-T -n kernel_stack", &["-n", "kernel_stack", "-i", f]);
+    require_all("-T -N -l", &["-N", "-l", "-i", f]);
+}
+
+/// `--ts2secs HZ` multiplies each timestamp by 1e9/HZ in double precision; a product of
+/// 2^64 or more is what x86-64 C makes of it when converted back: 0.
+#[test]
+fn ts2secs_overflow_matches_trace_cmd() {
+    if recorder().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = record_with(dir.path(), "hz.dat", &["-e", "sched"], "sleep 0.01");
+    let f = f.to_str().unwrap();
+    let text = output(Command::new("trace-cmd").args(["report", "--ts2secs", "1", "-i", f]));
+    assert!(
+        text.contains(" 0.000000: "),
+        "the trace's timestamps (uptime) are too small to overflow"
+    );
+    for hz in ["1", "1000", "1000000", "3"] {
+        require_all(&format!("--ts2secs {hz}"), &["--ts2secs", hz, "-i", f]);
+    }
+}
+
+/// `--profile` of a file with a buffer instance: trace-cmd 3.1.6 writes the file labels
+/// of the top buffer's records and of the first instance record, then its profiler
+/// fails on that record ("Handle not found?") and no profile is written; tracectl
+/// writes the same and fails too.
+#[test]
+fn profile_of_a_file_with_an_instance_stops_like_trace_cmd() {
+    if recorder().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-e",
+        "sched",
+        "-B",
+        "tracectl-profile-test",
+        "-e",
+        "sched_process_exit",
+    ];
+    let f = record_with(dir.path(), "inst.dat", &args, "sleep 0.02; ls / >/dev/null");
+    let run = |cmd: &mut Command| {
+        cmd.args(["report", "--profile", "-i"])
+            .arg(&f)
+            .output()
+            .unwrap()
+    };
+    let theirs = run(&mut Command::new("trace-cmd"));
+    let ours = run(&mut Command::new(env!("CARGO_BIN_EXE_tracectl")));
+    assert!(!theirs.status.success(), "trace-cmd profiled the instance");
+    assert!(
+        String::from_utf8_lossy(&theirs.stderr).contains("Handle not found?"),
+        "{}",
+        String::from_utf8_lossy(&theirs.stderr)
+    );
+    assert!(!ours.status.success());
+    let err = String::from_utf8_lossy(&ours.stderr);
+    assert!(
+        err.contains("buffer instance tracectl-profile-test"),
+        "{err}"
+    );
+    assert!(
+        String::from_utf8_lossy(&theirs.stdout).ends_with("tracectl-profile-test: "),
+        "{:?}",
+        String::from_utf8_lossy(&theirs.stdout)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&theirs.stdout)
+    );
+}

@@ -39,11 +39,15 @@ fn tracectl(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
 }
 
 /// The key under which trace-cmd's profile may list entries in any order: the event
-/// name and total time of an `  Event:` line (trace-cmd orders entries of equal keys by
-/// its hash tables' memory addresses, which change from run to run).
+/// name and total time of an `  Event:` line, the name alone for wakeups (its sort
+/// compares no more of them). trace-cmd orders entries of equal keys by its hash
+/// tables' memory addresses, which change from run to run.
 fn tie_key(line: &str) -> Option<(String, Option<String>)> {
     let rest = line.strip_prefix("  Event: ")?;
     let name = rest.split(':').next()?.to_string();
+    if name == "sched_wakeup" {
+        return Some((name, None));
+    }
     let total = rest
         .split_once(" Total: ")
         .map(|(_, t)| t.split(' ').next().unwrap_or("").to_string());

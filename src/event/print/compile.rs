@@ -207,7 +207,8 @@ impl Program {
             Kind::SyscallEnter { .. }
             | Kind::SyscallExit { .. }
             | Kind::FtraceFunction { .. }
-            | Kind::FtraceFuncRepeats { .. } => compile_printf(schema).ok().map(Box::new),
+            | Kind::FtraceFuncRepeats { .. }
+            | Kind::FtraceKernelStack { .. } => compile_printf(schema).ok().map(Box::new),
             _ => None,
         };
         let mut program = Program {

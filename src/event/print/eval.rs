@@ -475,6 +475,12 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             }
             Expr::Index(a, i) => {
                 let idx = self.int(i)? as usize;
+                if let Some(v) = match **a {
+                    Expr::Field(f) => self.array_element(f, idx),
+                    _ => None,
+                } {
+                    return Ok(v);
+                }
                 match self.eval(a)? {
                     Value::Bytes(b, el) => {
                         let el = el.max(1) as usize;
@@ -494,6 +500,34 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                 }
             }
             Expr::Call(name, args) => self.call(name, args)?,
+        })
+    }
+
+    /// An element of a fixed array field as libtraceevent (trace-cmd style) reads it: by
+    /// itself, so that the rest of the array may lie past the end of the record, and as 0
+    /// when the element does (`ftrace:kernel_stack` records hold only the entries they use
+    /// of `caller[8]`). None in other styles or for a field that is no such array.
+    pub(super) fn array_element(&self, field: usize, idx: usize) -> Option<Value<'a>> {
+        if self.env.style != PrintStyle::TraceCmd {
+            return None;
+        }
+        let f = &self.schema.fields[field];
+        let FieldKind::Array { elem_size, .. } = f.kind else {
+            return None;
+        };
+        let start = idx.checked_mul(elem_size)?.checked_add(f.offset)?;
+        let raw = match self.data.get(start..start.checked_add(elem_size)?) {
+            Some(b) => read_elem(b, 0, elem_size.max(1), self.endian())?,
+            None => 0,
+        };
+        Some(if elem_size < 4 {
+            Value::Int {
+                v: raw,
+                signed: true,
+                size: 4,
+            }
+        } else {
+            norm(raw, false, elem_size as u8)
         })
     }
 

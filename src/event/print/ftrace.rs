@@ -118,28 +118,6 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             .get(f.offset..)
             .ok_or("caller outside the payload")?;
         let all_ones = if long == 4 { u32::MAX as u64 } else { u64::MAX };
-        if self.env.style == PrintStyle::TraceCmd {
-            // trace-cmd's kernel_stack handler: `<stack trace >`, then `=> name (addr)`
-            // per entry (`=> addr` for an address without a symbol), up to the all-ones
-            // end mark or the end of the record.
-            crate::bytes::put(out, b"<stack trace >");
-            for w in words.chunks_exact(long) {
-                let ip = read_elem(w, 0, long, self.endian()).unwrap_or(all_ones);
-                if ip == all_ones {
-                    break;
-                }
-                crate::bytes::put(out, b"\n=> ");
-                if let Some((name, _)) = pointer::tracecmd_function(self.env, ip) {
-                    crate::bytes::put(out, name.as_bytes());
-                    crate::bytes::put(out, b" (");
-                    push_hex(out, ip, false);
-                    out.push(b')');
-                } else {
-                    push_hex(out, ip, false);
-                }
-            }
-            return Ok(());
-        }
         crate::bytes::put(out, b"<stack trace>");
         for w in words.chunks_exact(long) {
             let ip = read_elem(w, 0, long, self.endian()).unwrap_or(all_ones);

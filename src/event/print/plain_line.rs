@@ -197,7 +197,8 @@ mod tests {
 
     /// Fields of every size and sign, printed with every length modifier and through
     /// integer casts: the line prints what the evaluator prints, in both byte orders and
-    /// both styles, and a payload too short for it falls back as the evaluator does.
+    /// both styles, and a payload too short for it falls back as the evaluator does (in
+    /// trace-cmd style an array element past the record reads as 0 instead).
     #[test]
     fn lines_print_what_the_evaluator_prints() {
         let format = "name: mix\nID: 7\nformat:\n\
@@ -260,7 +261,8 @@ mod tests {
                         (b, String::from_utf8_lossy(&general)),
                         "{endian:?} {style:?} {data:02x?}"
                     );
-                    assert_eq!(a, len == 40);
+                    // trace-cmd style reads `a[1]` past the record as 0.
+                    assert_eq!(a, len == 40 || style == PrintStyle::TraceCmd);
                 }
             }
         }

@@ -7,7 +7,7 @@ use super::eval::{looser_right, Evaluator};
 use super::helpers::{null_label, table_label, write_flags, write_symbol, TableRest};
 use super::plain_line::PlainLine;
 use super::printf::{fmt_str, plain_int, Seg, Spec};
-use super::value::{int_binary, norm_value, read_elem, BinOp, Int};
+use super::value::{int_binary, norm_value, read_elem, BinOp, Int, Value};
 use super::EvalResult;
 use crate::bytes::Text;
 use crate::event::expr::{CType, Expr};
@@ -846,20 +846,25 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                 }
                 Piece::Elem { field, index, spec } => {
                     // As the evaluator reads `REC->array[i]` (see `Expr::Index`).
-                    let f = &self.schema.fields[*field];
-                    let FieldKind::Array { elem_size, .. } = f.kind else {
-                        return Err("an indexed field is not an array".into());
-                    };
-                    let b = f
-                        .bytes(self.data, self.endian())
-                        .ok_or_else(|| format!("field `{}` lies outside the payload", f.name))?;
-                    let el = (elem_size as u8).max(1) as usize;
-                    let raw = read_elem(b, *index, el, self.endian())
-                        .ok_or("array index past the data")?;
-                    let v = if el < 4 {
-                        raw
-                    } else {
-                        norm_value(raw, false, el as u8)
+                    let v = match self.array_element(*field, *index) {
+                        Some(Value::Int { v, .. }) => v,
+                        _ => {
+                            let f = &self.schema.fields[*field];
+                            let FieldKind::Array { elem_size, .. } = f.kind else {
+                                return Err("an indexed field is not an array".into());
+                            };
+                            let b = f.bytes(self.data, self.endian()).ok_or_else(|| {
+                                format!("field `{}` lies outside the payload", f.name)
+                            })?;
+                            let el = (elem_size as u8).max(1) as usize;
+                            let raw = read_elem(b, *index, el, self.endian())
+                                .ok_or("array index past the data")?;
+                            if el < 4 {
+                                raw
+                            } else {
+                                norm_value(raw, false, el as u8)
+                            }
+                        }
                     };
                     self.int_conv(spec, v, out);
                 }
@@ -995,6 +1000,13 @@ impl<'a, 'e> Evaluator<'a, 'e> {
     #[inline(always)]
     pub(super) fn read(&self, r: &FieldRead) -> EvalResult<u64> {
         let Some(raw) = self.endian().read_uint(self.data, r.off, r.size as usize) else {
+            // An array element past the record reads as 0 in trace-cmd style (see
+            // `Evaluator::array_element`).
+            if self.env.style == PrintStyle::TraceCmd
+                && matches!(self.schema.fields[r.field].kind, FieldKind::Array { .. })
+            {
+                return Ok(0);
+            }
             return Err(format!(
                 "field `{}` lies outside the payload",
                 self.schema.fields[r.field].name

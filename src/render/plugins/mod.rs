@@ -120,6 +120,13 @@ pub enum Plugin {
         /// func, depth, calltime, rettime.
         f: [FieldSpec; 4],
     },
+    /// `ftrace:kernel_stack` (the function plugin's stack handler): `<stack trace >`,
+    /// then `=> name (addr)` per return address (`=> addr` without a symbol), up to the
+    /// all-ones end mark or the end of the record.
+    KernelStack {
+        /// The `caller` array.
+        caller: Option<FieldSpec>,
+    },
     /// `tlb_flush`.
     TlbFlush {
         /// pages, reason.
@@ -380,6 +387,9 @@ pub fn resolve<C: Catalog + ?Sized>(c: &C, id: u16, system: &str, name: &str) ->
             ip: f("ip"),
             parent_ip: f("parent_ip"),
             f: [f("count"), f("top_delta_ts"), f("bottom_delta_ts")],
+        }),
+        ("ftrace", "kernel_stack") => Some(Plugin::KernelStack {
+            caller: f("caller"),
         }),
         ("ftrace", "funcgraph_entry") => Some(Plugin::FuncgraphEntry {
             f: [f("func")?, f("depth")?],
@@ -822,6 +832,40 @@ impl Plugin {
                 if let Some(func) = num(f[2]) {
                     crate::bytes::put(out, b" function=");
                     func_field(c, out, func);
+                }
+                false
+            }
+            Plugin::KernelStack { caller } => {
+                let Some(caller) = caller else {
+                    crate::bytes::put(out, b"<CANT FIND FIELD caller>");
+                    return false;
+                };
+                crate::bytes::put(out, b"<stack trace >");
+                let long = if c.long_size() == 4 { 4 } else { 8 };
+                let all_ones = if long == 4 {
+                    u64::from(u32::MAX)
+                } else {
+                    u64::MAX
+                };
+                let words = d.get(caller.offset..).unwrap_or_default();
+                for w in words.chunks_exact(long) {
+                    let ip = match long {
+                        4 => u64::from(endian.u32(w)),
+                        _ => endian.u64(w),
+                    };
+                    if ip == all_ones {
+                        break;
+                    }
+                    crate::bytes::put(out, b"\n=> ");
+                    match c.function(ip) {
+                        Some((name, _)) => {
+                            crate::bytes::put(out, name.as_bytes());
+                            crate::bytes::put(out, b" (");
+                            push_hex(out, ip);
+                            out.push(b')');
+                        }
+                        None => push_hex(out, ip),
+                    }
                 }
                 false
             }

@@ -278,6 +278,10 @@ impl Catalog for DatCatalog {
         self.endian
     }
 
+    fn long_size(&self) -> usize {
+        self.long_size
+    }
+
     fn may_print_functions(&self, id: u16) -> bool {
         DatCatalog::may_print_functions(self, id)
     }
