@@ -213,7 +213,30 @@ pub struct DatSource {
     cursors: Vec<CpuCursor>,
     adjust: TsAdjust,
     current: Option<usize>,
+    run: Option<Run>,
     bad: BadPages,
+}
+
+/// The CPU the last comparison of every CPU's next record chose, and the record it
+/// must come before to stay the choice: the other CPUs' next records do not change
+/// while this one's are taken, so a run of its records needs one comparison each
+/// instead of a look at every CPU.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    cursor: usize,
+    /// (time, cursor) of the earliest next record of the other CPUs; none when they
+    /// have no records left.
+    bound: Option<(u64, usize)>,
+}
+
+impl Run {
+    /// Whether the record at `ts` of the run's cursor comes before the bound (ties go
+    /// to the lower cursor, as in the full comparison).
+    #[inline]
+    fn leads(&self, ts: u64) -> bool {
+        self.bound
+            .map_or(true, |(b, j)| ts < b || (ts == b && self.cursor < j))
+    }
 }
 
 impl DatSource {
@@ -240,6 +263,7 @@ impl DatSource {
     pub fn retain_cpu(&mut self, cpu: u32) -> bool {
         self.cursors.retain(|c| c.cpu == cpu);
         self.current = None;
+        self.run = None;
         !self.cursors.is_empty()
     }
 
@@ -259,6 +283,7 @@ impl DatSource {
             c.lost = missed;
         }
         self.current = None;
+        self.run = None;
         true
     }
 
@@ -289,6 +314,7 @@ impl DatSource {
             cursors,
             adjust: dat.ts_adjust(),
             current: None,
+            run: None,
             bad: BadPages::default(),
         })
     }
@@ -345,18 +371,45 @@ impl RecordSource for DatSource {
             let c = &self.cursors[i];
             return Ok(Some(c.items[c.pos].ts));
         }
+        if let Some(run) = self.run {
+            let c = &mut self.cursors[run.cursor];
+            if c.fill(&self.adjust, &mut self.bad)? {
+                let ts = c.items[c.pos].ts;
+                if run.leads(ts) {
+                    self.current = Some(run.cursor);
+                    return Ok(Some(ts));
+                }
+            }
+        }
+        // Every CPU's next record (each CPU without one read further), the earliest
+        // and the one after it; ties go to the lower CPU.
         let mut best: Option<(usize, u64)> = None;
+        let mut second: Option<(u64, usize)> = None;
         for i in 0..self.cursors.len() {
             let c = &mut self.cursors[i];
             if !c.fill(&self.adjust, &mut self.bad)? {
                 continue;
             }
             let ts = c.items[c.pos].ts;
-            if best.map_or(true, |(_, b)| ts < b) {
-                best = Some((i, ts));
+            match best {
+                Some((_, b)) if ts >= b => {
+                    if second.map_or(true, |(s, _)| ts < s) {
+                        second = Some((ts, i));
+                    }
+                }
+                _ => {
+                    if let Some((j, b)) = best {
+                        second = Some((b, j));
+                    }
+                    best = Some((i, ts));
+                }
             }
         }
         self.current = best.map(|(i, _)| i);
+        self.run = best.map(|(cursor, _)| Run {
+            cursor,
+            bound: second,
+        });
         Ok(best.map(|(_, ts)| ts))
     }
 
