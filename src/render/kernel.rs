@@ -502,7 +502,12 @@ impl SecondsColumn {
     /// ns2usecs(), then the `N` bytes of `after` (`:`, `: `); the whole seconds
     /// as the last call's, mostly.
     #[inline]
-    pub(crate) fn write_usecs<const N: usize>(&mut self, out: &mut Vec<u8>, ts: u64, after: [u8; N]) {
+    pub(crate) fn write_usecs<const N: usize>(
+        &mut self,
+        out: &mut Vec<u8>,
+        ts: u64,
+        after: [u8; N],
+    ) {
         let us = ts.saturating_add(500) / 1000;
         let secs = us / 1_000_000;
         if self.secs != Some(secs) {

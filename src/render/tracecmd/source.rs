@@ -750,7 +750,10 @@ mod tests {
                 expected.push(alone[i].pop_front().unwrap());
             }
             let switches = expected.windows(2).filter(|w| w[0].0 != w[1].0).count();
-            assert!(cpus.len() > 1 && switches > 10, "{name}: {switches} switches");
+            assert!(
+                cpus.len() > 1 && switches > 10,
+                "{name}: {switches} switches"
+            );
             let merged = drain(&mut DatSource::open(&dat, 0).unwrap(), 0);
             assert!(merged == expected, "{name}: merged order differs");
             let given_back = drain(&mut DatSource::open(&dat, 0).unwrap(), 7);
