@@ -231,7 +231,14 @@ pub(crate) fn push_dec_padded(out: &mut Vec<u8>, v: u64, width: usize, fill: u8)
 /// divisions.
 #[inline]
 pub(crate) fn push_dec6(out: &mut Vec<u8>, v: u32) {
+    push_dec6_then(out, v, []);
+}
+
+/// [`push_dec6`] followed by the `N` (at most 2) bytes of `after`, in one store.
+#[inline]
+pub(crate) fn push_dec6_then<const N: usize>(out: &mut Vec<u8>, v: u32, after: [u8; N]) {
     debug_assert!(v < 1_000_000);
+    const { assert!(N <= 2) };
     let hi = v / 10_000;
     let mid = (v / 100) % 100;
     let lo = v % 100;
@@ -242,7 +249,10 @@ pub(crate) fn push_dec6(out: &mut Vec<u8>, v: u32) {
     let [a, b] = pair(hi);
     let [c, d] = pair(mid);
     let [e, f] = pair(lo);
-    put_array(out, [a, b, c, d, e, f]);
+    let mut w = [a, b, c, d, e, f, 0, 0];
+    w[6..6 + N].copy_from_slice(&after);
+    // SAFETY: 6 + N is at most 8, the array's length.
+    unsafe { put_prefix(out, w, 6 + N) };
 }
 
 /// The eight hex digits of `x`, most significant first, as a big-endian number.

@@ -800,7 +800,7 @@ impl<'c, C: Catalog + ?Sized> TraceCmdRenderer<'c, C> {
     /// the last record's), then the fraction's fixed digits and `:`.
     fn write_head_time(&mut self, out: &mut Vec<u8>, rec: &Record) {
         match self.style.time {
-            TimeFormat::Usecs => self.head.secs.write_usecs(out, rec.ts),
+            TimeFormat::Usecs => return self.head.secs.write_usecs(out, rec.ts, [b':']),
             TimeFormat::Nsecs => {
                 crate::bytes::put(out, self.head.secs.text(rec.ts / 1_000_000_000));
                 crate::bytes::push_dec_width(out, rec.ts % 1_000_000_000, 9);
