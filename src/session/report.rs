@@ -170,12 +170,6 @@ pub enum ReportError {
         /// What failed.
         source: SourceError,
     },
-    /// `--profile` reached a record of buffer instance `name`, where trace-cmd 3.1.6's
-    /// profiler ends the report.
-    ProfileInstance {
-        /// The instance's name.
-        name: String,
-    },
     /// A `-H` hook does not apply to input `name`.
     Hook {
         /// The input's name.
@@ -193,11 +187,6 @@ impl std::fmt::Display for ReportError {
             ReportError::Source(e) => write!(f, "{e}"),
             ReportError::Input { name, source } => write!(f, "reading {name}: {source}"),
             ReportError::Hook { name, source } => write!(f, "profiling {name}: {source}"),
-            ReportError::ProfileInstance { name } => write!(
-                f,
-                "--profile: a record of buffer instance {name} ends the report, as it ends \
-                 trace-cmd 3.1.6's (its profiler takes only the top buffers' records)"
-            ),
         }
     }
 }
@@ -211,7 +200,6 @@ impl std::error::Error for ReportError {
             ReportError::Source(e) => e.source(),
             ReportError::Input { source, .. } => Some(source.as_ref()),
             ReportError::Hook { source, .. } => Some(source),
-            ReportError::ProfileInstance { .. } => None,
         }
     }
 }
@@ -367,10 +355,11 @@ pub fn write_report<'a>(
         Ok::<(), ReportError>(())
     })?;
     summary.bad_pages = lives.iter().map(|l| l.input.source.bad_pages()).sum();
-    summary.warnings = lives
+    let from_sources: Vec<String> = lives
         .iter_mut()
         .flat_map(|l| l.input.source.take_warnings())
         .collect();
+    summary.warnings.extend(from_sources);
     Ok(summary)
 }
 
@@ -475,14 +464,19 @@ fn report_loop<'a>(
                 continue;
             }
             if opts.profile {
-                // An instance's record: trace-cmd 3.1.6 writes its label, then its
-                // profiler, which knows only the top buffers, ends the report ("Handle
-                // not found?"), before any profile is written.
-                buf.extend_from_slice(&l.prefix);
-                pipe.submit(buf, out)?;
-                return Err(ReportError::ProfileInstance {
-                    name: l.input.name.clone(),
-                });
+                // An instance's record. trace-cmd 3.1.6's profiler knows only the top
+                // buffers and ends the whole report at the first one ("Handle not
+                // found?"), before any profile is written; here the profile of the top
+                // buffers is written, without the instance's records, and that is said.
+                let name = &l.input.name;
+                let said = format!("--profile: the records of buffer instance {name} are left out");
+                if !summary.warnings.iter().any(|w| w.starts_with(&said)) {
+                    summary.warnings.push(format!(
+                        "{said} (the profile is of the top buffers; trace-cmd 3.1.6 stops at \
+                         the first of them)"
+                    ));
+                }
+                continue;
             }
             if opts.ts_check && last_ts > rec.ts {
                 summary.warnings.push(format!(

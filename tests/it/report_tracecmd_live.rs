@@ -270,10 +270,11 @@ fn ts2secs_overflow_matches_trace_cmd() {
 
 /// `--profile` of a file with a buffer instance: trace-cmd 3.1.6 writes the file labels
 /// of the top buffer's records and of the first instance record, then its profiler
-/// fails on that record ("Handle not found?") and no profile is written; tracectl
-/// writes the same and fails too.
+/// fails on that record ("Handle not found?") and no profile is written. tracectl writes
+/// the same labels, leaves the instance's records out, writes the top buffers' profile
+/// and says on stderr that the instance's records are left out.
 #[test]
-fn profile_of_a_file_with_an_instance_stops_like_trace_cmd() {
+fn profile_of_a_file_with_an_instance_profiles_the_top_buffers() {
     if recorder().is_none() {
         return;
     }
@@ -301,19 +302,17 @@ fn profile_of_a_file_with_an_instance_stops_like_trace_cmd() {
         "{}",
         String::from_utf8_lossy(&theirs.stderr)
     );
-    assert!(!ours.status.success());
     let err = String::from_utf8_lossy(&ours.stderr);
+    assert!(ours.status.success(), "{err}");
     assert!(
-        err.contains("buffer instance tracectl-profile-test"),
+        err.contains("records of buffer instance tracectl-profile-test are left out"),
         "{err}"
     );
-    assert!(
-        String::from_utf8_lossy(&theirs.stdout).ends_with("tracectl-profile-test: "),
-        "{:?}",
-        String::from_utf8_lossy(&theirs.stdout)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&ours.stdout),
-        String::from_utf8_lossy(&theirs.stdout)
-    );
+    let theirs = String::from_utf8_lossy(&theirs.stdout);
+    let labels = theirs
+        .strip_suffix("tracectl-profile-test: ")
+        .unwrap_or_else(|| panic!("{theirs:?}"));
+    let ours = String::from_utf8_lossy(&ours.stdout);
+    assert!(ours.starts_with(labels), "{ours}");
+    assert!(ours[labels.len()..].contains("task: "), "{ours}");
 }
