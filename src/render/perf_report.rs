@@ -881,6 +881,7 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
             key: FrameKey {
                 dso,
                 addr,
+                ip: raw,
                 resolved: true,
                 inlined: Some(i.clone()),
             },
@@ -890,6 +891,7 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
             key: FrameKey {
                 dso,
                 addr,
+                ip: raw,
                 resolved: loc.sym.is_some(),
                 inlined: None,
             },
