@@ -1021,10 +1021,12 @@ pub fn write_report(
                     let wants_parent = keys.contains(&SortKey::Parent);
                     if chained && (children || graph.mode != GraphMode::None || wants_parent) {
                         let mut entries = Vec::new();
+                        // perf looks the chain up in the order it prints it.
                         lines.0.callchain_entries(
                             &machine,
                             &s,
                             usize::MAX,
+                            order == ChainOrder::Caller,
                             |unwound, n, l, raw, inlined, srcline| {
                                 entries.push((unwound, n));
                                 locs.push((
