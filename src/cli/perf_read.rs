@@ -103,6 +103,12 @@ pub struct ScriptArgs {
     /// Show the BPF programs' KSYMBOL and BPF_EVENT records
     #[arg(long = "show-bpf-events")]
     show_bpf_events: bool,
+    /// Show the NAMESPACES records (perf record --namespaces)
+    #[arg(long = "show-namespace-events")]
+    show_namespace_events: bool,
+    /// Show the CGROUP records (perf record --all-cgroups)
+    #[arg(long = "show-cgroup-events")]
+    show_cgroup_events: bool,
     #[command(flatten)]
     header: HeaderArgs,
     #[command(flatten)]
@@ -195,6 +201,8 @@ impl ScriptArgs {
                 switch: self.show_switch_events,
                 round: self.show_round_events,
                 bpf: self.show_bpf_events,
+                namespace: self.show_namespace_events,
+                cgroup: self.show_cgroup_events,
             },
         })
     }

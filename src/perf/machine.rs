@@ -1055,22 +1055,40 @@ impl Machine {
     /// [`Machine::callchain`], telling each frame the unwinder found (true) from one
     /// the sample carries: perf 6.1 lists inlined functions only at the former.
     pub fn callchain_frames<'m>(&'m self, s: &Sample<'_>, f: impl FnMut(Location<'m>, u64, bool)) {
-        self.callchain_frames_limited(s, usize::MAX, f);
+        self.callchain_frames_limited(s, usize::MAX, false, f);
     }
 
     /// [`Machine::callchain_frames`] of at most `max_stack` addresses of the chain the
     /// sample carries and `max_stack` unwound ones (perf's `--max-stack`, which limits
-    /// each on its own; context markers do not count).
+    /// each on its own; context markers do not count). With `outermost_first` the
+    /// addresses the sample carries are looked up from the outermost, as perf does for
+    /// a report in caller order (which matters to the first lookup in an object whose
+    /// loading failed part way); they are listed innermost first all the same.
     pub fn callchain_frames_limited<'m>(
         &'m self,
         s: &Sample<'_>,
         max_stack: usize,
+        outermost_first: bool,
         mut f: impl FnMut(Location<'m>, u64, bool),
     ) {
         if !self.chain_shown(s, max_stack) {
             return;
         }
-        self.sampled_chain(s, max_stack, &mut |loc, ip| f(loc, ip, false));
+        if outermost_first {
+            let mut entries = Vec::new();
+            Self::chain_entries(s, max_stack, &mut |mode, ip| entries.push((mode, ip)));
+            let mut locs: Vec<Location<'m>> = entries
+                .iter()
+                .rev()
+                .map(|&(mode, ip)| self.resolve(s.pid, mode, ip))
+                .collect();
+            locs.reverse();
+            for (loc, (_, ip)) in locs.into_iter().zip(entries) {
+                f(loc, ip, false);
+            }
+        } else {
+            self.sampled_chain(s, max_stack, &mut |loc, ip| f(loc, ip, false));
+        }
         for ip in self.unwind_user(s).into_iter().take(max_stack) {
             f(self.resolve(s.pid, misc::USER, ip), ip, true);
         }

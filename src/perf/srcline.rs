@@ -550,24 +550,29 @@ impl SourceLines {
         max_stack: usize,
         mut f: impl FnMut(Location<'m>, u64, Option<&str>, Option<&str>),
     ) {
-        self.callchain_entries(machine, s, max_stack, |_, _, loc, ip, inlined, line| {
-            f(loc, ip, inlined, line)
-        });
+        self.callchain_entries(
+            machine,
+            s,
+            max_stack,
+            false,
+            |_, _, loc, ip, inlined, line| f(loc, ip, inlined, line),
+        );
     }
 
     /// [`SourceLines::callchain_limited`] with where each frame comes from: whether
     /// it was unwound, and the number of its entry among the sampled chain's or the
     /// unwound ones, from 0 at the sample (the frames of functions inlined at an
-    /// address share it).
+    /// address share it). `outermost_first`: as [`Machine::callchain_frames_limited`].
     pub fn callchain_entries<'m>(
         &mut self,
         machine: &'m Machine,
         s: &Sample<'_>,
         max_stack: usize,
+        outermost_first: bool,
         mut f: impl FnMut(bool, usize, Location<'m>, u64, Option<&str>, Option<&str>),
     ) {
         let mut entries = [0, 0];
-        machine.callchain_frames_limited(s, max_stack, |loc, ip, unwound| {
+        machine.callchain_frames_limited(s, max_stack, outermost_first, |loc, ip, unwound| {
             let n = entries[usize::from(unwound)];
             entries[usize::from(unwound)] += 1;
             let mut f = |loc, ip, inlined, line| f(unwound, n, loc, ip, inlined, line);

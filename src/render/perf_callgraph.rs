@@ -153,13 +153,15 @@ fn bad(arg: &str, tok: &str) -> String {
 
 /// How perf tells call chain entries apart (its `function` key): the object, in the
 /// order it was first mapped (0: none), and the symbol's start, or the address when
-/// there is no symbol; a function inlined there also by its name.
+/// either entry compared has no symbol; a function inlined there also by its name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FrameKey {
     /// 0 for an unmapped address, else 1 + the object's mapping order.
     pub dso: usize,
     /// The symbol's start, or the address.
     pub addr: u64,
+    /// The address (perf's `ip`), which perf compares when either entry has no symbol.
+    pub ip: u64,
     /// The entry has a symbol.
     pub resolved: bool,
     /// The name of the function inlined at the entry (its symbol's start is that of
@@ -207,10 +209,14 @@ impl TrieNode {
 /// entry is a function inlined there, they match by the function's name alone
 /// (inlined into different functions, or a function inlined here and called there,
 /// are one entry); other entries match by object and symbol start, or by object and
-/// address when either has no symbol. This is no total order.
+/// address when either has no symbol (so an address that found no symbol once, and
+/// its symbol later, is one entry, named as it was first seen). This is no total order.
 fn match_chain(existing: &TrieNode, new: &Frame) -> Ordering {
     let old = existing.key.as_ref().expect("a kid has a key");
-    if old.resolved && new.key.resolved && (old.inlined.is_some() || new.key.inlined.is_some()) {
+    if !(old.resolved && new.key.resolved) {
+        return (old.dso, old.ip).cmp(&(new.key.dso, new.key.ip));
+    }
+    if old.inlined.is_some() || new.key.inlined.is_some() {
         let name = new.key.inlined.as_deref().unwrap_or(&new.name);
         return existing.compared_name().cmp(name);
     }

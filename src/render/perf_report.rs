@@ -881,6 +881,7 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
             key: FrameKey {
                 dso,
                 addr,
+                ip: raw,
                 resolved: true,
                 inlined: Some(i.clone()),
             },
@@ -890,6 +891,7 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
             key: FrameKey {
                 dso,
                 addr,
+                ip: raw,
                 resolved: loc.sym.is_some(),
                 inlined: None,
             },
@@ -1019,10 +1021,12 @@ pub fn write_report(
                     let wants_parent = keys.contains(&SortKey::Parent);
                     if chained && (children || graph.mode != GraphMode::None || wants_parent) {
                         let mut entries = Vec::new();
+                        // perf looks the chain up in the order it prints it.
                         lines.0.callchain_entries(
                             &machine,
                             &s,
                             usize::MAX,
+                            order == ChainOrder::Caller,
                             |unwound, n, l, raw, inlined, srcline| {
                                 entries.push((unwound, n));
                                 locs.push((

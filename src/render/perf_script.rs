@@ -408,6 +408,10 @@ pub struct SideBand {
     pub switch: bool,
     /// KSYMBOL and BPF_EVENT (`--show-bpf-events`).
     pub bpf: bool,
+    /// NAMESPACES (`--show-namespace-events`).
+    pub namespace: bool,
+    /// CGROUP (`--show-cgroup-events`).
+    pub cgroup: bool,
     /// FINISHED_ROUND (`--show-round-events`); the records are then taken in the
     /// file's order, not sorted by time, as perf does.
     pub round: bool,
@@ -1106,6 +1110,8 @@ impl<'f> PerfScript<'f> {
             record::LOST => show.lost,
             record::SWITCH | record::SWITCH_CPU_WIDE => show.switch,
             record::KSYMBOL | record::BPF_EVENT => show.bpf,
+            record::NAMESPACES => show.namespace,
+            record::CGROUP => show.cgroup,
             _ => false,
         }
     }
@@ -1120,9 +1126,9 @@ impl<'f> PerfScript<'f> {
         };
         let id_all = first.sample_id_all();
         let (sid, pid, tid, time) = match *ev {
-            Event::Comm { pid, tid, id, .. } | Event::Mmap { pid, tid, id, .. } => {
-                (id, pid, tid, 0)
-            }
+            Event::Comm { pid, tid, id, .. }
+            | Event::Mmap { pid, tid, id, .. }
+            | Event::Namespaces { pid, tid, id, .. } => (id, pid, tid, 0),
             Event::Task {
                 pid, tid, time, id, ..
             } => (id, pid, tid, time),
@@ -1130,6 +1136,7 @@ impl<'f> PerfScript<'f> {
             Event::Switch { id, .. }
             | Event::Lost { id, .. }
             | Event::Ksymbol { id, .. }
+            | Event::Cgroup { id, .. }
             | Event::BpfEvent { id, .. } => {
                 let (pid, tid) = if id_all && first.sample_type & sample::TID != 0 {
                     (id.pid, id.tid)

@@ -25,10 +25,10 @@ pub fn record_name(type_: u32) -> &'static str {
         record::LOST_SAMPLES => "LOST_SAMPLES",
         record::SWITCH => "SWITCH",
         record::SWITCH_CPU_WIDE => "SWITCH_CPU_WIDE",
-        16 => "NAMESPACES",
+        record::NAMESPACES => "NAMESPACES",
         record::KSYMBOL => "KSYMBOL",
         record::BPF_EVENT => "BPF_EVENT",
-        19 => "CGROUP",
+        record::CGROUP => "CGROUP",
         20 => "TEXT_POKE",
         21 => "AUX_OUTPUT_HW_ID",
         record::HEADER_ATTR => "ATTR",
@@ -248,9 +248,56 @@ pub fn write_record_text(type_: u32, ev: &Event, out: &mut Vec<u8>) {
                 push_pid_tid_padded(out, next_prev.0, next_prev.1);
             }
         }
+        Event::Namespaces {
+            pid,
+            tid,
+            nr,
+            links,
+            ..
+        } => {
+            let links = links.iter();
+            let count = links.len();
+            out.push(b' ');
+            push_i32(out, pid);
+            out.push(b'/');
+            push_i32(out, tid);
+            out.extend_from_slice(b" - nr_namespaces: ");
+            push_dec(out, u64::from(nr));
+            out.extend_from_slice(b"\n\t\t[");
+            for (i, (dev, ino)) in links.enumerate() {
+                if i > 0 && i % 4 == 0 {
+                    out.extend_from_slice(b"\n\t\t ");
+                }
+                push_dec(out, i as u64);
+                out.push(b'/');
+                out.extend_from_slice(namespace_name(i).as_bytes());
+                out.extend_from_slice(b": ");
+                push_dec(out, dev);
+                out.push(b'/');
+                push_alt_hex(out, ino);
+                out.extend_from_slice(if i + 1 == count { b"]" } else { b", " });
+            }
+            // perf ends the line only after the last namespace.
+            if count == 0 {
+                return;
+            }
+        }
+        Event::Cgroup { cgroup, path, .. } => {
+            out.extend_from_slice(b" cgroup: ");
+            push_dec(out, cgroup);
+            out.push(b' ');
+            out.extend_from_slice(path);
+        }
         _ => {}
     }
     out.push(b'\n');
+}
+
+/// perf's `perf_ns__name`: the name of the namespace at `index` of a NAMESPACES
+/// record, `(null)` (glibc's text for a null string) past the ones perf knows.
+fn namespace_name(index: usize) -> &'static str {
+    const NAMES: [&str; 7] = ["net", "uts", "ipc", "pid", "user", "mnt", "cgroup"];
+    NAMES.get(index).copied().unwrap_or("(null)")
 }
 
 #[cfg(test)]

@@ -125,9 +125,13 @@ pub mod record {
     pub const LOST_SAMPLES: u32 = 13;
     pub const SWITCH: u32 = 14;
     pub const SWITCH_CPU_WIDE: u32 = 15;
+    /// PERF_RECORD_NAMESPACES: a task's namespaces (`perf record --namespaces`).
+    pub const NAMESPACES: u32 = 16;
     pub const KSYMBOL: u32 = 17;
     /// PERF_RECORD_BPF_EVENT: a BPF program was loaded or unloaded.
     pub const BPF_EVENT: u32 = 18;
+    /// PERF_RECORD_CGROUP: a cgroup's id and path (`perf record --all-cgroups`).
+    pub const CGROUP: u32 = 19;
     pub const HEADER_ATTR: u32 = 64;
     pub const TRACING_DATA: u32 = 66;
     pub const BUILD_ID: u32 = 67;

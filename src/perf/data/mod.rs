@@ -18,6 +18,7 @@
 //! ```
 
 pub mod abi;
+mod compressed;
 mod error;
 mod features;
 pub mod host;
@@ -32,8 +33,8 @@ pub use features::{
     MemNode, MemTopology, NumaNode, PmuCaps,
 };
 pub use read::{
-    Attr, DsoId, Event, EventGroup, FeatureSection, PerfData, RawRecord, Records, Sample, SampleId,
-    UserRegs,
+    Attr, DsoId, Event, EventGroup, FeatureSection, NamespaceLinks, PerfData, RawRecord, Records,
+    Sample, SampleId, UserRegs,
 };
 pub use sample_read::ReadPeriods;
 pub use write::{AttrEntry, Features, PerfDataWriter};

@@ -111,8 +111,12 @@ pub struct PerfData {
     dense_base: u64,
     /// Where each attr's samples hold their fixed words, in attr order.
     layouts: Vec<SampleLayout>,
+    /// Where the records are read: the data section, or the decompressed records of a
+    /// compressed one (after the file's bytes).
     data_offset: u64,
     data_size: u64,
+    /// The data section as the file header gives it.
+    file_data: (u64, u64),
     features: Vec<FeatureSection>,
 }
 
@@ -237,6 +241,23 @@ impl<'a> Sample<'a> {
         self.callchain_raw
             .chunks_exact(8)
             .map(move |c| endian.u64(c))
+    }
+}
+
+/// The `(dev, ino)` pairs of a NAMESPACES record, read as they are asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct NamespaceLinks<'a> {
+    bytes: &'a [u8],
+    endian: Endianness,
+}
+
+impl<'a> NamespaceLinks<'a> {
+    /// The pairs, in the record's order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (u64, u64)> + 'a {
+        let endian = self.endian;
+        self.bytes
+            .chunks_exact(16)
+            .map(move |p| (endian.u64(&p[..8]), endian.u64(&p[8..])))
     }
 }
 
@@ -382,6 +403,30 @@ pub enum Event<'a> {
         next_prev: (i32, i32),
         /// Whether the record is the CPU-wide kind.
         cpu_wide: bool,
+        /// Sample id trailer.
+        id: SampleId,
+    },
+    /// `PERF_RECORD_NAMESPACES`: the namespaces of a task, each as the device and
+    /// inode of its `/proc/PID/ns/` link.
+    Namespaces {
+        /// Process id.
+        pid: i32,
+        /// Thread id.
+        tid: i32,
+        /// The `nr_namespaces` field as perf prints it (a u32 of the u64).
+        nr: u32,
+        /// `(dev, ino)` of each namespace, in the kernel's order (net, uts, ipc, pid,
+        /// user, mnt, cgroup).
+        links: NamespaceLinks<'a>,
+        /// Sample id trailer.
+        id: SampleId,
+    },
+    /// `PERF_RECORD_CGROUP`: a cgroup's id and path.
+    Cgroup {
+        /// The cgroup id (its inode).
+        cgroup: u64,
+        /// Its path below the cgroup mount.
+        path: &'a [u8],
         /// Sample id trailer.
         id: SampleId,
     },
@@ -694,6 +739,7 @@ impl PerfData {
             layouts: Vec::new(),
             data_offset: data_off,
             data_size,
+            file_data: (data_off, data_size),
             features,
         };
         f.read_event_desc()?;
@@ -720,7 +766,29 @@ impl PerfData {
             .iter()
             .map(|a| SampleLayout::of(a.sample_type))
             .collect();
+        if let Some(data) = super::compressed::inflate(&f)? {
+            // The decompressed records follow the file's bytes: the feature sections
+            // keep their offsets, and a record's offset past the file's end is one in
+            // the decompressed data.
+            let mut image = Vec::with_capacity(f.bytes.len() + data.len());
+            image.extend_from_slice(&f.bytes);
+            f.data_offset = image.len() as u64;
+            f.data_size = data.len() as u64;
+            image.extend_from_slice(&data);
+            f.bytes = Bytes::Owned(image);
+        }
         Ok(f)
+    }
+
+    /// The whole record `r` (header and body) as it is in the file.
+    pub(super) fn record_bytes(&self, r: &RawRecord) -> &[u8] {
+        let at = r.offset as usize;
+        &self.bytes[at..at + abi::RECORD_HEADER_SIZE + r.body.len()]
+    }
+
+    /// The bytes of the data section.
+    pub(super) fn data_bytes(&self) -> &[u8] {
+        &self.bytes[self.data_offset as usize..(self.data_offset + self.data_size) as usize]
     }
 
     /// Names (and, for files whose attrs section is empty of ids, ids) from EVENT_DESC.
@@ -807,7 +875,7 @@ impl PerfData {
 
     /// File offset of the data section.
     pub fn data_offset(&self) -> u64 {
-        self.data_offset
+        self.file_data.0
     }
 
     /// The feature sections present.
@@ -855,9 +923,10 @@ impl PerfData {
         }
     }
 
-    /// Number of bytes of the data section.
+    /// Number of bytes of the data section (of its compressed records when the file was
+    /// recorded with `perf record -z`).
     pub fn data_size(&self) -> u64 {
-        self.data_size
+        self.file_data.1
     }
 
     /// The attr a sample id belongs to (the first when the file has one event or the id
@@ -1070,14 +1139,53 @@ impl PerfData {
                     id,
                 })
             }
+            record::NAMESPACES => {
+                let mut c = self.body_cur(r);
+                let sh = |s: Short| self.short("NAMESPACES record", s);
+                let pid = c.u32().map_err(sh)? as i32;
+                let tid = c.u32().map_err(sh)? as i32;
+                let nr = c.u64().map_err(sh)?;
+                let (rest, id) = self.split_trailer(r, c.pos)?;
+                // No more links than the record holds, whatever the count says.
+                let held = rest.len() as u64 / 16;
+                if nr > held {
+                    return Err(self.short(
+                        "NAMESPACES record",
+                        Short {
+                            offset: r.offset,
+                            needed: 24 + nr.saturating_mul(16),
+                            available: r.body.len() as u64,
+                        },
+                    ));
+                }
+                Ok(Event::Namespaces {
+                    pid,
+                    tid,
+                    nr: nr as u32,
+                    links: NamespaceLinks {
+                        bytes: &rest[..nr as usize * 16],
+                        endian: self.endian,
+                    },
+                    id,
+                })
+            }
+            record::CGROUP => {
+                let mut c = self.body_cur(r);
+                let cgroup = c.u64().map_err(|s| self.short("CGROUP record", s))?;
+                let (rest, id) = self.split_trailer(r, c.pos)?;
+                Ok(Event::Cgroup {
+                    cgroup,
+                    path: until_nul(rest),
+                    id,
+                })
+            }
+            // Its records were decompressed into the data section when the file was
+            // opened; one left here is no record of the data.
             record::COMPRESSED => Err(PerfDataError::new(
                 &self.path,
                 "COMPRESSED record",
                 r.offset,
-                PerfDataErrorKind::Unsupported(
-                    "compressed records (`perf record -z`); decompress with `perf inject -i IN -o OUT`"
-                        .into(),
-                ),
+                PerfDataErrorKind::Corrupt("a compressed record inside compressed data".into()),
             )),
             t if t < 64 => {
                 let (_, id) = self.split_trailer(r, 0)?;
