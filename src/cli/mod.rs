@@ -47,14 +47,17 @@ mod stream;
 /// Drive Linux ftrace through tracefs and decode what it records.
 #[derive(Debug, Parser)]
 // As perf's and trace-cmd's option parsers, a flag or option given again is taken again
-// (the last value wins) rather than refused; lists (`-e A -e B`) still gather every one.
+// (the last value wins) rather than refused; lists (`-e A -e B`) still gather every one;
+// and a long option may be shortened to any prefix that names it alone (`--comm` for
+// `--comms`).
 #[command(
     name = "tracectl",
     version,
     about,
     long_about = None,
     propagate_version = true,
-    args_override_self = true
+    args_override_self = true,
+    infer_long_args = true
 )]
 pub struct Cli {
     /// Tracefs root to use: a live mount, a debugfs `tracing/` dir or a recorded fixture
