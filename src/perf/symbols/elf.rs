@@ -11,7 +11,7 @@ use object::read::elf::{
 use object::{Endian, Endianness, Object};
 
 use super::{
-    demangle, drop_duplicates, fix_ends, Binding, Builder, Names, SharedBytes, Sym, SymbolTable,
+    drop_duplicates, fix_ends, Binding, Builder, Names, SharedBytes, Sym, SymbolTable,
     TreeHistory, NUL_ENDED,
 };
 
@@ -275,6 +275,20 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
         }
         found
     };
+    // The loaded segments that hold something, in order: their first address, the
+    // address after them, and the difference between addresses and file offsets.
+    let loads: Vec<(u64, u64, u64)> = segments
+        .iter()
+        .filter(|p| p.p_type(e) == PT_LOAD)
+        .filter_map(|p| {
+            let size = p.p_memsz(e).into().max(p.p_filesz(e).into());
+            let vaddr: u64 = p.p_vaddr(e).into();
+            (size != 0).then(|| {
+                let bias = vaddr.wrapping_sub(p.p_offset(e).into());
+                (vaddr, vaddr.wrapping_add(size), bias)
+            })
+        })
+        .collect();
     for sym in symbols.symbols() {
         let (kind, shndx) = (sym.st_type(), sym.st_shndx(e));
         if sym.st_name(e) == 0 || shndx == SHN_UNDEF {
@@ -321,19 +335,10 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
         // perf's `elf_read_program_header`: the first loaded segment holding the
         // address moves it to its file offset; for an address outside them all (a
         // file without segments) the section does.
-        let bias = segments
+        let bias = loads
             .iter()
-            .find(|p| {
-                let size = p.p_memsz(e).into().max(p.p_filesz(e).into());
-                let vaddr: u64 = p.p_vaddr(e).into();
-                p.p_type(e) == PT_LOAD
-                    && size != 0
-                    && value >= vaddr
-                    && value < vaddr.wrapping_add(size)
-            })
-            .map_or(place.bias, |p| {
-                p.p_vaddr(e).into().wrapping_sub(p.p_offset(e).into())
-            });
+            .find(|&&(from, to, _)| value >= from && value < to)
+            .map_or(place.bias, |&(_, _, bias)| bias);
         let start = value.wrapping_sub(bias);
         let binding = match sym.st_bind() {
             STB_WEAK => Binding::Weak,
@@ -434,19 +439,20 @@ fn plt_symbols<H: FileHeader<Endian = Endianness>>(rt: &ElfParts<'_, H>, b: &mut
             .symbol(object::SymbolIndex(symbol as usize))
             .ok()
             .and_then(|s| s.name(e, dynsyms.strings()).ok())
-            .map(String::from_utf8_lossy)
             .unwrap_or_default();
-        let mut name = format!("{}@plt", demangle(&name));
-        // perf writes the name into a 1024-byte buffer.
-        if name.len() > 1023 {
-            let mut cut = 1023;
-            while !name.is_char_boundary(cut) {
-                cut -= 1;
+        let end = at.wrapping_add(entry);
+        // The shown name (demangled, with `@plt`) is made when a lookup shows it.
+        match (std::str::from_utf8(name), b.names.file_offset(name)) {
+            (Ok(_), Some(name_at)) => {
+                b.push_at(at, end, Binding::Global, name_at, name.len() as u32, false, 0)
             }
-            name.truncate(cut);
+            (Ok(n), None) => b.push(at, end, Binding::Global, n, false),
+            (Err(_), _) => b.push(at, end, Binding::Global, &String::from_utf8_lossy(name), false),
         }
-        b.push(at, at.wrapping_add(entry), Binding::Global, &name, true);
-        at = at.wrapping_add(entry);
+        if let Some(s) = b.syms.last_mut().filter(|s| s.seq + 1 == b.pushed) {
+            s.plt = true;
+        }
+        at = end;
     }
 }
 
