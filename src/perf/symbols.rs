@@ -134,7 +134,9 @@ impl Names {
             return &[];
         };
         let at = at as usize;
-        let head = file.get(at..file.len().min(at.saturating_add(n))).unwrap_or_default();
+        let head = file
+            .get(at..file.len().min(at.saturating_add(n)))
+            .unwrap_or_default();
         &head[..memchr::memchr(0, head).unwrap_or(head.len())]
     }
 
@@ -627,8 +629,7 @@ fn prefer_by_kind(a: &Sym, b: &Sym) -> Option<bool> {
 /// Whether [`prefer_by_name`] tells `a` and `b` apart without demangling:
 /// the same stored name (see [`prefer_by_name`]), or names shown as stored.
 fn names_compare_as_stored(names: &Names, a: &Sym, b: &Sym) -> bool {
-    let shown_as_stored =
-        |s: &Sym| !s.plt && (s.plain || !mangled(names.head(s.at, s.len, 2)));
+    let shown_as_stored = |s: &Sym| !s.plt && (s.plain || !mangled(names.head(s.at, s.len, 2)));
     (shown_as_stored(a) && shown_as_stored(b)) || same_plain_name(names, a, b)
 }
 

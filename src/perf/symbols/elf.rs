@@ -11,8 +11,8 @@ use object::read::elf::{
 use object::{Endian, Endianness, Object};
 
 use super::{
-    drop_duplicates, fix_ends, Binding, Builder, Names, SharedBytes, Sym, SymbolTable,
-    TreeHistory, NUL_ENDED,
+    drop_duplicates, fix_ends, Binding, Builder, Names, SharedBytes, Sym, SymbolTable, TreeHistory,
+    NUL_ENDED,
 };
 
 /// An ELF file's header and section table.
@@ -478,11 +478,23 @@ fn plt_symbols<H: FileHeader<Endian = Endianness>>(rt: &ElfParts<'_, H>, b: &mut
         let end = at.wrapping_add(entry);
         // The shown name (demangled, with `@plt`) is made when a lookup shows it.
         match (std::str::from_utf8(name), b.names.file_offset(name)) {
-            (Ok(_), Some(name_at)) => {
-                b.push_at(at, end, Binding::Global, name_at, name.len() as u32, false, 0)
-            }
+            (Ok(_), Some(name_at)) => b.push_at(
+                at,
+                end,
+                Binding::Global,
+                name_at,
+                name.len() as u32,
+                false,
+                0,
+            ),
             (Ok(n), None) => b.push(at, end, Binding::Global, n, false),
-            (Err(_), _) => b.push(at, end, Binding::Global, &String::from_utf8_lossy(name), false),
+            (Err(_), _) => b.push(
+                at,
+                end,
+                Binding::Global,
+                &String::from_utf8_lossy(name),
+                false,
+            ),
         }
         if let Some(s) = b.syms.last_mut().filter(|s| s.seq + 1 == b.pushed) {
             s.plt = true;
