@@ -45,8 +45,11 @@ struct Sym {
     at: u32,
     len: u32,
     binding: Binding,
-    /// Shown as stored (a kallsyms name, a `name@plt` made from a demangled name).
+    /// Shown as stored (a kallsyms name).
     plain: bool,
+    /// A `.plt` entry: shown as its function's demangled name followed by `@plt`
+    /// ([`shown_name`]), made only when a lookup shows it.
+    plt: bool,
     /// The kernel module of a kallsyms symbol (an index into the table's list of
     /// modules, plus one), 0 for the core kernel and for every other symbol.
     module: u32,
@@ -120,6 +123,23 @@ impl Names {
         file.get(at..at + len as usize).unwrap_or_default()
     }
 
+    /// Up to the first `n` bytes of the name of `len` bytes at `at`, without finding a
+    /// [`NUL_ENDED`] name's end first.
+    fn head(&self, at: u32, len: u32, n: usize) -> &[u8] {
+        if len != NUL_ENDED || at >= self.own_at {
+            let b = self.bytes(at, len);
+            return &b[..b.len().min(n)];
+        }
+        let Some(file) = self.file.as_ref().map(|f| (**f).as_ref()) else {
+            return &[];
+        };
+        let at = at as usize;
+        let head = file
+            .get(at..file.len().min(at.saturating_add(n)))
+            .unwrap_or_default();
+        &head[..memchr::memchr(0, head).unwrap_or(head.len())]
+    }
+
     /// Where `bytes` are in the file, if they are there.
     fn file_offset(&self, bytes: &[u8]) -> Option<u32> {
         let file = (**self.file.as_ref()?).as_ref();
@@ -187,6 +207,7 @@ impl Builder {
             len,
             binding,
             plain,
+            plt: false,
             module,
             seq: self.pushed,
             clustered: false,
@@ -526,7 +547,12 @@ fn underscores(s: &str) -> usize {
 
 /// The stored name of `s` in `names` (bytes that are not UTF-8 shown as U+FFFD).
 fn raw_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
-    String::from_utf8_lossy(raw_bytes(names, s))
+    let raw = raw_bytes(names, s);
+    // The check of valid text (nearly every name) is quicker than the lossy walk.
+    match std::str::from_utf8(raw) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(raw),
+    }
 }
 
 /// The bytes of [`raw_name`], for comparisons that need not check them as UTF-8 again.
@@ -543,16 +569,37 @@ fn mangled(name: &[u8]) -> bool {
 /// they print the same, and perf's last rule (no `SyS` at the start) cannot tell them
 /// apart (see [`prefer_by_name`]).
 fn same_plain_name(names: &Names, a: &Sym, b: &Sym) -> bool {
+    if a.plain != b.plain || a.plt != b.plt {
+        return false;
+    }
     let raw = raw_bytes(names, a);
-    a.plain == b.plain
-        && raw == raw_bytes(names, b)
-        && memchr::memmem::find(raw, b"SyS").is_none()
+    // Names are short: a search for `S` is quicker than setting up a substring search.
+    raw == raw_bytes(names, b)
+        && !memchr::memchr_iter(b'S', raw).any(|i| raw[i..].starts_with(b"SyS"))
         && memchr::memchr(b'$', raw).is_none()
 }
 
-/// The name perf shows for `s`: demangled, unless it is plain.
+/// The name perf shows for `s`: demangled, unless it is plain; a `.plt` entry's as
+/// perf 6.1's `dso__synthesize_plt_symbols` makes it, the demangled name and `@plt` in
+/// a buffer of 1,024 bytes (at most 1,023 of them kept, whole characters here).
 fn shown_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
     let raw = raw_name(names, s);
+    if s.plt {
+        let mut name = if mangled(raw.as_bytes()) {
+            demangle(&raw)
+        } else {
+            raw.into_owned()
+        };
+        name.push_str("@plt");
+        if name.len() > 1023 {
+            let mut cut = 1023;
+            while !name.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            name.truncate(cut);
+        }
+        return std::borrow::Cow::Owned(name);
+    }
     if s.plain || !mangled(raw.as_bytes()) {
         raw
     } else {
@@ -582,7 +629,7 @@ fn prefer_by_kind(a: &Sym, b: &Sym) -> Option<bool> {
 /// Whether [`prefer_by_name`] tells `a` and `b` apart without demangling:
 /// the same stored name (see [`prefer_by_name`]), or names shown as stored.
 fn names_compare_as_stored(names: &Names, a: &Sym, b: &Sym) -> bool {
-    let shown_as_stored = |s: &Sym| s.plain || !mangled(raw_bytes(names, s));
+    let shown_as_stored = |s: &Sym| !s.plt && (s.plain || !mangled(names.head(s.at, s.len, 2)));
     (shown_as_stored(a) && shown_as_stored(b)) || same_plain_name(names, a, b)
 }
 
@@ -607,7 +654,7 @@ fn prefer_by_name<'n>(
     if extra(a) == extra(b) && same_plain_name(names, a, b) {
         return true;
     }
-    let same = a.plain == b.plain && raw_bytes(names, a) == raw_bytes(names, b);
+    let same = a.plain == b.plain && a.plt == b.plt && raw_bytes(names, a) == raw_bytes(names, b);
     let na: &str = shown_a.get_or_insert_with(|| shown_name(names, a));
     let nb: &str = if same {
         na
@@ -714,6 +761,7 @@ fn chosen(place: &Sym, kept: &Sym) -> Sym {
         len: kept.len,
         seq: kept.seq,
         plain: kept.plain,
+        plt: kept.plt,
         undecided: 0,
         ..*place
     }
@@ -825,6 +873,7 @@ impl SymbolTable {
                         if h.start == s.start && {
                             let s = self.decided(j);
                             h.plain == s.plain
+                                && h.plt == s.plt
                                 && raw_bytes(&self.names, &h) == raw_bytes(&self.names, &s)
                         } => {}
                     Some(_) => return None,
@@ -1333,6 +1382,7 @@ mod tests {
             len: 0,
             binding: Binding::Global,
             plain: true,
+            plt: false,
             module: 0,
             seq: 0,
             clustered: false,

@@ -11,8 +11,8 @@ use object::read::elf::{
 use object::{Endian, Endianness, Object};
 
 use super::{
-    demangle, drop_duplicates, fix_ends, Binding, Builder, Names, SharedBytes, Sym, SymbolTable,
-    TreeHistory, NUL_ENDED,
+    drop_duplicates, fix_ends, Binding, Builder, Names, SharedBytes, Sym, SymbolTable, TreeHistory,
+    NUL_ENDED,
 };
 
 /// An ELF file's header and section table.
@@ -150,6 +150,41 @@ fn merge_sorted(table: Vec<Sym>, chunk: Vec<Sym>) -> Vec<Sym> {
     out
 }
 
+/// `keys` in ascending order: a least-significant-byte-first radix sort for long lists,
+/// which skips the bytes all keys share (the top ones of addresses near each other).
+fn sort_keys(keys: &mut Vec<u64>) {
+    /// Below this many keys the general sort is as quick.
+    const RADIX_FROM: usize = 1024;
+    if keys.len() < RADIX_FROM {
+        keys.sort_unstable();
+        return;
+    }
+    let mut counts = vec![[0usize; 256]; 8];
+    for &k in keys.iter() {
+        for (byte, count) in counts.iter_mut().enumerate() {
+            count[(k >> (8 * byte)) as u8 as usize] += 1;
+        }
+    }
+    let mut other = vec![0u64; keys.len()];
+    for (byte, count) in counts.iter().enumerate() {
+        if count.iter().any(|&n| n == keys.len()) {
+            continue;
+        }
+        let mut next = [0usize; 256];
+        let mut sum = 0;
+        for (slot, &n) in next.iter_mut().zip(count) {
+            *slot = sum;
+            sum += n;
+        }
+        for &k in keys.iter() {
+            let slot = &mut next[(k >> (8 * byte)) as u8 as usize];
+            other[*slot] = k;
+            *slot += 1;
+        }
+        std::mem::swap(keys, &mut other);
+    }
+}
+
 /// `syms` (in insertion order) sorted by start, then insertion.
 ///
 /// A big library's table has a few hundred thousand symbols of 40 bytes: they are
@@ -172,7 +207,7 @@ fn sorted_by_start(mut syms: Vec<Sym>) -> Vec<Sym> {
         .enumerate()
         .map(|(i, s)| s.start << PLACE_BITS | i as u64)
         .collect();
-    keys.sort_unstable();
+    sort_keys(&mut keys);
     let mask = (1u64 << PLACE_BITS) - 1;
     keys.iter().map(|k| syms[(k & mask) as usize]).collect()
 }
@@ -275,6 +310,20 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
         }
         found
     };
+    // The loaded segments that hold something, in order: their first address, the
+    // address after them, and the difference between addresses and file offsets.
+    let loads: Vec<(u64, u64, u64)> = segments
+        .iter()
+        .filter(|p| p.p_type(e) == PT_LOAD)
+        .filter_map(|p| {
+            let size = p.p_memsz(e).into().max(p.p_filesz(e).into());
+            let vaddr: u64 = p.p_vaddr(e).into();
+            (size != 0).then(|| {
+                let bias = vaddr.wrapping_sub(p.p_offset(e).into());
+                (vaddr, vaddr.wrapping_add(size), bias)
+            })
+        })
+        .collect();
     for sym in symbols.symbols() {
         let (kind, shndx) = (sym.st_type(), sym.st_shndx(e));
         if sym.st_name(e) == 0 || shndx == SHN_UNDEF {
@@ -321,19 +370,10 @@ fn read_symbols<H: FileHeader<Endian = Endianness>>(
         // perf's `elf_read_program_header`: the first loaded segment holding the
         // address moves it to its file offset; for an address outside them all (a
         // file without segments) the section does.
-        let bias = segments
+        let bias = loads
             .iter()
-            .find(|p| {
-                let size = p.p_memsz(e).into().max(p.p_filesz(e).into());
-                let vaddr: u64 = p.p_vaddr(e).into();
-                p.p_type(e) == PT_LOAD
-                    && size != 0
-                    && value >= vaddr
-                    && value < vaddr.wrapping_add(size)
-            })
-            .map_or(place.bias, |p| {
-                p.p_vaddr(e).into().wrapping_sub(p.p_offset(e).into())
-            });
+            .find(|&&(from, to, _)| value >= from && value < to)
+            .map_or(place.bias, |&(_, _, bias)| bias);
         let start = value.wrapping_sub(bias);
         let binding = match sym.st_bind() {
             STB_WEAK => Binding::Weak,
@@ -434,19 +474,32 @@ fn plt_symbols<H: FileHeader<Endian = Endianness>>(rt: &ElfParts<'_, H>, b: &mut
             .symbol(object::SymbolIndex(symbol as usize))
             .ok()
             .and_then(|s| s.name(e, dynsyms.strings()).ok())
-            .map(String::from_utf8_lossy)
             .unwrap_or_default();
-        let mut name = format!("{}@plt", demangle(&name));
-        // perf writes the name into a 1024-byte buffer.
-        if name.len() > 1023 {
-            let mut cut = 1023;
-            while !name.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            name.truncate(cut);
+        let end = at.wrapping_add(entry);
+        // The shown name (demangled, with `@plt`) is made when a lookup shows it.
+        match (std::str::from_utf8(name), b.names.file_offset(name)) {
+            (Ok(_), Some(name_at)) => b.push_at(
+                at,
+                end,
+                Binding::Global,
+                name_at,
+                name.len() as u32,
+                false,
+                0,
+            ),
+            (Ok(n), None) => b.push(at, end, Binding::Global, n, false),
+            (Err(_), _) => b.push(
+                at,
+                end,
+                Binding::Global,
+                &String::from_utf8_lossy(name),
+                false,
+            ),
         }
-        b.push(at, at.wrapping_add(entry), Binding::Global, &name, true);
-        at = at.wrapping_add(entry);
+        if let Some(s) = b.syms.last_mut().filter(|s| s.seq + 1 == b.pushed) {
+            s.plt = true;
+        }
+        at = end;
     }
 }
 
@@ -491,4 +544,32 @@ pub(crate) fn build_id_hex(id: &[u8]) -> String {
 pub(crate) fn build_id_debug_path(id: &[u8]) -> Option<String> {
     let hex = build_id_hex(id);
     (id.len() > 1).then(|| format!("/usr/lib/debug/.build-id/{}/{}.debug", &hex[..2], &hex[2..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_keys;
+
+    /// The radix sort orders keys as the general sort does: short and long lists,
+    /// keys that differ in a few low bytes only, in all bytes, and repeated keys.
+    #[test]
+    fn sort_keys_orders_as_the_general_sort() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut random = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for n in [0, 1, 5, 1023, 1024, 5000, 70_000] {
+            for mask in [0xffu64, 0xff_ffff_0000, u64::MAX, 0x7] {
+                let keys: Vec<u64> = (0..n).map(|_| random() & mask | 1 << 40).collect();
+                let mut expected = keys.clone();
+                expected.sort_unstable();
+                let mut sorted = keys;
+                sort_keys(&mut sorted);
+                assert_eq!(sorted, expected, "{n} keys under {mask:#x}");
+            }
+        }
+    }
 }

@@ -64,6 +64,15 @@ pub(super) fn standard_abbreviations(s: &str) -> String {
         ("ostream", "basic_ostream", CHAR_TRAITS),
         ("string", "basic_string", STRING),
     ] {
+        // Every name replaced below starts with `std::` and the short or the template
+        // name: without either the text stays as it is.
+        let holds = |word: &str| {
+            memchr::memmem::find_iter(out.as_bytes(), b"std::")
+                .any(|i| out.as_bytes()[i + "std::".len()..].starts_with(word.as_bytes()))
+        };
+        if !holds(short) && !holds(template) {
+            continue;
+        }
         let full = format!("std::{template}{args}");
         let short_ctor = format!("std::{short}::{short}");
         let short_dtor = format!("std::{short}::~{short}");
@@ -89,6 +98,9 @@ pub(super) fn standard_abbreviations(s: &str) -> String {
         }
         kept.push_str(rest);
         out = kept;
+    }
+    if memchr::memmem::find(out.as_bytes(), b"std::nullptr_t").is_none() {
+        return out;
     }
     replace_names(&out, "std::nullptr_t", "decltype(nullptr)")
 }
