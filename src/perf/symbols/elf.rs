@@ -167,7 +167,7 @@ fn sort_keys(keys: &mut Vec<u64>) {
     }
     let mut other = vec![0u64; keys.len()];
     for (byte, count) in counts.iter().enumerate() {
-        if count.iter().any(|&n| n == keys.len()) {
+        if count.contains(&keys.len()) {
             continue;
         }
         let mut next = [0usize; 256];
