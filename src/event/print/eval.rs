@@ -486,15 +486,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
                         let el = el.max(1) as usize;
                         let raw = read_elem(b, idx, el, self.endian())
                             .ok_or("array index past the data")?;
-                        if el < 4 {
-                            Value::Int {
-                                v: raw,
-                                signed: true,
-                                size: 4,
-                            }
-                        } else {
-                            norm(raw, false, el as u8)
-                        }
+                        element_value(raw, el)
                     }
                     _ => return Err("indexing a number".into()),
                 }
@@ -520,15 +512,7 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             Some(b) => read_elem(b, 0, elem_size.max(1), self.endian())?,
             None => 0,
         };
-        Some(if elem_size < 4 {
-            Value::Int {
-                v: raw,
-                signed: true,
-                size: 4,
-            }
-        } else {
-            norm(raw, false, elem_size as u8)
-        })
+        Some(element_value(raw, elem_size))
     }
 
     pub(super) fn cast(&self, ty: &CType, v: Value<'a>) -> Value<'a> {
@@ -668,5 +652,19 @@ impl<'a, 'e> Evaluator<'a, 'e> {
             v = apply(o, v, self.eval(r)?)?;
         }
         Ok(v)
+    }
+}
+
+/// An array element's value: elements narrower than an int are promoted to a signed
+/// int, as C promotes them; wider ones keep their size.
+fn element_value<'a>(raw: u64, el: usize) -> Value<'a> {
+    if el < 4 {
+        Value::Int {
+            v: raw,
+            signed: true,
+            size: 4,
+        }
+    } else {
+        norm(raw, false, el as u8)
     }
 }
