@@ -45,6 +45,8 @@ use super::object_dwarf::{ObjectDwarf, Reader};
 /// A function-like symbol as binutils' `elf_find_function` weighs it.
 #[derive(Debug)]
 struct FunctionSym {
+    /// The symbol's name as the table holds it (mangled).
+    name: Arc<str>,
     section: usize,
     address: u64,
     size: u64,
@@ -211,6 +213,7 @@ impl ObjectLines {
                 continue;
             };
             functions.push(FunctionSym {
+                name: Arc::from(s.name().unwrap_or("")),
                 section: section.0,
                 // bfd keeps symbol values relative to their sections; within one
                 // section the file's addresses order them the same way.
@@ -321,12 +324,13 @@ impl ObjectLines {
     /// addr2line's first answer for `addr` as perf keeps it (`file:LINE`, the file's
     /// base name), or None when addr2line finds nothing.
     fn lookup(&self, addr: u64) -> Option<String> {
-        let mut containing = self
+        if !self
             .sections
             .iter()
-            .filter(|&&(_, start, size)| addr >= start && addr - start < size)
-            .peekable();
-        containing.peek()?;
+            .any(|&(_, start, size)| addr >= start && addr - start < size)
+        {
+            return None;
+        }
         let context = self.dwarf.context_for(addr);
         if let Some(loc) = context
             .as_ref()
@@ -336,9 +340,24 @@ impl ObjectLines {
                 return Some(self.row_srcline(addr, file, loc.line));
             }
         }
+        let f = self.function_symbol(addr)?;
+        let file = match &f.file {
+            Some((name, after_symbol)) if f.local || !after_symbol => basename(name),
+            _ => "??",
+        };
+        Some(format!("{file}:0"))
+    }
+
+    /// The function binutils' `elf_find_function` names at `addr` from the symbol
+    /// table: in the first allocated section holding `addr` that has one, the symbol
+    /// of the largest start not above the address (of two at one start, the larger,
+    /// and of equal ones the first); no end is checked.
+    fn function_symbol(&self, addr: u64) -> Option<&FunctionSym> {
+        let containing = self
+            .sections
+            .iter()
+            .filter(|&&(_, start, size)| addr >= start && addr - start < size);
         for &(index, _, _) in containing {
-            // elf_find_function: the last symbol of the largest start not above the
-            // address (of two at one start, the larger); no end is checked.
             let mut best: Option<&FunctionSym> = None;
             for f in &self.functions {
                 if f.section != index || f.address > addr {
@@ -352,12 +371,8 @@ impl ObjectLines {
                     best = Some(f);
                 }
             }
-            if let Some(f) = best {
-                let file = match &f.file {
-                    Some((name, after_symbol)) if f.local || !after_symbol => basename(name),
-                    _ => "??",
-                };
-                return Some(format!("{file}:0"));
+            if best.is_some() {
+                return best;
             }
         }
         None
@@ -511,12 +526,18 @@ impl SourceLines {
         self.inlined
             .entry((id, addr))
             .or_insert_with(|| {
-                // Without DWARF there, addr2line's one answer comes from the symbol
-                // table; perf keeps it for the entry as the function itself.
+                // Without a DWARF function there, addr2line's one answer names the
+                // function binutils picks from the symbol table, which need not be
+                // perf's symbol (jemalloc's `__libc_realloc` where perf has
+                // `realloc`): perf shows the entry inlined when the two differ.
                 object.inline_chain(addr).map(Arc::from).or_else(|| {
                     let srcline = object.lookup(addr)?;
+                    let name = object
+                        .function_symbol(addr)
+                        .filter(|f| !f.name.is_empty())
+                        .map_or_else(|| sym.into(), |f| super::symbols::demangle(&f.name).into());
                     Some(Arc::from([InlineFrame {
-                        name: sym.into(),
+                        name,
                         srcline: srcline.into_boxed_str(),
                     }]))
                 })
