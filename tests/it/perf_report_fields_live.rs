@@ -356,9 +356,9 @@ fn perf_report_live_sampling_leader_groups_match_perf() {
 
 /// A group of two tracepoints: the rows of the member's texts come into the leader's
 /// table without a share of the leader's. perf 6.1 reads freed memory on such files
-/// (valgrind shows it on its own recordings too) and sometimes dies of it; the test
-/// then runs it again, records the file again when one file never lets it live, and
-/// says so and skips if it never lives. The recording leaves BPF programs' records out
+/// (valgrind shows it on its own recordings too) and dies of it when it sorts by symbol
+/// or trace text; the orders it lives through are compared always, the others when it
+/// lives (see below). The recording leaves BPF programs' records out
 /// (`--no-bpf-event`): other tests load and unload programs meanwhile, and the file is
 /// to hold the two tracepoints only.
 #[test]
@@ -388,18 +388,26 @@ fn perf_report_live_tracepoint_groups_match_perf() {
         )
     };
     record();
-    for args in [
-        &[][..],
-        &["-n"][..],
-        &["-s", "comm,trace"][..],
-        &["--no-group"][..],
-    ] {
+    // perf 6.1 reads freed memory when it sorts a group's entries by symbol or by trace
+    // text: on this machine it now dies on every run of those; sorted by comm, pid, dso
+    // or CPU, and with --no-group, it lives. Those are compared always; the others when
+    // perf lives through one of 10 runs (on each of 2 recordings).
+    let always: [&[&str]; 5] = [
+        &["--sort", "comm"],
+        &["--sort", "comm", "-n"],
+        &["--sort", "pid,dso"],
+        &["--group", "--sort", "cpu"],
+        &["--no-group"],
+    ];
+    let if_perf_lives: [&[&str]; 3] = [&[], &["-n"], &["-s", "comm,trace"]];
+    let cases = always
+        .iter()
+        .map(|a| (*a, true))
+        .chain(if_perf_lives.iter().map(|a| (*a, false)));
+    for (args, required) in cases {
         let full = [&["report", "-i", "tp.data", "--stdio"][..], args].concat();
-        // perf's crash depends on where its freed memory lies: a few runs give one that
-        // lives (one crash in a CI run, none in dozens of runs here); a file where none
-        // does is recorded again.
         let mut perf = None;
-        for attempt in 0..30 {
+        for attempt in 0..20 {
             if attempt > 0 && attempt % 10 == 0 {
                 record();
             }
@@ -414,10 +422,9 @@ fn perf_report_live_tracepoint_groups_match_perf() {
             }
         }
         let Some(perf) = perf else {
-            crate::support::skips::skip(
-                "perf report died on a tracepoint group 30 times, on 3 recordings",
-            );
-            return;
+            assert!(!required, "perf report died on every run of {full:?}");
+            eprintln!("perf report died on every run of {full:?}: not compared");
+            continue;
         };
         assert!(perf.status.success(), "perf {full:?}");
         let ours = run(
