@@ -303,7 +303,12 @@ fn perf_record_opts_live_stat() {
         let t = run_clean("perf", &["report", "-i", file, "-T", "--stdio"], d);
         let rows: Vec<&str> = t
             .lines()
-            .skip_while(|l| !l.starts_with("#   PID    TID"))
+            // The columns are as wide as the widest pid and tid: the header's spacing
+            // follows them.
+            .skip_while(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                !(w.len() >= 3 && w[0] == "#" && w[1] == "PID" && w[2] == "TID")
+            })
             .skip(1)
             .filter(|l| !l.trim().is_empty())
             .collect();
