@@ -116,35 +116,18 @@ impl<'a> ListSelector<'a> {
     }
 }
 
-/// perf's hardware events in its order (`perf_hw_id`), with their aliases.
-const HARDWARE_LISTED: &[(&str, &str)] = &[
-    ("cpu-cycles", "cycles"),
-    ("instructions", ""),
-    ("cache-references", ""),
-    ("cache-misses", ""),
-    ("branch-instructions", "branches"),
-    ("branch-misses", ""),
-    ("bus-cycles", ""),
-    ("stalled-cycles-frontend", "idle-cycles-frontend"),
-    ("stalled-cycles-backend", "idle-cycles-backend"),
-    ("ref-cycles", ""),
-];
-
-/// perf's software events in its order (`perf_sw_ids`), with their aliases.
-const SOFTWARE_LISTED: &[(&str, &str)] = &[
-    ("cpu-clock", ""),
-    ("task-clock", ""),
-    ("page-faults", "faults"),
-    ("context-switches", "cs"),
-    ("cpu-migrations", "migrations"),
-    ("minor-faults", ""),
-    ("major-faults", ""),
-    ("alignment-faults", ""),
-    ("emulation-faults", ""),
-    ("dummy", ""),
-    ("bpf-output", ""),
-    ("cgroup-switches", ""),
-];
+/// A table of names (`HARDWARE`, `SOFTWARE`) as `perf list` shows it, in config order:
+/// each config's first name, with the next one of the same config as its alias.
+fn listed(table: &[(&'static str, u64)]) -> Vec<(&'static str, &'static str, u64)> {
+    let mut out: Vec<(&str, &str, u64)> = Vec::new();
+    for &(name, config) in table {
+        match out.last_mut() {
+            Some(last) if last.2 == config => last.1 = name,
+            _ => out.push((name, "", config)),
+        }
+    }
+    out
+}
 
 /// The cache ops each cache has (bit per `perf_hw_cache_op_id`), in `CACHES` order.
 const CACHE_OPS_VALID: [u8; 7] = [0b111, 0b101, 0b111, 0b111, 0b001, 0b001, 0b111];
@@ -160,13 +143,12 @@ pub fn list_events(
     tracepoints: &[(String, String)],
 ) -> Vec<ListedEvent> {
     use crate::tracefs::suggest::glob_match as glob;
-    let symbols = |table: &[(&str, &str)], t: u32, kind, pat: Option<&str>| {
-        let mut v: Vec<String> = table
-            .iter()
-            .enumerate()
-            .filter(|(_, (n, a))| pat.map_or(true, |p| glob(p, n) || (!a.is_empty() && glob(p, a))))
-            .filter(|&(i, _)| supported(t, i as u64))
-            .map(|(_, (n, a))| {
+    let symbols = |table: &[(&'static str, u64)], t: u32, kind, pat: Option<&str>| {
+        let mut v: Vec<String> = listed(table)
+            .into_iter()
+            .filter(|(n, a, _)| pat.map_or(true, |p| glob(p, n) || (!a.is_empty() && glob(p, a))))
+            .filter(|&(_, _, config)| supported(t, config))
+            .map(|(n, a, _)| {
                 if a.is_empty() {
                     n.to_string()
                 } else {
@@ -222,8 +204,8 @@ pub fn list_events(
             })
             .collect::<Vec<_>>()
     };
-    let hw = |p| symbols(HARDWARE_LISTED, types::HARDWARE, "Hardware event", p);
-    let sw = |p| symbols(SOFTWARE_LISTED, types::SOFTWARE, "Software event", p);
+    let hw = |p| symbols(HARDWARE, types::HARDWARE, "Hardware event", p);
+    let sw = |p| symbols(SOFTWARE, types::SOFTWARE, "Software event", p);
     let mut out = Vec::new();
     match what {
         ListSelector::All => {

@@ -284,32 +284,17 @@ impl Tracefs {
     /// The event systems in the order the kernel lists `events/` (what `trace-cmd list
     /// -s` prints): every directory there.
     pub fn event_systems(&self) -> Result<Vec<String>, TracefsError> {
-        let dir = self.path("events");
-        let rd = std::fs::read_dir(&dir).map_err(|e| TracefsError::from_io(&dir, e))?;
-        let mut v = Vec::new();
-        for ent in rd {
-            let ent = ent.map_err(|e| TracefsError::from_io(&dir, e))?;
-            if ent.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-                v.push(ent.file_name().to_string_lossy().into_owned());
-            }
-        }
-        Ok(v)
+        subdirs(&self.path("events"))
     }
 
     /// Every event of `events/` that has an `id` (what perf can open as a tracepoint):
     /// the systems sorted by name, and each one's events sorted by name.
     pub fn tracepoints(&self) -> Result<Vec<EventName>, TracefsError> {
-        let sorted_dirs = |dir: &Path| -> Result<Vec<String>, TracefsError> {
-            let rd = std::fs::read_dir(dir).map_err(|e| TracefsError::from_io(dir, e))?;
-            let mut v = Vec::new();
-            for ent in rd {
-                let ent = ent.map_err(|e| TracefsError::from_io(dir, e))?;
-                if ent.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-                    v.push(ent.file_name().to_string_lossy().into_owned());
-                }
-            }
-            v.sort();
-            Ok(v)
+        let sorted_dirs = |dir: &Path| {
+            subdirs(dir).map(|mut v| {
+                v.sort();
+                v
+            })
         };
         let events = self.path("events");
         let mut out = Vec::new();
@@ -474,6 +459,19 @@ pub(crate) fn parse_pids(inst: &Instance, file: &str) -> Result<Vec<u32>, Tracef
         })?);
     }
     Ok(out)
+}
+
+/// The names of the directories in `dir`, in the order the kernel lists them.
+fn subdirs(dir: &Path) -> Result<Vec<String>, TracefsError> {
+    let rd = std::fs::read_dir(dir).map_err(|e| TracefsError::from_io(dir, e))?;
+    let mut v = Vec::new();
+    for ent in rd {
+        let ent = ent.map_err(|e| TracefsError::from_io(dir, e))?;
+        if ent.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+            v.push(ent.file_name().to_string_lossy().into_owned());
+        }
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
