@@ -151,6 +151,8 @@ struct Live<'a> {
     prefix: Vec<u8>,
     /// `--profile` of a file's top buffer: its records go here.
     profile: Option<Profile>,
+    /// `--profile` left out a record of this buffer instance (and said so).
+    left_out: bool,
 }
 
 /// A report that could not be written: the output failed or an input could not be read.
@@ -305,6 +307,7 @@ pub fn write_report<'a>(
             renderer,
             prefix,
             profile,
+            left_out: false,
         });
     }
     // trace-cmd's function plugin keeps one set of per-CPU stacks for the whole report,
@@ -468,12 +471,13 @@ fn report_loop<'a>(
                 // buffers and ends the whole report at the first one ("Handle not
                 // found?"), before any profile is written; here the profile of the top
                 // buffers is written, without the instance's records, and that is said.
-                let name = &l.input.name;
-                let said = format!("--profile: the records of buffer instance {name} are left out");
-                if !summary.warnings.iter().any(|w| w.starts_with(&said)) {
+                if !l.left_out {
+                    l.left_out = true;
                     summary.warnings.push(format!(
-                        "{said} (the profile is of the top buffers; trace-cmd 3.1.6 stops at \
-                         the first of them)"
+                        "--profile: the records of buffer instance {} are left out (the \
+                         profile is of the top buffers; trace-cmd 3.1.6 stops at the first \
+                         of them)",
+                        l.input.name
                     ));
                 }
                 continue;
