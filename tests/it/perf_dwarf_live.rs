@@ -242,6 +242,78 @@ fn perf_script_live_dwarf_dynamic_loader_matches_perf() {
     assert!(whole > 100, "{whole} frame lines compared whole");
 }
 
+/// A hot function in code the program's DWARF does not cover, with two global names at
+/// one address (tests/data/perf/alias-spin.c): perf's symbol is `spin`, and the frame is
+/// named by the symbol-table pick of binutils' `addr2line` (`__libc_spin`), shown
+/// inlined. Every sample is printed as perf does.
+#[test]
+fn perf_script_live_dwarf_frame_without_debug_info_named_as_perf() {
+    if let Some(why) = skip_reason().or_else(|| cc_missing().map(String::from)) {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf");
+    let src = |f: &str| data.join(f).to_str().unwrap().to_string();
+    run(
+        "cc",
+        &["-O1", "-g0", "-c", "-o", "spin.o", &src("alias-spin.c")],
+        d,
+    );
+    run(
+        "cc",
+        &["-O1", "-g", "-c", "-o", "main.o", &src("alias-main.c")],
+        d,
+    );
+    run("cc", &["-o", "alias", "main.o", "spin.o"], d);
+    let alias = d.join("alias");
+    run(
+        "perf",
+        &[
+            "record",
+            "-q",
+            "-o",
+            "al.data",
+            "-F",
+            "999",
+            "--call-graph",
+            "dwarf",
+            "--",
+            alias.to_str().unwrap(),
+            "300000000",
+        ],
+        d,
+    );
+    let script = run("perf", &["script", "-i", "al.data"], d);
+    assert!(
+        script.contains(" __libc_spin+"),
+        "perf names the frame by binutils' pick:\n{script}"
+    );
+    let report = run(
+        "perf",
+        &[
+            "report",
+            "--stdio",
+            "-i",
+            "al.data",
+            "--sort",
+            "sym",
+            "-g",
+            "none",
+            "--no-inline",
+            "--no-children",
+        ],
+        d,
+    );
+    assert!(
+        report.lines().any(|l| l.ends_with("] spin")),
+        "perf's own symbol is spin:\n{report}"
+    );
+    let whole = same_script(d, "al.data");
+    assert!(whole > 100, "{whole} frame lines compared whole");
+}
+
 /// `--call-graph lbr` and a stack size perf refuses fail before anything is recorded.
 #[test]
 fn perf_record_refused_call_graphs_record_nothing() {
