@@ -505,7 +505,9 @@ mod tests {
         let mut x = 1u64;
         let data: Vec<u8> = (0..1_600_000)
             .map(|_| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 (x >> 56) as u8
             })
             .collect();
