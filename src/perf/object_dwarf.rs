@@ -42,18 +42,25 @@ const UNUSED_SECTIONS: [gimli::SectionId; 4] = [
 /// in at least 2 bits, with headroom): a section header claiming more is not believed.
 const MAX_INFLATE_RATIO: u64 = 1100;
 
-/// How far past the bytes asked for a partly inflated section is inflated at once.
-const INFLATE_AHEAD: usize = 64 << 10;
+/// The fewest compressed bytes a partly inflated section is fed at a time. Each call
+/// of the inflater ends by copying up to 32 KiB of what it inflated into its window,
+/// so a section is fed in few large pieces: a quarter of the bytes still to inflate
+/// (DWARF inflates to three or four times its size) and this much more.
+const INFLATE_CHUNK: usize = 16 << 10;
 
 /// A section's bytes, inflated (when compressed) as far as they were asked for.
 enum SectionBytes {
     /// All of them.
     Whole(Arc<[u8]>),
-    /// A zlib stream (`SHF_COMPRESSED`) inflated into `out` up to `inflater.total_out()`.
+    /// A zlib stream (`SHF_COMPRESSED`) inflated into `out` as far as `out.len()`.
     Inflating {
         input: Box<[u8]>,
-        /// As long as the section, zeroed past what was inflated.
+        /// What was inflated, in a buffer with room for the whole section: the part
+        /// not inflated yet is neither zeroed nor touched (glibc's `.debug_info` is
+        /// megabytes of which a profile often needs the first few hundred kilobytes).
         out: Vec<u8>,
+        /// The section's size (`ch_size`).
+        size: usize,
         inflater: flate2::Decompress,
     },
     /// The section could not be read or inflated (a truncated stream, a size the data
@@ -74,11 +81,7 @@ impl SectionBytes {
                 let believable =
                     size <= (compressed.data.len() as u64).saturating_mul(MAX_INFLATE_RATIO);
                 match usize::try_from(size) {
-                    Ok(size) if believable => SectionBytes::Inflating {
-                        input: compressed.data.into(),
-                        out: vec![0; size],
-                        inflater: flate2::Decompress::new(true),
-                    },
+                    Ok(size) if believable => SectionBytes::inflating(compressed.data, size),
                     _ => SectionBytes::Unreadable,
                 }
             }
@@ -89,11 +92,21 @@ impl SectionBytes {
         }
     }
 
+    /// The zlib stream `input` of a section of `size` bytes, not inflated yet.
+    fn inflating(input: &[u8], size: usize) -> SectionBytes {
+        SectionBytes::Inflating {
+            input: input.into(),
+            out: Vec::with_capacity(size),
+            size,
+            inflater: flate2::Decompress::new(true),
+        }
+    }
+
     /// The section's size.
     fn len(&self) -> usize {
         match self {
             SectionBytes::Whole(b) => b.len(),
-            SectionBytes::Inflating { out, .. } => out.len(),
+            SectionBytes::Inflating { size, .. } => *size,
             SectionBytes::Unreadable => 0,
         }
     }
@@ -105,24 +118,25 @@ impl SectionBytes {
         if let SectionBytes::Inflating {
             input,
             out,
+            size,
             inflater,
         } = self
         {
-            let mut done = usize::try_from(inflater.total_out()).ok()?;
-            while done < end {
-                let to = end.saturating_add(INFLATE_AHEAD).min(out.len());
+            while out.len() < end {
                 let read = usize::try_from(inflater.total_in()).ok()?;
-                let flush = if to == out.len() {
-                    flate2::FlushDecompress::Finish
+                let want = if end == *size {
+                    usize::MAX
                 } else {
-                    flate2::FlushDecompress::None
+                    (end - out.len()) / 4 + INFLATE_CHUNK
                 };
-                let status = inflater.decompress(input.get(read..)?, &mut out[done..to], flush);
-                let now = usize::try_from(inflater.total_out()).ok()?;
-                let stuck = now == done;
-                done = now;
+                let chunk = input.get(read..read.saturating_add(want).min(input.len()))?;
+                let before = out.len();
+                // Into `out`'s spare room, which is the rest of the section.
+                let status = inflater.decompress_vec(chunk, out, flate2::FlushDecompress::None);
+                let stuck = out.len() == before && inflater.total_in() == read as u64;
                 match status {
-                    Ok(flate2::Status::StreamEnd) if done == out.len() => {}
+                    // A stream longer than its header says is read as far as that.
+                    Ok(_) if out.len() >= *size => out.truncate(*size),
                     Ok(flate2::Status::Ok | flate2::Status::BufError) if !stuck => {}
                     _ => {
                         *self = SectionBytes::Unreadable;
@@ -143,7 +157,11 @@ impl SectionBytes {
         if let SectionBytes::Whole(b) = self {
             return Some(b.clone());
         }
-        let all = Arc::from(self.prefix(self.len())?);
+        self.prefix(self.len())?;
+        let SectionBytes::Inflating { out, .. } = self else {
+            return None;
+        };
+        let all = Arc::from(std::mem::take(out));
         *self = SectionBytes::Whole(Arc::clone(&all));
         Some(all)
     }
@@ -478,24 +496,27 @@ mod tests {
     }
 
     fn inflating(stream: Vec<u8>, size: usize) -> SectionBytes {
-        SectionBytes::Inflating {
-            input: stream.into(),
-            out: vec![0; size],
-            inflater: flate2::Decompress::new(true),
-        }
+        SectionBytes::inflating(&stream, size)
     }
 
     #[test]
     fn a_section_is_inflated_as_far_as_asked_then_goes_on() {
-        let data: Vec<u8> = (0..400_000u32)
-            .flat_map(|i| (i * 7 % 251).to_le_bytes())
+        // Bytes that hardly compress, as a section's inflate in step with the stream.
+        let mut x = 1u64;
+        let data: Vec<u8> = (0..1_600_000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 56) as u8
+            })
             .collect();
         let mut s = inflating(zlib(&data), data.len());
         assert_eq!(s.prefix(10).unwrap(), &data[..10]);
-        let SectionBytes::Inflating { inflater, .. } = &s else {
+        let SectionBytes::Inflating { out, .. } = &s else {
             panic!("inflated whole");
         };
-        assert!(inflater.total_out() < data.len() as u64);
+        assert!(out.len() < data.len());
         assert_eq!(s.prefix(300_000).unwrap(), &data[..300_000]);
         assert_eq!(s.prefix(usize::MAX).unwrap(), &data[..]);
         assert_eq!(&*s.whole().unwrap(), &data[..]);
