@@ -425,6 +425,7 @@ pub fn run(_ctx: &Context, args: Args) -> Result<i32> {
             test_filters: args.test_filters,
             filter_files,
             whole_lines: Default::default(),
+            threads: Default::default(),
         },
         wakeup: args.wakeup,
         profile: args.profile,

@@ -11,12 +11,12 @@ use crate::dat::{BufferData, DatError, DatFile, TsChoices};
 use crate::event::Record;
 use crate::render::tracecmd::{
     filter_test_strings, write_time, Cmdlines, DatCatalog, DatSource, DiffUnit, EventFilter,
-    EventPatterns, FilterError, ThreadedSource, TimeFormat, TraceCmdStyle,
+    EventPatterns, FilterError, RecordSource, ThreadedSource, TimeFormat, TraceCmdStyle,
 };
 use crate::session::profile_hooks::{HookError, ProfileHook};
 use crate::session::report::{
     clock_of, kernel_or_json, write_report, ReportError, ReportInput, ReportOptions, ReportSummary,
-    WholeLines,
+    ReportThreads, WholeLines,
 };
 use crate::tracefs::{cpus_in_list, CpuListError};
 
@@ -95,6 +95,9 @@ pub struct TraceCmdOptions {
     /// Whether the report's second thread also writes whole lines (the output is the
     /// same; tests run each way).
     pub whole_lines: WholeLines,
+    /// Whether the report runs on several threads (the output is the same; tests run
+    /// each way).
+    pub threads: ReportThreads,
 }
 
 impl TraceCmdOptions {
@@ -816,6 +819,10 @@ fn stat(opts: &FilesOptions, dats: &[DatFile], out: &mut dyn Write) -> Result<()
     Ok(())
 }
 
+/// A buffer's records as the report loop reads them: decoded on a thread of their own
+/// or in the loop.
+type OpenedSource<'s> = Box<dyn RecordSource + 's>;
+
 /// The report proper (`--json`, `--style kernel` or trace-cmd's text) of opened files.
 #[allow(clippy::too_many_arguments)]
 fn report_dats<'s>(
@@ -831,10 +838,19 @@ fn report_dats<'s>(
     let files = &opts.files;
     let first_negated = opts.first_negated;
     // trace-cmd's text: every buffer's pages are decompressed and merged on threads of
-    // their own, which start now, while the formats and symbol tables are read.
+    // their own (when the report is threaded, see ReportThreads), which start now, while the formats and symbol tables are read.
     // Those threads also compile each event's format the first time they meet it, which
     // the report loop would otherwise do on its way to that event's first line.
     let text_style = !opts.json && opts.style == FilesStyle::TraceCmd;
+    let data_bytes: u64 = dats
+        .iter()
+        .flat_map(|d| d.buffers())
+        .flat_map(|b| b.cpus())
+        .map(|c| c.size)
+        .sum();
+    // (Without the threads the loop compiles formats and builds the function map itself,
+    // on first use.)
+    let threaded = opts.more.threads.wanted(data_bytes);
     let hz = |file: usize| opts.more.ts2secs.get(file).copied().flatten();
     let spawn = |file: usize, dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
         let choices = TsChoices {
@@ -843,10 +859,13 @@ fn report_dats<'s>(
             hz: hz(file),
         };
         DatSource::open_adjusted(dat, b, dat.ts_adjust_with(&choices)).map(|s| {
+            if !threaded {
+                return Box::new(s) as OpenedSource<'s>;
+            }
             let registry = catalog.registry();
             let endian = dat.endian();
             let mut seen = vec![0u64; 1024];
-            ThreadedSource::spawn_with(scope, s, move |data: &[u8]| {
+            let t = ThreadedSource::spawn_with(scope, s, move |data: &[u8]| {
                 let Some(id) = (Record {
                     cpu: 0,
                     ts: 0,
@@ -867,10 +886,11 @@ fn report_dats<'s>(
                         scope.spawn(|| catalog.build_functions());
                     }
                 }
-            })
+            });
+            Box::new(t) as OpenedSource<'s>
         })
     };
-    let mut early: Vec<Vec<Option<Result<ThreadedSource, DatError>>>> = dats
+    let mut early: Vec<Vec<Option<Result<OpenedSource<'s>, DatError>>>> = dats
         .iter()
         .zip(catalogs)
         .enumerate()
@@ -1008,7 +1028,7 @@ fn report_dats<'s>(
                 cpu_base: cpu_bases[file_index][b],
                 ts_offset: offsets.get(file_index).copied().unwrap_or(0),
                 filter,
-                source: Box::new(source),
+                source,
             };
             if b == 0 {
                 inputs.push(input);
@@ -1051,12 +1071,8 @@ fn report_dats<'s>(
         profile_hooks: opts.profile_hooks.clone(),
         profile_by_comm: opts.profile_by_comm,
         whole_lines: opts.more.whole_lines,
-        data_bytes: dats
-            .iter()
-            .flat_map(|d| d.buffers())
-            .flat_map(|b| b.cpus())
-            .map(|c| c.size)
-            .sum(),
+        threads: opts.more.threads,
+        data_bytes,
     };
     let res = write_report(inputs, &report_opts, out);
     if let Ok(summary) = &res {

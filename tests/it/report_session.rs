@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tracectl::session::report::WholeLines;
+use tracectl::session::report::{ReportThreads, WholeLines};
 use tracectl::session::report_files::{
     report_files, FilesError, FilesMode, FilesOptions, FilesStyle, Note,
 };
@@ -57,18 +57,26 @@ fn session_report_is_trace_cmds_text_with_no_notes() {
 }
 
 #[test]
-fn session_report_is_trace_cmds_text_with_and_without_whole_lines_on_the_second_thread() {
-    // The report's second thread writes infos, and whole lines too for small files: each
-    // way the text is trace-cmd's, with the sched events' comm changes, -t, -l and -R.
+fn session_report_is_trace_cmds_text_on_one_thread_and_with_and_without_whole_lines_on_the_second()
+{
+    // On one thread, or with the report's second thread writing infos (and whole lines
+    // too for small files): each way the text is trace-cmd's, with the sched events'
+    // comm changes, -t, -l and -R.
+    let ways = [
+        (ReportThreads::Never, WholeLines::Never),
+        (ReportThreads::Always, WholeLines::Always),
+        (ReportThreads::Always, WholeLines::Never),
+    ];
     for file in ["2cpu-v7", "4cpu-v7", "function-v7"] {
         for mode in ["plain", "t", "l", "R"] {
-            for whole in [WholeLines::Always, WholeLines::Never] {
+            for (threads, whole) in ways {
                 let mut opts = options(FilesMode::Report, &[]);
                 opts.files = vec![data().join(format!("{file}.dat"))];
                 opts.nsecs = mode == "t";
                 opts.latency = mode == "l";
                 opts.raw = mode == "R";
                 opts.more.whole_lines = whole;
+                opts.more.threads = threads;
                 let (res, out, _) = run(&opts);
                 res.unwrap();
                 let want = std::fs::read_to_string(
@@ -80,7 +88,7 @@ fn session_report_is_trace_cmds_text_with_and_without_whole_lines_on_the_second_
                 .unwrap();
                 assert!(
                     String::from_utf8(out).unwrap() == want,
-                    "{file} {mode} with {whole:?}: not trace-cmd's text"
+                    "{file} {mode} with {threads:?} threads, {whole:?} whole lines: not trace-cmd's text"
                 );
             }
         }
