@@ -116,7 +116,10 @@ pub struct ReportOptions {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ReportThreads {
-    /// One thread for less than [`ONE_THREAD_BELOW`] bytes of data, the threads above.
+    /// The threads for [`ONE_THREAD_BELOW`] bytes of data or more, or while a core is
+    /// free when the report starts (fewer runnable threads than the cores this process
+    /// may run on: on an idle machine the threads shorten the wall time); one thread
+    /// otherwise, where the hand-overs would only add CPU time to a busy machine.
     #[default]
     BySize,
     /// The decoding thread and the second writer whatever the size.
@@ -132,11 +135,40 @@ impl ReportThreads {
     /// Whether a report of `data_bytes` of recorded data runs on several threads.
     pub fn wanted(self, data_bytes: u64) -> bool {
         match self {
-            ReportThreads::BySize => data_bytes >= ONE_THREAD_BELOW,
+            ReportThreads::BySize => data_bytes >= ONE_THREAD_BELOW || a_core_is_free(),
             ReportThreads::Always => true,
             ReportThreads::Never => false,
         }
     }
+
+    /// [`ReportThreads::Always`] or [`ReportThreads::Never`] as [`ReportThreads::wanted`]
+    /// decides for `data_bytes`: decided once, for every part of one report.
+    pub fn decided(self, data_bytes: u64) -> ReportThreads {
+        if self.wanted(data_bytes) {
+            ReportThreads::Always
+        } else {
+            ReportThreads::Never
+        }
+    }
+}
+
+/// Whether fewer threads are runnable than there are cores this process may run on
+/// (the calling thread counts among the runnable ones), by the kernel's count in
+/// `/proc/loadavg`; false when it cannot be read.
+fn a_core_is_free() -> bool {
+    let Ok(cores) = std::thread::available_parallelism() else {
+        return false;
+    };
+    let Ok(text) = std::fs::read_to_string("/proc/loadavg") else {
+        return false;
+    };
+    // "0.55 0.76 0.91 2/345 12345": the fourth field is runnable/all.
+    let runnable = text
+        .split_whitespace()
+        .nth(3)
+        .and_then(|f| f.split_once('/'))
+        .and_then(|(r, _)| r.parse::<usize>().ok());
+    runnable.is_some_and(|r| r < cores.get())
 }
 
 /// Whether the report's second thread, which writes the infos of a share of the lines,

@@ -850,7 +850,8 @@ fn report_dats<'s>(
         .sum();
     // (Without the threads the loop compiles formats and builds the function map itself,
     // on first use.)
-    let threaded = opts.more.threads.wanted(data_bytes);
+    let threads = opts.more.threads.decided(data_bytes);
+    let threaded = threads == ReportThreads::Always;
     let hz = |file: usize| opts.more.ts2secs.get(file).copied().flatten();
     let spawn = |file: usize, dat: &'s DatFile, catalog: &'s DatCatalog, b: usize| {
         let choices = TsChoices {
@@ -1071,7 +1072,7 @@ fn report_dats<'s>(
         profile_hooks: opts.profile_hooks.clone(),
         profile_by_comm: opts.profile_by_comm,
         whole_lines: opts.more.whole_lines,
-        threads: opts.more.threads,
+        threads,
         data_bytes,
     };
     let res = write_report(inputs, &report_opts, out);
