@@ -85,8 +85,7 @@ fn source_name(b: &[u8]) -> Option<(&str, usize)> {
     }
     let len: usize = std::str::from_utf8(&b[..digits]).ok()?.parse().ok()?;
     let id = b.get(digits..digits + len)?;
-    if !id.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') || id.starts_with(b"_GLOBAL_")
-    {
+    if !id.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') || id.starts_with(b"_GLOBAL_") {
         return None;
     }
     Some((std::str::from_utf8(id).ok()?, digits + len))
@@ -118,7 +117,11 @@ mod tests {
             ("_Z3foo", "foo"),
             ("_ZN1A1fEQQ", "A::f"),
         ] {
-            assert_eq!(source_names_text(mangled).as_deref(), Some(gnu), "{mangled}");
+            assert_eq!(
+                source_names_text(mangled).as_deref(),
+                Some(gnu),
+                "{mangled}"
+            );
             assert_eq!(super::super::demangle(mangled), gnu, "{mangled}");
         }
     }
@@ -136,7 +139,12 @@ mod tests {
             assert_eq!(source_names_text(mangled), None, "{mangled}");
             assert_eq!(super::super::demangle(mangled), gnu, "{mangled}");
         }
-        for mangled in ["_ZNC1Ev", "_ZN1A1fD3Ev", "_ZNSt6vectorIiE4sizeEv", "_ZN1A1f.cold"] {
+        for mangled in [
+            "_ZNC1Ev",
+            "_ZN1A1fD3Ev",
+            "_ZNSt6vectorIiE4sizeEv",
+            "_ZN1A1f.cold",
+        ] {
             assert_eq!(source_names_text(mangled), None, "{mangled}");
         }
     }
