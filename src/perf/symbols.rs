@@ -368,6 +368,9 @@ struct RunOutcome {
     kept: usize,
     /// Per comparison, the insertion number of the symbol it dropped.
     dropped: Vec<u32>,
+    /// The name shown for the symbol kept, when a comparison made it: a lookup shows
+    /// it without demangling it again.
+    kept_name: Option<Box<str>>,
 }
 
 impl UndecidedRun {
@@ -389,7 +392,11 @@ impl UndecidedRun {
                     kept_name = name;
                 }
             }
-            RunOutcome { kept, dropped }
+            RunOutcome {
+                kept,
+                dropped,
+                kept_name: kept_name.map(|n| n.into_owned().into_boxed_str()),
+            }
         })
     }
 
@@ -547,7 +554,11 @@ fn underscores(s: &str) -> usize {
 
 /// The stored name of `s` in `names` (bytes that are not UTF-8 shown as U+FFFD).
 fn raw_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
-    let raw = raw_bytes(names, s);
+    raw_text(raw_bytes(names, s))
+}
+
+/// A stored name's bytes as text (bytes that are not UTF-8 shown as U+FFFD).
+fn raw_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
     // The check of valid text (nearly every name) is quicker than the lossy walk.
     match std::str::from_utf8(raw) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
@@ -569,12 +580,15 @@ fn mangled(name: &[u8]) -> bool {
 /// they print the same, and perf's last rule (no `SyS` at the start) cannot tell them
 /// apart (see [`prefer_by_name`]).
 fn same_plain_name(names: &Names, a: &Sym, b: &Sym) -> bool {
-    if a.plain != b.plain || a.plt != b.plt {
-        return false;
-    }
-    let raw = raw_bytes(names, a);
+    a.plain == b.plain
+        && a.plt == b.plt
+        && same_plain_bytes(raw_bytes(names, a), raw_bytes(names, b))
+}
+
+/// [`same_plain_name`] of two symbols of one kind, by their stored names' bytes.
+fn same_plain_bytes(raw: &[u8], other: &[u8]) -> bool {
     // Names are short: a search for `S` is quicker than setting up a substring search.
-    raw == raw_bytes(names, b)
+    raw == other
         && !memchr::memchr_iter(b'S', raw).any(|i| raw[i..].starts_with(b"SyS"))
         && memchr::memchr(b'$', raw).is_none()
 }
@@ -583,7 +597,12 @@ fn same_plain_name(names: &Names, a: &Sym, b: &Sym) -> bool {
 /// perf 6.1's `dso__synthesize_plt_symbols` makes it, the demangled name and `@plt` in
 /// a buffer of 1,024 bytes (at most 1,023 of them kept, whole characters here).
 fn shown_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
-    let raw = raw_name(names, s);
+    shown_name_of(raw_bytes(names, s), s)
+}
+
+/// [`shown_name`] of `s` from its stored name's bytes, `raw`.
+fn shown_name_of<'n>(raw: &'n [u8], s: &Sym) -> std::borrow::Cow<'n, str> {
+    let raw = raw_text(raw);
     if s.plt {
         let mut name = if mangled(raw.as_bytes()) {
             demangle(&raw)
@@ -651,15 +670,18 @@ fn prefer_by_name<'n>(
     // starts with `SyS` only if the mangled one holds those letters (demanglers copy
     // names' letters, and add only their own words, none of which holds them), unless
     // a `$` escape in a Rust name spells them.
-    if extra(a) == extra(b) && same_plain_name(names, a, b) {
+    // Each stored name is found (a NUL-ended one's end searched for) once.
+    let (ra, rb) = (raw_bytes(names, a), raw_bytes(names, b));
+    let same_kind = a.plain == b.plain && a.plt == b.plt;
+    if extra(a) == extra(b) && same_kind && same_plain_bytes(ra, rb) {
         return true;
     }
-    let same = a.plain == b.plain && a.plt == b.plt && raw_bytes(names, a) == raw_bytes(names, b);
-    let na: &str = shown_a.get_or_insert_with(|| shown_name(names, a));
+    let same = same_kind && ra == rb;
+    let na: &str = shown_a.get_or_insert_with(|| shown_name_of(ra, a));
     let nb: &str = if same {
         na
     } else {
-        shown_b.get_or_insert_with(|| shown_name(names, b))
+        shown_b.get_or_insert_with(|| shown_name_of(rb, b))
     };
     let (ua, ub) = (underscores(na), underscores(nb));
     if ub != ua {
@@ -817,6 +839,15 @@ impl SymbolTable {
         // A place's start is that of whichever symbol its run keeps.
         let start = self.syms[i].start;
         let shown = self.shown.get_or_init(i, || {
+            let run = self.syms[i].undecided.checked_sub(1);
+            if let Some(name) = run.and_then(|r| {
+                self.undecided[r as usize]
+                    .outcome(&self.names)
+                    .kept_name
+                    .clone()
+            }) {
+                return name;
+            }
             shown_name(&self.names, &self.decided(i))
                 .into_owned()
                 .into_boxed_str()

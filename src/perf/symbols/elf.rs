@@ -152,17 +152,19 @@ fn merge_sorted(table: Vec<Sym>, chunk: Vec<Sym>) -> Vec<Sym> {
 
 /// `keys` in ascending order: a least-significant-byte-first radix sort for long lists,
 /// which skips the bytes all keys share (the top ones of addresses near each other).
-fn sort_keys(keys: &mut Vec<u64>) {
+/// The keys come in ascending order of their low `sorted_bytes` bytes: a radix sort
+/// keeps that order among keys equal above them, so it sorts by the bytes above only.
+fn sort_keys(keys: &mut Vec<u64>, sorted_bytes: usize) {
     /// Below this many keys the general sort is as quick.
     const RADIX_FROM: usize = 1024;
     if keys.len() < RADIX_FROM {
         keys.sort_unstable();
         return;
     }
-    let mut counts = vec![[0usize; 256]; 8];
+    let mut counts = vec![[0usize; 256]; 8 - sorted_bytes];
     for &k in keys.iter() {
         for (byte, count) in counts.iter_mut().enumerate() {
-            count[(k >> (8 * byte)) as u8 as usize] += 1;
+            count[(k >> (8 * (byte + sorted_bytes))) as u8 as usize] += 1;
         }
     }
     let mut other = vec![0u64; keys.len()];
@@ -170,6 +172,7 @@ fn sort_keys(keys: &mut Vec<u64>) {
         if count.contains(&keys.len()) {
             continue;
         }
+        let byte = byte + sorted_bytes;
         let mut next = [0usize; 256];
         let mut sum = 0;
         for (slot, &n) in next.iter_mut().zip(count) {
@@ -207,7 +210,8 @@ fn sorted_by_start(mut syms: Vec<Sym>) -> Vec<Sym> {
         .enumerate()
         .map(|(i, s)| s.start << PLACE_BITS | i as u64)
         .collect();
-    sort_keys(&mut keys);
+    // The places count up: only the starts' bytes need sorting.
+    sort_keys(&mut keys, PLACE_BITS as usize / 8);
     let mask = (1u64 << PLACE_BITS) - 1;
     keys.iter().map(|k| syms[(k & mask) as usize]).collect()
 }
@@ -567,9 +571,19 @@ mod tests {
                 let mut expected = keys.clone();
                 expected.sort_unstable();
                 let mut sorted = keys;
-                sort_keys(&mut sorted);
+                sort_keys(&mut sorted, 0);
                 assert_eq!(sorted, expected, "{n} keys under {mask:#x}");
             }
+            // Keys whose low three bytes count up (a place in a list), many equal above
+            // them, sorted by the bytes above them only.
+            let keys: Vec<u64> = (0..n)
+                .map(|i| (random() & 0xf_0000_0f00) << 24 | i as u64)
+                .collect();
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            let mut sorted = keys;
+            sort_keys(&mut sorted, 3);
+            assert_eq!(sorted, expected, "{n} keys above their places");
         }
     }
 }

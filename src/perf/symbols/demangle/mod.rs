@@ -12,6 +12,7 @@ mod mangled;
 mod packs;
 mod references;
 mod rust;
+mod source_names;
 mod spelling;
 
 use addresses::function_addresses;
@@ -34,6 +35,9 @@ pub fn demangle(name: &str) -> String {
         if let Ok(d) = rustc_demangle::try_demangle(name) {
             return format!("{d:#}");
         }
+    }
+    if let Some(t) = source_names::source_names_text(name) {
+        return t;
     }
     if let Some(t) = demangle_special_function(name) {
         return t;
