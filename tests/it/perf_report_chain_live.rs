@@ -81,14 +81,17 @@ fn perf_report_live_an_address_without_a_symbol_then_with_one_is_one_entry() {
         &["-g", "graph,0"],
         &["--no-children"],
         &["-g", "caller,0,callee"],
-        // `--sort sym -g fractal,0` is left out: on some recordings perf prints an
-        // entry there as `[...] (inlined)` where tracectl prints `[...]`, a difference
-        // not yet understood.
+        &["--sort", "sym", "-g", "fractal,0"],
         &["-g", "callee"],
         &["--sort", "comm,dso,sym", "-g", "none"],
     ] {
         let perf_args = [&["report", "-i", "cb.data", "--stdio"][..], args].concat();
-        let perf = run("perf", &perf_args, d);
+        // perf 6.1 allocates the symbol of its `[...]` entry (what the limits leave
+        // out) without clearing it, so whether it prints ` (inlined)` after the name
+        // depends on what the heap held there before (always with MALLOC_PERTURB_=255,
+        // never with MALLOC_PERTURB_=1). tracectl never prints it; perf's text is
+        // compared without it.
+        let perf = run("perf", &perf_args, d).replace("[...] (inlined)", "[...]");
         let ours_args = [&["perf", "report", "-i", "cb.data"][..], args].concat();
         let ours = run(env!("CARGO_BIN_EXE_tracectl"), &ours_args, d);
         // The case itself: perf shows a return address in the library as an entry
