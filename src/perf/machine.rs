@@ -972,6 +972,11 @@ impl Machine {
         self.symbols(object.0)?.find(addr)
     }
 
+    /// Where the symbol of `object` that holds `addr` ends (see [`Machine::symbol_at`]).
+    pub fn symbol_end_at(&self, object: ObjectId, addr: u64) -> Option<u64> {
+        self.symbols(object.0)?.end_at(addr)
+    }
+
     /// The object an address of process `pid` sampled in `cpumode` falls in, its
     /// symbols left unread (perf's `thread__find_map`). The kernel's map reaches from
     /// its start to the next map above it, as perf's does.

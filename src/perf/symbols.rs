@@ -855,6 +855,12 @@ impl SymbolTable {
         Some((shown, start))
     }
 
+    /// Where the symbol perf's lookup of `addr` finds ends (perf's `sym->end`), which
+    /// perf report compares an inlined function's rows by.
+    pub fn end_at(&self, addr: u64) -> Option<u64> {
+        self.find_index(addr).map(|i| self.syms[i].end)
+    }
+
     /// The index of the symbol perf's lookup of `addr` finds.
     fn find_index(&self, addr: u64) -> Option<usize> {
         let i = self.starts.at_or_below(addr).checked_sub(1)?;

@@ -195,10 +195,12 @@ fn unsupported_key(key: &str) -> String {
 enum SymKey {
     /// `sym` is not a sort key.
     Unsorted,
-    /// A symbol: its start address and its name; `inlined` when it is a function
-    /// inlined into the symbol at `start` (perf's `sym->inlined`).
+    /// A symbol: its start and end addresses and its name; `inlined` when it is a
+    /// function inlined into the symbol at `start` (perf's `sym->inlined`, a symbol
+    /// of its own with the span of the one it is inlined into).
     Resolved {
         start: u64,
+        end: u64,
         name: String,
         inlined: bool,
     },
@@ -477,6 +479,7 @@ impl EventHists {
             if let Some((name, at)) = machine.symbol_at(object, *start) {
                 row.key.sym = SymKey::Resolved {
                     start: at,
+                    end: machine.symbol_end_at(object, *start).unwrap_or(at),
                     name: name.to_string(),
                     inlined: false,
                 };
@@ -619,31 +622,34 @@ fn key_cmp(k: SortKey, l: &Row, r: &Row) -> Ordering {
                         (
                             SymKey::Resolved {
                                 start: a,
+                                end: ea,
                                 name: na,
                                 inlined: ia,
                             },
                             SymKey::Resolved {
                                 start: b,
+                                end: eb,
                                 name: nb,
                                 inlined: ib,
                             },
-                        ) if a == b && na == nb && ia == ib => Ordering::Equal,
-                        // An inlined function is told apart by its name, and
-                        // this one comparison is `strcmp(left, right)`.
-                        (
-                            SymKey::Resolved {
-                                name: na,
-                                inlined: ia,
-                                ..
-                            },
-                            SymKey::Resolved {
-                                name: nb,
-                                inlined: ib,
-                                ..
-                            },
-                        ) if (*ia || *ib) && na != nb => na.cmp(nb),
-                        (SymKey::Resolved { start: a, .. }, SymKey::Resolved { start: b, .. }) => {
-                            addr_cmp(*a, *b)
+                        ) => {
+                            if a == b && ea == eb && na == nb && ia == ib {
+                                return Ordering::Equal;
+                            }
+                            // `_sort__sym_cmp`: an inlined function is told apart by
+                            // its name (`strcmp(left, right)`), and is the same as a
+                            // symbol of its name whose span touches its own (the span
+                            // of the function it is inlined into, ends included).
+                            if *ia || *ib {
+                                match na.cmp(nb) {
+                                    Ordering::Equal if a <= eb && ea >= b => {
+                                        return Ordering::Equal;
+                                    }
+                                    Ordering::Equal => {}
+                                    o => return o,
+                                }
+                            }
+                            addr_cmp(*a, *b).then_with(|| addr_cmp(*ea, *eb))
                         }
                         (SymKey::Resolved { .. }, _) => Ordering::Greater,
                         (_, SymKey::Resolved { .. }) => Ordering::Less,
@@ -662,6 +668,15 @@ fn short_dso(d: &str) -> String {
         d.to_string()
     } else {
         d.rsplit('/').next().unwrap_or(d).to_string()
+    }
+}
+
+/// The end of a row's symbol, from the table the location's symbol came from.
+fn set_sym_end(k: &mut Key, machine: &Machine, loc: &Location) {
+    if let (SymKey::Resolved { end, .. }, Some(object)) = (&mut k.sym, loc.object) {
+        if let Some(e) = machine.symbol_end_at(object, loc.addr) {
+            *end = e;
+        }
     }
 }
 
@@ -702,6 +717,8 @@ fn key_of(
             match loc.sym {
                 Some((n, off)) => SymKey::Resolved {
                     start: loc.addr.wrapping_sub(off),
+                    // Filled in by `set_sym_end`, which can look the symbol up.
+                    end: loc.addr.wrapping_sub(off),
                     name: n.to_string(),
                     inlined: false,
                 },
@@ -999,6 +1016,7 @@ pub fn write_report(
                         -1
                     };
                     let mut self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
+                    set_sym_end(&mut self_key, &machine, &ip);
                     // The same for every entry of the sample.
                     let time = if keys.contains(&SortKey::Time) {
                         s.time / opts.time_quantum_ns * opts.time_quantum_ns
@@ -1119,6 +1137,7 @@ pub fn write_report(
                                 l.kernel = kernel;
                             }
                             let mut k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
+                            set_sym_end(&mut k, &machine, &l);
                             if let (Some(i), SymKey::Resolved { name, inlined, .. }) =
                                 (&inlined, &mut k.sym)
                             {

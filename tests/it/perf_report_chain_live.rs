@@ -105,3 +105,65 @@ fn perf_report_live_an_address_without_a_symbol_then_with_one_is_one_entry() {
         assert_same_lines(&ours, &perf, &format!("perf report {args:?}"));
     }
 }
+
+/// A function inlined into two functions laid out end to end (`-falign-functions=1`):
+/// perf compares an inlined function's rows by name and takes two as one when the
+/// spans of the functions they are inlined into touch, so `mix (inlined)` is one row
+/// holding the samples of both. Unwound from the DWARF, which names the inlined frames.
+#[test]
+fn perf_report_live_a_function_inlined_into_touching_functions_is_one_row() {
+    if let Some(why) = skip_reason().or_else(|| cc_missing().map(String::from)) {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/inline-touching.c");
+    let cc = [
+        "-O2",
+        "-g",
+        "-fno-omit-frame-pointer",
+        "-falign-functions=1",
+        "-o",
+        "inline-touching",
+        src.to_str().unwrap(),
+    ];
+    run("cc", &cc, d);
+    let rec = [
+        "record",
+        "-q",
+        "-N",
+        "-o",
+        "it.data",
+        "-e",
+        "cpu-clock:u",
+        "-c",
+        "100000",
+        "--call-graph",
+        "dwarf",
+        "--",
+        "./inline-touching",
+    ];
+    run("perf", &rec, d);
+    for args in [
+        &["--sort", "sym"][..],
+        &[],
+        &["--sort", "dso,sym"],
+        &["--no-children"],
+        &["-g", "caller"],
+    ] {
+        let perf_args = [&["report", "-i", "it.data", "--stdio"][..], args].concat();
+        let perf = run("perf", &perf_args, d);
+        if args == ["--sort", "sym"] {
+            let rows = perf
+                .lines()
+                .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+                .filter(|l| l.ends_with("] mix (inlined)"))
+                .count();
+            assert_eq!(rows, 1, "one `mix (inlined)` row in perf's report:\n{perf}");
+        }
+        let ours_args = [&["perf", "report", "-i", "it.data"][..], args].concat();
+        let ours = run(env!("CARGO_BIN_EXE_tracectl"), &ours_args, d);
+        assert_same_lines(&ours, &perf, &format!("perf report {args:?}"));
+    }
+}
