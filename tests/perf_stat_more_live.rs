@@ -31,6 +31,7 @@ fn main() {
             "perf_stat_more_bad_options_fail_before_running",
             bad_options_fail_first,
         ),
+        ("perf_stat_pmu_terms_as_perf_live", pmu_terms_as_perf),
     ];
     perf_common::run_checks(tests);
 }
@@ -541,6 +542,59 @@ fn pmu_statistics_as_perf() -> Result<(), String> {
         &["--topdown", "-a", "--td-level", "2"],
         &["--td-level", "2", "-e", "task-clock"],
     ];
+    for args in cases {
+        compare(args, 100, words_masked)?;
+    }
+    Ok(())
+}
+
+/// Events named through a PMU's sysfs directory (`PMU/TERMS/`): the software PMU's
+/// `config=` (task-clock's metric follows the event, not its spelling), and where the
+/// machine has one, the msr PMU's `tsc` event, its format term `event=`, `name=`,
+/// modifiers it refuses, groups, and CSV. perf opens msr's events again without
+/// exclude_guest, which the msr PMU refuses. Terms and PMUs that do not exist are
+/// refused as perf refuses them (exit 129).
+fn pmu_terms_as_perf() -> Result<(), String> {
+    const T: &str = "perf_stat_pmu_terms_as_perf_live";
+    if !live_or_skip(T)? {
+        return Ok(());
+    }
+    // Refused before the command runs, with perf's exit status and the reason.
+    for (event, says) in [
+        ("software/bogus/", "unknown term 'bogus' for pmu 'software'"),
+        ("nosuchpmu/config=0/", "cannot find PMU 'nosuchpmu'"),
+        ("software/config=1", "the closing '/' is missing"),
+        ("software/config=zz/", "'zz' is not a number"),
+    ] {
+        let (ours, perf) = (
+            run(on_workload("tracectl", &["-e", event], 1))?,
+            run(on_workload("perf", &["-e", event], 1))?,
+        );
+        let err = text(&ours.stderr);
+        if ours.status.code() != perf.status.code() || !err.contains(says) {
+            return Err(format!(
+                "-e {event}: exit {:?} (perf {:?}): {err}",
+                ours.status.code(),
+                perf.status.code()
+            ));
+        }
+    }
+    let mut cases: Vec<&[&str]> = vec![
+        &["-e", "software/config=1/"],
+        &["-e", "software/config=0x1,name=clock/", "-e", "cs"],
+    ];
+    if Path::new("/sys/bus/event_source/devices/msr/events/tsc").exists() {
+        cases.extend([
+            &["-e", "msr/tsc/"][..],
+            &["-e", "msr/event=0x0/,task-clock"],
+            &["-e", "msr/tsc,name=tsc_count/"],
+            &["-e", "msr/tsc/u"],
+            &["-e", "{msr/tsc/,cs}"],
+            &["-x,", "-e", "msr/tsc/"],
+        ]);
+    } else {
+        eprintln!("{T}: no msr PMU here; its cases left out");
+    }
     for args in cases {
         compare(args, 100, words_masked)?;
     }

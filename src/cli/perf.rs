@@ -268,6 +268,8 @@ fn list(ctx: &Context, a: ListArgs) -> Result<i32> {
         Err(_) => Vec::new(),
     };
     let supported = |t: u32, c: u64| tracectl::perf::event_supported(t, c);
+    let pmu_events =
+        tracectl::perf::pmu::named_events(std::path::Path::new(tracectl::perf::pmu::SYSFS_PMUS));
     let selectors: Vec<ListSelector<'_>> = if a.what.is_empty() {
         vec![ListSelector::All]
     } else {
@@ -275,7 +277,7 @@ fn list(ctx: &Context, a: ListArgs) -> Result<i32> {
     };
     let mut out = String::new();
     for sel in selectors {
-        for e in list_events(sel, &supported, &tracepoints) {
+        for e in list_events(sel, &supported, &pmu_events, &tracepoints) {
             if a.raw_dump {
                 out.push_str(e.name.split(" OR ").next().unwrap_or_default());
                 out.push(' ');
@@ -696,6 +698,7 @@ fn rows<'a>(
     let row = |i: usize, count: Count, group: Option<StatGroup>| StatRow {
         name: &events[i].name,
         is_clock: events[i].kind.is_clock(),
+        msec: events[i].kind.is_clock() && !events[i].through_pmu,
         is_instructions: events[i].kind == EventKind::Hardware(1),
         is_cycles: events[i].kind == EventKind::Hardware(0),
         hw_metric: hw_metric(&events[i].kind),

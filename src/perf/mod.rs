@@ -47,6 +47,7 @@ pub mod machine;
 mod nsinfo;
 mod object_dwarf;
 pub mod perf_map;
+pub mod pmu;
 pub mod rbtree;
 pub mod record;
 pub mod recording;

@@ -361,6 +361,7 @@ impl RecordSession {
                 exclude_guest: false,
                 exclude_host: false,
                 leader: events.len(),
+                through_pmu: false,
             });
             with_dummy = v;
             &with_dummy[..]
@@ -457,11 +458,16 @@ impl RecordSession {
             // read_format LOST (Linux 6.0) counts every dropped sample; without it, only
             // the ring's LOST records tell.
             let mut lost_fmt = true;
+            // perf's fallback for PMUs that take no exclusion bits (msr).
+            let mut exclude_guest_host = true;
             let attr = 'fallback: loop {
                 let (ty, config) = kind.type_config();
                 let mut attr = new_attr();
                 attr.type_ = ty;
                 attr.config = config;
+                let (config1, config2) = kind.config12();
+                attr.__bindgen_anon_3.config1 = config1;
+                attr.__bindgen_anon_4.config2 = config2;
                 attr.sample_type = sample_type | own_bits(i, e);
                 attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
                 if opts.inherit_stat {
@@ -497,8 +503,10 @@ impl RecordSession {
                 attr.set_exclude_user(u64::from(exclude_user));
                 attr.set_exclude_kernel(u64::from(exclude_kernel));
                 attr.set_exclude_hv(u64::from(e.exclude_hv));
-                attr.set_exclude_guest(u64::from(opts.exclude_guest && e.exclude_guest && !dummy));
-                attr.set_exclude_host(u64::from(e.exclude_host));
+                attr.set_exclude_guest(u64::from(
+                    opts.exclude_guest && e.exclude_guest && !dummy && exclude_guest_host,
+                ));
+                attr.set_exclude_host(u64::from(e.exclude_host && exclude_guest_host));
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
                 if let Some(id) = opts.clockid {
@@ -552,6 +560,15 @@ impl RecordSession {
                                     && ids.is_empty() =>
                             {
                                 lost_fmt = false;
+                                continue 'fallback;
+                            }
+                            Err(err)
+                                if err.raw_os_error() == Some(libc::EINVAL)
+                                    && exclude_guest_host
+                                    && (attr.exclude_guest() | attr.exclude_host()) != 0
+                                    && ids.is_empty() =>
+                            {
+                                exclude_guest_host = false;
                                 continue 'fallback;
                             }
                             Err(err)

@@ -6,6 +6,7 @@
 //! through [`TracepointLookup`], so a fixture tree resolves like a live kernel.
 
 use std::fmt;
+use std::path::Path;
 
 use super::data::abi::attr_type as types;
 
@@ -89,7 +90,9 @@ pub enum ListSelector<'a> {
     Cache,
     /// `tracepoint`.
     Tracepoint,
-    /// `pmu`, `sdt`, `metric(s)`, `metricgroup(s)`: kinds tracectl does not open.
+    /// `pmu`: the events PMUs name in sysfs (`msr/tsc/`).
+    Pmu,
+    /// `sdt`, `metric(s)`, `metricgroup(s)`: kinds tracectl does not open.
     Unsupported,
     /// `sys:event`, each side a glob.
     Tracepoints(&'a str, &'a str),
@@ -105,7 +108,8 @@ impl<'a> ListSelector<'a> {
             "sw" | "software" => ListSelector::Software,
             "cache" | "hwcache" => ListSelector::Cache,
             "tracepoint" => ListSelector::Tracepoint,
-            "pmu" | "sdt" | "metric" | "metrics" | "metricgroup" | "metricgroups" => {
+            "pmu" => ListSelector::Pmu,
+            "sdt" | "metric" | "metrics" | "metricgroup" | "metricgroups" => {
                 ListSelector::Unsupported
             }
             _ => match arg.split_once(':') {
@@ -135,11 +139,13 @@ const CACHE_OPS_VALID: [u8; 7] = [0b111, 0b101, 0b111, 0b111, 0b001, 0b001, 0b11
 /// The events `perf list` would list for `what` that tracectl can open, in perf 6.1's
 /// order and layout: hardware and hardware cache events only where `supported(type,
 /// config)` says the kernel opens them (perf asks the kernel the same way), software
-/// events, the raw descriptor `rNNN`, and `tracepoints` (systems and events). perf's tool events, PMU events, breakpoints, SDT events and metrics are not
-/// listed: tracectl does not take them.
+/// events, the events PMUs name in sysfs (`pmu_events`, as `(pmu, event)`), the raw
+/// descriptors `rNNN` and `PMU/terms/`, and `tracepoints` (systems and events). perf's
+/// breakpoints, SDT events and metrics are not listed: tracectl does not take them.
 pub fn list_events(
     what: ListSelector<'_>,
     supported: &dyn Fn(u32, u64) -> bool,
+    pmu_events: &[(String, String)],
     tracepoints: &[(String, String)],
 ) -> Vec<ListedEvent> {
     use crate::tracefs::suggest::glob_match as glob;
@@ -204,6 +210,22 @@ pub fn list_events(
             })
             .collect::<Vec<_>>()
     };
+    // A glob matches the whole `pmu/event/` name or the event's own.
+    let pmus = |pat: Option<&str>| {
+        let mut v: Vec<String> = pmu_events
+            .iter()
+            .map(|(pmu, ev)| (format!("{pmu}/{ev}/"), ev))
+            .filter(|(full, ev)| pat.map_or(true, |p| glob(p, full) || glob(p, ev)))
+            .map(|(full, _)| full)
+            .collect();
+        v.sort();
+        v.into_iter()
+            .map(|name| ListedEvent {
+                name,
+                kind: "Kernel PMU event",
+            })
+            .collect::<Vec<_>>()
+    };
     let hw = |p| symbols(HARDWARE, types::HARDWARE, "Hardware event", p);
     let sw = |p| symbols(SOFTWARE, types::SOFTWARE, "Software event", p);
     let mut out = Vec::new();
@@ -212,8 +234,13 @@ pub fn list_events(
             out.extend(hw(None));
             out.extend(sw(None));
             out.extend(caches(None));
+            out.extend(pmus(None));
             out.push(ListedEvent {
                 name: "rNNN".into(),
+                kind: "Raw hardware event descriptor",
+            });
+            out.push(ListedEvent {
+                name: "cpu/t1=v1[,t2=v2,t3 ...]/modifier".into(),
                 kind: "Raw hardware event descriptor",
             });
             out.extend(tps(None, None));
@@ -222,6 +249,7 @@ pub fn list_events(
         ListSelector::Software => out.extend(sw(None)),
         ListSelector::Cache => out.extend(caches(None)),
         ListSelector::Tracepoint => out.extend(tps(None, None)),
+        ListSelector::Pmu => out.extend(pmus(None)),
         ListSelector::Unsupported => {}
         ListSelector::Tracepoints(s, e) => out.extend(tps(Some(s), Some(e))),
         ListSelector::Glob(g) => {
@@ -229,6 +257,7 @@ pub fn list_events(
             out.extend(hw(Some(&p)));
             out.extend(sw(Some(&p)));
             out.extend(caches(Some(&p)));
+            out.extend(pmus(Some(&p)));
             out.extend(tps(None, Some(&p)));
         }
     }
@@ -266,6 +295,20 @@ pub enum EventKind {
         /// The kernel's event id.
         id: u64,
     },
+    /// An event of a PMU named through its sysfs directory (`msr/tsc/`): its type and
+    /// config words (see [`super::pmu`]).
+    Pmu {
+        /// The PMU's name.
+        pmu: String,
+        /// `perf_event_attr.type`.
+        type_: u32,
+        /// `perf_event_attr.config`.
+        config: u64,
+        /// `perf_event_attr.config1`.
+        config1: u64,
+        /// `perf_event_attr.config2`.
+        config2: u64,
+    },
 }
 
 impl EventKind {
@@ -277,6 +320,17 @@ impl EventKind {
             EventKind::HwCache(c) => (types::HW_CACHE, *c),
             EventKind::Raw(c) => (types::RAW, *c),
             EventKind::Tracepoint { id, .. } => (types::TRACEPOINT, *id),
+            EventKind::Pmu { type_, config, .. } => (*type_, *config),
+        }
+    }
+
+    /// `perf_event_attr.config1` and `.config2` (set only by PMU terms).
+    pub fn config12(&self) -> (u64, u64) {
+        match self {
+            EventKind::Pmu {
+                config1, config2, ..
+            } => (*config1, *config2),
+            _ => (0, 0),
         }
     }
 
@@ -308,6 +362,9 @@ pub struct EventSpec {
     pub exclude_host: bool,
     /// Index of this event's group leader in the list (itself when it leads or is alone).
     pub leader: usize,
+    /// Spelled `PMU/terms/`: perf gives it no unit or scale of its own, so a software
+    /// clock named that way counts in nanoseconds rather than msec.
+    pub through_pmu: bool,
 }
 
 /// An event list that could not be understood.
@@ -333,6 +390,13 @@ pub enum SpecError {
         /// The modifier text.
         modifier: String,
     },
+    /// A `PMU/terms/` event that its PMU's sysfs directory does not allow.
+    Pmu {
+        /// The event text.
+        event: String,
+        /// Why.
+        error: super::pmu::PmuError,
+    },
     /// Unbalanced braces or an empty element.
     Syntax {
         /// The whole list.
@@ -356,6 +420,7 @@ impl fmt::Display for SpecError {
                 f,
                 "event '{event}': modifier ':{modifier}' is not one of u, k, h, p, pp, ppp"
             ),
+            SpecError::Pmu { event, error } => write!(f, "event '{event}': {error}"),
             SpecError::Syntax { list, what } => write!(f, "event list '{list}': {what}"),
         }
     }
@@ -400,7 +465,8 @@ pub fn parse_event_list(
                 None => return Err(syntax("text after a group's '}' must be ':modifiers'")),
             };
             let leader = out.len();
-            for member in inner.split(',') {
+            let members = split_top(inner).ok_or_else(|| syntax("unbalanced { }"))?;
+            for member in members {
                 let member = member.trim();
                 if member.is_empty() {
                     return Err(syntax("empty event in a group"));
@@ -425,8 +491,12 @@ pub fn parse_event_list(
 fn split_top(s: &str) -> Option<Vec<&str>> {
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
+    // Between the slashes of `PMU/terms/` commas separate terms, not events.
+    let mut in_terms = false;
     for (i, c) in s.char_indices() {
         match c {
+            '/' => in_terms = !in_terms,
+            ',' if in_terms => {}
             '{' => depth += 1,
             '}' => {
                 depth -= 1;
@@ -521,7 +591,41 @@ fn parse_one(
         exclude_guest: true,
         exclude_host: false,
         leader,
+        through_pmu: false,
     };
+    if let Some((pmu, rest)) = text.split_once('/') {
+        let (terms, mods) = rest.rsplit_once('/').ok_or_else(|| SpecError::Syntax {
+            list: text.to_string(),
+            what: "a PMU event is written PMU/TERMS/ (the closing '/' is missing)".to_string(),
+        })?;
+        let ev = super::pmu::resolve(Path::new(super::pmu::SYSFS_PMUS), pmu, terms).map_err(
+            |error| SpecError::Pmu {
+                event: text.to_string(),
+                error,
+            },
+        )?;
+        let kind = match (ev.type_, ev.config1 | ev.config2) {
+            (types::HARDWARE, 0) => EventKind::Hardware(ev.config),
+            (types::SOFTWARE, 0) => EventKind::Software(ev.config),
+            (types::HW_CACHE, 0) => EventKind::HwCache(ev.config),
+            (types::RAW, 0) => EventKind::Raw(ev.config),
+            _ => EventKind::Pmu {
+                pmu: ev.pmu,
+                type_: ev.type_,
+                config: ev.config,
+                config1: ev.config1,
+                config2: ev.config2,
+            },
+        };
+        let mut e = spec(ev.name.unwrap_or_else(|| text.to_string()), kind);
+        e.through_pmu = true;
+        let mods = mods.strip_prefix(':').unwrap_or(mods);
+        if !mods.is_empty() {
+            apply_modifiers(&mut e, mods, text)?;
+        }
+        out.push(e);
+        return Ok(());
+    }
     if let Some(kind) = builtin_kind(first) {
         if third.is_some() {
             return Err(SpecError::Unknown {

@@ -5,7 +5,7 @@ use std::io;
 
 use super::data::abi::read_format;
 use super::spec::EventSpec;
-use super::sys::{attr_bytes, new_attr, Counter, CounterReading};
+use super::sys::{attr_bytes, new_attr, Counter, CounterReading, RawAttr};
 
 /// Where counters count.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,6 +174,9 @@ impl StatSession {
             let (ty, config) = e.kind.type_config();
             attr.type_ = ty;
             attr.config = config;
+            let (config1, config2) = e.kind.config12();
+            attr.__bindgen_anon_3.config1 = config1;
+            attr.__bindgen_anon_4.config2 = config2;
             attr.read_format = read_format::TOTAL_TIME_ENABLED | read_format::TOTAL_TIME_RUNNING;
             if group_size[i].is_some() {
                 attr.read_format |= read_format::ID | read_format::GROUP;
@@ -195,7 +198,6 @@ impl StatSession {
                 }
                 Scope::Threads(_) | Scope::Cpus(_) => attr.set_inherit(u64::from(!opts.no_inherit)),
             }
-            attrs.push(attr_bytes(&attr));
             let mut row = Vec::with_capacity(slots.len());
             for (s, (pid, cpu, name)) in slots.iter().enumerate() {
                 let group = if leads {
@@ -212,10 +214,20 @@ impl StatSession {
                     continue;
                 }
                 let cgroup = cgroups.get(i).and_then(Option::as_ref);
-                let opened = match cgroup {
-                    Some(dir) if *cpu >= 0 => Counter::open_in_cgroup(&attr, dir, *cpu, group),
-                    _ => Counter::open(&attr, *pid, *cpu, group),
+                let open = |attr: &RawAttr| match cgroup {
+                    Some(dir) if *cpu >= 0 => Counter::open_in_cgroup(attr, dir, *cpu, group),
+                    _ => Counter::open(attr, *pid, *cpu, group),
                 };
+                let mut opened = open(&attr);
+                if matches!(&opened, Err(err) if err.raw_os_error() == Some(libc::EINVAL))
+                    && (attr.exclude_guest() | attr.exclude_host()) != 0
+                {
+                    // perf's fallback for PMUs that take no exclusion bits (msr): the
+                    // event opened again without exclude_guest and exclude_host.
+                    attr.set_exclude_guest(0);
+                    attr.set_exclude_host(0);
+                    opened = open(&attr);
+                }
                 match opened {
                     Ok(c) => row.push(Some(c)),
                     Err(err) if is_unsupported(&err) => row.push(None),
@@ -234,6 +246,7 @@ impl StatSession {
                     }
                 }
             }
+            attrs.push(attr_bytes(&attr));
             counters.push(row);
         }
         let mut ids = Vec::with_capacity(counters.len());

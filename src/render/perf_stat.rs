@@ -22,8 +22,12 @@ pub enum StatStyle {
 pub struct StatRow<'a> {
     /// The event name as typed.
     pub name: &'a str,
-    /// `cpu-clock`/`task-clock`: nanoseconds, shown as msec.
+    /// `cpu-clock`/`task-clock`, however spelled: nanoseconds, the base of perf's
+    /// CPUs utilized and /sec metrics.
     pub is_clock: bool,
+    /// Shown in msec: perf's unit and scale of the clock events spelled by their names
+    /// (a clock spelled `software/config=1/` has neither and prints nanoseconds).
+    pub msec: bool,
     /// `instructions` (gets insn per cycle when `cycles` counted).
     pub is_instructions: bool,
     /// `cycles`.
@@ -311,7 +315,7 @@ pub(super) fn metric_of(row: &StatRow, rows: &[StatRow], elapsed_ns: f64) -> Opt
 
 fn count_text(row: &StatRow) -> String {
     match row.value() {
-        Some(v) if row.is_clock => format!("{:.2}", v / 1e6),
+        Some(v) if row.msec => format!("{:.2}", v / 1e6),
         // perf picks the precision by the event's scale, not the value: counts (scale 1)
         // print whole, even a mean over runs.
         Some(v) => format!("{v:.0}"),
@@ -351,7 +355,7 @@ pub fn write_rows(
 ) {
     for row in rows {
         let metric = metric_of(row, rows, elapsed_ns);
-        let unit = if row.is_clock { "msec" } else { "" };
+        let unit = if row.msec { "msec" } else { "" };
         let (run, pct) = running(row);
         match style {
             StatStyle::Table => {
@@ -441,7 +445,7 @@ pub fn write_rows(
                     out.push_str(&g.json_label());
                 }
                 let value = match row.value() {
-                    Some(v) if row.is_clock => format!("{:.6}", v / 1e6),
+                    Some(v) if row.msec => format!("{:.6}", v / 1e6),
                     Some(v) => format!("{v:.6}"),
                     None => count_text(row),
                 };
@@ -552,6 +556,7 @@ mod tests {
         StatRow {
             name,
             is_clock: clock,
+            msec: clock,
             is_instructions: false,
             is_cycles: false,
             hw_metric: None,

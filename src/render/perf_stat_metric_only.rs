@@ -251,6 +251,7 @@ mod tests {
         StatRow {
             name,
             is_clock: name == "task-clock",
+            msec: name == "task-clock",
             is_instructions: false,
             is_cycles: name == "cycles",
             hw_metric: (name == "cycles").then_some(HwMetric::Ghz),

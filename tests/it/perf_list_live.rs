@@ -1,7 +1,8 @@
 //! `tracectl perf list` against perf 6.1's `perf list` on this machine: the same lines,
-//! in the same order, for the kinds of event tracectl opens. perf's lines for what
-//! tracectl does not take (tool events, PMU events, `cpu/.../` and `mem:` descriptors,
-//! SDT events, metric groups) are left out of perf's text before comparing.
+//! in the same order, for the kinds of event tracectl opens (PMU events such as
+//! `msr/tsc/` and the `cpu/t1=v1.../` descriptor included). perf's lines for what
+//! tracectl does not take (tool events, `mem:` descriptors, SDT events, metric groups)
+//! are left out of perf's text before comparing.
 
 use std::path::Path;
 
@@ -16,10 +17,9 @@ fn perf_list_taken(args: &[&str]) -> String {
         if l.starts_with("Metric Groups:") {
             break;
         }
-        let dropped = ["[Tool event]", "[Kernel PMU event]", "[SDT event]"]
+        let dropped = ["[Tool event]", "[SDT event]"]
             .iter()
             .any(|k| l.ends_with(k))
-            || l.starts_with("  cpu/t1=")
             || l.starts_with("  mem:<addr>")
             || l.is_empty();
         if !dropped {
@@ -47,7 +47,7 @@ fn perf_list_live_matches_perf() {
             Path::new("/"),
         )
     };
-    let cases: [&[&str]; 13] = [
+    let cases: [&[&str]; 16] = [
         &[],
         &["sw"],
         &["hw"],
@@ -61,6 +61,9 @@ fn perf_list_live_matches_perf() {
         &["switch"],
         &["sw", "sched:sched_switch"],
         &["pmu"],
+        &["tsc"],
+        &["msr"],
+        &["msr*"],
     ];
     for args in cases {
         let perf = perf_list_taken(args);
@@ -68,6 +71,7 @@ fn perf_list_live_matches_perf() {
         if args.is_empty() {
             assert!(perf.contains("  context-switches OR cs "), "{perf}");
             assert!(perf.contains("  sched:sched_switch "), "{perf}");
+            assert!(perf.contains("  cpu/t1=v1"), "{perf}");
         }
     }
     // The names alone: perf's software events, then its tool events, which tracectl
