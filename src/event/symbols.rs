@@ -152,6 +152,11 @@ pub(crate) fn parse_hex(s: &str) -> Option<u64> {
         }
         t
     };
+    // Kallsyms addresses: sixteen digits, checked and read eight at a time.
+    if let Ok(sixteen) = <&[u8; 16]>::try_from(digits) {
+        let (hi, lo) = sixteen.split_at(8);
+        return Some((hex8(hi)? << 32) | hex8(lo)?);
+    }
     let mut v: u64 = 0;
     if digits.len() <= 16 {
         // Sixteen hex digits always fit: no check per digit.
@@ -172,6 +177,32 @@ pub(crate) fn parse_hex(s: &str) -> Option<u64> {
         v = v.checked_mul(16)?.checked_add(u64::from(d))?;
     }
     Some(v)
+}
+
+/// The value of eight hex digits (the first the most significant), None unless all
+/// eight bytes are hex digits. Each byte is checked against the three ranges of digits
+/// at once, in the bytes of one word.
+fn hex8(digits: &[u8]) -> Option<u64> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES << 7;
+    let x = u64::from_be_bytes(digits.try_into().ok()?);
+    if x & HIGH != 0 {
+        return None;
+    }
+    // With every byte below 0x80 no sum carries into the next byte: a byte's high bit
+    // says whether it is at least `lo`, or above `hi`.
+    let within = |lo: u64, hi: u64| (x + (0x80 - lo) * ONES) & !(x + (0x7f - hi) * ONES) & HIGH;
+    let letters =
+        within(u64::from(b'a'), u64::from(b'f')) | within(u64::from(b'A'), u64::from(b'F'));
+    if within(u64::from(b'0'), u64::from(b'9')) | letters != HIGH {
+        return None;
+    }
+    // Each byte's value: its low four bits, plus nine for a letter.
+    let v = (x & (ONES * 0x0f)) + (letters >> 7) * 9;
+    // Pairs, then fours, then the eight digits side by side.
+    let v = (v | (v >> 4)) & 0x00ff_00ff_00ff_00ff;
+    let v = (v | (v >> 8)) & 0x0000_ffff_0000_ffff;
+    Some((v | (v >> 16)) & 0xffff_ffff)
 }
 
 impl Kallsyms {
@@ -515,9 +546,19 @@ pub(crate) fn read_whole(path: &std::path::Path) -> Option<String> {
         Ok(n) if n > 0 => n + 1,
         _ => 32 << 20,
     };
-    let mut text = String::with_capacity(room);
-    f.read_to_string(&mut text).ok()?;
-    Some(text)
+    let mut bytes = Vec::with_capacity(room);
+    f.read_to_end(&mut bytes).ok()?;
+    text_of(bytes)
+}
+
+/// `bytes` as text, None unless UTF-8 (as `read_to_string` reads): a kallsyms text is
+/// ASCII, which one vector search over its megabytes tells.
+pub(crate) fn text_of(bytes: Vec<u8>) -> Option<String> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII bytes are UTF-8.
+        return Some(unsafe { String::from_utf8_unchecked(bytes) });
+    }
+    String::from_utf8(bytes).ok()
 }
 
 #[cfg(test)]
@@ -540,9 +581,34 @@ mod tests {
             "12 ",
             "abcdefABCDEF",
             "g",
+            "0123456789abcdef",
+            "FEDCBA9876543210",
+            "ffffffff8100000g",
+            "ffffffff 1000000",
+            "+fffffff81000000",
+            "ffffffff81000000\n",
+            "@fffffff81000000",
+            "`fffffff81000000",
+            "/fffffff81000000",
+            ":fffffff81000000",
+            "Gfffffff81000000",
+            "ffffffff8100000\u{7f}",
+            "fffffff8100000\u{e9}",
         ] {
             let want = u64::from_str_radix(s, 16).ok();
             assert_eq!(parse_hex(s), want, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn parse_hex_reads_sixteen_digits_with_any_ascii_byte_as_from_str_radix_does() {
+        for pos in [0, 3, 7, 8, 12, 15] {
+            for b in 0..0x80u8 {
+                let mut digits = *b"0123456789abcdef";
+                digits[pos] = b;
+                let s = std::str::from_utf8(&digits).unwrap();
+                assert_eq!(parse_hex(s), u64::from_str_radix(s, 16).ok(), "{s:?}");
+            }
         }
     }
 

@@ -176,9 +176,9 @@ fn same_core_copy(proc: &Path, copy: &Path) -> Option<String> {
     if start != prefix {
         return None;
     }
-    let mut text = String::from_utf8(start).ok()?;
-    copy.read_to_string(&mut text).ok()?;
-    Some(text)
+    let mut text = start;
+    copy.read_to_end(&mut text).ok()?;
+    crate::event::symbols::text_of(text)
 }
 
 /// The bytes of `f` up to and including its first whole line of a text symbol (type

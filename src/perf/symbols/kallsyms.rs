@@ -54,7 +54,7 @@ impl KernelSymbols {
         for to in ends {
             let line = &text[from..to];
             from = to + 1;
-            let (addr, ty, name, module) = match kallsyms_line(line, no_form_feed) {
+            let (start, ty, name, module) = match kallsyms_line(line, no_form_feed) {
                 Some(l) => l,
                 None => {
                     let mut words = Words { line, pos: 0 };
@@ -63,16 +63,16 @@ impl KernelSymbols {
                     else {
                         continue;
                     };
-                    (addr, ty, name, words.next())
+                    let Some(start) = parse_hex(addr) else {
+                        continue;
+                    };
+                    (start, ty, name, words.next())
                 }
             };
             let t = ty.as_bytes()[0];
             if !matches!(t.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B') {
                 continue;
             }
-            let Some(start) = parse_hex(addr) else {
-                continue;
-            };
             // ARM modules' local `$a`/`$d`/`$t` symbols are no functions.
             if name.starts_with('$') {
                 continue;
@@ -169,19 +169,19 @@ impl<'a> Iterator for Words<'a> {
     }
 }
 
-/// A line of the kernel's own layout, `%016lx %c %s[\t%s]`, as its address, type, name
-/// and module words; None for any other line (read word by word then).
+/// A line of the kernel's own layout, `%016lx %c %s[\t%s]`, as its address (read), type,
+/// name and module words; None for any other line (read word by word then, which reads
+/// a line whose first sixteen bytes are not all hex digits as this would).
 ///
 /// `no_form_feed`: the line holds no form feed (the only ASCII whitespace, besides the
 /// newline that ends it, that the search for the end of the name does not look for).
-fn kallsyms_line(line: &str, no_form_feed: bool) -> Option<(&str, &str, &str, Option<&str>)> {
+fn kallsyms_line(line: &str, no_form_feed: bool) -> Option<(u64, &str, &str, Option<&str>)> {
     let b = line.as_bytes();
     if b.len() < 20 || b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
         return None;
     }
-    if b[..16].iter().any(u8::is_ascii_whitespace) {
-        return None;
-    }
+    // Byte 16 is ASCII: a char boundary.
+    let start = parse_hex(&line[..16])?;
     // Bytes 16 to 19 are ASCII, so every cut below is at a char boundary.
     let rest = &b[19..];
     let space = if no_form_feed {
@@ -190,7 +190,7 @@ fn kallsyms_line(line: &str, no_form_feed: bool) -> Option<(&str, &str, &str, Op
         rest.iter().position(u8::is_ascii_whitespace)
     };
     let Some(i) = space else {
-        return Some((&line[..16], &line[17..18], &line[19..], None));
+        return Some((start, &line[17..18], &line[19..], None));
     };
     if i == 0 || rest[i] != b'\t' {
         return None;
@@ -200,7 +200,7 @@ fn kallsyms_line(line: &str, no_form_feed: bool) -> Option<(&str, &str, &str, Op
         return None;
     }
     Some((
-        &line[..16],
+        start,
         &line[17..18],
         &line[19..19 + i],
         Some(&line[19 + i + 1..]),

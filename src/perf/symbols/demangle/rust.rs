@@ -36,6 +36,7 @@ fn v0(inner: &str) -> Option<String> {
         return None;
     }
     let mut p = V0 {
+        text: inner,
         s: inner.as_bytes(),
         at: 0,
         depth: 0,
@@ -81,6 +82,8 @@ fn basic_type(tag: u8) -> Option<&'static str> {
 
 /// A v0 name read and written in one pass.
 struct V0<'s> {
+    /// The mangled name, as text and as its bytes.
+    text: &'s str,
     s: &'s [u8],
     at: usize,
     depth: u32,
@@ -185,8 +188,8 @@ impl<'s> V0<'s> {
         let start = self.at;
         let end = start.checked_add(len).filter(|&e| e <= self.s.len())?;
         self.at = end;
-        // The name is ASCII.
-        std::str::from_utf8(&self.s[start..end]).ok()
+        // A name cut out of the text: UTF-8 when it starts and ends at characters.
+        self.text.get(start..end)
     }
 
     /// A back reference (its `B` read): what it points at, written by `f`.
@@ -523,7 +526,8 @@ impl<'s> V0<'s> {
                 _ => return None,
             }
         }
-        let digits = std::str::from_utf8(&self.s[start..self.at - 1]).ok()?;
+        // Hex digits: ASCII.
+        let digits = self.text.get(start..self.at - 1)?;
         let significant = digits.trim_start_matches('0');
         let value =
             (significant.len() <= 16).then(|| u64::from_str_radix(significant, 16).unwrap_or(0));
