@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::perf::{cc_missing, run, skip_reason};
+use crate::support::perf::{cc_workdir, perf_fixture, run, skip_reason};
 
 /// A copy of the calls program in `d`.
 fn calls_in(d: &Path) -> String {
@@ -154,22 +154,14 @@ fn perf_record_live_dwarf_is_unwound_by_perf() {
 /// `ffffffffffffffff`. Every sample is printed as perf does.
 #[test]
 fn perf_script_live_dwarf_realigned_stacks_match_perf() {
-    if let Some(why) = skip_reason().or_else(|| cc_missing().map(String::from)) {
-        crate::support::skips::skip(why);
+    let Some(dir) = cc_workdir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let d = dir.path();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/realign.c");
+    let src = perf_fixture("realign.c");
     run(
         "cc",
-        &[
-            "-O2",
-            "-fomit-frame-pointer",
-            "-o",
-            "realign",
-            src.to_str().unwrap(),
-        ],
+        &["-O2", "-fomit-frame-pointer", "-o", "realign", &src],
         d,
     );
     let realign = d.join("realign");
@@ -248,14 +240,11 @@ fn perf_script_live_dwarf_dynamic_loader_matches_perf() {
 /// inlined. Every sample is printed as perf does.
 #[test]
 fn perf_script_live_dwarf_frame_without_debug_info_named_as_perf() {
-    if let Some(why) = skip_reason().or_else(|| cc_missing().map(String::from)) {
-        crate::support::skips::skip(why);
+    let Some(dir) = cc_workdir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let d = dir.path();
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf");
-    let src = |f: &str| data.join(f).to_str().unwrap().to_string();
+    let src = perf_fixture;
     run(
         "cc",
         &["-O1", "-g0", "-c", "-o", "spin.o", &src("alias-spin.c")],

@@ -12,7 +12,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::support::perf::{assert_same_lines, cc_missing, run, skip_reason};
+use crate::support::perf::{
+    assert_same_lines, cc_missing, cc_workdir, perf_fixture, run, skip_reason,
+};
 
 #[test]
 fn perf_report_live_an_address_without_a_symbol_then_with_one_is_one_entry() {
@@ -112,13 +114,11 @@ fn perf_report_live_an_address_without_a_symbol_then_with_one_is_one_entry() {
 /// holding the samples of both. Unwound from the DWARF, which names the inlined frames.
 #[test]
 fn perf_report_live_a_function_inlined_into_touching_functions_is_one_row() {
-    if let Some(why) = skip_reason().or_else(|| cc_missing().map(String::from)) {
-        crate::support::skips::skip(why);
+    let Some(dir) = cc_workdir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let d = dir.path();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/inline-touching.c");
+    let src = perf_fixture("inline-touching.c");
     let cc = [
         "-O2",
         "-g",
@@ -126,7 +126,7 @@ fn perf_report_live_a_function_inlined_into_touching_functions_is_one_row() {
         "-falign-functions=1",
         "-o",
         "inline-touching",
-        src.to_str().unwrap(),
+        &src,
     ];
     run("cc", &cc, d);
     let rec = [

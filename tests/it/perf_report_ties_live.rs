@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use crate::support::perf::{cc_missing, run, skip_reason};
+use crate::support::perf::{cc_workdir, perf_fixture, run};
 
 /// `perf report --stdio ARGS` less its closing tip, and `tracectl perf report ARGS`.
 fn both(d: &Path, args: &[&str]) -> (String, String) {
@@ -29,14 +29,12 @@ fn both(d: &Path, args: &[&str]) -> (String, String) {
 
 #[test]
 fn perf_report_live_rows_of_one_symbol_in_several_processes_match_perf() {
-    if let Some(why) = skip_reason().or_else(|| cc_missing().map(String::from)) {
-        crate::support::skips::skip(why);
+    let Some(dir) = cc_workdir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let d = dir.path();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/inlined_ties.c");
-    run("cc", &["-O2", "-g", "-o", "ties", src.to_str().unwrap()], d);
+    let src = perf_fixture("inlined_ties.c");
+    run("cc", &["-O2", "-g", "-o", "ties", &src], d);
     run(
         "perf",
         &[

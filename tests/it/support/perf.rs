@@ -47,6 +47,26 @@ pub fn cc_missing() -> Option<&'static str> {
     (!ok).then_some("no C compiler (cc)")
 }
 
+/// A temporary directory for a live test that builds a C program and records it with
+/// perf; None, with the reason printed as a skip, without root, perf or a C compiler.
+pub fn cc_workdir() -> Option<tempfile::TempDir> {
+    if let Some(why) = skip_reason().or_else(|| cc_missing().map(String::from)) {
+        crate::support::skips::skip(why);
+        return None;
+    }
+    Some(tempfile::tempdir().unwrap())
+}
+
+/// The path of tests/data/perf/`name`, as the argument of a command.
+pub fn perf_fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/perf")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
 /// tests/data/perf/spin.c built again as `dir/spin` with its hot function renamed
 /// `renamed`: the file at the recorded path no longer has the recorded function.
 pub fn rebuild_spin_renamed(dir: &Path, renamed: &str) {
