@@ -282,6 +282,9 @@ pub struct Location<'a> {
     /// The size of the mapping holding the address (perf's `map__size`), 0 when
     /// unmapped. The kernel's map reaches as far as its symbols do.
     pub map_size: u64,
+    /// Where the symbol of `sym` ends, in the address's terms (perf's `sym->end`); 0
+    /// without a symbol.
+    pub sym_end: u64,
 }
 
 /// Threads, mappings and symbols of one perf.data file.
@@ -944,10 +947,7 @@ impl Machine {
             (addr >= m.start && addr < end).then_some(m)
         })?;
         let d = &self.dsos[m.dso];
-        let sym = self
-            .symbols(m.dso)
-            .and_then(|t| t.find(addr))
-            .map(|(n, s)| (n, addr - s));
+        let span = self.symbols(m.dso).and_then(|t| t.find_span(addr));
         let end = match d.kernel {
             Some(None) => self
                 .kernel_symbols()
@@ -957,12 +957,13 @@ impl Machine {
         };
         Some(Location {
             addr,
-            sym,
+            sym: span.map(|(n, s, _)| (n, addr - s)),
             dso: Some(&d.name),
             object: Some(ObjectId(m.dso)),
             kernel: true,
             unmap_delta: m.start.wrapping_sub(m.pgoff),
             map_size: end.wrapping_sub(m.start),
+            sym_end: span.map_or(0, |(_, _, e)| e),
         })
     }
 
@@ -972,9 +973,9 @@ impl Machine {
         self.symbols(object.0)?.find(addr)
     }
 
-    /// Where the symbol of `object` that holds `addr` ends (see [`Machine::symbol_at`]).
-    pub fn symbol_end_at(&self, object: ObjectId, addr: u64) -> Option<u64> {
-        self.symbols(object.0)?.end_at(addr)
+    /// [`Machine::symbol_at`] with where the symbol ends.
+    pub fn symbol_span_at(&self, object: ObjectId, addr: u64) -> Option<(&str, u64, u64)> {
+        self.symbols(object.0)?.find_span(addr)
     }
 
     /// The object an address of process `pid` sampled in `cpumode` falls in, its
@@ -1023,19 +1024,18 @@ impl Machine {
             kernel,
             unmap_delta: 0,
             map_size: 0,
+            sym_end: 0,
         };
         if kernel {
             return self.kernel_location(addr).unwrap_or(unknown);
         }
         if let Some(m) = self.maps.get(&pid).and_then(|v| find_map(v, addr)) {
             let ip = addr.wrapping_sub(m.start).wrapping_add(m.pgoff);
-            let sym = self
-                .symbols(m.dso)
-                .and_then(|t| t.find(ip))
-                .map(|(n, s)| (n, ip - s));
+            let span = self.symbols(m.dso).and_then(|t| t.find_span(ip));
             return Location {
                 addr: ip,
-                sym,
+                sym: span.map(|(n, s, _)| (n, ip - s)),
+                sym_end: span.map_or(0, |(_, _, e)| e),
                 dso: Some(&self.dsos[m.dso].name),
                 object: Some(ObjectId(m.dso)),
                 kernel: false,

@@ -9,7 +9,9 @@ use super::data::AttrEntry;
 use super::ring::{RecordBytes, RingStats};
 use super::spec::{EventKind, EventSpec};
 use super::stat::{is_unsupported, OpenError};
-use super::sys::{attr_bytes, new_attr, poll_readable, Counter, PollResult, Ring};
+use super::sys::{
+    attr_bytes, new_attr, poll_readable, refused_exclusion, set_event, Counter, PollResult, Ring,
+};
 
 /// Where samples are taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -461,13 +463,8 @@ impl RecordSession {
             // perf's fallback for PMUs that take no exclusion bits (msr).
             let mut exclude_guest_host = true;
             let attr = 'fallback: loop {
-                let (ty, config) = kind.type_config();
                 let mut attr = new_attr();
-                attr.type_ = ty;
-                attr.config = config;
-                let (config1, config2) = kind.config12();
-                attr.__bindgen_anon_3.config1 = config1;
-                attr.__bindgen_anon_4.config2 = config2;
+                set_event(&mut attr, &kind);
                 attr.sample_type = sample_type | own_bits(i, e);
                 attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
                 if opts.inherit_stat {
@@ -563,9 +560,8 @@ impl RecordSession {
                                 continue 'fallback;
                             }
                             Err(err)
-                                if err.raw_os_error() == Some(libc::EINVAL)
-                                    && exclude_guest_host
-                                    && (attr.exclude_guest() | attr.exclude_host()) != 0
+                                if exclude_guest_host
+                                    && refused_exclusion(&err, &attr)
                                     && ids.is_empty() =>
                             {
                                 exclude_guest_host = false;

@@ -5,7 +5,9 @@ use std::io;
 
 use super::data::abi::read_format;
 use super::spec::EventSpec;
-use super::sys::{attr_bytes, new_attr, Counter, CounterReading, RawAttr};
+use super::sys::{
+    attr_bytes, new_attr, refused_exclusion, set_event, Counter, CounterReading, RawAttr,
+};
 
 /// Where counters count.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,12 +173,7 @@ impl StatSession {
             .collect();
         for (i, e) in events.iter().enumerate() {
             let mut attr = new_attr();
-            let (ty, config) = e.kind.type_config();
-            attr.type_ = ty;
-            attr.config = config;
-            let (config1, config2) = e.kind.config12();
-            attr.__bindgen_anon_3.config1 = config1;
-            attr.__bindgen_anon_4.config2 = config2;
+            set_event(&mut attr, &e.kind);
             attr.read_format = read_format::TOTAL_TIME_ENABLED | read_format::TOTAL_TIME_RUNNING;
             if group_size[i].is_some() {
                 attr.read_format |= read_format::ID | read_format::GROUP;
@@ -219,11 +216,7 @@ impl StatSession {
                     _ => Counter::open(attr, *pid, *cpu, group),
                 };
                 let mut opened = open(&attr);
-                if matches!(&opened, Err(err) if err.raw_os_error() == Some(libc::EINVAL))
-                    && (attr.exclude_guest() | attr.exclude_host()) != 0
-                {
-                    // perf's fallback for PMUs that take no exclusion bits (msr): the
-                    // event opened again without exclude_guest and exclude_host.
+                if matches!(&opened, Err(err) if refused_exclusion(err, &attr)) {
                     attr.set_exclude_guest(0);
                     attr.set_exclude_host(0);
                     opened = open(&attr);

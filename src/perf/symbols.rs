@@ -835,6 +835,12 @@ impl SymbolTable {
     /// The symbol holding `addr`: its name and start. A symbol without a size holds
     /// its own address only, as in perf's `symbols__find`.
     pub fn find(&self, addr: u64) -> Option<(&str, u64)> {
+        self.find_span(addr).map(|(name, start, _)| (name, start))
+    }
+
+    /// [`SymbolTable::find`] with where the symbol ends (perf's `sym->end`), which perf
+    /// report compares an inlined function's rows by.
+    pub fn find_span(&self, addr: u64) -> Option<(&str, u64, u64)> {
         let i = self.find_index(addr)?;
         // A place's start is that of whichever symbol its run keeps.
         let start = self.syms[i].start;
@@ -852,13 +858,7 @@ impl SymbolTable {
                 .into_owned()
                 .into_boxed_str()
         })?;
-        Some((shown, start))
-    }
-
-    /// Where the symbol perf's lookup of `addr` finds ends (perf's `sym->end`), which
-    /// perf report compares an inlined function's rows by.
-    pub fn end_at(&self, addr: u64) -> Option<u64> {
-        self.find_index(addr).map(|i| self.syms[i].end)
+        Some((shown, start, self.syms[i].end))
     }
 
     /// The index of the symbol perf's lookup of `addr` finds.

@@ -46,6 +46,22 @@ pub(crate) fn new_attr() -> RawAttr {
     attr
 }
 
+/// Set the event an attr opens: its type and config words.
+pub(crate) fn set_event(attr: &mut RawAttr, kind: &super::spec::EventKind) {
+    let (ty, config) = kind.type_config();
+    attr.type_ = ty;
+    attr.config = config;
+    let (config1, config2) = kind.config12();
+    attr.__bindgen_anon_3.config1 = config1;
+    attr.__bindgen_anon_4.config2 = config2;
+}
+
+/// Whether perf opens an event again without exclude_guest and exclude_host after
+/// `err`: the kernel's EINVAL for a PMU that takes no exclusion bits (msr).
+pub(crate) fn refused_exclusion(err: &io::Error, attr: &RawAttr) -> bool {
+    err.raw_os_error() == Some(libc::EINVAL) && (attr.exclude_guest() | attr.exclude_host()) != 0
+}
+
 /// The attr's bytes as perf.data stores them: perf 6.1's 128-byte layout
 /// (`PERF_ATTR_SIZE_VER7`, its `size` field saying so) when the fields past it are zero,
 /// else the whole struct.

@@ -476,10 +476,10 @@ impl EventHists {
             return;
         }
         if let (SymKey::Resolved { start, .. }, Some((_, object, _))) = (&row.key.sym, map) {
-            if let Some((name, at)) = machine.symbol_at(object, *start) {
+            if let Some((name, at, end)) = machine.symbol_span_at(object, *start) {
                 row.key.sym = SymKey::Resolved {
                     start: at,
-                    end: machine.symbol_end_at(object, *start).unwrap_or(at),
+                    end,
                     name: name.to_string(),
                     inlined: false,
                 };
@@ -671,15 +671,6 @@ fn short_dso(d: &str) -> String {
     }
 }
 
-/// The end of a row's symbol, from the table the location's symbol came from.
-fn set_sym_end(k: &mut Key, machine: &Machine, loc: &Location) {
-    if let (SymKey::Resolved { end, .. }, Some(object)) = (&mut k.sym, loc.object) {
-        if let Some(e) = machine.symbol_end_at(object, loc.addr) {
-            *end = e;
-        }
-    }
-}
-
 /// What a row is keyed by. `raw` is the address as sampled; `chained` says the
 /// location is a call chain entry: perf keys (and prints) an unresolved one by that
 /// address, and the sample's own by the file-relative one; for `addr` it maps a chain
@@ -717,8 +708,7 @@ fn key_of(
             match loc.sym {
                 Some((n, off)) => SymKey::Resolved {
                     start: loc.addr.wrapping_sub(off),
-                    // Filled in by `set_sym_end`, which can look the symbol up.
-                    end: loc.addr.wrapping_sub(off),
+                    end: loc.sym_end,
                     name: n.to_string(),
                     inlined: false,
                 },
@@ -1016,7 +1006,6 @@ pub fn write_report(
                         -1
                     };
                     let mut self_key = key_of(keys, &comm, s.tid, cpu, &ip, s.ip, false);
-                    set_sym_end(&mut self_key, &machine, &ip);
                     // The same for every entry of the sample.
                     let time = if keys.contains(&SortKey::Time) {
                         s.time / opts.time_quantum_ns * opts.time_quantum_ns
@@ -1137,7 +1126,6 @@ pub fn write_report(
                                 l.kernel = kernel;
                             }
                             let mut k = key_of(keys, &comm, s.tid, cpu, &l, raw, true);
-                            set_sym_end(&mut k, &machine, &l);
                             if let (Some(i), SymKey::Resolved { name, inlined, .. }) =
                                 (&inlined, &mut k.sym)
                             {
