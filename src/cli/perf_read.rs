@@ -286,6 +286,32 @@ pub struct SymbolArgs {
     /// DIR/.debug)
     #[arg(long = "buildid-dir", value_name = "DIR")]
     buildid_dir: Option<PathBuf>,
+    /// Demangle C++ and Rust symbol names (the default)
+    #[arg(long = "demangle", overrides_with = "no_demangle")]
+    demangle: bool,
+    /// Show C++ and Rust symbol names as the files store them (mangled); they also
+    /// decide, as stored, which of several symbols at one address is shown
+    #[arg(long = "no-demangle")]
+    no_demangle: bool,
+    /// Show the functions the compiler inlined at each unwound call-chain address
+    /// (`--call-graph dwarf`), as entries of their own marked (inlined), from the
+    /// files' DWARF (the default)
+    #[arg(long = "inline", overrides_with = "no_inline")]
+    inline: bool,
+    /// Show each call-chain address once, in the function its code is in, without the
+    /// functions inlined there
+    #[arg(long = "no-inline")]
+    no_inline: bool,
+}
+
+impl SymbolArgs {
+    /// perf's `symbol_conf` as these options set it.
+    fn conf(&self) -> tracectl::perf::machine::SymbolConf {
+        tracectl::perf::machine::SymbolConf {
+            demangle: !self.no_demangle,
+            inline: !self.no_inline,
+        }
+    }
 }
 
 /// An open perf.data with its symbols and tracepoint schemas.
@@ -341,6 +367,7 @@ pub fn open(path: &std::path::Path, sym: &SymbolArgs) -> Result<Opened> {
         });
     }
     let mut machine = Machine::new(frames, sym.symfs.clone());
+    machine.set_symbol_conf(sym.conf());
     if let Some(modules) = kernel.modules {
         machine.set_module_kallsyms(modules);
     }

@@ -329,6 +329,30 @@ pub struct Machine {
     /// with, shared with the machines made by [`Machine::sharing_symbols`], so that a
     /// table is loaded once for all of them.
     tables: Arc<Mutex<HashMap<TableKey, SharedTable>>>,
+    /// How names show ([`Machine::set_symbol_conf`]).
+    conf: SymbolConf,
+}
+
+/// How symbols show: perf's `symbol_conf` as its `--demangle` and `--inline` options
+/// set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymbolConf {
+    /// C++ and Rust names demangled (perf's default); false shows them as the files
+    /// store them, and they decide which of several symbols at one address is kept
+    /// as stored (`--no-demangle`).
+    pub demangle: bool,
+    /// The functions inlined at unwound call-chain addresses shown as entries of their
+    /// own (perf's default; `--no-inline`).
+    pub inline: bool,
+}
+
+impl Default for SymbolConf {
+    fn default() -> Self {
+        SymbolConf {
+            demangle: true,
+            inline: true,
+        }
+    }
 }
 
 /// The slots of [`Machine::look_up_ahead`]'s memory of addresses looked up (a power of
@@ -368,7 +392,18 @@ impl Machine {
             unwinders: Mutex::default(),
             nsinfo: Mutex::default(),
             tables: Arc::default(),
+            conf: SymbolConf::default(),
         }
+    }
+
+    /// Show names as `conf` says, from the first lookup on (call before any).
+    pub fn set_symbol_conf(&mut self, conf: SymbolConf) {
+        self.conf = conf;
+    }
+
+    /// How names show.
+    pub fn symbol_conf(&self) -> SymbolConf {
+        self.conf
     }
 
     /// A machine of its own (no thread, mapping or object yet) that shares this one's
@@ -382,6 +417,7 @@ impl Machine {
             kernel: Arc::clone(&self.kernel),
             module_kallsyms: self.module_kallsyms.clone(),
             modules: Arc::clone(&self.modules),
+            conf: self.conf,
             ..Machine::new(self.kallsyms.clone(), self.symfs.clone())
         };
         m.set_build_ids(self.build_ids.clone());
@@ -836,7 +872,8 @@ impl Machine {
                 };
                 // The table keeps the files its names are in.
                 let shared = |f: MappedFile| -> SharedBytes { Arc::new(f) };
-                SymbolTable::from_shared_elf(shared(elf), debug.map(shared)).ok()
+                SymbolTable::from_shared_elf(shared(elf), debug.map(shared), self.conf.demangle)
+                    .ok()
             })
             .as_ref()
     }

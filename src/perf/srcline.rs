@@ -268,7 +268,7 @@ impl ObjectLines {
     /// perf shows it, demangled), each with its record's line (`file:LINE`, the
     /// file's base name: the address's own line for the innermost, the call's line
     /// for the others). None when no DWARF function holds the address.
-    fn inline_chain(&self, addr: u64) -> Option<Vec<InlineFrame>> {
+    fn inline_chain(&self, addr: u64, demangle: bool) -> Option<Vec<InlineFrame>> {
         /// perf's `MAX_INLINE_NEST`.
         const MAX_NEST: usize = 1024;
         if !self
@@ -287,7 +287,7 @@ impl ObjectLines {
                 .function
                 .as_ref()
                 .and_then(|f| f.raw_name().ok())
-                .map(|n| super::symbols::demangle(&n).into_boxed_str());
+                .map(|n| shown(&n, demangle));
             // perf's `srcline_from_fileline`; addr2line prints `??` for no file and
             // `?` for no line, which perf reads as 0. The innermost frame's line is
             // the line table's row at `addr`; the others are their calls' lines.
@@ -441,6 +441,16 @@ pub struct SourceLines {
     fails: HashMap<ObjectId, u32>,
 }
 
+/// A function's name from the DWARF or the symbol table as perf shows it: demangled,
+/// or as stored under `--no-demangle`.
+fn shown(name: &str, demangle: bool) -> Box<str> {
+    if demangle {
+        super::symbols::demangle(name).into_boxed_str()
+    } else {
+        name.into()
+    }
+}
+
 /// perf 6.1's `A2L_FAIL_LIMIT`: after this many lookups in one object without one
 /// answer (counting from 1), perf clears the object's `has_srcline` and shows every
 /// later address in it with its fallback. The lookups are counted as perf makes them,
@@ -517,7 +527,8 @@ impl SourceLines {
     /// None when addr2line has no answer; perf then shows the entry as it is.
     fn inlines(&mut self, machine: &Machine, loc: &Location<'_>) -> Option<InlineChain> {
         let (dso, id) = (loc.dso?, loc.object?);
-        if loc.kernel || loc.sym.is_none() {
+        let demangle = machine.symbol_conf().demangle;
+        if loc.kernel || loc.sym.is_none() || !machine.symbol_conf().inline {
             return None;
         }
         let sym = loc.sym?.0;
@@ -530,17 +541,20 @@ impl SourceLines {
                 // function binutils picks from the symbol table, which need not be
                 // perf's symbol (jemalloc's `__libc_realloc` where perf has
                 // `realloc`): perf shows the entry inlined when the two differ.
-                object.inline_chain(addr).map(Arc::from).or_else(|| {
-                    let srcline = object.lookup(addr)?;
-                    let name = object
-                        .function_symbol(addr)
-                        .filter(|f| !f.name.is_empty())
-                        .map_or_else(|| sym.into(), |f| super::symbols::demangle(&f.name).into());
-                    Some(Arc::from([InlineFrame {
-                        name,
-                        srcline: srcline.into_boxed_str(),
-                    }]))
-                })
+                object
+                    .inline_chain(addr, demangle)
+                    .map(Arc::from)
+                    .or_else(|| {
+                        let srcline = object.lookup(addr)?;
+                        let name = object
+                            .function_symbol(addr)
+                            .filter(|f| !f.name.is_empty())
+                            .map_or_else(|| sym.into(), |f| shown(&f.name, demangle));
+                        Some(Arc::from([InlineFrame {
+                            name,
+                            srcline: srcline.into_boxed_str(),
+                        }]))
+                    })
             })
             .clone()
     }

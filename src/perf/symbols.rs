@@ -157,6 +157,16 @@ impl Names {
     }
 }
 
+/// How [`SymbolTable::from_elf_files`] loads a table.
+#[derive(Debug, Clone, Copy)]
+struct Load {
+    /// Every choice among symbols at one address made while loading, rather than when
+    /// a lookup first needs it.
+    eager: bool,
+    /// Names demangled when shown (perf's default), or shown as stored.
+    demangle: bool,
+}
+
 /// Symbols and their names while a table is built.
 #[derive(Debug, Default)]
 struct Builder {
@@ -164,6 +174,8 @@ struct Builder {
     names: Names,
     /// How many symbols were pushed (taking `syms` leaves it).
     pushed: u32,
+    /// Every name pushed is plain, shown as stored (perf's `--no-demangle`).
+    all_plain: bool,
 }
 
 impl Builder {
@@ -206,7 +218,7 @@ impl Builder {
             at,
             len,
             binding,
-            plain,
+            plain: plain || self.all_plain,
             plt: false,
             module,
             seq: self.pushed,
@@ -593,7 +605,8 @@ fn same_plain_bytes(raw: &[u8], other: &[u8]) -> bool {
         && memchr::memchr(b'$', raw).is_none()
 }
 
-/// The name perf shows for `s`: demangled, unless it is plain; a `.plt` entry's as
+/// The name perf shows for `s`: demangled, unless it is plain (a plain `.plt` entry's
+/// too); a `.plt` entry's as
 /// perf 6.1's `dso__synthesize_plt_symbols` makes it, the demangled name and `@plt` in
 /// a buffer of 1,024 bytes (at most 1,023 of them kept, whole characters here).
 fn shown_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
@@ -604,7 +617,7 @@ fn shown_name<'n>(names: &'n Names, s: &Sym) -> std::borrow::Cow<'n, str> {
 fn shown_name_of<'n>(raw: &'n [u8], s: &Sym) -> std::borrow::Cow<'n, str> {
     let raw = raw_text(raw);
     if s.plt {
-        let mut name = if mangled(raw.as_bytes()) {
+        let mut name = if !s.plain && mangled(raw.as_bytes()) {
             demangle(&raw)
         } else {
             raw.into_owned()
@@ -1053,7 +1066,15 @@ impl SymbolTable {
     /// `name@plt` symbols. Names are demangled when looked up, and so are those that
     /// decide which of several symbols at one address is kept.
     pub fn from_elf(runtime: &[u8], debug: Option<&[u8]>) -> Result<SymbolTable, String> {
-        Self::from_elf_files(runtime, debug, [None, None], false)
+        Self::from_elf_files(
+            runtime,
+            debug,
+            [None, None],
+            Load {
+                eager: false,
+                demangle: true,
+            },
+        )
     }
 
     /// [`SymbolTable::from_elf`] on files the table may keep: the names it reads stay
@@ -1061,6 +1082,7 @@ impl SymbolTable {
     pub fn from_shared_elf(
         runtime: SharedBytes,
         debug: Option<SharedBytes>,
+        demangle: bool,
     ) -> Result<SymbolTable, String> {
         fn bytes(f: &SharedBytes) -> &[u8] {
             (**f).as_ref()
@@ -1069,26 +1091,30 @@ impl SymbolTable {
             bytes(&runtime),
             debug.as_ref().map(bytes),
             [Some(&runtime), debug.as_ref()],
-            false,
+            Load {
+                eager: false,
+                demangle,
+            },
         )
     }
 
     /// [`SymbolTable::from_elf`] with names kept in the files of `shared` (the runtime
     /// and the debug file, as shared bytes) when given, and every choice among symbols
-    /// at one address made while loading (`eager`) or left until needed.
+    /// at one address made while loading or left until needed, names demangled or
+    /// not, as `load` says.
     fn from_elf_files(
         runtime: &[u8],
         debug: Option<&[u8]>,
         shared: [Option<&SharedBytes>; 2],
-        eager: bool,
+        load: Load,
     ) -> Result<SymbolTable, String> {
         use object::elf::{FileHeader32, FileHeader64};
         match object::FileKind::parse(runtime).map_err(|e| e.to_string())? {
             object::FileKind::Elf32 => {
-                load_elf::<FileHeader32<Endianness>>(runtime, debug, shared, eager)
+                load_elf::<FileHeader32<Endianness>>(runtime, debug, shared, load)
             }
             object::FileKind::Elf64 => {
-                load_elf::<FileHeader64<Endianness>>(runtime, debug, shared, eager)
+                load_elf::<FileHeader64<Endianness>>(runtime, debug, shared, load)
             }
             kind => Err(format!("not an ELF file ({kind:?})")),
         }
@@ -1331,8 +1357,24 @@ mod tests {
             let shared: SharedBytes = std::sync::Arc::new(bytes);
             let bytes = (*shared).as_ref();
             let (Ok(eager), Ok(lazy)) = (
-                SymbolTable::from_elf_files(bytes, None, [None, None], true),
-                SymbolTable::from_elf_files(bytes, None, [Some(&shared), None], false),
+                SymbolTable::from_elf_files(
+                    bytes,
+                    None,
+                    [None, None],
+                    super::Load {
+                        eager: true,
+                        demangle: true,
+                    },
+                ),
+                SymbolTable::from_elf_files(
+                    bytes,
+                    None,
+                    [Some(&shared), None],
+                    super::Load {
+                        eager: false,
+                        demangle: true,
+                    },
+                ),
             ) else {
                 continue;
             };

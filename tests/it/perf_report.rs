@@ -594,6 +594,18 @@ fn perf_report_symbol_column_width_of_long_names() {
     );
 }
 
+/// `--no-inline`: no rows or call graph entries of inlined functions; `--no-demangle`:
+/// C++ names as stored, in the rows and the column's width.
+#[test]
+fn perf_report_no_inline_and_no_demangle() {
+    check_graph("inl-dwarf.data", &["--no-inline"]);
+    check(
+        "longsym-t.data",
+        &["--no-demangle"],
+        "report.longsym-t_no-demangle.txt",
+    );
+}
+
 /// perf refuses `-g` for samples without call chains (it prints an error and no
 /// table); `-g none` still prints the table.
 #[test]

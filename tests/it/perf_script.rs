@@ -312,6 +312,33 @@ fn perf_script_dwarf_call_chains_list_inlined_functions() {
     check("inl-dwarf.data", &[], "inl-dwarf.script");
 }
 
+/// `--no-inline` shows each unwound address once, in the function its code is in;
+/// `--inline` is the default.
+#[test]
+fn perf_script_no_inline_lists_no_inlined_functions() {
+    check(
+        "inl-dwarf.data",
+        &["--no-inline"],
+        "inl-dwarf.no-inline.script",
+    );
+    check("inl-dwarf.data", &["--inline"], "inl-dwarf.script");
+    check(
+        "inl-dwarf.data",
+        &["--no-inline", "--inline"],
+        "inl-dwarf.script",
+    );
+}
+
+/// `--no-demangle` shows C++ names as the file stores them.
+#[test]
+fn perf_script_no_demangle_shows_stored_names() {
+    check(
+        "longsym-t.data",
+        &["--no-demangle"],
+        "longsym-t.no-demangle.script",
+    );
+}
+
 /// perf 6.1 lists no inlined function in a chain the kernel walked by frame pointers,
 /// though the binary's DWARF has them.
 #[test]

@@ -61,7 +61,7 @@ pub(super) fn load_elf<H: FileHeader<Endian = Endianness>>(
     runtime: &[u8],
     debug: Option<&[u8]>,
     [shared_runtime, shared_debug]: [Option<&SharedBytes>; 2],
-    eager: bool,
+    load: super::Load,
 ) -> Result<SymbolTable, String> {
     use object::elf::{SHT_DYNSYM, SHT_SYMTAB};
     let rt = ElfParts::<H>::parse(runtime)?;
@@ -79,6 +79,7 @@ pub(super) fn load_elf<H: FileHeader<Endian = Endianness>>(
     // it stands: address-sorted, in perf's tree order among equal addresses.
     let mut inserted = Builder {
         names: shared.map_or_else(Names::default, |f| Names::in_file(Arc::clone(f))),
+        all_plain: !load.demangle,
         ..Builder::default()
     };
     let mut table: Vec<Sym> = Vec::new();
@@ -107,7 +108,7 @@ pub(super) fn load_elf<H: FileHeader<Endian = Endianness>>(
                 table,
                 |_| 0,
                 &mut history.ops,
-                (!eager).then_some(&mut undecided),
+                (!load.eager).then_some(&mut undecided),
             );
         }
     }

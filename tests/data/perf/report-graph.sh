@@ -50,3 +50,4 @@ run inl-dwarf.data
 run inl-dwarf.data --no-children
 run inl-dwarf.data -g callee
 run inl-dwarf.data -g folded --no-children
+run inl-dwarf.data --no-inline

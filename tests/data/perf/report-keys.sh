@@ -34,6 +34,7 @@ run longsym_sym,dso longsym.data --sort sym,dso
 run longsym-t longsym-t.data
 run longsym-t_sym longsym-t.data --sort sym
 run longsym-t_sym,dso longsym-t.data --sort sym,dso
+run longsym-t_no-demangle longsym-t.data --no-demangle
 run inl-dwarf_srcline inl-dwarf.data --sort srcline
 run inl-dwarf_srcline,sym inl-dwarf.data --sort srcline,sym
 run inl-dwarf_sym,srcline inl-dwarf.data --sort sym,srcline
