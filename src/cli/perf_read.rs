@@ -565,6 +565,24 @@ pub struct ReportArgs {
     /// Leave out samples and call chain entries without a symbol
     #[arg(short = 'U', long = "hide-unresolved")]
     hide_unresolved: bool,
+    /// Instead of the table: how many records of each type the file holds (with their
+    /// share of all), and how many samples each event has
+    #[arg(long = "stats")]
+    stats: bool,
+    /// Instead of the table: the threads the records name, each under the thread that
+    /// forked it (pid, tid, parent's tid, comm)
+    #[arg(long = "tasks")]
+    tasks: bool,
+    /// --tasks with each thread's process's mappings (addresses, protection, file
+    /// offset, inode, file)
+    #[arg(long = "mmaps")]
+    mmaps: bool,
+    /// With --stats, leave out record types and events without any (the default)
+    #[arg(long = "skip-empty", overrides_with = "no_skip_empty")]
+    skip_empty: bool,
+    /// With --stats, list every record type and event, those without any too
+    #[arg(long = "no-skip-empty")]
+    no_skip_empty: bool,
     #[command(flatten)]
     header: HeaderArgs,
     #[command(flatten)]
@@ -634,10 +652,38 @@ fn sample_filter(
     Ok(f)
 }
 
+/// `perf report --stats`, `--tasks` and `--mmaps`: what the records say, after the
+/// header block when asked for.
+fn report_records(a: &ReportArgs) -> Result<i32> {
+    use tracectl::render::perf_report_tasks::{write_stats, write_tasks};
+    let o = open(&a.input.input, &a.symbols)?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    if let Some(b) = a.header.block(&o.file)? {
+        out.write_all(&b)?;
+    }
+    if a.stats {
+        write_stats(&o.file, o.catalog.as_ref(), !a.no_skip_empty, &mut out)?;
+    } else {
+        write_tasks(&o.file, a.mmaps, &mut out)?;
+    }
+    out.flush()?;
+    Ok(0)
+}
+
 /// Run `tracectl perf report`.
 pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
     if a.header.print_only(&a.input.input)? {
         return Ok(0);
+    }
+    if a.stats && (a.tasks || a.mmaps) {
+        anyhow::bail!(
+            "--tasks and --mmaps can't be used together with --stats: give --stats for the \
+             counts of records and samples, or --tasks/--mmaps for the threads"
+        );
+    }
+    if a.stats || a.tasks || a.mmaps {
+        return report_records(&a);
     }
     use tracectl::render::perf_callgraph::{CallGraph, ChainOrder, GraphMode};
     let mut graph = CallGraph::default();

@@ -195,7 +195,14 @@ struct Map {
     start: u64,
     end: u64,
     pgoff: u64,
+    /// The file offset perf keeps (`map->pgoff`), which for memory without a file is
+    /// not `pgoff`; moved with it when the map is cut.
+    file_pgoff: u64,
     dso: usize,
+    /// `PROT_*` and `MAP_*` as perf keeps them (`map->prot`, `map->flags`): an MMAP2
+    /// record's, `PROT_EXEC` for an MMAP record of code, nothing for the kernel's.
+    prot: u32,
+    flags: u32,
 }
 
 /// The name perf files its own vDSO under: its copy, `/tmp/perf-vdso.so-` and six
@@ -210,7 +217,10 @@ impl Map {
             start,
             end,
             pgoff,
+            file_pgoff: pgoff,
             dso,
+            prot: 0,
+            flags: 0,
         }
     }
 }
@@ -331,6 +341,56 @@ pub struct Machine {
     tables: Arc<Mutex<HashMap<TableKey, SharedTable>>>,
     /// How names show ([`Machine::set_symbol_conf`]).
     conf: SymbolConf,
+    /// The threads the COMM, FORK, EXIT and MMAP records made, by tid, as perf's
+    /// machine keeps them (see [`Machine::tasks`]).
+    threads: PidMap<ThreadLink>,
+}
+
+/// A thread as perf's machine keeps it: its process and its parent thread (perf's
+/// `ppid`, the tid of the thread a FORK record named as parent; -1 without one).
+#[derive(Debug, Clone, Copy)]
+struct ThreadLink {
+    pid: i32,
+    ppid: i32,
+}
+
+/// `PROT_EXEC` of mmap(2).
+const PROT_EXEC: u32 = 4;
+
+/// A thread as `perf report --tasks` lists it (see [`Machine::tasks`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Task {
+    /// Process id.
+    pub pid: i32,
+    /// Thread id.
+    pub tid: i32,
+    /// The parent's thread id (-1: none known).
+    pub ppid: i32,
+    /// Its depth under the thread at the top of its tree (0 there).
+    pub level: usize,
+    /// The thread's comm (`:TID` when no record named one).
+    pub comm: String,
+    /// The mappings of its process, by address.
+    pub maps: Vec<TaskMap>,
+}
+
+/// A mapping of a [`Task`]'s process, as perf keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskMap {
+    /// First address.
+    pub start: u64,
+    /// The address after the last.
+    pub end: u64,
+    /// mmap(2)'s `PROT_*` bits.
+    pub prot: u32,
+    /// mmap(2)'s `MAP_*` bits.
+    pub flags: u32,
+    /// File offset of `start`.
+    pub pgoff: u64,
+    /// The inode of the mapped object (0 when the records gave none).
+    pub ino: u64,
+    /// The object's name.
+    pub name: String,
 }
 
 /// How symbols show: perf's `symbol_conf` as its `--demangle` and `--inline` options
@@ -393,7 +453,134 @@ impl Machine {
             nsinfo: Mutex::default(),
             tables: Arc::default(),
             conf: SymbolConf::default(),
+            // perf's idle thread, `swapper`, is there from the start.
+            threads: [(0, ThreadLink { pid: 0, ppid: -1 })].into_iter().collect(),
         }
+    }
+
+    /// perf's `machine__findnew_thread(pid, tid)`: the thread `tid`, made (with no
+    /// parent) when absent, and with it its process's first thread; a thread made
+    /// without a process (-1) takes the one given here.
+    fn find_new_thread(&mut self, pid: i32, tid: i32) {
+        if self.threads.contains_key(&tid) {
+            self.update_thread_pid(tid, pid);
+            return;
+        }
+        self.threads.insert(tid, ThreadLink { pid, ppid: -1 });
+        if pid != tid && pid != -1 {
+            self.find_new_thread(pid, pid);
+        }
+    }
+
+    /// perf's `machine__update_thread_pid` of the existing thread `tid`.
+    fn update_thread_pid(&mut self, tid: i32, pid: i32) {
+        let Some(t) = self.threads.get_mut(&tid) else {
+            return;
+        };
+        if pid == t.pid || pid == -1 || t.pid != -1 {
+            return;
+        }
+        t.pid = pid;
+        if pid != tid {
+            self.find_new_thread(pid, pid);
+        }
+    }
+
+    /// The threads of perf's `machine__process_fork_event`: the parent found or made
+    /// (made afresh when the one of its tid belongs to another process), the child made
+    /// afresh with the parent's tid as its `ppid`.
+    fn fork_thread(&mut self, pid: i32, tid: i32, ppid: i32, ptid: i32) {
+        let existed = self.threads.contains_key(&tid);
+        if existed {
+            self.update_thread_pid(tid, pid);
+        }
+        self.find_new_thread(ppid, ptid);
+        if self.threads.get(&ptid).is_some_and(|p| p.pid != ppid) {
+            self.threads.remove(&ptid);
+            self.find_new_thread(ppid, ptid);
+        }
+        if existed {
+            self.threads.remove(&tid);
+        }
+        self.find_new_thread(pid, tid);
+        if let Some(t) = self.threads.get_mut(&tid) {
+            t.ppid = ptid;
+        }
+    }
+
+    /// The threads as perf 6.1's `perf report --tasks` lists them: each tree of
+    /// threads linked by their parents, the top ones in the order perf's thread table
+    /// meets them (by tid modulo 256, then by tid), each thread's children in the
+    /// order it meets them, depth first. A thread whose parent is not known ends the
+    /// listing with an error (perf's "failed to process tasks"). With `maps`, each
+    /// thread's process's mappings.
+    pub fn tasks(&mut self, maps: bool) -> Result<Vec<Task>, String> {
+        let mut order: Vec<i32> = self.threads.keys().copied().collect();
+        order.sort_by_key(|&tid| ((tid as u32) % 256, tid));
+        let mut children: PidMap<Vec<i32>> = PidMap::default();
+        let mut listed: std::collections::HashSet<i32> = std::collections::HashSet::new();
+        let mut tops = Vec::new();
+        for &tid in &order {
+            // perf's `tasks_list`: up the parents, each linked under its parent,
+            // until one already linked or one without a parent, which is a top.
+            let mut t = tid;
+            loop {
+                if listed.contains(&t) {
+                    break;
+                }
+                let ppid = self.threads[&t].ppid;
+                if ppid == -1 {
+                    listed.insert(t);
+                    tops.push(t);
+                    break;
+                }
+                if !self.threads.contains_key(&ppid) {
+                    return Err(format!(
+                        "thread {t} names {ppid} as its parent, which no record made"
+                    ));
+                }
+                listed.insert(t);
+                children.entry(ppid).or_default().push(t);
+                t = ppid;
+            }
+        }
+        let mut out = Vec::new();
+        let mut stack: Vec<(i32, usize)> = tops.iter().rev().map(|&t| (t, 0)).collect();
+        while let Some((tid, level)) = stack.pop() {
+            let link = self.threads[&tid];
+            let task_maps = if maps {
+                self.maps
+                    .get(&link.pid)
+                    .map(|ms| {
+                        ms.iter()
+                            .map(|m| TaskMap {
+                                start: m.start,
+                                end: m.end,
+                                prot: m.prot,
+                                flags: m.flags,
+                                pgoff: m.file_pgoff,
+                                ino: self.dsos[m.dso].id.ino,
+                                name: self.dsos[m.dso].name.clone(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            out.push(Task {
+                pid: link.pid,
+                tid,
+                ppid: link.ppid,
+                level,
+                comm: self.comm(tid).to_string(),
+                maps: task_maps,
+            });
+            if let Some(kids) = children.get(&tid) {
+                stack.extend(kids.iter().rev().map(|&k| (k, level + 1)));
+            }
+        }
+        Ok(out)
     }
 
     /// Show names as `conf` says, from the first lookup on (call before any).
@@ -635,9 +822,18 @@ impl Machine {
             self.map_changes += 1;
         }
         match *ev {
-            Event::Comm { tid, comm, .. } => {
+            Event::Comm { pid, tid, comm, .. } => {
+                self.find_new_thread(pid, tid);
                 self.comms
                     .insert(tid, (String::from_utf8_lossy(comm).into_owned(), true));
+            }
+            Event::Task {
+                exit: true,
+                pid,
+                tid,
+                ..
+            } => {
+                self.update_thread_pid(tid, pid);
             }
             Event::Task {
                 exit: false,
@@ -648,6 +844,7 @@ impl Machine {
                 synthesized,
                 ..
             } => {
+                self.fork_thread(pid, tid, ppid, ptid);
                 match self.comms.get(&ptid) {
                     Some((c, true)) => {
                         let c = (c.clone(), true);
@@ -699,11 +896,16 @@ impl Machine {
             }
             Event::Mmap {
                 pid,
+                tid,
                 start,
                 len,
                 pgoff,
                 filename,
                 exec,
+                prot,
+                flags,
+                data,
+                mmap2,
                 cpumode,
                 dso_id,
                 build_id,
@@ -732,6 +934,10 @@ impl Machine {
                         || filename.starts_with(b"/SYSV")
                         || filename == b"[heap]";
                     let perf_map;
+                    // perf keeps the recorded offset (the vDSO's as 0) and maps the
+                    // addresses of memory without a file as they are.
+                    let vdso = filename == b"[vdso]";
+                    let file_pgoff = if vdso { 0 } else { pgoff };
                     let (name, pgoff) = if anon || no_file {
                         perf_map = format!("/tmp/perf-{pid}.map");
                         let name = if exec { perf_map.as_bytes() } else { filename };
@@ -741,7 +947,6 @@ impl Machine {
                     };
                     // perf finds the kernel's vDSO by name alone (one image for every
                     // process), other files by name and id.
-                    let vdso = filename == b"[vdso]";
                     let dso = if vdso {
                         self.vdso()
                     } else {
@@ -769,6 +974,14 @@ impl Machine {
                             d.header_build_id = true;
                         }
                     }
+                    // perf's `machine__process_mmap_event`: an MMAP record's mapping
+                    // is code unless it says it is data.
+                    let (prot, flags) = match (mmap2, data) {
+                        (true, _) => (prot, flags),
+                        (false, false) => (PROT_EXEC, 0),
+                        (false, true) => (0, 0),
+                    };
+                    self.find_new_thread(pid, tid);
                     let maps = self.maps.entry(pid).or_default();
                     insert_map(
                         maps,
@@ -776,7 +989,10 @@ impl Machine {
                             start,
                             end,
                             pgoff,
+                            file_pgoff,
                             dso,
+                            prot,
+                            flags,
                         },
                     );
                     self.unwinders
@@ -1369,6 +1585,7 @@ fn insert_map(maps: &mut Vec<Map>, new: Map) {
             out.push(Map {
                 start: new.end,
                 pgoff: m.pgoff.wrapping_add(new.end - m.start),
+                file_pgoff: m.file_pgoff.wrapping_add(new.end - m.start),
                 ..m
             });
         }
@@ -1438,6 +1655,7 @@ mod tests {
             prot: 0,
             flags: 0,
             data: false,
+            mmap2: false,
             cpumode,
             dso_id: DsoId::default(),
             build_id: None,

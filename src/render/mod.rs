@@ -12,6 +12,7 @@ pub mod perf_header;
 pub mod perf_report;
 pub mod perf_report_fields;
 pub mod perf_report_filter;
+pub mod perf_report_tasks;
 pub mod perf_report_threads;
 pub mod perf_script;
 pub mod perf_script_fields;

@@ -1147,17 +1147,7 @@ impl<'f> PerfScript<'f> {
             }
             _ => return,
         };
-        // perf's `evlist__id2evsel`.
-        let id = if id_all { sid.id } else { None };
-        let attr = if attrs.len() == 1 || id == Some(0) {
-            Some(0)
-        } else {
-            match id.and_then(|i| file.attr_of_id(i)) {
-                Some(a) => Some(a),
-                None if id_all => None,
-                None => Some(0),
-            }
-        };
+        let attr = file.attr_of_record(&sid);
         // The sample's columns: its id trailer's, or what the record says when the
         // events have none.
         let (s_pid, s_tid, cpu, s_time) = if attr.is_some() && !id_all {

@@ -72,5 +72,10 @@ fn perf_compressed_live_records_of_perf_record_z_match_perf() {
             "report",
             &["--no-children", "--sort", "comm,dso,sym"],
         );
+        // The COMPRESSED records counted with the records they hold.
+        let stats = run("perf", &["report", "-i", file, "--stats"], d);
+        assert!(stats.contains("COMPRESSED events:"), "{file}:\n{stats}");
+        same(d, file, "report", &["--stats"]);
+        same(d, file, "report", &["--mmaps"]);
     }
 }

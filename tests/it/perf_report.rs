@@ -606,6 +606,62 @@ fn perf_report_no_inline_and_no_demangle() {
     );
 }
 
+/// `--stats`, `--tasks` and `--mmaps`: the records of each type (those inside
+/// `perf record -z`'s COMPRESSED records too), each event's samples, and the threads
+/// in perf's order under their parents with their processes' mappings, as perf prints
+/// them; `--stats` with `--tasks` is refused before the file is read.
+#[test]
+fn perf_report_stats_tasks_and_mmaps() {
+    let results = dir().join("results");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&results).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(stem) = name
+            .strip_prefix("report-records.")
+            .and_then(|n| n.strip_suffix(".txt"))
+        else {
+            continue;
+        };
+        let mut parts = stem.split('_');
+        let data = format!("{}.data", parts.next().unwrap());
+        let extra: Vec<&str> = parts.collect();
+        let mut args = vec!["perf", "report", "-i", &data];
+        args.extend_from_slice(&extra);
+        let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+            .current_dir(dir())
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        let got = String::from_utf8(out.stdout).unwrap();
+        let want = std::fs::read_to_string(results.join(&name)).unwrap();
+        for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+            assert_eq!(g, w, "{name}: line {} differs", i + 1);
+        }
+        assert_eq!(got, want, "{name}");
+        compared += 1;
+    }
+    assert!(compared >= 12, "{compared} outputs compared");
+    let out = Command::new(env!("CARGO_BIN_EXE_tracectl"))
+        .current_dir(dir())
+        .args([
+            "perf",
+            "report",
+            "-i",
+            "nonexistent.data",
+            "--stats",
+            "--tasks",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("can't be used together with --stats"),
+        "{err}"
+    );
+}
+
 /// perf refuses `-g` for samples without call chains (it prints an error and no
 /// table); `-g none` still prints the table.
 #[test]

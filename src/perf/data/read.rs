@@ -337,6 +337,8 @@ pub enum Event<'a> {
         flags: u32,
         /// An MMAP record of a data mapping (`PERF_RECORD_MISC_MMAP_DATA`).
         data: bool,
+        /// Whether the record is an MMAP2 (`prot` and `flags` are then the record's).
+        mmap2: bool,
         /// cpumode of the record.
         cpumode: u16,
         /// The file's device and inode (empty for MMAP). perf 6.1 reads the 24 bytes
@@ -383,6 +385,14 @@ pub enum Event<'a> {
     },
     /// `PERF_RECORD_LOST`: `lost` samples were dropped.
     Lost {
+        /// Number of samples lost.
+        lost: u64,
+        /// Sample id trailer.
+        id: SampleId,
+    },
+    /// `PERF_RECORD_LOST_SAMPLES`: the kernel dropped `lost` samples of the event the
+    /// trailer's id names.
+    LostSamples {
         /// Number of samples lost.
         lost: u64,
         /// Sample id trailer.
@@ -923,6 +933,17 @@ impl PerfData {
         }
     }
 
+    /// The records of the data section as the file stores them: those of a file
+    /// `perf record -z` wrote include its COMPRESSED records, where
+    /// [`PerfData::records`] has the records they hold instead.
+    pub fn stored_records(&self) -> Records<'_> {
+        Records {
+            file: self,
+            pos: self.file_data.0,
+            end: self.file_data.0 + self.file_data.1,
+        }
+    }
+
     /// Number of bytes of the data section (of its compressed records when the file was
     /// recorded with `perf record -z`).
     pub fn data_size(&self) -> u64 {
@@ -936,6 +957,23 @@ impl PerfData {
             return Some(0);
         }
         self.find_id(id)
+    }
+
+    /// The event a side-band record came with, from its sample id trailer, as perf
+    /// 6.1's `evlist__id2evsel` finds it: the first event when the file has one, when
+    /// the records carry no id or the id is 0; none for an id no event has when the
+    /// records carry ids (`sample_id_all`).
+    pub fn attr_of_record(&self, sid: &SampleId) -> Option<usize> {
+        let id_all = self.attrs.first()?.sample_id_all();
+        let id = if id_all { sid.id } else { None };
+        if self.attrs.len() == 1 || id == Some(0) {
+            return Some(0);
+        }
+        match id.and_then(|i| self.attr_of_id(i)) {
+            Some(a) => Some(a),
+            None if id_all => None,
+            None => Some(0),
+        }
     }
 
     #[inline]
@@ -1031,6 +1069,7 @@ impl PerfData {
                     prot,
                     flags,
                     data: r.type_ == record::MMAP && r.misc & misc::MMAP_DATA != 0,
+                    mmap2: r.type_ == record::MMAP2,
                     cpumode: r.misc & misc::CPUMODE_MASK,
                     dso_id,
                     build_id,
@@ -1078,6 +1117,12 @@ impl PerfData {
                 let lost = c.u64().map_err(sh)?;
                 let (_, id) = self.split_trailer(r, c.pos)?;
                 Ok(Event::Lost { lost, id })
+            }
+            record::LOST_SAMPLES => {
+                let mut c = self.body_cur(r);
+                let lost = c.u64().map_err(|s| self.short("LOST_SAMPLES record", s))?;
+                let (_, id) = self.split_trailer(r, c.pos)?;
+                Ok(Event::LostSamples { lost, id })
             }
             record::FINISHED_ROUND => Ok(Event::FinishedRound),
             record::KSYMBOL => {
