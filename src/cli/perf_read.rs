@@ -39,6 +39,11 @@ pub struct ScriptArgs {
     /// Write collapsed stacks (`root;...;leaf count`) for flame graphs instead
     #[arg(long = "folded")]
     folded: bool,
+    /// Write each event's samples to a file of its own, INPUT.EVENT.dump (next to the
+    /// input), instead of to stdout (side-band records shown still go to stdout); say
+    /// on stderr what each got
+    #[arg(long = "per-event-dump", conflicts_with = "folded")]
+    per_event_dump: bool,
     /// Only samples of threads with these comms (COMM[,COMM...])
     #[arg(short = 'c', long = "comms", value_name = "COMMS")]
     comms: Option<String>,
@@ -421,11 +426,25 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
             return Ok(code);
         }
     };
+    // --per-event-dump's files are named after the events.
+    let dump_names: Option<Vec<String>> = a.per_event_dump.then(|| {
+        o.file
+            .attrs()
+            .iter()
+            .map(|at| {
+                let name = tracectl::render::perf_script::event_name(at, o.catalog.as_ref());
+                format!("{}.{name}.dump", a.input.input.display())
+            })
+            .collect()
+    });
     let mut s = PerfScript::with_options(&o.file, o.machine, o.catalog, &fields, opts)?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     if let Some(b) = &header_block {
         out.write_all(b)?;
+    }
+    if let Some(names) = dump_names {
+        return per_event_dump(&mut s, &names, &mut out);
     }
     let mode = if a.folded {
         ScriptOutput::Folded
@@ -434,6 +453,56 @@ pub fn script(_ctx: &Context, a: ScriptArgs) -> Result<i32> {
     };
     s.run(&mut out, mode)?;
     out.flush()?;
+    warn_out_of_order(s.out_of_order());
+    Ok(0)
+}
+
+/// perf's warning when records came out of order (perf record's rings are read in
+/// turn, and a late round can hold records older than some already shown).
+fn warn_out_of_order(n: u64) {
+    if n > 0 {
+        eprintln!("Warning:\n{n} out of order events recorded.");
+    }
+}
+
+/// `perf script --per-event-dump`: INPUT.EVENT.dump for each event, all made before
+/// the first sample is read (those made are removed again if one cannot be), and
+/// perf's line for each on stderr at the end.
+fn per_event_dump(s: &mut PerfScript, names: &[String], out: &mut dyn Write) -> Result<i32> {
+    use tracectl::render::perf_script::PerEventDump;
+    let mut writers: Vec<Box<dyn Write>> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        match std::fs::File::create(name) {
+            Ok(f) => writers.push(Box::new(io::BufWriter::new(f))),
+            Err(e) => {
+                drop(writers);
+                for made in &names[..i] {
+                    let _ = std::fs::remove_file(made);
+                }
+                anyhow::bail!(
+                    "--per-event-dump: cannot create {name}: {e}; give an input in a \
+                     directory you can write to"
+                );
+            }
+        }
+    }
+    let mut dump = PerEventDump::new(writers);
+    s.run_per_event_dump(out, &mut dump)?;
+    warn_out_of_order(s.out_of_order());
+    // perf gives each file's size before its last block is flushed (stdio's buffer of
+    // one 4 KiB block): the bytes written less the part of a block after the last
+    // whole one.
+    for (i, name) in names.iter().enumerate() {
+        let flushed = dump.bytes[i] - dump.bytes[i] % 4096;
+        writeln!(
+            out,
+            "[ perf script: Wrote {:.3} MB {name} ({} samples) ]",
+            flushed as f64 / 1024.0 / 1024.0,
+            dump.samples[i]
+        )?;
+    }
+    out.flush()?;
+    dump.flush()?;
     Ok(0)
 }
 
@@ -790,7 +859,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
     let columns = Columns::setup(&columns).map_err(anyhow::Error::msg)?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    let rows = tracectl::render::perf_report::write_report(
+    let (rows, out_of_order) = tracectl::render::perf_report::write_report(
         &o.file,
         o.machine,
         o.catalog.as_ref(),
@@ -799,6 +868,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
         &mut out,
     )?;
     out.flush()?;
+    warn_out_of_order(out_of_order);
     if rows == 0 {
         // perf says so, and exits with 0.
         eprintln!(

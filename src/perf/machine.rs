@@ -47,31 +47,35 @@ pub fn build_id_cache(symfs: Option<&Path>, buildid_dir: Option<&Path>) -> PathB
 /// at each FINISHED_ROUND up to the newest time seen before the previous round, the
 /// rest at the end (so a record that arrives after newer ones were released comes out
 /// late, as in perf). Records without a time (or with time 0, synthesized at the start)
-/// are delivered at once.
-pub fn ordered_records(file: &PerfData) -> Result<Vec<RawRecord<'_>>, PerfDataError> {
+/// are delivered at once. With them, how many came out of order (see
+/// [`for_each_ordered`]).
+pub fn ordered_records(file: &PerfData) -> Result<(Vec<RawRecord<'_>>, u64), PerfDataError> {
     let mut out = Vec::new();
-    for_each_ordered(file, |r| {
+    let late = for_each_ordered(file, |r| {
         out.push(r);
         Ok::<(), PerfDataError>(())
     })?;
-    Ok(out)
+    Ok((out, late))
 }
 
 /// [`ordered_records`] handed to `f` one by one as each round is released, so that only
 /// the records of two rounds are held at a time. Stops at the first error, of the file
-/// or of `f`.
+/// or of `f`. Returns how many records were older than one already released (perf's
+/// `nr_unordered_events`, which it warns of: "N out of order events recorded.").
 pub fn for_each_ordered<'a, E: From<PerfDataError>>(
     file: &'a PerfData,
     mut f: impl FnMut(RawRecord<'a>) -> Result<(), E>,
-) -> Result<(), E> {
+) -> Result<u64, E> {
     fn flush<'a, E>(
         queue: &mut Vec<(u64, RawRecord<'a>)>,
         limit: u64,
+        released: &mut u64,
         f: &mut impl FnMut(RawRecord<'a>) -> Result<(), E>,
     ) -> Result<(), E> {
         sort_by_time(queue);
         let n = queue.partition_point(|(t, _)| *t <= limit);
-        for (_, r) in queue.drain(..n) {
+        for (t, r) in queue.drain(..n) {
+            *released = t;
             f(r)?;
         }
         Ok(())
@@ -79,10 +83,12 @@ pub fn for_each_ordered<'a, E: From<PerfDataError>>(
     let mut queue: Vec<(u64, RawRecord)> = Vec::new();
     let mut max_ts = 0u64;
     let mut next_flush = 0u64;
+    let mut released = 0u64;
+    let mut late = 0u64;
     for r in file.records() {
         let r = r?;
         if r.type_ == record::FINISHED_ROUND {
-            flush(&mut queue, next_flush, &mut f)?;
+            flush(&mut queue, next_flush, &mut released, &mut f)?;
             next_flush = max_ts;
             continue;
         }
@@ -92,12 +98,14 @@ pub fn for_each_ordered<'a, E: From<PerfDataError>>(
         match file.time_of(&r) {
             Some(t) if t != 0 && t != u64::MAX => {
                 max_ts = max_ts.max(t);
+                late += u64::from(t < released);
                 queue.push((t, r));
             }
             _ => f(r)?,
         }
     }
-    flush(&mut queue, u64::MAX, &mut f)
+    flush(&mut queue, u64::MAX, &mut released, &mut f)?;
+    Ok(late)
 }
 
 /// The BUILD_ID table perf 6.1's `perf record` writes for the records of `file`

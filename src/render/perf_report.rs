@@ -922,8 +922,10 @@ pub fn has_call_chains(file: &PerfData) -> bool {
 }
 
 /// Write the report of `file` sorted by `keys`, and return how many rows it has
-/// (perf's `nr_entries`). With none, only the first lines are written, as perf 6.1
-/// writes them before it says the file has no samples (for the caller to say).
+/// (perf's `nr_entries`) and how many records came out of order (for the caller to
+/// warn of, as perf does; see [`for_each_ordered`](crate::perf::machine::for_each_ordered)).
+/// With no rows, only the first lines are written, as perf 6.1 writes them before it
+/// says the file has no samples (for the caller to say).
 pub fn write_report(
     file: &PerfData,
     mut machine: Machine,
@@ -931,7 +933,7 @@ pub fn write_report(
     columns: &Columns,
     opts: &PerfReportOptions,
     out: &mut dyn Write,
-) -> Result<usize, PerfDataError> {
+) -> Result<(usize, u64), PerfDataError> {
     let graph = &opts.graph;
     let keys = &columns.keys()[..];
     let mut lines = KeyLines(SourceLines::new());
@@ -950,7 +952,8 @@ pub fn write_report(
     let mut lost = 0u64;
     let mut threads = ThreadValues::default();
     let mut read_periods = ReadPeriods::default();
-    for r in ordered_records(file)? {
+    let (records, out_of_order) = ordered_records(file)?;
+    for r in records {
         if r.type_ == record::READ && opts.show_threads {
             // perf takes the record's event from its id, the first event without one.
             let id = match file.decode(&r)? {
@@ -1268,7 +1271,7 @@ pub fn write_report(
     let rows: usize = hists.iter().map(|h| h.rows.len()).sum();
     if rows == 0 {
         out.write_all(&text).map_err(w)?;
-        return Ok(0);
+        return Ok((0, out_of_order));
     }
     if !opts.quiet {
         text.extend_from_slice(b"#\n");
@@ -1357,7 +1360,7 @@ pub fn write_report(
         text.extend_from_slice(table.as_bytes());
     }
     out.write_all(&text).map_err(w)?;
-    Ok(rows)
+    Ok((rows, out_of_order))
 }
 
 /// The filter whose single value makes perf leave out the column of `k`.

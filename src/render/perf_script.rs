@@ -361,6 +361,44 @@ fn parse_field_list(spec: &str) -> Result<FieldSpec, ScriptError> {
     })
 }
 
+/// Where `--per-event-dump` writes each event's samples, and what it wrote there.
+pub struct PerEventDump<'o> {
+    /// A writer for each event of the file, in the file's order.
+    pub writers: Vec<Box<dyn Write + 'o>>,
+    /// Bytes written to each.
+    pub bytes: Vec<u64>,
+    /// Samples written to each.
+    pub samples: Vec<u64>,
+}
+
+impl<'o> PerEventDump<'o> {
+    /// Write to `writers`, one per event of the file.
+    pub fn new(writers: Vec<Box<dyn Write + 'o>>) -> PerEventDump<'o> {
+        let n = writers.len();
+        PerEventDump {
+            writers,
+            bytes: vec![0; n],
+            samples: vec![0; n],
+        }
+    }
+
+    /// A sample of event `attr`, printed as `text`.
+    fn take(&mut self, attr: usize, text: &[u8]) -> io::Result<()> {
+        let Some(w) = self.writers.get_mut(attr) else {
+            return Ok(());
+        };
+        w.write_all(text)?;
+        self.bytes[attr] += text.len() as u64;
+        self.samples[attr] += 1;
+        Ok(())
+    }
+
+    /// Flush every writer.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.writers.iter_mut().try_for_each(|w| w.flush())
+    }
+}
+
 /// What `tracectl perf script` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScriptOutput {
@@ -530,6 +568,8 @@ pub struct PerfScript<'f> {
     previous_time: u64,
     /// What `-F insn`, `insnlen` and `srccode` read and remember.
     code: extra::CodeFields,
+    /// How many records came out of order (see [`PerfScript::out_of_order`]).
+    out_of_order: u64,
 }
 
 /// A call-chain entry to print with its source line: where it is, the name of a
@@ -945,7 +985,14 @@ impl<'f> PerfScript<'f> {
             code: extra::CodeFields::new(native_x86(file)),
             first_time: 0,
             previous_time: 0,
+            out_of_order: 0,
         })
+    }
+
+    /// How many records of the last run were older than one already shown (perf's
+    /// `nr_unordered_events`, which perf warns of).
+    pub fn out_of_order(&self) -> u64 {
+        self.out_of_order
     }
 
     /// Print every sample in time order.
@@ -999,12 +1046,31 @@ impl<'f> PerfScript<'f> {
         })
     }
 
+    /// perf script's `--per-event-dump`: each event's samples written to its own writer
+    /// of `dump` (by the event's place in the file), the side-band records shown to
+    /// `out`.
+    pub fn run_per_event_dump(
+        &mut self,
+        out: &mut dyn Write,
+        dump: &mut PerEventDump<'_>,
+    ) -> Result<(), ScriptError> {
+        let symbols = self
+            .fields
+            .iter()
+            .any(|f| f & (field::SYM | field::DSO) != 0);
+        if !symbols {
+            return self.run_text(out, Some(dump));
+        }
+        self.with_symbols_ahead(|script| script.run_text(out, Some(dump)))
+    }
+
     /// [`PerfScript::run`] once the symbols are on their way.
     fn run_in(&mut self, out: &mut dyn Write, mode: ScriptOutput) -> Result<(), ScriptError> {
         if mode == ScriptOutput::Text {
-            return self.run_text(out);
+            return self.run_text(out, None);
         }
-        let records = ordered_records(self.file)?;
+        let (records, late) = ordered_records(self.file)?;
+        self.out_of_order = late;
         let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
         let mut folded: std::collections::HashMap<Vec<u8>, u64> = Default::default();
         let mut order: Vec<Vec<u8>> = Vec::new();
@@ -1041,11 +1107,17 @@ impl<'f> PerfScript<'f> {
 
     /// The text of every sample, written as the records are released in time order
     /// (in the file's order with `--show-round-events`, as perf takes them then).
-    fn run_text(&mut self, out: &mut dyn Write) -> Result<(), ScriptError> {
+    fn run_text(
+        &mut self,
+        out: &mut dyn Write,
+        mut dump: Option<&mut PerEventDump<'_>>,
+    ) -> Result<(), ScriptError> {
         /// Bytes gathered before a write.
         const FLUSH: usize = 1 << 16;
         let file = self.file;
         let mut buf: Vec<u8> = Vec::with_capacity(FLUSH + 4096);
+        // A sample's text on its way to its event's writer (`--per-event-dump`).
+        let mut one: Vec<u8> = Vec::new();
         // Lent to the loop, which borrows `self` mutably for the heads.
         let catalog = self.catalog.take();
         let mut trace = catalog.as_ref().map(TraceText::new);
@@ -1055,7 +1127,18 @@ impl<'f> PerfScript<'f> {
             self.reached.store(r.offset, Ordering::Relaxed);
             if r.type_ == record::SAMPLE {
                 file.with_sample(&r, |s| {
-                    if s.read.is_empty() {
+                    if let Some(d) = dump.as_deref_mut() {
+                        let split = if s.read.is_empty() {
+                            vec![*s]
+                        } else {
+                            read_periods.split(file, *s)
+                        };
+                        for s in &split {
+                            self.write_sample(s, trace.as_mut(), &mut one);
+                            d.take(s.attr, &one)?;
+                            one.clear();
+                        }
+                    } else if s.read.is_empty() {
                         self.write_sample(s, trace.as_mut(), &mut buf);
                     } else {
                         // A READ sample is one sample per counter value, as perf
@@ -1064,7 +1147,8 @@ impl<'f> PerfScript<'f> {
                             self.write_sample(&s, trace.as_mut(), &mut buf);
                         }
                     }
-                })?;
+                    Ok::<(), io::Error>(())
+                })??;
             } else if r.type_ == record::FINISHED_ROUND {
                 // Reached only in the file's order, which --show-round-events asks for.
                 buf.extend_from_slice(b"PERF_RECORD_FINISHED_ROUND\n");
@@ -1092,7 +1176,7 @@ impl<'f> PerfScript<'f> {
             file.records()
                 .try_for_each(|r| each(r.map_err(ScriptError::from)?))
         } else {
-            for_each_ordered(file, each)
+            for_each_ordered(file, each).map(|late| self.out_of_order = late)
         };
         drop(trace);
         self.catalog = catalog;

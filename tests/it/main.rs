@@ -59,6 +59,7 @@ mod perf_report_fields_live;
 mod perf_report_opts_live;
 mod perf_report_ties_live;
 mod perf_script;
+mod perf_script_dump_live;
 mod perf_script_extras_live;
 mod perf_script_fields_live;
 mod perf_script_live;
