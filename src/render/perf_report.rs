@@ -457,6 +457,16 @@ impl EventHists {
         }
     }
 
+    /// Hide the rows whose symbol's name does not hold `text` (rows without a symbol
+    /// too). perf counts the period of the rows left again for `--percentage
+    /// relative`, not their samples.
+    fn filter_by_symbol(&mut self, text: &str) {
+        for r in &mut self.rows {
+            let holds = matches!(&r.key.sym, SymKey::Resolved { name, .. } if name.contains(text));
+            r.filtered |= !holds;
+        }
+    }
+
     /// The period of the rows no filter hides (perf's `total_non_filtered_period`).
     fn unfiltered_period(&self) -> u64 {
         self.rows
@@ -789,6 +799,9 @@ pub struct PerfReportOptions {
     /// `--header`: the perf.data header block ([`crate::render::perf_header`]), printed
     /// where the hint to ask for it goes otherwise.
     pub header_block: Option<Vec<u8>>,
+    /// `--symbol-filter`: only the first event's rows whose symbol's name holds this
+    /// text are shown (the others still count in the shares); `sym` must be a key.
+    pub symbol_filter: Option<String>,
 }
 
 impl Default for PerfReportOptions {
@@ -810,6 +823,7 @@ impl Default for PerfReportOptions {
             quiet: false,
             time_str: None,
             header_block: None,
+            symbol_filter: None,
         }
     }
 }
@@ -1236,6 +1250,10 @@ pub fn write_report(
         if columns.collapse {
             h.collapse(keys);
         }
+    }
+    // perf's `hists__filter_by_symbol`, on the first event's rows.
+    if let (Some(text), Some(h)) = (&opts.symbol_filter, hists.first_mut()) {
+        h.filter_by_symbol(text);
     }
     let groups = event_groups(file, opts.group)?;
     let shown_together = opts.group != Some(false);

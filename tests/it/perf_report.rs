@@ -662,6 +662,21 @@ fn perf_report_stats_tasks_and_mmaps() {
     );
 }
 
+/// `--symbol-filter TEXT` (or the text after the options) shows only the rows whose
+/// symbol's name holds the text; the others still count in the shares, and the
+/// columns are as wide as the rows shown need.
+#[test]
+fn perf_report_symbol_filter() {
+    check_graph("calls.data", &["--symbol-filter=caller"]);
+    check_graph("calls.data", &["--no-children", "-g", "caller", "hot"]);
+    check_with_kallsyms(
+        "mt-clock.data",
+        "kallsyms-mt",
+        &["--symbol-filter=irq"],
+        "report-g.mt-clock_--symbol-filter=irq.txt",
+    );
+}
+
 /// perf refuses `-g` for samples without call chains (it prints an error and no
 /// table); `-g none` still prints the table.
 #[test]

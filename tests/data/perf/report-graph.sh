@@ -38,6 +38,9 @@ run calls.data --sort addr
 run tp-callchain.data --sort comm,cpu,addr -g callee,5
 K=kallsyms-mt run mt-clock.data
 K=kallsyms-mt run mt-clock.data -g callee
+run calls.data --symbol-filter=caller
+run calls.data --no-children -g caller hot
+K=kallsyms-mt run mt-clock.data --symbol-filter=irq
 K=kallsyms-mt run mt-clock.data --sort pid,sym
 run tp-callchain.data --sort time,trace -g callee,20
 run dwarf-calls.data
