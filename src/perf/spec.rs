@@ -228,11 +228,23 @@ pub fn list_events(
     };
     let hw = |p| symbols(HARDWARE, types::HARDWARE, "Hardware event", p);
     let sw = |p| symbols(SOFTWARE, types::SOFTWARE, "Software event", p);
+    // perf's tool events: counted by perf itself, listed after the software events.
+    let tools = |pat: Option<&str>| {
+        TOOL_EVENTS
+            .iter()
+            .filter(|n| pat.map_or(true, |p| glob(p, n)))
+            .map(|n| ListedEvent {
+                name: (*n).into(),
+                kind: "Tool event",
+            })
+            .collect::<Vec<_>>()
+    };
     let mut out = Vec::new();
     match what {
         ListSelector::All => {
             out.extend(hw(None));
             out.extend(sw(None));
+            out.extend(tools(None));
             out.extend(caches(None));
             out.extend(pmus(None));
             out.push(ListedEvent {
@@ -243,10 +255,17 @@ pub fn list_events(
                 name: "cpu/t1=v1[,t2=v2,t3 ...]/modifier".into(),
                 kind: "Raw hardware event descriptor",
             });
+            out.push(ListedEvent {
+                name: "mem:<addr>[/len][:access]".into(),
+                kind: "Hardware breakpoint",
+            });
             out.extend(tps(None, None));
         }
         ListSelector::Hardware => out.extend(hw(None)),
-        ListSelector::Software => out.extend(sw(None)),
+        ListSelector::Software => {
+            out.extend(sw(None));
+            out.extend(tools(None));
+        }
         ListSelector::Cache => out.extend(caches(None)),
         ListSelector::Tracepoint => out.extend(tps(None, None)),
         ListSelector::Pmu => out.extend(pmus(None)),
@@ -256,6 +275,7 @@ pub fn list_events(
             let p = format!("*{g}*");
             out.extend(hw(Some(&p)));
             out.extend(sw(Some(&p)));
+            out.extend(tools(Some(&p)));
             out.extend(caches(Some(&p)));
             out.extend(pmus(Some(&p)));
             out.extend(tps(None, Some(&p)));
@@ -263,6 +283,10 @@ pub fn list_events(
     }
     out
 }
+
+/// perf's tool events, in `perf list` order: perf measures them itself (wall time of the
+/// run, the workload's user and system CPU time) rather than through the kernel.
+pub const TOOL_EVENTS: [&str; 3] = ["duration_time", "user_time", "system_time"];
 
 /// The software event ids of the two clocks (their counts are nanoseconds).
 pub const SW_CPU_CLOCK: u64 = 0;
