@@ -301,6 +301,10 @@ pub struct RecordArgs {
     /// time of day
     #[arg(short = 'k', long = "clockid", value_name = "CLOCKID")]
     clockid: Option<String>,
+    /// Parse the options and events, then stop: nothing is opened, run or written (as
+    /// perf's --dry-run)
+    #[arg(long = "dry-run")]
+    dry_run: bool,
     /// The command to run (after `--` or the options)
     #[arg(value_name = "COMMAND")]
     command: Vec<String>,
@@ -421,18 +425,6 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         None if args.callgraph => CallGraph::FramePointer,
         None => CallGraph::None,
     };
-    if args.pid.is_some() && args.tid.is_some() {
-        bail!("-p and -t cannot be combined: give the threads with -t, or the processes with -p");
-    }
-    if (args.pid.is_some() || args.tid.is_some()) && (args.all_cpus || args.cpu.is_some()) {
-        bail!("-p/-t sample tasks on every CPU and cannot be combined with -a or -C");
-    }
-    if !has_cmd && !args.all_cpus && args.cpu.is_none() && args.pid.is_none() && args.tid.is_none()
-    {
-        bail!(
-            "nothing to record: give a command (`tracectl perf record -- CMD`), -a, -C, -p or -t"
-        );
-    }
     let ring_pages = match args.mmap_pages.as_deref() {
         None => DEFAULT_RING_PAGES,
         // The part after a comma sizes the AUX area, which no event here has: it is
@@ -476,6 +468,24 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         },
         None => None,
     };
+    if args.dry_run {
+        // As perf: the options and events are parsed (a refusal ends with the parser's
+        // status) and nothing else is done: no event opened, no command, no file.
+        super::perf::resolve_events(ctx, &args.events, "cycles")?;
+        return Ok(0);
+    }
+    if args.pid.is_some() && args.tid.is_some() {
+        bail!("-p and -t cannot be combined: give the threads with -t, or the processes with -p");
+    }
+    if (args.pid.is_some() || args.tid.is_some()) && (args.all_cpus || args.cpu.is_some()) {
+        bail!("-p/-t sample tasks on every CPU and cannot be combined with -a or -C");
+    }
+    if !has_cmd && !args.all_cpus && args.cpu.is_none() && args.pid.is_none() && args.tid.is_none()
+    {
+        bail!(
+            "nothing to record: give a command (`tracectl perf record -- CMD`), -a, -C, -p or -t"
+        );
+    }
     // As perf: its config files first, the options over them.
     let config = PerfConfig::load(&ConfigSources::from_env());
     for w in config.warnings().iter().filter(|_| !args.quiet) {

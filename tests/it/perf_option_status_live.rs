@@ -381,3 +381,45 @@ fn perf_option_status_live_control_evlist_verbose() {
         assert_eq!(got[1], got[0], "{opts:?}");
     }
 }
+
+/// `--dry-run` ends as perf's does: 129 for what the option parser refuses (an unknown
+/// event, clock or ring size), else 0 without running the command or writing a file,
+/// whatever the later checks would have said (-F 0, -C 99, -p with -t).
+#[test]
+fn perf_option_status_live_record_dry_run() {
+    if !ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases: &[&[&str]] = &[
+        &["-e", "nosuch"],
+        &["-k", "bogus"],
+        &["-m", "4KB"],
+        &[],
+        &["-F", "0"],
+        &["-C", "99"],
+        &["-p", "1", "-t", "1"],
+        &["-e", "sched:sched_switch"],
+    ];
+    for opts in cases {
+        let record = |cmd: &str, pre: &[&str], file: &str| {
+            let args = [
+                pre,
+                &["record", "--dry-run", "-o", file][..],
+                opts,
+                &["--", "sh", "-c", "echo ran"],
+            ]
+            .concat();
+            run(cmd, &args, d)
+        };
+        let perf = record("perf", &[], "p.data");
+        let ours = record(env!("CARGO_BIN_EXE_tracectl"), &["perf"], "t.data");
+        assert_eq!(ours.status.code(), perf.status.code(), "{opts:?}");
+        assert!(perf.stdout.is_empty() && ours.stdout.is_empty(), "{opts:?}");
+        assert!(
+            !d.join("p.data").exists() && !d.join("t.data").exists(),
+            "{opts:?}"
+        );
+    }
+}
