@@ -93,13 +93,7 @@ pub fn write_tasks(file: &PerfData, mmaps: bool, out: &mut dyn Write) -> Result<
         let take = matches!(r.type_, record::COMM | record::FORK | record::EXIT)
             || (mmaps && matches!(r.type_, record::MMAP | record::MMAP2));
         if take {
-            let ev = file.decode(&r)?;
-            if matches!(
-                ev,
-                Event::Comm { .. } | Event::Task { .. } | Event::Mmap { .. }
-            ) {
-                machine.apply(&ev);
-            }
+            machine.apply(&file.decode(&r)?);
         }
         Ok::<(), PerfDataError>(())
     })?;
