@@ -1,5 +1,5 @@
-//! `tracectl perf stat --metric-only`, `-v`, `--control`, `-G`/`--for-each-cgroup` and
-//! perf's answers to `-M`, `-T` and `--topdown`, against Debian's `perf stat` 6.1 run on
+//! `tracectl perf stat --metric-only`, `-v`, `--control`, `-G`/`--for-each-cgroup`, the
+//! tool events (`duration_time` ...) and perf's answers to `-M`, `-T` and `--topdown`, against Debian's `perf stat` 6.1 run on
 //! the same workload.
 //!
 //! The workload is this test program itself, started with `TRACECTL_GETPID_LOOP=N`: it
@@ -32,6 +32,7 @@ fn main() {
             bad_options_fail_first,
         ),
         ("perf_stat_pmu_terms_as_perf_live", pmu_terms_as_perf),
+        ("perf_stat_tool_events_as_perf_live", tool_events_as_perf),
     ];
     perf_common::run_checks(tests);
 }
@@ -649,6 +650,116 @@ fn bad_options_fail_first() -> Result<(), String> {
         let err = text(&o.stderr);
         if o.status.success() || ran || !err.contains(says) {
             return Err(format!("{args:?}: exit {:?}, ran {ran}: {err}", o.status));
+        }
+    }
+    Ok(())
+}
+
+/// The count of `event` in a table, and the footer's seconds of `what` (user or sys)
+/// as nanoseconds.
+fn table_count(t: &str, event: &str) -> Option<u64> {
+    t.lines().find_map(|l| {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        (w.len() >= 3 && w[1] == "ns" && w[2] == event)
+            .then(|| w[0].parse().ok())
+            .flatten()
+    })
+}
+
+fn footer_ns(t: &str, what: &str) -> Option<u64> {
+    t.lines().find_map(|l| {
+        let rest = l.trim().strip_suffix(&format!(" seconds {what}"))?;
+        let (s, frac) = rest.split_once('.')?;
+        Some(s.parse::<u64>().ok()? * 1_000_000_000 + frac.parse::<u64>().ok()?)
+    })
+}
+
+/// perf's tool events: counted by the tool (wall time, and the command's rusage once
+/// it has ended), shown in ns, on the first CPU alone, not counted in intervals (user
+/// and system time), and perf's quirks in groups: the members of a group a tool event
+/// leads are not counted, and a tool event under another leader reads as 0.
+fn tool_events_as_perf() -> Result<(), String> {
+    if !live_or_skip("perf_stat_tool_events_as_perf_live")? {
+        return Ok(());
+    }
+    let cases: &[&[&str]] = &[
+        &["-e", "duration_time,cs,task-clock"],
+        &["-x,", "-e", "duration_time,cs,task-clock"],
+        &["-j", "-e", "task-clock,duration_time"],
+        &["-a", "-A", "-e", "duration_time,cs"],
+        &["-a", "-A", "-x,", "-e", "cs,duration_time"],
+        &["-a", "--per-core", "-e", "duration_time,task-clock"],
+        &["-a", "--per-socket", "-e", "duration_time"],
+        &["-e", "{duration_time,cs}"],
+        &["-x,", "-e", "{cs,duration_time}"],
+        &["-r", "2", "-x,", "-e", "duration_time,task-clock"],
+    ];
+    for args in cases {
+        compare(args, 100_000, words_masked)?;
+    }
+    // The command's CPU times are not taken in intervals (nor in the summary after
+    // them): user_time and system_time are not counted there.
+    let a = run({
+        let mut c = on_workload(
+            "tracectl",
+            &[
+                "-I",
+                "200",
+                "--interval-count",
+                "2",
+                "-e",
+                "duration_time,user_time,system_time",
+            ],
+            3_000_000,
+        );
+        c.env("TRACECTL_GETPID_AFTER_MS", "300");
+        c
+    })?;
+    let b = run({
+        let mut c = on_workload(
+            "perf",
+            &[
+                "-I",
+                "200",
+                "--interval-count",
+                "2",
+                "-e",
+                "duration_time,user_time,system_time",
+            ],
+            3_000_000,
+        );
+        c.env("TRACECTL_GETPID_AFTER_MS", "300");
+        c
+    })?;
+    let (ta, tb) = (text(&a.stderr), text(&b.stderr));
+    if words_masked(&ta) != words_masked(&tb) {
+        return Err(format!(
+            "-I with tool events\n--- tracectl\n{ta}--- perf\n{tb}"
+        ));
+    }
+    // user_time and system_time are the command's rusage, which the footer prints
+    // too: the same nanoseconds in both places (as in perf's own output).
+    for tool in ["tracectl", "perf"] {
+        let o = run(on_workload(
+            tool,
+            &["-e", "duration_time,user_time,system_time"],
+            2_000_000,
+        ))?;
+        let t = text(&o.stderr);
+        let duration = table_count(&t, "duration_time");
+        let elapsed = footer_ns(&t, "time elapsed");
+        let (user, sys) = (footer_ns(&t, "user"), footer_ns(&t, "sys"));
+        let ok = duration.is_some_and(|d| d > 0)
+            && elapsed.is_some()
+            && user.is_some()
+            && sys.is_some_and(|s| s > 0)
+            && table_count(&t, "system_time") == sys
+            && (user == Some(0) || table_count(&t, "user_time") == user);
+        if !ok {
+            return Err(format!("{tool}: tool events and the footer disagree\n{t}"));
+        }
+        if tool == "tracectl" && duration != elapsed {
+            return Err(format!("duration_time is not the time elapsed\n{t}"));
         }
     }
     Ok(())

@@ -9,8 +9,8 @@ use anyhow::{bail, Context as _, Result};
 use clap::{Parser, Subcommand};
 use tracectl::perf::delay::InitialDelay;
 use tracectl::perf::{
-    aggregate, delta, parse_event_list, Count, EventKind, EventSpec, GatedChild, RunStats, Scope,
-    StatSession,
+    aggregate, delta, parse_event_list, set_tool_counts, Count, EventKind, EventSpec, GatedChild,
+    RunStats, Scope, StatSession, ToolReadings,
 };
 use tracectl::render::perf_stat::{
     self, HwMetric, StatGroup, StatRow, StatSplit, StatStyle, StatTarget,
@@ -699,6 +699,7 @@ fn rows<'a>(
         name: &events[i].name,
         is_clock: events[i].kind.is_clock(),
         msec: events[i].kind.is_clock() && !events[i].through_pmu,
+        ns: matches!(events[i].kind, EventKind::Tool(_)),
         is_instructions: events[i].kind == EventKind::Hardware(1),
         is_cycles: events[i].kind == EventKind::Hardware(0),
         hw_metric: hw_metric(&events[i].kind),
@@ -708,11 +709,14 @@ fn rows<'a>(
         noise_pct: None,
         group,
     };
+    let is_tool = |e: usize| matches!(events[e].kind, EventKind::Tool(_));
     let mut out = Vec::new();
     match (plan.split, &plan.slots) {
         (StatSplit::Cpu, Slots::Cpus(cpus)) => {
             for (e, slots) in counts.iter().enumerate().take(events.len()) {
-                for (c, (cpu, _)) in slots.iter().zip(cpus) {
+                // perf's tool events are on the first CPU alone.
+                let n = if is_tool(e) { 1 } else { slots.len() };
+                for (c, (cpu, _)) in slots.iter().zip(cpus).take(n) {
                     out.push(row(e, *c, Some(StatGroup::Cpu(*cpu))));
                 }
             }
@@ -760,10 +764,14 @@ fn rows<'a>(
                         .collect();
                     // perf counts the CPUs up to the first one where the event did not
                     // count (that one included).
-                    let counted = mine
-                        .iter()
-                        .position(|c| !matches!(c, Count::Value(r) if r.enabled > 0))
-                        .map_or(mine.len(), |p| p + 1);
+                    let counted = if is_tool(e) {
+                        // A tool event is on the first CPU alone.
+                        usize::from(members.contains(&0))
+                    } else {
+                        mine.iter()
+                            .position(|c| !matches!(c, Count::Value(r) if r.enabled > 0))
+                            .map_or(mine.len(), |p| p + 1)
+                    };
                     let mut group = group.clone();
                     match &mut group {
                         StatGroup::Socket { cpus, .. }
@@ -1208,7 +1216,6 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         let mut timed_out = false;
         let mut exit = None;
         let mut prev: Option<Vec<Vec<Count>>> = None;
-        let mut prev_at: Option<Duration> = None;
         let mut intervals = 0u64;
         let interval = args.interval.map(Duration::from_millis);
         let mut next_tick = interval.map(|i| start + i);
@@ -1245,9 +1252,15 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
             let now = Instant::now();
             if let (Some(tick), Some(iv)) = (next_tick, interval) {
                 if now >= tick {
-                    let counts = session.read()?;
-                    let shown = since_last(&counts, prev.as_ref());
+                    let mut counts = session.read()?;
                     let t = start.elapsed();
+                    // The command's CPU times are known only once it has ended.
+                    let tool = ToolReadings {
+                        duration_ns: t.as_nanos() as u64,
+                        ..Default::default()
+                    };
+                    set_tool_counts(&events, &mut counts, session.scope(), tool);
+                    let shown = since_last(&counts, prev.as_ref());
                     let rs = rows(&shown);
                     let lines = interval_lines(&args, &plan, &rs, intervals, t, iv);
                     if args.verbose > 0 && plan.split == StatSplit::Whole {
@@ -1255,7 +1268,6 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
                     }
                     out.put(&lines)?;
                     prev = Some(counts);
-                    prev_at = Some(t);
                     intervals += 1;
                     next_tick = Some(tick + iv);
                     if args.interval_count.is_some_and(|n| intervals >= n) {
@@ -1270,7 +1282,19 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         }
         let elapsed = start.elapsed();
         session.disable().ok();
-        let counts = session.read()?;
+        let mut counts = session.read()?;
+        // perf takes no rusage of a command it counts in intervals: its CPU times are 0.
+        if args.interval.is_some() {
+            if let Some(e) = exit.as_mut() {
+                (e.user_us, e.sys_us) = (0, 0);
+            }
+        }
+        let tool = ToolReadings {
+            duration_ns: elapsed.as_nanos() as u64,
+            user_ns: exit.as_ref().map_or(0, |e| e.user_us * 1000),
+            system_ns: exit.as_ref().map_or(0, |e| e.sys_us * 1000),
+        };
+        set_tool_counts(&events, &mut counts, session.scope(), tool);
         if args.verbose > 0 && plan.split == StatSplit::Whole && args.interval.is_none() {
             verbose_counts(&mut out, &events, &counts)?;
         }
@@ -1288,10 +1312,11 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         if args.interval.is_some() {
             if args.interval_count.is_none() {
                 // The last, partial interval up to the command's end, as perf prints it.
+                // Its rates are over a whole interval's length, as perf computes them.
                 let shown = since_last(&counts, prev.as_ref());
-                let since = prev_at.map_or(elapsed, |t| elapsed.saturating_sub(t));
+                let length = args.interval.map(Duration::from_millis).unwrap_or(elapsed);
                 let rs = rows(&shown);
-                let lines = interval_lines(&args, &plan, &rs, intervals, elapsed, since);
+                let lines = interval_lines(&args, &plan, &rs, intervals, elapsed, length);
                 if args.verbose > 0 && plan.split == StatSplit::Whole {
                     verbose_counts(&mut out, &events, &shown)?;
                 }
@@ -1326,11 +1351,14 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         elapsed_runs.push(elapsed.as_secs_f64());
         let rs = rows(&counts);
         if per_run.is_empty() {
-            per_run = vec![vec![RunStats::default()]; rs.len()];
+            // The scaled value, the enabled time and the running time of each run.
+            per_run = vec![vec![RunStats::default(); 3]; rs.len()];
         }
         for (stats, r) in per_run.iter_mut().zip(&rs) {
-            if let Some(v) = r.count.scaled() {
+            if let (Some(v), Count::Value(c)) = (r.count.scaled(), r.count) {
                 stats[0].push(v);
+                stats[1].push(c.enabled as f64);
+                stats[2].push(c.running as f64);
             }
         }
         if stop.load(Ordering::SeqCst) {
@@ -1346,6 +1374,11 @@ fn stat(ctx: &Context, args: StatArgs) -> Result<i32> {
         for (r, stats) in rs.iter_mut().zip(&per_run) {
             let s = &stats[0];
             if s.runs() > 0 {
+                // perf prints the mean enabled and running times of the runs.
+                if let Count::Value(c) = &mut r.count {
+                    c.enabled = stats[1].mean() as u64;
+                    c.running = stats[2].mean() as u64;
+                }
                 r.mean = Some(s.mean());
                 r.noise_pct = Some(if s.mean() != 0.0 {
                     100.0 * s.stddev_of_mean() / s.mean()

@@ -65,8 +65,11 @@ pub mod time_ranges;
 pub mod unwind;
 pub mod x86_insn;
 
-pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, TracepointLookup};
-pub use stat::{aggregate, delta, Count, CountOptions, OpenError, RunStats, Scope, StatSession};
+pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, ToolEvent, TracepointLookup};
+pub use stat::{
+    aggregate, delta, set_tool_counts, Count, CountOptions, OpenError, RunStats, Scope,
+    StatSession, ToolReadings,
+};
 pub use sys::{
     event_supported, page_size, raise_open_files_limit, set_fifo_priority, ChildExit,
     CounterReading, GatedChild, PollResult, Ring,

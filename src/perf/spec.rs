@@ -288,6 +288,29 @@ pub fn list_events(
 /// run, the workload's user and system CPU time) rather than through the kernel.
 pub const TOOL_EVENTS: [&str; 3] = ["duration_time", "user_time", "system_time"];
 
+/// One of perf's tool events, which perf measures itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolEvent {
+    /// `duration_time`: the wall time of the run so far, in nanoseconds.
+    Duration,
+    /// `user_time`: the command's user CPU time (from its rusage once it has ended).
+    User,
+    /// `system_time`: the command's system CPU time (from its rusage once it has ended).
+    System,
+}
+
+impl ToolEvent {
+    /// The tool event of this name, spelled as perf spells it (case matters).
+    pub fn named(name: &str) -> Option<ToolEvent> {
+        match name {
+            "duration_time" => Some(ToolEvent::Duration),
+            "user_time" => Some(ToolEvent::User),
+            "system_time" => Some(ToolEvent::System),
+            _ => None,
+        }
+    }
+}
+
 /// The software event ids of the two clocks (their counts are nanoseconds).
 pub const SW_CPU_CLOCK: u64 = 0;
 /// See [`SW_CPU_CLOCK`].
@@ -319,6 +342,10 @@ pub enum EventKind {
         /// The kernel's event id.
         id: u64,
     },
+    /// One of perf's tool events (`duration_time`, `user_time`, `system_time`):
+    /// opened as the software dummy event, which counts nothing, and given the value
+    /// perf measures itself (see [`super::stat::set_tool_counts`]).
+    Tool(ToolEvent),
     /// An event of a PMU named through its sysfs directory (`msr/tsc/`): its type and
     /// config words (see [`super::pmu`]).
     Pmu {
@@ -344,6 +371,7 @@ impl EventKind {
             EventKind::HwCache(c) => (types::HW_CACHE, *c),
             EventKind::Raw(c) => (types::RAW, *c),
             EventKind::Tracepoint { id, .. } => (types::TRACEPOINT, *id),
+            EventKind::Tool(_) => (types::SOFTWARE, SW_DUMMY),
             EventKind::Pmu { type_, config, .. } => (*type_, *config),
         }
     }
@@ -583,6 +611,9 @@ fn builtin_kind(name: &str) -> Option<EventKind> {
     }
     if let Some(c) = cache_config(name) {
         return Some(EventKind::HwCache(c));
+    }
+    if let Some(t) = ToolEvent::named(name) {
+        return Some(EventKind::Tool(t));
     }
     let hex = name.strip_prefix('r')?;
     if hex.is_empty() || hex.len() > 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {

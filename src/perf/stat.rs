@@ -4,7 +4,7 @@
 use std::io;
 
 use super::data::abi::read_format;
-use super::spec::EventSpec;
+use super::spec::{EventKind, EventSpec, ToolEvent};
 use super::sys::{
     attr_bytes, new_attr, refused_exclusion, set_event, Counter, CounterReading, RawAttr,
 };
@@ -336,6 +336,71 @@ impl StatSession {
                     .collect()
             })
             .collect()
+    }
+}
+
+/// What perf measures itself for its tool events at one reading of the counters, in
+/// nanoseconds: the time since the counters were enabled, and the command's user and
+/// system CPU time (0 until it has ended, and without a command).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolReadings {
+    /// `duration_time`.
+    pub duration_ns: u64,
+    /// `user_time`.
+    pub user_ns: u64,
+    /// `system_time`.
+    pub system_ns: u64,
+}
+
+/// Give the tool events of `events` their values in `counts` (one reading of a session
+/// over `scope`), as perf 6.1 reads them: the value is also its enabled and running
+/// time, so a value of 0 is "not counted"; a system-wide scope has it on its first CPU
+/// only (the others are not counted), and every thread of a thread scope has it. In a
+/// group, perf reads a tool event that leads it and none of the others (they are not
+/// counted), and a tool event under another leader as the group read gives it: the
+/// dummy event's 0.
+pub fn set_tool_counts(
+    events: &[EventSpec],
+    counts: &mut [Vec<Count>],
+    scope: &Scope,
+    t: ToolReadings,
+) {
+    for (i, e) in events.iter().enumerate() {
+        let EventKind::Tool(tool) = e.kind else {
+            continue;
+        };
+        if e.leader != i {
+            continue;
+        }
+        for (m, member) in events.iter().enumerate() {
+            if m != i && member.leader == i {
+                if let Some(slots) = counts.get_mut(m) {
+                    slots.fill(Count::NotCounted);
+                }
+            }
+        }
+        let Some(slots) = counts.get_mut(i) else {
+            continue;
+        };
+        let v = match tool {
+            ToolEvent::Duration => t.duration_ns,
+            ToolEvent::User => t.user_ns,
+            ToolEvent::System => t.system_ns,
+        };
+        let value = match v {
+            0 => Count::NotCounted,
+            v => Count::Value(CounterReading {
+                value: v,
+                enabled: v,
+                running: v,
+            }),
+        };
+        for (i, slot) in slots.iter_mut().enumerate() {
+            *slot = match scope {
+                Scope::Cpus(_) if i > 0 => Count::NotCounted,
+                _ => value,
+            };
+        }
     }
 }
 

@@ -28,6 +28,8 @@ pub struct StatRow<'a> {
     /// Shown in msec: perf's unit and scale of the clock events spelled by their names
     /// (a clock spelled `software/config=1/` has neither and prints nanoseconds).
     pub msec: bool,
+    /// Shown in ns: perf's unit of its tool events (`duration_time` ...).
+    pub ns: bool,
     /// `instructions` (gets insn per cycle when `cycles` counted).
     pub is_instructions: bool,
     /// `cycles`.
@@ -198,6 +200,15 @@ impl StatRow<'_> {
     pub(super) fn value(&self) -> Option<f64> {
         self.mean.or_else(|| self.count.scaled())
     }
+
+    /// The unit perf prints after the count.
+    pub(super) fn unit(&self) -> &'static str {
+        match (self.msec, self.ns) {
+            (true, _) => "msec",
+            (_, true) => "ns",
+            _ => "",
+        }
+    }
 }
 
 /// What the header names as the target.
@@ -298,11 +309,12 @@ pub(super) fn metric_of(row: &StatRow, rows: &[StatRow], elapsed_ns: f64) -> Opt
             });
         }
     }
+    // A clock that did not count (in an interval) gives a rate of 0, as in perf.
     let clock = rows
         .iter()
         .filter(same_cpu)
         .find(|r| r.is_clock)
-        .and_then(|r| r.value())?;
+        .map(|r| r.value().unwrap_or(0.0))?;
     let rate = if clock > 0.0 { 1e9 * v / clock } else { 0.0 };
     let (value, unit) = rate_unit(rate);
     Some(Metric {
@@ -355,7 +367,7 @@ pub fn write_rows(
 ) {
     for row in rows {
         let metric = metric_of(row, rows, elapsed_ns);
-        let unit = if row.msec { "msec" } else { "" };
+        let unit = row.unit();
         let (run, pct) = running(row);
         match style {
             StatStyle::Table => {
@@ -557,6 +569,7 @@ mod tests {
             name,
             is_clock: clock,
             msec: clock,
+            ns: false,
             is_instructions: false,
             is_cycles: false,
             hw_metric: None,

@@ -252,6 +252,7 @@ mod tests {
             name,
             is_clock: name == "task-clock",
             msec: name == "task-clock",
+            ns: false,
             is_instructions: false,
             is_cycles: name == "cycles",
             hw_metric: (name == "cycles").then_some(HwMetric::Ghz),
