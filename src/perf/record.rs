@@ -416,7 +416,9 @@ impl RecordSession {
             if tracepoint {
                 bits |= sample::RAW | sample::CPU | sample::PERIOD;
             }
-            if opts.fields.period || (!dummy && !tracepoint && opts.period.is_none()) {
+            if opts.fields.period
+                || (!dummy && !tracepoint && !e.kind.samples_every_hit() && opts.period.is_none())
+            {
                 bits |= sample::PERIOD;
             }
             bits
@@ -473,7 +475,7 @@ impl RecordSession {
                     attr.set_inherit_stat(1);
                 }
                 let dummy = tracking_dummy && i == events.len() - 1;
-                match (opts.period, tracepoint) {
+                match (opts.period, tracepoint || kind.samples_every_hit()) {
                     _ if dummy => attr.__bindgen_anon_1.sample_period = 1,
                     (Some(p), _) => attr.__bindgen_anon_1.sample_period = p,
                     (None, true) => attr.__bindgen_anon_1.sample_period = 1,

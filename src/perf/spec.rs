@@ -342,6 +342,16 @@ pub enum EventKind {
         /// The kernel's event id.
         id: u64,
     },
+    /// A hardware breakpoint (`mem:ADDR[/LEN][:ACCESS]`): counts the accesses to
+    /// LEN bytes at ADDR.
+    Breakpoint {
+        /// `perf_event_attr.bp_addr`.
+        addr: u64,
+        /// `perf_event_attr.bp_type`: `HW_BREAKPOINT_R` (1), `_W` (2), `_X` (4).
+        access: u32,
+        /// `perf_event_attr.bp_len`.
+        len: u64,
+    },
     /// One of perf's tool events (`duration_time`, `user_time`, `system_time`):
     /// opened as the software dummy event, which counts nothing, and given the value
     /// perf measures itself (see [`super::stat::set_tool_counts`]).
@@ -372,6 +382,7 @@ impl EventKind {
             EventKind::Raw(c) => (types::RAW, *c),
             EventKind::Tracepoint { id, .. } => (types::TRACEPOINT, *id),
             EventKind::Tool(_) => (types::SOFTWARE, SW_DUMMY),
+            EventKind::Breakpoint { .. } => (types::BREAKPOINT, 0),
             EventKind::Pmu { type_, config, .. } => (*type_, *config),
         }
     }
@@ -382,8 +393,19 @@ impl EventKind {
             EventKind::Pmu {
                 config1, config2, ..
             } => (*config1, *config2),
+            // bp_addr and bp_len share the words of config1 and config2.
+            EventKind::Breakpoint { addr, len, .. } => (*addr, *len),
             _ => (0, 0),
         }
+    }
+
+    /// Whether perf samples every occurrence by default (a period of 1, not a
+    /// frequency): tracepoints and breakpoints.
+    pub fn samples_every_hit(&self) -> bool {
+        matches!(
+            self,
+            EventKind::Tracepoint { .. } | EventKind::Breakpoint { .. }
+        )
     }
 
     /// Whether this is `cpu-clock` or `task-clock`, whose counts are nanoseconds.
@@ -547,6 +569,8 @@ fn split_top(s: &str) -> Option<Vec<&str>> {
     let mut in_terms = false;
     for (i, c) in s.char_indices() {
         match c {
+            // The slash of a breakpoint's length (`mem:ADDR/LEN`) opens no terms.
+            '/' if !in_terms && s[start..i].trim_start_matches('{').starts_with("mem:") => {}
             '/' => in_terms = !in_terms,
             ',' if in_terms => {}
             '{' => depth += 1,
@@ -648,6 +672,15 @@ fn parse_one(
         leader,
         through_pmu: false,
     };
+    if let Some(rest) = text.strip_prefix("mem:") {
+        let (e, mods) = breakpoint(text, rest, spec)?;
+        let mut e = e;
+        if let Some(m) = mods {
+            apply_modifiers(&mut e, m, text)?;
+        }
+        out.push(e);
+        return Ok(());
+    }
     if let Some((pmu, rest)) = text.split_once('/') {
         let (terms, mods) = rest.rsplit_once('/').ok_or_else(|| SpecError::Syntax {
             list: text.to_string(),
@@ -737,6 +770,83 @@ fn parse_one(
         out.push(e);
     }
     Ok(())
+}
+
+/// A breakpoint event `mem:ADDR[/LEN][:ACCESS][:MODIFIERS]` as perf's parser reads it
+/// (`rest` follows `mem:`): ADDR in decimal or `0x` hex, LEN in bytes (0 or none: 8 for
+/// an execution breakpoint, else 4), ACCESS one to three of r, w and x (none: rw). perf
+/// names it as typed, but only up to a `/`. Returns the event and its modifiers.
+fn breakpoint<'t>(
+    text: &'t str,
+    rest: &'t str,
+    spec: impl Fn(String, EventKind) -> EventSpec,
+) -> Result<(EventSpec, Option<&'t str>), SpecError> {
+    let syntax = |what: &str| SpecError::Syntax {
+        list: text.to_string(),
+        what: format!(
+            "{what}; a breakpoint is written mem:ADDR[/LEN][:ACCESS], e.g. mem:0x1000/8:w"
+        ),
+    };
+    fn number(s: &str) -> Option<u64> {
+        match s.strip_prefix("0x") {
+            Some(h) if !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                u64::from_str_radix(h, 16).ok()
+            }
+            Some(_) => None,
+            None if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => s.parse().ok(),
+            None => None,
+        }
+    }
+    let end = rest.find([':', '/']).unwrap_or(rest.len());
+    let addr = number(&rest[..end]).ok_or_else(|| syntax("the address is not a number"))?;
+    let mut tail = &rest[end..];
+    let mut len = 0;
+    if let Some(after) = tail.strip_prefix('/') {
+        let end = after.find(':').unwrap_or(after.len());
+        len = number(&after[..end]).ok_or_else(|| syntax("the length is not a number"))?;
+        tail = &after[end..];
+    }
+    let mut access = 0;
+    let mut mods = None;
+    if let Some(after) = tail.strip_prefix(':') {
+        let (word, more) = after
+            .split_once(':')
+            .map_or((after, None), |(w, m)| (w, Some(m)));
+        if !word.is_empty() && word.len() <= 3 && word.bytes().all(|b| b"rwx".contains(&b)) {
+            for b in word.bytes() {
+                let bit = match b {
+                    b'r' => 1,
+                    b'w' => 2,
+                    _ => 4,
+                };
+                if access & bit != 0 {
+                    return Err(syntax(&format!(
+                        "'{}' is given twice in the access",
+                        b as char
+                    )));
+                }
+                access |= bit;
+            }
+            mods = more;
+        } else {
+            // No access letters: what follows the colon are the event's modifiers.
+            mods = Some(after);
+        }
+    }
+    if access == 0 {
+        access = 1 | 2;
+    }
+    if len == 0 {
+        len = if access == 4 { 8 } else { 4 };
+    }
+    let name = match text.find('/') {
+        Some(at) => text[..at].to_string(),
+        None => text.to_string(),
+    };
+    Ok((
+        spec(name, EventKind::Breakpoint { addr, access, len }),
+        mods,
+    ))
 }
 
 /// perf's modifier rules: `u`, `k` and `h` select what is counted (everything not named

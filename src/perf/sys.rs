@@ -54,6 +54,9 @@ pub(crate) fn set_event(attr: &mut RawAttr, kind: &super::spec::EventKind) {
     let (config1, config2) = kind.config12();
     attr.__bindgen_anon_3.config1 = config1;
     attr.__bindgen_anon_4.config2 = config2;
+    if let super::spec::EventKind::Breakpoint { access, .. } = kind {
+        attr.bp_type = *access;
+    }
 }
 
 /// Whether perf opens an event again without exclude_guest and exclude_host after

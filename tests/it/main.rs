@@ -43,6 +43,7 @@ mod oracle_context_flags;
 mod oracle_fixtures;
 mod oracle_graph;
 mod oracle_live;
+mod perf_breakpoint_live;
 mod perf_compressed_live;
 mod perf_demangle;
 mod perf_dwarf_live;
