@@ -259,6 +259,16 @@ pub struct RecordArgs {
     /// the recording: no BUILD_ID section, and no build-id cache
     #[arg(long = "buildid-mmap")]
     buildid_mmap: bool,
+    /// Record the namespaces of each task: those running at the start, and each new one
+    /// as the kernel reports it (PERF_RECORD_NAMESPACES), which `perf script
+    /// --show-namespace-events` shows
+    #[arg(long = "namespaces")]
+    namespaces: bool,
+    /// Record the cgroup of each sample (PERF_SAMPLE_CGROUP, `perf script -F +cgroup`,
+    /// `perf report --sort cgroup`) and the id and path of each cgroup: those at the
+    /// start and each new one (PERF_RECORD_CGROUP, `--show-cgroup-events`)
+    #[arg(long = "all-cgroups")]
+    all_cgroups: bool,
     /// Output file (an existing one is renamed to FILE.old)
     #[arg(
         short = 'o',
@@ -656,6 +666,8 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         delay,
         inherit_stat: args.stat,
         buildid_mmap: args.buildid_mmap,
+        namespaces: args.namespaces,
+        all_cgroups: args.all_cgroups,
     };
 
     let mut child = super::perf::gated_command(&args.command)?;
@@ -701,6 +713,8 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         build_ids,
         all_build_ids: args.buildid_all,
         buildid_mmap: args.buildid_mmap,
+        namespaces: args.namespaces,
+        cgroups: args.all_cgroups,
         clockid,
         on_delay: DelayHook((!args.quiet).then_some(&tell_delay as &dyn Fn(DelayNotice))),
     };
@@ -725,6 +739,9 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             "Couldn't synthesize bpf events. (BPF program {}: {})",
             stop.id, stop.reason
         );
+    }
+    if let Some(e) = &summary.cgroup_error {
+        eprintln!("Couldn't synthesize cgroup events. ({e})");
     }
     eprintln!(
         "[ perf record: Woken up {} times to write data ]",

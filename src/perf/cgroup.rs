@@ -1,6 +1,7 @@
-//! Cgroups to count in (`perf stat -G`, `--for-each-cgroup`): found under the mount
-//! point perf uses, a cgroup v1 hierarchy with the `perf_event` controller or else the
-//! cgroup v2 hierarchy (`/proc/self/mounts`).
+//! Cgroups to count in (`perf stat -G`, `--for-each-cgroup`) and to name in a recording
+//! (`perf record --all-cgroups`): found under the mount point perf uses, a cgroup v1
+//! hierarchy with the `perf_event` controller or else the cgroup v2 hierarchy
+//! (`/proc/self/mounts`).
 
 use std::fs::File;
 use std::io;
@@ -41,12 +42,50 @@ pub struct Cgroup {
 /// directory's entries; names are paths below the mount point.
 pub fn all_names() -> io::Result<Vec<String>> {
     let mut names = vec![String::new()];
-    add_below(&mount_point()?, "", &mut names)?;
+    walk_below(&mount_point()?, "", &mut |_, name| {
+        names.push(name.to_string());
+        Ok(())
+    })?;
     Ok(names)
 }
 
-/// Append the cgroups below `dir` (named `rel`) to `names`, each before those below it.
-fn add_below(dir: &std::path::Path, rel: &str, names: &mut Vec<String>) -> io::Result<()> {
+/// A cgroup as a PERF_RECORD_CGROUP names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CgroupRecord {
+    /// The kernel's id of the cgroup (its directory's file handle).
+    pub id: u64,
+    /// The path below the mount point, from "/" (the root).
+    pub path: String,
+}
+
+/// Every cgroup, as `perf record --all-cgroups` walks them for its CGROUP records: in
+/// [`all_names`]' order, each with its id. A cgroup whose id cannot be read ends the
+/// walk, as it ends perf's: the cgroups before it come with the error.
+pub fn all_records() -> (Vec<CgroupRecord>, Option<io::Error>) {
+    let mut found = Vec::new();
+    let walked = mount_point().and_then(|mount| {
+        let mut visit = |dir: &std::path::Path, name: &str| {
+            let id = super::sys::cgroup_id(dir)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+            found.push(CgroupRecord {
+                id,
+                path: format!("/{name}"),
+            });
+            Ok(())
+        };
+        visit(&mount, "")?;
+        walk_below(&mount, "", &mut visit)
+    });
+    (found, walked.err())
+}
+
+/// Call `visit` with the directory and the name of each cgroup below `dir` (named
+/// `rel`), each before those below it.
+fn walk_below(
+    dir: &std::path::Path,
+    rel: &str,
+    visit: &mut dyn FnMut(&std::path::Path, &str) -> io::Result<()>,
+) -> io::Result<()> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
     for entry in entries {
@@ -59,8 +98,8 @@ fn add_below(dir: &std::path::Path, rel: &str, names: &mut Vec<String>) -> io::R
             "" => name,
             _ => format!("{rel}/{name}"),
         };
-        names.push(child.clone());
-        add_below(&entry.path(), &child, names)?;
+        visit(&entry.path(), &child)?;
+        walk_below(&entry.path(), &child, visit)?;
     }
     Ok(())
 }

@@ -65,6 +65,12 @@ pub struct SampleOptions {
     /// `--buildid-mmap`: the kernel puts the build id of each mapped file in its MMAP2
     /// record (`build_id`, on the event that tracks the maps).
     pub buildid_mmap: bool,
+    /// `--namespaces`: the kernel reports the namespaces of each new task
+    /// (PERF_RECORD_NAMESPACES, on the event that tracks the tasks).
+    pub namespaces: bool,
+    /// `--all-cgroups`: every sample names its cgroup (PERF_SAMPLE_CGROUP) and the
+    /// kernel reports each new cgroup (PERF_RECORD_CGROUP, on the tracking event).
+    pub all_cgroups: bool,
 }
 
 impl SampleOptions {
@@ -84,6 +90,8 @@ impl SampleOptions {
             delay: crate::perf::delay::InitialDelay::Now,
             inherit_stat: false,
             buildid_mmap: false,
+            namespaces: false,
+            all_cgroups: false,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -405,6 +413,9 @@ impl RecordSession {
         if matches!(scope, RecordScope::Cpus(_)) || opts.fields.cpu || opts.fields.raw {
             sample_type |= sample::CPU;
         }
+        if opts.all_cgroups {
+            sample_type |= sample::CGROUP;
+        }
         // What each event adds to the common sample type: PERIOD with a frequency and
         // with -P; RAW, CPU and PERIOD on tracepoints (CPU is in the records' id trailer
         // too, so the trailers of a tracepoint's records are longer than another
@@ -541,6 +552,8 @@ impl RecordSession {
                     attr.set_ksymbol(1);
                     attr.set_bpf_event(1);
                     attr.set_build_id(u64::from(opts.buildid_mmap));
+                    attr.set_namespaces(u64::from(opts.namespaces));
+                    attr.set_cgroup(u64::from(opts.all_cgroups));
                     // perf's choice for dwarf call graphs: the unwinder reads the call
                     // frame tables through the process's readable mappings too.
                     attr.set_mmap_data(u64::from(s.maps_data));

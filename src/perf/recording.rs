@@ -66,6 +66,10 @@ pub struct Recording<'a> {
     /// `--buildid-mmap`: the map records carry the build ids (the kernel's, as it reports
     /// maps, and the synthesized ones); the caller also skips the BUILD_ID feature.
     pub buildid_mmap: bool,
+    /// `--namespaces`: a NAMESPACES record for each thread given a COMM.
+    pub namespaces: bool,
+    /// `--all-cgroups`: a CGROUP record for each cgroup that exists.
+    pub cgroups: bool,
     /// Told when the events of a delayed recording (`-D`) wait and when they start.
     pub on_delay: DelayHook<'a>,
 }
@@ -122,6 +126,9 @@ pub struct RecordSummary {
     /// Why the BPF programs loaded at the start were not all synthesized (the recording
     /// has those before it).
     pub bpf_stop: Option<BpfReadStop>,
+    /// Why the cgroups were not all synthesized (`--all-cgroups`; the recording has
+    /// those found before).
+    pub cgroup_error: Option<io::Error>,
 }
 
 /// A recording that failed: what was being done, and why.
@@ -207,6 +214,7 @@ pub fn record(
     let synth = Synth {
         trailer: sample::id_trailer_size(session.sample_type()),
         build_ids: rec.buildid_mmap,
+        namespaces: rec.namespaces,
     };
     let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
     let modules = std::fs::read_to_string("/proc/modules").unwrap_or_default();
@@ -221,11 +229,22 @@ pub fn record(
         }
         side.push(synth.bpf_prog_load(id, p.tag));
     }
+    // The cgroups, as perf synthesizes them between the BPF programs and the tasks.
+    let mut cgroup_error = None;
+    if rec.cgroups {
+        let (cgroups, error) = super::cgroup::all_records();
+        side.extend(cgroups.iter().map(|c| synth.cgroup(c.id, &c.path)));
+        cgroup_error = error;
+    }
     match &rec.running {
         Running::Command(pid) => {
             let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
                 .unwrap_or_else(|_| "tracectl".into());
             side.push(synth.comm(*pid, *pid, comm.trim_end_matches('\n')));
+            // perf's order for the tasks it is given: the COMM, then the namespaces.
+            if rec.namespaces {
+                side.push(synth.namespaces(*pid, *pid));
+            }
         }
         Running::All => {
             for pid in all_pids() {
@@ -284,6 +303,7 @@ pub fn record(
     }
     let mut summary = RecordSummary {
         bpf_stop,
+        cgroup_error,
         ..RecordSummary::default()
     };
     let drain = |session: &mut RecordSession,

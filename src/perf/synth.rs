@@ -1,8 +1,9 @@
 //! The side-band records perf writes for what already runs when recording starts: the
 //! kernel's map (`[kernel.kallsyms]_text`) and its modules, and for every process a COMM
 //! per thread, a FORK for each thread that is not the leader, and an MMAP2 per executable
-//! mapping in `/proc/PID/maps`. With them `perf report` can name the tasks and symbolize
-//! samples taken before any MMAP or COMM of the kernel's own.
+//! mapping in `/proc/PID/maps`; with `--namespaces`, a NAMESPACES per thread too, and
+//! with `--all-cgroups` a CGROUP per cgroup. With them `perf report` can name the tasks
+//! and symbolize samples taken before any MMAP or COMM of the kernel's own.
 //!
 //! Every record ends with a zeroed `sample_id` trailer of the attrs' size, as perf's own
 //! synthesized records do (id 0 means "the first event").
@@ -23,6 +24,8 @@ pub struct Synth {
     /// (PERF_RECORD_MISC_MMAP_BUILD_ID) where it can be read, the kernel's and its
     /// modules' too.
     pub build_ids: bool,
+    /// `--namespaces`: each thread's COMM comes with a NAMESPACES record.
+    pub namespaces: bool,
 }
 
 fn push_padded_name(v: &mut Vec<u8>, name: &[u8]) {
@@ -117,6 +120,41 @@ impl Synth {
         b.extend_from_slice(&tid.to_ne_bytes());
         push_padded_name(&mut b, &comm.as_bytes()[..comm.len().min(15)]);
         self.finish(record::COMM, 0, b)
+    }
+
+    /// PERF_RECORD_NAMESPACES of thread `tid` of process `pid`: the device and inode of
+    /// each of its namespaces ([`record::NAMESPACE_NAMES`]) as `stat` finds `/proc/TID/ns/NAME`,
+    /// zeros for one it cannot (as perf).
+    pub fn namespaces(&self, pid: i32, tid: i32) -> Vec<u8> {
+        use std::os::unix::fs::MetadataExt;
+        let mut b = Vec::new();
+        b.extend_from_slice(&pid.to_ne_bytes());
+        b.extend_from_slice(&tid.to_ne_bytes());
+        b.extend_from_slice(&(record::NAMESPACE_NAMES.len() as u64).to_ne_bytes());
+        for ns in record::NAMESPACE_NAMES {
+            let (dev, ino) = std::fs::metadata(format!("/proc/{tid}/ns/{ns}"))
+                .map_or((0, 0), |m| (m.dev(), m.ino()));
+            b.extend_from_slice(&dev.to_ne_bytes());
+            b.extend_from_slice(&ino.to_ne_bytes());
+        }
+        self.finish(record::NAMESPACES, 0, b)
+    }
+
+    /// PERF_RECORD_CGROUP of the cgroup `id` at `path` (below the mount point, from "/").
+    pub fn cgroup(&self, id: u64, path: &str) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&id.to_ne_bytes());
+        push_padded_name(&mut b, path.as_bytes());
+        self.finish(record::CGROUP, 0, b)
+    }
+
+    /// A thread's COMM, with its NAMESPACES first when [`Synth::namespaces`] asks (the
+    /// order of perf's walk of /proc).
+    fn thread_comm(&self, pid: i32, tid: i32, comm: &str, out: &mut Vec<Vec<u8>>) {
+        if self.namespaces {
+            out.push(self.namespaces(pid, tid));
+        }
+        out.push(self.comm(pid, tid, comm));
     }
 
     /// PERF_RECORD_LOST_SAMPLES: `lost` samples of the event whose id is `id.0`, stored
@@ -309,7 +347,7 @@ impl Synth {
     }
 
     /// The records of one running process: COMM per thread (FORK first for threads
-    /// other than the leader), then MMAP2 per executable mapping and, with `data`, per
+    /// other than the leader, NAMESPACES between with [`Synth::namespaces`]), then MMAP2 per executable mapping and, with `data`, per
     /// readable one too (perf's `mmap_data`, which `--call-graph dwarf` sets: an unwinder
     /// reads the call frame tables there). A process that ended meanwhile gives what
     /// could be read.
@@ -326,7 +364,7 @@ impl Synth {
             if tid != pid {
                 out.push(self.fork(pid, pid, tid, pid));
             }
-            out.push(self.comm(pid, tid, &comm));
+            self.thread_comm(pid, tid, &comm, &mut out);
         }
         if let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) {
             for m in maps.lines().filter_map(parse_map_line) {
@@ -382,6 +420,7 @@ mod tests {
         let s = Synth {
             trailer: 16,
             build_ids: false,
+            namespaces: false,
         };
         let c = s.comm(5, 6, "sleep");
         assert_eq!(c.len(), 8 + 8 + 8 + 16);
@@ -398,6 +437,43 @@ mod tests {
         assert_eq!(&r[40..62], b"[kernel.kallsyms]_text");
     }
 
+    /// perf's layouts: a NAMESPACES of the pid, tid, their number (7) and a device and
+    /// inode each; a CGROUP of the id and the path, padded to 8; both with the trailer.
+    #[test]
+    fn namespaces_and_cgroup_records() {
+        let s = Synth {
+            trailer: 16,
+            build_ids: false,
+            namespaces: true,
+        };
+        let me = std::process::id() as i32;
+        let n = s.namespaces(me, me);
+        assert_eq!(n.len(), 8 + 16 + 7 * 16 + 16);
+        assert_eq!(u16::from_ne_bytes([n[6], n[7]]) as usize, n.len());
+        assert_eq!(
+            u32::from_ne_bytes(n[..4].try_into().unwrap()),
+            record::NAMESPACES
+        );
+        assert_eq!(&n[16..24], &7u64.to_ne_bytes());
+        let c = s.cgroup(1051, "/tctl/a");
+        assert_eq!(c.len(), 8 + 8 + 8 + 16);
+        assert_eq!(
+            u32::from_ne_bytes(c[..4].try_into().unwrap()),
+            record::CGROUP
+        );
+        assert_eq!(&c[8..16], &1051u64.to_ne_bytes());
+        assert_eq!(&c[16..24], b"/tctl/a\0");
+        let root = s.cgroup(1, "/");
+        assert_eq!(&root[16..24], b"/\0\0\0\0\0\0\0");
+        let records = s.process(me, false);
+        let kinds: Vec<u32> = records
+            .iter()
+            .map(|r| u32::from_ne_bytes(r[..4].try_into().unwrap()))
+            .take(2)
+            .collect();
+        assert_eq!(kinds, [record::NAMESPACES, record::COMM]);
+    }
+
     /// perf 6.1's layouts, as `perf script -D` dumps its own records: a KSYMBOL of 20
     /// bytes at an address, named and padded to 8; a BPF_EVENT with the id and tag; a
     /// kernel MMAP2 with a 20-byte build id in place of the device and inode.
@@ -406,6 +482,7 @@ mod tests {
         let s = Synth {
             trailer: 16,
             build_ids: true,
+            namespaces: false,
         };
         let k = s.ksymbol(
             0xffffffffc0022064,

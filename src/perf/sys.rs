@@ -354,6 +354,43 @@ pub fn set_fifo_priority(priority: i32) -> io::Result<()> {
     }
 }
 
+/// The id the kernel gives the cgroup at `path` (what PERF_RECORD_CGROUP and
+/// PERF_SAMPLE_CGROUP carry): the 8-byte file handle of its directory, as perf reads it
+/// with `name_to_handle_at(2)`.
+pub(crate) fn cgroup_id(path: &std::path::Path) -> io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    /// `struct file_handle` with room for the 8 bytes of a cgroup's handle.
+    #[repr(C)]
+    struct CgroupHandle {
+        handle_bytes: u32,
+        handle_type: i32,
+        id: u64,
+    }
+    let c = CString::new(path.as_os_str().as_bytes())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let mut handle = CgroupHandle {
+        handle_bytes: 8,
+        handle_type: 0,
+        id: 0,
+    };
+    let mut mount_id: libc::c_int = 0;
+    // SAFETY: `c` is a NUL-terminated path; `handle` is a file_handle header followed by
+    // the 8 bytes its handle_bytes promises, and the kernel writes no more than that.
+    let r = unsafe {
+        libc::name_to_handle_at(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            (&mut handle as *mut CgroupHandle).cast::<libc::file_handle>(),
+            &mut mount_id,
+            0,
+        )
+    };
+    match r {
+        0 => Ok(handle.id),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
 /// The system page size.
 pub fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.

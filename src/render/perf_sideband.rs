@@ -296,8 +296,10 @@ pub fn write_record_text(type_: u32, ev: &Event, out: &mut Vec<u8>) {
 /// perf's `perf_ns__name`: the name of the namespace at `index` of a NAMESPACES
 /// record, `(null)` (glibc's text for a null string) past the ones perf knows.
 fn namespace_name(index: usize) -> &'static str {
-    const NAMES: [&str; 7] = ["net", "uts", "ipc", "pid", "user", "mnt", "cgroup"];
-    NAMES.get(index).copied().unwrap_or("(null)")
+    record::NAMESPACE_NAMES
+        .get(index)
+        .copied()
+        .unwrap_or("(null)")
 }
 
 #[cfg(test)]

@@ -132,6 +132,9 @@ pub mod record {
     pub const BPF_EVENT: u32 = 18;
     /// PERF_RECORD_CGROUP: a cgroup's id and path (`perf record --all-cgroups`).
     pub const CGROUP: u32 = 19;
+    /// The namespaces of a NAMESPACES record, in the order of the kernel's `*_NS_INDEX`
+    /// (perf's `perf_ns__name`), each as named under `/proc/PID/ns/`.
+    pub const NAMESPACE_NAMES: [&str; 7] = ["net", "uts", "ipc", "pid", "user", "mnt", "cgroup"];
     pub const HEADER_ATTR: u32 = 64;
     pub const TRACING_DATA: u32 = 66;
     pub const BUILD_ID: u32 = 67;
