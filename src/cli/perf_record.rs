@@ -269,6 +269,50 @@ pub struct RecordArgs {
     /// start and each new one (PERF_RECORD_CGROUP, `--show-cgroup-events`)
     #[arg(long = "all-cgroups")]
     all_cgroups: bool,
+    /// Put every event in one group led by the first (they are scheduled together)
+    #[arg(long = "group")]
+    group: bool,
+    /// The kernel wakes the recording at every sample instead of when a ring fills up
+    /// (wakeup_events 1)
+    #[arg(long = "no-buffering")]
+    no_buffering: bool,
+    /// Every sample and side-band record names its event by PERF_SAMPLE_IDENTIFIER, with
+    /// a single event too
+    #[arg(long = "sample-identifier")]
+    sample_identifier: bool,
+    /// Read the events' enabled and running times with their counts (read_format
+    /// TOTAL_TIME_ENABLED and TOTAL_TIME_RUNNING)
+    #[arg(long = "running-time")]
+    running_time: bool,
+    /// With -g: keep only the kernel's part of each call chain
+    #[arg(long = "kernel-callchains", conflicts_with = "user_callchains")]
+    kernel_callchains: bool,
+    /// With -g: keep only the user-space part of each call chain
+    #[arg(long = "user-callchains")]
+    user_callchains: bool,
+    /// Leave out the tracing of this recording itself: each tracepoint of the -e just
+    /// before it gets the filter `common_pid != PID` (joined to its --filter)
+    #[arg(long = "exclude-perf", action = clap::ArgAction::Count)]
+    exclude_perf: u8,
+    /// Record the times of the first and last samples in the header (always done;
+    /// accepted as perf takes it)
+    #[arg(long = "timestamp-boundary")]
+    timestamp_boundary: bool,
+    /// perf's time limit on reading a process's maps at the start (accepted; the maps
+    /// are read whole)
+    #[arg(long = "proc-map-timeout", value_name = "MS")]
+    proc_map_timeout: Option<u32>,
+    /// perf's number of threads synthesizing the side-band records at the start
+    /// (accepted; one reads them)
+    #[arg(long = "num-thread-synthesize", value_name = "N")]
+    num_thread_synthesize: Option<u32>,
+    /// perf's asynchronous writing of the rings (accepted; they are written as read)
+    #[arg(long = "aio", value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "1")]
+    aio: Option<u32>,
+    /// perf's placement of its reading thread: node or cpu (accepted; it stays where
+    /// the scheduler puts it)
+    #[arg(long = "affinity", value_name = "MODE")]
+    affinity: Option<String>,
     /// Output file (an existing one is renamed to FILE.old)
     #[arg(
         short = 'o',
@@ -350,17 +394,19 @@ fn max_sample_rate() -> Option<u64> {
         .ok()
 }
 
-/// Each `--filter` bound to the last event of the `-e` before it, as perf binds them
-/// (several for one event joined as `(a) && (b)`); refused when that event is not a
-/// tracepoint or no `-e` comes before it.
+/// Each `--filter` (and `--exclude-perf`, the filter `common_pid != PID`) bound to the
+/// events of the `-e` before it, as perf binds them (all the events of that `-e`;
+/// several filters for one event joined as `(a) && (b)` in the order given); refused
+/// when one of those events is not a tracepoint or no `-e` comes before it.
 fn event_filters(
     ctx: &Context,
     args: &RecordArgs,
     events: &[tracectl::perf::EventSpec],
 ) -> Result<Vec<(usize, String)>> {
-    if args.filter.is_empty() {
+    if args.filter.is_empty() && args.exclude_perf == 0 {
         return Ok(Vec::new());
     }
+    let exclude = format!("common_pid != {}", std::process::id());
     use clap::CommandFactory as _;
     let m = super::Cli::command()
         .try_get_matches_from(std::env::args_os())
@@ -369,47 +415,75 @@ fn event_filters(
         .as_ref()
         .and_then(|m| m.subcommand_matches("perf"))
         .and_then(|m| m.subcommand_matches("record"));
-    // Each filter with the number of -e options before it.
-    let bound: Vec<(usize, &String)> = match sub {
-        Some(sub) => {
-            let e_at: Vec<usize> = sub
-                .indices_of("events")
-                .map(|i| i.collect())
-                .unwrap_or_default();
-            let f_at: Vec<usize> = sub
-                .indices_of("filter")
-                .map(|i| i.collect())
-                .unwrap_or_default();
-            f_at.iter()
+    let at = |id: &str| -> Vec<usize> {
+        sub.and_then(|sub| sub.indices_of(id))
+            .map(|i| i.collect())
+            .unwrap_or_default()
+    };
+    // Each filter with its option and the number of -e options before it, in the
+    // order given.
+    let mut bound: Vec<(usize, &str, String)> = match sub {
+        Some(_) => {
+            let e_at = at("events");
+            let before = |pos: usize| e_at.iter().filter(|&&e| e < pos).count();
+            let mut v: Vec<(usize, usize, &str, String)> = at("filter")
+                .into_iter()
                 .zip(&args.filter)
-                .map(|(&at, f)| (e_at.iter().filter(|&&e| e < at).count(), f))
-                .collect()
+                .map(|(pos, f)| (pos, before(pos), "--filter", f.clone()))
+                .collect();
+            // (A count that was not given has the index of its default value.)
+            v.extend(
+                at("exclude_perf")
+                    .into_iter()
+                    .take(usize::from(args.exclude_perf))
+                    .map(|pos| (pos, before(pos), "--exclude-perf", exclude.clone())),
+            );
+            v.sort_by_key(|x| x.0);
+            v.into_iter().map(|(_, n, o, f)| (n, o, f)).collect()
         }
         // Not parsed from the process arguments: every filter follows every -e.
-        None => args.filter.iter().map(|f| (args.events.len(), f)).collect(),
+        None => args
+            .filter
+            .iter()
+            .map(|f| (args.events.len(), "--filter", f.clone()))
+            .chain(
+                (0..args.exclude_perf)
+                    .map(|_| (args.events.len(), "--exclude-perf", exclude.clone())),
+            )
+            .collect(),
     };
     let mut out: Vec<(usize, String)> = Vec::new();
-    for (n_events, f) in bound {
+    for (n_events, option, f) in bound.drain(..) {
         let refuse = || {
-            anyhow::anyhow!(
-                "--filter {f:?}: the filter must follow a -e tracepoint (sys:event), \
-                 which it filters"
-            )
+            let what = if option == "--filter" {
+                format!("--filter {f:?}: the filter")
+            } else {
+                "--exclude-perf".to_string()
+            };
+            anyhow::anyhow!("{what} must follow a -e tracepoint (sys:event), which it filters")
         };
         if n_events == 0 {
             return Err(refuse());
         }
-        // The -e lists up to this one give the index of its last event.
-        let last = super::perf::resolve_events(ctx, &args.events[..n_events], "cycles")?.len() - 1;
-        if !matches!(
-            events.get(last).map(|e| &e.kind),
-            Some(EventKind::Tracepoint { .. })
-        ) {
-            return Err(refuse());
+        // The events of the -e just before it.
+        let first = match n_events {
+            1 => 0,
+            n => super::perf::resolve_events(ctx, &args.events[..n - 1], "cycles")?.len(),
+        };
+        let end = super::perf::resolve_events(ctx, &args.events[..n_events], "cycles")?.len();
+        for i in first..end {
+            if !matches!(
+                events.get(i).map(|e| &e.kind),
+                Some(EventKind::Tracepoint { .. })
+            ) {
+                return Err(refuse());
+            }
         }
-        match out.iter_mut().find(|(i, _)| *i == last) {
-            Some((_, prev)) => *prev = format!("({prev}) && ({f})"),
-            None => out.push((last, f.clone())),
+        for i in first..end {
+            match out.iter_mut().find(|(k, _)| *k == i) {
+                Some((_, prev)) => *prev = format!("({prev}) && ({f})"),
+                None => out.push((i, f.clone())),
+            }
         }
     }
     Ok(out)
@@ -606,6 +680,12 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     }
     let mut events = super::perf::resolve_events(ctx, &args.events, "cycles")?;
     let filters = event_filters(ctx, &args, &events)?;
+    if args.group {
+        // As perf's --group: the first event leads every other.
+        for e in &mut events {
+            e.leader = 0;
+        }
+    }
     if args.events.is_empty() {
         // perf's default is cycles at the highest precision the PMU offers (`cycles:P`).
         if let Some(e) = events.first_mut() {
@@ -662,6 +742,14 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         exclude_guest: !args.events.is_empty(),
         filters,
         switch_events: args.switch_events,
+        no_buffering: args.no_buffering,
+        sample_identifier: args.sample_identifier,
+        running_time: args.running_time,
+        callchain_only: match (args.kernel_callchains, args.user_callchains) {
+            (true, _) => Some(Mode::Kernel),
+            (_, true) => Some(Mode::User),
+            _ => None,
+        },
         clockid,
         delay,
         inherit_stat: args.stat,

@@ -71,6 +71,17 @@ pub struct SampleOptions {
     /// `--all-cgroups`: every sample names its cgroup (PERF_SAMPLE_CGROUP) and the
     /// kernel reports each new cgroup (PERF_RECORD_CGROUP, on the tracking event).
     pub all_cgroups: bool,
+    /// `--no-buffering`: the kernel wakes the reader at every sample (`wakeup_events`
+    /// 1).
+    pub no_buffering: bool,
+    /// `--sample-identifier`: every sample and trailer names its event by IDENTIFIER,
+    /// with one event too.
+    pub sample_identifier: bool,
+    /// `--running-time`: the enabled and running times in `read_format`.
+    pub running_time: bool,
+    /// `--kernel-callchains`, `--user-callchains`: the call chains keep this mode's
+    /// frames only (`exclude_callchain_user` or `_kernel`).
+    pub callchain_only: Option<Mode>,
 }
 
 impl SampleOptions {
@@ -92,6 +103,10 @@ impl SampleOptions {
             buildid_mmap: false,
             namespaces: false,
             all_cgroups: false,
+            no_buffering: false,
+            sample_identifier: false,
+            running_time: false,
+            callchain_only: None,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -437,7 +452,9 @@ impl RecordSession {
         // As perf: with several events, each sample names its event, by ID when every
         // event samples the same fields, else by IDENTIFIER (first in a sample, last in
         // a trailer, so a reader finds it without knowing the event).
-        if events.len() > 1 {
+        if opts.sample_identifier {
+            sample_type |= sample::IDENTIFIER;
+        } else if events.len() > 1 {
             let first = own_bits(0, &events[0]);
             let same = events
                 .iter()
@@ -456,7 +473,7 @@ impl RecordSession {
             sample_type: first_sample_type,
             maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }) || opts.fields.addr,
             delay: opts.delay,
-            read_times: opts.inherit_stat,
+            read_times: opts.inherit_stat || opts.running_time,
         };
         // The ring of each CPU: an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
@@ -480,10 +497,22 @@ impl RecordSession {
                 set_event(&mut attr, &kind);
                 attr.sample_type = sample_type | own_bits(i, e);
                 attr.read_format = read_format::ID | if lost_fmt { read_format::LOST } else { 0 };
-                if opts.inherit_stat {
+                if opts.inherit_stat || opts.running_time {
                     attr.read_format |=
                         read_format::TOTAL_TIME_ENABLED | read_format::TOTAL_TIME_RUNNING;
+                }
+                if opts.inherit_stat {
                     attr.set_inherit_stat(1);
+                }
+                if opts.no_buffering {
+                    attr.__bindgen_anon_2.wakeup_events = 1;
+                }
+                if opts.call_graph != CallGraph::None {
+                    match opts.callchain_only {
+                        Some(Mode::Kernel) => attr.set_exclude_callchain_user(1),
+                        Some(Mode::User) => attr.set_exclude_callchain_kernel(1),
+                        None => {}
+                    }
                 }
                 let dummy = tracking_dummy && i == events.len() - 1;
                 match (opts.period, tracepoint || kind.samples_every_hit()) {

@@ -165,6 +165,28 @@ fn perf_record_opts_live_attrs_are_perf_s() {
         &["-a", "-e", "cs"],
         &["-a", "-e", "cs,sched:sched_switch", "-c", "1"],
         &["-C", "0", "-e", "page-faults", "-D", "10"],
+        &["--no-buffering"],
+        &["--sample-identifier"],
+        &["--sample-identifier", "-e", "cs,page-faults"],
+        &["--running-time"],
+        &["--running-time", "-e", "cs"],
+        &["-g", "--kernel-callchains"],
+        &["-g", "--user-callchains"],
+        &["--group", "-e", "cpu-clock", "-e", "cs,page-faults"],
+        &[
+            "-e",
+            "sched:sched_switch,sched:sched_process_fork",
+            "--exclude-perf",
+        ],
+        &["-e", "sched:*fork", "--filter", "child_pid > 0", "-e", "cs"],
+        &[
+            "--timestamp-boundary",
+            "--proc-map-timeout",
+            "100",
+            "--aio",
+            "--affinity=cpu",
+        ],
+        &["--num-thread-synthesize", "2", "--aio=2"],
     ];
     for opts in cases {
         record_both(d, opts, &[&prog, "fork", "0.05"]);
