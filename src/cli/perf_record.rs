@@ -171,6 +171,10 @@ pub struct RecordArgs {
     /// too runs only to time the recording, which ends with it, as in perf
     #[arg(short = 'p', long = "pid", value_name = "PID")]
     pid: Option<String>,
+    /// Sample the processes of this user (a name or a uid) that run when the recording
+    /// starts, all their threads and the children they fork
+    #[arg(short = 'u', long = "uid", value_name = "USER")]
+    uid: Option<String>,
     /// Sample only these threads (comma list of tids), not their children (as -i)
     #[arg(short = 't', long = "tid", value_name = "TID")]
     tid: Option<String>,
@@ -561,10 +565,30 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     if args.pid.is_some() && args.tid.is_some() {
         bail!("-p and -t cannot be combined: give the threads with -t, or the processes with -p");
     }
+    if args.uid.is_some() && (args.pid.is_some() || args.tid.is_some()) {
+        bail!("-u cannot be combined with -p or -t: give the tasks one way");
+    }
+    if args.uid.is_some() && (args.all_cpus || args.cpu.is_some()) {
+        bail!("-u samples a user's tasks on every CPU and cannot be combined with -a or -C");
+    }
+    let uid = match args.uid.as_deref() {
+        None => None,
+        Some(u) => Some(match nix::unistd::User::from_name(u) {
+            Ok(Some(user)) => user.uid.as_raw(),
+            _ => u.parse::<u32>().map_err(|_| {
+                anyhow::anyhow!("-u {u}: Invalid User: no such user name or number")
+            })?,
+        }),
+    };
     if (args.pid.is_some() || args.tid.is_some()) && (args.all_cpus || args.cpu.is_some()) {
         bail!("-p/-t sample tasks on every CPU and cannot be combined with -a or -C");
     }
-    if !has_cmd && !args.all_cpus && args.cpu.is_none() && args.pid.is_none() && args.tid.is_none()
+    if !has_cmd
+        && !args.all_cpus
+        && args.cpu.is_none()
+        && args.pid.is_none()
+        && args.tid.is_none()
+        && args.uid.is_none()
     {
         bail!(
             "nothing to record: give a command (`tracectl perf record -- CMD`), -a, -C, -p or -t"
@@ -666,6 +690,23 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
                     .with_context(|| format!("-p {pid}: no such process"))?,
             );
             pids.push(pid);
+        }
+    }
+    if let Some(uid) = uid {
+        let found =
+            tracectl::perf::user_processes(uid).context("listing the processes in /proc")?;
+        for pid in found {
+            // A process that ended since /proc was listed is left out.
+            if let Ok(tids) = tracectl::perf::process_threads(pid) {
+                threads.extend(tids);
+                pids.push(pid);
+            }
+        }
+        if pids.is_empty() {
+            bail!(
+                "-u {}: no process of this user runs; nothing to record",
+                args.uid.as_deref().unwrap_or_default()
+            );
         }
     }
     if let Some(list) = &args.tid {

@@ -180,6 +180,21 @@ pub fn thread_group(tid: i32) -> std::io::Result<i32> {
         })
 }
 
+/// The processes whose /proc directory belongs to `uid` (as perf's `-u` finds them),
+/// in pid order.
+pub fn user_processes(uid: u32) -> std::io::Result<Vec<i32>> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut pids: Vec<i32> = std::fs::read_dir("/proc")?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let pid = e.file_name().to_str()?.parse().ok()?;
+            (e.metadata().ok()?.uid() == uid).then_some(pid)
+        })
+        .collect();
+    pids.sort_unstable();
+    Ok(pids)
+}
+
 /// The threads of a process (`/proc/PID/task`), sorted.
 pub fn process_threads(pid: i32) -> std::io::Result<Vec<i32>> {
     let mut v: Vec<i32> = std::fs::read_dir(format!("/proc/{pid}/task"))?

@@ -684,3 +684,66 @@ fn perf_record_opts_live_buildid_all() {
         assert!(t.contains(object), "{object} not in {t}");
     }
 }
+
+/// `-u USER` samples the processes of that user (by name or number): a loop run as
+/// nobody is all the file has, perf reads the file as tracectl does, and a user that
+/// does not exist fails before anything is recorded. (perf 6.1's own `-u` is no
+/// oracle: it crashes when the user runs nothing and samples every task otherwise.)
+#[test]
+fn perf_record_opts_live_uid_samples_that_user_s_processes() {
+    if !ready() {
+        return;
+    }
+    if Command::new("setpriv").arg("--version").output().is_err() {
+        crate::support::skips::skip("setpriv (util-linux) is not installed");
+        return;
+    }
+    let dir = workdir();
+    let d = dir.path();
+    let spin = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args(["sh", "-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let running = Running(spin);
+    let pid = running.0.id().to_string();
+    // setpriv execs the shell in place: wait until the process is nobody's.
+    for _ in 0..500 {
+        let meta = std::fs::metadata(format!("/proc/{pid}"));
+        if std::os::unix::fs::MetadataExt::uid(&meta.unwrap()) == 65534 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    for user in ["nobody", "65534"] {
+        record_by("tracectl", d, &["-u", user], &["sleep", "0.3"]);
+        let s = samples(d, "t.data");
+        assert!(s.len() > 10, "-u {user}: {} samples of the loop", s.len());
+        for (p, t, comm) in &s {
+            assert_eq!((p, t, comm.as_str()), (&pid, &pid, "sh"), "-u {user}");
+        }
+        our_script_same(d, &["-F", "pid,tid,comm,ip,sym"], "-u");
+    }
+    drop(running);
+    std::fs::remove_file(d.join("t.data")).unwrap();
+    let out = Command::new(tracectl())
+        .current_dir(d)
+        .args([
+            "perf",
+            "record",
+            "-o",
+            "t.data",
+            "-u",
+            "no-such-user-here",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Invalid User"),
+        "{out:?}"
+    );
+    assert!(!d.join("t.data").exists(), "a failed -u left a file");
+}
