@@ -716,10 +716,23 @@ impl RecordSession {
     }
 
     /// Hand every published record of every ring to `f`, in place.
-    pub fn drain(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+    pub fn drain(&mut self, f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+        self.drain_at_least(1, f)
+    }
+
+    /// Hand the published records of every ring that holds at least `min_bytes` of them
+    /// to `f`, in place (perf record's `--mmap-flush`); the others wait for a later
+    /// drain.
+    pub fn drain_at_least(
+        &mut self,
+        min_bytes: u64,
+        mut f: impl FnMut(RecordBytes<'_>),
+    ) -> RingStats {
         let mut st = RingStats::default();
         for r in &mut self.rings {
-            st.add(&r.drain(&mut f));
+            if r.published() >= min_bytes.max(1) {
+                st.add(&r.drain(&mut f));
+            }
         }
         st
     }
