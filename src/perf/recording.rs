@@ -335,7 +335,7 @@ pub fn record(
         let before = out.data_size();
         let mut err = None;
         ring_data.clear();
-        session.drain_at_least(min_bytes, |r| {
+        let (_, waiting) = session.drain_at_least(min_bytes, |r| {
             if err.is_some() {
                 return;
             }
@@ -359,7 +359,10 @@ pub fn record(
         if let Some(c) = compressor.as_mut() {
             c.compress(ring_data, |r| out.record(&[r]))?;
         }
-        if out.data_size() > before {
+        // A ring left waiting (--mmap-flush) may hold records older than those
+        // written now: no round ends until it is read, lest a reader sort them out of
+        // order.
+        if out.data_size() > before && !waiting {
             out.finished_round()?;
         }
         Ok(())
