@@ -33,6 +33,7 @@ mod perf;
 mod perf_control;
 mod perf_read;
 mod perf_record;
+mod perf_record_zstd;
 mod profile;
 mod progress;
 mod record;

@@ -10,10 +10,13 @@ use tracectl::perf::machine::build_id_cache;
 use tracectl::perf::record::{
     CallGraph, Mode, RecordOpenError, RecordScope, RecordSession, SampleFields, SampleOptions,
 };
-use tracectl::perf::recording::{BuildIds, DelayHook, DelayNotice, Recording, Running};
+use tracectl::perf::recording::{
+    BuildIds, Compression, DelayHook, DelayNotice, Recording, Running,
+};
 use tracectl::perf::EventKind;
 
 use super::common::{with_status, Context, ExitStatus, PERF_USAGE};
+use super::perf_record_zstd;
 
 /// perf's exit status for an option value its parser refuses (`usage_with_options`).
 const USAGE_ERROR: i32 = PERF_USAGE.0;
@@ -329,6 +332,24 @@ pub struct RecordArgs {
     /// to a power of two, as perf does
     #[arg(short = 'm', long = "mmap-pages", value_name = "PAGES")]
     mmap_pages: Option<String>,
+    /// Read a ring once it holds BYTES (a number, or a size with a B, K, M or G
+    /// suffix), at most a quarter of the ring; all of it is read at the end. Default: 1,
+    /// every wake-up
+    #[arg(long = "mmap-flush", value_name = "BYTES")]
+    mmap_flush: Option<String>,
+    /// Write the ring data as zstd-compressed records (PERF_RECORD_COMPRESSED) at
+    /// LEVEL, 1 (the fastest, and -z alone) to 22 (the smallest; more is 22), with a
+    /// COMPRESSED header; as perf, no build ids are listed or cached then. The side-band
+    /// records of what already runs stay uncompressed
+    #[arg(
+        short = 'z',
+        long = "compression-level",
+        value_name = "LEVEL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "1"
+    )]
+    compression_level: Option<String>,
     /// Do not add the files the samples hit to perf's build-id cache (their build ids
     /// are still listed in the file). Default: add them, under buildid.dir of perf's
     /// config files, else ~/.debug, as perf does; record.build-id = no-cache there
@@ -536,6 +557,8 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             }
         },
     };
+    // A ring's mapping: its data pages and the control page.
+    let ring_bytes = (ring_pages as u64 + 1) * tracectl::perf::page_size() as u64;
     let delay = match args.delay {
         Some(d) => InitialDelay::from_ms(d).with_context(|| {
             format!("-D {d}: give milliseconds to wait, or -1 to never enable the events")
@@ -601,7 +624,10 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     }
     let build_ids = match configured_build_ids(&config)? {
         // As perf: the build ids are in the map records; none are listed or cached.
-        _ if args.no_buildid || args.buildid_mmap => BuildIds::Skip,
+        // -z: perf does not read the compressed file back for them.
+        _ if args.no_buildid || args.buildid_mmap || args.compression_level.is_some() => {
+            BuildIds::Skip
+        }
         Some(BuildIds::Skip) => BuildIds::Skip,
         _ if args.no_buildid_cache => BuildIds::NoCache,
         Some(b) => b,
@@ -846,6 +872,13 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         cgroups: args.all_cgroups,
         clockid,
         on_delay: DelayHook((!args.quiet).then_some(&tell_delay as &dyn Fn(DelayNotice))),
+        compression: args.compression_level.as_deref().map(|l| Compression {
+            level: perf_record_zstd::compression_level(l),
+            mmap_len: ring_bytes as u32,
+        }),
+        mmap_flush: args.mmap_flush.as_deref().map_or(1, |f| {
+            perf_record_zstd::flush_bytes(perf_record_zstd::mmap_flush(f, ring_bytes))
+        }),
     };
     if let Some(prio) = realtime {
         // As perf: the recording, once its events are open, and not the command (which
@@ -891,8 +924,16 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     } else {
         format!(" ({} samples)", summary.samples)
     };
+    let compressed = match summary.compression {
+        Some(c) if c.ratio != 0.0 => format!(
+            ", compressed (original {:.3} MB, ratio is {:.3})",
+            c.transferred as f64 / (1024.0 * 1024.0),
+            c.ratio
+        ),
+        _ => String::new(),
+    };
     eprintln!(
-        "[ perf record: Captured and wrote {:.3} MB {}{samples} ]",
+        "[ perf record: Captured and wrote {:.3} MB {}{samples}{compressed} ]",
         summary.bytes as f64 / (1024.0 * 1024.0),
         args.output.display(),
     );

@@ -760,12 +760,28 @@ impl RecordSession {
     }
 
     /// Hand every published record of every ring to `f`, in place.
-    pub fn drain(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+    pub fn drain(&mut self, f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+        self.drain_at_least(1, f).0
+    }
+
+    /// Hand the published records of every ring that holds at least `min_bytes` of them
+    /// to `f`, in place (perf record's `--mmap-flush`); the others wait for a later
+    /// drain. Also returns whether a ring with records was left waiting.
+    pub fn drain_at_least(
+        &mut self,
+        min_bytes: u64,
+        mut f: impl FnMut(RecordBytes<'_>),
+    ) -> (RingStats, bool) {
         let mut st = RingStats::default();
+        let mut waiting = false;
         for r in &mut self.rings {
-            st.add(&r.drain(&mut f));
+            match r.published() {
+                0 => {}
+                n if n < min_bytes => waiting = true,
+                _ => st.add(&r.drain(&mut f)),
+            }
         }
-        st
+        (st, waiting)
     }
 }
 

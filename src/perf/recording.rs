@@ -11,13 +11,17 @@ use std::time::Duration;
 use super::bpf_progs::{loaded_program, BpfPrograms, BpfReadStop, BpfSideBand};
 use super::buildid_cache::{add_objects, CacheWarning};
 use super::data::abi::{record as rec, sample};
+use super::data::compressed::RecordCompressor;
 use super::data::host::host_features;
-use super::data::{PerfData, PerfDataWriter};
+use super::data::{Compressed, PerfData, PerfDataWriter};
 use super::machine::recorded_objects;
 use super::record::RecordSession;
 use super::ring::RecordBytes;
 use super::synth::{all_pids, Synth};
 use super::sys::{ChildExit, GatedChild};
+
+/// The COMPRESSED feature's type for zstd.
+const ZSTD: u32 = 1;
 
 /// Which running processes get synthesized COMM/FORK/MMAP2 records.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +76,30 @@ pub struct Recording<'a> {
     pub cgroups: bool,
     /// Told when the events of a delayed recording (`-D`) wait and when they start.
     pub on_delay: DelayHook<'a>,
+    /// `-z`: the ring data goes in COMPRESSED records (the side-band records
+    /// synthesized at the start, FINISHED_ROUND and LOST_SAMPLES stay as they are).
+    pub compression: Option<Compression>,
+    /// `--mmap-flush`: a ring is read once it holds this many bytes (all of them are
+    /// read at the end); 1 reads every ring at each wake-up.
+    pub mmap_flush: u64,
+}
+
+/// How `-z` compresses, and what the COMPRESSED feature says of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compression {
+    /// The zstd level, 1 to 22.
+    pub level: u32,
+    /// Bytes of each ring's mapping, its control page included (perf's `mmap_len`).
+    pub mmap_len: u32,
+}
+
+/// What compression did to the ring data.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CompressionSummary {
+    /// Bytes read from the rings.
+    pub transferred: u64,
+    /// Ring bytes over the bytes of the COMPRESSED records (0 when nothing was read).
+    pub ratio: f32,
 }
 
 /// What a delayed recording reports (perf's "Events disabled" and "Events enabled").
@@ -129,6 +157,8 @@ pub struct RecordSummary {
     /// Why the cgroups were not all synthesized (`--all-cgroups`; the recording has
     /// those found before).
     pub cgroup_error: Option<io::Error>,
+    /// With `-z`: what the compression did.
+    pub compression: Option<CompressionSummary>,
 }
 
 /// A recording that failed: what was being done, and why.
@@ -306,14 +336,26 @@ pub fn record(
         cgroup_error,
         ..RecordSummary::default()
     };
+    let mut compressor = match rec.compression {
+        Some(c) => Some(ctx(
+            RecordCompressor::new(c.level),
+            "starting the zstd compression",
+        )?),
+        None => None,
+    };
+    let mut ring_data = Vec::new();
     let drain = |session: &mut RecordSession,
                  out: &mut PerfDataWriter,
                  seen: &mut Seen,
-                 bpf: &mut BpfPrograms|
+                 bpf: &mut BpfPrograms,
+                 compressor: &mut Option<RecordCompressor>,
+                 ring_data: &mut Vec<u8>,
+                 min_bytes: u64|
      -> io::Result<()> {
         let before = out.data_size();
         let mut err = None;
-        session.drain(|r| {
+        ring_data.clear();
+        let (_, waiting) = session.drain_at_least(min_bytes, |r| {
             if err.is_some() {
                 return;
             }
@@ -324,14 +366,23 @@ pub fn record(
                 bpf.add(id);
             }
             let (a, b) = r.parts();
-            if let Err(e) = out.record(&[a, b]) {
+            if compressor.is_some() {
+                ring_data.extend_from_slice(a);
+                ring_data.extend_from_slice(b);
+            } else if let Err(e) = out.record(&[a, b]) {
                 err = Some(e);
             }
         });
         if let Some(e) = err {
             return Err(e);
         }
-        if out.data_size() > before {
+        if let Some(c) = compressor.as_mut() {
+            c.compress(ring_data, |r| out.record(&[r]))?;
+        }
+        // A ring left waiting (--mmap-flush) may hold records older than those
+        // written now: no round ends until it is read, lest a reader sort them out of
+        // order.
+        if out.data_size() > before && !waiting {
             out.finished_round()?;
         }
         Ok(())
@@ -342,7 +393,15 @@ pub fn record(
             sb.drain(&mut bpf);
         }
         summary.wakeups += u64::from(polled.woken && !polled.hung_up);
-        if let Err(e) = drain(&mut session, &mut out, &mut seen, &mut bpf) {
+        if let Err(e) = drain(
+            &mut session,
+            &mut out,
+            &mut seen,
+            &mut bpf,
+            &mut compressor,
+            &mut ring_data,
+            rec.mmap_flush,
+        ) {
             session.disable().ok();
             return ctx(Err(e), "writing perf.data");
         }
@@ -368,7 +427,15 @@ pub fn record(
         sb.drain(&mut bpf);
     }
     ctx(
-        drain(&mut session, &mut out, &mut seen, &mut bpf),
+        drain(
+            &mut session,
+            &mut out,
+            &mut seen,
+            &mut bpf,
+            &mut compressor,
+            &mut ring_data,
+            1,
+        ),
         "writing perf.data",
     )?;
     // What the kernel dropped, counted by each event (its LOST records in the rings may
@@ -419,6 +486,21 @@ pub fn record(
     features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
     features.clock = clock;
     features.bpf = Some((bpf.prog_info_feature(), bpf.btf_feature()));
+    if let (Some(c), Some(z)) = (rec.compression, compressor.as_ref()) {
+        let ratio = z.ratio();
+        // perf stores the ratio rounded to a whole number.
+        features.compressed = Some(Compressed {
+            version: 0,
+            type_: ZSTD,
+            level: c.level,
+            ratio: (ratio + 0.5) as u32,
+            mmap_len: c.mmap_len,
+        });
+        summary.compression = Some(CompressionSummary {
+            transferred: z.transferred(),
+            ratio,
+        });
+    }
     summary.bytes = ctx(out.finish(&features), "finishing perf.data")?;
     // The recording is complete: perf fills the cache as it writes the list.
     if let BuildIds::Cache(dir) = &rec.build_ids {

@@ -490,6 +490,14 @@ impl Ring {
         st
     }
 
+    /// Bytes the kernel has published and [`Ring::drain`] has not taken yet.
+    pub fn published(&self) -> u64 {
+        use std::sync::atomic::Ordering;
+        let head = self.word(HEAD_OFFSET).load(Ordering::Acquire);
+        let tail = self.word(TAIL_OFFSET).load(Ordering::Relaxed);
+        head.wrapping_sub(tail)
+    }
+
     /// Totals over every [`Ring::drain`] so far.
     pub fn stats(&self) -> RingStats {
         self.stats

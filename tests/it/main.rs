@@ -55,6 +55,7 @@ mod perf_record_bpf_live;
 mod perf_record_cache_live;
 mod perf_record_ns_live;
 mod perf_record_opts_live;
+mod perf_record_z_live;
 mod perf_report;
 mod perf_report_chain_live;
 mod perf_report_fields_live;

@@ -18,7 +18,7 @@
 //! ```
 
 pub mod abi;
-mod compressed;
+pub mod compressed;
 mod error;
 mod features;
 pub mod host;

@@ -78,6 +78,8 @@ pub struct Features {
     /// BPF_PROG_INFO and BPF_BTF, as their bodies
     /// ([`crate::perf::bpf_progs::BpfPrograms`]).
     pub bpf: Option<(Vec<u8>, Vec<u8>)>,
+    /// COMPRESSED: how the data records were compressed (`perf record -z`).
+    pub compressed: Option<super::Compressed>,
 }
 
 /// A perf.data file being written.
@@ -275,6 +277,13 @@ impl PerfDataWriter {
         if let Some((progs, btfs)) = &f.bpf {
             bodies.push((feature::BPF_PROG_INFO, progs.clone()));
             bodies.push((feature::BPF_BTF, btfs.clone()));
+        }
+        if let Some(c) = &f.compressed {
+            let mut b = Vec::new();
+            for v in [c.version, c.type_, c.level, c.ratio, c.mmap_len] {
+                b.extend_from_slice(&v.to_ne_bytes());
+            }
+            bodies.push((feature::COMPRESSED, b));
         }
         if let Some(c) = &f.clock {
             let mut b = 1u32.to_ne_bytes().to_vec(); // version
