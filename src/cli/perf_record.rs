@@ -276,6 +276,10 @@ pub struct RecordArgs {
     /// start and each new one (PERF_RECORD_CGROUP, `--show-cgroup-events`)
     #[arg(long = "all-cgroups")]
     all_cgroups: bool,
+    /// Record nothing of BPF programs: neither those loaded at the start nor those
+    /// loaded while recording (no bpf_event in the tracking event)
+    #[arg(long = "no-bpf-event")]
+    no_bpf_event: bool,
     /// Put every event in one group led by the first (they are scheduled together)
     #[arg(long = "group")]
     group: bool,
@@ -811,6 +815,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         switch_events: args.switch_events,
         no_buffering: args.no_buffering,
         sample_identifier: args.sample_identifier,
+        bpf_events: !args.no_bpf_event,
         running_time: args.running_time,
         callchain_only: match (args.kernel_callchains, args.user_callchains) {
             (true, _) => Some(Mode::Kernel),
@@ -870,6 +875,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         buildid_mmap: args.buildid_mmap,
         namespaces: args.namespaces,
         cgroups: args.all_cgroups,
+        bpf_events: !args.no_bpf_event,
         clockid,
         on_delay: DelayHook((!args.quiet).then_some(&tell_delay as &dyn Fn(DelayNotice))),
         compression: args.compression_level.as_deref().map(|l| Compression {

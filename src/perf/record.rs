@@ -82,6 +82,9 @@ pub struct SampleOptions {
     /// `--kernel-callchains`, `--user-callchains`: the call chains keep this mode's
     /// frames only (`exclude_callchain_user` or `_kernel`).
     pub callchain_only: Option<Mode>,
+    /// The tracking event asks the kernel for the BPF programs loaded while recording
+    /// (`bpf_event`); off with `--no-bpf-event`.
+    pub bpf_events: bool,
 }
 
 impl SampleOptions {
@@ -107,6 +110,7 @@ impl SampleOptions {
             sample_identifier: false,
             running_time: false,
             callchain_only: None,
+            bpf_events: true,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -579,7 +583,7 @@ impl RecordSession {
                     // BPF programs loaded (and unloaded) while recording: their symbols
                     // and ids, as perf asks on its tracking event.
                     attr.set_ksymbol(1);
-                    attr.set_bpf_event(1);
+                    attr.set_bpf_event(u64::from(opts.bpf_events));
                     attr.set_build_id(u64::from(opts.buildid_mmap));
                     attr.set_namespaces(u64::from(opts.namespaces));
                     attr.set_cgroup(u64::from(opts.all_cgroups));

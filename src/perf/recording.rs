@@ -76,6 +76,9 @@ pub struct Recording<'a> {
     pub cgroups: bool,
     /// Told when the events of a delayed recording (`-D`) wait and when they start.
     pub on_delay: DelayHook<'a>,
+    /// The BPF programs loaded at the start get their BPF_EVENT records and their info
+    /// in the header, besides their KSYMBOL records (off with `--no-bpf-event`).
+    pub bpf_events: bool,
     /// `-z`: the ring data goes in COMPRESSED records (the side-band records
     /// synthesized at the start, FINISHED_ROUND and LOST_SAMPLES stay as they are).
     pub compression: Option<Compression>,
@@ -257,7 +260,13 @@ pub fn record(
         for f in bpf.symbols(id) {
             side.push(synth.ksymbol(f.addr, f.len, &f.name));
         }
-        side.push(synth.bpf_prog_load(id, p.tag));
+        if rec.bpf_events {
+            side.push(synth.bpf_prog_load(id, p.tag));
+        }
+    }
+    if !rec.bpf_events {
+        // As perf with --no-bpf-event: the programs' symbols only, none of their info.
+        bpf = BpfPrograms::default();
     }
     // The cgroups, as perf synthesizes them between the BPF programs and the tasks.
     let mut cgroup_error = None;

@@ -179,6 +179,22 @@ fn perf_record_bpf_live_programs_loaded_at_the_start() {
         );
         run_clean("perf", &["report", "-i", "t.data", "--stdio"], d);
     }
+    // --no-bpf-event: the program's KSYMBOL but no BPF_EVENT, no bpf_event bit, and
+    // none of its info in the header, in both files.
+    let (_, id) = prog_info_line(d, "p.data", name);
+    record_both(d, &["--no-bpf-event"], &["sleep", "0.1"]);
+    let p = bpf_records(d, "p.data", name, &id);
+    assert_eq!(p.len(), 1, "perf's KSYMBOL alone: {p:?}");
+    assert_eq!(bpf_records(d, "t.data", name, &id), p, "--no-bpf-event");
+    for file in ["p.data", "t.data"] {
+        let header = run_clean("perf", &["report", "-i", file, "--header-only", "-I"], d);
+        assert!(
+            !header.contains(&format!("_{name} addr 0x")),
+            "{file}: {header}"
+        );
+    }
+    let attrs = |f: &str| run_clean("perf", &["evlist", "-v", "-i", f], d);
+    assert_eq!(attrs("t.data"), attrs("p.data"), "--no-bpf-event attrs");
     let _ = holder.kill();
     let _ = holder.wait();
 }

@@ -187,6 +187,8 @@ fn perf_record_opts_live_attrs_are_perf_s() {
             "--affinity=cpu",
         ],
         &["--num-thread-synthesize", "2", "--aio=2"],
+        &["--no-bpf-event"],
+        &["--no-bpf-event", "-a", "-e", "cs"],
     ];
     for opts in cases {
         record_both(d, opts, &[&prog, "fork", "0.05"]);
