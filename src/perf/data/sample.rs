@@ -55,6 +55,9 @@ pub struct Sample<'a> {
     pub intr_regs: UserRegs<'a>,
     /// `PHYS_ADDR`: the physical address of `addr`.
     pub phys_addr: u64,
+    /// `CGROUP`: the id of the task's cgroup (its directory's inode number on cgroup
+    /// v2), which a CGROUP record names; 0 when not sampled.
+    pub cgroup: u64,
     /// `DATA_PAGE_SIZE`: the size of the page `addr` is in (0: unknown).
     pub data_page_size: u64,
     /// `CODE_PAGE_SIZE`: the size of the page `ip` is in (0: unknown).
@@ -245,6 +248,7 @@ impl PerfData {
             data_src: 0,
             intr_regs: UserRegs::default(),
             phys_addr: 0,
+            cgroup: 0,
             data_page_size: 0,
             code_page_size: 0,
             endian: self.endian,
@@ -439,7 +443,7 @@ impl PerfData {
             s.phys_addr = c.u64().map_err(sh)?;
         }
         if st & sample::CGROUP != 0 {
-            c.u64().map_err(sh)?;
+            s.cgroup = c.u64().map_err(sh)?;
         }
         if st & sample::DATA_PAGE_SIZE != 0 {
             s.data_page_size = c.u64().map_err(sh)?;
