@@ -512,7 +512,7 @@ pub struct ReportArgs {
     #[command(flatten)]
     input: InputArg,
     /// Sort by these keys (comm,pid,dso,sym,addr,cpu,time,trace,socket,dso_size,parent,
-    /// srcline,srcfile, or the columns of -F); by default comm,dso,sym, or trace when
+    /// srcline,srcfile,cgroup,cgroup_id, or the columns of -F); by default comm,dso,sym, or trace when
     /// every event of the file is a tracepoint, after the overhead columns unless -F
     /// names every column
     #[arg(short = 's', long = "sort", value_name = "KEYS")]

@@ -867,6 +867,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     let rec = Recording {
         output: &args.output,
         running,
+        workload: child.as_ref().map(|c| c.pid()),
         tracing_data,
         cmdline,
         version: format!("tracectl {}", env!("CARGO_PKG_VERSION")),

@@ -54,6 +54,9 @@ pub struct Recording<'a> {
     pub output: &'a Path,
     /// Whose side-band records to synthesize.
     pub running: Running,
+    /// The forked command, if any: perf gives it a COMM (and NAMESPACES) of its own
+    /// after the records of the tasks it walks, whatever the scope.
+    pub workload: Option<i32>,
     /// The "tracing data" block of the recorded tracepoints, if any.
     pub tracing_data: Option<Vec<u8>>,
     /// The command line stored in the file (CMDLINE).
@@ -276,15 +279,7 @@ pub fn record(
         cgroup_error = error;
     }
     match &rec.running {
-        Running::Command(pid) => {
-            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                .unwrap_or_else(|_| "tracectl".into());
-            side.push(synth.comm(*pid, *pid, comm.trim_end_matches('\n')));
-            // perf's order for the tasks it is given: the COMM, then the namespaces.
-            if rec.namespaces {
-                side.push(synth.namespaces(*pid, *pid));
-            }
-        }
+        Running::Command(_) => {}
         Running::All => {
             for pid in all_pids() {
                 side.extend(synth.process(pid, session.maps_data()));
@@ -292,8 +287,25 @@ pub fn record(
         }
         Running::Processes(pids) => {
             for &pid in pids {
-                side.extend(synth.process(pid, session.maps_data()));
+                let (records, complete) = synth.given_process(pid, session.maps_data());
+                side.extend(records);
+                if !complete {
+                    break;
+                }
             }
+        }
+    }
+    let workload = match rec.running {
+        Running::Command(pid) => Some(pid),
+        _ => rec.workload,
+    };
+    if let Some(pid) = workload {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .unwrap_or_else(|_| "tracectl".into());
+        side.push(synth.comm(pid, pid, comm.trim_end_matches('\n')));
+        // perf's order for the tasks it is given: the COMM, then the namespaces.
+        if rec.namespaces {
+            side.push(synth.namespaces(pid, pid));
         }
     }
 

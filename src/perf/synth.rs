@@ -1,9 +1,9 @@
 //! The side-band records perf writes for what already runs when recording starts: the
 //! kernel's map (`[kernel.kallsyms]_text`) and its modules, and for every process a COMM
-//! per thread, a FORK for each thread that is not the leader, and an MMAP2 per executable
-//! mapping in `/proc/PID/maps`; with `--namespaces`, a NAMESPACES per thread too, and
-//! with `--all-cgroups` a CGROUP per cgroup. With them `perf report` can name the tasks
-//! and symbolize samples taken before any MMAP or COMM of the kernel's own.
+//! per thread (with a FORK before it when perf walks every process), and an MMAP2 per
+//! executable mapping in `/proc/PID/maps`; with `--namespaces`, a NAMESPACES per thread
+//! too, and with `--all-cgroups` a CGROUP per cgroup. With them `perf report` can name
+//! the tasks and symbolize samples taken before any MMAP or COMM of the kernel's own.
 //!
 //! Every record ends with a zeroed `sample_id` trailer of the attrs' size, as perf's own
 //! synthesized records do (id 0 means "the first event").
@@ -146,15 +146,6 @@ impl Synth {
         b.extend_from_slice(&id.to_ne_bytes());
         push_padded_name(&mut b, path.as_bytes());
         self.finish(record::CGROUP, 0, b)
-    }
-
-    /// A thread's COMM, with its NAMESPACES first when [`Synth::namespaces`] asks (the
-    /// order of perf's walk of /proc).
-    fn thread_comm(&self, pid: i32, tid: i32, comm: &str, out: &mut Vec<Vec<u8>>) {
-        if self.namespaces {
-            out.push(self.namespaces(pid, tid));
-        }
-        out.push(self.comm(pid, tid, comm));
     }
 
     /// PERF_RECORD_LOST_SAMPLES: `lost` samples of the event whose id is `id.0`, stored
@@ -346,40 +337,89 @@ impl Synth {
         out
     }
 
-    /// The records of one running process: COMM per thread (FORK first for threads
-    /// other than the leader, NAMESPACES between with [`Synth::namespaces`]), then MMAP2 per executable mapping and, with `data`, per
-    /// readable one too (perf's `mmap_data`, which `--call-graph dwarf` sets: an unwinder
-    /// reads the call frame tables there). A process that ended meanwhile gives what
-    /// could be read.
+    /// The records of one running process as perf's walk of every process (`-a`)
+    /// writes them: per thread, a FORK (from the parent process for the leader, from
+    /// the leader for the others), its NAMESPACES with [`Synth::namespaces`], its COMM;
+    /// right after the leader's, the MMAP2 of its mappings ([`Synth::maps`]). A process
+    /// that ended meanwhile gives what could be read; one whose mappings cannot be read
+    /// (no permission) gives no more than its leader's, as perf stops there.
     pub fn process(&self, pid: i32, data: bool) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        let tids = super::process_threads(pid).unwrap_or_else(|_| vec![pid]);
-        let comm_of = |tid: i32| {
-            std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm"))
-                .map(|s| s.trim_end_matches('\n').to_string())
-                .ok()
-        };
-        for &tid in &tids {
-            let Some(comm) = comm_of(tid) else { continue };
-            if tid != pid {
-                out.push(self.fork(pid, pid, tid, pid));
+        for (tid, comm) in threads(pid) {
+            let parent = if tid == pid {
+                parent_of(pid).unwrap_or(0)
+            } else {
+                pid
+            };
+            out.push(self.fork(pid, parent, tid, parent));
+            if self.namespaces {
+                out.push(self.namespaces(pid, tid));
             }
-            self.thread_comm(pid, tid, &comm, &mut out);
-        }
-        if let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) {
-            for m in maps.lines().filter_map(parse_map_line) {
-                if m.prot & libc::PROT_EXEC as u32 != 0 {
-                    out.push(self.user_mmap2(pid, &m));
-                } else if data && m.prot & libc::PROT_READ as u32 != 0 {
-                    let mut r = self.user_mmap2(pid, &m);
-                    let misc = u16::from_ne_bytes([r[4], r[5]]) | misc::MMAP_DATA;
-                    r[4..6].copy_from_slice(&misc.to_ne_bytes());
-                    out.push(r);
-                }
+            out.push(self.comm(pid, tid, &comm));
+            if tid == pid && !self.maps(pid, data, &mut out) {
+                break;
             }
         }
         out
     }
+
+    /// The records of one process perf is given (`-p`) for each of its threads: the
+    /// COMM, then the NAMESPACES with [`Synth::namespaces`]; no FORK; the leader's
+    /// mappings after its own ([`Synth::maps`]). False with the records when the
+    /// leader's mappings could not be read, after which perf synthesizes no more.
+    pub fn given_process(&self, pid: i32, data: bool) -> (Vec<Vec<u8>>, bool) {
+        let mut out = Vec::new();
+        for (tid, comm) in threads(pid) {
+            out.push(self.comm(pid, tid, &comm));
+            if self.namespaces {
+                out.push(self.namespaces(pid, tid));
+            }
+            if tid == pid && !self.maps(pid, data, &mut out) {
+                return (out, false);
+            }
+        }
+        (out, true)
+    }
+
+    /// MMAP2 per executable mapping of `pid` and, with `data`, per readable one too
+    /// (perf's `mmap_data`, which `--call-graph dwarf` sets: an unwinder reads the call
+    /// frame tables there). False when /proc/PID/maps cannot be read.
+    fn maps(&self, pid: i32, data: bool, out: &mut Vec<Vec<u8>>) -> bool {
+        let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else {
+            return false;
+        };
+        for m in maps.lines().filter_map(parse_map_line) {
+            if m.prot & libc::PROT_EXEC as u32 != 0 {
+                out.push(self.user_mmap2(pid, &m));
+            } else if data && m.prot & libc::PROT_READ as u32 != 0 {
+                let mut r = self.user_mmap2(pid, &m);
+                let misc = u16::from_ne_bytes([r[4], r[5]]) | misc::MMAP_DATA;
+                r[4..6].copy_from_slice(&misc.to_ne_bytes());
+                out.push(r);
+            }
+        }
+        true
+    }
+}
+
+/// The threads of `pid` that still run, with their comms, in tid order.
+fn threads(pid: i32) -> Vec<(i32, String)> {
+    let tids = super::process_threads(pid).unwrap_or_else(|_| vec![pid]);
+    tids.into_iter()
+        .filter_map(|tid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm")).ok()?;
+            Some((tid, comm.trim_end_matches('\n').to_string()))
+        })
+        .collect()
+}
+
+/// The parent process of `pid` (`PPid:` of /proc/PID/status).
+fn parent_of(pid: i32) -> Option<i32> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("PPid:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 /// Every process id under /proc, sorted.
@@ -465,13 +505,33 @@ mod tests {
         assert_eq!(&c[16..24], b"/tctl/a\0");
         let root = s.cgroup(1, "/");
         assert_eq!(&root[16..24], b"/\0\0\0\0\0\0\0");
-        let records = s.process(me, false);
-        let kinds: Vec<u32> = records
-            .iter()
-            .map(|r| u32::from_ne_bytes(r[..4].try_into().unwrap()))
-            .take(2)
-            .collect();
-        assert_eq!(kinds, [record::NAMESPACES, record::COMM]);
+        let kinds = |records: Vec<Vec<u8>>| -> Vec<u32> {
+            records
+                .iter()
+                .map(|r| u32::from_ne_bytes(r[..4].try_into().unwrap()))
+                .take(4)
+                .collect()
+        };
+        // perf's walk of every process: the leader's FORK too, and its maps after its
+        // COMM; for a process it is given, the COMM before the namespaces.
+        assert_eq!(
+            kinds(s.process(me, false)),
+            [
+                record::FORK,
+                record::NAMESPACES,
+                record::COMM,
+                record::MMAP2
+            ]
+        );
+        assert_eq!(
+            kinds(s.given_process(me, false).0),
+            [
+                record::COMM,
+                record::NAMESPACES,
+                record::MMAP2,
+                record::MMAP2
+            ]
+        );
     }
 
     /// perf 6.1's layouts, as `perf script -D` dumps its own records: a KSYMBOL of 20

@@ -65,6 +65,13 @@ pub enum SortKey {
     Srcline,
     /// `srcfile`: the file part of `srcline`, empty when there is none.
     Srcfile,
+    /// `cgroup`: the path of the sample's cgroup (`perf record --all-cgroups`), named
+    /// by the file's CGROUP records; `unknown` for an id none names, `N/A` for none.
+    Cgroup,
+    /// `cgroup_id`: the device and inode of the cgroup namespace of the sample's
+    /// thread, from its last NAMESPACES record (`perf record --namespaces`); `0/0x0`
+    /// when it has none.
+    CgroupId,
 }
 
 impl SortKey {
@@ -95,6 +102,8 @@ impl SortKey {
             "parent" => Ok(SortKey::Parent),
             "srcline" => Ok(SortKey::Srcline),
             "srcfile" => Ok(SortKey::Srcfile),
+            "cgroup" => Ok(SortKey::Cgroup),
+            "cgroup_id" => Ok(SortKey::CgroupId),
             other => Err(unsupported_key(other)),
         }
     }
@@ -120,12 +129,14 @@ impl SortKey {
             SortKey::Parent => "Parent symbol",
             SortKey::Srcline => "Source:Line",
             SortKey::Srcfile => "Source File",
+            SortKey::Cgroup => "Cgroup",
+            SortKey::CgroupId => "cgroup id (dev/inode)",
         }
     }
 }
 
 const SUPPORTED: &str = "supported: comm, pid, dso, sym, addr, cpu, time, trace, socket, \
-                         dso_size, parent, srcline, srcfile, and the columns overhead, \
+                         dso_size, parent, srcline, srcfile, cgroup, cgroup_id, and the columns overhead, \
                          overhead_sys, overhead_us, overhead_children, sample, period";
 
 /// Why a `--sort` key of perf's is refused, or that it is no key at all.
@@ -159,8 +170,6 @@ fn unsupported_key(key: &str) -> String {
         "blocked",
     ];
     const OTHER: &[&str] = &[
-        "cgroup",
-        "cgroup_id",
         "local_weight",
         "weight",
         "transaction",
@@ -239,6 +248,10 @@ struct Key {
     srcline: Option<String>,
     /// The source file (`srcfile`).
     srcfile: Option<String>,
+    /// The sample's cgroup id (`cgroup`).
+    cgroup: u64,
+    /// The device and inode of the thread's cgroup namespace (`cgroup_id`).
+    cgroup_ns: (u64, u64),
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -620,6 +633,16 @@ fn key_cmp(k: SortKey, l: &Row, r: &Row) -> Ordering {
         SortKey::Time => addr_cmp(l.key.time, r.key.time),
         SortKey::Trace => trace_cmp(l, r),
         SortKey::Socket => r.key.socket.cmp(&l.key.socket),
+        // `right - left` as a signed 64-bit difference.
+        SortKey::Cgroup => (r.key.cgroup.wrapping_sub(l.key.cgroup) as i64).cmp(&0),
+        // perf swaps the sides twice: `left - right`, the device before the inode.
+        SortKey::CgroupId => {
+            let (ld, li) = l.key.cgroup_ns;
+            let (rd, ri) = r.key.cgroup_ns;
+            (ld.wrapping_sub(rd) as i64)
+                .cmp(&0)
+                .then_with(|| (li.wrapping_sub(ri) as i64).cmp(&0))
+        }
         SortKey::DsoSize => map_size_cmp(&l.key, &r.key),
         SortKey::Parent => parent_cmp(&l.key, &r.key),
         SortKey::Srcline | SortKey::Srcfile => text_cmp(k, l, r),
@@ -745,7 +768,32 @@ fn key_of(
         parent: None,
         srcline: None,
         srcfile: None,
+        cgroup: 0,
+        cgroup_ns: (0, 0),
     }
+}
+
+/// Where a NAMESPACES record holds the cgroup namespace (the kernel's `CGROUP_NS_INDEX`).
+const CGROUP_NS_INDEX: usize = 6;
+
+/// A sample's `cgroup` and `cgroup_id` keys, each 0 unless it is a sort key: its
+/// cgroup id, and the cgroup namespace of its thread as last recorded.
+fn cgroup_keys(
+    keys: &[SortKey],
+    s: &Sample,
+    namespaces: &HashMap<i32, (u64, u64)>,
+) -> (u64, (u64, u64)) {
+    let cgroup = if keys.contains(&SortKey::Cgroup) {
+        s.cgroup
+    } else {
+        0
+    };
+    let ns = if keys.contains(&SortKey::CgroupId) {
+        namespaces.get(&s.tid).copied().unwrap_or((0, 0))
+    } else {
+        (0, 0)
+    };
+    (cgroup, ns)
 }
 
 /// perf's `--time-quantum` default: 100 ms.
@@ -966,6 +1014,11 @@ pub fn write_report(
     let mut lost = 0u64;
     let mut threads = ThreadValues::default();
     let mut read_periods = ReadPeriods::default();
+    // perf's `env->cgroups`: the first path each CGROUP record gives an id.
+    let mut cgroups: HashMap<u64, String> = HashMap::new();
+    // The cgroup namespace of each thread, from its last NAMESPACES record; a FORK
+    // makes the thread anew, without namespaces.
+    let mut cgroup_ns: HashMap<i32, (u64, u64)> = HashMap::new();
     let (records, out_of_order) = ordered_records(file)?;
     for r in records {
         if r.type_ == record::READ && opts.show_threads {
@@ -1105,6 +1158,9 @@ pub fn write_report(
                     self_key.trace = trace.clone();
                     self_key.socket = socket;
                     self_key.parent = parent.clone();
+                    let (cgroup, ns) = cgroup_keys(keys, &s, &cgroup_ns);
+                    self_key.cgroup = cgroup;
+                    self_key.cgroup_ns = ns;
                     // perf's `he->ip`: the file-relative address.
                     lines.fill(keys, &mut self_key, &machine, &ip, ip.addr);
                     let self_row = h.row(
@@ -1153,6 +1209,8 @@ pub fn write_report(
                             k.trace = trace.clone();
                             k.socket = socket;
                             k.parent = parent.clone();
+                            k.cgroup = cgroup;
+                            k.cgroup_ns = ns;
                             // perf's `he->ip` of a chain entry: the address as sampled.
                             // Only its own rows (`--children`) ask for the entry's line;
                             // each asking counts towards perf's addr2line failure limit.
@@ -1202,6 +1260,8 @@ pub fn write_report(
                             let mut stand_in = Row::stand_in(Key {
                                 time: 0,
                                 socket: 0,
+                                cgroup: 0,
+                                cgroup_ns: (0, 0),
                                 ..k.clone()
                             });
                             stand_in.map_dso = c.dso.map(short_dso);
@@ -1239,7 +1299,26 @@ pub fn write_report(
                     }
                 }
             }
-            other => machine.apply(&other),
+            other => {
+                match other {
+                    Event::Cgroup { cgroup, path, .. } => {
+                        cgroups
+                            .entry(cgroup)
+                            .or_insert_with(|| String::from_utf8_lossy(path).into_owned());
+                    }
+                    Event::Namespaces { tid, links, .. } => {
+                        let ns = links.iter().nth(CGROUP_NS_INDEX).unwrap_or((0, 0));
+                        cgroup_ns.insert(tid, ns);
+                    }
+                    Event::Task {
+                        exit: false, tid, ..
+                    } => {
+                        cgroup_ns.remove(&tid);
+                    }
+                    _ => {}
+                }
+                machine.apply(&other)
+            }
         }
     }
     // perf's `report__collapse_hists`: each event's rows merged again when a key asks
@@ -1362,6 +1441,7 @@ pub fn write_report(
             order,
             opts,
             &mut machine,
+            &cgroups,
             &mut text,
         );
         text.extend_from_slice(b"\n\n");
@@ -1443,8 +1523,20 @@ fn push_padded(line: &mut String, s: &str, w: usize, right: bool, cut: bool) {
 }
 
 /// The text of column `k` for a row; `sym_width` is the symbol column's width.
-fn cell(k: SortKey, key: &Key, t: &Totals, sym_width: usize, machine: &mut Machine) -> String {
+fn cell(
+    k: SortKey,
+    key: &Key,
+    t: &Totals,
+    sym_width: usize,
+    machine: &mut Machine,
+    cgroups: &HashMap<u64, String>,
+) -> String {
     match k {
+        SortKey::Cgroup if key.cgroup == 0 => "N/A".to_string(),
+        SortKey::Cgroup => cgroups
+            .get(&key.cgroup)
+            .map_or_else(|| "unknown".to_string(), String::clone),
+        SortKey::CgroupId => format!("{}/{:#x}", key.cgroup_ns.0, key.cgroup_ns.1),
         SortKey::Comm => key.comm.clone(),
         SortKey::Pid => format!("{:>7}:{}", key.pid, machine.comm(key.pid)),
         SortKey::Dso => key
@@ -1604,6 +1696,11 @@ fn key_cell(k: SortKey, text: &str, width: usize, last: bool) -> (String, usize)
             s.push_str(text);
             !(k == SortKey::Sym && last)
         }
+        // C's `%s`: as it is, lined up unless last.
+        SortKey::Cgroup | SortKey::CgroupId => {
+            s.push_str(text);
+            !last
+        }
         // C's `%-.*s`: cut to the width, not padded.
         SortKey::Time | SortKey::Trace | SortKey::Srcline | SortKey::Srcfile => {
             push_cut(&mut s, text, width);
@@ -1636,6 +1733,7 @@ fn write_table(
     order: ChainOrder,
     opts: &PerfReportOptions,
     machine: &mut Machine,
+    cgroups: &HashMap<u64, String>,
     out: &mut Vec<u8>,
 ) {
     let mut shown = output_order(h, columns, children, graph, order);
@@ -1699,7 +1797,7 @@ fn write_table(
         .iter()
         .map(|(k, t)| {
             keys.iter()
-                .map(|&s| cell(s, k, t, sym_width, machine))
+                .map(|&s| cell(s, k, t, sym_width, machine, cgroups))
                 .collect()
         })
         .collect();
@@ -1735,6 +1833,8 @@ fn write_table(
                 }
             } else if *k == SortKey::Sym {
                 w = sym_width;
+            } else if *k == SortKey::CgroupId {
+                // perf's column is 20 wide whatever it holds: its title's width.
             } else if *k == SortKey::Comm {
                 for (_, t) in &rows {
                     w = w.max(machine.comm(t.first_tid).len());

@@ -267,7 +267,7 @@ fn perf_report_refuses_keys_it_cannot_do_faithfully() {
         ("dso_from", "perf record -b"),
         ("sym,symbol_to", "perf record -b"),
         ("mem", "perf mem record"),
-        ("cgroup", "not supported"),
+        ("transaction", "not supported"),
         ("sym,weight", "not supported"),
         ("bogus", "unknown --sort key 'bogus'"),
     ] {

@@ -24,6 +24,7 @@ mod features;
 pub mod host;
 mod read;
 mod read_lists;
+mod sample;
 mod sample_read;
 pub mod write;
 
@@ -34,7 +35,8 @@ pub use features::{
 };
 pub use read::{
     Attr, DsoId, Event, EventGroup, FeatureSection, NamespaceLinks, PerfData, RawRecord, Records,
-    Sample, SampleId, UserRegs,
+    SampleId,
 };
+pub use sample::{Sample, UserRegs};
 pub use sample_read::ReadPeriods;
 pub use write::{AttrEntry, Features, PerfDataWriter};
