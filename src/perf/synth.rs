@@ -340,7 +340,7 @@ impl Synth {
     /// The records of one running process as perf's walk of every process (`-a`)
     /// writes them: per thread, a FORK (from the parent process for the leader, from
     /// the leader for the others), its NAMESPACES with [`Synth::namespaces`], its COMM;
-    /// right after the leader's, the MMAP2 of its mappings ([`Synth::maps`]). A process
+    /// right after the leader's, the MMAP2 of its mappings (`Synth::maps`). A process
     /// that ended meanwhile gives what could be read; one whose mappings cannot be read
     /// (no permission) gives no more than its leader's, as perf stops there.
     pub fn process(&self, pid: i32, data: bool) -> Vec<Vec<u8>> {
@@ -365,7 +365,7 @@ impl Synth {
 
     /// The records of one process perf is given (`-p`) for each of its threads: the
     /// COMM, then the NAMESPACES with [`Synth::namespaces`]; no FORK; the leader's
-    /// mappings after its own ([`Synth::maps`]). False with the records when the
+    /// mappings after its own (`Synth::maps`). False with the records when the
     /// leader's mappings could not be read, after which perf synthesizes no more.
     pub fn given_process(&self, pid: i32, data: bool) -> (Vec<Vec<u8>>, bool) {
         let mut out = Vec::new();
