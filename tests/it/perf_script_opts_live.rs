@@ -270,7 +270,8 @@ fn perf_script_opts_live_cpu_wide_files_match_perf() {
         &["--show-switch-events"],
         &[vec!["-C", "1", "--deltatime"], vec!["--show-round-events"]],
     );
-    // A ring of one page loses records under a system-wide syscall load.
+    // A ring of one page loses records under a system-wide syscall load: a burst of
+    // one-byte copies makes it certain.
     run(
         "perf",
         &[
@@ -286,7 +287,8 @@ fn perf_script_opts_live_cpu_wide_files_match_perf() {
             "--",
             "sh",
             "-c",
-            "for i in $(seq 300); do ls / >/dev/null; done",
+            "for i in $(seq 300); do ls / >/dev/null; done; \
+             dd if=/dev/zero of=/dev/null bs=1 count=200000 2>/dev/null",
         ],
         d,
     );
