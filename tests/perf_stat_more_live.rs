@@ -699,38 +699,20 @@ fn tool_events_as_perf() -> Result<(), String> {
     }
     // The command's CPU times are not taken in intervals (nor in the summary after
     // them): user_time and system_time are not counted there.
-    let a = run({
-        let mut c = on_workload(
-            "tracectl",
-            &[
-                "-I",
-                "200",
-                "--interval-count",
-                "2",
-                "-e",
-                "duration_time,user_time,system_time",
-            ],
-            3_000_000,
-        );
+    let intervals = |tool: &str| {
+        let args = [
+            "-I",
+            "200",
+            "--interval-count",
+            "2",
+            "-e",
+            "duration_time,user_time,system_time",
+        ];
+        let mut c = on_workload(tool, &args, 3_000_000);
         c.env("TRACECTL_GETPID_AFTER_MS", "300");
-        c
-    })?;
-    let b = run({
-        let mut c = on_workload(
-            "perf",
-            &[
-                "-I",
-                "200",
-                "--interval-count",
-                "2",
-                "-e",
-                "duration_time,user_time,system_time",
-            ],
-            3_000_000,
-        );
-        c.env("TRACECTL_GETPID_AFTER_MS", "300");
-        c
-    })?;
+        run(c)
+    };
+    let (a, b) = (intervals("tracectl")?, intervals("perf")?);
     let (ta, tb) = (text(&a.stderr), text(&b.stderr));
     if words_masked(&ta) != words_masked(&tb) {
         return Err(format!(

@@ -12,24 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::perf::{assert_same_lines, skip_reason};
-
-/// `cmd args` in `d`: its standard output, the test failing when it fails or when it
-/// warns (perf's readers warn on standard error of what they cannot read).
-fn run_clean(cmd: &str, args: &[&str], d: &Path) -> String {
-    let out = Command::new(cmd)
-        .current_dir(d)
-        .args(args)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{cmd} {args:?}: {err}");
-    assert!(
-        !err.to_lowercase().contains("warning"),
-        "{cmd} {args:?} warned: {err}"
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use crate::support::perf::{assert_same_lines, run_clean, skip_reason};
 
 fn tracectl() -> &'static str {
     env!("CARGO_BIN_EXE_tracectl")

@@ -38,6 +38,23 @@ pub fn run_with_env(cmd: &str, args: &[&str], cwd: &Path, env: &[(&str, &Path)])
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `cmd args` in `d`: its standard output, the test failing when it fails or when it
+/// warns (perf's readers warn on standard error of what they cannot read).
+pub fn run_clean(cmd: &str, args: &[&str], d: &Path) -> String {
+    let out = Command::new(cmd)
+        .current_dir(d)
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{cmd} {args:?}: {err}");
+    assert!(
+        !err.to_lowercase().contains("warning"),
+        "{cmd} {args:?} warned: {err}"
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Why a test that builds a C program cannot run here (no `cc`); None when it can.
 pub fn cc_missing() -> Option<&'static str> {
     let ok = Command::new("cc")
