@@ -691,6 +691,8 @@ fn tool_events_as_perf() -> Result<(), String> {
         &["-a", "--per-core", "-e", "duration_time,task-clock"],
         &["-a", "--per-socket", "-e", "duration_time"],
         &["-e", "{duration_time,cs}"],
+        &["-e", "{duration_time,task-clock,cs}"],
+        &["-x,", "-e", "{duration_time,task-clock,cs},page-faults"],
         &["-x,", "-e", "{cs,duration_time}"],
         &["-r", "2", "-x,", "-e", "duration_time,task-clock"],
     ];

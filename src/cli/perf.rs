@@ -9,8 +9,8 @@ use anyhow::{bail, Context as _, Result};
 use clap::{Parser, Subcommand};
 use tracectl::perf::delay::InitialDelay;
 use tracectl::perf::{
-    aggregate, delta, parse_event_list, set_tool_counts, Count, EventKind, EventSpec, GatedChild,
-    RunStats, Scope, StatSession, ToolReadings,
+    aggregate, delta, parse_event_list, set_tool_counts, unread_in_tool_group, Count, EventKind,
+    EventSpec, GatedChild, RunStats, Scope, StatSession, ToolReadings,
 };
 use tracectl::render::perf_stat::{
     self, HwMetric, StatGroup, StatRow, StatSplit, StatStyle, StatTarget,
@@ -697,7 +697,7 @@ fn rows<'a>(
 ) -> Vec<StatRow<'a>> {
     let row = |i: usize, count: Count, group: Option<StatGroup>| StatRow {
         name: &events[i].name,
-        is_clock: events[i].kind.is_clock(),
+        is_clock: events[i].kind.is_clock() && !unread_in_tool_group(events, i),
         msec: events[i].kind.is_clock() && !events[i].through_pmu,
         ns: matches!(events[i].kind, EventKind::Tool(_)),
         is_instructions: events[i].kind == EventKind::Hardware(1),

@@ -67,8 +67,8 @@ pub mod x86_insn;
 
 pub use spec::{parse_event_list, EventKind, EventSpec, SpecError, ToolEvent, TracepointLookup};
 pub use stat::{
-    aggregate, delta, set_tool_counts, Count, CountOptions, OpenError, RunStats, Scope,
-    StatSession, ToolReadings,
+    aggregate, delta, set_tool_counts, unread_in_tool_group, Count, CountOptions, OpenError,
+    RunStats, Scope, StatSession, ToolReadings,
 };
 pub use sys::{
     event_supported, page_size, raise_open_files_limit, set_fifo_priority, ChildExit,

@@ -372,8 +372,8 @@ pub fn set_tool_counts(
         if e.leader != i {
             continue;
         }
-        for (m, member) in events.iter().enumerate() {
-            if m != i && member.leader == i {
+        for m in 0..events.len() {
+            if unread_in_tool_group(events, m) && events[m].leader == i {
                 if let Some(slots) = counts.get_mut(m) {
                     slots.fill(Count::NotCounted);
                 }
@@ -402,6 +402,18 @@ pub fn set_tool_counts(
             };
         }
     }
+}
+
+/// Whether event `i` is a member of a group that a tool event leads: perf 6.1 fails to
+/// read those members, so they are not counted and add nothing to the statistics other
+/// rows' metrics come from (a clock among them gives no rates per second).
+pub fn unread_in_tool_group(events: &[EventSpec], i: usize) -> bool {
+    let leader = events[i].leader;
+    leader != i
+        && matches!(
+            events.get(leader).map(|l| &l.kind),
+            Some(EventKind::Tool(_))
+        )
 }
 
 /// Sum one event's slots into one count (perf's aggregation without `-A`).
