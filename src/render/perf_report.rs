@@ -1106,11 +1106,16 @@ pub fn write_report(
                             order == ChainOrder::Caller,
                             |unwound, n, l, raw, inlined, srcline| {
                                 entries.push((unwound, n));
+                                // perf matches the parent regex against the symbol of
+                                // each sampled address, not an inlined function's name
+                                // nor a frame that DWARF unwinding found.
+                                let checked = !unwound && inlined.is_none();
                                 locs.push((
                                     l,
                                     raw,
                                     inlined.map(Arc::<str>::from),
                                     srcline.map(str::to_string),
+                                    checked,
                                 ))
                             },
                         );
@@ -1146,7 +1151,8 @@ pub fn write_report(
                     // chain's first entry.
                     let parent = if wants_parent {
                         locs.iter()
-                            .filter_map(|(l, _, i, _)| i.as_deref().or(l.sym.map(|(n, _)| n)))
+                            .filter(|loc| loc.4)
+                            .filter_map(|(l, ..)| l.sym.map(|(n, _)| n))
                             .find(|n| opts.parent.is_match(n))
                             .map(str::to_string)
                     } else {
@@ -1192,7 +1198,7 @@ pub fn write_report(
                         // level of an unmapped address as the entry before it had it
                         // (the sample's own at the start).
                         let mut kernel = ip.kernel;
-                        for (mut l, raw, inlined, srcline) in locs {
+                        for (mut l, raw, inlined, srcline, _) in locs {
                             if l.dso.is_some() {
                                 kernel = l.kernel;
                             } else {

@@ -323,7 +323,8 @@ fn perf_report_sort_dso_size() {
 }
 
 /// `parent`: the first symbol of the chain, in print order, that `-p` matches
-/// (`[other]` when none does); `-p` alone adds the key after the others; `-x` hides
+/// (`[other]` when none does; inlined functions and DWARF-unwound frames are not
+/// matched); `-p` alone adds the key after the others; `-x` hides
 /// the `[other]` rows (all rows when `parent` is no key) and keeps the shares.
 #[test]
 fn perf_report_sort_parent() {
@@ -358,6 +359,23 @@ fn perf_report_sort_parent() {
         "tp-callchain.data",
         &["--sort", "comm", "-x"],
         "report.tp-callchain_comm_x.txt",
+    );
+    // The regex is matched against the symbol of each sampled address: not the
+    // inlined functions' names there, nor the frames DWARF unwinding finds.
+    check(
+        "inl-fp.data",
+        &["--sort", "parent", "-p", "^mix|^stir"],
+        "report.inl-fp_parent_inlined.txt",
+    );
+    check(
+        "inl-fp.data",
+        &["--sort", "parent,sym", "-p", "^work"],
+        "report.inl-fp_parent_work.txt",
+    );
+    check(
+        "inl-dwarf.data",
+        &["--sort", "parent", "-p", "^mix|^stir|^work|^main"],
+        "report.inl-dwarf_parent_inlined.txt",
     );
 }
 

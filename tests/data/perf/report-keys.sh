@@ -39,3 +39,6 @@ run inl-dwarf_srcline inl-dwarf.data --sort srcline
 run inl-dwarf_srcline,sym inl-dwarf.data --sort srcline,sym
 run inl-dwarf_sym,srcline inl-dwarf.data --sort sym,srcline
 run dwarf-calls_sym,srcline dwarf-calls.data --sort sym,srcline
+run inl-dwarf_parent_inlined inl-dwarf.data --sort parent -p '^mix|^stir|^work|^main'
+run inl-fp_parent_inlined inl-fp.data --sort parent -p '^mix|^stir'
+run inl-fp_parent_work inl-fp.data --sort parent,sym -p '^work'
