@@ -870,14 +870,6 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
     columns.default_sort = &keys;
     columns.children = tracectl::render::perf_report::accumulates(&o.file, opts.children);
     let columns = Columns::setup(&columns).map_err(anyhow::Error::msg)?;
-    if opts.symbol_filter.is_some() && opts.relative {
-        // perf 6.1 then takes the shares of the call graphs and the event count from
-        // totals its filter half recounts; tracectl does not copy that.
-        anyhow::bail!(
-            "--symbol-filter with --percentage relative is not supported; give \
-             --percentage absolute (the default) with the filter, or -S SYMBOLS"
-        );
-    }
     if opts.symbol_filter.is_some() && !columns.keys().contains(&SortKey::Sym) {
         anyhow::bail!(
             "--symbol-filter matches the rows' symbols: give sym among the sort keys \

@@ -359,6 +359,9 @@ struct EventHists {
     pairs: Vec<Vec<Totals>>,
     /// In a group leader's table: each other event's total period (of the shares).
     member_totals: Vec<u64>,
+    /// The period of the rows no filter hid before `--symbol-filter` did (perf's
+    /// `callchain_non_filtered_period`, counted as samples arrive), once it has.
+    before_symbol_filter: Option<u64>,
 }
 
 impl EventHists {
@@ -474,10 +477,19 @@ impl EventHists {
     /// too). perf counts the period of the rows left again for `--percentage
     /// relative`, not their samples.
     fn filter_by_symbol(&mut self, text: &str) {
+        self.before_symbol_filter = Some(self.unfiltered_period());
         for r in &mut self.rows {
             let holds = matches!(&r.key.sym, SymKey::Resolved { name, .. } if name.contains(text));
             r.filtered |= !holds;
         }
+    }
+
+    /// The period the call graphs' threshold is a share of with `--percentage
+    /// relative`: that of the rows the filters of the samples leave, as perf counts it
+    /// while the samples arrive, before `--symbol-filter` hides rows.
+    fn callchain_unfiltered_period(&self) -> u64 {
+        self.before_symbol_filter
+            .unwrap_or_else(|| self.unfiltered_period())
     }
 
     /// The period of the rows no filter hides (perf's `total_non_filtered_period`).
@@ -1970,7 +1982,11 @@ fn write_table(
                 // perf's call graphs take shares of the whole event, whatever
                 // `--percentage` says.
                 total: h.period,
-                threshold_total: total,
+                threshold_total: if opts.relative {
+                    h.callchain_unfiltered_period()
+                } else {
+                    total
+                },
                 row: if children { t.children } else { t.self_ },
                 sym_first: columns.sym_first,
                 folded_separator: sep,

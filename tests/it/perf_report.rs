@@ -693,6 +693,30 @@ fn perf_report_symbol_filter() {
         &["--symbol-filter=irq"],
         "report-g.mt-clock_--symbol-filter=irq.txt",
     );
+    // With `--percentage relative` the shares are of the rows shown (Children can pass
+    // 100%), and the call graphs' threshold stays a share of what the samples' own
+    // filters leave.
+    check_graph(
+        "calls.data",
+        &["--percentage", "relative", "--symbol-filter=a"],
+    );
+    for (extra, result) in [
+        (
+            &[
+                "--percentage",
+                "relative",
+                "--symbol-filter=a",
+                "--no-children",
+            ][..],
+            "report-g.mt-clock_--percentage_relative_--symbol-filter=a_--no-children.txt",
+        ),
+        (
+            &["--percentage", "relative", "--symbol-filter=_", "-n"],
+            "report-g.mt-clock_--percentage_relative_--symbol-filter=__-n.txt",
+        ),
+    ] {
+        check_with_kallsyms("mt-clock.data", "kallsyms-mt", extra, result);
+    }
 }
 
 /// perf refuses `-g` for samples without call chains (it prints an error and no

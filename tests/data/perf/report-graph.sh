@@ -54,3 +54,6 @@ run inl-dwarf.data --no-children
 run inl-dwarf.data -g callee
 run inl-dwarf.data -g folded --no-children
 run inl-dwarf.data --no-inline
+run calls.data --percentage relative --symbol-filter=a
+K=kallsyms-mt run mt-clock.data --percentage relative --symbol-filter=a --no-children
+K=kallsyms-mt run mt-clock.data --percentage relative --symbol-filter=_ -n
