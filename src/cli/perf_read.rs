@@ -635,7 +635,8 @@ pub struct ReportArgs {
     #[arg(short = 'U', long = "hide-unresolved")]
     hide_unresolved: bool,
     /// Show only the rows whose symbol's name holds this text (of the first event; the
-    /// others still count in the shares). Needs `sym` among the sort keys
+    /// others still count in the shares unless --percentage relative). Needs `sym` among
+    /// the sort keys
     #[arg(long = "symbol-filter", value_name = "TEXT")]
     symbol_filter: Option<String>,
     /// perf's spelling of --symbol-filter: a text after the options
