@@ -350,6 +350,7 @@ impl ObjectDwarf {
                 let mut entries = header.entries_raw(&abbrevs, None).ok()?;
                 let abbrev = entries.read_abbreviation().ok()??;
                 let (mut low, mut high, mut size, mut list) = (None, None, None, None);
+                let mut lines = None;
                 for spec in abbrev.attributes() {
                     let attr = entries.read_attribute(*spec).ok()?;
                     match (attr.name(), attr.value()) {
@@ -358,6 +359,9 @@ impl ObjectDwarf {
                         (gimli::DW_AT_high_pc, gimli::AttributeValue::Udata(n)) => size = Some(n),
                         (gimli::DW_AT_ranges, gimli::AttributeValue::RangeListsRef(r)) => {
                             list = Some(gimli::RangeListsOffset(r.0));
+                        }
+                        (gimli::DW_AT_stmt_list, gimli::AttributeValue::DebugLineRef(o)) => {
+                            lines = Some(o);
                         }
                         (
                             gimli::DW_AT_low_pc | gimli::DW_AT_high_pc | gimli::DW_AT_ranges,
@@ -392,8 +396,23 @@ impl ObjectDwarf {
                     add(begin, end);
                 } else if let (Some(begin), Some(size)) = (low, size) {
                     add(begin, begin.wrapping_add(size));
-                } else {
-                    return None;
+                } else if let Some(lines) = lines {
+                    // The line program's sequences (none in a unit of data only).
+                    let program = dwarf
+                        .debug_line
+                        .program(lines, header.address_size(), None, None)
+                        .ok()?;
+                    let mut rows = program.rows();
+                    let mut start = None;
+                    while let Some((_, row)) = rows.next_row().ok()? {
+                        if row.end_sequence() {
+                            if let Some(begin) = start.take() {
+                                add(begin, row.address());
+                            }
+                        } else if start.is_none() {
+                            start = Some(row.address());
+                        }
+                    }
                 }
             }
             Some(())
