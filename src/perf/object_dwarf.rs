@@ -8,7 +8,10 @@
 //! which one unit covers an address, a `Context` of that unit alone gives the same
 //! answers: `.debug_info` is inflated only as far as that unit's end (the inflater
 //! keeps its state to go on later) and the unit is read on its own. An address no
-//! `.debug_aranges` entry covers, or that several units' entries cover, and a unit
+//! `.debug_aranges` entry covers has no answer when none of the other ranges a
+//! whole-file `Context` finds units by covers it either (units' `DW_AT_ranges`, pc
+//! bounds, line sequences: read from the units' root entries alone). Such an address
+//! that those ranges do cover, one that several units' entries cover, and a unit
 //! that refers to entries outside itself (`DW_FORM_ref_addr`, type signatures,
 //! supplementary files), are answered from a `Context` of the whole file as before.
 //!
@@ -434,7 +437,9 @@ impl ObjectDwarf {
     ) -> Option<gimli::Abbreviations> {
         use gimli::Reader as _;
         let code = {
-            let mut r = header.range_from(gimli::UnitOffset(header.header_size())..).ok()?;
+            let mut r = header
+                .range_from(gimli::UnitOffset(header.header_size())..)
+                .ok()?;
             r.read_uleb128().ok()?
         };
         let table = self.abbrev.get(header.debug_abbrev_offset().0..)?;
