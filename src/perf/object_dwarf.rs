@@ -8,7 +8,10 @@
 //! which one unit covers an address, a `Context` of that unit alone gives the same
 //! answers: `.debug_info` is inflated only as far as that unit's end (the inflater
 //! keeps its state to go on later) and the unit is read on its own. An address no
-//! `.debug_aranges` entry covers, or that several units' entries cover, and a unit
+//! `.debug_aranges` entry covers has no answer when none of the other ranges a
+//! whole-file `Context` finds units by covers it either (units' `DW_AT_ranges`, pc
+//! bounds, line sequences: read from the units' root entries alone). Such an address
+//! that those ranges do cover, one that several units' entries cover, and a unit
 //! that refers to entries outside itself (`DW_FORM_ref_addr`, type signatures,
 //! supplementary files), are answered from a `Context` of the whole file as before.
 //!
@@ -202,7 +205,20 @@ pub(crate) struct ObjectDwarf {
     /// Each unit's own `Context` by its offset, made on first use; None for a unit not
     /// to be read alone.
     units: RefCell<HashMap<usize, Option<Arc<Context>>>>,
+    /// The address ranges a `Context` of the whole file finds units by that
+    /// `.debug_aranges` does not give (see [`ObjectDwarf::other_ranges`]), read when an
+    /// address no `.debug_aranges` entry covers is first asked about.
+    others: OnceCell<OtherRanges>,
     whole: OnceCell<Option<Arc<Context>>>,
+}
+
+/// The ranges by which addr2line finds units besides their `.debug_aranges` entries.
+enum OtherRanges {
+    /// The ranges, (begin, end) by begin.
+    Known(Vec<(u64, u64)>),
+    /// A unit whose ranges were not worked out (read only from its line program, an
+    /// indexed range list or address, or a unit that could not be read).
+    Unknown,
 }
 
 impl std::fmt::Debug for ObjectDwarf {
@@ -265,6 +281,7 @@ impl ObjectDwarf {
             aranges,
             sets,
             units: RefCell::default(),
+            others: OnceCell::new(),
             whole: OnceCell::new(),
         }
     }
@@ -283,6 +300,15 @@ impl ObjectDwarf {
             if own.is_some() {
                 return own;
             }
+        } else if matches!(self.covering(addr), Covering::None) {
+            // No unit of a whole-file `Context` would cover it either: it answers
+            // nothing, as no `Context` does.
+            let others = self.others.get_or_init(|| self.other_ranges());
+            if let OtherRanges::Known(ranges) = others {
+                if !ranges.iter().any(|&(b, e)| b <= addr && addr < e) {
+                    return None;
+                }
+            }
         }
         self.whole
             .get_or_init(|| {
@@ -291,6 +317,159 @@ impl ObjectDwarf {
                     .map(Arc::new)
             })
             .clone()
+    }
+
+    /// The ranges by which a whole-file `Context` finds units other than those of
+    /// `.debug_aranges`: addr2line takes a compilation unit's ranges from its root
+    /// entry's `DW_AT_ranges` when it has one (not from `.debug_aranges`), else from
+    /// its `.debug_aranges` entries, else from its `DW_AT_low_pc` and `DW_AT_high_pc`,
+    /// else from its line program's sequences. Only the root entries are read, each
+    /// with the one abbreviation it uses (not the unit's whole table).
+    fn other_ranges(&self) -> OtherRanges {
+        let Some(info) = self.info.borrow_mut().whole() else {
+            return OtherRanges::Unknown;
+        };
+        let dwarf = match self.dwarf_of(info, Arc::clone(&self.aranges_bytes)) {
+            Some(d) => d,
+            None => return OtherRanges::Unknown,
+        };
+        // The units with a non-empty `.debug_aranges` entry.
+        let mut with_aranges: Vec<usize> = self.aranges.iter().map(|a| a.unit).collect();
+        with_aranges.sort_unstable();
+        with_aranges.dedup();
+        let mut ranges = Vec::new();
+        let mut read = || -> Option<()> {
+            let mut headers = dwarf.debug_info.units();
+            while let Some(header) = headers.next().ok()? {
+                match header.type_() {
+                    gimli::UnitType::Type { .. }
+                    | gimli::UnitType::SplitType { .. }
+                    | gimli::UnitType::Partial => continue,
+                    gimli::UnitType::Compilation => {}
+                    _ => return None,
+                }
+                let offset = header.offset().as_debug_info_offset()?.0;
+                let abbrevs = self.root_abbreviation(&header)?;
+                let mut entries = header.entries_raw(&abbrevs, None).ok()?;
+                let abbrev = entries.read_abbreviation().ok()??;
+                let (mut low, mut high, mut size, mut list) = (None, None, None, None);
+                let mut lines = None;
+                for spec in abbrev.attributes() {
+                    let attr = entries.read_attribute(*spec).ok()?;
+                    match (attr.name(), attr.value()) {
+                        (gimli::DW_AT_low_pc, gimli::AttributeValue::Addr(a)) => low = Some(a),
+                        (gimli::DW_AT_high_pc, gimli::AttributeValue::Addr(a)) => high = Some(a),
+                        (gimli::DW_AT_high_pc, gimli::AttributeValue::Udata(n)) => size = Some(n),
+                        (gimli::DW_AT_ranges, gimli::AttributeValue::RangeListsRef(r)) => {
+                            list = Some(gimli::RangeListsOffset(r.0));
+                        }
+                        (gimli::DW_AT_stmt_list, gimli::AttributeValue::DebugLineRef(o)) => {
+                            lines = Some(o);
+                        }
+                        (
+                            gimli::DW_AT_low_pc | gimli::DW_AT_high_pc | gimli::DW_AT_ranges,
+                            gimli::AttributeValue::DebugAddrIndex(_)
+                            | gimli::AttributeValue::DebugRngListsIndex(_),
+                        ) => return None,
+                        _ => {}
+                    }
+                }
+                let mut add = |begin: u64, end: u64| {
+                    if begin < end {
+                        ranges.push((begin, end));
+                    }
+                };
+                if let Some(list) = list {
+                    let mut iter = dwarf
+                        .ranges
+                        .ranges(
+                            list,
+                            header.encoding(),
+                            low.unwrap_or(0),
+                            &dwarf.debug_addr,
+                            gimli::DebugAddrBase(0),
+                        )
+                        .ok()?;
+                    while let Some(r) = iter.next().ok()? {
+                        add(r.begin, r.end);
+                    }
+                } else if with_aranges.binary_search(&offset).is_ok() {
+                    // Found by its `.debug_aranges` entries, as `covering` finds it.
+                } else if let (Some(begin), Some(end)) = (low, high) {
+                    add(begin, end);
+                } else if let (Some(begin), Some(size)) = (low, size) {
+                    add(begin, begin.wrapping_add(size));
+                } else if let Some(lines) = lines {
+                    // The line program's sequences (none in a unit of data only).
+                    let program = dwarf
+                        .debug_line
+                        .program(lines, header.address_size(), None, None)
+                        .ok()?;
+                    let mut rows = program.rows();
+                    let mut start = None;
+                    while let Some((_, row)) = rows.next_row().ok()? {
+                        if row.end_sequence() {
+                            if let Some(begin) = start.take() {
+                                add(begin, row.address());
+                            }
+                        } else if start.is_none() {
+                            start = Some(row.address());
+                        }
+                    }
+                }
+            }
+            Some(())
+        };
+        match read() {
+            Some(()) => {
+                ranges.sort_unstable();
+                OtherRanges::Known(ranges)
+            }
+            None => OtherRanges::Unknown,
+        }
+    }
+
+    /// The abbreviations table of `header`'s unit cut down to the one its root entry
+    /// uses.
+    fn root_abbreviation(
+        &self,
+        header: &gimli::UnitHeader<Reader>,
+    ) -> Option<gimli::Abbreviations> {
+        use gimli::Reader as _;
+        let code = {
+            let mut r = header
+                .range_from(gimli::UnitOffset(header.header_size())..)
+                .ok()?;
+            r.read_uleb128().ok()?
+        };
+        let table = self.abbrev.get(header.debug_abbrev_offset().0..)?;
+        let mut r = gimli::EndianSlice::new(table, self.endian);
+        loop {
+            let start = table.len() - r.len();
+            let c = r.read_uleb128().ok()?;
+            if c == 0 {
+                return None;
+            }
+            r.read_uleb128().ok()?; // tag
+            r.read_u8().ok()?; // children
+            loop {
+                let (name, form) = (r.read_uleb128().ok()?, r.read_uleb128().ok()?);
+                if form == u64::from(gimli::DW_FORM_implicit_const.0) {
+                    r.read_sleb128().ok()?;
+                }
+                if name == 0 && form == 0 {
+                    break;
+                }
+            }
+            if c == code {
+                let end = table.len() - r.len();
+                let mut one = table.get(start..end)?.to_vec();
+                one.push(0);
+                let section = gimli::DebugAbbrev::new(&one, self.endian);
+                let parsed = section.abbreviations(gimli::DebugAbbrevOffset(0)).ok()?;
+                return Some(parsed);
+            }
+        }
     }
 
     /// Which units' `.debug_aranges` entries cover `addr`.
@@ -368,7 +547,12 @@ impl ObjectDwarf {
     /// A `Context` of these `.debug_info` and `.debug_aranges` bytes with the file's
     /// other sections.
     fn context(&self, info: Arc<[u8]>, aranges: Arc<[u8]>) -> Option<Context> {
-        let dwarf = gimli::Dwarf::load(|id| -> Result<Reader, gimli::Error> {
+        addr2line::Context::from_dwarf(self.dwarf_of(info, aranges)?).ok()
+    }
+
+    /// These `.debug_info` and `.debug_aranges` bytes with the file's other sections.
+    fn dwarf_of(&self, info: Arc<[u8]>, aranges: Arc<[u8]>) -> Option<gimli::Dwarf<Reader>> {
+        gimli::Dwarf::load(|id| -> Result<Reader, gimli::Error> {
             Ok(match id {
                 gimli::SectionId::DebugInfo => Reader::new(Arc::clone(&info), self.endian),
                 gimli::SectionId::DebugAranges => Reader::new(Arc::clone(&aranges), self.endian),
@@ -378,8 +562,7 @@ impl ObjectDwarf {
                 ),
             })
         })
-        .ok()?;
-        addr2line::Context::from_dwarf(dwarf).ok()
+        .ok()
     }
 
     /// Whether the abbreviations table `table` (from its start) uses only forms that
@@ -563,6 +746,7 @@ mod tests {
             aranges,
             sets: Vec::new(),
             units: RefCell::default(),
+            others: OnceCell::new(),
             whole: OnceCell::new(),
         };
         let one = |addr| match dwarf.covering(addr) {
