@@ -184,7 +184,9 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let args = args.into_iter().map(Into::into).collect();
-    run(Cli::try_parse_from(perf_record::attach_optional_values(args))?)
+    run(Cli::try_parse_from(perf_record::attach_optional_values(
+        args,
+    ))?)
 }
 
 /// The process's arguments as the command line is parsed: perf record's attached

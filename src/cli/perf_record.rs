@@ -184,6 +184,11 @@ pub struct RecordArgs {
     /// Child tasks are not followed (no inherit)
     #[arg(short = 'i', long = "no-inherit")]
     no_inherit: bool,
+    /// With a command, -p, -t or -u: one ring per thread instead of one per CPU; as
+    /// perf, the children are not followed and the samples carry no time (add -T for
+    /// it). Ignored with -a and -C
+    #[arg(long = "per-thread")]
+    per_thread: bool,
     /// Print nothing but errors
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -242,7 +247,7 @@ pub struct RecordArgs {
     /// (PERF_SAMPLE_CODE_PAGE_SIZE)
     #[arg(long = "code-page-size")]
     code_page_size: bool,
-    /// Record the time of each sample (always recorded; accepted as perf does)
+    /// Record the time of each sample (recorded without it too, but with --per-thread)
     #[arg(short = 'T', long = "timestamp")]
     timestamp: bool,
     /// Record the period of each sample, with -c too
@@ -790,8 +795,12 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         freq,
         call_graph,
         ring_pages,
-        // perf follows no children of the threads given with -t.
-        inherit: !args.no_inherit && args.tid.is_none(),
+        // perf follows no children of the threads given with -t, nor per thread.
+        inherit: !args.no_inherit
+            && args.tid.is_none()
+            && !(args.per_thread && cpus_of_scope.is_none()),
+        per_thread: args.per_thread,
+        sample_time: args.timestamp,
         no_samples: args.no_samples,
         only: match (args.all_user, args.all_kernel) {
             (true, _) => Some(Mode::User),
@@ -1041,8 +1050,7 @@ pub fn attach_optional_values(mut argv: Vec<std::ffi::OsString>) -> Vec<std::ffi
     while i < argv.len() && argv[i].as_encoded_bytes().starts_with(b"-") {
         i += 1;
     }
-    if argv.get(i).is_none_or(|a| a != "perf") || argv.get(i + 1).is_none_or(|a| a != "record")
-    {
+    if argv.get(i).is_none_or(|a| a != "perf") || argv.get(i + 1).is_none_or(|a| a != "record") {
         return argv;
     }
     let cmd = RecordArgs::command();
@@ -1085,7 +1093,8 @@ pub fn attach_optional_values(mut argv: Vec<std::ffi::OsString>) -> Vec<std::ffi
                     }
                 }
                 Some(false) => {
-                    if let (Some(long), Some(v)) = (arg.get_long(), rest.strip_prefix('=').or(Some(rest)))
+                    if let (Some(long), Some(v)) =
+                        (arg.get_long(), rest.strip_prefix('=').or(Some(rest)))
                     {
                         if !rest.is_empty() {
                             let mut cluster = word[..at].to_string();
