@@ -329,6 +329,11 @@ pub struct RecordArgs {
     /// the scheduler puts it)
     #[arg(long = "affinity", value_name = "MODE")]
     affinity: Option<String>,
+    /// Stop the recording once the file's records reach SIZE (a size with a B, K, M or G
+    /// suffix; 0 is no limit), after the write that reaches it, ending the command with
+    /// SIGTERM, as perf does
+    #[arg(long = "max-size", value_name = "SIZE")]
+    max_size: Option<String>,
     /// Output file (an existing one is renamed to FILE.old)
     #[arg(
         short = 'o',
@@ -562,6 +567,17 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
                     "tracectl: -m {m}: invalid argument for --mmap-pages/-m: give a number of \
                      pages, or a size with a B, K, M or G suffix"
                 );
+                return Ok(USAGE_ERROR);
+            }
+        },
+    };
+    // perf's --max-size: a size with B, K, M or G; 0 is no limit.
+    let max_size = match args.max_size.as_deref() {
+        None => None,
+        Some(m) => match size_with_suffix(m) {
+            Some(n) => (n > 0).then_some(n),
+            None => {
+                eprintln!("tracectl: --max-size {m}: give a size with a B, K, M or G suffix");
                 return Ok(USAGE_ERROR);
             }
         },
@@ -892,6 +908,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             level: perf_record_zstd::compression_level(l),
             mmap_len: ring_bytes as u32,
         }),
+        max_size,
         mmap_flush: args.mmap_flush.as_deref().map_or(1, |f| {
             perf_record_zstd::flush_bytes(perf_record_zstd::mmap_flush(f, ring_bytes))
         }),
@@ -920,6 +937,12 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     }
     if let Some(e) = &summary.cgroup_error {
         eprintln!("Couldn't synthesize cgroup events. ({e})");
+    }
+    if let Some(bytes) = summary.size_limit {
+        eprintln!(
+            "[ perf record: perf size limit reached ({} KB), stopping session ]",
+            bytes >> 10
+        );
     }
     eprintln!(
         "[ perf record: Woken up {} times to write data ]",
