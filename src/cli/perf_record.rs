@@ -987,6 +987,88 @@ fn reg_list(list: Option<&str>, option: &str) -> anyhow::Result<Option<u64>> {
     .transpose()
 }
 
+/// perf's reading of a short option whose value is optional (`-z`, `-I`): a value
+/// attached to it (`-z5`) is its value, a separate word is not (`-z 5` runs `5`). clap
+/// takes such a value only after `=`, so the attached form of a `tracectl perf record`
+/// command line is rewritten as the long option with `=` (`--compression-level=5`)
+/// before it is parsed. The words after the first one that is not an option or an
+/// option's value (the command and its arguments) are left alone.
+pub fn attach_optional_values(mut argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory as _;
+    // The words after `tracectl [--tracefs DIR] perf record`.
+    let mut i = 1;
+    while i < argv.len() && argv[i] == "--tracefs" {
+        i += 2;
+    }
+    while i < argv.len() && argv[i].as_encoded_bytes().starts_with(b"-") {
+        i += 1;
+    }
+    if !(argv.get(i).is_some_and(|a| a == "perf") && argv.get(i + 1).is_some_and(|a| a == "record"))
+    {
+        return argv;
+    }
+    let cmd = RecordArgs::command();
+    // Whether an option takes a value: Some(true) required (the next word when not
+    // attached), Some(false) optional (attached only).
+    let takes = |a: &clap::Arg| {
+        let n = a.get_num_args().unwrap_or_default();
+        (n.max_values() > 0 && a.get_action().takes_values()).then_some(n.min_values() > 0)
+    };
+    i += 2;
+    while i < argv.len() {
+        let Some(word) = argv[i].to_str().map(str::to_string) else {
+            return argv;
+        };
+        if word == "--" || !word.starts_with('-') || word == "-" {
+            return argv;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let required = !long.contains('=')
+                && cmd
+                    .get_arguments()
+                    .find(|a| a.get_long() == Some(long))
+                    .and_then(takes)
+                    == Some(true);
+            i += 1 + usize::from(required);
+            continue;
+        }
+        // A cluster of short options: the first that takes a value ends it.
+        let mut next = i + 1;
+        for (at, c) in word.char_indices().skip(1) {
+            let Some(arg) = cmd.get_arguments().find(|a| a.get_short() == Some(c)) else {
+                break;
+            };
+            let rest = &word[at + c.len_utf8()..];
+            match takes(arg) {
+                None => continue,
+                Some(true) => {
+                    if rest.is_empty() {
+                        next += 1;
+                    }
+                }
+                Some(false) => {
+                    if let (Some(long), Some(v)) =
+                        (arg.get_long(), rest.strip_prefix('=').or(Some(rest)))
+                    {
+                        if !rest.is_empty() {
+                            let mut cluster = word[..at].to_string();
+                            let own = format!("--{long}={v}");
+                            argv[i] = own.into();
+                            if cluster != "-" {
+                                argv.insert(i, std::mem::take(&mut cluster).into());
+                                next += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            break;
+        }
+        i = next;
+    }
+    argv
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1055,85 +1137,4 @@ mod tests {
         let e = configured("[record]\n\tbuild-id = mmap\n").unwrap_err();
         assert!(e.to_string().contains("not supported"), "{e}");
     }
-}
-
-/// perf's reading of a short option whose value is optional (`-z`, `-I`): a value
-/// attached to it (`-z5`) is its value, a separate word is not (`-z 5` runs `5`). clap
-/// takes such a value only after `=`, so the attached form of a `tracectl perf record`
-/// command line is rewritten as the long option with `=` (`--compression-level=5`)
-/// before it is parsed. The words after the first one that is not an option or an
-/// option's value (the command and its arguments) are left alone.
-pub fn attach_optional_values(mut argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    use clap::CommandFactory as _;
-    // The words after `tracectl [--tracefs DIR] perf record`.
-    let mut i = 1;
-    while i < argv.len() && argv[i] == "--tracefs" {
-        i += 2;
-    }
-    while i < argv.len() && argv[i].as_encoded_bytes().starts_with(b"-") {
-        i += 1;
-    }
-    if argv.get(i).is_none_or(|a| a != "perf") || argv.get(i + 1).is_none_or(|a| a != "record") {
-        return argv;
-    }
-    let cmd = RecordArgs::command();
-    // Whether an option takes a value: Some(true) required (the next word when not
-    // attached), Some(false) optional (attached only).
-    let takes = |a: &clap::Arg| {
-        let n = a.get_num_args().unwrap_or_default();
-        (n.max_values() > 0 && a.get_action().takes_values()).then_some(n.min_values() > 0)
-    };
-    i += 2;
-    while i < argv.len() {
-        let Some(word) = argv[i].to_str().map(str::to_string) else {
-            return argv;
-        };
-        if word == "--" || !word.starts_with('-') || word == "-" {
-            return argv;
-        }
-        if let Some(long) = word.strip_prefix("--") {
-            let required = !long.contains('=')
-                && cmd
-                    .get_arguments()
-                    .find(|a| a.get_long() == Some(long))
-                    .and_then(takes)
-                    == Some(true);
-            i += 1 + usize::from(required);
-            continue;
-        }
-        // A cluster of short options: the first that takes a value ends it.
-        let mut next = i + 1;
-        for (at, c) in word.char_indices().skip(1) {
-            let Some(arg) = cmd.get_arguments().find(|a| a.get_short() == Some(c)) else {
-                break;
-            };
-            let rest = &word[at + c.len_utf8()..];
-            match takes(arg) {
-                None => continue,
-                Some(true) => {
-                    if rest.is_empty() {
-                        next += 1;
-                    }
-                }
-                Some(false) => {
-                    if let (Some(long), Some(v)) =
-                        (arg.get_long(), rest.strip_prefix('=').or(Some(rest)))
-                    {
-                        if !rest.is_empty() {
-                            let mut cluster = word[..at].to_string();
-                            let own = format!("--{long}={v}");
-                            argv[i] = own.into();
-                            if cluster != "-" {
-                                argv.insert(i, std::mem::take(&mut cluster).into());
-                                next += 1;
-                            }
-                        }
-                    }
-                }
-            }
-            break;
-        }
-        i = next;
-    }
-    argv
 }
