@@ -138,7 +138,7 @@ pub enum Command {
 
 /// Run the command line; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(argv()) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -183,7 +183,16 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    run(Cli::try_parse_from(args)?)
+    let args = args.into_iter().map(Into::into).collect();
+    run(Cli::try_parse_from(perf_record::attach_optional_values(
+        args,
+    ))?)
+}
+
+/// The process's arguments as the command line is parsed: perf record's attached
+/// optional values made explicit ([`perf_record::attach_optional_values`]).
+pub(crate) fn argv() -> Vec<std::ffi::OsString> {
+    perf_record::attach_optional_values(std::env::args_os().collect())
 }
 
 /// What to try next, for the errors whose fix is another tracectl command; the library's

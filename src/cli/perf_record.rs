@@ -184,6 +184,11 @@ pub struct RecordArgs {
     /// Child tasks are not followed (no inherit)
     #[arg(short = 'i', long = "no-inherit")]
     no_inherit: bool,
+    /// With a command, -p, -t or -u: one ring per thread instead of one per CPU; as
+    /// perf, the children are not followed and the samples carry no time (add -T for
+    /// it). Ignored with -a and -C
+    #[arg(long = "per-thread")]
+    per_thread: bool,
     /// Print nothing but errors
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -242,7 +247,7 @@ pub struct RecordArgs {
     /// (PERF_SAMPLE_CODE_PAGE_SIZE)
     #[arg(long = "code-page-size")]
     code_page_size: bool,
-    /// Record the time of each sample (always recorded; accepted as perf does)
+    /// Record the time of each sample (recorded without it too, but with --per-thread)
     #[arg(short = 'T', long = "timestamp")]
     timestamp: bool,
     /// Record the period of each sample, with -c too
@@ -324,6 +329,11 @@ pub struct RecordArgs {
     /// the scheduler puts it)
     #[arg(long = "affinity", value_name = "MODE")]
     affinity: Option<String>,
+    /// Stop the recording once the file's records reach SIZE (a size with a B, K, M or G
+    /// suffix; 0 is no limit), after the write that reaches it, ending the command with
+    /// SIGTERM, as perf does
+    #[arg(long = "max-size", value_name = "SIZE")]
+    max_size: Option<String>,
     /// Output file (an existing one is renamed to FILE.old)
     #[arg(
         short = 'o',
@@ -438,7 +448,7 @@ fn event_filters(
     let exclude = format!("common_pid != {}", std::process::id());
     use clap::CommandFactory as _;
     let m = super::Cli::command()
-        .try_get_matches_from(std::env::args_os())
+        .try_get_matches_from(super::argv())
         .ok();
     let sub = m
         .as_ref()
@@ -557,6 +567,17 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
                     "tracectl: -m {m}: invalid argument for --mmap-pages/-m: give a number of \
                      pages, or a size with a B, K, M or G suffix"
                 );
+                return Ok(USAGE_ERROR);
+            }
+        },
+    };
+    // perf's --max-size: a size with B, K, M or G; 0 is no limit.
+    let max_size = match args.max_size.as_deref() {
+        None => None,
+        Some(m) => match size_with_suffix(m) {
+            Some(n) => (n > 0).then_some(n),
+            None => {
+                eprintln!("tracectl: --max-size {m}: give a size with a B, K, M or G suffix");
                 return Ok(USAGE_ERROR);
             }
         },
@@ -790,8 +811,12 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         freq,
         call_graph,
         ring_pages,
-        // perf follows no children of the threads given with -t.
-        inherit: !args.no_inherit && args.tid.is_none(),
+        // perf follows no children of the threads given with -t, nor per thread.
+        inherit: !args.no_inherit
+            && args.tid.is_none()
+            && !(args.per_thread && cpus_of_scope.is_none()),
+        per_thread: args.per_thread,
+        sample_time: args.timestamp,
         no_samples: args.no_samples,
         only: match (args.all_user, args.all_kernel) {
             (true, _) => Some(Mode::User),
@@ -883,6 +908,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             level: perf_record_zstd::compression_level(l),
             mmap_len: ring_bytes as u32,
         }),
+        max_size,
         mmap_flush: args.mmap_flush.as_deref().map_or(1, |f| {
             perf_record_zstd::flush_bytes(perf_record_zstd::mmap_flush(f, ring_bytes))
         }),
@@ -911,6 +937,12 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     }
     if let Some(e) = &summary.cgroup_error {
         eprintln!("Couldn't synthesize cgroup events. ({e})");
+    }
+    if let Some(bytes) = summary.size_limit {
+        eprintln!(
+            "[ perf record: perf size limit reached ({} KB), stopping session ]",
+            bytes >> 10
+        );
     }
     eprintln!(
         "[ perf record: Woken up {} times to write data ]",
@@ -955,9 +987,127 @@ fn reg_list(list: Option<&str>, option: &str) -> anyhow::Result<Option<u64>> {
     .transpose()
 }
 
+/// perf's reading of a short option whose value is optional (`-z`, `-I`): a value
+/// attached to it (`-z5`) is its value, a separate word is not (`-z 5` runs `5`). clap
+/// takes such a value only after `=`, so the attached form of a `tracectl perf record`
+/// command line is rewritten as the long option with `=` (`--compression-level=5`)
+/// before it is parsed. The words after the first one that is not an option or an
+/// option's value (the command and its arguments) are left alone.
+pub fn attach_optional_values(mut argv: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory as _;
+    // The words after `tracectl [--tracefs DIR] perf record`.
+    let mut i = 1;
+    while i < argv.len() && argv[i] == "--tracefs" {
+        i += 2;
+    }
+    while i < argv.len() && argv[i].as_encoded_bytes().starts_with(b"-") {
+        i += 1;
+    }
+    if !(argv.get(i).is_some_and(|a| a == "perf") && argv.get(i + 1).is_some_and(|a| a == "record"))
+    {
+        return argv;
+    }
+    let cmd = RecordArgs::command();
+    // Whether an option takes a value: Some(true) required (the next word when not
+    // attached), Some(false) optional (attached only).
+    let takes = |a: &clap::Arg| {
+        let n = a.get_num_args().unwrap_or_default();
+        (n.max_values() > 0 && a.get_action().takes_values()).then_some(n.min_values() > 0)
+    };
+    i += 2;
+    while i < argv.len() {
+        let Some(word) = argv[i].to_str().map(str::to_string) else {
+            return argv;
+        };
+        if word == "--" || !word.starts_with('-') || word == "-" {
+            return argv;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let required = !long.contains('=')
+                && cmd
+                    .get_arguments()
+                    .find(|a| a.get_long() == Some(long))
+                    .and_then(takes)
+                    == Some(true);
+            i += 1 + usize::from(required);
+            continue;
+        }
+        // A cluster of short options: the first that takes a value ends it.
+        let mut next = i + 1;
+        for (at, c) in word.char_indices().skip(1) {
+            let Some(arg) = cmd.get_arguments().find(|a| a.get_short() == Some(c)) else {
+                break;
+            };
+            let rest = &word[at + c.len_utf8()..];
+            match takes(arg) {
+                None => continue,
+                Some(true) => {
+                    if rest.is_empty() {
+                        next += 1;
+                    }
+                }
+                Some(false) => {
+                    if let (Some(long), Some(v)) =
+                        (arg.get_long(), rest.strip_prefix('=').or(Some(rest)))
+                    {
+                        if !rest.is_empty() {
+                            let mut cluster = word[..at].to_string();
+                            let own = format!("--{long}={v}");
+                            argv[i] = own.into();
+                            if cluster != "-" {
+                                argv.insert(i, std::mem::take(&mut cluster).into());
+                                next += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            break;
+        }
+        i = next;
+    }
+    argv
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// perf's optional values of short options: attached only. `-z5` and `-qz3` are
+    /// levels, `-z 5` is no level and runs `5`; an `-o` value or the command's own
+    /// `-z5` are left alone.
+    #[test]
+    fn attached_optional_values_become_long_options() {
+        let rewrite = |line: &str| -> String {
+            let argv = line.split(' ').map(std::ffi::OsString::from).collect();
+            let out: Vec<String> = attach_optional_values(argv)
+                .into_iter()
+                .map(|a| a.into_string().unwrap())
+                .collect();
+            out.join(" ")
+        };
+        let same = |line: &str| assert_eq!(rewrite(line), line);
+        assert_eq!(
+            rewrite("t perf record -z5 true"),
+            "t perf record --compression-level=5 true"
+        );
+        assert_eq!(
+            rewrite("t --tracefs /x perf record -o f -qz3 -a"),
+            "t --tracefs /x perf record -o f -q --compression-level=3 -a"
+        );
+        assert_eq!(
+            rewrite("t perf record -Iax,bx -e cpu-clock true"),
+            "t perf record --intr-regs=ax,bx -e cpu-clock true"
+        );
+        same("t perf record -z 5");
+        same("t perf record -z");
+        same("t perf record -o -z5 true");
+        same("t perf record --output -z5 true");
+        same("t perf record sh -z5");
+        same("t perf record -- sh -z5");
+        same("t perf script -z5");
+        same("t record -z5");
+    }
 
     fn configured(text: &str) -> Result<Option<BuildIds>> {
         let c = PerfConfig::from_text(text.as_bytes(), std::path::Path::new("perfconfig"));

@@ -85,6 +85,14 @@ pub struct SampleOptions {
     /// The tracking event asks the kernel for the BPF programs loaded while recording
     /// (`bpf_event`); off with `--no-bpf-event`.
     pub bpf_events: bool,
+    /// `--per-thread`: a task scope (not CPUs) is sampled with one counter and one ring
+    /// per thread on any CPU (cpu -1) instead of one per CPU; as perf, the tasks' children
+    /// are not followed and the samples carry no time unless `sample_time` asks for it
+    /// (tracepoints keep theirs). Ignored for a scope of CPUs, as perf ignores it there.
+    pub per_thread: bool,
+    /// `-T`: the samples carry their time even where perf would leave it out
+    /// (`--per-thread`).
+    pub sample_time: bool,
 }
 
 impl SampleOptions {
@@ -111,6 +119,8 @@ impl SampleOptions {
             running_time: false,
             callchain_only: None,
             bpf_events: true,
+            per_thread: false,
+            sample_time: false,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -397,13 +407,23 @@ impl RecordSession {
         } else {
             events
         };
-        let (pids, cpus): (Vec<i32>, Vec<u32>) = match scope {
-            RecordScope::Cpus(c) => (vec![-1], c.clone()),
-            RecordScope::Threads(t) => (t.clone(), online.to_vec()),
-            RecordScope::Command(p) => (vec![*p], online.to_vec()),
+        let per_thread = opts.per_thread && !matches!(scope, RecordScope::Cpus(_));
+        let online: Vec<i32> = match per_thread {
+            true => vec![-1],
+            false => online.iter().map(|&c| c as i32).collect(),
+        };
+        let (pids, cpus): (Vec<i32>, Vec<i32>) = match scope {
+            RecordScope::Cpus(c) => (vec![-1], c.iter().map(|&c| c as i32).collect()),
+            RecordScope::Threads(t) => (t.clone(), online),
+            RecordScope::Command(p) => (vec![*p], online),
         };
         // PERIOD is per event: with a frequency, with -P, and on tracepoints.
-        let mut sample_type = sample::IP | sample::TID | sample::TIME;
+        let mut sample_type = sample::IP | sample::TID;
+        // As perf: per-thread samples are not stamped unless -T asks (a tracepoint's
+        // are, below).
+        if !per_thread || opts.sample_time {
+            sample_type |= sample::TIME;
+        }
         if opts.call_graph != CallGraph::None {
             sample_type |= sample::CALLCHAIN;
         }
@@ -444,7 +464,7 @@ impl RecordSession {
             let dummy = tracking_dummy && i == events.len() - 1;
             let mut bits = 0;
             if tracepoint {
-                bits |= sample::RAW | sample::CPU | sample::PERIOD;
+                bits |= sample::RAW | sample::CPU | sample::PERIOD | sample::TIME;
             }
             if opts.fields.period
                 || (!dummy && !tracepoint && !e.kind.samples_every_hit() && opts.period.is_none())
@@ -479,8 +499,8 @@ impl RecordSession {
             delay: opts.delay,
             read_times: opts.inherit_stat || opts.running_time,
         };
-        // The ring of each CPU: an index into `counters`.
-        let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len()];
+        // The ring of each CPU (of each thread, per thread): an index into `counters`.
+        let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len().max(pids.len())];
         // Where each event's counters start in `counters` (every event has one per slot,
         // in the same order, so a member finds its leader's at the same offset).
         let mut first_counter: Vec<usize> = Vec::with_capacity(events.len());
@@ -597,7 +617,8 @@ impl RecordSession {
                         let group = (!leads)
                             .then(|| first_counter.get(e.leader).map(|f| &s.counters[f + slot]))
                             .flatten();
-                        let c = match Counter::open(&attr, pid, cpu as i32, group) {
+                        let ring = if per_thread { pi } else { ci };
+                        let c = match Counter::open(&attr, pid, cpu, group) {
                             Ok(c) => c,
                             Err(err)
                                 if err.raw_os_error() == Some(libc::EINVAL)
@@ -628,10 +649,10 @@ impl RecordSession {
                             Err(source) => {
                                 return Err(RecordOpenError::Open(OpenError {
                                     event: e.name.clone(),
-                                    slot: if pid == -1 {
-                                        format!("CPU{cpu}")
-                                    } else {
-                                        format!("CPU{cpu} for task {pid}")
+                                    slot: match (pid, cpu) {
+                                        (-1, _) => format!("CPU{cpu}"),
+                                        (_, -1) => format!("task {pid}"),
+                                        _ => format!("CPU{cpu} for task {pid}"),
                                     },
                                     source,
                                 }))
@@ -647,14 +668,17 @@ impl RecordSession {
                         }
                         let wrap = |source: io::Error| OpenError {
                             event: name.clone(),
-                            slot: format!("CPU{cpu}"),
+                            slot: match cpu {
+                                -1 => format!("task {pid}"),
+                                _ => format!("CPU{cpu}"),
+                            },
                             source,
                         };
                         ids.push(c.id().map_err(wrap)?);
-                        match ring_of[ci] {
+                        match ring_of[ring] {
                             None => {
                                 s.rings.push(c.map_ring(opts.ring_pages).map_err(wrap)?);
-                                ring_of[ci] = Some(s.counters.len());
+                                ring_of[ring] = Some(s.counters.len());
                             }
                             Some(r) => c.set_output(&s.counters[r]).map_err(wrap)?,
                         }

@@ -88,6 +88,9 @@ pub struct Recording<'a> {
     /// `--mmap-flush`: a ring is read once it holds this many bytes (all of them are
     /// read at the end); 1 reads every ring at each wake-up.
     pub mmap_flush: u64,
+    /// `--max-size`: the recording stops (and the command gets SIGTERM) once the records
+    /// written reach this many bytes, as perf stops after the write that reaches it.
+    pub max_size: Option<u64>,
 }
 
 /// How `-z` compresses, and what the COMPRESSED feature says of it.
@@ -165,6 +168,8 @@ pub struct RecordSummary {
     pub cgroup_error: Option<io::Error>,
     /// With `-z`: what the compression did.
     pub compression: Option<CompressionSummary>,
+    /// `--max-size` stopped the recording: the bytes of records written then.
+    pub size_limit: Option<u64>,
 }
 
 /// A recording that failed: what was being done, and why.
@@ -425,6 +430,14 @@ pub fn record(
         ) {
             session.disable().ok();
             return ctx(Err(e), "writing perf.data");
+        }
+        if rec.max_size.is_some_and(|m| out.data_size() >= m) {
+            summary.size_limit = Some(out.data_size());
+            if let Some(c) = child.as_ref() {
+                // As perf: the command is ended with the session.
+                ctx(c.terminate(), "ending the command")?;
+            }
+            break;
         }
         if let Some(c) = child.as_mut() {
             // A hang-up comes as the task exits, a moment before it can be reaped.

@@ -1,4 +1,4 @@
-//! `tracectl perf record -z` (and `--compression-level=N`, `--mmap-flush`): the ring
+//! `tracectl perf record -z` (and `-z5`, `--compression-level=N`, `--mmap-flush`): the ring
 //! data in PERF_RECORD_COMPRESSED records and the COMPRESSED header, read by perf 6.1
 //! without a word on standard error, with the same samples in `perf script` as in
 //! `tracectl perf script`, and the ratio of the summary line in the header. Skips (with
@@ -58,6 +58,8 @@ fn perf_record_z_live_perf_reads_the_compressed_records() {
     let work = "ls -R /usr/share/doc >/dev/null; ls -R /usr/lib >/dev/null";
     for (file, level_opts, level) in [
         ("z1.data", &["-z"][..], 1),
+        // The level attached to the short option, as perf takes it.
+        ("z5.data", &["-z5"][..], 5),
         (
             "z3.data",
             &["--compression-level=3", "--mmap-flush", "16K"][..],
