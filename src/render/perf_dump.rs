@@ -48,7 +48,13 @@ impl<'f> RecordDump<'f> {
     /// sample, its fields). Errors name the record's offset when it cannot be decoded.
     pub fn write_record(&self, r: &RawRecord, out: &mut Vec<u8>) -> Result<(), PerfDataError> {
         let size = r.body.len() as u64 + 8;
-        out.extend_from_slice(format!("\n{:#x}@{} [{size:#x}]: event: {}\n", r.offset, self.shown, r.type_).as_bytes());
+        out.extend_from_slice(
+            format!(
+                "\n{:#x}@{} [{size:#x}]: event: {}\n",
+                r.offset, self.shown, r.type_
+            )
+            .as_bytes(),
+        );
         let mut bytes = Vec::with_capacity(size as usize);
         let e = self.file.endian();
         bytes.extend_from_slice(&e.u32_bytes(r.type_));
@@ -57,7 +63,11 @@ impl<'f> RecordDump<'f> {
         bytes.extend_from_slice(r.body);
         write_hex_dump(&bytes, out);
         let user = r.type_ >= 64;
-        let ev = if user { None } else { Some(self.file.decode(r)?) };
+        let ev = if user {
+            None
+        } else {
+            Some(self.file.decode(r)?)
+        };
         // perf's time stamp: the CPU and time of the sample or of the record's sample
         // id (zero for perf's own records).
         if !user && r.type_ != record::SAMPLE && !self.sample_id_all {
@@ -182,6 +192,33 @@ impl<'f> RecordDump<'f> {
                     out.extend_from_slice(b": unhandled!\n");
                 }
             }
+            78 => {
+                // EVENT_UPDATE: its kind, the event's id, then what it sets.
+                out.extend_from_slice(format!("\n... id:    {}\n", word(1)).as_bytes());
+                let data = r.body.get(16..).unwrap_or_default();
+                match word(0) {
+                    0 => {
+                        out.extend_from_slice(b"... unit:  ");
+                        out.extend_from_slice(until_nul(data));
+                        out.push(b'\n');
+                    }
+                    1 => {
+                        let scale = f64::from_bits(word(2));
+                        out.extend_from_slice(format!("... scale: {scale:.6}\n").as_bytes());
+                    }
+                    2 => {
+                        out.extend_from_slice(b"... name:  ");
+                        out.extend_from_slice(until_nul(data));
+                        out.push(b'\n');
+                    }
+                    3 => {
+                        out.extend_from_slice(b"... ");
+                        out.extend_from_slice(cpu_list(&cpu_map(data, e)).as_bytes());
+                        out.push(b'\n');
+                    }
+                    _ => out.extend_from_slice(b"... unknown type\n"),
+                }
+            }
             _ => out.extend_from_slice(b": unhandled!\n"),
         }
     }
@@ -207,7 +244,7 @@ impl<'f> RecordDump<'f> {
             let n = s.callchain_raw.len() / 8;
             out.extend_from_slice(format!("... FP chain: nr:{n}\n").as_bytes());
             for (i, ip) in s.callchain().enumerate() {
-                out.extend_from_slice(format!(".....  {i:2}: {ip:016x}\n").as_bytes());
+                out.extend_from_slice(format!("..... {i:2}: {ip:016x}\n").as_bytes());
             }
         }
         let regs = |what: &str, regs: &crate::perf::data::UserRegs, out: &mut Vec<u8>| {
@@ -285,7 +322,11 @@ impl<'f> RecordDump<'f> {
         let values = (s.read.len() / 8) as u64;
         for _ in 0..nr.min(values) {
             let value = next();
-            let id = if format & read_format::ID != 0 { next() } else { 0 };
+            let id = if format & read_format::ID != 0 {
+                next()
+            } else {
+                0
+            };
             out.extend_from_slice(format!("..... id {id:016x}, value {value:016x}").as_bytes());
             if format & read_format::LOST != 0 {
                 out.extend_from_slice(format!(", lost {}", next()).as_bytes());
@@ -329,6 +370,11 @@ fn sample_id(ev: &Event) -> SampleId {
         | Event::Other { id, .. } => id,
         Event::Sample(_) | Event::FinishedRound => SampleId::default(),
     }
+}
+
+/// The bytes of `b` before its first NUL.
+fn until_nul(b: &[u8]) -> &[u8] {
+    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
 }
 
 /// C's `%#lx`: `0` for zero, else `0x` and lowercase hex digits.
