@@ -48,10 +48,11 @@ impl<'f> RecordDump<'f> {
     /// sample, its fields). Errors name the record's offset when it cannot be decoded.
     pub fn write_record(&self, r: &RawRecord, out: &mut Vec<u8>) -> Result<(), PerfDataError> {
         let size = r.body.len() as u64 + 8;
+        let offset = self.file.stored_offset(r.offset);
         out.extend_from_slice(
             format!(
                 "\n{:#x}@{} [{size:#x}]: event: {}\n",
-                r.offset, self.shown, r.type_
+                offset, self.shown, r.type_
             )
             .as_bytes(),
         );
@@ -90,7 +91,7 @@ impl<'f> RecordDump<'f> {
                 out.push(b' ');
             }
         }
-        out.extend_from_slice(format!("{:#x} [{size:#x}]: ", r.offset).as_bytes());
+        out.extend_from_slice(format!("{:#x} [{size:#x}]: ", offset).as_bytes());
         match &ev {
             Some(Event::Sample(s)) => self.write_sample(r, s, out),
             Some(ev) => self.write_kernel_record(r, ev, out),
