@@ -26,9 +26,12 @@ const DEFAULT_RECORD_LIMIT: u64 = 256 << 20;
 /// shows them.
 pub(super) type Origin = (u64, u64, bool);
 
+/// The decompressed data section and where its parts came from.
+pub(super) type Inflated = (Vec<u8>, Vec<Origin>);
+
 /// The data section with every COMPRESSED record replaced by the records it holds,
 /// and where each part came from; None when the file has no COMPRESSED record.
-pub(super) fn inflate(file: &PerfData) -> Result<Option<(Vec<u8>, Vec<Origin>)>, PerfDataError> {
+pub(super) fn inflate(file: &PerfData) -> Result<Option<Inflated>, PerfDataError> {
     let mut first = true;
     let mut out: Vec<u8> = Vec::new();
     let mut origins: Vec<Origin> = Vec::new();
