@@ -105,6 +105,11 @@ pub struct ScriptArgs {
     /// Show the FINISHED_ROUND records, taking the records in the file's order
     #[arg(long = "show-round-events")]
     show_round_events: bool,
+    /// Dump every record as perf does (-D): its offset and size, its bytes in hex and
+    /// what it says, with each sample's fields (call chain entries, registers, stack
+    /// size, counter values) and the thread and file it was found in, before its line
+    #[arg(short = 'D', long = "dump-raw-trace")]
+    dump_raw_trace: bool,
     /// Show the BPF programs' KSYMBOL and BPF_EVENT records
     #[arg(long = "show-bpf-events")]
     show_bpf_events: bool,
@@ -209,6 +214,9 @@ impl ScriptArgs {
                 namespace: self.show_namespace_events,
                 cgroup: self.show_cgroup_events,
             },
+            dump: self
+                .dump_raw_trace
+                .then(|| self.input.input.display().to_string()),
         })
     }
 }
@@ -646,6 +654,11 @@ pub struct ReportArgs {
     /// share of all), and how many samples each event has
     #[arg(long = "stats")]
     stats: bool,
+    /// Instead of the table: every record as perf dumps it (-D), its offset and size,
+    /// its bytes in hex and what it says, with each sample's fields and the thread and
+    /// file it was found in, then the counts of --stats
+    #[arg(short = 'D', long = "dump-raw-trace", conflicts_with_all = ["stats", "tasks", "mmaps"])]
+    dump_raw_trace: bool,
     /// Instead of the table: the threads the records name, each under the thread that
     /// forked it (pid, tid, parent's tid, comm)
     #[arg(long = "tasks")]
@@ -732,14 +745,17 @@ fn sample_filter(
 /// `perf report --stats`, `--tasks` and `--mmaps`: what the records say, after the
 /// header block when asked for.
 fn report_records(a: &ReportArgs) -> Result<i32> {
-    use tracectl::render::perf_report_tasks::{write_stats, write_tasks};
+    use tracectl::render::perf_report_tasks::{write_dump, write_stats, write_tasks};
     let o = open(&a.input.input, &a.symbols)?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     if let Some(b) = a.header.block(&o.file)? {
         out.write_all(&b)?;
     }
-    if a.stats {
+    if a.dump_raw_trace {
+        let shown = a.input.input.display().to_string();
+        write_dump(&o.file, o.machine, o.catalog.as_ref(), &shown, &mut out)?;
+    } else if a.stats {
         write_stats(&o.file, o.catalog.as_ref(), !a.no_skip_empty, &mut out)?;
     } else {
         write_tasks(&o.file, a.mmaps, &mut out)?;
@@ -759,7 +775,7 @@ pub fn report(_ctx: &Context, a: ReportArgs) -> Result<i32> {
              counts of records and samples, or --tasks/--mmaps for the threads"
         );
     }
-    if a.stats || a.tasks || a.mmaps {
+    if a.stats || a.tasks || a.mmaps || a.dump_raw_trace {
         return report_records(&a);
     }
     use tracectl::render::perf_callgraph::{CallGraph, ChainOrder, GraphMode};

@@ -68,6 +68,25 @@ pub fn ordered_records(file: &PerfData) -> Result<(Vec<RawRecord<'_>>, u64), Per
 /// `nr_unordered_events`, which it warns of: "N out of order events recorded.").
 pub fn for_each_ordered<'a, E: From<PerfDataError>>(
     file: &'a PerfData,
+    f: impl FnMut(RawRecord<'a>) -> Result<(), E>,
+) -> Result<u64, E> {
+    ordered_walk(file, false, f)
+}
+
+/// [`for_each_ordered`] that also hands over the FINISHED_ROUND and FINISHED_INIT
+/// records, each when it is read (a round's before the records it releases), as perf
+/// takes them: what `-D` shows.
+pub fn for_each_ordered_with_marks<'a, E: From<PerfDataError>>(
+    file: &'a PerfData,
+    f: impl FnMut(RawRecord<'a>) -> Result<(), E>,
+) -> Result<u64, E> {
+    ordered_walk(file, true, f)
+}
+
+/// [`for_each_ordered`], with the round and init records handed over when `marks`.
+fn ordered_walk<'a, E: From<PerfDataError>>(
+    file: &'a PerfData,
+    marks: bool,
     mut f: impl FnMut(RawRecord<'a>) -> Result<(), E>,
 ) -> Result<u64, E> {
     fn flush<'a, E>(
@@ -92,11 +111,17 @@ pub fn for_each_ordered<'a, E: From<PerfDataError>>(
     for r in file.records() {
         let r = r?;
         if r.type_ == record::FINISHED_ROUND {
+            if marks {
+                f(r)?;
+            }
             flush(&mut queue, next_flush, &mut released, &mut f)?;
             next_flush = max_ts;
             continue;
         }
         if r.type_ == record::FINISHED_INIT {
+            if marks {
+                f(r)?;
+            }
             continue;
         }
         match file.time_of(&r) {
@@ -1072,6 +1097,12 @@ impl Machine {
     /// [`Machine::symbol_at`] with where the symbol ends.
     pub fn symbol_span_at(&self, object: ObjectId, addr: u64) -> Option<(&str, u64, u64)> {
         self.symbols(object.0)?.find_span(addr)
+    }
+
+    /// The name perf gives `object` (its `long_name`): the path as recorded,
+    /// `[kernel.kallsyms]`.
+    pub fn object_name(&self, object: ObjectId) -> &str {
+        &self.dsos[object.0].name
     }
 
     /// The object an address of process `pid` sampled in `cpumode` falls in, its

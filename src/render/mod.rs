@@ -8,6 +8,7 @@ pub mod json;
 pub mod kernel;
 pub mod pairs;
 pub mod perf_callgraph;
+pub mod perf_dump;
 pub mod perf_header;
 pub mod perf_report;
 pub mod perf_report_fields;

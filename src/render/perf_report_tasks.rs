@@ -7,8 +7,10 @@ use std::io::Write;
 
 use crate::event::KallsymsSource;
 use crate::perf::data::abi::record;
+use crate::perf::data::ReadPeriods;
 use crate::perf::data::{Event, PerfData, PerfDataError, PerfDataErrorKind};
-use crate::perf::machine::{for_each_ordered, Machine};
+use crate::perf::machine::{for_each_ordered, for_each_ordered_with_marks, Machine};
+use crate::render::perf_dump::{write_sample_place, RecordDump, REPORT_HEAD};
 use crate::render::perf_script::event_name;
 use crate::render::perf_sideband::record_name;
 use crate::render::tracecmd::DatCatalog;
@@ -80,6 +82,40 @@ pub fn write_stats(
     }
     out.write_all(text.as_bytes())
         .map_err(|e| PerfDataError::new(file.path(), "output", 0, PerfDataErrorKind::Io(e)))
+}
+
+/// `perf report -D`: every record dumped as perf takes it (see [`RecordDump`]), each
+/// sample with the thread and file it was found in on `machine`, then the counts of
+/// `--stats`.
+pub fn write_dump(
+    file: &PerfData,
+    mut machine: Machine,
+    catalog: Option<&DatCatalog>,
+    shown: &str,
+    out: &mut dyn Write,
+) -> Result<(), PerfDataError> {
+    let io = |e| PerfDataError::new(file.path(), "output", 0, PerfDataErrorKind::Io(e));
+    let dump = RecordDump::new(file, shown, true);
+    let mut buf: Vec<u8> = REPORT_HEAD.as_bytes().to_vec();
+    let mut periods = ReadPeriods::default();
+    for_each_ordered_with_marks(file, |r| {
+        dump.write_record(&r, &mut buf)?;
+        if r.type_ == record::SAMPLE {
+            let s = file.sample(&r)?;
+            for s in periods.split(file, s) {
+                write_sample_place(&machine, &s, &mut buf);
+            }
+        } else if r.type_ < 64 {
+            machine.apply(&file.decode(&r)?);
+        }
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf).map_err(io)?;
+            buf.clear();
+        }
+        Ok::<(), PerfDataError>(())
+    })?;
+    out.write_all(&buf).map_err(io)?;
+    write_stats(file, catalog, true, out)
 }
 
 /// `perf report --tasks` (and with `mmaps`, `--mmaps`): the threads the COMM, FORK

@@ -15,8 +15,11 @@ use crate::perf::data::abi::{attr_flag, attr_type, record, sample};
 use crate::perf::data::{
     Attr, ClockData, Event, PerfData, PerfDataError, RawRecord, ReadPeriods, Sample,
 };
-use crate::perf::machine::{for_each_ordered, ordered_records, Location, Machine};
+use crate::perf::machine::{
+    for_each_ordered, for_each_ordered_with_marks, ordered_records, Location, Machine,
+};
 use crate::perf::srcline::{SourceLines, SRCLINE_UNKNOWN};
+use crate::render::perf_dump::{write_sample_place, RecordDump};
 use crate::render::perf_script_fields as extra;
 use crate::render::tracecmd::{Catalog, DatCatalog};
 
@@ -488,6 +491,8 @@ pub struct ScriptOptions {
     pub stop_bt: Vec<String>,
     /// Side-band records shown.
     pub show: SideBand,
+    /// Every record dumped as perf's `-D` does, the input named as given here.
+    pub dump: Option<String>,
 }
 
 impl Default for ScriptOptions {
@@ -506,6 +511,7 @@ impl Default for ScriptOptions {
             max_stack: DEFAULT_MAX_STACK,
             stop_bt: Vec::new(),
             show: SideBand::default(),
+            dump: None,
         }
     }
 }
@@ -1123,11 +1129,27 @@ impl<'f> PerfScript<'f> {
         let mut trace = catalog.as_ref().map(TraceText::new);
         let in_file_order = self.opts.show.round;
         let mut read_periods = ReadPeriods::default();
+        let with_marks = self.opts.dump.is_some();
+        let raw_dump = self
+            .opts
+            .dump
+            .as_deref()
+            .map(|shown| RecordDump::new(file, shown, false));
         let mut each = |r: RawRecord<'f>| {
             self.reached.store(r.offset, Ordering::Relaxed);
+            if let Some(d) = &raw_dump {
+                d.write_record(&r, &mut buf)?;
+            }
             if r.type_ == record::SAMPLE {
                 file.with_sample(&r, |s| {
-                    if let Some(d) = dump.as_deref_mut() {
+                    if raw_dump.is_some() {
+                        // perf resolves each sample it delivers: the thread and file
+                        // before its line.
+                        for s in read_periods.split(file, *s) {
+                            write_sample_place(&self.machine, &s, &mut buf);
+                            self.write_sample(&s, trace.as_mut(), &mut buf);
+                        }
+                    } else if let Some(d) = dump.as_deref_mut() {
                         let split = if s.read.is_empty() {
                             vec![*s]
                         } else {
@@ -1149,6 +1171,10 @@ impl<'f> PerfScript<'f> {
                     }
                     Ok::<(), io::Error>(())
                 })??;
+            } else if raw_dump.is_some()
+                && matches!(r.type_, record::FINISHED_ROUND | record::FINISHED_INIT)
+            {
+                // Dumped above.
             } else if r.type_ == record::FINISHED_ROUND {
                 // Reached only in the file's order, which --show-round-events asks for.
                 buf.extend_from_slice(b"PERF_RECORD_FINISHED_ROUND\n");
@@ -1175,6 +1201,8 @@ impl<'f> PerfScript<'f> {
         let done = if in_file_order {
             file.records()
                 .try_for_each(|r| each(r.map_err(ScriptError::from)?))
+        } else if with_marks {
+            for_each_ordered_with_marks(file, each).map(|late| self.out_of_order = late)
         } else {
             for_each_ordered(file, each).map(|late| self.out_of_order = late)
         };

@@ -475,3 +475,49 @@ fn perf_options_given_twice_as_perf_takes_them() {
     assert!(ok, "{err}");
     same_lines(&both, &last, "-s cpu -s pid");
 }
+
+/// `-D`: every record with its offset, size, bytes and perf's decode, each sample's
+/// call chain entries and the thread and file it was found in, before its line.
+#[test]
+fn perf_script_dump_raw_trace_is_perfs() {
+    check("inl-fp.data", &["-D"], "inl-fp.D.script");
+}
+
+/// `perf report -D`: the dump (user registers and stack copy sizes of dwarf samples),
+/// then the counts of each record type and event.
+#[test]
+fn perf_report_dump_raw_trace_is_perfs() {
+    let args = [
+        "perf",
+        "report",
+        "-D",
+        "-i",
+        "dwarf-calls.data",
+        "--symfs",
+        "symfs",
+        "--kallsyms",
+        "kallsyms",
+    ];
+    let (out, err, ok) = tracectl(&args);
+    assert!(ok, "tracectl {args:?} failed: {err}");
+    let want = std::fs::read_to_string(dir().join("results/dwarf-calls.D.report")).unwrap();
+    same_lines(&out, &want, "dwarf-calls.D.report");
+}
+
+/// `-D` of a file cut short: the records before the cut are dumped, then an error
+/// naming the file and the offset, no panic.
+#[test]
+fn perf_dump_raw_trace_of_a_cut_file_names_the_offset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.data");
+    let orig = std::fs::read(dir().join("inl-fp.data")).unwrap();
+    std::fs::write(&bad, &orig[..orig.len() / 2]).unwrap();
+    for verb in ["script", "report"] {
+        let (_, err, ok) = tracectl(&["perf", verb, "-D", "-i", bad.to_str().unwrap()]);
+        assert!(!ok, "{verb}");
+        assert!(
+            err.contains("bad.data") && err.contains("offset") && !err.contains("panick"),
+            "{verb}: {err}"
+        );
+    }
+}

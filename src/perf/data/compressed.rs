@@ -20,11 +20,21 @@ use super::{PerfDataError, PerfDataErrorKind};
 /// (perf's own buffer is the ring buffer's size, `comp_mmap_len`).
 const DEFAULT_RECORD_LIMIT: u64 = 256 << 20;
 
-/// The data section with every COMPRESSED record replaced by the records it holds;
-/// None when the file has no COMPRESSED record.
-pub(super) fn inflate(file: &PerfData) -> Result<Option<Vec<u8>>, PerfDataError> {
+/// Where a stretch of the decompressed data came from: `(start in the data, file
+/// offset, whether it is a COMPRESSED record's)`. A stretch of plain records keeps its
+/// offsets; every record out of a COMPRESSED one is at that record's offset, as perf
+/// shows them.
+pub(super) type Origin = (u64, u64, bool);
+
+/// The decompressed data section and where its parts came from.
+pub(super) type Inflated = (Vec<u8>, Vec<Origin>);
+
+/// The data section with every COMPRESSED record replaced by the records it holds,
+/// and where each part came from; None when the file has no COMPRESSED record.
+pub(super) fn inflate(file: &PerfData) -> Result<Option<Inflated>, PerfDataError> {
     let mut first = true;
     let mut out: Vec<u8> = Vec::new();
+    let mut origins: Vec<Origin> = Vec::new();
     let mut decoder: Option<Decoder<'static>> = None;
     let limit = match file.compressed()? {
         Some(c) if c.mmap_len > 0 => u64::from(c.mmap_len),
@@ -36,6 +46,7 @@ pub(super) fn inflate(file: &PerfData) -> Result<Option<Vec<u8>>, PerfDataError>
         let r = r?;
         if r.type_ != record::COMPRESSED {
             if decoder.is_some() {
+                origins.push((out.len() as u64, r.offset, false));
                 out.extend_from_slice(file.record_bytes(&r));
             }
             continue;
@@ -44,6 +55,7 @@ pub(super) fn inflate(file: &PerfData) -> Result<Option<Vec<u8>>, PerfDataError>
             first = false;
             // The records before the first COMPRESSED one, as they are.
             let start = file.data_offset();
+            origins.push((0, start, false));
             out.extend_from_slice(&file.data_bytes()[..(r.offset - start) as usize]);
             let d = Decoder::new().map_err(|e| err(&r, PerfDataErrorKind::Io(e)))?;
             decoder = Some(d);
@@ -52,6 +64,7 @@ pub(super) fn inflate(file: &PerfData) -> Result<Option<Vec<u8>>, PerfDataError>
             continue;
         };
         let before = out.len() as u64;
+        origins.push((before, r.offset, true));
         let mut input = InBuffer::around(r.body);
         let mut chunk = [0u8; 64 << 10];
         loop {
@@ -80,7 +93,7 @@ pub(super) fn inflate(file: &PerfData) -> Result<Option<Vec<u8>>, PerfDataError>
             }
         }
     }
-    Ok(decoder.map(|_| out))
+    Ok(decoder.map(|_| (out, origins)))
 }
 
 /// The most compressed bytes one COMPRESSED record holds: perf keeps the record within

@@ -119,6 +119,9 @@ pub struct PerfData {
     /// The data section as the file header gives it.
     file_data: (u64, u64),
     features: Vec<FeatureSection>,
+    /// Where the parts of decompressed data came from (empty for a file without
+    /// COMPRESSED records); see [`PerfData::stored_offset`].
+    origins: Vec<super::compressed::Origin>,
 }
 
 /// The file's bytes: mapped from disk, or handed over in memory.
@@ -658,6 +661,7 @@ impl PerfData {
             data_size,
             file_data: (data_off, data_size),
             features,
+            origins: Vec::new(),
         };
         f.read_event_desc()?;
         for (i, a) in f.attrs.iter().enumerate() {
@@ -683,7 +687,7 @@ impl PerfData {
             .iter()
             .map(|a| SampleLayout::of(a.sample_type))
             .collect();
-        if let Some(data) = super::compressed::inflate(&f)? {
+        if let Some((data, origins)) = super::compressed::inflate(&f)? {
             // The decompressed records follow the file's bytes: the feature sections
             // keep their offsets, and a record's offset past the file's end is one in
             // the decompressed data.
@@ -691,10 +695,26 @@ impl PerfData {
             image.extend_from_slice(&f.bytes);
             f.data_offset = image.len() as u64;
             f.data_size = data.len() as u64;
+            f.origins = origins;
             image.extend_from_slice(&data);
             f.bytes = Bytes::Owned(image);
         }
         Ok(f)
+    }
+
+    /// The file offset perf gives a record at `offset` of [`PerfData::records`]: the
+    /// same, but for a record out of a COMPRESSED one, which is at that one's offset.
+    pub fn stored_offset(&self, offset: u64) -> u64 {
+        if self.origins.is_empty() || offset < self.data_offset {
+            return offset;
+        }
+        let at = offset - self.data_offset;
+        let k = self.origins.partition_point(|o| o.0 <= at);
+        match k.checked_sub(1).map(|k| self.origins[k]) {
+            Some((start, file, false)) => file + (at - start),
+            Some((_, file, true)) => file,
+            None => offset,
+        }
     }
 
     /// The whole record `r` (header and body) as it is in the file.

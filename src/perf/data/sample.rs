@@ -41,6 +41,9 @@ pub struct Sample<'a> {
     /// `STACK_USER`: the user stack from the stack pointer up, as much as the kernel
     /// could copy (its `dyn_size`; empty when none was taken).
     pub user_stack: &'a [u8],
+    /// Where `STACK_USER`'s size word is, from the start of the record (0 without
+    /// `STACK_USER`): what `perf -D` shows as the stack's offset.
+    pub user_stack_offset: u32,
     /// The record's `misc` ([`abi::misc`]): the cpumode and the flags perf script's
     /// `-F misc` shows.
     pub misc: u16,
@@ -242,6 +245,7 @@ impl PerfData {
             raw,
             user_regs: UserRegs::default(),
             user_stack: &[],
+            user_stack_offset: 0,
             misc: r.misc,
             weight: 0,
             ins_lat: 0,
@@ -392,6 +396,7 @@ impl PerfData {
             }
         }
         if st & sample::STACK_USER != 0 {
+            s.user_stack_offset = (c.offset() - r.offset) as u32;
             let size = c.u64().map_err(sh)?;
             if size != 0 {
                 let data = c
