@@ -10,6 +10,7 @@ use crate::perf::data::abi::{read_format, record, sample};
 use crate::perf::data::{Event, PerfData, PerfDataError, RawRecord, Sample, SampleId};
 use crate::perf::machine::Machine;
 use crate::perf::regs::x86_64_reg_name;
+use crate::render::perf_header::ranges;
 use crate::render::perf_sideband::{record_name, write_record_text};
 
 /// What `perf report -D` prints before the records.
@@ -187,7 +188,7 @@ impl<'f> RecordDump<'f> {
             }
             74 => {
                 out.extend_from_slice(b": ");
-                out.extend_from_slice(cpu_list(&cpu_map(r.body, e)).as_bytes());
+                out.extend_from_slice(ranges(&cpu_map(r.body, e)).as_bytes());
                 out.push(b'\n');
                 if self.report {
                     out.extend_from_slice(b": unhandled!\n");
@@ -214,7 +215,7 @@ impl<'f> RecordDump<'f> {
                     }
                     3 => {
                         out.extend_from_slice(b"... ");
-                        out.extend_from_slice(cpu_list(&cpu_map(data, e)).as_bytes());
+                        out.extend_from_slice(ranges(&cpu_map(data, e)).as_bytes());
                         out.push(b'\n');
                     }
                     _ => out.extend_from_slice(b"... unknown type\n"),
@@ -462,26 +463,4 @@ fn cpu_map(body: &[u8], e: crate::endian::Endianness) -> Vec<i64> {
         _ => {}
     }
     cpus
-}
-
-/// A CPU list as perf prints it: runs as `first-last`, joined by commas.
-fn cpu_list(cpus: &[i64]) -> String {
-    let mut s = String::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 && cpus[i] >= 0 {
-            j += 1;
-        }
-        if !s.is_empty() {
-            s.push(',');
-        }
-        if j > i {
-            s.push_str(&format!("{}-{}", cpus[i], cpus[j]));
-        } else {
-            s.push_str(&cpus[i].to_string());
-        }
-        i = j + 1;
-    }
-    s
 }

@@ -589,13 +589,15 @@ fn bits(value: u64, names: &[(u64, &str)]) -> String {
         .join("|")
 }
 
-/// A sorted list of numbers as ranges: `0-23,32-199`.
-fn ranges(v: &[u32]) -> String {
+/// A sorted list of numbers as ranges: `0-23,32-199` (a negative number, such as a
+/// CPU map's -1 for any CPU, starts no range).
+pub(crate) fn ranges<T: Copy + Into<i64> + std::fmt::Display>(v: &[T]) -> String {
+    let n = |k: usize| -> i64 { v[k].into() };
     let mut s = String::new();
     let mut i = 0;
     while i < v.len() {
         let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+        while j + 1 < v.len() && n(j + 1) == n(j) + 1 && n(i) >= 0 {
             j += 1;
         }
         if !s.is_empty() {
@@ -629,7 +631,8 @@ mod tests {
     #[test]
     fn ranges_and_units_read_as_perf_prints_them() {
         assert_eq!(ranges(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
-        assert_eq!(ranges(&[]), "");
+        assert_eq!(ranges::<u32>(&[]), "");
+        assert_eq!(ranges(&[-1i64, 0, 1]), "-1,0-1");
         assert_eq!(unit_number(24 << 30), "24G");
         assert_eq!(unit_number(1024), "1024B");
         assert_eq!(unit_number(3 << 40), "3072G");

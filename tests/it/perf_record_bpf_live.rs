@@ -11,7 +11,9 @@ use std::io::BufRead;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use crate::support::perf::{assert_same_lines, build_fixture_program, cc_missing, skip_reason};
+use crate::support::perf::{
+    assert_same_lines, build_fixture_program, cc_missing, run_clean, skip_reason,
+};
 
 fn tracectl() -> &'static str {
     env!("CARGO_BIN_EXE_tracectl")
@@ -25,22 +27,6 @@ fn ready() -> bool {
         }
         None => true,
     }
-}
-
-/// `cmd args` in `d`: its standard output; the test fails when it fails or warns.
-fn run_clean(cmd: &str, args: &[&str], d: &Path) -> String {
-    let out = Command::new(cmd)
-        .current_dir(d)
-        .args(args)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{cmd} {args:?}: {err}");
-    assert!(
-        !err.to_lowercase().contains("warning"),
-        "{cmd} {args:?} warned: {err}"
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A program named `name` loaded by `d`/bpfprog and held `secs` seconds, once loaded;

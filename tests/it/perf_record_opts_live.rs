@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::perf::{build_fixture_program, cc_missing, skip_reason};
+use crate::support::perf::{build_fixture_program, cc_missing, run_clean, skip_reason};
 
 /// Whether perf (with root) and a C compiler are here; when not, the reason is printed
 /// as a skip.
@@ -27,23 +27,6 @@ fn workdir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     build_fixture_program("opts", dir.path());
     dir
-}
-
-/// `cmd args` in `d`: its standard output, the test failing when it fails or when it
-/// warns (perf's readers warn on standard error of what they cannot read).
-fn run_clean(cmd: &str, args: &[&str], d: &Path) -> String {
-    let out = Command::new(cmd)
-        .current_dir(d)
-        .args(args)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{cmd} {args:?}: {err}");
-    assert!(
-        !err.to_lowercase().contains("warning"),
-        "{cmd} {args:?} warned: {err}"
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn tracectl() -> &'static str {
