@@ -71,8 +71,12 @@ pub(super) fn text_cmp(k: SortKey, l: &Row, r: &Row) -> Ordering {
 /// `hist_entry__cmp(left, right)` (and `hist_entry__collapse`, the same for these
 /// keys): how perf tells rows apart and files them before sorting for output.
 pub(super) fn entry_cmp(keys: &[SortKey], l: &Row, r: &Row) -> Ordering {
+    let dso_key = keys.contains(&SortKey::Dso);
     for k in keys {
-        let o = key_cmp(*k, l, r);
+        let o = match k {
+            SortKey::Sym => sym_cmp(l, r, dso_key),
+            _ => key_cmp(*k, l, r),
+        };
         if o != Ordering::Equal {
             return o;
         }
@@ -105,49 +109,62 @@ pub(super) fn key_cmp(k: SortKey, l: &Row, r: &Row) -> Ordering {
         SortKey::Parent => parent_cmp(&l.key, &r.key),
         SortKey::Srcline | SortKey::Srcfile => text_cmp(k, l, r),
         SortKey::Dso => dso_cmp(l.key.dso.as_deref(), r.key.dso.as_deref()),
-        SortKey::Sym => match (&l.key.sym, &r.key.sym) {
-            (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
-            (ls, rs) => {
-                dso_cmp(l.map_dso.as_deref(), r.map_dso.as_deref()).then_with(|| {
-                    match (ls, rs) {
-                        (
-                            SymKey::Resolved {
-                                start: a,
-                                end: ea,
-                                name: na,
-                                inlined: ia,
-                            },
-                            SymKey::Resolved {
-                                start: b,
-                                end: eb,
-                                name: nb,
-                                inlined: ib,
-                            },
-                        ) => {
-                            if a == b && ea == eb && na == nb && ia == ib {
-                                return Ordering::Equal;
-                            }
-                            // `_sort__sym_cmp`: an inlined function is told apart by
-                            // its name (`strcmp(left, right)`), and is the same as a
-                            // symbol of its name whose span touches its own (the span
-                            // of the function it is inlined into, ends included).
-                            if *ia || *ib {
-                                match na.cmp(nb) {
-                                    Ordering::Equal if a <= eb && ea >= b => {
-                                        return Ordering::Equal;
-                                    }
-                                    Ordering::Equal => {}
-                                    o => return o,
-                                }
-                            }
-                            addr_cmp(*a, *b).then_with(|| addr_cmp(*ea, *eb))
+        SortKey::Sym => sym_cmp(l, r, false),
+    }
+}
+
+/// `sort__sym_cmp(left, right)`: two rows without a symbol by address; else by object
+/// (unless `dso` is a sort key of its own: perf 6.1.187 carries the stable fix that
+/// tests the table's keys once, so that `sym,dso` compares the symbols alone and then
+/// the objects), then by symbol.
+fn sym_cmp(l: &Row, r: &Row, dso_key: bool) -> Ordering {
+    match (&l.key.sym, &r.key.sym) {
+        (SymKey::Unresolved(a), SymKey::Unresolved(b)) => addr_cmp(*a, *b),
+        (ls, rs) => {
+            let by_object = if dso_key {
+                Ordering::Equal
+            } else {
+                dso_cmp(l.map_dso.as_deref(), r.map_dso.as_deref())
+            };
+            by_object.then_with(|| {
+                match (ls, rs) {
+                    (
+                        SymKey::Resolved {
+                            start: a,
+                            end: ea,
+                            name: na,
+                            inlined: ia,
+                        },
+                        SymKey::Resolved {
+                            start: b,
+                            end: eb,
+                            name: nb,
+                            inlined: ib,
+                        },
+                    ) => {
+                        if a == b && ea == eb && na == nb && ia == ib {
+                            return Ordering::Equal;
                         }
-                        (SymKey::Resolved { .. }, _) => Ordering::Greater,
-                        (_, SymKey::Resolved { .. }) => Ordering::Less,
-                        _ => Ordering::Equal,
+                        // `_sort__sym_cmp`: an inlined function is told apart by
+                        // its name (`strcmp(left, right)`), and is the same as a
+                        // symbol of its name whose span touches its own (the span
+                        // of the function it is inlined into, ends included).
+                        if *ia || *ib {
+                            match na.cmp(nb) {
+                                Ordering::Equal if a <= eb && ea >= b => {
+                                    return Ordering::Equal;
+                                }
+                                Ordering::Equal => {}
+                                o => return o,
+                            }
+                        }
+                        addr_cmp(*a, *b).then_with(|| addr_cmp(*ea, *eb))
                     }
-                })
-            }
-        },
+                    (SymKey::Resolved { .. }, _) => Ordering::Greater,
+                    (_, SymKey::Resolved { .. }) => Ordering::Less,
+                    _ => Ordering::Equal,
+                }
+            })
+        }
     }
 }

@@ -69,6 +69,8 @@ fn perf_report_live_rows_of_one_symbol_in_several_processes_match_perf() {
         &["--sort", "sym", "--no-children", "-g", "none"],
         &["-g", "none"],
         &["--sort", "dso,sym", "-g", "none"],
+        // `dso` after `sym`: perf compares the symbols without their objects first.
+        &["--sort", "sym,dso", "-g", "none"],
         &["--sort", "pid,sym", "-g", "none"],
         &["--sort", "comm,sym", "-g", "none"],
         // The call graphs too: inlined siblings of equal shares in perf's order.
