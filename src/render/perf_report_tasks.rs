@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use crate::event::KallsymsSource;
-use crate::perf::data::abi::record;
+use crate::perf::data::abi::{record, sample};
 use crate::perf::data::ReadPeriods;
 use crate::perf::data::{Event, PerfData, PerfDataError, PerfDataErrorKind};
 use crate::perf::machine::{for_each_ordered, for_each_ordered_with_marks, Machine};
@@ -31,13 +31,27 @@ pub fn write_stats(
     let mut counts = [0u64; TYPES];
     let mut samples = vec![0u64; file.attrs().len()];
     let mut lost = vec![0u64; file.attrs().len()];
+    // A sample that reads a group counts once for each event whose counter grew, as
+    // perf hands each such value on as a sample of that event.
+    let mut periods = ReadPeriods::default();
     for r in file.records() {
         let r = r?;
         if let Some(c) = counts.get_mut(r.type_ as usize) {
             *c += 1;
         }
         if r.type_ == record::SAMPLE {
-            file.with_sample(&r, |s| samples[s.attr] += 1)?;
+            let reads = file.with_sample(&r, |s| {
+                let reads = file.attrs()[s.attr].sample_type & sample::READ != 0;
+                if !reads {
+                    samples[s.attr] += 1;
+                }
+                reads
+            })?;
+            if reads {
+                for s in periods.split(file, file.sample(&r)?) {
+                    samples[s.attr] += 1;
+                }
+            }
         } else if r.type_ == record::LOST_SAMPLES {
             if let Event::LostSamples { lost: n, id } = file.decode(&r)? {
                 if let Some(a) = file.attr_of_record(&id) {

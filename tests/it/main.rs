@@ -61,6 +61,7 @@ mod perf_record_z_live;
 mod perf_report;
 mod perf_report_cgroup_live;
 mod perf_report_chain_live;
+mod perf_report_dump_live;
 mod perf_report_fields_live;
 mod perf_report_opts_live;
 mod perf_report_ties_live;
