@@ -1086,9 +1086,10 @@ fn read_kallsyms(
     }
     body.truncate(4 + n);
     body[..4].fill(b'\n');
-    let buf = String::from_utf8(body)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    Ok(KallsymsText::new(buf, 4))
+    Ok(KallsymsText::new(
+        crate::event::symbols::text_lossy(body),
+        4,
+    ))
 }
 
 /// A v7 section's 16-byte header and its body, decompressed when flagged: `(flags,
