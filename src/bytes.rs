@@ -1,5 +1,5 @@
 //! Byte buffers: appending short byte strings to an output buffer, and fresh buffers of
-//! megabytes that fill without a page fault per page.
+//! megabytes that fill without a page fault per page, and bytes taken as text.
 
 /// Append `s` to `out`.
 ///
@@ -337,6 +337,16 @@ pub(crate) fn huge_page_buffer(len: usize) -> Vec<u8> {
     v
 }
 
+/// `bytes` as text, invalid UTF-8 replaced (as `String::from_utf8_lossy`): ASCII, as a
+/// kallsyms text is, is told by one vector search, which costs less than validating it.
+pub(crate) fn text_lossy(bytes: Vec<u8>) -> String {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII bytes are UTF-8.
+        return unsafe { String::from_utf8_unchecked(bytes) };
+    }
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,5 +478,15 @@ mod tests {
         put(&mut out, b"0123456789abcdefXYZ");
         put(&mut out, b"!");
         assert_eq!(out, b"abc0123456789abcdefXYZ!");
+    }
+
+    #[test]
+    fn text_lossy_keeps_ascii_and_replaces_bad_utf8() {
+        assert_eq!(
+            text_lossy(b"ffffffff81000000 T _stext\n".to_vec()),
+            "ffffffff81000000 T _stext\n"
+        );
+        assert_eq!(text_lossy("caf\u{e9}".as_bytes().to_vec()), "caf\u{e9}");
+        assert_eq!(text_lossy(vec![b'a', 0xff, b'b']), "a\u{fffd}b");
     }
 }

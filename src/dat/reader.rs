@@ -1086,10 +1086,7 @@ fn read_kallsyms(
     }
     body.truncate(4 + n);
     body[..4].fill(b'\n');
-    Ok(KallsymsText::new(
-        crate::event::symbols::text_lossy(body),
-        4,
-    ))
+    Ok(KallsymsText::new(crate::bytes::text_lossy(body), 4))
 }
 
 /// A v7 section's 16-byte header and its body, decompressed when flagged: `(flags,

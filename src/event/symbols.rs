@@ -561,16 +561,6 @@ pub(crate) fn text_of(bytes: Vec<u8>) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// `bytes` as text, invalid UTF-8 replaced (as `String::from_utf8_lossy`): ASCII, as a
-/// kallsyms text is, is told by one vector search, which costs less than validating it.
-pub(crate) fn text_lossy(bytes: Vec<u8>) -> String {
-    if bytes.is_ascii() {
-        // SAFETY: ASCII bytes are UTF-8.
-        return unsafe { String::from_utf8_unchecked(bytes) };
-    }
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
