@@ -1243,7 +1243,12 @@ mod tests {
                       ffffffffc0001080 T  mod_other   [nf_tables]";
         // A form feed also ends a name.
         let form_feed = kernel.replace("helper\n", "helper\x0c\n");
-        for text in [kernel, spaced, &form_feed] {
+        // Lines ended by a carriage return too, a module word followed by a space, and
+        // a last line without its newline.
+        let crlf = kernel.replace('\n', "\r\n");
+        let module_space = kernel.replace("]\n", "] \n");
+        let unended = kernel.trim_end_matches('\n');
+        for text in [kernel, spaced, &form_feed, &crlf, &module_space, unended] {
             let k = KernelSymbols::parse(text);
             assert_eq!(k.kernel.len(), 3, "{text:?}");
             assert_eq!(

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use crate::event::symbols::word_end;
+
 use super::{
     drop_duplicates, fix_ends, parse_hex, raw_name, Binding, Builder, Names, SharedBytes, Sym,
     SymbolTable,
@@ -37,26 +39,27 @@ impl KernelSymbols {
             names: shared.map_or_else(Names::default, Names::in_file),
             ..Builder::default()
         };
-        // A line per symbol: room for all at once, rather than copies as the list grows.
-        all.syms
-            .reserve(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+        // A line per symbol, of at least 21 bytes in the kernel's layout: room for all
+        // at once, rather than copies as the list grows (nor a count of the lines first).
+        all.syms.reserve(text.len() / 21 + 1);
         let mut module_names: Vec<&str> = Vec::new();
         let mut module_ids: HashMap<&str, u32> = HashMap::new();
         // The kernel has over a hundred thousand symbols: its own lines
-        // (`%016lx %c %s[\t[%s]]`) are cut at fixed places, others into words as
-        // `split_ascii_whitespace` would.
+        // (`%016lx %c %s[\t[%s]]`) are cut at fixed places and their ends found with the
+        // words, in one pass; others are cut into words as `split_ascii_whitespace` would.
         let bytes = text.as_bytes();
-        // Without a form feed in the text, the whitespace that ends a name is one of
-        // space, tab or carriage return, which one vector search finds.
-        let no_form_feed = memchr::memchr(0x0c, bytes).is_none();
         let mut from = 0;
-        let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
-        for to in ends {
-            let line = &text[from..to];
-            from = to + 1;
-            let (start, ty, name, module) = match kallsyms_line(line, no_form_feed) {
-                Some(l) => l,
+        while from <= bytes.len() {
+            let (start, ty, name, module) = match kallsyms_line(text, from) {
+                Some((start, ty, name, module, next)) => {
+                    from = next;
+                    (start, ty, name, module)
+                }
                 None => {
+                    let to =
+                        memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+                    let line = &text[from..to];
+                    from = to + 1;
                     let mut words = Words { line, pos: 0 };
                     let (Some(addr), Some(ty), Some(name)) =
                         (words.next(), words.next(), words.next())
@@ -169,40 +172,46 @@ impl<'a> Iterator for Words<'a> {
     }
 }
 
-/// A line of the kernel's own layout, `%016lx %c %s[\t%s]`, as its address (read), type,
-/// name and module words; None for any other line (read word by word then, which reads
-/// a line whose first sixteen bytes are not all hex digits as this would).
-///
-/// `no_form_feed`: the line holds no form feed (the only ASCII whitespace, besides the
-/// newline that ends it, that the search for the end of the name does not look for).
-fn kallsyms_line(line: &str, no_form_feed: bool) -> Option<(u64, &str, &str, Option<&str>)> {
-    let b = line.as_bytes();
-    if b.len() < 20 || b[16] != b' ' || b[18] != b' ' || b[17].is_ascii_whitespace() {
+/// The line of the kernel's own layout, `%016lx %c %s[\t%s]`, that starts at byte `at` of
+/// `text` (at a line's start): its address (read), type, name and module words, and
+/// where the next line starts (past the text's end after its last line). None for any
+/// other line (read word by word then, which reads a line whose first sixteen bytes are
+/// not all hex digits as this would).
+fn kallsyms_line(text: &str, at: usize) -> Option<(u64, &str, &str, Option<&str>, usize)> {
+    let b = text.as_bytes();
+    let head = b.get(at..at.checked_add(20)?)?;
+    if head[16] != b' ' || head[18] != b' ' || head[17].is_ascii_whitespace() {
         return None;
     }
-    // Byte 16 is ASCII: a char boundary.
-    let start = parse_hex(&line[..16])?;
-    // Bytes 16 to 19 are ASCII, so every cut below is at a char boundary.
-    let rest = &b[19..];
-    let space = if no_form_feed {
-        memchr::memchr3(b' ', b'\t', b'\r', rest)
-    } else {
-        rest.iter().position(u8::is_ascii_whitespace)
-    };
-    let Some(i) = space else {
-        return Some((start, &line[17..18], &line[19..], None));
-    };
-    if i == 0 || rest[i] != b'\t' {
+    // `at` is a line's start and bytes 16 to 18 are ASCII, so every cut below is at a
+    // char boundary (the others are at ASCII whitespace or the text's end).
+    let start = parse_hex(&text[at..at + 16])?;
+    let ty = &text[at + 17..at + 18];
+    let name_at = at + 19;
+    let name_end = word_end(b, name_at);
+    if name_end == name_at {
         return None;
     }
-    let module = &rest[i + 1..];
-    if module.is_empty() || module.iter().any(u8::is_ascii_whitespace) {
+    let name = &text[name_at..name_end];
+    // What ends a word ends the line: a newline, or the text's end.
+    let line_end = |end: usize| match b.get(end) {
+        None => Some(b.len() + 1),
+        Some(b'\n') => Some(end + 1),
+        Some(_) => None,
+    };
+    if b.get(name_end) != Some(&b'\t') {
+        return Some((start, ty, name, None, line_end(name_end)?));
+    }
+    let module_at = name_end + 1;
+    let module_end = word_end(b, module_at);
+    if module_end == module_at {
         return None;
     }
     Some((
         start,
-        &line[17..18],
-        &line[19..19 + i],
-        Some(&line[19 + i + 1..]),
+        ty,
+        name,
+        Some(&text[module_at..module_end]),
+        line_end(module_end)?,
     ))
 }
