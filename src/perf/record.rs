@@ -344,6 +344,25 @@ pub struct RecordSession {
     delay: crate::perf::delay::InitialDelay,
     /// The counters' reads carry the enabled and running times (`-s`).
     read_times: bool,
+    /// Where each id's counter is, for perf's ID_INDEX, event by event.
+    id_slots: Vec<IdSlot>,
+    /// The threads the counters are opened on (-1 for all of them).
+    threads: Vec<i32>,
+    /// The CPUs the counters are opened on (-1 for any, per thread).
+    cpus: Vec<i32>,
+}
+
+/// One counter of a session, as perf's ID_INDEX record lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdSlot {
+    /// The counter's id.
+    pub id: u64,
+    /// The ring its records go to.
+    pub ring: u64,
+    /// Its CPU (-1 for any).
+    pub cpu: i32,
+    /// Its thread (-1 for all).
+    pub tid: i32,
 }
 
 /// perf's modifier suffix for an event whose name it rebuilds from its attr
@@ -498,6 +517,9 @@ impl RecordSession {
             maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }) || opts.fields.addr,
             delay: opts.delay,
             read_times: opts.inherit_stat || opts.running_time,
+            id_slots: Vec::new(),
+            threads: pids.clone(),
+            cpus: cpus.clone(),
         };
         // The ring of each CPU (of each thread, per thread): an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len().max(pids.len())];
@@ -511,6 +533,7 @@ impl RecordSession {
             let mut name = e.name.clone();
             let tracepoint = matches!(kind, EventKind::Tracepoint { .. });
             let mut ids = Vec::new();
+            let mut slots = Vec::new();
             // read_format LOST (Linux 6.0) counts every dropped sample; without it, only
             // the ring's LOST records tell.
             let mut lost_fmt = true;
@@ -674,7 +697,14 @@ impl RecordSession {
                             },
                             source,
                         };
-                        ids.push(c.id().map_err(wrap)?);
+                        let id = c.id().map_err(wrap)?;
+                        ids.push(id);
+                        slots.push(IdSlot {
+                            id,
+                            ring: ring as u64,
+                            cpu,
+                            tid: pid,
+                        });
                         match ring_of[ring] {
                             None => {
                                 s.rings.push(c.map_ring(opts.ring_pages).map_err(wrap)?);
@@ -688,6 +718,7 @@ impl RecordSession {
                 }
                 break attr;
             };
+            s.id_slots.extend(slots);
             s.attrs.push(AttrEntry {
                 attr: attr_bytes(&attr),
                 ids,
@@ -706,6 +737,22 @@ impl RecordSession {
     /// The attrs with their ids, for the file.
     pub fn attrs(&self) -> &[AttrEntry] {
         &self.attrs
+    }
+
+    /// Every counter's id with its ring, CPU and thread, event by event (perf's
+    /// ID_INDEX).
+    pub fn id_slots(&self) -> &[IdSlot] {
+        &self.id_slots
+    }
+
+    /// The threads the counters are opened on, -1 meaning all (perf's THREAD_MAP).
+    pub fn threads(&self) -> &[i32] {
+        &self.threads
+    }
+
+    /// The CPUs the counters are opened on, -1 meaning any (perf's CPU_MAP).
+    pub fn cpus(&self) -> &[i32] {
+        &self.cpus
     }
 
     /// The events as opened.

@@ -653,8 +653,12 @@ impl GatedChild {
         if pid == 0 {
             drop(wr);
             let mut b = [0u8; 1];
-            // SAFETY: read into a local buffer, then exec; both async-signal-safe.
+            // SAFETY: prctl names the task, read fills a local buffer, then exec; all
+            // async-signal-safe system calls.
             unsafe {
+                // As perf: the child is `perf-exec` until its exec, so that a COMM
+                // written for it before then does not name the recording tool.
+                libc::prctl(libc::PR_SET_NAME, c"perf-exec".as_ptr(), 0, 0, 0);
                 let n = libc::read(rd.as_raw_fd(), b.as_mut_ptr().cast(), 1);
                 if n == 1 {
                     libc::execv(cpath.as_ptr(), ptrs.as_ptr());

@@ -6,6 +6,7 @@
 //! table | feature bodies. Numbers are in the host's byte order, as perf writes them.
 
 use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -110,7 +111,14 @@ impl PerfDataWriter {
                 "perf.data attrs must all have the same size",
             ));
         }
-        let file = File::create(path)
+        // As perf: the file is its owner's only (0600).
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let mut w = PerfDataWriter {
             w: BufWriter::with_capacity(1 << 18, file),
