@@ -6,8 +6,8 @@
 //! table | feature bodies. Numbers are in the host's byte order, as perf writes them.
 
 use std::fs::File;
-use std::os::unix::fs::OpenOptionsExt;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::abi::{feature, record, FILE_HEADER_SIZE, NAME_ALIGN};
