@@ -93,6 +93,9 @@ pub struct SampleOptions {
     /// `-T`: the samples carry their time even where perf would leave it out
     /// (`--per-thread`).
     pub sample_time: bool,
+    /// `--overwrite`: the events write their rings backward (`write_backward`), which
+    /// keep the newest records, read once the events stop.
+    pub overwrite: bool,
 }
 
 impl SampleOptions {
@@ -121,6 +124,7 @@ impl SampleOptions {
             bpf_events: true,
             per_thread: false,
             sample_time: false,
+            overwrite: false,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -350,6 +354,8 @@ pub struct RecordSession {
     threads: Vec<i32>,
     /// The CPUs the counters are opened on (-1 for any, per thread).
     cpus: Vec<i32>,
+    /// `--overwrite`: the rings are backward ones, read at the end.
+    overwrite: bool,
 }
 
 /// One counter of a session, as perf's ID_INDEX record lists it.
@@ -520,6 +526,7 @@ impl RecordSession {
             id_slots: Vec::new(),
             threads: pids.clone(),
             cpus: cpus.clone(),
+            overwrite: opts.overwrite,
         };
         // The ring of each CPU (of each thread, per thread): an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len().max(pids.len())];
@@ -595,6 +602,7 @@ impl RecordSession {
                 attr.set_exclude_host(u64::from(e.exclude_host && exclude_guest_host));
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
+                attr.set_write_backward(u64::from(opts.overwrite));
                 if let Some(id) = opts.clockid {
                     attr.set_use_clockid(1);
                     attr.clockid = id;
@@ -707,7 +715,10 @@ impl RecordSession {
                         });
                         match ring_of[ring] {
                             None => {
-                                s.rings.push(c.map_ring(opts.ring_pages).map_err(wrap)?);
+                                s.rings.push(
+                                    c.map_ring_as(opts.ring_pages, opts.overwrite)
+                                        .map_err(wrap)?,
+                                );
                                 ring_of[ring] = Some(s.counters.len());
                             }
                             Some(r) => c.set_output(&s.counters[r]).map_err(wrap)?,
@@ -830,6 +841,23 @@ impl RecordSession {
         let mut st = RingStats::default();
         for r in &self.rings {
             st.add(&r.stats());
+        }
+        st
+    }
+
+    /// `--overwrite`: whether the rings are backward ones, which
+    /// [`RecordSession::read_overwritten`] reads once the events stop (the drains
+    /// read nothing from them).
+    pub fn overwrite(&self) -> bool {
+        self.overwrite
+    }
+
+    /// `--overwrite`, once the events are stopped: hand the records every ring kept to
+    /// `f`, ring by ring, each ring's newest first (as perf writes them).
+    pub fn read_overwritten(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+        let mut st = RingStats::default();
+        for r in &mut self.rings {
+            st.add(&r.read_backward(&mut f));
         }
         st
     }

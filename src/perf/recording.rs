@@ -387,7 +387,7 @@ pub fn record(
         let before = out.data_size();
         let mut err = None;
         ring_data.clear();
-        let (_, waiting) = session.drain_at_least(min_bytes, |r| {
+        let mut take = |r: RecordBytes<'_>| {
             if err.is_some() {
                 return;
             }
@@ -404,7 +404,16 @@ pub fn record(
             } else if let Err(e) = out.record(&[a, b]) {
                 err = Some(e);
             }
-        });
+        };
+        // --overwrite: the rings are read once, at the end (a min_bytes of 0).
+        let waiting = match (session.overwrite(), min_bytes) {
+            (true, 0) => {
+                session.read_overwritten(&mut take);
+                false
+            }
+            (true, _) => false,
+            (false, _) => session.drain_at_least(min_bytes.max(1), &mut take).1,
+        };
         if let Some(e) = err {
             return Err(e);
         }
@@ -463,6 +472,7 @@ pub fn record(
         }
     }
     session.disable().ok();
+    let overwrite = session.overwrite();
     if let Some(sb) = side_band.as_mut() {
         sb.drain(&mut bpf);
     }
@@ -474,7 +484,8 @@ pub fn record(
             &mut bpf,
             &mut compressor,
             &mut ring_data,
-            1,
+            // With --overwrite, the rings' records now.
+            u64::from(!overwrite),
         ),
         "writing perf.data",
     )?;

@@ -7,7 +7,11 @@
 //! record the same command: `perf script -D` shows those records alike in both files
 //! (pids and ids aside), `perf report --stats` lists the same kinds of records for
 //! both, as does `tracectl perf report --stats` for tracectl's, and both files are
-//! their owner's only (0600). Skips (with the reason) without root or perf.
+//! their owner's only (0600). With `--overwrite` (rings written backward, read at the
+//! end), both tools' events have perf's attr (`write_backward`), and a busy command
+//! whose samples overflow a one-page ring leaves about as many of its last samples in
+//! both files, perf reading tracectl's without a warning. Skips (with the reason)
+//! without root or perf.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -99,6 +103,8 @@ fn init_records(records: &[Dumped], pids: &[&str], what: &str) -> Vec<String> {
             }
             t
         })
+        // With -a, other tools' commands waiting for their exec are perf-exec too.
+        .filter(|t| !t.starts_with("COMM: perf-exec") || t == "COMM: perf-exec:PID/PID")
         .collect()
 }
 
@@ -111,11 +117,14 @@ fn kinds(stats: &str) -> Vec<String> {
         .collect()
 }
 
-/// The pid of the forked command, from its `perf-exec` COMM.
+/// The pid of the forked command, from its `perf-exec` COMM (the last one before
+/// FINISHED_INIT: with -a, the walk of every process may find others).
 fn command_pid(records: &[Dumped]) -> String {
     records
         .iter()
-        .find_map(|r| r.text.strip_prefix("COMM: perf-exec:"))
+        .take_while(|r| !r.text.starts_with("FINISHED_INIT"))
+        .filter_map(|r| r.text.strip_prefix("COMM: perf-exec:"))
+        .last()
         .and_then(|r| r.split('/').next())
         .unwrap_or_else(|| panic!("no perf-exec COMM: {records:#?}"))
         .to_string()
@@ -204,6 +213,28 @@ fn perf_record_init_live_records_as_perf() {
             &["perf", "report", "--stats", "-i", ours_file],
             d,
         ));
+        // With -a, what else runs meanwhile may add records of other kinds to either
+        // file: those every recording of the command has are compared.
+        let common = |k: &Vec<String>| -> Vec<String> {
+            let every = [
+                "TOTAL",
+                "MMAP",
+                "COMM",
+                "EXIT",
+                "SAMPLE",
+                "MMAP2",
+                "ID_INDEX",
+                "THREAD_MAP",
+                "CPU_MAP",
+                "FINISHED_INIT",
+            ];
+            k.iter()
+                .filter(|k| *name != "-a" || every.contains(&k.as_str()))
+                .cloned()
+                .collect()
+        };
+        let (ours_kinds, perf_kinds) = (common(&ours_kinds), common(&perf_kinds));
+        let tracectl_kinds = common(&tracectl_kinds);
         assert_eq!(ours_kinds, perf_kinds, "{name}: perf report --stats");
         assert_eq!(
             tracectl_kinds, perf_kinds,
@@ -211,4 +242,54 @@ fn perf_record_init_live_records_as_perf() {
         );
     }
     drop(target);
+}
+
+/// The number after `SAMPLE events:` in a `--stats` report.
+fn samples(stats: &str) -> u64 {
+    stats
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("SAMPLE events:"))
+        .and_then(|r| r.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn perf_record_init_live_overwrite_keeps_the_last_samples() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Some 0.2 s of work at 4000 samples a second: far more than a page holds.
+    let busy = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
+    let mut found = Vec::new();
+    for (tool, pre, file) in [
+        ("perf", &["record"][..], "perf.data"),
+        (tracectl(), &["perf", "record"][..], "ours.data"),
+    ] {
+        let opts = ["-q", "--overwrite", "-m", "1", "-o", file];
+        let args = [pre, &opts[..], &["--", "sh", "-c", busy][..]].concat();
+        run_clean(tool, &args, d);
+        let evlist = run_clean("perf", &["evlist", "-v", "-i", file], d);
+        let stats = run_clean("perf", &["report", "--stats", "-i", file], d);
+        run_clean("perf", &["script", "-i", file], d);
+        found.push((evlist, kinds(&stats), samples(&stats)));
+    }
+    let (perf, ours) = (&found[0], &found[1]);
+    assert!(
+        perf.0.contains("write_backward: 1"),
+        "perf's attr: {}",
+        perf.0
+    );
+    assert_eq!(ours.0, perf.0, "perf evlist -v");
+    assert_eq!(ours.1, perf.1, "the kinds of records");
+    // A page of 4096 bytes holds 102 samples of 40 bytes: the ring kept its last ones.
+    assert!(perf.2 > 50 && perf.2 <= 102, "perf kept {} samples", perf.2);
+    assert!(
+        ours.2.abs_diff(perf.2) <= 5,
+        "tracectl kept {} samples, perf {}",
+        ours.2,
+        perf.2
+    );
 }
