@@ -682,4 +682,19 @@ mod tests {
         assert_eq!(&m[44..64], &id[..]);
         assert_eq!(&m[64..72], &[5, 0, 0, 0, 2, 0, 0, 0]);
     }
+
+    /// The CPU_MAP and THREAD_MAP records perf 6.1 wrote (`perf script -D` bytes): CPUs
+    /// 0-1 as a range, -1 alone (`--per-thread`) as a list, and the thread map of `-a`.
+    #[test]
+    fn cpu_and_thread_maps_as_perf_writes_them() {
+        let range = [74, 0, 0, 0, 0, 0, 16, 0, 2, 0, 0, 0, 0, 0, 1, 0];
+        assert_eq!(super::cpu_map(&[0, 1]), range);
+        let any = [74, 0, 0, 0, 0, 0, 16, 0, 0, 0, 1, 0, 0xff, 0xff, 0, 0];
+        assert_eq!(super::cpu_map(&[-1]), any);
+        let mut all = vec![73, 0, 0, 0, 0, 0, 40, 0, 1, 0, 0, 0, 0, 0, 0, 0];
+        all.extend([0xff; 8]);
+        all.extend([0; 16]);
+        assert_eq!(super::thread_map(&[-1]), all);
+        assert_eq!(super::finished_init(), [82, 0, 0, 0, 0, 0, 8, 0]);
+    }
 }
