@@ -9,8 +9,8 @@
 //! both, as does `tracectl perf report --stats` for tracectl's, and both files are
 //! their owner's only (0600). With `--overwrite` (rings written backward, read at the
 //! end), both tools' events have perf's attr (`write_backward`), and a busy command
-//! whose samples overflow a one-page ring leaves about as many of its last samples in
-//! both files, perf reading tracectl's without a warning. Skips (with the reason)
+//! whose samples overflow one-page rings leaves no more of its last samples than the
+//! rings hold in either file, perf reading tracectl's without a warning. Skips (with the reason)
 //! without root or perf.
 
 use std::os::unix::fs::PermissionsExt;
@@ -284,12 +284,13 @@ fn perf_record_init_live_overwrite_keeps_the_last_samples() {
     );
     assert_eq!(ours.0, perf.0, "perf evlist -v");
     assert_eq!(ours.1, perf.1, "the kinds of records");
-    // A page of 4096 bytes holds 102 samples of 40 bytes: the ring kept its last ones.
-    assert!(perf.2 > 50 && perf.2 <= 102, "perf kept {} samples", perf.2);
-    assert!(
-        ours.2.abs_diff(perf.2) <= 5,
-        "tracectl kept {} samples, perf {}",
-        ours.2,
-        perf.2
-    );
+    // A page of 4096 bytes holds 102 samples of 40 bytes: each CPU's ring kept its last
+    // ones (the command may run on any CPU), of the thousands taken.
+    let most = 102 * std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    for (who, kept) in [("perf", perf.2), ("tracectl", ours.2)] {
+        assert!(
+            kept > 50 && kept <= most,
+            "{who} kept {kept} samples (at most {most})"
+        );
+    }
 }
