@@ -508,10 +508,10 @@ impl Ring {
         st
     }
 
-    /// For a backward ring ([`Counter::map_ring_as`]), once its events are stopped: hand
-    /// the records it holds to `f`, newest first, as they lie from data_head on (the
-    /// order perf writes them in), up to a record of size 0 (the ring never filled) or
-    /// the ring's size.
+    /// For a backward ring (mapped read-only for `write_backward`), once its events are
+    /// stopped: hand the records it holds to `f`, newest first, as they lie from
+    /// data_head on (the order perf writes them in), up to a record of size 0 (the ring
+    /// never filled) or the ring's size.
     pub fn read_backward(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
         use std::sync::atomic::Ordering;
         let mut st = RingStats::default();
