@@ -189,6 +189,12 @@ pub struct RecordArgs {
     /// it). Ignored with -a and -C
     #[arg(long = "per-thread")]
     per_thread: bool,
+    /// The rings are written backward and overwrite their oldest records when full
+    /// (write_backward), so that the file holds the last ones; they are read once, at the
+    /// end, as perf does (the synthesized records stay at the start of the file, where
+    /// perf writes them at its end)
+    #[arg(long = "overwrite")]
+    overwrite: bool,
     /// Print nothing but errors
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -817,6 +823,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             && !(args.per_thread && cpus_of_scope.is_none()),
         per_thread: args.per_thread,
         sample_time: args.timestamp,
+        overwrite: args.overwrite,
         no_samples: args.no_samples,
         only: match (args.all_user, args.all_kernel) {
             (true, _) => Some(Mode::User),

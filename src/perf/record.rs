@@ -93,6 +93,9 @@ pub struct SampleOptions {
     /// `-T`: the samples carry their time even where perf would leave it out
     /// (`--per-thread`).
     pub sample_time: bool,
+    /// `--overwrite`: the events write their rings backward (`write_backward`), which
+    /// keep the newest records, read once the events stop.
+    pub overwrite: bool,
 }
 
 impl SampleOptions {
@@ -121,6 +124,7 @@ impl SampleOptions {
             bpf_events: true,
             per_thread: false,
             sample_time: false,
+            overwrite: false,
             filters: Vec::new(),
             switch_events: false,
         }
@@ -344,6 +348,27 @@ pub struct RecordSession {
     delay: crate::perf::delay::InitialDelay,
     /// The counters' reads carry the enabled and running times (`-s`).
     read_times: bool,
+    /// Where each id's counter is, for perf's ID_INDEX, event by event.
+    id_slots: Vec<IdSlot>,
+    /// The threads the counters are opened on (-1 for all of them).
+    threads: Vec<i32>,
+    /// The CPUs the counters are opened on (-1 for any, per thread).
+    cpus: Vec<i32>,
+    /// `--overwrite`: the rings are backward ones, read at the end.
+    overwrite: bool,
+}
+
+/// One counter of a session, as perf's ID_INDEX record lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdSlot {
+    /// The counter's id.
+    pub id: u64,
+    /// The ring its records go to.
+    pub ring: u64,
+    /// Its CPU (-1 for any).
+    pub cpu: i32,
+    /// Its thread (-1 for all).
+    pub tid: i32,
 }
 
 /// perf's modifier suffix for an event whose name it rebuilds from its attr
@@ -498,6 +523,10 @@ impl RecordSession {
             maps_data: matches!(opts.call_graph, CallGraph::Dwarf { .. }) || opts.fields.addr,
             delay: opts.delay,
             read_times: opts.inherit_stat || opts.running_time,
+            id_slots: Vec::new(),
+            threads: pids.clone(),
+            cpus: cpus.clone(),
+            overwrite: opts.overwrite,
         };
         // The ring of each CPU (of each thread, per thread): an index into `counters`.
         let mut ring_of: Vec<Option<usize>> = vec![None; cpus.len().max(pids.len())];
@@ -511,6 +540,7 @@ impl RecordSession {
             let mut name = e.name.clone();
             let tracepoint = matches!(kind, EventKind::Tracepoint { .. });
             let mut ids = Vec::new();
+            let mut slots = Vec::new();
             // read_format LOST (Linux 6.0) counts every dropped sample; without it, only
             // the ring's LOST records tell.
             let mut lost_fmt = true;
@@ -572,6 +602,7 @@ impl RecordSession {
                 attr.set_exclude_host(u64::from(e.exclude_host && exclude_guest_host));
                 attr.set_precise_ip(u64::from(e.precise));
                 attr.set_sample_id_all(1);
+                attr.set_write_backward(u64::from(opts.overwrite));
                 if let Some(id) = opts.clockid {
                     attr.set_use_clockid(1);
                     attr.clockid = id;
@@ -674,10 +705,20 @@ impl RecordSession {
                             },
                             source,
                         };
-                        ids.push(c.id().map_err(wrap)?);
+                        let id = c.id().map_err(wrap)?;
+                        ids.push(id);
+                        slots.push(IdSlot {
+                            id,
+                            ring: ring as u64,
+                            cpu,
+                            tid: pid,
+                        });
                         match ring_of[ring] {
                             None => {
-                                s.rings.push(c.map_ring(opts.ring_pages).map_err(wrap)?);
+                                s.rings.push(
+                                    c.map_ring_as(opts.ring_pages, opts.overwrite)
+                                        .map_err(wrap)?,
+                                );
                                 ring_of[ring] = Some(s.counters.len());
                             }
                             Some(r) => c.set_output(&s.counters[r]).map_err(wrap)?,
@@ -688,6 +729,7 @@ impl RecordSession {
                 }
                 break attr;
             };
+            s.id_slots.extend(slots);
             s.attrs.push(AttrEntry {
                 attr: attr_bytes(&attr),
                 ids,
@@ -706,6 +748,22 @@ impl RecordSession {
     /// The attrs with their ids, for the file.
     pub fn attrs(&self) -> &[AttrEntry] {
         &self.attrs
+    }
+
+    /// Every counter's id with its ring, CPU and thread, event by event (perf's
+    /// ID_INDEX).
+    pub fn id_slots(&self) -> &[IdSlot] {
+        &self.id_slots
+    }
+
+    /// The threads the counters are opened on, -1 meaning all (perf's THREAD_MAP).
+    pub fn threads(&self) -> &[i32] {
+        &self.threads
+    }
+
+    /// The CPUs the counters are opened on, -1 meaning any (perf's CPU_MAP).
+    pub fn cpus(&self) -> &[i32] {
+        &self.cpus
     }
 
     /// The events as opened.
@@ -783,6 +841,23 @@ impl RecordSession {
         let mut st = RingStats::default();
         for r in &self.rings {
             st.add(&r.stats());
+        }
+        st
+    }
+
+    /// `--overwrite`: whether the rings are backward ones, which
+    /// [`RecordSession::read_overwritten`] reads once the events stop (the drains
+    /// read nothing from them).
+    pub fn overwrite(&self) -> bool {
+        self.overwrite
+    }
+
+    /// `--overwrite`, once the events are stopped: hand the records every ring kept to
+    /// `f`, ring by ring, each ring's newest first (as perf writes them).
+    pub fn read_overwritten(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+        let mut st = RingStats::default();
+        for r in &mut self.rings {
+            st.add(&r.read_backward(&mut f));
         }
         st
     }

@@ -259,8 +259,13 @@ pub fn record(
     };
     let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
     let modules = std::fs::read_to_string("/proc/modules").unwrap_or_default();
-    let mut side = synth.kernel_maps(&kallsyms, &modules);
+    // perf's order: the counters' ids first, then the kernel's maps, the threads and
+    // CPUs the counters are on, the BPF programs, the cgroups and the tasks.
+    let mut side = super::synth::id_index(session.id_slots());
+    side.extend(synth.kernel_maps(&kallsyms, &modules));
     drop(kallsyms);
+    side.push(super::synth::thread_map(session.threads()));
+    side.push(super::synth::cpu_map(session.cpus()));
     // The BPF programs loaded now: a KSYMBOL per function and a BPF_EVENT each, as perf
     // synthesizes them after the kernel's maps; their info and BTF go in the features.
     let (mut bpf, bpf_stop) = BpfPrograms::loaded();
@@ -306,13 +311,15 @@ pub fn record(
     };
     if let Some(pid) = workload {
         let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .unwrap_or_else(|_| "tracectl".into());
+            .unwrap_or_else(|_| "perf-exec".into());
         side.push(synth.comm(pid, pid, comm.trim_end_matches('\n')));
         // perf's order for the tasks it is given: the COMM, then the namespaces.
         if rec.namespaces {
             side.push(synth.namespaces(pid, pid));
         }
     }
+    // As perf: the synthesized records end here, before any the kernel writes.
+    side.push(super::synth::finished_init());
 
     // Programs loaded anywhere from now on, as perf's side band sees them (none when
     // the kernel refuses it: those the recorded tasks load still come in their rings).
@@ -331,7 +338,6 @@ pub fn record(
         seen.note(&RecordBytes::Whole(r), None);
         ctx(out.record(&[r]), "writing perf.data")?;
     }
-    ctx(out.finished_round(), "writing perf.data")?;
     let st = session.sample_type();
     let time_off = (st & sample::TIME != 0).then(|| {
         8 + [sample::IDENTIFIER, sample::IP, sample::TID]
@@ -381,7 +387,7 @@ pub fn record(
         let before = out.data_size();
         let mut err = None;
         ring_data.clear();
-        let (_, waiting) = session.drain_at_least(min_bytes, |r| {
+        let mut take = |r: RecordBytes<'_>| {
             if err.is_some() {
                 return;
             }
@@ -398,7 +404,16 @@ pub fn record(
             } else if let Err(e) = out.record(&[a, b]) {
                 err = Some(e);
             }
-        });
+        };
+        // --overwrite: the rings are read once, at the end (a min_bytes of 0).
+        let waiting = match (session.overwrite(), min_bytes) {
+            (true, 0) => {
+                session.read_overwritten(&mut take);
+                false
+            }
+            (true, _) => false,
+            (false, _) => session.drain_at_least(min_bytes.max(1), &mut take).1,
+        };
         if let Some(e) = err {
             return Err(e);
         }
@@ -457,6 +472,7 @@ pub fn record(
         }
     }
     session.disable().ok();
+    let overwrite = session.overwrite();
     if let Some(sb) = side_band.as_mut() {
         sb.drain(&mut bpf);
     }
@@ -468,7 +484,8 @@ pub fn record(
             &mut bpf,
             &mut compressor,
             &mut ring_data,
-            1,
+            // With --overwrite, the rings' records now.
+            u64::from(!overwrite),
         ),
         "writing perf.data",
     )?;

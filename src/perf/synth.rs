@@ -434,6 +434,109 @@ pub fn all_pids() -> Vec<i32> {
     v
 }
 
+/// A record of perf's own (type 64 and up): no `sample_id` trailer.
+fn user_record(kind: u32, body: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(8 + body.len());
+    v.extend_from_slice(&kind.to_ne_bytes());
+    v.extend_from_slice(&0u16.to_ne_bytes());
+    v.extend_from_slice(&((8 + body.len()) as u16).to_ne_bytes());
+    v.extend_from_slice(body);
+    v
+}
+
+/// PERF_RECORD_ID_INDEX: every counter's id with its ring, CPU and thread, as perf
+/// writes it first among the synthesized records. Empty when there are no ids; split
+/// into several records when one would pass the 64 KiB a record can hold.
+pub fn id_index(slots: &[super::record::IdSlot]) -> Vec<Vec<u8>> {
+    // 8 bytes of header and 8 of count, then 32 per entry.
+    let per_record = (usize::from(u16::MAX) - 16) / 32;
+    slots
+        .chunks(per_record)
+        .map(|chunk| {
+            let mut b = Vec::with_capacity(8 + chunk.len() * 32);
+            b.extend_from_slice(&(chunk.len() as u64).to_ne_bytes());
+            for s in chunk {
+                b.extend_from_slice(&s.id.to_ne_bytes());
+                b.extend_from_slice(&s.ring.to_ne_bytes());
+                b.extend_from_slice(&i64::from(s.cpu).to_ne_bytes());
+                b.extend_from_slice(&i64::from(s.tid).to_ne_bytes());
+            }
+            user_record(record::ID_INDEX, &b)
+        })
+        .collect()
+}
+
+/// PERF_RECORD_THREAD_MAP: the threads the counters are opened on (-1 for all), each
+/// with an empty comm, as perf record writes it.
+pub fn thread_map(threads: &[i32]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(8 + threads.len() * 24);
+    b.extend_from_slice(&(threads.len() as u64).to_ne_bytes());
+    for &t in threads {
+        b.extend_from_slice(&i64::from(t).to_ne_bytes());
+        b.extend_from_slice(&[0u8; 16]);
+    }
+    user_record(record::THREAD_MAP, &b)
+}
+
+/// PERF_RECORD_CPU_MAP of `cpus` (sorted, -1 first for "any CPU"), encoded as perf's
+/// `cpu_map_data__alloc` chooses: a range when the CPUs other than -1 are consecutive,
+/// else a list when there is a -1 or a list is shorter than a mask of 32-bit words,
+/// else that mask.
+pub fn cpu_map(cpus: &[i32]) -> Vec<u8> {
+    const CPUS: u16 = 0;
+    const MASK: u16 = 1;
+    const RANGE: u16 = 2;
+    let any = cpus.first() == Some(&-1);
+    let real = &cpus[usize::from(any)..];
+    let nr = cpus.len() as i64;
+    // perf takes the first real CPU, or -1 when there is none, and the last of all.
+    let min = real.first().copied().unwrap_or(-1);
+    let max = cpus.last().copied().unwrap_or(-1);
+    let mut b = Vec::with_capacity(16);
+    if i64::from(max) - i64::from(min) + 1 == nr - i64::from(any) {
+        b.extend_from_slice(&RANGE.to_ne_bytes());
+        b.push(u8::from(any));
+        b.push(0);
+        b.extend_from_slice(&(min as u16).to_ne_bytes());
+        b.extend_from_slice(&(max as u16).to_ne_bytes());
+        return user_record(record::CPU_MAP, &b);
+    }
+    // perf's sizes: the type, then a count and a u16 per CPU; or the type, a count and a
+    // word size, then max/32 (rounded up) words.
+    let list_size = 2 + 2 + 2 * cpus.len();
+    let words = (max.max(0) as usize).div_ceil(32);
+    let mask_size = 2 + 4 + 4 * words;
+    if any || list_size < mask_size {
+        b.extend_from_slice(&CPUS.to_ne_bytes());
+        b.extend_from_slice(&(cpus.len() as u16).to_ne_bytes());
+        for &c in cpus {
+            b.extend_from_slice(&(c as u16).to_ne_bytes());
+        }
+    } else {
+        b.extend_from_slice(&MASK.to_ne_bytes());
+        b.extend_from_slice(&(words as u16).to_ne_bytes());
+        b.extend_from_slice(&4u16.to_ne_bytes());
+        b.resize(mask_size.div_ceil(8) * 8, 0);
+        for &c in real {
+            // perf sets each bit in place, into the padding when its words are too few
+            // for the highest CPU; a bit past the record is left out.
+            let at = 6 + (c as usize / 32) * 4;
+            if at + 4 <= b.len() {
+                let w = u32::from_ne_bytes(b[at..at + 4].try_into().unwrap_or_default())
+                    | 1 << (c as u32 % 32);
+                b[at..at + 4].copy_from_slice(&w.to_ne_bytes());
+            }
+        }
+    }
+    b.resize(b.len().div_ceil(8) * 8, 0);
+    user_record(record::CPU_MAP, &b)
+}
+
+/// PERF_RECORD_FINISHED_INIT: the synthesized records end here.
+pub fn finished_init() -> Vec<u8> {
+    user_record(record::FINISHED_INIT, &[])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -578,5 +681,20 @@ mod tests {
         assert_eq!(&m[40..44], &[20, 0, 0, 0]);
         assert_eq!(&m[44..64], &id[..]);
         assert_eq!(&m[64..72], &[5, 0, 0, 0, 2, 0, 0, 0]);
+    }
+
+    /// The CPU_MAP and THREAD_MAP records perf 6.1 wrote (`perf script -D` bytes): CPUs
+    /// 0-1 as a range, -1 alone (`--per-thread`) as a list, and the thread map of `-a`.
+    #[test]
+    fn cpu_and_thread_maps_as_perf_writes_them() {
+        let range = [74, 0, 0, 0, 0, 0, 16, 0, 2, 0, 0, 0, 0, 0, 1, 0];
+        assert_eq!(super::cpu_map(&[0, 1]), range);
+        let any = [74, 0, 0, 0, 0, 0, 16, 0, 0, 0, 1, 0, 0xff, 0xff, 0, 0];
+        assert_eq!(super::cpu_map(&[-1]), any);
+        let mut all = vec![73, 0, 0, 0, 0, 0, 40, 0, 1, 0, 0, 0, 0, 0, 0, 0];
+        all.extend([0xff; 8]);
+        all.extend([0; 16]);
+        assert_eq!(super::thread_map(&[-1]), all);
+        assert_eq!(super::finished_init(), [82, 0, 0, 0, 0, 0, 8, 0]);
     }
 }

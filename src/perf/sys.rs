@@ -325,6 +325,9 @@ pub struct Ring {
     data_off: usize,
     data_len: usize,
     stats: RingStats,
+    /// Mapped read-only: the kernel writes it backward and overwrites its oldest
+    /// records (`write_backward`); it is read with [`Ring::read_backward`].
+    backward: bool,
 }
 
 /// Raise this process's soft limit of open files to its hard limit (counting every
@@ -406,6 +409,13 @@ impl Counter {
     /// Map a ring of `data_pages` pages (a power of two) for this event; other events can
     /// send their records into it with [`Counter::set_output`].
     pub fn map_ring(&self, data_pages: usize) -> io::Result<Ring> {
+        self.map_ring_as(data_pages, false)
+    }
+
+    /// [`Counter::map_ring`], or with `backward` a read-only ring for an event with
+    /// `write_backward`: the kernel overwrites its oldest records instead of dropping
+    /// new ones (perf record's `--overwrite`).
+    pub fn map_ring_as(&self, data_pages: usize, backward: bool) -> io::Result<Ring> {
         if !data_pages.is_power_of_two() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -421,7 +431,11 @@ impl Counter {
             libc::mmap(
                 std::ptr::null_mut(),
                 map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
+                if backward {
+                    libc::PROT_READ
+                } else {
+                    libc::PROT_READ | libc::PROT_WRITE
+                },
                 libc::MAP_SHARED,
                 self.fd.as_raw_fd(),
                 0,
@@ -438,6 +452,7 @@ impl Counter {
             data_off: page,
             data_len,
             stats: RingStats::default(),
+            backward,
         })
     }
 }
@@ -457,6 +472,9 @@ impl Ring {
     /// what this call read; [`Ring::stats`] keeps the totals.
     pub fn drain(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
         use std::sync::atomic::Ordering;
+        if self.backward {
+            return RingStats::default();
+        }
         // Acquire: the records' bytes are visible once their head is.
         let head = self.word(HEAD_OFFSET).load(Ordering::Acquire);
         let tail = self.word(TAIL_OFFSET).load(Ordering::Relaxed);
@@ -490,9 +508,57 @@ impl Ring {
         st
     }
 
+    /// For a backward ring (mapped read-only for `write_backward`), once its events are
+    /// stopped: hand the records it holds to `f`, newest first, as they lie from
+    /// data_head on (the order perf writes them in), up to a record of size 0 (the ring
+    /// never filled) or the ring's size.
+    pub fn read_backward(&mut self, mut f: impl FnMut(RecordBytes<'_>)) -> RingStats {
+        use std::sync::atomic::Ordering;
+        let mut st = RingStats::default();
+        if !self.backward || self.data_len == 0 {
+            return st;
+        }
+        let head = self.word(HEAD_OFFSET).load(Ordering::Acquire);
+        // SAFETY: the whole data area of our live mapping; the events are stopped, so
+        // the kernel no longer writes it, and the slice does not outlive this call.
+        let data = unsafe {
+            std::slice::from_raw_parts(self.base.as_ptr().add(self.data_off), self.data_len)
+        };
+        let len = self.data_len;
+        let start = (head % len as u64) as usize;
+        // How far the records go: a header of size 0 (or one that cannot be) ends them,
+        // and a record that would pass the ring's size is the oldest one, half
+        // overwritten.
+        let mut span = 0usize;
+        loop {
+            let at = (start + span) % len;
+            let size = if at + 8 <= len {
+                u16::from_ne_bytes([data[at + 6], data[at + 7]]) as usize
+            } else {
+                0
+            };
+            if size < 8 || span + size > len {
+                break;
+            }
+            span += size;
+        }
+        let first_len = span.min(len - start);
+        let mut recs = Records::new(&data[start..start + first_len], &data[..span - first_len]);
+        for r in recs.by_ref() {
+            st.account(&r);
+            f(r);
+        }
+        st.malformed_bytes = recs.malformed as u64;
+        self.stats.add(&st);
+        st
+    }
+
     /// Bytes the kernel has published and [`Ring::drain`] has not taken yet.
     pub fn published(&self) -> u64 {
         use std::sync::atomic::Ordering;
+        if self.backward {
+            return 0;
+        }
         let head = self.word(HEAD_OFFSET).load(Ordering::Acquire);
         let tail = self.word(TAIL_OFFSET).load(Ordering::Relaxed);
         head.wrapping_sub(tail)
@@ -653,8 +719,12 @@ impl GatedChild {
         if pid == 0 {
             drop(wr);
             let mut b = [0u8; 1];
-            // SAFETY: read into a local buffer, then exec; both async-signal-safe.
+            // SAFETY: prctl names the task, read fills a local buffer, then exec; all
+            // async-signal-safe system calls.
             unsafe {
+                // As perf: the child is `perf-exec` until its exec, so that a COMM
+                // written for it before then does not name the recording tool.
+                libc::prctl(libc::PR_SET_NAME, c"perf-exec".as_ptr(), 0, 0, 0);
                 let n = libc::read(rd.as_raw_fd(), b.as_mut_ptr().cast(), 1);
                 if n == 1 {
                     libc::execv(cpath.as_ptr(), ptrs.as_ptr());

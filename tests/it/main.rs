@@ -53,6 +53,7 @@ mod perf_list_live;
 mod perf_option_status_live;
 mod perf_record_bpf_live;
 mod perf_record_cache_live;
+mod perf_record_init_live;
 mod perf_record_limit_live;
 mod perf_record_ns_live;
 mod perf_record_opts_live;

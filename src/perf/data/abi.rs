@@ -139,6 +139,12 @@ pub mod record {
     pub const TRACING_DATA: u32 = 66;
     pub const BUILD_ID: u32 = 67;
     pub const FINISHED_ROUND: u32 = 68;
+    /// PERF_RECORD_ID_INDEX: each counter id's ring, CPU and thread.
+    pub const ID_INDEX: u32 = 69;
+    /// PERF_RECORD_THREAD_MAP: the threads the counters were opened on.
+    pub const THREAD_MAP: u32 = 73;
+    /// PERF_RECORD_CPU_MAP: the CPUs the counters were opened on.
+    pub const CPU_MAP: u32 = 74;
     pub const COMPRESSED: u32 = 81;
     pub const FINISHED_INIT: u32 = 82;
 }

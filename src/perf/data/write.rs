@@ -7,6 +7,7 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::abi::{feature, record, FILE_HEADER_SIZE, NAME_ALIGN};
@@ -110,7 +111,14 @@ impl PerfDataWriter {
                 "perf.data attrs must all have the same size",
             ));
         }
-        let file = File::create(path)
+        // As perf: the file is its owner's only (0600).
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let mut w = PerfDataWriter {
             w: BufWriter::with_capacity(1 << 18, file),
