@@ -153,7 +153,7 @@ pub struct RecordSummary {
     pub lost: u64,
     /// PERF_RECORD_LOST records the rings carried.
     pub lost_records: u64,
-    /// Times a ring woke the reader.
+    /// Times the reader woke, counted as perf counts them (the end's wake-up too).
     pub wakeups: u64,
     /// How the command ended, when there was one and it ended.
     pub exit: Option<ChildExit>,
@@ -433,6 +433,9 @@ pub fn record(
         if let Some(sb) = side_band.as_mut() {
             sb.drain(&mut bpf);
         }
+        // perf counts each return of its poll: the rings' wake-ups, and the last one, which
+        // the end brings (the command's exit or hang-up, or a signal), counted as the loop
+        // ends below. A size limit ends perf's loop outside its poll, uncounted.
         summary.wakeups += u64::from(polled.woken && !polled.hung_up);
         if let Err(e) = drain(
             &mut session,
@@ -463,11 +466,13 @@ pub fn record(
             };
             if let Some(e) = ctx(waited, "waiting for the command")? {
                 summary.exit = Some(e);
+                summary.wakeups += 1;
                 break;
             }
         }
         // Without a command, the end of every sampled task ends the recording, as in perf.
         if stop.load(Ordering::SeqCst) || (child.is_none() && polled.all_hung_up) {
+            summary.wakeups += 1;
             break;
         }
     }

@@ -10,7 +10,8 @@
 //! their owner's only (0600). With `--overwrite` (rings written backward, read at the
 //! end), both tools' events have perf's attr (`write_backward`), and a busy command
 //! whose samples overflow one-page rings leaves no more of its last samples than the
-//! rings hold in either file, perf reading tracectl's without a warning. Skips (with the reason)
+//! rings hold in either file, perf reading tracectl's without a warning. Both count the
+//! reader's wake-ups alike (`Woken up 1 times` for a short command). Skips (with the reason)
 //! without root or perf.
 
 use std::os::unix::fs::PermissionsExt;
@@ -292,5 +293,54 @@ fn perf_record_init_live_overwrite_keeps_the_last_samples() {
             kept > 50 && kept <= most,
             "{who} kept {kept} samples (at most {most})"
         );
+    }
+}
+
+/// perf's `Woken up N times` line of a recording's standard error.
+fn woken_line(err: &str) -> String {
+    err.lines()
+        .find(|l| l.starts_with("[ perf record: Woken up "))
+        .unwrap_or_else(|| panic!("no wake-up line in: {err}"))
+        .to_string()
+}
+
+/// The wake-ups perf counts: a short command's recording (no ring reaches its watermark)
+/// wakes once, at the end (the command's hang-up), and so does a `-p` recording that its
+/// process's exit ends, per CPU or `--per-thread`.
+#[test]
+fn perf_record_init_live_wakeups_as_perf() {
+    if let Some(why) = skip_reason() {
+        crate::support::skips::skip(why);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for scope in [&[][..], &["-p"][..], &["--per-thread", "-p"][..]] {
+        let mut lines = Vec::new();
+        for tool in ["perf", tracectl()] {
+            let mut args: Vec<String> = Vec::new();
+            if tool != "perf" {
+                args.push("perf".into());
+            }
+            args.extend(["record", "-N", "-o", "w.data"].map(String::from));
+            args.extend(scope.iter().map(|s| s.to_string()));
+            let _target = if scope.is_empty() {
+                args.extend(["--", "true"].map(String::from));
+                None
+            } else {
+                let t = Target(Command::new("sleep").arg("0.5").spawn().unwrap());
+                args.push(t.0.id().to_string());
+                Some(t)
+            };
+            let out = Command::new(tool)
+                .current_dir(d)
+                .args(&args)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{tool} {args:?}: {err}");
+            lines.push(woken_line(&err));
+        }
+        assert_eq!(lines[1], lines[0], "{scope:?}: tracectl, then perf");
     }
 }
