@@ -328,7 +328,7 @@ fn perf_record_init_live_wakeups_as_perf() {
                 args.extend(["--", "true"].map(String::from));
                 None
             } else {
-                let t = Target(Command::new("sleep").arg("0.5").spawn().unwrap());
+                let t = Target(Command::new("sleep").arg("1.5").spawn().unwrap());
                 args.push(t.0.id().to_string());
                 Some(t)
             };
