@@ -104,13 +104,7 @@ pub fn parse_map_line(line: &str) -> Option<MapLine> {
 impl Synth {
     fn finish(&self, kind: u32, misc: u16, mut body: Vec<u8>) -> Vec<u8> {
         body.resize(body.len() + self.trailer, 0);
-        let size = (body.len() + 8) as u16;
-        let mut v = Vec::with_capacity(size as usize);
-        v.extend_from_slice(&kind.to_ne_bytes());
-        v.extend_from_slice(&misc.to_ne_bytes());
-        v.extend_from_slice(&size.to_ne_bytes());
-        v.extend_from_slice(&body);
-        v
+        with_header(kind, misc, &body)
     }
 
     /// PERF_RECORD_COMM.
@@ -434,14 +428,19 @@ pub fn all_pids() -> Vec<i32> {
     v
 }
 
-/// A record of perf's own (type 64 and up): no `sample_id` trailer.
-fn user_record(kind: u32, body: &[u8]) -> Vec<u8> {
+/// `body` behind a record header of `kind` and `misc`.
+fn with_header(kind: u32, misc: u16, body: &[u8]) -> Vec<u8> {
     let mut v = Vec::with_capacity(8 + body.len());
     v.extend_from_slice(&kind.to_ne_bytes());
-    v.extend_from_slice(&0u16.to_ne_bytes());
+    v.extend_from_slice(&misc.to_ne_bytes());
     v.extend_from_slice(&((8 + body.len()) as u16).to_ne_bytes());
     v.extend_from_slice(body);
     v
+}
+
+/// A record of perf's own (type 64 and up): no `sample_id` trailer.
+fn user_record(kind: u32, body: &[u8]) -> Vec<u8> {
+    with_header(kind, 0, body)
 }
 
 /// PERF_RECORD_ID_INDEX: every counter's id with its ring, CPU and thread, as perf

@@ -16,9 +16,9 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::Command;
 
-use crate::support::perf::{run_clean, skip_reason};
+use crate::support::perf::{run_clean, skip_reason, Reaped};
 
 fn tracectl() -> &'static str {
     env!("CARGO_BIN_EXE_tracectl")
@@ -131,15 +131,6 @@ fn command_pid(records: &[Dumped]) -> String {
         .to_string()
 }
 
-struct Target(Child);
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn perf_record_init_live_records_as_perf() {
     if let Some(why) = skip_reason() {
@@ -148,7 +139,7 @@ fn perf_record_init_live_records_as_perf() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let target = Target(Command::new("sleep").arg("30").spawn().unwrap());
+    let target = Reaped(Command::new("sleep").arg("30").spawn().unwrap());
     let tpid = target.0.id().to_string();
     let cases: [(&str, Vec<&str>); 4] = [
         ("command", vec![]),
@@ -328,7 +319,7 @@ fn perf_record_init_live_wakeups_as_perf() {
                 args.extend(["--", "true"].map(String::from));
                 None
             } else {
-                let t = Target(Command::new("sleep").arg("1.5").spawn().unwrap());
+                let t = Reaped(Command::new("sleep").arg("1.5").spawn().unwrap());
                 args.push(t.0.id().to_string());
                 Some(t)
             };

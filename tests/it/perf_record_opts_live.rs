@@ -347,16 +347,6 @@ fn samples(d: &Path, file: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// Ends a running workload whatever the outcome.
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// `-t TID` samples that thread only (the worker, not the main thread spinning beside
 /// it), without its children, in both files.
 #[test]
@@ -376,7 +366,7 @@ fn perf_record_opts_live_tid_samples_that_thread_only() {
             .arg(&tid_file)
             .spawn()
             .unwrap();
-        let running = Running(child);
+        let running = crate::support::perf::Reaped(child);
         let pid = running.0.id().to_string();
         let mut tid = String::new();
         for _ in 0..500 {
@@ -418,7 +408,7 @@ fn perf_record_opts_live_per_thread_samples_each_thread() {
     let mut pids = Vec::new();
     for (tool, _) in RECORDERS {
         let tid_file = d.join(format!("tid-{tool}"));
-        let running = Running(
+        let running = crate::support::perf::Reaped(
             Command::new(d.join("opts"))
                 .args(["threads", "20"])
                 .arg(&tid_file)
@@ -758,7 +748,7 @@ fn perf_record_opts_live_uid_samples_that_user_s_processes() {
         .args(["sh", "-c", "while :; do :; done"])
         .spawn()
         .unwrap();
-    let running = Running(spin);
+    let running = crate::support::perf::Reaped(spin);
     let pid = running.0.id().to_string();
     // setpriv execs the shell in place: wait until the process is nobody's.
     for _ in 0..500 {

@@ -123,3 +123,13 @@ pub fn assert_same_lines(ours: &str, perf: &str, what: &str) {
     }
     assert_eq!(ours.len(), perf.len(), "{what}: line count");
 }
+
+/// A child process of a test, killed and reaped when the test ends, whatever the outcome.
+pub struct Reaped(pub std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
