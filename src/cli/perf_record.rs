@@ -191,10 +191,15 @@ pub struct RecordArgs {
     per_thread: bool,
     /// The rings are written backward and overwrite their oldest records when full
     /// (write_backward), so that the file holds the last ones; they are read once, at the
-    /// end, as perf does (the synthesized records stay at the start of the file, where
-    /// perf writes them at its end)
+    /// end, as perf does, and the records of what exists are synthesized at the end
+    /// (--tail-synthesize)
     #[arg(long = "overwrite")]
     overwrite: bool,
+    /// Synthesize the records of what exists (kernel maps, running tasks, BPF programs,
+    /// cgroups, the counters' ids) at the end of the recording instead of the start, as
+    /// perf does; only the command's COMM is written at the start
+    #[arg(long = "tail-synthesize")]
+    tail_synthesize: bool,
     /// Print nothing but errors
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -916,6 +921,8 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             mmap_len: ring_bytes as u32,
         }),
         max_size,
+        // As perf: --overwrite turns tail synthesis on.
+        tail_synthesize: args.tail_synthesize || args.overwrite,
         mmap_flush: args.mmap_flush.as_deref().map_or(1, |f| {
             perf_record_zstd::flush_bytes(perf_record_zstd::mmap_flush(f, ring_bytes))
         }),

@@ -88,6 +88,11 @@ pub struct Recording<'a> {
     /// `--mmap-flush`: a ring is read once it holds this many bytes (all of them are
     /// read at the end); 1 reads every ring at each wake-up.
     pub mmap_flush: u64,
+    /// `--tail-synthesize` (and `--overwrite`): the records of what exists (the
+    /// counters' ids, the kernel's maps, the BPF programs, the cgroups, the tasks) are
+    /// synthesized at the end, after the rings' records, as perf does; only the forked
+    /// command's COMM stays at the start.
+    pub tail_synthesize: bool,
     /// `--max-size`: the recording stops (and the command gets SIGTERM) once the records
     /// written reach this many bytes, as perf stops after the write that reaches it.
     pub max_size: Option<u64>,
@@ -243,24 +248,21 @@ fn rename_old(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Synthesize the side-band records, start the events (or the command, whose exec starts
-/// them), and write every record until the command ends, every sampled task has, or
-/// `stop` is set. `child` is the gated command the session was opened for, if any.
-pub fn record(
-    mut session: RecordSession,
-    rec: &Recording<'_>,
-    mut child: Option<&mut GatedChild>,
-    stop: &AtomicBool,
-) -> Result<RecordSummary, RecordError> {
-    let synth = Synth {
-        trailer: sample::id_trailer_size(session.sample_type()),
-        build_ids: rec.buildid_mmap,
-        namespaces: rec.namespaces,
-    };
+/// What perf synthesizes of what exists when it looks (its `record__synthesize`: at the
+/// start, or at the end with `--tail-synthesize`), with what the BPF programs and the
+/// cgroups gave.
+struct Synthesized {
+    records: Vec<Vec<u8>>,
+    bpf: BpfPrograms,
+    bpf_stop: Option<BpfReadStop>,
+    cgroup_error: Option<io::Error>,
+}
+
+/// perf's order: the counters' ids first, then the kernel's maps, the threads and CPUs
+/// the counters are on, the BPF programs, the cgroups and the tasks.
+fn synthesize(session: &RecordSession, rec: &Recording<'_>, synth: &Synth) -> Synthesized {
     let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
     let modules = std::fs::read_to_string("/proc/modules").unwrap_or_default();
-    // perf's order: the counters' ids first, then the kernel's maps, the threads and
-    // CPUs the counters are on, the BPF programs, the cgroups and the tasks.
     let mut side = super::synth::id_index(session.id_slots());
     side.extend(synth.kernel_maps(&kallsyms, &modules));
     drop(kallsyms);
@@ -305,21 +307,62 @@ pub fn record(
             }
         }
     }
+    Synthesized {
+        records: side,
+        bpf,
+        bpf_stop,
+        cgroup_error,
+    }
+}
+
+/// The forked command's COMM as it is now (`perf-exec` before its exec), then its
+/// NAMESPACES with `namespaces`: what perf writes for it before starting it.
+fn workload_comm(synth: &Synth, pid: i32, namespaces: bool) -> Vec<Vec<u8>> {
+    let comm =
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_else(|_| "perf-exec".into());
+    let mut v = vec![synth.comm(pid, pid, comm.trim_end_matches('\n'))];
+    // perf's order for the tasks it is given: the COMM, then the namespaces.
+    if namespaces {
+        v.push(synth.namespaces(pid, pid));
+    }
+    v
+}
+
+/// Synthesize the side-band records, start the events (or the command, whose exec starts
+/// them), and write every record until the command ends, every sampled task has, or
+/// `stop` is set. `child` is the gated command the session was opened for, if any.
+pub fn record(
+    mut session: RecordSession,
+    rec: &Recording<'_>,
+    mut child: Option<&mut GatedChild>,
+    stop: &AtomicBool,
+) -> Result<RecordSummary, RecordError> {
+    let synth = Synth {
+        trailer: sample::id_trailer_size(session.sample_type()),
+        build_ids: rec.buildid_mmap,
+        namespaces: rec.namespaces,
+    };
+    // The forked command's COMM (perf-exec until its exec), at the start in any case.
     let workload = match rec.running {
         Running::Command(pid) => Some(pid),
         _ => rec.workload,
     };
-    if let Some(pid) = workload {
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .unwrap_or_else(|_| "perf-exec".into());
-        side.push(synth.comm(pid, pid, comm.trim_end_matches('\n')));
-        // perf's order for the tasks it is given: the COMM, then the namespaces.
-        if rec.namespaces {
-            side.push(synth.namespaces(pid, pid));
-        }
+    let mut side = Vec::new();
+    let mut bpf = BpfPrograms::default();
+    let (mut bpf_stop, mut cgroup_error) = (None, None);
+    if !rec.tail_synthesize {
+        let at_start = synthesize(&session, rec, &synth);
+        side = at_start.records;
+        (bpf, bpf_stop, cgroup_error) = (at_start.bpf, at_start.bpf_stop, at_start.cgroup_error);
     }
-    // As perf: the synthesized records end here, before any the kernel writes.
-    side.push(super::synth::finished_init());
+    if let Some(pid) = workload {
+        side.extend(workload_comm(&synth, pid, rec.namespaces));
+    }
+    // As perf: the synthesized records end here, before any the kernel writes (with
+    // --tail-synthesize, after the kernel's).
+    if !rec.tail_synthesize {
+        side.push(super::synth::finished_init());
+    }
 
     // Programs loaded anywhere from now on, as perf's side band sees them (none when
     // the kernel refuses it: those the recorded tasks load still come in their rings).
@@ -368,6 +411,13 @@ pub fn record(
         cgroup_error,
         ..RecordSummary::default()
     };
+    // --tail-synthesize: the forked command (with no other target) gets a COMM at the
+    // end too, from /proc, read before it is reaped.
+    let tail_workload_pid = match rec.running {
+        Running::Command(pid) if rec.tail_synthesize && child.is_some() => Some(pid),
+        _ => None,
+    };
+    let mut tail_workload: Option<Vec<Vec<u8>>> = None;
     let mut compressor = match rec.compression {
         Some(c) => Some(ctx(
             RecordCompressor::new(c.level),
@@ -459,13 +509,13 @@ pub fn record(
         }
         if let Some(c) = child.as_mut() {
             // A hang-up comes as the task exits, a moment before it can be reaped.
-            let waited = if polled.hung_up {
-                c.wait_timeout(Duration::from_millis(20))
-            } else {
-                c.try_wait()
-            };
-            if let Some(e) = ctx(waited, "waiting for the command")? {
-                summary.exit = Some(e);
+            let wait = Duration::from_millis(if polled.hung_up { 20 } else { 0 });
+            if ctx(c.exited(wait), "waiting for the command")? {
+                // Its comm as perf reads it at the end, from the zombie's /proc.
+                if let Some(pid) = tail_workload_pid {
+                    tail_workload = Some(synth.given_process(pid, session.maps_data()).0);
+                }
+                summary.exit = Some(ctx(c.wait(), "waiting for the command")?);
                 summary.wakeups += 1;
                 break;
             }
@@ -494,6 +544,22 @@ pub fn record(
         ),
         "writing perf.data",
     )?;
+    if rec.tail_synthesize {
+        // perf's order at the end: FINISHED_INIT after the rings' records, the command's
+        // COMM (if it is still there, read now), the lost samples, then the rest.
+        ctx(
+            out.record(&[&super::synth::finished_init()]),
+            "writing perf.data",
+        )?;
+        if let Some(pid) = tail_workload_pid.filter(|_| tail_workload.is_none()) {
+            if child.as_ref().is_some_and(|c| c.pid() > 0) {
+                tail_workload = Some(synth.given_process(pid, session.maps_data()).0);
+            }
+        }
+        for r in tail_workload.iter().flatten() {
+            ctx(out.record(&[r]), "writing perf.data")?;
+        }
+    }
     // What the kernel dropped, counted by each event (its LOST records in the rings may
     // miss the last ones), stored as perf stores it: one LOST_SAMPLES record per event.
     let lost_read = ctx(session.lost_per_event(), "reading the events' lost samples")?;
@@ -512,6 +578,21 @@ pub fn record(
                 "writing perf.data",
             )?;
         }
+    }
+    if rec.tail_synthesize {
+        let at_end = synthesize(&session, rec, &synth);
+        for r in &at_end.records {
+            ctx(out.record(&[r]), "writing perf.data")?;
+        }
+        // The programs loaded at the end, with those seen loaded while recording.
+        if rec.bpf_events {
+            bpf.programs.extend(at_end.bpf.programs);
+            bpf.btfs.extend(at_end.bpf.btfs);
+        } else {
+            bpf = BpfPrograms::default();
+        }
+        summary.bpf_stop = at_end.bpf_stop;
+        summary.cgroup_error = at_end.cgroup_error;
     }
     if let Some(c) = child.as_mut() {
         if summary.exit.is_none() {
