@@ -354,15 +354,7 @@ fn perf_record_switch_live_size() {
     for tool in TOOLS {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        let args = [
-            "--switch-output=20K",
-            "-o",
-            "z.data",
-            "--",
-            "sh",
-            "-c",
-            busy,
-        ];
+        let args = ["--switch-output=8K", "-o", "z.data", "--", "sh", "-c", busy];
         let err = record(tool, &args, d);
         warnings.push(
             err.lines()
