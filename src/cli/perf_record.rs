@@ -11,8 +11,9 @@ use tracectl::perf::record::{
     CallGraph, Mode, RecordOpenError, RecordScope, RecordSession, SampleFields, SampleOptions,
 };
 use tracectl::perf::recording::{
-    BuildIds, Compression, DelayHook, DelayNotice, Recording, Running,
+    BuildIds, Compression, DelayHook, DelayNotice, Recording, Running, SwitchHook, SwitchNotice,
 };
+use tracectl::perf::switch_output::{SwitchOutput, SwitchTrigger};
 use tracectl::perf::EventKind;
 
 use super::common::{with_status, Context, ExitStatus, PERF_USAGE};
@@ -191,10 +192,15 @@ pub struct RecordArgs {
     per_thread: bool,
     /// The rings are written backward and overwrite their oldest records when full
     /// (write_backward), so that the file holds the last ones; they are read once, at the
-    /// end, as perf does (the synthesized records stay at the start of the file, where
-    /// perf writes them at its end)
+    /// end, as perf does, and the records of what exists are synthesized at the end
+    /// (--tail-synthesize)
     #[arg(long = "overwrite")]
     overwrite: bool,
+    /// Synthesize the records of what exists (kernel maps, running tasks, BPF programs,
+    /// cgroups, the counters' ids) at the end of the recording instead of the start, as
+    /// perf does; only the command's COMM is written at the start
+    #[arg(long = "tail-synthesize")]
+    tail_synthesize: bool,
     /// Print nothing but errors
     #[arg(short = 'q', long = "quiet")]
     quiet: bool,
@@ -340,6 +346,26 @@ pub struct RecordArgs {
     /// SIGTERM, as perf does
     #[arg(long = "max-size", value_name = "SIZE")]
     max_size: Option<String>,
+    /// Go on in a new file at each SIGUSR2 (`signal`, the default), once the file holds
+    /// SIZE bytes (a B, K, M or G suffix), or every TIME (an s, m, h or d suffix): each
+    /// finished file is renamed OUTPUT.<timestamp> (YYYYmmddHHMMSS and hundredths, as
+    /// perf names it) and the next starts with the records of what exists; no build
+    /// ids are listed or cached, as perf
+    #[arg(
+        long = "switch-output",
+        value_name = "signal|SIZE|TIME",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "signal"
+    )]
+    switch_output: Option<String>,
+    /// With --switch-output or --timestamp-filename: keep the N newest files, removing
+    /// the oldest as the next one is written
+    #[arg(long = "switch-max-files", value_name = "N")]
+    switch_max_files: Option<usize>,
+    /// Rename the file OUTPUT.<timestamp> once written
+    #[arg(long = "timestamp-filename")]
+    timestamp_filename: bool,
     /// Output file (an existing one is renamed to FILE.old)
     #[arg(
         short = 'o',
@@ -545,6 +571,14 @@ fn tell_delay(n: DelayNotice) {
     );
 }
 
+/// perf's lines for a switch to a new file.
+fn tell_switch(n: SwitchNotice) {
+    match n {
+        SwitchNotice::Woken(w) => eprintln!("[ perf record: dump data: Woken up {w} times ]"),
+        SwitchNotice::Dumped(p) => eprintln!("[ perf record: Dump {} ]", p.display()),
+    }
+}
+
 /// Run `tracectl perf record`.
 pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     // Validate everything before an event is opened or a command started.
@@ -590,6 +624,41 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     };
     // A ring's mapping: its data pages and the control page.
     let ring_bytes = (ring_pages as u64 + 1) * tracectl::perf::page_size() as u64;
+    let switch_trigger = match args.switch_output.as_deref() {
+        None => None,
+        Some(v) => match SwitchTrigger::parse(v) {
+            Some(t) => Some(t),
+            None => {
+                eprintln!(
+                    "tracectl: --switch-output={v}: give signal, a size with a B, K, M or G \
+                     suffix, or a time with an s, m, h or d suffix"
+                );
+                return Ok(EINVAL_EXIT);
+            }
+        },
+    };
+    if let Some(SwitchTrigger::Size(n)) = switch_trigger {
+        // perf's warning: the kernel wakes the reader at half a ring, so files come out
+        // bigger than that.
+        if n > 0 && !args.no_buffering && n < ring_bytes / 2 && !args.quiet {
+            eprintln!(
+                "WARNING: switch-output data size lower than wakeup kernel buffer size ({}) \
+                 expect bigger perf.data sizes",
+                unit_number(ring_bytes / 2)
+            );
+        }
+    }
+    if switch_trigger.is_some() && args.overwrite {
+        bail!(
+            "--switch-output with --overwrite is not supported: the backward rings are read \
+             once, at the end"
+        );
+    }
+    let switch_output =
+        (switch_trigger.is_some() || args.timestamp_filename).then(|| SwitchOutput {
+            trigger: switch_trigger,
+            max_files: args.switch_max_files.unwrap_or(0),
+        });
     let delay = match args.delay {
         Some(d) => InitialDelay::from_ms(d).with_context(|| {
             format!("-D {d}: give milliseconds to wait, or -1 to never enable the events")
@@ -656,7 +725,12 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     let build_ids = match configured_build_ids(&config)? {
         // As perf: the build ids are in the map records; none are listed or cached.
         // -z: perf does not read the compressed file back for them.
-        _ if args.no_buildid || args.buildid_mmap || args.compression_level.is_some() => {
+        // --switch-output: perf neither lists nor caches them, to switch files sooner.
+        _ if args.no_buildid
+            || args.buildid_mmap
+            || args.compression_level.is_some()
+            || switch_trigger.is_some() =>
+        {
             BuildIds::Skip
         }
         Some(BuildIds::Skip) => BuildIds::Skip,
@@ -916,6 +990,10 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
             mmap_len: ring_bytes as u32,
         }),
         max_size,
+        // As perf: --overwrite turns tail synthesis on.
+        tail_synthesize: args.tail_synthesize || args.overwrite,
+        on_switch: SwitchHook((!args.quiet).then_some(&tell_switch as &dyn Fn(SwitchNotice))),
+        switch_output,
         mmap_flush: args.mmap_flush.as_deref().map_or(1, |f| {
             perf_record_zstd::flush_bytes(perf_record_zstd::mmap_flush(f, ring_bytes))
         }),
@@ -932,6 +1010,8 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         }
     }
     let stop = tracectl::tracefs::stop_on_signals();
+    // As perf: SIGUSR2 asks for a switch with --switch-output, and is ignored otherwise.
+    tracectl::perf::switch_output::catch_sigusr2(switch_trigger.is_some());
     let summary = tracectl::perf::recording::record(session, &rec, child.as_mut(), stop)?;
     if args.quiet {
         return Ok(summary.exit.map_or(0, |e| e.code()));
@@ -964,6 +1044,12 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
     for w in &summary.cache_warnings {
         eprintln!("warning: {w}");
     }
+    for (path, e) in &summary.rotation_errors {
+        eprintln!("warning: cannot remove {}: {e}", path.display());
+    }
+    if let Some(path) = &summary.dumped {
+        eprintln!("[ perf record: Dump {} ]", path.display());
+    }
     // perf counts the samples as it reads the file back for the build ids.
     let samples = if rec.build_ids == BuildIds::Skip {
         String::new()
@@ -978,8 +1064,14 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         ),
         _ => String::new(),
     };
+    // perf names the time-stamped files as a pattern.
+    let stamp = if summary.dumped.is_some() {
+        ".<timestamp>"
+    } else {
+        ""
+    };
     eprintln!(
-        "[ perf record: Captured and wrote {:.3} MB {}{samples}{compressed} ]",
+        "[ perf record: Captured and wrote {:.3} MB {}{stamp}{samples}{compressed} ]",
         summary.bytes as f64 / (1024.0 * 1024.0),
         args.output.display(),
     );

@@ -57,6 +57,7 @@ pub mod spec;
 pub mod srccode;
 pub mod srcline;
 pub mod stat;
+pub mod switch_output;
 pub mod symbols;
 mod symsrc;
 pub mod synth;

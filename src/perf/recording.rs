@@ -17,6 +17,9 @@ use super::data::{Compressed, PerfData, PerfDataWriter};
 use super::machine::recorded_objects;
 use super::record::RecordSession;
 use super::ring::RecordBytes;
+use super::switch_output::{
+    stamped, take_signal, timestamp_now, Rotation, SwitchOutput, SwitchTrigger,
+};
 use super::synth::{all_pids, Synth};
 use super::sys::{ChildExit, GatedChild};
 
@@ -88,6 +91,17 @@ pub struct Recording<'a> {
     /// `--mmap-flush`: a ring is read once it holds this many bytes (all of them are
     /// read at the end); 1 reads every ring at each wake-up.
     pub mmap_flush: u64,
+    /// `--tail-synthesize` (and `--overwrite`): the records of what exists (the
+    /// counters' ids, the kernel's maps, the BPF programs, the cgroups, the tasks) are
+    /// synthesized at the end, after the rings' records, as perf does; only the forked
+    /// command's COMM stays at the start.
+    pub tail_synthesize: bool,
+    /// `--switch-output` (and `--timestamp-filename`): the recording goes on in a new
+    /// file at each trigger, every finished file renamed `<output>.<timestamp>`, the last
+    /// one too.
+    pub switch_output: Option<SwitchOutput>,
+    /// Told of each switch (the CLI prints perf's lines for them).
+    pub on_switch: SwitchHook<'a>,
     /// `--max-size`: the recording stops (and the command gets SIGTERM) once the records
     /// written reach this many bytes, as perf stops after the write that reaches it.
     pub max_size: Option<u64>,
@@ -142,6 +156,37 @@ impl DelayHook<'_> {
     }
 }
 
+/// A switch to a new file (`--switch-output`), as perf reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SwitchNotice {
+    /// The reader woke this many times since the last switch (perf's `dump data`).
+    Woken(u64),
+    /// The finished file, renamed.
+    Dumped(PathBuf),
+}
+
+/// The caller's function for [`SwitchNotice`]s.
+#[derive(Clone, Copy, Default)]
+pub struct SwitchHook<'a>(pub Option<&'a dyn Fn(SwitchNotice)>);
+
+impl std::fmt::Debug for SwitchHook<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "SwitchHook(set)"
+        } else {
+            "SwitchHook(none)"
+        })
+    }
+}
+
+impl SwitchHook<'_> {
+    fn tell(&self, n: SwitchNotice) {
+        if let Some(f) = self.0 {
+            f(n);
+        }
+    }
+}
+
 /// What a recording wrote.
 #[derive(Debug, Default)]
 pub struct RecordSummary {
@@ -170,6 +215,11 @@ pub struct RecordSummary {
     pub compression: Option<CompressionSummary>,
     /// `--max-size` stopped the recording: the bytes of records written then.
     pub size_limit: Option<u64>,
+    /// With `--switch-output` or `--timestamp-filename`: the last file, renamed (its
+    /// size is `bytes`; `wakeups` counts since the last switch).
+    pub dumped: Option<PathBuf>,
+    /// The old files `--switch-max-files` could not remove, with why.
+    pub rotation_errors: Vec<(PathBuf, io::Error)>,
 }
 
 /// A recording that failed: what was being done, and why.
@@ -243,24 +293,21 @@ fn rename_old(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Synthesize the side-band records, start the events (or the command, whose exec starts
-/// them), and write every record until the command ends, every sampled task has, or
-/// `stop` is set. `child` is the gated command the session was opened for, if any.
-pub fn record(
-    mut session: RecordSession,
-    rec: &Recording<'_>,
-    mut child: Option<&mut GatedChild>,
-    stop: &AtomicBool,
-) -> Result<RecordSummary, RecordError> {
-    let synth = Synth {
-        trailer: sample::id_trailer_size(session.sample_type()),
-        build_ids: rec.buildid_mmap,
-        namespaces: rec.namespaces,
-    };
+/// What perf synthesizes of what exists when it looks (its `record__synthesize`: at the
+/// start, or at the end with `--tail-synthesize`), with what the BPF programs and the
+/// cgroups gave.
+struct Synthesized {
+    records: Vec<Vec<u8>>,
+    bpf: BpfPrograms,
+    bpf_stop: Option<BpfReadStop>,
+    cgroup_error: Option<io::Error>,
+}
+
+/// perf's order: the counters' ids first, then the kernel's maps, the threads and CPUs
+/// the counters are on, the BPF programs, the cgroups and the tasks.
+fn synthesize(session: &RecordSession, rec: &Recording<'_>, synth: &Synth) -> Synthesized {
     let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
     let modules = std::fs::read_to_string("/proc/modules").unwrap_or_default();
-    // perf's order: the counters' ids first, then the kernel's maps, the threads and
-    // CPUs the counters are on, the BPF programs, the cgroups and the tasks.
     let mut side = super::synth::id_index(session.id_slots());
     side.extend(synth.kernel_maps(&kallsyms, &modules));
     drop(kallsyms);
@@ -305,21 +352,169 @@ pub fn record(
             }
         }
     }
+    Synthesized {
+        records: side,
+        bpf,
+        bpf_stop,
+        cgroup_error,
+    }
+}
+
+/// The forked command's COMM as it is now (`perf-exec` before its exec), then its
+/// NAMESPACES with `namespaces`: what perf writes for it before starting it.
+fn workload_comm(synth: &Synth, pid: i32, namespaces: bool) -> Vec<Vec<u8>> {
+    let comm =
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_else(|_| "perf-exec".into());
+    let mut v = vec![synth.comm(pid, pid, comm.trim_end_matches('\n'))];
+    // perf's order for the tasks it is given: the COMM, then the namespaces.
+    if namespaces {
+        v.push(synth.namespaces(pid, pid));
+    }
+    v
+}
+
+/// The records of [`synthesize`] written to `out`, the BPF programs found joining `bpf`
+/// (none with `--no-bpf-event`); returns why some were not synthesized.
+fn write_synthesized(
+    out: &mut PerfDataWriter,
+    session: &RecordSession,
+    rec: &Recording<'_>,
+    synth: &Synth,
+    bpf: &mut BpfPrograms,
+) -> io::Result<(Option<BpfReadStop>, Option<io::Error>)> {
+    let found = synthesize(session, rec, synth);
+    for r in &found.records {
+        out.record(&[r])?;
+    }
+    if rec.bpf_events {
+        bpf.programs.extend(found.bpf.programs);
+        bpf.btfs.extend(found.bpf.btfs);
+    } else {
+        *bpf = BpfPrograms::default();
+    }
+    Ok((found.bpf_stop, found.cgroup_error))
+}
+
+/// What finishing a file gave.
+struct FileEnd {
+    bytes: u64,
+    compression: Option<CompressionSummary>,
+    cache_warnings: Vec<CacheWarning>,
+}
+
+/// Write the features of the file at `rec.output` and its header: as perf, the records
+/// are read back for the objects the samples hit (their build ids listed and cached).
+fn finish_file(
+    mut out: PerfDataWriter,
+    rec: &Recording<'_>,
+    session: &RecordSession,
+    seen: &Seen,
+    bpf: &BpfPrograms,
+    clock: Option<super::clockid::ClockReference>,
+    compressor: Option<&RecordCompressor>,
+) -> Result<FileEnd, RecordError> {
+    let mut features = host_features(rec.cmdline.clone(), &rec.version);
+    let (mut compression, mut cache_warnings) = (None, Vec::new());
+    // As perf: the records are read back from the file for the objects the samples hit.
+    ctx(out.write_header_so_far(), "writing perf.data")?;
+    let objects = if rec.build_ids == BuildIds::Skip {
+        features.no_build_id = true;
+        Vec::new()
+    } else {
+        let file = PerfData::open(rec.output).map_err(|e| RecordError {
+            what: "reading perf.data back for its build ids".into(),
+            source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
+        })?;
+        recorded_objects(&file, rec.all_build_ids).map_err(|e| RecordError {
+            what: "reading perf.data back for its build ids".into(),
+            source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
+        })?
+    };
+    features.build_ids = objects.iter().map(|(e, _)| e.clone()).collect();
+    features.tracing_data = rec.tracing_data.clone();
+    features.groups = session.groups();
+    // perf notes the samples' times as it reads the file back for the build ids: without
+    // them, it stores zeros.
+    features.sample_time = match rec.build_ids {
+        BuildIds::Skip => Some((0, 0)),
+        _ => seen.first_time.map(|f| (f, seen.last_time)),
+    };
+    features.clock = clock;
+    features.bpf = Some((bpf.prog_info_feature(), bpf.btf_feature()));
+    if let (Some(c), Some(z)) = (rec.compression, compressor) {
+        let ratio = z.ratio();
+        // perf stores the ratio rounded to a whole number.
+        features.compressed = Some(Compressed {
+            version: 0,
+            type_: ZSTD,
+            level: c.level,
+            ratio: (ratio + 0.5) as u32,
+            mmap_len: c.mmap_len,
+        });
+        compression = Some(CompressionSummary {
+            transferred: z.transferred(),
+            ratio,
+        });
+    }
+    let bytes = ctx(out.finish(&features), "finishing perf.data")?;
+    // The recording is complete: perf fills the cache as it writes the list.
+    if let BuildIds::Cache(dir) = &rec.build_ids {
+        cache_warnings = add_objects(dir, &objects);
+    }
+    Ok(FileEnd {
+        bytes,
+        compression,
+        cache_warnings,
+    })
+}
+
+/// Rename the finished file at `path` to `path.<timestamp>`, as perf names it.
+fn stamp_file(path: &Path) -> io::Result<PathBuf> {
+    let to = stamped(path, &timestamp_now());
+    std::fs::rename(path, &to).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot rename {} to {}: {e}", path.display(), to.display()),
+        )
+    })?;
+    Ok(to)
+}
+
+/// Synthesize the side-band records, start the events (or the command, whose exec starts
+/// them), and write every record until the command ends, every sampled task has, or
+/// `stop` is set. `child` is the gated command the session was opened for, if any.
+pub fn record(
+    mut session: RecordSession,
+    rec: &Recording<'_>,
+    mut child: Option<&mut GatedChild>,
+    stop: &AtomicBool,
+) -> Result<RecordSummary, RecordError> {
+    let synth = Synth {
+        trailer: sample::id_trailer_size(session.sample_type()),
+        build_ids: rec.buildid_mmap,
+        namespaces: rec.namespaces,
+    };
+    // The forked command's COMM (perf-exec until its exec), at the start in any case.
     let workload = match rec.running {
         Running::Command(pid) => Some(pid),
         _ => rec.workload,
     };
-    if let Some(pid) = workload {
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .unwrap_or_else(|_| "perf-exec".into());
-        side.push(synth.comm(pid, pid, comm.trim_end_matches('\n')));
-        // perf's order for the tasks it is given: the COMM, then the namespaces.
-        if rec.namespaces {
-            side.push(synth.namespaces(pid, pid));
-        }
+    let mut side = Vec::new();
+    let mut bpf = BpfPrograms::default();
+    let (mut bpf_stop, mut cgroup_error) = (None, None);
+    if !rec.tail_synthesize {
+        let at_start = synthesize(&session, rec, &synth);
+        side = at_start.records;
+        (bpf, bpf_stop, cgroup_error) = (at_start.bpf, at_start.bpf_stop, at_start.cgroup_error);
     }
-    // As perf: the synthesized records end here, before any the kernel writes.
-    side.push(super::synth::finished_init());
+    if let Some(pid) = workload {
+        side.extend(workload_comm(&synth, pid, rec.namespaces));
+    }
+    // As perf: the synthesized records end here, before any the kernel writes (with
+    // --tail-synthesize, after the kernel's).
+    if !rec.tail_synthesize {
+        side.push(super::synth::finished_init());
+    }
 
     // Programs loaded anywhere from now on, as perf's side band sees them (none when
     // the kernel refuses it: those the recorded tasks load still come in their rings).
@@ -368,6 +563,16 @@ pub fn record(
         cgroup_error,
         ..RecordSummary::default()
     };
+    // --tail-synthesize: the forked command (with no other target) gets a COMM at the
+    // end too, from /proc, read before it is reaped.
+    let tail_workload_pid = match rec.running {
+        Running::Command(pid) if rec.tail_synthesize && child.is_some() => Some(pid),
+        _ => None,
+    };
+    let mut tail_workload: Option<Vec<Vec<u8>>> = None;
+    let trigger = rec.switch_output.as_ref().and_then(|so| so.trigger);
+    let mut rotation = Rotation::new(rec.switch_output.as_ref().map_or(0, |so| so.max_files));
+    let mut last_switch = std::time::Instant::now();
     let mut compressor = match rec.compression {
         Some(c) => Some(ctx(
             RecordCompressor::new(c.level),
@@ -449,6 +654,62 @@ pub fn record(
             session.disable().ok();
             return ctx(Err(e), "writing perf.data");
         }
+        let switch_now = match trigger {
+            Some(SwitchTrigger::Signal) => take_signal(),
+            Some(SwitchTrigger::Size(n)) => n > 0 && out.data_size() >= n,
+            Some(SwitchTrigger::Time(t)) => t > 0 && last_switch.elapsed().as_secs() >= t,
+            None => false,
+        };
+        if switch_now {
+            // perf's signal (SIGUSR2, or its alarm for a time) ends its poll: a wake-up.
+            summary.wakeups += u64::from(!matches!(trigger, Some(SwitchTrigger::Size(_))));
+            rec.on_switch.tell(SwitchNotice::Woken(summary.wakeups));
+            summary.wakeups = 0;
+            if rec.tail_synthesize {
+                // As at the end: FINISHED_INIT, the rest, and the command's COMM.
+                ctx(
+                    out.record(&[&super::synth::finished_init()]),
+                    "writing perf.data",
+                )?;
+                ctx(
+                    write_synthesized(&mut out, &session, rec, &synth, &mut bpf),
+                    "writing perf.data",
+                )?;
+                if let Some(pid) = tail_workload_pid {
+                    for r in synth.given_process(pid, session.maps_data()).0 {
+                        ctx(out.record(&[&r]), "writing perf.data")?;
+                    }
+                }
+            }
+            let end = finish_file(out, rec, &session, &seen, &bpf, clock, compressor.as_ref())?;
+            summary.cache_warnings.extend(end.cache_warnings);
+            let path = ctx(stamp_file(rec.output), "renaming perf.data")?;
+            out = ctx(
+                PerfDataWriter::create(rec.output, session.attrs().to_vec()),
+                "creating perf.data",
+            )?;
+            if !rec.tail_synthesize {
+                // perf's start of each new file: the records of what exists, the forked
+                // command's (its COMM and maps, from /proc), then FINISHED_INIT.
+                ctx(
+                    write_synthesized(&mut out, &session, rec, &synth, &mut bpf),
+                    "writing perf.data",
+                )?;
+                if let Running::Command(pid) = rec.running {
+                    for r in synth.given_process(pid, session.maps_data()).0 {
+                        ctx(out.record(&[&r]), "writing perf.data")?;
+                    }
+                }
+                ctx(
+                    out.record(&[&super::synth::finished_init()]),
+                    "writing perf.data",
+                )?;
+            }
+            rec.on_switch.tell(SwitchNotice::Dumped(path.clone()));
+            summary.rotation_errors.extend(rotation.add(path));
+            seen = Seen::default();
+            last_switch = std::time::Instant::now();
+        }
         if rec.max_size.is_some_and(|m| out.data_size() >= m) {
             summary.size_limit = Some(out.data_size());
             if let Some(c) = child.as_ref() {
@@ -459,13 +720,13 @@ pub fn record(
         }
         if let Some(c) = child.as_mut() {
             // A hang-up comes as the task exits, a moment before it can be reaped.
-            let waited = if polled.hung_up {
-                c.wait_timeout(Duration::from_millis(20))
-            } else {
-                c.try_wait()
-            };
-            if let Some(e) = ctx(waited, "waiting for the command")? {
-                summary.exit = Some(e);
+            let wait = Duration::from_millis(if polled.hung_up { 20 } else { 0 });
+            if ctx(c.exited(wait), "waiting for the command")? {
+                // Its comm as perf reads it at the end, from the zombie's /proc.
+                if let Some(pid) = tail_workload_pid {
+                    tail_workload = Some(synth.given_process(pid, session.maps_data()).0);
+                }
+                summary.exit = Some(ctx(c.wait(), "waiting for the command")?);
                 summary.wakeups += 1;
                 break;
             }
@@ -494,6 +755,22 @@ pub fn record(
         ),
         "writing perf.data",
     )?;
+    if rec.tail_synthesize {
+        // perf's order at the end: FINISHED_INIT after the rings' records, the command's
+        // COMM (if it is still there, read now), the lost samples, then the rest.
+        ctx(
+            out.record(&[&super::synth::finished_init()]),
+            "writing perf.data",
+        )?;
+        if let Some(pid) = tail_workload_pid.filter(|_| tail_workload.is_none()) {
+            if child.as_ref().is_some_and(|c| c.pid() > 0) {
+                tail_workload = Some(synth.given_process(pid, session.maps_data()).0);
+            }
+        }
+        for r in tail_workload.iter().flatten() {
+            ctx(out.record(&[r]), "writing perf.data")?;
+        }
+    }
     // What the kernel dropped, counted by each event (its LOST records in the rings may
     // miss the last ones), stored as perf stores it: one LOST_SAMPLES record per event.
     let lost_read = ctx(session.lost_per_event(), "reading the events' lost samples")?;
@@ -513,6 +790,12 @@ pub fn record(
             )?;
         }
     }
+    if rec.tail_synthesize {
+        (summary.bpf_stop, summary.cgroup_error) = ctx(
+            write_synthesized(&mut out, &session, rec, &synth, &mut bpf),
+            "writing perf.data",
+        )?;
+    }
     if let Some(c) = child.as_mut() {
         if summary.exit.is_none() {
             // Interrupted: the command got the same signal; wait for it briefly.
@@ -520,50 +803,18 @@ pub fn record(
         }
     }
 
-    let mut features = host_features(rec.cmdline.clone(), &rec.version);
-    // As perf: the records are read back from the file for the objects the samples hit.
-    ctx(out.write_header_so_far(), "writing perf.data")?;
-    let objects = if rec.build_ids == BuildIds::Skip {
-        features.no_build_id = true;
-        Vec::new()
-    } else {
-        let file = PerfData::open(rec.output).map_err(|e| RecordError {
-            what: "reading perf.data back for its build ids".into(),
-            source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
-        })?;
-        recorded_objects(&file, rec.all_build_ids).map_err(|e| RecordError {
-            what: "reading perf.data back for its build ids".into(),
-            source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
-        })?
-    };
-    features.build_ids = objects.iter().map(|(e, _)| e.clone()).collect();
-    features.tracing_data = rec.tracing_data.clone();
-    features.groups = session.groups();
-    features.sample_time = seen.first_time.map(|f| (f, seen.last_time));
-    features.clock = clock;
-    features.bpf = Some((bpf.prog_info_feature(), bpf.btf_feature()));
-    if let (Some(c), Some(z)) = (rec.compression, compressor.as_ref()) {
-        let ratio = z.ratio();
-        // perf stores the ratio rounded to a whole number.
-        features.compressed = Some(Compressed {
-            version: 0,
-            type_: ZSTD,
-            level: c.level,
-            ratio: (ratio + 0.5) as u32,
-            mmap_len: c.mmap_len,
-        });
-        summary.compression = Some(CompressionSummary {
-            transferred: z.transferred(),
-            ratio,
-        });
+    let end = finish_file(out, rec, &session, &seen, &bpf, clock, compressor.as_ref())?;
+    summary.bytes = end.bytes;
+    summary.compression = end.compression;
+    summary.cache_warnings.extend(end.cache_warnings);
+    if rec.switch_output.is_some() {
+        // As perf's last switch: the file takes its time stamp, counted among those kept.
+        let path = ctx(stamp_file(rec.output), "renaming perf.data")?;
+        summary.rotation_errors.extend(rotation.add(path.clone()));
+        summary.dumped = Some(path);
     }
-    summary.bytes = ctx(out.finish(&features), "finishing perf.data")?;
-    // The recording is complete: perf fills the cache as it writes the list.
-    if let BuildIds::Cache(dir) = &rec.build_ids {
-        summary.cache_warnings = add_objects(dir, &objects);
-    }
-    let stats = session.ring_stats();
     summary.samples = seen.samples;
+    let stats = session.ring_stats();
     summary.lost_records = stats.lost_records;
     summary.lost = if lost_read.iter().all(Option::is_some) {
         lost_read.iter().flatten().sum()

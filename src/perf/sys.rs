@@ -778,6 +778,46 @@ impl GatedChild {
     /// Wait up to `timeout` for the child to exit (a pidfd polled with the timeout, so the
     /// exit is seen at once), reaping it if it did.
     pub fn wait_timeout(&mut self, timeout: std::time::Duration) -> io::Result<Option<ChildExit>> {
+        self.poll_exit(timeout);
+        self.try_wait()
+    }
+
+    /// Whether the child has exited, waiting up to `timeout` for it, without reaping it:
+    /// until [`GatedChild::try_wait`] reaps it, its /proc entries (a zombie's) can still
+    /// be read.
+    pub fn exited(&mut self, timeout: std::time::Duration) -> io::Result<bool> {
+        if self.pid <= 0 {
+            return Ok(true);
+        }
+        if !timeout.is_zero() {
+            self.poll_exit(timeout);
+        }
+        // SAFETY: siginfo_t is plain data the kernel fills in.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid on our own child with WNOWAIT, which leaves it unreaped.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                self.pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            return if e.kind() == io::ErrorKind::Interrupted {
+                Ok(false)
+            } else {
+                Err(e)
+            };
+        }
+        // SAFETY: si_pid is valid for a child state change; 0 when none was reported.
+        Ok(unsafe { info.si_pid() } != 0)
+    }
+
+    /// Sleep until the child exits or `timeout` passes (a pidfd polled with the timeout,
+    /// so the exit is seen at once).
+    fn poll_exit(&mut self, timeout: std::time::Duration) {
         if self.pidfd.is_none() && !self.pidfd_tried {
             self.pidfd_tried = true;
             // SAFETY: pidfd_open on our own unreaped child; the fd is owned below.
@@ -800,7 +840,6 @@ impl GatedChild {
             }
             None => std::thread::sleep(timeout.min(std::time::Duration::from_millis(1))),
         }
-        self.try_wait()
     }
 
     /// Reap the child if it has exited, without blocking.

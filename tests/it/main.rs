@@ -57,6 +57,7 @@ mod perf_record_init_live;
 mod perf_record_limit_live;
 mod perf_record_ns_live;
 mod perf_record_opts_live;
+mod perf_record_switch_live;
 mod perf_record_synth_live;
 mod perf_record_z_live;
 mod perf_report;
