@@ -142,7 +142,11 @@ impl Names {
 
     /// Where `bytes` are in the file, if they are there.
     fn file_offset(&self, bytes: &[u8]) -> Option<u32> {
-        let file = (**self.file.as_ref()?).as_ref();
+        Names::offset_in((**self.file.as_ref()?).as_ref(), bytes)
+    }
+
+    /// Where `bytes` are in `file` (the table's file), if they are there.
+    fn offset_in(file: &[u8], bytes: &[u8]) -> Option<u32> {
         let at = (bytes.as_ptr() as usize).checked_sub(file.as_ptr() as usize)?;
         (at + bytes.len() <= file.len()).then_some(at as u32)
     }
@@ -731,16 +735,15 @@ fn drop_duplicates(
     for i in 0..syms.len() {
         // Only a place kept by an earlier pass can be undecided, and it comes first
         // among the symbols at its address: `s` never is.
-        let s = syms[i];
-        let Some(last) = kept
-            .checked_sub(1)
-            .map(|k| syms[k])
-            .filter(|l| l.start == s.start)
-        else {
-            syms[kept] = s;
+        // Most symbols start alone: kept where they are, unless one before was dropped.
+        if kept == 0 || syms[kept - 1].start != syms[i].start {
+            if kept != i {
+                syms[kept] = syms[i];
+            }
             kept += 1;
             continue;
-        };
+        }
+        let (s, last) = (syms[i], syms[kept - 1]);
         let by_name = |a: &Sym| prefer_by_name(names, a, &s, &extra, &mut None, &mut None);
         let keep_last = match (prefer_by_kind(&last, &s), undecided.as_deref_mut()) {
             (Some(k), _) => k,
