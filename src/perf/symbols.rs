@@ -735,15 +735,16 @@ fn drop_duplicates(
     for i in 0..syms.len() {
         // Only a place kept by an earlier pass can be undecided, and it comes first
         // among the symbols at its address: `s` never is.
-        // Most symbols start alone: kept where they are, unless one before was dropped.
-        if kept == 0 || syms[kept - 1].start != syms[i].start {
-            if kept != i {
-                syms[kept] = syms[i];
-            }
+        let s = syms[i];
+        let Some(last) = kept
+            .checked_sub(1)
+            .map(|k| syms[k])
+            .filter(|l| l.start == s.start)
+        else {
+            syms[kept] = s;
             kept += 1;
             continue;
-        }
-        let (s, last) = (syms[i], syms[kept - 1]);
+        };
         let by_name = |a: &Sym| prefer_by_name(names, a, &s, &extra, &mut None, &mut None);
         let keep_last = match (prefer_by_kind(&last, &s), undecided.as_deref_mut()) {
             (Some(k), _) => k,
