@@ -117,8 +117,10 @@ pub(crate) fn word_end(b: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = b.get(i..i + 8) {
         let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
         // The lowest byte below 0x21 (all ASCII whitespace is) sets its high bit here, and
-        // none does when there is no such byte.
-        if w.wrapping_sub(0x2121_2121_2121_2121) & !w & 0x8080_8080_8080_8080 != 0 {
+        // none does when there is no such byte: the bytes before it are no whitespace.
+        let below = w.wrapping_sub(0x2121_2121_2121_2121) & !w & 0x8080_8080_8080_8080;
+        if below != 0 {
+            i += below.trailing_zeros() as usize / 8;
             break;
         }
         i += 8;
@@ -152,10 +154,9 @@ pub(crate) fn parse_hex(s: &str) -> Option<u64> {
         }
         t
     };
-    // Kallsyms addresses: sixteen digits, checked and read eight at a time.
+    // Kallsyms addresses: sixteen digits, checked and read at once.
     if let Ok(sixteen) = <&[u8; 16]>::try_from(digits) {
-        let (hi, lo) = sixteen.split_at(8);
-        return Some((hex8(hi)? << 32) | hex8(lo)?);
+        return hex16(sixteen);
     }
     let mut v: u64 = 0;
     if digits.len() <= 16 {
@@ -179,9 +180,71 @@ pub(crate) fn parse_hex(s: &str) -> Option<u64> {
     Some(v)
 }
 
+/// The value of sixteen hex digits (the first the most significant), None unless all
+/// sixteen bytes are hex digits.
+fn hex16(digits: &[u8; 16]) -> Option<u64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of every x86-64 CPU (the target's baseline).
+        unsafe { hex16_sse2(digits) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let (hi, lo) = digits.split_at(8);
+        Some((hex8(hi)? << 32) | hex8(lo)?)
+    }
+}
+
+/// [`hex16`] in the lanes of one SSE2 register: each byte is checked against the
+/// digits' ranges, turned into its value, and the values are paired into bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn hex16_sse2(digits: &[u8; 16]) -> Option<u64> {
+    use std::arch::x86_64::{
+        __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64,
+        _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi8,
+        _mm_set_epi64x, _mm_slli_epi16, _mm_srli_epi16,
+    };
+    let (first, last) = digits.split_at(8);
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default()) as i64;
+    // Byte `i` of the register is digit `i`.
+    let x = _mm_set_epi64x(word(last), word(first));
+    // Bytes compare as signed: any byte from 0x80 up is below every range.
+    let within = |v: __m128i, lo: u8, hi: u8| {
+        _mm_and_si128(
+            _mm_cmpgt_epi8(v, _mm_set1_epi8((lo - 1) as i8)),
+            _mm_cmplt_epi8(v, _mm_set1_epi8((hi + 1) as i8)),
+        )
+    };
+    // With bit 5 set, capital letters read as small ones; of the bytes that then read
+    // as digits or letters only those below 0x20 were neither (0x10 to 0x19).
+    let folded = _mm_or_si128(x, _mm_set1_epi8(0x20));
+    let letter = within(folded, b'a', b'f');
+    let digit = within(folded, b'0', b'9');
+    let printable = _mm_cmpgt_epi8(x, _mm_set1_epi8(0x1f));
+    let ok = _mm_and_si128(_mm_or_si128(digit, letter), printable);
+    if _mm_movemask_epi8(ok) != 0xffff {
+        return None;
+    }
+    // Each byte's value: its low four bits, plus nine for a letter.
+    let value = _mm_add_epi8(
+        _mm_and_si128(x, _mm_set1_epi8(0x0f)),
+        _mm_and_si128(letter, _mm_set1_epi8(9)),
+    );
+    // Each pair of digits (the first in the low byte of a 16-bit lane) into the lane's
+    // low byte, then the eight pairs side by side, the first pair lowest.
+    let pairs = _mm_or_si128(
+        _mm_and_si128(_mm_slli_epi16(value, 4), _mm_set1_epi16(0x00f0)),
+        _mm_srli_epi16(value, 8),
+    );
+    let bytes = _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64;
+    Some(bytes.swap_bytes())
+}
+
 /// The value of eight hex digits (the first the most significant), None unless all
 /// eight bytes are hex digits. Each byte is checked against the three ranges of digits
 /// at once, in the bytes of one word.
+#[cfg(not(target_arch = "x86_64"))]
 fn hex8(digits: &[u8]) -> Option<u64> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = ONES << 7;
@@ -608,6 +671,50 @@ mod tests {
                 digits[pos] = b;
                 let s = std::str::from_utf8(&digits).unwrap();
                 assert_eq!(parse_hex(s), u64::from_str_radix(s, 16).ok(), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn parse_hex_reads_sixteen_bytes_of_any_value_as_from_str_radix_does() {
+        // Every byte value at each place of sixteen, the ones no `str` holds included.
+        for pos in 0..16 {
+            for b in 0..=0xffu8 {
+                let mut digits = *b"0123456789abcdef";
+                digits[pos] = b;
+                let Ok(s) = std::str::from_utf8(&digits) else {
+                    assert_eq!(hex16(&digits), None, "{digits:?}");
+                    continue;
+                };
+                if pos == 0 && b == b'+' {
+                    continue;
+                }
+                assert_eq!(hex16(&digits), u64::from_str_radix(s, 16).ok(), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_word_ends_at_the_first_ascii_whitespace() {
+        let naive = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| b[j].is_ascii_whitespace())
+                .unwrap_or(b.len().max(i))
+        };
+        for stop in [
+            b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r', 0x01, 0x1f, 0x20, 0x21, 0x80, 0xff,
+        ] {
+            for len in 0..24 {
+                for at in 0..len {
+                    let mut b = vec![b'x'; len];
+                    b[at] = stop;
+                    if at + 2 < len {
+                        b[at + 2] = b'\t';
+                    }
+                    for from in 0..=len {
+                        assert_eq!(word_end(&b, from), naive(&b, from), "{b:?} from {from}");
+                    }
+                }
             }
         }
     }

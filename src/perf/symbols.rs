@@ -142,7 +142,11 @@ impl Names {
 
     /// Where `bytes` are in the file, if they are there.
     fn file_offset(&self, bytes: &[u8]) -> Option<u32> {
-        let file = (**self.file.as_ref()?).as_ref();
+        Names::offset_in((**self.file.as_ref()?).as_ref(), bytes)
+    }
+
+    /// Where `bytes` are in `file` (the table's file), if they are there.
+    fn offset_in(file: &[u8], bytes: &[u8]) -> Option<u32> {
         let at = (bytes.as_ptr() as usize).checked_sub(file.as_ptr() as usize)?;
         (at + bytes.len() <= file.len()).then_some(at as u32)
     }

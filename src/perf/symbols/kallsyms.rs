@@ -44,6 +44,9 @@ impl KernelSymbols {
         all.syms.reserve(text.len() / 21 + 1);
         let mut module_names: Vec<&str> = Vec::new();
         let mut module_ids: HashMap<&str, u32> = HashMap::new();
+        // The bytes names are stored in (the text itself, when shared), found once.
+        let file = all.names.file.clone();
+        let file = file.as_deref().map(|f| f.as_ref());
         // The kernel has over a hundred thousand symbols: its own lines
         // (`%016lx %c %s[\t[%s]]`) are cut at fixed places and their ends found with the
         // words, in one pass; others are cut into words as `split_ascii_whitespace` would.
@@ -97,7 +100,7 @@ impl KernelSymbols {
                 }
                 _ => 0,
             };
-            match all.names.file_offset(name.as_bytes()) {
+            match file.and_then(|f| Names::offset_in(f, name.as_bytes())) {
                 Some(at) => all.push_at(start, start, binding, at, name.len() as u32, true, module),
                 None => all.push_in(start, start, binding, name, true, module),
             }
