@@ -181,8 +181,9 @@ pub(crate) fn parse_hex(s: &str) -> Option<u64> {
 }
 
 /// The value of sixteen hex digits (the first the most significant), None unless all
-/// sixteen bytes are hex digits.
-fn hex16(digits: &[u8; 16]) -> Option<u64> {
+/// sixteen bytes are hex digits: a kallsyms address, read in one vector step on x86-64.
+#[inline]
+pub(crate) fn hex16(digits: &[u8; 16]) -> Option<u64> {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: SSE2 is part of every x86-64 CPU (the target's baseline).

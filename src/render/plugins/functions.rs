@@ -14,7 +14,7 @@
 //!   function names the alias kallsyms lists first);
 //! * a line that does not parse (`%16llx %c name`) ends the parse, keeping what was read.
 
-use crate::event::symbols::{kallsyms_words, parse_hex, word_end};
+use crate::event::symbols::{hex16, kallsyms_words, parse_hex, word_end};
 use crate::event::KallsymsSource;
 
 /// A name looked up with [`FunctionMap::address_of`] and its address, if it has one.
@@ -363,80 +363,6 @@ impl crate::event::FunctionLookup for FunctionMap {
     }
 }
 
-/// The value of eight hexadecimal digits (the first one the most significant), or None
-/// when a byte is not one: all eight bytes at once, a kallsyms text has 150k addresses.
-#[inline]
-fn hex8(digits: [u8; 8]) -> Option<u32> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let w = u64::from_le_bytes(digits);
-    if w & HIGH != 0 {
-        return None;
-    }
-    // Every byte is below 0x80 and every addend is too: no sum carries into the next
-    // byte, and a sum's high bit tells whether the byte reached the bound.
-    let at_least = |w: u64, lo: u64| w + (0x80 - lo) * ONES;
-    let digit = at_least(w, 0x30) & !at_least(w, 0x3a) & HIGH;
-    let lower = w | (0x20 * ONES);
-    let letter = at_least(lower, 0x61) & !at_least(lower, 0x67) & HIGH;
-    if digit | letter != HIGH {
-        return None;
-    }
-    let nibbles = (w & (0x0f * ONES)) + (letter >> 7) * 9;
-    // Pack the nibbles, the lowest byte (the first digit) highest.
-    let pairs = ((nibbles << 4) | (nibbles >> 8)) & 0x00ff_00ff_00ff_00ff;
-    let quads = ((pairs << 8) | (pairs >> 16)) & 0x0000_ffff_0000_ffff;
-    Some(((quads << 16) | (quads >> 32)) as u32)
-}
-
-/// The value of sixteen hexadecimal digits (the first one the most significant), or None
-/// when a byte is not one: what [`hex8`] gives for each half, in one vector step on
-/// x86-64 (a kallsyms text has 150k addresses).
-#[inline]
-fn hex16(digits: &[u8; 16]) -> Option<u64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of every x86-64 CPU; the one load reads the sixteen bytes
-        // `digits` borrows (unaligned loads are allowed).
-        unsafe {
-            let c = _mm_loadu_si128(digits.as_ptr().cast());
-            let lower = _mm_or_si128(c, _mm_set1_epi8(0x20));
-            // Signed compares: a byte of 0x80 or more is negative and fails both ranges.
-            let digit = _mm_and_si128(
-                _mm_cmpgt_epi8(c, _mm_set1_epi8(0x2f)),
-                _mm_cmplt_epi8(c, _mm_set1_epi8(0x3a)),
-            );
-            let letter = _mm_and_si128(
-                _mm_cmpgt_epi8(lower, _mm_set1_epi8(0x60)),
-                _mm_cmplt_epi8(lower, _mm_set1_epi8(0x67)),
-            );
-            if _mm_movemask_epi8(_mm_or_si128(digit, letter)) != 0xffff {
-                return None;
-            }
-            // A digit's value is its low four bits, a letter's those plus 9.
-            let nibbles = _mm_add_epi8(
-                _mm_and_si128(c, _mm_set1_epi8(0x0f)),
-                _mm_and_si128(letter, _mm_set1_epi8(9)),
-            );
-            // Each 16-bit lane holds two digits, the first in its low byte: one byte of
-            // the number each, then the eight bytes packed in the digits' order.
-            let pairs = _mm_or_si128(
-                _mm_and_si128(_mm_slli_epi16(nibbles, 4), _mm_set1_epi16(0xf0)),
-                _mm_srli_epi16(nibbles, 8),
-            );
-            let packed = _mm_packus_epi16(pairs, pairs);
-            Some(u64::from_be(_mm_cvtsi128_si64(packed) as u64))
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let high = hex8(digits[..8].try_into().expect("eight bytes"))?;
-        let low = hex8(digits[8..].try_into().expect("eight bytes"))?;
-        Some(u64::from(high) << 32 | u64::from(low))
-    }
-}
-
 /// The line at `at` of `text` when it has exactly the usual shape, `<16 hex digits>
 /// <type char> <name>[ more]`, as (address, type); None for anything else, which the
 /// general path then reads (with the same result for this shape). The name starts at
@@ -448,9 +374,7 @@ fn usual_line(text: &[u8], at: usize) -> Option<(u64, u8)> {
     {
         return None;
     }
-    let high = hex8(b[..8].try_into().ok()?)?;
-    let low = hex8(b[8..16].try_into().ok()?)?;
-    Some((u64::from(high) << 32 | u64::from(low), b[17]))
+    Some((hex16(b[..16].try_into().ok()?)?, b[17]))
 }
 
 /// The first newline of `text` at or after `from` (or the end), sixteen bytes at a time
@@ -591,60 +515,6 @@ mod tests {
                     );
                 }
             }
-        }
-    }
-
-    #[test]
-    fn eight_digits_at_once_read_as_hex_does() {
-        let mut cases: Vec<[u8; 8]> = vec![
-            *b"ffffffff",
-            *b"FFFFFFFF",
-            *b"00000000",
-            *b"81000a0F",
-            *b"0123abcd",
-            *b"4567CDEF",
-        ];
-        // Each position with every byte value, around a valid number.
-        for pos in 0..8 {
-            for v in 0..=255u8 {
-                let mut d = *b"9a8B7c6D";
-                d[pos] = v;
-                cases.push(d);
-            }
-        }
-        for d in cases {
-            let expected = std::str::from_utf8(&d)
-                .ok()
-                .filter(|s| s.bytes().all(|b| b.is_ascii_hexdigit()))
-                .and_then(|s| u32::from_str_radix(s, 16).ok());
-            assert_eq!(super::hex8(d), expected, "{d:?}");
-        }
-    }
-
-    #[test]
-    fn sixteen_digits_at_once_read_as_hex_does() {
-        let mut cases: Vec<[u8; 16]> = vec![
-            *b"ffffffffffffffff",
-            *b"FFFFFFFF81000000",
-            *b"0000000000000000",
-            *b"ffffffff81000a0F",
-            *b"0123456789abcdef",
-            *b"89ABCDEF01234567",
-        ];
-        // Each position with every byte value, around a valid number.
-        for pos in 0..16 {
-            for v in 0..=255u8 {
-                let mut d = *b"9a8B7c6D5e4F3021";
-                d[pos] = v;
-                cases.push(d);
-            }
-        }
-        for d in cases {
-            let expected = std::str::from_utf8(&d)
-                .ok()
-                .filter(|s| s.bytes().all(|b| b.is_ascii_hexdigit()))
-                .and_then(|s| u64::from_str_radix(s, 16).ok());
-            assert_eq!(super::hex16(&d), expected, "{d:?}");
         }
     }
 
