@@ -36,6 +36,8 @@ impl<'f> RecordDump<'f> {
     pub fn new(file: &'f PerfData, shown: &str, report: bool) -> RecordDump<'f> {
         let sample_type = file.attrs().iter().fold(0, |t, a| t | a.sample_type);
         let sample_id_all = file.attrs().first().is_some_and(|a| a.sample_id_all());
+        // perf names a pipe-mode input "pipe", whatever file it came from.
+        let shown = if file.is_pipe() { "pipe" } else { shown };
         RecordDump {
             file,
             shown: shown.to_string(),
@@ -52,8 +54,10 @@ impl<'f> RecordDump<'f> {
         let offset = self.file.stored_offset(r.offset);
         out.extend_from_slice(
             format!(
-                "\n{:#x}@{} [{size:#x}]: event: {}\n",
-                offset, self.shown, r.type_
+                "\n{}@{} [{size:#x}]: event: {}\n",
+                alt_hex(offset),
+                self.shown,
+                r.type_
             )
             .as_bytes(),
         );
@@ -71,28 +75,52 @@ impl<'f> RecordDump<'f> {
             Some(self.file.decode(r)?)
         };
         // perf's time stamp: the CPU and time of the sample or of the record's sample
-        // id (zero for perf's own records).
-        if !user && r.type_ != record::SAMPLE && !self.sample_id_all {
+        // id (zero for perf's own records). A pipe announces its events among the
+        // records: perf knows only those announced before the record.
+        let (sample_type, sample_id_all) = match self.file.attrs_before(r.offset) {
+            _ if !self.file.is_pipe() => (self.sample_type, self.sample_id_all),
+            0 => (0, false),
+            n => {
+                let known = &self.file.attrs()[..n];
+                let t = known.iter().fold(0, |t, a| t | a.sample_type);
+                (t, known[0].sample_id_all())
+            }
+        };
+        if (!user || self.file.is_pipe()) && r.type_ != record::SAMPLE && !sample_id_all {
             out.extend_from_slice(b"-1 -1 ");
         } else {
             let (cpu, time) = match &ev {
-                Some(Event::Sample(s)) => (u64::from(s.cpu), s.time),
+                // perf's "none" (all ones) for what the sample's event leaves out.
+                Some(Event::Sample(s)) => {
+                    let st = self.file.attrs()[s.attr].sample_type;
+                    let cpu = if st & sample::CPU != 0 {
+                        s.cpu
+                    } else {
+                        u32::MAX
+                    };
+                    let time = if st & sample::TIME != 0 {
+                        s.time
+                    } else {
+                        u64::MAX
+                    };
+                    (u64::from(cpu), time)
+                }
                 Some(ev) => {
                     let id = sample_id(ev);
                     (u64::from(id.cpu.unwrap_or(0)), id.time.unwrap_or(0))
                 }
                 None => (0, 0),
             };
-            if self.sample_type & sample::CPU != 0 {
+            if sample_type & sample::CPU != 0 {
                 push_dec(out, cpu);
                 out.push(b' ');
             }
-            if self.sample_type & sample::TIME != 0 {
+            if sample_type & sample::TIME != 0 {
                 push_dec(out, time);
                 out.push(b' ');
             }
         }
-        out.extend_from_slice(format!("{:#x} [{size:#x}]: ", offset).as_bytes());
+        out.extend_from_slice(format!("{} [{size:#x}]: ", alt_hex(offset)).as_bytes());
         match &ev {
             Some(Event::Sample(s)) => self.write_sample(r, s, out),
             Some(ev) => self.write_kernel_record(r, ev, out),
@@ -132,6 +160,15 @@ impl<'f> RecordDump<'f> {
                 push_dec(out, lost);
                 out.push(b'\n');
             }
+            (record::LOST_SAMPLES, Event::LostSamples { lost, id }) => {
+                // The event's id as the record's trailer gives it; perf's "none" (all
+                // ones) without one.
+                out.extend_from_slice(b"PERF_RECORD_LOST_SAMPLES: id:");
+                push_dec(out, id.id.unwrap_or(u64::MAX));
+                out.extend_from_slice(b": lost samples :");
+                push_dec(out, *lost);
+                out.push(b'\n');
+            }
             _ => {
                 out.extend_from_slice(b"PERF_RECORD_");
                 out.extend_from_slice(record_name(r.type_).as_bytes());
@@ -148,6 +185,10 @@ impl<'f> RecordDump<'f> {
         out.extend_from_slice(record_name(r.type_).as_bytes());
         match r.type_ {
             record::FINISHED_ROUND => out.push(b'\n'),
+            // A pipe's attrs, features and tracing data: perf takes them in without a
+            // word (nor the end of the line).
+            record::HEADER_ATTR | record::HEADER_FEATURE | record::TRACING_DATA
+                if self.file.is_pipe() => {}
             69 => {
                 // ID_INDEX: nr, then id, idx, cpu and tid of each.
                 let nr = word(0);

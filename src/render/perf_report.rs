@@ -841,7 +841,9 @@ fn frame_of(loc: &Location, raw: u64, inlined: Option<&Arc<str>>) -> Frame {
 /// when the file has call chains), and only when it has them.
 pub fn accumulates(file: &PerfData, children: Option<bool>) -> bool {
     let has_chains = has_call_chains(file);
-    children.unwrap_or(has_chains) && has_chains
+    // perf decides before it reads the records, and a pipe's events are records: it
+    // knows no event with call chains then, and never accumulates.
+    children.unwrap_or(has_chains) && has_chains && !file.is_pipe()
 }
 
 /// Whether the file has events sampled with call chains.
@@ -873,7 +875,14 @@ pub fn write_report(
         None
     };
     let children = accumulates(file, opts.children);
-    let order = graph.order.unwrap_or(if children {
+    // perf sets caller order for --children (its default) before it reads a pipe's
+    // events, which then turn the accumulation off: a pipe keeps the order.
+    let caller = if file.is_pipe() {
+        opts.children != Some(false)
+    } else {
+        children
+    };
+    let order = graph.order.unwrap_or(if caller {
         ChainOrder::Caller
     } else {
         ChainOrder::Callee

@@ -28,6 +28,19 @@ pub fn write_stats(
     skip_empty: bool,
     out: &mut dyn Write,
 ) -> Result<(), PerfDataError> {
+    write_counts(file, catalog, skip_empty, true, out)
+}
+
+/// The counts of [`write_stats`] as perf's `--stats` reader (`stats_mode`) or its
+/// `-D` takes them: only the first counts each event's lost samples (elsewhere perf's
+/// LOST_SAMPLES handler only prints the record), and it stops at a pipe's tracing data.
+fn write_counts(
+    file: &PerfData,
+    catalog: Option<&DatCatalog>,
+    skip_empty: bool,
+    stats_mode: bool,
+    out: &mut dyn Write,
+) -> Result<(), PerfDataError> {
     let mut counts = [0u64; TYPES];
     let mut samples = vec![0u64; file.attrs().len()];
     let mut lost = vec![0u64; file.attrs().len()];
@@ -38,6 +51,11 @@ pub fn write_stats(
         let r = r?;
         if let Some(c) = counts.get_mut(r.type_ as usize) {
             *c += 1;
+        }
+        if stats_mode && file.is_pipe() && r.type_ == record::TRACING_DATA {
+            // perf's --stats does not take a pipe's tracing data in, and so reads what
+            // follows it as records, to the end of what it can make of them: none.
+            break;
         }
         if r.type_ == record::SAMPLE {
             let reads = file.with_sample(&r, |s| {
@@ -52,7 +70,7 @@ pub fn write_stats(
                     samples[s.attr] += 1;
                 }
             }
-        } else if r.type_ == record::LOST_SAMPLES {
+        } else if r.type_ == record::LOST_SAMPLES && stats_mode {
             if let Event::LostSamples { lost: n, id } = file.decode(&r)? {
                 if let Some(a) = file.attr_of_record(&id) {
                     lost[a] += n;
@@ -129,7 +147,7 @@ pub fn write_dump(
         Ok::<(), PerfDataError>(())
     })?;
     out.write_all(&buf).map_err(io)?;
-    write_stats(file, catalog, true, out)
+    write_counts(file, catalog, true, false, out)
 }
 
 /// `perf report --tasks` (and with `mmaps`, `--mmaps`): the threads the COMM, FORK

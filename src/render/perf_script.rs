@@ -781,7 +781,7 @@ impl<'f> PerfScript<'f> {
         }
         // perf's `evlist__combined_branch_type`.
         let branch_types = file.attrs().iter().fold(0, |t, a| t | a.branch_sample_type);
-        for (a, name) in file.attrs().iter().zip(&names) {
+        for (i, (a, name)) in file.attrs().iter().zip(&names).enumerate() {
             let tracepoint = a.type_ == attr_type::TRACEPOINT;
             // The fields and those of them named by -F: a named field the samples do
             // not carry is an error, a default one is left out.
@@ -828,7 +828,19 @@ impl<'f> PerfScript<'f> {
             }
             let (mut f, named) = chosen.unwrap_or_else(|| {
                 let mut d = default_fields(a.type_);
-                if tracepoint && use_callchain && a.sample_type & sample::CALLCHAIN != 0 {
+                if file.is_pipe() {
+                    // A pipe's events arrive one by one: at each, perf adds the address
+                    // and symbol (only) to its type's fields when any event so far
+                    // records call chains.
+                    // (The first event of the type decides.)
+                    let first = file.attrs()[..i].iter().position(|b| b.type_ == a.type_);
+                    let so_far = file.attrs()[..=first.unwrap_or(i)]
+                        .iter()
+                        .fold(0, |t, a| t | a.sample_type);
+                    if use_callchain && so_far & sample::CALLCHAIN != 0 {
+                        d |= field::IP | field::SYM;
+                    }
+                } else if tracepoint && use_callchain && a.sample_type & sample::CALLCHAIN != 0 {
                     d |= field::IP | field::SYM | field::SYMOFFSET | field::DSO;
                 }
                 (d, 0)

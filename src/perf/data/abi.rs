@@ -11,6 +11,8 @@ pub const NAME_ALIGN: usize = 64;
 pub const MAGIC_BE: &[u8; 8] = b"2ELIFREP";
 /// Size of `struct perf_file_header`.
 pub const FILE_HEADER_SIZE: u64 = 104;
+/// Size of the header of a file `perf record -o -` wrote (the magic and this size).
+pub const PIPE_HEADER_SIZE: u64 = 16;
 /// Size of `struct perf_event_header`.
 pub const RECORD_HEADER_SIZE: usize = 8;
 
@@ -136,6 +138,7 @@ pub mod record {
     /// (perf's `perf_ns__name`), each as named under `/proc/PID/ns/`.
     pub const NAMESPACE_NAMES: [&str; 7] = ["net", "uts", "ipc", "pid", "user", "mnt", "cgroup"];
     pub const HEADER_ATTR: u32 = 64;
+    pub const HEADER_EVENT_TYPE: u32 = 65;
     pub const TRACING_DATA: u32 = 66;
     pub const BUILD_ID: u32 = 67;
     pub const FINISHED_ROUND: u32 = 68;
@@ -145,6 +148,8 @@ pub mod record {
     pub const THREAD_MAP: u32 = 73;
     /// PERF_RECORD_CPU_MAP: the CPUs the counters were opened on.
     pub const CPU_MAP: u32 = 74;
+    /// PERF_RECORD_HEADER_FEATURE: a header feature's section, in a pipe.
+    pub const HEADER_FEATURE: u32 = 80;
     pub const COMPRESSED: u32 = 81;
     pub const FINISHED_INIT: u32 = 82;
 }

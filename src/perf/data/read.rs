@@ -122,6 +122,11 @@ pub struct PerfData {
     /// Where the parts of decompressed data came from (empty for a file without
     /// COMPRESSED records); see [`PerfData::stored_offset`].
     origins: Vec<super::compressed::Origin>,
+    /// For a pipe-mode file (`perf record -o -`), the offsets of its HEADER_ATTR
+    /// records, in order; empty for a file of perf's ordinary layout.
+    pipe_attrs: Vec<u64>,
+    /// Whether the file is a pipe-mode one.
+    pipe: bool,
 }
 
 /// The file's bytes: mapped from disk, or handed over in memory.
@@ -523,14 +528,8 @@ impl PerfData {
         let h = hdr(&mut c).map_err(|s| short("file header", s))?;
         let [header_size, attr_size, attrs_off, attrs_size, data_off, data_size, _, _] = h;
         if header_size != abi::FILE_HEADER_SIZE {
-            if header_size == 16 {
-                return Err(err(
-                    "file header",
-                    8,
-                    PerfDataErrorKind::Unsupported(
-                        "a pipe-mode perf.data (`perf record -o -`); convert it with `perf inject -i IN -o OUT`".into(),
-                    ),
-                ));
+            if header_size == abi::PIPE_HEADER_SIZE {
+                return PerfData::parse_pipe(bytes, path, endian);
             }
             return Err(err(
                 "file header",
@@ -648,7 +647,7 @@ impl PerfData {
             });
         }
 
-        let mut f = PerfData {
+        let f = PerfData {
             bytes,
             path,
             endian,
@@ -662,7 +661,117 @@ impl PerfData {
             file_data: (data_off, data_size),
             features,
             origins: Vec::new(),
+            pipe_attrs: Vec::new(),
+            pipe: false,
         };
+        f.finish()
+    }
+
+    /// A file `perf record -o -` wrote: a 16-byte header, then records only, the
+    /// events' attrs (HEADER_ATTR records, each an attr and its ids), the header's
+    /// features (HEADER_FEATURE records, each a feature id and the section's bytes) and
+    /// the tracing data (a HEADER_TRACING_DATA record, followed by the data it sizes)
+    /// among them. The data section is all of the records; the attrs and features are
+    /// taken from them here.
+    fn parse_pipe(
+        bytes: Bytes,
+        path: PathBuf,
+        endian: Endianness,
+    ) -> Result<PerfData, PerfDataError> {
+        let len = bytes.len() as u64;
+        let start = abi::PIPE_HEADER_SIZE;
+        let mut f = PerfData {
+            bytes,
+            path,
+            endian,
+            attrs: Vec::new(),
+            by_id: Vec::new(),
+            dense_ids: Vec::new(),
+            dense_base: 0,
+            layouts: Vec::new(),
+            data_offset: start,
+            data_size: len - start,
+            file_data: (start, len - start),
+            features: Vec::new(),
+            origins: Vec::new(),
+            pipe_attrs: Vec::new(),
+            pipe: true,
+        };
+        let mut attrs = Vec::new();
+        let mut features = Vec::new();
+        let mut attr_offsets = Vec::new();
+        for r in f.records() {
+            let r = r?;
+            let body_at = r.offset + abi::RECORD_HEADER_SIZE as u64;
+            let mut c = f.cur(body_at, r.body.len() as u64);
+            match r.type_ {
+                record::HEADER_ATTR => {
+                    let what = "HEADER_ATTR record";
+                    let size = r.body.get(4..8).map_or(0, |b| endian.u32(b));
+                    if !(64..=r.body.len() as u32).contains(&size) {
+                        return Err(f.corrupt(
+                            what,
+                            body_at + 4,
+                            format!(
+                                "attr size {size}, expected between 64 and the record's {} bytes",
+                                r.body.len()
+                            ),
+                        ));
+                    }
+                    let mut attr =
+                        parse_attr(&mut c, u64::from(size)).map_err(|s| f.short(what, s))?;
+                    c.pos = size as usize;
+                    while let Ok(id) = c.u64() {
+                        attr.ids.push(id);
+                    }
+                    attrs.push(attr);
+                    attr_offsets.push(r.offset);
+                }
+                record::HEADER_FEATURE => {
+                    let id = c.u64().map_err(|s| f.short("HEADER_FEATURE record", s))?;
+                    if id < u64::from(feature::BITS) {
+                        features.push(FeatureSection {
+                            id: id as u32,
+                            offset: body_at + 8,
+                            size: r.body.len() as u64 - 8,
+                        });
+                    }
+                }
+                record::TRACING_DATA => {
+                    // The records iterator skipped the data, having checked its size.
+                    let size = r.body.get(..4).map_or(0, |b| endian.u32(b));
+                    features.push(FeatureSection {
+                        id: feature::TRACING_DATA,
+                        offset: r.offset + abi::RECORD_HEADER_SIZE as u64 + r.body.len() as u64,
+                        size: u64::from(size),
+                    });
+                }
+                _ => {}
+            }
+        }
+        if attrs.is_empty() {
+            return Err(f.corrupt(
+                "pipe-mode records",
+                start,
+                "no events (no HEADER_ATTR record)".into(),
+            ));
+        }
+        // A feature sent twice counts as its last.
+        features.sort_by_key(|s: &FeatureSection| s.id);
+        features.reverse();
+        features.dedup_by_key(|s| s.id);
+        features.reverse();
+        f.attrs = attrs;
+        f.features = features;
+        f.pipe_attrs = attr_offsets;
+        f.finish()
+    }
+
+    /// The reading common to both kinds of file, once the attrs and features are known:
+    /// the events' names, the index of their ids, their samples' layouts, and the
+    /// records of COMPRESSED ones.
+    fn finish(self) -> Result<PerfData, PerfDataError> {
+        let mut f = self;
         f.read_event_desc()?;
         for (i, a) in f.attrs.iter().enumerate() {
             for &id in &a.ids {
@@ -705,6 +814,10 @@ impl PerfData {
     /// The file offset perf gives a record at `offset` of [`PerfData::records`]: the
     /// same, but for a record out of a COMPRESSED one, which is at that one's offset.
     pub fn stored_offset(&self, offset: u64) -> u64 {
+        if self.pipe {
+            // perf counts a pipe's bytes from the end of its header.
+            return offset - abi::PIPE_HEADER_SIZE;
+        }
         if self.origins.is_empty() || offset < self.data_offset {
             return offset;
         }
@@ -714,6 +827,22 @@ impl PerfData {
             Some((start, file, false)) => file + (at - start),
             Some((_, file, true)) => file,
             None => offset,
+        }
+    }
+
+    /// Whether the file is one `perf record -o -` wrote (pipe mode), whose attrs and
+    /// features are records.
+    pub fn is_pipe(&self) -> bool {
+        self.pipe
+    }
+
+    /// How many of the events a pipe-mode file had announced before its record at
+    /// `offset` (all of them for a file of perf's ordinary layout).
+    pub fn attrs_before(&self, offset: u64) -> usize {
+        if !self.pipe {
+            self.attrs.len()
+        } else {
+            self.pipe_attrs.partition_point(|&o| o < offset)
         }
     }
 
@@ -1372,6 +1501,27 @@ impl<'a> Iterator for Records<'a> {
             )));
         }
         self.pos += size;
+        if type_ == record::TRACING_DATA && f.pipe {
+            // In a pipe, the tracing data follows its record (which gives its size).
+            let n = f
+                .bytes
+                .get(at as usize + 8..at as usize + 12)
+                .map_or(0, |b| f.endian.u32(b));
+            let n = u64::from(n);
+            if n > self.end - self.pos {
+                let available = self.end - self.pos;
+                self.pos = self.end;
+                return Some(Err(f.short(
+                    "tracing data of HEADER_TRACING_DATA record",
+                    Short {
+                        offset: at + size,
+                        needed: n,
+                        available,
+                    },
+                )));
+            }
+            self.pos += n;
+        }
         Some(Ok(RawRecord {
             offset: at,
             type_,
