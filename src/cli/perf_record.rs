@@ -11,7 +11,7 @@ use tracectl::perf::record::{
     CallGraph, Mode, RecordOpenError, RecordScope, RecordSession, SampleFields, SampleOptions,
 };
 use tracectl::perf::recording::{
-    BuildIds, Compression, DelayHook, DelayNotice, Recording, Running, SwitchHook, SwitchNotice,
+    BuildIds, Compression, DelayNotice, Notify, Recording, Running, SwitchNotice,
 };
 use tracectl::perf::switch_output::{SwitchOutput, SwitchTrigger};
 use tracectl::perf::EventKind;
@@ -984,7 +984,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         cgroups: args.all_cgroups,
         bpf_events: !args.no_bpf_event,
         clockid,
-        on_delay: DelayHook((!args.quiet).then_some(&tell_delay as &dyn Fn(DelayNotice))),
+        on_delay: Notify((!args.quiet).then_some(&tell_delay as &dyn Fn(DelayNotice))),
         compression: args.compression_level.as_deref().map(|l| Compression {
             level: perf_record_zstd::compression_level(l),
             mmap_len: ring_bytes as u32,
@@ -992,7 +992,7 @@ pub fn record(ctx: &Context, args: RecordArgs) -> Result<i32> {
         max_size,
         // As perf: --overwrite turns tail synthesis on.
         tail_synthesize: args.tail_synthesize || args.overwrite,
-        on_switch: SwitchHook((!args.quiet).then_some(&tell_switch as &dyn Fn(SwitchNotice))),
+        on_switch: Notify((!args.quiet).then_some(&tell_switch as &dyn Fn(SwitchNotice))),
         switch_output,
         mmap_flush: args.mmap_flush.as_deref().map_or(1, |f| {
             perf_record_zstd::flush_bytes(perf_record_zstd::mmap_flush(f, ring_bytes))

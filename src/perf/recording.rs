@@ -81,7 +81,7 @@ pub struct Recording<'a> {
     /// `--all-cgroups`: a CGROUP record for each cgroup that exists.
     pub cgroups: bool,
     /// Told when the events of a delayed recording (`-D`) wait and when they start.
-    pub on_delay: DelayHook<'a>,
+    pub on_delay: Notify<'a, DelayNotice>,
     /// The BPF programs loaded at the start get their BPF_EVENT records and their info
     /// in the header, besides their KSYMBOL records (off with `--no-bpf-event`).
     pub bpf_events: bool,
@@ -101,7 +101,7 @@ pub struct Recording<'a> {
     /// one too.
     pub switch_output: Option<SwitchOutput>,
     /// Told of each switch (the CLI prints perf's lines for them).
-    pub on_switch: SwitchHook<'a>,
+    pub on_switch: Notify<'a, SwitchNotice>,
     /// `--max-size`: the recording stops (and the command gets SIGTERM) once the records
     /// written reach this many bytes, as perf stops after the write that reaches it.
     pub max_size: Option<u64>,
@@ -134,22 +134,36 @@ pub enum DelayNotice {
     Enabled,
 }
 
-/// The caller's function for [`DelayNotice`]s (the CLI prints them).
-#[derive(Clone, Copy, Default)]
-pub struct DelayHook<'a>(pub Option<&'a dyn Fn(DelayNotice)>);
+/// The caller's function for a recording's notices ([`DelayNotice`]s,
+/// [`SwitchNotice`]s): the library never prints, the CLI does.
+pub struct Notify<'a, N>(pub Option<&'a dyn Fn(N)>);
 
-impl std::fmt::Debug for DelayHook<'_> {
+impl<N> Clone for Notify<'_, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<N> Copy for Notify<'_, N> {}
+
+impl<N> Default for Notify<'_, N> {
+    fn default() -> Self {
+        Notify(None)
+    }
+}
+
+impl<N> std::fmt::Debug for Notify<'_, N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0.is_some() {
-            "DelayHook(set)"
+            "Notify(set)"
         } else {
-            "DelayHook(none)"
+            "Notify(none)"
         })
     }
 }
 
-impl DelayHook<'_> {
-    fn tell(&self, n: DelayNotice) {
+impl<N> Notify<'_, N> {
+    fn tell(&self, n: N) {
         if let Some(f) = self.0 {
             f(n);
         }
@@ -163,28 +177,6 @@ pub enum SwitchNotice {
     Woken(u64),
     /// The finished file, renamed.
     Dumped(PathBuf),
-}
-
-/// The caller's function for [`SwitchNotice`]s.
-#[derive(Clone, Copy, Default)]
-pub struct SwitchHook<'a>(pub Option<&'a dyn Fn(SwitchNotice)>);
-
-impl std::fmt::Debug for SwitchHook<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "SwitchHook(set)"
-        } else {
-            "SwitchHook(none)"
-        })
-    }
-}
-
-impl SwitchHook<'_> {
-    fn tell(&self, n: SwitchNotice) {
-        if let Some(f) = self.0 {
-            f(n);
-        }
-    }
 }
 
 /// What a recording wrote.
