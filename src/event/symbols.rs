@@ -203,13 +203,12 @@ pub(crate) fn hex16(digits: &[u8; 16]) -> Option<u64> {
 fn hex16_sse2(digits: &[u8; 16]) -> Option<u64> {
     use std::arch::x86_64::{
         __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_cvtsi128_si64,
-        _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi8,
-        _mm_set_epi64x, _mm_slli_epi16, _mm_srli_epi16,
+        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16,
+        _mm_set1_epi8, _mm_slli_epi16, _mm_srli_epi16,
     };
-    let (first, last) = digits.split_at(8);
-    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default()) as i64;
     // Byte `i` of the register is digit `i`.
-    let x = _mm_set_epi64x(word(last), word(first));
+    // SAFETY: the one unaligned load reads the sixteen bytes `digits` borrows.
+    let x = unsafe { _mm_loadu_si128(digits.as_ptr().cast()) };
     // Bytes compare as signed: any byte from 0x80 up is below every range.
     let within = |v: __m128i, lo: u8, hi: u8| {
         _mm_and_si128(
@@ -217,14 +216,11 @@ fn hex16_sse2(digits: &[u8; 16]) -> Option<u64> {
             _mm_cmplt_epi8(v, _mm_set1_epi8((hi + 1) as i8)),
         )
     };
-    // With bit 5 set, capital letters read as small ones; of the bytes that then read
-    // as digits or letters only those below 0x20 were neither (0x10 to 0x19).
-    let folded = _mm_or_si128(x, _mm_set1_epi8(0x20));
-    let letter = within(folded, b'a', b'f');
-    let digit = within(folded, b'0', b'9');
-    let printable = _mm_cmpgt_epi8(x, _mm_set1_epi8(0x1f));
-    let ok = _mm_and_si128(_mm_or_si128(digit, letter), printable);
-    if _mm_movemask_epi8(ok) != 0xffff {
+    // With bit 5 set, capital letters read as small ones (and no byte that is not a
+    // letter becomes one: 0x41 to 0x46 and 0x61 to 0x66 differ only in that bit).
+    let letter = within(_mm_or_si128(x, _mm_set1_epi8(0x20)), b'a', b'f');
+    let digit = within(x, b'0', b'9');
+    if _mm_movemask_epi8(_mm_or_si128(digit, letter)) != 0xffff {
         return None;
     }
     // Each byte's value: its low four bits, plus nine for a letter.
