@@ -301,6 +301,31 @@ fn named_instance_is_restored_and_extract_reads_it() {
 
 /// SIGINT/SIGTERM at several moments of `record -- sleep 5`: a valid file, the private
 /// instance removed (how quickly: benches/record_stop.rs).
+/// Wait (up to 10 s) until process `pid` takes signal `sig` itself (its bit in /proc's
+/// SigCgt, a handler, or SigBlk, blocked to be read from a signalfd): before then the
+/// signal's default action ends any program, so the kill points count from there.
+fn wait_for_handler(pid: u32, sig: i32) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        let caught = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .is_some_and(|s| {
+                s.lines().any(|l| {
+                    let mask = l
+                        .strip_prefix("SigCgt:")
+                        .or_else(|| l.strip_prefix("SigBlk:"))
+                        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok());
+                    mask.is_some_and(|m| m & (1u64 << (sig - 1)) != 0)
+                })
+            });
+        if caught {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("process {pid} never installed a handler for signal {sig}");
+}
+
 /// The child's exit status; kills it and fails the test if it runs past `limit`.
 fn wait_or_kill(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
     let t0 = Instant::now();
@@ -343,6 +368,7 @@ fn kill_points_leave_valid_file_and_no_instance() {
             cmd.args(["--", "sleep", "5"]);
         }
         let mut child = cmd.spawn().unwrap();
+        wait_for_handler(child.id(), sig);
         std::thread::sleep(Duration::from_millis(after_ms));
         unsafe { libc::kill(child.id() as i32, sig) };
         // How fast it stops is measured by benches/record_stop.rs; here only that it

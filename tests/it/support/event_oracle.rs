@@ -167,6 +167,11 @@ pub struct Report {
     /// kernel's text, and such lines with no record: both come from one stopped buffer,
     /// so any is a decoding (or line parsing) error.
     pub unpaired: u64,
+    /// Records of events whose print fmt no reader of the format file can render (it
+    /// names enum constants the kernel does not define for tracing, or kernel variables
+    /// such as `jiffies`): printed as field=value pairs, listed with the reason, and left
+    /// out of the totals.
+    pub fallback: u64,
 }
 
 impl Report {
@@ -179,9 +184,11 @@ impl Report {
     pub fn print(&self, what: &str) {
         let (ok, bad) = self.total();
         eprintln!(
-            "{what}: {ok} of {} records match the kernel's text ({} unpaired)",
+            "{what}: {ok} of {} records match the kernel's text ({} unpaired, {} of events \
+             whose format cannot be rendered)",
             ok + bad,
-            self.unpaired
+            self.unpaired,
+            self.fallback
         );
         for (ev, (o, b)) in &self.per_event {
             if *b > 0 || std::env::var("ORACLE_DEBUG").is_ok() {
@@ -300,6 +307,9 @@ pub fn check_tree(
         .filter(|l| !raw.iter().any(|(c, _)| *c == l.cpu))
         .count() as u64;
     for (ev, why, n) in reg.fallback_report() {
+        if let Some((o, b)) = report.per_event.remove(&ev) {
+            report.fallback += o + b;
+        }
         report.examples.push(format!("fallback {ev} x{n}: {why}"));
     }
     report
