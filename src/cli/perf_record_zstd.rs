@@ -1,6 +1,8 @@
 //! The values of `perf record -z`/`--compression-level` and `--mmap-flush` as perf 6.1
 //! reads them: C's number parsers, no error for any text.
 
+use tracectl::perf::switch_output::{tagged_value, SIZE_TAGS};
+
 /// The most zstd level perf records with; a higher one is lowered to it.
 const MAX_LEVEL: u32 = 22;
 
@@ -61,29 +63,13 @@ pub fn compression_level(s: &str) -> u32 {
     }
 }
 
-/// perf's `parse_tag_value` with B, K, M and G: the decimal number before the first of
-/// those letters found in `s` (checked in that order), times its unit; `None` when the
-/// letter does not follow the number or the product overflows.
-fn tagged_size(s: &str) -> Option<u64> {
-    for (tag, mult) in [('B', 1u64), ('K', 1 << 10), ('M', 1 << 20), ('G', 1 << 30)] {
-        let Some(at) = s.find(tag) else { continue };
-        let (v, negative, end) = c_number(s, 10);
-        // strtoul takes a minus sign and negates in unsigned arithmetic.
-        let v = if negative { v.wrapping_neg() } else { v };
-        if end != at || v > u64::MAX / mult {
-            return None;
-        }
-        return Some(v * mult);
-    }
-    None
-}
-
 /// `--mmap-flush`'s value as perf keeps it (a C `int`): a size with a B, K, M or G
 /// suffix, else a C number; 0 (or no number) is 1, and more than a quarter of a ring of
 /// `ring_bytes` (its data and control page) is that quarter. Sizes are cut to 32 bits
 /// as perf cuts them, and a negative value stays negative.
 pub fn mmap_flush(s: &str, ring_bytes: u64) -> i32 {
-    let tagged = tagged_size(s).map_or(-1, |v| v as u32 as i32);
+    // perf's all-ones refusal and no size at all both read as -1.
+    let tagged = tagged_value(s, &SIZE_TAGS).map_or(-1, |v| v as u32 as i32);
     let flush = match tagged {
         -1 => strtol(s) as i32,
         v => v,

@@ -18,10 +18,17 @@ pub enum SwitchTrigger {
     Time(u64),
 }
 
+/// perf's size units: B, K, M and G.
+pub const SIZE_TAGS: [(char, u64); 4] = [('B', 1), ('K', 1 << 10), ('M', 1 << 20), ('G', 1 << 30)];
+
+/// perf's time units: s, m, h and d.
+pub const TIME_TAGS: [(char, u64); 4] = [('s', 1), ('m', 60), ('h', 3600), ('d', 86400)];
+
 /// perf's reading of a number with a unit letter (`parse_tag_value`): the first of the
-/// letters found in the text must come right after the number (as C's `strtoul` reads it),
-/// which is multiplied by the letter's factor; None otherwise, or on overflow.
-fn tagged_value(s: &str, tags: &[(char, u64)]) -> Option<u64> {
+/// letters found in the text must come right after the number (as C's `strtoul` reads it,
+/// a minus sign negating in unsigned arithmetic), which is multiplied by the letter's
+/// factor; None otherwise, on overflow, or for all ones (perf's refusal).
+pub fn tagged_value(s: &str, tags: &[(char, u64)]) -> Option<u64> {
     let (tag, mult) = tags.iter().find(|(t, _)| s.contains(*t))?;
     let at = s.find(*tag)?;
     // strtoul: leading white space, a sign, decimal digits; no digits reads nothing.
@@ -66,12 +73,10 @@ impl SwitchTrigger {
         if value == "signal" {
             return Some(SwitchTrigger::Signal);
         }
-        let sizes = [('B', 1), ('K', 1 << 10), ('M', 1 << 20), ('G', 1 << 30)];
-        if let Some(n) = tagged_value(value, &sizes) {
+        if let Some(n) = tagged_value(value, &SIZE_TAGS) {
             return Some(SwitchTrigger::Size(n));
         }
-        let times = [('s', 1), ('m', 60), ('h', 3600), ('d', 86400)];
-        tagged_value(value, &times).map(SwitchTrigger::Time)
+        tagged_value(value, &TIME_TAGS).map(SwitchTrigger::Time)
     }
 }
 
